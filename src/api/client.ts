@@ -1,0 +1,233 @@
+/**
+ * The typed API client. Every request is built from the operation table in
+ * operations.ts: there is no per-endpoint request code. The transport is an
+ * undici keep-alive pool; retries follow retry.ts; the number of requests in
+ * flight is bounded by a Limiter. The bearer token is only ever put in the
+ * Authorization header: never in a URL, an event, an error or a log.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool } from 'undici';
+import { ApiError, IdentityRefusedError, NetworkError } from './errors.js';
+import { Limiter } from './limiter.js';
+import { fillPath, operations, type OperationName, type OperationSpec, type RequestOf, type ResultOf } from './operations.js';
+import { backoffDelay, defaultRetryPolicy, type RetryPolicy } from './retry.js';
+
+export type TokenIdentity = 'human' | 'service_account';
+
+/** Identity of a token, from its prefix (spec, Authentication 2 and 3). */
+export function identityOf(token: string): TokenIdentity {
+  return token.startsWith('sk-svc-sa-') ? 'service_account' : 'human';
+}
+
+/** What the client reports as it works; never holds a token or a body. */
+export type ClientEvent =
+  | { type: 'request'; operation: OperationName; method: string; path: string; attempt: number }
+  | { type: 'response'; operation: OperationName; status: number; attempt: number; requestId?: string; durationMs: number }
+  | { type: 'retry'; operation: OperationName; attempt: number; delayMs: number; status?: number; reason: string };
+
+export interface ClientOptions {
+  /** Base address without the version prefix, e.g. `https://api.example.com` or `http://127.0.0.1:4010`. */
+  baseUrl: string;
+  token: string;
+  /** Default `x-account-id` for account-scoped operations. */
+  accountId?: string;
+  retry?: Partial<RetryPolicy>;
+  /** Requests in flight at once (default 10). */
+  concurrency?: number;
+  /** Time allowed for the answer of one attempt, in ms (default 30 s). */
+  timeoutMs?: number;
+  onEvent?: (event: ClientEvent) => void;
+}
+
+export interface CallOptions {
+  /** Idempotency-Key for a write. Writes get a fresh UUID when none is given, so every write is retry-safe. */
+  idempotencyKey?: string;
+  /** Overrides the client's account for this call. */
+  accountId?: string;
+}
+
+/** A request whose body is already serialised: the applier saves these exact bytes before sending them. */
+export interface RawRequest {
+  path?: Record<string, string>;
+  query?: Record<string, unknown>;
+  bodyBytes?: string;
+  idempotencyKey?: string;
+  accountId?: string;
+}
+
+export interface ApiResponse<T> {
+  data: T;
+  status: number;
+  requestId: string | undefined;
+  attempts: number;
+}
+
+type Paginated = { [K in OperationName]: (typeof operations)[K] extends { pages: string } ? K : never }[OperationName];
+export type PaginatedOperation = Paginated;
+/** The element type of a paginated list. */
+export type ItemOf<K extends OperationName> =
+  ResultOf<K> extends (infer I)[] ? I : ResultOf<K> extends { rows: (infer R)[] } ? R : never;
+
+/** Largest page the API accepts (docs/api-assumptions.md); fewer pages means fewer requests. */
+export const MAX_PAGE_SIZE = 200;
+
+export class ApiClient {
+  readonly identity: TokenIdentity;
+  private readonly pool: Pool;
+  private readonly basePath: string;
+  private readonly retry: RetryPolicy;
+  private readonly limiter: Limiter;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: ClientOptions) {
+    if (!options.token) throw new TypeError('an API token is required (set CPLANE_TOKEN)');
+    if (/[\s]/.test(options.token)) throw new TypeError('the API token contains white space; check CPLANE_TOKEN');
+    const url = new URL(options.baseUrl);
+    this.basePath = url.pathname.replace(/\/+$/, '') + '/v1';
+    this.pool = new Pool(url.origin, { connections: Math.max(options.concurrency ?? 10, 1), keepAliveTimeout: 10_000 });
+    this.identity = identityOf(options.token);
+    this.retry = { ...defaultRetryPolicy, ...options.retry };
+    this.limiter = new Limiter(options.concurrency ?? 10);
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  /** Calls one operation and returns its `data`. */
+  async call<K extends OperationName>(operation: K, request: RequestOf<K>, options: CallOptions = {}): Promise<ResultOf<K>> {
+    const req = request as { path?: Record<string, string>; query?: Record<string, unknown>; body?: unknown };
+    const response = await this.send(operation, {
+      path: req.path,
+      query: req.query,
+      bodyBytes: req.body === undefined ? undefined : JSON.stringify(req.body),
+      idempotencyKey: options.idempotencyKey,
+      accountId: options.accountId,
+    });
+    return response.data;
+  }
+
+  /** Sends one operation with a pre-serialised body, retrying as the policy allows with the same key and bytes. */
+  async send<K extends OperationName>(operation: K, request: RawRequest): Promise<ApiResponse<ResultOf<K>>> {
+    const spec: OperationSpec = operations[operation];
+    const path = this.basePath + fillPath(spec.path, request.path) + queryString(request.query);
+    if (this.identity === 'service_account' && spec.identity === 'H') throw new IdentityRefusedError(operation, spec.method, spec.path);
+
+    const write = spec.method !== 'GET';
+    const idempotencyKey = write ? (request.idempotencyKey ?? randomUUID()) : undefined;
+    const accountId = request.accountId ?? this.options.accountId;
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.options.token}`,
+      accept: 'application/json',
+      'user-agent': 'cplane/0.1.0',
+    };
+    if (spec.accountScoped && accountId) headers['x-account-id'] = accountId;
+    if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+    if (request.bodyBytes !== undefined) headers['content-type'] = 'application/json';
+
+    for (let attempt = 1; ; attempt++) {
+      this.emit({ type: 'request', operation, method: spec.method, path: spec.path, attempt });
+      const started = performance.now();
+      let answer: { status: number; headers: Record<string, string | string[] | undefined>; text: string };
+      try {
+        answer = await this.limiter.run(async () => {
+          const res = await this.pool.request({
+            method: spec.method,
+            path,
+            headers,
+            body: request.bodyBytes,
+            headersTimeout: this.timeoutMs,
+            bodyTimeout: this.timeoutMs,
+          });
+          return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+        });
+      } catch (cause) {
+        // Without an answer we cannot know whether a write happened: repeat it only when the key makes that safe.
+        const safe = !write || idempotencyKey !== undefined;
+        if (safe && attempt < this.retry.maxAttempts) {
+          const delayMs = backoffDelay(this.retry, attempt, undefined);
+          this.emit({ type: 'retry', operation, attempt, delayMs, reason: cause instanceof Error ? cause.message : 'connection error' });
+          await sleep(delayMs);
+          continue;
+        }
+        throw new NetworkError(operation, attempt, cause);
+      }
+
+      const requestId = header(answer.headers, 'x-request-id');
+      this.emit({ type: 'response', operation, status: answer.status, attempt, requestId, durationMs: Math.round(performance.now() - started) });
+      const envelope = parseEnvelope(answer.text);
+      if (answer.status >= 200 && answer.status < 300 && envelope?.ok === true) {
+        return { data: envelope.data as ResultOf<K>, status: answer.status, requestId, attempts: attempt };
+      }
+      const error = envelope?.ok === false ? envelope.error : undefined;
+      if (this.retry.retryStatuses.includes(answer.status) && attempt < this.retry.maxAttempts) {
+        const delayMs = backoffDelay(this.retry, attempt, header(answer.headers, 'retry-after'));
+        this.emit({ type: 'retry', operation, attempt, delayMs, status: answer.status, reason: error?.message ?? `HTTP ${answer.status}` });
+        await sleep(delayMs);
+        continue;
+      }
+      throw new ApiError(
+        operation,
+        answer.status,
+        error?.code ?? (answer.status < 300 ? 'invalid_response' : `http_${answer.status}`),
+        error?.message ?? (answer.status < 300 ? 'the API answered without a success envelope' : 'the API answered without an error envelope'),
+        error?.details,
+        (envelope?.ok === false ? envelope.requestId : undefined) ?? requestId,
+        attempt,
+      );
+    }
+  }
+
+  /** Reads every page of a list (limit/offset from 0 until a short page) and returns all items in order. */
+  async listAll<K extends PaginatedOperation>(operation: K, request: RequestOf<K>, options: CallOptions & { pageSize?: number } = {}): Promise<ItemOf<K>[]> {
+    const pageSize = options.pageSize ?? MAX_PAGE_SIZE;
+    const req = request as { path?: Record<string, string>; query?: Record<string, unknown> };
+    const items: ItemOf<K>[] = [];
+    for (let offset = 0; ; offset += pageSize) {
+      const response = await this.send(operation, { path: req.path, query: { ...req.query, limit: pageSize, offset }, accountId: options.accountId });
+      const data = response.data as unknown;
+      const page = (Array.isArray(data) ? data : (data as { rows: unknown[] }).rows) as ItemOf<K>[];
+      items.push(...page);
+      const total = Array.isArray(data) ? undefined : (data as { total: number }).total;
+      if (page.length < pageSize || (total !== undefined && offset + page.length >= total)) return items;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private emit(event: ClientEvent): void {
+    this.options.onEvent?.(event);
+  }
+}
+
+export function createClient(options: ClientOptions): ApiClient {
+  return new ApiClient(options);
+}
+
+type Envelope = { ok: true; data?: unknown } | { ok: false; error?: { code?: string; message?: string; details?: unknown }; requestId?: string };
+
+function parseEnvelope(text: string): Envelope | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && 'ok' in value ? (value as Envelope) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Booleans and numbers as their JSON text, arrays comma-joined, undefined left out. */
+export function queryString(query: Record<string, unknown> | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    params.set(name, Array.isArray(value) ? value.join(',') : String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}

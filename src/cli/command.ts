@@ -1,0 +1,33 @@
+/**
+ * The shape every `cplane` sub-command has. A command declares its flags for
+ * node:util parseArgs and gets one context object: it never reads process.*
+ * directly, so tests can run commands in-process as well as through the binary.
+ */
+import type { ParseArgsConfig } from 'node:util';
+
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+
+export interface CommandContext {
+  /** Positional arguments after the command name (and sub-command name, if any). */
+  positionals: string[];
+  /** Parsed flags, as node:util parseArgs returns them. */
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+}
+
+export interface Command {
+  /** Words that select the command, e.g. ['state', 'list']. */
+  name: string[];
+  summary: string;
+  /** One usage line without the leading `cplane`, e.g. `plan [dir] [--out FILE]`. */
+  usage: string;
+  /** Lines printed under the usage by `cplane <cmd> --help`: one per flag. */
+  help?: string[];
+  options: OptionSpec;
+  /** Returns the process exit code: 0 ok, 1 error, 2 changes present (--detailed-exitcode). */
+  run(ctx: CommandContext): Promise<number>;
+}

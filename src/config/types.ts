@@ -1,0 +1,141 @@
+/**
+ * The desired state: what a configuration folder asks for, after variables are
+ * interpolated, defaults filled and references checked. It is what the planner
+ * compares with live state. It never holds a secret: write-only inputs are kept
+ * as references to their sources and resolved only when a write needs them.
+ */
+
+export type ResourceKind = 'project' | 'record' | 'credential' | 'gateway' | 'gateway_token' | 'otel_export';
+
+/** Where a write-only value comes from. `file` paths are absolute after loading. */
+export type SecretSource = { env: string } | { file: string } | { generate: { length: number } };
+
+export interface SourceRange {
+  file: string;
+  line: number;
+  col: number;
+}
+
+export interface Lifecycle {
+  preventDestroy: boolean;
+  /** Attribute names (as in the configuration) that are never diffed. */
+  ignoreChanges: string[];
+}
+
+/** Attributes per kind, with the configuration's field names and defaults applied. */
+export interface ProjectAttributes {
+  name: string;
+  description: string;
+  active: boolean;
+}
+
+export interface RecordAttributes {
+  /** Local name of the project the record belongs to. */
+  project: string;
+  name: string;
+  /** Unset optional fields are not managed: the planner leaves their live value alone. */
+  tags?: string[];
+  secretDueAt?: string | null;
+  rotationIntervalDays?: number | null;
+  format?: string;
+}
+
+export interface CredentialAttributes {
+  /** Provider name (e.g. `openai`) or provider id. */
+  provider: string;
+  label: string;
+  baseUrl: string | null;
+}
+
+/** Gateway settings as written in configuration: only the given keys are managed. */
+export interface GatewaySettingsConfig {
+  requestsPerMinute?: number | null;
+  tokensPerMinute?: number | null;
+  spendLimitUsd?: string | null;
+  window?: 'minute' | 'hour' | 'day' | 'month';
+  guardrails?: { blockPii?: boolean; blockedTerms?: string[]; maxInputTokens?: number | null };
+  cache?: { enabled?: boolean; ttlSeconds?: number };
+}
+
+export interface GatewayAttributes {
+  project: string;
+  name: string;
+  slug: string;
+  /** Provider name or id. */
+  defaultProvider: string;
+  defaultModel: string;
+  /** Local names of credentials. */
+  credentials: string[];
+  settings?: GatewaySettingsConfig;
+}
+
+export interface GatewayTokenAttributes {
+  /** Local name of the gateway. */
+  gateway: string;
+  name: string;
+  scopes: string[];
+  expiresInDays: number | null;
+  allowedModels: string[];
+  rateLimitPerMin: number | null;
+}
+
+export interface OtelExportAttributes {
+  gateway: string;
+  enabled: boolean;
+  endpoint: string | null;
+  exportMetrics: boolean;
+  exportTraces: boolean;
+  /** Names of the headers; their values are secrets (see `secrets`, keys `headers.<Name>`). */
+  headerNames: string[];
+}
+
+export interface AttributesByKind {
+  project: ProjectAttributes;
+  record: RecordAttributes;
+  credential: CredentialAttributes;
+  gateway: GatewayAttributes;
+  gateway_token: GatewayTokenAttributes;
+  otel_export: OtelExportAttributes;
+}
+
+export interface DesiredResource<K extends ResourceKind = ResourceKind> {
+  kind: K;
+  /** `project.payments`, `record.payments/stripe-key`, `credential.openai-prod`, `gateway.prod`, `gateway_token.prod/ci`, `otel_export.prod`. */
+  address: string;
+  /** The key the resource has in its YAML map (for a record or token: its own key, not the parent's). */
+  localName: string;
+  attributes: AttributesByKind[K];
+  /**
+   * Write-only inputs by field: `secret` (credential), `value` (record),
+   * `headers.<Name>` (otel_export). Resolved only at apply time.
+   */
+  secrets: Record<string, SecretSource>;
+  lifecycle: Lifecycle;
+  /** Addresses this resource needs to exist first. */
+  dependsOn: string[];
+  source: SourceRange;
+}
+
+export interface DesiredState {
+  /** Account id from the configuration (after interpolation), if it gives one. */
+  account?: string;
+  resources: DesiredResource[];
+  /** The configuration folder (absolute). */
+  dir: string;
+  /** Files read, relative to `dir`, sorted. */
+  files: string[];
+}
+
+export type Severity = 'error' | 'warning';
+
+/** One problem found in configuration, with where it is (after tfdiags). */
+export interface Diagnostic {
+  severity: Severity;
+  /** Stable code, e.g. `yaml_syntax`, `unknown_key`, `unknown_reference`. Tests assert on it. */
+  code: string;
+  summary: string;
+  detail?: string;
+  range?: SourceRange;
+  /** The offending source line and a caret line under it, ready to print. */
+  snippet?: string;
+}

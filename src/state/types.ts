@@ -1,0 +1,66 @@
+/**
+ * What cplane remembers about one account between runs: which remote object
+ * each address maps to, the inputs last applied, fingerprints of write-only
+ * values, one-time secrets sealed with the state key, and the journal of writes
+ * whose answer has not been recorded yet. No secret is ever stored in plaintext.
+ */
+import type { OperationName } from '../api/operations.js';
+import type { ResourceKind } from '../config/types.js';
+import type { WriteEffects } from '../planner/types.js';
+
+/** XChaCha20-Poly1305 box: base64 of 24-byte nonce and ciphertext+tag. */
+export interface SealedValue {
+  alg: 'xchacha20poly1305';
+  nonce: string;
+  data: string;
+}
+
+export interface ResourceState {
+  kind: ResourceKind;
+  /** Remote id (project_id, record_id, credential_id, gateway_id, token_id; for otel_export the gateway id). */
+  id: string;
+  /** Ids of parents needed to address the object: e.g. `{ gatewayId }` for a token, `{ projectId }` for a record. */
+  parents?: Record<string, string>;
+  /** Non-secret inputs last applied, as plain JSON. */
+  inputs: Record<string, unknown>;
+  /** HMAC-SHA256 (hex) of write-only values by field (`secret`, `value`, `headers.Authorization`), keyed by the state key. */
+  fingerprints: Record<string, string>;
+  /** One-time secrets by name (`plaintext` of a gateway token), sealed with the address as associated data. */
+  sealed?: Record<string, SealedValue>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface JournalEntry {
+  /** Unique id of the entry (a UUID). */
+  id: string;
+  /** Address of the plan step the write belongs to. */
+  address: string;
+  /** Id of the plan step (stable across a re-run of the same plan). */
+  stepId: string;
+  operation: OperationName;
+  pathParams: Record<string, string>;
+  idempotencyKey: string;
+  /** Exact request body bytes (UTF-8 JSON): plain when it holds no secret, sealed otherwise. */
+  body: { plain: string } | { sealed: SealedValue } | null;
+  /** When the entry was first saved (ISO time); resends within 24 h keep the key's result. */
+  createdAt: string;
+  /** What to record in state when the write's answer arrives (so a resend after a crash can finish the job). */
+  effects?: WriteEffects;
+  /** Fingerprints of the write-only values in the body, recorded with the result. */
+  fingerprints?: Record<string, string>;
+  /** Kind of the address, to create its state entry if the write creates the object. */
+  kind?: ResourceKind;
+}
+
+export interface StateData {
+  version: 1;
+  /** Account this state belongs to. A state is never used for another account. */
+  account: string;
+  /** Random id of this state's history; a state file from another lineage is refused. */
+  lineage: string;
+  /** Incremented on every save. */
+  serial: number;
+  resources: Record<string, ResourceState>;
+  journal: JournalEntry[];
+}
