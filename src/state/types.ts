@@ -25,6 +25,13 @@ export interface ResourceState {
   inputs: Record<string, unknown>;
   /** HMAC-SHA256 (hex) of write-only values by field (`secret`, `value`, `headers.Authorization`), keyed by the state key. */
   fingerprints: Record<string, string>;
+  /** Address the fingerprints were made for, when `cplane state mv` renamed the resource (fingerprints cannot be remade without the secret). */
+  fingerprintAddress?: string;
+  /**
+   * Set when `cplane export --adopt` recorded the address: its write-only values were never seen, so a
+   * missing fingerprint means "unknown" (not "changed") until an apply writes the value.
+   */
+  adoptedBy?: 'export';
   /** One-time secrets by name (`plaintext` of a gateway token), sealed with the address as associated data. */
   sealed?: Record<string, SealedValue>;
   createdAt: string;
@@ -51,6 +58,8 @@ export interface JournalEntry {
   fingerprints?: Record<string, string>;
   /** Kind of the address, to create its state entry if the write creates the object. */
   kind?: ResourceKind;
+  /** Non-secret inputs of the step, recorded with the result when this write is the step's last. */
+  inputs?: Record<string, unknown>;
 }
 
 export interface StateData {

@@ -1,0 +1,83 @@
+/**
+ * `cplane output [NAME] [--reveal] [--json]`: the gateway tokens in the state,
+ * whose plaintext the API shows only once. The plaintext is printed only with
+ * --reveal; otherwise each token says it is sensitive.
+ */
+import type { Command } from '../command.js';
+import { AbortError } from '../errors.js';
+import type { ResourceState, StateStore } from '../../state/index.js';
+import { openStateFor, stateHelp, stateOptions } from './state.js';
+
+const TOKEN_PREFIX = 'gateway_token.';
+const usage = 'output [NAME] [dir] [--reveal] [--json] [--account ID] [--state PATH]';
+
+interface TokenOutput {
+  id: string;
+  /** `inputs.tokenPrefix`, when the applier recorded it: the start of the token, safe to show. */
+  prefix: string | null;
+  sensitive: true;
+  /** Only with --reveal; null when the state keeps no plaintext (the token was not created by cplane). */
+  value?: string | null;
+}
+
+function describeToken(store: StateStore, address: string, token: ResourceState, reveal: boolean): TokenOutput {
+  const prefix = typeof token.inputs.tokenPrefix === 'string' ? token.inputs.tokenPrefix : null;
+  const out: TokenOutput = { id: token.id, prefix, sensitive: true };
+  if (reveal) {
+    const sealed = token.sealed?.plaintext;
+    out.value = sealed ? store.open(address, sealed) : null;
+  }
+  return out;
+}
+
+function textLine(address: string, out: TokenOutput, hasPlaintext: boolean): string {
+  const shown = out.value ?? (hasPlaintext ? '(sensitive: use --reveal)' : '(no plaintext kept: the API shows it only at creation)');
+  return `${address} = ${shown}  [id ${out.id}${out.prefix ? `, prefix ${out.prefix}` : ''}]`;
+}
+
+export const outputCommand: Command = {
+  name: ['output'],
+  summary: 'Show gateway tokens kept in the state (plaintext only with --reveal)',
+  usage,
+  help: [
+    'NAME            a gateway_token address, e.g. gateway_token.prod/ci (default: all tokens)',
+    '--reveal        print the token plaintext',
+    '--json          print JSON: { ADDRESS: { id, prefix, sensitive, value? } }',
+    ...stateHelp,
+  ],
+  options: { ...stateOptions, reveal: { type: 'boolean' }, json: { type: 'boolean' } },
+  async run(ctx) {
+    const [first, second, ...extra] = ctx.positionals;
+    const name = first?.startsWith(TOKEN_PREFIX) ? first : undefined;
+    const dir = name ? second : first;
+    if (extra.length > 0 || (!name && second !== undefined)) {
+      throw new AbortError(`Unexpected arguments: ${ctx.positionals.join(' ')}.`, `Usage: cplane ${usage} (NAME starts with ${TOKEN_PREFIX})`);
+    }
+    const reveal = ctx.values.reveal === true;
+    const store = await openStateFor(ctx, dir, { lock: false, command: 'output' });
+    try {
+      const tokens = Object.entries(store.data.resources)
+        .filter(([address, r]) => r.kind === 'gateway_token' && (!name || address === name))
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      if (name && tokens.length === 0) {
+        throw new AbortError(`${name} is not a gateway token in the state ${store.path}.`, 'Run `cplane output` to list the tokens it holds.');
+      }
+      const outputs = tokens.map(([address, token]) => [address, describeToken(store, address, token, reveal), Boolean(token.sealed?.plaintext)] as const);
+      if (ctx.values.json === true) {
+        ctx.stdout.write(`${JSON.stringify(Object.fromEntries(outputs.map(([address, out]) => [address, out])), null, 2)}\n`);
+      } else if (name && reveal) {
+        const value = outputs[0]![1].value;
+        if (value === null) throw new AbortError(`The state keeps no plaintext for ${name}: the API shows it only at creation.`, 'Rotate the token to get a new plaintext.');
+        // Alone on stdout, so it can be piped: `cplane output gateway_token.prod/ci --reveal | ...`.
+        ctx.stdout.write(`${value}\n`);
+      } else if (outputs.length === 0) {
+        ctx.stdout.write('The state holds no gateway tokens.\n');
+      } else {
+        for (const [address, out, hasPlaintext] of outputs) ctx.stdout.write(`${textLine(address, out, hasPlaintext)}\n`);
+      }
+    } finally {
+      await store.close();
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,196 @@
+/**
+ * `cplane state list|show|rm|mv`: look at and repair the state without
+ * touching remote objects. Also the flags every state-reading command shares
+ * (`[dir]`, `--account`, `--state`) and how they open the state.
+ */
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command, CommandContext, OptionSpec } from '../command.js';
+import { AbortError } from '../errors.js';
+import { openState, StateError } from '../../state/index.js';
+import type { ResourceState, StateStore } from '../../state/index.js';
+
+export const stateOptions: OptionSpec = {
+  account: { type: 'string' },
+  state: { type: 'string' },
+};
+
+export const stateHelp = [
+  '[dir]           configuration folder (default: the current folder)',
+  '--account ID    account whose state to use (default: $CPLANE_ACCOUNT)',
+  '--state PATH    state file to use instead of <dir>/.cplane/<account>/state.json',
+];
+
+/**
+ * The configuration folder, account and state file the shared flags name. `--state PATH` is taken relative to
+ * the current folder, as users expect (openState alone would take it relative to [dir]).
+ */
+export function stateLocation(ctx: CommandContext, dir: string | undefined): { configDir: string; account?: string; statePath?: string } {
+  const configDir = resolve(ctx.cwd, dir ?? '.');
+  if (dir !== undefined && !statSync(configDir, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new AbortError(`The configuration folder ${configDir} does not exist.`, 'Give an existing folder as [dir], or leave it out to use the current one.');
+  }
+  const flag = ctx.values.state as string | undefined;
+  return {
+    configDir,
+    account: (ctx.values.account as string | undefined) ?? (ctx.env.CPLANE_ACCOUNT || undefined),
+    statePath: flag === undefined ? undefined : resolve(ctx.cwd, flag),
+  };
+}
+
+/** Opens the state named by the shared flags; `dir` is the configuration folder positional, if given. */
+export function openStateFor(ctx: CommandContext, dir: string | undefined, options: { lock: boolean; command: string }): Promise<StateStore> {
+  return openState({ ...stateLocation(ctx, dir), env: ctx.env, command: options.command, lock: options.lock, mustExist: true });
+}
+
+/** Splits positionals into the required ones (`names`) and the optional trailing [dir]. */
+function takePositionals(ctx: CommandContext, names: string[], usage: string): { args: string[]; dir: string | undefined } {
+  if (ctx.positionals.length < names.length || ctx.positionals.length > names.length + 1) {
+    const expected = names.length ? names.join(' and ') : 'no arguments';
+    throw new AbortError(`Expected ${expected} (and an optional [dir]); got ${ctx.positionals.length} argument(s).`, `Usage: cplane ${usage}`);
+  }
+  return { args: ctx.positionals.slice(0, names.length), dir: ctx.positionals[names.length] };
+}
+
+function mustFind(store: StateStore, address: string): ResourceState {
+  const found = store.data.resources[address];
+  if (!found) {
+    throw new StateError('STATE_ADDRESS_UNKNOWN', `${address} is not in the state ${store.path}.`, 'Run `cplane state list` to see the addresses it holds.');
+  }
+  return found;
+}
+
+function refusePendingWrites(store: StateStore, address: string): void {
+  const pending = store.data.journal.filter((entry) => entry.address === address).length;
+  if (pending > 0) {
+    throw new StateError(
+      'STATE_JOURNAL_PENDING',
+      `${address} has ${pending} write(s) in the journal from an interrupted apply.`,
+      'Run `cplane apply` again to finish them first.',
+    );
+  }
+}
+
+async function withStore(ctx: CommandContext, dir: string | undefined, lock: boolean, command: string, body: (store: StateStore) => Promise<void> | void): Promise<number> {
+  const store = await openStateFor(ctx, dir, { lock, command });
+  try {
+    await body(store);
+  } finally {
+    await store.close();
+  }
+  return 0;
+}
+
+const listUsage = 'state list [dir] [--account ID] [--state PATH]';
+const stateListCommand: Command = {
+  name: ['state', 'list'],
+  summary: 'List the addresses in the state, with their kind and remote id',
+  usage: listUsage,
+  help: stateHelp,
+  options: stateOptions,
+  run(ctx) {
+    const { dir } = takePositionals(ctx, [], listUsage);
+    return withStore(ctx, dir, false, 'state list', (store) => {
+      const rows = Object.entries(store.data.resources).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      if (rows.length === 0) {
+        ctx.stdout.write(`The state ${store.path} holds no resources.\n`);
+        return;
+      }
+      const width = Math.max(...rows.map(([address]) => address.length));
+      const kindWidth = Math.max(...rows.map(([, r]) => r.kind.length));
+      for (const [address, r] of rows) ctx.stdout.write(`${address.padEnd(width)}  ${r.kind.padEnd(kindWidth)}  ${r.id}\n`);
+    });
+  },
+};
+
+function describeResource(address: string, r: ResourceState, store: StateStore): string[] {
+  const lines = [`address:  ${address}`, `kind:     ${r.kind}`, `id:       ${r.id}`];
+  const parents = Object.entries(r.parents ?? {});
+  if (parents.length) lines.push(`parents:  ${parents.map(([k, v]) => `${k}=${v}`).join(', ')}`);
+  lines.push(`created:  ${r.createdAt}`, `updated:  ${r.updatedAt}`);
+  const inputs = Object.entries(r.inputs);
+  lines.push(inputs.length ? 'inputs:' : 'inputs:   (none)', ...inputs.map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`));
+  const fingerprinted = Object.keys(r.fingerprints).sort();
+  if (fingerprinted.length) lines.push('write-only values:', ...fingerprinted.map((field) => `  ${field}: (sensitive, fingerprinted)`));
+  const sealed = Object.keys(r.sealed ?? {}).sort();
+  if (sealed.length) {
+    const reveal = r.kind === 'gateway_token' ? `; \`cplane output ${address} --reveal\` shows it` : '';
+    lines.push('sealed secrets:', ...sealed.map((name) => `  ${name}: (sensitive, sealed${reveal})`));
+  }
+  const pending = store.data.journal.filter((entry) => entry.address === address);
+  if (pending.length) lines.push('pending writes:', ...pending.map((entry) => `  ${entry.operation} (Idempotency-Key ${entry.idempotencyKey}, since ${entry.createdAt})`));
+  return lines;
+}
+
+const showUsage = 'state show ADDRESS [dir] [--account ID] [--state PATH]';
+const stateShowCommand: Command = {
+  name: ['state', 'show'],
+  summary: 'Show what the state holds for one address (never a secret)',
+  usage: showUsage,
+  help: stateHelp,
+  options: stateOptions,
+  run(ctx) {
+    const { args, dir } = takePositionals(ctx, ['ADDRESS'], showUsage);
+    const address = args[0]!;
+    return withStore(ctx, dir, false, `state show ${address}`, (store) => {
+      ctx.stdout.write(`${describeResource(address, mustFind(store, address), store).join('\n')}\n`);
+    });
+  },
+};
+
+const rmUsage = 'state rm ADDRESS [dir] [--account ID] [--state PATH]';
+const stateRmCommand: Command = {
+  name: ['state', 'rm'],
+  summary: 'Forget an address: cplane stops managing it; the remote object is not touched',
+  usage: rmUsage,
+  help: stateHelp,
+  options: stateOptions,
+  run(ctx) {
+    const { args, dir } = takePositionals(ctx, ['ADDRESS'], rmUsage);
+    const address = args[0]!;
+    return withStore(ctx, dir, true, `state rm ${address}`, async (store) => {
+      const { kind, id } = mustFind(store, address);
+      refusePendingWrites(store, address);
+      await store.update((draft) => {
+        delete draft.resources[address];
+      });
+      ctx.stdout.write(`Removed ${address} from the state. The remote ${kind} ${id} was not touched.\n`);
+    });
+  },
+};
+
+const mvUsage = 'state mv FROM TO [dir] [--account ID] [--state PATH]';
+const stateMvCommand: Command = {
+  name: ['state', 'mv'],
+  summary: 'Rename an address in the state, keeping its remote object',
+  usage: mvUsage,
+  help: stateHelp,
+  options: stateOptions,
+  run(ctx) {
+    const { args, dir } = takePositionals(ctx, ['FROM', 'TO'], mvUsage);
+    const [from, to] = args as [string, string];
+    return withStore(ctx, dir, true, `state mv ${from} ${to}`, async (store) => {
+      const moving = mustFind(store, from);
+      if (store.data.resources[to]) {
+        throw new StateError('STATE_ADDRESS_EXISTS', `${to} is already in the state; nothing was moved.`, `Remove it first with \`cplane state rm ${to}\` if it is stale.`);
+      }
+      const toKind = to.split('.')[0];
+      if (toKind !== moving.kind || !to.slice(toKind.length + 1)) {
+        throw new StateError('STATE_KIND_MISMATCH', `${from} is a ${moving.kind}, so its new address must be ${moving.kind}.NAME (got ${to}).`, 'An address can be renamed but never change kind.');
+      }
+      refusePendingWrites(store, from);
+      // Sealed values are bound to their address: open them under the old one, seal them under the new one.
+      const sealed = Object.fromEntries(Object.entries(moving.sealed ?? {}).map(([name, value]) => [name, store.seal(to, store.open(from, value))]));
+      await store.update((draft) => {
+        const { [from]: entry, ...rest } = draft.resources;
+        draft.resources = {
+          ...rest,
+          [to]: { ...entry!, ...(moving.sealed ? { sealed } : {}), fingerprintAddress: moving.fingerprintAddress ?? from },
+        };
+      });
+      ctx.stdout.write(`Moved ${from} to ${to} (remote ${moving.kind} ${moving.id} unchanged).\n`);
+    });
+  },
+};
+
+export const stateCommands: Command[] = [stateListCommand, stateShowCommand, stateRmCommand, stateMvCommand];

@@ -1,0 +1,71 @@
+/**
+ * `cplane validate`: loads a configuration folder offline (no token, no
+ * network) and reports every problem at once, for people, as JSON, or as
+ * GitHub Actions annotations.
+ */
+import type { Command, CommandContext, OptionSpec } from '../command.js';
+import { AbortError } from '../errors.js';
+import { formatDiagnostic, formatGithub, loadConfig, type LoadOptions } from '../../config/index.js';
+
+const configFlags: OptionSpec = {
+  var: { type: 'string', multiple: true },
+  'var-file': { type: 'string', multiple: true },
+};
+
+const configFlagsHelp = [
+  '--var NAME=VALUE    Set a variable (repeatable); wins over defaults',
+  '--var-file FILE     Read variables from a YAML file (repeatable, in order); wins over --var',
+];
+
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []);
+
+/** Load options from the parsed --var / --var-file flags and the context's environment. */
+function configLoadOptions(ctx: CommandContext): LoadOptions {
+  const vars: Record<string, string> = {};
+  for (const assignment of strings(ctx.values.var)) {
+    const equals = assignment.indexOf('=');
+    if (equals <= 0) throw new AbortError(`--var expects NAME=VALUE, got "${assignment}".`, 'Example: --var env=staging');
+    vars[assignment.slice(0, equals)] = assignment.slice(equals + 1);
+  }
+  return { vars, varFiles: strings(ctx.values['var-file']), env: ctx.env, cwd: ctx.cwd };
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export const validateCommand: Command = {
+  name: ['validate'],
+  summary: 'Check a configuration folder offline and report every error',
+  usage: 'validate [dir] [--json] [--format github] [--var NAME=VALUE ...] [--var-file FILE ...]',
+  help: [
+    'dir                 Configuration folder (default: the current folder)',
+    '--json              Print {valid, resources, files, diagnostics} as JSON on stdout',
+    '--format github     Print diagnostics as GitHub Actions annotations',
+    ...configFlagsHelp,
+  ],
+  options: { json: { type: 'boolean' }, format: { type: 'string' }, ...configFlags },
+  async run(ctx) {
+    const format = ctx.values.format;
+    if (format !== undefined && format !== 'github' && format !== 'text') {
+      throw new AbortError(`Unknown --format "${String(format)}".`, 'Use --format github, or --json for machine-readable output.');
+    }
+    if (ctx.positionals.length > 1) throw new AbortError('validate takes at most one folder.', 'Usage: cplane validate [dir]');
+    const { desired, diagnostics } = await loadConfig(ctx.positionals[0] ?? '.', configLoadOptions(ctx));
+    const errors = diagnostics.filter((d) => d.severity === 'error').length;
+    const summary = desired
+      ? `Configuration is valid: ${plural(desired.resources.length, 'resource')} in ${plural(desired.files.length, 'file')}.`
+      : `${plural(errors, 'error')} found.`;
+
+    if (ctx.values.json) {
+      const report = { valid: desired !== undefined, resources: desired?.resources.length ?? 0, files: desired?.files.length ?? 0, diagnostics };
+      ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    } else if (format === 'github') {
+      for (const d of diagnostics) ctx.stdout.write(`${formatGithub(d)}\n`);
+      (desired ? ctx.stdout : ctx.stderr).write(`${summary}\n`);
+    } else {
+      const color = Boolean(ctx.stderr.isTTY) && !ctx.env.NO_COLOR;
+      for (const d of diagnostics) ctx.stderr.write(`${formatDiagnostic(d, { color })}\n\n`);
+      (desired ? ctx.stdout : ctx.stderr).write(`${summary}\n`);
+    }
+    return desired ? 0 : 1;
+  },
+};

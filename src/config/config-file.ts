@@ -1,0 +1,97 @@
+/**
+ * The TypeScript shape of one configuration file, as schema/config.schema.json
+ * describes it. test/config/schema-types.test.ts keeps the two in agreement.
+ */
+import type { SecretSource } from './types.js';
+
+export interface LifecycleConfig<Field extends string> {
+  preventDestroy?: boolean;
+  ignoreChanges?: Field[];
+}
+
+export interface VariableConfig {
+  description?: string;
+  type?: 'string' | 'integer' | 'number' | 'boolean';
+  default?: string | number | boolean;
+}
+
+export interface RecordConfig {
+  name?: string;
+  format?: string;
+  tags?: string[];
+  secretDueAt?: string | null;
+  rotationIntervalDays?: number | null;
+  value?: SecretSource;
+  lifecycle?: LifecycleConfig<'name' | 'format' | 'tags' | 'secretDueAt' | 'rotationIntervalDays' | 'value'>;
+  dependsOn?: string[];
+}
+
+export interface ProjectConfig {
+  name?: string;
+  description?: string;
+  active?: boolean;
+  records?: Record<string, RecordConfig>;
+  lifecycle?: LifecycleConfig<'name' | 'description' | 'active'>;
+  dependsOn?: string[];
+}
+
+export interface CredentialConfig {
+  provider: string;
+  label?: string;
+  baseUrl?: string | null;
+  secret: SecretSource;
+  lifecycle?: LifecycleConfig<'provider' | 'label' | 'baseUrl' | 'secret'>;
+  dependsOn?: string[];
+}
+
+export interface SettingsConfig {
+  requestsPerMinute?: number | null;
+  tokensPerMinute?: number | null;
+  spendLimitUsd?: string | null;
+  window?: 'minute' | 'hour' | 'day' | 'month';
+  guardrails?: { blockPii?: boolean; blockedTerms?: string[]; maxInputTokens?: number | null };
+  cache?: { enabled?: boolean; ttlSeconds?: number };
+}
+
+export interface OtelExportConfig {
+  enabled?: boolean;
+  endpoint?: string | null;
+  exportMetrics?: boolean;
+  exportTraces?: boolean;
+  headers?: Record<string, SecretSource>;
+  lifecycle?: LifecycleConfig<'enabled' | 'endpoint' | 'exportMetrics' | 'exportTraces' | 'headers'>;
+  dependsOn?: string[];
+}
+
+export interface TokenConfig {
+  name?: string;
+  scopes: string[];
+  expiresInDays?: number | null;
+  allowedModels?: string[];
+  rateLimitPerMin?: number | null;
+  lifecycle?: LifecycleConfig<'name' | 'scopes' | 'expiresInDays' | 'allowedModels' | 'rateLimitPerMin'>;
+  dependsOn?: string[];
+}
+
+export interface GatewayConfig {
+  project: string;
+  name?: string;
+  slug?: string;
+  defaultProvider?: string;
+  defaultModel: string;
+  credentials: string[];
+  settings?: SettingsConfig;
+  otelExport?: OtelExportConfig;
+  tokens?: Record<string, TokenConfig>;
+  lifecycle?: LifecycleConfig<'name' | 'slug' | 'defaultProvider' | 'defaultModel' | 'credentials' | 'settings'>;
+  dependsOn?: string[];
+}
+
+export interface ConfigFile {
+  version?: 1;
+  account?: string;
+  variables?: Record<string, VariableConfig>;
+  projects?: Record<string, ProjectConfig>;
+  credentials?: Record<string, CredentialConfig>;
+  gateways?: Record<string, GatewayConfig>;
+}

@@ -1,0 +1,10 @@
+/**
+ * The configuration language: a folder of YAML files in, a typed desired
+ * state with dependency edges out, and diagnostics that point at the line.
+ * Other folders use only what is exported here.
+ */
+export { loadConfig, type LoadOptions, type LoadResult } from './load.js';
+export { formatDiagnostic, formatGithub } from './diagnostics.js';
+export { resolveSecret, describeSecretSource } from './secrets.js';
+export { configDigest, canonicalJson } from './digest.js';
+export type * from './types.js';

@@ -1,0 +1,81 @@
+/**
+ * `${var.NAME}` and `${env.NAME}` in strings. A string that is exactly one
+ * `${var.NAME}` takes the variable's value with its type (so a number can come
+ * from a variable); otherwise the values are spliced in as text. `$${` writes a
+ * literal `${`.
+ */
+import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
+import { pathKey, type SourceFile } from './source-file.js';
+import { didYouMean } from './suggest.js';
+import type { VariableValue } from './variables.js';
+
+const REFERENCE = /\$\$\{|\$\{([^}]*)\}/g;
+const WHOLE_VARIABLE = /^\$\{var\.([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+export interface InterpolationScope {
+  /** Values of variables that have one. */
+  values: Map<string, VariableValue>;
+  /** Every declared variable, set or not: an unset one is reported once, at its declaration. */
+  declared: Set<string>;
+  env: NodeJS.ProcessEnv;
+}
+
+function interpolateString(text: string, path: (string | number)[], file: SourceFile, scope: InterpolationScope, sink: DiagnosticSink): unknown {
+  const whole = WHOLE_VARIABLE.exec(text);
+  if (whole && scope.values.has(whole[1]!)) return scope.values.get(whole[1]!);
+  const position = file.positions.get(pathKey(path));
+  const report = (match: string, code: string, summary: string, detail: string) => {
+    const start = position ? file.text.indexOf(match, position.value[0]) : -1;
+    const offset = start !== -1 && start < (position?.value[1] ?? 0) ? start : position?.value[0] ?? 0;
+    sink.push(diagnosticAt(file, offset, { code, summary, detail, end: offset + match.length }));
+  };
+  return text.replace(REFERENCE, (match, inner: string | undefined) => {
+    if (inner === undefined) return '${';
+    const [, kind, name] = /^\s*(var|env)\.([A-Za-z_][A-Za-z0-9_]*)\s*$/.exec(inner) ?? [];
+    if (!kind || !name) {
+      report(match, 'invalid_interpolation', `Invalid interpolation "${match}": write \${var.NAME} or \${env.NAME}`, 'Write $${ for a literal "${".');
+      return match;
+    }
+    if (kind === 'env') {
+      const value = scope.env[name];
+      if (value === undefined) {
+        report(match, 'unresolved_variable', `Environment variable "${name}" is not set (used as ${match})`, `Set ${name} in the environment, or use a variable with a default.`);
+        return match;
+      }
+      return value;
+    }
+    const value = scope.values.get(name);
+    if (value === undefined) {
+      if (!scope.declared.has(name)) {
+        report(match, 'unresolved_variable', `Unknown variable "${name}" in ${match}${didYouMean(name, scope.declared)}`, 'Declare it under "variables:" in any file of the configuration.');
+      }
+      return match;
+    }
+    return String(value);
+  });
+}
+
+/**
+ * Interpolates every string of `value` in place (it is the loader's own copy) and returns the
+ * result; `variables:` itself is left as written. One path stack is shared by the whole walk,
+ * since allocating a path per node made large configurations slow.
+ */
+export function interpolate(value: unknown, file: SourceFile, scope: InterpolationScope, sink: DiagnosticSink, path: (string | number)[] = []): unknown {
+  if (typeof value === 'string') return value.includes('${') ? interpolateString(value, [...path], file, scope, sink) : value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      value[i] = interpolate(value[i], file, scope, sink, path);
+      path.pop();
+    }
+  } else if (value && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      if (path.length === 0 && key === 'variables') continue;
+      path.push(key);
+      record[key] = interpolate(record[key], file, scope, sink, path);
+      path.pop();
+    }
+  }
+  return value;
+}

@@ -1,0 +1,138 @@
+/**
+ * loadConfig: a configuration folder in, a DesiredState and every diagnostic
+ * out. The stages run in order (read and parse, variables, interpolation,
+ * schema, cross-file checks); all problems of a stage are collected across
+ * files, and the cross-file stage runs only when every file is valid, since
+ * its errors would otherwise repeat the earlier ones.
+ */
+import { readdir } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { buildDesired, type LoadedFile } from './build-desired.js';
+import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from './diagnostics.js';
+import { interpolate } from './interpolate.js';
+import { checkSchema } from './schema-check.js';
+import { pathKey, readSourceFile, type SourceFile } from './source-file.js';
+import { resolveVariables, type VariableDeclaration } from './variables.js';
+import type { ConfigFile, VariableConfig } from './config-file.js';
+import type { DesiredState, Diagnostic } from './types.js';
+
+export interface LoadOptions {
+  /** `--var name=value` values. */
+  vars?: Record<string, string>;
+  /** `--var-file` paths, applied in order. */
+  varFiles?: string[];
+  /** Environment for `${env.NAME}`, CPLANE_VAR_* and CPLANE_ACCOUNT; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** `--account`: wins over CPLANE_ACCOUNT and the configuration. */
+  account?: string;
+  /** Folder that relative paths are shown from and resolved against; defaults to process.cwd(). */
+  cwd?: string;
+}
+
+export interface LoadResult {
+  /** Undefined when any diagnostic is an error. */
+  desired: DesiredState | undefined;
+  diagnostics: Diagnostic[];
+}
+
+const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+async function listConfigFiles(dir: string, sink: DiagnosticSink): Promise<string[] | undefined> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    const names = entries.filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name)).map((e) => e.name).sort();
+    if (names.length === 0) {
+      sink.push({ severity: 'error', code: 'no_config_files', summary: `No configuration files in ${dir}: expected at least one *.yaml or *.yml file`, detail: 'Subfolders are not read. See examples/quickstart for a start.' });
+      return undefined;
+    }
+    return names;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    sink.push({ severity: 'error', code: 'config_dir_missing', summary: code === 'ENOTDIR' ? `${dir} is not a folder: give the folder that holds the configuration files` : `Configuration folder ${dir} does not exist` });
+    return undefined;
+  }
+}
+
+function collectDeclarations(files: SourceFile[], sink: DiagnosticSink): Map<string, VariableDeclaration> {
+  const declarations = new Map<string, VariableDeclaration>();
+  for (const file of files) {
+    const variables = (file.value as Record<string, unknown>).variables;
+    if (!isMapping(variables)) continue;
+    for (const [name, config] of Object.entries(variables)) {
+      const earlier = declarations.get(name);
+      if (earlier) {
+        const { line, col } = earlier.file.lines.linePos(earlier.file.positions.get(pathKey(['variables', name]))?.key ?? 0);
+        sink.push(diagnosticAt(file, file.positions.get(pathKey(['variables', name]))?.key ?? 0, {
+          code: 'duplicate_variable',
+          summary: `Variable "${name}" is declared twice: in ${earlier.file.display}:${line}:${col} and again here`,
+        }));
+        continue;
+      }
+      declarations.set(name, { name, config: (isMapping(config) ? config : {}) as VariableConfig, file });
+    }
+  }
+  return declarations;
+}
+
+function pickAccount(files: LoadedFile[], sink: DiagnosticSink): string | undefined {
+  let first: LoadedFile | undefined;
+  for (const loaded of files) {
+    if (loaded.config.account === undefined) continue;
+    if (first && first.config.account !== loaded.config.account) {
+      const { line, col } = first.file.lines.linePos(first.file.positions.get(pathKey(['account']))?.key ?? 0);
+      sink.push(diagnosticAt(loaded.file, loaded.file.positions.get(pathKey(['account']))?.key ?? 0, {
+        code: 'duplicate_account',
+        summary: `The account is given twice with different values: in ${first.file.display}:${line}:${col} and again here`,
+        detail: 'Give the account in one file only.',
+      }));
+    }
+    first ??= loaded;
+  }
+  return first?.config.account;
+}
+
+export async function loadConfig(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const root = resolve(cwd, dir);
+  const diagnostics: Diagnostic[] = [];
+  const done = (desired?: DesiredState): LoadResult => ({ desired: hasErrors(diagnostics) ? undefined : desired, diagnostics: sortDiagnostics(diagnostics) });
+
+  const names = await listConfigFiles(root, diagnostics);
+  if (!names) return done();
+  const shownRoot = relative(cwd, root);
+  const display = (name: string) => (shownRoot.startsWith('..') || isAbsolute(shownRoot) ? join(root, name) : join(shownRoot, name));
+
+  const files: SourceFile[] = [];
+  for (const name of names) {
+    try {
+      const file = await readSourceFile(join(root, name), display(name), diagnostics);
+      if (!file) continue;
+      file.value ??= {};
+      if (!isMapping(file.value)) {
+        diagnostics.push(diagnosticAt(file, 0, { code: 'wrong_type', summary: `${file.display} must be a map of top-level keys (version, account, variables, projects, credentials, gateways)` }));
+        continue;
+      }
+      files.push(file);
+    } catch (error) {
+      diagnostics.push({ severity: 'error', code: 'file_unreadable', summary: `Cannot read ${display(name)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` });
+    }
+  }
+
+  const declarations = collectDeclarations(files, diagnostics);
+  const values = await resolveVariables(declarations, { vars: options.vars, varFiles: options.varFiles, env, cwd }, diagnostics);
+  const scope = { values, declared: new Set(declarations.keys()), env };
+
+  const loaded: LoadedFile[] = [];
+  for (const file of files) {
+    file.value = interpolate(file.value, file, scope, diagnostics);
+    if (checkSchema(file, diagnostics)) loaded.push({ file, config: file.value as ConfigFile });
+  }
+  if (hasErrors(diagnostics)) return done();
+
+  const resources = buildDesired(loaded, diagnostics);
+  const account = options.account ?? env.CPLANE_ACCOUNT ?? pickAccount(loaded, diagnostics);
+  const desired: DesiredState = { resources, dir: root, files: [...names] };
+  if (account !== undefined && account !== '') desired.account = account;
+  return done(desired);
+}

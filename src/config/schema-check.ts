@@ -1,0 +1,197 @@
+/**
+ * Validation of one file's value against schema/config.schema.json (ajv,
+ * JSON Schema 2020-12, strict mode), and the translation of ajv's errors into
+ * diagnostics at the right line, in words a user can act on.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
+import { pathKey, type SourceFile } from './source-file.js';
+import { didYouMean } from './suggest.js';
+
+// ajv-formats is CommonJS: its default export arrives wrapped under NodeNext.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+export const schemaUrl = new URL('../../schema/config.schema.json', import.meta.url);
+
+let compiled: ValidateFunction | undefined;
+
+function validator(): ValidateFunction {
+  if (!compiled) {
+    const ajv = new Ajv2020({ strict: true, allErrors: true, verbose: true, allowUnionTypes: true });
+    addFormats(ajv);
+    compiled = ajv.compile(JSON.parse(readFileSync(schemaUrl, 'utf8')) as object);
+  }
+  return compiled;
+}
+
+type Segment = string | number;
+
+function segmentsOf(instancePath: string, value: unknown): Segment[] {
+  if (!instancePath) return [];
+  const segments: Segment[] = [];
+  let node = value;
+  for (const raw of instancePath.slice(1).split('/')) {
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const segment = Array.isArray(node) ? Number(part) : part;
+    segments.push(segment);
+    node = (node as Record<string | number, unknown> | undefined)?.[segment];
+  }
+  return segments;
+}
+
+/** Who owns a path (`record "payments/stripe-key"`) and the field inside it (`secretDueAt`). */
+export function describePath(path: readonly Segment[]): { owner: string; field: string } {
+  const [top, a, sub, b, ...rest] = path;
+  let owner = 'the file';
+  let inner: readonly Segment[] = path;
+  if (top === 'projects' && a !== undefined) {
+    if (sub === 'records' && b !== undefined) [owner, inner] = [`record "${a}/${b}"`, rest];
+    else [owner, inner] = [`project "${a}"`, path.slice(2)];
+  } else if (top === 'gateways' && a !== undefined) {
+    if (sub === 'tokens' && b !== undefined) [owner, inner] = [`token "${a}/${b}"`, rest];
+    else if (sub === 'otelExport') [owner, inner] = [`the OTel export of gateway "${a}"`, path.slice(3)];
+    else [owner, inner] = [`gateway "${a}"`, path.slice(2)];
+  } else if (top === 'credentials' && a !== undefined) [owner, inner] = [`credential "${a}"`, path.slice(2)];
+  else if (top === 'variables' && a !== undefined) [owner, inner] = [`variable "${a}"`, path.slice(2)];
+  const field = inner.reduce<string>((acc, s) => (typeof s === 'number' ? `${acc}[${s}]` : acc ? `${acc}.${s}` : s), '');
+  return { owner, field };
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'an integer' : 'a number';
+  if (typeof value === 'object') return 'a map';
+  return `a ${typeof value}`;
+}
+
+const expectedType = (t: string) =>
+  ({ object: 'a map', array: 'a list', integer: 'an integer', number: 'a number', string: 'a string', boolean: 'true or false', null: 'null' })[t] ?? t;
+
+/** Positions of the node at `path`, or of its nearest ancestor that has one. */
+function locate(file: SourceFile, path: readonly Segment[]): { key?: number; value: [number, number] } {
+  for (let n = path.length; n > 0; n--) {
+    const found = file.positions.get(pathKey(path.slice(0, n)));
+    if (found) return found;
+  }
+  return { value: [0, 0] };
+}
+
+function translate(file: SourceFile, error: ErrorObject, errors: ErrorObject[], sink: DiagnosticSink): void {
+  const path = segmentsOf(error.instancePath, file.value);
+  const { owner, field } = describePath(path);
+  const schema = error.parentSchema as Record<string, unknown> | undefined;
+  const at = locate(file, path);
+  const here = (code: string, summary: string, detail?: string, onKey = false, redact = false) => {
+    const offset = onKey && at.key !== undefined ? at.key : at.value[0];
+    sink.push(diagnosticAt(file, offset, { code, summary, detail, end: onKey ? undefined : at.value[1], redact }));
+  };
+  const name = !field ? owner : owner === 'the file' ? `"${field}"` : `"${field}" in ${owner}`;
+  const params = error.params as Record<string, unknown>;
+  const isSecretSource = error.schemaPath.startsWith('#/$defs/secretSource/');
+
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const key = String(params.additionalProperty);
+      const keyPath = [...path, key];
+      const valid = Object.keys((schema?.properties as object | undefined) ?? {});
+      const { owner: keyOwner } = describePath(keyPath);
+      const target = file.positions.get(pathKey(keyPath));
+      const summary = `Unknown key "${key}" in ${field ? `"${field}" of ${keyOwner}` : keyOwner}${didYouMean(key, valid)}`;
+      sink.push(diagnosticAt(file, target?.key ?? at.value[0], { code: 'unknown_key', summary, detail: `Valid keys: ${valid.join(', ')}.`, end: (target?.key ?? 0) + key.length }));
+      return;
+    }
+    case 'type':
+      if (isSecretSource && typeof error.data !== 'object') {
+        here('inline_secret', `A secret must not be written inline: ${name} takes a secret source, not a value`,
+          'Give where the value comes from instead: { env: NAME }, { file: ./path } or { generate: { length: 32 } }.', false, true);
+        return;
+      }
+      {
+        const expected = [params.type].flat().map(String);
+        const quoteHint = expected.includes('string') && ['number', 'boolean'].includes(typeof error.data)
+          ? 'YAML reads this as a number or boolean: quote it to keep it text, e.g. "100.00".'
+          : undefined;
+        here('wrong_type', `Wrong type for ${name}: expected ${expected.map(expectedType).join(' or ')}, got ${typeName(error.data)}`, quoteHint);
+      }
+      return;
+    case 'minimum':
+    case 'maximum': {
+      const min = schema?.minimum;
+      const max = schema?.maximum;
+      const bound = min !== undefined && max !== undefined ? `between ${min} and ${max}` : min !== undefined ? `at least ${min}` : `at most ${max}`;
+      here('out_of_range', `${name} must be ${bound}; got ${String(error.data)}`);
+      return;
+    }
+    case 'format':
+      if (params.format === 'date-time') here('invalid_datetime', `${name} is not a valid date-time: "${String(error.data)}"`, 'Write an ISO 8601 date-time with a time zone, e.g. 2027-01-01T00:00:00Z.');
+      else here('invalid_url', `${name} is not a valid URL: "${String(error.data)}"`, 'Write an absolute URL, e.g. https://api.example.com/v1.');
+      return;
+    case 'enum': {
+      const allowed = (params.allowedValues as unknown[]).map(String);
+      const got = String(error.data);
+      here('invalid_value', `${name} must be one of ${allowed.join(', ')}; got "${got}"${didYouMean(got, allowed)}`);
+      return;
+    }
+    case 'const':
+      here('unsupported_version', `${name} must be ${JSON.stringify(params.allowedValue)}; got ${JSON.stringify(error.data)}`, 'This version of cplane reads configuration language version 1.');
+      return;
+    case 'required':
+      here('missing_key', `Missing required key "${String(params.missingProperty)}" in ${name}`, `Required keys here: ${((schema?.required as string[] | undefined) ?? []).join(', ')}.`, true);
+      return;
+    case 'pattern':
+      if (error.propertyName !== undefined) {
+        const keyPath = [...path, error.propertyName];
+        const target = file.positions.get(pathKey(keyPath));
+        const what = path[0] === 'variables' ? 'variable name' : path.at(-1) === 'headers' ? 'header name' : 'name';
+        sink.push(diagnosticAt(file, target?.key ?? at.value[0], {
+          code: 'invalid_name',
+          summary: `Invalid ${what} "${error.propertyName}" in ${name}`,
+          detail: String((schema?.description as string | undefined) ?? `It must match ${String(params.pattern)}.`),
+          end: (target?.key ?? 0) + error.propertyName.length,
+        }));
+        return;
+      }
+      // A value in a secret source's `env` may be a pasted secret: never echo it.
+      here('invalid_value', isSecretSource ? `${name} has an invalid form` : `${name} has an invalid form: "${String(error.data)}"`, String((schema?.description as string | undefined) ?? `It must match ${String(params.pattern)}.`));
+      return;
+    case 'minProperties':
+    case 'maxProperties':
+      if (isSecretSource) {
+        here('invalid_secret_source', `${name} must give exactly one of env, file or generate`);
+        return;
+      }
+      break;
+    case 'minLength':
+      here('invalid_value', `${name} must not be empty`);
+      return;
+    case 'maxLength':
+      here('invalid_value', `${name} must be at most ${String(params.limit)} characters long`);
+      return;
+    case 'minItems':
+      here('invalid_value', `${name} must have at least ${String(params.limit)} item${params.limit === 1 ? '' : 's'}`);
+      return;
+    case 'maxItems':
+      here('invalid_value', `${name} must have at most ${String(params.limit)} items`);
+      return;
+    case 'uniqueItems':
+      here('invalid_value', `${name} lists the same item twice (items ${String(params.j)} and ${String(params.i)})`);
+      return;
+    case 'propertyNames':
+      // The nested `pattern` error with propertyName already says which name is wrong.
+      if (errors.some((e) => e.propertyName !== undefined && e.instancePath === error.instancePath)) return;
+      break;
+  }
+  here('invalid_value', `${name} ${error.message ?? 'is invalid'}`);
+}
+
+/** Validates one parsed file; returns whether it is valid. */
+export function checkSchema(file: SourceFile, sink: DiagnosticSink): boolean {
+  const validate = validator();
+  if (validate(file.value)) return true;
+  const errors = validate.errors ?? [];
+  for (const error of errors) translate(file, error, errors, sink);
+  return false;
+}

@@ -1,0 +1,36 @@
+/**
+ * Resolving a secret source to its value, at the moment a write needs it.
+ * Errors name the source (the variable or the path), never a value.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { SecretSource } from './types.js';
+
+/** How a source is shown to people: `env OPENAI_API_KEY`, `file /abs/path`, `generate (32 characters)`. */
+export function describeSecretSource(source: SecretSource): string {
+  if ('env' in source) return `env ${source.env}`;
+  if ('file' in source) return `file ${source.file}`;
+  return `generate (${source.generate.length} characters)`;
+}
+
+export async function resolveSecret(source: SecretSource, env: NodeJS.ProcessEnv): Promise<string> {
+  if ('env' in source) {
+    const value = env[source.env];
+    if (value === undefined || value === '') throw new Error(`Secret source "env ${source.env}": environment variable ${source.env} is not set`);
+    return value;
+  }
+  if ('file' in source) {
+    let text: string;
+    try {
+      text = await readFile(source.file, 'utf8');
+    } catch (error) {
+      throw new Error(`Secret source "file ${source.file}" cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    // Editors add a final newline; it is never part of a key.
+    const value = text.replace(/\r?\n$/, '');
+    if (value === '') throw new Error(`Secret source "file ${source.file}" is empty`);
+    return value;
+  }
+  const { length } = source.generate;
+  return randomBytes(Math.ceil((length * 3) / 4)).toString('base64url').slice(0, length);
+}

@@ -1,0 +1,122 @@
+/**
+ * Variable values: declared defaults, then `--var name=value`, then each
+ * `--var-file` (YAML) in order, then `CPLANE_VAR_<name>` from the environment;
+ * a later source wins. A declared `type` converts text values (from --var and
+ * the environment) and checks the others.
+ */
+import { relative, resolve } from 'node:path';
+import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
+import { pathKey, readSourceFile, type SourceFile } from './source-file.js';
+import { didYouMean } from './suggest.js';
+import type { VariableConfig } from './config-file.js';
+
+export type VariableValue = string | number | boolean;
+
+export interface VariableDeclaration {
+  name: string;
+  config: VariableConfig;
+  file: SourceFile;
+}
+
+export interface VariableInputs {
+  vars?: Record<string, string>;
+  varFiles?: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+interface Given {
+  value: unknown;
+  /** Where the value was given, in words. */
+  origin: string;
+  file?: SourceFile;
+  offset?: number;
+}
+
+function convert(value: unknown, type: VariableConfig['type']): VariableValue | undefined {
+  switch (type) {
+    case 'integer':
+      if (typeof value === 'number' && Number.isInteger(value)) return value;
+      return typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : undefined;
+    case 'number':
+      if (typeof value === 'number') return value;
+      return typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined;
+    case 'boolean':
+      if (typeof value === 'boolean') return value;
+      return value === 'true' ? true : value === 'false' ? false : undefined;
+    case 'string':
+      return ['string', 'number', 'boolean'].includes(typeof value) ? String(value) : undefined;
+    default:
+      return ['string', 'number', 'boolean'].includes(typeof value) ? (value as VariableValue) : undefined;
+  }
+}
+
+async function readVarFile(path: string, inputs: VariableInputs, sink: DiagnosticSink): Promise<[string, Given][]> {
+  const absolute = resolve(inputs.cwd, path);
+  const display = relative(inputs.cwd, absolute).startsWith('..') ? absolute : relative(inputs.cwd, absolute);
+  let file: SourceFile | undefined;
+  try {
+    file = await readSourceFile(absolute, display, sink);
+  } catch (error) {
+    sink.push({ severity: 'error', code: 'var_file_unreadable', summary: `Cannot read variable file ${display}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` });
+    return [];
+  }
+  if (!file) return [];
+  const value = file.value ?? {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    sink.push(diagnosticAt(file, 0, { code: 'wrong_type', summary: `Variable file ${display} must be a map of variable names to values` }));
+    return [];
+  }
+  return Object.entries(value).map(([name, v]) => [name, { value: v, origin: `--var-file ${display}`, file, offset: file.positions.get(pathKey([name]))?.value[0] }]);
+}
+
+export async function resolveVariables(
+  declarations: Map<string, VariableDeclaration>,
+  inputs: VariableInputs,
+  sink: DiagnosticSink,
+): Promise<Map<string, VariableValue>> {
+  const given = new Map<string, Given>();
+  const offer = (name: string, value: Given, warnUnknown: boolean) => {
+    if (!declarations.has(name)) {
+      if (warnUnknown) {
+        const warning = { code: 'undeclared_variable', summary: `Variable "${name}" given by ${value.origin} is not declared${didYouMean(name, declarations.keys())}`, severity: 'warning' as const };
+        sink.push(value.file && value.offset !== undefined ? diagnosticAt(value.file, value.offset, warning) : warning);
+      }
+      return;
+    }
+    given.set(name, value);
+  };
+  for (const [name, value] of Object.entries(inputs.vars ?? {})) offer(name, { value, origin: `--var ${name}=...` }, true);
+  for (const path of inputs.varFiles ?? []) {
+    for (const [name, value] of await readVarFile(path, inputs, sink)) offer(name, value, true);
+  }
+  for (const [key, value] of Object.entries(inputs.env)) {
+    if (key.startsWith('CPLANE_VAR_') && value !== undefined) offer(key.slice('CPLANE_VAR_'.length), { value, origin: `environment variable ${key}` }, false);
+  }
+
+  const values = new Map<string, VariableValue>();
+  for (const [name, declaration] of declarations) {
+    const found = given.get(name) ?? (declaration.config.default !== undefined ? { value: declaration.config.default, origin: 'its default' } : undefined);
+    const declaredAt = declaration.file.positions.get(pathKey(['variables', name]))?.key ?? 0;
+    if (!found) {
+      sink.push(diagnosticAt(declaration.file, declaredAt, {
+        code: 'variable_unset',
+        summary: `Variable "${name}" is required but has no value`,
+        detail: `Set it with --var ${name}=VALUE, in a --var-file, or with the environment variable CPLANE_VAR_${name}.`,
+        end: declaredAt + name.length,
+      }));
+      continue;
+    }
+    const converted = convert(found.value, declaration.config.type);
+    if (converted === undefined) {
+      const problem = {
+        code: 'invalid_variable_value',
+        summary: `Variable "${name}" must be ${declaration.config.type === 'integer' ? 'an integer' : declaration.config.type === 'boolean' ? 'true or false' : `a ${declaration.config.type ?? 'string, number or boolean'}`}; ${found.origin} gives ${JSON.stringify(found.value)}`,
+      };
+      sink.push(found.file && found.offset !== undefined ? diagnosticAt(found.file, found.offset, problem) : diagnosticAt(declaration.file, declaredAt, problem));
+      continue;
+    }
+    values.set(name, converted);
+  }
+  return values;
+}

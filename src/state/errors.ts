@@ -1,0 +1,75 @@
+/**
+ * Errors of the state store. Each is an abort (the user's files or environment
+ * need fixing, and the hint says how) with a stable `code` that tests and
+ * callers branch on; the message wording may change, the codes do not.
+ */
+import { AbortError } from '../cli/errors.js';
+
+export type StateErrorCode =
+  | 'STATE_NOT_FOUND'
+  | 'STATE_CORRUPT'
+  | 'STATE_TRUNCATED'
+  | 'STATE_SCHEMA'
+  | 'STATE_VERSION_FUTURE'
+  | 'STATE_VERSION_UNKNOWN'
+  | 'STATE_ACCOUNT_MISSING'
+  | 'STATE_ACCOUNT_INVALID'
+  | 'STATE_ACCOUNT_MISMATCH'
+  | 'STATE_CHANGED'
+  | 'STATE_READ_ONLY'
+  | 'STATE_KEY_INVALID'
+  | 'STATE_KEY_MISSING'
+  | 'STATE_KEY_WRONG'
+  | 'STATE_KEY_IN_REPO'
+  | 'STATE_SEALED_VALUE'
+  | 'STATE_LOCKED'
+  | 'STATE_LOCK_STALE'
+  | 'STATE_LOCK_UNREADABLE'
+  | 'STATE_NOT_LOCKED'
+  | 'STATE_LOCK_ID_MISMATCH'
+  | 'STATE_JOURNAL_PENDING'
+  | 'STATE_ADDRESS_UNKNOWN'
+  | 'STATE_ADDRESS_EXISTS'
+  | 'STATE_KIND_MISMATCH';
+
+export class StateError extends AbortError {
+  constructor(
+    readonly code: StateErrorCode,
+    message: string,
+    hint?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, hint);
+    if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+/** What a lock file says about its holder. */
+export interface LockInfo {
+  id: string;
+  pid: number;
+  host: string;
+  /** ISO time the lock was taken. */
+  time: string;
+  command: string;
+}
+
+/** The state is locked by another run; `holder` says by whom, `stale` when that process is gone. */
+export class StateLockedError extends StateError {
+  constructor(
+    readonly holder: LockInfo,
+    readonly stale: boolean,
+    lockPath: string,
+  ) {
+    const who = `pid ${holder.pid} on ${holder.host}, running \`${holder.command}\` since ${holder.time}, lock id ${holder.id}`;
+    super(
+      stale ? 'STATE_LOCK_STALE' : 'STATE_LOCKED',
+      stale
+        ? `The state lock ${lockPath} is stale: its holder (${who}) is no longer running.`
+        : `The state is locked by ${who}.`,
+      stale
+        ? `If no other cplane uses this state, clear the lock with \`cplane force-unlock ${holder.id}\` (same --account/--state flags).`
+        : `Wait for it to finish. If it is gone, clear the lock with \`cplane force-unlock ${holder.id}\`.`,
+    );
+  }
+}

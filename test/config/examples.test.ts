@@ -1,0 +1,53 @@
+/**
+ * Every example folder is a valid configuration, with the variables its
+ * README / demo gives it.
+ */
+import { readdirSync } from 'node:fs';
+import { expect, test } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
+
+const ACCOUNT = '00000000-0000-4000-8000-000000000001';
+
+test('every example folder is covered here', () => {
+  expect(readdirSync('examples').sort()).toEqual(['multi-env', 'quickstart']);
+});
+
+test('quickstart: one project with two records, a credential, a gateway with OTel export and two tokens', async () => {
+  const { desired, diagnostics } = await loadConfig('examples/quickstart', { vars: { account: ACCOUNT }, env: {} });
+  expect(diagnostics).toEqual([]);
+  expect(desired?.account).toBe(ACCOUNT);
+  expect(desired?.files).toEqual(['main.yaml']);
+  expect(desired?.resources.map((r) => r.address)).toEqual([
+    'project.payments',
+    'record.payments/stripe-key',
+    'record.payments/webhook-signing-secret',
+    'credential.openai-prod',
+    'gateway.prod',
+    'otel_export.prod',
+    'gateway_token.prod/ci',
+    'gateway_token.prod/dashboards',
+  ]);
+  const otel = desired?.resources.find((r) => r.kind === 'otel_export');
+  expect(otel?.secrets).toEqual({ 'headers.Authorization': { env: 'OTEL_AUTH' } });
+});
+
+test('quickstart: the secrets it names are exactly those demo.env provides', async () => {
+  const { readFileSync } = await import('node:fs');
+  const provided = readFileSync('examples/quickstart/demo.env', 'utf8').split('\n').filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split('=')[0]).sort();
+  const { desired } = await loadConfig('examples/quickstart', { vars: { account: ACCOUNT }, env: {} });
+  const named = desired!.resources.flatMap((r) => Object.values(r.secrets)).flatMap((s) => ('env' in s ? [s.env] : [])).sort();
+  expect(named).toEqual(provided);
+});
+
+test.each([
+  ['staging', '11111111-1111-4111-8111-111111111111', 60, 7, false],
+  ['prod', '22222222-2222-4222-8222-222222222222', 6000, 30, true],
+])('multi-env with vars/%s.yaml', async (env, account, requestsPerMinute, expiresInDays, preventDestroy) => {
+  const { desired, diagnostics } = await loadConfig('examples/multi-env', { varFiles: [`examples/multi-env/vars/${env}.yaml`], env: {} });
+  expect(diagnostics).toEqual([]);
+  expect(desired?.account).toBe(account);
+  const byAddress = new Map(desired!.resources.map((r) => [r.address, r]));
+  expect(byAddress.get('project.app')).toMatchObject({ attributes: { name: `app-${env}` }, lifecycle: { preventDestroy } });
+  expect(byAddress.get('gateway.main')?.attributes).toMatchObject({ slug: `app-${env}`, settings: { requestsPerMinute, window: 'day' } });
+  expect(byAddress.get('gateway_token.main/ci')?.attributes).toMatchObject({ expiresInDays });
+});

@@ -1,0 +1,41 @@
+/**
+ * Test helpers: write a configuration folder into a fresh temporary folder and
+ * load it from there, so diagnostics name files as `main.yaml`.
+ */
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { loadConfig, type LoadOptions } from '../../src/config/index.js';
+
+export function writeConfig(files: Record<string, string | Buffer>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cplane-config-'));
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), content);
+  }
+  return dir;
+}
+
+export async function load(files: Record<string, string | Buffer>, options: LoadOptions = {}) {
+  const dir = writeConfig(files);
+  return { dir, ...(await loadConfig('.', { env: {}, ...options, cwd: dir })) };
+}
+
+/** A small valid configuration to start bad ones from. */
+export const BASE = `version: 1
+projects:
+  payments:
+    description: Payment services
+    records:
+      stripe-key:
+        rotationIntervalDays: 90
+credentials:
+  openai-prod:
+    provider: openai
+    secret: { env: OPENAI_API_KEY }
+gateways:
+  prod:
+    project: payments
+    defaultModel: gpt-4o-mini
+    credentials: [openai-prod]
+`;

@@ -1,0 +1,81 @@
+/**
+ * The JSON Schema and the TypeScript types of the configuration agree: every
+ * property the schema names appears in config-file.ts, every property declared
+ * there is in the schema, a fully typed sample validates, and every property
+ * has a description (for editor completion).
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { expect, test } from 'vitest';
+import type { ConfigFile } from '../../src/config/config-file.js';
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+const schema = JSON.parse(readFileSync('schema/config.schema.json', 'utf8')) as Record<string, unknown>;
+const typesSource = readFileSync('src/config/config-file.ts', 'utf8');
+// SecretSource lives with the desired-state types, which config-file.ts imports.
+const secretSourceType = /export type SecretSource = .*;/.exec(readFileSync('src/config/types.ts', 'utf8'))![0];
+
+function walk(node: unknown, visit: (properties: Record<string, Record<string, unknown>>, at: string) => void, at = '#'): void {
+  if (Array.isArray(node)) node.forEach((n, i) => walk(n, visit, `${at}/${i}`));
+  else if (node && typeof node === 'object') {
+    const record = node as Record<string, unknown>;
+    if (record.properties && typeof record.properties === 'object') visit(record.properties as Record<string, Record<string, unknown>>, at);
+    for (const [key, child] of Object.entries(record)) walk(child, visit, `${at}/${key}`);
+  }
+}
+
+const schemaKeys = new Set<string>();
+walk(schema, (properties) => Object.keys(properties).forEach((k) => schemaKeys.add(k)));
+
+test('every schema property is declared in the TypeScript types', () => {
+  const missing = [...schemaKeys].filter((key) => !new RegExp(`\\b${key}\\??:`).test(typesSource + secretSourceType));
+  expect(missing).toEqual([]);
+});
+
+test('every TypeScript property is in the schema', () => {
+  const declared = [...typesSource.matchAll(/^\s+(?:(\w+)\??:|\{ (\w+)\??:)/gm)].map((m) => m[1] ?? m[2]!);
+  const inline = [...typesSource.matchAll(/[{;] (\w+)\??:/g)].map((m) => m[1]!);
+  expect([...new Set([...declared, ...inline])].filter((key) => !schemaKeys.has(key))).toEqual([]);
+});
+
+test('every property has a description', () => {
+  const undescribed: string[] = [];
+  walk(schema, (properties, at) => {
+    for (const [key, property] of Object.entries(properties)) {
+      const defs = schema.$defs as Record<string, Record<string, unknown>>;
+      const target = property.$ref ? defs[String(property.$ref).split('/').at(-1)!] : undefined;
+      if (!property.description && !target?.description) undescribed.push(`${at}/${key}`);
+    }
+  });
+  expect(undescribed).toEqual([]);
+});
+
+test('a typed sample that uses every key validates in strict mode', () => {
+  const sample: ConfigFile = {
+    version: 1,
+    account: 'acc',
+    variables: { env: { description: 'd', type: 'string', default: 'x' } },
+    projects: {
+      p: {
+        name: 'p', description: 'd', active: true, dependsOn: [], lifecycle: { preventDestroy: true, ignoreChanges: ['name'] },
+        records: { r: { name: 'r', format: 'text', tags: ['t'], secretDueAt: '2027-01-01T00:00:00Z', rotationIntervalDays: 90, value: { generate: { length: 32 } }, lifecycle: { ignoreChanges: ['tags'] }, dependsOn: ['project.p'] } },
+      },
+    },
+    credentials: { c: { provider: 'openai', label: 'l', baseUrl: 'https://api.openai.com/v1', secret: { env: 'K' }, lifecycle: { ignoreChanges: ['label'] } } },
+    gateways: {
+      g: {
+        project: 'p', name: 'g', slug: 'g', defaultProvider: 'openai', defaultModel: 'm', credentials: ['c'],
+        settings: { requestsPerMinute: 1, tokensPerMinute: null, spendLimitUsd: '1.00', window: 'hour', guardrails: { blockPii: true, blockedTerms: ['x'], maxInputTokens: 10 }, cache: { enabled: true, ttlSeconds: 0 } },
+        otelExport: { enabled: true, endpoint: 'https://o.example.com', exportMetrics: false, exportTraces: true, headers: { Authorization: { file: './h' } }, lifecycle: { ignoreChanges: ['headers'] } },
+        tokens: { t: { name: 't', scopes: ['run'], expiresInDays: 1, allowedModels: ['m'], rateLimitPerMin: 5, lifecycle: { ignoreChanges: ['name'] } } },
+        lifecycle: { preventDestroy: false, ignoreChanges: ['settings'] },
+        dependsOn: ['credential.c'],
+      },
+    },
+  };
+  const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
+  addFormats(ajv);
+  const validate = ajv.compile(schema);
+  expect(validate(sample), JSON.stringify(validate.errors)).toBe(true);
+});

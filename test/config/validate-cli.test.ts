@@ -1,0 +1,62 @@
+/**
+ * `cplane validate` as a user runs it: the built binary in a subprocess, no
+ * token and no network, exit codes, and the three output formats.
+ */
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { expect, test } from 'vitest';
+import { BASE, writeConfig } from './helpers.js';
+
+const BIN = resolve('bin/cplane.js');
+
+function cplane(args: string[], cwd = process.cwd(), env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+test('a valid folder: exit 0 and a one-line summary', () => {
+  const run = cplane(['validate', 'examples/quickstart', '--var', 'account=00000000-0000-4000-8000-000000000001']);
+  expect(run).toEqual({ code: 0, stdout: 'Configuration is valid: 8 resources in 1 file.\n', stderr: '' });
+});
+
+test('variables from a var file and from CPLANE_VAR_', () => {
+  expect(cplane(['validate', 'examples/multi-env', '--var-file', 'examples/multi-env/vars/staging.yaml']).code).toBe(0);
+  expect(cplane(['validate', 'examples/multi-env'], process.cwd(), { CPLANE_VAR_account: 'a', CPLANE_VAR_env: 'dev' }).code).toBe(0);
+});
+
+test('an invalid folder: exit 1, every error on stderr without colour when not a terminal', () => {
+  const dir = writeConfig({ 'main.yaml': BASE.replace('description:', 'descripton:').replace('project: payments', 'project: paymnts') });
+  const run = cplane(['validate'], dir);
+  expect(run.code).toBe(1);
+  expect(run.stdout).toBe('');
+  expect(run.stderr).toBe([
+    'main.yaml:4:5: error: Unknown key "descripton" in project "payments"; did you mean "description"?',
+    '   4 |     descripton: Payment services',
+    '     |     ^^^^^^^^^^',
+    '  Valid keys: name, description, active, records, lifecycle, dependsOn.',
+    '',
+    '1 error found.',
+    '',
+  ].join('\n'));
+});
+
+test('--json prints the diagnostics as data', () => {
+  const dir = writeConfig({ 'main.yaml': BASE.replace('rotationIntervalDays: 90', 'rotationIntervalDays: 0') });
+  const run = cplane(['validate', dir, '--json']);
+  expect(run.code).toBe(1);
+  const report = JSON.parse(run.stdout) as { valid: boolean; diagnostics: { code: string; range: unknown }[] };
+  expect(report.valid).toBe(false);
+  expect(report.diagnostics.map((d) => [d.code, d.range])).toEqual([['out_of_range', { file: `${dir}/main.yaml`, line: 7, col: 31 }]]);
+});
+
+test('--format github prints workflow annotations', () => {
+  const dir = writeConfig({ 'main.yaml': 'projects:\n  a: { active: yes-please }\n' });
+  const run = cplane(['validate', '--format', 'github'], dir);
+  expect(run.code).toBe(1);
+  expect(run.stdout).toBe('::error file=main.yaml,line=2,col=16,title=wrong_type::Wrong type for "active" in project "a": expected true or false, got a string\n');
+});
+
+test('bad flags are explained', () => {
+  expect(cplane(['validate', '--var', 'novalue']).stderr).toBe('Error: --var expects NAME=VALUE, got "novalue".\nExample: --var env=staging\n');
+  expect(cplane(['validate', '--format', 'xml']).stderr).toBe('Error: Unknown --format "xml".\nUse --format github, or --json for machine-readable output.\n');
+});

@@ -1,0 +1,44 @@
+/**
+ * Runs the test children in fixtures/, which use the built dist/ (as the CLI does): two processes racing for a
+ * lock, a process killed while saving.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const distEntry = fileURLToPath(new URL('../../dist/state/index.js', import.meta.url));
+
+export function startChild(fixture: string, args: string[], env: NodeJS.ProcessEnv): ChildProcessWithoutNullStreams {
+  if (!existsSync(distEntry)) throw new Error('dist/ is missing: run `npm run build` before these tests');
+  return spawn(process.execPath, [fileURLToPath(new URL(`./fixtures/${fixture}`, import.meta.url)), ...args], { env, stdio: 'pipe' });
+}
+
+/** Resolves with each line the child prints on stdout, through `onLine`, until `onLine` returns true. */
+export function readLines(child: ChildProcessWithoutNullStreams, onLine: (line: string) => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    let stderr = '';
+    const done = () => {
+      child.stdout.off('data', onData);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        if (onLine(line)) return done();
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.once('close', (code, signal) => reject(new Error(`child exited (${code ?? signal}) before it was done: ${stderr}`)));
+  });
+}
+
+export function exited(child: ChildProcessWithoutNullStreams): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}

@@ -1,0 +1,41 @@
+/**
+ * Shared arrangements for the state tests: a configuration folder and a
+ * config home (XDG_CONFIG_HOME) in fresh temp folders, so no test touches the
+ * real home, and a sample resource.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { ResourceState } from '../../src/state/index.js';
+
+export interface Sandbox {
+  root: string;
+  configDir: string;
+  configHome: string;
+  /** Environment with XDG_CONFIG_HOME in the sandbox and no key variables. */
+  env: NodeJS.ProcessEnv;
+  cleanup(): void;
+}
+
+export function makeSandbox(): Sandbox {
+  const root = mkdtempSync(join(tmpdir(), 'cplane-state-'));
+  const configDir = join(root, 'repo');
+  const configHome = join(root, 'config-home');
+  return {
+    root,
+    configDir,
+    configHome,
+    env: { XDG_CONFIG_HOME: configHome, PATH: process.env.PATH },
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+export function newKey(): string {
+  return randomBytes(32).toString('base64');
+}
+
+export function resource(kind: ResourceState['kind'], id: string, extra: Partial<ResourceState> = {}): ResourceState {
+  const now = '2025-01-02T03:04:05.000Z';
+  return { kind, id, inputs: {}, fingerprints: {}, createdAt: now, updatedAt: now, ...extra };
+}

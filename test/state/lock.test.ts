@@ -1,0 +1,109 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { forceUnlockState, openState, StateError, StateLockedError } from '../../src/state/index.js';
+import type { LockInfo, OpenStateOptions, StateError as StateErrorType } from '../../src/state/index.js';
+import { exited, readLines, startChild } from './child.js';
+import { makeSandbox, newKey } from './helpers.js';
+import type { Sandbox } from './helpers.js';
+
+interface ChildReport {
+  ok: boolean;
+  pid: number;
+  lockId?: string;
+  code?: string;
+  message?: string;
+  hint?: string;
+  holder?: LockInfo;
+}
+
+let box: Sandbox;
+let options: OpenStateOptions;
+beforeEach(() => {
+  box = makeSandbox();
+  options = { configDir: box.configDir, account: 'acc_1', env: { ...box.env, CPLANE_STATE_KEY: newKey() }, command: 'cplane apply', lock: true };
+});
+afterEach(() => box.cleanup());
+
+async function firstReport(child: ReturnType<typeof startChild>): Promise<ChildReport> {
+  let report: ChildReport | undefined;
+  await readLines(child, (line) => {
+    report = JSON.parse(line) as ChildReport;
+    return true;
+  });
+  return report!;
+}
+
+describe('the state lock', () => {
+  it('two processes racing for it: exactly one wins, the other names the holder', async () => {
+    for (let round = 0; round < 2; round++) {
+      const startAt = String(Date.now() + 700);
+      const children = [0, 1].map(() => startChild('hold-lock.mjs', [box.configDir, 'acc_1', startAt], options.env));
+      const reports = await Promise.all(children.map(firstReport));
+      const winners = reports.filter((r) => r.ok);
+      const losers = reports.filter((r) => !r.ok);
+      expect(winners).toHaveLength(1);
+      expect(losers).toHaveLength(1);
+      const [winner, loser] = [winners[0]!, losers[0]!];
+      expect(loser.code).toBe('STATE_LOCKED');
+      expect(loser.holder).toMatchObject({ id: winner.lockId, pid: winner.pid, host: hostname(), command: `hold-lock ${winner.pid}` });
+      expect(loser.message).toBe(
+        `The state is locked by pid ${winner.pid} on ${hostname()}, running \`hold-lock ${winner.pid}\` since ${loser.holder!.time}, lock id ${winner.lockId}.`,
+      );
+      for (const child of children) child.stdin.end();
+      await Promise.all(children.map(exited));
+      expect(existsSync(`${box.configDir}/.cplane/acc_1/state.json.lock`)).toBe(false);
+    }
+  });
+
+  it('a second writer in the same process fails at once; a reader does not need the lock', async () => {
+    const first = await openState(options);
+    const error = (await openState(options).catch((e: unknown) => e)) as StateLockedError;
+    expect(error).toBeInstanceOf(StateLockedError);
+    expect(error.code).toBe('STATE_LOCKED');
+    expect(error.stale).toBe(false);
+    expect(error.holder.id).toBe(first.lockId);
+    expect(error.hint).toBe(`Wait for it to finish. If it is gone, clear the lock with \`cplane force-unlock ${first.lockId}\`.`);
+    const reader = await openState({ ...options, lock: false });
+    expect(reader.data.serial).toBe(0);
+    await first.close();
+    await (await openState(options)).close();
+  });
+
+  it('a lock whose holder was killed is reported stale, and force-unlock clears it only with its id', async () => {
+    const child = startChild('hold-lock.mjs', [box.configDir, 'acc_1', '0'], options.env);
+    const holder = await firstReport(child);
+    expect(holder.ok).toBe(true);
+    child.kill('SIGKILL');
+    await exited(child);
+
+    const stale = (await openState(options).catch((e: unknown) => e)) as StateLockedError;
+    expect(stale.code).toBe('STATE_LOCK_STALE');
+    expect(stale.message).toMatch(new RegExp(`^The state lock .*state\\.json\\.lock is stale: its holder \\(pid ${holder.pid} on .*, lock id ${holder.lockId}\\) is no longer running\\.$`));
+    expect(stale.hint).toBe(`If no other cplane uses this state, clear the lock with \`cplane force-unlock ${holder.lockId}\` (same --account/--state flags).`);
+
+    const mismatch = (await forceUnlockState({ ...options, lockId: 'not-the-id' }).catch((e: unknown) => e)) as StateErrorType;
+    expect(mismatch).toBeInstanceOf(StateError);
+    expect(mismatch.code).toBe('STATE_LOCK_ID_MISMATCH');
+    expect(mismatch.message).toContain(`The state is locked with id ${holder.lockId}`);
+
+    const { removed } = await forceUnlockState({ ...options, lockId: holder.lockId! });
+    expect(removed.pid).toBe(holder.pid);
+    const notLocked = (await forceUnlockState({ ...options, lockId: holder.lockId! }).catch((e: unknown) => e)) as StateErrorType;
+    expect(notLocked.code).toBe('STATE_NOT_LOCKED');
+    await (await openState(options)).close();
+  });
+
+  it('a process that exits without closing the store still releases its lock', () => {
+    const dist = new URL('../../dist/state/index.js', import.meta.url).href;
+    const script = `import { openState } from '${dist}';
+      await openState({ configDir: process.argv[1], account: 'acc_1', env: process.env, command: 'exits', lock: true });
+      process.exit(3);`;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script, box.configDir], { env: options.env, encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(3);
+    expect(existsSync(`${box.configDir}/.cplane/acc_1/state.json`)).toBe(true);
+    expect(existsSync(`${box.configDir}/.cplane/acc_1/state.json.lock`)).toBe(false);
+  });
+});

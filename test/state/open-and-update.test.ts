@@ -1,0 +1,172 @@
+import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openState, StateError } from '../../src/state/index.js';
+import type { StateError as StateErrorType } from '../../src/state/index.js';
+import { makeSandbox, newKey, resource } from './helpers.js';
+import type { Sandbox } from './helpers.js';
+
+let box: Sandbox;
+beforeEach(() => {
+  box = makeSandbox();
+});
+afterEach(() => box.cleanup());
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  const error = (await promise.then(() => undefined, (e: unknown) => e)) as StateErrorType | undefined;
+  expect(error).toBeInstanceOf(StateError);
+  return error!.code;
+}
+
+describe('openState and update', () => {
+  it('creates the state on first locked open, with a .gitignore and a key file outside the repository', async () => {
+    const store = await openState({ configDir: box.configDir, account: 'acc_1', env: box.env, command: 'cplane apply', lock: true });
+    expect(store.path).toBe(join(box.configDir, '.cplane', 'acc_1', 'state.json'));
+    expect(readFileSync(join(box.configDir, '.cplane', '.gitignore'), 'utf8')).toMatch(/^\*$/m);
+    const keyFile = join(box.configHome, 'cplane', 'state.key');
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(store.data).toMatchObject({ version: 1, account: 'acc_1', serial: 0, resources: {}, journal: [] });
+    expect(existsSync(store.path)).toBe(true);
+    await store.close();
+    expect(existsSync(`${store.path}.lock`)).toBe(false);
+  });
+
+  it('saves every update with a new serial, keeps the previous file as backup, and reloads it', async () => {
+    const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
+    const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
+    await store.update((draft) => {
+      draft.resources['project.web'] = resource('project', 'prj_1', { inputs: { name: 'web' } });
+    });
+    await store.update((draft) => {
+      draft.resources['project.web']!.inputs.description = 'hello';
+    });
+    expect(store.data.serial).toBe(2);
+    await store.close();
+    const backup = JSON.parse(readFileSync(`${store.path}.backup`, 'utf8')) as { serial: number };
+    expect(backup.serial).toBe(1);
+    const again = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: false });
+    expect(again.data.serial).toBe(2);
+    expect(again.data.resources['project.web']?.inputs).toEqual({ name: 'web', description: 'hello' });
+  });
+
+  it('runs concurrent updates one at a time, none lost', async () => {
+    const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
+    const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        store.update((draft) => {
+          draft.resources[`project.p${i}`] = resource('project', `prj_${i}`);
+        }),
+      ),
+    );
+    expect(store.data.serial).toBe(20);
+    expect(Object.keys(store.data.resources)).toHaveLength(20);
+    await store.close();
+  });
+
+  it('leaves the state unchanged when a mutation throws, and later updates still run', async () => {
+    const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
+    const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
+    const failing = store.update((draft) => {
+      draft.resources['project.a'] = resource('project', 'prj_a');
+      throw new Error('boom');
+    });
+    await expect(failing).rejects.toThrow('boom');
+    await store.update((draft) => {
+      draft.resources['project.b'] = resource('project', 'prj_b');
+    });
+    expect(Object.keys(store.data.resources)).toEqual(['project.b']);
+    expect(store.data.serial).toBe(1);
+    await store.close();
+  });
+
+  it('refuses an update that breaks the schema, and updates of a store opened without the lock', async () => {
+    const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
+    const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
+    await expect(
+      store.update((draft) => {
+        draft.resources['project.bad'] = { ...resource('project', 'prj'), fingerprints: { secret: 'not-hex' } };
+      }),
+    ).rejects.toThrow(/breaks its schema: \/resources\/project.bad\/fingerprints\/secret/);
+    await store.close();
+    const readOnly = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: false });
+    expect(await codeOf(readOnly.update(() => undefined))).toBe('STATE_READ_ONLY');
+  });
+
+  it('refuses to save over a file someone else replaced since it was read', async () => {
+    const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
+    const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
+    await store.update((draft) => {
+      draft.resources['project.a'] = resource('project', 'prj_a');
+    });
+    // A hand restore of the backup while cplane runs.
+    copyFileSync(`${store.path}.backup`, store.path);
+    const before = readFileSync(store.path);
+    expect(await codeOf(store.update(() => undefined))).toBe('STATE_CHANGED');
+    expect(readFileSync(store.path).equals(before)).toBe(true);
+    await store.close();
+  });
+
+  it('refuses a state of account A when opened for account B', async () => {
+    const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
+    const a = await openState({ configDir: box.configDir, account: 'acc_A', env, command: 'test', lock: true });
+    await a.close();
+    const error = await openState({ configDir: box.configDir, account: 'acc_B', statePath: a.path, env, command: 'test', lock: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StateError);
+    expect((error as StateErrorType).code).toBe('STATE_ACCOUNT_MISMATCH');
+    expect((error as StateErrorType).message).toBe(`The state ${a.path} belongs to account acc_A, not acc_B.`);
+    // The refused open released its lock.
+    expect(existsSync(`${a.path}.lock`)).toBe(false);
+  });
+
+  it('asks for an account when neither an account nor a state path is given', async () => {
+    expect(await codeOf(openState({ configDir: box.configDir, env: box.env, command: 'test', lock: false }))).toBe('STATE_ACCOUNT_MISSING');
+    expect(await codeOf(openState({ configDir: box.configDir, account: '../x', env: box.env, command: 'test', lock: false }))).toBe('STATE_ACCOUNT_INVALID');
+  });
+
+  it('reports a missing state when it must exist', async () => {
+    const error = (await openState({ configDir: box.configDir, account: 'acc_1', env: box.env, command: 'test', lock: false, mustExist: true }).catch((e: unknown) => e)) as StateErrorType;
+    expect(error.code).toBe('STATE_NOT_FOUND');
+    expect(error.hint).toContain('--account or --state');
+  });
+
+  it('refuses a key file inside the configuration folder', async () => {
+    const env = { ...box.env, XDG_CONFIG_HOME: join(box.configDir, 'conf') };
+    expect(await codeOf(openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true }))).toBe('STATE_KEY_IN_REPO');
+  });
+});
+
+describe('fingerprints and sealed values', () => {
+  it('fingerprints are stable across opens, and differ by address, field and key', async () => {
+    const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
+    const first = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
+    const fp = first.fingerprint('credential.openai', 'secret', 'sk-live-123');
+    expect(fp).toMatch(/^[0-9a-f]{64}$/);
+    await first.close();
+    const second = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: false });
+    expect(second.fingerprint('credential.openai', 'secret', 'sk-live-123')).toBe(fp);
+    expect(second.fingerprint('credential.other', 'secret', 'sk-live-123')).not.toBe(fp);
+    expect(second.fingerprint('credential.openai', 'label', 'sk-live-123')).not.toBe(fp);
+    const otherKey = await openState({ configDir: box.configDir, account: 'acc_2', env: { ...box.env, CPLANE_STATE_KEY: newKey() }, command: 'test', lock: false });
+    expect(otherKey.fingerprint('credential.openai', 'secret', 'sk-live-123')).not.toBe(fp);
+  });
+
+  it('a sealed value opens only for its own address, and bodies only as bodies', async () => {
+    const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
+    const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
+    const sealed = store.seal('gateway_token.prod/ci', 'gwt_plaintext');
+    expect(store.open('gateway_token.prod/ci', sealed)).toBe('gwt_plaintext');
+    const moved = (() => {
+      try {
+        return store.open('gateway_token.prod/other', sealed);
+      } catch (e) {
+        return e as StateErrorType;
+      }
+    })();
+    expect((moved as StateErrorType).code).toBe('STATE_SEALED_VALUE');
+    const body = store.sealBody('credential.openai', '{"secret":"sk"}');
+    expect(store.openBody('credential.openai', body)).toBe('{"secret":"sk"}');
+    expect(() => store.open('credential.openai', body)).toThrow(/does not open/);
+    await store.close();
+  });
+});
