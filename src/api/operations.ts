@@ -220,7 +220,7 @@ export const operations = {
   detachGatewayCredential: { method: 'DELETE', path: '/gateways/{id}/credentials/{credentialId}', identity: 'H', accountScoped: true, permission: 'gateways:update', result: S.Gateway },
   updateGatewaySettings: {
     method: 'PATCH', path: '/gateways/{id}/settings', identity: 'H', accountScoped: true, permission: 'gateways:update',
-    body: Type.Partial(S.GatewaySettings, { additionalProperties: false }), result: S.GatewaySettings,
+    body: S.GatewaySettingsPatch, result: S.GatewaySettings,
   },
   getOtelExport: { method: 'GET', path: '/gateways/{id}/otel-export', identity: 'H', accountScoped: true, permission: 'gateways:read', result: S.OtelExport },
   updateOtelExport: {

@@ -150,6 +150,19 @@ export const GatewaySettings = Type.Object(
   { additionalProperties: false },
 );
 
+/** Body of a settings update: any subset, also inside `guardrails` and `cache` (merged one level deep). */
+export const GatewaySettingsPatch = Type.Partial(
+  Type.Object(
+    {
+      ...GatewaySettings.properties,
+      guardrails: Type.Partial(GatewaySettings.properties.guardrails, { additionalProperties: false }),
+      cache: Type.Partial(GatewaySettings.properties.cache, { additionalProperties: false }),
+    },
+    { additionalProperties: false },
+  ),
+  { additionalProperties: false },
+);
+
 export const Gateway = Type.Object({
   gateway_id: Uuid,
   account_id: Uuid,

@@ -1,0 +1,88 @@
+/**
+ * `cplane emulator`: runs the local emulator of the API on 127.0.0.1 until
+ * SIGINT or SIGTERM. The first line of output is the base URL, so scripts can
+ * read it; `--print-fixtures` prints the seeded data as JSON and exits.
+ */
+import type { Command } from '../command.js';
+import { AbortError } from '../errors.js';
+import { fixtures, parseFaultSpec, printableFixtures, startEmulator } from '../../emulator/index.js';
+
+function integerFlag(values: Record<string, unknown>, name: string, min: number, max: number): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isInteger(value) || value < min || value > max) {
+    throw new AbortError(`--${name} must be a whole number from ${min} to ${max}, got "${String(raw)}".`);
+  }
+  return value;
+}
+
+export const emulatorCommand: Command = {
+  name: ['emulator'],
+  summary: 'Run the local emulator of the control-plane API',
+  usage: 'emulator [--port N] [--data FILE] [--latency-ms N] [--faults SPEC] [--rate-limit N] [--print-fixtures]',
+  help: [
+    '--port N           port on 127.0.0.1 (default 4010; 0 picks a free port)',
+    '--data FILE        load the data from FILE and save every change to it (atomically)',
+    '--latency-ms N     add N milliseconds to every request',
+    '--faults SPEC      inject faults, e.g. "429=0.05,500=0.05,503=0.1,drop=0.1,seed=42"',
+    '--rate-limit N     answer 429 beyond N requests per second per token',
+    '--print-fixtures   print the seeded accounts, users, tokens... as JSON and exit',
+  ],
+  options: {
+    port: { type: 'string' },
+    data: { type: 'string' },
+    'latency-ms': { type: 'string' },
+    faults: { type: 'string' },
+    'rate-limit': { type: 'string' },
+    'print-fixtures': { type: 'boolean' },
+  },
+  async run(ctx) {
+    if (ctx.values['print-fixtures']) {
+      ctx.stdout.write(`${JSON.stringify(printableFixtures(), null, 2)}\n`);
+      return 0;
+    }
+    const port = integerFlag(ctx.values, 'port', 0, 65535) ?? 4010;
+    const latencyMs = integerFlag(ctx.values, 'latency-ms', 0, 600_000);
+    const rateLimit = integerFlag(ctx.values, 'rate-limit', 1, 1_000_000);
+    const faultsText = ctx.values['faults'];
+    let faults;
+    if (typeof faultsText === 'string') {
+      try {
+        faults = parseFaultSpec(faultsText);
+      } catch (error) {
+        throw new AbortError(`--faults: ${(error as Error).message}.`, 'Example: --faults "429=0.05,500=0.05,503=0.1,drop=0.1,seed=42"');
+      }
+    }
+    const dataFile = typeof ctx.values['data'] === 'string' ? ctx.values['data'] : undefined;
+
+    let emulator;
+    try {
+      emulator = await startEmulator({ port, latencyMs, rateLimit, faults, dataFile });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') throw new AbortError(`port ${port} is already in use.`, 'Pick another with --port N, or --port 0 for a free one.');
+      if (dataFile && error instanceof Error) throw new AbortError(`cannot use the data file ${dataFile}: ${error.message}`);
+      throw error;
+    }
+    ctx.stdout.write(
+      [
+        emulator.url,
+        '',
+        'The cplane API emulator is running. In another shell:',
+        `  export CPLANE_BASE_URL=${emulator.url}`,
+        `  export CPLANE_TOKEN=${fixtures.tokens.admin}`,
+        `  export CPLANE_ACCOUNT=${fixtures.accounts[0]!.id}`,
+        'Seeded accounts, users and tokens: cplane emulator --print-fixtures',
+        'Press Ctrl-C to stop.',
+        '',
+      ].join('\n'),
+    );
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await emulator.close();
+    return 0;
+  },
+};

@@ -1,0 +1,122 @@
+/**
+ * The local emulator of the control-plane API: a node:http server on
+ * 127.0.0.1 implementing every operation of src/api/operations.ts over an
+ * in-memory database seeded from the fixtures, with optional persistence,
+ * rate and plan limits, and seeded fault injection.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { operationNames, type OperationName } from '../api/operations.js';
+import { FaultInjector, parseFaultSpec, type FaultSpec } from './faults.js';
+import { fixtures } from './fixtures.js';
+import { IdempotencyStore } from './idempotency.js';
+import { loadDatabase, Persister } from './persistence.js';
+import { createPrng } from './prng.js';
+import { RateLimiter } from './rate-limit.js';
+import { seedDatabase } from './seed.js';
+import { createRequestListener, type EmulatorState, type EmulatorStats, type PlanLimits } from './server.js';
+
+export { fixtures, printableFixtures, type Fixtures } from './fixtures.js';
+export { parseFaultSpec, type FaultSpec } from './faults.js';
+export type { EmulatorStats, PlanLimits } from './server.js';
+
+export interface EmulatorOptions {
+  /** Port on 127.0.0.1; 0 (default) picks a free one. */
+  port?: number;
+  /** Milliseconds added to every request. */
+  latencyMs?: number;
+  /** Fault injection, as a spec string (`503=0.1,drop=0.05,seed=7`) or an object. Off by default. */
+  faults?: string | FaultSpec;
+  /** Requests per second per token before 429 (default: unlimited). */
+  rateLimit?: number;
+  /** Objects per account before `plan_limit_reached` (default: unlimited). */
+  planLimits?: PlanLimits;
+  /** JSON file to load at start and save (atomically) after each write. */
+  dataFile?: string;
+  /** The emulator clock (timestamps, idempotency retention, rate windows). */
+  now?: () => Date;
+  /** Seed of the simulated traffic (default 1). */
+  seed?: number;
+}
+
+export interface RunningEmulator {
+  /** `http://127.0.0.1:PORT`, without the `/v1` prefix. */
+  url: string;
+  port: number;
+  fixtures: typeof fixtures;
+  setFaults(spec: string | FaultSpec | undefined): void;
+  setLatency(ms: number): void;
+  stats(): EmulatorStats;
+  resetStats(): void;
+  close(): Promise<void>;
+}
+
+const emptyStats = (): EmulatorStats => ({
+  requests: 0,
+  writes: 0,
+  byOperation: Object.fromEntries(operationNames.map((name) => [name, 0])) as Record<OperationName, number>,
+});
+
+const toFaults = (spec: string | FaultSpec | undefined) => new FaultInjector(typeof spec === 'string' ? parseFaultSpec(spec) : (spec ?? {}));
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const now = options.now ?? (() => new Date());
+  const rng = createPrng(options.seed ?? 1);
+  const db = (options.dataFile ? loadDatabase(options.dataFile) : undefined) ?? seedDatabase(now(), rng);
+  const persister = options.dataFile ? new Persister(options.dataFile, () => state.db) : undefined;
+  const state: EmulatorState = {
+    db,
+    now,
+    rng,
+    faults: toFaults(options.faults),
+    latencyMs: options.latencyMs ?? 0,
+    rateLimiter: new RateLimiter(options.rateLimit ?? Infinity),
+    planLimits: { ...options.planLimits },
+    idempotency: new IdempotencyStore(),
+    stats: emptyStats(),
+    onWrite: () => persister?.schedule(),
+  };
+  persister?.flush();
+
+  const server: Server = createServer({ requireHostHeader: false }, createRequestListener(state));
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.on('clientError', (_error, socket) => {
+    // Unparseable HTTP: answer 400 if the socket still can, never throw.
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    fixtures,
+    setFaults: (spec) => {
+      state.faults = toFaults(spec);
+    },
+    setLatency: (ms) => {
+      state.latencyMs = ms;
+    },
+    stats: () => structuredClone(state.stats),
+    resetStats: () => {
+      state.stats = emptyStats();
+    },
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+      persister?.flush();
+    },
+  };
+}

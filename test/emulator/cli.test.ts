@@ -1,0 +1,48 @@
+// `cplane emulator` as a user runs it: the compiled binary as a subprocess (run `npm run build` first).
+import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import { fixtures } from '../../src/emulator/index.js';
+
+const bin = 'bin/cplane.js';
+
+describe('cplane emulator', () => {
+  it('prints the base URL as its first line, serves the API there, and stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, [bin, 'emulator', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines = createInterface({ input: child.stdout! });
+    const output: string[] = [];
+    const first = await new Promise<string>((resolve) => lines.on('line', (line) => (output.push(line), output.length === 1 && resolve(line))));
+    expect(first).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const res = await fetch(`${first}/v1/accounts`, { headers: { authorization: `Bearer ${fixtures.tokens.admin}` } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: unknown[] }).data).toHaveLength(2);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toEqual(expect.arrayContaining([`  export CPLANE_BASE_URL=${first}`, `  export CPLANE_TOKEN=${fixtures.tokens.admin}`, `  export CPLANE_ACCOUNT=${fixtures.accounts[0]!.id}`]));
+  });
+
+  it('--print-fixtures prints the seeded data as JSON and exits', () => {
+    const run = spawnSync(process.execPath, [bin, 'emulator', '--print-fixtures'], { encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    const printed = JSON.parse(run.stdout) as typeof fixtures;
+    expect(printed.accounts).toEqual(fixtures.accounts);
+    expect(Object.keys(printed.tokens)).toEqual(expect.arrayContaining(['admin', 'reader', 'serviceAccount', 'inactiveServiceAccount', 'expired']));
+    expect(printed).toHaveProperty('users');
+    expect(printed).toHaveProperty('groups');
+    expect(printed).toHaveProperty('roles');
+    expect(printed).toHaveProperty('serviceAccounts');
+    expect(printed.providers.map((p) => p.name)).toContain('anthropic');
+  });
+
+  it('explains a bad flag value', () => {
+    const port = spawnSync(process.execPath, [bin, 'emulator', '--port', 'eighty'], { encoding: 'utf8' });
+    expect(port.status).toBe(1);
+    expect(port.stderr).toBe('Error: --port must be a whole number from 0 to 65535, got "eighty".\n');
+    const faults = spawnSync(process.execPath, [bin, 'emulator', '--faults', '502=0.1'], { encoding: 'utf8' });
+    expect(faults.status).toBe(1);
+    expect(faults.stderr).toBe(
+      'Error: --faults: unknown fault "502": use 429, 500, 503, drop, latency or seed.\nExample: --faults "429=0.05,500=0.05,503=0.1,drop=0.1,seed=42"\n',
+    );
+  });
+});
