@@ -120,6 +120,13 @@ export async function loadConfig(dir: string, options: LoadOptions = {}): Promis
   }
 
   const declarations = collectDeclarations(files, diagnostics);
+  // `account: ${var.account}` is the convention (and what export writes): a required `account`
+  // variable takes the account chosen with --account or CPLANE_ACCOUNT, so one folder serves many accounts.
+  const chosenAccount = options.account ?? env.CPLANE_ACCOUNT;
+  const accountVariable = declarations.get('account');
+  if (chosenAccount && accountVariable && accountVariable.config.default === undefined) {
+    accountVariable.config = { ...accountVariable.config, default: chosenAccount };
+  }
   const values = await resolveVariables(declarations, { vars: options.vars, varFiles: options.varFiles, env, cwd }, diagnostics);
   const scope = { values, declared: new Set(declarations.keys()), env };
 

@@ -174,6 +174,15 @@ describe('variables', () => {
     expect(d.detail).toBe('Set it with --var account=VALUE, in a --var-file, or with the environment variable CPLANE_VAR_account.');
   });
 
+  test('a required `account` variable takes the account chosen with --account or CPLANE_ACCOUNT', async () => {
+    const files = { 'main.yaml': 'variables:\n  account: {}\naccount: ${var.account}\n' };
+    const byFlag = await load(files, { account: '0a000000-0000-4000-8000-000000000002' });
+    expect(byFlag.diagnostics).toEqual([]);
+    expect(byFlag.desired?.account).toBe('0a000000-0000-4000-8000-000000000002');
+    const byEnv = await load(files, { env: { CPLANE_ACCOUNT: '0a000000-0000-4000-8000-000000000001' } });
+    expect(byEnv.desired?.account).toBe('0a000000-0000-4000-8000-000000000001');
+  });
+
   test('an unset environment variable', async () => {
     const d = await only({ 'main.yaml': 'projects:\n  a: { description: "${env.NOPE}" }\n' });
     expect(d).toMatchObject({ code: 'unresolved_variable', summary: 'Environment variable "NOPE" is not set (used as ${env.NOPE})', range: { line: 2, col: 22 } });
