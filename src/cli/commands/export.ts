@@ -1,0 +1,95 @@
+/**
+ * `cplane export`: writes a configuration folder from a live account, so the
+ * environment can be reproduced in another account or brought under
+ * management (--adopt). Prints what was written, what was skipped and which
+ * environment variables the folder needs at apply.
+ */
+import { resolve } from 'node:path';
+import { createClient } from '../../api/client.js';
+import { NetworkError } from '../../api/errors.js';
+import { exportAccount, type ExportResult } from '../../export/index.js';
+import type { Command } from '../command.js';
+import { connectionHelp, connectionOptions, connectionSettings } from '../connection.js';
+import { AbortError } from '../errors.js';
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []);
+
+export const exportCommand: Command = {
+  name: ['export'],
+  summary: 'Write a configuration folder that reproduces a live account',
+  usage: 'export [--account ID] [--project NAME ...] [--out DIR] [--adopt] [--force]',
+  help: [
+    '--project NAME      export only this project, its gateways and the credentials they use (repeatable)',
+    '--out DIR           folder to write (default ./export); created when missing',
+    '--adopt             also record the objects in the state of this account, so `cplane plan` there shows no changes',
+    '--force             write into a folder that export did not write (its YAML files are replaced)',
+    ...connectionHelp,
+  ],
+  options: {
+    ...connectionOptions,
+    project: { type: 'string', multiple: true },
+    out: { type: 'string' },
+    adopt: { type: 'boolean' },
+    force: { type: 'boolean' },
+  },
+  async run(ctx) {
+    if (ctx.positionals.length > 0) throw new AbortError(`export takes no positional arguments (got "${ctx.positionals[0]}").`, 'Give the output folder with --out DIR.');
+    // Checked once, before anything else, so a missing variable is the first thing said.
+    const settings = connectionSettings(ctx);
+    const out = typeof ctx.values.out === 'string' ? ctx.values.out : 'export';
+    const flagAccount = typeof ctx.values.account === 'string' && ctx.values.account !== '' ? ctx.values.account : undefined;
+    const result = await exportAccount({
+      connect: (account) =>
+        createClient({ baseUrl: settings.baseUrl, token: settings.token, concurrency: settings.parallelism, ...(account ? { accountId: account } : {}) }),
+      account: flagAccount ?? (ctx.env.CPLANE_ACCOUNT || undefined),
+      projectNames: strings(ctx.values.project),
+      outDir: resolve(ctx.cwd, out),
+      force: ctx.values.force === true,
+      adopt: ctx.values.adopt === true,
+      env: ctx.env,
+      parallelism: settings.parallelism,
+      command: `cplane export --out ${out}${ctx.values.adopt ? ' --adopt' : ''}`,
+    }).catch((error: unknown) => {
+      // No answer from the API is the user's network or address, not a bug in cplane.
+      if (error instanceof NetworkError) throw new AbortError(error.message);
+      throw error;
+    });
+    ctx.stdout.write(report(result, out));
+    return 0;
+  },
+};
+
+function report(result: ExportResult, out: string): string {
+  const { counts, skipped } = result;
+  const lines = [
+    `Exported account ${result.account} to ${out}: ${[
+      plural(counts.projects, 'project'),
+      plural(counts.records, 'record'),
+      plural(counts.credentials, 'credential'),
+      plural(counts.gateways, 'gateway'),
+      plural(counts.otelExports, 'OTel export'),
+      plural(counts.tokens, 'token'),
+    ].join(', ')} in ${plural(result.files.length, 'file')}.`,
+  ];
+  const left = [
+    [skipped.archivedProjects, 'archived project'],
+    [skipped.archivedRecords, 'archived record'],
+    [skipped.disabledGateways, 'disabled gateway'],
+    [skipped.gatewaysWithoutCredentials, 'gateway without an active credential', 'gateways without an active credential'],
+    [skipped.revokedTokens, 'revoked token'],
+    [skipped.serviceAccountTokens, 'Service Account token'],
+  ] as const;
+  const skippedParts = left.filter(([n]) => n > 0).map(([n, one, many]) => plural(n, one, many));
+  lines.push(skippedParts.length > 0 ? `Skipped (not exported): ${skippedParts.join(', ')}.` : 'Skipped: nothing.');
+  if (result.removed.length > 0) lines.push(`Removed ${plural(result.removed.length, 'file')} no longer produced: ${result.removed.join(', ')}.`);
+  if (result.placeholders.length > 0) {
+    lines.push('Secrets cannot be exported. Before `cplane apply` of this folder, set:');
+    const width = Math.max(...result.placeholders.map((p) => p.env.length));
+    for (const p of result.placeholders) lines.push(`  ${p.env.padEnd(width)}  ${p.what}`);
+  }
+  if (result.adopted !== undefined) {
+    lines.push(`Adopted ${plural(result.adopted, 'address', 'addresses')} into the state of account ${result.account}: \`cplane plan ${out} --account ${result.account}\` should show no changes.`);
+  }
+  return `${lines.join('\n')}\n`;
+}

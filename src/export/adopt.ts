@@ -1,0 +1,85 @@
+/**
+ * `--adopt`: records the exported objects in the state of the SOURCE account,
+ * so that `cplane plan` there right after the export has nothing to do. Each
+ * address gets the live object's id and parents (as the planner's providers
+ * identify them) and, as its last applied inputs, the attributes the loader
+ * reads from the exported files. Write-only values (credential secrets, OTel
+ * header values) were never seen, so they have no fingerprint: the entry is
+ * marked `adoptedBy: 'export'` so the planner treats them as unknown, not as changed.
+ */
+import type { GatewayTokenT } from '../api/shapes.js';
+import { loadConfig } from '../config/index.js';
+import { providers } from '../providers/index.js';
+import { openState, StateError, type StateStore } from '../state/index.js';
+import type { ResourceState, StateData } from '../state/types.js';
+import type { Adoption } from './build-model.js';
+
+export interface AdoptOptions {
+  outDir: string;
+  account: string;
+  env: NodeJS.ProcessEnv;
+  /** The command line, recorded in the state lock. */
+  command: string;
+}
+
+export interface PendingAdoption {
+  /** Writes the adopted addresses (the exported folder must be written) and returns how many there are. */
+  record(adoptions: Adoption[]): Promise<number>;
+  /** Releases the state lock. */
+  close(): Promise<void>;
+}
+
+/** Takes the state's lock; a state with writes of an interrupted apply still in its journal is refused. */
+export async function beginAdoption(options: AdoptOptions): Promise<PendingAdoption> {
+  const store = await openState({ configDir: options.outDir, account: options.account, env: options.env, command: options.command, lock: true });
+  const pending = store.data.journal.length;
+  if (pending > 0) {
+    await store.close();
+    // Those writes may have created objects this export would see: finishing them first keeps one address per object.
+    throw new StateError(
+      'STATE_JOURNAL_PENDING',
+      `The state ${store.path} has ${pending} write(s) in its journal from an interrupted apply; nothing was exported or adopted.`,
+      `Run \`cplane apply ${options.outDir}\` to finish them, then export with --adopt again.`,
+    );
+  }
+  return { record: (adoptions) => record(store, options, adoptions), close: () => store.close() };
+}
+
+async function record(store: StateStore, options: AdoptOptions, adoptions: Adoption[]): Promise<number> {
+  const { desired, diagnostics } = await loadConfig(options.outDir, { account: options.account, vars: { account: options.account }, env: {}, cwd: options.outDir });
+  if (!desired) {
+    throw new Error(`the exported folder does not load (${diagnostics.map((d) => d.summary).join('; ')}); no state was written`);
+  }
+  const attributes = new Map(desired.resources.map((r) => [r.address, r.attributes]));
+  const now = new Date().toISOString();
+  await store.update((draft: StateData) => {
+    const resources: Record<string, ResourceState> = {};
+    for (const { address, kind, live } of adoptions) {
+      const identity = providers[kind].identify(live as never);
+      const inputs = attributes.get(address);
+      if (!inputs) throw new Error(`the exported folder has no ${address}; no state was written`);
+      const earlier = draft.resources[address];
+      const same = earlier !== undefined && earlier.kind === kind && earlier.id === identity.id;
+      const entry: ResourceState = {
+        kind,
+        id: identity.id,
+        inputs: structuredClone(inputs) as unknown as Record<string, unknown>,
+        // Fingerprints and sealed token plaintext stay valid only for the same remote object.
+        fingerprints: same ? earlier.fingerprints : {},
+        createdAt: same ? earlier.createdAt : now,
+        updatedAt: now,
+      };
+      if (identity.parents) entry.parents = identity.parents;
+      // The start of a token is safe to show; `cplane output` prints it beside the id.
+      if (kind === 'gateway_token') entry.inputs.tokenPrefix = (live as GatewayTokenT).token_prefix;
+      if (same && earlier.sealed) entry.sealed = earlier.sealed;
+      if (same && earlier.fingerprintAddress) entry.fingerprintAddress = earlier.fingerprintAddress;
+      if (!same || Object.keys(earlier.fingerprints).length === 0) entry.adoptedBy = 'export';
+      resources[address] = entry;
+    }
+    // Addresses no longer exported leave the state (they are forgotten, never deleted): otherwise
+    // the next plan would remove objects the export merely left out.
+    draft.resources = resources;
+  });
+  return adoptions.length;
+}

@@ -1,0 +1,124 @@
+/**
+ * `cplane export`: reads a live account and writes a configuration folder that
+ * reproduces it in another account (ids become local names, the account a
+ * variable, secrets environment placeholders), optionally adopting the
+ * objects into the source account's state. Other folders use `exportAccount`.
+ */
+import { relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ApiClient } from '../api/client.js';
+import { AbortError } from '../cli/errors.js';
+import { listAccounts } from '../providers/index.js';
+import { beginAdoption } from './adopt.js';
+import { buildModel, type ExportModel, type Placeholder, type SkipCounts } from './build-model.js';
+import { emitFiles } from './emit-yaml.js';
+import { checkOutputFolder, writeOutputFolder } from './output-folder.js';
+import { readAccount } from './read-account.js';
+
+export interface ExportOptions {
+  /** Opens an API client working in `account` (or in none, for GET /accounts); export closes what it opens. */
+  connect: (account?: string) => ApiClient;
+  /** --account / CPLANE_ACCOUNT; when absent, the token's only account. */
+  account?: string;
+  /** --project names; every project when empty. */
+  projectNames: string[];
+  /** Output folder (absolute, or relative to the process's folder). */
+  outDir: string;
+  force: boolean;
+  adopt: boolean;
+  /** Environment for the state key when adopting. */
+  env: NodeJS.ProcessEnv;
+  /** The command line, recorded in the state lock when adopting. */
+  command: string;
+  /** Per-gateway reads in flight at once (default 10). */
+  parallelism?: number;
+}
+
+export interface ExportCounts {
+  projects: number;
+  records: number;
+  credentials: number;
+  gateways: number;
+  otelExports: number;
+  tokens: number;
+}
+
+export interface ExportResult {
+  account: string;
+  outDir: string;
+  files: string[];
+  removed: string[];
+  counts: ExportCounts;
+  skipped: SkipCounts;
+  placeholders: Placeholder[];
+  /** Addresses recorded in state by --adopt. */
+  adopted?: number;
+}
+
+const schemaFile = fileURLToPath(new URL('../../schema/config.schema.json', import.meta.url));
+
+export async function exportAccount(options: ExportOptions): Promise<ExportResult> {
+  const outDir = resolve(options.outDir);
+  const existing = await checkOutputFolder(outDir, options.force);
+  const account = await withClient(options.connect(), (client) => accessibleAccount(client, options.account));
+  const live = await withClient(options.connect(account), (client) =>
+    readAccount({ client, account, projectNames: options.projectNames, parallelism: options.parallelism ?? 10 }),
+  );
+  const model = buildModel(live, { onlyUsedCredentials: options.projectNames.length > 0 });
+  const files = emitFiles(model, relative(outDir, schemaFile).split(sep).join('/'));
+  // The state's lock is taken before the folder changes, so a state in use stops the export with the folder as it was.
+  const adoption = options.adopt ? await beginAdoption({ outDir, account, env: options.env, command: options.command }) : undefined;
+  try {
+    const { written, removed } = await writeOutputFolder(outDir, files, existing);
+    const result: ExportResult = { account, outDir, files: written, removed, counts: countsOf(model), skipped: model.skipped, placeholders: model.placeholders };
+    if (adoption) result.adopted = await adoption.record(model.adoptions);
+    return result;
+  } finally {
+    await adoption?.close();
+  }
+}
+
+async function withClient<T>(client: ApiClient, use: (client: ApiClient) => Promise<T>): Promise<T> {
+  try {
+    return await use(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * The account to export, checked against GET /accounts before any request inside it: an id the token
+ * cannot use is refused here rather than sent (the API would deny it anyway).
+ */
+async function accessibleAccount(client: ApiClient, wanted: string | undefined): Promise<string> {
+  const accounts = await listAccounts(client);
+  const list = accounts.map((a) => `${a.account_id} (${a.name})`).join(', ');
+  if (wanted === undefined || wanted === '') {
+    if (accounts.length === 1) return accounts[0]!.account_id;
+    throw new AbortError(
+      'No account given: pass --account ID or set CPLANE_ACCOUNT.',
+      accounts.length > 0 ? `Accounts this token can use: ${list}.` : 'This token cannot use any account.',
+    );
+  }
+  if (!accounts.some((a) => a.account_id === wanted)) {
+    throw new AbortError(
+      `Account ${wanted} is not accessible with this token; nothing was read or written.`,
+      accounts.length > 0 ? `Accounts this token can use: ${list}.` : 'This token cannot use any account.',
+    );
+  }
+  return wanted;
+}
+
+function countsOf(model: ExportModel): ExportCounts {
+  const count = (kind: string) => model.adoptions.filter((a) => a.kind === kind).length;
+  return {
+    projects: count('project'),
+    records: count('record'),
+    credentials: count('credential'),
+    gateways: count('gateway'),
+    otelExports: count('otel_export'),
+    tokens: count('gateway_token'),
+  };
+}
+
+export type { Placeholder, SkipCounts } from './build-model.js';
