@@ -13,7 +13,8 @@ export function describeError(error: unknown, command: Command): { message: stri
   if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS')) {
     return { message: `Error: ${error.message}\nRun \`cplane ${command.name.join(' ')} --help\` for the options.\n`, exitCode: 1 };
   }
-  if (error instanceof Error && error.name === 'ApiError') {
+  // The API layer's errors already say what failed and what to do (src/api/errors.ts).
+  if (error instanceof Error && ['ApiError', 'NetworkError', 'IdentityRefusedError'].includes(error.name)) {
     return { message: `Error: ${error.message}\n`, exitCode: 1 };
   }
   const detail = error instanceof Error ? (process.env.CPLANE_DEBUG ? (error.stack ?? error.message) : error.message) : String(error);
