@@ -1,0 +1,219 @@
+/**
+ * The graph walk: runs each plan step once the steps it depends on are done,
+ * up to `parallelism` at a time, and each step's writes in order through the
+ * journal. A failed step stops only its dependents (skipped, their errors
+ * suppressed since they would repeat the first); an interrupt stops new writes
+ * from starting while the ones in flight finish and are saved.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import type { ApiClient, ClientEvent } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import type { SecretSource } from '../config/types.js';
+import type { Plan, PlanStep, PlannedWrite, Template } from '../planner/types.js';
+import type { StateStore } from '../state/index.js';
+import type { JournalEntry } from '../state/types.js';
+import type { ApplyEvent, ApplyResult, StepRef } from './events.js';
+import { withGroupCommit } from './group-commit.js';
+import { recordResult, saveEntry, sendEntry, settleFailure } from './journal.js';
+import { resolvePathParams, resolveTemplate, TemplateError, type TemplateContext } from './template.js';
+
+export interface ApplyOptions {
+  plan: Plan;
+  state: StateStore;
+  client: ApiClient;
+  /** Steps run at once (default 10). */
+  parallelism?: number;
+  /** When aborted, no new write starts; writes in flight finish and are recorded. */
+  signal?: AbortSignal;
+  onEvent?: (event: ApplyEvent) => void;
+  /** Reads a write-only value from its source (config's resolveSecret). */
+  resolveSecret(source: SecretSource): string | Promise<string>;
+  /** Client-side encryption of a record value; by default with the state's record key (crypto/record-value.ts). */
+  encryptValue?: (plaintext: string) => Template;
+  now?: () => Date;
+}
+
+/** The step a request belongs to, so the client's retry events can be shown on the right line. */
+const currentStep = new AsyncLocalStorage<StepRef>();
+
+/** Turns the client's retry events into `step-retry` events of the step that sent the request. */
+export function forwardClientEvents(onEvent: (event: ApplyEvent) => void): (event: ClientEvent) => void {
+  return (event) => {
+    const step = currentStep.getStore();
+    if (event.type !== 'retry' || !step) return;
+    onEvent({ type: 'step-retry', ...step, attempt: event.attempt, delayMs: event.delayMs, reason: event.reason, ...(event.status ? { status: event.status } : {}) });
+  };
+}
+
+type Status = 'pending' | 'running' | 'done' | 'failed' | 'skipped';
+
+class Interrupted extends Error {}
+
+export async function applyPlan(input: ApplyOptions): Promise<ApplyResult> {
+  const started = performance.now();
+  const options: ApplyOptions = { ...input, state: withGroupCommit(input.state) };
+  const emit = options.onEvent ?? (() => undefined);
+  const parallelism = Math.max(1, options.parallelism ?? 10);
+  const steps = options.plan.steps.filter(hasWork);
+  const status = new Map<string, Status>(steps.map((s) => [s.id, 'pending']));
+  const rootFailure = new Map<string, string>();
+  const result: ApplyResult = { done: [], failed: [], skipped: [], interrupted: false, durationMs: 0 };
+  const running = new Set<Promise<void>>();
+  const interrupted = () => options.signal?.aborted === true;
+
+  const run = async (step: PlanStep): Promise<void> => {
+    const ref = refOf(step);
+    const t0 = performance.now();
+    emit({ type: 'step-started', ...ref, total: steps.length });
+    try {
+      const sealed = await currentStep.run(ref, () => runStep(step, options, interrupted));
+      status.set(step.id, 'done');
+      const id = options.state.data.resources[step.address]?.id;
+      const done = { ...ref, ...(id && !step.forget ? { id } : {}), durationMs: Math.round(performance.now() - t0), sealed };
+      result.done.push(done);
+      emit({ type: 'step-done', ...done });
+    } catch (error) {
+      if (error instanceof Interrupted) {
+        status.set(step.id, 'skipped');
+        result.skipped.push({ ...ref, cause: 'interrupted' });
+        emit({ type: 'step-skipped', ...ref, cause: 'interrupted' });
+        return;
+      }
+      status.set(step.id, 'failed');
+      const failure = { ...ref, reason: reasonOf(error), ...apiFacts(error) };
+      result.failed.push(failure);
+      emit({ type: 'step-failed', ...failure, durationMs: Math.round(performance.now() - t0) });
+    }
+  };
+
+  for (;;) {
+    for (const step of steps) {
+      if (status.get(step.id) !== 'pending') continue;
+      const blocker = step.dependsOn.find((d) => status.get(d) === 'failed' || status.get(d) === 'skipped');
+      if (blocker === undefined) continue;
+      const after = rootFailure.get(blocker) ?? blocker;
+      if (status.get(blocker) === 'skipped' && !rootFailure.has(blocker)) continue; // skipped by an interrupt: reported below
+      rootFailure.set(step.id, after);
+      status.set(step.id, 'skipped');
+      const skip = { ...refOf(step), cause: 'dependency-failed' as const, after: steps.find((s) => s.id === after)?.address ?? after };
+      result.skipped.push(skip);
+      emit({ type: 'step-skipped', ...skip });
+    }
+    if (!interrupted()) {
+      for (const step of steps) {
+        if (running.size >= parallelism) break;
+        if (status.get(step.id) !== 'pending') continue;
+        // A dependency outside the plan (e.g. excluded by --target) is taken as satisfied.
+        if (!step.dependsOn.every((d) => !status.has(d) || status.get(d) === 'done')) continue;
+        status.set(step.id, 'running');
+        const task: Promise<void> = run(step).finally(() => running.delete(task));
+        running.add(task);
+      }
+    }
+    if (running.size === 0) break;
+    await Promise.race(running);
+  }
+
+  result.interrupted = interrupted();
+  for (const step of steps) {
+    if (status.get(step.id) !== 'pending') continue;
+    result.skipped.push({ ...refOf(step), cause: 'interrupted' });
+    emit({ type: 'step-skipped', ...refOf(step), cause: 'interrupted' });
+  }
+  result.durationMs = Math.round(performance.now() - started);
+  return result;
+}
+
+function hasWork(step: PlanStep): boolean {
+  return step.action !== 'no-op' || step.writes.length > 0 || step.adopt !== undefined;
+}
+
+function refOf(step: PlanStep): StepRef {
+  return { stepId: step.id, address: step.address, kind: step.kind, action: step.action };
+}
+
+async function runStep(step: PlanStep, options: ApplyOptions, interrupted: () => boolean): Promise<string[]> {
+  const { state } = options;
+  const now = () => (options.now ? options.now() : new Date());
+  if (interrupted()) throw new Interrupted();
+  if (step.adopt) {
+    const adopt = step.adopt;
+    const at = now().toISOString();
+    await state.update((draft) => {
+      const existing = draft.resources[step.address];
+      draft.resources[step.address] = {
+        kind: step.kind,
+        id: adopt.id,
+        ...(adopt.parents ? { parents: adopt.parents } : {}),
+        inputs: {},
+        fingerprints: {},
+        createdAt: existing?.createdAt ?? at,
+        updatedAt: at,
+      };
+    });
+  }
+  const sealed: string[] = [];
+  for (const [index, write] of step.writes.entries()) {
+    if (interrupted()) throw new Interrupted();
+    sealed.push(...(await runWrite(step, write, index === step.writes.length - 1, options)));
+  }
+  if (step.writes.length === 0) {
+    await state.update((draft) => {
+      if (step.forget) delete draft.resources[step.address];
+      else if (step.inputs && draft.resources[step.address]) draft.resources[step.address]!.inputs = step.inputs;
+    });
+  }
+  return sealed;
+}
+
+async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, options: ApplyOptions): Promise<string[]> {
+  const { state, client } = options;
+  const context: TemplateContext = {
+    resources: state.data.resources,
+    secret: async (field) => {
+      const source = step.secrets?.[field];
+      if (!source) throw new TemplateError(`${step.address}: the plan uses the write-only value ${field} but gives no source for it`);
+      return options.resolveSecret(source);
+    },
+    encrypt: (plaintext) => (options.encryptValue ? options.encryptValue(plaintext) : (state.encryptRecordValue(plaintext) as unknown as Template)),
+  };
+  const pathParams = await resolvePathParams(write.path, context);
+  const resolved = write.body === undefined ? undefined : await resolveTemplate(write.body, context);
+  const bytes = resolved === undefined ? undefined : JSON.stringify(resolved.value);
+  const secrets = resolved?.secrets ?? new Map<string, string>();
+  const fingerprints: Record<string, string> = {};
+  for (const [field, plaintext] of secrets) fingerprints[field] = state.fingerprint(step.address, field, plaintext);
+  const entry: JournalEntry = {
+    id: randomUUID(),
+    address: step.address,
+    stepId: step.id,
+    operation: write.operation,
+    pathParams,
+    idempotencyKey: write.idempotencyKey,
+    body: bytes === undefined ? null : secrets.size > 0 ? { sealed: state.sealBody(step.address, bytes) } : { plain: bytes },
+    createdAt: (options.now ? options.now() : new Date()).toISOString(),
+    effects: write.effects,
+    ...(secrets.size > 0 ? { fingerprints } : {}),
+    kind: step.kind,
+    ...(last && step.inputs && !step.forget ? { inputs: step.inputs } : {}),
+  };
+  await saveEntry(state, entry);
+  let answer: { data: unknown };
+  try {
+    answer = await sendEntry(client, entry, bytes);
+  } catch (error) {
+    await settleFailure(state, entry, error);
+    throw error;
+  }
+  return recordResult(state, entry, answer.data, options.now ? options.now() : new Date());
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function apiFacts(error: unknown): { status?: number; requestId?: string } {
+  if (!(error instanceof ApiError)) return {};
+  return { status: error.status, ...(error.requestId ? { requestId: error.requestId } : {}) };
+}

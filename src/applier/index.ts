@@ -1,0 +1,10 @@
+/**
+ * The applier: performs a plan. It resends what a previous run left in the
+ * journal, then walks the plan's steps in dependency order, saving each write
+ * before sending it. It knows no resource kind: everything it does is spelled
+ * out in the plan (see planner/types.ts).
+ */
+export { applyPlan, forwardClientEvents, type ApplyOptions } from './execute.js';
+export { resendJournal, IDEMPOTENCY_RETENTION_MS, type ResendOptions } from './journal.js';
+export { recordEncryptor } from './record-key.js';
+export type { ApplyEvent, ApplyResult, RecoveryResult, StepDone, StepFailure, StepSkip, StepRef, SkipCause } from './events.js';

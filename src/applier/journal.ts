@@ -1,0 +1,145 @@
+/**
+ * The write journal: every write is saved in state (key, exact body, what to
+ * record on success) before it is sent, and its answer is recorded with the
+ * entry removed in one atomic save. A run that starts with entries left over
+ * (a crash, a lost answer) first resends them with the same key and bytes, so
+ * the API replays the original result instead of writing twice.
+ */
+import type { ApiClient } from '../api/client.js';
+import { ApiError, IdentityRefusedError } from '../api/errors.js';
+import type { StateStore } from '../state/index.js';
+import type { JournalEntry, SealedValue, StateData } from '../state/types.js';
+import type { ApplyEvent, RecoveryResult } from './events.js';
+import { idOf, readResultPath } from './template.js';
+
+/** The API keeps the result of an idempotent write for 24 hours (spec, Limits 1). */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/** Saves an entry before its write is sent; an older entry with the same key is replaced, never doubled. */
+export async function saveEntry(state: StateStore, entry: JournalEntry): Promise<void> {
+  await state.update((draft) => {
+    draft.journal = draft.journal.filter((e) => e.idempotencyKey !== entry.idempotencyKey);
+    draft.journal.push(entry);
+  });
+}
+
+export function bodyBytesOf(state: StateStore, entry: JournalEntry): string | undefined {
+  if (entry.body === null) return undefined;
+  return 'plain' in entry.body ? entry.body.plain : state.openBody(entry.address, entry.body.sealed);
+}
+
+/** Sends an entry's write with its key and exact bytes (the client retries with both unchanged). */
+export async function sendEntry(client: ApiClient, entry: JournalEntry, bytes: string | undefined): Promise<{ data: unknown; requestId?: string }> {
+  const response = await client.send(entry.operation, { path: entry.pathParams, bodyBytes: bytes, idempotencyKey: entry.idempotencyKey });
+  return { data: response.data, requestId: response.requestId };
+}
+
+/**
+ * Records a write's answer: its effects and the removal of its entry, in one
+ * save, so a one-time secret is never saved apart from the id it belongs to.
+ * Returns the names of the secrets sealed.
+ */
+export async function recordResult(state: StateStore, entry: JournalEntry, result: unknown, now: Date): Promise<string[]> {
+  const seal = entry.effects?.seal;
+  const sealed: Record<string, SealedValue> = {};
+  if (seal) {
+    const value = readResultPath(result, seal.result);
+    if (typeof value === 'string') sealed[seal.name] = state.seal(entry.address, value);
+  }
+  await state.update((draft) => {
+    applyEffects(draft, entry, result, sealed, now.toISOString());
+    draft.journal = draft.journal.filter((e) => e.id !== entry.id);
+  });
+  return Object.keys(sealed);
+}
+
+/**
+ * After a failed write: an answer that says the write did not happen (4xx, or
+ * 429 on every attempt) clears the entry; a 5xx or no answer at all may hide a
+ * write that did happen, so the entry stays for the next run to resend.
+ * Returns whether the entry was kept.
+ */
+export async function settleFailure(state: StateStore, entry: JournalEntry, error: unknown): Promise<boolean> {
+  const definite = (error instanceof ApiError && error.status < 500) || error instanceof IdentityRefusedError;
+  if (!definite) return true;
+  await state.update((draft) => {
+    draft.journal = draft.journal.filter((e) => e.id !== entry.id);
+  });
+  return false;
+}
+
+/** Everything that can fail is worked out before the draft is touched, so a failure leaves it as it was. */
+function applyEffects(draft: StateData, entry: JournalEntry, result: unknown, sealed: Record<string, SealedValue>, now: string): void {
+  const effects = entry.effects ?? {};
+  if (effects.forget) {
+    delete draft.resources[entry.address];
+    return;
+  }
+  const existing = draft.resources[entry.address];
+  let id: string | undefined;
+  if (effects.id) {
+    const found = 'result' in effects.id ? readResultPath(result, effects.id.result) : idOf(draft.resources, effects.id.$ref);
+    if (typeof found !== 'string' || found === '') throw new Error(`the answer of ${entry.operation} has no id at ${JSON.stringify(effects.id)}`);
+    id = found;
+  }
+  const kind = entry.kind ?? existing?.kind;
+  if (id !== undefined && existing?.id !== id && !kind) throw new Error(`journal entry for ${entry.address} has no kind`);
+  const parents: Record<string, string> = {};
+  for (const [name, value] of Object.entries(effects.parents ?? {})) parents[name] = typeof value === 'string' ? value : idOf(draft.resources, value.$ref);
+
+  let resource = existing;
+  if (id !== undefined && (!resource || resource.id !== id)) {
+    // A new remote object: fingerprints and sealed values of the one it replaces no longer describe it.
+    resource = { kind: kind!, id, inputs: resource?.inputs ?? {}, fingerprints: {}, createdAt: now, updatedAt: now };
+    draft.resources[entry.address] = resource;
+  }
+  if (!resource) return;
+  if (effects.parents) resource.parents = { ...resource.parents, ...parents };
+  if (Object.keys(sealed).length > 0) resource.sealed = { ...resource.sealed, ...sealed };
+  if (entry.fingerprints) resource.fingerprints = { ...resource.fingerprints, ...entry.fingerprints };
+  if (entry.inputs) resource.inputs = entry.inputs;
+  resource.updatedAt = now;
+}
+
+export interface ResendOptions {
+  state: StateStore;
+  client: ApiClient;
+  onEvent?: (event: ApplyEvent) => void;
+  now?: () => Date;
+}
+
+/**
+ * Resends, in the order they were saved, the writes a previous run left in the
+ * journal, and records their results. Entries older than the API's retention
+ * are dropped: their key no longer protects a resend, so a refresh (the plan
+ * that follows) reconciles them instead.
+ */
+export async function resendJournal(options: ResendOptions): Promise<RecoveryResult> {
+  const { state, client } = options;
+  const now = options.now ?? (() => new Date());
+  const emit = options.onEvent ?? (() => undefined);
+  const outcome: RecoveryResult = { resent: 0, dropped: [], failed: [] };
+  for (const entry of [...state.data.journal]) {
+    if (!(now().getTime() - Date.parse(entry.createdAt) < IDEMPOTENCY_RETENTION_MS)) {
+      await state.update((draft) => {
+        draft.journal = draft.journal.filter((e) => e.id !== entry.id);
+      });
+      outcome.dropped.push({ address: entry.address, operation: entry.operation, createdAt: entry.createdAt });
+      emit({ type: 'journal-dropped', address: entry.address, operation: entry.operation, createdAt: entry.createdAt });
+      continue;
+    }
+    try {
+      const { data, requestId } = await sendEntry(client, entry, bodyBytesOf(state, entry));
+      await recordResult(state, entry, data, now());
+      outcome.resent++;
+      emit({ type: 'journal-resent', address: entry.address, operation: entry.operation, outcome: 'done', ...(requestId ? { requestId } : {}) });
+    } catch (error) {
+      const kept = await settleFailure(state, entry, error);
+      const reason = error instanceof Error ? error.message : String(error);
+      const requestId = error instanceof ApiError ? error.requestId : undefined;
+      outcome.failed.push({ address: entry.address, operation: entry.operation, reason, requestId, kept });
+      emit({ type: 'journal-resent', address: entry.address, operation: entry.operation, outcome: 'failed', reason, ...(requestId ? { requestId } : {}) });
+    }
+  }
+  return outcome;
+}

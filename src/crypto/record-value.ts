@@ -1,0 +1,69 @@
+/**
+ * Client-side encryption of record values into the API's EncryptedValue shape
+ * (the service stores only ciphertext and wrappers, spec rule 1). Each value
+ * gets a fresh random 32-byte data key (DEK); the value is encrypted with it,
+ * and the DEK is wrapped with a key-encryption key (KEK) derived from the state
+ * key, so whoever holds the state key can decrypt, and no one else.
+ *
+ * Format (all base64): `ciphertext` = XChaCha20-Poly1305(DEK, nonce) of the
+ * UTF-8 value with ciphertext and tag; `wrapper.nonce` = that 24-byte nonce;
+ * `wrapper.wrappedDek` = 24-byte wrap nonce followed by XChaCha20-Poly1305(KEK)
+ * of the DEK, with the keyId as associated data; `wrapper.keyId` = first 16 hex
+ * digits of SHA-256(KEK); `wrapper.alg` = RECORD_VALUE_ALG.
+ */
+import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
+import { randomBytes } from '@noble/ciphers/utils.js';
+import { hkdf } from '@noble/hashes/hkdf.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import type { EncryptedValueT } from '../api/shapes.js';
+
+export const RECORD_VALUE_ALG = 'xchacha20poly1305+kek-hkdf-sha256/v1';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** The record key-encryption key: HKDF-SHA256 of the state key, so it is never the state key itself. */
+export function recordKek(stateKey: Uint8Array): Uint8Array {
+  return hkdf(sha256, stateKey, undefined, encoder.encode('cplane/record-kek/v1'), 32);
+}
+
+/** A short, non-secret name of a KEK, so a reader can tell which key wrapped a value. */
+export function recordKeyId(kek: Uint8Array): string {
+  return bytesToHex(sha256(kek)).slice(0, 16);
+}
+
+export function encryptRecordValue(kek: Uint8Array, plaintext: string): EncryptedValueT {
+  const keyId = recordKeyId(kek);
+  const dek = randomBytes(32);
+  const nonce = randomBytes(24);
+  const ciphertext = xchacha20poly1305(dek, nonce).encrypt(encoder.encode(plaintext));
+  const wrapNonce = randomBytes(24);
+  const wrapped = xchacha20poly1305(kek, wrapNonce, encoder.encode(keyId)).encrypt(dek);
+  return {
+    ciphertext: base64(ciphertext),
+    wrapper: { alg: RECORD_VALUE_ALG, keyId, wrappedDek: base64(concat(wrapNonce, wrapped)), nonce: base64(nonce) },
+  };
+}
+
+/** Inverse of encryptRecordValue; throws when the KEK is not the one that wrapped the value or the bytes were altered. */
+export function decryptRecordValue(kek: Uint8Array, value: EncryptedValueT): string {
+  const keyId = recordKeyId(kek);
+  if (value.wrapper.alg !== RECORD_VALUE_ALG) throw new Error(`record value uses ${value.wrapper.alg}, not ${RECORD_VALUE_ALG}`);
+  if (value.wrapper.keyId !== keyId) throw new Error(`record value was wrapped with key ${value.wrapper.keyId}, not ${keyId}`);
+  const wrapped = Buffer.from(value.wrapper.wrappedDek, 'base64');
+  const dek = xchacha20poly1305(kek, wrapped.subarray(0, 24), encoder.encode(keyId)).decrypt(wrapped.subarray(24));
+  const nonce = Buffer.from(value.wrapper.nonce ?? '', 'base64');
+  return decoder.decode(xchacha20poly1305(dek, nonce).decrypt(Buffer.from(value.ciphertext, 'base64')));
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
+
+function base64(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString('base64');
+}

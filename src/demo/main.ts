@@ -1,0 +1,85 @@
+/**
+ * `npm start`: the whole tool in one command, with no account. Starts the
+ * embedded emulator on a free port, applies examples/quickstart to its first
+ * account with the real CLI (so what you see is what a user sees), shows that
+ * a second plan has nothing to do and what `cplane output` says about a
+ * token, then stops the emulator. Everything it writes goes to a temporary
+ * folder that is removed at the end.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startEmulator } from '../emulator/index.js';
+import { fixtures } from '../emulator/fixtures.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const example = join(root, 'examples', 'quickstart');
+const bin = join(root, 'bin', 'cplane.js');
+
+/** KEY=VALUE lines; `#` starts a comment line. */
+function readEnvFile(path: string): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const line of readFileSync(path, 'utf8').split(/\r?\n/)) {
+    const at = line.indexOf('=');
+    if (line.trim().startsWith('#') || at <= 0) continue;
+    values[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  return values;
+}
+
+const bold = process.stdout.isTTY && !process.env.NO_COLOR ? (text: string) => `\u001b[1m${text}\u001b[0m` : (text: string) => text;
+
+function heading(text: string): void {
+  process.stdout.write(`\n${bold(`== ${text}`)}\n\n`);
+}
+
+/** Runs the CLI as a subprocess with the terminal as its output; resolves with its exit code. */
+function cplane(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  process.stdout.write(`$ cplane ${args.join(' ')}\n`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env, stdio: 'inherit' });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+async function main(): Promise<number> {
+  const emulator = await startEmulator({ latencyMs: 15 });
+  const temp = mkdtempSync(join(tmpdir(), 'cplane-demo-'));
+  const account = fixtures.accounts[0]!;
+  const statePath = join(temp, 'state.json');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...readEnvFile(join(example, 'demo.env')),
+    CPLANE_BASE_URL: emulator.url,
+    CPLANE_TOKEN: fixtures.tokens.admin,
+    XDG_CONFIG_HOME: join(temp, 'config'),
+  };
+  const dir = relative(root, example);
+  const common = [dir, '--var', `account=${account.id}`, '--state', statePath];
+  try {
+    process.stdout.write(
+      `cplane demo: an emulator of the control-plane API is running at ${emulator.url}\n` +
+        `(account "${account.name}", the fixture admin token; secrets from ${dir}/demo.env; state in a temporary folder).\n`,
+    );
+    heading(`1. Apply ${dir}`);
+    const applied = await cplane(['apply', ...common, '--auto-approve'], env);
+    if (applied !== 0) return applied;
+    heading('2. Plan again: everything is in place');
+    const planned = await cplane(['plan', ...common], env);
+    if (planned !== 0) return planned;
+    heading('3. The gateway tokens (plaintext stays sealed in state until you ask for it with --reveal)');
+    const output = await cplane(['output', dir, '--account', account.id, '--state', statePath], env);
+    if (output !== 0) return output;
+    heading('Done');
+    process.stdout.write('Try it against your own account: set CPLANE_BASE_URL, CPLANE_TOKEN and CPLANE_ACCOUNT, then run `npx cplane plan <dir>`.\n');
+    return 0;
+  } finally {
+    await emulator.close();
+    rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+process.exitCode = await main();

@@ -1,0 +1,33 @@
+/**
+ * One stable line per apply event, for CI logs and `--no-input`: no colour,
+ * no cursor movement, nothing that changes between runs but ids and times.
+ */
+import type { ApplyEvent } from '../applier/index.js';
+import { formatDuration, pastTense, revealCommand } from './words.js';
+
+export function eventLine(event: ApplyEvent, prefix: string): string {
+  switch (event.type) {
+    case 'journal-resent':
+      return event.outcome === 'done'
+        ? `${prefix}: ${event.address}: resent pending ${event.operation} with its saved key: done`
+        : `${prefix}: ${event.address}: resent pending ${event.operation} with its saved key: failed: ${event.reason ?? 'unknown error'}`;
+    case 'journal-dropped':
+      return `${prefix}: ${event.address}: pending ${event.operation} from ${event.createdAt} is older than the API's 24 h idempotency window: dropped; the refresh reconciles it`;
+    case 'step-started':
+      return `${prefix}: ${event.address}: ${event.action} started`;
+    case 'step-retry':
+      return `${prefix}: ${event.address}: retry ${event.attempt} in ${formatDuration(event.delayMs)} (${event.status ? `${event.status} ` : ''}${event.reason})`;
+    case 'step-done': {
+      const token = event.sealed.length > 0 ? `; new token kept sealed in state: ${revealCommand(event.address)}` : '';
+      return `${prefix}: ${event.address}: ${pastTense(event.action)}${event.id ? ` id=${event.id}` : ''}  (${formatDuration(event.durationMs)})${token}`;
+    }
+    case 'step-failed':
+      return `${prefix}: ${event.address}: ${event.action} failed: ${event.reason}`;
+    case 'step-skipped':
+      return event.cause === 'interrupted'
+        ? `${prefix}: ${event.address}: ${event.action} not started (interrupted)`
+        : `${prefix}: ${event.address}: ${event.action} skipped: depends on ${event.after ?? 'a step'}, which failed`;
+    case 'interrupted':
+      return `${prefix}: interrupted: no new writes start; waiting for the writes in flight to finish (Ctrl-C again to quit at once)`;
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The state of the live apply view, folded from apply events: an append-only
+ * log of finished steps and notices (printed once, above), and the steps
+ * running now (redrawn with a spinner and their elapsed time).
+ */
+import type { ApplyEvent } from '../applier/index.js';
+import type { Action } from '../planner/types.js';
+import { eventLine } from './plain-lines.js';
+
+export interface RunningStep {
+  stepId: string;
+  address: string;
+  action: Action;
+  startedAt: number;
+  retries: number;
+  lastRetry?: string;
+}
+
+export type LogItem =
+  | { key: string; type: 'done'; address: string; action: Action; id?: string; durationMs: number; sealed: boolean }
+  | { key: string; type: 'failed'; address: string; action: Action; reason: string }
+  | { key: string; type: 'skipped'; address: string; action: Action; why: string }
+  | { key: string; type: 'notice'; text: string; tone: 'plain' | 'warning' };
+
+export interface ProgressModel {
+  total: number;
+  finished: number;
+  log: LogItem[];
+  running: RunningStep[];
+}
+
+export const emptyProgress: ProgressModel = { total: 0, finished: 0, log: [], running: [] };
+
+export function reduceProgress(model: ProgressModel, event: ApplyEvent, now: number): ProgressModel {
+  const key = `${model.log.length}`;
+  const without = (stepId: string) => model.running.filter((r) => r.stepId !== stepId);
+  switch (event.type) {
+    case 'step-started':
+      return { ...model, total: event.total, running: [...model.running, { stepId: event.stepId, address: event.address, action: event.action, startedAt: now, retries: 0 }] };
+    case 'step-retry':
+      return {
+        ...model,
+        running: model.running.map((r) => (r.stepId === event.stepId ? { ...r, retries: r.retries + 1, lastRetry: event.status ? String(event.status) : event.reason } : r)),
+      };
+    case 'step-done':
+      return {
+        ...model,
+        finished: model.finished + 1,
+        running: without(event.stepId),
+        log: [...model.log, { key, type: 'done', address: event.address, action: event.action, ...(event.id ? { id: event.id } : {}), durationMs: event.durationMs, sealed: event.sealed.length > 0 }],
+      };
+    case 'step-failed':
+      return { ...model, finished: model.finished + 1, running: without(event.stepId), log: [...model.log, { key, type: 'failed', address: event.address, action: event.action, reason: event.reason }] };
+    case 'step-skipped': {
+      const why = event.cause === 'interrupted' ? 'not started (interrupted)' : `skipped: depends on ${event.after ?? 'a step'}, which failed`;
+      return { ...model, finished: model.finished + 1, running: without(event.stepId), log: [...model.log, { key, type: 'skipped', address: event.address, action: event.action, why }] };
+    }
+    case 'interrupted':
+      return { ...model, log: [...model.log, { key, type: 'notice', text: 'Interrupted: no new writes start; waiting for the writes in flight (Ctrl-C again to quit at once).', tone: 'warning' }] };
+    case 'journal-resent':
+    case 'journal-dropped':
+      return { ...model, log: [...model.log, { key, type: 'notice', text: eventLine(event, 'recovery'), tone: 'plain' }] };
+  }
+}

@@ -1,0 +1,57 @@
+// Group commit: changes that arrive during a save share the next one; each caller resumes only once its change is saved.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { withGroupCommit } from '../../src/applier/group-commit.js';
+import { openState, type StateStore } from '../../src/state/index.js';
+import { account, env } from './helpers.js';
+
+let dir: string;
+let state: StateStore;
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cplane-group-'));
+  state = await openState({ configDir: dir, account, env, command: 'test', lock: true });
+});
+afterEach(async () => {
+  await state.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const resource = (id: string) => ({ kind: 'project' as const, id, inputs: {}, fingerprints: {}, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' });
+
+describe('withGroupCommit', () => {
+  it('saves concurrent changes together, and each is on disk when its caller resumes', async () => {
+    const store = withGroupCommit(state);
+    const serialBefore = state.data.serial;
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        store.update((draft) => {
+          draft.resources[`project.p${i}`] = resource(`id-${i}`);
+        }).then(() => {
+          expect(JSON.parse(readFileSync(state.path, 'utf8')).resources[`project.p${i}`].id).toBe(`id-${i}`);
+        }),
+      ),
+    );
+    expect(Object.keys(state.data.resources)).toHaveLength(20);
+    // The first change is saved alone; the 19 that arrived meanwhile share one save.
+    expect(state.data.serial - serialBefore).toBe(2);
+  });
+
+  it('rejects only the change that failed; the others in its save are kept', async () => {
+    const store = withGroupCommit(state);
+    const results = await Promise.allSettled([
+      store.update((draft) => {
+        draft.resources['project.a'] = resource('a');
+      }),
+      store.update(() => {
+        throw new Error('no id in the answer');
+      }),
+      store.update((draft) => {
+        draft.resources['project.b'] = resource('b');
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(Object.keys(state.data.resources).sort()).toEqual(['project.a', 'project.b']);
+  });
+});

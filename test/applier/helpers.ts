@@ -1,0 +1,179 @@
+// Shared arrangements of the applier tests: an emulator, a client, a real state in a temp folder, and hand-built plans.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, type ApiClient, type ClientEvent } from '../../src/api/index.js';
+import { applyPlan, type ApplyEvent, type ApplyOptions, type ApplyResult } from '../../src/applier/index.js';
+import { resolveSecret } from '../../src/config/index.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import { fixtures } from '../../src/emulator/fixtures.js';
+import type { Plan, PlanStep, PlannedWrite, Template, WriteEffects } from '../../src/planner/types.js';
+import { openState, type StateStore } from '../../src/state/index.js';
+
+export const account = fixtures.accounts[1]!.id;
+export const openaiId = fixtures.providers[0]!.id;
+export const stateKey = new Uint8Array(32).fill(3);
+export const env: NodeJS.ProcessEnv = { CPLANE_STATE_KEY: Buffer.from(stateKey).toString('base64'), OPENAI_KEY: 'sk-openai-secret-value', RECORD_VALUE: 'record-plaintext-42' };
+
+export interface Harness {
+  url: string;
+  emulator: Awaited<ReturnType<typeof startEmulator>>;
+  client: ApiClient;
+  state: StateStore;
+  dir: string;
+  events: ApplyEvent[];
+  clientEvents: ClientEvent[];
+  /** Called on every client event, e.g. to act while a request is in flight. */
+  onClientEvent?: (event: ClientEvent) => void;
+  apply(plan: Plan, options?: Partial<ApplyOptions>): Promise<ApplyResult>;
+  reopen(): Promise<StateStore>;
+  close(): Promise<void>;
+}
+
+export async function harness(options: { latencyMs?: number; faults?: string; maxAttempts?: number } = {}): Promise<Harness> {
+  const emulator = await startEmulator({ latencyMs: options.latencyMs ?? 0, ...(options.faults ? { faults: options.faults } : {}) });
+  const dir = mkdtempSync(join(tmpdir(), 'cplane-applier-'));
+  const clientEvents: ClientEvent[] = [];
+  const client = createClient({
+    baseUrl: emulator.url,
+    token: fixtures.tokens.admin,
+    accountId: account,
+    retry: { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 5, random: () => 0.5, ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}) },
+    onEvent: (e) => {
+      clientEvents.push(e);
+      h.onClientEvent?.(e);
+    },
+  });
+  const open = () => openState({ configDir: dir, account, env, command: 'test', lock: true });
+  const h: Harness = {
+    url: emulator.url,
+    emulator,
+    client,
+    state: await open(),
+    dir,
+    events: [],
+    clientEvents,
+    apply: (plan, extra = {}) =>
+      applyPlan({
+        plan,
+        state: h.state,
+        client,
+        onEvent: (e) => h.events.push(e),
+        resolveSecret: (source) => resolveSecret(source, env),
+        ...extra,
+      }),
+    async reopen() {
+      await h.state.close();
+      h.state = await open();
+      return h.state;
+    },
+    async close() {
+      await h.state.close();
+      await client.close();
+      await emulator.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return h;
+}
+
+export function makePlanOf(steps: PlanStep[]): Plan {
+  return {
+    formatVersion: 1,
+    cplaneVersion: '0.1.0',
+    createdAt: new Date().toISOString(),
+    account,
+    configDir: '/nowhere',
+    mode: 'normal',
+    targets: [],
+    steps,
+    drift: [],
+    unreadable: [],
+    summary: { add: steps.length, change: 0, replace: 0, remove: 0, import: 0 },
+    digest: { config: 'c', live: 'l' },
+  };
+}
+
+function write(stepId: string, index: number, operation: PlannedWrite['operation'], path: Record<string, Template>, body: Template | undefined, effects: WriteEffects): PlannedWrite {
+  return { id: `${stepId}#${index}`, operation, path, ...(body === undefined ? {} : { body }), idempotencyKey: randomUUID(), effects, summary: `${operation} ${stepId}` };
+}
+
+export function projectStep(name: string, dependsOn: string[] = []): PlanStep {
+  const address = `project.${name}`;
+  return {
+    id: address,
+    address,
+    kind: 'project',
+    action: 'create',
+    changes: [],
+    dependsOn,
+    writes: [write(address, 0, 'createProject', {}, { accountId: account, name, description: '' }, { id: { result: 'project_id' } })],
+    inputs: { name, description: '' },
+  };
+}
+
+export function credentialStep(name: string): PlanStep {
+  const address = `credential.${name}`;
+  return {
+    id: address,
+    address,
+    kind: 'credential',
+    action: 'create',
+    changes: [],
+    dependsOn: [],
+    writes: [write(address, 0, 'createCredential', {}, { providerId: openaiId, label: name, secret: { $secret: 'secret' } }, { id: { result: 'credential_id' } })],
+    secrets: { secret: { env: 'OPENAI_KEY' } },
+    inputs: { label: name },
+  };
+}
+
+export function gatewayStep(name: string, project: string, credential: string): PlanStep {
+  const address = `gateway.${name}`;
+  const body = { projectId: { $ref: `project.${project}` }, name, slug: name, defaultProviderId: openaiId, defaultModel: 'gpt-4o-mini', credentialIds: [{ $ref: `credential.${credential}` }] };
+  return {
+    id: address,
+    address,
+    kind: 'gateway',
+    action: 'create',
+    changes: [],
+    dependsOn: [`project.${project}`, `credential.${credential}`],
+    writes: [write(address, 0, 'createGateway', {}, body, { id: { result: 'gateway_id' }, parents: { projectId: { $ref: `project.${project}` } } })],
+    inputs: { name },
+  };
+}
+
+export function tokenStep(gateway: string, name: string): PlanStep {
+  const address = `gateway_token.${gateway}/${name}`;
+  return {
+    id: address,
+    address,
+    kind: 'gateway_token',
+    action: 'create',
+    changes: [],
+    dependsOn: [`gateway.${gateway}`],
+    writes: [
+      write(address, 0, 'createGatewayToken', { id: { $ref: `gateway.${gateway}` } }, { name, scopes: ['run'] }, {
+        id: { result: 'token_id' },
+        parents: { gatewayId: { $ref: `gateway.${gateway}` } },
+        seal: { name: 'plaintext', result: 'plaintext' },
+      }),
+    ],
+    inputs: { name },
+  };
+}
+
+export function recordStep(project: string, name: string): PlanStep {
+  const address = `record.${project}/${name}`;
+  return {
+    id: address,
+    address,
+    kind: 'record',
+    action: 'create',
+    changes: [],
+    dependsOn: [`project.${project}`],
+    writes: [write(address, 0, 'createRecord', {}, { projectId: { $ref: `project.${project}` }, name, value: { $encrypt: 'value' } }, { id: { result: 'record_id' }, parents: { projectId: { $ref: `project.${project}` } } })],
+    secrets: { value: { env: 'RECORD_VALUE' } },
+    inputs: { name },
+  };
+}

@@ -1,0 +1,118 @@
+// The end-to-end arrangement: an emulator on a random port, a configuration folder in a temp dir, and the real CLI as a subprocess.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, type ApiClient } from '../../src/api/index.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import { fixtures } from '../../src/emulator/fixtures.js';
+
+const root = join(import.meta.dirname, '..', '..');
+export const account = fixtures.accounts[1]!.id;
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface World {
+  dir: string;
+  statePath: string;
+  env: NodeJS.ProcessEnv;
+  emulator: Awaited<ReturnType<typeof startEmulator>>;
+  client: ApiClient;
+  /** Writes main.yaml of the configuration folder. */
+  config(yaml: string): void;
+  cli(args: string[], extraEnv?: NodeJS.ProcessEnv, onStdout?: (soFar: string, child: ChildProcess) => void): Promise<CliResult>;
+  close(): Promise<void>;
+}
+
+export async function world(options: { faults?: string; latencyMs?: number } = {}): Promise<World> {
+  const emulator = await startEmulator({ latencyMs: options.latencyMs ?? 0, ...(options.faults ? { faults: options.faults } : {}) });
+  const temp = mkdtempSync(join(tmpdir(), 'cplane-e2e-'));
+  const dir = join(temp, 'infra');
+  mkdirSync(dir);
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: temp,
+    XDG_CONFIG_HOME: join(temp, 'config'),
+    CPLANE_BASE_URL: emulator.url,
+    CPLANE_TOKEN: fixtures.tokens.admin,
+    CPLANE_ACCOUNT: account,
+    CPLANE_STATE_KEY: Buffer.alloc(32, 9).toString('base64'),
+    OPENAI_API_KEY: 'sk-e2e-openai-secret',
+    NO_COLOR: '1',
+  };
+  const client = createClient({ baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: account });
+  return {
+    dir,
+    statePath: join(dir, '.cplane', account, 'state.json'),
+    env,
+    emulator,
+    client,
+    config: (yaml) => writeFileSync(join(dir, 'main.yaml'), yaml),
+    cli: (args, extraEnv = {}, onStdout) => runCli(args, { ...env, ...extraEnv }, temp, onStdout),
+    async close() {
+      await client.close();
+      await emulator.close();
+      rmSync(temp, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs the CLI; `onStdout` sees the output so far as it arrives and may signal the process. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string, onStdout?: (soFar: string, child: ChildProcess) => void): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(root, 'bin', 'cplane.js'), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      onStdout?.(stdout, child);
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** A small configuration: one project, one credential, one gateway with one token. */
+export function smallConfig(options: { description?: string; scopes?: string[]; preventDestroy?: boolean; withProject2?: boolean } = {}): string {
+  return `version: 1
+projects:
+  shop:
+    name: shop
+    description: ${options.description ?? 'Shop services'}
+    lifecycle: { preventDestroy: ${options.preventDestroy ?? false} }
+${options.withProject2 ? '  extra:\n    name: extra\n    description: Extra\n' : ''}credentials:
+  openai:
+    provider: openai
+    label: openai-shop
+    secret: { env: OPENAI_API_KEY }
+gateways:
+  main:
+    project: shop
+    name: Shop gateway
+    slug: shop-main
+    defaultProvider: openai
+    defaultModel: gpt-4o-mini
+    credentials: [openai]
+    tokens:
+      ci:
+        scopes: [${(options.scopes ?? ['run']).join(', ')}]
+`;
+}
+
+/** What the API holds, by natural key, to check there are no duplicates. */
+export async function liveInventory(client: ApiClient): Promise<{ projects: string[]; credentials: string[]; gateways: string[]; tokens: string[] }> {
+  const projects = (await client.listAll('listProjects', {})).map((p) => p.name).sort();
+  const credentials = (await client.listAll('listCredentials', {})).map((c) => c.label).sort();
+  const gateways = await client.listAll('listGateways', {});
+  const tokens: string[] = [];
+  for (const g of gateways) {
+    for (const t of await client.listAll('listGatewayTokens', { path: { id: g.gateway_id } })) if (!t.revoked_at) tokens.push(`${g.slug}/${t.name}`);
+  }
+  return { projects, credentials, gateways: gateways.filter((g) => g.status !== 'disabled').map((g) => g.slug).sort(), tokens: tokens.sort() };
+}

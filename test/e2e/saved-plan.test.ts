@@ -1,0 +1,52 @@
+// Saved plans: applied as reviewed, refused when stale, and applying the same file twice writes once.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liveInventory, smallConfig, world, type World } from './helpers.js';
+
+let w: World;
+beforeAll(async () => {
+  w = await world();
+});
+afterAll(async () => w.close());
+
+describe('cplane apply PLANFILE', () => {
+  it('applies a saved plan without a prompt; the same file again finds nothing to do and writes nothing', async () => {
+    w.config(smallConfig());
+    const planFile = join(w.dir, '..', 'first.plan.json');
+    expect((await w.cli(['plan', w.dir, '--out', planFile])).code).toBe(0);
+    const first = await w.cli(['apply', planFile]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/Apply complete: 4 done/);
+    const after = await liveInventory(w.client);
+
+    const second = await w.cli(['apply', planFile]);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('No changes.');
+    expect(second.stdout).not.toContain('started');
+    expect(await liveInventory(w.client)).toEqual(after);
+  });
+
+  it('refuses a plan whose configuration changed since it was made', async () => {
+    w.config(smallConfig({ description: 'planned' }));
+    const planFile = join(w.dir, '..', 'config.plan.json');
+    expect((await w.cli(['plan', w.dir, '--out', planFile])).code).toBe(0);
+    w.config(smallConfig({ description: 'edited after planning' }));
+    const run = await w.cli(['apply', planFile]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`Error: The saved plan ${planFile} is stale: the configuration has changed since it was made`);
+    expect(run.stderr).toContain('Make a new plan with `cplane plan --out FILE`');
+    const project = (await w.client.listAll('listProjects', {})).find((p) => p.name === 'shop');
+    expect(project?.description).toBe('Shop services');
+  });
+
+  it('refuses a plan whose live objects changed since it was made', async () => {
+    w.config(smallConfig({ description: 'planned again' }));
+    const planFile = join(w.dir, '..', 'live.plan.json');
+    expect((await w.cli(['plan', w.dir, '--out', planFile])).code).toBe(0);
+    const credential = (await w.client.listAll('listCredentials', {})).find((c) => c.label === 'openai-shop')!;
+    await w.client.call('updateCredential', { path: { id: credential.credential_id }, body: { baseUrl: 'https://api.openai.com/v1' } });
+    const run = await w.cli(['apply', planFile]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('is stale: the live objects have changed since it was made');
+  });
+});
