@@ -1,0 +1,100 @@
+/**
+ * What plan, apply and destroy all start from: the configuration loaded from
+ * its folder (with --var and --var-file), the account (flag, then environment,
+ * then configuration), the account's state, and an API client. Opening it
+ * reports configuration errors together, with their lines; `close()` releases
+ * the state lock and the connections.
+ */
+import { resolve } from 'node:path';
+import type { ApiClient, ClientEvent } from '../api/client.js';
+import { formatDiagnostic, loadConfig, type DesiredState } from '../config/index.js';
+import { openState, type StateStore } from '../state/index.js';
+import type { CommandContext, OptionSpec } from './command.js';
+import { accountOf, connect, connectionHelp, connectionOptions, connectionSettings } from './connection.js';
+import { AbortError } from './errors.js';
+
+export const workspaceOptions: OptionSpec = {
+  ...connectionOptions,
+  var: { type: 'string', multiple: true },
+  'var-file': { type: 'string', multiple: true },
+  state: { type: 'string' },
+};
+
+export const workspaceHelp = [
+  ...connectionHelp,
+  '--var NAME=VALUE    set a variable (repeatable)',
+  '--var-file FILE     read variables from a YAML file (repeatable; later wins)',
+  '--state PATH        state file to use instead of <dir>/.cplane/<account>/state.json',
+];
+
+export interface Workspace {
+  desired: DesiredState;
+  state: StateStore;
+  client: ApiClient;
+  account: string;
+  /** Absolute configuration folder. */
+  dir: string;
+  close(): Promise<void>;
+}
+
+export interface WorkspaceOptions {
+  /** Take the state's write lock (apply, destroy); plan reads without it. */
+  lock: boolean;
+  /** Command line recorded in the lock, e.g. `cplane apply`. */
+  command: string;
+  onClientEvent?: (event: ClientEvent) => void;
+}
+
+function parseVars(values: unknown): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const item of (values as string[] | undefined) ?? []) {
+    const at = item.indexOf('=');
+    if (at <= 0) throw new AbortError(`--var "${item}" is not NAME=VALUE.`, 'Write it as --var env=prod.');
+    vars[item.slice(0, at)] = item.slice(at + 1);
+  }
+  return vars;
+}
+
+export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptions): Promise<Workspace> {
+  if (ctx.positionals.length > 1) throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Give at most one configuration folder.');
+  const dir = resolve(ctx.cwd, ctx.positionals[0] ?? '.');
+  // Check the connection settings before reading anything, so a missing variable is the first thing said.
+  const settings = connectionSettings(ctx);
+  const flagAccount = typeof ctx.values.account === 'string' ? ctx.values.account : undefined;
+  const { desired, diagnostics } = await loadConfig(dir, {
+    vars: parseVars(ctx.values.var),
+    varFiles: ((ctx.values['var-file'] as string[] | undefined) ?? []).map((f) => resolve(ctx.cwd, f)),
+    env: ctx.env,
+    cwd: ctx.cwd,
+    ...(flagAccount ? { account: flagAccount } : {}),
+  });
+  const color = ctx.stderr.isTTY === true && !ctx.env.NO_COLOR;
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  for (const warning of diagnostics.filter((d) => d.severity === 'warning')) ctx.stderr.write(`${formatDiagnostic(warning, { color })}\n`);
+  if (!desired || errors.length > 0) {
+    throw new AbortError(
+      `The configuration in ${dir} has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n\n${errors.map((d) => formatDiagnostic(d, { color })).join('\n')}`,
+      'Fix them and run the command again (`cplane validate` checks the configuration offline).',
+    );
+  }
+  const account = accountOf(ctx, desired.account);
+  const statePath = typeof ctx.values.state === 'string' ? resolve(ctx.cwd, ctx.values.state) : undefined;
+  const state = await openState({ configDir: dir, account, env: ctx.env, command: options.command, lock: options.lock, ...(statePath ? { statePath } : {}) });
+  let client: ApiClient;
+  try {
+    client = connect(ctx, { account, settings, ...(options.onClientEvent ? { onEvent: options.onClientEvent } : {}) });
+  } catch (error) {
+    await state.close();
+    throw error;
+  }
+  return {
+    desired,
+    state,
+    client,
+    account,
+    dir,
+    async close() {
+      await Promise.allSettled([state.close(), client.close()]);
+    },
+  };
+}

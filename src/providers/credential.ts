@@ -1,0 +1,83 @@
+/**
+ * Provider credentials: created with their write-only secret, label and base
+ * URL changed in place, the secret rotated (not replaced) when its
+ * fingerprint changed, deleted when they leave the configuration.
+ */
+import type { CredentialT } from '../api/shapes.js';
+import type { CredentialAttributes } from '../config/types.js';
+import type { Template } from '../planner/types.js';
+import type { Lookups, ResourceProvider, View } from './types.js';
+import { diffViews, secretChanges } from './view-diff.js';
+import { listPages } from './list-pages.js';
+import { writeSpec } from './write-spec.js';
+
+/** A provider as its name, whether the configuration gave its name or its id. */
+function providerName(nameOrId: string, lookups: Lookups): string {
+  return lookups.provider(nameOrId)?.name ?? nameOrId;
+}
+
+function view(attributes: CredentialAttributes, lookups: Lookups): View {
+  return { provider: providerName(attributes.provider, lookups), label: attributes.label, baseUrl: attributes.baseUrl };
+}
+
+function liveView(live: CredentialT, lookups: Lookups): View {
+  return { provider: providerName(live.provider_id, lookups), label: live.label, baseUrl: live.base_url };
+}
+
+export const credentialProvider = {
+  kind: 'credential',
+  refreshOperations: ['listCredentials'],
+  readOperation: 'listCredentials',
+  removeAction: 'delete',
+
+  async refresh({ client, expected }) {
+    return { items: await listPages(client, 'listCredentials', {}, expected()), failures: [] };
+  },
+
+  async read({ client, id }) {
+    // There is no read by id: the list (which hides revoked credentials) is the read.
+    const all = await client.listAll('listCredentials', {});
+    return all.find((c) => c.credential_id === id) ?? null;
+  },
+
+  identify: (live) => ({ id: live.credential_id, key: live.label, status: live.status === 'revoked' ? 'gone' : 'live' }),
+  naturalKey: (desired) => desired.attributes.label,
+  references: () => [],
+  view: liveView,
+  desiredView: (attributes, lookups) => view(attributes, lookups),
+
+  diff({ desired, live, lookups, changedSecrets }) {
+    const ignore = desired.lifecycle.ignoreChanges;
+    const changes = [...diffViews(view(desired.attributes, lookups), liveView(live, lookups), ignore), ...secretChanges(changedSecrets, ignore)];
+    const problems = changes.some((c) => c.path === 'provider')
+      ? [`${desired.address}: the provider of a credential cannot be changed; add a credential under a new name and point gateways at it`]
+      : [];
+    return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [], rotateKeys: ['secret'], problems };
+  },
+
+  planCreate({ desired, lookups }) {
+    const { attributes } = desired;
+    const provider = lookups.provider(attributes.provider);
+    if (!provider) return { writes: [], problems: [`${desired.address}: unknown provider "${attributes.provider}"`] };
+    const body: Record<string, Template> = { providerId: provider.provider_id, label: attributes.label, secret: { $secret: 'secret' } };
+    if (attributes.baseUrl !== null) body.baseUrl = attributes.baseUrl;
+    return { writes: [writeSpec('createCredential', { body, effects: { id: { result: 'credential_id' } } }, `create credential ${attributes.label}`)] };
+  },
+
+  planUpdate({ desired, id, changedKeys }) {
+    const { attributes } = desired;
+    const writes = [];
+    const body: Record<string, Template> = {};
+    if (changedKeys.includes('label')) body.label = attributes.label;
+    if (changedKeys.includes('baseUrl')) body.baseUrl = attributes.baseUrl;
+    if (Object.keys(body).length > 0) writes.push(writeSpec('updateCredential', { path: { id }, body }, `update credential ${attributes.label}`));
+    if (changedKeys.includes('secret')) {
+      writes.push(writeSpec('rotateCredential', { path: { id }, body: { secret: { $secret: 'secret' } } }, `rotate the secret of credential ${attributes.label}`));
+    }
+    return { writes };
+  },
+
+  planDelete({ address, id }) {
+    return { writes: [writeSpec('deleteCredential', { path: { id }, effects: { forget: true } }, `delete ${address}`)] };
+  },
+} satisfies ResourceProvider<'credential', CredentialT>;

@@ -1,0 +1,135 @@
+/**
+ * Gateway tokens: a name change is a rename; any other change (scopes,
+ * allowed models, rate limit, expiry) cannot be made in place, so the token is
+ * replaced: the new one is created first (its one-time plaintext sealed into
+ * state), then the old one is revoked. Removed tokens are revoked.
+ */
+import type { GatewayTokenT } from '../api/shapes.js';
+import type { GatewayTokenAttributes } from '../config/types.js';
+import type { FieldChange, Template } from '../planner/types.js';
+import type { ReadFailure, ResourceProvider, View } from './types.js';
+import { diffViews, isRefusal, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
+import { listPages } from './list-pages.js';
+import { writeSpec } from './write-spec.js';
+
+/** Changing any of these needs a new token. */
+const replaceOn = new Set(['scopes', 'allowedModels', 'rateLimitPerMin', 'expiresInDays']);
+
+const gatewayAddress = (attributes: GatewayTokenAttributes) => `gateway.${attributes.gateway}`;
+
+function view(attributes: GatewayTokenAttributes): View {
+  return {
+    name: attributes.name,
+    scopes: sortedSet(attributes.scopes),
+    allowedModels: sortedSet(attributes.allowedModels),
+    rateLimitPerMin: attributes.rateLimitPerMin,
+    expiresInDays: attributes.expiresInDays,
+  };
+}
+
+/**
+ * The live token shows only `expires_at`, so `expiresInDays` is compared with the value cplane last applied;
+ * a token cplane never applied is compared by whether it expires at all.
+ */
+function expiryChange(attributes: GatewayTokenAttributes, live: GatewayTokenT, applied: Record<string, unknown> | undefined): FieldChange | undefined {
+  if (applied && 'expiresInDays' in applied) {
+    const before = applied.expiresInDays ?? null;
+    return before === attributes.expiresInDays ? undefined : { path: 'expiresInDays', before, after: attributes.expiresInDays };
+  }
+  if ((live.expires_at === null) === (attributes.expiresInDays === null)) return undefined;
+  return { path: 'expiresInDays', before: live.expires_at === null ? null : `expires ${live.expires_at}`, after: attributes.expiresInDays };
+}
+
+function liveView(live: GatewayTokenT): View {
+  return {
+    name: live.name,
+    scopes: sortedSet(live.scopes),
+    allowedModels: sortedSet(live.allowed_models),
+    rateLimitPerMin: live.rate_limit_per_min,
+  };
+}
+
+export const gatewayTokenProvider = {
+  kind: 'gateway_token',
+  refreshOperations: ['listGatewayTokens'],
+  readOperation: 'listGatewayTokens',
+  removeAction: 'revoke',
+
+  async refresh({ client, gatewayIds, limiter, expected }) {
+    const failures: ReadFailure[] = [];
+    const pages = await Promise.all(
+      gatewayIds.map((id) =>
+        limiter.run(async () => {
+          try {
+            return await listPages(client, 'listGatewayTokens', { path: { id } }, expected(id));
+          } catch (error) {
+            if (!isRefusal(error)) throw error;
+            if (error.status !== 404) failures.push({ operation: 'listGatewayTokens', reason: `${error.status} ${error.reason}`, requestId: error.requestId, gatewayId: id });
+            return [];
+          }
+        }),
+      ),
+    );
+    return { items: pages.flat(), failures };
+  },
+
+  async read({ client, id, parents }) {
+    const gatewayId = parents?.gatewayId;
+    if (!gatewayId) return null;
+    const tokens = await nullWhenNotFound(() => client.listAll('listGatewayTokens', { path: { id: gatewayId } }));
+    return tokens?.find((t) => t.token_id === id) ?? null;
+  },
+
+  identify: (live) => ({
+    id: live.token_id,
+    parents: { gatewayId: live.gateway_id },
+    key: `${live.gateway_id}/${live.name}`,
+    status: live.revoked_at ? 'gone' : 'live',
+  }),
+
+  naturalKey(desired, lookups) {
+    const gatewayId = lookups.idOf(gatewayAddress(desired.attributes));
+    return gatewayId === undefined ? undefined : `${gatewayId}/${desired.attributes.name}`;
+  },
+
+  references: (attributes) => [gatewayAddress(attributes)],
+
+  view: liveView,
+
+  desiredView: (attributes) => view(attributes),
+
+  diff({ desired, live, state }) {
+    const ignore = desired.lifecycle.ignoreChanges;
+    const { expiresInDays: _, ...wanted } = view(desired.attributes);
+    const changes = diffViews(wanted, liveView(live), ignore);
+    const expiry = ignore.includes('expiresInDays') ? undefined : expiryChange(desired.attributes, live, state?.inputs);
+    if (expiry) changes.push(expiry);
+    for (const change of changes) if (replaceOn.has(change.path)) change.forcesReplace = true;
+    return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: changes.filter((c) => c.forcesReplace).map((c) => c.path) };
+  },
+
+  planCreate({ desired, lookups }) {
+    const { attributes } = desired;
+    const gateway = ref(lookups, gatewayAddress(attributes));
+    const body: Record<string, Template> = {
+      name: attributes.name,
+      scopes: attributes.scopes,
+      expiresInDays: attributes.expiresInDays,
+      allowedModels: attributes.allowedModels,
+      rateLimitPerMin: attributes.rateLimitPerMin,
+    };
+    const effects = { id: { result: 'token_id' }, parents: { gatewayId: gateway }, seal: { name: 'plaintext', result: 'plaintext' } };
+    return { writes: [writeSpec('createGatewayToken', { path: { id: gateway }, body, effects }, `create token ${attributes.name}`)] };
+  },
+
+  planUpdate({ desired, live, id, changedKeys }) {
+    if (!changedKeys.includes('name')) return { writes: [] };
+    const path = { id: live.gateway_id, tokenId: id };
+    return { writes: [writeSpec('renameGatewayToken', { path, body: { name: desired.attributes.name } }, `rename token ${live.name} to ${desired.attributes.name}`)] };
+  },
+
+  planDelete({ address, id, parents }) {
+    const path = { id: parents?.gatewayId ?? '', tokenId: id };
+    return { writes: [writeSpec('revokeGatewayToken', { path, effects: { forget: true } }, `revoke ${address}`)] };
+  },
+} satisfies ResourceProvider<'gateway_token', GatewayTokenT>;

@@ -1,0 +1,171 @@
+/**
+ * Gateways: created with POST /gateways (then their settings), fields changed
+ * with PATCH /gateways/{id}, attached credentials reconciled with attach and
+ * detach, settings changed with the settings operation (only the keys the
+ * configuration gives are managed), deleted when they leave the configuration
+ * (which disables the gateway and revokes its tokens: the plan says so).
+ */
+import type { GatewaySettingsT, GatewayT } from '../api/shapes.js';
+import type { GatewayAttributes, GatewaySettingsConfig } from '../config/types.js';
+import type { Template } from '../planner/types.js';
+import type { Lookups, ResourceProvider, View } from './types.js';
+import { diffViews, flatten, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
+import { listPages } from './list-pages.js';
+import { writeSpec } from './write-spec.js';
+
+/**
+ * Values for the members of a nested settings group the configuration leaves out when a gateway is
+ * created: the settings PATCH takes whole groups, and these are the API's defaults (docs/api-assumptions.md).
+ */
+const defaultGroups: Pick<GatewaySettingsT, 'guardrails' | 'cache'> = {
+  guardrails: { blockPii: false, blockedTerms: [], maxInputTokens: null },
+  cache: { enabled: false, ttlSeconds: 0 },
+};
+
+/** Fields PATCH /gateways/{id} takes under the same name as the configuration. */
+const plainFields = ['name', 'slug', 'defaultModel'] as const;
+
+const projectAddress = (attributes: GatewayAttributes) => `project.${attributes.project}`;
+const credentialAddress = (name: string) => `credential.${name}`;
+
+function providerName(nameOrId: string, lookups: Lookups): string {
+  return lookups.provider(nameOrId)?.name ?? nameOrId;
+}
+
+function view(attributes: GatewayAttributes, lookups: Lookups): View {
+  const out: View = {
+    project: attributes.project,
+    name: attributes.name,
+    slug: attributes.slug,
+    defaultProvider: providerName(attributes.defaultProvider, lookups),
+    defaultModel: attributes.defaultModel,
+    credentials: sortedSet(attributes.credentials),
+  };
+  if (attributes.settings) flatten('settings', attributes.settings, out);
+  return out;
+}
+
+/** The settings PATCH body for the changed top-level keys; nested groups are sent whole, merged over `base`. */
+function settingsBody(wanted: GatewaySettingsConfig, changedKeys: string[], base: Pick<GatewaySettingsT, 'guardrails' | 'cache'>): Record<string, Template> {
+  const body: Record<string, Template> = {};
+  for (const [key, value] of Object.entries(wanted) as [keyof GatewaySettingsConfig, unknown][]) {
+    if (value === undefined || !changedKeys.some((k) => k === `settings.${key}` || k.startsWith(`settings.${key}.`))) continue;
+    body[key] = key === 'guardrails' || key === 'cache' ? ({ ...base[key], ...(value as object) } as Template) : (value as Template);
+  }
+  return body;
+}
+
+export const gatewayProvider = {
+  kind: 'gateway',
+  refreshOperations: ['listGateways'],
+  readOperation: 'getGateway',
+  removeAction: 'delete',
+
+  async refresh({ client, expected }) {
+    // Disabled gateways are listed too, so one deleted outside cplane is seen as deleted, not as unreadable.
+    return { items: await listPages(client, 'listGateways', { query: { includeDisabled: true } }, expected()), failures: [] };
+  },
+
+  read: ({ client, id }) => nullWhenNotFound(() => client.call('getGateway', { path: { id } })),
+
+  identify: (live) => ({
+    id: live.gateway_id,
+    parents: { projectId: live.project_id },
+    key: live.slug,
+    status: live.status === 'disabled' ? 'gone' : 'live',
+  }),
+
+  naturalKey: (desired) => desired.attributes.slug,
+  references: (attributes) => [projectAddress(attributes), ...(attributes.credentials ?? []).map(credentialAddress)],
+
+  view: (live, lookups) => ({
+    project: lookups.nameOf('project', live.project_id),
+    name: live.name,
+    slug: live.slug,
+    defaultProvider: providerName(live.default_provider_id, lookups),
+    defaultModel: live.default_model,
+    credentials: sortedSet(live.credential_ids.map((id) => lookups.nameOf('credential', id))),
+    ...flatten('settings', live.settings),
+  }),
+
+  desiredView: (attributes, lookups) => view(attributes, lookups),
+
+  diff({ desired, live, lookups }) {
+    const changes = diffViews(view(desired.attributes, lookups), gatewayProvider.view(live, lookups), desired.lifecycle.ignoreChanges);
+    const problems = changes.some((c) => c.path === 'project')
+      ? [`${desired.address}: a gateway cannot be moved to another project; add a gateway under a new name in that project`]
+      : [];
+    return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [], problems };
+  },
+
+  planCreate({ desired, lookups }) {
+    const { attributes, address } = desired;
+    const provider = lookups.provider(attributes.defaultProvider);
+    if (!provider) return { writes: [], problems: [`${address}: unknown provider "${attributes.defaultProvider}"`] };
+    const project = ref(lookups, projectAddress(attributes));
+    const body = {
+      projectId: project,
+      name: attributes.name,
+      slug: attributes.slug,
+      defaultProviderId: provider.provider_id,
+      defaultModel: attributes.defaultModel,
+      credentialIds: attributes.credentials.map((name) => ref(lookups, credentialAddress(name))),
+    };
+    const writes = [
+      writeSpec('createGateway', { body, effects: { id: { result: 'gateway_id' }, parents: { projectId: project } } }, `create gateway ${attributes.slug}`),
+    ];
+    if (attributes.settings && Object.keys(attributes.settings).length > 0) {
+      const all = Object.keys(flatten('settings', attributes.settings));
+      const settings = settingsBody(attributes.settings, all, defaultGroups);
+      writes.push(writeSpec('updateGatewaySettings', { path: { id: { $ref: address } }, body: settings }, `set the settings of gateway ${attributes.slug}`));
+    }
+    return { writes };
+  },
+
+  planUpdate({ desired, live, id, changedKeys, lookups }) {
+    const { attributes } = desired;
+    const writes = [];
+    const problems: string[] = [];
+    const body: Record<string, Template> = {};
+    for (const key of plainFields) {
+      if (changedKeys.includes(key)) body[key] = attributes[key];
+    }
+    if (changedKeys.includes('defaultProvider')) {
+      const provider = lookups.provider(attributes.defaultProvider);
+      if (provider) body.defaultProviderId = provider.provider_id;
+      else problems.push(`${desired.address}: unknown provider "${attributes.defaultProvider}"`);
+    }
+    if (Object.keys(body).length > 0) writes.push(writeSpec('updateGateway', { path: { id }, body }, `update gateway ${attributes.slug}`));
+
+    if (changedKeys.includes('credentials')) {
+      // Attach before detach, so the gateway never has no credential between the two.
+      const wantedIds = new Set<string>();
+      for (const name of attributes.credentials) {
+        const credentialId = ref(lookups, credentialAddress(name));
+        if (typeof credentialId === 'string') wantedIds.add(credentialId);
+        if (typeof credentialId !== 'string' || !live.credential_ids.includes(credentialId)) {
+          writes.push(writeSpec('attachGatewayCredential', { path: { id }, body: { credentialId } }, `attach credential ${name} to gateway ${attributes.slug}`));
+        }
+      }
+      for (const credentialId of live.credential_ids) {
+        if (wantedIds.has(credentialId)) continue;
+        const name = lookups.nameOf('credential', credentialId);
+        writes.push(writeSpec('detachGatewayCredential', { path: { id, credentialId } }, `detach credential ${name} from gateway ${attributes.slug}`));
+      }
+    }
+
+    if (attributes.settings && changedKeys.some((k) => k.startsWith('settings.'))) {
+      const settings = settingsBody(attributes.settings, changedKeys, live.settings);
+      writes.push(writeSpec('updateGatewaySettings', { path: { id }, body: settings }, `update the settings of gateway ${attributes.slug}`));
+    }
+    return { writes, problems };
+  },
+
+  planDelete({ address, id, related }) {
+    const n = related.activeTokens;
+    return {
+      writes: [writeSpec('deleteGateway', { path: { id }, effects: { forget: true } }, `delete ${address}`)],
+      notes: [`deleting the gateway disables it and revokes its ${n} active token${n === 1 ? '' : 's'}`],
+    };
+  },
+} satisfies ResourceProvider<'gateway', GatewayT>;

@@ -1,0 +1,128 @@
+/**
+ * OpenTelemetry export of a gateway: one settings document per gateway, set
+ * with PATCH /gateways/{id}/otel-export. Header values are write-only and
+ * compared by fingerprint; a PATCH with `headers` replaces the whole header
+ * set, so whenever one header changes all configured headers are sent.
+ * Removing it from the configuration disables the export.
+ */
+import type { OtelExportT } from '../api/shapes.js';
+import type { OtelExportAttributes } from '../config/types.js';
+import type { Template } from '../planner/types.js';
+import type { ReadFailure, ResourceProvider, View } from './types.js';
+import { diffViews, isRefusal, nullWhenNotFound, ref, secretChanges, sortedSet } from './view-diff.js';
+import { writeSpec } from './write-spec.js';
+
+/** The export settings of one gateway (the API's document does not name its gateway). */
+export interface LiveOtelExport {
+  gatewayId: string;
+  export: OtelExportT;
+}
+
+const gatewayAddress = (attributes: OtelExportAttributes) => `gateway.${attributes.gateway}`;
+const switches = ['enabled', 'endpoint', 'exportMetrics', 'exportTraces'] as const;
+
+function view(attributes: OtelExportAttributes): View {
+  return {
+    enabled: attributes.enabled,
+    endpoint: attributes.endpoint,
+    exportMetrics: attributes.exportMetrics,
+    exportTraces: attributes.exportTraces,
+    headerNames: sortedSet(attributes.headerNames),
+  };
+}
+
+function unconfigured(live: OtelExportT): boolean {
+  return !live.enabled && live.endpoint === null && live.headerNames.length === 0;
+}
+
+/** All configured headers as `$secret` placeholders, resolved at apply. */
+function headersTemplate(attributes: OtelExportAttributes): Template {
+  return Object.fromEntries(attributes.headerNames.map((name) => [name, { $secret: `headers.${name}` }]));
+}
+
+function liveView({ export: live }: LiveOtelExport): View {
+  return {
+    enabled: live.enabled,
+    endpoint: live.endpoint,
+    exportMetrics: live.exportMetrics,
+    exportTraces: live.exportTraces,
+    headerNames: sortedSet(live.headerNames),
+  };
+}
+
+export const otelExportProvider = {
+  kind: 'otel_export',
+  refreshOperations: ['getOtelExport'],
+  readOperation: 'getOtelExport',
+  removeAction: 'delete',
+
+  async refresh({ client, gatewayIds, limiter }) {
+    const failures: ReadFailure[] = [];
+    const found = await Promise.all(
+      gatewayIds.map((gatewayId) =>
+        limiter.run(async (): Promise<LiveOtelExport | null> => {
+          try {
+            return { gatewayId, export: await client.call('getOtelExport', { path: { id: gatewayId } }) };
+          } catch (error) {
+            if (!isRefusal(error)) throw error;
+            if (error.status !== 404) failures.push({ operation: 'getOtelExport', reason: `${error.status} ${error.reason}`, requestId: error.requestId, gatewayId });
+            return null;
+          }
+        }),
+      ),
+    );
+    return { items: found.filter((item): item is LiveOtelExport => item !== null), failures };
+  },
+
+  async read({ client, id }) {
+    const found = await nullWhenNotFound(() => client.call('getOtelExport', { path: { id } }));
+    return found === null ? null : { gatewayId: id, export: found };
+  },
+
+  identify: (live) => ({
+    id: live.gatewayId,
+    parents: { gatewayId: live.gatewayId },
+    // Every gateway has an export document; one never configured is not something to adopt, so its key matches nothing.
+    key: unconfigured(live.export) ? `unconfigured:${live.gatewayId}` : live.gatewayId,
+    status: 'live',
+  }),
+  naturalKey: (desired, lookups) => lookups.idOf(gatewayAddress(desired.attributes)),
+  references: (attributes) => [gatewayAddress(attributes)],
+
+  view: liveView,
+
+  desiredView: (attributes) => view(attributes),
+
+  diff({ desired, live, changedSecrets }) {
+    const ignore = desired.lifecycle.ignoreChanges;
+    const changes = [...diffViews(view(desired.attributes), liveView(live), ignore), ...secretChanges(changedSecrets, ignore)];
+    return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [] };
+  },
+
+  planCreate({ desired, lookups }) {
+    const { attributes, address } = desired;
+    const gateway = ref(lookups, gatewayAddress(attributes));
+    const body: Record<string, Template> = {
+      enabled: attributes.enabled,
+      endpoint: attributes.endpoint,
+      exportMetrics: attributes.exportMetrics,
+      exportTraces: attributes.exportTraces,
+    };
+    if (attributes.headerNames.length > 0) body.headers = headersTemplate(attributes);
+    const effects = { id: { $ref: gatewayAddress(attributes) }, parents: { gatewayId: gateway } };
+    return { writes: [writeSpec('updateOtelExport', { path: { id: gateway }, body, effects }, `configure ${address}`)] };
+  },
+
+  planUpdate({ desired, id, changedKeys }) {
+    const { attributes, address } = desired;
+    const body: Record<string, Template> = {};
+    for (const key of switches) if (changedKeys.includes(key)) body[key] = attributes[key];
+    if (changedKeys.some((key) => key === 'headerNames' || key.startsWith('headers.'))) body.headers = headersTemplate(attributes);
+    if (Object.keys(body).length === 0) return { writes: [] };
+    return { writes: [writeSpec('updateOtelExport', { path: { id }, body }, `update ${address}`)] };
+  },
+
+  planDelete({ address, id }) {
+    return { writes: [writeSpec('updateOtelExport', { path: { id }, body: { enabled: false }, effects: { forget: true } }, `disable ${address}`)] };
+  },
+} satisfies ResourceProvider<'otel_export', LiveOtelExport>;

@@ -1,0 +1,86 @@
+/**
+ * Projects: created with POST /projects, updated with a PATCH that replaces
+ * every editable value (so it always sends name, description and isActive),
+ * archived when they leave the configuration (the API has no delete) and
+ * unarchived when they come back.
+ */
+import type { ProjectT } from '../api/shapes.js';
+import type { ProjectAttributes } from '../config/types.js';
+import type { ResourceProvider, View } from './types.js';
+import { diffViews, isIgnored, nullWhenNotFound } from './view-diff.js';
+import { listPages } from './list-pages.js';
+import { writeSpec } from './write-spec.js';
+
+function view(attributes: ProjectAttributes): View {
+  return { name: attributes.name, description: attributes.description, active: attributes.active };
+}
+
+function liveView(live: ProjectT): View {
+  return { name: live.name, description: live.description, active: live.is_active };
+}
+
+export const projectProvider = {
+  kind: 'project',
+  refreshOperations: ['listProjects'],
+  readOperation: 'getProject',
+  removeAction: 'archive',
+
+  async refresh({ client, account, expected }) {
+    const items = await listPages(client, 'listProjects', { query: { accountId: account, includeArchived: true } }, expected());
+    return { items, failures: [] };
+  },
+
+  async read({ client, id }) {
+    return nullWhenNotFound(() => client.call('getProject', { path: { id } }));
+  },
+
+  identify: (live) => ({ id: live.project_id, key: live.name, status: live.archived ? 'archived' : 'live' }),
+  naturalKey: (desired) => desired.attributes.name,
+  references: () => [],
+  view: liveView,
+  desiredView: (attributes) => view(attributes),
+
+  diff({ desired, live }) {
+    const changes = diffViews(view(desired.attributes), liveView(live), desired.lifecycle.ignoreChanges);
+    if (live.archived) changes.unshift({ path: 'archived', before: true, after: false });
+    return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [] };
+  },
+
+  planCreate({ desired, lookups }) {
+    const { name, description, active } = desired.attributes;
+    const writes = [
+      writeSpec('createProject', { body: { accountId: lookups.account, name, description }, effects: { id: { result: 'project_id' } } }, `create project ${name}`),
+    ];
+    if (!active) {
+      writes.push(
+        writeSpec('updateProject', { path: { id: { $ref: desired.address } }, body: { name, description, isActive: false } }, `deactivate project ${name}`),
+      );
+    }
+    return { writes };
+  },
+
+  planUpdate({ desired, live, id, changedKeys }) {
+    const writes = [];
+    if (changedKeys.includes('archived')) {
+      writes.push(writeSpec('archiveProject', { path: { id }, body: { archived: false } }, `unarchive project ${live.name}`));
+    }
+    if (changedKeys.some((key) => key !== 'archived')) {
+      // The PATCH replaces all editable values: an ignored field keeps its live value instead of being dropped.
+      const ignore = desired.lifecycle.ignoreChanges;
+      const keep = <T>(path: string, wanted: T, current: T): T => (isIgnored(path, ignore) ? current : wanted);
+      const body = {
+        name: keep('name', desired.attributes.name, live.name),
+        description: keep('description', desired.attributes.description, live.description),
+        isActive: keep('active', desired.attributes.active, live.is_active),
+      };
+      writes.push(writeSpec('updateProject', { path: { id }, body }, `update project ${body.name}`));
+    }
+    return { writes };
+  },
+
+  planDelete({ address, id }) {
+    return {
+      writes: [writeSpec('archiveProject', { path: { id }, body: { archived: true }, effects: { forget: true } }, `archive ${address}`)],
+    };
+  },
+} satisfies ResourceProvider<'project', ProjectT>;

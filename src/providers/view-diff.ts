@@ -1,0 +1,99 @@
+/**
+ * Helpers shared by the providers: comparing views field by field, the small
+ * normalisations that make a configured value and a live value comparable,
+ * and reference templates for ids that exist only at apply time.
+ */
+import { ApiError } from '../api/errors.js';
+import type { FieldChange } from '../planner/types.js';
+import type { Lookups, View } from './types.js';
+
+/** Whether `path` is covered by an `ignoreChanges` entry (the entry itself or a parent of it). */
+export function isIgnored(path: string, ignoreChanges: string[]): boolean {
+  return ignoreChanges.some((entry) => path === entry || path.startsWith(`${entry}.`));
+}
+
+export function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+function canonical(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+  }
+  return value;
+}
+
+/** Changes from `live` to `desired`, for every managed (present) key of `desired` that is not ignored. */
+export function diffViews(desired: View, live: View, ignoreChanges: string[]): FieldChange[] {
+  const changes: FieldChange[] = [];
+  for (const path of Object.keys(desired).sort()) {
+    if (isIgnored(path, ignoreChanges)) continue;
+    if (!sameValue(desired[path], live[path])) changes.push({ path, before: live[path] ?? null, after: desired[path] ?? null });
+  }
+  return changes;
+}
+
+/** Write-only fields that changed, as sensitive changes (never with a value). */
+export function secretChanges(changedSecrets: string[], ignoreChanges: string[]): FieldChange[] {
+  return changedSecrets.filter((field) => !isIgnored(field, ignoreChanges)).map((path) => ({ path, sensitive: true }));
+}
+
+/** Sorted copy of a set-like list, so order never shows as a change. */
+export function sortedSet(values: readonly string[] | undefined): string[] | undefined {
+  return values === undefined ? undefined : [...new Set(values)].sort();
+}
+
+/** A date-time in one canonical form (`toISOString`), so `...00Z` and `...00.000Z` compare equal. */
+export function canonicalTime(value: string | null | undefined): string | null | undefined {
+  if (value === null || value === undefined) return value;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? value : new Date(ms).toISOString();
+}
+
+/** Leaves of a nested object as `prefix.a.b` keys; arrays are leaves. */
+export function flatten(prefix: string, value: unknown, into: View = {}): View {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [key, child] of Object.entries(value)) {
+      if (child !== undefined) flatten(`${prefix}.${key}`, child, into);
+    }
+  } else {
+    into[prefix] = value;
+  }
+  return into;
+}
+
+/** The part of an address after `kind.`: `project.payments` -> `payments`. */
+export function localPart(address: string): string {
+  return address.slice(address.indexOf('.') + 1);
+}
+
+/** The remote id of `address` as a template: the literal id when known now, a `$ref` resolved at apply otherwise. */
+export function ref(lookups: Lookups, address: string): string | { $ref: string } {
+  return lookups.idOf(address) ?? { $ref: address };
+}
+
+/** Keys whose paths are in `keys` or below one of them. */
+export function touches(keys: string[], path: string): boolean {
+  return keys.some((key) => key === path || key.startsWith(`${path}.`));
+}
+
+/** Runs a read and turns a not-found answer into null. */
+export async function nullWhenNotFound<T>(read: () => Promise<T>): Promise<T | null> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+/**
+ * A read the API refused (403, 404, another 4xx) rather than one that failed: refusals are reported as
+ * unreadable, while a bad token, rate limiting or a failing service ends the plan, since a plan made from a
+ * half-read account would be wrong rather than incomplete.
+ */
+export function isRefusal(error: unknown): error is ApiError {
+  return error instanceof ApiError && error.status !== 401 && error.status !== 429 && error.status < 500;
+}

@@ -1,0 +1,90 @@
+/**
+ * Words and symbols shared by every plan renderer: the symbol and verb of an
+ * action, how a value is shown, and the summary line. Rendering only shows
+ * what the plan says; nothing here computes a change.
+ */
+import { diffLines } from 'diff';
+import type { Action, FieldChange, Plan } from '../planner/types.js';
+
+export const symbols: Record<Action, string> = {
+  create: '+',
+  update: '~',
+  rotate: '~',
+  replace: '-/+',
+  import: '<=',
+  archive: '-',
+  delete: '-',
+  revoke: '-',
+  'no-op': ' ',
+};
+
+export const verbs: Record<Action, string> = {
+  create: 'will be created',
+  update: 'will be updated in place',
+  rotate: 'will have its secret rotated',
+  replace: 'must be replaced',
+  import: 'will be imported (adopted)',
+  archive: 'will be archived',
+  delete: 'will be deleted',
+  revoke: 'will be revoked',
+  'no-op': 'will be recorded in state',
+};
+
+export type Tone = 'add' | 'change' | 'remove' | 'replace' | 'import' | 'plain';
+
+export function toneOf(action: Action): Tone {
+  if (action === 'create') return 'add';
+  if (action === 'update' || action === 'rotate') return 'change';
+  if (action === 'replace') return 'replace';
+  if (action === 'import') return 'import';
+  if (action === 'no-op') return 'plain';
+  return 'remove';
+}
+
+/** A value as it reads in the plan: JSON for data, `(sensitive)` for write-only values. */
+export function showValue(value: unknown): string {
+  if (value === undefined) return '(not set)';
+  return JSON.stringify(value);
+}
+
+const isMultiline = (value: unknown): value is string => typeof value === 'string' && value.includes('\n');
+
+/**
+ * One field change as lines (without indentation or symbol colour): `path = after`, `path = before -> after`,
+ * or, for multi-line strings, a line diff made with `diff`.
+ */
+export function changeLines(change: FieldChange, creating: boolean): { symbol: string; text: string }[] {
+  const suffix = change.forcesReplace ? '  # forces replacement' : '';
+  if (change.sensitive) return [{ symbol: creating ? '+' : '~', text: `${change.path} = (sensitive)${suffix}` }];
+  if (!('before' in change)) return [{ symbol: '+', text: `${change.path} = ${showValue(change.after)}${suffix}` }];
+  if (!('after' in change)) return [{ symbol: '-', text: `${change.path} = ${showValue(change.before)}${suffix}` }];
+  if (isMultiline(change.before) || isMultiline(change.after)) {
+    const lines = [{ symbol: '~', text: `${change.path} = <<-${suffix}` }];
+    for (const part of diffLines(String(change.before ?? ''), String(change.after ?? ''))) {
+      const symbol = part.added ? '+' : part.removed ? '-' : ' ';
+      for (const line of part.value.replace(/\n$/, '').split('\n')) lines.push({ symbol, text: `    ${line}` });
+    }
+    return lines;
+  }
+  return [{ symbol: '~', text: `${change.path} = ${showValue(change.before)} -> ${showValue(change.after)}${suffix}` }];
+}
+
+export function summaryLine(plan: Plan): string {
+  const { add, change, replace, remove } = plan.summary;
+  const imports = plan.summary.import > 0 ? `${plan.summary.import} to import, ` : '';
+  return `Plan: ${imports}${add} to add, ${change} to change, ${replace} to replace, ${remove} to remove.`;
+}
+
+/** The line shown when applying the plan would change nothing; undefined when it would. */
+export function noChangesLine(plan: Plan): string | undefined {
+  const acting = plan.steps.some((s) => s.action !== 'no-op');
+  if (plan.mode === 'refresh-only') {
+    return plan.drift.length === 0 ? 'No changes. Your infrastructure still matches what cplane last applied.' : undefined;
+  }
+  if (acting) return undefined;
+  if (plan.unreadable.length > 0) {
+    const n = plan.unreadable.length;
+    return `No changes. ${n} item${n === 1 ? '' : 's'} could not be read (listed above), so this plan covers only the rest.`;
+  }
+  return plan.mode === 'destroy' ? 'No changes. No objects need to be destroyed.' : 'No changes. Your infrastructure matches the configuration.';
+}

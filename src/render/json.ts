@@ -1,0 +1,6 @@
+/** The plan as JSON: exactly the Plan (schema/plan.schema.json), for machines. */
+import type { Plan } from '../planner/types.js';
+
+export function renderPlanJson(plan: Plan): string {
+  return `${JSON.stringify(plan, null, 2)}\n`;
+}

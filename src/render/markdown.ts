@@ -1,0 +1,53 @@
+/**
+ * The plan as Markdown for a pull-request comment: the summary line in bold,
+ * a table of the steps, and the field changes in a collapsible <details>
+ * block (a `diff` code block, so GitHub colours additions and removals).
+ */
+import type { Plan } from '../planner/types.js';
+import { changeLines, noChangesLine, summaryLine, symbols, verbs } from './describe.js';
+
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** GitHub colours `+` and `-` lines of a diff block; every other change is marked `!`. */
+const diffSymbol = (symbol: string) => (symbol === '+' || symbol === '-' || symbol === ' ' ? symbol : '!');
+/** Keeps a value from closing the code fence it is shown in. */
+const fenced = (text: string) => text.replace(/```/g, '`\u200b``');
+
+export function renderPlanMarkdown(plan: Plan): string {
+  const out: string[] = [];
+  const headline = noChangesLine(plan) ?? summaryLine(plan);
+  const acting = plan.steps.filter((s) => s.action !== 'no-op');
+  out.push(`#### cplane plan${plan.mode !== 'normal' ? ` (${plan.mode})` : ''} for account \`${plan.account}\``, '', `**${headline}**`, '');
+
+  if (acting.length > 0) {
+    out.push('| | Address | Action | Why |', '|---|---|---|---|');
+    for (const step of acting) {
+      out.push(`| \`${symbols[step.action]}\` | \`${cell(step.address)}\` | ${step.action} | ${cell([step.reason, ...(step.notes ?? [])].filter(Boolean).join('; '))} |`);
+    }
+    out.push('', '<details><summary>Changes by field</summary>', '', '```diff');
+    for (const step of acting) {
+      out.push(`${diffSymbol(symbols[step.action])} ${step.address} ${verbs[step.action]}`);
+      for (const change of step.changes) {
+        for (const { symbol, text } of changeLines(change, step.action === 'create')) out.push(fenced(`${diffSymbol(symbol)}     ${text}`));
+      }
+    }
+    out.push('```', '', '</details>', '');
+  }
+
+  if (plan.drift.length > 0) {
+    out.push(`<details><summary>Changed outside cplane (${plan.drift.length})</summary>`, '');
+    for (const drift of plan.drift) {
+      const fields = drift.changes.map((c) => `\`${cell(c.path)}\``).join(', ');
+      out.push(`- \`${drift.address}\`: ${drift.type === 'deleted' ? 'deleted outside cplane' : `changed (${fields})`}`);
+    }
+    out.push('', '</details>', '');
+  }
+
+  if (plan.unreadable.length > 0) {
+    out.push(`> **Could not be read** (nothing is planned for these):`);
+    for (const u of plan.unreadable) {
+      out.push(`> - ${u.address ? `\`${u.address}\`` : `every ${u.kind}`}: \`${u.operation}\` ${cell(u.reason)}${u.requestId ? ` (request id \`${u.requestId}\`)` : ''}`);
+    }
+    out.push('');
+  }
+  return `${out.join('\n').trimEnd()}\n`;
+}

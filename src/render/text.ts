@@ -1,0 +1,91 @@
+/**
+ * The plan as text for a terminal, in the Terraform manner: drift first, then
+ * one block per step (`+ create`, `~ update`, `-/+ replace`, `- remove`,
+ * `<= import`) with its field changes, reason and notes, what could not be
+ * read, and the summary line. Colour is a parameter: the command decides it.
+ */
+import type { Plan, PlanStep } from '../planner/types.js';
+import { changeLines, noChangesLine, summaryLine, symbols, toneOf, verbs, type Tone } from './describe.js';
+
+export interface TextOptions {
+  color: boolean;
+  /** Terminal width, for the rules between sections (default 80). */
+  width?: number;
+}
+
+const codes: Record<Tone | 'bold' | 'dim' | 'warn', [number, number]> = {
+  add: [32, 39],
+  change: [33, 39],
+  remove: [31, 39],
+  replace: [35, 39],
+  import: [36, 39],
+  plain: [0, 0],
+  bold: [1, 22],
+  dim: [2, 22],
+  warn: [33, 39],
+};
+
+function painter(color: boolean) {
+  return (style: keyof typeof codes, text: string) => {
+    const [open, close] = codes[style];
+    return color && open !== 0 ? `\u001b[${open}m${text}\u001b[${close}m` : text;
+  };
+}
+
+const symbolTone: Record<string, Tone> = { '+': 'add', '-': 'remove', '~': 'change', ' ': 'plain' };
+
+function renderStep(step: PlanStep, paint: ReturnType<typeof painter>): string[] {
+  const tone = toneOf(step.action);
+  const lines = [`  ${paint('bold', `# ${step.address}`)} ${verbs[step.action]}${step.reason ? ` (${step.reason})` : ''}`];
+  lines.push(`  ${paint(tone, symbols[step.action].padEnd(3))} ${step.kind} "${step.address.slice(step.address.indexOf('.') + 1)}"${step.adopt ? ` (id ${step.adopt.id})` : ''}`);
+  const creating = step.action === 'create';
+  for (const change of step.changes) {
+    for (const { symbol, text } of changeLines(change, creating)) {
+      lines.push(`      ${paint(symbolTone[symbol] ?? 'plain', symbol)} ${text}`);
+    }
+  }
+  for (const note of step.notes ?? []) lines.push(`      ${paint('warn', `! ${note}`)}`);
+  return lines;
+}
+
+export function renderPlanText(plan: Plan, options: TextOptions): string {
+  const paint = painter(options.color);
+  const rule = paint('dim', '─'.repeat(Math.max(20, Math.min(options.width ?? 80, 100))));
+  const out: string[] = [];
+
+  if (plan.drift.length > 0) {
+    out.push(paint('bold', 'Objects changed outside cplane since the last apply:'), '');
+    for (const drift of plan.drift) {
+      if (drift.type === 'deleted') {
+        out.push(`  ${paint('remove', '-')} ${drift.address} was deleted outside cplane`);
+        continue;
+      }
+      out.push(`  ${paint('change', '~')} ${drift.address} was changed outside cplane`);
+      for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) out.push(`      ${paint(symbolTone[symbol] ?? 'plain', symbol)} ${text}`);
+    }
+    out.push('', rule, '');
+  }
+
+  const acting = plan.steps.filter((s) => s.action !== 'no-op');
+  if (plan.mode === 'refresh-only') {
+    if (plan.drift.length > 0) {
+      out.push('This is a refresh-only plan: cplane will not change any object to undo these changes.');
+      out.push('Applying it records the live values above in state.', '');
+    }
+  } else if (acting.length > 0) {
+    out.push('cplane will perform the following actions:', '');
+    for (const step of acting) out.push(...renderStep(step, paint), '');
+  }
+
+  if (plan.unreadable.length > 0) {
+    out.push(paint('warn', 'Could not be read (nothing is planned for these):'));
+    for (const u of plan.unreadable) {
+      out.push(`  ${paint('warn', '!')} ${u.address ?? `every ${u.kind}`}: ${u.operation}: ${u.reason}${u.requestId ? ` (request id ${u.requestId})` : ''}`);
+    }
+    out.push('');
+  }
+
+  if (plan.targets.length > 0) out.push(paint('warn', `Only part of the configuration was planned (--target ${plan.targets.join(', ')}).`), '');
+  out.push(paint('bold', noChangesLine(plan) ?? summaryLine(plan)));
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,66 @@
+// With a Service Account token, plan reads what a Service Account may read, plans that, lists what it could not
+// read with the reason, and never sends a human-only request.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createClient, operations, type ApiClient, type ClientEvent } from '../../src/api/index.js';
+import { fixtures } from '../../src/emulator/fixtures.js';
+import { renderPlanText } from '../../src/render/index.js';
+import { harness, type Harness } from './harness.js';
+
+const production = fixtures.accounts[0]!.id;
+const config = (tags: string, rate: number) => `
+projects:
+  sa-app:
+    records:
+      api-key:
+        tags: [${tags}]
+credentials:
+  sa-openai:
+    provider: openai
+    secret: { env: OPENAI_KEY }
+gateways:
+  sa-gw:
+    project: sa-app
+    name: SA gateway
+    defaultProvider: openai
+    defaultModel: gpt-4o-mini
+    credentials: [sa-openai]
+    tokens:
+      ci:
+        scopes: [run]
+        rateLimitPerMin: ${rate}
+`;
+
+describe('Service Account token', () => {
+  let h: Harness;
+  let sa: ApiClient;
+  const events: ClientEvent[] = [];
+  beforeEach(async () => {
+    h = await harness({ account: production });
+    h.config(config('a', 60));
+    await h.converge();
+    sa = createClient({ baseUrl: h.emulator.url, token: fixtures.tokens.serviceAccount, accountId: production, onEvent: (e) => events.push(e) });
+    h.emulator.resetStats();
+  });
+  afterEach(async () => {
+    await sa.close();
+    await h.close();
+  });
+
+  it('plans what it can read, lists the rest as unreadable, and sends no human-only request', async () => {
+    h.config(config('a, b', 120));
+    const plan = await h.plan({ client: sa });
+
+    const sent = Object.entries(h.emulator.stats().byOperation).filter(([, n]) => n > 0).map(([op]) => op);
+    expect(sent.filter((op) => operations[op as keyof typeof operations].identity === 'H')).toEqual([]);
+    expect(sent.sort()).toEqual(['getGateway', 'listGatewayTokens', 'listProviders', 'listRecords']);
+    expect(events.filter((e) => e.type === 'request').every((e) => e.type === 'request' && operations[e.operation].identity === 'SA')).toBe(true);
+
+    expect(plan.steps.map((s) => `${s.action} ${s.address}`)).toEqual(['update record.sa-app/api-key', 'replace gateway_token.sa-gw/ci']);
+    expect(plan.unreadable.map((u) => `${u.address ?? '*'} ${u.operation}`).sort()).toEqual([
+      'credential.sa-openai listCredentials',
+      'project.sa-app listProjects',
+    ]);
+    expect(plan.unreadable.find((u) => u.address === 'project.sa-app')?.reason).toBe('human-only operation: a Service Account token cannot read it; no request was sent');
+    expect(renderPlanText(plan, { color: false })).toContain('Could not be read (nothing is planned for these):\n  ! project.sa-app: listProjects: human-only operation');
+  });
+});

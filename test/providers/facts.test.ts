@@ -1,0 +1,168 @@
+// Providers report facts about differences and return writes; these tests pin both for each kind without a network.
+import { describe, expect, it } from 'vitest';
+import type { GatewayTokenT, ProjectT, RecordMetaT } from '../../src/api/shapes.js';
+import { gatewayProvider, gatewayTokenProvider, otelExportProvider, projectProvider, recordProvider, credentialProvider } from '../../src/providers/index.js';
+import { desired, ids, liveGateway, lookups } from './fixtures.js';
+
+const project: ProjectT = {
+  project_id: ids.project, account_id: ids.account, name: 'payments', description: 'old', is_active: true,
+  archived: false, archived_at: null, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z',
+};
+
+describe('project', () => {
+  const look = lookups({ 'project.payments': ids.project });
+
+  it('updates with every editable value, keeping an ignored field at its live value', () => {
+    const want = desired('project', 'project.payments', { name: 'payments-2', description: 'new', active: false }, { ignoreChanges: ['description'] });
+    const facts = projectProvider.diff({ desired: want, live: project, lookups: look, changedSecrets: [] });
+    expect(facts.changedKeys).toEqual(['active', 'name']);
+    const { writes } = projectProvider.planUpdate({ desired: want, live: project, id: ids.project, changedKeys: facts.changedKeys, lookups: look });
+    expect(writes.map((w) => [w.operation, w.body])).toEqual([['updateProject', { name: 'payments-2', description: 'old', isActive: false }]]);
+  });
+
+  it('unarchives an archived project before updating it', () => {
+    const want = desired('project', 'project.payments', { name: 'payments', description: 'old', active: true });
+    const facts = projectProvider.diff({ desired: want, live: { ...project, archived: true }, lookups: look, changedSecrets: [] });
+    expect(facts.changes).toEqual([{ path: 'archived', before: true, after: false }]);
+    const { writes } = projectProvider.planUpdate({ desired: want, live: project, id: ids.project, changedKeys: facts.changedKeys, lookups: look });
+    expect(writes.map((w) => [w.operation, w.body])).toEqual([['archiveProject', { archived: false }]]);
+  });
+
+  it('creates, then deactivates a project configured inactive, referring to the new id', () => {
+    const want = desired('project', 'project.payments', { name: 'payments', description: '', active: false });
+    const { writes } = projectProvider.planCreate({ desired: want, lookups: lookups({}) });
+    expect(writes[0]).toMatchObject({ operation: 'createProject', body: { accountId: ids.account, name: 'payments', description: '' }, effects: { id: { result: 'project_id' } } });
+    expect(writes[1]).toMatchObject({ operation: 'updateProject', path: { id: { $ref: 'project.payments' } }, body: { isActive: false } });
+  });
+});
+
+describe('record', () => {
+  const live: RecordMetaT = {
+    record_id: '00000000-0000-4000-8000-0000000000aa', account_id: ids.account, project_id: ids.project, name: 'stripe-key',
+    tags: ['b', 'a'], secret_due_at: '2027-01-01T00:00:00.000Z', rotation_interval_days: 90, format: 'text', owner_user_id: ids.account,
+    current_version: 1, archived: false, archived_at: null, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z',
+  };
+  const look = lookups({ 'project.payments': ids.project });
+
+  it('compares tags as a set and date-times by instant, and leaves unset fields alone', () => {
+    const want = desired('record', 'record.payments/stripe-key', { project: 'payments', name: 'stripe-key', tags: ['a', 'b'], secretDueAt: '2027-01-01T00:00:00Z' });
+    expect(recordProvider.diff({ desired: want, live, lookups: look, changedSecrets: [] }).changes).toEqual([]);
+  });
+
+  it('patches only changed metadata and writes a new encrypted value version', () => {
+    const want = desired('record', 'record.payments/stripe-key', { project: 'payments', name: 'stripe-key', tags: ['a'] }, { secrets: { value: { env: 'STRIPE' } } });
+    const facts = recordProvider.diff({ desired: want, live, lookups: look, changedSecrets: ['value'] });
+    expect(facts.changes).toEqual([{ path: 'tags', before: ['a', 'b'], after: ['a'] }, { path: 'value', sensitive: true }]);
+    const { writes } = recordProvider.planUpdate({ desired: want, live, id: live.record_id, changedKeys: facts.changedKeys, lookups: look });
+    expect(writes.map((w) => [w.operation, w.body])).toEqual([
+      ['updateRecord', { tags: ['a'] }],
+      ['createRecordVersion', { $encrypt: 'value' }],
+    ]);
+  });
+
+  it('creates in a project made earlier in the same apply through a $ref', () => {
+    const want = desired('record', 'record.payments/k', { project: 'payments', name: 'k' }, { secrets: { value: { generate: { length: 32 } } } });
+    const { writes } = recordProvider.planCreate({ desired: want, lookups: lookups({}) });
+    expect(writes[0]).toMatchObject({
+      operation: 'createRecord',
+      body: { projectId: { $ref: 'project.payments' }, name: 'k', value: { $encrypt: 'value' } },
+      effects: { id: { result: 'record_id' }, parents: { projectId: { $ref: 'project.payments' } } },
+    });
+  });
+});
+
+describe('credential', () => {
+  it('rotates a changed secret in place and refuses a provider change', () => {
+    const live = { credential_id: ids.credA, account_id: ids.account, provider_id: ids.openai, label: 'a', base_url: null, status: 'active' as const, created_at: '', updated_at: '', rotated_at: null };
+    const look = lookups({ 'credential.a': ids.credA });
+    const want = desired('credential', 'credential.a', { provider: 'openai', label: 'a', baseUrl: null }, { secrets: { secret: { env: 'K' } } });
+    const facts = credentialProvider.diff({ desired: want, live, lookups: look, changedSecrets: ['secret'] });
+    expect(facts).toMatchObject({ changedKeys: ['secret'], rotateKeys: ['secret'], problems: [] });
+    expect(credentialProvider.planUpdate({ desired: want, live, id: ids.credA, changedKeys: ['secret'], lookups: look }).writes).toMatchObject([
+      { operation: 'rotateCredential', body: { secret: { $secret: 'secret' } } },
+    ]);
+    const moved = credentialProvider.diff({ desired: { ...want, attributes: { ...want.attributes, provider: 'anthropic' } }, live, lookups: look, changedSecrets: [] });
+    expect(moved.problems).toEqual(['credential.a: the provider of a credential cannot be changed; add a credential under a new name and point gateways at it']);
+  });
+});
+
+describe('gateway', () => {
+  const look = lookups({ 'project.payments': ids.project, 'credential.a': ids.credA, 'gateway.prod': ids.gateway });
+  const base = { project: 'payments', name: 'Prod', slug: 'prod', defaultProvider: 'openai', defaultModel: 'gpt-4o-mini', credentials: ['a'] };
+
+  it('compares only the settings the configuration gives, and sends a nested group whole', () => {
+    const want = desired('gateway', 'gateway.prod', { ...base, settings: { requestsPerMinute: 60, cache: { ttlSeconds: 60 } } });
+    const live = liveGateway();
+    const facts = gatewayProvider.diff({ desired: want, live, lookups: look, changedSecrets: [] });
+    expect(facts.changes).toEqual([{ path: 'settings.cache.ttlSeconds', before: 300, after: 60 }]);
+    const { writes } = gatewayProvider.planUpdate({ desired: want, live, id: ids.gateway, changedKeys: facts.changedKeys, lookups: look });
+    expect(writes.map((w) => [w.operation, w.body])).toEqual([['updateGatewaySettings', { cache: { enabled: false, ttlSeconds: 60 } }]]);
+  });
+
+  it('attaches a new credential (by $ref) before detaching the old one', () => {
+    const want = desired('gateway', 'gateway.prod', { ...base, credentials: ['b'] });
+    const live = liveGateway();
+    const facts = gatewayProvider.diff({ desired: want, live, lookups: look, changedSecrets: [] });
+    expect(facts.changes).toEqual([{ path: 'credentials', before: ['a'], after: ['b'] }]);
+    const { writes } = gatewayProvider.planUpdate({ desired: want, live, id: ids.gateway, changedKeys: facts.changedKeys, lookups: look });
+    expect(writes.map((w) => [w.operation, w.path, w.body])).toEqual([
+      ['attachGatewayCredential', { id: ids.gateway }, { credentialId: { $ref: 'credential.b' } }],
+      ['detachGatewayCredential', { id: ids.gateway, credentialId: ids.credA }, undefined],
+    ]);
+  });
+
+  it('says how many tokens a deletion revokes', () => {
+    const { notes } = gatewayProvider.planDelete({ address: 'gateway.prod', id: ids.gateway, live: liveGateway(), related: { activeTokens: 2 } });
+    expect(notes).toEqual(['deleting the gateway disables it and revokes its 2 active tokens']);
+  });
+});
+
+describe('gateway token', () => {
+  const live: GatewayTokenT = {
+    token_id: '00000000-0000-4000-8000-0000000000bb', gateway_id: ids.gateway, name: 'ci', token_prefix: 'gw_', scopes: ['run'], principal_type: 'user',
+    owner_user_id: null, service_account_id: null, allowed_models: [], spend_limit: null, spend_window: null, rate_limit_per_min: 60,
+    created_at: '', last_used_at: null, expires_at: '2027-01-01T00:00:00Z', revoked_at: null,
+  };
+  const look = lookups({ 'gateway.prod': ids.gateway });
+  const base = { gateway: 'prod', name: 'ci', scopes: ['run'], expiresInDays: 30, allowedModels: [], rateLimitPerMin: 60 };
+  const state = { kind: 'gateway_token' as const, id: live.token_id, inputs: { ...base }, fingerprints: {}, createdAt: '', updatedAt: '' };
+
+  it('renames in place', () => {
+    const want = desired('gateway_token', 'gateway_token.prod/ci', { ...base, name: 'ci-2' });
+    const facts = gatewayTokenProvider.diff({ desired: want, live, state, lookups: look, changedSecrets: [] });
+    expect(facts.replaceKeys).toEqual([]);
+    expect(gatewayTokenProvider.planUpdate({ desired: want, live, id: live.token_id, changedKeys: facts.changedKeys, lookups: look }).writes).toMatchObject([
+      { operation: 'renameGatewayToken', path: { id: ids.gateway, tokenId: live.token_id }, body: { name: 'ci-2' } },
+    ]);
+  });
+
+  it('marks scopes and expiry (compared with what was applied) as forcing a replacement', () => {
+    const want = desired('gateway_token', 'gateway_token.prod/ci', { ...base, scopes: ['run', 'read_logs'], expiresInDays: 60 });
+    const facts = gatewayTokenProvider.diff({ desired: want, live, state, lookups: look, changedSecrets: [] });
+    expect(facts.replaceKeys).toEqual(['scopes', 'expiresInDays']);
+    expect(facts.changes).toContainEqual({ path: 'expiresInDays', before: 30, after: 60, forcesReplace: true });
+  });
+
+  it('seals the one-time plaintext of a new token', () => {
+    const want = desired('gateway_token', 'gateway_token.prod/ci', base);
+    expect(gatewayTokenProvider.planCreate({ desired: want, lookups: lookups({}) }).writes[0]).toMatchObject({
+      operation: 'createGatewayToken',
+      path: { id: { $ref: 'gateway.prod' } },
+      effects: { id: { result: 'token_id' }, seal: { name: 'plaintext', result: 'plaintext' } },
+    });
+  });
+});
+
+describe('otel export', () => {
+  it('sends every configured header when one header value changed (the PATCH replaces the set)', () => {
+    const live = { gatewayId: ids.gateway, export: { enabled: true, endpoint: 'https://otel.example.com', exportMetrics: true, exportTraces: true, headerNames: ['Authorization', 'X-Team'], updatedAt: null } };
+    const want = desired('otel_export', 'otel_export.prod', { gateway: 'prod', enabled: true, endpoint: 'https://otel.example.com', exportMetrics: true, exportTraces: true, headerNames: ['X-Team', 'Authorization'] }, {
+      secrets: { 'headers.Authorization': { env: 'A' }, 'headers.X-Team': { env: 'B' } },
+    });
+    const look = lookups({ 'gateway.prod': ids.gateway });
+    const facts = otelExportProvider.diff({ desired: want, live, lookups: look, changedSecrets: ['headers.Authorization'] });
+    expect(facts.changes).toEqual([{ path: 'headers.Authorization', sensitive: true }]);
+    const { writes } = otelExportProvider.planUpdate({ desired: want, live, id: ids.gateway, changedKeys: facts.changedKeys, lookups: look });
+    expect(writes[0]?.body).toEqual({ headers: { 'X-Team': { $secret: 'headers.X-Team' }, Authorization: { $secret: 'headers.Authorization' } } });
+  });
+});
