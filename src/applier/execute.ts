@@ -125,8 +125,9 @@ export async function applyPlan(input: ApplyOptions): Promise<ApplyResult> {
   return result;
 }
 
+/** A no-op step still has work when it records something in state (a refresh-only plan's live values or a forget). */
 function hasWork(step: PlanStep): boolean {
-  return step.action !== 'no-op' || step.writes.length > 0 || step.adopt !== undefined;
+  return step.action !== 'no-op' || step.writes.length > 0 || step.adopt !== undefined || step.inputs !== undefined || step.forget === true;
 }
 
 function refOf(step: PlanStep): StepRef {

@@ -96,6 +96,10 @@ function applyEffects(draft: StateData, entry: JournalEntry, result: unknown, se
   if (!resource) return;
   if (effects.parents) resource.parents = { ...resource.parents, ...parents };
   if (Object.keys(sealed).length > 0) resource.sealed = { ...resource.sealed, ...sealed };
+  for (const [name, path] of Object.entries(effects.outputs ?? {})) {
+    const value = readResultPath(result, path);
+    if (typeof value === 'string') resource.outputs = { ...resource.outputs, [name]: value };
+  }
   if (entry.fingerprints) resource.fingerprints = { ...resource.fingerprints, ...entry.fingerprints };
   if (entry.inputs) resource.inputs = entry.inputs;
   resource.updatedAt = now;

@@ -71,7 +71,7 @@ async function record(store: StateStore, options: AdoptOptions, adoptions: Adopt
       };
       if (identity.parents) entry.parents = identity.parents;
       // The start of a token is safe to show; `cplane output` prints it beside the id.
-      if (kind === 'gateway_token') entry.inputs.tokenPrefix = (live as GatewayTokenT).token_prefix;
+      if (kind === 'gateway_token') entry.outputs = { tokenPrefix: (live as GatewayTokenT).token_prefix };
       if (same && earlier.sealed) entry.sealed = earlier.sealed;
       if (same && earlier.fingerprintAddress) entry.fingerprintAddress = earlier.fingerprintAddress;
       if (!same || Object.keys(earlier.fingerprints).length === 0) entry.adoptedBy = 'export';

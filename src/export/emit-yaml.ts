@@ -49,7 +49,7 @@ export function emitFiles(model: ExportModel, schemaRef: string): EmittedFile[] 
 function emitMain(model: ExportModel, schemaRef: string): EmittedFile {
   const lines = [
     'The account is a variable, so this folder applies unchanged to another account:',
-    '  cplane apply <dir> --account <id> --var account=<id>',
+    '  cplane apply <dir> --account <id>',
   ];
   if (model.placeholders.length > 0) {
     lines.push('', 'Values that cannot be exported are read from these environment variables at apply:');

@@ -449,6 +449,9 @@ async function secretChanges(desired: DesiredState, stateResources: StateData['r
     const changed: string[] = [];
     for (const [field, source] of Object.entries(r.secrets)) {
       const applied = entry?.fingerprints[field];
+      // `cplane export --adopt` cannot read write-only values: the live ones are taken as they are
+      // (docs/export.md says how to have cplane write them: `cplane state rm`, then apply).
+      if (applied === undefined && entry?.adoptedBy === 'export') continue;
       if ('generate' in source) {
         // A generated value is made once; it changes only when cplane holds none.
         if (!applied) changed.push(field);

@@ -32,6 +32,8 @@ export interface WriteEffects {
   parents?: Record<string, RefPlaceholder | string>;
   /** One-time secret in the result to seal into state, e.g. `{ name: 'plaintext', result: 'plaintext' }`. */
   seal?: { name: string; result: string };
+  /** Non-secret values of the answer to keep in state as `outputs`: name -> dotted path (e.g. `{ tokenPrefix: 'token_prefix' }`). */
+  outputs?: Record<string, string>;
   /** The remote object is gone (deleted, archived, revoked): remove the address from state. */
   forget?: boolean;
 }

@@ -118,7 +118,7 @@ export const gatewayTokenProvider = {
       allowedModels: attributes.allowedModels,
       rateLimitPerMin: attributes.rateLimitPerMin,
     };
-    const effects = { id: { result: 'token_id' }, parents: { gatewayId: gateway }, seal: { name: 'plaintext', result: 'plaintext' } };
+    const effects = { id: { result: 'token_id' }, parents: { gatewayId: gateway }, seal: { name: 'plaintext', result: 'plaintext' }, outputs: { tokenPrefix: 'token_prefix' } };
     return { writes: [writeSpec('createGatewayToken', { path: { id: gateway }, body, effects }, `create token ${attributes.name}`)] };
   },
 

@@ -32,6 +32,8 @@ export interface ResourceState {
    * missing fingerprint means "unknown" (not "changed") until an apply writes the value.
    */
   adoptedBy?: 'export';
+  /** Non-secret values read from the API's answers, e.g. `tokenPrefix` of a gateway token: safe to show. */
+  outputs?: Record<string, string>;
   /** One-time secrets by name (`plaintext` of a gateway token), sealed with the address as associated data. */
   sealed?: Record<string, SealedValue>;
   createdAt: string;

@@ -32,6 +32,11 @@ describe('cplane apply and destroy, end to end', () => {
     const token = await reveal('gateway_token.main/ci');
     expect(token.length).toBeGreaterThan(10);
     expect(run.stdout).not.toContain(token);
+    // Without --reveal: the id and the prefix the API answered with, never the plaintext.
+    const shown = (await w.cli(['output', 'gateway_token.main/ci', w.dir])).stdout;
+    expect(shown).toMatch(/^gateway_token\.main\/ci = \(sensitive: use --reveal\) {2}\[id [0-9a-f-]{36}, prefix gwt_\w+\]\n$/);
+    expect(token.startsWith(shown.match(/prefix (\S+)\]/)![1]!)).toBe(true);
+    expect(shown).not.toContain(token);
     expect(run.stdout + run.stderr).not.toContain('sk-e2e-openai-secret');
     const live = await liveInventory(w.client);
     expect(live.projects).toEqual([...seeded.projects, 'extra', 'shop'].sort());

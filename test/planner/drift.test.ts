@@ -57,5 +57,12 @@ describe('drift', () => {
     expect(plan.steps.flatMap((s) => s.writes)).toEqual([]);
     expect(plan.steps).toMatchObject([{ action: 'no-op', inputs: { name: 'renamed-outside', scopes: ['run'] } }]);
     expect(plan.summary).toEqual({ add: 0, change: 0, replace: 0, remove: 0, import: 0 });
+
+    // Applying it records the live values in state and sends no write.
+    const writesBefore = (await h.client.listAll('listGatewayTokens', { path: { id: id('gateway.prod') } })).length;
+    expect((await h.apply(plan)).failed).toEqual([]);
+    expect(h.state.data.resources['gateway_token.prod/ci']!.inputs).toMatchObject({ name: 'renamed-outside' });
+    expect((await h.plan({ mode: 'refresh-only' })).drift).toEqual([]);
+    expect((await h.client.listAll('listGatewayTokens', { path: { id: id('gateway.prod') } })).length).toBe(writesBefore);
   });
 });

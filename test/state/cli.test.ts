@@ -40,7 +40,8 @@ beforeEach(async () => {
     draft.resources['credential.openai'] = resource('credential', 'cred_1', { inputs: { label: 'main' }, fingerprints: { secret: providerFingerprint } });
     draft.resources['gateway_token.prod/ci'] = resource('gateway_token', 'tok_1', {
       parents: { gatewayId: 'gw_1' },
-      inputs: { name: 'ci', tokenPrefix: 'gwt_ab12' },
+      inputs: { name: 'ci' },
+      outputs: { tokenPrefix: 'gwt_ab12' },
       sealed: { plaintext: store.seal('gateway_token.prod/ci', TOKEN) },
     });
     draft.resources['gateway_token.prod/imported'] = resource('gateway_token', 'tok_2', { parents: { gatewayId: 'gw_1' }, inputs: { name: 'imported' } });

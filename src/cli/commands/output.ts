@@ -13,7 +13,7 @@ const usage = 'output [NAME] [dir] [--reveal] [--json] [--account ID] [--state P
 
 interface TokenOutput {
   id: string;
-  /** `inputs.tokenPrefix`, when the applier recorded it: the start of the token, safe to show. */
+  /** `outputs.tokenPrefix` as the API answered it: the start of the token, safe to show. */
   prefix: string | null;
   sensitive: true;
   /** Only with --reveal; null when the state keeps no plaintext (the token was not created by cplane). */
@@ -21,7 +21,7 @@ interface TokenOutput {
 }
 
 function describeToken(store: StateStore, address: string, token: ResourceState, reveal: boolean): TokenOutput {
-  const prefix = typeof token.inputs.tokenPrefix === 'string' ? token.inputs.tokenPrefix : null;
+  const prefix = token.outputs?.tokenPrefix ?? null;
   const out: TokenOutput = { id: token.id, prefix, sensitive: true };
   if (reveal) {
     const sealed = token.sealed?.plaintext;
