@@ -58,7 +58,7 @@ async function main(): Promise<number> {
     XDG_CONFIG_HOME: join(temp, 'config'),
   };
   const dir = relative(root, example);
-  const common = [dir, '--var', `account=${account.id}`, '--state', statePath];
+  const common = [dir, '--account', account.id, '--state', statePath];
   try {
     process.stdout.write(
       `cplane demo: an emulator of the control-plane API is running at ${emulator.url}\n` +
