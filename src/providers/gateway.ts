@@ -5,22 +5,13 @@
  * configuration gives are managed), deleted when they leave the configuration
  * (which disables the gateway and revokes its tokens: the plan says so).
  */
-import type { GatewaySettingsT, GatewayT } from '../api/shapes.js';
+import type { GatewayT } from '../api/shapes.js';
 import type { GatewayAttributes, GatewaySettingsConfig } from '../config/types.js';
 import type { Template } from '../planner/types.js';
 import type { Lookups, ResourceProvider, View } from './types.js';
 import { diffViews, flatten, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
 import { listPages } from './list-pages.js';
 import { writeSpec } from './write-spec.js';
-
-/**
- * Values for the members of a nested settings group the configuration leaves out when a gateway is
- * created: the settings PATCH takes whole groups, and these are the API's defaults (docs/api-assumptions.md).
- */
-const defaultGroups: Pick<GatewaySettingsT, 'guardrails' | 'cache'> = {
-  guardrails: { blockPii: false, blockedTerms: [], maxInputTokens: null },
-  cache: { enabled: false, ttlSeconds: 0 },
-};
 
 /** Fields PATCH /gateways/{id} takes under the same name as the configuration. */
 const plainFields = ['name', 'slug', 'defaultModel'] as const;
@@ -46,11 +37,12 @@ function view(attributes: GatewayAttributes, lookups: Lookups): View {
 }
 
 /** The settings PATCH body for the changed top-level keys; nested groups are sent whole, merged over `base`. */
-function settingsBody(wanted: GatewaySettingsConfig, changedKeys: string[], base: Pick<GatewaySettingsT, 'guardrails' | 'cache'>): Record<string, Template> {
+function settingsBody(wanted: GatewaySettingsConfig, changedKeys: string[]): Record<string, Template> {
   const body: Record<string, Template> = {};
   for (const [key, value] of Object.entries(wanted) as [keyof GatewaySettingsConfig, unknown][]) {
+    // Groups (guardrails, cache) are sent with their configured members only: the API merges them.
     if (value === undefined || !changedKeys.some((k) => k === `settings.${key}` || k.startsWith(`settings.${key}.`))) continue;
-    body[key] = key === 'guardrails' || key === 'cache' ? ({ ...base[key], ...(value as object) } as Template) : (value as Template);
+    body[key] = value as Template;
   }
   return body;
 }
@@ -116,7 +108,7 @@ export const gatewayProvider = {
     ];
     if (attributes.settings && Object.keys(attributes.settings).length > 0) {
       const all = Object.keys(flatten('settings', attributes.settings));
-      const settings = settingsBody(attributes.settings, all, defaultGroups);
+      const settings = settingsBody(attributes.settings, all);
       writes.push(writeSpec('updateGatewaySettings', { path: { id: { $ref: address } }, body: settings }, `set the settings of gateway ${attributes.slug}`));
     }
     return { writes };
@@ -155,7 +147,7 @@ export const gatewayProvider = {
     }
 
     if (attributes.settings && changedKeys.some((k) => k.startsWith('settings.'))) {
-      const settings = settingsBody(attributes.settings, changedKeys, live.settings);
+      const settings = settingsBody(attributes.settings, changedKeys);
       writes.push(writeSpec('updateGatewaySettings', { path: { id }, body: settings }, `update the settings of gateway ${attributes.slug}`));
     }
     return { writes, problems };

@@ -82,6 +82,10 @@ describe('gateways', () => {
     });
     expect(settings).toMatchObject({ requestsPerMinute: 100, spendLimitUsd: '25.50', cache: { enabled: true, ttlSeconds: 60 }, window: 'day' });
     expect((await client.call('getGateway', { path: { id: gateway.gateway_id } })).settings).toEqual(settings);
+    // A group given in part keeps its other members.
+    const partial = await client.call('updateGatewaySettings', { path: { id: gateway.gateway_id }, body: { cache: { ttlSeconds: 5 }, guardrails: { blockPii: true } } });
+    expect(partial.cache).toEqual({ enabled: true, ttlSeconds: 5 });
+    expect(partial.guardrails).toEqual({ blockPii: true, blockedTerms: [], maxInputTokens: null });
   });
 
   it('never returns OTel header values; a PATCH changes only what it names and `headers` replaces the set', async () => {

@@ -90,13 +90,13 @@ describe('gateway', () => {
   const look = lookups({ 'project.payments': ids.project, 'credential.a': ids.credA, 'gateway.prod': ids.gateway });
   const base = { project: 'payments', name: 'Prod', slug: 'prod', defaultProvider: 'openai', defaultModel: 'gpt-4o-mini', credentials: ['a'] };
 
-  it('compares only the settings the configuration gives, and sends a nested group whole', () => {
+  it('compares only the settings the configuration gives, and sends only the configured members of a group', () => {
     const want = desired('gateway', 'gateway.prod', { ...base, settings: { requestsPerMinute: 60, cache: { ttlSeconds: 60 } } });
     const live = liveGateway();
     const facts = gatewayProvider.diff({ desired: want, live, lookups: look, changedSecrets: [] });
     expect(facts.changes).toEqual([{ path: 'settings.cache.ttlSeconds', before: 300, after: 60 }]);
     const { writes } = gatewayProvider.planUpdate({ desired: want, live, id: ids.gateway, changedKeys: facts.changedKeys, lookups: look });
-    expect(writes.map((w) => [w.operation, w.body])).toEqual([['updateGatewaySettings', { cache: { enabled: false, ttlSeconds: 60 } }]]);
+    expect(writes.map((w) => [w.operation, w.body])).toEqual([['updateGatewaySettings', { cache: { ttlSeconds: 60 } }]]);
   });
 
   it('attaches a new credential (by $ref) before detaching the old one', () => {
