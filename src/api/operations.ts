@@ -36,7 +36,6 @@ export interface OperationSpec {
 const Id = S.Uuid;
 const Bool = Type.Boolean();
 const Str = Type.String();
-const Int = Type.Integer();
 const Opt = Type.Optional;
 const scope = {
   scopeType: Type.String(),

@@ -14,13 +14,13 @@ import { applyCommand } from './apply.js';
 import { destroyCommand } from './destroy.js';
 
 export const commands: Command[] = [
-  emulatorCommand,
-  ...stateCommands,
-  outputCommand,
-  forceUnlockCommand,
   validateCommand,
-  exportCommand,
   planCommand,
   applyCommand,
   destroyCommand,
+  exportCommand,
+  ...stateCommands,
+  outputCommand,
+  forceUnlockCommand,
+  emulatorCommand,
 ];
