@@ -29,8 +29,6 @@ export interface ApplyOptions {
   onEvent?: (event: ApplyEvent) => void;
   /** Reads a write-only value from its source (config's resolveSecret). */
   resolveSecret(source: SecretSource): string | Promise<string>;
-  /** Client-side encryption of a record value; by default with the state's record key (crypto/record-value.ts). */
-  encryptValue?: (plaintext: string) => Template;
   now?: () => Date;
 }
 
@@ -177,7 +175,8 @@ async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, opti
       if (!source) throw new TemplateError(`${step.address}: the plan uses the write-only value ${field} but gives no source for it`);
       return options.resolveSecret(source);
     },
-    encrypt: (plaintext) => (options.encryptValue ? options.encryptValue(plaintext) : (state.encryptRecordValue(plaintext) as unknown as Template)),
+    // Record values are encrypted on the client with the state's record key (crypto/record-value.ts).
+    encrypt: (plaintext) => state.encryptRecordValue(plaintext) as unknown as Template,
   };
   const pathParams = await resolvePathParams(write.path, context);
   const resolved = write.body === undefined ? undefined : await resolveTemplate(write.body, context);

@@ -6,5 +6,4 @@
  */
 export { applyPlan, forwardClientEvents, type ApplyOptions } from './execute.js';
 export { resendJournal, IDEMPOTENCY_RETENTION_MS, type ResendOptions } from './journal.js';
-export { recordEncryptor } from './record-key.js';
 export type { ApplyEvent, ApplyResult, RecoveryResult, StepDone, StepFailure, StepSkip, StepRef, SkipCause } from './events.js';

@@ -12,18 +12,17 @@ import { openState, type StateStore } from '../state/index.js';
 import type { CommandContext, OptionSpec } from './command.js';
 import { accountOf, connect, connectionHelp, connectionOptions, connectionSettings } from './connection.js';
 import { AbortError } from './errors.js';
+import { variablesHelp, variablesLoadOptions, variablesOptions } from './variables-flags.js';
 
 export const workspaceOptions: OptionSpec = {
   ...connectionOptions,
-  var: { type: 'string', multiple: true },
-  'var-file': { type: 'string', multiple: true },
+  ...variablesOptions,
   state: { type: 'string' },
 };
 
 export const workspaceHelp = [
   ...connectionHelp,
-  '--var NAME=VALUE    set a variable (repeatable)',
-  '--var-file FILE     read variables from a YAML file (repeatable; later wins)',
+  ...variablesHelp,
   '--state PATH        state file to use instead of <dir>/.cplane/<account>/state.json',
 ];
 
@@ -45,16 +44,6 @@ export interface WorkspaceOptions {
   onClientEvent?: (event: ClientEvent) => void;
 }
 
-function parseVars(values: unknown): Record<string, string> {
-  const vars: Record<string, string> = {};
-  for (const item of (values as string[] | undefined) ?? []) {
-    const at = item.indexOf('=');
-    if (at <= 0) throw new AbortError(`--var "${item}" is not NAME=VALUE.`, 'Write it as --var env=prod.');
-    vars[item.slice(0, at)] = item.slice(at + 1);
-  }
-  return vars;
-}
-
 export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptions): Promise<Workspace> {
   if (ctx.positionals.length > 1) throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Give at most one configuration folder.');
   const dir = resolve(ctx.cwd, ctx.positionals[0] ?? '.');
@@ -62,10 +51,7 @@ export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptio
   const settings = connectionSettings(ctx);
   const flagAccount = typeof ctx.values.account === 'string' ? ctx.values.account : undefined;
   const { desired, diagnostics } = await loadConfig(dir, {
-    vars: parseVars(ctx.values.var),
-    varFiles: ((ctx.values['var-file'] as string[] | undefined) ?? []).map((f) => resolve(ctx.cwd, f)),
-    env: ctx.env,
-    cwd: ctx.cwd,
+    ...variablesLoadOptions(ctx),
     ...(flagAccount ? { account: flagAccount } : {}),
   });
   const color = ctx.stderr.isTTY === true && !ctx.env.NO_COLOR;

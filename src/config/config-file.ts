@@ -2,7 +2,7 @@
  * The TypeScript shape of one configuration file, as schema/config.schema.json
  * describes it. test/config/schema-types.test.ts keeps the two in agreement.
  */
-import type { SecretSource } from './types.js';
+import type { GatewaySettingsConfig, SecretSource } from './types.js';
 
 export interface LifecycleConfig<Field extends string> {
   preventDestroy?: boolean;
@@ -44,15 +44,6 @@ export interface CredentialConfig {
   dependsOn?: string[];
 }
 
-export interface SettingsConfig {
-  requestsPerMinute?: number | null;
-  tokensPerMinute?: number | null;
-  spendLimitUsd?: string | null;
-  window?: 'minute' | 'hour' | 'day' | 'month';
-  guardrails?: { blockPii?: boolean; blockedTerms?: string[]; maxInputTokens?: number | null };
-  cache?: { enabled?: boolean; ttlSeconds?: number };
-}
-
 export interface OtelExportConfig {
   enabled?: boolean;
   endpoint?: string | null;
@@ -80,7 +71,7 @@ export interface GatewayConfig {
   defaultProvider?: string;
   defaultModel: string;
   credentials: string[];
-  settings?: SettingsConfig;
+  settings?: GatewaySettingsConfig;
   otelExport?: OtelExportConfig;
   tokens?: Record<string, TokenConfig>;
   lifecycle?: LifecycleConfig<'name' | 'slug' | 'defaultProvider' | 'defaultModel' | 'credentials' | 'settings'>;

@@ -1,6 +1,6 @@
 // Shared arrangements of the applier tests: an emulator, a client, a real state in a temp folder, and hand-built plans.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type ApiClient, type ClientEvent } from '../../src/api/index.js';
@@ -10,6 +10,7 @@ import { startEmulator } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import type { Plan, PlanStep, PlannedWrite, Template, WriteEffects } from '../../src/planner/types.js';
 import { openState, type StateStore } from '../../src/state/index.js';
+import { closeArrangement } from '../helpers/close-arrangement.js';
 
 export const account = fixtures.accounts[1]!.id;
 export const openaiId = fixtures.providers[0]!.id;
@@ -68,12 +69,7 @@ export async function harness(options: { latencyMs?: number; faults?: string; ma
       h.state = await open();
       return h.state;
     },
-    async close() {
-      await h.state.close();
-      await client.close();
-      await emulator.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close: () => closeArrangement(h),
   };
   return h;
 }
@@ -95,85 +91,64 @@ export function makePlanOf(steps: PlanStep[]): Plan {
   };
 }
 
-function write(stepId: string, index: number, operation: PlannedWrite['operation'], path: Record<string, Template>, body: Template | undefined, effects: WriteEffects): PlannedWrite {
-  return { id: `${stepId}#${index}`, operation, path, ...(body === undefined ? {} : { body }), idempotencyKey: randomUUID(), effects, summary: `${operation} ${stepId}` };
-}
-
-export function projectStep(name: string, dependsOn: string[] = []): PlanStep {
-  const address = `project.${name}`;
+/** A create step of one write, shaped as the planner makes them. */
+function createStep(
+  kind: PlanStep['kind'],
+  address: string,
+  dependsOn: string[],
+  write: { operation: PlannedWrite['operation']; path?: Record<string, Template>; body: Template; effects: WriteEffects },
+  rest: Pick<PlanStep, 'secrets' | 'inputs'>,
+): PlanStep {
+  const { operation, path = {}, body, effects } = write;
   return {
     id: address,
     address,
-    kind: 'project',
+    kind,
     action: 'create',
     changes: [],
     dependsOn,
-    writes: [write(address, 0, 'createProject', {}, { accountId: account, name, description: '' }, { id: { result: 'project_id' } })],
-    inputs: { name, description: '' },
+    writes: [{ id: `${address}#0`, operation, path, body, idempotencyKey: randomUUID(), effects, summary: `${operation} ${address}` }],
+    ...rest,
   };
+}
+
+export function projectStep(name: string, dependsOn: string[] = []): PlanStep {
+  return createStep('project', `project.${name}`, dependsOn, {
+    operation: 'createProject',
+    body: { accountId: account, name, description: '' },
+    effects: { id: { result: 'project_id' } },
+  }, { inputs: { name, description: '' } });
 }
 
 export function credentialStep(name: string): PlanStep {
-  const address = `credential.${name}`;
-  return {
-    id: address,
-    address,
-    kind: 'credential',
-    action: 'create',
-    changes: [],
-    dependsOn: [],
-    writes: [write(address, 0, 'createCredential', {}, { providerId: openaiId, label: name, secret: { $secret: 'secret' } }, { id: { result: 'credential_id' } })],
-    secrets: { secret: { env: 'OPENAI_KEY' } },
-    inputs: { label: name },
-  };
+  return createStep('credential', `credential.${name}`, [], {
+    operation: 'createCredential',
+    body: { providerId: openaiId, label: name, secret: { $secret: 'secret' } },
+    effects: { id: { result: 'credential_id' } },
+  }, { secrets: { secret: { env: 'OPENAI_KEY' } }, inputs: { label: name } });
 }
 
 export function gatewayStep(name: string, project: string, credential: string): PlanStep {
-  const address = `gateway.${name}`;
-  const body = { projectId: { $ref: `project.${project}` }, name, slug: name, defaultProviderId: openaiId, defaultModel: 'gpt-4o-mini', credentialIds: [{ $ref: `credential.${credential}` }] };
-  return {
-    id: address,
-    address,
-    kind: 'gateway',
-    action: 'create',
-    changes: [],
-    dependsOn: [`project.${project}`, `credential.${credential}`],
-    writes: [write(address, 0, 'createGateway', {}, body, { id: { result: 'gateway_id' }, parents: { projectId: { $ref: `project.${project}` } } })],
-    inputs: { name },
-  };
+  return createStep('gateway', `gateway.${name}`, [`project.${project}`, `credential.${credential}`], {
+    operation: 'createGateway',
+    body: { projectId: { $ref: `project.${project}` }, name, slug: name, defaultProviderId: openaiId, defaultModel: 'gpt-4o-mini', credentialIds: [{ $ref: `credential.${credential}` }] },
+    effects: { id: { result: 'gateway_id' }, parents: { projectId: { $ref: `project.${project}` } } },
+  }, { inputs: { name } });
 }
 
 export function tokenStep(gateway: string, name: string): PlanStep {
-  const address = `gateway_token.${gateway}/${name}`;
-  return {
-    id: address,
-    address,
-    kind: 'gateway_token',
-    action: 'create',
-    changes: [],
-    dependsOn: [`gateway.${gateway}`],
-    writes: [
-      write(address, 0, 'createGatewayToken', { id: { $ref: `gateway.${gateway}` } }, { name, scopes: ['run'] }, {
-        id: { result: 'token_id' },
-        parents: { gatewayId: { $ref: `gateway.${gateway}` } },
-        seal: { name: 'plaintext', result: 'plaintext' },
-      }),
-    ],
-    inputs: { name },
-  };
+  return createStep('gateway_token', `gateway_token.${gateway}/${name}`, [`gateway.${gateway}`], {
+    operation: 'createGatewayToken',
+    path: { id: { $ref: `gateway.${gateway}` } },
+    body: { name, scopes: ['run'] },
+    effects: { id: { result: 'token_id' }, parents: { gatewayId: { $ref: `gateway.${gateway}` } }, seal: { name: 'plaintext', result: 'plaintext' } },
+  }, { inputs: { name } });
 }
 
 export function recordStep(project: string, name: string): PlanStep {
-  const address = `record.${project}/${name}`;
-  return {
-    id: address,
-    address,
-    kind: 'record',
-    action: 'create',
-    changes: [],
-    dependsOn: [`project.${project}`],
-    writes: [write(address, 0, 'createRecord', {}, { projectId: { $ref: `project.${project}` }, name, value: { $encrypt: 'value' } }, { id: { result: 'record_id' }, parents: { projectId: { $ref: `project.${project}` } } })],
-    secrets: { value: { env: 'RECORD_VALUE' } },
-    inputs: { name },
-  };
+  return createStep('record', `record.${project}/${name}`, [`project.${project}`], {
+    operation: 'createRecord',
+    body: { projectId: { $ref: `project.${project}` }, name, value: { $encrypt: 'value' } },
+    effects: { id: { result: 'record_id' }, parents: { projectId: { $ref: `project.${project}` } } },
+  }, { secrets: { value: { env: 'RECORD_VALUE' } }, inputs: { name } });
 }

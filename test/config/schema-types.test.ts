@@ -1,8 +1,9 @@
 /**
  * The JSON Schema and the TypeScript types of the configuration agree: every
- * property the schema names appears in config-file.ts, every property declared
- * there is in the schema, a fully typed sample validates, and every property
- * has a description (for editor completion).
+ * property the schema names appears in config-file.ts (or the settings and
+ * secret types it imports), every property declared there is in the schema,
+ * a fully typed sample validates, and every property has a description (for
+ * editor completion).
  */
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -12,9 +13,10 @@ import type { ConfigFile } from '../../src/config/config-file.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 const schema = JSON.parse(readFileSync('schema/config.schema.json', 'utf8')) as Record<string, unknown>;
-const typesSource = readFileSync('src/config/config-file.ts', 'utf8');
-// SecretSource lives with the desired-state types, which config-file.ts imports.
-const secretSourceType = /export type SecretSource = .*;/.exec(readFileSync('src/config/types.ts', 'utf8'))![0];
+// SecretSource and the gateway settings live with the desired-state types, which config-file.ts imports.
+const desiredTypes = readFileSync('src/config/types.ts', 'utf8');
+const secretSourceType = /export type SecretSource = .*;/.exec(desiredTypes)![0];
+const typesSource = readFileSync('src/config/config-file.ts', 'utf8') + /export interface GatewaySettingsConfig \{[\s\S]*?\n\}/.exec(desiredTypes)![0];
 
 function walk(node: unknown, visit: (properties: Record<string, Record<string, unknown>>, at: string) => void, at = '#'): void {
   if (Array.isArray(node)) node.forEach((n, i) => walk(n, visit, `${at}/${i}`));

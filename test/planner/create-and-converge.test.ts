@@ -1,19 +1,15 @@
 // From an empty account: every kind is created in dependency order, and after apply a second plan has no changes.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hasChanges } from '../../src/planner/index.js';
 import { renderPlanText } from '../../src/render/index.js';
-import { actions, fullConfig, harness, type Harness } from './harness.js';
+import { actions, eachTestHarness, fullConfig } from './harness.js';
 
 describe('create, then converge', () => {
-  let h: Harness;
-  beforeEach(async () => {
-    h = await harness();
-  });
-  afterEach(async () => h.close());
+  const h = eachTestHarness();
 
   it('creates every kind, parents first, with references to ids made earlier in the apply', async () => {
-    h.config(fullConfig);
-    const plan = await h.plan();
+    h().config(fullConfig);
+    const plan = await h().plan();
     expect(actions(plan)).toEqual([
       'create project.payments',
       'create credential.openai',
@@ -29,9 +25,9 @@ describe('create, then converge', () => {
     expect(plan.summary).toEqual({ add: 6, change: 0, replace: 0, remove: 0, import: 0 });
     expect(new Set(plan.steps.flatMap((s) => s.writes.map((w) => w.idempotencyKey))).size).toBe(plan.steps.flatMap((s) => s.writes).length);
 
-    const result = await h.apply(plan);
+    const result = await h().apply(plan);
     expect(result.failed).toEqual([]);
-    const again = await h.plan();
+    const again = await h().plan();
     expect(again.steps).toEqual([]);
     expect(again.drift).toEqual([]);
     expect(hasChanges(again)).toBe(false);

@@ -1,9 +1,10 @@
 // Arrangement shared by the planner scenario tests: an emulator on a random port, a configuration folder written
 // by the test, a real state store, the typed client, makePlan and applyPlan, and the real CLI as a subprocess.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { createClient, type ApiClient, type ClientEvent } from '../../src/api/index.js';
 import { applyPlan, type ApplyResult } from '../../src/applier/index.js';
 import { loadConfig, resolveSecret, type DesiredState } from '../../src/config/index.js';
@@ -12,6 +13,7 @@ import { fixtures } from '../../src/emulator/fixtures.js';
 import { makePlan, planSchemaProblems, type MakePlanInput } from '../../src/planner/index.js';
 import type { Plan } from '../../src/planner/types.js';
 import { openState, type StateStore } from '../../src/state/index.js';
+import { closeArrangement } from '../helpers/close-arrangement.js';
 
 /** Acme Staging: the admin can do everything there. */
 export const account = fixtures.accounts[1]!.id;
@@ -95,12 +97,7 @@ export async function harness(options: { token?: string; account?: string } = {}
         });
       });
     },
-    async close() {
-      await h.state.close();
-      await client.close();
-      await emulator.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close: () => closeArrangement(h),
   };
   return h;
 }
@@ -144,3 +141,24 @@ gateways:
 `;
 
 export const actions = (plan: Plan) => plan.steps.map((s) => `${s.action} ${s.address}`);
+
+/**
+ * Hooks for the calling describe block: each test gets a fresh harness with `config` written (and converged when
+ * `converge` is set), closed after the test. Returns the running test's harness.
+ */
+export function eachTestHarness(setup: { config?: string; converge?: boolean } = {}): () => Harness {
+  let current: Harness | undefined;
+  beforeEach(async () => {
+    current = await harness();
+    if (setup.config !== undefined) current.config(setup.config);
+    if (setup.converge) await current.converge();
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return () => {
+    if (!current) throw new Error('the harness exists only while a test runs');
+    return current;
+  };
+}

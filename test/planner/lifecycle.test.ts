@@ -1,21 +1,15 @@
 // lifecycle: preventDestroy makes a removing plan fail, naming the address and its line; ignoreChanges fields are never diffed.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PlanError } from '../../src/planner/index.js';
-import { fullConfig, harness, type Harness } from './harness.js';
+import { eachTestHarness, fullConfig } from './harness.js';
 
 const guarded = fullConfig.replace('    description: Payment services', '    description: Payment services\n    lifecycle: { preventDestroy: true, ignoreChanges: [description] }');
 
 describe('lifecycle', () => {
-  let h: Harness;
-  beforeEach(async () => {
-    h = await harness();
-    h.config(guarded);
-    await h.converge();
-  });
-  afterEach(async () => h.close());
+  const h = eachTestHarness({ config: guarded, converge: true });
 
   it('preventDestroy fails a destroy plan with the address and file:line', async () => {
-    const error = await h.plan({ mode: 'destroy' }).catch((e: unknown) => e);
+    const error = await h().plan({ mode: 'destroy' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlanError);
     expect((error as PlanError).problems).toEqual([
       'project.payments (main.yaml:5): lifecycle.preventDestroy is set, and this plan would archive it; remove preventDestroy first if it really must go',
@@ -24,19 +18,19 @@ describe('lifecycle', () => {
   });
 
   it('preventDestroy still holds when the block is deleted from the configuration (it is remembered in state)', async () => {
-    h.config('');
-    const error = await h.plan().catch((e: unknown) => e);
+    h().config('');
+    const error = await h().plan().catch((e: unknown) => e);
     expect((error as PlanError).problems).toEqual([
       'project.payments (recorded in state from main.yaml:5): lifecycle.preventDestroy is set, and this plan would archive it; remove preventDestroy first if it really must go',
     ]);
   });
 
   it('ignoreChanges: a field changed outside cplane is neither drift nor a change, and the PATCH keeps its live value', async () => {
-    const id = h.state.data.resources['project.payments']!.id;
-    await h.client.call('updateProject', { path: { id }, body: { name: 'payments', description: 'edited by hand', isActive: true } });
-    expect((await h.plan()).steps).toEqual([]);
-    h.config(guarded.replace('payments:\n    description', 'payments:\n    name: payments-renamed\n    description'));
-    const plan = await h.plan();
+    const id = h().state.data.resources['project.payments']!.id;
+    await h().client.call('updateProject', { path: { id }, body: { name: 'payments', description: 'edited by hand', isActive: true } });
+    expect((await h().plan()).steps).toEqual([]);
+    h().config(guarded.replace('payments:\n    description', 'payments:\n    name: payments-renamed\n    description'));
+    const plan = await h().plan();
     expect(plan.drift).toEqual([]);
     expect(plan.steps[0]!.changes).toEqual([{ path: 'name', before: 'payments', after: 'payments-renamed' }]);
     expect(plan.steps[0]!.writes[0]!.body).toEqual({ name: 'payments-renamed', description: 'edited by hand', isActive: true });

@@ -1,23 +1,17 @@
 // Reads the API refuses are reported per resource with the reason and request id; a bad token ends the plan.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
-import { fullConfig, harness, type Harness } from './harness.js';
+import { eachTestHarness, fullConfig } from './harness.js';
 
 describe('read errors', () => {
-  let h: Harness;
-  beforeEach(async () => {
-    h = await harness();
-    h.config(fullConfig);
-    await h.converge();
-  });
-  afterEach(async () => h.close());
+  const h = eachTestHarness({ config: fullConfig, converge: true });
 
   it('lists every resource it was refused, with the API reason and request id, and plans nothing for them', async () => {
     // Gus is an admin of another account: every read in this one is refused.
-    const outsider = createClient({ baseUrl: h.emulator.url, token: fixtures.tokens.otherAccountAdmin, accountId: h.state.data.account });
+    const outsider = createClient({ baseUrl: h().emulator.url, token: fixtures.tokens.otherAccountAdmin, accountId: h().state.data.account });
     try {
-      const plan = await h.plan({ client: outsider });
+      const plan = await h().plan({ client: outsider });
       expect(plan.steps).toEqual([]);
       const project = plan.unreadable.find((u) => u.address === 'project.payments');
       expect(project).toMatchObject({ kind: 'project', operation: 'listProjects', reason: '403 not_account_member' });
@@ -31,13 +25,13 @@ describe('read errors', () => {
   });
 
   it('ends with the API error when the token is not valid', async () => {
-    const result = await h.cli(['plan'], { CPLANE_TOKEN: 'sk-svc-pat-not-a-real-token' });
+    const result = await h().cli(['plan'], { CPLANE_TOKEN: 'sk-svc-pat-not-a-real-token' });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^Error: \w+ failed: 401 unauthorized \(invalid_pat\), request id \S+\. Check CPLANE_TOKEN: it must be a valid, unexpired token\.\n$/);
   });
 
   it('ends with a clear message when the API does not answer', async () => {
-    const result = await h.cli(['plan'], { CPLANE_BASE_URL: 'http://127.0.0.1:1' });
+    const result = await h().cli(['plan'], { CPLANE_BASE_URL: 'http://127.0.0.1:1' });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^Error: \w+: no answer from the API after \d attempt\(s\) .*Check CPLANE_BASE_URL and the network, then run the command again\.\n$/);
   });

@@ -1,30 +1,24 @@
 // Removing resources from the configuration: archive, delete and revoke, dependents first; a deleted gateway takes its tokens.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { actions, fullConfig, harness, type Harness } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { actions, eachTestHarness, fullConfig } from './harness.js';
 
 describe('remove', () => {
-  let h: Harness;
-  beforeEach(async () => {
-    h = await harness();
-    h.config(fullConfig);
-    await h.converge();
-  });
-  afterEach(async () => h.close());
+  const h = eachTestHarness({ config: fullConfig, converge: true });
 
   it('revokes a removed token', async () => {
-    h.config(fullConfig.replace(/ {4}tokens:[\s\S]*$/, ''));
-    const plan = await h.plan();
+    h().config(fullConfig.replace(/ {4}tokens:[\s\S]*$/, ''));
+    const plan = await h().plan();
     expect(actions(plan)).toEqual(['revoke gateway_token.prod/ci']);
     expect(plan.steps[0]!.writes.map((w) => [w.operation, w.effects])).toEqual([['revokeGatewayToken', { forget: true }]]);
     expect(plan.summary.remove).toBe(1);
-    expect((await h.apply(plan)).failed).toEqual([]);
-    expect(h.state.data.resources['gateway_token.prod/ci']).toBeUndefined();
-    expect((await h.plan()).steps).toEqual([]);
+    expect((await h().apply(plan)).failed).toEqual([]);
+    expect(h().state.data.resources['gateway_token.prod/ci']).toBeUndefined();
+    expect((await h().plan()).steps).toEqual([]);
   });
 
   it('removes everything in reverse dependency order, and the gateway deletion revokes its tokens without a request', async () => {
-    h.config('');
-    const plan = await h.plan();
+    h().config('');
+    const plan = await h().plan();
     const order = plan.steps.map((s) => s.address);
     const before = (a: string, b: string) => expect(order.indexOf(a)).toBeLessThan(order.indexOf(b));
     before('record.payments/stripe-key', 'project.payments');
@@ -39,13 +33,13 @@ describe('remove', () => {
     expect(byAddress['credential.openai']!.writes.map((w) => w.operation)).toEqual(['deleteCredential']);
     expect(plan.summary).toMatchObject({ add: 0, remove: 6 });
 
-    expect((await h.apply(plan)).failed).toEqual([]);
-    expect(h.state.data.resources).toEqual({});
-    expect((await h.plan()).steps).toEqual([]);
+    expect((await h().apply(plan)).failed).toEqual([]);
+    expect(h().state.data.resources).toEqual({});
+    expect((await h().plan()).steps).toEqual([]);
   });
 
   it('plans the same removals for --destroy without touching the configuration', async () => {
-    const plan = await h.plan({ mode: 'destroy' });
+    const plan = await h().plan({ mode: 'destroy' });
     expect(plan.mode).toBe('destroy');
     expect(new Set(actions(plan))).toEqual(
       new Set([
@@ -60,10 +54,10 @@ describe('remove', () => {
   });
 
   it('never touches an object it does not manage', async () => {
-    await h.client.call('createProject', { body: { accountId: h.state.data.account, name: 'someone-elses', description: '' } });
-    h.config('');
-    const plan = await h.plan();
+    await h().client.call('createProject', { body: { accountId: h().state.data.account, name: 'someone-elses', description: '' } });
+    h().config('');
+    const plan = await h().plan();
     expect(plan.steps.map((s) => s.address)).not.toContain('project.someone-elses');
-    expect(plan.steps.every((s) => s.address in h.state.data.resources)).toBe(true);
+    expect(plan.steps.every((s) => s.address in h().state.data.resources)).toBe(true);
   });
 });

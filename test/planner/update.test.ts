@@ -1,19 +1,13 @@
 // Changes to the configuration become in-place updates (PATCH only what differs), a rename, and a secret rotation.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PlanError } from '../../src/planner/index.js';
-import { actions, fullConfig, harness, type Harness } from './harness.js';
+import { actions, eachTestHarness, fullConfig } from './harness.js';
 
 describe('update in place', () => {
-  let h: Harness;
-  beforeEach(async () => {
-    h = await harness();
-    h.config(fullConfig);
-    await h.converge();
-  });
-  afterEach(async () => h.close());
+  const h = eachTestHarness({ config: fullConfig, converge: true });
 
   it('plans field-level updates for every kind and converges after apply', async () => {
-    h.config(
+    h().config(
       fullConfig
         .replace('description: Payment services', 'description: Payments and refunds')
         .replace('tags: [payments]', 'tags: [payments, pci]')
@@ -22,7 +16,7 @@ describe('update in place', () => {
         .replace('exportTraces: false', 'exportTraces: true')
         .replace('      ci:\n        scopes', '      ci:\n        name: ci-renamed\n        scopes'),
     );
-    const plan = await h.plan();
+    const plan = await h().plan();
     expect(actions(plan)).toEqual([
       'update project.payments',
       'update credential.openai',
@@ -40,26 +34,26 @@ describe('update in place', () => {
     expect(byAddress['otel_export.prod']!.writes.map((w) => w.body)).toEqual([{ exportTraces: true }]);
     expect(plan.summary.change).toBe(6);
 
-    expect((await h.apply(plan)).failed).toEqual([]);
-    expect((await h.plan()).steps).toEqual([]);
+    expect((await h().apply(plan)).failed).toEqual([]);
+    expect((await h().plan()).steps).toEqual([]);
   });
 
   it('rotates a credential whose secret changed, and writes a new record value version, both shown as (sensitive)', async () => {
-    h.env.OPENAI_KEY = 'sk-openai-planner-secret-222';
-    h.env.STRIPE = 'a-new-stripe-value';
-    const plan = await h.plan();
+    h().env.OPENAI_KEY = 'sk-openai-planner-secret-222';
+    h().env.STRIPE = 'a-new-stripe-value';
+    const plan = await h().plan();
     expect(actions(plan)).toEqual(['rotate credential.openai', 'update record.payments/stripe-key']);
     expect(plan.steps[0]!.changes).toEqual([{ path: 'secret', sensitive: true }]);
     expect(plan.steps[0]!.writes.map((w) => [w.operation, w.body])).toEqual([['rotateCredential', { secret: { $secret: 'secret' } }]]);
     expect(plan.steps[0]!.secrets).toEqual({ secret: { env: 'OPENAI_KEY' } });
     expect(plan.steps[1]!.writes.map((w) => [w.operation, w.body])).toEqual([['createRecordVersion', { $encrypt: 'value' }]]);
-    expect((await h.apply(plan)).failed).toEqual([]);
-    expect((await h.plan()).steps).toEqual([]);
+    expect((await h().apply(plan)).failed).toEqual([]);
+    expect((await h().plan()).steps).toEqual([]);
   });
 
   it('refuses to plan when a secret source is missing, naming the variable and never a value', async () => {
-    delete h.env.OTEL_AUTH;
-    const error = (await h.plan().catch((e: unknown) => e)) as PlanError;
+    delete h().env.OTEL_AUTH;
+    const error = (await h().plan().catch((e: unknown) => e)) as PlanError;
     expect(error.problems).toEqual([
       'otel_export.prod (main.yaml:26): Secret source "env OTEL_AUTH": environment variable OTEL_AUTH is not set; set it and run the command again',
     ]);

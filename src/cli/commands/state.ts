@@ -71,37 +71,51 @@ function refusePendingWrites(store: StateStore, address: string): void {
   }
 }
 
-async function withStore(ctx: CommandContext, dir: string | undefined, lock: boolean, command: string, body: (store: StateStore) => Promise<void> | void): Promise<number> {
-  const store = await openStateFor(ctx, dir, { lock, command });
-  try {
-    await body(store);
-  } finally {
-    await store.close();
-  }
-  return 0;
+/** A `state` sub-command: its required positionals (then an optional [dir]) and what it does with the open state. */
+function stateCommand(spec: {
+  word: string;
+  args: string[];
+  summary: string;
+  /** Take the state's write lock (the sub-commands that change it). */
+  lock: boolean;
+  body: (ctx: CommandContext, store: StateStore, args: string[]) => Promise<void> | void;
+}): Command {
+  const usage = ['state', spec.word, ...spec.args, '[dir] [--account ID] [--state PATH]'].join(' ');
+  return {
+    name: ['state', spec.word],
+    summary: spec.summary,
+    usage,
+    help: stateHelp,
+    options: stateOptions,
+    async run(ctx) {
+      const { args, dir } = takePositionals(ctx, spec.args, usage);
+      const store = await openStateFor(ctx, dir, { lock: spec.lock, command: ['state', spec.word, ...args].join(' ') });
+      try {
+        await spec.body(ctx, store, args);
+      } finally {
+        await store.close();
+      }
+      return 0;
+    },
+  };
 }
 
-const listUsage = 'state list [dir] [--account ID] [--state PATH]';
-const stateListCommand: Command = {
-  name: ['state', 'list'],
+const stateListCommand = stateCommand({
+  word: 'list',
+  args: [],
   summary: 'List the addresses in the state, with their kind and remote id',
-  usage: listUsage,
-  help: stateHelp,
-  options: stateOptions,
-  run(ctx) {
-    const { dir } = takePositionals(ctx, [], listUsage);
-    return withStore(ctx, dir, false, 'state list', (store) => {
-      const rows = Object.entries(store.data.resources).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      if (rows.length === 0) {
-        ctx.stdout.write(`The state ${store.path} holds no resources.\n`);
-        return;
-      }
-      const width = Math.max(...rows.map(([address]) => address.length));
-      const kindWidth = Math.max(...rows.map(([, r]) => r.kind.length));
-      for (const [address, r] of rows) ctx.stdout.write(`${address.padEnd(width)}  ${r.kind.padEnd(kindWidth)}  ${r.id}\n`);
-    });
+  lock: false,
+  body(ctx, store) {
+    const rows = Object.entries(store.data.resources).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    if (rows.length === 0) {
+      ctx.stdout.write(`The state ${store.path} holds no resources.\n`);
+      return;
+    }
+    const width = Math.max(...rows.map(([address]) => address.length));
+    const kindWidth = Math.max(...rows.map(([, r]) => r.kind.length));
+    for (const [address, r] of rows) ctx.stdout.write(`${address.padEnd(width)}  ${r.kind.padEnd(kindWidth)}  ${r.id}\n`);
   },
-};
+});
 
 function describeResource(address: string, r: ResourceState, store: StateStore): string[] {
   const lines = [`address:  ${address}`, `kind:     ${r.kind}`, `id:       ${r.id}`];
@@ -122,75 +136,60 @@ function describeResource(address: string, r: ResourceState, store: StateStore):
   return lines;
 }
 
-const showUsage = 'state show ADDRESS [dir] [--account ID] [--state PATH]';
-const stateShowCommand: Command = {
-  name: ['state', 'show'],
+const stateShowCommand = stateCommand({
+  word: 'show',
+  args: ['ADDRESS'],
   summary: 'Show what the state holds for one address (never a secret)',
-  usage: showUsage,
-  help: stateHelp,
-  options: stateOptions,
-  run(ctx) {
-    const { args, dir } = takePositionals(ctx, ['ADDRESS'], showUsage);
-    const address = args[0]!;
-    return withStore(ctx, dir, false, `state show ${address}`, (store) => {
-      ctx.stdout.write(`${describeResource(address, mustFind(store, address), store).join('\n')}\n`);
-    });
+  lock: false,
+  body(ctx, store, args) {
+    const [address] = args as [string];
+    ctx.stdout.write(`${describeResource(address, mustFind(store, address), store).join('\n')}\n`);
   },
-};
+});
 
-const rmUsage = 'state rm ADDRESS [dir] [--account ID] [--state PATH]';
-const stateRmCommand: Command = {
-  name: ['state', 'rm'],
+const stateRmCommand = stateCommand({
+  word: 'rm',
+  args: ['ADDRESS'],
   summary: 'Forget an address: cplane stops managing it; the remote object is not touched',
-  usage: rmUsage,
-  help: stateHelp,
-  options: stateOptions,
-  run(ctx) {
-    const { args, dir } = takePositionals(ctx, ['ADDRESS'], rmUsage);
-    const address = args[0]!;
-    return withStore(ctx, dir, true, `state rm ${address}`, async (store) => {
-      const { kind, id } = mustFind(store, address);
-      refusePendingWrites(store, address);
-      await store.update((draft) => {
-        delete draft.resources[address];
-      });
-      ctx.stdout.write(`Removed ${address} from the state. The remote ${kind} ${id} was not touched.\n`);
+  lock: true,
+  async body(ctx, store, args) {
+    const [address] = args as [string];
+    const { kind, id } = mustFind(store, address);
+    refusePendingWrites(store, address);
+    await store.update((draft) => {
+      delete draft.resources[address];
     });
+    ctx.stdout.write(`Removed ${address} from the state. The remote ${kind} ${id} was not touched.\n`);
   },
-};
+});
 
-const mvUsage = 'state mv FROM TO [dir] [--account ID] [--state PATH]';
-const stateMvCommand: Command = {
-  name: ['state', 'mv'],
+const stateMvCommand = stateCommand({
+  word: 'mv',
+  args: ['FROM', 'TO'],
   summary: 'Rename an address in the state, keeping its remote object',
-  usage: mvUsage,
-  help: stateHelp,
-  options: stateOptions,
-  run(ctx) {
-    const { args, dir } = takePositionals(ctx, ['FROM', 'TO'], mvUsage);
+  lock: true,
+  async body(ctx, store, args) {
     const [from, to] = args as [string, string];
-    return withStore(ctx, dir, true, `state mv ${from} ${to}`, async (store) => {
-      const moving = mustFind(store, from);
-      if (store.data.resources[to]) {
-        throw new StateError('STATE_ADDRESS_EXISTS', `${to} is already in the state; nothing was moved.`, `Remove it first with \`cplane state rm ${to}\` if it is stale.`);
-      }
-      const toKind = to.split('.')[0];
-      if (toKind !== moving.kind || !to.slice(toKind.length + 1)) {
-        throw new StateError('STATE_KIND_MISMATCH', `${from} is a ${moving.kind}, so its new address must be ${moving.kind}.NAME (got ${to}).`, 'An address can be renamed but never change kind.');
-      }
-      refusePendingWrites(store, from);
-      // Sealed values are bound to their address: open them under the old one, seal them under the new one.
-      const sealed = Object.fromEntries(Object.entries(moving.sealed ?? {}).map(([name, value]) => [name, store.seal(to, store.open(from, value))]));
-      await store.update((draft) => {
-        const { [from]: entry, ...rest } = draft.resources;
-        draft.resources = {
-          ...rest,
-          [to]: { ...entry!, ...(moving.sealed ? { sealed } : {}), fingerprintAddress: moving.fingerprintAddress ?? from },
-        };
-      });
-      ctx.stdout.write(`Moved ${from} to ${to} (remote ${moving.kind} ${moving.id} unchanged).\n`);
+    const moving = mustFind(store, from);
+    if (store.data.resources[to]) {
+      throw new StateError('STATE_ADDRESS_EXISTS', `${to} is already in the state; nothing was moved.`, `Remove it first with \`cplane state rm ${to}\` if it is stale.`);
+    }
+    const toKind = to.split('.')[0];
+    if (toKind !== moving.kind || !to.slice(toKind.length + 1)) {
+      throw new StateError('STATE_KIND_MISMATCH', `${from} is a ${moving.kind}, so its new address must be ${moving.kind}.NAME (got ${to}).`, 'An address can be renamed but never change kind.');
+    }
+    refusePendingWrites(store, from);
+    // Sealed values are bound to their address: open them under the old one, seal them under the new one.
+    const sealed = Object.fromEntries(Object.entries(moving.sealed ?? {}).map(([name, value]) => [name, store.seal(to, store.open(from, value))]));
+    await store.update((draft) => {
+      const { [from]: entry, ...rest } = draft.resources;
+      draft.resources = {
+        ...rest,
+        [to]: { ...entry!, ...(moving.sealed ? { sealed } : {}), fingerprintAddress: moving.fingerprintAddress ?? from },
+      };
     });
+    ctx.stdout.write(`Moved ${from} to ${to} (remote ${moving.kind} ${moving.id} unchanged).\n`);
   },
-};
+});
 
 export const stateCommands: Command[] = [stateListCommand, stateShowCommand, stateRmCommand, stateMvCommand];

@@ -3,32 +3,10 @@
  * network) and reports every problem at once, for people, as JSON, or as
  * GitHub Actions annotations.
  */
-import type { Command, CommandContext, OptionSpec } from '../command.js';
+import type { Command } from '../command.js';
 import { AbortError } from '../errors.js';
-import { formatDiagnostic, formatGithub, loadConfig, type LoadOptions } from '../../config/index.js';
-
-const configFlags: OptionSpec = {
-  var: { type: 'string', multiple: true },
-  'var-file': { type: 'string', multiple: true },
-};
-
-const configFlagsHelp = [
-  '--var NAME=VALUE    Set a variable (repeatable); wins over defaults',
-  '--var-file FILE     Read variables from a YAML file (repeatable, in order); wins over --var',
-];
-
-const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []);
-
-/** Load options from the parsed --var / --var-file flags and the context's environment. */
-function configLoadOptions(ctx: CommandContext): LoadOptions {
-  const vars: Record<string, string> = {};
-  for (const assignment of strings(ctx.values.var)) {
-    const equals = assignment.indexOf('=');
-    if (equals <= 0) throw new AbortError(`--var expects NAME=VALUE, got "${assignment}".`, 'Example: --var env=staging');
-    vars[assignment.slice(0, equals)] = assignment.slice(equals + 1);
-  }
-  return { vars, varFiles: strings(ctx.values['var-file']), env: ctx.env, cwd: ctx.cwd };
-}
+import { formatDiagnostic, formatGithub, loadConfig } from '../../config/index.js';
+import { variablesHelp, variablesLoadOptions, variablesOptions } from '../variables-flags.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -37,19 +15,19 @@ export const validateCommand: Command = {
   summary: 'Check a configuration folder offline and report every error',
   usage: 'validate [dir] [--json] [--format github] [--var NAME=VALUE ...] [--var-file FILE ...]',
   help: [
-    'dir                 Configuration folder (default: the current folder)',
-    '--json              Print {valid, resources, files, diagnostics} as JSON on stdout',
-    '--format github     Print diagnostics as GitHub Actions annotations',
-    ...configFlagsHelp,
+    'dir                 configuration folder (default: the current folder)',
+    '--json              print {valid, resources, files, diagnostics} as JSON on stdout',
+    '--format github     print diagnostics as GitHub Actions annotations',
+    ...variablesHelp,
   ],
-  options: { json: { type: 'boolean' }, format: { type: 'string' }, ...configFlags },
+  options: { json: { type: 'boolean' }, format: { type: 'string' }, ...variablesOptions },
   async run(ctx) {
     const format = ctx.values.format;
     if (format !== undefined && format !== 'github' && format !== 'text') {
       throw new AbortError(`Unknown --format "${String(format)}".`, 'Use --format github, or --json for machine-readable output.');
     }
     if (ctx.positionals.length > 1) throw new AbortError('validate takes at most one folder.', 'Usage: cplane validate [dir]');
-    const { desired, diagnostics } = await loadConfig(ctx.positionals[0] ?? '.', configLoadOptions(ctx));
+    const { desired, diagnostics } = await loadConfig(ctx.positionals[0] ?? '.', variablesLoadOptions(ctx));
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
     const summary = desired
       ? `Configuration is valid: ${plural(desired.resources.length, 'resource')} in ${plural(desired.files.length, 'file')}.`
