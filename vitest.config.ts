@@ -7,5 +7,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: integration tests spawn servers and CLI subprocesses.
     maxWorkers: 2,
+    // In CI also write a JSON report, from which .ci/run prints a plain `N passed, N failed` line.
+    reporters: process.env.CI ? ['default', ['json', { outputFile: 'coverage/test-report.json' }]] : ['default'],
   },
 });
