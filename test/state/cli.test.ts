@@ -67,11 +67,20 @@ describe('cplane state list / show', () => {
     });
   });
 
-  it('takes the account from CPLANE_ACCOUNT, or the file from --state', async () => {
+  it('takes the account from CPLANE_ACCOUNT, or the file from --state, or the one state in the folder', async () => {
     expect((await cplane(['state', 'list'], { CPLANE_ACCOUNT: 'acc_1' })).stdout).toContain('project.web');
     expect((await cplane(['state', 'list', '--state', statePath])).stdout).toContain('project.web');
-    const none = await cplane(['state', 'list']);
-    expect(none).toEqual({ code: 1, stdout: '', stderr: 'Error: No account given: cplane keeps one state per account.\nPass --account ID, set CPLANE_ACCOUNT, or give the state file with --state PATH.\n' });
+    expect((await cplane(['state', 'list'])).stdout).toContain('project.web');
+
+    const second = await openState({ configDir: box.configDir, account: 'acc_2', env, command: 'seed', lock: true });
+    await second.close();
+    const two = await cplane(['state', 'list']);
+    expect(two).toEqual({ code: 1, stdout: '', stderr: `Error: ${box.configDir}/.cplane holds the states of 2 accounts: acc_1, acc_2.\nChoose one with --account ID or CPLANE_ACCOUNT.\n` });
+  });
+
+  it('says no account was given when the folder holds no state', async () => {
+    const empty = await cplane(['state', 'list', box.root]);
+    expect(empty).toEqual({ code: 1, stdout: '', stderr: 'Error: No account given: cplane keeps one state per account.\nPass --account ID, set CPLANE_ACCOUNT, or give the state file with --state PATH.\n' });
   });
 
   it('refuses the state of another account', async () => {

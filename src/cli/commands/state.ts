@@ -3,8 +3,8 @@
  * touching remote objects. Also the flags every state-reading command shares
  * (`[dir]`, `--account`, `--state`) and how they open the state.
  */
-import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Command, CommandContext, OptionSpec } from '../command.js';
 import { AbortError } from '../errors.js';
 import { openState, StateError } from '../../state/index.js';
@@ -17,7 +17,7 @@ export const stateOptions: OptionSpec = {
 
 export const stateHelp = [
   '[dir]           configuration folder (default: the current folder)',
-  '--account ID    account whose state to use (default: $CPLANE_ACCOUNT)',
+  '--account ID    account whose state to use (default: $CPLANE_ACCOUNT, else the one state under <dir>/.cplane/)',
   '--state PATH    state file to use instead of <dir>/.cplane/<account>/state.json',
 ];
 
@@ -31,11 +31,28 @@ export function stateLocation(ctx: CommandContext, dir: string | undefined): { c
     throw new AbortError(`The configuration folder ${configDir} does not exist.`, 'Give an existing folder as [dir], or leave it out to use the current one.');
   }
   const flag = ctx.values.state as string | undefined;
+  const account = (ctx.values.account as string | undefined) ?? (ctx.env.CPLANE_ACCOUNT || undefined);
   return {
     configDir,
-    account: (ctx.values.account as string | undefined) ?? (ctx.env.CPLANE_ACCOUNT || undefined),
+    account: account ?? (flag === undefined ? onlyStateAccount(configDir) : undefined),
     statePath: flag === undefined ? undefined : resolve(ctx.cwd, flag),
   };
+}
+
+/**
+ * Without --account: the account of the one state kept under `<dir>/.cplane/`, as a folder used with one
+ * account usually has. With several, the user must choose (the error lists them); with none, openState says so.
+ */
+function onlyStateAccount(configDir: string): string | undefined {
+  const folder = join(configDir, '.cplane');
+  const accounts = (statSync(folder, { throwIfNoEntry: false })?.isDirectory() ? readdirSync(folder, { withFileTypes: true }) : [])
+    .filter((entry) => entry.isDirectory() && statSync(join(folder, entry.name, 'state.json'), { throwIfNoEntry: false })?.isFile())
+    .map((entry) => entry.name)
+    .sort();
+  if (accounts.length > 1) {
+    throw new AbortError(`${folder} holds the states of ${accounts.length} accounts: ${accounts.join(', ')}.`, 'Choose one with --account ID or CPLANE_ACCOUNT.');
+  }
+  return accounts[0];
 }
 
 /** Opens the state named by the shared flags; `dir` is the configuration folder positional, if given. */
