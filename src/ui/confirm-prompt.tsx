@@ -3,7 +3,7 @@
  * the question and what has been typed; renderConfirm reads the keys.
  */
 import { Box, Text, render, useApp, useInput } from 'ink';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 
 export interface ConfirmPromptProps {
   question: string;
@@ -25,23 +25,36 @@ export function ConfirmPrompt({ question, value, answered }: ConfirmPromptProps)
   );
 }
 
-/** The prompt with its key handling: Enter answers what was typed; Ctrl-C and Esc answer nothing. */
+/**
+ * The prompt with its key handling: Enter answers what was typed; Ctrl-C and Esc answer nothing.
+ * Keys can arrive in one chunk (`yes\r` when pasted or typed by a program), so a newline inside the
+ * input ends the answer too.
+ */
 export function ConfirmInput({ question, onAnswer }: { question: string; onAnswer: (value: string) => void }) {
   const { exit } = useApp();
+  const typed = useRef('');
   const [value, setValue] = useState('');
   const [answered, setAnswered] = useState(false);
+  const answer = (text: string) => {
+    setValue(text);
+    setAnswered(true);
+    onAnswer(text);
+  };
+  // Leave only after the answer has been drawn, so the terminal keeps what was typed.
+  useEffect(() => {
+    if (answered) exit();
+  }, [answered, exit]);
   useInput((input, key) => {
     if (answered) return;
-    if (key.return || (key.ctrl && input === 'c') || key.escape) {
-      const answer = key.return ? value : '';
-      setAnswered(true);
-      onAnswer(answer);
-      exit();
-    } else if (key.backspace || key.delete) {
-      setValue((v) => v.slice(0, -1));
-    } else if (!key.ctrl && !key.meta && input) {
-      setValue((v) => v + input);
+    if ((key.ctrl && input === 'c') || key.escape) return answer('');
+    if (key.return) return answer(typed.current);
+    if (key.backspace || key.delete) typed.current = typed.current.slice(0, -1);
+    else if (!key.ctrl && !key.meta && input) {
+      const newline = input.search(/[\r\n]/);
+      if (newline !== -1) return answer(typed.current + input.slice(0, newline));
+      typed.current += input;
     }
+    setValue(typed.current);
   });
   return <ConfirmPrompt question={question} value={value} answered={answered} />;
 }

@@ -47,6 +47,16 @@ describe('ConfirmInput', () => {
     expect(answers).toEqual(['yes']);
   });
 
+  it('answers when the keys and Enter arrive in one chunk (pasted, or typed by a program)', async () => {
+    const answers: string[] = [];
+    const { stdin, lastFrame } = render(<ConfirmInput question="Proceed?" onAnswer={(v) => answers.push(v)} />);
+    await tick();
+    stdin.write('yes\r');
+    await tick();
+    expect(answers).toEqual(['yes']);
+    expect(plain(lastFrame())).toContain('Enter a value: yes');
+  });
+
   it('answers nothing on Esc', async () => {
     const answers: string[] = [];
     const { stdin } = render(<ConfirmInput question="Proceed?" onAnswer={(v) => answers.push(v)} />);
