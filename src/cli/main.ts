@@ -60,8 +60,9 @@ export async function runCli(argv: string[], io: Omit<CommandContext, 'positiona
     return 0;
   }
   try {
-    const parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
-    return await command.run({ ...io, positionals: parsed.positionals, values: parsed.values });
+    const parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true, tokens: true });
+    const optionOrder = parsed.tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : []));
+    return await command.run({ ...io, positionals: parsed.positionals, values: parsed.values, optionOrder });
   } catch (error) {
     const { message, exitCode } = describeError(error, command);
     io.stderr.write(message);

@@ -12,15 +12,13 @@ import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from '.
 import { interpolate } from './interpolate.js';
 import { checkSchema } from './schema-check.js';
 import { pathKey, readSourceFile, type SourceFile } from './source-file.js';
-import { resolveVariables, type VariableDeclaration } from './variables.js';
+import { resolveVariables, type VariableArgument, type VariableDeclaration } from './variables.js';
 import type { ConfigFile, VariableConfig } from './config-file.js';
 import type { DesiredState, Diagnostic } from './types.js';
 
 export interface LoadOptions {
-  /** `--var name=value` values. */
-  vars?: Record<string, string>;
-  /** `--var-file` paths, applied in order. */
-  varFiles?: string[];
+  /** `--var name=value` and `--var-file path` in command-line order: the last one wins. */
+  variables?: VariableArgument[];
   /** Environment for `${env.NAME}`, CPLANE_VAR_* and CPLANE_ACCOUNT; defaults to process.env. */
   env?: NodeJS.ProcessEnv;
   /** `--account`: wins over CPLANE_ACCOUNT and the configuration. */
@@ -127,7 +125,7 @@ export async function loadConfig(dir: string, options: LoadOptions = {}): Promis
   if (chosenAccount && accountVariable && accountVariable.config.default === undefined) {
     accountVariable.config = { ...accountVariable.config, default: chosenAccount };
   }
-  const values = await resolveVariables(declarations, { vars: options.vars, varFiles: options.varFiles, env, cwd }, diagnostics);
+  const values = await resolveVariables(declarations, { variables: options.variables, env, cwd }, diagnostics);
   const scope = { values, declared: new Set(declarations.keys()), env };
 
   const loaded: LoadedFile[] = [];

@@ -189,7 +189,7 @@ describe('variables', () => {
   });
 
   test('a value that does not fit the declared type', async () => {
-    const d = (await load({ 'main.yaml': 'variables:\n  days: { type: integer }\n' }, { vars: { days: 'ten' } })).diagnostics[0];
+    const d = (await load({ 'main.yaml': 'variables:\n  days: { type: integer }\n' }, { variables: [{ name: 'days', value: 'ten' }] })).diagnostics[0];
     expect(d?.summary).toBe('Variable "days" must be an integer; --var days=... gives "ten"');
   });
 });
