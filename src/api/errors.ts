@@ -5,6 +5,7 @@
  * a token or a request body.
  */
 import type { OperationName } from './operations.js';
+import { safeText } from '../text/safe-text.js';
 
 /** The API answered with its failure envelope (or a status it should not have). */
 export class ApiError extends Error {
@@ -103,10 +104,11 @@ function describeApiFailure(
   requestId: string | undefined,
   attempts: number,
 ): string {
-  const parts = [`${operation} failed: ${status} ${code}${reason && reason !== code ? ` (${reason})` : ''}`];
-  if (Array.isArray(details) && details.length > 0) parts.push(`details: ${details.map(String).join('; ')}`);
+  // Everything from the server is untrusted text: escaped, and redacted of the run's secrets (a server may echo the request).
+  const parts = [`${operation} failed: ${status} ${safeText(code)}${reason && reason !== code ? ` (${safeText(reason)})` : ''}`];
+  if (Array.isArray(details) && details.length > 0) parts.push(`details: ${safeText(details.map((d) => (typeof d === 'string' ? d : JSON.stringify(d))).join('; '))}`);
   if (attempts > 1) parts.push(`after ${attempts} attempts`);
-  if (requestId) parts.push(`request id ${requestId}`);
+  if (requestId) parts.push(`request id ${safeText(requestId)}`);
   const hint = hints[status];
   return `${parts.join(', ')}.${hint ? ` ${hint}` : ''}`;
 }

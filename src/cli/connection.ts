@@ -7,6 +7,7 @@
 import { createClient, type ApiClient, type ClientEvent, type ClientOptions } from '../api/client.js';
 import type { CommandContext, OptionSpec } from './command.js';
 import { AbortError } from './errors.js';
+import { registerSecret } from '../text/safe-text.js';
 
 export const connectionOptions: OptionSpec = {
   'base-url': { type: 'string' },
@@ -88,6 +89,7 @@ export function connectionSettings(ctx: CommandContext): ConnectionSettings {
   if (fromFlag) ctx.stderr.write('Warning: --token puts the token in the process list and shell history; prefer setting CPLANE_TOKEN.\n');
   const token = fromFlag ?? ctx.env.CPLANE_TOKEN;
   if (!token) throw new AbortError('No API token: CPLANE_TOKEN is not set.', 'Set CPLANE_TOKEN to a personal access token (sk-svc-pat-...) or a Service Account token (sk-svc-sa-...).');
+  registerSecret(token);
   if (/\s/.test(token)) throw new AbortError('The API token contains white space.', 'Check CPLANE_TOKEN: copy the token again without spaces or line breaks.');
   const timeoutSeconds = positiveEnv(ctx, 'CPLANE_REQUEST_TIMEOUT');
   const maxResponseMb = positiveEnv(ctx, 'CPLANE_MAX_RESPONSE_MB');
