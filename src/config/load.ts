@@ -35,6 +35,21 @@ export interface LoadResult {
 
 const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Names of the environment variables used as secret sources (`{ env: NAME }`) anywhere in the files. */
+function secretEnvNames(values: unknown[]): Set<string> {
+  const names = new Set<string>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (isMapping(value)) {
+      const keys = Object.keys(value);
+      if (keys.length === 1 && keys[0] === 'env' && typeof value.env === 'string') names.add(value.env);
+      else Object.values(value).forEach(walk);
+    }
+  };
+  values.forEach(walk);
+  return names;
+}
+
 async function listConfigFiles(dir: string, sink: DiagnosticSink): Promise<string[] | undefined> {
   try {
     const entries = await readdir(dir, { withFileTypes: true });
@@ -126,7 +141,7 @@ export async function loadConfig(dir: string, options: LoadOptions = {}): Promis
     accountVariable.config = { ...accountVariable.config, default: chosenAccount };
   }
   const values = await resolveVariables(declarations, { variables: options.variables, env, cwd }, diagnostics);
-  const scope = { values, declared: new Set(declarations.keys()), env };
+  const scope = { values, declared: new Set(declarations.keys()), env, secretEnv: secretEnvNames(files.map((f) => f.value)) };
 
   const loaded: LoadedFile[] = [];
   for (const file of files) {

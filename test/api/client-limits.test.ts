@@ -176,7 +176,8 @@ describe('the CLI', () => {
     const wildcard = url.replace('127.0.0.1', '0.0.0.0');
     expect((await cplane(['export', '--out', 'x'], { CPLANE_BASE_URL: wildcard })).stderr).toMatch(/^Error: Refusing to send the API token over plain http to 0\.0\.0\.0/);
     expect(seen).toEqual([]);
-    for (const optIn of [{ args: ['--allow-insecure-http'], env: {} }, { args: [], env: { CPLANE_ALLOW_INSECURE_HTTP: '1' } }]) {
+    const optIns: { args: string[]; env: Record<string, string> }[] = [{ args: ['--allow-insecure-http'], env: {} }, { args: [], env: { CPLANE_ALLOW_INSECURE_HTTP: '1' } }];
+    for (const optIn of optIns) {
       const sent = await cplane(['export', '--out', 'x', ...optIn.args], { CPLANE_BASE_URL: wildcard, CPLANE_REQUEST_TIMEOUT: '2', ...optIn.env });
       expect(sent.code).toBe(1);
     }
