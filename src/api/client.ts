@@ -144,11 +144,15 @@ export class ApiClient {
     if (request.bodyBytes !== undefined) headers['content-type'] = 'application/json';
 
     // One deadline for the whole request: headers, body and retries (undici's own timeouts only
-    // limit the silence between two chunks, so a dripped body would never end without it).
+    // limit the silence between two chunks, so a dripped body would never end without it). It
+    // starts when the first attempt gets its turn, so waiting behind other requests does not count.
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new DeadlinePassed()), this.limits.timeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+    const startDeadline = () => {
+      timer ??= setTimeout(() => deadline.abort(new DeadlinePassed()), this.limits.timeoutMs);
+    };
     try {
-      return await this.attempts(operation, spec, path, headers, request.bodyBytes, write, idempotencyKey, deadline.signal);
+      return await this.attempts(operation, spec, path, headers, request.bodyBytes, write, idempotencyKey, deadline.signal, startDeadline);
     } catch (error) {
       if (deadline.signal.aborted && !(error instanceof ApiError) && !(error instanceof ResponseTooLargeError)) {
         throw new NetworkError(operation, 1, error, this.limits.timeoutMs);
@@ -161,7 +165,7 @@ export class ApiClient {
 
   private async attempts<K extends OperationName>(
     operation: K, spec: OperationSpec, path: string, headers: Record<string, string>, bodyBytes: string | undefined,
-    write: boolean, idempotencyKey: string | undefined, signal: AbortSignal,
+    write: boolean, idempotencyKey: string | undefined, signal: AbortSignal, startDeadline: () => void,
   ): Promise<ApiResponse<ResultOf<K>>> {
     for (let attempt = 1; ; attempt++) {
       this.emit({ type: 'request', operation, method: spec.method, path: spec.path, attempt });
@@ -169,6 +173,7 @@ export class ApiClient {
       let answer: { status: number; headers: Record<string, string | string[] | undefined>; text: string };
       try {
         answer = await this.limiter.run(async () => {
+          startDeadline();
           const res = await this.pool.request({ method: spec.method, path, headers, body: bodyBytes, signal });
           return { status: res.statusCode, headers: res.headers, text: await this.readCapped(operation, res) };
         });
