@@ -7,8 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Pool } from 'undici';
-import { ApiError, IdentityRefusedError, NetworkError } from './errors.js';
+import { Pool, type Dispatcher } from 'undici';
+import { ApiError, IdentityRefusedError, InsecureTransportError, NetworkError, ResponseTooLargeError } from './errors.js';
 import { Limiter } from './limiter.js';
 import { fillPath, operations, type OperationName, type OperationSpec, type RequestOf, type ResultOf } from './operations.js';
 import { backoffDelay, defaultRetryPolicy, type RetryPolicy } from './retry.js';
@@ -35,8 +35,15 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Requests in flight at once (default 10). */
   concurrency?: number;
-  /** Time allowed for the answer of one attempt, in ms (default 30 s). */
+  /**
+   * Deadline of one request in ms (default 60 s): it covers the headers, the whole body and
+   * every retry, so a server that never answers, or drips its body, fails by then.
+   */
   timeoutMs?: number;
+  /** Largest answer read, in bytes (default 32 MiB); a larger one fails without being read further. */
+  maxResponseBytes?: number;
+  /** Send the token over plain http to a host other than this machine (refused by default). */
+  allowInsecureHttp?: boolean;
   onEvent?: (event: ClientEvent) => void;
 }
 
@@ -69,6 +76,18 @@ export type PaginatedOperation = Paginated;
 export type ItemOf<K extends OperationName> =
   ResultOf<K> extends (infer I)[] ? I : ResultOf<K> extends { rows: (infer R)[] } ? R : never;
 
+export const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/** Hosts that are this machine: http to them cannot be read on a network path. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Why an attempt was cut short by the client itself, as the abort reason of its signal. */
+class DeadlinePassed extends Error {}
+
 /** Largest page the API accepts (docs/api-assumptions.md); fewer pages means fewer requests. */
 export const MAX_PAGE_SIZE = 200;
 
@@ -78,18 +97,19 @@ export class ApiClient {
   private readonly basePath: string;
   private readonly retry: RetryPolicy;
   private readonly limiter: Limiter;
-  private readonly timeoutMs: number;
+  readonly limits: { timeoutMs: number; maxResponseBytes: number };
 
   constructor(private readonly options: ClientOptions) {
     if (!options.token) throw new TypeError('an API token is required (set CPLANE_TOKEN)');
     if (/[\s]/.test(options.token)) throw new TypeError('the API token contains white space; check CPLANE_TOKEN');
     const url = new URL(options.baseUrl);
+    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !options.allowInsecureHttp) throw new InsecureTransportError(url.hostname);
     this.basePath = url.pathname.replace(/\/+$/, '') + '/v1';
     this.pool = new Pool(url.origin, { connections: Math.max(options.concurrency ?? 10, 1), keepAliveTimeout: 10_000 });
     this.identity = identityOf(options.token);
     this.retry = { ...defaultRetryPolicy, ...options.retry };
     this.limiter = new Limiter(options.concurrency ?? 10);
-    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.limits = { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES };
   }
 
   /** Calls one operation and returns its `data`. */
@@ -123,29 +143,48 @@ export class ApiClient {
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
     if (request.bodyBytes !== undefined) headers['content-type'] = 'application/json';
 
+    // One deadline for the whole request: headers, body and retries (undici's own timeouts only
+    // limit the silence between two chunks, so a dripped body would never end without it). It
+    // starts when the first attempt gets its turn, so waiting behind other requests does not count.
+    const deadline = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const startDeadline = () => {
+      timer ??= setTimeout(() => deadline.abort(new DeadlinePassed()), this.limits.timeoutMs);
+    };
+    try {
+      return await this.attempts(operation, spec, path, headers, request.bodyBytes, write, idempotencyKey, deadline.signal, startDeadline);
+    } catch (error) {
+      if (deadline.signal.aborted && !(error instanceof ApiError) && !(error instanceof ResponseTooLargeError)) {
+        throw new NetworkError(operation, 1, error, this.limits.timeoutMs);
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async attempts<K extends OperationName>(
+    operation: K, spec: OperationSpec, path: string, headers: Record<string, string>, bodyBytes: string | undefined,
+    write: boolean, idempotencyKey: string | undefined, signal: AbortSignal, startDeadline: () => void,
+  ): Promise<ApiResponse<ResultOf<K>>> {
     for (let attempt = 1; ; attempt++) {
       this.emit({ type: 'request', operation, method: spec.method, path: spec.path, attempt });
       const started = performance.now();
       let answer: { status: number; headers: Record<string, string | string[] | undefined>; text: string };
       try {
         answer = await this.limiter.run(async () => {
-          const res = await this.pool.request({
-            method: spec.method,
-            path,
-            headers,
-            body: request.bodyBytes,
-            headersTimeout: this.timeoutMs,
-            bodyTimeout: this.timeoutMs,
-          });
-          return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+          startDeadline();
+          const res = await this.pool.request({ method: spec.method, path, headers, body: bodyBytes, signal });
+          return { status: res.statusCode, headers: res.headers, text: await this.readCapped(operation, res) };
         });
       } catch (cause) {
+        if (cause instanceof ResponseTooLargeError || signal.aborted) throw cause;
         // Without an answer we cannot know whether a write happened: repeat it only when the key makes that safe.
         const safe = !write || idempotencyKey !== undefined;
         if (safe && attempt < this.retry.maxAttempts) {
           const delayMs = backoffDelay(this.retry, attempt, undefined);
           this.emit({ type: 'retry', operation, attempt, delayMs, reason: cause instanceof Error ? cause.message : 'connection error' });
-          await sleep(delayMs);
+          await sleep(delayMs, undefined, { signal });
           continue;
         }
         throw new NetworkError(operation, attempt, cause);
@@ -161,7 +200,7 @@ export class ApiClient {
       if (this.retry.retryStatuses.includes(answer.status) && attempt < this.retry.maxAttempts) {
         const delayMs = backoffDelay(this.retry, attempt, header(answer.headers, 'retry-after'));
         this.emit({ type: 'retry', operation, attempt, delayMs, status: answer.status, reason: error?.message ?? `HTTP ${answer.status}` });
-        await sleep(delayMs);
+        await sleep(delayMs, undefined, { signal });
         continue;
       }
       throw new ApiError(
@@ -189,6 +228,26 @@ export class ApiClient {
       const total = Array.isArray(data) ? undefined : (data as { total: number }).total;
       if (page.length < pageSize || (total !== undefined && offset + page.length >= total)) return items;
     }
+  }
+
+  /** The body as text, refusing (and no longer reading) one larger than maxResponseBytes. */
+  private async readCapped(operation: OperationName, res: Dispatcher.ResponseData): Promise<string> {
+    const limit = this.limits.maxResponseBytes;
+    const declared = Number(header(res.headers, 'content-length'));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      if (declared > limit) throw new ResponseTooLargeError(operation, limit);
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > limit) throw new ResponseTooLargeError(operation, limit);
+        chunks.push(chunk);
+      }
+    } catch (error) {
+      res.body.destroy();
+      throw error;
+    }
+    return Buffer.concat(chunks).toString('utf8');
   }
 
   async close(): Promise<void> {

@@ -5,6 +5,7 @@
  * a token or a request body.
  */
 import type { OperationName } from './operations.js';
+import { safeText } from '../text/safe-text.js';
 
 /** The API answered with its failure envelope (or a status it should not have). */
 export class ApiError extends Error {
@@ -37,7 +38,7 @@ export class IdentityRefusedError extends Error {
   }
 }
 
-/** No HTTP answer: connection refused or reset, socket closed before the response, timeout. */
+/** No complete HTTP answer: connection refused or reset, socket closed before the response, the request's deadline passed. */
 export class NetworkError extends Error {
   override readonly name = 'NetworkError';
   readonly code = 'network_error';
@@ -45,11 +46,43 @@ export class NetworkError extends Error {
     readonly operation: OperationName,
     readonly attempts: number,
     override readonly cause: unknown,
+    /** Set when the request's deadline passed, in ms. */
+    readonly deadlineMs?: number,
   ) {
     const why = cause instanceof Error ? cause.message : String(cause);
-    super(`${operation}: no answer from the API after ${attempts} attempt(s) (${why}). Check CPLANE_BASE_URL and the network, then run the command again.`);
+    super(
+      deadlineMs !== undefined
+        ? `${operation}: no complete answer from the API within ${deadlineMs / 1000} s (the deadline of one request, retries included; set CPLANE_REQUEST_TIMEOUT in seconds to change it). Check CPLANE_BASE_URL and the network, then run the command again.`
+        : `${operation}: no answer from the API after ${attempts} attempt(s) (${why}). Check CPLANE_BASE_URL and the network, then run the command again.`,
+    );
   }
 }
+
+/** The answer was larger than the client reads (ClientOptions.maxResponseBytes); reading stopped there. */
+export class ResponseTooLargeError extends Error {
+  override readonly name = 'ResponseTooLargeError';
+  readonly code = 'response_too_large';
+  constructor(readonly operation: OperationName, readonly limitBytes: number) {
+    super(
+      `${operation}: the API answer is larger than ${formatBytes(limitBytes)}, the limit for one answer; no more of it was read. ` +
+        'If the answer is expected to be this large, raise CPLANE_MAX_RESPONSE_MB.',
+    );
+  }
+}
+
+/** The client refused to send the token over plain http to another machine. */
+export class InsecureTransportError extends Error {
+  override readonly name = 'InsecureTransportError';
+  readonly code = 'insecure_http';
+  constructor(readonly host: string) {
+    super(
+      `Refusing to send the API token over plain http to ${host}: anyone on the network path could read it. ` +
+        'Use an https:// address, or, if this network is trusted, pass --allow-insecure-http or set CPLANE_ALLOW_INSECURE_HTTP=1.',
+    );
+  }
+}
+
+const formatBytes = (bytes: number): string => (bytes % (1024 * 1024) === 0 ? `${bytes / 1024 / 1024} MiB` : `${bytes} bytes`);
 
 const hints: Record<number, string> = {
   400: 'Fix the input named above; the request is not retried unchanged.',
@@ -71,10 +104,11 @@ function describeApiFailure(
   requestId: string | undefined,
   attempts: number,
 ): string {
-  const parts = [`${operation} failed: ${status} ${code}${reason && reason !== code ? ` (${reason})` : ''}`];
-  if (Array.isArray(details) && details.length > 0) parts.push(`details: ${details.map(String).join('; ')}`);
+  // Everything from the server is untrusted text: escaped, and redacted of the run's secrets (a server may echo the request).
+  const parts = [`${operation} failed: ${status} ${safeText(code)}${reason && reason !== code ? ` (${safeText(reason)})` : ''}`];
+  if (Array.isArray(details) && details.length > 0) parts.push(`details: ${safeText(details.map((d) => (typeof d === 'string' ? d : JSON.stringify(d))).join('; '))}`);
   if (attempts > 1) parts.push(`after ${attempts} attempts`);
-  if (requestId) parts.push(`request id ${requestId}`);
+  if (requestId) parts.push(`request id ${safeText(requestId)}`);
   const hint = hints[status];
   return `${parts.join(', ')}.${hint ? ` ${hint}` : ''}`;
 }

@@ -59,7 +59,7 @@ export const operations = {
   },
   updateProject: {
     method: 'PATCH', path: '/projects/{id}', identity: 'H', accountScoped: true, permission: 'projects:update',
-    body: S.Body({ name: Type.String({ minLength: 1, maxLength: 200 }), description: Type.String({ maxLength: 2000 }), isActive: Bool }),
+    body: S.Body({ name: Type.String({ minLength: 1, maxLength: 200 }), description: Opt(Type.String({ maxLength: 2000 })), isActive: Opt(Bool) }),
     result: S.Project,
   },
   archiveProject: {

@@ -12,6 +12,8 @@ export interface CommandContext {
   positionals: string[];
   /** Parsed flags, as node:util parseArgs returns them. */
   values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  /** Names of the flags in command-line order (repeats included), for flags whose interleaving matters (--var, --var-file). */
+  optionOrder?: string[];
   env: NodeJS.ProcessEnv;
   cwd: string;
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };

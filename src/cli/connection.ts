@@ -4,15 +4,17 @@
  * flags or the environment (flags win), and the number of requests in flight.
  * Missing settings are aborts that name the variable to set.
  */
-import { createClient, type ApiClient, type ClientEvent } from '../api/client.js';
+import { createClient, type ApiClient, type ClientEvent, type ClientOptions } from '../api/client.js';
 import type { CommandContext, OptionSpec } from './command.js';
 import { AbortError } from './errors.js';
+import { registerSecret } from '../text/safe-text.js';
 
 export const connectionOptions: OptionSpec = {
   'base-url': { type: 'string' },
   token: { type: 'string' },
   account: { type: 'string' },
   parallelism: { type: 'string' },
+  'allow-insecure-http': { type: 'boolean' },
 };
 
 export const connectionHelp = [
@@ -20,6 +22,7 @@ export const connectionHelp = [
   '--token TOKEN       API token (prefer $CPLANE_TOKEN: a flag shows in the process list and shell history)',
   '--account ID        account to work in (default: $CPLANE_ACCOUNT, then the configuration)',
   '--parallelism N     requests in flight at once (default 10)',
+  '--allow-insecure-http  send the token over plain http to another machine (or CPLANE_ALLOW_INSECURE_HTTP=1)',
 ];
 
 export const DEFAULT_PARALLELISM = 10;
@@ -28,6 +31,33 @@ export interface ConnectionSettings {
   baseUrl: string;
   token: string;
   parallelism: number;
+  /** CPLANE_REQUEST_TIMEOUT (seconds) as ms; undefined for the client's default. */
+  timeoutMs?: number;
+  /** CPLANE_MAX_RESPONSE_MB as bytes; undefined for the client's default. */
+  maxResponseBytes?: number;
+  allowInsecureHttp: boolean;
+}
+
+/** A positive number from an environment variable, or undefined when it is not set. */
+function positiveEnv(ctx: CommandContext, name: string): number | undefined {
+  const text = ctx.env[name];
+  if (text === undefined || text === '') return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new AbortError(`${name} must be a positive number, not "${text}".`);
+  return n;
+}
+
+/** The client's options for these settings: the one place a command's client is configured. */
+export function clientOptionsOf(settings: ConnectionSettings, account?: string): ClientOptions {
+  return {
+    baseUrl: settings.baseUrl,
+    token: settings.token,
+    concurrency: settings.parallelism,
+    allowInsecureHttp: settings.allowInsecureHttp,
+    ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
+    ...(settings.maxResponseBytes !== undefined ? { maxResponseBytes: settings.maxResponseBytes } : {}),
+    ...(account ? { accountId: account } : {}),
+  };
 }
 
 const flag = (ctx: CommandContext, name: string): string | undefined => {
@@ -59,8 +89,18 @@ export function connectionSettings(ctx: CommandContext): ConnectionSettings {
   if (fromFlag) ctx.stderr.write('Warning: --token puts the token in the process list and shell history; prefer setting CPLANE_TOKEN.\n');
   const token = fromFlag ?? ctx.env.CPLANE_TOKEN;
   if (!token) throw new AbortError('No API token: CPLANE_TOKEN is not set.', 'Set CPLANE_TOKEN to a personal access token (sk-svc-pat-...) or a Service Account token (sk-svc-sa-...).');
+  registerSecret(token);
   if (/\s/.test(token)) throw new AbortError('The API token contains white space.', 'Check CPLANE_TOKEN: copy the token again without spaces or line breaks.');
-  return { baseUrl, token, parallelism: parseParallelism(ctx.values.parallelism) };
+  const timeoutSeconds = positiveEnv(ctx, 'CPLANE_REQUEST_TIMEOUT');
+  const maxResponseMb = positiveEnv(ctx, 'CPLANE_MAX_RESPONSE_MB');
+  return {
+    baseUrl,
+    token,
+    parallelism: parseParallelism(ctx.values.parallelism),
+    ...(timeoutSeconds !== undefined ? { timeoutMs: Math.round(timeoutSeconds * 1000) } : {}),
+    ...(maxResponseMb !== undefined ? { maxResponseBytes: Math.round(maxResponseMb * 1024 * 1024) } : {}),
+    allowInsecureHttp: ctx.values['allow-insecure-http'] === true || ['1', 'true'].includes(ctx.env.CPLANE_ALLOW_INSECURE_HTTP ?? ''),
+  };
 }
 
 /** The account from --account, else CPLANE_ACCOUNT, else the configuration. */
@@ -77,11 +117,5 @@ export function connect(
   options: { account?: string; onEvent?: (event: ClientEvent) => void; settings?: ConnectionSettings } = {},
 ): ApiClient {
   const settings = options.settings ?? connectionSettings(ctx);
-  return createClient({
-    baseUrl: settings.baseUrl,
-    token: settings.token,
-    concurrency: settings.parallelism,
-    ...(options.account ? { accountId: options.account } : {}),
-    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
-  });
+  return createClient({ ...clientOptionsOf(settings, options.account), ...(options.onEvent ? { onEvent: options.onEvent } : {}) });
 }

@@ -5,8 +5,15 @@
  */
 import type { Command } from './command.js';
 import { AbortError } from './errors.js';
+import { safeLines } from '../text/safe-text.js';
 
+/** The message, with every secret of the run redacted and control characters escaped (line breaks kept). */
 export function describeError(error: unknown, command: Command): { message: string; exitCode: number } {
+  const { message, exitCode } = composeError(error, command);
+  return { message: safeLines(message), exitCode };
+}
+
+function composeError(error: unknown, command: Command): { message: string; exitCode: number } {
   if (error instanceof AbortError) {
     return { message: `Error: ${error.message}\n${error.hint ? `${error.hint}\n` : ''}`, exitCode: error.exitCode };
   }
@@ -14,7 +21,7 @@ export function describeError(error: unknown, command: Command): { message: stri
     return { message: `Error: ${error.message}\nRun \`cplane ${command.name.join(' ')} --help\` for the options.\n`, exitCode: 1 };
   }
   // The API layer's errors already say what failed and what to do (src/api/errors.ts).
-  if (error instanceof Error && ['ApiError', 'NetworkError', 'IdentityRefusedError'].includes(error.name)) {
+  if (error instanceof Error && ['ApiError', 'NetworkError', 'IdentityRefusedError', 'InsecureTransportError', 'ResponseTooLargeError'].includes(error.name)) {
     return { message: `Error: ${error.message}\n`, exitCode: 1 };
   }
   const detail = error instanceof Error ? (process.env.CPLANE_DEBUG ? (error.stack ?? error.message) : error.message) : String(error);

@@ -7,6 +7,7 @@ import type { Command, CommandContext } from './command.js';
 import { commands } from './commands/index.js';
 import { AbortError } from './errors.js';
 import { describeError } from './describe-error.js';
+import { registerOwnSecrets } from '../config/own-variables.js';
 
 function findCommand(argv: string[]): { command: Command; rest: string[] } | undefined {
   // Longest match first, so `state list` wins over a hypothetical `state`.
@@ -41,6 +42,8 @@ export function globalHelp(): string {
 }
 
 export async function runCli(argv: string[], io: Omit<CommandContext, 'positionals' | 'values'>): Promise<number> {
+  // Known before anything can print: these values are redacted from every message of the run.
+  registerOwnSecrets(io.env);
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
     io.stdout.write(globalHelp());
     return 0;
@@ -60,8 +63,9 @@ export async function runCli(argv: string[], io: Omit<CommandContext, 'positiona
     return 0;
   }
   try {
-    const parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
-    return await command.run({ ...io, positionals: parsed.positionals, values: parsed.values });
+    const parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true, tokens: true });
+    const optionOrder = parsed.tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : []));
+    return await command.run({ ...io, positionals: parsed.positionals, values: parsed.values, optionOrder });
   } catch (error) {
     const { message, exitCode } = describeError(error, command);
     io.stderr.write(message);

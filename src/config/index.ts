@@ -4,6 +4,7 @@
  * Other folders use only what is exported here.
  */
 export { loadConfig, type LoadOptions, type LoadResult } from './load.js';
+export type { VariableArgument } from './variables.js';
 export { formatDiagnostic, formatGithub } from './diagnostics.js';
 export { resolveSecret, describeSecretSource } from './secrets.js';
 export { configDigest, canonicalJson } from './digest.js';

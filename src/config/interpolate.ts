@@ -3,10 +3,15 @@
  * `${var.NAME}` takes the variable's value with its type (so a number can come
  * from a variable); otherwise the values are spliced in as text. `$${` writes a
  * literal `${`.
+ *
+ * `${env.NAME}` never reads cplane's own secrets (CPLANE_TOKEN, the state key...)
+ * nor a variable the configuration uses as a secret source: an ordinary field is
+ * printed in plans, so reading one there would publish the secret.
  */
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { pathKey, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
+import { ownSecretRule } from './own-variables.js';
 import type { VariableValue } from './variables.js';
 
 const REFERENCE = /\$\$\{|\$\{([^}]*)\}/g;
@@ -18,6 +23,8 @@ export interface InterpolationScope {
   /** Every declared variable, set or not: an unset one is reported once, at its declaration. */
   declared: Set<string>;
   env: NodeJS.ProcessEnv;
+  /** Environment variables the configuration uses as secret sources (`{ env: NAME }`). */
+  secretEnv: Set<string>;
 }
 
 function interpolateString(text: string, path: (string | number)[], file: SourceFile, scope: InterpolationScope, sink: DiagnosticSink): unknown {
@@ -37,6 +44,12 @@ function interpolateString(text: string, path: (string | number)[], file: Source
       return match;
     }
     if (kind === 'env') {
+      const rule = ownSecretRule(name, scope.env) ?? (scope.secretEnv.has(name) ? `${name} is used as a secret source in this configuration` : undefined);
+      if (rule) {
+        report(match, 'secret_env_interpolated', `${match} would put a secret into an ordinary field: ${rule}`,
+          'Fields that are not write-only are shown in plans and state. Give secrets with a secret source ({ env: NAME } or { file: PATH }) where the field takes one.');
+        return match;
+      }
       const value = scope.env[name];
       if (value === undefined) {
         report(match, 'unresolved_variable', `Environment variable "${name}" is not set (used as ${match})`, `Set ${name} in the environment, or use a variable with a default.`);

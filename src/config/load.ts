@@ -12,15 +12,13 @@ import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from '.
 import { interpolate } from './interpolate.js';
 import { checkSchema } from './schema-check.js';
 import { pathKey, readSourceFile, type SourceFile } from './source-file.js';
-import { resolveVariables, type VariableDeclaration } from './variables.js';
+import { resolveVariables, type VariableArgument, type VariableDeclaration } from './variables.js';
 import type { ConfigFile, VariableConfig } from './config-file.js';
 import type { DesiredState, Diagnostic } from './types.js';
 
 export interface LoadOptions {
-  /** `--var name=value` values. */
-  vars?: Record<string, string>;
-  /** `--var-file` paths, applied in order. */
-  varFiles?: string[];
+  /** `--var name=value` and `--var-file path` in command-line order: the last one wins. */
+  variables?: VariableArgument[];
   /** Environment for `${env.NAME}`, CPLANE_VAR_* and CPLANE_ACCOUNT; defaults to process.env. */
   env?: NodeJS.ProcessEnv;
   /** `--account`: wins over CPLANE_ACCOUNT and the configuration. */
@@ -36,6 +34,21 @@ export interface LoadResult {
 }
 
 const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Names of the environment variables used as secret sources (`{ env: NAME }`) anywhere in the files. */
+function secretEnvNames(values: unknown[]): Set<string> {
+  const names = new Set<string>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (isMapping(value)) {
+      const keys = Object.keys(value);
+      if (keys.length === 1 && keys[0] === 'env' && typeof value.env === 'string') names.add(value.env);
+      else Object.values(value).forEach(walk);
+    }
+  };
+  values.forEach(walk);
+  return names;
+}
 
 async function listConfigFiles(dir: string, sink: DiagnosticSink): Promise<string[] | undefined> {
   try {
@@ -127,8 +140,8 @@ export async function loadConfig(dir: string, options: LoadOptions = {}): Promis
   if (chosenAccount && accountVariable && accountVariable.config.default === undefined) {
     accountVariable.config = { ...accountVariable.config, default: chosenAccount };
   }
-  const values = await resolveVariables(declarations, { vars: options.vars, varFiles: options.varFiles, env, cwd }, diagnostics);
-  const scope = { values, declared: new Set(declarations.keys()), env };
+  const values = await resolveVariables(declarations, { variables: options.variables, env, cwd }, diagnostics);
+  const scope = { values, declared: new Set(declarations.keys()), env, secretEnv: secretEnvNames(files.map((f) => f.value)) };
 
   const loaded: LoadedFile[] = [];
   for (const file of files) {

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { registerSecret } from '../text/safe-text.js';
 import type { SecretSource } from './types.js';
 
 /** How a source is shown to people: `env OPENAI_API_KEY`, `file /abs/path`, `generate (32 characters)`. */
@@ -13,7 +14,14 @@ export function describeSecretSource(source: SecretSource): string {
   return `generate (${source.generate.length} characters)`;
 }
 
+/** The source's value, registered with the run's redactor so no printed text can show it. */
 export async function resolveSecret(source: SecretSource, env: NodeJS.ProcessEnv): Promise<string> {
+  const value = await readSecret(source, env);
+  registerSecret(value);
+  return value;
+}
+
+async function readSecret(source: SecretSource, env: NodeJS.ProcessEnv): Promise<string> {
   if ('env' in source) {
     const value = env[source.env];
     if (value === undefined || value === '') throw new Error(`Secret source "env ${source.env}": environment variable ${source.env} is not set`);

@@ -1,16 +1,56 @@
 /**
  * Reading one YAML file safely: refused by size before it is read, refused when
  * it is not UTF-8, parsed with positions kept, and expanded with a bound on
- * aliases so that a "billion laughs" file cannot exhaust memory. Every problem
+ * aliases so that a "billion laughs" file cannot exhaust memory, and with a bound
+ * on nesting so that no later stage recurses too deep. An alias without an
+ * anchor and too deep a nesting are reported as what they are. Every problem
  * becomes a diagnostic pointing at the file, never a thrown error.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isAlias, isCollection, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
 /** Aliases allowed per file; real configurations use a handful. */
 export const MAX_ALIAS_COUNT = 100;
+/** Levels of nested maps and lists allowed per file; the configuration schema needs fewer than ten. */
+export const MAX_DEPTH = 64;
+
+const tooDeep = (display: string) => ({
+  code: 'yaml_too_deep',
+  summary: `${display} nests lists or maps too deeply: a configuration file may nest at most ${MAX_DEPTH} levels`,
+  detail: 'Flatten the structure; no configuration key takes values nested this deep.',
+});
+
+/**
+ * The first problem of the document's structure that parsing does not report: a collection nested
+ * deeper than MAX_DEPTH, or an alias with no anchor before it. Walks with an explicit stack, since
+ * the document it checks may be too deep for recursion.
+ */
+function structureProblem(doc: Document, file: SourceFile): { offset: number; code: string; summary: string; detail: string } | undefined {
+  const stack: { node: unknown; depth: number }[] = [{ node: doc.contents, depth: 1 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (isAlias(node)) {
+      if (node.resolve(doc) === undefined) {
+        return {
+          offset: node.range?.[0] ?? 0,
+          code: 'yaml_undefined_alias',
+          summary: `Undefined YAML alias "*${node.source}": no anchor "&${node.source}" is set before it`,
+          detail: `Set the anchor (&${node.source}) on a value above this line, or write the value out.`,
+        };
+      }
+    } else if (isCollection(node)) {
+      if (depth > MAX_DEPTH) return { offset: node.range?.[0] ?? 0, ...tooDeep(file.display) };
+      // Reversed, so the walk meets problems in the order of the text.
+      for (const item of [...node.items].reverse()) {
+        if (isPair(item)) stack.push({ node: item.value, depth: depth + 1 }, { node: item.key, depth: depth + 1 });
+        else stack.push({ node: item, depth: depth + 1 });
+      }
+    }
+  }
+  return undefined;
+}
 
 export interface NodePosition {
   /** Offset of the key of the map entry, if the path ends at a map entry. */
@@ -106,6 +146,11 @@ export async function readSourceFile(path: string, display: string, sink: Diagno
   const doc: Document = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   let syntaxReported = false;
   for (const error of doc.errors) {
+    // The parser gives up on deep flow nesting with a stack overflow: say what it means.
+    if (error.code === 'RESOURCE_EXHAUSTION' && /call stack/i.test(error.message)) {
+      sink.push(diagnosticAt(file, error.pos[0], tooDeep(display)));
+      return undefined;
+    }
     const code = error.code === 'TAB_AS_INDENT' ? 'yaml_tab_indent' : error.code === 'DUPLICATE_KEY' ? 'duplicate_key' : 'yaml_syntax';
     // One broken token makes the parser report every later token too: only the first says anything.
     if (code === 'yaml_syntax' && syntaxReported) continue;
@@ -120,6 +165,12 @@ export async function readSourceFile(path: string, display: string, sink: Diagno
     sink.push(diagnosticAt(file, error.pos[0], { code, summary, detail }));
   }
   if (doc.errors.length > 0) return undefined;
+  const problem = structureProblem(doc, file);
+  if (problem) {
+    const { offset, ...diagnostic } = problem;
+    sink.push(diagnosticAt(file, offset, diagnostic));
+    return undefined;
+  }
   try {
     file.value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {

@@ -1,8 +1,8 @@
 /**
- * Variable values: declared defaults, then `--var name=value`, then each
- * `--var-file` (YAML) in order, then `CPLANE_VAR_<name>` from the environment;
- * a later source wins. A declared `type` converts text values (from --var and
- * the environment) and checks the others.
+ * Variable values in Terraform's order: declared defaults, then
+ * `CPLANE_VAR_<name>` from the environment, then `--var-file` (YAML) and
+ * `--var name=value` in command-line order; a later source wins. A declared
+ * `type` converts text values (from --var and the environment) and checks the others.
  */
 import { relative, resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
@@ -18,9 +18,11 @@ export interface VariableDeclaration {
   file: SourceFile;
 }
 
+/** One `--var name=value` or `--var-file path`, kept in command-line order. */
+export type VariableArgument = { name: string; value: string } | { file: string };
+
 export interface VariableInputs {
-  vars?: Record<string, string>;
-  varFiles?: string[];
+  variables?: VariableArgument[];
   env: NodeJS.ProcessEnv;
   cwd: string;
 }
@@ -86,12 +88,15 @@ export async function resolveVariables(
     }
     given.set(name, value);
   };
-  for (const [name, value] of Object.entries(inputs.vars ?? {})) offer(name, { value, origin: `--var ${name}=...` }, true);
-  for (const path of inputs.varFiles ?? []) {
-    for (const [name, value] of await readVarFile(path, inputs, sink)) offer(name, value, true);
-  }
   for (const [key, value] of Object.entries(inputs.env)) {
     if (key.startsWith('CPLANE_VAR_') && value !== undefined) offer(key.slice('CPLANE_VAR_'.length), { value, origin: `environment variable ${key}` }, false);
+  }
+  for (const argument of inputs.variables ?? []) {
+    if ('file' in argument) {
+      for (const [name, value] of await readVarFile(argument.file, inputs, sink)) offer(name, value, true);
+    } else {
+      offer(argument.name, { value: argument.value, origin: `--var ${argument.name}=...` }, true);
+    }
   }
 
   const values = new Map<string, VariableValue>();

@@ -15,7 +15,7 @@ import type { Caller, HandlerContext } from './context.js';
 import { codeOfStatus, conflict, forbidden, HttpError } from './errors.js';
 import type { FaultInjector } from './faults.js';
 import { handlers } from './handlers/index.js';
-import type { IdempotencyStore } from './idempotency.js';
+import { hashFingerprint, type IdempotencyStore } from './idempotency.js';
 import type { Prng } from './prng.js';
 import type { RateLimiter } from './rate-limit.js';
 import { matchRoute } from './router.js';
@@ -176,7 +176,7 @@ async function handleRequest(state: EmulatorState, req: IncomingMessage, res: Se
 
   const key = isWrite ? req.headers['idempotency-key'] : undefined;
   const idempotencyKey = typeof key === 'string' && key !== '' ? key : undefined;
-  const fingerprint = `${method} ${url.pathname}${url.search}\n${text}`;
+  const fingerprint = idempotencyKey === undefined ? '' : hashFingerprint(`${method} ${url.pathname}${url.search}\n${text}`);
   if (idempotencyKey !== undefined) {
     const stored = state.idempotency.lookup(principalOf(caller), idempotencyKey, state.now().getTime());
     if (stored) {

@@ -46,7 +46,7 @@ export async function beginAdoption(options: AdoptOptions): Promise<PendingAdopt
 }
 
 async function record(store: StateStore, options: AdoptOptions, adoptions: Adoption[]): Promise<number> {
-  const { desired, diagnostics } = await loadConfig(options.outDir, { account: options.account, vars: { account: options.account }, env: {}, cwd: options.outDir });
+  const { desired, diagnostics } = await loadConfig(options.outDir, { account: options.account, variables: [{ name: 'account', value: options.account }], env: {}, cwd: options.outDir });
   if (!desired) {
     throw new Error(`the exported folder does not load (${diagnostics.map((d) => d.summary).join('; ')}); no state was written`);
   }

@@ -3,7 +3,9 @@
  * `main.yaml`, `credentials.yaml` and one `project-<name>.yaml` per project.
  * Built with the `yaml` Document API so that the files carry comments where a
  * value could not be exported. Keys are sorted and nothing depends on the time
- * of the export, so an unchanged account gives byte-identical files.
+ * of the export, so an unchanged account gives byte-identical files. Every
+ * string from the account is written so that it loads back exactly: `${` is
+ * escaped as `$${`, so a name like `x ${env.CPLANE_TOKEN}` is never interpolated.
  */
 import { Document, isMap, isPair, isScalar, isSeq, type Node, type Pair } from 'yaml';
 import type { ConfigFile } from '../config/config-file.js';
@@ -128,8 +130,18 @@ function mapEntries(node: unknown, key?: string): [string, unknown][] {
   return map.items.map((p) => [String(isScalar(p.key) ? p.key.value : p.key), p.value]);
 }
 
-/** A deep copy with the keys of every map in code-unit order. */
+/**
+ * The text that interpolation turns back into `text`: each `${` becomes `$${`. Interpolation reads
+ * `$${` as a literal `${` and leaves every other `$` alone, so `$${z}` is written `$$${z}`, read back `$${z}`.
+ */
+export function escapeInterpolation(text: string): string {
+  // A function, because in a replacement string `$$` would mean one `$`.
+  return text.replaceAll('${', () => '$${');
+}
+
+/** A deep copy with the keys of every map in code-unit order and every string escaped for interpolation. */
 function sortKeys(value: unknown): unknown {
+  if (typeof value === 'string') return escapeInterpolation(value);
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value !== null && typeof value === 'object') {
     const object = value as Record<string, unknown>;

@@ -4,6 +4,7 @@
  * block (a `diff` code block, so GitHub colours additions and removals).
  */
 import type { Plan } from '../planner/types.js';
+import { safeLines } from '../text/safe-text.js';
 import { changeLines, noChangesLine, summaryLine, symbols, verbs } from './describe.js';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -49,5 +50,6 @@ export function renderPlanMarkdown(plan: Plan): string {
     }
     out.push('');
   }
-  return `${out.join('\n').trimEnd()}\n`;
+  // Names and values come from configuration and the API: escaped and redacted (no colour here to keep).
+  return `${safeLines(out.join('\n').trimEnd())}\n`;
 }

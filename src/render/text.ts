@@ -5,6 +5,7 @@
  * read, and the summary line. Colour is a parameter: the command decides it.
  */
 import type { Plan, PlanStep } from '../planner/types.js';
+import { safeText } from '../text/safe-text.js';
 import { changeLines, noChangesLine, summaryLine, symbols, toneOf, verbs, type Tone } from './describe.js';
 
 export interface TextOptions {
@@ -36,15 +37,16 @@ const symbolTone: Record<string, Tone> = { '+': 'add', '-': 'remove', '~': 'chan
 
 function renderStep(step: PlanStep, paint: ReturnType<typeof painter>): string[] {
   const tone = toneOf(step.action);
-  const lines = [`  ${paint('bold', `# ${step.address}`)} ${verbs[step.action]}${step.reason ? ` (${step.reason})` : ''}`];
-  lines.push(`  ${paint(tone, symbols[step.action].padEnd(3))} ${step.kind} "${step.address.slice(step.address.indexOf('.') + 1)}"${step.adopt ? ` (id ${step.adopt.id})` : ''}`);
+  // Names and values come from configuration and the API: escaped (and redacted) before colour is added.
+  const lines = [`  ${paint('bold', `# ${safeText(step.address)}`)} ${verbs[step.action]}${step.reason ? ` (${safeText(step.reason)})` : ''}`];
+  lines.push(`  ${paint(tone, symbols[step.action].padEnd(3))} ${step.kind} "${safeText(step.address.slice(step.address.indexOf('.') + 1))}"${step.adopt ? ` (id ${safeText(step.adopt.id)})` : ''}`);
   const creating = step.action === 'create';
   for (const change of step.changes) {
     for (const { symbol, text } of changeLines(change, creating)) {
-      lines.push(`      ${paint(symbolTone[symbol] ?? 'plain', symbol)} ${text}`);
+      lines.push(`      ${paint(symbolTone[symbol] ?? 'plain', symbol)} ${safeText(text)}`);
     }
   }
-  for (const note of step.notes ?? []) lines.push(`      ${paint('warn', `! ${note}`)}`);
+  for (const note of step.notes ?? []) lines.push(`      ${paint('warn', `! ${safeText(note)}`)}`);
   return lines;
 }
 
@@ -57,11 +59,11 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     out.push(paint('bold', 'Objects changed outside cplane since the last apply:'), '');
     for (const drift of plan.drift) {
       if (drift.type === 'deleted') {
-        out.push(`  ${paint('remove', '-')} ${drift.address} was deleted outside cplane`);
+        out.push(`  ${paint('remove', '-')} ${safeText(drift.address)} was deleted outside cplane`);
         continue;
       }
-      out.push(`  ${paint('change', '~')} ${drift.address} was changed outside cplane`);
-      for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) out.push(`      ${paint(symbolTone[symbol] ?? 'plain', symbol)} ${text}`);
+      out.push(`  ${paint('change', '~')} ${safeText(drift.address)} was changed outside cplane`);
+      for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) out.push(`      ${paint(symbolTone[symbol] ?? 'plain', symbol)} ${safeText(text)}`);
     }
     out.push('', rule, '');
   }
@@ -80,7 +82,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   if (plan.unreadable.length > 0) {
     out.push(paint('warn', 'Could not be read (nothing is planned for these):'));
     for (const u of plan.unreadable) {
-      out.push(`  ${paint('warn', '!')} ${u.address ?? `every ${u.kind}`}: ${u.operation}: ${u.reason}${u.requestId ? ` (request id ${u.requestId})` : ''}`);
+      out.push(`  ${paint('warn', '!')} ${safeText(`${u.address ?? `every ${u.kind}`}: ${u.operation}: ${u.reason}${u.requestId ? ` (request id ${u.requestId})` : ''}`)}`);
     }
     out.push('');
   }

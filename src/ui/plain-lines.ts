@@ -3,9 +3,15 @@
  * no cursor movement, nothing that changes between runs but ids and times.
  */
 import type { ApplyEvent } from '../applier/index.js';
+import { safeText } from '../text/safe-text.js';
 import { formatDuration, pastTense, revealCommand } from './words.js';
 
+/** The line, with names, ids and reasons from configuration and the API escaped and every secret redacted. */
 export function eventLine(event: ApplyEvent, prefix: string): string {
+  return safeText(composeLine(event, prefix));
+}
+
+function composeLine(event: ApplyEvent, prefix: string): string {
   switch (event.type) {
     case 'journal-resent':
       return event.outcome === 'done'

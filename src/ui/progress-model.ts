@@ -5,6 +5,7 @@
  */
 import type { ApplyEvent } from '../applier/index.js';
 import type { Action } from '../planner/types.js';
+import { safeText } from '../text/safe-text.js';
 import { eventLine } from './plain-lines.js';
 
 export interface RunningStep {
@@ -31,7 +32,8 @@ export interface ProgressModel {
 
 export const emptyProgress: ProgressModel = { total: 0, finished: 0, log: [], running: [] };
 
-export function reduceProgress(model: ProgressModel, event: ApplyEvent, now: number): ProgressModel {
+export function reduceProgress(model: ProgressModel, untrusted: ApplyEvent, now: number): ProgressModel {
+  const event = safeEvent(untrusted);
   const key = `${model.log.length}`;
   const without = (stepId: string) => model.running.filter((r) => r.stepId !== stepId);
   switch (event.type) {
@@ -61,4 +63,11 @@ export function reduceProgress(model: ProgressModel, event: ApplyEvent, now: num
     case 'journal-dropped':
       return { ...model, log: [...model.log, { key, type: 'notice', text: eventLine(event, 'recovery'), tone: 'plain' }] };
   }
+}
+
+/** The event with what came from configuration and the API (addresses, ids, reasons) escaped and redacted, before anything shows it. */
+function safeEvent(event: ApplyEvent): ApplyEvent {
+  const clean = { ...event } as Record<string, unknown>;
+  for (const field of ['address', 'id', 'reason', 'after']) if (typeof clean[field] === 'string') clean[field] = safeText(clean[field]);
+  return clean as unknown as ApplyEvent;
 }

@@ -4,6 +4,7 @@
  * gateway tokens with the command that reveals them (never their value).
  */
 import type { ApplyResult } from '../applier/index.js';
+import { safeText } from '../text/safe-text.js';
 import { formatDuration, revealCommand } from './words.js';
 
 export interface SummaryLine {
@@ -39,5 +40,6 @@ export function summaryLines(result: ApplyResult, verb: 'Apply' | 'Destroy'): Su
   if (result.interrupted || result.failed.length > 0) {
     lines.push({ text: 'State holds everything that finished. Run the command again to continue: pending writes are resent with their saved keys.', tone: 'plain' });
   }
-  return lines;
+  // Names, ids and reasons come from configuration and the API: escaped, and every secret redacted.
+  return lines.map((line) => ({ ...line, text: safeText(line.text) }));
 }

@@ -60,6 +60,31 @@ describe('YAML itself', () => {
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(50 * 1024 * 1024);
   });
 
+  test('an undefined YAML alias is reported as one, at its place, not as an attack', async () => {
+    const d = await only({ 'main.yaml': 'projects:\n  p:\n    description: *nope\n' });
+    expect(d).toMatchObject({
+      code: 'yaml_undefined_alias',
+      summary: 'Undefined YAML alias "*nope": no anchor "&nope" is set before it',
+      range: { file: 'main.yaml', line: 3, col: 18 },
+    });
+    expect(d.detail).toBe('Set the anchor (&nope) on a value above this line, or write the value out.');
+  });
+
+  test('flow collections nested past what the parser can hold are reported as too deep, not as a stack overflow', async () => {
+    const d = await only({ 'main.yaml': `projects:\n  p:\n    description: ${'['.repeat(5000)}${']'.repeat(5000)}\n` });
+    expect(d).toMatchObject({ code: 'yaml_too_deep', summary: 'main.yaml nests lists or maps too deeply: a configuration file may nest at most 64 levels' });
+    expect(d.range).toMatchObject({ file: 'main.yaml', line: 3 });
+    expect(JSON.stringify(d)).not.toContain('call stack');
+  });
+
+  test('block maps nested deeper than 64 levels are refused at the first level too deep', async () => {
+    let text = 'projects:\n  p:\n    records:\n';
+    for (let i = 0; i < 200; i++) text += `${' '.repeat(6 + i)}k${i}:\n`;
+    text += `${' '.repeat(206)}v: 1\n`;
+    const d = await only({ 'main.yaml': text });
+    expect(d).toMatchObject({ code: 'yaml_too_deep', summary: 'main.yaml nests lists or maps too deeply: a configuration file may nest at most 64 levels', range: { file: 'main.yaml', line: 65, col: 68 } });
+  });
+
   test('an empty folder', async () => {
     const result = await load({});
     expect(result.desired).toBeUndefined();
@@ -189,7 +214,7 @@ describe('variables', () => {
   });
 
   test('a value that does not fit the declared type', async () => {
-    const d = (await load({ 'main.yaml': 'variables:\n  days: { type: integer }\n' }, { vars: { days: 'ten' } })).diagnostics[0];
+    const d = (await load({ 'main.yaml': 'variables:\n  days: { type: integer }\n' }, { variables: [{ name: 'days', value: 'ten' }] })).diagnostics[0];
     expect(d?.summary).toBe('Variable "days" must be an integer; --var days=... gives "ten"');
   });
 });

@@ -1,34 +1,56 @@
 /**
- * Variable precedence (defaults, then --var, then --var-file in order, then
- * CPLANE_VAR_*), typed values, and interpolation details.
+ * Variable precedence in Terraform's order (defaults, then CPLANE_VAR_*, then
+ * --var-file and --var in command-line order), typed values, and interpolation details.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { load, writeConfig } from './helpers.js';
 import { loadConfig } from '../../src/config/index.js';
+import { runCli } from '../../src/cli/main.js';
 
 const CONFIG = 'variables:\n  env: { default: from-default }\n  days: { type: integer, default: 7 }\nprojects:\n  p:\n    description: "${var.env}"\n    records:\n      r: { rotationIntervalDays: "${var.days}" }\n';
 
 async function describeWith(options: Parameters<typeof loadConfig>[1], varFiles: Record<string, string> = {}) {
   const dir = writeConfig({ 'main.yaml': CONFIG, ...varFiles });
-  const result = await loadConfig('.', { env: {}, ...options, cwd: dir, varFiles: Object.keys(varFiles) });
+  const result = await loadConfig('.', { env: {}, ...options, cwd: dir });
   expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   const [project, record] = result.desired!.resources;
   return { description: (project!.attributes as { description: string }).description, days: (record!.attributes as { rotationIntervalDays: number }).rotationIntervalDays };
 }
 
-test('later sources win: default < --var < --var-file (in order) < CPLANE_VAR_', async () => {
+test("Terraform's order: default < CPLANE_VAR_ < --var-file and --var in command-line order", async () => {
+  const files = { 'vars/one.yaml': 'env: from-file-1\n', 'vars/two.yaml': 'env: from-file-2\ndays: 9\n' };
   expect(await describeWith({})).toEqual({ description: 'from-default', days: 7 });
-  expect(await describeWith({ vars: { env: 'from-var', days: '8' } })).toEqual({ description: 'from-var', days: 8 });
-  expect(await describeWith({ vars: { env: 'from-var' } }, { 'vars/one.yaml': 'env: from-file-1\n', 'vars/two.yaml': 'env: from-file-2\ndays: 9\n' }))
+  expect(await describeWith({ env: { CPLANE_VAR_env: 'from-env' } })).toEqual({ description: 'from-env', days: 7 });
+  expect(await describeWith({ variables: [{ name: 'env', value: 'from-var' }, { name: 'days', value: '8' }] })).toEqual({ description: 'from-var', days: 8 });
+  // A var file after --var wins; a --var after a var file wins.
+  expect(await describeWith({ variables: [{ name: 'env', value: 'from-var' }, { file: 'vars/one.yaml' }, { file: 'vars/two.yaml' }] }, files))
     .toEqual({ description: 'from-file-2', days: 9 });
-  expect(await describeWith({ vars: { env: 'from-var' }, env: { CPLANE_VAR_env: 'from-env' } }, { 'vars/one.yaml': 'env: from-file\n' }))
-    .toEqual({ description: 'from-env', days: 7 });
+  expect(await describeWith({ variables: [{ file: 'vars/two.yaml' }, { name: 'days', value: '999' }, { file: 'vars/one.yaml' }] }, files))
+    .toEqual({ description: 'from-file-1', days: 999 });
+  // The environment is the weakest source given by the user.
+  expect(await describeWith({ variables: [{ file: 'vars/one.yaml' }, { name: 'days', value: '10' }], env: { CPLANE_VAR_env: 'from-env', CPLANE_VAR_days: '777' } }, files))
+    .toEqual({ description: 'from-file-1', days: 10 });
+});
+
+test('the command line keeps the order of --var and --var-file: the last one wins', async () => {
+  const dir = writeConfig({ 'main.yaml': CONFIG, 'vars/good.yaml': 'days: 5\n' });
+  const validate = async (...args: string[]) => {
+    let stderr = '';
+    const sink = (write: (s: string) => void) => ({ write: (chunk: string) => { write(chunk); return true; } }) as unknown as NodeJS.WritableStream;
+    const code = await runCli(['validate', dir, ...args], { env: {}, cwd: dir, stdout: sink(() => {}), stderr: sink((s) => { stderr += s; }), stdin: process.stdin });
+    return { code, stderr };
+  };
+  expect((await validate('--var', 'days=ten', '--var-file', 'vars/good.yaml')).code).toBe(0);
+  const lastIsVar = await validate('--var-file', 'vars/good.yaml', '--var', 'days=ten');
+  expect(lastIsVar.code).toBe(1);
+  expect(lastIsVar.stderr).toContain('Variable "days" must be an integer; --var days=... gives "ten"');
+  expect((await validate('--var-file', 'vars/good.yaml', '--var', 'days=ten', '--var-file', 'vars/good.yaml')).code).toBe(0);
 });
 
 test('a value given for an undeclared variable is a warning with a suggestion', async () => {
-  const result = await load({ 'main.yaml': CONFIG }, { vars: { evn: 'x' } });
+  const result = await load({ 'main.yaml': CONFIG }, { variables: [{ name: 'evn', value: 'x' }] });
   expect(result.desired).toBeDefined();
   expect(result.diagnostics).toEqual([{ severity: 'warning', code: 'undeclared_variable', summary: 'Variable "evn" given by --var evn=... is not declared; did you mean "env"?' }]);
 });
@@ -46,12 +68,12 @@ test('a malformed interpolation is an error', async () => {
 test('a variable file that is not a map', async () => {
   const dir = writeConfig({ 'main.yaml': CONFIG });
   writeFileSync(join(dir, 'vars.txt'), '- a\n- b\n');
-  const { diagnostics } = await loadConfig('.', { cwd: dir, env: {}, varFiles: ['vars.txt'] });
+  const { diagnostics } = await loadConfig('.', { cwd: dir, env: {}, variables: [{ file: 'vars.txt' }] });
   expect(diagnostics.map((d) => d.summary)).toEqual(['Variable file vars.txt must be a map of variable names to values']);
 });
 
 test('a missing variable file', async () => {
   const dir = writeConfig({ 'main.yaml': CONFIG });
-  const { diagnostics } = await loadConfig('.', { cwd: dir, env: {}, varFiles: ['nope.yaml'] });
+  const { diagnostics } = await loadConfig('.', { cwd: dir, env: {}, variables: [{ file: 'nope.yaml' }] });
   expect(diagnostics.map((d) => d.summary)).toEqual(['Cannot read variable file nope.yaml: ENOENT']);
 });

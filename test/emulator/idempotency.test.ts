@@ -1,7 +1,11 @@
 // Idempotency-Key: same key and same body replays the stored answer; a different body is 409; keys are
-// per caller; answers are kept 24 hours by the emulator clock (a fake clock here).
+// per caller; answers are kept 24 hours by the emulator clock (a fake clock here); the store keeps
+// hashes, not bodies, and a bounded number of answers.
 import { afterEach, describe, expect, it } from 'vitest';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { fixtures, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { IdempotencyStore, hashFingerprint } from '../../src/emulator/idempotency.js';
 
 const acme = fixtures.accounts[0]!.id;
 let emulator: RunningEmulator | undefined;
@@ -90,5 +94,33 @@ describe('Idempotency-Key', () => {
     const res = await fetch(`${emulator!.url}/v1/projects`, { headers: { authorization: `Bearer ${fixtures.tokens.admin}`, 'x-account-id': acme, 'idempotency-key': 'k' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('idempotent-replayed')).toBeNull();
+  });
+});
+
+describe('Idempotency-Key memory', () => {
+  it('keeps a hash of each request, not its body: a burst of rejected 1 MiB keyed POSTs grows RSS by less than 100 MB', async () => {
+    await start();
+    // A forced collection before each measure, so only what the store keeps is counted.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const big = (i: number) => JSON.stringify({ accountId: acme, name: `big-${i}`, description: 'x'.repeat(1024 * 1024 - 200) });
+    await post('/projects', big(-1), 'warm-up');
+    gc();
+    const before = process.memoryUsage().rss;
+    for (let i = 0; i < 300; i++) {
+      const answer = await post('/projects', big(i), `burst-${i}`);
+      expect(answer.status).toBe(400);
+    }
+    gc();
+    const grownMb = (process.memoryUsage().rss - before) / 1024 / 1024;
+    expect(grownMb).toBeLessThan(100);
+    // The answers are still stored and replayed.
+    expect((await post('/projects', big(7), 'burst-7')).replayed).toBe('true');
+  }, 60_000);
+
+  it('caps the number of stored answers, dropping the oldest first', () => {
+    const store = new IdempotencyStore(3);
+    for (const key of ['a', 'b', 'c', 'd']) store.store('p', key, { fingerprint: hashFingerprint(`POST /x\n${key}`), status: 200, body: key, storedAt: 0 });
+    expect(['a', 'b', 'c', 'd'].map((key) => store.lookup('p', key, 0)?.body)).toEqual([undefined, 'b', 'c', 'd']);
   });
 });

@@ -19,12 +19,16 @@ const value = (text: string) => ({ ciphertext: Buffer.from(text).toString('base6
 const newProject = async (name: string) => (await client.call('createProject', { body: { accountId: acme, name, description: 'd' } })).project_id;
 
 describe('projects', () => {
-  it('PATCH replaces name, description and isActive; all three are required', async () => {
+  it('PATCH replaces name, description and isActive: an omitted value is reset, not preserved', async () => {
     const id = await newProject('replace-me');
-    const updated = await client.call('updateProject', { path: { id }, body: { name: 'replaced', description: '', isActive: false } });
-    expect(updated).toMatchObject({ name: 'replaced', description: '', is_active: false });
-    await expect(client.call('updateProject', { path: { id }, body: { name: 'x', isActive: true } as never })).rejects.toMatchObject({
-      status: 400, reason: 'Request validation failed', details: ['body: missing required member "description"'],
+    const updated = await client.call('updateProject', { path: { id }, body: { name: 'replaced', description: 'kept?', isActive: false } });
+    expect(updated).toMatchObject({ name: 'replaced', description: 'kept?', is_active: false });
+    // Spec: "Full replacement of editable values: an omitted value is not preserved".
+    expect(await client.call('updateProject', { path: { id }, body: { name: 'x', isActive: false } })).toMatchObject({ name: 'x', description: '', is_active: false });
+    expect(await client.call('updateProject', { path: { id }, body: { name: 'y', description: 'd' } })).toMatchObject({ name: 'y', description: 'd', is_active: true });
+    // A project cannot be nameless, so the name stays required.
+    await expect(client.call('updateProject', { path: { id }, body: { isActive: true } as never })).rejects.toMatchObject({
+      status: 400, reason: 'Request validation failed', details: ['body: missing required member "name"'],
     });
   });
 

@@ -31,7 +31,7 @@ describe('emitFiles', () => {
 
   it('gives the loader a valid configuration whose references are local names', async () => {
     await writeAll(emitFiles(buildModel(liveAccount(), { onlyUsedCredentials: false }), 'x.json'));
-    const { desired, diagnostics } = await loadConfig(dir, { vars: { account: 'other-account' }, env: {} });
+    const { desired, diagnostics } = await loadConfig(dir, { variables: [{ name: 'account', value: 'other-account' }], env: {} });
     expect(diagnostics).toEqual([]);
     expect(desired?.account).toBe('other-account');
     const byAddress = Object.fromEntries(desired!.resources.map((r) => [r.address, r.attributes]));

@@ -9,7 +9,7 @@ import { createClient } from '../../api/client.js';
 import { NetworkError } from '../../api/errors.js';
 import { exportAccount, type ExportResult } from '../../export/index.js';
 import type { Command } from '../command.js';
-import { connectionHelp, connectionOptions, connectionSettings } from '../connection.js';
+import { clientOptionsOf, connectionHelp, connectionOptions, connectionSettings } from '../connection.js';
 import { AbortError } from '../errors.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -40,8 +40,7 @@ export const exportCommand: Command = {
     const out = typeof ctx.values.out === 'string' ? ctx.values.out : 'export';
     const flagAccount = typeof ctx.values.account === 'string' && ctx.values.account !== '' ? ctx.values.account : undefined;
     const result = await exportAccount({
-      connect: (account) =>
-        createClient({ baseUrl: settings.baseUrl, token: settings.token, concurrency: settings.parallelism, ...(account ? { accountId: account } : {}) }),
+      connect: (account) => createClient(clientOptionsOf(settings, account)),
       account: flagAccount ?? (ctx.env.CPLANE_ACCOUNT || undefined),
       projectNames: strings(ctx.values.project),
       outDir: resolve(ctx.cwd, out),

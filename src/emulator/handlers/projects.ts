@@ -31,8 +31,9 @@ export const projectHandlers = {
   updateProject: ({ db, accountId, params, body, now }) => {
     const project = owned(db.projects, 'project_id', params.id!, accountId, 'project_not_found');
     if (project.archived) throw conflict('project_archived');
-    // Full replacement (spec): every editable value comes from the body.
-    Object.assign(project, { name: body.name, description: body.description, is_active: body.isActive, updated_at: now.toISOString() });
+    // Full replacement (spec): every editable value comes from the body, and an omitted
+    // one is reset to what a new project has rather than kept.
+    Object.assign(project, { name: body.name, description: body.description ?? '', is_active: body.isActive ?? true, updated_at: now.toISOString() });
     return { ...project };
   },
 

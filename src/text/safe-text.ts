@@ -1,0 +1,114 @@
+/**
+ * Text that is safe to print. Two rules for everything cplane writes to a
+ * terminal, a log or a pull-request comment:
+ *
+ * - Every secret value known to this run is redacted, in its plain form and in
+ *   the encoded forms a server or a message could carry it in (base64,
+ *   base64url, JSON-escaped). Secrets are registered as they become known: the
+ *   API token, the state key, each resolved secret source.
+ * - Control characters (C0, DEL, C1) and bidirectional overrides are escaped,
+ *   so text from the API or from configuration names cannot move the cursor,
+ *   change colours, or make a line read differently from what it says.
+ *
+ * This is the one place for both; output code calls `safeText` (or
+ * `safeLines` for text whose line breaks are its own) on what it prints.
+ */
+
+/** What a redacted secret is shown as. */
+export const REDACTED = '(sensitive)';
+
+/** Shorter values are not redacted: they would blank out ordinary words and prove nothing. */
+const MIN_SECRET_LENGTH = 6;
+
+/** The secret values of a run, and every form of each that is searched for. */
+export class Redactor {
+  private readonly forms = new Set<string>();
+  private pattern: RegExp | undefined;
+
+  /** Registers a secret value: from now on it (and its encodings) never leaves `redact` in clear. */
+  register(secret: string | undefined): void {
+    if (secret === undefined || secret.length < MIN_SECRET_LENGTH) return;
+    const bytes = Buffer.from(secret, 'utf8');
+    const encodings = [secret, JSON.stringify(secret).slice(1, -1), bytes.toString('base64'), bytes.toString('base64url'), ...embeddedBase64(bytes)];
+    let added = false;
+    for (const form of encodings) {
+      if (form.length >= MIN_SECRET_LENGTH && !this.forms.has(form)) {
+        this.forms.add(form);
+        added = true;
+      }
+    }
+    if (added) this.pattern = undefined;
+  }
+
+  /** True when at least one secret is registered. */
+  get size(): number {
+    return this.forms.size;
+  }
+
+  /** The text with every registered form replaced by REDACTED (longest forms first, so a form inside another goes too). */
+  redact(text: string): string {
+    if (this.forms.size === 0) return text;
+    this.pattern ??= new RegExp([...this.forms].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
+    return text.replace(this.pattern, REDACTED);
+  }
+
+  /** Forgets every secret (tests). */
+  clear(): void {
+    this.forms.clear();
+    this.pattern = undefined;
+  }
+}
+
+/**
+ * The base64 (and base64url) text that the secret becomes inside a larger encoded blob, for each of
+ * the three byte offsets it can start at: the characters that also depend on neighbouring bytes
+ * are cut off, so what is left appears verbatim wherever the secret was encoded.
+ */
+function embeddedBase64(bytes: Buffer): string[] {
+  const forms: string[] = [];
+  for (let shift = 0; shift < 3; shift++) {
+    const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64').replace(/=+$/, '');
+    const head = shift === 0 ? 0 : shift + 1;
+    const tail = (shift + bytes.length) % 3 === 0 ? 0 : 1;
+    const core = encoded.slice(head, encoded.length - tail);
+    forms.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return forms;
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The redactor of this process: every secret of the run is registered here. */
+export const secrets = new Redactor();
+
+/** Registers a secret value of this run with the process's redactor. */
+export function registerSecret(value: string | undefined): void {
+  secrets.register(value);
+}
+
+// C0 controls, DEL, C1 controls, and the bidi embeddings/overrides/isolates (U+202A–U+202E, U+2066–U+2069).
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+// eslint-disable-next-line no-control-regex -- as above
+const UNSAFE_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\u001b': '\\e' };
+const escapeOne = (char: string): string => {
+  const code = char.charCodeAt(0);
+  return named[char] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
+};
+
+/** One line of untrusted text: every control character (line breaks included) and bidi override escaped, e.g. ESC as `\e`, U+202E as `\u202e`. */
+export function escapeControl(text: string): string {
+  return text.replace(UNSAFE, escapeOne);
+}
+
+/** Redacted and escaped: for a single line (a name, a reason, a request id, a step line). */
+export function safeText(text: string): string {
+  return escapeControl(secrets.redact(text));
+}
+
+/** Redacted and escaped, keeping line breaks and tabs: for a multi-line message cplane composed itself. */
+export function safeLines(text: string): string {
+  return secrets.redact(text).replace(UNSAFE_BUT_LINE_BREAKS, escapeOne);
+}
