@@ -23,6 +23,8 @@ export interface VariableInputs {
   varFiles?: string[];
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Values recorded in a saved plan: they win over every other source. */
+  saved?: Record<string, VariableValue>;
 }
 
 interface Given {
@@ -93,6 +95,7 @@ export async function resolveVariables(
   for (const [key, value] of Object.entries(inputs.env)) {
     if (key.startsWith('CPLANE_VAR_') && value !== undefined) offer(key.slice('CPLANE_VAR_'.length), { value, origin: `environment variable ${key}` }, false);
   }
+  for (const [name, value] of Object.entries(inputs.saved ?? {})) offer(name, { value, origin: 'the saved plan' }, true);
 
   const values = new Map<string, VariableValue>();
   for (const [name, declaration] of declarations) {

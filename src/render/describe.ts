@@ -88,3 +88,15 @@ export function noChangesLine(plan: Plan): string | undefined {
   }
   return plan.mode === 'destroy' ? 'No changes. No objects need to be destroyed.' : 'No changes. Your infrastructure matches the configuration.';
 }
+
+/** Text from the API with control characters and bidi overrides shown as `?`, so it cannot restyle a terminal or reorder a line. */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?');
+}
+
+/** `Payments (0f3c…)`, or the id alone when the name is not known. */
+export function accountLabel(plan: Plan): string {
+  const name = plan.context?.accountName;
+  return name ? `${printable(name)} (${plan.account})` : plan.account;
+}
