@@ -6,7 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { appendStepSummary, diagnosticAnnotation, errorAnnotation, problemAnnotation, writeStepOutputs } from '../github/index.js';
+import { formatGithub } from '../config/index.js';
+import { appendStepSummary, errorAnnotation, problemAnnotation, writeStepOutputs } from '../github/index.js';
 import { PlanError, hasChanges, type Plan } from '../planner/index.js';
 import type { CommandContext, OptionSpec } from './command.js';
 import { AbortError, ConfigInvalidError } from './errors.js';
@@ -51,7 +52,7 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
     },
     failed(error, verb) {
       const lines: string[] = [];
-      if (error instanceof ConfigInvalidError) lines.push(...error.diagnostics.map(diagnosticAnnotation));
+      if (error instanceof ConfigInvalidError) lines.push(...error.diagnostics.map(formatGithub));
       else if (error instanceof PlanError) lines.push(...error.problems.map(problemAnnotation));
       else lines.push(errorAnnotation(error instanceof Error ? error.message : String(error), undefined, `cplane ${verb} failed`));
       for (const line of lines) ctx.stdout.write(`${line}\n`);

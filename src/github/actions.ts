@@ -9,7 +9,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
-import type { Diagnostic } from '../config/types.js';
 
 /** GitHub refuses a step summary above 1 MiB. */
 export const STEP_SUMMARY_LIMIT = 1024 * 1024;
@@ -56,11 +55,6 @@ export function errorAnnotation(message: string, at?: { file: string; line: numb
   const properties = at ? [`file=${escapeProperty(at.file)}`, `line=${at.line}`, `col=${at.col}`] : [];
   if (title) properties.push(`title=${escapeProperty(title)}`);
   return `::error${properties.length ? ` ${properties.join(',')}` : ''}::${escapeData(message)}`;
-}
-
-export function diagnosticAnnotation(d: Diagnostic): string {
-  const message = d.detail ? `${d.summary}\n${d.detail}` : d.summary;
-  return errorAnnotation(message, d.range, d.code);
 }
 
 /** A plan problem names its place as `address (file:line)` or `address (file:line:col)`: annotate that line. */
