@@ -132,16 +132,18 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     const mode = saved ? saved.mode : verb === 'destroy' ? 'destroy' : 'normal';
     const [fresh, accountName] = await Promise.all([
       makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode, targets: saved ? saved.targets : targets, parallelism, env: ctx.env }),
-      saved ? Promise.resolve(saved.context.accountName) : accountNameOf(client, workspace.account),
+      // Read again even for a saved plan: the name shown for approval must not come from a file anyone could edit.
+      accountNameOf(client, workspace.account),
     ]);
-    let plan: Plan = { ...fresh, context: saved?.context ?? (await planContext(opening, workspace, accountName)) };
+    let plan: Plan = { ...fresh, context: saved ? { ...saved.context, accountName } : await planContext(opening, workspace, accountName) };
     if (saved) {
       if (!hasChanges(fresh)) {
+        github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, planFile: planPath! });
         sink.text(`No changes. The plan ${planPath} has nothing left to do (it was applied already, or the objects already match).`);
         if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: false })}\n`);
         return 0;
       }
-      plan = trustedPlan(saved, fresh, planPath!);
+      plan = { ...trustedPlan(saved, fresh, planPath!), context: plan.context };
     }
     // Every plan made here comes from the configuration; this only guards against a bug that would send a secret elsewhere.
     const misplaced = placeholderProblems(plan);
