@@ -157,7 +157,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     if (!saved && ctx.values['auto-approve'] !== true) {
       const approved = await renderConfirm(
         { stdout: ctx.stdout, stdin: ctx.stdin },
-        `${verb === 'destroy' ? 'Do you really want to destroy the objects above' : 'Do you want to perform these actions'} in account ${accountLabel(plan)}, workspace ${workspace.workspace}?`,
+        approvalQuestion(verb, plan, workspace.workspace),
       );
       if (!approved) {
         ctx.stdout.write(`\n${verb === 'destroy' ? 'Destroy' : 'Apply'} cancelled: nothing was changed.\n`);
@@ -191,6 +191,11 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
   } finally {
     await workspace.close();
   }
+}
+
+/** The approval question, naming the account (name and id) and the workspace the writes go to. */
+export function approvalQuestion(verb: Verb, plan: Plan, workspace: string): string {
+  return `${verb === 'destroy' ? 'Do you really want to destroy the objects above' : 'Do you want to perform these actions'} in account ${accountLabel(plan)}, workspace ${workspace}?`;
 }
 
 /** First Ctrl-C: `stop` (no new writes; those in flight finish and are saved). Second: exit at once; the journal makes the next run safe. */
