@@ -11,19 +11,22 @@ import { formatDiagnostic, loadConfig, type DesiredState } from '../config/index
 import { openState, type StateStore } from '../state/index.js';
 import type { CommandContext, OptionSpec } from './command.js';
 import { accountOf, connect, connectionHelp, connectionOptions, connectionSettings } from './connection.js';
-import { AbortError } from './errors.js';
+import { AbortError, ConfigInvalidError } from './errors.js';
 import { variablesHelp, variablesLoadOptions, variablesOptions } from './variables-flags.js';
+import { workspaceName, workspaceStatePath } from './workspace-name.js';
 
 export const workspaceOptions: OptionSpec = {
   ...connectionOptions,
   ...variablesOptions,
   state: { type: 'string' },
+  workspace: { type: 'string' },
 };
 
 export const workspaceHelp = [
   ...connectionHelp,
   ...variablesHelp,
   '--state PATH        state file to use instead of <dir>/.cplane/<account>/state.json',
+  '--workspace NAME    workspace: a separate state for the same account (default: $CPLANE_WORKSPACE, then `default`)',
 ];
 
 export interface Workspace {
@@ -31,6 +34,7 @@ export interface Workspace {
   state: StateStore;
   client: ApiClient;
   account: string;
+  workspace: string;
   /** Absolute configuration folder. */
   dir: string;
   close(): Promise<void>;
@@ -42,6 +46,8 @@ export interface WorkspaceOptions {
   /** Command line recorded in the lock, e.g. `cplane apply`. */
   command: string;
   onClientEvent?: (event: ClientEvent) => void;
+  /** Variable values of a saved plan (win over every other source). */
+  savedVariables?: Record<string, string | number | boolean>;
 }
 
 export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptions): Promise<Workspace> {
@@ -53,18 +59,21 @@ export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptio
   const { desired, diagnostics } = await loadConfig(dir, {
     ...variablesLoadOptions(ctx),
     ...(flagAccount ? { account: flagAccount } : {}),
+    ...(options.savedVariables ? { savedVariables: options.savedVariables } : {}),
   });
   const color = ctx.stderr.isTTY === true && !ctx.env.NO_COLOR;
   const errors = diagnostics.filter((d) => d.severity === 'error');
   for (const warning of diagnostics.filter((d) => d.severity === 'warning')) ctx.stderr.write(`${formatDiagnostic(warning, { color })}\n`);
   if (!desired || errors.length > 0) {
-    throw new AbortError(
+    throw new ConfigInvalidError(
       `The configuration in ${dir} has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n\n${errors.map((d) => formatDiagnostic(d, { color })).join('\n')}`,
       'Fix them and run the command again (`cplane validate` checks the configuration offline).',
+      errors,
     );
   }
   const account = accountOf(ctx, desired.account);
-  const statePath = typeof ctx.values.state === 'string' ? resolve(ctx.cwd, ctx.values.state) : undefined;
+  const workspace = workspaceName(ctx);
+  const statePath = typeof ctx.values.state === 'string' ? resolve(ctx.cwd, ctx.values.state) : workspaceStatePath(dir, account, workspace);
   const state = await openState({ configDir: dir, account, env: ctx.env, command: options.command, lock: options.lock, ...(statePath ? { statePath } : {}) });
   let client: ApiClient;
   try {
@@ -78,6 +87,7 @@ export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptio
     state,
     client,
     account,
+    workspace,
     dir,
     async close() {
       await Promise.allSettled([state.close(), client.close()]);

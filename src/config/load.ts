@@ -12,7 +12,7 @@ import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from '.
 import { interpolate } from './interpolate.js';
 import { checkSchema } from './schema-check.js';
 import { pathKey, readSourceFile, type SourceFile } from './source-file.js';
-import { resolveVariables, type VariableArgument, type VariableDeclaration } from './variables.js';
+import { resolveVariables, type VariableArgument, type VariableDeclaration, type VariableValue } from './variables.js';
 import type { ConfigFile, VariableConfig } from './config-file.js';
 import type { DesiredState, Diagnostic } from './types.js';
 
@@ -25,6 +25,8 @@ export interface LoadOptions {
   account?: string;
   /** Folder that relative paths are shown from and resolved against; defaults to process.cwd(). */
   cwd?: string;
+  /** Variable values a saved plan was made with: they win over every other source. */
+  savedVariables?: Record<string, VariableValue>;
 }
 
 export interface LoadResult {
@@ -135,12 +137,12 @@ export async function loadConfig(dir: string, options: LoadOptions = {}): Promis
   const declarations = collectDeclarations(files, diagnostics);
   // `account: ${var.account}` is the convention (and what export writes): a required `account`
   // variable takes the account chosen with --account or CPLANE_ACCOUNT, so one folder serves many accounts.
-  const chosenAccount = options.account ?? env.CPLANE_ACCOUNT;
+  const chosenAccount = options.account ?? (env.CPLANE_ACCOUNT || undefined);
   const accountVariable = declarations.get('account');
   if (chosenAccount && accountVariable && accountVariable.config.default === undefined) {
     accountVariable.config = { ...accountVariable.config, default: chosenAccount };
   }
-  const values = await resolveVariables(declarations, { variables: options.variables, env, cwd }, diagnostics);
+  const values = await resolveVariables(declarations, { variables: options.variables, env, cwd, saved: options.savedVariables }, diagnostics);
   const scope = { values, declared: new Set(declarations.keys()), env, secretEnv: secretEnvNames(files.map((f) => f.value)) };
 
   const loaded: LoadedFile[] = [];
@@ -151,8 +153,19 @@ export async function loadConfig(dir: string, options: LoadOptions = {}): Promis
   if (hasErrors(diagnostics)) return done();
 
   const resources = buildDesired(loaded, diagnostics);
-  const account = options.account ?? env.CPLANE_ACCOUNT ?? pickAccount(loaded, diagnostics);
-  const desired: DesiredState = { resources, dir: root, files: [...names] };
+  const configured = pickAccount(loaded, diagnostics);
+  if (chosenAccount !== undefined && configured !== undefined && chosenAccount !== configured) {
+    // A leftover CPLANE_ACCOUNT must never send a configuration's changes to another account.
+    const at = loaded.find((l) => l.config.account !== undefined) as LoadedFile;
+    const chosenBy = options.account !== undefined ? '--account' : 'CPLANE_ACCOUNT';
+    diagnostics.push(diagnosticAt(at.file, at.file.positions.get(pathKey(['account']))?.value[0] ?? 0, {
+      code: 'account_mismatch',
+      summary: `${chosenBy} is ${chosenAccount}, but the configuration's account is ${configured}`,
+      detail: `Unset ${chosenBy} to use ${configured}, or change the configuration (or the variable it takes its account from).`,
+    }));
+  }
+  const account = chosenAccount ?? configured;
+  const desired: DesiredState = { resources, dir: root, files: [...names], variables: Object.fromEntries(values) };
   if (account !== undefined && account !== '') desired.account = account;
   return done(desired);
 }

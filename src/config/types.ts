@@ -124,6 +124,8 @@ export interface DesiredState {
   dir: string;
   /** Files read, relative to `dir`, sorted. */
   files: string[];
+  /** The variable values the configuration was loaded with (a saved plan keeps them; secrets never are variables). */
+  variables: Record<string, string | number | boolean>;
 }
 
 export type Severity = 'error' | 'warning';

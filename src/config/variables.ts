@@ -25,6 +25,8 @@ export interface VariableInputs {
   variables?: VariableArgument[];
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Values recorded in a saved plan: they win over every other source. */
+  saved?: Record<string, VariableValue>;
 }
 
 interface Given {
@@ -98,6 +100,7 @@ export async function resolveVariables(
       offer(argument.name, { value: argument.value, origin: `--var ${argument.name}=...` }, true);
     }
   }
+  for (const [name, value] of Object.entries(inputs.saved ?? {})) offer(name, { value, origin: 'the saved plan' }, true);
 
   const values = new Map<string, VariableValue>();
   for (const [name, declaration] of declarations) {

@@ -8,6 +8,8 @@ import type { Plan } from './types.js';
 export { makePlan, type MakePlanInput, type PlanState } from './make-plan.js';
 export { PlanError } from './errors.js';
 export { readPlanFile, writePlanFile, planSchemaProblems } from './plan-file.js';
+export { placeholderProblems, stepDifferences, withSavedKeys } from './plan-trust.js';
+export { changedFiles, isStateUrl, plannedFiles, recordedStatePath, relativePosix, withoutCredentials } from './plan-context.js';
 export type * from './types.js';
 
 /** Whether applying the plan would change anything (in state or live). */

@@ -423,11 +423,10 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
   }
 
   return {
-    formatVersion: 1,
+    formatVersion: 2,
     cplaneVersion,
     createdAt: new Date().toISOString(),
     account,
-    configDir: desired.dir,
     mode,
     targets,
     steps: kept,

@@ -1,9 +1,12 @@
 /**
  * Saved plans: `cplane plan --out FILE` writes the plan as JSON, `cplane apply
- * FILE` reads it back. A plan read from disk is checked against
- * schema/plan.schema.json before anything trusts it.
+ * FILE` reads it back. The file is written for its owner only (0600) and never
+ * through a symbolic link. A plan read from disk is checked against
+ * schema/plan.schema.json, and then by plan-trust.ts against a fresh plan,
+ * before anything trusts it.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -29,10 +32,25 @@ export function planSchemaProblems(document: unknown): string[] {
 }
 
 export async function writePlanFile(path: string, plan: Plan): Promise<void> {
-  await writeFile(path, `${JSON.stringify(plan, null, 2)}\n`, 'utf8');
+  let file;
+  try {
+    // O_NOFOLLOW: a link planted at the path (to ~/.bashrc, to a file another user reads) is refused, not followed.
+    file = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new AbortError(`${path} is a symbolic link: cplane does not write a plan through a link.`, 'Give --out a path that is not a link (remove the link, or choose another name).');
+    throw new AbortError(`cannot write the plan file ${path} (${code ?? 'error'})`, 'Give --out a path in a folder you can write to.');
+  }
+  try {
+    // An existing file keeps its mode on open: narrow it before writing anything.
+    await file.chmod(0o600);
+    await file.writeFile(`${JSON.stringify(plan, null, 2)}\n`, 'utf8');
+  } finally {
+    await file.close();
+  }
 }
 
-export async function readPlanFile(path: string): Promise<Plan> {
+export async function readPlanFile(path: string): Promise<Plan & { context: NonNullable<Plan['context']> }> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -45,9 +63,15 @@ export async function readPlanFile(path: string): Promise<Plan> {
   } catch {
     throw new AbortError(`${path} is not a plan file: it is not valid JSON`, 'Make a new plan with `cplane plan --out FILE`.');
   }
+  const version = (document as { formatVersion?: unknown } | null)?.formatVersion;
+  if (version === 1) {
+    throw new AbortError(`${path} was made by an older cplane (plan format 1), which cannot be applied from another folder or job.`, 'Make a new plan with `cplane plan --out FILE`.');
+  }
   const problems = planSchemaProblems(document);
   if (problems.length > 0) {
     throw new AbortError(`${path} is not a valid plan file:\n${problems.map((p) => `  ${p}`).join('\n')}`, 'Make a new plan with `cplane plan --out FILE`.');
   }
-  return document as Plan;
+  const plan = document as Plan;
+  if (!plan.context) throw new AbortError(`${path} is not a saved plan: it has no context (it was printed by \`cplane plan --json\` without --out?).`, 'Save plans with `cplane plan --out FILE`.');
+  return plan as Plan & { context: NonNullable<Plan['context']> };
 }

@@ -115,13 +115,39 @@ export interface PlanSummary {
   import: number;
 }
 
+/** A configuration file and the sha256 of its content, so an apply can name the files that changed. */
+export interface PlannedFile {
+  /** Relative to the configuration folder, with `/` separators. */
+  path: string;
+  sha256: string;
+}
+
+/**
+ * Where and for whom a plan was made: enough for `cplane apply PLANFILE` to run in another
+ * checkout, at another path, in another job. It never holds a secret: variable values are the
+ * non-secret ones (secrets have their own sources, read at apply), and a state URL has no password.
+ */
+export interface PlanContext {
+  workspace: string;
+  /** The account's name as `GET /accounts` gives it; null when the token may not list accounts. */
+  accountName: string | null;
+  /** Configuration folder relative to the working folder of the plan (`/` separators). */
+  configDir: string;
+  files: PlannedFile[];
+  /** Resolved variable values the configuration was planned with. */
+  variables: Record<string, string | number | boolean>;
+  /** The state the plan was made against: a file relative to the configuration folder (or absolute), or a URL without credentials. */
+  state: { path: string } | { url: string };
+}
+
 export interface Plan {
-  formatVersion: 1;
+  formatVersion: 2;
   cplaneVersion: string;
   createdAt: string;
+  /** Account id the plan is for. */
   account: string;
-  /** Absolute configuration folder the plan was made from. */
-  configDir: string;
+  /** Set by the command that made the plan; always present in a saved plan and in `plan --json`. */
+  context?: PlanContext;
   mode: 'normal' | 'destroy' | 'refresh-only';
   targets: string[];
   /** In dependency order: every step comes after the steps it depends on. */

@@ -29,6 +29,7 @@ export const credentialProvider = {
   refreshOperations: ['listCredentials'],
   readOperation: 'listCredentials',
   removeAction: 'delete',
+  writeOnly: ['secret'],
 
   async refresh({ client, expected }) {
     return { items: await listPages(client, 'listCredentials', {}, expected()), failures: [] };

@@ -55,6 +55,7 @@ export const otelExportProvider = {
   refreshOperations: ['getOtelExport'],
   readOperation: 'getOtelExport',
   removeAction: 'delete',
+  writeOnly: ['headers.*'],
 
   async refresh({ client, gatewayIds, limiter }) {
     const failures: ReadFailure[] = [];

@@ -40,6 +40,7 @@ export const recordProvider = {
   refreshOperations: ['listRecords'],
   readOperation: 'getRecord',
   removeAction: 'archive',
+  writeOnly: ['value'],
 
   async refresh({ client, account, expected }) {
     // One account-wide list instead of one list per project: requests grow with pages, not with projects.

@@ -138,6 +138,11 @@ export interface ResourceProvider<K extends ResourceKind = ResourceKind, L = unk
   readonly readOperation: OperationName;
   /** Action that takes an address off the account when it leaves the configuration. */
   readonly removeAction: 'archive' | 'delete' | 'revoke';
+  /**
+   * Write-only fields (`secret`, `headers.*`): the only ones a plan may fill from a secret source with a
+   * `$secret` or `$encrypt` placeholder. A saved plan that puts one anywhere else is refused.
+   */
+  readonly writeOnly?: readonly string[];
   /** Bulk read of every live object of the kind (all pages). */
   refresh(req: RefreshRequest): Promise<RefreshResponse<L>>;
   /** One object by id; null when it no longer exists. */

@@ -3,6 +3,7 @@
  * action, how a value is shown, and the summary line. Rendering only shows
  * what the plan says; nothing here computes a change.
  */
+import { safeText } from '../text/safe-text.js';
 import { diffLines } from 'diff';
 import type { Action, FieldChange, Plan } from '../planner/types.js';
 
@@ -87,4 +88,10 @@ export function noChangesLine(plan: Plan): string | undefined {
     return `No changes. ${n} item${n === 1 ? '' : 's'} could not be read (listed above), so this plan covers only the rest.`;
   }
   return plan.mode === 'destroy' ? 'No changes. No objects need to be destroyed.' : 'No changes. Your infrastructure matches the configuration.';
+}
+
+/** `Payments (0f3c…)`, or the id alone when the name is not known. */
+export function accountLabel(plan: Plan): string {
+  const name = plan.context?.accountName;
+  return name ? `${safeText(name)} (${plan.account})` : plan.account;
 }

@@ -4,7 +4,7 @@
  * block (a `diff` code block, so GitHub colours additions and removals).
  */
 import type { Plan } from '../planner/types.js';
-import { safeLines } from '../text/safe-text.js';
+import { safeLines, safeText } from '../text/safe-text.js';
 import { changeLines, noChangesLine, summaryLine, symbols, verbs } from './describe.js';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -17,7 +17,11 @@ export function renderPlanMarkdown(plan: Plan): string {
   const out: string[] = [];
   const headline = noChangesLine(plan) ?? summaryLine(plan);
   const acting = plan.steps.filter((s) => s.action !== 'no-op');
-  out.push(`#### cplane plan${plan.mode !== 'normal' ? ` (${plan.mode})` : ''} for account \`${plan.account}\``, '', `**${headline}**`, '');
+  const name = plan.context?.accountName;
+  // The name comes from the API: shown as code, so it cannot add Markdown or HTML to the comment.
+  const account = name ? `\`${cell(safeText(name)).replace(/`/g, "'")}\` (\`${plan.account}\`)` : `\`${plan.account}\``;
+  const workspace = plan.context ? `, workspace \`${cell(plan.context.workspace)}\`` : '';
+  out.push(`#### cplane plan${plan.mode !== 'normal' ? ` (${plan.mode})` : ''} for account ${account}${workspace}`, '', `**${headline}**`, '');
 
   if (acting.length > 0) {
     out.push('| | Address | Action | Why |', '|---|---|---|---|');

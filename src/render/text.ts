@@ -6,7 +6,7 @@
  */
 import type { Plan, PlanStep } from '../planner/types.js';
 import { safeText } from '../text/safe-text.js';
-import { changeLines, noChangesLine, summaryLine, symbols, toneOf, verbs, type Tone } from './describe.js';
+import { accountLabel, changeLines, noChangesLine, summaryLine, symbols, toneOf, verbs, type Tone } from './describe.js';
 
 export interface TextOptions {
   color: boolean;
@@ -54,6 +54,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   const paint = painter(options.color);
   const rule = paint('dim', '─'.repeat(Math.max(20, Math.min(options.width ?? 80, 100))));
   const out: string[] = [];
+  if (plan.context) out.push(`Account: ${accountLabel(plan)}   Workspace: ${plan.context.workspace}`, '');
 
   if (plan.drift.length > 0) {
     out.push(paint('bold', 'Objects changed outside cplane since the last apply:'), '');

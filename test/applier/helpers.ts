@@ -76,11 +76,10 @@ export async function harness(options: { latencyMs?: number; faults?: string; ma
 
 export function makePlanOf(steps: PlanStep[]): Plan {
   return {
-    formatVersion: 1,
+    formatVersion: 2,
     cplaneVersion: '0.1.0',
     createdAt: new Date().toISOString(),
     account,
-    configDir: '/nowhere',
     mode: 'normal',
     targets: [],
     steps,

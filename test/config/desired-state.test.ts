@@ -60,11 +60,18 @@ test('the default provider defaults to the provider of the first credential; an 
   expect(desired!.resources.find((r) => r.kind === 'gateway')?.attributes).toMatchObject({ defaultProvider: id });
 });
 
-test('account: --account wins over CPLANE_ACCOUNT, which wins over the configuration', async () => {
+test('account: from the configuration, else --account, else CPLANE_ACCOUNT; one that contradicts the configuration is an error naming both', async () => {
   const files = { 'main.yaml': `account: from-config\n${BASE}` };
   expect((await load(files)).desired?.account).toBe('from-config');
-  expect((await load(files, { env: { CPLANE_ACCOUNT: 'from-env' } })).desired?.account).toBe('from-env');
-  expect((await load(files, { env: { CPLANE_ACCOUNT: 'from-env' }, account: 'from-flag' })).desired?.account).toBe('from-flag');
+  expect((await load(files, { env: { CPLANE_ACCOUNT: 'from-config' } })).desired?.account).toBe('from-config');
+  const byEnv = await load(files, { env: { CPLANE_ACCOUNT: 'from-env' } });
+  expect(byEnv.desired).toBeUndefined();
+  expect(byEnv.diagnostics.map((d) => [d.code, d.summary, d.range?.line])).toEqual([['account_mismatch', "CPLANE_ACCOUNT is from-env, but the configuration's account is from-config", 1]]);
+  const byFlag = await load(files, { env: { CPLANE_ACCOUNT: 'from-config' }, account: 'from-flag' });
+  expect(byFlag.diagnostics.map((d) => d.summary)).toEqual(["--account is from-flag, but the configuration's account is from-config"]);
+  const none = { 'main.yaml': BASE };
+  expect((await load(none, { env: { CPLANE_ACCOUNT: 'from-env' } })).desired?.account).toBe('from-env');
+  expect((await load(none, { env: { CPLANE_ACCOUNT: 'from-env' }, account: 'from-flag' })).desired?.account).toBe('from-flag');
 });
 
 test('explicit dependsOn adds edges', async () => {

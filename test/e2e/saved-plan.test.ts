@@ -33,7 +33,7 @@ describe('cplane apply PLANFILE', () => {
     w.config(smallConfig({ description: 'edited after planning' }));
     const run = await w.cli(['apply', planFile]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`Error: The saved plan ${planFile} is stale: the configuration has changed since it was made`);
+    expect(run.stderr).toContain(`Error: The saved plan ${planFile} is stale: the configuration in ${w.dir} changed since it was made: main.yaml (changed). Nothing was applied.`);
     expect(run.stderr).toContain('Make a new plan with `cplane plan --out FILE`');
     const project = (await w.client.listAll('listProjects', {})).find((p) => p.name === 'shop');
     expect(project?.description).toBe('Shop services');
@@ -47,6 +47,7 @@ describe('cplane apply PLANFILE', () => {
     await w.client.call('updateCredential', { path: { id: credential.credential_id }, body: { baseUrl: 'https://api.openai.com/v1' } });
     const run = await w.cli(['apply', planFile]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('is stale: the live objects have changed since it was made');
+    expect(run.stderr).toContain('is stale or was altered: its steps are not the ones a plan made now');
+    expect(run.stderr).toContain('  - credential.openai: a plan made now would update it; the saved plan does not');
   });
 });

@@ -20,7 +20,7 @@ describe('cplane plan', () => {
 
     await h().converge();
     const second = await h().cli(['plan', '--detailed-exitcode']);
-    expect(second).toEqual({ code: 0, stdout: 'No changes. Your infrastructure matches the configuration.\n', stderr: '' });
+    expect(second).toEqual({ code: 0, stdout: `Account: ${fixtures.accounts[1]!.name} (${fixtures.accounts[1]!.id})   Workspace: default\n\nNo changes. Your infrastructure matches the configuration.\n`, stderr: '' });
   });
 
   it('saves a plan with --out that reads back valid and applies to convergence', async () => {
@@ -29,7 +29,7 @@ describe('cplane plan', () => {
     expect(saved.stderr).toBe(`Saved the plan to ${join(h().dir, 'plan.json')}; apply exactly this plan with \`cplane apply plan.json\`.\n`);
     const plan = await readPlanFile(join(h().dir, 'plan.json'));
     expect(plan.steps).toHaveLength(6);
-    expect(plan.configDir).toBe(h().dir);
+    expect(plan.context).toMatchObject({ configDir: '.', workspace: 'default', state: { path: `.cplane/${plan.account}/state.json` } });
     // Nothing changed since: planning again gives the same digests, which is how apply accepts a saved plan.
     expect((await h().plan()).digest).toEqual(plan.digest);
     expect((await h().apply(plan)).failed).toEqual([]);

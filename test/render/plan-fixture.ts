@@ -4,11 +4,10 @@ import type { Plan } from '../../src/planner/types.js';
 export function samplePlan(overrides: Partial<Plan> = {}): Plan {
   const write = (id: string, operation: string, summary: string) => ({ id, operation, path: {}, idempotencyKey: '00000000-0000-4000-8000-000000000000', effects: {}, summary }) as Plan['steps'][number]['writes'][number];
   return {
-    formatVersion: 1,
+    formatVersion: 2,
     cplaneVersion: '0.1.0',
     createdAt: '2026-11-22T08:00:00.000Z',
     account: 'acc-1',
-    configDir: '/cfg',
     mode: 'normal',
     targets: [],
     steps: [

@@ -9,13 +9,15 @@ import { resolve } from 'node:path';
 import type { ClientEvent } from '../../api/client.js';
 import { applyPlan, forwardClientEvents, resendJournal, type ApplyEvent, type ApplyResult } from '../../applier/index.js';
 import { resolveSecret } from '../../config/index.js';
-import { hasChanges, makePlan, readPlanFile } from '../../planner/index.js';
+import { hasChanges, makePlan, placeholderProblems, readPlanFile } from '../../planner/index.js';
 import type { Plan } from '../../planner/types.js';
-import { renderPlanText } from '../../render/index.js';
+import { accountLabel, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
 import { eventLine, renderApplyProgress, renderConfirm, summaryLines } from '../../ui/index.js';
 import type { Command, CommandContext, OptionSpec } from '../command.js';
 import { AbortError } from '../errors.js';
 import { parseParallelism } from '../connection.js';
+import { githubHelp, githubOptions, githubReporter, type GithubReporter } from '../github-flag.js';
+import { accountNameOf, planContext, prepareSavedPlan, trustedPlan } from '../saved-plan.js';
 import { openWorkspace, workspaceHelp, workspaceOptions } from '../workspace.js';
 
 export const applyOptions: OptionSpec = {
@@ -24,6 +26,7 @@ export const applyOptions: OptionSpec = {
   target: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   'no-input': { type: 'boolean' },
+  ...githubOptions,
 };
 
 export const applyHelp = [
@@ -31,14 +34,20 @@ export const applyHelp = [
   '--target ADDRESS    limit the run to ADDRESS and what it depends on (repeatable)',
   '--json              one JSON object per event (NDJSON); never prompts',
   '--no-input          never prompt; plain lines instead of the interactive view',
+  githubHelp,
   ...workspaceHelp,
 ];
 
 export const applyCommand: Command = {
   name: ['apply'],
   summary: 'Perform the changes of a plan (resends interrupted writes first)',
-  usage: 'apply [dir | PLANFILE] [--auto-approve] [--target ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
-  help: [...applyHelp, 'PLANFILE            a plan saved by `cplane plan --out FILE`: applied as it is (no prompt) if nothing changed since'],
+  usage: 'apply [dir | PLANFILE [dir]] [--auto-approve] [--target ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+  help: [
+    ...applyHelp,
+    'PLANFILE            a plan saved by `cplane plan --out FILE`: applied (no prompt) when a plan made now has exactly its steps;',
+    '                    it brings its variables, account, workspace and state location, and finds its configuration folder',
+    '                    at the same place relative to the current folder (or give dir)',
+  ],
   options: applyOptions,
   run: (ctx) => runApply(ctx, 'apply'),
 };
@@ -60,26 +69,49 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
   const interactive = !json && ctx.values['no-input'] !== true && ctx.stdout.isTTY === true && ctx.stdin.isTTY === true;
   const parallelism = parseParallelism(ctx.values.parallelism);
   const targets = (ctx.values.target as string[] | undefined) ?? [];
-  const [where, ...extra] = ctx.positionals;
+  const [where, ...rest] = ctx.positionals;
+  const planPath = where !== undefined && statSync(resolve(ctx.cwd, where), { throwIfNoEntry: false })?.isFile() ? resolve(ctx.cwd, where) : undefined;
+  // A saved plan may be followed by the configuration folder it was made for.
+  const planDir = planPath && verb === 'apply' && rest.length === 1 ? rest[0] : undefined;
+  const extra = planDir !== undefined ? [] : rest;
   if (extra.length > 0) throw new AbortError(`Unexpected arguments: ${extra.join(' ')}.`, `Usage: cplane ${verb} [${verb === 'apply' ? 'dir | PLANFILE' : 'dir'}] [options]`);
 
-  const planPath = where !== undefined && statSync(resolve(ctx.cwd, where), { throwIfNoEntry: false })?.isFile() ? resolve(ctx.cwd, where) : undefined;
   if (planPath && verb === 'destroy') throw new AbortError('cplane destroy takes a configuration folder, not a plan file.', `To apply a saved destroy plan, run \`cplane apply ${where}\`.`);
   if (planPath && targets.length > 0) throw new AbortError('--target cannot be used with a saved plan: the plan already says what it changes.', 'Make a new plan with `cplane plan --target ... --out FILE`.');
   // A saved plan was reviewed when it was made: applying it is the approval (as in Terraform).
   if (!planPath && ctx.values['auto-approve'] !== true && !interactive) {
     throw new AbortError(`cplane ${verb} needs approval: run it in a terminal, or pass --auto-approve.`);
   }
-  const saved = planPath ? await readPlanFile(planPath) : undefined;
-  if (saved && ctx.values.account !== undefined && ctx.values.account !== saved.account) {
-    throw new AbortError(`The plan ${planPath} was made for account ${saved.account}, not ${String(ctx.values.account)}.`, 'Apply it without --account, or make a new plan for this account.');
+  const github = githubReporter(ctx);
+  try {
+    return await applyWith(ctx, verb, { json, interactive, parallelism, targets, planPath, planDir, github });
+  } catch (error) {
+    github?.failed(error, verb);
+    throw error;
   }
+}
+
+interface ApplySettings {
+  json: boolean;
+  interactive: boolean;
+  parallelism: number;
+  targets: string[];
+  planPath: string | undefined;
+  planDir: string | undefined;
+  github: GithubReporter | undefined;
+}
+
+async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, parallelism, targets, planPath, planDir, github }: ApplySettings): Promise<number> {
+  const saved = planPath ? await readPlanFile(planPath) : undefined;
+  // Everything that can be checked without the network is, so an altered or misplaced plan sends no request.
+  const opening = saved ? await prepareSavedPlan(ctx, saved, planPath!, planDir) : ctx;
 
   // On a terminal, journal resends and notices before the live view are plain lines too.
   let sink: Output = json ? jsonOutput(ctx) : plainOutput(ctx, verb);
   const onEvent = (event: ApplyEvent) => sink.event(event);
-  const workspace = await openWorkspace(saved ? { ...ctx, positionals: [saved.configDir], values: { ...ctx.values, account: saved.account } } : ctx, {
+  const workspace = await openWorkspace(opening, {
     lock: true,
+    ...(saved ? { savedVariables: saved.context.variables } : {}),
     command: `cplane ${verb}`,
     onClientEvent: clientEventHandler(ctx.env, forwardClientEvents(onEvent)),
   });
@@ -98,26 +130,34 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
     }
 
     const mode = saved ? saved.mode : verb === 'destroy' ? 'destroy' : 'normal';
-    const fresh = await makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode, targets: saved ? saved.targets : targets, parallelism, env: ctx.env });
-    let plan: Plan = fresh;
+    const [fresh, accountName] = await Promise.all([
+      makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode, targets: saved ? saved.targets : targets, parallelism, env: ctx.env }),
+      // Read again even for a saved plan: the name shown for approval must not come from a file anyone could edit.
+      accountNameOf(client, workspace.account),
+    ]);
+    let plan: Plan = { ...fresh, context: saved ? { ...saved.context, accountName } : await planContext(opening, workspace, accountName) };
     if (saved) {
       if (!hasChanges(fresh)) {
+        github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, planFile: planPath! });
         sink.text(`No changes. The plan ${planPath} has nothing left to do (it was applied already, or the objects already match).`);
         if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: false })}\n`);
         return 0;
       }
-      refuseStalePlan(saved, fresh, planPath!);
-      plan = saved;
+      plan = { ...trustedPlan(saved, fresh, planPath!), context: plan.context };
     }
+    // Every plan made here comes from the configuration; this only guards against a bug that would send a secret elsewhere.
+    const misplaced = placeholderProblems(plan);
+    if (misplaced.length > 0) throw new Error(`the plan puts secrets in fields that are not write-only: ${misplaced.join('; ')}`);
     if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length })}\n`);
     else ctx.stdout.write(renderPlanText(plan, { color: interactive && !ctx.env.NO_COLOR, width: ctx.stdout.columns ?? 80 }));
+    github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, ...(planPath ? { planFile: planPath } : {}) });
     if (!hasChanges(plan)) return 0;
     if (!json && !interactive) ctx.stdout.write('\n');
 
     if (!saved && ctx.values['auto-approve'] !== true) {
       const approved = await renderConfirm(
         { stdout: ctx.stdout, stdin: ctx.stdin },
-        verb === 'destroy' ? 'Do you really want to destroy the objects above?' : 'Do you want to perform these actions?',
+        approvalQuestion(verb, plan, workspace.workspace),
       );
       if (!approved) {
         ctx.stdout.write(`\n${verb === 'destroy' ? 'Destroy' : 'Apply'} cancelled: nothing was changed.\n`);
@@ -146,21 +186,16 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
       stopInterrupts();
     }
     await sink.finish(result);
+    github?.summary(`#### cplane ${verb} result\n\n${summaryLines(result, verb === 'destroy' ? 'Destroy' : 'Apply').map((l) => `- ${l.text}`).join('\n')}\n`);
     return result.interrupted ? 130 : result.failed.length > 0 ? 1 : 0;
   } finally {
     await workspace.close();
   }
 }
 
-function refuseStalePlan(saved: Plan, fresh: Plan, path: string): void {
-  const config = saved.digest.config !== fresh.digest.config;
-  const live = saved.digest.live !== fresh.digest.live;
-  if (!config && !live) return;
-  const what = config && live ? 'the configuration and the live objects have' : config ? 'the configuration has' : 'the live objects have';
-  throw new AbortError(
-    `The saved plan ${path} is stale: ${what} changed since it was made, so it may no longer do what was reviewed. Nothing was applied.`,
-    'Make a new plan with `cplane plan --out FILE`, review it, and apply that.',
-  );
+/** The approval question, naming the account (name and id) and the workspace the writes go to. */
+export function approvalQuestion(verb: Verb, plan: Plan, workspace: string): string {
+  return `${verb === 'destroy' ? 'Do you really want to destroy the objects above' : 'Do you want to perform these actions'} in account ${accountLabel(plan)}, workspace ${workspace}?`;
 }
 
 /** First Ctrl-C: `stop` (no new writes; those in flight finish and are saved). Second: exit at once; the journal makes the next run safe. */

@@ -12,13 +12,15 @@ import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../render
 import type { Command } from '../command.js';
 import { parseParallelism } from '../connection.js';
 import { AbortError } from '../errors.js';
+import { githubHelp, githubOptions, githubReporter } from '../github-flag.js';
+import { accountNameOf, planContext } from '../saved-plan.js';
 import { openWorkspace, workspaceHelp, workspaceOptions } from '../workspace.js';
 
 export const planCommand: Command = {
   name: ['plan'],
   summary: 'Show what apply would change, and why',
   usage:
-    'plan [dir] [--out FILE] [--target ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    'plan [dir] [--out FILE] [--target ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
   help: [
     '--out FILE          save the plan as JSON for `cplane apply FILE`',
     '--target ADDRESS    plan only ADDRESS and what it depends on (repeatable)',
@@ -27,10 +29,12 @@ export const planCommand: Command = {
     '--detailed-exitcode exit 2 when the plan has changes (0: none, 1: error)',
     '--json              print the plan as JSON (schema/plan.schema.json)',
     '--markdown          print a Markdown summary for a pull-request comment',
+    githubHelp,
     ...workspaceHelp,
   ],
   options: {
     ...workspaceOptions,
+    ...githubOptions,
     out: { type: 'string' },
     target: { type: 'string', multiple: true },
     'refresh-only': { type: 'boolean' },
@@ -48,23 +52,31 @@ export const planCommand: Command = {
     const mode = values.destroy ? 'destroy' : values['refresh-only'] ? 'refresh-only' : 'normal';
     const targets = (values.target as string[] | undefined) ?? [];
 
-    const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane plan' });
+    const github = githubReporter(ctx);
+    const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane plan' }).catch((error: unknown) => {
+      github?.failed(error, 'plan');
+      throw error;
+    });
     try {
-      const plan = await makePlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, mode, targets, parallelism, env: ctx.env }).catch(
-        (error: unknown) => {
-          // No answer from the API is the user's network or address, not a bug in cplane.
-          if (error instanceof NetworkError) throw new AbortError(error.message);
-          throw error;
-        },
-      );
-      if (typeof values.out === 'string') {
-        const path = resolve(ctx.cwd, values.out);
-        await writePlanFile(path, plan);
-        if (!values.json && !values.markdown) ctx.stderr.write(`Saved the plan to ${path}; apply exactly this plan with \`cplane apply ${values.out}\`.\n`);
+      const made = await Promise.all([
+        makePlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, mode, targets, parallelism, env: ctx.env }),
+        accountNameOf(workspace.client, workspace.account),
+      ]).catch((error: unknown) => {
+        github?.failed(error, 'plan');
+        // No answer from the API is the user's network or address, not a bug in cplane.
+        if (error instanceof NetworkError) throw new AbortError(error.message);
+        throw error;
+      });
+      const plan = { ...made[0], context: await planContext(ctx, workspace, made[1]) };
+      const planFile = typeof values.out === 'string' ? resolve(ctx.cwd, values.out) : undefined;
+      if (planFile) {
+        await writePlanFile(planFile, plan);
+        if (!values.json && !values.markdown) ctx.stderr.write(`Saved the plan to ${planFile}; apply exactly this plan with \`cplane apply ${String(values.out)}\`.\n`);
       }
       if (values.json) ctx.stdout.write(renderPlanJson(plan));
       else if (values.markdown) ctx.stdout.write(renderPlanMarkdown(plan));
       else ctx.stdout.write(renderPlanText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, width: ctx.stdout.columns ?? 80 }));
+      github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, ...(planFile ? { planFile } : {}) });
       return values['detailed-exitcode'] && hasChanges(plan) ? 2 : 0;
     } finally {
       await workspace.close();

@@ -7,20 +7,22 @@ import type { Command } from '../command.js';
 import { AbortError } from '../errors.js';
 import { formatDiagnostic, formatGithub, loadConfig } from '../../config/index.js';
 import { variablesHelp, variablesLoadOptions, variablesOptions } from '../variables-flags.js';
+import { githubHelp, githubOptions, githubReporter } from '../github-flag.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export const validateCommand: Command = {
   name: ['validate'],
   summary: 'Check a configuration folder offline and report every error',
-  usage: 'validate [dir] [--json] [--format github] [--var NAME=VALUE ...] [--var-file FILE ...]',
+  usage: 'validate [dir] [--json] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...]',
   help: [
     'dir                 configuration folder (default: the current folder)',
     '--json              print {valid, resources, files, diagnostics} as JSON on stdout',
     '--format github     print diagnostics as GitHub Actions annotations',
+    githubHelp,
     ...variablesHelp,
   ],
-  options: { json: { type: 'boolean' }, format: { type: 'string' }, ...variablesOptions },
+  options: { json: { type: 'boolean' }, format: { type: 'string' }, ...variablesOptions, ...githubOptions },
   async run(ctx) {
     const format = ctx.values.format;
     if (format !== undefined && format !== 'github' && format !== 'text') {
@@ -33,11 +35,18 @@ export const validateCommand: Command = {
       ? `Configuration is valid: ${plural(desired.resources.length, 'resource')} in ${plural(desired.files.length, 'file')}.`
       : `${plural(errors, 'error')} found.`;
 
+    const github = githubReporter(ctx);
+    if (github) {
+      // Annotations on stdout (GitHub reads workflow commands there), the result in the step summary.
+      for (const d of diagnostics) ctx.stdout.write(`${formatGithub(d)}\n`);
+      const listed = diagnostics.map((d) => `- ${d.severity}: ${d.range ? `\`${d.range.file}:${d.range.line}:${d.range.col}\` ` : ''}${d.summary.replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'))}`);
+      github.summary(`#### cplane validate\n\n**${summary}**\n${listed.length ? `\n${listed.join('\n')}\n` : ''}`);
+    }
     if (ctx.values.json) {
       const report = { valid: desired !== undefined, resources: desired?.resources.length ?? 0, files: desired?.files.length ?? 0, diagnostics };
       ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    } else if (format === 'github') {
-      for (const d of diagnostics) ctx.stdout.write(`${formatGithub(d)}\n`);
+    } else if (format === 'github' || github) {
+      if (!github) for (const d of diagnostics) ctx.stdout.write(`${formatGithub(d)}\n`);
       (desired ? ctx.stdout : ctx.stderr).write(`${summary}\n`);
     } else {
       const color = Boolean(ctx.stderr.isTTY) && !ctx.env.NO_COLOR;

@@ -1,0 +1,6 @@
+/**
+ * GitHub integration: `--github` output for Actions (actions.ts), the hidden
+ * marker and splitting of pull-request comments (comment-parts.ts); the
+ * action's comment step runs pr-comment.ts.
+ */
+export { appendStepSummary, cutMarkdown, errorAnnotation, problemAnnotation, STEP_SUMMARY_LIMIT, writeStepOutputs } from './actions.js';

@@ -1,0 +1,108 @@
+/**
+ * Why a saved plan is not trusted as it is read: a plan file crosses a trust
+ * boundary (an artifact, a download, anyone's edit). Apply therefore makes a
+ * fresh plan from the current configuration and live objects and executes
+ * that, after checking that the saved steps equal it (Idempotency-Keys aside,
+ * which the saved plan lends to the fresh one so one plan applied twice writes
+ * once). Placeholders are checked before anything else, so an altered plan is
+ * refused before a single request is sent.
+ */
+import { canonicalJson } from '../config/index.js';
+import { providers } from '../providers/index.js';
+import type { Plan, PlanStep, Template } from './types.js';
+
+const isWriteOnly = (step: PlanStep, field: string): boolean =>
+  (providers[step.kind].writeOnly ?? []).some((pattern) => (pattern.endsWith('.*') ? field.startsWith(pattern.slice(0, -1)) && field.length > pattern.length - 1 : field === pattern));
+
+/** Each `$secret`/`$encrypt` placeholder of a template, with where it is (`body.description`). */
+function placeholders(template: Template | undefined, at: string, into: { at: string; field: unknown }[]): void {
+  if (Array.isArray(template)) template.forEach((item, i) => placeholders(item, `${at}[${i}]`, into));
+  else if (template !== null && typeof template === 'object') {
+    if ('$secret' in template || '$encrypt' in template) into.push({ at, field: template.$secret ?? template.$encrypt });
+    else for (const [key, value] of Object.entries(template)) placeholders(value, `${at}.${key}`, into);
+  }
+}
+
+/**
+ * Placeholders and secret sources that no plan made by cplane contains: a placeholder in a field the
+ * kind's provider does not declare write-only, one without a source, or a source no placeholder uses.
+ */
+export function placeholderProblems(plan: Plan): string[] {
+  const problems: string[] = [];
+  for (const step of plan.steps) {
+    const used = new Set<string>();
+    for (const write of step.writes) {
+      const found: { at: string; field: unknown }[] = [];
+      placeholders(write.path, 'path', found);
+      placeholders(write.body, 'body', found);
+      for (const { at, field } of found) {
+        const name = typeof field === 'string' ? field : JSON.stringify(field);
+        if (typeof field !== 'string' || !isWriteOnly(step, field)) problems.push(`${step.address}: ${write.id} ${at} takes a secret ("${name}"), but ${step.kind} has no such write-only field`);
+        else if (!step.secrets?.[field]) problems.push(`${step.address}: ${write.id} ${at} takes the secret "${field}", which has no source`);
+        else used.add(field);
+      }
+    }
+    for (const field of Object.keys(step.secrets ?? {})) {
+      if (!isWriteOnly(step, field)) problems.push(`${step.address}: secrets.${field} is not a write-only field of ${step.kind}`);
+      else if (!used.has(field)) problems.push(`${step.address}: secrets.${field} is used by no write`);
+    }
+  }
+  return problems;
+}
+
+/** A step without what may differ between two plans of the same change (Idempotency-Keys). */
+function comparable(step: PlanStep): unknown {
+  return { ...step, writes: step.writes.map(({ idempotencyKey: _key, ...write }) => write) };
+}
+
+/** The first place two JSON values differ, as a path (`writes[0].body.description`), or undefined when equal. */
+export function firstDifference(a: unknown, b: unknown, at = ''): string | undefined {
+  if (canonicalJson(a) === canonicalJson(b)) return undefined;
+  const bothArrays = Array.isArray(a) && Array.isArray(b);
+  const bothObjects = !bothArrays && a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b);
+  if (bothArrays) {
+    if (a.length !== b.length) return `${at || '.'} (${a.length} item(s) saved, ${b.length} now)`;
+    for (let i = 0; i < a.length; i++) {
+      const inner = firstDifference(a[i], b[i], `${at}[${i}]`);
+      if (inner) return inner;
+    }
+  }
+  if (bothObjects) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    for (const key of keys) {
+      const inner = firstDifference((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], at ? `${at}.${key}` : key);
+      if (inner) return inner;
+    }
+  }
+  return at || '.';
+}
+
+/**
+ * How the saved steps differ from a fresh plan's, one line per address; empty when they are the same
+ * steps. Idempotency-Keys are left out: each plan makes its own.
+ */
+export function stepDifferences(saved: Plan, fresh: Plan): string[] {
+  const freshById = new Map(fresh.steps.map((s) => [s.id, s]));
+  const savedIds = new Set(saved.steps.map((s) => s.id));
+  const lines: string[] = [];
+  for (const step of saved.steps) {
+    const now = freshById.get(step.id);
+    if (!now) {
+      lines.push(`${step.address}: the saved plan would ${step.action} it; a plan made now would not`);
+      continue;
+    }
+    const where = firstDifference(comparable(step), comparable(now));
+    if (where) lines.push(`${step.address}: differs at ${where}`);
+  }
+  for (const step of fresh.steps) if (!savedIds.has(step.id)) lines.push(`${step.address}: a plan made now would ${step.action} it; the saved plan does not`);
+  return lines;
+}
+
+/** The fresh plan's steps with the saved plan's Idempotency-Keys, so that applying one saved plan twice sends each write once. */
+export function withSavedKeys(fresh: Plan, saved: Plan): Plan {
+  const keys = new Map(saved.steps.flatMap((s) => s.writes.map((w) => [w.id, w.idempotencyKey] as const)));
+  return {
+    ...fresh,
+    steps: fresh.steps.map((step) => ({ ...step, writes: step.writes.map((w) => ({ ...w, idempotencyKey: keys.get(w.id) ?? w.idempotencyKey })) })),
+  };
+}

@@ -1,0 +1,167 @@
+// A fake GitHub Actions runner for action.yml: runs its script steps with bash, as a composite action does,
+// with temporary files for the step summary and outputs, and a stand-in for the comments API on 127.0.0.1.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
+
+export const repoRoot = join(import.meta.dirname, '..', '..');
+
+export interface ActionStep {
+  id: string;
+  if?: string;
+  shell: string;
+  run: string;
+  env?: Record<string, string>;
+  'working-directory'?: string;
+}
+
+interface Action {
+  inputs: Record<string, { default?: string }>;
+  runs: { steps: ActionStep[] };
+}
+
+const action = (): Action => parse(readFileSync(join(repoRoot, 'action.yml'), 'utf8')) as Action;
+
+export const actionSteps = (): ActionStep[] => action().runs.steps;
+
+/** `name<<DELIMITER ... DELIMITER` and `name=value` lines of $GITHUB_OUTPUT, later ones winning. */
+export function parseOutputs(text: string): Record<string, string> {
+  const outputs: Record<string, string> = {};
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
+    if (heredoc) {
+      const end = lines.indexOf(heredoc[2] as string, i + 1);
+      outputs[heredoc[1] as string] = lines.slice(i + 1, end).join('\n');
+      i = end;
+    } else if (line.includes('=')) outputs[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1);
+  }
+  return outputs;
+}
+
+export interface Comment {
+  id: number;
+  body: string;
+}
+
+/** The comments API of one repository, in memory. */
+export interface CommentsApi {
+  url: string;
+  comments: Comment[];
+  requests: string[];
+  close(): Promise<void>;
+}
+
+export async function commentsApi(repository: string, pullRequest: number): Promise<CommentsApi> {
+  const comments: Comment[] = [];
+  const requests: string[] = [];
+  let next = 1000;
+  const server: Server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      requests.push(`${req.method} ${url.pathname}`);
+      const send = (status: number, body?: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(body === undefined ? '' : JSON.stringify(body));
+      };
+      if (req.headers.authorization !== 'Bearer gh-test-token') return send(401, { message: 'Bad credentials' });
+      const list = `/repos/${repository}/issues/${pullRequest}/comments`;
+      const one = new RegExp(`^/repos/${repository}/issues/comments/(\\d+)$`).exec(url.pathname);
+      if (req.method === 'GET' && url.pathname === list) {
+        const page = Number(url.searchParams.get('page') ?? 1);
+        const perPage = Number(url.searchParams.get('per_page') ?? 30);
+        return send(200, comments.slice((page - 1) * perPage, page * perPage));
+      }
+      if (req.method === 'POST' && url.pathname === list) {
+        const body = (JSON.parse(text) as { body: string }).body;
+        if (body.length > 65_536) return send(422, { message: 'Body is too long (maximum is 65536 characters)' });
+        const comment = { id: next++, body };
+        comments.push(comment);
+        return send(201, comment);
+      }
+      const comment = one ? comments.find((c) => c.id === Number(one[1])) : undefined;
+      if (!comment) return send(404, { message: 'Not Found' });
+      if (req.method === 'PATCH') {
+        const body = (JSON.parse(text) as { body: string }).body;
+        if (body.length > 65_536) return send(422, { message: 'Body is too long (maximum is 65536 characters)' });
+        comment.body = body;
+        return send(200, comment);
+      }
+      if (req.method === 'DELETE') {
+        comments.splice(comments.indexOf(comment), 1);
+        return send(204);
+      }
+      return send(405, { message: 'no' });
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    comments,
+    requests,
+    close: () => new Promise((done) => server.close(() => done())),
+  };
+}
+
+export interface Runner {
+  workspace: string;
+  summaryFile: string;
+  outputFile: string;
+  summary(): string;
+  /** Runs one step of action.yml with `${{ }}` in its `env` and `working-directory` filled from `inputs`, `github` and earlier step outputs. */
+  /** Sets the outputs of an earlier step, as if it had run. */
+  setOutputs(id: string, outputs: Record<string, string>): void;
+  step(id: string, inputs: Record<string, string>, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string; outputs: Record<string, string> }>;
+  close(): void;
+}
+
+export function fakeRunner(): Runner {
+  const temp = mkdtempSync(join(tmpdir(), 'cplane-gha-'));
+  const workspace = join(temp, 'workspace');
+  mkdirSync(workspace);
+  mkdirSync(join(temp, 'runner-temp'));
+  const summaryFile = join(temp, 'step_summary.md');
+  writeFileSync(summaryFile, '');
+  const stepOutputs: Record<string, Record<string, string>> = {};
+  return {
+    workspace,
+    summaryFile,
+    outputFile: join(temp, 'output'),
+    summary: () => readFileSync(summaryFile, 'utf8'),
+    setOutputs: (id, outputs) => {
+      stepOutputs[id] = outputs;
+    },
+    async step(id, inputs, env) {
+      const step = actionSteps().find((s) => s.id === id)!;
+      const outputFile = join(temp, `output-${id}`);
+      writeFileSync(outputFile, '');
+      const context: Record<string, string> = { 'github.action_path': repoRoot, 'github.token': 'gh-test-token' };
+      // Inputs not given take their defaults, as GitHub fills them.
+      for (const [name, input] of Object.entries(action().inputs)) context[`inputs.${name}`] = inputs[name] ?? (input.default ?? '').replace('${{ github.token }}', context['github.token']!);
+      for (const [stepId, outputs] of Object.entries(stepOutputs)) for (const [name, value] of Object.entries(outputs)) context[`steps.${stepId}.outputs.${name}`] = value;
+      const fill = (text: string) => text.replace(/\$\{\{\s*([\w.-]+)\s*\}\}/g, (_, name: string) => context[name] ?? '');
+      const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, fill(v)]));
+      const cwd = resolve(workspace, fill(step['working-directory'] ?? '.'));
+      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], {
+        cwd,
+        env: { ...env, ...stepEnv, GITHUB_WORKSPACE: workspace, GITHUB_STEP_SUMMARY: summaryFile, GITHUB_OUTPUT: outputFile, RUNNER_TEMP: join(temp, 'runner-temp') },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      const code = await new Promise<number | null>((done) => child.on('close', done));
+      const outputs = parseOutputs(readFileSync(outputFile, 'utf8'));
+      stepOutputs[id] = outputs;
+      return { code, stdout, stderr, outputs };
+    },
+    close: () => rmSync(temp, { recursive: true, force: true }),
+  };
+}
