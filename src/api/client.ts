@@ -10,7 +10,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { ApiError, IdentityRefusedError, NetworkError } from './errors.js';
 import { Limiter } from './limiter.js';
-import { fillPath, operations, type OperationName, type OperationSpec, type RequestOf, type ResultOf } from './operations.js';
+import type { OperationName, RequestOf, ResultOf } from './operations.js';
+import { fillPath, routes, type Route, type Routes } from './routes.js';
+import { version } from '../version.js';
 import { backoffDelay, defaultRetryPolicy, type RetryPolicy } from './retry.js';
 
 export type TokenIdentity = 'human' | 'service_account';
@@ -63,7 +65,7 @@ export interface ApiResponse<T> {
   attempts: number;
 }
 
-type Paginated = { [K in OperationName]: (typeof operations)[K] extends { pages: string } ? K : never }[OperationName];
+type Paginated = { [K in OperationName]: Routes[K] extends { pages: string } ? K : never }[OperationName];
 export type PaginatedOperation = Paginated;
 /** The element type of a paginated list. */
 export type ItemOf<K extends OperationName> =
@@ -107,7 +109,7 @@ export class ApiClient {
 
   /** Sends one operation with a pre-serialised body, retrying as the policy allows with the same key and bytes. */
   async send<K extends OperationName>(operation: K, request: RawRequest): Promise<ApiResponse<ResultOf<K>>> {
-    const spec: OperationSpec = operations[operation];
+    const spec: Route = routes[operation];
     const path = this.basePath + fillPath(spec.path, request.path) + queryString(request.query);
     if (this.identity === 'service_account' && spec.identity === 'H') throw new IdentityRefusedError(operation, spec.method, spec.path);
 
@@ -117,7 +119,7 @@ export class ApiClient {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.options.token}`,
       accept: 'application/json',
-      'user-agent': 'cplane/0.1.0',
+      'user-agent': `cplane/${version}`,
     };
     if (spec.accountScoped && accountId) headers['x-account-id'] = accountId;
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
