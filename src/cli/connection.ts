@@ -2,25 +2,12 @@
  * Connection settings shared by every command that talks to the API (plan,
  * apply, destroy, export): the API address, the token and the account, from
  * flags or the environment (flags win), and the number of requests in flight.
- * Missing settings are aborts that name the variable to set.
+ * Missing settings are aborts that name the variable to set. The flags
+ * themselves are declared in flags.ts; the account is found by locateState.
  */
 import { createClient, type ApiClient, type ClientEvent } from '../api/client.js';
-import type { CommandContext, OptionSpec } from './command.js';
+import type { CommandContext } from './command.js';
 import { AbortError } from './errors.js';
-
-export const connectionOptions: OptionSpec = {
-  'base-url': { type: 'string' },
-  token: { type: 'string' },
-  account: { type: 'string' },
-  parallelism: { type: 'string' },
-};
-
-export const connectionHelp = [
-  '--base-url URL      API address without /v1 (default: $CPLANE_BASE_URL)',
-  '--token TOKEN       API token (prefer $CPLANE_TOKEN: a flag shows in the process list and shell history)',
-  '--account ID        account to work in (default: $CPLANE_ACCOUNT, then the configuration)',
-  '--parallelism N     requests in flight at once (default 10)',
-];
 
 export const DEFAULT_PARALLELISM = 10;
 
@@ -61,15 +48,6 @@ export function connectionSettings(ctx: CommandContext): ConnectionSettings {
   if (!token) throw new AbortError('No API token: CPLANE_TOKEN is not set.', 'Set CPLANE_TOKEN to a personal access token (sk-svc-pat-...) or a Service Account token (sk-svc-sa-...).');
   if (/\s/.test(token)) throw new AbortError('The API token contains white space.', 'Check CPLANE_TOKEN: copy the token again without spaces or line breaks.');
   return { baseUrl, token, parallelism: parseParallelism(ctx.values.parallelism) };
-}
-
-/** The account from --account, else CPLANE_ACCOUNT, else the configuration. */
-export function accountOf(ctx: CommandContext, fromConfig: string | undefined): string {
-  const account = flag(ctx, 'account') ?? (ctx.env.CPLANE_ACCOUNT || undefined) ?? fromConfig;
-  if (!account) {
-    throw new AbortError('No account: CPLANE_ACCOUNT is not set and the configuration gives none.', 'Set CPLANE_ACCOUNT, pass --account ID, or add `account:` to the configuration.');
-  }
-  return account;
 }
 
 export function connect(

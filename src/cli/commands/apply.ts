@@ -12,34 +12,14 @@ import { resolveSecret } from '../../config/index.js';
 import { hasChanges, makePlan, readPlanFile } from '../../planner/index.js';
 import type { Plan } from '../../planner/types.js';
 import { renderPlanText } from '../../render/index.js';
-import { eventLine, renderApplyProgress, renderConfirm, summaryLines } from '../../ui/index.js';
-import type { Command, CommandContext, OptionSpec } from '../command.js';
+import { eventLine } from '../../ui/plain-lines.js';
+import { summaryLines } from '../../ui/summary-text.js';
+import type { CommandContext, CommandModule } from '../command.js';
 import { AbortError } from '../errors.js';
 import { parseParallelism } from '../connection.js';
-import { openWorkspace, workspaceHelp, workspaceOptions } from '../workspace.js';
+import { openWorkspace } from '../workspace.js';
 
-export const applyOptions: OptionSpec = {
-  ...workspaceOptions,
-  'auto-approve': { type: 'boolean' },
-  target: { type: 'string', multiple: true },
-  json: { type: 'boolean' },
-  'no-input': { type: 'boolean' },
-};
-
-export const applyHelp = [
-  '--auto-approve      do not ask for approval (needed without a terminal)',
-  '--target ADDRESS    limit the run to ADDRESS and what it depends on (repeatable)',
-  '--json              one JSON object per event (NDJSON); never prompts',
-  '--no-input          never prompt; plain lines instead of the interactive view',
-  ...workspaceHelp,
-];
-
-export const applyCommand: Command = {
-  name: ['apply'],
-  summary: 'Perform the changes of a plan (resends interrupted writes first)',
-  usage: 'apply [dir | PLANFILE] [--auto-approve] [--target ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
-  help: [...applyHelp, 'PLANFILE            a plan saved by `cplane plan --out FILE`: applied as it is (no prompt) if nothing changed since'],
-  options: applyOptions,
+export const applyCommand: CommandModule = {
   run: (ctx) => runApply(ctx, 'apply'),
 };
 
@@ -115,6 +95,8 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
     if (!json && !interactive) ctx.stdout.write('\n');
 
     if (!saved && ctx.values['auto-approve'] !== true) {
+      // Ink and React load only here and for the live view: runs without a terminal never need them.
+      const { renderConfirm } = await import('../../ui/confirm-prompt.js');
       const approved = await renderConfirm(
         { stdout: ctx.stdout, stdin: ctx.stdin },
         verb === 'destroy' ? 'Do you really want to destroy the objects above?' : 'Do you want to perform these actions?',
@@ -125,7 +107,7 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
       }
     }
 
-    if (interactive) sink = inkOutput(ctx, verb);
+    if (interactive) sink = await inkOutput(ctx, verb);
     const controller = new AbortController();
     const stopInterrupts = onInterrupt(() => {
       controller.abort();
@@ -206,7 +188,8 @@ function plainOutput(ctx: CommandContext, verb: Verb): Output {
   };
 }
 
-function inkOutput(ctx: CommandContext, verb: Verb): Output {
+async function inkOutput(ctx: CommandContext, verb: Verb): Promise<Output> {
+  const { renderApplyProgress } = await import('../../ui/render-apply.js');
   const view = renderApplyProgress(ctx.stdout, verb === 'destroy' ? 'Destroy' : 'Apply');
   return { event: (event) => view.onEvent(event), text: () => undefined, finish: (result) => view.finish(result) };
 }

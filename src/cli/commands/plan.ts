@@ -9,37 +9,12 @@ import { resolve } from 'node:path';
 import { NetworkError } from '../../api/errors.js';
 import { hasChanges, makePlan, writePlanFile } from '../../planner/index.js';
 import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
-import type { Command } from '../command.js';
+import type { CommandModule } from '../command.js';
 import { parseParallelism } from '../connection.js';
 import { AbortError } from '../errors.js';
-import { openWorkspace, workspaceHelp, workspaceOptions } from '../workspace.js';
+import { openWorkspace } from '../workspace.js';
 
-export const planCommand: Command = {
-  name: ['plan'],
-  summary: 'Show what apply would change, and why',
-  usage:
-    'plan [dir] [--out FILE] [--target ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
-  help: [
-    '--out FILE          save the plan as JSON for `cplane apply FILE`',
-    '--target ADDRESS    plan only ADDRESS and what it depends on (repeatable)',
-    '--refresh-only      plan no writes: only show changes made outside cplane (applying it records them in state)',
-    '--destroy           plan the removal of everything in state',
-    '--detailed-exitcode exit 2 when the plan has changes (0: none, 1: error)',
-    '--json              print the plan as JSON (schema/plan.schema.json)',
-    '--markdown          print a Markdown summary for a pull-request comment',
-    ...workspaceHelp,
-  ],
-  options: {
-    ...workspaceOptions,
-    out: { type: 'string' },
-    target: { type: 'string', multiple: true },
-    'refresh-only': { type: 'boolean' },
-    destroy: { type: 'boolean' },
-    'detailed-exitcode': { type: 'boolean' },
-    json: { type: 'boolean' },
-    markdown: { type: 'boolean' },
-  },
-
+export const planCommand: CommandModule = {
   async run(ctx) {
     const { values } = ctx;
     if (values.json && values.markdown) throw new AbortError('--json and --markdown cannot be used together.', 'Pick one output format.');

@@ -3,24 +3,14 @@
  * network) and reports every problem at once, for people, as JSON, or as
  * GitHub Actions annotations.
  */
-import type { Command } from '../command.js';
+import type { CommandModule } from '../command.js';
 import { AbortError } from '../errors.js';
 import { formatDiagnostic, formatGithub, loadConfig } from '../../config/index.js';
-import { variablesHelp, variablesLoadOptions, variablesOptions } from '../variables-flags.js';
+import { variablesLoadOptions } from '../variables-flags.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-export const validateCommand: Command = {
-  name: ['validate'],
-  summary: 'Check a configuration folder offline and report every error',
-  usage: 'validate [dir] [--json] [--format github] [--var NAME=VALUE ...] [--var-file FILE ...]',
-  help: [
-    'dir                 configuration folder (default: the current folder)',
-    '--json              print {valid, resources, files, diagnostics} as JSON on stdout',
-    '--format github     print diagnostics as GitHub Actions annotations',
-    ...variablesHelp,
-  ],
-  options: { json: { type: 'boolean' }, format: { type: 'string' }, ...variablesOptions },
+export const validateCommand: CommandModule = {
   async run(ctx) {
     const format = ctx.values.format;
     if (format !== undefined && format !== 'github' && format !== 'text') {

@@ -1,0 +1,57 @@
+/**
+ * The flags several commands share, as plain data (parseArgs options and one
+ * help line per flag). This module imports nothing, so the command list can
+ * name every command's flags without loading what the commands run.
+ */
+import type { OptionSpec } from './command.js';
+
+/** The API address, token, account and requests in flight (commands that talk to the API). */
+export const connectionOptions: OptionSpec = {
+  'base-url': { type: 'string' },
+  token: { type: 'string' },
+  account: { type: 'string' },
+  parallelism: { type: 'string' },
+};
+
+export const connectionHelp = [
+  '--base-url URL      API address without /v1 (default: $CPLANE_BASE_URL)',
+  '--token TOKEN       API token (prefer $CPLANE_TOKEN: a flag shows in the process list and shell history)',
+  '--account ID        account to work in (default: $CPLANE_ACCOUNT, then the configuration, then the one state under <dir>/.cplane/)',
+  '--parallelism N     requests in flight at once (default 10)',
+];
+
+/** `--var` and `--var-file` (every command that reads the configuration, or its account). */
+export const variablesOptions: OptionSpec = {
+  var: { type: 'string', multiple: true },
+  'var-file': { type: 'string', multiple: true },
+};
+
+export const variablesHelp = [
+  '--var NAME=VALUE    set a variable (repeatable); wins over defaults',
+  '--var-file FILE     read variables from a YAML file (repeatable, in order); wins over --var',
+];
+
+const stateFlagHelp = '--state PATH        state file to use instead of <dir>/.cplane/<account>/state.json';
+
+/** Plan, apply and destroy: the configuration, its state and the API. */
+export const workspaceOptions: OptionSpec = {
+  ...connectionOptions,
+  ...variablesOptions,
+  state: { type: 'string' },
+};
+
+export const workspaceHelp = [...connectionHelp, ...variablesHelp, stateFlagHelp];
+
+/** Commands that only read or repair the state (state list/show/rm/mv, output, force-unlock). */
+export const stateOptions: OptionSpec = {
+  account: { type: 'string' },
+  state: { type: 'string' },
+  ...variablesOptions,
+};
+
+export const stateHelp = [
+  '[dir]               configuration folder (default: the current folder)',
+  '--account ID        account whose state to use (default: $CPLANE_ACCOUNT, then the configuration, then the one state under <dir>/.cplane/)',
+  stateFlagHelp,
+  ...variablesHelp,
+];
