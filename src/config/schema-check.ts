@@ -1,30 +1,14 @@
 /**
  * Validation of one file's value against schema/config.schema.json (ajv,
  * JSON Schema 2020-12, strict mode), and the translation of ajv's errors into
- * diagnostics at the right line, in words a user can act on.
+ * diagnostics at the right line, in words a user can act on. The schema is
+ * compiled at build time (scripts/compile-schemas.mjs), not on every run.
  */
-import { readFileSync } from 'node:fs';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
+import validateConfig from '../generated/config-schema.js';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { pathKey, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
-
-// ajv-formats is CommonJS: its default export arrives wrapped under NodeNext.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
-
-export const schemaUrl = new URL('../../schema/config.schema.json', import.meta.url);
-
-let compiled: ValidateFunction | undefined;
-
-function validator(): ValidateFunction {
-  if (!compiled) {
-    const ajv = new Ajv2020({ strict: true, allErrors: true, verbose: true, allowUnionTypes: true });
-    addFormats(ajv);
-    compiled = ajv.compile(JSON.parse(readFileSync(schemaUrl, 'utf8')) as object);
-  }
-  return compiled;
-}
 
 type Segment = string | number;
 
@@ -189,9 +173,8 @@ function translate(file: SourceFile, error: ErrorObject, errors: ErrorObject[], 
 
 /** Validates one parsed file; returns whether it is valid. */
 export function checkSchema(file: SourceFile, sink: DiagnosticSink): boolean {
-  const validate = validator();
-  if (validate(file.value)) return true;
-  const errors = validate.errors ?? [];
+  if (validateConfig(file.value)) return true;
+  const errors = validateConfig.errors ?? [];
   for (const error of errors) translate(file, error, errors, sink);
   return false;
 }
