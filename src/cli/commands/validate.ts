@@ -9,6 +9,8 @@ import { formatDiagnostic, formatGithub, loadConfig } from '../../config/index.j
 import { variablesLoadOptions } from '../variables-flags.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const unsetNote = (names: string[]) =>
+  names.length === 0 ? '' : ` (without a value for ${names.map((n) => `"${n}"`).join(', ')}: checked for type only)`;
 
 export const validateCommand: CommandModule = {
   async run(ctx) {
@@ -17,14 +19,15 @@ export const validateCommand: CommandModule = {
       throw new AbortError(`Unknown --format "${String(format)}".`, 'Use --format github, or --json for machine-readable output.');
     }
     if (ctx.positionals.length > 1) throw new AbortError('validate takes at most one folder.', 'Usage: cplane validate [dir]');
-    const { desired, diagnostics } = await loadConfig(ctx.positionals[0] ?? '.', variablesLoadOptions(ctx));
+    // Validation needs no variable values: a field that uses an unset variable is checked only for its type.
+    const { desired, diagnostics, unsetVariables = [] } = await loadConfig(ctx.positionals[0] ?? '.', { ...variablesLoadOptions(ctx), allowUnsetVariables: true });
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
     const summary = desired
-      ? `Configuration is valid: ${plural(desired.resources.length, 'resource')} in ${plural(desired.files.length, 'file')}.`
+      ? `Configuration is valid: ${plural(desired.resources.length, 'resource')} in ${plural(desired.files.length, 'file')}${unsetNote(unsetVariables)}.`
       : `${plural(errors, 'error')} found.`;
 
     if (ctx.values.json) {
-      const report = { valid: desired !== undefined, resources: desired?.resources.length ?? 0, files: desired?.files.length ?? 0, diagnostics };
+      const report = { valid: desired !== undefined, resources: desired?.resources.length ?? 0, files: desired?.files.length ?? 0, unsetVariables, diagnostics };
       ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else if (format === 'github') {
       for (const d of diagnostics) ctx.stdout.write(`${formatGithub(d)}\n`);
