@@ -1,5 +1,5 @@
-// Compiles the JSON Schemas that cplane checks on every run (schema/config.schema.json and
-// schema/state.schema.json) into standalone validation code with ajv, so a run loads a small
+// Compiles the JSON Schemas that cplane checks (schema/config.schema.json, state.schema.json and
+// plan.schema.json) into standalone validation code with ajv, so a run loads a small
 // generated module instead of compiling the schemas (about 0.4 s of CPU) every time.
 // Run by `npm run build` (and so by `npm install`, `npm test` and `npm pack`). Writes
 // src/generated/*.js with their .d.ts (what the TypeScript sources and the tests import) and
@@ -25,6 +25,7 @@ const validators = [
     formats: undefined,
   },
   { file: 'state-schema', schema: 'schema/state.schema.json', options: { strict: true, allErrors: false }, formats: ['date-time'] },
+  { file: 'plan-schema', schema: 'schema/plan.schema.json', options: { strict: true, allErrors: true }, formats: ['date-time', 'uuid'] },
 ];
 
 // ajv's standalone code loads its small run-time helpers (ucs2length, equal, the format checks)

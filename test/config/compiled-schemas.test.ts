@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 
-test.each(['config', 'state'])('src/generated/%s-schema.js embeds the current schema/%s.schema.json', (name) => {
+test.each(['config', 'state', 'plan'])('src/generated/%s-schema.js embeds the current schema/%s.schema.json', (name) => {
   const schema = JSON.stringify(JSON.parse(readFileSync(`schema/${name}.schema.json`, 'utf8')));
   const generated = readFileSync(`src/generated/${name}-schema.js`, 'utf8');
   expect(generated.includes(schema), 'run `npm run build` to compile the schemas again').toBe(true);
