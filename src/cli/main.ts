@@ -84,10 +84,10 @@ function unknownCommand(argv: string[], io: Io): number {
   if (groups().has(first) && second !== undefined) {
     const subcommands = commands.filter((c) => c.name[0] === first).map((c) => c.name[1]!);
     const hint = didYouMean(second, subcommands).replace(/"([^"]+)"/g, `"${first} $1"`);
-    io.stderr.write(`Error: unknown command "${first} ${second}"${hint}\nRun \`cplane ${first}\` to see its subcommands.\n`);
+    io.stderr.write(`Error: unknown command "${first} ${second}"${hint || '.'}\nRun \`cplane ${first}\` to see its subcommands.\n`);
     return 1;
   }
-  io.stderr.write(`Error: unknown command "${first}"${didYouMean(first, firstWords())}\nRun \`cplane --help\` to see the commands.\n`);
+  io.stderr.write(`Error: unknown command "${first}"${didYouMean(first, firstWords()) || '.'}\nRun \`cplane --help\` to see the commands.\n`);
   return 1;
 }
 
@@ -116,7 +116,7 @@ function unknownFlag(error: unknown, command: Command): string | undefined {
   if (!flag) return undefined;
   const name = flag.replace(/^-+/, '');
   const hint = didYouMean(name, Object.keys(command.options)).replace(/"([^"]+)"/g, '--$1');
-  return `Error: unknown flag ${flag} for \`cplane ${nameOf(command)}\`${hint}\nRun \`cplane ${nameOf(command)} --help\` for the options.\n`;
+  return `Error: unknown flag ${flag} for \`cplane ${nameOf(command)}\`${hint || '.'}\nRun \`cplane ${nameOf(command)} --help\` for the options.\n`;
 }
 
 export async function runCli(argv: string[], io: Io): Promise<number> {
