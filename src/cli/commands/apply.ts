@@ -17,6 +17,7 @@ import { summaryLines } from '../../ui/summary-text.js';
 import type { CommandContext, CommandModule } from '../command.js';
 import { AbortError } from '../errors.js';
 import { parseParallelism } from '../connection.js';
+import { readingStatus } from '../reading-status.js';
 import { openWorkspace } from '../workspace.js';
 
 export const applyCommand: CommandModule = {
@@ -58,10 +59,17 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
   // On a terminal, journal resends and notices before the live view are plain lines too.
   let sink: Output = json ? jsonOutput(ctx) : plainOutput(ctx, verb);
   const onEvent = (event: ApplyEvent) => sink.event(event);
+  // On a terminal, a status line counts the requests while the account is read for the plan (set below,
+  // after the journal's resends, which print lines of their own).
+  let status = readingStatus(ctx.stderr, { enabled: false });
+  const forward = clientEventHandler(ctx.env, forwardClientEvents(onEvent));
   const workspace = await openWorkspace(saved ? { ...ctx, positionals: [saved.configDir], values: { ...ctx.values, account: saved.account } } : ctx, {
     lock: true,
     command: `cplane ${verb}`,
-    onClientEvent: clientEventHandler(ctx.env, forwardClientEvents(onEvent)),
+    onClientEvent: (event) => {
+      status.onClientEvent(event);
+      forward(event);
+    },
   });
   const { state, client } = workspace;
   try {
@@ -78,7 +86,10 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
     }
 
     const mode = saved ? saved.mode : verb === 'destroy' ? 'destroy' : 'normal';
-    const fresh = await makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode, targets: saved ? saved.targets : targets, parallelism, env: ctx.env });
+    status = readingStatus(ctx.stderr, { enabled: !json && !ctx.env.CI });
+    const fresh = await makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode, targets: saved ? saved.targets : targets, parallelism, env: ctx.env }).finally(() =>
+      status.stop(),
+    );
     let plan: Plan = fresh;
     if (saved) {
       if (!hasChanges(fresh)) {

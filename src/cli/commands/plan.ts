@@ -12,6 +12,7 @@ import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../render
 import type { CommandModule } from '../command.js';
 import { parseParallelism } from '../connection.js';
 import { AbortError } from '../errors.js';
+import { readingStatus } from '../reading-status.js';
 import { openWorkspace } from '../workspace.js';
 
 export const planCommand: CommandModule = {
@@ -23,7 +24,9 @@ export const planCommand: CommandModule = {
     const mode = values.destroy ? 'destroy' : values['refresh-only'] ? 'refresh-only' : 'normal';
     const targets = (values.target as string[] | undefined) ?? [];
 
-    const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane plan' });
+    // On a terminal, a status line counts the requests while the account is read.
+    const status = readingStatus(ctx.stderr, { enabled: !values.json && !ctx.env.CI });
+    const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane plan', onClientEvent: status.onClientEvent });
     try {
       const plan = await makePlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, mode, targets, parallelism, env: ctx.env }).catch(
         (error: unknown) => {
@@ -31,7 +34,7 @@ export const planCommand: CommandModule = {
           if (error instanceof NetworkError) throw new AbortError(error.message);
           throw error;
         },
-      );
+      ).finally(() => status.stop());
       if (typeof values.out === 'string') {
         const path = resolve(ctx.cwd, values.out);
         await writePlanFile(path, plan);
