@@ -7,11 +7,23 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Pool, type Dispatcher } from 'undici';
+import { createRequire } from 'node:module';
+import type { Dispatcher, Pool as UndiciPool } from 'undici';
 import { ApiError, IdentityRefusedError, InsecureTransportError, NetworkError, ResponseTooLargeError } from './errors.js';
 import { Limiter } from './limiter.js';
-import { fillPath, operations, type OperationName, type OperationSpec, type RequestOf, type ResultOf } from './operations.js';
+import type { OperationName, RequestOf, ResultOf } from './operations.js';
+import { fillPath, routes, type Route, type Routes } from './routes.js';
+import { version } from '../version.js';
 import { backoffDelay, defaultRetryPolicy, type RetryPolicy } from './retry.js';
+
+// undici's index loads all of undici (fetch, WebSocket, caches: about 110 files, a third of a second at
+// start-up). The client needs only the connection pool and the request call, which the index would add
+// to the pool's prototype: load those two modules of the same package (30 files) and call request on the pool.
+const requireUndici = createRequire(import.meta.url);
+const Pool = requireUndici('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
+const { request: poolRequest } = requireUndici('undici/lib/api/index.js') as {
+  request: (this: UndiciPool, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+};
 
 export type TokenIdentity = 'human' | 'service_account';
 
@@ -70,7 +82,7 @@ export interface ApiResponse<T> {
   attempts: number;
 }
 
-type Paginated = { [K in OperationName]: (typeof operations)[K] extends { pages: string } ? K : never }[OperationName];
+type Paginated = { [K in OperationName]: Routes[K] extends { pages: string } ? K : never }[OperationName];
 export type PaginatedOperation = Paginated;
 /** The element type of a paginated list. */
 export type ItemOf<K extends OperationName> =
@@ -93,7 +105,7 @@ export const MAX_PAGE_SIZE = 200;
 
 export class ApiClient {
   readonly identity: TokenIdentity;
-  private readonly pool: Pool;
+  private readonly pool: UndiciPool;
   private readonly basePath: string;
   private readonly retry: RetryPolicy;
   private readonly limiter: Limiter;
@@ -127,7 +139,7 @@ export class ApiClient {
 
   /** Sends one operation with a pre-serialised body, retrying as the policy allows with the same key and bytes. */
   async send<K extends OperationName>(operation: K, request: RawRequest): Promise<ApiResponse<ResultOf<K>>> {
-    const spec: OperationSpec = operations[operation];
+    const spec: Route = routes[operation];
     const path = this.basePath + fillPath(spec.path, request.path) + queryString(request.query);
     if (this.identity === 'service_account' && spec.identity === 'H') throw new IdentityRefusedError(operation, spec.method, spec.path);
 
@@ -137,7 +149,7 @@ export class ApiClient {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.options.token}`,
       accept: 'application/json',
-      'user-agent': 'cplane/0.1.0',
+      'user-agent': `cplane/${version}`,
     };
     if (spec.accountScoped && accountId) headers['x-account-id'] = accountId;
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
@@ -164,7 +176,7 @@ export class ApiClient {
   }
 
   private async attempts<K extends OperationName>(
-    operation: K, spec: OperationSpec, path: string, headers: Record<string, string>, bodyBytes: string | undefined,
+    operation: K, spec: Route, path: string, headers: Record<string, string>, bodyBytes: string | undefined,
     write: boolean, idempotencyKey: string | undefined, signal: AbortSignal, startDeadline: () => void,
   ): Promise<ApiResponse<ResultOf<K>>> {
     for (let attempt = 1; ; attempt++) {
@@ -174,7 +186,7 @@ export class ApiClient {
       try {
         answer = await this.limiter.run(async () => {
           startDeadline();
-          const res = await this.pool.request({ method: spec.method, path, headers, body: bodyBytes, signal });
+          const res = await poolRequest.call(this.pool, { method: spec.method, path, headers, body: bodyBytes, signal });
           return { status: res.statusCode, headers: res.headers, text: await this.readCapped(operation, res) };
         });
       } catch (cause) {

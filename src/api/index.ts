@@ -4,6 +4,7 @@
  */
 export { ApiClient, createClient, identityOf, isLoopbackHost, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, MAX_PAGE_SIZE, type ClientEvent, type ClientOptions, type CallOptions, type RawRequest, type ApiResponse, type TokenIdentity, type ItemOf } from './client.js';
 export { ApiError, IdentityRefusedError, InsecureTransportError, NetworkError, ResponseTooLargeError } from './errors.js';
-export { operations, operationNames, fillPath, type OperationName, type OperationSpec, type RequestOf, type ResultOf, type BodyOf, type QueryOf, type PathParams } from './operations.js';
+export { routes, routeNames, fillPath, type Route, type RouteName } from './routes.js';
+export { operations, operationNames, type OperationName, type OperationSpec, type RequestOf, type ResultOf, type BodyOf, type QueryOf, type PathParams } from './operations.js';
 export { defaultRetryPolicy, type RetryPolicy } from './retry.js';
 export type * from './shapes.js';

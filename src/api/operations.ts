@@ -1,36 +1,25 @@
 /**
  * The one declarative table of every API operation: the 59 of the catalogue
- * plus the two group operations. The client builds every request from it, the
- * emulator routes, authenticates, authorises and validates every request with
- * it, and the TypeScript types of parameters and results are inferred from it.
- * Nothing else in the code base knows a path or a body shape.
+ * plus the two group operations. Each entry is its route from routes.ts (the
+ * plain table the client sends requests with) plus the TypeBox schemas of its
+ * query, body and result. The emulator routes, authenticates, authorises and
+ * validates every request with it, and the TypeScript types of parameters and
+ * results are inferred from it. Nothing else in the code base knows a path or
+ * a body shape.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { routes, type Route, type RouteName } from './routes.js';
 import * as S from './shapes.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-/** H: human PAT only. SA: a Service Account token is accepted too. */
-export type Identity = 'H' | 'SA';
+export type { HttpMethod, Identity } from './routes.js';
+export { fillPath } from './routes.js';
 
-export interface OperationSpec {
-  method: HttpMethod;
-  /** Path without the /v1 prefix; `{name}` marks a path parameter. */
-  path: string;
-  identity: Identity;
-  /** Whether the operation works inside one account and so needs `x-account-id`. */
-  accountScoped: boolean;
-  /** Role permission the emulator checks. */
-  permission: string;
-  /** Record ownership substitutes for the permission (spec: "or record ownership"). */
-  ownerMay?: boolean;
+/** A route and the schemas of what it takes and answers. */
+export interface OperationSpec extends Route {
   query?: TSchema;
   body?: TSchema;
   /** Schema of `data` in the success envelope; undefined for `{ok: true}` with no data. */
   result?: TSchema;
-  /** How a paginated list pages: `array` (data is the page) or `rows` (data.rows, data.total). */
-  pages?: 'array' | 'rows';
-  /** Plan-limited creation (spec Limits 5): may fail with `plan_limit_reached`. */
-  planLimited?: 'projects' | 'credentials' | 'gateways';
 }
 
 const Id = S.Uuid;
@@ -44,70 +33,70 @@ const scope = {
 
 export const operations = {
   // ------------------------------------------------------------ accounts
-  listAccounts: { method: 'GET', path: '/accounts', identity: 'H', accountScoped: false, permission: 'accounts:read', result: Type.Array(S.Account) },
+  listAccounts: { ...routes.listAccounts, result: Type.Array(S.Account) },
 
   // ------------------------------------------------------------ projects
   listProjects: {
-    method: 'GET', path: '/projects', identity: 'H', accountScoped: true, permission: 'projects:read',
-    query: S.Query({ accountId: Opt(Id), includeArchived: Opt(Bool), ...S.Page }), result: Type.Array(S.Project), pages: 'array',
+    ...routes.listProjects,
+    query: S.Query({ accountId: Opt(Id), includeArchived: Opt(Bool), ...S.Page }), result: Type.Array(S.Project),
   },
-  getProject: { method: 'GET', path: '/projects/{id}', identity: 'H', accountScoped: true, permission: 'projects:read', result: S.Project },
+  getProject: { ...routes.getProject, result: S.Project },
   createProject: {
-    method: 'POST', path: '/projects', identity: 'H', accountScoped: true, permission: 'projects:create', planLimited: 'projects',
+    ...routes.createProject,
     body: S.Body({ accountId: Id, name: Type.String({ minLength: 1, maxLength: 200 }), description: Type.String({ maxLength: 2000 }) }),
     result: S.ProjectCreated,
   },
   updateProject: {
-    method: 'PATCH', path: '/projects/{id}', identity: 'H', accountScoped: true, permission: 'projects:update',
+    ...routes.updateProject,
     body: S.Body({ name: Type.String({ minLength: 1, maxLength: 200 }), description: Opt(Type.String({ maxLength: 2000 })), isActive: Opt(Bool) }),
     result: S.Project,
   },
   archiveProject: {
-    method: 'PATCH', path: '/projects/{id}/archive', identity: 'H', accountScoped: true, permission: 'projects:archive',
+    ...routes.archiveProject,
     body: S.Body({ archived: Bool }), result: S.Project,
   },
 
   // ------------------------------------------------------------ records
   listRecords: {
-    method: 'GET', path: '/records', identity: 'SA', accountScoped: true, permission: 'records:read',
-    query: S.Query({ accountId: Opt(Id), includeArchived: Opt(Bool), ...S.Page }), result: Type.Array(S.RecordMeta), pages: 'array',
+    ...routes.listRecords,
+    query: S.Query({ accountId: Opt(Id), includeArchived: Opt(Bool), ...S.Page }), result: Type.Array(S.RecordMeta),
   },
   listProjectRecords: {
-    method: 'GET', path: '/records/by-project/{projectId}', identity: 'SA', accountScoped: true, permission: 'records:read',
-    query: S.Query({ includeArchived: Opt(Bool), ...S.Page }), result: Type.Array(S.RecordMeta), pages: 'array',
+    ...routes.listProjectRecords,
+    query: S.Query({ includeArchived: Opt(Bool), ...S.Page }), result: Type.Array(S.RecordMeta),
   },
-  getRecord: { method: 'GET', path: '/records/{id}', identity: 'SA', accountScoped: true, permission: 'records:read', result: S.RecordMeta },
+  getRecord: { ...routes.getRecord, result: S.RecordMeta },
   readRecord: {
-    method: 'POST', path: '/records/{id}/read', identity: 'SA', accountScoped: true, permission: 'records:read',
+    ...routes.readRecord,
     body: S.Body({
       scope: Type.Array(Type.Union([Type.Literal('meta'), Type.Literal('fields')]), { minItems: 1 }),
       environment: Opt(Str),
     }),
     result: S.RecordRead,
   },
-  listRecordVersions: { method: 'GET', path: '/records/{id}/versions', identity: 'H', accountScoped: true, permission: 'records:read', ownerMay: true, result: Type.Array(S.RecordVersion) },
+  listRecordVersions: { ...routes.listRecordVersions, result: Type.Array(S.RecordVersion) },
   listRecordAudit: {
-    method: 'GET', path: '/records/{id}/audit', identity: 'H', accountScoped: true, permission: 'audit:read', ownerMay: true,
+    ...routes.listRecordAudit,
     query: S.Query({ limit: S.Page.limit }), result: Type.Array(S.AuditRow),
   },
   listRecordAnomalies: {
-    method: 'GET', path: '/audit/record-anomalies', identity: 'H', accountScoped: true, permission: 'audit:read',
+    ...routes.listRecordAnomalies,
     query: S.Query(scope), result: Type.Array(S.AnomalyRow),
   },
   listRecordActivity: {
-    method: 'GET', path: '/audit/record-activity', identity: 'H', accountScoped: true, permission: 'audit:read',
+    ...routes.listRecordActivity,
     query: S.Query({ ...scope, day: Opt(Str) }), result: Type.Array(S.ActivityRow),
   },
   listRecordAlerts: {
-    method: 'GET', path: '/audit/record-alerts', identity: 'H', accountScoped: true, permission: 'audit:read',
-    query: S.Query({ ...scope, ...S.Page }), result: Type.Array(S.AlertRow), pages: 'array',
+    ...routes.listRecordAlerts,
+    query: S.Query({ ...scope, ...S.Page }), result: Type.Array(S.AlertRow),
   },
   listRecordAccess: {
-    method: 'GET', path: '/audit/record-access', identity: 'H', accountScoped: true, permission: 'audit:read',
-    query: S.Query({ ...scope, actions: Opt(Str), ...S.Page }), result: Type.Array(S.AuditRow), pages: 'array',
+    ...routes.listRecordAccess,
+    query: S.Query({ ...scope, actions: Opt(Str), ...S.Page }), result: Type.Array(S.AuditRow),
   },
   createRecord: {
-    method: 'POST', path: '/records', identity: 'H', accountScoped: true, permission: 'records:create',
+    ...routes.createRecord,
     body: S.Body({
       projectId: Id,
       name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -120,11 +109,11 @@ export const operations = {
     result: S.RecordCreated,
   },
   createRecordVersion: {
-    method: 'POST', path: '/records/{id}/version', identity: 'H', accountScoped: true, permission: 'records:update', ownerMay: true,
+    ...routes.createRecordVersion,
     body: S.EncryptedValue, result: S.RecordVersionCreated,
   },
   updateRecord: {
-    method: 'PATCH', path: '/records/{id}', identity: 'H', accountScoped: true, permission: 'records:update', ownerMay: true,
+    ...routes.updateRecord,
     body: S.Body({
       name: Opt(Type.String({ minLength: 1, maxLength: 200 })),
       tags: Opt(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
@@ -134,72 +123,72 @@ export const operations = {
     result: S.Ok,
   },
   archiveRecord: {
-    method: 'PATCH', path: '/records/{id}/archive', identity: 'H', accountScoped: true, permission: 'records:archive', ownerMay: true,
+    ...routes.archiveRecord,
     body: S.Body({ archived: Bool }), result: S.RecordMeta,
   },
   transferRecordOwnership: {
-    method: 'POST', path: '/records/{id}/transfer-ownership', identity: 'H', accountScoped: true, permission: 'records:transfer', ownerMay: true,
+    ...routes.transferRecordOwnership,
     body: S.Body({ userId: Id }), result: S.RecordOwner,
   },
   rollbackRecord: {
-    method: 'POST', path: '/records/{id}/rollback', identity: 'H', accountScoped: true, permission: 'records:update', ownerMay: true,
+    ...routes.rollbackRecord,
     body: S.Body({ version: Type.Integer({ minimum: 1 }) }), result: S.RecordVersionCreated,
   },
   rotateRecord: {
-    method: 'POST', path: '/records/{id}/rotate', identity: 'H', accountScoped: true, permission: 'records:rotate', ownerMay: true,
+    ...routes.rotateRecord,
     body: S.EncryptedValue, result: S.RecordVersionCreated,
   },
   shareRecordWithUser: {
-    method: 'POST', path: '/records/{id}/share/user', identity: 'H', accountScoped: true, permission: 'records:share', ownerMay: true,
+    ...routes.shareRecordWithUser,
     body: S.Body({ userId: Id, wrappedDek: Type.String({ minLength: 1 }) }), result: S.UserGrant,
   },
   shareRecordWithGroup: {
-    method: 'POST', path: '/records/{id}/share/group', identity: 'H', accountScoped: true, permission: 'records:share', ownerMay: true,
+    ...routes.shareRecordWithGroup,
     body: S.Body({ groupId: Id, wrappedDek: Type.String({ minLength: 1 }) }), result: S.GroupGrant,
   },
   revokeRecordUser: {
-    method: 'POST', path: '/records/{id}/revoke/user', identity: 'H', accountScoped: true, permission: 'records:revoke', ownerMay: true,
+    ...routes.revokeRecordUser,
     body: S.Body({ userId: Id }), result: S.UserGrant,
   },
   revokeRecordGroup: {
-    method: 'POST', path: '/records/{id}/revoke/group', identity: 'H', accountScoped: true, permission: 'records:revoke', ownerMay: true,
+    ...routes.revokeRecordGroup,
     body: S.Body({ groupId: Id }), result: S.GroupGrant,
   },
   revokeRecordServiceAccount: {
-    method: 'POST', path: '/records/{id}/revoke/service-account', identity: 'H', accountScoped: true, permission: 'records:revoke-service-account', ownerMay: true,
+    ...routes.revokeRecordServiceAccount,
     body: S.Body({ serviceAccountId: Id }), result: S.ServiceAccountGrant,
   },
 
   // ------------------------------------------------------------ providers and credentials
-  listProviders: { method: 'GET', path: '/providers', identity: 'SA', accountScoped: false, permission: 'providers:read', result: Type.Array(S.Provider) },
+  listProviders: { ...routes.listProviders, result: Type.Array(S.Provider) },
   listCredentials: {
-    method: 'GET', path: '/provider-credentials', identity: 'H', accountScoped: true, permission: 'credentials:read',
-    query: S.Query({ includeRevoked: Opt(Bool), ...S.Page }), result: Type.Array(S.Credential), pages: 'array',
+    ...routes.listCredentials,
+    query: S.Query({ includeRevoked: Opt(Bool), ...S.Page }), result: Type.Array(S.Credential),
   },
   createCredential: {
-    method: 'POST', path: '/provider-credentials', identity: 'H', accountScoped: true, permission: 'credentials:create', planLimited: 'credentials',
+    ...routes.createCredential,
     body: S.Body({ providerId: Id, label: Type.String({ minLength: 1, maxLength: 200 }), baseUrl: Opt(S.Nullable(Str)), secret: S.Secret }),
     result: S.Credential,
   },
-  listCredentialModels: { method: 'GET', path: '/provider-credentials/{id}/models', identity: 'H', accountScoped: true, permission: 'credentials:read', result: Type.Array(S.Model) },
+  listCredentialModels: { ...routes.listCredentialModels, result: Type.Array(S.Model) },
   rotateCredential: {
-    method: 'POST', path: '/provider-credentials/{id}/rotate', identity: 'H', accountScoped: true, permission: 'credentials:rotate',
+    ...routes.rotateCredential,
     body: S.Body({ secret: S.Secret }), result: S.Credential,
   },
   updateCredential: {
-    method: 'PATCH', path: '/provider-credentials/{id}', identity: 'H', accountScoped: true, permission: 'credentials:update',
+    ...routes.updateCredential,
     body: S.Body({ label: Opt(Type.String({ minLength: 1, maxLength: 200 })), baseUrl: Opt(S.Nullable(Str)) }), result: S.Credential,
   },
-  deleteCredential: { method: 'DELETE', path: '/provider-credentials/{id}', identity: 'H', accountScoped: true, permission: 'credentials:delete', result: S.Credential },
+  deleteCredential: { ...routes.deleteCredential, result: S.Credential },
 
   // ------------------------------------------------------------ gateways
   listGateways: {
-    method: 'GET', path: '/gateways', identity: 'H', accountScoped: true, permission: 'gateways:read',
-    query: S.Query({ projectId: Opt(Id), includeDisabled: Opt(Bool), ...S.Page }), result: Type.Array(S.Gateway), pages: 'array',
+    ...routes.listGateways,
+    query: S.Query({ projectId: Opt(Id), includeDisabled: Opt(Bool), ...S.Page }), result: Type.Array(S.Gateway),
   },
-  getGateway: { method: 'GET', path: '/gateways/{id}', identity: 'SA', accountScoped: true, permission: 'gateways:read', result: S.Gateway },
+  getGateway: { ...routes.getGateway, result: S.Gateway },
   createGateway: {
-    method: 'POST', path: '/gateways', identity: 'H', accountScoped: true, permission: 'gateways:create', planLimited: 'gateways',
+    ...routes.createGateway,
     body: S.Body({
       projectId: Id, name: Type.String({ minLength: 1, maxLength: 200 }), slug: Str,
       defaultProviderId: Id, defaultModel: Type.String({ minLength: 1 }), credentialIds: Type.Array(Id, { minItems: 1 }),
@@ -207,23 +196,23 @@ export const operations = {
     result: S.Gateway,
   },
   updateGateway: {
-    method: 'PATCH', path: '/gateways/{id}', identity: 'H', accountScoped: true, permission: 'gateways:update',
+    ...routes.updateGateway,
     body: S.Body({ name: Opt(Type.String({ minLength: 1, maxLength: 200 })), slug: Opt(Str), defaultProviderId: Opt(Id), defaultModel: Opt(Type.String({ minLength: 1 })) }),
     result: S.Gateway,
   },
-  deleteGateway: { method: 'DELETE', path: '/gateways/{id}', identity: 'H', accountScoped: true, permission: 'gateways:delete' },
+  deleteGateway: { ...routes.deleteGateway },
   attachGatewayCredential: {
-    method: 'POST', path: '/gateways/{id}/credentials', identity: 'H', accountScoped: true, permission: 'gateways:update',
+    ...routes.attachGatewayCredential,
     body: S.Body({ credentialId: Id }), result: S.Gateway,
   },
-  detachGatewayCredential: { method: 'DELETE', path: '/gateways/{id}/credentials/{credentialId}', identity: 'H', accountScoped: true, permission: 'gateways:update', result: S.Gateway },
+  detachGatewayCredential: { ...routes.detachGatewayCredential, result: S.Gateway },
   updateGatewaySettings: {
-    method: 'PATCH', path: '/gateways/{id}/settings', identity: 'H', accountScoped: true, permission: 'gateways:update',
+    ...routes.updateGatewaySettings,
     body: S.GatewaySettingsPatch, result: S.GatewaySettings,
   },
-  getOtelExport: { method: 'GET', path: '/gateways/{id}/otel-export', identity: 'H', accountScoped: true, permission: 'gateways:read', result: S.OtelExport },
+  getOtelExport: { ...routes.getOtelExport, result: S.OtelExport },
   updateOtelExport: {
-    method: 'PATCH', path: '/gateways/{id}/otel-export', identity: 'H', accountScoped: true, permission: 'gateways:update',
+    ...routes.updateOtelExport,
     body: S.Body({
       enabled: Opt(Bool), endpoint: Opt(S.Nullable(Str)), exportMetrics: Opt(Bool), exportTraces: Opt(Bool),
       headers: Opt(Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]{1,100}$' }), Type.String({ maxLength: 4096 }))),
@@ -233,11 +222,11 @@ export const operations = {
 
   // ------------------------------------------------------------ gateway tokens
   listGatewayTokens: {
-    method: 'GET', path: '/gateways/{id}/tokens', identity: 'SA', accountScoped: true, permission: 'gateway-tokens:read',
-    query: S.Query({ ...S.Page }), result: Type.Array(S.GatewayToken), pages: 'array',
+    ...routes.listGatewayTokens,
+    query: S.Query({ ...S.Page }), result: Type.Array(S.GatewayToken),
   },
   createGatewayToken: {
-    method: 'POST', path: '/gateways/{id}/tokens', identity: 'H', accountScoped: true, permission: 'gateway-tokens:create',
+    ...routes.createGatewayToken,
     body: S.Body({
       name: Type.String({ minLength: 1, maxLength: 100 }),
       scopes: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
@@ -251,54 +240,54 @@ export const operations = {
     result: S.CreatedGatewayToken,
   },
   renameGatewayToken: {
-    method: 'PATCH', path: '/gateways/{id}/tokens/{tokenId}', identity: 'H', accountScoped: true, permission: 'gateway-tokens:rename',
+    ...routes.renameGatewayToken,
     body: S.Body({ name: Type.String({ minLength: 1, maxLength: 100 }) }), result: S.GatewayToken,
   },
-  revokeGatewayToken: { method: 'DELETE', path: '/gateways/{id}/tokens/{tokenId}/revoke', identity: 'H', accountScoped: true, permission: 'gateway-tokens:revoke', result: S.GatewayToken },
-  deleteGatewayToken: { method: 'DELETE', path: '/gateways/{id}/tokens/{tokenId}', identity: 'H', accountScoped: true, permission: 'gateway-tokens:delete', result: S.TokenDeleted },
+  revokeGatewayToken: { ...routes.revokeGatewayToken, result: S.GatewayToken },
+  deleteGatewayToken: { ...routes.deleteGatewayToken, result: S.TokenDeleted },
 
   // ------------------------------------------------------------ logs, usage, key access
   listGatewayLogs: {
-    method: 'GET', path: '/gateways/{id}/logs', identity: 'SA', accountScoped: true, permission: 'gateways:read-logs',
-    query: S.Query({ status: Opt(Str), model: Opt(Str), ...S.Page }), result: Type.Array(S.LogEntry), pages: 'array',
+    ...routes.listGatewayLogs,
+    query: S.Query({ status: Opt(Str), model: Opt(Str), ...S.Page }), result: Type.Array(S.LogEntry),
   },
-  getGatewayLog: { method: 'GET', path: '/gateways/{id}/logs/{logId}', identity: 'SA', accountScoped: true, permission: 'gateways:read-logs', result: S.LogDetail },
+  getGatewayLog: { ...routes.getGatewayLog, result: S.LogDetail },
   listGatewayKeyAccess: {
-    method: 'GET', path: '/gateways/{id}/key-access', identity: 'SA', accountScoped: true, permission: 'gateways:read-key-access',
-    query: S.Query({ outcome: Opt(Str), ...S.Page }), result: S.KeyAccessPage, pages: 'rows',
+    ...routes.listGatewayKeyAccess,
+    query: S.Query({ outcome: Opt(Str), ...S.Page }), result: S.KeyAccessPage,
   },
   listUsageLogs: {
-    method: 'GET', path: '/usage/logs', identity: 'H', accountScoped: true, permission: 'usage:read',
-    query: S.Query({ projectId: Opt(Str), gatewayId: Opt(Id), status: Opt(Str), ...S.Page }), result: Type.Array(S.LogEntry), pages: 'array',
+    ...routes.listUsageLogs,
+    query: S.Query({ projectId: Opt(Str), gatewayId: Opt(Id), status: Opt(Str), ...S.Page }), result: Type.Array(S.LogEntry),
   },
   getUsageLog: {
-    method: 'GET', path: '/usage/logs/{logId}', identity: 'H', accountScoped: true, permission: 'usage:read-bodies',
+    ...routes.getUsageLog,
     query: S.Query({ projectId: Opt(Str) }), result: S.LogBodies,
   },
   getUsageSpend: {
-    method: 'GET', path: '/usage/spend', identity: 'H', accountScoped: true, permission: 'usage:read',
+    ...routes.getUsageSpend,
     query: S.Query({ projectId: Opt(Str), since: Opt(Str) }), result: S.Spend,
   },
   getUsageMetrics: {
-    method: 'GET', path: '/usage/metrics', identity: 'H', accountScoped: true, permission: 'usage:read',
+    ...routes.getUsageMetrics,
     query: S.Query({ projectId: Opt(Str), since: Opt(Str), bucket: Opt(Str) }), result: Type.Array(S.MetricsBucket),
   },
 
   // ------------------------------------------------------------ service accounts and groups
   listServiceAccounts: {
-    method: 'GET', path: '/service-accounts', identity: 'H', accountScoped: true, permission: 'service-accounts:read',
+    ...routes.listServiceAccounts,
     query: S.Query({ accountId: Opt(Id) }), result: Type.Array(S.ServiceAccount),
   },
   grantServiceAccount: {
-    method: 'POST', path: '/service-accounts/{id}/grants', identity: 'H', accountScoped: true, permission: 'records:share-service-account', ownerMay: true,
+    ...routes.grantServiceAccount,
     body: S.Body({ recordId: Id, wrappedDek: Type.String({ minLength: 1 }) }), result: S.ServiceAccountGrant,
   },
-  deleteGroup: { method: 'DELETE', path: '/groups/{groupId}', identity: 'H', accountScoped: true, permission: 'groups:delete', result: S.GroupMutationResult },
+  deleteGroup: { ...routes.deleteGroup, result: S.GroupMutationResult },
   grantProjectGroupRole: {
-    method: 'POST', path: '/projects/{id}/group-grants/{groupId}', identity: 'H', accountScoped: true, permission: 'groups:grant',
+    ...routes.grantProjectGroupRole,
     body: S.Body({ roleId: Id }), result: S.GroupMutationResult,
   },
-} as const satisfies Record<string, OperationSpec>;
+} as const satisfies { [K in RouteName]: OperationSpec };
 
 export type Operations = typeof operations;
 export type OperationName = keyof Operations;
@@ -319,16 +308,3 @@ export type RequestOf<K extends OperationName> =
   (Operations[K] extends { body: unknown } ? { body: BodyOf<K> } : { body?: undefined });
 
 export const operationNames = Object.keys(operations) as OperationName[];
-
-export function operationSpec(name: OperationName): OperationSpec {
-  return operations[name];
-}
-
-/** Fills a path template: `/gateways/{id}` + {id: 'x'} -> `/gateways/x` (each value URL-encoded). */
-export function fillPath(template: string, params: Record<string, string> | undefined): string {
-  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = params?.[name];
-    if (value === undefined || value === '') throw new TypeError(`missing path parameter "${name}" for ${template}`);
-    return encodeURIComponent(value);
-  });
-}

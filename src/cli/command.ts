@@ -21,6 +21,16 @@ export interface CommandContext {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
 }
 
+/** What a command's module exports: the part of the command that runs, loaded only when it runs. */
+export interface CommandModule {
+  /** Returns the process exit code: 0 ok, 1 error, 2 changes present (--detailed-exitcode). */
+  run(ctx: CommandContext): Promise<number>;
+}
+
+/**
+ * A command as the command list declares it: light data that `cplane --help` and the flag parser read,
+ * plus `load`, which imports the module that runs it only when it runs (see commands/index.ts).
+ */
 export interface Command {
   /** Words that select the command, e.g. ['state', 'list']. */
   name: string[];
@@ -30,6 +40,6 @@ export interface Command {
   /** Lines printed under the usage by `cplane <cmd> --help`: one per flag. */
   help?: string[];
   options: OptionSpec;
-  /** Returns the process exit code: 0 ok, 1 error, 2 changes present (--detailed-exitcode). */
-  run(ctx: CommandContext): Promise<number>;
+  /** Imports the command's module, and with it everything the command needs. */
+  load(): Promise<CommandModule>;
 }

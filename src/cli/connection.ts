@@ -2,28 +2,13 @@
  * Connection settings shared by every command that talks to the API (plan,
  * apply, destroy, export): the API address, the token and the account, from
  * flags or the environment (flags win), and the number of requests in flight.
- * Missing settings are aborts that name the variable to set.
+ * Missing settings are aborts that name the variable to set. The flags
+ * themselves are declared in flags.ts; the account is found by locateState.
  */
 import { createClient, type ApiClient, type ClientEvent, type ClientOptions } from '../api/client.js';
-import type { CommandContext, OptionSpec } from './command.js';
+import type { CommandContext } from './command.js';
 import { AbortError } from './errors.js';
 import { registerSecret } from '../text/safe-text.js';
-
-export const connectionOptions: OptionSpec = {
-  'base-url': { type: 'string' },
-  token: { type: 'string' },
-  account: { type: 'string' },
-  parallelism: { type: 'string' },
-  'allow-insecure-http': { type: 'boolean' },
-};
-
-export const connectionHelp = [
-  '--base-url URL      API address without /v1 (default: $CPLANE_BASE_URL)',
-  '--token TOKEN       API token (prefer $CPLANE_TOKEN: a flag shows in the process list and shell history)',
-  '--account ID        account to work in (default: $CPLANE_ACCOUNT, then the configuration)',
-  '--parallelism N     requests in flight at once (default 10)',
-  '--allow-insecure-http  send the token over plain http to another machine (or CPLANE_ALLOW_INSECURE_HTTP=1)',
-];
 
 export const DEFAULT_PARALLELISM = 10;
 
@@ -101,15 +86,6 @@ export function connectionSettings(ctx: CommandContext): ConnectionSettings {
     ...(maxResponseMb !== undefined ? { maxResponseBytes: Math.round(maxResponseMb * 1024 * 1024) } : {}),
     allowInsecureHttp: ctx.values['allow-insecure-http'] === true || ['1', 'true'].includes(ctx.env.CPLANE_ALLOW_INSECURE_HTTP ?? ''),
   };
-}
-
-/** The account from --account, else CPLANE_ACCOUNT, else the configuration. */
-export function accountOf(ctx: CommandContext, fromConfig: string | undefined): string {
-  const account = flag(ctx, 'account') ?? (ctx.env.CPLANE_ACCOUNT || undefined) ?? fromConfig;
-  if (!account) {
-    throw new AbortError('No account: CPLANE_ACCOUNT is not set and the configuration gives none.', 'Set CPLANE_ACCOUNT, pass --account ID, or add `account:` to the configuration.');
-  }
-  return account;
 }
 
 export function connect(

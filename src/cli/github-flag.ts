@@ -9,12 +9,8 @@ import { join, relative } from 'node:path';
 import { formatGithub } from '../config/index.js';
 import { appendStepSummary, errorAnnotation, problemAnnotation, writeStepOutputs } from '../github/index.js';
 import { PlanError, hasChanges, type Plan } from '../planner/index.js';
-import type { CommandContext, OptionSpec } from './command.js';
+import type { CommandContext } from './command.js';
 import { AbortError, ConfigInvalidError } from './errors.js';
-
-export const githubOptions: OptionSpec = { github: { type: 'boolean' } };
-
-export const githubHelp = '--github            for GitHub Actions: Markdown to $GITHUB_STEP_SUMMARY, ::error annotations, step outputs to $GITHUB_OUTPUT';
 
 export interface GithubReporter {
   /** A plan was made: its Markdown goes to the step summary and a file (for the pull-request comment), its counts to the step outputs. */

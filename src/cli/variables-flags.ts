@@ -1,21 +1,10 @@
 /**
- * The `--var` and `--var-file` flags of every command that loads a
- * configuration (validate, plan, apply, destroy), and how they become
+ * How the `--var` and `--var-file` flags (declared in flags.ts) become
  * loadConfig options.
  */
 import type { LoadOptions, VariableArgument } from '../config/index.js';
-import type { CommandContext, OptionSpec } from './command.js';
+import type { CommandContext } from './command.js';
 import { AbortError } from './errors.js';
-
-export const variablesOptions: OptionSpec = {
-  var: { type: 'string', multiple: true },
-  'var-file': { type: 'string', multiple: true },
-};
-
-export const variablesHelp = [
-  '--var NAME=VALUE    set a variable (repeatable); wins over defaults and CPLANE_VAR_*',
-  '--var-file FILE     read variables from a YAML file (repeatable); with --var, the last one given wins',
-];
 
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []);
 

@@ -1,33 +1,85 @@
 /**
- * What plan, apply and destroy all start from: the configuration loaded from
- * its folder (with --var and --var-file), the account (flag, then environment,
- * then configuration), the account's state, and an API client. Opening it
- * reports configuration errors together, with their lines; `close()` releases
- * the state lock and the connections.
+ * How every command finds its configuration folder, account and state file
+ * (`locateState`), and what plan, apply and destroy all start from
+ * (`openWorkspace`): the configuration loaded from its folder (with --var and
+ * --var-file), the account's state, and an API client. Opening it reports
+ * configuration errors together, with their lines; `close()` releases the
+ * state lock and the connections.
  */
-import { resolve } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { ApiClient, ClientEvent } from '../api/client.js';
 import { formatDiagnostic, loadConfig, type DesiredState } from '../config/index.js';
 import { openState, type StateStore } from '../state/index.js';
-import type { CommandContext, OptionSpec } from './command.js';
-import { accountOf, connect, connectionHelp, connectionOptions, connectionSettings } from './connection.js';
+import type { CommandContext } from './command.js';
+import { connect, connectionSettings } from './connection.js';
 import { AbortError, ConfigInvalidError } from './errors.js';
-import { variablesHelp, variablesLoadOptions, variablesOptions } from './variables-flags.js';
+import { variablesLoadOptions } from './variables-flags.js';
 import { workspaceName, workspaceStatePath } from './workspace-name.js';
 
-export const workspaceOptions: OptionSpec = {
-  ...connectionOptions,
-  ...variablesOptions,
-  state: { type: 'string' },
-  workspace: { type: 'string' },
+export interface StateLocation {
+  /** Absolute configuration folder. */
+  configDir: string;
+  account?: string;
+  /** Absolute state file from --state. */
+  statePath?: string;
+}
+
+const flag = (ctx: CommandContext, name: string): string | undefined => {
+  const value = ctx.values[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
 };
 
-export const workspaceHelp = [
-  ...connectionHelp,
-  ...variablesHelp,
-  '--state PATH        state file to use instead of <dir>/.cplane/<account>/state.json',
-  '--workspace NAME    workspace: a separate state for the same account (default: $CPLANE_WORKSPACE, then `default`)',
-];
+/**
+ * The one way every command finds its state. The folder is [dir] (default: the current folder). The account
+ * is --account, else $CPLANE_ACCOUNT, else the configuration's `account:` (read with --var and --var-file),
+ * else the account of the one state kept under `<dir>/.cplane/`. `--state PATH` is taken relative to the
+ * current folder, as users expect. `configAccount` is asked only when neither flag nor environment names one.
+ */
+export async function locateState(
+  ctx: CommandContext,
+  dir: string | undefined,
+  configAccount: () => Promise<string | undefined> | string | undefined,
+): Promise<StateLocation> {
+  const configDir = resolve(ctx.cwd, dir ?? '.');
+  if (dir !== undefined && !statSync(configDir, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new AbortError(`The configuration folder ${configDir} does not exist.`, 'Give an existing folder as [dir], or leave it out to use the current one.');
+  }
+  const statePath = flag(ctx, 'state');
+  const account = flag(ctx, 'account') ?? (ctx.env.CPLANE_ACCOUNT || undefined) ?? (await configAccount()) ?? (statePath === undefined ? onlyStateAccount(configDir) : undefined);
+  return { configDir, ...(account ? { account } : {}), ...(statePath !== undefined ? { statePath: resolve(ctx.cwd, statePath) } : {}) };
+}
+
+/**
+ * The account of the one state kept under `<dir>/.cplane/`, as a folder used with one account usually has.
+ * With several, the user must choose (the error lists them); with none, the caller says what is missing.
+ */
+function onlyStateAccount(configDir: string): string | undefined {
+  const folder = join(configDir, '.cplane');
+  const accounts = (statSync(folder, { throwIfNoEntry: false })?.isDirectory() ? readdirSync(folder, { withFileTypes: true }) : [])
+    .filter((entry) => entry.isDirectory() && statSync(join(folder, entry.name, 'state.json'), { throwIfNoEntry: false })?.isFile())
+    .map((entry) => entry.name)
+    .sort();
+  if (accounts.length > 1) {
+    throw new AbortError(`${folder} holds the states of ${accounts.length} accounts: ${accounts.join(', ')}.`, 'Choose one with --account ID or CPLANE_ACCOUNT.');
+  }
+  return accounts[0];
+}
+
+/**
+ * The account the configuration in `configDir` names, for the commands that only read the state: a folder
+ * that does not load (or has no configuration) names none, since these commands do not need it.
+ */
+export async function configuredAccount(ctx: CommandContext, configDir: string): Promise<string | undefined> {
+  const { desired } = await loadConfig(configDir, variablesLoadOptions(ctx));
+  return desired?.account;
+}
+
+/** Opens the state of a command that reads or repairs only the state; `dir` is its [dir] positional. */
+export async function openStateFor(ctx: CommandContext, dir: string | undefined, options: { lock: boolean; command: string }): Promise<StateStore> {
+  const location = await locateState(ctx, dir, () => configuredAccount(ctx, resolve(ctx.cwd, dir ?? '.')));
+  return openState({ ...location, env: ctx.env, command: options.command, lock: options.lock, mustExist: true });
+}
 
 export interface Workspace {
   desired: DesiredState;
@@ -55,7 +107,7 @@ export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptio
   const dir = resolve(ctx.cwd, ctx.positionals[0] ?? '.');
   // Check the connection settings before reading anything, so a missing variable is the first thing said.
   const settings = connectionSettings(ctx);
-  const flagAccount = typeof ctx.values.account === 'string' ? ctx.values.account : undefined;
+  const flagAccount = flag(ctx, 'account');
   const { desired, diagnostics } = await loadConfig(dir, {
     ...variablesLoadOptions(ctx),
     ...(flagAccount ? { account: flagAccount } : {}),
@@ -71,10 +123,14 @@ export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptio
       errors,
     );
   }
-  const account = accountOf(ctx, desired.account);
+  const location = await locateState(ctx, ctx.positionals[0], () => desired.account);
+  const account = location.account;
+  if (!account) {
+    throw new AbortError('No account: CPLANE_ACCOUNT is not set and the configuration gives none.', 'Set CPLANE_ACCOUNT, pass --account ID, or add `account:` to the configuration.');
+  }
   const workspace = workspaceName(ctx);
-  const statePath = typeof ctx.values.state === 'string' ? resolve(ctx.cwd, ctx.values.state) : workspaceStatePath(dir, account, workspace);
-  const state = await openState({ configDir: dir, account, env: ctx.env, command: options.command, lock: options.lock, ...(statePath ? { statePath } : {}) });
+  const statePath = location.statePath ?? workspaceStatePath(location.configDir, account, workspace);
+  const state = await openState({ ...location, account, env: ctx.env, command: options.command, lock: options.lock, ...(statePath ? { statePath } : {}) });
   let client: ApiClient;
   try {
     client = connect(ctx, { account, settings, ...(options.onClientEvent ? { onEvent: options.onClientEvent } : {}) });

@@ -10,7 +10,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { buildDesired, type LoadedFile } from './build-desired.js';
 import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from './diagnostics.js';
 import { interpolate } from './interpolate.js';
-import { checkSchema } from './schema-check.js';
+import { checkSchema, type UnsetVariables } from './schema-check.js';
 import { pathKey, readSourceFile, type SourceFile } from './source-file.js';
 import { resolveVariables, type VariableArgument, type VariableDeclaration, type VariableValue } from './variables.js';
 import type { ConfigFile, VariableConfig } from './config-file.js';
@@ -27,12 +27,19 @@ export interface LoadOptions {
   cwd?: string;
   /** Variable values a saved plan was made with: they win over every other source. */
   savedVariables?: Record<string, VariableValue>;
+  /**
+   * Variables without a value are unknown rather than errors (`cplane validate`): a field that uses one
+   * is checked only for its type, and only where the variable declares a type.
+   */
+  allowUnsetVariables?: boolean;
 }
 
 export interface LoadResult {
   /** Undefined when any diagnostic is an error. */
   desired: DesiredState | undefined;
   diagnostics: Diagnostic[];
+  /** With allowUnsetVariables: the declared variables that had no value, sorted. */
+  unsetVariables?: string[];
 }
 
 const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -111,7 +118,12 @@ export async function loadConfig(dir: string, options: LoadOptions = {}): Promis
   const env = options.env ?? process.env;
   const root = resolve(cwd, dir);
   const diagnostics: Diagnostic[] = [];
-  const done = (desired?: DesiredState): LoadResult => ({ desired: hasErrors(diagnostics) ? undefined : desired, diagnostics: sortDiagnostics(diagnostics) });
+  let unset: UnsetVariables | undefined;
+  const done = (desired?: DesiredState): LoadResult => ({
+    desired: hasErrors(diagnostics) ? undefined : desired,
+    diagnostics: sortDiagnostics(diagnostics),
+    ...(unset ? { unsetVariables: [...unset.keys()].sort() } : {}),
+  });
 
   const names = await listConfigFiles(root, diagnostics);
   if (!names) return done();
@@ -142,13 +154,15 @@ export async function loadConfig(dir: string, options: LoadOptions = {}): Promis
   if (chosenAccount && accountVariable && accountVariable.config.default === undefined) {
     accountVariable.config = { ...accountVariable.config, default: chosenAccount };
   }
-  const values = await resolveVariables(declarations, { variables: options.variables, env, cwd, saved: options.savedVariables }, diagnostics);
+  const allowUnset = options.allowUnsetVariables === true;
+  const values = await resolveVariables(declarations, { variables: options.variables, env, cwd, saved: options.savedVariables, allowUnset }, diagnostics);
   const scope = { values, declared: new Set(declarations.keys()), env, secretEnv: secretEnvNames(files.map((f) => f.value)) };
+  if (allowUnset) unset = new Map([...declarations].filter(([name]) => !values.has(name)).map(([name, d]) => [name, d.config.type]));
 
   const loaded: LoadedFile[] = [];
   for (const file of files) {
     file.value = interpolate(file.value, file, scope, diagnostics);
-    if (checkSchema(file, diagnostics)) loaded.push({ file, config: file.value as ConfigFile });
+    if (checkSchema(file, diagnostics, unset)) loaded.push({ file, config: file.value as ConfigFile });
   }
   if (hasErrors(diagnostics)) return done();
 

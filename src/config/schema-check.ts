@@ -1,32 +1,43 @@
 /**
  * Validation of one file's value against schema/config.schema.json (ajv,
  * JSON Schema 2020-12, strict mode), and the translation of ajv's errors into
- * diagnostics at the right line, in words a user can act on.
+ * diagnostics at the right line, in words a user can act on. The schema is
+ * compiled at build time (scripts/compile-schemas.mjs), not on every run.
  */
-import { readFileSync } from 'node:fs';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
+import validateConfig from '../generated/config-schema.js';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { pathKey, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
-
-// ajv-formats is CommonJS: its default export arrives wrapped under NodeNext.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
-
-export const schemaUrl = new URL('../../schema/config.schema.json', import.meta.url);
-
-let compiled: ValidateFunction | undefined;
-
-function validator(): ValidateFunction {
-  if (!compiled) {
-    const ajv = new Ajv2020({ strict: true, allErrors: true, verbose: true, allowUnionTypes: true });
-    addFormats(ajv);
-    compiled = ajv.compile(JSON.parse(readFileSync(schemaUrl, 'utf8')) as object);
-  }
-  return compiled;
-}
+import type { VariableConfig } from './config-file.js';
 
 type Segment = string | number;
+
+/** Declared variables that have no value (`cplane validate` without --var), with their declared type, if any. */
+export type UnsetVariables = Map<string, VariableConfig['type']>;
+
+const UNSET_REFERENCE = /\$\{var\.([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const WHOLE_REFERENCE = /^\$\{var\.([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+/**
+ * Whether an error is about a value that an unset variable decides, so nothing can be said about it yet.
+ * Interpolation leaves `${var.NAME}` in place when NAME has no value. Spliced into text, the result is a
+ * string whatever the value: only a type error stands. Alone, the value takes the variable's type: a type
+ * error stands only when the variable declares a type the field does not take.
+ */
+function undecided(error: ErrorObject, unset: UnsetVariables): boolean {
+  const data: unknown = error.data;
+  if (typeof data !== 'string') return false;
+  const names = [...data.matchAll(UNSET_REFERENCE)].map((m) => m[1]!).filter((name) => unset.has(name));
+  if (names.length === 0) return false;
+  if (error.keyword !== 'type') return true;
+  const whole = WHOLE_REFERENCE.exec(data)?.[1];
+  if (whole === undefined || !unset.has(whole)) return false;
+  const declared = unset.get(whole);
+  if (declared === undefined) return true;
+  const expected = [(error.params as { type: string | string[] }).type].flat();
+  return expected.includes(declared) || (declared === 'integer' && expected.includes('number'));
+}
 
 function segmentsOf(instancePath: string, value: unknown): Segment[] {
   if (!instancePath) return [];
@@ -79,7 +90,7 @@ function locate(file: SourceFile, path: readonly Segment[]): { key?: number; val
   return { value: [0, 0] };
 }
 
-function translate(file: SourceFile, error: ErrorObject, errors: ErrorObject[], sink: DiagnosticSink): void {
+function translate(file: SourceFile, error: ErrorObject, errors: ErrorObject[], sink: DiagnosticSink, unset: UnsetVariables | undefined): void {
   const path = segmentsOf(error.instancePath, file.value);
   const { owner, field } = describePath(path);
   const schema = error.parentSchema as Record<string, unknown> | undefined;
@@ -111,6 +122,11 @@ function translate(file: SourceFile, error: ErrorObject, errors: ErrorObject[], 
       }
       {
         const expected = [params.type].flat().map(String);
+        const variable = typeof error.data === 'string' ? WHOLE_REFERENCE.exec(error.data)?.[1] : undefined;
+        if (variable !== undefined && unset?.has(variable)) {
+          here('wrong_type', `Wrong type for ${name}: expected ${expected.map(expectedType).join(' or ')}, but variable "${variable}" is declared as ${expectedType(unset.get(variable)!)}`);
+          return;
+        }
         const quoteHint = expected.includes('string') && ['number', 'boolean'].includes(typeof error.data)
           ? 'YAML reads this as a number or boolean: quote it to keep it text, e.g. "100.00".'
           : undefined;
@@ -187,11 +203,11 @@ function translate(file: SourceFile, error: ErrorObject, errors: ErrorObject[], 
   here('invalid_value', `${name} ${error.message ?? 'is invalid'}`);
 }
 
-/** Validates one parsed file; returns whether it is valid. */
-export function checkSchema(file: SourceFile, sink: DiagnosticSink): boolean {
-  const validate = validator();
-  if (validate(file.value)) return true;
-  const errors = validate.errors ?? [];
-  for (const error of errors) translate(file, error, errors, sink);
-  return false;
+/** Validates one parsed file; returns whether it is valid. Errors about values that unset variables decide are left out. */
+export function checkSchema(file: SourceFile, sink: DiagnosticSink, unset?: UnsetVariables): boolean {
+  if (validateConfig(file.value)) return true;
+  const all = validateConfig.errors ?? [];
+  const errors = unset?.size ? all.filter((error) => !undecided(error, unset)) : all;
+  for (const error of errors) translate(file, error, errors, sink, unset);
+  return errors.length === 0;
 }

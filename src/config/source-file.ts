@@ -76,7 +76,9 @@ export const pathKey = (path: readonly (string | number)[]): string => path.join
 
 // Keys are built by string concatenation rather than from path arrays: this runs for every node
 // of every file, and allocating arrays here doubled the load time of large configurations.
-function indexPositions(node: Node | null | undefined, prefix: string, into: Map<string, NodePosition>): void {
+// It also finds duplicate keys (their offsets go to `duplicates`): the parser's own check (uniqueKeys)
+// compares each key with every earlier one of its map, which is quadratic in a map of 5,000 records.
+function indexPositions(node: Node | null | undefined, prefix: string, into: Map<string, NodePosition>, duplicates: number[]): void {
   if (!node || isAlias(node)) return;
   const join = (segment: string | number) => (prefix === '' ? String(segment) : `${prefix}\0${segment}`);
   if (isMap(node)) {
@@ -87,15 +89,16 @@ function indexPositions(node: Node | null | undefined, prefix: string, into: Map
       const childKey = join(String(item.key.value));
       const keyStart = keyNode.range?.[0] ?? 0;
       const value: [number, number] = valueNode?.range ? [valueNode.range[0], valueNode.range[1]] : [keyStart, keyNode.range?.[1] ?? keyStart];
+      if (into.has(childKey)) duplicates.push(keyStart);
       into.set(childKey, { key: keyStart, value });
-      indexPositions(valueNode, childKey, into);
+      indexPositions(valueNode, childKey, into, duplicates);
     }
   } else if (isSeq(node)) {
     node.items.forEach((item, i) => {
       const child = item as Node;
       const childKey = join(i);
       if (child?.range) into.set(childKey, { value: [child.range[0], child.range[1]] });
-      indexPositions(child, childKey, into);
+      indexPositions(child, childKey, into, duplicates);
     });
   }
 }
@@ -143,7 +146,7 @@ export async function readSourceFile(path: string, display: string, sink: Diagno
     }));
     return undefined;
   }
-  const doc: Document = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  const doc: Document = parseDocument(text, { lineCounter: lines, uniqueKeys: false, prettyErrors: false });
   let syntaxReported = false;
   for (const error of doc.errors) {
     // The parser gives up on deep flow nesting with a stack overflow: say what it means.
@@ -171,6 +174,13 @@ export async function readSourceFile(path: string, display: string, sink: Diagno
     sink.push(diagnosticAt(file, offset, diagnostic));
     return undefined;
   }
+  // After the structure check: the position index recurses, so it may only see a bounded depth.
+  const duplicates: number[] = [];
+  indexPositions(doc.contents as Node | null, '', file.positions, duplicates);
+  for (const offset of duplicates) {
+    sink.push(diagnosticAt(file, offset, { code: 'duplicate_key', summary: `Duplicate key "${duplicateKeyAt(text, offset)}": a key may appear only once in a map` }));
+  }
+  if (duplicates.length > 0) return undefined;
   try {
     file.value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
@@ -186,7 +196,6 @@ export async function readSourceFile(path: string, display: string, sink: Diagno
     }
     throw error;
   }
-  indexPositions(doc.contents as Node | null, '', file.positions);
   return file;
 }
 

@@ -27,6 +27,8 @@ export interface VariableInputs {
   cwd: string;
   /** Values recorded in a saved plan: they win over every other source. */
   saved?: Record<string, VariableValue>;
+  /** A variable without a value is left unknown instead of being an error (`cplane validate`). */
+  allowUnset?: boolean;
 }
 
 interface Given {
@@ -107,6 +109,7 @@ export async function resolveVariables(
     const found = given.get(name) ?? (declaration.config.default !== undefined ? { value: declaration.config.default, origin: 'its default' } : undefined);
     const declaredAt = declaration.file.positions.get(pathKey(['variables', name]))?.key ?? 0;
     if (!found) {
+      if (inputs.allowUnset) continue;
       sink.push(diagnosticAt(declaration.file, declaredAt, {
         code: 'variable_unset',
         summary: `Variable "${name}" is required but has no value`,

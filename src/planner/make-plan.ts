@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { ApiClient } from '../api/client.js';
-import { operations } from '../api/operations.js';
+import { routes } from '../api/routes.js';
 import { resolveSecret } from '../config/index.js';
 import type { AttributesByKind, DesiredResource, DesiredState, ResourceKind, SecretSource } from '../config/types.js';
 import { findProvider, kindOrder, providers } from '../providers/index.js';
@@ -238,7 +238,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
         if (mode === 'refresh-only') continue;
         if (snapshot.byIdOnly.has(r.kind)) {
           const op = providerOf(r.kind).refreshOperations[0] ?? providerOf(r.kind).readOperation;
-          unreadable.push({ address: r.address, kind: r.kind, operation: op, reason: `not in state, and finding an existing one needs ${operations[op].method} ${operations[op].path}, a human-only operation` });
+          unreadable.push({ address: r.address, kind: r.kind, operation: op, reason: `not in state, and finding an existing one needs ${routes[op].method} ${routes[op].path}, a human-only operation` });
           continue;
         }
         const key = provider.naturalKey(r, lookups);

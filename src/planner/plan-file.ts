@@ -7,28 +7,16 @@
  */
 import { constants } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import { AbortError } from '../cli/errors.js';
+// schema/plan.schema.json, compiled at build time (scripts/compile-schemas.mjs).
+import validatePlan from '../generated/plan-schema.js';
 import type { Plan } from './types.js';
-
-// ajv-formats is CommonJS: under NodeNext its default import is the module object.
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
-
-export const planSchemaUrl = new URL('../../schema/plan.schema.json', import.meta.url);
-
-let validator: ValidateFunction<Plan> | undefined;
 
 /** Problems of a plan document as `path: message` (up to five), or an empty list when it is valid. */
 export function planSchemaProblems(document: unknown): string[] {
-  if (!validator) {
-    const ajv = new Ajv2020({ allErrors: true, strict: true });
-    addFormats(ajv, ['date-time', 'uuid']);
-    validator = ajv.compile<Plan>(JSON.parse(readFileSync(planSchemaUrl, 'utf8')) as object);
-  }
-  if (validator(document)) return [];
-  return (validator.errors ?? []).slice(0, 5).map((e: ErrorObject) => `${e.instancePath || '/'}: ${e.message ?? e.keyword}`);
+  if (validatePlan(document)) return [];
+  return (validatePlan.errors ?? []).slice(0, 5).map((e: ErrorObject) => `${e.instancePath || '/'}: ${e.message ?? e.keyword}`);
 }
 
 export async function writePlanFile(path: string, plan: Plan): Promise<void> {

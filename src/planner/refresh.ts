@@ -11,7 +11,8 @@ import type { ApiClient } from '../api/client.js';
 import { ApiError, IdentityRefusedError } from '../api/errors.js';
 import { isRefusal } from '../providers/view-diff.js';
 import { Limiter } from '../api/limiter.js';
-import { operations, type OperationName } from '../api/operations.js';
+import type { OperationName } from '../api/operations.js';
+import { routes } from '../api/routes.js';
 import type { GatewayT, ProviderT } from '../api/shapes.js';
 import type { DesiredState, GatewayAttributes, ResourceKind } from '../config/types.js';
 import { listProviders, providers } from '../providers/index.js';
@@ -41,7 +42,7 @@ export interface RefreshInput {
   parallelism: number;
 }
 
-const humanOnly = (client: ApiClient, operation: OperationName) => client.identity === 'service_account' && operations[operation].identity === 'H';
+const humanOnly = (client: ApiClient, operation: OperationName) => client.identity === 'service_account' && routes[operation].identity === 'H';
 
 /** The reason a read was refused, for the plan's unreadable list; a read that failed is thrown on (see isRefusal). */
 function reasonOf(error: unknown): { reason: string; requestId?: string } {

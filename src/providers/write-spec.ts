@@ -2,7 +2,8 @@
  * Builds the writes providers return: the operation, its path and body
  * templates, what to record in state, and a one-line summary for people.
  */
-import { operations, type OperationName } from '../api/operations.js';
+import type { OperationName } from '../api/operations.js';
+import { routes } from '../api/routes.js';
 import type { Template, WriteEffects } from '../planner/types.js';
 import type { WriteSpec } from './types.js';
 
@@ -11,7 +12,7 @@ export function writeSpec(
   parts: { path?: Record<string, Template>; body?: Template; effects?: WriteEffects },
   what: string,
 ): WriteSpec {
-  const spec = operations[operation];
+  const spec = routes[operation];
   const write: WriteSpec = { operation, path: parts.path ?? {}, effects: parts.effects ?? {}, summary: `${spec.method} ${spec.path} (${what})` };
   if (parts.body !== undefined) write.body = parts.body;
   return write;

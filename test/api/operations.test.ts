@@ -81,3 +81,17 @@ describe('operation table', () => {
     expect(operationNames.filter((name) => operations[name].identity === 'SA')).toHaveLength(10);
   });
 });
+
+describe('the route table and the schema table', () => {
+  it('name the same operations, and every operation carries exactly its route', async () => {
+    const { routeNames, routes } = await import('../../src/api/routes.js');
+    expect(operationNames).toEqual(routeNames);
+    const routeKeys = ['method', 'path', 'identity', 'accountScoped', 'permission', 'ownerMay', 'pages', 'planLimited'];
+    for (const name of operationNames) {
+      const spec = operations[name] as Record<string, unknown>;
+      const fromRoute = Object.fromEntries(Object.entries(spec).filter(([key]) => routeKeys.includes(key)));
+      expect(fromRoute, name).toEqual(routes[name]);
+      expect(Object.keys(spec).filter((key) => !routeKeys.includes(key)).every((key) => ['query', 'body', 'result'].includes(key)), name).toBe(true);
+    }
+  });
+});

@@ -1,14 +1,22 @@
 /**
  * Test helpers: write a configuration folder into a fresh temporary folder and
- * load it from there, so diagnostics name files as `main.yaml`.
+ * load it from there, so diagnostics name files as `main.yaml`. The folders are
+ * removed when the test file ends.
  */
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterAll } from 'vitest';
 import { loadConfig, type LoadOptions } from '../../src/config/index.js';
+
+const written: string[] = [];
+afterAll(() => {
+  for (const dir of written.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 export function writeConfig(files: Record<string, string | Buffer>): string {
   const dir = mkdtempSync(join(tmpdir(), 'cplane-config-'));
+  written.push(dir);
   for (const [name, content] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileSync(join(dir, name), content);

@@ -19,6 +19,16 @@ test('a valid folder: exit 0 and a one-line summary', () => {
   expect(run).toEqual({ code: 0, stdout: 'Configuration is valid: 8 resources in 1 file.\n', stderr: '' });
 });
 
+test('without variable values: valid, checked for type only, and says which variables had none', () => {
+  expect(cplane(['validate', 'examples/quickstart'])).toEqual({
+    code: 0,
+    stdout: 'Configuration is valid: 8 resources in 1 file (without a value for "account": checked for type only).\n',
+    stderr: '',
+  });
+  const json = JSON.parse(cplane(['validate', 'examples/multi-env', '--json']).stdout) as { valid: boolean; unsetVariables: string[] };
+  expect(json).toMatchObject({ valid: true, unsetVariables: ['account', 'env'] });
+});
+
 test('variables from a var file and from CPLANE_VAR_', () => {
   expect(cplane(['validate', 'examples/multi-env', '--var-file', 'examples/multi-env/vars/staging.yaml']).code).toBe(0);
   expect(cplane(['validate', 'examples/multi-env'], process.cwd(), { CPLANE_VAR_account: 'a', CPLANE_VAR_env: 'dev' }).code).toBe(0);

@@ -77,3 +77,47 @@ test('a missing variable file', async () => {
   const { diagnostics } = await loadConfig('.', { cwd: dir, env: {}, variables: [{ file: 'nope.yaml' }] });
   expect(diagnostics.map((d) => d.summary)).toEqual(['Cannot read variable file nope.yaml: ENOENT']);
 });
+
+test('without allowUnsetVariables, a variable with no value is an error at its declaration', async () => {
+  const { desired, diagnostics } = await load({ 'main.yaml': 'variables:\n  account: {}\naccount: ${var.account}\n' });
+  expect(desired).toBeUndefined();
+  expect(diagnostics.map((d) => [d.code, d.summary])).toEqual([['variable_unset', 'Variable "account" is required but has no value']]);
+});
+
+test('with allowUnsetVariables (validate), a field that uses an unset variable is not checked beyond its type', async () => {
+  const config = [
+    'variables:',
+    '  account: {}',
+    '  days: { type: integer }',
+    '  env: {}',
+    'account: ${var.account}',
+    'projects:',
+    '  p:',
+    '    name: "p-${var.env}"',
+    '    records:',
+    '      r: { rotationIntervalDays: "${var.days}", secretDueAt: "${var.env}" }',
+  ].join('\n');
+  const result = await load({ 'main.yaml': config }, { allowUnsetVariables: true });
+  expect(result.diagnostics).toEqual([]);
+  expect(result.unsetVariables).toEqual(['account', 'days', 'env']);
+  expect(result.desired!.resources.map((r) => r.address)).toEqual(['project.p', 'record.p/r']);
+});
+
+test('with allowUnsetVariables, a declared type the field does not take is still an error, and so is text in a number', async () => {
+  const config = [
+    'variables:',
+    '  label: { type: string }',
+    '  days: { type: integer }',
+    'projects:',
+    '  p:',
+    '    records:',
+    '      a: { rotationIntervalDays: "${var.label}" }',
+    '      b: { rotationIntervalDays: "${var.days}0" }',
+  ].join('\n');
+  const { desired, diagnostics } = await load({ 'main.yaml': config }, { allowUnsetVariables: true });
+  expect(desired).toBeUndefined();
+  expect(diagnostics.map((d) => [d.code, d.summary])).toEqual([
+    ['wrong_type', 'Wrong type for "rotationIntervalDays" in record "p/a": expected an integer or null, but variable "label" is declared as a string'],
+    ['wrong_type', 'Wrong type for "rotationIntervalDays" in record "p/b": expected an integer or null, got a string'],
+  ]);
+});

@@ -12,43 +12,17 @@ import { resolveSecret } from '../../config/index.js';
 import { hasChanges, makePlan, placeholderProblems, readPlanFile } from '../../planner/index.js';
 import type { Plan } from '../../planner/types.js';
 import { accountLabel, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
-import { eventLine, renderApplyProgress, renderConfirm, summaryLines } from '../../ui/index.js';
-import type { Command, CommandContext, OptionSpec } from '../command.js';
+import { eventLine } from '../../ui/plain-lines.js';
+import { summaryLines } from '../../ui/summary-text.js';
+import type { CommandContext, CommandModule } from '../command.js';
 import { AbortError } from '../errors.js';
 import { parseParallelism } from '../connection.js';
-import { githubHelp, githubOptions, githubReporter, type GithubReporter } from '../github-flag.js';
+import { githubReporter, type GithubReporter } from '../github-flag.js';
+import { readingStatus } from '../reading-status.js';
 import { accountNameOf, planContext, prepareSavedPlan, trustedPlan } from '../saved-plan.js';
-import { openWorkspace, workspaceHelp, workspaceOptions } from '../workspace.js';
+import { openWorkspace } from '../workspace.js';
 
-export const applyOptions: OptionSpec = {
-  ...workspaceOptions,
-  'auto-approve': { type: 'boolean' },
-  target: { type: 'string', multiple: true },
-  json: { type: 'boolean' },
-  'no-input': { type: 'boolean' },
-  ...githubOptions,
-};
-
-export const applyHelp = [
-  '--auto-approve      do not ask for approval (needed without a terminal)',
-  '--target ADDRESS    limit the run to ADDRESS and what it depends on (repeatable)',
-  '--json              one JSON object per event (NDJSON); never prompts',
-  '--no-input          never prompt; plain lines instead of the interactive view',
-  githubHelp,
-  ...workspaceHelp,
-];
-
-export const applyCommand: Command = {
-  name: ['apply'],
-  summary: 'Perform the changes of a plan (resends interrupted writes first)',
-  usage: 'apply [dir | PLANFILE [dir]] [--auto-approve] [--target ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
-  help: [
-    ...applyHelp,
-    'PLANFILE            a plan saved by `cplane plan --out FILE`: applied (no prompt) when a plan made now has exactly its steps;',
-    '                    it brings its variables, account, workspace and state location, and finds its configuration folder',
-    '                    at the same place relative to the current folder (or give dir)',
-  ],
-  options: applyOptions,
+export const applyCommand: CommandModule = {
   run: (ctx) => runApply(ctx, 'apply'),
 };
 
@@ -109,11 +83,18 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
   // On a terminal, journal resends and notices before the live view are plain lines too.
   let sink: Output = json ? jsonOutput(ctx) : plainOutput(ctx, verb);
   const onEvent = (event: ApplyEvent) => sink.event(event);
+  // On a terminal, a status line counts the requests while the account is read for the plan (set below,
+  // after the journal's resends, which print lines of their own).
+  let status = readingStatus(ctx.stderr, { enabled: false });
+  const forward = clientEventHandler(ctx.env, forwardClientEvents(onEvent));
   const workspace = await openWorkspace(opening, {
     lock: true,
     ...(saved ? { savedVariables: saved.context.variables } : {}),
     command: `cplane ${verb}`,
-    onClientEvent: clientEventHandler(ctx.env, forwardClientEvents(onEvent)),
+    onClientEvent: (event) => {
+      status.onClientEvent(event);
+      forward(event);
+    },
   });
   const { state, client } = workspace;
   try {
@@ -130,11 +111,12 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     }
 
     const mode = saved ? saved.mode : verb === 'destroy' ? 'destroy' : 'normal';
+    status = readingStatus(ctx.stderr, { enabled: !json && !ctx.env.CI });
     const [fresh, accountName] = await Promise.all([
       makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode, targets: saved ? saved.targets : targets, parallelism, env: ctx.env }),
       // Read again even for a saved plan: the name shown for approval must not come from a file anyone could edit.
       accountNameOf(client, workspace.account),
-    ]);
+    ]).finally(() => status.stop());
     let plan: Plan = { ...fresh, context: saved ? { ...saved.context, accountName } : await planContext(opening, workspace, accountName) };
     if (saved) {
       if (!hasChanges(fresh)) {
@@ -155,6 +137,8 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     if (!json && !interactive) ctx.stdout.write('\n');
 
     if (!saved && ctx.values['auto-approve'] !== true) {
+      // Ink and React load only here and for the live view: runs without a terminal never need them.
+      const { renderConfirm } = await import('../../ui/confirm-prompt.js');
       const approved = await renderConfirm(
         { stdout: ctx.stdout, stdin: ctx.stdin },
         approvalQuestion(verb, plan, workspace.workspace),
@@ -165,7 +149,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
       }
     }
 
-    if (interactive) sink = inkOutput(ctx, verb);
+    if (interactive) sink = await inkOutput(ctx, verb);
     const controller = new AbortController();
     const stopInterrupts = onInterrupt(() => {
       controller.abort();
@@ -241,7 +225,8 @@ function plainOutput(ctx: CommandContext, verb: Verb): Output {
   };
 }
 
-function inkOutput(ctx: CommandContext, verb: Verb): Output {
+async function inkOutput(ctx: CommandContext, verb: Verb): Promise<Output> {
+  const { renderApplyProgress } = await import('../../ui/render-apply.js');
   const view = renderApplyProgress(ctx.stdout, verb === 'destroy' ? 'Destroy' : 'Apply');
   return { event: (event) => view.onEvent(event), text: () => undefined, finish: (result) => view.finish(result) };
 }

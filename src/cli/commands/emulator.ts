@@ -3,7 +3,7 @@
  * SIGINT or SIGTERM. The first line of output is the base URL, so scripts can
  * read it; `--print-fixtures` prints the seeded data as JSON and exits.
  */
-import type { Command } from '../command.js';
+import type { CommandModule } from '../command.js';
 import { AbortError } from '../errors.js';
 import { fixtures, parseFaultSpec, printableFixtures, startEmulator } from '../../emulator/index.js';
 
@@ -17,26 +17,7 @@ function integerFlag(values: Record<string, unknown>, name: string, min: number,
   return value;
 }
 
-export const emulatorCommand: Command = {
-  name: ['emulator'],
-  summary: 'Run the local emulator of the control-plane API',
-  usage: 'emulator [--port N] [--data FILE] [--latency-ms N] [--faults SPEC] [--rate-limit N] [--print-fixtures]',
-  help: [
-    '--port N           port on 127.0.0.1 (default 4010; 0 picks a free port)',
-    '--data FILE        load the data from FILE and save every change to it (atomically)',
-    '--latency-ms N     add N milliseconds to every request',
-    '--faults SPEC      inject faults, e.g. "429=0.05,500=0.05,503=0.1,drop=0.1,seed=42"',
-    '--rate-limit N     answer 429 beyond N requests per second per token',
-    '--print-fixtures   print the seeded accounts, users, tokens... as JSON and exit',
-  ],
-  options: {
-    port: { type: 'string' },
-    data: { type: 'string' },
-    'latency-ms': { type: 'string' },
-    faults: { type: 'string' },
-    'rate-limit': { type: 'string' },
-    'print-fixtures': { type: 'boolean' },
-  },
+export const emulatorCommand: CommandModule = {
   async run(ctx) {
     if (ctx.values['print-fixtures']) {
       ctx.stdout.write(`${JSON.stringify(printableFixtures(), null, 2)}\n`);

@@ -8,31 +8,14 @@ import { resolve } from 'node:path';
 import { createClient } from '../../api/client.js';
 import { NetworkError } from '../../api/errors.js';
 import { exportAccount, type ExportResult } from '../../export/index.js';
-import type { Command } from '../command.js';
-import { clientOptionsOf, connectionHelp, connectionOptions, connectionSettings } from '../connection.js';
+import type { CommandModule } from '../command.js';
+import { clientOptionsOf, connectionSettings } from '../connection.js';
 import { AbortError } from '../errors.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []);
 
-export const exportCommand: Command = {
-  name: ['export'],
-  summary: 'Write a configuration folder that reproduces a live account',
-  usage: 'export [--account ID] [--project NAME ...] [--out DIR] [--adopt] [--force]',
-  help: [
-    '--project NAME      export only this project, its gateways and the credentials they use (repeatable)',
-    '--out DIR           folder to write (default ./export); created when missing',
-    '--adopt             also record the objects in the state of this account, so `cplane plan` there shows no changes',
-    '--force             write into a folder that export did not write (its YAML files are replaced)',
-    ...connectionHelp,
-  ],
-  options: {
-    ...connectionOptions,
-    project: { type: 'string', multiple: true },
-    out: { type: 'string' },
-    adopt: { type: 'boolean' },
-    force: { type: 'boolean' },
-  },
+export const exportCommand: CommandModule = {
   async run(ctx) {
     if (ctx.positionals.length > 0) throw new AbortError(`export takes no positional arguments (got "${ctx.positionals[0]}").`, 'Give the output folder with --out DIR.');
     // Checked once, before anything else, so a missing variable is the first thing said.

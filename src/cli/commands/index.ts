@@ -1,26 +1,199 @@
 /**
  * Every sub-command of `cplane`, in the order `cplane --help` lists them.
- * Each command lives in its own file; add one import and one entry per command.
+ *
+ * How to add a command (the list is loaded by every run, so it must stay light):
+ * - Write its module here, e.g. `./lint.ts`, exporting `lintCommand: CommandModule = { async run(ctx) {...} }`
+ *   (run returns the exit code). Heavy imports go in that module.
+ * - Add one entry below, as plain data: `name` (the words that select it), `summary` (one line for
+ *   `cplane --help`), `usage` (without the leading `cplane`), `help` (one line per flag for
+ *   `cplane <cmd> --help`), `options` (node:util parseArgs options; shared flags come from ../flags.ts),
+ *   and `load: async () => (await import('./lint.js')).lintCommand`.
+ * - Never import a command module statically here: `load` is what keeps `cplane --help` and every other
+ *   command from loading Ink, the emulator, TypeBox and the rest (bench/startup.mjs measures it).
  */
-import type { Command } from '../command.js';
-import { emulatorCommand } from './emulator.js';
-import { stateCommands } from './state.js';
-import { outputCommand } from './output.js';
-import { forceUnlockCommand } from './force-unlock.js';
-import { validateCommand } from './validate.js';
-import { exportCommand } from './export.js';
-import { planCommand } from './plan.js';
-import { applyCommand } from './apply.js';
-import { destroyCommand } from './destroy.js';
+import type { Command, OptionSpec } from '../command.js';
+import { connectionHelp, connectionOptions, githubHelp, githubOptions, stateHelp, stateOptions, variablesHelp, variablesOptions, workspaceHelp, workspaceOptions } from '../flags.js';
+
+const applyOptions: OptionSpec = {
+  ...workspaceOptions,
+  'auto-approve': { type: 'boolean' },
+  target: { type: 'string', multiple: true },
+  json: { type: 'boolean' },
+  'no-input': { type: 'boolean' },
+  ...githubOptions,
+};
+
+const applyHelp = [
+  '--auto-approve      do not ask for approval (needed without a terminal)',
+  '--target ADDRESS    limit the run to ADDRESS and what it depends on (repeatable)',
+  '--json              one JSON object per event (NDJSON); never prompts',
+  '--no-input          never prompt; plain lines instead of the interactive view',
+  githubHelp,
+  ...workspaceHelp,
+];
+
+const stateArgs = '[dir] [--account ID] [--state PATH] [--var NAME=VALUE ...] [--var-file FILE ...]';
 
 export const commands: Command[] = [
-  validateCommand,
-  planCommand,
-  applyCommand,
-  destroyCommand,
-  exportCommand,
-  ...stateCommands,
-  outputCommand,
-  forceUnlockCommand,
-  emulatorCommand,
+  {
+    name: ['validate'],
+    summary: 'Check a configuration folder offline and report every error',
+    usage: 'validate [dir] [--json] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...]',
+    help: [
+      'dir                 configuration folder (default: the current folder)',
+      '--json              print {valid, resources, files, diagnostics} as JSON on stdout',
+      '--format github     print diagnostics as GitHub Actions annotations',
+      githubHelp,
+      ...variablesHelp,
+      'Variables without a value are checked only for their type, where the type is known.',
+    ],
+    options: { json: { type: 'boolean' }, format: { type: 'string' }, ...variablesOptions, ...githubOptions },
+    load: async () => (await import('./validate.js')).validateCommand,
+  },
+  {
+    name: ['plan'],
+    summary: 'Show what apply would change, and why',
+    usage:
+      'plan [dir] [--out FILE] [--target ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    help: [
+      '--out FILE          save the plan as JSON for `cplane apply FILE`',
+      '--target ADDRESS    plan only ADDRESS and what it depends on (repeatable)',
+      '--refresh-only      plan no writes: only show changes made outside cplane (applying it records them in state)',
+      '--destroy           plan the removal of everything in state',
+      '--detailed-exitcode exit 2 when the plan has changes (0: none, 1: error)',
+      '--json              print the plan as JSON (schema/plan.schema.json)',
+      '--markdown          print a Markdown summary for a pull-request comment',
+      githubHelp,
+      ...workspaceHelp,
+    ],
+    options: {
+      ...workspaceOptions,
+      ...githubOptions,
+      out: { type: 'string' },
+      target: { type: 'string', multiple: true },
+      'refresh-only': { type: 'boolean' },
+      destroy: { type: 'boolean' },
+      'detailed-exitcode': { type: 'boolean' },
+      json: { type: 'boolean' },
+      markdown: { type: 'boolean' },
+    },
+    load: async () => (await import('./plan.js')).planCommand,
+  },
+  {
+    name: ['apply'],
+    summary: 'Perform the changes of a plan (resends interrupted writes first)',
+    usage: 'apply [dir | PLANFILE [dir]] [--auto-approve] [--target ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    help: [
+      ...applyHelp,
+      'PLANFILE            a plan saved by `cplane plan --out FILE`: applied (no prompt) when a plan made now has exactly its steps;',
+      '                    it brings its variables, account, workspace and state location, and finds its configuration folder',
+      '                    at the same place relative to the current folder (or give dir)',
+    ],
+    options: applyOptions,
+    load: async () => (await import('./apply.js')).applyCommand,
+  },
+  {
+    name: ['destroy'],
+    summary: 'Archive, delete and revoke everything in the state (honours preventDestroy)',
+    usage: 'destroy [dir] [--auto-approve] [--target ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    help: applyHelp,
+    options: applyOptions,
+    load: async () => (await import('./destroy.js')).destroyCommand,
+  },
+  {
+    name: ['export'],
+    summary: 'Write a configuration folder that reproduces a live account',
+    usage: 'export [--account ID] [--project NAME ...] [--out DIR] [--adopt] [--force]',
+    help: [
+      '--project NAME      export only this project, its gateways and the credentials they use (repeatable)',
+      '--out DIR           folder to write (default ./export); created when missing',
+      '--adopt             also record the objects in the state of this account, so `cplane plan` there shows no changes',
+      '--force             write into a folder that export did not write (its YAML files are replaced)',
+      ...connectionHelp,
+    ],
+    options: {
+      ...connectionOptions,
+      project: { type: 'string', multiple: true },
+      out: { type: 'string' },
+      adopt: { type: 'boolean' },
+      force: { type: 'boolean' },
+    },
+    load: async () => (await import('./export.js')).exportCommand,
+  },
+  {
+    name: ['state', 'list'],
+    summary: 'List the addresses in the state, with their kind and remote id',
+    usage: `state list ${stateArgs}`,
+    help: stateHelp,
+    options: stateOptions,
+    load: async () => (await import('./state.js')).stateListCommand,
+  },
+  {
+    name: ['state', 'show'],
+    summary: 'Show what the state holds for one address (never a secret)',
+    usage: `state show ADDRESS ${stateArgs}`,
+    help: stateHelp,
+    options: stateOptions,
+    load: async () => (await import('./state.js')).stateShowCommand,
+  },
+  {
+    name: ['state', 'rm'],
+    summary: 'Forget an address: cplane stops managing it; the remote object is not touched',
+    usage: `state rm ADDRESS ${stateArgs}`,
+    help: stateHelp,
+    options: stateOptions,
+    load: async () => (await import('./state.js')).stateRmCommand,
+  },
+  {
+    name: ['state', 'mv'],
+    summary: 'Rename an address in the state, keeping its remote object',
+    usage: `state mv FROM TO ${stateArgs}`,
+    help: stateHelp,
+    options: stateOptions,
+    load: async () => (await import('./state.js')).stateMvCommand,
+  },
+  {
+    name: ['output'],
+    summary: 'Show gateway tokens kept in the state (plaintext only with --reveal)',
+    usage: `output [NAME] [--reveal] [--json] ${stateArgs}`,
+    help: [
+      'NAME                a gateway_token address, e.g. gateway_token.prod/ci (default: all tokens)',
+      '--reveal            print the token plaintext',
+      '--json              print JSON: { ADDRESS: { id, prefix, sensitive, value? } }',
+      ...stateHelp,
+    ],
+    options: { ...stateOptions, reveal: { type: 'boolean' }, json: { type: 'boolean' } },
+    load: async () => (await import('./output.js')).outputCommand,
+  },
+  {
+    // Only the lock with that id is removed, so a lock taken since is safe.
+    name: ['force-unlock'],
+    summary: 'Remove a stale state lock, given its lock id',
+    usage: `force-unlock LOCK_ID ${stateArgs}`,
+    help: ['LOCK_ID             the lock id printed by the error that reported the lock', ...stateHelp],
+    options: stateOptions,
+    load: async () => (await import('./force-unlock.js')).forceUnlockCommand,
+  },
+  {
+    name: ['emulator'],
+    summary: 'Run the local emulator of the control-plane API',
+    usage: 'emulator [--port N] [--data FILE] [--latency-ms N] [--faults SPEC] [--rate-limit N] [--print-fixtures]',
+    help: [
+      '--port N            port on 127.0.0.1 (default 4010; 0 picks a free port)',
+      '--data FILE         load the data from FILE and save every change to it (atomically)',
+      '--latency-ms N      add N milliseconds to every request',
+      '--faults SPEC       inject faults, e.g. "429=0.05,500=0.05,503=0.1,drop=0.1,seed=42"',
+      '--rate-limit N      answer 429 beyond N requests per second per token',
+      '--print-fixtures    print the seeded accounts, users, tokens... as JSON and exit',
+    ],
+    options: {
+      port: { type: 'string' },
+      data: { type: 'string' },
+      'latency-ms': { type: 'string' },
+      faults: { type: 'string' },
+      'rate-limit': { type: 'string' },
+      'print-fixtures': { type: 'boolean' },
+    },
+    load: async () => (await import('./emulator.js')).emulatorCommand,
+  },
 ];

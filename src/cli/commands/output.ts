@@ -3,13 +3,13 @@
  * whose plaintext the API shows only once. The plaintext is printed only with
  * --reveal; otherwise each token says it is sensitive.
  */
-import type { Command } from '../command.js';
+import type { CommandModule } from '../command.js';
 import { AbortError } from '../errors.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
-import { openStateFor, stateHelp, stateOptions } from './state.js';
+import { openStateFor } from '../workspace.js';
 
 const TOKEN_PREFIX = 'gateway_token.';
-const usage = 'output [NAME] [dir] [--reveal] [--json] [--account ID] [--state PATH]';
+const usage = 'output [NAME] [dir] [--reveal] [--json] [options]';
 
 interface TokenOutput {
   id: string;
@@ -35,17 +35,7 @@ function textLine(address: string, out: TokenOutput, hasPlaintext: boolean): str
   return `${address} = ${shown}  [id ${out.id}${out.prefix ? `, prefix ${out.prefix}` : ''}]`;
 }
 
-export const outputCommand: Command = {
-  name: ['output'],
-  summary: 'Show gateway tokens kept in the state (plaintext only with --reveal)',
-  usage,
-  help: [
-    'NAME            a gateway_token address, e.g. gateway_token.prod/ci (default: all tokens)',
-    '--reveal        print the token plaintext',
-    '--json          print JSON: { ADDRESS: { id, prefix, sensitive, value? } }',
-    ...stateHelp,
-  ],
-  options: { ...stateOptions, reveal: { type: 'boolean' }, json: { type: 'boolean' } },
+export const outputCommand: CommandModule = {
   async run(ctx) {
     const [first, second, ...extra] = ctx.positionals;
     const name = first?.startsWith(TOKEN_PREFIX) ? first : undefined;

@@ -9,41 +9,15 @@ import { resolve } from 'node:path';
 import { NetworkError } from '../../api/errors.js';
 import { hasChanges, makePlan, writePlanFile } from '../../planner/index.js';
 import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
-import type { Command } from '../command.js';
+import type { CommandModule } from '../command.js';
 import { parseParallelism } from '../connection.js';
 import { AbortError } from '../errors.js';
-import { githubHelp, githubOptions, githubReporter } from '../github-flag.js';
+import { githubReporter } from '../github-flag.js';
+import { readingStatus } from '../reading-status.js';
 import { accountNameOf, planContext } from '../saved-plan.js';
-import { openWorkspace, workspaceHelp, workspaceOptions } from '../workspace.js';
+import { openWorkspace } from '../workspace.js';
 
-export const planCommand: Command = {
-  name: ['plan'],
-  summary: 'Show what apply would change, and why',
-  usage:
-    'plan [dir] [--out FILE] [--target ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
-  help: [
-    '--out FILE          save the plan as JSON for `cplane apply FILE`',
-    '--target ADDRESS    plan only ADDRESS and what it depends on (repeatable)',
-    '--refresh-only      plan no writes: only show changes made outside cplane (applying it records them in state)',
-    '--destroy           plan the removal of everything in state',
-    '--detailed-exitcode exit 2 when the plan has changes (0: none, 1: error)',
-    '--json              print the plan as JSON (schema/plan.schema.json)',
-    '--markdown          print a Markdown summary for a pull-request comment',
-    githubHelp,
-    ...workspaceHelp,
-  ],
-  options: {
-    ...workspaceOptions,
-    ...githubOptions,
-    out: { type: 'string' },
-    target: { type: 'string', multiple: true },
-    'refresh-only': { type: 'boolean' },
-    destroy: { type: 'boolean' },
-    'detailed-exitcode': { type: 'boolean' },
-    json: { type: 'boolean' },
-    markdown: { type: 'boolean' },
-  },
-
+export const planCommand: CommandModule = {
   async run(ctx) {
     const { values } = ctx;
     if (values.json && values.markdown) throw new AbortError('--json and --markdown cannot be used together.', 'Pick one output format.');
@@ -53,7 +27,9 @@ export const planCommand: Command = {
     const targets = (values.target as string[] | undefined) ?? [];
 
     const github = githubReporter(ctx);
-    const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane plan' }).catch((error: unknown) => {
+    // On a terminal, a status line counts the requests while the account is read.
+    const status = readingStatus(ctx.stderr, { enabled: !values.json && !ctx.env.CI });
+    const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane plan', onClientEvent: status.onClientEvent }).catch((error: unknown) => {
       github?.failed(error, 'plan');
       throw error;
     });
@@ -61,12 +37,14 @@ export const planCommand: Command = {
       const made = await Promise.all([
         makePlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, mode, targets, parallelism, env: ctx.env }),
         accountNameOf(workspace.client, workspace.account),
-      ]).catch((error: unknown) => {
-        github?.failed(error, 'plan');
-        // No answer from the API is the user's network or address, not a bug in cplane.
-        if (error instanceof NetworkError) throw new AbortError(error.message);
-        throw error;
-      });
+      ])
+        .catch((error: unknown) => {
+          github?.failed(error, 'plan');
+          // No answer from the API is the user's network or address, not a bug in cplane.
+          if (error instanceof NetworkError) throw new AbortError(error.message);
+          throw error;
+        })
+        .finally(() => status.stop());
       const plan = { ...made[0], context: await planContext(ctx, workspace, made[1]) };
       const planFile = typeof values.out === 'string' ? resolve(ctx.cwd, values.out) : undefined;
       if (planFile) {

@@ -1,64 +1,13 @@
 /**
  * `cplane state list|show|rm|mv`: look at and repair the state without
- * touching remote objects. Also the flags every state-reading command shares
- * (`[dir]`, `--account`, `--state`) and how they open the state.
+ * touching remote objects. The state is found as for every command
+ * (locateState in ../workspace.ts).
  */
-import { readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import type { Command, CommandContext, OptionSpec } from '../command.js';
+import type { CommandContext, CommandModule } from '../command.js';
 import { AbortError } from '../errors.js';
-import { openState, StateError } from '../../state/index.js';
+import { StateError } from '../../state/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
-
-export const stateOptions: OptionSpec = {
-  account: { type: 'string' },
-  state: { type: 'string' },
-};
-
-export const stateHelp = [
-  '[dir]           configuration folder (default: the current folder)',
-  '--account ID    account whose state to use (default: $CPLANE_ACCOUNT, else the one state under <dir>/.cplane/)',
-  '--state PATH    state file to use instead of <dir>/.cplane/<account>/state.json',
-];
-
-/**
- * The configuration folder, account and state file the shared flags name. `--state PATH` is taken relative to
- * the current folder, as users expect (openState alone would take it relative to [dir]).
- */
-export function stateLocation(ctx: CommandContext, dir: string | undefined): { configDir: string; account?: string; statePath?: string } {
-  const configDir = resolve(ctx.cwd, dir ?? '.');
-  if (dir !== undefined && !statSync(configDir, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new AbortError(`The configuration folder ${configDir} does not exist.`, 'Give an existing folder as [dir], or leave it out to use the current one.');
-  }
-  const flag = ctx.values.state as string | undefined;
-  const account = (ctx.values.account as string | undefined) ?? (ctx.env.CPLANE_ACCOUNT || undefined);
-  return {
-    configDir,
-    account: account ?? (flag === undefined ? onlyStateAccount(configDir) : undefined),
-    statePath: flag === undefined ? undefined : resolve(ctx.cwd, flag),
-  };
-}
-
-/**
- * Without --account: the account of the one state kept under `<dir>/.cplane/`, as a folder used with one
- * account usually has. With several, the user must choose (the error lists them); with none, openState says so.
- */
-function onlyStateAccount(configDir: string): string | undefined {
-  const folder = join(configDir, '.cplane');
-  const accounts = (statSync(folder, { throwIfNoEntry: false })?.isDirectory() ? readdirSync(folder, { withFileTypes: true }) : [])
-    .filter((entry) => entry.isDirectory() && statSync(join(folder, entry.name, 'state.json'), { throwIfNoEntry: false })?.isFile())
-    .map((entry) => entry.name)
-    .sort();
-  if (accounts.length > 1) {
-    throw new AbortError(`${folder} holds the states of ${accounts.length} accounts: ${accounts.join(', ')}.`, 'Choose one with --account ID or CPLANE_ACCOUNT.');
-  }
-  return accounts[0];
-}
-
-/** Opens the state named by the shared flags; `dir` is the configuration folder positional, if given. */
-export function openStateFor(ctx: CommandContext, dir: string | undefined, options: { lock: boolean; command: string }): Promise<StateStore> {
-  return openState({ ...stateLocation(ctx, dir), env: ctx.env, command: options.command, lock: options.lock, mustExist: true });
-}
+import { openStateFor } from '../workspace.js';
 
 /** Splits positionals into the required ones (`names`) and the optional trailing [dir]. */
 function takePositionals(ctx: CommandContext, names: string[], usage: string): { args: string[]; dir: string | undefined } {
@@ -92,18 +41,12 @@ function refusePendingWrites(store: StateStore, address: string): void {
 function stateCommand(spec: {
   word: string;
   args: string[];
-  summary: string;
   /** Take the state's write lock (the sub-commands that change it). */
   lock: boolean;
   body: (ctx: CommandContext, store: StateStore, args: string[]) => Promise<void> | void;
-}): Command {
-  const usage = ['state', spec.word, ...spec.args, '[dir] [--account ID] [--state PATH]'].join(' ');
+}): CommandModule {
+  const usage = ['state', spec.word, ...spec.args, '[dir] [options]'].join(' ');
   return {
-    name: ['state', spec.word],
-    summary: spec.summary,
-    usage,
-    help: stateHelp,
-    options: stateOptions,
     async run(ctx) {
       const { args, dir } = takePositionals(ctx, spec.args, usage);
       const store = await openStateFor(ctx, dir, { lock: spec.lock, command: ['state', spec.word, ...args].join(' ') });
@@ -117,10 +60,9 @@ function stateCommand(spec: {
   };
 }
 
-const stateListCommand = stateCommand({
+export const stateListCommand = stateCommand({
   word: 'list',
   args: [],
-  summary: 'List the addresses in the state, with their kind and remote id',
   lock: false,
   body(ctx, store) {
     const rows = Object.entries(store.data.resources).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -153,10 +95,9 @@ function describeResource(address: string, r: ResourceState, store: StateStore):
   return lines;
 }
 
-const stateShowCommand = stateCommand({
+export const stateShowCommand = stateCommand({
   word: 'show',
   args: ['ADDRESS'],
-  summary: 'Show what the state holds for one address (never a secret)',
   lock: false,
   body(ctx, store, args) {
     const [address] = args as [string];
@@ -164,10 +105,9 @@ const stateShowCommand = stateCommand({
   },
 });
 
-const stateRmCommand = stateCommand({
+export const stateRmCommand = stateCommand({
   word: 'rm',
   args: ['ADDRESS'],
-  summary: 'Forget an address: cplane stops managing it; the remote object is not touched',
   lock: true,
   async body(ctx, store, args) {
     const [address] = args as [string];
@@ -180,10 +120,9 @@ const stateRmCommand = stateCommand({
   },
 });
 
-const stateMvCommand = stateCommand({
+export const stateMvCommand = stateCommand({
   word: 'mv',
   args: ['FROM', 'TO'],
-  summary: 'Rename an address in the state, keeping its remote object',
   lock: true,
   async body(ctx, store, args) {
     const [from, to] = args as [string, string];
@@ -208,5 +147,3 @@ const stateMvCommand = stateCommand({
     ctx.stdout.write(`Moved ${from} to ${to} (remote ${moving.kind} ${moving.id} unchanged).\n`);
   },
 });
-
-export const stateCommands: Command[] = [stateListCommand, stateShowCommand, stateRmCommand, stateMvCommand];

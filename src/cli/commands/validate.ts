@@ -3,36 +3,28 @@
  * network) and reports every problem at once, for people, as JSON, or as
  * GitHub Actions annotations.
  */
-import type { Command } from '../command.js';
+import type { CommandModule } from '../command.js';
 import { AbortError } from '../errors.js';
 import { formatDiagnostic, formatGithub, loadConfig } from '../../config/index.js';
-import { variablesHelp, variablesLoadOptions, variablesOptions } from '../variables-flags.js';
-import { githubHelp, githubOptions, githubReporter } from '../github-flag.js';
+import { variablesLoadOptions } from '../variables-flags.js';
+import { githubReporter } from '../github-flag.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const unsetNote = (names: string[]) =>
+  names.length === 0 ? '' : ` (without a value for ${names.map((n) => `"${n}"`).join(', ')}: checked for type only)`;
 
-export const validateCommand: Command = {
-  name: ['validate'],
-  summary: 'Check a configuration folder offline and report every error',
-  usage: 'validate [dir] [--json] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...]',
-  help: [
-    'dir                 configuration folder (default: the current folder)',
-    '--json              print {valid, resources, files, diagnostics} as JSON on stdout',
-    '--format github     print diagnostics as GitHub Actions annotations',
-    githubHelp,
-    ...variablesHelp,
-  ],
-  options: { json: { type: 'boolean' }, format: { type: 'string' }, ...variablesOptions, ...githubOptions },
+export const validateCommand: CommandModule = {
   async run(ctx) {
     const format = ctx.values.format;
     if (format !== undefined && format !== 'github' && format !== 'text') {
       throw new AbortError(`Unknown --format "${String(format)}".`, 'Use --format github, or --json for machine-readable output.');
     }
     if (ctx.positionals.length > 1) throw new AbortError('validate takes at most one folder.', 'Usage: cplane validate [dir]');
-    const { desired, diagnostics } = await loadConfig(ctx.positionals[0] ?? '.', variablesLoadOptions(ctx));
+    // Validation needs no variable values: a field that uses an unset variable is checked only for its type.
+    const { desired, diagnostics, unsetVariables = [] } = await loadConfig(ctx.positionals[0] ?? '.', { ...variablesLoadOptions(ctx), allowUnsetVariables: true });
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
     const summary = desired
-      ? `Configuration is valid: ${plural(desired.resources.length, 'resource')} in ${plural(desired.files.length, 'file')}.`
+      ? `Configuration is valid: ${plural(desired.resources.length, 'resource')} in ${plural(desired.files.length, 'file')}${unsetNote(unsetVariables)}.`
       : `${plural(errors, 'error')} found.`;
 
     const github = githubReporter(ctx);
@@ -43,7 +35,7 @@ export const validateCommand: Command = {
       github.summary(`#### cplane validate\n\n**${summary}**\n${listed.length ? `\n${listed.join('\n')}\n` : ''}`);
     }
     if (ctx.values.json) {
-      const report = { valid: desired !== undefined, resources: desired?.resources.length ?? 0, files: desired?.files.length ?? 0, diagnostics };
+      const report = { valid: desired !== undefined, resources: desired?.resources.length ?? 0, files: desired?.files.length ?? 0, unsetVariables, diagnostics };
       ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else if (format === 'github' || github) {
       if (!github) for (const d of diagnostics) ctx.stdout.write(`${formatGithub(d)}\n`);

@@ -1,0 +1,115 @@
+// bench/startup: how long `cplane` takes to start, against `node -e 0` measured side by side.
+// Each command runs in pairs with `node -e 0` (the cost of starting Node itself), RUNS times; the
+// figures are the medians and their ratio. Goals: --help and --version <= 1.5x, `validate
+// examples/quickstart` <= 3x, `plan` of the quickstart with no changes (emulator started
+// beforehand) <= 5x. On a busy machine the wall clock stretches every run, so the CPU time of the
+// runs (from /proc) is printed beside it, with how many ES modules each command loads.
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fixtures } from '../dist/emulator/fixtures.js';
+
+const RUNS = 9;
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = join(root, 'bin/cplane.js');
+const account = fixtures.accounts[1].id;
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** CPU seconds (user + system) of the children this process has waited for, from /proc (Linux only). */
+function childrenCpuMs() {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * 10; // cutime + cstime, in ticks of 10 ms
+  } catch {
+    return NaN;
+  }
+}
+
+/** Wall and CPU milliseconds of one run. */
+function timed(args, options) {
+  const cpuBefore = childrenCpuMs();
+  const started = process.hrtime.bigint();
+  const result = spawnSync(process.execPath, args, { encoding: 'utf8', ...options });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0 && result.status !== 2) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+  return { ms, cpuMs: childrenCpuMs() - cpuBefore };
+}
+
+/** Modules loaded by one run: a module.register hook appends every URL it loads to a file. */
+function modulesLoaded(args, options) {
+  const dir = mkdtempSync(join(tmpdir(), 'cplane-bench-mods-'));
+  const out = join(dir, 'loaded');
+  const hooks = join(dir, 'hooks.mjs');
+  const register = join(dir, 'register.mjs');
+  writeFileSync(hooks, `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(out)}, url + '\\n'); return next(url, context); }\n`);
+  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  try {
+    spawnSync(process.execPath, ['--import', register, ...args], options);
+    return readFileSync(out, 'utf8').split('\n').filter((url) => url.startsWith('file:')).length;
+  } catch {
+    return undefined;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function startEmulator() {
+  const child = spawn(process.execPath, [bin, 'emulator', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const url = (await lines.next()).value;
+  return { url, close: () => child.kill('SIGTERM') };
+}
+
+const emulator = await startEmulator();
+const temp = mkdtempSync(join(tmpdir(), 'cplane-bench-startup-'));
+try {
+  const dir = join(temp, 'quickstart');
+  cpSync(join(root, 'examples/quickstart'), dir, { recursive: true });
+  const secrets = Object.fromEntries(readFileSync(join(dir, 'demo.env'), 'utf8').split('\n').filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split('=')));
+  const env = {
+    PATH: process.env.PATH,
+    HOME: temp,
+    CPLANE_BASE_URL: emulator.url,
+    CPLANE_TOKEN: fixtures.tokens.admin,
+    CPLANE_ACCOUNT: account,
+    CPLANE_STATE_KEY: Buffer.alloc(32, 3).toString('base64'),
+    NO_COLOR: '1',
+    ...secrets,
+  };
+  const options = { cwd: temp, env };
+  timed([bin, 'apply', 'quickstart', '--auto-approve'], options);
+
+  const commands = [
+    { label: 'cplane --help', args: ['--help'], goal: 1.5 },
+    { label: 'cplane --version', args: ['--version'], goal: 1.5 },
+    { label: 'cplane validate examples/quickstart', args: ['validate', join(root, 'examples/quickstart')], goal: 3 },
+    { label: 'cplane plan (quickstart, no changes)', args: ['plan', 'quickstart', '--detailed-exitcode'], goal: 5 },
+  ];
+  console.log(`median of ${RUNS} runs, each paired with \`node -e 0\`; the emulator runs in its own process`);
+  for (const command of commands) {
+    const base = [];
+    const runs = [];
+    for (let i = 0; i < RUNS; i++) {
+      base.push(timed(['-e', '0'], options));
+      runs.push(timed([bin, ...command.args], options));
+    }
+    const wall = median(runs.map((r) => r.ms));
+    const baseWall = median(base.map((r) => r.ms));
+    const ratio = wall / baseWall;
+    const cpu = median(runs.map((r) => r.cpuMs));
+    const baseCpu = median(base.map((r) => r.cpuMs));
+    const modules = modulesLoaded([bin, ...command.args], options);
+    console.log(
+      `  ${command.label.padEnd(40)} ${wall.toFixed(0).padStart(5)} ms vs node -e 0 ${baseWall.toFixed(0).padStart(4)} ms: ` +
+        `${ratio.toFixed(2)}x (goal <= ${command.goal}x) ${ratio <= command.goal ? 'OK' : 'SLOW'}; ` +
+        `CPU ${cpu.toFixed(0)} ms vs ${baseCpu.toFixed(0)} ms: ${(cpu / baseCpu).toFixed(2)}x${modules ? `; ${modules} ES modules` : ''}`,
+    );
+  }
+} finally {
+  emulator.close();
+  rmSync(temp, { recursive: true, force: true });
+}

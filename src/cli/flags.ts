@@ -1,0 +1,70 @@
+/**
+ * The flags several commands share, as plain data (parseArgs options and one
+ * help line per flag). This module imports nothing, so the command list can
+ * name every command's flags without loading what the commands run.
+ */
+import type { OptionSpec } from './command.js';
+
+/** The API address, token, account and requests in flight (commands that talk to the API). */
+export const connectionOptions: OptionSpec = {
+  'base-url': { type: 'string' },
+  token: { type: 'string' },
+  account: { type: 'string' },
+  parallelism: { type: 'string' },
+  'allow-insecure-http': { type: 'boolean' },
+};
+
+export const connectionHelp = [
+  '--base-url URL      API address without /v1 (default: $CPLANE_BASE_URL)',
+  '--token TOKEN       API token (prefer $CPLANE_TOKEN: a flag shows in the process list and shell history)',
+  '--account ID        account to work in (default: $CPLANE_ACCOUNT, then the configuration, then the one state under <dir>/.cplane/)',
+  '--parallelism N     requests in flight at once (default 10)',
+  '--allow-insecure-http  send the token over plain http to another machine (or CPLANE_ALLOW_INSECURE_HTTP=1)',
+];
+
+/** `--var` and `--var-file` (every command that reads the configuration, or its account). */
+export const variablesOptions: OptionSpec = {
+  var: { type: 'string', multiple: true },
+  'var-file': { type: 'string', multiple: true },
+};
+
+export const variablesHelp = [
+  '--var NAME=VALUE    set a variable (repeatable); wins over defaults and CPLANE_VAR_*',
+  '--var-file FILE     read variables from a YAML file (repeatable); with --var, the last one given wins',
+];
+
+const stateFlagHelp = '--state PATH        state file to use instead of <dir>/.cplane/<account>/state.json';
+
+/** Plan, apply and destroy: the configuration, its state and the API. */
+export const workspaceOptions: OptionSpec = {
+  ...connectionOptions,
+  ...variablesOptions,
+  state: { type: 'string' },
+  workspace: { type: 'string' },
+};
+
+export const workspaceHelp = [
+  ...connectionHelp,
+  ...variablesHelp,
+  stateFlagHelp,
+  '--workspace NAME    workspace: a separate state for the same account (default: $CPLANE_WORKSPACE, then `default`)',
+];
+
+/** `--github` (validate, plan, apply, destroy): reports for GitHub Actions. */
+export const githubOptions: OptionSpec = { github: { type: 'boolean' } };
+
+export const githubHelp = '--github            for GitHub Actions: Markdown to $GITHUB_STEP_SUMMARY, ::error annotations, step outputs to $GITHUB_OUTPUT';
+
+/** Commands that only read or repair the state (state list/show/rm/mv, output, force-unlock). */
+export const stateOptions: OptionSpec = {
+  account: { type: 'string' },
+  state: { type: 'string' },
+  ...variablesOptions,
+};
+
+export const stateHelp = [
+  '[dir]               configuration folder (default: the current folder)',
+  '--account ID        account whose state to use (default: $CPLANE_ACCOUNT, then the configuration, then the one state under <dir>/.cplane/)',
+  stateFlagHelp,
+  ...variablesHelp,
+];

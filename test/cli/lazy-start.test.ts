@@ -1,0 +1,57 @@
+/**
+ * Start-up stays light: the command list is plain data and a command's module, with what it needs, loads
+ * only when that command runs. A hook records every module a run of the built CLI loads (ES modules
+ * through module.register, CommonJS ones from require's cache), and the heavy ones must be absent.
+ * (How fast start-up is goes in bench/startup.mjs, never in a test.)
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, expect, it } from 'vitest';
+
+const temp = mkdtempSync(join(tmpdir(), 'cplane-lazy-'));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+const out = join(temp, 'loaded');
+writeFileSync(join(temp, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(out)}, url + '\\n'); return next(url, context); }\n`);
+writeFileSync(
+  join(temp, 'register.mjs'),
+  [
+    "import { register, createRequire } from 'node:module';",
+    "import { appendFileSync } from 'node:fs';",
+    `register(${JSON.stringify(pathToFileURL(join(temp, 'hooks.mjs')).href)});`,
+    `process.on('exit', () => appendFileSync(${JSON.stringify(out)}, Object.keys(createRequire(import.meta.url).cache).join('\\n') + '\\n'));`,
+  ].join('\n'),
+);
+
+/** Paths of the modules one run of the CLI loaded, relative to the repository. */
+function modulesOf(...args: string[]): string[] {
+  rmSync(out, { force: true });
+  spawnSync(process.execPath, ['--import', join(temp, 'register.mjs'), resolve('bin/cplane.js'), ...args], { cwd: temp, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  const root = resolve('.');
+  return readFileSync(out, 'utf8').split('\n').filter(Boolean).map((entry) => decodeURIComponent(entry.replace(/^file:\/\//, '')).replace(`${root}/`, ''));
+}
+
+const heavy = [/node_modules\/ink\//, /node_modules\/react\//, /node_modules\/@sinclair\/typebox\//, /dist\/emulator\//, /dist\/export\//, /node_modules\/ajv\/dist\/(2020|core|compile)/];
+const loadedHeavy = (modules: string[]) => modules.filter((m) => heavy.some((pattern) => pattern.test(m)));
+
+it('`cplane --help` loads the command list only: no command module, no dependency', () => {
+  const modules = modulesOf('--help');
+  expect(modules.filter((m) => m.includes('node_modules/'))).toEqual([]);
+  expect(modules.filter((m) => m.includes('dist/cli/commands/') && !m.endsWith('commands/index.js'))).toEqual([]);
+});
+
+it('validate loads no Ink, React, TypeBox, emulator, export or schema compiler', () => {
+  const modules = modulesOf('validate', resolve('examples/quickstart'));
+  expect(modules).toContain('dist/cli/commands/validate.js');
+  expect(loadedHeavy(modules)).toEqual([]);
+});
+
+it('plan (stopped early by a missing CPLANE_BASE_URL, after its module has loaded) loads none of them either', () => {
+  const modules = modulesOf('plan');
+  expect(modules).toContain('dist/cli/commands/plan.js');
+  expect(modules).toContain('dist/planner/make-plan.js');
+  expect(loadedHeavy(modules)).toEqual([]);
+});
