@@ -226,7 +226,7 @@ export const operations = {
     method: 'PATCH', path: '/gateways/{id}/otel-export', identity: 'H', accountScoped: true, permission: 'gateways:update',
     body: S.Body({
       enabled: Opt(Bool), endpoint: Opt(S.Nullable(Str)), exportMetrics: Opt(Bool), exportTraces: Opt(Bool),
-      headers: Opt(Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]{1,100}$' }), Type.String({ maxLength: 4096 }))),
+      headers: Opt(Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]{1,100}$' }), Type.String({ maxLength: 4096, writeOnly: true }))),
     }),
     result: S.OtelExport,
   },

@@ -28,6 +28,8 @@ export interface Command {
   /** Lines printed under the usage by `cplane <cmd> --help`: one per flag. */
   help?: string[];
   options: OptionSpec;
+  /** The command prints its own --help (e.g. `cplane api <operation> --help`, generated per operation). */
+  ownHelp?: boolean;
   /** Returns the process exit code: 0 ok, 1 error, 2 changes present (--detailed-exitcode). */
   run(ctx: CommandContext): Promise<number>;
 }

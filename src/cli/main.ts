@@ -55,7 +55,7 @@ export async function runCli(argv: string[], io: Omit<CommandContext, 'positiona
     return 1;
   }
   const { command, rest } = found;
-  if (rest.includes('--help') || rest.includes('-h')) {
+  if (!command.ownHelp && (rest.includes('--help') || rest.includes('-h'))) {
     io.stdout.write(usageOf(command));
     return 0;
   }

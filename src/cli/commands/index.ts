@@ -12,6 +12,7 @@ import { exportCommand } from './export.js';
 import { planCommand } from './plan.js';
 import { applyCommand } from './apply.js';
 import { destroyCommand } from './destroy.js';
+import { apiCommand } from './api.js';
 
 export const commands: Command[] = [
   validateCommand,
@@ -22,5 +23,6 @@ export const commands: Command[] = [
   ...stateCommands,
   outputCommand,
   forceUnlockCommand,
+  apiCommand,
   emulatorCommand,
 ];
