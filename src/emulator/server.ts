@@ -123,6 +123,10 @@ async function handleRequest(state: EmulatorState, req: IncomingMessage, res: Se
     write(res, failure(new HttpError(404, 'route_not_found'), requestId), requestId);
     return;
   }
+  if (method === 'GET' && url.pathname === '/v1/openapi.json') {
+    write(res, { status: 200, body: await openApiText() }, requestId);
+    return;
+  }
   const route = matchRoute(method, url.pathname);
   if (route.kind === 'operation') state.stats.byOperation[route.name]++;
 
@@ -201,6 +205,13 @@ async function handleRequest(state: EmulatorState, req: IncomingMessage, res: Se
     }
   }
   write(res, answer, requestId);
+}
+
+let openApi: Promise<string> | undefined;
+/** The OpenAPI document of the table, generated on the first request for it (kept out of the emulator's start-up). */
+function openApiText(): Promise<string> {
+  openApi ??= import('../api/openapi.js').then(({ openApiDocument }) => JSON.stringify(openApiDocument()));
+  return openApi;
 }
 
 function toAnswer(error: unknown, requestId: string): Answer {

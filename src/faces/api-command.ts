@@ -153,7 +153,7 @@ async function callOperation(ctx: CommandContext, facts: OperationFacts, secrets
   if (key !== undefined && spec.method === 'GET') checked.problems.push(`--idempotency-key: ${name} is a read; only writes carry a key`);
   if (checked.problems.length > 0) {
     throw new AbortError(
-      `${name} was not sent: ${checked.problems.length === 1 ? checked.problems[0] : `\n${checked.problems.map((p) => `  - ${p}`).join('\n')}`}`,
+      `${name} was not sent:${checked.problems.length === 1 ? ` ${checked.problems[0]}` : `\n${checked.problems.map((p) => `  - ${p}`).join('\n')}`}`,
       `Run \`cplane api ${name} --help\` for its parameters and body.`,
     );
   }

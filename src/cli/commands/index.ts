@@ -13,6 +13,7 @@ import { planCommand } from './plan.js';
 import { applyCommand } from './apply.js';
 import { destroyCommand } from './destroy.js';
 import { apiCommand } from './api.js';
+import { openapiCommand } from './openapi.js';
 
 export const commands: Command[] = [
   validateCommand,
@@ -24,5 +25,6 @@ export const commands: Command[] = [
   outputCommand,
   forceUnlockCommand,
   apiCommand,
+  openapiCommand,
   emulatorCommand,
 ];
