@@ -102,7 +102,8 @@ export function openApiDocument(): Json {
         'the choice made is listed in [docs/api-assumptions.md](docs/api-assumptions.md). `x-identity` is `H` (human PAT only) or `SA` ' +
         '(a Service Account token is accepted too).',
     },
-    servers: [{ url: '{base_url}/v1', variables: { base_url: { default: 'https://api.example.com', description: 'The API address, e.g. the one `cplane emulator` prints.' } } }],
+    // The variable has no `description`: the official OAS 3.1 schema of 2021-09-28 misspells it, so validators reject it.
+    servers: [{ url: '{base_url}/v1', variables: { base_url: { default: 'https://api.example.com' } } }],
     security: [{ bearer: [] }],
     tags: [...new Set(operationNames.map((name) => tagOf(operationFacts(name).spec.path)))].map((tag) => ({ name: tag })),
     paths,
