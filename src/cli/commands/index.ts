@@ -14,6 +14,7 @@ import { applyCommand } from './apply.js';
 import { destroyCommand } from './destroy.js';
 import { apiCommand } from './api.js';
 import { openapiCommand } from './openapi.js';
+import { mcpCommand } from './mcp.js';
 
 export const commands: Command[] = [
   validateCommand,
@@ -25,6 +26,7 @@ export const commands: Command[] = [
   outputCommand,
   forceUnlockCommand,
   apiCommand,
+  mcpCommand,
   openapiCommand,
   emulatorCommand,
 ];
