@@ -16,6 +16,8 @@ const SESSION_BUDGET_MS = 90_000;
 interface Session {
   client: Client;
   stderr: () => string;
+  /** Transport errors, such as a line on stdout that is not a protocol message. */
+  errors: Error[];
   close(): Promise<void>;
 }
 
@@ -25,8 +27,10 @@ async function session(w: World, token: string): Promise<Session> {
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'cplane-test', version: '1.0.0' });
+  const errors: Error[] = [];
+  client.onerror = (error) => errors.push(error);
   await client.connect(transport);
-  return { client, stderr: () => stderr, close: () => client.close() };
+  return { client, stderr: () => stderr, errors, close: () => client.close() };
 }
 
 type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
@@ -139,6 +143,11 @@ describe('cplane mcp with a human token', () => {
     expect(generated.secret).toMatch(/^[A-Za-z0-9_-]{40}$/);
     const tooShort = await call(s, 'generate_secret', { length: 8 });
     expect(tooShort).toMatchObject({ isError: true, content: [{ text: 'length must be a whole number from 16 to 4096' }] });
+  });
+
+  it('kept stdout for the protocol all along: every line was a protocol message', () => {
+    expect(s.errors).toEqual([]);
+    expect(s.stderr()).not.toContain(fixtures.tokens.admin);
   });
 });
 
