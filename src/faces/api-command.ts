@@ -7,20 +7,20 @@
  * stderr with exit 1. `cplane api <operation> --help` is generated from the
  * table. Every character printed passes through `safeText`.
  */
-import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ApiError, IdentityRefusedError, NetworkError } from '../api/errors.js';
 import { identityOf, type ClientEvent } from '../api/client.js';
 import { operationFacts, type OperationFacts } from '../api/operation-docs.js';
-import { operationNames, operations, type OperationName, type OperationSpec } from '../api/operations.js';
+import { operationNames, type OperationName } from '../api/operations.js';
 import type { Command, CommandContext } from '../cli/command.js';
 import { accountOf, connect, connectionSettings } from '../cli/connection.js';
 import { AbortError } from '../cli/errors.js';
 import { closest } from '../config/suggest.js';
 import { fieldsOf, typeLabel } from './describe-schema.js';
-import { checkRequest, queryParamNames } from './request-check.js';
-import { safeText, writeOnlyValues } from './safe-text.js';
+import { errorEnvelope, prepareCall, sendCall } from './operation-call.js';
+import { queryParamNames } from './request-check.js';
+import { safeText } from './safe-text.js';
 
 /** Writes through the one redaction gate. */
 type Print = (text: string) => void;
@@ -142,41 +142,30 @@ async function callOperation(ctx: CommandContext, facts: OperationFacts, secrets
   if (identityOf(settings.token) === 'service_account' && spec.identity === 'H') {
     throw new AbortError(new IdentityRefusedError(name, spec.method, spec.path).message);
   }
-  const params = parseParams(ctx.values.param);
-  const body = await readBody(ctx);
-  secrets.push(...writeOnlyValues(spec.body, body));
-  const checked = checkRequest(name, params, body);
-  const allPages = ctx.values['all-pages'] === true;
-  if (allPages && !spec.pages) checked.problems.push(`--all-pages: ${name} is not a paginated list`);
-  if (allPages && checked.query && 'offset' in checked.query) checked.problems.push('--all-pages reads from offset 0: leave out --param offset');
-  const key = typeof ctx.values['idempotency-key'] === 'string' ? ctx.values['idempotency-key'] : undefined;
-  if (key !== undefined && spec.method === 'GET') checked.problems.push(`--idempotency-key: ${name} is a read; only writes carry a key`);
-  if (checked.problems.length > 0) {
+  const call = prepareCall(name, {
+    params: parseParams(ctx.values.param),
+    body: await readBody(ctx),
+    allPages: ctx.values['all-pages'] === true,
+    idempotencyKey: typeof ctx.values['idempotency-key'] === 'string' ? ctx.values['idempotency-key'] : undefined,
+  });
+  secrets.push(...call.secrets);
+  if (call.problems.length > 0) {
     throw new AbortError(
-      `${name} was not sent:${checked.problems.length === 1 ? ` ${checked.problems[0]}` : `\n${checked.problems.map((p) => `  - ${p}`).join('\n')}`}`,
+      `${name} was not sent:${call.problems.length === 1 ? ` ${call.problems[0]}` : `\n${call.problems.map((p) => `  - ${p}`).join('\n')}`}`,
       `Run \`cplane api ${name} --help\` for its parameters and body.`,
     );
   }
 
   const account = spec.accountScoped ? accountOf(ctx, undefined) : undefined;
-  const idempotencyKey = spec.method === 'GET' ? undefined : (key ?? randomUUID());
-  if (idempotencyKey !== undefined && key === undefined) {
-    err(`Idempotency-Key: ${idempotencyKey} (to retry this write safely, run it again with --idempotency-key ${idempotencyKey})\n`);
-  }
+  if (call.keyIsNew) err(`Idempotency-Key: ${call.idempotencyKey} (to retry this write safely, run it again with --idempotency-key ${call.idempotencyKey})\n`);
   const client = connect(ctx, { settings, ...(account ? { account } : {}), onEvent: (event) => reportRetry(event, err) });
   try {
-    const data = allPages ? await readAllPages(client, name, checked.path, checked.query) : (await client.send(name, {
-      path: checked.path,
-      ...(checked.query ? { query: checked.query } : {}),
-      ...(body !== undefined ? { bodyBytes: JSON.stringify(body) } : {}),
-      ...(idempotencyKey ? { idempotencyKey } : {}),
-    })).data;
+    const data = await sendCall(client, call);
     out(`${JSON.stringify(data ?? null, null, 2)}\n`);
     return 0;
   } catch (error) {
     if (error instanceof ApiError) {
-      const envelope = { status: error.status, code: error.code, reason: error.reason, ...(error.details !== undefined ? { details: error.details } : {}), requestId: error.requestId ?? null };
-      err(`${JSON.stringify(envelope, null, 2)}\n`);
+      err(`${JSON.stringify(errorEnvelope(error), null, 2)}\n`);
       return 1;
     }
     if (error instanceof NetworkError) throw new AbortError(error.message);
@@ -188,13 +177,6 @@ async function callOperation(ctx: CommandContext, facts: OperationFacts, secrets
 
 function reportRetry(event: ClientEvent, err: Print): void {
   if (event.type === 'retry') err(`Retrying ${event.operation} in ${event.delayMs} ms (attempt ${event.attempt} failed: ${event.reason}).\n`);
-}
-
-async function readAllPages(client: ReturnType<typeof connect>, name: OperationName, path: Record<string, string>, query: Record<string, unknown> | undefined): Promise<unknown> {
-  const { limit, ...rest } = query ?? {};
-  const items = await client.listAll(name as never, { path, query: rest } as never, typeof limit === 'number' ? { pageSize: limit } : {});
-  // `rows` lists keep their shape, with the total of what was read.
-  return (operations[name] as OperationSpec).pages === 'rows' ? { rows: items, total: items.length } : items;
 }
 
 function parseParams(raw: unknown): Record<string, string> {

@@ -9,7 +9,6 @@
  * A Service Account token gets only the tools of the Service Account
  * operations, plus the helpers.
  */
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { TSchema } from '@sinclair/typebox';
 import { createClient, identityOf, type ApiClient, type TokenIdentity } from '../api/client.js';
@@ -17,8 +16,7 @@ import { ApiError } from '../api/errors.js';
 import { operationFacts, type OperationFacts } from '../api/operation-docs.js';
 import { operationNames, type OperationName } from '../api/operations.js';
 import { resolveSecret } from '../config/index.js';
-import { checkRequest } from './request-check.js';
-import { writeOnlyValues } from './safe-text.js';
+import { errorEnvelope, prepareCall, sendCall } from './operation-call.js';
 
 export interface ToolAnnotations {
   title?: string;
@@ -94,44 +92,24 @@ export function operationTool(name: OperationName, context: ToolContext): McpToo
     },
     async run(args) {
       const { body, allPages, idempotencyKey, ...params } = args;
-      const secrets = writeOnlyValues(spec.body, body);
-      const checked = checkRequest(name, params, body);
-      if (allPages !== undefined && allPages !== false && !spec.pages) checked.problems.push(`allPages: ${name} is not a paginated list`);
-      if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || idempotencyKey === '')) checked.problems.push('idempotencyKey must be a non-empty string');
-      if (checked.problems.length > 0) return { isError: true, parts: [`${name} was not sent: ${checked.problems.join('; ')}`], secrets };
-      const key = spec.method === 'GET' ? undefined : ((idempotencyKey as string | undefined) ?? randomUUID());
+      const call = prepareCall(name, {
+        params,
+        body,
+        allPages: allPages === true,
+        idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : undefined,
+      });
+      if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') call.problems.push('idempotencyKey must be a string');
+      if (call.problems.length > 0) return { isError: true, parts: [`${name} was not sent: ${call.problems.join('; ')}`], secrets: call.secrets };
       try {
-        let data: unknown;
-        if (allPages === true) {
-          const { limit, offset: _offset, ...rest } = checked.query ?? {};
-          const items = await context.client.listAll(name as never, { path: checked.path, query: rest } as never, typeof limit === 'number' ? { pageSize: limit } : {});
-          data = spec.pages === 'rows' ? { rows: items, total: items.length } : items;
-        } else {
-          data = (
-            await context.client.send(name, {
-              path: checked.path,
-              ...(checked.query ? { query: checked.query } : {}),
-              ...(body !== undefined ? { bodyBytes: JSON.stringify(body) } : {}),
-              ...(key ? { idempotencyKey: key } : {}),
-            })
-          ).data;
-        }
-        return { parts: [data ?? null, ...(key ? [`Idempotency-Key: ${key}`] : [])], secrets };
+        const data = await sendCall(context.client, call);
+        return { parts: [data ?? null, ...(call.idempotencyKey ? [`Idempotency-Key: ${call.idempotencyKey}`] : [])], secrets: call.secrets };
       } catch (error) {
-        if (error instanceof ApiError) return { isError: true, parts: [errorEnvelope(error)], secrets };
-        return { isError: true, parts: [error instanceof Error ? error.message : String(error)], secrets };
+        return { isError: true, parts: [error instanceof ApiError ? errorEnvelope(error) : error instanceof Error ? error.message : String(error)], secrets: call.secrets };
       }
     },
   };
 }
 
-export const errorEnvelope = (error: ApiError) => ({
-  status: error.status,
-  code: error.code,
-  reason: error.reason,
-  ...(error.details !== undefined ? { details: error.details } : {}),
-  requestId: error.requestId ?? null,
-});
 
 // ------------------------------------------------------------------ the three local helpers
 

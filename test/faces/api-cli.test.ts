@@ -186,7 +186,7 @@ describe('answers and writes', () => {
     expect(printed.total).toBe(all.length);
     expect(emulator.stats().requests).toBe(Math.ceil(all.length / 50) + (all.length % 50 === 0 ? 1 : 0));
     const notPaged = await cli(['api', 'getProject', '--param', `id=${seededProject}`, '--all-pages']);
-    expect(notPaged.stderr).toContain('--all-pages: getProject is not a paginated list');
+    expect(notPaged.stderr).toContain('Error: getProject was not sent: getProject is not a paginated list, so it has no pages to read\n');
   });
 
   it('takes the body from a file or from stdin', { timeout: CLI_BUDGET_MS }, async () => {
