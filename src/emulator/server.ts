@@ -2,7 +2,7 @@
  * The request pipeline of the emulator, driven by the operation table:
  * faults -> route -> token in query -> authentication -> identity -> rate limit
  * -> idempotency -> account -> validation -> permission -> plan limit ->
- * handler. Handlers run synchronously on the in-memory database, so each write
+ * handler (`GET /v1/openapi.json` answers the generated OpenAPI document). Handlers run synchronously on the in-memory database, so each write
  * is atomic. Every answer carries `x-request-id`; any unexpected exception
  * becomes 500 `internal_error` and the server carries on.
  */

@@ -48,6 +48,8 @@ export async function runApiCommand(ctx: CommandContext, command: Command): Prom
       err(`Error: ${error.message}\n${error.hint ? `${error.hint}\n` : ''}`);
       return error.exitCode;
     }
+    // A bug is reported by the top-level handler; its message passes the same gate first.
+    if (error instanceof Error) error.message = safeText(error.message, secrets);
     throw error;
   }
 }
