@@ -2,9 +2,10 @@
  * The request pipeline of the emulator, driven by the operation table:
  * faults -> route -> token in query -> authentication -> identity -> rate limit
  * -> idempotency -> account -> validation -> permission -> plan limit ->
- * handler (`GET /v1/openapi.json` answers the generated OpenAPI document). Handlers run synchronously on the in-memory database, so each write
- * is atomic. Every answer carries `x-request-id`; any unexpected exception
- * becomes 500 `internal_error` and the server carries on.
+ * handler. Handlers run synchronously on the in-memory database, so each
+ * write is atomic. Every answer carries `x-request-id`; any unexpected
+ * exception becomes 500 `internal_error` and the server carries on.
+ * `GET /v1/openapi.json` answers the OpenAPI document of the table.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
