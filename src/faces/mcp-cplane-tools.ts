@@ -5,7 +5,8 @@
  * --json`, `cplane apply FILE --json`) with its output captured, so the tools
  * cannot drift from the CLI: a plan is saved to a file known by its plan id,
  * and applying it re-plans first and refuses a stale plan exactly as
- * `cplane apply PLANFILE` does.
+ * `cplane apply PLANFILE` does. The commands are loaded on first use, so the
+ * server answers `initialize` without loading the planner and the applier.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,9 +14,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import type { Command, CommandContext } from '../cli/command.js';
-import { applyCommand } from '../cli/commands/apply.js';
-import { planCommand } from '../cli/commands/plan.js';
-import { validateCommand } from '../cli/commands/validate.js';
 import { AbortError } from '../cli/errors.js';
 import type { McpTool, ToolOutcome } from './mcp-tools.js';
 
@@ -73,6 +71,7 @@ export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; cl
       inputSchema: noInput,
       annotations: { title: 'Validate the configuration', readOnlyHint: true, openWorldHint: false },
       async run(): Promise<ToolOutcome> {
+        const { validateCommand } = await import('../cli/commands/validate.js');
         const run = await runCommand(validateCommand, options, [options.dir], { json: true });
         if (run.stdout === '') return { isError: true, parts: [run.stderr.trim()] };
         return { isError: run.code !== 0, parts: [JSON.parse(run.stdout) as unknown] };
@@ -92,6 +91,7 @@ export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; cl
       async run(args): Promise<ToolOutcome> {
         const planId = `plan-${randomBytes(6).toString('hex')}`;
         const file = join(plansDir, `${planId}.json`);
+        const { planCommand } = await import('../cli/commands/plan.js');
         const run = await runCommand(planCommand, options, [options.dir], { out: file, json: true, ...(args.destroy === true ? { destroy: true } : {}) });
         if (run.code !== 0) return { isError: true, parts: [run.stderr.trim()] };
         plans.set(planId, file);
@@ -108,6 +108,7 @@ export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; cl
       async run(args): Promise<ToolOutcome> {
         const file = typeof args.planId === 'string' ? plans.get(args.planId) : undefined;
         if (!file) return { isError: true, parts: [`Unknown planId ${JSON.stringify(args.planId)}: call cplane_plan and pass the planId it returns.`] };
+        const { applyCommand } = await import('../cli/commands/apply.js');
         const run = await runCommand(applyCommand, options, [file], { json: true });
         const events = run.stdout
           .split('\n')
