@@ -215,7 +215,7 @@ export const operations = {
     ...routes.updateOtelExport,
     body: S.Body({
       enabled: Opt(Bool), endpoint: Opt(S.Nullable(Str)), exportMetrics: Opt(Bool), exportTraces: Opt(Bool),
-      headers: Opt(Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]{1,100}$' }), Type.String({ maxLength: 4096 }))),
+      headers: Opt(Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]{1,100}$' }), Type.String({ maxLength: 4096, writeOnly: true }))),
     }),
     result: S.OtelExport,
   },

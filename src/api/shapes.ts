@@ -333,7 +333,8 @@ export const Body = <T extends Record<string, TSchema>>(properties: T) =>
   Type.Object(properties, { additionalProperties: false });
 export const Query = Body;
 
-export const Secret = Type.String({ minLength: 1, maxLength: 8192 });
+/** A provider secret: accepted at creation or rotation, never returned (JSON Schema `writeOnly`, which cplane's output redaction reads). */
+export const Secret = Type.String({ minLength: 1, maxLength: 8192, writeOnly: true });
 export { Uuid, DateTime, Nullable };
 
 export type AccountT = Static<typeof Account>;

@@ -40,6 +40,8 @@ export interface Command {
   /** Lines printed under the usage by `cplane <cmd> --help`: one per flag. */
   help?: string[];
   options: OptionSpec;
+  /** The command prints its own --help (e.g. `cplane api <operation> --help`, generated per operation). */
+  ownHelp?: boolean;
   /** Imports the command's module, and with it everything the command needs. */
   load(): Promise<CommandModule>;
 }

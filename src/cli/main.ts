@@ -136,7 +136,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     return unknownCommand(argv, io);
   }
   const { command, rest } = found;
-  if (rest.includes('--help') || rest.includes('-h')) return help(command.name, io);
+  if (!command.ownHelp && (rest.includes('--help') || rest.includes('-h'))) return help(command.name, io);
   try {
     const parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true, tokens: true });
     const optionOrder = parsed.tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : []));

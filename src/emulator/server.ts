@@ -2,9 +2,10 @@
  * The request pipeline of the emulator, driven by the operation table:
  * faults -> route -> token in query -> authentication -> identity -> rate limit
  * -> idempotency -> account -> validation -> permission -> plan limit ->
- * handler. Handlers run synchronously on the in-memory database, so each write
- * is atomic. Every answer carries `x-request-id`; any unexpected exception
- * becomes 500 `internal_error` and the server carries on.
+ * handler. Handlers run synchronously on the in-memory database, so each
+ * write is atomic. Every answer carries `x-request-id`; any unexpected
+ * exception becomes 500 `internal_error` and the server carries on.
+ * `GET /v1/openapi.json` answers the OpenAPI document of the table.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -123,6 +124,10 @@ async function handleRequest(state: EmulatorState, req: IncomingMessage, res: Se
     write(res, failure(new HttpError(404, 'route_not_found'), requestId), requestId);
     return;
   }
+  if (method === 'GET' && url.pathname === '/v1/openapi.json') {
+    write(res, { status: 200, body: await openApiText() }, requestId);
+    return;
+  }
   const route = matchRoute(method, url.pathname);
   if (route.kind === 'operation') state.stats.byOperation[route.name]++;
 
@@ -201,6 +206,13 @@ async function handleRequest(state: EmulatorState, req: IncomingMessage, res: Se
     }
   }
   write(res, answer, requestId);
+}
+
+let openApi: Promise<string> | undefined;
+/** The OpenAPI document of the table, generated on the first request for it (kept out of the emulator's start-up). */
+function openApiText(): Promise<string> {
+  openApi ??= import('../api/openapi.js').then(({ openApiDocument }) => JSON.stringify(openApiDocument()));
+  return openApi;
 }
 
 function toAnswer(error: unknown, requestId: string): Answer {

@@ -1,0 +1,15 @@
+/**
+ * `cplane openapi`: prints the OpenAPI 3.1 document generated from the
+ * operation table (src/api/openapi.ts).
+ */
+import type { CommandModule } from '../command.js';
+import { openApiDocument } from '../../api/openapi.js';
+import { AbortError } from '../errors.js';
+
+export const openapiCommand: CommandModule = {
+  async run(ctx) {
+    if (ctx.positionals.length > 0) throw new AbortError(`Unexpected arguments: ${ctx.positionals.join(' ')}.`, 'Usage: cplane openapi > openapi.json');
+    ctx.stdout.write(`${JSON.stringify(openApiDocument(), null, 2)}\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,98 @@
+/**
+ * Checks one call of an operation against the table before anything is sent:
+ * the named parameters are split into path and query parameters, each checked
+ * against its schema (query values given as text are converted to their
+ * declared types, as the emulator does), and the body is checked against the
+ * body schema. Problems are collected, one readable line each, and never
+ * quote a value, so a secret given by mistake is not echoed.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { TSchema } from '@sinclair/typebox';
+import { operations, type OperationName, type OperationSpec } from '../api/operations.js';
+import { PathParam, pathParamNames } from '../api/operation-docs.js';
+import { didYouMean } from '../config/suggest.js';
+
+// ajv-formats is CommonJS: at run time the default import is the plugin function itself, which its typings do not say under NodeNext.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false }));
+const queryAjv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: true }));
+const validators = new Map<string, ValidateFunction>();
+
+function validatorOf(key: string, ajv: Ajv, schema: TSchema): ValidateFunction {
+  let validate = validators.get(key);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    validators.set(key, validate);
+  }
+  return validate;
+}
+
+export interface CheckedRequest {
+  path: Record<string, string>;
+  query: Record<string, unknown> | undefined;
+  body: unknown;
+  problems: string[];
+}
+
+/** Names of the query parameters an operation takes. */
+export function queryParamNames(spec: OperationSpec): string[] {
+  return Object.keys((spec.query as { properties?: object } | undefined)?.properties ?? {});
+}
+
+function describe(errors: ErrorObject[] | null | undefined, where: string): string[] {
+  return (errors ?? []).map((e) => {
+    const at = `${where}${e.instancePath}`;
+    if (e.keyword === 'additionalProperties') return `${at}: unknown member "${String(e.params['additionalProperty'])}"`;
+    if (e.keyword === 'required') return `${at}: missing required member "${String(e.params['missingProperty'])}"`;
+    return `${at}: ${e.message ?? 'is invalid'}`;
+  });
+}
+
+/**
+ * `params` holds path and query parameters by name; `body` is undefined when
+ * none was given. Returns the request parts ready for the client, and the
+ * problems found (empty when the call may be sent).
+ */
+export function checkRequest(name: OperationName, params: Record<string, unknown>, body: unknown): CheckedRequest {
+  const spec: OperationSpec = operations[name];
+  const pathNames = pathParamNames(spec.path);
+  const queryNames = queryParamNames(spec);
+  const problems: string[] = [];
+  const path: Record<string, string> = {};
+  const query: Record<string, unknown> = {};
+
+  for (const [param, value] of Object.entries(params)) {
+    if (pathNames.includes(param)) {
+      const validate = validatorOf('path', bodyAjv, PathParam);
+      if (typeof value !== 'string' || !validate(value)) problems.push(`path parameter "${param}" must be a uuid`);
+      else path[param] = value;
+    } else if (queryNames.includes(param)) {
+      query[param] = value;
+    } else {
+      const known = [...pathNames, ...queryNames];
+      problems.push(
+        known.length === 0
+          ? `${name} takes no parameters, not "${param}"`
+          : `unknown parameter "${param}"${didYouMean(param, known)} (${name} takes ${known.join(', ')})`,
+      );
+    }
+  }
+  for (const param of pathNames) if (!(param in params)) problems.push(`missing path parameter "${param}" (${spec.path})`);
+
+  if (spec.query) {
+    const validate = validatorOf(`${name}/query`, queryAjv, spec.query);
+    if (!validate(query)) problems.push(...describe(validate.errors, 'query'));
+  }
+  if (spec.body) {
+    if (body === undefined) problems.push(`${name} needs a body (see \`cplane api ${name} --help\`)`);
+    else {
+      const validate = validatorOf(`${name}/body`, bodyAjv, spec.body);
+      if (!validate(body)) problems.push(...describe(validate.errors, 'body'));
+    }
+  } else if (body !== undefined) {
+    problems.push(`${name} takes no body`);
+  }
+  return { path, query: Object.keys(query).length > 0 ? query : undefined, body, problems };
+}
