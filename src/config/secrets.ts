@@ -39,6 +39,10 @@ async function readSecret(source: SecretSource, env: NodeJS.ProcessEnv): Promise
     if (value === '') throw new Error(`Secret source "file ${source.file}" is empty`);
     return value;
   }
-  const { length } = source.generate;
+  return generateSecret(source.generate.length);
+}
+
+/** A random value in the format of the `generate` source: base64url, `length` characters. */
+export function generateSecret(length: number): string {
   return randomBytes(Math.ceil((length * 3) / 4)).toString('base64url').slice(0, length);
 }

@@ -15,7 +15,7 @@ import { createClient, identityOf, type ApiClient, type TokenIdentity } from '..
 import { ApiError } from '../api/errors.js';
 import { operationFacts, type OperationFacts } from '../api/operation-docs.js';
 import { operationNames, type OperationName } from '../api/operations.js';
-import { resolveSecret } from '../config/index.js';
+import { generateSecret } from '../config/index.js';
 import { errorEnvelope, prepareCall, sendCall } from './operation-call.js';
 
 export interface ToolAnnotations {
@@ -181,7 +181,8 @@ export function helperTools(context: ToolContext): McpTool[] {
         if (typeof length !== 'number' || !Number.isInteger(length) || length < lengths.minimum || length > lengths.maximum) {
           return { isError: true, parts: [`length must be a whole number from ${lengths.minimum} to ${lengths.maximum}`] };
         }
-        const secret = await resolveSecret({ generate: { length } }, context.env);
+        // Made for the caller to see, so not registered with the redactor (resolveSecret would hide it).
+        const secret = generateSecret(length);
         return { parts: [{ secret, length, format: 'base64url' }] };
       },
     },

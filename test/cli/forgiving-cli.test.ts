@@ -52,13 +52,13 @@ describe('help', () => {
     const plan = await cli('plan', '--help');
     expect(plan.code).toBe(0);
     expect(plan.stdout.split('\n').slice(0, 3)).toEqual([
-      'Usage: cplane plan [dir] [--out FILE] [--target ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+      'Usage: cplane plan [dir] [--out FILE] [--target ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
       '',
       'Show what apply would change, and why',
     ]);
     expect(await cli('help', 'plan')).toEqual(plan);
     expect(await cli('help', 'state', 'list')).toEqual(await cli('state', 'list', '--help'));
-    expect((await cli('state', 'list', '--help')).stdout).toContain('--var-file FILE     read variables from a YAML file (repeatable, in order); wins over --var\n');
+    expect((await cli('state', 'list', '--help')).stdout).toContain('--var-file FILE     read variables from a YAML file (repeatable); with --var, the last one given wins\n');
   });
 
   it('`cplane`, `cplane --help` and `cplane help` print the global help, which names `cplane help <command>`', async () => {
