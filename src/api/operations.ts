@@ -320,10 +320,6 @@ export type RequestOf<K extends OperationName> =
 
 export const operationNames = Object.keys(operations) as OperationName[];
 
-export function operationSpec(name: OperationName): OperationSpec {
-  return operations[name];
-}
-
 /** Fills a path template: `/gateways/{id}` + {id: 'x'} -> `/gateways/x` (each value URL-encoded). */
 export function fillPath(template: string, params: Record<string, string> | undefined): string {
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {

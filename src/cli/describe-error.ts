@@ -4,7 +4,7 @@
  * stack only when CPLANE_DEBUG is set.
  */
 import type { Command } from './command.js';
-import { AbortError } from './errors.js';
+import { AbortError, classifyError } from '../errors.js';
 
 export function describeError(error: unknown, command: Command): { message: string; exitCode: number } {
   if (error instanceof AbortError) {
@@ -14,7 +14,7 @@ export function describeError(error: unknown, command: Command): { message: stri
     return { message: `Error: ${error.message}\nRun \`cplane ${command.name.join(' ')} --help\` for the options.\n`, exitCode: 1 };
   }
   // The API layer's errors already say what failed and what to do (src/api/errors.ts).
-  if (error instanceof Error && ['ApiError', 'NetworkError', 'IdentityRefusedError'].includes(error.name)) {
+  if (error instanceof Error && classifyError(error) !== 'bug') {
     return { message: `Error: ${error.message}\n`, exitCode: 1 };
   }
   const detail = error instanceof Error ? (process.env.CPLANE_DEBUG ? (error.stack ?? error.message) : error.message) : String(error);

@@ -1,16 +1,2 @@
-/**
- * The two kinds of error a command can end with (after Shopify CLI): an abort,
- * where the user's input or environment is wrong and we say what to do next, and
- * anything else, which is a bug in cplane and is reported as one.
- */
-export class AbortError extends Error {
-  override readonly name = 'AbortError';
-  constructor(
-    message: string,
-    /** What the user can do about it: printed on its own line after the message. */
-    readonly hint?: string,
-    readonly exitCode = 1,
-  ) {
-    super(message);
-  }
-}
+/** AbortError lives on the ground floor (src/errors.ts); this re-export keeps the commands' imports short. */
+export { AbortError, BugError } from '../errors.js';

@@ -19,7 +19,7 @@ import {
   type ReadFailure,
   type RefreshRequest,
 } from '../providers/index.js';
-import { AbortError } from '../cli/errors.js';
+import { AbortError } from '../errors.js';
 
 /** The live objects of one account (or of the selected projects), as the API returns them. */
 export interface LiveAccount {

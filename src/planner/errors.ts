@@ -3,7 +3,7 @@
  * (unknown targets, missing secret sources, preventDestroy, changes the API
  * cannot make), listed together rather than one per run.
  */
-import { AbortError } from '../cli/errors.js';
+import { AbortError } from '../errors.js';
 
 export class PlanError extends AbortError {
   readonly code = 'plan_failed';

@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { AbortError } from '../cli/errors.js';
+import { AbortError } from '../errors.js';
 import type { Plan } from './types.js';
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.

@@ -5,10 +5,9 @@
  */
 import type { CredentialT } from '../api/shapes.js';
 import type { CredentialAttributes } from '../config/types.js';
-import type { Template } from '../planner/types.js';
+import type { Template } from '../plan-model/index.js';
 import type { Lookups, ResourceProvider, View } from './types.js';
 import { diffViews, secretChanges } from './view-diff.js';
-import { listPages } from './list-pages.js';
 import { writeSpec } from './write-spec.js';
 
 /** A provider as its name, whether the configuration gave its name or its id. */
@@ -31,7 +30,7 @@ export const credentialProvider = {
   removeAction: 'delete',
 
   async refresh({ client, expected }) {
-    return { items: await listPages(client, 'listCredentials', {}, expected()), failures: [] };
+    return { items: await client.listAll('listCredentials', {}, { expected: expected() }), failures: [] };
   },
 
   async read({ client, id }) {

@@ -6,10 +6,9 @@
  */
 import type { GatewayTokenT } from '../api/shapes.js';
 import type { GatewayTokenAttributes } from '../config/types.js';
-import type { FieldChange, Template } from '../planner/types.js';
+import type { FieldChange, Template } from '../plan-model/index.js';
 import type { ReadFailure, ResourceProvider, View } from './types.js';
 import { diffViews, isRefusal, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
-import { listPages } from './list-pages.js';
 import { writeSpec } from './write-spec.js';
 
 /** Changing any of these needs a new token. */
@@ -61,7 +60,7 @@ export const gatewayTokenProvider = {
       gatewayIds.map((id) =>
         limiter.run(async () => {
           try {
-            return await listPages(client, 'listGatewayTokens', { path: { id } }, expected(id));
+            return await client.listAll('listGatewayTokens', { path: { id } }, { expected: expected(id) });
           } catch (error) {
             if (!isRefusal(error)) throw error;
             if (error.status !== 404) failures.push({ operation: 'listGatewayTokens', reason: `${error.status} ${error.reason}`, requestId: error.requestId, gatewayId: id });

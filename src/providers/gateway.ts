@@ -7,10 +7,9 @@
  */
 import type { GatewayT } from '../api/shapes.js';
 import type { GatewayAttributes, GatewaySettingsConfig } from '../config/types.js';
-import type { Template } from '../planner/types.js';
+import type { Template } from '../plan-model/index.js';
 import type { Lookups, ResourceProvider, View } from './types.js';
 import { diffViews, flatten, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
-import { listPages } from './list-pages.js';
 import { writeSpec } from './write-spec.js';
 
 /** Fields PATCH /gateways/{id} takes under the same name as the configuration. */
@@ -55,7 +54,7 @@ export const gatewayProvider = {
 
   async refresh({ client, expected }) {
     // Disabled gateways are listed too, so one deleted outside cplane is seen as deleted, not as unreadable.
-    return { items: await listPages(client, 'listGateways', { query: { includeDisabled: true } }, expected()), failures: [] };
+    return { items: await client.listAll('listGateways', { query: { includeDisabled: true } }, { expected: expected() }), failures: [] };
   },
 
   read: ({ client, id }) => nullWhenNotFound(() => client.call('getGateway', { path: { id } })),

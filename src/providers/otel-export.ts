@@ -7,7 +7,7 @@
  */
 import type { OtelExportT } from '../api/shapes.js';
 import type { OtelExportAttributes } from '../config/types.js';
-import type { Template } from '../planner/types.js';
+import type { Template } from '../plan-model/index.js';
 import type { ReadFailure, ResourceProvider, View } from './types.js';
 import { diffViews, isRefusal, nullWhenNotFound, ref, secretChanges, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';

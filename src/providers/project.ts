@@ -8,7 +8,6 @@ import type { ProjectT } from '../api/shapes.js';
 import type { ProjectAttributes } from '../config/types.js';
 import type { ResourceProvider, View } from './types.js';
 import { diffViews, isIgnored, nullWhenNotFound } from './view-diff.js';
-import { listPages } from './list-pages.js';
 import { writeSpec } from './write-spec.js';
 
 function view(attributes: ProjectAttributes): View {
@@ -26,7 +25,7 @@ export const projectProvider = {
   removeAction: 'archive',
 
   async refresh({ client, account, expected }) {
-    const items = await listPages(client, 'listProjects', { query: { accountId: account, includeArchived: true } }, expected());
+    const items = await client.listAll('listProjects', { query: { accountId: account, includeArchived: true } }, { expected: expected() });
     return { items, failures: [] };
   },
 

@@ -7,10 +7,9 @@
  */
 import type { RecordMetaT } from '../api/shapes.js';
 import type { RecordAttributes } from '../config/types.js';
-import type { Template } from '../planner/types.js';
+import type { Template } from '../plan-model/index.js';
 import type { ResourceProvider, View } from './types.js';
 import { canonicalTime, diffViews, nullWhenNotFound, ref, secretChanges, sortedSet } from './view-diff.js';
-import { listPages } from './list-pages.js';
 import { writeSpec } from './write-spec.js';
 
 const metadataKeys = ['name', 'tags', 'secretDueAt', 'rotationIntervalDays'] as const;
@@ -43,7 +42,7 @@ export const recordProvider = {
 
   async refresh({ client, account, expected }) {
     // One account-wide list instead of one list per project: requests grow with pages, not with projects.
-    const items = await listPages(client, 'listRecords', { query: { accountId: account, includeArchived: true } }, expected());
+    const items = await client.listAll('listRecords', { query: { accountId: account, includeArchived: true } }, { expected: expected() });
     return { items, failures: [] };
   },
 

@@ -11,7 +11,7 @@ import type { Limiter } from '../api/limiter.js';
 import type { OperationName } from '../api/operations.js';
 import type { ProviderT } from '../api/shapes.js';
 import type { AttributesByKind, DesiredResource, ResourceKind } from '../config/types.js';
-import type { FieldChange, PlannedWrite } from '../planner/types.js';
+import type { FieldChange, PlannedWrite } from '../plan-model/index.js';
 import type { ResourceState } from '../state/types.js';
 
 /** A write as a provider describes it; the planner gives it its id and Idempotency-Key. */

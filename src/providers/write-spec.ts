@@ -3,7 +3,7 @@
  * templates, what to record in state, and a one-line summary for people.
  */
 import { operations, type OperationName } from '../api/operations.js';
-import type { Template, WriteEffects } from '../planner/types.js';
+import type { Template, WriteEffects } from '../plan-model/index.js';
 import type { WriteSpec } from './types.js';
 
 export function writeSpec(

@@ -4,42 +4,9 @@
  * what the plan says; nothing here computes a change.
  */
 import { diffLines } from 'diff';
-import type { Action, FieldChange, Plan } from '../planner/types.js';
+import type { FieldChange, Plan } from '../plan-model/index.js';
 
-export const symbols: Record<Action, string> = {
-  create: '+',
-  update: '~',
-  rotate: '~',
-  replace: '-/+',
-  import: '<=',
-  archive: '-',
-  delete: '-',
-  revoke: '-',
-  'no-op': ' ',
-};
-
-export const verbs: Record<Action, string> = {
-  create: 'will be created',
-  update: 'will be updated in place',
-  rotate: 'will have its secret rotated',
-  replace: 'must be replaced',
-  import: 'will be imported (adopted)',
-  archive: 'will be archived',
-  delete: 'will be deleted',
-  revoke: 'will be revoked',
-  'no-op': 'will be recorded in state',
-};
-
-export type Tone = 'add' | 'change' | 'remove' | 'replace' | 'import' | 'plain';
-
-export function toneOf(action: Action): Tone {
-  if (action === 'create') return 'add';
-  if (action === 'update' || action === 'rotate') return 'change';
-  if (action === 'replace') return 'replace';
-  if (action === 'import') return 'import';
-  if (action === 'no-op') return 'plain';
-  return 'remove';
-}
+export type { Tone } from '../plan-model/index.js';
 
 /** A value as it reads in the plan: JSON for data, `(sensitive)` for write-only values. */
 export function showValue(value: unknown): string {

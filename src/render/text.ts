@@ -4,8 +4,9 @@
  * `<= import`) with its field changes, reason and notes, what could not be
  * read, and the summary line. Colour is a parameter: the command decides it.
  */
-import type { Plan, PlanStep } from '../planner/types.js';
-import { changeLines, noChangesLine, summaryLine, symbols, toneOf, verbs, type Tone } from './describe.js';
+import { actionWords, localPart, type Plan, type PlanStep, type Tone } from '../plan-model/index.js';
+import { painter as makePainter, type Paint } from '../paint.js';
+import { changeLines, noChangesLine, summaryLine } from './describe.js';
 
 export interface TextOptions {
   color: boolean;
@@ -13,31 +14,12 @@ export interface TextOptions {
   width?: number;
 }
 
-const codes: Record<Tone | 'bold' | 'dim' | 'warn', [number, number]> = {
-  add: [32, 39],
-  change: [33, 39],
-  remove: [31, 39],
-  replace: [35, 39],
-  import: [36, 39],
-  plain: [0, 0],
-  bold: [1, 22],
-  dim: [2, 22],
-  warn: [33, 39],
-};
-
-function painter(color: boolean) {
-  return (style: keyof typeof codes, text: string) => {
-    const [open, close] = codes[style];
-    return color && open !== 0 ? `\u001b[${open}m${text}\u001b[${close}m` : text;
-  };
-}
-
 const symbolTone: Record<string, Tone> = { '+': 'add', '-': 'remove', '~': 'change', ' ': 'plain' };
 
-function renderStep(step: PlanStep, paint: ReturnType<typeof painter>): string[] {
-  const tone = toneOf(step.action);
-  const lines = [`  ${paint('bold', `# ${step.address}`)} ${verbs[step.action]}${step.reason ? ` (${step.reason})` : ''}`];
-  lines.push(`  ${paint(tone, symbols[step.action].padEnd(3))} ${step.kind} "${step.address.slice(step.address.indexOf('.') + 1)}"${step.adopt ? ` (id ${step.adopt.id})` : ''}`);
+function renderStep(step: PlanStep, paint: Paint): string[] {
+  const words = actionWords[step.action];
+  const lines = [`  ${paint('bold', `# ${step.address}`)} ${words.future}${step.reason ? ` (${step.reason})` : ''}`];
+  lines.push(`  ${paint(words.tone, words.symbol.padEnd(3))} ${step.kind} "${localPart(step.address)}"${step.adopt ? ` (id ${step.adopt.id})` : ''}`);
   const creating = step.action === 'create';
   for (const change of step.changes) {
     for (const { symbol, text } of changeLines(change, creating)) {
@@ -49,7 +31,7 @@ function renderStep(step: PlanStep, paint: ReturnType<typeof painter>): string[]
 }
 
 export function renderPlanText(plan: Plan, options: TextOptions): string {
-  const paint = painter(options.color);
+  const paint = makePainter(options.color);
   const rule = paint('dim', '─'.repeat(Math.max(20, Math.min(options.width ?? 80, 100))));
   const out: string[] = [];
 

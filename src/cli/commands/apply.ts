@@ -10,7 +10,7 @@ import type { ClientEvent } from '../../api/client.js';
 import { applyPlan, forwardClientEvents, resendJournal, type ApplyEvent, type ApplyResult } from '../../applier/index.js';
 import { resolveSecret } from '../../config/index.js';
 import { hasChanges, makePlan, readPlanFile } from '../../planner/index.js';
-import type { Plan } from '../../planner/types.js';
+import type { Plan } from '../../plan-model/index.js';
 import { renderPlanText } from '../../render/index.js';
 import { eventLine, renderApplyProgress, renderConfirm, summaryLines } from '../../ui/index.js';
 import type { Command, CommandContext, OptionSpec } from '../command.js';

@@ -6,7 +6,6 @@
  * pull-request comments; `--detailed-exitcode` exits 2 when there are changes.
  */
 import { resolve } from 'node:path';
-import { NetworkError } from '../../api/errors.js';
 import { hasChanges, makePlan, writePlanFile } from '../../planner/index.js';
 import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
 import type { Command } from '../command.js';
@@ -50,13 +49,7 @@ export const planCommand: Command = {
 
     const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane plan' });
     try {
-      const plan = await makePlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, mode, targets, parallelism, env: ctx.env }).catch(
-        (error: unknown) => {
-          // No answer from the API is the user's network or address, not a bug in cplane.
-          if (error instanceof NetworkError) throw new AbortError(error.message);
-          throw error;
-        },
-      );
+      const plan = await makePlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, mode, targets, parallelism, env: ctx.env });
       if (typeof values.out === 'string') {
         const path = resolve(ctx.cwd, values.out);
         await writePlanFile(path, plan);
