@@ -50,6 +50,9 @@ interface ApiLike {
  */
 export const notFoundReasons: ReadonlySet<string> = new Set(['project_not_found', 'record_not_found', 'group_not_found', 'provider_not_found', 'credential_not_found', 'gateway_not_found', 'token_not_found', 'log_not_found']);
 
+/** 403 reasons that say the token itself cannot act (an inactive Service Account): an authentication error, not a refusal of one read. */
+const identityReasons: ReadonlySet<string> = new Set(['service_account_inactive']);
+
 function isApiLike(error: unknown): error is Error & ApiLike {
   return error instanceof Error && typeof (error as Partial<ApiLike>).status === 'number' && typeof (error as Partial<ApiLike>).code === 'string';
 }
@@ -59,7 +62,7 @@ export function classifyError(error: unknown): ErrorClass {
   if (error instanceof Error && (error as { code?: unknown }).code === 'identity_refused') return 'rejected';
   if (error instanceof Error && (error as { code?: unknown }).code === 'network_error') return 'unsure';
   if (isApiLike(error)) {
-    if (error.status === 403) return 'refused';
+    if (error.status === 403) return identityReasons.has(error.reason ?? '') ? 'rejected' : 'refused';
     if (error.status === 404 && notFoundReasons.has(error.reason ?? '')) return 'refused';
     return error.status < 500 ? 'rejected' : 'unsure';
   }

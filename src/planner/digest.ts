@@ -12,19 +12,15 @@ export function planConfigDigest(desired: DesiredState, targets: string[], mode:
   return sha256(canonicalJson({ config: configDigest(desired), targets: [...targets].sort(), mode }));
 }
 
-/** Fields that change with traffic, not with configuration: left out so that use of a token does not make a plan stale. */
-const volatile = new Set(['last_used_at']);
-
 /**
  * Digest of one batch of live objects of a kind, as the API sent them: one server writes its keys and lists
  * its objects in one order, so plain serialisation is stable, and cheap enough to run as each batch arrives.
+ * Fields that change with traffic, not with configuration (a provider's `volatileFields`), are left out so
+ * that use of a token does not make a plan stale.
  */
-export function digestItems(kind: string, items: unknown[]): string {
-  return sha256(`${kind}\n${JSON.stringify(items, kind === 'gateway_token' ? dropVolatile : undefined)}`);
-}
-
-function dropVolatile(key: string, value: unknown): unknown {
-  return volatile.has(key) ? undefined : value;
+export function digestItems(kind: string, items: unknown[], volatileFields: readonly string[] = []): string {
+  const drop = volatileFields.length > 0 ? (key: string, value: unknown) => (volatileFields.includes(key) ? undefined : value) : undefined;
+  return sha256(`${kind}\n${JSON.stringify(items, drop)}`);
 }
 
 /** Of all the live objects refresh read: the batch digests by kind, kinds in a fixed order. */

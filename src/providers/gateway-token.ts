@@ -50,20 +50,27 @@ function liveView(live: GatewayTokenT): View {
 
 export const gatewayTokenProvider = {
   kind: 'gateway_token',
+  relations: {
+    parentIds: { gatewayId: 'gateway' },
+    within: { idField: 'gatewayId', attribute: 'gateway', removedWith: 'revoked by deleting' },
+    outputs: { tokenPrefix: 'token_prefix' },
+    revealable: 'plaintext',
+    volatileFields: ['last_used_at'],
+  },
   refreshOperations: ['listGatewayTokens'],
   readOperation: 'listGatewayTokens',
   removeAction: 'revoke',
 
-  async refresh({ client, gatewayIds, limiter, expected }) {
+  async refresh({ client, parentIds, limiter, expected }) {
     const failures: ReadFailure[] = [];
     const pages = await Promise.all(
-      gatewayIds.map((id) =>
+      parentIds.map((id) =>
         limiter.run(async () => {
           try {
             return await client.listAll('listGatewayTokens', { path: { id } }, { expected: expected(id) });
           } catch (error) {
             if (!isRefusal(error)) throw error;
-            if (error.status !== 404) failures.push({ operation: 'listGatewayTokens', reason: `${error.status} ${error.reason}`, requestId: error.requestId, gatewayId: id });
+            if (error.status !== 404) failures.push({ operation: 'listGatewayTokens', reason: `${error.status} ${error.reason}`, requestId: error.requestId, parentId: id });
             return [];
           }
         }),

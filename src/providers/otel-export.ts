@@ -9,7 +9,7 @@ import type { OtelExportT } from '../api/shapes.js';
 import type { OtelExportAttributes } from '../config/types.js';
 import type { Template } from '../plan-model/index.js';
 import type { ReadFailure, ResourceProvider, View } from './types.js';
-import { diffViews, isRefusal, nullWhenNotFound, ref, secretChanges, sortedSet } from './view-diff.js';
+import { diffViews, isRefusal, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
 /** The export settings of one gateway (the API's document does not name its gateway). */
@@ -52,20 +52,24 @@ function liveView({ export: live }: LiveOtelExport): View {
 
 export const otelExportProvider = {
   kind: 'otel_export',
+  relations: {
+    parentIds: { gatewayId: 'gateway' },
+    within: { idField: 'gatewayId', attribute: 'gateway', removedWith: 'removed with' },
+  },
   refreshOperations: ['getOtelExport'],
   readOperation: 'getOtelExport',
   removeAction: 'delete',
 
-  async refresh({ client, gatewayIds, limiter }) {
+  async refresh({ client, parentIds, limiter }) {
     const failures: ReadFailure[] = [];
     const found = await Promise.all(
-      gatewayIds.map((gatewayId) =>
+      parentIds.map((gatewayId) =>
         limiter.run(async (): Promise<LiveOtelExport | null> => {
           try {
             return { gatewayId, export: await client.call('getOtelExport', { path: { id: gatewayId } }) };
           } catch (error) {
             if (!isRefusal(error)) throw error;
-            if (error.status !== 404) failures.push({ operation: 'getOtelExport', reason: `${error.status} ${error.reason}`, requestId: error.requestId, gatewayId });
+            if (error.status !== 404) failures.push({ operation: 'getOtelExport', reason: `${error.status} ${error.reason}`, requestId: error.requestId, parentId: gatewayId });
             return null;
           }
         }),
@@ -95,7 +99,7 @@ export const otelExportProvider = {
 
   diff({ desired, live, changedSecrets }) {
     const ignore = desired.lifecycle.ignoreChanges;
-    const changes = [...diffViews(view(desired.attributes), liveView(live), ignore), ...secretChanges(changedSecrets, ignore)];
+    const changes = [...diffViews(view(desired.attributes), liveView(live), ignore), ...sensitiveChanges(changedSecrets, ignore)];
     return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [] };
   },
 

@@ -20,6 +20,7 @@ function liveView(live: ProjectT): View {
 
 export const projectProvider = {
   kind: 'project',
+  relations: {},
   refreshOperations: ['listProjects'],
   readOperation: 'getProject',
   removeAction: 'archive',

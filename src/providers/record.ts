@@ -9,7 +9,7 @@ import type { RecordMetaT } from '../api/shapes.js';
 import type { RecordAttributes } from '../config/types.js';
 import type { Template } from '../plan-model/index.js';
 import type { ResourceProvider, View } from './types.js';
-import { canonicalTime, diffViews, nullWhenNotFound, ref, secretChanges, sortedSet } from './view-diff.js';
+import { canonicalTime, diffViews, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
 const metadataKeys = ['name', 'tags', 'secretDueAt', 'rotationIntervalDays'] as const;
@@ -36,6 +36,7 @@ function liveView(live: RecordMetaT): View {
 
 export const recordProvider = {
   kind: 'record',
+  relations: { parentIds: { projectId: 'project' } },
   refreshOperations: ['listRecords'],
   readOperation: 'getRecord',
   removeAction: 'archive',
@@ -68,7 +69,7 @@ export const recordProvider = {
 
   diff({ desired, live, changedSecrets }) {
     const ignore = desired.lifecycle.ignoreChanges;
-    const changes = [...diffViews(view(desired.attributes), liveView(live), ignore), ...secretChanges(changedSecrets, ignore)];
+    const changes = [...diffViews(view(desired.attributes), liveView(live), ignore), ...sensitiveChanges(changedSecrets, ignore)];
     if (live.archived) changes.unshift({ path: 'archived', before: true, after: false });
     return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [] };
   },

@@ -6,7 +6,7 @@
 import { ApiError } from '../api/errors.js';
 import { classifyError } from '../errors.js';
 import { localPart, type FieldChange } from '../plan-model/index.js';
-import type { Lookups, View } from './types.js';
+import type { Lookups, Problem, View } from './types.js';
 
 /** Whether `path` is covered by an `ignoreChanges` entry (the entry itself or a parent of it). */
 export function isIgnored(path: string, ignoreChanges: string[]): boolean {
@@ -37,7 +37,7 @@ export function diffViews(desired: View, live: View, ignoreChanges: string[]): F
 }
 
 /** Write-only fields that changed, as sensitive changes (never with a value). */
-export function secretChanges(changedSecrets: string[], ignoreChanges: string[]): FieldChange[] {
+export function sensitiveChanges(changedSecrets: string[], ignoreChanges: string[]): FieldChange[] {
   return changedSecrets.filter((field) => !isIgnored(field, ignoreChanges)).map((path) => ({ path, sensitive: true }));
 }
 
@@ -95,3 +95,8 @@ export function isRefusal(error: unknown): error is ApiError {
 }
 
 export { localPart };
+
+/** A vendor name the API does not know (`provider: opnai`). */
+export function unknownVendor(name: string): Problem {
+  return { code: 'unknown_vendor', summary: `unknown provider "${name}"`, detail: 'Use the name of one of the AI providers the API lists (GET /providers).' };
+}

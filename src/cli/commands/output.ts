@@ -5,6 +5,7 @@
  */
 import type { Command } from '../command.js';
 import { AbortError } from '../errors.js';
+import { providerFor } from '../../providers/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
 import { openStateFor, stateHelp, stateOptions } from './state.js';
 
@@ -57,7 +58,7 @@ export const outputCommand: Command = {
     const store = await openStateFor(ctx, dir, { lock: false, command: 'output' });
     try {
       const tokens = Object.entries(store.data.resources)
-        .filter(([address, r]) => r.kind === 'gateway_token' && (!name || address === name))
+        .filter(([address, r]) => providerFor(r.kind).relations.revealable !== undefined && (!name || address === name))
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       if (name && tokens.length === 0) {
         throw new AbortError(`${name} is not a gateway token in the state ${store.path}.`, 'Run `cplane output` to list the tokens it holds.');

@@ -7,6 +7,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command, CommandContext, OptionSpec } from '../command.js';
 import { AbortError } from '../errors.js';
+import { providerFor } from '../../providers/index.js';
 import { openState, StateError } from '../../state/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
 
@@ -145,8 +146,9 @@ function describeResource(address: string, r: ResourceState, store: StateStore):
   if (fingerprinted.length) lines.push('write-only values:', ...fingerprinted.map((field) => `  ${field}: (sensitive, fingerprinted)`));
   const sealed = Object.keys(r.sealed ?? {}).sort();
   if (sealed.length) {
-    const reveal = r.kind === 'gateway_token' ? `; \`cplane output ${address} --reveal\` shows it` : '';
-    lines.push('sealed secrets:', ...sealed.map((name) => `  ${name}: (sensitive, sealed${reveal})`));
+    const revealable = providerFor(r.kind).relations.revealable;
+    const reveal = (name: string) => (name === revealable ? `; \`cplane output ${address} --reveal\` shows it` : '');
+    lines.push('sealed secrets:', ...sealed.map((name) => `  ${name}: (sensitive, sealed${reveal(name)})`));
   }
   const pending = store.data.journal.filter((entry) => entry.address === address);
   if (pending.length) lines.push('pending writes:', ...pending.map((entry) => `  ${entry.operation} (Idempotency-Key ${entry.idempotencyKey}, since ${entry.createdAt})`));
