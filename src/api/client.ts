@@ -11,6 +11,7 @@ import { Pool } from 'undici';
 import { ApiError, IdentityRefusedError, NetworkError } from './errors.js';
 import { Limiter } from './limiter.js';
 import { fillPath, operations, type OperationName, type OperationSpec, type RequestOf, type ResultOf } from './operations.js';
+import { resultProblem } from './result-check.js';
 import { backoffDelay, defaultRetryPolicy, isTransient, type RetryPolicy } from './retry.js';
 
 export type TokenIdentity = 'human' | 'service_account';
@@ -157,6 +158,10 @@ export class ApiClient {
       this.emit({ type: 'response', operation, status: answer.status, attempt, requestId, durationMs: Math.round(performance.now() - started) });
       const envelope = parseEnvelope(answer.text);
       if (answer.status >= 200 && answer.status < 300 && envelope?.ok === true) {
+        const problem = await resultProblem(operation, envelope.data);
+        if (problem) {
+          throw new ApiError(operation, answer.status, 'invalid_response', `the answer does not match the API spec: ${problem}`, undefined, requestId, attempt);
+        }
         return { data: envelope.data as ResultOf<K>, status: answer.status, requestId, attempts: attempt };
       }
       const error = envelope?.ok === false ? envelope.error : undefined;

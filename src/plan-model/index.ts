@@ -6,5 +6,6 @@
  */
 export * from './action.js';
 export * from './address.js';
+export * from './completeness.js';
 export type * from './plan.js';
 export type * from './write.js';

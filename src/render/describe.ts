@@ -4,7 +4,7 @@
  * what the plan says; nothing here computes a change.
  */
 import { diffLines } from 'diff';
-import type { FieldChange, Plan } from '../plan-model/index.js';
+import { isIncomplete, unreadableNames, type FieldChange, type Plan } from '../plan-model/index.js';
 
 export type { Tone } from '../plan-model/index.js';
 
@@ -39,7 +39,10 @@ export function changeLines(change: FieldChange, creating: boolean): { symbol: s
 export function summaryLine(plan: Plan): string {
   const { add, change, replace, remove } = plan.summary;
   const imports = plan.summary.import > 0 ? `${plan.summary.import} to import, ` : '';
-  return `Plan: ${imports}${add} to add, ${change} to change, ${replace} to replace, ${remove} to remove.`;
+  const counts = `${imports}${add} to add, ${change} to change, ${replace} to replace, ${remove} to remove.`;
+  if (!isIncomplete(plan)) return `Plan: ${counts}`;
+  const names = unreadableNames(plan);
+  return `Plan incomplete: ${names.length} item${names.length === 1 ? '' : 's'} could not be read (${names.join(', ')}), so nothing is known about ${names.length === 1 ? 'it' : 'them'}; for the rest: ${counts}`;
 }
 
 /** The line shown when applying the plan would change nothing; undefined when it would. */
@@ -48,10 +51,7 @@ export function noChangesLine(plan: Plan): string | undefined {
   if (plan.mode === 'refresh-only') {
     return plan.drift.length === 0 ? 'No changes. Your infrastructure still matches what cplane last applied.' : undefined;
   }
-  if (acting) return undefined;
-  if (plan.unreadable.length > 0) {
-    const n = plan.unreadable.length;
-    return `No changes. ${n} item${n === 1 ? '' : 's'} could not be read (listed above), so this plan covers only the rest.`;
-  }
+  // An incomplete plan never says "No changes": what could not be read may well have some (summaryLine).
+  if (acting || isIncomplete(plan)) return undefined;
   return plan.mode === 'destroy' ? 'No changes. No objects need to be destroyed.' : 'No changes. Your infrastructure matches the configuration.';
 }

@@ -6,7 +6,7 @@
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ClientEvent } from '../../api/client.js';
+import { identityOf, type ClientEvent } from '../../api/client.js';
 import { applyPlan, forwardClientEvents, resendJournal, type ApplyEvent, type ApplyResult } from '../../applier/index.js';
 import { resolveSecret } from '../../config/index.js';
 import { hasChanges, makePlan, readPlanFile } from '../../planner/index.js';
@@ -75,6 +75,10 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
     throw new AbortError(`The plan ${planPath} was made for account ${saved.account}, not ${String(ctx.values.account)}.`, 'Apply it without --account, or make a new plan for this account.');
   }
 
+  // Every write is a human-only operation: say so before any request rather than after a refresh.
+  if (identityOf(String(ctx.values.token ?? ctx.env.CPLANE_TOKEN ?? '')) === 'service_account') {
+    throw new AbortError(`cplane ${verb} needs a personal access token (sk-svc-pat-): CPLANE_TOKEN is a Service Account token (sk-svc-sa-), which cannot write; no request was sent.`, 'Run it with a personal access token; a Service Account token can run `cplane plan`.');
+  }
   // On a terminal, journal resends and notices before the live view are plain lines too.
   let sink: Output = json ? jsonOutput(ctx) : plainOutput(ctx, verb);
   const onEvent = (event: ApplyEvent) => sink.event(event);

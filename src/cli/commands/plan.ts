@@ -3,27 +3,32 @@
  * configuration and state, and show what apply would do. Reads state without
  * taking its lock (a plan changes nothing). `--out FILE` saves the plan for
  * `cplane apply FILE`; `--json` and `--markdown` print it for machines and for
- * pull-request comments; `--detailed-exitcode` exits 2 when there are changes.
+ * pull-request comments; `--detailed-exitcode` exits 2 when there are changes
+ * and 3 when the plan is incomplete (cli/exit-codes.ts).
  */
 import { resolve } from 'node:path';
+import { isIncomplete } from '../../plan-model/index.js';
 import { hasChanges, makePlan, writePlanFile } from '../../planner/index.js';
 import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
 import type { Command } from '../command.js';
 import { parseParallelism } from '../connection.js';
 import { AbortError } from '../errors.js';
+import { exitCodes } from '../exit-codes.js';
+import { reportPlanProblems } from '../plan-problems.js';
 import { openWorkspace, workspaceHelp, workspaceOptions } from '../workspace.js';
 
 export const planCommand: Command = {
   name: ['plan'],
   summary: 'Show what apply would change, and why',
   usage:
-    'plan [dir] [--out FILE] [--target ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    'plan [dir] [--out FILE] [--target ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
   help: [
     '--out FILE          save the plan as JSON for `cplane apply FILE`',
     '--target ADDRESS    plan only ADDRESS and what it depends on (repeatable)',
     '--refresh-only      plan no writes: only show changes made outside cplane (applying it records them in state)',
     '--destroy           plan the removal of everything in state',
-    '--detailed-exitcode exit 2 when the plan has changes (0: none, 1: error)',
+    '--detailed-exitcode exit 2 when the plan has changes, 3 when it is incomplete (0: none, 1: error)',
+    '--format github     print the problems of a plan that cannot be made as GitHub Actions annotations',
     '--json              print the plan as JSON (schema/plan.schema.json)',
     '--markdown          print a Markdown summary for a pull-request comment',
     ...workspaceHelp,
@@ -37,6 +42,7 @@ export const planCommand: Command = {
     'detailed-exitcode': { type: 'boolean' },
     json: { type: 'boolean' },
     markdown: { type: 'boolean' },
+    format: { type: 'string' },
   },
 
   async run(ctx) {
@@ -49,7 +55,11 @@ export const planCommand: Command = {
 
     const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane plan' });
     try {
-      const plan = await makePlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, mode, targets, parallelism, env: ctx.env });
+      const made = await makePlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, mode, targets, parallelism, env: ctx.env }).catch(
+        (error: unknown) => reportPlanProblems(error, ctx, { json: values.json === true, format: values.format as string | undefined }),
+      );
+      if (typeof made === 'number') return made;
+      const plan = made;
       if (typeof values.out === 'string') {
         const path = resolve(ctx.cwd, values.out);
         await writePlanFile(path, plan);
@@ -58,7 +68,8 @@ export const planCommand: Command = {
       if (values.json) ctx.stdout.write(renderPlanJson(plan));
       else if (values.markdown) ctx.stdout.write(renderPlanMarkdown(plan));
       else ctx.stdout.write(renderPlanText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, width: ctx.stdout.columns ?? 80 }));
-      return values['detailed-exitcode'] && hasChanges(plan) ? 2 : 0;
+      if (!values['detailed-exitcode']) return exitCodes.ok;
+      return isIncomplete(plan) ? exitCodes.incomplete : hasChanges(plan) ? exitCodes.changes : exitCodes.ok;
     } finally {
       await workspace.close();
     }
