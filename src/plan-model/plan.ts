@@ -89,5 +89,12 @@ export interface Plan {
   unreadable: Unreadable[];
   summary: PlanSummary;
   /** sha256 digests to detect, at apply, a configuration or live state that changed since the plan was made. */
-  digest: { config: string; live: string };
+  digest: {
+    config: string;
+    live: string;
+    /** Per configuration file (relative to configDir): a digest of the resources it declares, to name the files that changed. */
+    files?: Record<string, string>;
+    /** Per address: a digest of its live object (`absent` when there is none), to name the objects that changed. */
+    objects?: Record<string, string>;
+  };
 }

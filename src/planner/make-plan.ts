@@ -10,9 +10,9 @@ import { AddressBook } from './address-book.js';
 import type { MakePlanInput, PlanContext } from './context.js';
 import { linkDependencies } from './dependencies.js';
 import { planDesired } from './desired.js';
-import { liveDigest, planConfigDigest } from './digest.js';
+import { fileDigests, liveDigest, planConfigDigest } from './digest.js';
 import { PlanError } from './errors.js';
-import { indexLive } from './live-account.js';
+import { indexLive, objectDigestsOf } from './live-account.js';
 import { sortSteps } from './order.js';
 import { refreshLive } from './refresh.js';
 import { planRemovals } from './removals.js';
@@ -65,6 +65,6 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     drift: scoped.drift,
     unreadable: scoped.unreadable,
     summary: summarize(scoped.steps),
-    digest: { config: configDigest, live: liveDigest(snapshot.digests) },
+    digest: { config: configDigest, live: liveDigest(snapshot.digests), files: fileDigests(desired), objects: objectDigestsOf(ctx) },
   };
 }

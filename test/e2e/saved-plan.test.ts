@@ -33,7 +33,7 @@ describe('cplane apply PLANFILE', () => {
     w.config(smallConfig({ description: 'edited after planning' }));
     const run = await w.cli(['apply', planFile]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`Error: The saved plan ${planFile} is stale: the configuration has changed since it was made`);
+    expect(run.stderr).toContain(`Error: The saved plan ${planFile} is stale: the configuration has (main.yaml) changed since it was made`);
     expect(run.stderr).toContain('Make a new plan with `cplane plan --out FILE`');
     const project = (await w.client.listAll('listProjects', {})).find((p) => p.name === 'shop');
     expect(project?.description).toBe('Shop services');
@@ -47,6 +47,6 @@ describe('cplane apply PLANFILE', () => {
     await w.client.call('updateCredential', { path: { id: credential.credential_id }, body: { baseUrl: 'https://api.openai.com/v1' } });
     const run = await w.cli(['apply', planFile]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('is stale: the live objects have changed since it was made');
+    expect(run.stderr).toContain('is stale: the live objects of credential.openai have changed since it was made');
   });
 });

@@ -160,11 +160,22 @@ function refuseStalePlan(saved: Plan, fresh: Plan, path: string): void {
   const config = saved.digest.config !== fresh.digest.config;
   const live = saved.digest.live !== fresh.digest.live;
   if (!config && !live) return;
-  const what = config && live ? 'the configuration and the live objects have' : config ? 'the configuration has' : 'the live objects have';
+  const files = changedKeys(saved.digest.files, fresh.digest.files);
+  const objects = changedKeys(saved.digest.objects, fresh.digest.objects);
+  const parts = [
+    ...(config ? [files.length > 0 ? `the configuration has (${files.join(', ')})` : 'the configuration has'] : []),
+    ...(live ? [objects.length > 0 ? `the live objects of ${objects.join(', ')} have` : 'the live objects have'] : []),
+  ];
   throw new AbortError(
-    `The saved plan ${path} is stale: ${what} changed since it was made, so it may no longer do what was reviewed. Nothing was applied.`,
+    `The saved plan ${path} is stale: ${parts.join(', and ')} changed since it was made, so it may no longer do what was reviewed. Nothing was applied.`,
     'Make a new plan with `cplane plan --out FILE`, review it, and apply that.',
   );
+}
+
+/** Keys whose digest differs between two maps (present in either); empty when a map is missing (an older plan). */
+function changedKeys(before: Record<string, string> | undefined, after: Record<string, string> | undefined): string[] {
+  if (!before || !after) return [];
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => before[key] !== after[key]).sort();
 }
 
 /** First Ctrl-C: `stop` (no new writes; those in flight finish and are saved). Second: exit at once; the journal makes the next run safe. */
