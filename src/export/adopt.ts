@@ -55,7 +55,7 @@ async function record(store: StateStore, options: AdoptOptions, adoptions: Adopt
     const resources: Record<string, ResourceState> = {};
     for (const { address, kind, live } of adoptions) {
       const provider = providerFor(kind);
-      const identity = provider.identify(live);
+      const identity = provider.identify({ live });
       const inputs = attributes.get(address);
       if (!inputs) throw new Error(`the exported folder has no ${address}; no state was written`);
       const earlier = draft.resources[address];

@@ -28,7 +28,7 @@ export function linkDependencies(input: DependencyInput): PlanStep[] {
     const r = input.desiredByAddress.get(step.address);
     const deps = new Set<string>();
     if (r && input.mode !== 'destroy') {
-      for (const address of [...r.dependsOn, ...providerFor(r.kind).references(r.attributes)]) {
+      for (const address of [...r.dependsOn, ...providerFor(r.kind).references({ attributes: r.attributes })]) {
         const dep = stepOf.get(address);
         if (dep && dep !== step && !isRemoval(dep.action)) deps.add(dep.id);
       }
@@ -54,7 +54,7 @@ export function previousDependencies(input: Pick<DependencyInput, 'state' | 'boo
   const entry = input.state[address];
   if (!entry) return [];
   const provider = providerFor(entry.kind);
-  const deps = new Set(provider.references(entry.inputs as unknown as AttributesByKind[ResourceKind]).filter((a) => a in input.state));
+  const deps = new Set(provider.references({ attributes: entry.inputs as unknown as AttributesByKind[ResourceKind] }).filter((a) => a in input.state));
   for (const [idField, id] of Object.entries(entry.parents ?? {})) {
     const parentKind = provider.relations.parentIds?.[idField];
     const parent = parentKind && input.book.stateAddressOf(parentKind, id);

@@ -61,7 +61,7 @@ function planAddress(ctx: PlanContext, r: DesiredResource, out: StageResult): vo
       out.unreadable.push({ address: r.address, kind: r.kind, operation: op, reason: `not in state, and finding an existing one needs ${operations[op].method} ${operations[op].path}, a human-only operation` });
       return;
     }
-    const candidate = liveByKey(ctx.live, r.kind, provider.naturalKey(r, lookups));
+    const candidate = liveByKey(ctx.live, r.kind, provider.naturalKey({ desired: r, lookups }));
     // One live object is managed by one address: an object already in state, or adopted above, is not adopted twice.
     if (!candidate || book.isManaged(r.kind, candidate.identity.id)) return create();
     book.adopt(r.address, r.kind, candidate.identity.id);
@@ -97,8 +97,8 @@ function driftOf(ctx: PlanContext, entry: ResourceState, live: unknown, ignore: 
   // An object adopted by a run that stopped before its first write has no inputs yet: nothing to compare.
   if (Object.keys(entry.inputs).length === 0) return [];
   const provider = providerFor(entry.kind);
-  const applied: View = provider.desiredView(entry.inputs as unknown as AttributesByKind[ResourceKind], ctx.lookups);
-  const observed = provider.view(live, ctx.lookups);
+  const applied: View = provider.desiredView({ attributes: entry.inputs as unknown as AttributesByKind[ResourceKind], lookups: ctx.lookups });
+  const observed = provider.view({ live, lookups: ctx.lookups });
   const changes: FieldChange[] = [];
   for (const path of Object.keys(applied).sort()) {
     if (!(path in observed) || applied[path] === undefined || isIgnored(path, ignore)) continue;

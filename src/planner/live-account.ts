@@ -35,7 +35,7 @@ export function indexLive(snapshot: LiveSnapshot): LiveAccount {
     const provider = providerFor(kind);
     const index: KindIndex = { byId: new Map(), byKey: new Map() };
     for (const live of snapshot.items[kind] ?? []) {
-      const identity = provider.identify(live);
+      const identity = provider.identify({ live });
       index.byId.set(identity.id, { live, identity });
       if (identity.status === 'gone') continue;
       // A live object wins over an archived one with the same key.
@@ -101,7 +101,7 @@ export function objectDigestsOf(ctx: { live: LiveAccount; state: StateData['reso
   const digestOf = (kind: ResourceKind, found: LiveObject | undefined) => (found ? objectDigest(found.live, providerFor(kind).relations.volatileFields) : 'absent');
   for (const [address, entry] of Object.entries(ctx.state)) digests[address] = digestOf(entry.kind, liveObjectOf(ctx.live, entry));
   for (const r of ctx.desired.resources) {
-    digests[r.address] ??= digestOf(r.kind, liveByKey(ctx.live, r.kind, providerFor(r.kind).naturalKey(r, ctx.lookups)));
+    digests[r.address] ??= digestOf(r.kind, liveByKey(ctx.live, r.kind, providerFor(r.kind).naturalKey({ desired: r, lookups: ctx.lookups })));
   }
   return Object.fromEntries(Object.entries(digests).sort(([a], [b]) => (a < b ? -1 : 1)));
 }

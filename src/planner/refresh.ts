@@ -150,9 +150,9 @@ function adoptableParents(input: RefreshInput, snapshot: LiveSnapshot, kind: Res
   const provider = providerFor(parent.kind);
   const ids = new Map(Object.entries(input.state.resources).map(([address, entry]) => [address, entry.id]));
   const lookups: Lookups = { account: input.account, vendor: (nameOrId) => findVendor(snapshot.vendors, nameOrId), idOf: (address) => ids.get(address), nameOf: (_kind, id) => id };
-  const claimed = new Set((input.desired?.resources ?? []).filter((r) => r.kind === parent.kind).map((r) => provider.naturalKey(r, lookups)));
+  const claimed = new Set((input.desired?.resources ?? []).filter((r) => r.kind === parent.kind).map((r) => provider.naturalKey({ desired: r, lookups })));
   return (snapshot.items[parent.kind] ?? [])
-    .map((live) => provider.identify(live))
+    .map((live) => provider.identify({ live }))
     .filter((identity) => identity.status === 'live' && claimed.has(identity.key))
     .map((identity) => identity.id);
 }

@@ -53,7 +53,7 @@ function addressesInScope(input: TargetInput): Set<string> {
     scope.add(address);
     const r = input.desiredByAddress.get(address);
     // A removal does not need what its object used; a planned object needs what it references.
-    if (r && input.mode !== 'destroy') for (const dep of [...r.dependsOn, ...providerFor(r.kind).references(r.attributes)]) visit(dep);
+    if (r && input.mode !== 'destroy') for (const dep of [...r.dependsOn, ...providerFor(r.kind).references({ attributes: r.attributes })]) visit(dep);
     for (const dep of input.steps.find((s) => s.address === address)?.dependsOn ?? []) {
       const step = stepOf.get(dep);
       if (step) visit(step.address);

@@ -40,11 +40,11 @@ export const credentialProvider = {
     return all.find((c) => c.credential_id === id) ?? null;
   },
 
-  identify: (live) => ({ id: live.credential_id, key: live.label, status: live.status === 'revoked' ? 'gone' : 'live' }),
-  naturalKey: (desired) => desired.attributes.label,
+  identify: ({ live }) => ({ id: live.credential_id, key: live.label, status: live.status === 'revoked' ? 'gone' : 'live' }),
+  naturalKey: ({ desired }) => desired.attributes.label,
   references: () => [],
-  view: liveView,
-  desiredView: (attributes, lookups) => view(attributes, lookups),
+  view: ({ live, lookups }) => liveView(live, lookups),
+  desiredView: ({ attributes, lookups }) => view(attributes, lookups),
 
   diff({ desired, live, lookups, changedSecrets }) {
     const ignore = desired.lifecycle.ignoreChanges;

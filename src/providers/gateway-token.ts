@@ -86,23 +86,23 @@ export const gatewayTokenProvider = {
     return tokens?.find((t) => t.token_id === id) ?? null;
   },
 
-  identify: (live) => ({
+  identify: ({ live }) => ({
     id: live.token_id,
     parents: { gatewayId: live.gateway_id },
     key: `${live.gateway_id}/${live.name}`,
     status: live.revoked_at ? 'gone' : 'live',
   }),
 
-  naturalKey(desired, lookups) {
+  naturalKey({ desired, lookups }) {
     const gatewayId = lookups.idOf(gatewayAddress(desired.attributes));
     return gatewayId === undefined ? undefined : `${gatewayId}/${desired.attributes.name}`;
   },
 
-  references: (attributes) => [gatewayAddress(attributes)],
+  references: ({ attributes }) => [gatewayAddress(attributes)],
 
-  view: liveView,
+  view: ({ live }) => liveView(live),
 
-  desiredView: (attributes) => view(attributes),
+  desiredView: ({ attributes }) => view(attributes),
 
   diff({ desired, live, state }) {
     const ignore = desired.lifecycle.ignoreChanges;

@@ -60,17 +60,17 @@ export const gatewayProvider = {
 
   read: ({ client, id }) => nullWhenNotFound(() => client.call('getGateway', { path: { id } })),
 
-  identify: (live) => ({
+  identify: ({ live }) => ({
     id: live.gateway_id,
     parents: { projectId: live.project_id },
     key: live.slug,
     status: live.status === 'disabled' ? 'gone' : 'live',
   }),
 
-  naturalKey: (desired) => desired.attributes.slug,
-  references: (attributes) => [projectAddress(attributes), ...(attributes.credentials ?? []).map(credentialAddress)],
+  naturalKey: ({ desired }) => desired.attributes.slug,
+  references: ({ attributes }) => [projectAddress(attributes), ...(attributes.credentials ?? []).map(credentialAddress)],
 
-  view: (live, lookups) => ({
+  view: ({ live, lookups }) => ({
     project: lookups.nameOf('project', live.project_id),
     name: live.name,
     slug: live.slug,
@@ -80,10 +80,10 @@ export const gatewayProvider = {
     ...flatten('settings', live.settings),
   }),
 
-  desiredView: (attributes, lookups) => view(attributes, lookups),
+  desiredView: ({ attributes, lookups }) => view(attributes, lookups),
 
   diff({ desired, live, lookups }) {
-    const changes = diffViews(view(desired.attributes, lookups), gatewayProvider.view(live, lookups), desired.lifecycle.ignoreChanges);
+    const changes = diffViews(view(desired.attributes, lookups), gatewayProvider.view({ live, lookups }), desired.lifecycle.ignoreChanges);
     const problems = changes.some((c) => c.path === 'project')
       ? [{ code: 'immovable_gateway', summary: 'a gateway cannot be moved to another project', detail: 'Add a gateway under a new name in that project.' }]
       : [];

@@ -83,19 +83,19 @@ export const otelExportProvider = {
     return found === null ? null : { gatewayId: id, export: found };
   },
 
-  identify: (live) => ({
+  identify: ({ live }) => ({
     id: live.gatewayId,
     parents: { gatewayId: live.gatewayId },
     // Every gateway has an export document; one never configured is not something to adopt, so its key matches nothing.
     key: unconfigured(live.export) ? `unconfigured:${live.gatewayId}` : live.gatewayId,
     status: 'live',
   }),
-  naturalKey: (desired, lookups) => lookups.idOf(gatewayAddress(desired.attributes)),
-  references: (attributes) => [gatewayAddress(attributes)],
+  naturalKey: ({ desired, lookups }) => lookups.idOf(gatewayAddress(desired.attributes)),
+  references: ({ attributes }) => [gatewayAddress(attributes)],
 
-  view: liveView,
+  view: ({ live }) => liveView(live),
 
-  desiredView: (attributes) => view(attributes),
+  desiredView: ({ attributes }) => view(attributes),
 
   diff({ desired, live, changedSecrets }) {
     const ignore = desired.lifecycle.ignoreChanges;

@@ -34,11 +34,11 @@ export const projectProvider = {
     return nullWhenNotFound(() => client.call('getProject', { path: { id } }));
   },
 
-  identify: (live) => ({ id: live.project_id, key: live.name, status: live.archived ? 'archived' : 'live' }),
-  naturalKey: (desired) => desired.attributes.name,
+  identify: ({ live }) => ({ id: live.project_id, key: live.name, status: live.archived ? 'archived' : 'live' }),
+  naturalKey: ({ desired }) => desired.attributes.name,
   references: () => [],
-  view: liveView,
-  desiredView: (attributes) => view(attributes),
+  view: ({ live }) => liveView(live),
+  desiredView: ({ attributes }) => view(attributes),
 
   diff({ desired, live }) {
     const changes = diffViews(view(desired.attributes), liveView(live), desired.lifecycle.ignoreChanges);

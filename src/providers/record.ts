@@ -49,23 +49,23 @@ export const recordProvider = {
 
   read: ({ client, id }) => nullWhenNotFound(() => client.call('getRecord', { path: { id } })),
 
-  identify: (live) => ({
+  identify: ({ live }) => ({
     id: live.record_id,
     parents: { projectId: live.project_id },
     key: `${live.project_id}/${live.name}`,
     status: live.archived ? 'archived' : 'live',
   }),
 
-  naturalKey(desired, lookups) {
+  naturalKey({ desired, lookups }) {
     const projectId = lookups.idOf(projectAddress(desired.attributes));
     return projectId === undefined ? undefined : `${projectId}/${desired.attributes.name}`;
   },
 
-  references: (attributes) => [projectAddress(attributes)],
+  references: ({ attributes }) => [projectAddress(attributes)],
 
-  view: liveView,
+  view: ({ live }) => liveView(live),
 
-  desiredView: (attributes) => view(attributes),
+  desiredView: ({ attributes }) => view(attributes),
 
   diff({ desired, live, changedSecrets }) {
     const ignore = desired.lifecycle.ignoreChanges;

@@ -180,15 +180,15 @@ export interface ResourceProvider<K extends ResourceKind = ResourceKind, L = unk
   refresh(req: RefreshRequest): Promise<RefreshResponse<L>>;
   /** One object by id; null when it no longer exists. */
   read(req: ReadRequest): Promise<L | null>;
-  identify(live: L): LiveIdentity;
+  identify(req: { live: L }): LiveIdentity;
   /** The natural key of a desired object, or undefined while a parent has no id yet. */
-  naturalKey(desired: DesiredResource<K>, lookups: Lookups): string | undefined;
+  naturalKey(req: { desired: DesiredResource<K>; lookups: Lookups }): string | undefined;
   /** Addresses the attributes refer to (parents and references). */
-  references(attributes: AttributesByKind[K]): string[];
+  references(req: { attributes: AttributesByKind[K] }): string[];
   /** The live object in configuration terms. */
-  view(live: L, lookups: Lookups): View;
+  view(req: { live: L; lookups: Lookups }): View;
   /** Desired (or last applied) attributes in the same terms. */
-  desiredView(attributes: AttributesByKind[K], lookups: Lookups): View;
+  desiredView(req: { attributes: AttributesByKind[K]; lookups: Lookups }): View;
   diff(req: DiffRequest<K, L>): DiffResponse;
   planCreate(req: CreateRequest<K>): WritesResponse;
   planUpdate(req: UpdateRequest<K, L>): WritesResponse;
