@@ -158,7 +158,7 @@ describe('API client transport', () => {
     const error = await client.call('listProviders', {}).catch((e: unknown) => e);
     await client.close();
     expect(error).toMatchObject({ name: 'ApiError', code: 'invalid_response', operation: 'listProviders' });
-    expect((error as Error).message).toMatch(/^listProviders failed: 200 invalid_response \(the answer does not match the API spec: field 0\.name must be string\)/);
+    expect((error as Error).message).toMatch(/^listProviders failed: 200 invalid_response \(the answer does not match the API spec: field 0\.name: Expected string\)/);
   });
 
   it('reads every page from offset 0 until a short page', async () => {
