@@ -12,9 +12,10 @@ import type { Dispatcher, Pool as UndiciPool } from 'undici';
 import { ApiError, IdentityRefusedError, InsecureTransportError, NetworkError, ResponseTooLargeError } from './errors.js';
 import { Limiter } from './limiter.js';
 import type { OperationName, RequestOf, ResultOf } from './operations.js';
+import { resultProblem } from './result-check.js';
 import { fillPath, routes, type Route, type Routes } from './routes.js';
 import { version } from '../version.js';
-import { backoffDelay, defaultRetryPolicy, type RetryPolicy } from './retry.js';
+import { backoffDelay, defaultRetryPolicy, isTransient, type RetryPolicy } from './retry.js';
 
 // undici's index loads all of undici (fetch, WebSocket, caches: about 110 files, a third of a second at
 // start-up). The client needs only the connection pool and the request call, which the index would add
@@ -191,9 +192,11 @@ export class ApiClient {
         });
       } catch (cause) {
         if (cause instanceof ResponseTooLargeError || signal.aborted) throw cause;
-        // Without an answer we cannot know whether a write happened: repeat it only when the key makes that safe.
+        // Only a transient network failure (a named code, see retry.ts) is worth another attempt; anything else
+        // thrown here is a bug or a local limit and is not retried. Without an answer we cannot know whether a
+        // write happened: repeat it only when the key makes that safe.
         const safe = !write || idempotencyKey !== undefined;
-        if (safe && attempt < this.retry.maxAttempts) {
+        if (safe && isTransient(this.retry, cause) && attempt < this.retry.maxAttempts) {
           const delayMs = backoffDelay(this.retry, attempt, undefined);
           this.emit({ type: 'retry', operation, attempt, delayMs, reason: cause instanceof Error ? cause.message : 'connection error' });
           await sleep(delayMs, undefined, { signal });
@@ -206,6 +209,10 @@ export class ApiClient {
       this.emit({ type: 'response', operation, status: answer.status, attempt, requestId, durationMs: Math.round(performance.now() - started) });
       const envelope = parseEnvelope(answer.text);
       if (answer.status >= 200 && answer.status < 300 && envelope?.ok === true) {
+        const problem = await resultProblem(operation, envelope.data);
+        if (problem) {
+          throw new ApiError(operation, answer.status, 'invalid_response', `the answer does not match the API spec: ${problem}`, undefined, requestId, attempt);
+        }
         return { data: envelope.data as ResultOf<K>, status: answer.status, requestId, attempts: attempt };
       }
       const error = envelope?.ok === false ? envelope.error : undefined;
@@ -227,19 +234,33 @@ export class ApiClient {
     }
   }
 
-  /** Reads every page of a list (limit/offset from 0 until a short page) and returns all items in order. */
-  async listAll<K extends PaginatedOperation>(operation: K, request: RequestOf<K>, options: CallOptions & { pageSize?: number } = {}): Promise<ItemOf<K>[]> {
+  /**
+   * The one pagination walker: reads every page of a list (limit/offset) and returns all items in order.
+   * The API pages by offset with no total for most lists, so a plain walk waits one round trip per page;
+   * when the caller knows roughly how many objects to expect (from state), those pages are requested
+   * together (the limiter bounds how many are in flight), and the walk continues one page at a time only
+   * past the last full page.
+   */
+  async listAll<K extends PaginatedOperation>(
+    operation: K,
+    request: RequestOf<K>,
+    options: CallOptions & { pageSize?: number; expected?: number } = {},
+  ): Promise<ItemOf<K>[]> {
     const pageSize = options.pageSize ?? MAX_PAGE_SIZE;
     const req = request as { path?: Record<string, string>; query?: Record<string, unknown> };
-    const items: ItemOf<K>[] = [];
-    for (let offset = 0; ; offset += pageSize) {
-      const response = await this.send(operation, { path: req.path, query: { ...req.query, limit: pageSize, offset }, accountId: options.accountId });
+    let total: number | undefined;
+    const page = async (index: number): Promise<ItemOf<K>[]> => {
+      const response = await this.send(operation, { path: req.path, query: { ...req.query, limit: pageSize, offset: index * pageSize }, accountId: options.accountId });
       const data = response.data as unknown;
-      const page = (Array.isArray(data) ? data : (data as { rows: unknown[] }).rows) as ItemOf<K>[];
-      items.push(...page);
-      const total = Array.isArray(data) ? undefined : (data as { total: number }).total;
-      if (page.length < pageSize || (total !== undefined && offset + page.length >= total)) return items;
-    }
+      if (!Array.isArray(data)) total = (data as { total: number }).total;
+      return (Array.isArray(data) ? data : (data as { rows: unknown[] }).rows) as ItemOf<K>[];
+    };
+    const more = (pages: ItemOf<K>[][]) => (pages.at(-1)?.length ?? 0) === pageSize && (total === undefined || pages.length * pageSize < total);
+    // One more object than expected still fits: a page that comes back full means there may be more.
+    const first = Math.max(1, Math.ceil(((options.expected ?? 0) + 1) / pageSize));
+    const pages = await Promise.all(Array.from({ length: first }, (_, i) => page(i)));
+    for (let next = first; more(pages); next++) pages.push(await page(next));
+    return pages.flat();
   }
 
   /** The body as text, refusing (and no longer reading) one larger than maxResponseBytes. */

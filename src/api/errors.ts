@@ -95,6 +95,9 @@ const hints: Record<number, string> = {
   503: 'The service is unavailable; try again later.',
 };
 
+const routeHint = 'The API has no such route: is CPLANE_BASE_URL the address without /v1?';
+const notTheApiHint = 'The answer is not the control-plane API\'s: check that CPLANE_BASE_URL is the API\'s address (without /v1).';
+
 function describeApiFailure(
   operation: OperationName,
   status: number,
@@ -109,6 +112,8 @@ function describeApiFailure(
   if (Array.isArray(details) && details.length > 0) parts.push(`details: ${safeText(details.map((d) => (typeof d === 'string' ? d : JSON.stringify(d))).join('; '))}`);
   if (attempts > 1) parts.push(`after ${attempts} attempts`);
   if (requestId) parts.push(`request id ${safeText(requestId)}`);
-  const hint = hints[status];
+  // A 404 that names no object is the API saying it has no such route: almost always a base URL with the
+  // version prefix in it (the client adds /v1 itself).
+  const hint = status === 404 && reason === 'route_not_found' ? routeHint : reason.startsWith('the API answered without') || (status >= 300 && status < 400) ? notTheApiHint : hints[status];
   return `${parts.join(', ')}.${hint ? ` ${hint}` : ''}`;
 }

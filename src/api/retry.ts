@@ -1,7 +1,8 @@
 /**
  * When and how long to wait before sending a request again (spec, Limits 2).
  * Only 429, 500 and 503 are retried, and a connection failure only when the
- * request is safe to repeat (a GET, or a write carrying an Idempotency-Key).
+ * request is safe to repeat (a GET, or a write carrying an Idempotency-Key)
+ * and its error code is one of the transient network codes below.
  * Backoff is exponential with full jitter; a Retry-After header wins.
  */
 export interface RetryPolicy {
@@ -14,6 +15,8 @@ export interface RetryPolicy {
   /** Upper bound of a Retry-After the client will honour, in ms. */
   maxRetryAfterMs: number;
   retryStatuses: readonly number[];
+  /** Error codes of a request that got no answer and is worth sending again (Node and undici codes). */
+  retryNetworkCodes: readonly string[];
   /** Source of randomness for jitter, in [0, 1). Replaceable for repeatable tests. */
   random: () => number;
 }
@@ -24,6 +27,10 @@ export const defaultRetryPolicy: RetryPolicy = {
   maxDelayMs: 10_000,
   maxRetryAfterMs: 60_000,
   retryStatuses: [429, 500, 503],
+  retryNetworkCodes: [
+    'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'ENETUNREACH', 'ENETDOWN', 'EHOSTUNREACH', 'EHOSTDOWN', 'EAI_AGAIN',
+    'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED',
+  ],
   random: Math.random,
 };
 
@@ -41,4 +48,13 @@ export function parseRetryAfter(value: string | undefined): number | undefined {
   if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.round(Number(value) * 1000);
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/** Whether a thrown request failure is a transient network failure, by its code (or its cause's code). */
+export function isTransient(policy: RetryPolicy, error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && policy.retryNetworkCodes.includes(code)) return true;
+  }
+  return false;
 }

@@ -4,7 +4,7 @@
  * never hold a secret (no bodies, no token plaintext, only the names of what
  * was sealed into state).
  */
-import type { Action } from '../planner/types.js';
+import type { Action } from '../plan-model/index.js';
 import type { ResourceKind } from '../config/types.js';
 
 /** Why a step did not run. */

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApiClient, ClientEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { SecretSource } from '../config/types.js';
-import type { Plan, PlanStep, PlannedWrite, Template } from '../planner/types.js';
+import type { Plan, PlanStep, PlannedWrite, Template } from '../plan-model/index.js';
 import type { StateStore } from '../state/index.js';
 import type { JournalEntry } from '../state/types.js';
 import type { ApplyEvent, ApplyResult, StepRef } from './events.js';

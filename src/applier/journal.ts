@@ -6,7 +6,8 @@
  * the API replays the original result instead of writing twice.
  */
 import type { ApiClient } from '../api/client.js';
-import { ApiError, IdentityRefusedError } from '../api/errors.js';
+import { ApiError } from '../api/errors.js';
+import { classifyError } from '../errors.js';
 import type { StateStore } from '../state/index.js';
 import type { JournalEntry, SealedValue, StateData } from '../state/types.js';
 import type { ApplyEvent, RecoveryResult } from './events.js';
@@ -60,7 +61,7 @@ export async function recordResult(state: StateStore, entry: JournalEntry, resul
  * Returns whether the entry was kept.
  */
 export async function settleFailure(state: StateStore, entry: JournalEntry, error: unknown): Promise<boolean> {
-  const definite = (error instanceof ApiError && error.status < 500) || error instanceof IdentityRefusedError;
+  const definite = ['refused', 'rejected'].includes(classifyError(error));
   if (!definite) return true;
   await state.update((draft) => {
     draft.journal = draft.journal.filter((e) => e.id !== entry.id);

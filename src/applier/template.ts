@@ -7,7 +7,7 @@
  * never put anywhere else.
  */
 import type { ResourceState } from '../state/types.js';
-import type { Template } from '../planner/types.js';
+import type { Template } from '../plan-model/index.js';
 
 export interface TemplateContext {
   resources: Record<string, ResourceState>;

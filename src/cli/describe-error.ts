@@ -4,7 +4,7 @@
  * stack only when CPLANE_DEBUG is set.
  */
 import type { Command } from './command.js';
-import { AbortError } from './errors.js';
+import { AbortError, classifyError } from '../errors.js';
 import { safeLines } from '../text/safe-text.js';
 
 /** The message, with every secret of the run redacted and control characters escaped (line breaks kept). */
@@ -21,7 +21,7 @@ function composeError(error: unknown, command: Command): { message: string; exit
     return { message: `Error: ${error.message}\nRun \`cplane ${command.name.join(' ')} --help\` for the options.\n`, exitCode: 1 };
   }
   // The API layer's errors already say what failed and what to do (src/api/errors.ts).
-  if (error instanceof Error && ['ApiError', 'NetworkError', 'IdentityRefusedError', 'InsecureTransportError', 'ResponseTooLargeError'].includes(error.name)) {
+  if (error instanceof Error && classifyError(error) !== 'bug') {
     return { message: `Error: ${error.message}\n`, exitCode: 1 };
   }
   const detail = error instanceof Error ? (process.env.CPLANE_DEBUG ? (error.stack ?? error.message) : error.message) : String(error);

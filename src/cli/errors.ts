@@ -1,21 +1,11 @@
 /**
- * The two kinds of error a command can end with (after Shopify CLI): an abort,
- * where the user's input or environment is wrong and we say what to do next, and
- * anything else, which is a bug in cplane and is reported as one.
+ * The errors commands throw. AbortError lives on the ground floor (src/errors.ts); this module re-exports it
+ * to keep the commands' imports short, and adds the abort that carries a configuration's diagnostics.
  */
 import type { Diagnostic } from '../config/types.js';
+import { AbortError } from '../errors.js';
 
-export class AbortError extends Error {
-  override readonly name = 'AbortError';
-  constructor(
-    message: string,
-    /** What the user can do about it: printed on its own line after the message. */
-    readonly hint?: string,
-    readonly exitCode = 1,
-  ) {
-    super(message);
-  }
-}
+export { AbortError, BugError } from '../errors.js';
 
 /** A configuration with errors: the abort carries the diagnostics, so `--github` can annotate each one. */
 export class ConfigInvalidError extends AbortError {

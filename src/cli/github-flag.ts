@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { formatGithub } from '../config/index.js';
-import { appendStepSummary, errorAnnotation, problemAnnotation, writeStepOutputs } from '../github/index.js';
+import { appendStepSummary, errorAnnotation, writeStepOutputs } from '../github/index.js';
 import { PlanError, hasChanges, type Plan } from '../planner/index.js';
 import type { CommandContext } from './command.js';
 import { AbortError, ConfigInvalidError } from './errors.js';
@@ -49,7 +49,7 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
     failed(error, verb) {
       const lines: string[] = [];
       if (error instanceof ConfigInvalidError) lines.push(...error.diagnostics.map(formatGithub));
-      else if (error instanceof PlanError) lines.push(...error.problems.map(problemAnnotation));
+      else if (error instanceof PlanError) lines.push(...error.diagnostics.map(formatGithub));
       else lines.push(errorAnnotation(error instanceof Error ? error.message : String(error), undefined, `cplane ${verb} failed`));
       for (const line of lines) ctx.stdout.write(`${line}\n`);
       const message = error instanceof AbortError ? error.message : error instanceof Error ? error.message : String(error);

@@ -4,6 +4,7 @@
  * GitHub Actions (`::error file=...::...` annotations on pull-request lines).
  */
 import type { LineCounter } from 'yaml';
+import { painter } from '../paint.js';
 import type { Diagnostic, Severity } from './types.js';
 
 export type DiagnosticSink = Diagnostic[];
@@ -61,20 +62,18 @@ export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
     (a.range?.col ?? 0) - (b.range?.col ?? 0));
 }
 
-const paint = (on: boolean, code: string, text: string) => (on ? `\u001b[${code}m${text}\u001b[0m` : text);
-
 /** `file:line:col: error: summary`, the snippet with its caret, then the detail. */
 export function formatDiagnostic(d: Diagnostic, options: { color: boolean }): string {
-  const { color } = options;
+  const paint = painter(options.color);
   const where = d.range ? `${d.range.file}:${d.range.line}:${d.range.col}: ` : '';
-  const label = d.severity === 'error' ? paint(color, '1;31', 'error') : paint(color, '1;33', 'warning');
-  const lines = [`${paint(color, '1', where)}${label}: ${paint(color, '1', d.summary)}`];
+  const label = d.severity === 'error' ? paint('bold-error', 'error') : paint('bold-warn', 'warning');
+  const lines = [`${paint('bold', where)}${label}: ${paint('bold', d.summary)}`];
   if (d.snippet) {
     const [source, caret] = d.snippet.split('\n');
     lines.push(source ?? '');
-    if (caret !== undefined) lines.push(caret.replace(/\^+/, (m) => paint(color, d.severity === 'error' ? '31' : '33', m)));
+    if (caret !== undefined) lines.push(caret.replace(/\^+/, (m) => paint(d.severity === 'error' ? 'error' : 'warn', m)));
   }
-  if (d.detail) lines.push(...d.detail.split('\n').map((l) => `  ${paint(color, '2', l)}`));
+  if (d.detail) lines.push(...d.detail.split('\n').map((l) => `  ${paint('dim', l)}`));
   return lines.join('\n');
 }
 

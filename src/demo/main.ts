@@ -13,6 +13,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulator } from '../emulator/index.js';
 import { fixtures } from '../emulator/fixtures.js';
+import { painter } from '../paint.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const example = join(root, 'examples', 'quickstart');
@@ -29,7 +30,8 @@ function readEnvFile(path: string): Record<string, string> {
   return values;
 }
 
-const bold = process.stdout.isTTY && !process.env.NO_COLOR ? (text: string) => `\u001b[1m${text}\u001b[0m` : (text: string) => text;
+const paint = painter(process.stdout.isTTY === true && !process.env.NO_COLOR);
+const bold = (text: string) => paint('bold', text);
 
 function heading(text: string): void {
   process.stdout.write(`\n${bold(`== ${text}`)}\n\n`);

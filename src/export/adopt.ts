@@ -7,9 +7,8 @@
  * header values) were never seen, so they have no fingerprint: the entry is
  * marked `adoptedBy: 'export'` so the planner treats them as unknown, not as changed.
  */
-import type { GatewayTokenT } from '../api/shapes.js';
 import { loadConfig } from '../config/index.js';
-import { providers } from '../providers/index.js';
+import { providerFor } from '../providers/index.js';
 import { openState, StateError, type StateStore } from '../state/index.js';
 import type { ResourceState, StateData } from '../state/types.js';
 import type { Adoption } from './build-model.js';
@@ -55,7 +54,8 @@ async function record(store: StateStore, options: AdoptOptions, adoptions: Adopt
   await store.update((draft: StateData) => {
     const resources: Record<string, ResourceState> = {};
     for (const { address, kind, live } of adoptions) {
-      const identity = providers[kind].identify(live as never);
+      const provider = providerFor(kind);
+      const identity = provider.identify({ live });
       const inputs = attributes.get(address);
       if (!inputs) throw new Error(`the exported folder has no ${address}; no state was written`);
       const earlier = draft.resources[address];
@@ -70,8 +70,9 @@ async function record(store: StateStore, options: AdoptOptions, adoptions: Adopt
         updatedAt: now,
       };
       if (identity.parents) entry.parents = identity.parents;
-      // The start of a token is safe to show; `cplane output` prints it beside the id.
-      if (kind === 'gateway_token') entry.outputs = { tokenPrefix: (live as GatewayTokenT).token_prefix };
+      // Outputs the provider declares (the start of a token) are safe to show; `cplane output` prints them.
+      const outputs = outputsOf(provider.relations.outputs, live);
+      if (outputs) entry.outputs = outputs;
       if (same && earlier.sealed) entry.sealed = earlier.sealed;
       if (same && earlier.fingerprintAddress) entry.fingerprintAddress = earlier.fingerprintAddress;
       if (!same || Object.keys(earlier.fingerprints).length === 0) entry.adoptedBy = 'export';
@@ -82,4 +83,11 @@ async function record(store: StateStore, options: AdoptOptions, adoptions: Adopt
     draft.resources = resources;
   });
   return adoptions.length;
+}
+
+/** The declared outputs (name -> field) read from a live object; undefined when the kind declares none. */
+function outputsOf(declared: Record<string, string> | undefined, live: unknown): Record<string, string> | undefined {
+  if (!declared) return undefined;
+  const fields = live as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(declared).map(([name, field]) => [name, String(fields[field] ?? '')]));
 }

@@ -7,7 +7,7 @@
 import { relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ApiClient } from '../api/client.js';
-import { AbortError } from '../cli/errors.js';
+import { AbortError } from '../errors.js';
 import { listAccounts } from '../providers/index.js';
 import { beginAdoption } from './adopt.js';
 import { buildModel, type ExportModel, type Placeholder, type SkipCounts } from './build-model.js';

@@ -8,7 +8,7 @@
  */
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AbortError } from '../cli/errors.js';
+import { AbortError } from '../errors.js';
 import { MARKER, type EmittedFile } from './emit-yaml.js';
 
 const YAML_FILE = /\.ya?ml$/i;

@@ -11,7 +11,7 @@ import {
   credentialProvider,
   gatewayProvider,
   gatewayTokenProvider,
-  listProviders,
+  listVendors,
   otelExportProvider,
   projectProvider,
   recordProvider,
@@ -19,7 +19,7 @@ import {
   type ReadFailure,
   type RefreshRequest,
 } from '../providers/index.js';
-import { AbortError } from '../cli/errors.js';
+import { AbortError } from '../errors.js';
 
 /** The live objects of one account (or of the selected projects), as the API returns them. */
 export interface LiveAccount {
@@ -49,9 +49,9 @@ export async function readAccount(options: ReadAccountOptions): Promise<LiveAcco
   const { client, account } = options;
   const limiter = new Limiter(options.parallelism);
   // Nothing is known in advance about the size of a list, so each is read page after page.
-  const request: RefreshRequest = { client, account, gatewayIds: [], limiter, expected: () => 0 };
+  const request: RefreshRequest = { client, account, parentIds: [], limiter, expected: () => 0 };
   const [providers, projects, records, credentials, gateways] = await Promise.all([
-    listProviders(client),
+    listVendors(client),
     projectProvider.refresh(request),
     recordProvider.refresh(request),
     credentialProvider.refresh(request),
@@ -63,7 +63,7 @@ export async function readAccount(options: ReadAccountOptions): Promise<LiveAcco
     .filter((g) => projectIds.has(g.project_id) && g.status === 'enabled')
     .map((g) => g.gateway_id)
     .sort();
-  const children = { ...request, gatewayIds };
+  const children = { ...request, parentIds: gatewayIds };
   const [tokens, otelExports] = await Promise.all([gatewayTokenProvider.refresh(children), otelExportProvider.refresh(children)]);
   failOn([...tokens.failures, ...otelExports.failures]);
   return {
@@ -98,7 +98,7 @@ function failOn(failures: ReadFailure[]): void {
   const first = failures[0];
   if (!first) return;
   throw new AbortError(
-    `Could not read ${first.operation} of gateway ${first.gatewayId ?? '?'}: ${first.reason}${first.requestId ? ` (request id ${first.requestId})` : ''}` +
+    `Could not read ${first.operation} of gateway ${first.parentId ?? '?'}: ${first.reason}${first.requestId ? ` (request id ${first.requestId})` : ''}` +
       (failures.length > 1 ? `, and ${failures.length - 1} more read(s) failed` : '') + '. Nothing was written.',
     'Check that the token may read gateway tokens and OTel export settings in this account.',
   );

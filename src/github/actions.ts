@@ -57,8 +57,3 @@ export function errorAnnotation(message: string, at?: { file: string; line: numb
   return `::error${properties.length ? ` ${properties.join(',')}` : ''}::${escapeData(message)}`;
 }
 
-/** A plan problem names its place as `address (file:line)` or `address (file:line:col)`: annotate that line. */
-export function problemAnnotation(problem: string): string {
-  const at = /\(([^():\s][^():]*):(\d+)(?::(\d+))?\)/.exec(problem);
-  return errorAnnotation(problem, at ? { file: at[1] as string, line: Number(at[2]), col: Number(at[3] ?? 1) } : undefined, 'plan_failed');
-}

@@ -12,22 +12,35 @@ export function planConfigDigest(desired: DesiredState, targets: string[], mode:
   return sha256(canonicalJson({ config: configDigest(desired), targets: [...targets].sort(), mode }));
 }
 
-/** Fields that change with traffic, not with configuration: left out so that use of a token does not make a plan stale. */
-const volatile = new Set(['last_used_at']);
-
 /**
  * Digest of one batch of live objects of a kind, as the API sent them: one server writes its keys and lists
  * its objects in one order, so plain serialisation is stable, and cheap enough to run as each batch arrives.
+ * Fields that change with traffic, not with configuration (a provider's `volatileFields`), are left out so
+ * that use of a token does not make a plan stale.
  */
-export function digestItems(kind: string, items: unknown[]): string {
-  return sha256(`${kind}\n${JSON.stringify(items, kind === 'gateway_token' ? dropVolatile : undefined)}`);
-}
-
-function dropVolatile(key: string, value: unknown): unknown {
-  return volatile.has(key) ? undefined : value;
+export function digestItems(kind: string, items: unknown[], volatileFields: readonly string[] = []): string {
+  const drop = volatileFields.length > 0 ? (key: string, value: unknown) => (volatileFields.includes(key) ? undefined : value) : undefined;
+  return sha256(`${kind}\n${JSON.stringify(items, drop)}`);
 }
 
 /** Of all the live objects refresh read: the batch digests by kind, kinds in a fixed order. */
 export function liveDigest(batches: Partial<Record<string, string[]>>): string {
   return sha256(Object.keys(batches).sort().map((kind) => `${kind}:${(batches[kind] ?? []).join(',')}`).join('\n'));
+}
+
+/** Per configuration file: a digest of the resources it declares (so a stale plan can name the files that changed). */
+export function fileDigests(desired: DesiredState): Record<string, string> {
+  const byFile = new Map<string, unknown[]>();
+  // Keyed by the path relative to the configuration folder, so a plan made from another working directory compares.
+  const relative = (shown: string) => desired.files.find((f) => shown === f || shown.endsWith(`/${f}`)) ?? shown;
+  for (const { kind, address, attributes, secrets, lifecycle, dependsOn, source } of desired.resources) {
+    const file = relative(source.file);
+    byFile.set(file, [...(byFile.get(file) ?? []), { kind, address, attributes, secrets, lifecycle, dependsOn }]);
+  }
+  return Object.fromEntries([...byFile].sort(([a], [b]) => (a < b ? -1 : 1)).map(([file, resources]) => [file, sha256(canonicalJson(resources))]));
+}
+
+/** A digest of one live object, without the fields that change with traffic. */
+export function objectDigest(live: unknown, volatileFields: readonly string[] = []): string {
+  return sha256(JSON.stringify(live, (key: string, value: unknown) => (volatileFields.includes(key) ? undefined : value)));
 }

@@ -5,7 +5,9 @@
  */
 import type { Plan } from './types.js';
 
-export { makePlan, type MakePlanInput, type PlanState } from './make-plan.js';
+export { makePlan } from './make-plan.js';
+export type { MakePlanInput, PlanState } from './context.js';
+export type { PlanProblem } from './problems.js';
 export { PlanError } from './errors.js';
 export { readPlanFile, writePlanFile, planSchemaProblems } from './plan-file.js';
 export { placeholderProblems, stepDifferences, withSavedKeys } from './plan-trust.js';

@@ -1,7 +1,6 @@
 /**
  * Ordering of plan steps: a stable topological sort (each step after the
- * steps it depends on, otherwise in the order given), and the closure used by
- * `--target` (the targeted steps plus everything they depend on).
+ * steps it depends on, otherwise in the order given).
  */
 import type { PlanStep } from './types.js';
 
@@ -29,17 +28,4 @@ export function sortSteps(steps: PlanStep[]): PlanStep[] {
     throw new Error(`plan steps depend on each other in a cycle: ${stuck.join(', ')}`);
   }
   return out;
-}
-
-/** The steps of the targeted addresses and, transitively, every step they depend on. */
-export function targetClosure(steps: PlanStep[], targets: ReadonlySet<string>): PlanStep[] {
-  const byId = new Map(steps.map((s) => [s.id, s]));
-  const keep = new Set<string>();
-  const visit = (id: string) => {
-    if (keep.has(id)) return;
-    keep.add(id);
-    for (const dep of byId.get(id)?.dependsOn ?? []) visit(dep);
-  };
-  for (const step of steps) if (targets.has(step.address)) visit(step.id);
-  return steps.filter((s) => keep.has(s.id));
 }

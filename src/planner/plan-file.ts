@@ -8,7 +8,7 @@
 import { constants } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import type { ErrorObject } from 'ajv';
-import { AbortError } from '../cli/errors.js';
+import { AbortError } from '../errors.js';
 // schema/plan.schema.json, compiled at build time (scripts/compile-schemas.mjs).
 import validatePlan from '../generated/plan-schema.js';
 import type { Plan } from './types.js';

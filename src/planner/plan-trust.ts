@@ -8,11 +8,11 @@
  * refused before a single request is sent.
  */
 import { canonicalJson } from '../config/index.js';
-import { providers } from '../providers/index.js';
-import type { Plan, PlanStep, Template } from './types.js';
+import { providerFor } from '../providers/index.js';
+import type { Plan, PlanStep, Template } from '../plan-model/index.js';
 
 const isWriteOnly = (step: PlanStep, field: string): boolean =>
-  (providers[step.kind].writeOnly ?? []).some((pattern) => (pattern.endsWith('.*') ? field.startsWith(pattern.slice(0, -1)) && field.length > pattern.length - 1 : field === pattern));
+  (providerFor(step.kind).writeOnly ?? []).some((pattern) => (pattern.endsWith('.*') ? field.startsWith(pattern.slice(0, -1)) && field.length > pattern.length - 1 : field === pattern));
 
 /** Each `$secret`/`$encrypt` placeholder of a template, with where it is (`body.description`). */
 function placeholders(template: Template | undefined, at: string, into: { at: string; field: unknown }[]): void {

@@ -1,34 +1,37 @@
 /**
  * Refresh: reads the live account with as few requests as the API allows.
- * Account-wide lists (all pages, the largest page size) for projects, records,
- * credentials and gateways, run together; then, per gateway that matters, its
- * tokens and its OTel export, bounded by `--parallelism`. A kind the token may
- * not list (a Service Account on a human-only list) is read by id when the API
- * allows that, and otherwise reported as unreadable: no human-only request is
- * ever sent with a Service Account token.
+ * Kinds read per account (all pages, the largest page size) run together;
+ * kinds that live under a parent (`relations.within`: a gateway's tokens) are
+ * read per parent that matters, bounded by `--parallelism`: parents in state
+ * at once, alongside the account-wide lists, and parents found for adoption
+ * once their list has arrived. A kind the token may not list (a Service
+ * Account on a human-only list) is read by id when the API allows that, and
+ * otherwise reported as unreadable: no human-only request is ever sent with a
+ * Service Account token.
  */
 import type { ApiClient } from '../api/client.js';
 import { ApiError, IdentityRefusedError } from '../api/errors.js';
-import { isRefusal } from '../providers/view-diff.js';
 import { Limiter } from '../api/limiter.js';
 import type { OperationName } from '../api/operations.js';
 import { routes } from '../api/routes.js';
-import type { GatewayT, ProviderT } from '../api/shapes.js';
-import type { DesiredState, GatewayAttributes, ResourceKind } from '../config/types.js';
-import { listProviders, providers } from '../providers/index.js';
-import type { ResourceProvider } from '../providers/types.js';
+import type { ProviderT } from '../api/shapes.js';
+import type { DesiredState, ResourceKind } from '../config/types.js';
+import type { Unreadable } from '../plan-model/index.js';
+import { findVendor, kindOrder, listVendors, parentOf, providerFor } from '../providers/index.js';
+import type { Lookups } from '../providers/types.js';
+import { isRefusal } from '../providers/view-diff.js';
 import type { StateData } from '../state/types.js';
 import { digestItems } from './digest.js';
-import type { Unreadable } from './types.js';
 
 export interface LiveSnapshot {
-  providers: ProviderT[];
+  /** The AI vendors (the API's "providers"), when a kind in use looks them up. */
+  vendors: ProviderT[];
   /** Live objects per kind; a kind that could not be read at all is absent. */
   items: Partial<Record<ResourceKind, unknown[]>>;
   /** Kinds read only by id (no list allowed): objects without state cannot be looked up. */
   byIdOnly: Set<ResourceKind>;
-  /** Gateways whose tokens or OTel export could not be read, per kind. */
-  failedGateways: Partial<Record<ResourceKind, Map<string, Unreadable>>>;
+  /** Parents whose children of a kind could not be read, per kind. */
+  failedParents: Partial<Record<ResourceKind, Map<string, Unreadable>>>;
   unreadable: Unreadable[];
   /** Digests of what was read, batch by batch (see digest.ts), for the plan's live digest. */
   digests: Partial<Record<string, string[]>>;
@@ -54,43 +57,35 @@ function reasonOf(error: unknown): { reason: string; requestId?: string } {
 export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
   const { client, account, state } = input;
   const limiter = new Limiter(Math.max(1, input.parallelism));
-  const snapshot: LiveSnapshot = { providers: [], items: {}, byIdOnly: new Set(), failedGateways: {}, unreadable: [], digests: {} };
+  const snapshot: LiveSnapshot = { vendors: [], items: {}, byIdOnly: new Set(), failedParents: {}, unreadable: [], digests: {} };
   // Each batch is digested as it arrives, while other requests are still in flight.
-  const digest = (kind: string, items: unknown[]) => (snapshot.digests[kind] ??= []).push(digestItems(kind, items));
-  const stateIds = (kind: ResourceKind) =>
-    Object.values(state.resources)
-      .filter((r) => r.kind === kind)
-      .map((r) => ({ id: r.id, parents: r.parents }));
-
-  const counts = new Map<string, number>();
-  for (const entry of Object.values(state.resources)) {
-    for (const key of [entry.kind, `${entry.kind}:${entry.parents?.gatewayId}`]) counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  const expected = (kind: ResourceKind) => (gatewayId?: string) => counts.get(gatewayId === undefined ? kind : `${kind}:${gatewayId}`) ?? 0;
-
+  const digest = (kind: string, items: unknown[], volatile?: string[]) => (snapshot.digests[kind] ??= []).push(digestItems(kind, items, volatile));
+  const entries = Object.values(state.resources);
+  const expected = expectedCounts(state);
   // A kind neither configured nor in state has nothing to compare: it is not read at all.
-  const used = new Set<ResourceKind>([...(input.desired?.resources ?? []).map((r) => r.kind), ...Object.values(state.resources).map((r) => r.kind)]);
+  const used = new Set<ResourceKind>([...(input.desired?.resources ?? []).map((r) => r.kind), ...entries.map((r) => r.kind)]);
 
-  const readKind = async <K extends ResourceKind>(kind: K, gatewayIds: string[]): Promise<void> => {
+  const readKind = async (kind: ResourceKind, parentIds: string[]): Promise<void> => {
     if (!used.has(kind)) return;
-    const provider = providers[kind] as unknown as ResourceProvider<K, unknown>;
+    const provider = providerFor(kind);
     const blocked = provider.refreshOperations.find((op) => humanOnly(client, op));
     try {
       if (!blocked) {
-        const { items, failures } = await provider.refresh({ client, account, gatewayIds, limiter, expected: expected(kind) });
+        const { items, failures } = await provider.refresh({ client, account, parentIds, limiter, expected: (parentId) => expected.get(parentId === undefined ? kind : `${kind}:${parentId}`) ?? 0 });
         snapshot.items[kind] = [...(snapshot.items[kind] ?? []), ...items];
-        digest(kind, items);
+        digest(kind, items, provider.relations.volatileFields);
         for (const failure of failures) {
           const unreadable: Unreadable = { kind, operation: failure.operation, reason: failure.reason, ...(failure.requestId ? { requestId: failure.requestId } : {}) };
-          const failed = (snapshot.failedGateways[kind] ??= new Map());
-          if (failure.gatewayId) failed.set(failure.gatewayId, unreadable);
+          const failed = (snapshot.failedParents[kind] ??= new Map());
+          if (failure.parentId) failed.set(failure.parentId, unreadable);
           snapshot.unreadable.push(unreadable);
         }
       } else if (!humanOnly(client, provider.readOperation)) {
         // Listing is human-only but reading one object is not: read those cplane manages, one by one.
-        const found = await Promise.all(stateIds(kind).map(({ id, parents }) => limiter.run(() => provider.read({ client, account, id, parents }))));
+        const mine = entries.filter((r) => r.kind === kind);
+        const found = await Promise.all(mine.map(({ id, parents }) => limiter.run(() => provider.read({ client, account, id, parents }))));
         snapshot.items[kind] = found.filter((item) => item !== null);
-        digest(kind, snapshot.items[kind]);
+        digest(kind, snapshot.items[kind], provider.relations.volatileFields);
         snapshot.byIdOnly.add(kind);
       } else {
         snapshot.unreadable.push({ kind, operation: blocked, reason: 'human-only operation: a Service Account token cannot read it; no request was sent' });
@@ -100,45 +95,65 @@ export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
     }
   };
 
-  const readProviders = async () => {
-    if (!used.has('credential') && !used.has('gateway')) return;
+  const readVendors = async () => {
+    const needing = kindOrder.find((kind) => used.has(kind) && providerFor(kind).relations.usesVendors);
+    if (!needing) return;
     try {
-      snapshot.providers = await listProviders(client);
-      digest('providers', snapshot.providers);
+      snapshot.vendors = await listVendors(client);
+      digest('providers', snapshot.vendors);
     } catch (error) {
-      snapshot.unreadable.push({ kind: 'credential', operation: 'listProviders', ...reasonOf(error) });
+      snapshot.unreadable.push({ kind: needing, operation: 'listProviders', ...reasonOf(error) });
     }
   };
 
-  // Children of the gateways in state are read at once, alongside the account-wide lists, so that refresh
-  // takes one wave of requests; only gateways found for adoption wait for the gateway list.
-  const managed = managedGateways(state);
-  await Promise.all([
-    readProviders(),
-    readKind('project', []),
-    readKind('record', []),
-    readKind('credential', []),
-    readKind('gateway', []),
-    readKind('gateway_token', managed),
-    readKind('otel_export', managed),
-  ]);
-  const adopting = adoptableGateways(input.desired, snapshot.items.gateway as GatewayT[] | undefined).filter((id) => !managed.includes(id));
-  if (adopting.length > 0) await Promise.all([readKind('gateway_token', adopting), readKind('otel_export', adopting)]);
+  // Children of the parents in state are read at once, alongside the account-wide lists, so that refresh
+  // takes one wave of requests; only parents found for adoption wait for their list.
+  const childKinds = kindOrder.filter((kind) => parentOf(kind));
+  const managed = new Map(childKinds.map((kind) => [kind, managedParents(state, kind)]));
+  await Promise.all([readVendors(), ...kindOrder.map((kind) => readKind(kind, managed.get(kind) ?? []))]);
+  await Promise.all(
+    childKinds.map((kind) => {
+      const adopting = adoptableParents(input, snapshot, kind).filter((id) => !managed.get(kind)?.includes(id));
+      return adopting.length > 0 ? readKind(kind, adopting) : undefined;
+    }),
+  );
   return snapshot;
 }
 
-/** Gateways cplane manages: in state, or parents of tokens and exports in state. */
-function managedGateways(state: StateData): string[] {
+/** How many objects state holds per kind, and per kind under each parent (`kind:parentId`). */
+function expectedCounts(state: StateData): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const entry of Object.values(state.resources)) {
+    const parent = parentOf(entry.kind);
+    const keys = [entry.kind, ...(parent ? [`${entry.kind}:${entry.parents?.[parent.idField]}`] : [])];
+    for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** Parents cplane manages, whose children of `kind` to read: parents in state, and parents of such children in state. */
+function managedParents(state: StateData, kind: ResourceKind): string[] {
+  const parent = parentOf(kind);
+  if (!parent) return [];
   const ids = new Set<string>();
   for (const entry of Object.values(state.resources)) {
-    if (entry.kind === 'gateway' || entry.kind === 'otel_export') ids.add(entry.id);
-    if (entry.parents?.gatewayId) ids.add(entry.parents.gatewayId);
+    if (entry.kind === parent.kind) ids.add(entry.id);
+    const parentId = entry.kind === kind ? entry.parents?.[parent.idField] : undefined;
+    if (parentId) ids.add(parentId);
   }
   return [...ids];
 }
 
-/** Live, enabled gateways whose slug the configuration claims: their tokens and export may be adopted too. */
-function adoptableGateways(desired: DesiredState | undefined, live: GatewayT[] | undefined): string[] {
-  const slugs = new Set((desired?.resources ?? []).filter((r) => r.kind === 'gateway').map((r) => (r.attributes as GatewayAttributes).slug));
-  return (live ?? []).filter((g) => g.status !== 'disabled' && slugs.has(g.slug)).map((g) => g.gateway_id);
+/** Live parents of `kind` that the configuration claims by natural key and that still exist: their children may be adopted too. */
+function adoptableParents(input: RefreshInput, snapshot: LiveSnapshot, kind: ResourceKind): string[] {
+  const parent = parentOf(kind);
+  if (!parent) return [];
+  const provider = providerFor(parent.kind);
+  const ids = new Map(Object.entries(input.state.resources).map(([address, entry]) => [address, entry.id]));
+  const lookups: Lookups = { account: input.account, vendor: (nameOrId) => findVendor(snapshot.vendors, nameOrId), idOf: (address) => ids.get(address), nameOf: (_kind, id) => id };
+  const claimed = new Set((input.desired?.resources ?? []).filter((r) => r.kind === parent.kind).map((r) => provider.naturalKey({ desired: r, lookups })));
+  return (snapshot.items[parent.kind] ?? [])
+    .map((live) => provider.identify({ live }))
+    .filter((identity) => identity.status === 'live' && claimed.has(identity.key))
+    .map((identity) => identity.id);
 }

@@ -5,15 +5,14 @@
  */
 import type { CredentialT } from '../api/shapes.js';
 import type { CredentialAttributes } from '../config/types.js';
-import type { Template } from '../planner/types.js';
+import type { Template } from '../plan-model/index.js';
 import type { Lookups, ResourceProvider, View } from './types.js';
-import { diffViews, secretChanges } from './view-diff.js';
-import { listPages } from './list-pages.js';
+import { diffViews, sensitiveChanges, unknownVendor } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
 /** A provider as its name, whether the configuration gave its name or its id. */
 function providerName(nameOrId: string, lookups: Lookups): string {
-  return lookups.provider(nameOrId)?.name ?? nameOrId;
+  return lookups.vendor(nameOrId)?.name ?? nameOrId;
 }
 
 function view(attributes: CredentialAttributes, lookups: Lookups): View {
@@ -26,13 +25,14 @@ function liveView(live: CredentialT, lookups: Lookups): View {
 
 export const credentialProvider = {
   kind: 'credential',
+  relations: { usesVendors: true },
   refreshOperations: ['listCredentials'],
   readOperation: 'listCredentials',
   removeAction: 'delete',
   writeOnly: ['secret'],
 
   async refresh({ client, expected }) {
-    return { items: await listPages(client, 'listCredentials', {}, expected()), failures: [] };
+    return { items: await client.listAll('listCredentials', {}, { expected: expected() }), failures: [] };
   },
 
   async read({ client, id }) {
@@ -41,26 +41,26 @@ export const credentialProvider = {
     return all.find((c) => c.credential_id === id) ?? null;
   },
 
-  identify: (live) => ({ id: live.credential_id, key: live.label, status: live.status === 'revoked' ? 'gone' : 'live' }),
-  naturalKey: (desired) => desired.attributes.label,
+  identify: ({ live }) => ({ id: live.credential_id, key: live.label, status: live.status === 'revoked' ? 'gone' : 'live' }),
+  naturalKey: ({ desired }) => desired.attributes.label,
   references: () => [],
-  view: liveView,
-  desiredView: (attributes, lookups) => view(attributes, lookups),
+  view: ({ live, lookups }) => liveView(live, lookups),
+  desiredView: ({ attributes, lookups }) => view(attributes, lookups),
 
   diff({ desired, live, lookups, changedSecrets }) {
     const ignore = desired.lifecycle.ignoreChanges;
-    const changes = [...diffViews(view(desired.attributes, lookups), liveView(live, lookups), ignore), ...secretChanges(changedSecrets, ignore)];
+    const changes = [...diffViews(view(desired.attributes, lookups), liveView(live, lookups), ignore), ...sensitiveChanges(changedSecrets, ignore)];
     const problems = changes.some((c) => c.path === 'provider')
-      ? [`${desired.address}: the provider of a credential cannot be changed; add a credential under a new name and point gateways at it`]
+      ? [{ code: 'immutable_vendor', summary: 'the provider of a credential cannot be changed', detail: 'Add a credential under a new name and point the gateways at it.' }]
       : [];
     return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [], rotateKeys: ['secret'], problems };
   },
 
   planCreate({ desired, lookups }) {
     const { attributes } = desired;
-    const provider = lookups.provider(attributes.provider);
-    if (!provider) return { writes: [], problems: [`${desired.address}: unknown provider "${attributes.provider}"`] };
-    const body: Record<string, Template> = { providerId: provider.provider_id, label: attributes.label, secret: { $secret: 'secret' } };
+    const vendor = lookups.vendor(attributes.provider);
+    if (!vendor) return { writes: [], problems: [unknownVendor(attributes.provider)] };
+    const body: Record<string, Template> = { providerId: vendor.provider_id, label: attributes.label, secret: { $secret: 'secret' } };
     if (attributes.baseUrl !== null) body.baseUrl = attributes.baseUrl;
     return { writes: [writeSpec('createCredential', { body, effects: { id: { result: 'credential_id' } } }, `create credential ${attributes.label}`)] };
   },

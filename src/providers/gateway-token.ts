@@ -6,10 +6,9 @@
  */
 import type { GatewayTokenT } from '../api/shapes.js';
 import type { GatewayTokenAttributes } from '../config/types.js';
-import type { FieldChange, Template } from '../planner/types.js';
+import type { FieldChange, Template } from '../plan-model/index.js';
 import type { ReadFailure, ResourceProvider, View } from './types.js';
 import { diffViews, isRefusal, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
-import { listPages } from './list-pages.js';
 import { writeSpec } from './write-spec.js';
 
 /** Changing any of these needs a new token. */
@@ -51,20 +50,27 @@ function liveView(live: GatewayTokenT): View {
 
 export const gatewayTokenProvider = {
   kind: 'gateway_token',
+  relations: {
+    parentIds: { gatewayId: 'gateway' },
+    within: { idField: 'gatewayId', attribute: 'gateway', removedWith: 'revoked by deleting' },
+    outputs: { tokenPrefix: 'token_prefix' },
+    revealable: 'plaintext',
+    volatileFields: ['last_used_at'],
+  },
   refreshOperations: ['listGatewayTokens'],
   readOperation: 'listGatewayTokens',
   removeAction: 'revoke',
 
-  async refresh({ client, gatewayIds, limiter, expected }) {
+  async refresh({ client, parentIds, limiter, expected }) {
     const failures: ReadFailure[] = [];
     const pages = await Promise.all(
-      gatewayIds.map((id) =>
+      parentIds.map((id) =>
         limiter.run(async () => {
           try {
-            return await listPages(client, 'listGatewayTokens', { path: { id } }, expected(id));
+            return await client.listAll('listGatewayTokens', { path: { id } }, { expected: expected(id) });
           } catch (error) {
             if (!isRefusal(error)) throw error;
-            if (error.status !== 404) failures.push({ operation: 'listGatewayTokens', reason: `${error.status} ${error.reason}`, requestId: error.requestId, gatewayId: id });
+            if (error.status !== 404) failures.push({ operation: 'listGatewayTokens', reason: `${error.status} ${error.reason}`, requestId: error.requestId, parentId: id });
             return [];
           }
         }),
@@ -80,23 +86,23 @@ export const gatewayTokenProvider = {
     return tokens?.find((t) => t.token_id === id) ?? null;
   },
 
-  identify: (live) => ({
+  identify: ({ live }) => ({
     id: live.token_id,
     parents: { gatewayId: live.gateway_id },
     key: `${live.gateway_id}/${live.name}`,
     status: live.revoked_at ? 'gone' : 'live',
   }),
 
-  naturalKey(desired, lookups) {
+  naturalKey({ desired, lookups }) {
     const gatewayId = lookups.idOf(gatewayAddress(desired.attributes));
     return gatewayId === undefined ? undefined : `${gatewayId}/${desired.attributes.name}`;
   },
 
-  references: (attributes) => [gatewayAddress(attributes)],
+  references: ({ attributes }) => [gatewayAddress(attributes)],
 
-  view: liveView,
+  view: ({ live }) => liveView(live),
 
-  desiredView: (attributes) => view(attributes),
+  desiredView: ({ attributes }) => view(attributes),
 
   diff({ desired, live, state }) {
     const ignore = desired.lifecycle.ignoreChanges;

@@ -5,12 +5,11 @@
  * configuration gives are managed), deleted when they leave the configuration
  * (which disables the gateway and revokes its tokens: the plan says so).
  */
-import type { GatewayT } from '../api/shapes.js';
+import type { GatewayTokenT, GatewayT } from '../api/shapes.js';
 import type { GatewayAttributes, GatewaySettingsConfig } from '../config/types.js';
-import type { Template } from '../planner/types.js';
-import type { Lookups, ResourceProvider, View } from './types.js';
-import { diffViews, flatten, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
-import { listPages } from './list-pages.js';
+import type { Template } from '../plan-model/index.js';
+import type { Lookups, Problem, ResourceProvider, View } from './types.js';
+import { diffViews, flatten, nullWhenNotFound, ref, sortedSet, unknownVendor } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
 /** Fields PATCH /gateways/{id} takes under the same name as the configuration. */
@@ -20,7 +19,7 @@ const projectAddress = (attributes: GatewayAttributes) => `project.${attributes.
 const credentialAddress = (name: string) => `credential.${name}`;
 
 function providerName(nameOrId: string, lookups: Lookups): string {
-  return lookups.provider(nameOrId)?.name ?? nameOrId;
+  return lookups.vendor(nameOrId)?.name ?? nameOrId;
 }
 
 function view(attributes: GatewayAttributes, lookups: Lookups): View {
@@ -49,28 +48,29 @@ function settingsBody(wanted: GatewaySettingsConfig, changedKeys: string[]): Rec
 
 export const gatewayProvider = {
   kind: 'gateway',
+  relations: { parentIds: { projectId: 'project' }, usesVendors: true },
   refreshOperations: ['listGateways'],
   readOperation: 'getGateway',
   removeAction: 'delete',
 
   async refresh({ client, expected }) {
     // Disabled gateways are listed too, so one deleted outside cplane is seen as deleted, not as unreadable.
-    return { items: await listPages(client, 'listGateways', { query: { includeDisabled: true } }, expected()), failures: [] };
+    return { items: await client.listAll('listGateways', { query: { includeDisabled: true } }, { expected: expected() }), failures: [] };
   },
 
   read: ({ client, id }) => nullWhenNotFound(() => client.call('getGateway', { path: { id } })),
 
-  identify: (live) => ({
+  identify: ({ live }) => ({
     id: live.gateway_id,
     parents: { projectId: live.project_id },
     key: live.slug,
     status: live.status === 'disabled' ? 'gone' : 'live',
   }),
 
-  naturalKey: (desired) => desired.attributes.slug,
-  references: (attributes) => [projectAddress(attributes), ...(attributes.credentials ?? []).map(credentialAddress)],
+  naturalKey: ({ desired }) => desired.attributes.slug,
+  references: ({ attributes }) => [projectAddress(attributes), ...(attributes.credentials ?? []).map(credentialAddress)],
 
-  view: (live, lookups) => ({
+  view: ({ live, lookups }) => ({
     project: lookups.nameOf('project', live.project_id),
     name: live.name,
     slug: live.slug,
@@ -80,26 +80,26 @@ export const gatewayProvider = {
     ...flatten('settings', live.settings),
   }),
 
-  desiredView: (attributes, lookups) => view(attributes, lookups),
+  desiredView: ({ attributes, lookups }) => view(attributes, lookups),
 
   diff({ desired, live, lookups }) {
-    const changes = diffViews(view(desired.attributes, lookups), gatewayProvider.view(live, lookups), desired.lifecycle.ignoreChanges);
+    const changes = diffViews(view(desired.attributes, lookups), gatewayProvider.view({ live, lookups }), desired.lifecycle.ignoreChanges);
     const problems = changes.some((c) => c.path === 'project')
-      ? [`${desired.address}: a gateway cannot be moved to another project; add a gateway under a new name in that project`]
+      ? [{ code: 'immovable_gateway', summary: 'a gateway cannot be moved to another project', detail: 'Add a gateway under a new name in that project.' }]
       : [];
     return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [], problems };
   },
 
   planCreate({ desired, lookups }) {
     const { attributes, address } = desired;
-    const provider = lookups.provider(attributes.defaultProvider);
-    if (!provider) return { writes: [], problems: [`${address}: unknown provider "${attributes.defaultProvider}"`] };
+    const vendor = lookups.vendor(attributes.defaultProvider);
+    if (!vendor) return { writes: [], problems: [unknownVendor(attributes.defaultProvider)] };
     const project = ref(lookups, projectAddress(attributes));
     const body = {
       projectId: project,
       name: attributes.name,
       slug: attributes.slug,
-      defaultProviderId: provider.provider_id,
+      defaultProviderId: vendor.provider_id,
       defaultModel: attributes.defaultModel,
       credentialIds: attributes.credentials.map((name) => ref(lookups, credentialAddress(name))),
     };
@@ -117,15 +117,15 @@ export const gatewayProvider = {
   planUpdate({ desired, live, id, changedKeys, lookups }) {
     const { attributes } = desired;
     const writes = [];
-    const problems: string[] = [];
+    const problems: Problem[] = [];
     const body: Record<string, Template> = {};
     for (const key of plainFields) {
       if (changedKeys.includes(key)) body[key] = attributes[key];
     }
     if (changedKeys.includes('defaultProvider')) {
-      const provider = lookups.provider(attributes.defaultProvider);
-      if (provider) body.defaultProviderId = provider.provider_id;
-      else problems.push(`${desired.address}: unknown provider "${attributes.defaultProvider}"`);
+      const vendor = lookups.vendor(attributes.defaultProvider);
+      if (vendor) body.defaultProviderId = vendor.provider_id;
+      else problems.push(unknownVendor(attributes.defaultProvider));
     }
     if (Object.keys(body).length > 0) writes.push(writeSpec('updateGateway', { path: { id }, body }, `update gateway ${attributes.slug}`));
 
@@ -153,8 +153,8 @@ export const gatewayProvider = {
     return { writes, problems };
   },
 
-  planDelete({ address, id, related }) {
-    const n = related.activeTokens;
+  planDelete({ address, id, children }) {
+    const n = ((children.gateway_token ?? []) as GatewayTokenT[]).filter((t) => !t.revoked_at).length;
     return {
       writes: [writeSpec('deleteGateway', { path: { id }, effects: { forget: true } }, `delete ${address}`)],
       notes: [`deleting the gateway disables it and revokes its ${n} active token${n === 1 ? '' : 's'}`],

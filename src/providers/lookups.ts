@@ -1,6 +1,7 @@
 /**
  * Read-only lookups the providers need but never manage: the accounts a
- * token can reach and the AI providers, found by name or by id.
+ * token can reach and the AI vendors (the API's "providers"), found by name
+ * or by id.
  */
 import type { ApiClient } from '../api/client.js';
 import type { AccountT, ProviderT } from '../api/shapes.js';
@@ -9,12 +10,12 @@ export async function listAccounts(client: ApiClient): Promise<AccountT[]> {
   return client.call('listAccounts', {});
 }
 
-export async function listProviders(client: ApiClient): Promise<ProviderT[]> {
+export async function listVendors(client: ApiClient): Promise<ProviderT[]> {
   return client.call('listProviders', {});
 }
 
-/** Finds a provider by id or by name (names compare without regard to case). */
-export function findProvider(providers: readonly ProviderT[], nameOrId: string): ProviderT | undefined {
+/** Finds an AI vendor by id or by name (names compare without regard to case). */
+export function findVendor(vendors: readonly ProviderT[], nameOrId: string): ProviderT | undefined {
   const lower = nameOrId.toLowerCase();
-  return providers.find((p) => p.provider_id === nameOrId) ?? providers.find((p) => p.name.toLowerCase() === lower);
+  return vendors.find((v) => v.provider_id === nameOrId) ?? vendors.find((v) => v.name.toLowerCase() === lower);
 }

@@ -7,9 +7,9 @@
  */
 import type { OtelExportT } from '../api/shapes.js';
 import type { OtelExportAttributes } from '../config/types.js';
-import type { Template } from '../planner/types.js';
+import type { Template } from '../plan-model/index.js';
 import type { ReadFailure, ResourceProvider, View } from './types.js';
-import { diffViews, isRefusal, nullWhenNotFound, ref, secretChanges, sortedSet } from './view-diff.js';
+import { diffViews, isRefusal, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
 /** The export settings of one gateway (the API's document does not name its gateway). */
@@ -52,21 +52,25 @@ function liveView({ export: live }: LiveOtelExport): View {
 
 export const otelExportProvider = {
   kind: 'otel_export',
+  relations: {
+    parentIds: { gatewayId: 'gateway' },
+    within: { idField: 'gatewayId', attribute: 'gateway', removedWith: 'removed with' },
+  },
   refreshOperations: ['getOtelExport'],
   readOperation: 'getOtelExport',
   removeAction: 'delete',
   writeOnly: ['headers.*'],
 
-  async refresh({ client, gatewayIds, limiter }) {
+  async refresh({ client, parentIds, limiter }) {
     const failures: ReadFailure[] = [];
     const found = await Promise.all(
-      gatewayIds.map((gatewayId) =>
+      parentIds.map((gatewayId) =>
         limiter.run(async (): Promise<LiveOtelExport | null> => {
           try {
             return { gatewayId, export: await client.call('getOtelExport', { path: { id: gatewayId } }) };
           } catch (error) {
             if (!isRefusal(error)) throw error;
-            if (error.status !== 404) failures.push({ operation: 'getOtelExport', reason: `${error.status} ${error.reason}`, requestId: error.requestId, gatewayId });
+            if (error.status !== 404) failures.push({ operation: 'getOtelExport', reason: `${error.status} ${error.reason}`, requestId: error.requestId, parentId: gatewayId });
             return null;
           }
         }),
@@ -80,23 +84,23 @@ export const otelExportProvider = {
     return found === null ? null : { gatewayId: id, export: found };
   },
 
-  identify: (live) => ({
+  identify: ({ live }) => ({
     id: live.gatewayId,
     parents: { gatewayId: live.gatewayId },
     // Every gateway has an export document; one never configured is not something to adopt, so its key matches nothing.
     key: unconfigured(live.export) ? `unconfigured:${live.gatewayId}` : live.gatewayId,
     status: 'live',
   }),
-  naturalKey: (desired, lookups) => lookups.idOf(gatewayAddress(desired.attributes)),
-  references: (attributes) => [gatewayAddress(attributes)],
+  naturalKey: ({ desired, lookups }) => lookups.idOf(gatewayAddress(desired.attributes)),
+  references: ({ attributes }) => [gatewayAddress(attributes)],
 
-  view: liveView,
+  view: ({ live }) => liveView(live),
 
-  desiredView: (attributes) => view(attributes),
+  desiredView: ({ attributes }) => view(attributes),
 
   diff({ desired, live, changedSecrets }) {
     const ignore = desired.lifecycle.ignoreChanges;
-    const changes = [...diffViews(view(desired.attributes), liveView(live), ignore), ...secretChanges(changedSecrets, ignore)];
+    const changes = [...diffViews(view(desired.attributes), liveView(live), ignore), ...sensitiveChanges(changedSecrets, ignore)];
     return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [] };
   },
 

@@ -8,7 +8,6 @@ import type { ProjectT } from '../api/shapes.js';
 import type { ProjectAttributes } from '../config/types.js';
 import type { ResourceProvider, View } from './types.js';
 import { diffViews, isIgnored, nullWhenNotFound } from './view-diff.js';
-import { listPages } from './list-pages.js';
 import { writeSpec } from './write-spec.js';
 
 function view(attributes: ProjectAttributes): View {
@@ -21,12 +20,13 @@ function liveView(live: ProjectT): View {
 
 export const projectProvider = {
   kind: 'project',
+  relations: {},
   refreshOperations: ['listProjects'],
   readOperation: 'getProject',
   removeAction: 'archive',
 
   async refresh({ client, account, expected }) {
-    const items = await listPages(client, 'listProjects', { query: { accountId: account, includeArchived: true } }, expected());
+    const items = await client.listAll('listProjects', { query: { accountId: account, includeArchived: true } }, { expected: expected() });
     return { items, failures: [] };
   },
 
@@ -34,11 +34,11 @@ export const projectProvider = {
     return nullWhenNotFound(() => client.call('getProject', { path: { id } }));
   },
 
-  identify: (live) => ({ id: live.project_id, key: live.name, status: live.archived ? 'archived' : 'live' }),
-  naturalKey: (desired) => desired.attributes.name,
+  identify: ({ live }) => ({ id: live.project_id, key: live.name, status: live.archived ? 'archived' : 'live' }),
+  naturalKey: ({ desired }) => desired.attributes.name,
   references: () => [],
-  view: liveView,
-  desiredView: (attributes) => view(attributes),
+  view: ({ live }) => liveView(live),
+  desiredView: ({ attributes }) => view(attributes),
 
   diff({ desired, live }) {
     const changes = diffViews(view(desired.attributes), liveView(live), desired.lifecycle.ignoreChanges);

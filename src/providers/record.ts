@@ -7,10 +7,9 @@
  */
 import type { RecordMetaT } from '../api/shapes.js';
 import type { RecordAttributes } from '../config/types.js';
-import type { Template } from '../planner/types.js';
+import type { Template } from '../plan-model/index.js';
 import type { ResourceProvider, View } from './types.js';
-import { canonicalTime, diffViews, nullWhenNotFound, ref, secretChanges, sortedSet } from './view-diff.js';
-import { listPages } from './list-pages.js';
+import { canonicalTime, diffViews, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
 const metadataKeys = ['name', 'tags', 'secretDueAt', 'rotationIntervalDays'] as const;
@@ -37,6 +36,7 @@ function liveView(live: RecordMetaT): View {
 
 export const recordProvider = {
   kind: 'record',
+  relations: { parentIds: { projectId: 'project' } },
   refreshOperations: ['listRecords'],
   readOperation: 'getRecord',
   removeAction: 'archive',
@@ -44,33 +44,33 @@ export const recordProvider = {
 
   async refresh({ client, account, expected }) {
     // One account-wide list instead of one list per project: requests grow with pages, not with projects.
-    const items = await listPages(client, 'listRecords', { query: { accountId: account, includeArchived: true } }, expected());
+    const items = await client.listAll('listRecords', { query: { accountId: account, includeArchived: true } }, { expected: expected() });
     return { items, failures: [] };
   },
 
   read: ({ client, id }) => nullWhenNotFound(() => client.call('getRecord', { path: { id } })),
 
-  identify: (live) => ({
+  identify: ({ live }) => ({
     id: live.record_id,
     parents: { projectId: live.project_id },
     key: `${live.project_id}/${live.name}`,
     status: live.archived ? 'archived' : 'live',
   }),
 
-  naturalKey(desired, lookups) {
+  naturalKey({ desired, lookups }) {
     const projectId = lookups.idOf(projectAddress(desired.attributes));
     return projectId === undefined ? undefined : `${projectId}/${desired.attributes.name}`;
   },
 
-  references: (attributes) => [projectAddress(attributes)],
+  references: ({ attributes }) => [projectAddress(attributes)],
 
-  view: liveView,
+  view: ({ live }) => liveView(live),
 
-  desiredView: (attributes) => view(attributes),
+  desiredView: ({ attributes }) => view(attributes),
 
   diff({ desired, live, changedSecrets }) {
     const ignore = desired.lifecycle.ignoreChanges;
-    const changes = [...diffViews(view(desired.attributes), liveView(live), ignore), ...secretChanges(changedSecrets, ignore)];
+    const changes = [...diffViews(view(desired.attributes), liveView(live), ignore), ...sensitiveChanges(changedSecrets, ignore)];
     if (live.archived) changes.unshift({ path: 'archived', before: true, after: false });
     return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [] };
   },

@@ -11,7 +11,7 @@ import type { Limiter } from '../api/limiter.js';
 import type { OperationName } from '../api/operations.js';
 import type { ProviderT } from '../api/shapes.js';
 import type { AttributesByKind, DesiredResource, ResourceKind } from '../config/types.js';
-import type { FieldChange, PlannedWrite } from '../planner/types.js';
+import type { FieldChange, PlannedWrite } from '../plan-model/index.js';
 import type { ResourceState } from '../state/types.js';
 
 /** A write as a provider describes it; the planner gives it its id and Idempotency-Key. */
@@ -27,8 +27,8 @@ export type View = Record<string, unknown>;
 /** What the planner knows while planning one address. */
 export interface Lookups {
   account: string;
-  /** A provider (the AI vendor) by name or id. */
-  provider(nameOrId: string): ProviderT | undefined;
+  /** An AI vendor (the API calls it a "provider") by name or id. */
+  vendor(nameOrId: string): ProviderT | undefined;
   /** The remote id of an address when it is known now and survives this plan; undefined when created or replaced by it. */
   idOf(address: string): string | undefined;
   /** The local name that manages the remote object `id` of `kind`, or the id itself when none does. */
@@ -48,12 +48,12 @@ export interface LiveIdentity {
 export interface RefreshRequest {
   client: ApiClient;
   account: string;
-  /** Gateways whose children (tokens, OTel export) to read. */
-  gatewayIds: string[];
+  /** For a kind read per parent (`relations.within`): the parents whose children to read. */
+  parentIds: string[];
   /** Bounds the per-gateway requests (`--parallelism`). */
   limiter: Limiter;
-  /** How many objects of the kind cplane expects (from state), on one gateway when given: pages are requested together. */
-  expected(gatewayId?: string): number;
+  /** How many objects of the kind cplane expects (from state), under one parent when given: pages are requested together. */
+  expected(parentId?: string): number;
 }
 
 /** A read that failed for one parent; the rest of the kind was read. */
@@ -61,7 +61,7 @@ export interface ReadFailure {
   operation: OperationName;
   reason: string;
   requestId?: string;
-  gatewayId?: string;
+  parentId?: string;
 }
 
 export interface RefreshResponse<L> {
@@ -86,6 +86,13 @@ export interface DiffRequest<K extends ResourceKind, L> {
   changedSecrets: string[];
 }
 
+/** Why something cannot be planned: a stable code and a sentence; the planner adds the address and its source range. */
+export interface Problem {
+  code: string;
+  summary: string;
+  detail?: string;
+}
+
 export interface DiffResponse {
   changes: FieldChange[];
   /** Keys (view paths or secret fields) that differ. */
@@ -95,7 +102,7 @@ export interface DiffResponse {
   /** Keys changed by rotating the object in place (a credential's secret). */
   rotateKeys?: string[];
   /** Why the change cannot be planned at all (e.g. moving a gateway to another project). */
-  problems?: string[];
+  problems?: Problem[];
 }
 
 export interface CreateRequest<K extends ResourceKind> {
@@ -119,19 +126,50 @@ export interface DeleteRequest {
   parents?: Record<string, string>;
   /** Live object, when it is still there. */
   live: unknown;
-  /** Live objects of every kind, for consequences (e.g. how many tokens a gateway deletion revokes). */
-  related: { activeTokens: number };
+  /** Live objects that live under this one (`relations.within` of their kind), by kind: for consequences (e.g. how many tokens a gateway deletion revokes). */
+  children: Partial<Record<ResourceKind, unknown[]>>;
 }
 
 export interface WritesResponse {
   writes: WriteSpec[];
   notes?: string[];
-  /** Why the writes cannot be planned (e.g. an unknown provider name). */
-  problems?: string[];
+  /** Why the writes cannot be planned (e.g. an unknown vendor name). */
+  problems?: Problem[];
+}
+
+/**
+ * What a kind is to other kinds, as data: the planner, refresh, export adoption and the state commands read
+ * these declarations instead of branching on a kind's name.
+ */
+export interface Relations {
+  /** Keys of `parents` (in state and in LiveIdentity) and the kind each one names: `{ gatewayId: 'gateway' }`. */
+  parentIds?: Record<string, ResourceKind>;
+  /**
+   * The object this kind lives under (a gateway's tokens). Such a kind is refreshed per parent (the others
+   * per account), goes with its parent: when the parent is removed it leaves state without a write of its own,
+   * and when the parent is gone so is it.
+   */
+  within?: {
+    /** The key of `parents` holding the parent's id (its kind is `parentIds[idField]`). */
+    idField: string;
+    /** The configuration attribute holding the parent's local name (`gateway: prod` -> `gateway.prod`). */
+    attribute: string;
+    /** Why it leaves state with its parent, before the parent's address: `revoked by deleting`. */
+    removedWith: string;
+  };
+  /** Outputs kept in state (name -> field of the live object), recorded when the object is adopted without a write. */
+  outputs?: Record<string, string>;
+  /** A one-time secret sealed into state at create, which `cplane output ADDRESS --reveal` shows. */
+  revealable?: string;
+  /** Live fields that change with traffic rather than configuration: left out of the plan's live digest. */
+  volatileFields?: string[];
+  /** Planning the kind looks AI vendors up by name (`lookups.vendor`), so refresh lists them. */
+  usesVendors?: boolean;
 }
 
 export interface ResourceProvider<K extends ResourceKind = ResourceKind, L = unknown> {
   readonly kind: K;
+  readonly relations: Relations;
   /** Operations `refresh` sends: the planner skips them (and reports why) for a token that may not call them. */
   readonly refreshOperations: OperationName[];
   /** Operation `read` sends. */
@@ -147,15 +185,15 @@ export interface ResourceProvider<K extends ResourceKind = ResourceKind, L = unk
   refresh(req: RefreshRequest): Promise<RefreshResponse<L>>;
   /** One object by id; null when it no longer exists. */
   read(req: ReadRequest): Promise<L | null>;
-  identify(live: L): LiveIdentity;
+  identify(req: { live: L }): LiveIdentity;
   /** The natural key of a desired object, or undefined while a parent has no id yet. */
-  naturalKey(desired: DesiredResource<K>, lookups: Lookups): string | undefined;
+  naturalKey(req: { desired: DesiredResource<K>; lookups: Lookups }): string | undefined;
   /** Addresses the attributes refer to (parents and references). */
-  references(attributes: AttributesByKind[K]): string[];
+  references(req: { attributes: AttributesByKind[K] }): string[];
   /** The live object in configuration terms. */
-  view(live: L, lookups: Lookups): View;
+  view(req: { live: L; lookups: Lookups }): View;
   /** Desired (or last applied) attributes in the same terms. */
-  desiredView(attributes: AttributesByKind[K], lookups: Lookups): View;
+  desiredView(req: { attributes: AttributesByKind[K]; lookups: Lookups }): View;
   diff(req: DiffRequest<K, L>): DiffResponse;
   planCreate(req: CreateRequest<K>): WritesResponse;
   planUpdate(req: UpdateRequest<K, L>): WritesResponse;

@@ -4,8 +4,9 @@
  * and reference templates for ids that exist only at apply time.
  */
 import { ApiError } from '../api/errors.js';
-import type { FieldChange } from '../planner/types.js';
-import type { Lookups, View } from './types.js';
+import { classifyError } from '../errors.js';
+import { localPart, type FieldChange } from '../plan-model/index.js';
+import type { Lookups, Problem, View } from './types.js';
 
 /** Whether `path` is covered by an `ignoreChanges` entry (the entry itself or a parent of it). */
 export function isIgnored(path: string, ignoreChanges: string[]): boolean {
@@ -36,7 +37,7 @@ export function diffViews(desired: View, live: View, ignoreChanges: string[]): F
 }
 
 /** Write-only fields that changed, as sensitive changes (never with a value). */
-export function secretChanges(changedSecrets: string[], ignoreChanges: string[]): FieldChange[] {
+export function sensitiveChanges(changedSecrets: string[], ignoreChanges: string[]): FieldChange[] {
   return changedSecrets.filter((field) => !isIgnored(field, ignoreChanges)).map((path) => ({ path, sensitive: true }));
 }
 
@@ -64,11 +65,6 @@ export function flatten(prefix: string, value: unknown, into: View = {}): View {
   return into;
 }
 
-/** The part of an address after `kind.`: `project.payments` -> `payments`. */
-export function localPart(address: string): string {
-  return address.slice(address.indexOf('.') + 1);
-}
-
 /** The remote id of `address` as a template: the literal id when known now, a `$ref` resolved at apply otherwise. */
 export function ref(lookups: Lookups, address: string): string | { $ref: string } {
   return lookups.idOf(address) ?? { $ref: address };
@@ -84,16 +80,23 @@ export async function nullWhenNotFound<T>(read: () => Promise<T>): Promise<T | n
   try {
     return await read();
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return null;
+    if (isRefusal(error) && error.status === 404) return null;
     throw error;
   }
 }
 
 /**
- * A read the API refused (403, 404, another 4xx) rather than one that failed: refusals are reported as
- * unreadable, while a bad token, rate limiting or a failing service ends the plan, since a plan made from a
- * half-read account would be wrong rather than incomplete.
+ * A read the API refused (403, or a per-resource 404) rather than one that failed: refusals are reported as
+ * unreadable, while a bad token, a wrong address, rate limiting or a failing service ends the plan, since a
+ * plan made from a half-read account would be wrong rather than incomplete. The rule is `classifyError`'s.
  */
 export function isRefusal(error: unknown): error is ApiError {
-  return error instanceof ApiError && error.status !== 401 && error.status !== 429 && error.status < 500;
+  return error instanceof ApiError && classifyError(error) === 'refused';
+}
+
+export { localPart };
+
+/** A vendor name the API does not know (`provider: opnai`). */
+export function unknownVendor(name: string): Problem {
+  return { code: 'unknown_vendor', summary: `unknown provider "${name}"`, detail: 'Use the name of one of the AI providers the API lists (GET /providers).' };
 }

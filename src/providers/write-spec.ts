@@ -4,7 +4,7 @@
  */
 import type { OperationName } from '../api/operations.js';
 import { routes } from '../api/routes.js';
-import type { Template, WriteEffects } from '../planner/types.js';
+import type { Template, WriteEffects } from '../plan-model/index.js';
 import type { WriteSpec } from './types.js';
 
 export function writeSpec(

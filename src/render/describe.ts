@@ -5,42 +5,9 @@
  */
 import { safeText } from '../text/safe-text.js';
 import { diffLines } from 'diff';
-import type { Action, FieldChange, Plan } from '../planner/types.js';
+import { isIncomplete, unreadableNames, type FieldChange, type Plan } from '../plan-model/index.js';
 
-export const symbols: Record<Action, string> = {
-  create: '+',
-  update: '~',
-  rotate: '~',
-  replace: '-/+',
-  import: '<=',
-  archive: '-',
-  delete: '-',
-  revoke: '-',
-  'no-op': ' ',
-};
-
-export const verbs: Record<Action, string> = {
-  create: 'will be created',
-  update: 'will be updated in place',
-  rotate: 'will have its secret rotated',
-  replace: 'must be replaced',
-  import: 'will be imported (adopted)',
-  archive: 'will be archived',
-  delete: 'will be deleted',
-  revoke: 'will be revoked',
-  'no-op': 'will be recorded in state',
-};
-
-export type Tone = 'add' | 'change' | 'remove' | 'replace' | 'import' | 'plain';
-
-export function toneOf(action: Action): Tone {
-  if (action === 'create') return 'add';
-  if (action === 'update' || action === 'rotate') return 'change';
-  if (action === 'replace') return 'replace';
-  if (action === 'import') return 'import';
-  if (action === 'no-op') return 'plain';
-  return 'remove';
-}
+export type { Tone } from '../plan-model/index.js';
 
 /** A value as it reads in the plan: JSON for data, `(sensitive)` for write-only values. */
 export function showValue(value: unknown): string {
@@ -73,7 +40,10 @@ export function changeLines(change: FieldChange, creating: boolean): { symbol: s
 export function summaryLine(plan: Plan): string {
   const { add, change, replace, remove } = plan.summary;
   const imports = plan.summary.import > 0 ? `${plan.summary.import} to import, ` : '';
-  return `Plan: ${imports}${add} to add, ${change} to change, ${replace} to replace, ${remove} to remove.`;
+  const counts = `${imports}${add} to add, ${change} to change, ${replace} to replace, ${remove} to remove.`;
+  if (!isIncomplete(plan)) return `Plan: ${counts}`;
+  const names = unreadableNames(plan);
+  return `Plan incomplete: ${names.length} item${names.length === 1 ? '' : 's'} could not be read (${names.join(', ')}), so nothing is known about ${names.length === 1 ? 'it' : 'them'}; for the rest: ${counts}`;
 }
 
 /** The line shown when applying the plan would change nothing; undefined when it would. */
@@ -82,11 +52,8 @@ export function noChangesLine(plan: Plan): string | undefined {
   if (plan.mode === 'refresh-only') {
     return plan.drift.length === 0 ? 'No changes. Your infrastructure still matches what cplane last applied.' : undefined;
   }
-  if (acting) return undefined;
-  if (plan.unreadable.length > 0) {
-    const n = plan.unreadable.length;
-    return `No changes. ${n} item${n === 1 ? '' : 's'} could not be read (listed above), so this plan covers only the rest.`;
-  }
+  // An incomplete plan never says "No changes": what could not be read may well have some (summaryLine).
+  if (acting || isIncomplete(plan)) return undefined;
   return plan.mode === 'destroy' ? 'No changes. No objects need to be destroyed.' : 'No changes. Your infrastructure matches the configuration.';
 }
 

@@ -3,9 +3,9 @@
  * a table of the steps, and the field changes in a collapsible <details>
  * block (a `diff` code block, so GitHub colours additions and removals).
  */
-import type { Plan } from '../planner/types.js';
+import { actionWords, type Plan } from '../plan-model/index.js';
 import { safeLines, safeText } from '../text/safe-text.js';
-import { changeLines, noChangesLine, summaryLine, symbols, verbs } from './describe.js';
+import { changeLines, noChangesLine, summaryLine } from './describe.js';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 /** GitHub colours `+` and `-` lines of a diff block; every other change is marked `!`. */
@@ -26,11 +26,11 @@ export function renderPlanMarkdown(plan: Plan): string {
   if (acting.length > 0) {
     out.push('| | Address | Action | Why |', '|---|---|---|---|');
     for (const step of acting) {
-      out.push(`| \`${symbols[step.action]}\` | \`${cell(step.address)}\` | ${step.action} | ${cell([step.reason, ...(step.notes ?? [])].filter(Boolean).join('; '))} |`);
+      out.push(`| \`${actionWords[step.action].symbol}\` | \`${cell(step.address)}\` | ${step.action} | ${cell([step.reason, ...(step.notes ?? [])].filter(Boolean).join('; '))} |`);
     }
     out.push('', '<details><summary>Changes by field</summary>', '', '```diff');
     for (const step of acting) {
-      out.push(`${diffSymbol(symbols[step.action])} ${step.address} ${verbs[step.action]}`);
+      out.push(`${diffSymbol(actionWords[step.action].symbol)} ${step.address} ${actionWords[step.action].future}`);
       for (const change of step.changes) {
         for (const { symbol, text } of changeLines(change, step.action === 'create')) out.push(fenced(`${diffSymbol(symbol)}     ${text}`));
       }

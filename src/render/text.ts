@@ -4,9 +4,10 @@
  * `<= import`) with its field changes, reason and notes, what could not be
  * read, and the summary line. Colour is a parameter: the command decides it.
  */
-import type { Plan, PlanStep } from '../planner/types.js';
+import { actionWords, localPart, type Plan, type PlanStep, type Tone } from '../plan-model/index.js';
+import { painter as makePainter, type Paint } from '../paint.js';
 import { safeText } from '../text/safe-text.js';
-import { accountLabel, changeLines, noChangesLine, summaryLine, symbols, toneOf, verbs, type Tone } from './describe.js';
+import { accountLabel, changeLines, noChangesLine, summaryLine } from './describe.js';
 
 export interface TextOptions {
   color: boolean;
@@ -14,32 +15,13 @@ export interface TextOptions {
   width?: number;
 }
 
-const codes: Record<Tone | 'bold' | 'dim' | 'warn', [number, number]> = {
-  add: [32, 39],
-  change: [33, 39],
-  remove: [31, 39],
-  replace: [35, 39],
-  import: [36, 39],
-  plain: [0, 0],
-  bold: [1, 22],
-  dim: [2, 22],
-  warn: [33, 39],
-};
-
-function painter(color: boolean) {
-  return (style: keyof typeof codes, text: string) => {
-    const [open, close] = codes[style];
-    return color && open !== 0 ? `\u001b[${open}m${text}\u001b[${close}m` : text;
-  };
-}
-
 const symbolTone: Record<string, Tone> = { '+': 'add', '-': 'remove', '~': 'change', ' ': 'plain' };
 
-function renderStep(step: PlanStep, paint: ReturnType<typeof painter>): string[] {
-  const tone = toneOf(step.action);
+function renderStep(step: PlanStep, paint: Paint): string[] {
+  const words = actionWords[step.action];
   // Names and values come from configuration and the API: escaped (and redacted) before colour is added.
-  const lines = [`  ${paint('bold', `# ${safeText(step.address)}`)} ${verbs[step.action]}${step.reason ? ` (${safeText(step.reason)})` : ''}`];
-  lines.push(`  ${paint(tone, symbols[step.action].padEnd(3))} ${step.kind} "${safeText(step.address.slice(step.address.indexOf('.') + 1))}"${step.adopt ? ` (id ${safeText(step.adopt.id)})` : ''}`);
+  const lines = [`  ${paint('bold', `# ${safeText(step.address)}`)} ${words.future}${step.reason ? ` (${safeText(step.reason)})` : ''}`];
+  lines.push(`  ${paint(words.tone, words.symbol.padEnd(3))} ${step.kind} "${safeText(localPart(step.address))}"${step.adopt ? ` (id ${safeText(step.adopt.id)})` : ''}`);
   const creating = step.action === 'create';
   for (const change of step.changes) {
     for (const { symbol, text } of changeLines(change, creating)) {
@@ -51,7 +33,7 @@ function renderStep(step: PlanStep, paint: ReturnType<typeof painter>): string[]
 }
 
 export function renderPlanText(plan: Plan, options: TextOptions): string {
-  const paint = painter(options.color);
+  const paint = makePainter(options.color);
   const rule = paint('dim', '─'.repeat(Math.max(20, Math.min(options.width ?? 80, 100))));
   const out: string[] = [];
   if (plan.context) out.push(`Account: ${accountLabel(plan)}   Workspace: ${plan.context.workspace}`, '');

@@ -3,7 +3,7 @@
  * need fixing, and the hint says how) with a stable `code` that tests and
  * callers branch on; the message wording may change, the codes do not.
  */
-import { AbortError } from '../cli/errors.js';
+import { AbortError } from '../errors.js';
 
 export type StateErrorCode =
   | 'STATE_NOT_FOUND'

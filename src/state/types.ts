@@ -6,7 +6,7 @@
  */
 import type { OperationName } from '../api/operations.js';
 import type { ResourceKind } from '../config/types.js';
-import type { WriteEffects } from '../planner/types.js';
+import type { WriteEffects } from '../plan-model/index.js';
 
 /** XChaCha20-Poly1305 box: base64 of 24-byte nonce and ciphertext+tag. */
 export interface SealedValue {

@@ -4,7 +4,7 @@
  * running now (redrawn with a spinner and their elapsed time).
  */
 import type { ApplyEvent } from '../applier/index.js';
-import type { Action } from '../planner/types.js';
+import type { Action } from '../plan-model/index.js';
 import { safeText } from '../text/safe-text.js';
 import { eventLine } from './plain-lines.js';
 

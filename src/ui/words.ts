@@ -1,39 +1,15 @@
 /**
- * The words the apply output uses for plan actions and durations, shared by
- * the Ink views, the plain lines and the summary so they never disagree.
+ * The words the apply output uses for durations and revealed tokens; the
+ * words for actions come from the one table in plan-model/action.ts.
  */
-import type { Action } from '../planner/types.js';
-
-const past: Record<Action, string> = {
-  create: 'created',
-  update: 'updated',
-  replace: 'replaced',
-  rotate: 'rotated',
-  import: 'imported',
-  archive: 'archived',
-  delete: 'deleted',
-  revoke: 'revoked',
-  'no-op': 'unchanged',
-};
-
-const progressive: Record<Action, string> = {
-  create: 'creating',
-  update: 'updating',
-  replace: 'replacing',
-  rotate: 'rotating',
-  import: 'importing',
-  archive: 'archiving',
-  delete: 'deleting',
-  revoke: 'revoking',
-  'no-op': 'checking',
-};
+import { actionWords, type Action } from '../plan-model/index.js';
 
 export function pastTense(action: Action): string {
-  return past[action];
+  return actionWords[action].past;
 }
 
 export function progressiveTense(action: Action): string {
-  return progressive[action];
+  return actionWords[action].progressive;
 }
 
 /** `0.4s`, `12.3s`, `2m05s`. */

@@ -129,7 +129,7 @@ describe('API client transport', () => {
   });
 
   it('refuses a human-only operation with a Service Account token before sending anything', async () => {
-    const { url, seen } = await scripted([ok({})]);
+    const { url, seen } = await scripted([ok([])]);
     const client = createClient({ baseUrl: url, token: 'sk-svc-sa-robot', accountId: ACCOUNT });
     const error = await client.call('createProject', { body: project }).catch((e: unknown) => e);
     await client.call('listProviders', {});
@@ -152,8 +152,17 @@ describe('API client transport', () => {
     expect(JSON.stringify(error)).not.toContain(PAT);
   });
 
+  it('checks a success body against the result schema and names the operation and the field', async () => {
+    const { url } = await scripted([ok([{ provider_id: 'x', name: { not: 'a string' }, display_name: 'X', default_base_url: 'https://x', models: [] }])]);
+    const client = createClient({ baseUrl: url, token: PAT, accountId: ACCOUNT });
+    const error = await client.call('listProviders', {}).catch((e: unknown) => e);
+    await client.close();
+    expect(error).toMatchObject({ name: 'ApiError', code: 'invalid_response', operation: 'listProviders' });
+    expect((error as Error).message).toMatch(/^listProviders failed: 200 invalid_response \(the answer does not match the API spec: field 0\.name: Expected string\)/);
+  });
+
   it('reads every page from offset 0 until a short page', async () => {
-    const items = Array.from({ length: 5 }, (_, i) => ({ n: i }));
+    const items = Array.from({ length: 5 }, (_, i) => ({ project_id: `p${i}`, account_id: ACCOUNT, name: `n${i}`, description: '', is_active: true, archived: false, archived_at: null, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' }));
     const page: Reply = (res, seen) => {
       const q = new URL(seen.url, 'http://x').searchParams;
       const offset = Number(q.get('offset'));

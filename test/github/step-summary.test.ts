@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendStepSummary, problemAnnotation, STEP_SUMMARY_LIMIT, writeStepOutputs } from '../../src/github/index.js';
+import { appendStepSummary, STEP_SUMMARY_LIMIT, writeStepOutputs } from '../../src/github/index.js';
 import { splitComment } from '../../src/github/comment-parts.js';
 import { parseOutputs } from './fake-github.js';
 
@@ -41,15 +41,6 @@ describe('step outputs', () => {
     writeStepOutputs({ GITHUB_OUTPUT: file }, { plan_file: 'a\nhas_changes=false', has_changes: 'true' });
     expect(parseOutputs(readFileSync(file, 'utf8'))).toEqual({ plan_file: 'a\nhas_changes=false', has_changes: 'true' });
     rmSync(dir, { recursive: true });
-  });
-});
-
-describe('annotations of plan problems', () => {
-  it('point at the file and line the problem names', () => {
-    expect(problemAnnotation('project.shop (infra/main.yaml:4): lifecycle.preventDestroy is set, and this plan would archive it')).toBe(
-      '::error file=infra/main.yaml,line=4,col=1,title=plan_failed::project.shop (infra/main.yaml:4): lifecycle.preventDestroy is set, and this plan would archive it',
-    );
-    expect(problemAnnotation('--target x: no such address')).toBe('::error title=plan_failed::--target x: no such address');
   });
 });
 

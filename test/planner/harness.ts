@@ -10,7 +10,7 @@ import { applyPlan, type ApplyResult } from '../../src/applier/index.js';
 import { loadConfig, resolveSecret, type DesiredState } from '../../src/config/index.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
-import { makePlan, planSchemaProblems, type MakePlanInput } from '../../src/planner/index.js';
+import { makePlan, PlanError, planSchemaProblems, type MakePlanInput } from '../../src/planner/index.js';
 import type { Plan } from '../../src/planner/types.js';
 import { openState, type StateStore } from '../../src/state/index.js';
 import { closeArrangement } from '../helpers/close-arrangement.js';
@@ -161,4 +161,10 @@ export function eachTestHarness(setup: { config?: string; converge?: boolean } =
     if (!current) throw new Error('the harness exists only while a test runs');
     return current;
   };
+}
+
+/** The diagnostics a failed plan ended with, as code, address and `file:line`: what tests assert on (never the sentences). */
+export function problemsOf(error: unknown): { code: string; address?: string; at?: string }[] {
+  if (!(error instanceof PlanError)) throw error;
+  return error.diagnostics.map((d) => ({ code: d.code, ...(d.address ? { address: d.address } : {}), ...(d.range ? { at: `${d.range.file}:${d.range.line}` } : {}) }));
 }

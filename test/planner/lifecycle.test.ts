@@ -1,7 +1,7 @@
 // lifecycle: preventDestroy makes a removing plan fail, naming the address and its line; ignoreChanges fields are never diffed.
 import { describe, expect, it } from 'vitest';
 import { PlanError } from '../../src/planner/index.js';
-import { eachTestHarness, fullConfig } from './harness.js';
+import { eachTestHarness, fullConfig, problemsOf } from './harness.js';
 
 const guarded = fullConfig.replace('    description: Payment services', '    description: Payment services\n    lifecycle: { preventDestroy: true, ignoreChanges: [description] }');
 
@@ -11,18 +11,15 @@ describe('lifecycle', () => {
   it('preventDestroy fails a destroy plan with the address and file:line', async () => {
     const error = await h().plan({ mode: 'destroy' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlanError);
-    expect((error as PlanError).problems).toEqual([
-      'project.payments (main.yaml:5): lifecycle.preventDestroy is set, and this plan would archive it; remove preventDestroy first if it really must go',
-    ]);
+    expect(problemsOf(error)).toEqual([{ code: 'prevent_destroy', address: 'project.payments', at: 'main.yaml:5' }]);
     expect((error as PlanError).message).toContain('the plan cannot be made (1 problem):');
   });
 
   it('preventDestroy still holds when the block is deleted from the configuration (it is remembered in state)', async () => {
     h().config('');
     const error = await h().plan().catch((e: unknown) => e);
-    expect((error as PlanError).problems).toEqual([
-      'project.payments (recorded in state from main.yaml:5): lifecycle.preventDestroy is set, and this plan would archive it; remove preventDestroy first if it really must go',
-    ]);
+    expect(problemsOf(error)).toEqual([{ code: 'prevent_destroy', address: 'project.payments', at: 'main.yaml:5' }]);
+    expect((error as PlanError).diagnostics[0]?.detail).toMatch(/^Recorded in state from main\.yaml:5/);
   });
 
   it('ignoreChanges: a field changed outside cplane is neither drift nor a change, and the PATCH keeps its live value', async () => {

@@ -1,6 +1,6 @@
-// Steps come after the steps they depend on; --target keeps the targeted steps and everything they need.
+// Steps come after the steps they depend on (--target has its own story: stages.test.ts).
 import { describe, expect, it } from 'vitest';
-import { sortSteps, targetClosure } from '../../src/planner/order.js';
+import { sortSteps } from '../../src/planner/order.js';
 import type { PlanStep } from '../../src/planner/types.js';
 
 const step = (address: string, dependsOn: string[] = []): PlanStep => ({ id: address, address, kind: 'project', action: 'create', changes: [], dependsOn, writes: [] });
@@ -13,10 +13,5 @@ describe('step order', () => {
 
   it('refuses a cycle, naming the steps in it', () => {
     expect(() => sortSteps([step('a', ['b']), step('b', ['a']), step('c')])).toThrow('plan steps depend on each other in a cycle: a, b');
-  });
-
-  it('keeps a target and, transitively, what it depends on', () => {
-    const steps = [step('p'), step('c'), step('g', ['p', 'c']), step('t', ['g']), step('other')];
-    expect(targetClosure(steps, new Set(['t'])).map((s) => s.id)).toEqual(['p', 'c', 'g', 't']);
   });
 });

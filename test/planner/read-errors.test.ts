@@ -1,4 +1,6 @@
 // Reads the API refuses are reported per resource with the reason and request id; a bad token ends the plan.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
@@ -34,5 +36,29 @@ describe('read errors', () => {
     const result = await h().cli(['plan'], { CPLANE_BASE_URL: 'http://127.0.0.1:1' });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^Error: \w+: no answer from the API after \d attempt\(s\) .*Check CPLANE_BASE_URL and the network, then run the command again\.\n$/);
+  });
+
+  it('a base URL with /v1 in it fails the plan (exit 1) and says what to check, instead of planning deletions', async () => {
+    const result = await h().cli(['plan'], { CPLANE_BASE_URL: `${h().emulator.url}/v1` });
+    expect(result.code).toBe(1);
+    expect(result.stdout).not.toContain('deleted outside cplane');
+    expect(result.stderr).toMatch(/failed: 404 \w+ \(route_not_found\).*is CPLANE_BASE_URL the address without \/v1\?/);
+  });
+
+  it('a server that is not the API (200 with HTML) fails the plan with exit 1, not "No changes"', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>hello</html>');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const result = await h().cli(['plan', '--detailed-exitcode'], { CPLANE_BASE_URL: `http://127.0.0.1:${port}` });
+      expect(result.code).toBe(1);
+      expect(result.stdout).not.toContain('No changes');
+      expect(result.stderr).toMatch(/failed: 200 invalid_response .*check that CPLANE_BASE_URL is the API's address/);
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
   });
 });

@@ -1,7 +1,7 @@
 // A token change other than its name replaces it: the new token first (plaintext sealed), then the old one revoked.
 import { describe, expect, it } from 'vitest';
 import { PlanError } from '../../src/planner/index.js';
-import { actions, eachTestHarness, fullConfig } from './harness.js';
+import { actions, eachTestHarness, fullConfig, problemsOf } from './harness.js';
 
 describe('replace', () => {
   const h = eachTestHarness({ config: fullConfig, converge: true });
@@ -42,8 +42,6 @@ describe('replace', () => {
     h().config(fullConfig.replace('rateLimitPerMin: 60', 'rateLimitPerMin: 61\n        lifecycle: { preventDestroy: true }'));
     const error = await h().plan().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlanError);
-    expect((error as PlanError).problems).toEqual([
-      'gateway_token.prod/ci (main.yaml:34): lifecycle.preventDestroy is set, and the change to rateLimitPerMin would replace it (the old one is revoked); remove preventDestroy or undo the change',
-    ]);
+    expect(problemsOf(error)).toEqual([{ code: 'prevent_destroy', address: 'gateway_token.prod/ci', at: 'main.yaml:34' }]);
   });
 });

@@ -63,4 +63,26 @@ describe('Service Account token', () => {
     expect(plan.unreadable.find((u) => u.address === 'project.sa-app')?.reason).toBe('human-only operation: a Service Account token cannot read it; no request was sent');
     expect(renderPlanText(plan, { color: false })).toContain('Could not be read (nothing is planned for these):\n  ! project.sa-app: listProjects: human-only operation');
   });
+
+  it('an incomplete plan never says "No changes", lists what it could not read, and --detailed-exitcode exits 3', async () => {
+    const result = await h.cli(['plan', '--detailed-exitcode'], { CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_ACCOUNT: production, OPENAI_KEY: 'sk-test-openai-0001' });
+    expect(result.stdout).not.toContain('No changes');
+    expect(result.stdout).toMatch(/^Plan incomplete: 2 items could not be read \((credential\.sa-openai|project\.sa-app), (credential\.sa-openai|project\.sa-app)\)/m);
+    expect(result.code).toBe(3);
+  });
+
+  it('an inactive Service Account is an authentication error (exit 1), not a list of unreadable items', async () => {
+    const result = await h.cli(['plan', '--detailed-exitcode'], { CPLANE_TOKEN: fixtures.tokens.inactiveServiceAccount, CPLANE_ACCOUNT: production, OPENAI_KEY: 'sk-test-openai-0001' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error: \w+ failed: 403 forbidden \(service_account_inactive\)/);
+  });
+
+  it('apply and destroy with a Service Account token stop before sending any request, naming the token needed', async () => {
+    for (const verb of ['apply', 'destroy']) {
+      const result = await h.cli([verb, '--auto-approve'], { CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_ACCOUNT: production, OPENAI_KEY: 'sk-test-openai-0001' });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`cplane ${verb} needs a personal access token (sk-svc-pat-)`);
+    }
+    expect(Object.values(h.emulator.stats().byOperation).reduce((a, b) => a + b, 0)).toBe(0);
+  });
 });

@@ -1,7 +1,7 @@
 // --target plans only the targeted addresses and what they depend on; an unknown target is an error with suggestions.
 import { describe, expect, it } from 'vitest';
 import type { PlanError } from '../../src/planner/index.js';
-import { actions, eachTestHarness, fullConfig } from './harness.js';
+import { actions, eachTestHarness, fullConfig, problemsOf } from './harness.js';
 
 describe('--target', () => {
   const h = eachTestHarness({ config: fullConfig });
@@ -17,9 +17,7 @@ describe('--target', () => {
 
   it('refuses an address that is neither configured nor in state', async () => {
     const error = await h().plan({ targets: ['gateway.staging', 'gateway_token.prod'] }).catch((e: unknown) => e);
-    expect((error as PlanError).problems).toEqual([
-      '--target gateway.staging: no such address in the configuration or state',
-      '--target gateway_token.prod: no such address in the configuration or state; did you mean gateway.prod, otel_export.prod, gateway_token.prod/ci?',
-    ]);
+    expect(problemsOf(error)).toEqual([{ code: 'unknown_target' }, { code: 'unknown_target' }]);
+    expect((error as PlanError).diagnostics.map((d) => d.detail)).toEqual([undefined, 'Did you mean gateway.prod, otel_export.prod, gateway_token.prod/ci?']);
   });
 });

@@ -1,7 +1,7 @@
 // Changes to the configuration become in-place updates (PATCH only what differs), a rename, and a secret rotation.
 import { describe, expect, it } from 'vitest';
 import type { PlanError } from '../../src/planner/index.js';
-import { actions, eachTestHarness, fullConfig } from './harness.js';
+import { actions, eachTestHarness, fullConfig, problemsOf } from './harness.js';
 
 describe('update in place', () => {
   const h = eachTestHarness({ config: fullConfig, converge: true });
@@ -54,8 +54,7 @@ describe('update in place', () => {
   it('refuses to plan when a secret source is missing, naming the variable and never a value', async () => {
     delete h().env.OTEL_AUTH;
     const error = (await h().plan().catch((e: unknown) => e)) as PlanError;
-    expect(error.problems).toEqual([
-      'otel_export.prod (main.yaml:26): Secret source "env OTEL_AUTH": environment variable OTEL_AUTH is not set; set it and run the command again',
-    ]);
+    expect(problemsOf(error)).toEqual([{ code: 'secret_unavailable', address: 'otel_export.prod', at: 'main.yaml:26' }]);
+    expect(error.diagnostics[0]?.summary).toBe('otel_export.prod: Secret source "env OTEL_AUTH": environment variable OTEL_AUTH is not set');
   });
 });

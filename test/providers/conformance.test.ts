@@ -2,7 +2,7 @@
 // update, diff shows nothing, remove, and read no longer finds a live object.
 import { describe, expect, it } from 'vitest';
 import type { ResourceKind } from '../../src/config/types.js';
-import { findProvider, listProviders, providers } from '../../src/providers/index.js';
+import { findVendor, listVendors, providerFor } from '../../src/providers/index.js';
 import type { Lookups, ResourceProvider } from '../../src/providers/types.js';
 import { harness, type Harness } from '../planner/harness.js';
 
@@ -70,11 +70,11 @@ const cases: Case[] = [
 ];
 
 async function lookupsOf(h: Harness): Promise<Lookups> {
-  const all = await listProviders(h.client);
+  const all = await listVendors(h.client);
   const resources = h.state.data.resources;
   return {
     account: h.state.data.account,
-    provider: (nameOrId) => findProvider(all, nameOrId),
+    vendor: (nameOrId) => findVendor(all, nameOrId),
     idOf: (address) => resources[address]?.id,
     nameOf: (kind, id) => {
       const address = Object.keys(resources).find((a) => resources[a]!.kind === kind && resources[a]!.id === id);
@@ -84,7 +84,7 @@ async function lookupsOf(h: Harness): Promise<Lookups> {
 }
 
 async function readAndDiff(h: Harness, c: Case) {
-  const provider = providers[c.kind] as unknown as ResourceProvider<ResourceKind, unknown>;
+  const provider: ResourceProvider<ResourceKind, unknown> = providerFor(c.kind);
   const entry = h.state.data.resources[c.address]!;
   const live = await provider.read({ client: h.client, account: h.state.data.account, id: entry.id, ...(entry.parents ? { parents: entry.parents } : {}) });
   expect(live).not.toBeNull();

@@ -82,7 +82,7 @@ describe('credential', () => {
       { operation: 'rotateCredential', body: { secret: { $secret: 'secret' } } },
     ]);
     const moved = credentialProvider.diff({ desired: { ...want, attributes: { ...want.attributes, provider: 'anthropic' } }, live, lookups: look, changedSecrets: [] });
-    expect(moved.problems).toEqual(['credential.a: the provider of a credential cannot be changed; add a credential under a new name and point gateways at it']);
+    expect(moved.problems?.map((p) => p.code)).toEqual(['immutable_vendor']);
   });
 });
 
@@ -112,7 +112,7 @@ describe('gateway', () => {
   });
 
   it('says how many tokens a deletion revokes', () => {
-    const { notes } = gatewayProvider.planDelete({ address: 'gateway.prod', id: ids.gateway, live: liveGateway(), related: { activeTokens: 2 } });
+    const { notes } = gatewayProvider.planDelete({ address: 'gateway.prod', id: ids.gateway, live: liveGateway(), children: { gateway_token: [{ revoked_at: null }, { revoked_at: null }, { revoked_at: '2026-01-01T00:00:00Z' }] } });
     expect(notes).toEqual(['deleting the gateway disables it and revokes its 2 active tokens']);
   });
 });

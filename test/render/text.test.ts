@@ -24,7 +24,7 @@ describe('text', () => {
     expect(text).toContain('~ project.payments was changed outside cplane\n      ~ description = "a" -> "b"');
     expect(text).toContain('- gateway.gone was deleted outside cplane');
     expect(text).toContain('! every credential: listCredentials: human-only operation');
-    expect(text.trimEnd().split('\n').at(-1)).toBe('Plan: 1 to import, 1 to add, 3 to change, 1 to replace, 1 to remove.');
+    expect(text.trimEnd().split('\n').at(-1)).toBe('Plan incomplete: 1 item could not be read (every credential), so nothing is known about it; for the rest: 1 to import, 1 to add, 3 to change, 1 to replace, 1 to remove.');
   });
 
   it('colours only when asked', () => {
@@ -48,7 +48,7 @@ describe('markdown', () => {
   const md = renderPlanMarkdown(samplePlan());
 
   it('has the summary, a table of steps and a collapsible diff', () => {
-    expect(md).toContain('**Plan: 1 to import, 1 to add, 3 to change, 1 to replace, 1 to remove.**');
+    expect(md).toContain('**Plan incomplete: 1 item could not be read (every credential), so nothing is known about it; for the rest: 1 to import, 1 to add, 3 to change, 1 to replace, 1 to remove.**');
     expect(md).toContain('| `-/+` | `gateway_token.prod/ci` | replace | scopes cannot change in place: a new one is created, then the old one is revoked |');
     expect(md).toContain('<details><summary>Changes by field</summary>');
     expect(md).toContain('```diff\n+ project.payments will be created\n+     name = "payments"');
@@ -70,8 +70,12 @@ describe('json', () => {
 });
 
 describe('a plan that could not read everything', () => {
-  it('does not claim that everything matches', () => {
-    const text = renderPlanText(samplePlan({ steps: [], drift: [], summary: { add: 0, change: 0, replace: 0, remove: 0, import: 0 } }), { color: false });
-    expect(text.trimEnd().split('\n').at(-1)).toBe('No changes. 1 item could not be read (listed above), so this plan covers only the rest.');
+  it('never says "No changes": its summary says it is incomplete and lists what could not be read', () => {
+    const plan = samplePlan({ steps: [], drift: [], summary: { add: 0, change: 0, replace: 0, remove: 0, import: 0 } });
+    const text = renderPlanText(plan, { color: false });
+    expect(text).not.toContain('No changes');
+    const names = plan.unreadable.map((u) => u.address ?? `every ${u.kind}`).join(', ');
+    expect(text.trimEnd().split('\n').at(-1)).toBe(`Plan incomplete: 1 item could not be read (${names}), so nothing is known about it; for the rest: 0 to add, 0 to change, 0 to replace, 0 to remove.`);
+    expect(renderPlanMarkdown(plan)).toContain('**Plan incomplete: 1 item could not be read');
   });
 });

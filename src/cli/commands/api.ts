@@ -1,8 +1,10 @@
 /**
  * `cplane api [OPERATION ...]`: every operation of the table as a command. The
- * work is in src/faces/api-command.ts.
+ * work is in src/faces/api-command.ts, which sits above the CLI (it uses the
+ * CLI's connection and command list), so it is imported only when this runs.
  */
 import type { CommandModule } from '../command.js';
-import { runApiCommand } from '../../faces/api-command.js';
 
-export const apiCommand: CommandModule = { run: runApiCommand };
+export const apiCommand: CommandModule = {
+  run: async (ctx) => (await import('../../faces/api-command.js')).runApiCommand(ctx),
+};

@@ -6,11 +6,11 @@
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ClientEvent } from '../../api/client.js';
+import { identityOf, type ClientEvent } from '../../api/client.js';
 import { applyPlan, forwardClientEvents, resendJournal, type ApplyEvent, type ApplyResult } from '../../applier/index.js';
 import { resolveSecret } from '../../config/index.js';
 import { hasChanges, makePlan, placeholderProblems, readPlanFile } from '../../planner/index.js';
-import type { Plan } from '../../planner/types.js';
+import type { Plan } from '../../plan-model/index.js';
 import { accountLabel, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
 import { eventLine } from '../../ui/plain-lines.js';
 import { summaryLines } from '../../ui/summary-text.js';
@@ -80,6 +80,10 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
   // Everything that can be checked without the network is, so an altered or misplaced plan sends no request.
   const opening = saved ? await prepareSavedPlan(ctx, saved, planPath!, planDir) : ctx;
 
+  // Every write is a human-only operation: say so before any request rather than after a refresh.
+  if (identityOf(String(ctx.values.token ?? ctx.env.CPLANE_TOKEN ?? '')) === 'service_account') {
+    throw new AbortError(`cplane ${verb} needs a personal access token (sk-svc-pat-): CPLANE_TOKEN is a Service Account token (sk-svc-sa-), which cannot write; no request was sent.`, 'Run it with a personal access token; a Service Account token can run `cplane plan`.');
+  }
   // On a terminal, journal resends and notices before the live view are plain lines too.
   let sink: Output = json ? jsonOutput(ctx) : plainOutput(ctx, verb);
   const onEvent = (event: ApplyEvent) => sink.event(event);

@@ -5,6 +5,7 @@
  */
 import type { CommandModule } from '../command.js';
 import { AbortError } from '../errors.js';
+import { providerFor } from '../../providers/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
 import { openStateFor } from '../workspace.js';
 
@@ -47,7 +48,7 @@ export const outputCommand: CommandModule = {
     const store = await openStateFor(ctx, dir, { lock: false, command: 'output' });
     try {
       const tokens = Object.entries(store.data.resources)
-        .filter(([address, r]) => r.kind === 'gateway_token' && (!name || address === name))
+        .filter(([address, r]) => providerFor(r.kind).relations.revealable !== undefined && (!name || address === name))
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       if (name && tokens.length === 0) {
         throw new AbortError(`${name} is not a gateway token in the state ${store.path}.`, 'Run `cplane output` to list the tokens it holds.');

@@ -3,16 +3,19 @@
  * configuration and state, and show what apply would do. Reads state without
  * taking its lock (a plan changes nothing). `--out FILE` saves the plan for
  * `cplane apply FILE`; `--json` and `--markdown` print it for machines and for
- * pull-request comments; `--detailed-exitcode` exits 2 when there are changes.
+ * pull-request comments; `--detailed-exitcode` exits 2 when there are changes
+ * and 3 when the plan is incomplete (cli/exit-codes.ts).
  */
 import { resolve } from 'node:path';
-import { NetworkError } from '../../api/errors.js';
+import { isIncomplete } from '../../plan-model/index.js';
 import { hasChanges, makePlan, writePlanFile } from '../../planner/index.js';
 import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
 import type { CommandModule } from '../command.js';
 import { parseParallelism } from '../connection.js';
 import { AbortError } from '../errors.js';
+import { exitCodes } from '../exit-codes.js';
 import { githubReporter } from '../github-flag.js';
+import { reportPlanProblems } from '../plan-problems.js';
 import { readingStatus } from '../reading-status.js';
 import { accountNameOf, planContext } from '../saved-plan.js';
 import { openWorkspace } from '../workspace.js';
@@ -40,11 +43,10 @@ export const planCommand: CommandModule = {
       ])
         .catch((error: unknown) => {
           github?.failed(error, 'plan');
-          // No answer from the API is the user's network or address, not a bug in cplane.
-          if (error instanceof NetworkError) throw new AbortError(error.message);
-          throw error;
+          return reportPlanProblems(error, ctx, { json: values.json === true, format: values.format as string | undefined });
         })
         .finally(() => status.stop());
+      if (typeof made === 'number') return made;
       const plan = { ...made[0], context: await planContext(ctx, workspace, made[1]) };
       const planFile = typeof values.out === 'string' ? resolve(ctx.cwd, values.out) : undefined;
       if (planFile) {
@@ -55,7 +57,8 @@ export const planCommand: CommandModule = {
       else if (values.markdown) ctx.stdout.write(renderPlanMarkdown(plan));
       else ctx.stdout.write(renderPlanText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, width: ctx.stdout.columns ?? 80 }));
       github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, ...(planFile ? { planFile } : {}) });
-      return values['detailed-exitcode'] && hasChanges(plan) ? 2 : 0;
+      if (!values['detailed-exitcode']) return exitCodes.ok;
+      return isIncomplete(plan) ? exitCodes.incomplete : hasChanges(plan) ? exitCodes.changes : exitCodes.ok;
     } finally {
       await workspace.close();
     }

@@ -5,6 +5,7 @@
  */
 import type { CommandContext, CommandModule } from '../command.js';
 import { AbortError } from '../errors.js';
+import { providerFor } from '../../providers/index.js';
 import { StateError } from '../../state/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
 import { openStateFor } from '../workspace.js';
@@ -87,8 +88,9 @@ function describeResource(address: string, r: ResourceState, store: StateStore):
   if (fingerprinted.length) lines.push('write-only values:', ...fingerprinted.map((field) => `  ${field}: (sensitive, fingerprinted)`));
   const sealed = Object.keys(r.sealed ?? {}).sort();
   if (sealed.length) {
-    const reveal = r.kind === 'gateway_token' ? `; \`cplane output ${address} --reveal\` shows it` : '';
-    lines.push('sealed secrets:', ...sealed.map((name) => `  ${name}: (sensitive, sealed${reveal})`));
+    const revealable = providerFor(r.kind).relations.revealable;
+    const reveal = (name: string) => (name === revealable ? `; \`cplane output ${address} --reveal\` shows it` : '');
+    lines.push('sealed secrets:', ...sealed.map((name) => `  ${name}: (sensitive, sealed${reveal(name)})`));
   }
   const pending = store.data.journal.filter((entry) => entry.address === address);
   if (pending.length) lines.push('pending writes:', ...pending.map((entry) => `  ${entry.operation} (Idempotency-Key ${entry.idempotencyKey}, since ${entry.createdAt})`));

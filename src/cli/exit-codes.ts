@@ -1,0 +1,16 @@
+/**
+ * The one table of exit codes (README, "Exit codes"). Every command returns
+ * one of these; tests assert on them by name.
+ */
+export const exitCodes = {
+  /** Done; for `plan --detailed-exitcode`: a complete plan with no changes. */
+  ok: 0,
+  /** An error: bad input or environment, a refused or failed request, a plan that cannot be made. */
+  error: 1,
+  /** `plan --detailed-exitcode`: a complete plan with changes. */
+  changes: 2,
+  /** `plan --detailed-exitcode`: an incomplete plan (something could not be read), with or without changes. */
+  incomplete: 3,
+  /** Interrupted (Ctrl-C / SIGINT). */
+  interrupted: 130,
+} as const;

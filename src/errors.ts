@@ -1,0 +1,73 @@
+/**
+ * The ground floor of errors (after Shopify CLI): every layer may import this
+ * file, and it imports nothing of ours. Two kinds of thrown error end a
+ * command: an abort, where the user's input or environment is wrong and the
+ * message says what to do next, and a bug, which is reported as one.
+ * `classifyError` is the one place that sorts any thrown value into what the
+ * callers need to know: refresh (is a failed read a refusal?), the applier
+ * journal (did the write certainly not happen?) and the CLI (what to print,
+ * which exit code).
+ */
+
+export class AbortError extends Error {
+  override readonly name: string = 'AbortError';
+  constructor(
+    message: string,
+    /** What the user can do about it: printed on its own line after the message. */
+    readonly hint?: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+/** Something cplane got wrong: a broken invariant, never the user's input. Reported as a bug. */
+export class BugError extends Error {
+  override readonly name = 'BugError';
+}
+
+/**
+ * What a thrown value means, whatever layer threw it:
+ * - `abort`: the user's input or environment is wrong; the message says what to do.
+ * - `refused`: the API answered with a documented refusal (403 or a per-resource 404): the request
+ *   certainly did not happen, and a read of it counts as unreadable, not as a failure of the run.
+ * - `rejected`: the API answered with any other definite failure (4xx, or 401): nothing was written.
+ * - `unsure`: no definite answer (network failure, 5xx): a write may or may not have happened.
+ * - `bug`: anything else.
+ */
+export type ErrorClass = 'abort' | 'refused' | 'rejected' | 'unsure' | 'bug';
+
+/** The shape of the API layer's errors, recognised by their stable `code` and fields rather than by import. */
+interface ApiLike {
+  status: number;
+  code: string;
+  reason?: string;
+}
+
+/**
+ * The spec's per-resource not-found reasons (its "Not found" row): a 404 with one of these says the object
+ * is not there. Any other 404 (e.g. `route_not_found`: a wrong base URL) is not a refusal but a failure.
+ */
+export const notFoundReasons: ReadonlySet<string> = new Set(['project_not_found', 'record_not_found', 'group_not_found', 'provider_not_found', 'credential_not_found', 'gateway_not_found', 'token_not_found', 'log_not_found']);
+
+/** 403 reasons that say the token itself cannot act (an inactive Service Account): an authentication error, not a refusal of one read. */
+const identityReasons: ReadonlySet<string> = new Set(['service_account_inactive']);
+
+function isApiLike(error: unknown): error is Error & ApiLike {
+  return error instanceof Error && typeof (error as Partial<ApiLike>).status === 'number' && typeof (error as Partial<ApiLike>).code === 'string';
+}
+
+export function classifyError(error: unknown): ErrorClass {
+  if (error instanceof AbortError) return 'abort';
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  // Refused by the client before sending (a Service Account on a human-only operation, a token over plain http).
+  if (code === 'identity_refused' || code === 'insecure_http') return 'rejected';
+  // No usable answer: the request may have been carried out.
+  if (code === 'network_error' || code === 'response_too_large') return 'unsure';
+  if (isApiLike(error)) {
+    if (error.status === 403) return identityReasons.has(error.reason ?? '') ? 'rejected' : 'refused';
+    if (error.status === 404 && notFoundReasons.has(error.reason ?? '')) return 'refused';
+    return error.status < 500 ? 'rejected' : 'unsure';
+  }
+  return 'bug';
+}

@@ -1,0 +1,43 @@
+/**
+ * What a plan step does to its address, and the one table of words and
+ * symbols every output uses for it (plan text, Markdown, apply progress,
+ * summaries), so they never disagree.
+ */
+
+export type Action = 'create' | 'update' | 'replace' | 'rotate' | 'import' | 'archive' | 'delete' | 'revoke' | 'no-op';
+
+/** The actions that take an object off the account. */
+export type RemoveAction = Extract<Action, 'archive' | 'delete' | 'revoke'>;
+
+export function isRemoval(action: Action): action is RemoveAction {
+  return action === 'archive' || action === 'delete' || action === 'revoke';
+}
+
+/** The colour family of an action in every renderer. */
+export type Tone = 'add' | 'change' | 'remove' | 'replace' | 'import' | 'plain';
+
+export interface ActionWords {
+  /** In the plan's step header: `+`, `~`, `-/+`, `<=`, `-`. */
+  symbol: string;
+  /** `will be created`. */
+  future: string;
+  /** `creating`, while apply runs. */
+  progressive: string;
+  /** `created`, when apply is done. */
+  past: string;
+  tone: Tone;
+  /** The column of the plan summary the step counts in. */
+  counts: 'add' | 'change' | 'replace' | 'remove' | 'import' | undefined;
+}
+
+export const actionWords: Readonly<Record<Action, ActionWords>> = {
+  create: { symbol: '+', future: 'will be created', progressive: 'creating', past: 'created', tone: 'add', counts: 'add' },
+  update: { symbol: '~', future: 'will be updated in place', progressive: 'updating', past: 'updated', tone: 'change', counts: 'change' },
+  rotate: { symbol: '~', future: 'will have its secret rotated', progressive: 'rotating', past: 'rotated', tone: 'change', counts: 'change' },
+  replace: { symbol: '-/+', future: 'must be replaced', progressive: 'replacing', past: 'replaced', tone: 'replace', counts: 'replace' },
+  import: { symbol: '<=', future: 'will be imported (adopted)', progressive: 'importing', past: 'imported', tone: 'import', counts: 'import' },
+  archive: { symbol: '-', future: 'will be archived', progressive: 'archiving', past: 'archived', tone: 'remove', counts: 'remove' },
+  delete: { symbol: '-', future: 'will be deleted', progressive: 'deleting', past: 'deleted', tone: 'remove', counts: 'remove' },
+  revoke: { symbol: '-', future: 'will be revoked', progressive: 'revoking', past: 'revoked', tone: 'remove', counts: 'remove' },
+  'no-op': { symbol: ' ', future: 'will be recorded in state', progressive: 'checking', past: 'unchanged', tone: 'plain', counts: undefined },
+};

@@ -1,0 +1,126 @@
+/**
+ * A plan: plain, serialisable data (the plan model, on the ground floor:
+ * state/, providers/, planner/, applier/ and render/ all import it) that says exactly which writes an apply
+ * will send, in which order, and why. The planner makes it, render/ shows it,
+ * the applier performs it. The applier never knows a resource kind: everything
+ * it needs is in the steps below (operations, body templates, and what to record
+ * in state when a write succeeds). `schema/plan.schema.json` is its JSON form.
+ */
+import type { OperationName } from '../api/operations.js';
+import type { ResourceKind, SecretSource } from '../config/types.js';
+import type { Action } from './action.js';
+import type { PlannedWrite } from './write.js';
+
+export interface FieldChange {
+  /** Attribute path as in configuration, e.g. `description`, `settings.cache.ttlSeconds`. */
+  path: string;
+  /** Absent on create. Write-only values are never here: see `sensitive`. */
+  before?: unknown;
+  /** Absent on delete. */
+  after?: unknown;
+  /** A write-only value: rendered as `(sensitive)`, compared by fingerprint. */
+  sensitive?: boolean;
+  /** This change is why the step is a replace. */
+  forcesReplace?: boolean;
+}
+
+export interface PlanStep {
+  /** Unique in the plan: the step's address (one address has at most one step; a replace is one step with several writes). */
+  id: string;
+  address: string;
+  kind: ResourceKind;
+  action: Action;
+  /** Why, for people only (the applier never branches on it): `created outside cplane: adopting`, `deleted outside cplane`. */
+  reason?: string;
+  changes: FieldChange[];
+  /** Ids of steps that must complete first. */
+  dependsOn: string[];
+  /** For `import` (and import-then-update): the live object taken under management before any write. */
+  adopt?: { id: string; parents?: Record<string, string> };
+  writes: PlannedWrite[];
+  /** Non-secret inputs recorded in state when the step completes. */
+  inputs?: Record<string, unknown>;
+  /** Sources of the write-only values the writes use (`$secret`/`$encrypt` fields). References only, never values. */
+  secrets?: Record<string, SecretSource>;
+  /** Remove the address from state when the step completes (also set on the last write's effects). */
+  forget?: boolean;
+  /** Consequences people must know, e.g. `deleting the gateway revokes its 2 tokens`. */
+  notes?: string[];
+}
+
+/** A difference between live state and what cplane last applied, found by refresh. */
+export interface Drift {
+  address: string;
+  kind: ResourceKind;
+  /** `changed` field by field, or `deleted` outside cplane. */
+  type: 'changed' | 'deleted';
+  changes: FieldChange[];
+}
+
+/** A resource the token could not read (e.g. a Service Account on a human-only list). */
+export interface Unreadable {
+  address?: string;
+  kind: ResourceKind;
+  operation: OperationName;
+  reason: string;
+  requestId?: string;
+}
+
+export interface PlanSummary {
+  add: number;
+  change: number;
+  replace: number;
+  remove: number;
+  import: number;
+}
+
+/** A configuration file and the sha256 of its content, so an apply can name the files that changed. */
+export interface PlannedFile {
+  /** Relative to the configuration folder, with `/` separators. */
+  path: string;
+  sha256: string;
+}
+
+/**
+ * Where and for whom a plan was made: enough for `cplane apply PLANFILE` to run in another
+ * checkout, at another path, in another job. It never holds a secret: variable values are the
+ * non-secret ones (secrets have their own sources, read at apply), and a state URL has no password.
+ */
+export interface PlanContext {
+  workspace: string;
+  /** The account's name as `GET /accounts` gives it; null when the token may not list accounts. */
+  accountName: string | null;
+  /** Configuration folder relative to the working folder of the plan (`/` separators). */
+  configDir: string;
+  files: PlannedFile[];
+  /** Resolved variable values the configuration was planned with. */
+  variables: Record<string, string | number | boolean>;
+  /** The state the plan was made against: a file relative to the configuration folder (or absolute), or a URL without credentials. */
+  state: { path: string } | { url: string };
+}
+
+export interface Plan {
+  formatVersion: 2;
+  cplaneVersion: string;
+  createdAt: string;
+  /** Account id the plan is for. */
+  account: string;
+  /** Set by the command that made the plan; always present in a saved plan and in `plan --json`. */
+  context?: PlanContext;
+  mode: 'normal' | 'destroy' | 'refresh-only';
+  targets: string[];
+  /** In dependency order: every step comes after the steps it depends on. */
+  steps: PlanStep[];
+  drift: Drift[];
+  unreadable: Unreadable[];
+  summary: PlanSummary;
+  /** sha256 digests to detect, at apply, a configuration or live state that changed since the plan was made. */
+  digest: {
+    config: string;
+    live: string;
+    /** Per configuration file (relative to configDir): a digest of the resources it declares, to name the files that changed. */
+    files?: Record<string, string>;
+    /** Per address: a digest of its live object (`absent` when there is none), to name the objects that changed. */
+    objects?: Record<string, string>;
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * A write as the plan carries it: the operation, templates for its path and
+ * body, and what the applier records in state when it succeeds. The applier
+ * resolves the placeholders and never needs to know a resource kind.
+ */
+import type { OperationName } from '../api/operations.js';
+
+/**
+ * A JSON value in which some objects are placeholders, resolved by the applier
+ * just before the write is sent:
+ * - `{ "$ref": ADDRESS }`: the remote id of ADDRESS, read from state (it may have been created earlier in this apply);
+ * - `{ "$secret": FIELD }`: the plaintext of the step's write-only FIELD, read from its source in `PlanStep.secrets`;
+ * - `{ "$encrypt": FIELD }`: the same plaintext, encrypted on the client into an EncryptedValue (record values).
+ * Anything else is sent as it is.
+ */
+export type Template = null | boolean | number | string | Template[] | { [key: string]: Template };
+
+export interface RefPlaceholder {
+  $ref: string;
+}
+
+/** What the applier records in state when one write succeeds. */
+export interface WriteEffects {
+  /** Where the remote id of the step's address comes from: a dotted path into the result, or another address's id. */
+  id?: { result: string } | RefPlaceholder;
+  /** Parent ids to record (e.g. `{ gatewayId: { $ref: 'gateway.prod' } }`). */
+  parents?: Record<string, RefPlaceholder | string>;
+  /** One-time secret in the result to seal into state, e.g. `{ name: 'plaintext', result: 'plaintext' }`. */
+  seal?: { name: string; result: string };
+  /** Non-secret values of the answer to keep in state as `outputs`: name -> dotted path (e.g. `{ tokenPrefix: 'token_prefix' }`). */
+  outputs?: Record<string, string>;
+  /** The remote object is gone (deleted, archived, revoked): remove the address from state. */
+  forget?: boolean;
+}
+
+export interface PlannedWrite {
+  /** Unique in the plan: `${stepId}#${index}`. */
+  id: string;
+  operation: OperationName;
+  /** Path parameters (templates: usually a `$ref` or a literal id). */
+  path: Record<string, Template>;
+  body?: Template;
+  /** Made at plan time and saved with the plan, so applying the same plan twice writes once. */
+  idempotencyKey: string;
+  effects: WriteEffects;
+  /** One line for people: `POST /projects (create project payments-staging)`. */
+  summary: string;
+}
+

@@ -1,0 +1,69 @@
+/**
+ * The decision for an address whose live object exists and is, or is about
+ * to be, managed (an update of an address in state, or an import): the
+ * provider reports facts (what differs, what forces a replacement, what
+ * rotates), and the action is decided here.
+ */
+import type { DesiredResource } from '../config/types.js';
+import type { Action, PlanStep } from '../plan-model/index.js';
+import { providerFor } from '../providers/index.js';
+import type { WriteSpec } from '../providers/types.js';
+import type { ResourceState } from '../state/types.js';
+import type { PlanContext } from './context.js';
+import { liveChildrenOf, type LiveObject } from './live-account.js';
+import { resourceProblem, type PlanProblem } from './problems.js';
+import { inputsOf, makeStep } from './steps.js';
+
+export interface ChangeBase {
+  action: 'update' | 'import';
+  reason: string | undefined;
+  adopt?: PlanStep['adopt'];
+}
+
+/** The step for `r` given its live object (none when nothing differs and nothing is adopted), and its problems. */
+export function planChange(ctx: PlanContext, r: DesiredResource, found: LiveObject, entry: ResourceState | undefined, base: ChangeBase): { step?: PlanStep; problems: PlanProblem[] } {
+  const provider = providerFor(r.kind);
+  const { lookups } = ctx;
+  const id = found.identity.id;
+  const writeOnly = ctx.writeOnly.get(r.address);
+  const facts = provider.diff({ desired: r, live: found.live, state: entry, lookups, changedSecrets: writeOnly?.changed ?? [] });
+  const problems = (facts.problems ?? []).map((p) => resourceProblem(r, p));
+  // A `generate` value cplane never wrote stays as it is live (write-only-values.ts): say so when adopting.
+  const notes = entry ? [] : (writeOnly?.keptLive ?? []).map((field) => `${field} keeps its live value (generate makes a value only when cplane creates the object)`);
+  if (facts.changes.length === 0 && !base.adopt) return { problems };
+  let action: Action = base.action;
+  let reason = base.reason;
+  let writes: WriteSpec[];
+  if (facts.replaceKeys.length > 0) {
+    action = 'replace';
+    const replaced = facts.replaceKeys.join(', ');
+    reason = [base.adopt ? base.reason : undefined, `${replaced} cannot change in place: a new one is created, then the old one is ${provider.removeAction}d`].filter(Boolean).join('; ');
+    if (r.lifecycle.preventDestroy) {
+      problems.push(resourceProblem(r, {
+        code: 'prevent_destroy',
+        summary: `lifecycle.preventDestroy is set, and the change to ${replaced} would replace it (the old one is ${provider.removeAction}d)`,
+        detail: 'Remove preventDestroy or undo the change.',
+      }));
+    }
+    ctx.book.markPending(r.address, r.kind);
+    const created = provider.planCreate({ desired: r, lookups });
+    const removed = provider.planDelete({ address: r.address, id, parents: found.identity.parents, live: found.live, children: liveChildrenOf(ctx.live, r.kind, id) });
+    // The old object goes, but the address now names the new one: it stays in state.
+    writes = [...created.writes, ...removed.writes.map((w) => ({ ...w, effects: { ...w.effects, forget: undefined } }))].map(dropUndefinedEffects);
+    problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
+  } else {
+    const rotate = facts.rotateKeys?.some((k) => facts.changedKeys.includes(k)) ?? false;
+    if (base.action === 'update' && rotate) action = 'rotate';
+    const updated = facts.changes.length > 0 ? provider.planUpdate({ desired: r, live: found.live, id, state: entry, changedKeys: facts.changedKeys, lookups }) : { writes: [] };
+    writes = updated.writes;
+    problems.push(...(updated.problems ?? []).map((p) => resourceProblem(r, p)));
+    notes.push(...(updated.notes ?? []));
+  }
+  const step = makeStep({ address: r.address, kind: r.kind, action, reason, changes: facts.changes, writes, inputs: inputsOf(r), notes, ...(base.adopt ? { adopt: base.adopt } : {}) }, r.secrets);
+  return { step, problems };
+}
+
+function dropUndefinedEffects(write: WriteSpec): WriteSpec {
+  const effects = Object.fromEntries(Object.entries(write.effects).filter(([, v]) => v !== undefined));
+  return { ...write, effects };
+}

@@ -1,0 +1,53 @@
+/**
+ * What makePlan takes, what every stage of the step generator reads (the inputs, indexed once)
+ * and what a stage returns: its steps, drift, unreadable items and problems,
+ * as plain data that make-plan.ts concatenates.
+ */
+import type { ApiClient } from '../api/client.js';
+import type { DesiredResource, DesiredState } from '../config/types.js';
+import type { Drift, Plan, PlanStep, Unreadable } from '../plan-model/index.js';
+import type { Lookups } from '../providers/types.js';
+import type { StateData } from '../state/types.js';
+import type { AddressBook } from './address-book.js';
+import type { LiveAccount } from './live-account.js';
+import type { PlanProblem } from './problems.js';
+import type { Fingerprinter, WriteOnlyStatus } from './write-only-values.js';
+
+/** What the planner needs of the state store: its data, and fingerprints of write-only values. */
+export interface PlanState extends Fingerprinter {
+  readonly data: Readonly<StateData>;
+}
+
+export interface MakePlanInput {
+  desired: DesiredState;
+  state: PlanState;
+  client: ApiClient;
+  account: string;
+  mode?: Plan['mode'];
+  targets?: string[];
+  /** Requests in flight at once while refreshing (default 10). */
+  parallelism?: number;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface PlanContext {
+  mode: Plan['mode'];
+  desired: DesiredState;
+  desiredByAddress: ReadonlyMap<string, DesiredResource>;
+  /** State entries by address: what cplane last applied. */
+  state: StateData['resources'];
+  live: LiveAccount;
+  book: AddressBook;
+  lookups: Lookups;
+  /** Per desired address: which write-only values differ from what was last applied. */
+  writeOnly: ReadonlyMap<string, WriteOnlyStatus>;
+}
+
+export interface StageResult {
+  steps: PlanStep[];
+  drift: Drift[];
+  unreadable: Unreadable[];
+  problems: PlanProblem[];
+}
+
+export const emptyStage = (): StageResult => ({ steps: [], drift: [], unreadable: [], problems: [] });

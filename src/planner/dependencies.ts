@@ -1,0 +1,65 @@
+/**
+ * The dependencies stage: which step waits for which. A step of a configured
+ * address waits for the steps of what it references (except removals); an
+ * object removed with its parent waits for the parent's removal; a removed
+ * object goes after every step of an object that used it (dependents first).
+ * Returns new steps; the input is left as it was.
+ */
+import type { DesiredResource, ResourceKind, AttributesByKind } from '../config/types.js';
+import { isRemoval, type Plan, type PlanStep } from '../plan-model/index.js';
+import { providerFor } from '../providers/index.js';
+import type { StateData } from '../state/types.js';
+import type { AddressBook } from './address-book.js';
+
+export interface DependencyInput {
+  mode: Plan['mode'];
+  steps: PlanStep[];
+  desiredByAddress: ReadonlyMap<string, DesiredResource>;
+  state: StateData['resources'];
+  book: AddressBook;
+  /** Address -> the parent address it is removed with (removals stage). */
+  removedWith: ReadonlyMap<string, string>;
+}
+
+export function linkDependencies(input: DependencyInput): PlanStep[] {
+  const steps = input.steps.map((s) => ({ ...s, dependsOn: [...s.dependsOn] }));
+  const stepOf = new Map(steps.map((s) => [s.address, s]));
+  for (const step of steps) {
+    const r = input.desiredByAddress.get(step.address);
+    const deps = new Set<string>();
+    if (r && input.mode !== 'destroy') {
+      for (const address of [...r.dependsOn, ...providerFor(r.kind).references({ attributes: r.attributes })]) {
+        const dep = stepOf.get(address);
+        if (dep && dep !== step && !isRemoval(dep.action)) deps.add(dep.id);
+      }
+    }
+    const parent = stepOf.get(input.removedWith.get(step.address) ?? '');
+    if (parent) deps.add(parent.id);
+    step.dependsOn = [...deps];
+  }
+  for (const [address] of Object.entries(input.state)) {
+    const dependent = stepOf.get(address);
+    if (!dependent) continue;
+    for (const dep of previousDependencies(input, address)) {
+      const removal = stepOf.get(dep);
+      if (!removal || !isRemoval(removal.action) || dependent.dependsOn.includes(removal.id)) continue;
+      if (!removal.dependsOn.includes(dependent.id)) removal.dependsOn.push(dependent.id);
+    }
+  }
+  return steps;
+}
+
+/** What an address in state depended on when it was last applied: its references and its parents. */
+export function previousDependencies(input: Pick<DependencyInput, 'state' | 'book'>, address: string): string[] {
+  const entry = input.state[address];
+  if (!entry) return [];
+  const provider = providerFor(entry.kind);
+  const deps = new Set(provider.references({ attributes: entry.inputs as unknown as AttributesByKind[ResourceKind] }).filter((a) => a in input.state));
+  for (const [idField, id] of Object.entries(entry.parents ?? {})) {
+    const parentKind = provider.relations.parentIds?.[idField];
+    const parent = parentKind && input.book.stateAddressOf(parentKind, id);
+    if (parent) deps.add(parent);
+  }
+  deps.delete(address);
+  return [...deps];
+}

@@ -1,0 +1,128 @@
+/**
+ * The desired stage: for each configured address, in dependency order, what
+ * apply does. An address in state whose object was deleted outside cplane is
+ * created again; an address without state whose natural key exists live is
+ * adopted (import), never created twice; an address in state is compared
+ * with its live object, and what changed outside cplane since the last apply
+ * is reported as drift.
+ */
+import { routes } from '../api/routes.js';
+import type { AttributesByKind, DesiredResource, ResourceKind } from '../config/types.js';
+import { addressOf, type FieldChange } from '../plan-model/index.js';
+import { kindOrder, parentOf, providerFor } from '../providers/index.js';
+import type { View } from '../providers/types.js';
+import { isIgnored, sameValue } from '../providers/view-diff.js';
+import type { ResourceState } from '../state/types.js';
+import { planChange, type ChangeBase } from './change.js';
+import { emptyStage, type PlanContext, type StageResult } from './context.js';
+import { isDeletedLive, liveByKey, liveObjectOf, unreadableFor, type LiveObject } from './live-account.js';
+import { resourceProblem } from './problems.js';
+import { createChanges, inputsOf, makeStep, setPath } from './steps.js';
+
+export function planDesired(ctx: PlanContext): StageResult {
+  const out = emptyStage();
+  if (ctx.mode === 'destroy') return out;
+  for (const r of orderDesired(ctx.desired.resources)) planAddress(ctx, r, out);
+  return out;
+}
+
+function planAddress(ctx: PlanContext, r: DesiredResource, out: StageResult): void {
+  const { mode, lookups, book } = ctx;
+  const provider = providerFor(r.kind);
+  const entry = ctx.state[r.address];
+  const blocked = unreadableFor(ctx.live, r.kind, parentIdOf(ctx, r, entry));
+  if (blocked) {
+    out.unreadable.push({ ...blocked, address: r.address });
+    return;
+  }
+  const create = (reason?: string) => {
+    book.markPending(r.address, r.kind);
+    const created = provider.planCreate({ desired: r, lookups });
+    out.problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
+    out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'create', reason, changes: createChanges(provider, r, lookups), writes: created.writes, inputs: inputsOf(r), notes: created.notes }, r.secrets));
+  };
+  const change = (found: LiveObject, state: ResourceState | undefined, base: ChangeBase) => {
+    const { step, problems } = planChange(ctx, r, found, state, base);
+    out.problems.push(...problems);
+    if (step) out.steps.push(step);
+  };
+
+  if (entry && isDeletedLive(ctx.live, entry)) {
+    out.drift.push({ address: r.address, kind: r.kind, type: 'deleted', changes: [] });
+    if (mode === 'refresh-only') out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'no-op', reason: 'deleted outside cplane', changes: [], writes: [], forget: true }));
+    else create('deleted outside cplane');
+    return;
+  }
+
+  if (!entry) {
+    if (mode === 'refresh-only') return;
+    if (ctx.live.snapshot.byIdOnly.has(r.kind)) {
+      const op = provider.refreshOperations[0] ?? provider.readOperation;
+      out.unreadable.push({ address: r.address, kind: r.kind, operation: op, reason: `not in state, and finding an existing one needs ${routes[op].method} ${routes[op].path}, a human-only operation` });
+      return;
+    }
+    const candidate = liveByKey(ctx.live, r.kind, provider.naturalKey({ desired: r, lookups }));
+    // One live object is managed by one address: an object already in state, or adopted above, is not adopted twice.
+    if (!candidate || book.isManaged(r.kind, candidate.identity.id)) return create();
+    book.adopt(r.address, r.kind, candidate.identity.id);
+    const adopt = { id: candidate.identity.id, ...(candidate.identity.parents ? { parents: candidate.identity.parents } : {}) };
+    return change(candidate, undefined, { action: 'import', reason: 'created outside cplane: adopting it', adopt });
+  }
+
+  // In state and live (possibly archived).
+  const found = liveObjectOf(ctx.live, entry);
+  if (!found) return;
+  const changes = driftOf(ctx, entry, found.live, r.lifecycle.ignoreChanges);
+  if (found.identity.status === 'archived') changes.unshift({ path: 'archived', before: false, after: true });
+  if (changes.length > 0) out.drift.push({ address: r.address, kind: r.kind, type: 'changed', changes });
+  if (mode === 'refresh-only') {
+    if (changes.length === 0) return;
+    const inputs = changes.filter((c) => c.path !== 'archived').reduce((acc, c) => setPath(acc, c.path, c.after), entry.inputs);
+    out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'no-op', reason: 'changed outside cplane: recording the live values', changes, writes: [], inputs }));
+    return;
+  }
+  change(found, entry, { action: 'update', reason: found.identity.status === 'archived' ? 'archived outside cplane: unarchiving it' : undefined });
+}
+
+/** For a kind that lives under a parent: the parent's id, from state or from the address book. */
+function parentIdOf(ctx: PlanContext, r: DesiredResource, entry: ResourceState | undefined): string | undefined {
+  const parent = parentOf(r.kind);
+  if (!parent) return undefined;
+  const local = (r.attributes as unknown as Record<string, unknown>)[parent.attribute];
+  return entry?.parents?.[parent.idField] ?? (typeof local === 'string' ? ctx.lookups.idOf(addressOf(parent.kind, local)) : undefined);
+}
+
+/** Live values that differ from what cplane last applied, field by field. */
+function driftOf(ctx: PlanContext, entry: ResourceState, live: unknown, ignore: string[]): FieldChange[] {
+  // An object adopted by a run that stopped before its first write has no inputs yet: nothing to compare.
+  if (Object.keys(entry.inputs).length === 0) return [];
+  const provider = providerFor(entry.kind);
+  const applied: View = provider.desiredView({ attributes: entry.inputs as unknown as AttributesByKind[ResourceKind], lookups: ctx.lookups });
+  const observed = provider.view({ live, lookups: ctx.lookups });
+  const changes: FieldChange[] = [];
+  for (const path of Object.keys(applied).sort()) {
+    if (!(path in observed) || applied[path] === undefined || isIgnored(path, ignore)) continue;
+    if (!sameValue(applied[path], observed[path])) changes.push({ path, before: applied[path] ?? null, after: observed[path] ?? null });
+  }
+  return changes;
+}
+
+/** Desired resources with every resource after the ones it depends on (kinds in dependency order first). */
+export function orderDesired(resources: DesiredResource[]): DesiredResource[] {
+  const byAddress = new Map(resources.map((r) => [r.address, r]));
+  const rank = (kind: ResourceKind) => kindOrder.indexOf(kind);
+  const sorted = [...resources].sort((a, b) => rank(a.kind) - rank(b.kind) || (a.address < b.address ? -1 : 1));
+  const out: DesiredResource[] = [];
+  const seen = new Set<string>();
+  const visit = (r: DesiredResource) => {
+    if (seen.has(r.address)) return;
+    seen.add(r.address);
+    for (const dep of r.dependsOn) {
+      const target = byAddress.get(dep);
+      if (target) visit(target);
+    }
+    out.push(r);
+  };
+  for (const r of sorted) visit(r);
+  return out;
+}

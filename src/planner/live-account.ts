@@ -1,0 +1,107 @@
+/**
+ * The live account as the stages see it: refresh's snapshot with every
+ * object indexed by remote id and by natural key, and the questions asked of
+ * it: is a state entry's object still there, could its kind (or its parent's
+ * children) be read, which objects live under it.
+ */
+import type { DesiredState, ResourceKind } from '../config/types.js';
+import type { Unreadable } from '../plan-model/index.js';
+import { childKindsOf, kindOrder, parentOf, providerFor } from '../providers/index.js';
+import type { LiveIdentity, Lookups } from '../providers/types.js';
+import type { ResourceState, StateData } from '../state/types.js';
+import { objectDigest } from './digest.js';
+import type { LiveSnapshot } from './refresh.js';
+
+/** One live object and what its provider says about it. */
+export interface LiveObject {
+  live: unknown;
+  identity: LiveIdentity;
+}
+
+/** Live objects of one kind by remote id and by natural key. */
+interface KindIndex {
+  byId: Map<string, LiveObject>;
+  byKey: Map<string, LiveObject>;
+}
+
+export interface LiveAccount {
+  snapshot: LiveSnapshot;
+  kinds: Map<ResourceKind, KindIndex>;
+}
+
+export function indexLive(snapshot: LiveSnapshot): LiveAccount {
+  const kinds = new Map<ResourceKind, KindIndex>();
+  for (const kind of kindOrder) {
+    const provider = providerFor(kind);
+    const index: KindIndex = { byId: new Map(), byKey: new Map() };
+    for (const live of snapshot.items[kind] ?? []) {
+      const identity = provider.identify({ live });
+      index.byId.set(identity.id, { live, identity });
+      if (identity.status === 'gone') continue;
+      // A live object wins over an archived one with the same key.
+      const current = index.byKey.get(identity.key);
+      if (!current || (current.identity.status === 'archived' && identity.status === 'live')) index.byKey.set(identity.key, { live, identity });
+    }
+    kinds.set(kind, index);
+  }
+  return { snapshot, kinds };
+}
+
+/** The live object a state entry names, if it was read and is still listed. */
+export function liveObjectOf(account: LiveAccount, entry: ResourceState): LiveObject | undefined {
+  return account.kinds.get(entry.kind)?.byId.get(entry.id);
+}
+
+/** The live object with a natural key, if any. */
+export function liveByKey(account: LiveAccount, kind: ResourceKind, key: string | undefined): LiveObject | undefined {
+  return key === undefined ? undefined : account.kinds.get(kind)?.byKey.get(key);
+}
+
+/** An object that lives under a parent (a token) went with it when the parent is gone, whatever its own read says. */
+function parentGone(account: LiveAccount, entry: ResourceState): boolean {
+  const parent = parentOf(entry.kind);
+  const parentId = parent && entry.parents?.[parent.idField];
+  if (!parent || !parentId || account.snapshot.items[parent.kind] === undefined) return false;
+  const found = account.kinds.get(parent.kind)?.byId.get(parentId);
+  return !found || found.identity.status === 'gone';
+}
+
+/** The state entry's object was deleted outside cplane (or went with its parent). */
+export function isDeletedLive(account: LiveAccount, entry: ResourceState): boolean {
+  const found = liveObjectOf(account, entry);
+  return !found || found.identity.status === 'gone' || parentGone(account, entry);
+}
+
+/** Why objects of `kind` (under the parent `parentId`, for a kind that lives under one) could not be read; undefined when they could. */
+export function unreadableFor(account: LiveAccount, kind: ResourceKind, parentId: string | undefined): Unreadable | undefined {
+  const { snapshot } = account;
+  if (snapshot.items[kind] === undefined) {
+    const provider = providerFor(kind);
+    return snapshot.unreadable.find((u) => u.kind === kind) ?? { kind, operation: provider.refreshOperations[0] ?? provider.readOperation, reason: 'not read' };
+  }
+  return parentId === undefined ? undefined : snapshot.failedParents[kind]?.get(parentId);
+}
+
+/** Live objects that live under the object `id` of `kind`, by their kind. */
+export function liveChildrenOf(account: LiveAccount, kind: ResourceKind, id: string): Partial<Record<ResourceKind, unknown[]>> {
+  const children: Partial<Record<ResourceKind, unknown[]>> = {};
+  for (const child of childKindsOf(kind)) {
+    const idField = parentOf(child)?.idField as string;
+    children[child] = [...(account.kinds.get(child)?.byId.values() ?? [])].filter((o) => o.identity.parents?.[idField] === id).map((o) => o.live);
+  }
+  return children;
+}
+
+/**
+ * Per address (in state or configured): a digest of the live object it names, or `absent`. An address without
+ * state is matched by natural key, as adoption would match it. Lets a stale saved plan name what changed.
+ */
+export function objectDigestsOf(ctx: { live: LiveAccount; state: StateData['resources']; desired: DesiredState; lookups: Lookups }): Record<string, string> {
+  const digests: Record<string, string> = {};
+  const digestOf = (kind: ResourceKind, found: LiveObject | undefined) => (found ? objectDigest(found.live, providerFor(kind).relations.volatileFields) : 'absent');
+  for (const [address, entry] of Object.entries(ctx.state)) digests[address] = digestOf(entry.kind, liveObjectOf(ctx.live, entry));
+  for (const r of ctx.desired.resources) {
+    digests[r.address] ??= digestOf(r.kind, liveByKey(ctx.live, r.kind, providerFor(r.kind).naturalKey({ desired: r, lookups: ctx.lookups })));
+  }
+  return Object.fromEntries(Object.entries(digests).sort(([a], [b]) => (a < b ? -1 : 1)));
+}

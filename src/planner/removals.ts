@@ -1,0 +1,70 @@
+/**
+ * The removals stage: addresses in state that leave the configuration (every
+ * address, for `--destroy`). Only addresses in state are ever archived,
+ * deleted or revoked. An object already gone is only forgotten; an object that
+ * lives under a parent removed in the same plan goes with it (no write of its
+ * own, it leaves state once the parent's removal succeeds); preventDestroy,
+ * in the configuration or recorded in state, refuses the plan.
+ */
+import { parentOf, providerFor } from '../providers/index.js';
+import type { ResourceState } from '../state/types.js';
+import { emptyStage, type PlanContext, type StageResult } from './context.js';
+import { isDeletedLive, liveChildrenOf, liveObjectOf, unreadableFor } from './live-account.js';
+import { problemAt, rangeOf, whereOf } from './problems.js';
+import { forgetStep, makeStep } from './steps.js';
+
+export interface Removals extends StageResult {
+  /** Address -> the parent address it is removed with. */
+  removedWith: Map<string, string>;
+}
+
+export function planRemovals(ctx: PlanContext): Removals {
+  const out: Removals = { ...emptyStage(), removedWith: new Map() };
+  const removing = Object.entries(ctx.state).filter(([address]) => ctx.mode === 'destroy' || !ctx.desiredByAddress.has(address));
+  const removed = new Set(removing.map(([address]) => address));
+  for (const [address, entry] of removing) planRemoval(ctx, address, entry, removed, out);
+  return out;
+}
+
+function planRemoval(ctx: PlanContext, address: string, entry: ResourceState, removed: ReadonlySet<string>, out: Removals): void {
+  const provider = providerFor(entry.kind);
+  const parent = parentOf(entry.kind);
+  const parentId = parent ? entry.parents?.[parent.idField] : undefined;
+  const blocked = unreadableFor(ctx.live, entry.kind, parentId);
+  if (blocked) {
+    out.unreadable.push({ ...blocked, address });
+    return;
+  }
+  const found = liveObjectOf(ctx.live, entry);
+  const deleted = isDeletedLive(ctx.live, entry);
+  if (ctx.mode === 'refresh-only') {
+    if (deleted) {
+      out.drift.push({ address, kind: entry.kind, type: 'deleted', changes: [] });
+      out.steps.push(makeStep({ address, kind: entry.kind, action: 'no-op', reason: 'deleted outside cplane', changes: [], writes: [], forget: true }));
+    }
+    return;
+  }
+  const r = ctx.desiredByAddress.get(address);
+  const recorded = entry.inputs.lifecycle as { preventDestroy?: boolean; source?: string } | undefined;
+  if (r?.lifecycle.preventDestroy || (!r && recorded?.preventDestroy)) {
+    out.problems.push(problemAt(address, r ? r.source : rangeOf(recorded?.source), {
+      code: 'prevent_destroy',
+      summary: `lifecycle.preventDestroy is set, and this plan would ${provider.removeAction} it`,
+      detail: `${r ? `Set at ${whereOf(r)}` : `Recorded in state from ${recorded?.source ?? 'the configuration'}`}; remove preventDestroy first if it really must go.`,
+    }));
+  }
+  if (deleted || found?.identity.status !== 'live') {
+    if (deleted) out.drift.push({ address, kind: entry.kind, type: 'deleted', changes: [] });
+    const already = found?.identity.status === 'archived' ? 'already archived outside cplane' : 'already deleted outside cplane';
+    out.steps.push(forgetStep(address, entry.kind, provider.removeAction, `${already}: forgetting it`));
+    return;
+  }
+  const parentAddress = parent && parentId ? ctx.book.stateAddressOf(parent.kind, parentId) : undefined;
+  if (parent && parentAddress && removed.has(parentAddress)) {
+    out.steps.push(forgetStep(address, entry.kind, provider.removeAction, `${parent.removedWith} ${parentAddress}`));
+    out.removedWith.set(address, parentAddress);
+    return;
+  }
+  const { writes, notes } = provider.planDelete({ address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(ctx.live, entry.kind, entry.id) });
+  out.steps.push(makeStep({ address, kind: entry.kind, action: provider.removeAction, changes: [], writes, notes }));
+}

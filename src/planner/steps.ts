@@ -1,0 +1,68 @@
+/**
+ * Turning a decision into a plan step: writes get their ids and
+ * Idempotency-Keys, the step lists the sources of the write-only values its
+ * writes use (references, never values), and the inputs recorded in state.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DesiredResource, ResourceKind, SecretSource } from '../config/types.js';
+import type { FieldChange, PlanStep, Template } from '../plan-model/index.js';
+import type { Lookups, ResourceProvider, WriteSpec } from '../providers/types.js';
+import { whereOf } from './problems.js';
+
+/** A step before the planner gives it its id, dependencies and finished writes. */
+export type StepDraft = Omit<PlanStep, 'id' | 'dependsOn' | 'writes'> & { writes: WriteSpec[] };
+
+export function makeStep(draft: StepDraft, secrets?: Record<string, SecretSource>): PlanStep {
+  const id = draft.address;
+  const writes = draft.writes.map((w, i) => ({ ...w, id: `${id}#${i}`, idempotencyKey: randomUUID() }));
+  const used = new Set<string>();
+  for (const write of writes) secretFields(write.body, used);
+  const step: PlanStep = { ...draft, id, dependsOn: [], writes };
+  if (secrets && used.size > 0) step.secrets = Object.fromEntries([...used].filter((f) => secrets[f]).map((f) => [f, secrets[f] as SecretSource]));
+  if (draft.forget || writes.some((w) => w.effects.forget)) step.forget = true;
+  if (!step.notes?.length) delete step.notes;
+  if (!step.reason) delete step.reason;
+  return step;
+}
+
+/** A step that only takes the address out of state (its object is already gone). */
+export function forgetStep(address: string, kind: ResourceKind, action: PlanStep['action'], reason: string): PlanStep {
+  return makeStep({ address, kind, action, reason, changes: [], writes: [], forget: true });
+}
+
+/** Placeholders (`$secret`, `$encrypt`) a template uses. */
+function secretFields(template: Template | undefined, into: Set<string>): Set<string> {
+  if (Array.isArray(template)) for (const item of template) secretFields(item, into);
+  else if (template !== null && typeof template === 'object') {
+    const field = template.$secret ?? template.$encrypt;
+    if (typeof field === 'string') into.add(field);
+    else for (const value of Object.values(template)) secretFields(value, into);
+  }
+  return into;
+}
+
+/** The non-secret inputs recorded in state when the step completes. */
+export function inputsOf(r: DesiredResource): Record<string, unknown> {
+  const inputs = structuredClone(r.attributes) as unknown as Record<string, unknown>;
+  // Kept so that removing the resource from the configuration later is still refused.
+  if (r.lifecycle.preventDestroy) inputs.lifecycle = { preventDestroy: true, source: whereOf(r) };
+  return inputs;
+}
+
+/** The attributes a create sets, as changes without a `before`; write-only ones as `(sensitive)`. */
+export function createChanges(provider: ResourceProvider<ResourceKind, unknown>, r: DesiredResource, lookups: Lookups): FieldChange[] {
+  const changes: FieldChange[] = Object.entries(provider.desiredView({ attributes: r.attributes, lookups }))
+    .filter(([, value]) => value !== undefined)
+    .map(([path, after]) => ({ path, after }));
+  for (const field of Object.keys(r.secrets).sort()) changes.push({ path: field, sensitive: true });
+  return changes;
+}
+
+/** Sets `a.b.c` in a nested object (copying along the way). */
+export function setPath(target: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
+  const [head, ...rest] = path.split('.');
+  const key = head as string;
+  if (rest.length === 0) return { ...target, [key]: value };
+  const child = target[key];
+  return { ...target, [key]: setPath(child && typeof child === 'object' ? (child as Record<string, unknown>) : {}, rest.join('.'), value) };
+}
