@@ -31,7 +31,7 @@ const cplaneVersion = (createRequire(import.meta.url)('../../package.json') as {
 /** What the planner needs of the state store: its data, and fingerprints of write-only values. */
 export interface PlanState {
   readonly data: Readonly<StateData>;
-  fingerprint(address: string, field: string, value: string): string;
+  readonly crypto: { fingerprint(address: string, field: string, value: string): string };
 }
 
 export interface MakePlanInput {
@@ -459,7 +459,7 @@ async function secretChanges(desired: DesiredState, stateResources: StateData['r
       }
       try {
         const value = await resolveSecret(source, env);
-        if (applied !== state.fingerprint(r.address, field, value)) changed.push(field);
+        if (applied !== state.crypto.fingerprint(r.address, field, value)) changed.push(field);
       } catch (error) {
         problems.push(`${r.address} (${where(r)}): ${(error as Error).message}; set it and run the command again`);
       }

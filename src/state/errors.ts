@@ -30,7 +30,12 @@ export type StateErrorCode =
   | 'STATE_JOURNAL_PENDING'
   | 'STATE_ADDRESS_UNKNOWN'
   | 'STATE_ADDRESS_EXISTS'
-  | 'STATE_KIND_MISMATCH';
+  | 'STATE_KIND_MISMATCH'
+  | 'STATE_SYMLINK_BROKEN'
+  | 'STATE_FS_READ_ONLY'
+  | 'STATE_DISK_FULL'
+  | 'STATE_PERMISSION'
+  | 'STATE_LOCK_HOLDER_ALIVE';
 
 export class StateError extends AbortError {
   constructor(

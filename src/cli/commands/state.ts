@@ -197,7 +197,7 @@ const stateMvCommand = stateCommand({
     }
     refusePendingWrites(store, from);
     // Sealed values are bound to their address: open them under the old one, seal them under the new one.
-    const sealed = Object.fromEntries(Object.entries(moving.sealed ?? {}).map(([name, value]) => [name, store.seal(to, store.open(from, value))]));
+    const sealed = Object.fromEntries(Object.entries(moving.sealed ?? {}).map(([name, value]) => [name, store.crypto.seal(to, store.crypto.open(from, value))]));
     await store.update((draft) => {
       const { [from]: entry, ...rest } = draft.resources;
       draft.resources = {
