@@ -222,6 +222,8 @@ class LocalStateStore implements StateStore {
   private foldError: unknown;
   private readonly releaseOnExit: () => void;
   private readonly foldEvery: number | undefined;
+  /** Fold once the log holds this many changes: as many as the state has entries (so folding stays linear in total). */
+  private foldAt: number;
 
   constructor(
     private readonly backend: StateBackend,
@@ -236,6 +238,7 @@ class LocalStateStore implements StateStore {
   ) {
     const every = Number(env.CPLANE_STATE_FOLD_EVERY);
     this.foldEvery = Number.isInteger(every) && every > 0 ? every : undefined;
+    this.foldAt = this.nextFoldAt();
     // A process that ends without close() (an uncaught error, process.exit) still releases its lock.
     this.releaseOnExit = () => this.handle?.releaseAtExit?.();
     if (handle) process.on('exit', this.releaseOnExit);
@@ -292,7 +295,7 @@ class LocalStateStore implements StateStore {
         if (failures.has(item)) item.reject(failures.get(item));
         else item.resolve();
       }
-      if (this.sinceFold >= (this.foldEvery ?? Math.max(FOLD_MIN_CHANGES, Object.keys(this.current.resources).length))) {
+      if (this.sinceFold >= this.foldAt) {
         // The changes are stored already; a failed fold is tried again at close.
         await this.fold().catch((error: unknown) => (this.foldError = error));
       }
@@ -310,9 +313,14 @@ class LocalStateStore implements StateStore {
     this.sinceFold += changes.length;
   }
 
+  private nextFoldAt(): number {
+    return this.foldEvery ?? Math.max(FOLD_MIN_CHANGES, Object.keys(this.current.resources).length);
+  }
+
   private async fold(): Promise<void> {
     await this.backend.compact({ ...this.current, header: this.header });
     this.sinceFold = 0;
+    this.foldAt = this.nextFoldAt();
     this.foldError = undefined;
   }
 
