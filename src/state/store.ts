@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { relative, isAbsolute, resolve } from 'node:path';
-import { keyCheckOf, keyFilePath, keyMatchesCheck, resolveStateKey } from '../crypto/state-key.js';
+import { KeyError, keyCheckOf, keyFilePath, keyMatchesCheck, resolveStateKey } from '../crypto/state-key.js';
 import type { StateKey } from '../crypto/state-key.js';
 import type { ChangeGroup, LockHandle, StateBackend, StateChange } from './backend.js';
 import { applyChanges, trackDraft } from './draft.js';
@@ -83,7 +83,12 @@ function resolveKey(options: OpenStateOptions, existing: StateHeader | undefined
       );
     }
   }
-  return resolveStateKey(options.env, { existing: existing ? { kdf: existing.kdf } : undefined });
+  try {
+    return resolveStateKey(options.env, { existing: existing ? { kdf: existing.kdf } : undefined });
+  } catch (error) {
+    if (error instanceof KeyError) throw new StateError(error.code, error.message, error.hint, { cause: error });
+    throw error;
+  }
 }
 
 function checkKey(key: StateKey, header: StateHeader, path: string): void {
