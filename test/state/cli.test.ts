@@ -116,6 +116,55 @@ describe('cplane state list / show', () => {
   });
 });
 
+describe('commands that print nothing secret do not need the state key', () => {
+  it('state list, state show and output without --reveal work with no key at all; --reveal asks for it', async () => {
+    const noKey = { CPLANE_STATE_KEY: '' };
+    const list = await cplane(['state', 'list', '--account', 'acc_1'], noKey);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain('gateway_token.prod/ci');
+    expect((await cplane(['state', 'show', 'project.web', '--account', 'acc_1'], noKey)).code).toBe(0);
+    const output = await cplane(['output', '--account', 'acc_1'], noKey);
+    expect(output).toMatchObject({ code: 0, stderr: '' });
+    expect(output.stdout).toContain('gateway_token.prod/ci = (sensitive: use --reveal)');
+    const reveal = await cplane(['output', 'gateway_token.prod/ci', '--reveal', '--account', 'acc_1'], noKey);
+    expect(reveal.code).toBe(1);
+    expect(reveal.stderr).toContain('This state was written with a key, and none is available');
+  });
+});
+
+describe('cplane state show of an address that exists only in the journal', () => {
+  it('shows its pending writes instead of saying it is unknown', async () => {
+    const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'seed', lock: true });
+    await store.update((draft) => {
+      draft.journal.push({
+        id: 'e1',
+        address: 'project.new',
+        stepId: 'project.new',
+        operation: 'createProject',
+        pathParams: {},
+        idempotencyKey: 'key-123',
+        body: { plain: '{"name":"new"}' },
+        createdAt: '2025-01-02T03:04:05.000Z',
+        kind: 'project',
+      });
+    });
+    await store.close();
+    const run = await cplane(['state', 'show', 'project.new', '--account', 'acc_1']);
+    expect(run).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: [
+        'address:  project.new',
+        'recorded: not yet: the object may or may not exist; `cplane apply` resends these writes and records it',
+        'pending writes:',
+        '  createProject (Idempotency-Key key-123, since 2025-01-02T03:04:05.000Z)',
+        '',
+      ].join('\n'),
+    });
+    expect((await cplane(['state', 'show', 'project.other', '--account', 'acc_1'])).stderr).toContain('project.other is not in the state');
+  });
+});
+
 describe('cplane output', () => {
   it('lists tokens as sensitive without --reveal', async () => {
     const run = await cplane(['output', '--account', 'acc_1']);

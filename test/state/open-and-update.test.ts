@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { deriveSubkey, sealSecret } from '../../src/crypto/index.js';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openState, StateError } from '../../src/state/index.js';
-import type { StateError as StateErrorType } from '../../src/state/index.js';
+import type { SealedValue, StateError as StateErrorType } from '../../src/state/index.js';
 import { makeSandbox, newKey, resource } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 
@@ -173,5 +174,64 @@ describe('fingerprints and sealed values', () => {
     expect(store.crypto.openBody('credential.openai', body)).toBe('{"secret":"sk"}');
     expect(() => store.crypto.open('credential.openai', body)).toThrow(/does not open/);
     await store.close();
+  });
+});
+
+describe('sealed values are bound to account, lineage and address', () => {
+  it('a sealed token copied from another state made with the same key does not open', async () => {
+    const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
+    const a = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
+    const sealed = a.crypto.seal('gateway_token.prod/ci', 'gwt_plaintext');
+    expect(a.crypto.open('gateway_token.prod/ci', sealed)).toBe('gwt_plaintext');
+    await a.close();
+    // Same key, same address, another state (another lineage).
+    const b = await openState({ configDir: box.configDir, account: 'acc_1', statePath: join(box.root, 'other', 'state.json'), env, command: 'test', lock: true });
+    const error = (() => {
+      try {
+        return b.crypto.open('gateway_token.prod/ci', sealed);
+      } catch (e) {
+        return e;
+      }
+    })() as StateErrorType;
+    expect(error.code).toBe('STATE_SEALED_VALUE');
+    expect(error.message).toBe('A sealed value of gateway_token.prod/ci does not open: it was sealed for another address or another state, or altered.');
+    await b.close();
+  });
+
+  it('a format-1 state (values bound to the address only) is migrated: opened, re-sealed and written as format 2', async () => {
+    const key = newKey();
+    const env = { ...box.env, CPLANE_STATE_KEY: key };
+    const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
+    await store.close();
+    const doc = JSON.parse(readFileSync(store.path, 'utf8')) as Record<string, unknown>;
+    const sealKey = deriveSubkey(Buffer.from(key, 'base64'), 'seal');
+    const legacy = sealSecret(sealKey, 'gwt_old_plaintext', 'gateway_token.prod/ci');
+    const legacyBody = sealSecret(sealKey, '{"secret":"sk"}', 'journal:credential.openai');
+    const v1 = {
+      ...doc,
+      version: 1,
+      resources: { 'gateway_token.prod/ci': { ...resource('gateway_token', 'tok_1'), sealed: { plaintext: legacy } } },
+      journal: [{ id: 'e1', address: 'credential.openai', stepId: 's', operation: 'rotateCredential', pathParams: {}, idempotencyKey: 'k', body: { sealed: legacyBody }, createdAt: '2025-01-02T03:04:05.000Z' }],
+    };
+    writeFileSync(store.path, JSON.stringify(v1));
+    rmSync(`${store.path}.log`);
+
+    // A reader opens the old values as they are and writes nothing.
+    const reader = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: false });
+    expect(reader.crypto.open('gateway_token.prod/ci', reader.data.resources['gateway_token.prod/ci']!.sealed!.plaintext!)).toBe('gwt_old_plaintext');
+    expect((JSON.parse(readFileSync(store.path, 'utf8')) as { version: number }).version).toBe(1);
+
+    const writer = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
+    await writer.close();
+    const migrated = JSON.parse(readFileSync(store.path, 'utf8')) as { version: number; resources: Record<string, { sealed: { plaintext: { data: string } } }> };
+    expect(migrated.version).toBe(2);
+    expect(migrated).not.toHaveProperty('resealFrom');
+    expect(migrated.resources['gateway_token.prod/ci']!.sealed.plaintext.data).not.toBe(legacy.data);
+    const after = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: false });
+    expect(after.crypto.open('gateway_token.prod/ci', after.data.resources['gateway_token.prod/ci']!.sealed!.plaintext!)).toBe('gwt_old_plaintext');
+    const body = after.data.journal[0]!.body as { sealed: SealedValue };
+    expect(after.crypto.openBody('credential.openai', body.sealed)).toBe('{"secret":"sk"}');
+    // The old binding no longer opens anything in a format-2 state.
+    expect(() => after.crypto.open('gateway_token.prod/ci', legacy)).toThrow(/does not open/);
   });
 });

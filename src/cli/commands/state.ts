@@ -148,9 +148,20 @@ function describeResource(address: string, r: ResourceState, store: StateStore):
     const reveal = r.kind === 'gateway_token' ? `; \`cplane output ${address} --reveal\` shows it` : '';
     lines.push('sealed secrets:', ...sealed.map((name) => `  ${name}: (sensitive, sealed${reveal})`));
   }
+  return [...lines, ...pendingLines(address, store)];
+}
+
+function pendingLines(address: string, store: StateStore): string[] {
   const pending = store.data.journal.filter((entry) => entry.address === address);
-  if (pending.length) lines.push('pending writes:', ...pending.map((entry) => `  ${entry.operation} (Idempotency-Key ${entry.idempotencyKey}, since ${entry.createdAt})`));
-  return lines;
+  if (pending.length === 0) return [];
+  return ['pending writes:', ...pending.map((entry) => `  ${entry.operation} (Idempotency-Key ${entry.idempotencyKey}, since ${entry.createdAt})`)];
+}
+
+/** An address whose first write was saved but whose answer was never recorded (an interrupted apply). */
+function describeJournalOnly(address: string, store: StateStore): string[] | undefined {
+  const pending = pendingLines(address, store);
+  if (pending.length === 0) return undefined;
+  return [`address:  ${address}`, 'recorded: not yet: the object may or may not exist; `cplane apply` resends these writes and records it', ...pending];
 }
 
 const stateShowCommand = stateCommand({
@@ -160,7 +171,8 @@ const stateShowCommand = stateCommand({
   lock: false,
   body(ctx, store, args) {
     const [address] = args as [string];
-    ctx.stdout.write(`${describeResource(address, mustFind(store, address), store).join('\n')}\n`);
+    const lines = store.data.resources[address] ? describeResource(address, store.data.resources[address], store) : (describeJournalOnly(address, store) ?? describeResource(address, mustFind(store, address), store));
+    ctx.stdout.write(`${lines.join('\n')}\n`);
   },
 });
 
