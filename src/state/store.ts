@@ -120,10 +120,14 @@ async function takeLock(backend: StateBackend, info: LockInfo, notice: (message:
   }
 }
 
+function noticeOf(options: OpenStateOptions): (message: string) => void {
+  return options.onNotice ?? ((message: string) => process.stderr.write(`Note: ${message}\n`));
+}
+
 export async function openState(options: OpenStateOptions): Promise<StateStore> {
   const path = resolveStatePath(options);
   const backend: StateBackend = options.backend ?? new LocalFileBackend(path);
-  const notice = options.onNotice ?? ((message: string) => process.stderr.write(`Note: ${message}\n`));
+  const notice = noticeOf(options);
   let handle: LockHandle | undefined;
   if (options.lock) {
     if (isInside(stateFolder(options.configDir), path)) await writeStateGitignore(options.configDir);
@@ -207,7 +211,7 @@ async function openLoaded(options: OpenStateOptions, backend: StateBackend, path
   if (upgrading && handle) resealAll(data, keysOnce(), binding);
   // A reader of a format-1 state opens its values the old way; it never stores any.
   const crypto = createStateCrypto(keysOnce, upgrading && !handle ? 'address-only' : binding, (address) => data.resources[address]?.fingerprintAddress ?? address);
-  const store = new LocalStateStore(backend, path, handle, header, data, replayed?.changes ?? 0, crypto, options.env);
+  const store = new LocalStateStore(backend, path, handle, header, data, replayed?.changes ?? 0, crypto, options.env, noticeOf(options));
   // Written at once so the passphrase salt, and thus every fingerprint made from now on, is fixed from the first use;
   // and an upgraded state at once in its new format.
   if ((!existing || upgrading) && handle) await backend.compact({ ...data, header });
@@ -240,6 +244,7 @@ class LocalStateStore implements StateStore {
     private sinceFold: number,
     readonly crypto: StateCrypto,
     env: NodeJS.ProcessEnv,
+    private readonly notice: (message: string) => void,
   ) {
     const every = Number(env.CPLANE_STATE_FOLD_EVERY);
     this.foldEvery = Number.isInteger(every) && every > 0 ? every : undefined;
@@ -334,7 +339,13 @@ class LocalStateStore implements StateStore {
     this.closed = true;
     try {
       while (this.storing) await this.storing;
-      if (this.handle && (this.sinceFold > 0 || this.foldError !== undefined)) await this.fold();
+      if (this.handle && (this.sinceFold > 0 || this.foldError !== undefined)) {
+        // Every change is safe in the log already: a fold that fails is reported, and the next writer folds.
+        await this.fold().catch((error: unknown) => {
+          const reason = error instanceof Error ? error.message : String(error);
+          this.notice(`The change log of ${this.path} was not folded into it: ${reason} Its changes are kept in the log; the next command that writes the state folds them.`);
+        });
+      }
     } finally {
       if (this.handle) {
         process.off('exit', this.releaseOnExit);
