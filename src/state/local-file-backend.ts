@@ -137,6 +137,8 @@ export class LocalFileBackend implements StateBackend {
       await this.log!.datasync();
     } catch (error) {
       if (error instanceof StateError) throw error;
+      // Cut what may have been written of the group (a full disk), so the log ends where it did.
+      await this.log?.truncate(this.logLength).catch(() => undefined);
       throw fileSystemError(error, this.logPath, 'write');
     }
     this.logLength += Buffer.byteLength(line);
