@@ -1,67 +1,93 @@
-// Apply of 500 resources (100 projects, 100 credentials, 100 gateways, 200 tokens; dependency depth 3) against the
-// emulator with 20 ms latency per request, at parallelism 1, 10 and 32: API requests, wall time, and the ratio to the
-// lower bound max(depth, ceil(writes / parallelism)) x latency. Only the apply is timed (not the refresh of the plan).
+// Apply against the emulator with 20 ms latency per request at parallelism 32, at 500, 2,000, 10,000 and 20,000
+// resources (projects, credentials, gateways and two tokens per gateway; dependency depth 3): wall time of the
+// apply (the close, which folds the state, included; the plan's refresh not), its requests, the CLI's CPU seconds
+// and peak RSS, and the time per write against the lower bound max(depth, ceil(writes / parallelism)) x latency.
+// Time per write at each size is printed as a ratio to the one at 500 (linear apply: about 1). At 2,000 the same
+// apply also runs with the state writes replaced by a no-op, for comparison.
+// Sizes can be chosen: node bench/apply.mjs 500 2000 (default: all four; the large ones take minutes).
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
-import { createClient } from '../dist/api/index.js';
-import { applyPlan } from '../dist/applier/index.js';
-import { loadConfig, resolveSecret } from '../dist/config/index.js';
-import { startEmulator, fixtures } from '../dist/emulator/index.js';
-import { makePlan } from '../dist/planner/index.js';
-import { openState } from '../dist/state/index.js';
+import { fileURLToPath } from 'node:url';
+import { startEmulator } from '../dist/emulator/index.js';
 
 const LATENCY_MS = 20;
-const GROUPS = 100;
+const PARALLELISM = 32;
 const DEPTH = 3;
-const account = fixtures.accounts[1].id;
-const env = { CPLANE_STATE_KEY: Buffer.alloc(32, 5).toString('base64'), OPENAI_API_KEY: 'sk-bench-openai-key-0000' };
+const child = fileURLToPath(new URL('./lib/apply-child.js', import.meta.url));
+const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
 
-function config() {
+function config(groups) {
   const lines = ['version: 1', 'projects:'];
-  for (let i = 0; i < GROUPS; i++) lines.push(`  p${i}:`, `    name: bench-p${i}`, `    description: bench`);
+  for (let i = 0; i < groups; i++) lines.push(`  p${i}:`, `    name: bench-p${i}`, `    description: bench`);
   lines.push('credentials:');
-  for (let i = 0; i < GROUPS; i++) lines.push(`  c${i}:`, '    provider: openai', `    label: bench-c${i}`, '    secret: { env: OPENAI_API_KEY }');
+  for (let i = 0; i < groups; i++) lines.push(`  c${i}:`, '    provider: openai', `    label: bench-c${i}`, '    secret: { env: OPENAI_API_KEY }');
   lines.push('gateways:');
-  for (let i = 0; i < GROUPS; i++) {
+  for (let i = 0; i < groups; i++) {
     lines.push(`  g${i}:`, `    project: p${i}`, `    name: bench-g${i}`, `    slug: bench-g${i}`, '    defaultProvider: openai', '    defaultModel: gpt-4o-mini', `    credentials: [c${i}]`);
     lines.push('    tokens:', '      a: { scopes: [run] }', '      b: { scopes: [read_logs] }');
   }
   return `${lines.join('\n')}\n`;
 }
 
-async function run(parallelism) {
+async function run(resources, mode) {
   const emulator = await startEmulator({ latencyMs: LATENCY_MS });
-  const dir = mkdtempSync(join(tmpdir(), 'cplane-bench-'));
-  writeFileSync(join(dir, 'main.yaml'), config());
-  const { desired, diagnostics } = await loadConfig(dir, { env, cwd: dir, account });
-  if (!desired) throw new Error(diagnostics.map((d) => d.summary).join('\n'));
-  const state = await openState({ configDir: dir, account, env, command: 'bench', lock: true });
-  const client = createClient({ baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: account, concurrency: parallelism });
+  const dir = mkdtempSync(join(tmpdir(), 'cplane-bench-apply-'));
+  writeFileSync(join(dir, 'main.yaml'), config(resources / 5));
   try {
-    const plan = await makePlan({ desired, state, client, account, mode: 'normal', targets: [], parallelism, env });
-    const writes = plan.steps.reduce((n, s) => n + s.writes.length, 0);
-    emulator.resetStats();
-    const started = performance.now();
-    const result = await applyPlan({ plan, state, client, parallelism, resolveSecret: (s) => resolveSecret(s, env) });
-    const wallMs = performance.now() - started;
-    if (result.failed.length > 0) throw new Error(`${result.failed.length} steps failed: ${result.failed[0].reason}`);
-    const lowerBoundMs = Math.max(DEPTH, Math.ceil(writes / parallelism)) * LATENCY_MS;
-    return { parallelism, steps: result.done.length, writes, requests: emulator.stats().requests, wallMs, lowerBoundMs };
+    const lines = [];
+    await new Promise((resolve, reject) => {
+      const proc = spawn(process.execPath, [child, emulator.url, dir, String(PARALLELISM), mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let buffered = '';
+      proc.stdout.on('data', (chunk) => {
+        buffered += chunk;
+        for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
+          const line = JSON.parse(buffered.slice(0, at));
+          buffered = buffered.slice(at + 1);
+          // The refresh is done: count only the apply's requests from here.
+          if (line.planned) emulator.resetStats();
+          else lines.push(line);
+        }
+      });
+      proc.on('error', reject);
+      proc.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`apply child exited ${code}`))));
+    });
+    const r = lines[0];
+    const lowerBoundMs = Math.max(DEPTH, Math.ceil(r.writes / PARALLELISM)) * LATENCY_MS;
+    return { resources, mode, ...r, requests: emulator.stats().requests, lowerBoundMs, perWriteMs: r.wallMs / r.writes };
   } finally {
-    await state.close();
-    await client.close();
     await emulator.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-console.log(`apply of ${GROUPS * 5} resources, ${LATENCY_MS} ms latency per request`);
-console.log('parallelism  steps  requests   wall time   lower bound   ratio');
-for (const parallelism of [1, 10, 32]) {
-  const r = await run(parallelism);
+console.log(`apply at ${LATENCY_MS} ms latency per request, parallelism ${PARALLELISM}`);
+console.log('resources  state   writes  requests   wall time  × bound   CPU s  peak RSS  ms/write  × ms/write at 500');
+let base;
+const runs = [];
+for (const size of sizes.length > 0 ? sizes : [500, 2000, 10000, 20000]) {
+  runs.push([size, 'real']);
+  if (size === 2000) runs.push([size, 'noop']);
+}
+let realAt2000;
+for (const [size, mode] of runs) {
+  const r = await run(size, mode);
+  if (size === 500 && mode === 'real') base = r.perWriteMs;
+  if (size === 2000 && mode === 'real') realAt2000 = r;
   console.log(
-    `${String(r.parallelism).padStart(11)}  ${String(r.steps).padStart(5)}  ${String(r.requests).padStart(8)}  ${(r.wallMs / 1000).toFixed(2).padStart(9)} s  ${(r.lowerBoundMs / 1000).toFixed(2).padStart(10)} s  ${(r.wallMs / r.lowerBoundMs).toFixed(2).padStart(6)}`,
+    [
+      String(r.resources).padStart(9),
+      mode.padStart(5),
+      String(r.writes).padStart(8),
+      String(r.requests).padStart(9),
+      `${(r.wallMs / 1000).toFixed(2)} s`.padStart(11),
+      (r.wallMs / r.lowerBoundMs).toFixed(2).padStart(8),
+      r.cpuS.toFixed(2).padStart(7),
+      `${r.maxRssMB.toFixed(0)} MB`.padStart(9),
+      r.perWriteMs.toFixed(3).padStart(9),
+      base ? (r.perWriteMs / base).toFixed(2).padStart(18) : '',
+    ].join('  '),
   );
+  if (size === 2000 && mode === 'noop' && realAt2000) console.log(`  at 2,000: the real state writes take ${(realAt2000.wallMs / r.wallMs).toFixed(2)}× the no-op run`);
 }

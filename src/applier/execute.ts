@@ -14,7 +14,6 @@ import type { Plan, PlanStep, PlannedWrite, Template } from '../plan-model/index
 import type { StateStore } from '../state/index.js';
 import type { JournalEntry } from '../state/types.js';
 import type { ApplyEvent, ApplyResult, StepRef } from './events.js';
-import { withGroupCommit } from './group-commit.js';
 import { recordResult, saveEntry, sendEntry, settleFailure } from './journal.js';
 import { resolvePathParams, resolveTemplate, TemplateError, type TemplateContext } from './template.js';
 
@@ -48,74 +47,125 @@ type Status = 'pending' | 'running' | 'done' | 'failed' | 'skipped';
 
 class Interrupted extends Error {}
 
-export async function applyPlan(input: ApplyOptions): Promise<ApplyResult> {
+/** Steps ready to run, smallest plan position first, so steps start in plan order as far as dependencies allow. */
+class ReadyQueue {
+  private readonly heap: number[] = [];
+
+  get size(): number {
+    return this.heap.length;
+  }
+
+  push(index: number): void {
+    const heap = this.heap;
+    heap.push(index);
+    for (let i = heap.length - 1; i > 0; ) {
+      const parent = (i - 1) >> 1;
+      if (heap[parent]! <= heap[i]!) break;
+      [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
+      i = parent;
+    }
+  }
+
+  pop(): number {
+    const heap = this.heap;
+    const top = heap[0]!;
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      heap[0] = last;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < heap.length && heap[l]! < heap[m]!) m = l;
+        if (r < heap.length && heap[r]! < heap[m]!) m = r;
+        if (m === i) break;
+        [heap[m], heap[i]] = [heap[i]!, heap[m]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const started = performance.now();
-  const options: ApplyOptions = { ...input, state: withGroupCommit(input.state) };
   const emit = options.onEvent ?? (() => undefined);
   const parallelism = Math.max(1, options.parallelism ?? 10);
   const steps = options.plan.steps.filter(hasWork);
-  const status = new Map<string, Status>(steps.map((s) => [s.id, 'pending']));
-  const rootFailure = new Map<string, string>();
+  const position = new Map(steps.map((s, i) => [s.id, i]));
+  const status: Status[] = steps.map(() => 'pending');
+  // Dependencies inside the plan only: one outside it (e.g. excluded by --target) is taken as satisfied.
+  const waitingFor = steps.map((s) => s.dependsOn.filter((d) => position.has(d)).length);
+  const dependents: number[][] = steps.map(() => []);
+  for (const [i, step] of steps.entries()) for (const d of step.dependsOn) if (position.has(d)) dependents[position.get(d)!]!.push(i);
+  const ready = new ReadyQueue();
+  for (const [i, n] of waitingFor.entries()) if (n === 0) ready.push(i);
   const result: ApplyResult = { done: [], failed: [], skipped: [], interrupted: false, durationMs: 0 };
   const running = new Set<Promise<void>>();
   const interrupted = () => options.signal?.aborted === true;
 
-  const run = async (step: PlanStep): Promise<void> => {
+  /** Skips everything that depends on the failed step at `root`, in plan order, naming the root as the cause. */
+  const skipDependentsOf = (root: number) => {
+    const found = new Set<number>();
+    const queue = [...dependents[root]!];
+    while (queue.length > 0) {
+      const i = queue.pop()!;
+      if (found.has(i) || status[i] !== 'pending') continue;
+      found.add(i);
+      queue.push(...dependents[i]!);
+    }
+    for (const i of [...found].sort((a, b) => a - b)) {
+      status[i] = 'skipped';
+      const skip = { ...refOf(steps[i]!), cause: 'dependency-failed' as const, after: steps[root]!.address };
+      result.skipped.push(skip);
+      emit({ type: 'step-skipped', ...skip });
+    }
+  };
+
+  const run = async (i: number): Promise<void> => {
+    const step = steps[i]!;
     const ref = refOf(step);
     const t0 = performance.now();
     emit({ type: 'step-started', ...ref, total: steps.length });
     try {
       const sealed = await currentStep.run(ref, () => runStep(step, options, interrupted));
-      status.set(step.id, 'done');
+      status[i] = 'done';
       const id = options.state.data.resources[step.address]?.id;
       const done = { ...ref, ...(id && !step.forget ? { id } : {}), durationMs: Math.round(performance.now() - t0), sealed };
       result.done.push(done);
       emit({ type: 'step-done', ...done });
+      for (const d of dependents[i]!) if (--waitingFor[d]! === 0 && status[d] === 'pending') ready.push(d);
     } catch (error) {
       if (error instanceof Interrupted) {
-        status.set(step.id, 'skipped');
+        // Its dependents stay pending and are reported as interrupted at the end.
+        status[i] = 'skipped';
         result.skipped.push({ ...ref, cause: 'interrupted' });
         emit({ type: 'step-skipped', ...ref, cause: 'interrupted' });
         return;
       }
-      status.set(step.id, 'failed');
+      status[i] = 'failed';
       const failure = { ...ref, reason: reasonOf(error), ...apiFacts(error) };
       result.failed.push(failure);
       emit({ type: 'step-failed', ...failure, durationMs: Math.round(performance.now() - t0) });
+      skipDependentsOf(i);
     }
   };
 
   for (;;) {
-    for (const step of steps) {
-      if (status.get(step.id) !== 'pending') continue;
-      const blocker = step.dependsOn.find((d) => status.get(d) === 'failed' || status.get(d) === 'skipped');
-      if (blocker === undefined) continue;
-      const after = rootFailure.get(blocker) ?? blocker;
-      if (status.get(blocker) === 'skipped' && !rootFailure.has(blocker)) continue; // skipped by an interrupt: reported below
-      rootFailure.set(step.id, after);
-      status.set(step.id, 'skipped');
-      const skip = { ...refOf(step), cause: 'dependency-failed' as const, after: steps.find((s) => s.id === after)?.address ?? after };
-      result.skipped.push(skip);
-      emit({ type: 'step-skipped', ...skip });
-    }
-    if (!interrupted()) {
-      for (const step of steps) {
-        if (running.size >= parallelism) break;
-        if (status.get(step.id) !== 'pending') continue;
-        // A dependency outside the plan (e.g. excluded by --target) is taken as satisfied.
-        if (!step.dependsOn.every((d) => !status.has(d) || status.get(d) === 'done')) continue;
-        status.set(step.id, 'running');
-        const task: Promise<void> = run(step).finally(() => running.delete(task));
-        running.add(task);
-      }
+    while (!interrupted() && running.size < parallelism && ready.size > 0) {
+      const i = ready.pop();
+      if (status[i] !== 'pending') continue;
+      status[i] = 'running';
+      const task: Promise<void> = run(i).finally(() => running.delete(task));
+      running.add(task);
     }
     if (running.size === 0) break;
     await Promise.race(running);
   }
 
   result.interrupted = interrupted();
-  for (const step of steps) {
-    if (status.get(step.id) !== 'pending') continue;
+  for (const [i, step] of steps.entries()) {
+    if (status[i] !== 'pending') continue;
     result.skipped.push({ ...refOf(step), cause: 'interrupted' });
     emit({ type: 'step-skipped', ...refOf(step), cause: 'interrupted' });
   }
@@ -176,14 +226,14 @@ async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, opti
       return options.resolveSecret(source);
     },
     // Record values are encrypted on the client with the state's record key (crypto/record-value.ts).
-    encrypt: (plaintext) => state.encryptRecordValue(plaintext) as unknown as Template,
+    encrypt: (plaintext) => state.crypto.encryptRecordValue(plaintext) as unknown as Template,
   };
   const pathParams = await resolvePathParams(write.path, context);
   const resolved = write.body === undefined ? undefined : await resolveTemplate(write.body, context);
   const bytes = resolved === undefined ? undefined : JSON.stringify(resolved.value);
   const secrets = resolved?.secrets ?? new Map<string, string>();
   const fingerprints: Record<string, string> = {};
-  for (const [field, plaintext] of secrets) fingerprints[field] = state.fingerprint(step.address, field, plaintext);
+  for (const [field, plaintext] of secrets) fingerprints[field] = state.crypto.fingerprint(step.address, field, plaintext);
   const entry: JournalEntry = {
     id: randomUUID(),
     address: step.address,
@@ -191,7 +241,7 @@ async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, opti
     operation: write.operation,
     pathParams,
     idempotencyKey: write.idempotencyKey,
-    body: bytes === undefined ? null : secrets.size > 0 ? { sealed: state.sealBody(step.address, bytes) } : { plain: bytes },
+    body: bytes === undefined ? null : secrets.size > 0 ? { sealed: state.crypto.sealBody(step.address, bytes) } : { plain: bytes },
     createdAt: (options.now ? options.now() : new Date()).toISOString(),
     effects: write.effects,
     ...(secrets.size > 0 ? { fingerprints } : {}),

@@ -26,7 +26,7 @@ export async function saveEntry(state: StateStore, entry: JournalEntry): Promise
 
 export function bodyBytesOf(state: StateStore, entry: JournalEntry): string | undefined {
   if (entry.body === null) return undefined;
-  return 'plain' in entry.body ? entry.body.plain : state.openBody(entry.address, entry.body.sealed);
+  return 'plain' in entry.body ? entry.body.plain : state.crypto.openBody(entry.address, entry.body.sealed);
 }
 
 /** Sends an entry's write with its key and exact bytes (the client retries with both unchanged). */
@@ -45,7 +45,7 @@ export async function recordResult(state: StateStore, entry: JournalEntry, resul
   const sealed: Record<string, SealedValue> = {};
   if (seal) {
     const value = readResultPath(result, seal.result);
-    if (typeof value === 'string') sealed[seal.name] = state.seal(entry.address, value);
+    if (typeof value === 'string') sealed[seal.name] = state.crypto.seal(entry.address, value);
   }
   await state.update((draft) => {
     applyEffects(draft, entry, result, sealed, now.toISOString());

@@ -6,7 +6,13 @@
  */
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { randomBytes } from '@noble/ciphers/utils.js';
-import type { SealedValue } from '../state/types.js';
+
+/** XChaCha20-Poly1305 box: base64 of 24-byte nonce and ciphertext+tag. */
+export interface SealedValue {
+  alg: 'xchacha20poly1305';
+  nonce: string;
+  data: string;
+}
 
 export type SealErrorCode = 'SEAL_OPEN_FAILED' | 'SEAL_MALFORMED';
 

@@ -5,7 +5,7 @@
  * on first use. A check value in the state header tells a wrong key apart
  * before anything is opened or overwritten.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { timingSafeEqual } from 'node:crypto';
@@ -14,7 +14,23 @@ import { hmac } from '@noble/hashes/hmac.js';
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
-import { StateError } from '../state/errors.js';
+
+export type KeyErrorCode = 'STATE_KEY_INVALID' | 'STATE_KEY_MISSING' | 'STATE_KEY_FILE_OPEN';
+
+/**
+ * The state key cannot be found or used. The codes are the state store's
+ * (it turns this into its own StateError), the hint says what to do.
+ */
+export class KeyError extends Error {
+  override readonly name = 'KeyError';
+  constructor(
+    readonly code: KeyErrorCode,
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+  }
+}
 
 export interface KdfParams {
   name: 'scrypt';
@@ -76,7 +92,7 @@ function decodeKey(text: string, where: string): Uint8Array {
   const trimmed = text.trim();
   const bytes = Buffer.from(trimmed, 'base64');
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed) || bytes.length !== 32) {
-    throw new StateError(
+    throw new KeyError(
       'STATE_KEY_INVALID',
       `${where} must be base64 of exactly 32 bytes (it decodes to ${bytes.length} bytes).`,
       'Make a key with `openssl rand -base64 32`.',
@@ -86,12 +102,27 @@ function decodeKey(text: string, where: string): Uint8Array {
 }
 
 function readKeyFile(path: string): Uint8Array | undefined {
-  let text: string;
+  let fd: number;
   try {
-    text = readFileSync(path, 'utf8');
+    fd = openSync(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
+  }
+  let text: string;
+  try {
+    // Checked on the open file, so the file read is the file checked.
+    const mode = fstatSync(fd).mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      throw new KeyError(
+        'STATE_KEY_FILE_OPEN',
+        `The key file ${path} can be read by others (mode ${mode.toString(8).padStart(3, '0')}); cplane refuses to use a key that others may have copied.`,
+        `Make it private with \`chmod 600 ${path}\`, and if others may have read it, make a new key and state.`,
+      );
+    }
+    text = readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
   }
   return decodeKey(text, `The key file ${path}`);
 }
@@ -124,7 +155,7 @@ export function resolveStateKey(env: NodeJS.ProcessEnv, options: ResolveKeyOptio
   }
   const path = keyFilePath(env, options.configHome);
   if (options.existing?.kdf) {
-    throw new StateError(
+    throw new KeyError(
       'STATE_KEY_MISSING',
       'This state was written with a key derived from a passphrase, and no passphrase is set.',
       'Set CPLANE_PASSPHRASE to the passphrase used when the state was created.',
@@ -133,7 +164,7 @@ export function resolveStateKey(env: NodeJS.ProcessEnv, options: ResolveKeyOptio
   const fromFile = readKeyFile(path);
   if (fromFile) return { key: fromFile, source: 'keyfile', keyFile: path };
   if (options.existing) {
-    throw new StateError(
+    throw new KeyError(
       'STATE_KEY_MISSING',
       `This state was written with a key, and none is available: CPLANE_STATE_KEY and CPLANE_PASSPHRASE are unset and there is no key file at ${path}.`,
       `Set CPLANE_STATE_KEY to the key used when the state was created, or restore the key file ${path} (and XDG_CONFIG_HOME, if it was set).`,
@@ -142,7 +173,7 @@ export function resolveStateKey(env: NodeJS.ProcessEnv, options: ResolveKeyOptio
   const created = createKeyFile(path);
   if (created) return { key: created, source: 'keyfile', keyFile: path, created: true };
   const raced = readKeyFile(path);
-  if (!raced) throw new StateError('STATE_KEY_MISSING', `The key file ${path} vanished while it was being created.`, KEY_HINT);
+  if (!raced) throw new KeyError('STATE_KEY_MISSING', `The key file ${path} vanished while it was being created.`, KEY_HINT);
   return { key: raced, source: 'keyfile', keyFile: path };
 }
 

@@ -118,9 +118,5 @@ export interface Plan {
   digest: {
     config: string;
     live: string;
-    /** Per configuration file (relative to configDir): a digest of the resources it declares, to name the files that changed. */
-    files?: Record<string, string>;
-    /** Per address: a digest of its live object (`absent` when there is none), to name the objects that changed. */
-    objects?: Record<string, string>;
   };
 }

@@ -14,8 +14,9 @@ import type { PlanProblem } from './problems.js';
 import type { Fingerprinter, WriteOnlyStatus } from './write-only-values.js';
 
 /** What the planner needs of the state store: its data, and fingerprints of write-only values. */
-export interface PlanState extends Fingerprinter {
+export interface PlanState {
   readonly data: Readonly<StateData>;
+  readonly crypto: Fingerprinter;
 }
 
 export interface MakePlanInput {

@@ -27,20 +27,3 @@ export function digestItems(kind: string, items: unknown[], volatileFields: read
 export function liveDigest(batches: Partial<Record<string, string[]>>): string {
   return sha256(Object.keys(batches).sort().map((kind) => `${kind}:${(batches[kind] ?? []).join(',')}`).join('\n'));
 }
-
-/** Per configuration file: a digest of the resources it declares (so a stale plan can name the files that changed). */
-export function fileDigests(desired: DesiredState): Record<string, string> {
-  const byFile = new Map<string, unknown[]>();
-  // Keyed by the path relative to the configuration folder, so a plan made from another working directory compares.
-  const relative = (shown: string) => desired.files.find((f) => shown === f || shown.endsWith(`/${f}`)) ?? shown;
-  for (const { kind, address, attributes, secrets, lifecycle, dependsOn, source } of desired.resources) {
-    const file = relative(source.file);
-    byFile.set(file, [...(byFile.get(file) ?? []), { kind, address, attributes, secrets, lifecycle, dependsOn }]);
-  }
-  return Object.fromEntries([...byFile].sort(([a], [b]) => (a < b ? -1 : 1)).map(([file, resources]) => [file, sha256(canonicalJson(resources))]));
-}
-
-/** A digest of one live object, without the fields that change with traffic. */
-export function objectDigest(live: unknown, volatileFields: readonly string[] = []): string {
-  return sha256(JSON.stringify(live, (key: string, value: unknown) => (volatileFields.includes(key) ? undefined : value)));
-}

@@ -4,12 +4,11 @@
  * it: is a state entry's object still there, could its kind (or its parent's
  * children) be read, which objects live under it.
  */
-import type { DesiredState, ResourceKind } from '../config/types.js';
+import type { ResourceKind } from '../config/types.js';
 import type { Unreadable } from '../plan-model/index.js';
 import { childKindsOf, kindOrder, parentOf, providerFor } from '../providers/index.js';
-import type { LiveIdentity, Lookups } from '../providers/types.js';
-import type { ResourceState, StateData } from '../state/types.js';
-import { objectDigest } from './digest.js';
+import type { LiveIdentity } from '../providers/types.js';
+import type { ResourceState } from '../state/types.js';
 import type { LiveSnapshot } from './refresh.js';
 
 /** One live object and what its provider says about it. */
@@ -92,16 +91,3 @@ export function liveChildrenOf(account: LiveAccount, kind: ResourceKind, id: str
   return children;
 }
 
-/**
- * Per address (in state or configured): a digest of the live object it names, or `absent`. An address without
- * state is matched by natural key, as adoption would match it. Lets a stale saved plan name what changed.
- */
-export function objectDigestsOf(ctx: { live: LiveAccount; state: StateData['resources']; desired: DesiredState; lookups: Lookups }): Record<string, string> {
-  const digests: Record<string, string> = {};
-  const digestOf = (kind: ResourceKind, found: LiveObject | undefined) => (found ? objectDigest(found.live, providerFor(kind).relations.volatileFields) : 'absent');
-  for (const [address, entry] of Object.entries(ctx.state)) digests[address] = digestOf(entry.kind, liveObjectOf(ctx.live, entry));
-  for (const r of ctx.desired.resources) {
-    digests[r.address] ??= digestOf(r.kind, liveByKey(ctx.live, r.kind, providerFor(r.kind).naturalKey({ desired: r, lookups: ctx.lookups })));
-  }
-  return Object.fromEntries(Object.entries(digests).sort(([a], [b]) => (a < b ? -1 : 1)));
-}

@@ -10,9 +10,9 @@ import { AddressBook } from './address-book.js';
 import type { MakePlanInput, PlanContext } from './context.js';
 import { linkDependencies } from './dependencies.js';
 import { planDesired } from './desired.js';
-import { fileDigests, liveDigest, planConfigDigest } from './digest.js';
+import { liveDigest, planConfigDigest } from './digest.js';
 import { PlanError } from './errors.js';
-import { indexLive, objectDigestsOf } from './live-account.js';
+import { indexLive } from './live-account.js';
 import { sortSteps } from './order.js';
 import { refreshLive } from './refresh.js';
 import { planRemovals } from './removals.js';
@@ -31,7 +31,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
   // the requests leave before this CPU work, instead of after it.
   await new Promise((resolve) => setImmediate(resolve));
   const configDigest = planConfigDigest(desired, targets, mode);
-  const writeOnly = mode === 'normal' ? await writeOnlyChanges(desired, state, input.state, input.env) : { statuses: new Map<string, WriteOnlyStatus>(), problems: [] };
+  const writeOnly = mode === 'normal' ? await writeOnlyChanges(desired, state, input.state.crypto, input.env) : { statuses: new Map<string, WriteOnlyStatus>(), problems: [] };
   const snapshot = await refreshing;
 
   const book = new AddressBook(state);
@@ -64,6 +64,6 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     drift: scoped.drift,
     unreadable: scoped.unreadable,
     summary: summarize(scoped.steps),
-    digest: { config: configDigest, live: liveDigest(snapshot.digests), files: fileDigests(desired), objects: objectDigestsOf(ctx) },
+    digest: { config: configDigest, live: liveDigest(snapshot.digests) },
   };
 }

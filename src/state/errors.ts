@@ -19,6 +19,7 @@ export type StateErrorCode =
   | 'STATE_READ_ONLY'
   | 'STATE_KEY_INVALID'
   | 'STATE_KEY_MISSING'
+  | 'STATE_KEY_FILE_OPEN'
   | 'STATE_KEY_WRONG'
   | 'STATE_KEY_IN_REPO'
   | 'STATE_SEALED_VALUE'
@@ -30,7 +31,12 @@ export type StateErrorCode =
   | 'STATE_JOURNAL_PENDING'
   | 'STATE_ADDRESS_UNKNOWN'
   | 'STATE_ADDRESS_EXISTS'
-  | 'STATE_KIND_MISMATCH';
+  | 'STATE_KIND_MISMATCH'
+  | 'STATE_SYMLINK_BROKEN'
+  | 'STATE_FS_READ_ONLY'
+  | 'STATE_DISK_FULL'
+  | 'STATE_PERMISSION'
+  | 'STATE_LOCK_HOLDER_ALIVE';
 
 export class StateError extends AbortError {
   constructor(

@@ -1,20 +1,29 @@
 /**
- * The state as a local file. A save writes a temporary file in the same
- * folder, fsyncs it, keeps the previous version as `state.json.backup`, renames
- * the new file over the old one and fsyncs the folder: after a crash at any
- * point the file is the old or the new state, never a partial one. The lock is
- * a file beside it created with O_EXCL.
+ * The state as local files: a snapshot `state.json` and an append-only change
+ * log `state.json.log` beside it (JSON lines). The log's first line names the
+ * snapshot it follows (its serial and SHA-256); every other line is one group
+ * of changes, appended and fdatasync'ed before the caller resumes.
+ *
+ * A compaction writes the new snapshot atomically (temporary file, fsync, the
+ * previous version kept as `state.json.backup`, rename, fsync of the folder)
+ * and then replaces the log the same way. Killed at any point, a load finds
+ * either the old snapshot and its whole log, or the new snapshot and a log
+ * whose groups it already covers (skipped by serial). A last line torn by a
+ * crash was never acknowledged and is ignored. The lock is a file beside it
+ * created with O_EXCL.
  */
-import { constants } from 'node:fs';
-import { copyFile, link, mkdir, open, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { constants, readFileSync, unlinkSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { copyFile, link, lstat, mkdir, open, readFile, readdir, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { StateError, StateLockedError } from './errors.js';
 import type { LockInfo } from './errors.js';
-import type { LockHandle, StateBackend } from './backend.js';
+import type { ChangeGroup, LoadedState, LockHandle, StateBackend } from './backend.js';
 import { parseStateFile, serializeStateFile } from './file-format.js';
-import type { StateFileContents } from './file-format.js';
+import type { StateFileContents } from './types.js';
+import { fileSystemError, isErrno } from './file-errors.js';
+import { holderIsGone } from './lock-holder.js';
 
 interface FileIdentity {
   ino: number;
@@ -22,18 +31,18 @@ interface FileIdentity {
   mtimeMs: number;
 }
 
-function isErrno(error: unknown, code: string): boolean {
-  return (error as NodeJS.ErrnoException | undefined)?.code === code;
+/** The first line of a change log. */
+interface LogHeader {
+  log: 1;
+  /** Serial of the snapshot the log follows. */
+  base: number;
+  /** SHA-256 (hex) of that snapshot's bytes: a match means the snapshot is the one cplane wrote and checked. */
+  sha256: string;
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return isErrno(error, 'EPERM');
-  }
-}
+/** Test hook: `CPLANE_TEST_KILL_IN_FOLD=N:POINT` kills the process with SIGKILL at POINT of its N-th compaction. */
+const KILL_HOOK = 'CPLANE_TEST_KILL_IN_FOLD';
+export type FoldPoint = 'snapshot-written' | 'snapshot-renamed' | 'log-written';
 
 async function fsyncPath(path: string, flags: number): Promise<void> {
   const handle = await open(path, flags);
@@ -44,86 +53,162 @@ async function fsyncPath(path: string, flags: number): Promise<void> {
   }
 }
 
-export class LocalFileBackend implements StateBackend {
-  readonly lockPath: string;
-  readonly backupPath: string;
-  /** What the file looked like after our last load or save: a different file on disk means someone else wrote it. */
-  private known: FileIdentity | undefined;
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-  constructor(readonly location: string) {
-    this.lockPath = `${location}.lock`;
-    this.backupPath = `${location}.backup`;
+export class LocalFileBackend implements StateBackend {
+  /** The file written: `location`, or the target of a symlink at `location` (a link is followed, never replaced). */
+  private file: string | undefined;
+  /** What the snapshot looked like after our last load or compaction: a different file means someone else wrote it. */
+  private known: FileIdentity | undefined;
+  private base = -1;
+  private last = -1;
+  private snapshotHash = '';
+  /** Valid length of the log as we know it; a torn tail beyond it is cut before the next append. */
+  private logLength = 0;
+  private logTorn = false;
+  private log: FileHandle | undefined;
+  private folds = 0;
+
+  constructor(readonly location: string) {}
+
+  get lockPath(): string {
+    return `${this.location}.lock`;
   }
 
-  async load(): Promise<StateFileContents | undefined> {
+  get backupPath(): string {
+    return `${this.file ?? this.location}.backup`;
+  }
+
+  get logPath(): string {
+    return `${this.file ?? this.location}.log`;
+  }
+
+  async load(): Promise<LoadedState | undefined> {
+    this.file = await this.resolveFile();
     let text: string;
     try {
-      text = await readFile(this.location, 'utf8');
+      text = await readFile(this.file, 'utf8');
     } catch (error) {
       if (isErrno(error, 'ENOENT')) return undefined;
-      throw error;
+      throw fileSystemError(error, this.file, 'read');
     }
-    const contents = parseStateFile(text, this.location);
+    const hash = sha256(text);
+    const log = await this.readLog();
+    const trusted = log?.header.sha256 === hash;
+    const snapshot = parseStateFile(text, this.file, { checked: trusted });
     this.known = await this.identity();
-    return contents;
+    this.base = snapshot.serial;
+    this.snapshotHash = hash;
+    this.last = snapshot.serial;
+    const groups: ChangeGroup[] = [];
+    if (log) {
+      for (const group of log.groups) {
+        if (group.serial <= snapshot.serial) continue;
+        if (group.serial !== this.last + 1) {
+          throw new StateError(
+            'STATE_CORRUPT',
+            `The change log ${this.logPath} skips from serial ${this.last} to ${group.serial}.`,
+            'The files were left untouched. Restore state.json and its log from your own copy.',
+          );
+        }
+        groups.push(group);
+        this.last = group.serial;
+      }
+      this.logLength = log.validLength;
+      this.logTorn = log.torn;
+      // A log written for an older snapshot (a compaction killed before it replaced the log) is rewritten by the next append.
+      if (log.header.base !== snapshot.serial && !trusted) this.logLength = -1;
+    } else {
+      this.logLength = -1;
+    }
+    return { snapshot, groups };
   }
 
-  async save(contents: StateFileContents): Promise<void> {
-    const folder = dirname(this.location);
-    await mkdir(folder, { recursive: true, mode: 0o700 });
+  async append(group: ChangeGroup): Promise<void> {
+    if (group.serial !== this.last + 1) throw this.changedError(`it holds serial ${this.last}, and a change to serial ${group.serial} was offered`);
+    const line = `${JSON.stringify(group)}\n`;
+    // One stat: a snapshot replaced by someone else would make the log describe the wrong state.
     await this.refuseIfChanged();
-    const temp = `${this.location}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-    const handle = await open(temp, 'wx', 0o600);
     try {
-      await handle.writeFile(serializeStateFile(contents));
-      await handle.sync();
+      if (this.logLength < 0 || !this.log) await this.openLog();
+      else await this.refuseIfLogChanged();
+      // A positional write at the end we know, so nothing of another writer is ever overwritten unnoticed.
+      await this.log!.write(line, this.logLength, 'utf8');
+      await this.log!.datasync();
     } catch (error) {
-      await handle.close();
-      await unlink(temp).catch(() => undefined);
-      throw error;
+      if (error instanceof StateError) throw error;
+      // Cut what may have been written of the group (a full disk), so the log ends where it did.
+      await this.log?.truncate(this.logLength).catch(() => undefined);
+      throw fileSystemError(error, this.logPath, 'write');
     }
-    await handle.close();
+    this.logLength += Buffer.byteLength(line);
+    this.last = group.serial;
+  }
+
+  async compact(snapshot: StateFileContents): Promise<void> {
+    const creating = this.last < 0;
+    if (!creating && (snapshot.serial < this.base || snapshot.serial > this.last)) {
+      throw this.changedError(`a snapshot at serial ${snapshot.serial} was offered, outside ${this.base}..${this.last}`);
+    }
+    this.file ??= await this.resolveFile();
+    const folder = dirname(this.file);
     try {
-      await this.keepBackup();
-      await rename(temp, this.location);
+      await mkdir(folder, { recursive: true, mode: 0o700 });
     } catch (error) {
-      await unlink(temp).catch(() => undefined);
-      throw error;
+      throw fileSystemError(error, folder, 'create');
     }
-    // The rename is durable only once the folder entry is on disk.
-    await fsyncPath(folder, constants.O_RDONLY);
+    await this.refuseIfChanged();
+    this.folds++;
+    const text = serializeStateFile(snapshot);
+    const kept = snapshot.serial < this.last ? await this.groupLinesAfter(snapshot.serial) : '';
+    await this.writeAtomically(this.file, text, 'snapshot-written', () => this.keepBackup());
+    this.killHook('snapshot-renamed');
     this.known = await this.identity();
+    this.base = snapshot.serial;
+    this.snapshotHash = sha256(text);
+    if (creating) this.last = snapshot.serial;
+    const header: LogHeader = { log: 1, base: snapshot.serial, sha256: this.snapshotHash };
+    const logText = `${JSON.stringify(header)}\n${kept}`;
+    await this.log?.close();
+    this.log = undefined;
+    await this.writeAtomically(this.logPath, logText, 'log-written');
+    this.logLength = Buffer.byteLength(logText);
+    this.logTorn = false;
   }
 
   async lock(info: LockInfo): Promise<LockHandle> {
-    await mkdir(dirname(this.location), { recursive: true, mode: 0o700 });
+    const folder = dirname(this.location);
     try {
+      await mkdir(folder, { recursive: true, mode: 0o700 });
       await writeFile(this.lockPath, `${JSON.stringify(info)}\n`, { flag: 'wx', mode: 0o600 });
     } catch (error) {
-      if (!isErrno(error, 'EEXIST')) throw error;
+      if (!isErrno(error, 'EEXIST')) throw fileSystemError(error, this.lockPath, 'create');
       const holder = await this.readLockPatiently();
-      throw new StateLockedError(holder, holder.host === hostname() && !pidAlive(holder.pid), this.lockPath);
+      throw new StateLockedError(holder, holderIsGone(holder), this.lockPath);
     }
     await this.removeLeftoverTemps();
-    return { id: info.id, info };
+    const lockPath = this.lockPath;
+    const releaseAtExit = () => {
+      try {
+        const held = JSON.parse(readFileSync(lockPath, 'utf8')) as LockInfo;
+        if (held.id === info.id) unlinkSync(lockPath);
+      } catch {
+        // Already gone or unreadable: nothing of ours to remove.
+      }
+    };
+    return { id: info.id, info, releaseAtExit };
   }
 
   async unlock(handle: LockHandle): Promise<void> {
+    await this.log?.close().catch(() => undefined);
+    this.log = undefined;
     const current = await this.readLock().catch(() => undefined);
     // Someone may have force-unlocked and re-locked meanwhile: never remove their lock.
     if (current?.id === handle.id) await unlink(this.lockPath).catch(() => undefined);
   }
 
   async forceUnlock(id: string): Promise<LockInfo> {
-    let current: LockInfo | undefined;
-    try {
-      current = await this.readLock();
-    } catch (error) {
-      if (isErrno(error, 'ENOENT')) {
-        throw new StateError('STATE_NOT_LOCKED', `The state ${this.location} is not locked.`, 'There is nothing to unlock.');
-      }
-      throw new StateError('STATE_LOCK_UNREADABLE', `The lock file ${this.lockPath} cannot be read.`, `If no cplane is running, delete ${this.lockPath} by hand.`, { cause: error });
-    }
+    const current = await this.currentLock();
     if (current.id !== id) {
       throw new StateError(
         'STATE_LOCK_ID_MISMATCH',
@@ -133,6 +218,152 @@ export class LocalFileBackend implements StateBackend {
     }
     await unlink(this.lockPath);
     return current;
+  }
+
+  /** What the lock file says, or STATE_NOT_LOCKED / STATE_LOCK_UNREADABLE. */
+  async currentLock(): Promise<LockInfo> {
+    try {
+      return await this.readLock();
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) {
+        throw new StateError('STATE_NOT_LOCKED', `The state ${this.location} is not locked.`, 'There is nothing to unlock.');
+      }
+      throw new StateError('STATE_LOCK_UNREADABLE', `The lock file ${this.lockPath} cannot be read.`, `If no cplane is running, delete ${this.lockPath} by hand.`, { cause: error });
+    }
+  }
+
+  /** Follows a symlink at `location` to the file it names, so the link stays a link. */
+  private async resolveFile(): Promise<string> {
+    try {
+      const info = await lstat(this.location);
+      if (!info.isSymbolicLink()) return this.location;
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) return this.location;
+      throw fileSystemError(error, this.location, 'read');
+    }
+    try {
+      return await realpath(this.location);
+    } catch (error) {
+      if (!isErrno(error, 'ENOENT')) throw fileSystemError(error, this.location, 'read');
+      throw new StateError(
+        'STATE_SYMLINK_BROKEN',
+        `The state file ${this.location} is a symbolic link to a file that does not exist.`,
+        'Point the link at the state file, or remove the link to start a new state.',
+      );
+    }
+  }
+
+  private async readLog(): Promise<{ header: LogHeader; groups: ChangeGroup[]; validLength: number; torn: boolean } | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.logPath, 'utf8');
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) return undefined;
+      throw fileSystemError(error, this.logPath, 'read');
+    }
+    const lines = text.split('\n');
+    let validLength = 0;
+    let header: LogHeader | undefined;
+    const groups: ChangeGroup[] = [];
+    let torn = false;
+    for (const [index, line] of lines.entries()) {
+      const complete = index < lines.length - 1;
+      if (!complete) {
+        // Text after the last newline: a record whose append was cut short. It was never acknowledged.
+        torn = line !== '';
+        break;
+      }
+      let record: unknown;
+      try {
+        record = JSON.parse(line);
+      } catch (error) {
+        if (index === lines.length - 2 && lines[lines.length - 1] === '') {
+          // The last line is complete but damaged: also a cut-short append (the newline came through, the rest did not).
+          torn = true;
+          break;
+        }
+        throw new StateError('STATE_CORRUPT', `The change log ${this.logPath} is damaged at line ${index + 1}: ${(error as Error).message}.`, 'The files were left untouched. Restore state.json and its log from your own copy.', { cause: error });
+      }
+      if (index === 0) {
+        if (!isLogHeader(record)) throw new StateError('STATE_CORRUPT', `The change log ${this.logPath} does not start with its header line.`, 'The files were left untouched. Restore state.json and its log from your own copy.');
+        header = record;
+      } else {
+        if (!isGroup(record)) throw new StateError('STATE_CORRUPT', `The change log ${this.logPath} has a line that is not a group of changes, at line ${index + 1}.`, 'The files were left untouched. Restore state.json and its log from your own copy.');
+        groups.push(record);
+      }
+      validLength += Buffer.byteLength(line) + 1;
+    }
+    if (!header) return undefined;
+    return { header, groups, validLength, torn };
+  }
+
+  /** Opens the log for appending; starts a new one (header only) when there is none for the current snapshot, and cuts a torn tail. */
+  private async openLog(): Promise<void> {
+    if (this.logLength < 0) {
+      const header: LogHeader = { log: 1, base: this.base, sha256: this.snapshotHash };
+      const kept = this.last > this.base ? await this.groupLinesAfter(this.base) : '';
+      const text = `${JSON.stringify(header)}\n${kept}`;
+      await this.writeAtomically(this.logPath, text);
+      this.logLength = Buffer.byteLength(text);
+      this.logTorn = false;
+    }
+    this.log = await open(this.logPath, 'r+');
+    if (this.logTorn) {
+      await this.log.truncate(this.logLength);
+      await this.log.datasync();
+      this.logTorn = false;
+    }
+    await this.refuseIfLogChanged();
+  }
+
+  /** The log must end where our last append ended: anything else means another writer. */
+  private async refuseIfLogChanged(): Promise<void> {
+    const { size } = await this.log!.stat();
+    if (size !== this.logLength) throw this.changedError('its change log was written by someone else');
+  }
+
+  /** The raw log lines of groups after `serial`, read back from the log (only when a snapshot lags behind the log). */
+  private async groupLinesAfter(serial: number): Promise<string> {
+    const log = await this.readLog();
+    return (log?.groups ?? [])
+      .filter((g) => g.serial > serial)
+      .map((g) => `${JSON.stringify(g)}\n`)
+      .join('');
+  }
+
+  private async writeAtomically(path: string, text: string, point?: FoldPoint, beforeRename?: () => Promise<void>): Promise<void> {
+    const folder = dirname(path);
+    const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    try {
+      const handle = await open(temp, 'wx', 0o600);
+      try {
+        await handle.writeFile(text);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      if (point) this.killHook(point);
+      await beforeRename?.();
+      await rename(temp, path);
+      // The rename is durable only once the folder entry is on disk.
+      await fsyncPath(folder, constants.O_RDONLY);
+    } catch (error) {
+      await unlink(temp).catch(() => undefined);
+      throw fileSystemError(error, path, 'write');
+    }
+  }
+
+  private killHook(point: FoldPoint): void {
+    const hook = process.env[KILL_HOOK];
+    if (hook && hook === `${this.folds}:${point}`) process.kill(process.pid, 'SIGKILL');
+  }
+
+  private changedError(detail: string): StateError {
+    return new StateError(
+      'STATE_CHANGED',
+      `The state file ${this.location} was changed by someone else since cplane read it (${detail}); nothing was written.`,
+      'Run the command again. Edit state only with `cplane state` commands, and never while cplane runs.',
+    );
   }
 
   private async readLock(): Promise<LockInfo> {
@@ -163,43 +394,49 @@ export class LocalFileBackend implements StateBackend {
 
   private async identity(): Promise<FileIdentity | undefined> {
     try {
-      const { ino, size, mtimeMs } = await stat(this.location);
+      const { ino, size, mtimeMs } = await stat(this.file ?? this.location);
       return { ino, size, mtimeMs };
     } catch (error) {
       if (isErrno(error, 'ENOENT')) return undefined;
-      throw error;
+      throw fileSystemError(error, this.file ?? this.location, 'read');
     }
   }
 
   private async refuseIfChanged(): Promise<void> {
     const now = await this.identity();
     const same = now?.ino === this.known?.ino && now?.size === this.known?.size && now?.mtimeMs === this.known?.mtimeMs;
-    if (!same) {
-      throw new StateError(
-        'STATE_CHANGED',
-        `The state file ${this.location} was changed by someone else since cplane read it; nothing was written.`,
-        'Run the command again. Edit state only with `cplane state` commands, and never while cplane runs.',
-      );
-    }
+    if (!same) throw this.changedError('the snapshot on disk is not the one it read');
   }
 
   private async keepBackup(): Promise<void> {
+    const file = this.file ?? this.location;
     const temp = `${this.backupPath}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
     try {
-      await link(this.location, temp);
+      await link(file, temp);
     } catch (error) {
       if (isErrno(error, 'ENOENT')) return;
       // Some filesystems have no hard links.
-      await copyFile(this.location, temp);
+      await copyFile(file, temp);
     }
     await rename(temp, this.backupPath);
   }
 
   private async removeLeftoverTemps(): Promise<void> {
-    const folder = dirname(this.location);
-    const prefixes = [`${basename(this.location)}.tmp-`, `${basename(this.backupPath)}.tmp-`];
-    for (const name of await readdir(folder)) {
+    const file = await this.resolveFile().catch(() => this.location);
+    const folder = dirname(file);
+    const prefixes = [`${basename(file)}.tmp-`, `${basename(file)}.backup.tmp-`, `${basename(file)}.log.tmp-`];
+    for (const name of await readdir(folder).catch(() => [] as string[])) {
       if (prefixes.some((prefix) => name.startsWith(prefix))) await unlink(join(folder, name)).catch(() => undefined);
     }
   }
+}
+
+function isLogHeader(value: unknown): value is LogHeader {
+  const v = value as Partial<LogHeader> | null;
+  return typeof v === 'object' && v !== null && v.log === 1 && typeof v.base === 'number' && typeof v.sha256 === 'string';
+}
+
+function isGroup(value: unknown): value is ChangeGroup {
+  const v = value as Partial<ChangeGroup> | null;
+  return typeof v === 'object' && v !== null && Number.isInteger(v.serial) && Array.isArray(v.changes);
 }

@@ -6,13 +6,19 @@
  */
 import { StateError } from './errors.js';
 
-export const CURRENT_VERSION = 1;
+export const CURRENT_VERSION = 2;
 
 export type StateDocument = Record<string, unknown>;
 export type Upgrade = (document: StateDocument) => StateDocument;
 
-/** Version 1 is the first format: there is nothing to upgrade from yet. */
-export const stateUpgrades: readonly (Upgrade | undefined)[] = [];
+/**
+ * 1 → 2: sealed values are bound to account, lineage and address (before, to
+ * the address only). Re-sealing needs the key, so the upgrade only marks the
+ * document; the store re-seals when it opens it with the lock.
+ */
+const bindSealedValues: Upgrade = (document) => ({ ...document, resealFrom: 1 });
+
+export const stateUpgrades: readonly (Upgrade | undefined)[] = [undefined, bindSealedValues];
 
 export function upgradeDocument(
   document: StateDocument,

@@ -1,28 +1,27 @@
 /**
  * The state store the planner and the applier use: open a state (locked when
- * it will be written), read it, change it only through `update`, which saves
- * atomically and runs one change at a time, and seal or fingerprint secrets
- * with the state key.
+ * it will be written), read it, and change it only through `update`. Updates
+ * that arrive while one is being stored are stored together (group commit);
+ * each is recorded as a group of changes in the backend's log, with work
+ * proportional to what it changed, and the log is folded into a new snapshot
+ * once it has grown as large as the state (so the total stays linear) and on close.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { relative, isAbsolute, resolve } from 'node:path';
-import { deriveSubkey, keyCheckOf, keyFilePath, keyMatchesCheck, resolveStateKey } from '../crypto/state-key.js';
+import { KeyError, keyCheckOf, keyFilePath, keyMatchesCheck, resolveStateKey } from '../crypto/state-key.js';
 import type { StateKey } from '../crypto/state-key.js';
-import { fingerprint } from '../crypto/fingerprint.js';
-import { SealError, openSecret, sealSecret } from '../crypto/seal.js';
-import { decryptRecordValue, encryptRecordValue, recordKek } from '../crypto/record-value.js';
-import type { EncryptedValueT } from '../api/shapes.js';
-import type { LockHandle, StateBackend } from './backend.js';
-import { StateError } from './errors.js';
+import type { ChangeGroup, LockHandle, StateBackend, StateChange } from './backend.js';
+import { applyChanges, trackDraft } from './draft.js';
+import { StateError, StateLockedError } from './errors.js';
 import type { LockInfo } from './errors.js';
-import type { StateFileContents, StateHeader } from './file-format.js';
 import { LocalFileBackend } from './local-file-backend.js';
 import { CURRENT_VERSION } from './migrations.js';
 import { resolveStatePath, stateFolder, writeStateGitignore } from './paths.js';
-import type { SealedValue, StateData } from './types.js';
-import { schemaProblems } from './validate.js';
+import { createStateCrypto, resealLegacy, stateKeys } from './state-crypto.js';
+import type { StateCrypto, StateKeys } from './state-crypto.js';
+import type { StateData, StateFileContents, StateHeader } from './types.js';
+import { journalEntryProblems, resourceProblems } from './validate.js';
 
 export interface OpenStateOptions {
   /** The configuration folder; the default state path and relative --state paths start here. */
@@ -37,30 +36,32 @@ export interface OpenStateOptions {
   lock: boolean;
   /** Fail with STATE_NOT_FOUND instead of starting from an empty state. */
   mustExist?: boolean;
+  /** Where a note for the user goes (a stale lock taken over); standard error by default. */
+  onNotice?: (message: string) => void;
+  /** Where the state is kept; the local file at the resolved path by default. */
+  backend?: StateBackend;
 }
 
 export interface StateStore {
-  /** The current state: read it, never change it (use `update`). Replaced by a new object on every update. */
+  /** The current state: read it, never change it (use `update`). Its entries are replaced as updates are stored. */
   readonly data: Readonly<StateData>;
   readonly path: string;
   /** Id of the lock this store holds, when opened with `lock: true`. */
   readonly lockId: string | undefined;
-  /** Applies `mutate` to a copy, increments `serial` and saves atomically. Calls run one at a time, in call order. */
+  /** Fingerprints, sealing and record encryption under this state's key (found on first use when opened without the lock). */
+  readonly crypto: StateCrypto;
+  /**
+   * Applies `mutate` to a draft and stores what it changed as one group
+   * (serial + 1) before resolving. Calls that arrive while a group is being
+   * stored share the next group; a `mutate` that throws is rejected alone.
+   */
   update(mutate: (draft: StateData) => void): Promise<void>;
-  /** HMAC-SHA256 (hex) of a write-only value, keyed by the state key and bound to `${address}:${field}`. */
-  fingerprint(address: string, field: string, value: string): string;
-  /** Seals a one-time secret of `address`; it opens only for the same address and key. */
-  seal(address: string, plaintext: string): SealedValue;
-  open(address: string, sealed: SealedValue): string;
-  /** Seals the exact body bytes of a journal entry for `address`. */
-  sealBody(address: string, bytes: string): SealedValue;
-  openBody(address: string, sealed: SealedValue): string;
-  /** Encrypts a record value on the client into the API's EncryptedValue, under a key derived from the state key. */
-  encryptRecordValue(plaintext: string): EncryptedValueT;
-  decryptRecordValue(value: EncryptedValueT): string;
-  /** Waits for pending updates and releases the lock. */
+  /** Waits for pending updates, folds the change log into the snapshot and releases the lock. */
   close(): Promise<void>;
 }
+
+/** A fold happens once the log holds at least this many changes, or as many as the state has entries. */
+const FOLD_MIN_CHANGES = 1000;
 
 function isInside(folder: string, path: string): boolean {
   const rel = relative(resolve(folder), resolve(path));
@@ -71,7 +72,7 @@ function emptyState(account: string): StateData {
   return { version: CURRENT_VERSION, account, lineage: randomUUID(), serial: 0, resources: {}, journal: [] };
 }
 
-function resolveKey(options: OpenStateOptions, existing: StateFileContents | undefined): StateKey {
+function resolveKey(options: OpenStateOptions, existing: StateHeader | undefined): StateKey {
   if (!options.env.CPLANE_STATE_KEY && !options.env.CPLANE_PASSPHRASE) {
     const file = keyFilePath(options.env);
     if (isInside(options.configDir, file)) {
@@ -82,7 +83,12 @@ function resolveKey(options: OpenStateOptions, existing: StateFileContents | und
       );
     }
   }
-  return resolveStateKey(options.env, { existing: existing ? { kdf: existing.header.kdf } : undefined });
+  try {
+    return resolveStateKey(options.env, { existing: existing ? { kdf: existing.kdf } : undefined });
+  } catch (error) {
+    if (error instanceof KeyError) throw new StateError(error.code, error.message, error.hint, { cause: error });
+    throw error;
+  }
 }
 
 function checkKey(key: StateKey, header: StateHeader, path: string): void {
@@ -96,14 +102,37 @@ function checkKey(key: StateKey, header: StateHeader, path: string): void {
   );
 }
 
+function describeHolder(holder: LockInfo): string {
+  return `pid ${holder.pid} on ${holder.host}, running \`${holder.command}\` since ${holder.time}, lock id ${holder.id}`;
+}
+
+/** Takes the lock; a stale one (its holder was a process on this host that no longer runs) is taken over with a note. */
+async function takeLock(backend: StateBackend, info: LockInfo, notice: (message: string) => void): Promise<LockHandle> {
+  try {
+    return await backend.lock(info);
+  } catch (error) {
+    if (!(error instanceof StateLockedError) || !error.stale) throw error;
+    // Another run may take it over at the same moment: then its lock id differs and our second attempt names it.
+    await backend.forceUnlock(error.holder.id).catch(() => undefined);
+    const handle = await backend.lock(info);
+    notice(`Took over the state lock of ${backend.location}: its holder (${describeHolder(error.holder)}) is no longer running.`);
+    return handle;
+  }
+}
+
+function noticeOf(options: OpenStateOptions): (message: string) => void {
+  return options.onNotice ?? ((message: string) => process.stderr.write(`Note: ${message}\n`));
+}
+
 export async function openState(options: OpenStateOptions): Promise<StateStore> {
   const path = resolveStatePath(options);
-  const backend: StateBackend = new LocalFileBackend(path);
+  const backend: StateBackend = options.backend ?? new LocalFileBackend(path);
+  const notice = noticeOf(options);
   let handle: LockHandle | undefined;
   if (options.lock) {
     if (isInside(stateFolder(options.configDir), path)) await writeStateGitignore(options.configDir);
     const info: LockInfo = { id: randomUUID(), pid: process.pid, host: hostname(), time: new Date().toISOString(), command: options.command };
-    handle = await backend.lock(info);
+    handle = await takeLock(backend, info, notice);
   }
   try {
     return await openLoaded(options, backend, path, handle);
@@ -113,15 +142,43 @@ export async function openState(options: OpenStateOptions): Promise<StateStore> 
   }
 }
 
+/** The state of a snapshot plus its groups, each change checked as it is replayed. */
+function replay(snapshot: StateFileContents, groups: readonly ChangeGroup[], location: string): { header: StateHeader; data: StateData; changes: number } {
+  const { header, ...data } = snapshot;
+  let changes = 0;
+  for (const group of groups) {
+    const problems = group.changes.flatMap(changeProblems);
+    if (problems.length > 0) {
+      throw new StateError('STATE_SCHEMA', `The change log of ${location} holds a change that does not match schema/state.schema.json (serial ${group.serial}): ${problems.slice(0, 3).join('; ')}.`, 'The files were left untouched. Restore state.json and its log from your own copy.');
+    }
+    applyChanges(data, group.changes);
+    data.serial = group.serial;
+    changes += group.changes.length;
+  }
+  return { header, data, changes };
+}
+
+function changeProblems(change: StateChange): string[] {
+  switch (change.type) {
+    case 'resource':
+      return resourceProblems(change.address, change.resource);
+    case 'journal':
+      return journalEntryProblems(change.entry);
+    default:
+      return typeof (change as { address?: unknown; id?: unknown }).address === 'string' || typeof (change as { id?: unknown }).id === 'string' ? [] : [`unknown change ${JSON.stringify(change).slice(0, 80)}`];
+  }
+}
+
 async function openLoaded(options: OpenStateOptions, backend: StateBackend, path: string, handle: LockHandle | undefined): Promise<StateStore> {
-  const existing = await backend.load();
-  if (!existing && options.mustExist) {
+  const loaded = await backend.load();
+  if (!loaded && options.mustExist) {
     throw new StateError(
       'STATE_NOT_FOUND',
       `There is no state at ${path}.`,
       'Check --account or --state. A state is created by the first `cplane apply` for an account.',
     );
   }
+  const existing = loaded?.snapshot;
   const account = existing?.account ?? options.account;
   if (existing && options.account && existing.account !== options.account) {
     throw new StateError(
@@ -131,47 +188,69 @@ async function openLoaded(options: OpenStateOptions, backend: StateBackend, path
     );
   }
   if (!account) throw new StateError('STATE_ACCOUNT_MISSING', `There is no state at ${path}, and no account to create one for.`, 'Pass --account ID or set CPLANE_ACCOUNT.');
-  const key = resolveKey(options, existing);
-  if (existing) checkKey(key, existing.header, path);
-  const header: StateHeader = existing?.header ?? { keyCheck: keyCheckOf(key.key), ...(key.kdf ? { kdf: key.kdf } : {}) };
-  const data = existing ? withoutHeader(existing) : emptyState(account);
-  // Written at once so the passphrase salt, and thus every fingerprint made from now on, is fixed from the first use.
-  if (!existing && handle) await backend.save({ ...data, header });
-  return new LocalStateStore(backend, path, handle, header, data, {
-    seal: deriveSubkey(key.key, 'seal'),
-    fingerprint: deriveSubkey(key.key, 'fingerprint'),
-    record: recordKek(key.key),
-  });
+  const replayed = loaded ? replay(loaded.snapshot, loaded.groups, backend.location) : undefined;
+
+  // A writer (or a new state) needs the key now: a wrong key must be refused before anything is written.
+  // A reader finds it on first use, so commands that show nothing secret work without it.
+  let key: StateKey | undefined;
+  const findKey = (): StateKey => {
+    if (!key) {
+      const found = resolveKey(options, existing?.header);
+      if (existing) checkKey(found, existing.header, path);
+      key = found;
+    }
+    return key;
+  };
+  if (handle || !existing) findKey();
+  const header: StateHeader = existing?.header ?? { keyCheck: keyCheckOf(key!.key), ...(key!.kdf ? { kdf: key!.kdf } : {}) };
+  const data = replayed?.data ?? emptyState(account);
+  let keys: StateKeys | undefined;
+  const keysOnce = () => (keys ??= stateKeys(findKey().key));
+  const binding = { account: data.account, lineage: data.lineage };
+  const upgrading = data.resealFrom !== undefined;
+  if (upgrading && handle) resealAll(data, keysOnce(), binding);
+  // A reader of a format-1 state opens its values the old way; it never stores any.
+  const crypto = createStateCrypto(keysOnce, upgrading && !handle ? 'address-only' : binding, (address) => data.resources[address]?.fingerprintAddress ?? address);
+  const store = new LocalStateStore(backend, path, handle, header, data, replayed?.changes ?? 0, crypto, options.env, noticeOf(options));
+  // Written at once so the passphrase salt, and thus every fingerprint made from now on, is fixed from the first use;
+  // and an upgraded state at once in its new format.
+  if ((!existing || upgrading) && handle) await backend.compact({ ...data, header });
+  return store;
 }
 
-function withoutHeader(contents: StateFileContents): StateData {
-  const { header: _header, ...data } = contents;
-  return data;
+interface Pending {
+  mutate: (draft: StateData) => void;
+  resolve: () => void;
+  reject: (error: unknown) => void;
 }
 
 class LocalStateStore implements StateStore {
-  private queue: Promise<void> = Promise.resolve();
+  private pending: Pending[] = [];
+  private storing: Promise<void> | undefined;
   private closed = false;
+  private foldError: unknown;
   private readonly releaseOnExit: () => void;
+  private readonly foldEvery: number | undefined;
+  /** Fold once the log holds this many changes: as many as the state has entries (so folding stays linear in total). */
+  private foldAt: number;
 
   constructor(
     private readonly backend: StateBackend,
     readonly path: string,
     private readonly handle: LockHandle | undefined,
     private readonly header: StateHeader,
-    private current: StateData,
-    private readonly keys: { seal: Uint8Array; fingerprint: Uint8Array; record: Uint8Array },
+    private readonly current: StateData,
+    /** Changes recorded since the snapshot, i.e. in the log. */
+    private sinceFold: number,
+    readonly crypto: StateCrypto,
+    env: NodeJS.ProcessEnv,
+    private readonly notice: (message: string) => void,
   ) {
+    const every = Number(env.CPLANE_STATE_FOLD_EVERY);
+    this.foldEvery = Number.isInteger(every) && every > 0 ? every : undefined;
+    this.foldAt = this.nextFoldAt();
     // A process that ends without close() (an uncaught error, process.exit) still releases its lock.
-    this.releaseOnExit = () => {
-      if (!(this.backend instanceof LocalFileBackend) || !this.handle) return;
-      try {
-        const info = JSON.parse(readFileSync(this.backend.lockPath, 'utf8')) as LockInfo;
-        if (info.id === this.handle.id) unlinkSync(this.backend.lockPath);
-      } catch {
-        // Already gone or unreadable: nothing of ours to remove.
-      }
-    };
+    this.releaseOnExit = () => this.handle?.releaseAtExit?.();
     if (handle) process.on('exit', this.releaseOnExit);
   }
 
@@ -187,76 +266,103 @@ class LocalStateStore implements StateStore {
     if (!this.handle || this.closed) {
       return Promise.reject(new StateError('STATE_READ_ONLY', `The state ${this.path} was opened without its lock (or closed); it cannot be changed.`, 'This is a bug in cplane: open the state with lock: true to change it.'));
     }
-    const run = this.queue.then(() => this.apply(mutate));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ mutate, resolve, reject });
+      if (!this.storing) this.storing = this.storePending();
+    });
   }
 
-  private async apply(mutate: (draft: StateData) => void): Promise<void> {
-    const before = this.current;
-    const draft = structuredClone(before);
-    mutate(draft);
-    if (draft.account !== before.account || draft.lineage !== before.lineage || draft.version !== before.version) {
-      throw new Error('a state update may not change account, lineage or version');
+  private async storePending(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending;
+      this.pending = [];
+      // Each mutation runs on the state as the ones before it in the batch left it, and is undone at once:
+      // the state changes only after the group is stored. One that throws is rejected alone.
+      const failures = new Map<Pending, unknown>();
+      const changes: StateChange[] = [];
+      const undos: (() => void)[] = [];
+      for (const item of batch) {
+        try {
+          const tracked = trackDraft(this.current);
+          item.mutate(tracked.draft);
+          const mine = tracked.changes();
+          const problems = mine.flatMap(changeProblems);
+          if (problems.length > 0) throw new Error(`cplane tried to store a state change that breaks its schema: ${problems.join('; ')}`);
+          undos.push(applyChanges(this.current, mine));
+          changes.push(...mine);
+        } catch (error) {
+          failures.set(item, error);
+        }
+      }
+      for (const undo of undos.reverse()) undo();
+      try {
+        await this.record(changes);
+      } catch (error) {
+        for (const item of batch) item.reject(error);
+        continue;
+      }
+      for (const item of batch) {
+        if (failures.has(item)) item.reject(failures.get(item));
+        else item.resolve();
+      }
+      if (this.sinceFold >= this.foldAt) {
+        // The changes are stored already; a failed fold is tried again at close.
+        await this.fold().catch((error: unknown) => (this.foldError = error));
+      }
     }
-    draft.serial = before.serial + 1;
-    const contents: StateFileContents = { ...draft, header: this.header };
-    const problems = schemaProblems(contents);
-    if (problems.length > 0) throw new Error(`cplane tried to save a state that breaks its schema: ${problems.join('; ')}`);
-    await this.backend.save(contents);
-    this.current = draft;
+    // Cleared in the same turn as the last check of `pending`, so an update made after it starts a new run.
+    this.storing = undefined;
   }
 
-  fingerprint(address: string, field: string, value: string): string {
-    const context = this.current.resources[address]?.fingerprintAddress ?? address;
-    return fingerprint(this.keys.fingerprint, value, `${context}:${field}`);
+  private async record(changes: StateChange[]): Promise<void> {
+    if (changes.length === 0) return;
+    const group: ChangeGroup = { serial: this.current.serial + 1, changes };
+    await this.backend.append(group);
+    applyChanges(this.current, changes);
+    this.current.serial = group.serial;
+    this.sinceFold += changes.length;
   }
 
-  seal(address: string, plaintext: string): SealedValue {
-    return sealSecret(this.keys.seal, plaintext, address);
+  private nextFoldAt(): number {
+    return this.foldEvery ?? Math.max(FOLD_MIN_CHANGES, Object.keys(this.current.resources).length);
   }
 
-  open(address: string, sealed: SealedValue): string {
-    return this.openWith(address, sealed, address);
-  }
-
-  sealBody(address: string, bytes: string): SealedValue {
-    return sealSecret(this.keys.seal, bytes, `journal:${address}`);
-  }
-
-  openBody(address: string, sealed: SealedValue): string {
-    return this.openWith(address, sealed, `journal:${address}`);
-  }
-
-  encryptRecordValue(plaintext: string): EncryptedValueT {
-    return encryptRecordValue(this.keys.record, plaintext);
-  }
-
-  decryptRecordValue(value: EncryptedValueT): string {
-    return decryptRecordValue(this.keys.record, value);
-  }
-
-  private openWith(address: string, sealed: SealedValue, aad: string): string {
-    try {
-      return openSecret(this.keys.seal, sealed, aad);
-    } catch (error) {
-      if (!(error instanceof SealError)) throw error;
-      throw new StateError(
-        'STATE_SEALED_VALUE',
-        `A sealed value of ${address} does not open: it was sealed for another address or altered.`,
-        'Sealed values cannot be moved by editing the file; use `cplane state mv` to rename an address.',
-        { cause: error },
-      );
-    }
+  private async fold(): Promise<void> {
+    await this.backend.compact({ ...this.current, header: this.header });
+    this.sinceFold = 0;
+    this.foldAt = this.nextFoldAt();
+    this.foldError = undefined;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.queue;
-    if (this.handle) {
-      process.off('exit', this.releaseOnExit);
-      await this.backend.unlock(this.handle);
+    try {
+      while (this.storing) await this.storing;
+      if (this.handle && (this.sinceFold > 0 || this.foldError !== undefined)) {
+        // Every change is safe in the log already: a fold that fails is reported, and the next writer folds.
+        await this.fold().catch((error: unknown) => {
+          const reason = error instanceof Error ? error.message : String(error);
+          this.notice(`The change log of ${this.path} was not folded into it: ${reason} Its changes are kept in the log; the next command that writes the state folds them.`);
+        });
+      }
+    } finally {
+      if (this.handle) {
+        process.off('exit', this.releaseOnExit);
+        await this.backend.unlock(this.handle);
+      }
     }
   }
+}
+
+/** The migration from state format 1: every sealed value and sealed journal body is bound to account and lineage too. */
+function resealAll(data: StateData, keys: StateKeys, binding: { account: string; lineage: string }): void {
+  for (const [address, resource] of Object.entries(data.resources)) {
+    if (!resource.sealed) continue;
+    resource.sealed = Object.fromEntries(Object.entries(resource.sealed).map(([name, sealed]) => [name, resealLegacy(keys, binding, address, 'value', sealed)]));
+  }
+  data.journal = data.journal.map((entry) =>
+    entry.body && 'sealed' in entry.body ? { ...entry, body: { sealed: resealLegacy(keys, binding, entry.address, 'body', entry.body.sealed) } } : entry,
+  );
+  delete data.resealFrom;
 }

@@ -7,13 +7,10 @@
 import type { OperationName } from '../api/operations.js';
 import type { ResourceKind } from '../config/types.js';
 import type { WriteEffects } from '../plan-model/index.js';
+import type { SealedValue } from '../crypto/seal.js';
+import type { KdfParams } from '../crypto/state-key.js';
 
-/** XChaCha20-Poly1305 box: base64 of 24-byte nonce and ciphertext+tag. */
-export interface SealedValue {
-  alg: 'xchacha20poly1305';
-  nonce: string;
-  data: string;
-}
+export type { SealedValue };
 
 export interface ResourceState {
   kind: ResourceKind;
@@ -65,7 +62,7 @@ export interface JournalEntry {
 }
 
 export interface StateData {
-  version: 1;
+  version: 2;
   /** Account this state belongs to. A state is never used for another account. */
   account: string;
   /** Random id of this state's history; a state file from another lineage is refused. */
@@ -74,4 +71,16 @@ export interface StateData {
   serial: number;
   resources: Record<string, ResourceState>;
   journal: JournalEntry[];
+  /** Set in memory only, by the upgrade of a format-1 file: its sealed values are still bound to their address alone. */
+  resealFrom?: 1;
 }
+
+export interface StateHeader {
+  /** keyCheckOf(state key): a wrong key is detected before anything is opened. */
+  keyCheck: string;
+  /** Set when the key is derived from CPLANE_PASSPHRASE. */
+  kdf?: KdfParams;
+}
+
+/** A whole state as stored: the data plus the header that recognises the key. */
+export type StateFileContents = StateData & { header: StateHeader };

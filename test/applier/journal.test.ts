@@ -30,7 +30,7 @@ describe('the write journal', () => {
     const live = (await h.client.listAll('listCredentials', {})).filter((c) => c.label === 'lost');
     expect(live).toHaveLength(1);
     expect(state.data.resources['credential.lost']).toMatchObject({ id: live[0]!.credential_id, inputs: { label: 'lost' } });
-    expect(state.data.resources['credential.lost']!.fingerprints.secret).toBe(state.fingerprint('credential.lost', 'secret', env.OPENAI_KEY!));
+    expect(state.data.resources['credential.lost']!.fingerprints.secret).toBe(state.crypto.fingerprint('credential.lost', 'secret', env.OPENAI_KEY!));
   });
 
   it('recovers a token created before its answer was lost, with the plaintext the API showed once', async () => {
@@ -46,7 +46,7 @@ describe('the write journal', () => {
     expect(tokens).toHaveLength(1);
     const token = h.state.data.resources['gateway_token.gw-e/ci']!;
     expect(token.id).toBe(tokens[0]!.token_id);
-    expect(h.state.open('gateway_token.gw-e/ci', token.sealed!.plaintext!).startsWith(tokens[0]!.token_prefix)).toBe(true);
+    expect(h.state.crypto.open('gateway_token.gw-e/ci', token.sealed!.plaintext!).startsWith(tokens[0]!.token_prefix)).toBe(true);
   });
 
   it('drops entries older than the 24 h idempotency window without sending them', async () => {

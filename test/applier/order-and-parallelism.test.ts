@@ -42,8 +42,8 @@ describe('applyPlan walks the plan graph', () => {
     expect(resources['gateway.gw-a']?.parents).toEqual({ projectId: resources['project.alpha']?.id });
     expect(resources['gateway_token.gw-a/ci']?.parents).toEqual({ gatewayId: resources['gateway.gw-a']?.id });
     expect(resources['project.p1']?.inputs).toEqual({ name: 'p1', description: '' });
-    expect(resources['credential.openai-a']?.fingerprints).toEqual({ secret: h.state.fingerprint('credential.openai-a', 'secret', env.OPENAI_KEY!) });
-    expect(resources['record.alpha/db-password']?.fingerprints.value).toBe(h.state.fingerprint('record.alpha/db-password', 'value', env.RECORD_VALUE!));
+    expect(resources['credential.openai-a']?.fingerprints).toEqual({ secret: h.state.crypto.fingerprint('credential.openai-a', 'secret', env.OPENAI_KEY!) });
+    expect(resources['record.alpha/db-password']?.fingerprints.value).toBe(h.state.crypto.fingerprint('record.alpha/db-password', 'value', env.RECORD_VALUE!));
   });
 
   it('seals a new token plaintext in the same save as its id, and never stores a secret in plaintext', async () => {
@@ -51,7 +51,7 @@ describe('applyPlan walks the plan graph', () => {
     expect(result.done.find((d) => d.address === 'gateway_token.gw-b/ci')?.sealed).toEqual(['plaintext']);
 
     const token = h.state.data.resources['gateway_token.gw-b/ci']!;
-    const plaintext = h.state.open('gateway_token.gw-b/ci', token.sealed!.plaintext!);
+    const plaintext = h.state.crypto.open('gateway_token.gw-b/ci', token.sealed!.plaintext!);
     const listed = await h.client.call('listGatewayTokens', { path: { id: h.state.data.resources['gateway.gw-b']!.id } });
     expect(listed.map((t) => t.token_id)).toEqual([token.id]);
     expect(plaintext.startsWith(listed[0]!.token_prefix)).toBe(true);

@@ -1,7 +1,11 @@
-// The CLI killed with SIGKILL after its k-th API answer, for every k of a small configuration: the next run converges,
-// with no duplicates and every token's plaintext kept.
+// The CLI killed with SIGKILL after its k-th API answer, for every k of a small configuration, and in the middle
+// of folding its change log into state.json: the next run converges, with no duplicates and every token's
+// plaintext kept. Each k is its own test, so each has its own budget on a busy machine.
 import { afterEach, describe, expect, it } from 'vitest';
 import { liveInventory, smallConfig, world, type World } from './helpers.js';
+
+/** Three CLI runs and a fresh emulator per case; generous for a loaded 2-core machine. */
+const BUDGET_MS = 90_000;
 
 let w: World | undefined;
 afterEach(async () => {
@@ -9,47 +13,77 @@ afterEach(async () => {
   w = undefined;
 });
 
+/** How many answers a clean apply of the small configuration takes (counted once, before the cases are made). */
+async function answersOfCleanApply(): Promise<number> {
+  const counting = await world();
+  try {
+    counting.config(smallConfig());
+    const before = counting.emulator.stats().requests;
+    const run = await counting.cli(['apply', counting.dir, '--auto-approve']);
+    if (run.code !== 0) throw new Error(`the clean apply failed: ${run.stderr}`);
+    return counting.emulator.stats().requests - before;
+  } finally {
+    await counting.close();
+  }
+}
+
+const total = await answersOfCleanApply();
+
+/** Runs apply again after the kill and checks that it converged: no duplicates, nothing lost, the token's plaintext kept. */
+async function expectConvergence(w: World, killed: { stdout: string }, seeded: Awaited<ReturnType<typeof liveInventory>>, context: string, options: { planAfter?: boolean } = {}): Promise<{ resent: boolean }> {
+  // A killed run cannot release its lock: the next run sees its holder is gone and takes the lock over.
+  const rerun = await w.cli(['apply', w.dir, '--auto-approve']);
+  expect(rerun.code, `${context}: ${rerun.stderr}`).toBe(0);
+  expect(rerun.stderr, context).toContain('Took over the state lock');
+  expect(rerun.stderr, context).toContain('is no longer running');
+  expect(await liveInventory(w.client), context).toEqual({
+    projects: [...seeded.projects, 'shop'].sort(),
+    credentials: [...seeded.credentials, 'openai-shop'].sort(),
+    gateways: [...seeded.gateways, 'shop-main'].sort(),
+    tokens: [...seeded.tokens, 'shop-main/ci'].sort(),
+  });
+  if (options.planAfter) {
+    // The state recorded every object: a fresh plan has nothing to do.
+    const again = await w.cli(['plan', w.dir, '--detailed-exitcode']);
+    expect(again.code, `${context}: nothing left to do: ${again.stdout}${again.stderr}`).toBe(0);
+  }
+  const revealed = await w.cli(['output', 'gateway_token.main/ci', w.dir, '--reveal']);
+  expect(revealed.code, `${context}: ${revealed.stderr}`).toBe(0);
+  const plaintext = revealed.stdout.trim();
+  expect(plaintext.length).toBeGreaterThan(10);
+  expect(killed.stdout + rerun.stdout + rerun.stderr).not.toContain(plaintext);
+  return { resent: rerun.stdout.includes('resent pending') };
+}
+
 describe('apply killed after the k-th request', () => {
-  it('always converges on the next run', async () => {
-    // How many answers a clean apply of this configuration takes.
+  let resent = 0;
+
+  it.each(Array.from({ length: total }, (_, i) => i + 1))('converges on the next run when killed after answer %i', { timeout: BUDGET_MS }, async (k) => {
     w = await world();
     w.config(smallConfig());
     const seeded = await liveInventory(w.client);
-    const before = w.emulator.stats().requests;
-    expect((await w.cli(['apply', w.dir, '--auto-approve'])).code).toBe(0);
-    const total = w.emulator.stats().requests - before;
-    await w.close();
-    w = undefined;
+    const killed = await w.cli(['apply', w.dir, '--auto-approve'], { CPLANE_TEST_KILL_AFTER_REQUESTS: String(k) });
+    expect(killed.signal, `k=${k}`).toBe('SIGKILL');
+    if ((await expectConvergence(w, killed, seeded, `k=${k}`)).resent) resent++;
+  });
 
-    let resent = 0;
-    for (let k = 1; k <= total; k++) {
-      w = await world();
-      w.config(smallConfig());
-      const killed = await w.cli(['apply', w.dir, '--auto-approve'], { CPLANE_TEST_KILL_AFTER_REQUESTS: String(k) });
-      expect(killed.signal, `k=${k}`).toBe('SIGKILL');
-      // A killed run cannot release its lock: the next run names the stale lock, and the user clears it.
-      const locked = await w.cli(['apply', w.dir, '--auto-approve']);
-      const lockId = /force-unlock ([0-9a-f-]{36})/.exec(locked.stderr)?.[1];
-      expect(locked.stderr, `k=${k}`).toContain('is stale');
-      expect((await w.cli(['force-unlock', lockId!, w.dir])).code).toBe(0);
-      const rerun = await w.cli(['apply', w.dir, '--auto-approve']);
-      expect(rerun.code, `k=${k}: ${rerun.stderr}`).toBe(0);
-      if (rerun.stdout.includes('resent pending')) resent++;
-      expect(await liveInventory(w.client), `k=${k}`).toEqual({
-        projects: [...seeded.projects, 'shop'].sort(),
-        credentials: [...seeded.credentials, 'openai-shop'].sort(),
-        gateways: [...seeded.gateways, 'shop-main'].sort(),
-        tokens: [...seeded.tokens, 'shop-main/ci'].sort(),
-      });
-      const revealed = await w.cli(['output', 'gateway_token.main/ci', w.dir, '--reveal']);
-      expect(revealed.code, `k=${k}: ${revealed.stderr}`).toBe(0);
-      const plaintext = revealed.stdout.trim();
-      expect(plaintext.length).toBeGreaterThan(10);
-      expect(killed.stdout + locked.stderr + rerun.stdout).not.toContain(plaintext);
-      await w.close();
-      w = undefined;
-    }
-    // Every one of the 4 writes was once killed between its commit and its record, and finished by a resend.
+  it('finished each of the 4 writes by a resend once it was killed between its commit and its record', () => {
     expect(resent).toBe(4);
+  });
+});
+
+describe('apply killed while folding its change log into state.json', () => {
+  // With CPLANE_STATE_FOLD_EVERY=1 every stored group is folded at once; fold 1 creates the state, so 2 and 4 fall
+  // in the middle of the run. The points: new snapshot written but not renamed, renamed but the log not yet
+  // replaced, and the new log written but not renamed.
+  const cases = [2, 4].flatMap((fold) => ['snapshot-written', 'snapshot-renamed', 'log-written'].map((point) => `${fold}:${point}`));
+
+  it.each(cases)('converges with nothing lost and no duplicates when killed at fold %s', { timeout: BUDGET_MS }, async (at) => {
+    w = await world();
+    w.config(smallConfig());
+    const seeded = await liveInventory(w.client);
+    const killed = await w.cli(['apply', w.dir, '--auto-approve'], { CPLANE_STATE_FOLD_EVERY: '1', CPLANE_TEST_KILL_IN_FOLD: at });
+    expect(killed.signal, `fold ${at}: ${killed.stderr}`).toBe('SIGKILL');
+    await expectConvergence(w, killed, seeded, `fold ${at}`, { planAfter: true });
   });
 });

@@ -222,7 +222,7 @@ describe('cplane export --adopt', () => {
   it('keeps the fingerprints the state already had when the account is exported and adopted again', async () => {
     // As an apply would have: the secret of one credential is known to the state.
     const before = await openState({ configDir: join(work, 'managed'), account: A, env, command: 'test', lock: true });
-    const known = before.fingerprint('credential.openai-prod', 'secret', secrets.CPLANE_SECRET_OPENAI_PROD!);
+    const known = before.crypto.fingerprint('credential.openai-prod', 'secret', secrets.CPLANE_SECRET_OPENAI_PROD!);
     await before.update((draft) => {
       const entry = draft.resources['credential.openai-prod']!;
       entry.fingerprints = { secret: known };

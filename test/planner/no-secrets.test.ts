@@ -26,7 +26,7 @@ describe('no secret in plan output', () => {
       for (const value of [...Object.values(secrets), `${secrets.STRIPE}-v2`, `${secrets.OTEL_AUTH}-v2`]) expect(all).not.toContain(value);
       // The token plaintext sealed into state at apply is not in any output either.
       const sealed = h.state.data.resources['gateway_token.prod/ci']!.sealed!.plaintext!;
-      expect(all).not.toContain(h.state.open('gateway_token.prod/ci', sealed));
+      expect(all).not.toContain(h.state.crypto.open('gateway_token.prod/ci', sealed));
     } finally {
       await h.close();
     }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forceUnlockState, LocalFileBackend } from '../../src/state/index.js';
+import { forceUnlockState, readStateFile } from '../../src/state/index.js';
 import type { LockInfo } from '../../src/state/index.js';
 import { exited, startChild } from './child.js';
 import { makeSandbox, newKey } from './helpers.js';
@@ -53,7 +53,7 @@ describe('crash safety', () => {
       await exited(child);
 
       const context = `round ${round} (seed ${SEED}), last reported serial ${lastReported}`;
-      const loaded = await new LocalFileBackend(path).load();
+      const loaded = await readStateFile(path);
       expect(loaded, context).toBeDefined();
       expect([lastReported, lastReported + 1], context).toContain(loaded!.serial);
       expect(loaded!.serial, context).toBeGreaterThanOrEqual(previousSerial);
@@ -61,8 +61,9 @@ describe('crash safety', () => {
       expect(resources, context).toHaveLength(RESOURCES);
       expect(resources.every((r) => r.inputs.n === loaded!.serial), context).toBe(true);
       // Killed between keeping the backup and the rename, the backup is the current file: still a whole state.
-      const backup = await new LocalFileBackend(`${path}.backup`).load();
-      expect(backup!.serial, context).toBeLessThanOrEqual(loaded!.serial);
+      // (There is a backup once the change log was folded into state.json at least once.)
+      const backup = await readStateFile(`${path}.backup`);
+      if (backup) expect(backup.serial, context).toBeLessThanOrEqual(loaded!.serial);
       previousSerial = loaded!.serial;
 
       const lock = JSON.parse(readFileSync(`${path}.lock`, 'utf8')) as LockInfo;

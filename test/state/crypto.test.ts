@@ -1,10 +1,10 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fingerprint, openSecret, resolveStateKey, sealSecret, SealError, SCRYPT_PARAMS } from '../../src/crypto/index.js';
+import { fingerprint, KeyError, openSecret, resolveStateKey, sealSecret, SealError, SCRYPT_PARAMS } from '../../src/crypto/index.js';
 import type { SealError as SealErrorType } from '../../src/crypto/index.js';
-import { StateError } from '../../src/state/index.js';
+import { openState, StateError } from '../../src/state/index.js';
 import type { StateError as StateErrorType } from '../../src/state/index.js';
 import { makeSandbox } from './helpers.js';
 import type { Sandbox } from './helpers.js';
@@ -65,7 +65,7 @@ describe('resolveStateKey', () => {
     const key = randomBytes(32).toString('base64');
     expect(resolveStateKey({ ...box.env, CPLANE_STATE_KEY: key, CPLANE_PASSPHRASE: 'pw' })).toMatchObject({ source: 'env' });
     const error = thrown(() => resolveStateKey({ ...box.env, CPLANE_STATE_KEY: randomBytes(16).toString('base64') })) as StateErrorType;
-    expect(error).toBeInstanceOf(StateError);
+    expect(error).toBeInstanceOf(KeyError);
     expect(error.code).toBe('STATE_KEY_INVALID');
     expect(error.message).toBe('CPLANE_STATE_KEY must be base64 of exactly 32 bytes (it decodes to 16 bytes).');
     expect(error.hint).toBe('Make a key with `openssl rand -base64 32`.');
@@ -82,6 +82,19 @@ describe('resolveStateKey', () => {
     const second = resolveStateKey(box.env);
     expect(second.created).toBeUndefined();
     expect(Buffer.from(second.key).equals(Buffer.from(first.key))).toBe(true);
+  });
+
+  it('refuses a key file that group or others can read, naming the file and the chmod that fixes it', async () => {
+    resolveStateKey(box.env);
+    const path = join(box.configHome, 'cplane', 'state.key');
+    chmodSync(path, 0o644);
+    const error = (await openState({ configDir: box.configDir, account: 'acc_1', env: box.env, command: 'test', lock: true }).catch((e: unknown) => e)) as StateErrorType;
+    expect(error).toBeInstanceOf(StateError);
+    expect(error.code).toBe('STATE_KEY_FILE_OPEN');
+    expect(error.message).toBe(`The key file ${path} can be read by others (mode 644); cplane refuses to use a key that others may have copied.`);
+    expect(error.hint).toBe(`Make it private with \`chmod 600 ${path}\`, and if others may have read it, make a new key and state.`);
+    chmodSync(path, 0o600);
+    await (await openState({ configDir: box.configDir, account: 'acc_1', env: box.env, command: 'test', lock: true })).close();
   });
 
   it('does not create a key file for an existing state, and says what to provide', () => {

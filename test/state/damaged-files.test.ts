@@ -15,7 +15,7 @@ beforeEach(async () => {
   options = { configDir: box.configDir, account: 'acc_1', env: { ...box.env, CPLANE_STATE_KEY: newKey() }, command: 'cplane apply', lock: true };
   const store = await openState(options);
   await store.update((draft) => {
-    draft.resources['credential.openai'] = resource('credential', 'cred_1', { fingerprints: { secret: store.fingerprint('credential.openai', 'secret', 'sk-1') } });
+    draft.resources['credential.openai'] = resource('credential', 'cred_1', { fingerprints: { secret: store.crypto.fingerprint('credential.openai', 'secret', 'sk-1') } });
   });
   await store.close();
   statePath = store.path;
@@ -98,10 +98,10 @@ describe('a state that cannot be used is reported and never overwritten', () => 
 
   it('future version', async () => {
     const doc = JSON.parse(readFileSync(statePath, 'utf8')) as Record<string, unknown>;
-    writeFileSync(statePath, JSON.stringify({ ...doc, version: 2 }));
+    writeFileSync(statePath, JSON.stringify({ ...doc, version: 3 }));
     const error = await expectRefusal();
     expect(error.code).toBe('STATE_VERSION_FUTURE');
-    expect(error.message).toBe(`The state file ${statePath} has format version 2, written by a newer cplane; this cplane reads up to version 1.`);
+    expect(error.message).toBe(`The state file ${statePath} has format version 3, written by a newer cplane; this cplane reads up to version 2.`);
     expect(error.hint).toBe('Upgrade cplane. The file was left untouched.');
   });
 

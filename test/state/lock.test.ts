@@ -71,27 +71,45 @@ describe('the state lock', () => {
     await (await openState(options)).close();
   });
 
-  it('a lock whose holder was killed is reported stale, and force-unlock clears it only with its id', async () => {
+  it('a lock whose holder was killed on this host is taken over, with a note naming the holder', async () => {
     const child = startChild('hold-lock.mjs', [box.configDir, 'acc_1', '0'], options.env);
     const holder = await firstReport(child);
     expect(holder.ok).toBe(true);
     child.kill('SIGKILL');
     await exited(child);
 
-    const stale = (await openState(options).catch((e: unknown) => e)) as StateLockedError;
-    expect(stale.code).toBe('STATE_LOCK_STALE');
-    expect(stale.message).toMatch(new RegExp(`^The state lock .*state\\.json\\.lock is stale: its holder \\(pid ${holder.pid} on .*, lock id ${holder.lockId}\\) is no longer running\\.$`));
-    expect(stale.hint).toBe(`If no other cplane uses this state, clear the lock with \`cplane force-unlock ${holder.lockId}\` (same --account/--state flags).`);
+    const notes: string[] = [];
+    const store = await openState({ ...options, onNotice: (note) => notes.push(note) });
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(
+      new RegExp(`^Took over the state lock of .*state\\.json: its holder \\(pid ${holder.pid} on ${hostname()}, running \`hold-lock ${holder.pid}\` since .*, lock id ${holder.lockId}\\) is no longer running\\.$`),
+    );
+    expect(store.lockId).not.toBe(holder.lockId);
+    await store.close();
+    expect(existsSync(`${box.configDir}/.cplane/acc_1/state.json.lock`)).toBe(false);
+  });
+
+  it('force-unlock removes a lock only by its id, and one whose holder runs on this host only with force', async () => {
+    const child = startChild('hold-lock.mjs', [box.configDir, 'acc_1', '0'], options.env);
+    const holder = await firstReport(child);
+    expect(holder.ok).toBe(true);
 
     const mismatch = (await forceUnlockState({ ...options, lockId: 'not-the-id' }).catch((e: unknown) => e)) as StateErrorType;
     expect(mismatch).toBeInstanceOf(StateError);
     expect(mismatch.code).toBe('STATE_LOCK_ID_MISMATCH');
     expect(mismatch.message).toContain(`The state is locked with id ${holder.lockId}`);
 
-    const { removed } = await forceUnlockState({ ...options, lockId: holder.lockId! });
+    const alive = (await forceUnlockState({ ...options, lockId: holder.lockId! }).catch((e: unknown) => e)) as StateErrorType;
+    expect(alive.code).toBe('STATE_LOCK_HOLDER_ALIVE');
+    expect(alive.message).toMatch(new RegExp(`^The lock ${holder.lockId} is held by pid ${holder.pid} on this host, which is still running \\(\`hold-lock ${holder.pid}\` since .*\\); nothing was removed\\.$`));
+    expect(alive.hint).toBe(`Wait for it to finish, or stop it. To remove the lock anyway, run \`cplane force-unlock ${holder.lockId} --force\`.`);
+
+    const { removed } = await forceUnlockState({ ...options, lockId: holder.lockId!, force: true });
     expect(removed.pid).toBe(holder.pid);
     const notLocked = (await forceUnlockState({ ...options, lockId: holder.lockId! }).catch((e: unknown) => e)) as StateErrorType;
     expect(notLocked.code).toBe('STATE_NOT_LOCKED');
+    child.kill('SIGKILL');
+    await exited(child);
     await (await openState(options)).close();
   });
 

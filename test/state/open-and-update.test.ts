@@ -1,8 +1,9 @@
-import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { deriveSubkey, sealSecret } from '../../src/crypto/index.js';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openState, StateError } from '../../src/state/index.js';
-import type { StateError as StateErrorType } from '../../src/state/index.js';
+import type { SealedValue, StateError as StateErrorType } from '../../src/state/index.js';
 import { makeSandbox, newKey, resource } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 
@@ -25,13 +26,13 @@ describe('openState and update', () => {
     expect(readFileSync(join(box.configDir, '.cplane', '.gitignore'), 'utf8')).toMatch(/^\*$/m);
     const keyFile = join(box.configHome, 'cplane', 'state.key');
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
-    expect(store.data).toMatchObject({ version: 1, account: 'acc_1', serial: 0, resources: {}, journal: [] });
+    expect(store.data).toMatchObject({ version: 2, account: 'acc_1', serial: 0, resources: {}, journal: [] });
     expect(existsSync(store.path)).toBe(true);
     await store.close();
     expect(existsSync(`${store.path}.lock`)).toBe(false);
   });
 
-  it('saves every update with a new serial, keeps the previous file as backup, and reloads it', async () => {
+  it('stores every update with a new serial, folds them into state.json on close keeping the previous snapshot as backup, and reloads it', async () => {
     const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
     const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
     await store.update((draft) => {
@@ -42,14 +43,16 @@ describe('openState and update', () => {
     });
     expect(store.data.serial).toBe(2);
     await store.close();
+    expect((JSON.parse(readFileSync(store.path, 'utf8')) as { serial: number }).serial).toBe(2);
+    // The snapshot before the fold: the empty state written when it was created.
     const backup = JSON.parse(readFileSync(`${store.path}.backup`, 'utf8')) as { serial: number };
-    expect(backup.serial).toBe(1);
+    expect(backup.serial).toBe(0);
     const again = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: false });
     expect(again.data.serial).toBe(2);
     expect(again.data.resources['project.web']?.inputs).toEqual({ name: 'web', description: 'hello' });
   });
 
-  it('runs concurrent updates one at a time, none lost', async () => {
+  it('stores concurrent updates in call order, none lost (the ones that wait share one group)', async () => {
     const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
     const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
     await Promise.all(
@@ -59,7 +62,7 @@ describe('openState and update', () => {
         }),
       ),
     );
-    expect(store.data.serial).toBe(20);
+    expect(store.data.serial).toBe(2);
     expect(Object.keys(store.data.resources)).toHaveLength(20);
     await store.close();
   });
@@ -95,16 +98,23 @@ describe('openState and update', () => {
 
   it('refuses to save over a file someone else replaced since it was read', async () => {
     const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
-    const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
+    const notes: string[] = [];
+    const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true, onNotice: (note) => notes.push(note) });
     await store.update((draft) => {
       draft.resources['project.a'] = resource('project', 'prj_a');
     });
-    // A hand restore of the backup while cplane runs.
-    copyFileSync(`${store.path}.backup`, store.path);
+    // A hand edit of state.json while cplane runs.
+    writeFileSync(store.path, readFileSync(store.path, 'utf8').replace('"serial": 0', '"serial": 7'));
     const before = readFileSync(store.path);
-    expect(await codeOf(store.update(() => undefined))).toBe('STATE_CHANGED');
+    const change = store.update((draft) => {
+      draft.resources['project.b'] = resource('project', 'prj_b');
+    });
+    expect(await codeOf(change)).toBe('STATE_CHANGED');
     expect(readFileSync(store.path).equals(before)).toBe(true);
+    // The close does not fold over it either; it says why, and the change stays in the log.
     await store.close();
+    expect(readFileSync(store.path).equals(before)).toBe(true);
+    expect(notes).toEqual([expect.stringMatching(/^The change log of .* was not folded into it: The state file .* was changed by someone else since cplane read it/)]);
   });
 
   it('refuses a state of account A when opened for account B', async () => {
@@ -140,33 +150,92 @@ describe('fingerprints and sealed values', () => {
   it('fingerprints are stable across opens, and differ by address, field and key', async () => {
     const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
     const first = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
-    const fp = first.fingerprint('credential.openai', 'secret', 'sk-live-123');
+    const fp = first.crypto.fingerprint('credential.openai', 'secret', 'sk-live-123');
     expect(fp).toMatch(/^[0-9a-f]{64}$/);
     await first.close();
     const second = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: false });
-    expect(second.fingerprint('credential.openai', 'secret', 'sk-live-123')).toBe(fp);
-    expect(second.fingerprint('credential.other', 'secret', 'sk-live-123')).not.toBe(fp);
-    expect(second.fingerprint('credential.openai', 'label', 'sk-live-123')).not.toBe(fp);
+    expect(second.crypto.fingerprint('credential.openai', 'secret', 'sk-live-123')).toBe(fp);
+    expect(second.crypto.fingerprint('credential.other', 'secret', 'sk-live-123')).not.toBe(fp);
+    expect(second.crypto.fingerprint('credential.openai', 'label', 'sk-live-123')).not.toBe(fp);
     const otherKey = await openState({ configDir: box.configDir, account: 'acc_2', env: { ...box.env, CPLANE_STATE_KEY: newKey() }, command: 'test', lock: false });
-    expect(otherKey.fingerprint('credential.openai', 'secret', 'sk-live-123')).not.toBe(fp);
+    expect(otherKey.crypto.fingerprint('credential.openai', 'secret', 'sk-live-123')).not.toBe(fp);
   });
 
   it('a sealed value opens only for its own address, and bodies only as bodies', async () => {
     const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
     const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
-    const sealed = store.seal('gateway_token.prod/ci', 'gwt_plaintext');
-    expect(store.open('gateway_token.prod/ci', sealed)).toBe('gwt_plaintext');
+    const sealed = store.crypto.seal('gateway_token.prod/ci', 'gwt_plaintext');
+    expect(store.crypto.open('gateway_token.prod/ci', sealed)).toBe('gwt_plaintext');
     const moved = (() => {
       try {
-        return store.open('gateway_token.prod/other', sealed);
+        return store.crypto.open('gateway_token.prod/other', sealed);
       } catch (e) {
         return e as StateErrorType;
       }
     })();
     expect((moved as StateErrorType).code).toBe('STATE_SEALED_VALUE');
-    const body = store.sealBody('credential.openai', '{"secret":"sk"}');
-    expect(store.openBody('credential.openai', body)).toBe('{"secret":"sk"}');
-    expect(() => store.open('credential.openai', body)).toThrow(/does not open/);
+    const body = store.crypto.sealBody('credential.openai', '{"secret":"sk"}');
+    expect(store.crypto.openBody('credential.openai', body)).toBe('{"secret":"sk"}');
+    expect(() => store.crypto.open('credential.openai', body)).toThrow(/does not open/);
     await store.close();
+  });
+});
+
+describe('sealed values are bound to account, lineage and address', () => {
+  it('a sealed token copied from another state made with the same key does not open', async () => {
+    const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
+    const a = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
+    const sealed = a.crypto.seal('gateway_token.prod/ci', 'gwt_plaintext');
+    expect(a.crypto.open('gateway_token.prod/ci', sealed)).toBe('gwt_plaintext');
+    await a.close();
+    // Same key, same address, another state (another lineage).
+    const b = await openState({ configDir: box.configDir, account: 'acc_1', statePath: join(box.root, 'other', 'state.json'), env, command: 'test', lock: true });
+    const error = (() => {
+      try {
+        return b.crypto.open('gateway_token.prod/ci', sealed);
+      } catch (e) {
+        return e;
+      }
+    })() as StateErrorType;
+    expect(error.code).toBe('STATE_SEALED_VALUE');
+    expect(error.message).toBe('A sealed value of gateway_token.prod/ci does not open: it was sealed for another address or another state, or altered.');
+    await b.close();
+  });
+
+  it('a format-1 state (values bound to the address only) is migrated: opened, re-sealed and written as format 2', async () => {
+    const key = newKey();
+    const env = { ...box.env, CPLANE_STATE_KEY: key };
+    const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
+    await store.close();
+    const doc = JSON.parse(readFileSync(store.path, 'utf8')) as Record<string, unknown>;
+    const sealKey = deriveSubkey(Buffer.from(key, 'base64'), 'seal');
+    const legacy = sealSecret(sealKey, 'gwt_old_plaintext', 'gateway_token.prod/ci');
+    const legacyBody = sealSecret(sealKey, '{"secret":"sk"}', 'journal:credential.openai');
+    const v1 = {
+      ...doc,
+      version: 1,
+      resources: { 'gateway_token.prod/ci': { ...resource('gateway_token', 'tok_1'), sealed: { plaintext: legacy } } },
+      journal: [{ id: 'e1', address: 'credential.openai', stepId: 's', operation: 'rotateCredential', pathParams: {}, idempotencyKey: 'k', body: { sealed: legacyBody }, createdAt: '2025-01-02T03:04:05.000Z' }],
+    };
+    writeFileSync(store.path, JSON.stringify(v1));
+    rmSync(`${store.path}.log`);
+
+    // A reader opens the old values as they are and writes nothing.
+    const reader = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: false });
+    expect(reader.crypto.open('gateway_token.prod/ci', reader.data.resources['gateway_token.prod/ci']!.sealed!.plaintext!)).toBe('gwt_old_plaintext');
+    expect((JSON.parse(readFileSync(store.path, 'utf8')) as { version: number }).version).toBe(1);
+
+    const writer = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
+    await writer.close();
+    const migrated = JSON.parse(readFileSync(store.path, 'utf8')) as { version: number; resources: Record<string, { sealed: { plaintext: { data: string } } }> };
+    expect(migrated.version).toBe(2);
+    expect(migrated).not.toHaveProperty('resealFrom');
+    expect(migrated.resources['gateway_token.prod/ci']!.sealed.plaintext.data).not.toBe(legacy.data);
+    const after = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: false });
+    expect(after.crypto.open('gateway_token.prod/ci', after.data.resources['gateway_token.prod/ci']!.sealed!.plaintext!)).toBe('gwt_old_plaintext');
+    const body = after.data.journal[0]!.body as { sealed: SealedValue };
+    expect(after.crypto.openBody('credential.openai', body.sealed)).toBe('{"secret":"sk"}');
+    // The old binding no longer opens anything in a format-2 state.
+    expect(() => after.crypto.open('gateway_token.prod/ci', legacy)).toThrow(/does not open/);
   });
 });

@@ -26,7 +26,7 @@ function describeToken(store: StateStore, address: string, token: ResourceState,
   const out: TokenOutput = { id: token.id, prefix, sensitive: true };
   if (reveal) {
     const sealed = token.sealed?.plaintext;
-    out.value = sealed ? store.open(address, sealed) : null;
+    out.value = sealed ? store.crypto.open(address, sealed) : null;
   }
   return out;
 }

@@ -92,9 +92,20 @@ function describeResource(address: string, r: ResourceState, store: StateStore):
     const reveal = (name: string) => (name === revealable ? `; \`cplane output ${address} --reveal\` shows it` : '');
     lines.push('sealed secrets:', ...sealed.map((name) => `  ${name}: (sensitive, sealed${reveal(name)})`));
   }
+  return [...lines, ...pendingLines(address, store)];
+}
+
+function pendingLines(address: string, store: StateStore): string[] {
   const pending = store.data.journal.filter((entry) => entry.address === address);
-  if (pending.length) lines.push('pending writes:', ...pending.map((entry) => `  ${entry.operation} (Idempotency-Key ${entry.idempotencyKey}, since ${entry.createdAt})`));
-  return lines;
+  if (pending.length === 0) return [];
+  return ['pending writes:', ...pending.map((entry) => `  ${entry.operation} (Idempotency-Key ${entry.idempotencyKey}, since ${entry.createdAt})`)];
+}
+
+/** An address whose first write was saved but whose answer was never recorded (an interrupted apply). */
+function describeJournalOnly(address: string, store: StateStore): string[] | undefined {
+  const pending = pendingLines(address, store);
+  if (pending.length === 0) return undefined;
+  return [`address:  ${address}`, 'recorded: not yet: the object may or may not exist; `cplane apply` resends these writes and records it', ...pending];
 }
 
 export const stateShowCommand = stateCommand({
@@ -103,7 +114,8 @@ export const stateShowCommand = stateCommand({
   lock: false,
   body(ctx, store, args) {
     const [address] = args as [string];
-    ctx.stdout.write(`${describeResource(address, mustFind(store, address), store).join('\n')}\n`);
+    const lines = store.data.resources[address] ? describeResource(address, store.data.resources[address], store) : (describeJournalOnly(address, store) ?? describeResource(address, mustFind(store, address), store));
+    ctx.stdout.write(`${lines.join('\n')}\n`);
   },
 });
 
@@ -138,7 +150,7 @@ export const stateMvCommand = stateCommand({
     }
     refusePendingWrites(store, from);
     // Sealed values are bound to their address: open them under the old one, seal them under the new one.
-    const sealed = Object.fromEntries(Object.entries(moving.sealed ?? {}).map(([name, value]) => [name, store.seal(to, store.open(from, value))]));
+    const sealed = Object.fromEntries(Object.entries(moving.sealed ?? {}).map(([name, value]) => [name, store.crypto.seal(to, store.crypto.open(from, value))]));
     await store.update((draft) => {
       const { [from]: entry, ...rest } = draft.resources;
       draft.resources = {

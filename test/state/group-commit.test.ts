@@ -1,11 +1,10 @@
-// Group commit: changes that arrive during a save share the next one; each caller resumes only once its change is saved.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// Group commit in the store: changes that arrive while one is stored share the next group; each caller resumes only once its change is stored.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withGroupCommit } from '../../src/applier/group-commit.js';
-import { openState, type StateStore } from '../../src/state/index.js';
-import { account, env } from './helpers.js';
+import { openState, readStateFile, type StateStore } from '../../src/state/index.js';
+import { account, env } from '../applier/helpers.js';
 
 let dir: string;
 let state: StateStore;
@@ -20,16 +19,16 @@ afterEach(async () => {
 
 const resource = (id: string) => ({ kind: 'project' as const, id, inputs: {}, fingerprints: {}, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' });
 
-describe('withGroupCommit', () => {
+describe('group commit of state updates', () => {
   it('saves concurrent changes together, and each is on disk when its caller resumes', async () => {
-    const store = withGroupCommit(state);
+    const store = state;
     const serialBefore = state.data.serial;
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         store.update((draft) => {
           draft.resources[`project.p${i}`] = resource(`id-${i}`);
-        }).then(() => {
-          expect(JSON.parse(readFileSync(state.path, 'utf8')).resources[`project.p${i}`].id).toBe(`id-${i}`);
+        }).then(async () => {
+          expect((await readStateFile(state.path))!.resources[`project.p${i}`]!.id).toBe(`id-${i}`);
         }),
       ),
     );
@@ -39,7 +38,7 @@ describe('withGroupCommit', () => {
   });
 
   it('rejects only the change that failed; the others in its save are kept', async () => {
-    const store = withGroupCommit(state);
+    const store = state;
     const results = await Promise.allSettled([
       store.update((draft) => {
         draft.resources['project.a'] = resource('a');
