@@ -30,7 +30,12 @@ export type StateErrorCode =
   | 'STATE_JOURNAL_PENDING'
   | 'STATE_ADDRESS_UNKNOWN'
   | 'STATE_ADDRESS_EXISTS'
-  | 'STATE_KIND_MISMATCH';
+  | 'STATE_KIND_MISMATCH'
+  | 'STATE_URL_INVALID'
+  | 'STATE_UNREACHABLE'
+  | 'STATE_LOCK_LOST'
+  | 'STATE_LINEAGE_MISMATCH'
+  | 'STATE_SERIAL_BEHIND';
 
 export class StateError extends AbortError {
   constructor(

@@ -12,7 +12,8 @@ import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { StateError, StateLockedError } from './errors.js';
 import type { LockInfo } from './errors.js';
-import type { LockHandle, StateBackend } from './backend.js';
+import type { ChangeGroup, LoadedState, LockHandle, StateBackend } from './backend.js';
+import { applyGroups } from './change-groups.js';
 import { parseStateFile, serializeStateFile } from './file-format.js';
 import type { StateFileContents } from './file-format.js';
 
@@ -55,7 +56,29 @@ export class LocalFileBackend implements StateBackend {
     this.backupPath = `${location}.backup`;
   }
 
-  async load(): Promise<StateFileContents | undefined> {
+  /** The contents last loaded or written (stand-in until the change-log file lands: each append rewrites the file). */
+  private contents: StateFileContents | undefined;
+
+  async load(): Promise<LoadedState | undefined> {
+    this.contents = await this.loadFile();
+    return this.contents ? { snapshot: this.contents, groups: [] } : undefined;
+  }
+
+  async append(group: ChangeGroup): Promise<void> {
+    if (!this.contents || group.serial !== this.contents.serial + 1) {
+      throw new StateError('STATE_CHANGED', `The state file ${this.location} is not at serial ${group.serial - 1}; nothing was written.`, 'Run the command again.');
+    }
+    const next = applyGroups(this.contents, [group]);
+    await this.save(next);
+    this.contents = next;
+  }
+
+  async compact(snapshot: StateFileContents): Promise<void> {
+    await this.save(snapshot);
+    this.contents = snapshot;
+  }
+
+  private async loadFile(): Promise<StateFileContents | undefined> {
     let text: string;
     try {
       text = await readFile(this.location, 'utf8');
@@ -68,7 +91,7 @@ export class LocalFileBackend implements StateBackend {
     return contents;
   }
 
-  async save(contents: StateFileContents): Promise<void> {
+  private async save(contents: StateFileContents): Promise<void> {
     const folder = dirname(this.location);
     await mkdir(folder, { recursive: true, mode: 0o700 });
     await this.refuseIfChanged();

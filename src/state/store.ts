@@ -18,9 +18,11 @@ import type { LockHandle, StateBackend } from './backend.js';
 import { StateError } from './errors.js';
 import type { LockInfo } from './errors.js';
 import type { StateFileContents, StateHeader } from './file-format.js';
+import { applyGroups, changesBetween } from './change-groups.js';
 import { LocalFileBackend } from './local-file-backend.js';
 import { CURRENT_VERSION } from './migrations.js';
-import { resolveStatePath, stateFolder, writeStateGitignore } from './paths.js';
+import { openBackend } from './open-backend.js';
+import { stateFolder, writeStateGitignore } from './paths.js';
 import type { SealedValue, StateData } from './types.js';
 import { schemaProblems } from './validate.js';
 
@@ -29,7 +31,10 @@ export interface OpenStateOptions {
   configDir: string;
   /** Account id. Required unless `statePath` is given; a state made for one account is refused for another. */
   account?: string;
+  /** A state file path, or a `postgres://` URL. */
   statePath?: string;
+  /** Workspace (default `default`): one state per account and workspace. */
+  workspace?: string;
   env: NodeJS.ProcessEnv;
   /** The command line, recorded in the lock so a second writer can say who holds it. */
   command: string;
@@ -97,24 +102,25 @@ function checkKey(key: StateKey, header: StateHeader, path: string): void {
 }
 
 export async function openState(options: OpenStateOptions): Promise<StateStore> {
-  const path = resolveStatePath(options);
-  const backend: StateBackend = new LocalFileBackend(path);
+  const { backend, location: path, release } = openBackend(options);
   let handle: LockHandle | undefined;
-  if (options.lock) {
-    if (isInside(stateFolder(options.configDir), path)) await writeStateGitignore(options.configDir);
-    const info: LockInfo = { id: randomUUID(), pid: process.pid, host: hostname(), time: new Date().toISOString(), command: options.command };
-    handle = await backend.lock(info);
-  }
   try {
-    return await openLoaded(options, backend, path, handle);
+    if (options.lock) {
+      if (backend instanceof LocalFileBackend && isInside(stateFolder(options.configDir), path)) await writeStateGitignore(options.configDir);
+      const info: LockInfo = { id: randomUUID(), pid: process.pid, host: hostname(), time: new Date().toISOString(), command: options.command };
+      handle = await backend.lock(info);
+    }
+    return await openLoaded(options, backend, path, handle, release);
   } catch (error) {
     if (handle) await backend.unlock(handle);
+    await release();
     throw error;
   }
 }
 
-async function openLoaded(options: OpenStateOptions, backend: StateBackend, path: string, handle: LockHandle | undefined): Promise<StateStore> {
-  const existing = await backend.load();
+async function openLoaded(options: OpenStateOptions, backend: StateBackend, path: string, handle: LockHandle | undefined, release: () => Promise<void>): Promise<StateStore> {
+  const loaded = await backend.load();
+  const existing = loaded && applyGroups(loaded.snapshot, loaded.groups);
   if (!existing && options.mustExist) {
     throw new StateError(
       'STATE_NOT_FOUND',
@@ -136,8 +142,8 @@ async function openLoaded(options: OpenStateOptions, backend: StateBackend, path
   const header: StateHeader = existing?.header ?? { keyCheck: keyCheckOf(key.key), ...(key.kdf ? { kdf: key.kdf } : {}) };
   const data = existing ? withoutHeader(existing) : emptyState(account);
   // Written at once so the passphrase salt, and thus every fingerprint made from now on, is fixed from the first use.
-  if (!existing && handle) await backend.save({ ...data, header });
-  return new LocalStateStore(backend, path, handle, header, data, {
+  if (!existing && handle) await backend.compact({ ...data, header });
+  return new LocalStateStore(backend, path, handle, header, data, release, {
     seal: deriveSubkey(key.key, 'seal'),
     fingerprint: deriveSubkey(key.key, 'fingerprint'),
     record: recordKek(key.key),
@@ -160,6 +166,7 @@ class LocalStateStore implements StateStore {
     private readonly handle: LockHandle | undefined,
     private readonly header: StateHeader,
     private current: StateData,
+    private readonly release: () => Promise<void>,
     private readonly keys: { seal: Uint8Array; fingerprint: Uint8Array; record: Uint8Array },
   ) {
     // A process that ends without close() (an uncaught error, process.exit) still releases its lock.
@@ -203,7 +210,7 @@ class LocalStateStore implements StateStore {
     const contents: StateFileContents = { ...draft, header: this.header };
     const problems = schemaProblems(contents);
     if (problems.length > 0) throw new Error(`cplane tried to save a state that breaks its schema: ${problems.join('; ')}`);
-    await this.backend.save(contents);
+    await this.backend.append({ serial: draft.serial, changes: changesBetween(before, draft) });
     this.current = draft;
   }
 
@@ -258,5 +265,6 @@ class LocalStateStore implements StateStore {
       process.off('exit', this.releaseOnExit);
       await this.backend.unlock(this.handle);
     }
+    await this.release();
   }
 }

@@ -156,7 +156,7 @@ describe('cplane state rm / mv', () => {
   it('rm forgets an address and leaves the others', async () => {
     const run = await cplane(['state', 'rm', 'project.web', '--account', 'acc_1']);
     expect(run).toEqual({ code: 0, stderr: '', stdout: 'Removed project.web from the state. The remote project prj_1 was not touched.\n' });
-    const after = await new LocalFileBackend(statePath).load();
+    const after = (await new LocalFileBackend(statePath).load())?.snapshot;
     expect(Object.keys(after!.resources).sort()).toEqual(['credential.openai', 'gateway_token.prod/ci', 'gateway_token.prod/imported']);
     expect(after!.serial).toBe(2);
   });
@@ -176,7 +176,7 @@ describe('cplane state rm / mv', () => {
     expect(exists.stderr).toBe('Error: gateway_token.prod/imported is already in the state; nothing was moved.\nRemove it first with `cplane state rm gateway_token.prod/imported` if it is stale.\n');
     const kind = await cplane(['state', 'mv', 'project.web', 'record.web', '--account', 'acc_1']);
     expect(kind.stderr).toBe('Error: project.web is a project, so its new address must be project.NAME (got record.web).\nAn address can be renamed but never change kind.\n');
-    expect((await new LocalFileBackend(statePath).load())!.serial).toBe(1);
+    expect((await new LocalFileBackend(statePath).load())!.snapshot.serial).toBe(1);
   });
 });
 

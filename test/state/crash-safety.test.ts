@@ -53,7 +53,7 @@ describe('crash safety', () => {
       await exited(child);
 
       const context = `round ${round} (seed ${SEED}), last reported serial ${lastReported}`;
-      const loaded = await new LocalFileBackend(path).load();
+      const loaded = (await new LocalFileBackend(path).load())?.snapshot;
       expect(loaded, context).toBeDefined();
       expect([lastReported, lastReported + 1], context).toContain(loaded!.serial);
       expect(loaded!.serial, context).toBeGreaterThanOrEqual(previousSerial);
@@ -61,7 +61,7 @@ describe('crash safety', () => {
       expect(resources, context).toHaveLength(RESOURCES);
       expect(resources.every((r) => r.inputs.n === loaded!.serial), context).toBe(true);
       // Killed between keeping the backup and the rename, the backup is the current file: still a whole state.
-      const backup = await new LocalFileBackend(`${path}.backup`).load();
+      const backup = (await new LocalFileBackend(`${path}.backup`).load())?.snapshot;
       expect(backup!.serial, context).toBeLessThanOrEqual(loaded!.serial);
       previousSerial = loaded!.serial;
 
