@@ -12,18 +12,19 @@ import { openState, type StateStore } from '../state/index.js';
 import type { CommandContext, OptionSpec } from './command.js';
 import { accountOf, connect, connectionHelp, connectionOptions, connectionSettings } from './connection.js';
 import { AbortError } from './errors.js';
+import { chosenState, stateLocationHelp, stateLocationOptions } from './state-location.js';
 import { variablesHelp, variablesLoadOptions, variablesOptions } from './variables-flags.js';
 
 export const workspaceOptions: OptionSpec = {
   ...connectionOptions,
   ...variablesOptions,
-  state: { type: 'string' },
+  ...stateLocationOptions,
 };
 
 export const workspaceHelp = [
   ...connectionHelp,
   ...variablesHelp,
-  '--state PATH        state file to use instead of <dir>/.cplane/<account>/state.json',
+  ...stateLocationHelp,
 ];
 
 export interface Workspace {
@@ -64,8 +65,7 @@ export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptio
     );
   }
   const account = accountOf(ctx, desired.account);
-  const statePath = typeof ctx.values.state === 'string' ? resolve(ctx.cwd, ctx.values.state) : undefined;
-  const state = await openState({ configDir: dir, account, env: ctx.env, command: options.command, lock: options.lock, ...(statePath ? { statePath } : {}) });
+  const state = await openState({ configDir: dir, account, env: ctx.env, command: options.command, lock: options.lock, ...chosenState(ctx, desired.stateUrl) });
   let client: ApiClient;
   try {
     client = connect(ctx, { account, settings, ...(options.onClientEvent ? { onEvent: options.onClientEvent } : {}) });

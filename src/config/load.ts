@@ -141,5 +141,7 @@ export async function loadConfig(dir: string, options: LoadOptions = {}): Promis
   const account = options.account ?? env.CPLANE_ACCOUNT ?? pickAccount(loaded, diagnostics);
   const desired: DesiredState = { resources, dir: root, files: [...names] };
   if (account !== undefined && account !== '') desired.account = account;
+  const stateUrl = loaded.find((l) => l.config.state)?.config.state?.url;
+  if (stateUrl) desired.stateUrl = stateUrl;
   return done(desired);
 }

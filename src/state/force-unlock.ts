@@ -1,13 +1,22 @@
 /**
  * `force-unlock`: removes a state's lock by its id, for a holder that died or
- * was stopped. The id must match, so a lock taken since is never removed.
+ * was stopped. The id must match, so a lock taken since is never removed. A
+ * PostgreSQL lock belongs to a live database session (a dead holder's lock is
+ * already gone): it is removed only by ending that session, with `terminate`.
  */
 import type { LockInfo } from './errors.js';
-import { LocalFileBackend } from './local-file-backend.js';
-import { resolveStatePath } from './paths.js';
+import { openBackend } from './open-backend.js';
+import type { StateLocationOptions } from './open-backend.js';
+import { PostgresBackend } from './postgres/index.js';
 
-export async function forceUnlockState(options: { configDir: string; account?: string; statePath?: string; lockId: string }): Promise<{ path: string; removed: LockInfo }> {
-  const path = resolveStatePath(options);
-  const removed = await new LocalFileBackend(path).forceUnlock(options.lockId);
-  return { path, removed };
+export async function forceUnlockState(options: StateLocationOptions & { lockId: string; terminate?: boolean }): Promise<{ path: string; removed: LockInfo }> {
+  const { backend, location, release } = openBackend(options);
+  try {
+    const removed = backend instanceof PostgresBackend
+      ? await backend.forceUnlockWith(options.lockId, { terminate: options.terminate ?? false })
+      : await backend.forceUnlock(options.lockId);
+    return { path: location, removed };
+  } finally {
+    await release();
+  }
 }

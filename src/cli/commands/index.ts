@@ -5,6 +5,7 @@
 import type { Command } from '../command.js';
 import { emulatorCommand } from './emulator.js';
 import { stateCommands } from './state.js';
+import { stateTransferCommands } from './state-transfer.js';
 import { outputCommand } from './output.js';
 import { forceUnlockCommand } from './force-unlock.js';
 import { validateCommand } from './validate.js';
@@ -20,6 +21,7 @@ export const commands: Command[] = [
   destroyCommand,
   exportCommand,
   ...stateCommands,
+  ...stateTransferCommands,
   outputCommand,
   forceUnlockCommand,
   emulatorCommand,

@@ -7,35 +7,37 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command, CommandContext, OptionSpec } from '../command.js';
 import { AbortError } from '../errors.js';
+import { chosenState, stateLocationHelp, stateLocationOptions } from '../state-location.js';
 import { openState, StateError } from '../../state/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
 
 export const stateOptions: OptionSpec = {
   account: { type: 'string' },
-  state: { type: 'string' },
+  ...stateLocationOptions,
 };
 
 export const stateHelp = [
   '[dir]           configuration folder (default: the current folder)',
   '--account ID    account whose state to use (default: $CPLANE_ACCOUNT, else the one state under <dir>/.cplane/)',
-  '--state PATH    state file to use instead of <dir>/.cplane/<account>/state.json',
+  ...stateLocationHelp,
 ];
 
 /**
  * The configuration folder, account and state file the shared flags name. `--state PATH` is taken relative to
  * the current folder, as users expect (openState alone would take it relative to [dir]).
  */
-export function stateLocation(ctx: CommandContext, dir: string | undefined): { configDir: string; account?: string; statePath?: string } {
+export function stateLocation(ctx: CommandContext, dir: string | undefined): { configDir: string; account?: string; statePath?: string; workspace?: string } {
   const configDir = resolve(ctx.cwd, dir ?? '.');
   if (dir !== undefined && !statSync(configDir, { throwIfNoEntry: false })?.isDirectory()) {
     throw new AbortError(`The configuration folder ${configDir} does not exist.`, 'Give an existing folder as [dir], or leave it out to use the current one.');
   }
-  const flag = ctx.values.state as string | undefined;
+  const chosen = chosenState(ctx);
+  const flag = chosen.statePath;
   const account = (ctx.values.account as string | undefined) ?? (ctx.env.CPLANE_ACCOUNT || undefined);
   return {
     configDir,
     account: account ?? (flag === undefined ? onlyStateAccount(configDir) : undefined),
-    statePath: flag === undefined ? undefined : resolve(ctx.cwd, flag),
+    ...chosen,
   };
 }
 

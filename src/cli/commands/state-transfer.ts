@@ -1,0 +1,116 @@
+/**
+ * `cplane state history|pull|push|migrate`: the state as a whole, for teams
+ * whose state lives in PostgreSQL: list its versions, print it (sealed values
+ * stay sealed), replace it with a checked file, or copy it between a local
+ * file and a database.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command, CommandContext } from '../command.js';
+import { AbortError } from '../errors.js';
+import { isPostgresUrl, maskUrl, migrateState, parseStateFile, pullState, pushState, serializeStateFile, stateHistory } from '../../state/index.js';
+import { stateHelp, stateLocation, stateOptions } from './state.js';
+
+function positionals(ctx: CommandContext, names: string[], usage: string): { args: string[]; dir: string | undefined } {
+  if (ctx.positionals.length < names.length || ctx.positionals.length > names.length + 1) {
+    throw new AbortError(`Expected ${names.length ? names.join(' and ') : 'no arguments'} (and an optional [dir]); got ${ctx.positionals.length} argument(s).`, `Usage: cplane ${usage}`);
+  }
+  return { args: ctx.positionals.slice(0, names.length), dir: ctx.positionals[names.length] };
+}
+
+const historyUsage = 'state history [dir] [--account ID] [--state URL] [--workspace NAME] [--limit N] [--json]';
+
+const stateHistoryCommand: Command = {
+  name: ['state', 'history'],
+  summary: 'List the saved versions of a PostgreSQL state: serial, time, who, command',
+  usage: historyUsage,
+  help: [...stateHelp, '--limit N       newest versions to list (default 50)', '--json          one JSON document instead of lines'],
+  options: { ...stateOptions, limit: { type: 'string' }, json: { type: 'boolean' } },
+  async run(ctx) {
+    const { dir } = positionals(ctx, [], historyUsage);
+    const limitText = (ctx.values.limit as string | undefined) ?? '50';
+    const limit = Number(limitText);
+    if (!Number.isInteger(limit) || limit < 1) throw new AbortError(`--limit must be a whole number of at least 1 (got ${JSON.stringify(limitText)}).`, 'For example --limit 20.');
+    const { location, versions } = await stateHistory(stateLocation(ctx, dir), limit);
+    if (ctx.values.json === true) {
+      ctx.stdout.write(`${JSON.stringify({ location, versions }, null, 2)}\n`);
+      return 0;
+    }
+    if (versions.length === 0) {
+      ctx.stdout.write(`The state ${location} has no versions yet.\n`);
+      return 0;
+    }
+    const serialWidth = Math.max(6, ...versions.map((v) => String(v.serial).length));
+    ctx.stdout.write(`${'serial'.padStart(serialWidth)}  ${'saved at'.padEnd(24)}  by\n`);
+    for (const v of versions) {
+      ctx.stdout.write(`${String(v.serial).padStart(serialWidth)}  ${v.savedAt.padEnd(24)}  ${v.who}@${v.host}  \`${v.command}\`  ${v.changes} change(s), ${v.bytes} bytes\n`);
+    }
+    return 0;
+  },
+};
+
+const pullUsage = 'state pull [dir] [--account ID] [--state PATH|URL] [--workspace NAME]';
+
+const statePullCommand: Command = {
+  name: ['state', 'pull'],
+  summary: 'Print the current state as a state file (sealed values stay sealed)',
+  usage: pullUsage,
+  help: stateHelp,
+  options: stateOptions,
+  async run(ctx) {
+    const { dir } = positionals(ctx, [], pullUsage);
+    const { contents } = await pullState(stateLocation(ctx, dir));
+    ctx.stdout.write(serializeStateFile(contents));
+    return 0;
+  },
+};
+
+const pushUsage = 'state push FILE [dir] [--account ID] [--state PATH|URL] [--workspace NAME]';
+
+const statePushCommand: Command = {
+  name: ['state', 'push'],
+  summary: 'Replace the state with a state file of the same lineage and a newer serial',
+  usage: pushUsage,
+  help: ['FILE            a state file, e.g. from `cplane state pull`', ...stateHelp],
+  options: stateOptions,
+  async run(ctx) {
+    const { args, dir } = positionals(ctx, ['FILE'], pushUsage);
+    const file = resolve(ctx.cwd, args[0]!);
+    const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      throw new AbortError(`Cannot read ${file}: ${error.code ?? error.message}.`, 'Give the path of a state file, e.g. one written by `cplane state pull > state.json`.');
+    });
+    const contents = parseStateFile(text, file);
+    const location = stateLocation(ctx, dir);
+    const { location: shown, outcome } = await pushState({ ...location, account: location.account ?? contents.account }, contents, 'cplane state push');
+    ctx.stdout.write(outcome === 'unchanged' ? `The state ${shown} already holds serial ${contents.serial} of that file; nothing was written.\n` : `Pushed ${file} (serial ${contents.serial}) to ${shown}.\n`);
+    return 0;
+  },
+};
+
+const migrateUsage = 'state migrate --to PATH|URL [dir] [--account ID] [--state PATH|URL] [--workspace NAME]';
+
+const stateMigrateCommand: Command = {
+  name: ['state', 'migrate'],
+  summary: 'Copy the state to another location: a local file to PostgreSQL, or back',
+  usage: migrateUsage,
+  help: ['--to PATH|URL   where to copy the state: a postgres:// URL or a state file path (same account and workspace)', ...stateHelp],
+  options: { ...stateOptions, to: { type: 'string' } },
+  async run(ctx) {
+    const { dir } = positionals(ctx, [], migrateUsage);
+    const to = ctx.values.to as string | undefined;
+    if (!to) throw new AbortError('state migrate needs --to: where to copy the state.', `Usage: cplane ${migrateUsage}`);
+    const from = stateLocation(ctx, dir);
+    const target = { ...from, statePath: isPostgresUrl(to) ? to : resolve(ctx.cwd, to) };
+    const result = await migrateState(from, target, 'cplane state migrate');
+    const count = Object.keys(result.contents.resources).length;
+    ctx.stdout.write(
+      result.outcome === 'unchanged'
+        ? `${result.to} already holds serial ${result.contents.serial} of this state; nothing was written.\n`
+        : `Copied the state (serial ${result.contents.serial}, ${count} resource${count === 1 ? '' : 's'}) from ${result.from} to ${result.to}.\n` +
+            `The source was left as it was. Point cplane at the copy with --state ${isPostgresUrl(to) ? maskUrl(to) : to} (or CPLANE_STATE), then remove the source.\n`,
+    );
+    return 0;
+  },
+};
+
+export const stateTransferCommands: Command[] = [stateHistoryCommand, statePullCommand, statePushCommand, stateMigrateCommand];
