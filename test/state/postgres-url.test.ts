@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { StateError } from '../../src/state/index.js';
+import type { StateError } from '../../src/state/index.js';
 import { isPostgresUrl, maskUrl, parsePostgresUrl } from '../../src/state/postgres/index.js';
 
 function refusal(url: string): StateError {
