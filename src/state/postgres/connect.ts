@@ -4,15 +4,20 @@
  * minutes instead of the operating system's two hours), libpq's `prefer`
  * fallback, and errors that name the masked URL, never the password.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { StateError } from '../errors.js';
 import type { PostgresLocation } from './url.js';
 
 /** Server side: probe an idle client after 60 s, every 10 s, and give up after 6 missed probes. */
 const SERVER_KEEPALIVE = ['SET tcp_keepalives_idle = 60', 'SET tcp_keepalives_interval = 10', 'SET tcp_keepalives_count = 6'];
 
-function clientFor(location: PostgresLocation, ssl: pg.ClientConfig['ssl']): pg.Client {
-  return new pg.Client({
+// Loaded on first use: most runs keep their state in a file and should not pay for the driver at start-up.
+let driver: Promise<typeof pg> | undefined;
+
+async function clientFor(location: PostgresLocation, ssl: pg.ClientConfig['ssl']): Promise<pg.Client> {
+  driver ??= import('pg').then((module) => module.default);
+  const { Client } = await driver;
+  return new Client({
     ...location.client,
     ssl,
     application_name: 'cplane',
@@ -23,13 +28,13 @@ function clientFor(location: PostgresLocation, ssl: pg.ClientConfig['ssl']): pg.
 }
 
 export async function connect(location: PostgresLocation, purpose: 'data' | 'lock'): Promise<pg.Client> {
-  let client = clientFor(location, location.client.ssl);
+  let client = await clientFor(location, location.client.ssl);
   try {
     try {
       await client.connect();
     } catch (error) {
       if (!location.preferTls || !/does not support SSL/i.test((error as Error).message)) throw error;
-      client = clientFor(location, false);
+      client = await clientFor(location, false);
       await client.connect();
     }
     // A connection error after connecting is reported by the next query; without a listener it would crash the process.
