@@ -16,6 +16,8 @@ import type { JournalEntry, ResourceState } from './types.js';
 export interface LockHandle {
   id: string;
   info: LockInfo;
+  /** Releases the lock synchronously while the process exits without closing the store (when the backend can). */
+  releaseAtExit?(): void;
 }
 
 /**
