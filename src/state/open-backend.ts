@@ -33,7 +33,7 @@ export interface OpenedBackend {
 
 export function checkWorkspace(workspace: string): string {
   if (!WORKSPACE_PATTERN.test(workspace)) {
-    throw new StateError('STATE_ACCOUNT_INVALID', `The workspace name ${JSON.stringify(workspace)} is not allowed.`, 'Workspace names hold letters, digits, ".", "_" and "-" (at most 64), starting with a letter or digit.');
+    throw new StateError('STATE_WORKSPACE_INVALID', `The workspace name ${JSON.stringify(workspace)} is not allowed.`, 'Workspace names hold letters, digits, ".", "_" and "-" (at most 64), starting with a letter or digit.');
   }
   return workspace;
 }

@@ -231,4 +231,10 @@ describe('choosing the state', () => {
     expect(dflt.path).toContain('workspace default');
     await dflt.close();
   });
+
+  it('refuses a workspace name that is not a plain word', async () => {
+    const refused = await openState(storeOptions(box, url, key, { workspace: '../prod' })).catch((error: unknown) => error);
+    expect((refused as StateError).code).toBe('STATE_WORKSPACE_INVALID');
+    expect((refused as StateError).message).toBe('The workspace name "../prod" is not allowed.');
+  });
 });
