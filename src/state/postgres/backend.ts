@@ -118,7 +118,8 @@ export class PostgresBackend implements StateBackend {
 
   constructor(options: PostgresBackendOptions) {
     this.target = parsePostgresUrl(options.url);
-    this.schema = this.target.schema;
+    // Quoted, so a schema named like a keyword works too (url.ts allows only [a-z0-9_], so no quote can be inside).
+    this.schema = `"${this.target.schema}"`;
     this.account = options.account;
     this.workspace = options.workspace ?? DEFAULT_WORKSPACE;
     this.key = lockKeyOf(this.schema, this.account, this.workspace);
@@ -127,6 +128,12 @@ export class PostgresBackend implements StateBackend {
 
   async load(): Promise<LoadedState | undefined> {
     const db = await this.db();
+    return this.readState(db).catch((error: unknown) => {
+      throw this.failure(error);
+    });
+  }
+
+  private async readState(db: pg.Client): Promise<LoadedState | undefined> {
     await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     try {
       const state = await this.stateRow(db);
@@ -145,7 +152,7 @@ export class PostgresBackend implements StateBackend {
       };
       return { snapshot, groups: [] };
     } finally {
-      await db.query('COMMIT');
+      await db.query('COMMIT').catch(() => undefined);
     }
   }
 
@@ -320,7 +327,9 @@ export class PostgresBackend implements StateBackend {
   /** Versions of this state, newest first. */
   async history(limit: number): Promise<StateVersion[]> {
     const db = await this.db();
-    const state = await this.stateRow(db);
+    const state = await this.stateRow(db).catch((error: unknown) => {
+      throw this.failure(error);
+    });
     if (!state) return [];
     const { rows } = await db.query<{ serial: string; saved_at: Date; who: string; host: string; command: string; changes: number; bytes: number }>(
       `SELECT serial, saved_at, who, host, command, changes, bytes FROM ${this.schema}.versions WHERE state_id = $1 ORDER BY serial DESC LIMIT $2`,
