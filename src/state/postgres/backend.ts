@@ -122,7 +122,7 @@ export class PostgresBackend implements StateBackend {
     this.schema = `"${this.target.schema}"`;
     this.account = options.account;
     this.workspace = options.workspace ?? DEFAULT_WORKSPACE;
-    this.key = lockKeyOf(this.schema, this.account, this.workspace);
+    this.key = lockKeyOf(this.target.schema, this.account, this.workspace);
     this.location = `${this.target.masked} (account ${this.account}, workspace ${this.workspace})`;
   }
 
