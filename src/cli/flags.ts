@@ -33,7 +33,10 @@ export const variablesHelp = [
   '--var-file FILE     read variables from a YAML file (repeatable); with --var, the last one given wins',
 ];
 
-const stateFlagHelp = '--state PATH        state file to use instead of <dir>/.cplane/<account>/state.json';
+const stateFlagsHelp = [
+  '--state PATH|URL    state file, or postgres://USER:PASSWORD@HOST/DB?sslmode=verify-full&schema=cplane (default: $CPLANE_STATE, else `state: { url }` in the configuration, else <dir>/.cplane/<account>/state.json)',
+  '--workspace NAME    one state per account and workspace (default: $CPLANE_WORKSPACE, else `default`)',
+];
 
 /** Plan, apply and destroy: the configuration, its state and the API. */
 export const workspaceOptions: OptionSpec = {
@@ -43,12 +46,7 @@ export const workspaceOptions: OptionSpec = {
   workspace: { type: 'string' },
 };
 
-export const workspaceHelp = [
-  ...connectionHelp,
-  ...variablesHelp,
-  stateFlagHelp,
-  '--workspace NAME    workspace: a separate state for the same account (default: $CPLANE_WORKSPACE, then `default`)',
-];
+export const workspaceHelp = [...connectionHelp, ...variablesHelp, ...stateFlagsHelp];
 
 /** `--github` (validate, plan, apply, destroy): reports for GitHub Actions. */
 export const githubOptions: OptionSpec = { github: { type: 'boolean' } };
@@ -59,12 +57,13 @@ export const githubHelp = '--github            for GitHub Actions: Markdown to $
 export const stateOptions: OptionSpec = {
   account: { type: 'string' },
   state: { type: 'string' },
+  workspace: { type: 'string' },
   ...variablesOptions,
 };
 
 export const stateHelp = [
   '[dir]               configuration folder (default: the current folder)',
   '--account ID        account whose state to use (default: $CPLANE_ACCOUNT, then the configuration, then the one state under <dir>/.cplane/)',
-  stateFlagHelp,
+  ...stateFlagsHelp,
   ...variablesHelp,
 ];

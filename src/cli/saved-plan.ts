@@ -43,10 +43,11 @@ export async function accountNameOf(client: ApiClient, account: string): Promise
 }
 
 /** The state location as a plan records it: a URL without its password, or the file relative to the configuration folder. */
-export function stateRecord(ctx: CommandContext, workspace: Workspace): PlanContext['state'] {
-  const given = typeof ctx.values.state === 'string' ? ctx.values.state : ctx.env.CPLANE_STATE;
-  if (given && isStateUrl(given)) return { url: withoutCredentials(given) };
-  return { path: recordedStatePath(workspace.dir, workspace.state.path) };
+export function stateRecord(workspace: Workspace): PlanContext['state'] {
+  // A database's location is its URL with the password masked; the plan keeps it with no credentials at all.
+  const location = workspace.state.path;
+  if (isStateUrl(location)) return { url: withoutCredentials(location) };
+  return { path: recordedStatePath(workspace.dir, location) };
 }
 
 export async function planContext(ctx: CommandContext, workspace: Workspace, accountName: string | null): Promise<PlanContext> {
@@ -56,7 +57,7 @@ export async function planContext(ctx: CommandContext, workspace: Workspace, acc
     configDir: relativePosix(ctx.cwd, workspace.dir),
     files: await plannedFiles(workspace.dir),
     variables: workspace.desired.variables,
-    state: stateRecord(ctx, workspace),
+    state: stateRecord(workspace),
   };
 }
 

@@ -5,8 +5,6 @@
  * `<dir>/.cplane/<account>/workspaces/<name>/state.json`; a state backend keys
  * its states by account and workspace.
  */
-import { dirname, join } from 'node:path';
-import { resolveStatePath } from '../state/index.js';
 import type { CommandContext } from './command.js';
 import { AbortError } from './errors.js';
 
@@ -24,10 +22,4 @@ export function workspaceName(ctx: CommandContext): string {
     );
   }
   return name;
-}
-
-/** The local state file of a workspace other than `default` (the default workspace keeps the usual path). */
-export function workspaceStatePath(configDir: string, account: string, workspace: string): string | undefined {
-  if (workspace === DEFAULT_WORKSPACE) return undefined;
-  return join(dirname(resolveStatePath({ configDir, account })), 'workspaces', workspace, 'state.json');
 }

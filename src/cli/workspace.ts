@@ -15,14 +15,22 @@ import type { CommandContext } from './command.js';
 import { connect, connectionSettings } from './connection.js';
 import { AbortError, ConfigInvalidError } from './errors.js';
 import { variablesLoadOptions } from './variables-flags.js';
-import { workspaceName, workspaceStatePath } from './workspace-name.js';
+import { isPostgresUrl } from '../state/index.js';
+import { workspaceName } from './workspace-name.js';
 
 export interface StateLocation {
   /** Absolute configuration folder. */
   configDir: string;
   account?: string;
-  /** Absolute state file from --state. */
+  /** An absolute state file, or a `postgres://` URL (kept as given: it may hold a password, printed only masked). */
   statePath?: string;
+  workspace: string;
+}
+
+/** What the configuration says of its state: its `account:` and `state: { url }`. */
+export interface ConfiguredState {
+  account?: string;
+  stateUrl?: string;
 }
 
 const flag = (ctx: CommandContext, name: string): string | undefined => {
@@ -33,21 +41,26 @@ const flag = (ctx: CommandContext, name: string): string | undefined => {
 /**
  * The one way every command finds its state. The folder is [dir] (default: the current folder). The account
  * is --account, else $CPLANE_ACCOUNT, else the configuration's `account:` (read with --var and --var-file),
- * else the account of the one state kept under `<dir>/.cplane/`. `--state PATH` is taken relative to the
- * current folder, as users expect. `configAccount` is asked only when neither flag nor environment names one.
+ * else the account of the one state kept under `<dir>/.cplane/`. The state is --state (a file, taken relative
+ * to the current folder as users expect, or a `postgres://` URL), else $CPLANE_STATE, else the configuration's
+ * `state: { url }`, else the default file; the workspace is --workspace, else $CPLANE_WORKSPACE, else
+ * `default`. `configured` is asked only for what neither flag nor environment names.
  */
 export async function locateState(
   ctx: CommandContext,
   dir: string | undefined,
-  configAccount: () => Promise<string | undefined> | string | undefined,
+  configured: () => Promise<ConfiguredState> | ConfiguredState,
 ): Promise<StateLocation> {
   const configDir = resolve(ctx.cwd, dir ?? '.');
   if (dir !== undefined && !statSync(configDir, { throwIfNoEntry: false })?.isDirectory()) {
     throw new AbortError(`The configuration folder ${configDir} does not exist.`, 'Give an existing folder as [dir], or leave it out to use the current one.');
   }
-  const statePath = flag(ctx, 'state');
-  const account = flag(ctx, 'account') ?? (ctx.env.CPLANE_ACCOUNT || undefined) ?? (await configAccount()) ?? (statePath === undefined ? onlyStateAccount(configDir) : undefined);
-  return { configDir, ...(account ? { account } : {}), ...(statePath !== undefined ? { statePath: resolve(ctx.cwd, statePath) } : {}) };
+  let fromConfig: ConfiguredState | undefined;
+  const config = async () => (fromConfig ??= await configured());
+  const state = flag(ctx, 'state') ?? (ctx.env.CPLANE_STATE || undefined) ?? (await config()).stateUrl;
+  const statePath = state === undefined ? undefined : isPostgresUrl(state) ? state : resolve(ctx.cwd, state);
+  const account = flag(ctx, 'account') ?? (ctx.env.CPLANE_ACCOUNT || undefined) ?? (await config()).account ?? (statePath === undefined ? onlyStateAccount(configDir) : undefined);
+  return { configDir, ...(account ? { account } : {}), ...(statePath !== undefined ? { statePath } : {}), workspace: workspaceName(ctx) };
 }
 
 /**
@@ -67,18 +80,22 @@ function onlyStateAccount(configDir: string): string | undefined {
 }
 
 /**
- * The account the configuration in `configDir` names, for the commands that only read the state: a folder
- * that does not load (or has no configuration) names none, since these commands do not need it.
+ * What the configuration in `configDir` says of its state, for the commands that only use the state: a
+ * folder that does not load (or has no configuration) says nothing, since these commands do not need it.
  */
-export async function configuredAccount(ctx: CommandContext, configDir: string): Promise<string | undefined> {
+export async function configuredState(ctx: CommandContext, configDir: string): Promise<ConfiguredState> {
   const { desired } = await loadConfig(configDir, variablesLoadOptions(ctx));
-  return desired?.account;
+  return { ...(desired?.account ? { account: desired.account } : {}), ...(desired?.stateUrl ? { stateUrl: desired.stateUrl } : {}) };
+}
+
+/** Where the state of a command that only uses the state is; `dir` is its [dir] positional. */
+export function locateStateOnly(ctx: CommandContext, dir: string | undefined): Promise<StateLocation> {
+  return locateState(ctx, dir, () => configuredState(ctx, resolve(ctx.cwd, dir ?? '.')));
 }
 
 /** Opens the state of a command that reads or repairs only the state; `dir` is its [dir] positional. */
 export async function openStateFor(ctx: CommandContext, dir: string | undefined, options: { lock: boolean; command: string }): Promise<StateStore> {
-  const location = await locateState(ctx, dir, () => configuredAccount(ctx, resolve(ctx.cwd, dir ?? '.')));
-  return openState({ ...location, env: ctx.env, command: options.command, lock: options.lock, mustExist: true });
+  return openState({ ...(await locateStateOnly(ctx, dir)), env: ctx.env, command: options.command, lock: options.lock, mustExist: true });
 }
 
 export interface Workspace {
@@ -123,14 +140,12 @@ export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptio
       errors,
     );
   }
-  const location = await locateState(ctx, ctx.positionals[0], () => desired.account);
+  const location = await locateState(ctx, ctx.positionals[0], () => ({ account: desired.account, stateUrl: desired.stateUrl }));
   const account = location.account;
   if (!account) {
     throw new AbortError('No account: CPLANE_ACCOUNT is not set and the configuration gives none.', 'Set CPLANE_ACCOUNT, pass --account ID, or add `account:` to the configuration.');
   }
-  const workspace = workspaceName(ctx);
-  const statePath = location.statePath ?? workspaceStatePath(location.configDir, account, workspace);
-  const state = await openState({ ...location, account, env: ctx.env, command: options.command, lock: options.lock, ...(statePath ? { statePath } : {}) });
+  const state = await openState({ ...location, account, env: ctx.env, command: options.command, lock: options.lock });
   let client: ApiClient;
   try {
     client = connect(ctx, { account, settings, ...(options.onClientEvent ? { onEvent: options.onClientEvent } : {}) });
@@ -143,7 +158,7 @@ export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptio
     state,
     client,
     account,
-    workspace,
+    workspace: location.workspace,
     dir,
     async close() {
       await Promise.allSettled([state.close(), client.close()]);

@@ -81,6 +81,8 @@ export interface GatewayConfig {
 export interface ConfigFile {
   version?: 1;
   account?: string;
+  /** `state: { url }`: the state's location, after interpolation (may hold a password). */
+  state?: { url: string };
   variables?: Record<string, VariableConfig>;
   projects?: Record<string, ProjectConfig>;
   credentials?: Record<string, CredentialConfig>;

@@ -181,5 +181,7 @@ export async function loadConfig(dir: string, options: LoadOptions = {}): Promis
   const account = chosenAccount ?? configured;
   const desired: DesiredState = { resources, dir: root, files: [...names], variables: Object.fromEntries(values) };
   if (account !== undefined && account !== '') desired.account = account;
+  const stateUrl = loaded.find((l) => l.config.state)?.config.state?.url;
+  if (stateUrl) desired.stateUrl = stateUrl;
   return done(desired);
 }

@@ -119,6 +119,8 @@ export interface DesiredResource<K extends ResourceKind = ResourceKind> {
 export interface DesiredState {
   /** Account id from the configuration (after interpolation), if it gives one. */
   account?: string;
+  /** `state: { url }` of the configuration, interpolated. May hold a password: print it only masked. */
+  stateUrl?: string;
   resources: DesiredResource[];
   /** The configuration folder (absolute). */
   dir: string;

@@ -161,7 +161,7 @@ async function callOperation(ctx: CommandContext, facts: OperationFacts, secrets
     );
   }
 
-  const account = spec.accountScoped ? (await locateState(ctx, undefined, () => undefined)).account : undefined;
+  const account = spec.accountScoped ? (await locateState(ctx, undefined, () => ({}))).account : undefined;
   if (spec.accountScoped && !account) throw new AbortError(`${name} works inside one account, and none is given.`, 'Set CPLANE_ACCOUNT or pass --account ID.');
   if (call.keyIsNew) err(`Idempotency-Key: ${call.idempotencyKey} (to retry this write safely, run it again with --idempotency-key ${call.idempotencyKey})\n`);
   const client = connect(ctx, { settings, ...(account ? { account } : {}), onEvent: (event) => reportRetry(event, err) });

@@ -75,4 +75,6 @@ export interface StateBackend {
   unlock(handle: LockHandle): Promise<void>;
   /** Removes the lock whose id is `id` (whoever holds it) and returns what it said. */
   forceUnlock(id: string): Promise<LockInfo>;
+  /** Ends what the backend holds open (a database's connections); a file backend has nothing to end. */
+  close?(): Promise<void>;
 }

@@ -36,7 +36,13 @@ export type StateErrorCode =
   | 'STATE_FS_READ_ONLY'
   | 'STATE_DISK_FULL'
   | 'STATE_PERMISSION'
-  | 'STATE_LOCK_HOLDER_ALIVE';
+  | 'STATE_LOCK_HOLDER_ALIVE'
+  | 'STATE_URL_INVALID'
+  | 'STATE_WORKSPACE_INVALID'
+  | 'STATE_UNREACHABLE'
+  | 'STATE_LOCK_LOST'
+  | 'STATE_LINEAGE_MISMATCH'
+  | 'STATE_SERIAL_BEHIND';
 
 export class StateError extends AbortError {
   constructor(

@@ -1,27 +1,36 @@
 /**
  * `force-unlock`: removes a state's lock by its id, for a holder that died or
- * was stopped. The id must match, so a lock taken since is never removed; a
- * holder that still runs on this host is refused unless `force` is given.
+ * was stopped. The id must match, so a lock taken since is never removed. A
+ * holder that still runs is left alone unless `force` is given: a file lock
+ * whose process runs on this host is refused, and a PostgreSQL lock belongs to
+ * a live database session (a dead holder's lock is already gone), which only
+ * `force` ends.
  */
 import { StateError } from './errors.js';
 import type { LockInfo } from './errors.js';
 import { LocalFileBackend } from './local-file-backend.js';
 import { holderIsAlive } from './lock-holder.js';
-import { resolveStatePath } from './paths.js';
+import { openBackend, type StateLocationOptions } from './open-backend.js';
+import { PostgresBackend } from './postgres/index.js';
 
-export async function forceUnlockState(options: { configDir: string; account?: string; statePath?: string; lockId: string; force?: boolean }): Promise<{ path: string; removed: LockInfo }> {
-  const path = resolveStatePath(options);
-  const backend = new LocalFileBackend(path);
-  if (!options.force) {
-    const holder = await backend.currentLock();
-    if (holder.id === options.lockId && holderIsAlive(holder)) {
-      throw new StateError(
-        'STATE_LOCK_HOLDER_ALIVE',
-        `The lock ${holder.id} is held by pid ${holder.pid} on this host, which is still running (\`${holder.command}\` since ${holder.time}); nothing was removed.`,
-        `Wait for it to finish, or stop it. To remove the lock anyway, run \`cplane force-unlock ${holder.id} --force\`.`,
-      );
+export async function forceUnlockState(options: StateLocationOptions & { lockId: string; force?: boolean }): Promise<{ path: string; removed: LockInfo }> {
+  const opened = openBackend(options);
+  const { backend, location } = opened;
+  const force = options.force ?? false;
+  try {
+    if (backend instanceof PostgresBackend) return { path: location, removed: await backend.forceUnlockWith(options.lockId, { terminate: force }) };
+    if (!force && backend instanceof LocalFileBackend) {
+      const holder = await backend.currentLock();
+      if (holder.id === options.lockId && holderIsAlive(holder)) {
+        throw new StateError(
+          'STATE_LOCK_HOLDER_ALIVE',
+          `The lock ${holder.id} is held by pid ${holder.pid} on this host, which is still running (\`${holder.command}\` since ${holder.time}); nothing was removed.`,
+          `Wait for it to finish, or stop it. To remove the lock anyway, run \`cplane force-unlock ${holder.id} --force\`.`,
+        );
+      }
     }
+    return { path: location, removed: await backend.forceUnlock(options.lockId) };
+  } finally {
+    await opened.backend.close?.();
   }
-  const removed = await backend.forceUnlock(options.lockId);
-  return { path, removed };
 }

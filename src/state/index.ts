@@ -16,3 +16,8 @@ export { readStateFile } from './read-state.js';
 export type { StateFileContents, StateHeader } from './types.js';
 export { CURRENT_VERSION } from './migrations.js';
 export type { SealedValue, ResourceState, JournalEntry, StateData } from './types.js';
+export { pullState, pushState, migrateState, stateHistory } from './transfer.js';
+export type { WriteOutcome } from './transfer.js';
+export { parseStateFile, serializeStateFile } from './file-format.js';
+export { maskUrl, isPostgresUrl } from './postgres/index.js';
+export type { StateVersion } from './postgres/index.js';

@@ -15,9 +15,9 @@ import type { ChangeGroup, LockHandle, StateBackend, StateChange } from './backe
 import { applyChanges, trackDraft } from './draft.js';
 import { StateError, StateLockedError } from './errors.js';
 import type { LockInfo } from './errors.js';
-import { LocalFileBackend } from './local-file-backend.js';
+import { openBackend } from './open-backend.js';
 import { CURRENT_VERSION } from './migrations.js';
-import { resolveStatePath, stateFolder, writeStateGitignore } from './paths.js';
+import { writeStateGitignore } from './paths.js';
 import { createStateCrypto, resealLegacy, stateKeys } from './state-crypto.js';
 import type { StateCrypto, StateKeys } from './state-crypto.js';
 import type { StateData, StateFileContents, StateHeader } from './types.js';
@@ -28,7 +28,10 @@ export interface OpenStateOptions {
   configDir: string;
   /** Account id. Required unless `statePath` is given; a state made for one account is refused for another. */
   account?: string;
+  /** A state file, or a `postgres://` URL (see open-backend.ts). */
   statePath?: string;
+  /** One state per account and workspace; `default` unless named. */
+  workspace?: string;
   env: NodeJS.ProcessEnv;
   /** The command line, recorded in the lock so a second writer can say who holds it. */
   command: string;
@@ -38,7 +41,7 @@ export interface OpenStateOptions {
   mustExist?: boolean;
   /** Where a note for the user goes (a stale lock taken over); standard error by default. */
   onNotice?: (message: string) => void;
-  /** Where the state is kept; the local file at the resolved path by default. */
+  /** Where the state is kept, instead of the one `statePath` and `workspace` name (a bench's no-op backend). */
   backend?: StateBackend;
 }
 
@@ -125,12 +128,12 @@ function noticeOf(options: OpenStateOptions): (message: string) => void {
 }
 
 export async function openState(options: OpenStateOptions): Promise<StateStore> {
-  const path = resolveStatePath(options);
-  const backend: StateBackend = options.backend ?? new LocalFileBackend(path);
+  const opened = options.backend ? { backend: options.backend, location: options.backend.location, inStateFolder: false } : openBackend(options);
+  const { backend, location: path } = opened;
   const notice = noticeOf(options);
   let handle: LockHandle | undefined;
   if (options.lock) {
-    if (isInside(stateFolder(options.configDir), path)) await writeStateGitignore(options.configDir);
+    if (opened.inStateFolder) await writeStateGitignore(options.configDir);
     const info: LockInfo = { id: randomUUID(), pid: process.pid, host: hostname(), time: new Date().toISOString(), command: options.command };
     handle = await takeLock(backend, info, notice);
   }
@@ -138,6 +141,7 @@ export async function openState(options: OpenStateOptions): Promise<StateStore> 
     return await openLoaded(options, backend, path, handle);
   } catch (error) {
     if (handle) await backend.unlock(handle);
+    await backend.close?.();
     throw error;
   }
 }
@@ -351,6 +355,7 @@ class LocalStateStore implements StateStore {
         process.off('exit', this.releaseOnExit);
         await this.backend.unlock(this.handle);
       }
+      await this.backend.close?.();
     }
   }
 }

@@ -3,11 +3,10 @@
  * Only the lock with that id is removed, so a lock taken since is safe; a
  * holder still running on this host is refused unless --force is given.
  */
-import { resolve } from 'node:path';
 import type { CommandModule } from '../command.js';
 import { AbortError } from '../errors.js';
 import { forceUnlockState } from '../../state/index.js';
-import { configuredAccount, locateState } from '../workspace.js';
+import { locateStateOnly } from '../workspace.js';
 
 const usage = 'force-unlock LOCK_ID [dir] [options]';
 
@@ -15,7 +14,7 @@ export const forceUnlockCommand: CommandModule = {
   async run(ctx) {
     const [lockId, dir, ...extra] = ctx.positionals;
     if (!lockId || extra.length > 0) throw new AbortError('Expected LOCK_ID (and an optional [dir]).', `Usage: cplane ${usage}`);
-    const location = await locateState(ctx, dir, () => configuredAccount(ctx, resolve(ctx.cwd, dir ?? '.')));
+    const location = await locateStateOnly(ctx, dir);
     const { path, removed } = await forceUnlockState({ ...location, lockId, force: ctx.values.force === true });
     ctx.stdout.write(`Removed lock ${removed.id} of ${path} (held by pid ${removed.pid} on ${removed.host}, \`${removed.command}\`, since ${removed.time}).\n`);
     return 0;

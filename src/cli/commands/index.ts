@@ -32,7 +32,7 @@ const applyHelp = [
   ...workspaceHelp,
 ];
 
-const stateArgs = '[dir] [--account ID] [--state PATH] [--var NAME=VALUE ...] [--var-file FILE ...]';
+const stateArgs = '[dir] [--account ID] [--state PATH|URL] [--workspace NAME] [--var NAME=VALUE ...] [--var-file FILE ...]';
 
 export const commands: Command[] = [
   {
@@ -155,6 +155,38 @@ export const commands: Command[] = [
     load: async () => (await import('./state.js')).stateMvCommand,
   },
   {
+    name: ['state', 'history'],
+    summary: 'List the saved versions of a PostgreSQL state: serial, time, who, command',
+    usage: `state history ${stateArgs} [--limit N] [--json]`,
+    help: [...stateHelp, '--limit N           newest versions to list (default 50)', '--json              one JSON document instead of lines'],
+    options: { ...stateOptions, limit: { type: 'string' }, json: { type: 'boolean' } },
+    load: async () => (await import('./state-transfer.js')).stateHistoryCommand,
+  },
+  {
+    name: ['state', 'pull'],
+    summary: 'Print the current state as a state file (sealed values stay sealed)',
+    usage: `state pull ${stateArgs}`,
+    help: stateHelp,
+    options: stateOptions,
+    load: async () => (await import('./state-transfer.js')).statePullCommand,
+  },
+  {
+    name: ['state', 'push'],
+    summary: 'Replace the state with a state file of the same lineage and a newer serial',
+    usage: `state push FILE ${stateArgs}`,
+    help: ['FILE                a state file, e.g. from `cplane state pull`', ...stateHelp],
+    options: stateOptions,
+    load: async () => (await import('./state-transfer.js')).statePushCommand,
+  },
+  {
+    name: ['state', 'migrate'],
+    summary: 'Copy the state to another location: a local file to PostgreSQL, or back',
+    usage: `state migrate --to PATH|URL ${stateArgs}`,
+    help: ['--to PATH|URL       where to copy the state: a postgres:// URL or a state file path (same account and workspace)', ...stateHelp],
+    options: { ...stateOptions, to: { type: 'string' } },
+    load: async () => (await import('./state-transfer.js')).stateMigrateCommand,
+  },
+  {
     name: ['output'],
     summary: 'Show gateway tokens kept in the state (plaintext only with --reveal)',
     usage: `output [NAME] [--reveal] [--json] ${stateArgs}`,
@@ -171,9 +203,13 @@ export const commands: Command[] = [
     // Only the lock with that id is removed, so a lock taken since is safe.
     name: ['force-unlock'],
     summary: 'Remove a stale state lock, given its lock id',
-    usage: `force-unlock LOCK_ID ${stateArgs}`,
-    help: ['LOCK_ID             the lock id printed by the error that reported the lock', ...stateHelp],
-    options: stateOptions,
+    usage: `force-unlock LOCK_ID ${stateArgs} [--force]`,
+    help: [
+      'LOCK_ID             the lock id printed by the error that reported the lock',
+      '--force             remove it even though its holder still runs on this host; for a PostgreSQL state, end the database session that holds it',
+      ...stateHelp,
+    ],
+    options: { ...stateOptions, force: { type: 'boolean' } },
     load: async () => (await import('./force-unlock.js')).forceUnlockCommand,
   },
   {

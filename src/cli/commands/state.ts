@@ -11,7 +11,7 @@ import type { ResourceState, StateStore } from '../../state/index.js';
 import { openStateFor } from '../workspace.js';
 
 /** Splits positionals into the required ones (`names`) and the optional trailing [dir]. */
-function takePositionals(ctx: CommandContext, names: string[], usage: string): { args: string[]; dir: string | undefined } {
+export function takePositionals(ctx: CommandContext, names: string[], usage: string): { args: string[]; dir: string | undefined } {
   if (ctx.positionals.length < names.length || ctx.positionals.length > names.length + 1) {
     const expected = names.length ? names.join(' and ') : 'no arguments';
     throw new AbortError(`Expected ${expected} (and an optional [dir]); got ${ctx.positionals.length} argument(s).`, `Usage: cplane ${usage}`);
