@@ -3,13 +3,13 @@
  * operation table), so an answer of the wrong shape is a clear error naming
  * the operation and the field, never a crash deep in the planner. The
  * TypeBox value checker interprets the schema directly: nothing is compiled,
- * and it is loaded only on the first answer, so start-up pays nothing and a
+ * and it (with the schema table) is loaded only on the first answer, so start-up pays nothing and a
  * command pays about a millisecond per answer. Formats (`uuid`, `date-time`)
  * are not checked: a real server may write a date or an id in a form the spec
  * does not pin down; types and required members are.
  */
 import type { TSchema } from '@sinclair/typebox';
-import { operations, type OperationName } from './operations.js';
+import type { OperationName } from './operations.js';
 
 type Checker = (schema: TSchema, value: unknown) => { path: string; message: string } | undefined;
 let checker: Promise<Checker> | undefined;
@@ -37,6 +37,8 @@ async function loadChecker(): Promise<Checker> {
 
 /** Why `data` is not a valid result of `operation` (`field 0.name: Expected string`), or undefined when it is. */
 export async function resultProblem(operation: OperationName, data: unknown): Promise<string | undefined> {
+  // The schema table (TypeBox) is loaded with the checker, on the first answer, never at start-up.
+  const { operations } = await import('./operations.js');
   const spec = operations[operation];
   if (!('result' in spec)) return undefined;
   const check = await (checker ??= loadChecker());

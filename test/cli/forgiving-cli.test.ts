@@ -35,10 +35,14 @@ describe('help', () => {
         'Look at and repair the state without touching remote objects.',
         '',
         'Subcommands:',
-        '  list  List the addresses in the state, with their kind and remote id',
-        '  show  Show what the state holds for one address (never a secret)',
-        '  rm    Forget an address: cplane stops managing it; the remote object is not touched',
-        '  mv    Rename an address in the state, keeping its remote object',
+        '  list     List the addresses in the state, with their kind and remote id',
+        '  show     Show what the state holds for one address (never a secret)',
+        '  rm       Forget an address: cplane stops managing it; the remote object is not touched',
+        '  mv       Rename an address in the state, keeping its remote object',
+        '  history  List the saved versions of a PostgreSQL state: serial, time, who, command',
+        '  pull     Print the current state as a state file (sealed values stay sealed)',
+        '  push     Replace the state with a state file of the same lineage and a newer serial',
+        '  migrate  Copy the state to another location: a local file to PostgreSQL, or back',
         '',
         'Run `cplane state <subcommand> --help` for the options of one.',
         '',
@@ -52,7 +56,7 @@ describe('help', () => {
     const plan = await cli('plan', '--help');
     expect(plan.code).toBe(0);
     expect(plan.stdout.split('\n').slice(0, 3)).toEqual([
-      'Usage: cplane plan [dir] [--out FILE] [--target ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+      'Usage: cplane plan [dir] [--out FILE] [--target ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
       '',
       'Show what apply would change, and why',
     ]);
@@ -64,7 +68,7 @@ describe('help', () => {
   it('`cplane`, `cplane --help` and `cplane help` print the global help, which names `cplane help <command>`', async () => {
     const global = await cli();
     expect(global.code).toBe(0);
-    expect(global.stdout).toContain('  state list    List the addresses in the state, with their kind and remote id\n');
+    expect(global.stdout).toContain('  state list     List the addresses in the state, with their kind and remote id\n');
     expect(global.stdout).toContain('Run `cplane <command> --help` (or `cplane help <command>`) for the options of one command.\n');
     expect(await cli('--help')).toEqual(global);
     expect(await cli('help')).toEqual(global);
