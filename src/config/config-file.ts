@@ -78,6 +78,23 @@ export interface GatewayConfig {
   dependsOn?: string[];
 }
 
+/** `moved`: the object at `from` in state is now configured at `to` (after Terraform's `moved` block). */
+export interface MovedConfig {
+  from: string;
+  to: string;
+}
+
+/** `removed`: cplane stops managing the object at `from` (and what lives under it) without touching it remotely. */
+export interface RemovedConfig {
+  from: string;
+}
+
+/** `import`: the configured address `to` adopts the existing remote object `id`. */
+export interface ImportConfig {
+  to: string;
+  id: string;
+}
+
 export interface ConfigFile {
   version?: 1;
   account?: string;
@@ -85,4 +102,7 @@ export interface ConfigFile {
   projects?: Record<string, ProjectConfig>;
   credentials?: Record<string, CredentialConfig>;
   gateways?: Record<string, GatewayConfig>;
+  moved?: MovedConfig[];
+  removed?: RemovedConfig[];
+  import?: ImportConfig[];
 }

@@ -16,7 +16,7 @@ import type { ResourceState } from '../state/types.js';
 import { planChange, type ChangeBase } from './change.js';
 import { emptyStage, type PlanContext, type StageResult } from './context.js';
 import { isDeletedLive, liveByKey, liveObjectOf, unreadableFor, type LiveObject } from './live-account.js';
-import { resourceProblem } from './problems.js';
+import { problemAt, resourceProblem } from './problems.js';
 import { createChanges, inputsOf, makeStep, setPath } from './steps.js';
 
 export function planDesired(ctx: PlanContext): StageResult {
@@ -56,6 +56,8 @@ function planAddress(ctx: PlanContext, r: DesiredResource, out: StageResult): vo
 
   if (!entry) {
     if (mode === 'refresh-only') return;
+    const imported = ctx.imports.get(r.address);
+    if (imported) return planImport(ctx, r, imported.id, out, change);
     if (ctx.live.snapshot.byIdOnly.has(r.kind)) {
       const op = provider.refreshOperations[0] ?? provider.readOperation;
       out.unreadable.push({ address: r.address, kind: r.kind, operation: op, reason: `not in state, and finding an existing one needs ${operations[op].method} ${operations[op].path}, a human-only operation` });
@@ -82,6 +84,32 @@ function planAddress(ctx: PlanContext, r: DesiredResource, out: StageResult): vo
     return;
   }
   change(found, entry, { action: 'update', reason: found.identity.status === 'archived' ? 'archived outside cplane: unarchiving it' : undefined });
+}
+
+/** An `import` block: the address adopts the live object with that id, or the plan says why it cannot. */
+function planImport(ctx: PlanContext, r: DesiredResource, id: string, out: StageResult, change: (found: LiveObject, state: undefined, base: ChangeBase) => void): void {
+  const found = ctx.live.kinds.get(r.kind)?.byId.get(id);
+  const where = ctx.imports.get(r.address)!.source;
+  if (!found || found.identity.status === 'gone') {
+    out.problems.push(problemAt(r.address, where, {
+      code: 'import_not_found',
+      summary: `import: no ${r.kind} with id ${id} exists in the account`,
+      detail: `Check the id (the API and the console show it); for an object that lives under another, its parent must be in the configuration.`,
+    }));
+    return;
+  }
+  const owner = ctx.book.stateAddressOf(r.kind, id);
+  if (owner !== undefined) {
+    out.problems.push(problemAt(r.address, where, {
+      code: 'import_already_managed',
+      summary: `import: the ${r.kind} ${id} is already managed as ${owner}`,
+      detail: `One object is managed by one address: use a moved block from ${owner} instead.`,
+    }));
+    return;
+  }
+  ctx.book.adopt(r.address, r.kind, id);
+  const adopt = { id, ...(found.identity.parents ? { parents: found.identity.parents } : {}) };
+  change(found, undefined, { action: 'import', reason: `import block at ${where.file}:${where.line}`, adopt });
 }
 
 /** For a kind that lives under a parent: the parent's id, from state or from the address book. */

@@ -1,7 +1,7 @@
 /**
  * The plan as text for a terminal, in the Terraform manner: drift first, then
  * one block per step (`+ create`, `~ update`, `-/+ replace`, `- remove`,
- * `<= import`) with its field changes, reason and notes, what could not be
+ * `> import`, `-> move`, `. forget`) with its field changes, reason and notes, what could not be
  * read, and the summary line. Colour is a parameter: the command decides it.
  */
 import { actionWords, localPart, type Plan, type PlanStep, type Tone } from '../plan-model/index.js';
@@ -18,7 +18,9 @@ const symbolTone: Record<string, Tone> = { '+': 'add', '-': 'remove', '~': 'chan
 
 function renderStep(step: PlanStep, paint: Paint): string[] {
   const words = actionWords[step.action];
-  const lines = [`  ${paint('bold', `# ${step.address}`)} ${words.future}${step.reason ? ` (${step.reason})` : ''}`];
+  const header = step.action === 'move' && step.moved ? `${paint('bold', `# ${step.moved.from}`)} ${words.future} ${step.address}` : `${paint('bold', `# ${step.address}`)} ${words.future}`;
+  const lines = [`  ${header}${step.reason ? ` (${step.reason})` : ''}`];
+  if (step.moved && step.action !== 'move') lines.push(`  ${paint('bold', `# (moved from ${step.moved.from})`)}`);
   lines.push(`  ${paint(words.tone, words.symbol.padEnd(3))} ${step.kind} "${localPart(step.address)}"${step.adopt ? ` (id ${step.adopt.id})` : ''}`);
   const creating = step.action === 'create';
   for (const change of step.changes) {

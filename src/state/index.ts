@@ -7,6 +7,7 @@ export { openState } from './store.js';
 export type { OpenStateOptions, StateStore } from './store.js';
 export { forceUnlockState } from './force-unlock.js';
 export { resolveStatePath } from './paths.js';
+export { renamedEntry } from './rename-entry.js';
 export { StateError, StateLockedError } from './errors.js';
 export type { StateErrorCode, LockInfo } from './errors.js';
 export type { StateBackend, LockHandle } from './backend.js';

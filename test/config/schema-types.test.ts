@@ -75,6 +75,9 @@ test('a typed sample that uses every key validates in strict mode', () => {
         dependsOn: ['credential.c'],
       },
     },
+    moved: [{ from: 'gateway.old', to: 'gateway.g' }],
+    removed: [{ from: 'project.gone' }],
+    import: [{ to: 'project.p', id: '7b0e8c9a-3c1e-4f4e-9a53-0f3c2f4d5e6a' }],
   };
   const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
   addFormats(ajv);

@@ -50,7 +50,7 @@ describe('drift', () => {
     expect(plan.drift).toEqual([{ address: 'gateway_token.prod/ci', kind: 'gateway_token', type: 'changed', changes: [{ path: 'name', before: 'ci', after: 'renamed-outside' }] }]);
     expect(plan.steps.flatMap((s) => s.writes)).toEqual([]);
     expect(plan.steps).toMatchObject([{ action: 'no-op', inputs: { name: 'renamed-outside', scopes: ['run'] } }]);
-    expect(plan.summary).toEqual({ add: 0, change: 0, replace: 0, remove: 0, import: 0 });
+    expect(plan.summary).toEqual({ add: 0, change: 0, replace: 0, remove: 0, import: 0, move: 0, forget: 0 });
 
     // Applying it records the live values in state and sends no write.
     const writesBefore = (await h().client.listAll('listGatewayTokens', { path: { id: id('gateway.prod') } })).length;

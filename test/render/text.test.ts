@@ -33,7 +33,7 @@ describe('text', () => {
   });
 
   it('says "No changes." when nothing would change', () => {
-    const none = renderPlanText(samplePlan({ steps: [], drift: [], unreadable: [], summary: { add: 0, change: 0, replace: 0, remove: 0, import: 0 } }), { color: false });
+    const none = renderPlanText(samplePlan({ steps: [], drift: [], unreadable: [], summary: { add: 0, change: 0, replace: 0, remove: 0, import: 0, move: 0, forget: 0 } }), { color: false });
     expect(none).toBe('No changes. Your infrastructure matches the configuration.\n');
   });
 
@@ -71,7 +71,7 @@ describe('json', () => {
 
 describe('a plan that could not read everything', () => {
   it('does not claim that everything matches', () => {
-    const text = renderPlanText(samplePlan({ steps: [], drift: [], summary: { add: 0, change: 0, replace: 0, remove: 0, import: 0 } }), { color: false });
+    const text = renderPlanText(samplePlan({ steps: [], drift: [], summary: { add: 0, change: 0, replace: 0, remove: 0, import: 0, move: 0, forget: 0 } }), { color: false });
     expect(text.trimEnd().split('\n').at(-1)).toBe('No changes. 1 item could not be read (listed above), so this plan covers only the rest.');
   });
 });

@@ -8,7 +8,8 @@ import { join, resolve } from 'node:path';
 import type { Command, CommandContext, OptionSpec } from '../command.js';
 import { AbortError } from '../errors.js';
 import { providerFor } from '../../providers/index.js';
-import { openState, StateError } from '../../state/index.js';
+import { renamesOf } from '../../planner/refactoring.js';
+import { openState, renamedEntry, StateError } from '../../state/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
 
 export const stateOptions: OptionSpec = {
@@ -197,17 +198,22 @@ const stateMvCommand = stateCommand({
     if (toKind !== moving.kind || !to.slice(toKind.length + 1)) {
       throw new StateError('STATE_KIND_MISMATCH', `${from} is a ${moving.kind}, so its new address must be ${moving.kind}.NAME (got ${to}).`, 'An address can be renamed but never change kind.');
     }
-    refusePendingWrites(store, from);
-    // Sealed values are bound to their address: open them under the old one, seal them under the new one.
-    const sealed = Object.fromEntries(Object.entries(moving.sealed ?? {}).map(([name, value]) => [name, store.seal(to, store.open(from, value))]));
+    // What lives under the object (a gateway's tokens and OTel export) moves with it.
+    const renames = renamesOf(store.data.resources, from, to);
+    for (const rename of renames) {
+      refusePendingWrites(store, rename.from);
+      if (rename.from !== from && store.data.resources[rename.to]) {
+        throw new StateError('STATE_ADDRESS_EXISTS', `${rename.to} is already in the state; nothing was moved.`, `Remove it first with \`cplane state rm ${rename.to}\` if it is stale.`);
+      }
+    }
     await store.update((draft) => {
-      const { [from]: entry, ...rest } = draft.resources;
-      draft.resources = {
-        ...rest,
-        [to]: { ...entry!, ...(moving.sealed ? { sealed } : {}), fingerprintAddress: moving.fingerprintAddress ?? from },
-      };
+      for (const rename of renames) {
+        delete draft.resources[rename.from];
+        draft.resources[rename.to] = renamedEntry(store, rename.entry, rename.from, rename.to);
+      }
     });
     ctx.stdout.write(`Moved ${from} to ${to} (remote ${moving.kind} ${moving.id} unchanged).\n`);
+    for (const child of renames.slice(1)) ctx.stdout.write(`Moved ${child.from} to ${child.to} with it.\n`);
   },
 });
 
