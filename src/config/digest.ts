@@ -20,5 +20,12 @@ export function configDigest(desired: DesiredState): string {
   const resources = [...desired.resources]
     .sort((a, b) => (a.address < b.address ? -1 : 1))
     .map(({ kind, address, localName, attributes, secrets, lifecycle, dependsOn }) => ({ kind, address, localName, attributes, secrets, lifecycle, dependsOn }));
-  return createHash('sha256').update(canonicalJson({ account: desired.account ?? null, resources })).digest('hex');
+  // Refactoring blocks change what a plan does (a move instead of a delete and a create): they count, their positions do not.
+  const blocks = desired.refactoring;
+  const refactoring = blocks && {
+    moved: blocks.moved.map(({ from, to }) => ({ from, to })),
+    removed: blocks.removed.map(({ from }) => ({ from })),
+    imports: blocks.imports.map(({ to, id }) => ({ to, id })),
+  };
+  return createHash('sha256').update(canonicalJson({ account: desired.account ?? null, resources, refactoring })).digest('hex');
 }
