@@ -56,6 +56,8 @@ export interface Drift {
   kind: ResourceKind;
   /** `changed` field by field, or `deleted` outside cplane. */
   type: 'changed' | 'deleted';
+  /** For `deleted`, how people say it: `revoked outside cplane` for a token (default `deleted outside cplane`). */
+  reason?: string;
   changes: FieldChange[];
 }
 

@@ -15,7 +15,7 @@ import { isIgnored, sameValue } from '../providers/view-diff.js';
 import type { ResourceState } from '../state/types.js';
 import { planChange, type ChangeBase } from './change.js';
 import { emptyStage, type PlanContext, type StageResult } from './context.js';
-import { isDeletedLive, liveByKey, liveObjectOf, unreadableFor, type LiveObject } from './live-account.js';
+import { goneReason, isDeletedLive, liveByKey, liveObjectOf, unreadableFor, type LiveObject } from './live-account.js';
 import { problemAt, resourceProblem } from './problems.js';
 import { createChanges, inputsOf, makeStep, setPath } from './steps.js';
 
@@ -48,9 +48,10 @@ function planAddress(ctx: PlanContext, r: DesiredResource, out: StageResult): vo
   };
 
   if (entry && isDeletedLive(ctx.live, entry)) {
-    out.drift.push({ address: r.address, kind: r.kind, type: 'deleted', changes: [] });
-    if (mode === 'refresh-only') out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'no-op', reason: 'deleted outside cplane', changes: [], writes: [], forget: true }));
-    else create('deleted outside cplane');
+    const gone = goneReason(ctx.live, entry);
+    out.drift.push({ address: r.address, kind: r.kind, type: 'deleted', reason: gone, changes: [] });
+    if (mode === 'refresh-only') out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'no-op', reason: gone, changes: [], writes: [], forget: true }));
+    else create(gone);
     return;
   }
 
@@ -83,7 +84,9 @@ function planAddress(ctx: PlanContext, r: DesiredResource, out: StageResult): vo
     out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'no-op', reason: 'changed outside cplane: recording the live values', changes, writes: [], inputs }));
     return;
   }
-  change(found, entry, { action: 'update', reason: found.identity.status === 'archived' ? 'archived outside cplane: unarchiving it' : undefined });
+  // Every repair of drift says why, so a reviewer reading only the step (Markdown's Why column) knows.
+  const repair = found.identity.status === 'archived' ? 'archived outside cplane: unarchiving it' : changes.length > 0 ? `changed outside cplane (${changes.map((c) => c.path).join(', ')}): setting it back` : undefined;
+  change(found, entry, { action: 'update', reason: repair });
 }
 
 /** An `import` block: the address adopts the live object with that id, or the plan says why it cannot. */

@@ -41,7 +41,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     out.push(paint('bold', 'Objects changed outside cplane since the last apply:'), '');
     for (const drift of plan.drift) {
       if (drift.type === 'deleted') {
-        out.push(`  ${paint('remove', '-')} ${drift.address} was deleted outside cplane`);
+        out.push(`  ${paint('remove', '-')} ${drift.address} was ${drift.reason ?? 'deleted outside cplane'}`);
         continue;
       }
       out.push(`  ${paint('change', '~')} ${drift.address} was changed outside cplane`);

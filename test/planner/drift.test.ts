@@ -1,5 +1,6 @@
 // Changes made directly through the API show as drift, field by field, and the plan brings them back to the configuration.
 import { describe, expect, it } from 'vitest';
+import { renderPlanMarkdown, renderPlanText } from '../../src/render/index.js';
 import { actions, eachTestHarness, fullConfig } from './harness.js';
 
 describe('drift', () => {
@@ -32,6 +33,22 @@ describe('drift', () => {
     expect(plan.steps.map((s) => s.reason)).toEqual(['deleted outside cplane', 'deleted outside cplane', 'deleted outside cplane']);
     // The new token is made on the new gateway, known only at apply.
     expect(plan.steps[1]!.writes[0]!.path).toEqual({ id: { $ref: 'gateway.prod' } });
+  });
+
+  it('says a token revoked outside cplane was revoked (not deleted), and creates it again', async () => {
+    await h().client.call('revokeGatewayToken', { path: { id: id('gateway.prod'), tokenId: id('gateway_token.prod/ci') } });
+    const plan = await h().plan();
+    expect(plan.drift).toEqual([{ address: 'gateway_token.prod/ci', kind: 'gateway_token', type: 'deleted', reason: 'revoked outside cplane', changes: [] }]);
+    expect(plan.steps).toMatchObject([{ action: 'create', address: 'gateway_token.prod/ci', reason: 'revoked outside cplane' }]);
+    expect(renderPlanText(plan, { color: false })).toContain('  - gateway_token.prod/ci was revoked outside cplane\n');
+    expect(renderPlanMarkdown(plan)).toContain('- `gateway_token.prod/ci`: revoked outside cplane');
+  });
+
+  it('gives every drift repair a reason in the Markdown Why column', async () => {
+    await h().client.call('updateProject', { path: { id: id('project.payments') }, body: { name: 'payments', description: 'edited in the dashboard', isActive: true } });
+    const plan = await h().plan();
+    expect(plan.steps).toMatchObject([{ action: 'update', reason: 'changed outside cplane (description): setting it back' }]);
+    expect(renderPlanMarkdown(plan)).toContain('| `~` | `project.payments` | update | changed outside cplane (description): setting it back |');
   });
 
   it('unarchives a project archived outside cplane', async () => {

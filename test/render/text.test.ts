@@ -13,7 +13,7 @@ describe('text', () => {
     expect(text).toContain('# gateway_token.prod/ci must be replaced (scopes cannot change in place: a new one is created, then the old one is revoked)');
     expect(text).toContain('~ scopes = ["run"] -> ["read_logs","run"]  # forces replacement');
     expect(text).toContain('  -   gateway "old"\n      ! deleting the gateway disables it and revokes its 2 active tokens');
-    expect(text).toContain('  <=  project "legacy" (id p-9)');
+    expect(text).toContain('  >   project "legacy" (id p-9)');
   });
 
   it('diffs multi-line values line by line', () => {
