@@ -4,6 +4,12 @@
  */
 import type { GatewaySettingsConfig, SecretSource } from './types.js';
 
+/** Paths inside a gateway's settings that `ignoreChanges` may name (as the plan shows them). */
+export type GatewaySettingsPath =
+  | 'settings.requestsPerMinute' | 'settings.tokensPerMinute' | 'settings.spendLimitUsd' | 'settings.window'
+  | 'settings.guardrails' | 'settings.guardrails.blockPii' | 'settings.guardrails.blockedTerms' | 'settings.guardrails.maxInputTokens'
+  | 'settings.cache' | 'settings.cache.enabled' | 'settings.cache.ttlSeconds';
+
 export interface LifecycleConfig<Field extends string> {
   preventDestroy?: boolean;
   ignoreChanges?: Field[];
@@ -50,7 +56,7 @@ export interface OtelExportConfig {
   exportMetrics?: boolean;
   exportTraces?: boolean;
   headers?: Record<string, SecretSource>;
-  lifecycle?: LifecycleConfig<'enabled' | 'endpoint' | 'exportMetrics' | 'exportTraces' | 'headers'>;
+  lifecycle?: LifecycleConfig<'enabled' | 'endpoint' | 'exportMetrics' | 'exportTraces' | 'headers' | `headers.${string}`>;
   dependsOn?: string[];
 }
 
@@ -74,7 +80,7 @@ export interface GatewayConfig {
   settings?: GatewaySettingsConfig;
   otelExport?: OtelExportConfig;
   tokens?: Record<string, TokenConfig>;
-  lifecycle?: LifecycleConfig<'name' | 'slug' | 'defaultProvider' | 'defaultModel' | 'credentials' | 'settings'>;
+  lifecycle?: LifecycleConfig<'name' | 'slug' | 'defaultProvider' | 'defaultModel' | 'credentials' | 'settings' | GatewaySettingsPath>;
   dependsOn?: string[];
 }
 

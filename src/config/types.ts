@@ -18,7 +18,7 @@ export interface SourceRange {
 
 export interface Lifecycle {
   preventDestroy: boolean;
-  /** Attribute names (as in the configuration) that are never diffed. */
+  /** Paths as the plan shows them (`description`, `settings.requestsPerMinute`, `headers.Authorization`) that are never diffed; an attribute covers the paths inside it. */
   ignoreChanges: string[];
 }
 
