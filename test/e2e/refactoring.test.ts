@@ -96,6 +96,22 @@ describe('moved: a renamed gateway keeps its objects', () => {
   });
 });
 
+describe('cplane state mv moves what lives under the object too', () => {
+  it('moves the gateway with its tokens and export, and the token still reveals; moving back plans no changes', async () => {
+    const token = (await w.cli(['output', 'gateway_token.search/ci', w.dir, '--reveal'])).stdout.trim();
+    const run = await w.cli(['state', 'mv', 'gateway.search', 'gateway.renamed', w.dir]);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(/^Moved gateway\.search to gateway\.renamed \(remote gateway [0-9a-f-]{36} unchanged\)\.\n/);
+    expect(run.stdout).toContain('Moved gateway_token.search/ci to gateway_token.renamed/ci with it.\n');
+    expect(run.stdout).toContain('Moved gateway_token.search/web to gateway_token.renamed/web with it.\n');
+    expect(run.stdout).toContain('Moved otel_export.search to otel_export.renamed with it.\n');
+    expect(stateAddresses().filter((a) => a.includes('renamed'))).toEqual(['gateway.renamed', 'gateway_token.renamed/ci', 'gateway_token.renamed/web', 'otel_export.renamed']);
+    expect((await w.cli(['output', 'gateway_token.renamed/ci', w.dir, '--reveal'])).stdout.trim()).toBe(token);
+    expect((await w.cli(['state', 'mv', 'gateway.renamed', 'gateway.search', w.dir])).code).toBe(0);
+    expect((await w.cli(['plan', w.dir], env)).stdout).toContain('No changes.');
+  });
+});
+
 describe('removed: cplane stops managing an object without touching it', () => {
   it('forgets the project: still live, absent from state, no write sent', async () => {
     const side = (await w.client.listAll('listProjects', {})).find((p) => p.name === 'side')!;
