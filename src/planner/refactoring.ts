@@ -8,7 +8,7 @@
  */
 import type { RefactoringBlocks, SourceRange } from '../config/types.js';
 import { addressOf, localPart, type PlanStep } from '../plan-model/index.js';
-import { childKindsOf, parentOf } from '../providers/index.js';
+import { providerFor } from '../providers/index.js';
 import type { ResourceState, StateData } from '../state/types.js';
 import { problemAt, type PlanProblem } from './problems.js';
 import { makeStep } from './steps.js';
@@ -23,6 +23,8 @@ export interface Refactoring {
   state: StateData['resources'];
   /** New address -> the address state records it under. */
   movedFrom: Map<string, string>;
+  /** Addresses that stay but name a moved parent by its local name: their inputs as they read after the move. */
+  rewritten: Map<string, Record<string, unknown>>;
   /** Addresses cplane stops managing, with why (a removed block, or its parent's). */
   forgotten: { address: string; kind: ResourceState['kind']; reason: string }[];
   /** Configured address -> the remote id its `import` block names (only for addresses not yet in state). */
@@ -30,15 +32,24 @@ export interface Refactoring {
   problems: PlanProblem[];
 }
 
-/** The addresses that live under `address` in state (tokens of a gateway), found by the providers' relations. */
-export function childrenInState(state: StateData['resources'], address: string): string[] {
+/** State entries whose `parents` name the object at `address` (a project's records and gateways, a gateway's tokens), with the attribute that names it. */
+function referrersInState(state: StateData['resources'], address: string): { address: string; attribute: string | undefined }[] {
   const entry = state[address];
   if (!entry) return [];
-  const kinds = new Set(childKindsOf(entry.kind));
-  return Object.entries(state)
-    .filter(([, child]) => kinds.has(child.kind) && child.parents?.[parentOf(child.kind)!.idField] === entry.id)
-    .map(([child]) => child)
-    .sort();
+  const out: { address: string; attribute: string | undefined }[] = [];
+  for (const [other, candidate] of Object.entries(state)) {
+    const { parentIds, parentAttributes, within } = providerFor(candidate.kind).relations;
+    for (const [idField, id] of Object.entries(candidate.parents ?? {})) {
+      if (id !== entry.id || parentIds?.[idField] !== entry.kind) continue;
+      out.push({ address: other, attribute: parentAttributes?.[idField] ?? (within?.idField === idField ? within.attribute : undefined) });
+    }
+  }
+  return out.sort((a, b) => (a.address < b.address ? -1 : 1));
+}
+
+/** What lives under `address` in state and is declared inside it (its address follows the parent's: `gateway_token.prod/ci`, `record.p/r`). */
+export function childrenInState(state: StateData['resources'], address: string): string[] {
+  return referrersInState(state, address).map((r) => r.address).filter((child) => childDestination(child, address, address) !== undefined);
 }
 
 /**
@@ -54,26 +65,28 @@ export function childDestination(child: string, from: string, to: string): strin
 }
 
 /**
- * The renames one move makes in state: the object itself and what lives under it, each with its entry as it
- * reads afterwards (a child's reference to its parent names the parent's new local name, and fingerprints keep
- * the address they were made for, since they cannot be made again without the secret).
+ * The renames one move makes in state: the object itself and what is declared inside it, each with its entry as
+ * it reads afterwards (fingerprints keep the address they were made for, since they cannot be made again without
+ * the secret). Every entry that names the moved object by its local name (a token's `gateway`, a gateway's
+ * `project`) names the new one; an entry that keeps its address appears with `from` equal to `to`.
  */
 export function renamesOf(state: StateData['resources'], from: string, to: string): { from: string; to: string; entry: ResourceState }[] {
   const entry = state[from];
   if (!entry) return [];
-  const out = [{ from, to, entry: { ...entry, fingerprintAddress: entry.fingerprintAddress ?? from } }];
-  for (const child of childrenInState(state, from)) {
-    const destination = childDestination(child, from, to);
-    const childEntry = state[child]!;
-    const attribute = parentOf(childEntry.kind)!.attribute;
-    const inputs = childEntry.inputs[attribute] === localPart(from) ? { ...childEntry.inputs, [attribute]: localPart(to) } : childEntry.inputs;
-    if (destination) out.push({ from: child, to: destination, entry: { ...childEntry, inputs, fingerprintAddress: childEntry.fingerprintAddress ?? child } });
+  const out: { from: string; to: string; entry: ResourceState }[] = [{ from, to, entry: { ...entry, fingerprintAddress: entry.fingerprintAddress ?? from } }];
+  for (const { address, attribute } of referrersInState(state, from)) {
+    const other = state[address]!;
+    const renamesParent = attribute !== undefined && other.inputs[attribute] === localPart(from);
+    const inputs = renamesParent ? { ...other.inputs, [attribute]: localPart(to) } : other.inputs;
+    const destination = childDestination(address, from, to);
+    if (destination) out.push({ from: address, to: destination, entry: { ...other, inputs, fingerprintAddress: other.fingerprintAddress ?? address } });
+    else if (renamesParent) out.push({ from: address, to: address, entry: { ...other, inputs } });
   }
   return out;
 }
 
 export function resolveRefactoring({ blocks, state }: RefactoringInput): Refactoring {
-  const out: Refactoring = { state: { ...state }, movedFrom: new Map(), forgotten: [], imports: new Map(), problems: [] };
+  const out: Refactoring = { state: { ...state }, movedFrom: new Map(), rewritten: new Map(), forgotten: [], imports: new Map(), problems: [] };
   if (!blocks) return out;
 
   // Moves: each address in state follows its chain (a -> b -> c) to its end; the config loader refused cycles.
@@ -83,6 +96,11 @@ export function resolveRefactoring({ blocks, state }: RefactoringInput): Refacto
     let to = move.to;
     for (let hop = next.get(to); hop !== undefined && hop.from !== move.from; hop = next.get(to)) to = hop.to;
     for (const rename of renamesOf(state, move.from, to)) {
+      if (rename.from === rename.to) {
+        out.state[rename.to] = rename.entry;
+        out.rewritten.set(rename.to, rename.entry.inputs);
+        continue;
+      }
       if (rename.to in out.state) {
         out.problems.push(problemAt(rename.to, move.source, {
           code: 'moved_target_exists',
@@ -141,6 +159,10 @@ export function withMoves(steps: PlanStep[], refactoring: Refactoring, state: St
     if (stepped.has(to)) continue;
     const entry = state[to]!;
     out.push({ ...makeStep({ address: to, kind: entry.kind, action: 'move', changes: [], writes: [], inputs: entry.inputs }), moved: { from } });
+  }
+  // An address that stays but named a moved parent: apply records its inputs with the new name (no write).
+  for (const [address, inputs] of refactoring.rewritten) {
+    if (!stepped.has(address) && !refactoring.movedFrom.has(address)) out.push(makeStep({ address, kind: state[address]!.kind, action: 'no-op', changes: [], writes: [], inputs }));
   }
   return out;
 }

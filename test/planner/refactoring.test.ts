@@ -98,3 +98,25 @@ describe('import', () => {
     expect(out.problems.map((p) => [p.code, p.address])).toEqual([['import_already_managed', 'gateway.other']]);
   });
 });
+
+describe('moving a project', () => {
+  const projectState = {
+    'project.shop': entry('project', 'p1'),
+    'record.shop/key': entry('record', 'r1', { parents: { projectId: 'p1' }, inputs: { project: 'shop', name: 'key' } }),
+    'gateway.prod': entry('gateway', 'g1', { parents: { projectId: 'p1' }, inputs: { project: 'shop', name: 'Prod' } }),
+  };
+
+  it('moves its records (declared inside it) and renames the project a gateway names, without moving the gateway', () => {
+    const out = resolveRefactoring({ blocks: blocks({ moved: [{ from: 'project.shop', to: 'project.store', source: at }] }), state: projectState });
+    expect([...out.movedFrom]).toEqual([['project.store', 'project.shop'], ['record.store/key', 'record.shop/key']]);
+    expect(out.state['record.store/key']?.inputs).toEqual({ project: 'store', name: 'key' });
+    expect(out.state['gateway.prod']?.inputs).toEqual({ project: 'store', name: 'Prod' });
+    const steps = withMoves([], out, out.state);
+    expect(steps.map((s) => [s.action, s.address, s.inputs?.project])).toEqual([['move', 'project.store', undefined], ['move', 'record.store/key', 'store'], ['no-op', 'gateway.prod', 'store']]);
+  });
+
+  it('a removed project forgets its records, not the gateways that name it', () => {
+    const out = resolveRefactoring({ blocks: blocks({ removed: [{ from: 'project.shop', source: at }] }), state: projectState });
+    expect(out.forgotten.map((f) => f.address)).toEqual(['project.shop', 'record.shop/key']);
+  });
+});

@@ -202,18 +202,18 @@ const stateMvCommand = stateCommand({
     const renames = renamesOf(store.data.resources, from, to);
     for (const rename of renames) {
       refusePendingWrites(store, rename.from);
-      if (rename.from !== from && store.data.resources[rename.to]) {
+      if (rename.from !== from && rename.from !== rename.to && store.data.resources[rename.to]) {
         throw new StateError('STATE_ADDRESS_EXISTS', `${rename.to} is already in the state; nothing was moved.`, `Remove it first with \`cplane state rm ${rename.to}\` if it is stale.`);
       }
     }
     await store.update((draft) => {
       for (const rename of renames) {
         delete draft.resources[rename.from];
-        draft.resources[rename.to] = renamedEntry(store, rename.entry, rename.from, rename.to);
+        draft.resources[rename.to] = rename.from === rename.to ? rename.entry : renamedEntry(store, rename.entry, rename.from, rename.to);
       }
     });
     ctx.stdout.write(`Moved ${from} to ${to} (remote ${moving.kind} ${moving.id} unchanged).\n`);
-    for (const child of renames.slice(1)) ctx.stdout.write(`Moved ${child.from} to ${child.to} with it.\n`);
+    for (const child of renames.slice(1)) if (child.from !== child.to) ctx.stdout.write(`Moved ${child.from} to ${child.to} with it.\n`);
   },
 });
 
