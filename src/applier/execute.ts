@@ -11,7 +11,7 @@ import type { ApiClient, ClientEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { SecretSource } from '../config/types.js';
 import type { Plan, PlanStep, PlannedWrite, Template } from '../plan-model/index.js';
-import type { StateStore } from '../state/index.js';
+import { renamedEntry, type StateStore } from '../state/index.js';
 import type { JournalEntry } from '../state/types.js';
 import type { ApplyEvent, ApplyResult, StepRef } from './events.js';
 import { recordResult, saveEntry, sendEntry, settleFailure } from './journal.js';
@@ -175,7 +175,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
 
 /** A no-op step still has work when it records something in state (a refresh-only plan's live values or a forget). */
 function hasWork(step: PlanStep): boolean {
-  return step.action !== 'no-op' || step.writes.length > 0 || step.adopt !== undefined || step.inputs !== undefined || step.forget === true;
+  return step.action !== 'no-op' || step.writes.length > 0 || step.adopt !== undefined || step.inputs !== undefined || step.forget === true || step.moved !== undefined;
 }
 
 function refOf(step: PlanStep): StepRef {
@@ -186,6 +186,16 @@ async function runStep(step: PlanStep, options: ApplyOptions, interrupted: () =>
   const { state } = options;
   const now = () => (options.now ? options.now() : new Date());
   if (interrupted()) throw new Interrupted();
+  const moved = step.moved;
+  if (moved) {
+    // A `moved` block: the entry is renamed before any write, once (a second run finds it renamed already).
+    await state.update((draft) => {
+      const entry = draft.resources[moved.from];
+      if (!entry || draft.resources[step.address]) return;
+      delete draft.resources[moved.from];
+      draft.resources[step.address] = renamedEntry(state.crypto, entry, moved.from, step.address);
+    });
+  }
   if (step.adopt) {
     const adopt = step.adopt;
     const at = now().toISOString();

@@ -4,6 +4,12 @@
  */
 import type { GatewaySettingsConfig, SecretSource } from './types.js';
 
+/** Paths inside a gateway's settings that `ignoreChanges` may name (as the plan shows them). */
+export type GatewaySettingsPath =
+  | 'settings.requestsPerMinute' | 'settings.tokensPerMinute' | 'settings.spendLimitUsd' | 'settings.window'
+  | 'settings.guardrails' | 'settings.guardrails.blockPii' | 'settings.guardrails.blockedTerms' | 'settings.guardrails.maxInputTokens'
+  | 'settings.cache' | 'settings.cache.enabled' | 'settings.cache.ttlSeconds';
+
 export interface LifecycleConfig<Field extends string> {
   preventDestroy?: boolean;
   ignoreChanges?: Field[];
@@ -50,7 +56,7 @@ export interface OtelExportConfig {
   exportMetrics?: boolean;
   exportTraces?: boolean;
   headers?: Record<string, SecretSource>;
-  lifecycle?: LifecycleConfig<'enabled' | 'endpoint' | 'exportMetrics' | 'exportTraces' | 'headers'>;
+  lifecycle?: LifecycleConfig<'enabled' | 'endpoint' | 'exportMetrics' | 'exportTraces' | 'headers' | `headers.${string}`>;
   dependsOn?: string[];
 }
 
@@ -74,8 +80,25 @@ export interface GatewayConfig {
   settings?: GatewaySettingsConfig;
   otelExport?: OtelExportConfig;
   tokens?: Record<string, TokenConfig>;
-  lifecycle?: LifecycleConfig<'name' | 'slug' | 'defaultProvider' | 'defaultModel' | 'credentials' | 'settings'>;
+  lifecycle?: LifecycleConfig<'name' | 'slug' | 'defaultProvider' | 'defaultModel' | 'credentials' | 'settings' | GatewaySettingsPath>;
   dependsOn?: string[];
+}
+
+/** `moved`: the object at `from` in state is now configured at `to` (after Terraform's `moved` block). */
+export interface MovedConfig {
+  from: string;
+  to: string;
+}
+
+/** `removed`: cplane stops managing the object at `from` (and what lives under it) without touching it remotely. */
+export interface RemovedConfig {
+  from: string;
+}
+
+/** `import`: the configured address `to` adopts the existing remote object `id`. */
+export interface ImportConfig {
+  to: string;
+  id: string;
 }
 
 export interface ConfigFile {
@@ -87,4 +110,7 @@ export interface ConfigFile {
   projects?: Record<string, ProjectConfig>;
   credentials?: Record<string, CredentialConfig>;
   gateways?: Record<string, GatewayConfig>;
+  moved?: MovedConfig[];
+  removed?: RemovedConfig[];
+  import?: ImportConfig[];
 }

@@ -45,7 +45,7 @@ export function canonicalJson(value: unknown): string {
   return out.join('');
 }
 
-/** sha256 of canonicalJson({ account, resources }), fed to the hash one resource at a time. */
+/** sha256 of canonicalJson({ account, resources, refactoring }), fed to the hash one resource at a time. */
 export function configDigest(desired: DesiredState): string {
   const hash = createHash('sha256');
   const resources = [...desired.resources].sort((a, b) => (a.address < b.address ? -1 : 1));
@@ -55,5 +55,13 @@ export function configDigest(desired: DesiredState): string {
     writeCanonical({ kind, address, localName, attributes, secrets, lifecycle, dependsOn }, out);
     hash.update(out.join(''));
   });
-  return hash.update(']}').digest('hex');
+  // Refactoring blocks change what a plan does (a move instead of a delete and a create): they count, their positions do not.
+  const blocks = desired.refactoring;
+  const out: string[] = [];
+  writeCanonical(blocks && {
+    moved: blocks.moved.map(({ from, to }) => ({ from, to })),
+    removed: blocks.removed.map(({ from }) => ({ from })),
+    imports: blocks.imports.map(({ to, id }) => ({ to, id })),
+  }, out);
+  return hash.update(`],"refactoring":${out.join('')}}`).digest('hex');
 }

@@ -18,7 +18,7 @@ export interface SourceRange {
 
 export interface Lifecycle {
   preventDestroy: boolean;
-  /** Attribute names (as in the configuration) that are never diffed. */
+  /** Paths as the plan shows them (`description`, `settings.requestsPerMinute`, `headers.Authorization`) that are never diffed; an attribute covers the paths inside it. */
   ignoreChanges: string[];
 }
 
@@ -116,12 +116,25 @@ export interface DesiredResource<K extends ResourceKind = ResourceKind> {
   source: SourceRange;
 }
 
+/**
+ * The refactoring blocks of the configuration (`moved`, `removed`, `import`), checked against the configuration;
+ * the planner resolves them against state before diffing (planner/refactoring.ts).
+ */
+export interface RefactoringBlocks {
+  /** In file order; chains (`a -> b`, `b -> c`) are allowed, cycles are not. */
+  moved: { from: string; to: string; source: SourceRange }[];
+  removed: { from: string; source: SourceRange }[];
+  imports: { to: string; id: string; source: SourceRange }[];
+}
+
 export interface DesiredState {
   /** Account id from the configuration (after interpolation), if it gives one. */
   account?: string;
   /** `state: { url }` of the configuration, interpolated. May hold a password: print it only masked. */
   stateUrl?: string;
   resources: DesiredResource[];
+  /** `moved`, `removed` and `import` blocks; absent when the configuration has none. */
+  refactoring?: RefactoringBlocks;
   /** The configuration folder (absolute). */
   dir: string;
   /** Files read, relative to `dir`, sorted. */

@@ -4,7 +4,7 @@
  * summaries), so they never disagree.
  */
 
-export type Action = 'create' | 'update' | 'replace' | 'rotate' | 'import' | 'archive' | 'delete' | 'revoke' | 'no-op';
+export type Action = 'create' | 'update' | 'replace' | 'rotate' | 'import' | 'move' | 'forget' | 'archive' | 'delete' | 'revoke' | 'no-op';
 
 /** The actions that take an object off the account. */
 export type RemoveAction = Extract<Action, 'archive' | 'delete' | 'revoke'>;
@@ -17,7 +17,7 @@ export function isRemoval(action: Action): action is RemoveAction {
 export type Tone = 'add' | 'change' | 'remove' | 'replace' | 'import' | 'plain';
 
 export interface ActionWords {
-  /** In the plan's step header: `+`, `~`, `-/+`, `<=`, `-`. */
+  /** In the plan's step header: `+`, `~`, `-/+`, `>` (import), `->` (move), `.` (forget), `-`. */
   symbol: string;
   /** `will be created`. */
   future: string;
@@ -27,7 +27,7 @@ export interface ActionWords {
   past: string;
   tone: Tone;
   /** The column of the plan summary the step counts in. */
-  counts: 'add' | 'change' | 'replace' | 'remove' | 'import' | undefined;
+  counts: 'add' | 'change' | 'replace' | 'remove' | 'import' | 'move' | 'forget' | undefined;
 }
 
 export const actionWords: Readonly<Record<Action, ActionWords>> = {
@@ -35,7 +35,10 @@ export const actionWords: Readonly<Record<Action, ActionWords>> = {
   update: { symbol: '~', future: 'will be updated in place', progressive: 'updating', past: 'updated', tone: 'change', counts: 'change' },
   rotate: { symbol: '~', future: 'will have its secret rotated', progressive: 'rotating', past: 'rotated', tone: 'change', counts: 'change' },
   replace: { symbol: '-/+', future: 'must be replaced', progressive: 'replacing', past: 'replaced', tone: 'replace', counts: 'replace' },
-  import: { symbol: '<=', future: 'will be imported (adopted)', progressive: 'importing', past: 'imported', tone: 'import', counts: 'import' },
+  // Not `<=`: Terraform uses it for reading a data source. `.` for forget is Terraform's own.
+  import: { symbol: '>', future: 'will be imported', progressive: 'importing', past: 'imported', tone: 'import', counts: 'import' },
+  move: { symbol: '->', future: 'has moved to', progressive: 'moving', past: 'moved', tone: 'plain', counts: 'move' },
+  forget: { symbol: '.', future: 'will no longer be managed', progressive: 'forgetting', past: 'forgotten', tone: 'plain', counts: 'forget' },
   archive: { symbol: '-', future: 'will be archived', progressive: 'archiving', past: 'archived', tone: 'remove', counts: 'remove' },
   delete: { symbol: '-', future: 'will be deleted', progressive: 'deleting', past: 'deleted', tone: 'remove', counts: 'remove' },
   revoke: { symbol: '-', future: 'will be revoked', progressive: 'revoking', past: 'revoked', tone: 'remove', counts: 'remove' },

@@ -42,6 +42,8 @@ export interface PlanStep {
   inputs?: Record<string, unknown>;
   /** Sources of the write-only values the writes use (`$secret`/`$encrypt` fields). References only, never values. */
   secrets?: Record<string, SecretSource>;
+  /** A `moved` block: the state entry recorded at `from` is renamed to this address before any write. */
+  moved?: { from: string };
   /** Remove the address from state when the step completes (also set on the last write's effects). */
   forget?: boolean;
   /** Consequences people must know, e.g. `deleting the gateway revokes its 2 tokens`. */
@@ -54,6 +56,8 @@ export interface Drift {
   kind: ResourceKind;
   /** `changed` field by field, or `deleted` outside cplane. */
   type: 'changed' | 'deleted';
+  /** For `deleted`, how people say it: `revoked outside cplane` for a token (default `deleted outside cplane`). */
+  reason?: string;
   changes: FieldChange[];
 }
 
@@ -72,6 +76,10 @@ export interface PlanSummary {
   replace: number;
   remove: number;
   import: number;
+  /** Addresses renamed by `moved` blocks (a move with changes also counts in its other column). */
+  move: number;
+  /** Addresses `removed` blocks stop managing, without a write. */
+  forget: number;
 }
 
 /** A configuration file and the sha256 of its content, so an apply can name the files that changed. */

@@ -11,6 +11,7 @@ import type { StateData } from '../state/types.js';
 import type { AddressBook } from './address-book.js';
 import type { LiveAccount } from './live-account.js';
 import type { PlanProblem } from './problems.js';
+import type { Refactoring } from './refactoring.js';
 import type { Fingerprinter, WriteOnlyStatus } from './write-only-values.js';
 
 /** What the planner needs of the state store: its data, and fingerprints of write-only values. */
@@ -42,6 +43,8 @@ export interface PlanContext {
   lookups: Lookups;
   /** Per desired address: which write-only values differ from what was last applied. */
   writeOnly: ReadonlyMap<string, WriteOnlyStatus>;
+  /** `import` blocks of addresses not yet in state: the remote id each adopts. */
+  imports: Refactoring['imports'];
 }
 
 export interface StageResult {

@@ -15,8 +15,8 @@ import { isIgnored, sameValue } from '../providers/view-diff.js';
 import type { ResourceState } from '../state/types.js';
 import { planChange, type ChangeBase } from './change.js';
 import { emptyStage, type PlanContext, type StageResult } from './context.js';
-import { isDeletedLive, liveByKey, liveObjectOf, unreadableFor, type LiveObject } from './live-account.js';
-import { resourceProblem } from './problems.js';
+import { goneReason, isDeletedLive, liveByKey, liveObjectOf, unreadableFor, type LiveObject } from './live-account.js';
+import { problemAt, resourceProblem } from './problems.js';
 import { createChanges, inputsOf, makeStep, setPath } from './steps.js';
 
 export function planDesired(ctx: PlanContext): StageResult {
@@ -48,14 +48,17 @@ function planAddress(ctx: PlanContext, r: DesiredResource, out: StageResult): vo
   };
 
   if (entry && isDeletedLive(ctx.live, entry)) {
-    out.drift.push({ address: r.address, kind: r.kind, type: 'deleted', changes: [] });
-    if (mode === 'refresh-only') out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'no-op', reason: 'deleted outside cplane', changes: [], writes: [], forget: true }));
-    else create('deleted outside cplane');
+    const gone = goneReason(ctx.live, entry);
+    out.drift.push({ address: r.address, kind: r.kind, type: 'deleted', reason: gone, changes: [] });
+    if (mode === 'refresh-only') out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'no-op', reason: gone, changes: [], writes: [], forget: true }));
+    else create(gone);
     return;
   }
 
   if (!entry) {
     if (mode === 'refresh-only') return;
+    const imported = ctx.imports.get(r.address);
+    if (imported) return planImport(ctx, r, imported.id, out, change);
     if (ctx.live.snapshot.byIdOnly.has(r.kind)) {
       const op = provider.refreshOperations[0] ?? provider.readOperation;
       out.unreadable.push({ address: r.address, kind: r.kind, operation: op, reason: `not in state, and finding an existing one needs ${routes[op].method} ${routes[op].path}, a human-only operation` });
@@ -81,7 +84,35 @@ function planAddress(ctx: PlanContext, r: DesiredResource, out: StageResult): vo
     out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'no-op', reason: 'changed outside cplane: recording the live values', changes, writes: [], inputs }));
     return;
   }
-  change(found, entry, { action: 'update', reason: found.identity.status === 'archived' ? 'archived outside cplane: unarchiving it' : undefined });
+  // Every repair of drift says why, so a reviewer reading only the step (Markdown's Why column) knows.
+  const repair = found.identity.status === 'archived' ? 'archived outside cplane: unarchiving it' : changes.length > 0 ? `changed outside cplane (${changes.map((c) => c.path).join(', ')}): setting it back` : undefined;
+  change(found, entry, { action: 'update', reason: repair });
+}
+
+/** An `import` block: the address adopts the live object with that id, or the plan says why it cannot. */
+function planImport(ctx: PlanContext, r: DesiredResource, id: string, out: StageResult, change: (found: LiveObject, state: undefined, base: ChangeBase) => void): void {
+  const found = ctx.live.kinds.get(r.kind)?.byId.get(id);
+  const where = ctx.imports.get(r.address)!.source;
+  if (!found || found.identity.status === 'gone') {
+    out.problems.push(problemAt(r.address, where, {
+      code: 'import_not_found',
+      summary: `import: no ${r.kind} with id ${id} exists in the account`,
+      detail: `Check the id (the API and the console show it); for an object that lives under another, its parent must be in the configuration.`,
+    }));
+    return;
+  }
+  const owner = ctx.book.stateAddressOf(r.kind, id);
+  if (owner !== undefined) {
+    out.problems.push(problemAt(r.address, where, {
+      code: 'import_already_managed',
+      summary: `import: the ${r.kind} ${id} is already managed as ${owner}`,
+      detail: `One object is managed by one address: use a moved block from ${owner} instead.`,
+    }));
+    return;
+  }
+  ctx.book.adopt(r.address, r.kind, id);
+  const adopt = { id, ...(found.identity.parents ? { parents: found.identity.parents } : {}) };
+  change(found, undefined, { action: 'import', reason: `import block at ${where.file}:${where.line}`, adopt });
 }
 
 /** For a kind that lives under a parent: the parent's id, from state or from the address book. */

@@ -1,7 +1,7 @@
 /**
  * The step generator (after Pulumi's): refreshes the live account, then runs
  * the stages, each a plain function of data named for what it decides:
- * write-only values, the desired addresses (with the address book), the
+ * the refactoring blocks (moved, removed, import), write-only values, the desired addresses (with the address book), the
  * removals, the dependencies, the order, the targets and the summary.
  * Providers report facts and writes; the stages decide.
  */
@@ -15,6 +15,7 @@ import { PlanError } from './errors.js';
 import { indexLive } from './live-account.js';
 import { sortSteps } from './order.js';
 import { refreshLive } from './refresh.js';
+import { forgetSteps, resolveRefactoring, withMoves } from './refactoring.js';
 import { planRemovals } from './removals.js';
 import { summarize } from './summary.js';
 import { scopeToTargets } from './targets.js';
@@ -23,8 +24,10 @@ import { writeOnlyChanges, type WriteOnlyStatus } from './write-only-values.js';
 
 export async function makePlan(input: MakePlanInput): Promise<Plan> {
   const { client, desired, account, mode = 'normal', targets = [] } = input;
-  const state = input.state.data.resources;
-  const refreshing = refreshLive({ client, account, desired: mode === 'destroy' ? undefined : desired, state: input.state.data, parallelism: input.parallelism ?? 10 });
+  // moved, removed and import blocks first: every later stage sees the state under its new addresses.
+  const refactored = resolveRefactoring({ blocks: desired.refactoring, state: input.state.data.resources });
+  const state = refactored.state;
+  const refreshing = refreshLive({ client, account, desired: mode === 'destroy' ? undefined : desired, state: { ...input.state.data, resources: state }, parallelism: input.parallelism ?? 10 });
   // Its failure is awaited below; until then it must not count as an unhandled rejection.
   refreshing.catch(() => undefined);
   // Work that needs no live data is done while the refresh requests are in flight; yielding once first lets
@@ -36,10 +39,11 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
 
   const book = new AddressBook(state);
   const desiredByAddress = new Map(desired.resources.map((r) => [r.address, r]));
-  const ctx: PlanContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups: book.lookups(account, snapshot.vendors), writeOnly: writeOnly.statuses };
+  const ctx: PlanContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups: book.lookups(account, snapshot.vendors), writeOnly: writeOnly.statuses, imports: refactored.imports };
   const planned = planDesired(ctx);
   const removals = planRemovals(ctx);
-  const linked = linkDependencies({ mode, steps: [...planned.steps, ...removals.steps], desiredByAddress, state, book, removedWith: removals.removedWith });
+  const steps = withMoves([...planned.steps, ...removals.steps, ...forgetSteps(refactored)], refactored, state);
+  const linked = linkDependencies({ mode, steps, desiredByAddress, state, book, removedWith: removals.removedWith });
   // A kind that could not be read matters only when the configuration or the state has some of it.
   const used = new Set([...desired.resources.map((r) => r.kind), ...Object.values(state).map((r) => r.kind)]);
   const unreadable = [...snapshot.unreadable.filter((u) => used.has(u.kind)), ...planned.unreadable, ...removals.unreadable];
@@ -49,7 +53,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     drift: [...planned.drift, ...removals.drift],
     // A kind-wide entry says nothing more once the addresses of that kind are listed one by one.
     unreadable: unreadable.filter((u) => u.address !== undefined || !unreadable.some((v) => v.address !== undefined && v.kind === u.kind)),
-    problems: [...writeOnly.problems, ...planned.problems, ...removals.problems],
+    problems: [...refactored.problems, ...writeOnly.problems, ...planned.problems, ...removals.problems],
   });
   if (scoped.problems.length > 0) throw new PlanError(scoped.problems);
 

@@ -9,7 +9,7 @@
 import { parentOf, providerFor } from '../providers/index.js';
 import type { ResourceState } from '../state/types.js';
 import { emptyStage, type PlanContext, type StageResult } from './context.js';
-import { isDeletedLive, liveChildrenOf, liveObjectOf, unreadableFor } from './live-account.js';
+import { goneReason, isDeletedLive, liveChildrenOf, liveObjectOf, unreadableFor } from './live-account.js';
 import { problemAt, rangeOf, whereOf } from './problems.js';
 import { forgetStep, makeStep } from './steps.js';
 
@@ -39,8 +39,9 @@ function planRemoval(ctx: PlanContext, address: string, entry: ResourceState, re
   const deleted = isDeletedLive(ctx.live, entry);
   if (ctx.mode === 'refresh-only') {
     if (deleted) {
-      out.drift.push({ address, kind: entry.kind, type: 'deleted', changes: [] });
-      out.steps.push(makeStep({ address, kind: entry.kind, action: 'no-op', reason: 'deleted outside cplane', changes: [], writes: [], forget: true }));
+      const gone = goneReason(ctx.live, entry);
+      out.drift.push({ address, kind: entry.kind, type: 'deleted', reason: gone, changes: [] });
+      out.steps.push(makeStep({ address, kind: entry.kind, action: 'no-op', reason: gone, changes: [], writes: [], forget: true }));
     }
     return;
   }
@@ -54,8 +55,8 @@ function planRemoval(ctx: PlanContext, address: string, entry: ResourceState, re
     }));
   }
   if (deleted || found?.identity.status !== 'live') {
-    if (deleted) out.drift.push({ address, kind: entry.kind, type: 'deleted', changes: [] });
-    const already = found?.identity.status === 'archived' ? 'already archived outside cplane' : 'already deleted outside cplane';
+    if (deleted) out.drift.push({ address, kind: entry.kind, type: 'deleted', reason: goneReason(ctx.live, entry), changes: [] });
+    const already = found?.identity.status === 'archived' ? 'already archived outside cplane' : `already ${goneReason(ctx.live, entry)}`;
     out.steps.push(forgetStep(address, entry.kind, provider.removeAction, `${already}: forgetting it`));
     return;
   }
@@ -66,5 +67,7 @@ function planRemoval(ctx: PlanContext, address: string, entry: ResourceState, re
     return;
   }
   const { writes, notes } = provider.planDelete({ address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(ctx.live, entry.kind, entry.id) });
-  out.steps.push(makeStep({ address, kind: entry.kind, action: provider.removeAction, changes: [], writes, notes }));
+  // Terraform's "because it is not in configuration"; with --destroy every address goes, and the mode says why.
+  const reason = ctx.mode === 'destroy' ? undefined : 'not in configuration';
+  out.steps.push(makeStep({ address, kind: entry.kind, action: provider.removeAction, reason, changes: [], writes, notes }));
 }

@@ -46,7 +46,7 @@ export async function writeOnlyChanges(
       }
       try {
         const value = await resolveSecret(source, env);
-        if (applied !== state.fingerprint(r.address, field, value)) status.changed.push(field);
+        if (applied !== state.fingerprint(entry?.fingerprintAddress ?? r.address, field, value)) status.changed.push(field);
       } catch (error) {
         problems.push(resourceProblem(r, { code: 'secret_unavailable', summary: (error as Error).message, detail: 'Set it and run the command again.' }));
       }

@@ -55,6 +55,7 @@ export const gatewayTokenProvider = {
     within: { idField: 'gatewayId', attribute: 'gateway', removedWith: 'revoked by deleting' },
     outputs: { tokenPrefix: 'token_prefix' },
     revealable: 'plaintext',
+    goneAs: 'revoked',
     volatileFields: ['last_used_at'],
   },
   refreshOperations: ['listGatewayTokens'],

@@ -48,7 +48,7 @@ function settingsBody(wanted: GatewaySettingsConfig, changedKeys: string[]): Rec
 
 export const gatewayProvider = {
   kind: 'gateway',
-  relations: { parentIds: { projectId: 'project' }, usesVendors: true },
+  relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' }, usesVendors: true },
   refreshOperations: ['listGateways'],
   readOperation: 'getGateway',
   removeAction: 'delete',

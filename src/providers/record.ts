@@ -36,7 +36,7 @@ function liveView(live: RecordMetaT): View {
 
 export const recordProvider = {
   kind: 'record',
-  relations: { parentIds: { projectId: 'project' } },
+  relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' } },
   refreshOperations: ['listRecords'],
   readOperation: 'getRecord',
   removeAction: 'archive',

@@ -163,6 +163,10 @@ export interface Relations {
   revealable?: string;
   /** Live fields that change with traffic rather than configuration: left out of the plan's live digest. */
   volatileFields?: string[];
+  /** The configuration attribute holding the local name of each parent in `parentIds` (`{ projectId: 'project' }`), when `within` does not say it. */
+  parentAttributes?: Record<string, string>;
+  /** The word for an object whose status is `gone` (identify), in `… outside cplane`: `revoked` for a token. Default `deleted`. */
+  goneAs?: string;
   /** Planning the kind looks AI vendors up by name (`lookups.vendor`), so refresh lists them. */
   usesVendors?: boolean;
 }

@@ -38,9 +38,11 @@ export function changeLines(change: FieldChange, creating: boolean): { symbol: s
 }
 
 export function summaryLine(plan: Plan): string {
-  const { add, change, replace, remove } = plan.summary;
+  const { add, change, replace, remove, move, forget } = plan.summary;
   const imports = plan.summary.import > 0 ? `${plan.summary.import} to import, ` : '';
-  const counts = `${imports}${add} to add, ${change} to change, ${replace} to replace, ${remove} to remove.`;
+  // Moves and forgets send no write: counted after the rest, only when there are some (as Terraform's `to forget`).
+  const extra = [move > 0 ? `${move} to move` : '', forget > 0 ? `${forget} to forget` : ''].filter(Boolean).map((part) => `, ${part}`).join('');
+  const counts = `${imports}${add} to add, ${change} to change, ${replace} to replace, ${remove} to remove${extra}.`;
   if (!isIncomplete(plan)) return `Plan: ${counts}`;
   const names = unreadableNames(plan);
   return `Plan incomplete: ${names.length} item${names.length === 1 ? '' : 's'} could not be read (${names.join(', ')}), so nothing is known about ${names.length === 1 ? 'it' : 'them'}; for the rest: ${counts}`;

@@ -26,11 +26,13 @@ export function renderPlanMarkdown(plan: Plan): string {
   if (acting.length > 0) {
     out.push('| | Address | Action | Why |', '|---|---|---|---|');
     for (const step of acting) {
-      out.push(`| \`${actionWords[step.action].symbol}\` | \`${cell(step.address)}\` | ${step.action} | ${cell([step.reason, ...(step.notes ?? [])].filter(Boolean).join('; '))} |`);
+      const moved = step.moved ? `moved from \`${cell(step.moved.from)}\`` : undefined;
+      out.push(`| \`${actionWords[step.action].symbol}\` | \`${cell(step.address)}\` | ${step.action} | ${cell([moved, step.reason, ...(step.notes ?? [])].filter(Boolean).join('; '))} |`);
     }
     out.push('', '<details><summary>Changes by field</summary>', '', '```diff');
     for (const step of acting) {
-      out.push(`${diffSymbol(actionWords[step.action].symbol)} ${step.address} ${actionWords[step.action].future}`);
+      const words = actionWords[step.action].future;
+      out.push(`${diffSymbol(actionWords[step.action].symbol)} ${step.action === 'move' && step.moved ? `${step.moved.from} ${words} ${step.address}` : `${step.address} ${words}`}`);
       for (const change of step.changes) {
         for (const { symbol, text } of changeLines(change, step.action === 'create')) out.push(fenced(`${diffSymbol(symbol)}     ${text}`));
       }
@@ -42,7 +44,7 @@ export function renderPlanMarkdown(plan: Plan): string {
     out.push(`<details><summary>Changed outside cplane (${plan.drift.length})</summary>`, '');
     for (const drift of plan.drift) {
       const fields = drift.changes.map((c) => `\`${cell(c.path)}\``).join(', ');
-      out.push(`- \`${drift.address}\`: ${drift.type === 'deleted' ? 'deleted outside cplane' : `changed (${fields})`}`);
+      out.push(`- \`${drift.address}\`: ${drift.type === 'deleted' ? (drift.reason ?? 'deleted outside cplane') : `changed (${fields})`}`);
     }
     out.push('', '</details>', '');
   }

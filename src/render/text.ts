@@ -1,7 +1,7 @@
 /**
  * The plan as text for a terminal, in the Terraform manner: drift first, then
  * one block per step (`+ create`, `~ update`, `-/+ replace`, `- remove`,
- * `<= import`) with its field changes, reason and notes, what could not be
+ * `> import`, `-> move`, `. forget`) with its field changes, reason and notes, what could not be
  * read, and the summary line. Colour is a parameter: the command decides it.
  */
 import { actionWords, localPart, type Plan, type PlanStep, type Tone } from '../plan-model/index.js';
@@ -20,7 +20,10 @@ const symbolTone: Record<string, Tone> = { '+': 'add', '-': 'remove', '~': 'chan
 function renderStep(step: PlanStep, paint: Paint): string[] {
   const words = actionWords[step.action];
   // Names and values come from configuration and the API: escaped (and redacted) before colour is added.
-  const lines = [`  ${paint('bold', `# ${safeText(step.address)}`)} ${words.future}${step.reason ? ` (${safeText(step.reason)})` : ''}`];
+  const address = safeText(step.address);
+  const header = step.action === 'move' && step.moved ? `${paint('bold', `# ${safeText(step.moved.from)}`)} ${words.future} ${address}` : `${paint('bold', `# ${address}`)} ${words.future}`;
+  const lines = [`  ${header}${step.reason ? ` (${safeText(step.reason)})` : ''}`];
+  if (step.moved && step.action !== 'move') lines.push(`  ${paint('bold', `# (moved from ${safeText(step.moved.from)})`)}`);
   lines.push(`  ${paint(words.tone, words.symbol.padEnd(3))} ${step.kind} "${safeText(localPart(step.address))}"${step.adopt ? ` (id ${safeText(step.adopt.id)})` : ''}`);
   const creating = step.action === 'create';
   for (const change of step.changes) {
@@ -42,7 +45,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     out.push(paint('bold', 'Objects changed outside cplane since the last apply:'), '');
     for (const drift of plan.drift) {
       if (drift.type === 'deleted') {
-        out.push(`  ${paint('remove', '-')} ${safeText(drift.address)} was deleted outside cplane`);
+        out.push(`  ${paint('remove', '-')} ${safeText(drift.address)} was ${drift.reason ?? 'deleted outside cplane'}`);
         continue;
       }
       out.push(`  ${paint('change', '~')} ${safeText(drift.address)} was changed outside cplane`);

@@ -4,6 +4,7 @@
  * count. A pure function of its props; renderApplyProgress drives it.
  */
 import { Box, Static, Text } from 'ink';
+import type { ReactNode } from 'react';
 import type { ProgressModel, LogItem } from './progress-model.js';
 import { formatDuration, pastTense, progressiveTense, revealCommand } from './words.js';
 
@@ -17,28 +18,46 @@ export interface ApplyProgressProps {
   frame: number;
 }
 
+/** A symbol, then text that wraps under itself: continuation lines are indented past the symbol. */
+function Marked({ symbol, color, children }: { symbol: string; color?: string; children: ReactNode }) {
+  return (
+    <Box>
+      <Box flexShrink={0} width={symbol.length + 1}>
+        <Text color={color}>{symbol}</Text>
+      </Box>
+      <Text>{children}</Text>
+    </Box>
+  );
+}
+
+/** `6 done, 1 failed, 7 skipped of 14 steps`: the words and counts of the end-of-apply summary. */
+export function counterText(model: ProgressModel): string {
+  const parts = [`${model.done} done`, ...(model.failed > 0 ? [`${model.failed} failed`] : []), ...(model.skipped > 0 ? [`${model.skipped} skipped`] : [])];
+  return `${parts.join(', ')} of ${model.total} steps`;
+}
+
 function LogLine({ item }: { item: LogItem }) {
   switch (item.type) {
     case 'done':
       return (
-        <Text>
-          <Text color="green">✓</Text> {item.address} <Text color="green">{pastTense(item.action)}</Text>
+        <Marked symbol="✓" color="green">
+          {item.address} <Text color="green">{pastTense(item.action)}</Text>
           {item.id ? <Text dimColor> id={item.id}</Text> : null}
           <Text dimColor> ({formatDuration(item.durationMs)})</Text>
           {item.sealed ? <Text> · new token sealed in state: {revealCommand(item.address)}</Text> : null}
-        </Text>
+        </Marked>
       );
     case 'failed':
       return (
-        <Text>
-          <Text color="red">✗</Text> {item.address} <Text color="red">{item.action} failed</Text>: {item.reason}
-        </Text>
+        <Marked symbol="✗" color="red">
+          {item.address} <Text color="red">{item.action} failed</Text>: {item.reason}
+        </Marked>
       );
     case 'skipped':
       return (
-        <Text>
-          <Text color="yellow">-</Text> {item.address} <Text dimColor>{item.action} {item.why}</Text>
-        </Text>
+        <Marked symbol="-" color="yellow">
+          {item.address} <Text dimColor>{item.action} {item.why}</Text>
+        </Marked>
       );
     case 'notice':
       return <Text color={item.tone === 'warning' ? 'yellow' : undefined}>{item.text}</Text>;
@@ -51,13 +70,13 @@ export function ApplyProgress({ model, now, frame }: ApplyProgressProps) {
     <Box flexDirection="column">
       <Static items={model.log}>{(item) => <LogLine key={item.key} item={item} />}</Static>
       {model.running.map((step) => (
-        <Text key={step.stepId}>
-          <Text color="cyan">{spinner}</Text> {step.address} {progressiveTense(step.action)}…
+        <Marked key={step.stepId} symbol={spinner ?? ''} color="cyan">
+          {step.address} {progressiveTense(step.action)}…
           <Text dimColor> {formatDuration(Math.max(0, now - step.startedAt))}</Text>
           {step.retries > 0 ? <Text color="yellow"> (retry {step.retries}{step.lastRetry ? `: ${step.lastRetry}` : ''})</Text> : null}
-        </Text>
+        </Marked>
       ))}
-      {model.total > 0 && model.finished < model.total ? <Text dimColor>{model.finished}/{model.total} steps finished</Text> : null}
+      {model.total > 0 && model.finished < model.total ? <Text dimColor>{counterText(model)}</Text> : null}
     </Box>
   );
 }

@@ -5,7 +5,7 @@
  */
 export { renderConfirm, ConfirmPrompt, ConfirmInput, type TerminalIo } from './confirm-prompt.js';
 export { renderApplyProgress, type ApplyView } from './render-apply.js';
-export { ApplyProgress, spinnerFrames } from './apply-progress.js';
+export { ApplyProgress, counterText, spinnerFrames } from './apply-progress.js';
 export { ApplySummary } from './apply-summary.js';
 export { reduceProgress, emptyProgress, type ProgressModel } from './progress-model.js';
 export { eventLine } from './plain-lines.js';

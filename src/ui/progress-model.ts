@@ -25,12 +25,17 @@ export type LogItem =
 
 export interface ProgressModel {
   total: number;
+  /** done + failed + skipped. */
   finished: number;
+  /** Counted as the end-of-apply summary counts them, so the counter and the summary agree (also after an interrupt). */
+  done: number;
+  failed: number;
+  skipped: number;
   log: LogItem[];
   running: RunningStep[];
 }
 
-export const emptyProgress: ProgressModel = { total: 0, finished: 0, log: [], running: [] };
+export const emptyProgress: ProgressModel = { total: 0, finished: 0, done: 0, failed: 0, skipped: 0, log: [], running: [] };
 
 export function reduceProgress(model: ProgressModel, untrusted: ApplyEvent, now: number): ProgressModel {
   const event = safeEvent(untrusted);
@@ -48,14 +53,15 @@ export function reduceProgress(model: ProgressModel, untrusted: ApplyEvent, now:
       return {
         ...model,
         finished: model.finished + 1,
+        done: model.done + 1,
         running: without(event.stepId),
         log: [...model.log, { key, type: 'done', address: event.address, action: event.action, ...(event.id ? { id: event.id } : {}), durationMs: event.durationMs, sealed: event.sealed.length > 0 }],
       };
     case 'step-failed':
-      return { ...model, finished: model.finished + 1, running: without(event.stepId), log: [...model.log, { key, type: 'failed', address: event.address, action: event.action, reason: event.reason }] };
+      return { ...model, finished: model.finished + 1, failed: model.failed + 1, running: without(event.stepId), log: [...model.log, { key, type: 'failed', address: event.address, action: event.action, reason: event.reason }] };
     case 'step-skipped': {
       const why = event.cause === 'interrupted' ? 'not started (interrupted)' : `skipped: depends on ${event.after ?? 'a step'}, which failed`;
-      return { ...model, finished: model.finished + 1, running: without(event.stepId), log: [...model.log, { key, type: 'skipped', address: event.address, action: event.action, why }] };
+      return { ...model, finished: model.finished + 1, skipped: model.skipped + 1, running: without(event.stepId), log: [...model.log, { key, type: 'skipped', address: event.address, action: event.action, why }] };
     }
     case 'interrupted':
       return { ...model, log: [...model.log, { key, type: 'notice', text: 'Interrupted: no new writes start; waiting for the writes in flight (Ctrl-C again to quit at once).', tone: 'warning' }] };

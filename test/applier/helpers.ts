@@ -85,7 +85,7 @@ export function makePlanOf(steps: PlanStep[]): Plan {
     steps,
     drift: [],
     unreadable: [],
-    summary: { add: steps.length, change: 0, replace: 0, remove: 0, import: 0 },
+    summary: { add: steps.length, change: 0, replace: 0, remove: 0, import: 0, move: 0, forget: 0 },
     digest: { config: 'c', live: 'l' },
   };
 }

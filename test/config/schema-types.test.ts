@@ -69,12 +69,15 @@ test('a typed sample that uses every key validates in strict mode', () => {
       g: {
         project: 'p', name: 'g', slug: 'g', defaultProvider: 'openai', defaultModel: 'm', credentials: ['c'],
         settings: { requestsPerMinute: 1, tokensPerMinute: null, spendLimitUsd: '1.00', window: 'hour', guardrails: { blockPii: true, blockedTerms: ['x'], maxInputTokens: 10 }, cache: { enabled: true, ttlSeconds: 0 } },
-        otelExport: { enabled: true, endpoint: 'https://o.example.com', exportMetrics: false, exportTraces: true, headers: { Authorization: { file: './h' } }, lifecycle: { ignoreChanges: ['headers'] } },
+        otelExport: { enabled: true, endpoint: 'https://o.example.com', exportMetrics: false, exportTraces: true, headers: { Authorization: { file: './h' } }, lifecycle: { ignoreChanges: ['headers.Authorization', 'endpoint'] } },
         tokens: { t: { name: 't', scopes: ['run'], expiresInDays: 1, allowedModels: ['m'], rateLimitPerMin: 5, lifecycle: { ignoreChanges: ['name'] } } },
-        lifecycle: { preventDestroy: false, ignoreChanges: ['settings'] },
+        lifecycle: { preventDestroy: false, ignoreChanges: ['settings.requestsPerMinute', 'settings.cache.ttlSeconds'] },
         dependsOn: ['credential.c'],
       },
     },
+    moved: [{ from: 'gateway.old', to: 'gateway.g' }],
+    removed: [{ from: 'project.gone' }],
+    import: [{ to: 'project.p', id: '7b0e8c9a-3c1e-4f4e-9a53-0f3c2f4d5e6a' }],
   };
   const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
   addFormats(ajv);

@@ -22,7 +22,7 @@ describe('create, then converge', () => {
     expect(gateway.dependsOn.sort()).toEqual(['credential.openai', 'project.payments']);
     expect(gateway.writes.map((w) => w.operation)).toEqual(['createGateway', 'updateGatewaySettings']);
     expect(gateway.writes[0]!.body).toMatchObject({ projectId: { $ref: 'project.payments' }, credentialIds: [{ $ref: 'credential.openai' }] });
-    expect(plan.summary).toEqual({ add: 6, change: 0, replace: 0, remove: 0, import: 0 });
+    expect(plan.summary).toEqual({ add: 6, change: 0, replace: 0, remove: 0, import: 0, move: 0, forget: 0 });
     expect(new Set(plan.steps.flatMap((s) => s.writes.map((w) => w.idempotencyKey))).size).toBe(plan.steps.flatMap((s) => s.writes).length);
 
     const result = await h().apply(plan);

@@ -1,5 +1,6 @@
 // Changes made directly through the API show as drift, field by field, and the plan brings them back to the configuration.
 import { describe, expect, it } from 'vitest';
+import { renderPlanMarkdown, renderPlanText } from '../../src/render/index.js';
 import { actions, eachTestHarness, fullConfig } from './harness.js';
 
 describe('drift', () => {
@@ -34,6 +35,22 @@ describe('drift', () => {
     expect(plan.steps[1]!.writes[0]!.path).toEqual({ id: { $ref: 'gateway.prod' } });
   });
 
+  it('says a token revoked outside cplane was revoked (not deleted), and creates it again', async () => {
+    await h().client.call('revokeGatewayToken', { path: { id: id('gateway.prod'), tokenId: id('gateway_token.prod/ci') } });
+    const plan = await h().plan();
+    expect(plan.drift).toEqual([{ address: 'gateway_token.prod/ci', kind: 'gateway_token', type: 'deleted', reason: 'revoked outside cplane', changes: [] }]);
+    expect(plan.steps).toMatchObject([{ action: 'create', address: 'gateway_token.prod/ci', reason: 'revoked outside cplane' }]);
+    expect(renderPlanText(plan, { color: false })).toContain('  - gateway_token.prod/ci was revoked outside cplane\n');
+    expect(renderPlanMarkdown(plan)).toContain('- `gateway_token.prod/ci`: revoked outside cplane');
+  });
+
+  it('gives every drift repair a reason in the Markdown Why column', async () => {
+    await h().client.call('updateProject', { path: { id: id('project.payments') }, body: { name: 'payments', description: 'edited in the dashboard', isActive: true } });
+    const plan = await h().plan();
+    expect(plan.steps).toMatchObject([{ action: 'update', reason: 'changed outside cplane (description): setting it back' }]);
+    expect(renderPlanMarkdown(plan)).toContain('| `~` | `project.payments` | update | changed outside cplane (description): setting it back |');
+  });
+
   it('unarchives a project archived outside cplane', async () => {
     await h().client.call('archiveProject', { path: { id: id('project.payments') }, body: { archived: true } });
     const plan = await h().plan();
@@ -50,7 +67,7 @@ describe('drift', () => {
     expect(plan.drift).toEqual([{ address: 'gateway_token.prod/ci', kind: 'gateway_token', type: 'changed', changes: [{ path: 'name', before: 'ci', after: 'renamed-outside' }] }]);
     expect(plan.steps.flatMap((s) => s.writes)).toEqual([]);
     expect(plan.steps).toMatchObject([{ action: 'no-op', inputs: { name: 'renamed-outside', scopes: ['run'] } }]);
-    expect(plan.summary).toEqual({ add: 0, change: 0, replace: 0, remove: 0, import: 0 });
+    expect(plan.summary).toEqual({ add: 0, change: 0, replace: 0, remove: 0, import: 0, move: 0, forget: 0 });
 
     // Applying it records the live values in state and sends no write.
     const writesBefore = (await h().client.listAll('listGatewayTokens', { path: { id: id('gateway.prod') } })).length;

@@ -1,5 +1,6 @@
 // Removing resources from the configuration: archive, delete and revoke, dependents first; a deleted gateway takes its tokens.
 import { describe, expect, it } from 'vitest';
+import { renderPlanMarkdown, renderPlanText } from '../../src/render/index.js';
 import { actions, eachTestHarness, fullConfig } from './harness.js';
 
 describe('remove', () => {
@@ -11,6 +12,10 @@ describe('remove', () => {
     expect(actions(plan)).toEqual(['revoke gateway_token.prod/ci']);
     expect(plan.steps[0]!.writes.map((w) => [w.operation, w.effects])).toEqual([['revokeGatewayToken', { forget: true }]]);
     expect(plan.summary.remove).toBe(1);
+    // Terraform's "because it is not in configuration", in every view.
+    expect(plan.steps[0]!.reason).toBe('not in configuration');
+    expect(renderPlanText(plan, { color: false })).toContain('  # gateway_token.prod/ci will be revoked (not in configuration)\n');
+    expect(renderPlanMarkdown(plan)).toContain('| `-` | `gateway_token.prod/ci` | revoke | not in configuration |');
     expect((await h().apply(plan)).failed).toEqual([]);
     expect(h().state.data.resources['gateway_token.prod/ci']).toBeUndefined();
     expect((await h().plan()).steps).toEqual([]);

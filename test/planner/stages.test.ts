@@ -48,7 +48,7 @@ describe('targets stage', () => {
 describe('summary stage', () => {
   it('counts each action in its column', () => {
     const steps = ['create', 'update', 'rotate', 'replace', 'import', 'archive', 'delete', 'revoke', 'no-op'].map((a, i) => step(`project.p${i}`, a as PlanStep['action']));
-    expect(summarize(steps)).toEqual({ add: 1, change: 2, replace: 1, remove: 3, import: 1 });
+    expect(summarize(steps)).toEqual({ add: 1, change: 2, replace: 1, remove: 3, import: 1, move: 0, forget: 0 });
   });
 });
 

@@ -13,7 +13,7 @@ describe('text', () => {
     expect(text).toContain('# gateway_token.prod/ci must be replaced (scopes cannot change in place: a new one is created, then the old one is revoked)');
     expect(text).toContain('~ scopes = ["run"] -> ["read_logs","run"]  # forces replacement');
     expect(text).toContain('  -   gateway "old"\n      ! deleting the gateway disables it and revokes its 2 active tokens');
-    expect(text).toContain('  <=  project "legacy" (id p-9)');
+    expect(text).toContain('  >   project "legacy" (id p-9)');
   });
 
   it('diffs multi-line values line by line', () => {
@@ -33,7 +33,7 @@ describe('text', () => {
   });
 
   it('says "No changes." when nothing would change', () => {
-    const none = renderPlanText(samplePlan({ steps: [], drift: [], unreadable: [], summary: { add: 0, change: 0, replace: 0, remove: 0, import: 0 } }), { color: false });
+    const none = renderPlanText(samplePlan({ steps: [], drift: [], unreadable: [], summary: { add: 0, change: 0, replace: 0, remove: 0, import: 0, move: 0, forget: 0 } }), { color: false });
     expect(none).toBe('No changes. Your infrastructure matches the configuration.\n');
   });
 
@@ -71,7 +71,7 @@ describe('json', () => {
 
 describe('a plan that could not read everything', () => {
   it('never says "No changes": its summary says it is incomplete and lists what could not be read', () => {
-    const plan = samplePlan({ steps: [], drift: [], summary: { add: 0, change: 0, replace: 0, remove: 0, import: 0 } });
+    const plan = samplePlan({ steps: [], drift: [], summary: { add: 0, change: 0, replace: 0, remove: 0, import: 0, move: 0, forget: 0 } });
     const text = renderPlanText(plan, { color: false });
     expect(text).not.toContain('No changes');
     const names = plan.unreadable.map((u) => u.address ?? `every ${u.kind}`).join(', ');

@@ -2,8 +2,8 @@
 import { stripVTControlCharacters } from 'node:util';
 import { render } from 'ink-testing-library';
 import { describe, expect, it } from 'vitest';
-import type { ApplyEvent } from '../../src/applier/index.js';
-import { ApplyProgress, emptyProgress, reduceProgress, type ProgressModel } from '../../src/ui/index.js';
+import type { ApplyEvent, ApplyResult } from '../../src/applier/index.js';
+import { ApplyProgress, counterText, emptyProgress, reduceProgress, summaryLines, type ProgressModel } from '../../src/ui/index.js';
 
 const ref = (n: number, action: 'create' | 'delete' = 'create') =>
   ({ stepId: `project.p${n}`, address: `project.p${n}`, kind: 'project', action }) as const;
@@ -24,7 +24,7 @@ describe('ApplyProgress', () => {
     expect(frame(model, 1500)).toMatchInlineSnapshot(`
       "⠋ project.p1 creating… 1.5s
       ⠋ project.p2 creating… 1.0s (retry 1: 503)
-      0/3 steps finished"
+      0 done of 3 steps"
     `);
     expect(frame(model, 1500, 3)).toContain('⠸ project.p1');
   });
@@ -41,7 +41,7 @@ describe('ApplyProgress', () => {
     expect(frame(model, 2000)).toMatchInlineSnapshot(`
       "✓ project.p1 created id=id-1 (1.2s)
       ✓ gateway_token.prod/ci created id=tok-1 (0.3s) · new token sealed in state: cplane output
-      gateway_token.prod/ci --reveal
+        gateway_token.prod/ci --reveal
       ✗ project.p2 delete failed: deleteProject failed: 409 conflict
       - project.p3 create skipped: depends on project.p2, which failed
       "
@@ -60,5 +60,19 @@ describe('ApplyProgress', () => {
       Interrupted: no new writes start; waiting for the writes in flight (Ctrl-C again to quit at once).
       "
     `);
+  });
+});
+
+describe('the counter after an interrupt', () => {
+  it('counts as the summary does: steps not started are skipped, not finished work', () => {
+    const events: [ApplyEvent, number][] = [];
+    for (let n = 1; n <= 6; n++) events.push([{ type: 'step-started', ...ref(n), total: 14 }, 0], [{ type: 'step-done', ...ref(n), durationMs: 10, sealed: [] }, 10]);
+    events.push([{ type: 'interrupted' }, 10]);
+    for (let n = 7; n <= 12; n++) events.push([{ type: 'step-skipped', ...ref(n), cause: 'interrupted' }, 10]);
+    const model = fold(events);
+    expect(counterText(model)).toBe('6 done, 6 skipped of 14 steps');
+    expect(frame(model, 20).split('\n').at(-1)).toBe('6 done, 6 skipped of 14 steps');
+    const summary = summaryLines({ done: Array(6).fill({ sealed: [] }), failed: [], skipped: Array(6).fill({ address: 'project.p', cause: 'interrupted' }), interrupted: true, durationMs: 20 } as unknown as ApplyResult, 'Apply');
+    expect(summary[0]?.text).toBe('Apply interrupted: 6 done, 0 failed, 6 skipped (0.0s).');
   });
 });

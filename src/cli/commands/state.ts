@@ -6,7 +6,8 @@
 import type { CommandContext, CommandModule } from '../command.js';
 import { AbortError } from '../errors.js';
 import { providerFor } from '../../providers/index.js';
-import { StateError } from '../../state/index.js';
+import { renamesOf } from '../../planner/refactoring.js';
+import { renamedEntry, StateError } from '../../state/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
 import { openStateFor } from '../workspace.js';
 
@@ -148,16 +149,21 @@ export const stateMvCommand = stateCommand({
     if (toKind !== moving.kind || !to.slice(toKind.length + 1)) {
       throw new StateError('STATE_KIND_MISMATCH', `${from} is a ${moving.kind}, so its new address must be ${moving.kind}.NAME (got ${to}).`, 'An address can be renamed but never change kind.');
     }
-    refusePendingWrites(store, from);
-    // Sealed values are bound to their address: open them under the old one, seal them under the new one.
-    const sealed = Object.fromEntries(Object.entries(moving.sealed ?? {}).map(([name, value]) => [name, store.crypto.seal(to, store.crypto.open(from, value))]));
+    // What lives under the object (a gateway's tokens and OTel export) moves with it.
+    const renames = renamesOf(store.data.resources, from, to);
+    for (const rename of renames) {
+      refusePendingWrites(store, rename.from);
+      if (rename.from !== from && rename.from !== rename.to && store.data.resources[rename.to]) {
+        throw new StateError('STATE_ADDRESS_EXISTS', `${rename.to} is already in the state; nothing was moved.`, `Remove it first with \`cplane state rm ${rename.to}\` if it is stale.`);
+      }
+    }
     await store.update((draft) => {
-      const { [from]: entry, ...rest } = draft.resources;
-      draft.resources = {
-        ...rest,
-        [to]: { ...entry!, ...(moving.sealed ? { sealed } : {}), fingerprintAddress: moving.fingerprintAddress ?? from },
-      };
+      for (const rename of renames) {
+        delete draft.resources[rename.from];
+        draft.resources[rename.to] = rename.from === rename.to ? rename.entry : renamedEntry(store.crypto, rename.entry, rename.from, rename.to);
+      }
     });
     ctx.stdout.write(`Moved ${from} to ${to} (remote ${moving.kind} ${moving.id} unchanged).\n`);
+    for (const child of renames.slice(1)) if (child.from !== child.to) ctx.stdout.write(`Moved ${child.from} to ${child.to} with it.\n`);
   },
 });

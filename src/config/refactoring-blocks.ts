@@ -1,0 +1,122 @@
+/**
+ * The refactoring blocks (`moved`, `removed`, `import`, after Terraform's) gathered from every file and
+ * checked against the configuration alone: a `moved` or `removed` whose `from` is still configured, a `moved`
+ * between kinds, two moves from one address, a chain of moves that loops, an `import` into an address that
+ * is not configured. What needs state (is `to` already managed?) is checked by the planner.
+ */
+import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
+import { pathKey, type SourceFile } from './source-file.js';
+import type { LoadedFile } from './build-desired.js';
+import type { DesiredResource, RefactoringBlocks, SourceRange } from './types.js';
+
+type Path = (string | number)[];
+
+interface Placed {
+  file: SourceFile;
+  path: Path;
+}
+
+const kindOf = (address: string) => address.slice(0, address.indexOf('.'));
+
+function offsetOf({ file, path }: Placed, field?: string): number {
+  const position = file.positions.get(pathKey(field ? [...path, field] : path));
+  return (field ? position?.value[0] : position?.key) ?? position?.value[0] ?? 0;
+}
+
+function rangeAt(placed: Placed, field?: string): SourceRange {
+  const { line, col } = placed.file.lines.linePos(offsetOf(placed, field));
+  return { file: placed.file.display, line, col };
+}
+
+export function collectRefactoringBlocks(files: LoadedFile[], resources: DesiredResource[], sink: DiagnosticSink): RefactoringBlocks | undefined {
+  const configured = new Set(resources.map((r) => r.address));
+  const blocks: RefactoringBlocks = { moved: [], removed: [], imports: [] };
+  const at = (placed: Placed, field: string, value: string, init: { code: string; summary: string; detail?: string }) => {
+    const offset = offsetOf(placed, field);
+    sink.push(diagnosticAt(placed.file, offset, { ...init, end: offset + value.length }));
+  };
+
+  const movedFrom = new Map<string, { to: string; placed: Placed }>();
+  const importedTo = new Set<string>();
+  for (const { file, config } of files) {
+    (config.moved ?? []).forEach(({ from, to }, i) => {
+      const placed = { file, path: ['moved', i] };
+      if (kindOf(from) !== kindOf(to)) {
+        return at(placed, 'to', to, {
+          code: 'moved_kind_mismatch',
+          summary: `moved: ${from} is a ${kindOf(from)} and cannot move to ${to}, a ${kindOf(to)}`,
+          detail: 'A move renames an address; the kind stays the same.',
+        });
+      }
+      if (configured.has(from)) {
+        return at(placed, 'from', from, {
+          code: 'moved_from_configured',
+          summary: `moved: ${from} is still in the configuration`,
+          detail: `A moved block says ${from} is now ${to}: rename the resource in the configuration, or delete this block.`,
+        });
+      }
+      if (movedFrom.has(from)) {
+        return at(placed, 'from', from, {
+          code: 'moved_duplicate_from',
+          summary: `moved: ${from} is moved twice (to ${movedFrom.get(from)?.to} and to ${to})`,
+          detail: 'An address can move to one place only; delete one of the blocks.',
+        });
+      }
+      movedFrom.set(from, { to, placed });
+      blocks.moved.push({ from, to, source: rangeAt(placed) });
+    });
+    (config.removed ?? []).forEach(({ from }, i) => {
+      const placed = { file, path: ['removed', i] };
+      if (configured.has(from)) {
+        return at(placed, 'from', from, {
+          code: 'removed_still_configured',
+          summary: `removed: ${from} is still in the configuration`,
+          detail: 'Delete the resource from the configuration to stop managing it, or delete this block.',
+        });
+      }
+      blocks.removed.push({ from, source: rangeAt(placed) });
+    });
+    (config.import ?? []).forEach(({ to, id }, i) => {
+      const placed = { file, path: ['import', i] };
+      if (!configured.has(to)) {
+        return at(placed, 'to', to, {
+          code: 'import_not_configured',
+          summary: `import: ${to} is not in the configuration`,
+          detail: 'Declare the resource the object is imported into, with the attributes it should keep.',
+        });
+      }
+      if (importedTo.has(to)) {
+        return at(placed, 'to', to, { code: 'import_duplicate', summary: `import: ${to} is imported twice`, detail: 'One address adopts one object; delete one of the blocks.' });
+      }
+      importedTo.add(to);
+      blocks.imports.push({ to, id, source: rangeAt(placed) });
+    });
+  }
+  reportMoveCycles(movedFrom, at);
+  const any = blocks.moved.length + blocks.removed.length + blocks.imports.length > 0;
+  return any ? blocks : undefined;
+}
+
+/** Each loop of moves (`a -> b -> a`) is reported once, at the block whose `from` comes first in sort order. */
+function reportMoveCycles(
+  movedFrom: Map<string, { to: string; placed: Placed }>,
+  at: (placed: Placed, field: string, value: string, init: { code: string; summary: string; detail?: string }) => void,
+): void {
+  const reported = new Set<string>();
+  for (const start of [...movedFrom.keys()].sort()) {
+    const chain = [start];
+    let next = movedFrom.get(start)?.to;
+    while (next !== undefined && !chain.includes(next)) {
+      chain.push(next);
+      next = movedFrom.get(next)?.to;
+    }
+    if (next !== start || chain.some((a) => reported.has(a))) continue;
+    chain.forEach((a) => reported.add(a));
+    const placed = movedFrom.get(start)!.placed;
+    at(placed, 'from', start, {
+      code: 'moved_cycle',
+      summary: `moved: the moves form a cycle: ${[...chain, start].join(' -> ')}`,
+      detail: 'Each address can be moved once along a chain that ends; delete the block that closes the loop.',
+    });
+  }
+}
