@@ -5,6 +5,7 @@
  * (a crash, a lost answer) first resends them with the same key and bytes, so
  * the API replays the original result instead of writing twice.
  */
+import { registerSecret } from '../text/safe-text.js';
 import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { classifyError } from '../errors.js';
@@ -45,7 +46,11 @@ export async function recordResult(state: StateStore, entry: JournalEntry, resul
   const sealed: Record<string, SealedValue> = {};
   if (seal) {
     const value = readResultPath(result, seal.result);
-    if (typeof value === 'string') sealed[seal.name] = state.crypto.seal(entry.address, value);
+    if (typeof value === 'string') {
+      // A one-time secret of the answer (a gateway token's plaintext): no later message of this run may show it.
+      registerSecret(value);
+      sealed[seal.name] = state.crypto.seal(entry.address, value);
+    }
   }
   await state.update((draft) => {
     applyEffects(draft, entry, result, sealed, now.toISOString());

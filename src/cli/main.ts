@@ -139,7 +139,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
   if (!command.ownHelp && (rest.includes('--help') || rest.includes('-h'))) return help(command.name, io);
   try {
     const parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true, tokens: true });
-    const optionOrder = parsed.tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : []));
+    const optionOrder = parsed.tokens.flatMap((token) => ('name' in token ? [token.name] : []));
     const module = await command.load();
     // Copies io's property descriptors, not their values, so a lazy `stdin` stays lazy.
     const ctx = Object.defineProperties({ positionals: parsed.positionals, values: parsed.values, optionOrder }, Object.getOwnPropertyDescriptors(io)) as CommandContext;

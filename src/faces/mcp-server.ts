@@ -16,8 +16,8 @@ import { AbortError } from '../cli/errors.js';
 import { cplaneTools } from './mcp-cplane-tools.js';
 import { helperTools, operationTools, type McpTool, type ToolContext, type ToolOutcome } from './mcp-tools.js';
 import { safeText } from './safe-text.js';
+import { version } from '../version.js';
 
-const VERSION = '0.1.0';
 
 export async function runMcpServer(ctx: CommandContext): Promise<number> {
   if (ctx.positionals.length > 1) throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Usage: cplane mcp [dir]');
@@ -36,7 +36,7 @@ export async function runMcpServer(ctx: CommandContext): Promise<number> {
   const tools: McpTool[] = [...operationTools(context), ...(own?.tools ?? []), ...helperTools(context)];
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
-  const server = new Server({ name: 'cplane', version: VERSION }, { capabilities: { tools: {} } });
+  const server = new Server({ name: 'cplane', version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.map(({ name, description, inputSchema, annotations }) => ({ name, description, inputSchema, ...(annotations ? { annotations } : {}) })),
   }));

@@ -19,7 +19,7 @@ import { forgetSteps, resolveRefactoring, withMoves } from './refactoring.js';
 import { planRemovals } from './removals.js';
 import { summarize } from './summary.js';
 import { scopeToTargets } from './targets.js';
-import { cplaneVersion } from './version.js';
+import { version as cplaneVersion } from '../version.js';
 import { writeOnlyChanges, type WriteOnlyStatus } from './write-only-values.js';
 
 export async function makePlan(input: MakePlanInput): Promise<Plan> {

@@ -20,5 +20,6 @@ export type { SealedValue, ResourceState, JournalEntry, StateData } from './type
 export { pullState, pushState, migrateState, stateHistory } from './transfer.js';
 export type { WriteOutcome } from './transfer.js';
 export { parseStateFile, serializeStateFile } from './file-format.js';
-export { maskUrl, isPostgresUrl } from './postgres/index.js';
+export { maskUrl, isPostgresUrl, DEFAULT_WORKSPACE } from './postgres/index.js';
+export { checkWorkspace } from './open-backend.js';
 export type { StateVersion } from './postgres/index.js';
