@@ -15,6 +15,7 @@ import { startEmulator, fixtures } from '../dist/emulator/index.js';
 import { makePlan } from '../dist/planner/index.js';
 import { openState } from '../dist/state/index.js';
 import { startPostgres } from './postgres-server.js';
+import { benchConfig } from './lib/bench-config.mjs';
 
 const LATENCY_MS = 20;
 const PARALLELISM = 32;
@@ -22,23 +23,10 @@ const SIZES = (process.env.CPLANE_BENCH_SIZES ?? '500,2000').split(',').map(Numb
 const account = fixtures.accounts[1].id;
 const env = { CPLANE_STATE_KEY: Buffer.alloc(32, 5).toString('base64'), OPENAI_API_KEY: 'sk-bench-openai-key-0000' };
 
-function config(groups) {
-  const lines = ['version: 1', 'projects:'];
-  for (let i = 0; i < groups; i++) lines.push(`  p${i}:`, `    name: bench-p${i}`, `    description: bench`);
-  lines.push('credentials:');
-  for (let i = 0; i < groups; i++) lines.push(`  c${i}:`, '    provider: openai', `    label: bench-c${i}`, '    secret: { env: OPENAI_API_KEY }');
-  lines.push('gateways:');
-  for (let i = 0; i < groups; i++) {
-    lines.push(`  g${i}:`, `    project: p${i}`, `    name: bench-g${i}`, `    slug: bench-g${i}`, '    defaultProvider: openai', '    defaultModel: gpt-4o-mini', `    credentials: [c${i}]`);
-    lines.push('    tokens:', '      a: { scopes: [run] }', '      b: { scopes: [read_logs] }');
-  }
-  return `${lines.join('\n')}\n`;
-}
-
 async function run(resources, statePath) {
   const emulator = await startEmulator({ latencyMs: LATENCY_MS });
   const dir = mkdtempSync(join(tmpdir(), 'cplane-bench-'));
-  writeFileSync(join(dir, 'main.yaml'), config(resources / 5));
+  writeFileSync(join(dir, 'main.yaml'), benchConfig(resources / 5));
   const { desired, diagnostics } = await loadConfig(dir, { env, cwd: dir, account });
   if (!desired) throw new Error(diagnostics.map((d) => d.summary).join('\n'));
   const state = await openState({ configDir: dir, account, env, command: 'bench', lock: true, ...(statePath ? { statePath } : {}) });

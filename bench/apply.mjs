@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulator } from '../dist/emulator/index.js';
+import { benchConfig } from './lib/bench-config.mjs';
 
 const LATENCY_MS = 20;
 const PARALLELISM = 32;
@@ -18,23 +19,10 @@ const DEPTH = 3;
 const child = fileURLToPath(new URL('./lib/apply-child.js', import.meta.url));
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
 
-function config(groups) {
-  const lines = ['version: 1', 'projects:'];
-  for (let i = 0; i < groups; i++) lines.push(`  p${i}:`, `    name: bench-p${i}`, `    description: bench`);
-  lines.push('credentials:');
-  for (let i = 0; i < groups; i++) lines.push(`  c${i}:`, '    provider: openai', `    label: bench-c${i}`, '    secret: { env: OPENAI_API_KEY }');
-  lines.push('gateways:');
-  for (let i = 0; i < groups; i++) {
-    lines.push(`  g${i}:`, `    project: p${i}`, `    name: bench-g${i}`, `    slug: bench-g${i}`, '    defaultProvider: openai', '    defaultModel: gpt-4o-mini', `    credentials: [c${i}]`);
-    lines.push('    tokens:', '      a: { scopes: [run] }', '      b: { scopes: [read_logs] }');
-  }
-  return `${lines.join('\n')}\n`;
-}
-
 async function run(resources, mode) {
   const emulator = await startEmulator({ latencyMs: LATENCY_MS });
   const dir = mkdtempSync(join(tmpdir(), 'cplane-bench-apply-'));
-  writeFileSync(join(dir, 'main.yaml'), config(resources / 5));
+  writeFileSync(join(dir, 'main.yaml'), benchConfig(resources / 5));
   try {
     const lines = [];
     await new Promise((resolve, reject) => {

@@ -5,9 +5,7 @@
  * faces generated from the table (`cplane api`, the MCP tools, the OpenAPI
  * document) all take these facts from here, so no face has per-operation code.
  */
-import type { TSchema } from '@sinclair/typebox';
 import { operations, type OperationName, type OperationSpec } from './operations.js';
-import { Uuid } from './shapes.js';
 
 /** One line each; `satisfies` makes a missing or misspelled operation a compile error. */
 export const operationSummaries = {
@@ -73,9 +71,6 @@ export const operationSummaries = {
   deleteGroup: 'Delete a group and reconcile the access it gave.',
   grantProjectGroupRole: 'Give a group a role on a project.',
 } as const satisfies Record<OperationName, string>;
-
-/** Every path parameter of the table is an identifier. */
-export const PathParam: TSchema = Uuid;
 
 /** `/gateways/{id}/tokens/{tokenId}` -> ['id', 'tokenId']. */
 export function pathParamNames(path: string): string[] {

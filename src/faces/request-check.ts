@@ -6,28 +6,10 @@
  * body schema. Problems are collected, one readable line each, and never
  * quote a value, so a secret given by mistake is not echoed.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
-import type { TSchema } from '@sinclair/typebox';
 import { operations, type OperationName, type OperationSpec } from '../api/operations.js';
-import { PathParam, pathParamNames } from '../api/operation-docs.js';
+import { pathParamNames } from '../api/operation-docs.js';
+import { bodyProblems, isPathParam, queryProblems } from '../api/request-schemas.js';
 import { didYouMean } from '../config/suggest.js';
-
-// ajv-formats is CommonJS: at run time the default import is the plugin function itself, which its typings do not say under NodeNext.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-
-const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false }));
-const queryAjv = addFormats(new Ajv({ allErrors: true, strict: false, coerceTypes: true }));
-const validators = new Map<string, ValidateFunction>();
-
-function validatorOf(key: string, ajv: Ajv, schema: TSchema): ValidateFunction {
-  let validate = validators.get(key);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    validators.set(key, validate);
-  }
-  return validate;
-}
 
 export interface CheckedRequest {
   path: Record<string, string>;
@@ -41,14 +23,6 @@ export function queryParamNames(spec: OperationSpec): string[] {
   return Object.keys((spec.query as { properties?: object } | undefined)?.properties ?? {});
 }
 
-function describe(errors: ErrorObject[] | null | undefined, where: string): string[] {
-  return (errors ?? []).map((e) => {
-    const at = `${where}${e.instancePath}`;
-    if (e.keyword === 'additionalProperties') return `${at}: unknown member "${String(e.params['additionalProperty'])}"`;
-    if (e.keyword === 'required') return `${at}: missing required member "${String(e.params['missingProperty'])}"`;
-    return `${at}: ${e.message ?? 'is invalid'}`;
-  });
-}
 
 /**
  * `params` holds path and query parameters by name; `body` is undefined when
@@ -65,8 +39,7 @@ export function checkRequest(name: OperationName, params: Record<string, unknown
 
   for (const [param, value] of Object.entries(params)) {
     if (pathNames.includes(param)) {
-      const validate = validatorOf('path', bodyAjv, PathParam);
-      if (typeof value !== 'string' || !validate(value)) problems.push(`path parameter "${param}" must be a uuid`);
+      if (typeof value !== 'string' || !isPathParam(value)) problems.push(`path parameter "${param}" must be a uuid`);
       else path[param] = value;
     } else if (queryNames.includes(param)) {
       query[param] = value;
@@ -81,16 +54,10 @@ export function checkRequest(name: OperationName, params: Record<string, unknown
   }
   for (const param of pathNames) if (!(param in params)) problems.push(`missing path parameter "${param}" (${spec.path})`);
 
-  if (spec.query) {
-    const validate = validatorOf(`${name}/query`, queryAjv, spec.query);
-    if (!validate(query)) problems.push(...describe(validate.errors, 'query'));
-  }
+  if (spec.query) problems.push(...queryProblems(name, query));
   if (spec.body) {
     if (body === undefined) problems.push(`${name} needs a body (see \`cplane api ${name} --help\`)`);
-    else {
-      const validate = validatorOf(`${name}/body`, bodyAjv, spec.body);
-      if (!validate(body)) problems.push(...describe(validate.errors, 'body'));
-    }
+    else problems.push(...bodyProblems(name, body));
   } else if (body !== undefined) {
     problems.push(`${name} takes no body`);
   }
