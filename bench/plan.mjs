@@ -84,7 +84,7 @@ async function arrange(client, state, desired) {
   await state.update((draft) => {
     for (const [address, id] of ids) {
       const r = byAddress.get(address);
-      const fingerprints = r.kind === 'credential' ? { secret: state.fingerprint(address, 'secret', env.BENCH_KEY) } : {};
+      const fingerprints = r.kind === 'credential' ? { secret: state.crypto.fingerprint(address, 'secret', env.BENCH_KEY) } : {};
       draft.resources[address] = { kind: r.kind, id, ...(parents.has(address) ? { parents: parents.get(address) } : {}), inputs: structuredClone(r.attributes), fingerprints, createdAt: now, updatedAt: now };
     }
   });

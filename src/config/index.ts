@@ -7,5 +7,5 @@ export { loadConfig, type LoadOptions, type LoadResult } from './load.js';
 export type { VariableArgument } from './variables.js';
 export { formatDiagnostic, formatGithub } from './diagnostics.js';
 export { resolveSecret, describeSecretSource, generateSecret } from './secrets.js';
-export { configDigest, canonicalJson } from './digest.js';
+export { canonicalJson } from './canonical-json.js';
 export type * from './types.js';

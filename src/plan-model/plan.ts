@@ -122,9 +122,4 @@ export interface Plan {
   drift: Drift[];
   unreadable: Unreadable[];
   summary: PlanSummary;
-  /** sha256 digests to detect, at apply, a configuration or live state that changed since the plan was made. */
-  digest: {
-    config: string;
-    live: string;
-  };
 }

@@ -10,7 +10,6 @@ import { AddressBook } from './address-book.js';
 import type { MakePlanInput, PlanContext } from './context.js';
 import { linkDependencies } from './dependencies.js';
 import { planDesired } from './desired.js';
-import { liveDigest, planConfigDigest } from './digest.js';
 import { PlanError } from './errors.js';
 import { indexLive } from './live-account.js';
 import { sortSteps } from './order.js';
@@ -33,7 +32,6 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
   // Work that needs no live data is done while the refresh requests are in flight; yielding once first lets
   // the requests leave before this CPU work, instead of after it.
   await new Promise((resolve) => setImmediate(resolve));
-  const configDigest = planConfigDigest(desired, targets, mode);
   const writeOnly = mode === 'normal' ? await writeOnlyChanges(desired, state, input.state.crypto, input.env) : { statuses: new Map<string, WriteOnlyStatus>(), problems: [] };
   const snapshot = await refreshing;
 
@@ -68,6 +66,5 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     drift: scoped.drift,
     unreadable: scoped.unreadable,
     summary: summarize(scoped.steps),
-    digest: { config: configDigest, live: liveDigest(snapshot.digests) },
   };
 }

@@ -21,7 +21,6 @@ import { findVendor, kindOrder, listVendors, parentOf, providerFor } from '../pr
 import type { Lookups } from '../providers/types.js';
 import { isRefusal } from '../providers/view-diff.js';
 import type { StateData } from '../state/types.js';
-import { digestItems } from './digest.js';
 
 export interface LiveSnapshot {
   /** The AI vendors (the API's "providers"), when a kind in use looks them up. */
@@ -33,8 +32,6 @@ export interface LiveSnapshot {
   /** Parents whose children of a kind could not be read, per kind. */
   failedParents: Partial<Record<ResourceKind, Map<string, Unreadable>>>;
   unreadable: Unreadable[];
-  /** Digests of what was read, batch by batch (see digest.ts), for the plan's live digest. */
-  digests: Partial<Record<string, string[]>>;
 }
 
 export interface RefreshInput {
@@ -57,9 +54,7 @@ function reasonOf(error: unknown): { reason: string; requestId?: string } {
 export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
   const { client, account, state } = input;
   const limiter = new Limiter(Math.max(1, input.parallelism));
-  const snapshot: LiveSnapshot = { vendors: [], items: {}, byIdOnly: new Set(), failedParents: {}, unreadable: [], digests: {} };
-  // Each batch is digested as it arrives, while other requests are still in flight.
-  const digest = (kind: string, items: unknown[], volatile?: string[]) => (snapshot.digests[kind] ??= []).push(digestItems(kind, items, volatile));
+  const snapshot: LiveSnapshot = { vendors: [], items: {}, byIdOnly: new Set(), failedParents: {}, unreadable: [] };
   const entries = Object.values(state.resources);
   const expected = expectedCounts(state);
   // A kind neither configured nor in state has nothing to compare: it is not read at all.
@@ -73,7 +68,6 @@ export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
       if (!blocked) {
         const { items, failures } = await provider.refresh({ client, account, parentIds, limiter, expected: (parentId) => expected.get(parentId === undefined ? kind : `${kind}:${parentId}`) ?? 0 });
         snapshot.items[kind] = [...(snapshot.items[kind] ?? []), ...items];
-        digest(kind, items, provider.relations.volatileFields);
         for (const failure of failures) {
           const unreadable: Unreadable = { kind, operation: failure.operation, reason: failure.reason, ...(failure.requestId ? { requestId: failure.requestId } : {}) };
           const failed = (snapshot.failedParents[kind] ??= new Map());
@@ -85,7 +79,6 @@ export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
         const mine = entries.filter((r) => r.kind === kind);
         const found = await Promise.all(mine.map(({ id, parents }) => limiter.run(() => provider.read({ client, account, id, parents }))));
         snapshot.items[kind] = found.filter((item) => item !== null);
-        digest(kind, snapshot.items[kind], provider.relations.volatileFields);
         snapshot.byIdOnly.add(kind);
       } else {
         snapshot.unreadable.push({ kind, operation: blocked, reason: 'human-only operation: a Service Account token cannot read it; no request was sent' });
@@ -100,7 +93,6 @@ export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
     if (!needing) return;
     try {
       snapshot.vendors = await listVendors(client);
-      digest('providers', snapshot.vendors);
     } catch (error) {
       snapshot.unreadable.push({ kind: needing, operation: 'listProviders', ...reasonOf(error) });
     }

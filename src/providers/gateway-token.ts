@@ -56,7 +56,6 @@ export const gatewayTokenProvider = {
     outputs: { tokenPrefix: 'token_prefix' },
     revealable: 'plaintext',
     goneAs: 'revoked',
-    volatileFields: ['last_used_at'],
   },
   refreshOperations: ['listGatewayTokens'],
   readOperation: 'listGatewayTokens',

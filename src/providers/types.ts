@@ -161,8 +161,6 @@ export interface Relations {
   outputs?: Record<string, string>;
   /** A one-time secret sealed into state at create, which `cplane output ADDRESS --reveal` shows. */
   revealable?: string;
-  /** Live fields that change with traffic rather than configuration: left out of the plan's live digest. */
-  volatileFields?: string[];
   /** The configuration attribute holding the local name of each parent in `parentIds` (`{ projectId: 'project' }`), when `within` does not say it. */
   parentAttributes?: Record<string, string>;
   /** The word for an object whose status is `gone` (identify), in `… outside cplane`: `revoked` for a token. Default `deleted`. */

@@ -86,7 +86,6 @@ export function makePlanOf(steps: PlanStep[]): Plan {
     drift: [],
     unreadable: [],
     summary: { add: steps.length, change: 0, replace: 0, remove: 0, import: 0, move: 0, forget: 0 },
-    digest: { config: 'c', live: 'l' },
   };
 }
 

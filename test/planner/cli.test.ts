@@ -30,10 +30,7 @@ describe('cplane plan', () => {
     const plan = await readPlanFile(join(h().dir, 'plan.json'));
     expect(plan.steps).toHaveLength(6);
     expect(plan.context).toMatchObject({ configDir: '.', workspace: 'default', state: { path: `.cplane/${plan.account}/state.json` } });
-    // Nothing changed since: planning again gives the same digests, which is how apply accepts a saved plan.
-    expect((await h().plan()).digest).toEqual(plan.digest);
     expect((await h().apply(plan)).failed).toEqual([]);
-    expect((await h().plan()).digest.live).not.toBe(plan.digest.live);
     expect((await h().plan()).steps).toEqual([]);
   });
 

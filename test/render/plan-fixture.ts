@@ -36,7 +36,6 @@ export function samplePlan(overrides: Partial<Plan> = {}): Plan {
     ],
     unreadable: [{ kind: 'credential', operation: 'listCredentials', reason: 'human-only operation: a Service Account token cannot read it; no request was sent' }],
     summary: { add: 1, change: 3, replace: 1, remove: 1, import: 1, move: 0, forget: 0 },
-    digest: { config: 'a'.repeat(64), live: 'b'.repeat(64) },
     ...overrides,
   };
 }
