@@ -44,10 +44,10 @@ export async function accountNameOf(client: ApiClient, account: string): Promise
 
 /** The state location as a plan records it: a URL without its password, or the file relative to the configuration folder. */
 export function stateRecord(workspace: Workspace): PlanContext['state'] {
-  // A database's location is its URL with the password masked; the plan keeps it with no credentials at all.
-  const location = workspace.state.path;
-  if (isStateUrl(location)) return { url: withoutCredentials(location) };
-  return { path: recordedStatePath(workspace.dir, location) };
+  // The URL as given, not the store's `path`: for a database that is a message (masked URL, account, workspace),
+  // which no --state or CPLANE_STATE in the applying job could match. The plan keeps it with no credentials at all.
+  if (workspace.statePath !== undefined && isStateUrl(workspace.statePath)) return { url: withoutCredentials(workspace.statePath) };
+  return { path: recordedStatePath(workspace.dir, workspace.state.path) };
 }
 
 export async function planContext(ctx: CommandContext, workspace: Workspace, accountName: string | null): Promise<PlanContext> {

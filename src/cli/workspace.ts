@@ -106,6 +106,8 @@ export interface Workspace {
   workspace: string;
   /** Absolute configuration folder. */
   dir: string;
+  /** The state location asked for (--state, CPLANE_STATE, `state: { url }`), as given; undefined for the default file. */
+  statePath: string | undefined;
   close(): Promise<void>;
 }
 
@@ -160,6 +162,7 @@ export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptio
     account,
     workspace: location.workspace,
     dir,
+    statePath: location.statePath,
     async close() {
       await Promise.allSettled([state.close(), client.close()]);
     },

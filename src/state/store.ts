@@ -135,7 +135,11 @@ export async function openState(options: OpenStateOptions): Promise<StateStore> 
   if (options.lock) {
     if (opened.inStateFolder) await writeStateGitignore(options.configDir);
     const info: LockInfo = { id: randomUUID(), pid: process.pid, host: hostname(), time: new Date().toISOString(), command: options.command };
-    handle = await takeLock(backend, info, notice);
+    // A refused lock must still end the backend's connections (a database's), or the process never exits.
+    handle = await takeLock(backend, info, notice).catch(async (error: unknown) => {
+      await backend.close?.();
+      throw error;
+    });
   }
   try {
     return await openLoaded(options, backend, path, handle);
