@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { LockInfo } from '../../src/state/index.js';
 
 const distEntry = fileURLToPath(new URL('../../dist/state/index.js', import.meta.url));
 
@@ -41,4 +42,25 @@ export function readLines(child: ChildProcessWithoutNullStreams, onLine: (line: 
 export function exited(child: ChildProcessWithoutNullStreams): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** What fixtures/hold-lock.mjs reports: the lock it took, or why it could not. */
+export interface ChildReport {
+  ok: boolean;
+  pid: number;
+  lockId?: string;
+  code?: string;
+  message?: string;
+  hint?: string;
+  holder?: LockInfo;
+}
+
+/** The first line a hold-lock child prints. */
+export async function firstReport(child: ChildProcessWithoutNullStreams): Promise<ChildReport> {
+  let report: ChildReport | undefined;
+  await readLines(child, (line) => {
+    report = JSON.parse(line) as ChildReport;
+    return true;
+  });
+  return report!;
 }

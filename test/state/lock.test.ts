@@ -3,20 +3,11 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { forceUnlockState, openState, StateError, StateLockedError } from '../../src/state/index.js';
-import type { LockInfo, OpenStateOptions, StateError as StateErrorType } from '../../src/state/index.js';
-import { exited, readLines, startChild } from './child.js';
+import type { OpenStateOptions, StateError as StateErrorType } from '../../src/state/index.js';
+import { exited, firstReport, startChild } from './child.js';
 import { makeSandbox, newKey } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 
-interface ChildReport {
-  ok: boolean;
-  pid: number;
-  lockId?: string;
-  code?: string;
-  message?: string;
-  hint?: string;
-  holder?: LockInfo;
-}
 
 let box: Sandbox;
 let options: OpenStateOptions;
@@ -26,14 +17,6 @@ beforeEach(() => {
 });
 afterEach(() => box.cleanup());
 
-async function firstReport(child: ReturnType<typeof startChild>): Promise<ChildReport> {
-  let report: ChildReport | undefined;
-  await readLines(child, (line) => {
-    report = JSON.parse(line) as ChildReport;
-    return true;
-  });
-  return report!;
-}
 
 describe('the state lock', () => {
   it('two processes racing for it: exactly one wins, the other names the holder', async () => {

@@ -7,25 +7,15 @@
 import { hostname } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openState, StateError } from '../../../src/state/index.js';
-import type { LockInfo } from '../../../src/state/index.js';
 import { PostgresBackend } from '../../../src/state/postgres/index.js';
 import { withDatabase } from '../../helpers/postgres.js';
-import { exited, readLines, startChild } from '../child.js';
+import { exited, firstReport, startChild } from '../child.js';
 import { makeSandbox, newKey, resource } from '../helpers.js';
 import type { Sandbox } from '../helpers.js';
 import { dumpSchema, open, schemaUrl, storeOptions, withClient } from './helpers.js';
 
 const database = withDatabase();
 
-interface ChildReport {
-  ok: boolean;
-  pid: number;
-  lockId?: string;
-  code?: string;
-  message?: string;
-  hint?: string;
-  holder?: LockInfo;
-}
 
 let box: Sandbox;
 let key: string;
@@ -39,17 +29,9 @@ beforeEach(() => {
 afterEach(() => box.cleanup());
 
 function holdLock(startAt: number) {
-  return startChild('../postgres/fixtures/hold-lock.mjs', [url, 'acc_1', String(startAt)], { ...box.env, CPLANE_STATE_KEY: key });
+  return startChild('hold-lock.mjs', [box.configDir, 'acc_1', String(startAt), url], { ...box.env, CPLANE_STATE_KEY: key });
 }
 
-async function firstReport(child: ReturnType<typeof startChild>): Promise<ChildReport> {
-  let report: ChildReport | undefined;
-  await readLines(child, (line) => {
-    report = JSON.parse(line) as ChildReport;
-    return true;
-  });
-  return report!;
-}
 
 describe('writes', () => {
   it('a save racing another writer is refused by the compare-and-swap, and neither side loses what it stored', async () => {
