@@ -1,12 +1,10 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalFileBackend, openState, readStateFile } from '../../src/state/index.js';
-import { makeSandbox, newKey, resource } from './helpers.js';
+import { makeSandbox, newKey, resource, runCplane } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 
-const bin = fileURLToPath(new URL('../../bin/cplane.js', import.meta.url));
 const TOKEN = 'gwt_ab12_plaintext_secret';
 const PROVIDER_KEY = 'sk-live-123';
 
@@ -15,19 +13,7 @@ let env: NodeJS.ProcessEnv;
 let statePath: string;
 let providerFingerprint: string;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cplane(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: box.configDir, env: { ...env, ...extraEnv } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+const cplane = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runCplane(args, box.configDir, { ...env, ...extraEnv });
 
 beforeEach(async () => {
   box = makeSandbox();

@@ -3,10 +3,12 @@
  * config home (XDG_CONFIG_HOME) in fresh temp folders, so no test touches the
  * real home, and a sample resource.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import type { ResourceState } from '../../src/state/index.js';
 
 export interface Sandbox {
@@ -38,4 +40,21 @@ export function newKey(): string {
 export function resource(kind: ResourceState['kind'], id: string, extra: Partial<ResourceState> = {}): ResourceState {
   const now = '2025-01-02T03:04:05.000Z';
   return { kind, id, inputs: {}, fingerprints: {}, createdAt: now, updatedAt: now, ...extra };
+}
+
+const bin = fileURLToPath(new URL('../../bin/cplane.js', import.meta.url));
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built `cplane` as a user would, in `cwd` with exactly `env`. */
+export function runCplane(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { cwd, env }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+    });
+  });
 }

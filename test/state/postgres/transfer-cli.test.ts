@@ -4,18 +4,15 @@
  * versions, pull prints the state with its secrets still sealed, and push
  * refuses another lineage or an older serial. No output shows the password.
  */
-import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openState, parseStateFile } from '../../../src/state/index.js';
 import { withDatabase } from '../../helpers/postgres.js';
-import { makeSandbox, newKey, resource } from '../helpers.js';
+import { makeSandbox, newKey, resource, runCplane } from '../helpers.js';
 import type { Sandbox } from '../helpers.js';
 import { schemaUrl } from './helpers.js';
 
-const bin = fileURLToPath(new URL('../../../bin/cplane.js', import.meta.url));
 const TOKEN = 'gwt_cd34_plaintext_secret';
 const database = withDatabase();
 
@@ -24,19 +21,7 @@ let env: NodeJS.ProcessEnv;
 let url: string;
 let password: string;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cplane(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: box.configDir, env: { ...env, ...extraEnv } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+const cplane = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runCplane(args, box.configDir, { ...env, ...extraEnv });
 
 beforeEach(async () => {
   box = makeSandbox();
