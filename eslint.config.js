@@ -55,7 +55,7 @@ export default tseslint.config(
   ...layerRules,
   {
     // The ground floor imports nothing of ours.
-    files: ['src/errors.ts', 'src/paint.ts', 'src/version.ts', 'src/text/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.', message: 'src/errors.ts, src/paint.ts, src/version.ts and src/text/ are the ground floor: they import nothing of ours (docs/architecture.md).' }] }] },
+    files: ['src/errors.ts', 'src/paint.ts', 'src/version.ts', 'src/package-files.ts', 'src/text/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.(?!/package-files\\.js$)', message: 'src/errors.ts, src/paint.ts, src/version.ts, src/package-files.ts and src/text/ are the ground floor: they import nothing of ours but package-files.ts (docs/architecture.md).' }] }] },
   },
 );

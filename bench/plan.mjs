@@ -1,14 +1,22 @@
 // bench/plan: refresh and plan 2,000 and 10,000 managed resources against the emulator with 20 ms of latency per request.
 // Goals: at most 1.5x the lower bound at both sizes, and a peak RSS under 200 MB at 10,000.
-// Prints the requests sent, the wall time and the ratio to the lower bound (requests / parallelism x latency),
-// and the requests per operation, which grow with list pages and managed gateways, not with resources.
+// Prints the requests sent, the wall time and two ratios: to the latency bound (requests / parallelism x
+// latency, which counts none of the server's own time) and to the request floor, the time the same
+// requests take in the same run when sent with nothing else to do (the server's time included, cplane's
+// excluded). Also the requests per operation, which grow with list pages and managed gateways, not with
+// resources. The objects are arranged in this process; the timed plans run in a child process of their
+// own (`--measure`). The peak RSS is that of one real `cplane plan` of the same folder, the CLI as a
+// user runs it.
 /* global structuredClone, performance */
 import { spawn } from 'node:child_process';
+import dc from 'node:diagnostics_channel';
 import { once } from 'node:events';
+import { Agent, request } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createClient } from '../dist/api/index.js';
 import { loadConfig } from '../dist/config/index.js';
 import { fixtures } from '../dist/emulator/fixtures.js';
@@ -127,6 +135,64 @@ async function startEmulatorProcess() {
   };
 }
 
+const PLAN_RUNS = 10;
+const FLOOR_RUNS = 5;
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** The same requests again, sent with nothing else to do (nothing parsed, checked or planned), at the same parallelism. */
+async function requestFloor(url, requests) {
+  const agent = new Agent({ keepAlive: true, maxSockets: PARALLELISM });
+  const send = ({ method, path, headers }) =>
+    new Promise((resolve, reject) => {
+      const req = request(new URL(path, url), { method, headers, agent }, (res) => res.resume().on('end', resolve).on('error', reject));
+      req.on('error', reject);
+      req.end();
+    });
+  const started = performance.now();
+  await Promise.all(requests.map(send));
+  const ms = performance.now() - started;
+  agent.destroy();
+  return ms;
+}
+
+/** Peak RSS in MB of one `cplane plan` of `dir`: a preloaded module writes it on exit to file descriptor 3. */
+async function cliPeakRssMb(dir, url) {
+  const report = `import { writeSync } from 'node:fs'; process.on('exit', () => writeSync(3, String(process.resourceUsage().maxRSS)));`;
+  const bin = fileURLToPath(new URL('../bin/cplane.js', import.meta.url));
+  const cliEnv = { PATH: process.env.PATH, HOME: dir, NO_COLOR: '1', CPLANE_BASE_URL: url, CPLANE_TOKEN: fixtures.tokens.admin, CPLANE_ACCOUNT: account, ...env };
+  const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(report)}`, bin, 'plan', dir, '--detailed-exitcode'], { cwd: dir, env: cliEnv, stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
+  const output = [];
+  child.stdio[3].on('data', (chunk) => output.push(chunk));
+  const [code] = await once(child, 'exit');
+  if (code !== 0) throw new Error(`cplane plan exited ${code}, expected 0 (no changes)`);
+  return Number(Buffer.concat(output).toString('utf8')) / 1024;
+}
+
+/** Child process: plans PLAN_RUNS times, then measures the request floor; prints one JSON line. */
+async function measureInChild(dir, url) {
+  const { desired } = await loadConfig(dir, { env, cwd: dir });
+  const state = await openState({ configDir: dir, account, env, command: 'bench', lock: true });
+  const client = createClient({ baseUrl: url, token: fixtures.tokens.admin, accountId: account, concurrency: PARALLELISM });
+  let sent;
+  dc.subscribe('http.client.request.start', ({ request: req }) => sent?.push({ method: req.method, path: req.path, headers: req.getHeaders() }));
+  const planMs = [];
+  let requests = [];
+  for (let i = 0; i < PLAN_RUNS; i++) {
+    sent = [];
+    const started = performance.now();
+    const plan = await makePlan({ desired, state, client, account, parallelism: PARALLELISM, env });
+    planMs.push(performance.now() - started);
+    if (plan.steps.length > 0) throw new Error(`expected no changes, got ${plan.steps.length} steps (first: ${plan.steps[0].action} ${plan.steps[0].address})`);
+    requests = sent;
+  }
+  sent = undefined;
+  await client.close();
+  await state.close();
+  const floorMs = [];
+  for (let i = 0; i < FLOOR_RUNS; i++) floorMs.push(await requestFloor(url, requests));
+  console.log(JSON.stringify({ planMs, floorMs, requests: requests.length }));
+}
+
 async function measure(shape) {
   const emulator = await startEmulatorProcess();
   const dir = mkdtempSync(join(tmpdir(), 'cplane-bench-plan-'));
@@ -138,39 +204,42 @@ async function measure(shape) {
     const setup = createClient({ baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: account, concurrency: 32 });
     await arrange(setup, state, desired);
     await setup.close();
-
-    await emulator.setLatency(LATENCY_MS);
-    const client = createClient({ baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: account, concurrency: PARALLELISM });
-    const runs = [];
-    for (let i = 0; i < 10; i++) {
-      await emulator.resetStats();
-      const started = performance.now();
-      const plan = await makePlan({ desired, state, client, account, parallelism: PARALLELISM, env });
-      const wallMs = performance.now() - started;
-      if (plan.steps.length > 0) throw new Error(`expected no changes, got ${plan.steps.length} steps (first: ${plan.steps[0].action} ${plan.steps[0].address})`);
-      runs.push({ wallMs, stats: await emulator.stats() });
-    }
-    await client.close();
     await state.close();
 
-    const times = runs.map((r) => r.wallMs).sort((a, b) => a - b);
-    const best = times[0];
-    const median = times[Math.floor(times.length / 2)];
-    const { requests, byOperation } = runs[0].stats;
-    const lowerBoundMs = (requests / PARALLELISM) * LATENCY_MS;
-    const operations = Object.entries(byOperation).filter(([, n]) => n > 0).map(([op, n]) => `${op} ${n}`).join(', ');
+    await emulator.setLatency(LATENCY_MS);
+    await emulator.resetStats();
+    const child = spawn(process.execPath, [new URL(import.meta.url).pathname, '--measure', dir, emulator.url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const output = [];
+    child.stdout.on('data', (chunk) => output.push(chunk));
+    const [code] = await once(child, 'exit');
+    if (code !== 0) throw new Error(`the measuring process exited ${code}`);
+    const result = JSON.parse(Buffer.concat(output).toString('utf8'));
+    // Every pass (the plans and the floor runs) sent the same requests.
+    const { byOperation } = await emulator.stats();
+    const rssMb = await cliPeakRssMb(dir, emulator.url);
+    const passes = PLAN_RUNS + FLOOR_RUNS;
+
+    const best = Math.min(...result.planMs);
+    const middle = median(result.planMs);
+    const floor = Math.min(...result.floorMs);
+    const latencyBoundMs = (result.requests / PARALLELISM) * LATENCY_MS;
+    const operations = Object.entries(byOperation).filter(([, n]) => n > 0).map(([op, n]) => `${op} ${n / passes}`).join(', ');
     const records = shape.projects * shape.recordsPerProject;
     console.log(`plan of ${desired.resources.length} resources (${shape.projects} projects, ${records} records, ${shape.credentials} credentials, ${shape.gateways} gateways with OTel export, ${shape.tokens} tokens)`);
-    console.log(`  requests sent: ${requests} (${operations})`);
-    console.log(`  wall time: best ${best.toFixed(0)} ms, median ${median.toFixed(0)} ms of ${runs.length} runs`);
-    console.log(`  lower bound: ${requests} / ${PARALLELISM} x ${LATENCY_MS} ms = ${lowerBoundMs.toFixed(0)} ms; ratio ${(best / lowerBoundMs).toFixed(2)}x best, ${(median / lowerBoundMs).toFixed(2)}x median (goal <= 1.5x)`);
-    // The bench process also arranged the objects, so this is an upper bound of what plan needs.
-    console.log(`  peak RSS of this process so far: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (goal at 10,000: <= 200 MB)`);
+    console.log(`  requests sent: ${result.requests} (${operations})`);
+    console.log(`  wall time: best ${best.toFixed(0)} ms, median ${middle.toFixed(0)} ms of ${PLAN_RUNS} runs`);
+    console.log(`  latency bound: ${result.requests} / ${PARALLELISM} x ${LATENCY_MS} ms = ${latencyBoundMs.toFixed(0)} ms; ratio ${(best / latencyBoundMs).toFixed(2)}x best, ${(middle / latencyBoundMs).toFixed(2)}x median`);
+    console.log(`  request floor (the same requests alone, best of ${FLOOR_RUNS}): ${floor.toFixed(0)} ms; ratio ${(best / floor).toFixed(2)}x best, ${(middle / floor).toFixed(2)}x median (goal <= 1.5x)`);
+    console.log(`  peak RSS of one \`cplane plan\` of this folder: ${rssMb.toFixed(0)} MB (goal at 10,000: <= 200 MB)`);
   } finally {
     await emulator.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+if (process.argv[2] === '--measure') {
+  await measureInChild(process.argv[3], process.argv[4]);
+  process.exit(0);
+}
 console.log(`latency ${LATENCY_MS} ms per request, parallelism ${PARALLELISM}; the emulator runs in its own process`);
 for (const shape of shapes) await measure(shape);

@@ -3,8 +3,8 @@
  * the API client's user agent and the package always agree.
  */
 import { readFileSync } from 'node:fs';
+import { packageFile } from './package-files.js';
 
-// package.json sits one folder above this file, both as src/version.ts and as dist/version.js.
-const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+const packageJson = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string };
 
 export const version: string = packageJson.version;

@@ -1,30 +1,20 @@
 /**
  * The typed API client. Every request is built from the operation table in
- * operations.ts: there is no per-endpoint request code. The transport is an
- * undici keep-alive pool; retries follow retry.ts; the number of requests in
+ * operations.ts: there is no per-endpoint request code. The transport is a
+ * keep-alive agent (transport.ts); retries follow retry.ts; the number of requests in
  * flight is bounded by a Limiter. The bearer token is only ever put in the
  * Authorization header: never in a URL, an event, an error or a log.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createRequire } from 'node:module';
-import type { Dispatcher, Pool as UndiciPool } from 'undici';
 import { ApiError, IdentityRefusedError, InsecureTransportError, NetworkError, ResponseTooLargeError } from './errors.js';
 import { Limiter } from './limiter.js';
 import type { OperationName, RequestOf, ResultOf } from './operations.js';
 import { resultProblem } from './result-check.js';
 import { fillPath, routes, type Route, type Routes } from './routes.js';
+import { createTransport, type Answer, type Transport } from './transport.js';
 import { version } from '../version.js';
 import { backoffDelay, defaultRetryPolicy, isTransient, type RetryPolicy } from './retry.js';
-
-// undici's index loads all of undici (fetch, WebSocket, caches: about 110 files, a third of a second at
-// start-up). The client needs only the connection pool and the request call, which the index would add
-// to the pool's prototype: load those two modules of the same package (30 files) and call request on the pool.
-const requireUndici = createRequire(import.meta.url);
-const Pool = requireUndici('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
-const { request: poolRequest } = requireUndici('undici/lib/api/index.js') as {
-  request: (this: UndiciPool, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
-};
 
 export type TokenIdentity = 'human' | 'service_account';
 
@@ -106,7 +96,7 @@ export const MAX_PAGE_SIZE = 200;
 
 export class ApiClient {
   readonly identity: TokenIdentity;
-  private readonly pool: UndiciPool;
+  private readonly transport: Transport;
   private readonly basePath: string;
   private readonly retry: RetryPolicy;
   private readonly limiter: Limiter;
@@ -118,7 +108,7 @@ export class ApiClient {
     const url = new URL(options.baseUrl);
     if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !options.allowInsecureHttp) throw new InsecureTransportError(url.hostname);
     this.basePath = url.pathname.replace(/\/+$/, '') + '/v1';
-    this.pool = new Pool(url.origin, { connections: Math.max(options.concurrency ?? 10, 1), keepAliveTimeout: 10_000 });
+    this.transport = createTransport(url, Math.max(options.concurrency ?? 10, 1));
     this.identity = identityOf(options.token);
     this.retry = { ...defaultRetryPolicy, ...options.retry };
     this.limiter = new Limiter(options.concurrency ?? 10);
@@ -156,8 +146,8 @@ export class ApiClient {
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
     if (request.bodyBytes !== undefined) headers['content-type'] = 'application/json';
 
-    // One deadline for the whole request: headers, body and retries (undici's own timeouts only
-    // limit the silence between two chunks, so a dripped body would never end without it). It
+    // One deadline for the whole request: headers, body and retries (a socket timeout only limits
+    // the silence between two chunks, so a dripped body would never end without it). It
     // starts when the first attempt gets its turn, so waiting behind other requests does not count.
     const deadline = new AbortController();
     let timer: NodeJS.Timeout | undefined;
@@ -183,12 +173,12 @@ export class ApiClient {
     for (let attempt = 1; ; attempt++) {
       this.emit({ type: 'request', operation, method: spec.method, path: spec.path, attempt });
       const started = performance.now();
-      let answer: { status: number; headers: Record<string, string | string[] | undefined>; text: string };
+      let answer: Answer;
       try {
-        answer = await this.limiter.run(async () => {
+        answer = await this.limiter.run(() => {
           startDeadline();
-          const res = await poolRequest.call(this.pool, { method: spec.method, path, headers, body: bodyBytes, signal });
-          return { status: res.statusCode, headers: res.headers, text: await this.readCapped(operation, res) };
+          const tooLarge = () => new ResponseTooLargeError(operation, this.limits.maxResponseBytes);
+          return this.transport.exchange({ method: spec.method, path, headers, body: bodyBytes, signal }, this.limits.maxResponseBytes, tooLarge);
         });
       } catch (cause) {
         if (cause instanceof ResponseTooLargeError || signal.aborted) throw cause;
@@ -263,28 +253,8 @@ export class ApiClient {
     return pages.flat();
   }
 
-  /** The body as text, refusing (and no longer reading) one larger than maxResponseBytes. */
-  private async readCapped(operation: OperationName, res: Dispatcher.ResponseData): Promise<string> {
-    const limit = this.limits.maxResponseBytes;
-    const declared = Number(header(res.headers, 'content-length'));
-    const chunks: Buffer[] = [];
-    let size = 0;
-    try {
-      if (declared > limit) throw new ResponseTooLargeError(operation, limit);
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > limit) throw new ResponseTooLargeError(operation, limit);
-        chunks.push(chunk);
-      }
-    } catch (error) {
-      res.body.destroy();
-      throw error;
-    }
-    return Buffer.concat(chunks).toString('utf8');
-  }
-
   async close(): Promise<void> {
-    await this.pool.close();
+    this.transport.close();
   }
 
   private emit(event: ClientEvent): void {

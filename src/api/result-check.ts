@@ -1,49 +1,35 @@
 /**
- * Checks every success body against its operation's result schema (from the
- * operation table), so an answer of the wrong shape is a clear error naming
- * the operation and the field, never a crash deep in the planner. The
- * TypeBox value checker interprets the schema directly: nothing is compiled,
- * and it (with the schema table) is loaded only on the first answer, so start-up pays nothing and a
- * command pays about a millisecond per answer. Formats (`uuid`, `date-time`)
- * are not checked: a real server may write a date or an id in a form the spec
- * does not pin down; types and required members are.
+ * Checks every success body against its operation's result schema, so an
+ * answer of the wrong shape is a clear error naming the operation and the
+ * field, never a crash deep in the planner. The check of each operation is
+ * the code TypeBox's compiler writes for its schema in the operation table,
+ * written at build time (scripts/compile-result-checks.mjs): a run loads
+ * neither TypeBox nor the table, unless an answer is wrong and the error
+ * must say where. Formats (`uuid`, `date-time`) are not checked: a real
+ * server may write a date or an id in a form the spec does not pin down;
+ * types and required members are.
  */
-import type { TSchema } from '@sinclair/typebox';
+import type { FormatRegistry, TSchema } from '@sinclair/typebox';
+import resultChecks from '../generated/result-checks.js';
 import type { OperationName } from './operations.js';
-
-type Checker = (schema: TSchema, value: unknown) => { path: string; message: string } | undefined;
-let checker: Promise<Checker> | undefined;
-
-async function loadChecker(): Promise<Checker> {
-  const [{ Value }, { FormatRegistry }] = await Promise.all([import('@sinclair/typebox/value'), import('@sinclair/typebox')]);
-  const accepted = new Set<string>();
-  /** Every format a schema names is accepted as any string (see above); registered once, only when nothing else did. */
-  const acceptFormats = (schema: unknown) => {
-    if (schema === null || typeof schema !== 'object') return;
-    const format = (schema as { format?: unknown }).format;
-    if (typeof format === 'string' && !accepted.has(format)) {
-      accepted.add(format);
-      if (!FormatRegistry.Has(format)) FormatRegistry.Set(format, () => true);
-    }
-    for (const child of Object.values(schema)) acceptFormats(child);
-  };
-  return (schema, value) => {
-    acceptFormats(schema);
-    if (Value.Check(schema, value)) return undefined;
-    const first = Value.Errors(schema, value).First();
-    return first ? { path: first.path, message: first.message } : { path: '', message: 'does not match the result schema' };
-  };
-}
 
 /** Why `data` is not a valid result of `operation` (`field 0.name: Expected string`), or undefined when it is. */
 export async function resultProblem(operation: OperationName, data: unknown): Promise<string | undefined> {
-  // The schema table (TypeBox) is loaded with the checker, on the first answer, never at start-up.
-  const { operations } = await import('./operations.js');
-  const spec = operations[operation];
-  if (!('result' in spec)) return undefined;
-  const check = await (checker ??= loadChecker());
-  const problem = check(spec.result as TSchema, data);
-  if (!problem) return undefined;
-  const field = problem.path === '' ? 'the result' : `field ${problem.path.slice(1).replace(/\//g, '.')}`;
-  return `${field}: ${problem.message}`;
+  const check = resultChecks[operation];
+  if (!check || check(data)) return undefined;
+  const [{ Value }, { FormatRegistry }, { operations }] = await Promise.all([import('@sinclair/typebox/value'), import('@sinclair/typebox'), import('./operations.js')]);
+  const schema = (operations[operation] as { result: TSchema }).result;
+  acceptFormats(schema, FormatRegistry);
+  const first = Value.Errors(schema, data).First();
+  if (!first) return 'the result does not match the result schema';
+  const field = first.path === '' ? 'the result' : `field ${first.path.slice(1).replace(/\//g, '.')}`;
+  return `${field}: ${first.message}`;
+}
+
+/** Registers every format the schema names as accepting any string (see above), unless something registered it already. */
+function acceptFormats(schema: unknown, registry: typeof FormatRegistry): void {
+  if (schema === null || typeof schema !== 'object') return;
+  const format = (schema as { format?: unknown }).format;
+  if (typeof format === 'string' && !registry.Has(format)) registry.Set(format, () => true);
+  for (const child of Object.values(schema)) acceptFormats(child, registry);
 }

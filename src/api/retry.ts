@@ -15,7 +15,7 @@ export interface RetryPolicy {
   /** Upper bound of a Retry-After the client will honour, in ms. */
   maxRetryAfterMs: number;
   retryStatuses: readonly number[];
-  /** Error codes of a request that got no answer and is worth sending again (Node and undici codes). */
+  /** Error codes of a request that got no answer and is worth sending again (Node's codes). */
   retryNetworkCodes: readonly string[];
   /** Source of randomness for jitter, in [0, 1). Replaceable for repeatable tests. */
   random: () => number;
@@ -29,7 +29,6 @@ export const defaultRetryPolicy: RetryPolicy = {
   retryStatuses: [429, 500, 503],
   retryNetworkCodes: [
     'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'ENETUNREACH', 'ENETDOWN', 'EHOSTUNREACH', 'EHOSTDOWN', 'EAI_AGAIN',
-    'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED',
   ],
   random: Math.random,
 };

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { formatGithub } from '../config/index.js';
 import { appendStepSummary, errorAnnotation, writeStepOutputs } from '../github/index.js';
-import { PlanError, hasChanges, type Plan } from '../planner/index.js';
+import { hasChanges, type Plan } from '../plan-model/index.js';
+import { PlanError } from '../planner/errors.js';
 import type { CommandContext } from './command.js';
 import { AbortError, ConfigInvalidError } from './errors.js';
 

@@ -156,9 +156,10 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
   }
 }
 
-// Run only when executed as the binary, not when imported by tests.
+// Run only when executed as the binary, not when imported by tests. Not a top-level await: the
+// command's chunk imports this module's chunk (scripts/bundle.mjs), which must have finished evaluating.
 if (process.argv[1] && /cplane(\.js)?$|cli[\\/]main\.js$/.test(process.argv[1])) {
-  const code = await runCli(process.argv.slice(2), {
+  void runCli(process.argv.slice(2), {
     env: process.env,
     cwd: process.cwd(),
     stdout: process.stdout,
@@ -168,8 +169,9 @@ if (process.argv[1] && /cplane(\.js)?$|cli[\\/]main\.js$/.test(process.argv[1]))
     get stdin() {
       return process.stdin;
     },
+  }).then((code) => {
+    process.exitCode = code;
   });
-  process.exitCode = code;
 }
 
 export { AbortError };

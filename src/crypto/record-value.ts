@@ -13,9 +13,7 @@
  */
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { randomBytes } from '@noble/ciphers/utils.js';
-import { hkdf } from '@noble/hashes/hkdf.js';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
+import { createHash, hkdfSync } from 'node:crypto';
 import type { EncryptedValueT } from '../api/shapes.js';
 
 export const RECORD_VALUE_ALG = 'xchacha20poly1305+kek-hkdf-sha256/v1';
@@ -25,12 +23,12 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** The record key-encryption key: HKDF-SHA256 of the state key, so it is never the state key itself. */
 export function recordKek(stateKey: Uint8Array): Uint8Array {
-  return hkdf(sha256, stateKey, undefined, encoder.encode('cplane/record-kek/v1'), 32);
+  return new Uint8Array(hkdfSync('sha256', stateKey, new Uint8Array(0), 'cplane/record-kek/v1', 32));
 }
 
 /** A short, non-secret name of a KEK, so a reader can tell which key wrapped a value. */
 export function recordKeyId(kek: Uint8Array): string {
-  return bytesToHex(sha256(kek)).slice(0, 16);
+  return createHash('sha256').update(kek).digest('hex').slice(0, 16);
 }
 
 export function encryptRecordValue(kek: Uint8Array, plaintext: string): EncryptedValueT {

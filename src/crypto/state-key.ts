@@ -8,12 +8,7 @@
 import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { timingSafeEqual } from 'node:crypto';
-import { scrypt } from '@noble/hashes/scrypt.js';
-import { hmac } from '@noble/hashes/hmac.js';
-import { hkdf } from '@noble/hashes/hkdf.js';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
+import { createHash, createHmac, hkdfSync, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 
 export type KeyErrorCode = 'STATE_KEY_INVALID' | 'STATE_KEY_MISSING' | 'STATE_KEY_FILE_OPEN';
 
@@ -79,10 +74,11 @@ export function newKdfParams(): KdfParams {
 const derivedKeys = new Map<string, Uint8Array>();
 
 function deriveFromPassphrase(passphrase: string, kdf: KdfParams): Uint8Array {
-  const cacheKey = bytesToHex(sha256(new TextEncoder().encode(`${passphrase}\0${kdf.salt}\0${kdf.N}:${kdf.r}:${kdf.p}`)));
+  const cacheKey = createHash('sha256').update(`${passphrase}\0${kdf.salt}\0${kdf.N}:${kdf.r}:${kdf.p}`, 'utf8').digest('hex');
   let key = derivedKeys.get(cacheKey);
   if (!key) {
-    key = scrypt(passphrase, Buffer.from(kdf.salt, 'base64'), { N: kdf.N, r: kdf.r, p: kdf.p, dkLen: 32 });
+    // maxmem: scrypt needs 128 * N * r bytes (128 MiB at the default cost), above Node's 32 MiB default.
+    key = new Uint8Array(scryptSync(passphrase, Buffer.from(kdf.salt, 'base64'), 32, { N: kdf.N, r: kdf.r, p: kdf.p, maxmem: 2 * 128 * kdf.N * kdf.r }));
     derivedKeys.set(cacheKey, key);
   }
   return key;
@@ -129,7 +125,7 @@ function readKeyFile(path: string): Uint8Array | undefined {
 
 function createKeyFile(path: string): Uint8Array | undefined {
   mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
-  const key = randomBytes(32);
+  const key = new Uint8Array(randomBytes(32));
   let fd: number;
   try {
     fd = openSync(path, 'wx', 0o600);
@@ -177,11 +173,11 @@ export function resolveStateKey(env: NodeJS.ProcessEnv, options: ResolveKeyOptio
   return { key: raced, source: 'keyfile', keyFile: path };
 }
 
-const KEY_CHECK_LABEL = new TextEncoder().encode('cplane state key check v1');
+const KEY_CHECK_LABEL = 'cplane state key check v1';
 
 /** Hex HMAC of a constant: stored in the state header to recognise the key without revealing it. */
 export function keyCheckOf(key: Uint8Array): string {
-  return bytesToHex(hmac(sha256, key, KEY_CHECK_LABEL));
+  return createHmac('sha256', key).update(KEY_CHECK_LABEL, 'utf8').digest('hex');
 }
 
 export function keyMatchesCheck(key: Uint8Array, check: string): boolean {
@@ -192,5 +188,6 @@ export function keyMatchesCheck(key: Uint8Array, check: string): boolean {
 
 /** Separate keys for sealing and fingerprints, so neither use of the state key can weaken the other. */
 export function deriveSubkey(key: Uint8Array, purpose: 'seal' | 'fingerprint'): Uint8Array {
-  return hkdf(sha256, key, undefined, new TextEncoder().encode(`cplane state ${purpose} v1`), 32);
+  // No salt: HKDF then uses a block of zeros (RFC 5869), as it always has here.
+  return new Uint8Array(hkdfSync('sha256', key, new Uint8Array(0), `cplane state ${purpose} v1`, 32));
 }

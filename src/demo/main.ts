@@ -9,15 +9,15 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
+import { packageFile } from '../package-files.js';
 import { startEmulator } from '../emulator/index.js';
 import { fixtures } from '../emulator/fixtures.js';
 import { painter } from '../paint.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const example = join(root, 'examples', 'quickstart');
-const bin = join(root, 'bin', 'cplane.js');
+const root = packageFile();
+const example = packageFile('examples', 'quickstart');
+const bin = packageFile('bin', 'cplane.js');
 
 /** KEY=VALUE lines; `#` starts a comment line. */
 function readEnvFile(path: string): Record<string, string> {

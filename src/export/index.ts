@@ -5,7 +5,7 @@
  * objects into the source account's state. Other folders use `exportAccount`.
  */
 import { relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../package-files.js';
 import type { ApiClient } from '../api/client.js';
 import { AbortError } from '../errors.js';
 import { listAccounts } from '../providers/index.js';
@@ -55,7 +55,7 @@ export interface ExportResult {
   adopted?: number;
 }
 
-const schemaFile = fileURLToPath(new URL('../../schema/config.schema.json', import.meta.url));
+const schemaFile = packageFile('schema', 'config.schema.json');
 
 export async function exportAccount(options: ExportOptions): Promise<ExportResult> {
   const outDir = resolve(options.outDir);

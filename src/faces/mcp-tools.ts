@@ -17,6 +17,7 @@ import { operationFacts, type OperationFacts } from '../api/operation-docs.js';
 import { operationNames, type OperationName } from '../api/operations.js';
 import { generateSecret } from '../config/index.js';
 import { errorEnvelope, prepareCall, sendCall } from './operation-call.js';
+import { packageFile } from '../package-files.js';
 
 export interface ToolAnnotations {
   title?: string;
@@ -113,7 +114,7 @@ export function operationTool(name: OperationName, context: ToolContext): McpToo
 
 // ------------------------------------------------------------------ the three local helpers
 
-const configSchemaUrl = new URL('../../schema/config.schema.json', import.meta.url);
+const configSchemaFile = packageFile('schema', 'config.schema.json');
 
 interface SecretSourceSchema {
   description: string;
@@ -122,7 +123,7 @@ interface SecretSourceSchema {
 
 /** The secret sources of the configuration language, read from its JSON Schema (the one place they are declared). */
 function secretSources(): SecretSourceSchema {
-  const schema = JSON.parse(readFileSync(configSchemaUrl, 'utf8')) as { $defs: { secretSource: SecretSourceSchema } };
+  const schema = JSON.parse(readFileSync(configSchemaFile, 'utf8')) as { $defs: { secretSource: SecretSourceSchema } };
   return schema.$defs.secretSource;
 }
 

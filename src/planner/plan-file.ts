@@ -10,11 +10,14 @@ import { open, readFile } from 'node:fs/promises';
 import type { ErrorObject } from 'ajv';
 import { AbortError } from '../errors.js';
 // schema/plan.schema.json, compiled at build time (scripts/compile-schemas.mjs).
-import validatePlan from '../generated/plan-schema.js';
 import type { Plan } from './types.js';
 
-/** Problems of a plan document as `path: message` (up to five), or an empty list when it is valid. */
-export function planSchemaProblems(document: unknown): string[] {
+/**
+ * Problems of a plan document as `path: message` (up to five), or an empty list when it is valid.
+ * The validator is loaded here, not at start-up: only a saved plan is ever checked.
+ */
+export async function planSchemaProblems(document: unknown): Promise<string[]> {
+  const { default: validatePlan } = await import('../generated/plan-schema.js');
   if (validatePlan(document)) return [];
   return (validatePlan.errors ?? []).slice(0, 5).map((e: ErrorObject) => `${e.instancePath || '/'}: ${e.message ?? e.keyword}`);
 }
@@ -55,7 +58,7 @@ export async function readPlanFile(path: string): Promise<Plan & { context: NonN
   if (version === 1) {
     throw new AbortError(`${path} was made by an older cplane (plan format 1), which cannot be applied from another folder or job.`, 'Make a new plan with `cplane plan --out FILE`.');
   }
-  const problems = planSchemaProblems(document);
+  const problems = await planSchemaProblems(document);
   if (problems.length > 0) {
     throw new AbortError(`${path} is not a valid plan file:\n${problems.map((p) => `  ${p}`).join('\n')}`, 'Make a new plan with `cplane plan --out FILE`.');
   }

@@ -139,10 +139,9 @@ function managedParents(state: StateData, kind: ResourceKind): string[] {
 /** Live parents of `kind` that the configuration claims by natural key and that still exist: their children may be adopted too. */
 function adoptableParents(input: RefreshInput, snapshot: LiveSnapshot, kind: ResourceKind): string[] {
   const parent = parentOf(kind);
-  if (!parent) return [];
+  if (!parent || (snapshot.items[parent.kind] ?? []).length === 0) return [];
   const provider = providerFor(parent.kind);
-  const ids = new Map(Object.entries(input.state.resources).map(([address, entry]) => [address, entry.id]));
-  const lookups: Lookups = { account: input.account, vendor: (nameOrId) => findVendor(snapshot.vendors, nameOrId), idOf: (address) => ids.get(address), nameOf: (_kind, id) => id };
+  const lookups: Lookups = { account: input.account, vendor: (nameOrId) => findVendor(snapshot.vendors, nameOrId), idOf: (address) => input.state.resources[address]?.id, nameOf: (_kind, id) => id };
   const claimed = new Set((input.desired?.resources ?? []).filter((r) => r.kind === parent.kind).map((r) => provider.naturalKey({ desired: r, lookups })));
   return (snapshot.items[parent.kind] ?? [])
     .map((live) => provider.identify({ live }))

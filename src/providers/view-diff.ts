@@ -13,17 +13,17 @@ export function isIgnored(path: string, ignoreChanges: string[]): boolean {
   return ignoreChanges.some((entry) => path === entry || path.startsWith(`${entry}.`));
 }
 
+/** Deep equality of JSON values in which undefined equals null and the order of object keys does not matter. */
 export function sameValue(a: unknown, b: unknown): boolean {
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
-}
-
-function canonical(value: unknown): unknown {
-  if (value === undefined) return null;
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+  if (a === b || (a ?? null) === (b ?? null)) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => sameValue(item, b[i]));
   }
-  return value;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  return keys.length === Object.keys(right).length && keys.every((k) => Object.hasOwn(right, k) && sameValue(left[k], right[k]));
 }
 
 /** Changes from `live` to `desired`, for every managed (present) key of `desired` that is not ignored. */

@@ -1,13 +1,14 @@
 /**
  * Start-up stays light: the command list is plain data and a command's module, with what it needs, loads
- * only when that command runs. A hook records every module a run of the built CLI loads (ES modules
- * through module.register, CommonJS ones from require's cache), and the heavy ones must be absent.
+ * only when that command runs. A hook records every file a run of the built CLI loads (ES modules
+ * through module.register, CommonJS ones from require's cache); a file of the bundle (dist/bundle/)
+ * stands for the modules its source map lists. The heavy ones must be absent.
  * (How fast start-up is goes in bench/startup.mjs, never in a test.)
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 
@@ -31,7 +32,14 @@ function modulesOf(...args: string[]): string[] {
   rmSync(out, { force: true });
   spawnSync(process.execPath, ['--import', join(temp, 'register.mjs'), resolve('bin/cplane.js'), ...args], { cwd: temp, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
   const root = resolve('.');
-  return readFileSync(out, 'utf8').split('\n').filter(Boolean).map((entry) => decodeURIComponent(entry.replace(/^file:\/\//, '')).replace(`${root}/`, ''));
+  const files = readFileSync(out, 'utf8').split('\n').filter(Boolean).map((entry) => decodeURIComponent(entry.replace(/^file:\/\//, '')));
+  return files.flatMap((file) => {
+    if (!file.startsWith(resolve('dist/bundle'))) return [relative(root, file)];
+    // The bundler's own helpers (rolldown-runtime) come from no module and have no map.
+    if (!existsSync(`${file}.map`)) return [];
+    const { sources } = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+    return sources.map((source) => relative(root, resolve(dirname(file), source)));
+  });
 }
 
 const heavy = [/node_modules\/ink\//, /node_modules\/react\//, /node_modules\/@sinclair\/typebox\//, /dist\/emulator\//, /dist\/export\//, /node_modules\/ajv\/dist\/(2020|core|compile)/];

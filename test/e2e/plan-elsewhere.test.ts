@@ -72,7 +72,7 @@ describe('cplane apply PLANFILE in another checkout', () => {
     expect(planned.stdout).toContain(`Account: ${staging.name} (${account})   Workspace: default`);
 
     const plan = JSON.parse(readFileSync(join(temp, 'prod.plan.json'), 'utf8')) as Plan;
-    expect(planSchemaProblems(plan)).toEqual([]);
+    expect(await planSchemaProblems(plan)).toEqual([]);
     expect(plan.context).toMatchObject({
       workspace: 'default',
       accountName: staging.name,

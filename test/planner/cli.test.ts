@@ -42,7 +42,7 @@ describe('cplane plan', () => {
   it('prints JSON that validates against schema/plan.schema.json, and Markdown for a pull request', async () => {
     const json = await h().cli(['plan', '--json']);
     expect(json.code).toBe(0);
-    expect(planSchemaProblems(JSON.parse(json.stdout))).toEqual([]);
+    expect(await planSchemaProblems(JSON.parse(json.stdout))).toEqual([]);
     const markdown = await h().cli(['plan', '--markdown']);
     expect(markdown.stdout).toContain('**Plan: 6 to add, 0 to change, 0 to replace, 0 to remove.**');
     expect(markdown.stdout).toContain('<details><summary>Changes by field</summary>');

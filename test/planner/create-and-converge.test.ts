@@ -1,6 +1,6 @@
 // From an empty account: every kind is created in dependency order, and after apply a second plan has no changes.
 import { describe, expect, it } from 'vitest';
-import { hasChanges } from '../../src/planner/index.js';
+import { hasChanges } from '../../src/plan-model/index.js';
 import { renderPlanText } from '../../src/render/index.js';
 import { actions, eachTestHarness, fullConfig } from './harness.js';
 

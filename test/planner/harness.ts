@@ -76,7 +76,7 @@ export async function harness(options: { token?: string; account?: string } = {}
     async plan(extra = {}) {
       const plan = await makePlan({ desired: await h.desired(), state: h.state, client, account: acct, env, ...extra });
       // Every plan a scenario makes is also checked against schema/plan.schema.json, as it would be saved.
-      const problems = planSchemaProblems(JSON.parse(JSON.stringify(plan)));
+      const problems = await planSchemaProblems(JSON.parse(JSON.stringify(plan)));
       if (problems.length > 0) throw new Error(`plan does not match schema/plan.schema.json: ${problems.join('; ')}`);
       return plan;
     },

@@ -7,8 +7,8 @@
  * and 3 when the plan is incomplete (cli/exit-codes.ts).
  */
 import { resolve } from 'node:path';
-import { isIncomplete } from '../../plan-model/index.js';
-import { hasChanges, makePlan, writePlanFile } from '../../planner/index.js';
+import { hasChanges, isIncomplete } from '../../plan-model/index.js';
+import { makePlan, writePlanFile } from '../../planner/index.js';
 import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
 import type { CommandModule } from '../command.js';
 import { parseParallelism } from '../connection.js';

@@ -1,0 +1,71 @@
+// Bundles the compiled CLI (dist/cli/main.js) into dist/bundle/: one entry module and a chunk per
+// lazily loaded part (each command, the emulator, TypeBox, …). Loading ~400 small ES modules cost
+// most of a short command's time in resolving and reading files; a chunk costs one read.
+// Run by `npm run build` after tsc. Ink, React, the PostgreSQL driver and the MCP SDK stay outside:
+// they are loaded only by the commands that need them, and load their own optional parts at run time.
+import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build } from 'rolldown';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outDir = `${root}dist/bundle`;
+const external = [/^node:/, /^ink(\/|$)/, /^react(\/|$)/, /^pg(\/|$)/, /^@modelcontextprotocol\//, /^zod(\/|$)/];
+
+/**
+ * What every run loads: the entry, the command list and what it needs to print help, a version or an
+ * error. They go into one chunk (`chunks/start-*.js`) even though lazily loaded chunks import them
+ * too, so `cplane --help` reads three files (bin, entry, this chunk) instead of one per shared module.
+ */
+const startModules = new RegExp(
+  `^${root}dist/(errors|version|package-files|text/safe-text|config/(suggest|own-variables)|cli/(main|errors|describe-error|commands/index|flags))\\.js$`,
+);
+
+const ours = (pattern) => `${root}dist/(${pattern})\\.js$`;
+const deps = (names) => `${root}node_modules/(${names})/`;
+/** What `validate` needs besides the start: the configuration language, YAML, the schema checks. */
+const configModules = new RegExp(
+  `^(${ours('config/[^/]+|generated/config-schema|github/[^/]+|cli/(commands/validate|variables-flags|github-flag)')}|${deps('yaml|ajv/dist/runtime/(ucs2length|equal)\\.js$|ajv-formats/dist/formats\\.js$|fast-deep-equal')})`,
+);
+/**
+ * What `plan`, `apply`, `destroy`, `output` and the state commands need besides: the client, the state, the
+ * planner, the applier and the plain-text views. Not the Ink views (ui/*.tsx), which only an interactive
+ * apply loads, nor the emulator, export, `cplane api` and MCP.
+ */
+const engineModules = new RegExp(
+  `^(${ours(
+    'api/(client|errors|limiter|retry|routes|transport|result-check)|generated/(state-schema|result-checks)|(state|crypto|providers|planner|plan-model|render|applier)/.+|' +
+      'ui/(plain-lines|summary-text|progress-model|words)|cli/(commands/(plan|apply|destroy|output|state|state-transfer|force-unlock)|[a-z-]+)',
+  )}|${deps('@noble/ciphers|pg-connection-string|diff')})`,
+);
+
+rmSync(outDir, { recursive: true, force: true });
+await build({
+  cwd: root,
+  input: { cplane: 'dist/cli/main.js' },
+  platform: 'node',
+  external,
+  // yaml's ES module build (the one it gives browsers; it needs nothing of Node's), so the bundle keeps
+  // only the parts cplane calls and loads them without CommonJS wrappers. Its Node build is the same code.
+  resolve: { alias: { yaml: `${root}node_modules/yaml/browser/index.js` } },
+  // The entry is a program, not a library: nothing imports its exports.
+  preserveEntrySignatures: false,
+  // Only the entry runs anything when it is loaded: every other module of ours (and the bundler's helpers)
+  // only declares. So a module that imports one name from a folder's index does not load the whole folder,
+  // and the entry does not load the helpers' chunk just to run it. Dependencies are taken as they are.
+  treeshake: { moduleSideEffects: (id) => id.startsWith(`${root}node_modules/`) || id === `${root}dist/cli/main.js` },
+  logLevel: 'warn',
+  output: {
+    dir: outDir,
+    format: 'esm',
+    entryFileNames: '[name].js',
+    chunkFileNames: 'chunks/[name]-[hash].js',
+    sourcemap: true,
+    codeSplitting: {
+      groups: [
+        { name: 'start', test: startModules, priority: 3 },
+        { name: 'config', test: configModules, priority: 2 },
+        { name: 'engine', test: engineModules, priority: 1 },
+      ],
+    },
+  },
+});
