@@ -1,8 +1,10 @@
-// Bundles the compiled CLI (dist/cli/main.js) into dist/bundle/: one entry module and a chunk per
-// lazily loaded part (each command, the emulator, TypeBox, …). Loading ~400 small ES modules cost
-// most of a short command's time in resolving and reading files; a chunk costs one read.
-// Run by `npm run build` after tsc. Ink, React, the PostgreSQL driver and the MCP SDK stay outside:
-// they are loaded only by the commands that need them, and load their own optional parts at run time.
+// Bundles the compiled CLI (dist/cli/main.js) into dist/bundle/: the entry (cplane.js), a chunk for
+// the configuration language, one for the engine behind plan and apply, and chunks for what only some
+// commands load (the Ink views, the emulator, export, `cplane api`, MCP, TypeBox). Loading ~400 small
+// ES modules cost most of a short command's time, about a millisecond each; a chunk costs one read.
+// Run by `npm run build` after tsc (docs/performance.md). Ink, React, the PostgreSQL driver and the
+// MCP SDK stay outside: only the commands that need them load them, and they load their own optional
+// parts at run time.
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
@@ -12,9 +14,9 @@ const outDir = `${root}dist/bundle`;
 const external = [/^node:/, /^ink(\/|$)/, /^react(\/|$)/, /^pg(\/|$)/, /^@modelcontextprotocol\//, /^zod(\/|$)/];
 
 /**
- * What every run loads: the entry, the command list and what it needs to print help, a version or an
- * error. They go into one chunk (`chunks/start-*.js`) even though lazily loaded chunks import them
- * too, so `cplane --help` reads three files (bin, entry, this chunk) instead of one per shared module.
+ * What every run loads: the command list and what it needs to print help, a version or an error. They
+ * stay in the entry even though the chunks loaded later import them too, so `cplane --help` reads two
+ * files (bin/cplane.js and the entry) instead of one per shared module.
  */
 const startModules = new RegExp(
   `^${root}dist/(errors|version|package-files|text/safe-text|config/(suggest|own-variables)|cli/(main|errors|describe-error|commands/index|flags))\\.js$`,
