@@ -12,9 +12,9 @@
  * crash was never acknowledged and is ignored. The lock is a file beside it
  * created with O_EXCL.
  */
-import { constants, readFileSync, unlinkSync } from 'node:fs';
+import { constants, fdatasyncSync, fstatSync, ftruncateSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { copyFile, link, lstat, mkdir, open, readFile, readdir, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { copyFile, link, lstat, mkdir, open, readFile, readdir, realpath, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { StateError, StateLockedError } from './errors.js';
@@ -96,7 +96,7 @@ export class LocalFileBackend implements StateBackend {
     const log = await this.readLog();
     const trusted = log?.header.sha256 === hash;
     const snapshot = parseStateFile(text, this.file, { checked: trusted });
-    this.known = await this.identity();
+    this.known = this.identity();
     this.base = snapshot.serial;
     this.snapshotHash = hash;
     this.last = snapshot.serial;
@@ -128,17 +128,24 @@ export class LocalFileBackend implements StateBackend {
     if (group.serial !== this.last + 1) throw this.changedError(`it holds serial ${this.last}, and a change to serial ${group.serial} was offered`);
     const line = `${JSON.stringify(group)}\n`;
     // One stat: a snapshot replaced by someone else would make the log describe the wrong state.
-    await this.refuseIfChanged();
+    this.refuseIfChanged();
     try {
       if (this.logLength < 0 || !this.log) await this.openLog();
-      else await this.refuseIfLogChanged();
+      else this.refuseIfLogChanged();
       // A positional write at the end we know, so nothing of another writer is ever overwritten unnoticed.
-      await this.log!.write(line, this.logLength, 'utf8');
-      await this.log!.datasync();
+      // Synchronous on purpose: a few small system calls (about 0.2 ms and an fdatasync) where each trip
+      // through libuv's thread pool would also wait for a turn of a busy event loop, and every write of an
+      // apply waits for its group (docs/performance.md).
+      writeSync(this.log!.fd, line, this.logLength, 'utf8');
+      fdatasyncSync(this.log!.fd);
     } catch (error) {
       if (error instanceof StateError) throw error;
       // Cut what may have been written of the group (a full disk), so the log ends where it did.
-      await this.log?.truncate(this.logLength).catch(() => undefined);
+      try {
+        if (this.log) ftruncateSync(this.log.fd, this.logLength);
+      } catch {
+        // The write error below is the one to report.
+      }
       throw fileSystemError(error, this.logPath, 'write');
     }
     this.logLength += Buffer.byteLength(line);
@@ -157,13 +164,13 @@ export class LocalFileBackend implements StateBackend {
     } catch (error) {
       throw fileSystemError(error, folder, 'create');
     }
-    await this.refuseIfChanged();
+    this.refuseIfChanged();
     this.folds++;
     const text = serializeStateFile(snapshot);
     const kept = snapshot.serial < this.last ? await this.groupLinesAfter(snapshot.serial) : '';
     await this.writeAtomically(this.file, text, 'snapshot-written', () => this.keepBackup());
     this.killHook('snapshot-renamed');
-    this.known = await this.identity();
+    this.known = this.identity();
     this.base = snapshot.serial;
     this.snapshotHash = sha256(text);
     if (creating) this.last = snapshot.serial;
@@ -313,12 +320,12 @@ export class LocalFileBackend implements StateBackend {
       await this.log.datasync();
       this.logTorn = false;
     }
-    await this.refuseIfLogChanged();
+    this.refuseIfLogChanged();
   }
 
   /** The log must end where our last append ended: anything else means another writer. */
-  private async refuseIfLogChanged(): Promise<void> {
-    const { size } = await this.log!.stat();
+  private refuseIfLogChanged(): void {
+    const { size } = fstatSync(this.log!.fd);
     if (size !== this.logLength) throw this.changedError('its change log was written by someone else');
   }
 
@@ -392,9 +399,9 @@ export class LocalFileBackend implements StateBackend {
     );
   }
 
-  private async identity(): Promise<FileIdentity | undefined> {
+  private identity(): FileIdentity | undefined {
     try {
-      const { ino, size, mtimeMs } = await stat(this.file ?? this.location);
+      const { ino, size, mtimeMs } = statSync(this.file ?? this.location);
       return { ino, size, mtimeMs };
     } catch (error) {
       if (isErrno(error, 'ENOENT')) return undefined;
@@ -402,8 +409,8 @@ export class LocalFileBackend implements StateBackend {
     }
   }
 
-  private async refuseIfChanged(): Promise<void> {
-    const now = await this.identity();
+  private refuseIfChanged(): void {
+    const now = this.identity();
     const same = now?.ino === this.known?.ino && now?.size === this.known?.size && now?.mtimeMs === this.known?.mtimeMs;
     if (!same) throw this.changedError('the snapshot on disk is not the one it read');
   }

@@ -52,7 +52,7 @@ describe('openState and update', () => {
     expect(again.data.resources['project.web']?.inputs).toEqual({ name: 'web', description: 'hello' });
   });
 
-  it('stores concurrent updates in call order, none lost (the ones that wait share one group)', async () => {
+  it('stores concurrent updates in call order, none lost (the ones made together share one group)', async () => {
     const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
     const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
     await Promise.all(
@@ -62,7 +62,7 @@ describe('openState and update', () => {
         }),
       ),
     );
-    expect(store.data.serial).toBe(2);
+    expect(store.data.serial).toBe(1);
     expect(Object.keys(store.data.resources)).toHaveLength(20);
     await store.close();
   });
