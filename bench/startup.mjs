@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fixtures } from '../dist/emulator/fixtures.js';
 
-const RUNS = 9;
+const RUNS = 15;
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin/cplane.js');
 const account = fixtures.accounts[1].id;

@@ -5,7 +5,7 @@
 // Run by `npm run build` after tsc (docs/performance.md). Ink, React, the PostgreSQL driver and the
 // MCP SDK stay outside: only the commands that need them load them, and they load their own optional
 // parts at run time.
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 
@@ -15,8 +15,8 @@ const external = [/^node:/, /^ink(\/|$)/, /^react(\/|$)/, /^pg(\/|$)/, /^@modelc
 
 /**
  * What every run loads: the command list and what it needs to print help, a version or an error. They
- * stay in the entry even though the chunks loaded later import them too, so `cplane --help` reads two
- * files (bin/cplane.js and the entry) instead of one per shared module.
+ * stay in the entry even though the chunks loaded later import them too, so a command reads the entry
+ * and its chunks, not one file per shared module.
  */
 const startModules = new RegExp(
   `^${root}dist/(errors|version|package-files|text/safe-text|config/(suggest|own-variables)|cli/(main|errors|describe-error|commands/index|flags))\\.js$`,
@@ -71,3 +71,9 @@ await build({
     },
   },
 });
+
+// What bin/cplane.js prints for `--help` and `--version` without loading the bundle: the same text,
+// from the same functions, written once here.
+const { globalHelp } = await import(`${root}dist/cli/main.js`);
+const { version } = await import(`${root}dist/version.js`);
+writeFileSync(`${outDir}/help.json`, `${JSON.stringify({ version, help: globalHelp() })}\n`);

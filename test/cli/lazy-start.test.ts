@@ -45,8 +45,17 @@ function modulesOf(...args: string[]): string[] {
 const heavy = [/node_modules\/ink\//, /node_modules\/react\//, /node_modules\/@sinclair\/typebox\//, /dist\/emulator\//, /dist\/export\//, /node_modules\/ajv\/dist\/(2020|core|compile)/];
 const loadedHeavy = (modules: string[]) => modules.filter((m) => heavy.some((pattern) => pattern.test(m)));
 
-it('`cplane --help` loads the command list only: no command module, no dependency', () => {
-  const modules = modulesOf('--help');
+it('`cplane --help` and `--version` load no ES module: the front door answers them from the text written at build time', () => {
+  for (const flag of ['--help', '--version']) {
+    const modules = modulesOf(flag);
+    expect(modules).toContain('bin/cplane.js');
+    expect(modules.filter((m) => !m.startsWith('bin/') && m !== 'dist/bundle/help.json')).toEqual([]);
+  }
+});
+
+it('`cplane help plan` loads the command list only: no command module, no dependency', () => {
+  const modules = modulesOf('help', 'plan');
+  expect(modules).toContain('dist/cli/commands/index.js');
   expect(modules.filter((m) => m.includes('node_modules/'))).toEqual([]);
   expect(modules.filter((m) => m.includes('dist/cli/commands/') && !m.endsWith('commands/index.js'))).toEqual([]);
 });
