@@ -26,7 +26,7 @@ async function run(resources, mode) {
   try {
     const lines = [];
     await new Promise((resolve, reject) => {
-      const proc = spawn(process.execPath, [...(process.env.PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROF_DIR}/${mode}`] : []), child, emulator.url, dir, String(PARALLELISM), mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const proc = spawn(process.execPath, [child, emulator.url, dir, String(PARALLELISM), mode], { stdio: ['ignore', 'pipe', 'inherit'] });
       let buffered = '';
       proc.stdout.on('data', (chunk) => {
         buffered += chunk;

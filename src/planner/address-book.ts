@@ -26,10 +26,12 @@ export class AddressBook {
   private readonly pending = new Set<string>();
 
   constructor(resources: StateData['resources']) {
-    for (const [address, entry] of Object.entries(resources)) {
+    for (const address in resources) {
+      const entry = resources[address]!;
+      const key = keyOf(entry.kind, entry.id);
       this.ids.set(address, entry.id);
-      this.owners.set(keyOf(entry.kind, entry.id), address);
-      this.inState.set(keyOf(entry.kind, entry.id), address);
+      this.owners.set(key, address);
+      this.inState.set(key, address);
     }
   }
 

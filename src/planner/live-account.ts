@@ -34,12 +34,13 @@ export function indexLive(snapshot: LiveSnapshot): LiveAccount {
     const provider = providerFor(kind);
     const index: KindIndex = { byId: new Map(), byKey: new Map() };
     for (const live of snapshot.items[kind] ?? []) {
-      const identity = provider.identify({ live });
-      index.byId.set(identity.id, { live, identity });
+      const object: LiveObject = { live, identity: provider.identify({ live }) };
+      const { identity } = object;
+      index.byId.set(identity.id, object);
       if (identity.status === 'gone') continue;
       // A live object wins over an archived one with the same key.
       const current = index.byKey.get(identity.key);
-      if (!current || (current.identity.status === 'archived' && identity.status === 'live')) index.byKey.set(identity.key, { live, identity });
+      if (!current || (current.identity.status === 'archived' && identity.status === 'live')) index.byKey.set(identity.key, object);
     }
     kinds.set(kind, index);
   }

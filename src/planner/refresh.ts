@@ -56,9 +56,9 @@ export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
   const limiter = new Limiter(Math.max(1, input.parallelism));
   const snapshot: LiveSnapshot = { vendors: [], items: {}, byIdOnly: new Set(), failedParents: {}, unreadable: [] };
   const entries = Object.values(state.resources);
-  const expected = expectedCounts(state);
+  const { expected, managed, kindsInState } = outlineOf(entries);
   // A kind neither configured nor in state has nothing to compare: it is not read at all.
-  const used = new Set<ResourceKind>([...(input.desired?.resources ?? []).map((r) => r.kind), ...entries.map((r) => r.kind)]);
+  const used = new Set<ResourceKind>([...(input.desired?.resources ?? []).map((r) => r.kind), ...kindsInState]);
 
   const readKind = async (kind: ResourceKind, parentIds: string[]): Promise<void> => {
     if (!used.has(kind)) return;
@@ -100,40 +100,43 @@ export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
 
   // Children of the parents in state are read at once, alongside the account-wide lists, so that refresh
   // takes one wave of requests; only parents found for adoption wait for their list.
-  const childKinds = kindOrder.filter((kind) => parentOf(kind));
-  const managed = new Map(childKinds.map((kind) => [kind, managedParents(state, kind)]));
-  await Promise.all([readVendors(), ...kindOrder.map((kind) => readKind(kind, managed.get(kind) ?? []))]);
+  await Promise.all([readVendors(), ...kindOrder.map((kind) => readKind(kind, [...(managed.get(kind) ?? [])]))]);
   await Promise.all(
     childKinds.map((kind) => {
-      const adopting = adoptableParents(input, snapshot, kind).filter((id) => !managed.get(kind)?.includes(id));
+      const adopting = adoptableParents(input, snapshot, kind).filter((id) => !managed.get(kind)?.has(id));
       return adopting.length > 0 ? readKind(kind, adopting) : undefined;
     }),
   );
   return snapshot;
 }
 
-/** How many objects state holds per kind, and per kind under each parent (`kind:parentId`). */
-function expectedCounts(state: StateData): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const entry of Object.values(state.resources)) {
-    const parent = parentOf(entry.kind);
-    const keys = [entry.kind, ...(parent ? [`${entry.kind}:${entry.parents?.[parent.idField]}`] : [])];
-    for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return counts;
-}
+const childKinds = kindOrder.filter((kind) => parentOf(kind));
 
-/** Parents cplane manages, whose children of `kind` to read: parents in state, and parents of such children in state. */
-function managedParents(state: StateData, kind: ResourceKind): string[] {
-  const parent = parentOf(kind);
-  if (!parent) return [];
-  const ids = new Set<string>();
-  for (const entry of Object.values(state.resources)) {
-    if (entry.kind === parent.kind) ids.add(entry.id);
-    const parentId = entry.kind === kind ? entry.parents?.[parent.idField] : undefined;
-    if (parentId) ids.add(parentId);
+/**
+ * What refresh needs from state, in one pass over it (it runs before the first request is sent): the
+ * kinds it holds; how many objects per kind, and per kind under each parent (`kind:parentId`); and,
+ * per child kind, the parents cplane manages, whose children to read: parents in state, and parents of
+ * such children in state.
+ */
+function outlineOf(entries: StateData['resources'][string][]) {
+  const expected = new Map<string, number>();
+  const managed = new Map<ResourceKind, Set<string>>(childKinds.map((kind) => [kind, new Set<string>()]));
+  const childKindsOf = new Map<ResourceKind, ResourceKind[]>();
+  for (const kind of childKinds) childKindsOf.set(parentOf(kind)!.kind, [...(childKindsOf.get(parentOf(kind)!.kind) ?? []), kind]);
+  const count = (key: string) => expected.set(key, (expected.get(key) ?? 0) + 1);
+  const kindsInState = new Set<ResourceKind>();
+  for (const entry of entries) {
+    kindsInState.add(entry.kind);
+    count(entry.kind);
+    const parent = parentOf(entry.kind);
+    if (parent) {
+      const parentId = entry.parents?.[parent.idField];
+      count(`${entry.kind}:${parentId}`);
+      if (parentId) managed.get(entry.kind)!.add(parentId);
+    }
+    for (const child of childKindsOf.get(entry.kind) ?? []) managed.get(child)!.add(entry.id);
   }
-  return [...ids];
+  return { expected, managed, kindsInState };
 }
 
 /** Live parents of `kind` that the configuration claims by natural key and that still exist: their children may be adopted too. */

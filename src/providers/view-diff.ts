@@ -43,7 +43,8 @@ export function sensitiveChanges(changedSecrets: string[], ignoreChanges: string
 
 /** Sorted copy of a set-like list, so order never shows as a change. */
 export function sortedSet(values: readonly string[] | undefined): string[] | undefined {
-  return values === undefined ? undefined : [...new Set(values)].sort();
+  if (values === undefined) return undefined;
+  return values.length < 2 ? [...values] : [...new Set(values)].sort();
 }
 
 /** A date-time in one canonical form (`toISOString`), so `...00Z` and `...00.000Z` compare equal. */
