@@ -1,4 +1,4 @@
-// Bundles the compiled CLI (dist/cli/main.js) into dist/bundle/: the entry (cplane.js), a chunk for
+// Bundles the compiled CLI (dist/cli/main.js) into dist/bundle/: the entry (cplane.cjs), a chunk for
 // the configuration language, one for the engine behind plan and apply, and chunks for what only some
 // commands load (the Ink views, the emulator, export, `cplane api`, MCP, TypeBox). Loading ~400 small
 // ES modules cost most of a short command's time, about a millisecond each; a chunk costs one read.
@@ -58,9 +58,12 @@ await build({
   logLevel: 'warn',
   output: {
     dir: outDir,
-    format: 'esm',
-    entryFileNames: '[name].js',
-    chunkFileNames: 'chunks/[name]-[hash].js',
+    // CommonJS: an ES module as the first file costs Node about 5 ms of loader set-up, which is a tenth of
+    // `validate` and more than that of `--help`. Ink, the one ES-only dependency (a top-level await in
+    // yoga), is loaded with import() by src/ui/ink.ts, which CommonJS keeps.
+    format: 'cjs',
+    entryFileNames: '[name].cjs',
+    chunkFileNames: 'chunks/[name]-[hash].cjs',
     sourcemap: true,
     codeSplitting: {
       groups: [

@@ -156,8 +156,8 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
   }
 }
 
-// Run only when executed as the binary, not when imported by tests. Not a top-level await: the
-// command's chunk imports this module's chunk (scripts/bundle.mjs), which must have finished evaluating.
+// Run only when executed as the binary, not when imported by tests. Not a top-level await: the bundle
+// is CommonJS (scripts/bundle.mjs), and a command's chunk needs this module evaluated before it loads.
 if (process.argv[1] && /cplane(\.js)?$|cli[\\/]main\.js$/.test(process.argv[1])) {
   void runCli(process.argv.slice(2), {
     env: process.env,

@@ -3,8 +3,8 @@
  * in flight below them with a spinner, their elapsed time and retries, and a
  * count. A pure function of its props; renderApplyProgress drives it.
  */
-import { Box, Static, Text } from 'ink';
 import type { ReactNode } from 'react';
+import { ink } from './ink.js';
 import type { ProgressModel, LogItem } from './progress-model.js';
 import { formatDuration, pastTense, progressiveTense, revealCommand } from './words.js';
 
@@ -20,6 +20,7 @@ export interface ApplyProgressProps {
 
 /** A symbol, then text that wraps under itself: continuation lines are indented past the symbol. */
 function Marked({ symbol, color, children }: { symbol: string; color?: string; children: ReactNode }) {
+  const { Box, Text } = ink();
   return (
     <Box>
       <Box flexShrink={0} width={symbol.length + 1}>
@@ -37,6 +38,7 @@ export function counterText(model: ProgressModel): string {
 }
 
 function LogLine({ item }: { item: LogItem }) {
+  const { Text } = ink();
   switch (item.type) {
     case 'done':
       return (
@@ -65,6 +67,7 @@ function LogLine({ item }: { item: LogItem }) {
 }
 
 export function ApplyProgress({ model, now, frame }: ApplyProgressProps) {
+  const { Box, Static, Text } = ink();
   const spinner = spinnerFrames[frame % spinnerFrames.length];
   return (
     <Box flexDirection="column">

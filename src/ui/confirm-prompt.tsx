@@ -2,8 +2,8 @@
  * The approval prompt: only `yes` proceeds. ConfirmPrompt is a pure view of
  * the question and what has been typed; renderConfirm reads the keys.
  */
-import { Box, Text, render, useApp, useInput } from 'ink';
 import { useEffect, useRef, useState } from 'react';
+import { ink, loadInk } from './ink.js';
 
 export interface ConfirmPromptProps {
   question: string;
@@ -13,6 +13,7 @@ export interface ConfirmPromptProps {
 }
 
 export function ConfirmPrompt({ question, value, answered }: ConfirmPromptProps) {
+  const { Box, Text } = ink();
   return (
     <Box flexDirection="column" marginTop={1}>
       <Text bold>{question}</Text>
@@ -31,6 +32,7 @@ export function ConfirmPrompt({ question, value, answered }: ConfirmPromptProps)
  * input ends the answer too.
  */
 export function ConfirmInput({ question, onAnswer }: { question: string; onAnswer: (value: string) => void }) {
+  const { useApp, useInput } = ink();
   const { exit } = useApp();
   const typed = useRef('');
   const [value, setValue] = useState('');
@@ -67,6 +69,7 @@ export interface TerminalIo {
 /** Asks the question on the terminal; resolves true only for `yes` (Ctrl-C and Esc answer no). */
 export async function renderConfirm(io: TerminalIo, question: string): Promise<boolean> {
   let answer = '';
+  const { render } = await loadInk();
   const instance = render(<ConfirmInput question={question} onAnswer={(v) => (answer = v)} />, {
     stdout: io.stdout as NodeJS.WriteStream,
     stdin: io.stdin as NodeJS.ReadStream,

@@ -3,6 +3,7 @@
  * are pure functions of their props; renderX functions drive them), and the
  * plain lines and summary text used without one.
  */
+export { loadInk } from './ink.js';
 export { renderConfirm, ConfirmPrompt, ConfirmInput, type TerminalIo } from './confirm-prompt.js';
 export { renderApplyProgress, type ApplyView } from './render-apply.js';
 export { ApplyProgress, counterText, spinnerFrames } from './apply-progress.js';

@@ -3,10 +3,10 @@
  * model, redraws ten times a second for the spinner and elapsed times, and
  * ends with the summary.
  */
-import { render } from 'ink';
 import type { ApplyEvent, ApplyResult } from '../applier/index.js';
 import { ApplyProgress } from './apply-progress.js';
 import { ApplySummary } from './apply-summary.js';
+import { loadInk } from './ink.js';
 import { emptyProgress, reduceProgress, type ProgressModel } from './progress-model.js';
 import { summaryLines, type SummaryLine } from './summary-text.js';
 
@@ -25,7 +25,8 @@ function View({ model, now, frame, summary }: { model: ProgressModel; now: numbe
   );
 }
 
-export function renderApplyProgress(stdout: NodeJS.WritableStream, verb: 'Apply' | 'Destroy'): ApplyView {
+export async function renderApplyProgress(stdout: NodeJS.WritableStream, verb: 'Apply' | 'Destroy'): Promise<ApplyView> {
+  const { render } = await loadInk();
   let model = emptyProgress;
   let frame = 0;
   const tree = (summary?: SummaryLine[]) => <View model={model} now={performance.now()} frame={frame} summary={summary} />;

@@ -1,9 +1,12 @@
 // The live apply view: finished steps above, steps in flight with spinner, elapsed time and retries.
 import { stripVTControlCharacters } from 'node:util';
 import { render } from 'ink-testing-library';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApplyEvent, ApplyResult } from '../../src/applier/index.js';
-import { ApplyProgress, counterText, emptyProgress, reduceProgress, summaryLines, type ProgressModel } from '../../src/ui/index.js';
+import { ApplyProgress, counterText, loadInk, emptyProgress, reduceProgress, summaryLines, type ProgressModel } from '../../src/ui/index.js';
+
+// The components take Ink from the loader, as they do in the CLI.
+beforeAll(loadInk);
 
 const ref = (n: number, action: 'create' | 'delete' = 'create') =>
   ({ stepId: `project.p${n}`, address: `project.p${n}`, kind: 'project', action }) as const;

@@ -1,9 +1,12 @@
 // The approval prompt and the end-of-apply summary, as a user sees them.
 import { stripVTControlCharacters } from 'node:util';
 import { render } from 'ink-testing-library';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApplyResult } from '../../src/applier/index.js';
-import { ApplySummary, ConfirmInput, ConfirmPrompt, summaryLines } from '../../src/ui/index.js';
+import { ApplySummary, ConfirmInput, loadInk, ConfirmPrompt, summaryLines } from '../../src/ui/index.js';
+
+// The components take Ink from the loader, as they do in the CLI.
+beforeAll(loadInk);
 
 const plain = (text: string | undefined) => stripVTControlCharacters(text ?? '');
 

@@ -231,6 +231,6 @@ function plainOutput(ctx: CommandContext, verb: Verb): Output {
 
 async function inkOutput(ctx: CommandContext, verb: Verb): Promise<Output> {
   const { renderApplyProgress } = await import('../../ui/render-apply.js');
-  const view = renderApplyProgress(ctx.stdout, verb === 'destroy' ? 'Destroy' : 'Apply');
+  const view = await renderApplyProgress(ctx.stdout, verb === 'destroy' ? 'Destroy' : 'Apply');
   return { event: (event) => view.onEvent(event), text: () => undefined, finish: (result) => view.finish(result) };
 }
