@@ -77,7 +77,8 @@ function deriveFromPassphrase(passphrase: string, kdf: KdfParams): Uint8Array {
   const cacheKey = createHash('sha256').update(`${passphrase}\0${kdf.salt}\0${kdf.N}:${kdf.r}:${kdf.p}`, 'utf8').digest('hex');
   let key = derivedKeys.get(cacheKey);
   if (!key) {
-    // maxmem: scrypt needs 128 * N * r bytes (128 MiB at the default cost), above Node's 32 MiB default.
+    // maxmem: scrypt needs 128 * N * r bytes (128 MiB at the default cost), above Node's 32 MiB default;
+    // twice that leaves room for Node's own accounting.
     key = new Uint8Array(scryptSync(passphrase, Buffer.from(kdf.salt, 'base64'), 32, { N: kdf.N, r: kdf.r, p: kdf.p, maxmem: 2 * 128 * kdf.N * kdf.r }));
     derivedKeys.set(cacheKey, key);
   }

@@ -35,8 +35,6 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
   const writeOnly = mode === 'normal' ? await writeOnlyChanges(desired, state, input.state.crypto, input.env) : { statuses: new Map<string, WriteOnlyStatus>(), problems: [] };
   const book = new AddressBook(state);
   const desiredByAddress = new Map(desired.resources.map((r) => [r.address, r]));
-  // A kind that could not be read matters only when the configuration or the state has some of it.
-  const used = new Set([...desired.resources.map((r) => r.kind), ...Object.values(state).map((r) => r.kind)]);
   const snapshot = await refreshing;
 
   const ctx: PlanContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups: book.lookups(account, snapshot.vendors), writeOnly: writeOnly.statuses, imports: refactored.imports };
@@ -44,7 +42,8 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
   const removals = planRemovals(ctx);
   const steps = withMoves([...planned.steps, ...removals.steps, ...forgetSteps(refactored)], refactored, state);
   const linked = linkDependencies({ mode, steps, desiredByAddress, state, book, removedWith: removals.removedWith });
-  const unreadable = [...snapshot.unreadable.filter((u) => used.has(u.kind)), ...planned.unreadable, ...removals.unreadable];
+  // Refresh reads only the kinds the configuration or the state has, so all it could not read matters.
+  const unreadable = [...snapshot.unreadable, ...planned.unreadable, ...removals.unreadable];
   const scoped = scopeToTargets({
     mode, targets, desiredByAddress, state, removedWith: removals.removedWith,
     steps: sortSteps(linked),

@@ -9,12 +9,12 @@ import { constants } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import type { ErrorObject } from 'ajv';
 import { AbortError } from '../errors.js';
-// schema/plan.schema.json, compiled at build time (scripts/compile-schemas.mjs).
 import type { Plan } from './types.js';
 
 /**
  * Problems of a plan document as `path: message` (up to five), or an empty list when it is valid.
- * The validator is loaded here, not at start-up: only a saved plan is ever checked.
+ * The validator (schema/plan.schema.json, compiled at build time by scripts/compile-schemas.mjs) is
+ * loaded here, not at start-up: only a saved plan is ever checked.
  */
 export async function planSchemaProblems(document: unknown): Promise<string[]> {
   const { default: validatePlan } = await import('../generated/plan-schema.js');

@@ -17,7 +17,7 @@ import { routes } from '../api/routes.js';
 import type { ProviderT } from '../api/shapes.js';
 import type { DesiredState, ResourceKind } from '../config/types.js';
 import type { Unreadable } from '../plan-model/index.js';
-import { findVendor, kindOrder, listVendors, parentOf, providerFor } from '../providers/index.js';
+import { childKindsOf, findVendor, kindOrder, listVendors, parentOf, providerFor } from '../providers/index.js';
 import type { Lookups } from '../providers/types.js';
 import { isRefusal } from '../providers/view-diff.js';
 import type { StateData } from '../state/types.js';
@@ -50,6 +50,10 @@ function reasonOf(error: unknown): { reason: string; requestId?: string } {
   if (error instanceof IdentityRefusedError) return { reason: 'human-only operation: a Service Account token cannot read it' };
   throw error;
 }
+
+/** Kinds that live under a parent (a gateway's tokens), and those of each parent kind. */
+const childKinds = kindOrder.filter((kind) => parentOf(kind));
+const childKindsByParent = new Map(kindOrder.map((kind) => [kind, childKindsOf(kind)]));
 
 export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
   const { client, account, state } = input;
@@ -110,8 +114,6 @@ export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
   return snapshot;
 }
 
-const childKinds = kindOrder.filter((kind) => parentOf(kind));
-
 /**
  * What refresh needs from state, in one pass over it (it runs before the first request is sent): the
  * kinds it holds; how many objects per kind, and per kind under each parent (`kind:parentId`); and,
@@ -121,8 +123,6 @@ const childKinds = kindOrder.filter((kind) => parentOf(kind));
 function outlineOf(entries: StateData['resources'][string][]) {
   const expected = new Map<string, number>();
   const managed = new Map<ResourceKind, Set<string>>(childKinds.map((kind) => [kind, new Set<string>()]));
-  const childKindsOf = new Map<ResourceKind, ResourceKind[]>();
-  for (const kind of childKinds) childKindsOf.set(parentOf(kind)!.kind, [...(childKindsOf.get(parentOf(kind)!.kind) ?? []), kind]);
   const count = (key: string) => expected.set(key, (expected.get(key) ?? 0) + 1);
   const kindsInState = new Set<ResourceKind>();
   for (const entry of entries) {
@@ -134,7 +134,7 @@ function outlineOf(entries: StateData['resources'][string][]) {
       count(`${entry.kind}:${parentId}`);
       if (parentId) managed.get(entry.kind)!.add(parentId);
     }
-    for (const child of childKindsOf.get(entry.kind) ?? []) managed.get(child)!.add(entry.id);
+    for (const child of childKindsByParent.get(entry.kind) ?? []) managed.get(child)!.add(entry.id);
   }
   return { expected, managed, kindsInState };
 }

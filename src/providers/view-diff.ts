@@ -15,7 +15,7 @@ export function isIgnored(path: string, ignoreChanges: string[]): boolean {
 
 /** Deep equality of JSON values in which undefined equals null and the order of object keys does not matter. */
 export function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b || (a ?? null) === (b ?? null)) return true;
+  if ((a ?? null) === (b ?? null)) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
   if (Array.isArray(a) || Array.isArray(b)) {
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => sameValue(item, b[i]));

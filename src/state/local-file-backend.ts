@@ -85,13 +85,8 @@ export class LocalFileBackend implements StateBackend {
 
   async load(): Promise<LoadedState | undefined> {
     this.file = await this.resolveFile();
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (error) {
-      if (isErrno(error, 'ENOENT')) return undefined;
-      throw fileSystemError(error, this.file, 'read');
-    }
+    const text = await readIfPresent(this.file);
+    if (text === undefined) return undefined;
     const hash = sha256(text);
     const log = await this.readLog();
     const trusted = log?.header.sha256 === hash;
@@ -261,13 +256,8 @@ export class LocalFileBackend implements StateBackend {
   }
 
   private async readLog(): Promise<{ header: LogHeader; groups: ChangeGroup[]; validLength: number; torn: boolean } | undefined> {
-    let text: string;
-    try {
-      text = await readFile(this.logPath, 'utf8');
-    } catch (error) {
-      if (isErrno(error, 'ENOENT')) return undefined;
-      throw fileSystemError(error, this.logPath, 'read');
-    }
+    const text = await readIfPresent(this.logPath);
+    if (text === undefined) return undefined;
     const lines = text.split('\n');
     let validLength = 0;
     let header: LogHeader | undefined;
@@ -446,4 +436,14 @@ function isLogHeader(value: unknown): value is LogHeader {
 function isGroup(value: unknown): value is ChangeGroup {
   const v = value as Partial<ChangeGroup> | null;
   return typeof v === 'object' && v !== null && Number.isInteger(v.serial) && Array.isArray(v.changes);
+}
+
+/** A file's text, or undefined when there is no such file. */
+async function readIfPresent(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return undefined;
+    throw fileSystemError(error, path, 'read');
+  }
 }
