@@ -18,21 +18,23 @@ const root = join(import.meta.dirname, '..', '..', '..');
 const schema = 'pipeline';
 const database = withDatabase();
 
-/** The team's configuration: the account and the environment come from a var file. */
-function config(options: { extra?: boolean; description?: string } = {}): string {
-  const extra = options.extra
-    ? `  side:
-    project: extra
-    name: Side gateway
-    slug: side-\${var.env}
+/** One gateway of the configuration, with a `ci` token and any more tokens given as YAML lines. */
+function gateway(key: string, project: string, name: string, slug: string, moreTokens = ''): string {
+  return `  ${key}:
+    project: ${project}
+    name: ${name}
+    slug: ${slug}-\${var.env}
     defaultProvider: openai
     defaultModel: gpt-4o-mini
     credentials: [openai]
     tokens:
       ci:
         scopes: [run]
-`
-    : '';
+${moreTokens}`;
+}
+
+/** The team's configuration: the account and the environment come from a var file. */
+function config(options: { extra?: boolean; description?: string } = {}): string {
   return `version: 1
 account: \${var.account}
 variables:
@@ -48,17 +50,7 @@ ${options.extra ? '  extra:\n    name: extra-${var.env}\n    description: Extra 
     label: openai-\${var.env}
     secret: { env: OPENAI_API_KEY }
 gateways:
-  main:
-    project: shop
-    name: Shop gateway
-    slug: shop-\${var.env}
-    defaultProvider: openai
-    defaultModel: gpt-4o-mini
-    credentials: [openai]
-    tokens:
-      ci:
-        scopes: [run]
-${options.extra ? '      deploy:\n        scopes: [run, read_logs]\n' : ''}${extra}`;
+${gateway('main', 'shop', 'Shop gateway', 'shop', options.extra ? '      deploy:\n        scopes: [run, read_logs]\n' : '')}${options.extra ? gateway('side', 'extra', 'Side gateway', 'side') : ''}`;
 }
 
 let w: World;
