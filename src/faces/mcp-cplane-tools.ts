@@ -5,17 +5,25 @@
  * --json`, `cplane apply FILE --json`) with its output captured, so the tools
  * cannot drift from the CLI: a plan is saved to a file known by its plan id,
  * and applying it re-plans first and refuses a stale plan exactly as
- * `cplane apply PLANFILE` does. The commands are loaded on first use, so the
- * server answers `initialize` without loading the planner and the applier.
+ * `cplane apply PLANFILE` does. The commands come from the CLI (src/cli/commands/mcp.ts: this
+ * folder sits below it) as loaders, called on first use, so the server
+ * answers `initialize` without loading the planner and the applier.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import type { CommandContext, CommandModule } from '../cli/command.js';
-import { AbortError } from '../cli/errors.js';
+import type { CommandContext, CommandModule } from '../session/command-context.js';
+import { AbortError } from '../errors.js';
 import type { McpTool, ToolOutcome } from './mcp-tools.js';
+
+/** The cplane commands the tools run, each loaded when its tool is first called. */
+export interface CplaneCommands {
+  validate(): Promise<CommandModule>;
+  plan(): Promise<CommandModule>;
+  apply(): Promise<CommandModule>;
+}
 
 export interface CplaneToolsOptions {
   /** Absolute configuration folder. */
@@ -23,6 +31,7 @@ export interface CplaneToolsOptions {
   env: NodeJS.ProcessEnv;
   /** Connection flags `cplane mcp` was started with (--base-url, --token, --account), passed on to each command. */
   connection: CommandContext['values'];
+  commands: CplaneCommands;
 }
 
 interface Captured {
@@ -71,8 +80,7 @@ export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; cl
       inputSchema: noInput,
       annotations: { title: 'Validate the configuration', readOnlyHint: true, openWorldHint: false },
       async run(): Promise<ToolOutcome> {
-        const { validateCommand } = await import('../cli/commands/validate.js');
-        const run = await runCommand(validateCommand, options, [options.dir], { json: true });
+        const run = await runCommand(await options.commands.validate(), options, [options.dir], { json: true });
         if (run.stdout === '') return { isError: true, parts: [run.stderr.trim()] };
         return { isError: run.code !== 0, parts: [JSON.parse(run.stdout) as unknown] };
       },
@@ -91,8 +99,7 @@ export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; cl
       async run(args): Promise<ToolOutcome> {
         const planId = `plan-${randomBytes(6).toString('hex')}`;
         const file = join(plansDir, `${planId}.json`);
-        const { planCommand } = await import('../cli/commands/plan.js');
-        const run = await runCommand(planCommand, options, [options.dir], { out: file, json: true, ...(args.destroy === true ? { destroy: true } : {}) });
+        const run = await runCommand(await options.commands.plan(), options, [options.dir], { out: file, json: true, ...(args.destroy === true ? { destroy: true } : {}) });
         if (run.code !== 0) return { isError: true, parts: [run.stderr.trim()] };
         plans.set(planId, file);
         return { parts: [{ planId, plan: JSON.parse(run.stdout) as unknown }] };
@@ -108,8 +115,7 @@ export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; cl
       async run(args): Promise<ToolOutcome> {
         const file = typeof args.planId === 'string' ? plans.get(args.planId) : undefined;
         if (!file) return { isError: true, parts: [`Unknown planId ${JSON.stringify(args.planId)}: call cplane_plan and pass the planId it returns.`] };
-        const { applyCommand } = await import('../cli/commands/apply.js');
-        const run = await runCommand(applyCommand, options, [file], { json: true });
+        const run = await runCommand(await options.commands.apply(), options, [file], { json: true });
         const events = run.stdout
           .split('\n')
           .filter((line) => line.trim() !== '')

@@ -77,6 +77,15 @@ describe('cplane api without an operation', () => {
 });
 
 describe('cplane api <operation> --help', () => {
+  it('without an operation, shows the command\'s own usage and flags, as `cplane help api` does', { timeout: CLI_BUDGET_MS }, async () => {
+    const run = await cli(['api', '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: cplane api \[OPERATION \[--param NAME=VALUE \.\.\.\]/);
+    expect(run.stdout).toContain('List the API operations, or call one directly');
+    expect(run.stdout).toContain('OPERATION --help    the parameters, body and result of one operation');
+    expect((await cli(['help', 'api'])).stdout).toBe(run.stdout);
+  });
+
   it('shows the parameters and body fields from the table, and marks write-only fields', { timeout: CLI_BUDGET_MS }, async () => {
     const run = await cli(['api', 'createCredential', '--help']);
     expect(run.code).toBe(0);

@@ -3,11 +3,11 @@
  * whose plaintext the API shows only once. The plaintext is printed only with
  * --reveal; otherwise each token says it is sensitive.
  */
-import type { CommandModule } from '../command.js';
-import { AbortError } from '../errors.js';
+import type { CommandModule } from '../../session/command-context.js';
+import { AbortError } from '../../session/errors.js';
 import { providerFor } from '../../providers/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
-import { openStateFor } from '../workspace.js';
+import { openStateFor } from '../../session/workspace.js';
 
 const TOKEN_PREFIX = 'gateway_token.';
 const usage = 'output [NAME] [dir] [--reveal] [--json] [options]';
