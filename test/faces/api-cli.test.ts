@@ -11,8 +11,8 @@ import { fixtures, startEmulator, type RunningEmulator } from '../../src/emulato
 import { runCli, type CliResult } from '../e2e/helpers.js';
 import { cliEnv } from './api-cli-suite.js';
 import { acme } from './operation-calls.js';
+import { builtCli } from '../helpers/built-cli.js';
 
-const root = join(import.meta.dirname, '..', '..');
 const seededProject = fixtures.projects[0]!.id;
 const seededGateway = fixtures.gateways[0]!.id;
 const openai = fixtures.providers[0]!.id;
@@ -40,7 +40,7 @@ const cli = (args: string[], token = fixtures.tokens.admin): Promise<CliResult> 
 /** The CLI with text on its stdin (for --body -). */
 function cliWithInput(args: string[], input: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'bin', 'cplane.js'), ...args], { cwd: home, env: cliEnv(emulator.url, home, fixtures.tokens.admin), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [builtCli(), ...args], { cwd: home, env: cliEnv(emulator.url, home, fixtures.tokens.admin), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

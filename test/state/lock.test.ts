@@ -1,12 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { forceUnlockState, openState, StateError, StateLockedError } from '../../src/state/index.js';
 import type { OpenStateOptions, StateError as StateErrorType } from '../../src/state/index.js';
 import { exited, firstReport, startChild } from './child.js';
 import { makeSandbox, newKey } from './helpers.js';
 import type { Sandbox } from './helpers.js';
+import { builtModule } from '../helpers/built-cli.js';
 
 
 let box: Sandbox;
@@ -78,7 +80,7 @@ describe('the state lock', () => {
   });
 
   it('a process that exits without closing the store still releases its lock', () => {
-    const dist = new URL('../../dist/state/index.js', import.meta.url).href;
+    const dist = pathToFileURL(builtModule('state/index.js')).href;
     const script = `import { openState } from '${dist}';
       await openState({ configDir: process.argv[1], account: 'acc_1', env: process.env, command: 'exits', lock: true });
       process.exit(3);`;
