@@ -31,7 +31,8 @@ export const layers = {
   session: ['api', 'config', 'plan-model', 'crypto', 'state'],
   // `cplane api` and `cplane mcp`: below the CLI, which hands MCP the commands it runs.
   faces: ['api', 'config', 'session'],
-  cli: ['api', 'config', 'github', 'plan-model', 'crypto', 'state', 'providers', 'planner', 'applier', 'render', 'ui', 'export', 'emulator', 'session', 'faces'],
+  // The top: every other folder.
+  cli: ['api', 'config', 'github', 'plan-model', 'crypto', 'state', 'providers', 'planner', 'applier', 'render', 'ui', 'export', 'emulator', 'demo', 'session', 'faces'],
 };
 
 /** One regular expression matching a relative import of any folder `folder` may not import. */
