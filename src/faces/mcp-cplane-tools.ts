@@ -5,9 +5,10 @@
  * --json`, `cplane apply FILE --json`) with its output captured, so the tools
  * cannot drift from the CLI: a plan is saved to a file known by its plan id,
  * and applying it re-plans first and refuses a stale plan exactly as
- * `cplane apply PLANFILE` does. The commands come from the CLI (src/cli/commands/mcp.ts: this
- * folder sits below it) as loaders, called on first use, so the server
- * answers `initialize` without loading the planner and the applier.
+ * `cplane apply PLANFILE` does. The commands come from the CLI as loaders
+ * (src/cli/commands/mcp.ts: this folder sits below the CLI), called on first
+ * use, so the server answers `initialize` without loading the planner and
+ * the applier.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
