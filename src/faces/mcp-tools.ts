@@ -143,7 +143,8 @@ export function helperTools(context: ToolContext): McpTool[] {
           await probe.call('listProviders', {});
           Object.assign(status, { reachable: true, authenticated: true });
         } catch (error) {
-          if (error instanceof ApiError) Object.assign(status, { reachable: true, authenticated: error.status !== 401, error: errorEnvelope(error) });
+          // An inactive Service Account's token is known to the API but may do nothing: not authenticated, for whoever relies on the flag.
+          if (error instanceof ApiError) Object.assign(status, { reachable: true, authenticated: error.status !== 401 && error.reason !== 'service_account_inactive', error: errorEnvelope(error) });
           else Object.assign(status, { reachable: false, authenticated: false, error: error instanceof Error ? error.message : String(error) });
         } finally {
           await probe.close();

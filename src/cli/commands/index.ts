@@ -241,13 +241,14 @@ export const commands: Command[] = [
   {
     name: ['mcp'],
     summary: 'Serve the API and cplane as tools to an AI assistant (MCP over stdio)',
-    usage: 'mcp [dir] [--account ID] [--base-url URL]',
+    usage: 'mcp [dir] [--allow-apply] [--account ID] [--base-url URL]',
     help: [
       'dir                 configuration folder for cplane_validate, cplane_plan and cplane_apply (default: the current folder)',
+      '--allow-apply       offer cplane_apply, so the assistant can change the account with no person approving (off by default; see docs/mcp.md)',
       ...connectionHelp.filter((line) => !line.startsWith('--parallelism')),
       'See docs/mcp.md for registering the server with an MCP client.',
     ],
-    options: connectionOptions,
+    options: { ...connectionOptions, 'allow-apply': { type: 'boolean' } },
     load: async () => (await import('./mcp.js')).mcpCommand,
   },
   {
