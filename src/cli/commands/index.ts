@@ -98,7 +98,8 @@ export const commands: Command[] = [
     name: ['destroy'],
     summary: 'Archive, delete and revoke everything in the state (honours preventDestroy)',
     usage: 'destroy [dir] [--auto-approve] [--target ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
-    help: applyHelp,
+    // Removing ADDRESS removes what depends on it first (its dependencies stay): not apply's meaning of --target.
+    help: applyHelp.map((line) => (line.startsWith('--target') ? '--target ADDRESS    remove only ADDRESS and what depends on it (repeatable)' : line)),
     options: applyOptions,
     load: async () => (await import('./destroy.js')).destroyCommand,
   },
