@@ -66,7 +66,8 @@ export const recordProvider = {
 
   view: ({ live }) => liveView(live),
 
-  desiredView: ({ attributes }) => view(attributes),
+  // `format` is set at creation and no call changes it: shown in a create (and in state), never diffed.
+  desiredView: ({ attributes }) => ({ ...view(attributes), ...(attributes.format !== undefined ? { format: attributes.format } : {}) }),
 
   diff({ desired, live, changedSecrets }) {
     const ignore = desired.lifecycle.ignoreChanges;
