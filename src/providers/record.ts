@@ -41,6 +41,8 @@ export const recordProvider = {
   readOperation: 'getRecord',
   removeAction: 'archive',
   writeOnly: ['value'],
+  // `current_version` is null until a first value version is written.
+  optionalValue: { field: 'value', present: (live: RecordMetaT) => live.current_version !== null },
 
   async refresh({ client, account, expected }) {
     // One account-wide list instead of one list per project: requests grow with pages, not with projects.
