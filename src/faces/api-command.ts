@@ -106,7 +106,7 @@ function listJson(token: string | undefined): string {
 
 function operationHelp(facts: OperationFacts): string {
   const { name, spec } = facts;
-  const write = spec.method !== 'GET';
+  const write = !facts.readOnly;
   const field = (label: string, what: string) => `  ${label.padEnd(22)} ${what}`;
   const usage = [
     `cplane api ${name}`,

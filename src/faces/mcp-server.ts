@@ -13,7 +13,7 @@ import { identityOf } from '../api/client.js';
 import type { CommandContext } from '../session/command-context.js';
 import { connect, connectionSettings } from '../session/connection.js';
 import { AbortError } from '../errors.js';
-import { cplaneTools, type CplaneCommands } from './mcp-cplane-tools.js';
+import { applyNotAllowed, cplaneTools, type CplaneCommands } from './mcp-cplane-tools.js';
 import { helperTools, operationTools, type McpTool, type ToolContext, type ToolOutcome } from './mcp-tools.js';
 import { safeText } from './safe-text.js';
 import { version } from '../version.js';
@@ -26,6 +26,7 @@ export async function runMcpServer(ctx: CommandContext, commands: CplaneCommands
   const dir = resolve(ctx.cwd, ctx.positionals[0] ?? '.');
   const account = (typeof ctx.values.account === 'string' && ctx.values.account) || ctx.env.CPLANE_ACCOUNT || undefined;
   const serviceAccount = identityOf(settings.token) === 'service_account';
+  const allowApply = ctx.values['allow-apply'] === true;
   const client = connect(ctx, { settings, ...(account ? { account } : {}) });
   const context: ToolContext = { client, baseUrl: settings.baseUrl, token: settings.token, account, env: ctx.env };
   const log = (line: string) => ctx.stderr.write(safeText(`cplane mcp: ${line}\n`, [settings.token]));
@@ -33,7 +34,7 @@ export async function runMcpServer(ctx: CommandContext, commands: CplaneCommands
   // In Service Account mode only the Service Account operations and the three helpers exist (spec, rule 4).
   const own = serviceAccount
     ? undefined
-    : cplaneTools({ dir, env: ctx.env, connection: Object.fromEntries(['base-url', 'token', 'account'].filter((k) => ctx.values[k] !== undefined).map((k) => [k, ctx.values[k]])), commands });
+    : cplaneTools({ dir, env: ctx.env, allowApply, connection: Object.fromEntries(['base-url', 'token', 'account'].filter((k) => ctx.values[k] !== undefined).map((k) => [k, ctx.values[k]])), commands });
   const tools: McpTool[] = [...operationTools(context), ...(own?.tools ?? []), ...helperTools(context)];
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
@@ -43,6 +44,8 @@ export async function runMcpServer(ctx: CommandContext, commands: CplaneCommands
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = byName.get(request.params.name);
+    // Refused as a tool result rather than a protocol error, so the assistant reads how a person turns it on.
+    if (!tool && own && request.params.name === 'cplane_apply') return { content: [{ type: 'text' as const, text: applyNotAllowed }], isError: true };
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}"${serviceAccount ? ' (a Service Account token has only the Service Account operations and the helpers)' : ''}.`);
     let outcome: ToolOutcome;
     try {
@@ -63,7 +66,7 @@ export async function runMcpServer(ctx: CommandContext, commands: CplaneCommands
   });
   await server.connect(new StdioServerTransport(ctx.stdin as Readable, ctx.stdout as Writable));
   log(
-    `serving ${tools.length} tools over stdio (${serviceAccount ? 'Service Account token: Service Account operations and helpers only' : 'human token'}; ` +
+    `serving ${tools.length} tools over stdio (${serviceAccount ? 'Service Account token: Service Account operations and helpers only' : `human token; cplane_apply ${allowApply ? 'on (--allow-apply)' : 'off (start with --allow-apply to offer it)'}`}; ` +
       `account ${account ?? 'not set'}; ${serviceAccount ? '' : `configuration ${dir}; `}API ${settings.baseUrl})`,
   );
   // The client ends the session by closing stdin.
