@@ -52,7 +52,10 @@ export function placeholderProblems(plan: Plan): string[] {
 
 /** A step without what may differ between two plans of the same change (Idempotency-Keys). */
 function comparable(step: PlanStep): unknown {
-  return { ...step, writes: step.writes.map(({ idempotencyKey: _key, ...write }) => write) };
+  // Notes for people (`expired 2 days ago`) move with the clock and say nothing about the writes.
+  const changes = step.changes.map(({ note: _note, ...change }) => change);
+  const reason = step.reason?.replace(/\b(expired|due) [^:;]*/g, '$1');
+  return { ...step, reason, changes, writes: step.writes.map(({ idempotencyKey: _key, ...write }) => write) };
 }
 
 /** The first place two JSON values differ, as a path (`writes[0].body.description`), or undefined when equal. */
