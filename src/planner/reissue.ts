@@ -14,13 +14,13 @@ import type { LiveIdentity, ResourceProvider } from '../providers/types.js';
 import type { StateData } from '../state/types.js';
 import { resourceProblem, type PlanProblem } from './problems.js';
 
-const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
 
 /** `3 days ago`, `in 5 hours`: the largest whole unit of `ms` (negative: past). */
 export function relativeTime(ms: number): string {
   const units: [Intl.RelativeTimeFormatUnit, number][] = [['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000]];
-  for (const [unit, size] of units) if (Math.abs(ms) >= size) return relative.format(Math.trunc(ms / size), unit);
-  return relative.format(Math.trunc(ms / 1000), 'second');
+  for (const [unit, size] of units) if (Math.abs(ms) >= size) return relative.format(Math.round(ms / size), unit);
+  return relative.format(Math.round(ms / 1000), 'second');
 }
 
 /** The change that makes an expired object drift and forces its replacement; undefined while it still works. */
