@@ -8,6 +8,7 @@
  * one-time secret (a token) is replaced, the new one created before the old
  * one is revoked.
  */
+import { closest } from '../config/suggest.js';
 import type { DesiredResource } from '../config/types.js';
 import { localPart, type FieldChange } from '../plan-model/index.js';
 import type { LiveIdentity, ResourceProvider } from '../providers/types.js';
@@ -53,7 +54,9 @@ export function replaceProblems(
   for (const address of replace) {
     const r = desiredByAddress.get(address);
     if (!r) {
-      const close = known.filter((a) => a.includes(address) || address.includes(a) || localPart(a) === localPart(address)).slice(0, 3);
+      // Typos, and a local name given without its parent (`gateway_token.ci` for `gateway_token.main/ci`).
+      const local = localPart(address);
+      const close = [...new Set([...closest(address, known), ...known.filter((a) => localPart(a) === local || localPart(a).endsWith(`/${local}`))])].slice(0, 3);
       problems.push({
         severity: 'error',
         code: 'unknown_replace',
