@@ -22,7 +22,7 @@ function clockOffsetFlag(raw: unknown): number | undefined {
   try {
     return parseDuration(String(raw));
   } catch (error) {
-    throw new AbortError(`--clock-offset: ${(error as Error).message}.`, 'Example: --clock-offset=-25d (25 days behind; write a negative offset with =), --clock-offset 36h');
+    throw new AbortError(`--clock-offset: ${(error as Error).message}.`, 'Example: --clock-offset -25d (25 days behind), --clock-offset 36h');
   }
 }
 
@@ -56,6 +56,11 @@ export const emulatorCommand: CommandModule = {
       if (dataFile && error instanceof Error) throw new AbortError(`cannot use the data file ${dataFile}: ${error.message}`);
       throw error;
     }
+    // Listening before anything is printed: a script that stops it as soon as it reads the URL stops it cleanly.
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
     ctx.stdout.write(
       [
         emulator.url,
@@ -70,10 +75,7 @@ export const emulatorCommand: CommandModule = {
         '',
       ].join('\n'),
     );
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await stopped;
     await emulator.close();
     return 0;
   },
