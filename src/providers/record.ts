@@ -141,17 +141,17 @@ export const recordProvider = {
     const body: Record<string, Template> = {};
     for (const key of metadataKeys) {
       const value = attributes[key];
-      if (changedKeys.includes(key) && value !== undefined) body[key] = value;
+      if (changedKeys.includes(key) && value !== undefined && !(due && key === 'secretDueAt')) body[key] = value;
     }
-    if (due) body.secretDueAt = due.nextDueAt;
+    if (Object.keys(body).length > 0) writes.push(writeSpec('updateRecord', { path: { id }, body }, `update record ${attributes.name}`));
     if (changedKeys.includes('value')) {
       // A value cplane generates is made again: a rotation. A value from a source is a new version of it.
       writes.push(isGenerated(desired)
         ? writeSpec('rotateRecord', { path: { id }, body: { $encrypt: 'value' } }, `rotate record ${attributes.name} (a new generated value)`)
         : writeSpec('createRecordVersion', { path: { id }, body: { $encrypt: 'value' } }, `new value version of record ${attributes.name}`));
     }
-    // The due date moves only once the new value is written.
-    if (Object.keys(body).length > 0) writes.push(writeSpec('updateRecord', { path: { id }, body }, `update record ${attributes.name}`));
+    // The due date moves only once the new value is written: a failed rotation stays due.
+    if (due) writes.push(writeSpec('updateRecord', { path: { id }, body: { secretDueAt: due.nextDueAt } }, `move the due date of record ${attributes.name}`));
     return { writes };
   },
 
