@@ -38,14 +38,14 @@ describe('an expired gateway token', () => {
     expect(plan.code).toBe(2);
     expect(plan.stdout).toMatch(/~ gateway_token\.main\/ci expired 2 days ago\n/);
     expect(plan.stdout).toContain('# gateway_token.main/ci must be replaced (it expired 2 days ago: a new one is created, then the old one is revoked)');
-    expect(plan.stdout).toMatch(/~ expiresAt = "[0-9T:.-]+Z"  \(expired 2 days ago\)  # forces replacement/);
+    expect(plan.stdout).toMatch(/~ expiresAt = "[0-9T:.-]+Z" {2}\(expired 2 days ago\) {2}# forces replacement/);
     expect(plan.stdout).toContain('Plan: 0 to add, 0 to change, 1 to replace, 0 to remove.');
   });
 
   it('is marked EXPIRED by cplane output', async () => {
     const output = await w.cli(['output', w.dir]);
     expect(output.code).toBe(0);
-    expect(output.stdout).toMatch(/^gateway_token\.main\/ci = \(sensitive: use --reveal\)  \[id [0-9a-f-]+, prefix [^,]+, EXPIRED 2 days ago: cplane apply replaces it\]\n$/);
+    expect(output.stdout).toMatch(/^gateway_token\.main\/ci = \(sensitive: use --reveal\) {2}\[id [0-9a-f-]+, prefix [^,]+, EXPIRED 2 days ago: cplane apply replaces it\]\n$/);
     const json = JSON.parse((await w.cli(['output', w.dir, '--json'])).stdout) as Record<string, { expiry: string; expiresAt: string }>;
     expect(json['gateway_token.main/ci']!.expiry).toBe('expired');
     expect(Date.parse(json['gateway_token.main/ci']!.expiresAt)).toBeLessThan(Date.now() - DAY);
