@@ -40,8 +40,9 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
         remove: String(plan.summary.remove),
         plan_file: options.planFile ?? '',
         markdown_file: markdownFile,
-        // One pull-request comment per configuration and workspace.
-        comment_key: `${relative(root, options.dir).split('\\').join('/') || '.'}@${options.workspace}`,
+        // One pull-request comment per configuration, account and workspace: one folder planned with
+        // `--var-file vars/staging.yaml` and `--var-file vars/prod.yaml` names two accounts, so two comments.
+        comment_key: `${relative(root, options.dir).split('\\').join('/') || '.'}:${plan.account}@${options.workspace}`,
       });
     },
     summary(markdown) {
