@@ -20,13 +20,26 @@ export const REDACTED = '(sensitive)';
 /** Shorter values are not redacted: they would blank out ordinary words and prove nothing. */
 const MIN_SECRET_LENGTH = 6;
 
+/**
+ * A value this short, or this much like a word or a name, will match ordinary text (`checkout`, `payments`):
+ * redacting it blanks out parts of messages and values, and not redacting it (below MIN_SECRET_LENGTH) shows it.
+ */
+export function isWeakSecret(secret: string): boolean {
+  return secret.length < 12 || (secret.length < 24 && /^[a-z]+(?:[-_.][a-z0-9]+)*$/i.test(secret));
+}
+
 /** The secret values of a run, and every form of each that is searched for. */
 export class Redactor {
   private readonly forms = new Set<string>();
   private pattern: RegExp | undefined;
+  private readonly weak = new Set<string>();
 
-  /** Registers a secret value: from now on it (and its encodings) never leaves `redact` in clear. */
-  register(secret: string | undefined): void {
+  /**
+   * Registers a secret value: from now on it (and its encodings) never leaves `redact` in clear. `source` says
+   * where it came from (`env DB_PASSWORD`), for the warning about a weak one (`weakSources`); never the value.
+   */
+  register(secret: string | undefined, source?: string): void {
+    if (secret !== undefined && source !== undefined && isWeakSecret(secret)) this.weak.add(source);
     if (secret === undefined || secret.length < MIN_SECRET_LENGTH) return;
     const bytes = Buffer.from(secret, 'utf8');
     const encodings = [secret, JSON.stringify(secret).slice(1, -1), bytes.toString('base64'), bytes.toString('base64url'), ...embeddedBase64(bytes)];
@@ -52,8 +65,14 @@ export class Redactor {
     return text.replace(this.pattern, REDACTED);
   }
 
+  /** The sources of registered secrets that are short or word-like (isWeakSecret), in registration order. */
+  weakSources(): string[] {
+    return [...this.weak];
+  }
+
   /** Forgets every secret (tests). */
   clear(): void {
+    this.weak.clear();
     this.forms.clear();
     this.pattern = undefined;
   }
@@ -81,9 +100,9 @@ const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/
 /** The redactor of this process: every secret of the run is registered here. */
 export const secrets = new Redactor();
 
-/** Registers a secret value of this run with the process's redactor. */
-export function registerSecret(value: string | undefined): void {
-  secrets.register(value);
+/** Registers a secret value of this run with the process's redactor; `source` names where it came from (never the value). */
+export function registerSecret(value: string | undefined, source?: string): void {
+  secrets.register(value, source);
 }
 
 // C0 controls, DEL, C1 controls, and the bidi embeddings/overrides/isolates (U+202A–U+202E, U+2066–U+2069).
@@ -103,7 +122,15 @@ export function escapeControl(text: string): string {
   return text.replace(UNSAFE, escapeOne);
 }
 
-/** Redacted and escaped: for a single line (a name, a reason, a request id, a step line). */
+/**
+ * A name (an address, a local name, a kind, a workspace): escaped but never redacted. Names are not secret, and a
+ * short secret that happens to match part of one (`checkout` in `record.checkout/db-password`) must not garble it.
+ */
+export function safeName(name: string): string {
+  return escapeControl(name);
+}
+
+/** Redacted and escaped: for a single line of text (a reason, a request id, a value, a message). */
 export function safeText(text: string): string {
   return escapeControl(secrets.redact(text));
 }

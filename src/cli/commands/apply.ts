@@ -21,6 +21,8 @@ import { githubReporter, type GithubReporter } from '../github-flag.js';
 import { readingStatus } from '../reading-status.js';
 import { accountNameOf, planContext, prepareSavedPlan, trustedPlan } from '../saved-plan.js';
 import { openWorkspace } from '../workspace.js';
+import { markdownText } from '../../text/escape-for.js';
+import { weakSecretWarnings } from '../weak-secrets.js';
 
 export const applyCommand: CommandModule = {
   run: (ctx) => runApply(ctx, 'apply'),
@@ -134,6 +136,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     // Every plan made here comes from the configuration; this only guards against a bug that would send a secret elsewhere.
     const misplaced = placeholderProblems(plan);
     if (misplaced.length > 0) throw new Error(`the plan puts secrets in fields that are not write-only: ${misplaced.join('; ')}`);
+    for (const warning of weakSecretWarnings()) ctx.stderr.write(`${warning}\n`);
     if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length })}\n`);
     else ctx.stdout.write(renderPlanText(plan, { color: interactive && !ctx.env.NO_COLOR, width: ctx.stdout.columns ?? 80 }));
     github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, ...(planPath ? { planFile: planPath } : {}) });
@@ -174,7 +177,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
       stopInterrupts();
     }
     await sink.finish(result);
-    github?.summary(`#### cplane ${verb} result\n\n${summaryLines(result, verb === 'destroy' ? 'Destroy' : 'Apply').map((l) => `- ${l.text}`).join('\n')}\n`);
+    github?.summary(`#### cplane ${verb} result\n\n${summaryLines(result, verb === 'destroy' ? 'Destroy' : 'Apply').map((l) => `- ${markdownText(l.text.trim())}`).join('\n')}\n`);
     return result.interrupted ? 130 : result.failed.length > 0 ? 1 : 0;
   } finally {
     await workspace.close();
