@@ -33,6 +33,8 @@ export class Redactor {
   private readonly forms = new Set<string>();
   private pattern: RegExp | undefined;
   private readonly weak = new Set<string>();
+  /** Forms matched only when no letter, digit, `_` or `-` touches them (word-like secrets, see isWeakSecret). */
+  private readonly wholeWordOnly = new Set<string>();
 
   /**
    * Registers a secret value: from now on it (and its encodings) never leaves `redact` in clear. `source` says
@@ -50,6 +52,11 @@ export class Redactor {
         added = true;
       }
     }
+    // A word-like secret is redacted only where it stands alone: `checkout` goes, `checkout-assist` stays.
+    if (isWeakSecret(secret) && !this.wholeWordOnly.has(secret)) {
+      this.wholeWordOnly.add(secret);
+      added = true;
+    }
     if (added) this.pattern = undefined;
   }
 
@@ -61,7 +68,13 @@ export class Redactor {
   /** The text with every registered form replaced by REDACTED (longest forms first, so a form inside another goes too). */
   redact(text: string): string {
     if (this.forms.size === 0) return text;
-    this.pattern ??= new RegExp([...this.forms].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
+    this.pattern ??= new RegExp(
+      [...this.forms]
+        .sort((a, b) => b.length - a.length)
+        .map((form) => (this.wholeWordOnly.has(form) ? `(?<![\\w-])${escapeRegExp(form)}(?![\\w-])` : escapeRegExp(form)))
+        .join('|'),
+      'g',
+    );
     return text.replace(this.pattern, REDACTED);
   }
 
@@ -73,6 +86,7 @@ export class Redactor {
   /** Forgets every secret (tests). */
   clear(): void {
     this.weak.clear();
+    this.wholeWordOnly.clear();
     this.forms.clear();
     this.pattern = undefined;
   }

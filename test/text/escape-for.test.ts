@@ -6,39 +6,8 @@ import MarkdownIt from 'markdown-it';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { annotationMessage, annotationProperty, codeBlock, codeSpan, htmlComment, htmlText, markdownText, tableCell } from '../../src/text/escape-for.js';
 import { REDACTED, safeLines, safeText, secrets } from '../../src/text/safe-text.js';
+import { HOSTILE, SECRET } from './hostile-strings.js';
 
-const SECRET = 'sk-live-0123456789abcdef';
-
-export const HOSTILE = [
-  'forbidden</details>\n\n<img src="https://evil.example/beacon.png"> @octocat <!--',
-  'req-`id`-``x',
-  '`',
-  ' `lead and trail` ',
-  '| cell | split |',
-  '**bold** _em_ [link](https://evil.example) ![img](https://evil.example/x.png)',
-  '# heading',
-  '- item',
-  '12. item',
-  '> quote',
-  '===',
-  '-->',
-  '--!> after',
-  '<!-- open',
-  '<script>alert(1)</script>',
-  '&lt;b&gt; &amp; &#64;',
-  '\u001b[31mred\u0007 \u202eevil\u202c',
-  'line1\r\nline2\n',
-  '::error::injected',
-  '%0A::warning file=x::y',
-  'a,b:c',
-  'fixes #123 and @acme/team and @octocat',
-  '\\',
-  '\\`x\\`',
-  '~~strike~~',
-  `the key ${SECRET} leaked`,
-  '"quoted" \'single\'',
-  '',
-];
 
 const md = new MarkdownIt({ html: true });
 
