@@ -21,11 +21,11 @@ export const REDACTED = '(sensitive)';
 const MIN_SECRET_LENGTH = 6;
 
 /**
- * A value this short, or this much like a word or a name, will match ordinary text (`checkout`, `payments`):
+ * A value this short (under 12 characters), or one word of letters (under 20), will match ordinary text (`checkout`):
  * redacting it blanks out parts of messages and values, and not redacting it (below MIN_SECRET_LENGTH) shows it.
  */
 export function isWeakSecret(secret: string): boolean {
-  return secret.length < 12 || (secret.length < 24 && /^[a-z]+(?:[-_.][a-z0-9]+)*$/i.test(secret));
+  return secret.length < 12 || (secret.length < 20 && /^[a-z]+$/i.test(secret));
 }
 
 /** The secret values of a run, and every form of each that is searched for. */
