@@ -36,12 +36,12 @@ const unlinked = (text: string): string => text.replace(/([@#])(?=[\w-])/g, '$1\
 /** The ASCII punctuation that starts inline markup anywhere in a line (code, emphasis, links, HTML, entities, cells, strike-through). */
 const INLINE_MARKUP = /[\\`*_[\]<>&|~]/g;
 /** What starts a block when it opens a line: a heading, a list, a quote, a setext underline, a numbered list. */
-const BLOCK_START = /^([#+\-=>]|\d+(?=[.)]))/;
+const BLOCK_START = /^( {0,3})([#+\-=>]|\d+(?=[.)]))/;
 
 /** For a paragraph, a list item or a heading: renders as exactly the text, with no markup, HTML or mention. */
 export function markdownText(text: Untrusted): string {
   const escaped = unlinked(printable(text)).replace(INLINE_MARKUP, '\\$&');
-  return escaped.replace(BLOCK_START, (start) => (/^\d/.test(start) ? `${start}\\` : `\\${start}`));
+  return escaped.replace(BLOCK_START, (_, indent: string, start: string) => (/^\d/.test(start) ? `${indent}${start}\\` : `${indent}\\${start}`));
 }
 
 /** A code span, backticks included: the text shown as code whatever backticks it holds. */

@@ -12,6 +12,7 @@ export const HOSTILE = [
   '**bold** _em_ [link](https://evil.example) ![img](https://evil.example/x.png)',
   '# heading',
   '- item',
+  '  + spaced item',
   '12. item',
   '> quote',
   '===',
