@@ -5,7 +5,7 @@
  */
 import { actionWords, type Plan } from '../plan-model/index.js';
 import { codeBlock, codeSpan, markdownText, tableCell } from '../text/escape-for.js';
-import { changeLines, noChangesLine, summaryLine } from './describe.js';
+import { changeLines, noChangesLine, summaryLine, withoutValueNote } from './describe.js';
 
 /** GitHub colours `+` and `-` lines of a diff block; every other change is marked `!`. */
 const diffSymbol = (symbol: string) => (symbol === '+' || symbol === '-' || symbol === ' ' ? symbol : '!');
@@ -60,6 +60,8 @@ export function renderPlanMarkdown(plan: Plan): string {
     }
     out.push('');
   }
+  const empty = withoutValueNote(plan);
+  // `what` and `todo` are cplane's own words (the Markdown in `todo` is meant); the addresses are names.
+  if (empty) out.push(`> **${empty.what}**: ${empty.addresses.map((a) => codeSpan({ name: a })).join(', ')}`, `> ${empty.todo}`, '');
   return `${out.join('\n').trimEnd()}\n`;
 }
-
