@@ -47,7 +47,8 @@ export function renderPlanMarkdown(plan: Plan): string {
     out.push(`<details><summary>Changed outside cplane (${plan.drift.length})</summary>`, '');
     for (const drift of plan.drift) {
       const fields = drift.changes.map((c) => codeSpan({ name: c.path })).join(', ');
-      out.push(`- ${codeSpan({ name: drift.address })}: ${drift.type === 'deleted' ? markdownText(drift.reason ?? 'deleted outside cplane') : `changed (${fields})`}`);
+      const what = drift.type === 'deleted' ? markdownText(drift.reason ?? 'deleted outside cplane') : drift.reason ? markdownText(drift.reason) : `changed (${fields})`;
+      out.push(`- ${codeSpan({ name: drift.address })}: ${what}`);
     }
     out.push('', '</details>', '');
   }

@@ -48,7 +48,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
         out.push(`  ${paint('remove', '-')} ${safeName(drift.address)} was ${safeText(drift.reason ?? 'deleted outside cplane')}`);
         continue;
       }
-      out.push(`  ${paint('change', '~')} ${safeName(drift.address)} was changed outside cplane`);
+      out.push(`  ${paint('change', '~')} ${safeName(drift.address)} ${drift.reason ? safeText(drift.reason) : 'was changed outside cplane'}`);
       for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) out.push(`      ${paint(symbolTone[symbol] ?? 'plain', symbol)} ${safeText(text)}`);
     }
     out.push('', rule, '');
