@@ -11,7 +11,7 @@ import { appendStepSummary, errorAnnotation, writeStepOutputs } from '../github/
 import { hasChanges, type Plan } from '../plan-model/index.js';
 import { PlanError } from '../planner/errors.js';
 import type { CommandContext } from '../session/command-context.js';
-import { AbortError, ConfigInvalidError } from '../session/errors.js';
+import { ConfigInvalidError } from '../session/errors.js';
 import { codeBlock } from '../text/escape-for.js';
 
 export interface GithubReporter {
