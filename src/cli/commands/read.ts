@@ -10,6 +10,7 @@
  */
 import { identityOf } from '../../api/client.js';
 import type { ApiClient } from '../../api/client.js';
+import { ApiError } from '../../api/errors.js';
 import { isHpkeWrapper, WrapError } from '../../crypto/data-key-wrap.js';
 import { decodeReaderKey, readReaderKeyFile, ReaderKeyError } from '../../crypto/reader-key.js';
 import { openState } from '../../state/index.js';
@@ -52,8 +53,14 @@ function target(ctx: CommandContext): { address?: string; recordId?: string; dir
   return { address: first, ...(second !== undefined ? { dir: second } : {}) };
 }
 
-/** Turns a wrapper that cannot be used into an abort that says what to do. */
-function explainWrap(error: unknown): never {
+/** Turns a refusal to read, or a wrapper that cannot be used, into an abort that says what to do (keeping the API's reason and request id). */
+function explainWrap(error: unknown, recordId: string): never {
+  if (error instanceof ApiError && error.status === 409 && error.reason.endsWith('grant_not_found')) {
+    throw new AbortError(
+      `Record ${recordId} is not granted to this reader: the API answered ${error.status} ${error.reason}${error.requestId ? `, request id ${error.requestId}` : ''}.`,
+      'Ask an owner of the record to grant it to this reader (a `grants` entry in the configuration that manages it), then read again.',
+    );
+  }
   if (!(error instanceof WrapError)) throw error;
   const hint =
     error.code === 'WRAP_OTHER_VERSION'
@@ -111,7 +118,7 @@ export const readCommand: CommandModule = {
           }
         }
       } catch (error) {
-        explainWrap(error);
+        explainWrap(error, recordId!);
       }
       // Alone on stdout, so it can be piped: `cplane read record.payments/stripe-key | ...`.
       ctx.stdout.write(`${value}\n`);
