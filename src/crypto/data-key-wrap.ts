@@ -13,7 +13,7 @@
  * aad = "cplane-hpke1" NUL recordId NUL version NUL recipientId NUL keyId.
  */
 import { createHash } from 'node:crypto';
-import { HpkeOpenError, openBase, publicKeyOf, sealBase } from './hpke.js';
+import { HpkeOpenError, openBase, recipientOf, sealBase, type HpkeRecipient } from './hpke.js';
 
 export const WRAP_FORMAT = 'cplane-hpke1';
 const INFO = new TextEncoder().encode('cplane/data-key-wrap/v1');
@@ -47,7 +47,8 @@ export interface WrapDataKeyRequest {
 
 export interface UnwrapDataKeyRequest {
   wrappedDek: string;
-  recipientPrivateKey: Uint8Array;
+  /** The reader's X25519 private key (32 bytes), or recipientOf(it) when one key opens many wrappers. */
+  recipientPrivateKey: Uint8Array | HpkeRecipient;
   recordId: string;
   /** The version the API says the ciphertext is; a wrapper of another version is refused by name. */
   version: number;
@@ -91,7 +92,8 @@ export function unwrapDataKey(request: UnwrapDataKeyRequest): Uint8Array {
   if (recipientId !== undefined && wrapper.recipientId !== recipientId) {
     throw new WrapError('WRAP_OTHER_RECIPIENT', `The data key was wrapped for ${wrapper.recipientId}, not for ${recipientId}.`);
   }
-  const ownKeyId = keyIdOf(publicKeyOf(recipientPrivateKey));
+  const recipient = recipientPrivateKey instanceof Uint8Array ? recipientOf(recipientPrivateKey) : recipientPrivateKey;
+  const ownKeyId = keyIdOf(recipient.publicKey);
   if (wrapper.keyId !== ownKeyId) {
     throw new WrapError(
       'WRAP_OTHER_KEY',
@@ -99,7 +101,7 @@ export function unwrapDataKey(request: UnwrapDataKeyRequest): Uint8Array {
     );
   }
   try {
-    const dataKey = openBase(recipientPrivateKey, wrapper, INFO, aadOf(recordId, version, wrapper.recipientId, wrapper.keyId));
+    const dataKey = openBase(recipient, wrapper, INFO, aadOf(recordId, version, wrapper.recipientId, wrapper.keyId));
     if (dataKey.length !== DATA_KEY_BYTES) throw new WrapError('WRAP_MALFORMED', `the wrapped data key is ${dataKey.length} bytes, not ${DATA_KEY_BYTES}`);
     return dataKey;
   } catch (error) {

@@ -11,7 +11,7 @@
  * is stricter, which is what tests need: a fake wrapper is refused.
  */
 import { keyIdOf, parseWrappedDek, unwrapDataKey, WrapError } from '../crypto/data-key-wrap.js';
-import { deriveKeyPair, type HpkeKeyPair } from '../crypto/hpke.js';
+import { deriveKeyPair, recipientOf, type HpkeKeyPair, type HpkeRecipient } from '../crypto/hpke.js';
 import { badRequest, conflict } from './errors.js';
 
 const SEED = 'cplane emulator fixture key v1 (a public test value)';
@@ -20,6 +20,17 @@ const SEED = 'cplane emulator fixture key v1 (a public test value)';
 export const KEYLESS_USER_IDS: readonly string[] = ['0b000000-0000-4000-8000-000000000002'];
 
 const pairs = new Map<string, HpkeKeyPair>();
+const recipients = new Map<string, HpkeRecipient>();
+
+/** The fixture private key made ready for opening, kept: the emulator checks every grant with it. */
+function fixtureRecipient(principalId: string): HpkeRecipient {
+  let recipient = recipients.get(principalId);
+  if (!recipient) {
+    recipient = recipientOf(fixtureKeyPair(principalId).privateKey);
+    recipients.set(principalId, recipient);
+  }
+  return recipient;
+}
 
 /** The fixed key pair of a fixture principal (Service Account, user or group) by id. */
 export function fixtureKeyPair(principalId: string): HpkeKeyPair {
@@ -59,7 +70,7 @@ export function checkWrapper(wrappedDek: string, recordId: string, currentVersio
   if (currentVersion === null) throw conflict('record_has_no_value');
   if (header.version !== currentVersion) throw conflict('key_version_conflict');
   try {
-    unwrapDataKey({ wrappedDek, recipientPrivateKey: fixtureKeyPair(recipientId).privateKey, recordId, version: currentVersion, recipientId });
+    unwrapDataKey({ wrappedDek, recipientPrivateKey: fixtureRecipient(recipientId), recordId, version: currentVersion, recipientId });
   } catch (error) {
     if (error instanceof WrapError) throw badRequest('invalid_wrapper', [`wrappedDek: ${error.message}`]);
     throw error;
