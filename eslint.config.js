@@ -63,6 +63,11 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // The MCP server and the other faces never decrypt a record (spec rule 1: plaintext only in trusted clients).
+    files: ['src/faces/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(sdk/|crypto/(read-value|reader-key|data-key-wrap))', message: 'src/faces/ never decrypts a record value: no import of sdk/ or of the readers\' cryptography (docs/access.md).' }] }] },
+  },
+  {
     // The ground floor imports nothing of ours.
     files: ['src/errors.ts', 'src/paint.ts', 'src/version.ts', 'src/package-files.ts', 'src/text/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.(?!/package-files\\.js$)', message: 'src/errors.ts, src/paint.ts, src/version.ts, src/package-files.ts and src/text/ are the ground floor: they import nothing of ours but package-files.ts (docs/architecture.md).' }] }] },
