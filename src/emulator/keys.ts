@@ -13,6 +13,7 @@
 import { keyIdOf, parseWrappedDek, unwrapDataKey, WrapError } from '../crypto/data-key-wrap.js';
 import { deriveKeyPair, recipientOf, type HpkeKeyPair, type HpkeRecipient } from '../crypto/hpke.js';
 import { badRequest, conflict } from './errors.js';
+import type { Db } from './store.js';
 
 const SEED = 'cplane emulator fixture key v1 (a public test value)';
 
@@ -75,4 +76,12 @@ export function checkWrapper(wrappedDek: string, recordId: string, currentVersio
     if (error instanceof WrapError) throw badRequest('invalid_wrapper', [`wrappedDek: ${error.message}`]);
     throw error;
   }
+}
+
+/** A data file saved before readers had keys: gives its Service Accounts, users and groups their fixed keys. */
+export function addMissingReaderKeys(db: Db): Db {
+  for (const sa of db.serviceAccounts) if (!sa.public_key) Object.assign(sa, publicKeyFields(sa.service_account_id));
+  for (const user of db.users) if (user.public_key === undefined) user.public_key = KEYLESS_USER_IDS.includes(user.user_id) ? null : publicKeyFields(user.user_id).public_key;
+  for (const group of db.groups) if (!group.public_key) group.public_key = publicKeyFields(group.group_id).public_key;
+  return db;
 }

@@ -2,10 +2,15 @@
 // group's private key beside its public key, marked as test values; they are the same on every run, the private
 // key is the one of the public key, and the public key is the one GET /service-accounts lists.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ApiClient } from '../../src/api/index.js';
 import { publicKeyOf } from '../../src/crypto/hpke.js';
+import { loadDatabase } from '../../src/emulator/persistence.js';
+import { seedDatabase } from '../../src/emulator/seed.js';
+import { createPrng } from '../../src/emulator/prng.js';
 import { fixtures, withEmulator } from '../helpers/emulator.js';
 
 const bin = join(import.meta.dirname, '..', '..', 'bin', 'cplane.js');
@@ -53,6 +58,23 @@ describe('fixture readers\' keys', () => {
       const fixture = printed.serviceAccounts.find((s) => s.id === sa.service_account_id)!;
       expect(sa).toMatchObject({ public_key: fixture.publicKey, key_id: fixture.keyId });
       expect(JSON.stringify(sa)).not.toContain(fixture.privateKey);
+    }
+  });
+
+  it('gives the readers of a data file saved before readers had keys their fixed keys when it is loaded', () => {
+    const db = seedDatabase(new Date('2026-01-01T00:00:00Z'), createPrng(1));
+    const keys = { sa: db.serviceAccounts[0]!.public_key, user: db.users[0]!.public_key, group: db.groups[0]!.public_key };
+    for (const sa of db.serviceAccounts) delete (sa as Partial<typeof sa>).public_key;
+    for (const user of db.users) delete (user as Partial<typeof user>).public_key;
+    for (const group of db.groups) delete (group as Partial<typeof group>).public_key;
+    const temp = mkdtempSync(join(tmpdir(), 'cplane-keys-'));
+    try {
+      writeFileSync(join(temp, 'data.json'), JSON.stringify(db));
+      const loaded = loadDatabase(join(temp, 'data.json'))!;
+      expect({ sa: loaded.serviceAccounts[0]!.public_key, user: loaded.users[0]!.public_key, group: loaded.groups[0]!.public_key }).toEqual(keys);
+      expect(loaded.users.find((u) => u.name === 'Rex Reader')!.public_key).toBeNull();
+    } finally {
+      rmSync(temp, { recursive: true, force: true });
     }
   });
 });

@@ -28,7 +28,11 @@ const usage = 'read (ADDRESS [dir] | --record-id ID) [--key-file FILE] [--accoun
 function readerKey(ctx: CommandContext): Uint8Array | undefined {
   const file = typeof ctx.values['key-file'] === 'string' ? ctx.values['key-file'] : undefined;
   try {
-    if (file) return readReaderKeyFile(file);
+    if (file) {
+      const key = readReaderKeyFile(file);
+      registerSecret(Buffer.from(key).toString('base64'));
+      return key;
+    }
     const env = ctx.env.CPLANE_SA_KEY;
     if (!env) return undefined;
     registerSecret(env);
