@@ -13,7 +13,7 @@ import type { ApiClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
 import { isHpkeWrapper, WrapError } from '../../crypto/data-key-wrap.js';
 import { decodeReaderKey, readReaderKeyFile, ReaderKeyError } from '../../crypto/reader-key.js';
-import { openState } from '../../state/index.js';
+import { openState, type StateStore } from '../../state/index.js';
 import { readRecordFields, readSecret } from '../../sdk/read-secret.js';
 import { registerSecret } from '../../text/safe-text.js';
 import type { CommandContext, CommandModule } from '../command.js';
@@ -75,6 +75,25 @@ function explainWrap(error: unknown, recordId: string): never {
   throw new AbortError(error.message, hint);
 }
 
+/** The value of a record this state wrote: cplane's own wrapper, opened with the state key. */
+async function readAsCplane(client: ApiClient, store: StateStore, recordId: string): Promise<string> {
+  const fields = await readRecordFields(client, recordId);
+  if (isHpkeWrapper(fields.wrapper.wrappedDek)) {
+    throw new AbortError(
+      `The API gave the data key of record ${recordId} wrapped for you as a reader (a share), not cplane's own wrapper.`,
+      'Read it with your private key: --key-file FILE or CPLANE_SA_KEY.',
+    );
+  }
+  try {
+    return store.crypto.decryptRecordValue(fields);
+  } catch {
+    throw new AbortError(
+      `The value of record ${recordId} was not written with this state's key (its wrapper names key ${fields.wrapper.keyId}).`,
+      'Read it with the state key of the configuration that wrote it, or as a reader with its private key (--key-file).',
+    );
+  }
+}
+
 export const readCommand: CommandModule = {
   async run(ctx) {
     const { address, recordId: givenId, dir } = target(ctx);
@@ -102,25 +121,7 @@ export const readCommand: CommandModule = {
       client = connect(ctx, { account: location.account, settings });
       let value: string;
       try {
-        if (privateKey) {
-          value = await readSecret(client, { recordId: recordId!, privateKey });
-        } else {
-          const fields = await readRecordFields(client, recordId!);
-          if (isHpkeWrapper(fields.wrapper.wrappedDek)) {
-            throw new AbortError(
-              `The API gave the data key of record ${recordId} wrapped for you as a reader (a share), not cplane's own wrapper.`,
-              'Read it with your private key: --key-file FILE or CPLANE_SA_KEY.',
-            );
-          }
-          try {
-            value = store!.crypto.decryptRecordValue(fields);
-          } catch {
-            throw new AbortError(
-              `The value of record ${recordId} was not written with this state's key (its wrapper names key ${fields.wrapper.keyId}).`,
-              'Read it with the state key of the configuration that wrote it, or as a reader with its private key (--key-file).',
-            );
-          }
-        }
+        value = privateKey ? await readSecret(client, { recordId: recordId!, privateKey }) : await readAsCplane(client, store!, recordId!);
       } catch (error) {
         explainWrap(error, recordId!);
       }
