@@ -97,7 +97,7 @@ describe('cplane read', () => {
   });
 
   it('is what the SDK example does: an application reads the secret through `cplane/sdk` (the package export)', async () => {
-    const example = join(import.meta.dirname, '..', '..', 'examples', 'sdk-read-secret.mjs');
+    const example = join(import.meta.dirname, '..', '..', 'examples', 'sdk', 'read-secret.mjs');
     const env = { ...baseEnv(), ...asServiceAccount, CPLANE_SA_KEY: saKey, RECORD_ID: await recordId('stripe-key') };
     // Asynchronously: the emulator answers from this process.
     const run = await promisify(execFile)(process.execPath, [example], { env, encoding: 'utf8' });

@@ -2,7 +2,7 @@
 // The value is decrypted here, in the application's memory; the API only ever sees ciphertext.
 //
 //   CPLANE_BASE_URL=https://api.example.com CPLANE_TOKEN=sk-svc-sa-... CPLANE_ACCOUNT=<account id> \
-//   CPLANE_SA_KEY=<the Service Account's private key, base64> RECORD_ID=<record id> node examples/sdk-read-secret.mjs
+//   CPLANE_SA_KEY=<the Service Account's private key, base64> RECORD_ID=<record id> node examples/sdk/read-secret.mjs
 import { createClient, decodeReaderKey, readSecret } from 'cplane/sdk';
 
 const client = createClient({
