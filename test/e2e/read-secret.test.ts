@@ -13,6 +13,7 @@ import { createClient, wrapDataKey, type ApiClient } from '../../src/sdk/index.j
 import { openDataKey, recordKek } from '../../src/crypto/record-value.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
+import { fixtureKeyPair } from '../../src/emulator/keys.js';
 import { privateKeyOf } from '../helpers/readers.js';
 import { runCli, type CliResult } from './helpers.js';
 
@@ -145,6 +146,29 @@ describe('cplane read', () => {
     expect(run.stdout).toBe(`${STRIPE_KEY}\n`);
     const other = await cli(['read', 'record.shop/other-key', dir], asCplane, false);
     expect(other.stdout).toBe(`${OTHER_KEY}\n`);
+  });
+
+  it('prints the value for a user it is shared with, and for a member of a group it is shared with, each with its own key', async () => {
+    const id = await recordId('stripe-key');
+    const read = await admin.call('readRecord', { path: { id }, body: { scope: ['fields'] } });
+    const dataKey = openDataKey(recordKek(stateKey), read.fields!);
+    const [dana, platform] = [fixtures.users[2]!, fixtures.groups[0]!];
+    const wrapFor = (readerId: string) => wrapDataKey({ dataKey, recipientPublicKey: fixtureKeyPair(readerId).publicKey, recordId: id, version: read.fields!.version, recipientId: readerId });
+    await admin.call('shareRecordWithUser', { path: { id }, body: { userId: dana.id, wrappedDek: wrapFor(dana.id) } });
+    await admin.call('shareRecordWithGroup', { path: { id }, body: { groupId: platform.id, wrappedDek: wrapFor(platform.id) } });
+    const asDana = { CPLANE_TOKEN: fixtures.tokens.recordOwner };
+    const direct = await cli(['read', '--record-id', id], { ...asDana, CPLANE_SA_KEY: privateKeyOf(dana.id) }, false);
+    expect(direct.stderr).toBe('');
+    expect(direct.stdout).toBe(`${STRIPE_KEY}\n`);
+    // Without her direct share, Dana gets the wrapper of her group, which the group's key opens (and hers does not).
+    await admin.call('revokeRecordUser', { path: { id }, body: { userId: dana.id } });
+    const groupKey = join(temp, 'platform.key');
+    writeFileSync(groupKey, privateKeyOf(platform.id), { mode: 0o600 });
+    const viaGroup = await cli(['read', '--record-id', id, '--key-file', groupKey], asDana, false);
+    expect(viaGroup.stdout).toBe(`${STRIPE_KEY}\n`);
+    const ownKey = await cli(['read', '--record-id', id], { ...asDana, CPLANE_SA_KEY: privateKeyOf(dana.id) });
+    expect(ownKey.code).toBe(1);
+    expect(ownKey.stderr).toContain('it is another reader\'s key');
   });
 
   it('names an address that is not a record of the state', async () => {
