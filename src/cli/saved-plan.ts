@@ -20,6 +20,7 @@ import {
   relativePosix,
   stepDifferences,
   withoutCredentials,
+  withPendingResolved,
   withSavedKeys,
   type Plan,
   type PlanContext,
@@ -128,12 +129,14 @@ function savedStateLocation(ctx: CommandContext, plan: SavedPlan, planPath: stri
  * The plan to execute for a saved plan: the fresh one, with the saved Idempotency-Keys, when the saved
  * steps are exactly the fresh steps; otherwise the saved plan is refused, naming each address that differs.
  */
-export function trustedPlan(saved: SavedPlan, fresh: Plan, planPath: string): Plan {
-  const differences = stepDifferences(saved, fresh);
+export function trustedPlan(saved: SavedPlan, fresh: Plan, planPath: string, resent: { count: number; idNow: (address: string) => string | undefined }): Plan {
+  const differences = stepDifferences(withPendingResolved(saved, resent.idNow), fresh);
   if (differences.length > 0) {
     const shown = differences.slice(0, 20);
+    // Pending writes are resent before the saved plan is checked: say so, rather than claim nothing happened.
+    const done = resent.count > 0 ? `${resent.count} pending write(s) an earlier run left were resent first; none of the saved plan's steps was applied` : 'Nothing was applied';
     throw new AbortError(
-      `The saved plan ${planPath} is stale or was altered: its steps are not the ones a plan made now from the configuration and the live objects has. Nothing was applied:\n${shown.map((d) => `  - ${d}`).join('\n')}${differences.length > shown.length ? `\n  - and ${differences.length - shown.length} more` : ''}`,
+      `The saved plan ${planPath} is stale or was altered: its steps are not the ones a plan made now from the configuration and the live objects has. ${done}:\n${shown.map((d) => `  - ${d}`).join('\n')}${differences.length > shown.length ? `\n  - and ${differences.length - shown.length} more` : ''}`,
       REPLAN,
     );
   }

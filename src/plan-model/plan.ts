@@ -122,4 +122,20 @@ export interface Plan {
   drift: Drift[];
   unreadable: Unreadable[];
   summary: PlanSummary;
+  /**
+   * Writes an earlier apply saved in the journal and whose answer it never recorded (it was killed): an apply
+   * resends them first, with their saved keys. The plan has no step for these addresses; it shows what
+   * they will become.
+   */
+  pendingWrites?: PendingWrite[];
+}
+
+export interface PendingWrite {
+  address: string;
+  kind: ResourceKind;
+  operation: OperationName;
+  /** What the address becomes once the write is resent: a new object, a changed one, or none. */
+  becomes: 'created' | 'updated' | 'removed';
+  /** When the write was first saved (ISO time). */
+  savedAt: string;
 }

@@ -38,6 +38,7 @@ export const recordProvider = {
   kind: 'record',
   relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' } },
   refreshOperations: ['listRecords'],
+  writeOperations: ['createRecord', 'createRecordVersion', 'updateRecord', 'archiveRecord'],
   readOperation: 'getRecord',
   removeAction: 'archive',
   writeOnly: ['value'],

@@ -5,7 +5,7 @@
  */
 import { actionWords, type Plan } from '../plan-model/index.js';
 import { safeLines, safeText } from '../text/safe-text.js';
-import { changeLines, noChangesLine, summaryLine } from './describe.js';
+import { changeLines, noChangesLine, PENDING_HEADING, pendingWriteLine, summaryLine } from './describe.js';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 /** GitHub colours `+` and `-` lines of a diff block; every other change is marked `!`. */
@@ -47,6 +47,12 @@ export function renderPlanMarkdown(plan: Plan): string {
       out.push(`- \`${drift.address}\`: ${drift.type === 'deleted' ? (drift.reason ?? 'deleted outside cplane') : `changed (${fields})`}`);
     }
     out.push('', '</details>', '');
+  }
+
+  if (plan.pendingWrites?.length) {
+    out.push(`> **${PENDING_HEADING}**`);
+    for (const write of plan.pendingWrites) out.push(`> - ${cell(pendingWriteLine(write))}`);
+    out.push('');
   }
 
   if (plan.unreadable.length > 0) {

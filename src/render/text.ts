@@ -7,7 +7,7 @@
 import { actionWords, localPart, type Plan, type PlanStep, type Tone } from '../plan-model/index.js';
 import { painter as makePainter, type Paint } from '../paint.js';
 import { safeText } from '../text/safe-text.js';
-import { accountLabel, changeLines, noChangesLine, summaryLine } from './describe.js';
+import { accountLabel, changeLines, noChangesLine, PENDING_HEADING, pendingWriteLine, summaryLine } from './describe.js';
 
 export interface TextOptions {
   color: boolean;
@@ -52,6 +52,12 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
       for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) out.push(`      ${paint(symbolTone[symbol] ?? 'plain', symbol)} ${safeText(text)}`);
     }
     out.push('', rule, '');
+  }
+
+  if (plan.pendingWrites?.length) {
+    out.push(paint('warn', PENDING_HEADING));
+    for (const write of plan.pendingWrites) out.push(`  ${paint('warn', '>')} ${safeText(pendingWriteLine(write))}`);
+    out.push('');
   }
 
   const acting = plan.steps.filter((s) => s.action !== 'no-op');

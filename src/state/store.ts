@@ -22,6 +22,7 @@ import { createStateCrypto, resealLegacy, stateKeys } from './state-crypto.js';
 import type { StateCrypto, StateKeys } from './state-crypto.js';
 import type { StateData, StateFileContents, StateHeader } from './types.js';
 import { journalEntryProblems, resourceProblems } from './validate.js';
+import { assertAuthentic, ENTRY_MACS, entryMacKey, macChanges, macResource } from './entry-mac.js';
 
 export interface OpenStateOptions {
   /** The configuration folder; the default state path and relative --state paths start here. */
@@ -210,20 +211,54 @@ async function openLoaded(options: OpenStateOptions, backend: StateBackend, path
     return key;
   };
   if (handle || !existing) findKey();
-  const header: StateHeader = existing?.header ?? { keyCheck: keyCheckOf(key!.key), ...(key!.kdf ? { kdf: key!.kdf } : {}) };
+  const header: StateHeader = existing?.header
+    ? { ...existing.header }
+    : { keyCheck: keyCheckOf(key!.key), ...(key!.kdf ? { kdf: key!.kdf } : {}), entryMacs: ENTRY_MACS };
   const data = replayed?.data ?? emptyState(account);
   let keys: StateKeys | undefined;
   const keysOnce = () => (keys ??= stateKeys(findKey().key));
   const binding = { account: data.account, lineage: data.lineage };
+  let macKey: Uint8Array | undefined;
+  const macKeyOnce = () => (macKey ??= entryMacKey(findKey().key));
   const upgrading = data.resealFrom !== undefined;
   if (upgrading && handle) resealAll(data, keysOnce(), binding);
+  const authenticating = existing !== undefined && header.entryMacs !== ENTRY_MACS && handle !== undefined;
+  if (header.entryMacs === ENTRY_MACS) {
+    // Every entry must carry its MAC. A reader without the key shows nothing it could be misled into doing;
+    // every writer, and every reader that has the key, refuses a forged entry before anything else.
+    const macKeyIfAny = handle ? macKeyOnce() : tryKey(macKeyOnce);
+    if (macKeyIfAny) assertAuthentic(macKeyIfAny, binding, data, path);
+  } else if (authenticating) {
+    // A state written before entries were authenticated: its resources are trusted once, as its writer
+    // upgrades it; a pending write could have been added by anyone, so one is never resent unauthenticated.
+    if (data.journal.length > 0) {
+      throw new StateError(
+        'STATE_ENTRY_FORGED',
+        `The state ${path} was written by an older cplane and holds ${data.journal.length} pending write(s) that cannot be authenticated: ${data.journal.map((e) => `${e.operation} of ${e.address}`).join('; ')}. Nothing was sent or written.`,
+        'Finish them with the cplane version that saved them (`cplane apply`), then run this one; or restore the state from a copy without pending writes.',
+      );
+    }
+    for (const [address, resource] of Object.entries(data.resources)) data.resources[address] = macResource(macKeyOnce(), binding, address, resource);
+    header.entryMacs = ENTRY_MACS;
+  }
   // A reader of a format-1 state opens its values the old way; it never stores any.
   const crypto = createStateCrypto(keysOnce, upgrading && !handle ? 'address-only' : binding, (address) => data.resources[address]?.fingerprintAddress ?? address);
-  const store = new LocalStateStore(backend, path, handle, header, data, replayed?.changes ?? 0, crypto, options.env, noticeOf(options));
+  const authenticate = (changes: StateChange[]) => macChanges(macKeyOnce(), binding, changes);
+  const store = new LocalStateStore(backend, path, handle, header, data, replayed?.changes ?? 0, crypto, authenticate, options.env, noticeOf(options));
   // Written at once so the passphrase salt, and thus every fingerprint made from now on, is fixed from the first use;
   // and an upgraded state at once in its new format.
-  if ((!existing || upgrading) && handle) await backend.compact({ ...data, header });
+  if ((!existing || upgrading || authenticating) && handle) await backend.compact({ ...data, header });
   return store;
+}
+
+/** The key from `find`, or undefined when a reader has none (or a wrong one): then it reads without authenticating. */
+function tryKey(find: () => Uint8Array): Uint8Array | undefined {
+  try {
+    return find();
+  } catch (error) {
+    if (error instanceof StateError && error.code.startsWith('STATE_KEY_')) return undefined;
+    throw error;
+  }
 }
 
 interface Pending {
@@ -251,6 +286,8 @@ class LocalStateStore implements StateStore {
     /** Changes recorded since the snapshot, i.e. in the log. */
     private sinceFold: number,
     readonly crypto: StateCrypto,
+    /** Adds its MAC to every entry a change writes. */
+    private readonly authenticate: (changes: StateChange[]) => StateChange[],
     env: NodeJS.ProcessEnv,
     private readonly notice: (message: string) => void,
   ) {
@@ -296,7 +333,7 @@ class LocalStateStore implements StateStore {
         try {
           const tracked = trackDraft(this.current);
           item.mutate(tracked.draft);
-          const mine = tracked.changes();
+          const mine = this.authenticate(tracked.changes());
           const problems = mine.flatMap(changeProblems);
           if (problems.length > 0) throw new Error(`cplane tried to store a state change that breaks its schema: ${problems.join('; ')}`);
           undos.push(applyChanges(this.current, mine));
@@ -367,14 +404,14 @@ class LocalStateStore implements StateStore {
   }
 }
 
-/** The migration from state format 1: every sealed value and sealed journal body is bound to account and lineage too. */
+/**
+ * The migration from state format 1: every sealed value is bound to account and lineage too. (A format-1
+ * state's pending writes are never resent: they carry no MAC, so the store refuses them first.)
+ */
 function resealAll(data: StateData, keys: StateKeys, binding: { account: string; lineage: string }): void {
   for (const [address, resource] of Object.entries(data.resources)) {
     if (!resource.sealed) continue;
     resource.sealed = Object.fromEntries(Object.entries(resource.sealed).map(([name, sealed]) => [name, resealLegacy(keys, binding, address, 'value', sealed)]));
   }
-  data.journal = data.journal.map((entry) =>
-    entry.body && 'sealed' in entry.body ? { ...entry, body: { sealed: resealLegacy(keys, binding, entry.address, 'body', entry.body.sealed) } } : entry,
-  );
   delete data.resealFrom;
 }
