@@ -128,6 +128,11 @@ export interface Plan {
    * they will become.
    */
   pendingWrites?: PendingWrite[];
+  /**
+   * Set in a saved plan file only: the MAC of the whole plan under a key derived from the state key
+   * (crypto/plan-mac.ts), and the scrypt parameters when that key comes from CPLANE_PASSPHRASE.
+   */
+  auth?: { mac: string; kdf?: { name: 'scrypt'; salt: string; N: number; r: number; p: number } };
 }
 
 export interface PendingWrite {

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { relative, isAbsolute, resolve } from 'node:path';
 import { KeyError, keyCheckOf, keyFilePath, keyMatchesCheck, resolveStateKey } from '../crypto/state-key.js';
-import type { StateKey } from '../crypto/state-key.js';
+import type { KdfParams, StateKey } from '../crypto/state-key.js';
 import type { ChangeGroup, LockHandle, StateBackend, StateChange } from './backend.js';
 import { applyChanges, trackDraft } from './draft.js';
 import { StateError, StateLockedError } from './errors.js';
@@ -38,6 +38,8 @@ export interface OpenStateOptions {
   command: string;
   /** Take the lock: needed to call `update`. */
   lock: boolean;
+  /** How long to wait for a lock another live run holds (`--lock-timeout`), in milliseconds; 0 (the default) fails at once. */
+  lockTimeoutMs?: number;
   /** Fail with STATE_NOT_FOUND instead of starting from an empty state. */
   mustExist?: boolean;
   /** Where a note for the user goes (a stale lock taken over); standard error by default. */
@@ -54,6 +56,8 @@ export interface StateStore {
   readonly lockId: string | undefined;
   /** Fingerprints, sealing and record encryption under this state's key (found on first use when opened without the lock). */
   readonly crypto: StateCrypto;
+  /** The scrypt parameters of a key derived from CPLANE_PASSPHRASE (not secret): a saved plan records them to find the key again. */
+  readonly kdf: KdfParams | undefined;
   /**
    * Applies `mutate` to a draft and stores what it changed as one group
    * (serial + 1) before resolving. Calls that arrive while a group is being
@@ -111,7 +115,7 @@ function describeHolder(holder: LockInfo): string {
 }
 
 /** Takes the lock; a stale one (its holder was a process on this host that no longer runs) is taken over with a note. */
-async function takeLock(backend: StateBackend, info: LockInfo, notice: (message: string) => void): Promise<LockHandle> {
+async function takeLockNow(backend: StateBackend, info: LockInfo, notice: (message: string) => void): Promise<LockHandle> {
   try {
     return await backend.lock(info);
   } catch (error) {
@@ -121,6 +125,27 @@ async function takeLock(backend: StateBackend, info: LockInfo, notice: (message:
     const handle = await backend.lock(info);
     notice(`Took over the state lock of ${backend.location}: its holder (${describeHolder(error.holder)}) is no longer running.`);
     return handle;
+  }
+}
+
+/** Polling interval while waiting for the lock: short at first, then at most every 2 s. */
+const LOCK_POLL_MS = [100, 250, 500, 1000, 2000];
+
+/**
+ * Takes the lock, waiting up to `timeoutMs` while another run holds it (as Terraform's -lock-timeout),
+ * with one note saying who is waited for; then fails naming the holder, as without a timeout.
+ */
+async function takeLock(backend: StateBackend, info: LockInfo, notice: (message: string) => void, timeoutMs: number): Promise<LockHandle> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await takeLockNow(backend, info, notice);
+    } catch (error) {
+      if (!(error instanceof StateLockedError) || Date.now() >= deadline) throw error;
+      if (attempt === 0) notice(`Waiting up to ${Math.ceil(timeoutMs / 1000)} s for the state lock of ${backend.location}, held by ${describeHolder(error.holder)}.`);
+      const pause = Math.min(LOCK_POLL_MS[Math.min(attempt, LOCK_POLL_MS.length - 1)]!, Math.max(0, deadline - Date.now()));
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 }
 
@@ -137,7 +162,7 @@ export async function openState(options: OpenStateOptions): Promise<StateStore> 
     if (opened.inStateFolder) await writeStateGitignore(options.configDir);
     const info: LockInfo = { id: randomUUID(), pid: process.pid, host: hostname(), time: new Date().toISOString(), command: options.command };
     // A refused lock must still end the backend's connections (a database's), or the process never exits.
-    handle = await takeLock(backend, info, notice).catch(async (error: unknown) => {
+    handle = await takeLock(backend, info, notice, options.lockTimeoutMs ?? 0).catch(async (error: unknown) => {
       await backend.close?.();
       throw error;
     });
@@ -305,6 +330,10 @@ class LocalStateStore implements StateStore {
 
   get lockId(): string | undefined {
     return this.handle?.id;
+  }
+
+  get kdf(): KdfParams | undefined {
+    return this.header.kdf;
   }
 
   update(mutate: (draft: StateData) => void): Promise<void> {

@@ -12,10 +12,11 @@
  *   command from loading Ink, the emulator, TypeBox and the rest (bench/startup.mjs measures it).
  */
 import type { Command, OptionSpec } from '../command.js';
-import { connectionHelp, connectionOptions, githubHelp, githubOptions, stateHelp, stateOptions, variablesHelp, variablesOptions, workspaceHelp, workspaceOptions } from '../flags.js';
+import { connectionHelp, connectionOptions, githubHelp, githubOptions, lockHelp, lockOptions, stateHelp, stateOptions, variablesHelp, variablesOptions, workspaceHelp, workspaceOptions } from '../flags.js';
 
 const applyOptions: OptionSpec = {
   ...workspaceOptions,
+  ...lockOptions,
   'auto-approve': { type: 'boolean' },
   target: { type: 'string', multiple: true },
   json: { type: 'boolean' },
@@ -28,6 +29,7 @@ const applyHelp = [
   '--target ADDRESS    limit the run to ADDRESS and what it depends on (repeatable)',
   '--json              one JSON object per event (NDJSON); never prompts',
   '--no-input          never prompt; plain lines instead of the interactive view',
+  lockHelp,
   githubHelp,
   ...workspaceHelp,
 ];
@@ -142,16 +144,16 @@ export const commands: Command[] = [
     name: ['state', 'rm'],
     summary: 'Forget an address: cplane stops managing it; the remote object is not touched',
     usage: `state rm ADDRESS ${stateArgs}`,
-    help: stateHelp,
-    options: stateOptions,
+    help: [...stateHelp, lockHelp],
+    options: { ...stateOptions, ...lockOptions },
     load: async () => (await import('./state.js')).stateRmCommand,
   },
   {
     name: ['state', 'mv'],
     summary: 'Rename an address in the state, keeping its remote object',
     usage: `state mv FROM TO ${stateArgs}`,
-    help: stateHelp,
-    options: stateOptions,
+    help: [...stateHelp, lockHelp],
+    options: { ...stateOptions, ...lockOptions },
     load: async () => (await import('./state.js')).stateMvCommand,
   },
   {
