@@ -208,7 +208,7 @@ async function openLoaded(options: OpenStateOptions, backend: StateBackend, path
   if (!loaded && options.mustExist) {
     throw new StateError(
       'STATE_NOT_FOUND',
-      `There is no state at ${path}.`,
+      `There is no state at ${path}${backend.absence?.() ? `: ${backend.absence()}` : ''}.`,
       'Check --account or --state. A state is created by the first `cplane apply` for an account.',
     );
   }

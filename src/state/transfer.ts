@@ -44,7 +44,7 @@ async function withLock<T>(opened: OpenedBackend, command: string, work: () => P
 export function pullState(options: StateLocationOptions): Promise<{ location: string; contents: StateFileContents }> {
   return withBackend(options, async ({ backend, location }) => {
     const contents = await current(backend);
-    if (!contents) throw new StateError('STATE_NOT_FOUND', `There is no state at ${location}.`, 'Check --state, --account and --workspace.');
+    if (!contents) throw new StateError('STATE_NOT_FOUND', `There is no state at ${location}${backend.absence?.() ? `: ${backend.absence()}` : ''}.`, 'Check --state, --account and --workspace.');
     return { location, contents };
   });
 }

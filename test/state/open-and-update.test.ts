@@ -3,7 +3,7 @@ import { deriveSubkey, sealSecret } from '../../src/crypto/index.js';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openState, StateError } from '../../src/state/index.js';
-import type { SealedValue, StateError as StateErrorType } from '../../src/state/index.js';
+import type { StateError as StateErrorType } from '../../src/state/index.js';
 import { makeSandbox, newKey, resource } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 

@@ -93,3 +93,17 @@ describe('a forged row in the cplane.journal table', () => {
     expect((after.data as { status: string }).status).not.toBe('disabled');
   });
 });
+
+describe('plan on a schema where cplane never wrote', () => {
+  it('plans from an empty state and creates no schema or table (a command that only reads runs no DDL)', { timeout: 120_000 }, async () => {
+    w.config(smallConfig({ description: 'read-only case' }));
+    const plan = await w.cli(['plan', w.dir], { CPLANE_STATE: stateUrl('never_written', new URL(database().url).password) });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/^Plan: /m);
+    const admin = new pg.Client({ connectionString: database().url });
+    await admin.connect();
+    const { rows } = await admin.query(`SELECT 1 FROM information_schema.schemata WHERE schema_name = 'never_written'`);
+    await admin.end();
+    expect(rows).toEqual([]);
+  });
+});
