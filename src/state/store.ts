@@ -135,7 +135,7 @@ const LOCK_POLL_MS = [100, 250, 500, 1000, 2000];
  * Takes the lock, waiting up to `timeoutMs` while another run holds it (as Terraform's -lock-timeout),
  * with one note saying who is waited for; then fails naming the holder, as without a timeout.
  */
-async function takeLock(backend: StateBackend, info: LockInfo, notice: (message: string) => void, timeoutMs: number): Promise<LockHandle> {
+export async function takeLock(backend: StateBackend, info: LockInfo, notice: (message: string) => void, timeoutMs: number): Promise<LockHandle> {
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 0; ; attempt++) {
     try {
