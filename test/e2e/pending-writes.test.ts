@@ -23,9 +23,10 @@ async function answersOfCleanApply(): Promise<number> {
   }
 }
 
+const total = await answersOfCleanApply();
+
 describe('pending writes of a killed apply', () => {
   it('are shown by plan, and a plan saved with them applies cleanly, the pending writes first', { timeout: 180_000 }, async () => {
-    const total = await answersOfCleanApply();
     w = await world();
     w.config(smallConfig());
     const seeded = await liveInventory(w.client);
@@ -54,5 +55,26 @@ describe('pending writes of a killed apply', () => {
       tokens: [...seeded.tokens, 'shop-main/ci'].sort(),
     });
     expect((await w.cli(['plan', w.dir, '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('a plan saved while the gateway\'s create is pending creates its token under the gateway the resend finishes', { timeout: 180_000 }, async () => {
+    w = await world();
+    w.config(smallConfig());
+    const seeded = await liveInventory(w.client);
+    // Killed right after the gateway's create answers: the token's create has not been planned for it yet.
+    const killed = await w.cli(['apply', w.dir, '--auto-approve'], { CPLANE_TEST_KILL_AFTER_REQUESTS: String(total - 1) });
+    expect(killed.signal).toBe('SIGKILL');
+
+    const plan = await w.cli(['plan', w.dir, '--out', join(w.dir, '..', 'r.json')]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/> gateway\.main: createGateway will be resent first \(then created\)/);
+    expect(plan.stdout).toContain('gateway_token.main/ci will be created');
+
+    const apply = await w.cli(['apply', join(w.dir, '..', 'r.json')]);
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(apply.stdout).toContain('resent pending createGateway');
+    expect(apply.stdout).toMatch(/Apply complete: 1 done, 0 failed/);
+    expect((await liveInventory(w.client)).tokens).toEqual([...seeded.tokens, 'shop-main/ci'].sort());
+    expect((await liveInventory(w.client)).gateways).toEqual([...seeded.gateways, 'shop-main'].sort());
   });
 });
