@@ -46,6 +46,9 @@ describe('pending writes of a killed apply', () => {
     const apply = await w.cli(['apply', join(w.dir, '..', 'r.json')]);
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
     expect(apply.stdout).toContain('resent pending createGatewayToken');
+    // Listed before they are resent (and so before an interactive apply asks anything).
+    expect(apply.stdout.indexOf('gateway_token.main/ci: createGatewayToken will be resent first')).toBeGreaterThanOrEqual(0);
+    expect(apply.stdout.indexOf('will be resent first')).toBeLessThan(apply.stdout.indexOf('resent pending'));
     expect(apply.stdout).toMatch(/Apply complete: 1 done, 0 failed/);
     expect(apply.stdout + apply.stderr).not.toContain('Nothing was applied');
     expect(await liveInventory(w.client)).toEqual({

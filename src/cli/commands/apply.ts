@@ -9,9 +9,9 @@ import { resolve } from 'node:path';
 import { identityOf, type ClientEvent } from '../../api/client.js';
 import { applyPlan, forwardClientEvents, resendJournal, type ApplyEvent, type ApplyResult } from '../../applier/index.js';
 import { resolveSecret } from '../../config/index.js';
-import { foreignPendingWrites, makePlan, placeholderProblems, readPlanFile } from '../../planner/index.js';
+import { foreignPendingWrites, makePlan, pendingWritesOf, placeholderProblems, readPlanFile } from '../../planner/index.js';
 import { hasChanges, type Plan } from '../../plan-model/index.js';
-import { accountLabel, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
+import { accountLabel, renderPendingWritesText, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
 import { eventLine } from '../../ui/plain-lines.js';
 import { summaryLines } from '../../ui/summary-text.js';
 import type { CommandContext, CommandModule } from '../command.js';
@@ -110,6 +110,9 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
         'Restore the state from a copy you trust, then run the command again.',
       );
     }
+    // Shown before they are resent, and so before any approval is asked (their own lines follow).
+    const pending = pendingWritesOf(state.data);
+    if (pending.length > 0 && !json) ctx.stdout.write(renderPendingWritesText(pending, { color: interactive && !ctx.env.NO_COLOR }));
     const recovery = await resendJournal({ state, client, onEvent });
     const unconfirmed = recovery.failed.filter((f) => f.kept);
     if (unconfirmed.length > 0) {
