@@ -158,7 +158,21 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
 
 // Run only when executed as the binary, not when imported by tests. Not a top-level await: the bundle
 // is CommonJS (scripts/bundle.mjs), and a command's chunk needs this module evaluated before it loads.
+/**
+ * A reader that goes away (`cplane output | head -4`) closes the pipe: what is left to print has nowhere to go.
+ * Without a listener the write's EPIPE is an unhandled 'error' event that crashes the run with a stack trace;
+ * here it is dropped and the command runs to its own end, so an apply is never cut short between writes.
+ */
+function dropOutputToClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+    throw error;
+  });
+}
+
 if (process.argv[1] && /cplane(\.js)?$|cli[\\/]main\.js$/.test(process.argv[1])) {
+  dropOutputToClosedPipe(process.stdout);
+  dropOutputToClosedPipe(process.stderr);
   void runCli(process.argv.slice(2), {
     env: process.env,
     cwd: process.cwd(),

@@ -121,6 +121,12 @@ export interface Plan {
   steps: PlanStep[];
   drift: Drift[];
   unreadable: Unreadable[];
+  /**
+   * Objects left without a value (a record whose configuration gives no `value`, and that holds none live or
+   * is created here): applying gives them none, so a plan with no steps is not "all is well". Absent in plans
+   * of older versions.
+   */
+  withoutValue?: string[];
   summary: PlanSummary;
   /**
    * Writes an earlier apply saved in the journal and whose answer it never recorded (it was killed): an apply

@@ -2,7 +2,7 @@
  * The step generator (after Pulumi's): refreshes the live account, then runs
  * the stages, each a plain function of data named for what it decides:
  * the refactoring blocks (moved, removed, import), write-only values, the desired addresses (with the address book), the
- * removals, the dependencies, the order, the targets and the summary.
+ * removals, the dependencies, the order, the targets, the objects left without a value and the summary.
  * Providers report facts and writes; the stages decide.
  */
 import type { Plan } from '../plan-model/index.js';
@@ -19,6 +19,7 @@ import { planRemovals } from './removals.js';
 import { summarize } from './summary.js';
 import { scopeToTargets } from './targets.js';
 import { version as cplaneVersion } from '../version.js';
+import { withoutValue } from './without-value.js';
 import { writeOnlyChanges, type WriteOnlyStatus } from './write-only-values.js';
 import { pendingWritesOf } from './pending-writes.js';
 
@@ -68,6 +69,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     steps: scoped.steps,
     drift: scoped.drift,
     unreadable: scoped.unreadable,
+    withoutValue: withoutValue(ctx, scoped.steps, targets),
     summary: summarize(scoped.steps),
     ...(pendingWrites.length > 0 ? { pendingWrites } : {}),
   };

@@ -42,6 +42,8 @@ export const recordProvider = {
   readOperation: 'getRecord',
   removeAction: 'archive',
   writeOnly: ['value'],
+  // `current_version` is null until a first value version is written.
+  optionalValue: { field: 'value', present: (live: RecordMetaT) => live.current_version !== null },
 
   async refresh({ client, account, expected }) {
     // One account-wide list instead of one list per project: requests grow with pages, not with projects.
@@ -67,7 +69,8 @@ export const recordProvider = {
 
   view: ({ live }) => liveView(live),
 
-  desiredView: ({ attributes }) => view(attributes),
+  // `format` is set at creation and no call changes it: shown in a create (and in state), never diffed.
+  desiredView: ({ attributes }) => ({ ...view(attributes), ...(attributes.format !== undefined ? { format: attributes.format } : {}) }),
 
   diff({ desired, live, changedSecrets }) {
     const ignore = desired.lifecycle.ignoreChanges;

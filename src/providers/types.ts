@@ -188,6 +188,11 @@ export interface ResourceProvider<K extends ResourceKind = ResourceKind, L = unk
    * `$secret` or `$encrypt` placeholder. A saved plan that puts one anywhere else is refused.
    */
   readonly writeOnly?: readonly string[];
+  /**
+   * A write-only value the configuration may leave out (a record's `value`): the object is then created, or
+   * left, without one. `present` says whether a live object holds one, so a plan can list those that do not.
+   */
+  readonly optionalValue?: { field: string; present(live: L): boolean };
   /** Bulk read of every live object of the kind (all pages). */
   refresh(req: RefreshRequest): Promise<RefreshResponse<L>>;
   /** One object by id; null when it no longer exists. */

@@ -2,12 +2,12 @@
  * The plan as text for a terminal, in the Terraform manner: drift first, then
  * one block per step (`+ create`, `~ update`, `-/+ replace`, `- remove`,
  * `> import`, `-> move`, `. forget`) with its field changes, reason and notes, what could not be
- * read, and the summary line. Colour is a parameter: the command decides it.
+ * read, the records left without a value, and the summary line. Colour is a parameter: the command decides it.
  */
 import { actionWords, localPart, type PendingWrite, type Plan, type PlanStep, type Tone } from '../plan-model/index.js';
 import { painter as makePainter, type Paint } from '../paint.js';
 import { safeText } from '../text/safe-text.js';
-import { accountLabel, changeLines, noChangesLine, PENDING_HEADING, pendingWriteLine, summaryLine } from './describe.js';
+import { accountLabel, changeLines, noChangesLine, PENDING_HEADING, pendingWriteLine, summaryLine, withoutValueNote } from './describe.js';
 
 export interface TextOptions {
   color: boolean;
@@ -83,6 +83,9 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     }
     out.push('');
   }
+
+  const empty = withoutValueNote(plan);
+  if (empty) out.push(`${paint('warn', '!')} ${safeText(`${empty.what}: ${empty.addresses.join(', ')}`)}`, `  ${empty.todo}`, '');
 
   if (plan.targets.length > 0) out.push(paint('warn', `Only part of the configuration was planned (--target ${plan.targets.join(', ')}).`), '');
   out.push(paint('bold', noChangesLine(plan) ?? summaryLine(plan)));

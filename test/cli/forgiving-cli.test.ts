@@ -65,6 +65,14 @@ describe('help', () => {
     expect((await cli('state', 'list', '--help')).stdout).toContain('--var-file FILE     read variables from a YAML file (repeatable); with --var, the last one given wins\n');
   });
 
+  it('`destroy --help` says --target removes what depends on ADDRESS (apply keeps what ADDRESS depends on), and the README lists it', async () => {
+    const destroy = (await cli('destroy', '--help')).stdout;
+    expect(destroy).toContain('  --target ADDRESS    remove only ADDRESS and what depends on it (repeatable)\n');
+    expect(destroy).not.toContain('what it depends on');
+    expect((await cli('apply', '--help')).stdout).toContain('  --target ADDRESS    limit the run to ADDRESS and what it depends on (repeatable)\n');
+    expect(readFileSync('README.md', 'utf8')).toContain('| `cplane destroy [dir] [--auto-approve] [--target ADDR ...]` |');
+  });
+
   it('`cplane`, `cplane --help` and `cplane help` print the global help, which names `cplane help <command>`', async () => {
     const global = await cli();
     expect(global.code).toBe(0);

@@ -11,7 +11,8 @@ import { applyPlan, forwardClientEvents, resendJournal, type ApplyEvent, type Ap
 import { resolveSecret } from '../../config/index.js';
 import { foreignPendingWrites, makePlan, pendingWritesOf, placeholderProblems, readPlanFile } from '../../planner/index.js';
 import { hasChanges, type Plan } from '../../plan-model/index.js';
-import { accountLabel, renderPendingWritesText, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
+import { accountLabel, renderPendingWritesText, renderPlanMarkdown, renderPlanText, withoutValueNote } from '../../render/index.js';
+import { safeText } from '../../text/safe-text.js';
 import { eventLine } from '../../ui/plain-lines.js';
 import { summaryLines } from '../../ui/summary-text.js';
 import type { CommandContext, CommandModule } from '../command.js';
@@ -137,7 +138,8 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
       if (!hasChanges(fresh)) {
         github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, planFile: planPath! });
         sink.text(`No changes. The plan ${planPath} has nothing left to do (it was applied already, or the objects already match).`);
-        if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: false })}\n`);
+        if (withoutValueNote(fresh)) sink.text(withoutValueLine(fresh));
+        if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: false, withoutValue: fresh.withoutValue ?? [] })}\n`);
         return 0;
       }
       plan = { ...trustedPlan(saved, fresh, planPath!, { count: recovery.resent, idNow: (address) => state.data.resources[address]?.id }), context: plan.context };
@@ -145,7 +147,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     // Every plan made here comes from the configuration; this only guards against a bug that would send a secret elsewhere.
     const misplaced = placeholderProblems(plan);
     if (misplaced.length > 0) throw new Error(`the plan puts secrets in fields that are not write-only: ${misplaced.join('; ')}`);
-    if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length })}\n`);
+    if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length, withoutValue: plan.withoutValue ?? [] })}\n`);
     else ctx.stdout.write(renderPlanText(plan, { color: interactive && !ctx.env.NO_COLOR, width: ctx.stdout.columns ?? 80 }));
     github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, ...(planPath ? { planFile: planPath } : {}) });
     if (!hasChanges(plan)) return 0;
@@ -185,11 +187,19 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
       stopInterrupts();
     }
     await sink.finish(result);
+    // Said again after the run, where it is read: the plan above scrolled away.
+    if (!json && withoutValueNote(plan)) ctx.stdout.write(`${withoutValueLine(plan)}\n`);
     github?.summary(`#### cplane ${verb} result\n\n${summaryLines(result, verb === 'destroy' ? 'Destroy' : 'Apply').map((l) => `- ${l.text}`).join('\n')}\n`);
     return result.interrupted ? 130 : result.failed.length > 0 ? 1 : 0;
   } finally {
     await workspace.close();
   }
+}
+
+/** The records the plan leaves without a value, and what to do, as one paragraph. */
+function withoutValueLine(plan: Plan): string {
+  const note = withoutValueNote(plan)!;
+  return `${safeText(`${note.what}: ${note.addresses.join(', ')}.`)}\n${note.todo}`;
 }
 
 /** The approval question, naming the account (name and id) and the workspace the writes go to. */

@@ -100,7 +100,8 @@ export const commands: Command[] = [
     name: ['destroy'],
     summary: 'Archive, delete and revoke everything in the state (honours preventDestroy)',
     usage: 'destroy [dir] [--auto-approve] [--target ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
-    help: applyHelp,
+    // Removing ADDRESS removes what depends on it first (its dependencies stay): not apply's meaning of --target.
+    help: applyHelp.map((line) => (line.startsWith('--target') ? '--target ADDRESS    remove only ADDRESS and what depends on it (repeatable)' : line)),
     options: applyOptions,
     load: async () => (await import('./destroy.js')).destroyCommand,
   },
@@ -245,13 +246,14 @@ export const commands: Command[] = [
   {
     name: ['mcp'],
     summary: 'Serve the API and cplane as tools to an AI assistant (MCP over stdio)',
-    usage: 'mcp [dir] [--account ID] [--base-url URL]',
+    usage: 'mcp [dir] [--allow-apply] [--account ID] [--base-url URL]',
     help: [
       'dir                 configuration folder for cplane_validate, cplane_plan and cplane_apply (default: the current folder)',
+      '--allow-apply       offer cplane_apply, so the assistant can change the account with no person approving (off by default; see docs/mcp.md)',
       ...connectionHelp.filter((line) => !line.startsWith('--parallelism')),
       'See docs/mcp.md for registering the server with an MCP client.',
     ],
-    options: connectionOptions,
+    options: { ...connectionOptions, 'allow-apply': { type: 'boolean' } },
     load: async () => (await import('./mcp.js')).mcpCommand,
   },
   {
