@@ -33,11 +33,13 @@ describe('--lock-timeout', () => {
     waiting.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const done = new Promise<number | null>((resolve) => waiting.on('close', resolve));
     // Released only once the second apply says it waits: nothing here depends on how long anything takes.
-    await new Promise<void>((resolve) => {
+    // (One that ends instead of waiting fails here at once.)
+    await new Promise<void>((resolve, reject) => {
       waiting.stderr.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
         if (stderr.includes('Waiting up to 600 s for the state lock')) resolve();
       });
+      void done.then((code) => reject(new Error(`the second apply ended (code ${String(code)}) instead of waiting: ${stderr}`)));
     });
     expect(stderr).toContain(`held by pid ${held.pid}`);
     holder.stdin.end();
