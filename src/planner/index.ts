@@ -7,6 +7,7 @@
  */
 export { makePlan } from './make-plan.js';
 export { foreignPendingWrites, pendingWritesOf } from './pending-writes.js';
+export { relativeTime } from './reissue.js';
 export type { MakePlanInput, PlanState } from './context.js';
 export type { PlanProblem } from './problems.js';
 export { PlanError } from './errors.js';

@@ -14,6 +14,8 @@ import { PlanError } from './errors.js';
 import { indexLive } from './live-account.js';
 import { sortSteps } from './order.js';
 import { refreshLive } from './refresh.js';
+import { replaceProblems } from './reissue.js';
+import { providerFor } from '../providers/index.js';
 import { forgetSteps, resolveRefactoring, withMoves } from './refactoring.js';
 import { planRemovals } from './removals.js';
 import { summarize } from './summary.js';
@@ -24,7 +26,7 @@ import { writeOnlyChanges, type WriteOnlyStatus } from './write-only-values.js';
 import { pendingWritesOf } from './pending-writes.js';
 
 export async function makePlan(input: MakePlanInput): Promise<Plan> {
-  const { client, desired, account, mode = 'normal', targets = [] } = input;
+  const { client, desired, account, mode = 'normal', targets = [], replace = [] } = input;
   // moved, removed and import blocks first: every later stage sees the state under its new addresses.
   const refactored = resolveRefactoring({ blocks: desired.refactoring, state: input.state.data.resources });
   const state = refactored.state;
@@ -39,7 +41,9 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
   const desiredByAddress = new Map(desired.resources.map((r) => [r.address, r]));
   const snapshot = await refreshing;
 
-  const ctx: PlanContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups: book.lookups(account, snapshot.vendors), writeOnly: writeOnly.statuses, imports: refactored.imports };
+  // The API's clock, read from the answers of the refresh: expiry and due dates are compared with it.
+  const lookups = book.lookups(account, snapshot.vendors, client.serverNow());
+  const ctx: PlanContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
   const planned = planDesired(ctx);
   const removals = planRemovals(ctx);
   // An address with a pending write gets no step: the resend that comes first finishes it (pending-writes.ts).
@@ -55,7 +59,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     drift: [...planned.drift, ...removals.drift],
     // A kind-wide entry says nothing more once the addresses of that kind are listed one by one.
     unreadable: unreadable.filter((u) => u.address !== undefined || !unreadable.some((v) => v.address !== undefined && v.kind === u.kind)),
-    problems: [...refactored.problems, ...writeOnly.problems, ...planned.problems, ...removals.problems],
+    problems: [...refactored.problems, ...writeOnly.problems, ...replaceProblems(replace, desiredByAddress, state, (r) => providerFor(r.kind)), ...planned.problems, ...removals.problems],
   });
   if (scoped.problems.length > 0) throw new PlanError(scoped.problems);
 
@@ -66,6 +70,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     account,
     mode,
     targets,
+    ...(replace.length > 0 ? { replace } : {}),
     steps: scoped.steps,
     drift: scoped.drift,
     unreadable: scoped.unreadable,

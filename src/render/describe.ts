@@ -22,8 +22,10 @@ const isMultiline = (value: unknown): value is string => typeof value === 'strin
  * or, for multi-line strings, a line diff made with `diff`.
  */
 export function changeLines(change: FieldChange, creating: boolean): { symbol: string; text: string }[] {
-  const suffix = change.forcesReplace ? '  # forces replacement' : '';
+  const suffix = `${change.note ? `  (${change.note})` : ''}${change.forcesReplace ? '  # forces replacement' : ''}`;
   if (change.sensitive) return [{ symbol: creating ? '+' : '~', text: `${change.path} = (sensitive)${suffix}` }];
+  // A value that is not changed but explains the step (an expired token's expiresAt).
+  if (change.note && !('after' in change)) return [{ symbol: '~', text: `${change.path} = ${showValue(change.before)}${suffix}` }];
   if (!('before' in change)) return [{ symbol: '+', text: `${change.path} = ${showValue(change.after)}${suffix}` }];
   if (!('after' in change)) return [{ symbol: '-', text: `${change.path} = ${showValue(change.before)}${suffix}` }];
   if (isMultiline(change.before) || isMultiline(change.after)) {

@@ -44,7 +44,7 @@ export function renderPlanMarkdown(plan: Plan): string {
     out.push(`<details><summary>Changed outside cplane (${plan.drift.length})</summary>`, '');
     for (const drift of plan.drift) {
       const fields = drift.changes.map((c) => `\`${cell(c.path)}\``).join(', ');
-      out.push(`- \`${drift.address}\`: ${drift.type === 'deleted' ? (drift.reason ?? 'deleted outside cplane') : `changed (${fields})`}`);
+      out.push(`- \`${drift.address}\`: ${drift.type === 'deleted' ? (drift.reason ?? 'deleted outside cplane') : (drift.reason ?? `changed (${fields})`)}`);
     }
     out.push('', '</details>', '');
   }

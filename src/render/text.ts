@@ -57,7 +57,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
         out.push(`  ${paint('remove', '-')} ${safeText(drift.address)} was ${drift.reason ?? 'deleted outside cplane'}`);
         continue;
       }
-      out.push(`  ${paint('change', '~')} ${safeText(drift.address)} was changed outside cplane`);
+      out.push(`  ${paint('change', '~')} ${safeText(drift.address)} ${drift.reason ? safeText(drift.reason) : 'was changed outside cplane'}`);
       for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) out.push(`      ${paint(symbolTone[symbol] ?? 'plain', symbol)} ${safeText(text)}`);
     }
     out.push('', rule, '');

@@ -56,7 +56,7 @@ describe('help', () => {
     const plan = await cli('plan', '--help');
     expect(plan.code).toBe(0);
     expect(plan.stdout.split('\n').slice(0, 3)).toEqual([
-      'Usage: cplane plan [dir] [--out FILE] [--target ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+      'Usage: cplane plan [dir] [--out FILE] [--target ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
       '',
       'Show what apply would change, and why',
     ]);

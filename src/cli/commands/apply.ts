@@ -44,6 +44,7 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
   const interactive = !json && ctx.values['no-input'] !== true && ctx.stdout.isTTY === true && ctx.stdin.isTTY === true;
   const parallelism = parseParallelism(ctx.values.parallelism);
   const targets = (ctx.values.target as string[] | undefined) ?? [];
+  const replace = (ctx.values.replace as string[] | undefined) ?? [];
   const [where, ...rest] = ctx.positionals;
   const planPath = where !== undefined && statSync(resolve(ctx.cwd, where), { throwIfNoEntry: false })?.isFile() ? resolve(ctx.cwd, where) : undefined;
   // A saved plan may be followed by the configuration folder it was made for.
@@ -59,7 +60,7 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
   }
   const github = githubReporter(ctx);
   try {
-    return await applyWith(ctx, verb, { json, interactive, parallelism, targets, planPath, planDir, github });
+    return await applyWith(ctx, verb, { json, interactive, parallelism, targets, replace, planPath, planDir, github });
   } catch (error) {
     github?.failed(error, verb);
     throw error;
@@ -71,12 +72,13 @@ interface ApplySettings {
   interactive: boolean;
   parallelism: number;
   targets: string[];
+  replace: string[];
   planPath: string | undefined;
   planDir: string | undefined;
   github: GithubReporter | undefined;
 }
 
-async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, parallelism, targets, planPath, planDir, github }: ApplySettings): Promise<number> {
+async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, parallelism, targets, replace, planPath, planDir, github }: ApplySettings): Promise<number> {
   const saved = planPath ? await readPlanFile(planPath) : undefined;
   // Everything that can be checked without the network is, so an altered or misplaced plan sends no request.
   const opening = saved ? await prepareSavedPlan(ctx, saved, planPath!, planDir) : ctx;
@@ -129,7 +131,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     const mode = saved ? saved.mode : verb === 'destroy' ? 'destroy' : 'normal';
     status = readingStatus(ctx.stderr, { enabled: !json && !ctx.env.CI });
     const [fresh, accountName] = await Promise.all([
-      makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode, targets: saved ? saved.targets : targets, parallelism, env: ctx.env }),
+      makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode, targets: saved ? saved.targets : targets, replace: saved ? (saved.replace ?? []) : replace, parallelism, env: ctx.env }),
       // Read again even for a saved plan: the name shown for approval must not come from a file anyone could edit.
       accountNameOf(client, workspace.account),
     ]).finally(() => status.stop());

@@ -24,6 +24,10 @@ const applyOptions: OptionSpec = {
   ...githubOptions,
 };
 
+/** `--replace` (plan and apply): Terraform's `-replace`. */
+const replaceOption: OptionSpec = { replace: { type: 'string', multiple: true } };
+const replaceHelp = '--replace ADDRESS   issue ADDRESS again: a new token (created before the old one is revoked), a new generated value, a secret sent again from its source (repeatable)';
+
 const applyHelp = [
   '--auto-approve      do not ask for approval (needed without a terminal)',
   '--target ADDRESS    limit the run to ADDRESS and what it depends on (repeatable)',
@@ -56,10 +60,11 @@ export const commands: Command[] = [
     name: ['plan'],
     summary: 'Show what apply would change, and why',
     usage:
-      'plan [dir] [--out FILE] [--target ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+      'plan [dir] [--out FILE] [--target ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
     help: [
       '--out FILE          save the plan as JSON for `cplane apply FILE`',
       '--target ADDRESS    plan only ADDRESS and what it depends on (repeatable)',
+      replaceHelp,
       '--refresh-only      plan no writes: only show changes made outside cplane (applying it records them in state)',
       '--destroy           plan the removal of everything in state',
       '--detailed-exitcode exit 2 when the plan has changes, 3 when it is incomplete (0: none, 1: error)',
@@ -74,6 +79,7 @@ export const commands: Command[] = [
       ...githubOptions,
       out: { type: 'string' },
       target: { type: 'string', multiple: true },
+      ...replaceOption,
       'refresh-only': { type: 'boolean' },
       destroy: { type: 'boolean' },
       'detailed-exitcode': { type: 'boolean' },
@@ -86,14 +92,15 @@ export const commands: Command[] = [
   {
     name: ['apply'],
     summary: 'Perform the changes of a plan (resends interrupted writes first)',
-    usage: 'apply [dir | PLANFILE [dir]] [--auto-approve] [--target ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    usage: 'apply [dir | PLANFILE [dir]] [--auto-approve] [--target ADDRESS ...] [--replace ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
     help: [
       ...applyHelp,
+      replaceHelp,
       'PLANFILE            a plan saved by `cplane plan --out FILE`: applied (no prompt) when a plan made now has exactly its steps;',
       '                    it brings its variables, account, workspace and state location, and finds its configuration folder',
       '                    at the same place relative to the current folder (or give dir)',
     ],
-    options: applyOptions,
+    options: { ...applyOptions, ...replaceOption },
     load: async () => (await import('./apply.js')).applyCommand,
   },
   {
@@ -267,10 +274,11 @@ export const commands: Command[] = [
   {
     name: ['emulator'],
     summary: 'Run the local emulator of the control-plane API',
-    usage: 'emulator [--port N] [--data FILE] [--latency-ms N] [--faults SPEC] [--rate-limit N] [--print-fixtures]',
+    usage: 'emulator [--port N] [--data FILE] [--clock-offset DURATION] [--latency-ms N] [--faults SPEC] [--rate-limit N] [--print-fixtures]',
     help: [
       '--port N            port on 127.0.0.1 (default 4010; 0 picks a free port)',
       '--data FILE         load the data from FILE and save every change to it (atomically)',
+      '--clock-offset DURATION  shift the emulator\'s clock, e.g. --clock-offset=-25d, 36h, 1d12h, 0 (default: the offset saved in --data, else 0)',
       '--latency-ms N      add N milliseconds to every request',
       '--faults SPEC       inject faults, e.g. "429=0.05,500=0.05,503=0.1,drop=0.1,seed=42"',
       '--rate-limit N      answer 429 beyond N requests per second per token',
@@ -279,6 +287,7 @@ export const commands: Command[] = [
     options: {
       port: { type: 'string' },
       data: { type: 'string' },
+      'clock-offset': { type: 'string' },
       'latency-ms': { type: 'string' },
       faults: { type: 'string' },
       'rate-limit': { type: 'string' },
