@@ -11,7 +11,7 @@ import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import { loadConfig } from '../config/index.js';
-import { variablesLoadOptions } from './variables-flags.js';
+import { variablesLoadOptions } from '../session/variables-flags.js';
 import { KeyError, planMacKey, planMacMatches, resolveStateKey } from '../crypto/index.js';
 import { listAccounts } from '../providers/index.js';
 import {
@@ -28,10 +28,10 @@ import {
   type Plan,
   type PlanContext,
 } from '../planner/index.js';
-import type { CommandContext } from './command.js';
-import { AbortError } from './errors.js';
-import type { Workspace } from './workspace.js';
-import { workspaceName } from './workspace-name.js';
+import type { CommandContext } from '../session/command-context.js';
+import { AbortError } from '../session/errors.js';
+import type { Workspace } from '../session/workspace.js';
+import { workspaceName } from '../session/workspace-name.js';
 
 export type SavedPlan = Plan & { context: PlanContext };
 

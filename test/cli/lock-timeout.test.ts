@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lockTimeoutMs } from '../../src/cli/lock-timeout.js';
+import { lockTimeoutMs } from '../../src/session/lock-timeout.js';
 
 describe('--lock-timeout DURATION', () => {
   it('reads Go-style durations', () => {

@@ -10,15 +10,16 @@ import { resolve } from 'node:path';
 import { hasChanges, isIncomplete } from '../../plan-model/index.js';
 import { makePlan, writePlanFile } from '../../planner/index.js';
 import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
-import type { CommandModule } from '../command.js';
-import { parseParallelism } from '../connection.js';
-import { AbortError } from '../errors.js';
+import type { CommandModule } from '../../session/command-context.js';
+import { parseParallelism } from '../../session/connection.js';
+import { AbortError } from '../../session/errors.js';
 import { exitCodes } from '../exit-codes.js';
 import { githubReporter } from '../github-flag.js';
 import { reportPlanProblems } from '../plan-problems.js';
 import { readingStatus } from '../reading-status.js';
 import { accountNameOf, planContext } from '../saved-plan.js';
-import { openWorkspace } from '../workspace.js';
+import { openWorkspace } from '../../session/workspace.js';
+import { weakSecretWarnings } from '../weak-secrets.js';
 
 export const planCommand: CommandModule = {
   async run(ctx) {
@@ -57,6 +58,7 @@ export const planCommand: CommandModule = {
         await writePlanFile(planFile, { ...plan, auth: { mac: workspace.state.crypto.planFileMac(plan), ...(kdf ? { kdf } : {}) } });
         if (!values.json && !values.markdown) ctx.stderr.write(`Saved the plan to ${planFile}; apply exactly this plan with \`cplane apply ${String(values.out)}\`.\n`);
       }
+      for (const warning of weakSecretWarnings()) ctx.stderr.write(`${warning}\n`);
       if (values.json) ctx.stdout.write(renderPlanJson(plan));
       else if (values.markdown) ctx.stdout.write(renderPlanMarkdown(plan));
       else ctx.stdout.write(renderPlanText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, width: ctx.stdout.columns ?? 80 }));
