@@ -187,8 +187,11 @@ export function keyMatchesCheck(key: Uint8Array, check: string): boolean {
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-/** Separate keys for sealing and fingerprints, so neither use of the state key can weaken the other. */
-export function deriveSubkey(key: Uint8Array, purpose: 'seal' | 'fingerprint'): Uint8Array {
+/**
+ * Separate keys for each use of the state key (sealing, fingerprints, the MACs of state entries and of saved
+ * plan files), so no use can weaken another.
+ */
+export function deriveSubkey(key: Uint8Array, purpose: 'seal' | 'fingerprint' | 'entry mac' | 'plan file mac'): Uint8Array {
   // No salt: HKDF then uses a block of zeros (RFC 5869), as it always has here.
   return new Uint8Array(hkdfSync('sha256', key, new Uint8Array(0), `cplane state ${purpose} v1`, 32));
 }
