@@ -104,7 +104,15 @@ function resolveKey(options: OpenStateOptions, existing: StateHeader | undefined
 }
 
 function checkKey(key: StateKey, header: StateHeader, path: string): void {
-  if (keyMatchesCheck(key.key, header.keyCheck)) return;
+  const entryMacs = header.entryMacs === ENTRY_MACS;
+  if (keyMatchesCheck(key.key, header.keyCheck, entryMacs)) return;
+  if (!entryMacs && keyMatchesCheck(key.key, header.keyCheck, true)) {
+    throw new StateError(
+      'STATE_ENTRY_FORGED',
+      `The state ${path} was written with authenticated entries, but its header no longer says so: someone removed the entries' MACs. Nothing was opened or written.`,
+      'Restore the state from a copy you trust (`cplane state history` lists the versions of a PostgreSQL state).',
+    );
+  }
   const used = { env: 'CPLANE_STATE_KEY', passphrase: 'CPLANE_PASSPHRASE', keyfile: `the key file ${key.keyFile ?? ''}` }[key.source];
   const expected = header.kdf ? 'a key derived from a passphrase (CPLANE_PASSPHRASE)' : 'a 32-byte key (CPLANE_STATE_KEY or a key file)';
   throw new StateError(
@@ -215,7 +223,7 @@ async function openLoaded(options: OpenStateOptions, backend: StateBackend, path
   if (handle || !existing) findKey();
   const header: StateHeader = existing?.header
     ? { ...existing.header }
-    : { keyCheck: keyCheckOf(key!.key), ...(key!.kdf ? { kdf: key!.kdf } : {}), entryMacs: ENTRY_MACS };
+    : { keyCheck: keyCheckOf(key!.key, true), ...(key!.kdf ? { kdf: key!.kdf } : {}), entryMacs: ENTRY_MACS };
   const data: StateData = replayed ? withoutHeader(replayed.contents) : emptyState(account);
   let keys: StateKeys | undefined;
   const keysOnce = () => (keys ??= stateKeys(findKey().key));
@@ -242,6 +250,7 @@ async function openLoaded(options: OpenStateOptions, backend: StateBackend, path
     }
     for (const [address, resource] of Object.entries(data.resources)) data.resources[address] = macResource(macKeyOnce(), binding, address, resource);
     header.entryMacs = ENTRY_MACS;
+    header.keyCheck = keyCheckOf(findKey().key, true);
   }
   // A reader of a format-1 state opens its values the old way; it never stores any.
   const crypto = createStateCrypto(keysOnce, upgrading && !handle ? 'address-only' : binding, (address) => data.resources[address]?.fingerprintAddress ?? address);

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { deriveSubkey, sealSecret } from '../../src/crypto/index.js';
+import { deriveSubkey, keyCheckOf, sealSecret } from '../../src/crypto/index.js';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openState, StateError } from '../../src/state/index.js';
@@ -213,7 +213,7 @@ describe('sealed values are bound to account, lineage and address', () => {
     // A format-1 state predates entry MACs: its header has only the key check.
     const v1 = {
       ...doc,
-      header: { keyCheck: (doc.header as { keyCheck: string }).keyCheck },
+      header: { keyCheck: keyCheckOf(Buffer.from(key, 'base64'), false) },
       version: 1,
       resources: { 'gateway_token.prod/ci': { ...resource('gateway_token', 'tok_1'), sealed: { plaintext: legacy } } },
       journal: [],
@@ -248,7 +248,7 @@ describe('sealed values are bound to account, lineage and address', () => {
     const doc = JSON.parse(readFileSync(store.path, 'utf8')) as Record<string, unknown>;
     const legacy = {
       ...doc,
-      header: { keyCheck: (doc.header as { keyCheck: string }).keyCheck },
+      header: { keyCheck: keyCheckOf(Buffer.from(key, 'base64'), false) },
       journal: [{ id: 'e1', address: 'record.payments/stripe-key', stepId: 's', operation: 'deleteGateway', pathParams: { id: 'gw_x' }, idempotencyKey: 'k', body: null, createdAt: new Date().toISOString() }],
     };
     writeFileSync(store.path, JSON.stringify(legacy));
@@ -258,5 +258,26 @@ describe('sealed values are bound to account, lineage and address', () => {
     expect((refused as StateError).code).toBe('STATE_ENTRY_FORGED');
     expect((refused as StateError).message).toContain('deleteGateway of record.payments/stripe-key');
     expect(JSON.parse(readFileSync(store.path, 'utf8'))).toEqual(legacy);
+  });
+
+  it('an authenticated state stripped of its MACs (to pass a forged entry off as an old one) is refused', async () => {
+    const key = newKey();
+    const env = { ...box.env, CPLANE_STATE_KEY: key };
+    const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
+    await store.close();
+    const doc = JSON.parse(readFileSync(store.path, 'utf8')) as Record<string, unknown>;
+    const stripped = {
+      ...doc,
+      header: { keyCheck: (doc.header as { keyCheck: string }).keyCheck },
+      resources: { 'gateway_token.prod/ci': resource('gateway_token', 'tok_not_ours') },
+      journal: [],
+    };
+    writeFileSync(store.path, JSON.stringify(stripped));
+    rmSync(`${store.path}.log`);
+    const refused = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StateError);
+    expect((refused as StateError).code).toBe('STATE_ENTRY_FORGED');
+    expect((refused as StateError).message).toContain("someone removed the entries' MACs");
+    expect(JSON.parse(readFileSync(store.path, 'utf8'))).toEqual(stripped);
   });
 });
