@@ -8,6 +8,9 @@ const DAY = 86_400_000;
 let w: World;
 let recordId: string;
 const fingerprint = () => (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, { fingerprints: Record<string, string> }> }).resources['record.shop/signing']!.fingerprints.value;
+// cplane reads the API's clock from the HTTP Date header, whole seconds: a due date exactly three days before
+// this process's clock could be under three days before the API's, so it is set an hour further back.
+const HOUR = 3_600_000;
 const startOfToday = () => Math.floor(Date.now() / DAY) * DAY;
 
 beforeAll(async () => {
@@ -31,7 +34,7 @@ describe('a generated record value that is due', () => {
   });
 
   it('is planned for rotation once `cplane api updateRecord` moves its due date into the past', async () => {
-    const moved = await w.cli(['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: new Date(Date.now() - 3 * DAY).toISOString() })]);
+    const moved = await w.cli(['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: new Date(Date.now() - 3 * DAY - HOUR).toISOString() })]);
     expect(moved.code).toBe(0);
     const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
     expect(plan.stderr).toBe('');
