@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
  * never one listed after it (nor a folder it shares no layer with): `no-restricted-imports` below turns
  * an upward import into a lint error. cli/, demo/ and the faces on top may import anything.
  */
-const allFolders = ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'planner', 'applier', 'render', 'ui', 'export', 'emulator', 'cli', 'demo', 'faces', 'github'];
+const allFolders = ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'planner', 'applier', 'render', 'ui', 'export', 'emulator', 'cli', 'demo', 'faces', 'github'];
 /** Folder -> the folders of ours it may import (besides itself and the ground-floor files src/errors.ts, src/paint.ts). */
 export const layers = {
   api: [],
@@ -16,7 +16,9 @@ export const layers = {
   crypto: ['api', 'config', 'state'],
   state: ['api', 'config', 'plan-model', 'crypto'],
   providers: ['api', 'config', 'plan-model', 'crypto', 'state'],
-  planner: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers'],
+  // Policies decide whether a change is allowed: the planner runs them as its last stage.
+  policy: ['api', 'config', 'plan-model'],
+  planner: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'policy'],
   applier: ['api', 'config', 'plan-model', 'crypto', 'state'],
   render: ['api', 'config', 'plan-model'],
   ui: ['api', 'config', 'plan-model', 'applier', 'render'],

@@ -7,8 +7,8 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { formatGithub } from '../config/index.js';
-import { appendStepSummary, errorAnnotation, writeStepOutputs } from '../github/index.js';
-import { hasChanges, type Plan } from '../plan-model/index.js';
+import { annotation, appendStepSummary, errorAnnotation, writeStepOutputs } from '../github/index.js';
+import { blockingFindings, findingLine, hasChanges, type Plan } from '../plan-model/index.js';
 import { PlanError } from '../planner/errors.js';
 import type { CommandContext } from './command.js';
 import { AbortError, ConfigInvalidError } from './errors.js';
@@ -29,11 +29,16 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
     plan(plan, markdown, options) {
       const where = options.planFile ? `in the job log above and in the saved plan \`${options.planFile}\`` : 'in the job log above';
       appendStepSummary(env, markdown, where);
+      // Policy findings as annotations on the resource's line: errors for mandatory ones, warnings for advisory ones.
+      for (const f of plan.policies?.findings ?? []) {
+        ctx.stdout.write(`${annotation(f.level === 'mandatory' ? 'error' : 'warning', findingLine(f), f.at, `Policy ${f.policy} (${f.level})`)}\n`);
+      }
       const markdownFile = join(env.RUNNER_TEMP || tmpdir(), `cplane-plan-${process.pid}-${Date.now()}.md`);
       writeFileSync(markdownFile, markdown, { mode: 0o600 });
       const root = env.GITHUB_WORKSPACE || ctx.cwd;
       writeStepOutputs(env, {
         has_changes: String(hasChanges(plan)),
+        policy_failed: String(blockingFindings(plan).length > 0),
         add: String(plan.summary.add),
         change: String(plan.summary.change),
         replace: String(plan.summary.replace),

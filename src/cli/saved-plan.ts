@@ -16,6 +16,7 @@ import {
   isStateUrl,
   placeholderProblems,
   plannedFiles,
+  policyDifferences,
   recordedStatePath,
   relativePosix,
   stepDifferences,
@@ -129,6 +130,10 @@ function savedStateLocation(ctx: CommandContext, plan: SavedPlan, planPath: stri
  * steps are exactly the fresh steps; otherwise the saved plan is refused, naming each address that differs.
  */
 export function trustedPlan(saved: SavedPlan, fresh: Plan, planPath: string): Plan {
+  const policies = policyDifferences(saved, fresh);
+  if (policies.length > 0) {
+    throw new AbortError(`The saved plan ${planPath} was checked under other policies: ${policies.join('; ')}. Nothing was applied.`, REPLAN);
+  }
   const differences = stepDifferences(saved, fresh);
   if (differences.length > 0) {
     const shown = differences.slice(0, 20);

@@ -52,8 +52,13 @@ const escapeProperty = (text: string) => escapeData(text).replace(/:/g, '%3A').r
 
 /** A workflow command that GitHub shows as an error on a file and line, e.g. `::error file=main.yaml,line=3,col=5::...`. */
 export function errorAnnotation(message: string, at?: { file: string; line: number; col: number }, title?: string): string {
+  return annotation('error', message, at, title);
+}
+
+/** The same as errorAnnotation, as a warning (`::warning ...::`) or an error. */
+export function annotation(level: 'error' | 'warning', message: string, at?: { file: string; line: number; col: number }, title?: string): string {
   const properties = at ? [`file=${escapeProperty(at.file)}`, `line=${at.line}`, `col=${at.col}`] : [];
   if (title) properties.push(`title=${escapeProperty(title)}`);
-  return `::error${properties.length ? ` ${properties.join(',')}` : ''}::${escapeData(message)}`;
+  return `::${level}${properties.length ? ` ${properties.join(',')}` : ''}::${escapeData(message)}`;
 }
 

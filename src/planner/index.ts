@@ -10,7 +10,7 @@ export type { MakePlanInput, PlanState } from './context.js';
 export type { PlanProblem } from './problems.js';
 export { PlanError } from './errors.js';
 export { readPlanFile, writePlanFile, planSchemaProblems } from './plan-file.js';
-export { placeholderProblems, stepDifferences, withSavedKeys } from './plan-trust.js';
+export { placeholderProblems, policyDifferences, stepDifferences, withSavedKeys } from './plan-trust.js';
 export { changedFiles, isStateUrl, plannedFiles, recordedStatePath, relativePosix, withoutCredentials } from './plan-context.js';
 export type * from './types.js';
 

@@ -2,7 +2,7 @@
  * The step generator (after Pulumi's): refreshes the live account, then runs
  * the stages, each a plain function of data named for what it decides:
  * the refactoring blocks (moved, removed, import), write-only values, the desired addresses (with the address book), the
- * removals, the dependencies, the order, the targets and the summary.
+ * removals, the dependencies, the order, the targets, the summary and the policies.
  * Providers report facts and writes; the stages decide.
  */
 import type { Plan } from '../plan-model/index.js';
@@ -11,6 +11,7 @@ import type { MakePlanInput, PlanContext } from './context.js';
 import { linkDependencies } from './dependencies.js';
 import { planDesired } from './desired.js';
 import { PlanError } from './errors.js';
+import { checkPolicies } from './policies.js';
 import { indexLive } from './live-account.js';
 import { sortSteps } from './order.js';
 import { refreshLive } from './refresh.js';
@@ -19,7 +20,7 @@ import { planRemovals } from './removals.js';
 import { summarize } from './summary.js';
 import { scopeToTargets } from './targets.js';
 import { version as cplaneVersion } from '../version.js';
-import { writeOnlyChanges, type WriteOnlyStatus } from './write-only-values.js';
+import { uncheckedWriteOnly, writeOnlyChanges, type WriteOnlyStatus } from './write-only-values.js';
 
 export async function makePlan(input: MakePlanInput): Promise<Plan> {
   const { client, desired, account, mode = 'normal', targets = [] } = input;
@@ -53,6 +54,9 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     problems: [...refactored.problems, ...writeOnly.problems, ...planned.problems, ...removals.problems],
   });
   if (scoped.problems.length > 0) throw new PlanError(scoped.problems);
+  // Policies judge the changes the plan makes; a refresh-only plan makes none.
+  const policies = mode === 'refresh-only' ? { problems: [] } : await checkPolicies(desired, scoped.steps, desiredByAddress, state);
+  if (policies.problems.length > 0) throw new PlanError(policies.problems);
 
   return {
     formatVersion: 2,
@@ -65,5 +69,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     drift: scoped.drift,
     unreadable: scoped.unreadable,
     summary: summarize(scoped.steps),
+    ...(policies.report ? { policies: policies.report } : {}),
+    ...(mode === 'refresh-only' ? { notChecked: uncheckedWriteOnly(desired, state, input.env) } : {}),
   };
 }

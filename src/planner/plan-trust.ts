@@ -106,3 +106,17 @@ export function withSavedKeys(fresh: Plan, saved: Plan): Plan {
     steps: fresh.steps.map((step) => ({ ...step, writes: step.writes.map((w) => ({ ...w, idempotencyKey: keys.get(w.id) ?? w.idempotencyKey })) })),
   };
 }
+
+/**
+ * How the saved plan's policy report differs from a fresh plan's: made under other policies (the digest),
+ * or with other findings. Empty when they agree; a plan reviewed under one set of rules is never applied
+ * under another.
+ */
+export function policyDifferences(saved: Plan, fresh: Plan): string[] {
+  const digest = (plan: Plan) => plan.policies?.digest ?? 'none';
+  if (digest(saved) !== digest(fresh)) {
+    return [`the policies changed since the plan was made (${saved.policies ? `${saved.policies.policies} then` : 'none then'}, ${fresh.policies ? `${fresh.policies.policies} now` : 'none now'})`];
+  }
+  const where = firstDifference(saved.policies?.findings ?? [], fresh.policies?.findings ?? []);
+  return where ? [`the policy findings differ from a plan made now (at findings${where === '.' ? '' : where})`] : [];
+}

@@ -6,6 +6,7 @@
 import { actionWords, type Plan } from '../plan-model/index.js';
 import { safeLines, safeText } from '../text/safe-text.js';
 import { changeLines, noChangesLine, summaryLine } from './describe.js';
+import { findingLines, policyHeadline, refusedLine } from './policies.js';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 /** GitHub colours `+` and `-` lines of a diff block; every other change is marked `!`. */
@@ -22,6 +23,8 @@ export function renderPlanMarkdown(plan: Plan): string {
   const account = name ? `\`${cell(safeText(name)).replace(/`/g, "'")}\` (\`${plan.account}\`)` : `\`${plan.account}\``;
   const workspace = plan.context ? `, workspace \`${cell(plan.context.workspace)}\`` : '';
   out.push(`#### cplane plan${plan.mode !== 'normal' ? ` (${plan.mode})` : ''} for account ${account}${workspace}`, '', `**${headline}**`, '');
+  const refused = refusedLine(plan);
+  if (refused) out.push(`> [!CAUTION]`, `> **${refused}**`, '');
 
   if (acting.length > 0) {
     out.push('| | Address | Action | Why |', '|---|---|---|---|');
@@ -47,6 +50,17 @@ export function renderPlanMarkdown(plan: Plan): string {
       out.push(`- \`${drift.address}\`: ${drift.type === 'deleted' ? (drift.reason ?? 'deleted outside cplane') : `changed (${fields})`}`);
     }
     out.push('', '</details>', '');
+  }
+
+  const policies = policyHeadline(plan);
+  if (policies) {
+    out.push(`**${policies}**`, '');
+    const findings = findingLines(plan);
+    if (findings.length > 0) {
+      out.push('| | Policy finding | Where |', '|---|---|---|');
+      for (const f of findings) out.push(`| \`${f.symbol}\` | ${cell(f.text)} | ${f.place ? `\`${cell(f.place).replace(/`/g, "'")}\`` : ''} |`);
+      out.push('');
+    }
   }
 
   if (plan.unreadable.length > 0) {

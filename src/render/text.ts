@@ -8,6 +8,7 @@ import { actionWords, localPart, type Plan, type PlanStep, type Tone } from '../
 import { painter as makePainter, type Paint } from '../paint.js';
 import { safeText } from '../text/safe-text.js';
 import { accountLabel, changeLines, noChangesLine, summaryLine } from './describe.js';
+import { findingLines, policyHeadline, refusedLine } from './policies.js';
 
 export interface TextOptions {
   color: boolean;
@@ -73,7 +74,16 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     out.push('');
   }
 
+  const policies = policyHeadline(plan);
+  if (policies) {
+    out.push(paint('bold', policies));
+    for (const f of findingLines(plan)) out.push(`  ${paint(f.level === 'mandatory' ? 'remove' : 'warn', f.symbol)} ${safeText(f.text)}${f.place ? paint('dim', `  (${safeText(f.place)})`) : ''}`);
+    out.push('');
+  }
+
   if (plan.targets.length > 0) out.push(paint('warn', `Only part of the configuration was planned (--target ${plan.targets.join(', ')}).`), '');
   out.push(paint('bold', noChangesLine(plan) ?? summaryLine(plan)));
+  const refused = refusedLine(plan);
+  if (refused) out.push(paint('remove', refused));
   return `${out.join('\n')}\n`;
 }

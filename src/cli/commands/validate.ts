@@ -1,15 +1,17 @@
 /**
  * `cplane validate`: loads a configuration folder offline (no token, no
  * network) and reports every problem at once, for people, as JSON, or as
- * GitHub Actions annotations.
+ * GitHub Actions annotations. The policies' rules are compiled as well.
  */
 import type { CommandModule } from '../command.js';
 import { AbortError } from '../errors.js';
 import { formatDiagnostic, formatGithub, loadConfig } from '../../config/index.js';
 import { variablesLoadOptions } from '../variables-flags.js';
 import { githubReporter } from '../github-flag.js';
+import { compilePolicies } from '../../policy/index.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const policyNote = (n: number) => (n === 0 ? '' : ` and ${n} ${n === 1 ? 'policy' : 'policies'}`);
 const unsetNote = (names: string[]) =>
   names.length === 0 ? '' : ` (without a value for ${names.map((n) => `"${n}"`).join(', ')}: checked for type only)`;
 
@@ -21,10 +23,15 @@ export const validateCommand: CommandModule = {
     }
     if (ctx.positionals.length > 1) throw new AbortError('validate takes at most one folder.', 'Usage: cplane validate [dir]');
     // Validation needs no variable values: a field that uses an unset variable is checked only for its type.
-    const { desired, diagnostics, unsetVariables = [] } = await loadConfig(ctx.positionals[0] ?? '.', { ...variablesLoadOptions(ctx), allowUnsetVariables: true });
+    const loaded = await loadConfig(ctx.positionals[0] ?? '.', { ...variablesLoadOptions(ctx), allowUnsetVariables: true });
+    const { unsetVariables = [] } = loaded;
+    // Every policy's rule is compiled too (syntax, types, a bool result), reported at the rule's line.
+    const policyProblems = loaded.desired?.policies ? (await compilePolicies(loaded.desired.policies)).diagnostics : [];
+    const diagnostics = [...loaded.diagnostics, ...policyProblems];
+    const desired = policyProblems.length > 0 ? undefined : loaded.desired;
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
     const summary = desired
-      ? `Configuration is valid: ${plural(desired.resources.length, 'resource')} in ${plural(desired.files.length, 'file')}${unsetNote(unsetVariables)}.`
+      ? `Configuration is valid: ${plural(desired.resources.length, 'resource')}${policyNote(desired.policies?.length ?? 0)} in ${plural(desired.files.length, 'file')}${unsetNote(unsetVariables)}.`
       : `${plural(errors, 'error')} found.`;
 
     const github = githubReporter(ctx);
