@@ -36,7 +36,7 @@ const configModules = new RegExp(
 const engineModules = new RegExp(
   `^(${ours(
     'api/(client|errors|limiter|retry|routes|transport|result-check)|generated/(state-schema|result-checks)|(state|crypto|providers|policy|planner|plan-model|render|applier)/.+|' +
-      'ui/(plain-lines|summary-text|progress-model|words)|cli/(commands/(plan|apply|destroy|output|state|state-transfer|force-unlock)|[a-z-]+)',
+      'ui/(plain-lines|summary-text|progress-model|words)|cli/(commands/(plan|drift|apply|destroy|output|state|state-transfer|force-unlock)|[a-z-]+)',
   )}|${deps('@noble/ciphers|pg-connection-string|diff')})`,
 );
 

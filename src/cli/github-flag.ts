@@ -16,6 +16,8 @@ import { AbortError, ConfigInvalidError } from './errors.js';
 export interface GithubReporter {
   /** A plan was made: its Markdown goes to the step summary and a file (for the pull-request comment), its counts to the step outputs. */
   plan(plan: Plan, markdown: string, options: { dir: string; workspace: string; planFile?: string }): void;
+  /** A drift check was made: its report goes to the step summary and a file (for the drift issue), its result to the step outputs. */
+  drift(plan: Plan, markdown: string, options: { dir: string; workspace: string }): void;
   /** Markdown appended to the step summary as it is (a validation or apply result). */
   summary(markdown: string): void;
   /** The command failed: annotations for what has a place in the configuration, and a note in the step summary. */
@@ -25,6 +27,14 @@ export interface GithubReporter {
 export function githubReporter(ctx: CommandContext): GithubReporter | undefined {
   if (ctx.values.github !== true) return undefined;
   const { env } = ctx;
+  /** The Markdown in a file of the runner's temporary folder, for the comment and issue steps. */
+  const markdownFileOf = (markdown: string) => {
+    const file = join(env.RUNNER_TEMP || tmpdir(), `cplane-${process.pid}-${Date.now()}.md`);
+    writeFileSync(file, markdown, { mode: 0o600 });
+    return file;
+  };
+  /** `infra/prod@default`: the configuration folder (relative to the checkout) and the workspace. */
+  const keyOf = (dir: string, workspace: string) => `${relative(env.GITHUB_WORKSPACE || ctx.cwd, dir).split('\\').join('/') || '.'}@${workspace}`;
   return {
     plan(plan, markdown, options) {
       const where = options.planFile ? `in the job log above and in the saved plan \`${options.planFile}\`` : 'in the job log above';
@@ -33,9 +43,7 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
       for (const f of plan.policies?.findings ?? []) {
         ctx.stdout.write(`${annotation(f.level === 'mandatory' ? 'error' : 'warning', findingLine(f), f.at, `Policy ${f.policy} (${f.level})`)}\n`);
       }
-      const markdownFile = join(env.RUNNER_TEMP || tmpdir(), `cplane-plan-${process.pid}-${Date.now()}.md`);
-      writeFileSync(markdownFile, markdown, { mode: 0o600 });
-      const root = env.GITHUB_WORKSPACE || ctx.cwd;
+      const markdownFile = markdownFileOf(markdown);
       writeStepOutputs(env, {
         has_changes: String(hasChanges(plan)),
         policy_failed: String(blockingFindings(plan).length > 0),
@@ -46,7 +54,17 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
         plan_file: options.planFile ?? '',
         markdown_file: markdownFile,
         // One pull-request comment per configuration and workspace.
-        comment_key: `${relative(root, options.dir).split('\\').join('/') || '.'}@${options.workspace}`,
+        comment_key: keyOf(options.dir, options.workspace),
+      });
+    },
+    drift(plan, markdown, options) {
+      appendStepSummary(env, markdown, 'in the job log above');
+      writeStepOutputs(env, {
+        has_drift: String(plan.drift.length > 0),
+        drift_count: String(plan.drift.length),
+        markdown_file: markdownFileOf(markdown),
+        // One drift issue per configuration and workspace.
+        issue_key: keyOf(options.dir, options.workspace),
       });
     },
     summary(markdown) {

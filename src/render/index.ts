@@ -7,3 +7,4 @@ export { renderPlanMarkdown } from './markdown.js';
 export { renderPlanJson } from './json.js';
 export { accountLabel, summaryLine, noChangesLine } from './describe.js';
 export { findingPlace, policyHeadline, refusedLine } from './policies.js';
+export { driftHeadline, renderDriftJson, renderDriftMarkdown, renderDriftText } from './drift.js';

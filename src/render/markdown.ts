@@ -8,11 +8,31 @@ import { safeLines, safeText } from '../text/safe-text.js';
 import { changeLines, noChangesLine, summaryLine } from './describe.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
 
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+export const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 /** GitHub colours `+` and `-` lines of a diff block; every other change is marked `!`. */
-const diffSymbol = (symbol: string) => (symbol === '+' || symbol === '-' || symbol === ' ' ? symbol : '!');
+export const diffSymbol = (symbol: string) => (symbol === '+' || symbol === '-' || symbol === ' ' ? symbol : '!');
 /** Keeps a value from closing the code fence it is shown in. */
-const fenced = (text: string) => text.replace(/```/g, '`\u200b``');
+export const fenced = (text: string) => text.replace(/```/g, '`\u200b``');
+
+/** Write-only values a refresh-only plan did not check, as a quoted list. */
+export function notCheckedMarkdown(plan: Plan): string[] {
+  if (!plan.notChecked?.length) return [];
+  return [
+    '> **Write-only values not checked** (a drift check reads no secret, and the API never returns them):',
+    ...plan.notChecked.map((n) => `> - \`${cell(n.address)}\` \`${cell(n.field)}\`: not checked (${cell(n.reason)})`),
+    '',
+  ];
+}
+
+/** What could not be read, as a quoted list. */
+export function unreadableMarkdown(plan: Plan): string[] {
+  if (plan.unreadable.length === 0) return [];
+  return [
+    `> **Could not be read** (nothing is planned for these):`,
+    ...plan.unreadable.map((u) => `> - ${u.address ? `\`${u.address}\`` : `every ${u.kind}`}: \`${u.operation}\` ${cell(u.reason)}${u.requestId ? ` (request id \`${u.requestId}\`)` : ''}`),
+    '',
+  ];
+}
 
 export function renderPlanMarkdown(plan: Plan): string {
   const out: string[] = [];
@@ -52,6 +72,8 @@ export function renderPlanMarkdown(plan: Plan): string {
     out.push('', '</details>', '');
   }
 
+  out.push(...notCheckedMarkdown(plan));
+
   const policies = policyHeadline(plan);
   if (policies) {
     out.push(`**${policies}**`, '');
@@ -63,13 +85,7 @@ export function renderPlanMarkdown(plan: Plan): string {
     }
   }
 
-  if (plan.unreadable.length > 0) {
-    out.push(`> **Could not be read** (nothing is planned for these):`);
-    for (const u of plan.unreadable) {
-      out.push(`> - ${u.address ? `\`${u.address}\`` : `every ${u.kind}`}: \`${u.operation}\` ${cell(u.reason)}${u.requestId ? ` (request id \`${u.requestId}\`)` : ''}`);
-    }
-    out.push('');
-  }
+  out.push(...unreadableMarkdown(plan));
   // Names and values come from configuration and the API: escaped and redacted (no colour here to keep).
   return `${safeLines(out.join('\n').trimEnd())}\n`;
 }

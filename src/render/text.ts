@@ -36,24 +36,47 @@ function renderStep(step: PlanStep, paint: Paint): string[] {
   return lines;
 }
 
+/** What changed outside cplane, object by object, field by field. */
+export function driftLines(plan: Plan, paint: Paint): string[] {
+  const out = [paint('bold', 'Objects changed outside cplane since the last apply:'), ''];
+  for (const drift of plan.drift) {
+    if (drift.type === 'deleted') {
+      out.push(`  ${paint('remove', '-')} ${safeText(drift.address)} was ${drift.reason ?? 'deleted outside cplane'}`);
+      continue;
+    }
+    out.push(`  ${paint('change', '~')} ${safeText(drift.address)} was changed outside cplane`);
+    for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) out.push(`      ${paint(symbolTone[symbol] ?? 'plain', symbol)} ${safeText(text)}`);
+  }
+  return out;
+}
+
+/** Write-only values a refresh-only plan did not check because their source is absent. */
+export function notCheckedLines(plan: Plan, paint: Paint): string[] {
+  if (!plan.notChecked?.length) return [];
+  return [
+    paint('warn', 'Write-only values not checked (a drift check reads no secret, and the API never returns them):'),
+    ...plan.notChecked.map((n) => `  ${paint('warn', '?')} ${safeText(`${n.address} ${n.field}: not checked (${n.reason})`)}`),
+    '',
+  ];
+}
+
+/** What could not be read, one line each. */
+export function unreadableLines(plan: Plan, paint: Paint): string[] {
+  if (plan.unreadable.length === 0) return [];
+  return [
+    paint('warn', 'Could not be read (nothing is planned for these):'),
+    ...plan.unreadable.map((u) => `  ${paint('warn', '!')} ${safeText(`${u.address ?? `every ${u.kind}`}: ${u.operation}: ${u.reason}${u.requestId ? ` (request id ${u.requestId})` : ''}`)}`),
+    '',
+  ];
+}
+
 export function renderPlanText(plan: Plan, options: TextOptions): string {
   const paint = makePainter(options.color);
   const rule = paint('dim', '─'.repeat(Math.max(20, Math.min(options.width ?? 80, 100))));
   const out: string[] = [];
   if (plan.context) out.push(`Account: ${accountLabel(plan)}   Workspace: ${plan.context.workspace}`, '');
 
-  if (plan.drift.length > 0) {
-    out.push(paint('bold', 'Objects changed outside cplane since the last apply:'), '');
-    for (const drift of plan.drift) {
-      if (drift.type === 'deleted') {
-        out.push(`  ${paint('remove', '-')} ${safeText(drift.address)} was ${drift.reason ?? 'deleted outside cplane'}`);
-        continue;
-      }
-      out.push(`  ${paint('change', '~')} ${safeText(drift.address)} was changed outside cplane`);
-      for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) out.push(`      ${paint(symbolTone[symbol] ?? 'plain', symbol)} ${safeText(text)}`);
-    }
-    out.push('', rule, '');
-  }
+  if (plan.drift.length > 0) out.push(...driftLines(plan, paint), '', rule, '');
 
   const acting = plan.steps.filter((s) => s.action !== 'no-op');
   if (plan.mode === 'refresh-only') {
@@ -66,13 +89,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     for (const step of acting) out.push(...renderStep(step, paint), '');
   }
 
-  if (plan.unreadable.length > 0) {
-    out.push(paint('warn', 'Could not be read (nothing is planned for these):'));
-    for (const u of plan.unreadable) {
-      out.push(`  ${paint('warn', '!')} ${safeText(`${u.address ?? `every ${u.kind}`}: ${u.operation}: ${u.reason}${u.requestId ? ` (request id ${u.requestId})` : ''}`)}`);
-    }
-    out.push('');
-  }
+  out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint));
 
   const policies = policyHeadline(plan);
   if (policies) {
