@@ -11,7 +11,7 @@ import type { MakePlanInput, PlanContext } from './context.js';
 import { linkDependencies } from './dependencies.js';
 import { planDesired } from './desired.js';
 import { PlanError } from './errors.js';
-import { checkPolicies } from './policies.js';
+import { checkPolicies, compileConfigured } from './policies.js';
 import { indexLive } from './live-account.js';
 import { sortSteps } from './order.js';
 import { refreshLive } from './refresh.js';
@@ -24,6 +24,8 @@ import { uncheckedWriteOnly, writeOnlyChanges, type WriteOnlyStatus } from './wr
 
 export async function makePlan(input: MakePlanInput): Promise<Plan> {
   const { client, desired, account, mode = 'normal', targets = [] } = input;
+  // Policies judge the changes a plan makes (a refresh-only plan makes none); a rule that does not compile stops the plan before any request.
+  const compiled = mode === 'refresh-only' ? undefined : await compileConfigured(desired);
   // moved, removed and import blocks first: every later stage sees the state under its new addresses.
   const refactored = resolveRefactoring({ blocks: desired.refactoring, state: input.state.data.resources });
   const state = refactored.state;
@@ -54,9 +56,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     problems: [...refactored.problems, ...writeOnly.problems, ...planned.problems, ...removals.problems],
   });
   if (scoped.problems.length > 0) throw new PlanError(scoped.problems);
-  // Policies judge the changes the plan makes; a refresh-only plan makes none.
-  const policies = mode === 'refresh-only' ? { problems: [] } : await checkPolicies(desired, scoped.steps, desiredByAddress, state);
-  if (policies.problems.length > 0) throw new PlanError(policies.problems);
+  const policies = checkPolicies(compiled, scoped.steps, desiredByAddress, state);
 
   return {
     formatVersion: 2,
@@ -69,7 +69,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     drift: scoped.drift,
     unreadable: scoped.unreadable,
     summary: summarize(scoped.steps),
-    ...(policies.report ? { policies: policies.report } : {}),
+    ...(policies ? { policies } : {}),
     ...(mode === 'refresh-only' ? { notChecked: uncheckedWriteOnly(desired, state, input.env) } : {}),
   };
 }

@@ -9,9 +9,9 @@
  */
 import type { DesiredResource, DesiredState } from '../config/types.js';
 import { isRemoval, type PlanStep, type PolicyReport } from '../plan-model/index.js';
-import { compilePolicies, evaluatePolicies, type PolicyChange } from '../policy/index.js';
+import { compilePolicies, evaluatePolicies, type Compiled, type PolicyChange } from '../policy/index.js';
 import type { StateData } from '../state/types.js';
-import type { PlanProblem } from './problems.js';
+import { PlanError } from './errors.js';
 
 /** What cplane last applied, without the bookkeeping state keeps beside it. */
 function applied(inputs: Record<string, unknown> | undefined): Record<string, unknown> | null {
@@ -32,15 +32,20 @@ export function policyChanges(steps: readonly PlanStep[], desiredByAddress: Read
     });
 }
 
-export async function checkPolicies(
-  desired: DesiredState,
+/** The configuration's policies compiled, before anything is read: a rule that does not compile fails the plan at once. */
+export async function compileConfigured(desired: DesiredState): Promise<Compiled | undefined> {
+  if (!desired.policies?.length) return undefined;
+  const compiled = await compilePolicies(desired.policies);
+  if (compiled.diagnostics.length > 0) throw new PlanError(compiled.diagnostics);
+  return compiled;
+}
+
+export function checkPolicies(
+  compiled: Compiled | undefined,
   steps: readonly PlanStep[],
   desiredByAddress: ReadonlyMap<string, DesiredResource>,
   /** State under the plan's addresses (after moved blocks). */
   state: StateData['resources'],
-): Promise<{ report?: PolicyReport; problems: PlanProblem[] }> {
-  if (!desired.policies?.length) return { problems: [] };
-  const compiled = await compilePolicies(desired.policies);
-  if (compiled.diagnostics.length > 0) return { problems: compiled.diagnostics };
-  return { report: evaluatePolicies(compiled, policyChanges(steps, desiredByAddress, state)), problems: [] };
+): PolicyReport | undefined {
+  return compiled && evaluatePolicies(compiled, policyChanges(steps, desiredByAddress, state));
 }
