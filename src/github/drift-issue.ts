@@ -46,7 +46,7 @@ export function driftIssueBody(key: string, markdown: string, runUrl?: string): 
 }
 
 /** The issue title: plain text, so only control characters need to go. */
-export const driftIssueTitle = (key: string) => `cplane: drift in ${key.replace(/[\u0000-\u001f\u007f]/g, '')}`.slice(0, 200);
+export const driftIssueTitle = (key: string) => `cplane: drift in ${key.replace(/\p{Cc}/gu, '')}`.slice(0, 200);
 
 export async function syncDriftIssue(request: DriftIssueRequest): Promise<DriftIssueResult> {
   const call = githubRepository(request.apiUrl, request.repository, request.token);

@@ -34,7 +34,7 @@ test('a syntax error: exit 1, at the rule\'s line, with CEL\'s caret under the p
   const run = cplane(['validate'], writeConfig({ 'main.yaml': withRule('after.active == ') }));
   expect(run.code).toBe(1);
   expect(run.stderr).toContain('main.yaml:11:11: error: Policy "second": the rule is not valid CEL: Unexpected token: EOF');
-  expect(run.stderr).toMatch(/>    1 \| after\.active == \n {27}\^/);
+  expect(run.stderr).toMatch(/> {4}1 \| after\.active == \n {27}\^/);
 });
 
 test('type errors and a rule that is not a bool, as JSON with their codes and ranges', () => {
