@@ -117,6 +117,8 @@ export function policyDifferences(saved: Plan, fresh: Plan): string[] {
   if (digest(saved) !== digest(fresh)) {
     return [`the policies changed since the plan was made (${saved.policies ? `${saved.policies.policies} then` : 'none then'}, ${fresh.policies ? `${fresh.policies.policies} now` : 'none now'})`];
   }
-  const where = firstDifference(saved.policies?.findings ?? [], fresh.policies?.findings ?? []);
-  return where ? [`the policy findings differ from a plan made now (at findings${where === '.' ? '' : where})`] : [];
+  // Where a resource is shown depends on the folder each command ran in: only what the findings say is compared.
+  const said = (plan: Plan) => (plan.policies?.findings ?? []).map(({ at: _at, ...finding }) => finding);
+  const where = firstDifference(said(saved), said(fresh));
+  return where ? [`the policy findings differ from a plan made now (at findings${where.startsWith('.') ? where.slice(1) : where})`] : [];
 }
