@@ -1,6 +1,7 @@
 /**
- * The last stage of a plan: the configuration's policies, checked against
- * every change the plan makes (src/policy/ compiles and evaluates them). A
+ * The policies stage: the configuration's policies are compiled before the
+ * plan reads anything, and checked as its last stage against every change
+ * it makes (src/policy/ compiles and evaluates them). A
  * rule sees the change in configuration terms: `after` is what the
  * configuration asks for, `before` what cplane last applied (state inputs),
  * and neither ever holds a write-only value (those are kept apart as secret

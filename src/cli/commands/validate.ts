@@ -8,7 +8,6 @@ import { AbortError } from '../errors.js';
 import { formatDiagnostic, formatGithub, loadConfig } from '../../config/index.js';
 import { variablesLoadOptions } from '../variables-flags.js';
 import { githubReporter } from '../github-flag.js';
-import { compilePolicies } from '../../policy/index.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const policyNote = (n: number) => (n === 0 ? '' : ` and ${n} ${n === 1 ? 'policy' : 'policies'}`);
@@ -26,7 +25,10 @@ export const validateCommand: CommandModule = {
     const loaded = await loadConfig(ctx.positionals[0] ?? '.', { ...variablesLoadOptions(ctx), allowUnsetVariables: true });
     const { unsetVariables = [] } = loaded;
     // Every policy's rule is compiled too (syntax, types, a bool result), reported at the rule's line.
-    const policyProblems = loaded.desired?.policies ? (await compilePolicies(loaded.desired.policies)).diagnostics : [];
+    // A rule that uses a variable without a value still holds `${var.NAME}`: it is compiled by plan, with the value.
+    const compilable = (loaded.desired?.policies ?? []).filter((p) => !unsetVariables.some((name) => p.rule.includes(`\${var.${name}}`)));
+    // Loaded only then: a configuration without policies never loads the policy layer or the CEL library.
+    const policyProblems = compilable.length > 0 ? (await (await import('../../policy/index.js')).compilePolicies(compilable)).diagnostics : [];
     const diagnostics = [...loaded.diagnostics, ...policyProblems];
     const desired = policyProblems.length > 0 ? undefined : loaded.desired;
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
