@@ -63,3 +63,12 @@ test('a level the schema does not know is refused like any other key', () => {
   expect(run.code).toBe(1);
   expect(run.stderr).toContain('main.yaml:9:12: error: "policies.second.level" must be one of mandatory, advisory; got "required"');
 });
+
+test('a rule that uses a variable without a value is left to plan; with the value it is compiled', () => {
+  const dir = writeConfig({ 'main.yaml': `${withRule('true')}variables:\n  maxDays: { type: integer }\n`.replace('rule: "true"', 'rule: "after.active || ${var.maxDays} > 0"') });
+  expect(cplane(['validate'], dir)).toMatchObject({ code: 0, stdout: 'Configuration is valid: 1 resource and 2 policies in 1 file (without a value for "maxDays": checked for type only).\n' });
+  expect(cplane(['validate', '--var', 'maxDays=90'], dir).code).toBe(0);
+  const bad = cplane(['validate', '--var', 'maxDays=ninety'], dir);
+  expect(bad.code).toBe(1);
+  expect(bad.stderr).toMatch(/main\.yaml:\d+:\d+: error: /);
+});
