@@ -71,3 +71,15 @@ it('plan --refresh-only is the same check: it runs without the secrets and says 
   expect(plan.code).toBe(1);
   expect(plan.stderr).toContain('environment variable OTEL_TEAM is not set');
 });
+
+it('the drift is recorded in state by applying a saved refresh-only plan, still without any secret', async () => {
+  const planFile = `${w.dir}/../refresh.plan.json`;
+  const plan = await w.cli(['plan', w.dir, '--refresh-only', '--out', planFile], noSecrets);
+  expect(plan.code).toBe(0);
+  const applied = await w.cli(['apply', planFile], noSecrets);
+  expect(applied.stderr).toBe('');
+  expect(applied.code).toBe(0);
+  const after = await w.cli(['drift', w.dir], noSecrets);
+  expect(after.code).toBe(0);
+  expect(after.stdout).toContain('No drift: every managed object matches what cplane last applied.');
+});
