@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { formatGithub } from '../config/index.js';
 import { annotation, appendStepSummary, errorAnnotation, writeStepOutputs } from '../github/index.js';
-import { blockingFindings, findingLine, hasChanges, type Plan } from '../plan-model/index.js';
+import { blockingFindings, findingLine, hasChanges, type Plan, type PolicyFinding } from '../plan-model/index.js';
+import { safeText } from '../text/safe-text.js';
 import { PlanError } from '../planner/errors.js';
 import type { CommandContext } from './command.js';
 import { AbortError, ConfigInvalidError } from './errors.js';
@@ -22,6 +23,11 @@ export interface GithubReporter {
   summary(markdown: string): void;
   /** The command failed: annotations for what has a place in the configuration, and a note in the step summary. */
   failed(error: unknown, verb: string): void;
+}
+
+/** A policy finding as an annotation on the resource's line: an error for a mandatory policy, a warning for an advisory one. */
+export function policyAnnotation(f: PolicyFinding): string {
+  return annotation(f.level === 'mandatory' ? 'error' : 'warning', safeText(findingLine(f)), f.at, `Policy ${f.policy} (${f.level})`);
 }
 
 export function githubReporter(ctx: CommandContext): GithubReporter | undefined {
@@ -40,9 +46,7 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
       const where = options.planFile ? `in the job log above and in the saved plan \`${options.planFile}\`` : 'in the job log above';
       appendStepSummary(env, markdown, where);
       // Policy findings as annotations on the resource's line: errors for mandatory ones, warnings for advisory ones.
-      for (const f of plan.policies?.findings ?? []) {
-        ctx.stdout.write(`${annotation(f.level === 'mandatory' ? 'error' : 'warning', findingLine(f), f.at, `Policy ${f.policy} (${f.level})`)}\n`);
-      }
+      for (const f of plan.policies?.findings ?? []) ctx.stdout.write(`${policyAnnotation(f)}\n`);
       const markdownFile = markdownFileOf(markdown);
       writeStepOutputs(env, {
         has_changes: String(hasChanges(plan)),
