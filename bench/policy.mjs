@@ -9,7 +9,7 @@ const CHANGES = 10_000;
 const RUNS = 5;
 const kinds = ['project', 'record', 'credential', 'gateway', 'gateway_token', 'otel_export'];
 const source = { file: 'policies.yaml', line: 1, col: 1 };
-const rule = (name, level, kinds, text) => ({ name, level, kinds, rule: text, message: `${name} failed`, source });
+const rule = (name, level, kinds, text) => ({ name, level, kinds, actions: [], rule: text, message: `${name} failed`, source });
 const policies = [
   rule('tokens-expire', 'mandatory', ['gateway_token'], 'action == "revoke" || (after.expiresInDays != null && after.expiresInDays <= 90)'),
   rule('tokens-scoped', 'mandatory', ['gateway_token'], 'action == "revoke" || after.scopes.all(s, s in ["run", "read_logs"])'),

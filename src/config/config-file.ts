@@ -105,6 +105,7 @@ export interface ImportConfig {
 export interface PolicyConfig {
   level: 'mandatory' | 'advisory';
   kinds?: ('project' | 'record' | 'credential' | 'gateway' | 'gateway_token' | 'otel_export')[];
+  actions?: ('create' | 'update' | 'replace' | 'rotate' | 'import' | 'move' | 'forget' | 'archive' | 'delete' | 'revoke')[];
   rule: string;
   message?: string;
 }

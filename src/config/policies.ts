@@ -29,6 +29,7 @@ export function collectPolicies(files: LoadedFile[], sink: DiagnosticSink): Poli
         name,
         level: policy.level,
         kinds: [...(policy.kinds ?? [])],
+        actions: [...(policy.actions ?? [])],
         rule: policy.rule,
         message: policy.message ?? policy.rule,
         source: { file: file.display, line, col },

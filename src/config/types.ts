@@ -136,6 +136,8 @@ export interface Policy {
   level: 'mandatory' | 'advisory';
   /** Kinds the rule applies to; empty for every kind. */
   kinds: ResourceKind[];
+  /** Plan actions the rule applies to; empty for every action that leaves the object in place (not a removal). */
+  actions: string[];
   rule: string;
   /** What a violation says; the rule itself when the configuration gives none. */
   message: string;

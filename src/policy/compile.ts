@@ -29,7 +29,7 @@ export interface Compiled {
 const firstLine = (text: string) => text.split('\n')[0] ?? text;
 
 export function policyDigest(policies: readonly Policy[]): string {
-  const said = policies.map(({ name, level, kinds, rule, message }) => ({ name, level, kinds, rule, message }));
+  const said = policies.map(({ name, level, kinds, actions, rule, message }) => ({ name, level, kinds, actions, rule, message }));
   return createHash('sha256').update(canonicalJson(said)).digest('hex');
 }
 

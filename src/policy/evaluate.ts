@@ -1,6 +1,6 @@
 /**
  * Evaluating compiled policies over the planned changes: each policy is run
- * on each change of a kind it applies to. A rule that is false is a
+ * on each change of a kind and action it applies to. A rule that is false is a
  * violation; one that throws or gives something other than a bool is an
  * error, which counts as a violation of the policy's level (a mandatory
  * policy fails closed). Only what is not a pass is kept, with the place of
@@ -32,13 +32,19 @@ function celValue(value: unknown): unknown {
 
 const firstLine = (text: string) => text.split('\n')[0] ?? text;
 
+/** The actions after which the object is gone (or no longer managed): `after` is null, so a policy judges them only when it lists them. */
+const REMOVALS: readonly string[] = ['archive', 'delete', 'revoke', 'forget'];
+
+const appliesTo = (policy: Compiled['policies'][number]['policy'], change: PolicyChange) =>
+  (policy.kinds.length === 0 || policy.kinds.includes(change.kind)) && (policy.actions.length > 0 ? policy.actions.includes(change.action) : !REMOVALS.includes(change.action));
+
 export function evaluatePolicies(compiled: Compiled, changes: readonly PolicyChange[]): PolicyReport {
   const findings: PolicyFinding[] = [];
   let checked = 0;
   for (const change of changes) {
     let variables: Record<string, unknown> | undefined;
     for (const { policy, evaluate } of compiled.policies) {
-      if (policy.kinds.length > 0 && !policy.kinds.includes(change.kind)) continue;
+      if (!appliesTo(policy, change)) continue;
       checked++;
       variables ??= { action: change.action, address: change.address, kind: change.kind, before: celValue(change.before), after: celValue(change.after) };
       let outcome: PolicyFinding['outcome'] | undefined;

@@ -7,7 +7,7 @@ import { policyChanges } from '../../src/planner/policies.js';
 import type { DesiredResource } from '../../src/config/types.js';
 import type { PlanStep } from '../../src/plan-model/index.js';
 
-const policy = (name: string, rule: string, extra: Partial<Policy> = {}): Policy => ({ name, level: 'mandatory', kinds: [], rule, message: `${name} says no`, source: { file: 'main.yaml', line: 3, col: 11 }, ...extra });
+const policy = (name: string, rule: string, extra: Partial<Policy> = {}): Policy => ({ name, level: 'mandatory', kinds: [], actions: [], rule, message: `${name} says no`, source: { file: 'main.yaml', line: 3, col: 11 }, ...extra });
 const token = (after: Record<string, unknown> | null, extra: Partial<PolicyChange> = {}): PolicyChange => ({ action: 'create', address: 'gateway_token.prod/ci', kind: 'gateway_token', before: null, after, ...extra });
 
 describe('results', () => {
@@ -38,8 +38,16 @@ describe('results', () => {
     expect(evaluatePolicies(compiled, [{ ...token({}), kind: 'gateway', address: 'gateway.prod' }]).findings).toHaveLength(1);
   });
 
+  it('by default a policy judges no removal (after is null then); it does when its actions list one', async () => {
+    const compiled = await compilePolicies([policy('expires', 'after.expiresInDays <= 90'), policy('no-revoke', 'false', { actions: ['revoke'] })]);
+    expect(evaluatePolicies(compiled, [token({ expiresInDays: 30 })])).toMatchObject({ checked: 1, findings: [] });
+    const revoked = evaluatePolicies(compiled, [token(null, { action: 'revoke', before: { expiresInDays: 30 } })]);
+    expect(revoked.checked).toBe(1);
+    expect(revoked.findings.map((f) => [f.policy, f.outcome])).toEqual([['no-revoke', 'violated']]);
+  });
+
   it('whole numbers are CEL ints, so arithmetic with int literals works; a removal has after == null', async () => {
-    const compiled = await compilePolicies([policy('arith', 'action == "delete" ? after == null && before.expiresInDays == 30 : after.expiresInDays + 1 == 31')]);
+    const compiled = await compilePolicies([policy('arith', 'action == "delete" ? after == null && before.expiresInDays == 30 : after.expiresInDays + 1 == 31', { actions: ['create', 'delete'] })]);
     expect(evaluatePolicies(compiled, [token({ expiresInDays: 30 })]).findings).toEqual([]);
     expect(evaluatePolicies(compiled, [token(null, { action: 'delete', before: { expiresInDays: 30 } })]).findings).toEqual([]);
   });
@@ -47,7 +55,7 @@ describe('results', () => {
   it('the digest changes with anything a policy says, and not with where it is written', () => {
     const base = policy('p', 'true');
     expect(policyDigest([base])).toBe(policyDigest([{ ...base, source: { file: 'other.yaml', line: 40, col: 1 } }]));
-    for (const changed of [{ rule: 'false' }, { level: 'advisory' as const }, { kinds: ['project' as const] }, { message: 'other' }]) {
+    for (const changed of [{ rule: 'false' }, { level: 'advisory' as const }, { kinds: ['project' as const] }, { actions: ['delete'] }, { message: 'other' }]) {
       expect(policyDigest([{ ...base, ...changed }])).not.toBe(policyDigest([base]));
     }
   });
