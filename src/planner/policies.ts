@@ -28,7 +28,8 @@ export function policyChanges(steps: readonly PlanStep[], desiredByAddress: Read
       const desired = desiredByAddress.get(step.address);
       const removing = isRemoval(step.action) || step.action === 'forget';
       const before = step.action === 'create' || step.action === 'import' ? null : applied(state[step.address]?.inputs);
-      const after = removing || !desired ? null : (structuredClone(desired.attributes) as unknown as Record<string, unknown>);
+      // Not copied: evaluate.ts turns it into CEL values (a copy) before any rule sees it.
+      const after = removing || !desired ? null : (desired.attributes as unknown as Record<string, unknown>);
       return { action: step.action, address: step.address, kind: step.kind, before, after, ...(desired ? { at: desired.source } : {}) };
     });
 }

@@ -69,7 +69,7 @@ it('a saved plan whose policies changed since it was made is refused', async () 
 });
 
 it('a policy on `after` does not judge a removal: revoking the token is not refused', async () => {
-  w.config(config(60).replace(/    tokens:\n.*\n/, ''));
+  w.config(config(60).replace(/ {4}tokens:\n.*\n/, ''));
   const run = await w.cli(['apply', w.dir, '--auto-approve'], { MAX_TOKEN_DAYS: '90' });
   expect(run.stdout).toContain('# gateway_token.main/ci will be revoked');
   expect(run.stdout).toContain('Policies: 1 policy, 0 checks: all passed.');
