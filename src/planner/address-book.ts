@@ -64,9 +64,10 @@ export class AddressBook {
   }
 
   /** What providers may ask while planning. */
-  lookups(account: string, vendors: readonly ProviderT[]): Lookups {
+  lookups(account: string, vendors: readonly ProviderT[], now: Date): Lookups {
     return {
       account,
+      now,
       vendor: (nameOrId) => findVendor(vendors, nameOrId),
       idOf: (address) => this.idOf(address),
       nameOf: (kind, id) => {

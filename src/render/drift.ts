@@ -47,7 +47,7 @@ export function renderDriftMarkdown(plan: Plan): string {
         out.push(fenced(`- ${drift.address} was ${drift.reason ?? 'deleted outside cplane'}`));
         continue;
       }
-      out.push(fenced(`! ${drift.address} was changed outside cplane`));
+      out.push(fenced(`! ${drift.address} ${drift.reason ?? 'was changed outside cplane'}`));
       for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) out.push(fenced(`${diffSymbol(symbol)}     ${text}`));
     }
     out.push('```', '');

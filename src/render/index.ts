@@ -5,6 +5,6 @@
 export { renderPlanText, type TextOptions } from './text.js';
 export { renderPlanMarkdown } from './markdown.js';
 export { renderPlanJson } from './json.js';
-export { accountLabel, summaryLine, noChangesLine } from './describe.js';
+export { accountLabel, summaryLine, noChangesLine, withoutValueNote } from './describe.js';
 export { findingPlace, policyHeadline, refusedLine } from './policies.js';
 export { driftHeadline, renderDriftJson, renderDriftMarkdown, renderDriftText } from './drift.js';

@@ -74,6 +74,7 @@ async function lookupsOf(h: Harness): Promise<Lookups> {
   const resources = h.state.data.resources;
   return {
     account: h.state.data.account,
+    now: h.client.serverNow(),
     vendor: (nameOrId) => findVendor(all, nameOrId),
     idOf: (address) => resources[address]?.id,
     nameOf: (kind, id) => {
