@@ -11,8 +11,8 @@ import { annotation, appendStepSummary, errorAnnotation, writeStepOutputs } from
 import { blockingFindings, findingLine, hasChanges, type Plan, type PolicyFinding } from '../plan-model/index.js';
 import { safeText } from '../text/safe-text.js';
 import { PlanError } from '../planner/errors.js';
-import type { CommandContext } from './command.js';
-import { AbortError, ConfigInvalidError } from './errors.js';
+import type { CommandContext } from '../session/command-context.js';
+import { AbortError, ConfigInvalidError } from '../session/errors.js';
 
 export interface GithubReporter {
   /** A plan was made: its Markdown goes to the step summary and a file (for the pull-request comment), its counts to the step outputs. */

@@ -9,15 +9,15 @@
  */
 import { makePlan } from '../../planner/index.js';
 import { renderDriftJson, renderDriftMarkdown, renderDriftText } from '../../render/index.js';
-import type { CommandModule } from '../command.js';
-import { parseParallelism } from '../connection.js';
-import { AbortError } from '../errors.js';
+import type { CommandModule } from '../../session/command-context.js';
+import { parseParallelism } from '../../session/connection.js';
+import { AbortError } from '../../session/errors.js';
 import { exitCodes } from '../exit-codes.js';
 import { githubReporter } from '../github-flag.js';
 import { reportPlanProblems } from '../plan-problems.js';
 import { readingStatus } from '../reading-status.js';
 import { accountNameOf, planContext } from '../saved-plan.js';
-import { openWorkspace } from '../workspace.js';
+import { openWorkspace } from '../../session/workspace.js';
 
 export const driftCommand: CommandModule = {
   async run(ctx) {

@@ -5,12 +5,12 @@
  * expired, or expires within a week, says so (from the `expires_at` recorded
  * at creation, against this machine's clock: the command reads no API).
  */
-import type { CommandModule } from '../command.js';
-import { AbortError } from '../errors.js';
+import type { CommandModule } from '../../session/command-context.js';
+import { AbortError } from '../../session/errors.js';
 import { relativeTime } from '../../planner/index.js';
 import { providerFor } from '../../providers/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
-import { openStateFor } from '../workspace.js';
+import { openStateFor } from '../../session/workspace.js';
 
 const TOKEN_PREFIX = 'gateway_token.';
 const usage = 'output [NAME] [dir] [--reveal] [--json] [options]';

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import type { ApiClient, ClientEvent } from '../api/client.js';
 import { formatDiagnostic, loadConfig, type DesiredState } from '../config/index.js';
 import { openState, type StateStore } from '../state/index.js';
-import type { CommandContext } from './command.js';
+import type { CommandContext } from './command-context.js';
 import { connect, connectionSettings } from './connection.js';
 import { AbortError, ConfigInvalidError } from './errors.js';
 import { variablesLoadOptions } from './variables-flags.js';
