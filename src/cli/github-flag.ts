@@ -12,7 +12,8 @@ import { blockingFindings, findingLine, hasChanges, type Plan, type PolicyFindin
 import { safeText } from '../text/safe-text.js';
 import { PlanError } from '../planner/errors.js';
 import type { CommandContext } from '../session/command-context.js';
-import { AbortError, ConfigInvalidError } from '../session/errors.js';
+import { ConfigInvalidError } from '../session/errors.js';
+import { codeBlock } from '../text/escape-for.js';
 
 export interface GithubReporter {
   /** A plan was made: its Markdown goes to the step summary and a file (for the pull-request comment), its counts to the step outputs. */
@@ -39,8 +40,8 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
     writeFileSync(file, markdown, { mode: 0o600 });
     return file;
   };
-  /** `infra/prod@default`: the configuration folder (relative to the checkout) and the workspace. */
-  const keyOf = (dir: string, workspace: string) => `${relative(env.GITHUB_WORKSPACE || ctx.cwd, dir).split('\\').join('/') || '.'}@${workspace}`;
+  /** `infra/prod:<account>@default`: the configuration folder (relative to the checkout), the account and the workspace. */
+  const keyOf = (dir: string, account: string, workspace: string) => `${relative(env.GITHUB_WORKSPACE || ctx.cwd, dir).split('\\').join('/') || '.'}:${account}@${workspace}`;
   return {
     plan(plan, markdown, options) {
       const where = options.planFile ? `in the job log above and in the saved plan \`${options.planFile}\`` : 'in the job log above';
@@ -57,8 +58,9 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
         remove: String(plan.summary.remove),
         plan_file: options.planFile ?? '',
         markdown_file: markdownFile,
-        // One pull-request comment per configuration and workspace.
-        comment_key: keyOf(options.dir, options.workspace),
+        // One pull-request comment per configuration, account and workspace: one folder planned with
+        // `--var-file vars/staging.yaml` and `--var-file vars/prod.yaml` names two accounts, so two comments.
+        comment_key: keyOf(options.dir, plan.account, options.workspace),
       });
     },
     drift(plan, markdown, options) {
@@ -67,8 +69,8 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
         has_drift: String(plan.drift.length > 0),
         drift_count: String(plan.drift.length),
         markdown_file: markdownFileOf(markdown),
-        // One drift issue per configuration and workspace.
-        issue_key: keyOf(options.dir, options.workspace),
+        // One drift issue per configuration, account and workspace.
+        issue_key: keyOf(options.dir, plan.account, options.workspace),
       });
     },
     summary(markdown) {
@@ -80,8 +82,8 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
       else if (error instanceof PlanError) lines.push(...error.diagnostics.map(formatGithub));
       else lines.push(errorAnnotation(error instanceof Error ? error.message : String(error), undefined, `cplane ${verb} failed`));
       for (const line of lines) ctx.stdout.write(`${line}\n`);
-      const message = error instanceof AbortError ? error.message : error instanceof Error ? error.message : String(error);
-      appendStepSummary(env, `#### cplane ${verb} failed\n\n\`\`\`text\n${message.replace(/```/g, '`\u200b``')}\n\`\`\`\n`, 'in the job log above');
+      const message = error instanceof Error ? error.message : String(error);
+      appendStepSummary(env, `#### cplane ${verb} failed\n\n${codeBlock(message.split(/\r?\n/))}\n`, 'in the job log above');
     },
   };
 }

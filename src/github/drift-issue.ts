@@ -3,13 +3,15 @@
  * workspace: opened when `cplane drift` finds drift, updated while it
  * lasts, closed (with a comment) once a check finds none. The issue is found
  * by the same kind of hidden marker as the plan comment (the key encoded the
- * same way) among the open issues that carry the `cplane-drift` label; its
+ * same way) among the open issues that carry the `cplane-drift` label and
+ * that cplane's token wrote (the same rule as for plan comments); its
  * body is the drift report's Markdown (already escaped by render/), cut to
  * what GitHub accepts.
  */
+import { htmlComment } from '../text/escape-for.js';
 import { cutMarkdown } from './actions.js';
 import { COMMENT_LIMIT } from './comment-parts.js';
-import { githubRepository } from './rest.js';
+import { githubRepository, ourAuthors } from './rest.js';
 
 export const DRIFT_LABEL = 'cplane-drift';
 
@@ -32,10 +34,11 @@ interface Issue {
   number: number;
   body?: string | null;
   pull_request?: unknown;
+  user?: { login?: string } | null;
 }
 
 export function driftMarkerOf(key: string): string {
-  return `<!-- cplane-drift key="${encodeURIComponent(key)}" -->`;
+  return `<!-- cplane-drift key="${htmlComment({ name: key })}" -->`;
 }
 
 /** The issue body for a report: the marker, then the report cut to GitHub's limit. */
@@ -50,11 +53,13 @@ export const driftIssueTitle = (key: string) => `cplane: drift in ${key.replace(
 
 export async function syncDriftIssue(request: DriftIssueRequest): Promise<DriftIssueResult> {
   const call = githubRepository(request.apiUrl, request.repository, request.token);
+  // As with the plan comment: only an issue cplane's token wrote is ours, whoever else copies the marker.
+  const authors = await ourAuthors(request.apiUrl, request.token);
   const marker = driftMarkerOf(request.key);
   let ours: Issue | undefined;
   for (let page = 1; !ours; page++) {
     const issues = (await call('GET', `/issues?state=open&labels=${DRIFT_LABEL}&per_page=100&page=${page}`)) as Issue[];
-    ours = issues.find((issue) => !issue.pull_request && (issue.body ?? '').startsWith(marker));
+    ours = issues.find((issue) => !issue.pull_request && authors.has(issue.user?.login ?? '') && (issue.body ?? '').startsWith(marker));
     if (issues.length < 100) break;
   }
 

@@ -3,9 +3,14 @@
  * GitHub REST API: the comments of the pull request are listed, the ones with
  * this configuration's marker are updated in place, missing parts are added,
  * and parts no longer needed (the plan got shorter) are deleted.
+ *
+ * Only comments written by the token's own user (`GET /user`) or by the
+ * GitHub Actions bot (the author of comments made with the workflow's
+ * GITHUB_TOKEN, which cannot read `/user`) are ours: anyone can paste the
+ * hidden marker into a comment, and cplane never edits or deletes those.
  */
 import { parseMarker, splitComment } from './comment-parts.js';
-import { githubRepository } from './rest.js';
+import { githubRepository, ourAuthors } from './rest.js';
 
 export interface CommentRequest {
   /** `https://api.github.com` or GHES's API address ($GITHUB_API_URL). */
@@ -28,17 +33,22 @@ export interface CommentResult {
 interface IssueComment {
   id: number;
   body?: string;
+  user?: { login?: string } | null;
 }
+
+export { ACTIONS_BOT } from './rest.js';
 
 export async function upsertPlanComments(request: CommentRequest): Promise<CommentResult> {
   const call = githubRepository(request.apiUrl, request.repository, request.token);
+  const authors = await ourAuthors(request.apiUrl, request.token);
 
   const ours = new Map<number, IssueComment>();
   for (let page = 1; ; page++) {
     const comments = (await call('GET', `/issues/${request.pullRequest}/comments?per_page=100&page=${page}`)) as IssueComment[];
     for (const comment of comments) {
       const marker = parseMarker(comment.body ?? '');
-      if (marker?.key === request.key && !ours.has(marker.part)) ours.set(marker.part, comment);
+      const byUs = authors.has(comment.user?.login ?? '');
+      if (byUs && marker?.key === request.key && !ours.has(marker.part)) ours.set(marker.part, comment);
     }
     if (comments.length < 100) break;
   }

@@ -6,11 +6,11 @@
 
 export type GithubCall = (method: string, path: string, body?: unknown) => Promise<unknown>;
 
-/** Calls relative to `${apiUrl}/repos/${repository}`. */
-export function githubRepository(apiUrl: string, repository: string, token: string): GithubCall {
-  const base = `${apiUrl.replace(/\/+$/, '')}/repos/${repository}`;
+/** Calls relative to the API's root (`/user`). */
+export function githubApi(apiUrl: string, token: string): GithubCall {
+  const root = apiUrl.replace(/\/+$/, '');
   return async (method, path, body) => {
-    const response = await fetch(`${base}${path}`, {
+    const response = await fetch(`${root}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${token}`,
@@ -21,7 +21,26 @@ export function githubRepository(apiUrl: string, repository: string, token: stri
       ...(body ? { body: JSON.stringify(body) } : {}),
       redirect: 'error',
     });
-    if (!response.ok) throw new Error(`${method} /repos/${repository}${path} answered ${response.status} ${(await response.text()).slice(0, 300)}`);
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status} ${(await response.text()).slice(0, 300)}`);
     return response.status === 204 ? undefined : response.json();
   };
 }
+
+/** Calls relative to `${apiUrl}/repos/${repository}`. */
+export function githubRepository(apiUrl: string, repository: string, token: string): GithubCall {
+  const call = githubApi(apiUrl, token);
+  return (method, path, body) => call(method, `/repos/${repository}${path}`, body);
+}
+
+/** The logins whose comments and issues are cplane's: the Actions bot, and the token's own user when it may read `/user`. */
+export async function ourAuthors(apiUrl: string, token: string): Promise<Set<string>> {
+  const authors = new Set([ACTIONS_BOT]);
+  // A GITHUB_TOKEN is refused here (403): then only the Actions bot writes ours.
+  const me = await githubApi(apiUrl, token)('GET', '/user').catch(() => undefined);
+  const login = (me as { login?: unknown } | undefined)?.login;
+  if (typeof login === 'string') authors.add(login);
+  return authors;
+}
+
+/** The author of comments and issues made with a workflow's GITHUB_TOKEN. */
+export const ACTIONS_BOT = 'github-actions[bot]';

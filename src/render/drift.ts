@@ -7,9 +7,9 @@
  */
 import { painter as makePainter } from '../paint.js';
 import type { Plan } from '../plan-model/index.js';
-import { safeLines, safeText } from '../text/safe-text.js';
+import { codeBlock, codeSpan, markdownText } from '../text/escape-for.js';
 import { accountLabel, changeLines } from './describe.js';
-import { cell, diffSymbol, fenced, notCheckedMarkdown, unreadableMarkdown } from './markdown.js';
+import { diffSymbol, notCheckedMarkdown, unreadableMarkdown } from './markdown.js';
 import { driftLines, notCheckedLines, unreadableLines } from './text.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -36,24 +36,24 @@ export function renderDriftText(plan: Plan, options: { color: boolean }): string
 
 export function renderDriftMarkdown(plan: Plan): string {
   const name = plan.context?.accountName;
-  // The account name comes from the API: shown as code, so it cannot add Markdown or HTML.
-  const account = name ? `\`${cell(safeText(name)).replace(/`/g, "'")}\` (\`${plan.account}\`)` : `\`${plan.account}\``;
-  const workspace = plan.context ? `, workspace \`${cell(plan.context.workspace)}\`` : '';
-  const out = [`#### cplane drift for account ${account}${workspace}`, '', `**${driftHeadline(plan)}**`, ''];
+  // Names and values come from the account and the configuration: each is escaped for its place (src/text/escape-for.ts).
+  const account = name ? `${codeSpan(name)} (${codeSpan({ name: plan.account })})` : codeSpan({ name: plan.account });
+  const workspace = plan.context ? `, workspace ${codeSpan({ name: plan.context.workspace })}` : '';
+  const out = [`#### cplane drift for account ${account}${workspace}`, '', `**${markdownText(driftHeadline(plan))}**`, ''];
   if (plan.drift.length > 0) {
-    out.push('```diff');
+    const lines: (string | { name: string })[] = [];
     for (const drift of plan.drift) {
       if (drift.type === 'deleted') {
-        out.push(fenced(`- ${drift.address} was ${drift.reason ?? 'deleted outside cplane'}`));
+        lines.push(`- ${drift.address} was ${drift.reason ?? 'deleted outside cplane'}`);
         continue;
       }
-      out.push(fenced(`! ${drift.address} ${drift.reason ?? 'was changed outside cplane'}`));
-      for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) out.push(fenced(`${diffSymbol(symbol)}     ${text}`));
+      lines.push(`! ${drift.address} ${drift.reason ?? 'was changed outside cplane'}`);
+      for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) lines.push(`${diffSymbol(symbol)}     ${text}`);
     }
-    out.push('```', '');
+    out.push(codeBlock(lines, 'diff'), '');
   }
   out.push(...notCheckedMarkdown(plan), ...unreadableMarkdown(plan));
-  return `${safeLines(out.join('\n').trimEnd())}\n`;
+  return `${out.join('\n').trimEnd()}\n`;
 }
 
 export function renderDriftJson(plan: Plan): string {

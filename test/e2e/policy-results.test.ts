@@ -86,7 +86,7 @@ describe('a plan with every kind of finding', () => {
     expect(run.stdout).toContain('**Policies: 4 policies, 6 checks: 1 mandatory failed, 2 advisory warnings.**');
     expect(run.stdout).toContain('| `!` | advisory project.shop: owner-tag: the rule could not be evaluated: No such key: owner | `infra/main.yaml:3:3` |');
     expect(run.stdout).toContain('| `!` | advisory gateway.main: spend-limit: Every gateway should have a spend limit. | `infra/main.yaml:7:3` |');
-    expect(run.stdout).toContain('| `x` | mandatory gateway_token.main/ci: tokens-expire: Tokens must expire within 90 days. | `infra/main.yaml:13:7` |');
+    expect(run.stdout).toContain('| `x` | mandatory gateway\\_token.main/ci: tokens-expire: Tokens must expire within 90 days. | `infra/main.yaml:13:7` |');
   });
 
   it('--github: annotations at the resource, the report in the step summary, policy_failed in the outputs', async () => {
@@ -103,7 +103,7 @@ describe('a plan with every kind of finding', () => {
       '::warning file=infra/main.yaml,line=7,col=3,title=Policy spend-limit (advisory)::gateway.main: spend-limit: Every gateway should have a spend limit.',
       '::error file=infra/main.yaml,line=13,col=7,title=Policy tokens-expire (mandatory)::gateway_token.main/ci: tokens-expire: Tokens must expire within 90 days.',
     ]);
-    expect(readFileSync(summary, 'utf8')).toContain('| `x` | mandatory gateway_token.main/ci: tokens-expire: Tokens must expire within 90 days. | `infra/main.yaml:13:7` |');
+    expect(readFileSync(summary, 'utf8')).toContain('| `x` | mandatory gateway\\_token.main/ci: tokens-expire: Tokens must expire within 90 days. | `infra/main.yaml:13:7` |');
     expect(readFileSync(output, 'utf8')).toMatch(/^policy_failed<<ghadelimiter_[0-9a-f-]+\ntrue\n/m);
   });
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { runCli } from '../e2e/helpers.js';
+import { driftMarkerOf } from '../../src/github/drift-issue.js';
 import { fakeRunner, issuesApi, type IssuesApi, type Runner } from './fake-github.js';
 
 const account = fixtures.accounts[1]!;
@@ -82,8 +83,8 @@ it('no drift: the step succeeds, says so, and no issue is opened', async () => {
   const { check, issue } = await driftJob();
   expect(check.code).toBe(0);
   expect(check.stdout).toContain('No drift: every managed object matches what cplane last applied.');
-  expect(check.outputs).toMatchObject({ has_drift: 'false', drift_count: '0', issue_key: 'infra@default' });
-  expect(issue.stdout).toBe('No drift for infra@default, and no open drift issue.\n');
+  expect(check.outputs).toMatchObject({ has_drift: 'false', drift_count: '0', issue_key: `infra:${account.id}@default` });
+  expect(issue.stdout).toBe(`No drift for infra:${account.id}@default, and no open drift issue.\n`);
   expect(api.issues).toEqual([]);
 });
 
@@ -96,14 +97,14 @@ it('drift found without any write secret: one issue is opened, naming the change
   expect(check.stdout).toContain('otel_export.main headers.X-Team: not checked (OTEL_TEAM not set)');
   expect(check.outputs).toMatchObject({ has_drift: 'true', drift_count: '1' });
   expect(runner.summary()).toContain('**Drift: 1 object changed outside cplane since the last apply.**');
-  expect(issue.stdout).toBe('Drift issue #1 for infra@default: opened.\n');
+  expect(issue.stdout).toBe(`Drift issue #1 for infra:${account.id}@default: opened.\n`);
   expect(api.issues).toHaveLength(1);
   const opened = api.issues[0]!;
-  expect(opened).toMatchObject({ title: 'cplane: drift in infra@default', state: 'open', labels: ['cplane-drift'] });
-  expect(opened.body.startsWith('<!-- cplane-drift key="infra%40default" -->\n#### cplane drift for account')).toBe(true);
+  expect(opened).toMatchObject({ title: `cplane: drift in infra:${account.id}@default`, state: 'open', labels: ['cplane-drift'] });
+  expect(opened.body.startsWith(`${driftMarkerOf(`infra:${account.id}@default`)}\n#### cplane drift for account`)).toBe(true);
   expect(opened.body).toContain('!     settings.requestsPerMinute = 600 -> 5');
-  expect(opened.body).toContain('> - `otel_export.main` `headers.X-Team`: not checked (OTEL_TEAM not set)');
-  expect(opened.body).toContain('> - `credential.openai` `secret`: not checked (OPENAI_API_KEY not set)');
+  expect(opened.body).toContain('> - `otel_export.main` `headers.X-Team`: not checked (OTEL\\_TEAM not set)');
+  expect(opened.body).toContain('> - `credential.openai` `secret`: not checked (OPENAI\\_API\\_KEY not set)');
   expect(opened.body).not.toContain('team-secret-value');
 });
 
@@ -112,7 +113,7 @@ it('more drift: the same issue is updated; text from the account cannot break ou
   // A name set outside cplane that tries to close the code fence and add HTML to the issue.
   expect((await cplane(['api', 'updateGateway', '--param', `id=${gatewayId}`, '--body', JSON.stringify({ name: '```\n<img src=x onerror=alert(1)>' })])).code).toBe(0);
   const { issue } = await driftJob();
-  expect(issue.stdout).toBe('Drift issue #1 for infra@default: updated.\n');
+  expect(issue.stdout).toBe(`Drift issue #1 for infra:${account.id}@default: updated.\n`);
   expect(api.issues).toHaveLength(1);
   const body = api.issues[0]!.body;
   expect(body).toContain('settings.requestsPerMinute = 600 -> 7');
@@ -127,11 +128,13 @@ it('drift gone: the issue is closed with a comment', async () => {
   expect((await cplane(['api', 'updateGateway', '--param', `id=${gatewayId}`, '--body', JSON.stringify({ name: 'main' })])).code).toBe(0);
   const { check, issue } = await driftJob();
   expect(check.outputs.has_drift).toBe('false');
-  expect(issue.stdout).toBe('Drift issue #1 for infra@default: closed.\n');
+  expect(issue.stdout).toBe(`Drift issue #1 for infra:${account.id}@default: closed.\n`);
   expect(api.issues[0]).toMatchObject({ state: 'closed', state_reason: 'completed' });
-  expect(api.issues[0]!.comments).toEqual(['<!-- cplane-drift key="infra%40default" -->\nNo drift found by the latest check: closing.']);
-  // A later check without drift finds no open issue and touches nothing.
+  expect(api.issues[0]!.comments).toEqual([`${driftMarkerOf(`infra:${account.id}@default`)}\nNo drift found by the latest check: closing.`]);
+  // Someone else's issue that copies the marker and the label is not cplane's: a later check touches nothing.
+  api.issues.push({ number: 2, title: 'look', body: `${driftMarkerOf(`infra:${account.id}@default`)}\nforged`, state: 'open', labels: ['cplane-drift'], comments: [], user: { login: 'mallory' } });
   const again = await driftJob();
-  expect(again.issue.stdout).toBe('No drift for infra@default, and no open drift issue.\n');
+  expect(again.issue.stdout).toBe(`No drift for infra:${account.id}@default, and no open drift issue.\n`);
   expect(api.requests.filter((r) => r.startsWith('PATCH'))).toHaveLength(2);
+  expect(api.issues[1]).toMatchObject({ state: 'open', body: `${driftMarkerOf(`infra:${account.id}@default`)}\nforged`, comments: [] });
 });

@@ -16,7 +16,7 @@ const plan = samplePlan({ unreadable: [], policies: { digest: 'a'.repeat(64), po
 describe('a hostile policy message', () => {
   it('Markdown: one table row, the pipe escaped, no line break', () => {
     const row = renderPlanMarkdown(plan).split('\n').filter((l) => l.startsWith('| `x` |'));
-    expect(row).toEqual(['| `x` | mandatory gateway.main: evil: no \\| extra cell ::warning::forged \\e[31mred | `infra/main.yaml:7:3` |']);
+    expect(row).toEqual(['| `x` | mandatory gateway.main: evil: no \\| extra cell\\\\n::warning::forged \\\\e\\[31mred | `infra/main.yaml:7:3` |']);
   });
 
   it('text: the escape sequence is shown, not run; the line break cannot start a line of its own', () => {
