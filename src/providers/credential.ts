@@ -27,6 +27,7 @@ export const credentialProvider = {
   kind: 'credential',
   relations: { usesVendors: true },
   refreshOperations: ['listCredentials'],
+  writeOperations: ['createCredential', 'updateCredential', 'rotateCredential', 'deleteCredential'],
   readOperation: 'listCredentials',
   removeAction: 'delete',
   writeOnly: ['secret'],

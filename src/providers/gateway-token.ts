@@ -59,6 +59,7 @@ export const gatewayTokenProvider = {
     goneAs: 'revoked',
   },
   refreshOperations: ['listGatewayTokens'],
+  writeOperations: ['createGatewayToken', 'renameGatewayToken', 'revokeGatewayToken'],
   readOperation: 'listGatewayTokens',
   removeAction: 'revoke',
 

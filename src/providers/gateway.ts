@@ -50,6 +50,7 @@ export const gatewayProvider = {
   kind: 'gateway',
   relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' }, usesVendors: true },
   refreshOperations: ['listGateways'],
+  writeOperations: ['createGateway', 'updateGateway', 'updateGatewaySettings', 'attachGatewayCredential', 'detachGatewayCredential', 'deleteGateway'],
   readOperation: 'getGateway',
   removeAction: 'delete',
 

@@ -22,6 +22,7 @@ export const projectProvider = {
   kind: 'project',
   relations: {},
   refreshOperations: ['listProjects'],
+  writeOperations: ['createProject', 'updateProject', 'archiveProject'],
   readOperation: 'getProject',
   removeAction: 'archive',
 

@@ -63,6 +63,7 @@ export const recordProvider = {
   kind: 'record',
   relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' } },
   refreshOperations: ['listRecords'],
+  writeOperations: ['createRecord', 'createRecordVersion', 'updateRecord', 'rotateRecord', 'archiveRecord'],
   readOperation: 'getRecord',
   removeAction: 'archive',
   writeOnly: ['value'],

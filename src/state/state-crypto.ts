@@ -9,10 +9,11 @@
  */
 import type { EncryptedValueT } from '../api/shapes.js';
 import { fingerprint as fingerprintOf } from '../crypto/fingerprint.js';
-import { decryptRecordValue, encryptRecordValue, recordKek } from '../crypto/record-value.js';
+import { decryptRecordValue, encryptRecordValue, openDataKey, recordKek } from '../crypto/record-value.js';
 import { openSecret, sealSecret, SealError } from '../crypto/seal.js';
 import type { SealedValue } from '../crypto/seal.js';
 import { deriveSubkey } from '../crypto/state-key.js';
+import { planMac, planMacKey } from '../crypto/plan-mac.js';
 import { StateError } from './errors.js';
 
 export interface StateCrypto {
@@ -27,6 +28,10 @@ export interface StateCrypto {
   /** Encrypts a record value on the client into the API's EncryptedValue, under a key derived from the state key. */
   encryptRecordValue(plaintext: string): EncryptedValueT;
   decryptRecordValue(value: EncryptedValueT): string;
+  /** The data key of a value this state encrypted, from cplane's own wrapper: what is wrapped again for each reader (crypto/data-key-wrap.ts). */
+  openRecordDataKey(value: EncryptedValueT): Uint8Array;
+  /** The MAC of a saved plan file (crypto/plan-mac.ts) under this state's key. */
+  planFileMac(plan: object): string;
 }
 
 /** Which state a sealed value belongs to. */
@@ -46,10 +51,11 @@ export interface StateKeys {
   seal: Uint8Array;
   fingerprint: Uint8Array;
   record: Uint8Array;
+  planFile: Uint8Array;
 }
 
 export function stateKeys(key: Uint8Array): StateKeys {
-  return { seal: deriveSubkey(key, 'seal'), fingerprint: deriveSubkey(key, 'fingerprint'), record: recordKek(key) };
+  return { seal: deriveSubkey(key, 'seal'), fingerprint: deriveSubkey(key, 'fingerprint'), record: recordKek(key), planFile: planMacKey(key) };
 }
 
 /**
@@ -78,6 +84,8 @@ export function createStateCrypto(keys: () => StateKeys, binding: SealBinding | 
     openBody: (address, sealed) => openWith(address, sealed, sealedAad(binding, address, 'body')),
     encryptRecordValue: (plaintext) => encryptRecordValue(keys().record, plaintext),
     decryptRecordValue: (value) => decryptRecordValue(keys().record, value),
+    openRecordDataKey: (value) => openDataKey(keys().record, value),
+    planFileMac: (plan) => planMac(keys().planFile, plan),
   };
 }
 

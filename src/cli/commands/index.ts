@@ -12,10 +12,11 @@
  *   command from loading Ink, the emulator, TypeBox and the rest (bench/startup.mjs measures it).
  */
 import type { Command, OptionSpec } from '../command.js';
-import { connectionHelp, connectionOptions, githubHelp, githubOptions, stateHelp, stateOptions, variablesHelp, variablesOptions, workspaceHelp, workspaceOptions } from '../flags.js';
+import { connectionHelp, connectionOptions, githubHelp, githubOptions, lockHelp, lockOptions, stateHelp, stateOptions, variablesHelp, variablesOptions, workspaceHelp, workspaceOptions } from '../flags.js';
 
 const applyOptions: OptionSpec = {
   ...workspaceOptions,
+  ...lockOptions,
   'auto-approve': { type: 'boolean' },
   target: { type: 'string', multiple: true },
   json: { type: 'boolean' },
@@ -32,6 +33,7 @@ const applyHelp = [
   '--target ADDRESS    limit the run to ADDRESS and what it depends on (repeatable)',
   '--json              one JSON object per event (NDJSON); never prompts',
   '--no-input          never prompt; plain lines instead of the interactive view',
+  lockHelp,
   githubHelp,
   ...workspaceHelp,
 ];
@@ -135,10 +137,12 @@ export const commands: Command[] = [
       '--out DIR           folder to write (default ./export); created when missing',
       '--adopt             also record the objects in the state of this account, so `cplane plan` there shows no changes',
       '--force             write into a folder that export did not write (its YAML files are replaced)',
+      lockHelp,
       ...connectionHelp,
     ],
     options: {
       ...connectionOptions,
+      ...lockOptions,
       project: { type: 'string', multiple: true },
       out: { type: 'string' },
       adopt: { type: 'boolean' },
@@ -166,16 +170,16 @@ export const commands: Command[] = [
     name: ['state', 'rm'],
     summary: 'Forget an address: cplane stops managing it; the remote object is not touched',
     usage: `state rm ADDRESS ${stateArgs}`,
-    help: stateHelp,
-    options: stateOptions,
+    help: [...stateHelp, lockHelp],
+    options: { ...stateOptions, ...lockOptions },
     load: async () => (await import('./state.js')).stateRmCommand,
   },
   {
     name: ['state', 'mv'],
     summary: 'Rename an address in the state, keeping its remote object',
     usage: `state mv FROM TO ${stateArgs}`,
-    help: stateHelp,
-    options: stateOptions,
+    help: [...stateHelp, lockHelp],
+    options: { ...stateOptions, ...lockOptions },
     load: async () => (await import('./state.js')).stateMvCommand,
   },
   {
@@ -198,16 +202,16 @@ export const commands: Command[] = [
     name: ['state', 'push'],
     summary: 'Replace the state with a state file of the same lineage and a newer serial',
     usage: `state push FILE ${stateArgs}`,
-    help: ['FILE                a state file, e.g. from `cplane state pull`', ...stateHelp],
-    options: stateOptions,
+    help: ['FILE                a state file, e.g. from `cplane state pull`', ...stateHelp, lockHelp],
+    options: { ...stateOptions, ...lockOptions },
     load: async () => (await import('./state-transfer.js')).statePushCommand,
   },
   {
     name: ['state', 'migrate'],
     summary: 'Copy the state to another location: a local file to PostgreSQL, or back',
     usage: `state migrate --to PATH|URL ${stateArgs}`,
-    help: ['--to PATH|URL       where to copy the state: a postgres:// URL or a state file path (same account and workspace)', ...stateHelp],
-    options: { ...stateOptions, to: { type: 'string' } },
+    help: ['--to PATH|URL       where to copy the state: a postgres:// URL or a state file path (same account and workspace)', ...stateHelp, lockHelp],
+    options: { ...stateOptions, ...lockOptions, to: { type: 'string' } },
     load: async () => (await import('./state-transfer.js')).stateMigrateCommand,
   },
   {
@@ -222,6 +226,22 @@ export const commands: Command[] = [
     ],
     options: { ...stateOptions, reveal: { type: 'boolean' }, json: { type: 'boolean' } },
     load: async () => (await import('./output.js')).outputCommand,
+  },
+  {
+    name: ['read'],
+    summary: 'Decrypt the current value of a record here and print it (as a reader, or as cplane with the state key)',
+    usage: 'read (ADDRESS [dir] | --record-id ID) [--key-file FILE] [--account ID] [--state PATH|URL] [--workspace NAME]',
+    help: [
+      'ADDRESS             a record address in the state, e.g. record.payments/stripe-key',
+      '--record-id ID      the record\'s id instead of an address (needs no state when reading as a reader)',
+      '--key-file FILE     the reader\'s X25519 private key, base64 (mode 0600; default: $CPLANE_SA_KEY)',
+      'With a reader\'s key the data key wrapped for that reader is opened; without one (a personal access token),',
+      'cplane\'s state key opens the value of a record this state wrote. The value goes to stdout only.',
+      ...connectionHelp.filter((line) => !line.startsWith('--parallelism')),
+      ...stateHelp.filter((line) => !line.startsWith('--account')),
+    ],
+    options: { ...connectionOptions, ...stateOptions, 'record-id': { type: 'string' }, 'key-file': { type: 'string' } },
+    load: async () => (await import('./read.js')).readCommand,
   },
   {
     // Only the lock with that id is removed, so a lock taken since is safe.
