@@ -20,7 +20,9 @@ export const layers = {
   crypto: ['api', 'config'],
   state: ['api', 'config', 'plan-model', 'crypto'],
   providers: ['api', 'config', 'plan-model', 'crypto', 'state'],
-  planner: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers'],
+  // Policies decide whether a change is allowed: the planner runs them as its last stage.
+  policy: ['api', 'config', 'plan-model'],
+  planner: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'policy'],
   applier: ['api', 'config', 'plan-model', 'crypto', 'state'],
   render: ['api', 'config', 'plan-model'],
   ui: ['api', 'config', 'plan-model', 'applier', 'render'],
@@ -33,7 +35,7 @@ export const layers = {
   // `cplane api` and `cplane mcp`: below the CLI, which hands MCP the commands it runs.
   faces: ['api', 'config', 'session'],
   // The top: every other folder.
-  cli: ['api', 'config', 'github', 'plan-model', 'crypto', 'state', 'providers', 'planner', 'applier', 'render', 'ui', 'export', 'emulator', 'demo', 'session', 'faces', 'sdk'],
+  cli: ['api', 'config', 'github', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'planner', 'applier', 'render', 'ui', 'export', 'emulator', 'demo', 'session', 'faces', 'sdk'],
   // The SDK: the typed client and local decryption, as an application imports them (package.json `exports`).
   sdk: ['api', 'crypto'],
 };

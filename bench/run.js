@@ -1,4 +1,5 @@
-// Runs every benchmark in this folder (bench/*.mjs) one after another and prints their figures.
+// Runs every benchmark in this folder (bench/*.mjs: apply, export, plan, policy, startup, state, validate...) one
+// after another and prints their figures.
 // Benchmarks import the compiled code from dist/, so `npm run bench` builds first.
 import { readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';

@@ -7,7 +7,7 @@ export const exitCodes = {
   ok: 0,
   /** An error: bad input or environment, a refused or failed request, a plan that cannot be made. */
   error: 1,
-  /** `plan --detailed-exitcode`: a complete plan with changes. */
+  /** `plan --detailed-exitcode`: a complete plan with changes; `cplane drift`: drift was found. */
   changes: 2,
   /** `plan --detailed-exitcode`: an incomplete plan (something could not be read), with or without changes. */
   incomplete: 3,

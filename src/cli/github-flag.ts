@@ -7,8 +7,9 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { formatGithub } from '../config/index.js';
-import { appendStepSummary, errorAnnotation, writeStepOutputs } from '../github/index.js';
-import { hasChanges, type Plan } from '../plan-model/index.js';
+import { annotation, appendStepSummary, errorAnnotation, writeStepOutputs } from '../github/index.js';
+import { blockingFindings, findingLine, hasChanges, type Plan, type PolicyFinding } from '../plan-model/index.js';
+import { safeText } from '../text/safe-text.js';
 import { PlanError } from '../planner/errors.js';
 import type { CommandContext } from '../session/command-context.js';
 import { ConfigInvalidError } from '../session/errors.js';
@@ -17,24 +18,40 @@ import { codeBlock } from '../text/escape-for.js';
 export interface GithubReporter {
   /** A plan was made: its Markdown goes to the step summary and a file (for the pull-request comment), its counts to the step outputs. */
   plan(plan: Plan, markdown: string, options: { dir: string; workspace: string; planFile?: string }): void;
+  /** A drift check was made: its report goes to the step summary and a file (for the drift issue), its result to the step outputs. */
+  drift(plan: Plan, markdown: string, options: { dir: string; workspace: string }): void;
   /** Markdown appended to the step summary as it is (a validation or apply result). */
   summary(markdown: string): void;
   /** The command failed: annotations for what has a place in the configuration, and a note in the step summary. */
   failed(error: unknown, verb: string): void;
 }
 
+/** A policy finding as an annotation on the resource's line: an error for a mandatory policy, a warning for an advisory one. */
+export function policyAnnotation(f: PolicyFinding): string {
+  return annotation(f.level === 'mandatory' ? 'error' : 'warning', safeText(findingLine(f)), f.at, `Policy ${f.policy} (${f.level})`);
+}
+
 export function githubReporter(ctx: CommandContext): GithubReporter | undefined {
   if (ctx.values.github !== true) return undefined;
   const { env } = ctx;
+  /** The Markdown in a file of the runner's temporary folder, for the comment and issue steps. */
+  const markdownFileOf = (markdown: string) => {
+    const file = join(env.RUNNER_TEMP || tmpdir(), `cplane-${process.pid}-${Date.now()}.md`);
+    writeFileSync(file, markdown, { mode: 0o600 });
+    return file;
+  };
+  /** `infra/prod:<account>@default`: the configuration folder (relative to the checkout), the account and the workspace. */
+  const keyOf = (dir: string, account: string, workspace: string) => `${relative(env.GITHUB_WORKSPACE || ctx.cwd, dir).split('\\').join('/') || '.'}:${account}@${workspace}`;
   return {
     plan(plan, markdown, options) {
       const where = options.planFile ? `in the job log above and in the saved plan \`${options.planFile}\`` : 'in the job log above';
       appendStepSummary(env, markdown, where);
-      const markdownFile = join(env.RUNNER_TEMP || tmpdir(), `cplane-plan-${process.pid}-${Date.now()}.md`);
-      writeFileSync(markdownFile, markdown, { mode: 0o600 });
-      const root = env.GITHUB_WORKSPACE || ctx.cwd;
+      // Policy findings as annotations on the resource's line: errors for mandatory ones, warnings for advisory ones.
+      for (const f of plan.policies?.findings ?? []) ctx.stdout.write(`${policyAnnotation(f)}\n`);
+      const markdownFile = markdownFileOf(markdown);
       writeStepOutputs(env, {
         has_changes: String(hasChanges(plan)),
+        policy_failed: String(blockingFindings(plan).length > 0),
         add: String(plan.summary.add),
         change: String(plan.summary.change),
         replace: String(plan.summary.replace),
@@ -43,7 +60,17 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
         markdown_file: markdownFile,
         // One pull-request comment per configuration, account and workspace: one folder planned with
         // `--var-file vars/staging.yaml` and `--var-file vars/prod.yaml` names two accounts, so two comments.
-        comment_key: `${relative(root, options.dir).split('\\').join('/') || '.'}:${plan.account}@${options.workspace}`,
+        comment_key: keyOf(options.dir, plan.account, options.workspace),
+      });
+    },
+    drift(plan, markdown, options) {
+      appendStepSummary(env, markdown, 'in the job log above');
+      writeStepOutputs(env, {
+        has_drift: String(plan.drift.length > 0),
+        drift_count: String(plan.drift.length),
+        markdown_file: markdownFileOf(markdown),
+        // One drift issue per configuration, account and workspace.
+        issue_key: keyOf(options.dir, plan.account, options.workspace),
       });
     },
     summary(markdown) {

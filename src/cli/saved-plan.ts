@@ -19,6 +19,7 @@ import {
   isStateUrl,
   placeholderProblems,
   plannedFiles,
+  policyDifferences,
   recordedStatePath,
   relativePosix,
   stepDifferences,
@@ -171,6 +172,11 @@ async function savedStateLocation(ctx: CommandContext, plan: SavedPlan, planPath
  * steps are exactly the fresh steps; otherwise the saved plan is refused, naming each address that differs.
  */
 export function trustedPlan(saved: SavedPlan, fresh: Plan, planPath: string, resent: { count: number; idNow: (address: string) => string | undefined }): Plan {
+  const policies = policyDifferences(saved, fresh);
+  if (policies.length > 0) {
+    const done = resent.count > 0 ? `${resent.count} pending write(s) an earlier run left were resent first; none of the saved plan's steps was applied` : 'Nothing was applied';
+    throw new AbortError(`The saved plan ${planPath} was checked under other policies: ${policies.join('; ')}. ${done}.`, REPLAN);
+  }
   const differences = stepDifferences(withPendingResolved(saved, resent.idNow), fresh);
   if (differences.length > 0) {
     const shown = differences.slice(0, 20);

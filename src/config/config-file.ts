@@ -101,6 +101,15 @@ export interface ImportConfig {
   id: string;
 }
 
+/** A policy (docs/policies.md): a CEL rule every planned change of the given kinds must satisfy. */
+export interface PolicyConfig {
+  level: 'mandatory' | 'advisory';
+  kinds?: ('project' | 'record' | 'credential' | 'gateway' | 'gateway_token' | 'otel_export')[];
+  actions?: ('create' | 'update' | 'replace' | 'rotate' | 'import' | 'move' | 'forget' | 'archive' | 'delete' | 'revoke')[];
+  rule: string;
+  message?: string;
+}
+
 export interface ConfigFile {
   version?: 1;
   account?: string;
@@ -113,4 +122,5 @@ export interface ConfigFile {
   moved?: MovedConfig[];
   removed?: RemovedConfig[];
   import?: ImportConfig[];
+  policies?: Record<string, PolicyConfig>;
 }

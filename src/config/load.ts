@@ -10,6 +10,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { buildDesired, type LoadedFile } from './build-desired.js';
 import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from './diagnostics.js';
 import { interpolate } from './interpolate.js';
+import { collectPolicies } from './policies.js';
 import { registerUrlPasswords } from './own-variables.js';
 import { collectRefactoringBlocks } from './refactoring-blocks.js';
 import { checkSchema, type UnsetVariables } from './schema-check.js';
@@ -139,7 +140,7 @@ export async function loadConfig(dir: string, options: LoadOptions = {}): Promis
       if (!file) continue;
       file.value ??= {};
       if (!isMapping(file.value)) {
-        diagnostics.push(diagnosticAt(file, 0, { code: 'wrong_type', summary: `${file.display} must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import)` }));
+        diagnostics.push(diagnosticAt(file, 0, { code: 'wrong_type', summary: `${file.display} must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import, policies)` }));
         continue;
       }
       files.push(file);
@@ -183,7 +184,8 @@ export async function loadConfig(dir: string, options: LoadOptions = {}): Promis
   }
   const account = chosenAccount ?? configured;
   const refactoring = collectRefactoringBlocks(loaded, resources, diagnostics);
-  const desired: DesiredState = { resources, ...(refactoring ? { refactoring } : {}), dir: root, files: [...names], variables: Object.fromEntries(values) };
+  const policies = collectPolicies(loaded, diagnostics);
+  const desired: DesiredState = { resources, ...(refactoring ? { refactoring } : {}), ...(policies ? { policies } : {}), dir: root, files: [...names], variables: Object.fromEntries(values) };
   if (account !== undefined && account !== '') desired.account = account;
   const stateUrl = loaded.find((l) => l.config.state)?.config.state?.url;
   if (stateUrl) desired.stateUrl = stateUrl;

@@ -127,6 +127,24 @@ export interface RefactoringBlocks {
   imports: { to: string; id: string; source: SourceRange }[];
 }
 
+/**
+ * A policy of the configuration (`policies:`), checked against every plan (src/policy/). The rule is CEL
+ * text: the configuration only carries it; compiling and evaluating it is the policy layer's job.
+ */
+export interface Policy {
+  name: string;
+  level: 'mandatory' | 'advisory';
+  /** Kinds the rule applies to; empty for every kind. */
+  kinds: ResourceKind[];
+  /** Plan actions the rule applies to; empty for every action that leaves the object in place (not a removal). */
+  actions: string[];
+  rule: string;
+  /** What a violation says; the rule itself when the configuration gives none. */
+  message: string;
+  /** Where the rule's text starts, so an error in it points at its line. */
+  source: SourceRange;
+}
+
 export interface DesiredState {
   /** Account id from the configuration (after interpolation), if it gives one. */
   account?: string;
@@ -135,6 +153,8 @@ export interface DesiredState {
   resources: DesiredResource[];
   /** `moved`, `removed` and `import` blocks; absent when the configuration has none. */
   refactoring?: RefactoringBlocks;
+  /** `policies:` by name, in name order; absent when the configuration has none. */
+  policies?: Policy[];
   /** The configuration folder (absolute). */
   dir: string;
   /** Files read, relative to `dir`, sorted. */

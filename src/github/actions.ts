@@ -50,7 +50,12 @@ export function writeStepOutputs(env: NodeJS.ProcessEnv, outputs: Record<string,
 
 /** A workflow command that GitHub shows as an error on a file and line, e.g. `::error file=main.yaml,line=3,col=5::...`. */
 export function errorAnnotation(message: string, at?: { file: string; line: number; col: number }, title?: string): string {
+  return annotation('error', message, at, title);
+}
+
+/** The same as errorAnnotation, as a warning (`::warning ...::`) or an error. */
+export function annotation(level: 'error' | 'warning', message: string, at?: { file: string; line: number; col: number }, title?: string): string {
   const properties = at ? [`file=${annotationProperty({ name: at.file })}`, `line=${at.line}`, `col=${at.col}`] : [];
   if (title) properties.push(`title=${annotationProperty(title)}`);
-  return `::error${properties.length ? ` ${properties.join(',')}` : ''}::${annotationMessage(message)}`;
+  return `::${level}${properties.length ? ` ${properties.join(',')}` : ''}::${annotationMessage(message)}`;
 }

@@ -7,5 +7,6 @@
 export * from './action.js';
 export * from './address.js';
 export * from './completeness.js';
+export * from './policy-verdict.js';
 export type * from './plan.js';
 export type * from './write.js';

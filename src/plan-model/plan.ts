@@ -7,7 +7,7 @@
  * in state when a write succeeds). `schema/plan.schema.json` is its JSON form.
  */
 import type { OperationName } from '../api/operations.js';
-import type { ResourceKind, SecretSource } from '../config/types.js';
+import type { ResourceKind, SecretSource, SourceRange } from '../config/types.js';
 import type { Action } from './action.js';
 import type { PlannedWrite } from './write.js';
 
@@ -72,6 +72,41 @@ export interface Unreadable {
   requestId?: string;
 }
 
+/** One policy's verdict on one planned change that is not a pass (docs/policies.md). */
+export interface PolicyFinding {
+  policy: string;
+  level: 'mandatory' | 'advisory';
+  address: string;
+  kind: ResourceKind;
+  /** `violated`: the rule was false. `error`: it could not be evaluated, which counts as a violation of its level. */
+  outcome: 'violated' | 'error';
+  /** The policy's message; for an error, why the rule could not be evaluated. */
+  message: string;
+  /** Where the resource is configured (absent for the removal of one no longer configured): annotations point here. */
+  at?: SourceRange;
+}
+
+/** What the configuration's policies said of a plan. */
+export interface PolicyReport {
+  /** sha256 of the policies checked (name, level, kinds, rule, message): a saved plan made under other policies is refused. */
+  digest: string;
+  /** Number of policies in the configuration. */
+  policies: number;
+  /** Evaluations made: one per policy and planned change of a kind it applies to. */
+  checked: number;
+  /** Every result that is not a pass, by address then policy. */
+  findings: PolicyFinding[];
+}
+
+/** A write-only value a refresh-only plan did not check because its source is absent (it never reads one). */
+export interface NotChecked {
+  address: string;
+  /** `headers.Authorization`, `secret`, `value`. */
+  field: string;
+  /** `OTEL_TEAM not set`, `file /path not found`. */
+  reason: string;
+}
+
 export interface PlanSummary {
   add: number;
   change: number;
@@ -132,6 +167,10 @@ export interface Plan {
    */
   withoutValue?: string[];
   summary: PlanSummary;
+  /** Present when the configuration has policies (every mode but refresh-only, which plans no change). */
+  policies?: PolicyReport;
+  /** Refresh-only plans: write-only values whose source is absent, reported instead of failing. */
+  notChecked?: NotChecked[];
   /**
    * Writes an earlier apply saved in the journal and whose answer it never recorded (it was killed): an apply
    * resends them first, with their saved keys. The plan has no step for these addresses; it shows what

@@ -12,7 +12,7 @@ export type { MakePlanInput, PlanState } from './context.js';
 export type { PlanProblem } from './problems.js';
 export { PlanError } from './errors.js';
 export { readPlanFile, writePlanFile, planSchemaProblems } from './plan-file.js';
-export { placeholderProblems, stepDifferences, withPendingResolved, withSavedKeys } from './plan-trust.js';
+export { placeholderProblems, policyDifferences, stepDifferences, withPendingResolved, withSavedKeys } from './plan-trust.js';
 export { changedFiles, isStateUrl, plannedFiles, recordedStatePath, relativePosix, withoutCredentials } from './plan-context.js';
 export type * from './types.js';
 

@@ -2,7 +2,7 @@
  * The step generator (after Pulumi's): refreshes the live account, then runs
  * the stages, each a plain function of data named for what it decides:
  * the refactoring blocks (moved, removed, import), write-only values, the desired addresses (with the address book), the
- * removals, the dependencies, the order, the targets, the objects left without a value and the summary.
+ * removals, the dependencies, the order, the targets, the objects left without a value, the summary and the policies.
  * Providers report facts and writes; the stages decide.
  */
 import type { Plan } from '../plan-model/index.js';
@@ -11,6 +11,7 @@ import type { MakePlanInput, PlanContext } from './context.js';
 import { linkDependencies } from './dependencies.js';
 import { planDesired } from './desired.js';
 import { PlanError } from './errors.js';
+import { checkPolicies, compileConfigured } from './policies.js';
 import { indexLive } from './live-account.js';
 import { sortSteps } from './order.js';
 import { refreshLive } from './refresh.js';
@@ -21,12 +22,14 @@ import { planRemovals } from './removals.js';
 import { summarize } from './summary.js';
 import { scopeToTargets } from './targets.js';
 import { version as cplaneVersion } from '../version.js';
+import { uncheckedWriteOnly, writeOnlyChanges, type WriteOnlyStatus } from './write-only-values.js';
 import { withoutValue } from './without-value.js';
-import { writeOnlyChanges, type WriteOnlyStatus } from './write-only-values.js';
 import { pendingWritesOf } from './pending-writes.js';
 
 export async function makePlan(input: MakePlanInput): Promise<Plan> {
   const { client, desired, account, mode = 'normal', targets = [], replace = [] } = input;
+  // Policies judge the changes a plan makes (a refresh-only plan makes none); a rule that does not compile stops the plan before any request.
+  const compiled = mode === 'refresh-only' ? undefined : await compileConfigured(desired);
   // moved, removed and import blocks first: every later stage sees the state under its new addresses.
   const refactored = resolveRefactoring({ blocks: desired.refactoring, state: input.state.data.resources });
   const state = refactored.state;
@@ -62,6 +65,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     problems: [...refactored.problems, ...writeOnly.problems, ...replaceProblems(replace, desiredByAddress, state, (r) => providerFor(r.kind)), ...planned.problems, ...removals.problems],
   });
   if (scoped.problems.length > 0) throw new PlanError(scoped.problems);
+  const policies = checkPolicies(compiled, scoped.steps, desiredByAddress, state);
 
   return {
     formatVersion: 2,
@@ -76,6 +80,8 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     unreadable: scoped.unreadable,
     withoutValue: withoutValue(ctx, scoped.steps, targets),
     summary: summarize(scoped.steps),
+    ...(policies ? { policies } : {}),
+    ...(mode === 'refresh-only' ? { notChecked: uncheckedWriteOnly(desired, state, input.env) } : {}),
     ...(pendingWrites.length > 0 ? { pendingWrites } : {}),
   };
 }

@@ -128,3 +128,19 @@ export function withSavedKeys(fresh: Plan, saved: Plan): Plan {
     steps: fresh.steps.map((step) => ({ ...step, writes: step.writes.map((w) => ({ ...w, idempotencyKey: keys.get(w.id) ?? w.idempotencyKey })) })),
   };
 }
+
+/**
+ * How the saved plan's policy report differs from a fresh plan's: made under other policies (the digest),
+ * or with other findings. Empty when they agree; a plan reviewed under one set of rules is never applied
+ * under another.
+ */
+export function policyDifferences(saved: Plan, fresh: Plan): string[] {
+  const digest = (plan: Plan) => plan.policies?.digest ?? 'none';
+  if (digest(saved) !== digest(fresh)) {
+    return [`the policies changed since the plan was made (${saved.policies ? `${saved.policies.policies} then` : 'none then'}, ${fresh.policies ? `${fresh.policies.policies} now` : 'none now'})`];
+  }
+  // Where a resource is shown depends on the folder each command ran in: only what the findings say is compared.
+  const said = (plan: Plan) => (plan.policies?.findings ?? []).map(({ at: _at, ...finding }) => finding);
+  const where = firstDifference(said(saved), said(fresh));
+  return where ? [`the policy findings differ from a plan made now (at findings${where.startsWith('.') ? where.slice(1) : where})`] : [];
+}

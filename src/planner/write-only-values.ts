@@ -2,10 +2,13 @@
  * Write-only values (secrets, record values, header values) are never read
  * back: whether one changed is decided by its fingerprint in state. A value
  * whose source cannot be read is a problem only of its own address (so
- * `--target` can leave it aside).
+ * `--target` can leave it aside). A refresh-only plan (a drift check) reads no
+ * source at all: it only says which values it could not have checked.
  */
+import { existsSync } from 'node:fs';
 import { resolveSecret } from '../config/index.js';
 import type { DesiredState } from '../config/types.js';
+import type { NotChecked } from '../plan-model/index.js';
 import type { StateData } from '../state/types.js';
 import { resourceProblem, type PlanProblem } from './problems.js';
 
@@ -54,4 +57,21 @@ export async function writeOnlyChanges(
     statuses.set(r.address, status);
   }
   return { statuses, problems };
+}
+
+/**
+ * For a refresh-only plan: the write-only values of managed resources whose source is absent, e.g.
+ * `OTEL_TEAM not set`. Only whether a source exists is looked at, never its value, so a drift job needs no
+ * write secret and a missing one is reported rather than failing the check.
+ */
+export function uncheckedWriteOnly(desired: DesiredState, resources: StateData['resources'], env: NodeJS.ProcessEnv): NotChecked[] {
+  const out: NotChecked[] = [];
+  for (const r of desired.resources) {
+    if (!resources[r.address]) continue;
+    for (const [field, source] of Object.entries(r.secrets).sort(([a], [b]) => (a < b ? -1 : 1))) {
+      if ('env' in source && !env[source.env]) out.push({ address: r.address, field, reason: `${source.env} not set` });
+      else if ('file' in source && !existsSync(source.file)) out.push({ address: r.address, field, reason: `file ${source.file} not found` });
+    }
+  }
+  return out;
 }

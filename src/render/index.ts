@@ -6,3 +6,5 @@ export { renderPendingWritesText, renderPlanText, type TextOptions } from './tex
 export { renderPlanMarkdown } from './markdown.js';
 export { renderPlanJson } from './json.js';
 export { accountLabel, summaryLine, noChangesLine, withoutValueNote } from './describe.js';
+export { findingPlace, policyHeadline, refusedLine } from './policies.js';
+export { driftHeadline, renderDriftJson, renderDriftMarkdown, renderDriftText } from './drift.js';

@@ -6,9 +6,33 @@
 import { actionWords, type Plan } from '../plan-model/index.js';
 import { codeBlock, codeSpan, markdownText, tableCell } from '../text/escape-for.js';
 import { changeLines, noChangesLine, PENDING_HEADING, pendingWriteLine, summaryLine, withoutValueNote } from './describe.js';
+import { findingLines, policyHeadline, refusedLine } from './policies.js';
 
 /** GitHub colours `+` and `-` lines of a diff block; every other change is marked `!`. */
-const diffSymbol = (symbol: string) => (symbol === '+' || symbol === '-' || symbol === ' ' ? symbol : '!');
+export const diffSymbol = (symbol: string) => (symbol === '+' || symbol === '-' || symbol === ' ' ? symbol : '!');
+
+/** Write-only values a refresh-only plan did not check, as a quoted list. */
+export function notCheckedMarkdown(plan: Plan): string[] {
+  if (!plan.notChecked?.length) return [];
+  return [
+    '> **Write-only values not checked** (a drift check reads no secret, and the API never returns them):',
+    ...plan.notChecked.map((n) => `> - ${codeSpan({ name: n.address })} ${codeSpan({ name: n.field })}: not checked (${markdownText(n.reason)})`),
+    '',
+  ];
+}
+
+/** What could not be read, as a quoted list. */
+export function unreadableMarkdown(plan: Plan): string[] {
+  if (plan.unreadable.length === 0) return [];
+  return [
+    '> **Could not be read** (nothing is planned for these):',
+    ...plan.unreadable.map((u) => {
+      const what = u.address ? codeSpan({ name: u.address }) : `every ${markdownText({ name: u.kind })}`;
+      return `> - ${what}: ${codeSpan({ name: u.operation })} ${markdownText(u.reason)}${u.requestId ? ` (request id ${codeSpan(u.requestId)})` : ''}`;
+    }),
+    '',
+  ];
+}
 
 /**
  * Every text from configuration, state or the API goes through the function of src/text/escape-for.ts for the
@@ -23,6 +47,8 @@ export function renderPlanMarkdown(plan: Plan): string {
   const account = name ? `${codeSpan(name)} (${codeSpan({ name: plan.account })})` : codeSpan({ name: plan.account });
   const workspace = plan.context ? `, workspace ${codeSpan({ name: plan.context.workspace })}` : '';
   out.push(`#### cplane plan${plan.mode !== 'normal' ? ` (${plan.mode})` : ''} for account ${account}${workspace}`, '', `**${markdownText(headline)}**`, '');
+  const refused = refusedLine(plan);
+  if (refused) out.push('> [!CAUTION]', `> **${markdownText(refused)}**`, '');
 
   if (acting.length > 0) {
     out.push('| | Address | Action | Why |', '|---|---|---|---|');
@@ -59,14 +85,19 @@ export function renderPlanMarkdown(plan: Plan): string {
     out.push('');
   }
 
-  if (plan.unreadable.length > 0) {
-    out.push(`> **Could not be read** (nothing is planned for these):`);
-    for (const u of plan.unreadable) {
-      const what = u.address ? codeSpan({ name: u.address }) : `every ${markdownText({ name: u.kind })}`;
-      out.push(`> - ${what}: ${codeSpan({ name: u.operation })} ${markdownText(u.reason)}${u.requestId ? ` (request id ${codeSpan(u.requestId)})` : ''}`);
+  out.push(...notCheckedMarkdown(plan));
+
+  const policies = policyHeadline(plan);
+  if (policies) {
+    out.push(`**${markdownText(policies)}**`, '');
+    const findings = findingLines(plan);
+    if (findings.length > 0) {
+      out.push('| | Policy finding | Where |', '|---|---|---|');
+      for (const f of findings) out.push(`| \`${f.symbol}\` | ${tableCell(f.text)} | ${f.place ? tableCell({ name: f.place }, { code: true }) : ''} |`);
+      out.push('');
     }
-    out.push('');
   }
+  out.push(...unreadableMarkdown(plan));
   const empty = withoutValueNote(plan);
   // `what` and `todo` are cplane's own words (the Markdown in `todo` is meant); the addresses are names.
   if (empty) out.push(`> **${empty.what}**: ${empty.addresses.map((a) => codeSpan({ name: a })).join(', ')}`, `> ${empty.todo}`, '');

@@ -8,6 +8,7 @@ import { actionWords, localPart, type PendingWrite, type Plan, type PlanStep, ty
 import { painter as makePainter, type Paint } from '../paint.js';
 import { safeName, safeText } from '../text/safe-text.js';
 import { accountLabel, changeLines, noChangesLine, PENDING_HEADING, pendingWriteLine, summaryLine, withoutValueNote } from './describe.js';
+import { findingLines, policyHeadline, refusedLine } from './policies.js';
 
 export interface TextOptions {
   color: boolean;
@@ -35,6 +36,40 @@ function renderStep(step: PlanStep, paint: Paint): string[] {
   return lines;
 }
 
+/** What changed outside cplane, object by object, field by field. */
+export function driftLines(plan: Plan, paint: Paint): string[] {
+  const out = [paint('bold', 'Objects changed outside cplane since the last apply:'), ''];
+  for (const drift of plan.drift) {
+    if (drift.type === 'deleted') {
+      out.push(`  ${paint('remove', '-')} ${safeName(drift.address)} was ${safeText(drift.reason ?? 'deleted outside cplane')}`);
+      continue;
+    }
+    out.push(`  ${paint('change', '~')} ${safeName(drift.address)} ${drift.reason ? safeText(drift.reason) : 'was changed outside cplane'}`);
+    for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) out.push(`      ${paint(symbolTone[symbol] ?? 'plain', symbol)} ${safeText(text)}`);
+  }
+  return out;
+}
+
+/** Write-only values a refresh-only plan did not check because their source is absent. */
+export function notCheckedLines(plan: Plan, paint: Paint): string[] {
+  if (!plan.notChecked?.length) return [];
+  return [
+    paint('warn', 'Write-only values not checked (a drift check reads no secret, and the API never returns them):'),
+    ...plan.notChecked.map((n) => `  ${paint('warn', '?')} ${safeName(`${n.address} ${n.field}`)}: not checked (${safeText(n.reason)})`),
+    '',
+  ];
+}
+
+/** What could not be read, one line each. */
+export function unreadableLines(plan: Plan, paint: Paint): string[] {
+  if (plan.unreadable.length === 0) return [];
+  return [
+    paint('warn', 'Could not be read (nothing is planned for these):'),
+    ...plan.unreadable.map((u) => `  ${paint('warn', '!')} ${safeName(u.address ?? `every ${u.kind}`)}: ${safeName(u.operation)}: ${safeText(`${u.reason}${u.requestId ? ` (request id ${u.requestId})` : ''}`)}`),
+    '',
+  ];
+}
+
 function pendingWritesLines(writes: readonly PendingWrite[], paint: Paint): string[] {
   return [paint('warn', PENDING_HEADING), ...writes.map((write) => `  ${paint('warn', '>')} ${safeText(pendingWriteLine(write))}`)];
 }
@@ -50,18 +85,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   const out: string[] = [];
   if (plan.context) out.push(`Account: ${accountLabel(plan)}   Workspace: ${safeName(plan.context.workspace)}`, '');
 
-  if (plan.drift.length > 0) {
-    out.push(paint('bold', 'Objects changed outside cplane since the last apply:'), '');
-    for (const drift of plan.drift) {
-      if (drift.type === 'deleted') {
-        out.push(`  ${paint('remove', '-')} ${safeName(drift.address)} was ${safeText(drift.reason ?? 'deleted outside cplane')}`);
-        continue;
-      }
-      out.push(`  ${paint('change', '~')} ${safeName(drift.address)} ${drift.reason ? safeText(drift.reason) : 'was changed outside cplane'}`);
-      for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) out.push(`      ${paint(symbolTone[symbol] ?? 'plain', symbol)} ${safeText(text)}`);
-    }
-    out.push('', rule, '');
-  }
+  if (plan.drift.length > 0) out.push(...driftLines(plan, paint), '', rule, '');
 
   if (plan.pendingWrites?.length) out.push(...pendingWritesLines(plan.pendingWrites, paint), '');
 
@@ -76,11 +100,12 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     for (const step of acting) out.push(...renderStep(step, paint), '');
   }
 
-  if (plan.unreadable.length > 0) {
-    out.push(paint('warn', 'Could not be read (nothing is planned for these):'));
-    for (const u of plan.unreadable) {
-      out.push(`  ${paint('warn', '!')} ${safeName(u.address ?? `every ${u.kind}`)}: ${safeName(u.operation)}: ${safeText(`${u.reason}${u.requestId ? ` (request id ${u.requestId})` : ''}`)}`);
-    }
+  out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint));
+
+  const policies = policyHeadline(plan);
+  if (policies) {
+    out.push(paint('bold', policies));
+    for (const f of findingLines(plan)) out.push(`  ${paint(f.level === 'mandatory' ? 'remove' : 'warn', f.symbol)} ${safeText(f.text)}${f.place ? paint('dim', `  (${safeName(f.place)})`) : ''}`);
     out.push('');
   }
 
@@ -89,5 +114,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
 
   if (plan.targets.length > 0) out.push(paint('warn', `Only part of the configuration was planned (--target ${plan.targets.join(', ')}).`), '');
   out.push(paint('bold', noChangesLine(plan) ?? summaryLine(plan)));
+  const refused = refusedLine(plan);
+  if (refused) out.push(paint('remove', refused));
   return `${out.join('\n')}\n`;
 }

@@ -54,7 +54,7 @@ afterAll(async () => {
 describe('action.yml', () => {
   it('passes inputs to its scripts only through env, never through ${{ }} inside a script', () => {
     const steps = actionSteps();
-    expect(steps.map((s) => s.id)).toEqual(['setup', 'cplane', 'comment']);
+    expect(steps.map((s) => s.id)).toEqual(['setup', 'cplane', 'comment', 'drift-issue']);
     for (const step of steps) expect(step.run).not.toContain('${{');
   });
 
@@ -130,10 +130,10 @@ describe('action.yml', () => {
     expect(runner.summary()).toContain('#### cplane plan failed');
   });
 
-  it('refuses a command other than validate, plan or apply', async () => {
+  it('refuses a command other than validate, plan, apply or drift', async () => {
     const run = await runner.step('cplane', { command: 'destroy', 'working-directory': '.', args: '' }, env);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain("::error::cplane action: command must be validate, plan or apply, not 'destroy'");
+    expect(run.stdout).toContain("::error::cplane action: command must be validate, plan, apply or drift, not 'destroy'");
   });
 
   it('apply of the saved plan: the result in the summary, the counts in the outputs', async () => {

@@ -180,3 +180,80 @@ export function fakeRunner(): Runner {
     close: () => rmSync(temp, { recursive: true, force: true }),
   };
 }
+
+export interface Issue {
+  number: number;
+  title: string;
+  body: string;
+  state: 'open' | 'closed';
+  state_reason?: string;
+  labels: string[];
+  comments: string[];
+  user: { login: string };
+}
+
+/** The issues API of one repository, in memory: list (open, by label), create, update, comment. */
+export interface IssuesApi {
+  url: string;
+  issues: Issue[];
+  requests: string[];
+  close(): Promise<void>;
+}
+
+export async function issuesApi(repository: string): Promise<IssuesApi> {
+  const issues: Issue[] = [];
+  const requests: string[] = [];
+  const server: Server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      requests.push(`${req.method} ${url.pathname}${url.search}`);
+      const send = (status: number, body?: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(body === undefined ? '' : JSON.stringify(body));
+      };
+      const shown = (issue: Issue) => ({ number: issue.number, title: issue.title, body: issue.body, state: issue.state, labels: issue.labels.map((name) => ({ name })), user: issue.user });
+      // The workflow's GITHUB_TOKEN: it writes as the Actions bot and may not read /user.
+      if (req.headers.authorization !== 'Bearer gh-test-token') return send(401, { message: 'Bad credentials' });
+      if (req.method === 'GET' && url.pathname === '/user') return send(403, { message: 'Resource not accessible by integration' });
+      const list = `/repos/${repository}/issues`;
+      const one = new RegExp(`^/repos/${repository}/issues/(\\d+)(/comments)?$`).exec(url.pathname);
+      const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+      if (typeof body.body === 'string' && body.body.length > 65_536) return send(422, { message: 'body is too long (maximum is 65536 characters)' });
+      if (req.method === 'GET' && url.pathname === list) {
+        const state = url.searchParams.get('state') ?? 'open';
+        const label = url.searchParams.get('labels');
+        const page = Number(url.searchParams.get('page') ?? 1);
+        const perPage = Number(url.searchParams.get('per_page') ?? 30);
+        const found = issues.filter((i) => (state === 'all' || i.state === state) && (!label || i.labels.includes(label)));
+        return send(200, found.slice((page - 1) * perPage, page * perPage).map(shown));
+      }
+      if (req.method === 'POST' && url.pathname === list) {
+        const issue: Issue = { number: issues.length + 1, title: String(body.title), body: String(body.body ?? ''), state: 'open', labels: (body.labels as string[] | undefined) ?? [], comments: [], user: { login: 'github-actions[bot]' } };
+        issues.push(issue);
+        return send(201, shown(issue));
+      }
+      const issue = one ? issues.find((i) => i.number === Number(one[1])) : undefined;
+      if (!issue) return send(404, { message: 'Not Found' });
+      if (req.method === 'POST' && one?.[2]) {
+        issue.comments.push(String(body.body));
+        return send(201, { id: issue.comments.length, body: body.body });
+      }
+      if (req.method === 'PATCH' && !one?.[2]) {
+        if (typeof body.body === 'string') issue.body = body.body;
+        if (body.state === 'closed' || body.state === 'open') issue.state = body.state;
+        if (typeof body.state_reason === 'string') issue.state_reason = body.state_reason;
+        return send(200, shown(issue));
+      }
+      return send(405, { message: 'no' });
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    issues,
+    requests,
+    close: () => new Promise((done) => server.close(() => done())),
+  };
+}

@@ -10,7 +10,7 @@ import { identityOf, type ClientEvent } from '../../api/client.js';
 import { applyPlan, forwardClientEvents, resendJournal, type ApplyEvent, type ApplyResult } from '../../applier/index.js';
 import { resolveSecret } from '../../config/index.js';
 import { foreignPendingWrites, makePlan, pendingWritesOf, placeholderProblems, readPlanFile } from '../../planner/index.js';
-import { hasChanges, type Plan } from '../../plan-model/index.js';
+import { blockingFindings, findingLine, hasChanges, type Plan } from '../../plan-model/index.js';
 import { accountLabel, renderPendingWritesText, renderPlanMarkdown, renderPlanText, withoutValueNote } from '../../render/index.js';
 import { safeText } from '../../text/safe-text.js';
 import { eventLine } from '../../ui/plain-lines.js';
@@ -156,6 +156,14 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     else ctx.stdout.write(renderPlanText(plan, { color: interactive && !ctx.env.NO_COLOR, width: ctx.stdout.columns ?? 80 }));
     github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, ...(planPath ? { planFile: planPath } : {}) });
     if (!hasChanges(plan)) return 0;
+    // A mandatory policy finding stops the run before approval and before any write (docs/policies.md).
+    const blocking = blockingFindings(plan);
+    if (blocking.length > 0) {
+      throw new AbortError(
+        `cplane ${verb} refused by policy: ${blocking.length} mandatory finding${blocking.length === 1 ? '' : 's'}; nothing was changed:\n${blocking.map((f) => `  - ${findingLine(f)}`).join('\n')}`,
+        'Change the configuration so the plan satisfies the policies (docs/policies.md), then plan again.',
+      );
+    }
     if (!json && !interactive) ctx.stdout.write('\n');
 
     if (!saved && ctx.values['auto-approve'] !== true) {

@@ -90,6 +90,22 @@ export const commands: Command[] = [
     load: async () => (await import('./plan.js')).planCommand,
   },
   {
+    name: ['drift'],
+    summary: 'Check for changes made outside cplane, without any write secret (exit 2 on drift)',
+    usage: 'drift [dir] [--json | --markdown] [--parallelism N] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    help: [
+      'dir                 configuration folder (default: the current folder)',
+      '--json              print { hasDrift, drift, notChecked, unreadable } as JSON',
+      '--markdown          print the report as Markdown (what the drift issue holds)',
+      'Never reads a secret source: write-only values whose source is absent are listed as not checked.',
+      'Exit codes: 0 no drift, 2 drift found, 3 no drift in what could be read but something could not be read, 1 error.',
+      githubHelp,
+      ...workspaceHelp,
+    ],
+    options: { ...workspaceOptions, ...githubOptions, json: { type: 'boolean' }, markdown: { type: 'boolean' } },
+    load: async () => (await import('./drift.js')).driftCommand,
+  },
+  {
     name: ['apply'],
     summary: 'Perform the changes of a plan (resends interrupted writes first)',
     usage: 'apply [dir | PLANFILE [dir]] [--auto-approve] [--target ADDRESS ...] [--replace ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',

@@ -7,7 +7,7 @@
  * and 3 when the plan is incomplete (cli/exit-codes.ts).
  */
 import { resolve } from 'node:path';
-import { hasChanges, isIncomplete } from '../../plan-model/index.js';
+import { blockingFindings, hasChanges, isIncomplete } from '../../plan-model/index.js';
 import { makePlan, writePlanFile } from '../../planner/index.js';
 import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
 import type { CommandModule } from '../../session/command-context.js';
@@ -63,6 +63,8 @@ export const planCommand: CommandModule = {
       else if (values.markdown) ctx.stdout.write(renderPlanMarkdown(plan));
       else ctx.stdout.write(renderPlanText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, width: ctx.stdout.columns ?? 80 }));
       github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, ...(planFile ? { planFile } : {}) });
+      // A mandatory policy finding fails the plan, whatever else it says (docs/policies.md).
+      if (blockingFindings(plan).length > 0) return exitCodes.error;
       if (!values['detailed-exitcode']) return exitCodes.ok;
       return isIncomplete(plan) ? exitCodes.incomplete : hasChanges(plan) ? exitCodes.changes : exitCodes.ok;
     } finally {

@@ -1,7 +1,7 @@
 /**
  * `cplane validate`: loads a configuration folder offline (no token, no
  * network) and reports every problem at once, for people, as JSON, or as
- * GitHub Actions annotations.
+ * GitHub Actions annotations. The policies' rules are compiled as well.
  */
 import type { CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
@@ -11,6 +11,7 @@ import { githubReporter } from '../github-flag.js';
 import { codeSpan, markdownText } from '../../text/escape-for.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const policyNote = (n: number) => (n === 0 ? '' : ` and ${n} ${n === 1 ? 'policy' : 'policies'}`);
 const unsetNote = (names: string[]) =>
   names.length === 0 ? '' : ` (without a value for ${names.map((n) => `"${n}"`).join(', ')}: checked for type only)`;
 
@@ -22,10 +23,18 @@ export const validateCommand: CommandModule = {
     }
     if (ctx.positionals.length > 1) throw new AbortError('validate takes at most one folder.', 'Usage: cplane validate [dir]');
     // Validation needs no variable values: a field that uses an unset variable is checked only for its type.
-    const { desired, diagnostics, unsetVariables = [] } = await loadConfig(ctx.positionals[0] ?? '.', { ...variablesLoadOptions(ctx), allowUnsetVariables: true });
+    const loaded = await loadConfig(ctx.positionals[0] ?? '.', { ...variablesLoadOptions(ctx), allowUnsetVariables: true });
+    const { unsetVariables = [] } = loaded;
+    // Every policy's rule is compiled too (syntax, types, a bool result), reported at the rule's line.
+    // A rule that uses a variable without a value still holds `${var.NAME}`: it is compiled by plan, with the value.
+    const compilable = (loaded.desired?.policies ?? []).filter((p) => !unsetVariables.some((name) => p.rule.includes(`\${var.${name}}`)));
+    // Loaded only then: a configuration without policies never loads the policy layer or the CEL library.
+    const policyProblems = compilable.length > 0 ? (await (await import('../../policy/index.js')).compilePolicies(compilable)).diagnostics : [];
+    const diagnostics = [...loaded.diagnostics, ...policyProblems];
+    const desired = policyProblems.length > 0 ? undefined : loaded.desired;
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
     const summary = desired
-      ? `Configuration is valid: ${plural(desired.resources.length, 'resource')} in ${plural(desired.files.length, 'file')}${unsetNote(unsetVariables)}.`
+      ? `Configuration is valid: ${plural(desired.resources.length, 'resource')}${policyNote(desired.policies?.length ?? 0)} in ${plural(desired.files.length, 'file')}${unsetNote(unsetVariables)}.`
       : `${plural(errors, 'error')} found.`;
 
     const github = githubReporter(ctx);

@@ -1,0 +1,56 @@
+/**
+ * `cplane drift [dir]`: a scheduled job's drift check. It makes a
+ * refresh-only plan (which never reads a secret source: a write-only value
+ * whose source is absent is reported as not checked), prints only what
+ * changed outside cplane since the last apply, and exits 2 when something
+ * did (0: no drift, 3: no drift in what could be read, but something could
+ * not be read). With --github it writes the report to the step summary and
+ * the step outputs the action's drift-issue step reads.
+ */
+import { makePlan } from '../../planner/index.js';
+import { renderDriftJson, renderDriftMarkdown, renderDriftText } from '../../render/index.js';
+import type { CommandModule } from '../../session/command-context.js';
+import { parseParallelism } from '../../session/connection.js';
+import { AbortError } from '../../session/errors.js';
+import { exitCodes } from '../exit-codes.js';
+import { githubReporter } from '../github-flag.js';
+import { reportPlanProblems } from '../plan-problems.js';
+import { readingStatus } from '../reading-status.js';
+import { accountNameOf, planContext } from '../saved-plan.js';
+import { openWorkspace } from '../../session/workspace.js';
+
+export const driftCommand: CommandModule = {
+  async run(ctx) {
+    const { values } = ctx;
+    if (values.json && values.markdown) throw new AbortError('--json and --markdown cannot be used together.', 'Pick one output format.');
+    const parallelism = parseParallelism(values.parallelism);
+    const github = githubReporter(ctx);
+    const status = readingStatus(ctx.stderr, { enabled: !values.json && !ctx.env.CI });
+    const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane drift', onClientEvent: status.onClientEvent }).catch((error: unknown) => {
+      github?.failed(error, 'drift');
+      throw error;
+    });
+    try {
+      const made = await Promise.all([
+        makePlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, mode: 'refresh-only', parallelism, env: ctx.env }),
+        accountNameOf(workspace.client, workspace.account),
+      ])
+        .catch((error: unknown) => {
+          github?.failed(error, 'drift');
+          return reportPlanProblems(error, ctx, { json: values.json === true, format: undefined });
+        })
+        .finally(() => status.stop());
+      if (typeof made === 'number') return made;
+      const plan = { ...made[0], context: await planContext(ctx, workspace, made[1]) };
+      const markdown = renderDriftMarkdown(plan);
+      if (values.json) ctx.stdout.write(renderDriftJson(plan));
+      else if (values.markdown) ctx.stdout.write(markdown);
+      else ctx.stdout.write(renderDriftText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR }));
+      github?.drift(plan, markdown, { dir: workspace.dir, workspace: workspace.workspace });
+      if (plan.drift.length > 0) return exitCodes.changes;
+      return plan.unreadable.length > 0 ? exitCodes.incomplete : exitCodes.ok;
+    } finally {
+      await workspace.close();
+    }
+  },
+};

@@ -1,0 +1,37 @@
+/**
+ * The drift-issue step of action.yml: `node dist/github/drift-issue-main.js`.
+ * Everything comes from the environment (never from `${{ }}` inside the
+ * script): GITHUB_TOKEN, GITHUB_API_URL, GITHUB_REPOSITORY, and the step
+ * outputs of `cplane drift --github`: CPLANE_HAS_DRIFT, CPLANE_MARKDOWN_FILE,
+ * CPLANE_ISSUE_KEY. GITHUB_SERVER_URL and GITHUB_RUN_ID, when set, link the run.
+ */
+import { readFileSync } from 'node:fs';
+import { syncDriftIssue } from './drift-issue.js';
+
+async function main(env: NodeJS.ProcessEnv): Promise<number> {
+  const missing = ['GITHUB_TOKEN', 'GITHUB_REPOSITORY', 'CPLANE_HAS_DRIFT', 'CPLANE_MARKDOWN_FILE', 'CPLANE_ISSUE_KEY'].filter((name) => !env[name]);
+  if (missing.length > 0) {
+    process.stderr.write(`::error::cplane drift issue: ${missing.join(', ')} not set\n`);
+    return 1;
+  }
+  const runUrl = env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
+  const result = await syncDriftIssue({
+    apiUrl: env.GITHUB_API_URL || 'https://api.github.com',
+    repository: env.GITHUB_REPOSITORY!,
+    token: env.GITHUB_TOKEN!,
+    key: env.CPLANE_ISSUE_KEY!,
+    hasDrift: env.CPLANE_HAS_DRIFT === 'true',
+    markdown: readFileSync(env.CPLANE_MARKDOWN_FILE!, 'utf8'),
+    ...(runUrl ? { runUrl } : {}),
+  });
+  process.stdout.write(result.action === 'none' ? `No drift for ${env.CPLANE_ISSUE_KEY}, and no open drift issue.\n` : `Drift issue #${result.number} for ${env.CPLANE_ISSUE_KEY}: ${result.action}.\n`);
+  return 0;
+}
+
+main(process.env).then(
+  (code) => (process.exitCode = code),
+  (error: unknown) => {
+    process.stderr.write(`::error::cplane drift issue failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

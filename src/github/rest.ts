@@ -1,0 +1,46 @@
+/**
+ * The GitHub REST API as the action's scripts call it: one JSON request at a
+ * time, with the token in the Authorization header, redirects refused, and a
+ * failed answer turned into an error naming the method, the path and the status.
+ */
+
+export type GithubCall = (method: string, path: string, body?: unknown) => Promise<unknown>;
+
+/** Calls relative to the API's root (`/user`). */
+export function githubApi(apiUrl: string, token: string): GithubCall {
+  const root = apiUrl.replace(/\/+$/, '');
+  return async (method, path, body) => {
+    const response = await fetch(`${root}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'application/vnd.github+json',
+        'x-github-api-version': '2022-11-28',
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+      redirect: 'error',
+    });
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status} ${(await response.text()).slice(0, 300)}`);
+    return response.status === 204 ? undefined : response.json();
+  };
+}
+
+/** Calls relative to `${apiUrl}/repos/${repository}`. */
+export function githubRepository(apiUrl: string, repository: string, token: string): GithubCall {
+  const call = githubApi(apiUrl, token);
+  return (method, path, body) => call(method, `/repos/${repository}${path}`, body);
+}
+
+/** The logins whose comments and issues are cplane's: the Actions bot, and the token's own user when it may read `/user`. */
+export async function ourAuthors(apiUrl: string, token: string): Promise<Set<string>> {
+  const authors = new Set([ACTIONS_BOT]);
+  // A GITHUB_TOKEN is refused here (403): then only the Actions bot writes ours.
+  const me = await githubApi(apiUrl, token)('GET', '/user').catch(() => undefined);
+  const login = (me as { login?: unknown } | undefined)?.login;
+  if (typeof login === 'string') authors.add(login);
+  return authors;
+}
+
+/** The author of comments and issues made with a workflow's GITHUB_TOKEN. */
+export const ACTIONS_BOT = 'github-actions[bot]';

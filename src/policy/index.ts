@@ -1,0 +1,9 @@
+/**
+ * Policies (docs/policies.md): the configuration's CEL rules, compiled
+ * (compile.ts) and evaluated over a plan's changes (evaluate.ts). This folder
+ * decides whether a change is allowed; the planner calls it as its last
+ * stage, `cplane validate` compiles with it, and render/ only shows the
+ * report it leaves in the plan.
+ */
+export { compilePolicies, policyDigest, type Compiled, type CompiledPolicy } from './compile.js';
+export { evaluatePolicies, type PolicyChange } from './evaluate.js';

@@ -1,0 +1,70 @@
+/**
+ * The report of `cplane drift`: only what changed outside cplane since the
+ * last apply, the write-only values it could not check, and what could not
+ * be read. Text for the terminal, Markdown for the step summary and the
+ * drift issue, JSON for machines. Made from a refresh-only plan; shows, never
+ * computes.
+ */
+import { painter as makePainter } from '../paint.js';
+import type { Plan } from '../plan-model/index.js';
+import { codeBlock, codeSpan, markdownText } from '../text/escape-for.js';
+import { accountLabel, changeLines } from './describe.js';
+import { diffSymbol, notCheckedMarkdown, unreadableMarkdown } from './markdown.js';
+import { driftLines, notCheckedLines, unreadableLines } from './text.js';
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The one line that says whether there is drift. */
+export function driftHeadline(plan: Plan): string {
+  const n = plan.drift.length;
+  if (n > 0) return `Drift: ${plural(n, 'object')} changed outside cplane since the last apply.`;
+  return plan.unreadable.length > 0
+    ? `No drift in what could be read; ${plural(plan.unreadable.length, 'item')} could not be read.`
+    : 'No drift: every managed object matches what cplane last applied.';
+}
+
+export function renderDriftText(plan: Plan, options: { color: boolean }): string {
+  const paint = makePainter(options.color);
+  const out: string[] = [];
+  if (plan.context) out.push(`Account: ${accountLabel(plan)}   Workspace: ${plan.context.workspace}`, '');
+  if (plan.drift.length > 0) out.push(...driftLines(plan, paint), '');
+  out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint));
+  out.push(paint('bold', driftHeadline(plan)));
+  if (plan.drift.length > 0) out.push('`cplane plan` shows how apply would set these back; `cplane plan --refresh-only --out FILE` then `cplane apply FILE` records them in state instead.');
+  return `${out.join('\n')}\n`;
+}
+
+export function renderDriftMarkdown(plan: Plan): string {
+  const name = plan.context?.accountName;
+  // Names and values come from the account and the configuration: each is escaped for its place (src/text/escape-for.ts).
+  const account = name ? `${codeSpan(name)} (${codeSpan({ name: plan.account })})` : codeSpan({ name: plan.account });
+  const workspace = plan.context ? `, workspace ${codeSpan({ name: plan.context.workspace })}` : '';
+  const out = [`#### cplane drift for account ${account}${workspace}`, '', `**${markdownText(driftHeadline(plan))}**`, ''];
+  if (plan.drift.length > 0) {
+    const lines: (string | { name: string })[] = [];
+    for (const drift of plan.drift) {
+      if (drift.type === 'deleted') {
+        lines.push(`- ${drift.address} was ${drift.reason ?? 'deleted outside cplane'}`);
+        continue;
+      }
+      lines.push(`! ${drift.address} ${drift.reason ?? 'was changed outside cplane'}`);
+      for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) lines.push(`${diffSymbol(symbol)}     ${text}`);
+    }
+    out.push(codeBlock(lines, 'diff'), '');
+  }
+  out.push(...notCheckedMarkdown(plan), ...unreadableMarkdown(plan));
+  return `${out.join('\n').trimEnd()}\n`;
+}
+
+export function renderDriftJson(plan: Plan): string {
+  const report = {
+    account: plan.account,
+    accountName: plan.context?.accountName ?? null,
+    workspace: plan.context?.workspace,
+    hasDrift: plan.drift.length > 0,
+    drift: plan.drift,
+    notChecked: plan.notChecked ?? [],
+    unreadable: plan.unreadable,
+  };
+  return `${JSON.stringify(report, null, 2)}\n`;
+}
