@@ -1,15 +1,18 @@
 /**
- * From validated, interpolated files to desired resources: defaults filled,
+ * From validated, interpolated files to desired resources, reading the kinds'
+ * configuration blocks (kind-block.ts) rather than naming kinds: defaults filled,
  * addresses made, implied dependency edges added, and everything that spans
- * files checked: duplicate addresses, references by local name, the default
- * provider, explicit `dependsOn` targets and dependency cycles.
+ * files checked: duplicate addresses, references by local name, each kind's own
+ * checks (`complete`), explicit `dependsOn` targets and dependency cycles.
  */
 import { dirname, resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { pathKey, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
+import { childAddress, resourceAddress } from '../plan-model/address.js';
 import type { ConfigFile, LifecycleConfig } from './config-file.js';
-import type { AttributesByKind, DesiredResource, Lifecycle, ResourceKind, SecretSource } from './types.js';
+import type { Entry, KindBlock } from './kind-block.js';
+import type { Attributes, DesiredResource, Lifecycle, ResourceKind, SecretSource } from './types.js';
 
 export interface LoadedFile {
   file: SourceFile;
@@ -20,13 +23,13 @@ type Path = (string | number)[];
 
 interface Declared {
   resource: DesiredResource;
+  block: KindBlock;
+  entry: Entry;
   file: SourceFile;
   path: Path;
   /** Explicit `dependsOn` entries, for positions in cycle and reference errors. */
   explicit: string[];
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function lifecycleOf(config: LifecycleConfig<string> | undefined): Lifecycle {
   return { preventDestroy: config?.preventDestroy ?? false, ignoreChanges: [...(config?.ignoreChanges ?? [])] };
@@ -48,14 +51,13 @@ function rangeOf(file: SourceFile, path: Path) {
   return { file: file.display, line, col };
 }
 
-export function buildDesired(files: LoadedFile[], sink: DiagnosticSink): DesiredResource[] {
+export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], sink: DiagnosticSink): DesiredResource[] {
   const declared = new Map<string, Declared>();
+  // Declaration order decides which of two duplicates is "first" and the order of suggestions: within an
+  // entry, the one-per-parent children come before the maps of children.
+  const childBlocks = (kind: string) => [...kinds.filter((b) => b.parent?.kind === kind && b.single), ...kinds.filter((b) => b.parent?.kind === kind && !b.single)];
 
-  function add<K extends ResourceKind>(
-    kind: K, address: string, localName: string, file: SourceFile, path: Path,
-    attributes: AttributesByKind[K], secrets: Record<string, SecretSource>,
-    lifecycle: LifecycleConfig<string> | undefined, implied: string[], explicit: string[] | undefined,
-  ): boolean {
+  function add(block: KindBlock, address: string, localName: string, parentName: string | undefined, file: SourceFile, path: Path, entry: Entry, implied: string[]): boolean {
     const earlier = declared.get(address);
     if (earlier) {
       const first = rangeOf(earlier.file, earlier.path);
@@ -67,103 +69,72 @@ export function buildDesired(files: LoadedFile[], sink: DiagnosticSink): Desired
       }));
       return false;
     }
-    const resource: DesiredResource<K> = {
-      kind, address, localName, attributes, secrets,
-      lifecycle: lifecycleOf(lifecycle),
-      dependsOn: [...new Set([...implied, ...(explicit ?? [])])],
+    const attributes = block.attributes(entry, localName, parentName);
+    const references = (block.references ?? []).flatMap(({ attribute, kind }) => [attributes[attribute as keyof typeof attributes]].flat().map((name) => resourceAddress(kind, String(name))));
+    const explicit = entry.dependsOn as string[] | undefined;
+    const secrets = Object.fromEntries(Object.entries(block.secrets?.(entry) ?? {}).map(([field, source]) => [field, secretOf(source, file)]));
+    const resource: DesiredResource = {
+      kind: block.kind, address, localName, attributes: attributes as Attributes, secrets,
+      lifecycle: lifecycleOf(entry.lifecycle as LifecycleConfig<string> | undefined),
+      dependsOn: [...new Set([...implied, ...references, ...(explicit ?? [])])],
       source: rangeOf(file, path),
     };
-    declared.set(address, { resource: resource as unknown as DesiredResource, file, path, explicit: explicit ?? [] });
+    declared.set(address, { resource, block, entry, file, path, explicit: explicit ?? [] });
     return true;
   }
 
-  for (const { file, config } of files) {
-    for (const [p, project] of Object.entries(config.projects ?? {})) {
-      const path = ['projects', p];
-      const added = add('project', `project.${p}`, p, file, path,
-        { name: project.name ?? p, description: project.description ?? '', active: project.active ?? true },
-        {}, project.lifecycle, [], project.dependsOn);
-      if (!added) continue;
-      for (const [r, record] of Object.entries(project.records ?? {})) {
-        const attributes: AttributesByKind['record'] = { project: p, name: record.name ?? r };
-        if (record.tags !== undefined) attributes.tags = [...record.tags];
-        if (record.secretDueAt !== undefined) attributes.secretDueAt = record.secretDueAt;
-        if (record.rotationIntervalDays !== undefined) attributes.rotationIntervalDays = record.rotationIntervalDays;
-        if (record.format !== undefined) attributes.format = record.format;
-        add('record', `record.${p}/${r}`, r, file, [...path, 'records', r], attributes,
-          record.value ? { value: secretOf(record.value, file) } : {}, record.lifecycle, [`project.${p}`], record.dependsOn);
-      }
-    }
-    for (const [c, credential] of Object.entries(config.credentials ?? {})) {
-      add('credential', `credential.${c}`, c, file, ['credentials', c],
-        { provider: credential.provider, label: credential.label ?? c, baseUrl: credential.baseUrl ?? null },
-        { secret: secretOf(credential.secret, file) }, credential.lifecycle, [], credential.dependsOn);
+  /** An entry and, when it was declared, what is declared inside it. */
+  function declare(block: KindBlock, address: string, localName: string, parent: { address: string; name: string } | undefined, file: SourceFile, path: Path, entry: Entry): void {
+    if (!add(block, address, localName, parent?.name, file, path, entry, parent ? [parent.address] : [])) return;
+    for (const child of childBlocks(block.kind)) {
+      const value = entry[child.key] as Entry | Record<string, Entry> | undefined;
+      if (value === undefined) continue;
+      const here = { address, name: localName };
+      if (child.single) declare(child, childAddress(address, child.kind), localName, here, file, [...path, child.key], value as Entry);
+      else for (const [name, childEntry] of Object.entries(value as Record<string, Entry>)) declare(child, childAddress(address, child.kind, name), name, here, file, [...path, child.key, name], childEntry);
     }
   }
 
-  // Gateways come second: their references need every project and credential of every file.
-  const providerOf = (c: string) => (declared.get(`credential.${c}`)?.resource.attributes as AttributesByKind['credential'] | undefined)?.provider;
-  const names = (kind: ResourceKind) => [...declared.values()].filter((d) => d.resource.kind === kind).map((d) => d.resource.localName);
-  const unknownReference = (file: SourceFile, path: Path, what: string, name: string, known: string[], owner: string) => {
-    const offset = offsetOf(file, path, 'value');
-    sink.push(diagnosticAt(file, offset, {
-      code: 'unknown_reference',
-      summary: `Unknown ${what} "${name}" in ${owner}${didYouMean(name, known)}`,
-      detail: known.length ? `Declared ${what}s: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', ...' : ''}.` : `No ${what} is declared in this configuration.`,
-      end: offset + name.length,
-    }));
-  };
-
-  for (const { file, config } of files) {
-    for (const [g, gateway] of Object.entries(config.gateways ?? {})) {
-      const path = ['gateways', g];
-      const owner = `gateway "${g}"`;
-      if (!declared.has(`project.${gateway.project}`)) unknownReference(file, [...path, 'project'], 'project', gateway.project, names('project'), owner);
-      gateway.credentials.forEach((c, i) => {
-        if (!declared.has(`credential.${c}`)) unknownReference(file, [...path, 'credentials', i], 'credential', c, names('credential'), owner);
-      });
-      const providers = gateway.credentials.map(providerOf).filter((p): p is string => p !== undefined);
-      const defaultProvider = gateway.defaultProvider ?? providers[0] ?? '';
-      if (gateway.defaultProvider !== undefined && !UUID.test(gateway.defaultProvider) && providers.length > 0 &&
-          !providers.some((p) => UUID.test(p) || p === gateway.defaultProvider)) {
-        const offset = offsetOf(file, [...path, 'defaultProvider'], 'value');
-        sink.push(diagnosticAt(file, offset, {
-          code: 'default_provider_mismatch',
-          summary: `defaultProvider "${gateway.defaultProvider}" of ${owner} is not the provider of any attached credential${didYouMean(gateway.defaultProvider, providers)}`,
-          detail: `The attached credentials are for: ${[...new Set(providers)].join(', ')}. Attach a credential of that provider, or choose one of these.`,
-          end: offset + gateway.defaultProvider.length,
-        }));
-      }
-      const attributes: AttributesByKind['gateway'] = {
-        project: gateway.project, name: gateway.name ?? g, slug: gateway.slug ?? g, defaultProvider,
-        defaultModel: gateway.defaultModel, credentials: [...gateway.credentials],
-      };
-      if (gateway.settings !== undefined) attributes.settings = structuredClone(gateway.settings);
-      const added = add('gateway', `gateway.${g}`, g, file, path, attributes, {}, gateway.lifecycle,
-        [`project.${gateway.project}`, ...gateway.credentials.map((c) => `credential.${c}`)], gateway.dependsOn);
-      if (!added) continue;
-      const otel = gateway.otelExport;
-      if (otel) {
-        const enabled = otel.enabled ?? true;
-        if (enabled && (otel.endpoint === undefined || otel.endpoint === null)) {
-          sink.push(diagnosticAt(file, offsetOf(file, [...path, 'otelExport']), {
-            code: 'missing_key',
-            summary: `Missing required key "endpoint" in the OTel export of ${owner}: an enabled export needs an endpoint`,
-            detail: 'Add endpoint: https://..., or set enabled: false.',
-          }));
-        }
-        const headers = Object.entries(otel.headers ?? {}).sort(([a], [b]) => a.localeCompare(b));
-        add('otel_export', `otel_export.${g}`, g, file, [...path, 'otelExport'],
-          { gateway: g, enabled, endpoint: otel.endpoint ?? null, exportMetrics: otel.exportMetrics ?? true, exportTraces: otel.exportTraces ?? true, headerNames: headers.map(([name]) => name) },
-          Object.fromEntries(headers.map(([name, source]) => [`headers.${name}`, secretOf(source, file)])),
-          otel.lifecycle, [`gateway.${g}`], otel.dependsOn);
-      }
-      for (const [t, token] of Object.entries(gateway.tokens ?? {})) {
-        add('gateway_token', `gateway_token.${g}/${t}`, t, file, [...path, 'tokens', t],
-          { gateway: g, name: token.name ?? t, scopes: [...token.scopes], expiresInDays: token.expiresInDays ?? null, allowedModels: [...(token.allowedModels ?? [])], rateLimitPerMin: token.rateLimitPerMin ?? null },
-          {}, token.lifecycle, [`gateway.${g}`], token.dependsOn);
+  // Kinds that refer to no other kind are declared first, file by file; then those that do.
+  const topLevel = kinds.filter((k) => !k.parent);
+  for (const pass of [topLevel.filter((k) => !k.references?.length), topLevel.filter((k) => k.references?.length)]) {
+    for (const { file, config } of files) {
+      for (const block of pass) {
+        const entries = (config as unknown as Record<string, Record<string, Entry> | undefined>)[block.key] ?? {};
+        for (const [name, entry] of Object.entries(entries)) declare(block, resourceAddress(block.kind, name), name, undefined, file, [block.key, name], entry);
       }
     }
+  }
+
+  // References and checks that span files run once every resource of every file is declared.
+  const names = (kind: ResourceKind) => [...declared.values()].filter((d) => d.resource.kind === kind).map((d) => d.resource.localName);
+  for (const { resource, block, entry, file, path } of [...declared.values()]) {
+    const owner = `${block.noun} "${resource.localName}"`;
+    for (const { attribute, kind } of block.references ?? []) {
+      const value = entry[attribute];
+      const listed: [string, Path][] = Array.isArray(value) ? value.map((name, i) => [String(name), [...path, attribute, i]]) : typeof value === 'string' ? [[value, [...path, attribute]]] : [];
+      for (const [name, at] of listed) {
+        if (declared.has(resourceAddress(kind, name))) continue;
+        const known = names(kind);
+        const offset = offsetOf(file, at, 'value');
+        sink.push(diagnosticAt(file, offset, {
+          code: 'unknown_reference',
+          summary: `Unknown ${kind} "${name}" in ${owner}${didYouMean(name, known)}`,
+          detail: known.length ? `Declared ${kind}s: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', ...' : ''}.` : `No ${kind} is declared in this configuration.`,
+          end: offset + name.length,
+        }));
+      }
+    }
+    block.complete?.({
+      attributes: resource.attributes,
+      entry,
+      owner,
+      attributesOf: (kind, localName) => declared.get(resourceAddress(kind, localName))?.resource.attributes,
+      report: (field, { underline, ...diagnostic }) => {
+        const offset = field === '' ? offsetOf(file, path) : offsetOf(file, [...path, field], 'value');
+        sink.push(diagnosticAt(file, offset, { ...diagnostic, end: underline === undefined ? undefined : offset + underline.length }));
+      },
+    });
   }
 
   checkExplicitDependencies(declared, sink);

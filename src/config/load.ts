@@ -15,9 +15,12 @@ import { checkSchema, type UnsetVariables } from './schema-check.js';
 import { pathKey, readSourceFile, type SourceFile } from './source-file.js';
 import { resolveVariables, type VariableArgument, type VariableDeclaration, type VariableValue } from './variables.js';
 import type { ConfigFile, VariableConfig } from './config-file.js';
+import type { KindBlock } from './kind-block.js';
 import type { DesiredState, Diagnostic } from './types.js';
 
 export interface LoadOptions {
+  /** The configuration blocks of the resource kinds (`kindBlocks` of src/providers/): what the files may declare. */
+  kinds: readonly KindBlock[];
   /** `--var name=value` and `--var-file path` in command-line order: the last one wins. */
   variables?: VariableArgument[];
   /** Environment for `${env.NAME}`, CPLANE_VAR_* and CPLANE_ACCOUNT; defaults to process.env. */
@@ -114,7 +117,7 @@ function pickAccount(files: LoadedFile[], sink: DiagnosticSink): string | undefi
   return first?.config.account;
 }
 
-export async function loadConfig(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
+export async function loadConfig(dir: string, options: LoadOptions): Promise<LoadResult> {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const root = resolve(cwd, dir);
@@ -163,11 +166,11 @@ export async function loadConfig(dir: string, options: LoadOptions = {}): Promis
   const loaded: LoadedFile[] = [];
   for (const file of files) {
     file.value = interpolate(file.value, file, scope, diagnostics);
-    if (checkSchema(file, diagnostics, unset)) loaded.push({ file, config: file.value as ConfigFile });
+    if (checkSchema(file, options.kinds, diagnostics, unset)) loaded.push({ file, config: file.value as ConfigFile });
   }
   if (hasErrors(diagnostics)) return done();
 
-  const resources = buildDesired(loaded, diagnostics);
+  const resources = buildDesired(loaded, options.kinds, diagnostics);
   const configured = pickAccount(loaded, diagnostics);
   if (chosenAccount !== undefined && configured !== undefined && chosenAccount !== configured) {
     // A leftover CPLANE_ACCOUNT must never send a configuration's changes to another account.

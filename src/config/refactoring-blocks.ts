@@ -7,6 +7,7 @@
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { pathKey, type SourceFile } from './source-file.js';
 import type { LoadedFile } from './build-desired.js';
+import { kindOf } from '../plan-model/address.js';
 import type { DesiredResource, RefactoringBlocks, SourceRange } from './types.js';
 
 type Path = (string | number)[];
@@ -16,7 +17,6 @@ interface Placed {
   path: Path;
 }
 
-const kindOf = (address: string) => address.slice(0, address.indexOf('.'));
 
 function offsetOf({ file, path }: Placed, field?: string): number {
   const position = file.positions.get(pathKey(field ? [...path, field] : path));

@@ -5,10 +5,9 @@
  * as references to their sources and resolved only when a write needs them.
  */
 
-export type ResourceKind = 'project' | 'record' | 'credential' | 'gateway' | 'gateway_token' | 'otel_export';
+import type { ResourceKind, SecretSource } from '../plan-model/kind.js';
 
-/** Where a write-only value comes from. `file` paths are absolute after loading. */
-export type SecretSource = { env: string } | { file: string } | { generate: { length: number } };
+export type { ResourceKind, SecretSource };
 
 export interface SourceRange {
   file: string;
@@ -89,22 +88,16 @@ export interface OtelExportAttributes {
   headerNames: string[];
 }
 
-export interface AttributesByKind {
-  project: ProjectAttributes;
-  record: RecordAttributes;
-  credential: CredentialAttributes;
-  gateway: GatewayAttributes;
-  gateway_token: GatewayTokenAttributes;
-  otel_export: OtelExportAttributes;
-}
+/** Attribute values of a desired resource by name; each kind's definition (src/providers/) gives their exact type. */
+export type Attributes = Record<string, unknown>;
 
-export interface DesiredResource<K extends ResourceKind = ResourceKind> {
-  kind: K;
+export interface DesiredResource<A extends object = Attributes> {
+  kind: ResourceKind;
   /** `project.payments`, `record.payments/stripe-key`, `credential.openai-prod`, `gateway.prod`, `gateway_token.prod/ci`, `otel_export.prod`. */
   address: string;
   /** The key the resource has in its YAML map (for a record or token: its own key, not the parent's). */
   localName: string;
-  attributes: AttributesByKind[K];
+  attributes: A;
   /**
    * Write-only inputs by field: `secret` (credential), `value` (record),
    * `headers.<Name>` (otel_export). Resolved only at apply time.

@@ -7,8 +7,8 @@
  * is reported as drift.
  */
 import { routes } from '../api/routes.js';
-import type { AttributesByKind, DesiredResource, ResourceKind } from '../config/types.js';
-import { addressOf, type FieldChange } from '../plan-model/index.js';
+import type { DesiredResource, ResourceKind } from '../config/types.js';
+import { resourceAddress, type FieldChange } from '../plan-model/index.js';
 import { kindOrder, parentOf, providerFor } from '../providers/index.js';
 import type { View } from '../providers/types.js';
 import { isIgnored, sameValue } from '../providers/view-diff.js';
@@ -120,7 +120,7 @@ function parentIdOf(ctx: PlanContext, r: DesiredResource, entry: ResourceState |
   const parent = parentOf(r.kind);
   if (!parent) return undefined;
   const local = (r.attributes as unknown as Record<string, unknown>)[parent.attribute];
-  return entry?.parents?.[parent.idField] ?? (typeof local === 'string' ? ctx.lookups.idOf(addressOf(parent.kind, local)) : undefined);
+  return entry?.parents?.[parent.idField] ?? (typeof local === 'string' ? ctx.lookups.idOf(resourceAddress(parent.kind, local)) : undefined);
 }
 
 /** Live values that differ from what cplane last applied, field by field. */
@@ -128,7 +128,7 @@ function driftOf(ctx: PlanContext, entry: ResourceState, live: unknown, ignore: 
   // An object adopted by a run that stopped before its first write has no inputs yet: nothing to compare.
   if (Object.keys(entry.inputs).length === 0) return [];
   const provider = providerFor(entry.kind);
-  const applied: View = provider.desiredView({ attributes: entry.inputs as unknown as AttributesByKind[ResourceKind], lookups: ctx.lookups });
+  const applied: View = provider.desiredView({ attributes: entry.inputs, lookups: ctx.lookups });
   const observed = provider.view({ live, lookups: ctx.lookups });
   const changes: FieldChange[] = [];
   for (const path of Object.keys(applied).sort()) {

@@ -7,7 +7,7 @@
  * without a single API write.
  */
 import type { RefactoringBlocks, SourceRange } from '../config/types.js';
-import { addressOf, localPart, type PlanStep } from '../plan-model/index.js';
+import { localPart, movedWithParent, type PlanStep } from '../plan-model/index.js';
 import { providerFor } from '../providers/index.js';
 import type { ResourceState, StateData } from '../state/types.js';
 import { problemAt, type PlanProblem } from './problems.js';
@@ -58,10 +58,7 @@ export function childrenInState(state: StateData['resources'], address: string):
  * Undefined when the child's name does not follow its parent's (it keeps its address).
  */
 export function childDestination(child: string, from: string, to: string): string | undefined {
-  const [kind, local, parentFrom, parentTo] = [child.slice(0, child.indexOf('.')), localPart(child), localPart(from), localPart(to)];
-  if (local === parentFrom) return addressOf(kind as ResourceState['kind'], parentTo);
-  if (local.startsWith(`${parentFrom}/`)) return addressOf(kind as ResourceState['kind'], `${parentTo}${local.slice(parentFrom.length)}`);
-  return undefined;
+  return movedWithParent(child, from, to);
 }
 
 /**

@@ -50,7 +50,7 @@ export function inputsOf(r: DesiredResource): Record<string, unknown> {
 }
 
 /** The attributes a create sets, as changes without a `before`; write-only ones as `(sensitive)`. */
-export function createChanges(provider: ResourceProvider<ResourceKind, unknown>, r: DesiredResource, lookups: Lookups): FieldChange[] {
+export function createChanges(provider: ResourceProvider, r: DesiredResource, lookups: Lookups): FieldChange[] {
   const changes: FieldChange[] = Object.entries(provider.desiredView({ attributes: r.attributes, lookups }))
     .filter(([, value]) => value !== undefined)
     .map(([path, after]) => ({ path, after }));

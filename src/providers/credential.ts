@@ -5,6 +5,7 @@
  */
 import type { CredentialT } from '../api/shapes.js';
 import type { CredentialAttributes } from '../config/types.js';
+import type { CredentialConfig } from '../config/config-file.js';
 import type { Template } from '../plan-model/index.js';
 import type { Lookups, ResourceProvider, View } from './types.js';
 import { diffViews, sensitiveChanges, unknownVendor } from './view-diff.js';
@@ -25,6 +26,13 @@ function liveView(live: CredentialT, lookups: Lookups): View {
 
 export const credentialProvider = {
   kind: 'credential',
+  config: {
+    kind: 'credential',
+    key: 'credentials',
+    noun: 'credential',
+    attributes: (entry, local) => ({ provider: entry.provider, label: entry.label ?? local, baseUrl: entry.baseUrl ?? null }),
+    secrets: (entry) => ({ secret: entry.secret }),
+  },
   relations: { usesVendors: true },
   refreshOperations: ['listCredentials'],
   readOperation: 'listCredentials',
@@ -81,4 +89,4 @@ export const credentialProvider = {
   planDelete({ address, id }) {
     return { writes: [writeSpec('deleteCredential', { path: { id }, effects: { forget: true } }, `delete ${address}`)] };
   },
-} satisfies ResourceProvider<'credential', CredentialT>;
+} satisfies ResourceProvider<CredentialAttributes, CredentialT, CredentialConfig>;

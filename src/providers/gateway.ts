@@ -7,7 +7,9 @@
  */
 import type { GatewayTokenT, GatewayT } from '../api/shapes.js';
 import type { GatewayAttributes, GatewaySettingsConfig } from '../config/types.js';
-import type { Template } from '../plan-model/index.js';
+import type { GatewayConfig } from '../config/config-file.js';
+import { didYouMean, type CompleteRequest } from '../config/index.js';
+import { resourceAddress, type Template } from '../plan-model/index.js';
 import type { Lookups, Problem, ResourceProvider, View } from './types.js';
 import { diffViews, flatten, nullWhenNotFound, ref, sortedSet, unknownVendor } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
@@ -15,8 +17,27 @@ import { writeSpec } from './write-spec.js';
 /** Fields PATCH /gateways/{id} takes under the same name as the configuration. */
 const plainFields = ['name', 'slug', 'defaultModel'] as const;
 
-const projectAddress = (attributes: GatewayAttributes) => `project.${attributes.project}`;
-const credentialAddress = (name: string) => `credential.${name}`;
+const projectAddress = (attributes: GatewayAttributes) => resourceAddress('project', attributes.project);
+const credentialAddress = (name: string) => resourceAddress('credential', name);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The default provider is the first attached credential's unless given; a given name must be one of theirs. */
+function completeDefaultProvider({ attributes, entry, attributesOf, report, owner }: CompleteRequest<GatewayAttributes, GatewayConfig>): void {
+  const providers = attributes.credentials
+    .map((c) => attributesOf('credential', c)?.provider)
+    .filter((p): p is string => typeof p === 'string');
+  const given = entry.defaultProvider;
+  attributes.defaultProvider = given ?? providers[0] ?? '';
+  if (given !== undefined && !UUID.test(given) && providers.length > 0 && !providers.some((p) => UUID.test(p) || p === given)) {
+    report('defaultProvider', {
+      code: 'default_provider_mismatch',
+      summary: `defaultProvider "${given}" of ${owner} is not the provider of any attached credential${didYouMean(given, providers)}`,
+      detail: `The attached credentials are for: ${[...new Set(providers)].join(', ')}. Attach a credential of that provider, or choose one of these.`,
+      underline: given,
+    });
+  }
+}
 
 function providerName(nameOrId: string, lookups: Lookups): string {
   return lookups.vendor(nameOrId)?.name ?? nameOrId;
@@ -48,6 +69,21 @@ function settingsBody(wanted: GatewaySettingsConfig, changedKeys: string[]): Rec
 
 export const gatewayProvider = {
   kind: 'gateway',
+  config: {
+    kind: 'gateway',
+    key: 'gateways',
+    noun: 'gateway',
+    attributes(entry, local) {
+      const attributes: GatewayAttributes = {
+        project: entry.project, name: entry.name ?? local, slug: entry.slug ?? local, defaultProvider: entry.defaultProvider ?? '',
+        defaultModel: entry.defaultModel, credentials: [...entry.credentials],
+      };
+      if (entry.settings !== undefined) attributes.settings = structuredClone(entry.settings);
+      return attributes;
+    },
+    references: [{ attribute: 'project', kind: 'project' }, { attribute: 'credentials', kind: 'credential' }],
+    complete: completeDefaultProvider,
+  },
   relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' }, usesVendors: true },
   refreshOperations: ['listGateways'],
   readOperation: 'getGateway',
@@ -160,4 +196,4 @@ export const gatewayProvider = {
       notes: [`deleting the gateway disables it and revokes its ${n} active token${n === 1 ? '' : 's'}`],
     };
   },
-} satisfies ResourceProvider<'gateway', GatewayT>;
+} satisfies ResourceProvider<GatewayAttributes, GatewayT, GatewayConfig>;

@@ -6,8 +6,9 @@
  * when they leave the configuration and unarchived when they come back.
  */
 import type { RecordMetaT } from '../api/shapes.js';
-import type { RecordAttributes } from '../config/types.js';
-import type { Template } from '../plan-model/index.js';
+import type { RecordAttributes, SecretSource } from '../config/types.js';
+import type { RecordConfig } from '../config/config-file.js';
+import { resourceAddress, type Template } from '../plan-model/index.js';
 import type { ResourceProvider, View } from './types.js';
 import { canonicalTime, diffViews, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
@@ -23,7 +24,7 @@ function view(attributes: RecordAttributes): View {
   return out;
 }
 
-const projectAddress = (attributes: RecordAttributes) => `project.${attributes.project}`;
+const projectAddress = (attributes: RecordAttributes) => resourceAddress('project', attributes.project);
 
 function liveView(live: RecordMetaT): View {
   return {
@@ -36,6 +37,21 @@ function liveView(live: RecordMetaT): View {
 
 export const recordProvider = {
   kind: 'record',
+  config: {
+    kind: 'record',
+    key: 'records',
+    parent: { kind: 'project', attribute: 'project' },
+    noun: 'record',
+    attributes(entry, local, project) {
+      const attributes: RecordAttributes = { project: project!, name: entry.name ?? local };
+      if (entry.tags !== undefined) attributes.tags = [...entry.tags];
+      if (entry.secretDueAt !== undefined) attributes.secretDueAt = entry.secretDueAt;
+      if (entry.rotationIntervalDays !== undefined) attributes.rotationIntervalDays = entry.rotationIntervalDays;
+      if (entry.format !== undefined) attributes.format = entry.format;
+      return attributes;
+    },
+    secrets: (entry): Record<string, SecretSource> => (entry.value ? { value: entry.value } : {}),
+  },
   relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' } },
   refreshOperations: ['listRecords'],
   readOperation: 'getRecord',
@@ -112,4 +128,4 @@ export const recordProvider = {
       writes: [writeSpec('archiveRecord', { path: { id }, body: { archived: true }, effects: { forget: true } }, `archive ${address}`)],
     };
   },
-} satisfies ResourceProvider<'record', RecordMetaT>;
+} satisfies ResourceProvider<RecordAttributes, RecordMetaT, RecordConfig>;

@@ -7,7 +7,8 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { createClient, type ApiClient, type ClientEvent } from '../../src/api/index.js';
 import { applyPlan, type ApplyResult } from '../../src/applier/index.js';
-import { loadConfig, resolveSecret, type DesiredState } from '../../src/config/index.js';
+import { resolveSecret, type DesiredState } from '../../src/config/index.js';
+import { loadConfiguration } from '../../src/providers/index.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { makePlan, PlanError, planSchemaProblems, type MakePlanInput } from '../../src/planner/index.js';
@@ -69,7 +70,7 @@ export async function harness(options: { token?: string; account?: string } = {}
       writeFileSync(join(dir, 'main.yaml'), `version: 1\naccount: ${acct}\n${yaml}`);
     },
     async desired() {
-      const { desired, diagnostics } = await loadConfig(dir, { env, cwd: dir });
+      const { desired, diagnostics } = await loadConfiguration(dir, { env, cwd: dir });
       if (!desired) throw new Error(`configuration errors: ${JSON.stringify(diagnostics)}`);
       return desired;
     },

@@ -84,7 +84,7 @@ async function lookupsOf(h: Harness): Promise<Lookups> {
 }
 
 async function readAndDiff(h: Harness, c: Case) {
-  const provider: ResourceProvider<ResourceKind, unknown> = providerFor(c.kind);
+  const provider: ResourceProvider = providerFor(c.kind);
   const entry = h.state.data.resources[c.address]!;
   const live = await provider.read({ client: h.client, account: h.state.data.account, id: entry.id, ...(entry.parents ? { parents: entry.parents } : {}) });
   expect(live).not.toBeNull();

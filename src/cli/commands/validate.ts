@@ -5,7 +5,8 @@
  */
 import type { CommandModule } from '../command.js';
 import { AbortError } from '../errors.js';
-import { formatDiagnostic, formatGithub, loadConfig } from '../../config/index.js';
+import { formatDiagnostic, formatGithub } from '../../config/index.js';
+import { loadConfiguration } from '../../providers/index.js';
 import { variablesLoadOptions } from '../variables-flags.js';
 import { githubReporter } from '../github-flag.js';
 
@@ -21,7 +22,7 @@ export const validateCommand: CommandModule = {
     }
     if (ctx.positionals.length > 1) throw new AbortError('validate takes at most one folder.', 'Usage: cplane validate [dir]');
     // Validation needs no variable values: a field that uses an unset variable is checked only for its type.
-    const { desired, diagnostics, unsetVariables = [] } = await loadConfig(ctx.positionals[0] ?? '.', { ...variablesLoadOptions(ctx), allowUnsetVariables: true });
+    const { desired, diagnostics, unsetVariables = [] } = await loadConfiguration(ctx.positionals[0] ?? '.', { ...variablesLoadOptions(ctx), allowUnsetVariables: true });
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
     const summary = desired
       ? `Configuration is valid: ${plural(desired.resources.length, 'resource')} in ${plural(desired.files.length, 'file')}${unsetNote(unsetVariables)}.`
