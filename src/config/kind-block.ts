@@ -38,7 +38,7 @@ export interface KindBlock<A extends object = Attributes, E = Entry> {
   parent?: { kind: ResourceKind; attribute: string };
   /** One object per parent (`otelExport: {...}`) rather than a map of them by name; it takes the parent's name. */
   single?: boolean;
-  /** How diagnostics name an entry: `record`, `token`, `the OTel export of gateway` (with `single`). */
+  /** How diagnostics name an entry, followed by its quoted local name: a noun, or `the OTel export of gateway` for a `single` block. */
   noun: string;
   /** The entry's attributes with defaults filled; `parentName` is the local name of the parent it is declared in. */
   attributes(entry: E, localName: string, parentName?: string): A;

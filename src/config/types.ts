@@ -93,7 +93,7 @@ export type Attributes = Record<string, unknown>;
 
 export interface DesiredResource<A extends object = Attributes> {
   kind: ResourceKind;
-  /** `project.payments`, `record.payments/stripe-key`, `credential.openai-prod`, `gateway.prod`, `gateway_token.prod/ci`, `otel_export.prod`. */
+  /** The resource's address (plan-model/address.ts): `KIND.NAME`, and for a kind declared inside another, `KIND.PARENT/NAME`. */
   address: string;
   /** The key the resource has in its YAML map (for a record or token: its own key, not the parent's). */
   localName: string;

@@ -1,5 +1,5 @@
 /**
- * The name of a resource kind (`gateway`, `record`) as the lower layers see it: a string. The kinds
+ * The name of a resource kind as the lower layers see it: a string. The kinds
  * themselves are defined in src/providers/ (one module each); config/, state/ and the plan carry the name
  * without knowing the set, so that adding a kind never touches them.
  */

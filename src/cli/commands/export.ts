@@ -45,14 +45,7 @@ export const exportCommand: CommandModule = {
 function report(result: ExportResult, out: string): string {
   const { counts, skipped } = result;
   const lines = [
-    `Exported account ${result.account} to ${out}: ${[
-      plural(counts.projects, 'project'),
-      plural(counts.records, 'record'),
-      plural(counts.credentials, 'credential'),
-      plural(counts.gateways, 'gateway'),
-      plural(counts.otelExports, 'OTel export'),
-      plural(counts.tokens, 'token'),
-    ].join(', ')} in ${plural(result.files.length, 'file')}.`,
+    `Exported account ${result.account} to ${out}: ${counts.map(({ count, noun }) => plural(count, noun)).join(', ')} in ${plural(result.files.length, 'file')}.`,
   ];
   const left = [
     [skipped.archivedProjects, 'archived project'],
