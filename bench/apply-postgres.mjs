@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createClient } from '../dist/api/index.js';
-import { applyPlan } from '../dist/applier/index.js';
+import { applyPlan, stateKeyRing } from '../dist/applier/index.js';
 import { resolveSecret } from '../dist/config/index.js';
 import { loadConfiguration } from '../dist/providers/index.js';
 import { startEmulator, fixtures } from '../dist/emulator/index.js';
@@ -35,7 +35,7 @@ async function run(resources, statePath) {
   try {
     const plan = await makePlan({ desired, state, client, account, mode: 'normal', targets: [], parallelism: PARALLELISM, env });
     const started = performance.now();
-    const result = await applyPlan({ plan, state, client, parallelism: PARALLELISM, resolveSecret: (s) => resolveSecret(s, env) });
+    const result = await applyPlan({ plan, state, client, parallelism: PARALLELISM, keyRing: stateKeyRing(state, (s) => resolveSecret(s, env)) });
     const wallMs = performance.now() - started;
     if (result.failed.length > 0) throw new Error(`${result.failed.length} steps failed: ${result.failed[0].reason}`);
     return { wallMs, serial: state.data.serial };

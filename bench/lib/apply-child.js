@@ -1,7 +1,7 @@
 /* global performance */
 // One apply, run in its own process by bench/apply.mjs so its CPU time and peak RSS are the CLI's alone (the
 // emulator runs in the parent). Prints one JSON line. Usage: apply-child.js URL DIR PARALLELISM real|noop
-import { applyPlan } from '../../dist/applier/index.js';
+import { applyPlan, stateKeyRing } from '../../dist/applier/index.js';
 import { createClient } from '../../dist/api/index.js';
 import { resolveSecret } from '../../dist/config/index.js';
 import { loadConfiguration } from '../../dist/providers/index.js';
@@ -38,7 +38,7 @@ const writes = plan.steps.reduce((n, s) => n + s.writes.length, 0);
 process.stdout.write(`${JSON.stringify({ planned: true })}\n`);
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
-const result = await applyPlan({ plan, state, client, parallelism, resolveSecret: (s) => resolveSecret(s, env) });
+const result = await applyPlan({ plan, state, client, parallelism, keyRing: stateKeyRing(state, (s) => resolveSecret(s, env)) });
 await state.close();
 const wallMs = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);

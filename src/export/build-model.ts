@@ -11,7 +11,7 @@ import type { ResourceKind } from '../config/types.js';
 import { childAddress, resourceAddress } from '../plan-model/index.js';
 import { credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider, projectProvider, recordProvider, type LiveOtelExport } from '../providers/index.js';
 import { assignLocalNames, compare, upperSnake } from './local-names.js';
-import type { LiveAccount } from './read-account.js';
+import type { AccountObjects } from './read-account.js';
 
 const DAY_MS = 86_400_000;
 
@@ -65,11 +65,11 @@ export interface BuildOptions {
   onlyUsedCredentials: boolean;
 }
 
-export function buildModel(live: LiveAccount, options: BuildOptions): ExportModel {
+export function buildModel(live: AccountObjects, options: BuildOptions): ExportModel {
   const skipped: SkipCounts = { archivedProjects: 0, archivedRecords: 0, disabledGateways: 0, gatewaysWithoutCredentials: 0, revokedTokens: 0, serviceAccountTokens: 0 };
   const adoptions: Adoption[] = [];
   const tokenNotes: TokenNote[] = [];
-  const providerName = (id: string) => live.providers.find((p) => p.provider_id === id)?.name ?? id;
+  const vendorName = (id: string) => live.vendors.find((p) => p.provider_id === id)?.name ?? id;
 
   const projects = live.projects.filter((p) => !p.archived);
   skipped.archivedProjects = live.projects.length - projects.length;
@@ -90,7 +90,7 @@ export function buildModel(live: LiveAccount, options: BuildOptions): ExportMode
   for (const credential of sortByLocal(credentials, (c) => credentialNames.get(c.credential_id)!)) {
     const local = credentialNames.get(credential.credential_id)!;
     const config: CredentialConfig = {
-      provider: providerName(credential.provider_id),
+      provider: vendorName(credential.provider_id),
       secret: { env: envNames.take(`CPLANE_SECRET_${upperSnake(local)}`, `the API key of credential ${local}`) },
     };
     if (credential.label !== local) config.label = credential.label;
@@ -125,7 +125,7 @@ export function buildModel(live: LiveAccount, options: BuildOptions): ExportMode
     const ofProject = exportable.filter((g) => g.project_id === project.project_id);
     for (const gateway of sortByLocal(ofProject, (g) => gatewayNames.get(g.gateway_id)!)) {
       const gatewayLocal = gatewayNames.get(gateway.gateway_id)!;
-      const gatewayConfig = baseGatewayConfig(gateway, gatewayLocal, local, providerName(gateway.default_provider_id), credentialNames);
+      const gatewayConfig = baseGatewayConfig(gateway, gatewayLocal, local, vendorName(gateway.default_provider_id), credentialNames);
       const gatewayAddress = resourceAddress(gatewayProvider.kind, gatewayLocal);
       adoptions.push({ address: gatewayAddress, kind: gatewayProvider.kind, live: gateway });
 

@@ -7,6 +7,7 @@
 export * from './action.js';
 export * from './address.js';
 export * from './completeness.js';
+export * from './placeholder.js';
 export type * from './kind.js';
 export type * from './plan.js';
 export type * from './write.js';

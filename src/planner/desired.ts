@@ -14,19 +14,19 @@ import type { View } from '../providers/types.js';
 import { isIgnored, sameValue } from '../providers/view-diff.js';
 import type { ResourceState } from '../state/types.js';
 import { planChange, type ChangeBase } from './change.js';
-import { emptyStage, type PlanContext, type StageResult } from './context.js';
+import { emptyStage, type StageContext, type StageResult } from './context.js';
 import { goneReason, isDeletedLive, liveByKey, liveObjectOf, unreadableFor, type LiveObject } from './live-account.js';
 import { problemAt, resourceProblem } from './problems.js';
 import { createChanges, inputsOf, makeStep, setPath } from './steps.js';
 
-export function planDesired(ctx: PlanContext): StageResult {
+export function planDesired(ctx: StageContext): StageResult {
   const out = emptyStage();
   if (ctx.mode === 'destroy') return out;
   for (const r of orderDesired(ctx.desired.resources)) planAddress(ctx, r, out);
   return out;
 }
 
-function planAddress(ctx: PlanContext, r: DesiredResource, out: StageResult): void {
+function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): void {
   const { mode, lookups, book } = ctx;
   const provider = providerFor(r.kind);
   const entry = ctx.state[r.address];
@@ -90,7 +90,7 @@ function planAddress(ctx: PlanContext, r: DesiredResource, out: StageResult): vo
 }
 
 /** An `import` block: the address adopts the live object with that id, or the plan says why it cannot. */
-function planImport(ctx: PlanContext, r: DesiredResource, id: string, out: StageResult, change: (found: LiveObject, state: undefined, base: ChangeBase) => void): void {
+function planImport(ctx: StageContext, r: DesiredResource, id: string, out: StageResult, change: (found: LiveObject, state: undefined, base: ChangeBase) => void): void {
   const found = ctx.live.kinds.get(r.kind)?.byId.get(id);
   const where = ctx.imports.get(r.address)!.source;
   if (!found || found.identity.status === 'gone') {
@@ -116,7 +116,7 @@ function planImport(ctx: PlanContext, r: DesiredResource, id: string, out: Stage
 }
 
 /** For a kind that lives under a parent: the parent's id, from state or from the address book. */
-function parentIdOf(ctx: PlanContext, r: DesiredResource, entry: ResourceState | undefined): string | undefined {
+function parentIdOf(ctx: StageContext, r: DesiredResource, entry: ResourceState | undefined): string | undefined {
   const parent = parentOf(r.kind);
   if (!parent) return undefined;
   const local = (r.attributes as unknown as Record<string, unknown>)[parent.attribute];
@@ -124,7 +124,7 @@ function parentIdOf(ctx: PlanContext, r: DesiredResource, entry: ResourceState |
 }
 
 /** Live values that differ from what cplane last applied, field by field. */
-function driftOf(ctx: PlanContext, entry: ResourceState, live: unknown, ignore: string[]): FieldChange[] {
+function driftOf(ctx: StageContext, entry: ResourceState, live: unknown, ignore: string[]): FieldChange[] {
   // An object adopted by a run that stopped before its first write has no inputs yet: nothing to compare.
   if (Object.keys(entry.inputs).length === 0) return [];
   const provider = providerFor(entry.kind);

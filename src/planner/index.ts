@@ -12,5 +12,5 @@ export { PlanError } from './errors.js';
 export { readPlanFile, writePlanFile, planSchemaProblems } from './plan-file.js';
 export { placeholderProblems, stepDifferences, withSavedKeys } from './plan-trust.js';
 export { changedFiles, isStateUrl, plannedFiles, recordedStatePath, relativePosix, withoutCredentials } from './plan-context.js';
-export type * from './types.js';
+export type * from '../plan-model/index.js';
 

@@ -7,7 +7,7 @@
  */
 import type { Plan } from '../plan-model/index.js';
 import { AddressBook } from './address-book.js';
-import type { MakePlanInput, PlanContext } from './context.js';
+import type { MakePlanInput, StageContext } from './context.js';
 import { linkDependencies } from './dependencies.js';
 import { planDesired } from './desired.js';
 import { PlanError } from './errors.js';
@@ -37,7 +37,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
   const desiredByAddress = new Map(desired.resources.map((r) => [r.address, r]));
   const snapshot = await refreshing;
 
-  const ctx: PlanContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups: book.lookups(account, snapshot.vendors), writeOnly: writeOnly.statuses, imports: refactored.imports };
+  const ctx: StageContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups: book.lookups(account, snapshot.lookups), writeOnly: writeOnly.statuses, imports: refactored.imports };
   const planned = planDesired(ctx);
   const removals = planRemovals(ctx);
   const steps = withMoves([...planned.steps, ...removals.steps, ...forgetSteps(refactored)], refactored, state);

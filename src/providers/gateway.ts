@@ -10,6 +10,7 @@ import type { GatewayAttributes, GatewaySettingsConfig } from '../config/types.j
 import type { GatewayConfig } from '../config/config-file.js';
 import { didYouMean, type CompleteRequest } from '../config/index.js';
 import { resourceAddress, type Template } from '../plan-model/index.js';
+import { vendors } from './lookups.js';
 import type { Lookups, Problem, ResourceProvider, View } from './types.js';
 import { diffViews, flatten, nullWhenNotFound, ref, sortedSet, unknownVendor } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
@@ -39,8 +40,8 @@ function completeDefaultProvider({ attributes, entry, attributesOf, report, owne
   }
 }
 
-function providerName(nameOrId: string, lookups: Lookups): string {
-  return lookups.vendor(nameOrId)?.name ?? nameOrId;
+function vendorName(nameOrId: string, lookups: Lookups): string {
+  return lookups.find(vendors, nameOrId)?.name ?? nameOrId;
 }
 
 function view(attributes: GatewayAttributes, lookups: Lookups): View {
@@ -48,7 +49,7 @@ function view(attributes: GatewayAttributes, lookups: Lookups): View {
     project: attributes.project,
     name: attributes.name,
     slug: attributes.slug,
-    defaultProvider: providerName(attributes.defaultProvider, lookups),
+    defaultProvider: vendorName(attributes.defaultProvider, lookups),
     defaultModel: attributes.defaultModel,
     credentials: sortedSet(attributes.credentials),
   };
@@ -84,7 +85,8 @@ export const gatewayProvider = {
     references: [{ attribute: 'project', kind: 'project' }, { attribute: 'credentials', kind: 'credential' }],
     complete: completeDefaultProvider,
   },
-  relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' }, usesVendors: true },
+  lookups: [vendors],
+  relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' } },
   refreshOperations: ['listGateways'],
   readOperation: 'getGateway',
   removeAction: 'delete',
@@ -110,7 +112,7 @@ export const gatewayProvider = {
     project: lookups.nameOf('project', live.project_id),
     name: live.name,
     slug: live.slug,
-    defaultProvider: providerName(live.default_provider_id, lookups),
+    defaultProvider: vendorName(live.default_provider_id, lookups),
     defaultModel: live.default_model,
     credentials: sortedSet(live.credential_ids.map((id) => lookups.nameOf('credential', id))),
     ...flatten('settings', live.settings),
@@ -128,7 +130,7 @@ export const gatewayProvider = {
 
   planCreate({ desired, lookups }) {
     const { attributes, address } = desired;
-    const vendor = lookups.vendor(attributes.defaultProvider);
+    const vendor = lookups.find(vendors, attributes.defaultProvider);
     if (!vendor) return { writes: [], problems: [unknownVendor(attributes.defaultProvider)] };
     const project = ref(lookups, projectAddress(attributes));
     const body = {
@@ -159,7 +161,7 @@ export const gatewayProvider = {
       if (changedKeys.includes(key)) body[key] = attributes[key];
     }
     if (changedKeys.includes('defaultProvider')) {
-      const vendor = lookups.vendor(attributes.defaultProvider);
+      const vendor = lookups.find(vendors, attributes.defaultProvider);
       if (vendor) body.defaultProviderId = vendor.provider_id;
       else problems.push(unknownVendor(attributes.defaultProvider));
     }

@@ -103,6 +103,6 @@ export function childKindsOf(kind: ResourceKind): ResourceKind[] {
 }
 
 export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider };
-export { listAccounts, listVendors, findVendor } from './lookups.js';
+export { listAccounts, listVendors, findVendor, finder, vendors, type DataSource, type LookupResults } from './lookups.js';
 export type { LiveOtelExport } from './otel-export.js';
 export type * from './types.js';

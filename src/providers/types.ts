@@ -9,11 +9,11 @@
 import type { ApiClient } from '../api/client.js';
 import type { Limiter } from '../api/limiter.js';
 import type { OperationName } from '../api/operations.js';
-import type { ProviderT } from '../api/shapes.js';
 import type { Entry, KindBlock } from '../config/kind-block.js';
 import type { Attributes, DesiredResource, ResourceKind } from '../config/types.js';
 import type { FieldChange, PlannedWrite } from '../plan-model/index.js';
 import type { ResourceState } from '../state/types.js';
+import type { DataSource } from './lookups.js';
 
 /** A write as a provider describes it; the planner gives it its id and Idempotency-Key. */
 export type WriteSpec = Omit<PlannedWrite, 'id' | 'idempotencyKey'>;
@@ -28,8 +28,8 @@ export type View = Record<string, unknown>;
 /** What the planner knows while planning one address. */
 export interface Lookups {
   account: string;
-  /** An AI vendor (the API calls it a "provider") by name or id. */
-  vendor(nameOrId: string): ProviderT | undefined;
+  /** An object of a data source the kind declares in `lookups` (an AI vendor), by name or id; undefined when there is none. */
+  find<T>(source: DataSource<T>, nameOrId: string): T | undefined;
   /** The remote id of an address when it is known now and survives this plan; undefined when created or replaced by it. */
   idOf(address: string): string | undefined;
   /** The local name that manages the remote object `id` of `kind`, or the id itself when none does. */
@@ -166,8 +166,6 @@ export interface Relations {
   parentAttributes?: Record<string, string>;
   /** The word for an object whose status is `gone` (identify), in `… outside cplane`: `revoked` for a token. Default `deleted`. */
   goneAs?: string;
-  /** Planning the kind looks AI vendors up by name (`lookups.vendor`), so refresh lists them. */
-  usesVendors?: boolean;
 }
 
 /** `A`: the kind's attributes; `L`: its live object as the API returns it; `E`: its entry in a configuration file. */
@@ -176,6 +174,8 @@ export interface ResourceProvider<A extends object = Attributes, L = unknown, E 
   /** The kind's configuration block: where it is written, its defaults, write-only inputs and references. */
   readonly config: KindBlock<A, E>;
   readonly relations: Relations;
+  /** The data sources planning the kind looks objects up in (`lookups.find`): refresh reads each once. */
+  readonly lookups?: readonly DataSource<unknown>[];
   /** Operations `refresh` sends: the planner skips them (and reports why) for a token that may not call them. */
   readonly refreshOperations: OperationName[];
   /** Operation `read` sends. */

@@ -2,7 +2,7 @@
 // update, diff shows nothing, remove, and read no longer finds a live object.
 import { describe, expect, it } from 'vitest';
 import type { ResourceKind } from '../../src/config/types.js';
-import { findVendor, listVendors, providerFor } from '../../src/providers/index.js';
+import { finder, listVendors, providerFor, vendors } from '../../src/providers/index.js';
 import type { Lookups, ResourceProvider } from '../../src/providers/types.js';
 import { harness, type Harness } from '../planner/harness.js';
 
@@ -74,7 +74,7 @@ async function lookupsOf(h: Harness): Promise<Lookups> {
   const resources = h.state.data.resources;
   return {
     account: h.state.data.account,
-    vendor: (nameOrId) => findVendor(all, nameOrId),
+    find: finder(new Map([[vendors, all]])),
     idOf: (address) => resources[address]?.id,
     nameOf: (kind, id) => {
       const address = Object.keys(resources).find((a) => resources[a]!.kind === kind && resources[a]!.id === id);

@@ -1,7 +1,7 @@
 // Builders of desired resources, live objects and lookups for the provider unit tests.
 import type { GatewayT, ProviderT } from '../../src/api/shapes.js';
 import type { DesiredResource, SecretSource } from '../../src/config/types.js';
-import { findVendor, type AttributesByKind } from '../../src/providers/index.js';
+import { finder, vendors, type AttributesByKind } from '../../src/providers/index.js';
 import type { Lookups } from '../../src/providers/types.js';
 
 export const ids = {
@@ -38,7 +38,7 @@ export function lookups(known: Record<string, string>): Lookups {
   const owners = new Map(Object.entries(known).map(([address, id]) => [id, address.slice(address.indexOf('.') + 1)]));
   return {
     account: ids.account,
-    vendor: (nameOrId) => findVendor([openai], nameOrId),
+    find: finder(new Map([[vendors, [openai]]])),
     idOf: (address) => known[address],
     nameOf: (_kind, id) => owners.get(id) ?? id,
   };
