@@ -7,7 +7,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
-import { pathKey, type SourceFile } from './source-file.js';
+import { positionIn, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
 import { childAddress, resourceAddress } from '../plan-model/address.js';
 import type { ConfigFile, LifecycleConfig } from './config-file.js';
@@ -19,14 +19,13 @@ export interface LoadedFile {
   config: ConfigFile;
 }
 
-type Path = (string | number)[];
-
 interface Declared {
   resource: DesiredResource;
   block: KindBlock;
   entry: Entry;
   file: SourceFile;
-  path: Path;
+  /** Offset of the entry's key (its name, or the block's key for a `single` block): where its diagnostics point. */
+  at: number;
   /** Explicit `dependsOn` entries, for positions in cycle and reference errors. */
   explicit: string[];
 }
@@ -41,13 +40,16 @@ function secretOf(source: SecretSource, file: SourceFile): SecretSource {
   return { env: source.env };
 }
 
-function offsetOf(file: SourceFile, path: Path, part: 'key' | 'value' = 'key'): number {
-  const position = file.positions.get(pathKey(path));
-  return (part === 'key' ? position?.key : undefined) ?? position?.value[0] ?? 0;
+/**
+ * Positions come from the nodes (source-file.ts `nodes`), never from a path looked up afterwards: a field
+ * without a position of its own (a default) points at the entry that holds it.
+ */
+function valueOffset(file: SourceFile, container: unknown, key: string | number, fallback: number): number {
+  return positionIn(file, container, key)?.value[0] ?? fallback;
 }
 
-function rangeOf(file: SourceFile, path: Path) {
-  const { line, col } = file.lines.linePos(offsetOf(file, path));
+function rangeAt(file: SourceFile, offset: number) {
+  const { line, col } = file.lines.linePos(offset);
   return { file: file.display, line, col };
 }
 
@@ -57,15 +59,15 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
   // entry, the one-per-parent children come before the maps of children.
   const childBlocks = (kind: string) => [...kinds.filter((b) => b.parent?.kind === kind && b.single), ...kinds.filter((b) => b.parent?.kind === kind && !b.single)];
 
-  function add(block: KindBlock, address: string, localName: string, parentName: string | undefined, file: SourceFile, path: Path, entry: Entry, implied: string[]): boolean {
+  function add(block: KindBlock, address: string, localName: string, parentName: string | undefined, file: SourceFile, at: number, entry: Entry, implied: string[]): boolean {
     const earlier = declared.get(address);
     if (earlier) {
-      const first = rangeOf(earlier.file, earlier.path);
-      sink.push(diagnosticAt(file, offsetOf(file, path), {
+      const first = rangeAt(earlier.file, earlier.at);
+      sink.push(diagnosticAt(file, at, {
         code: 'duplicate_address',
         summary: `Duplicate address ${address}: declared in ${first.file}:${first.line}:${first.col} and again here`,
         detail: 'Each resource may be declared once across all files of the configuration; rename or remove one of them.',
-        end: offsetOf(file, path) + localName.length,
+        end: at + localName.length,
       }));
       return false;
     }
@@ -77,21 +79,25 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
       kind: block.kind, address, localName, attributes: attributes as Attributes, secrets,
       lifecycle: lifecycleOf(entry.lifecycle as LifecycleConfig<string> | undefined),
       dependsOn: [...new Set([...implied, ...references, ...(explicit ?? [])])],
-      source: rangeOf(file, path),
+      source: rangeAt(file, at),
     };
-    declared.set(address, { resource, block, entry, file, path, explicit: explicit ?? [] });
+    declared.set(address, { resource, block, entry, file, at, explicit: explicit ?? [] });
     return true;
   }
 
   /** An entry and, when it was declared, what is declared inside it. */
-  function declare(block: KindBlock, address: string, localName: string, parent: { address: string; name: string } | undefined, file: SourceFile, path: Path, entry: Entry): void {
-    if (!add(block, address, localName, parent?.name, file, path, entry, parent ? [parent.address] : [])) return;
+  /** `container[key]` is the entry: its position is kept on the container's node. */
+  function declare(block: KindBlock, address: string, localName: string, parent: { address: string; name: string } | undefined, file: SourceFile, container: object, key: string, fallback: number): void {
+    const entry = (container as Record<string, Entry>)[key]!;
+    const position = positionIn(file, container, key);
+    const at = position?.key ?? position?.value[0] ?? fallback;
+    if (!add(block, address, localName, parent?.name, file, at, entry, parent ? [parent.address] : [])) return;
     for (const child of childBlocks(block.kind)) {
       const value = entry[child.key] as Entry | Record<string, Entry> | undefined;
       if (value === undefined) continue;
       const here = { address, name: localName };
-      if (child.single) declare(child, childAddress(address, child.kind), localName, here, file, [...path, child.key], value as Entry);
-      else for (const [name, childEntry] of Object.entries(value as Record<string, Entry>)) declare(child, childAddress(address, child.kind, name), name, here, file, [...path, child.key, name], childEntry);
+      if (child.single) declare(child, childAddress(address, child.kind), localName, here, file, entry, child.key, at);
+      else for (const name of Object.keys(value)) declare(child, childAddress(address, child.kind, name), name, here, file, value, name, at);
     }
   }
 
@@ -101,22 +107,22 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
     for (const { file, config } of files) {
       for (const block of pass) {
         const entries = (config as unknown as Record<string, Record<string, Entry> | undefined>)[block.key] ?? {};
-        for (const [name, entry] of Object.entries(entries)) declare(block, resourceAddress(block.kind, name), name, undefined, file, [block.key, name], entry);
+        for (const name of Object.keys(entries)) declare(block, resourceAddress(block.kind, name), name, undefined, file, entries, name, 0);
       }
     }
   }
 
   // References and checks that span files run once every resource of every file is declared.
   const names = (kind: ResourceKind) => [...declared.values()].filter((d) => d.resource.kind === kind).map((d) => d.resource.localName);
-  for (const { resource, block, entry, file, path } of [...declared.values()]) {
+  for (const { resource, block, entry, file, at } of [...declared.values()]) {
     const owner = `${block.noun} "${resource.localName}"`;
     for (const { attribute, kind } of block.references ?? []) {
       const value = entry[attribute];
-      const listed: [string, Path][] = Array.isArray(value) ? value.map((name, i) => [String(name), [...path, attribute, i]]) : typeof value === 'string' ? [[value, [...path, attribute]]] : [];
-      for (const [name, at] of listed) {
+      const fieldAt = valueOffset(file, entry, attribute, at);
+      const listed: [string, number][] = Array.isArray(value) ? value.map((name, i) => [String(name), valueOffset(file, value, i, fieldAt)]) : typeof value === 'string' ? [[value, fieldAt]] : [];
+      for (const [name, offset] of listed) {
         if (declared.has(resourceAddress(kind, name))) continue;
         const known = names(kind);
-        const offset = offsetOf(file, at, 'value');
         sink.push(diagnosticAt(file, offset, {
           code: 'unknown_reference',
           summary: `Unknown ${kind} "${name}" in ${owner}${didYouMean(name, known)}`,
@@ -131,7 +137,7 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
       owner,
       attributesOf: (kind, localName) => declared.get(resourceAddress(kind, localName))?.resource.attributes,
       report: (field, { underline, ...diagnostic }) => {
-        const offset = field === '' ? offsetOf(file, path) : offsetOf(file, [...path, field], 'value');
+        const offset = field === '' ? at : valueOffset(file, entry, field, at);
         sink.push(diagnosticAt(file, offset, { ...diagnostic, end: underline === undefined ? undefined : offset + underline.length }));
       },
     });
@@ -143,10 +149,10 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
 }
 
 function checkExplicitDependencies(declared: Map<string, Declared>, sink: DiagnosticSink): void {
-  for (const { resource, file, path, explicit } of declared.values()) {
+  for (const { resource, entry, file, at, explicit } of declared.values()) {
     explicit.forEach((address, i) => {
       if (declared.has(address)) return;
-      const offset = offsetOf(file, [...path, 'dependsOn', i], 'value');
+      const offset = valueOffset(file, entry.dependsOn, i, at);
       sink.push(diagnosticAt(file, offset, {
         code: 'unknown_reference',
         summary: `Unknown address "${address}" in dependsOn of ${resource.address}${didYouMean(address, declared.keys())}`,
@@ -181,7 +187,7 @@ function reportCycle(cycle: string[], declared: Map<string, Declared>, sink: Dia
     const from = declared.get(cycle[i]!)!;
     const index = from.explicit.indexOf(cycle[i + 1]!);
     if (index === -1) continue;
-    const offset = offsetOf(from.file, [...from.path, 'dependsOn', index], 'value');
+    const offset = valueOffset(from.file, from.entry.dependsOn, index, from.at);
     sink.push(diagnosticAt(from.file, offset, {
       code: 'dependency_cycle',
       summary: `Dependency cycle: ${cycle.join(' -> ')}`,

@@ -68,6 +68,12 @@ export interface SourceFile {
   lines: LineCounter;
   /** Positions by path (segments joined with NUL), for every node of the document. */
   positions: Map<string, NodePosition>;
+  /**
+   * Positions kept on the nodes of the parsed value: for each map and list of `value`, the position of each
+   * of its entries (a list's by index). Interpolation changes values in place, so the nodes keep them; a
+   * resource made from a template node reports the template's position.
+   */
+  nodes: WeakMap<object, Map<string, NodePosition>>;
   /** The parsed value, or undefined when the file could not be parsed. */
   value: unknown;
 }
@@ -103,6 +109,35 @@ function indexPositions(node: Node | null | undefined, prefix: string, into: Map
   }
 }
 
+/** Records, for each map and list of the parsed value, the positions of its entries (aliases keep their anchor's). */
+function attachPositions(node: Node | null | undefined, value: unknown, into: WeakMap<object, Map<string, NodePosition>>): void {
+  if (!node || isAlias(node) || value === null || typeof value !== 'object' || into.has(value)) return;
+  const entries = new Map<string, NodePosition>();
+  if (isMap(node)) {
+    for (const item of node.items) {
+      if (!isPair(item) || !isScalar(item.key)) continue;
+      const keyNode = item.key as Node;
+      const valueNode = item.value as Node | null;
+      const key = String(item.key.value);
+      const keyStart = keyNode.range?.[0] ?? 0;
+      entries.set(key, { key: keyStart, value: valueNode?.range ? [valueNode.range[0], valueNode.range[1]] : [keyStart, keyNode.range?.[1] ?? keyStart] });
+      attachPositions(valueNode, (value as Record<string, unknown>)[key], into);
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => {
+      const child = item as Node;
+      if (child?.range) entries.set(String(i), { value: [child.range[0], child.range[1]] });
+      attachPositions(child, (value as unknown[])[i], into);
+    });
+  }
+  into.set(value, entries);
+}
+
+/** The position of entry `key` of the map or list `container` of a file's value, if the file has it. */
+export function positionIn(file: SourceFile, container: unknown, key: string | number): NodePosition | undefined {
+  return container !== null && typeof container === 'object' ? file.nodes.get(container)?.get(String(key)) : undefined;
+}
+
 /** The first character that is not valid UTF-8, as an offset into the lossily decoded text. */
 function firstInvalidUtf8(bytes: Buffer): number | undefined {
   try {
@@ -135,7 +170,7 @@ export async function readSourceFile(path: string, display: string, sink: Diagno
   const invalidAt = firstInvalidUtf8(bytes);
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   const lines = new LineCounter();
-  const file: SourceFile = { display, path, text, lines, positions: new Map(), value: undefined };
+  const file: SourceFile = { display, path, text, lines, positions: new Map(), nodes: new WeakMap(), value: undefined };
   if (invalidAt !== undefined) {
     lines.addNewLine(0);
     for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines.addNewLine(i + 1);
@@ -183,6 +218,7 @@ export async function readSourceFile(path: string, display: string, sink: Diagno
   if (duplicates.length > 0) return undefined;
   try {
     file.value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    attachPositions(doc.contents as Node | null, file.value, file.nodes);
   } catch (error) {
     if (error instanceof ReferenceError && /alias/i.test(error.message)) {
       sink.push({
