@@ -12,7 +12,7 @@ import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from '.
 import { interpolate } from './interpolate.js';
 import { collectRefactoringBlocks } from './refactoring-blocks.js';
 import { checkSchema, type UnsetVariables } from './schema-check.js';
-import { pathKey, readSourceFile, type SourceFile } from './source-file.js';
+import { offsetIn, readSourceFile, type SourceFile } from './source-file.js';
 import { resolveVariables, type VariableArgument, type VariableDeclaration, type VariableValue } from './variables.js';
 import type { ConfigFile, VariableConfig } from './config-file.js';
 import type { KindBlock } from './kind-block.js';
@@ -87,8 +87,8 @@ function collectDeclarations(files: SourceFile[], sink: DiagnosticSink): Map<str
     for (const [name, config] of Object.entries(variables)) {
       const earlier = declarations.get(name);
       if (earlier) {
-        const { line, col } = earlier.file.lines.linePos(earlier.file.positions.get(pathKey(['variables', name]))?.key ?? 0);
-        sink.push(diagnosticAt(file, file.positions.get(pathKey(['variables', name]))?.key ?? 0, {
+        const { line, col } = earlier.file.lines.linePos(offsetIn(earlier.file, (earlier.file.value as Record<string, unknown>).variables, name));
+        sink.push(diagnosticAt(file, offsetIn(file, variables, name), {
           code: 'duplicate_variable',
           summary: `Variable "${name}" is declared twice: in ${earlier.file.display}:${line}:${col} and again here`,
         }));
@@ -105,8 +105,8 @@ function pickAccount(files: LoadedFile[], sink: DiagnosticSink): string | undefi
   for (const loaded of files) {
     if (loaded.config.account === undefined) continue;
     if (first && first.config.account !== loaded.config.account) {
-      const { line, col } = first.file.lines.linePos(first.file.positions.get(pathKey(['account']))?.key ?? 0);
-      sink.push(diagnosticAt(loaded.file, loaded.file.positions.get(pathKey(['account']))?.key ?? 0, {
+      const { line, col } = first.file.lines.linePos(offsetIn(first.file, first.file.value, 'account'));
+      sink.push(diagnosticAt(loaded.file, offsetIn(loaded.file, loaded.file.value, 'account'), {
         code: 'duplicate_account',
         summary: `The account is given twice with different values: in ${first.file.display}:${line}:${col} and again here`,
         detail: 'Give the account in one file only.',
@@ -176,7 +176,7 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
     // A leftover CPLANE_ACCOUNT must never send a configuration's changes to another account.
     const at = loaded.find((l) => l.config.account !== undefined) as LoadedFile;
     const chosenBy = options.account !== undefined ? '--account' : 'CPLANE_ACCOUNT';
-    diagnostics.push(diagnosticAt(at.file, at.file.positions.get(pathKey(['account']))?.value[0] ?? 0, {
+    diagnostics.push(diagnosticAt(at.file, offsetIn(at.file, at.file.value, 'account', 'value'), {
       code: 'account_mismatch',
       summary: `${chosenBy} is ${chosenAccount}, but the configuration's account is ${configured}`,
       detail: `Unset ${chosenBy} to use ${configured}, or change the configuration (or the variable it takes its account from).`,

@@ -7,7 +7,7 @@
 import type { ErrorObject } from 'ajv';
 import validateConfig from '../generated/config-schema.js';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
-import { pathKey, type SourceFile } from './source-file.js';
+import { positionIn, type NodePosition, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
 import type { VariableConfig } from './config-file.js';
 import type { KindBlock } from './kind-block.js';
@@ -80,10 +80,17 @@ function typeName(value: unknown): string {
 const expectedType = (t: string) =>
   ({ object: 'a map', array: 'a list', integer: 'an integer', number: 'a number', string: 'a string', boolean: 'true or false', null: 'null' })[t] ?? t;
 
-/** Positions of the node at `path`, or of its nearest ancestor that has one. */
-function locate(file: SourceFile, path: readonly Segment[]): { key?: number; value: [number, number] } {
+/** The node of the file's value at `path` (undefined once the path leaves the value). */
+function nodeAt(file: SourceFile, path: readonly Segment[]): unknown {
+  let node = file.value;
+  for (const segment of path) node = node !== null && typeof node === 'object' ? (node as Record<string | number, unknown>)[segment] : undefined;
+  return node;
+}
+
+/** Positions of the node at `path`, kept on its parent node, or of its nearest ancestor that has one (the whole file for the root). */
+function locate(file: SourceFile, path: readonly Segment[]): NodePosition {
   for (let n = path.length; n > 0; n--) {
-    const found = file.positions.get(pathKey(path.slice(0, n)));
+    const found = positionIn(file, nodeAt(file, path.slice(0, n - 1)), path[n - 1]!);
     if (found) return found;
   }
   return { value: [0, 0] };
@@ -108,7 +115,7 @@ function translate(file: SourceFile, kinds: readonly KindBlock[], error: ErrorOb
       const keyPath = [...path, key];
       const valid = Object.keys((schema?.properties as object | undefined) ?? {});
       const { owner: keyOwner } = describePath(keyPath, kinds);
-      const target = file.positions.get(pathKey(keyPath));
+      const target = positionIn(file, nodeAt(file, path), key);
       const summary = `Unknown key "${key}" in ${field ? `"${field}" of ${keyOwner}` : keyOwner}${didYouMean(key, valid)}`;
       sink.push(diagnosticAt(file, target?.key ?? at.value[0], { code: 'unknown_key', summary, detail: `Valid keys: ${valid.join(', ')}.`, end: (target?.key ?? 0) + key.length }));
       return;
@@ -158,8 +165,7 @@ function translate(file: SourceFile, kinds: readonly KindBlock[], error: ErrorOb
       return;
     case 'pattern':
       if (error.propertyName !== undefined) {
-        const keyPath = [...path, error.propertyName];
-        const target = file.positions.get(pathKey(keyPath));
+        const target = positionIn(file, nodeAt(file, path), error.propertyName);
         const what = path[0] === 'variables' ? 'variable name' : path.at(-1) === 'headers' ? 'header name' : 'name';
         sink.push(diagnosticAt(file, target?.key ?? at.value[0], {
           code: 'invalid_name',
