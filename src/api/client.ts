@@ -101,6 +101,8 @@ export class ApiClient {
   private readonly retry: RetryPolicy;
   private readonly limiter: Limiter;
   readonly limits: { timeoutMs: number; maxResponseBytes: number };
+  /** The API's clock minus this machine's, from the `Date` header of the last answer (docs/api-assumptions.md). */
+  private clockSkewMs = 0;
 
   constructor(private readonly options: ClientOptions) {
     if (!options.token) throw new TypeError('an API token is required (set CPLANE_TOKEN)');
@@ -196,6 +198,7 @@ export class ApiClient {
       }
 
       const requestId = header(answer.headers, 'x-request-id');
+      this.readServerClock(header(answer.headers, 'date'));
       this.emit({ type: 'response', operation, status: answer.status, attempt, requestId, durationMs: Math.round(performance.now() - started) });
       const envelope = parseEnvelope(answer.text);
       if (answer.status >= 200 && answer.status < 300 && envelope?.ok === true) {
@@ -255,6 +258,19 @@ export class ApiClient {
 
   async close(): Promise<void> {
     this.transport.close();
+  }
+
+  /**
+   * The API's current time: this machine's clock corrected by the `Date` header of the last answer (to the
+   * second). Expiry and due dates are the API's, so they are compared with its clock, not this machine's.
+   */
+  serverNow(): Date {
+    return new Date(Date.now() + this.clockSkewMs);
+  }
+
+  private readServerClock(date: string | undefined): void {
+    const at = date === undefined ? Number.NaN : Date.parse(date);
+    if (Number.isFinite(at)) this.clockSkewMs = at - Date.now();
   }
 
   private emit(event: ClientEvent): void {

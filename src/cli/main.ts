@@ -110,6 +110,24 @@ function help(words: string[], io: Io): number {
   return unknownCommand(words, io);
 }
 
+/**
+ * `--clock-offset -25d` as `--clock-offset=-25d`: parseArgs refuses a value that starts with `-` as ambiguous,
+ * but a minus followed by a digit is never a flag.
+ */
+function joinNegativeValues(args: string[], command: Command): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--') return [...out, ...args.slice(i)];
+    const name = args[i]!.startsWith('--') ? args[i]!.slice(2) : undefined;
+    const next = args[i + 1];
+    if (name !== undefined && command.options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${args[i]}=${next}`);
+      i++;
+    } else out.push(args[i]!);
+  }
+  return out;
+}
+
 /** parseArgs' "Unknown option" error, in our words and with the closest flag of the command. */
 function unknownFlag(error: unknown, command: Command): string | undefined {
   if (!(error instanceof Error) || (error as NodeJS.ErrnoException).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return undefined;
@@ -138,7 +156,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
   const { command, rest } = found;
   if (!command.ownHelp && (rest.includes('--help') || rest.includes('-h'))) return help(command.name, io);
   try {
-    const parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true, tokens: true });
+    const parsed = parseArgs({ args: joinNegativeValues(rest, command), options: command.options, allowPositionals: true, strict: true, tokens: true });
     const optionOrder = parsed.tokens.flatMap((token) => ('name' in token ? [token.name] : []));
     const module = await command.load();
     // Copies io's property descriptors, not their values, so a lazy `stdin` stays lazy.
@@ -158,7 +176,21 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
 
 // Run only when executed as the binary, not when imported by tests. Not a top-level await: the bundle
 // is CommonJS (scripts/bundle.mjs), and a command's chunk needs this module evaluated before it loads.
+/**
+ * A reader that goes away (`cplane output | head -4`) closes the pipe: what is left to print has nowhere to go.
+ * Without a listener the write's EPIPE is an unhandled 'error' event that crashes the run with a stack trace;
+ * here it is dropped and the command runs to its own end, so an apply is never cut short between writes.
+ */
+function dropOutputToClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+    throw error;
+  });
+}
+
 if (process.argv[1] && /cplane(\.js)?$|cli[\\/]main\.js$/.test(process.argv[1])) {
+  dropOutputToClosedPipe(process.stdout);
+  dropOutputToClosedPipe(process.stderr);
   void runCli(process.argv.slice(2), {
     env: process.env,
     cwd: process.cwd(),

@@ -73,7 +73,7 @@ export async function prepareSavedPlan(ctx: CommandContext, plan: SavedPlan, pla
       `Do not apply this file. ${REPLAN}`,
     );
   }
-  for (const flag of ['var', 'var-file', 'target']) {
+  for (const flag of ['var', 'var-file', 'target', 'replace']) {
     if (ctx.values[flag] !== undefined) throw new AbortError(`--${flag} cannot be used with a saved plan: the plan carries the values it was made with.`, REPLAN);
   }
   const refuse = (what: string, given: string, where: string, planned: string) =>

@@ -7,6 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { operationNames, type OperationName } from '../api/operations.js';
+import { EmulatorClock, toMs, type Duration } from './clock.js';
 import { FaultInjector, parseFaultSpec, type FaultSpec } from './faults.js';
 import { fixtures } from './fixtures.js';
 import { IdempotencyStore } from './idempotency.js';
@@ -18,6 +19,7 @@ import { createRequestListener, type EmulatorState, type EmulatorStats, type Pla
 
 export { fixtures, printableFixtures, type Fixtures } from './fixtures.js';
 export { parseFaultSpec, type FaultSpec } from './faults.js';
+export { formatDuration, parseDuration, type Duration } from './clock.js';
 export type { EmulatorStats, PlanLimits } from './server.js';
 
 export interface EmulatorOptions {
@@ -33,8 +35,13 @@ export interface EmulatorOptions {
   planLimits?: PlanLimits;
   /** JSON file to load at start and save (atomically) after each write. */
   dataFile?: string;
-  /** The emulator clock (timestamps, idempotency retention, rate windows). */
+  /** The base clock (default: the real one); the emulator's clock is it plus `clockOffset`. */
   now?: () => Date;
+  /**
+   * Shift of the emulator's clock (timestamps, expiry, due dates, idempotency retention, rate windows, the
+   * `Date` header): `-25d`, `36h`, or milliseconds. Default: the offset saved in `dataFile`, else 0.
+   */
+  clockOffset?: Duration;
   /** Seed of the simulated traffic (default 1). */
   seed?: number;
 }
@@ -46,6 +53,14 @@ export interface RunningEmulator {
   fixtures: typeof fixtures;
   setFaults(spec: string | FaultSpec | undefined): void;
   setLatency(ms: number): void;
+  /** The emulator's current time. */
+  now(): Date;
+  /** The offset of the emulator's clock from the base clock, in milliseconds. */
+  clockOffsetMs(): number;
+  /** Sets the offset (`-25d`, `36h`, ms); saved with `dataFile`. */
+  setClockOffset(offset: Duration): void;
+  /** Moves the clock forward (or back, when negative) by `duration`: how tests make time pass without sleeping. */
+  moveClock(duration: Duration): void;
   stats(): EmulatorStats;
   resetStats(): void;
   close(): Promise<void>;
@@ -60,13 +75,15 @@ const emptyStats = (): EmulatorStats => ({
 const toFaults = (spec: string | FaultSpec | undefined) => new FaultInjector(typeof spec === 'string' ? parseFaultSpec(spec) : (spec ?? {}));
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
-  const now = options.now ?? (() => new Date());
   const rng = createPrng(options.seed ?? 1);
-  const db = (options.dataFile ? loadDatabase(options.dataFile) : undefined) ?? seedDatabase(now(), rng);
+  const saved = options.dataFile ? loadDatabase(options.dataFile) : undefined;
+  const clock = new EmulatorClock(options.now ?? (() => new Date()), options.clockOffset !== undefined ? toMs(options.clockOffset) : (saved?.clockOffsetMs ?? 0));
+  const db = saved ?? seedDatabase(clock.now(), rng);
+  db.clockOffsetMs = clock.offsetMs;
   const persister = options.dataFile ? new Persister(options.dataFile, () => state.db) : undefined;
   const state: EmulatorState = {
     db,
-    now,
+    now: () => clock.now(),
     rng,
     faults: toFaults(options.faults),
     latencyMs: options.latencyMs ?? 0,
@@ -107,6 +124,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     },
     setLatency: (ms) => {
       state.latencyMs = ms;
+    },
+    now: () => clock.now(),
+    clockOffsetMs: () => clock.offsetMs,
+    setClockOffset: (offset) => {
+      clock.setOffset(offset);
+      db.clockOffsetMs = clock.offsetMs;
+      persister?.schedule();
+    },
+    moveClock: (duration) => {
+      clock.move(duration);
+      db.clockOffsetMs = clock.offsetMs;
+      persister?.schedule();
     },
     stats: () => structuredClone(state.stats),
     resetStats: () => {

@@ -10,6 +10,7 @@ export function loadDatabase(file: string): Db | undefined {
   if (!existsSync(file)) return undefined;
   const data = JSON.parse(readFileSync(file, 'utf8')) as Db;
   if (data?.version !== 1 || !Array.isArray(data.projects)) throw new Error(`${file} is not an emulator data file`);
+  if (data.clockOffsetMs !== undefined && !Number.isSafeInteger(data.clockOffsetMs)) throw new Error(`${file}: clockOffsetMs must be a whole number of milliseconds`);
   return data;
 }
 

@@ -106,6 +106,8 @@ const principalOf = (caller: Caller): string => (caller.kind === 'user' ? `user:
 export function createRequestListener(state: EmulatorState) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const requestId = `req_${randomUUID()}`;
+    // The emulator's clock, not the machine's: cplane reads the API's time from this header (expiry, due dates).
+    res.setHeader('date', state.now().toUTCString());
     handleRequest(state, req, res, requestId).catch((error: unknown) => {
       // Last line of defence: nothing a request does may stop the server.
       write(res, failure(new HttpError(500, 'internal_error'), requestId), requestId);

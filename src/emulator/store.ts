@@ -85,4 +85,6 @@ export interface Db {
   tokens: TokenRow[];
   logs: LogRow[];
   keyAccess: KeyAccessRowStored[];
+  /** The offset of the emulator's clock when the data was saved (clock.ts); absent in files from before it. */
+  clockOffsetMs?: number;
 }

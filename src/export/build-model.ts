@@ -74,16 +74,18 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
   const projects = live.projects.filter((p) => !p.archived);
   skipped.archivedProjects = live.projects.length - projects.length;
   const projectNames = assignLocalNames(projects.map((p) => ({ id: p.project_id, name: p.name })), projectProvider.config.noun);
-  const credentialNames = assignLocalNames(live.credentials.map((c) => ({ id: c.credential_id, name: c.label })), credentialProvider.config.noun);
+  const liveCredentials = new Set(live.credentials.map((c) => c.credential_id));
 
   const gateways = live.gateways.filter((g) => g.status === 'enabled' && projectNames.has(g.project_id));
   skipped.disabledGateways = live.gateways.length - gateways.length;
-  const exportable = gateways.filter((g) => g.credential_ids.some((id) => credentialNames.has(id)));
+  const exportable = gateways.filter((g) => g.credential_ids.some((id) => liveCredentials.has(id)));
   skipped.gatewaysWithoutCredentials = gateways.length - exportable.length;
   const gatewayNames = assignLocalNames(exportable.map((g) => ({ id: g.gateway_id, name: g.slug })), gatewayProvider.config.noun);
 
   const usedCredentials = new Set(exportable.flatMap((g) => g.credential_ids));
   const credentials = live.credentials.filter((c) => !options.onlyUsedCredentials || usedCredentials.has(c.credential_id));
+  // Named among the exported credentials only, so one left out never takes the plain name of one written.
+  const credentialNames = assignLocalNames(credentials.map((c) => ({ id: c.credential_id, name: c.label })), credentialProvider.config.noun);
 
   const envNames = new EnvNames();
   const credentialConfigs: Record<string, CredentialConfig> = {};

@@ -45,6 +45,8 @@ export interface ExportResult {
   counts: ExportCounts;
   skipped: SkipCounts;
   placeholders: Placeholder[];
+  /** The objects written without their value, which is never exported (records). */
+  withoutValue: { count: number; noun: string };
   /** Addresses recorded in state by --adopt. */
   adopted?: number;
 }
@@ -64,7 +66,8 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const adoption = options.adopt ? await beginAdoption({ outDir, account, env: options.env, command: options.command }) : undefined;
   try {
     const { written, removed } = await writeOutputFolder(outDir, files, existing);
-    const result: ExportResult = { account, outDir, files: written, removed, counts: countsOf(model), skipped: model.skipped, placeholders: model.placeholders };
+    const withoutValue = { count: model.adoptions.filter((a) => a.kind === recordProvider.kind).length, noun: recordProvider.config.noun };
+    const result: ExportResult = { account, outDir, files: written, removed, counts: countsOf(model), skipped: model.skipped, placeholders: model.placeholders, withoutValue };
     if (adoption) result.adopted = await adoption.record(model.adoptions);
     return result;
   } finally {

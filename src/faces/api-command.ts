@@ -111,7 +111,7 @@ function commandUsage(command: Command): string {
 
 function operationHelp(facts: OperationFacts): string {
   const { name, spec } = facts;
-  const write = spec.method !== 'GET';
+  const write = !facts.readOnly;
   const field = (label: string, what: string) => `  ${label.padEnd(22)} ${what}`;
   const usage = [
     `cplane api ${name}`,

@@ -1,20 +1,25 @@
 /**
  * cplane's own MCP tools on the configuration folder given at start-up:
- * `cplane_validate`, `cplane_plan` and `cplane_apply`. Each runs the very
- * command a person runs (`cplane validate --json`, `cplane plan --out FILE
- * --json`, `cplane apply FILE --json`) with its output captured, so the tools
- * cannot drift from the CLI: a plan is saved to a file known by its plan id,
- * and applying it re-plans first and refuses a stale plan exactly as
- * `cplane apply PLANFILE` does. The commands are loaded on first use, so the
- * server answers `initialize` without loading the planner and the applier.
+ * `cplane_validate`, `cplane_plan` and, only when the server was started
+ * with `--allow-apply`, `cplane_apply` (without it an assistant could change
+ * the account with no person in the loop). Each runs the very command a person
+ * runs (`cplane validate --json`, `cplane plan --out FILE --json`, `cplane
+ * apply FILE --json`) with its output captured, so the tools cannot drift from
+ * the CLI: their inputs become the same flags (--var, --var-file, --workspace,
+ * --target), a plan is saved to a file known by its plan id, and applying it
+ * re-plans first and refuses a stale plan exactly as `cplane apply PLANFILE`
+ * does. The commands are loaded on first use, so the server answers
+ * `initialize` without loading the planner and the applier.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { CommandContext, CommandModule } from '../cli/command.js';
-import { AbortError } from '../cli/errors.js';
+import { AbortError, ConfigInvalidError } from '../cli/errors.js';
+import type { Diagnostic } from '../config/types.js';
 import type { McpTool, ToolOutcome } from './mcp-tools.js';
 
 export interface CplaneToolsOptions {
@@ -23,12 +28,83 @@ export interface CplaneToolsOptions {
   env: NodeJS.ProcessEnv;
   /** Connection flags `cplane mcp` was started with (--base-url, --token, --account), passed on to each command. */
   connection: CommandContext['values'];
+  /** `cplane mcp --allow-apply`: offer cplane_apply. */
+  allowApply: boolean;
 }
+
+/** What calling cplane_apply on a server started without --allow-apply answers. */
+export const applyNotAllowed =
+  'cplane_apply is not offered: this MCP server was started without --allow-apply, so applying a plan is left to a person. ' +
+  'Show the plan to the user and let them run `cplane apply` themselves, or ask them to restart the server with `cplane mcp --allow-apply` (see docs/mcp.md).';
 
 interface Captured {
   code: number;
   stdout: string;
   stderr: string;
+  /** The configuration's problems, when it could not be loaded. */
+  diagnostics?: Diagnostic[];
+}
+
+// The tools' inputs, named like the CLI's flags they become. One schema is both what the tool lists and what a call is checked against.
+const variablesInput = {
+  variables: Type.Optional(
+    Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+      description: 'Values of the configuration\'s variables by name, like `--var NAME=VALUE`; they win over varFiles.',
+    }),
+  ),
+  varFiles: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'YAML files of variable values, relative to the configuration folder, like `--var-file FILE`.' })),
+};
+const validateInput = Type.Object(variablesInput, { additionalProperties: false });
+const planInput = Type.Object(
+  {
+    ...variablesInput,
+    workspace: Type.Optional(Type.String({ minLength: 1, description: 'The workspace whose state to plan against, like `--workspace NAME` (default: $CPLANE_WORKSPACE, else `default`).' })),
+    targets: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Plan only these addresses and what they depend on, like `--target ADDRESS`.' })),
+    destroy: Type.Optional(Type.Boolean({ description: 'Plan the removal of everything in state instead.' })),
+  },
+  { additionalProperties: false },
+);
+type PlanInput = Static<typeof planInput>;
+
+const schemaOf = (input: TObject): McpTool['inputSchema'] => JSON.parse(JSON.stringify(input)) as McpTool['inputSchema'];
+
+/** Problems of a call's arguments against its input schema, one line each (values are never quoted). */
+async function inputProblems(input: TObject, args: Record<string, unknown>): Promise<string[]> {
+  const { Value } = await import('@sinclair/typebox/value');
+  return [...Value.Errors(input, args)].map((error) => `${error.path || 'input'}: ${error.message}`);
+}
+
+/** The tool's arguments as the command's flags: var files first, then variables, so variables win (as on a command line that gives them last). */
+function flagsOf(args: PlanInput): CommandContext['values'] {
+  return {
+    ...(args.varFiles?.length ? { 'var-file': args.varFiles } : {}),
+    ...(args.variables ? { var: Object.entries(args.variables).map(([name, value]) => `${name}=${String(value)}`) } : {}),
+    ...(args.workspace !== undefined ? { workspace: args.workspace } : {}),
+    ...(args.targets?.length ? { target: args.targets } : {}),
+    ...(args.destroy === true ? { destroy: true } : {}),
+  };
+}
+
+/**
+ * The configuration's problems for the assistant, told in the tools' terms: a variable without a value is
+ * given with `variables` or `varFiles`, not with the command-line flags the CLI's message names.
+ */
+function inToolTerms(diagnostics: Diagnostic[]): Diagnostic[] {
+  return diagnostics.map((d) => {
+    const name = d.code === 'variable_unset' ? /^Variable "([^"]+)"/.exec(d.summary)?.[1] : undefined;
+    return name === undefined ? d : { ...d, detail: `Give it a value in this tool's "variables" input ({"${name}": VALUE}), in a file listed in "varFiles", or with the environment variable CPLANE_VAR_${name} of the MCP server.` };
+  });
+}
+
+/** A failed run as the tool's error: the configuration's problems when it has some, else what the command said. */
+function failure(run: Captured): ToolOutcome {
+  if (run.diagnostics) return { isError: true, parts: [{ planned: false, diagnostics: inToolTerms(run.diagnostics) }] };
+  // `plan --json` prints a plan that cannot be made as { planned: false, diagnostics } on stdout.
+  if (run.stdout.trim().startsWith('{')) {
+    const report = JSON.parse(run.stdout) as { diagnostics?: Diagnostic[] };
+    return { isError: true, parts: [report.diagnostics ? { ...report, diagnostics: inToolTerms(report.diagnostics) } : report] };
+  }
+  return { isError: true, parts: [run.stderr.trim()] };
 }
 
 /** Runs one cplane command in-process with its output captured; an abort becomes its message on stderr. */
@@ -51,6 +127,7 @@ async function runCommand(command: CommandModule, options: CplaneToolsOptions, p
       stdin: Readable.from([]),
     });
   } catch (error) {
+    if (error instanceof ConfigInvalidError) return { code: 1, stdout: '', stderr: error.message, diagnostics: error.diagnostics };
     if (!(error instanceof AbortError) && !(error instanceof Error && ['ApiError', 'NetworkError', 'IdentityRefusedError'].includes(error.name))) throw error;
     stderr.write(`${error.message}${error instanceof AbortError && error.hint ? `\n${error.hint}` : ''}\n`);
     code = 1;
@@ -58,22 +135,22 @@ async function runCommand(command: CommandModule, options: CplaneToolsOptions, p
   return { code, stdout: Buffer.concat(chunks.stdout).toString('utf8'), stderr: Buffer.concat(chunks.stderr).toString('utf8') };
 }
 
-const noInput = { type: 'object' as const, properties: {}, additionalProperties: false };
-
 export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; close(): void } {
   const plansDir = mkdtempSync(join(tmpdir(), 'cplane-mcp-plans-'));
   const plans = new Map<string, string>();
 
-  const tools: McpTool[] = [
+  const all: McpTool[] = [
     {
       name: 'cplane_validate',
       description: `Check the cplane configuration in ${options.dir} offline (no API call) and report every problem with file:line:col.`,
-      inputSchema: noInput,
+      inputSchema: schemaOf(validateInput),
       annotations: { title: 'Validate the configuration', readOnlyHint: true, openWorldHint: false },
-      async run(): Promise<ToolOutcome> {
+      async run(args): Promise<ToolOutcome> {
+        const problems = await inputProblems(validateInput, args);
+        if (problems.length > 0) return { isError: true, parts: [`cplane_validate was not run: ${problems.join('; ')}`] };
         const { validateCommand } = await import('../cli/commands/validate.js');
-        const run = await runCommand(validateCommand, options, [options.dir], { json: true });
-        if (run.stdout === '') return { isError: true, parts: [run.stderr.trim()] };
+        const run = await runCommand(validateCommand, options, [options.dir], { json: true, ...flagsOf(args as PlanInput) });
+        if (run.stdout === '') return failure(run);
         return { isError: run.code !== 0, parts: [JSON.parse(run.stdout) as unknown] };
       },
     },
@@ -81,19 +158,19 @@ export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; cl
       name: 'cplane_plan',
       description:
         `Refresh the live account and show what applying the configuration in ${options.dir} would change, as plan JSON. ` +
-        'Returns a planId: pass it to cplane_apply to perform exactly this plan. Changes nothing.',
-      inputSchema: {
-        type: 'object',
-        properties: { destroy: { type: 'boolean', description: 'Plan the removal of everything in state instead.' } },
-        additionalProperties: false,
-      },
+        (options.allowApply
+          ? 'Returns a planId: pass it to cplane_apply to perform exactly this plan. Changes nothing.'
+          : 'Changes nothing. Applying is left to a person (`cplane apply`): this server was started without --allow-apply.'),
+      inputSchema: schemaOf(planInput),
       annotations: { title: 'Plan', readOnlyHint: true, openWorldHint: false },
       async run(args): Promise<ToolOutcome> {
+        const problems = await inputProblems(planInput, args);
+        if (problems.length > 0) return { isError: true, parts: [`cplane_plan was not run: ${problems.join('; ')}`] };
         const planId = `plan-${randomBytes(6).toString('hex')}`;
         const file = join(plansDir, `${planId}.json`);
         const { planCommand } = await import('../cli/commands/plan.js');
-        const run = await runCommand(planCommand, options, [options.dir], { out: file, json: true, ...(args.destroy === true ? { destroy: true } : {}) });
-        if (run.code !== 0) return { isError: true, parts: [run.stderr.trim()] };
+        const run = await runCommand(planCommand, options, [options.dir], { out: file, json: true, ...flagsOf(args as PlanInput) });
+        if (run.code !== 0) return failure(run);
         plans.set(planId, file);
         return { parts: [{ planId, plan: JSON.parse(run.stdout) as unknown }] };
       },
@@ -119,5 +196,6 @@ export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; cl
       },
     },
   ];
+  const tools = all.filter((tool) => options.allowApply || tool.name !== 'cplane_apply');
   return { tools, close: () => rmSync(plansDir, { recursive: true, force: true }) };
 }

@@ -13,7 +13,7 @@ import { identityOf } from '../api/client.js';
 import type { CommandContext } from '../cli/command.js';
 import { connect, connectionSettings } from '../cli/connection.js';
 import { AbortError } from '../cli/errors.js';
-import { cplaneTools } from './mcp-cplane-tools.js';
+import { applyNotAllowed, cplaneTools } from './mcp-cplane-tools.js';
 import { helperTools, operationTools, type McpTool, type ToolContext, type ToolOutcome } from './mcp-tools.js';
 import { safeFaceText } from './safe-text.js';
 import { version } from '../version.js';
@@ -25,6 +25,7 @@ export async function runMcpServer(ctx: CommandContext): Promise<number> {
   const dir = resolve(ctx.cwd, ctx.positionals[0] ?? '.');
   const account = (typeof ctx.values.account === 'string' && ctx.values.account) || ctx.env.CPLANE_ACCOUNT || undefined;
   const serviceAccount = identityOf(settings.token) === 'service_account';
+  const allowApply = ctx.values['allow-apply'] === true;
   const client = connect(ctx, { settings, ...(account ? { account } : {}) });
   const context: ToolContext = { client, baseUrl: settings.baseUrl, token: settings.token, account, env: ctx.env };
   const log = (line: string) => ctx.stderr.write(safeFaceText(`cplane mcp: ${line}\n`, [settings.token]));
@@ -32,7 +33,7 @@ export async function runMcpServer(ctx: CommandContext): Promise<number> {
   // In Service Account mode only the Service Account operations and the three helpers exist (spec, rule 4).
   const own = serviceAccount
     ? undefined
-    : cplaneTools({ dir, env: ctx.env, connection: Object.fromEntries(['base-url', 'token', 'account'].filter((k) => ctx.values[k] !== undefined).map((k) => [k, ctx.values[k]])) });
+    : cplaneTools({ dir, env: ctx.env, allowApply, connection: Object.fromEntries(['base-url', 'token', 'account'].filter((k) => ctx.values[k] !== undefined).map((k) => [k, ctx.values[k]])) });
   const tools: McpTool[] = [...operationTools(context), ...(own?.tools ?? []), ...helperTools(context)];
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
@@ -42,6 +43,8 @@ export async function runMcpServer(ctx: CommandContext): Promise<number> {
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = byName.get(request.params.name);
+    // Refused as a tool result rather than a protocol error, so the assistant reads how a person turns it on.
+    if (!tool && own && request.params.name === 'cplane_apply') return { content: [{ type: 'text' as const, text: applyNotAllowed }], isError: true };
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}"${serviceAccount ? ' (a Service Account token has only the Service Account operations and the helpers)' : ''}.`);
     let outcome: ToolOutcome;
     try {
@@ -62,7 +65,7 @@ export async function runMcpServer(ctx: CommandContext): Promise<number> {
   });
   await server.connect(new StdioServerTransport(ctx.stdin as Readable, ctx.stdout as Writable));
   log(
-    `serving ${tools.length} tools over stdio (${serviceAccount ? 'Service Account token: Service Account operations and helpers only' : 'human token'}; ` +
+    `serving ${tools.length} tools over stdio (${serviceAccount ? 'Service Account token: Service Account operations and helpers only' : `human token; cplane_apply ${allowApply ? 'on (--allow-apply)' : 'off (start with --allow-apply to offer it)'}`}; ` +
       `account ${account ?? 'not set'}; ${serviceAccount ? '' : `configuration ${dir}; `}API ${settings.baseUrl})`,
   );
   // The client ends the session by closing stdin.

@@ -66,7 +66,7 @@ function inputSchemaOf(facts: OperationFacts): McpTool['inputSchema'] {
   Object.assign(properties, query.properties ?? {});
   if (spec.body) properties.body = { ...plain(spec.body), description: 'The JSON request body.' };
   if (spec.pages) properties.allPages = { type: 'boolean', description: 'Read every page (limit/offset from 0) and return them as one result.' };
-  if (spec.method !== 'GET') properties.idempotencyKey = { type: 'string', description: 'Idempotency-Key of this write; reuse it to retry safely. Default: a new one, returned with the result.' };
+  if (!facts.readOnly) properties.idempotencyKey = { type: 'string', description: 'Idempotency-Key of this write; reuse it to retry safely. Default: a new one, returned with the result.' };
   const required = [...facts.pathParams, ...(query.required ?? []), ...(spec.body ? ['body'] : [])];
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
 }
@@ -74,7 +74,7 @@ function inputSchemaOf(facts: OperationFacts): McpTool['inputSchema'] {
 function describeOperation(facts: OperationFacts): string {
   const { spec } = facts;
   const identity = spec.identity === 'SA' ? 'A Service Account token may call it.' : 'Human token only.';
-  const write = spec.method === 'GET' ? '' : ' Writes carry an Idempotency-Key and are retried only on 429, 500 and 503.';
+  const write = facts.readOnly ? '' : ' Writes carry an Idempotency-Key and are retried only on 429, 500 and 503.';
   return `${facts.summary} (${spec.method} /v1${spec.path}; operation ${facts.name}.) ${identity}${write}`;
 }
 
@@ -143,7 +143,8 @@ export function helperTools(context: ToolContext): McpTool[] {
           await probe.call('listProviders', {});
           Object.assign(status, { reachable: true, authenticated: true });
         } catch (error) {
-          if (error instanceof ApiError) Object.assign(status, { reachable: true, authenticated: error.status !== 401, error: errorEnvelope(error) });
+          // An inactive Service Account's token is known to the API but may do nothing: not authenticated, for whoever relies on the flag.
+          if (error instanceof ApiError) Object.assign(status, { reachable: true, authenticated: error.status !== 401 && error.reason !== 'service_account_inactive', error: errorEnvelope(error) });
           else Object.assign(status, { reachable: false, authenticated: false, error: error instanceof Error ? error.message : String(error) });
         } finally {
           await probe.close();

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiClient } from '../api/client.js';
 import type { ApiError } from '../api/errors.js';
+import { isReadOnly } from '../api/operation-docs.js';
 import { operations, type OperationName, type OperationSpec } from '../api/operations.js';
 import { checkRequest } from './request-check.js';
 import { writeOnlyValues } from './safe-text.js';
@@ -44,9 +45,10 @@ export function prepareCall(name: OperationName, request: CallRequest): Prepared
   const problems = [...checked.problems];
   if (request.allPages && !spec.pages) problems.push(`${name} is not a paginated list, so it has no pages to read`);
   if (request.allPages && checked.query && 'offset' in checked.query) problems.push('all pages are read from offset 0: leave out the offset parameter');
-  if (request.idempotencyKey !== undefined && spec.method === 'GET') problems.push(`${name} is a read: only writes carry an Idempotency-Key`);
+  // A read sent as a POST (readRecord) is still a read: retrying it is safe without a key, so none is chosen or shown.
+  const write = !isReadOnly(name);
+  if (request.idempotencyKey !== undefined && !write) problems.push(`${name} is a read: only writes carry an Idempotency-Key`);
   if (request.idempotencyKey === '') problems.push('the Idempotency-Key must not be empty');
-  const write = spec.method !== 'GET';
   return {
     name,
     path: checked.path,

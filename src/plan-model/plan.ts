@@ -22,6 +22,8 @@ export interface FieldChange {
   sensitive?: boolean;
   /** This change is why the step is a replace. */
   forcesReplace?: boolean;
+  /** For people, shown after the value: `expired 2 days ago`, `rotate: due 3 days ago`. Never compared. */
+  note?: string;
 }
 
 export interface PlanStep {
@@ -56,7 +58,7 @@ export interface Drift {
   kind: ResourceKind;
   /** `changed` field by field, or `deleted` outside cplane. */
   type: 'changed' | 'deleted';
-  /** For `deleted`, how people say it: `revoked outside cplane` for a token (default `deleted outside cplane`). */
+  /** How people say it: `revoked outside cplane` for a deleted token (default `deleted outside cplane`), `expired 2 days ago`. */
   reason?: string;
   changes: FieldChange[];
 }
@@ -117,9 +119,17 @@ export interface Plan {
   context?: PlanContext;
   mode: 'normal' | 'destroy' | 'refresh-only';
   targets: string[];
+  /** `--replace` addresses (absent when none): re-issued even though nothing else changed. */
+  replace?: string[];
   /** In dependency order: every step comes after the steps it depends on. */
   steps: PlanStep[];
   drift: Drift[];
   unreadable: Unreadable[];
+  /**
+   * Objects left without a value (a record whose configuration gives no `value`, and that holds none live or
+   * is created here): applying gives them none, so a plan with no steps is not "all is well". Absent in plans
+   * of older versions.
+   */
+  withoutValue?: string[];
   summary: PlanSummary;
 }

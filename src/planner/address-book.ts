@@ -63,9 +63,10 @@ export class AddressBook {
   }
 
   /** What providers may ask while planning. */
-  lookups(account: string, found: LookupResults): Lookups {
+  lookups(account: string, found: LookupResults, now: Date): Lookups {
     return {
       account,
+      now,
       find: finder(found),
       idOf: (address) => this.idOf(address),
       nameOf: (kind, id) => {

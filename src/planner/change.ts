@@ -2,7 +2,7 @@
  * The decision for an address whose live object exists and is, or is about
  * to be, managed (an update of an address in state, or an import): the
  * provider reports facts (what differs, what forces a replacement, what
- * rotates), and the action is decided here.
+ * rotates), reissue.ts adds expiry and `--replace`, and the action is decided here.
  */
 import type { DesiredResource } from '../config/types.js';
 import type { Action, PlanStep } from '../plan-model/index.js';
@@ -12,6 +12,7 @@ import type { ResourceState } from '../state/types.js';
 import type { StageContext } from './context.js';
 import { liveChildrenOf, type LiveObject } from './live-account.js';
 import { resourceProblem, type PlanProblem } from './problems.js';
+import { expiredChange, replacementOf } from './reissue.js';
 import { inputsOf, makeStep } from './steps.js';
 
 export interface ChangeBase {
@@ -26,23 +27,35 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
   const { lookups } = ctx;
   const id = found.identity.id;
   const writeOnly = ctx.writeOnly.get(r.address);
-  const facts = provider.diff({ desired: r, live: found.live, state: entry, lookups, changedSecrets: writeOnly?.changed ?? [] });
+  // `--replace` of an object cplane manages: its write-only values count as changed, or the object is replaced.
+  const requested = entry && ctx.replace.has(r.address) ? replacementOf(provider, r) : undefined;
+  const changedSecrets = [...new Set([...(writeOnly?.changed ?? []), ...(typeof requested === 'object' ? requested.rotate : [])])];
+  const facts = provider.diff({ desired: r, live: found.live, state: entry, lookups, changedSecrets });
   const problems = (facts.problems ?? []).map((p) => resourceProblem(r, p));
+  const expired = entry ? expiredChange(found.identity, lookups.now) : undefined;
+  if (expired) facts.changes.push(expired);
+  // Why the object must be issued anew, in the words of the plan's reason.
+  const renewals = [
+    ...(facts.replaceKeys.length > 0 ? [`${facts.replaceKeys.join(', ')} cannot change in place`] : []),
+    ...(expired ? [`it ${expired.note}`] : []),
+    ...(requested === 'replace' ? ['--replace asks for a new one'] : []),
+  ];
   // A `generate` value cplane never wrote stays as it is live (write-only-values.ts): say so when adopting.
   const notes = entry ? [] : (writeOnly?.keptLive ?? []).map((field) => `${field} keeps its live value (generate makes a value only when cplane creates the object)`);
-  if (facts.changes.length === 0 && !base.adopt) return { problems };
+  if (facts.changes.length === 0 && renewals.length === 0 && !base.adopt) return { problems };
   let action: Action = base.action;
   let reason = base.reason;
   let writes: WriteSpec[];
-  if (facts.replaceKeys.length > 0) {
+  if (renewals.length > 0) {
     action = 'replace';
-    const replaced = facts.replaceKeys.join(', ');
-    reason = [base.adopt ? base.reason : undefined, `${replaced} cannot change in place: a new one is created, then the old one is ${provider.removeAction}d`].filter(Boolean).join('; ');
-    if (r.lifecycle.preventDestroy) {
+    reason = [base.adopt ? base.reason : undefined, `${renewals.join('; ')}: a new one is created, then the old one is ${provider.removeAction}d`].filter(Boolean).join('; ');
+    // An expired object no longer works: revoking it destroys nothing, so preventDestroy does not stop its renewal.
+    if (r.lifecycle.preventDestroy && (facts.replaceKeys.length > 0 || requested === 'replace')) {
+      const why = facts.replaceKeys.length > 0 ? `the change to ${facts.replaceKeys.join(', ')}` : '--replace';
       problems.push(resourceProblem(r, {
         code: 'prevent_destroy',
-        summary: `lifecycle.preventDestroy is set, and the change to ${replaced} would replace it (the old one is ${provider.removeAction}d)`,
-        detail: 'Remove preventDestroy or undo the change.',
+        summary: `lifecycle.preventDestroy is set, and ${why} would replace it (the old one is ${provider.removeAction}d)`,
+        detail: facts.replaceKeys.length > 0 ? 'Remove preventDestroy or undo the change.' : 'Remove preventDestroy to replace it.',
       }));
     }
     ctx.book.markPending(r.address, r.kind);
@@ -59,7 +72,8 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
     problems.push(...(updated.problems ?? []).map((p) => resourceProblem(r, p)));
     notes.push(...(updated.notes ?? []));
   }
-  const step = makeStep({ address: r.address, kind: r.kind, action, reason, changes: facts.changes, writes, inputs: inputsOf(r), notes, ...(base.adopt ? { adopt: base.adopt } : {}) }, r.secrets);
+  const inputs = { ...inputsOf(r), ...facts.inputs };
+  const step = makeStep({ address: r.address, kind: r.kind, action, reason, changes: facts.changes, writes, inputs, notes, ...(base.adopt ? { adopt: base.adopt } : {}) }, r.secrets);
   return { step, problems };
 }
 

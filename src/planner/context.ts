@@ -27,6 +27,8 @@ export interface MakePlanInput {
   account: string;
   mode?: Plan['mode'];
   targets?: string[];
+  /** `--replace` addresses: issued again although nothing else changed (reissue.ts). */
+  replace?: string[];
   /** Requests in flight at once while refreshing (default 10). */
   parallelism?: number;
   env: NodeJS.ProcessEnv;
@@ -45,6 +47,8 @@ export interface StageContext {
   writeOnly: ReadonlyMap<string, WriteOnlyStatus>;
   /** `import` blocks of addresses not yet in state: the remote id each adopts. */
   imports: Refactoring['imports'];
+  /** `--replace` addresses. */
+  replace: ReadonlySet<string>;
 }
 
 export interface StageResult {

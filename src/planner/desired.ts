@@ -17,6 +17,7 @@ import { planChange, type ChangeBase } from './change.js';
 import { emptyStage, type StageContext, type StageResult } from './context.js';
 import { goneReason, isDeletedLive, liveByKey, liveObjectOf, unreadableFor, type LiveObject } from './live-account.js';
 import { problemAt, resourceProblem } from './problems.js';
+import { expiredChange } from './reissue.js';
 import { createChanges, inputsOf, makeStep, setPath } from './steps.js';
 
 export function planDesired(ctx: StageContext): StageResult {
@@ -78,6 +79,9 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
   const changes = driftOf(ctx, entry, found.live, r.lifecycle.ignoreChanges);
   if (found.identity.status === 'archived') changes.unshift({ path: 'archived', before: false, after: true });
   if (changes.length > 0) out.drift.push({ address: r.address, kind: r.kind, type: 'changed', changes });
+  // Expiry is drift too (never "No changes"): planChange replaces the object.
+  const expired = expiredChange(found.identity, lookups.now);
+  if (expired) out.drift.push({ address: r.address, kind: r.kind, type: 'changed', reason: expired.note, changes: [expired] });
   if (mode === 'refresh-only') {
     if (changes.length === 0) return;
     const inputs = changes.filter((c) => c.path !== 'archived').reduce((acc, c) => setPath(acc, c.path, c.after), entry.inputs);

@@ -6,6 +6,7 @@
  * (which reports through it) does not load the planner.
  */
 export { makePlan } from './make-plan.js';
+export { relativeTime } from './reissue.js';
 export type { MakePlanInput, PlanState } from './context.js';
 export type { PlanProblem } from './problems.js';
 export { PlanError } from './errors.js';

@@ -2,7 +2,7 @@
  * The step generator (after Pulumi's): refreshes the live account, then runs
  * the stages, each a plain function of data named for what it decides:
  * the refactoring blocks (moved, removed, import), write-only values, the desired addresses (with the address book), the
- * removals, the dependencies, the order, the targets and the summary.
+ * removals, the dependencies, the order, the targets, the objects left without a value and the summary.
  * Providers report facts and writes; the stages decide.
  */
 import type { Plan } from '../plan-model/index.js';
@@ -14,15 +14,18 @@ import { PlanError } from './errors.js';
 import { indexLive } from './live-account.js';
 import { sortSteps } from './order.js';
 import { refreshLive } from './refresh.js';
+import { replaceProblems } from './reissue.js';
+import { providerFor } from '../providers/index.js';
 import { forgetSteps, resolveRefactoring, withMoves } from './refactoring.js';
 import { planRemovals } from './removals.js';
 import { summarize } from './summary.js';
 import { scopeToTargets } from './targets.js';
 import { version as cplaneVersion } from '../version.js';
+import { withoutValue } from './without-value.js';
 import { writeOnlyChanges, type WriteOnlyStatus } from './write-only-values.js';
 
 export async function makePlan(input: MakePlanInput): Promise<Plan> {
-  const { client, desired, account, mode = 'normal', targets = [] } = input;
+  const { client, desired, account, mode = 'normal', targets = [], replace = [] } = input;
   // moved, removed and import blocks first: every later stage sees the state under its new addresses.
   const refactored = resolveRefactoring({ blocks: desired.refactoring, state: input.state.data.resources });
   const state = refactored.state;
@@ -37,7 +40,9 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
   const desiredByAddress = new Map(desired.resources.map((r) => [r.address, r]));
   const snapshot = await refreshing;
 
-  const ctx: StageContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups: book.lookups(account, snapshot.lookups), writeOnly: writeOnly.statuses, imports: refactored.imports };
+  // The API's clock, read from the answers of the refresh: expiry and due dates are compared with it.
+  const lookups = book.lookups(account, snapshot.lookups, client.serverNow());
+  const ctx: StageContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
   const planned = planDesired(ctx);
   const removals = planRemovals(ctx);
   const steps = withMoves([...planned.steps, ...removals.steps, ...forgetSteps(refactored)], refactored, state);
@@ -50,7 +55,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     drift: [...planned.drift, ...removals.drift],
     // A kind-wide entry says nothing more once the addresses of that kind are listed one by one.
     unreadable: unreadable.filter((u) => u.address !== undefined || !unreadable.some((v) => v.address !== undefined && v.kind === u.kind)),
-    problems: [...refactored.problems, ...writeOnly.problems, ...planned.problems, ...removals.problems],
+    problems: [...refactored.problems, ...writeOnly.problems, ...replaceProblems(replace, desiredByAddress, state, (r) => providerFor(r.kind)), ...planned.problems, ...removals.problems],
   });
   if (scoped.problems.length > 0) throw new PlanError(scoped.problems);
 
@@ -61,9 +66,11 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     account,
     mode,
     targets,
+    ...(replace.length > 0 ? { replace } : {}),
     steps: scoped.steps,
     drift: scoped.drift,
     unreadable: scoped.unreadable,
+    withoutValue: withoutValue(ctx, scoped.steps, targets),
     summary: summarize(scoped.steps),
   };
 }

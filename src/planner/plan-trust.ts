@@ -53,7 +53,11 @@ export function placeholderProblems(plan: Plan): string[] {
 
 /** A step without what may differ between two plans of the same change (Idempotency-Keys). */
 function comparable(step: PlanStep): unknown {
-  return { ...step, writes: step.writes.map(({ idempotencyKey: _key, ...write }) => write) };
+  // Words for people move with the clock (`it expired 2 days ago`, `rotate: due 3 days ago`) and decide no write;
+  // the steps applied, and shown for approval, are the fresh plan's, so they are not compared.
+  const { reason: _reason, ...rest } = step;
+  const changes = step.changes.map(({ note: _note, ...change }) => change);
+  return { ...rest, changes, writes: step.writes.map(({ idempotencyKey: _key, ...write }) => write) };
 }
 
 /** The first place two JSON values differ, as a path (`writes[0].body.description`), or undefined when equal. */

@@ -145,7 +145,7 @@ function adoptableParents(input: RefreshInput, snapshot: LiveSnapshot, kind: Res
   const parent = parentOf(kind);
   if (!parent || (snapshot.items[parent.kind] ?? []).length === 0) return [];
   const provider = providerFor(parent.kind);
-  const lookups: Lookups = { account: input.account, find: finder(snapshot.lookups), idOf: (address) => input.state.resources[address]?.id, nameOf: (_kind, id) => id };
+  const lookups: Lookups = { account: input.account, now: input.client.serverNow(), find: finder(snapshot.lookups), idOf: (address) => input.state.resources[address]?.id, nameOf: (_kind, id) => id };
   const claimed = new Set((input.desired?.resources ?? []).filter((r) => r.kind === parent.kind).map((r) => provider.naturalKey({ desired: r, lookups })));
   return (snapshot.items[parent.kind] ?? [])
     .map((live) => provider.identify({ live }))

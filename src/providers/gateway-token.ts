@@ -2,7 +2,8 @@
  * Gateway tokens: a name change is a rename; any other change (scopes,
  * allowed models, rate limit, expiry) cannot be made in place, so the token is
  * replaced: the new one is created first (its one-time plaintext sealed into
- * state), then the old one is revoked. Removed tokens are revoked.
+ * state), then the old one is revoked. Removed tokens are revoked. Its
+ * `expires_at` is reported (identify), so the planner replaces it once expired.
  */
 import type { GatewayTokenT } from '../api/shapes.js';
 import type { GatewayTokenAttributes } from '../config/types.js';
@@ -64,7 +65,7 @@ export const gatewayTokenProvider = {
   relations: {
     parentIds: { gatewayId: 'gateway' },
     within: { idField: 'gatewayId', attribute: 'gateway', removedWith: 'revoked by deleting' },
-    outputs: { tokenPrefix: 'token_prefix' },
+    outputs: { tokenPrefix: 'token_prefix', expiresAt: 'expires_at' },
     revealable: 'plaintext',
     goneAs: 'revoked',
   },
@@ -102,6 +103,7 @@ export const gatewayTokenProvider = {
     parents: { gatewayId: live.gateway_id },
     key: `${live.gateway_id}/${live.name}`,
     status: live.revoked_at ? 'gone' : 'live',
+    ...(live.expires_at ? { expiresAt: live.expires_at } : {}),
   }),
 
   naturalKey({ desired, lookups }) {
@@ -135,7 +137,7 @@ export const gatewayTokenProvider = {
       allowedModels: attributes.allowedModels,
       rateLimitPerMin: attributes.rateLimitPerMin,
     };
-    const effects = { id: { result: 'token_id' }, parents: { gatewayId: gateway }, seal: { name: 'plaintext', result: 'plaintext' }, outputs: { tokenPrefix: 'token_prefix' } };
+    const effects = { id: { result: 'token_id' }, parents: { gatewayId: gateway }, seal: { name: 'plaintext', result: 'plaintext' }, outputs: { tokenPrefix: 'token_prefix', expiresAt: 'expires_at' } };
     return { writes: [writeSpec('createGatewayToken', { path: { id: gateway }, body, effects }, `create token ${attributes.name}`)] };
   },
 

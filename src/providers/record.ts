@@ -4,13 +4,16 @@
  * (which never touches the value), a new value version written when the
  * value's fingerprint changed (encrypted on the client at apply), archived
  * when they leave the configuration and unarchived when they come back.
+ * A `generate`d value with `rotationIntervalDays` is rotated once its live
+ * `secret_due_at` has passed (POST /records/{id}/rotate with a new value),
+ * and its due date moved an interval ahead.
  */
 import type { RecordMetaT } from '../api/shapes.js';
-import type { RecordAttributes, SecretSource } from '../config/types.js';
+import type { DesiredResource, RecordAttributes, SecretSource } from '../config/types.js';
 import type { RecordConfig } from '../config/config-file.js';
 import { resourceAddress, type Template } from '../plan-model/index.js';
 import type { ResourceProvider, View } from './types.js';
-import { canonicalTime, diffViews, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
+import { canonicalTime, diffViews, isIgnored, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
 const metadataKeys = ['name', 'tags', 'secretDueAt', 'rotationIntervalDays'] as const;
@@ -25,6 +28,28 @@ function view(attributes: RecordAttributes): View {
 }
 
 const projectAddress = (attributes: RecordAttributes) => resourceAddress('project', attributes.project);
+
+const DAY_MS = 86_400_000;
+
+/** A value cplane makes itself (`generate`): making a new one is a rotation. */
+const isGenerated = (desired: DesiredResource<RecordAttributes>) => desired.secrets.value !== undefined && 'generate' in desired.secrets.value;
+
+/**
+ * When a generated value is due for rotation: its interval and its live due date that has passed, with the
+ * next due date (the interval from the start of today, UTC, so a saved plan applied the same day is the same plan).
+ */
+function rotationDue(desired: DesiredResource<RecordAttributes>, live: RecordMetaT, now: Date): { dueAt: string; nextDueAt: string } | undefined {
+  const interval = desired.attributes.rotationIntervalDays;
+  if (!isGenerated(desired) || !interval || !live.secret_due_at || Date.parse(live.secret_due_at) > now.getTime()) return undefined;
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  return { dueAt: live.secret_due_at, nextDueAt: new Date(today + interval * DAY_MS).toISOString() };
+}
+
+/** `due 3 days ago`, `due today`. */
+function dueText(dueAt: string, now: Date): string {
+  const days = Math.floor((now.getTime() - Date.parse(dueAt)) / DAY_MS);
+  return days === 0 ? 'due today' : `due ${days} day${days === 1 ? '' : 's'} ago`;
+}
 
 function liveView(live: RecordMetaT): View {
   return {
@@ -57,6 +82,8 @@ export const recordProvider = {
   readOperation: 'getRecord',
   removeAction: 'archive',
   writeOnly: ['value'],
+  // `current_version` is null until a first value version is written.
+  optionalValue: { field: 'value', present: (live: RecordMetaT) => live.current_version !== null },
 
   async refresh({ client, account, expected }) {
     // One account-wide list instead of one list per project: requests grow with pages, not with projects.
@@ -82,13 +109,31 @@ export const recordProvider = {
 
   view: ({ live }) => liveView(live),
 
-  desiredView: ({ attributes }) => view(attributes),
+  // `format` is set at creation and no call changes it: shown in a create (and in state), never diffed.
+  desiredView: ({ attributes }) => ({ ...view(attributes), ...(attributes.format !== undefined ? { format: attributes.format } : {}) }),
 
-  diff({ desired, live, changedSecrets }) {
+  diff({ desired, live, changedSecrets, lookups }) {
     const ignore = desired.lifecycle.ignoreChanges;
-    const changes = [...diffViews(view(desired.attributes), liveView(live), ignore), ...sensitiveChanges(changedSecrets, ignore)];
+    const wanted = view(desired.attributes);
+    // A rotating value moves its due date: the configured `secretDueAt` is only the first one.
+    if (isGenerated(desired) && desired.attributes.rotationIntervalDays && typeof wanted.secretDueAt === 'string' && live.secret_due_at && Date.parse(live.secret_due_at) > Date.parse(wanted.secretDueAt)) {
+      delete wanted.secretDueAt;
+    }
+    const changes = [...diffViews(wanted, liveView(live), ignore), ...sensitiveChanges(changedSecrets, ignore)];
     if (live.archived) changes.unshift({ path: 'archived', before: true, after: false });
-    return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [] };
+    const due = isIgnored('value', ignore) ? undefined : rotationDue(desired, live, lookups.now);
+    let inputs: Record<string, unknown> | undefined;
+    if (due) {
+      const value = changes.find((c) => c.path === 'value');
+      const note = `rotate: ${dueText(due.dueAt, lookups.now)}`;
+      if (value) value.note = note;
+      else changes.push({ path: 'value', sensitive: true, note });
+      const dueChange = changes.find((c) => c.path === 'secretDueAt');
+      if (dueChange) dueChange.after = due.nextDueAt;
+      else changes.push({ path: 'secretDueAt', before: canonicalTime(due.dueAt), after: due.nextDueAt });
+      inputs = { secretDueAt: due.nextDueAt };
+    }
+    return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [], ...(isGenerated(desired) ? { rotateKeys: ['value'] } : {}), ...(inputs ? { inputs } : {}) };
   },
 
   planCreate({ desired, lookups }) {
@@ -104,8 +149,9 @@ export const recordProvider = {
     return { writes: [writeSpec('createRecord', { body, effects }, `create record ${attributes.name}`)] };
   },
 
-  planUpdate({ desired, live, id, changedKeys }) {
+  planUpdate({ desired, live, id, changedKeys, lookups }) {
     const { attributes } = desired;
+    const due = changedKeys.includes('value') ? rotationDue(desired, live, lookups.now) : undefined;
     const writes = [];
     if (changedKeys.includes('archived')) {
       writes.push(writeSpec('archiveRecord', { path: { id }, body: { archived: false } }, `unarchive record ${live.name}`));
@@ -114,12 +160,17 @@ export const recordProvider = {
     const body: Record<string, Template> = {};
     for (const key of metadataKeys) {
       const value = attributes[key];
-      if (changedKeys.includes(key) && value !== undefined) body[key] = value;
+      if (changedKeys.includes(key) && value !== undefined && !(due && key === 'secretDueAt')) body[key] = value;
     }
     if (Object.keys(body).length > 0) writes.push(writeSpec('updateRecord', { path: { id }, body }, `update record ${attributes.name}`));
     if (changedKeys.includes('value')) {
-      writes.push(writeSpec('createRecordVersion', { path: { id }, body: { $encrypt: 'value' } }, `new value version of record ${attributes.name}`));
+      // A value cplane generates is made again: a rotation. A value from a source is a new version of it.
+      writes.push(isGenerated(desired)
+        ? writeSpec('rotateRecord', { path: { id }, body: { $encrypt: 'value' } }, `rotate record ${attributes.name} (a new generated value)`)
+        : writeSpec('createRecordVersion', { path: { id }, body: { $encrypt: 'value' } }, `new value version of record ${attributes.name}`));
     }
+    // The due date moves only once the new value is written: a failed rotation stays due.
+    if (due) writes.push(writeSpec('updateRecord', { path: { id }, body: { secretDueAt: due.nextDueAt } }, `move the due date of record ${attributes.name}`));
     return { writes };
   },
 

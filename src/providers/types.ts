@@ -34,6 +34,8 @@ export interface Lookups {
   idOf(address: string): string | undefined;
   /** The local name that manages the remote object `id` of `kind`, or the id itself when none does. */
   nameOf(kind: ResourceKind, id: string): string;
+  /** The API's clock when the plan is made (expiry and due dates are compared with it). */
+  now: Date;
 }
 
 /** Where a live object is and whether it still counts as existing. */
@@ -44,6 +46,8 @@ export interface LiveIdentity {
   key: string;
   /** `archived` can be brought back by an update; `gone` (revoked, disabled) means deleted outside cplane. */
   status: 'live' | 'archived' | 'gone';
+  /** When the object stops working (a token's `expires_at`): once passed, the planner replaces it. */
+  expiresAt?: string;
 }
 
 export interface RefreshRequest {
@@ -102,6 +106,8 @@ export interface DiffResponse {
   replaceKeys: string[];
   /** Keys changed by rotating the object in place (a credential's secret). */
   rotateKeys?: string[];
+  /** Values the writes set that the configuration does not say (a due date moved by a rotation), recorded as applied inputs. */
+  inputs?: Record<string, unknown>;
   /** Why the change cannot be planned at all (e.g. moving a gateway to another project). */
   problems?: Problem[];
 }
@@ -187,6 +193,11 @@ export interface ResourceProvider<A extends object = Attributes, L = unknown, E 
    * `$secret` or `$encrypt` placeholder. A saved plan that puts one anywhere else is refused.
    */
   readonly writeOnly?: readonly string[];
+  /**
+   * A write-only value the configuration may leave out (a record's `value`): the object is then created, or
+   * left, without one. `present` says whether a live object holds one, so a plan can list those that do not.
+   */
+  readonly optionalValue?: { field: string; present(live: L): boolean };
   /** Bulk read of every live object of the kind (all pages). */
   refresh(req: RefreshRequest): Promise<RefreshResponse<L>>;
   /** One object by id; null when it no longer exists. */

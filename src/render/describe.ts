@@ -22,8 +22,10 @@ const isMultiline = (value: unknown): value is string => typeof value === 'strin
  * or, for multi-line strings, a line diff made with `diff`.
  */
 export function changeLines(change: FieldChange, creating: boolean): { symbol: string; text: string }[] {
-  const suffix = change.forcesReplace ? '  # forces replacement' : '';
+  const suffix = `${change.note ? `  (${change.note})` : ''}${change.forcesReplace ? '  # forces replacement' : ''}`;
   if (change.sensitive) return [{ symbol: creating ? '+' : '~', text: `${change.path} = (sensitive)${suffix}` }];
+  // A value that is not changed but explains the step (an expired token's expiresAt).
+  if (change.note && !('after' in change)) return [{ symbol: '~', text: `${change.path} = ${showValue(change.before)}${suffix}` }];
   if (!('before' in change)) return [{ symbol: '+', text: `${change.path} = ${showValue(change.after)}${suffix}` }];
   if (!('after' in change)) return [{ symbol: '-', text: `${change.path} = ${showValue(change.before)}${suffix}` }];
   if (isMultiline(change.before) || isMultiline(change.after)) {
@@ -48,6 +50,22 @@ export function summaryLine(plan: Plan): string {
   return `Plan incomplete: ${names.length} item${names.length === 1 ? '' : 's'} could not be read (${names.join(', ')}), so nothing is known about ${names.length === 1 ? 'it' : 'them'}; for the rest: ${counts}`;
 }
 
+const records = (n: number) => `${n} record${n === 1 ? '' : 's'}`;
+
+/**
+ * The records the plan leaves without a value (plan.withoutValue): what, and how to give them one; undefined
+ * when there are none. Every renderer shows it, and "No changes" never stands alone beside it.
+ */
+export function withoutValueNote(plan: Plan): { what: string; addresses: string[]; todo: string } | undefined {
+  const addresses = plan.withoutValue ?? [];
+  if (addresses.length === 0) return undefined;
+  return {
+    what: `${records(addresses.length)} ${addresses.length === 1 ? 'has' : 'have'} no value, and applying gives ${addresses.length === 1 ? 'it' : 'them'} none`,
+    addresses,
+    todo: 'Give each a `value:` in the configuration (`{ env: NAME }` or `{ file: PATH }`) and apply; values are never exported or copied from another account.',
+  };
+}
+
 /** The line shown when applying the plan would change nothing; undefined when it would. */
 export function noChangesLine(plan: Plan): string | undefined {
   const acting = plan.steps.some((s) => s.action !== 'no-op');
@@ -56,7 +74,10 @@ export function noChangesLine(plan: Plan): string | undefined {
   }
   // An incomplete plan never says "No changes": what could not be read may well have some (summaryLine).
   if (acting || isIncomplete(plan)) return undefined;
-  return plan.mode === 'destroy' ? 'No changes. No objects need to be destroyed.' : 'No changes. Your infrastructure matches the configuration.';
+  if (plan.mode === 'destroy') return 'No changes. No objects need to be destroyed.';
+  const empty = plan.withoutValue?.length ?? 0;
+  if (empty > 0) return `No changes to make, but ${records(empty)} ${empty === 1 ? 'has' : 'have'} no value (listed above).`;
+  return 'No changes. Your infrastructure matches the configuration.';
 }
 
 /** `Payments (0f3c…)`, or the id alone when the name is not known. */

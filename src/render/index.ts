@@ -5,4 +5,4 @@
 export { renderPlanText, type TextOptions } from './text.js';
 export { renderPlanMarkdown } from './markdown.js';
 export { renderPlanJson } from './json.js';
-export { accountLabel, summaryLine, noChangesLine } from './describe.js';
+export { accountLabel, summaryLine, noChangesLine, withoutValueNote } from './describe.js';

@@ -5,7 +5,7 @@
  */
 import { actionWords, type Plan } from '../plan-model/index.js';
 import { safeLines, safeText } from '../text/safe-text.js';
-import { changeLines, noChangesLine, summaryLine } from './describe.js';
+import { changeLines, noChangesLine, summaryLine, withoutValueNote } from './describe.js';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 /** GitHub colours `+` and `-` lines of a diff block; every other change is marked `!`. */
@@ -44,7 +44,7 @@ export function renderPlanMarkdown(plan: Plan): string {
     out.push(`<details><summary>Changed outside cplane (${plan.drift.length})</summary>`, '');
     for (const drift of plan.drift) {
       const fields = drift.changes.map((c) => `\`${cell(c.path)}\``).join(', ');
-      out.push(`- \`${drift.address}\`: ${drift.type === 'deleted' ? (drift.reason ?? 'deleted outside cplane') : `changed (${fields})`}`);
+      out.push(`- \`${drift.address}\`: ${drift.type === 'deleted' ? (drift.reason ?? 'deleted outside cplane') : (drift.reason ?? `changed (${fields})`)}`);
     }
     out.push('', '</details>', '');
   }
@@ -56,6 +56,8 @@ export function renderPlanMarkdown(plan: Plan): string {
     }
     out.push('');
   }
+  const empty = withoutValueNote(plan);
+  if (empty) out.push(`> **${empty.what}**: ${empty.addresses.map((a) => `\`${cell(a)}\``).join(', ')}`, `> ${empty.todo}`, '');
   // Names and values come from configuration and the API: escaped and redacted (no colour here to keep).
   return `${safeLines(out.join('\n').trimEnd())}\n`;
 }

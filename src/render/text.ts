@@ -2,12 +2,12 @@
  * The plan as text for a terminal, in the Terraform manner: drift first, then
  * one block per step (`+ create`, `~ update`, `-/+ replace`, `- remove`,
  * `> import`, `-> move`, `. forget`) with its field changes, reason and notes, what could not be
- * read, and the summary line. Colour is a parameter: the command decides it.
+ * read, the records left without a value, and the summary line. Colour is a parameter: the command decides it.
  */
 import { actionWords, localPart, type Plan, type PlanStep, type Tone } from '../plan-model/index.js';
 import { painter as makePainter, type Paint } from '../paint.js';
 import { safeText } from '../text/safe-text.js';
-import { accountLabel, changeLines, noChangesLine, summaryLine } from './describe.js';
+import { accountLabel, changeLines, noChangesLine, summaryLine, withoutValueNote } from './describe.js';
 
 export interface TextOptions {
   color: boolean;
@@ -48,7 +48,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
         out.push(`  ${paint('remove', '-')} ${safeText(drift.address)} was ${drift.reason ?? 'deleted outside cplane'}`);
         continue;
       }
-      out.push(`  ${paint('change', '~')} ${safeText(drift.address)} was changed outside cplane`);
+      out.push(`  ${paint('change', '~')} ${safeText(drift.address)} ${drift.reason ? safeText(drift.reason) : 'was changed outside cplane'}`);
       for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) out.push(`      ${paint(symbolTone[symbol] ?? 'plain', symbol)} ${safeText(text)}`);
     }
     out.push('', rule, '');
@@ -72,6 +72,9 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     }
     out.push('');
   }
+
+  const empty = withoutValueNote(plan);
+  if (empty) out.push(`${paint('warn', '!')} ${safeText(`${empty.what}: ${empty.addresses.join(', ')}`)}`, `  ${empty.todo}`, '');
 
   if (plan.targets.length > 0) out.push(paint('warn', `Only part of the configuration was planned (--target ${plan.targets.join(', ')}).`), '');
   out.push(paint('bold', noChangesLine(plan) ?? summaryLine(plan)));

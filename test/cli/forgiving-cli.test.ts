@@ -56,13 +56,21 @@ describe('help', () => {
     const plan = await cli('plan', '--help');
     expect(plan.code).toBe(0);
     expect(plan.stdout.split('\n').slice(0, 3)).toEqual([
-      'Usage: cplane plan [dir] [--out FILE] [--target ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+      'Usage: cplane plan [dir] [--out FILE] [--target ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
       '',
       'Show what apply would change, and why',
     ]);
     expect(await cli('help', 'plan')).toEqual(plan);
     expect(await cli('help', 'state', 'list')).toEqual(await cli('state', 'list', '--help'));
     expect((await cli('state', 'list', '--help')).stdout).toContain('--var-file FILE     read variables from a YAML file (repeatable); with --var, the last one given wins\n');
+  });
+
+  it('`destroy --help` says --target removes what depends on ADDRESS (apply keeps what ADDRESS depends on), and the README lists it', async () => {
+    const destroy = (await cli('destroy', '--help')).stdout;
+    expect(destroy).toContain('  --target ADDRESS    remove only ADDRESS and what depends on it (repeatable)\n');
+    expect(destroy).not.toContain('what it depends on');
+    expect((await cli('apply', '--help')).stdout).toContain('  --target ADDRESS    limit the run to ADDRESS and what it depends on (repeatable)\n');
+    expect(readFileSync('README.md', 'utf8')).toContain('| `cplane destroy [dir] [--auto-approve] [--target ADDR ...]` |');
   });
 
   it('`cplane`, `cplane --help` and `cplane help` print the global help, which names `cplane help <command>`', async () => {

@@ -29,8 +29,8 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function world(options: { faults?: string; latencyMs?: number } = {}): Promise<World> {
-  const emulator = await startEmulator({ latencyMs: options.latencyMs ?? 0, ...(options.faults ? { faults: options.faults } : {}) });
+export async function world(options: { faults?: string; latencyMs?: number; clockOffset?: string } = {}): Promise<World> {
+  const emulator = await startEmulator({ latencyMs: options.latencyMs ?? 0, ...(options.faults ? { faults: options.faults } : {}), ...(options.clockOffset ? { clockOffset: options.clockOffset } : {}) });
   const temp = mkdtempSync(join(tmpdir(), 'cplane-e2e-'));
   const dir = join(temp, 'infra');
   mkdirSync(dir);

@@ -85,6 +85,18 @@ describe('emitFiles', () => {
     expect(Object.keys(model.credentials)).toEqual(['openai-prod']);
   });
 
+  it('names credentials only among those exported: one left out does not push `openai-prod` to `openai-prod-2`', () => {
+    const live = liveAccount();
+    live.gateways[0]!.credential_ids = [live.credentials[0]!.credential_id];
+    // Sorts before "OpenAI prod" and has the same slug, but no exported gateway uses it.
+    live.credentials.push({ ...live.credentials[0]!, credential_id: '00000000-0000-4000-8000-000000000032', label: 'OPENAI PROD' });
+    const model = buildModel(live, { onlyUsedCredentials: true });
+    expect(Object.keys(model.credentials)).toEqual(['openai-prod']);
+    expect(model.placeholders.map((p) => p.env)).toContain('CPLANE_SECRET_OPENAI_PROD');
+    const gateway = model.projects.flatMap((p) => Object.values(p.gateways))[0]!;
+    expect(gateway.credentials).toEqual(['openai-prod']);
+  });
+
   it('is the same text for the same account, in whatever order the API lists it', () => {
     const a = emitFiles(buildModel(liveAccount(), { onlyUsedCredentials: false }), 'x.json');
     const shuffled = liveAccount();

@@ -164,7 +164,7 @@ describe('cplane export, then apply to another account', () => {
     ]);
   });
 
-  it('applies unchanged to account B, after which a plan in B has no changes', async () => {
+  it('applies unchanged to account B, after which a plan in B has no changes, but names the records without a value', async () => {
     // The loader still asks for the `account` variable even when --account gives the account (reported to the lead).
     const target = ['--account', B, '--var', `account=${B}`];
     const apply = await runCplane(['apply', 'env', ...target, '--auto-approve', '--no-input'], { cwd: work, env: { ...env, ...secrets } });
@@ -172,7 +172,9 @@ describe('cplane export, then apply to another account', () => {
     expect(apply.code).toBe(0);
     const plan = await runCplane(['plan', 'env', ...target], { cwd: work, env: { ...env, ...secrets } });
     expect(plan.stderr).toBe('');
-    expect(plan.stdout).toContain('No changes.');
+    // Values are never exported: the copies are empty, and the plan says so rather than a clean "No changes".
+    expect(plan.stdout).toContain('! 4 records have no value, and applying gives them none: record.checkout-eu/stripe-key, record.checkout-eu/webhook-secret, record.payments/database-password, record.payments/stripe-api-key\n');
+    expect(plan.stdout).toContain('No changes to make, but 4 records have no value (listed above).');
     expect(plan.code).toBe(0);
   });
 
@@ -210,7 +212,9 @@ describe('cplane export --adopt', () => {
   it('leaves a plan in A with no changes at all, without the secrets set', async () => {
     const plan = await runCplane(['plan', 'managed', '--account', A], { cwd: work, env });
     expect(plan.stderr).toBe('');
-    expect(plan.stdout).toContain('No changes.');
+    // The two records made by hand above never had a value; the seeded ones have one.
+    expect(plan.stdout).toContain('No changes to make, but 2 records have no value (listed above).');
+    expect(plan.stdout).toContain('record.checkout-eu/stripe-key, record.checkout-eu/webhook-secret\n');
   });
 
   it('takes the write-only values export could not read as they are live, even with the secrets set', async () => {

@@ -1,49 +1,21 @@
 // An MCP session as an assistant has it: the SDK's own client over a real stdio pipe to `cplane mcp` (the
 // compiled CLI as a subprocess), against an emulator on 127.0.0.1 and a configuration folder.
-import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationNames, operations } from '../../src/api/index.js';
 import { fixtures } from '../../src/emulator/index.js';
 import { account, liveInventory, smallConfig, world, type World } from '../e2e/helpers.js';
+import { call, json, session, SESSION_BUDGET_MS, type Session } from './mcp-session.js';
 
-const root = join(import.meta.dirname, '..', '..');
 const snake = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
 const helpers = ['service_status', 'list_secret_types', 'generate_secret'];
-const SESSION_BUDGET_MS = 90_000;
 
-interface Session {
-  client: Client;
-  stderr: () => string;
-  /** Transport errors, such as a line on stdout that is not a protocol message. */
-  errors: Error[];
-  close(): Promise<void>;
-}
-
-async function session(w: World, token: string): Promise<Session> {
-  const env = Object.fromEntries(Object.entries({ ...w.env, CPLANE_TOKEN: token }).filter((e): e is [string, string] => e[1] !== undefined));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [join(root, 'bin', 'cplane.js'), 'mcp', w.dir], env, cwd: w.dir, stderr: 'pipe' });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client({ name: 'cplane-test', version: '1.0.0' });
-  const errors: Error[] = [];
-  client.onerror = (error) => errors.push(error);
-  await client.connect(transport);
-  return { client, stderr: () => stderr, errors, close: () => client.close() };
-}
-
-type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
-const call = async (s: Session, name: string, args: Record<string, unknown> = {}) => (await s.client.callTool({ name, arguments: args })) as ToolResult;
-const json = (result: ToolResult): unknown => JSON.parse(result.content[0]!.text);
-
-describe('cplane mcp with a human token', () => {
+describe('cplane mcp --allow-apply with a human token', () => {
   let w: World;
   let s: Session;
   beforeAll(async () => {
     w = await world();
     w.config(smallConfig());
-    s = await session(w, fixtures.tokens.admin);
+    s = await session(w, fixtures.tokens.admin, ['--allow-apply']);
   }, SESSION_BUDGET_MS);
   afterAll(async () => {
     await s?.close();
@@ -62,7 +34,7 @@ describe('cplane mcp with a human token', () => {
     expect(byName.get('revoke_record_user')!.annotations).toMatchObject({ destructiveHint: true });
     expect(byName.get('get_gateway')!.inputSchema).toMatchObject({ type: 'object', required: ['id'], properties: { id: { type: 'string', format: 'uuid' } } });
     expect(byName.get('create_credential')!.inputSchema.properties!.body).toMatchObject({ required: ['providerId', 'label', 'secret'] });
-    expect(s.stderr()).toContain('cplane mcp: serving 67 tools over stdio (human token;');
+    expect(s.stderr()).toContain('cplane mcp: serving 67 tools over stdio (human token; cplane_apply on (--allow-apply);');
   });
 
   it('a read tool returns live data', async () => {
@@ -179,6 +151,20 @@ describe('cplane mcp with a Service Account token', () => {
     expect(w.emulator.stats().requests).toBe(0);
     const providers = await call(s, 'list_providers');
     expect((json(providers) as { name: string }[]).map((p) => p.name)).toContain('openai');
-    expect(json(await call(s, 'service_status'))).toMatchObject({ identity: 'service_account', reachable: true });
+    expect(json(await call(s, 'service_status'))).toMatchObject({ identity: 'service_account', reachable: true, authenticated: true });
+  });
+
+  it('service_status with an inactive Service Account says it is not authenticated, and why', async () => {
+    const inactive = await session(w, fixtures.tokens.inactiveServiceAccount);
+    try {
+      expect(json(await call(inactive, 'service_status'))).toMatchObject({
+        identity: 'service_account',
+        reachable: true,
+        authenticated: false,
+        error: { status: 403, reason: 'service_account_inactive' },
+      });
+    } finally {
+      await inactive.close();
+    }
   });
 });

@@ -33,4 +33,14 @@ describe('create, then converge', () => {
     expect(hasChanges(again)).toBe(false);
     expect(renderPlanText(again, { color: false })).toBe('No changes. Your infrastructure matches the configuration.\n');
   });
+
+  it("shows a record's format in its create, and converges with it", async () => {
+    h().config(fullConfig.replace('        tags: [payments]\n', '        format: json\n        tags: [payments]\n'));
+    const plan = await h().plan();
+    const record = plan.steps.find((s) => s.address === 'record.payments/stripe-key')!;
+    expect(record.changes).toContainEqual({ path: 'format', after: 'json' });
+    expect(renderPlanText(plan, { color: false })).toMatch(/\+ {3}record "payments\/stripe-key"\n(?: {6}\+ .*\n)*? {6}\+ format = "json"\n/);
+    expect((await h().apply(plan)).failed).toEqual([]);
+    expect(hasChanges(await h().plan())).toBe(false);
+  });
 });

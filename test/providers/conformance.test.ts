@@ -74,6 +74,7 @@ async function lookupsOf(h: Harness): Promise<Lookups> {
   const resources = h.state.data.resources;
   return {
     account: h.state.data.account,
+    now: h.client.serverNow(),
     find: finder(new Map([[vendors, all]])),
     idOf: (address) => resources[address]?.id,
     nameOf: (kind, id) => {

@@ -60,6 +60,27 @@ describe('record', () => {
     ]);
   });
 
+  it('rotates a generated value whose live due date has passed, then moves the due date an interval ahead', () => {
+    const want = desired('record', 'record.payments/salt', { project: 'payments', name: 'stripe-key', rotationIntervalDays: 30 }, { secrets: { value: { generate: { length: 32 } } } });
+    const now = new Date('2026-11-24T15:00:00.000Z');
+    const due = { ...live, secret_due_at: '2026-11-21T09:00:00.000Z', rotation_interval_days: 30 };
+    const facts = recordProvider.diff({ desired: want, live: due, lookups: { ...look, now }, changedSecrets: [] });
+    expect(facts.changes).toEqual([
+      { path: 'value', sensitive: true, note: 'rotate: due 3 days ago' },
+      { path: 'secretDueAt', before: '2026-11-21T09:00:00.000Z', after: '2026-12-24T00:00:00.000Z' },
+    ]);
+    expect(facts.rotateKeys).toEqual(['value']);
+    expect(facts.inputs).toEqual({ secretDueAt: '2026-12-24T00:00:00.000Z' });
+    const { writes } = recordProvider.planUpdate({ desired: want, live: due, id: live.record_id, changedKeys: facts.changedKeys, lookups: { ...look, now } });
+    expect(writes.map((w) => [w.operation, w.body])).toEqual([
+      ['rotateRecord', { $encrypt: 'value' }],
+      ['updateRecord', { secretDueAt: '2026-12-24T00:00:00.000Z' }],
+    ]);
+    // Not yet due: nothing to do.
+    const ahead = recordProvider.diff({ desired: want, live: { ...due, secret_due_at: '2026-11-25T00:00:00.000Z' }, lookups: { ...look, now }, changedSecrets: [] });
+    expect(ahead.changes.filter((c) => c.path === 'value')).toEqual([]);
+  });
+
   it('creates in a project made earlier in the same apply through a $ref', () => {
     const want = desired('record', 'record.payments/k', { project: 'payments', name: 'k' }, { secrets: { value: { generate: { length: 32 } } } });
     const { writes } = recordProvider.planCreate({ desired: want, lookups: lookups({}) });

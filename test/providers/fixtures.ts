@@ -38,6 +38,7 @@ export function lookups(known: Record<string, string>): Lookups {
   const owners = new Map(Object.entries(known).map(([address, id]) => [id, address.slice(address.indexOf('.') + 1)]));
   return {
     account: ids.account,
+    now: new Date(),
     find: finder(new Map([[vendors, [openai]]])),
     idOf: (address) => known[address],
     nameOf: (_kind, id) => owners.get(id) ?? id,

@@ -163,15 +163,15 @@ describe('cplane output', () => {
     );
     const json = await cplane(['output', '--json', '--account', 'acc_1']);
     expect(JSON.parse(json.stdout)).toEqual({
-      'gateway_token.prod/ci': { id: 'tok_1', prefix: 'gwt_ab12', sensitive: true },
-      'gateway_token.prod/imported': { id: 'tok_2', prefix: null, sensitive: true },
+      'gateway_token.prod/ci': { id: 'tok_1', prefix: 'gwt_ab12', sensitive: true, expiresAt: null, expiry: null },
+      'gateway_token.prod/imported': { id: 'tok_2', prefix: null, sensitive: true, expiresAt: null, expiry: null },
     });
   });
 
   it('prints the plaintext only with --reveal', async () => {
     expect(await cplane(['output', 'gateway_token.prod/ci', '--reveal', '--account', 'acc_1'])).toEqual({ code: 0, stdout: `${TOKEN}\n`, stderr: '' });
     const json = await cplane(['output', 'gateway_token.prod/ci', '--reveal', '--json', '--account', 'acc_1']);
-    expect(JSON.parse(json.stdout)).toEqual({ 'gateway_token.prod/ci': { id: 'tok_1', prefix: 'gwt_ab12', sensitive: true, value: TOKEN } });
+    expect(JSON.parse(json.stdout)).toEqual({ 'gateway_token.prod/ci': { id: 'tok_1', prefix: 'gwt_ab12', sensitive: true, expiresAt: null, expiry: null, value: TOKEN } });
     const imported = await cplane(['output', 'gateway_token.prod/imported', '--reveal', '--account', 'acc_1']);
     expect(imported.code).toBe(1);
     expect(imported.stderr).toBe('Error: The state keeps no plaintext for gateway_token.prod/imported: the API shows it only at creation.\nRotate the token to get a new plaintext.\n');

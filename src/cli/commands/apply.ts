@@ -11,7 +11,8 @@ import { applyPlan, forwardClientEvents, resendJournal, stateKeyRing, type Apply
 import { resolveSecret } from '../../config/index.js';
 import { makePlan, placeholderProblems, readPlanFile } from '../../planner/index.js';
 import { hasChanges, type Plan } from '../../plan-model/index.js';
-import { accountLabel, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
+import { accountLabel, renderPlanMarkdown, renderPlanText, withoutValueNote } from '../../render/index.js';
+import { safeText } from '../../text/safe-text.js';
 import { eventLine } from '../../ui/plain-lines.js';
 import { summaryLines } from '../../ui/summary-text.js';
 import type { CommandContext, CommandModule } from '../command.js';
@@ -43,6 +44,7 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
   const interactive = !json && ctx.values['no-input'] !== true && ctx.stdout.isTTY === true && ctx.stdin.isTTY === true;
   const parallelism = parseParallelism(ctx.values.parallelism);
   const targets = (ctx.values.target as string[] | undefined) ?? [];
+  const replace = (ctx.values.replace as string[] | undefined) ?? [];
   const [where, ...rest] = ctx.positionals;
   const planPath = where !== undefined && statSync(resolve(ctx.cwd, where), { throwIfNoEntry: false })?.isFile() ? resolve(ctx.cwd, where) : undefined;
   // A saved plan may be followed by the configuration folder it was made for.
@@ -58,7 +60,7 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
   }
   const github = githubReporter(ctx);
   try {
-    return await applyWith(ctx, verb, { json, interactive, parallelism, targets, planPath, planDir, github });
+    return await applyWith(ctx, verb, { json, interactive, parallelism, targets, replace, planPath, planDir, github });
   } catch (error) {
     github?.failed(error, verb);
     throw error;
@@ -70,12 +72,13 @@ interface ApplySettings {
   interactive: boolean;
   parallelism: number;
   targets: string[];
+  replace: string[];
   planPath: string | undefined;
   planDir: string | undefined;
   github: GithubReporter | undefined;
 }
 
-async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, parallelism, targets, planPath, planDir, github }: ApplySettings): Promise<number> {
+async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, parallelism, targets, replace, planPath, planDir, github }: ApplySettings): Promise<number> {
   const saved = planPath ? await readPlanFile(planPath) : undefined;
   // Everything that can be checked without the network is, so an altered or misplaced plan sends no request.
   const opening = saved ? await prepareSavedPlan(ctx, saved, planPath!, planDir) : ctx;
@@ -117,7 +120,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     const mode = saved ? saved.mode : verb === 'destroy' ? 'destroy' : 'normal';
     status = readingStatus(ctx.stderr, { enabled: !json && !ctx.env.CI });
     const [fresh, accountName] = await Promise.all([
-      makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode, targets: saved ? saved.targets : targets, parallelism, env: ctx.env }),
+      makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode, targets: saved ? saved.targets : targets, replace: saved ? (saved.replace ?? []) : replace, parallelism, env: ctx.env }),
       // Read again even for a saved plan: the name shown for approval must not come from a file anyone could edit.
       accountNameOf(client, workspace.account),
     ]).finally(() => status.stop());
@@ -126,7 +129,8 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
       if (!hasChanges(fresh)) {
         github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, planFile: planPath! });
         sink.text(`No changes. The plan ${planPath} has nothing left to do (it was applied already, or the objects already match).`);
-        if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: false })}\n`);
+        if (withoutValueNote(fresh)) sink.text(withoutValueLine(fresh));
+        if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: false, withoutValue: fresh.withoutValue ?? [] })}\n`);
         return 0;
       }
       plan = { ...trustedPlan(saved, fresh, planPath!), context: plan.context };
@@ -134,7 +138,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     // Every plan made here comes from the configuration; this only guards against a bug that would send a secret elsewhere.
     const misplaced = placeholderProblems(plan);
     if (misplaced.length > 0) throw new Error(`the plan puts secrets in fields that are not write-only: ${misplaced.join('; ')}`);
-    if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length })}\n`);
+    if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length, withoutValue: plan.withoutValue ?? [] })}\n`);
     else ctx.stdout.write(renderPlanText(plan, { color: interactive && !ctx.env.NO_COLOR, width: ctx.stdout.columns ?? 80 }));
     github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, ...(planPath ? { planFile: planPath } : {}) });
     if (!hasChanges(plan)) return 0;
@@ -174,11 +178,19 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
       stopInterrupts();
     }
     await sink.finish(result);
+    // Said again after the run, where it is read: the plan above scrolled away.
+    if (!json && withoutValueNote(plan)) ctx.stdout.write(`${withoutValueLine(plan)}\n`);
     github?.summary(`#### cplane ${verb} result\n\n${summaryLines(result, verb === 'destroy' ? 'Destroy' : 'Apply').map((l) => `- ${l.text}`).join('\n')}\n`);
     return result.interrupted ? 130 : result.failed.length > 0 ? 1 : 0;
   } finally {
     await workspace.close();
   }
+}
+
+/** The records the plan leaves without a value, and what to do, as one paragraph. */
+function withoutValueLine(plan: Plan): string {
+  const note = withoutValueNote(plan)!;
+  return `${safeText(`${note.what}: ${note.addresses.join(', ')}.`)}\n${note.todo}`;
 }
 
 /** The approval question, naming the account (name and id) and the workspace the writes go to. */

@@ -5,7 +5,7 @@
  */
 import type { CommandModule } from '../command.js';
 import { AbortError } from '../errors.js';
-import { fixtures, parseFaultSpec, printableFixtures, startEmulator } from '../../emulator/index.js';
+import { fixtures, formatDuration, parseDuration, parseFaultSpec, printableFixtures, startEmulator } from '../../emulator/index.js';
 
 function integerFlag(values: Record<string, unknown>, name: string, min: number, max: number): number | undefined {
   const raw = values[name];
@@ -15,6 +15,15 @@ function integerFlag(values: Record<string, unknown>, name: string, min: number,
     throw new AbortError(`--${name} must be a whole number from ${min} to ${max}, got "${String(raw)}".`);
   }
   return value;
+}
+
+function clockOffsetFlag(raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return parseDuration(String(raw));
+  } catch (error) {
+    throw new AbortError(`--clock-offset: ${(error as Error).message}.`, 'Example: --clock-offset -25d (25 days behind), --clock-offset 36h');
+  }
 }
 
 export const emulatorCommand: CommandModule = {
@@ -36,16 +45,22 @@ export const emulatorCommand: CommandModule = {
       }
     }
     const dataFile = typeof ctx.values['data'] === 'string' ? ctx.values['data'] : undefined;
+    const clockOffset = clockOffsetFlag(ctx.values['clock-offset']);
 
     let emulator;
     try {
-      emulator = await startEmulator({ port, latencyMs, rateLimit, faults, dataFile });
+      emulator = await startEmulator({ port, latencyMs, rateLimit, faults, dataFile, ...(clockOffset !== undefined ? { clockOffset } : {}) });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE') throw new AbortError(`port ${port} is already in use.`, 'Pick another with --port N, or --port 0 for a free one.');
       if (dataFile && error instanceof Error) throw new AbortError(`cannot use the data file ${dataFile}: ${error.message}`);
       throw error;
     }
+    // Listening before anything is printed: a script that stops it as soon as it reads the URL stops it cleanly.
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
     ctx.stdout.write(
       [
         emulator.url,
@@ -55,14 +70,12 @@ export const emulatorCommand: CommandModule = {
         `  export CPLANE_TOKEN=${fixtures.tokens.admin}`,
         `  export CPLANE_ACCOUNT=${fixtures.accounts[0]!.id}`,
         'Seeded accounts, users and tokens: cplane emulator --print-fixtures',
+        ...(emulator.clockOffsetMs() !== 0 ? [`Clock: ${emulator.now().toISOString()} (offset ${formatDuration(emulator.clockOffsetMs())} from this machine's clock).`] : []),
         'Press Ctrl-C to stop.',
         '',
       ].join('\n'),
     );
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await stopped;
     await emulator.close();
     return 0;
   },

@@ -63,6 +63,13 @@ function report(result: ExportResult, out: string): string {
     const width = Math.max(...result.placeholders.map((p) => p.env.length));
     for (const p of result.placeholders) lines.push(`  ${p.env.padEnd(width)}  ${p.what}`);
   }
+  const { count: withoutValue, noun } = result.withoutValue;
+  if (withoutValue > 0) {
+    lines.push(
+      `Record values are never exported: ${plural(withoutValue, noun)} ${withoutValue === 1 ? 'is' : 'are'} written without one. ` +
+        'Applied to another account, they are created empty: give each a `value:` in its project file first (`cplane plan` lists the records without a value).',
+    );
+  }
   if (result.adopted !== undefined) {
     lines.push(`Adopted ${plural(result.adopted, 'address', 'addresses')} into the state of account ${result.account}: \`cplane plan ${out} --account ${result.account}\` should show no changes.`);
   }

@@ -23,6 +23,10 @@ const applyOptions: OptionSpec = {
   ...githubOptions,
 };
 
+/** `--replace` (plan and apply): Terraform's `-replace`. */
+const replaceOption: OptionSpec = { replace: { type: 'string', multiple: true } };
+const replaceHelp = '--replace ADDRESS   issue ADDRESS again: a new token (created before the old one is revoked), a new generated value, a secret sent again from its source (repeatable)';
+
 const applyHelp = [
   '--auto-approve      do not ask for approval (needed without a terminal)',
   '--target ADDRESS    limit the run to ADDRESS and what it depends on (repeatable)',
@@ -54,10 +58,11 @@ export const commands: Command[] = [
     name: ['plan'],
     summary: 'Show what apply would change, and why',
     usage:
-      'plan [dir] [--out FILE] [--target ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+      'plan [dir] [--out FILE] [--target ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
     help: [
       '--out FILE          save the plan as JSON for `cplane apply FILE`',
       '--target ADDRESS    plan only ADDRESS and what it depends on (repeatable)',
+      replaceHelp,
       '--refresh-only      plan no writes: only show changes made outside cplane (applying it records them in state)',
       '--destroy           plan the removal of everything in state',
       '--detailed-exitcode exit 2 when the plan has changes, 3 when it is incomplete (0: none, 1: error)',
@@ -72,6 +77,7 @@ export const commands: Command[] = [
       ...githubOptions,
       out: { type: 'string' },
       target: { type: 'string', multiple: true },
+      ...replaceOption,
       'refresh-only': { type: 'boolean' },
       destroy: { type: 'boolean' },
       'detailed-exitcode': { type: 'boolean' },
@@ -84,21 +90,23 @@ export const commands: Command[] = [
   {
     name: ['apply'],
     summary: 'Perform the changes of a plan (resends interrupted writes first)',
-    usage: 'apply [dir | PLANFILE [dir]] [--auto-approve] [--target ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    usage: 'apply [dir | PLANFILE [dir]] [--auto-approve] [--target ADDRESS ...] [--replace ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
     help: [
       ...applyHelp,
+      replaceHelp,
       'PLANFILE            a plan saved by `cplane plan --out FILE`: applied (no prompt) when a plan made now has exactly its steps;',
       '                    it brings its variables, account, workspace and state location, and finds its configuration folder',
       '                    at the same place relative to the current folder (or give dir)',
     ],
-    options: applyOptions,
+    options: { ...applyOptions, ...replaceOption },
     load: async () => (await import('./apply.js')).applyCommand,
   },
   {
     name: ['destroy'],
     summary: 'Archive, delete and revoke everything in the state (honours preventDestroy)',
     usage: 'destroy [dir] [--auto-approve] [--target ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
-    help: applyHelp,
+    // Removing ADDRESS removes what depends on it first (its dependencies stay): not apply's meaning of --target.
+    help: applyHelp.map((line) => (line.startsWith('--target') ? '--target ADDRESS    remove only ADDRESS and what depends on it (repeatable)' : line)),
     options: applyOptions,
     load: async () => (await import('./destroy.js')).destroyCommand,
   },
@@ -241,13 +249,14 @@ export const commands: Command[] = [
   {
     name: ['mcp'],
     summary: 'Serve the API and cplane as tools to an AI assistant (MCP over stdio)',
-    usage: 'mcp [dir] [--account ID] [--base-url URL]',
+    usage: 'mcp [dir] [--allow-apply] [--account ID] [--base-url URL]',
     help: [
       'dir                 configuration folder for cplane_validate, cplane_plan and cplane_apply (default: the current folder)',
+      '--allow-apply       offer cplane_apply, so the assistant can change the account with no person approving (off by default; see docs/mcp.md)',
       ...connectionHelp.filter((line) => !line.startsWith('--parallelism')),
       'See docs/mcp.md for registering the server with an MCP client.',
     ],
-    options: connectionOptions,
+    options: { ...connectionOptions, 'allow-apply': { type: 'boolean' } },
     load: async () => (await import('./mcp.js')).mcpCommand,
   },
   {
@@ -261,10 +270,11 @@ export const commands: Command[] = [
   {
     name: ['emulator'],
     summary: 'Run the local emulator of the control-plane API',
-    usage: 'emulator [--port N] [--data FILE] [--latency-ms N] [--faults SPEC] [--rate-limit N] [--print-fixtures]',
+    usage: 'emulator [--port N] [--data FILE] [--clock-offset DURATION] [--latency-ms N] [--faults SPEC] [--rate-limit N] [--print-fixtures]',
     help: [
       '--port N            port on 127.0.0.1 (default 4010; 0 picks a free port)',
       '--data FILE         load the data from FILE and save every change to it (atomically)',
+      '--clock-offset DURATION  shift the emulator\'s clock, e.g. --clock-offset=-25d, 36h, 1d12h, 0 (default: the offset saved in --data, else 0)',
       '--latency-ms N      add N milliseconds to every request',
       '--faults SPEC       inject faults, e.g. "429=0.05,500=0.05,503=0.1,drop=0.1,seed=42"',
       '--rate-limit N      answer 429 beyond N requests per second per token',
@@ -273,6 +283,7 @@ export const commands: Command[] = [
     options: {
       port: { type: 'string' },
       data: { type: 'string' },
+      'clock-offset': { type: 'string' },
       'latency-ms': { type: 'string' },
       faults: { type: 'string' },
       'rate-limit': { type: 'string' },

@@ -1,11 +1,14 @@
 /**
  * `cplane output [NAME] [--reveal] [--json]`: the gateway tokens in the state,
  * whose plaintext the API shows only once. The plaintext is printed only with
- * --reveal; otherwise each token says it is sensitive.
+ * --reveal; otherwise each token says it is sensitive. A token that has
+ * expired, or expires within a week, says so (from the `expires_at` recorded
+ * at creation, against this machine's clock: the command reads no API).
  */
 import type { CommandModule } from '../command.js';
 import { AbortError } from '../errors.js';
 import { kindOf } from '../../plan-model/index.js';
+import { relativeTime } from '../../planner/index.js';
 import { isKind, kindOrder, providerFor } from '../../providers/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
 import { openStateFor } from '../workspace.js';
@@ -14,19 +17,32 @@ import { openStateFor } from '../workspace.js';
 const revealable = (kind: string | undefined) => kind !== undefined && isKind(kind) && providerFor(kind).relations.revealable !== undefined;
 const namePrefixes = () => kindOrder.filter(revealable).map((kind) => `${kind}.`).join(' or ');
 const usage = 'output [NAME] [dir] [--reveal] [--json] [options]';
+/** A token that expires within this is marked as expiring soon. */
+const SOON_MS = 7 * 86_400_000;
 
 interface TokenOutput {
   id: string;
   /** `outputs.tokenPrefix` as the API answered it: the start of the token, safe to show. */
   prefix: string | null;
   sensitive: true;
+  /** `expires_at` as the API answered it at creation; null when it never expires or is not recorded. */
+  expiresAt: string | null;
+  /** `expired` once `expiresAt` has passed, `expiring` within a week of it. */
+  expiry: 'expired' | 'expiring' | null;
   /** Only with --reveal; null when the state keeps no plaintext (the token was not created by cplane). */
   value?: string | null;
 }
 
+function expiryOf(expiresAt: string | null, now: number): TokenOutput['expiry'] {
+  const at = expiresAt === null ? Number.NaN : Date.parse(expiresAt);
+  if (!Number.isFinite(at)) return null;
+  return at <= now ? 'expired' : at - now <= SOON_MS ? 'expiring' : null;
+}
+
 function describeToken(store: StateStore, address: string, token: ResourceState, reveal: boolean): TokenOutput {
   const prefix = token.outputs?.tokenPrefix ?? null;
-  const out: TokenOutput = { id: token.id, prefix, sensitive: true };
+  const expiresAt = token.outputs?.expiresAt ?? null;
+  const out: TokenOutput = { id: token.id, prefix, sensitive: true, expiresAt, expiry: expiryOf(expiresAt, Date.now()) };
   if (reveal) {
     const sealed = token.sealed?.plaintext;
     out.value = sealed ? store.crypto.open(address, sealed) : null;
@@ -36,7 +52,9 @@ function describeToken(store: StateStore, address: string, token: ResourceState,
 
 function textLine(address: string, out: TokenOutput, hasPlaintext: boolean): string {
   const shown = out.value ?? (hasPlaintext ? '(sensitive: use --reveal)' : '(no plaintext kept: the API shows it only at creation)');
-  return `${address} = ${shown}  [id ${out.id}${out.prefix ? `, prefix ${out.prefix}` : ''}]`;
+  const when = out.expiresAt ? relativeTime(Date.parse(out.expiresAt) - Date.now()) : '';
+  const expiry = out.expiry === 'expired' ? `, EXPIRED ${when}: cplane apply replaces it` : out.expiry === 'expiring' ? `, expires ${when}` : '';
+  return `${address} = ${shown}  [id ${out.id}${out.prefix ? `, prefix ${out.prefix}` : ''}${expiry}]`;
 }
 
 export const outputCommand: CommandModule = {

@@ -28,6 +28,8 @@ export const planCommand: CommandModule = {
     const parallelism = parseParallelism(values.parallelism);
     const mode = values.destroy ? 'destroy' : values['refresh-only'] ? 'refresh-only' : 'normal';
     const targets = (values.target as string[] | undefined) ?? [];
+    const replace = (values.replace as string[] | undefined) ?? [];
+    if (replace.length > 0 && mode !== 'normal') throw new AbortError(`--replace cannot be used with --${mode}.`, 'A replacement is a write: plan it in a normal plan.');
 
     const github = githubReporter(ctx);
     // On a terminal, a status line counts the requests while the account is read.
@@ -38,7 +40,7 @@ export const planCommand: CommandModule = {
     });
     try {
       const made = await Promise.all([
-        makePlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, mode, targets, parallelism, env: ctx.env }),
+        makePlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, mode, targets, replace, parallelism, env: ctx.env }),
         accountNameOf(workspace.client, workspace.account),
       ])
         .catch((error: unknown) => {

@@ -1,0 +1,60 @@
+// A `generate`d record value with `rotationIntervalDays` is rotated by apply once its live due date has passed:
+// a new value through POST /records/{id}/rotate, and `secretDueAt` moved an interval ahead. Until then, nothing.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { smallConfig, world, type World } from './helpers.js';
+
+const DAY = 86_400_000;
+let w: World;
+let recordId: string;
+const fingerprint = () => (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, { fingerprints: Record<string, string> }> }).resources['record.shop/signing']!.fingerprints.value;
+const startOfToday = () => Math.floor(Date.now() / DAY) * DAY;
+
+beforeAll(async () => {
+  w = await world();
+  w.config(smallConfig().replace('    lifecycle: { preventDestroy: false }\n', '    lifecycle: { preventDestroy: false }\n    records:\n      signing:\n        rotationIntervalDays: 30\n        value: { generate: { length: 32 } }\n'));
+  const applied = await w.cli(['apply', w.dir, '--auto-approve']);
+  expect(applied.stderr).toBe('');
+  expect(applied.code).toBe(0);
+  recordId = (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, { id: string }> }).resources['record.shop/signing']!.id;
+});
+afterAll(async () => w.close());
+
+describe('a generated record value that is due', () => {
+  it('is left alone while its due date is ahead', async () => {
+    const moved = await w.cli(['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: new Date(Date.now() + 3 * DAY).toISOString() })]);
+    expect(moved.code).toBe(0);
+    // The configuration does not manage secretDueAt: the live value is not drift.
+    const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
+    expect(plan.stdout).toContain('No changes.');
+    expect(plan.code).toBe(0);
+  });
+
+  it('is planned for rotation once `cplane api updateRecord` moves its due date into the past', async () => {
+    const moved = await w.cli(['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: new Date(Date.now() - 3 * DAY).toISOString() })]);
+    expect(moved.code).toBe(0);
+    const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
+    expect(plan.stderr).toBe('');
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toContain('# record.shop/signing will have its secret rotated');
+    expect(plan.stdout).toContain('~ value = (sensitive)  (rotate: due 3 days ago)');
+    const next = new Date(startOfToday() + 30 * DAY).toISOString();
+    expect(plan.stdout).toMatch(new RegExp(`~ secretDueAt = "[0-9T:.-]+Z" -> "${next.replace(/\./g, '\\.')}"`));
+  });
+
+  it('is rotated by apply: a new value version, and the due date an interval ahead', async () => {
+    const before = fingerprint();
+    w.emulator.resetStats();
+    const applied = await w.cli(['apply', w.dir, '--auto-approve']);
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    expect(w.emulator.stats().byOperation.rotateRecord).toBe(1);
+    expect(fingerprint()).not.toBe(before);
+    const live = await w.client.call('getRecord', { path: { id: recordId } });
+    expect(live.secret_due_at).toBe(new Date(startOfToday() + 30 * DAY).toISOString());
+
+    const again = await w.cli(['plan', w.dir, '--detailed-exitcode']);
+    expect(again.stdout).toContain('No changes.');
+    expect(again.code).toBe(0);
+  });
+});
