@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { kindOrder } from '../../src/providers/index.js';
+import { kindOrder, kindsNeededBy } from '../../src/providers/index.js';
 
 const excluded = ['src/providers/', 'src/emulator/', 'src/generated/'];
 
@@ -34,4 +34,10 @@ test('every kind is known to the test (the registry lists six)', () => {
 test.each([...kindOrder])('the name of kind %s is a quoted literal in at most 2 files outside its definition', (kind) => {
   const naming = filesNaming(kind);
   expect(naming.length, `files naming ${kind}: ${naming.join(', ')}`).toBeLessThanOrEqual(2);
+});
+
+test('the derived kind order puts every kind after the kinds it needs', () => {
+  for (const [i, kind] of kindOrder.entries()) {
+    for (const needed of kindsNeededBy(kind)) expect(kindOrder.indexOf(needed), `${kind} needs ${needed}`).toBeLessThan(i);
+  }
 });
