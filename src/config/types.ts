@@ -40,7 +40,7 @@ export interface RecordAttributes {
 }
 
 export interface CredentialAttributes {
-  /** Provider name (e.g. `openai`) or provider id. */
+  /** The AI vendor (the API calls it a "provider"): its name (e.g. `openai`) or id. */
   provider: string;
   label: string;
   baseUrl: string | null;
@@ -60,7 +60,7 @@ export interface GatewayAttributes {
   project: string;
   name: string;
   slug: string;
-  /** Provider name or id. */
+  /** The default AI vendor: its name or id. */
   defaultProvider: string;
   defaultModel: string;
   /** Local names of credentials. */

@@ -1,7 +1,7 @@
 /**
  * From the live objects of an account to the configuration that reproduces
- * them: account ids become references by local name, provider ids become
- * provider names, write-only values become `{ env: NAME }` placeholders, and
+ * them: account ids become references by local name, AI vendor ids become
+ * vendor names, write-only values become `{ env: NAME }` placeholders, and
  * what cannot or should not be exported (archived, revoked, disabled) is left
  * out and counted. Pure: the same live account always gives the same model.
  */
