@@ -2,18 +2,22 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /**
- * The layers of docs/architecture.md, bottom first. A folder may import the folders listed before it,
- * never one listed after it (nor a folder it shares no layer with): `no-restricted-imports` below turns
- * an upward import into a lint error. cli/, demo/ and the faces on top may import anything.
+ * The layers of docs/architecture.md, bottom first: every folder of src/ is a key (test/architecture/layers.test.ts
+ * fails when one is missing). A folder may import the folders it lists, never another: `no-restricted-imports`
+ * below turns an upward static import into a lint error, and `no-restricted-syntax` an upward `import()`.
+ * The ground floor (src/errors.ts, src/paint.ts, src/version.ts, src/package-files.ts, text/, generated/) may
+ * be imported by every folder and imports nothing of ours.
  */
-const allFolders = ['api', 'plan-model', 'config', 'crypto', 'state', 'providers', 'planner', 'applier', 'render', 'ui', 'export', 'emulator', 'cli', 'demo', 'faces', 'github'];
-/** Folder -> the folders of ours it may import (besides itself and the ground-floor files src/errors.ts, src/paint.ts). */
+export const groundFloor = ['text', 'generated'];
+/** Folder -> the folders of ours it may import (besides itself and the ground floor). */
 export const layers = {
+  text: [],
+  generated: [],
   api: [],
   'plan-model': ['api'],
   config: ['plan-model'],
-  // crypto -> state is being removed on the state-speed branch (SealedValue moves to crypto/).
-  crypto: ['api', 'config', 'state'],
+  github: [],
+  crypto: ['api', 'config'],
   state: ['api', 'config', 'plan-model', 'crypto'],
   providers: ['api', 'config', 'plan-model', 'crypto', 'state'],
   planner: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers'],
@@ -22,22 +26,32 @@ export const layers = {
   ui: ['api', 'config', 'plan-model', 'applier', 'render'],
   export: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers'],
   emulator: ['api'],
+  demo: ['api', 'emulator'],
+  // What a command opens: its context, the connection, where its state is, the workspace (its configuration, read with the kinds' blocks).
+  session: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers'],
+  // `cplane api` and `cplane mcp`: below the CLI, which hands MCP the commands it runs.
+  faces: ['api', 'config', 'session'],
+  // The top: every other folder.
+  cli: ['api', 'config', 'github', 'plan-model', 'crypto', 'state', 'providers', 'planner', 'applier', 'render', 'ui', 'export', 'emulator', 'demo', 'session', 'faces'],
 };
 
 /** One regular expression matching a relative import of any folder `folder` may not import. */
 function forbiddenImports(folder) {
-  const forbidden = allFolders.filter((other) => other !== folder && !layers[folder].includes(other));
-  return `^(\\.\\./)+(${forbidden.join('|')})(/|$)`;
+  const forbidden = Object.keys(layers).filter((other) => other !== folder && !groundFloor.includes(other) && !layers[folder].includes(other));
+  // \x2F is `/`: the same pattern goes into an esquery selector, whose regular expressions cannot hold a slash.
+  return `^(\\.\\.\\x2F)+(${forbidden.join('|')})(\\x2F|$)`;
 }
 
-const layerRules = Object.keys(layers).map((folder) => ({
-  files: [`src/${folder}/**/*.{ts,tsx}`],
-  rules: {
-    'no-restricted-imports': ['error', {
-      patterns: [{ regex: forbiddenImports(folder), message: `src/${folder}/ may import only ${['errors.ts', 'paint.ts', ...layers[folder].map((f) => `${f}/`)].join(', ')} (docs/architecture.md): a lower layer never imports a higher one.` }],
-    }],
-  },
-}));
+const layerRules = Object.keys(layers).map((folder) => {
+  const message = `src/${folder}/ may import only ${['errors.ts', 'paint.ts', ...layers[folder].map((f) => `${f}/`)].join(', ')} (docs/architecture.md): a lower layer never imports a higher one.`;
+  return {
+    files: [`src/${folder}/**/*.{ts,tsx}`],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: forbiddenImports(folder), message }] }],
+      'no-restricted-syntax': ['error', { selector: `ImportExpression[source.value=/${forbiddenImports(folder)}/]`, message: `import(): ${message}` }],
+    },
+  };
+});
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/.cplane/**', 'src/generated/**'] },

@@ -19,14 +19,14 @@ const external = [/^node:/, /^ink(\/|$)/, /^react(\/|$)/, /^pg(\/|$)/, /^@modelc
  * and its chunks, not one file per shared module.
  */
 const startModules = new RegExp(
-  `^${root}dist/(errors|version|package-files|text/safe-text|config/(suggest|own-variables)|cli/(main|errors|describe-error|commands/index|flags))\\.js$`,
+  `^${root}dist/(errors|version|package-files|text/safe-text|config/(suggest|own-variables)|cli/(main|describe-error|commands/index|flags)|session/errors)\\.js$`,
 );
 
 const ours = (pattern) => `${root}dist/(${pattern})\\.js$`;
 const deps = (names) => `${root}node_modules/(${names})/`;
 /** What `validate` needs besides the start: the configuration language, YAML, the schema checks. */
 const configModules = new RegExp(
-  `^(${ours('config/[^/]+|generated/config-schema|github/[^/]+|cli/(commands/validate|variables-flags|github-flag)')}|${deps('yaml|ajv/dist/runtime/(ucs2length|equal)\\.js$|ajv-formats/dist/formats\\.js$|fast-deep-equal')})`,
+  `^(${ours('config/[^/]+|generated/config-schema|github/[^/]+|cli/(commands/validate|github-flag)|session/variables-flags')}|${deps('yaml|ajv/dist/runtime/(ucs2length|equal)\\.js$|ajv-formats/dist/formats\\.js$|fast-deep-equal')})`,
 );
 /**
  * What `plan`, `apply`, `destroy`, `output` and the state commands need besides: the client, the state, the
@@ -36,7 +36,7 @@ const configModules = new RegExp(
 const engineModules = new RegExp(
   `^(${ours(
     'api/(client|errors|limiter|retry|routes|transport|result-check)|generated/(state-schema|result-checks)|(state|crypto|providers|planner|plan-model|render|applier)/.+|' +
-      'ui/(plain-lines|summary-text|progress-model|words)|cli/(commands/(plan|apply|destroy|output|state|state-transfer|force-unlock)|[a-z-]+)',
+      'ui/(plain-lines|summary-text|progress-model|words)|cli/(commands/(plan|apply|destroy|output|state|state-transfer|force-unlock)|[a-z-]+)|session/[a-z-]+',
   )}|${deps('@noble/ciphers|pg-connection-string|diff')})`,
 );
 

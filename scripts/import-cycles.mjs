@@ -6,6 +6,8 @@
  * imports are plain relative ESM specifiers (`./x.js`, `../planner/index.js`),
  * so reading them with one regular expression is exact and takes milliseconds.
  * Type-only imports count: a cycle of types is still a cycle between layers.
+ * Dynamic `import('./x.js')` counts too: a lazily loaded module is still a
+ * dependency, only a later one (src/cli/commands/index.ts loads every command so).
  *
  *   node scripts/import-cycles.mjs     # prints the cycles, exits 1 when there is one
  */
@@ -13,7 +15,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const importPattern = /^\s*(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'/gms;
+/** A static import or re-export (`import ... from './x.js'`, `export ... from`), or a dynamic `import('./x.js')`. */
+const importPattern = /^\s*(?:import|export)\s[^;]*?from\s+'(\.{1,2}\/[^']+)'|\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/gms;
+
+/** The relative specifiers `text` imports, statically or with import(). */
+export function importSpecifiers(text) {
+  return [...text.matchAll(importPattern)].map((match) => match[1] ?? match[2]);
+}
 
 /** Every .ts/.tsx file under `dir`, as paths relative to `root`. */
 function sourceFiles(root, dir) {
@@ -32,8 +40,8 @@ export function importGraph(root, dir = 'src') {
   for (const file of files) {
     const text = readFileSync(join(root, file), 'utf8');
     const targets = new Set();
-    for (const match of text.matchAll(importPattern)) {
-      const base = relative(root, resolve(root, dirname(file), match[1])).replace(/\.js$/, '');
+    for (const specifier of importSpecifiers(text)) {
+      const base = relative(root, resolve(root, dirname(file), specifier)).replace(/\.js$/, '');
       const target = [`${base}.ts`, `${base}.tsx`].find((candidate) => known.has(candidate));
       if (target) targets.add(target);
     }
@@ -92,17 +100,11 @@ export function folderGraph(files) {
   return folders;
 }
 
-/**
- * Cycles that exist today and are being removed on the state-speed branch (issue 14: SealedValue moves to
- * crypto/, file-format and validate are untangled). Delete each entry when its cycle is gone; never add one.
- */
-export const knownCycles = new Set(['src/crypto <-> src/state', 'src/state/file-format.ts <-> src/state/validate.ts']);
-
-/** Cycles in src/ other than the known ones above. */
+/** Cycles in src/, between files and between folders. */
 export function findCycles(root) {
   const files = importGraph(root);
-  const fresh = (list) => list.map((cycle) => cycle.join(' <-> ')).filter((cycle) => !knownCycles.has(cycle));
-  return { files: fresh(cycles(files)), folders: fresh(cycles(folderGraph(files))) };
+  const named = (list) => list.map((cycle) => cycle.join(' <-> '));
+  return { files: named(cycles(files)), folders: named(cycles(folderGraph(files))) };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

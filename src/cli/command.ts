@@ -1,31 +1,12 @@
 /**
- * The shape every `cplane` sub-command has. A command declares its flags for
- * node:util parseArgs and gets one context object: it never reads process.*
- * directly, so tests can run commands in-process as well as through the binary.
+ * The shape every `cplane` sub-command has in the command list: its words,
+ * help and flags for node:util parseArgs, and how to load the module that runs
+ * it. What the module gets and returns is in src/session/command-context.ts.
  */
 import type { ParseArgsConfig } from 'node:util';
+import type { CommandModule } from '../session/command-context.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
-
-export interface CommandContext {
-  /** Positional arguments after the command name (and sub-command name, if any). */
-  positionals: string[];
-  /** Parsed flags, as node:util parseArgs returns them. */
-  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
-  /** Names of the flags in command-line order (repeats included), for flags whose interleaving matters (--var, --var-file). */
-  optionOrder?: string[];
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
-  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
-}
-
-/** What a command's module exports: the part of the command that runs, loaded only when it runs. */
-export interface CommandModule {
-  /** Returns the process exit code: 0 ok, 1 error, 2 changes present (--detailed-exitcode). */
-  run(ctx: CommandContext): Promise<number>;
-}
 
 /**
  * A command as the command list declares it: light data that `cplane --help` and the flag parser read,

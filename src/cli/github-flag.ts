@@ -10,8 +10,8 @@ import { formatGithub } from '../config/index.js';
 import { appendStepSummary, errorAnnotation, writeStepOutputs } from '../github/index.js';
 import { hasChanges, type Plan } from '../plan-model/index.js';
 import { PlanError } from '../planner/errors.js';
-import type { CommandContext } from './command.js';
-import { AbortError, ConfigInvalidError } from './errors.js';
+import type { CommandContext } from '../session/command-context.js';
+import { AbortError, ConfigInvalidError } from '../session/errors.js';
 
 export interface GithubReporter {
   /** A plan was made: its Markdown goes to the step summary and a file (for the pull-request comment), its counts to the step outputs. */

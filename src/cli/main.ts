@@ -7,9 +7,10 @@
 import { parseArgs } from 'node:util';
 import { didYouMean } from '../config/suggest.js';
 import { version } from '../version.js';
-import type { Command, CommandContext } from './command.js';
+import type { Command } from './command.js';
+import type { CommandContext } from '../session/command-context.js';
 import { commands } from './commands/index.js';
-import { AbortError } from './errors.js';
+import { AbortError } from '../session/errors.js';
 import { describeError } from './describe-error.js';
 import { registerOwnSecrets } from '../config/own-variables.js';
 
@@ -157,6 +158,8 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
   if (!command.ownHelp && (rest.includes('--help') || rest.includes('-h'))) return help(command.name, io);
   try {
     const parsed = parseArgs({ args: joinNegativeValues(rest, command), options: command.options, allowPositionals: true, strict: true, tokens: true });
+    // A command with its own help (`cplane api OPERATION --help`) still has the list's help when named alone.
+    if (command.ownHelp && parsed.values.help === true && parsed.positionals.length === 0) return help(command.name, io);
     const optionOrder = parsed.tokens.flatMap((token) => ('name' in token ? [token.name] : []));
     const module = await command.load();
     // Copies io's property descriptors, not their values, so a lazy `stdin` stays lazy.

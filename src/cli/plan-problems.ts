@@ -6,7 +6,7 @@
  */
 import { formatDiagnostic, formatGithub } from '../config/index.js';
 import { PlanError } from '../planner/index.js';
-import type { CommandContext } from './command.js';
+import type { CommandContext } from '../session/command-context.js';
 import { exitCodes } from './exit-codes.js';
 
 /** Prints a PlanError's diagnostics in the requested form and returns the exit code; anything else is thrown on. */

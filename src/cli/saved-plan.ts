@@ -24,10 +24,10 @@ import {
   type Plan,
   type PlanContext,
 } from '../planner/index.js';
-import type { CommandContext } from './command.js';
-import { AbortError } from './errors.js';
-import type { Workspace } from './workspace.js';
-import { workspaceName } from './workspace-name.js';
+import type { CommandContext } from '../session/command-context.js';
+import { AbortError } from '../session/errors.js';
+import type { Workspace } from '../session/workspace.js';
+import { workspaceName } from '../session/workspace-name.js';
 
 export type SavedPlan = Plan & { context: PlanContext };
 

@@ -13,11 +13,10 @@ import { ApiError, IdentityRefusedError, NetworkError } from '../api/errors.js';
 import { identityOf, type ClientEvent } from '../api/client.js';
 import { operationFacts, type OperationFacts } from '../api/operation-docs.js';
 import { operationNames, type OperationName } from '../api/operations.js';
-import type { Command, CommandContext } from '../cli/command.js';
-import { commands } from '../cli/commands/index.js';
-import { connect, connectionSettings } from '../cli/connection.js';
-import { locateState } from '../cli/workspace.js';
-import { AbortError } from '../cli/errors.js';
+import type { CommandContext } from '../session/command-context.js';
+import { connect, connectionSettings } from '../session/connection.js';
+import { locateState } from '../session/workspace.js';
+import { AbortError } from '../errors.js';
 import { closest } from '../config/suggest.js';
 import { fieldsOf, typeLabel } from './describe-schema.js';
 import { errorEnvelope, prepareCall, sendCall } from './operation-call.js';
@@ -28,7 +27,6 @@ import { safeFaceText } from './safe-text.js';
 type Print = (text: string) => void;
 
 export async function runApiCommand(ctx: CommandContext): Promise<number> {
-  const command = commands.find((c) => c.name[0] === 'api')!;
   const token = typeof ctx.values.token === 'string' ? ctx.values.token : ctx.env.CPLANE_TOKEN;
   const secrets: string[] = token ? [token] : [];
   const out: Print = (text) => ctx.stdout.write(safeFaceText(text, secrets));
@@ -36,7 +34,8 @@ export async function runApiCommand(ctx: CommandContext): Promise<number> {
   try {
     const [name, ...extra] = ctx.positionals;
     if (name === undefined) {
-      out(ctx.values.help ? commandUsage(command) : ctx.values.json ? listJson(token) : listText(token));
+      // `cplane api --help` alone is answered by the command list (src/cli/main.ts).
+      out(ctx.values.json ? listJson(token) : listText(token));
       return 0;
     }
     const operation = resolveOperation(name);
@@ -104,10 +103,6 @@ function listJson(token: string | undefined): string {
 }
 
 // ------------------------------------------------------------------ help
-
-function commandUsage(command: Command): string {
-  return [`Usage: cplane ${command.usage}`, '', command.summary, '', 'Options:', ...(command.help ?? []).map((l) => `  ${l}`), ''].join('\n');
-}
 
 function operationHelp(facts: OperationFacts): string {
   const { name, spec } = facts;

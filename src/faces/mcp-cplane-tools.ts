@@ -8,7 +8,8 @@
  * the CLI: their inputs become the same flags (--var, --var-file, --workspace,
  * --target), a plan is saved to a file known by its plan id, and applying it
  * re-plans first and refuses a stale plan exactly as `cplane apply PLANFILE`
- * does. The commands are loaded on first use, so the server answers
+ * does. The commands come from the CLI as loaders (src/cli/commands/mcp.ts:
+ * this folder sits below the CLI), called on first use, so the server answers
  * `initialize` without loading the planner and the applier.
  */
 import { randomBytes } from 'node:crypto';
@@ -17,10 +18,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { Type, type Static, type TObject } from '@sinclair/typebox';
-import type { CommandContext, CommandModule } from '../cli/command.js';
-import { AbortError, ConfigInvalidError } from '../cli/errors.js';
+import type { CommandContext, CommandModule } from '../session/command-context.js';
+import { AbortError, ConfigInvalidError } from '../session/errors.js';
 import type { Diagnostic } from '../config/types.js';
 import type { McpTool, ToolOutcome } from './mcp-tools.js';
+
+/** The cplane commands the tools run, each loaded when its tool is first called. */
+export interface CplaneCommands {
+  validate(): Promise<CommandModule>;
+  plan(): Promise<CommandModule>;
+  apply(): Promise<CommandModule>;
+}
 
 export interface CplaneToolsOptions {
   /** Absolute configuration folder. */
@@ -30,6 +38,7 @@ export interface CplaneToolsOptions {
   connection: CommandContext['values'];
   /** `cplane mcp --allow-apply`: offer cplane_apply. */
   allowApply: boolean;
+  commands: CplaneCommands;
 }
 
 /** What calling cplane_apply on a server started without --allow-apply answers. */
@@ -148,8 +157,7 @@ export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; cl
       async run(args): Promise<ToolOutcome> {
         const problems = await inputProblems(validateInput, args);
         if (problems.length > 0) return { isError: true, parts: [`cplane_validate was not run: ${problems.join('; ')}`] };
-        const { validateCommand } = await import('../cli/commands/validate.js');
-        const run = await runCommand(validateCommand, options, [options.dir], { json: true, ...flagsOf(args as PlanInput) });
+        const run = await runCommand(await options.commands.validate(), options, [options.dir], { json: true, ...flagsOf(args as PlanInput) });
         if (run.stdout === '') return failure(run);
         return { isError: run.code !== 0, parts: [JSON.parse(run.stdout) as unknown] };
       },
@@ -168,8 +176,7 @@ export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; cl
         if (problems.length > 0) return { isError: true, parts: [`cplane_plan was not run: ${problems.join('; ')}`] };
         const planId = `plan-${randomBytes(6).toString('hex')}`;
         const file = join(plansDir, `${planId}.json`);
-        const { planCommand } = await import('../cli/commands/plan.js');
-        const run = await runCommand(planCommand, options, [options.dir], { out: file, json: true, ...flagsOf(args as PlanInput) });
+        const run = await runCommand(await options.commands.plan(), options, [options.dir], { out: file, json: true, ...flagsOf(args as PlanInput) });
         if (run.code !== 0) return failure(run);
         plans.set(planId, file);
         return { parts: [{ planId, plan: JSON.parse(run.stdout) as unknown }] };
@@ -185,8 +192,7 @@ export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; cl
       async run(args): Promise<ToolOutcome> {
         const file = typeof args.planId === 'string' ? plans.get(args.planId) : undefined;
         if (!file) return { isError: true, parts: [`Unknown planId ${JSON.stringify(args.planId)}: call cplane_plan and pass the planId it returns.`] };
-        const { applyCommand } = await import('../cli/commands/apply.js');
-        const run = await runCommand(applyCommand, options, [file], { json: true });
+        const run = await runCommand(await options.commands.apply(), options, [file], { json: true });
         const events = run.stdout
           .split('\n')
           .filter((line) => line.trim() !== '')

@@ -10,16 +10,17 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { identityOf } from '../api/client.js';
-import type { CommandContext } from '../cli/command.js';
-import { connect, connectionSettings } from '../cli/connection.js';
-import { AbortError } from '../cli/errors.js';
-import { applyNotAllowed, cplaneTools } from './mcp-cplane-tools.js';
+import type { CommandContext } from '../session/command-context.js';
+import { connect, connectionSettings } from '../session/connection.js';
+import { AbortError } from '../errors.js';
+import { applyNotAllowed, cplaneTools, type CplaneCommands } from './mcp-cplane-tools.js';
 import { helperTools, operationTools, type McpTool, type ToolContext, type ToolOutcome } from './mcp-tools.js';
 import { safeFaceText } from './safe-text.js';
 import { version } from '../version.js';
 
 
-export async function runMcpServer(ctx: CommandContext): Promise<number> {
+/** `commands` are the cplane commands behind cplane_validate, cplane_plan and cplane_apply, given by the CLI. */
+export async function runMcpServer(ctx: CommandContext, commands: CplaneCommands): Promise<number> {
   if (ctx.positionals.length > 1) throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Usage: cplane mcp [dir]');
   const settings = connectionSettings(ctx);
   const dir = resolve(ctx.cwd, ctx.positionals[0] ?? '.');
@@ -33,7 +34,7 @@ export async function runMcpServer(ctx: CommandContext): Promise<number> {
   // In Service Account mode only the Service Account operations and the three helpers exist (spec, rule 4).
   const own = serviceAccount
     ? undefined
-    : cplaneTools({ dir, env: ctx.env, allowApply, connection: Object.fromEntries(['base-url', 'token', 'account'].filter((k) => ctx.values[k] !== undefined).map((k) => [k, ctx.values[k]])) });
+    : cplaneTools({ dir, env: ctx.env, allowApply, connection: Object.fromEntries(['base-url', 'token', 'account'].filter((k) => ctx.values[k] !== undefined).map((k) => [k, ctx.values[k]])), commands });
   const tools: McpTool[] = [...operationTools(context), ...(own?.tools ?? []), ...helperTools(context)];
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 

@@ -13,6 +13,7 @@ import { KeyError, keyCheckOf, keyFilePath, keyMatchesCheck, resolveStateKey } f
 import type { StateKey } from '../crypto/state-key.js';
 import type { ChangeGroup, LockHandle, StateBackend, StateChange } from './backend.js';
 import { applyChanges, trackDraft } from './draft.js';
+import { changeProblems, replay } from './replay.js';
 import { StateError, StateLockedError } from './errors.js';
 import type { LockInfo } from './errors.js';
 import { openBackend } from './open-backend.js';
@@ -21,7 +22,6 @@ import { writeStateGitignore } from './paths.js';
 import { createStateCrypto, resealLegacy, stateKeys } from './state-crypto.js';
 import type { StateCrypto, StateKeys } from './state-crypto.js';
 import type { StateData, StateFileContents, StateHeader } from './types.js';
-import { journalEntryProblems, resourceProblems } from './validate.js';
 
 export interface OpenStateOptions {
   /** The configuration folder; the default state path and relative --state paths start here. */
@@ -73,6 +73,10 @@ function isInside(folder: string, path: string): boolean {
 
 function emptyState(account: string): StateData {
   return { version: CURRENT_VERSION, account, lineage: randomUUID(), serial: 0, resources: {}, journal: [] };
+}
+
+function withoutHeader({ header: _header, ...data }: StateFileContents): StateData {
+  return data;
 }
 
 function resolveKey(options: OpenStateOptions, existing: StateHeader | undefined): StateKey {
@@ -150,33 +154,6 @@ export async function openState(options: OpenStateOptions): Promise<StateStore> 
   }
 }
 
-/** The state of a snapshot plus its groups, each change checked as it is replayed. */
-function replay(snapshot: StateFileContents, groups: readonly ChangeGroup[], location: string): { header: StateHeader; data: StateData; changes: number } {
-  const { header, ...data } = snapshot;
-  let changes = 0;
-  for (const group of groups) {
-    const problems = group.changes.flatMap(changeProblems);
-    if (problems.length > 0) {
-      throw new StateError('STATE_SCHEMA', `The change log of ${location} holds a change that does not match schema/state.schema.json (serial ${group.serial}): ${problems.slice(0, 3).join('; ')}.`, 'The files were left untouched. Restore state.json and its log from your own copy.');
-    }
-    applyChanges(data, group.changes);
-    data.serial = group.serial;
-    changes += group.changes.length;
-  }
-  return { header, data, changes };
-}
-
-function changeProblems(change: StateChange): string[] {
-  switch (change.type) {
-    case 'resource':
-      return resourceProblems(change.address, change.resource);
-    case 'journal':
-      return journalEntryProblems(change.entry);
-    default:
-      return typeof (change as { address?: unknown; id?: unknown }).address === 'string' || typeof (change as { id?: unknown }).id === 'string' ? [] : [`unknown change ${JSON.stringify(change).slice(0, 80)}`];
-  }
-}
-
 async function openLoaded(options: OpenStateOptions, backend: StateBackend, path: string, handle: LockHandle | undefined): Promise<StateStore> {
   const loaded = await backend.load();
   if (!loaded && options.mustExist) {
@@ -196,7 +173,7 @@ async function openLoaded(options: OpenStateOptions, backend: StateBackend, path
     );
   }
   if (!account) throw new StateError('STATE_ACCOUNT_MISSING', `There is no state at ${path}, and no account to create one for.`, 'Pass --account ID or set CPLANE_ACCOUNT.');
-  const replayed = loaded ? replay(loaded.snapshot, loaded.groups, backend.location) : undefined;
+  const replayed = loaded ? replay(loaded, backend.location) : undefined;
 
   // A writer (or a new state) needs the key now: a wrong key must be refused before anything is written.
   // A reader finds it on first use, so commands that show nothing secret work without it.
@@ -211,7 +188,7 @@ async function openLoaded(options: OpenStateOptions, backend: StateBackend, path
   };
   if (handle || !existing) findKey();
   const header: StateHeader = existing?.header ?? { keyCheck: keyCheckOf(key!.key), ...(key!.kdf ? { kdf: key!.kdf } : {}) };
-  const data = replayed?.data ?? emptyState(account);
+  const data: StateData = replayed ? withoutHeader(replayed.contents) : emptyState(account);
   let keys: StateKeys | undefined;
   const keysOnce = () => (keys ??= stateKeys(findKey().key));
   const binding = { account: data.account, lineage: data.lineage };
@@ -219,7 +196,7 @@ async function openLoaded(options: OpenStateOptions, backend: StateBackend, path
   if (upgrading && handle) resealAll(data, keysOnce(), binding);
   // A reader of a format-1 state opens its values the old way; it never stores any.
   const crypto = createStateCrypto(keysOnce, upgrading && !handle ? 'address-only' : binding, (address) => data.resources[address]?.fingerprintAddress ?? address);
-  const store = new LocalStateStore(backend, path, handle, header, data, replayed?.changes ?? 0, crypto, options.env, noticeOf(options));
+  const store = new BackendStateStore(backend, path, handle, header, data, replayed?.changes ?? 0, crypto, options.env, noticeOf(options));
   // Written at once so the passphrase salt, and thus every fingerprint made from now on, is fixed from the first use;
   // and an upgraded state at once in its new format.
   if ((!existing || upgrading) && handle) await backend.compact({ ...data, header });
@@ -232,7 +209,8 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-class LocalStateStore implements StateStore {
+/** The store over any backend (the local file, PostgreSQL): group commit, the log, folds and the lock. */
+class BackendStateStore implements StateStore {
   private pending: Pending[] = [];
   private storing: Promise<void> | undefined;
   private closed = false;

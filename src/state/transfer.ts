@@ -9,17 +9,17 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { hostname } from 'node:os';
 import type { LockHandle, StateBackend } from './backend.js';
-import { applyGroups } from './change-groups.js';
 import { StateError } from './errors.js';
 import type { StateFileContents } from './file-format.js';
 import { openBackend } from './open-backend.js';
 import type { OpenedBackend, StateLocationOptions } from './open-backend.js';
 import { PostgresBackend } from './postgres/index.js';
+import { replay } from './replay.js';
 import type { StateVersion } from './postgres/index.js';
 
 async function current(backend: StateBackend): Promise<StateFileContents | undefined> {
   const loaded = await backend.load();
-  return loaded && applyGroups(loaded.snapshot, loaded.groups);
+  return loaded && replay(loaded, backend.location).contents;
 }
 
 async function withBackend<T>(options: StateLocationOptions, work: (opened: OpenedBackend) => Promise<T>): Promise<T> {

@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/main.js';
+import { builtCli } from '../helpers/built-cli.js';
 
 async function cli(...argv: string[]) {
   let stdout = '';
@@ -116,7 +116,7 @@ describe('did you mean', () => {
 describe('version', () => {
   it('prints the version of package.json, in-process and from the built binary', async () => {
     expect(await cli('--version')).toEqual({ code: 0, stdout: `cplane ${version}\n`, stderr: '' });
-    const run = spawnSync(process.execPath, [resolve('bin/cplane.js'), '--version'], { encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [builtCli(), '--version'], { encoding: 'utf8' });
     expect(run.stdout).toBe(`cplane ${version}\n`);
   });
 });

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
+import { builtCli } from '../helpers/built-cli.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'cplane-lazy-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
@@ -30,7 +31,7 @@ writeFileSync(
 /** Paths of the modules one run of the CLI loaded, relative to the repository. */
 function modulesOf(...args: string[]): string[] {
   rmSync(out, { force: true });
-  spawnSync(process.execPath, ['--import', join(temp, 'register.mjs'), resolve('bin/cplane.js'), ...args], { cwd: temp, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  spawnSync(process.execPath, ['--import', join(temp, 'register.mjs'), builtCli(), ...args], { cwd: temp, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
   const root = resolve('.');
   const files = readFileSync(out, 'utf8').split('\n').filter(Boolean).map((entry) => decodeURIComponent(entry.replace(/^file:\/\//, '')));
   return files.flatMap((file) => {

@@ -3,14 +3,13 @@
  * token and no network, exit codes, and the three output formats.
  */
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import { expect, test } from 'vitest';
 import { BASE, writeConfig } from './helpers.js';
+import { builtCli } from '../helpers/built-cli.js';
 
-const BIN = resolve('bin/cplane.js');
 
 function cplane(args: string[], cwd = process.cwd(), env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+  const result = spawnSync(process.execPath, [builtCli(), ...args], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

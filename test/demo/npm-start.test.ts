@@ -4,12 +4,13 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { builtModule } from '../helpers/built-cli.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
 describe('npm start (the demo)', () => {
   it('applies examples/quickstart to the embedded emulator, then plans no changes and shows the tokens sealed', () => {
-    const run = spawnSync(process.execPath, ['dist/demo/main.js'], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    const run = spawnSync(process.execPath, [builtModule('demo/main.js')], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('Plan: 8 to add, 0 to change, 0 to replace, 0 to remove.');

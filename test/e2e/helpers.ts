@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { createClient, type ApiClient } from '../../src/api/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
+import { builtCli } from '../helpers/built-cli.js';
 
-const root = join(import.meta.dirname, '..', '..');
 export const account = fixtures.accounts[1]!.id;
 
 export interface CliResult {
@@ -65,7 +65,7 @@ export async function world(options: { faults?: string; latencyMs?: number; cloc
 /** Runs the CLI; `onStdout` sees the output so far as it arrives and may signal the process. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string, onStdout?: (soFar: string, child: ChildProcess) => void): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'bin', 'cplane.js'), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [builtCli(), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {

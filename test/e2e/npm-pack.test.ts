@@ -9,6 +9,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { assertFreshBuild } from '../helpers/built-cli.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const temp = mkdtempSync(join(tmpdir(), 'cplane-pack-'));
@@ -19,6 +20,7 @@ const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, en
 
 // Packing and installing fetch the dependencies (from npm's cache when it has them): minutes on a busy machine.
 it('packs, installs with npm install -g, and runs `cplane --help` and `cplane validate` from another folder', { timeout: 300_000 }, () => {
+  assertFreshBuild();
   npm(['pack', '--ignore-scripts', '--pack-destination', temp], root);
   const tarball = readdirSync(temp).find((name) => name.endsWith('.tgz'));
   expect(tarball).toBe(`cplane-${version}.tgz`);

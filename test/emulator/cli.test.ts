@@ -3,12 +3,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/index.js';
+import { builtCli } from '../helpers/built-cli.js';
 
-const bin = 'bin/cplane.js';
 
 describe('cplane emulator', () => {
   it('prints the base URL as its first line, serves the API there, and stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, [bin, 'emulator', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [builtCli(), 'emulator', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const lines = createInterface({ input: child.stdout! });
     const output: string[] = [];
     const first = await new Promise<string>((resolve) => lines.on('line', (line) => (output.push(line), output.length === 1 && resolve(line))));
@@ -23,7 +23,7 @@ describe('cplane emulator', () => {
   });
 
   it('--print-fixtures prints the seeded data as JSON and exits', () => {
-    const run = spawnSync(process.execPath, [bin, 'emulator', '--print-fixtures'], { encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [builtCli(), 'emulator', '--print-fixtures'], { encoding: 'utf8' });
     expect(run.status).toBe(0);
     const printed = JSON.parse(run.stdout) as typeof fixtures;
     expect(printed.accounts).toEqual(fixtures.accounts);
@@ -36,10 +36,10 @@ describe('cplane emulator', () => {
   });
 
   it('explains a bad flag value', () => {
-    const port = spawnSync(process.execPath, [bin, 'emulator', '--port', 'eighty'], { encoding: 'utf8' });
+    const port = spawnSync(process.execPath, [builtCli(), 'emulator', '--port', 'eighty'], { encoding: 'utf8' });
     expect(port.status).toBe(1);
     expect(port.stderr).toBe('Error: --port must be a whole number from 0 to 65535, got "eighty".\n');
-    const faults = spawnSync(process.execPath, [bin, 'emulator', '--faults', '502=0.1'], { encoding: 'utf8' });
+    const faults = spawnSync(process.execPath, [builtCli(), 'emulator', '--faults', '502=0.1'], { encoding: 'utf8' });
     expect(faults.status).toBe(1);
     expect(faults.stderr).toBe(
       'Error: --faults: unknown fault "502": use 429, 500, 503, drop, latency or seed.\nExample: --faults "429=0.05,500=0.05,503=0.1,drop=0.1,seed=42"\n',

@@ -1,8 +1,7 @@
 // Runs the built `cplane` binary as a user would. Asynchronous, so an emulator in this process keeps answering.
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { builtCli } from '../helpers/built-cli.js';
 
-export const BIN = fileURLToPath(new URL('../../bin/cplane.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -12,7 +11,7 @@ export interface CliResult {
 
 export function runCplane(args: string[], options: { cwd: string; env: Record<string, string> }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: 'pipe' });
+    const child = spawn(process.execPath, [builtCli(), ...args], { cwd: options.cwd, env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

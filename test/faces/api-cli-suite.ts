@@ -1,13 +1,15 @@
 // `cplane api` through the real CLI, one subprocess per operation, against an emulator on 127.0.0.1: each
 // call succeeds, prints data that matches the operation's result schema, and never prints a secret it sent.
-// The 61 operations are split over several test files so that no file holds more than ~20 subprocesses.
+// The operations of the table are split over CALL_FILES test files (api-cli-calls-N.test.ts, each running
+// `cliCallSuite(callShare(N))`) so that no file holds more than ~20 subprocesses; the shares are cut from
+// the table itself, so an operation added to it is called by the last file without anyone editing a bound.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations, type OperationName, type OperationSpec } from '../../src/api/index.js';
+import { operationNames, operations, type OperationName, type OperationSpec } from '../../src/api/index.js';
 import { fixtures, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { isReadOnly } from '../../src/api/operation-docs.js';
 import { runCli } from '../e2e/helpers.js';
@@ -18,6 +20,16 @@ const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
 
 /** One CLI subprocess on a busy two-core machine: generous, as the testing rules ask. */
 const CLI_BUDGET_MS = 60_000;
+
+/** How many api-cli-calls-N.test.ts files share the operations (api-cli.test.ts checks that each exists). */
+export const CALL_FILES = 3;
+
+/** The operations file `part` (1 to CALL_FILES) calls: consecutive runs of the table, as even as they divide. */
+export function callShare(part: number): OperationName[] {
+  if (!Number.isInteger(part) || part < 1 || part > CALL_FILES) throw new Error(`callShare(${part}): the parts are 1 to ${CALL_FILES}`);
+  const size = Math.ceil(operationNames.length / CALL_FILES);
+  return operationNames.slice((part - 1) * size, part * size);
+}
 
 export function cliEnv(baseUrl: string, home: string, token: string): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', CPLANE_BASE_URL: baseUrl, CPLANE_TOKEN: token, CPLANE_ACCOUNT: acme };

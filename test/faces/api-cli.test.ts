@@ -11,8 +11,8 @@ import { fixtures, startEmulator, type RunningEmulator } from '../../src/emulato
 import { runCli, type CliResult } from '../e2e/helpers.js';
 import { cliEnv } from './api-cli-suite.js';
 import { acme } from './operation-calls.js';
+import { builtCli } from '../helpers/built-cli.js';
 
-const root = join(import.meta.dirname, '..', '..');
 const seededProject = fixtures.projects[0]!.id;
 const seededGateway = fixtures.gateways[0]!.id;
 const openai = fixtures.providers[0]!.id;
@@ -40,7 +40,7 @@ const cli = (args: string[], token = fixtures.tokens.admin): Promise<CliResult> 
 /** The CLI with text on its stdin (for --body -). */
 function cliWithInput(args: string[], input: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'bin', 'cplane.js'), ...args], { cwd: home, env: cliEnv(emulator.url, home, fixtures.tokens.admin), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [builtCli(), ...args], { cwd: home, env: cliEnv(emulator.url, home, fixtures.tokens.admin), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -77,6 +77,15 @@ describe('cplane api without an operation', () => {
 });
 
 describe('cplane api <operation> --help', () => {
+  it('without an operation, shows the command\'s own usage and flags, as `cplane help api` does', { timeout: CLI_BUDGET_MS }, async () => {
+    const run = await cli(['api', '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: cplane api \[OPERATION \[--param NAME=VALUE \.\.\.\]/);
+    expect(run.stdout).toContain('List the API operations, or call one directly');
+    expect(run.stdout).toContain('OPERATION --help    the parameters, body and result of one operation');
+    expect((await cli(['help', 'api'])).stdout).toBe(run.stdout);
+  });
+
   it('shows the parameters and body fields from the table, and marks write-only fields', { timeout: CLI_BUDGET_MS }, async () => {
     const run = await cli(['api', 'createCredential', '--help']);
     expect(run.code).toBe(0);

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { assertFreshBuild } from '../helpers/built-cli.js';
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
 
@@ -139,6 +140,8 @@ export function fakeRunner(): Runner {
       stepOutputs[id] = outputs;
     },
     async step(id, inputs, env) {
+      // The action's steps run the built CLI (bin/cplane.js under github.action_path).
+      assertFreshBuild();
       const step = actionSteps().find((s) => s.id === id)!;
       const outputFile = join(temp, `output-${id}`);
       writeFileSync(outputFile, '');

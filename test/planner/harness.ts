@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { createClient, type ApiClient, type ClientEvent } from '../../src/api/index.js';
 import { applyPlan, stateKeyRing, type ApplyResult } from '../../src/applier/index.js';
@@ -15,10 +15,10 @@ import { makePlan, PlanError, planSchemaProblems, type MakePlanInput } from '../
 import type { Plan } from '../../src/plan-model/index.js';
 import { openState, type StateStore } from '../../src/state/index.js';
 import { closeArrangement } from '../helpers/close-arrangement.js';
+import { builtCli } from '../helpers/built-cli.js';
 
 /** Acme Staging: the admin can do everything there. */
 export const account = fixtures.accounts[1]!.id;
-export const bin = resolve(import.meta.dirname, '../../bin/cplane.js');
 
 /** Every secret value the scenario tests use; a test searches the output for each. */
 export const secrets = {
@@ -93,7 +93,7 @@ export async function harness(options: { token?: string; account?: string } = {}
     cli(args, extraEnv = {}) {
       const childEnv = { PATH: process.env.PATH, ...env, CPLANE_BASE_URL: emulator.url, CPLANE_TOKEN: options.token ?? fixtures.tokens.admin, CPLANE_ACCOUNT: acct, ...extraEnv };
       return new Promise((done) => {
-        execFile(process.execPath, [bin, ...args], { cwd: dir, env: childEnv }, (error, stdout, stderr) => {
+        execFile(process.execPath, [builtCli(), ...args], { cwd: dir, env: childEnv }, (error, stdout, stderr) => {
           done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
         });
       });

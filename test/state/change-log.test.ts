@@ -4,7 +4,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileS
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { forceUnlockState, openState, readStateFile } from '../../src/state/index.js';
+import { forceUnlockState, openState, pullState, readStateFile } from '../../src/state/index.js';
 import type { OpenStateOptions, StateError, StateStore } from '../../src/state/index.js';
 import { makeSandbox, newKey, resource } from './helpers.js';
 import type { Sandbox } from './helpers.js';
@@ -80,6 +80,20 @@ describe('the change log', () => {
     const after = await readStateFile(path);
     expect(after!.serial).toBe(3);
     expect(Object.keys(after!.resources)).toEqual(['project.b']);
+  });
+
+  it('refuses a logged change that breaks the schema in every reader: the store, readStateFile and state pull', async () => {
+    const { path } = await crashAfterTwoGroups();
+    const lines = readFileSync(`${path}.log`, 'utf8').split('\n');
+    // Whole and valid JSON, but the resource has no id: the one replay checks each change before applying it.
+    lines[2] = JSON.stringify({ serial: 2, changes: [{ type: 'resource', address: 'project.b', resource: { kind: 'project' } }] });
+    writeFileSync(`${path}.log`, lines.join('\n'));
+    const message = new RegExp(`^The change log of ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} holds a change that does not match schema/state\\.schema\\.json \\(serial 2\\): `);
+    const refusals = await Promise.all([openState({ ...options, lock: false }), readStateFile(path), pullState(options)].map((reading) => reading.then(() => undefined, (e: unknown) => e as StateError)));
+    for (const error of refusals) {
+      expect(error?.code).toBe('STATE_SCHEMA');
+      expect(error?.message).toMatch(message);
+    }
   });
 
   it('skips the schema check only when state.json is byte for byte the snapshot the log header names', async () => {

@@ -4,14 +4,13 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { LockInfo } from '../../src/state/index.js';
-
-const distEntry = fileURLToPath(new URL('../../dist/state/index.js', import.meta.url));
+import { assertFreshBuild } from '../helpers/built-cli.js';
 
 export function startChild(fixture: string, args: string[], env: NodeJS.ProcessEnv): ChildProcessWithoutNullStreams {
-  if (!existsSync(distEntry)) throw new Error('dist/ is missing: run `npm run build` before these tests');
+  // The fixtures import dist/state/index.js: refused when the build is missing or stale.
+  assertFreshBuild();
   return spawn(process.execPath, [fileURLToPath(new URL(`./fixtures/${fixture}`, import.meta.url)), ...args], { env, stdio: 'pipe' });
 }
 

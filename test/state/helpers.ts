@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type { ResourceState } from '../../src/state/index.js';
+import { builtCli } from '../helpers/built-cli.js';
 
 export interface Sandbox {
   root: string;
@@ -42,8 +42,6 @@ export function resource(kind: ResourceState['kind'], id: string, extra: Partial
   return { kind, id, inputs: {}, fingerprints: {}, createdAt: now, updatedAt: now, ...extra };
 }
 
-const bin = fileURLToPath(new URL('../../bin/cplane.js', import.meta.url));
-
 export interface CliRun {
   code: number;
   stdout: string;
@@ -53,7 +51,7 @@ export interface CliRun {
 /** Runs the built `cplane` as a user would, in `cwd` with exactly `env`. */
 export function runCplane(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd, env }, (error, stdout, stderr) => {
+    execFile(process.execPath, [builtCli(), ...args], { cwd, env }, (error, stdout, stderr) => {
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
     });
   });

@@ -15,13 +15,13 @@ import { accountLabel, renderPlanMarkdown, renderPlanText, withoutValueNote } fr
 import { safeText } from '../../text/safe-text.js';
 import { eventLine } from '../../ui/plain-lines.js';
 import { summaryLines } from '../../ui/summary-text.js';
-import type { CommandContext, CommandModule } from '../command.js';
-import { AbortError } from '../errors.js';
-import { parseParallelism } from '../connection.js';
+import type { CommandContext, CommandModule } from '../../session/command-context.js';
+import { AbortError } from '../../session/errors.js';
+import { parseParallelism } from '../../session/connection.js';
 import { githubReporter, type GithubReporter } from '../github-flag.js';
 import { readingStatus } from '../reading-status.js';
 import { accountNameOf, planContext, prepareSavedPlan, trustedPlan } from '../saved-plan.js';
-import { openWorkspace } from '../workspace.js';
+import { openWorkspace } from '../../session/workspace.js';
 
 export const applyCommand: CommandModule = {
   run: (ctx) => runApply(ctx, 'apply'),

@@ -3,7 +3,7 @@
  * state, in reverse dependency order, honouring preventDestroy. It is an apply
  * of the destroy plan, with the same journal, approval and output.
  */
-import type { CommandModule } from '../command.js';
+import type { CommandModule } from '../../session/command-context.js';
 import { runApply } from './apply.js';
 
 export const destroyCommand: CommandModule = {

@@ -3,8 +3,8 @@
  * SIGINT or SIGTERM. The first line of output is the base URL, so scripts can
  * read it; `--print-fixtures` prints the seeded data as JSON and exits.
  */
-import type { CommandModule } from '../command.js';
-import { AbortError } from '../errors.js';
+import type { CommandModule } from '../../session/command-context.js';
+import { AbortError } from '../../session/errors.js';
 import { fixtures, formatDuration, parseDuration, parseFaultSpec, printableFixtures, startEmulator } from '../../emulator/index.js';
 
 function integerFlag(values: Record<string, unknown>, name: string, min: number, max: number): number | undefined {

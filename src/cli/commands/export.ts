@@ -8,9 +8,9 @@ import { resolve } from 'node:path';
 import { createClient } from '../../api/client.js';
 import { NetworkError } from '../../api/errors.js';
 import { exportAccount, type ExportResult } from '../../export/index.js';
-import type { CommandModule } from '../command.js';
-import { clientOptionsOf, connectionSettings } from '../connection.js';
-import { AbortError } from '../errors.js';
+import type { CommandModule } from '../../session/command-context.js';
+import { clientOptionsOf, connectionSettings } from '../../session/connection.js';
+import { AbortError } from '../../session/errors.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []);

@@ -3,10 +3,10 @@
  * Only the lock with that id is removed, so a lock taken since is safe; a
  * holder still running on this host is refused unless --force is given.
  */
-import type { CommandModule } from '../command.js';
-import { AbortError } from '../errors.js';
+import type { CommandModule } from '../../session/command-context.js';
+import { AbortError } from '../../session/errors.js';
 import { forceUnlockState } from '../../state/index.js';
-import { locateStateOnly } from '../workspace.js';
+import { locateStateOnly } from '../../session/workspace.js';
 
 const usage = 'force-unlock LOCK_ID [dir] [options]';
 

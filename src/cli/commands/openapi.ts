@@ -2,9 +2,9 @@
  * `cplane openapi`: prints the OpenAPI 3.1 document generated from the
  * operation table (src/api/openapi.ts).
  */
-import type { CommandModule } from '../command.js';
+import type { CommandModule } from '../../session/command-context.js';
 import { openApiDocument } from '../../api/openapi.js';
-import { AbortError } from '../errors.js';
+import { AbortError } from '../../session/errors.js';
 
 export const openapiCommand: CommandModule = {
   async run(ctx) {

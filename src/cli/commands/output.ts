@@ -5,13 +5,13 @@
  * expired, or expires within a week, says so (from the `expires_at` recorded
  * at creation, against this machine's clock: the command reads no API).
  */
-import type { CommandModule } from '../command.js';
-import { AbortError } from '../errors.js';
+import type { CommandModule } from '../../session/command-context.js';
+import { AbortError } from '../../session/errors.js';
 import { kindOf } from '../../plan-model/index.js';
 import { relativeTime } from '../../planner/index.js';
 import { isKind, kindOrder, providerFor } from '../../providers/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
-import { openStateFor } from '../workspace.js';
+import { openStateFor } from '../../session/workspace.js';
 
 /** The kinds whose one-time secret the state keeps (`relations.revealable`): what NAME may name. */
 const revealable = (kind: string | undefined) => kind !== undefined && isKind(kind) && providerFor(kind).relations.revealable !== undefined;

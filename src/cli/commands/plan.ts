@@ -10,15 +10,15 @@ import { resolve } from 'node:path';
 import { hasChanges, isIncomplete } from '../../plan-model/index.js';
 import { makePlan, writePlanFile } from '../../planner/index.js';
 import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
-import type { CommandModule } from '../command.js';
-import { parseParallelism } from '../connection.js';
-import { AbortError } from '../errors.js';
+import type { CommandModule } from '../../session/command-context.js';
+import { parseParallelism } from '../../session/connection.js';
+import { AbortError } from '../../session/errors.js';
 import { exitCodes } from '../exit-codes.js';
 import { githubReporter } from '../github-flag.js';
 import { reportPlanProblems } from '../plan-problems.js';
 import { readingStatus } from '../reading-status.js';
 import { accountNameOf, planContext } from '../saved-plan.js';
-import { openWorkspace } from '../workspace.js';
+import { openWorkspace } from '../../session/workspace.js';
 
 export const planCommand: CommandModule = {
   async run(ctx) {

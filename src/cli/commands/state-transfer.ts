@@ -6,10 +6,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { CommandModule } from '../command.js';
-import { AbortError } from '../errors.js';
+import type { CommandModule } from '../../session/command-context.js';
+import { AbortError } from '../../session/errors.js';
 import { isPostgresUrl, maskUrl, migrateState, parseStateFile, pullState, pushState, serializeStateFile, stateHistory } from '../../state/index.js';
-import { locateStateOnly } from '../workspace.js';
+import { locateStateOnly } from '../../session/workspace.js';
 import { takePositionals } from './state.js';
 
 

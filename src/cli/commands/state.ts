@@ -3,14 +3,14 @@
  * touching remote objects. The state is found as for every command
  * (locateState in ../workspace.ts).
  */
-import type { CommandContext, CommandModule } from '../command.js';
-import { AbortError } from '../errors.js';
+import type { CommandContext, CommandModule } from '../../session/command-context.js';
+import { AbortError } from '../../session/errors.js';
 import { providerFor } from '../../providers/index.js';
 import { renamesOf } from '../../planner/refactoring.js';
 import { kindOf } from '../../plan-model/index.js';
 import { renamedEntry, StateError } from '../../state/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
-import { openStateFor } from '../workspace.js';
+import { openStateFor } from '../../session/workspace.js';
 
 /** Splits positionals into the required ones (`names`) and the optional trailing [dir]. */
 export function takePositionals(ctx: CommandContext, names: string[], usage: string): { args: string[]; dir: string | undefined } {

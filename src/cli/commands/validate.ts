@@ -3,11 +3,11 @@
  * network) and reports every problem at once, for people, as JSON, or as
  * GitHub Actions annotations.
  */
-import type { CommandModule } from '../command.js';
-import { AbortError } from '../errors.js';
+import type { CommandModule } from '../../session/command-context.js';
+import { AbortError } from '../../session/errors.js';
 import { formatDiagnostic, formatGithub } from '../../config/index.js';
 import { loadConfiguration } from '../../providers/index.js';
-import { variablesLoadOptions } from '../variables-flags.js';
+import { variablesLoadOptions } from '../../session/variables-flags.js';
 import { githubReporter } from '../github-flag.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openState, StateError, type OpenStateOptions, type ResourceState } from '../../../src/state/index.js';
 import { withDatabase } from '../../helpers/postgres.js';
 import { account, liveInventory, runCli, world, type CliResult, type World } from '../helpers.js';
+import { builtCli } from '../../helpers/built-cli.js';
 
-const root = join(import.meta.dirname, '..', '..', '..');
 const schema = 'pipeline';
 const database = withDatabase();
 
@@ -124,7 +124,7 @@ async function startGate(target: string): Promise<{ url: string; open: () => voi
 
 /** Starts the CLI in Z and returns its pid with the result to come. */
 function startInZ(args: string[], env: NodeJS.ProcessEnv): { pid: number; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [join(root, 'bin', 'cplane.js'), ...args], { cwd: checkout('z'), env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [builtCli(), ...args], { cwd: checkout('z'), env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

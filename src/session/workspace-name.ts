@@ -7,7 +7,7 @@
  * says which names are allowed).
  */
 import { checkWorkspace, DEFAULT_WORKSPACE } from '../state/index.js';
-import type { CommandContext } from './command.js';
+import type { CommandContext } from './command-context.js';
 
 export function workspaceName(ctx: CommandContext): string {
   const flag = typeof ctx.values.workspace === 'string' ? ctx.values.workspace : undefined;

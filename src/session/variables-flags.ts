@@ -3,7 +3,7 @@
  * loadConfig options.
  */
 import type { LoadOptions, VariableArgument } from '../config/index.js';
-import type { CommandContext } from './command.js';
+import type { CommandContext } from './command-context.js';
 import { AbortError } from './errors.js';
 
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []);

@@ -3,10 +3,10 @@
  * apply, destroy, export): the API address, the token and the account, from
  * flags or the environment (flags win), and the number of requests in flight.
  * Missing settings are aborts that name the variable to set. The flags
- * themselves are declared in flags.ts; the account is found by locateState.
+ * themselves are declared in src/cli/flags.ts; the account is found by locateState.
  */
 import { createClient, type ApiClient, type ClientEvent, type ClientOptions } from '../api/client.js';
-import type { CommandContext } from './command.js';
+import type { CommandContext } from './command-context.js';
 import { AbortError } from './errors.js';
 import { registerSecret } from '../text/safe-text.js';
 

@@ -12,7 +12,7 @@ import type { ApiClient, ClientEvent } from '../api/client.js';
 import { formatDiagnostic, type DesiredState } from '../config/index.js';
 import { loadConfiguration } from '../providers/index.js';
 import { openState, type StateStore } from '../state/index.js';
-import type { CommandContext } from './command.js';
+import type { CommandContext } from './command-context.js';
 import { connect, connectionSettings } from './connection.js';
 import { AbortError, ConfigInvalidError } from './errors.js';
 import { variablesLoadOptions } from './variables-flags.js';

@@ -1,0 +1,25 @@
+/**
+ * What a running command sees and returns. A command never reads process.*
+ * directly: it gets one context object, so tests (and the MCP server) run
+ * commands in-process as well as through the binary.
+ */
+
+export interface CommandContext {
+  /** Positional arguments after the command name (and sub-command name, if any). */
+  positionals: string[];
+  /** Parsed flags, as node:util parseArgs returns them. */
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  /** Names of the flags in command-line order (repeats included), for flags whose interleaving matters (--var, --var-file). */
+  optionOrder?: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+}
+
+/** What a command's module exports: the part of the command that runs, loaded only when it runs. */
+export interface CommandModule {
+  /** Returns the process exit code: 0 ok, 1 error, 2 changes present (--detailed-exitcode). */
+  run(ctx: CommandContext): Promise<number>;
+}
