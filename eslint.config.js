@@ -78,4 +78,9 @@ export default tseslint.config(
     files: ['src/errors.ts', 'src/paint.ts', 'src/version.ts', 'src/package-files.ts', 'src/text/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.(?!/package-files\\.js$)', message: 'src/errors.ts, src/paint.ts, src/version.ts, src/package-files.ts and src/text/ are the ground floor: they import nothing of ours but package-files.ts (docs/architecture.md).' }] }] },
   },
+  {
+    // src/text/ is one ground-floor folder: its files may use each other, and nothing above.
+    files: ['src/text/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./', message: 'src/text/ is on the ground floor: it imports only its own files (docs/architecture.md).' }] }] },
+  },
 );

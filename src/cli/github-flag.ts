@@ -11,7 +11,8 @@ import { appendStepSummary, errorAnnotation, writeStepOutputs } from '../github/
 import { hasChanges, type Plan } from '../plan-model/index.js';
 import { PlanError } from '../planner/errors.js';
 import type { CommandContext } from '../session/command-context.js';
-import { AbortError, ConfigInvalidError } from '../session/errors.js';
+import { ConfigInvalidError } from '../session/errors.js';
+import { codeBlock } from '../text/escape-for.js';
 
 export interface GithubReporter {
   /** A plan was made: its Markdown goes to the step summary and a file (for the pull-request comment), its counts to the step outputs. */
@@ -40,8 +41,9 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
         remove: String(plan.summary.remove),
         plan_file: options.planFile ?? '',
         markdown_file: markdownFile,
-        // One pull-request comment per configuration and workspace.
-        comment_key: `${relative(root, options.dir).split('\\').join('/') || '.'}@${options.workspace}`,
+        // One pull-request comment per configuration, account and workspace: one folder planned with
+        // `--var-file vars/staging.yaml` and `--var-file vars/prod.yaml` names two accounts, so two comments.
+        comment_key: `${relative(root, options.dir).split('\\').join('/') || '.'}:${plan.account}@${options.workspace}`,
       });
     },
     summary(markdown) {
@@ -53,8 +55,8 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
       else if (error instanceof PlanError) lines.push(...error.diagnostics.map(formatGithub));
       else lines.push(errorAnnotation(error instanceof Error ? error.message : String(error), undefined, `cplane ${verb} failed`));
       for (const line of lines) ctx.stdout.write(`${line}\n`);
-      const message = error instanceof AbortError ? error.message : error instanceof Error ? error.message : String(error);
-      appendStepSummary(env, `#### cplane ${verb} failed\n\n\`\`\`text\n${message.replace(/```/g, '`\u200b``')}\n\`\`\`\n`, 'in the job log above');
+      const message = error instanceof Error ? error.message : String(error);
+      appendStepSummary(env, `#### cplane ${verb} failed\n\n${codeBlock(message.split(/\r?\n/))}\n`, 'in the job log above');
     },
   };
 }

@@ -12,7 +12,7 @@ import type { CommandContext } from '../session/command-context.js';
 import { commands } from './commands/index.js';
 import { AbortError } from '../session/errors.js';
 import { describeError } from './describe-error.js';
-import { registerOwnSecrets } from '../config/own-variables.js';
+import { registerOwnSecrets, registerUrlPasswords } from '../config/own-variables.js';
 
 type Io = Omit<CommandContext, 'positionals' | 'values'>;
 
@@ -142,6 +142,8 @@ function unknownFlag(error: unknown, command: Command): string | undefined {
 export async function runCli(argv: string[], io: Io): Promise<number> {
   // Known before anything can print: these values are redacted from every message of the run.
   registerOwnSecrets(io.env);
+  // A URL on the command line (--state, state push/pull/migrate's locations) may hold a password.
+  for (const arg of argv) registerUrlPasswords(arg.replace(/^--[\w-]+=/, ''));
   const [first] = argv;
   if (first === undefined || first === '--help' || first === '-h') return help([], io);
   if (first === 'help') return help(argv.slice(1), io);

@@ -6,6 +6,7 @@
 import type { LineCounter } from 'yaml';
 import { painter } from '../paint.js';
 import type { Diagnostic, Severity } from './types.js';
+import { annotationMessage, annotationProperty } from '../text/escape-for.js';
 
 export type DiagnosticSink = Diagnostic[];
 
@@ -77,14 +78,11 @@ export function formatDiagnostic(d: Diagnostic, options: { color: boolean }): st
   return lines.join('\n');
 }
 
-const escapeData = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-const escapeProperty = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
-
 /** One GitHub Actions workflow command, e.g. `::error file=main.yaml,line=3,col=5,title=unknown_key::...`. */
 export function formatGithub(d: Diagnostic): string {
   const properties = [];
-  if (d.range) properties.push(`file=${escapeProperty(d.range.file)}`, `line=${d.range.line}`, `col=${d.range.col}`);
-  properties.push(`title=${escapeProperty(d.code)}`);
+  if (d.range) properties.push(`file=${annotationProperty({ name: d.range.file })}`, `line=${d.range.line}`, `col=${d.range.col}`);
+  properties.push(`title=${annotationProperty({ name: d.code })}`);
   const message = d.detail ? `${d.summary}\n${d.detail}` : d.summary;
-  return `::${d.severity} ${properties.join(',')}::${escapeData(message)}`;
+  return `::${d.severity} ${properties.join(',')}::${annotationMessage(message)}`;
 }

@@ -10,9 +10,10 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { buildDesired, type LoadedFile } from './build-desired.js';
 import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from './diagnostics.js';
 import { interpolate } from './interpolate.js';
+import { registerUrlPasswords } from './own-variables.js';
 import { collectRefactoringBlocks } from './refactoring-blocks.js';
 import { checkSchema, type UnsetVariables } from './schema-check.js';
-import { offsetIn, readSourceFile, type SourceFile } from './source-file.js';
+import { offsetIn, positionIn, readSourceFile, type SourceFile } from './source-file.js';
 import { resolveVariables, type VariableArgument, type VariableDeclaration, type VariableValue } from './variables.js';
 import type { ConfigFile, VariableConfig } from './config-file.js';
 import type { KindBlock } from './kind-block.js';
@@ -165,6 +166,7 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
 
   const loaded: LoadedFile[] = [];
   for (const file of files) {
+    refuseVariablesInStateUrl(file, diagnostics);
     file.value = interpolate(file.value, file, scope, diagnostics);
     if (checkSchema(file, options.kinds, diagnostics, unset)) loaded.push({ file, config: file.value as ConfigFile });
   }
@@ -188,5 +190,28 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   if (account !== undefined && account !== '') desired.account = account;
   const stateUrl = loaded.find((l) => l.config.state)?.config.state?.url;
   if (stateUrl) desired.stateUrl = stateUrl;
+  registerUrlPasswords(stateUrl);
   return done(desired);
+}
+
+/**
+ * `state: { url }` may not use `${var.NAME}`: variable values are saved in plan files and shown by
+ * `plan --json` and the MCP plan tool, so a password given that way would leak. `${env.NAME}` is read
+ * again by every job and never saved (docs/state.md).
+ */
+function refuseVariablesInStateUrl(file: SourceFile, sink: DiagnosticSink): void {
+  const state = (file.value as Record<string, unknown>).state;
+  const url = isMapping(state) ? state.url : undefined;
+  if (typeof url !== 'string') return;
+  const position = positionIn(file, state, 'url');
+  for (const match of url.matchAll(/(?<!\$)\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g)) {
+    const start = position ? file.text.indexOf(match[0], position.value[0]) : -1;
+    const offset = start !== -1 ? start : (position?.value[0] ?? 0);
+    sink.push(diagnosticAt(file, offset, {
+      code: 'secret_var_in_state_url',
+      summary: `state.url may not use a variable (${match[0]}): variable values are saved in plan files and shown by plan --json, so a password given this way would leak`,
+      detail: 'Take the password from the environment instead: postgres://USER:${env.CPLANE_DB_PASSWORD}@HOST/DB, or give the whole URL in CPLANE_STATE or --state.',
+      end: offset + match[0].length,
+    }));
+  }
 }

@@ -17,7 +17,7 @@ export function describeSecretSource(source: SecretSource): string {
 /** The source's value, registered with the run's redactor so no printed text can show it. */
 export async function resolveSecret(source: SecretSource, env: NodeJS.ProcessEnv): Promise<string> {
   const value = await readSecret(source, env);
-  registerSecret(value);
+  registerSecret(value, describeSecretSource(source));
   return value;
 }
 

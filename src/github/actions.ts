@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
+import { annotationMessage, annotationProperty } from '../text/escape-for.js';
 
 /** GitHub refuses a step summary above 1 MiB. */
 export const STEP_SUMMARY_LIMIT = 1024 * 1024;
@@ -47,13 +48,9 @@ export function writeStepOutputs(env: NodeJS.ProcessEnv, outputs: Record<string,
   appendFileSync(file, text);
 }
 
-const escapeData = (text: string) => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-const escapeProperty = (text: string) => escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
-
 /** A workflow command that GitHub shows as an error on a file and line, e.g. `::error file=main.yaml,line=3,col=5::...`. */
 export function errorAnnotation(message: string, at?: { file: string; line: number; col: number }, title?: string): string {
-  const properties = at ? [`file=${escapeProperty(at.file)}`, `line=${at.line}`, `col=${at.col}`] : [];
-  if (title) properties.push(`title=${escapeProperty(title)}`);
-  return `::error${properties.length ? ` ${properties.join(',')}` : ''}::${escapeData(message)}`;
+  const properties = at ? [`file=${annotationProperty({ name: at.file })}`, `line=${at.line}`, `col=${at.col}`] : [];
+  if (title) properties.push(`title=${annotationProperty(title)}`);
+  return `::error${properties.length ? ` ${properties.join(',')}` : ''}::${annotationMessage(message)}`;
 }
-

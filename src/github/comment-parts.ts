@@ -5,6 +5,7 @@
  * refuses a comment body above 65,536 characters: a longer plan is split at
  * line ends, and a code block cut by the split is closed and opened again.
  */
+import { htmlComment } from '../text/escape-for.js';
 
 export const COMMENT_LIMIT = 65_536;
 
@@ -12,7 +13,7 @@ export const COMMENT_LIMIT = 65_536;
 const OVERHEAD = 400;
 
 export function markerOf(key: string, part: number): string {
-  return `<!-- cplane-plan key="${encodeURIComponent(key)}" part="${part}" -->`;
+  return `<!-- cplane-plan key="${htmlComment({ name: key })}" part="${part}" -->`;
 }
 
 /** The key and part of a comment written by cplane, or undefined for any other comment. */

@@ -3,6 +3,11 @@
  * GitHub REST API: the comments of the pull request are listed, the ones with
  * this configuration's marker are updated in place, missing parts are added,
  * and parts no longer needed (the plan got shorter) are deleted.
+ *
+ * Only comments written by the token's own user (`GET /user`) or by the
+ * GitHub Actions bot (the author of comments made with the workflow's
+ * GITHUB_TOKEN, which cannot read `/user`) are ours: anyone can paste the
+ * hidden marker into a comment, and cplane never edits or deletes those.
  */
 import { parseMarker, splitComment } from './comment-parts.js';
 
@@ -27,7 +32,11 @@ export interface CommentResult {
 interface IssueComment {
   id: number;
   body?: string;
+  user?: { login?: string } | null;
 }
+
+/** The author of comments made with a workflow's GITHUB_TOKEN. */
+export const ACTIONS_BOT = 'github-actions[bot]';
 
 export async function upsertPlanComments(request: CommentRequest): Promise<CommentResult> {
   const base = `${request.apiUrl.replace(/\/+$/, '')}/repos/${request.repository}`;
@@ -47,12 +56,19 @@ export async function upsertPlanComments(request: CommentRequest): Promise<Comme
     return response.status === 204 ? undefined : response.json();
   };
 
+  const authors = new Set([ACTIONS_BOT]);
+  // A GITHUB_TOKEN is refused here (403): then only the Actions bot writes our comments.
+  const me = await call('GET', `${request.apiUrl.replace(/\/+$/, '')}/user`).catch(() => undefined);
+  const login = (me as { login?: unknown } | undefined)?.login;
+  if (typeof login === 'string') authors.add(login);
+
   const ours = new Map<number, IssueComment>();
   for (let page = 1; ; page++) {
     const comments = (await call('GET', `${base}/issues/${request.pullRequest}/comments?per_page=100&page=${page}`)) as IssueComment[];
     for (const comment of comments) {
       const marker = parseMarker(comment.body ?? '');
-      if (marker?.key === request.key && !ours.has(marker.part)) ours.set(marker.part, comment);
+      const byUs = authors.has(comment.user?.login ?? '');
+      if (byUs && marker?.key === request.key && !ours.has(marker.part)) ours.set(marker.part, comment);
     }
     if (comments.length < 100) break;
   }

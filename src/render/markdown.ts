@@ -4,47 +4,51 @@
  * block (a `diff` code block, so GitHub colours additions and removals).
  */
 import { actionWords, type Plan } from '../plan-model/index.js';
-import { safeLines, safeText } from '../text/safe-text.js';
+import { codeBlock, codeSpan, markdownText, tableCell } from '../text/escape-for.js';
 import { changeLines, noChangesLine, summaryLine, withoutValueNote } from './describe.js';
 
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 /** GitHub colours `+` and `-` lines of a diff block; every other change is marked `!`. */
 const diffSymbol = (symbol: string) => (symbol === '+' || symbol === '-' || symbol === ' ' ? symbol : '!');
-/** Keeps a value from closing the code fence it is shown in. */
-const fenced = (text: string) => text.replace(/```/g, '`\u200b``');
 
+/**
+ * Every text from configuration, state or the API goes through the function of src/text/escape-for.ts for the
+ * place it is written (addresses and names as `{ name }`: never redacted), so it cannot add Markdown, HTML or a
+ * mention to the comment; the words cplane writes itself are plain.
+ */
 export function renderPlanMarkdown(plan: Plan): string {
   const out: string[] = [];
   const headline = noChangesLine(plan) ?? summaryLine(plan);
   const acting = plan.steps.filter((s) => s.action !== 'no-op');
   const name = plan.context?.accountName;
-  // The name comes from the API: shown as code, so it cannot add Markdown or HTML to the comment.
-  const account = name ? `\`${cell(safeText(name)).replace(/`/g, "'")}\` (\`${plan.account}\`)` : `\`${plan.account}\``;
-  const workspace = plan.context ? `, workspace \`${cell(plan.context.workspace)}\`` : '';
-  out.push(`#### cplane plan${plan.mode !== 'normal' ? ` (${plan.mode})` : ''} for account ${account}${workspace}`, '', `**${headline}**`, '');
+  const account = name ? `${codeSpan(name)} (${codeSpan({ name: plan.account })})` : codeSpan({ name: plan.account });
+  const workspace = plan.context ? `, workspace ${codeSpan({ name: plan.context.workspace })}` : '';
+  out.push(`#### cplane plan${plan.mode !== 'normal' ? ` (${plan.mode})` : ''} for account ${account}${workspace}`, '', `**${markdownText(headline)}**`, '');
 
   if (acting.length > 0) {
     out.push('| | Address | Action | Why |', '|---|---|---|---|');
     for (const step of acting) {
-      const moved = step.moved ? `moved from \`${cell(step.moved.from)}\`` : undefined;
-      out.push(`| \`${actionWords[step.action].symbol}\` | \`${cell(step.address)}\` | ${step.action} | ${cell([moved, step.reason, ...(step.notes ?? [])].filter(Boolean).join('; '))} |`);
+      const moved = step.moved ? `moved from ${tableCell({ name: step.moved.from }, { code: true })}` : undefined;
+      const why = [moved, ...[step.reason, ...(step.notes ?? [])].filter((t): t is string => Boolean(t)).map((t) => tableCell(t))].filter(Boolean).join('; ');
+      out.push(`| \`${actionWords[step.action].symbol}\` | ${tableCell({ name: step.address }, { code: true })} | ${step.action} | ${why} |`);
     }
-    out.push('', '<details><summary>Changes by field</summary>', '', '```diff');
+    const diff: (string | { name: string })[] = [];
     for (const step of acting) {
       const words = actionWords[step.action].future;
-      out.push(`${diffSymbol(actionWords[step.action].symbol)} ${step.action === 'move' && step.moved ? `${step.moved.from} ${words} ${step.address}` : `${step.address} ${words}`}`);
+      const symbol = diffSymbol(actionWords[step.action].symbol);
+      diff.push({ name: `${symbol} ${step.action === 'move' && step.moved ? `${step.moved.from} ${words} ${step.address}` : `${step.address} ${words}`}` });
       for (const change of step.changes) {
-        for (const { symbol, text } of changeLines(change, step.action === 'create')) out.push(fenced(`${diffSymbol(symbol)}     ${text}`));
+        for (const { symbol, text } of changeLines(change, step.action === 'create')) diff.push(`${diffSymbol(symbol)}     ${text}`);
       }
     }
-    out.push('```', '', '</details>', '');
+    out.push('', '<details><summary>Changes by field</summary>', '', codeBlock(diff, 'diff'), '', '</details>', '');
   }
 
   if (plan.drift.length > 0) {
     out.push(`<details><summary>Changed outside cplane (${plan.drift.length})</summary>`, '');
     for (const drift of plan.drift) {
-      const fields = drift.changes.map((c) => `\`${cell(c.path)}\``).join(', ');
-      out.push(`- \`${drift.address}\`: ${drift.type === 'deleted' ? (drift.reason ?? 'deleted outside cplane') : (drift.reason ?? `changed (${fields})`)}`);
+      const fields = drift.changes.map((c) => codeSpan({ name: c.path })).join(', ');
+      const what = drift.type === 'deleted' ? markdownText(drift.reason ?? 'deleted outside cplane') : drift.reason ? markdownText(drift.reason) : `changed (${fields})`;
+      out.push(`- ${codeSpan({ name: drift.address })}: ${what}`);
     }
     out.push('', '</details>', '');
   }
@@ -52,12 +56,13 @@ export function renderPlanMarkdown(plan: Plan): string {
   if (plan.unreadable.length > 0) {
     out.push(`> **Could not be read** (nothing is planned for these):`);
     for (const u of plan.unreadable) {
-      out.push(`> - ${u.address ? `\`${u.address}\`` : `every ${u.kind}`}: \`${u.operation}\` ${cell(u.reason)}${u.requestId ? ` (request id \`${u.requestId}\`)` : ''}`);
+      const what = u.address ? codeSpan({ name: u.address }) : `every ${markdownText({ name: u.kind })}`;
+      out.push(`> - ${what}: ${codeSpan({ name: u.operation })} ${markdownText(u.reason)}${u.requestId ? ` (request id ${codeSpan(u.requestId)})` : ''}`);
     }
     out.push('');
   }
   const empty = withoutValueNote(plan);
-  if (empty) out.push(`> **${empty.what}**: ${empty.addresses.map((a) => `\`${cell(a)}\``).join(', ')}`, `> ${empty.todo}`, '');
-  // Names and values come from configuration and the API: escaped and redacted (no colour here to keep).
-  return `${safeLines(out.join('\n').trimEnd())}\n`;
+  // `what` and `todo` are cplane's own words (the Markdown in `todo` is meant); the addresses are names.
+  if (empty) out.push(`> **${empty.what}**: ${empty.addresses.map((a) => codeSpan({ name: a })).join(', ')}`, `> ${empty.todo}`, '');
+  return `${out.join('\n').trimEnd()}\n`;
 }

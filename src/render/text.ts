@@ -6,7 +6,7 @@
  */
 import { actionWords, localPart, type Plan, type PlanStep, type Tone } from '../plan-model/index.js';
 import { painter as makePainter, type Paint } from '../paint.js';
-import { safeText } from '../text/safe-text.js';
+import { safeName, safeText } from '../text/safe-text.js';
 import { accountLabel, changeLines, noChangesLine, summaryLine, withoutValueNote } from './describe.js';
 
 export interface TextOptions {
@@ -20,11 +20,11 @@ const symbolTone: Record<string, Tone> = { '+': 'add', '-': 'remove', '~': 'chan
 function renderStep(step: PlanStep, paint: Paint): string[] {
   const words = actionWords[step.action];
   // Names and values come from configuration and the API: escaped (and redacted) before colour is added.
-  const address = safeText(step.address);
-  const header = step.action === 'move' && step.moved ? `${paint('bold', `# ${safeText(step.moved.from)}`)} ${words.future} ${address}` : `${paint('bold', `# ${address}`)} ${words.future}`;
+  const address = safeName(step.address);
+  const header = step.action === 'move' && step.moved ? `${paint('bold', `# ${safeName(step.moved.from)}`)} ${words.future} ${address}` : `${paint('bold', `# ${address}`)} ${words.future}`;
   const lines = [`  ${header}${step.reason ? ` (${safeText(step.reason)})` : ''}`];
-  if (step.moved && step.action !== 'move') lines.push(`  ${paint('bold', `# (moved from ${safeText(step.moved.from)})`)}`);
-  lines.push(`  ${paint(words.tone, words.symbol.padEnd(3))} ${step.kind} "${safeText(localPart(step.address))}"${step.adopt ? ` (id ${safeText(step.adopt.id)})` : ''}`);
+  if (step.moved && step.action !== 'move') lines.push(`  ${paint('bold', `# (moved from ${safeName(step.moved.from)})`)}`);
+  lines.push(`  ${paint(words.tone, words.symbol.padEnd(3))} ${step.kind} "${safeName(localPart(step.address))}"${step.adopt ? ` (id ${safeText(step.adopt.id)})` : ''}`);
   const creating = step.action === 'create';
   for (const change of step.changes) {
     for (const { symbol, text } of changeLines(change, creating)) {
@@ -39,16 +39,16 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   const paint = makePainter(options.color);
   const rule = paint('dim', '─'.repeat(Math.max(20, Math.min(options.width ?? 80, 100))));
   const out: string[] = [];
-  if (plan.context) out.push(`Account: ${accountLabel(plan)}   Workspace: ${plan.context.workspace}`, '');
+  if (plan.context) out.push(`Account: ${accountLabel(plan)}   Workspace: ${safeName(plan.context.workspace)}`, '');
 
   if (plan.drift.length > 0) {
     out.push(paint('bold', 'Objects changed outside cplane since the last apply:'), '');
     for (const drift of plan.drift) {
       if (drift.type === 'deleted') {
-        out.push(`  ${paint('remove', '-')} ${safeText(drift.address)} was ${drift.reason ?? 'deleted outside cplane'}`);
+        out.push(`  ${paint('remove', '-')} ${safeName(drift.address)} was ${safeText(drift.reason ?? 'deleted outside cplane')}`);
         continue;
       }
-      out.push(`  ${paint('change', '~')} ${safeText(drift.address)} ${drift.reason ? safeText(drift.reason) : 'was changed outside cplane'}`);
+      out.push(`  ${paint('change', '~')} ${safeName(drift.address)} ${drift.reason ? safeText(drift.reason) : 'was changed outside cplane'}`);
       for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) out.push(`      ${paint(symbolTone[symbol] ?? 'plain', symbol)} ${safeText(text)}`);
     }
     out.push('', rule, '');
@@ -68,13 +68,13 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   if (plan.unreadable.length > 0) {
     out.push(paint('warn', 'Could not be read (nothing is planned for these):'));
     for (const u of plan.unreadable) {
-      out.push(`  ${paint('warn', '!')} ${safeText(`${u.address ?? `every ${u.kind}`}: ${u.operation}: ${u.reason}${u.requestId ? ` (request id ${u.requestId})` : ''}`)}`);
+      out.push(`  ${paint('warn', '!')} ${safeName(u.address ?? `every ${u.kind}`)}: ${safeName(u.operation)}: ${safeText(`${u.reason}${u.requestId ? ` (request id ${u.requestId})` : ''}`)}`);
     }
     out.push('');
   }
 
   const empty = withoutValueNote(plan);
-  if (empty) out.push(`${paint('warn', '!')} ${safeText(`${empty.what}: ${empty.addresses.join(', ')}`)}`, `  ${empty.todo}`, '');
+  if (empty) out.push(`${paint('warn', '!')} ${safeText(empty.what)}: ${empty.addresses.map(safeName).join(', ')}`, `  ${empty.todo}`, '');
 
   if (plan.targets.length > 0) out.push(paint('warn', `Only part of the configuration was planned (--target ${plan.targets.join(', ')}).`), '');
   out.push(paint('bold', noChangesLine(plan) ?? summaryLine(plan)));

@@ -10,6 +10,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ApiClient, ClientEvent } from '../api/client.js';
 import { formatDiagnostic, type DesiredState } from '../config/index.js';
+import { registerUrlPasswords } from '../config/own-variables.js';
 import { loadConfiguration } from '../providers/index.js';
 import { openState, type StateStore } from '../state/index.js';
 import type { CommandContext } from './command-context.js';
@@ -59,6 +60,8 @@ export async function locateState(
   let fromConfig: ConfiguredState | undefined;
   const config = async () => (fromConfig ??= await configured());
   const state = flag(ctx, 'state') ?? (ctx.env.CPLANE_STATE || undefined) ?? (await config()).stateUrl;
+  // Whatever the source, the URL's passwords are redacted from every message from now on.
+  registerUrlPasswords(state);
   const statePath = state === undefined ? undefined : isPostgresUrl(state) ? state : resolve(ctx.cwd, state);
   const account = flag(ctx, 'account') ?? (ctx.env.CPLANE_ACCOUNT || undefined) ?? (await config()).account ?? (statePath === undefined ? onlyStateAccount(configDir) : undefined);
   return { configDir, ...(account ? { account } : {}), ...(statePath !== undefined ? { statePath } : {}), workspace: workspaceName(ctx) };

@@ -4,6 +4,7 @@
  * callers branch on; the message wording may change, the codes do not.
  */
 import { AbortError } from '../errors.js';
+import { safeName, safeText } from '../text/safe-text.js';
 
 export type StateErrorCode =
   | 'STATE_NOT_FOUND'
@@ -66,6 +67,15 @@ export interface LockInfo {
   command: string;
 }
 
+/**
+ * The lock's details as they may be printed: they come from a lock file or a database row that anyone with
+ * write access can fill (`host` of `h\nError: FAKE` would forge a line), so every text is escaped and the
+ * command line, which may hold a secret, redacted too.
+ */
+export function printableLock(info: LockInfo): LockInfo {
+  return { id: safeName(info.id), pid: info.pid, host: safeName(info.host), time: safeName(info.time), command: safeText(info.command) };
+}
+
 /** The state is locked by another run; `holder` says by whom, `stale` when that process is gone. */
 export class StateLockedError extends StateError {
   constructor(
@@ -73,15 +83,16 @@ export class StateLockedError extends StateError {
     readonly stale: boolean,
     lockPath: string,
   ) {
-    const who = `pid ${holder.pid} on ${holder.host}, running \`${holder.command}\` since ${holder.time}, lock id ${holder.id}`;
+    const shown = printableLock(holder);
+    const who = `pid ${shown.pid} on ${shown.host}, running \`${shown.command}\` since ${shown.time}, lock id ${shown.id}`;
     super(
       stale ? 'STATE_LOCK_STALE' : 'STATE_LOCKED',
       stale
         ? `The state lock ${lockPath} is stale: its holder (${who}) is no longer running.`
         : `The state is locked by ${who}.`,
       stale
-        ? `If no other cplane uses this state, clear the lock with \`cplane force-unlock ${holder.id}\` (same --account/--state flags).`
-        : `Wait for it to finish. If it is gone, clear the lock with \`cplane force-unlock ${holder.id}\`.`,
+        ? `If no other cplane uses this state, clear the lock with \`cplane force-unlock ${shown.id}\` (same --account/--state flags).`
+        : `Wait for it to finish. If it is gone, clear the lock with \`cplane force-unlock ${shown.id}\`.`,
     );
   }
 }

@@ -6,7 +6,7 @@
  * a live database session (a dead holder's lock is already gone), which only
  * `force` ends.
  */
-import { StateError } from './errors.js';
+import { printableLock, StateError } from './errors.js';
 import type { LockInfo } from './errors.js';
 import { LocalFileBackend } from './local-file-backend.js';
 import { holderIsAlive } from './lock-holder.js';
@@ -24,8 +24,8 @@ export async function forceUnlockState(options: StateLocationOptions & { lockId:
       if (holder.id === options.lockId && holderIsAlive(holder)) {
         throw new StateError(
           'STATE_LOCK_HOLDER_ALIVE',
-          `The lock ${holder.id} is held by pid ${holder.pid} on this host, which is still running (\`${holder.command}\` since ${holder.time}); nothing was removed.`,
-          `Wait for it to finish, or stop it. To remove the lock anyway, run \`cplane force-unlock ${holder.id} --force\`.`,
+          `The lock ${printableLock(holder).id} is held by pid ${holder.pid} on this host, which is still running (\`${printableLock(holder).command}\` since ${printableLock(holder).time}); nothing was removed.`,
+          `Wait for it to finish, or stop it. To remove the lock anyway, run \`cplane force-unlock ${printableLock(holder).id} --force\`.`,
         );
       }
     }

@@ -9,7 +9,7 @@ export type { StateCrypto } from './state-crypto.js';
 export { forceUnlockState } from './force-unlock.js';
 export { resolveStatePath } from './paths.js';
 export { renamedEntry } from './rename-entry.js';
-export { StateError, StateLockedError } from './errors.js';
+export { printableLock, StateError, StateLockedError } from './errors.js';
 export type { StateErrorCode, LockInfo } from './errors.js';
 export type { StateBackend, LockHandle, StateChange, ChangeGroup, LoadedState } from './backend.js';
 export { LocalFileBackend } from './local-file-backend.js';

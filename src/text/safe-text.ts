@@ -20,13 +20,28 @@ export const REDACTED = '(sensitive)';
 /** Shorter values are not redacted: they would blank out ordinary words and prove nothing. */
 const MIN_SECRET_LENGTH = 6;
 
+/**
+ * A value this short (under 12 characters), or one word of letters (under 20), will match ordinary text (`checkout`):
+ * redacting it blanks out parts of messages and values, and not redacting it (below MIN_SECRET_LENGTH) shows it.
+ */
+export function isWeakSecret(secret: string): boolean {
+  return secret.length < 12 || (secret.length < 20 && /^[a-z]+$/i.test(secret));
+}
+
 /** The secret values of a run, and every form of each that is searched for. */
 export class Redactor {
   private readonly forms = new Set<string>();
   private pattern: RegExp | undefined;
+  private readonly weak = new Set<string>();
+  /** Forms matched only when no letter, digit, `_` or `-` touches them (word-like secrets, see isWeakSecret). */
+  private readonly wholeWordOnly = new Set<string>();
 
-  /** Registers a secret value: from now on it (and its encodings) never leaves `redact` in clear. */
-  register(secret: string | undefined): void {
+  /**
+   * Registers a secret value: from now on it (and its encodings) never leaves `redact` in clear. `source` says
+   * where it came from (`env DB_PASSWORD`), for the warning about a weak one (`weakSources`); never the value.
+   */
+  register(secret: string | undefined, source?: string): void {
+    if (secret !== undefined && source !== undefined && isWeakSecret(secret)) this.weak.add(source);
     if (secret === undefined || secret.length < MIN_SECRET_LENGTH) return;
     const bytes = Buffer.from(secret, 'utf8');
     const encodings = [secret, JSON.stringify(secret).slice(1, -1), bytes.toString('base64'), bytes.toString('base64url'), ...embeddedBase64(bytes)];
@@ -36,6 +51,11 @@ export class Redactor {
         this.forms.add(form);
         added = true;
       }
+    }
+    // A word-like secret is redacted only where it stands alone: `checkout` goes, `checkout-assist` stays.
+    if (isWeakSecret(secret) && !this.wholeWordOnly.has(secret)) {
+      this.wholeWordOnly.add(secret);
+      added = true;
     }
     if (added) this.pattern = undefined;
   }
@@ -48,12 +68,25 @@ export class Redactor {
   /** The text with every registered form replaced by REDACTED (longest forms first, so a form inside another goes too). */
   redact(text: string): string {
     if (this.forms.size === 0) return text;
-    this.pattern ??= new RegExp([...this.forms].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
+    this.pattern ??= new RegExp(
+      [...this.forms]
+        .sort((a, b) => b.length - a.length)
+        .map((form) => (this.wholeWordOnly.has(form) ? `(?<![\\w-])${escapeRegExp(form)}(?![\\w-])` : escapeRegExp(form)))
+        .join('|'),
+      'g',
+    );
     return text.replace(this.pattern, REDACTED);
+  }
+
+  /** The sources of registered secrets that are short or word-like (isWeakSecret), in registration order. */
+  weakSources(): string[] {
+    return [...this.weak];
   }
 
   /** Forgets every secret (tests). */
   clear(): void {
+    this.weak.clear();
+    this.wholeWordOnly.clear();
     this.forms.clear();
     this.pattern = undefined;
   }
@@ -81,9 +114,9 @@ const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/
 /** The redactor of this process: every secret of the run is registered here. */
 export const secrets = new Redactor();
 
-/** Registers a secret value of this run with the process's redactor. */
-export function registerSecret(value: string | undefined): void {
-  secrets.register(value);
+/** Registers a secret value of this run with the process's redactor; `source` names where it came from (never the value). */
+export function registerSecret(value: string | undefined, source?: string): void {
+  secrets.register(value, source);
 }
 
 // C0 controls, DEL, C1 controls, and the bidi embeddings/overrides/isolates (U+202A–U+202E, U+2066–U+2069).
@@ -103,7 +136,15 @@ export function escapeControl(text: string): string {
   return text.replace(UNSAFE, escapeOne);
 }
 
-/** Redacted and escaped: for a single line (a name, a reason, a request id, a step line). */
+/**
+ * A name (an address, a local name, a kind, a workspace): escaped but never redacted. Names are not secret, and a
+ * short secret that happens to match part of one (`checkout` in `record.checkout/db-password`) must not garble it.
+ */
+export function safeName(name: string): string {
+  return escapeControl(name);
+}
+
+/** Redacted and escaped: for a single line of text (a reason, a request id, a value, a message). */
 export function safeText(text: string): string {
   return escapeControl(secrets.redact(text));
 }

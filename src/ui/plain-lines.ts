@@ -3,12 +3,23 @@
  * no cursor movement, nothing that changes between runs but ids and times.
  */
 import type { ApplyEvent } from '../applier/index.js';
-import { safeText } from '../text/safe-text.js';
+import { safeName, safeText } from '../text/safe-text.js';
 import { formatDuration, pastTense, revealCommand } from './words.js';
 
 /** The line, with names, ids and reasons from configuration and the API escaped and every secret redacted. */
 export function eventLine(event: ApplyEvent, prefix: string): string {
-  return safeText(composeLine(event, prefix));
+  return composeLine(safeEvent(event), prefix);
+}
+
+/**
+ * The event with what came from configuration and the API escaped before anything shows it: addresses as
+ * names (never redacted), ids, operations and reasons with every secret redacted too.
+ */
+export function safeEvent(event: ApplyEvent): ApplyEvent {
+  const clean = { ...event } as Record<string, unknown>;
+  for (const field of ['address', 'after']) if (typeof clean[field] === 'string') clean[field] = safeName(clean[field]);
+  for (const field of ['id', 'reason', 'operation', 'createdAt']) if (typeof clean[field] === 'string') clean[field] = safeText(clean[field]);
+  return clean as unknown as ApplyEvent;
 }
 
 function composeLine(event: ApplyEvent, prefix: string): string {

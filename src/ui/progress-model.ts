@@ -5,8 +5,7 @@
  */
 import type { ApplyEvent } from '../applier/index.js';
 import type { Action } from '../plan-model/index.js';
-import { safeText } from '../text/safe-text.js';
-import { eventLine } from './plain-lines.js';
+import { eventLine, safeEvent } from './plain-lines.js';
 
 export interface RunningStep {
   stepId: string;
@@ -71,9 +70,3 @@ export function reduceProgress(model: ProgressModel, untrusted: ApplyEvent, now:
   }
 }
 
-/** The event with what came from configuration and the API (addresses, ids, reasons) escaped and redacted, before anything shows it. */
-function safeEvent(event: ApplyEvent): ApplyEvent {
-  const clean = { ...event } as Record<string, unknown>;
-  for (const field of ['address', 'id', 'reason', 'after']) if (typeof clean[field] === 'string') clean[field] = safeText(clean[field]);
-  return clean as unknown as ApplyEvent;
-}

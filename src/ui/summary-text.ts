@@ -4,7 +4,7 @@
  * gateway tokens with the command that reveals them (never their value).
  */
 import type { ApplyResult } from '../applier/index.js';
-import { safeText } from '../text/safe-text.js';
+import { safeName, safeText } from '../text/safe-text.js';
 import { formatDuration, revealCommand } from './words.js';
 
 export interface SummaryLine {
@@ -22,24 +22,24 @@ export function summaryLines(result: ApplyResult, verb: 'Apply' | 'Destroy'): Su
     lines.push({ text: 'Failed:', tone: 'heading' });
     for (const f of result.failed) {
       const id = f.requestId && !f.reason.includes(f.requestId) ? ` [request id ${f.requestId}]` : '';
-      lines.push({ text: `  ${f.address} (${f.action}): ${f.reason}${id}`, tone: 'error' });
+      lines.push({ text: `  ${safeName(f.address)} (${f.action}): ${safeText(`${f.reason}${id}`)}`, tone: 'error' });
     }
   }
   if (result.skipped.length > 0) {
     lines.push({ text: 'Skipped:', tone: 'heading' });
     for (const s of result.skipped) {
-      const why = s.cause === 'interrupted' ? 'not started (interrupted)' : `depends on ${s.after ?? 'a step'}, which failed`;
-      lines.push({ text: `  ${s.address} (${s.action}): ${why}`, tone: 'plain' });
+      const why = s.cause === 'interrupted' ? 'not started (interrupted)' : `depends on ${safeName(s.after ?? 'a step')}, which failed`;
+      lines.push({ text: `  ${safeName(s.address)} (${s.action}): ${why}`, tone: 'plain' });
     }
   }
   const tokens = result.done.filter((d) => d.sealed.length > 0);
   if (tokens.length > 0) {
     lines.push({ text: 'New gateway tokens (the API shows them once; kept sealed in state):', tone: 'heading' });
-    for (const t of tokens) lines.push({ text: `  ${t.address}: ${revealCommand(t.address)}`, tone: 'plain' });
+    for (const t of tokens) lines.push({ text: `  ${safeName(t.address)}: ${safeName(revealCommand(t.address))}`, tone: 'plain' });
   }
   if (result.interrupted || result.failed.length > 0) {
     lines.push({ text: 'State holds everything that finished. Run the command again to continue: pending writes are resent with their saved keys.', tone: 'plain' });
   }
-  // Names, ids and reasons come from configuration and the API: escaped, and every secret redacted.
-  return lines.map((line) => ({ ...line, text: safeText(line.text) }));
+  // Names and reasons came from configuration and the API: escaped above (reasons also redacted), names never redacted.
+  return lines;
 }

@@ -64,13 +64,13 @@ describe('action.yml', () => {
     const run = await runner.step('cplane', inputs, env);
     expect(run.stderr).toContain('Saved the plan to');
     expect(run.code).toBe(0);
-    expect(run.outputs).toMatchObject({ has_changes: 'true', add: '1', change: '0', replace: '0', remove: '0', plan_file: join(runner.workspace, 'prod.plan.json'), comment_key: 'infra@default' });
+    expect(run.outputs).toMatchObject({ has_changes: 'true', add: '1', change: '0', replace: '0', remove: '0', plan_file: join(runner.workspace, 'prod.plan.json'), comment_key: `infra:${account.id}@default` });
     expect(runner.summary()).toContain(`#### cplane plan for account \`${account.name}\` (\`${account.id}\`), workspace \`default\``);
     expect(runner.summary()).toContain('**Plan: 1 to add, 0 to change, 0 to replace, 0 to remove.**');
 
     expect((await runner.step('comment', inputs, env)).code).toBe(0);
     expect(api.comments).toHaveLength(1);
-    expect(parseMarker(api.comments[0]!.body)).toEqual({ key: 'infra@default', part: 0 });
+    expect(parseMarker(api.comments[0]!.body)).toEqual({ key: `infra:${account.id}@default`, part: 0 });
     expect(api.comments[0]!.body).toContain('| `+` | `project.shop` | create |');
 
     // The same plan again: the comment stays as it is. A changed plan: the same comment is updated.
@@ -79,7 +79,7 @@ describe('action.yml', () => {
     writeFileSync(join(runner.workspace, 'infra', 'main.yaml'), config('second'));
     await runner.step('cplane', inputs, env);
     const updated = await runner.step('comment', inputs, env);
-    expect(updated.stdout).toContain('Plan comment for infra@default: 0 created, 1 updated, 0 deleted.');
+    expect(updated.stdout).toContain(`Plan comment for infra:${account.id}@default: 0 created, 1 updated, 0 deleted.`);
     expect(api.comments).toHaveLength(1);
     expect(api.comments[0]!.body).toContain('+     description = "second"');
   });
@@ -110,7 +110,7 @@ describe('action.yml', () => {
     expect(shrunk.stdout).toContain('Plan comment for big@default: 0 created, 1 updated, 2 deleted.');
     expect(api.comments.filter((c) => parseMarker(c.body)?.key === 'big@default')).toHaveLength(1);
     // The other configuration's comment was left alone.
-    expect(api.comments.filter((c) => parseMarker(c.body)?.key === 'infra@default')).toHaveLength(1);
+    expect(api.comments.filter((c) => parseMarker(c.body)?.key === `infra:${account.id}@default`)).toHaveLength(1);
   });
 
   it('validate: annotations on the configuration lines, the errors in the step summary, and a failed step', async () => {

@@ -48,7 +48,14 @@ export function parseOutputs(text: string): Record<string, string> {
 export interface Comment {
   id: number;
   body: string;
+  user: { login: string };
 }
+
+/** The tokens the stand-in knows: a workflow's GITHUB_TOKEN (writes as the Actions bot, cannot read /user) and a person's token. */
+const tokenUsers: Record<string, { login: string; readsUser: boolean }> = {
+  'Bearer gh-test-token': { login: 'github-actions[bot]', readsUser: false },
+  'Bearer gh-pat-alice': { login: 'alice', readsUser: true },
+};
 
 /** The comments API of one repository, in memory. */
 export interface CommentsApi {
@@ -72,7 +79,11 @@ export async function commentsApi(repository: string, pullRequest: number): Prom
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(body === undefined ? '' : JSON.stringify(body));
       };
-      if (req.headers.authorization !== 'Bearer gh-test-token') return send(401, { message: 'Bad credentials' });
+      const user = tokenUsers[req.headers.authorization ?? ''];
+      if (!user) return send(401, { message: 'Bad credentials' });
+      if (req.method === 'GET' && url.pathname === '/user') {
+        return user.readsUser ? send(200, { login: user.login, type: 'User' }) : send(403, { message: 'Resource not accessible by integration' });
+      }
       const list = `/repos/${repository}/issues/${pullRequest}/comments`;
       const one = new RegExp(`^/repos/${repository}/issues/comments/(\\d+)$`).exec(url.pathname);
       if (req.method === 'GET' && url.pathname === list) {
@@ -83,12 +94,13 @@ export async function commentsApi(repository: string, pullRequest: number): Prom
       if (req.method === 'POST' && url.pathname === list) {
         const body = (JSON.parse(text) as { body: string }).body;
         if (body.length > 65_536) return send(422, { message: 'Body is too long (maximum is 65536 characters)' });
-        const comment = { id: next++, body };
+        const comment = { id: next++, body, user: { login: user.login } };
         comments.push(comment);
         return send(201, comment);
       }
       const comment = one ? comments.find((c) => c.id === Number(one[1])) : undefined;
       if (!comment) return send(404, { message: 'Not Found' });
+      // GitHub lets only the author edit a comment (and admins delete one): the stand-in lets anyone, to see what cplane tries.
       if (req.method === 'PATCH') {
         const body = (JSON.parse(text) as { body: string }).body;
         if (body.length > 65_536) return send(422, { message: 'Body is too long (maximum is 65536 characters)' });

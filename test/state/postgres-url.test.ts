@@ -21,7 +21,7 @@ describe('maskUrl', () => {
     expect(maskUrl('postgres://cplane:s3cr%40t@db.example.com:5432/infra?sslmode=verify-full')).toBe('postgres://cplane:***@db.example.com:5432/infra?sslmode=verify-full');
     expect(maskUrl('postgresql://db.example.com/infra?user=cplane&password=hunter2')).toBe('postgresql://db.example.com/infra?user=cplane&password=***');
     expect(maskUrl('postgres://cplane@db.example.com/infra')).toBe('postgres://cplane@db.example.com/infra');
-    expect(maskUrl('postgres://u:p w@[bad')).toBe('postgres://***@[bad');
+    expect(maskUrl('postgres://u:p w@[bad')).toBe('postgres://u:***@[bad');
   });
 });
 

@@ -48,3 +48,12 @@ test('safeText redacts the process-wide secrets and escapes; safeLines keeps lin
   expect(safeText('x the-bearer-token\u001b\n')).toBe(`x ${REDACTED}\\e\\n`);
   expect(safeLines('one the-bearer-token\ntwo\u202e\tthree\n')).toBe(`one ${REDACTED}\ntwo\\u202e\tthree\n`);
 });
+
+test('a word-like secret is redacted only as a word of its own, and its source is kept for the plan-time warning', () => {
+  const redactor = new Redactor();
+  redactor.register('checkout', 'env DB_PW');
+  redactor.register('Zm9vYmFyYmF6cXV4LXJhbmRvbS12YWx1ZQ', 'env STRONG');
+  expect(redactor.redact('pw checkout, "checkout" in checkout-assist and pre-checkout and checkouts')).toBe(`pw ${REDACTED}, "${REDACTED}" in checkout-assist and pre-checkout and checkouts`);
+  expect(redactor.redact('xZm9vYmFyYmF6cXV4LXJhbmRvbS12YWx1ZQx')).toBe(`x${REDACTED}x`);
+  expect(redactor.weakSources()).toEqual(['env DB_PW']);
+});

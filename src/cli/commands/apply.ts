@@ -22,6 +22,8 @@ import { githubReporter, type GithubReporter } from '../github-flag.js';
 import { readingStatus } from '../reading-status.js';
 import { accountNameOf, planContext, prepareSavedPlan, trustedPlan } from '../saved-plan.js';
 import { openWorkspace } from '../../session/workspace.js';
+import { markdownText } from '../../text/escape-for.js';
+import { weakSecretWarnings } from '../weak-secrets.js';
 
 export const applyCommand: CommandModule = {
   run: (ctx) => runApply(ctx, 'apply'),
@@ -138,6 +140,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     // Every plan made here comes from the configuration; this only guards against a bug that would send a secret elsewhere.
     const misplaced = placeholderProblems(plan);
     if (misplaced.length > 0) throw new Error(`the plan puts secrets in fields that are not write-only: ${misplaced.join('; ')}`);
+    for (const warning of weakSecretWarnings()) ctx.stderr.write(`${warning}\n`);
     if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length, withoutValue: plan.withoutValue ?? [] })}\n`);
     else ctx.stdout.write(renderPlanText(plan, { color: interactive && !ctx.env.NO_COLOR, width: ctx.stdout.columns ?? 80 }));
     github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, ...(planPath ? { planFile: planPath } : {}) });
@@ -180,7 +183,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     await sink.finish(result);
     // Said again after the run, where it is read: the plan above scrolled away.
     if (!json && withoutValueNote(plan)) ctx.stdout.write(`${withoutValueLine(plan)}\n`);
-    github?.summary(`#### cplane ${verb} result\n\n${summaryLines(result, verb === 'destroy' ? 'Destroy' : 'Apply').map((l) => `- ${l.text}`).join('\n')}\n`);
+    github?.summary(`#### cplane ${verb} result\n\n${summaryLines(result, verb === 'destroy' ? 'Destroy' : 'Apply').map((l) => `- ${markdownText(l.text.trim())}`).join('\n')}\n`);
     return result.interrupted ? 130 : result.failed.length > 0 ? 1 : 0;
   } finally {
     await workspace.close();

@@ -5,7 +5,7 @@
  */
 import type { CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
-import { forceUnlockState } from '../../state/index.js';
+import { forceUnlockState, printableLock } from '../../state/index.js';
 import { locateStateOnly } from '../../session/workspace.js';
 
 const usage = 'force-unlock LOCK_ID [dir] [options]';
@@ -16,7 +16,8 @@ export const forceUnlockCommand: CommandModule = {
     if (!lockId || extra.length > 0) throw new AbortError('Expected LOCK_ID (and an optional [dir]).', `Usage: cplane ${usage}`);
     const location = await locateStateOnly(ctx, dir);
     const { path, removed } = await forceUnlockState({ ...location, lockId, force: ctx.values.force === true });
-    ctx.stdout.write(`Removed lock ${removed.id} of ${path} (held by pid ${removed.pid} on ${removed.host}, \`${removed.command}\`, since ${removed.time}).\n`);
+    const shown = printableLock(removed);
+    ctx.stdout.write(`Removed lock ${shown.id} of ${path} (held by pid ${shown.pid} on ${shown.host}, \`${shown.command}\`, since ${shown.time}).\n`);
     return 0;
   },
 };

@@ -19,6 +19,7 @@ import { reportPlanProblems } from '../plan-problems.js';
 import { readingStatus } from '../reading-status.js';
 import { accountNameOf, planContext } from '../saved-plan.js';
 import { openWorkspace } from '../../session/workspace.js';
+import { weakSecretWarnings } from '../weak-secrets.js';
 
 export const planCommand: CommandModule = {
   async run(ctx) {
@@ -55,6 +56,7 @@ export const planCommand: CommandModule = {
         await writePlanFile(planFile, plan);
         if (!values.json && !values.markdown) ctx.stderr.write(`Saved the plan to ${planFile}; apply exactly this plan with \`cplane apply ${String(values.out)}\`.\n`);
       }
+      for (const warning of weakSecretWarnings()) ctx.stderr.write(`${warning}\n`);
       if (values.json) ctx.stdout.write(renderPlanJson(plan));
       else if (values.markdown) ctx.stdout.write(renderPlanMarkdown(plan));
       else ctx.stdout.write(renderPlanText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, width: ctx.stdout.columns ?? 80 }));

@@ -11,6 +11,7 @@ import { AbortError } from '../../session/errors.js';
 import { isPostgresUrl, maskUrl, migrateState, parseStateFile, pullState, pushState, serializeStateFile, stateHistory } from '../../state/index.js';
 import { locateStateOnly } from '../../session/workspace.js';
 import { takePositionals } from './state.js';
+import { safeName, safeText } from '../../text/safe-text.js';
 
 
 const historyUsage = 'state history [dir] [--account ID] [--state URL] [--workspace NAME] [--limit N] [--json]';
@@ -33,7 +34,8 @@ export const stateHistoryCommand: CommandModule = {
     const serialWidth = Math.max(6, ...versions.map((v) => String(v.serial).length));
     ctx.stdout.write(`${'serial'.padStart(serialWidth)}  ${'saved at'.padEnd(24)}  by\n`);
     for (const v of versions) {
-      ctx.stdout.write(`${String(v.serial).padStart(serialWidth)}  ${v.savedAt.padEnd(24)}  ${v.who}@${v.host}  \`${v.command}\`  ${v.changes} change(s), ${v.bytes} bytes\n`);
+      // Rows of a table anyone with write access can fill: escaped (and the command line redacted) like any untrusted text.
+      ctx.stdout.write(`${String(v.serial).padStart(serialWidth)}  ${v.savedAt.padEnd(24)}  ${safeName(`${v.who}@${v.host}`)}  \`${safeText(v.command)}\`  ${v.changes} change(s), ${v.bytes} bytes\n`);
     }
     return 0;
   },

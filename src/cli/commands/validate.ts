@@ -9,6 +9,7 @@ import { formatDiagnostic, formatGithub } from '../../config/index.js';
 import { loadConfiguration } from '../../providers/index.js';
 import { variablesLoadOptions } from '../../session/variables-flags.js';
 import { githubReporter } from '../github-flag.js';
+import { codeSpan, markdownText } from '../../text/escape-for.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const unsetNote = (names: string[]) =>
@@ -32,7 +33,7 @@ export const validateCommand: CommandModule = {
     if (github) {
       // Annotations on stdout (GitHub reads workflow commands there), the result in the step summary.
       for (const d of diagnostics) ctx.stdout.write(`${formatGithub(d)}\n`);
-      const listed = diagnostics.map((d) => `- ${d.severity}: ${d.range ? `\`${d.range.file}:${d.range.line}:${d.range.col}\` ` : ''}${d.summary.replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'))}`);
+      const listed = diagnostics.map((d) => `- ${d.severity}: ${d.range ? `${codeSpan({ name: `${d.range.file}:${d.range.line}:${d.range.col}` })} ` : ''}${markdownText(d.summary)}`);
       github.summary(`#### cplane validate\n\n**${summary}**\n${listed.length ? `\n${listed.join('\n')}\n` : ''}`);
     }
     if (ctx.values.json) {

@@ -15,7 +15,7 @@
 import { userInfo, hostname } from 'node:os';
 import type pg from 'pg';
 import type { ChangeGroup, LoadedState, LockHandle, StateBackend, StateChange } from '../backend.js';
-import { StateError, StateLockedError } from '../errors.js';
+import { printableLock, StateError, StateLockedError } from '../errors.js';
 import type { LockInfo } from '../errors.js';
 import type { StateFileContents, StateHeader } from '../file-format.js';
 import type { JournalEntry, ResourceState } from '../types.js';
@@ -84,8 +84,9 @@ function who(): string {
   }
 }
 
+/** The lock row as it may be printed (escaped: anyone who can write the table writes it). */
 function infoOf(row: LockRow): LockInfo {
-  return { id: row.lock_id, pid: row.pid, host: `${row.who}@${row.host}`, time: row.since.toISOString(), command: row.command };
+  return printableLock({ id: row.lock_id, pid: row.pid, host: `${row.who}@${row.host}`, time: row.since.toISOString(), command: row.command });
 }
 
 /** The last change of each entry in a group wins: changes name whole values, so this is what applying them in order gives. */
@@ -304,14 +305,14 @@ export class PostgresBackend implements StateBackend {
     const row = holder?.row ?? (await this.lockRow(db));
     if (!holder && !row) throw new StateError('STATE_NOT_LOCKED', `The state ${this.location} is not locked.`, 'There is nothing to unlock.');
     if (!row || row.lock_id !== id) {
-      const current = row ? `lock id ${row.lock_id} (${infoOf(row).host}, \`${row.command}\`)` : `a session (backend pid ${holder!.sessionPid}) that stored no details`;
+      const current = row ? `lock id ${infoOf(row).id} (${infoOf(row).host}, \`${infoOf(row).command}\`)` : `a session (backend pid ${holder!.sessionPid}) that stored no details`;
       throw new StateError('STATE_LOCK_ID_MISMATCH', `The state ${this.location} is locked by ${current}, not ${id}; nothing was changed.`, 'Check the lock id in the error that reported the lock.');
     }
     if (holder) {
       if (!options.terminate) {
         throw new StateError(
           'STATE_LOCKED',
-          `The lock ${id} of ${this.location} is held by a live database session (backend pid ${holder.sessionPid}) of ${infoOf(row).host}, running \`${row.command}\` since ${row.since.toISOString()}.`,
+          `The lock ${id} of ${this.location} is held by a live database session (backend pid ${holder.sessionPid}) of ${infoOf(row).host}, running \`${infoOf(row).command}\` since ${row.since.toISOString()}.`,
           'A run that died releases its lock by itself. If this one hangs, add --force to end its session (pg_terminate_backend); its unfinished writes stay in the journal for the next apply.',
         );
       }

@@ -8,10 +8,13 @@
 import { parse as parseConnectionString, toClientConfig } from 'pg-connection-string';
 import type { ClientConfig } from 'pg';
 import { StateError } from '../errors.js';
+import { maskUrl } from '../../text/url-secrets.js';
+
+/** The URL with every password masked: src/text/url-secrets.ts reads it as text, so even a URL that does not parse is masked. */
+export { maskUrl };
 
 export const DEFAULT_SCHEMA = 'cplane';
 const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
-const PASSWORD_PARAMS = ['password'];
 
 export interface PostgresLocation {
   /** The URL with any password replaced by `***`: the only form ever printed or stored. */
@@ -25,20 +28,6 @@ export interface PostgresLocation {
 
 export function isPostgresUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
-}
-
-/** The URL with its password (in the user-info part or a `password=` parameter) replaced by `***`. */
-export function maskUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    // Unparseable: hide everything between the scheme and the last @, where a password would be.
-    return url.replace(/^([a-z]+:\/\/)[^/]*@/i, '$1***@');
-  }
-  if (parsed.password) parsed.password = '***';
-  for (const name of PASSWORD_PARAMS) if (parsed.searchParams.has(name)) parsed.searchParams.set(name, '***');
-  return parsed.toString().replace(/%2A%2A%2A/g, '***');
 }
 
 export function parsePostgresUrl(url: string): PostgresLocation {

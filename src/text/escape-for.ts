@@ -1,0 +1,100 @@
+/**
+ * Untrusted text (from the API, the state, the database, configuration names)
+ * escaped for the one place it is written: one function per place, so a
+ * renderer never composes escapes by hand. Each function first makes the text
+ * safe to print (secrets redacted, control characters and bidi overrides
+ * escaped: src/text/safe-text.ts), then escapes what that place would read as
+ * markup:
+ *
+ * | place                                   | function              |
+ * |-----------------------------------------|-----------------------|
+ * | Markdown paragraph, list item, heading  | `markdownText`        |
+ * | Markdown table cell                     | `tableCell`           |
+ * | Markdown code span (backticks included) | `codeSpan`            |
+ * | Markdown fenced code block, one per line| `codeBlock`           |
+ * | text of an HTML element (`<summary>`)   | `htmlText`            |
+ * | inside an HTML comment (`<!-- … -->`)   | `htmlComment`         |
+ * | GitHub workflow command message/property| `annotationMessage`, `annotationProperty` |
+ *
+ * A name (an address, a local name, a workspace, a folder) is passed as
+ * `{ name }`: it is escaped the same way but never redacted, since names are
+ * not secret and a secret that happens to match part of one must not garble it.
+ */
+import { escapeControl, safeLines, safeText } from './safe-text.js';
+
+/** Untrusted text: a plain string is redacted and escaped; `{ name }` is only escaped. */
+export type Untrusted = string | { name: string };
+
+const printable = (text: Untrusted): string => (typeof text === 'string' ? safeText(text) : escapeControl(text.name));
+
+/**
+ * GitHub turns `@login` into a mention (a notification) and `#123` into a cross-reference wherever it sees
+ * them in rendered text, escaped or not; a zero-width space after the sign keeps them plain text.
+ */
+const unlinked = (text: string): string => text.replace(/([@#])(?=[\w-])/g, '$1\u200b');
+
+/** The ASCII punctuation that starts inline markup anywhere in a line (code, emphasis, links, HTML, entities, cells, strike-through). */
+const INLINE_MARKUP = /[\\`*_[\]<>&|~]/g;
+/** What starts a block when it opens a line: a heading, a list, a quote, a setext underline, a numbered list. */
+const BLOCK_START = /^( {0,3})([#+\-=>]|\d+(?=[.)]))/;
+
+/** For a paragraph, a list item or a heading: renders as exactly the text, with no markup, HTML or mention. */
+export function markdownText(text: Untrusted): string {
+  const escaped = unlinked(printable(text)).replace(INLINE_MARKUP, '\\$&');
+  return escaped.replace(BLOCK_START, (_, indent: string, start: string) => (/^\d/.test(start) ? `${indent}${start}\\` : `${indent}\\${start}`));
+}
+
+/** A code span, backticks included: the text shown as code whatever backticks it holds. */
+export function codeSpan(text: Untrusted): string {
+  const content = printable(text);
+  // Markdown has no empty code span: an empty text shows as one space.
+  if (content === '') return '` `';
+  const longest = Math.max(0, ...(content.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  // CommonMark strips one space on each side when both are there: pad when the text starts or ends with a backtick or space.
+  const pad = /^[` ]|[` ]$/.test(content) ? ' ' : '';
+  return `${fence}${pad}${content}${pad}${fence}`;
+}
+
+/** A fenced code block of these lines (`info` names the language, e.g. `diff`): the fence is longer than any run of backticks in them. */
+export function codeBlock(lines: readonly Untrusted[], info = 'text'): string {
+  const content = lines.map(printable);
+  const longest = Math.max(0, ...content.flatMap((line) => line.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return [`${fence}${info}`, ...content, fence].join('\n');
+}
+
+/**
+ * A table cell: the text as `markdownText`, or as a code span with `{ code: true }`. GitHub splits a row at
+ * every `|` before reading code spans, so one inside a code span is escaped too (the table shows it as `|`).
+ */
+export function tableCell(text: Untrusted, options: { code?: boolean } = {}): string {
+  return options.code ? codeSpan(text).replace(/\|/g, '\\|') : markdownText(text);
+}
+
+/** The text of an HTML element written in Markdown, such as `<summary>`: HTML-escaped, Markdown is not read there. */
+export function htmlText(text: Untrusted): string {
+  return unlinked(printable(text)).replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/**
+ * Inside an HTML comment, e.g. the hidden marker of a pull-request comment: percent-encoded like a URI
+ * component, so it can never hold `-->` or `--!>` (which end a comment), a quote, or a line break, and
+ * `decodeURIComponent` gives it back.
+ */
+export function htmlComment(text: Untrusted): string {
+  return encodeURIComponent(printable(text)).replace(/[!'()*-]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** GitHub's escaping of workflow-command data: `%`, CR and LF (so the command stays on one line). */
+const workflowData = (text: string): string => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+
+/** The message of a workflow command (`::error …::MESSAGE`): one line for GitHub, line breaks kept as `%0A`. */
+export function annotationMessage(text: string): string {
+  return workflowData(safeLines(text));
+}
+
+/** A property of a workflow command (`file=`, `title=`): one line, with `:` and `,` escaped too. */
+export function annotationProperty(text: Untrusted): string {
+  return workflowData(printable(text)).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
