@@ -25,14 +25,17 @@ export const layers = {
   render: ['api', 'config', 'plan-model'],
   ui: ['api', 'config', 'plan-model', 'applier', 'render'],
   export: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers'],
-  emulator: ['api'],
+  // crypto/: the emulator checks that a grant's wrapper opens with the recipient's key (emulator/keys.ts).
+  emulator: ['api', 'crypto'],
   demo: ['api', 'emulator'],
   // What a command opens: its context, the connection, where its state is, the workspace (its configuration, read with the kinds' blocks).
   session: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers'],
   // `cplane api` and `cplane mcp`: below the CLI, which hands MCP the commands it runs.
   faces: ['api', 'config', 'session'],
   // The top: every other folder.
-  cli: ['api', 'config', 'github', 'plan-model', 'crypto', 'state', 'providers', 'planner', 'applier', 'render', 'ui', 'export', 'emulator', 'demo', 'session', 'faces'],
+  cli: ['api', 'config', 'github', 'plan-model', 'crypto', 'state', 'providers', 'planner', 'applier', 'render', 'ui', 'export', 'emulator', 'demo', 'session', 'faces', 'sdk'],
+  // The SDK: the typed client and local decryption, as an application imports them (package.json `exports`).
+  sdk: ['api', 'crypto'],
 };
 
 /** One regular expression matching a relative import of any folder `folder` may not import. */
@@ -72,6 +75,11 @@ export default tseslint.config(
     files: ['bin/*.js'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // The MCP server and the other faces never decrypt a record (spec rule 1: plaintext only in trusted clients).
+    files: ['src/faces/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(sdk/|crypto/(read-value|reader-key|data-key-wrap))', message: 'src/faces/ never decrypts a record value: no import of sdk/ or of the readers\' cryptography (docs/access.md).' }] }] },
   },
   {
     // The ground floor imports nothing of ours.

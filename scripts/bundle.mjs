@@ -35,7 +35,8 @@ const configModules = new RegExp(
  */
 const engineModules = new RegExp(
   `^(${ours(
-    'api/(client|errors|limiter|retry|routes|transport|result-check)|generated/(state-schema|result-checks)|(state|crypto|providers|planner|plan-model|render|applier)/.+|' +
+    // Not the readers' cryptography (HPKE and its hashes): only `read`, the SDK and the emulator use it.
+    'api/(client|errors|limiter|retry|routes|transport|result-check)|generated/(state-schema|result-checks)|crypto/(?!hpke|data-key-wrap|read-value|reader-key).+|(state|providers|planner|plan-model|render|applier)/.+|' +
       'ui/(plain-lines|summary-text|progress-model|words)|cli/(commands/(plan|apply|destroy|output|state|state-transfer|force-unlock)|[a-z-]+)|session/[a-z-]+',
   )}|${deps('@noble/ciphers|pg-connection-string|diff')})`,
 );

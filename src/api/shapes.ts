@@ -62,6 +62,15 @@ export const RecordMeta = Type.Object({
   archived_at: Nullable(DateTime),
   created_at: DateTime,
   updated_at: DateTime,
+  /**
+   * Who holds a grant of the record (ids only, safe metadata), so a grant added or revoked elsewhere shows as
+   * drift. The emulator always sends it; optional so that an answer without it still reads.
+   */
+  grants: Type.Optional(Type.Object({
+    user_ids: Type.Array(Uuid),
+    group_ids: Type.Array(Uuid),
+    service_account_ids: Type.Array(Uuid),
+  })),
 });
 
 export const RecordRead = Type.Object({
@@ -274,6 +283,10 @@ export const ServiceAccount = Type.Object({
   name: Type.String(),
   status: Type.Union([Type.Literal('active'), Type.Literal('inactive')]),
   created_at: DateTime,
+  /** The account's cryptographic identity: its X25519 public key (base64 of 32 bytes), to wrap data keys for. */
+  public_key: Type.String({ minLength: 44, maxLength: 44 }),
+  /** Names that key: `x25519:` and 16 hex digits of its SHA-256 (changes when the identity is rotated). */
+  key_id: Type.String({ pattern: '^x25519:[0-9a-f]{16}$' }),
 });
 
 const ChangeItem = Type.Object(

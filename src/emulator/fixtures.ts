@@ -4,6 +4,7 @@
  * Account 1 and 2 have the admin user as a member; account 3 does not.
  */
 import { operations } from '../api/operations.js';
+import { KEYLESS_USER_IDS, printableKeyPair } from './keys.js';
 
 const id = (kind: string, n: number) => `${kind}000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
@@ -131,8 +132,17 @@ export const fixtures = {
 
 export type Fixtures = typeof fixtures;
 
-/** What `--print-fixtures` shows. */
+const TEST_KEY_NOTE = 'Test values of the emulator, public by design: never use these keys for anything real.';
+
+/** What `--print-fixtures` shows: readers' key pairs (test values) beside the Service Accounts, users and groups. */
 export function printableFixtures() {
   const { tokenOwners: _owners, ...rest } = fixtures;
-  return rest;
+  const withKeys = <T extends { id: string }>(row: T) => ({ ...row, ...printableKeyPair(row.id), privateKeyIsTestValue: true });
+  return {
+    ...rest,
+    readerKeysNote: TEST_KEY_NOTE,
+    serviceAccounts: fixtures.serviceAccounts.map(withKeys),
+    users: fixtures.users.map((u) => (KEYLESS_USER_IDS.includes(u.id) ? { ...u, publicKey: null } : withKeys(u))),
+    groups: fixtures.groups.map(withKeys),
+  };
 }

@@ -4,6 +4,7 @@
  * the same folder is written and fsynced, then renamed over the data file.
  */
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { addMissingReaderKeys } from './keys.js';
 import type { Db } from './store.js';
 
 export function loadDatabase(file: string): Db | undefined {
@@ -11,7 +12,7 @@ export function loadDatabase(file: string): Db | undefined {
   const data = JSON.parse(readFileSync(file, 'utf8')) as Db;
   if (data?.version !== 1 || !Array.isArray(data.projects)) throw new Error(`${file} is not an emulator data file`);
   if (data.clockOffsetMs !== undefined && !Number.isSafeInteger(data.clockOffsetMs)) throw new Error(`${file}: clockOffsetMs must be a whole number of milliseconds`);
-  return data;
+  return addMissingReaderKeys(data);
 }
 
 export function saveDatabase(file: string, db: Db): void {

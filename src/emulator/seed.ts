@@ -5,6 +5,7 @@
  * ids are fixed (fixtures) or drawn from the seeded generator.
  */
 import { fixtures } from './fixtures.js';
+import { KEYLESS_USER_IDS, publicKeyFields } from './keys.js';
 import { defaultGatewaySettings, defaultOtel, fingerprint, gatewayEndpoints } from './defaults.js';
 import type { Prng } from './prng.js';
 import type { Db, RecordRow } from './store.js';
@@ -18,13 +19,13 @@ export function seedDatabase(now: Date, rng: Prng): Db {
   const db: Db = {
     version: 1,
     accounts: fixtures.accounts.map((a) => ({ account_id: a.id, name: a.name })),
-    users: fixtures.users.map((u) => ({ user_id: u.id, name: u.name, email: u.email })),
+    users: fixtures.users.map((u) => ({ user_id: u.id, name: u.name, email: u.email, public_key: KEYLESS_USER_IDS.includes(u.id) ? null : publicKeyFields(u.id).public_key })),
     memberships: fixtures.users.flatMap((u) => u.memberships.map((m) => ({ account_id: m.accountId, user_id: u.id, role_id: m.roleId }))),
     roles: fixtures.roles.map((r) => ({ role_id: r.id, name: r.name, permissions: [...r.permissions] })),
-    groups: fixtures.groups.map((g) => ({ group_id: g.id, account_id: g.accountId, name: g.name, member_ids: [...g.memberIds] })),
+    groups: fixtures.groups.map((g) => ({ group_id: g.id, account_id: g.accountId, name: g.name, member_ids: [...g.memberIds], public_key: publicKeyFields(g.id).public_key })),
     groupProjectRoles: [],
     serviceAccounts: fixtures.serviceAccounts.map((s) => ({
-      service_account_id: s.id, account_id: s.accountId, name: s.name, status: s.status, created_at: created, role_id: s.roleId,
+      service_account_id: s.id, account_id: s.accountId, name: s.name, status: s.status, created_at: created, role_id: s.roleId, ...publicKeyFields(s.id),
     })),
     pats: [],
     saTokens: [],

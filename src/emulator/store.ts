@@ -8,10 +8,11 @@ import type {
   AccountT, CredentialT, GatewayT, GatewayTokenT, KeyAccessRowT, LogEntryT, ProjectT, ProviderT, RecordMetaT, ServiceAccountT,
 } from '../api/shapes.js';
 
-export interface UserRow { user_id: string; name: string; email: string }
+/** `public_key`: base64 X25519 key that shares are wrapped for; null for a user who has not set one up. No operation returns it. */
+export interface UserRow { user_id: string; name: string; email: string; public_key: string | null }
 export interface MembershipRow { account_id: string; user_id: string; role_id: string }
 export interface RoleRow { role_id: string; name: string; permissions: string[] }
-export interface GroupRow { group_id: string; account_id: string; name: string; member_ids: string[] }
+export interface GroupRow { group_id: string; account_id: string; name: string; member_ids: string[]; public_key: string }
 export interface GroupProjectRoleRow { group_id: string; project_id: string; role_id: string }
 export interface ServiceAccountRow extends ServiceAccountT { role_id: string }
 export interface PatRow { token: string; user_id: string; expires_at: string | null }
@@ -25,7 +26,7 @@ export interface RecordVersionRow {
   created_by: string;
   created_at: string;
 }
-export interface RecordRow extends RecordMetaT {
+export interface RecordRow extends Omit<RecordMetaT, 'grants'> {
   versions: RecordVersionRow[];
   user_grants: Record<string, string>;
   group_grants: Record<string, string>;

@@ -9,7 +9,7 @@
  */
 import type { EncryptedValueT } from '../api/shapes.js';
 import { fingerprint as fingerprintOf } from '../crypto/fingerprint.js';
-import { decryptRecordValue, encryptRecordValue, recordKek } from '../crypto/record-value.js';
+import { decryptRecordValue, encryptRecordValue, openDataKey, recordKek } from '../crypto/record-value.js';
 import { openSecret, sealSecret, SealError } from '../crypto/seal.js';
 import type { SealedValue } from '../crypto/seal.js';
 import { deriveSubkey } from '../crypto/state-key.js';
@@ -27,6 +27,8 @@ export interface StateCrypto {
   /** Encrypts a record value on the client into the API's EncryptedValue, under a key derived from the state key. */
   encryptRecordValue(plaintext: string): EncryptedValueT;
   decryptRecordValue(value: EncryptedValueT): string;
+  /** The data key of a value this state encrypted, from cplane's own wrapper: what is wrapped again for each reader (crypto/data-key-wrap.ts). */
+  openRecordDataKey(value: EncryptedValueT): Uint8Array;
 }
 
 /** Which state a sealed value belongs to. */
@@ -78,6 +80,7 @@ export function createStateCrypto(keys: () => StateKeys, binding: SealBinding | 
     openBody: (address, sealed) => openWith(address, sealed, sealedAad(binding, address, 'body')),
     encryptRecordValue: (plaintext) => encryptRecordValue(keys().record, plaintext),
     decryptRecordValue: (value) => decryptRecordValue(keys().record, value),
+    openRecordDataKey: (value) => openDataKey(keys().record, value),
   };
 }
 

@@ -5,6 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createClient, operationNames, operations, type ApiClient, type OperationName } from '../../src/api/index.js';
 import { fixtures, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { wrapperFor } from '../helpers/readers.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const ajv = new Ajv({ strict: false, allErrors: true });
@@ -28,6 +29,8 @@ const adminRole = fixtures.roles[0]!.id;
 const readerRole = fixtures.roles[1]!.id;
 const value = (n: number) => ({ ciphertext: Buffer.from(`ciphertext ${n}`).toString('base64'), wrapper: { alg: 'xchacha20poly1305', keyId: 'user:ada', wrappedDek: `dek-${n}` } });
 const missing = '99999999-9999-4999-8999-999999999999';
+/** A wrapper that opens with the reader's fixture key, for the record's current version (the emulator checks both). */
+const wrapped = async (recordId: string, readerId: string) => wrapperFor(recordId, (await admin.call('getRecord', { path: { id: recordId } })).current_version!, readerId);
 
 let emulator: RunningEmulator;
 let admin: ApiClient;
@@ -94,13 +97,13 @@ const scenarios: Record<OperationName, Scenario> = {
   transferRecordOwnership: { success: () => admin.call('transferRecordOwnership', { path: { id: made.record! }, body: { userId: dana } }), failure: () => admin.call('transferRecordOwnership', { path: { id: seededRecord }, body: { userId: fixtures.users[3]!.id } }), expect: [400, 'target_not_a_member'] },
   rollbackRecord: { success: () => admin.call('rollbackRecord', { path: { id: seededRecord }, body: { version: 1 } }), failure: () => admin.call('rollbackRecord', { path: { id: seededRecord }, body: { version: 99 } }), expect: [404, 'version_not_found'] },
   rotateRecord: { success: () => admin.call('rotateRecord', { path: { id: seededRecord }, body: value(5) }), failure: () => reader.call('rotateRecord', { path: { id: seededRecord }, body: value(5) }), expect: [403, 'insufficient_permission'] },
-  shareRecordWithUser: { success: () => admin.call('shareRecordWithUser', { path: { id: seededRecord }, body: { userId: dana, wrappedDek: 'dek-for-dana' } }), failure: () => admin.call('shareRecordWithUser', { path: { id: seededRecord }, body: { userId: fixtures.users[3]!.id, wrappedDek: 'x' } }), expect: [400, 'target_not_a_member'] },
-  shareRecordWithGroup: { success: () => admin.call('shareRecordWithGroup', { path: { id: seededRecord }, body: { groupId: auditorsGroup, wrappedDek: 'dek-for-auditors' } }), failure: () => admin.call('shareRecordWithGroup', { path: { id: seededRecord }, body: { groupId: globexGroup, wrappedDek: 'x' } }), expect: [403, 'not_authorized'] },
+  shareRecordWithUser: { success: async () => admin.call('shareRecordWithUser', { path: { id: seededRecord }, body: { userId: dana, wrappedDek: await wrapped(seededRecord, dana) } }), failure: () => admin.call('shareRecordWithUser', { path: { id: seededRecord }, body: { userId: fixtures.users[3]!.id, wrappedDek: 'x' } }), expect: [400, 'target_not_a_member'] },
+  shareRecordWithGroup: { success: async () => admin.call('shareRecordWithGroup', { path: { id: seededRecord }, body: { groupId: auditorsGroup, wrappedDek: await wrapped(seededRecord, auditorsGroup) } }), failure: () => admin.call('shareRecordWithGroup', { path: { id: seededRecord }, body: { groupId: globexGroup, wrappedDek: 'x' } }), expect: [403, 'not_authorized'] },
   revokeRecordUser: { success: () => admin.call('revokeRecordUser', { path: { id: seededRecord }, body: { userId: dana } }), failure: () => admin.call('revokeRecordUser', { path: { id: seededRecord }, body: { userId: dana } }), expect: [409, 'direct_grant_not_found'] },
   revokeRecordGroup: { success: () => admin.call('revokeRecordGroup', { path: { id: seededRecord }, body: { groupId: auditorsGroup } }), failure: () => admin.call('revokeRecordGroup', { path: { id: seededRecord }, body: { groupId: missing } }), expect: [404, 'group_not_found'] },
   revokeRecordServiceAccount: {
     success: async () => {
-      await admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: made.record!, wrappedDek: 'dek-for-ci' } });
+      await admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: made.record!, wrappedDek: await wrapped(made.record!, ciDeployer) } });
       return admin.call('revokeRecordServiceAccount', { path: { id: made.record! }, body: { serviceAccountId: ciDeployer } });
     },
     failure: () => admin.call('revokeRecordServiceAccount', { path: { id: made.record! }, body: { serviceAccountId: ciDeployer } }),
@@ -160,7 +163,7 @@ const scenarios: Record<OperationName, Scenario> = {
   getUsageSpend: { success: () => admin.call('getUsageSpend', { query: { projectId: seededProject } }), failure: () => admin.call('getUsageSpend', { query: { projectId: seededProject, since: 'yesterday' } }), expect: [400, 'invalid_date'] },
   getUsageMetrics: { success: () => admin.call('getUsageMetrics', { query: { projectId: seededProject, bucket: 'day' } }), failure: () => admin.call('getUsageMetrics', { query: { bucket: 'fortnight' } }), expect: [400, 'invalid_bucket'] },
   listServiceAccounts: { success: () => admin.call('listServiceAccounts', { query: { accountId: acme } }), failure: () => admin.call('listServiceAccounts', {}, { accountId: missing }), expect: [403, 'not_account_member'] },
-  grantServiceAccount: { success: () => admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: seededRecord, wrappedDek: 'dek-for-ci' } }), failure: () => admin.call('grantServiceAccount', { path: { id: legacyBot }, body: { recordId: seededRecord, wrappedDek: 'dek' } }), expect: [409, 'service_account_inactive'] },
+  grantServiceAccount: { success: async () => admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: seededRecord, wrappedDek: await wrapped(seededRecord, ciDeployer) } }), failure: () => admin.call('grantServiceAccount', { path: { id: legacyBot }, body: { recordId: seededRecord, wrappedDek: 'dek' } }), expect: [409, 'service_account_inactive'] },
   grantProjectGroupRole: { success: () => admin.call('grantProjectGroupRole', { path: { id: seededProject, groupId: platformGroup }, body: { roleId: readerRole } }), failure: () => admin.call('grantProjectGroupRole', { path: { id: seededProject, groupId: platformGroup }, body: { roleId: missing } }), expect: [404, 'role_not_found'] },
   deleteGroup: { success: () => admin.call('deleteGroup', { path: { groupId: platformGroup } }), failure: () => admin.call('deleteGroup', { path: { groupId: platformGroup } }), expect: [404, 'group_not_found'] },
 };

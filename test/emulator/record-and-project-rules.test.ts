@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ApiClient } from '../../src/api/index.js';
 import { fixtures, withEmulator } from '../helpers/emulator.js';
+import { wrapperFor } from '../helpers/readers.js';
 
 const emulator = withEmulator();
 const acme = fixtures.accounts[0]!.id;
@@ -97,9 +98,10 @@ describe('records', () => {
     const sa = createClient({ baseUrl: emulator().url, token: fixtures.tokens.serviceAccount, accountId: acme, retry: { maxAttempts: 1 } });
     const id = fixtures.records[0]!.id;
     await expect(sa.call('readRecord', { path: { id }, body: { scope: ['fields'] } })).rejects.toMatchObject({ status: 409, reason: 'service_account_grant_not_found' });
-    await client.call('grantServiceAccount', { path: { id: fixtures.serviceAccounts[0]!.id }, body: { recordId: id, wrappedDek: 'dek-for-sa' } });
+    const wrappedDek = wrapperFor(id, 2, fixtures.serviceAccounts[0]!.id);
+    await client.call('grantServiceAccount', { path: { id: fixtures.serviceAccounts[0]!.id }, body: { recordId: id, wrappedDek } });
     const read = await sa.call('readRecord', { path: { id }, body: { scope: ['fields', 'meta'] } });
-    expect(read.fields?.wrapper.wrappedDek).toBe('dek-for-sa');
+    expect(read.fields?.wrapper.wrappedDek).toBe(wrappedDek);
     expect(read.meta?.name).toBe('database-password');
     await sa.close();
   });

@@ -208,6 +208,22 @@ export const commands: Command[] = [
     load: async () => (await import('./output.js')).outputCommand,
   },
   {
+    name: ['read'],
+    summary: 'Decrypt the current value of a record here and print it (as a reader, or as cplane with the state key)',
+    usage: 'read (ADDRESS [dir] | --record-id ID) [--key-file FILE] [--account ID] [--state PATH|URL] [--workspace NAME]',
+    help: [
+      'ADDRESS             a record address in the state, e.g. record.payments/stripe-key',
+      '--record-id ID      the record\'s id instead of an address (needs no state when reading as a reader)',
+      '--key-file FILE     the reader\'s X25519 private key, base64 (mode 0600; default: $CPLANE_SA_KEY)',
+      'With a reader\'s key the data key wrapped for that reader is opened; without one (a personal access token),',
+      'cplane\'s state key opens the value of a record this state wrote. The value goes to stdout only.',
+      ...connectionHelp.filter((line) => !line.startsWith('--parallelism')),
+      ...stateHelp.filter((line) => !line.startsWith('--account')),
+    ],
+    options: { ...connectionOptions, ...stateOptions, 'record-id': { type: 'string' }, 'key-file': { type: 'string' } },
+    load: async () => (await import('./read.js')).readCommand,
+  },
+  {
     // Only the lock with that id is removed, so a lock taken since is safe.
     name: ['force-unlock'],
     summary: 'Remove a stale state lock, given its lock id',

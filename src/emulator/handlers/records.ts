@@ -8,11 +8,13 @@ import type { OperationName } from '../../api/operations.js';
 import type { EncryptedValueT, RecordMetaT } from '../../api/shapes.js';
 import { audit, newId, owned, page, userOf, type HandlerContext, type Handlers } from '../context.js';
 import { badRequest, conflict, notFound } from '../errors.js';
+import { checkWrapper } from '../keys.js';
 import type { Db, RecordRow } from '../store.js';
 
 export function recordMeta(record: RecordRow): RecordMetaT {
-  const { versions: _v, user_grants: _u, group_grants: _g, service_account_grants: _s, ...meta } = record;
-  return { ...meta, tags: [...meta.tags] };
+  const { versions: _v, user_grants: users, group_grants: groups, service_account_grants: serviceAccounts, ...meta } = record;
+  const ids = (grants: Record<string, string>) => Object.keys(grants).sort();
+  return { ...meta, tags: [...meta.tags], grants: { user_ids: ids(users), group_ids: ids(groups), service_account_ids: ids(serviceAccounts) } };
 }
 
 type Ctx = Pick<HandlerContext<OperationName>, 'db' | 'accountId' | 'now' | 'caller'>;
@@ -43,6 +45,13 @@ function requireMember(db: Db, accountId: string, userId: string): void {
   if (!db.memberships.some((m) => m.account_id === accountId && m.user_id === userId)) throw badRequest('target_not_a_member');
 }
 
+function userGrant(db: Db, record: RecordRow, userId: string): string | undefined {
+  const direct = record.user_grants[userId];
+  if (direct !== undefined) return direct;
+  const group = db.groups.find((g) => g.group_id in record.group_grants && g.member_ids.includes(userId));
+  return group ? record.group_grants[group.group_id] : undefined;
+}
+
 function visible(db: Db, accountId: string, projectId: string | undefined, includeArchived: boolean | undefined): RecordRow[] {
   return db.records.filter(
     (r) => r.account_id === accountId && (projectId === undefined || r.project_id === projectId) && (includeArchived || !r.archived),
@@ -70,11 +79,14 @@ export const recordHandlers = {
       if (!current) {
         result.fields = null;
       } else {
-        // The caller gets the data key wrapped for it: its own grant when it has one.
+        // The caller gets the data key wrapped for it: the owner the version's own wrapper, a Service
+        // Account its grant, another user its direct share, else the share of a group it belongs to.
         const grant =
           ctx.caller.kind === 'service_account'
             ? record.service_account_grants[ctx.caller.serviceAccountId]
-            : record.user_grants[ctx.caller.userId];
+            : record.owner_user_id === ctx.caller.userId
+              ? undefined
+              : userGrant(ctx.db, record, ctx.caller.userId);
         if (ctx.caller.kind === 'service_account' && grant === undefined) throw conflict('service_account_grant_not_found');
         result.fields = { version: current.version, ciphertext: current.ciphertext, wrapper: { ...current.wrapper, ...(grant ? { wrappedDek: grant } : {}) } };
       }
@@ -180,6 +192,8 @@ export const recordHandlers = {
   shareRecordWithUser: (ctx) => {
     const record = writableRecord(ctx, ctx.params.id!);
     requireMember(ctx.db, ctx.accountId, ctx.body.userId);
+    if (!ctx.db.users.find((u) => u.user_id === ctx.body.userId)?.public_key) throw badRequest('recipient_public_key_not_found');
+    checkWrapper(ctx.body.wrappedDek, record.record_id, record.current_version, ctx.body.userId);
     record.user_grants[ctx.body.userId] = ctx.body.wrappedDek;
     audit(ctx, record, 'share_user');
     return { recordId: record.record_id, userId: ctx.body.userId };
@@ -188,6 +202,7 @@ export const recordHandlers = {
   shareRecordWithGroup: (ctx) => {
     const record = writableRecord(ctx, ctx.params.id!);
     owned(ctx.db.groups, 'group_id', ctx.body.groupId, ctx.accountId, 'group_not_found');
+    checkWrapper(ctx.body.wrappedDek, record.record_id, record.current_version, ctx.body.groupId);
     record.group_grants[ctx.body.groupId] = ctx.body.wrappedDek;
     audit(ctx, record, 'share_group');
     return { recordId: record.record_id, groupId: ctx.body.groupId };
@@ -223,6 +238,7 @@ export const recordHandlers = {
     const sa = owned(ctx.db.serviceAccounts, 'service_account_id', ctx.params.id!, ctx.accountId, 'service_account_not_found');
     if (sa.status !== 'active') throw conflict('service_account_inactive');
     const record = writableRecord(ctx, ctx.body.recordId);
+    checkWrapper(ctx.body.wrappedDek, record.record_id, record.current_version, sa.service_account_id);
     record.service_account_grants[sa.service_account_id] = ctx.body.wrappedDek;
     audit(ctx, record, 'grant_service_account');
     return { recordId: record.record_id, serviceAccountId: sa.service_account_id };

@@ -1,0 +1,22 @@
+// An application reading its secret with its Service Account credential, through the `cplane/sdk` library.
+// The value is decrypted here, in the application's memory; the API only ever sees ciphertext.
+//
+//   CPLANE_BASE_URL=https://api.example.com CPLANE_TOKEN=sk-svc-sa-... CPLANE_ACCOUNT=<account id> \
+//   CPLANE_SA_KEY=<the Service Account's private key, base64> RECORD_ID=<record id> node examples/sdk/read-secret.mjs
+import { createClient, decodeReaderKey, readSecret } from 'cplane/sdk';
+
+const client = createClient({
+  baseUrl: process.env.CPLANE_BASE_URL,
+  token: process.env.CPLANE_TOKEN,
+  accountId: process.env.CPLANE_ACCOUNT,
+});
+try {
+  const stripeKey = await readSecret(client, {
+    recordId: process.env.RECORD_ID,
+    privateKey: decodeReaderKey(process.env.CPLANE_SA_KEY ?? '', 'CPLANE_SA_KEY'),
+  });
+  // Use the secret; never log it. Here we only say that it arrived.
+  console.log(`read the secret (${stripeKey.length} characters)`);
+} finally {
+  await client.close();
+}

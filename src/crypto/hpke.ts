@@ -1,0 +1,197 @@
+/**
+ * HPKE (RFC 9180), base mode, single shot, for the one suite cplane uses:
+ * DHKEM(X25519, HKDF-SHA256) / HKDF-SHA256 / ChaCha20-Poly1305 (ids 0x0020,
+ * 0x0001, 0x0003). Assembled from kept primitives (X25519 of Node's crypto,
+ * which is OpenSSL's and about three times faster than a JavaScript one;
+ * @noble/hashes HKDF; @noble/ciphers ChaCha20-Poly1305) exactly as the RFC's
+ * sections 4.1, 5.1 and 7.1.3 write it, and checked against the RFC's test
+ * vector A.2.1 (test/crypto/hpke.test.ts).
+ *
+ * Why not @hpke/core: it runs on WebCrypto, so every call is a promise; the
+ * emulator checks wrappers inside its synchronous handlers (each write is
+ * atomic) and apply-time wrapping is a pure function, so a synchronous
+ * implementation keeps both simple.
+ */
+import { chacha20poly1305 } from '@noble/ciphers/chacha.js';
+import { expand, extract } from '@noble/hashes/hkdf.js';
+import { createPrivateKey, createPublicKey, diffieHellman as nodeDiffieHellman, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2.js';
+
+const encoder = new TextEncoder();
+const bytes = (text: string) => encoder.encode(text);
+
+/** Lengths of the suite (RFC 9180 tables 2 and 5): shared secret, public key and enc, AEAD key, nonce. */
+const N_SECRET = 32;
+const N_PK = 32;
+const N_K = 32;
+const N_N = 12;
+
+const KEM_SUITE_ID = concat(bytes('KEM'), i2osp(0x0020, 2));
+const HPKE_SUITE_ID = concat(bytes('HPKE'), i2osp(0x0020, 2), i2osp(0x0001, 2), i2osp(0x0003, 2));
+const MODE_BASE = 0x00;
+
+export interface HpkeKeyPair {
+  privateKey: Uint8Array;
+  publicKey: Uint8Array;
+}
+
+/** A sealed message: the encapsulated ephemeral key and the AEAD ciphertext with its tag. */
+export interface HpkeSealed {
+  enc: Uint8Array;
+  ct: Uint8Array;
+}
+
+/** The values the key schedule produces; returned by setupBaseSender so the test vector can check each one. */
+export interface HpkeSenderContext {
+  enc: Uint8Array;
+  sharedSecret: Uint8Array;
+  key: Uint8Array;
+  baseNonce: Uint8Array;
+}
+
+/**
+ * A recipient's private key made ready for opening (a Node KeyObject, whose import from raw bytes is the slow part)
+ * with its public key: make it once with recipientOf when one key opens many messages.
+ */
+export interface HpkeRecipient {
+  privateKey: KeyObject;
+  publicKey: Uint8Array;
+}
+
+export function recipientOf(privateKey: Uint8Array): HpkeRecipient {
+  const key = privateKeyObject(privateKey);
+  return { privateKey: key, publicKey: rawPublicKey(createPublicKey(key)) };
+}
+
+/** A message that does not open: wrong private key, wrong info or associated data, or altered bytes. */
+export class HpkeOpenError extends Error {
+  override readonly name = 'HpkeOpenError';
+}
+
+/** DeriveKeyPair (RFC 9180 7.1.3): a key pair determined by `ikm` (at least 32 bytes of key material). */
+export function deriveKeyPair(ikm: Uint8Array): HpkeKeyPair {
+  const dkpPrk = labeledExtract(KEM_SUITE_ID, new Uint8Array(0), 'dkp_prk', ikm);
+  const privateKey = labeledExpand(KEM_SUITE_ID, dkpPrk, 'sk', new Uint8Array(0), 32);
+  return { privateKey, publicKey: publicKeyOf(privateKey) };
+}
+
+/** GenerateKeyPair: a fresh random key pair. */
+export function generateKeyPair(): HpkeKeyPair {
+  const { privateKey, publicKey } = generateKeyPairSync('x25519');
+  return { privateKey: new Uint8Array(privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(PKCS8_PREFIX.length)), publicKey: rawPublicKey(publicKey) };
+}
+
+export function publicKeyOf(privateKey: Uint8Array): Uint8Array {
+  return recipientOf(privateKey).publicKey;
+}
+
+/**
+ * SetupBaseS (RFC 9180 5.1.1): encapsulates to `recipientPublicKey` and runs the key schedule.
+ * `ephemeral` is for the test vector only; normal use leaves it out and gets a fresh key pair.
+ */
+export function setupBaseSender(recipientPublicKey: Uint8Array, info: Uint8Array, ephemeral?: HpkeKeyPair): HpkeSenderContext {
+  checkLength(recipientPublicKey, N_PK, 'recipient public key');
+  // A fresh ephemeral key stays a KeyObject: importing raw private keys is the slow part of Node's X25519.
+  const fresh = ephemeral ? undefined : generateKeyPairSync('x25519');
+  const dh = diffieHellman(fresh?.privateKey ?? privateKeyObject(ephemeral!.privateKey), recipientPublicKey);
+  const enc = fresh ? rawPublicKey(fresh.publicKey) : ephemeral!.publicKey;
+  const sharedSecret = extractAndExpand(dh, concat(enc, recipientPublicKey));
+  return { enc, sharedSecret, ...keySchedule(sharedSecret, info) };
+}
+
+/** Single-shot SealBase: the first (and only) message of a context, so its nonce is the base nonce. */
+export function sealBase(recipientPublicKey: Uint8Array, info: Uint8Array, aad: Uint8Array, plaintext: Uint8Array, ephemeral?: HpkeKeyPair): HpkeSealed {
+  const ctx = setupBaseSender(recipientPublicKey, info, ephemeral);
+  return { enc: ctx.enc, ct: chacha20poly1305(ctx.key, ctx.baseNonce, aad).encrypt(plaintext) };
+}
+
+/** Single-shot OpenBase; throws HpkeOpenError when the message does not open. */
+export function openBase(recipient: Uint8Array | HpkeRecipient, sealed: HpkeSealed, info: Uint8Array, aad: Uint8Array): Uint8Array {
+  checkLength(sealed.enc, N_PK, 'encapsulated key');
+  const { privateKey, publicKey } = recipient instanceof Uint8Array ? recipientOf(recipient) : recipient;
+  try {
+    const dh = diffieHellman(privateKey, sealed.enc);
+    const sharedSecret = extractAndExpand(dh, concat(sealed.enc, publicKey));
+    const { key, baseNonce } = keySchedule(sharedSecret, info);
+    return chacha20poly1305(key, baseNonce, aad).decrypt(sealed.ct);
+  } catch (cause) {
+    throw new HpkeOpenError('the HPKE message does not open: another recipient key, other associated data, or altered bytes', { cause });
+  }
+}
+
+// ---------------------------------------------------------------- RFC 9180 building blocks
+
+function keySchedule(sharedSecret: Uint8Array, info: Uint8Array): { key: Uint8Array; baseNonce: Uint8Array } {
+  const empty = new Uint8Array(0);
+  const pskIdHash = labeledExtract(HPKE_SUITE_ID, empty, 'psk_id_hash', empty);
+  const infoHash = labeledExtract(HPKE_SUITE_ID, empty, 'info_hash', info);
+  const context = concat(Uint8Array.of(MODE_BASE), pskIdHash, infoHash);
+  const secret = labeledExtract(HPKE_SUITE_ID, sharedSecret, 'secret', empty);
+  return {
+    key: labeledExpand(HPKE_SUITE_ID, secret, 'key', context, N_K),
+    baseNonce: labeledExpand(HPKE_SUITE_ID, secret, 'base_nonce', context, N_N),
+  };
+}
+
+function extractAndExpand(dh: Uint8Array, kemContext: Uint8Array): Uint8Array {
+  const eaePrk = labeledExtract(KEM_SUITE_ID, new Uint8Array(0), 'eae_prk', dh);
+  return labeledExpand(KEM_SUITE_ID, eaePrk, 'shared_secret', kemContext, N_SECRET);
+}
+
+/** DH(sk, pk); an all-zero result (a small-order public key) must abort (RFC 9180 7.1.4). */
+function diffieHellman(privateKey: KeyObject, publicKey: Uint8Array): Uint8Array {
+  let shared: Uint8Array | undefined;
+  try {
+    shared = new Uint8Array(nodeDiffieHellman({ privateKey, publicKey: publicKeyObject(publicKey) }));
+  } catch {
+    // OpenSSL refuses an all-zero result itself ("failed during derivation").
+  }
+  if (!shared || shared.every((b) => b === 0)) throw new HpkeOpenError('the X25519 shared secret is all zeros (a small-order public key)');
+  return shared;
+}
+
+// Raw 32-byte X25519 keys as Node's KeyObjects: a private key by the fixed DER prefix of RFC 8410 (PKCS #8, OID
+// 1.3.101.110; a JWK would need the public key too), a public key as a JWK (several times faster than DER).
+const PKCS8_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
+
+function privateKeyObject(raw: Uint8Array): KeyObject {
+  checkLength(raw, 32, 'private key');
+  return createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, raw]), format: 'der', type: 'pkcs8' });
+}
+
+function publicKeyObject(raw: Uint8Array): KeyObject {
+  checkLength(raw, N_PK, 'public key');
+  return createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: Buffer.from(raw).toString('base64url') }, format: 'jwk' });
+}
+
+function rawPublicKey(key: KeyObject): Uint8Array {
+  return new Uint8Array(Buffer.from(key.export({ format: 'jwk' }).x!, 'base64url'));
+}
+
+function labeledExtract(suiteId: Uint8Array, salt: Uint8Array, label: string, ikm: Uint8Array): Uint8Array {
+  return extract(sha256, concat(bytes('HPKE-v1'), suiteId, bytes(label), ikm), salt);
+}
+
+function labeledExpand(suiteId: Uint8Array, prk: Uint8Array, label: string, info: Uint8Array, length: number): Uint8Array {
+  return expand(sha256, prk, concat(i2osp(length, 2), bytes('HPKE-v1'), suiteId, bytes(label), info), length);
+}
+
+function i2osp(value: number, length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  for (let i = length - 1, v = value; i >= 0; i--, v >>>= 8) out[i] = v & 0xff;
+  return out;
+}
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+function checkLength(value: Uint8Array, length: number, what: string): void {
+  if (value.length !== length) throw new HpkeOpenError(`the ${what} must be ${length} bytes, not ${value.length}`);
+}

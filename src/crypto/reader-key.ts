@@ -1,0 +1,58 @@
+/**
+ * A reader's X25519 private key as a person hands it to cplane: base64 of 32
+ * bytes, from an environment variable (CPLANE_SA_KEY) or from a key file that
+ * only its owner can read (mode 0600, checked on the open file, as the state
+ * key file is). Errors never quote the key.
+ */
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
+
+export type ReaderKeyErrorCode = 'READER_KEY_INVALID' | 'READER_KEY_FILE_OPEN' | 'READER_KEY_FILE_MISSING';
+
+export class ReaderKeyError extends Error {
+  override readonly name = 'ReaderKeyError';
+  constructor(
+    readonly code: ReaderKeyErrorCode,
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Decodes base64 of exactly 32 bytes; `where` names the source for the error (e.g. `CPLANE_SA_KEY`). */
+export function decodeReaderKey(text: string, where: string): Uint8Array {
+  const trimmed = text.trim();
+  const bytes = Buffer.from(trimmed, 'base64');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed) || bytes.length !== 32) {
+    throw new ReaderKeyError(
+      'READER_KEY_INVALID',
+      `${where} must be base64 of an X25519 private key of exactly 32 bytes (it decodes to ${bytes.length} bytes).`,
+      'Give the Service Account\'s private key as its dashboard (or `cplane emulator --print-fixtures`) shows it.',
+    );
+  }
+  return new Uint8Array(bytes);
+}
+
+/** Reads a private key file, refusing one that others can read. */
+export function readReaderKeyFile(path: string): Uint8Array {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    throw new ReaderKeyError('READER_KEY_FILE_MISSING', `The key file ${path} does not exist.`, 'Check the path given to --key-file.');
+  }
+  try {
+    const mode = fstatSync(fd).mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      throw new ReaderKeyError(
+        'READER_KEY_FILE_OPEN',
+        `The key file ${path} can be read by others (mode ${mode.toString(8).padStart(3, '0')}); cplane refuses a private key that others may have copied.`,
+        `Make it private with \`chmod 600 ${path}\`, and if others may have read it, rotate the Service Account's key in the dashboard.`,
+      );
+    }
+    return decodeReaderKey(readFileSync(fd, 'utf8'), `The key file ${path}`);
+  } finally {
+    closeSync(fd);
+  }
+}

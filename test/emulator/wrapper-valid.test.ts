@@ -1,0 +1,111 @@
+// "Wrapper valid" (spec: a grant needs one): over real HTTP the emulator refuses a grant or share whose wrapper
+// does not open with the recipient's key, a wrapper of an older value version, and a share to a user without a
+// key; it accepts a real wrapper, lists readers' public keys and the ids of who holds a grant, and hands a
+// Service Account the data key wrapped for it, which its private key opens.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient, type ApiClient } from '../../src/api/index.js';
+import { keyIdOf } from '../../src/crypto/data-key-wrap.js';
+import { sealRecordValue } from '../../src/crypto/record-value.js';
+import { fixtureKeyPair } from '../../src/emulator/keys.js';
+import { readSecret } from '../../src/sdk/index.js';
+import { fixtures, withEmulator } from '../helpers/emulator.js';
+import { wrapperFor } from '../helpers/readers.js';
+
+const emulator = withEmulator();
+const acme = fixtures.accounts[0]!.id;
+const project = fixtures.projects[0]!.id;
+const ciDeployer = fixtures.serviceAccounts[0]!.id;
+const globexBot = fixtures.serviceAccounts[2]!.id;
+const [ada, rex, dana] = fixtures.users.map((u) => u.id) as [string, string, string];
+const platform = fixtures.groups[0]!.id;
+const kek = randomBytes(32);
+let admin: ApiClient;
+
+beforeAll(() => {
+  admin = createClient({ baseUrl: emulator().url, token: fixtures.tokens.admin, accountId: acme, retry: { maxAttempts: 1 } });
+});
+afterAll(() => admin.close());
+
+/** A record with one value encrypted as cplane encrypts it; returns its id and data key. */
+async function newRecord(name: string, plaintext = `value of ${name}`): Promise<{ id: string; dataKey: Uint8Array }> {
+  const { value, dataKey } = sealRecordValue(kek, plaintext);
+  const { record_id: id } = await admin.call('createRecord', { body: { projectId: project, name, value } });
+  return { id, dataKey };
+}
+
+describe('readers\' keys', () => {
+  it('lists each Service Account with its fixed X25519 public key and key id', async () => {
+    const accounts = await admin.call('listServiceAccounts', { query: { accountId: acme } });
+    const ci = accounts.find((s) => s.name === 'ci-deployer')!;
+    expect(ci).toMatchObject({ status: 'active', public_key: Buffer.from(fixtureKeyPair(ciDeployer).publicKey).toString('base64') });
+    expect(ci.key_id).toBe(keyIdOf(fixtureKeyPair(ciDeployer).publicKey));
+    expect(accounts.find((s) => s.name === 'legacy-bot')).toMatchObject({ status: 'inactive', key_id: expect.stringMatching(/^x25519:[0-9a-f]{16}$/) });
+  });
+});
+
+describe('a grant or share whose wrapper does not open is refused', () => {
+  it('refuses a fake wrapper (400 invalid_wrapper) for a Service Account, a user and a group', async () => {
+    const { id } = await newRecord('fake-wrapper');
+    const fake = 'not-a-real-wrapper';
+    await expect(admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: fake } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
+    await expect(admin.call('shareRecordWithUser', { path: { id }, body: { userId: dana, wrappedDek: fake } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
+    await expect(admin.call('shareRecordWithGroup', { path: { id }, body: { groupId: platform, wrappedDek: fake } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
+    expect((await admin.call('getRecord', { path: { id } })).grants).toEqual({ user_ids: [], group_ids: [], service_account_ids: [] });
+  });
+
+  it('refuses a well-formed wrapper made for another reader, or for another record', async () => {
+    const { id } = await newRecord('other-reader');
+    const { id: other } = await newRecord('other-record');
+    // Made for globex-bot's key, posted as ci-deployer's grant: it does not open with ci-deployer's key.
+    const forGlobex = wrapperFor(id, 1, globexBot).replace(globexBot, ciDeployer);
+    await expect(admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: forGlobex } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
+    await expect(admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(other, 1, ciDeployer) } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
+    await expect(admin.call('shareRecordWithUser', { path: { id }, body: { userId: dana, wrappedDek: wrapperFor(id, 1, ada) } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
+  });
+
+  it('refuses a wrapper of an older value version (409 key_version_conflict)', async () => {
+    const { id } = await newRecord('versions');
+    await admin.call('createRecordVersion', { path: { id }, body: sealRecordValue(kek, 'second').value });
+    await expect(admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(id, 1, ciDeployer) } })).rejects.toMatchObject({ status: 409, reason: 'key_version_conflict' });
+  });
+
+  it('refuses a share to a user who has no key (400 recipient_public_key_not_found)', async () => {
+    const { id } = await newRecord('keyless');
+    await expect(admin.call('shareRecordWithUser', { path: { id }, body: { userId: rex, wrappedDek: wrapperFor(id, 1, rex) } })).rejects.toMatchObject({
+      status: 400, reason: 'recipient_public_key_not_found',
+    });
+  });
+});
+
+describe('a valid wrapper', () => {
+  it('is accepted, shows in the record\'s grants (ids only), and the Service Account decrypts the value with its key', async () => {
+    const { id, dataKey } = await newRecord('granted', 'sk_live_granted_4242');
+    await admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(id, 1, ciDeployer, dataKey) } });
+    await admin.call('shareRecordWithUser', { path: { id }, body: { userId: dana, wrappedDek: wrapperFor(id, 1, dana, dataKey) } });
+    await admin.call('shareRecordWithGroup', { path: { id }, body: { groupId: platform, wrappedDek: wrapperFor(id, 1, platform, dataKey) } });
+    const meta = await admin.call('getRecord', { path: { id } });
+    expect(meta.grants).toEqual({ user_ids: [dana], group_ids: [platform], service_account_ids: [ciDeployer] });
+
+    const sa = createClient({ baseUrl: emulator().url, token: fixtures.tokens.serviceAccount, accountId: acme, retry: { maxAttempts: 1 } });
+    try {
+      expect(await readSecret(sa, { recordId: id, privateKey: fixtureKeyPair(ciDeployer).privateKey, readerId: ciDeployer })).toBe('sk_live_granted_4242');
+      // Another reader's key does not open ci-deployer's wrapper, and says so by key id.
+      await expect(readSecret(sa, { recordId: id, privateKey: fixtureKeyPair(globexBot).privateKey })).rejects.toMatchObject({ code: 'WRAP_OTHER_KEY' });
+    } finally {
+      await sa.close();
+    }
+  });
+
+  it('is stale once the value changes: the reader is told the new version has not been wrapped for it', async () => {
+    const { id, dataKey } = await newRecord('stale');
+    await admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(id, 1, ciDeployer, dataKey) } });
+    await admin.call('createRecordVersion', { path: { id }, body: sealRecordValue(kek, 'rotated').value });
+    const sa = createClient({ baseUrl: emulator().url, token: fixtures.tokens.serviceAccount, accountId: acme, retry: { maxAttempts: 1 } });
+    try {
+      await expect(readSecret(sa, { recordId: id, privateKey: fixtureKeyPair(ciDeployer).privateKey })).rejects.toMatchObject({ code: 'WRAP_OTHER_VERSION' });
+    } finally {
+      await sa.close();
+    }
+  });
+});
