@@ -67,3 +67,8 @@ export const stateHelp = [
   ...stateFlagsHelp,
   ...variablesHelp,
 ];
+
+/** `--lock-timeout` (every command that takes the state lock). */
+export const lockOptions: OptionSpec = { 'lock-timeout': { type: 'string' } };
+
+export const lockHelp = '--lock-timeout DURATION  wait up to DURATION (e.g. 30s, 5m) while another run holds the state lock (default 0s: fail at once)';

@@ -10,6 +10,9 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { ApiClient } from '../api/client.js';
+import { loadConfig } from '../config/index.js';
+import { variablesLoadOptions } from '../session/variables-flags.js';
+import { KeyError, planMacKey, planMacMatches, resolveStateKey } from '../crypto/index.js';
 import { listAccounts } from '../providers/index.js';
 import {
   changedFiles,
@@ -20,6 +23,7 @@ import {
   relativePosix,
   stepDifferences,
   withoutCredentials,
+  withPendingResolved,
   withSavedKeys,
   type Plan,
   type PlanContext,
@@ -66,6 +70,7 @@ export async function planContext(ctx: CommandContext, workspace: Workspace, acc
  * environment, the configuration files) and returns the command context to open its workspace with.
  */
 export async function prepareSavedPlan(ctx: CommandContext, plan: SavedPlan, planPath: string, dirArgument: string | undefined): Promise<CommandContext> {
+  checkPlanMac(ctx.env, plan, planPath);
   const altered = placeholderProblems(plan);
   if (altered.length > 0) {
     throw new AbortError(
@@ -102,16 +107,53 @@ export async function prepareSavedPlan(ctx: CommandContext, plan: SavedPlan, pla
     );
   }
 
-  return { ...ctx, positionals: [configDir], values: { ...ctx.values, account: plan.account, workspace: plan.context.workspace, state: savedStateLocation(ctx, plan, planPath, configDir) } };
+  const state = await savedStateLocation(ctx, plan, planPath, configDir);
+  return { ...ctx, positionals: [configDir], values: { ...ctx.values, account: plan.account, workspace: plan.context.workspace, state } };
 }
 
-/** Where the state of a saved plan is: the plan's location; a --state or CPLANE_STATE that names the same one may add its password. */
-function savedStateLocation(ctx: CommandContext, plan: SavedPlan, planPath: string, configDir: string): string {
+/** The configuration's `state: { url }` with the plan's variables and the applying job's environment; undefined when it has none or does not load. */
+async function configuredStateUrl(ctx: CommandContext, configDir: string, variables: Record<string, string | number | boolean>): Promise<string | undefined> {
+  const loaded = await loadConfig(configDir, { ...variablesLoadOptions(ctx), savedVariables: variables }).catch(() => undefined);
+  return loaded?.desired?.stateUrl;
+}
+
+/**
+ * Refuses a plan file that is not byte for byte (as canonical JSON) the plan `cplane plan --out` saved with
+ * this state key: checked first, so an edited state URL or write never gets a connection opened for it.
+ */
+function checkPlanMac(env: NodeJS.ProcessEnv, plan: SavedPlan, planPath: string): void {
+  const refused = (why: string) =>
+    new AbortError(
+      `The saved plan ${planPath} ${why}. Nothing was applied, and no connection was opened.`,
+      `Apply only a plan made by \`cplane plan --out\` with the same state key (CPLANE_STATE_KEY, or CPLANE_PASSPHRASE, as in the planning job). ${REPLAN}`,
+    );
+  if (!plan.auth) throw refused('carries no MAC: it was made by an older cplane, or altered');
+  let key: Uint8Array;
+  try {
+    // `existing`: never create a key file here; a passphrase key is derived with the plan's (authenticated) parameters.
+    key = resolveStateKey(env, { existing: { kdf: plan.auth.kdf } }).key;
+  } catch (error) {
+    if (error instanceof KeyError) throw new AbortError(`The saved plan ${planPath} cannot be checked: ${error.message} Nothing was applied.`, error.hint);
+    throw error;
+  }
+  if (!planMacMatches(planMacKey(key), plan, plan.auth.mac)) throw refused('was changed since it was made, or made with another state key: its MAC does not match');
+}
+
+/**
+ * Where the state of a saved plan is: the plan's (authenticated) location. Its password is never in the plan:
+ * a --state or CPLANE_STATE of the applying job that names the same database gives it, or else the
+ * configuration's `state: { url }` (the files the plan was made from) read again in the applying job, so a
+ * `${env.NAME}` in it takes that variable of the applying job.
+ */
+async function savedStateLocation(ctx: CommandContext, plan: SavedPlan, planPath: string, configDir: string): Promise<string> {
   const flag = typeof ctx.values.state === 'string' ? ctx.values.state : undefined;
   const given = flag ?? (ctx.env.CPLANE_STATE || undefined);
   const recorded = plan.context.state;
   if ('url' in recorded) {
-    if (given === undefined) return recorded.url;
+    if (given === undefined) {
+      const configured = await configuredStateUrl(ctx, configDir, plan.context.variables);
+      return configured !== undefined && withoutCredentials(configured) === recorded.url ? configured : recorded.url;
+    }
     if (isStateUrl(given) && withoutCredentials(given) === recorded.url) return given;
     const shown = isStateUrl(given) ? withoutCredentials(given) : given;
     throw new AbortError(`${flag !== undefined ? '--state' : 'CPLANE_STATE'} is ${shown}, but the saved plan ${planPath} was made against the state ${recorded.url}.`, `Unset it, or make a new plan against ${shown}.`);
@@ -128,14 +170,17 @@ function savedStateLocation(ctx: CommandContext, plan: SavedPlan, planPath: stri
  * The plan to execute for a saved plan: the fresh one, with the saved Idempotency-Keys, when the saved
  * steps are exactly the fresh steps; otherwise the saved plan is refused, naming each address that differs.
  */
-export function trustedPlan(saved: SavedPlan, fresh: Plan, planPath: string): Plan {
-  const differences = stepDifferences(saved, fresh);
+export function trustedPlan(saved: SavedPlan, fresh: Plan, planPath: string, resent: { count: number; idNow: (address: string) => string | undefined }): Plan {
+  const differences = stepDifferences(withPendingResolved(saved, resent.idNow), fresh);
   if (differences.length > 0) {
     const shown = differences.slice(0, 20);
+    // Pending writes are resent before the saved plan is checked: say so, rather than claim nothing happened.
+    const done = resent.count > 0 ? `${resent.count} pending write(s) an earlier run left were resent first; none of the saved plan's steps was applied` : 'Nothing was applied';
     throw new AbortError(
-      `The saved plan ${planPath} is stale or was altered: its steps are not the ones a plan made now from the configuration and the live objects has. Nothing was applied:\n${shown.map((d) => `  - ${d}`).join('\n')}${differences.length > shown.length ? `\n  - and ${differences.length - shown.length} more` : ''}`,
+      `The saved plan ${planPath} is stale or was altered: its steps are not the ones a plan made now from the configuration and the live objects has. ${done}:\n${shown.map((d) => `  - ${d}`).join('\n')}${differences.length > shown.length ? `\n  - and ${differences.length - shown.length} more` : ''}`,
       REPLAN,
     );
   }
-  return { ...withSavedKeys(fresh, saved), context: saved.context };
+  const { auth: _auth, ...plan } = withSavedKeys(fresh, saved);
+  return { ...plan, context: saved.context };
 }

@@ -175,20 +175,29 @@ export function resolveStateKey(env: NodeJS.ProcessEnv, options: ResolveKeyOptio
 }
 
 const KEY_CHECK_LABEL = 'cplane state key check v1';
+/**
+ * The check of a state whose entries carry MACs has its own label, so the header cannot be downgraded: whoever
+ * removes `entryMacs` (to have a forged entry trusted as an old, unauthenticated one) leaves a check that no longer
+ * matches the old label, and cannot make one that does without the key.
+ */
+const KEY_CHECK_LABEL_ENTRY_MACS = 'cplane state key check v1; entries authenticated v1';
 
 /** Hex HMAC of a constant: stored in the state header to recognise the key without revealing it. */
-export function keyCheckOf(key: Uint8Array): string {
-  return createHmac('sha256', key).update(KEY_CHECK_LABEL, 'utf8').digest('hex');
+export function keyCheckOf(key: Uint8Array, entryMacs: boolean): string {
+  return createHmac('sha256', key).update(entryMacs ? KEY_CHECK_LABEL_ENTRY_MACS : KEY_CHECK_LABEL, 'utf8').digest('hex');
 }
 
-export function keyMatchesCheck(key: Uint8Array, check: string): boolean {
-  const expected = Buffer.from(keyCheckOf(key), 'hex');
+export function keyMatchesCheck(key: Uint8Array, check: string, entryMacs: boolean): boolean {
+  const expected = Buffer.from(keyCheckOf(key, entryMacs), 'hex');
   const actual = Buffer.from(check, 'hex');
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-/** Separate keys for sealing and fingerprints, so neither use of the state key can weaken the other. */
-export function deriveSubkey(key: Uint8Array, purpose: 'seal' | 'fingerprint'): Uint8Array {
+/**
+ * Separate keys for each use of the state key (sealing, fingerprints, the MACs of state entries and of saved
+ * plan files), so no use can weaken another.
+ */
+export function deriveSubkey(key: Uint8Array, purpose: 'seal' | 'fingerprint' | 'entry mac' | 'plan file mac'): Uint8Array {
   // No salt: HKDF then uses a block of zeros (RFC 5869), as it always has here.
   return new Uint8Array(hkdfSync('sha256', key, new Uint8Array(0), `cplane state ${purpose} v1`, 32));
 }

@@ -19,6 +19,8 @@ export interface AdoptOptions {
   env: NodeJS.ProcessEnv;
   /** The command line, recorded in the state lock. */
   command: string;
+  /** How long to wait for a lock another run holds (`--lock-timeout`). */
+  lockTimeoutMs: number;
 }
 
 export interface PendingAdoption {
@@ -30,7 +32,7 @@ export interface PendingAdoption {
 
 /** Takes the state's lock; a state with writes of an interrupted apply still in its journal is refused. */
 export async function beginAdoption(options: AdoptOptions): Promise<PendingAdoption> {
-  const store = await openState({ configDir: options.outDir, account: options.account, env: options.env, command: options.command, lock: true });
+  const store = await openState({ configDir: options.outDir, account: options.account, env: options.env, command: options.command, lock: true, lockTimeoutMs: options.lockTimeoutMs });
   const pending = store.data.journal.length;
   if (pending > 0) {
     await store.close();

@@ -30,6 +30,8 @@ export interface ExportOptions {
   env: NodeJS.ProcessEnv;
   /** The command line, recorded in the state lock when adopting. */
   command: string;
+  /** How long adopting waits for a state lock another run holds (`--lock-timeout`), in milliseconds. */
+  lockTimeoutMs?: number;
   /** Per-gateway reads in flight at once (default 10). */
   parallelism?: number;
 }
@@ -63,7 +65,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const model = buildModel(live, { onlyUsedCredentials: options.projectNames.length > 0 });
   const files = emitFiles(model, relative(outDir, schemaFile).split(sep).join('/'));
   // The state's lock is taken before the folder changes, so a state in use stops the export with the folder as it was.
-  const adoption = options.adopt ? await beginAdoption({ outDir, account, env: options.env, command: options.command }) : undefined;
+  const adoption = options.adopt ? await beginAdoption({ outDir, account, env: options.env, command: options.command, lockTimeoutMs: options.lockTimeoutMs ?? 0 }) : undefined;
   try {
     const { written, removed } = await writeOutputFolder(outDir, files, existing);
     const withoutValue = { count: model.adoptions.filter((a) => a.kind === recordProvider.kind).length, noun: recordProvider.config.noun };

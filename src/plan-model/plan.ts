@@ -132,4 +132,25 @@ export interface Plan {
    */
   withoutValue?: string[];
   summary: PlanSummary;
+  /**
+   * Writes an earlier apply saved in the journal and whose answer it never recorded (it was killed): an apply
+   * resends them first, with their saved keys. The plan has no step for these addresses; it shows what
+   * they will become.
+   */
+  pendingWrites?: PendingWrite[];
+  /**
+   * Set in a saved plan file only: the MAC of the whole plan under a key derived from the state key
+   * (crypto/plan-mac.ts), and the scrypt parameters when that key comes from CPLANE_PASSPHRASE.
+   */
+  auth?: { mac: string; kdf?: { name: 'scrypt'; salt: string; N: number; r: number; p: number } };
+}
+
+export interface PendingWrite {
+  address: string;
+  kind: ResourceKind;
+  operation: OperationName;
+  /** What the address becomes once the write is resent: a new object, a changed one, or none. */
+  becomes: 'created' | 'updated' | 'removed';
+  /** When the write was first saved (ISO time). */
+  savedAt: string;
 }

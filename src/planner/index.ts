@@ -6,12 +6,13 @@
  * (which reports through it) does not load the planner.
  */
 export { makePlan } from './make-plan.js';
+export { foreignPendingWrites, pendingWritesOf } from './pending-writes.js';
 export { relativeTime } from './reissue.js';
 export type { MakePlanInput, PlanState } from './context.js';
 export type { PlanProblem } from './problems.js';
 export { PlanError } from './errors.js';
 export { readPlanFile, writePlanFile, planSchemaProblems } from './plan-file.js';
-export { placeholderProblems, stepDifferences, withSavedKeys } from './plan-trust.js';
+export { placeholderProblems, stepDifferences, withPendingResolved, withSavedKeys } from './plan-trust.js';
 export { changedFiles, isStateUrl, plannedFiles, recordedStatePath, relativePosix, withoutCredentials } from './plan-context.js';
 export type * from '../plan-model/index.js';
 

@@ -23,6 +23,7 @@ import { scopeToTargets } from './targets.js';
 import { version as cplaneVersion } from '../version.js';
 import { withoutValue } from './without-value.js';
 import { writeOnlyChanges, type WriteOnlyStatus } from './write-only-values.js';
+import { pendingWritesOf } from './pending-writes.js';
 
 export async function makePlan(input: MakePlanInput): Promise<Plan> {
   const { client, desired, account, mode = 'normal', targets = [], replace = [] } = input;
@@ -45,7 +46,10 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
   const ctx: StageContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
   const planned = planDesired(ctx);
   const removals = planRemovals(ctx);
-  const steps = withMoves([...planned.steps, ...removals.steps, ...forgetSteps(refactored)], refactored, state);
+  // An address with a pending write gets no step: the resend that comes first finishes it (pending-writes.ts).
+  const pendingWrites = pendingWritesOf(input.state.data);
+  const inFlight = new Set(pendingWrites.map((w) => w.address));
+  const steps = withMoves([...planned.steps, ...removals.steps, ...forgetSteps(refactored)], refactored, state).filter((s) => !inFlight.has(s.address));
   const linked = linkDependencies({ mode, steps, desiredByAddress, state, book, removedWith: removals.removedWith });
   // Refresh reads only the kinds the configuration or the state has, so all it could not read matters.
   const unreadable = [...snapshot.unreadable, ...planned.unreadable, ...removals.unreadable];
@@ -72,5 +76,6 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     unreadable: scoped.unreadable,
     withoutValue: withoutValue(ctx, scoped.steps, targets),
     summary: summarize(scoped.steps),
+    ...(pendingWrites.length > 0 ? { pendingWrites } : {}),
   };
 }

@@ -103,6 +103,24 @@ export function stepDifferences(saved: Plan, fresh: Plan): string[] {
   return lines;
 }
 
+/**
+ * The saved plan as it reads once its pending writes were resent: a `$ref` to an address that a pending
+ * write was creating names that object's id, known now (`idNow`), as a plan made now writes it.
+ */
+export function withPendingResolved(saved: Plan, idNow: (address: string) => string | undefined): Plan {
+  const pending = new Set((saved.pendingWrites ?? []).map((w) => w.address));
+  if (pending.size === 0) return saved;
+  const resolve = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(resolve);
+    if (value === null || typeof value !== 'object') return value;
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record);
+    if (keys.length === 1 && typeof record.$ref === 'string' && pending.has(record.$ref)) return idNow(record.$ref) ?? record;
+    return Object.fromEntries(keys.map((key) => [key, resolve(record[key])]));
+  };
+  return { ...saved, steps: saved.steps.map((step) => ({ ...step, writes: step.writes.map((w) => resolve(w) as typeof w) })) };
+}
+
 /** The fresh plan's steps with the saved plan's Idempotency-Keys, so that applying one saved plan twice sends each write once. */
 export function withSavedKeys(fresh: Plan, saved: Plan): Plan {
   const keys = new Map(saved.steps.flatMap((s) => s.writes.map((w) => [w.id, w.idempotencyKey] as const)));

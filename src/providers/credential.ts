@@ -37,6 +37,7 @@ export const credentialProvider = {
   lookups: [vendors],
   relations: {},
   refreshOperations: ['listCredentials'],
+  writeOperations: ['createCredential', 'updateCredential', 'rotateCredential', 'deleteCredential'],
   readOperation: 'listCredentials',
   removeAction: 'delete',
   writeOnly: ['secret'],

@@ -70,6 +70,7 @@ export const gatewayTokenProvider = {
     goneAs: 'revoked',
   },
   refreshOperations: ['listGatewayTokens'],
+  writeOperations: ['createGatewayToken', 'renameGatewayToken', 'revokeGatewayToken'],
   readOperation: 'listGatewayTokens',
   removeAction: 'revoke',
 

@@ -88,6 +88,7 @@ export const gatewayProvider = {
   lookups: [vendors],
   relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' } },
   refreshOperations: ['listGateways'],
+  writeOperations: ['createGateway', 'updateGateway', 'updateGatewaySettings', 'attachGatewayCredential', 'detachGatewayCredential', 'deleteGateway'],
   readOperation: 'getGateway',
   removeAction: 'delete',
 

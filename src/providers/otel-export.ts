@@ -80,6 +80,7 @@ export const otelExportProvider = {
     within: { idField: 'gatewayId', attribute: 'gateway', removedWith: 'removed with' },
   },
   refreshOperations: ['getOtelExport'],
+  writeOperations: ['updateOtelExport'],
   readOperation: 'getOtelExport',
   removeAction: 'delete',
   writeOnly: ['headers.*'],

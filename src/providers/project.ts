@@ -29,6 +29,7 @@ export const projectProvider = {
   },
   relations: {},
   refreshOperations: ['listProjects'],
+  writeOperations: ['createProject', 'updateProject', 'archiveProject'],
   readOperation: 'getProject',
   removeAction: 'archive',
 

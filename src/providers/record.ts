@@ -79,6 +79,7 @@ export const recordProvider = {
   },
   relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' } },
   refreshOperations: ['listRecords'],
+  writeOperations: ['createRecord', 'createRecordVersion', 'updateRecord', 'rotateRecord', 'archiveRecord'],
   readOperation: 'getRecord',
   removeAction: 'archive',
   writeOnly: ['value'],

@@ -186,6 +186,11 @@ export interface ResourceProvider<A extends object = Attributes, L = unknown, E 
   readonly refreshOperations: OperationName[];
   /** Operation `read` sends. */
   readonly readOperation: OperationName;
+  /**
+   * Every operation the kind's writes may send. A pending write of the journal whose operation is not one of
+   * its address's kind is refused before it is resent (test/providers/write-operations.test.ts keeps this list whole).
+   */
+  readonly writeOperations: readonly OperationName[];
   /** Action that takes an address off the account when it leaves the configuration. */
   readonly removeAction: 'archive' | 'delete' | 'revoke';
   /**

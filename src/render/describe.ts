@@ -5,7 +5,7 @@
  */
 import { safeText } from '../text/safe-text.js';
 import { diffLines } from 'diff';
-import { isIncomplete, unreadableNames, type FieldChange, type Plan } from '../plan-model/index.js';
+import { isIncomplete, unreadableNames, type FieldChange, type PendingWrite, type Plan } from '../plan-model/index.js';
 
 export type { Tone } from '../plan-model/index.js';
 
@@ -73,11 +73,18 @@ export function noChangesLine(plan: Plan): string | undefined {
     return plan.drift.length === 0 ? 'No changes. Your infrastructure still matches what cplane last applied.' : undefined;
   }
   // An incomplete plan never says "No changes": what could not be read may well have some (summaryLine).
-  if (acting || isIncomplete(plan)) return undefined;
+  if (acting || isIncomplete(plan) || (plan.pendingWrites?.length ?? 0) > 0) return undefined;
   if (plan.mode === 'destroy') return 'No changes. No objects need to be destroyed.';
   const empty = plan.withoutValue?.length ?? 0;
   if (empty > 0) return `No changes to make, but ${records(empty)} ${empty === 1 ? 'has' : 'have'} no value (listed above).`;
   return 'No changes. Your infrastructure matches the configuration.';
+}
+
+/** The heading of the pending writes, and one line per write: `gateway.prod: createGateway will be resent first (then created)`. */
+export const PENDING_HEADING = 'Pending writes an earlier apply left unconfirmed (they will be resent first, with their saved keys):';
+
+export function pendingWriteLine(write: PendingWrite): string {
+  return `${write.address}: ${write.operation} will be resent first (then ${write.becomes}), saved ${write.savedAt}`;
 }
 
 /** `Payments (0f3c…)`, or the id alone when the name is not known. */

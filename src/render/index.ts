@@ -2,7 +2,7 @@
  * Renderers of a Plan: text for terminals, Markdown for pull-request
  * comments, JSON for machines. Each is a pure function of the plan.
  */
-export { renderPlanText, type TextOptions } from './text.js';
+export { renderPendingWritesText, renderPlanText, type TextOptions } from './text.js';
 export { renderPlanMarkdown } from './markdown.js';
 export { renderPlanJson } from './json.js';
 export { accountLabel, summaryLine, noChangesLine, withoutValueNote } from './describe.js';

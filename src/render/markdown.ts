@@ -5,7 +5,7 @@
  */
 import { actionWords, type Plan } from '../plan-model/index.js';
 import { codeBlock, codeSpan, markdownText, tableCell } from '../text/escape-for.js';
-import { changeLines, noChangesLine, summaryLine, withoutValueNote } from './describe.js';
+import { changeLines, noChangesLine, PENDING_HEADING, pendingWriteLine, summaryLine, withoutValueNote } from './describe.js';
 
 /** GitHub colours `+` and `-` lines of a diff block; every other change is marked `!`. */
 const diffSymbol = (symbol: string) => (symbol === '+' || symbol === '-' || symbol === ' ' ? symbol : '!');
@@ -51,6 +51,12 @@ export function renderPlanMarkdown(plan: Plan): string {
       out.push(`- ${codeSpan({ name: drift.address })}: ${what}`);
     }
     out.push('', '</details>', '');
+  }
+
+  if (plan.pendingWrites?.length) {
+    out.push(`> **${PENDING_HEADING}**`);
+    for (const write of plan.pendingWrites) out.push(`> - ${markdownText(pendingWriteLine(write))}`);
+    out.push('');
   }
 
   if (plan.unreadable.length > 0) {

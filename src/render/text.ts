@@ -4,10 +4,10 @@
  * `> import`, `-> move`, `. forget`) with its field changes, reason and notes, what could not be
  * read, the records left without a value, and the summary line. Colour is a parameter: the command decides it.
  */
-import { actionWords, localPart, type Plan, type PlanStep, type Tone } from '../plan-model/index.js';
+import { actionWords, localPart, type PendingWrite, type Plan, type PlanStep, type Tone } from '../plan-model/index.js';
 import { painter as makePainter, type Paint } from '../paint.js';
 import { safeName, safeText } from '../text/safe-text.js';
-import { accountLabel, changeLines, noChangesLine, summaryLine, withoutValueNote } from './describe.js';
+import { accountLabel, changeLines, noChangesLine, PENDING_HEADING, pendingWriteLine, summaryLine, withoutValueNote } from './describe.js';
 
 export interface TextOptions {
   color: boolean;
@@ -35,6 +35,15 @@ function renderStep(step: PlanStep, paint: Paint): string[] {
   return lines;
 }
 
+function pendingWritesLines(writes: readonly PendingWrite[], paint: Paint): string[] {
+  return [paint('warn', PENDING_HEADING), ...writes.map((write) => `  ${paint('warn', '>')} ${safeText(pendingWriteLine(write))}`)];
+}
+
+/** The pending writes an apply resends before it plans, as the plan shows them. */
+export function renderPendingWritesText(writes: readonly PendingWrite[], options: TextOptions): string {
+  return `${pendingWritesLines(writes, makePainter(options.color)).join('\n')}\n`;
+}
+
 export function renderPlanText(plan: Plan, options: TextOptions): string {
   const paint = makePainter(options.color);
   const rule = paint('dim', '─'.repeat(Math.max(20, Math.min(options.width ?? 80, 100))));
@@ -53,6 +62,8 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     }
     out.push('', rule, '');
   }
+
+  if (plan.pendingWrites?.length) out.push(...pendingWritesLines(plan.pendingWrites, paint), '');
 
   const acting = plan.steps.filter((s) => s.action !== 'no-op');
   if (plan.mode === 'refresh-only') {

@@ -19,6 +19,7 @@ import { AbortError, ConfigInvalidError } from './errors.js';
 import { variablesLoadOptions } from './variables-flags.js';
 import { isPostgresUrl } from '../state/index.js';
 import { workspaceName } from './workspace-name.js';
+import { lockTimeoutMs } from './lock-timeout.js';
 
 export interface StateLocation {
   /** Absolute configuration folder. */
@@ -99,7 +100,8 @@ export function locateStateOnly(ctx: CommandContext, dir: string | undefined): P
 
 /** Opens the state of a command that reads or repairs only the state; `dir` is its [dir] positional. */
 export async function openStateFor(ctx: CommandContext, dir: string | undefined, options: { lock: boolean; command: string }): Promise<StateStore> {
-  return openState({ ...(await locateStateOnly(ctx, dir)), env: ctx.env, command: options.command, lock: options.lock, mustExist: true });
+  const lockTimeout = options.lock ? { lockTimeoutMs: lockTimeoutMs(ctx.values) } : {};
+  return openState({ ...(await locateStateOnly(ctx, dir)), env: ctx.env, command: options.command, lock: options.lock, mustExist: true, ...lockTimeout });
 }
 
 export interface Workspace {
@@ -151,7 +153,7 @@ export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptio
   if (!account) {
     throw new AbortError('No account: CPLANE_ACCOUNT is not set and the configuration gives none.', 'Set CPLANE_ACCOUNT, pass --account ID, or add `account:` to the configuration.');
   }
-  const state = await openState({ ...location, account, env: ctx.env, command: options.command, lock: options.lock });
+  const state = await openState({ ...location, account, env: ctx.env, command: options.command, lock: options.lock, ...(options.lock ? { lockTimeoutMs: lockTimeoutMs(ctx.values) } : {}) });
   let client: ApiClient;
   try {
     client = connect(ctx, { account, settings, ...(options.onClientEvent ? { onEvent: options.onClientEvent } : {}) });

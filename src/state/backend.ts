@@ -75,6 +75,8 @@ export interface StateBackend {
   unlock(handle: LockHandle): Promise<void>;
   /** Removes the lock whose id is `id` (whoever holds it) and returns what it said. */
   forceUnlock(id: string): Promise<LockInfo>;
+  /** After `load` found no state: why, when it is more than "nothing stored yet" (a database schema without cplane's tables). */
+  absence?(): string | undefined;
   /** Ends what the backend holds open (a database's connections); a file backend has nothing to end. */
   close?(): Promise<void>;
 }

@@ -43,7 +43,8 @@ export type StateErrorCode =
   | 'STATE_UNREACHABLE'
   | 'STATE_LOCK_LOST'
   | 'STATE_LINEAGE_MISMATCH'
-  | 'STATE_SERIAL_BEHIND';
+  | 'STATE_SERIAL_BEHIND'
+  | 'STATE_ENTRY_FORGED';
 
 export class StateError extends AbortError {
   constructor(

@@ -19,6 +19,8 @@ export interface StateLocationOptions {
   /** A file path or a `postgres://` URL. */
   statePath?: string;
   workspace?: string;
+  /** How long a command that takes the lock waits while another run holds it (`--lock-timeout`); 0 by default. */
+  lockTimeoutMs?: number;
 }
 
 export interface OpenedBackend {

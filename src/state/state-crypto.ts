@@ -13,6 +13,7 @@ import { decryptRecordValue, encryptRecordValue, openDataKey, recordKek } from '
 import { openSecret, sealSecret, SealError } from '../crypto/seal.js';
 import type { SealedValue } from '../crypto/seal.js';
 import { deriveSubkey } from '../crypto/state-key.js';
+import { planMac, planMacKey } from '../crypto/plan-mac.js';
 import { StateError } from './errors.js';
 
 export interface StateCrypto {
@@ -29,6 +30,8 @@ export interface StateCrypto {
   decryptRecordValue(value: EncryptedValueT): string;
   /** The data key of a value this state encrypted, from cplane's own wrapper: what is wrapped again for each reader (crypto/data-key-wrap.ts). */
   openRecordDataKey(value: EncryptedValueT): Uint8Array;
+  /** The MAC of a saved plan file (crypto/plan-mac.ts) under this state's key. */
+  planFileMac(plan: object): string;
 }
 
 /** Which state a sealed value belongs to. */
@@ -48,10 +51,11 @@ export interface StateKeys {
   seal: Uint8Array;
   fingerprint: Uint8Array;
   record: Uint8Array;
+  planFile: Uint8Array;
 }
 
 export function stateKeys(key: Uint8Array): StateKeys {
-  return { seal: deriveSubkey(key, 'seal'), fingerprint: deriveSubkey(key, 'fingerprint'), record: recordKek(key) };
+  return { seal: deriveSubkey(key, 'seal'), fingerprint: deriveSubkey(key, 'fingerprint'), record: recordKek(key), planFile: planMacKey(key) };
 }
 
 /**
@@ -81,6 +85,7 @@ export function createStateCrypto(keys: () => StateKeys, binding: SealBinding | 
     encryptRecordValue: (plaintext) => encryptRecordValue(keys().record, plaintext),
     decryptRecordValue: (value) => decryptRecordValue(keys().record, value),
     openRecordDataKey: (value) => openDataKey(keys().record, value),
+    planFileMac: (plan) => planMac(keys().planFile, plan),
   };
 }
 

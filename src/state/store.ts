@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { relative, isAbsolute, resolve } from 'node:path';
 import { KeyError, keyCheckOf, keyFilePath, keyMatchesCheck, resolveStateKey } from '../crypto/state-key.js';
-import type { StateKey } from '../crypto/state-key.js';
+import type { KdfParams, StateKey } from '../crypto/state-key.js';
 import type { ChangeGroup, LockHandle, StateBackend, StateChange } from './backend.js';
 import { applyChanges, trackDraft } from './draft.js';
 import { changeProblems, replay } from './replay.js';
@@ -22,6 +22,7 @@ import { writeStateGitignore } from './paths.js';
 import { createStateCrypto, resealLegacy, stateKeys } from './state-crypto.js';
 import type { StateCrypto, StateKeys } from './state-crypto.js';
 import type { StateData, StateFileContents, StateHeader } from './types.js';
+import { assertAuthentic, ENTRY_MACS, entryMacKey, macChanges, macResource } from './entry-mac.js';
 
 export interface OpenStateOptions {
   /** The configuration folder; the default state path and relative --state paths start here. */
@@ -37,6 +38,8 @@ export interface OpenStateOptions {
   command: string;
   /** Take the lock: needed to call `update`. */
   lock: boolean;
+  /** How long to wait for a lock another live run holds (`--lock-timeout`), in milliseconds; 0 (the default) fails at once. */
+  lockTimeoutMs?: number;
   /** Fail with STATE_NOT_FOUND instead of starting from an empty state. */
   mustExist?: boolean;
   /** Where a note for the user goes (a stale lock taken over); standard error by default. */
@@ -53,6 +56,8 @@ export interface StateStore {
   readonly lockId: string | undefined;
   /** Fingerprints, sealing and record encryption under this state's key (found on first use when opened without the lock). */
   readonly crypto: StateCrypto;
+  /** The scrypt parameters of a key derived from CPLANE_PASSPHRASE (not secret): a saved plan records them to find the key again. */
+  readonly kdf: KdfParams | undefined;
   /**
    * Applies `mutate` to a draft and stores what it changed as one group
    * (serial + 1) before resolving. Calls that arrive while a group is being
@@ -99,7 +104,15 @@ function resolveKey(options: OpenStateOptions, existing: StateHeader | undefined
 }
 
 function checkKey(key: StateKey, header: StateHeader, path: string): void {
-  if (keyMatchesCheck(key.key, header.keyCheck)) return;
+  const entryMacs = header.entryMacs === ENTRY_MACS;
+  if (keyMatchesCheck(key.key, header.keyCheck, entryMacs)) return;
+  if (!entryMacs && keyMatchesCheck(key.key, header.keyCheck, true)) {
+    throw new StateError(
+      'STATE_ENTRY_FORGED',
+      `The state ${path} was written with authenticated entries, but its header no longer says so: someone removed the entries' MACs. Nothing was opened or written.`,
+      'Restore the state from a copy you trust (`cplane state history` lists the versions of a PostgreSQL state).',
+    );
+  }
   const used = { env: 'CPLANE_STATE_KEY', passphrase: 'CPLANE_PASSPHRASE', keyfile: `the key file ${key.keyFile ?? ''}` }[key.source];
   const expected = header.kdf ? 'a key derived from a passphrase (CPLANE_PASSPHRASE)' : 'a 32-byte key (CPLANE_STATE_KEY or a key file)';
   throw new StateError(
@@ -114,7 +127,7 @@ function describeHolder(holder: LockInfo): string {
 }
 
 /** Takes the lock; a stale one (its holder was a process on this host that no longer runs) is taken over with a note. */
-async function takeLock(backend: StateBackend, info: LockInfo, notice: (message: string) => void): Promise<LockHandle> {
+async function takeLockNow(backend: StateBackend, info: LockInfo, notice: (message: string) => void): Promise<LockHandle> {
   try {
     return await backend.lock(info);
   } catch (error) {
@@ -124,6 +137,27 @@ async function takeLock(backend: StateBackend, info: LockInfo, notice: (message:
     const handle = await backend.lock(info);
     notice(`Took over the state lock of ${backend.location}: its holder (${describeHolder(error.holder)}) is no longer running.`);
     return handle;
+  }
+}
+
+/** Polling interval while waiting for the lock: short at first, then at most every 2 s. */
+const LOCK_POLL_MS = [100, 250, 500, 1000, 2000];
+
+/**
+ * Takes the lock, waiting up to `timeoutMs` while another run holds it (as Terraform's -lock-timeout),
+ * with one note saying who is waited for; then fails naming the holder, as without a timeout.
+ */
+export async function takeLock(backend: StateBackend, info: LockInfo, notice: (message: string) => void, timeoutMs: number): Promise<LockHandle> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await takeLockNow(backend, info, notice);
+    } catch (error) {
+      if (!(error instanceof StateLockedError) || Date.now() >= deadline) throw error;
+      if (attempt === 0) notice(`Waiting up to ${Math.ceil(timeoutMs / 1000)} s for the state lock of ${backend.location}, held by ${describeHolder(error.holder)}.`);
+      const pause = Math.min(LOCK_POLL_MS[Math.min(attempt, LOCK_POLL_MS.length - 1)]!, Math.max(0, deadline - Date.now()));
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 }
 
@@ -140,7 +174,7 @@ export async function openState(options: OpenStateOptions): Promise<StateStore> 
     if (opened.inStateFolder) await writeStateGitignore(options.configDir);
     const info: LockInfo = { id: randomUUID(), pid: process.pid, host: hostname(), time: new Date().toISOString(), command: options.command };
     // A refused lock must still end the backend's connections (a database's), or the process never exits.
-    handle = await takeLock(backend, info, notice).catch(async (error: unknown) => {
+    handle = await takeLock(backend, info, notice, options.lockTimeoutMs ?? 0).catch(async (error: unknown) => {
       await backend.close?.();
       throw error;
     });
@@ -159,7 +193,7 @@ async function openLoaded(options: OpenStateOptions, backend: StateBackend, path
   if (!loaded && options.mustExist) {
     throw new StateError(
       'STATE_NOT_FOUND',
-      `There is no state at ${path}.`,
+      `There is no state at ${path}${backend.absence?.() ? `: ${backend.absence()}` : ''}.`,
       'Check --account or --state. A state is created by the first `cplane apply` for an account.',
     );
   }
@@ -187,20 +221,55 @@ async function openLoaded(options: OpenStateOptions, backend: StateBackend, path
     return key;
   };
   if (handle || !existing) findKey();
-  const header: StateHeader = existing?.header ?? { keyCheck: keyCheckOf(key!.key), ...(key!.kdf ? { kdf: key!.kdf } : {}) };
+  const header: StateHeader = existing?.header
+    ? { ...existing.header }
+    : { keyCheck: keyCheckOf(key!.key, true), ...(key!.kdf ? { kdf: key!.kdf } : {}), entryMacs: ENTRY_MACS };
   const data: StateData = replayed ? withoutHeader(replayed.contents) : emptyState(account);
   let keys: StateKeys | undefined;
   const keysOnce = () => (keys ??= stateKeys(findKey().key));
   const binding = { account: data.account, lineage: data.lineage };
+  let macKey: Uint8Array | undefined;
+  const macKeyOnce = () => (macKey ??= entryMacKey(findKey().key));
   const upgrading = data.resealFrom !== undefined;
   if (upgrading && handle) resealAll(data, keysOnce(), binding);
+  const authenticating = existing !== undefined && header.entryMacs !== ENTRY_MACS && handle !== undefined;
+  if (header.entryMacs === ENTRY_MACS) {
+    // Every entry must carry its MAC. A reader without the key shows nothing it could be misled into doing;
+    // every writer, and every reader that has the key, refuses a forged entry before anything else.
+    const macKeyIfAny = handle ? macKeyOnce() : tryKey(macKeyOnce);
+    if (macKeyIfAny) assertAuthentic(macKeyIfAny, binding, data, path);
+  } else if (authenticating) {
+    // A state written before entries were authenticated: its resources are trusted once, as its writer
+    // upgrades it; a pending write could have been added by anyone, so one is never resent unauthenticated.
+    if (data.journal.length > 0) {
+      throw new StateError(
+        'STATE_ENTRY_FORGED',
+        `The state ${path} was written by an older cplane and holds ${data.journal.length} pending write(s) that cannot be authenticated: ${data.journal.map((e) => `${e.operation} of ${e.address}`).join('; ')}. Nothing was sent or written.`,
+        'Finish them with the cplane version that saved them (`cplane apply`), then run this one; or restore the state from a copy without pending writes.',
+      );
+    }
+    for (const [address, resource] of Object.entries(data.resources)) data.resources[address] = macResource(macKeyOnce(), binding, address, resource);
+    header.entryMacs = ENTRY_MACS;
+    header.keyCheck = keyCheckOf(findKey().key, true);
+  }
   // A reader of a format-1 state opens its values the old way; it never stores any.
   const crypto = createStateCrypto(keysOnce, upgrading && !handle ? 'address-only' : binding, (address) => data.resources[address]?.fingerprintAddress ?? address);
-  const store = new BackendStateStore(backend, path, handle, header, data, replayed?.changes ?? 0, crypto, options.env, noticeOf(options));
+  const authenticate = (changes: StateChange[]) => macChanges(macKeyOnce(), binding, changes);
+  const store = new BackendStateStore(backend, path, handle, header, data, replayed?.changes ?? 0, crypto, authenticate, options.env, noticeOf(options));
   // Written at once so the passphrase salt, and thus every fingerprint made from now on, is fixed from the first use;
   // and an upgraded state at once in its new format.
-  if ((!existing || upgrading) && handle) await backend.compact({ ...data, header });
+  if ((!existing || upgrading || authenticating) && handle) await backend.compact({ ...data, header });
   return store;
+}
+
+/** The key from `find`, or undefined when a reader has none (or a wrong one): then it reads without authenticating. */
+function tryKey(find: () => Uint8Array): Uint8Array | undefined {
+  try {
+    return find();
+  } catch (error) {
+    if (error instanceof StateError && error.code.startsWith('STATE_KEY_')) return undefined;
+    throw error;
+  }
 }
 
 interface Pending {
@@ -229,6 +298,8 @@ class BackendStateStore implements StateStore {
     /** Changes recorded since the snapshot, i.e. in the log. */
     private sinceFold: number,
     readonly crypto: StateCrypto,
+    /** Adds its MAC to every entry a change writes. */
+    private readonly authenticate: (changes: StateChange[]) => StateChange[],
     env: NodeJS.ProcessEnv,
     private readonly notice: (message: string) => void,
   ) {
@@ -246,6 +317,10 @@ class BackendStateStore implements StateStore {
 
   get lockId(): string | undefined {
     return this.handle?.id;
+  }
+
+  get kdf(): KdfParams | undefined {
+    return this.header.kdf;
   }
 
   update(mutate: (draft: StateData) => void): Promise<void> {
@@ -274,7 +349,7 @@ class BackendStateStore implements StateStore {
         try {
           const tracked = trackDraft(this.current);
           item.mutate(tracked.draft);
-          const mine = tracked.changes();
+          const mine = this.authenticate(tracked.changes());
           const problems = mine.flatMap(changeProblems);
           if (problems.length > 0) throw new Error(`cplane tried to store a state change that breaks its schema: ${problems.join('; ')}`);
           undos.push(applyChanges(this.current, mine));
@@ -345,14 +420,14 @@ class BackendStateStore implements StateStore {
   }
 }
 
-/** The migration from state format 1: every sealed value and sealed journal body is bound to account and lineage too. */
+/**
+ * The migration from state format 1: every sealed value is bound to account and lineage too. (A format-1
+ * state's pending writes are never resent: they carry no MAC, so the store refuses them first.)
+ */
 function resealAll(data: StateData, keys: StateKeys, binding: { account: string; lineage: string }): void {
   for (const [address, resource] of Object.entries(data.resources)) {
     if (!resource.sealed) continue;
     resource.sealed = Object.fromEntries(Object.entries(resource.sealed).map(([name, sealed]) => [name, resealLegacy(keys, binding, address, 'value', sealed)]));
   }
-  data.journal = data.journal.map((entry) =>
-    entry.body && 'sealed' in entry.body ? { ...entry, body: { sealed: resealLegacy(keys, binding, entry.address, 'body', entry.body.sealed) } } : entry,
-  );
   delete data.resealFrom;
 }

@@ -10,6 +10,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { hostname } from 'node:os';
 import type { LockHandle, StateBackend } from './backend.js';
 import { StateError } from './errors.js';
+import { takeLock } from './store.js';
 import type { StateFileContents } from './file-format.js';
 import { openBackend } from './open-backend.js';
 import type { OpenedBackend, StateLocationOptions } from './open-backend.js';
@@ -31,8 +32,9 @@ async function withBackend<T>(options: StateLocationOptions, work: (opened: Open
   }
 }
 
-async function withLock<T>(opened: OpenedBackend, command: string, work: () => Promise<T>): Promise<T> {
-  const handle: LockHandle = await opened.backend.lock({ id: randomUUID(), pid: process.pid, host: hostname(), time: new Date().toISOString(), command });
+async function withLock<T>(opened: OpenedBackend, command: string, work: () => Promise<T>, timeoutMs = 0): Promise<T> {
+  const info = { id: randomUUID(), pid: process.pid, host: hostname(), time: new Date().toISOString(), command };
+  const handle: LockHandle = await takeLock(opened.backend, info, (message) => process.stderr.write(`Note: ${message}\n`), timeoutMs);
   try {
     return await work();
   } finally {
@@ -44,7 +46,7 @@ async function withLock<T>(opened: OpenedBackend, command: string, work: () => P
 export function pullState(options: StateLocationOptions): Promise<{ location: string; contents: StateFileContents }> {
   return withBackend(options, async ({ backend, location }) => {
     const contents = await current(backend);
-    if (!contents) throw new StateError('STATE_NOT_FOUND', `There is no state at ${location}.`, 'Check --state, --account and --workspace.');
+    if (!contents) throw new StateError('STATE_NOT_FOUND', `There is no state at ${location}${backend.absence?.() ? `: ${backend.absence()}` : ''}.`, 'Check --state, --account and --workspace.');
     return { location, contents };
   });
 }
@@ -85,7 +87,7 @@ async function writeWhole(opened: OpenedBackend, contents: StateFileContents, co
 }
 
 export function pushState(options: StateLocationOptions, contents: StateFileContents, command: string): Promise<{ location: string; outcome: WriteOutcome }> {
-  return withBackend(options, (opened) => withLock(opened, command, async () => ({ location: opened.location, outcome: await writeWhole(opened, contents, command) })));
+  return withBackend(options, (opened) => withLock(opened, command, async () => ({ location: opened.location, outcome: await writeWhole(opened, contents, command) }), options.lockTimeoutMs));
 }
 
 /** Copies the state at `from` to `to` (a file or a URL), both locked meanwhile. The source is left as it was. */
@@ -95,9 +97,9 @@ export function migrateState(from: StateLocationOptions, to: StateLocationOption
       const contents = await current(source.backend);
       if (!contents) throw new StateError('STATE_NOT_FOUND', `There is no state at ${source.location} to migrate.`, 'Check --state, --account and --workspace.');
       return withBackend({ ...to, account: contents.account }, (target) =>
-        withLock(target, command, async () => ({ from: source.location, to: target.location, contents, outcome: await writeWhole(target, contents, command) })),
+        withLock(target, command, async () => ({ from: source.location, to: target.location, contents, outcome: await writeWhole(target, contents, command) }), to.lockTimeoutMs),
       );
-    }),
+    }, from.lockTimeoutMs),
   );
 }
 

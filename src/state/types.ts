@@ -35,6 +35,8 @@ export interface ResourceState {
   sealed?: Record<string, SealedValue>;
   createdAt: string;
   updatedAt: string;
+  /** HMAC-SHA256 (hex) of the entry under a key derived from the state key (entry-mac.ts); added by the store. */
+  mac?: string;
 }
 
 export interface JournalEntry {
@@ -59,6 +61,8 @@ export interface JournalEntry {
   kind?: ResourceKind;
   /** Non-secret inputs of the step, recorded with the result when this write is the step's last. */
   inputs?: Record<string, unknown>;
+  /** HMAC-SHA256 (hex) of the entry under a key derived from the state key (entry-mac.ts); added by the store. */
+  mac?: string;
 }
 
 export interface StateData {
@@ -80,6 +84,8 @@ export interface StateHeader {
   keyCheck: string;
   /** Set when the key is derived from CPLANE_PASSPHRASE. */
   kdf?: KdfParams;
+  /** `v1` once every entry carries a MAC (entry-mac.ts); a state written before has none until its next writer adds them. */
+  entryMacs?: 'v1';
 }
 
 /** A whole state as stored: the data plus the header that recognises the key. */

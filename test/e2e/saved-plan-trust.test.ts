@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import type { Plan } from '../../src/planner/index.js';
+import { planMac, planMacKey } from '../../src/crypto/index.js';
 import { smallConfig, world, type CliResult, type World } from './helpers.js';
 
 let w: World;
@@ -21,12 +22,16 @@ beforeAll(async () => {
 });
 afterAll(async () => w.close());
 
-/** Makes a fresh plan file and returns it edited by `edit`. */
-async function editedPlan(name: string, edit: (plan: Plan) => void): Promise<string> {
+/**
+ * Makes a fresh plan file and returns it edited by `edit`. With `remac` the edit is made by someone who holds the
+ * state key (the file's MAC is made again), so the checks behind the MAC are what refuses it.
+ */
+async function editedPlan(name: string, edit: (plan: Plan) => void, options: { remac?: boolean } = { remac: true }): Promise<string> {
   const path = join(w.dir, '..', name);
   expect((await cli(['plan', w.dir, '--out', path])).code).toBe(0);
   const plan = JSON.parse(readFileSync(path, 'utf8')) as Plan;
   edit(plan);
+  if (options.remac) plan.auth = { mac: planMac(planMacKey(Buffer.from(w.env.CPLANE_STATE_KEY!, 'base64')), plan) };
   writeFileSync(path, JSON.stringify(plan));
   return path;
 }
@@ -34,6 +39,24 @@ async function editedPlan(name: string, edit: (plan: Plan) => void): Promise<str
 const stepOf = (plan: Plan, address: string) => plan.steps.find((s) => s.address === address)!;
 
 describe('apply of an altered plan file', () => {
+  it('refuses any edit by someone without the state key (here the state location) before opening any connection', async () => {
+    const elsewhere = join(w.dir, '..', 'elsewhere.json');
+    const path = await editedPlan('location.plan.json', (plan) => void (plan.context!.state = { path: elsewhere }), { remac: false });
+    const before = w.emulator.stats().requests;
+    const run = await cli(['apply', path]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`Error: The saved plan ${path} was changed since it was made, or made with another state key: its MAC does not match. Nothing was applied, and no connection was opened.`);
+    expect(w.emulator.stats().requests).toBe(before);
+    expect(existsSync(elsewhere)).toBe(false);
+  });
+
+  it('refuses a plan file made with another state key', async () => {
+    const path = await editedPlan('other-key.plan.json', () => undefined, { remac: false });
+    const run = await cli(['apply', path], { CPLANE_STATE_KEY: Buffer.alloc(32, 7).toString('base64') });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('its MAC does not match');
+  });
+
   it('refuses a $secret placeholder in a field that is not write-only, reading CPLANE_TOKEN, before sending any request', async () => {
     const path = await editedPlan('token.plan.json', (plan) => {
       const step = stepOf(plan, 'project.shop');

@@ -12,8 +12,15 @@ export interface TestDatabase {
   name: string;
 }
 
+/** The run's server URL, or the one reason it has none (set by the global setup when the server did not start). */
+export function serverUrl(): string {
+  const startError = inject('postgresStartError');
+  if (startError) throw new Error(startError);
+  return inject('postgresUrl');
+}
+
 async function asAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: inject('postgresUrl') });
+  const client = new pg.Client({ connectionString: serverUrl() });
   await client.connect();
   try {
     return await work(client);
@@ -28,7 +35,7 @@ export function withDatabase(): () => TestDatabase {
   beforeAll(async () => {
     const name = `cplane_test_${randomBytes(6).toString('hex')}`;
     await asAdmin((client) => client.query(`CREATE DATABASE ${name}`));
-    const url = new URL(inject('postgresUrl'));
+    const url = new URL(serverUrl());
     url.pathname = `/${name}`;
     database = { url: url.toString(), name };
   });

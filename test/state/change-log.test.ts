@@ -107,8 +107,8 @@ describe('the change log', () => {
     const [header, ...rest] = readFileSync(`${path}.log`, 'utf8').split('\n');
     const sha256 = createHash('sha256').update(broken).digest('hex');
     writeFileSync(`${path}.log`, [JSON.stringify({ ...(JSON.parse(header!) as object), sha256 }), ...rest].join('\n'));
-    const trusted = await openState({ ...options, lock: false });
-    expect(Object.keys(trusted.data.resources)).toEqual(['project.x']);
+    // The schema check is skipped; the entry's missing MAC is still caught.
+    expect(await codeOf(openState({ ...options, lock: false }))).toBe('STATE_ENTRY_FORGED');
   });
 
   it('follows a symlinked state.json: the link stays a link and its target is updated', async () => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ResourceState } from '../../src/state/index.js';
+import { entryMacKey, macResource } from '../../src/state/entry-mac.js';
 import { builtCli } from '../helpers/built-cli.js';
 
 export interface Sandbox {
@@ -55,4 +56,9 @@ export function runCplane(args: string[], cwd: string, env: NodeJS.ProcessEnv): 
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
     });
   });
+}
+
+/** A resource entry with the MAC the store would give it in the state of `binding`, under the base64 state `key`. */
+export function authenticResource(key: string, binding: { account: string; lineage: string }, address: string, entry: ResourceState): ResourceState {
+  return macResource(entryMacKey(Buffer.from(key, 'base64')), binding, address, entry);
 }

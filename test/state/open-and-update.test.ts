@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { deriveSubkey, sealSecret } from '../../src/crypto/index.js';
+import { deriveSubkey, keyCheckOf, sealSecret } from '../../src/crypto/index.js';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openState, StateError } from '../../src/state/index.js';
-import type { SealedValue, StateError as StateErrorType } from '../../src/state/index.js';
+import type { StateError as StateErrorType } from '../../src/state/index.js';
 import { makeSandbox, newKey, resource } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 
@@ -210,12 +210,13 @@ describe('sealed values are bound to account, lineage and address', () => {
     const doc = JSON.parse(readFileSync(store.path, 'utf8')) as Record<string, unknown>;
     const sealKey = deriveSubkey(Buffer.from(key, 'base64'), 'seal');
     const legacy = sealSecret(sealKey, 'gwt_old_plaintext', 'gateway_token.prod/ci');
-    const legacyBody = sealSecret(sealKey, '{"secret":"sk"}', 'journal:credential.openai');
+    // A format-1 state predates entry MACs: its header has only the key check.
     const v1 = {
       ...doc,
+      header: { keyCheck: keyCheckOf(Buffer.from(key, 'base64'), false) },
       version: 1,
       resources: { 'gateway_token.prod/ci': { ...resource('gateway_token', 'tok_1'), sealed: { plaintext: legacy } } },
-      journal: [{ id: 'e1', address: 'credential.openai', stepId: 's', operation: 'rotateCredential', pathParams: {}, idempotencyKey: 'k', body: { sealed: legacyBody }, createdAt: '2025-01-02T03:04:05.000Z' }],
+      journal: [],
     };
     writeFileSync(store.path, JSON.stringify(v1));
     rmSync(`${store.path}.log`);
@@ -233,9 +234,50 @@ describe('sealed values are bound to account, lineage and address', () => {
     expect(migrated.resources['gateway_token.prod/ci']!.sealed.plaintext.data).not.toBe(legacy.data);
     const after = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: false });
     expect(after.crypto.open('gateway_token.prod/ci', after.data.resources['gateway_token.prod/ci']!.sealed!.plaintext!)).toBe('gwt_old_plaintext');
-    const body = after.data.journal[0]!.body as { sealed: SealedValue };
-    expect(after.crypto.openBody('credential.openai', body.sealed)).toBe('{"secret":"sk"}');
     // The old binding no longer opens anything in a format-2 state.
     expect(() => after.crypto.open('gateway_token.prod/ci', legacy)).toThrow(/does not open/);
+    // Its writer gave every entry a MAC.
+    expect(after.data.resources['gateway_token.prod/ci']!.mac).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('a state from before entry MACs with pending writes is refused, naming them: anyone could have added them', async () => {
+    const key = newKey();
+    const env = { ...box.env, CPLANE_STATE_KEY: key };
+    const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
+    await store.close();
+    const doc = JSON.parse(readFileSync(store.path, 'utf8')) as Record<string, unknown>;
+    const legacy = {
+      ...doc,
+      header: { keyCheck: keyCheckOf(Buffer.from(key, 'base64'), false) },
+      journal: [{ id: 'e1', address: 'record.payments/stripe-key', stepId: 's', operation: 'deleteGateway', pathParams: { id: 'gw_x' }, idempotencyKey: 'k', body: null, createdAt: new Date().toISOString() }],
+    };
+    writeFileSync(store.path, JSON.stringify(legacy));
+    rmSync(`${store.path}.log`);
+    const refused = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StateError);
+    expect((refused as StateError).code).toBe('STATE_ENTRY_FORGED');
+    expect((refused as StateError).message).toContain('deleteGateway of record.payments/stripe-key');
+    expect(JSON.parse(readFileSync(store.path, 'utf8'))).toEqual(legacy);
+  });
+
+  it('an authenticated state stripped of its MACs (to pass a forged entry off as an old one) is refused', async () => {
+    const key = newKey();
+    const env = { ...box.env, CPLANE_STATE_KEY: key };
+    const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
+    await store.close();
+    const doc = JSON.parse(readFileSync(store.path, 'utf8')) as Record<string, unknown>;
+    const stripped = {
+      ...doc,
+      header: { keyCheck: (doc.header as { keyCheck: string }).keyCheck },
+      resources: { 'gateway_token.prod/ci': resource('gateway_token', 'tok_not_ours') },
+      journal: [],
+    };
+    writeFileSync(store.path, JSON.stringify(stripped));
+    rmSync(`${store.path}.log`);
+    const refused = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(StateError);
+    expect((refused as StateError).code).toBe('STATE_ENTRY_FORGED');
+    expect((refused as StateError).message).toContain("someone removed the entries' MACs");
+    expect(JSON.parse(readFileSync(store.path, 'utf8'))).toEqual(stripped);
   });
 });

@@ -9,9 +9,9 @@ import { resolve } from 'node:path';
 import { identityOf, type ClientEvent } from '../../api/client.js';
 import { applyPlan, forwardClientEvents, resendJournal, stateKeyRing, type ApplyEvent, type ApplyResult } from '../../applier/index.js';
 import { resolveSecret } from '../../config/index.js';
-import { makePlan, placeholderProblems, readPlanFile } from '../../planner/index.js';
+import { foreignPendingWrites, makePlan, pendingWritesOf, placeholderProblems, readPlanFile } from '../../planner/index.js';
 import { hasChanges, type Plan } from '../../plan-model/index.js';
-import { accountLabel, renderPlanMarkdown, renderPlanText, withoutValueNote } from '../../render/index.js';
+import { accountLabel, renderPendingWritesText, renderPlanMarkdown, renderPlanText, withoutValueNote } from '../../render/index.js';
 import { safeText } from '../../text/safe-text.js';
 import { eventLine } from '../../ui/plain-lines.js';
 import { summaryLines } from '../../ui/summary-text.js';
@@ -107,6 +107,17 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
   });
   const { state, client } = workspace;
   try {
+    // The store authenticated every entry; one its address's kind never sends is refused all the same.
+    const foreign = foreignPendingWrites(state.data);
+    if (foreign.length > 0) {
+      throw new AbortError(
+        `The journal of ${state.path} holds ${foreign.length} pending write(s) that their address's kind never sends: ${foreign.join('; ')}. Nothing was sent.`,
+        'Restore the state from a copy you trust, then run the command again.',
+      );
+    }
+    // Shown before they are resent, and so before any approval is asked (their own lines follow).
+    const pending = pendingWritesOf(state.data);
+    if (pending.length > 0 && !json) ctx.stdout.write(renderPendingWritesText(pending, { color: interactive && !ctx.env.NO_COLOR }));
     const recovery = await resendJournal({ state, client, onEvent });
     const unconfirmed = recovery.failed.filter((f) => f.kept);
     if (unconfirmed.length > 0) {
@@ -135,7 +146,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
         if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: false, withoutValue: fresh.withoutValue ?? [] })}\n`);
         return 0;
       }
-      plan = { ...trustedPlan(saved, fresh, planPath!), context: plan.context };
+      plan = { ...trustedPlan(saved, fresh, planPath!, { count: recovery.resent, idNow: (address) => state.data.resources[address]?.id }), context: plan.context };
     }
     // Every plan made here comes from the configuration; this only guards against a bug that would send a secret elsewhere.
     const misplaced = placeholderProblems(plan);

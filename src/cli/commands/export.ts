@@ -4,6 +4,7 @@
  * management (--adopt). Prints what was written, what was skipped and which
  * environment variables the folder needs at apply.
  */
+import { lockTimeoutMs } from '../../session/lock-timeout.js';
 import { resolve } from 'node:path';
 import { createClient } from '../../api/client.js';
 import { NetworkError } from '../../api/errors.js';
@@ -32,6 +33,7 @@ export const exportCommand: CommandModule = {
       env: ctx.env,
       parallelism: settings.parallelism,
       command: `cplane export --out ${out}${ctx.values.adopt ? ' --adopt' : ''}`,
+      lockTimeoutMs: lockTimeoutMs(ctx.values),
     }).catch((error: unknown) => {
       // No answer from the API is the user's network or address, not a bug in cplane.
       if (error instanceof NetworkError) throw new AbortError(error.message);

@@ -12,10 +12,11 @@
  *   command from loading Ink, the emulator, TypeBox and the rest (bench/startup.mjs measures it).
  */
 import type { Command, OptionSpec } from '../command.js';
-import { connectionHelp, connectionOptions, githubHelp, githubOptions, stateHelp, stateOptions, variablesHelp, variablesOptions, workspaceHelp, workspaceOptions } from '../flags.js';
+import { connectionHelp, connectionOptions, githubHelp, githubOptions, lockHelp, lockOptions, stateHelp, stateOptions, variablesHelp, variablesOptions, workspaceHelp, workspaceOptions } from '../flags.js';
 
 const applyOptions: OptionSpec = {
   ...workspaceOptions,
+  ...lockOptions,
   'auto-approve': { type: 'boolean' },
   target: { type: 'string', multiple: true },
   json: { type: 'boolean' },
@@ -32,6 +33,7 @@ const applyHelp = [
   '--target ADDRESS    limit the run to ADDRESS and what it depends on (repeatable)',
   '--json              one JSON object per event (NDJSON); never prompts',
   '--no-input          never prompt; plain lines instead of the interactive view',
+  lockHelp,
   githubHelp,
   ...workspaceHelp,
 ];
@@ -119,10 +121,12 @@ export const commands: Command[] = [
       '--out DIR           folder to write (default ./export); created when missing',
       '--adopt             also record the objects in the state of this account, so `cplane plan` there shows no changes',
       '--force             write into a folder that export did not write (its YAML files are replaced)',
+      lockHelp,
       ...connectionHelp,
     ],
     options: {
       ...connectionOptions,
+      ...lockOptions,
       project: { type: 'string', multiple: true },
       out: { type: 'string' },
       adopt: { type: 'boolean' },
@@ -150,16 +154,16 @@ export const commands: Command[] = [
     name: ['state', 'rm'],
     summary: 'Forget an address: cplane stops managing it; the remote object is not touched',
     usage: `state rm ADDRESS ${stateArgs}`,
-    help: stateHelp,
-    options: stateOptions,
+    help: [...stateHelp, lockHelp],
+    options: { ...stateOptions, ...lockOptions },
     load: async () => (await import('./state.js')).stateRmCommand,
   },
   {
     name: ['state', 'mv'],
     summary: 'Rename an address in the state, keeping its remote object',
     usage: `state mv FROM TO ${stateArgs}`,
-    help: stateHelp,
-    options: stateOptions,
+    help: [...stateHelp, lockHelp],
+    options: { ...stateOptions, ...lockOptions },
     load: async () => (await import('./state.js')).stateMvCommand,
   },
   {
@@ -182,16 +186,16 @@ export const commands: Command[] = [
     name: ['state', 'push'],
     summary: 'Replace the state with a state file of the same lineage and a newer serial',
     usage: `state push FILE ${stateArgs}`,
-    help: ['FILE                a state file, e.g. from `cplane state pull`', ...stateHelp],
-    options: stateOptions,
+    help: ['FILE                a state file, e.g. from `cplane state pull`', ...stateHelp, lockHelp],
+    options: { ...stateOptions, ...lockOptions },
     load: async () => (await import('./state-transfer.js')).statePushCommand,
   },
   {
     name: ['state', 'migrate'],
     summary: 'Copy the state to another location: a local file to PostgreSQL, or back',
     usage: `state migrate --to PATH|URL ${stateArgs}`,
-    help: ['--to PATH|URL       where to copy the state: a postgres:// URL or a state file path (same account and workspace)', ...stateHelp],
-    options: { ...stateOptions, to: { type: 'string' } },
+    help: ['--to PATH|URL       where to copy the state: a postgres:// URL or a state file path (same account and workspace)', ...stateHelp, lockHelp],
+    options: { ...stateOptions, ...lockOptions, to: { type: 'string' } },
     load: async () => (await import('./state-transfer.js')).stateMigrateCommand,
   },
   {

@@ -53,7 +53,9 @@ export const planCommand: CommandModule = {
       const plan = { ...made[0], context: await planContext(ctx, workspace, made[1]) };
       const planFile = typeof values.out === 'string' ? resolve(ctx.cwd, values.out) : undefined;
       if (planFile) {
-        await writePlanFile(planFile, plan);
+        // The whole file is authenticated, so the applying job refuses any edit before it connects anywhere.
+        const kdf = workspace.state.kdf;
+        await writePlanFile(planFile, { ...plan, auth: { mac: workspace.state.crypto.planFileMac(plan), ...(kdf ? { kdf } : {}) } });
         if (!values.json && !values.markdown) ctx.stderr.write(`Saved the plan to ${planFile}; apply exactly this plan with \`cplane apply ${String(values.out)}\`.\n`);
       }
       for (const warning of weakSecretWarnings()) ctx.stderr.write(`${warning}\n`);

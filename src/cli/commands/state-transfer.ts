@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
+import { lockTimeoutMs } from '../../session/lock-timeout.js';
 import { isPostgresUrl, maskUrl, migrateState, parseStateFile, pullState, pushState, serializeStateFile, stateHistory } from '../../state/index.js';
 import { locateStateOnly } from '../../session/workspace.js';
 import { takePositionals } from './state.js';
@@ -63,7 +64,7 @@ export const statePushCommand: CommandModule = {
     });
     const contents = parseStateFile(text, file);
     const location = await locateStateOnly(ctx, dir);
-    const { location: shown, outcome } = await pushState({ ...location, account: location.account ?? contents.account }, contents, 'cplane state push');
+    const { location: shown, outcome } = await pushState({ ...location, account: location.account ?? contents.account, lockTimeoutMs: lockTimeoutMs(ctx.values) }, contents, 'cplane state push');
     ctx.stdout.write(outcome === 'unchanged' ? `The state ${shown} already holds serial ${contents.serial} of that file; nothing was written.\n` : `Pushed ${file} (serial ${contents.serial}) to ${shown}.\n`);
     return 0;
   },
@@ -76,7 +77,7 @@ export const stateMigrateCommand: CommandModule = {
     const { dir } = takePositionals(ctx, [], migrateUsage);
     const to = ctx.values.to as string | undefined;
     if (!to) throw new AbortError('state migrate needs --to: where to copy the state.', `Usage: cplane ${migrateUsage}`);
-    const from = await locateStateOnly(ctx, dir);
+    const from = { ...(await locateStateOnly(ctx, dir)), lockTimeoutMs: lockTimeoutMs(ctx.values) };
     const target = { ...from, statePath: isPostgresUrl(to) ? to : resolve(ctx.cwd, to) };
     const result = await migrateState(from, target, 'cplane state migrate');
     const count = Object.keys(result.contents.resources).length;

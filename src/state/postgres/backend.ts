@@ -21,7 +21,7 @@ import type { StateFileContents, StateHeader } from '../file-format.js';
 import type { JournalEntry, ResourceState } from '../types.js';
 import { connect, unreachable } from './connect.js';
 import { lockKeyOf, type LockKey } from './lock-key.js';
-import { migrate } from './migrations.js';
+import { migrate, schemaStatus } from './migrations.js';
 import { parsePostgresUrl, type PostgresLocation } from './url.js';
 
 export const DEFAULT_WORKSPACE = 'default';
@@ -116,6 +116,10 @@ export class PostgresBackend implements StateBackend {
   private data: pg.Client | undefined;
   private lockSession: { client: pg.Client; handle: LockHandle; lost: boolean } | undefined;
   private stateId: string | undefined;
+  /** The schema holds this cplane's tables (checked or migrated on this connection). */
+  private schemaReady = false;
+  /** Why there is no state here, when the reason is more than "no row" (see `absence`). */
+  private absent: string | undefined;
 
   constructor(options: PostgresBackendOptions) {
     this.target = parsePostgresUrl(options.url);
@@ -135,6 +139,7 @@ export class PostgresBackend implements StateBackend {
   }
 
   private async readState(db: pg.Client): Promise<LoadedState | undefined> {
+    if (!(await this.readable(db))) return undefined;
     await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     try {
       const state = await this.stateRow(db);
@@ -254,7 +259,8 @@ export class PostgresBackend implements StateBackend {
   }
 
   async lock(info: LockInfo): Promise<LockHandle> {
-    await this.db();
+    // Only a writer creates or upgrades cplane's tables: every write happens under this lock.
+    await this.migrated();
     const client = await connect(this.target, 'lock');
     try {
       const { rows } = await client.query<{ ok: boolean; pid: number }>('SELECT pg_try_advisory_lock($1::bigint) AS ok, pg_backend_pid() AS pid', [this.key.key]);
@@ -301,6 +307,7 @@ export class PostgresBackend implements StateBackend {
    */
   async forceUnlockWith(id: string, options: { terminate: boolean }): Promise<LockInfo> {
     const db = await this.db();
+    if (!(await this.readable(db))) throw new StateError('STATE_NOT_LOCKED', `The state ${this.location} is not locked: ${this.absent ?? 'there is no state'}.`, 'There is nothing to unlock.');
     const holder = await this.holder(db);
     const row = holder?.row ?? (await this.lockRow(db));
     if (!holder && !row) throw new StateError('STATE_NOT_LOCKED', `The state ${this.location} is not locked.`, 'There is nothing to unlock.');
@@ -325,9 +332,15 @@ export class PostgresBackend implements StateBackend {
     return infoOf(row);
   }
 
+  /** Why `load` found no state, when it is more than "no row for this account and workspace". */
+  absence(): string | undefined {
+    return this.absent;
+  }
+
   /** Versions of this state, newest first. */
   async history(limit: number): Promise<StateVersion[]> {
     const db = await this.db();
+    if (!(await this.readable(db))) return [];
     const state = await this.stateRow(db).catch((error: unknown) => {
       throw this.failure(error);
     });
@@ -349,15 +362,39 @@ export class PostgresBackend implements StateBackend {
 
   private async db(): Promise<pg.Client> {
     if (this.data) return this.data;
-    const client = await connect(this.target, 'data');
-    try {
-      await migrate(client, this.schema);
-    } catch (error) {
-      await client.end().catch(() => undefined);
+    this.data = await connect(this.target, 'data');
+    return this.data;
+  }
+
+  /** The data connection, once the schema holds this cplane's tables (created or upgraded here: writers only). */
+  private async migrated(): Promise<pg.Client> {
+    const client = await this.db();
+    if (this.schemaReady) return client;
+    await migrate(client, this.schema).catch((error: unknown) => {
       throw unreachable(this.target, error);
-    }
-    this.data = client;
+    });
+    this.schemaReady = true;
     return client;
+  }
+
+  /**
+   * Whether a reader finds cplane's tables: false when nothing was ever written in the schema (then there is
+   * no state). A schema an older cplane made cannot be read until a writer upgrades it.
+   */
+  private async readable(db: pg.Client): Promise<boolean> {
+    if (this.schemaReady) return true;
+    const status = await schemaStatus(db, this.schema).catch((error: unknown) => {
+      throw unreachable(this.target, error);
+    });
+    if (status === 'missing') {
+      this.absent = `the schema ${this.target.schema} holds no cplane tables: nothing was ever written there (commands that only read never create them; \`cplane apply\` or \`cplane state migrate --to\` does)`;
+      return false;
+    }
+    if (status === 'older') {
+      throw new StateError('STATE_VERSION_UNKNOWN', `The cplane tables in ${this.location} were made by an older cplane; a command that only reads does not upgrade them.`, 'Run a command that writes the state (`cplane apply`) with this cplane first: it upgrades the tables.');
+    }
+    this.schemaReady = true;
+    return true;
   }
 
   private async stateRow(db: pg.Client, forUpdate = false): Promise<StateRow | undefined> {

@@ -12,6 +12,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openState, StateError, type OpenStateOptions, type ResourceState } from '../../../src/state/index.js';
 import { withDatabase } from '../../helpers/postgres.js';
+import { authenticResource } from '../../state/helpers.js';
 import { account, liveInventory, runCli, world, type CliResult, type World } from '../helpers.js';
 import { builtCli } from '../../helpers/built-cli.js';
 
@@ -265,12 +266,13 @@ describe('the CI pipeline with its state in PostgreSQL', () => {
     const store = await openState(storeOptions(true));
     const before = structuredClone(store.data);
     expect(Object.keys(before.resources)).toContain('gateway_token.main/ci');
-    // Another writer that ignores the lock (an old client, a hand-run script) saves first: serial + 1 and one row.
+    // Another writer that ignores the lock (a hand-run script that holds the state key) saves first: serial + 1 and one row.
     const otherUpdatedAt = '2030-01-01T00:00:00.000Z';
+    const otherGateway = authenticResource(jobEnv.CPLANE_STATE_KEY!, before, 'gateway.main', { ...before.resources['gateway.main']!, updatedAt: otherUpdatedAt });
     await withClient(async (client) => {
       await client.query('BEGIN');
       const { rows } = await client.query<{ id: string; serial: string }>(`UPDATE ${schema}.states SET serial = serial + 1 WHERE account = $1 RETURNING id, serial`, [account]);
-      await client.query(`UPDATE ${schema}.resources SET data = jsonb_set(data, '{updatedAt}', $2::jsonb) WHERE state_id = $1 AND address = 'gateway.main'`, [rows[0]!.id, JSON.stringify(otherUpdatedAt)]);
+      await client.query(`UPDATE ${schema}.resources SET data = $2::jsonb WHERE state_id = $1 AND address = 'gateway.main'`, [rows[0]!.id, JSON.stringify(otherGateway)]);
       await client.query(`INSERT INTO ${schema}.versions (state_id, serial, who, host, command, changes, bytes) VALUES ($1, $2, 'ops', 'laptop', 'state-fixer', 1, 0)`, [rows[0]!.id, rows[0]!.serial]);
       await client.query('COMMIT');
     });
@@ -283,7 +285,7 @@ describe('the CI pipeline with its state in PostgreSQL', () => {
 
     const reader = await openState(storeOptions(false));
     expect(reader.data.serial).toBe(before.serial + 1);
-    const expected: Record<string, ResourceState> = { ...before.resources, 'gateway.main': { ...before.resources['gateway.main']!, updatedAt: otherUpdatedAt } };
+    const expected: Record<string, ResourceState> = { ...before.resources, 'gateway.main': otherGateway };
     expect(reader.data.resources).toEqual(expected);
     expect(reader.data.journal).toEqual([]);
     await reader.close();

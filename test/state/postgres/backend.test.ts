@@ -9,7 +9,7 @@ import { openState, StateError } from '../../../src/state/index.js';
 import { PostgresBackend } from '../../../src/state/postgres/index.js';
 import { withDatabase } from '../../helpers/postgres.js';
 import { exited, firstReport, startChild } from '../child.js';
-import { makeSandbox, newKey, resource } from '../helpers.js';
+import { authenticResource, makeSandbox, newKey, resource } from '../helpers.js';
 import type { Sandbox } from '../helpers.js';
 import { dumpSchema, open, schemaUrl, storeOptions, withClient } from './helpers.js';
 
@@ -36,10 +36,11 @@ describe('writes', () => {
   it('a save racing another writer is refused by the compare-and-swap, and neither side loses what it stored', async () => {
     const store = await open(box, url, key);
     await store.update((draft) => void (draft.resources['project.a'] = resource('project', 'prj_a')));
-    // Another writer that ignores the lock (an old client, a hand-run script) stores serial 2 first.
+    // Another writer that ignores the lock (an old client, a hand-run script with the key) stores serial 2 first.
     await withClient(url, (client) => client.query(`UPDATE ${schema}.states SET serial = serial + 1`));
+    const b = authenticResource(key, store.data, 'project.b', resource('project', 'prj_b'));
     await withClient(url, (client) =>
-      client.query(`INSERT INTO ${schema}.resources (state_id, address, data) SELECT id, 'project.b', $1::jsonb FROM ${schema}.states`, [JSON.stringify(resource('project', 'prj_b'))]),
+      client.query(`INSERT INTO ${schema}.resources (state_id, address, data) SELECT id, 'project.b', $1::jsonb FROM ${schema}.states`, [JSON.stringify(b)]),
     );
     const refused = await store.update((draft) => void (draft.resources['project.c'] = resource('project', 'prj_c'))).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(StateError);

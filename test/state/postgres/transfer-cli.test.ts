@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openState, parseStateFile } from '../../../src/state/index.js';
 import { withDatabase } from '../../helpers/postgres.js';
-import { makeSandbox, newKey, resource, runCplane } from '../helpers.js';
+import { authenticResource, makeSandbox, newKey, resource, runCplane } from '../helpers.js';
 import type { Sandbox } from '../helpers.js';
 import { schemaUrl } from './helpers.js';
 
@@ -76,7 +76,9 @@ describe('cplane state migrate / history / pull / push', () => {
     writeFileSync(same, pulled.stdout);
     expect((await cplane(['state', 'push', same, '--account', 'acc_1', '--state', url])).stdout).toContain('already holds serial 1');
 
-    const edited = { ...contents, serial: contents.serial + 1, resources: { ...contents.resources, 'project.api': resource('project', 'prj_2') } };
+    // Edited by someone who holds the state key: the new entry carries its MAC.
+    const api = authenticResource(env.CPLANE_STATE_KEY!, contents, 'project.api', resource('project', 'prj_2'));
+    const edited = { ...contents, serial: contents.serial + 1, resources: { ...contents.resources, 'project.api': api } };
     const newer = join(box.root, 'newer.json');
     writeFileSync(newer, JSON.stringify(edited));
     const pushed = await cplane(['state', 'push', newer, '--account', 'acc_1', '--state', url]);
