@@ -14,9 +14,9 @@ export const layers = {
   text: [],
   generated: [],
   api: [],
-  config: [],
+  'plan-model': ['api'],
+  config: ['plan-model'],
   github: [],
-  'plan-model': ['api', 'config'],
   crypto: ['api', 'config'],
   state: ['api', 'config', 'plan-model', 'crypto'],
   providers: ['api', 'config', 'plan-model', 'crypto', 'state'],
@@ -30,8 +30,8 @@ export const layers = {
   // crypto/: the emulator checks that a grant's wrapper opens with the recipient's key (emulator/keys.ts).
   emulator: ['api', 'crypto'],
   demo: ['api', 'emulator'],
-  // What a command opens: its context, the connection, where its state is, the workspace.
-  session: ['api', 'config', 'plan-model', 'crypto', 'state'],
+  // What a command opens: its context, the connection, where its state is, the workspace (its configuration, read with the kinds' blocks).
+  session: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers'],
   // `cplane api` and `cplane mcp`: below the CLI, which hands MCP the commands it runs.
   faces: ['api', 'config', 'session'],
   // The top: every other folder.

@@ -9,8 +9,9 @@ import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createClient } from '../dist/api/index.js';
-import { applyPlan } from '../dist/applier/index.js';
-import { loadConfig, resolveSecret } from '../dist/config/index.js';
+import { applyPlan, stateKeyRing } from '../dist/applier/index.js';
+import { resolveSecret } from '../dist/config/index.js';
+import { loadConfiguration } from '../dist/providers/index.js';
 import { startEmulator, fixtures } from '../dist/emulator/index.js';
 import { makePlan } from '../dist/planner/index.js';
 import { openState } from '../dist/state/index.js';
@@ -27,14 +28,14 @@ async function run(resources, statePath) {
   const emulator = await startEmulator({ latencyMs: LATENCY_MS });
   const dir = mkdtempSync(join(tmpdir(), 'cplane-bench-'));
   writeFileSync(join(dir, 'main.yaml'), benchConfig(resources / 5));
-  const { desired, diagnostics } = await loadConfig(dir, { env, cwd: dir, account });
+  const { desired, diagnostics } = await loadConfiguration(dir, { env, cwd: dir, account });
   if (!desired) throw new Error(diagnostics.map((d) => d.summary).join('\n'));
   const state = await openState({ configDir: dir, account, env, command: 'bench', lock: true, ...(statePath ? { statePath } : {}) });
   const client = createClient({ baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: account, concurrency: PARALLELISM });
   try {
     const plan = await makePlan({ desired, state, client, account, mode: 'normal', targets: [], parallelism: PARALLELISM, env });
     const started = performance.now();
-    const result = await applyPlan({ plan, state, client, parallelism: PARALLELISM, resolveSecret: (s) => resolveSecret(s, env) });
+    const result = await applyPlan({ plan, state, client, parallelism: PARALLELISM, keyRing: stateKeyRing(state, (s) => resolveSecret(s, env)) });
     const wallMs = performance.now() - started;
     if (result.failed.length > 0) throw new Error(`${result.failed.length} steps failed: ${result.failed[0].reason}`);
     return { wallMs, serial: state.data.serial };

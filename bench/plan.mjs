@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '../dist/api/index.js';
-import { loadConfig } from '../dist/config/index.js';
+import { loadConfiguration } from '../dist/providers/index.js';
 import { fixtures } from '../dist/emulator/fixtures.js';
 import { makePlan } from '../dist/planner/index.js';
 import { openState } from '../dist/state/index.js';
@@ -170,7 +170,7 @@ async function cliPeakRssMb(dir, url) {
 
 /** Child process: plans PLAN_RUNS times, then measures the request floor; prints one JSON line. */
 async function measureInChild(dir, url) {
-  const { desired } = await loadConfig(dir, { env, cwd: dir });
+  const { desired } = await loadConfiguration(dir, { env, cwd: dir });
   const state = await openState({ configDir: dir, account, env, command: 'bench', lock: true });
   const client = createClient({ baseUrl: url, token: fixtures.tokens.admin, accountId: account, concurrency: PARALLELISM });
   let sent;
@@ -198,7 +198,7 @@ async function measure(shape) {
   const dir = mkdtempSync(join(tmpdir(), 'cplane-bench-plan-'));
   try {
     writeFileSync(join(dir, 'main.yaml'), configYaml(shape));
-    const { desired, diagnostics } = await loadConfig(dir, { env, cwd: dir });
+    const { desired, diagnostics } = await loadConfiguration(dir, { env, cwd: dir });
     if (!desired) throw new Error(`bench configuration is invalid: ${JSON.stringify(diagnostics.slice(0, 3))}`);
     const state = await openState({ configDir: dir, account, env, command: 'bench', lock: true });
     const setup = createClient({ baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: account, concurrency: 32 });

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../dist/config/index.js';
+import { loadConfiguration } from '../dist/providers/index.js';
 
 const FILES = 10;
 // Per unit: project + 4 records + credential + gateway + OTel export + 2 tokens = 10 resources.
@@ -69,7 +69,7 @@ for (const { units: UNITS, goalMs } of SIZES) {
     for (let run = 0; run < 5; run++) {
       const start = process.hrtime.bigint();
       const cpuStart = process.cpuUsage();
-      const { desired, diagnostics } = await loadConfig(dir, { env: {} });
+      const { desired, diagnostics } = await loadConfiguration(dir, { env: {} });
       times.push(Number(process.hrtime.bigint() - start) / 1e6);
       const cpu = process.cpuUsage(cpuStart);
       cpuTimes.push((cpu.user + cpu.system) / 1000);

@@ -1,9 +1,10 @@
 /* global performance */
 // One apply, run in its own process by bench/apply.mjs so its CPU time and peak RSS are the CLI's alone (the
 // emulator runs in the parent). Prints one JSON line. Usage: apply-child.js URL DIR PARALLELISM real|noop
-import { applyPlan } from '../../dist/applier/index.js';
+import { applyPlan, stateKeyRing } from '../../dist/applier/index.js';
 import { createClient } from '../../dist/api/index.js';
-import { loadConfig, resolveSecret } from '../../dist/config/index.js';
+import { resolveSecret } from '../../dist/config/index.js';
+import { loadConfiguration } from '../../dist/providers/index.js';
 import { fixtures } from '../../dist/emulator/fixtures.js';
 import { makePlan } from '../../dist/planner/index.js';
 import { openState } from '../../dist/state/index.js';
@@ -28,7 +29,7 @@ function noopBackend() {
   };
 }
 
-const { desired, diagnostics } = await loadConfig(dir, { env, cwd: dir, account });
+const { desired, diagnostics } = await loadConfiguration(dir, { env, cwd: dir, account });
 if (!desired) throw new Error(diagnostics.map((d) => d.summary).join('\n'));
 const state = await openState({ configDir: dir, account, env, command: 'bench', lock: true, ...(mode === 'noop' ? { backend: noopBackend() } : {}) });
 const client = createClient({ baseUrl: url, token: fixtures.tokens.admin, accountId: account, concurrency: parallelism });
@@ -37,7 +38,7 @@ const writes = plan.steps.reduce((n, s) => n + s.writes.length, 0);
 process.stdout.write(`${JSON.stringify({ planned: true })}\n`);
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
-const result = await applyPlan({ plan, state, client, parallelism, resolveSecret: (s) => resolveSecret(s, env) });
+const result = await applyPlan({ plan, state, client, parallelism, keyRing: stateKeyRing(state, (s) => resolveSecret(s, env)) });
 await state.close();
 const wallMs = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);

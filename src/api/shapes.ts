@@ -360,7 +360,6 @@ export type GatewayT = Static<typeof Gateway>;
 export type GatewaySettingsT = Static<typeof GatewaySettings>;
 export type OtelExportT = Static<typeof OtelExport>;
 export type GatewayTokenT = Static<typeof GatewayToken>;
-export type CreatedGatewayTokenT = Static<typeof CreatedGatewayToken>;
 export type LogEntryT = Static<typeof LogEntry>;
 export type KeyAccessRowT = Static<typeof KeyAccessRow>;
 export type ServiceAccountT = Static<typeof ServiceAccount>;

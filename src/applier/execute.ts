@@ -9,13 +9,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { ApiClient, ClientEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import type { SecretSource } from '../config/types.js';
-import type { Plan, PlanStep, PlannedWrite, Template } from '../plan-model/index.js';
+import type { SecretSource } from '../plan-model/index.js';
+import type { Plan, PlanStep, PlannedWrite } from '../plan-model/index.js';
 import { renamedEntry, type StateStore } from '../state/index.js';
 import type { JournalEntry } from '../state/types.js';
 import type { ApplyEvent, ApplyResult, StepRef } from './events.js';
 import { recordResult, saveEntry, sendEntry, settleFailure } from './journal.js';
-import { resolvePathParams, resolveTemplate, TemplateError, type TemplateContext } from './template.js';
+import { resolvePathParams, resolveTemplate, type KeyRing, type TemplateContext } from './template.js';
 
 export interface ApplyOptions {
   plan: Plan;
@@ -26,8 +26,8 @@ export interface ApplyOptions {
   /** When aborted, no new write starts; writes in flight finish and are recorded. */
   signal?: AbortSignal;
   onEvent?: (event: ApplyEvent) => void;
-  /** Reads a write-only value from its source (config's resolveSecret). */
-  resolveSecret(source: SecretSource): string | Promise<string>;
+  /** The apply-time resolvers of the placeholders that need a secret or a key (see `stateKeyRing`). */
+  keyRing: KeyRing;
   now?: () => Date;
 }
 
@@ -85,6 +85,14 @@ class ReadyQueue {
     }
     return top;
   }
+}
+
+/**
+ * The key ring of an apply: write-only values read from their sources with `readSecret` (config's
+ * resolveSecret), record values encrypted with the state's record key (crypto/record-value.ts).
+ */
+export function stateKeyRing(state: StateStore, readSecret: (source: SecretSource) => string | Promise<string>): KeyRing {
+  return { secret: readSecret, encrypt: (plaintext) => state.crypto.encryptRecordValue(plaintext) };
 }
 
 export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
@@ -228,16 +236,7 @@ async function runStep(step: PlanStep, options: ApplyOptions, interrupted: () =>
 
 async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, options: ApplyOptions): Promise<string[]> {
   const { state, client } = options;
-  const context: TemplateContext = {
-    resources: state.data.resources,
-    secret: async (field) => {
-      const source = step.secrets?.[field];
-      if (!source) throw new TemplateError(`${step.address}: the plan uses the write-only value ${field} but gives no source for it`);
-      return options.resolveSecret(source);
-    },
-    // Record values are encrypted on the client with the state's record key (crypto/record-value.ts).
-    encrypt: (plaintext) => state.crypto.encryptRecordValue(plaintext) as unknown as Template,
-  };
+  const context: TemplateContext = { resources: state.data.resources, sources: step.secrets ?? {}, address: step.address, keyRing: options.keyRing };
   const pathParams = await resolvePathParams(write.path, context);
   const resolved = write.body === undefined ? undefined : await resolveTemplate(write.body, context);
   const bytes = resolved === undefined ? undefined : JSON.stringify(resolved.value);

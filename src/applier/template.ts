@@ -1,23 +1,33 @@
 /**
- * Resolution of the placeholders in a planned write (see Template in
- * planner/types.ts) just before it is sent: `$ref` becomes another address's
- * remote id from state, `$secret` the plaintext from the step's secret source,
- * `$encrypt` that plaintext encrypted into an EncryptedValue. The plaintexts
- * used are returned by field so their fingerprints can be recorded; they are
- * never put anywhere else.
+ * Resolution of the placeholders of a planned write (plan-model/placeholder.ts) just before it is sent,
+ * with one walker: `$ref` becomes another address's remote id from state, and every placeholder that needs
+ * a secret or a key is resolved by the key ring the applier is given (after undici's interceptors: what
+ * happens at apply time is injected, not flagged). The plaintexts used are returned by field so their
+ * fingerprints can be recorded; they are never put anywhere else.
  */
 import type { ResourceState } from '../state/types.js';
-import type { Template } from '../plan-model/index.js';
+import { mapPlaceholders, type Placeholder, type SecretSource, type Template } from '../plan-model/index.js';
+
+/**
+ * The apply-time resolvers, one per placeholder that needs a secret or a key. A new placeholder is one case
+ * of `Placeholder` and one resolver here (key wrapping for a reader will be the next).
+ */
+export interface KeyRing {
+  /** `$secret` (and the plaintext `$encrypt` encrypts): a write-only value read from its source. */
+  secret(source: SecretSource): string | Promise<string>;
+  /** `$encrypt`: a record value encrypted on the client (a JSON object in the API's EncryptedValue shape). */
+  encrypt(plaintext: string): unknown;
+}
 
 export interface TemplateContext {
   resources: Record<string, ResourceState>;
-  /** Plaintext of the step's write-only FIELD, from its source. */
-  secret(field: string): Promise<string>;
-  /** Client-side encryption of a record value (a JSON object in the API's EncryptedValue shape). */
-  encrypt(plaintext: string): Template;
+  /** The step's write-only sources by field (`PlanStep.secrets`) and where the step is, for errors. */
+  sources: Record<string, SecretSource>;
+  address: string;
+  keyRing: KeyRing;
 }
 
-/** A placeholder that cannot be resolved: a missing id, or a field without a secret source. */
+/** A placeholder that cannot be resolved: a missing id, a field without a secret source, a malformed one. */
 export class TemplateError extends Error {
   override readonly name = 'TemplateError';
 }
@@ -26,17 +36,6 @@ export interface Resolved {
   value: unknown;
   /** Plaintext of each write-only field used, by field name. */
   secrets: Map<string, string>;
-}
-
-type Placeholder = { $ref: string } | { $secret: string } | { $encrypt: string };
-
-function placeholderOf(template: Template): Placeholder | undefined {
-  if (template === null || typeof template !== 'object' || Array.isArray(template)) return undefined;
-  const keys = Object.keys(template);
-  if (keys.length !== 1) return undefined;
-  const [key] = keys;
-  if ((key === '$ref' || key === '$secret' || key === '$encrypt') && typeof template[key] === 'string') return template as Placeholder;
-  return undefined;
 }
 
 /** The remote id of an address, or a TemplateError saying why there is none. */
@@ -51,27 +50,26 @@ export async function resolveTemplate(template: Template, context: TemplateConte
   const plaintext = async (field: string): Promise<string> => {
     let value = secrets.get(field);
     if (value === undefined) {
-      value = await context.secret(field);
+      const source = context.sources[field];
+      if (!source) throw new TemplateError(`${context.address}: the plan uses the write-only value ${field} but gives no source for it`);
+      value = await context.keyRing.secret(source);
       secrets.set(field, value);
     }
     return value;
   };
-  const walk = async (node: Template): Promise<unknown> => {
-    const placeholder = placeholderOf(node);
-    if (placeholder) {
-      if ('$ref' in placeholder) return idOf(context.resources, placeholder.$ref);
-      if ('$secret' in placeholder) return plaintext(placeholder.$secret);
-      return context.encrypt(await plaintext(placeholder.$encrypt));
+  const resolve = async (placeholder: Placeholder | { tag: 'malformed'; key: string }): Promise<unknown> => {
+    switch (placeholder.tag) {
+      case '$ref':
+        return idOf(context.resources, placeholder.address);
+      case '$secret':
+        return plaintext(placeholder.field);
+      case '$encrypt':
+        return context.keyRing.encrypt(await plaintext(placeholder.field));
+      case 'malformed':
+        throw new TemplateError(`${context.address}: a malformed ${placeholder.key} placeholder cannot be resolved`);
     }
-    if (Array.isArray(node)) return Promise.all(node.map(walk));
-    if (node !== null && typeof node === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(node)) out[key] = await walk(value);
-      return out;
-    }
-    return node;
   };
-  return { value: await walk(template), secrets };
+  return { value: await mapPlaceholders(template, resolve), secrets };
 }
 
 /** Path parameters: every value must resolve to a string without secrets. */

@@ -10,7 +10,7 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { ApiClient } from '../api/client.js';
-import { loadConfig } from '../config/index.js';
+import { loadConfiguration } from '../providers/index.js';
 import { variablesLoadOptions } from '../session/variables-flags.js';
 import { KeyError, planMacKey, planMacMatches, resolveStateKey } from '../crypto/index.js';
 import { listAccounts } from '../providers/index.js';
@@ -114,7 +114,7 @@ export async function prepareSavedPlan(ctx: CommandContext, plan: SavedPlan, pla
 
 /** The configuration's `state: { url }` with the plan's variables and the applying job's environment; undefined when it has none or does not load. */
 async function configuredStateUrl(ctx: CommandContext, configDir: string, variables: Record<string, string | number | boolean>): Promise<string | undefined> {
-  const loaded = await loadConfig(configDir, { ...variablesLoadOptions(ctx), savedVariables: variables }).catch(() => undefined);
+  const loaded = await loadConfiguration(configDir, { ...variablesLoadOptions(ctx), savedVariables: variables }).catch(() => undefined);
   return loaded?.desired?.stateUrl;
 }
 

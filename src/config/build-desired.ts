@@ -1,32 +1,34 @@
 /**
- * From validated, interpolated files to desired resources: defaults filled,
+ * From validated, interpolated files to desired resources, reading the kinds'
+ * configuration blocks (kind-block.ts) rather than naming kinds: defaults filled,
  * addresses made, implied dependency edges added, and everything that spans
- * files checked: duplicate addresses, references by local name, the default
- * provider, explicit `dependsOn` targets and dependency cycles.
+ * files checked: duplicate addresses, references by local name, each kind's own
+ * checks (`complete`), explicit `dependsOn` targets and dependency cycles.
  */
 import { dirname, resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
-import { pathKey, type SourceFile } from './source-file.js';
+import { positionIn, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
+import { childAddress, resourceAddress } from '../plan-model/address.js';
 import type { ConfigFile, LifecycleConfig } from './config-file.js';
-import type { AttributesByKind, DesiredResource, Lifecycle, ResourceKind, SecretSource } from './types.js';
+import type { Entry, KindBlock } from './kind-block.js';
+import type { Attributes, DesiredResource, Lifecycle, ResourceKind, SecretSource } from './types.js';
 
 export interface LoadedFile {
   file: SourceFile;
   config: ConfigFile;
 }
 
-type Path = (string | number)[];
-
 interface Declared {
   resource: DesiredResource;
+  block: KindBlock;
+  entry: Entry;
   file: SourceFile;
-  path: Path;
+  /** Offset of the entry's key (its name, or the block's key for a `single` block): where its diagnostics point. */
+  at: number;
   /** Explicit `dependsOn` entries, for positions in cycle and reference errors. */
   explicit: string[];
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function lifecycleOf(config: LifecycleConfig<string> | undefined): Lifecycle {
   return { preventDestroy: config?.preventDestroy ?? false, ignoreChanges: [...(config?.ignoreChanges ?? [])] };
@@ -38,132 +40,107 @@ function secretOf(source: SecretSource, file: SourceFile): SecretSource {
   return { env: source.env };
 }
 
-function offsetOf(file: SourceFile, path: Path, part: 'key' | 'value' = 'key'): number {
-  const position = file.positions.get(pathKey(path));
-  return (part === 'key' ? position?.key : undefined) ?? position?.value[0] ?? 0;
+/**
+ * Positions come from the nodes (source-file.ts `nodes`), never from a path looked up afterwards: a field
+ * without a position of its own (a default) points at the entry that holds it.
+ */
+function valueOffset(file: SourceFile, container: unknown, key: string | number, fallback: number): number {
+  return positionIn(file, container, key)?.value[0] ?? fallback;
 }
 
-function rangeOf(file: SourceFile, path: Path) {
-  const { line, col } = file.lines.linePos(offsetOf(file, path));
+function rangeAt(file: SourceFile, offset: number) {
+  const { line, col } = file.lines.linePos(offset);
   return { file: file.display, line, col };
 }
 
-export function buildDesired(files: LoadedFile[], sink: DiagnosticSink): DesiredResource[] {
+export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], sink: DiagnosticSink): DesiredResource[] {
   const declared = new Map<string, Declared>();
+  // Declaration order decides which of two duplicates is "first" and the order of suggestions: within an
+  // entry, the one-per-parent children come before the maps of children.
+  const childBlocks = (kind: string) => [...kinds.filter((b) => b.parent?.kind === kind && b.single), ...kinds.filter((b) => b.parent?.kind === kind && !b.single)];
 
-  function add<K extends ResourceKind>(
-    kind: K, address: string, localName: string, file: SourceFile, path: Path,
-    attributes: AttributesByKind[K], secrets: Record<string, SecretSource>,
-    lifecycle: LifecycleConfig<string> | undefined, implied: string[], explicit: string[] | undefined,
-  ): boolean {
+  function add(block: KindBlock, address: string, localName: string, parentName: string | undefined, file: SourceFile, at: number, entry: Entry, implied: string[]): boolean {
     const earlier = declared.get(address);
     if (earlier) {
-      const first = rangeOf(earlier.file, earlier.path);
-      sink.push(diagnosticAt(file, offsetOf(file, path), {
+      const first = rangeAt(earlier.file, earlier.at);
+      sink.push(diagnosticAt(file, at, {
         code: 'duplicate_address',
         summary: `Duplicate address ${address}: declared in ${first.file}:${first.line}:${first.col} and again here`,
         detail: 'Each resource may be declared once across all files of the configuration; rename or remove one of them.',
-        end: offsetOf(file, path) + localName.length,
+        end: at + localName.length,
       }));
       return false;
     }
-    const resource: DesiredResource<K> = {
-      kind, address, localName, attributes, secrets,
-      lifecycle: lifecycleOf(lifecycle),
-      dependsOn: [...new Set([...implied, ...(explicit ?? [])])],
-      source: rangeOf(file, path),
+    const attributes = block.attributes(entry, localName, parentName);
+    const references = (block.references ?? []).flatMap(({ attribute, kind }) => [attributes[attribute as keyof typeof attributes]].flat().map((name) => resourceAddress(kind, String(name))));
+    const explicit = entry.dependsOn as string[] | undefined;
+    const secrets = Object.fromEntries(Object.entries(block.secrets?.(entry) ?? {}).map(([field, source]) => [field, secretOf(source, file)]));
+    const resource: DesiredResource = {
+      kind: block.kind, address, localName, attributes: attributes as Attributes, secrets,
+      lifecycle: lifecycleOf(entry.lifecycle as LifecycleConfig<string> | undefined),
+      dependsOn: [...new Set([...implied, ...references, ...(explicit ?? [])])],
+      source: rangeAt(file, at),
     };
-    declared.set(address, { resource: resource as unknown as DesiredResource, file, path, explicit: explicit ?? [] });
+    declared.set(address, { resource, block, entry, file, at, explicit: explicit ?? [] });
     return true;
   }
 
-  for (const { file, config } of files) {
-    for (const [p, project] of Object.entries(config.projects ?? {})) {
-      const path = ['projects', p];
-      const added = add('project', `project.${p}`, p, file, path,
-        { name: project.name ?? p, description: project.description ?? '', active: project.active ?? true },
-        {}, project.lifecycle, [], project.dependsOn);
-      if (!added) continue;
-      for (const [r, record] of Object.entries(project.records ?? {})) {
-        const attributes: AttributesByKind['record'] = { project: p, name: record.name ?? r };
-        if (record.tags !== undefined) attributes.tags = [...record.tags];
-        if (record.secretDueAt !== undefined) attributes.secretDueAt = record.secretDueAt;
-        if (record.rotationIntervalDays !== undefined) attributes.rotationIntervalDays = record.rotationIntervalDays;
-        if (record.format !== undefined) attributes.format = record.format;
-        add('record', `record.${p}/${r}`, r, file, [...path, 'records', r], attributes,
-          record.value ? { value: secretOf(record.value, file) } : {}, record.lifecycle, [`project.${p}`], record.dependsOn);
-      }
-    }
-    for (const [c, credential] of Object.entries(config.credentials ?? {})) {
-      add('credential', `credential.${c}`, c, file, ['credentials', c],
-        { provider: credential.provider, label: credential.label ?? c, baseUrl: credential.baseUrl ?? null },
-        { secret: secretOf(credential.secret, file) }, credential.lifecycle, [], credential.dependsOn);
+  /** An entry and, when it was declared, what is declared inside it. */
+  /** `container[key]` is the entry: its position is kept on the container's node. */
+  function declare(block: KindBlock, address: string, localName: string, parent: { address: string; name: string } | undefined, file: SourceFile, container: object, key: string, fallback: number): void {
+    const entry = (container as Record<string, Entry>)[key]!;
+    const position = positionIn(file, container, key);
+    const at = position?.key ?? position?.value[0] ?? fallback;
+    if (!add(block, address, localName, parent?.name, file, at, entry, parent ? [parent.address] : [])) return;
+    for (const child of childBlocks(block.kind)) {
+      const value = entry[child.key] as Entry | Record<string, Entry> | undefined;
+      if (value === undefined) continue;
+      const here = { address, name: localName };
+      if (child.single) declare(child, childAddress(address, child.kind), localName, here, file, entry, child.key, at);
+      else for (const name of Object.keys(value)) declare(child, childAddress(address, child.kind, name), name, here, file, value, name, at);
     }
   }
 
-  // Gateways come second: their references need every project and credential of every file.
-  const providerOf = (c: string) => (declared.get(`credential.${c}`)?.resource.attributes as AttributesByKind['credential'] | undefined)?.provider;
-  const names = (kind: ResourceKind) => [...declared.values()].filter((d) => d.resource.kind === kind).map((d) => d.resource.localName);
-  const unknownReference = (file: SourceFile, path: Path, what: string, name: string, known: string[], owner: string) => {
-    const offset = offsetOf(file, path, 'value');
-    sink.push(diagnosticAt(file, offset, {
-      code: 'unknown_reference',
-      summary: `Unknown ${what} "${name}" in ${owner}${didYouMean(name, known)}`,
-      detail: known.length ? `Declared ${what}s: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', ...' : ''}.` : `No ${what} is declared in this configuration.`,
-      end: offset + name.length,
-    }));
-  };
-
-  for (const { file, config } of files) {
-    for (const [g, gateway] of Object.entries(config.gateways ?? {})) {
-      const path = ['gateways', g];
-      const owner = `gateway "${g}"`;
-      if (!declared.has(`project.${gateway.project}`)) unknownReference(file, [...path, 'project'], 'project', gateway.project, names('project'), owner);
-      gateway.credentials.forEach((c, i) => {
-        if (!declared.has(`credential.${c}`)) unknownReference(file, [...path, 'credentials', i], 'credential', c, names('credential'), owner);
-      });
-      const providers = gateway.credentials.map(providerOf).filter((p): p is string => p !== undefined);
-      const defaultProvider = gateway.defaultProvider ?? providers[0] ?? '';
-      if (gateway.defaultProvider !== undefined && !UUID.test(gateway.defaultProvider) && providers.length > 0 &&
-          !providers.some((p) => UUID.test(p) || p === gateway.defaultProvider)) {
-        const offset = offsetOf(file, [...path, 'defaultProvider'], 'value');
-        sink.push(diagnosticAt(file, offset, {
-          code: 'default_provider_mismatch',
-          summary: `defaultProvider "${gateway.defaultProvider}" of ${owner} is not the provider of any attached credential${didYouMean(gateway.defaultProvider, providers)}`,
-          detail: `The attached credentials are for: ${[...new Set(providers)].join(', ')}. Attach a credential of that provider, or choose one of these.`,
-          end: offset + gateway.defaultProvider.length,
-        }));
-      }
-      const attributes: AttributesByKind['gateway'] = {
-        project: gateway.project, name: gateway.name ?? g, slug: gateway.slug ?? g, defaultProvider,
-        defaultModel: gateway.defaultModel, credentials: [...gateway.credentials],
-      };
-      if (gateway.settings !== undefined) attributes.settings = structuredClone(gateway.settings);
-      const added = add('gateway', `gateway.${g}`, g, file, path, attributes, {}, gateway.lifecycle,
-        [`project.${gateway.project}`, ...gateway.credentials.map((c) => `credential.${c}`)], gateway.dependsOn);
-      if (!added) continue;
-      const otel = gateway.otelExport;
-      if (otel) {
-        const enabled = otel.enabled ?? true;
-        if (enabled && (otel.endpoint === undefined || otel.endpoint === null)) {
-          sink.push(diagnosticAt(file, offsetOf(file, [...path, 'otelExport']), {
-            code: 'missing_key',
-            summary: `Missing required key "endpoint" in the OTel export of ${owner}: an enabled export needs an endpoint`,
-            detail: 'Add endpoint: https://..., or set enabled: false.',
-          }));
-        }
-        const headers = Object.entries(otel.headers ?? {}).sort(([a], [b]) => a.localeCompare(b));
-        add('otel_export', `otel_export.${g}`, g, file, [...path, 'otelExport'],
-          { gateway: g, enabled, endpoint: otel.endpoint ?? null, exportMetrics: otel.exportMetrics ?? true, exportTraces: otel.exportTraces ?? true, headerNames: headers.map(([name]) => name) },
-          Object.fromEntries(headers.map(([name, source]) => [`headers.${name}`, secretOf(source, file)])),
-          otel.lifecycle, [`gateway.${g}`], otel.dependsOn);
-      }
-      for (const [t, token] of Object.entries(gateway.tokens ?? {})) {
-        add('gateway_token', `gateway_token.${g}/${t}`, t, file, [...path, 'tokens', t],
-          { gateway: g, name: token.name ?? t, scopes: [...token.scopes], expiresInDays: token.expiresInDays ?? null, allowedModels: [...(token.allowedModels ?? [])], rateLimitPerMin: token.rateLimitPerMin ?? null },
-          {}, token.lifecycle, [`gateway.${g}`], token.dependsOn);
+  // Kinds that refer to no other kind are declared first, file by file; then those that do.
+  const topLevel = kinds.filter((k) => !k.parent);
+  for (const pass of [topLevel.filter((k) => !k.references?.length), topLevel.filter((k) => k.references?.length)]) {
+    for (const { file, config } of files) {
+      for (const block of pass) {
+        const entries = (config as unknown as Record<string, Record<string, Entry> | undefined>)[block.key] ?? {};
+        for (const name of Object.keys(entries)) declare(block, resourceAddress(block.kind, name), name, undefined, file, entries, name, 0);
       }
     }
+  }
+
+  // References and checks that span files run once every resource of every file is declared.
+  const names = (kind: ResourceKind) => [...declared.values()].filter((d) => d.resource.kind === kind).map((d) => d.resource.localName);
+  for (const { resource, block, entry, file, at } of [...declared.values()]) {
+    const owner = `${block.noun} "${resource.localName}"`;
+    for (const { attribute, kind } of block.references ?? []) {
+      const value = entry[attribute];
+      const fieldAt = valueOffset(file, entry, attribute, at);
+      const listed: [string, number][] = Array.isArray(value) ? value.map((name, i) => [String(name), valueOffset(file, value, i, fieldAt)]) : typeof value === 'string' ? [[value, fieldAt]] : [];
+      for (const [name, offset] of listed) {
+        if (declared.has(resourceAddress(kind, name))) continue;
+        const known = names(kind);
+        sink.push(diagnosticAt(file, offset, {
+          code: 'unknown_reference',
+          summary: `Unknown ${kind} "${name}" in ${owner}${didYouMean(name, known)}`,
+          detail: known.length ? `Declared ${kind}s: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', ...' : ''}.` : `No ${kind} is declared in this configuration.`,
+          end: offset + name.length,
+        }));
+      }
+    }
+    block.complete?.({
+      attributes: resource.attributes,
+      entry,
+      owner,
+      attributesOf: (kind, localName) => declared.get(resourceAddress(kind, localName))?.resource.attributes,
+      report: (field, { underline, ...diagnostic }) => {
+        const offset = field === '' ? at : valueOffset(file, entry, field, at);
+        sink.push(diagnosticAt(file, offset, { ...diagnostic, end: underline === undefined ? undefined : offset + underline.length }));
+      },
+    });
   }
 
   checkExplicitDependencies(declared, sink);
@@ -172,10 +149,10 @@ export function buildDesired(files: LoadedFile[], sink: DiagnosticSink): Desired
 }
 
 function checkExplicitDependencies(declared: Map<string, Declared>, sink: DiagnosticSink): void {
-  for (const { resource, file, path, explicit } of declared.values()) {
+  for (const { resource, entry, file, at, explicit } of declared.values()) {
     explicit.forEach((address, i) => {
       if (declared.has(address)) return;
-      const offset = offsetOf(file, [...path, 'dependsOn', i], 'value');
+      const offset = valueOffset(file, entry.dependsOn, i, at);
       sink.push(diagnosticAt(file, offset, {
         code: 'unknown_reference',
         summary: `Unknown address "${address}" in dependsOn of ${resource.address}${didYouMean(address, declared.keys())}`,
@@ -210,7 +187,7 @@ function reportCycle(cycle: string[], declared: Map<string, Declared>, sink: Dia
     const from = declared.get(cycle[i]!)!;
     const index = from.explicit.indexOf(cycle[i + 1]!);
     if (index === -1) continue;
-    const offset = offsetOf(from.file, [...from.path, 'dependsOn', index], 'value');
+    const offset = valueOffset(from.file, from.entry.dependsOn, index, from.at);
     sink.push(diagnosticAt(from.file, offset, {
       code: 'dependency_cycle',
       summary: `Dependency cycle: ${cycle.join(' -> ')}`,

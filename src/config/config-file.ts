@@ -2,7 +2,7 @@
  * The TypeScript shape of one configuration file, as schema/config.schema.json
  * describes it. test/config/schema-types.test.ts keeps the two in agreement.
  */
-import type { GatewaySettingsConfig, SecretSource } from './types.js';
+import type { GatewaySettingsConfig, ResourceKind, SecretSource } from './types.js';
 
 /** Paths inside a gateway's settings that `ignoreChanges` may name (as the plan shows them). */
 export type GatewaySettingsPath =
@@ -104,7 +104,8 @@ export interface ImportConfig {
 /** A policy (docs/policies.md): a CEL rule every planned change of the given kinds must satisfy. */
 export interface PolicyConfig {
   level: 'mandatory' | 'advisory';
-  kinds?: ('project' | 'record' | 'credential' | 'gateway' | 'gateway_token' | 'otel_export')[];
+  /** Kind names; the schema lists the kinds the registry defines. */
+  kinds?: ResourceKind[];
   actions?: ('create' | 'update' | 'replace' | 'rotate' | 'import' | 'move' | 'forget' | 'archive' | 'delete' | 'revoke')[];
   rule: string;
   message?: string;

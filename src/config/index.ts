@@ -8,4 +8,6 @@ export type { VariableArgument } from './variables.js';
 export { formatDiagnostic, formatGithub } from './diagnostics.js';
 export { resolveSecret, describeSecretSource, generateSecret } from './secrets.js';
 export { canonicalJson } from './canonical-json.js';
+export { didYouMean } from './suggest.js';
+export type * from './kind-block.js';
 export type * from './types.js';

@@ -9,7 +9,7 @@
  * printed in plans, so reading one there would publish the secret.
  */
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
-import { pathKey, type SourceFile } from './source-file.js';
+import { positionIn, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
 import { ownSecretRule } from './own-variables.js';
 import type { VariableValue } from './variables.js';
@@ -27,10 +27,11 @@ export interface InterpolationScope {
   secretEnv: Set<string>;
 }
 
-function interpolateString(text: string, path: (string | number)[], file: SourceFile, scope: InterpolationScope, sink: DiagnosticSink): unknown {
+/** Interpolates `text`, the value of entry `key` of `container` (whose node keeps its position, for errors). */
+function interpolateString(text: string, container: object, key: string | number, file: SourceFile, scope: InterpolationScope, sink: DiagnosticSink): unknown {
   const whole = WHOLE_VARIABLE.exec(text);
   if (whole && scope.values.has(whole[1]!)) return scope.values.get(whole[1]!);
-  const position = file.positions.get(pathKey(path));
+  const position = positionIn(file, container, key);
   const report = (match: string, code: string, summary: string, detail: string) => {
     const start = position ? file.text.indexOf(match, position.value[0]) : -1;
     const offset = start !== -1 && start < (position?.value[1] ?? 0) ? start : position?.value[0] ?? 0;
@@ -69,26 +70,22 @@ function interpolateString(text: string, path: (string | number)[], file: Source
 }
 
 /**
- * Interpolates every string of `value` in place (it is the loader's own copy) and returns the
- * result; `variables:` itself is left as written. One path stack is shared by the whole walk,
- * since allocating a path per node made large configurations slow.
+ * Interpolates every string of `value` in place (it is the loader's own copy, and its nodes keep their
+ * positions) and returns it; `variables:` itself is left as written.
  */
-export function interpolate(value: unknown, file: SourceFile, scope: InterpolationScope, sink: DiagnosticSink, path: (string | number)[] = []): unknown {
-  if (typeof value === 'string') return value.includes('${') ? interpolateString(value, [...path], file, scope, sink) : value;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      path.push(i);
-      value[i] = interpolate(value[i], file, scope, sink, path);
-      path.pop();
+export function interpolate(value: unknown, file: SourceFile, scope: InterpolationScope, sink: DiagnosticSink): unknown {
+  const walk = (container: Record<string | number, unknown>, key: string | number): void => {
+    const node = container[key];
+    if (typeof node === 'string') {
+      if (node.includes('${')) container[key] = interpolateString(node, container, key, file, scope, sink);
+    } else if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) walk(node as unknown as Record<number, unknown>, i);
+    } else if (node && typeof node === 'object') {
+      for (const inner of Object.keys(node)) walk(node as Record<string, unknown>, inner);
     }
-  } else if (value && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      if (path.length === 0 && key === 'variables') continue;
-      path.push(key);
-      record[key] = interpolate(record[key], file, scope, sink, path);
-      path.pop();
-    }
+  };
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    for (const key of Object.keys(value)) if (key !== 'variables') walk(value as Record<string, unknown>, key);
   }
   return value;
 }

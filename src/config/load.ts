@@ -14,12 +14,15 @@ import { collectPolicies } from './policies.js';
 import { registerUrlPasswords } from './own-variables.js';
 import { collectRefactoringBlocks } from './refactoring-blocks.js';
 import { checkSchema, type UnsetVariables } from './schema-check.js';
-import { pathKey, readSourceFile, type SourceFile } from './source-file.js';
+import { offsetIn, positionIn, readSourceFile, type SourceFile } from './source-file.js';
 import { resolveVariables, type VariableArgument, type VariableDeclaration, type VariableValue } from './variables.js';
 import type { ConfigFile, VariableConfig } from './config-file.js';
+import type { KindBlock } from './kind-block.js';
 import type { DesiredState, Diagnostic } from './types.js';
 
 export interface LoadOptions {
+  /** The configuration blocks of the resource kinds (`kindBlocks` of src/providers/): what the files may declare. */
+  kinds: readonly KindBlock[];
   /** `--var name=value` and `--var-file path` in command-line order: the last one wins. */
   variables?: VariableArgument[];
   /** Environment for `${env.NAME}`, CPLANE_VAR_* and CPLANE_ACCOUNT; defaults to process.env. */
@@ -86,8 +89,8 @@ function collectDeclarations(files: SourceFile[], sink: DiagnosticSink): Map<str
     for (const [name, config] of Object.entries(variables)) {
       const earlier = declarations.get(name);
       if (earlier) {
-        const { line, col } = earlier.file.lines.linePos(earlier.file.positions.get(pathKey(['variables', name]))?.key ?? 0);
-        sink.push(diagnosticAt(file, file.positions.get(pathKey(['variables', name]))?.key ?? 0, {
+        const { line, col } = earlier.file.lines.linePos(offsetIn(earlier.file, (earlier.file.value as Record<string, unknown>).variables, name));
+        sink.push(diagnosticAt(file, offsetIn(file, variables, name), {
           code: 'duplicate_variable',
           summary: `Variable "${name}" is declared twice: in ${earlier.file.display}:${line}:${col} and again here`,
         }));
@@ -104,8 +107,8 @@ function pickAccount(files: LoadedFile[], sink: DiagnosticSink): string | undefi
   for (const loaded of files) {
     if (loaded.config.account === undefined) continue;
     if (first && first.config.account !== loaded.config.account) {
-      const { line, col } = first.file.lines.linePos(first.file.positions.get(pathKey(['account']))?.key ?? 0);
-      sink.push(diagnosticAt(loaded.file, loaded.file.positions.get(pathKey(['account']))?.key ?? 0, {
+      const { line, col } = first.file.lines.linePos(offsetIn(first.file, first.file.value, 'account'));
+      sink.push(diagnosticAt(loaded.file, offsetIn(loaded.file, loaded.file.value, 'account'), {
         code: 'duplicate_account',
         summary: `The account is given twice with different values: in ${first.file.display}:${line}:${col} and again here`,
         detail: 'Give the account in one file only.',
@@ -116,7 +119,7 @@ function pickAccount(files: LoadedFile[], sink: DiagnosticSink): string | undefi
   return first?.config.account;
 }
 
-export async function loadConfig(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
+export async function loadConfig(dir: string, options: LoadOptions): Promise<LoadResult> {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const root = resolve(cwd, dir);
@@ -166,17 +169,17 @@ export async function loadConfig(dir: string, options: LoadOptions = {}): Promis
   for (const file of files) {
     refuseVariablesInStateUrl(file, diagnostics);
     file.value = interpolate(file.value, file, scope, diagnostics);
-    if (checkSchema(file, diagnostics, unset)) loaded.push({ file, config: file.value as ConfigFile });
+    if (checkSchema(file, options.kinds, diagnostics, unset)) loaded.push({ file, config: file.value as ConfigFile });
   }
   if (hasErrors(diagnostics)) return done();
 
-  const resources = buildDesired(loaded, diagnostics);
+  const resources = buildDesired(loaded, options.kinds, diagnostics);
   const configured = pickAccount(loaded, diagnostics);
   if (chosenAccount !== undefined && configured !== undefined && chosenAccount !== configured) {
     // A leftover CPLANE_ACCOUNT must never send a configuration's changes to another account.
     const at = loaded.find((l) => l.config.account !== undefined) as LoadedFile;
     const chosenBy = options.account !== undefined ? '--account' : 'CPLANE_ACCOUNT';
-    diagnostics.push(diagnosticAt(at.file, at.file.positions.get(pathKey(['account']))?.value[0] ?? 0, {
+    diagnostics.push(diagnosticAt(at.file, offsetIn(at.file, at.file.value, 'account', 'value'), {
       code: 'account_mismatch',
       summary: `${chosenBy} is ${chosenAccount}, but the configuration's account is ${configured}`,
       detail: `Unset ${chosenBy} to use ${configured}, or change the configuration (or the variable it takes its account from).`,
@@ -202,7 +205,7 @@ function refuseVariablesInStateUrl(file: SourceFile, sink: DiagnosticSink): void
   const state = (file.value as Record<string, unknown>).state;
   const url = isMapping(state) ? state.url : undefined;
   if (typeof url !== 'string') return;
-  const position = file.positions.get(pathKey(['state', 'url']));
+  const position = positionIn(file, state, 'url');
   for (const match of url.matchAll(/(?<!\$)\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g)) {
     const start = position ? file.text.indexOf(match[0], position.value[0]) : -1;
     const offset = start !== -1 ? start : (position?.value[0] ?? 0);

@@ -6,7 +6,7 @@
  * text: compiling them is src/policy/'s job, which sits above the planner.
  */
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
-import { pathKey } from './source-file.js';
+import { offsetIn, positionIn } from './source-file.js';
 import type { LoadedFile } from './build-desired.js';
 import type { Policy } from './types.js';
 
@@ -14,11 +14,10 @@ export function collectPolicies(files: LoadedFile[], sink: DiagnosticSink): Poli
   const byName = new Map<string, Policy>();
   for (const { file, config } of files) {
     for (const [name, policy] of Object.entries(config.policies ?? {})) {
-      const position = file.positions.get(pathKey(['policies', name, 'rule']));
-      const { line, col } = file.lines.linePos(position?.value[0] ?? 0);
+      const { line, col } = file.lines.linePos(positionIn(file, policy, 'rule')?.value[0] ?? 0);
       const earlier = byName.get(name);
       if (earlier) {
-        sink.push(diagnosticAt(file, file.positions.get(pathKey(['policies', name]))?.key ?? 0, {
+        sink.push(diagnosticAt(file, offsetIn(file, config.policies, name), {
           code: 'duplicate_policy',
           summary: `Policy "${name}" is declared twice: in ${earlier.source.file}:${earlier.source.line} and again here`,
           detail: 'Give each policy one name across all files of the configuration.',

@@ -5,22 +5,22 @@
  * is not configured. What needs state (is `to` already managed?) is checked by the planner.
  */
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
-import { pathKey, type SourceFile } from './source-file.js';
+import { offsetIn, positionIn, type SourceFile } from './source-file.js';
 import type { LoadedFile } from './build-desired.js';
+import { kindOf } from '../plan-model/address.js';
 import type { DesiredResource, RefactoringBlocks, SourceRange } from './types.js';
 
-type Path = (string | number)[];
-
+/** A block: the `index`-th item of the file's list `list` (`moved`, `removed` or `import`). */
 interface Placed {
   file: SourceFile;
-  path: Path;
+  list: unknown[];
+  index: number;
 }
 
-const kindOf = (address: string) => address.slice(0, address.indexOf('.'));
 
-function offsetOf({ file, path }: Placed, field?: string): number {
-  const position = file.positions.get(pathKey(field ? [...path, field] : path));
-  return (field ? position?.value[0] : position?.key) ?? position?.value[0] ?? 0;
+function offsetOf({ file, list, index }: Placed, field?: string): number {
+  const block = offsetIn(file, list, index, 'value');
+  return field ? positionIn(file, list[index], field)?.value[0] ?? block : block;
 }
 
 function rangeAt(placed: Placed, field?: string): SourceRange {
@@ -40,7 +40,7 @@ export function collectRefactoringBlocks(files: LoadedFile[], resources: Desired
   const importedTo = new Set<string>();
   for (const { file, config } of files) {
     (config.moved ?? []).forEach(({ from, to }, i) => {
-      const placed = { file, path: ['moved', i] };
+      const placed = { file, list: config.moved!, index: i };
       if (kindOf(from) !== kindOf(to)) {
         return at(placed, 'to', to, {
           code: 'moved_kind_mismatch',
@@ -66,7 +66,7 @@ export function collectRefactoringBlocks(files: LoadedFile[], resources: Desired
       blocks.moved.push({ from, to, source: rangeAt(placed) });
     });
     (config.removed ?? []).forEach(({ from }, i) => {
-      const placed = { file, path: ['removed', i] };
+      const placed = { file, list: config.removed!, index: i };
       if (configured.has(from)) {
         return at(placed, 'from', from, {
           code: 'removed_still_configured',
@@ -77,7 +77,7 @@ export function collectRefactoringBlocks(files: LoadedFile[], resources: Desired
       blocks.removed.push({ from, source: rangeAt(placed) });
     });
     (config.import ?? []).forEach(({ to, id }, i) => {
-      const placed = { file, path: ['import', i] };
+      const placed = { file, list: config.import!, index: i };
       if (!configured.has(to)) {
         return at(placed, 'to', to, {
           code: 'import_not_configured',

@@ -7,9 +7,10 @@
 import type { ErrorObject } from 'ajv';
 import validateConfig from '../generated/config-schema.js';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
-import { pathKey, type SourceFile } from './source-file.js';
+import { positionIn, type NodePosition, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
 import type { VariableConfig } from './config-file.js';
+import type { KindBlock } from './kind-block.js';
 
 type Segment = string | number;
 
@@ -52,20 +53,18 @@ function segmentsOf(instancePath: string, value: unknown): Segment[] {
   return segments;
 }
 
-/** Who owns a path (`record "payments/stripe-key"`) and the field inside it (`secretDueAt`). */
-export function describePath(path: readonly Segment[]): { owner: string; field: string } {
+/** Who owns a path (`record "payments/stripe-key"`) and the field inside it (`secretDueAt`), from the kinds' blocks. */
+export function describePath(path: readonly Segment[], kinds: readonly KindBlock[]): { owner: string; field: string } {
   const [top, a, sub, b, ...rest] = path;
   let owner = 'the file';
   let inner: readonly Segment[] = path;
-  if (top === 'projects' && a !== undefined) {
-    if (sub === 'records' && b !== undefined) [owner, inner] = [`record "${a}/${b}"`, rest];
-    else [owner, inner] = [`project "${a}"`, path.slice(2)];
-  } else if (top === 'gateways' && a !== undefined) {
-    if (sub === 'tokens' && b !== undefined) [owner, inner] = [`token "${a}/${b}"`, rest];
-    else if (sub === 'otelExport') [owner, inner] = [`the OTel export of gateway "${a}"`, path.slice(3)];
-    else [owner, inner] = [`gateway "${a}"`, path.slice(2)];
-  } else if (top === 'credentials' && a !== undefined) [owner, inner] = [`credential "${a}"`, path.slice(2)];
-  else if (top === 'variables' && a !== undefined) [owner, inner] = [`variable "${a}"`, path.slice(2)];
+  const block = kinds.find((k) => !k.parent && k.key === top);
+  if (block && a !== undefined) {
+    const child = kinds.find((k) => k.parent?.kind === block.kind && k.key === sub);
+    if (child?.single) [owner, inner] = [`${child.noun} "${a}"`, path.slice(3)];
+    else if (child && b !== undefined) [owner, inner] = [`${child.noun} "${a}/${b}"`, rest];
+    else [owner, inner] = [`${block.noun} "${a}"`, path.slice(2)];
+  } else if (top === 'variables' && a !== undefined) [owner, inner] = [`variable "${a}"`, path.slice(2)];
   const field = inner.reduce<string>((acc, s) => (typeof s === 'number' ? `${acc}[${s}]` : acc ? `${acc}.${s}` : s), '');
   return { owner, field };
 }
@@ -81,18 +80,25 @@ function typeName(value: unknown): string {
 const expectedType = (t: string) =>
   ({ object: 'a map', array: 'a list', integer: 'an integer', number: 'a number', string: 'a string', boolean: 'true or false', null: 'null' })[t] ?? t;
 
-/** Positions of the node at `path`, or of its nearest ancestor that has one. */
-function locate(file: SourceFile, path: readonly Segment[]): { key?: number; value: [number, number] } {
+/** The node of the file's value at `path` (undefined once the path leaves the value). */
+function nodeAt(file: SourceFile, path: readonly Segment[]): unknown {
+  let node = file.value;
+  for (const segment of path) node = node !== null && typeof node === 'object' ? (node as Record<string | number, unknown>)[segment] : undefined;
+  return node;
+}
+
+/** Positions of the node at `path`, kept on its parent node, or of its nearest ancestor that has one (the whole file for the root). */
+function locate(file: SourceFile, path: readonly Segment[]): NodePosition {
   for (let n = path.length; n > 0; n--) {
-    const found = file.positions.get(pathKey(path.slice(0, n)));
+    const found = positionIn(file, nodeAt(file, path.slice(0, n - 1)), path[n - 1]!);
     if (found) return found;
   }
   return { value: [0, 0] };
 }
 
-function translate(file: SourceFile, error: ErrorObject, errors: ErrorObject[], sink: DiagnosticSink, unset: UnsetVariables | undefined): void {
+function translate(file: SourceFile, kinds: readonly KindBlock[], error: ErrorObject, errors: ErrorObject[], sink: DiagnosticSink, unset: UnsetVariables | undefined): void {
   const path = segmentsOf(error.instancePath, file.value);
-  const { owner, field } = describePath(path);
+  const { owner, field } = describePath(path, kinds);
   const schema = error.parentSchema as Record<string, unknown> | undefined;
   const at = locate(file, path);
   const here = (code: string, summary: string, detail?: string, onKey = false, redact = false) => {
@@ -108,8 +114,8 @@ function translate(file: SourceFile, error: ErrorObject, errors: ErrorObject[], 
       const key = String(params.additionalProperty);
       const keyPath = [...path, key];
       const valid = Object.keys((schema?.properties as object | undefined) ?? {});
-      const { owner: keyOwner } = describePath(keyPath);
-      const target = file.positions.get(pathKey(keyPath));
+      const { owner: keyOwner } = describePath(keyPath, kinds);
+      const target = positionIn(file, nodeAt(file, path), key);
       const summary = `Unknown key "${key}" in ${field ? `"${field}" of ${keyOwner}` : keyOwner}${didYouMean(key, valid)}`;
       sink.push(diagnosticAt(file, target?.key ?? at.value[0], { code: 'unknown_key', summary, detail: `Valid keys: ${valid.join(', ')}.`, end: (target?.key ?? 0) + key.length }));
       return;
@@ -159,8 +165,7 @@ function translate(file: SourceFile, error: ErrorObject, errors: ErrorObject[], 
       return;
     case 'pattern':
       if (error.propertyName !== undefined) {
-        const keyPath = [...path, error.propertyName];
-        const target = file.positions.get(pathKey(keyPath));
+        const target = positionIn(file, nodeAt(file, path), error.propertyName);
         const what = path[0] === 'variables' ? 'variable name' : path.at(-1) === 'headers' ? 'header name' : 'name';
         sink.push(diagnosticAt(file, target?.key ?? at.value[0], {
           code: 'invalid_name',
@@ -204,10 +209,10 @@ function translate(file: SourceFile, error: ErrorObject, errors: ErrorObject[], 
 }
 
 /** Validates one parsed file; returns whether it is valid. Errors about values that unset variables decide are left out. */
-export function checkSchema(file: SourceFile, sink: DiagnosticSink, unset?: UnsetVariables): boolean {
+export function checkSchema(file: SourceFile, kinds: readonly KindBlock[], sink: DiagnosticSink, unset?: UnsetVariables): boolean {
   if (validateConfig(file.value)) return true;
   const all = validateConfig.errors ?? [];
   const errors = unset?.size ? all.filter((error) => !undecided(error, unset)) : all;
-  for (const error of errors) translate(file, error, errors, sink, unset);
+  for (const error of errors) translate(file, kinds, error, errors, sink, unset);
   return errors.length === 0;
 }

@@ -66,41 +66,73 @@ export interface SourceFile {
   path: string;
   text: string;
   lines: LineCounter;
-  /** Positions by path (segments joined with NUL), for every node of the document. */
-  positions: Map<string, NodePosition>;
+  /**
+   * Positions kept on the nodes of the parsed value: for each map and list of `value`, the position of each
+   * of its entries (a list's by index). Interpolation changes values in place, so the nodes keep them; a
+   * resource made from a template node reports the template's position.
+   */
+  nodes: WeakMap<object, Map<string, NodePosition>>;
   /** The parsed value, or undefined when the file could not be parsed. */
   value: unknown;
 }
 
-export const pathKey = (path: readonly (string | number)[]): string => path.join('\0');
-
-// Keys are built by string concatenation rather than from path arrays: this runs for every node
-// of every file, and allocating arrays here doubled the load time of large configurations.
-// It also finds duplicate keys (their offsets go to `duplicates`): the parser's own check (uniqueKeys)
-// compares each key with every earlier one of its map, which is quadratic in a map of 5,000 records.
-function indexPositions(node: Node | null | undefined, prefix: string, into: Map<string, NodePosition>, duplicates: number[]): void {
+/**
+ * Offsets of the keys that repeat an earlier key of the same map. The parser's own check (uniqueKeys)
+ * compares each key with every earlier one of its map, which is quadratic in a map of 5,000 records.
+ */
+function duplicateKeys(node: Node | null | undefined, into: number[]): void {
   if (!node || isAlias(node)) return;
-  const join = (segment: string | number) => (prefix === '' ? String(segment) : `${prefix}\0${segment}`);
+  if (isMap(node)) {
+    const seen = new Set<string>();
+    for (const item of node.items) {
+      if (!isPair(item) || !isScalar(item.key)) continue;
+      const key = String(item.key.value);
+      if (seen.has(key)) into.push((item.key as Node).range?.[0] ?? 0);
+      seen.add(key);
+      duplicateKeys(item.value as Node | null, into);
+    }
+  } else if (isSeq(node)) {
+    for (const item of node.items) duplicateKeys(item as Node, into);
+  }
+}
+
+/** Records, for each map and list of the parsed value, the positions of its entries (aliases keep their anchor's). */
+function attachPositions(node: Node | null | undefined, value: unknown, into: WeakMap<object, Map<string, NodePosition>>): void {
+  if (!node || isAlias(node) || value === null || typeof value !== 'object' || into.has(value)) return;
+  const entries = new Map<string, NodePosition>();
   if (isMap(node)) {
     for (const item of node.items) {
       if (!isPair(item) || !isScalar(item.key)) continue;
       const keyNode = item.key as Node;
       const valueNode = item.value as Node | null;
-      const childKey = join(String(item.key.value));
+      const key = String(item.key.value);
       const keyStart = keyNode.range?.[0] ?? 0;
-      const value: [number, number] = valueNode?.range ? [valueNode.range[0], valueNode.range[1]] : [keyStart, keyNode.range?.[1] ?? keyStart];
-      if (into.has(childKey)) duplicates.push(keyStart);
-      into.set(childKey, { key: keyStart, value });
-      indexPositions(valueNode, childKey, into, duplicates);
+      entries.set(key, { key: keyStart, value: valueNode?.range ? [valueNode.range[0], valueNode.range[1]] : [keyStart, keyNode.range?.[1] ?? keyStart] });
+      attachPositions(valueNode, (value as Record<string, unknown>)[key], into);
     }
   } else if (isSeq(node)) {
     node.items.forEach((item, i) => {
       const child = item as Node;
-      const childKey = join(i);
-      if (child?.range) into.set(childKey, { value: [child.range[0], child.range[1]] });
-      indexPositions(child, childKey, into, duplicates);
+      if (child?.range) entries.set(String(i), { value: [child.range[0], child.range[1]] });
+      attachPositions(child, (value as unknown[])[i], into);
     });
   }
+  into.set(value, entries);
+}
+
+/**
+ * The offset of entry `key` of `container` (a map or list of the file's value): of its key, or of its value
+ * with `part: 'value'` (a list item has only a value). Every entry the loader reads is in the file; the
+ * file's start answers only for one that is not.
+ */
+export function offsetIn(file: SourceFile, container: unknown, key: string | number, part: 'key' | 'value' = 'key'): number {
+  const position = positionIn(file, container, key);
+  return (part === 'key' ? position?.key : undefined) ?? position?.value[0] ?? 0;
+}
+
+/** The position of entry `key` of the map or list `container` of a file's value, if the file has it. */
+export function positionIn(file: SourceFile, container: unknown, key: string | number): NodePosition | undefined {
+  return container !== null && typeof container === 'object' ? file.nodes.get(container)?.get(String(key)) : undefined;
 }
 
 /** The first character that is not valid UTF-8, as an offset into the lossily decoded text. */
@@ -135,7 +167,7 @@ export async function readSourceFile(path: string, display: string, sink: Diagno
   const invalidAt = firstInvalidUtf8(bytes);
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   const lines = new LineCounter();
-  const file: SourceFile = { display, path, text, lines, positions: new Map(), value: undefined };
+  const file: SourceFile = { display, path, text, lines, nodes: new WeakMap(), value: undefined };
   if (invalidAt !== undefined) {
     lines.addNewLine(0);
     for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines.addNewLine(i + 1);
@@ -174,15 +206,16 @@ export async function readSourceFile(path: string, display: string, sink: Diagno
     sink.push(diagnosticAt(file, offset, diagnostic));
     return undefined;
   }
-  // After the structure check: the position index recurses, so it may only see a bounded depth.
+  // After the structure check: these walks recurse, so they may only see a bounded depth.
   const duplicates: number[] = [];
-  indexPositions(doc.contents as Node | null, '', file.positions, duplicates);
+  duplicateKeys(doc.contents as Node | null, duplicates);
   for (const offset of duplicates) {
     sink.push(diagnosticAt(file, offset, { code: 'duplicate_key', summary: `Duplicate key "${duplicateKeyAt(text, offset)}": a key may appear only once in a map` }));
   }
   if (duplicates.length > 0) return undefined;
   try {
     file.value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    attachPositions(doc.contents as Node | null, file.value, file.nodes);
   } catch (error) {
     if (error instanceof ReferenceError && /alias/i.test(error.message)) {
       sink.push({

@@ -5,16 +5,9 @@
  * as references to their sources and resolved only when a write needs them.
  */
 
-export type ResourceKind = 'project' | 'record' | 'credential' | 'gateway' | 'gateway_token' | 'otel_export';
+import type { ResourceKind, SecretSource, SourceRange } from '../plan-model/kind.js';
 
-/** Where a write-only value comes from. `file` paths are absolute after loading. */
-export type SecretSource = { env: string } | { file: string } | { generate: { length: number } };
-
-export interface SourceRange {
-  file: string;
-  line: number;
-  col: number;
-}
+export type { ResourceKind, SecretSource, SourceRange };
 
 export interface Lifecycle {
   preventDestroy: boolean;
@@ -41,7 +34,7 @@ export interface RecordAttributes {
 }
 
 export interface CredentialAttributes {
-  /** Provider name (e.g. `openai`) or provider id. */
+  /** The AI vendor (the API calls it a "provider"): its name (e.g. `openai`) or id. */
   provider: string;
   label: string;
   baseUrl: string | null;
@@ -61,7 +54,7 @@ export interface GatewayAttributes {
   project: string;
   name: string;
   slug: string;
-  /** Provider name or id. */
+  /** The default AI vendor: its name or id. */
   defaultProvider: string;
   defaultModel: string;
   /** Local names of credentials. */
@@ -89,22 +82,16 @@ export interface OtelExportAttributes {
   headerNames: string[];
 }
 
-export interface AttributesByKind {
-  project: ProjectAttributes;
-  record: RecordAttributes;
-  credential: CredentialAttributes;
-  gateway: GatewayAttributes;
-  gateway_token: GatewayTokenAttributes;
-  otel_export: OtelExportAttributes;
-}
+/** Attribute values of a desired resource by name; each kind's definition (src/providers/) gives their exact type. */
+export type Attributes = Record<string, unknown>;
 
-export interface DesiredResource<K extends ResourceKind = ResourceKind> {
-  kind: K;
-  /** `project.payments`, `record.payments/stripe-key`, `credential.openai-prod`, `gateway.prod`, `gateway_token.prod/ci`, `otel_export.prod`. */
+export interface DesiredResource<A extends object = Attributes> {
+  kind: ResourceKind;
+  /** The resource's address (plan-model/address.ts): `KIND.NAME`, and for a kind declared inside another, `KIND.PARENT/NAME`. */
   address: string;
   /** The key the resource has in its YAML map (for a record or token: its own key, not the parent's). */
   localName: string;
-  attributes: AttributesByKind[K];
+  attributes: A;
   /**
    * Write-only inputs by field: `secret` (credential), `value` (record),
    * `headers.<Name>` (otel_export). Resolved only at apply time.

@@ -6,7 +6,7 @@
  */
 import { relative, resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
-import { pathKey, readSourceFile, type SourceFile } from './source-file.js';
+import { offsetIn, positionIn, readSourceFile, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
 import type { VariableConfig } from './config-file.js';
 
@@ -73,7 +73,7 @@ async function readVarFile(path: string, inputs: VariableInputs, sink: Diagnosti
     sink.push(diagnosticAt(file, 0, { code: 'wrong_type', summary: `Variable file ${display} must be a map of variable names to values` }));
     return [];
   }
-  return Object.entries(value).map(([name, v]) => [name, { value: v, origin: `--var-file ${display}`, file, offset: file.positions.get(pathKey([name]))?.value[0] }]);
+  return Object.entries(value).map(([name, v]) => [name, { value: v, origin: `--var-file ${display}`, file, offset: positionIn(file!, value, name)?.value[0] }]);
 }
 
 export async function resolveVariables(
@@ -107,7 +107,7 @@ export async function resolveVariables(
   const values = new Map<string, VariableValue>();
   for (const [name, declaration] of declarations) {
     const found = given.get(name) ?? (declaration.config.default !== undefined ? { value: declaration.config.default, origin: 'its default' } : undefined);
-    const declaredAt = declaration.file.positions.get(pathKey(['variables', name]))?.key ?? 0;
+    const declaredAt = offsetIn(declaration.file, (declaration.file.value as Record<string, unknown>).variables, name);
     if (!found) {
       if (inputs.allowUnset) continue;
       sink.push(diagnosticAt(declaration.file, declaredAt, {

@@ -7,7 +7,7 @@
  * header values) were never seen, so they have no fingerprint: the entry is
  * marked `adoptedBy: 'export'` so the planner treats them as unknown, not as changed.
  */
-import { loadConfig } from '../config/index.js';
+import { loadConfiguration } from '../providers/index.js';
 import { providerFor } from '../providers/index.js';
 import { openState, StateError, type StateStore } from '../state/index.js';
 import type { ResourceState, StateData } from '../state/types.js';
@@ -47,7 +47,7 @@ export async function beginAdoption(options: AdoptOptions): Promise<PendingAdopt
 }
 
 async function record(store: StateStore, options: AdoptOptions, adoptions: Adoption[]): Promise<number> {
-  const { desired, diagnostics } = await loadConfig(options.outDir, { account: options.account, variables: [{ name: 'account', value: options.account }], env: {}, cwd: options.outDir });
+  const { desired, diagnostics } = await loadConfiguration(options.outDir, { account: options.account, variables: [{ name: 'account', value: options.account }], env: {}, cwd: options.outDir });
   if (!desired) {
     throw new Error(`the exported folder does not load (${diagnostics.map((d) => d.summary).join('; ')}); no state was written`);
   }

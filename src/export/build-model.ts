@@ -1,16 +1,17 @@
 /**
  * From the live objects of an account to the configuration that reproduces
- * them: account ids become references by local name, provider ids become
- * provider names, write-only values become `{ env: NAME }` placeholders, and
+ * them: account ids become references by local name, AI vendor ids become
+ * vendor names, write-only values become `{ env: NAME }` placeholders, and
  * what cannot or should not be exported (archived, revoked, disabled) is left
  * out and counted. Pure: the same live account always gives the same model.
  */
 import type { GatewayT, GatewayTokenT, ProjectT } from '../api/shapes.js';
 import type { CredentialConfig, GatewayConfig, OtelExportConfig, ProjectConfig, RecordConfig, TokenConfig } from '../config/config-file.js';
 import type { ResourceKind } from '../config/types.js';
-import type { LiveOtelExport } from '../providers/index.js';
+import { childAddress, resourceAddress } from '../plan-model/index.js';
+import { credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider, projectProvider, recordProvider, type LiveOtelExport } from '../providers/index.js';
 import { assignLocalNames, compare, upperSnake } from './local-names.js';
-import type { LiveAccount } from './read-account.js';
+import type { AccountObjects } from './read-account.js';
 
 const DAY_MS = 86_400_000;
 
@@ -64,52 +65,53 @@ export interface BuildOptions {
   onlyUsedCredentials: boolean;
 }
 
-export function buildModel(live: LiveAccount, options: BuildOptions): ExportModel {
+export function buildModel(live: AccountObjects, options: BuildOptions): ExportModel {
   const skipped: SkipCounts = { archivedProjects: 0, archivedRecords: 0, disabledGateways: 0, gatewaysWithoutCredentials: 0, revokedTokens: 0, serviceAccountTokens: 0 };
   const adoptions: Adoption[] = [];
   const tokenNotes: TokenNote[] = [];
-  const providerName = (id: string) => live.providers.find((p) => p.provider_id === id)?.name ?? id;
+  const vendorName = (id: string) => live.vendors.find((p) => p.provider_id === id)?.name ?? id;
 
   const projects = live.projects.filter((p) => !p.archived);
   skipped.archivedProjects = live.projects.length - projects.length;
-  const projectNames = assignLocalNames(projects.map((p) => ({ id: p.project_id, name: p.name })), 'project');
+  const projectNames = assignLocalNames(projects.map((p) => ({ id: p.project_id, name: p.name })), projectProvider.config.noun);
   const liveCredentials = new Set(live.credentials.map((c) => c.credential_id));
 
   const gateways = live.gateways.filter((g) => g.status === 'enabled' && projectNames.has(g.project_id));
   skipped.disabledGateways = live.gateways.length - gateways.length;
   const exportable = gateways.filter((g) => g.credential_ids.some((id) => liveCredentials.has(id)));
   skipped.gatewaysWithoutCredentials = gateways.length - exportable.length;
-  const gatewayNames = assignLocalNames(exportable.map((g) => ({ id: g.gateway_id, name: g.slug })), 'gateway');
+  const gatewayNames = assignLocalNames(exportable.map((g) => ({ id: g.gateway_id, name: g.slug })), gatewayProvider.config.noun);
 
   const usedCredentials = new Set(exportable.flatMap((g) => g.credential_ids));
   const credentials = live.credentials.filter((c) => !options.onlyUsedCredentials || usedCredentials.has(c.credential_id));
   // Named among the exported credentials only, so one left out never takes the plain name of one written.
-  const credentialNames = assignLocalNames(credentials.map((c) => ({ id: c.credential_id, name: c.label })), 'credential');
+  const credentialNames = assignLocalNames(credentials.map((c) => ({ id: c.credential_id, name: c.label })), credentialProvider.config.noun);
 
   const envNames = new EnvNames();
   const credentialConfigs: Record<string, CredentialConfig> = {};
   for (const credential of sortByLocal(credentials, (c) => credentialNames.get(c.credential_id)!)) {
     const local = credentialNames.get(credential.credential_id)!;
     const config: CredentialConfig = {
-      provider: providerName(credential.provider_id),
+      provider: vendorName(credential.provider_id),
       secret: { env: envNames.take(`CPLANE_SECRET_${upperSnake(local)}`, `the API key of credential ${local}`) },
     };
     if (credential.label !== local) config.label = credential.label;
     if (credential.base_url !== null) config.baseUrl = credential.base_url;
     credentialConfigs[local] = config;
-    adoptions.push({ address: `credential.${local}`, kind: 'credential', live: credential });
+    adoptions.push({ address: resourceAddress(credentialProvider.kind, local), kind: credentialProvider.kind, live: credential });
   }
 
   const exportedProjects: ExportedProject[] = [];
   for (const project of sortByLocal(projects, (p) => projectNames.get(p.project_id)!)) {
     const local = projectNames.get(project.project_id)!;
-    adoptions.push({ address: `project.${local}`, kind: 'project', live: project });
+    const projectAddress = resourceAddress(projectProvider.kind, local);
+    adoptions.push({ address: projectAddress, kind: projectProvider.kind, live: project });
     const config = projectConfig(project, local);
 
     const allRecords = live.records.filter((r) => r.project_id === project.project_id);
     const records = allRecords.filter((r) => !r.archived);
     skipped.archivedRecords += allRecords.length - records.length;
-    const recordNames = assignLocalNames(records.map((r) => ({ id: r.record_id, name: r.name })), 'record');
+    const recordNames = assignLocalNames(records.map((r) => ({ id: r.record_id, name: r.name })), recordProvider.config.noun);
     if (records.length > 0) config.records = {};
     for (const record of sortByLocal(records, (r) => recordNames.get(r.record_id)!)) {
       const recordLocal = recordNames.get(record.record_id)!;
@@ -118,20 +120,21 @@ export function buildModel(live: LiveAccount, options: BuildOptions): ExportMode
       if (record.secret_due_at !== null) recordConfig.secretDueAt = record.secret_due_at;
       if (record.rotation_interval_days !== null) recordConfig.rotationIntervalDays = record.rotation_interval_days;
       config.records![recordLocal] = recordConfig;
-      adoptions.push({ address: `record.${local}/${recordLocal}`, kind: 'record', live: record });
+      adoptions.push({ address: childAddress(projectAddress, recordProvider.kind, recordLocal), kind: recordProvider.kind, live: record });
     }
 
     const gatewayConfigs: Record<string, GatewayConfig> = {};
     const ofProject = exportable.filter((g) => g.project_id === project.project_id);
     for (const gateway of sortByLocal(ofProject, (g) => gatewayNames.get(g.gateway_id)!)) {
       const gatewayLocal = gatewayNames.get(gateway.gateway_id)!;
-      const gatewayConfig = baseGatewayConfig(gateway, gatewayLocal, local, providerName(gateway.default_provider_id), credentialNames);
-      adoptions.push({ address: `gateway.${gatewayLocal}`, kind: 'gateway', live: gateway });
+      const gatewayConfig = baseGatewayConfig(gateway, gatewayLocal, local, vendorName(gateway.default_provider_id), credentialNames);
+      const gatewayAddress = resourceAddress(gatewayProvider.kind, gatewayLocal);
+      adoptions.push({ address: gatewayAddress, kind: gatewayProvider.kind, live: gateway });
 
       const otel = live.otelExports.find((o) => o.gatewayId === gateway.gateway_id);
       if (otel && isConfigured(otel)) {
         gatewayConfig.otelExport = otelConfig(otel, gatewayLocal, envNames);
-        adoptions.push({ address: `otel_export.${gatewayLocal}`, kind: 'otel_export', live: otel });
+        adoptions.push({ address: childAddress(gatewayAddress, otelExportProvider.kind), kind: otelExportProvider.kind, live: otel });
       }
 
       const allTokens = live.tokens.filter((t) => t.gateway_id === gateway.gateway_id);
@@ -139,16 +142,16 @@ export function buildModel(live: LiveAccount, options: BuildOptions): ExportMode
       skipped.revokedTokens += allTokens.length - active.length;
       const tokens = active.filter((t) => t.service_account_id === null);
       skipped.serviceAccountTokens += active.length - tokens.length;
-      const tokenNames = assignLocalNames(tokens.map((t) => ({ id: t.token_id, name: t.name })), 'token');
+      const tokenNames = assignLocalNames(tokens.map((t) => ({ id: t.token_id, name: t.name })), gatewayTokenProvider.config.noun);
       if (tokens.length > 0) gatewayConfig.tokens = {};
       for (const token of sortByLocal(tokens, (t) => tokenNames.get(t.token_id)!)) {
         const tokenLocal = tokenNames.get(token.token_id)!;
-        const address = `gateway_token.${gatewayLocal}/${tokenLocal}`;
+        const address = childAddress(gatewayAddress, gatewayTokenProvider.kind, tokenLocal);
         gatewayConfig.tokens![tokenLocal] = tokenConfig(token, tokenLocal);
         if (token.spend_limit !== null) {
           tokenNotes.push({ address, note: `spend limit ${token.spend_limit} per ${token.spend_window ?? 'window'} is not part of the configuration language and is not reproduced` });
         }
-        adoptions.push({ address, kind: 'gateway_token', live: token });
+        adoptions.push({ address, kind: gatewayTokenProvider.kind, live: token });
       }
       gatewayConfigs[gatewayLocal] = gatewayConfig;
     }

@@ -9,6 +9,8 @@
  */
 import { Document, isMap, isPair, isScalar, isSeq, type Node, type Pair } from 'yaml';
 import type { ConfigFile } from '../config/config-file.js';
+import { childAddress, resourceAddress } from '../plan-model/index.js';
+import { gatewayProvider, gatewayTokenProvider } from '../providers/index.js';
 import { compare } from './local-names.js';
 import type { ExportModel } from './build-model.js';
 
@@ -85,7 +87,7 @@ function annotateProject(doc: Document, model: ExportModel): void {
     ].join('\n'));
     if (!isMap(tokens.value)) continue;
     for (const pair of tokens.value.items) {
-      const address = `gateway_token.${gatewayLocal}/${String(isScalar(pair.key) ? pair.key.value : pair.key)}`;
+      const address = childAddress(resourceAddress(gatewayProvider.kind, gatewayLocal), gatewayTokenProvider.kind, String(isScalar(pair.key) ? pair.key.value : pair.key));
       const notes = model.tokenNotes.filter((n) => n.address === address).map((n) => `Note: ${n.note}.`);
       if (notes.length > 0) comment(pair, notes.join('\n'));
     }

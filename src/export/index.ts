@@ -8,7 +8,7 @@ import { relative, resolve, sep } from 'node:path';
 import { packageFile } from '../package-files.js';
 import type { ApiClient } from '../api/client.js';
 import { AbortError } from '../errors.js';
-import { listAccounts } from '../providers/index.js';
+import { credentialProvider, gatewayProvider, gatewayTokenProvider, listAccounts, otelExportProvider, projectProvider, recordProvider } from '../providers/index.js';
 import { beginAdoption } from './adopt.js';
 import { buildModel, type ExportModel, type Placeholder, type SkipCounts } from './build-model.js';
 import { emitFiles } from './emit-yaml.js';
@@ -36,14 +36,8 @@ export interface ExportOptions {
   parallelism?: number;
 }
 
-export interface ExportCounts {
-  projects: number;
-  records: number;
-  credentials: number;
-  gateways: number;
-  otelExports: number;
-  tokens: number;
-}
+/** How many objects of each kind were exported, in the order the report lists them, with the word for one. */
+export type ExportCounts = { noun: string; count: number }[];
 
 export interface ExportResult {
   account: string;
@@ -53,6 +47,8 @@ export interface ExportResult {
   counts: ExportCounts;
   skipped: SkipCounts;
   placeholders: Placeholder[];
+  /** The objects written without their value, which is never exported (records). */
+  withoutValue: { count: number; noun: string };
   /** Addresses recorded in state by --adopt. */
   adopted?: number;
 }
@@ -72,7 +68,8 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const adoption = options.adopt ? await beginAdoption({ outDir, account, env: options.env, command: options.command, lockTimeoutMs: options.lockTimeoutMs ?? 0 }) : undefined;
   try {
     const { written, removed } = await writeOutputFolder(outDir, files, existing);
-    const result: ExportResult = { account, outDir, files: written, removed, counts: countsOf(model), skipped: model.skipped, placeholders: model.placeholders };
+    const withoutValue = { count: model.adoptions.filter((a) => a.kind === recordProvider.kind).length, noun: recordProvider.config.noun };
+    const result: ExportResult = { account, outDir, files: written, removed, counts: countsOf(model), skipped: model.skipped, placeholders: model.placeholders, withoutValue };
     if (adoption) result.adopted = await adoption.record(model.adoptions);
     return result;
   } finally {
@@ -112,15 +109,9 @@ async function accessibleAccount(client: ApiClient, wanted: string | undefined):
 }
 
 function countsOf(model: ExportModel): ExportCounts {
-  const count = (kind: string) => model.adoptions.filter((a) => a.kind === kind).length;
-  return {
-    projects: count('project'),
-    records: count('record'),
-    credentials: count('credential'),
-    gateways: count('gateway'),
-    otelExports: count('otel_export'),
-    tokens: count('gateway_token'),
-  };
+  const count = ({ kind }: { kind: string }) => model.adoptions.filter((a) => a.kind === kind).length;
+  const listed = [projectProvider, recordProvider, credentialProvider, gatewayProvider, otelExportProvider, gatewayTokenProvider];
+  return listed.map((definition) => ({ noun: definition === otelExportProvider ? 'OTel export' : definition.config.noun, count: count(definition) }));
 }
 
 export type { Placeholder, SkipCounts } from './build-model.js';

@@ -22,9 +22,10 @@ import {
 import { AbortError } from '../errors.js';
 
 /** The live objects of one account (or of the selected projects), as the API returns them. */
-export interface LiveAccount {
+export interface AccountObjects {
   account: string;
-  providers: ProviderT[];
+  /** The AI vendors (the API's "providers"). */
+  vendors: ProviderT[];
   /** Every project, archived ones included (the model counts what it skips). */
   projects: ProjectT[];
   records: RecordMetaT[];
@@ -45,12 +46,12 @@ export interface ReadAccountOptions {
   parallelism: number;
 }
 
-export async function readAccount(options: ReadAccountOptions): Promise<LiveAccount> {
+export async function readAccount(options: ReadAccountOptions): Promise<AccountObjects> {
   const { client, account } = options;
   const limiter = new Limiter(options.parallelism);
   // Nothing is known in advance about the size of a list, so each is read page after page.
   const request: RefreshRequest = { client, account, parentIds: [], limiter, expected: () => 0 };
-  const [providers, projects, records, credentials, gateways] = await Promise.all([
+  const [vendors, projects, records, credentials, gateways] = await Promise.all([
     listVendors(client),
     projectProvider.refresh(request),
     recordProvider.refresh(request),
@@ -68,7 +69,7 @@ export async function readAccount(options: ReadAccountOptions): Promise<LiveAcco
   failOn([...tokens.failures, ...otelExports.failures]);
   return {
     account,
-    providers,
+    vendors,
     projects: selected,
     records: records.items.filter((r) => projectIds.has(r.project_id)),
     credentials: credentials.items,

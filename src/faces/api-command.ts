@@ -5,7 +5,7 @@
  * adds the Idempotency-Key to writes and retries only as the spec allows),
  * and prints the unwrapped `data` as JSON, or the API's error envelope on
  * stderr with exit 1. `cplane api <operation> --help` is generated from the
- * table. Every character printed passes through `safeText`.
+ * table. Every character printed passes through `safeFaceText`.
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -21,7 +21,7 @@ import { closest } from '../config/suggest.js';
 import { fieldsOf, typeLabel } from './describe-schema.js';
 import { errorEnvelope, prepareCall, sendCall } from './operation-call.js';
 import { queryParamNames } from './request-check.js';
-import { safeText } from './safe-text.js';
+import { safeFaceText } from './safe-text.js';
 
 /** Writes through the one redaction gate. */
 type Print = (text: string) => void;
@@ -29,8 +29,8 @@ type Print = (text: string) => void;
 export async function runApiCommand(ctx: CommandContext): Promise<number> {
   const token = typeof ctx.values.token === 'string' ? ctx.values.token : ctx.env.CPLANE_TOKEN;
   const secrets: string[] = token ? [token] : [];
-  const out: Print = (text) => ctx.stdout.write(safeText(text, secrets));
-  const err: Print = (text) => ctx.stderr.write(safeText(text, secrets));
+  const out: Print = (text) => ctx.stdout.write(safeFaceText(text, secrets));
+  const err: Print = (text) => ctx.stderr.write(safeFaceText(text, secrets));
   try {
     const [name, ...extra] = ctx.positionals;
     if (name === undefined) {
@@ -51,7 +51,7 @@ export async function runApiCommand(ctx: CommandContext): Promise<number> {
       return error.exitCode;
     }
     // A bug is reported by the top-level handler; its message passes the same gate first.
-    if (error instanceof Error) error.message = safeText(error.message, secrets);
+    if (error instanceof Error) error.message = safeFaceText(error.message, secrets);
     throw error;
   }
 }

@@ -2,7 +2,7 @@
  * `cplane mcp`: an MCP server over stdio (the official SDK's low-level
  * Server, so the tools' input schemas are the JSON Schemas generated from the
  * operation table as they are). stdout carries only the protocol; every log
- * line goes to stderr; every text a tool returns passes through `safeText`.
+ * line goes to stderr; every text a tool returns passes through `safeFaceText`.
  */
 import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -15,7 +15,7 @@ import { connect, connectionSettings } from '../session/connection.js';
 import { AbortError } from '../errors.js';
 import { applyNotAllowed, cplaneTools, type CplaneCommands } from './mcp-cplane-tools.js';
 import { helperTools, operationTools, type McpTool, type ToolContext, type ToolOutcome } from './mcp-tools.js';
-import { safeText } from './safe-text.js';
+import { safeFaceText } from './safe-text.js';
 import { version } from '../version.js';
 
 
@@ -29,7 +29,7 @@ export async function runMcpServer(ctx: CommandContext, commands: CplaneCommands
   const allowApply = ctx.values['allow-apply'] === true;
   const client = connect(ctx, { settings, ...(account ? { account } : {}) });
   const context: ToolContext = { client, baseUrl: settings.baseUrl, token: settings.token, account, env: ctx.env };
-  const log = (line: string) => ctx.stderr.write(safeText(`cplane mcp: ${line}\n`, [settings.token]));
+  const log = (line: string) => ctx.stderr.write(safeFaceText(`cplane mcp: ${line}\n`, [settings.token]));
 
   // In Service Account mode only the Service Account operations and the three helpers exist (spec, rule 4).
   const own = serviceAccount
@@ -56,7 +56,7 @@ export async function runMcpServer(ctx: CommandContext, commands: CplaneCommands
     }
     const secrets = [settings.token, ...(outcome.secrets ?? [])];
     return {
-      content: outcome.parts.map((part) => ({ type: 'text' as const, text: safeText(typeof part === 'string' ? part : JSON.stringify(part, null, 2), secrets) })),
+      content: outcome.parts.map((part) => ({ type: 'text' as const, text: safeFaceText(typeof part === 'string' ? part : JSON.stringify(part, null, 2), secrets) })),
       ...(outcome.isError ? { isError: true } : {}),
     };
   });

@@ -17,7 +17,8 @@ const tokenPattern = /sk-svc-(?:pat|sa)-[A-Za-z0-9._~+/=-]+/g;
  * Returns `text` with every known secret redacted (the run's secrets, kept by the shared redactor, and
  * `secrets`, registered with it here) and control characters escaped, keeping line breaks.
  */
-export function safeText(text: string, secrets: readonly string[] = []): string {
+/** (Named apart from src/text/safe-text.ts `safeText`, which this builds on: this one also knows the face's own secrets.) */
+export function safeFaceText(text: string, secrets: readonly string[] = []): string {
   for (const secret of secrets) registerSecret(secret);
   return safeLines(text.replace(tokenPattern, REDACTED));
 }

@@ -14,7 +14,7 @@ export function isIncomplete(plan: Pick<Plan, 'unreadable'>): boolean {
   return plan.unreadable.length > 0;
 }
 
-/** What could not be read, one item each: `project.payments`, or `every gateway_token`. */
+/** What could not be read, one item each: an address, or `every KIND`. */
 export function unreadableNames(plan: Pick<Plan, 'unreadable'>): string[] {
   return plan.unreadable.map((u) => u.address ?? `every ${u.kind}`);
 }

@@ -7,7 +7,7 @@
  * in state when a write succeeds). `schema/plan.schema.json` is its JSON form.
  */
 import type { OperationName } from '../api/operations.js';
-import type { ResourceKind, SecretSource, SourceRange } from '../config/types.js';
+import type { ResourceKind, SecretSource, SourceRange } from './kind.js';
 import type { Action } from './action.js';
 import type { PlannedWrite } from './write.js';
 

@@ -10,7 +10,7 @@ export function blockingFindings(plan: Pick<Plan, 'policies'>): PolicyFinding[] 
   return (plan.policies?.findings ?? []).filter((f) => f.level === 'mandatory');
 }
 
-/** `gateway_token.prod/ci: tokens-expire: Tokens must expire within 90 days.` */
+/** `ADDRESS: POLICY: MESSAGE`, e.g. a token's address, `tokens-expire`, `Tokens must expire within 90 days.` */
 export function findingLine(finding: PolicyFinding): string {
   return `${finding.address}: ${finding.policy}: ${finding.outcome === 'error' ? `the rule could not be evaluated: ${finding.message}` : finding.message}`;
 }

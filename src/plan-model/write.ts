@@ -23,7 +23,7 @@ export interface RefPlaceholder {
 export interface WriteEffects {
   /** Where the remote id of the step's address comes from: a dotted path into the result, or another address's id. */
   id?: { result: string } | RefPlaceholder;
-  /** Parent ids to record (e.g. `{ gatewayId: { $ref: 'gateway.prod' } }`). */
+  /** Parent ids to record: the key of `parents` -> the parent's id, or a `$ref` to the parent's address. */
   parents?: Record<string, RefPlaceholder | string>;
   /** One-time secret in the result to seal into state, e.g. `{ name: 'plaintext', result: 'plaintext' }`. */
   seal?: { name: string; result: string };

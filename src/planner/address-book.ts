@@ -7,10 +7,9 @@
  * address, in dependency order, so each address sees the decisions made for
  * the ones it depends on.
  */
-import type { ProviderT } from '../api/shapes.js';
 import type { ResourceKind } from '../config/types.js';
 import { localPart } from '../plan-model/index.js';
-import { findVendor } from '../providers/index.js';
+import { finder, type LookupResults } from '../providers/index.js';
 import type { Lookups } from '../providers/types.js';
 import type { StateData } from '../state/types.js';
 
@@ -64,11 +63,11 @@ export class AddressBook {
   }
 
   /** What providers may ask while planning. */
-  lookups(account: string, vendors: readonly ProviderT[], now: Date): Lookups {
+  lookups(account: string, found: LookupResults, now: Date): Lookups {
     return {
       account,
       now,
-      vendor: (nameOrId) => findVendor(vendors, nameOrId),
+      find: finder(found),
       idOf: (address) => this.idOf(address),
       nameOf: (kind, id) => {
         const owner = this.owners.get(keyOf(kind, id));

@@ -9,7 +9,7 @@ import type { Action, PlanStep } from '../plan-model/index.js';
 import { providerFor } from '../providers/index.js';
 import type { WriteSpec } from '../providers/types.js';
 import type { ResourceState } from '../state/types.js';
-import type { PlanContext } from './context.js';
+import type { StageContext } from './context.js';
 import { liveChildrenOf, type LiveObject } from './live-account.js';
 import { resourceProblem, type PlanProblem } from './problems.js';
 import { expiredChange, replacementOf } from './reissue.js';
@@ -22,7 +22,7 @@ export interface ChangeBase {
 }
 
 /** The step for `r` given its live object (none when nothing differs and nothing is adopted), and its problems. */
-export function planChange(ctx: PlanContext, r: DesiredResource, found: LiveObject, entry: ResourceState | undefined, base: ChangeBase): { step?: PlanStep; problems: PlanProblem[] } {
+export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObject, entry: ResourceState | undefined, base: ChangeBase): { step?: PlanStep; problems: PlanProblem[] } {
   const provider = providerFor(r.kind);
   const { lookups } = ctx;
   const id = found.identity.id;

@@ -34,7 +34,7 @@ export interface MakePlanInput {
   env: NodeJS.ProcessEnv;
 }
 
-export interface PlanContext {
+export interface StageContext {
   mode: Plan['mode'];
   desired: DesiredState;
   desiredByAddress: ReadonlyMap<string, DesiredResource>;

@@ -5,7 +5,7 @@
  * object goes after every step of an object that used it (dependents first).
  * Returns new steps; the input is left as it was.
  */
-import type { DesiredResource, ResourceKind, AttributesByKind } from '../config/types.js';
+import type { DesiredResource } from '../config/types.js';
 import { isRemoval, type Plan, type PlanStep } from '../plan-model/index.js';
 import { providerFor } from '../providers/index.js';
 import type { StateData } from '../state/types.js';
@@ -54,7 +54,7 @@ export function previousDependencies(input: Pick<DependencyInput, 'state' | 'boo
   const entry = input.state[address];
   if (!entry) return [];
   const provider = providerFor(entry.kind);
-  const deps = new Set(provider.references({ attributes: entry.inputs as unknown as AttributesByKind[ResourceKind] }).filter((a) => a in input.state));
+  const deps = new Set(provider.references({ attributes: entry.inputs }).filter((a) => a in input.state));
   for (const [idField, id] of Object.entries(entry.parents ?? {})) {
     const parentKind = provider.relations.parentIds?.[idField];
     const parent = parentKind && input.book.stateAddressOf(parentKind, id);

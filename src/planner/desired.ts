@@ -7,27 +7,27 @@
  * is reported as drift.
  */
 import { routes } from '../api/routes.js';
-import type { AttributesByKind, DesiredResource, ResourceKind } from '../config/types.js';
-import { addressOf, type FieldChange } from '../plan-model/index.js';
+import type { DesiredResource, ResourceKind } from '../config/types.js';
+import { resourceAddress, type FieldChange } from '../plan-model/index.js';
 import { kindOrder, parentOf, providerFor } from '../providers/index.js';
 import type { View } from '../providers/types.js';
 import { isIgnored, sameValue } from '../providers/view-diff.js';
 import type { ResourceState } from '../state/types.js';
 import { planChange, type ChangeBase } from './change.js';
-import { emptyStage, type PlanContext, type StageResult } from './context.js';
+import { emptyStage, type StageContext, type StageResult } from './context.js';
 import { goneReason, isDeletedLive, liveByKey, liveObjectOf, unreadableFor, type LiveObject } from './live-account.js';
 import { problemAt, resourceProblem } from './problems.js';
 import { expiredChange } from './reissue.js';
 import { createChanges, inputsOf, makeStep, setPath } from './steps.js';
 
-export function planDesired(ctx: PlanContext): StageResult {
+export function planDesired(ctx: StageContext): StageResult {
   const out = emptyStage();
   if (ctx.mode === 'destroy') return out;
   for (const r of orderDesired(ctx.desired.resources)) planAddress(ctx, r, out);
   return out;
 }
 
-function planAddress(ctx: PlanContext, r: DesiredResource, out: StageResult): void {
+function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): void {
   const { mode, lookups, book } = ctx;
   const provider = providerFor(r.kind);
   const entry = ctx.state[r.address];
@@ -94,7 +94,7 @@ function planAddress(ctx: PlanContext, r: DesiredResource, out: StageResult): vo
 }
 
 /** An `import` block: the address adopts the live object with that id, or the plan says why it cannot. */
-function planImport(ctx: PlanContext, r: DesiredResource, id: string, out: StageResult, change: (found: LiveObject, state: undefined, base: ChangeBase) => void): void {
+function planImport(ctx: StageContext, r: DesiredResource, id: string, out: StageResult, change: (found: LiveObject, state: undefined, base: ChangeBase) => void): void {
   const found = ctx.live.kinds.get(r.kind)?.byId.get(id);
   const where = ctx.imports.get(r.address)!.source;
   if (!found || found.identity.status === 'gone') {
@@ -120,19 +120,19 @@ function planImport(ctx: PlanContext, r: DesiredResource, id: string, out: Stage
 }
 
 /** For a kind that lives under a parent: the parent's id, from state or from the address book. */
-function parentIdOf(ctx: PlanContext, r: DesiredResource, entry: ResourceState | undefined): string | undefined {
+function parentIdOf(ctx: StageContext, r: DesiredResource, entry: ResourceState | undefined): string | undefined {
   const parent = parentOf(r.kind);
   if (!parent) return undefined;
   const local = (r.attributes as unknown as Record<string, unknown>)[parent.attribute];
-  return entry?.parents?.[parent.idField] ?? (typeof local === 'string' ? ctx.lookups.idOf(addressOf(parent.kind, local)) : undefined);
+  return entry?.parents?.[parent.idField] ?? (typeof local === 'string' ? ctx.lookups.idOf(resourceAddress(parent.kind, local)) : undefined);
 }
 
 /** Live values that differ from what cplane last applied, field by field. */
-function driftOf(ctx: PlanContext, entry: ResourceState, live: unknown, ignore: string[]): FieldChange[] {
+function driftOf(ctx: StageContext, entry: ResourceState, live: unknown, ignore: string[]): FieldChange[] {
   // An object adopted by a run that stopped before its first write has no inputs yet: nothing to compare.
   if (Object.keys(entry.inputs).length === 0) return [];
   const provider = providerFor(entry.kind);
-  const applied: View = provider.desiredView({ attributes: entry.inputs as unknown as AttributesByKind[ResourceKind], lookups: ctx.lookups });
+  const applied: View = provider.desiredView({ attributes: entry.inputs, lookups: ctx.lookups });
   const observed = provider.view({ live, lookups: ctx.lookups });
   const changes: FieldChange[] = [];
   for (const path of Object.keys(applied).sort()) {

@@ -14,5 +14,5 @@ export { PlanError } from './errors.js';
 export { readPlanFile, writePlanFile, planSchemaProblems } from './plan-file.js';
 export { placeholderProblems, policyDifferences, stepDifferences, withPendingResolved, withSavedKeys } from './plan-trust.js';
 export { changedFiles, isStateUrl, plannedFiles, recordedStatePath, relativePosix, withoutCredentials } from './plan-context.js';
-export type * from './types.js';
+export type * from '../plan-model/index.js';
 

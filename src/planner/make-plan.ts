@@ -7,7 +7,7 @@
  */
 import type { Plan } from '../plan-model/index.js';
 import { AddressBook } from './address-book.js';
-import type { MakePlanInput, PlanContext } from './context.js';
+import type { MakePlanInput, StageContext } from './context.js';
 import { linkDependencies } from './dependencies.js';
 import { planDesired } from './desired.js';
 import { PlanError } from './errors.js';
@@ -45,8 +45,8 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
   const snapshot = await refreshing;
 
   // The API's clock, read from the answers of the refresh: expiry and due dates are compared with it.
-  const lookups = book.lookups(account, snapshot.vendors, client.serverNow());
-  const ctx: PlanContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
+  const lookups = book.lookups(account, snapshot.lookups, client.serverNow());
+  const ctx: StageContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
   const planned = planDesired(ctx);
   const removals = planRemovals(ctx);
   // An address with a pending write gets no step: the resend that comes first finishes it (pending-writes.ts).

@@ -2,7 +2,7 @@
  * Ordering of plan steps: a stable topological sort (each step after the
  * steps it depends on, otherwise in the order given).
  */
-import type { PlanStep } from './types.js';
+import type { PlanStep } from '../plan-model/index.js';
 
 /** Sorts steps so that each comes after its dependencies; among ready steps the earlier one in `steps` goes first. */
 export function sortSteps(steps: PlanStep[]): PlanStep[] {

@@ -9,12 +9,12 @@
  */
 import type { JournalEntry, StateData } from '../state/types.js';
 import type { ResourceKind } from '../config/types.js';
-import { kindOfAddress, type PendingWrite } from '../plan-model/index.js';
+import { kindOf as kindOfAddress, type PendingWrite } from '../plan-model/index.js';
 import { kindOrder, providerFor } from '../providers/index.js';
 
 function kindOf(entry: JournalEntry, resources: StateData['resources']): ResourceKind | undefined {
   const kind = entry.kind ?? resources[entry.address]?.kind ?? kindOfAddress(entry.address);
-  return (kindOrder as string[]).includes(kind) ? (kind as ResourceKind) : undefined;
+  return kind !== undefined && (kindOrder as string[]).includes(kind) ? (kind as ResourceKind) : undefined;
 }
 
 /** Each pending write whose operation is not one its address's kind sends, as `OPERATION of ADDRESS (journal entry ID)`. */

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import type { PlannedFile } from './types.js';
+import type { PlannedFile } from '../plan-model/index.js';
 
 const CONFIG_FILE = /\.ya?ml$/i;
 

@@ -9,7 +9,7 @@ import { constants } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import type { ErrorObject } from 'ajv';
 import { AbortError } from '../errors.js';
-import type { Plan } from './types.js';
+import type { Plan } from '../plan-model/index.js';
 
 /**
  * Problems of a plan document as `path: message` (up to five), or an empty list when it is valid.

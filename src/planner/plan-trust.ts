@@ -9,18 +9,19 @@
  */
 import { canonicalJson } from '../config/index.js';
 import { providerFor } from '../providers/index.js';
-import type { Plan, PlanStep, Template } from '../plan-model/index.js';
+import { eachPlaceholder, writeOnlyField, type Plan, type PlanStep, type Template } from '../plan-model/index.js';
 
 const isWriteOnly = (step: PlanStep, field: string): boolean =>
   (providerFor(step.kind).writeOnly ?? []).some((pattern) => (pattern.endsWith('.*') ? field.startsWith(pattern.slice(0, -1)) && field.length > pattern.length - 1 : field === pattern));
 
-/** Each `$secret`/`$encrypt` placeholder of a template, with where it is (`body.description`). */
+/** Each placeholder of a template that takes a secret (or is malformed), with where it is (`body.description`). */
 function placeholders(template: Template | undefined, at: string, into: { at: string; field: unknown }[]): void {
-  if (Array.isArray(template)) template.forEach((item, i) => placeholders(item, `${at}[${i}]`, into));
-  else if (template !== null && typeof template === 'object') {
-    if ('$secret' in template || '$encrypt' in template) into.push({ at, field: template.$secret ?? template.$encrypt });
-    else for (const [key, value] of Object.entries(template)) placeholders(value, `${at}.${key}`, into);
-  }
+  eachPlaceholder(template, at, (placeholder, where) => {
+    if (placeholder.tag === 'malformed') {
+      if (placeholder.key !== '$ref') into.push({ at: where, field: placeholder.value });
+    }
+    else if (writeOnlyField(placeholder) !== undefined) into.push({ at: where, field: writeOnlyField(placeholder) });
+  });
 }
 
 /**

@@ -7,9 +7,6 @@
 import type { Diagnostic, DesiredResource, SourceRange } from '../config/types.js';
 import type { Problem } from '../providers/types.js';
 
-/** Stable codes of the problems the planner itself finds (providers add their own, e.g. `unknown_vendor`). */
-export type PlanProblemCode = 'prevent_destroy' | 'secret_unavailable' | 'unknown_target';
-
 /** A diagnostic about one address, with the address kept so that `--target` can leave out-of-scope ones aside. */
 export interface PlanProblem extends Diagnostic {
   address?: string;

@@ -7,7 +7,7 @@
  * without a single API write.
  */
 import type { RefactoringBlocks, SourceRange } from '../config/types.js';
-import { addressOf, localPart, type PlanStep } from '../plan-model/index.js';
+import { localPart, movedWithParent, type PlanStep } from '../plan-model/index.js';
 import { providerFor } from '../providers/index.js';
 import type { ResourceState, StateData } from '../state/types.js';
 import { problemAt, type PlanProblem } from './problems.js';
@@ -47,28 +47,25 @@ function referrersInState(state: StateData['resources'], address: string): { add
   return out.sort((a, b) => (a.address < b.address ? -1 : 1));
 }
 
-/** What lives under `address` in state and is declared inside it (its address follows the parent's: `gateway_token.prod/ci`, `record.p/r`). */
+/** What lives under `address` in state and is declared inside it (its address follows the parent's, see `movedWithParent`). */
 export function childrenInState(state: StateData['resources'], address: string): string[] {
   return referrersInState(state, address).map((r) => r.address).filter((child) => childDestination(child, address, address) !== undefined);
 }
 
 /**
  * Where a child goes when its parent moves from `from` to `to`: its local name is its parent's
- * (`otel_export.prod`) or starts with it (`gateway_token.prod/ci`); the part after it stays.
+ * or starts with it (a token under its gateway); the part after it stays.
  * Undefined when the child's name does not follow its parent's (it keeps its address).
  */
 export function childDestination(child: string, from: string, to: string): string | undefined {
-  const [kind, local, parentFrom, parentTo] = [child.slice(0, child.indexOf('.')), localPart(child), localPart(from), localPart(to)];
-  if (local === parentFrom) return addressOf(kind as ResourceState['kind'], parentTo);
-  if (local.startsWith(`${parentFrom}/`)) return addressOf(kind as ResourceState['kind'], `${parentTo}${local.slice(parentFrom.length)}`);
-  return undefined;
+  return movedWithParent(child, from, to);
 }
 
 /**
  * The renames one move makes in state: the object itself and what is declared inside it, each with its entry as
  * it reads afterwards (fingerprints keep the address they were made for, since they cannot be made again without
- * the secret). Every entry that names the moved object by its local name (a token's `gateway`, a gateway's
- * `project`) names the new one; an entry that keeps its address appears with `from` equal to `to`.
+ * the secret). Every entry that names the moved object by its local name (a token's gateway, a gateway's
+ * project) names the new one; an entry that keeps its address appears with `from` equal to `to`.
  */
 export function renamesOf(state: StateData['resources'], from: string, to: string): { from: string; to: string; entry: ResourceState }[] {
   const entry = state[from];

@@ -14,17 +14,16 @@ import { ApiError, IdentityRefusedError } from '../api/errors.js';
 import { Limiter } from '../api/limiter.js';
 import type { OperationName } from '../api/operations.js';
 import { routes } from '../api/routes.js';
-import type { ProviderT } from '../api/shapes.js';
 import type { DesiredState, ResourceKind } from '../config/types.js';
 import type { Unreadable } from '../plan-model/index.js';
-import { childKindsOf, findVendor, kindOrder, listVendors, parentOf, providerFor } from '../providers/index.js';
+import { childKindsOf, finder, kindOrder, parentOf, providerFor, type DataSource } from '../providers/index.js';
 import type { Lookups } from '../providers/types.js';
 import { isRefusal } from '../providers/view-diff.js';
 import type { StateData } from '../state/types.js';
 
 export interface LiveSnapshot {
-  /** The AI vendors (the API's "providers"), when a kind in use looks them up. */
-  vendors: ProviderT[];
+  /** What was read of each data source a kind in use declares (`lookups`). */
+  lookups: Map<DataSource<unknown>, readonly unknown[]>;
   /** Live objects per kind; a kind that could not be read at all is absent. */
   items: Partial<Record<ResourceKind, unknown[]>>;
   /** Kinds read only by id (no list allowed): objects without state cannot be looked up. */
@@ -58,7 +57,7 @@ const childKindsByParent = new Map(kindOrder.map((kind) => [kind, childKindsOf(k
 export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
   const { client, account, state } = input;
   const limiter = new Limiter(Math.max(1, input.parallelism));
-  const snapshot: LiveSnapshot = { vendors: [], items: {}, byIdOnly: new Set(), failedParents: {}, unreadable: [] };
+  const snapshot: LiveSnapshot = { lookups: new Map(), items: {}, byIdOnly: new Set(), failedParents: {}, unreadable: [] };
   const entries = Object.values(state.resources);
   const { expected, managed, kindsInState } = outlineOf(entries);
   // A kind neither configured nor in state has nothing to compare: it is not read at all.
@@ -92,19 +91,21 @@ export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
     }
   };
 
-  const readVendors = async () => {
-    const needing = kindOrder.find((kind) => used.has(kind) && providerFor(kind).relations.usesVendors);
-    if (!needing) return;
+  // Each data source a kind in use declares is read once, whichever kinds share it; a failure is reported
+  // under the first kind (in kind order) that needs it.
+  const sources = new Map<DataSource<unknown>, ResourceKind>();
+  for (const kind of kindOrder) for (const source of (used.has(kind) && providerFor(kind).lookups) || []) if (!sources.has(source)) sources.set(source, kind);
+  const readLookup = async (source: DataSource<unknown>, needing: ResourceKind) => {
     try {
-      snapshot.vendors = await listVendors(client);
+      snapshot.lookups.set(source, await source.read(client));
     } catch (error) {
-      snapshot.unreadable.push({ kind: needing, operation: 'listProviders', ...reasonOf(error) });
+      snapshot.unreadable.push({ kind: needing, operation: source.operation, ...reasonOf(error) });
     }
   };
 
   // Children of the parents in state are read at once, alongside the account-wide lists, so that refresh
   // takes one wave of requests; only parents found for adoption wait for their list.
-  await Promise.all([readVendors(), ...kindOrder.map((kind) => readKind(kind, [...(managed.get(kind) ?? [])]))]);
+  await Promise.all([...[...sources].map(([source, kind]) => readLookup(source, kind)), ...kindOrder.map((kind) => readKind(kind, [...(managed.get(kind) ?? [])]))]);
   await Promise.all(
     childKinds.map((kind) => {
       const adopting = adoptableParents(input, snapshot, kind).filter((id) => !managed.get(kind)?.has(id));
@@ -144,7 +145,7 @@ function adoptableParents(input: RefreshInput, snapshot: LiveSnapshot, kind: Res
   const parent = parentOf(kind);
   if (!parent || (snapshot.items[parent.kind] ?? []).length === 0) return [];
   const provider = providerFor(parent.kind);
-  const lookups: Lookups = { account: input.account, now: input.client.serverNow(), vendor: (nameOrId) => findVendor(snapshot.vendors, nameOrId), idOf: (address) => input.state.resources[address]?.id, nameOf: (_kind, id) => id };
+  const lookups: Lookups = { account: input.account, now: input.client.serverNow(), find: finder(snapshot.lookups), idOf: (address) => input.state.resources[address]?.id, nameOf: (_kind, id) => id };
   const claimed = new Set((input.desired?.resources ?? []).filter((r) => r.kind === parent.kind).map((r) => provider.naturalKey({ desired: r, lookups })));
   return (snapshot.items[parent.kind] ?? [])
     .map((live) => provider.identify({ live }))

@@ -54,7 +54,7 @@ export function replaceProblems(
   for (const address of replace) {
     const r = desiredByAddress.get(address);
     if (!r) {
-      // Typos, and a local name given without its parent (`gateway_token.ci` for `gateway_token.main/ci`).
+      // Typos, and a local name given without its parent (a token's name without its gateway's).
       const local = localPart(address);
       const close = [...new Set([...closest(address, known), ...known.filter((a) => localPart(a) === local || localPart(a).endsWith(`/${local}`))])].slice(0, 3);
       problems.push({

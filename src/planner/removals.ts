@@ -8,7 +8,7 @@
  */
 import { parentOf, providerFor } from '../providers/index.js';
 import type { ResourceState } from '../state/types.js';
-import { emptyStage, type PlanContext, type StageResult } from './context.js';
+import { emptyStage, type StageContext, type StageResult } from './context.js';
 import { goneReason, isDeletedLive, liveChildrenOf, liveObjectOf, unreadableFor } from './live-account.js';
 import { problemAt, rangeOf, whereOf } from './problems.js';
 import { forgetStep, makeStep } from './steps.js';
@@ -18,7 +18,7 @@ export interface Removals extends StageResult {
   removedWith: Map<string, string>;
 }
 
-export function planRemovals(ctx: PlanContext): Removals {
+export function planRemovals(ctx: StageContext): Removals {
   const out: Removals = { ...emptyStage(), removedWith: new Map() };
   const removing = Object.entries(ctx.state).filter(([address]) => ctx.mode === 'destroy' || !ctx.desiredByAddress.has(address));
   const removed = new Set(removing.map(([address]) => address));
@@ -26,7 +26,7 @@ export function planRemovals(ctx: PlanContext): Removals {
   return out;
 }
 
-function planRemoval(ctx: PlanContext, address: string, entry: ResourceState, removed: ReadonlySet<string>, out: Removals): void {
+function planRemoval(ctx: StageContext, address: string, entry: ResourceState, removed: ReadonlySet<string>, out: Removals): void {
   const provider = providerFor(entry.kind);
   const parent = parentOf(entry.kind);
   const parentId = parent ? entry.parents?.[parent.idField] : undefined;

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DesiredResource, ResourceKind, SecretSource } from '../config/types.js';
-import type { FieldChange, PlanStep, Template } from '../plan-model/index.js';
+import { eachPlaceholder, writeOnlyField, type FieldChange, type PlanStep, type Template } from '../plan-model/index.js';
 import type { Lookups, ResourceProvider, WriteSpec } from '../providers/types.js';
 import { whereOf } from './problems.js';
 
@@ -30,14 +30,12 @@ export function forgetStep(address: string, kind: ResourceKind, action: PlanStep
   return makeStep({ address, kind, action, reason, changes: [], writes: [], forget: true });
 }
 
-/** Placeholders (`$secret`, `$encrypt`) a template uses. */
+/** The write-only fields whose plaintext a template's placeholders take. */
 function secretFields(template: Template | undefined, into: Set<string>): Set<string> {
-  if (Array.isArray(template)) for (const item of template) secretFields(item, into);
-  else if (template !== null && typeof template === 'object') {
-    const field = template.$secret ?? template.$encrypt;
-    if (typeof field === 'string') into.add(field);
-    else for (const value of Object.values(template)) secretFields(value, into);
-  }
+  eachPlaceholder(template, '', (placeholder) => {
+    const field = placeholder.tag === 'malformed' ? undefined : writeOnlyField(placeholder);
+    if (field !== undefined) into.add(field);
+  });
   return into;
 }
 
@@ -50,7 +48,7 @@ export function inputsOf(r: DesiredResource): Record<string, unknown> {
 }
 
 /** The attributes a create sets, as changes without a `before`; write-only ones as `(sensitive)`. */
-export function createChanges(provider: ResourceProvider<ResourceKind, unknown>, r: DesiredResource, lookups: Lookups): FieldChange[] {
+export function createChanges(provider: ResourceProvider, r: DesiredResource, lookups: Lookups): FieldChange[] {
   const changes: FieldChange[] = Object.entries(provider.desiredView({ attributes: r.attributes, lookups }))
     .filter(([, value]) => value !== undefined)
     .map(([path, after]) => ({ path, after }));

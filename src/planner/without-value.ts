@@ -8,11 +8,11 @@
 import type { DesiredResource } from '../config/types.js';
 import type { PlanStep } from '../plan-model/index.js';
 import { providerFor } from '../providers/index.js';
-import type { PlanContext } from './context.js';
+import type { StageContext } from './context.js';
 import { liveByKey, liveObjectOf, unreadableFor, type LiveObject } from './live-account.js';
 
 /** Sorted addresses; with targets, only the addresses the plan covers. */
-export function withoutValue(ctx: PlanContext, steps: readonly PlanStep[], targets: readonly string[]): string[] {
+export function withoutValue(ctx: StageContext, steps: readonly PlanStep[], targets: readonly string[]): string[] {
   if (ctx.mode === 'destroy') return [];
   const planned = new Map(steps.map((s) => [s.address, s]));
   const found: string[] = [];
@@ -30,7 +30,7 @@ export function withoutValue(ctx: PlanContext, steps: readonly PlanStep[], targe
 }
 
 /** The live object the address is, or will adopt; undefined when the plan creates it. */
-function liveOf(ctx: PlanContext, r: DesiredResource): LiveObject | undefined {
+function liveOf(ctx: StageContext, r: DesiredResource): LiveObject | undefined {
   const entry = ctx.state[r.address];
   const found = entry ? liveObjectOf(ctx.live, entry) : liveByKey(ctx.live, r.kind, providerFor(r.kind).naturalKey({ desired: r, lookups: ctx.lookups }));
   return found && found.identity.status !== 'gone' ? found : undefined;

@@ -5,27 +5,37 @@
  */
 import type { CredentialT } from '../api/shapes.js';
 import type { CredentialAttributes } from '../config/types.js';
+import type { CredentialConfig } from '../config/config-file.js';
 import type { Template } from '../plan-model/index.js';
+import { vendors } from './lookups.js';
 import type { Lookups, ResourceProvider, View } from './types.js';
 import { diffViews, sensitiveChanges, unknownVendor } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
-/** A provider as its name, whether the configuration gave its name or its id. */
-function providerName(nameOrId: string, lookups: Lookups): string {
-  return lookups.vendor(nameOrId)?.name ?? nameOrId;
+/** An AI vendor as its name, whether the configuration gave its name or its id. */
+function vendorName(nameOrId: string, lookups: Lookups): string {
+  return lookups.find(vendors, nameOrId)?.name ?? nameOrId;
 }
 
 function view(attributes: CredentialAttributes, lookups: Lookups): View {
-  return { provider: providerName(attributes.provider, lookups), label: attributes.label, baseUrl: attributes.baseUrl };
+  return { provider: vendorName(attributes.provider, lookups), label: attributes.label, baseUrl: attributes.baseUrl };
 }
 
 function liveView(live: CredentialT, lookups: Lookups): View {
-  return { provider: providerName(live.provider_id, lookups), label: live.label, baseUrl: live.base_url };
+  return { provider: vendorName(live.provider_id, lookups), label: live.label, baseUrl: live.base_url };
 }
 
 export const credentialProvider = {
   kind: 'credential',
-  relations: { usesVendors: true },
+  config: {
+    kind: 'credential',
+    key: 'credentials',
+    noun: 'credential',
+    attributes: (entry, local) => ({ provider: entry.provider, label: entry.label ?? local, baseUrl: entry.baseUrl ?? null }),
+    secrets: (entry) => ({ secret: entry.secret }),
+  },
+  lookups: [vendors],
+  relations: {},
   refreshOperations: ['listCredentials'],
   writeOperations: ['createCredential', 'updateCredential', 'rotateCredential', 'deleteCredential'],
   readOperation: 'listCredentials',
@@ -59,7 +69,7 @@ export const credentialProvider = {
 
   planCreate({ desired, lookups }) {
     const { attributes } = desired;
-    const vendor = lookups.vendor(attributes.provider);
+    const vendor = lookups.find(vendors, attributes.provider);
     if (!vendor) return { writes: [], problems: [unknownVendor(attributes.provider)] };
     const body: Record<string, Template> = { providerId: vendor.provider_id, label: attributes.label, secret: { $secret: 'secret' } };
     if (attributes.baseUrl !== null) body.baseUrl = attributes.baseUrl;
@@ -82,4 +92,4 @@ export const credentialProvider = {
   planDelete({ address, id }) {
     return { writes: [writeSpec('deleteCredential', { path: { id }, effects: { forget: true } }, `delete ${address}`)] };
   },
-} satisfies ResourceProvider<'credential', CredentialT>;
+} satisfies ResourceProvider<CredentialAttributes, CredentialT, CredentialConfig>;

@@ -7,7 +7,8 @@
  */
 import type { GatewayTokenT } from '../api/shapes.js';
 import type { GatewayTokenAttributes } from '../config/types.js';
-import type { FieldChange, Template } from '../plan-model/index.js';
+import type { TokenConfig } from '../config/config-file.js';
+import { resourceAddress, type FieldChange, type Template } from '../plan-model/index.js';
 import type { ReadFailure, ResourceProvider, View } from './types.js';
 import { diffViews, isRefusal, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
@@ -15,7 +16,7 @@ import { writeSpec } from './write-spec.js';
 /** Changing any of these needs a new token. */
 const replaceOn = new Set(['scopes', 'allowedModels', 'rateLimitPerMin', 'expiresInDays']);
 
-const gatewayAddress = (attributes: GatewayTokenAttributes) => `gateway.${attributes.gateway}`;
+const gatewayAddress = (attributes: GatewayTokenAttributes) => resourceAddress('gateway', attributes.gateway);
 
 function view(attributes: GatewayTokenAttributes): View {
   return {
@@ -51,6 +52,16 @@ function liveView(live: GatewayTokenT): View {
 
 export const gatewayTokenProvider = {
   kind: 'gateway_token',
+  config: {
+    kind: 'gateway_token',
+    key: 'tokens',
+    parent: { kind: 'gateway', attribute: 'gateway' },
+    noun: 'token',
+    attributes: (entry, local, gateway) => ({
+      gateway: gateway!, name: entry.name ?? local, scopes: [...entry.scopes], expiresInDays: entry.expiresInDays ?? null,
+      allowedModels: [...(entry.allowedModels ?? [])], rateLimitPerMin: entry.rateLimitPerMin ?? null,
+    }),
+  },
   relations: {
     parentIds: { gatewayId: 'gateway' },
     within: { idField: 'gatewayId', attribute: 'gateway', removedWith: 'revoked by deleting' },
@@ -141,4 +152,4 @@ export const gatewayTokenProvider = {
     const path = { id: parents?.gatewayId ?? '', tokenId: id };
     return { writes: [writeSpec('revokeGatewayToken', { path, effects: { forget: true } }, `revoke ${address}`)] };
   },
-} satisfies ResourceProvider<'gateway_token', GatewayTokenT>;
+} satisfies ResourceProvider<GatewayTokenAttributes, GatewayTokenT, TokenConfig>;

@@ -7,7 +7,10 @@
  */
 import type { GatewayTokenT, GatewayT } from '../api/shapes.js';
 import type { GatewayAttributes, GatewaySettingsConfig } from '../config/types.js';
-import type { Template } from '../plan-model/index.js';
+import type { GatewayConfig } from '../config/config-file.js';
+import { didYouMean, type CompleteRequest } from '../config/index.js';
+import { resourceAddress, type Template } from '../plan-model/index.js';
+import { vendors } from './lookups.js';
 import type { Lookups, Problem, ResourceProvider, View } from './types.js';
 import { diffViews, flatten, nullWhenNotFound, ref, sortedSet, unknownVendor } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
@@ -15,11 +18,30 @@ import { writeSpec } from './write-spec.js';
 /** Fields PATCH /gateways/{id} takes under the same name as the configuration. */
 const plainFields = ['name', 'slug', 'defaultModel'] as const;
 
-const projectAddress = (attributes: GatewayAttributes) => `project.${attributes.project}`;
-const credentialAddress = (name: string) => `credential.${name}`;
+const projectAddress = (attributes: GatewayAttributes) => resourceAddress('project', attributes.project);
+const credentialAddress = (name: string) => resourceAddress('credential', name);
 
-function providerName(nameOrId: string, lookups: Lookups): string {
-  return lookups.vendor(nameOrId)?.name ?? nameOrId;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The default provider is the first attached credential's unless given; a given name must be one of theirs. */
+function completeDefaultProvider({ attributes, entry, attributesOf, report, owner }: CompleteRequest<GatewayAttributes, GatewayConfig>): void {
+  const providers = attributes.credentials
+    .map((c) => attributesOf('credential', c)?.provider)
+    .filter((p): p is string => typeof p === 'string');
+  const given = entry.defaultProvider;
+  attributes.defaultProvider = given ?? providers[0] ?? '';
+  if (given !== undefined && !UUID.test(given) && providers.length > 0 && !providers.some((p) => UUID.test(p) || p === given)) {
+    report('defaultProvider', {
+      code: 'default_provider_mismatch',
+      summary: `defaultProvider "${given}" of ${owner} is not the provider of any attached credential${didYouMean(given, providers)}`,
+      detail: `The attached credentials are for: ${[...new Set(providers)].join(', ')}. Attach a credential of that provider, or choose one of these.`,
+      underline: given,
+    });
+  }
+}
+
+function vendorName(nameOrId: string, lookups: Lookups): string {
+  return lookups.find(vendors, nameOrId)?.name ?? nameOrId;
 }
 
 function view(attributes: GatewayAttributes, lookups: Lookups): View {
@@ -27,7 +49,7 @@ function view(attributes: GatewayAttributes, lookups: Lookups): View {
     project: attributes.project,
     name: attributes.name,
     slug: attributes.slug,
-    defaultProvider: providerName(attributes.defaultProvider, lookups),
+    defaultProvider: vendorName(attributes.defaultProvider, lookups),
     defaultModel: attributes.defaultModel,
     credentials: sortedSet(attributes.credentials),
   };
@@ -48,7 +70,23 @@ function settingsBody(wanted: GatewaySettingsConfig, changedKeys: string[]): Rec
 
 export const gatewayProvider = {
   kind: 'gateway',
-  relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' }, usesVendors: true },
+  config: {
+    kind: 'gateway',
+    key: 'gateways',
+    noun: 'gateway',
+    attributes(entry, local) {
+      const attributes: GatewayAttributes = {
+        project: entry.project, name: entry.name ?? local, slug: entry.slug ?? local, defaultProvider: entry.defaultProvider ?? '',
+        defaultModel: entry.defaultModel, credentials: [...entry.credentials],
+      };
+      if (entry.settings !== undefined) attributes.settings = structuredClone(entry.settings);
+      return attributes;
+    },
+    references: [{ attribute: 'project', kind: 'project' }, { attribute: 'credentials', kind: 'credential' }],
+    complete: completeDefaultProvider,
+  },
+  lookups: [vendors],
+  relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' } },
   refreshOperations: ['listGateways'],
   writeOperations: ['createGateway', 'updateGateway', 'updateGatewaySettings', 'attachGatewayCredential', 'detachGatewayCredential', 'deleteGateway'],
   readOperation: 'getGateway',
@@ -75,7 +113,7 @@ export const gatewayProvider = {
     project: lookups.nameOf('project', live.project_id),
     name: live.name,
     slug: live.slug,
-    defaultProvider: providerName(live.default_provider_id, lookups),
+    defaultProvider: vendorName(live.default_provider_id, lookups),
     defaultModel: live.default_model,
     credentials: sortedSet(live.credential_ids.map((id) => lookups.nameOf('credential', id))),
     ...flatten('settings', live.settings),
@@ -93,7 +131,7 @@ export const gatewayProvider = {
 
   planCreate({ desired, lookups }) {
     const { attributes, address } = desired;
-    const vendor = lookups.vendor(attributes.defaultProvider);
+    const vendor = lookups.find(vendors, attributes.defaultProvider);
     if (!vendor) return { writes: [], problems: [unknownVendor(attributes.defaultProvider)] };
     const project = ref(lookups, projectAddress(attributes));
     const body = {
@@ -124,7 +162,7 @@ export const gatewayProvider = {
       if (changedKeys.includes(key)) body[key] = attributes[key];
     }
     if (changedKeys.includes('defaultProvider')) {
-      const vendor = lookups.vendor(attributes.defaultProvider);
+      const vendor = lookups.find(vendors, attributes.defaultProvider);
       if (vendor) body.defaultProviderId = vendor.provider_id;
       else problems.push(unknownVendor(attributes.defaultProvider));
     }
@@ -161,4 +199,4 @@ export const gatewayProvider = {
       notes: [`deleting the gateway disables it and revokes its ${n} active token${n === 1 ? '' : 's'}`],
     };
   },
-} satisfies ResourceProvider<'gateway', GatewayT>;
+} satisfies ResourceProvider<GatewayAttributes, GatewayT, GatewayConfig>;

@@ -1,7 +1,11 @@
 /**
- * One provider per resource kind, all behind the ResourceProvider interface.
- * The planner looks providers up here by kind and knows nothing else about them.
+ * The registry of resource kinds: one definition module per kind (its configuration block, how it is
+ * observed, its provider methods and its export mapping), listed once here. Everything else that needs a
+ * list of kinds derives it from this table: the kind order (from the relations), the configuration blocks
+ * handed to config/, the parents and children of each kind.
  */
+import { loadConfig, type LoadOptions, type LoadResult } from '../config/index.js';
+import type { KindBlock } from '../config/kind-block.js';
 import type { ResourceKind } from '../config/types.js';
 import { credentialProvider } from './credential.js';
 import { gatewayTokenProvider } from './gateway-token.js';
@@ -11,21 +15,79 @@ import { projectProvider } from './project.js';
 import { recordProvider } from './record.js';
 import type { Relations, ResourceProvider } from './types.js';
 
-const providers = {
-  project: projectProvider,
-  record: recordProvider,
-  credential: credentialProvider,
-  gateway: gatewayProvider,
-  gateway_token: gatewayTokenProvider,
-  otel_export: otelExportProvider,
-} satisfies { [K in ResourceKind]: { kind: K } };
+/** Each kind's attributes by kind name, for code (and tests) that builds desired resources of a known kind. */
+export interface AttributesByKind {
+  project: AttributeType<typeof projectProvider>;
+  credential: AttributeType<typeof credentialProvider>;
+  record: AttributeType<typeof recordProvider>;
+  gateway: AttributeType<typeof gatewayProvider>;
+  gateway_token: AttributeType<typeof gatewayTokenProvider>;
+  otel_export: AttributeType<typeof otelExportProvider>;
+}
+type AttributeType<P> = P extends { config: { attributes(...args: never[]): infer A } } ? A : never;
+
+/** Every kind's definition. The order breaks ties in the derived kind order (and so in refresh and plans). */
+const definitions: readonly ResourceProvider<never, never>[] = [
+  projectProvider,
+  credentialProvider,
+  recordProvider,
+  gatewayProvider,
+  gatewayTokenProvider,
+  otelExportProvider,
+] as unknown as ResourceProvider<never, never>[];
+
+const byKind = new Map<ResourceKind, ResourceProvider>(definitions.map((d) => [d.kind, d as unknown as ResourceProvider]));
+
+/** Whether `kind` is a kind cplane knows. */
+export function isKind(kind: string): boolean {
+  return byKind.has(kind);
+}
 
 /**
- * The provider of a kind. Each provider is typed with its own live shape; callers that work on any kind see
- * the live object as `unknown`, and this lookup holds the one cast between the two views.
+ * The definition of a kind. Each is typed with its own attributes and live shape; callers that work on any
+ * kind see them as plain records and `unknown`, and this lookup holds the one cast between the two views.
  */
-export function providerFor<K extends ResourceKind>(kind: K): ResourceProvider<K, unknown> {
-  return providers[kind] as unknown as ResourceProvider<K, unknown>;
+export function providerFor(kind: ResourceKind): ResourceProvider {
+  const found = byKind.get(kind);
+  if (!found) throw new Error(`unknown resource kind "${kind}"`);
+  return found;
+}
+
+/** The kinds a kind needs to exist first: the kinds of its parents (`parentIds`) and of the resources its configuration refers to. */
+export function kindsNeededBy(kind: ResourceKind): ResourceKind[] {
+  const { relations, config } = providerFor(kind);
+  const needed = [...Object.values(relations.parentIds ?? {}), ...(config.parent ? [config.parent.kind] : []), ...(config.references ?? []).map((r) => r.kind)];
+  return [...new Set(needed)].filter((k) => k !== kind);
+}
+
+/**
+ * Kinds in dependency order, derived from the relations: a stable topological sort (among kinds ready at
+ * once, the earlier definition first). A relation naming an unknown kind or a cycle between kinds is a bug
+ * in the definitions, found the first time this module is loaded.
+ */
+function deriveKindOrder(): ResourceKind[] {
+  const kinds = definitions.map((d) => d.kind);
+  const out: ResourceKind[] = [];
+  while (out.length < kinds.length) {
+    const next = kinds.find((kind) => !out.includes(kind) && kindsNeededBy(kind).every((needed) => {
+      if (!byKind.has(needed)) throw new Error(`kind ${kind} names the unknown kind ${needed}`);
+      return out.includes(needed);
+    }));
+    if (next === undefined) throw new Error(`the kinds ${kinds.filter((k) => !out.includes(k)).join(', ')} need each other in a cycle`);
+    out.push(next);
+  }
+  return out;
+}
+
+/** Kinds in dependency order: parents (and referenced kinds) before the kinds that need them. */
+export const kindOrder: readonly ResourceKind[] = deriveKindOrder();
+
+/** The configuration block of every kind, in kind order: what loadConfig takes as `kinds`. */
+export const kindBlocks: readonly KindBlock[] = kindOrder.map((kind) => providerFor(kind).config);
+
+/** loadConfig with the configuration blocks of every kind: how the layers above read a configuration folder. */
+export function loadConfiguration(dir: string, options: Omit<LoadOptions, 'kinds'> = {}): Promise<LoadResult> {
+  return loadConfig(dir, { ...options, kinds: kindBlocks });
 }
 
 /** The parent a kind lives under (`relations.within`) with the parent's kind; undefined for a kind read per account. */
@@ -40,10 +102,7 @@ export function childKindsOf(kind: ResourceKind): ResourceKind[] {
   return kindOrder.filter((child) => parentOf(child)?.kind === kind);
 }
 
-/** Kinds in dependency order: parents before children. */
-export const kindOrder: ResourceKind[] = ['project', 'credential', 'record', 'gateway', 'gateway_token', 'otel_export'];
-
 export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider };
-export { listAccounts, listVendors, findVendor } from './lookups.js';
+export { listAccounts, listVendors, findVendor, finder, vendors, type DataSource, type LookupResults } from './lookups.js';
 export type { LiveOtelExport } from './otel-export.js';
 export type * from './types.js';

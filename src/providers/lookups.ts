@@ -1,10 +1,24 @@
 /**
- * Read-only lookups the providers need but never manage: the accounts a
- * token can reach and the AI vendors (the API's "providers"), found by name
- * or by id.
+ * Data sources (after Terraform's): objects cplane reads but never manages, looked up by name or id while
+ * planning. A kind declares the sources it uses (`lookups` of its definition); refresh reads each declared
+ * source once, and the providers find objects in it through `Lookups.find`. The AI vendors (the API's
+ * "providers") are the first; Service Accounts by name will be the next. Also the accounts a token can reach.
  */
 import type { ApiClient } from '../api/client.js';
+import type { OperationName } from '../api/operations.js';
 import type { AccountT, ProviderT } from '../api/shapes.js';
+
+export interface DataSource<T> {
+  /** For people and for the plan's unreadable list: `AI vendors`. */
+  readonly name: string;
+  /** The operation `read` sends. */
+  readonly operation: OperationName;
+  read(client: ApiClient): Promise<T[]>;
+  find(items: readonly T[], nameOrId: string): T | undefined;
+}
+
+/** What refresh read of each declared data source. */
+export type LookupResults = ReadonlyMap<DataSource<unknown>, readonly unknown[]>;
 
 export async function listAccounts(client: ApiClient): Promise<AccountT[]> {
   return client.call('listAccounts', {});
@@ -18,4 +32,12 @@ export async function listVendors(client: ApiClient): Promise<ProviderT[]> {
 export function findVendor(vendors: readonly ProviderT[], nameOrId: string): ProviderT | undefined {
   const lower = nameOrId.toLowerCase();
   return vendors.find((v) => v.provider_id === nameOrId) ?? vendors.find((v) => v.name.toLowerCase() === lower);
+}
+
+/** The AI vendors a credential or a gateway names (`provider: openai`). */
+export const vendors: DataSource<ProviderT> = { name: 'AI vendors', operation: 'listProviders', read: listVendors, find: findVendor };
+
+/** `Lookups.find` over what was read: an object of `source` by name or id, or undefined. */
+export function finder(results: LookupResults): <T>(source: DataSource<T>, nameOrId: string) => T | undefined {
+  return <T>(source: DataSource<T>, nameOrId: string) => source.find((results.get(source as DataSource<unknown>) ?? []) as readonly T[], nameOrId);
 }

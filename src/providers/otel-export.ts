@@ -7,7 +7,8 @@
  */
 import type { OtelExportT } from '../api/shapes.js';
 import type { OtelExportAttributes } from '../config/types.js';
-import type { Template } from '../plan-model/index.js';
+import type { OtelExportConfig } from '../config/config-file.js';
+import { resourceAddress, type Template } from '../plan-model/index.js';
 import type { ReadFailure, ResourceProvider, View } from './types.js';
 import { diffViews, isRefusal, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
@@ -18,7 +19,7 @@ export interface LiveOtelExport {
   export: OtelExportT;
 }
 
-const gatewayAddress = (attributes: OtelExportAttributes) => `gateway.${attributes.gateway}`;
+const gatewayAddress = (attributes: OtelExportAttributes) => resourceAddress('gateway', attributes.gateway);
 const switches = ['enabled', 'endpoint', 'exportMetrics', 'exportTraces'] as const;
 
 function view(attributes: OtelExportAttributes): View {
@@ -52,6 +53,28 @@ function liveView({ export: live }: LiveOtelExport): View {
 
 export const otelExportProvider = {
   kind: 'otel_export',
+  config: {
+    kind: 'otel_export',
+    key: 'otelExport',
+    parent: { kind: 'gateway', attribute: 'gateway' },
+    single: true,
+    noun: 'the OTel export of gateway',
+    attributes(entry, _local, gateway) {
+      const headerNames = Object.keys(entry.headers ?? {}).sort((a, b) => a.localeCompare(b));
+      return { gateway: gateway!, enabled: entry.enabled ?? true, endpoint: entry.endpoint ?? null, exportMetrics: entry.exportMetrics ?? true, exportTraces: entry.exportTraces ?? true, headerNames };
+    },
+    secrets: (entry) =>
+      Object.fromEntries(Object.entries(entry.headers ?? {}).sort(([a], [b]) => a.localeCompare(b)).map(([name, source]) => [`headers.${name}`, source])),
+    complete({ attributes, report, owner }) {
+      if (attributes.enabled && attributes.endpoint === null) {
+        report('', {
+          code: 'missing_key',
+          summary: `Missing required key "endpoint" in ${owner}: an enabled export needs an endpoint`,
+          detail: 'Add endpoint: https://..., or set enabled: false.',
+        });
+      }
+    },
+  },
   relations: {
     parentIds: { gatewayId: 'gateway' },
     within: { idField: 'gatewayId', attribute: 'gateway', removedWith: 'removed with' },
@@ -131,4 +154,4 @@ export const otelExportProvider = {
   planDelete({ address, id }) {
     return { writes: [writeSpec('updateOtelExport', { path: { id }, body: { enabled: false }, effects: { forget: true } }, `disable ${address}`)] };
   },
-} satisfies ResourceProvider<'otel_export', LiveOtelExport>;
+} satisfies ResourceProvider<OtelExportAttributes, LiveOtelExport, OtelExportConfig>;

@@ -6,6 +6,7 @@
  */
 import type { ProjectT } from '../api/shapes.js';
 import type { ProjectAttributes } from '../config/types.js';
+import type { ProjectConfig } from '../config/config-file.js';
 import type { ResourceProvider, View } from './types.js';
 import { diffViews, isIgnored, nullWhenNotFound } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
@@ -20,6 +21,12 @@ function liveView(live: ProjectT): View {
 
 export const projectProvider = {
   kind: 'project',
+  config: {
+    kind: 'project',
+    key: 'projects',
+    noun: 'project',
+    attributes: (entry, local) => ({ name: entry.name ?? local, description: entry.description ?? '', active: entry.active ?? true }),
+  },
   relations: {},
   refreshOperations: ['listProjects'],
   writeOperations: ['createProject', 'updateProject', 'archiveProject'],
@@ -84,4 +91,4 @@ export const projectProvider = {
       writes: [writeSpec('archiveProject', { path: { id }, body: { archived: true }, effects: { forget: true } }, `archive ${address}`)],
     };
   },
-} satisfies ResourceProvider<'project', ProjectT>;
+} satisfies ResourceProvider<ProjectAttributes, ProjectT, ProjectConfig>;

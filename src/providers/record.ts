@@ -9,8 +9,9 @@
  * and its due date moved an interval ahead.
  */
 import type { RecordMetaT } from '../api/shapes.js';
-import type { DesiredResource, RecordAttributes } from '../config/types.js';
-import type { Template } from '../plan-model/index.js';
+import type { DesiredResource, RecordAttributes, SecretSource } from '../config/types.js';
+import type { RecordConfig } from '../config/config-file.js';
+import { resourceAddress, type Template } from '../plan-model/index.js';
 import type { ResourceProvider, View } from './types.js';
 import { canonicalTime, diffViews, isIgnored, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
@@ -26,18 +27,18 @@ function view(attributes: RecordAttributes): View {
   return out;
 }
 
-const projectAddress = (attributes: RecordAttributes) => `project.${attributes.project}`;
+const projectAddress = (attributes: RecordAttributes) => resourceAddress('project', attributes.project);
 
 const DAY_MS = 86_400_000;
 
 /** A value cplane makes itself (`generate`): making a new one is a rotation. */
-const isGenerated = (desired: DesiredResource<'record'>) => desired.secrets.value !== undefined && 'generate' in desired.secrets.value;
+const isGenerated = (desired: DesiredResource<RecordAttributes>) => desired.secrets.value !== undefined && 'generate' in desired.secrets.value;
 
 /**
  * When a generated value is due for rotation: its interval and its live due date that has passed, with the
  * next due date (the interval from the start of today, UTC, so a saved plan applied the same day is the same plan).
  */
-function rotationDue(desired: DesiredResource<'record'>, live: RecordMetaT, now: Date): { dueAt: string; nextDueAt: string } | undefined {
+function rotationDue(desired: DesiredResource<RecordAttributes>, live: RecordMetaT, now: Date): { dueAt: string; nextDueAt: string } | undefined {
   const interval = desired.attributes.rotationIntervalDays;
   if (!isGenerated(desired) || !interval || !live.secret_due_at || Date.parse(live.secret_due_at) > now.getTime()) return undefined;
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
@@ -61,6 +62,21 @@ function liveView(live: RecordMetaT): View {
 
 export const recordProvider = {
   kind: 'record',
+  config: {
+    kind: 'record',
+    key: 'records',
+    parent: { kind: 'project', attribute: 'project' },
+    noun: 'record',
+    attributes(entry, local, project) {
+      const attributes: RecordAttributes = { project: project!, name: entry.name ?? local };
+      if (entry.tags !== undefined) attributes.tags = [...entry.tags];
+      if (entry.secretDueAt !== undefined) attributes.secretDueAt = entry.secretDueAt;
+      if (entry.rotationIntervalDays !== undefined) attributes.rotationIntervalDays = entry.rotationIntervalDays;
+      if (entry.format !== undefined) attributes.format = entry.format;
+      return attributes;
+    },
+    secrets: (entry): Record<string, SecretSource> => (entry.value ? { value: entry.value } : {}),
+  },
   relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' } },
   refreshOperations: ['listRecords'],
   writeOperations: ['createRecord', 'createRecordVersion', 'updateRecord', 'rotateRecord', 'archiveRecord'],
@@ -164,4 +180,4 @@ export const recordProvider = {
       writes: [writeSpec('archiveRecord', { path: { id }, body: { archived: true }, effects: { forget: true } }, `archive ${address}`)],
     };
   },
-} satisfies ResourceProvider<'record', RecordMetaT>;
+} satisfies ResourceProvider<RecordAttributes, RecordMetaT, RecordConfig>;

@@ -9,10 +9,11 @@
 import type { ApiClient } from '../api/client.js';
 import type { Limiter } from '../api/limiter.js';
 import type { OperationName } from '../api/operations.js';
-import type { ProviderT } from '../api/shapes.js';
-import type { AttributesByKind, DesiredResource, ResourceKind } from '../config/types.js';
+import type { Entry, KindBlock } from '../config/kind-block.js';
+import type { Attributes, DesiredResource, ResourceKind } from '../config/types.js';
 import type { FieldChange, PlannedWrite } from '../plan-model/index.js';
 import type { ResourceState } from '../state/types.js';
+import type { DataSource } from './lookups.js';
 
 /** A write as a provider describes it; the planner gives it its id and Idempotency-Key. */
 export type WriteSpec = Omit<PlannedWrite, 'id' | 'idempotencyKey'>;
@@ -27,8 +28,8 @@ export type View = Record<string, unknown>;
 /** What the planner knows while planning one address. */
 export interface Lookups {
   account: string;
-  /** An AI vendor (the API calls it a "provider") by name or id. */
-  vendor(nameOrId: string): ProviderT | undefined;
+  /** An object of a data source the kind declares in `lookups` (an AI vendor), by name or id; undefined when there is none. */
+  find<T>(source: DataSource<T>, nameOrId: string): T | undefined;
   /** The remote id of an address when it is known now and survives this plan; undefined when created or replaced by it. */
   idOf(address: string): string | undefined;
   /** The local name that manages the remote object `id` of `kind`, or the id itself when none does. */
@@ -80,8 +81,8 @@ export interface ReadRequest {
   parents?: Record<string, string>;
 }
 
-export interface DiffRequest<K extends ResourceKind, L> {
-  desired: DesiredResource<K>;
+export interface DiffRequest<A extends object, L> {
+  desired: DesiredResource<A>;
   live: L;
   /** What cplane last applied, when the address is in state. */
   state?: ResourceState;
@@ -111,13 +112,13 @@ export interface DiffResponse {
   problems?: Problem[];
 }
 
-export interface CreateRequest<K extends ResourceKind> {
-  desired: DesiredResource<K>;
+export interface CreateRequest<A extends object> {
+  desired: DesiredResource<A>;
   lookups: Lookups;
 }
 
-export interface UpdateRequest<K extends ResourceKind, L> {
-  desired: DesiredResource<K>;
+export interface UpdateRequest<A extends object, L> {
+  desired: DesiredResource<A>;
   live: L;
   /** Remote id of the object. */
   id: string;
@@ -171,13 +172,16 @@ export interface Relations {
   parentAttributes?: Record<string, string>;
   /** The word for an object whose status is `gone` (identify), in `… outside cplane`: `revoked` for a token. Default `deleted`. */
   goneAs?: string;
-  /** Planning the kind looks AI vendors up by name (`lookups.vendor`), so refresh lists them. */
-  usesVendors?: boolean;
 }
 
-export interface ResourceProvider<K extends ResourceKind = ResourceKind, L = unknown> {
-  readonly kind: K;
+/** `A`: the kind's attributes; `L`: its live object as the API returns it; `E`: its entry in a configuration file. */
+export interface ResourceProvider<A extends object = Attributes, L = unknown, E = Entry> {
+  readonly kind: ResourceKind;
+  /** The kind's configuration block: where it is written, its defaults, write-only inputs and references. */
+  readonly config: KindBlock<A, E>;
   readonly relations: Relations;
+  /** The data sources planning the kind looks objects up in (`lookups.find`): refresh reads each once. */
+  readonly lookups?: readonly DataSource<unknown>[];
   /** Operations `refresh` sends: the planner skips them (and reports why) for a token that may not call them. */
   readonly refreshOperations: OperationName[];
   /** Operation `read` sends. */
@@ -205,15 +209,15 @@ export interface ResourceProvider<K extends ResourceKind = ResourceKind, L = unk
   read(req: ReadRequest): Promise<L | null>;
   identify(req: { live: L }): LiveIdentity;
   /** The natural key of a desired object, or undefined while a parent has no id yet. */
-  naturalKey(req: { desired: DesiredResource<K>; lookups: Lookups }): string | undefined;
+  naturalKey(req: { desired: DesiredResource<A>; lookups: Lookups }): string | undefined;
   /** Addresses the attributes refer to (parents and references). */
-  references(req: { attributes: AttributesByKind[K] }): string[];
+  references(req: { attributes: A }): string[];
   /** The live object in configuration terms. */
   view(req: { live: L; lookups: Lookups }): View;
   /** Desired (or last applied) attributes in the same terms. */
-  desiredView(req: { attributes: AttributesByKind[K]; lookups: Lookups }): View;
-  diff(req: DiffRequest<K, L>): DiffResponse;
-  planCreate(req: CreateRequest<K>): WritesResponse;
-  planUpdate(req: UpdateRequest<K, L>): WritesResponse;
+  desiredView(req: { attributes: A; lookups: Lookups }): View;
+  diff(req: DiffRequest<A, L>): DiffResponse;
+  planCreate(req: CreateRequest<A>): WritesResponse;
+  planUpdate(req: UpdateRequest<A, L>): WritesResponse;
   planDelete(req: DeleteRequest): WritesResponse;
 }

@@ -71,11 +71,6 @@ export function ref(lookups: Lookups, address: string): string | { $ref: string 
   return lookups.idOf(address) ?? { $ref: address };
 }
 
-/** Keys whose paths are in `keys` or below one of them. */
-export function touches(keys: string[], path: string): boolean {
-  return keys.some((key) => key === path || key.startsWith(`${path}.`));
-}
-
 /** Runs a read and turns a not-found answer into null. */
 export async function nullWhenNotFound<T>(read: () => Promise<T>): Promise<T | null> {
   try {

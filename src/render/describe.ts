@@ -80,7 +80,7 @@ export function noChangesLine(plan: Plan): string | undefined {
   return 'No changes. Your infrastructure matches the configuration.';
 }
 
-/** The heading of the pending writes, and one line per write: `gateway.prod: createGateway will be resent first (then created)`. */
+/** The heading of the pending writes, and one line per write: `ADDRESS: createGateway will be resent first (then created)`. */
 export const PENDING_HEADING = 'Pending writes an earlier apply left unconfirmed (they will be resent first, with their saved keys):';
 
 export function pendingWriteLine(write: PendingWrite): string {

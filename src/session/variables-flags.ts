@@ -19,7 +19,7 @@ function parseAssignment(assignment: string): VariableArgument {
  * The two flags are interleaved in command-line order (Terraform's rule: the last one wins);
  * without the order (a command run in-process by a test), var files come before --var.
  */
-export function variablesLoadOptions(ctx: CommandContext): LoadOptions {
+export function variablesLoadOptions(ctx: CommandContext): Omit<LoadOptions, 'kinds'> {
   const pending = { var: strings(ctx.values.var), 'var-file': strings(ctx.values['var-file']) };
   const order = ctx.optionOrder?.filter((name) => name === 'var' || name === 'var-file')
     ?? [...pending['var-file'].map(() => 'var-file'), ...pending.var.map(() => 'var')];

@@ -9,8 +9,9 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ApiClient, ClientEvent } from '../api/client.js';
-import { formatDiagnostic, loadConfig, type DesiredState } from '../config/index.js';
+import { formatDiagnostic, type DesiredState } from '../config/index.js';
 import { registerUrlPasswords } from '../config/own-variables.js';
+import { loadConfiguration } from '../providers/index.js';
 import { openState, type StateStore } from '../state/index.js';
 import type { CommandContext } from './command-context.js';
 import { connect, connectionSettings } from './connection.js';
@@ -88,7 +89,7 @@ function onlyStateAccount(configDir: string): string | undefined {
  * folder that does not load (or has no configuration) says nothing, since these commands do not need it.
  */
 export async function configuredState(ctx: CommandContext, configDir: string): Promise<ConfiguredState> {
-  const { desired } = await loadConfig(configDir, variablesLoadOptions(ctx));
+  const { desired } = await loadConfiguration(configDir, variablesLoadOptions(ctx));
   return { ...(desired?.account ? { account: desired.account } : {}), ...(desired?.stateUrl ? { stateUrl: desired.stateUrl } : {}) };
 }
 
@@ -132,7 +133,7 @@ export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptio
   // Check the connection settings before reading anything, so a missing variable is the first thing said.
   const settings = connectionSettings(ctx);
   const flagAccount = flag(ctx, 'account');
-  const { desired, diagnostics } = await loadConfig(dir, {
+  const { desired, diagnostics } = await loadConfiguration(dir, {
     ...variablesLoadOptions(ctx),
     ...(flagAccount ? { account: flagAccount } : {}),
     ...(options.savedVariables ? { savedVariables: options.savedVariables } : {}),

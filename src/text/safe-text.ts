@@ -138,7 +138,7 @@ export function escapeControl(text: string): string {
 
 /**
  * A name (an address, a local name, a kind, a workspace): escaped but never redacted. Names are not secret, and a
- * short secret that happens to match part of one (`checkout` in `record.checkout/db-password`) must not garble it.
+ * short secret that happens to match part of one (`checkout` in an address such as `KIND.checkout/db-password`) must not garble it.
  */
 export function safeName(name: string): string {
   return escapeControl(name);

@@ -4,11 +4,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type ApiClient, type ClientEvent } from '../../src/api/index.js';
-import { applyPlan, type ApplyEvent, type ApplyOptions, type ApplyResult } from '../../src/applier/index.js';
+import { applyPlan, stateKeyRing, type ApplyEvent, type ApplyOptions, type ApplyResult } from '../../src/applier/index.js';
 import { resolveSecret } from '../../src/config/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
-import type { Plan, PlanStep, PlannedWrite, Template, WriteEffects } from '../../src/planner/types.js';
+import type { Plan, PlanStep, PlannedWrite, Template, WriteEffects } from '../../src/plan-model/index.js';
 import { openState, type StateStore } from '../../src/state/index.js';
 import { closeArrangement } from '../helpers/close-arrangement.js';
 
@@ -61,7 +61,7 @@ export async function harness(options: { latencyMs?: number; faults?: string; ma
         state: h.state,
         client,
         onEvent: (e) => h.events.push(e),
-        resolveSecret: (source) => resolveSecret(source, env),
+        keyRing: stateKeyRing(h.state, (source) => resolveSecret(source, env)),
         ...extra,
       }),
     async reopen() {

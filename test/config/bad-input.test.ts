@@ -98,8 +98,8 @@ describe('YAML itself', () => {
 
   test('a folder that does not exist', async () => {
     const result = await load({ 'main.yaml': BASE }, {});
-    const { loadConfig } = await import('../../src/config/index.js');
-    const missing = await loadConfig('nope', { cwd: result.dir, env: {} });
+    const { loadConfiguration } = await import('../../src/providers/index.js');
+    const missing = await loadConfiguration('nope', { cwd: result.dir, env: {} });
     expect(missing.diagnostics[0]?.summary).toBe(`Configuration folder ${result.dir}/nope does not exist`);
   });
 });

@@ -4,7 +4,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { expect, test } from 'vitest';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfiguration } from '../../src/providers/index.js';
 
 const ACCOUNT = '00000000-0000-4000-8000-000000000001';
 
@@ -14,7 +14,7 @@ test('every example folder is covered here', () => {
 });
 
 test('quickstart: one project with two records, a credential, a gateway with OTel export and two tokens', async () => {
-  const { desired, diagnostics } = await loadConfig('examples/quickstart', { variables: [{ name: 'account', value: ACCOUNT }], env: {} });
+  const { desired, diagnostics } = await loadConfiguration('examples/quickstart', { variables: [{ name: 'account', value: ACCOUNT }], env: {} });
   expect(diagnostics).toEqual([]);
   expect(desired?.account).toBe(ACCOUNT);
   expect(desired?.files).toEqual(['main.yaml']);
@@ -35,7 +35,7 @@ test('quickstart: one project with two records, a credential, a gateway with OTe
 test('quickstart: the secrets it names are exactly those demo.env provides', async () => {
   const { readFileSync } = await import('node:fs');
   const provided = readFileSync('examples/quickstart/demo.env', 'utf8').split('\n').filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split('=')[0]).sort();
-  const { desired } = await loadConfig('examples/quickstart', { variables: [{ name: 'account', value: ACCOUNT }], env: {} });
+  const { desired } = await loadConfiguration('examples/quickstart', { variables: [{ name: 'account', value: ACCOUNT }], env: {} });
   const named = desired!.resources.flatMap((r) => Object.values(r.secrets)).flatMap((s) => ('env' in s ? [s.env] : [])).sort();
   expect(named).toEqual(provided);
 });
@@ -44,7 +44,7 @@ test.each([
   ['staging', '11111111-1111-4111-8111-111111111111', 60, 7, false],
   ['prod', '22222222-2222-4222-8222-222222222222', 6000, 30, true],
 ])('multi-env with vars/%s.yaml', async (env, account, requestsPerMinute, expiresInDays, preventDestroy) => {
-  const { desired, diagnostics } = await loadConfig('examples/multi-env', { variables: [{ file: `examples/multi-env/vars/${env}.yaml` }], env: {} });
+  const { desired, diagnostics } = await loadConfiguration('examples/multi-env', { variables: [{ file: `examples/multi-env/vars/${env}.yaml` }], env: {} });
   expect(diagnostics).toEqual([]);
   expect(desired?.account).toBe(account);
   const byAddress = new Map(desired!.resources.map((r) => [r.address, r]));

@@ -7,7 +7,8 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll } from 'vitest';
-import { loadConfig, type LoadOptions } from '../../src/config/index.js';
+import type { LoadOptions } from '../../src/config/index.js';
+import { loadConfiguration } from '../../src/providers/index.js';
 
 const written: string[] = [];
 afterAll(() => {
@@ -24,9 +25,9 @@ export function writeConfig(files: Record<string, string | Buffer>): string {
   return dir;
 }
 
-export async function load(files: Record<string, string | Buffer>, options: LoadOptions = {}) {
+export async function load(files: Record<string, string | Buffer>, options: Omit<LoadOptions, 'kinds'> = {}) {
   const dir = writeConfig(files);
-  return { dir, ...(await loadConfig('.', { env: {}, ...options, cwd: dir })) };
+  return { dir, ...(await loadConfiguration('.', { env: {}, ...options, cwd: dir })) };
 }
 
 /** A small valid configuration to start bad ones from. */

@@ -13,9 +13,9 @@ import type { ConfigFile } from '../../src/config/config-file.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 const schema = JSON.parse(readFileSync('schema/config.schema.json', 'utf8')) as Record<string, unknown>;
-// SecretSource and the gateway settings live with the desired-state types, which config-file.ts imports.
+// The gateway settings live with the desired-state types, which config-file.ts imports; SecretSource with the plan model's kind types.
 const desiredTypes = readFileSync('src/config/types.ts', 'utf8');
-const secretSourceType = /export type SecretSource = .*;/.exec(desiredTypes)![0];
+const secretSourceType = /export type SecretSource = .*;/.exec(readFileSync('src/plan-model/kind.ts', 'utf8'))![0];
 const typesSource = readFileSync('src/config/config-file.ts', 'utf8') + /export interface GatewaySettingsConfig \{[\s\S]*?\n\}/.exec(desiredTypes)![0];
 
 function walk(node: unknown, visit: (properties: Record<string, Record<string, unknown>>, at: string) => void, at = '#'): void {

@@ -30,8 +30,8 @@ test('generate: a fresh base64url value of the given length each time', async ()
 test('loading never reads a secret file', async () => {
   const dir = writeConfig({ 'main.yaml': 'credentials:\n  c:\n    provider: openai\n    secret: { file: ./unreadable.txt }\n' });
   writeFileSync(join(dir, 'unreadable.txt'), 'sk-should-not-be-read', { mode: 0o000 });
-  const { loadConfig } = await import('../../src/config/index.js');
-  const { desired, diagnostics } = await loadConfig('.', { cwd: dir, env: {} });
+  const { loadConfiguration } = await import('../../src/providers/index.js');
+  const { desired, diagnostics } = await loadConfiguration('.', { cwd: dir, env: {} });
   expect(diagnostics).toEqual([]);
   expect(JSON.stringify(desired)).not.toContain('sk-should-not-be-read');
 });

@@ -6,14 +6,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { load, writeConfig } from './helpers.js';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfiguration } from '../../src/providers/index.js';
 import { runCli } from '../../src/cli/main.js';
 
 const CONFIG = 'variables:\n  env: { default: from-default }\n  days: { type: integer, default: 7 }\nprojects:\n  p:\n    description: "${var.env}"\n    records:\n      r: { rotationIntervalDays: "${var.days}" }\n';
 
-async function describeWith(options: Parameters<typeof loadConfig>[1], varFiles: Record<string, string> = {}) {
+async function describeWith(options: Parameters<typeof loadConfiguration>[1], varFiles: Record<string, string> = {}) {
   const dir = writeConfig({ 'main.yaml': CONFIG, ...varFiles });
-  const result = await loadConfig('.', { env: {}, ...options, cwd: dir });
+  const result = await loadConfiguration('.', { env: {}, ...options, cwd: dir });
   expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   const [project, record] = result.desired!.resources;
   return { description: (project!.attributes as { description: string }).description, days: (record!.attributes as { rotationIntervalDays: number }).rotationIntervalDays };
@@ -68,13 +68,13 @@ test('a malformed interpolation is an error', async () => {
 test('a variable file that is not a map', async () => {
   const dir = writeConfig({ 'main.yaml': CONFIG });
   writeFileSync(join(dir, 'vars.txt'), '- a\n- b\n');
-  const { diagnostics } = await loadConfig('.', { cwd: dir, env: {}, variables: [{ file: 'vars.txt' }] });
+  const { diagnostics } = await loadConfiguration('.', { cwd: dir, env: {}, variables: [{ file: 'vars.txt' }] });
   expect(diagnostics.map((d) => d.summary)).toEqual(['Variable file vars.txt must be a map of variable names to values']);
 });
 
 test('a missing variable file', async () => {
   const dir = writeConfig({ 'main.yaml': CONFIG });
-  const { diagnostics } = await loadConfig('.', { cwd: dir, env: {}, variables: [{ file: 'nope.yaml' }] });
+  const { diagnostics } = await loadConfiguration('.', { cwd: dir, env: {}, variables: [{ file: 'nope.yaml' }] });
   expect(diagnostics.map((d) => d.summary)).toEqual(['Cannot read variable file nope.yaml: ENOENT']);
 });
 

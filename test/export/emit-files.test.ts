@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfiguration } from '../../src/providers/index.js';
 import { buildModel, expiresInDays } from '../../src/export/build-model.js';
 import { emitFiles } from '../../src/export/emit-yaml.js';
 import { ACCOUNT, liveAccount } from './live-fixture.js';
@@ -31,7 +31,7 @@ describe('emitFiles', () => {
 
   it('gives the loader a valid configuration whose references are local names', async () => {
     await writeAll(emitFiles(buildModel(liveAccount(), { onlyUsedCredentials: false }), 'x.json'));
-    const { desired, diagnostics } = await loadConfig(dir, { variables: [{ name: 'account', value: 'other-account' }], env: {} });
+    const { desired, diagnostics } = await loadConfiguration(dir, { variables: [{ name: 'account', value: 'other-account' }], env: {} });
     expect(diagnostics).toEqual([]);
     expect(desired?.account).toBe('other-account');
     const byAddress = Object.fromEntries(desired!.resources.map((r) => [r.address, r.attributes]));

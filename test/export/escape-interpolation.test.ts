@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfiguration } from '../../src/providers/index.js';
 import { createPrng, type Prng } from '../../src/emulator/prng.js';
 import { buildModel } from '../../src/export/build-model.js';
 import { emitFiles } from '../../src/export/emit-yaml.js';
@@ -36,7 +36,7 @@ async function roundTrip(texts: { name: string; description: string }[]) {
   live.projects = live.projects.map((p, i) => ({ ...p, ...(texts[i] ?? {}) }));
   const folder = await mkdtemp(join(dir, 'round-'));
   for (const file of emitFiles(buildModel(live, { onlyUsedCredentials: false }), 'x.json')) await writeFile(join(folder, file.name), file.text);
-  const { desired, diagnostics } = await loadConfig(folder, { variables: [{ name: 'account', value: 'acct' }], env: { CPLANE_TOKEN: 'sk-svc-pat-never-read' } });
+  const { desired, diagnostics } = await loadConfiguration(folder, { variables: [{ name: 'account', value: 'acct' }], env: { CPLANE_TOKEN: 'sk-svc-pat-never-read' } });
   expect(diagnostics).toEqual([]);
   const projects = live.projects.filter((p) => !p.archived);
   const loaded = desired!.resources.filter((r) => r.kind === 'project').map((r) => r.attributes as { name: string; description: string });

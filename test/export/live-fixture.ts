@@ -1,5 +1,5 @@
 // A small live account, as the API would return it, for the tests of the pure export stages.
-import type { LiveAccount } from '../../src/export/read-account.js';
+import type { AccountObjects } from '../../src/export/read-account.js';
 
 const t0 = '2026-01-01T00:00:00.000Z';
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -7,10 +7,10 @@ export const ACCOUNT = uuid(1);
 const OPENAI = uuid(2);
 const ANTHROPIC = uuid(3);
 
-const project = (n: number, name: string, extra: Partial<LiveAccount['projects'][number]> = {}) => ({
+const project = (n: number, name: string, extra: Partial<AccountObjects['projects'][number]> = {}) => ({
   project_id: uuid(n), account_id: ACCOUNT, name, description: '', is_active: true, archived: false, archived_at: null, created_at: t0, updated_at: t0, ...extra,
 });
-const record = (n: number, projectN: number, name: string, extra: Partial<LiveAccount['records'][number]> = {}) => ({
+const record = (n: number, projectN: number, name: string, extra: Partial<AccountObjects['records'][number]> = {}) => ({
   record_id: uuid(n), account_id: ACCOUNT, project_id: uuid(projectN), name, tags: [], secret_due_at: null, rotation_interval_days: null, format: 'text',
   owner_user_id: uuid(999), current_version: 1, archived: false, archived_at: null, created_at: t0, updated_at: t0, ...extra,
 });
@@ -18,16 +18,16 @@ const settings = {
   requestsPerMinute: 600, tokensPerMinute: null, spendLimitUsd: '100.00', window: 'day' as const,
   guardrails: { blockPii: true, blockedTerms: ['ssn', 'password'], maxInputTokens: 8000 }, cache: { enabled: true, ttlSeconds: 300 },
 };
-const token = (n: number, gatewayN: number, name: string, extra: Partial<LiveAccount['tokens'][number]> = {}) => ({
+const token = (n: number, gatewayN: number, name: string, extra: Partial<AccountObjects['tokens'][number]> = {}) => ({
   token_id: uuid(n), gateway_id: uuid(gatewayN), name, token_prefix: `gwt_${n}`, scopes: ['run'], principal_type: 'user', owner_user_id: uuid(999),
   service_account_id: null, allowed_models: [], spend_limit: null, spend_window: null, rate_limit_per_min: null,
   created_at: t0, last_used_at: null, expires_at: null, revoked_at: null, ...extra,
 });
 
-export function liveAccount(): LiveAccount {
+export function liveAccount(): AccountObjects {
   return {
     account: ACCOUNT,
-    providers: [
+    vendors: [
       { provider_id: OPENAI, name: 'openai', display_name: 'OpenAI', default_base_url: 'https://api.openai.com/v1', models: ['gpt-4o-mini'] },
       { provider_id: ANTHROPIC, name: 'anthropic', display_name: 'Anthropic', default_base_url: 'https://api.anthropic.com', models: ['claude'] },
     ],

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ApiClient } from '../../src/api/client.js';
-import type { Plan } from '../../src/planner/types.js';
+import type { Plan } from '../../src/plan-model/index.js';
 import { openState } from '../../src/state/index.js';
 import type { StateData } from '../../src/state/types.js';
 import { fixtures, withEmulator } from '../helpers/emulator.js';

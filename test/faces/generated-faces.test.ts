@@ -5,18 +5,18 @@ import { operationFacts, operationSummaries } from '../../src/api/operation-docs
 import { operationNames, operations } from '../../src/api/operations.js';
 import { createClient } from '../../src/api/client.js';
 import { checkRequest } from '../../src/faces/request-check.js';
-import { REDACTED, safeText, writeOnlyValues } from '../../src/faces/safe-text.js';
+import { REDACTED, safeFaceText, writeOnlyValues } from '../../src/faces/safe-text.js';
 import { operationTool, toolName } from '../../src/faces/mcp-tools.js';
 
-describe('safeText', () => {
+describe('safeFaceText', () => {
   it('redacts control-plane tokens and the secrets given, raw and JSON-escaped, longest first', () => {
     const secret = 'pa"ss\\word-123';
     const text = `token sk-svc-pat-abc.DEF_9 and sk-svc-sa-x1; ${secret}; ${JSON.stringify({ secret })}; part pa"ss`;
-    expect(safeText(text, [secret, 'pa"ss'])).toBe(`token ${REDACTED} and ${REDACTED}; ${REDACTED}; {"secret":"${REDACTED}"}; part pa"ss`);
+    expect(safeFaceText(text, [secret, 'pa"ss'])).toBe(`token ${REDACTED} and ${REDACTED}; ${REDACTED}; {"secret":"${REDACTED}"}; part pa"ss`);
   });
 
   it('leaves values too short to hide anything, and the bare prefixes of error messages', () => {
-    expect(safeText('a token (sk-svc-sa-) or (sk-svc-pat-); abc', ['abc'])).toBe('a token (sk-svc-sa-) or (sk-svc-pat-); abc');
+    expect(safeFaceText('a token (sk-svc-sa-) or (sk-svc-pat-); abc', ['abc'])).toBe('a token (sk-svc-sa-) or (sk-svc-pat-); abc');
   });
 
   it('finds the write-only values of a body from the table: provider secrets and OTel header values', () => {

@@ -6,12 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { createClient, type ApiClient, type ClientEvent } from '../../src/api/index.js';
-import { applyPlan, type ApplyResult } from '../../src/applier/index.js';
-import { loadConfig, resolveSecret, type DesiredState } from '../../src/config/index.js';
+import { applyPlan, stateKeyRing, type ApplyResult } from '../../src/applier/index.js';
+import { resolveSecret, type DesiredState } from '../../src/config/index.js';
+import { loadConfiguration } from '../../src/providers/index.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { makePlan, PlanError, planSchemaProblems, type MakePlanInput } from '../../src/planner/index.js';
-import type { Plan } from '../../src/planner/types.js';
+import type { Plan } from '../../src/plan-model/index.js';
 import { openState, type StateStore } from '../../src/state/index.js';
 import { closeArrangement } from '../helpers/close-arrangement.js';
 import { builtCli } from '../helpers/built-cli.js';
@@ -69,7 +70,7 @@ export async function harness(options: { token?: string; account?: string } = {}
       writeFileSync(join(dir, 'main.yaml'), `version: 1\naccount: ${acct}\n${yaml}`);
     },
     async desired() {
-      const { desired, diagnostics } = await loadConfig(dir, { env, cwd: dir });
+      const { desired, diagnostics } = await loadConfiguration(dir, { env, cwd: dir });
       if (!desired) throw new Error(`configuration errors: ${JSON.stringify(diagnostics)}`);
       return desired;
     },
@@ -81,7 +82,7 @@ export async function harness(options: { token?: string; account?: string } = {}
       return plan;
     },
     apply(plan) {
-      return applyPlan({ plan, state: h.state, client, resolveSecret: (source) => resolveSecret(source, env) });
+      return applyPlan({ plan, state: h.state, client, keyRing: stateKeyRing(h.state, (source) => resolveSecret(source, env)) });
     },
     async converge() {
       const plan = await h.plan();

@@ -1,6 +1,6 @@
 // lifecycle.ignoreChanges takes any path the plan shows: one gateway setting, one OTel header value.
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfiguration } from '../../src/providers/index.js';
 import { eachTestHarness, fullConfig, secrets } from './harness.js';
 
 const withIgnores = fullConfig
@@ -28,7 +28,7 @@ describe('ignoreChanges paths', () => {
 
   it('refuses a path the plan never shows, naming the ones it does', async () => {
     h().config(fullConfig.replace('    settings:\n', '    lifecycle: { ignoreChanges: [settings.requestPerMinute] }\n    settings:\n'));
-    const { diagnostics } = await loadConfig(h().dir, { env: h().env, cwd: h().dir });
+    const { diagnostics } = await loadConfiguration(h().dir, { env: h().env, cwd: h().dir });
     expect(diagnostics.map((d) => d.code)).toEqual(['invalid_value']);
     expect(diagnostics[0]!.summary).toContain('must be one of name, slug, defaultProvider, defaultModel, credentials, settings, settings.requestsPerMinute,');
     expect(diagnostics[0]!.summary).toContain('got "settings.requestPerMinute"; did you mean "settings.requestsPerMinute"');

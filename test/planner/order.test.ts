@@ -1,7 +1,7 @@
 // Steps come after the steps they depend on (--target has its own story: stages.test.ts).
 import { describe, expect, it } from 'vitest';
 import { sortSteps } from '../../src/planner/order.js';
-import type { PlanStep } from '../../src/planner/types.js';
+import type { PlanStep } from '../../src/plan-model/index.js';
 
 const step = (address: string, dependsOn: string[] = []): PlanStep => ({ id: address, address, kind: 'project', action: 'create', changes: [], dependsOn, writes: [] });
 

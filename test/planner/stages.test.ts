@@ -55,7 +55,7 @@ describe('summary stage', () => {
 describe('address book', () => {
   it('knows state ids, forgets an id that gets replaced, and names adopted objects', () => {
     const book = new AddressBook({ 'project.a': entry('project', 'p1') });
-    const lookups = book.lookups('acct', [], new Date());
+    const lookups = book.lookups('acct', new Map(), new Date());
     expect(lookups.idOf('project.a')).toBe('p1');
     book.markPending('project.a', 'project');
     expect(lookups.idOf('project.a')).toBeUndefined();

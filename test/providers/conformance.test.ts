@@ -2,7 +2,7 @@
 // update, diff shows nothing, remove, and read no longer finds a live object.
 import { describe, expect, it } from 'vitest';
 import type { ResourceKind } from '../../src/config/types.js';
-import { findVendor, listVendors, providerFor } from '../../src/providers/index.js';
+import { finder, listVendors, providerFor, vendors } from '../../src/providers/index.js';
 import type { Lookups, ResourceProvider } from '../../src/providers/types.js';
 import { harness, type Harness } from '../planner/harness.js';
 
@@ -75,7 +75,7 @@ async function lookupsOf(h: Harness): Promise<Lookups> {
   return {
     account: h.state.data.account,
     now: h.client.serverNow(),
-    vendor: (nameOrId) => findVendor(all, nameOrId),
+    find: finder(new Map([[vendors, all]])),
     idOf: (address) => resources[address]?.id,
     nameOf: (kind, id) => {
       const address = Object.keys(resources).find((a) => resources[a]!.kind === kind && resources[a]!.id === id);
@@ -85,7 +85,7 @@ async function lookupsOf(h: Harness): Promise<Lookups> {
 }
 
 async function readAndDiff(h: Harness, c: Case) {
-  const provider: ResourceProvider<ResourceKind, unknown> = providerFor(c.kind);
+  const provider: ResourceProvider = providerFor(c.kind);
   const entry = h.state.data.resources[c.address]!;
   const live = await provider.read({ client: h.client, account: h.state.data.account, id: entry.id, ...(entry.parents ? { parents: entry.parents } : {}) });
   expect(live).not.toBeNull();

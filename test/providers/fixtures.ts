@@ -1,7 +1,7 @@
 // Builders of desired resources, live objects and lookups for the provider unit tests.
 import type { GatewayT, ProviderT } from '../../src/api/shapes.js';
-import type { AttributesByKind, DesiredResource, ResourceKind, SecretSource } from '../../src/config/types.js';
-import { findVendor } from '../../src/providers/index.js';
+import type { DesiredResource, SecretSource } from '../../src/config/types.js';
+import { finder, vendors, type AttributesByKind } from '../../src/providers/index.js';
 import type { Lookups } from '../../src/providers/types.js';
 
 export const ids = {
@@ -15,12 +15,12 @@ export const ids = {
 
 export const openai: ProviderT = { provider_id: ids.openai, name: 'openai', display_name: 'OpenAI', default_base_url: 'https://api.openai.com/v1', models: ['gpt-4o-mini'] };
 
-export function desired<K extends ResourceKind>(
+export function desired<K extends keyof AttributesByKind>(
   kind: K,
   address: string,
   attributes: AttributesByKind[K],
   extra: { secrets?: Record<string, SecretSource>; ignoreChanges?: string[]; preventDestroy?: boolean } = {},
-): DesiredResource<K> {
+): DesiredResource<AttributesByKind[K]> {
   return {
     kind,
     address,
@@ -39,7 +39,7 @@ export function lookups(known: Record<string, string>): Lookups {
   return {
     account: ids.account,
     now: new Date(),
-    vendor: (nameOrId) => findVendor([openai], nameOrId),
+    find: finder(new Map([[vendors, [openai]]])),
     idOf: (address) => known[address],
     nameOf: (_kind, id) => owners.get(id) ?? id,
   };

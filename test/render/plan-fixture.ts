@@ -1,5 +1,5 @@
 // A hand-built plan with one step of every action, for the renderer tests (rendering is a pure function of it).
-import type { Plan } from '../../src/planner/types.js';
+import type { Plan } from '../../src/plan-model/index.js';
 
 export function samplePlan(overrides: Partial<Plan> = {}): Plan {
   const write = (id: string, operation: string, summary: string) => ({ id, operation, path: {}, idempotencyKey: '00000000-0000-4000-8000-000000000000', effects: {}, summary }) as Plan['steps'][number]['writes'][number];

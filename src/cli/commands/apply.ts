@@ -7,7 +7,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { identityOf, type ClientEvent } from '../../api/client.js';
-import { applyPlan, forwardClientEvents, resendJournal, type ApplyEvent, type ApplyResult } from '../../applier/index.js';
+import { applyPlan, forwardClientEvents, resendJournal, stateKeyRing, type ApplyEvent, type ApplyResult } from '../../applier/index.js';
 import { resolveSecret } from '../../config/index.js';
 import { foreignPendingWrites, makePlan, pendingWritesOf, placeholderProblems, readPlanFile } from '../../planner/index.js';
 import { blockingFindings, findingLine, hasChanges, type Plan } from '../../plan-model/index.js';
@@ -194,7 +194,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
         parallelism,
         signal: controller.signal,
         onEvent,
-        resolveSecret: (source) => resolveSecret(source, ctx.env),
+        keyRing: stateKeyRing(state, (source) => resolveSecret(source, ctx.env)),
       });
     } finally {
       stopInterrupts();

@@ -47,14 +47,7 @@ export const exportCommand: CommandModule = {
 function report(result: ExportResult, out: string): string {
   const { counts, skipped } = result;
   const lines = [
-    `Exported account ${result.account} to ${out}: ${[
-      plural(counts.projects, 'project'),
-      plural(counts.records, 'record'),
-      plural(counts.credentials, 'credential'),
-      plural(counts.gateways, 'gateway'),
-      plural(counts.otelExports, 'OTel export'),
-      plural(counts.tokens, 'token'),
-    ].join(', ')} in ${plural(result.files.length, 'file')}.`,
+    `Exported account ${result.account} to ${out}: ${counts.map(({ count, noun }) => plural(count, noun)).join(', ')} in ${plural(result.files.length, 'file')}.`,
   ];
   const left = [
     [skipped.archivedProjects, 'archived project'],
@@ -72,9 +65,10 @@ function report(result: ExportResult, out: string): string {
     const width = Math.max(...result.placeholders.map((p) => p.env.length));
     for (const p of result.placeholders) lines.push(`  ${p.env.padEnd(width)}  ${p.what}`);
   }
-  if (counts.records > 0) {
+  const { count: withoutValue, noun } = result.withoutValue;
+  if (withoutValue > 0) {
     lines.push(
-      `Record values are never exported: ${plural(counts.records, 'record')} ${counts.records === 1 ? 'is' : 'are'} written without one. ` +
+      `Record values are never exported: ${plural(withoutValue, noun)} ${withoutValue === 1 ? 'is' : 'are'} written without one. ` +
         'Applied to another account, they are created empty: give each a `value:` in its project file first (`cplane plan` lists the records without a value).',
     );
   }

@@ -7,12 +7,15 @@
  */
 import type { CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
+import { kindOf } from '../../plan-model/index.js';
 import { relativeTime } from '../../planner/index.js';
-import { providerFor } from '../../providers/index.js';
+import { isKind, kindOrder, providerFor } from '../../providers/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
 import { openStateFor } from '../../session/workspace.js';
 
-const TOKEN_PREFIX = 'gateway_token.';
+/** The kinds whose one-time secret the state keeps (`relations.revealable`): what NAME may name. */
+const revealable = (kind: string | undefined) => kind !== undefined && isKind(kind) && providerFor(kind).relations.revealable !== undefined;
+const namePrefixes = () => kindOrder.filter(revealable).map((kind) => `${kind}.`).join(' or ');
 const usage = 'output [NAME] [dir] [--reveal] [--json] [options]';
 /** A token that expires within this is marked as expiring soon. */
 const SOON_MS = 7 * 86_400_000;
@@ -57,10 +60,10 @@ function textLine(address: string, out: TokenOutput, hasPlaintext: boolean): str
 export const outputCommand: CommandModule = {
   async run(ctx) {
     const [first, second, ...extra] = ctx.positionals;
-    const name = first?.startsWith(TOKEN_PREFIX) ? first : undefined;
+    const name = first !== undefined && revealable(kindOf(first)) ? first : undefined;
     const dir = name ? second : first;
     if (extra.length > 0 || (!name && second !== undefined)) {
-      throw new AbortError(`Unexpected arguments: ${ctx.positionals.join(' ')}.`, `Usage: cplane ${usage} (NAME starts with ${TOKEN_PREFIX})`);
+      throw new AbortError(`Unexpected arguments: ${ctx.positionals.join(' ')}.`, `Usage: cplane ${usage} (NAME starts with ${namePrefixes()})`);
     }
     const reveal = ctx.values.reveal === true;
     const store = await openStateFor(ctx, dir, { lock: false, command: 'output' });

@@ -13,6 +13,8 @@ import type { ApiClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
 import { isHpkeWrapper, WrapError } from '../../crypto/data-key-wrap.js';
 import { decodeReaderKey, readReaderKeyFile, ReaderKeyError } from '../../crypto/reader-key.js';
+import { kindOf } from '../../plan-model/index.js';
+import { recordProvider } from '../../providers/index.js';
 import { openState, type StateStore } from '../../state/index.js';
 import { readRecordFields, readSecret } from '../../sdk/read-secret.js';
 import { registerSecret } from '../../text/safe-text.js';
@@ -21,7 +23,8 @@ import { connect, connectionSettings } from '../../session/connection.js';
 import { AbortError } from '../../session/errors.js';
 import { locateStateOnly } from '../../session/workspace.js';
 
-const RECORD_PREFIX = 'record.';
+/** An address of the record kind (its definition says the kind's name). */
+const isRecordAddress = (text: string | undefined): text is string => text !== undefined && kindOf(text) === recordProvider.kind;
 const usage = 'read (ADDRESS [dir] | --record-id ID) [--key-file FILE] [--account ID] [--state PATH]';
 
 /** The reader's private key, when one is given (CPLANE_SA_KEY or --key-file; the flag wins). */
@@ -47,11 +50,11 @@ function target(ctx: CommandContext): { address?: string; recordId?: string; dir
   const recordId = typeof ctx.values['record-id'] === 'string' ? ctx.values['record-id'] : undefined;
   const [first, second, ...extra] = ctx.positionals;
   if (recordId !== undefined) {
-    if (first !== undefined && first.startsWith(RECORD_PREFIX)) throw new AbortError('Give either ADDRESS or --record-id, not both.', `Usage: cplane ${usage}`);
+    if (isRecordAddress(first)) throw new AbortError('Give either ADDRESS or --record-id, not both.', `Usage: cplane ${usage}`);
     if (second !== undefined) throw new AbortError(`Unexpected arguments: ${ctx.positionals.join(' ')}.`, `Usage: cplane ${usage}`);
     return { recordId, ...(first !== undefined ? { dir: first } : {}) };
   }
-  if (first === undefined || !first.startsWith(RECORD_PREFIX) || extra.length > 0) {
+  if (!isRecordAddress(first) || extra.length > 0) {
     throw new AbortError('Say which record to read: a record address (e.g. record.payments/stripe-key) or --record-id ID.', `Usage: cplane ${usage}`);
   }
   return { address: first, ...(second !== undefined ? { dir: second } : {}) };
@@ -115,7 +118,7 @@ export const readCommand: CommandModule = {
       let recordId = givenId;
       if (address !== undefined) {
         const resource = store!.data.resources[address];
-        if (!resource || resource.kind !== 'record') throw new AbortError(`${address} is not a record in the state ${store!.path}.`, 'Run `cplane state list` to see the addresses it holds, or give --record-id ID.');
+        if (!resource || resource.kind !== recordProvider.kind) throw new AbortError(`${address} is not a record in the state ${store!.path}.`, 'Run `cplane state list` to see the addresses it holds, or give --record-id ID.');
         recordId = resource.id;
       }
       client = connect(ctx, { account: location.account, settings });

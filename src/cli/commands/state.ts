@@ -7,6 +7,7 @@ import type { CommandContext, CommandModule } from '../../session/command-contex
 import { AbortError } from '../../session/errors.js';
 import { providerFor } from '../../providers/index.js';
 import { renamesOf } from '../../planner/refactoring.js';
+import { kindOf } from '../../plan-model/index.js';
 import { renamedEntry, StateError } from '../../state/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
 import { openStateFor } from '../../session/workspace.js';
@@ -145,8 +146,7 @@ export const stateMvCommand = stateCommand({
     if (store.data.resources[to]) {
       throw new StateError('STATE_ADDRESS_EXISTS', `${to} is already in the state; nothing was moved.`, `Remove it first with \`cplane state rm ${to}\` if it is stale.`);
     }
-    const toKind = to.split('.')[0];
-    if (toKind !== moving.kind || !to.slice(toKind.length + 1)) {
+    if (kindOf(to) !== moving.kind) {
       throw new StateError('STATE_KIND_MISMATCH', `${from} is a ${moving.kind}, so its new address must be ${moving.kind}.NAME (got ${to}).`, 'An address can be renamed but never change kind.');
     }
     // What lives under the object (a gateway's tokens and OTel export) moves with it.

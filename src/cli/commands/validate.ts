@@ -5,7 +5,8 @@
  */
 import type { CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
-import { formatDiagnostic, formatGithub, loadConfig } from '../../config/index.js';
+import { formatDiagnostic, formatGithub } from '../../config/index.js';
+import { loadConfiguration } from '../../providers/index.js';
 import { variablesLoadOptions } from '../../session/variables-flags.js';
 import { githubReporter } from '../github-flag.js';
 import { codeSpan, markdownText } from '../../text/escape-for.js';
@@ -23,7 +24,7 @@ export const validateCommand: CommandModule = {
     }
     if (ctx.positionals.length > 1) throw new AbortError('validate takes at most one folder.', 'Usage: cplane validate [dir]');
     // Validation needs no variable values: a field that uses an unset variable is checked only for its type.
-    const loaded = await loadConfig(ctx.positionals[0] ?? '.', { ...variablesLoadOptions(ctx), allowUnsetVariables: true });
+    const loaded = await loadConfiguration(ctx.positionals[0] ?? '.', { ...variablesLoadOptions(ctx), allowUnsetVariables: true });
     const { unsetVariables = [] } = loaded;
     // Every policy's rule is compiled too (syntax, types, a bool result), reported at the rule's line.
     // A rule that uses a variable without a value still holds `${var.NAME}`: it is compiled by plan, with the value.

@@ -1,0 +1,50 @@
+/**
+ * The configuration block of a resource kind, as data (after Terraform's `configschema.Block`): where its
+ * entries sit in a file, how an entry becomes attributes (defaults filled), which write-only inputs it has,
+ * and which other resources it refers to by local name (implied dependencies, checked to exist). The type
+ * lives here, below providers/; each kind's block lives in its definition module in src/providers/, and the
+ * caller of loadConfig hands the table in (`kinds`), so that config/ never names a kind.
+ */
+import type { ResourceKind, SecretSource } from '../plan-model/kind.js';
+import type { Attributes } from './types.js';
+
+/** A configuration entry as it is in the file (validated by the JSON Schema). */
+export type Entry = Record<string, unknown>;
+
+/** An attribute that names other resources by local name: each is an implied dependency and must be declared. */
+export interface ReferenceRule {
+  attribute: string;
+  kind: ResourceKind;
+}
+
+/** What `complete` may ask and report once every resource of every file is declared. */
+export interface CompleteRequest<A extends object, E = Entry> {
+  attributes: A;
+  entry: E;
+  /** The attributes of a declared resource (by kind and local name), if it is declared. */
+  attributesOf(kind: ResourceKind, localName: string): Attributes | undefined;
+  /** A problem at `field` of the entry (its value, or the entry's key when the field is absent). */
+  report(field: string, diagnostic: { code: string; summary: string; detail?: string; underline?: string }): void;
+  /** How diagnostics name this entry: `gateway "prod"`. */
+  owner: string;
+}
+
+/** `A`: the kind's attributes; `E`: its entry's type in the file (config-file.ts). */
+export interface KindBlock<A extends object = Attributes, E = Entry> {
+  kind: ResourceKind;
+  /** The key holding the entries: a top-level key of a file (`gateways`), or a key inside the parent's entry (`tokens`). */
+  key: string;
+  /** For a kind declared inside another: the parent's kind and the attribute that gets the parent's local name. */
+  parent?: { kind: ResourceKind; attribute: string };
+  /** One object per parent (`otelExport: {...}`) rather than a map of them by name; it takes the parent's name. */
+  single?: boolean;
+  /** How diagnostics name an entry, followed by its quoted local name: a noun, or `the OTel export of gateway` for a `single` block. */
+  noun: string;
+  /** The entry's attributes with defaults filled; `parentName` is the local name of the parent it is declared in. */
+  attributes(entry: E, localName: string, parentName?: string): A;
+  /** Write-only inputs by field (`secret`, `value`, `headers.NAME`); `file` paths as written (the loader resolves them). */
+  secrets?(entry: E): Record<string, SecretSource>;
+  references?: ReferenceRule[];
+  /** Checks and defaults that need the other declared resources (run after all are declared). */
+  complete?(req: CompleteRequest<A, E>): void;
+}

@@ -1,0 +1,81 @@
+/**
+ * Placeholders: the objects of a write's template that the applier replaces just before the write is sent,
+ * as one tagged union with one recogniser and one walker. Every part of cplane that looks for placeholders
+ * (the applier, the planner's list of secrets a step uses, the saved-plan check) goes through `eachPlaceholder`
+ * or `mapPlaceholders`; a new placeholder is one case here and one resolver in the applier's key ring.
+ *
+ * In the plan (JSON) a placeholder is an object with exactly one key, its tag: `{ "$ref": ADDRESS }`,
+ * `{ "$secret": FIELD }`, `{ "$encrypt": FIELD }`.
+ */
+import type { Template } from './write.js';
+
+export type Placeholder =
+  /** The remote id of ADDRESS, read from state (it may have been created earlier in this apply). */
+  | { tag: '$ref'; address: string }
+  /** The plaintext of the step's write-only FIELD, read from its source in `PlanStep.secrets`. */
+  | { tag: '$secret'; field: string }
+  /** The same plaintext, encrypted on the client into an EncryptedValue (record values). */
+  | { tag: '$encrypt'; field: string };
+
+export type PlaceholderTag = Placeholder['tag'];
+
+/** An object that looks like a placeholder but is not one (see placeholderOf). */
+export interface MalformedPlaceholder {
+  tag: 'malformed';
+  key: PlaceholderTag;
+  value: unknown;
+}
+
+/** Each tag and what its one string value is. */
+const tags: { [T in PlaceholderTag]: (value: string) => Extract<Placeholder, { tag: T }> } = {
+  $ref: (address) => ({ tag: '$ref', address }),
+  $secret: (field) => ({ tag: '$secret', field }),
+  $encrypt: (field) => ({ tag: '$encrypt', field }),
+};
+
+/** The placeholders that take the plaintext of a write-only field. */
+export function writeOnlyField(placeholder: Placeholder): string | undefined {
+  return placeholder.tag === '$ref' ? undefined : placeholder.field;
+}
+
+const isTag = (key: string): key is PlaceholderTag => Object.hasOwn(tags, key);
+
+/**
+ * The placeholder a template node is, if any. An object that holds a tag among other keys, or a tag whose
+ * value is not a string, is `malformed`: no plan made by cplane holds one, a saved plan that does is
+ * refused, and the applier never sends one.
+ */
+export function placeholderOf(node: Template | undefined): Placeholder | MalformedPlaceholder | undefined {
+  if (node === null || typeof node !== 'object' || Array.isArray(node)) return undefined;
+  const keys = Object.keys(node);
+  const key = keys.find(isTag);
+  if (key === undefined) return undefined;
+  const value = node[key];
+  return keys.length === 1 && typeof value === 'string' ? tags[key](value) : { tag: 'malformed', key, value };
+}
+
+/** Visits every placeholder of a template with where it is (`body.headers.X`, `path.id`). */
+export function eachPlaceholder(
+  template: Template | undefined,
+  at: string,
+  visit: (placeholder: Placeholder | MalformedPlaceholder, at: string) => void,
+): void {
+  if (template === undefined) return;
+  const placeholder = placeholderOf(template);
+  if (placeholder) visit(placeholder, at);
+  else if (Array.isArray(template)) template.forEach((item, i) => eachPlaceholder(item, `${at}[${i}]`, visit));
+  else if (template !== null && typeof template === 'object') for (const [key, value] of Object.entries(template)) eachPlaceholder(value, `${at}.${key}`, visit);
+}
+
+/** A copy of the template with every placeholder replaced by what `resolve` gives for it. */
+export async function mapPlaceholders(template: Template, resolve: (placeholder: Placeholder | MalformedPlaceholder) => Promise<unknown>): Promise<unknown> {
+  const placeholder = placeholderOf(template);
+  if (placeholder) return resolve(placeholder);
+  if (Array.isArray(template)) return Promise.all(template.map((item) => mapPlaceholders(item, resolve)));
+  if (template !== null && typeof template === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(template)) out[key] = await mapPlaceholders(value, resolve);
+    return out;
+  }
+  return template;
+}
