@@ -22,7 +22,7 @@ import { writeStateGitignore } from './paths.js';
 import { createStateCrypto, resealLegacy, stateKeys } from './state-crypto.js';
 import type { StateCrypto, StateKeys } from './state-crypto.js';
 import type { StateData, StateFileContents, StateHeader } from './types.js';
-import { assertAuthentic, ENTRY_MACS, entryMacKey, macChanges, macResource } from './entry-mac.js';
+import { assertAuthentic, ENTRY_MACS, entryMacKey, macAll, macChanges } from './entry-mac.js';
 
 export interface OpenStateOptions {
   /** The configuration folder; the default state path and relative --state paths start here. */
@@ -248,7 +248,7 @@ async function openLoaded(options: OpenStateOptions, backend: StateBackend, path
         'Finish them with the cplane version that saved them (`cplane apply`), then run this one; or restore the state from a copy without pending writes.',
       );
     }
-    for (const [address, resource] of Object.entries(data.resources)) data.resources[address] = macResource(macKeyOnce(), binding, address, resource);
+    macAll(macKeyOnce(), binding, data);
     header.entryMacs = ENTRY_MACS;
     header.keyCheck = keyCheckOf(findKey().key, true);
   }
