@@ -2,7 +2,7 @@
 // of folding its change log into state.json: the next run converges, with no duplicates and every token's
 // plaintext kept. Each k is its own test, so each has its own budget on a busy machine.
 import { afterEach, describe, expect, it } from 'vitest';
-import { liveInventory, smallConfig, world, type World } from './helpers.js';
+import { answersOfCleanApply, liveInventory, smallConfig, world, type World } from './helpers.js';
 
 /** Three CLI runs and a fresh emulator per case; generous for a loaded 2-core machine. */
 const BUDGET_MS = 90_000;
@@ -13,19 +13,6 @@ afterEach(async () => {
   w = undefined;
 });
 
-/** How many answers a clean apply of the small configuration takes (counted once, before the cases are made). */
-async function answersOfCleanApply(): Promise<number> {
-  const counting = await world();
-  try {
-    counting.config(smallConfig());
-    const before = counting.emulator.stats().requests;
-    const run = await counting.cli(['apply', counting.dir, '--auto-approve']);
-    if (run.code !== 0) throw new Error(`the clean apply failed: ${run.stderr}`);
-    return counting.emulator.stats().requests - before;
-  } finally {
-    await counting.close();
-  }
-}
 
 const total = await answersOfCleanApply();
 

@@ -2,7 +2,7 @@
 // back with `cplane api`; with no secret variable set, `cplane drift` reports the change, exits 2, and names the
 // write-only values it did not check. `plan --refresh-only` says the same; an ordinary plan still needs the secrets.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { world, type World } from './helpers.js';
+import { shopGateway, world, type World } from './helpers.js';
 
 let w: World;
 let gatewayId: string;
@@ -12,17 +12,7 @@ const noSecrets = { OPENAI_API_KEY: '', OTEL_TEAM: '' };
 beforeAll(async () => {
   w = await world();
   w.config(`version: 1
-projects:
-  shop: { description: Shop }
-credentials:
-  openai: { provider: openai, secret: { env: OPENAI_API_KEY } }
-gateways:
-  main:
-    project: shop
-    defaultProvider: openai
-    defaultModel: gpt-4o-mini
-    credentials: [openai]
-    settings: { requestsPerMinute: 600 }
+${shopGateway}    settings: { requestsPerMinute: 600 }
     otelExport:
       endpoint: https://otel.example.com/v1
       headers: { X-Team: { env: OTEL_TEAM } }

@@ -1,5 +1,7 @@
 // The end-to-end arrangement: an emulator on a random port, a configuration folder in a temp dir, and the real CLI as a subprocess.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,3 +118,60 @@ export async function liveInventory(client: ApiClient): Promise<{ projects: stri
   }
   return { projects, credentials, gateways: gateways.filter((g) => g.status !== 'disabled').map((g) => g.slug).sort(), tokens: tokens.sort() };
 }
+
+/** How many API answers a clean apply of `smallConfig()` takes, counted on a world of its own. */
+export async function answersOfCleanApply(): Promise<number> {
+  const counting = await world();
+  try {
+    counting.config(smallConfig());
+    const before = counting.emulator.stats().requests;
+    const run = await counting.cli(['apply', counting.dir, '--auto-approve']);
+    if (run.code !== 0) throw new Error(`the clean apply failed: ${run.stderr}`);
+    return counting.emulator.stats().requests - before;
+  } finally {
+    await counting.close();
+  }
+}
+
+export interface HostileProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A hostile API between cplane and the emulator on 127.0.0.1: `answer` may answer a request itself (and return
+ * true), with the request's body in hand; every other request is forwarded to the emulator as it came.
+ */
+export async function hostileProxy(emulatorUrl: string, answer: (req: IncomingMessage, body: Buffer, res: ServerResponse) => boolean): Promise<HostileProxy> {
+  const proxy = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (answer(req, body, res)) return;
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name))) as Record<string, string>;
+      void fetch(`${emulatorUrl}${req.url}`, { method: req.method, headers, ...(body.length > 0 ? { body } : {}) }).then(async (forwarded) => {
+        res.writeHead(forwarded.status, { 'content-type': forwarded.headers.get('content-type') ?? 'application/json', 'x-request-id': forwarded.headers.get('x-request-id') ?? '' });
+        res.end(Buffer.from(await forwarded.arrayBuffer()));
+      });
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
+  };
+}
+
+/** A project, an OpenAI credential and gateway `main` using it: the stem of several stories' configurations, which add the gateway's own keys (4-space indent) and other blocks after it. */
+export const shopGateway = `projects:
+  shop: { description: Shop }
+credentials:
+  openai: { provider: openai, secret: { env: OPENAI_API_KEY } }
+gateways:
+  main:
+    project: shop
+    defaultProvider: openai
+    defaultModel: gpt-4o-mini
+    credentials: [openai]
+`;

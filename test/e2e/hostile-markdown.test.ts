@@ -5,43 +5,29 @@
 // no mention, and the request id stays inside its code span.
 import MarkdownIt from 'markdown-it';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { world, type World } from './helpers.js';
+import { hostileProxy, world, type HostileProxy, type World } from './helpers.js';
 
 const MESSAGE = 'forbidden</details>\n\n<img src="https://evil.example/beacon.png"> @octocat <!--';
 const REQUEST_ID = 'req-`x`-``y';
 
 let w: World;
-let proxy: Server;
-let proxyUrl: string;
+let proxy: HostileProxy;
 
 beforeAll(async () => {
   w = await world();
-  proxy = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if (req.method === 'GET' && req.url?.startsWith('/v1/provider-credentials')) {
-        res.writeHead(403, { 'content-type': 'application/json', 'x-request-id': REQUEST_ID });
-        res.end(JSON.stringify({ ok: false, error: { code: 'forbidden', message: MESSAGE }, requestId: REQUEST_ID }));
-        return;
-      }
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name))) as Record<string, string>;
-      void fetch(`${w.emulator.url}${req.url}`, { method: req.method, headers, ...(body.length > 0 ? { body } : {}) }).then(async (answer) => {
-        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json', 'x-request-id': answer.headers.get('x-request-id') ?? '' });
-        res.end(Buffer.from(await answer.arrayBuffer()));
-      });
-    });
+  proxy = await hostileProxy(w.emulator.url, (req, _body, res) => {
+    if (req.method === 'GET' && req.url?.startsWith('/v1/provider-credentials')) {
+      res.writeHead(403, { 'content-type': 'application/json', 'x-request-id': REQUEST_ID });
+      res.end(JSON.stringify({ ok: false, error: { code: 'forbidden', message: MESSAGE }, requestId: REQUEST_ID }));
+      return true;
+    }
+    return false;
   });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await new Promise<void>((resolve) => proxy.close(() => resolve()));
+  await proxy.close();
   await w.close();
 });
 
@@ -55,7 +41,7 @@ credentials:
 `);
   const summary = join(w.dir, '..', 'summary.md');
   writeFileSync(summary, '');
-  const run = await w.cli(['plan', w.dir, '--github'], { CPLANE_BASE_URL: proxyUrl, GITHUB_STEP_SUMMARY: summary, GITHUB_OUTPUT: join(w.dir, '..', 'out') });
+  const run = await w.cli(['plan', w.dir, '--github'], { CPLANE_BASE_URL: proxy.url, GITHUB_STEP_SUMMARY: summary, GITHUB_OUTPUT: join(w.dir, '..', 'out') });
   const markdown = readFileSync(summary, 'utf8');
   expect(markdown, run.stderr).toContain('Could not be read');
   const html = new MarkdownIt({ html: true }).render(markdown);

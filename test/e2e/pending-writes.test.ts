@@ -2,7 +2,7 @@
 // for that address; a plan saved then applies cleanly: the pending write first, then the saved steps.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { liveInventory, smallConfig, world, type World } from './helpers.js';
+import { answersOfCleanApply, liveInventory, smallConfig, world, type World } from './helpers.js';
 
 let w: World | undefined;
 afterEach(async () => {
@@ -10,18 +10,6 @@ afterEach(async () => {
   w = undefined;
 });
 
-/** How many answers a clean apply of the small configuration takes. */
-async function answersOfCleanApply(): Promise<number> {
-  const counting = await world();
-  try {
-    counting.config(smallConfig());
-    const before = counting.emulator.stats().requests;
-    expect((await counting.cli(['apply', counting.dir, '--auto-approve'])).code).toBe(0);
-    return counting.emulator.stats().requests - before;
-  } finally {
-    await counting.close();
-  }
-}
 
 const total = await answersOfCleanApply();
 

@@ -2,20 +2,10 @@
 // itself or is given a saved plan; a saved plan checked under other policies than a plan made now is refused.
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { liveInventory, world, type World } from './helpers.js';
+import { liveInventory, shopGateway, world, type World } from './helpers.js';
 
 const config = (expiresInDays: number | null) => `version: 1
-projects:
-  shop: { description: Shop }
-credentials:
-  openai: { provider: openai, secret: { env: OPENAI_API_KEY } }
-gateways:
-  main:
-    project: shop
-    defaultProvider: openai
-    defaultModel: gpt-4o-mini
-    credentials: [openai]
-    tokens:
+${shopGateway}    tokens:
       ci: { scopes: [run], expiresInDays: ${expiresInDays === null ? 'null' : expiresInDays} }
 policies:
   tokens-expire:

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { world, type World } from './helpers.js';
+import { shopGateway, world, type World } from './helpers.js';
 
 const policies = `policies:
   names-set:
@@ -29,17 +29,7 @@ const policies = `policies:
 `;
 
 const config = (expiresInDays: number | null, spendLimit: boolean) => `version: 1
-projects:
-  shop: { description: Shop }
-credentials:
-  openai: { provider: openai, secret: { env: OPENAI_API_KEY } }
-gateways:
-  main:
-    project: shop
-    defaultProvider: openai
-    defaultModel: gpt-4o-mini
-    credentials: [openai]
-${spendLimit ? '    settings: { spendLimitUsd: "10.00" }\n' : ''}    tokens:
+${shopGateway}${spendLimit ? '    settings: { spendLimitUsd: "10.00" }\n' : ''}    tokens:
       ci: { scopes: [run], expiresInDays: ${expiresInDays === null ? 'null' : expiresInDays} }
 ${policies}`;
 

@@ -1,46 +1,32 @@
 // A hostile API between cplane and the emulator: it answers the credential create with an error that
 // echoes the request body (the provider secret, plain and base64) and carries ESC and U+202E in its
 // reason and request id. apply must print none of the secret and none of the raw control characters.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { world, type World } from './helpers.js';
+import { hostileProxy, world, type HostileProxy, type World } from './helpers.js';
 
 let w: World;
-let proxy: Server;
-let proxyUrl: string;
+let proxy: HostileProxy;
 
 const SECRET = 'sk-e2e-openai-secret';
 const EVIL = '\u001b[2J\u001b]0;pwned\u0007\u202eetirw\u202c';
 
 beforeAll(async () => {
   w = await world();
-  proxy = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if (req.method === 'POST' && req.url === '/v1/provider-credentials') {
-        res.writeHead(400, { 'content-type': 'application/json', 'x-request-id': 'req-evil' });
-        res.end(JSON.stringify({
-          ok: false,
-          error: { code: 'bad_request', message: `invalid credential ${EVIL}`, details: [`body was ${body.toString('utf8')}`, `as base64 ${body.toString('base64')}`, `secret as base64 ${Buffer.from(SECRET).toString('base64')}`] },
-          requestId: `req-${EVIL}`,
-        }));
-        return;
-      }
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name))) as Record<string, string>;
-      void fetch(`${w.emulator.url}${req.url}`, { method: req.method, headers, ...(body.length > 0 ? { body } : {}) }).then(async (answer) => {
-        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json', 'x-request-id': answer.headers.get('x-request-id') ?? '' });
-        res.end(Buffer.from(await answer.arrayBuffer()));
-      });
-    });
+  proxy = await hostileProxy(w.emulator.url, (req, body, res) => {
+    if (req.method === 'POST' && req.url === '/v1/provider-credentials') {
+      res.writeHead(400, { 'content-type': 'application/json', 'x-request-id': 'req-evil' });
+      res.end(JSON.stringify({
+        ok: false,
+        error: { code: 'bad_request', message: `invalid credential ${EVIL}`, details: [`body was ${body.toString('utf8')}`, `as base64 ${body.toString('base64')}`, `secret as base64 ${Buffer.from(SECRET).toString('base64')}`] },
+        requestId: `req-${EVIL}`,
+      }));
+      return true;
+    }
+    return false;
   });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await new Promise<void>((resolve) => proxy.close(() => resolve()));
+  await proxy.close();
   await w.close();
 });
 
@@ -56,7 +42,7 @@ credentials:
     label: openai-evil
     secret: { env: OPENAI_API_KEY }
 `);
-  const env = { CPLANE_BASE_URL: proxyUrl };
+  const env = { CPLANE_BASE_URL: proxy.url };
   const plan = await w.cli(['plan', w.dir], env);
   const apply = await w.cli(['apply', w.dir, '--auto-approve', '--no-input'], env);
   expect(apply.code).toBe(1);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
-import { runCli } from '../e2e/helpers.js';
+import { runCli, shopGateway } from '../e2e/helpers.js';
 import { driftMarkerOf } from '../../src/github/drift-issue.js';
 import { fakeRunner, issuesApi, type IssuesApi, type Runner } from './fake-github.js';
 
@@ -38,17 +38,7 @@ beforeAll(async () => {
   mkdirSync(join(runner.workspace, 'infra'));
   writeFileSync(join(runner.workspace, 'infra', 'main.yaml'), `version: 1
 account: ${account.id}
-projects:
-  shop: { description: Shop }
-credentials:
-  openai: { provider: openai, secret: { env: OPENAI_API_KEY } }
-gateways:
-  main:
-    project: shop
-    defaultProvider: openai
-    defaultModel: gpt-4o-mini
-    credentials: [openai]
-    settings: { requestsPerMinute: 600 }
+${shopGateway}    settings: { requestsPerMinute: 600 }
     otelExport:
       endpoint: https://otel.example.com/v1
       headers: { X-Team: { env: OTEL_TEAM } }
