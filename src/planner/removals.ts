@@ -69,5 +69,6 @@ function planRemoval(ctx: StageContext, address: string, entry: ResourceState, r
   const { writes, notes } = provider.planDelete({ address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(ctx.live, entry.kind, entry.id) });
   // Terraform's "because it is not in configuration"; with --destroy every address goes, and the mode says why.
   const reason = ctx.mode === 'destroy' ? undefined : 'not in configuration';
-  out.steps.push(makeStep({ address, kind: entry.kind, action: provider.removeAction, reason, changes: [], writes, notes }));
+  const forget = provider.removeAction === 'forget' ? { forget: true } : {};
+  out.steps.push(makeStep({ address, kind: entry.kind, action: provider.removeAction, reason, changes: [], writes, notes, ...forget }));
 }
