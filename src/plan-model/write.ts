@@ -31,6 +31,19 @@ export interface WriteEffects {
   outputs?: Record<string, string>;
   /** The remote object is gone (deleted, archived, revoked): remove the address from state. */
   forget?: boolean;
+  /** Sentences for people about the answer, shown when the write succeeds (never recorded in state). */
+  notices?: ResultNotice[];
+}
+
+/**
+ * Says `text`, with `{count}` replaced, when `count` > 0 items of the list at the dotted path `list` of the
+ * answer have a true value at the dotted path `flag` (a group role's `changes[].rekey_queued`): the provider
+ * words it, the applier only counts, so the applier never knows the kind.
+ */
+export interface ResultNotice {
+  list: string;
+  flag: string;
+  text: string;
 }
 
 export interface PlannedWrite {
