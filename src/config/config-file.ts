@@ -66,7 +66,10 @@ export interface TokenConfig {
   expiresInDays?: number | null;
   allowedModels?: string[];
   rateLimitPerMin?: number | null;
-  lifecycle?: LifecycleConfig<'name' | 'scopes' | 'expiresInDays' | 'allowedModels' | 'rateLimitPerMin'>;
+  serviceAccount?: string | null;
+  spendLimit?: string | null;
+  spendWindow?: 'daily' | 'weekly' | 'monthly' | null;
+  lifecycle?: LifecycleConfig<'name' | 'scopes' | 'expiresInDays' | 'allowedModels' | 'rateLimitPerMin' | 'serviceAccount' | 'spendLimit' | 'spendWindow'>;
   dependsOn?: string[];
 }
 

@@ -70,6 +70,12 @@ export interface GatewayTokenAttributes {
   expiresInDays: number | null;
   allowedModels: string[];
   rateLimitPerMin: number | null;
+  /** The Service Account the token is issued to, by name (GET /service-accounts); null: issued to the caller. */
+  serviceAccount: string | null;
+  /** A decimal string as the API takes it (`"25.00"`), or null for no spend limit. */
+  spendLimit: string | null;
+  /** The window the spend limit counts in (`daily`, `weekly`, `monthly`); null without a spend limit. */
+  spendWindow: string | null;
 }
 
 export interface OtelExportAttributes {

@@ -14,7 +14,7 @@ import { diffViews, isRefusal, nullWhenNotFound, ref, sortedSet } from './view-d
 import { writeSpec } from './write-spec.js';
 
 /** Changing any of these needs a new token. */
-const replaceOn = new Set(['scopes', 'allowedModels', 'rateLimitPerMin', 'expiresInDays']);
+const replaceOn = new Set(['scopes', 'allowedModels', 'rateLimitPerMin', 'expiresInDays', 'serviceAccount', 'spendLimit', 'spendWindow']);
 
 const gatewayAddress = (attributes: GatewayTokenAttributes) => resourceAddress('gateway', attributes.gateway);
 
@@ -25,6 +25,10 @@ function view(attributes: GatewayTokenAttributes): View {
     allowedModels: sortedSet(attributes.allowedModels),
     rateLimitPerMin: attributes.rateLimitPerMin,
     expiresInDays: attributes.expiresInDays,
+    // Absent in what older versions applied: not compared then (drift reads only the keys applied).
+    serviceAccount: attributes.serviceAccount,
+    spendLimit: attributes.spendLimit,
+    spendWindow: attributes.spendWindow,
   };
 }
 
@@ -47,6 +51,9 @@ function liveView(live: GatewayTokenT): View {
     scopes: sortedSet(live.scopes),
     allowedModels: sortedSet(live.allowed_models),
     rateLimitPerMin: live.rate_limit_per_min,
+    serviceAccount: live.service_account_id,
+    spendLimit: live.spend_limit,
+    spendWindow: live.spend_window,
   };
 }
 
@@ -60,6 +67,9 @@ export const gatewayTokenProvider = {
     attributes: (entry, local, gateway) => ({
       gateway: gateway!, name: entry.name ?? local, scopes: [...entry.scopes], expiresInDays: entry.expiresInDays ?? null,
       allowedModels: [...(entry.allowedModels ?? [])], rateLimitPerMin: entry.rateLimitPerMin ?? null,
+      serviceAccount: entry.serviceAccount ?? null, spendLimit: entry.spendLimit ?? null,
+      // The API counts a spend limit given without a window daily: said here, so the plan compares like with like.
+      spendWindow: entry.spendWindow ?? (entry.spendLimit ? 'daily' : null),
     }),
   },
   relations: {
@@ -137,6 +147,8 @@ export const gatewayTokenProvider = {
       expiresInDays: attributes.expiresInDays,
       allowedModels: attributes.allowedModels,
       rateLimitPerMin: attributes.rateLimitPerMin,
+      ...(attributes.spendLimit !== null ? { spendLimit: attributes.spendLimit } : {}),
+      ...(attributes.spendWindow !== null ? { spendWindow: attributes.spendWindow } : {}),
     };
     const effects = { id: { result: 'token_id' }, parents: { gatewayId: gateway }, seal: { name: 'plaintext', result: 'plaintext' }, outputs: { tokenPrefix: 'token_prefix', expiresAt: 'expires_at' } };
     return { writes: [writeSpec('createGatewayToken', { path: { id: gateway }, body, effects }, `create token ${attributes.name}`)] };

@@ -49,7 +49,7 @@ describe('emitFiles', () => {
     ]);
     expect(byAddress['gateway.pay']).toMatchObject({ project: 'payments-eu', defaultProvider: 'openai', credentials: ['claude', 'openai-prod'], name: 'Payments gateway', slug: 'pay' });
     expect(byAddress['credential.openai-prod']).toEqual({ provider: 'openai', label: 'OpenAI prod', baseUrl: 'https://api.openai.com/v1' });
-    expect(byAddress['gateway_token.pay/ci-2']).toEqual({ gateway: 'pay', name: 'ci', scopes: ['run', 'read_logs'], expiresInDays: 30, allowedModels: ['gpt-4o-mini'], rateLimitPerMin: 60 });
+    expect(byAddress['gateway_token.pay/ci-2']).toEqual({ gateway: 'pay', name: 'ci', scopes: ['run', 'read_logs'], expiresInDays: 30, allowedModels: ['gpt-4o-mini'], rateLimitPerMin: 60, serviceAccount: null, spendLimit: null, spendWindow: null });
     expect(byAddress['project.search']).toEqual({ name: 'search', description: '', active: false });
     expect(byAddress['record.payments-eu/webhook-secret']).toMatchObject({ name: 'Webhook Secret', tags: [] });
     const secrets = Object.fromEntries(desired!.resources.map((r) => [r.address, r.secrets]));

@@ -145,7 +145,7 @@ describe('gateway token', () => {
     created_at: '', last_used_at: null, expires_at: '2027-01-01T00:00:00Z', revoked_at: null,
   };
   const look = lookups({ 'gateway.prod': ids.gateway });
-  const base = { gateway: 'prod', name: 'ci', scopes: ['run'], expiresInDays: 30, allowedModels: [], rateLimitPerMin: 60 };
+  const base = { gateway: 'prod', name: 'ci', scopes: ['run'], expiresInDays: 30, allowedModels: [], rateLimitPerMin: 60, serviceAccount: null, spendLimit: null, spendWindow: null };
   const state = { kind: 'gateway_token' as const, id: live.token_id, inputs: { ...base }, fingerprints: {}, createdAt: '', updatedAt: '' };
 
   it('renames in place', () => {
