@@ -114,6 +114,13 @@ export interface PolicyConfig {
   message?: string;
 }
 
+/** `directory:` (config/directory.ts): principals no operation lists, by name. */
+export interface DirectoryConfig {
+  users?: Record<string, { id: string; publicKey: string }>;
+  groups?: Record<string, { id: string; publicKey: string }>;
+  roles?: Record<string, { id: string }>;
+}
+
 export interface ConfigFile {
   version?: 1;
   account?: string;
@@ -127,4 +134,5 @@ export interface ConfigFile {
   removed?: RemovedConfig[];
   import?: ImportConfig[];
   policies?: Record<string, PolicyConfig>;
+  directory?: DirectoryConfig;
 }

@@ -6,16 +6,16 @@
  * caller of loadConfig hands the table in (`kinds`), so that config/ never names a kind.
  */
 import type { ResourceKind, SecretSource } from '../plan-model/kind.js';
-import type { Attributes } from './types.js';
+import type { Attributes, Directory, DirectorySection } from './types.js';
 
 /** A configuration entry as it is in the file (validated by the JSON Schema). */
 export type Entry = Record<string, unknown>;
 
 /** An attribute that names other resources by local name: each is an implied dependency and must be declared. */
-export interface ReferenceRule {
-  attribute: string;
-  kind: ResourceKind;
-}
+export type ReferenceRule =
+  | { attribute: string; kind: ResourceKind }
+  /** A name declared in a section of the configuration's `directory:` (a user to share with): checked to exist, no dependency. */
+  | { attribute: string; directory: DirectorySection };
 
 /** What `complete` may ask and report once every resource of every file is declared. */
 export interface CompleteRequest<A extends object, E = Entry> {
@@ -25,6 +25,8 @@ export interface CompleteRequest<A extends object, E = Entry> {
   attributesOf(kind: ResourceKind, localName: string): Attributes | undefined;
   /** A problem at `field` of the entry (its value, or the entry's key when the field is absent). */
   report(field: string, diagnostic: { code: string; summary: string; detail?: string; underline?: string }): void;
+  /** The configuration's `directory:` (users, groups and roles by name). */
+  directory: Directory;
   /** How diagnostics name this entry: `gateway "prod"`. */
   owner: string;
 }

@@ -56,7 +56,7 @@ export function providerFor(kind: ResourceKind): ResourceProvider {
 /** The kinds a kind needs to exist first: the kinds of its parents (`parentIds`) and of the resources its configuration refers to. */
 export function kindsNeededBy(kind: ResourceKind): ResourceKind[] {
   const { relations, config } = providerFor(kind);
-  const needed = [...Object.values(relations.parentIds ?? {}), ...(config.parent ? [config.parent.kind] : []), ...(config.references ?? []).map((r) => r.kind)];
+  const needed = [...Object.values(relations.parentIds ?? {}), ...(config.parent ? [config.parent.kind] : []), ...(config.references ?? []).flatMap((r) => ('kind' in r ? [r.kind] : []))];
   return [...new Set(needed)].filter((k) => k !== kind);
 }
 
@@ -103,6 +103,7 @@ export function childKindsOf(kind: ResourceKind): ResourceKind[] {
 }
 
 export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider };
-export { listAccounts, listVendors, findVendor, finder, vendors, type DataSource, type LookupResults } from './lookups.js';
+export { listAccounts, listVendors, findVendor, finder, lister, vendors, serviceAccounts, findServiceAccount, type DataSource, type LookupResults } from './lookups.js';
+export { resolveServiceAccount, type ServiceAccountFound } from './service-accounts.js';
 export type { LiveOtelExport } from './otel-export.js';
 export type * from './types.js';

@@ -2,7 +2,8 @@
 // update, diff shows nothing, remove, and read no longer finds a live object.
 import { describe, expect, it } from 'vitest';
 import type { ResourceKind } from '../../src/config/types.js';
-import { finder, listVendors, providerFor, vendors } from '../../src/providers/index.js';
+import { emptyDirectory } from '../../src/config/index.js';
+import { finder, lister, listVendors, providerFor, vendors } from '../../src/providers/index.js';
 import type { Lookups } from '../../src/providers/types.js';
 import { harness, type Harness } from '../planner/harness.js';
 
@@ -76,6 +77,8 @@ async function lookupsOf(h: Harness): Promise<Lookups> {
     account: h.state.data.account,
     now: h.client.serverNow(),
     find: finder(new Map([[vendors, all]])),
+    list: lister(new Map([[vendors, all]])),
+    directory: emptyDirectory(),
     idOf: (address) => resources[address]?.id,
     nameOf: (kind, id) => {
       const address = Object.keys(resources).find((a) => resources[a]!.kind === kind && resources[a]!.id === id);
