@@ -37,6 +37,8 @@ export interface ProjectConfig {
   description?: string;
   active?: boolean;
   records?: Record<string, RecordConfig>;
+  /** Group name -> role name, both declared in `directory:`. */
+  groupRoles?: Record<string, string>;
   lifecycle?: LifecycleConfig<'name' | 'description' | 'active'>;
   dependsOn?: string[];
 }

@@ -104,6 +104,8 @@ export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
   // under the first kind (in kind order) that needs it.
   const sources = new Map<DataSource<unknown>, ResourceKind>();
   for (const kind of kindOrder) for (const source of (used.has(kind) && providerFor(kind).lookups) || []) if (!sources.has(source)) sources.set(source, kind);
+  const attributesInUse = [...(input.desired?.resources ?? []).map((r) => [r.kind, r.attributes] as const), ...entries.map((e) => [e.kind, e.inputs] as const)];
+  for (const [kind, attributes] of attributesInUse) for (const source of providerFor(kind).lookupsFor?.(attributes) ?? []) if (!sources.has(source)) sources.set(source, kind);
   const readLookup = async (source: DataSource<unknown>, needing: ResourceKind) => {
     try {
       snapshot.lookups.set(source, await source.read(client));

@@ -1,15 +1,18 @@
 /**
  * Gateway tokens: a name change is a rename; any other change (scopes,
- * allowed models, rate limit, expiry) cannot be made in place, so the token is
- * replaced: the new one is created first (its one-time plaintext sealed into
- * state), then the old one is revoked. Removed tokens are revoked. Its
+ * allowed models, rate limit, expiry, the Service Account it is issued to, its
+ * spend limit and window) cannot be made in place, so the token is replaced:
+ * the new one is created first (its one-time plaintext sealed into state),
+ * then the old one is revoked. Removed tokens are revoked. Its
  * `expires_at` is reported (identify), so the planner replaces it once expired.
  */
 import type { GatewayTokenT } from '../api/shapes.js';
 import type { GatewayTokenAttributes } from '../config/types.js';
 import type { TokenConfig } from '../config/config-file.js';
 import { resourceAddress, type FieldChange, type Template } from '../plan-model/index.js';
-import type { ReadFailure, ResourceProvider, View } from './types.js';
+import { serviceAccounts } from './lookups.js';
+import { resolveServiceAccount } from './service-accounts.js';
+import type { Lookups, ReadFailure, ResourceProvider, View } from './types.js';
 import { diffViews, isRefusal, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
@@ -45,13 +48,14 @@ function expiryChange(attributes: GatewayTokenAttributes, live: GatewayTokenT, a
   return { path: 'expiresInDays', before: live.expires_at === null ? null : `expires ${live.expires_at}`, after: attributes.expiresInDays };
 }
 
-function liveView(live: GatewayTokenT): View {
+/** The live token in configuration terms; its Service Account by name when the lookup knows it. */
+function liveView(live: GatewayTokenT, lookups: Lookups): View {
   return {
     name: live.name,
     scopes: sortedSet(live.scopes),
     allowedModels: sortedSet(live.allowed_models),
     rateLimitPerMin: live.rate_limit_per_min,
-    serviceAccount: live.service_account_id,
+    serviceAccount: live.service_account_id === null ? null : (lookups.find(serviceAccounts, live.service_account_id)?.name ?? live.service_account_id),
     spendLimit: live.spend_limit,
     spendWindow: live.spend_window,
   };
@@ -79,6 +83,8 @@ export const gatewayTokenProvider = {
     revealable: 'plaintext',
     goneAs: 'revoked',
   },
+  // Only a token issued to a Service Account needs GET /service-accounts (human-only): others never send it.
+  lookupsFor: (attributes) => (attributes.serviceAccount ? [serviceAccounts] : []),
   refreshOperations: ['listGatewayTokens'],
   writeOperations: ['createGatewayToken', 'renameGatewayToken', 'revokeGatewayToken'],
   readOperation: 'listGatewayTokens',
@@ -124,14 +130,14 @@ export const gatewayTokenProvider = {
 
   references: ({ attributes }) => [gatewayAddress(attributes)],
 
-  view: ({ live }) => liveView(live),
+  view: ({ live, lookups }) => liveView(live, lookups),
 
   desiredView: ({ attributes }) => view(attributes),
 
-  diff({ desired, live, state }) {
+  diff({ desired, live, state, lookups }) {
     const ignore = desired.lifecycle.ignoreChanges;
     const { expiresInDays: _, ...wanted } = view(desired.attributes);
-    const changes = diffViews(wanted, liveView(live), ignore);
+    const changes = diffViews(wanted, liveView(live, lookups), ignore);
     const expiry = ignore.includes('expiresInDays') ? undefined : expiryChange(desired.attributes, live, state?.inputs);
     if (expiry) changes.push(expiry);
     for (const change of changes) if (replaceOn.has(change.path)) change.forcesReplace = true;
@@ -150,6 +156,11 @@ export const gatewayTokenProvider = {
       ...(attributes.spendLimit !== null ? { spendLimit: attributes.spendLimit } : {}),
       ...(attributes.spendWindow !== null ? { spendWindow: attributes.spendWindow } : {}),
     };
+    if (attributes.serviceAccount !== null) {
+      const found = resolveServiceAccount(lookups, attributes.serviceAccount, 'serviceAccount');
+      if (found.problem) return { writes: [], problems: [found.problem] };
+      body.serviceAccountId = found.serviceAccount.service_account_id;
+    }
     const effects = { id: { result: 'token_id' }, parents: { gatewayId: gateway }, seal: { name: 'plaintext', result: 'plaintext' }, outputs: { tokenPrefix: 'token_prefix', expiresAt: 'expires_at' } };
     return { writes: [writeSpec('createGatewayToken', { path: { id: gateway }, body, effects }, `create token ${attributes.name}`)] };
   },

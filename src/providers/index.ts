@@ -11,6 +11,7 @@ import { credentialProvider } from './credential.js';
 import { gatewayTokenProvider } from './gateway-token.js';
 import { gatewayProvider } from './gateway.js';
 import { otelExportProvider } from './otel-export.js';
+import { projectGroupRoleProvider } from './project-group-role.js';
 import { projectProvider } from './project.js';
 import { recordProvider } from './record.js';
 import type { Relations, ResourceProvider } from './types.js';
@@ -23,6 +24,7 @@ export interface AttributesByKind {
   gateway: AttributeType<typeof gatewayProvider>;
   gateway_token: AttributeType<typeof gatewayTokenProvider>;
   otel_export: AttributeType<typeof otelExportProvider>;
+  project_group_role: AttributeType<typeof projectGroupRoleProvider>;
 }
 type AttributeType<P> = P extends { config: { attributes(...args: never[]): infer A } } ? A : never;
 
@@ -34,6 +36,7 @@ const definitions: readonly ResourceProvider<never, never>[] = [
   gatewayProvider,
   gatewayTokenProvider,
   otelExportProvider,
+  projectGroupRoleProvider,
 ] as unknown as ResourceProvider<never, never>[];
 
 const byKind = new Map<ResourceKind, ResourceProvider>(definitions.map((d) => [d.kind, d as unknown as ResourceProvider]));
@@ -102,7 +105,7 @@ export function childKindsOf(kind: ResourceKind): ResourceKind[] {
   return kindOrder.filter((child) => parentOf(child)?.kind === kind);
 }
 
-export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider };
+export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider, projectGroupRoleProvider };
 export { listAccounts, listVendors, findVendor, finder, lister, vendors, serviceAccounts, findServiceAccount, type DataSource, type LookupResults } from './lookups.js';
 export { resolveServiceAccount, type ServiceAccountFound } from './service-accounts.js';
 export type { LiveOtelExport } from './otel-export.js';

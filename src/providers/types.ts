@@ -226,6 +226,12 @@ interface ProviderCore<A extends object, L, E> {
   /** The data sources planning the kind looks objects up in (`lookups.find`): refresh reads each once. */
   readonly lookups?: readonly DataSource<unknown>[];
   /**
+   * The data sources one resource needs when not every resource of the kind does (a token issued to a Service
+   * Account): given its configured attributes, or the inputs state recorded, so refresh reads a source only
+   * when something names an object in it.
+   */
+  lookupsFor?(attributes: A): readonly DataSource<unknown>[];
+  /**
    * Every operation the kind's writes may send. A pending write of the journal whose operation is not one of
    * its address's kind is refused before it is resent (test/providers/write-operations.test.ts keeps this list whole).
    */
