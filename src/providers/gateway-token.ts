@@ -48,6 +48,16 @@ function expiryChange(attributes: GatewayTokenAttributes, live: GatewayTokenT, a
   return { path: 'expiresInDays', before: live.expires_at === null ? null : `expires ${live.expires_at}`, after: attributes.expiresInDays };
 }
 
+/**
+ * The Service Account a live token is issued to, by name; absent (not compared) when the Service Accounts could
+ * not be read (a Service Account's token may not list them), which the plan reports as unreadable.
+ */
+function serviceAccountOf(live: GatewayTokenT, lookups: Lookups): View {
+  if (live.service_account_id === null) return { serviceAccount: null };
+  if (lookups.list(serviceAccounts) === undefined) return {};
+  return { serviceAccount: lookups.find(serviceAccounts, live.service_account_id)?.name ?? live.service_account_id };
+}
+
 /** The live token in configuration terms; its Service Account by name when the lookup knows it. */
 function liveView(live: GatewayTokenT, lookups: Lookups): View {
   return {
@@ -55,7 +65,7 @@ function liveView(live: GatewayTokenT, lookups: Lookups): View {
     scopes: sortedSet(live.scopes),
     allowedModels: sortedSet(live.allowed_models),
     rateLimitPerMin: live.rate_limit_per_min,
-    serviceAccount: live.service_account_id === null ? null : (lookups.find(serviceAccounts, live.service_account_id)?.name ?? live.service_account_id),
+    ...serviceAccountOf(live, lookups),
     spendLimit: live.spend_limit,
     spendWindow: live.spend_window,
   };
@@ -137,7 +147,9 @@ export const gatewayTokenProvider = {
   diff({ desired, live, state, lookups }) {
     const ignore = desired.lifecycle.ignoreChanges;
     const { expiresInDays: _, ...wanted } = view(desired.attributes);
-    const changes = diffViews(wanted, liveView(live, lookups), ignore);
+    const observed = liveView(live, lookups);
+    if (!('serviceAccount' in observed)) delete wanted.serviceAccount;
+    const changes = diffViews(wanted, observed, ignore);
     const expiry = ignore.includes('expiresInDays') ? undefined : expiryChange(desired.attributes, live, state?.inputs);
     if (expiry) changes.push(expiry);
     for (const change of changes) if (replaceOn.has(change.path)) change.forcesReplace = true;
