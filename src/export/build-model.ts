@@ -6,10 +6,9 @@
  * out and counted. Pure: the same live account always gives the same model.
  */
 import type { GatewayT, GatewayTokenT, ProjectT } from '../api/shapes.js';
-import type { CredentialConfig, GatewayConfig, OtelExportConfig, ProjectConfig, RecordConfig, TokenConfig } from '../config/config-file.js';
 import type { ResourceKind } from '../config/types.js';
 import { childAddress, resourceAddress } from '../plan-model/index.js';
-import { credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider, projectProvider, recordProvider, type LiveOtelExport } from '../providers/index.js';
+import { credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider, projectProvider, recordProvider, type CredentialConfig, type GatewayConfig, type LiveOtelExport, type OtelExportConfig, type ProjectConfig, type RecordConfig, type TokenConfig } from '../providers/index.js';
 import { assignLocalNames, compare, upperSnake } from './local-names.js';
 import type { AccountObjects } from './read-account.js';
 

@@ -24,6 +24,13 @@ export interface AttributesByKind {
   gateway_token: AttributeType<typeof gatewayTokenProvider>;
   otel_export: AttributeType<typeof otelExportProvider>;
 }
+/** The entries of the top-level kinds in one configuration file, under their blocks' keys (ConfigFile types the rest). */
+export interface KindEntriesConfig {
+  projects?: Record<string, ConfigType<typeof projectProvider>>;
+  credentials?: Record<string, ConfigType<typeof credentialProvider>>;
+  gateways?: Record<string, ConfigType<typeof gatewayProvider>>;
+}
+type ConfigType<P> = P extends { config: { attributes(entry: infer E, ...rest: never[]): unknown } } ? E : never;
 type AttributeType<P> = P extends { config: { attributes(...args: never[]): infer A } } ? A : never;
 
 /** Every kind's definition. The order breaks ties in the derived kind order (and so in refresh and plans). */
@@ -104,5 +111,10 @@ export function childKindsOf(kind: ResourceKind): ResourceKind[] {
 
 export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider };
 export { listAccounts, listVendors, findVendor, finder, vendors, type DataSource, type LookupResults } from './lookups.js';
-export type { LiveOtelExport } from './otel-export.js';
+export type { LiveOtelExport, OtelExportConfig } from './otel-export.js';
+export type { ProjectConfig } from './project.js';
+export type { RecordConfig } from './record.js';
+export type { CredentialConfig } from './credential.js';
+export type { GatewayConfig, GatewaySettingsPath } from './gateway.js';
+export type { TokenConfig } from './gateway-token.js';
 export type * from './types.js';
