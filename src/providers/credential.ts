@@ -65,6 +65,25 @@ export const credentialProvider = {
   refreshOperations: ['listCredentials'],
   writeOperations: ['createCredential', 'updateCredential', 'rotateCredential', 'deleteCredential'],
   readOperation: 'listCredentials',
+  export: {
+    name: (live) => live.label,
+    // Named among the exported credentials only, so one left out never takes the plain name of one written.
+    onlyReferencedWhenNarrowed: true,
+    entry({ live, local, vendorName, placeholder, comment }) {
+      const secret = placeholder(['CPLANE_SECRET', local], `the API key of credential ${local}`);
+      const entry: CredentialConfig = { provider: vendorName(live.provider_id), secret };
+      if (live.label !== local) entry.label = live.label;
+      if (live.base_url !== null) entry.baseUrl = live.base_url;
+      comment('secret', `The API key cannot be exported: set ${secret.env} to it before \`cplane apply\`.`);
+      return entry;
+    },
+    file: {
+      description: [
+        'Provider credentials. Their API keys cannot be exported: each secret is read from the',
+        'environment variable named in it when `cplane apply` creates (or rotates) the credential.',
+      ],
+    },
+  },
   removeAction: 'delete',
   writeOnly: ['secret'],
 

@@ -62,6 +62,15 @@ function liveView(live: GatewayTokenT): View {
   };
 }
 
+const DAY_MS = 86_400_000;
+
+/** The token's lifetime as it was created (expires_at - created_at), in whole days within the API's bounds. */
+export function expiresInDays(token: Pick<GatewayTokenT, 'created_at' | 'expires_at'>): number | null {
+  if (token.expires_at === null) return null;
+  const days = Math.round((Date.parse(token.expires_at) - Date.parse(token.created_at)) / DAY_MS);
+  return Math.min(Math.max(days, 1), 3650);
+}
+
 export const gatewayTokenProvider = {
   kind: 'gateway_token',
   config: {
@@ -111,6 +120,27 @@ export const gatewayTokenProvider = {
   refreshOperations: ['listGatewayTokens'],
   writeOperations: ['createGatewayToken', 'renameGatewayToken', 'revokeGatewayToken'],
   readOperation: 'listGatewayTokens',
+  export: {
+    name: (live) => live.name,
+    skip: [
+      { when: (live) => live.revoked_at !== null, count: { key: 'revokedTokens', one: 'revoked token' } },
+      { when: (live) => live.service_account_id !== null, count: { key: 'serviceAccountTokens', one: 'Service Account token' } },
+    ],
+    entry({ live, local, note }) {
+      const entry: TokenConfig = { scopes: [...live.scopes] };
+      if (live.name !== local) entry.name = live.name;
+      const days = expiresInDays(live);
+      if (days !== null) entry.expiresInDays = days;
+      if (live.allowed_models.length > 0) entry.allowedModels = [...live.allowed_models];
+      if (live.rate_limit_per_min !== null) entry.rateLimitPerMin = live.rate_limit_per_min;
+      if (live.spend_limit !== null) note(`spend limit ${live.spend_limit} per ${live.spend_window ?? 'window'} is not part of the configuration language and is not reproduced`);
+      return entry;
+    },
+    holderComment: [
+      'Token plaintext cannot be exported: `cplane apply` creates new tokens and seals their',
+      'plaintext in the state. expiresInDays is the lifetime each token was created with.',
+    ].join('\n'),
+  },
   removeAction: 'revoke',
 
   async refresh({ client, parentIds, limiter, expected }) {

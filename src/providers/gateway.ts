@@ -15,7 +15,7 @@ import type { OtelExportConfig } from './otel-export.js';
 import type { TokenConfig } from './gateway-token.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
 import type { Lookups, Problem, ResourceProvider, View } from './types.js';
-import { diffViews, flatten, nullWhenNotFound, ref, sortedSet, unknownVendor } from './view-diff.js';
+import { byCodeUnit, diffViews, flatten, nullWhenNotFound, ref, sortedSet, unknownVendor } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
 /** Paths inside a gateway's settings that `ignoreChanges` may name (as the plan shows them). */
@@ -191,6 +191,31 @@ export const gatewayProvider = {
   refreshOperations: ['listGateways'],
   writeOperations: ['createGateway', 'updateGateway', 'updateGatewaySettings', 'attachGatewayCredential', 'detachGatewayCredential', 'deleteGateway'],
   readOperation: 'getGateway',
+  export: {
+    name: (live) => live.slug,
+    skip: [
+      { when: (live, account) => live.status !== 'enabled' || !account.exported('project', live.project_id), count: { key: 'disabledGateways', one: 'disabled gateway' } },
+      {
+        when: (live, account) => !live.credential_ids.some((id) => account.listed('credential', id)),
+        count: { key: 'gatewaysWithoutCredentials', one: 'gateway without an active credential', many: 'gateways without an active credential' },
+      },
+    ],
+    refersTo: (live) => [{ kind: 'credential', ids: live.credential_ids }],
+    entry({ live, local, nameOf, vendorName }) {
+      const credentials = live.credential_ids.map((id) => nameOf('credential', id)).filter((name): name is string => name !== undefined).sort(byCodeUnit);
+      const entry: GatewayConfig = {
+        project: nameOf('project', live.project_id) ?? live.project_id,
+        defaultProvider: vendorName(live.default_provider_id),
+        defaultModel: live.default_model,
+        credentials,
+        settings: structuredClone(live.settings),
+      };
+      if (live.name !== local) entry.name = live.name;
+      if (live.slug !== local) entry.slug = live.slug;
+      return entry;
+    },
+    file: { with: { attribute: 'project', kind: 'project' } },
+  },
   removeAction: 'delete',
 
   async refresh({ client, expected }) {

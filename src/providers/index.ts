@@ -109,6 +109,18 @@ export function childKindsOf(kind: ResourceKind): ResourceKind[] {
   return kindOrder.filter((child) => parentOf(child)?.kind === kind);
 }
 
+/** The kinds declared inside `kind`'s entries (its configuration block's children), one-per-parent blocks first. */
+export function kindsDeclaredIn(kind: ResourceKind): ResourceKind[] {
+  const inside = kindBlocks.filter((b) => b.parent?.kind === kind);
+  return [...inside.filter((b) => b.single), ...inside.filter((b) => !b.single)].map((b) => b.kind);
+}
+
+/** Kinds in the order a configuration nests them: each top-level kind, then what is declared inside it (depth first). */
+export const nestingOrder: readonly ResourceKind[] = (() => {
+  const walk = (kind: ResourceKind): ResourceKind[] => [kind, ...kindsDeclaredIn(kind).flatMap(walk)];
+  return kindBlocks.filter((b) => !b.parent).flatMap((b) => walk(b.kind));
+})();
+
 export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider };
 export { listAccounts, listVendors, findVendor, finder, vendors, type DataSource, type LookupResults } from './lookups.js';
 export type { LiveOtelExport, OtelExportConfig } from './otel-export.js';

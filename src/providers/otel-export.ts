@@ -11,7 +11,7 @@ import type { LifecycleConfig } from '../config/config-file.js';
 import { resourceAddress, type Template } from '../plan-model/index.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
 import type { ReadFailure, ResourceProvider, View } from './types.js';
-import { diffViews, isRefusal, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
+import { byCodeUnit, diffViews, isRefusal, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
 /** An entry of this kind in a configuration file, as `schema` below describes it. */
@@ -117,6 +117,20 @@ export const otelExportProvider = {
   refreshOperations: ['getOtelExport'],
   writeOperations: ['updateOtelExport'],
   readOperation: 'getOtelExport',
+  export: {
+    noun: 'OTel export',
+    // An export that was never set up (off, no endpoint, no headers) is left to the target account's default.
+    skip: [{ when: (live) => unconfigured(live.export) }],
+    entry({ live: { export: live }, local, placeholder, comment }) {
+      const entry: OtelExportConfig = { enabled: live.enabled, endpoint: live.endpoint, exportMetrics: live.exportMetrics, exportTraces: live.exportTraces };
+      const names = [...live.headerNames].sort(byCodeUnit);
+      if (names.length > 0) {
+        entry.headers = Object.fromEntries(names.map((name) => [name, placeholder(['CPLANE_OTEL', local, name], `the ${name} header of the OTel export of gateway ${local}`)]));
+        comment('headers', 'Header values cannot be exported: set these environment variables before `cplane apply`.');
+      }
+      return entry;
+    },
+  },
   removeAction: 'delete',
   writeOnly: ['headers.*'],
 

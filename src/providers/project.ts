@@ -56,6 +56,19 @@ export const projectProvider = {
   refreshOperations: ['listProjects'],
   writeOperations: ['createProject', 'updateProject', 'archiveProject'],
   readOperation: 'getProject',
+  export: {
+    selectedByName: true,
+    name: (live) => live.name,
+    skip: [{ when: (live) => live.archived, count: { key: 'archivedProjects', one: 'archived project' } }],
+    entry({ live, local }) {
+      const entry: ProjectConfig = {};
+      if (live.name !== local) entry.name = live.name;
+      if (live.description !== '') entry.description = live.description;
+      if (!live.is_active) entry.active = false;
+      return entry;
+    },
+    file: { perEntry: (local) => [`Project ${local}: its records (metadata only) and its gateways, with their settings,`, 'OTel export and tokens.'] },
+  },
   removeAction: 'archive',
 
   async refresh({ client, account, expected }) {

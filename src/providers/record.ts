@@ -110,6 +110,19 @@ export const recordProvider = {
   refreshOperations: ['listRecords'],
   writeOperations: ['createRecord', 'createRecordVersion', 'updateRecord', 'rotateRecord', 'archiveRecord'],
   readOperation: 'getRecord',
+  export: {
+    name: (live) => live.name,
+    skip: [{ when: (live) => live.archived, count: { key: 'archivedRecords', one: 'archived record' } }],
+    entry({ live, local }) {
+      const entry: RecordConfig = { format: live.format, tags: [...live.tags] };
+      if (live.name !== local) entry.name = live.name;
+      if (live.secret_due_at !== null) entry.secretDueAt = live.secret_due_at;
+      if (live.rotation_interval_days !== null) entry.rotationIntervalDays = live.rotation_interval_days;
+      return entry;
+    },
+    holderComment: 'Record metadata only: values are never exported. To manage a value, add value: { env: NAME } (or file, or generate).',
+    withoutValue: true,
+  },
   removeAction: 'archive',
   writeOnly: ['value'],
   // `current_version` is null until a first value version is written.
