@@ -26,6 +26,13 @@ export interface AttributesByKind {
   otel_export: AttributeType<typeof otelExportProvider>;
   project_group_role: AttributeType<typeof projectGroupRoleProvider>;
 }
+/** The entries of the top-level kinds in one configuration file, under their blocks' keys (ConfigFile types the rest). */
+export interface KindEntriesConfig {
+  projects?: Record<string, ConfigType<typeof projectProvider>>;
+  credentials?: Record<string, ConfigType<typeof credentialProvider>>;
+  gateways?: Record<string, ConfigType<typeof gatewayProvider>>;
+}
+type ConfigType<P> = P extends { config: { attributes(entry: infer E, ...rest: never[]): unknown } } ? E : never;
 type AttributeType<P> = P extends { config: { attributes(...args: never[]): infer A } } ? A : never;
 
 /** Every kind's definition. The order breaks ties in the derived kind order (and so in refresh and plans). */
@@ -105,8 +112,42 @@ export function childKindsOf(kind: ResourceKind): ResourceKind[] {
   return kindOrder.filter((child) => parentOf(child)?.kind === kind);
 }
 
+/** A kind read back through the API (not known only from state): what export reads and writes. */
+export type ReadBackProvider = Extract<ResourceProvider, { readonly observation?: 'api' }>;
+
+export function isReadBack(provider: ResourceProvider): provider is ReadBackProvider {
+  return provider.observation !== 'state';
+}
+
+/** The definition of a kind export reads: one known only from state has nothing to read, and is never exported. */
+export function exportedProviderFor(kind: ResourceKind): ReadBackProvider {
+  const provider = providerFor(kind);
+  if (!isReadBack(provider)) throw new Error(`kind ${kind} is known only from state: export has nothing to read`);
+  return provider;
+}
+
+/** The kinds export reads, in kind order. */
+export const exportKinds: readonly ResourceKind[] = kindOrder.filter((kind) => isReadBack(providerFor(kind)));
+
+/** The kinds declared inside `kind`'s entries (its configuration block's children), one-per-parent blocks first. */
+export function kindsDeclaredIn(kind: ResourceKind): ResourceKind[] {
+  const inside = kindBlocks.filter((b) => b.parent?.kind === kind);
+  return [...inside.filter((b) => b.single), ...inside.filter((b) => !b.single)].map((b) => b.kind);
+}
+
+/** Kinds in the order a configuration nests them: each top-level kind, then what is declared inside it (depth first). */
+export const nestingOrder: readonly ResourceKind[] = (() => {
+  const walk = (kind: ResourceKind): ResourceKind[] => [kind, ...kindsDeclaredIn(kind).flatMap(walk)];
+  return kindBlocks.filter((b) => !b.parent).flatMap((b) => walk(b.kind));
+})();
+
 export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider, projectGroupRoleProvider };
 export { listAccounts, listVendors, findVendor, finder, lister, vendors, serviceAccounts, findServiceAccount, type DataSource, type LookupResults } from './lookups.js';
 export { resolveServiceAccount, type ServiceAccountFound } from './service-accounts.js';
-export type { LiveOtelExport } from './otel-export.js';
+export type { LiveOtelExport, OtelExportConfig } from './otel-export.js';
+export type { ProjectConfig } from './project.js';
+export type { RecordConfig } from './record.js';
+export type { CredentialConfig } from './credential.js';
+export type { GatewayConfig, GatewaySettingsPath } from './gateway.js';
+export type { TokenConfig } from './gateway-token.js';
 export type * from './types.js';

@@ -67,6 +67,12 @@ export const projectGroupRoleProvider = {
     key: 'groupRoles',
     parent: { kind: 'project', attribute: 'project' },
     noun: 'group role of',
+    schema: {
+      description: 'The role (its name in directory.roles) the group gets on the project; addressed as project_group_role.<project>/<group>. No operation reads or removes it: leaving the configuration forgets it (remove it in the dashboard).',
+      type: 'string',
+      minLength: 1,
+    },
+    mapDescription: 'Roles of groups on the project: group name (in directory.groups) -> role name (POST /projects/{id}/group-grants/{groupId}).',
     // The entry is the role's name itself (`platform: admin`); the group's name is its key.
     attributes: (role, group, project) => ({ project: project!, group, role }),
     complete({ attributes, directory, report }) {
