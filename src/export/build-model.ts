@@ -8,7 +8,7 @@
 import type { Entry } from '../config/index.js';
 import type { ResourceKind } from '../config/types.js';
 import { childAddress, resourceAddress } from '../plan-model/index.js';
-import { exportedProviderFor, exportKinds, kindsDeclaredIn, type ExportEntryRequest } from '../providers/index.js';
+import { exportedProviderFor, exportKinds, finder, kindsDeclaredIn, type ExportEntryRequest } from '../providers/index.js';
 import { assignLocalNames, compare, upperSnake } from './local-names.js';
 import type { AccountObjects } from './account-objects.js';
 import { exportedObjects, parentIdOf } from './select.js';
@@ -109,6 +109,7 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
           local,
           nameOf,
           vendorName,
+          find: finder(live.lookups),
           placeholder: (parts, what) => ({ env: envNames.take(parts.map(upperSnake).join('_'), what) }),
           comment: (field, text) => made.comments.push({ field, text }),
           note: (text) => made.notes.push(text),

@@ -9,7 +9,7 @@
 import type { ApiClient } from '../api/client.js';
 import { Limiter } from '../api/limiter.js';
 import type { ResourceKind } from '../config/types.js';
-import { exportKinds, listVendors, exportedProviderFor, type ReadFailure, type RefreshRequest } from '../providers/index.js';
+import { exportedProviderFor, exportKinds, listVendors, type LookupResults, type ReadFailure, type RefreshRequest } from '../providers/index.js';
 import { AbortError } from '../errors.js';
 import type { AccountObjects } from './account-objects.js';
 import { exportedObjects, parentIdOf } from './select.js';
@@ -31,11 +31,18 @@ export async function readAccount(options: ReadAccountOptions): Promise<AccountO
   // Nothing is known in advance about the size of a list, so each is read page after page.
   const request: RefreshRequest = { client, account, parentIds: [], limiter, expected: () => 0 };
   const perAccount = exportKinds.filter((kind) => !exportedProviderFor(kind).relations.within);
-  const [vendors, ...lists] = await Promise.all([listVendors(client), ...perAccount.map((kind) => exportedProviderFor(kind).refresh(request))]);
+  // The data sources the mappings name objects of (Service Accounts) are read once each, with the first lists.
+  const sources = [...new Set(exportKinds.flatMap((kind) => exportedProviderFor(kind).export.lookups ?? []))];
+  const [vendors, found, ...lists] = await Promise.all([
+    listVendors(client),
+    Promise.all(sources.map((source) => source.read(client))),
+    ...perAccount.map((kind) => exportedProviderFor(kind).refresh(request)),
+  ]);
+  const lookups: LookupResults = new Map(sources.map((source, i) => [source, found[i]!]));
   const objects = selectByName(Object.fromEntries(perAccount.map((kind, i) => [kind, lists[i]!.items])), options.projectNames);
 
   const perParent = exportKinds.filter((kind) => exportedProviderFor(kind).relations.within);
-  const kept = exportedObjects({ account, vendors, objects }, false).exported;
+  const kept = exportedObjects({ account, vendors, lookups, objects }, false).exported;
   const read = await Promise.all(perParent.map((kind) => {
     const parentKind = parentKindOf(kind);
     const parentIds = [...(kept.get(parentKind) ?? [])].sort();
@@ -43,7 +50,7 @@ export async function readAccount(options: ReadAccountOptions): Promise<AccountO
   }));
   failOn(perParent, read.flatMap((r) => r.failures));
   perParent.forEach((kind, i) => (objects[kind] = read[i]!.items));
-  return { account, vendors, objects };
+  return { account, vendors, lookups, objects };
 }
 
 function parentKindOf(kind: ResourceKind): ResourceKind {

@@ -164,16 +164,19 @@ export const gatewayTokenProvider = {
     name: (live) => live.name,
     skip: [
       { when: (live) => live.revoked_at !== null, count: { key: 'revokedTokens', one: 'revoked token' } },
-      { when: (live) => live.service_account_id !== null, count: { key: 'serviceAccountTokens', one: 'Service Account token' } },
     ],
-    entry({ live, local, note }) {
+    lookups: [serviceAccounts],
+    entry({ live, local, find }) {
       const entry: TokenConfig = { scopes: [...live.scopes] };
       if (live.name !== local) entry.name = live.name;
       const days = expiresInDays(live);
       if (days !== null) entry.expiresInDays = days;
       if (live.allowed_models.length > 0) entry.allowedModels = [...live.allowed_models];
       if (live.rate_limit_per_min !== null) entry.rateLimitPerMin = live.rate_limit_per_min;
-      if (live.spend_limit !== null) note(`spend limit ${live.spend_limit} per ${live.spend_window ?? 'window'} is not part of the configuration language and is not reproduced`);
+      // By name, so the folder applies to another account: one without that Service Account is a plan problem there.
+      if (live.service_account_id !== null) entry.serviceAccount = find(serviceAccounts, live.service_account_id)?.name ?? live.service_account_id;
+      if (live.spend_limit !== null) entry.spendLimit = live.spend_limit;
+      if (live.spend_window !== null) entry.spendWindow = live.spend_window as NonNullable<TokenConfig['spendWindow']>;
       return entry;
     },
     holderComment: [

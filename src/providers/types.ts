@@ -242,6 +242,8 @@ export interface ExportEntryRequest<L> {
   nameOf(kind: ResourceKind, id: string): string | undefined;
   /** An AI vendor's name by id (the id itself when the account lists none). */
   vendorName(id: string): string;
+  /** An object of a data source the mapping declares in `lookups` (a Service Account), by name or id. */
+  find<T>(source: DataSource<T>, nameOrId: string): T | undefined;
   /**
    * The `{ env: NAME }` placeholder for a write-only value: NAME is made of `parts` (each in upper snake case,
    * joined by `_`: `['CPLANE_SECRET', 'openai-prod']` gives CPLANE_SECRET_OPENAI_PROD), made unique in the
@@ -265,6 +267,8 @@ export interface ExportMapping<L, E> {
   name?(live: L): string;
   /** Reasons an object is left out, checked in order. */
   skip?: ExportSkip<L>[];
+  /** The data sources the entries name objects of (a token's Service Account by name): export reads each once. */
+  lookups?: readonly DataSource<unknown>[];
   /** The objects of other kinds an object refers to by id (a gateway's credentials). */
   refersTo?(live: L): { kind: ResourceKind; ids: readonly string[] }[];
   /** When `--project` narrows the export, only the objects that exported objects refer to are exported. */
