@@ -67,6 +67,8 @@ function selectByName(objects: Partial<Record<ResourceKind, readonly unknown[]>>
   if (names.length === 0 || selected === undefined) return objects;
   const { export: mapping, identify, config } = exportedProviderFor(selected);
   const all = objects[selected] ?? [];
+  // The names a user may give: those of the objects export would keep, by the kind's own skip reasons
+  // (archived projects are not offered), judged alone since nothing else is decided yet.
   const skipped = (live: unknown) => (mapping.skip ?? []).some((s) => s.when(live, { listed: () => true, exported: () => true }));
   const known = [...new Set(all.filter((live) => !skipped(live)).map((live) => mapping.name!(live)))].sort();
   for (const name of names) {
