@@ -44,8 +44,10 @@ describe('a token issued to a Service Account with a spend limit', () => {
     expect(token).toMatchObject({ name: 'checkout', principal_type: 'service_account', service_account_id: ciDeployer.id, owner_user_id: null, spend_limit: '25.00', spend_window: 'weekly' });
   });
 
-  it('plans no changes after apply', async () => {
+  it('plans no changes after apply, reading the Service Accounts once', async () => {
+    const before = w.emulator.stats().byOperation.listServiceAccounts;
     const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
+    expect(w.emulator.stats().byOperation.listServiceAccounts - before).toBe(1);
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('No changes. Your infrastructure matches the configuration.');
     expect(plan.code).toBe(0);

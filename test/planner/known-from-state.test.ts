@@ -37,6 +37,8 @@ describe('a kind known only from state', () => {
     const paths = h.events.filter((e) => e.type === 'request').map((e) => (e as { path: string }).path);
     expect(paths.length).toBeGreaterThan(0);
     expect(paths.filter((path) => path.includes('group'))).toEqual([]);
+    // No token names a Service Account: GET /service-accounts (human-only) is not read either.
+    expect(paths.filter((path) => path.includes('service-accounts'))).toEqual([]);
   });
 
   it('is neither unreadable nor re-created when a Service Account`s token plans', async () => {
