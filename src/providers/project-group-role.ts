@@ -30,7 +30,7 @@ function noticesFor(group: string): ResultNotice[] {
   return [
     {
       list: 'changes', flag: 'material_pending.project_key',
-      text: `group ${group}: the project key is not yet sealed for {count} of its members (material pending): they can read the project's records once a client that holds the key (the dashboard, or another member's client) seals it for them`,
+      text: `group ${group}: the project key is not yet sealed for {count} of its members (material pending): they can read the project's records once a client that holds the project key seals it for them (cplane holds no such key)`,
     },
     {
       list: 'changes', flag: 'material_pending.record_key',
@@ -38,7 +38,7 @@ function noticesFor(group: string): ResultNotice[] {
     },
     {
       list: 'changes', flag: 'rekey_queued',
-      text: `group ${group}: keys for {count} of its members are queued for re-sealing (rekey queued): nothing to do here, the next client of a key holder re-seals them`,
+      text: `group ${group}: keys for {count} of its members are queued for re-sealing (rekey queued): they can read once a client that holds the keys re-seals them`,
     },
   ];
 }

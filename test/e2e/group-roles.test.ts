@@ -41,8 +41,8 @@ describe('a group role on a project', () => {
     expect(applied.code).toBe(0);
     expect(posts()).toBe(1);
     // platform has two members, new to the project: the emulator queues a rekey and marks the project key pending for both.
-    expect(applied.stdout).toContain('group platform: the project key is not yet sealed for 2 of its members (material pending): they can read the project\'s records once a client that holds the key (the dashboard, or another member\'s client) seals it for them');
-    expect(applied.stdout).toContain('group platform: keys for 2 of its members are queued for re-sealing (rekey queued)');
+    expect(applied.stdout).toContain('group platform: the project key is not yet sealed for 2 of its members (material pending): they can read the project\'s records once a client that holds the project key seals it for them (cplane holds no such key)');
+    expect(applied.stdout).toContain('group platform: keys for 2 of its members are queued for re-sealing (rekey queued): they can read once a client that holds the keys re-seals them');
     expect(inState()).toBeDefined();
   });
 
