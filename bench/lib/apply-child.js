@@ -38,7 +38,7 @@ const writes = plan.steps.reduce((n, s) => n + s.writes.length, 0);
 process.stdout.write(`${JSON.stringify({ planned: true })}\n`);
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
-const result = await applyPlan({ plan, state, client, parallelism, keyRing: stateKeyRing(state, (s) => resolveSecret(s, env)) });
+const result = await applyPlan({ plan, state, client, parallelism, keyRing: stateKeyRing(state, (s) => resolveSecret(s, env), client) });
 await state.close();
 const wallMs = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);

@@ -21,6 +21,13 @@ export interface VariableConfig {
   default?: string | number | boolean;
 }
 
+/** A record's `grants:`: Service Accounts by name, users and groups by their name in `directory:`. */
+export interface RecordGrantsConfig {
+  serviceAccounts?: string[];
+  users?: string[];
+  groups?: string[];
+}
+
 export interface RecordConfig {
   name?: string;
   format?: string;
@@ -28,6 +35,8 @@ export interface RecordConfig {
   secretDueAt?: string | null;
   rotationIntervalDays?: number | null;
   value?: SecretSource;
+  grants?: RecordGrantsConfig;
+  rotateOnRevoke?: boolean;
   lifecycle?: LifecycleConfig<'name' | 'format' | 'tags' | 'secretDueAt' | 'rotationIntervalDays' | 'value'>;
   dependsOn?: string[];
 }

@@ -40,6 +40,11 @@ export interface KindBlock<A extends object = Attributes, E = Entry> {
   parent?: { kind: ResourceKind; attribute: string };
   /** One object per parent (`otelExport: {...}`) rather than a map of them by name; it takes the parent's name. */
   single?: boolean;
+  /**
+   * The entries are the names of a list at the dotted path `key` inside the parent's entry
+   * (`grants.serviceAccounts: [ci-deployer]`): each name is an entry `{ name }` of its own, at the name's place.
+   */
+  list?: boolean;
   /** How diagnostics name an entry, followed by its quoted local name: a noun, or `the OTel export of gateway` for a `single` block. */
   noun: string;
   /** The entry's attributes with defaults filled; `parentName` is the local name of the parent it is declared in. */

@@ -13,6 +13,7 @@ import { gatewayProvider } from './gateway.js';
 import { otelExportProvider } from './otel-export.js';
 import { projectProvider } from './project.js';
 import { recordProvider } from './record.js';
+import { groupShareProvider, serviceAccountGrantProvider, userShareProvider } from './record-grant.js';
 import type { Relations, ResourceProvider } from './types.js';
 
 /** Each kind's attributes by kind name, for code (and tests) that builds desired resources of a known kind. */
@@ -23,6 +24,9 @@ export interface AttributesByKind {
   gateway: AttributeType<typeof gatewayProvider>;
   gateway_token: AttributeType<typeof gatewayTokenProvider>;
   otel_export: AttributeType<typeof otelExportProvider>;
+  service_account_grant: AttributeType<typeof serviceAccountGrantProvider>;
+  user_share: AttributeType<typeof userShareProvider>;
+  group_share: AttributeType<typeof groupShareProvider>;
 }
 type AttributeType<P> = P extends { config: { attributes(...args: never[]): infer A } } ? A : never;
 
@@ -34,6 +38,9 @@ const definitions: readonly ResourceProvider<never, never>[] = [
   gatewayProvider,
   gatewayTokenProvider,
   otelExportProvider,
+  serviceAccountGrantProvider,
+  userShareProvider,
+  groupShareProvider,
 ] as unknown as ResourceProvider<never, never>[];
 
 const byKind = new Map<ResourceKind, ResourceProvider>(definitions.map((d) => [d.kind, d as unknown as ResourceProvider]));
@@ -102,7 +109,7 @@ export function childKindsOf(kind: ResourceKind): ResourceKind[] {
   return kindOrder.filter((child) => parentOf(child)?.kind === kind);
 }
 
-export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider };
+export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider, serviceAccountGrantProvider, userShareProvider, groupShareProvider };
 export { listAccounts, listVendors, findVendor, finder, lister, vendors, serviceAccounts, findServiceAccount, type DataSource, type LookupResults } from './lookups.js';
 export { resolveServiceAccount, type ServiceAccountFound } from './service-accounts.js';
 export type { LiveOtelExport } from './otel-export.js';
