@@ -11,7 +11,7 @@ import { createClient, type ApiClient } from '../../src/api/index.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { printableKeyPair } from '../../src/emulator/keys.js';
-import { privateKeyOf } from '../helpers/readers.js';
+import { privateKeyOf, wrapperFor } from '../helpers/readers.js';
 import { runCli, type CliResult } from './helpers.js';
 
 const acme = fixtures.accounts[0]!.id;
@@ -99,6 +99,18 @@ it('a share revoked outside cplane is drift, repaired by apply', async () => {
   expect(plan.stdout).toContain('user_share.shop/db-password/dana was deleted outside cplane');
   expect((await cli(['apply', dir, '--auto-approve'], { DB_PASSWORD: FIRST })).code).toBe(0);
   expect((await readAsDana(dana.id)).stdout).toBe(`${FIRST}\n`);
+});
+
+it('a share made outside cplane to a user the configuration does not list is revoked by apply (the list is authoritative)', async () => {
+  const ada = fixtures.users[0]!;
+  const read = await admin.call('readRecord', { path: { id: recordId }, body: { scope: ['fields'] } });
+  await admin.call('shareRecordWithUser', { path: { id: recordId }, body: { userId: ada.id, wrappedDek: wrapperFor(recordId, read.fields!.version, ada.id) } });
+  const plan = await cli(['plan', dir, '--detailed-exitcode'], { DB_PASSWORD: FIRST });
+  expect(plan.code).toBe(2);
+  expect(plan.stdout).toContain(`~ grants.users = "${ada.id}" -> null`);
+  expect(plan.stdout).toContain('granted outside cplane; not listed, so revoked');
+  expect((await cli(['apply', dir, '--auto-approve'], { DB_PASSWORD: FIRST })).code).toBe(0);
+  expect((await admin.call('getRecord', { path: { id: recordId } })).grants?.user_ids).toEqual([dana.id]);
 });
 
 it('a new value is wrapped again for the user and the group in the same apply', async () => {
