@@ -9,7 +9,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { ApiClient, ClientEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import { wrapDataKey } from '../crypto/data-key-wrap.js';
 import type { SecretSource } from '../plan-model/index.js';
 import type { Plan, PlanStep, PlannedWrite } from '../plan-model/index.js';
 import { renamedEntry, type StateStore } from '../state/index.js';
@@ -118,6 +117,8 @@ export function stateKeyRing(state: StateStore, readSecret: (source: SecretSourc
     encrypt: (plaintext) => state.crypto.encryptRecordValue(plaintext),
     async wrap({ recordId, recipientId, publicKey }) {
       const { version, dataKey } = await currentDataKey(recordId);
+      // Loaded when the first wrap is made: a plan, and an apply without readers, never load HPKE.
+      const { wrapDataKey } = await import('../crypto/data-key-wrap.js');
       return wrapDataKey({ dataKey, recipientPublicKey: new Uint8Array(Buffer.from(publicKey, 'base64')), recordId, version, recipientId });
     },
   };
