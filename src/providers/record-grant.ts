@@ -50,6 +50,10 @@ export interface ReaderKind {
   section: 'serviceAccounts' | 'users' | 'groups';
   liveIds: 'service_account_ids' | 'user_ids' | 'group_ids';
   noun: string;
+  /** How the export report counts them (`Service Account grant`). */
+  exportNoun: string;
+  /** What the configuration schema says of the list (`grants.serviceAccounts`). */
+  listDescription: string;
   /** The reader named `name`, or why it cannot be used. */
   resolve(lookups: Lookups, name: string): { reader: Reader; problem?: undefined } | { reader?: undefined; problem: Problem };
   /** The name the configuration would give the reader `id` (for plans), or the id when it has none. */
@@ -84,6 +88,8 @@ export const serviceAccountReaders: ReaderKind = {
   section: 'serviceAccounts',
   liveIds: 'service_account_ids',
   noun: 'Service Account',
+  exportNoun: 'Service Account grant',
+  listDescription: 'Service Accounts by name, as GET /service-accounts lists them (or by id).',
   resolve(lookups, name) {
     const found = resolveServiceAccount(lookups, name);
     return found.serviceAccount ? { reader: { id: found.serviceAccount.service_account_id, publicKey: found.serviceAccount.public_key } } : { problem: found.problem! };
@@ -99,6 +105,8 @@ export const userReaders: ReaderKind = {
   section: 'users',
   liveIds: 'user_ids',
   noun: 'user',
+  exportNoun: 'user share',
+  listDescription: 'Users by their name in directory.users.',
   ...directoryReader('users', 'user'),
   grant: (record, reader, summary) => writeSpec('shareRecordWithUser', { path: { id: record }, body: { userId: reader.id, wrappedDek: wrapOf(record, reader) }, effects: { id: { results: ['recordId', 'userId'] }, parents: { recordId: record } } }, summary),
   revoke: (recordId, readerId, summary, forget) => writeSpec('revokeRecordUser', { path: { id: recordId }, body: { userId: readerId }, effects: forget ? { forget: true } : {} }, summary),
@@ -110,6 +118,8 @@ export const groupReaders: ReaderKind = {
   section: 'groups',
   liveIds: 'group_ids',
   noun: 'group',
+  exportNoun: 'group share',
+  listDescription: 'Groups by their name in directory.groups.',
   ...directoryReader('groups', 'group'),
   grant: (record, reader, summary) => writeSpec('shareRecordWithGroup', { path: { id: record }, body: { groupId: reader.id, wrappedDek: wrapOf(record, reader) }, effects: { id: { results: ['recordId', 'groupId'] }, parents: { recordId: record } } }, summary),
   revoke: (recordId, readerId, summary, forget) => writeSpec('revokeRecordGroup', { path: { id: recordId }, body: { groupId: readerId }, effects: forget ? { forget: true } : {} }, summary),
@@ -143,6 +153,8 @@ export function grantProvider(readers: ReaderKind) {
       kind,
       key: `grants.${readers.section}`,
       list: true,
+      // One name of the list; the record's schema holds the list (`grants` in record.ts).
+      schema: { $ref: '#/$defs/localName' },
       parent: { kind: 'record', attribute: 'record' },
       noun: `grant to ${noun}`,
       attributes: (_entry: Entry, local: string, record?: string): GrantAttributes => ({ record: record!, reader: local }),
@@ -150,6 +162,9 @@ export function grantProvider(readers: ReaderKind) {
     },
     ...(readers.section === 'serviceAccounts' ? { lookups: [serviceAccounts] } : {}),
     relations: { parentIds: { recordId: 'record' }, parentAttributes: { recordId: 'record' }, goneAs: 'revoked' },
+    // Not exported yet (docs/access.md says so): export writes entries as maps by local name, and a grant is a
+    // name in a list (a Service Account's name, or a directory name whose public key no operation returns).
+    export: { noun: readers.exportNoun, skip: [{ when: () => true }], entry: () => ({}) },
     refreshOperations: ['listRecords'],
     readOperation: 'getRecord',
     writeOperations: readers.writeOperations,
