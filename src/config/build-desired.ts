@@ -10,7 +10,7 @@ import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { positionIn, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
 import { emptyDirectory, undeclaredInDirectory } from './directory.js';
-import { childAddress, resourceAddress } from '../plan-model/address.js';
+import { childAddress, localPart, resourceAddress } from '../plan-model/address.js';
 import type { ConfigFile, LifecycleConfig } from './config-file.js';
 import type { Entry, KindBlock } from './kind-block.js';
 import type { Attributes, DesiredResource, Directory, Lifecycle, ResourceKind, SecretSource, SourceRange } from './types.js';
@@ -52,6 +52,13 @@ function valueOffset(file: SourceFile, container: unknown, key: string | number,
 function rangeAt(file: SourceFile, offset: number) {
   const { line, col } = file.lines.linePos(offset);
   return { file: file.display, line, col };
+}
+
+/** The value at a dotted path of an entry (`grants.serviceAccounts`), or undefined. */
+function valueAtPath(entry: Entry, path: string): unknown {
+  let node: unknown = entry;
+  for (const part of path.split('.')) node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+  return node;
 }
 
 /** Where each field's value of an entry is, for problems found later about one value (a Service Account named in it). */
@@ -104,13 +111,25 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
     const position = positionIn(file, container, key);
     const at = position?.key ?? position?.value[0] ?? fallback;
     if (!add(block, address, localName, parent?.name, file, at, entry, parent ? [parent.address] : [])) return;
+    // A child gets its parent's local part (`payments/stripe-key` for a record), which names the parent's address.
+    const here = { address, name: localPart(address) };
     for (const child of childBlocks(block.kind)) {
+      if (child.list) {
+        const names = valueAtPath(entry, child.key);
+        if (Array.isArray(names)) names.forEach((name, i) => declareListed(child, childAddress(address, child.kind, String(name)), String(name), here, file, names, i, at));
+        continue;
+      }
       const value = entry[child.key] as Entry | Record<string, Entry> | undefined;
       if (value === undefined) continue;
-      const here = { address, name: localName };
       if (child.single) declare(child, childAddress(address, child.kind), localName, here, file, entry, child.key, at);
       else for (const name of Object.keys(value)) declare(child, childAddress(address, child.kind, name), name, here, file, value, name, at);
     }
+  }
+
+  /** A name of a list (`grants.serviceAccounts`), declared as an entry `{ name }` at the name's place. */
+  function declareListed(block: KindBlock, address: string, name: string, parent: { address: string; name: string }, file: SourceFile, list: unknown[], index: number, fallback: number): void {
+    const at = positionIn(file, list, index)?.value[0] ?? fallback;
+    add(block, address, name, parent.name, file, at, { name }, [parent.address]);
   }
 
   // Kinds that refer to no other kind are declared first, file by file; then those that do.

@@ -44,6 +44,12 @@ export interface KindBlock<A extends object = Attributes, E = Entry> {
   /** One object per parent (`otelExport: {...}`) rather than a map of them by name; it takes the parent's name. */
   single?: boolean;
   /**
+   * The entries are the names of a list at the dotted path `key` inside the parent's entry
+   * (`grants.serviceAccounts: [ci-deployer]`): each name is an entry `{ name }` of its own, at the name's place.
+   * The parent's `schema` describes the list (the generator places no entry schema for such a block).
+   */
+  list?: boolean;
+  /**
    * The JSON Schema of one entry, without the keys of the kinds declared inside it (the generator puts each
    * child's key before `lifecycle`). schema/config.schema.json is generated from it: `npm run schemas`.
    */

@@ -31,7 +31,12 @@ export interface RecordAttributes {
   secretDueAt?: string | null;
   rotationIntervalDays?: number | null;
   format?: string;
+  /** Readers by kind (`grants:`); a kind named here is authoritative (a grant it does not list is revoked), a kind not named is left alone. */
+  grants?: { serviceAccounts?: string[]; users?: string[]; groups?: string[] };
+  /** A `generate`d value is rotated in the apply that removes one of its readers. */
+  rotateOnRevoke?: boolean;
 }
+
 
 export interface CredentialAttributes {
   /** The AI vendor (the API calls it a "provider"): its name (e.g. `openai`) or id. */

@@ -14,6 +14,7 @@ import { otelExportProvider } from './otel-export.js';
 import { projectGroupRoleProvider } from './project-group-role.js';
 import { projectProvider } from './project.js';
 import { recordProvider } from './record.js';
+import { groupShareProvider, serviceAccountGrantProvider, userShareProvider } from './record-grant.js';
 import type { Relations, ResourceProvider } from './types.js';
 
 /** Each kind's attributes by kind name, for code (and tests) that builds desired resources of a known kind. */
@@ -25,6 +26,9 @@ export interface AttributesByKind {
   gateway_token: AttributeType<typeof gatewayTokenProvider>;
   otel_export: AttributeType<typeof otelExportProvider>;
   project_group_role: AttributeType<typeof projectGroupRoleProvider>;
+  service_account_grant: AttributeType<typeof serviceAccountGrantProvider>;
+  user_share: AttributeType<typeof userShareProvider>;
+  group_share: AttributeType<typeof groupShareProvider>;
 }
 /** The entries of the top-level kinds in one configuration file, under their blocks' keys (ConfigFile types the rest). */
 export interface KindEntriesConfig {
@@ -44,6 +48,9 @@ const definitions: readonly ResourceProvider<never, never>[] = [
   gatewayTokenProvider,
   otelExportProvider,
   projectGroupRoleProvider,
+  serviceAccountGrantProvider,
+  userShareProvider,
+  groupShareProvider,
 ] as unknown as ResourceProvider<never, never>[];
 
 const byKind = new Map<ResourceKind, ResourceProvider>(definitions.map((d) => [d.kind, d as unknown as ResourceProvider]));
@@ -141,12 +148,12 @@ export const nestingOrder: readonly ResourceKind[] = (() => {
   return kindBlocks.filter((b) => !b.parent).flatMap((b) => walk(b.kind));
 })();
 
-export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider, projectGroupRoleProvider };
+export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider, projectGroupRoleProvider, serviceAccountGrantProvider, userShareProvider, groupShareProvider };
 export { listAccounts, listVendors, findVendor, finder, lister, vendors, serviceAccounts, findServiceAccount, type DataSource, type LookupResults } from './lookups.js';
 export { resolveServiceAccount, type ServiceAccountFound } from './service-accounts.js';
 export type { LiveOtelExport, OtelExportConfig } from './otel-export.js';
 export type { ProjectConfig } from './project.js';
-export type { RecordConfig } from './record.js';
+export type { RecordConfig, RecordGrantsConfig } from './record.js';
 export type { CredentialConfig } from './credential.js';
 export type { GatewayConfig, GatewaySettingsPath } from './gateway.js';
 export type { TokenConfig } from './gateway-token.js';
