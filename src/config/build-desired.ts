@@ -12,6 +12,7 @@ import { didYouMean } from './suggest.js';
 import { childAddress, resourceAddress } from '../plan-model/address.js';
 import type { ConfigFile, LifecycleConfig } from './config-file.js';
 import type { Entry, KindBlock } from './kind-block.js';
+import { collectDefaults, withDefaults } from './defaults.js';
 import type { Attributes, DesiredResource, Lifecycle, ResourceKind, SecretSource } from './types.js';
 
 export interface LoadedFile {
@@ -55,6 +56,7 @@ function rangeAt(file: SourceFile, offset: number) {
 
 export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], sink: DiagnosticSink): DesiredResource[] {
   const declared = new Map<string, Declared>();
+  const defaults = collectDefaults(files, sink);
   // Declaration order decides which of two duplicates is "first" and the order of suggestions: within an
   // entry, the one-per-parent children come before the maps of children.
   const childBlocks = (kind: string) => [...kinds.filter((b) => b.parent?.kind === kind && b.single), ...kinds.filter((b) => b.parent?.kind === kind && !b.single)];
@@ -71,7 +73,7 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
       }));
       return false;
     }
-    const attributes = block.attributes(entry, localName, parentName);
+    const attributes = block.attributes(withDefaults(defaults, block.key, entry), localName, parentName);
     const references = (block.references ?? []).flatMap(({ attribute, kind }) => [attributes[attribute as keyof typeof attributes]].flat().map((name) => resourceAddress(kind, String(name))));
     const explicit = entry.dependsOn as string[] | undefined;
     const secrets = Object.fromEntries(Object.entries(block.secrets?.(entry) ?? {}).map(([field, source]) => [field, secretOf(source, file)]));

@@ -66,6 +66,8 @@ export interface TokenConfig {
   expiresInDays?: number | null;
   allowedModels?: string[];
   rateLimitPerMin?: number | null;
+  renewBeforeDays?: number | null;
+  overlapHours?: number;
   lifecycle?: LifecycleConfig<'name' | 'scopes' | 'expiresInDays' | 'allowedModels' | 'rateLimitPerMin'>;
   dependsOn?: string[];
 }
@@ -106,7 +108,7 @@ export interface PolicyConfig {
   level: 'mandatory' | 'advisory';
   /** Kind names; the schema lists the kinds the registry defines. */
   kinds?: ResourceKind[];
-  actions?: ('create' | 'update' | 'replace' | 'rotate' | 'import' | 'move' | 'forget' | 'archive' | 'delete' | 'revoke')[];
+  actions?: ('create' | 'update' | 'replace' | 'renew' | 'rotate' | 'import' | 'move' | 'forget' | 'archive' | 'delete' | 'revoke')[];
   rule: string;
   message?: string;
 }
@@ -124,4 +126,6 @@ export interface ConfigFile {
   removed?: RemovedConfig[];
   import?: ImportConfig[];
   policies?: Record<string, PolicyConfig>;
+  /** `defaults:` by the key entries sit under (`tokens`): field -> value (defaults.ts). */
+  defaults?: Record<string, Record<string, unknown>>;
 }
