@@ -5,14 +5,14 @@
  * field given a default in two files is an error (which one wins would depend on file names).
  */
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
-import { offsetIn } from './source-file.js';
-import type { LoadedFile } from './build-desired.js';
+import { offsetIn, type SourceFile } from './source-file.js';
+import type { ConfigFile } from './config-file.js';
 import type { Entry } from './kind-block.js';
 
 /** Defaults by entry key (`tokens`), each a map of field -> value. */
 export type Defaults = Record<string, Entry>;
 
-export function collectDefaults(files: readonly LoadedFile[], sink: DiagnosticSink): Defaults {
+export function collectDefaults(files: readonly { file: SourceFile; config: ConfigFile }[], sink: DiagnosticSink): Defaults {
   const merged: Defaults = {};
   const givenIn = new Map<string, string>();
   for (const { file, config } of files) {

@@ -41,7 +41,7 @@ describe('a renewal cut short', () => {
     expect((await w.cli(['apply', w.dir, '--auto-approve'])).code).toBe(0);
     expect(await activeIds()).toHaveLength(2);
 
-    w.config(renewing.replace(/    tokens:\n      ci:\n[^]*$/, ''));
+    w.config(renewing.replace(/ {4}tokens:\n {6}ci:\n[^]*$/, ''));
     const applied = await w.cli(['apply', w.dir, '--auto-approve']);
     expect(applied.code, applied.stderr).toBe(0);
     expect(await activeIds()).toEqual([]);
