@@ -2,6 +2,7 @@
 // keeps working for the overlap (24 hours by default, from the new token's creation on the API's clock), and a
 // later apply, once the overlap has ended, revokes it. Time passes by moving the emulator's clock, never by waiting.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayTokenT } from '../../src/api/shapes.js';
 import { smallConfig, world, type CliResult, type World } from './helpers.js';
@@ -63,8 +64,10 @@ describe('a token renewed before it expires', () => {
     expect(step.writes.map((x) => x.operation)).toEqual(['createGatewayToken']);
   });
 
-  it('is applied: both tokens work during the overlap, and state points at the new one', async () => {
-    const applied = await cli(['apply', w.dir, '--auto-approve']);
+  it('is applied from a saved plan: both tokens work during the overlap, and state points at the new one', async () => {
+    const planFile = join(w.dir, '..', 'renewal.plan');
+    expect((await cli(['plan', w.dir, '--out', planFile])).code).toBe(0);
+    const applied = await cli(['apply', planFile]);
     expect(applied.stderr).toBe('');
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain('apply: gateway_token.main/ci: renewed id=');
