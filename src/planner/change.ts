@@ -53,7 +53,7 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
   let writes: WriteSpec[];
   if (renewing && renewal) {
     action = 'renew';
-    reason = renewing.note;
+    reason = [base.reason, renewing.note].filter(Boolean).join('; ');
     facts.changes.push(renewing);
     ctx.book.markPending(r.address, r.kind);
     const created = provider.planCreate({ desired: r, lookups });
