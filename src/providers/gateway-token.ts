@@ -61,12 +61,13 @@ export const gatewayTokenProvider = {
     attributes: (entry, local, gateway): GatewayTokenAttributes => ({
       gateway: gateway!, name: entry.name ?? local, scopes: [...entry.scopes], expiresInDays: entry.expiresInDays ?? null,
       allowedModels: [...(entry.allowedModels ?? [])], rateLimitPerMin: entry.rateLimitPerMin ?? null,
-      renewBeforeDays: entry.renewBeforeDays ?? null, overlapHours: entry.overlapHours ?? 24,
+      // Only a token that renews carries the renewal settings, so every other token's attributes stay as they were.
+      ...(entry.renewBeforeDays != null ? { renewBeforeDays: entry.renewBeforeDays, overlapHours: entry.overlapHours ?? 24 } : {}),
     }),
     complete({ attributes, report, owner }) {
-      const { renewBeforeDays = null, expiresInDays } = attributes;
+      const { renewBeforeDays, expiresInDays } = attributes;
       // A window as long as the token's life would renew it on every apply.
-      if (renewBeforeDays !== null && expiresInDays !== null && renewBeforeDays >= expiresInDays) {
+      if (renewBeforeDays != null && expiresInDays !== null && renewBeforeDays >= expiresInDays) {
         report('renewBeforeDays', {
           code: 'renewal_window_too_long',
           summary: `renewBeforeDays (${renewBeforeDays}) of ${owner} must be less than its expiresInDays (${expiresInDays})`,

@@ -22,8 +22,11 @@ const tokenAttributes = async (files: Record<string, string>) => {
 };
 
 describe('renewal settings', () => {
-  test('a token renews only when it says so, with a 24-hour overlap by default', async () => {
-    expect(await tokenAttributes({ 'main.yaml': withToken('        expiresInDays: 30\n') })).toMatchObject({ renewBeforeDays: null, overlapHours: 24 });
+  test('a token renews only when it says so (or a default does), with a 24-hour overlap by default', async () => {
+    const plain = await tokenAttributes({ 'main.yaml': withToken('        expiresInDays: 30\n') });
+    expect(plain).not.toHaveProperty('renewBeforeDays');
+    expect(plain).not.toHaveProperty('overlapHours');
+    expect(await tokenAttributes({ 'main.yaml': withToken('        expiresInDays: 30\n        renewBeforeDays: 7\n') })).toMatchObject({ renewBeforeDays: 7, overlapHours: 24 });
     expect(await tokenAttributes({ 'main.yaml': withToken('        expiresInDays: 30\n        renewBeforeDays: 7\n        overlapHours: 48\n') })).toMatchObject({ renewBeforeDays: 7, overlapHours: 48 });
   });
 
@@ -32,7 +35,7 @@ describe('renewal settings', () => {
     expect(await tokenAttributes({ 'main.yaml': withToken('        expiresInDays: 30\n'), 'defaults.yaml': defaults })).toMatchObject({ renewBeforeDays: 7, overlapHours: 12 });
     expect(await tokenAttributes({ 'main.yaml': withToken('        expiresInDays: 30\n        renewBeforeDays: 3\n'), 'defaults.yaml': defaults })).toMatchObject({ renewBeforeDays: 3, overlapHours: 12 });
     // null on the token turns the default off for it.
-    expect(await tokenAttributes({ 'main.yaml': withToken('        expiresInDays: 30\n        renewBeforeDays: null\n'), 'defaults.yaml': defaults })).toMatchObject({ renewBeforeDays: null });
+    expect(await tokenAttributes({ 'main.yaml': withToken('        expiresInDays: 30\n        renewBeforeDays: null\n'), 'defaults.yaml': defaults })).not.toHaveProperty('renewBeforeDays');
   });
 
   test('renewBeforeDays out of range', async () => {

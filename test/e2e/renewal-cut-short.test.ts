@@ -1,13 +1,14 @@
 // A renewal's overlap is cut short when a token must stop working now: `--replace` (a leak) revokes the current
 // token and the one still in its overlap in the same apply, leaving only the newly issued one; removing the token
 // from the configuration revokes it together with what it superseded.
+// The renewal comes from the configuration-wide default `defaults.tokens.renewBeforeDays`.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smallConfig, world, type World } from './helpers.js';
 
 let w: World;
 let gatewayId: string;
-const renewing = smallConfig().replace('scopes: [run]', 'scopes: [run]\n        expiresInDays: 30\n        renewBeforeDays: 7');
+const renewing = `defaults:\n  tokens: { renewBeforeDays: 7 }\n${smallConfig().replace('scopes: [run]', 'scopes: [run]\n        expiresInDays: 30')}`;
 const tokenId = () => (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, { id: string }> }).resources['gateway_token.main/ci']?.id;
 const activeIds = async () => (await w.client.listAll('listGatewayTokens', { path: { id: gatewayId } })).filter((t) => !t.revoked_at).map((t) => t.token_id).sort();
 
