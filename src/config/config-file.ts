@@ -43,6 +43,13 @@ export interface PolicyConfig {
   message?: string;
 }
 
+/** `directory:` (config/directory.ts): principals no operation lists, by name. */
+export interface DirectoryConfig {
+  users?: Record<string, { id: string; publicKey: string }>;
+  groups?: Record<string, { id: string; publicKey: string }>;
+  roles?: Record<string, { id: string }>;
+}
+
 export interface ConfigFile {
   version?: 1;
   account?: string;
@@ -53,6 +60,7 @@ export interface ConfigFile {
   removed?: RemovedConfig[];
   import?: ImportConfig[];
   policies?: Record<string, PolicyConfig>;
+  directory?: DirectoryConfig;
   /** `defaults:` by the key entries sit under (`tokens`): field -> value (defaults.ts). */
   defaults?: Record<string, Record<string, unknown>>;
   /** The entries of the top-level kinds, under each kind block's `key` (their types are in src/providers/). */

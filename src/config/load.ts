@@ -10,6 +10,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { buildDesired, type LoadedFile } from './build-desired.js';
 import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from './diagnostics.js';
 import { interpolate } from './interpolate.js';
+import { collectDirectory } from './directory.js';
 import { collectPolicies } from './policies.js';
 import { registerUrlPasswords } from './own-variables.js';
 import { collectRefactoringBlocks } from './refactoring-blocks.js';
@@ -143,7 +144,7 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
       if (!file) continue;
       file.value ??= {};
       if (!isMapping(file.value)) {
-        diagnostics.push(diagnosticAt(file, 0, { code: 'wrong_type', summary: `${file.display} must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import, policies, defaults)` }));
+        diagnostics.push(diagnosticAt(file, 0, { code: 'wrong_type', summary: `${file.display} must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import, policies, directory, defaults)` }));
         continue;
       }
       files.push(file);
@@ -173,7 +174,8 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   }
   if (hasErrors(diagnostics)) return done();
 
-  const resources = buildDesired(loaded, options.kinds, diagnostics);
+  const directory = collectDirectory(loaded, diagnostics);
+  const resources = buildDesired(loaded, options.kinds, diagnostics, directory);
   const configured = pickAccount(loaded, diagnostics);
   if (chosenAccount !== undefined && configured !== undefined && chosenAccount !== configured) {
     // A leftover CPLANE_ACCOUNT must never send a configuration's changes to another account.
@@ -188,7 +190,8 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   const account = chosenAccount ?? configured;
   const refactoring = collectRefactoringBlocks(loaded, resources, diagnostics);
   const policies = collectPolicies(loaded, diagnostics);
-  const desired: DesiredState = { resources, ...(refactoring ? { refactoring } : {}), ...(policies ? { policies } : {}), dir: root, files: [...names], variables: Object.fromEntries(values) };
+  const hasDirectory = loaded.some((l) => l.config.directory !== undefined);
+  const desired: DesiredState = { resources, ...(refactoring ? { refactoring } : {}), ...(policies ? { policies } : {}), ...(hasDirectory ? { directory } : {}), dir: root, files: [...names], variables: Object.fromEntries(values) };
   if (account !== undefined && account !== '') desired.account = account;
   const stateUrl = loaded.find((l) => l.config.state)?.config.state?.url;
   if (stateUrl) desired.stateUrl = stateUrl;
