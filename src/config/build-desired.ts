@@ -13,6 +13,7 @@ import { emptyDirectory, undeclaredInDirectory } from './directory.js';
 import { childAddress, localPart, resourceAddress } from '../plan-model/address.js';
 import type { ConfigFile, LifecycleConfig } from './config-file.js';
 import type { Entry, KindBlock } from './kind-block.js';
+import { collectDefaults, withDefaults } from './defaults.js';
 import type { Attributes, DesiredResource, Directory, Lifecycle, ResourceKind, SecretSource, SourceRange } from './types.js';
 
 export interface LoadedFile {
@@ -73,6 +74,7 @@ function fieldRangesOf(file: SourceFile, entry: Entry): Record<string, SourceRan
 
 export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], sink: DiagnosticSink, directory: Directory = emptyDirectory()): DesiredResource[] {
   const declared = new Map<string, Declared>();
+  const defaults = collectDefaults(files, sink);
   // Declaration order decides which of two duplicates is "first" and the order of suggestions: within an
   // entry, the one-per-parent children come before the maps of children.
   const childBlocks = (kind: string) => [...kinds.filter((b) => b.parent?.kind === kind && b.single), ...kinds.filter((b) => b.parent?.kind === kind && !b.single)];
@@ -89,7 +91,7 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
       }));
       return false;
     }
-    const attributes = block.attributes(entry, localName, parentName);
+    const attributes = block.attributes(withDefaults(defaults, block.key, entry), localName, parentName);
     const references = (block.references ?? []).flatMap((rule) => ('kind' in rule ? [attributes[rule.attribute as keyof typeof attributes]].flat().map((name) => resourceAddress(rule.kind, String(name))) : []));
     const explicit = entry.dependsOn as string[] | undefined;
     const secrets = Object.fromEntries(Object.entries(block.secrets?.(entry) ?? {}).map(([field, source]) => [field, secretOf(source, file)]));

@@ -38,7 +38,7 @@ export interface PolicyConfig {
   level: 'mandatory' | 'advisory';
   /** Kind names; the schema lists the kinds the registry defines. */
   kinds?: ResourceKind[];
-  actions?: ('create' | 'update' | 'replace' | 'rotate' | 'import' | 'move' | 'forget' | 'archive' | 'delete' | 'revoke')[];
+  actions?: ('create' | 'update' | 'replace' | 'renew' | 'rotate' | 'import' | 'move' | 'forget' | 'archive' | 'delete' | 'revoke')[];
   rule: string;
   message?: string;
 }
@@ -61,6 +61,8 @@ export interface ConfigFile {
   import?: ImportConfig[];
   policies?: Record<string, PolicyConfig>;
   directory?: DirectoryConfig;
+  /** `defaults:` by the key entries sit under (`tokens`): field -> value (defaults.ts). */
+  defaults?: Record<string, Record<string, unknown>>;
   /** The entries of the top-level kinds, under each kind block's `key` (their types are in src/providers/). */
   [kindKey: string]: unknown;
 }

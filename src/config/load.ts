@@ -144,7 +144,7 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
       if (!file) continue;
       file.value ??= {};
       if (!isMapping(file.value)) {
-        diagnostics.push(diagnosticAt(file, 0, { code: 'wrong_type', summary: `${file.display} must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import, policies, directory)` }));
+        diagnostics.push(diagnosticAt(file, 0, { code: 'wrong_type', summary: `${file.display} must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import, policies, directory, defaults)` }));
         continue;
       }
       files.push(file);

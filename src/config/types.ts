@@ -75,6 +75,10 @@ export interface GatewayTokenAttributes {
   expiresInDays: number | null;
   allowedModels: string[];
   rateLimitPerMin: number | null;
+  /** Renewed this many days before it expires (`defaults.tokens` gives a default); null: replaced once expired. */
+  renewBeforeDays?: number | null;
+  /** Hours the old token keeps working after its renewal (default 24). */
+  overlapHours?: number;
 }
 
 export interface OtelExportAttributes {

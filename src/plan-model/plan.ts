@@ -166,6 +166,11 @@ export interface Plan {
    * of older versions.
    */
   withoutValue?: string[];
+  /**
+   * Objects a renewal superseded that are still in their overlap (old and new both work): no change yet, but said.
+   * The first apply after `revocableAt` revokes each. Absent when there are none.
+   */
+  superseded?: SupersededWait[];
   summary: PlanSummary;
   /** Present when the configuration has policies (every mode but refresh-only, which plans no change). */
   policies?: PolicyReport;
@@ -182,6 +187,16 @@ export interface Plan {
    * (crypto/plan-mac.ts), and the scrypt parameters when that key comes from CPLANE_PASSPHRASE.
    */
   auth?: { mac: string; kdf?: { name: 'scrypt'; salt: string; N: number; r: number; p: number } };
+}
+
+/** An old object kept working beside its renewed successor until `revocableAt` (ISO time, the API's clock). */
+export interface SupersededWait {
+  address: string;
+  kind: ResourceKind;
+  id: string;
+  /** Non-secret outputs the old object had (a token's `tokenPrefix`), to recognise it. */
+  outputs?: Record<string, string>;
+  revocableAt: string;
 }
 
 export interface PendingWrite {

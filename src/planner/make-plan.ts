@@ -15,7 +15,7 @@ import { checkPolicies, compileConfigured } from './policies.js';
 import { indexLive } from './live-account.js';
 import { sortSteps } from './order.js';
 import { refreshLive } from './refresh.js';
-import { replaceProblems } from './reissue.js';
+import { replaceProblems, supersededWaiting } from './reissue.js';
 import { providerFor } from '../providers/index.js';
 import { forgetSteps, resolveRefactoring, withMoves } from './refactoring.js';
 import { planRemovals } from './removals.js';
@@ -66,6 +66,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
   });
   if (scoped.problems.length > 0) throw new PlanError(scoped.problems);
   const policies = checkPolicies(compiled, scoped.steps, desiredByAddress, state);
+  const superseded = mode === 'normal' ? supersededWaiting(state, scoped.steps, lookups.now) : [];
 
   return {
     formatVersion: 2,
@@ -79,6 +80,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     drift: scoped.drift,
     unreadable: scoped.unreadable,
     withoutValue: withoutValue(ctx, scoped.steps, targets),
+    ...(superseded.length > 0 ? { superseded } : {}),
     summary: summarize(scoped.steps),
     ...(policies ? { policies } : {}),
     ...(mode === 'refresh-only' ? { notChecked: uncheckedWriteOnly(desired, state, input.env) } : {}),

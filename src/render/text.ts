@@ -7,7 +7,7 @@
 import { actionWords, localPart, type PendingWrite, type Plan, type PlanStep, type Tone } from '../plan-model/index.js';
 import { painter as makePainter, type Paint } from '../paint.js';
 import { safeName, safeText } from '../text/safe-text.js';
-import { accountLabel, changeLines, noChangesLine, PENDING_HEADING, pendingWriteLine, summaryLine, withoutValueNote } from './describe.js';
+import { accountLabel, changeLines, noChangesLine, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
 
 export interface TextOptions {
@@ -99,6 +99,8 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     out.push('cplane will perform the following actions:', '');
     for (const step of acting) out.push(...renderStep(step, paint), '');
   }
+
+  if (plan.superseded?.length) out.push(paint('bold', SUPERSEDED_HEADING), ...plan.superseded.map((wait) => `  ${paint('change', '~')} ${safeText(supersededLine(wait))}`), '');
 
   out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint));
 

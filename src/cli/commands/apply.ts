@@ -31,6 +31,8 @@ export const applyCommand: CommandModule = {
 
 /** Test hook: `CPLANE_TEST_KILL_AFTER_REQUESTS=k` kills the process with SIGKILL right after the k-th API answer arrives, before it is recorded. */
 const KILL_HOOK = 'CPLANE_TEST_KILL_AFTER_REQUESTS';
+/** Test hook: `CPLANE_TEST_KILL_AFTER_OPERATION=NAME` kills it the same way right after the first answer of operation NAME. */
+const KILL_OPERATION_HOOK = 'CPLANE_TEST_KILL_AFTER_OPERATION';
 
 type Verb = 'apply' | 'destroy';
 
@@ -234,9 +236,11 @@ function onInterrupt(stop: () => void): () => void {
 
 function clientEventHandler(env: NodeJS.ProcessEnv, forward: (event: ClientEvent) => void): (event: ClientEvent) => void {
   const killAfter = Number(env[KILL_HOOK] ?? 0);
+  const killOperation = env[KILL_OPERATION_HOOK];
   let answers = 0;
   return (event) => {
     if (killAfter > 0 && event.type === 'response' && ++answers >= killAfter) process.kill(process.pid, 'SIGKILL');
+    if (killOperation && event.type === 'response' && event.operation === killOperation) process.kill(process.pid, 'SIGKILL');
     forward(event);
   };
 }
