@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { positionIn, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
-import { childAddress, resourceAddress } from '../plan-model/address.js';
+import { childAddress, localPart, nameInModule, resourceAddress } from '../plan-model/address.js';
 import type { ConfigFile, LifecycleConfig } from './config-file.js';
 import type { Entry, KindBlock } from './kind-block.js';
 import type { Attributes, DesiredResource, Lifecycle, ResourceKind, SecretSource } from './types.js';
@@ -17,6 +17,8 @@ import type { Attributes, DesiredResource, Lifecycle, ResourceKind, SecretSource
 export interface LoadedFile {
   file: SourceFile;
   config: ConfigFile;
+  /** For a module's file: the module calls it is read for (`['payments']`), which prefix its addresses. */
+  modules?: string[];
 }
 
 interface Declared {
@@ -95,7 +97,8 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
     for (const child of childBlocks(block.kind)) {
       const value = entry[child.key] as Entry | Record<string, Entry> | undefined;
       if (value === undefined) continue;
-      const here = { address, name: localName };
+      // The parent's name as its children's attributes keep it: with its module prefixes, so it names the parent's address.
+      const here = { address, name: localPart(address) };
       if (child.single) declare(child, childAddress(address, child.kind), localName, here, file, entry, child.key, at);
       else for (const name of Object.keys(value)) declare(child, childAddress(address, child.kind, name), name, here, file, value, name, at);
     }
@@ -104,16 +107,17 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
   // Kinds that refer to no other kind are declared first, file by file; then those that do.
   const topLevel = kinds.filter((k) => !k.parent);
   for (const pass of [topLevel.filter((k) => !k.references?.length), topLevel.filter((k) => k.references?.length)]) {
-    for (const { file, config } of files) {
+    for (const { file, config, modules = [] } of files) {
       for (const block of pass) {
         const entries = (config as unknown as Record<string, Record<string, Entry> | undefined>)[block.key] ?? {};
-        for (const name of Object.keys(entries)) declare(block, resourceAddress(block.kind, name), name, undefined, file, entries, name, 0);
+        for (const name of Object.keys(entries)) declare(block, resourceAddress(block.kind, nameInModule(modules, name)), name, undefined, file, entries, name, 0);
       }
     }
   }
 
   // References and checks that span files run once every resource of every file is declared.
-  const names = (kind: ResourceKind) => [...declared.values()].filter((d) => d.resource.kind === kind).map((d) => d.resource.localName);
+  // Names as references write them: with the module prefixes of the resource they name.
+  const names = (kind: ResourceKind) => [...declared.values()].filter((d) => d.resource.kind === kind).map((d) => localPart(d.resource.address));
   for (const { resource, block, entry, file, at } of [...declared.values()]) {
     const owner = `${block.noun} "${resource.localName}"`;
     for (const { attribute, kind } of block.references ?? []) {
@@ -126,7 +130,11 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
         sink.push(diagnosticAt(file, offset, {
           code: 'unknown_reference',
           summary: `Unknown ${kind} "${name}" in ${owner}${didYouMean(name, known)}`,
-          detail: known.length ? `Declared ${kind}s: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', ...' : ''}.` : `No ${kind} is declared in this configuration.`,
+          detail: [
+            known.length ? `Declared ${kind}s: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', ...' : ''}.` : `No ${kind} is declared in this configuration.`,
+            // In a module, a plain name is the module's own: the caller's resources come through inputs (modules.ts).
+            ...(file.within ? [`A module names the caller's resources only through its inputs: write \${var.NAME} here and give NAME in the module call's inputs.`] : []),
+          ].join('\n'),
           end: offset + name.length,
         }));
       }

@@ -111,6 +111,12 @@ export interface PolicyConfig {
   message?: string;
 }
 
+/** One use of a module (`modules: { payments: { source: ./modules/team, inputs: { team: payments } } }`). */
+export interface ModuleCallConfig {
+  source: string;
+  inputs?: Record<string, string | number | boolean>;
+}
+
 export interface ConfigFile {
   version?: 1;
   account?: string;
@@ -124,4 +130,5 @@ export interface ConfigFile {
   removed?: RemovedConfig[];
   import?: ImportConfig[];
   policies?: Record<string, PolicyConfig>;
+  modules?: Record<string, ModuleCallConfig>;
 }

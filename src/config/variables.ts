@@ -25,8 +25,10 @@ export interface VariableInputs {
   variables?: VariableArgument[];
   env: NodeJS.ProcessEnv;
   cwd: string;
-  /** Values recorded in a saved plan: they win over every other source. */
+  /** Values recorded in a saved plan (or a module call's inputs): they win over every other source. */
   saved?: Record<string, VariableValue>;
+  /** Where `saved` comes from, in words: "the saved plan" unless given ("input of module.payments"). */
+  savedOrigin?: string;
   /** A variable without a value is left unknown instead of being an error (`cplane validate`). */
   allowUnset?: boolean;
 }
@@ -102,7 +104,7 @@ export async function resolveVariables(
       offer(argument.name, { value: argument.value, origin: `--var ${argument.name}=...` }, true);
     }
   }
-  for (const [name, value] of Object.entries(inputs.saved ?? {})) offer(name, { value, origin: 'the saved plan' }, true);
+  for (const [name, value] of Object.entries(inputs.saved ?? {})) offer(name, { value, origin: inputs.savedOrigin ?? 'the saved plan' }, true);
 
   const values = new Map<string, VariableValue>();
   for (const [name, declaration] of declarations) {

@@ -1,0 +1,90 @@
+// A module used twice: one folder with its own variables, called for two teams with different inputs. Both
+// gateways (and their tokens) are created under `module.NAME.` addresses, and planning again changes nothing.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { world, type World } from './helpers.js';
+
+/** The module: a gateway and its CI token for one team, in the caller's project, with the caller's credential. */
+export const teamModule = `variables:
+  team: { type: string }
+  rpm: { type: integer, default: 60 }
+  project: { type: string }
+  credential: { type: string }
+gateways:
+  main:
+    project: \${var.project}
+    name: "\${var.team} gateway"
+    slug: "gw-\${var.team}"
+    defaultProvider: openai
+    defaultModel: gpt-4o-mini
+    credentials: ["\${var.credential}"]
+    settings:
+      requestsPerMinute: \${var.rpm}
+    tokens:
+      ci: { scopes: [run] }
+`;
+
+export const callerConfig = `version: 1
+projects:
+  core: { description: Core }
+credentials:
+  openai: { provider: openai, secret: { env: OPENAI_API_KEY } }
+modules:
+  payments: { source: ./modules/team, inputs: { team: payments, rpm: 600, project: core, credential: openai } }
+  search:   { source: ./modules/team, inputs: { team: search, rpm: 100, project: core, credential: openai } }
+`;
+
+export function writeModule(dir: string, yaml = teamModule): void {
+  mkdirSync(join(dir, 'modules', 'team'), { recursive: true });
+  writeFileSync(join(dir, 'modules', 'team', 'team.yaml'), yaml);
+}
+
+let w: World;
+beforeAll(async () => {
+  w = await world();
+  writeModule(w.dir);
+  w.config(callerConfig);
+});
+afterAll(async () => w.close());
+
+describe('a module used twice', () => {
+  it('plans both calls under module addresses', async () => {
+    const plan = await w.cli(['plan', w.dir]);
+    expect(plan.stderr).toBe('');
+    expect(plan.code).toBe(0);
+    for (const address of ['module.payments.gateway.main', 'module.search.gateway.main', 'module.payments.gateway_token.main/ci', 'module.search.gateway_token.main/ci']) {
+      expect(plan.stdout).toContain(`# ${address} will be created`);
+    }
+    expect(plan.stdout).toContain('Plan: 6 to add, 0 to change, 0 to replace, 0 to remove.');
+  });
+
+  it('applies both with their own inputs', async () => {
+    const run = await w.cli(['apply', w.dir, '--auto-approve']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const gateways = (await w.client.listAll('listGateways', {})).filter((g) => g.slug.startsWith('gw-'));
+    expect(gateways.map((g) => [g.slug, g.name, g.settings.requestsPerMinute]).sort()).toEqual([
+      ['gw-payments', 'payments gateway', 600],
+      ['gw-search', 'search gateway', 100],
+    ]);
+    const state = JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, unknown> };
+    expect(Object.keys(state.resources).filter((a) => a.startsWith('module.')).sort()).toEqual([
+      'module.payments.gateway.main', 'module.payments.gateway_token.main/ci', 'module.search.gateway.main', 'module.search.gateway_token.main/ci',
+    ]);
+  });
+
+  it('has nothing left to do', async () => {
+    const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
+    expect(plan.stdout).toContain('No changes.');
+    expect(plan.code).toBe(0);
+  });
+
+  it('targets one call by its prefix', async () => {
+    writeModule(w.dir, teamModule.replace('ci: { scopes: [run] }', 'ci: { scopes: [run] }\n      ops: { scopes: [run] }'));
+    const plan = await w.cli(['plan', w.dir, '--target', 'module.search.gateway_token.main/ops']);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain('# module.search.gateway_token.main/ops will be created');
+    expect(plan.stdout).not.toContain('module.payments.gateway_token.main/ops');
+  });
+});
