@@ -1,44 +1,9 @@
 // A module used twice: one folder with its own variables, called for two teams with different inputs. Both
 // gateways (and their tokens) are created under `module.NAME.` addresses, and planning again changes nothing.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { world, type World } from './helpers.js';
-
-/** The module: a gateway and its CI token for one team, in the caller's project, with the caller's credential. */
-export const teamModule = `variables:
-  team: { type: string }
-  rpm: { type: integer, default: 60 }
-  project: { type: string }
-  credential: { type: string }
-gateways:
-  main:
-    project: \${var.project}
-    name: "\${var.team} gateway"
-    slug: "gw-\${var.team}"
-    defaultProvider: openai
-    defaultModel: gpt-4o-mini
-    credentials: ["\${var.credential}"]
-    settings:
-      requestsPerMinute: \${var.rpm}
-    tokens:
-      ci: { scopes: [run] }
-`;
-
-export const callerConfig = `version: 1
-projects:
-  core: { description: Core }
-credentials:
-  openai: { provider: openai, secret: { env: OPENAI_API_KEY } }
-modules:
-  payments: { source: ./modules/team, inputs: { team: payments, rpm: 600, project: core, credential: openai } }
-  search:   { source: ./modules/team, inputs: { team: search, rpm: 100, project: core, credential: openai } }
-`;
-
-export function writeModule(dir: string, yaml = teamModule): void {
-  mkdirSync(join(dir, 'modules', 'team'), { recursive: true });
-  writeFileSync(join(dir, 'modules', 'team', 'team.yaml'), yaml);
-}
+import { callerConfig, teamModule, writeModule } from './team-module.js';
 
 let w: World;
 beforeAll(async () => {
