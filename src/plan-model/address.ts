@@ -144,3 +144,20 @@ export function movedWithParent(address: string, from: string, to: string): stri
   if (child.modules.join('.') !== parentFrom.modules.join('.')) return undefined;
   return formatAddress({ modules: parentTo.modules, kind: child.kind, segments: [...parentTo.segments, ...child.segments.slice(parentFrom.segments.length)] });
 }
+
+/**
+ * Whether `address` is what `pattern` names on the command line (`--target`, `--exclude`): the address itself, every
+ * address inside a module call (`module.payments`), or every instance of a resource (`gateway.team` names
+ * `gateway.team[payments]`).
+ */
+export function addressMatches(address: string, pattern: string): boolean {
+  if (address === pattern) return true;
+  const parsed = parseAddress(address);
+  if (!parsed) return false;
+  const prefix = splitModules(`${pattern}.`);
+  if (prefix && prefix.rest === '' && prefix.modules.length > 0) return prefix.modules.every((m, i) => parsed.modules[i] === m);
+  const named = parseAddress(pattern);
+  if (!named || named.kind !== parsed.kind || named.modules.join('.') !== parsed.modules.join('.') || named.segments.length !== parsed.segments.length) return false;
+  const last = named.segments.length - 1;
+  return named.segments.every((s, i) => (i < last ? s.name === parsed.segments[i]!.name && s.key === parsed.segments[i]!.key : s.name === parsed.segments[i]!.name && s.key === undefined));
+}

@@ -154,6 +154,8 @@ export interface Plan {
   context?: PlanContext;
   mode: 'normal' | 'destroy' | 'refresh-only';
   targets: string[];
+  /** `--exclude` addresses (absent when none): planned is everything but these and what needs them. */
+  exclude?: string[];
   /** `--replace` addresses (absent when none): re-issued even though nothing else changed. */
   replace?: string[];
   /** In dependency order: every step comes after the steps it depends on. */
