@@ -60,7 +60,7 @@ export async function planContext(ctx: CommandContext, workspace: Workspace, acc
     workspace: workspace.workspace,
     accountName,
     configDir: relativePosix(ctx.cwd, workspace.dir),
-    files: await plannedFiles(workspace.dir),
+    files: await plannedFiles(workspace.dir, workspace.desired.files),
     variables: workspace.desired.variables,
     state: stateRecord(workspace),
   };

@@ -1,6 +1,7 @@
 // A module used twice: one folder with its own variables, called for two teams with different inputs. Both
 // gateways (and their tokens) are created under `module.NAME.` addresses, and planning again changes nothing.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { world, type World } from './helpers.js';
 import { callerConfig, teamModule, writeModule } from './team-module.js';
@@ -45,9 +46,20 @@ describe('a module used twice', () => {
     expect(plan.code).toBe(0);
   });
 
+  it('refuses a saved plan once a module file changed, naming it', async () => {
+    const planFile = join(w.dir, '..', 'modules.plan.json');
+    writeModule(w.dir, teamModule.replace('rpm: { type: integer, default: 60 }', 'rpm: { type: integer, default: 60, description: Requests per minute }'));
+    expect((await w.cli(['plan', w.dir, '--out', planFile])).code).toBe(0);
+    writeModule(w.dir, teamModule.replace('scopes: [run]', 'scopes: [run, read]'));
+    const run = await w.cli(['apply', planFile]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('the configuration in');
+    expect(run.stderr).toContain('changed since it was made: modules/team/team.yaml (changed). Nothing was applied.');
+  });
+
   it('targets one call by its prefix', async () => {
     writeModule(w.dir, teamModule.replace('ci: { scopes: [run] }', 'ci: { scopes: [run] }\n      ops: { scopes: [run] }'));
-    const plan = await w.cli(['plan', w.dir, '--target', 'module.search.gateway_token.main/ops']);
+    const plan = await w.cli(['plan', w.dir, '--target', 'module.search']);
     expect(plan.code).toBe(0);
     expect(plan.stdout).toContain('# module.search.gateway_token.main/ops will be created');
     expect(plan.stdout).not.toContain('module.payments.gateway_token.main/ops');
