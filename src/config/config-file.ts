@@ -111,7 +111,7 @@ export interface PolicyConfig {
   message?: string;
 }
 
-/** One use of a module (`modules: { payments: { source: ./modules/team, inputs: { team: payments } } }`). */
+/** One use of a module (an entry of `modules`): its folder, and the values of its variables by name. */
 export interface ModuleCallConfig {
   source: string;
   inputs?: Record<string, string | number | boolean>;
