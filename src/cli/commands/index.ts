@@ -131,7 +131,7 @@ export const commands: Command[] = [
     // Excluding ADDRESS keeps it and what it depends on (removing those would remove it): OpenTofu's meaning.
     help: applyHelp.map((line) =>
       line.startsWith('--target') ? '--target ADDRESS    remove only ADDRESS and what depends on it (repeatable)'
-        : line.startsWith('--exclude') ? '--exclude ADDRESS   keep ADDRESS (or module.NAME) and what it depends on; not with --target (repeatable)' : line),
+        : line.startsWith('--exclude') ? '--exclude ADDRESS   keep ADDRESS (or module.NAME) and the objects it needs; not with --target (repeatable)' : line),
     options: applyOptions,
     load: async () => (await import('./destroy.js')).destroyCommand,
   },
