@@ -1,7 +1,8 @@
 /**
  * Reading a folder of configuration files: which files it has (*.yaml and *.yml, subfolders not read),
  * each file parsed with its positions, and the variables they declare. The configuration folder and
- * each module's folder (modules.ts) are read the same way.
+ * each module's folder (modules.ts) are read the same way; the environment variables their secret sources
+ * name are found here too (interpolation refuses to put them into ordinary fields).
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -72,4 +73,19 @@ export async function readConfigFiles(root: string, names: readonly string[], di
   }
 
   return files;
+}
+
+/** Names of the environment variables used as secret sources (`{ env: NAME }`) anywhere in the files. */
+export function secretEnvNames(values: unknown[]): Set<string> {
+  const names = new Set<string>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (isMapping(value)) {
+      const keys = Object.keys(value);
+      if (keys.length === 1 && keys[0] === 'env' && typeof value.env === 'string') names.add(value.env);
+      else Object.values(value).forEach(walk);
+    }
+  };
+  values.forEach(walk);
+  return names;
 }

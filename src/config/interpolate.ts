@@ -14,23 +14,6 @@ import { didYouMean } from './suggest.js';
 import { ownSecretRule } from './own-variables.js';
 import type { VariableValue } from './variables.js';
 
-const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Names of the environment variables used as secret sources (`{ env: NAME }`) anywhere in the files. */
-export function secretEnvNames(values: unknown[]): Set<string> {
-  const names = new Set<string>();
-  const walk = (value: unknown): void => {
-    if (Array.isArray(value)) value.forEach(walk);
-    else if (isMapping(value)) {
-      const keys = Object.keys(value);
-      if (keys.length === 1 && keys[0] === 'env' && typeof value.env === 'string') names.add(value.env);
-      else Object.values(value).forEach(walk);
-    }
-  };
-  values.forEach(walk);
-  return names;
-}
-
 const REFERENCE = /\$\$\{|\$\{([^}]*)\}/g;
 const WHOLE_VARIABLE = /^\$\{var\.([A-Za-z_][A-Za-z0-9_]*)\}$/;
 

@@ -7,9 +7,9 @@
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { buildDesired, type LoadedFile } from './build-desired.js';
-import { collectDeclarations, listConfigFiles, readConfigFiles } from './config-folder.js';
+import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvNames } from './config-folder.js';
 import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from './diagnostics.js';
-import { interpolate, secretEnvNames } from './interpolate.js';
+import { interpolate } from './interpolate.js';
 import { collectPolicies } from './policies.js';
 import { registerUrlPasswords } from './own-variables.js';
 import { collectRefactoringBlocks } from './refactoring-blocks.js';

@@ -16,9 +16,9 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { collectDeclarations, listConfigFiles, readConfigFiles } from './config-folder.js';
+import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvNames } from './config-folder.js';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
-import { interpolate, secretEnvNames } from './interpolate.js';
+import { interpolate } from './interpolate.js';
 import { checkSchema, type UnsetVariables } from './schema-check.js';
 import { offsetIn, positionIn, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
