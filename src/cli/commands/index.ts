@@ -138,10 +138,11 @@ export const commands: Command[] = [
   {
     name: ['export'],
     summary: 'Write a configuration folder that reproduces a live account',
-    usage: 'export [--account ID] [--project NAME ...] [--out DIR] [--adopt] [--force]',
+    usage: 'export [--account ID] [--project NAME ...] [--out DIR] [--group] [--adopt] [--force]',
     help: [
       '--project NAME      export only this project, its gateways and the credentials they use (repeatable)',
       '--out DIR           folder to write (default ./export); created when missing',
+      '--group             write gateways that differ only by name once, as a forEach template (gateway.TEMPLATE[KEY])',
       '--adopt             also record the objects in the state of this account, so `cplane plan` there shows no changes',
       '--force             write into a folder that export did not write (its YAML files are replaced)',
       lockHelp,
@@ -153,6 +154,7 @@ export const commands: Command[] = [
       project: { type: 'string', multiple: true },
       out: { type: 'string' },
       adopt: { type: 'boolean' },
+      group: { type: 'boolean' },
       force: { type: 'boolean' },
     },
     load: async () => (await import('./export.js')).exportCommand,
