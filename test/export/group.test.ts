@@ -26,7 +26,9 @@ projects:
 credentials:
   openai: { provider: openai, secret: { env: OPENAI_API_KEY } }
 gateways:
-${team('payments-gw')}${team('search-gw')}${team('billing-gw')}${team('odd-gw', 5)}`);
+${team('payments-gw')}${team('search-gw')}${team('billing-gw')}${team('odd-gw', 5)}${team('alpha-x', 7)}${team('beta-x', 7)}`
+    // Names from the account that look like interpolations must come back as written.
+    .replace(/name: (alpha-x|beta-x) gateway/g, (_, local: string) => `name: $\${env.HOME} ${local}`));
   const built = await w.cli(['apply', w.dir, '--auto-approve']);
   expect(built.stderr).toBe('');
   expect(built.code).toBe(0);
@@ -40,8 +42,8 @@ describe('cplane export --group', () => {
     const run = await w.cli(['export', '--account', account, '--project', 'core', '--out', 'grouped', '--group']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('Grouped with forEach: gateway.gw (3 gateways).');
-    expect(readdirSync(out()).sort()).toEqual(['credentials.yaml', 'gateways-gw.yaml', 'main.yaml', 'project-core.yaml']);
+    expect(run.stdout).toContain('Grouped with forEach: gateway.gw (3 gateways), gateway.x (2 gateways).');
+    expect(readdirSync(out()).sort()).toEqual(['credentials.yaml', 'gateways-gw.yaml', 'gateways-x.yaml', 'main.yaml', 'project-core.yaml']);
     // The first line points at the schema from wherever the test runs.
     const written = readFileSync(join(out(), 'gateways-gw.yaml'), 'utf8').split('\n').slice(1).join('\n');
     expect(written).toMatchInlineSnapshot(`
@@ -83,5 +85,23 @@ describe('cplane export --group', () => {
     const project = readFileSync(join(out(), 'project-core.yaml'), 'utf8');
     expect(project).toContain('  odd-gw:\n');
     expect(project).not.toContain('payments-gw');
+  });
+
+  it('escapes the text of the account around ${each.key}', () => {
+    const written = readFileSync(join(out(), 'gateways-x.yaml'), 'utf8');
+    expect(written).toContain('    forEach: [alpha-x, beta-x]\n');
+    expect(written).toContain('    name: $${env.HOME} ${each.key}\n');
+  });
+
+  it('with --adopt, records the members under their instance addresses', async () => {
+    const run = await w.cli(['export', '--account', account, '--project', 'core', '--out', 'adopted', '--group', '--adopt']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const state = JSON.parse(readFileSync(join(w.dir, '..', 'adopted', '.cplane', account, 'state.json'), 'utf8')) as { resources: Record<string, unknown> };
+    const gateways = Object.keys(state.resources).filter((a) => a.startsWith('gateway')).sort();
+    expect(gateways).toEqual([
+      'gateway.gw[billing-gw]', 'gateway.gw[payments-gw]', 'gateway.gw[search-gw]', 'gateway.odd-gw', 'gateway.x[alpha-x]', 'gateway.x[beta-x]',
+      ...['gw[billing-gw]', 'gw[payments-gw]', 'gw[search-gw]', 'odd-gw', 'x[alpha-x]', 'x[beta-x]'].flatMap((g) => [`gateway_token.${g}/app`, `gateway_token.${g}/ci`]),
+    ].sort());
   });
 });
