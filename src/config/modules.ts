@@ -58,6 +58,8 @@ interface Call {
   call: ModuleCallConfig;
   file: SourceFile;
   calls: Record<string, ModuleCallConfig>;
+  /** Where the call is written: `main.yaml:3:3`. */
+  calledAt: string;
   /** `module.payments, called at main.yaml:3:3`: how its diagnostics name it. */
   within: string;
 }
@@ -70,12 +72,13 @@ export async function loadModules(callers: LoadedFile[], options: ModuleLoadOpti
     for (const [name, call] of Object.entries(config.modules ?? {})) {
       const calls = config.modules!;
       const { line, col } = file.lines.linePos(offsetIn(file, calls, name));
-      const here: Call = { name, call, file, calls, within: `module.${name}, called at ${file.display}:${line}:${col}` };
+      const calledAt = `${file.display}:${line}:${col}`;
+      const here: Call = { name, call, file, calls, calledAt, within: `module.${name}, called at ${calledAt}` };
       const earlier = seen.get(name);
       if (earlier) {
         sink.push(diagnosticAt(file, offsetIn(file, calls, name), {
           code: 'duplicate_module',
-          summary: `Module "${name}" is called twice: ${earlier.within.replace(/^.*called at /, 'in ')} and again here`,
+          summary: `Module "${name}" is called twice: in ${earlier.calledAt} and again here`,
           detail: 'Each module call needs its own name: it prefixes the addresses of its resources (module.NAME.).',
           end: offsetIn(file, calls, name) + name.length,
         }));

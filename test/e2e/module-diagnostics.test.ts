@@ -13,11 +13,12 @@ afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 let folders = 0;
 /** A configuration folder `infra` with main.yaml and the module file modules/team/team.yaml; validated from `temp`. */
-async function validate(main: string, module = teamModule) {
+async function validate(main: string, module = teamModule, more: Record<string, string> = {}) {
   const dir = join(temp, `case-${folders++}`, 'infra');
   mkdirSync(join(dir, 'modules', 'team'), { recursive: true });
   writeFileSync(join(dir, 'main.yaml'), main);
   writeFileSync(join(dir, 'modules', 'team', 'team.yaml'), module);
+  for (const [name, text] of Object.entries(more)) writeFileSync(join(dir, name), text);
   const run = await runCli(['validate', dir, '--json'], { PATH: process.env.PATH, HOME: temp, NO_COLOR: '1' }, join(dir, '..'));
   return { ...run, report: JSON.parse(run.stdout) as { valid: boolean; resources: number; files: number; diagnostics: { code: string; summary: string; detail?: string; range?: { file: string; line: number; col: number } }[] } };
 }
@@ -68,6 +69,13 @@ describe('cplane validate with modules', () => {
   ])('refuses the source %s', async (source, code, summary) => {
     const { report } = await validate(callerConfig.replace('payments: { source: ./modules/team', `payments: { source: "${source}"`));
     expect(report.diagnostics[0]).toMatchObject({ code, summary, range: { file: 'infra/main.yaml', line: 7 } });
+  });
+
+  it('refuses a call name given in two files', async () => {
+    const { report } = await validate(callerConfig, teamModule, { 'more.yaml': 'modules:\n  payments: { source: ./modules/team, inputs: { team: p2, project: core, credential: openai } }\n' });
+    expect(report.diagnostics.map((d) => [d.code, d.range?.file, d.summary])).toEqual([
+      ['duplicate_module', 'infra/more.yaml', 'Module "payments" is called twice: in infra/main.yaml:7:3 and again here'],
+    ]);
   });
 
   it('refuses a module that calls a module, or sets the account', async () => {
