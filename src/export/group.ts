@@ -4,12 +4,12 @@
  * over their local names, so that adopting an organisation gives one entry per kind of team rather than one
  * per team. A field that is the same for every member is written as it is; one that is each member's local
  * name is `${each.key}`; any other is `${each.value.FIELD}` of the forEach map. The members' addresses
- * become instances (`gateway.payments` -> `gateway.TEMPLATE[payments]`, its tokens and OTel export with it),
- * for `--adopt`. Pure, like the model it rewrites.
+ * become instances of the template (a gateway named payments becomes TEMPLATE[payments], its tokens and OTel
+ * export with it), for `--adopt`. Pure, like the model it rewrites.
  */
 import type { GatewayConfig } from '../config/config-file.js';
 import { movedWithParent, resourceAddress, formatAddress, kindOf } from '../plan-model/index.js';
-import { gatewayProvider, gatewayTokenProvider, otelExportProvider } from '../providers/index.js';
+import { gatewayProvider, gatewayTokenProvider, otelExportProvider, projectProvider } from '../providers/index.js';
 import { compare } from './local-names.js';
 import type { ExportModel } from './build-model.js';
 
@@ -29,9 +29,11 @@ export interface GatewayGroup {
   keys: string[];
 }
 
-/** Fields that may differ between the members of a group. */
-const NAMING = ['project', 'name', 'slug'] as const;
-type Naming = (typeof NAMING)[number];
+/** The gateway's field that names its project (by local name). */
+const PROJECT = gatewayProvider.config.references!.find((r) => r.kind === projectProvider.kind)!.attribute;
+/** Fields that may differ between the members of a group: the project, and the two that default to the local name. */
+const NAMING: readonly string[] = [PROJECT, 'name', 'slug'];
+type Naming = string;
 
 /** The smallest group written as a template: one gateway alone stays as it is. */
 const MIN_GROUP = 2;
@@ -85,12 +87,12 @@ const gatewayAddress = (local: string) => resourceAddress(gatewayProvider.kind, 
 
 /** A gateway's name and slug as applied: the local name when the configuration leaves them out. */
 function effective(member: Member, field: Naming): string {
-  return field === 'project' ? member.config.project : (member.config[field] ?? member.local);
+  const value = (member.config as unknown as Record<string, string | undefined>)[field];
+  return field === PROJECT ? String(value) : (value ?? member.local);
 }
 
-function withoutNaming(config: GatewayConfig): Partial<GatewayConfig> {
-  const { project: _project, name: _name, slug: _slug, ...rest } = config;
-  return rest;
+function withoutNaming(config: GatewayConfig): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(config).filter(([field]) => !NAMING.includes(field)));
 }
 
 /** The template: the members' common configuration, with each naming field written once for all of them. */
@@ -100,7 +102,7 @@ function templateEntry(group: Member[]): Record<string, unknown> {
   const perKey = new Map<string, Record<string, string>>(members.map((m) => [m.local, {}]));
   for (const field of NAMING) {
     const values = members.map((m) => effective(m, field));
-    const around = field === 'project' ? undefined : aroundKey(members, field);
+    const around = field === PROJECT ? undefined : aroundKey(members, field);
     if (values.every((v) => v === values[0])) entry[field] = values[0];
     else if (around) entry[field] = new EachReference('${each.key}', around.before, around.after);
     else {

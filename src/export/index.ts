@@ -6,6 +6,7 @@
  */
 import { relative, resolve, sep } from 'node:path';
 import { packageFile } from '../package-files.js';
+import { resourceAddress } from '../plan-model/index.js';
 import type { ApiClient } from '../api/client.js';
 import { AbortError } from '../errors.js';
 import { credentialProvider, gatewayProvider, gatewayTokenProvider, listAccounts, otelExportProvider, projectProvider, recordProvider } from '../providers/index.js';
@@ -53,7 +54,7 @@ export interface ExportResult {
   /** The objects written without their value, which is never exported (records). */
   withoutValue: { count: number; noun: string };
   /** With --group: the forEach templates written, with how many gateways each stands for. */
-  groups?: { template: string; gateways: number }[];
+  groups?: { address: string; gateways: number }[];
   /** Addresses recorded in state by --adopt. */
   adopted?: number;
 }
@@ -76,7 +77,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     const { written, removed } = await writeOutputFolder(outDir, files, existing);
     const withoutValue = { count: model.adoptions.filter((a) => a.kind === recordProvider.kind).length, noun: recordProvider.config.noun };
     const result: ExportResult = { account, outDir, files: written, removed, counts: countsOf(model), skipped: model.skipped, placeholders: model.placeholders, withoutValue };
-    if (model.groups) result.groups = model.groups.map((g) => ({ template: g.template, gateways: g.keys.length }));
+    if (model.groups) result.groups = model.groups.map((g) => ({ address: resourceAddress(gatewayProvider.kind, g.template), gateways: g.keys.length }));
     if (adoption) result.adopted = await adoption.record(model.adoptions);
     return result;
   } finally {

@@ -7,7 +7,7 @@
  * with it; an excluded gateway keeps its tokens out too, and in a destroy plan an excluded token keeps the
  * gateway whose removal would revoke it. Problems, drift and unreadable items of addresses out of scope
  * neither block nor show. A pattern may name a module call (`module.payments`) or every instance of a
- * resource (`gateway.team`): see `addressMatches`.
+ * resource (its address without the key): see `addressMatches`.
  */
 import type { DesiredResource } from '../config/types.js';
 import { addressMatches, localPart, type Drift, type Plan, type PlanStep, type Unreadable } from '../plan-model/index.js';

@@ -62,7 +62,7 @@ function report(result: ExportResult, out: string): string {
   lines.push(skippedParts.length > 0 ? `Skipped (not exported): ${skippedParts.join(', ')}.` : 'Skipped: nothing.');
   if (result.groups !== undefined) {
     lines.push(result.groups.length > 0
-      ? `Grouped with forEach: ${result.groups.map((g) => `gateway.${g.template} (${plural(g.gateways, 'gateway')})`).join(', ')}.`
+      ? `Grouped with forEach: ${result.groups.map((g) => `${g.address} (${g.gateways} gateways)`).join(', ')}.`
       : 'Grouped with forEach: nothing (no two gateways differ only by name).');
   }
   if (result.removed.length > 0) lines.push(`Removed ${plural(result.removed.length, 'file')} no longer produced: ${result.removed.join(', ')}.`);
