@@ -40,6 +40,13 @@ describe('a module used twice', () => {
     ]);
   });
 
+  it('reveals the token of a module by its address', async () => {
+    const run = await w.cli(['output', 'module.search.gateway_token.main/ci', w.dir, '--reveal']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim().length).toBeGreaterThan(10);
+  });
+
   it('has nothing left to do', async () => {
     const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
     expect(plan.stdout).toContain('No changes.');
