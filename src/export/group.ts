@@ -40,13 +40,12 @@ const MIN_GROUP = 2;
 
 interface Member {
   local: string;
-  project: string;
   config: GatewayConfig;
 }
 
 export function groupGateways(model: ExportModel): ExportModel & { groups: GatewayGroup[] } {
   const withNotes = new Set(model.tokenNotes.map((n) => n.address));
-  const members: Member[] = model.projects.flatMap((p) => Object.entries(p.gateways).map(([local, config]) => ({ local, project: p.local, config })));
+  const members: Member[] = model.projects.flatMap((p) => Object.entries(p.gateways).map(([local, config]) => ({ local, config })));
   // A gateway whose tokens carry a note (a spend limit the language cannot say) keeps its comments: it stays as it is.
   const declaredIn = (address: string, local: string) => movedWithParent(address, gatewayAddress(local), gatewayAddress(local)) !== undefined;
   const groupable = members.filter((m) => ![...withNotes].some((address) => declaredIn(address, m.local)));
