@@ -17,8 +17,9 @@ export interface LifecycleConfig<Field extends string> {
 
 export interface VariableConfig {
   description?: string;
-  type?: 'string' | 'integer' | 'number' | 'boolean';
-  default?: string | number | boolean;
+  type?: 'string' | 'integer' | 'number' | 'boolean' | 'list' | 'map';
+  /** A list or a map only with `type: list` or `type: map`. */
+  default?: string | number | boolean | unknown[] | Record<string, unknown>;
 }
 
 export interface RecordConfig {

@@ -9,7 +9,7 @@ import { readdir } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { buildDesired, type LoadedFile } from './build-desired.js';
 import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from './diagnostics.js';
-import { interpolate } from './interpolate.js';
+import { expandFile } from './for-each.js';
 import { collectPolicies } from './policies.js';
 import { registerUrlPasswords } from './own-variables.js';
 import { collectRefactoringBlocks } from './refactoring-blocks.js';
@@ -63,6 +63,21 @@ function secretEnvNames(values: unknown[]): Set<string> {
   };
   values.forEach(walk);
   return names;
+}
+
+/**
+ * A problem in a `forEach` template is found once per instance, at the same place: the first (which names
+ * its instance) says it.
+ */
+function withoutRepeats(diagnostics: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diagnostics.filter((d) => {
+    if (!d.range) return true;
+    const key = JSON.stringify([d.range.file, d.range.line, d.range.col, d.code]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 async function listConfigFiles(dir: string, sink: DiagnosticSink): Promise<string[] | undefined> {
@@ -127,7 +142,7 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   let unset: UnsetVariables | undefined;
   const done = (desired?: DesiredState): LoadResult => ({
     desired: hasErrors(diagnostics) ? undefined : desired,
-    diagnostics: sortDiagnostics(diagnostics),
+    diagnostics: sortDiagnostics(withoutRepeats(diagnostics)),
     ...(unset ? { unsetVariables: [...unset.keys()].sort() } : {}),
   });
 
@@ -168,7 +183,10 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   const loaded: LoadedFile[] = [];
   for (const file of files) {
     refuseVariablesInStateUrl(file, diagnostics);
-    file.value = interpolate(file.value, file, scope, diagnostics);
+    const before = diagnostics.length;
+    expandFile(file, options.kinds, scope, diagnostics);
+    // A reference that could not be resolved is left as text: the schema would only add that it is the wrong type.
+    if (hasErrors(diagnostics.slice(before))) continue;
     if (checkSchema(file, options.kinds, diagnostics, unset)) loaded.push({ file, config: file.value as ConfigFile });
   }
   if (hasErrors(diagnostics)) return done();
