@@ -66,14 +66,14 @@ function secretEnvNames(values: unknown[]): Set<string> {
 }
 
 /**
- * A problem in a `forEach` template is found once per instance, at the same place: the first (which names
- * its instance) says it.
+ * A problem in a `forEach` template is found once per instance, at the same place, in words that differ only
+ * by the instance key: the first (which names its instance) says it.
  */
 function withoutRepeats(diagnostics: Diagnostic[]): Diagnostic[] {
   const seen = new Set<string>();
   return diagnostics.filter((d) => {
     if (!d.range) return true;
-    const key = JSON.stringify([d.range.file, d.range.line, d.range.col, d.code]);
+    const key = JSON.stringify([d.range.file, d.range.line, d.range.col, d.code, d.summary.replace(/\[[^\]]*\]/g, '[]')]);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
