@@ -6,7 +6,7 @@
  */
 
 import type { ResourceKind, SecretSource, SourceRange } from '../plan-model/kind.js';
-import type { VariableValue } from './variables.js';
+import type { VariableValue } from '../plan-model/plan.js';
 
 export type { ResourceKind, SecretSource, SourceRange };
 
