@@ -32,13 +32,14 @@ const UNSET_VARIABLE = /\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g;
 
 /**
  * A copy of `value` whose maps and lists keep the positions of the originals: a diagnostic about an
- * instance's field points at the template's field.
+ * instance's field points at the template's field. `omit` leaves out a key of the top map (the template's
+ * `forEach`, which each copy would otherwise carry whole).
  */
-function copyWithPositions(file: SourceFile, value: unknown): unknown {
+function copyWithPositions(file: SourceFile, value: unknown, omit?: string): unknown {
   if (value === null || typeof value !== 'object') return value;
   const copy: unknown = Array.isArray(value)
     ? value.map((item) => copyWithPositions(file, item))
-    : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copyWithPositions(file, v)]));
+    : Object.fromEntries(Object.entries(value).filter(([k]) => k !== omit).map(([k, v]) => [k, copyWithPositions(file, v)]));
   const positions = file.nodes.get(value);
   if (positions) file.nodes.set(copy as object, positions);
   return copy;
@@ -128,8 +129,7 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
       const owner = addressOf(name);
       for (const { key: instanceKey, value: instanceValue } of instancesOf(entry, owner, outer) ?? []) {
         const instanceName = formatLocalName([{ name, key: instanceKey }]);
-        const copy = copyWithPositions(file, entry) as Entry;
-        delete copy.forEach;
+        const copy = copyWithPositions(file, entry, 'forEach') as Entry;
         out[instanceName] = copy;
         if (at) positions.set(instanceName, at);
         const each: EachInstance = { key: instanceKey, value: instanceValue, address: addressOf(instanceName) };
@@ -171,8 +171,7 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
         return;
       }
       for (const { key, value: instanceValue } of instancesOf(block, `import block ${i + 1}`, scope) ?? []) {
-        const copy = copyWithPositions(file, block) as Mapping;
-        delete copy.forEach;
+        const copy = copyWithPositions(file, block, 'forEach') as Mapping;
         place(copy);
         interpolateEntry(out as unknown as Mapping, out.length - 1, file, { ...scope, each: { key, value: instanceValue, address: `the import of key "${key}"` } }, sink);
       }
