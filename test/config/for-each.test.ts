@@ -195,3 +195,25 @@ test('moved between a plain address and an instance is accepted', async () => {
   expect(diagnostics).toEqual([]);
   expect(desired!.refactoring?.moved.map(({ from, to }) => [from, to])).toEqual([['gateway.payments', 'gateway.team[payments]']]);
 });
+
+test('hostile keys: control and bidi characters are refused; a key that looks like an interpolation stays text', async () => {
+  const gateway = `${stem}variables:
+  teams: { type: map }
+gateways:
+  team:
+    forEach: \${var.teams}
+    project: core
+    slug: \${each.key}
+    defaultProvider: openai
+    defaultModel: gpt-4o-mini
+    credentials: [openai]
+`;
+  const escape = await load({ 'main.yaml': gateway }, { variables: [{ name: 'teams', value: JSON.stringify({ '\u001b]8;;x\u0007': {} }) }] });
+  expect(escape.diagnostics.map((d) => d.code)).toEqual(['invalid_for_each_key']);
+  const bidi = await load({ 'main.yaml': gateway }, { variables: [{ name: 'teams', value: JSON.stringify({ 'a\u202eb': {} }) }] });
+  expect(bidi.diagnostics.map((d) => d.code)).toEqual(['invalid_for_each_key']);
+  const lookalike = await load({ 'main.yaml': gateway }, { variables: [{ name: 'teams', value: JSON.stringify({ '${env.OPENAI_API_KEY}': {} }) }], env: { OPENAI_API_KEY: 'sk-must-not-appear' } });
+  expect(lookalike.diagnostics).toEqual([]);
+  expect(lookalike.desired!.resources.find((r) => r.kind === 'gateway')).toMatchObject({ address: 'gateway.team[${env.OPENAI_API_KEY}]', attributes: { slug: '${env.OPENAI_API_KEY}' } });
+  expect(JSON.stringify(lookalike.desired)).not.toContain('sk-must-not-appear');
+});
