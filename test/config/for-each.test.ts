@@ -161,6 +161,9 @@ test('duplicate, malformed and missing keys, forEach over text, each outside for
   expect(await codes(`${stem}gateways:\n  main:\n    project: core\n    defaultModel: gpt-4o-mini\n    slug: \${each.key}\n    credentials: [openai]\n`)).toEqual([
     '10:11: each_outside_for_each: ${each.key} is used outside a forEach entry',
   ]);
+  expect(await codes(gateway('[a]', '    otelExport:\n      forEach: [x]\n'))).toEqual([
+    '14:7: for_each_on_single: forEach is not allowed in otelExport: there is one per gateway',
+  ]);
   expect(await codes(`${stem}gateways:\n  team[a]:\n    project: core\n    defaultModel: gpt-4o-mini\n    credentials: [openai]\n`)).toEqual([
     '7:3: instance_name_written: "team[a]" names an instance: instances are made by forEach, not written',
   ]);
