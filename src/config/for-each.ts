@@ -89,7 +89,7 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
     for (const { key, at } of found) {
       if (unknownIn(key)) {
         ok = false;
-        report(at.value[0], 'for_each_unknown', `A key of ${owner} depends on ${key}, which has no value: forEach keys must be known before planning`, 'Give the variable a default or a value with --var.', at.value[1]);
+        report(at.value[0], 'for_each_unknown', `A key of ${owner} depends on ${JSON.stringify(key)}, which has no value: forEach keys must be known before planning`, 'Give the variable a default or a value with --var.', at.value[1]);
       } else if (!VALID_KEY.test(key)) {
         ok = false;
         report(at.value[0], 'invalid_for_each_key', `Invalid forEach key ${JSON.stringify(key)} in ${owner}: a key is 1 to 100 printable characters without "[", "]" or "/"`, 'The key becomes part of the address, as in gateway.team[payments].', at.value[1]);
