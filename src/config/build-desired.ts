@@ -115,7 +115,7 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
   // References and checks that span files run once every resource of every file is declared.
   const names = (kind: ResourceKind) => [...declared.values()].filter((d) => d.resource.kind === kind).map((d) => d.resource.localName);
   for (const { resource, block, entry, file, at } of [...declared.values()]) {
-    // An instance of a forEach is named by its address, which says which key it is (`gateway.team[search]`).
+    // An instance of a forEach is named by its address, which says which key it is (KIND.NAME[KEY], e.g. team[search] of the gateways).
     const owner = isInstanceAddress(resource.address) ? resource.address : `${block.noun} "${resource.localName}"`;
     for (const { attribute, kind } of block.references ?? []) {
       const value = entry[attribute];

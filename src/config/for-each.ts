@@ -26,7 +26,7 @@ type Mapping = Record<string, unknown>;
 const isMapping = (value: unknown): value is Mapping => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * A key goes into an address (`gateway.team[KEY]`) and into printed plans and PR comments: no control or
+ * A key goes into an address (KIND.NAME[KEY]) and into printed plans and PR comments: no control or
  * format characters (terminal escapes, bidirectional overrides), and no `[`, `]` or `/`.
  */
 const VALID_KEY = /^[^[\]/\p{Cc}\p{Cf}]{1,100}$/u;

@@ -26,7 +26,7 @@ const EACH = /^\s*each\.(key|value)((?:\.[A-Za-z_][A-Za-z0-9_-]*)*)\s*$/;
 export interface EachInstance {
   key: string;
   value: unknown;
-  /** Its address (`gateway.team[payments]`): diagnostics name it. */
+  /** Its address (KIND.NAME[KEY]): diagnostics name it. */
   address: string;
 }
 

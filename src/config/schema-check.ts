@@ -64,7 +64,7 @@ export function describePath(path: readonly Segment[], kinds: readonly KindBlock
   if (block && a !== undefined) {
     const child = kinds.find((k) => k.parent?.kind === block.kind && k.key === sub);
     const address = resourceAddress(block.kind, String(a));
-    // An instance of a forEach is named by its address, which says which key it is (`gateway.team[search]`).
+    // An instance of a forEach is named by its address, which says which key it is (KIND.NAME[KEY], e.g. team[search] of the gateways).
     const named = (noun: string, name: string, instance: string) => (isInstanceAddress(instance) ? instance : `${noun} "${name}"`);
     if (child?.single) [owner, inner] = [named(child.noun, String(a), childAddress(address, child.kind)), path.slice(3)];
     else if (child && b !== undefined) [owner, inner] = [named(child.noun, `${a}/${b}`, childAddress(address, child.kind, String(b))), rest];
