@@ -1,14 +1,9 @@
 /**
- * The TypeScript shape of one configuration file, as schema/config.schema.json
- * describes it. test/config/schema-types.test.ts keeps the two in agreement.
+ * The TypeScript shape of one configuration file, as schema/config.schema.json describes it, except the
+ * kinds' entries: each kind's entry type lives with its definition in src/providers/ (config/ never names a
+ * kind). test/config/schema-types.test.ts keeps the types and the schema in agreement.
  */
-import type { GatewaySettingsConfig, ResourceKind, SecretSource } from './types.js';
-
-/** Paths inside a gateway's settings that `ignoreChanges` may name (as the plan shows them). */
-export type GatewaySettingsPath =
-  | 'settings.requestsPerMinute' | 'settings.tokensPerMinute' | 'settings.spendLimitUsd' | 'settings.window'
-  | 'settings.guardrails' | 'settings.guardrails.blockPii' | 'settings.guardrails.blockedTerms' | 'settings.guardrails.maxInputTokens'
-  | 'settings.cache' | 'settings.cache.enabled' | 'settings.cache.ttlSeconds';
+import type { ResourceKind } from './types.js';
 
 export interface LifecycleConfig<Field extends string> {
   preventDestroy?: boolean;
@@ -20,69 +15,6 @@ export interface VariableConfig {
   type?: 'string' | 'integer' | 'number' | 'boolean' | 'list' | 'map';
   /** A list or a map only with `type: list` or `type: map`. */
   default?: string | number | boolean | unknown[] | Record<string, unknown>;
-}
-
-export interface RecordConfig {
-  name?: string;
-  format?: string;
-  tags?: string[];
-  secretDueAt?: string | null;
-  rotationIntervalDays?: number | null;
-  value?: SecretSource;
-  lifecycle?: LifecycleConfig<'name' | 'format' | 'tags' | 'secretDueAt' | 'rotationIntervalDays' | 'value'>;
-  dependsOn?: string[];
-}
-
-export interface ProjectConfig {
-  name?: string;
-  description?: string;
-  active?: boolean;
-  records?: Record<string, RecordConfig>;
-  lifecycle?: LifecycleConfig<'name' | 'description' | 'active'>;
-  dependsOn?: string[];
-}
-
-export interface CredentialConfig {
-  provider: string;
-  label?: string;
-  baseUrl?: string | null;
-  secret: SecretSource;
-  lifecycle?: LifecycleConfig<'provider' | 'label' | 'baseUrl' | 'secret'>;
-  dependsOn?: string[];
-}
-
-export interface OtelExportConfig {
-  enabled?: boolean;
-  endpoint?: string | null;
-  exportMetrics?: boolean;
-  exportTraces?: boolean;
-  headers?: Record<string, SecretSource>;
-  lifecycle?: LifecycleConfig<'enabled' | 'endpoint' | 'exportMetrics' | 'exportTraces' | 'headers' | `headers.${string}`>;
-  dependsOn?: string[];
-}
-
-export interface TokenConfig {
-  name?: string;
-  scopes: string[];
-  expiresInDays?: number | null;
-  allowedModels?: string[];
-  rateLimitPerMin?: number | null;
-  lifecycle?: LifecycleConfig<'name' | 'scopes' | 'expiresInDays' | 'allowedModels' | 'rateLimitPerMin'>;
-  dependsOn?: string[];
-}
-
-export interface GatewayConfig {
-  project: string;
-  name?: string;
-  slug?: string;
-  defaultProvider?: string;
-  defaultModel: string;
-  credentials: string[];
-  settings?: GatewaySettingsConfig;
-  otelExport?: OtelExportConfig;
-  tokens?: Record<string, TokenConfig>;
-  lifecycle?: LifecycleConfig<'name' | 'slug' | 'defaultProvider' | 'defaultModel' | 'credentials' | 'settings' | GatewaySettingsPath>;
-  dependsOn?: string[];
 }
 
 /** `moved`: the object at `from` in state is now configured at `to` (after Terraform's `moved` block). */
@@ -118,11 +50,10 @@ export interface ConfigFile {
   /** `state: { url }`: the state's location, after interpolation (may hold a password). */
   state?: { url: string };
   variables?: Record<string, VariableConfig>;
-  projects?: Record<string, ProjectConfig>;
-  credentials?: Record<string, CredentialConfig>;
-  gateways?: Record<string, GatewayConfig>;
   moved?: MovedConfig[];
   removed?: RemovedConfig[];
   import?: ImportConfig[];
   policies?: Record<string, PolicyConfig>;
+  /** The entries of the top-level kinds, under each kind block's `key` (their types are in src/providers/). */
+  [kindKey: string]: unknown;
 }

@@ -8,6 +8,9 @@
 import type { ResourceKind, SecretSource } from '../plan-model/kind.js';
 import type { Attributes } from './types.js';
 
+/** A JSON Schema as plain data (what schema/*.json hold). */
+export type JsonSchema = { [keyword: string]: unknown };
+
 /** A configuration entry as it is in the file (validated by the JSON Schema). */
 export type Entry = Record<string, unknown>;
 
@@ -38,6 +41,13 @@ export interface KindBlock<A extends object = Attributes, E = Entry> {
   parent?: { kind: ResourceKind; attribute: string };
   /** One object per parent (`otelExport: {...}`) rather than a map of them by name; it takes the parent's name. */
   single?: boolean;
+  /**
+   * The JSON Schema of one entry, without the keys of the kinds declared inside it (the generator puts each
+   * child's key before `lifecycle`). schema/config.schema.json is generated from it: `npm run schemas`.
+   */
+  schema: JsonSchema;
+  /** For entries held in a map by local name (all but `single` blocks): what an editor shows on the map's key. */
+  mapDescription?: string;
   /** How diagnostics name an entry, followed by its quoted local name: a noun, or `the OTel export of gateway` for a `single` block. */
   noun: string;
   /** The entry's attributes with defaults filled; `parentName` is the local name of the parent it is declared in. */

@@ -1,38 +1,23 @@
 /**
- * From the live objects of an account to the configuration that reproduces
- * them: account ids become references by local name, AI vendor ids become
- * vendor names, write-only values become `{ env: NAME }` placeholders, and
- * what cannot or should not be exported (archived, revoked, disabled) is left
- * out and counted. Pure: the same live account always gives the same model.
+ * From the live objects of an account to the configuration that reproduces them, reading each kind's export
+ * mapping (ExportMapping in providers/types.ts) instead of naming kinds: which objects are written and which
+ * are left out and counted (select.ts), their local names, their entries (account ids become references by
+ * local name, AI vendor ids vendor names, write-only values `{ env: NAME }` placeholders), nested as the
+ * configuration nests them and grouped into files. Pure: the same live account always gives the same model.
  */
-import type { GatewayT, GatewayTokenT, ProjectT } from '../api/shapes.js';
-import type { CredentialConfig, GatewayConfig, OtelExportConfig, ProjectConfig, RecordConfig, TokenConfig } from '../config/config-file.js';
+import type { Entry } from '../config/index.js';
 import type { ResourceKind } from '../config/types.js';
 import { childAddress, resourceAddress } from '../plan-model/index.js';
-import { credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider, projectProvider, recordProvider, type LiveOtelExport } from '../providers/index.js';
+import { kindOrder, kindsDeclaredIn, providerFor, type ExportEntryRequest } from '../providers/index.js';
 import { assignLocalNames, compare, upperSnake } from './local-names.js';
-import type { AccountObjects } from './read-account.js';
-
-const DAY_MS = 86_400_000;
+import type { AccountObjects } from './account-objects.js';
+import { exportedObjects, parentIdOf } from './select.js';
 
 /** A write-only value the folder refers to by environment variable. */
 export interface Placeholder {
   env: string;
   /** For people: `the API key of credential openai-prod`. */
   what: string;
-}
-
-/** A token whose configuration cannot say everything about it. */
-export interface TokenNote {
-  address: string;
-  note: string;
-}
-
-export interface ExportedProject {
-  local: string;
-  config: ProjectConfig;
-  /** Gateways of the project by local name. */
-  gateways: Record<string, GatewayConfig>;
 }
 
 /** The live object behind each address, for `--adopt`. */
@@ -42,190 +27,144 @@ export interface Adoption {
   live: unknown;
 }
 
-export interface SkipCounts {
-  archivedProjects: number;
-  archivedRecords: number;
-  disabledGateways: number;
-  gatewaysWithoutCredentials: number;
-  revokedTokens: number;
-  serviceAccountTokens: number;
+/** One exported object: its configuration entry and the objects declared inside it. */
+export interface ExportedEntry {
+  kind: ResourceKind;
+  /** Its local name; for a `single` block, its parent's. */
+  local: string;
+  address: string;
+  entry: Entry;
+  live: unknown;
+  /** Comments for people above fields of the entry. */
+  comments: { field: string; text: string }[];
+  /** Notes for people above the entry's key. */
+  notes: string[];
+  /** The objects declared inside it, kind by kind (one-per-parent kinds first), each sorted by local name. */
+  children: ExportedEntry[];
+}
+
+/** One file of the folder: the top-level entries it holds, in the order written. */
+export interface ExportedFile {
+  name: string;
+  /** The file's opening comment. */
+  description: string[];
+  entries: ExportedEntry[];
 }
 
 export interface ExportModel {
-  projects: ExportedProject[];
-  credentials: Record<string, CredentialConfig>;
+  /** The files that hold entries, in the order written (main.yaml, which holds none, is not one of them). */
+  files: ExportedFile[];
   placeholders: Placeholder[];
-  tokenNotes: TokenNote[];
+  /** Every exported object, in the order of the files. */
   adoptions: Adoption[];
-  skipped: SkipCounts;
+  /** Objects left out, by the `count.key` of the reason (a definition's `export.skip`). */
+  skipped: Record<string, number>;
 }
 
 export interface BuildOptions {
-  /** Export only the credentials the exported gateways use (set when --project narrows the export). */
+  /** Export only what exported objects refer to, for the kinds that say so (set when --project narrows the export). */
   onlyUsedCredentials: boolean;
 }
 
 export function buildModel(live: AccountObjects, options: BuildOptions): ExportModel {
-  const skipped: SkipCounts = { archivedProjects: 0, archivedRecords: 0, disabledGateways: 0, gatewaysWithoutCredentials: 0, revokedTokens: 0, serviceAccountTokens: 0 };
-  const adoptions: Adoption[] = [];
-  const tokenNotes: TokenNote[] = [];
-  const vendorName = (id: string) => live.vendors.find((p) => p.provider_id === id)?.name ?? id;
+  const { exported, skipped } = exportedObjects(live, options.onlyUsedCredentials);
+  const idOf = (kind: ResourceKind, object: unknown) => providerFor(kind).identify({ live: object }).id;
+  const objectsOf = (kind: ResourceKind) => (live.objects[kind] ?? []).filter((object) => exported.get(kind)!.has(idOf(kind, object)));
 
-  const projects = live.projects.filter((p) => !p.archived);
-  skipped.archivedProjects = live.projects.length - projects.length;
-  const projectNames = assignLocalNames(projects.map((p) => ({ id: p.project_id, name: p.name })), projectProvider.config.noun);
-  const liveCredentials = new Set(live.credentials.map((c) => c.credential_id));
-
-  const gateways = live.gateways.filter((g) => g.status === 'enabled' && projectNames.has(g.project_id));
-  skipped.disabledGateways = live.gateways.length - gateways.length;
-  const exportable = gateways.filter((g) => g.credential_ids.some((id) => liveCredentials.has(id)));
-  skipped.gatewaysWithoutCredentials = gateways.length - exportable.length;
-  const gatewayNames = assignLocalNames(exportable.map((g) => ({ id: g.gateway_id, name: g.slug })), gatewayProvider.config.noun);
-
-  const usedCredentials = new Set(exportable.flatMap((g) => g.credential_ids));
-  const credentials = live.credentials.filter((c) => !options.onlyUsedCredentials || usedCredentials.has(c.credential_id));
-  // Named among the exported credentials only, so one left out never takes the plain name of one written.
-  const credentialNames = assignLocalNames(credentials.map((c) => ({ id: c.credential_id, name: c.label })), credentialProvider.config.noun);
+  // Local names, among the exported objects of one scope: the account for a top-level kind, the parent for the others.
+  const names = new Map<ResourceKind, Map<string, string>>();
+  for (const kind of kindOrder) {
+    const { config, export: mapping } = providerFor(kind);
+    const kindNames = new Map<string, string>();
+    const byScope = new Map<string, unknown[]>();
+    for (const object of objectsOf(kind)) {
+      const scope = config.parent ? parentIdOf(kind, object) ?? '' : '';
+      byScope.set(scope, [...(byScope.get(scope) ?? []), object]);
+    }
+    for (const [scope, objects] of byScope) {
+      if (config.single) {
+        for (const object of objects) kindNames.set(idOf(kind, object), names.get(config.parent!.kind)!.get(scope)!);
+        continue;
+      }
+      const named = assignLocalNames(objects.map((object) => ({ id: idOf(kind, object), name: mapping.name!(object) })), config.noun);
+      for (const [id, name] of named) kindNames.set(id, name);
+    }
+    names.set(kind, kindNames);
+  }
+  const nameOf = (kind: ResourceKind, id: string) => names.get(kind)?.get(id);
 
   const envNames = new EnvNames();
-  const credentialConfigs: Record<string, CredentialConfig> = {};
-  for (const credential of sortByLocal(credentials, (c) => credentialNames.get(c.credential_id)!)) {
-    const local = credentialNames.get(credential.credential_id)!;
-    const config: CredentialConfig = {
-      provider: vendorName(credential.provider_id),
-      secret: { env: envNames.take(`CPLANE_SECRET_${upperSnake(local)}`, `the API key of credential ${local}`) },
-    };
-    if (credential.label !== local) config.label = credential.label;
-    if (credential.base_url !== null) config.baseUrl = credential.base_url;
-    credentialConfigs[local] = config;
-    adoptions.push({ address: resourceAddress(credentialProvider.kind, local), kind: credentialProvider.kind, live: credential });
-  }
-
-  const exportedProjects: ExportedProject[] = [];
-  for (const project of sortByLocal(projects, (p) => projectNames.get(p.project_id)!)) {
-    const local = projectNames.get(project.project_id)!;
-    const projectAddress = resourceAddress(projectProvider.kind, local);
-    adoptions.push({ address: projectAddress, kind: projectProvider.kind, live: project });
-    const config = projectConfig(project, local);
-
-    const allRecords = live.records.filter((r) => r.project_id === project.project_id);
-    const records = allRecords.filter((r) => !r.archived);
-    skipped.archivedRecords += allRecords.length - records.length;
-    const recordNames = assignLocalNames(records.map((r) => ({ id: r.record_id, name: r.name })), recordProvider.config.noun);
-    if (records.length > 0) config.records = {};
-    for (const record of sortByLocal(records, (r) => recordNames.get(r.record_id)!)) {
-      const recordLocal = recordNames.get(record.record_id)!;
-      const recordConfig: RecordConfig = { format: record.format, tags: [...record.tags] };
-      if (record.name !== recordLocal) recordConfig.name = record.name;
-      if (record.secret_due_at !== null) recordConfig.secretDueAt = record.secret_due_at;
-      if (record.rotation_interval_days !== null) recordConfig.rotationIntervalDays = record.rotation_interval_days;
-      config.records![recordLocal] = recordConfig;
-      adoptions.push({ address: childAddress(projectAddress, recordProvider.kind, recordLocal), kind: recordProvider.kind, live: record });
-    }
-
-    const gatewayConfigs: Record<string, GatewayConfig> = {};
-    const ofProject = exportable.filter((g) => g.project_id === project.project_id);
-    for (const gateway of sortByLocal(ofProject, (g) => gatewayNames.get(g.gateway_id)!)) {
-      const gatewayLocal = gatewayNames.get(gateway.gateway_id)!;
-      const gatewayConfig = baseGatewayConfig(gateway, gatewayLocal, local, vendorName(gateway.default_provider_id), credentialNames);
-      const gatewayAddress = resourceAddress(gatewayProvider.kind, gatewayLocal);
-      adoptions.push({ address: gatewayAddress, kind: gatewayProvider.kind, live: gateway });
-
-      const otel = live.otelExports.find((o) => o.gatewayId === gateway.gateway_id);
-      if (otel && isConfigured(otel)) {
-        gatewayConfig.otelExport = otelConfig(otel, gatewayLocal, envNames);
-        adoptions.push({ address: childAddress(gatewayAddress, otelExportProvider.kind), kind: otelExportProvider.kind, live: otel });
-      }
-
-      const allTokens = live.tokens.filter((t) => t.gateway_id === gateway.gateway_id);
-      const active = allTokens.filter((t) => t.revoked_at === null);
-      skipped.revokedTokens += allTokens.length - active.length;
-      const tokens = active.filter((t) => t.service_account_id === null);
-      skipped.serviceAccountTokens += active.length - tokens.length;
-      const tokenNames = assignLocalNames(tokens.map((t) => ({ id: t.token_id, name: t.name })), gatewayTokenProvider.config.noun);
-      if (tokens.length > 0) gatewayConfig.tokens = {};
-      for (const token of sortByLocal(tokens, (t) => tokenNames.get(t.token_id)!)) {
-        const tokenLocal = tokenNames.get(token.token_id)!;
-        const address = childAddress(gatewayAddress, gatewayTokenProvider.kind, tokenLocal);
-        gatewayConfig.tokens![tokenLocal] = tokenConfig(token, tokenLocal);
-        if (token.spend_limit !== null) {
-          tokenNotes.push({ address, note: `spend limit ${token.spend_limit} per ${token.spend_window ?? 'window'} is not part of the configuration language and is not reproduced` });
-        }
-        adoptions.push({ address, kind: gatewayTokenProvider.kind, live: token });
-      }
-      gatewayConfigs[gatewayLocal] = gatewayConfig;
-    }
-    exportedProjects.push({ local, config, gateways: gatewayConfigs });
-  }
-
-  return { projects: exportedProjects, credentials: credentialConfigs, placeholders: envNames.all(), tokenNotes, adoptions, skipped };
-}
-
-function projectConfig(project: ProjectT, local: string): ProjectConfig {
-  const config: ProjectConfig = {};
-  if (project.name !== local) config.name = project.name;
-  if (project.description !== '') config.description = project.description;
-  if (!project.is_active) config.active = false;
-  return config;
-}
-
-function baseGatewayConfig(gateway: GatewayT, local: string, project: string, defaultProvider: string, credentialNames: Map<string, string>): GatewayConfig {
-  const credentials = gateway.credential_ids
-    .map((id) => credentialNames.get(id))
-    .filter((name): name is string => name !== undefined)
-    .sort(compare);
-  const config: GatewayConfig = {
-    project,
-    defaultProvider,
-    defaultModel: gateway.default_model,
-    credentials,
-    settings: structuredClone(gateway.settings),
+  const vendorName = (id: string) => live.vendors.find((p) => p.provider_id === id)?.name ?? id;
+  const entriesOf = (kind: ResourceKind, parent?: { id: string; address: string }): ExportedEntry[] => {
+    const { config, export: mapping } = providerFor(kind);
+    const objects = objectsOf(kind).filter((object) => !parent || parentIdOf(kind, object) === parent.id);
+    return objects
+      .map((object) => {
+        const id = idOf(kind, object);
+        const local = nameOf(kind, id)!;
+        const address = !parent ? resourceAddress(kind, local) : config.single ? childAddress(parent.address, kind) : childAddress(parent.address, kind, local);
+        const made: ExportedEntry = { kind, local, address, entry: {}, live: object, comments: [], notes: [], children: [] };
+        const request: ExportEntryRequest<unknown> = {
+          live: object,
+          local,
+          nameOf,
+          vendorName,
+          placeholder: (parts, what) => ({ env: envNames.take(parts.map(upperSnake).join('_'), what) }),
+          comment: (field, text) => made.comments.push({ field, text }),
+          note: (text) => made.notes.push(text),
+        };
+        made.entry = mapping.entry(request) as Entry;
+        made.children = kindsDeclaredIn(kind).flatMap((child) => entriesOf(child, { id, address }));
+        return made;
+      })
+      .sort((a, b) => compare(a.local, b.local));
   };
-  if (gateway.name !== local) config.name = gateway.name;
-  if (gateway.slug !== local) config.slug = gateway.slug;
-  return config;
+  // Entries are made in kind order, so placeholders are taken in it (a clash gets `_2` in that order).
+  const topLevel = new Map(kindOrder.filter((kind) => !providerFor(kind).config.parent).map((kind) => [kind, entriesOf(kind)] as const));
+  for (const entries of topLevel.values()) for (const entry of entries) nest(entry);
+
+  const files = filesOf(topLevel);
+  const adoptions = files.flatMap((file) => file.entries.flatMap(flatten)).map(({ address, kind, live: object }) => ({ address, kind, live: object }));
+  return { files, placeholders: envNames.all(), adoptions, skipped };
 }
 
-/** An export that was never set up (off, no endpoint, no headers) is left to the target account's default. */
-function isConfigured({ export: otel }: LiveOtelExport): boolean {
-  return otel.enabled || otel.endpoint !== null || otel.headerNames.length > 0;
-}
-
-function otelConfig({ export: otel }: LiveOtelExport, gateway: string, envNames: EnvNames): OtelExportConfig {
-  const config: OtelExportConfig = {
-    enabled: otel.enabled,
-    endpoint: otel.endpoint,
-    exportMetrics: otel.exportMetrics,
-    exportTraces: otel.exportTraces,
-  };
-  const names = [...otel.headerNames].sort(compare);
-  if (names.length > 0) {
-    config.headers = Object.fromEntries(
-      names.map((name) => [name, { env: envNames.take(`CPLANE_OTEL_${upperSnake(gateway)}_${upperSnake(name)}`, `the ${name} header of the OTel export of gateway ${gateway}`) }]),
-    );
+/** Puts each child's entry into its parent's, under the child block's key (`records: { name: ... }`, or `otelExport: ...` for a `single` block). */
+function nest(parent: ExportedEntry): void {
+  for (const child of parent.children) {
+    nest(child);
+    const { key, single } = providerFor(child.kind).config;
+    if (single) parent.entry[key] = child.entry;
+    else ((parent.entry[key] ??= {}) as Record<string, Entry>)[child.local] = child.entry;
   }
-  return config;
 }
 
-function tokenConfig(token: GatewayTokenT, local: string): TokenConfig {
-  const config: TokenConfig = { scopes: [...token.scopes] };
-  if (token.name !== local) config.name = token.name;
-  const days = expiresInDays(token);
-  if (days !== null) config.expiresInDays = days;
-  if (token.allowed_models.length > 0) config.allowedModels = [...token.allowed_models];
-  if (token.rate_limit_per_min !== null) config.rateLimitPerMin = token.rate_limit_per_min;
-  return config;
+function flatten(entry: ExportedEntry): ExportedEntry[] {
+  return [entry, ...entry.children.flatMap(flatten)];
 }
 
-/** The token's lifetime as it was created (expires_at - created_at), in whole days within the API's bounds. */
-export function expiresInDays(token: Pick<GatewayTokenT, 'created_at' | 'expires_at'>): number | null {
-  if (token.expires_at === null) return null;
-  const days = Math.round((Date.parse(token.expires_at) - Date.parse(token.created_at)) / DAY_MS);
-  return Math.min(Math.max(days, 1), 3650);
-}
-
-function sortByLocal<T>(items: T[], local: (item: T) => string): T[] {
-  return [...items].sort((a, b) => compare(local(a), local(b)));
+/**
+ * The files, as each top-level kind's `export.file` says: first the kinds written in one file of their own
+ * (`credentials.yaml`), when they have entries; then one file per entry of a kind written so
+ * (`project-<name>.yaml`), which also holds the entries of the kinds that go `with` it.
+ */
+function filesOf(topLevel: Map<ResourceKind, ExportedEntry[]>): ExportedFile[] {
+  const files: ExportedFile[] = [];
+  for (const [kind, entries] of topLevel) {
+    const { export: mapping, config } = providerFor(kind);
+    if (mapping.file && 'description' in mapping.file && entries.length > 0) files.push({ name: `${config.key}.yaml`, description: mapping.file.description, entries });
+  }
+  for (const [kind, entries] of topLevel) {
+    const file = providerFor(kind).export.file;
+    if (!file || !('perEntry' in file)) continue;
+    for (const entry of entries) {
+      const belonging = [...topLevel].flatMap(([other, list]) => {
+        const goes = providerFor(other).export.file;
+        return goes && 'with' in goes && goes.with.kind === kind ? list.filter((e) => e.entry[goes.with.attribute] === entry.local) : [];
+      });
+      files.push({ name: `${kind}-${entry.local}.yaml`, description: file.perEntry(entry.local), entries: [entry, ...belonging] });
+    }
+  }
+  return files;
 }
 
 /** Environment variable names for placeholders, unique in the folder (a clash gets `_2`, `_3`, ... in the order taken). */

@@ -8,9 +8,9 @@ import { relative, resolve, sep } from 'node:path';
 import { packageFile } from '../package-files.js';
 import type { ApiClient } from '../api/client.js';
 import { AbortError } from '../errors.js';
-import { credentialProvider, gatewayProvider, gatewayTokenProvider, listAccounts, otelExportProvider, projectProvider, recordProvider } from '../providers/index.js';
+import { listAccounts, nestingOrder, providerFor } from '../providers/index.js';
 import { beginAdoption } from './adopt.js';
-import { buildModel, type ExportModel, type Placeholder, type SkipCounts } from './build-model.js';
+import { buildModel, type ExportModel, type Placeholder } from './build-model.js';
 import { emitFiles } from './emit-yaml.js';
 import { checkOutputFolder, writeOutputFolder } from './output-folder.js';
 import { readAccount } from './read-account.js';
@@ -38,6 +38,9 @@ export interface ExportOptions {
 
 /** How many objects of each kind were exported, in the order the report lists them, with the word for one. */
 export type ExportCounts = { noun: string; count: number }[];
+
+/** How many objects were left out for each reason the definitions count, in the order the report lists them. */
+export type SkipCounts = { count: number; one: string; many?: string }[];
 
 export interface ExportResult {
   account: string;
@@ -68,8 +71,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const adoption = options.adopt ? await beginAdoption({ outDir, account, env: options.env, command: options.command, lockTimeoutMs: options.lockTimeoutMs ?? 0 }) : undefined;
   try {
     const { written, removed } = await writeOutputFolder(outDir, files, existing);
-    const withoutValue = { count: model.adoptions.filter((a) => a.kind === recordProvider.kind).length, noun: recordProvider.config.noun };
-    const result: ExportResult = { account, outDir, files: written, removed, counts: countsOf(model), skipped: model.skipped, placeholders: model.placeholders, withoutValue };
+    const result: ExportResult = { account, outDir, files: written, removed, counts: countsOf(model), skipped: skippedOf(model), placeholders: model.placeholders, withoutValue: withoutValueOf(model) };
     if (adoption) result.adopted = await adoption.record(model.adoptions);
     return result;
   } finally {
@@ -108,10 +110,24 @@ async function accessibleAccount(client: ApiClient, wanted: string | undefined):
   return wanted;
 }
 
+const exportedOf = (model: ExportModel, kind: string) => model.adoptions.filter((a) => a.kind === kind).length;
+
+/** The exported objects of each kind, in the order a configuration nests them. */
 function countsOf(model: ExportModel): ExportCounts {
-  const count = ({ kind }: { kind: string }) => model.adoptions.filter((a) => a.kind === kind).length;
-  const listed = [projectProvider, recordProvider, credentialProvider, gatewayProvider, otelExportProvider, gatewayTokenProvider];
-  return listed.map((definition) => ({ noun: definition === otelExportProvider ? 'OTel export' : definition.config.noun, count: count(definition) }));
+  return nestingOrder.map((kind) => {
+    const { export: mapping, config } = providerFor(kind);
+    return { noun: mapping.noun ?? config.noun, count: exportedOf(model, kind) };
+  });
 }
 
-export type { Placeholder, SkipCounts } from './build-model.js';
+function skippedOf(model: ExportModel): SkipCounts {
+  return nestingOrder.flatMap((kind) => (providerFor(kind).export.skip ?? []).flatMap(({ count }) => (count ? [{ ...count, count: model.skipped[count.key] ?? 0 }] : [])));
+}
+
+/** The objects written without their value (the kind whose value export never reads). */
+function withoutValueOf(model: ExportModel): ExportResult['withoutValue'] {
+  const kind = nestingOrder.find((k) => providerFor(k).export.withoutValue);
+  return kind === undefined ? { count: 0, noun: '' } : { count: exportedOf(model, kind), noun: providerFor(kind).config.noun };
+}
+
+export type { Placeholder } from './build-model.js';

@@ -1,48 +1,27 @@
 /**
  * Reads everything an export needs from one account, with the planner's
- * providers, so that export and plan see a live object the same way. Lists are
- * read once for the whole account; the per-gateway reads (tokens, OTel export)
- * run in parallel, bounded by the limiter, and only for the gateways exported.
+ * providers, so that export and plan see a live object the same way. Each kind
+ * read per account is listed once; a kind that lives under a parent
+ * (`relations.within`) is read per parent, in parallel bounded by the limiter,
+ * and only for the parents export keeps. `--project` narrows the kind its
+ * definition marks `selectedByName` and what belongs to it.
  */
 import type { ApiClient } from '../api/client.js';
 import { Limiter } from '../api/limiter.js';
-import type { CredentialT, GatewayT, GatewayTokenT, ProjectT, ProviderT, RecordMetaT } from '../api/shapes.js';
-import {
-  credentialProvider,
-  gatewayProvider,
-  gatewayTokenProvider,
-  listVendors,
-  otelExportProvider,
-  projectProvider,
-  recordProvider,
-  type LiveOtelExport,
-  type ReadFailure,
-  type RefreshRequest,
-} from '../providers/index.js';
+import type { ResourceKind } from '../config/types.js';
+import { kindOrder, listVendors, providerFor, type ReadFailure, type RefreshRequest } from '../providers/index.js';
 import { AbortError } from '../errors.js';
+import type { AccountObjects } from './account-objects.js';
+import { exportedObjects, parentIdOf } from './select.js';
 
-/** The live objects of one account (or of the selected projects), as the API returns them. */
-export interface AccountObjects {
-  account: string;
-  /** The AI vendors (the API's "providers"). */
-  vendors: ProviderT[];
-  /** Every project, archived ones included (the model counts what it skips). */
-  projects: ProjectT[];
-  records: RecordMetaT[];
-  /** Active credentials (the API hides revoked ones). */
-  credentials: CredentialT[];
-  gateways: GatewayT[];
-  /** Tokens of the enabled gateways of the selected projects, revoked ones included. */
-  tokens: GatewayTokenT[];
-  otelExports: LiveOtelExport[];
-}
+export type { AccountObjects } from './account-objects.js';
 
 export interface ReadAccountOptions {
   client: ApiClient;
   account: string;
   /** Project names to export; every project when empty. */
   projectNames: string[];
-  /** Per-gateway reads in flight at once. */
+  /** Per-parent reads in flight at once. */
   parallelism: number;
 }
 
@@ -51,56 +30,67 @@ export async function readAccount(options: ReadAccountOptions): Promise<AccountO
   const limiter = new Limiter(options.parallelism);
   // Nothing is known in advance about the size of a list, so each is read page after page.
   const request: RefreshRequest = { client, account, parentIds: [], limiter, expected: () => 0 };
-  const [vendors, projects, records, credentials, gateways] = await Promise.all([
-    listVendors(client),
-    projectProvider.refresh(request),
-    recordProvider.refresh(request),
-    credentialProvider.refresh(request),
-    gatewayProvider.refresh(request),
-  ]);
-  const selected = selectProjects(projects.items, options.projectNames);
-  const projectIds = new Set(selected.map((p) => p.project_id));
-  const gatewayIds = gateways.items
-    .filter((g) => projectIds.has(g.project_id) && g.status === 'enabled')
-    .map((g) => g.gateway_id)
-    .sort();
-  const children = { ...request, parentIds: gatewayIds };
-  const [tokens, otelExports] = await Promise.all([gatewayTokenProvider.refresh(children), otelExportProvider.refresh(children)]);
-  failOn([...tokens.failures, ...otelExports.failures]);
-  return {
-    account,
-    vendors,
-    projects: selected,
-    records: records.items.filter((r) => projectIds.has(r.project_id)),
-    credentials: credentials.items,
-    gateways: gateways.items.filter((g) => projectIds.has(g.project_id)),
-    tokens: tokens.items,
-    otelExports: otelExports.items,
-  };
+  const perAccount = kindOrder.filter((kind) => !providerFor(kind).relations.within);
+  const [vendors, ...lists] = await Promise.all([listVendors(client), ...perAccount.map((kind) => providerFor(kind).refresh(request))]);
+  const objects = selectByName(Object.fromEntries(perAccount.map((kind, i) => [kind, lists[i]!.items])), options.projectNames);
+
+  const perParent = kindOrder.filter((kind) => providerFor(kind).relations.within);
+  const kept = exportedObjects({ account, vendors, objects }, false).exported;
+  const read = await Promise.all(perParent.map((kind) => {
+    const parentKind = parentKindOf(kind);
+    const parentIds = [...(kept.get(parentKind) ?? [])].sort();
+    return providerFor(kind).refresh({ ...request, parentIds });
+  }));
+  failOn(perParent, read.flatMap((r) => r.failures));
+  perParent.forEach((kind, i) => (objects[kind] = read[i]!.items));
+  return { account, vendors, objects };
 }
 
-/** The projects named by --project (all when none is), refusing a name the account does not have. */
-function selectProjects(projects: ProjectT[], names: string[]): ProjectT[] {
-  if (names.length === 0) return projects;
-  const known = [...new Set(projects.filter((p) => !p.archived).map((p) => p.name))].sort();
+function parentKindOf(kind: ResourceKind): ResourceKind {
+  const { within, parentIds } = providerFor(kind).relations;
+  return parentIds![within!.idField]!;
+}
+
+/**
+ * The objects of the kind selected by name (--project; all when none is named), refusing a name the account
+ * does not have, and of the other kinds only those that belong to a selected object.
+ */
+function selectByName(objects: Partial<Record<ResourceKind, readonly unknown[]>>, names: string[]): Partial<Record<ResourceKind, readonly unknown[]>> {
+  const selected = kindOrder.find((kind) => providerFor(kind).export.selectedByName);
+  if (names.length === 0 || selected === undefined) return objects;
+  const { export: mapping, identify, config } = providerFor(selected);
+  const all = objects[selected] ?? [];
+  // The names a user may give: those of the objects export would keep, by the kind's own skip reasons
+  // (archived projects are not offered), judged alone since nothing else is decided yet.
+  const skipped = (live: unknown) => (mapping.skip ?? []).some((s) => s.when(live, { listed: () => true, exported: () => true }));
+  const known = [...new Set(all.filter((live) => !skipped(live)).map((live) => mapping.name!(live)))].sort();
   for (const name of names) {
     if (!known.includes(name)) {
+      const plural = `${config.noun.charAt(0).toUpperCase()}${config.noun.slice(1)}s`;
       throw new AbortError(
-        `No project named "${name}" in this account.`,
-        known.length > 0 ? `Projects: ${known.join(', ')}. --project takes a project's name.` : 'The account has no projects.',
+        `No ${config.noun} named "${name}" in this account.`,
+        known.length > 0 ? `${plural}: ${known.join(', ')}. --${config.noun} takes a ${config.noun}'s name.` : `The account has no ${config.noun}s.`,
       );
     }
   }
-  return projects.filter((p) => names.includes(p.name));
+  const kept = all.filter((live) => names.includes(mapping.name!(live)));
+  const ids = new Set(kept.map((live) => identify({ live }).id));
+  const out: Partial<Record<ResourceKind, readonly unknown[]>> = { ...objects, [selected]: kept };
+  for (const kind of kindOrder) {
+    const key = Object.entries(providerFor(kind).relations.parentIds ?? {}).find(([, parent]) => parent === selected)?.[0];
+    if (key !== undefined) out[kind] = (objects[kind] ?? []).filter((live) => ids.has(parentIdOf(kind, live, key) ?? ''));
+  }
+  return out;
 }
 
-/** An export that silently left out a gateway's tokens or OTel export would look complete: refuse instead. */
-function failOn(failures: ReadFailure[]): void {
+/** An export that silently left out what lives under a parent (a gateway's tokens) would look complete: refuse instead. */
+function failOn(kinds: ResourceKind[], failures: ReadFailure[]): void {
   const first = failures[0];
   if (!first) return;
+  const parentNoun = providerFor(parentKindOf(kinds.find((kind) => providerFor(kind).refreshOperations.includes(first.operation)) ?? kinds[0]!)).config.noun;
   throw new AbortError(
-    `Could not read ${first.operation} of gateway ${first.parentId ?? '?'}: ${first.reason}${first.requestId ? ` (request id ${first.requestId})` : ''}` +
+    `Could not read ${first.operation} of ${parentNoun} ${first.parentId ?? '?'}: ${first.reason}${first.requestId ? ` (request id ${first.requestId})` : ''}` +
       (failures.length > 1 ? `, and ${failures.length - 1} more read(s) failed` : '') + '. Nothing was written.',
-    'Check that the token may read gateway tokens and OTel export settings in this account.',
+    `Check that the token may call ${[...new Set(failures.map((f) => f.operation))].join(', ')} in this account.`,
   );
 }

@@ -4,13 +4,24 @@
  * fingerprint changed, deleted when they leave the configuration.
  */
 import type { CredentialT } from '../api/shapes.js';
-import type { CredentialAttributes } from '../config/types.js';
-import type { CredentialConfig } from '../config/config-file.js';
+import type { CredentialAttributes, SecretSource } from '../config/types.js';
+import type { LifecycleConfig } from '../config/config-file.js';
 import type { Template } from '../plan-model/index.js';
 import { vendors } from './lookups.js';
+import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
 import type { Lookups, ResourceProvider, View } from './types.js';
 import { diffViews, sensitiveChanges, unknownVendor } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
+
+/** An entry of this kind in a configuration file, as `schema` below describes it. */
+export interface CredentialConfig {
+  provider: string;
+  label?: string;
+  baseUrl?: string | null;
+  secret: SecretSource;
+  lifecycle?: LifecycleConfig<'provider' | 'label' | 'baseUrl' | 'secret'>;
+  dependsOn?: string[];
+}
 
 /** An AI vendor as its name, whether the configuration gave its name or its id. */
 function vendorName(nameOrId: string, lookups: Lookups): string {
@@ -31,6 +42,21 @@ export const credentialProvider = {
     kind: 'credential',
     key: 'credentials',
     noun: 'credential',
+    schema: {
+      description: 'A provider credential: a provider API key stored write-only by the service.',
+      type: 'object',
+      additionalProperties: false,
+      required: ['provider', 'secret'],
+      properties: {
+        provider: { description: 'Provider name (e.g. openai) or provider id, as listed by GET /providers.', type: 'string', minLength: 1 },
+        label: { description: 'Label of the credential. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 },
+        baseUrl: { description: "Base URL of the provider's API, or null for the provider's default.", type: ['string', 'null'], format: 'uri' },
+        secret: { description: 'Source of the provider API key.', $ref: '#/$defs/secretSource' },
+        lifecycle: lifecycleSchema('credential', { enum: ['provider', 'label', 'baseUrl', 'secret'] }),
+        dependsOn: dependsOnSchema,
+      },
+    },
+    mapDescription: 'Provider credentials by local name; each is addressed as credential.<name>.',
     attributes: (entry, local) => ({ provider: entry.provider, label: entry.label ?? local, baseUrl: entry.baseUrl ?? null }),
     secrets: (entry) => ({ secret: entry.secret }),
   },
@@ -39,6 +65,25 @@ export const credentialProvider = {
   refreshOperations: ['listCredentials'],
   writeOperations: ['createCredential', 'updateCredential', 'rotateCredential', 'deleteCredential'],
   readOperation: 'listCredentials',
+  export: {
+    name: (live) => live.label,
+    // Named among the exported credentials only, so one left out never takes the plain name of one written.
+    onlyReferencedWhenNarrowed: true,
+    entry({ live, local, vendorName, placeholder, comment }) {
+      const secret = placeholder(['CPLANE_SECRET', local], `the API key of credential ${local}`);
+      const entry: CredentialConfig = { provider: vendorName(live.provider_id), secret };
+      if (live.label !== local) entry.label = live.label;
+      if (live.base_url !== null) entry.baseUrl = live.base_url;
+      comment('secret', `The API key cannot be exported: set ${secret.env} to it before \`cplane apply\`.`);
+      return entry;
+    },
+    file: {
+      description: [
+        'Provider credentials. Their API keys cannot be exported: each secret is read from the',
+        'environment variable named in it when `cplane apply` creates (or rotates) the credential.',
+      ],
+    },
+  },
   removeAction: 'delete',
   writeOnly: ['secret'],
 

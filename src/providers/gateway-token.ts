@@ -7,11 +7,23 @@
  */
 import type { GatewayTokenT } from '../api/shapes.js';
 import type { GatewayTokenAttributes } from '../config/types.js';
-import type { TokenConfig } from '../config/config-file.js';
+import type { LifecycleConfig } from '../config/config-file.js';
 import { resourceAddress, type FieldChange, type Template } from '../plan-model/index.js';
+import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
 import type { ReadFailure, ResourceProvider, View } from './types.js';
 import { diffViews, isRefusal, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
+
+/** An entry of this kind in a configuration file, as `schema` below describes it. */
+export interface TokenConfig {
+  name?: string;
+  scopes: string[];
+  expiresInDays?: number | null;
+  allowedModels?: string[];
+  rateLimitPerMin?: number | null;
+  lifecycle?: LifecycleConfig<'name' | 'scopes' | 'expiresInDays' | 'allowedModels' | 'rateLimitPerMin'>;
+  dependsOn?: string[];
+}
 
 /** Changing any of these needs a new token. */
 const replaceOn = new Set(['scopes', 'allowedModels', 'rateLimitPerMin', 'expiresInDays']);
@@ -50,6 +62,15 @@ function liveView(live: GatewayTokenT): View {
   };
 }
 
+const DAY_MS = 86_400_000;
+
+/** The token's lifetime as it was created (expires_at - created_at), in whole days within the API's bounds. */
+export function expiresInDays(token: Pick<GatewayTokenT, 'created_at' | 'expires_at'>): number | null {
+  if (token.expires_at === null) return null;
+  const days = Math.round((Date.parse(token.expires_at) - Date.parse(token.created_at)) / DAY_MS);
+  return Math.min(Math.max(days, 1), 3650);
+}
+
 export const gatewayTokenProvider = {
   kind: 'gateway_token',
   config: {
@@ -57,6 +78,33 @@ export const gatewayTokenProvider = {
     key: 'tokens',
     parent: { kind: 'gateway', attribute: 'gateway' },
     noun: 'token',
+    schema: {
+      description: 'A gateway token for data-plane traffic; addressed as gateway_token.<gateway>/<name>.',
+      type: 'object',
+      additionalProperties: false,
+      required: ['scopes'],
+      properties: {
+        name: { description: 'Display name of the token. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 100 },
+        scopes: {
+          description: 'Scopes of the token, e.g. run, read_logs.',
+          type: 'array',
+          minItems: 1,
+          uniqueItems: true,
+          items: { type: 'string', minLength: 1 },
+        },
+        expiresInDays: {
+          description: 'Days until the token expires, 1 to 3650, or null for never. Set at creation.',
+          type: ['integer', 'null'],
+          minimum: 1,
+          maximum: 3650,
+        },
+        allowedModels: { description: 'Models the token may use; empty for all.', type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } },
+        rateLimitPerMin: { description: 'Requests per minute, 1 to 1000000, or null for no limit.', type: ['integer', 'null'], minimum: 1, maximum: 1000000 },
+        lifecycle: lifecycleSchema('token', { enum: ['name', 'scopes', 'expiresInDays', 'allowedModels', 'rateLimitPerMin'] }),
+        dependsOn: dependsOnSchema,
+      },
+    },
+    mapDescription: 'Tokens of the gateway by local name.',
     attributes: (entry, local, gateway) => ({
       gateway: gateway!, name: entry.name ?? local, scopes: [...entry.scopes], expiresInDays: entry.expiresInDays ?? null,
       allowedModels: [...(entry.allowedModels ?? [])], rateLimitPerMin: entry.rateLimitPerMin ?? null,
@@ -72,6 +120,27 @@ export const gatewayTokenProvider = {
   refreshOperations: ['listGatewayTokens'],
   writeOperations: ['createGatewayToken', 'renameGatewayToken', 'revokeGatewayToken'],
   readOperation: 'listGatewayTokens',
+  export: {
+    name: (live) => live.name,
+    skip: [
+      { when: (live) => live.revoked_at !== null, count: { key: 'revokedTokens', one: 'revoked token' } },
+      { when: (live) => live.service_account_id !== null, count: { key: 'serviceAccountTokens', one: 'Service Account token' } },
+    ],
+    entry({ live, local, note }) {
+      const entry: TokenConfig = { scopes: [...live.scopes] };
+      if (live.name !== local) entry.name = live.name;
+      const days = expiresInDays(live);
+      if (days !== null) entry.expiresInDays = days;
+      if (live.allowed_models.length > 0) entry.allowedModels = [...live.allowed_models];
+      if (live.rate_limit_per_min !== null) entry.rateLimitPerMin = live.rate_limit_per_min;
+      if (live.spend_limit !== null) note(`spend limit ${live.spend_limit} per ${live.spend_window ?? 'window'} is not part of the configuration language and is not reproduced`);
+      return entry;
+    },
+    holderComment: [
+      'Token plaintext cannot be exported: `cplane apply` creates new tokens and seals their',
+      'plaintext in the state. expiresInDays is the lifetime each token was created with.',
+    ].join('\n'),
+  },
   removeAction: 'revoke',
 
   async refresh({ client, parentIds, limiter, expected }) {

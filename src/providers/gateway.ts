@@ -7,13 +7,38 @@
  */
 import type { GatewayTokenT, GatewayT } from '../api/shapes.js';
 import type { GatewayAttributes, GatewaySettingsConfig } from '../config/types.js';
-import type { GatewayConfig } from '../config/config-file.js';
+import type { LifecycleConfig } from '../config/config-file.js';
 import { didYouMean, type CompleteRequest } from '../config/index.js';
 import { resourceAddress, type Template } from '../plan-model/index.js';
 import { vendors } from './lookups.js';
+import type { OtelExportConfig } from './otel-export.js';
+import type { TokenConfig } from './gateway-token.js';
+import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
 import type { Lookups, Problem, ResourceProvider, View } from './types.js';
-import { diffViews, flatten, nullWhenNotFound, ref, sortedSet, unknownVendor } from './view-diff.js';
+import { byCodeUnit, diffViews, flatten, nullWhenNotFound, ref, sortedSet, unknownVendor } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
+
+/** Paths inside a gateway's settings that `ignoreChanges` may name (as the plan shows them). */
+const settingsPaths = [
+  'settings.requestsPerMinute', 'settings.tokensPerMinute', 'settings.spendLimitUsd', 'settings.window',
+  'settings.guardrails', 'settings.guardrails.blockPii', 'settings.guardrails.blockedTerms', 'settings.guardrails.maxInputTokens',
+  'settings.cache', 'settings.cache.enabled', 'settings.cache.ttlSeconds',
+] as const;
+export type GatewaySettingsPath = (typeof settingsPaths)[number];
+/** An entry of this kind in a configuration file, as `schema` below describes it. */
+export interface GatewayConfig {
+  project: string;
+  name?: string;
+  slug?: string;
+  defaultProvider?: string;
+  defaultModel: string;
+  credentials: string[];
+  settings?: GatewaySettingsConfig;
+  otelExport?: OtelExportConfig;
+  tokens?: Record<string, TokenConfig>;
+  lifecycle?: LifecycleConfig<'name' | 'slug' | 'defaultProvider' | 'defaultModel' | 'credentials' | 'settings' | GatewaySettingsPath>;
+  dependsOn?: string[];
+}
 
 /** Fields PATCH /gateways/{id} takes under the same name as the configuration. */
 const plainFields = ['name', 'slug', 'defaultModel'] as const;
@@ -74,6 +99,82 @@ export const gatewayProvider = {
     kind: 'gateway',
     key: 'gateways',
     noun: 'gateway',
+    schema: {
+      description: 'An AI gateway of a project, with its credentials, settings, OTel export and tokens.',
+      type: 'object',
+      additionalProperties: false,
+      required: ['project', 'defaultModel', 'credentials'],
+      properties: {
+        project: { description: 'Local name of the project the gateway belongs to.', type: 'string', minLength: 1 },
+        name: { description: 'Name of the gateway. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 },
+        slug: { description: 'Slug of the gateway, used in its URLs. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 100 },
+        defaultProvider: {
+          description: 'Provider name or id used by default; must be the provider of an attached credential. Defaults to the provider of the first credential.',
+          type: 'string',
+          minLength: 1,
+        },
+        defaultModel: { description: 'Model used by default.', type: 'string', minLength: 1 },
+        credentials: {
+          description: 'Local names of the attached provider credentials (at least one).',
+          type: 'array',
+          minItems: 1,
+          uniqueItems: true,
+          items: { type: 'string', minLength: 1 },
+        },
+        settings: {
+          description: 'Gateway settings. Only the keys given are managed; the others keep their live values.',
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            requestsPerMinute: {
+              description: 'Requests allowed per minute, 1 to 1000000, or null for no limit.',
+              type: ['integer', 'null'],
+              minimum: 1,
+              maximum: 1000000,
+            },
+            tokensPerMinute: {
+              description: 'Model tokens allowed per minute, 1 to 100000000, or null for no limit.',
+              type: ['integer', 'null'],
+              minimum: 1,
+              maximum: 100000000,
+            },
+            spendLimitUsd: {
+              description: 'Spend limit in US dollars per window, as a decimal string such as "100.00", or null.',
+              type: ['string', 'null'],
+              pattern: '^[0-9]+(\\.[0-9]{1,2})?$',
+            },
+            window: { description: 'Window of the spend limit.', enum: ['minute', 'hour', 'day', 'month'] },
+            guardrails: {
+              description: 'Content guardrails.',
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                blockPii: { description: 'Block requests that contain personal data.', type: 'boolean' },
+                blockedTerms: {
+                  description: 'Terms that make a request be refused (at most 500).',
+                  type: 'array',
+                  maxItems: 500,
+                  items: { type: 'string', minLength: 1 },
+                },
+                maxInputTokens: { description: 'Largest accepted input in tokens, or null for no limit.', type: ['integer', 'null'], minimum: 1 },
+              },
+            },
+            cache: {
+              description: 'Response cache.',
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                enabled: { description: 'Whether responses are cached.', type: 'boolean' },
+                ttlSeconds: { description: 'Time to live of cached responses in seconds, 0 to 604800.', type: 'integer', minimum: 0, maximum: 604800 },
+              },
+            },
+          },
+        },
+        lifecycle: lifecycleSchema('gateway', { enum: ['name', 'slug', 'defaultProvider', 'defaultModel', 'credentials', 'settings', ...settingsPaths] }),
+        dependsOn: dependsOnSchema,
+      },
+    },
+    mapDescription: 'AI gateways by local name; each is addressed as gateway.<name>.',
     attributes(entry, local) {
       const attributes: GatewayAttributes = {
         project: entry.project, name: entry.name ?? local, slug: entry.slug ?? local, defaultProvider: entry.defaultProvider ?? '',
@@ -90,6 +191,31 @@ export const gatewayProvider = {
   refreshOperations: ['listGateways'],
   writeOperations: ['createGateway', 'updateGateway', 'updateGatewaySettings', 'attachGatewayCredential', 'detachGatewayCredential', 'deleteGateway'],
   readOperation: 'getGateway',
+  export: {
+    name: (live) => live.slug,
+    skip: [
+      { when: (live, account) => live.status !== 'enabled' || !account.exported('project', live.project_id), count: { key: 'disabledGateways', one: 'disabled gateway' } },
+      {
+        when: (live, account) => !live.credential_ids.some((id) => account.listed('credential', id)),
+        count: { key: 'gatewaysWithoutCredentials', one: 'gateway without an active credential', many: 'gateways without an active credential' },
+      },
+    ],
+    refersTo: (live) => [{ kind: 'credential', ids: live.credential_ids }],
+    entry({ live, local, nameOf, vendorName }) {
+      const credentials = live.credential_ids.map((id) => nameOf('credential', id)).filter((name): name is string => name !== undefined).sort(byCodeUnit);
+      const entry: GatewayConfig = {
+        project: nameOf('project', live.project_id) ?? live.project_id,
+        defaultProvider: vendorName(live.default_provider_id),
+        defaultModel: live.default_model,
+        credentials,
+        settings: structuredClone(live.settings),
+      };
+      if (live.name !== local) entry.name = live.name;
+      if (live.slug !== local) entry.slug = live.slug;
+      return entry;
+    },
+    file: { with: { attribute: 'project', kind: 'project' } },
+  },
   removeAction: 'delete',
 
   async refresh({ client, expected }) {

@@ -24,6 +24,13 @@ export interface AttributesByKind {
   gateway_token: AttributeType<typeof gatewayTokenProvider>;
   otel_export: AttributeType<typeof otelExportProvider>;
 }
+/** The entries of the top-level kinds in one configuration file, under their blocks' keys (ConfigFile types the rest). */
+export interface KindEntriesConfig {
+  projects?: Record<string, ConfigType<typeof projectProvider>>;
+  credentials?: Record<string, ConfigType<typeof credentialProvider>>;
+  gateways?: Record<string, ConfigType<typeof gatewayProvider>>;
+}
+type ConfigType<P> = P extends { config: { attributes(entry: infer E, ...rest: never[]): unknown } } ? E : never;
 type AttributeType<P> = P extends { config: { attributes(...args: never[]): infer A } } ? A : never;
 
 /** Every kind's definition. The order breaks ties in the derived kind order (and so in refresh and plans). */
@@ -102,7 +109,24 @@ export function childKindsOf(kind: ResourceKind): ResourceKind[] {
   return kindOrder.filter((child) => parentOf(child)?.kind === kind);
 }
 
+/** The kinds declared inside `kind`'s entries (its configuration block's children), one-per-parent blocks first. */
+export function kindsDeclaredIn(kind: ResourceKind): ResourceKind[] {
+  const inside = kindBlocks.filter((b) => b.parent?.kind === kind);
+  return [...inside.filter((b) => b.single), ...inside.filter((b) => !b.single)].map((b) => b.kind);
+}
+
+/** Kinds in the order a configuration nests them: each top-level kind, then what is declared inside it (depth first). */
+export const nestingOrder: readonly ResourceKind[] = (() => {
+  const walk = (kind: ResourceKind): ResourceKind[] => [kind, ...kindsDeclaredIn(kind).flatMap(walk)];
+  return kindBlocks.filter((b) => !b.parent).flatMap((b) => walk(b.kind));
+})();
+
 export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider };
 export { listAccounts, listVendors, findVendor, finder, vendors, type DataSource, type LookupResults } from './lookups.js';
-export type { LiveOtelExport } from './otel-export.js';
+export type { LiveOtelExport, OtelExportConfig } from './otel-export.js';
+export type { ProjectConfig } from './project.js';
+export type { RecordConfig } from './record.js';
+export type { CredentialConfig } from './credential.js';
+export type { GatewayConfig, GatewaySettingsPath } from './gateway.js';
+export type { TokenConfig } from './gateway-token.js';
 export type * from './types.js';

@@ -6,12 +6,24 @@
  * Removing it from the configuration disables the export.
  */
 import type { OtelExportT } from '../api/shapes.js';
-import type { OtelExportAttributes } from '../config/types.js';
-import type { OtelExportConfig } from '../config/config-file.js';
+import type { OtelExportAttributes, SecretSource } from '../config/types.js';
+import type { LifecycleConfig } from '../config/config-file.js';
 import { resourceAddress, type Template } from '../plan-model/index.js';
+import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
 import type { ReadFailure, ResourceProvider, View } from './types.js';
-import { diffViews, isRefusal, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
+import { byCodeUnit, diffViews, isRefusal, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
+
+/** An entry of this kind in a configuration file, as `schema` below describes it. */
+export interface OtelExportConfig {
+  enabled?: boolean;
+  endpoint?: string | null;
+  exportMetrics?: boolean;
+  exportTraces?: boolean;
+  headers?: Record<string, SecretSource>;
+  lifecycle?: LifecycleConfig<'enabled' | 'endpoint' | 'exportMetrics' | 'exportTraces' | 'headers' | `headers.${string}`>;
+  dependsOn?: string[];
+}
 
 /** The export settings of one gateway (the API's document does not name its gateway). */
 export interface LiveOtelExport {
@@ -59,6 +71,29 @@ export const otelExportProvider = {
     parent: { kind: 'gateway', attribute: 'gateway' },
     single: true,
     noun: 'the OTel export of gateway',
+    schema: {
+      description: 'OpenTelemetry export of the gateway; addressed as otel_export.<gateway>.',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        enabled: { description: 'Whether export is on. Default true.', type: 'boolean' },
+        endpoint: { description: 'OTLP endpoint URL. Required when enabled.', type: ['string', 'null'], format: 'uri' },
+        exportMetrics: { description: 'Export metrics. Default true.', type: 'boolean' },
+        exportTraces: { description: 'Export traces. Default true.', type: 'boolean' },
+        headers: {
+          description: 'Headers sent with every export, by name; values are write-only secret sources.',
+          type: 'object',
+          propertyNames: { description: 'An HTTP header name.', type: 'string', pattern: '^[A-Za-z0-9-]{1,100}$' },
+          additionalProperties: { $ref: '#/$defs/secretSource' },
+        },
+        lifecycle: lifecycleSchema('export', {
+          description: "enabled, endpoint, exportMetrics, exportTraces, headers (every header value), or headers.<Name> (one header's value).",
+          type: 'string',
+          pattern: '^(enabled|endpoint|exportMetrics|exportTraces|headers|headers\\.[A-Za-z0-9-]+)$',
+        }),
+        dependsOn: dependsOnSchema,
+      },
+    },
     attributes(entry, _local, gateway) {
       const headerNames = Object.keys(entry.headers ?? {}).sort((a, b) => a.localeCompare(b));
       return { gateway: gateway!, enabled: entry.enabled ?? true, endpoint: entry.endpoint ?? null, exportMetrics: entry.exportMetrics ?? true, exportTraces: entry.exportTraces ?? true, headerNames };
@@ -82,6 +117,20 @@ export const otelExportProvider = {
   refreshOperations: ['getOtelExport'],
   writeOperations: ['updateOtelExport'],
   readOperation: 'getOtelExport',
+  export: {
+    noun: 'OTel export',
+    // An export that was never set up (off, no endpoint, no headers) is left to the target account's default.
+    skip: [{ when: (live) => unconfigured(live.export) }],
+    entry({ live: { export: live }, local, placeholder, comment }) {
+      const entry: OtelExportConfig = { enabled: live.enabled, endpoint: live.endpoint, exportMetrics: live.exportMetrics, exportTraces: live.exportTraces };
+      const names = [...live.headerNames].sort(byCodeUnit);
+      if (names.length > 0) {
+        entry.headers = Object.fromEntries(names.map((name) => [name, placeholder(['CPLANE_OTEL', local, name], `the ${name} header of the OTel export of gateway ${local}`)]));
+        comment('headers', 'Header values cannot be exported: set these environment variables before `cplane apply`.');
+      }
+      return entry;
+    },
+  },
   removeAction: 'delete',
   writeOnly: ['headers.*'],
 

@@ -6,10 +6,22 @@
  */
 import type { ProjectT } from '../api/shapes.js';
 import type { ProjectAttributes } from '../config/types.js';
-import type { ProjectConfig } from '../config/config-file.js';
+import type { LifecycleConfig } from '../config/config-file.js';
+import type { RecordConfig } from './record.js';
+import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
 import type { ResourceProvider, View } from './types.js';
 import { diffViews, isIgnored, nullWhenNotFound } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
+
+/** An entry of this kind in a configuration file, as `schema` below describes it. */
+export interface ProjectConfig {
+  name?: string;
+  description?: string;
+  active?: boolean;
+  records?: Record<string, RecordConfig>;
+  lifecycle?: LifecycleConfig<'name' | 'description' | 'active'>;
+  dependsOn?: string[];
+}
 
 function view(attributes: ProjectAttributes): View {
   return { name: attributes.name, description: attributes.description, active: attributes.active };
@@ -25,12 +37,38 @@ export const projectProvider = {
     kind: 'project',
     key: 'projects',
     noun: 'project',
+    schema: {
+      description: 'A project, which groups records.',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        name: { description: 'Name of the project. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 },
+        description: { description: 'Description of the project. Default empty.', type: 'string', maxLength: 2000 },
+        active: { description: 'Whether the project is active (isActive). Default true.', type: 'boolean' },
+        lifecycle: lifecycleSchema('project', { enum: ['name', 'description', 'active'] }),
+        dependsOn: dependsOnSchema,
+      },
+    },
+    mapDescription: 'Projects by local name; each is addressed as project.<name>.',
     attributes: (entry, local) => ({ name: entry.name ?? local, description: entry.description ?? '', active: entry.active ?? true }),
   },
   relations: {},
   refreshOperations: ['listProjects'],
   writeOperations: ['createProject', 'updateProject', 'archiveProject'],
   readOperation: 'getProject',
+  export: {
+    selectedByName: true,
+    name: (live) => live.name,
+    skip: [{ when: (live) => live.archived, count: { key: 'archivedProjects', one: 'archived project' } }],
+    entry({ live, local }) {
+      const entry: ProjectConfig = {};
+      if (live.name !== local) entry.name = live.name;
+      if (live.description !== '') entry.description = live.description;
+      if (!live.is_active) entry.active = false;
+      return entry;
+    },
+    file: { perEntry: (local) => [`Project ${local}: its records (metadata only) and its gateways, with their settings,`, 'OTel export and tokens.'] },
+  },
   removeAction: 'archive',
 
   async refresh({ client, account, expected }) {

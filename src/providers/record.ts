@@ -10,11 +10,24 @@
  */
 import type { RecordMetaT } from '../api/shapes.js';
 import type { DesiredResource, RecordAttributes, SecretSource } from '../config/types.js';
-import type { RecordConfig } from '../config/config-file.js';
+import type { LifecycleConfig } from '../config/config-file.js';
 import { resourceAddress, type Template } from '../plan-model/index.js';
+import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
 import type { ResourceProvider, View } from './types.js';
 import { canonicalTime, diffViews, isIgnored, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
+
+/** An entry of this kind in a configuration file, as `schema` below describes it. */
+export interface RecordConfig {
+  name?: string;
+  format?: string;
+  tags?: string[];
+  secretDueAt?: string | null;
+  rotationIntervalDays?: number | null;
+  value?: SecretSource;
+  lifecycle?: LifecycleConfig<'name' | 'format' | 'tags' | 'secretDueAt' | 'rotationIntervalDays' | 'value'>;
+  dependsOn?: string[];
+}
 
 const metadataKeys = ['name', 'tags', 'secretDueAt', 'rotationIntervalDays'] as const;
 
@@ -67,6 +80,22 @@ export const recordProvider = {
     key: 'records',
     parent: { kind: 'project', attribute: 'project' },
     noun: 'record',
+    schema: {
+      description: 'A record of a project. Unset optional fields are not managed.',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        name: { description: 'Name of the record, unique in its project. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 },
+        format: { description: "Format of the record's value, set at creation.", type: 'string', minLength: 1, maxLength: 50 },
+        tags: { description: 'Metadata tags.', type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 100 } },
+        secretDueAt: { description: 'When the value is due for rotation (ISO 8601 date-time), or null.', type: ['string', 'null'], format: 'date-time' },
+        rotationIntervalDays: { description: 'Rotation interval in days, 1 to 3650, or null.', type: ['integer', 'null'], minimum: 1, maximum: 3650 },
+        value: { description: "Source of the record's value, encrypted locally before it is sent.", $ref: '#/$defs/secretSource' },
+        lifecycle: lifecycleSchema('record', { enum: ['name', 'format', 'tags', 'secretDueAt', 'rotationIntervalDays', 'value'] }),
+        dependsOn: dependsOnSchema,
+      },
+    },
+    mapDescription: 'Records of the project by local name; each is addressed as record.<project>/<name>.',
     attributes(entry, local, project) {
       const attributes: RecordAttributes = { project: project!, name: entry.name ?? local };
       if (entry.tags !== undefined) attributes.tags = [...entry.tags];
@@ -81,6 +110,19 @@ export const recordProvider = {
   refreshOperations: ['listRecords'],
   writeOperations: ['createRecord', 'createRecordVersion', 'updateRecord', 'rotateRecord', 'archiveRecord'],
   readOperation: 'getRecord',
+  export: {
+    name: (live) => live.name,
+    skip: [{ when: (live) => live.archived, count: { key: 'archivedRecords', one: 'archived record' } }],
+    entry({ live, local }) {
+      const entry: RecordConfig = { format: live.format, tags: [...live.tags] };
+      if (live.name !== local) entry.name = live.name;
+      if (live.secret_due_at !== null) entry.secretDueAt = live.secret_due_at;
+      if (live.rotation_interval_days !== null) entry.rotationIntervalDays = live.rotation_interval_days;
+      return entry;
+    },
+    holderComment: 'Record metadata only: values are never exported. To manage a value, add value: { env: NAME } (or file, or generate).',
+    withoutValue: true,
+  },
   removeAction: 'archive',
   writeOnly: ['value'],
   // `current_version` is null until a first value version is written.

@@ -174,6 +174,73 @@ export interface Relations {
   goneAs?: string;
 }
 
+/** A reason `cplane export` leaves a live object out. */
+export interface ExportSkip<L> {
+  /** Whether the object is left out for this reason. `exported` answers for the kinds before this one in kind order. */
+  when(live: L, account: ExportedSoFar): boolean;
+  /** How the report counts objects left out for this reason (`archived project`); one left out silently has none. */
+  count?: { key: string; one: string; many?: string };
+}
+
+/** What export knows of the account while it decides which objects to export, kind after kind. */
+export interface ExportedSoFar {
+  /** Whether the account has an object of `kind` with this id (whether or not it is exported). */
+  listed(kind: ResourceKind, id: string): boolean;
+  /** Whether the object of `kind` with this id is exported (answered for kinds before the asking one). */
+  exported(kind: ResourceKind, id: string): boolean;
+}
+
+/** What an export mapping may ask and report while it makes one configuration entry. */
+export interface ExportEntryRequest<L> {
+  live: L;
+  /** The entry's local name (for a `single` block, its parent's). */
+  local: string;
+  /** The local name an exported object of `kind` got, by its id; undefined when it is not exported. */
+  nameOf(kind: ResourceKind, id: string): string | undefined;
+  /** An AI vendor's name by id (the id itself when the account lists none). */
+  vendorName(id: string): string;
+  /**
+   * The `{ env: NAME }` placeholder for a write-only value: NAME is made of `parts` (each in upper snake case,
+   * joined by `_`: `['CPLANE_SECRET', 'openai-prod']` gives CPLANE_SECRET_OPENAI_PROD), made unique in the
+   * folder; `what` tells people what to set it to.
+   */
+  placeholder(parts: string[], what: string): { env: string };
+  /** A comment above `field` of the entry in the file. */
+  comment(field: string, text: string): void;
+  /** A note above the entry's key in the file (`Note: ...`). */
+  note(text: string): void;
+}
+
+/**
+ * How `cplane export` turns the kind's live objects (listed by `refresh`, per parent for a kind `within` one)
+ * into configuration entries. src/export/ walks the definitions with it and names no kind.
+ */
+export interface ExportMapping<L, E> {
+  /** The word the export report counts exported objects with; the block's `noun` by default. */
+  noun?: string;
+  /** The object's own name, made into its local name (a slug, `-2` on a clash). Unused for a `single` block. */
+  name?(live: L): string;
+  /** Reasons an object is left out, checked in order. */
+  skip?: ExportSkip<L>[];
+  /** The objects of other kinds an object refers to by id (a gateway's credentials). */
+  refersTo?(live: L): { kind: ResourceKind; ids: readonly string[] }[];
+  /** When `--project` narrows the export, only the objects that exported objects refer to are exported. */
+  onlyReferencedWhenNarrowed?: boolean;
+  /** The kind `--project` selects by name: objects of other kinds that belong to one (`parentIds`) follow the selection. */
+  selectedByName?: boolean;
+  /** The configuration entry; entries of the kinds declared inside it are added by export. */
+  entry(req: ExportEntryRequest<L>): E;
+  /** A comment on the key that holds the kind's entries inside their parent (`records:`), when there are some. */
+  holderComment?: string;
+  /**
+   * For a top-level kind, the file its entries go to: one file per entry, `<kind>-<local>.yaml`, with what is
+   * declared inside it (`perEntry`); the file of the entry an attribute names (`with`); or else one file, `<key>.yaml`.
+   */
+  file?: { perEntry: (local: string) => string[] } | { with: { attribute: string; kind: ResourceKind } } | { description: string[] };
+  /** The kind's write-only value is never exported: the report counts the entries written without it. */
+  withoutValue?: boolean;
+}
+
 /** `A`: the kind's attributes; `L`: its live object as the API returns it; `E`: its entry in a configuration file. */
 export interface ResourceProvider<A extends object = Attributes, L = unknown, E = Entry> {
   readonly kind: ResourceKind;
@@ -203,6 +270,8 @@ export interface ResourceProvider<A extends object = Attributes, L = unknown, E 
    * left, without one. `present` says whether a live object holds one, so a plan can list those that do not.
    */
   readonly optionalValue?: { field: string; present(live: L): boolean };
+  /** How `cplane export` writes the kind's live objects as configuration. */
+  readonly export: ExportMapping<L, E>;
   /** Bulk read of every live object of the kind (all pages). */
   refresh(req: RefreshRequest): Promise<RefreshResponse<L>>;
   /** One object by id; null when it no longer exists. */

@@ -96,3 +96,8 @@ export { localPart };
 export function unknownVendor(name: string): Problem {
   return { code: 'unknown_vendor', summary: `unknown provider "${name}"`, detail: 'Use the name of one of the AI providers the API lists (GET /providers).' };
 }
+
+/** Code-unit order, independent of the locale of the machine (for lists written into files). */
+export function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

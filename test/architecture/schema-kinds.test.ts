@@ -1,15 +1,33 @@
 /**
  * The JSON Schemas are published files that editors and other tools read, so they stay plain JSON; their
- * lists of kinds must be the registry's. This checks each against the kind definitions: the kind enums of
- * the state and plan schemas, the kinds an address may name in the configuration schema, and that every
- * kind's configuration block sits where the configuration schema puts it.
+ * kind-dependent parts are generated from the kind definitions (src/providers/schemas.ts). The first test
+ * fails when the committed files differ from what the definitions generate; `npm run schemas` runs it with
+ * CPLANE_WRITE_SCHEMAS=1, which writes the files instead. The others check the result against the
+ * registry: the kind enums of the state and plan schemas, the kinds an address may name in the
+ * configuration schema, and that every kind's configuration block sits where the configuration schema puts it.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import stringify from 'json-stringify-pretty-compact';
 import { expect, test } from 'vitest';
 import { kindBlocks, kindOrder } from '../../src/providers/index.js';
+import { generateSchemas, type SchemaFiles } from '../../src/providers/schemas.js';
 
 type Schema = { properties?: Record<string, Schema>; $defs?: Record<string, Schema>; $ref?: string; additionalProperties?: Schema; enum?: string[]; pattern?: string };
 const read = (name: string) => JSON.parse(readFileSync(`schema/${name}.schema.json`, 'utf8')) as Schema;
+const names = ['config', 'plan', 'state'] as const;
+// Compact: an object that fits in 160 characters stays on one line, as people read and review these files.
+const text = (schema: unknown) => `${stringify(schema, { maxLength: 160 })}\n`;
+
+test('the committed schemas are what the kind definitions generate (run npm run schemas)', () => {
+  const committed = Object.fromEntries(names.map((name) => [name, read(name)])) as unknown as SchemaFiles;
+  const generated = generateSchemas(committed, kindBlocks);
+  for (const name of names) {
+    const file = `schema/${name}.schema.json`;
+    if (process.env.CPLANE_WRITE_SCHEMAS === '1') writeFileSync(file, text(generated[name]));
+    else expect(readFileSync(file, 'utf8') === text(generated[name]), `${file} differs from what the kind definitions generate: run npm run schemas`).toBe(true);
+  }
+});
+
 const sorted = (list: readonly string[]) => [...list].sort();
 
 test('the state and plan schemas list exactly the registry\'s kinds', () => {
@@ -34,4 +52,18 @@ test('each kind\'s configuration block is where the configuration schema puts it
     entrySchema.set(block.kind, block.single ? at : resolve(at!.additionalProperties));
     expect(entrySchema.get(block.kind)?.properties, `${block.kind} entries`).toBeDefined();
   }
+});
+
+test('a new kind declared inside another is generated under its parent\'s key, before its lifecycle, and in every kind list', () => {
+  const parent = kindBlocks.find((b) => !b.parent)!;
+  const widget = { ...parent, kind: 'widget', key: 'widgets', parent: { kind: parent.kind, attribute: 'owner' }, mapDescription: 'Widgets by local name.', schema: { description: 'A widget.', type: 'object', properties: { size: { type: 'integer' } } } };
+  const committed = Object.fromEntries(names.map((name) => [name, read(name)])) as unknown as SchemaFiles;
+  const generated = generateSchemas(committed, [...kindBlocks, widget]) as unknown as Record<(typeof names)[number], Schema>;
+  const holder = generated.config.$defs![parent.kind]!.properties!;
+  expect(Object.keys(holder).slice(-3)).toEqual(['widgets', 'lifecycle', 'dependsOn']);
+  expect(holder.widgets).toMatchObject({ description: 'Widgets by local name.', additionalProperties: { $ref: '#/$defs/widget' } });
+  expect(generated.config.$defs!.widget).toEqual(widget.schema);
+  expect(generated.config.$defs!.address!.pattern).toContain('|widget)\\.');
+  expect(generated.state.$defs!.kind!.enum).toContain('widget');
+  expect(generated.plan.$defs!.kind!.enum).toContain('widget');
 });

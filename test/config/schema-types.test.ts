@@ -1,22 +1,27 @@
 /**
  * The JSON Schema and the TypeScript types of the configuration agree: every
- * property the schema names appears in config-file.ts (or the settings and
- * secret types it imports), every property declared there is in the schema,
+ * property the schema names appears in config-file.ts or in a kind's entry type
+ * (src/providers/, with the settings and secret types they import), every
+ * property declared there is in the schema,
  * a fully typed sample validates, and every property has a description (for
  * editor completion).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { expect, test } from 'vitest';
 import type { ConfigFile } from '../../src/config/config-file.js';
+import type { KindEntriesConfig } from '../../src/providers/index.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 const schema = JSON.parse(readFileSync('schema/config.schema.json', 'utf8')) as Record<string, unknown>;
 // The gateway settings live with the desired-state types, which config-file.ts imports; SecretSource with the plan model's kind types.
 const desiredTypes = readFileSync('src/config/types.ts', 'utf8');
 const secretSourceType = /export type SecretSource = .*;/.exec(readFileSync('src/plan-model/kind.ts', 'utf8'))![0];
-const typesSource = readFileSync('src/config/config-file.ts', 'utf8') + /export interface GatewaySettingsConfig \{[\s\S]*?\n\}/.exec(desiredTypes)![0];
+// Each kind's entry type: the interfaces named `...Config` in its definition module.
+const entryTypes = readdirSync('src/providers').filter((name) => name.endsWith('.ts')).map((name) => readFileSync(`src/providers/${name}`, 'utf8'))
+  .flatMap((source) => [...source.matchAll(/export interface \w+Config(?:<[^>]*>)? \{[\s\S]*?\n\}/g)].map((m) => m[0]));
+const typesSource = [readFileSync('src/config/config-file.ts', 'utf8'), ...entryTypes, /export interface GatewaySettingsConfig \{[\s\S]*?\n\}/.exec(desiredTypes)![0]].join('\n');
 
 function walk(node: unknown, visit: (properties: Record<string, Record<string, unknown>>, at: string) => void, at = '#'): void {
   if (Array.isArray(node)) node.forEach((n, i) => walk(n, visit, `${at}/${i}`));
@@ -54,7 +59,8 @@ test('every property has a description', () => {
 });
 
 test('a typed sample that uses every key validates in strict mode', () => {
-  const sample: ConfigFile = {
+  // The kinds' keys are typed by their definitions; the rest of the file by ConfigFile.
+  const sample: ConfigFile & KindEntriesConfig = {
     version: 1,
     account: 'acc',
     variables: { env: { description: 'd', type: 'string', default: 'x' } },

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfiguration } from '../../src/providers/index.js';
-import { buildModel, expiresInDays } from '../../src/export/build-model.js';
+import { buildModel, type ExportModel } from '../../src/export/build-model.js';
+import { expiresInDays } from '../../src/providers/gateway-token.js';
 import { emitFiles } from '../../src/export/emit-yaml.js';
 import { ACCOUNT, liveAccount } from './live-fixture.js';
 
@@ -19,6 +20,9 @@ afterEach(async () => {
 async function writeAll(files: { name: string; text: string }[]) {
   for (const file of files) await writeFile(join(dir, file.name), file.text);
 }
+
+/** The local names of the exported credentials. */
+const credentialNames = (model: ExportModel) => model.files.flatMap((f) => f.entries).filter((e) => e.kind === 'credential').map((e) => e.local);
 
 describe('emitFiles', () => {
   it('writes main, credentials and one file per active project', () => {
@@ -82,7 +86,7 @@ describe('emitFiles', () => {
     const live = liveAccount();
     live.gateways[0]!.credential_ids = [live.credentials[0]!.credential_id];
     const model = buildModel(live, { onlyUsedCredentials: true });
-    expect(Object.keys(model.credentials)).toEqual(['openai-prod']);
+    expect(credentialNames(model)).toEqual(['openai-prod']);
   });
 
   it('names credentials only among those exported: one left out does not push `openai-prod` to `openai-prod-2`', () => {
@@ -91,9 +95,9 @@ describe('emitFiles', () => {
     // Sorts before "OpenAI prod" and has the same slug, but no exported gateway uses it.
     live.credentials.push({ ...live.credentials[0]!, credential_id: '00000000-0000-4000-8000-000000000032', label: 'OPENAI PROD' });
     const model = buildModel(live, { onlyUsedCredentials: true });
-    expect(Object.keys(model.credentials)).toEqual(['openai-prod']);
+    expect(credentialNames(model)).toEqual(['openai-prod']);
     expect(model.placeholders.map((p) => p.env)).toContain('CPLANE_SECRET_OPENAI_PROD');
-    const gateway = model.projects.flatMap((p) => Object.values(p.gateways))[0]!;
+    const gateway = model.files.flatMap((f) => f.entries).find((e) => e.kind === 'gateway')!.entry;
     expect(gateway.credentials).toEqual(['openai-prod']);
   });
 

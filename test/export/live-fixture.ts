@@ -1,5 +1,17 @@
 // A small live account, as the API would return it, for the tests of the pure export stages.
+import type { CredentialT, GatewayT, GatewayTokenT, ProjectT, RecordMetaT } from '../../src/api/shapes.js';
 import type { AccountObjects } from '../../src/export/read-account.js';
+import type { LiveOtelExport } from '../../src/providers/index.js';
+
+/** The live objects by kind (`objects`), also by name for the tests to change. */
+export interface LiveFixture extends AccountObjects {
+  projects: ProjectT[];
+  records: RecordMetaT[];
+  credentials: CredentialT[];
+  gateways: GatewayT[];
+  tokens: GatewayTokenT[];
+  otelExports: LiveOtelExport[];
+}
 
 const t0 = '2026-01-01T00:00:00.000Z';
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -7,10 +19,10 @@ export const ACCOUNT = uuid(1);
 const OPENAI = uuid(2);
 const ANTHROPIC = uuid(3);
 
-const project = (n: number, name: string, extra: Partial<AccountObjects['projects'][number]> = {}) => ({
+const project = (n: number, name: string, extra: Partial<ProjectT> = {}) => ({
   project_id: uuid(n), account_id: ACCOUNT, name, description: '', is_active: true, archived: false, archived_at: null, created_at: t0, updated_at: t0, ...extra,
 });
-const record = (n: number, projectN: number, name: string, extra: Partial<AccountObjects['records'][number]> = {}) => ({
+const record = (n: number, projectN: number, name: string, extra: Partial<RecordMetaT> = {}) => ({
   record_id: uuid(n), account_id: ACCOUNT, project_id: uuid(projectN), name, tags: [], secret_due_at: null, rotation_interval_days: null, format: 'text',
   owner_user_id: uuid(999), current_version: 1, archived: false, archived_at: null, created_at: t0, updated_at: t0, ...extra,
 });
@@ -18,14 +30,14 @@ const settings = {
   requestsPerMinute: 600, tokensPerMinute: null, spendLimitUsd: '100.00', window: 'day' as const,
   guardrails: { blockPii: true, blockedTerms: ['ssn', 'password'], maxInputTokens: 8000 }, cache: { enabled: true, ttlSeconds: 300 },
 };
-const token = (n: number, gatewayN: number, name: string, extra: Partial<AccountObjects['tokens'][number]> = {}) => ({
+const token = (n: number, gatewayN: number, name: string, extra: Partial<GatewayTokenT> = {}) => ({
   token_id: uuid(n), gateway_id: uuid(gatewayN), name, token_prefix: `gwt_${n}`, scopes: ['run'], principal_type: 'user', owner_user_id: uuid(999),
   service_account_id: null, allowed_models: [], spend_limit: null, spend_window: null, rate_limit_per_min: null,
   created_at: t0, last_used_at: null, expires_at: null, revoked_at: null, ...extra,
 });
 
-export function liveAccount(): AccountObjects {
-  return {
+export function liveAccount(): LiveFixture {
+  const live: Omit<LiveFixture, 'objects'> = {
     account: ACCOUNT,
     vendors: [
       { provider_id: OPENAI, name: 'openai', display_name: 'OpenAI', default_base_url: 'https://api.openai.com/v1', models: ['gpt-4o-mini'] },
@@ -66,4 +78,12 @@ export function liveAccount(): AccountObjects {
       { gatewayId: uuid(40), export: { enabled: true, endpoint: 'https://otel.example.com/v1', exportMetrics: true, exportTraces: false, headerNames: ['X-Api-Key', 'Authorization'], updatedAt: t0 } },
     ],
   };
+  // A getter, so that a test may also replace a list (`live.projects = ...`).
+  const fixture: LiveFixture = {
+    ...live,
+    get objects() {
+      return { project: fixture.projects, record: fixture.records, credential: fixture.credentials, gateway: fixture.gateways, gateway_token: fixture.tokens, otel_export: fixture.otelExports };
+    },
+  };
+  return fixture;
 }

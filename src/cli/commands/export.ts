@@ -49,15 +49,7 @@ function report(result: ExportResult, out: string): string {
   const lines = [
     `Exported account ${result.account} to ${out}: ${counts.map(({ count, noun }) => plural(count, noun)).join(', ')} in ${plural(result.files.length, 'file')}.`,
   ];
-  const left = [
-    [skipped.archivedProjects, 'archived project'],
-    [skipped.archivedRecords, 'archived record'],
-    [skipped.disabledGateways, 'disabled gateway'],
-    [skipped.gatewaysWithoutCredentials, 'gateway without an active credential', 'gateways without an active credential'],
-    [skipped.revokedTokens, 'revoked token'],
-    [skipped.serviceAccountTokens, 'Service Account token'],
-  ] as const;
-  const skippedParts = left.filter(([n]) => n > 0).map(([n, one, many]) => plural(n, one, many));
+  const skippedParts = skipped.filter(({ count }) => count > 0).map(({ count, one, many }) => plural(count, one, many));
   lines.push(skippedParts.length > 0 ? `Skipped (not exported): ${skippedParts.join(', ')}.` : 'Skipped: nothing.');
   if (result.removed.length > 0) lines.push(`Removed ${plural(result.removed.length, 'file')} no longer produced: ${result.removed.join(', ')}.`);
   if (result.placeholders.length > 0) {
