@@ -220,3 +220,30 @@ gateways:
   expect(lookalike.desired!.resources.find((r) => r.kind === 'gateway')).toMatchObject({ address: 'gateway.team[${env.OPENAI_API_KEY}]', attributes: { slug: '${env.OPENAI_API_KEY}' } });
   expect(JSON.stringify(lookalike.desired)).not.toContain('sk-must-not-appear');
 });
+
+test('the JSON Schema describes forEach on every entry held by name, on import blocks, and list and map variables (what editors complete)', async () => {
+  const { default: validateConfig } = await import('../../src/generated/config-schema.js');
+  const { parse } = await import('yaml');
+  const template = parse(`variables:
+  teams: { type: map, default: { payments: { rpm: 600 } } }
+  vendors: { type: list, default: [openai] }
+credentials:
+  vendor: { forEach: "\${var.vendors}", provider: "\${each.key}", secret: { env: KEY } }
+projects:
+  p: { forEach: [a, b], records: { r: { forEach: { x: 1 }, tags: [t] } } }
+gateways:
+  team:
+    forEach: "\${var.teams}"
+    project: core
+    defaultModel: gpt-4o-mini
+    credentials: ["vendor[openai]"]
+    tokens: { ci: { forEach: [a], scopes: [run] } }
+import:
+  - { forEach: "\${var.ids}", to: "gateway.team[\${each.key}]", id: "\${each.value}" }
+moved:
+  - { from: gateway.payments, to: "gateway.team[payments]" }
+`) as unknown;
+  expect(validateConfig(template), JSON.stringify(validateConfig.errors)).toBe(true);
+  expect(validateConfig(parse('gateways:\n  team: { forEach: 5, project: p, defaultModel: m, credentials: [c] }\n'))).toBe(false);
+  expect(validateConfig(parse('variables:\n  teams: { type: set }\n'))).toBe(false);
+});
