@@ -113,7 +113,7 @@ export async function prepareSavedPlan(ctx: CommandContext, plan: SavedPlan, pla
 }
 
 /** The configuration's `state: { url }` with the plan's variables and the applying job's environment; undefined when it has none or does not load. */
-async function configuredStateUrl(ctx: CommandContext, configDir: string, variables: Record<string, string | number | boolean>): Promise<string | undefined> {
+async function configuredStateUrl(ctx: CommandContext, configDir: string, variables: Workspace['desired']['variables']): Promise<string | undefined> {
   const loaded = await loadConfiguration(configDir, { ...variablesLoadOptions(ctx), savedVariables: variables }).catch(() => undefined);
   return loaded?.desired?.stateUrl;
 }

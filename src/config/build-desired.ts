@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { positionIn, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
-import { childAddress, localPart, nameInModule, resourceAddress } from '../plan-model/address.js';
+import { childAddress, isInstanceAddress, localPart, nameInModule, resourceAddress } from '../plan-model/address.js';
 import type { ConfigFile, LifecycleConfig } from './config-file.js';
 import type { Entry, KindBlock } from './kind-block.js';
 import type { Attributes, DesiredResource, Lifecycle, ResourceKind, SecretSource } from './types.js';
@@ -119,7 +119,8 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
   // Names as references write them: with the module prefixes of the resource they name.
   const names = (kind: ResourceKind) => [...declared.values()].filter((d) => d.resource.kind === kind).map((d) => localPart(d.resource.address));
   for (const { resource, block, entry, file, at } of [...declared.values()]) {
-    const owner = `${block.noun} "${resource.localName}"`;
+    // An instance of a forEach is named by its address, which says which key it is (KIND.NAME[KEY], e.g. team[search] of the gateways).
+    const owner = isInstanceAddress(resource.address) ? resource.address : `${block.noun} "${resource.localName}"`;
     for (const { attribute, kind } of block.references ?? []) {
       const value = entry[attribute];
       const fieldAt = valueOffset(file, entry, attribute, at);

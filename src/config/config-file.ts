@@ -12,8 +12,9 @@ export interface LifecycleConfig<Field extends string> {
 
 export interface VariableConfig {
   description?: string;
-  type?: 'string' | 'integer' | 'number' | 'boolean';
-  default?: string | number | boolean;
+  type?: 'string' | 'integer' | 'number' | 'boolean' | 'list' | 'map';
+  /** A list or a map only with `type: list` or `type: map`. */
+  default?: string | number | boolean | unknown[] | Record<string, unknown>;
 }
 
 /** `moved`: the object at `from` in state is now configured at `to` (after Terraform's `moved` block). */
@@ -46,7 +47,8 @@ export interface PolicyConfig {
 /** One use of a module (an entry of `modules`): its folder, and the values of its variables by name. */
 export interface ModuleCallConfig {
   source: string;
-  inputs?: Record<string, string | number | boolean>;
+  /** A list or a map only for a variable declared with `type: list` or `type: map`. */
+  inputs?: Record<string, string | number | boolean | unknown[] | Record<string, unknown>>;
 }
 
 export interface ConfigFile {

@@ -9,7 +9,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { buildDesired, type LoadedFile } from './build-desired.js';
 import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvNames } from './config-folder.js';
 import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from './diagnostics.js';
-import { interpolate } from './interpolate.js';
+import { expandFile } from './for-each.js';
 import { collectPolicies } from './policies.js';
 import { registerUrlPasswords } from './own-variables.js';
 import { collectRefactoringBlocks } from './refactoring-blocks.js';
@@ -51,6 +51,21 @@ export interface LoadResult {
 
 const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * A problem in a `forEach` template is found once per instance, at the same place, in words that differ only
+ * by the instance key: the first (which names its instance) says it.
+ */
+function withoutRepeats(diagnostics: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diagnostics.filter((d) => {
+    if (!d.range) return true;
+    const key = JSON.stringify([d.range.file, d.range.line, d.range.col, d.code, d.summary.replace(/\[[^\]]*\]/g, '[]')]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 function pickAccount(files: LoadedFile[], sink: DiagnosticSink): string | undefined {
   let first: LoadedFile | undefined;
   for (const loaded of files) {
@@ -76,7 +91,7 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   let unset: UnsetVariables | undefined;
   const done = (desired?: DesiredState): LoadResult => ({
     desired: hasErrors(diagnostics) ? undefined : desired,
-    diagnostics: sortDiagnostics(diagnostics),
+    diagnostics: sortDiagnostics(withoutRepeats(diagnostics)),
     ...(unset ? { unsetVariables: [...unset.keys()].sort() } : {}),
   });
 
@@ -103,7 +118,10 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   const loaded: LoadedFile[] = [];
   for (const file of files) {
     refuseVariablesInStateUrl(file, diagnostics);
-    file.value = interpolate(file.value, file, scope, diagnostics);
+    const before = diagnostics.length;
+    expandFile(file, options.kinds, scope, diagnostics);
+    // A reference that could not be resolved is left as text: the schema would only add that it is the wrong type.
+    if (hasErrors(diagnostics.slice(before))) continue;
     if (checkSchema(file, options.kinds, diagnostics, unset)) loaded.push({ file, config: file.value as ConfigFile });
   }
   if (hasErrors(diagnostics)) return done();

@@ -17,8 +17,8 @@
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvNames } from './config-folder.js';
-import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
-import { interpolate } from './interpolate.js';
+import { diagnosticAt, hasErrors, type DiagnosticSink } from './diagnostics.js';
+import { expandFile } from './for-each.js';
 import { checkSchema, type UnsetVariables } from './schema-check.js';
 import { offsetIn, positionIn, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
@@ -152,7 +152,7 @@ async function loadCall(call: Call, folder: string, options: ModuleLoadOptions, 
   for (const [name, declaration] of declarations) {
     const value = inputs[name];
     if (value !== undefined && unknownInput(value)) unset.set(name, declaration.config.type);
-    else if (value !== undefined) given[name] = value;
+    else if (value !== undefined) given[name] = value as VariableValue;
     else if (declaration.config.default === undefined) {
       const { line, col } = declaration.file.lines.linePos(offsetIn(declaration.file, (declaration.file.value as Record<string, unknown>).variables, name));
       const offset = offsetIn(call.file, call.calls, call.name);
@@ -172,10 +172,13 @@ async function loadCall(call: Call, folder: string, options: ModuleLoadOptions, 
   const scope = { values, declared: new Set(declarations.keys()), env: options.env, secretEnv: secretEnvNames(files.map((f) => f.value)) };
   const loaded: LoadedFile[] = [];
   for (const file of files) {
-    const fromCaller = referencesToInputs(file.value as ConfigFile, options.kinds, new Set(Object.keys(given)));
-    file.value = interpolate(file.value, file, scope, sink);
+    const fromCaller = referencesToInputs(file, options.kinds, new Set(Object.keys(given)));
+    const before = sink.length;
+    expandFile(file, options.kinds, scope, sink);
+    // A reference that could not be resolved is left as text: the schema would only add that it is the wrong type.
+    if (hasErrors(sink.slice(before))) continue;
     if (!checkSchema(file, options.kinds, sink, unset.size ? unset : undefined)) continue;
-    nameReferencesInModule(file.value as ConfigFile, options.kinds, call.name, fromCaller);
+    nameReferencesInModule(file, options.kinds, call.name, fromCaller);
     loaded.push({ file, config: file.value as ConfigFile, modules: [call.name] });
   }
   return loaded;
@@ -221,27 +224,33 @@ function forEachReference(config: ConfigFile, kinds: readonly KindBlock[], visit
   }
 }
 
-/** Slots by container: interpolation changes values in place, never the containers. */
+/**
+ * Slots by the positions of their container (source-file.ts `nodes`): expansion changes values in place, and
+ * the instances of a forEach template are copies that share the template's positions, so a mark made on the
+ * template holds for each of its instances.
+ */
 type Slots = WeakMap<object, Set<string | number>>;
 
 /** The references written as exactly `${var.NAME}` with NAME given by the call: they name the caller's resources. */
-function referencesToInputs(config: ConfigFile, kinds: readonly KindBlock[], inputs: ReadonlySet<string>): Slots {
+function referencesToInputs(file: SourceFile, kinds: readonly KindBlock[], inputs: ReadonlySet<string>): Slots {
   const found: Slots = new WeakMap();
-  forEachReference(config, kinds, ({ container, key }, dependsOn) => {
+  forEachReference(file.value as ConfigFile, kinds, ({ container, key }, dependsOn) => {
     const text = container[key];
     const name = typeof text === 'string' ? WHOLE_VARIABLE.exec(text)?.[1] : undefined;
-    if (dependsOn || name === undefined || !inputs.has(name)) return;
-    if (!found.has(container)) found.set(container, new Set());
-    found.get(container)!.add(key);
+    const positions = file.nodes.get(container);
+    if (dependsOn || name === undefined || !inputs.has(name) || !positions) return;
+    if (!found.has(positions)) found.set(positions, new Set());
+    found.get(positions)!.add(key);
   });
   return found;
 }
 
 /** Rewrites the module's own references with its prefix (`core` -> `module.payments.core`); those from inputs stay the caller's. */
-function nameReferencesInModule(config: ConfigFile, kinds: readonly KindBlock[], call: string, fromCaller: Slots): void {
-  forEachReference(config, kinds, ({ container, key }, dependsOn) => {
+function nameReferencesInModule(file: SourceFile, kinds: readonly KindBlock[], call: string, fromCaller: Slots): void {
+  forEachReference(file.value as ConfigFile, kinds, ({ container, key }, dependsOn) => {
     const value = container[key];
-    if (typeof value !== 'string' || fromCaller.get(container)?.has(key)) return;
+    const positions = file.nodes.get(container);
+    if (typeof value !== 'string' || (positions && fromCaller.get(positions)?.has(key))) return;
     if (!dependsOn) container[key] = nameInModule([call], value);
     else {
       const address = parseAddress(value);

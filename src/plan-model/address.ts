@@ -120,6 +120,11 @@ export function kindOf(address: string): string | undefined {
   return parseAddress(address)?.kind;
 }
 
+/** Whether an address names an instance of a `forEach` (one of its segments has a key): `gateway.team[payments]`, `gateway_token.team[payments]/ci`. */
+export function isInstanceAddress(address: string): boolean {
+  return parseAddress(address)?.segments.some((s) => s.key !== undefined) ?? false;
+}
+
 /**
  * The local name of an address (everything after `kind.`, with its module prefixes): `record.payments/stripe-key`
  * -> `payments/stripe-key`, `module.payments.gateway.main` -> `module.payments.main`; so that

@@ -139,7 +139,7 @@ export interface PlanContext {
   configDir: string;
   files: PlannedFile[];
   /** Resolved variable values the configuration was planned with. */
-  variables: Record<string, string | number | boolean>;
+  variables: Record<string, VariableValue>;
   /** The state the plan was made against: a file relative to the configuration folder (or absolute), or a URL without credentials. */
   state: { path: string } | { url: string };
 }
@@ -195,3 +195,6 @@ export interface PendingWrite {
   /** When the write was first saved (ISO time). */
   savedAt: string;
 }
+
+/** A variable's value: a scalar, or with `type: list` / `type: map` a JSON value (a `forEach` runs over it). */
+export type VariableValue = string | number | boolean | null | VariableValue[] | { [key: string]: VariableValue };

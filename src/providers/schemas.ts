@@ -51,9 +51,13 @@ export function generateSchemas(current: SchemaFiles, blocks: readonly KindBlock
   const rest = Object.entries(config.properties ?? {}).filter(([key]) => !topLevel.some((b) => b.key === key));
   rest.splice(rest.findIndex(([key]) => key === 'variables') + 1, 0, ...topLevel.map((b): [string, Schema] => [b.key, holderProperty(b)]));
   config.properties = Object.fromEntries(rest);
-  const segment = '[A-Za-z0-9][A-Za-z0-9_-]*';
+  // Every entry held in a map by local name may be a forEach template (config/for-each.ts): its instances
+  // are NAME[KEY], in local names and in addresses.
+  for (const block of blocks) if (!block.single) defs[block.kind]!.properties = { forEach: { $ref: '#/$defs/forEach' }, ...defs[block.kind]!.properties };
+  const segment = '[A-Za-z0-9][A-Za-z0-9_-]*(\\[[^\\[\\]/]+\\])?';
   // Any address may sit inside module calls: `module.payments.gateway.main` (config/modules.ts).
-  defs.address = { ...defs.address, pattern: `^(module\\.${segment}\\.)*(${kinds.join('|')})\\.${segment}(/${segment})?$` };
+  const moduleName = '[A-Za-z0-9][A-Za-z0-9_-]*';
+  defs.address = { ...defs.address, pattern: `^(module\\.${moduleName}\\.)*(${kinds.join('|')})\\.${segment}(/${segment})?$` };
   const policy = defs.policy!;
   policy.properties!.kinds = { ...policy.properties!.kinds, items: { enum: [...kinds] } };
   config.$defs = defs;

@@ -63,7 +63,8 @@ test('a new kind declared inside another is generated under its parent\'s key, b
   const holder = generated.config.$defs![parent.kind]!.properties!;
   expect(Object.keys(holder).slice(-3)).toEqual(['widgets', 'lifecycle', 'dependsOn']);
   expect(holder.widgets).toMatchObject({ description: 'Widgets by local name.', additionalProperties: { $ref: '#/$defs/widget' } });
-  expect(generated.config.$defs!.widget).toEqual(widget.schema);
+  // Held in a map by local name, so it may be a forEach template.
+  expect(generated.config.$defs!.widget).toEqual({ ...widget.schema, properties: { forEach: { $ref: '#/$defs/forEach' }, ...widget.schema.properties } });
   expect(generated.config.$defs!.address!.pattern).toContain('|widget)\\.');
   expect(generated.state.$defs!.kind!.enum).toContain('widget');
   expect(generated.plan.$defs!.kind!.enum).toContain('widget');
