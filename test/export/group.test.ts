@@ -104,4 +104,11 @@ describe('cplane export --group', () => {
       ...['gw[billing-gw]', 'gw[payments-gw]', 'gw[search-gw]', 'odd-gw', 'x[alpha-x]', 'x[beta-x]'].flatMap((g) => [`gateway_token.${g}/app`, `gateway_token.${g}/ci`]),
     ].sort());
   });
+
+  it('plans the adopted folder against the same account with no changes: the round trip holds', async () => {
+    const plan = await w.cli(['plan', join(w.dir, '..', 'adopted'), '--account', account, '--detailed-exitcode']);
+    expect(plan.stderr).toBe('');
+    expect(plan.stdout).toContain('No changes.');
+    expect(plan.code).toBe(0);
+  });
 });
