@@ -28,8 +28,16 @@ export interface RemovedConfig {
   from: string;
 }
 
+/**
+ * `forEach` (config/for-each.ts), on any resource entry held by name and on an `import` block: a map, a list,
+ * or `${var.NAME}` of one. The entry is a template declared once per key; the loader expands it before the
+ * kinds read their entries, so no entry type carries it.
+ */
+export type ForEach = Record<string, unknown> | unknown[] | string;
+
 /** `import`: the configured address `to` adopts the existing remote object `id`. */
 export interface ImportConfig {
+  forEach?: ForEach;
   to: string;
   id: string;
 }

@@ -53,7 +53,7 @@ export function generateSchemas(current: SchemaFiles, blocks: readonly KindBlock
   config.properties = Object.fromEntries(rest);
   // Every entry held in a map by local name may be a forEach template (config/for-each.ts): its instances
   // are NAME[KEY], in local names and in addresses.
-  for (const block of blocks) if (!block.single) defs[block.kind]!.properties = { forEach: { $ref: '#/$defs/forEach' }, ...defs[block.kind]!.properties };
+  for (const block of blocks) if (!block.single) defs[block.kind]!.properties = { ...defs[block.kind]!.properties, forEach: { $ref: '#/$defs/forEach' } };
   const segment = '[A-Za-z0-9][A-Za-z0-9_-]*(\\[[^\\[\\]/]+\\])?';
   // Any address may sit inside module calls: `module.payments.gateway.main` (config/modules.ts).
   const moduleName = '[A-Za-z0-9][A-Za-z0-9_-]*';
