@@ -1,6 +1,6 @@
 /* global performance */
 // One apply, run in its own process by bench/apply.mjs so its CPU time and peak RSS are the CLI's alone (the
-// emulator runs in the parent). Prints one JSON line. Usage: apply-child.js URL DIR PARALLELISM real|noop
+// emulator runs in the parent). Prints one JSON line. Usage: apply-child.js URL DIR PARALLELISM real|noop [ACCOUNT]
 import { applyPlan, stateKeyRing } from '../../dist/applier/index.js';
 import { createClient } from '../../dist/api/index.js';
 import { resolveSecret } from '../../dist/config/index.js';
@@ -9,9 +9,9 @@ import { fixtures } from '../../dist/emulator/fixtures.js';
 import { makePlan } from '../../dist/planner/index.js';
 import { openState } from '../../dist/state/index.js';
 
-const [url, dir, parallelismText, mode] = process.argv.slice(2);
+const [url, dir, parallelismText, mode, accountArg] = process.argv.slice(2);
 const parallelism = Number(parallelismText);
-const account = fixtures.accounts[1].id;
+const account = accountArg ?? fixtures.accounts[1].id;
 const env = { CPLANE_STATE_KEY: Buffer.alloc(32, 5).toString('base64'), OPENAI_API_KEY: 'sk-bench-openai-key-0000' };
 
 /** A backend that stores nothing: the apply with its state writes replaced by a no-op, for comparison. */
@@ -38,7 +38,7 @@ const writes = plan.steps.reduce((n, s) => n + s.writes.length, 0);
 process.stdout.write(`${JSON.stringify({ planned: true })}\n`);
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
-const result = await applyPlan({ plan, state, client, parallelism, keyRing: stateKeyRing(state, (s) => resolveSecret(s, env)) });
+const result = await applyPlan({ plan, state, client, parallelism, keyRing: stateKeyRing(state, (s) => resolveSecret(s, env), client) });
 await state.close();
 const wallMs = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);

@@ -89,10 +89,39 @@ class ReadyQueue {
 
 /**
  * The key ring of an apply: write-only values read from their sources with `readSecret` (config's
- * resolveSecret), record values encrypted with the state's record key (crypto/record-value.ts).
+ * resolveSecret), record values encrypted with the state's record key (crypto/record-value.ts), and a
+ * record's data key wrapped for a reader: the current value is read once per record (`client`), its data key
+ * opened with cplane's own wrapper (the state key), and wrapped with HPKE for the reader's public key, bound
+ * to the record, the version and the reader. The data key is kept for the apply only: a record's new value
+ * version is written by its own step before any wrap of that record in the same apply (a grant depends on
+ * its record, and the record's step re-wraps after its value write), so what is kept is always current.
  */
-export function stateKeyRing(state: StateStore, readSecret: (source: SecretSource) => string | Promise<string>): KeyRing {
-  return { secret: readSecret, encrypt: (plaintext) => state.crypto.encryptRecordValue(plaintext) };
+export function stateKeyRing(state: StateStore, readSecret: (source: SecretSource) => string | Promise<string>, client?: ApiClient): KeyRing {
+  const dataKeys = new Map<string, Promise<{ version: number; dataKey: Uint8Array }>>();
+  const currentDataKey = (recordId: string) => {
+    let found = dataKeys.get(recordId);
+    if (!found) {
+      if (!client) throw new Error('this key ring cannot wrap data keys: it was made without an API client');
+      found = client.call('readRecord', { path: { id: recordId }, body: { scope: ['fields'] } }).then((read) => {
+        if (!read.fields) throw new Error(`record ${recordId} has no value to wrap for a reader: give it a value first`);
+        return { version: read.fields.version, dataKey: state.crypto.openRecordDataKey(read.fields) };
+      });
+      // A failed read is not kept: a resend of the write reads again.
+      found.catch(() => dataKeys.delete(recordId));
+      dataKeys.set(recordId, found);
+    }
+    return found;
+  };
+  return {
+    secret: readSecret,
+    encrypt: (plaintext) => state.crypto.encryptRecordValue(plaintext),
+    async wrap({ recordId, recipientId, publicKey }) {
+      const { version, dataKey } = await currentDataKey(recordId);
+      // Loaded when the first wrap is made: a plan, and an apply without readers, never load HPKE.
+      const { wrapDataKey } = await import('../crypto/data-key-wrap.js');
+      return wrapDataKey({ dataKey, recipientPublicKey: new Uint8Array(Buffer.from(publicKey, 'base64')), recordId, version, recipientId });
+    },
+  };
 }
 
 export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {

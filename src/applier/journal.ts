@@ -84,7 +84,7 @@ function applyEffects(draft: StateData, entry: JournalEntry, result: unknown, se
   const existing = draft.resources[entry.address];
   let id: string | undefined;
   if (effects.id) {
-    const found = 'result' in effects.id ? readResultPath(result, effects.id.result) : idOf(draft.resources, effects.id.$ref);
+    const found = 'result' in effects.id ? readResultPath(result, effects.id.result) : 'results' in effects.id ? joinedIds(result, effects.id.results) : idOf(draft.resources, effects.id.$ref);
     if (typeof found !== 'string' || found === '') throw new Error(`the answer of ${entry.operation} has no id at ${JSON.stringify(effects.id)}`);
     id = found;
   }
@@ -152,4 +152,10 @@ export async function resendJournal(options: ResendOptions): Promise<RecoveryRes
     }
   }
   return outcome;
+}
+
+/** An id made of several strings of the answer, joined with "/"; undefined when one is missing. */
+function joinedIds(result: unknown, paths: string[]): string | undefined {
+  const parts = paths.map((path) => readResultPath(result, path));
+  return parts.every((p) => typeof p === 'string' && p !== '') ? parts.join('/') : undefined;
 }

@@ -10,13 +10,15 @@ import { mapPlaceholders, type Placeholder, type SecretSource, type Template } f
 
 /**
  * The apply-time resolvers, one per placeholder that needs a secret or a key. A new placeholder is one case
- * of `Placeholder` and one resolver here (key wrapping for a reader will be the next).
+ * of `Placeholder` and one resolver here.
  */
 export interface KeyRing {
   /** `$secret` (and the plaintext `$encrypt` encrypts): a write-only value read from its source. */
   secret(source: SecretSource): string | Promise<string>;
   /** `$encrypt`: a record value encrypted on the client (a JSON object in the API's EncryptedValue shape). */
   encrypt(plaintext: string): unknown;
+  /** `$wrap`: the record's current data key wrapped for one reader (a `cplane-hpke1` wrapper string). */
+  wrap(request: { recordId: string; recipientId: string; publicKey: string }): Promise<string>;
 }
 
 export interface TemplateContext {
@@ -65,6 +67,11 @@ export async function resolveTemplate(template: Template, context: TemplateConte
         return plaintext(placeholder.field);
       case '$encrypt':
         return context.keyRing.encrypt(await plaintext(placeholder.field));
+      case '$wrap': {
+        const { record, recipient, publicKey } = placeholder.wrap;
+        const recordId = typeof record === 'string' ? record : idOf(context.resources, record.$ref);
+        return context.keyRing.wrap({ recordId, recipientId: recipient, publicKey });
+      }
       case 'malformed':
         throw new TemplateError(`${context.address}: a malformed ${placeholder.key} placeholder cannot be resolved`);
     }

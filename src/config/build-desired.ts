@@ -9,10 +9,11 @@ import { dirname, resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { positionIn, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
+import { emptyDirectory, undeclaredInDirectory } from './directory.js';
 import { childAddress, isInstanceAddress, localPart, nameInModule, resourceAddress } from '../plan-model/address.js';
 import type { ConfigFile, LifecycleConfig } from './config-file.js';
 import type { Entry, KindBlock } from './kind-block.js';
-import type { Attributes, DesiredResource, Lifecycle, ResourceKind, SecretSource } from './types.js';
+import type { Attributes, DesiredResource, Directory, Lifecycle, ResourceKind, SecretSource, SourceRange } from './types.js';
 
 export interface LoadedFile {
   file: SourceFile;
@@ -55,7 +56,24 @@ function rangeAt(file: SourceFile, offset: number) {
   return { file: file.display, line, col };
 }
 
-export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], sink: DiagnosticSink): DesiredResource[] {
+/** The value at a dotted path of an entry (`grants.serviceAccounts`), or undefined. */
+function valueAtPath(entry: Entry, path: string): unknown {
+  let node: unknown = entry;
+  for (const part of path.split('.')) node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+  return node;
+}
+
+/** Where each field's value of an entry is, for problems found later about one value (a Service Account named in it). */
+function fieldRangesOf(file: SourceFile, entry: Entry): Record<string, SourceRange> {
+  const out: Record<string, SourceRange> = {};
+  for (const key of Object.keys(entry)) {
+    const position = positionIn(file, entry, key);
+    if (position) out[key] = rangeAt(file, position.value[0]);
+  }
+  return out;
+}
+
+export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], sink: DiagnosticSink, directory: Directory = emptyDirectory()): DesiredResource[] {
   const declared = new Map<string, Declared>();
   // Declaration order decides which of two duplicates is "first" and the order of suggestions: within an
   // entry, the one-per-parent children come before the maps of children.
@@ -74,7 +92,7 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
       return false;
     }
     const attributes = block.attributes(entry, localName, parentName);
-    const references = (block.references ?? []).flatMap(({ attribute, kind }) => [attributes[attribute as keyof typeof attributes]].flat().map((name) => resourceAddress(kind, String(name))));
+    const references = (block.references ?? []).flatMap((rule) => ('kind' in rule ? [attributes[rule.attribute as keyof typeof attributes]].flat().map((name) => resourceAddress(rule.kind, String(name))) : []));
     const explicit = entry.dependsOn as string[] | undefined;
     const secrets = Object.fromEntries(Object.entries(block.secrets?.(entry) ?? {}).map(([field, source]) => [field, secretOf(source, file)]));
     const resource: DesiredResource = {
@@ -82,6 +100,7 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
       lifecycle: lifecycleOf(entry.lifecycle as LifecycleConfig<string> | undefined),
       dependsOn: [...new Set([...implied, ...references, ...(explicit ?? [])])],
       source: rangeAt(file, at),
+      fieldRanges: fieldRangesOf(file, entry),
     };
     declared.set(address, { resource, block, entry, file, at, explicit: explicit ?? [] });
     return true;
@@ -94,14 +113,25 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
     const position = positionIn(file, container, key);
     const at = position?.key ?? position?.value[0] ?? fallback;
     if (!add(block, address, localName, parent?.name, file, at, entry, parent ? [parent.address] : [])) return;
+    // A child gets its parent's local part (`payments/stripe-key` for a record), which names the parent's address.
+    const here = { address, name: localPart(address) };
     for (const child of childBlocks(block.kind)) {
+      if (child.list) {
+        const names = valueAtPath(entry, child.key);
+        if (Array.isArray(names)) names.forEach((name, i) => declareListed(child, childAddress(address, child.kind, String(name)), String(name), here, file, names, i, at));
+        continue;
+      }
       const value = entry[child.key] as Entry | Record<string, Entry> | undefined;
       if (value === undefined) continue;
-      // The parent's name as its children's attributes keep it: with its module prefixes, so it names the parent's address.
-      const here = { address, name: localPart(address) };
       if (child.single) declare(child, childAddress(address, child.kind), localName, here, file, entry, child.key, at);
       else for (const name of Object.keys(value)) declare(child, childAddress(address, child.kind, name), name, here, file, value, name, at);
     }
+  }
+
+  /** A name of a list (`grants.serviceAccounts`), declared as an entry `{ name }` at the name's place. */
+  function declareListed(block: KindBlock, address: string, name: string, parent: { address: string; name: string }, file: SourceFile, list: unknown[], index: number, fallback: number): void {
+    const at = positionIn(file, list, index)?.value[0] ?? fallback;
+    add(block, address, name, parent.name, file, at, { name }, [parent.address]);
   }
 
   // Kinds that refer to no other kind are declared first, file by file; then those that do.
@@ -121,10 +151,17 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
   for (const { resource, block, entry, file, at } of [...declared.values()]) {
     // An instance of a forEach is named by its address, which says which key it is (KIND.NAME[KEY], e.g. team[search] of the gateways).
     const owner = isInstanceAddress(resource.address) ? resource.address : `${block.noun} "${resource.localName}"`;
-    for (const { attribute, kind } of block.references ?? []) {
-      const value = entry[attribute];
-      const fieldAt = valueOffset(file, entry, attribute, at);
+    for (const rule of block.references ?? []) {
+      const value = entry[rule.attribute];
+      const fieldAt = valueOffset(file, entry, rule.attribute, at);
       const listed: [string, number][] = Array.isArray(value) ? value.map((name, i) => [String(name), valueOffset(file, value, i, fieldAt)]) : typeof value === 'string' ? [[value, fieldAt]] : [];
+      if (!('kind' in rule)) {
+        for (const [name, offset] of listed) {
+          if (!Object.hasOwn(directory[rule.directory], name)) sink.push(diagnosticAt(file, offset, { ...undeclaredInDirectory(rule.directory, name, directory), end: offset + name.length }));
+        }
+        continue;
+      }
+      const { kind } = rule;
       for (const [name, offset] of listed) {
         if (declared.has(resourceAddress(kind, name))) continue;
         const known = names(kind);
@@ -144,6 +181,7 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
       attributes: resource.attributes,
       entry,
       owner,
+      directory,
       attributesOf: (kind, localName) => declared.get(resourceAddress(kind, localName))?.resource.attributes,
       report: (field, { underline, ...diagnostic }) => {
         const offset = field === '' ? at : valueOffset(file, entry, field, at);

@@ -59,6 +59,13 @@ export interface ModuleCallConfig {
   inputs?: Record<string, string | number | boolean | unknown[] | Record<string, unknown>>;
 }
 
+/** `directory:` (config/directory.ts): principals no operation lists, by name. */
+export interface DirectoryConfig {
+  users?: Record<string, { id: string; publicKey: string }>;
+  groups?: Record<string, { id: string; publicKey: string }>;
+  roles?: Record<string, { id: string }>;
+}
+
 export interface ConfigFile {
   version?: 1;
   account?: string;
@@ -70,6 +77,7 @@ export interface ConfigFile {
   import?: ImportConfig[];
   policies?: Record<string, PolicyConfig>;
   modules?: Record<string, ModuleCallConfig>;
+  directory?: DirectoryConfig;
   /** The entries of the top-level kinds, under each kind block's `key` (their types are in src/providers/). */
   [kindKey: string]: unknown;
 }

@@ -63,7 +63,7 @@ export async function readConfigFiles(root: string, names: readonly string[], di
       if (within) file.within = within;
       file.value ??= {};
       if (!isMapping(file.value)) {
-        sink.push(diagnosticAt(file, 0, { code: 'wrong_type', summary: `${file.display} must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import, policies)` }));
+        sink.push(diagnosticAt(file, 0, { code: 'wrong_type', summary: `${file.display} must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import, policies, directory, modules)` }));
         continue;
       }
       files.push(file);

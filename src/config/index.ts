@@ -11,3 +11,4 @@ export { canonicalJson } from './canonical-json.js';
 export { didYouMean } from './suggest.js';
 export type * from './kind-block.js';
 export type * from './types.js';
+export { emptyDirectory, publicKeyProblem, undeclaredInDirectory } from './directory.js';

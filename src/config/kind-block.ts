@@ -6,7 +6,7 @@
  * caller of loadConfig hands the table in (`kinds`), so that config/ never names a kind.
  */
 import type { ResourceKind, SecretSource } from '../plan-model/kind.js';
-import type { Attributes } from './types.js';
+import type { Attributes, Directory, DirectorySection } from './types.js';
 
 /** A JSON Schema as plain data (what schema/*.json hold). */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -15,10 +15,10 @@ export type JsonSchema = { [keyword: string]: unknown };
 export type Entry = Record<string, unknown>;
 
 /** An attribute that names other resources by local name: each is an implied dependency and must be declared. */
-export interface ReferenceRule {
-  attribute: string;
-  kind: ResourceKind;
-}
+export type ReferenceRule =
+  | { attribute: string; kind: ResourceKind }
+  /** A name declared in a section of the configuration's `directory:` (a user to share with): checked to exist, no dependency. */
+  | { attribute: string; directory: DirectorySection };
 
 /** What `complete` may ask and report once every resource of every file is declared. */
 export interface CompleteRequest<A extends object, E = Entry> {
@@ -28,6 +28,8 @@ export interface CompleteRequest<A extends object, E = Entry> {
   attributesOf(kind: ResourceKind, localName: string): Attributes | undefined;
   /** A problem at `field` of the entry (its value, or the entry's key when the field is absent). */
   report(field: string, diagnostic: { code: string; summary: string; detail?: string; underline?: string }): void;
+  /** The configuration's `directory:` (users, groups and roles by name). */
+  directory: Directory;
   /** How diagnostics name this entry: `gateway "prod"`. */
   owner: string;
 }
@@ -41,6 +43,12 @@ export interface KindBlock<A extends object = Attributes, E = Entry> {
   parent?: { kind: ResourceKind; attribute: string };
   /** One object per parent (`otelExport: {...}`) rather than a map of them by name; it takes the parent's name. */
   single?: boolean;
+  /**
+   * The entries are the names of a list at the dotted path `key` inside the parent's entry
+   * (`grants.serviceAccounts: [ci-deployer]`): each name is an entry `{ name }` of its own, at the name's place.
+   * The parent's `schema` describes the list (the generator places no entry schema for such a block).
+   */
+  list?: boolean;
   /**
    * The JSON Schema of one entry, without the keys of the kinds declared inside it (the generator puts each
    * child's key before `lifecycle`). schema/config.schema.json is generated from it: `npm run schemas`.

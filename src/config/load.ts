@@ -10,6 +10,7 @@ import { buildDesired, type LoadedFile } from './build-desired.js';
 import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvNames } from './config-folder.js';
 import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from './diagnostics.js';
 import { expandFile } from './for-each.js';
+import { collectDirectory } from './directory.js';
 import { collectPolicies } from './policies.js';
 import { registerUrlPasswords } from './own-variables.js';
 import { collectRefactoringBlocks } from './refactoring-blocks.js';
@@ -128,7 +129,8 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   const modules = await loadModules(loaded, { root, display, kinds: options.kinds, env, unset }, diagnostics);
   if (hasErrors(diagnostics)) return done();
 
-  const resources = buildDesired([...loaded, ...modules.files], options.kinds, diagnostics);
+  const directory = collectDirectory(loaded, diagnostics);
+  const resources = buildDesired([...loaded, ...modules.files], options.kinds, diagnostics, directory);
   const configured = pickAccount(loaded, diagnostics);
   if (chosenAccount !== undefined && configured !== undefined && chosenAccount !== configured) {
     // A leftover CPLANE_ACCOUNT must never send a configuration's changes to another account.
@@ -143,7 +145,8 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   const account = chosenAccount ?? configured;
   const refactoring = collectRefactoringBlocks(loaded, resources, diagnostics);
   const policies = collectPolicies(loaded, diagnostics);
-  const desired: DesiredState = { resources, ...(refactoring ? { refactoring } : {}), ...(policies ? { policies } : {}), dir: root, files: [...names, ...modules.paths], variables: Object.fromEntries(values) };
+  const hasDirectory = loaded.some((l) => l.config.directory !== undefined);
+  const desired: DesiredState = { resources, ...(refactoring ? { refactoring } : {}), ...(policies ? { policies } : {}), ...(hasDirectory ? { directory } : {}), dir: root, files: [...names, ...modules.paths], variables: Object.fromEntries(values) };
   if (account !== undefined && account !== '') desired.account = account;
   const stateUrl = loaded.find((l) => l.config.state)?.config.state?.url;
   if (stateUrl) desired.stateUrl = stateUrl;

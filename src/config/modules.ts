@@ -47,7 +47,7 @@ export interface LoadedModules {
 }
 
 /** Top-level keys a module's file may not set: they belong to the whole configuration. */
-const CALLER_ONLY = ['account', 'state', 'policies', 'modules', 'moved', 'removed', 'import'] as const;
+const CALLER_ONLY = ['account', 'state', 'policies', 'directory', 'modules', 'moved', 'removed', 'import'] as const;
 
 const WHOLE_VARIABLE = /^\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}$/;
 const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -206,10 +206,12 @@ type Slot = { container: Record<string | number, unknown>; key: string | number 
 function forEachReference(config: ConfigFile, kinds: readonly KindBlock[], visit: (slot: Slot, dependsOn: boolean) => void): void {
   const walk = (block: KindBlock, entry: Entry) => {
     if (!isMapping(entry)) return;
-    for (const { attribute } of block.references ?? []) {
-      const value = entry[attribute];
+    // Only references to resources: names in the `directory` (users, groups, roles) belong to the whole configuration.
+    for (const rule of block.references ?? []) {
+      if (!('kind' in rule)) continue;
+      const value = entry[rule.attribute];
       if (Array.isArray(value)) value.forEach((_, i) => visit({ container: value as unknown as Record<number, unknown>, key: i }, false));
-      else if (value !== undefined) visit({ container: entry, key: attribute }, false);
+      else if (value !== undefined) visit({ container: entry, key: rule.attribute }, false);
     }
     if (Array.isArray(entry.dependsOn)) entry.dependsOn.forEach((_, i) => visit({ container: entry.dependsOn as Record<number, unknown>, key: i }, true));
     for (const child of kinds.filter((k) => k.parent?.kind === block.kind)) {

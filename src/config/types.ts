@@ -32,7 +32,12 @@ export interface RecordAttributes {
   secretDueAt?: string | null;
   rotationIntervalDays?: number | null;
   format?: string;
+  /** Readers by kind (`grants:`); a kind named here is authoritative (a grant it does not list is revoked), a kind not named is left alone. */
+  grants?: { serviceAccounts?: string[]; users?: string[]; groups?: string[] };
+  /** A `generate`d value is rotated in the apply that removes one of its readers. */
+  rotateOnRevoke?: boolean;
 }
+
 
 export interface CredentialAttributes {
   /** The AI vendor (the API calls it a "provider"): its name (e.g. `openai`) or id. */
@@ -86,6 +91,22 @@ export interface OtelExportAttributes {
 /** Attribute values of a desired resource by name; each kind's definition (src/providers/) gives their exact type. */
 export type Attributes = Record<string, unknown>;
 
+/** A user or group of the configuration's `directory:` (config/directory.ts). */
+export interface DirectoryPrincipal {
+  id: string;
+  /** Base64 of the 32-byte X25519 public key, as written. */
+  publicKey: string;
+}
+
+/** The configuration's `directory:`: principals no API operation lists, by name. */
+export interface Directory {
+  users: Record<string, DirectoryPrincipal>;
+  groups: Record<string, DirectoryPrincipal>;
+  roles: Record<string, { id: string }>;
+}
+
+export type DirectorySection = keyof Directory;
+
 export interface DesiredResource<A extends object = Attributes> {
   kind: ResourceKind;
   /** The resource's address (plan-model/address.ts): `KIND.NAME`, and for a kind declared inside another, `KIND.PARENT/NAME`. */
@@ -102,6 +123,8 @@ export interface DesiredResource<A extends object = Attributes> {
   /** Addresses this resource needs to exist first. */
   dependsOn: string[];
   source: SourceRange;
+  /** Where the value of each field of the entry is (`serviceAccount`), for problems about one value; absent fields point at `source`. */
+  fieldRanges?: Record<string, SourceRange>;
 }
 
 /**
@@ -143,6 +166,8 @@ export interface DesiredState {
   refactoring?: RefactoringBlocks;
   /** `policies:` by name, in name order; absent when the configuration has none. */
   policies?: Policy[];
+  /** `directory:` users, groups and roles by name (config/directory.ts); absent when the configuration has none. */
+  directory?: Directory;
   /** The configuration folder (absolute). */
   dir: string;
   /** Files read, relative to `dir`, sorted. */

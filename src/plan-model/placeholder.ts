@@ -5,7 +5,7 @@
  * or `mapPlaceholders`; a new placeholder is one case here and one resolver in the applier's key ring.
  *
  * In the plan (JSON) a placeholder is an object with exactly one key, its tag: `{ "$ref": ADDRESS }`,
- * `{ "$secret": FIELD }`, `{ "$encrypt": FIELD }`.
+ * `{ "$secret": FIELD }`, `{ "$encrypt": FIELD }`, and `{ "$wrap": { record, recipient, publicKey } }`.
  */
 import type { Template } from './write.js';
 
@@ -15,7 +15,19 @@ export type Placeholder =
   /** The plaintext of the step's write-only FIELD, read from its source in `PlanStep.secrets`. */
   | { tag: '$secret'; field: string }
   /** The same plaintext, encrypted on the client into an EncryptedValue (record values). */
-  | { tag: '$encrypt'; field: string };
+  | { tag: '$encrypt'; field: string }
+  /**
+   * A record's current data key wrapped with HPKE for one reader (crypto/data-key-wrap.ts): the record by its
+   * id or a `$ref` to its address, the recipient by the reader's id, and the reader's X25519 key (base64).
+   */
+  | { tag: '$wrap'; wrap: WrapTarget };
+
+/** Whom a `$wrap` wraps the data key of which record for. */
+export interface WrapTarget {
+  record: string | { $ref: string };
+  recipient: string;
+  publicKey: string;
+}
 
 export type PlaceholderTag = Placeholder['tag'];
 
@@ -27,15 +39,23 @@ export interface MalformedPlaceholder {
 }
 
 /** Each tag and what its one string value is. */
-const tags: { [T in PlaceholderTag]: (value: string) => Extract<Placeholder, { tag: T }> } = {
-  $ref: (address) => ({ tag: '$ref', address }),
-  $secret: (field) => ({ tag: '$secret', field }),
-  $encrypt: (field) => ({ tag: '$encrypt', field }),
+const tags: { [T in PlaceholderTag]: (value: unknown) => Extract<Placeholder, { tag: T }> | undefined } = {
+  $ref: (address) => (typeof address === 'string' ? { tag: '$ref', address } : undefined),
+  $secret: (field) => (typeof field === 'string' ? { tag: '$secret', field } : undefined),
+  $encrypt: (field) => (typeof field === 'string' ? { tag: '$encrypt', field } : undefined),
+  $wrap: (wrap) => (isWrapTarget(wrap) ? { tag: '$wrap', wrap } : undefined),
 };
+
+function isWrapTarget(value: unknown): value is WrapTarget {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { record, recipient, publicKey, ...rest } = value as Record<string, unknown>;
+  const recordOk = typeof record === 'string' || (record !== null && typeof record === 'object' && Object.keys(record).length === 1 && typeof (record as { $ref?: unknown }).$ref === 'string');
+  return recordOk && typeof recipient === 'string' && typeof publicKey === 'string' && Object.keys(rest).length === 0;
+}
 
 /** The placeholders that take the plaintext of a write-only field. */
 export function writeOnlyField(placeholder: Placeholder): string | undefined {
-  return placeholder.tag === '$ref' ? undefined : placeholder.field;
+  return placeholder.tag === '$secret' || placeholder.tag === '$encrypt' ? placeholder.field : undefined;
 }
 
 const isTag = (key: string): key is PlaceholderTag => Object.hasOwn(tags, key);
@@ -51,7 +71,7 @@ export function placeholderOf(node: Template | undefined): Placeholder | Malform
   const key = keys.find(isTag);
   if (key === undefined) return undefined;
   const value = node[key];
-  return keys.length === 1 && typeof value === 'string' ? tags[key](value) : { tag: 'malformed', key, value };
+  return (keys.length === 1 ? tags[key](value) : undefined) ?? { tag: 'malformed', key, value };
 }
 
 /** Visits every placeholder of a template with where it is (`body.headers.X`, `path.id`). */

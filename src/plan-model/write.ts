@@ -21,8 +21,12 @@ export interface RefPlaceholder {
 
 /** What the applier records in state when one write succeeds. */
 export interface WriteEffects {
-  /** Where the remote id of the step's address comes from: a dotted path into the result, or another address's id. */
-  id?: { result: string } | RefPlaceholder;
+  /**
+   * Where the remote id of the step's address comes from: a dotted path into the result, several joined with
+   * "/" (an object the API names by two ids, as a record grant is named by the record and the reader), or
+   * another address's id.
+   */
+  id?: { result: string } | { results: string[] } | RefPlaceholder;
   /** Parent ids to record: the key of `parents` -> the parent's id, or a `$ref` to the parent's address. */
   parents?: Record<string, RefPlaceholder | string>;
   /** One-time secret in the result to seal into state, e.g. `{ name: 'plaintext', result: 'plaintext' }`. */

@@ -9,7 +9,8 @@
  */
 import type { ResourceKind } from '../config/types.js';
 import { localPart } from '../plan-model/index.js';
-import { finder, type LookupResults } from '../providers/index.js';
+import { emptyDirectory, type Directory } from '../config/index.js';
+import { finder, lister, type LookupResults } from '../providers/index.js';
 import type { Lookups } from '../providers/types.js';
 import type { StateData } from '../state/types.js';
 
@@ -63,11 +64,13 @@ export class AddressBook {
   }
 
   /** What providers may ask while planning. */
-  lookups(account: string, found: LookupResults, now: Date): Lookups {
+  lookups(account: string, found: LookupResults, now: Date, directory: Directory = emptyDirectory()): Lookups {
     return {
       account,
       now,
       find: finder(found),
+      list: lister(found),
+      directory,
       idOf: (address) => this.idOf(address),
       nameOf: (kind, id) => {
         const owner = this.owners.get(keyOf(kind, id));

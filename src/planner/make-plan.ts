@@ -45,7 +45,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
   const snapshot = await refreshing;
 
   // The API's clock, read from the answers of the refresh: expiry and due dates are compared with it.
-  const lookups = book.lookups(account, snapshot.lookups, client.serverNow());
+  const lookups = book.lookups(account, snapshot.lookups, client.serverNow(), desired.directory);
   const ctx: StageContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
   const planned = planDesired(ctx);
   const removals = planRemovals(ctx);

@@ -16,7 +16,8 @@ import type { OperationName } from '../api/operations.js';
 import { routes } from '../api/routes.js';
 import type { DesiredState, ResourceKind } from '../config/types.js';
 import type { Unreadable } from '../plan-model/index.js';
-import { childKindsOf, finder, kindOrder, parentOf, providerFor, type DataSource } from '../providers/index.js';
+import { emptyDirectory } from '../config/index.js';
+import { childKindsOf, finder, lister, kindOrder, parentOf, providerFor, type DataSource } from '../providers/index.js';
 import type { Lookups } from '../providers/types.js';
 import { isRefusal } from '../providers/view-diff.js';
 import type { StateData } from '../state/types.js';
@@ -145,7 +146,7 @@ function adoptableParents(input: RefreshInput, snapshot: LiveSnapshot, kind: Res
   const parent = parentOf(kind);
   if (!parent || (snapshot.items[parent.kind] ?? []).length === 0) return [];
   const provider = providerFor(parent.kind);
-  const lookups: Lookups = { account: input.account, now: input.client.serverNow(), find: finder(snapshot.lookups), idOf: (address) => input.state.resources[address]?.id, nameOf: (_kind, id) => id };
+  const lookups: Lookups = { account: input.account, now: input.client.serverNow(), find: finder(snapshot.lookups), list: lister(snapshot.lookups), directory: input.desired?.directory ?? emptyDirectory(), idOf: (address) => input.state.resources[address]?.id, nameOf: (_kind, id) => id };
   const claimed = new Set((input.desired?.resources ?? []).filter((r) => r.kind === parent.kind).map((r) => provider.naturalKey({ desired: r, lookups })));
   return (snapshot.items[parent.kind] ?? [])
     .map((live) => provider.identify({ live }))

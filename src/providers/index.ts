@@ -13,6 +13,7 @@ import { gatewayProvider } from './gateway.js';
 import { otelExportProvider } from './otel-export.js';
 import { projectProvider } from './project.js';
 import { recordProvider } from './record.js';
+import { groupShareProvider, serviceAccountGrantProvider, userShareProvider } from './record-grant.js';
 import type { Relations, ResourceProvider } from './types.js';
 
 /** Each kind's attributes by kind name, for code (and tests) that builds desired resources of a known kind. */
@@ -23,6 +24,9 @@ export interface AttributesByKind {
   gateway: AttributeType<typeof gatewayProvider>;
   gateway_token: AttributeType<typeof gatewayTokenProvider>;
   otel_export: AttributeType<typeof otelExportProvider>;
+  service_account_grant: AttributeType<typeof serviceAccountGrantProvider>;
+  user_share: AttributeType<typeof userShareProvider>;
+  group_share: AttributeType<typeof groupShareProvider>;
 }
 /** The entries of the top-level kinds in one configuration file, under their blocks' keys (ConfigFile types the rest). */
 export interface KindEntriesConfig {
@@ -41,6 +45,9 @@ const definitions: readonly ResourceProvider<never, never>[] = [
   gatewayProvider,
   gatewayTokenProvider,
   otelExportProvider,
+  serviceAccountGrantProvider,
+  userShareProvider,
+  groupShareProvider,
 ] as unknown as ResourceProvider<never, never>[];
 
 const byKind = new Map<ResourceKind, ResourceProvider>(definitions.map((d) => [d.kind, d as unknown as ResourceProvider]));
@@ -63,7 +70,7 @@ export function providerFor(kind: ResourceKind): ResourceProvider {
 /** The kinds a kind needs to exist first: the kinds of its parents (`parentIds`) and of the resources its configuration refers to. */
 export function kindsNeededBy(kind: ResourceKind): ResourceKind[] {
   const { relations, config } = providerFor(kind);
-  const needed = [...Object.values(relations.parentIds ?? {}), ...(config.parent ? [config.parent.kind] : []), ...(config.references ?? []).map((r) => r.kind)];
+  const needed = [...Object.values(relations.parentIds ?? {}), ...(config.parent ? [config.parent.kind] : []), ...(config.references ?? []).flatMap((r) => ('kind' in r ? [r.kind] : []))];
   return [...new Set(needed)].filter((k) => k !== kind);
 }
 
@@ -121,11 +128,12 @@ export const nestingOrder: readonly ResourceKind[] = (() => {
   return kindBlocks.filter((b) => !b.parent).flatMap((b) => walk(b.kind));
 })();
 
-export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider };
-export { listAccounts, listVendors, findVendor, finder, vendors, type DataSource, type LookupResults } from './lookups.js';
+export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider, serviceAccountGrantProvider, userShareProvider, groupShareProvider };
+export { listAccounts, listVendors, findVendor, finder, lister, vendors, serviceAccounts, findServiceAccount, type DataSource, type LookupResults } from './lookups.js';
+export { resolveServiceAccount, type ServiceAccountFound } from './service-accounts.js';
 export type { LiveOtelExport, OtelExportConfig } from './otel-export.js';
 export type { ProjectConfig } from './project.js';
-export type { RecordConfig } from './record.js';
+export type { RecordConfig, RecordGrantsConfig } from './record.js';
 export type { CredentialConfig } from './credential.js';
 export type { GatewayConfig, GatewaySettingsPath } from './gateway.js';
 export type { TokenConfig } from './gateway-token.js';

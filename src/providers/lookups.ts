@@ -1,12 +1,13 @@
 /**
  * Data sources (after Terraform's): objects cplane reads but never manages, looked up by name or id while
  * planning. A kind declares the sources it uses (`lookups` of its definition); refresh reads each declared
- * source once, and the providers find objects in it through `Lookups.find`. The AI vendors (the API's
- * "providers") are the first; Service Accounts by name will be the next. Also the accounts a token can reach.
+ * source once, and the providers find objects in it through `Lookups.find`: the AI vendors (the API's
+ * "providers") and the account's Service Accounts by name (see service-accounts.ts for the checks a
+ * reference to one gets). Also the accounts a token can reach.
  */
 import type { ApiClient } from '../api/client.js';
 import type { OperationName } from '../api/operations.js';
-import type { AccountT, ProviderT } from '../api/shapes.js';
+import type { AccountT, ProviderT, ServiceAccountT } from '../api/shapes.js';
 
 export interface DataSource<T> {
   /** For people and for the plan's unreadable list: `AI vendors`. */
@@ -37,7 +38,25 @@ export function findVendor(vendors: readonly ProviderT[], nameOrId: string): Pro
 /** The AI vendors a credential or a gateway names (`provider: openai`). */
 export const vendors: DataSource<ProviderT> = { name: 'AI vendors', operation: 'listProviders', read: listVendors, find: findVendor };
 
+/** Finds a Service Account by id or by its name as `GET /service-accounts` lists it (names compare exactly). */
+export function findServiceAccount(accounts: readonly ServiceAccountT[], nameOrId: string): ServiceAccountT | undefined {
+  return accounts.find((s) => s.service_account_id === nameOrId) ?? accounts.find((s) => s.name === nameOrId);
+}
+
+/** The account's Service Accounts (`GET /service-accounts`), which grants and tokens name. */
+export const serviceAccounts: DataSource<ServiceAccountT> = {
+  name: 'Service Accounts',
+  operation: 'listServiceAccounts',
+  read: (client) => client.call('listServiceAccounts', {}),
+  find: findServiceAccount,
+};
+
 /** `Lookups.find` over what was read: an object of `source` by name or id, or undefined. */
 export function finder(results: LookupResults): <T>(source: DataSource<T>, nameOrId: string) => T | undefined {
   return <T>(source: DataSource<T>, nameOrId: string) => source.find((results.get(source as DataSource<unknown>) ?? []) as readonly T[], nameOrId);
+}
+
+/** `Lookups.list` over what was read: every object of `source`, or undefined when it was not read. */
+export function lister(results: LookupResults): <T>(source: DataSource<T>) => readonly T[] | undefined {
+  return <T>(source: DataSource<T>) => results.get(source as DataSource<unknown>) as readonly T[] | undefined;
 }

@@ -6,16 +6,20 @@
  * when they leave the configuration and unarchived when they come back.
  * A `generate`d value with `rotationIntervalDays` is rotated once its live
  * `secret_due_at` has passed (POST /records/{id}/rotate with a new value),
- * and its due date moved an interval ahead.
+ * and its due date moved an interval ahead. Each new value version is wrapped again, in the same step, for
+ * every reader that keeps its grant (record-grant.ts); grants made outside cplane in a kind `grants` names
+ * are revoked, and `rotateOnRevoke` rotates a generated value when a reader is removed.
  */
 import type { RecordMetaT } from '../api/shapes.js';
 import type { DesiredResource, RecordAttributes, SecretSource } from '../config/types.js';
 import type { LifecycleConfig } from '../config/config-file.js';
-import { resourceAddress, type Template } from '../plan-model/index.js';
+import { resourceAddress, type FieldChange, type Template } from '../plan-model/index.js';
+import { readerKinds, type Reader, type ReaderKind } from './record-grant.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
-import type { ResourceProvider, View } from './types.js';
+import type { Lookups, ResourceProvider, View } from './types.js';
 import { canonicalTime, diffViews, isIgnored, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
+import { listRecordsOnce } from './record-list.js';
 
 /** An entry of this kind in a configuration file, as `schema` below describes it. */
 export interface RecordConfig {
@@ -25,11 +29,54 @@ export interface RecordConfig {
   secretDueAt?: string | null;
   rotationIntervalDays?: number | null;
   value?: SecretSource;
+  grants?: RecordGrantsConfig;
+  rotateOnRevoke?: boolean;
   lifecycle?: LifecycleConfig<'name' | 'format' | 'tags' | 'secretDueAt' | 'rotationIntervalDays' | 'value'>;
   dependsOn?: string[];
 }
 
+/** A record's `grants:`: Service Accounts by name, users and groups by their name in `directory:`. */
+export interface RecordGrantsConfig {
+  serviceAccounts?: string[];
+  users?: string[];
+  groups?: string[];
+}
+
 const metadataKeys = ['name', 'tags', 'secretDueAt', 'rotationIntervalDays'] as const;
+
+/**
+ * The record's readers, per reader kind its `grants` names: those that keep their grant (their data key is
+ * wrapped again with each new value version), those the configuration no longer lists (a reader removed:
+ * `revoked`), and among them the grants no address manages (made outside cplane: `unlisted`, revoked by this
+ * step; a managed one is revoked by its own address's removal).
+ */
+function readersOf(attributes: RecordAttributes, live: RecordMetaT, lookups: Lookups) {
+  const kept: { kind: ReaderKind; name: string; reader: Reader }[] = [];
+  const revoked: string[] = [];
+  const unlisted: { kind: ReaderKind; name: string; readerId: string }[] = [];
+  for (const kind of readerKinds) {
+    const names = attributes.grants?.[kind.section];
+    if (names === undefined) continue;
+    const liveIds = new Set(live.grants?.[kind.liveIds] ?? []);
+    const listedIds = new Set<string>();
+    for (const name of names) {
+      const { reader } = kind.resolve(lookups, name);
+      if (!reader) continue;
+      listedIds.add(reader.id);
+      if (liveIds.has(reader.id)) kept.push({ kind, name, reader });
+    }
+    for (const readerId of liveIds) {
+      if (listedIds.has(readerId)) continue;
+      revoked.push(readerId);
+      const grantId = `${live.record_id}/${readerId}`;
+      if (lookups.nameOf(kind.kind, grantId) === grantId) unlisted.push({ kind, name: kind.nameOf(lookups, readerId), readerId });
+    }
+  }
+  return { kept, revoked, unlisted };
+}
+
+/** A grant made outside cplane that the record's `grants` does not list, as the plan shows its revocation. */
+const unlistedChange = ({ kind, name }: { kind: ReaderKind; name: string }): FieldChange => ({ path: `grants.${kind.section}`, before: name, after: null, note: 'granted outside cplane; not listed, so revoked' });
 
 function view(attributes: RecordAttributes): View {
   const out: View = { name: attributes.name };
@@ -91,6 +138,13 @@ export const recordProvider = {
         secretDueAt: { description: 'When the value is due for rotation (ISO 8601 date-time), or null.', type: ['string', 'null'], format: 'date-time' },
         rotationIntervalDays: { description: 'Rotation interval in days, 1 to 3650, or null.', type: ['integer', 'null'], minimum: 1, maximum: 3650 },
         value: { description: "Source of the record's value, encrypted locally before it is sent.", $ref: '#/$defs/secretSource' },
+        grants: {
+          description: 'Who may read the value (docs/access.md): each kind named here is authoritative (a grant it does not list is revoked); a kind not named is left alone.',
+          type: 'object',
+          additionalProperties: false,
+          properties: Object.fromEntries(readerKinds.map((k) => [k.section, { description: k.listDescription, type: 'array', uniqueItems: true, items: { $ref: '#/$defs/localName' } }])),
+        },
+        rotateOnRevoke: { description: 'For a generated value: rotate it in the apply that removes one of its readers (otherwise the plan warns).', type: 'boolean' },
         lifecycle: lifecycleSchema('record', { enum: ['name', 'format', 'tags', 'secretDueAt', 'rotationIntervalDays', 'value'] }),
         dependsOn: dependsOnSchema,
       },
@@ -102,13 +156,15 @@ export const recordProvider = {
       if (entry.secretDueAt !== undefined) attributes.secretDueAt = entry.secretDueAt;
       if (entry.rotationIntervalDays !== undefined) attributes.rotationIntervalDays = entry.rotationIntervalDays;
       if (entry.format !== undefined) attributes.format = entry.format;
+      if (entry.grants !== undefined) attributes.grants = { ...entry.grants };
+      if (entry.rotateOnRevoke !== undefined) attributes.rotateOnRevoke = entry.rotateOnRevoke;
       return attributes;
     },
     secrets: (entry): Record<string, SecretSource> => (entry.value ? { value: entry.value } : {}),
   },
   relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' } },
   refreshOperations: ['listRecords'],
-  writeOperations: ['createRecord', 'createRecordVersion', 'updateRecord', 'rotateRecord', 'archiveRecord'],
+  writeOperations: ['createRecord', 'createRecordVersion', 'updateRecord', 'rotateRecord', 'archiveRecord', ...readerKinds.flatMap((k) => k.writeOperations)],
   readOperation: 'getRecord',
   export: {
     name: (live) => live.name,
@@ -128,10 +184,8 @@ export const recordProvider = {
   // `current_version` is null until a first value version is written.
   optionalValue: { field: 'value', present: (live: RecordMetaT) => live.current_version !== null },
 
-  async refresh({ client, account, expected }) {
-    // One account-wide list instead of one list per project: requests grow with pages, not with projects.
-    const items = await client.listAll('listRecords', { query: { accountId: account, includeArchived: true } }, { expected: expected() });
-    return { items, failures: [] };
+  async refresh(req) {
+    return { items: await listRecordsOnce(req), failures: [] };
   },
 
   read: ({ client, id }) => nullWhenNotFound(() => client.call('getRecord', { path: { id } })),
@@ -165,6 +219,11 @@ export const recordProvider = {
     const changes = [...diffViews(wanted, liveView(live), ignore), ...sensitiveChanges(changedSecrets, ignore)];
     if (live.archived) changes.unshift({ path: 'archived', before: true, after: false });
     const due = isIgnored('value', ignore) ? undefined : rotationDue(desired, live, lookups.now);
+    const readers = readersOf(desired.attributes, live, lookups);
+    if (readers.revoked.length > 0 && desired.attributes.rotateOnRevoke && isGenerated(desired) && !isIgnored('value', ignore) && !changes.some((c) => c.path === 'value')) {
+      changes.push({ path: 'value', sensitive: true, note: `rotate: ${readers.revoked.length} reader${readers.revoked.length === 1 ? '' : 's'} removed` });
+    }
+    changes.push(...readers.unlisted.map(unlistedChange));
     let inputs: Record<string, unknown> | undefined;
     if (due) {
       const value = changes.find((c) => c.path === 'value');
@@ -175,6 +234,11 @@ export const recordProvider = {
       if (dueChange) dueChange.after = due.nextDueAt;
       else changes.push({ path: 'secretDueAt', before: canonicalTime(due.dueAt), after: due.nextDueAt });
       inputs = { secretDueAt: due.nextDueAt };
+    }
+    const value = changes.find((c) => c.path === 'value');
+    if (value && readers.kept.length > 0) {
+      const words = `re-wrapped for ${readers.kept.length} reader${readers.kept.length === 1 ? '' : 's'}`;
+      value.note = value.note ? `${value.note}; ${words}` : words;
     }
     return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [], ...(isGenerated(desired) ? { rotateKeys: ['value'] } : {}), ...(inputs ? { inputs } : {}) };
   },
@@ -206,12 +270,18 @@ export const recordProvider = {
       if (changedKeys.includes(key) && value !== undefined && !(due && key === 'secretDueAt')) body[key] = value;
     }
     if (Object.keys(body).length > 0) writes.push(writeSpec('updateRecord', { path: { id }, body }, `update record ${attributes.name}`));
+    const readers = readersOf(attributes, live, lookups);
     if (changedKeys.includes('value')) {
       // A value cplane generates is made again: a rotation. A value from a source is a new version of it.
       writes.push(isGenerated(desired)
         ? writeSpec('rotateRecord', { path: { id }, body: { $encrypt: 'value' } }, `rotate record ${attributes.name} (a new generated value)`)
         : writeSpec('createRecordVersion', { path: { id }, body: { $encrypt: 'value' } }, `new value version of record ${attributes.name}`));
+      // The new version has a new data key: every reader that keeps its grant gets it wrapped again, in this
+      // step, so the apply reports success only once they can all read the new value.
+      // Sent by the record's step, these record nothing of their own in state (the grant's address keeps its id).
+      for (const { kind, name, reader } of readers.kept) writes.push({ ...kind.grant(id, reader, `wrap the new value of record ${attributes.name} for ${kind.noun} ${name}`), effects: {} });
     }
+    for (const { kind, name, readerId } of readers.unlisted) writes.push(kind.revoke(id, readerId, `revoke the grant of record ${attributes.name} to ${kind.noun} ${name}, which the configuration does not list`, false));
     // The due date moves only once the new value is written: a failed rotation stays due.
     if (due) writes.push(writeSpec('updateRecord', { path: { id }, body: { secretDueAt: due.nextDueAt } }, `move the due date of record ${attributes.name}`));
     return { writes };

@@ -40,9 +40,11 @@ export function generateSchemas(current: SchemaFiles, blocks: readonly KindBlock
   const config = structuredClone(current.config) as Schema;
   const defs = { ...config.$defs } as Record<string, Schema>;
   for (const block of blocks) delete defs[block.kind];
-  for (const block of blocks) defs[block.kind] = structuredClone(block.schema) as Schema;
+  // A block whose entries are names in a list (a record's `grants.serviceAccounts`) is described by its parent's schema.
+  const placed = blocks.filter((b) => !b.list);
+  for (const block of placed) defs[block.kind] = structuredClone(block.schema) as Schema;
   // Singles first, then maps: the order build-desired declares children in.
-  const children = [...blocks.filter((b) => b.single), ...blocks.filter((b) => !b.single)].filter((b) => b.parent);
+  const children = [...placed.filter((b) => b.single), ...placed.filter((b) => !b.single)].filter((b) => b.parent);
   for (const child of children) {
     const parent = defs[child.parent!.kind]!;
     parent.properties = insertBefore(parent.properties ?? {}, 'lifecycle', child.key, holderProperty(child));
@@ -53,11 +55,15 @@ export function generateSchemas(current: SchemaFiles, blocks: readonly KindBlock
   config.properties = Object.fromEntries(rest);
   // Every entry held in a map by local name may be a forEach template (config/for-each.ts): its instances
   // are NAME[KEY], in local names and in addresses.
-  for (const block of blocks) if (!block.single) defs[block.kind]!.properties = { ...defs[block.kind]!.properties, forEach: { $ref: '#/$defs/forEach' } };
+  // (A kind listed by name in its parent, as grants are, has no entry of its own to template.)
+  for (const block of blocks) if (!block.single && !block.list && defs[block.kind]) defs[block.kind]!.properties = { ...defs[block.kind]!.properties, forEach: { $ref: '#/$defs/forEach' } };
   const segment = '[A-Za-z0-9][A-Za-z0-9_-]*(\\[[^\\[\\]/]+\\])?';
+  // As deep as kinds nest: a record grant is `service_account_grant.PROJECT/RECORD/READER`.
+  const depth = (block: KindBlock): number => (block.parent ? 1 + depth(blocks.find((b) => b.kind === block.parent!.kind)!) : 0);
+  const deepest = Math.max(0, ...blocks.filter((b) => !b.single).map(depth));
   // Any address may sit inside module calls: `module.payments.gateway.main` (config/modules.ts).
   const moduleName = '[A-Za-z0-9][A-Za-z0-9_-]*';
-  defs.address = { ...defs.address, pattern: `^(module\\.${moduleName}\\.)*(${kinds.join('|')})\\.${segment}(/${segment})?$` };
+  defs.address = { ...defs.address, pattern: `^(module\\.${moduleName}\\.)*(${kinds.join('|')})\\.${segment}(/${segment})${deepest > 1 ? `{0,${deepest}}` : '?'}$` };
   const policy = defs.policy!;
   policy.properties!.kinds = { ...policy.properties!.kinds, items: { enum: [...kinds] } };
   config.$defs = defs;

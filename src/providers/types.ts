@@ -9,6 +9,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { Limiter } from '../api/limiter.js';
 import type { OperationName } from '../api/operations.js';
+import type { Directory } from '../config/types.js';
 import type { Entry, KindBlock } from '../config/kind-block.js';
 import type { Attributes, DesiredResource, ResourceKind } from '../config/types.js';
 import type { FieldChange, PlannedWrite } from '../plan-model/index.js';
@@ -30,6 +31,10 @@ export interface Lookups {
   account: string;
   /** An object of a data source the kind declares in `lookups` (an AI vendor), by name or id; undefined when there is none. */
   find<T>(source: DataSource<T>, nameOrId: string): T | undefined;
+  /** Every object refresh read of a data source the kind declares; undefined when it could not be read (for suggestions, and to tell "unknown" from "unread"). */
+  list<T>(source: DataSource<T>): readonly T[] | undefined;
+  /** The configuration's `directory:` (users and groups with their public keys, roles), empty when it has none. */
+  directory: Directory;
   /** The remote id of an address when it is known now and survives this plan; undefined when created or replaced by it. */
   idOf(address: string): string | undefined;
   /** The local name that manages the remote object `id` of `kind`, or the id itself when none does. */
@@ -96,6 +101,8 @@ export interface Problem {
   code: string;
   summary: string;
   detail?: string;
+  /** The field of the entry whose value is wrong (`serviceAccount`): the problem points at it rather than at the entry. */
+  field?: string;
 }
 
 export interface DiffResponse {

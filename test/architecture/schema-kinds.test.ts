@@ -12,7 +12,7 @@ import { expect, test } from 'vitest';
 import { kindBlocks, kindOrder } from '../../src/providers/index.js';
 import { generateSchemas, type SchemaFiles } from '../../src/providers/schemas.js';
 
-type Schema = { properties?: Record<string, Schema>; $defs?: Record<string, Schema>; $ref?: string; additionalProperties?: Schema; enum?: string[]; pattern?: string };
+type Schema = { properties?: Record<string, Schema>; $defs?: Record<string, Schema>; $ref?: string; additionalProperties?: Schema; items?: Schema; enum?: string[]; pattern?: string };
 const read = (name: string) => JSON.parse(readFileSync(`schema/${name}.schema.json`, 'utf8')) as Schema;
 const names = ['config', 'plan', 'state'] as const;
 // Compact: an object that fits in 160 characters stays on one line, as people read and review these files.
@@ -48,6 +48,12 @@ test('each kind\'s configuration block is where the configuration schema puts it
   const entrySchema = new Map<string, Schema | undefined>();
   for (const block of kindBlocks) {
     const holder = block.parent ? entrySchema.get(block.parent.kind) : config;
+    if (block.list) {
+      // A list of names at a dotted path inside the parent's entry (`grants.serviceAccounts`).
+      const list = block.key.split('.').reduce<Schema | undefined>((schema, key) => resolve(schema?.properties?.[key]), holder);
+      expect(list?.items, `${block.kind} under "${block.key}"`).toBeDefined();
+      continue;
+    }
     const at = resolve(holder?.properties?.[block.key]);
     expect(at, `${block.kind} under "${block.key}"`).toBeDefined();
     entrySchema.set(block.kind, block.single ? at : resolve(at!.additionalProperties));

@@ -72,6 +72,6 @@ it('plan (stopped early by a missing CPLANE_BASE_URL, after its module has loade
   expect(modules).toContain('dist/cli/commands/plan.js');
   expect(modules).toContain('dist/planner/make-plan.js');
   expect(loadedHeavy(modules)).toEqual([]);
-  // Nor the readers' cryptography (HPKE and its hashes), which only `read`, the SDK and the emulator use.
+  // Nor the readers' cryptography (HPKE and its hashes), which only `read`, the SDK, the emulator and an apply that wraps use.
   expect(modules.filter((m) => /dist\/crypto\/(hpke|data-key-wrap)\.js|node_modules\/@noble\/hashes\//.test(m))).toEqual([]);
 });

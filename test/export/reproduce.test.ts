@@ -148,7 +148,7 @@ describe('cplane export, then apply to another account', () => {
     const result = await runCplane(['export', '--account', A, '--out', 'env'], { cwd: work, env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`Exported account ${A} to env: 3 projects, 4 records, 4 credentials, 3 gateways, 1 OTel export, 5 tokens in 5 files.`);
+    expect(result.stdout).toContain(`Exported account ${A} to env: 3 projects, 4 records, 0 Service Account grants, 0 user shares, 0 group shares, 4 credentials, 3 gateways, 1 OTel export, 5 tokens in 5 files.`);
     expect(result.stdout).toContain('Skipped (not exported): 1 archived project, 1 archived record, 1 revoked token.');
     expect(result.stdout).toContain('  CPLANE_OTEL_CHECKOUT_EU_AUTHORIZATION  the Authorization header of the OTel export of gateway checkout-eu');
     exported = await readFolder(join(work, 'env'));

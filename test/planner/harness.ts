@@ -82,7 +82,7 @@ export async function harness(options: { token?: string; account?: string } = {}
       return plan;
     },
     apply(plan) {
-      return applyPlan({ plan, state: h.state, client, keyRing: stateKeyRing(h.state, (source) => resolveSecret(source, env)) });
+      return applyPlan({ plan, state: h.state, client, keyRing: stateKeyRing(h.state, (source) => resolveSecret(source, env), client) });
     },
     async converge() {
       const plan = await h.plan();

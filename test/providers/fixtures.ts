@@ -1,7 +1,8 @@
 // Builders of desired resources, live objects and lookups for the provider unit tests.
 import type { GatewayT, ProviderT } from '../../src/api/shapes.js';
 import type { DesiredResource, SecretSource } from '../../src/config/types.js';
-import { finder, vendors, type AttributesByKind } from '../../src/providers/index.js';
+import { emptyDirectory } from '../../src/config/index.js';
+import { finder, lister, vendors, type AttributesByKind } from '../../src/providers/index.js';
 import type { Lookups } from '../../src/providers/types.js';
 
 export const ids = {
@@ -40,6 +41,8 @@ export function lookups(known: Record<string, string>): Lookups {
     account: ids.account,
     now: new Date(),
     find: finder(new Map([[vendors, [openai]]])),
+    list: lister(new Map([[vendors, [openai]]])),
+    directory: emptyDirectory(),
     idOf: (address) => known[address],
     nameOf: (_kind, id) => owners.get(id) ?? id,
   };

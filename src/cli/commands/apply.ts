@@ -198,7 +198,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
         parallelism,
         signal: controller.signal,
         onEvent,
-        keyRing: stateKeyRing(state, (source) => resolveSecret(source, ctx.env)),
+        keyRing: stateKeyRing(state, (source) => resolveSecret(source, ctx.env), client),
       });
     } finally {
       stopInterrupts();

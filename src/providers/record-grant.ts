@@ -1,0 +1,223 @@
+/**
+ * Record grants and shares: who may read a record, as three kinds declared in the record's
+ * `grants: { serviceAccounts: [...], users: [...], groups: [...] }` and addressed under it
+ * (`service_account_grant.payments/stripe-key/ci-deployer`, `user_share.payments/stripe-key/dana`,
+ * `group_share.payments/stripe-key/platform`). A grant is created after the record's value exists, with the
+ * value's data key wrapped for the reader at apply time (`$wrap`); it is observed through the records list's
+ * `grants` ids, so a grant revoked outside cplane is drift and created again; removed, it is revoked. New value
+ * versions are re-wrapped for the readers by the record's own step (record.ts), which also revokes the grants
+ * of a named kind that the configuration does not list (it is authoritative per named kind).
+ *
+ * Service Accounts are named as `GET /service-accounts` lists them (service-accounts.ts checks the name);
+ * users and groups by their name in the configuration's `directory:`, which gives their id and public key.
+ */
+import type { RecordMetaT } from '../api/shapes.js';
+import type { Entry } from '../config/kind-block.js';
+import type { Directory, DirectorySection } from '../config/types.js';
+import { resourceAddress, type Template } from '../plan-model/index.js';
+import { serviceAccounts } from './lookups.js';
+import { listRecordsOnce } from './record-list.js';
+import { resolveServiceAccount } from './service-accounts.js';
+import type { Lookups, Problem, ResourceProvider, WriteSpec } from './types.js';
+import { nullWhenNotFound } from './view-diff.js';
+import { writeSpec } from './write-spec.js';
+
+export interface GrantAttributes {
+  /** The record's local name (`payments/stripe-key`). */
+  record: string;
+  /** The reader as the configuration names it: a Service Account's name, or a directory user's or group's name. */
+  reader: string;
+}
+
+/** A grant as the records list shows it: which record, which reader (ids only). */
+export interface LiveGrant {
+  record_id: string;
+  project_id: string;
+  reader_id: string;
+}
+
+/** A reader the data key is wrapped for. */
+export interface Reader {
+  id: string;
+  /** Base64 of its X25519 public key. */
+  publicKey: string;
+}
+
+/** What differs between the three kinds: where they are written, how a reader is found, and the operations. */
+export interface ReaderKind {
+  kind: string;
+  /** The key of `grants` that lists them, and the key of the records list's `grants` holding their ids. */
+  section: 'serviceAccounts' | 'users' | 'groups';
+  liveIds: 'service_account_ids' | 'user_ids' | 'group_ids';
+  noun: string;
+  /** How the export report counts them (`Service Account grant`). */
+  exportNoun: string;
+  /** What the configuration schema says of the list (`grants.serviceAccounts`). */
+  listDescription: string;
+  /** The reader named `name`, or why it cannot be used. */
+  resolve(lookups: Lookups, name: string): { reader: Reader; problem?: undefined } | { reader?: undefined; problem: Problem };
+  /** The name the configuration would give the reader `id` (for plans), or the id when it has none. */
+  nameOf(lookups: Lookups, id: string): string;
+  /** The write that grants `record` (an id or a `$ref`) to the reader, with its data key wrapped. */
+  grant(record: string | { $ref: string }, reader: Reader, summary: string): WriteSpec;
+  /** The write that revokes the reader's grant of the record. */
+  revoke(recordId: string, readerId: string, summary: string, forget: boolean): WriteSpec;
+  writeOperations: WriteSpec['operation'][];
+}
+
+/** The `$wrap` placeholder: the record's current data key wrapped for the reader at apply time. */
+const wrapOf = (record: string | { $ref: string }, reader: Reader): Template => ({ $wrap: { record, recipient: reader.id, publicKey: reader.publicKey } });
+
+function directoryReader(section: Extract<DirectorySection, 'users' | 'groups'>, noun: string) {
+  return {
+    resolve(lookups: Lookups, name: string) {
+      const found = lookups.directory[section][name];
+      // The loader has checked the name against the directory; a plan made without it (a test) still says why.
+      return found ? { reader: { id: found.id, publicKey: found.publicKey } } : { problem: { code: 'unknown_directory_name', summary: `the ${noun} "${name}" is not declared in directory.${section}` } };
+    },
+    nameOf: (lookups: Lookups, id: string) => nameInDirectory(lookups.directory, section, id) ?? id,
+  };
+}
+
+function nameInDirectory(directory: Directory, section: 'users' | 'groups', id: string): string | undefined {
+  return Object.entries(directory[section]).find(([, p]) => p.id === id)?.[0];
+}
+
+export const serviceAccountReaders: ReaderKind = {
+  kind: 'service_account_grant',
+  section: 'serviceAccounts',
+  liveIds: 'service_account_ids',
+  noun: 'Service Account',
+  exportNoun: 'Service Account grant',
+  listDescription: 'Service Accounts by name, as GET /service-accounts lists them (or by id).',
+  resolve(lookups, name) {
+    const found = resolveServiceAccount(lookups, name);
+    return found.serviceAccount ? { reader: { id: found.serviceAccount.service_account_id, publicKey: found.serviceAccount.public_key } } : { problem: found.problem! };
+  },
+  nameOf: (lookups, id) => lookups.find(serviceAccounts, id)?.name ?? id,
+  grant: (record, reader, summary) => writeSpec('grantServiceAccount', { path: { id: reader.id }, body: { recordId: record, wrappedDek: wrapOf(record, reader) }, effects: { id: { results: ['recordId', 'serviceAccountId'] }, parents: { recordId: record } } }, summary),
+  revoke: (recordId, readerId, summary, forget) => writeSpec('revokeRecordServiceAccount', { path: { id: recordId }, body: { serviceAccountId: readerId }, effects: forget ? { forget: true } : {} }, summary),
+  writeOperations: ['grantServiceAccount', 'revokeRecordServiceAccount'],
+};
+
+export const userReaders: ReaderKind = {
+  kind: 'user_share',
+  section: 'users',
+  liveIds: 'user_ids',
+  noun: 'user',
+  exportNoun: 'user share',
+  listDescription: 'Users by their name in directory.users.',
+  ...directoryReader('users', 'user'),
+  grant: (record, reader, summary) => writeSpec('shareRecordWithUser', { path: { id: record }, body: { userId: reader.id, wrappedDek: wrapOf(record, reader) }, effects: { id: { results: ['recordId', 'userId'] }, parents: { recordId: record } } }, summary),
+  revoke: (recordId, readerId, summary, forget) => writeSpec('revokeRecordUser', { path: { id: recordId }, body: { userId: readerId }, effects: forget ? { forget: true } : {} }, summary),
+  writeOperations: ['shareRecordWithUser', 'revokeRecordUser'],
+};
+
+export const groupReaders: ReaderKind = {
+  kind: 'group_share',
+  section: 'groups',
+  liveIds: 'group_ids',
+  noun: 'group',
+  exportNoun: 'group share',
+  listDescription: 'Groups by their name in directory.groups.',
+  ...directoryReader('groups', 'group'),
+  grant: (record, reader, summary) => writeSpec('shareRecordWithGroup', { path: { id: record }, body: { groupId: reader.id, wrappedDek: wrapOf(record, reader) }, effects: { id: { results: ['recordId', 'groupId'] }, parents: { recordId: record } } }, summary),
+  revoke: (recordId, readerId, summary, forget) => writeSpec('revokeRecordGroup', { path: { id: recordId }, body: { groupId: readerId }, effects: forget ? { forget: true } : {} }, summary),
+  writeOperations: ['shareRecordWithGroup', 'revokeRecordGroup'],
+};
+
+/** The three reader kinds, in the order a record's `grants` lists them. */
+export const readerKinds: readonly ReaderKind[] = [serviceAccountReaders, userReaders, groupReaders];
+
+/** The live grants of one reader kind, from the records list. */
+export function liveGrantsOf(records: readonly RecordMetaT[], readers: ReaderKind): LiveGrant[] {
+  return records.flatMap((r) => (r.grants?.[readers.liveIds] ?? []).map((reader_id) => ({ record_id: r.record_id, project_id: r.project_id, reader_id })));
+}
+
+/** A grant's id: the record's and the reader's, as the API names a grant by both. */
+const grantId = (recordId: string, readerId: string) => `${recordId}/${readerId}`;
+
+function splitGrantId(id: string): { recordId: string; readerId: string } {
+  const [recordId = '', readerId = ''] = id.split('/');
+  return { recordId, readerId };
+}
+
+const recordAddress = (attributes: GrantAttributes) => resourceAddress('record', attributes.record);
+
+/** The definition of one reader kind. */
+export function grantProvider(readers: ReaderKind) {
+  const { kind, noun } = readers;
+  return {
+    kind,
+    config: {
+      kind,
+      key: `grants.${readers.section}`,
+      list: true,
+      // One name of the list; the record's schema holds the list (`grants` in record.ts).
+      schema: { $ref: '#/$defs/localName' },
+      parent: { kind: 'record', attribute: 'record' },
+      noun: `grant to ${noun}`,
+      attributes: (_entry: Entry, local: string, record?: string): GrantAttributes => ({ record: record!, reader: local }),
+      ...(readers.section === 'serviceAccounts' ? {} : { references: [{ attribute: 'name', directory: readers.section }] }),
+    },
+    ...(readers.section === 'serviceAccounts' ? { lookups: [serviceAccounts] } : {}),
+    relations: { parentIds: { recordId: 'record' }, parentAttributes: { recordId: 'record' }, goneAs: 'revoked' },
+    // Not exported yet (docs/access.md says so): export writes entries as maps by local name, and a grant is a
+    // name in a list (a Service Account's name, or a directory name whose public key no operation returns).
+    export: { noun: readers.exportNoun, skip: [{ when: () => true }], entry: () => ({}) },
+    refreshOperations: ['listRecords'],
+    readOperation: 'getRecord',
+    writeOperations: readers.writeOperations,
+    removeAction: 'revoke',
+
+    async refresh(req) {
+      return { items: liveGrantsOf(await listRecordsOnce(req), readers), failures: [] };
+    },
+
+    async read({ client, id }) {
+      const { recordId, readerId } = splitGrantId(id);
+      const record = await nullWhenNotFound(() => client.call('getRecord', { path: { id: recordId } }));
+      return record && liveGrantsOf([record], readers).find((g) => g.reader_id === readerId) ? { record_id: recordId, project_id: record.project_id, reader_id: readerId } : null;
+    },
+
+    identify: ({ live }) => ({ id: grantId(live.record_id, live.reader_id), parents: { recordId: live.record_id }, key: grantId(live.record_id, live.reader_id), status: 'live' }),
+
+    naturalKey({ desired, lookups }) {
+      const recordId = lookups.idOf(recordAddress(desired.attributes));
+      const { reader } = readers.resolve(lookups, desired.attributes.reader);
+      return recordId === undefined || !reader ? undefined : grantId(recordId, reader.id);
+    },
+
+    references: ({ attributes }) => [recordAddress(attributes)],
+    view: ({ live, lookups }) => ({ reader: readers.nameOf(lookups, live.reader_id) }),
+    desiredView: ({ attributes }) => ({ reader: attributes.reader }),
+
+    // A grant has nothing to change in place: it exists or not. Its reader must still be usable (an inactive
+    // Service Account is a problem even for a grant that exists).
+    diff({ desired, lookups }) {
+      const { problem } = readers.resolve(lookups, desired.attributes.reader);
+      return { changes: [], changedKeys: [], replaceKeys: [], ...(problem ? { problems: [problem] } : {}) };
+    },
+
+    planCreate({ desired, lookups }) {
+      const { reader, problem } = readers.resolve(lookups, desired.attributes.reader);
+      if (!reader) return { writes: [], problems: [problem] };
+      const record = lookups.idOf(recordAddress(desired.attributes)) ?? { $ref: recordAddress(desired.attributes) };
+      return { writes: [readers.grant(record, reader, `grant record ${desired.attributes.record} to ${noun} ${desired.attributes.reader}, its data key wrapped for it`)] };
+    },
+
+    planUpdate: () => ({ writes: [] }),
+
+    planDelete({ address, id }) {
+      const { recordId, readerId } = splitGrantId(id);
+      return {
+        writes: [readers.revoke(recordId, readerId, `revoke ${address}`, true)],
+        notes: [`${address}: the reader may already hold the current value; rotate the record's value (rotateOnRevoke: true rotates a generated value in the same apply).`],
+      };
+    },
+  } satisfies ResourceProvider<GrantAttributes, LiveGrant, Entry>;
+}
+
+export const serviceAccountGrantProvider = grantProvider(serviceAccountReaders);
+export const userShareProvider = grantProvider(userReaders);
+export const groupShareProvider = grantProvider(groupReaders);

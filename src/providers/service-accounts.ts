@@ -1,0 +1,45 @@
+/**
+ * "A Service Account named here": what any kind that names one (a record grant, a gateway token issued to
+ * one) calls to turn the name in its configuration into the live Service Account, or into a plan problem
+ * that points at the name's file:line:col with the closest names suggested. A kind that calls it declares
+ * `lookups: [serviceAccounts]`, so refresh reads `GET /service-accounts` once for all of them.
+ */
+import type { ServiceAccountT } from '../api/shapes.js';
+import { didYouMean } from '../config/index.js';
+import { serviceAccounts } from './lookups.js';
+import type { Lookups, Problem } from './types.js';
+
+export type ServiceAccountFound = { serviceAccount: ServiceAccountT; problem?: undefined } | { serviceAccount?: undefined; problem: Problem };
+
+/**
+ * The active Service Account of this account named `nameOrId` (a name as the API lists it, or an id), or why
+ * it cannot be used: unknown (with suggestions), of another account, or inactive. `field` is the entry's
+ * field that holds the name (`serviceAccount`), so the problem points at its value; leave it out when the
+ * whole entry is the name (a grant in `grants.serviceAccounts`).
+ */
+export function resolveServiceAccount(lookups: Lookups, nameOrId: string, field?: string): ServiceAccountFound {
+  const at = field === undefined ? {} : { field };
+  const all = lookups.list(serviceAccounts);
+  if (all === undefined) {
+    return { problem: { ...at, code: 'service_accounts_unreadable', summary: `the Service Account "${nameOrId}" cannot be checked: the account's Service Accounts could not be read`, detail: 'Plan with a token that may list Service Accounts (GET /service-accounts needs a person\'s token with service-accounts:read).' } };
+  }
+  const found = lookups.find(serviceAccounts, nameOrId);
+  if (!found) {
+    const names = all.filter((s) => s.account_id === lookups.account).map((s) => s.name);
+    return {
+      problem: {
+        ...at,
+        code: 'unknown_service_account',
+        summary: `no Service Account "${nameOrId}" in account ${lookups.account}${didYouMean(nameOrId, names)}`,
+        detail: names.length ? `Its Service Accounts: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', ...' : ''}. Names are as GET /service-accounts lists them.` : 'The account has no Service Account; create one in the dashboard.',
+      },
+    };
+  }
+  if (found.account_id !== lookups.account) {
+    return { problem: { ...at, code: 'service_account_other_account', summary: `the Service Account "${nameOrId}" belongs to account ${found.account_id}, not to ${lookups.account}`, detail: 'Name a Service Account of the account this configuration is applied to.' } };
+  }
+  if (found.status !== 'active') {
+    return { problem: { ...at, code: 'service_account_inactive', summary: `the Service Account "${found.name}" is inactive`, detail: 'An inactive Service Account cannot read or use anything: activate it in the dashboard, or name another one.' } };
+  }
+  return { serviceAccount: found };
+}
