@@ -119,7 +119,7 @@ describe('the schema', () => {
 
   test('a file that is not a map', async () => {
     const d = await only({ 'main.yaml': '- projects\n' });
-    expect(d).toMatchObject({ code: 'wrong_type', summary: 'main.yaml must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import, policies, directory)' });
+    expect(d).toMatchObject({ code: 'wrong_type', summary: 'main.yaml must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import, policies, directory, modules)' });
   });
 
   test('unknown key suggests the closest valid one', async () => {
