@@ -6,6 +6,7 @@
  */
 
 import type { ResourceKind, SecretSource, SourceRange } from '../plan-model/kind.js';
+import type { VariableValue } from '../plan-model/plan.js';
 
 export type { ResourceKind, SecretSource, SourceRange };
 
@@ -176,7 +177,7 @@ export interface DesiredState {
   /** Files read, relative to `dir`, sorted. */
   files: string[];
   /** The variable values the configuration was loaded with (a saved plan keeps them; secrets never are variables). */
-  variables: Record<string, string | number | boolean>;
+  variables: Record<string, VariableValue>;
 }
 
 export type Severity = 'error' | 'warning';

@@ -139,7 +139,7 @@ export interface PlanContext {
   configDir: string;
   files: PlannedFile[];
   /** Resolved variable values the configuration was planned with. */
-  variables: Record<string, string | number | boolean>;
+  variables: Record<string, VariableValue>;
   /** The state the plan was made against: a file relative to the configuration folder (or absolute), or a URL without credentials. */
   state: { path: string } | { url: string };
 }
@@ -154,6 +154,8 @@ export interface Plan {
   context?: PlanContext;
   mode: 'normal' | 'destroy' | 'refresh-only';
   targets: string[];
+  /** `--exclude` addresses (absent when none): planned is everything but these and what needs them. */
+  exclude?: string[];
   /** `--replace` addresses (absent when none): re-issued even though nothing else changed. */
   replace?: string[];
   /** In dependency order: every step comes after the steps it depends on. */
@@ -208,3 +210,6 @@ export interface PendingWrite {
   /** When the write was first saved (ISO time). */
   savedAt: string;
 }
+
+/** A variable's value: a scalar, or with `type: list` / `type: map` a JSON value (a `forEach` runs over it). */
+export type VariableValue = string | number | boolean | null | VariableValue[] | { [key: string]: VariableValue };

@@ -27,7 +27,7 @@ import { withoutValue } from './without-value.js';
 import { pendingWritesOf } from './pending-writes.js';
 
 export async function makePlan(input: MakePlanInput): Promise<Plan> {
-  const { client, desired, account, mode = 'normal', targets = [], replace = [] } = input;
+  const { client, desired, account, mode = 'normal', targets = [], exclude = [], replace = [] } = input;
   // Policies judge the changes a plan makes (a refresh-only plan makes none); a rule that does not compile stops the plan before any request.
   const compiled = mode === 'refresh-only' ? undefined : await compileConfigured(desired);
   // moved, removed and import blocks first: every later stage sees the state under its new addresses.
@@ -57,7 +57,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
   // Refresh reads only the kinds the configuration or the state has, so all it could not read matters.
   const unreadable = [...snapshot.unreadable, ...planned.unreadable, ...removals.unreadable];
   const scoped = scopeToTargets({
-    mode, targets, desiredByAddress, state, removedWith: removals.removedWith,
+    mode, targets, exclude, desiredByAddress, state, removedWith: removals.removedWith,
     steps: sortSteps(linked),
     drift: [...planned.drift, ...removals.drift],
     // A kind-wide entry says nothing more once the addresses of that kind are listed one by one.
@@ -75,11 +75,12 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     account,
     mode,
     targets,
+    ...(exclude.length > 0 ? { exclude } : {}),
     ...(replace.length > 0 ? { replace } : {}),
     steps: scoped.steps,
     drift: scoped.drift,
     unreadable: scoped.unreadable,
-    withoutValue: withoutValue(ctx, scoped.steps, targets),
+    withoutValue: withoutValue(ctx, scoped.steps, targets).filter(scoped.covers),
     ...(superseded.length > 0 ? { superseded } : {}),
     summary: summarize(scoped.steps),
     ...(policies ? { policies } : {}),

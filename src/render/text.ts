@@ -115,6 +115,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   if (empty) out.push(`${paint('warn', '!')} ${safeText(empty.what)}: ${empty.addresses.map(safeName).join(', ')}`, `  ${empty.todo}`, '');
 
   if (plan.targets.length > 0) out.push(paint('warn', `Only part of the configuration was planned (--target ${plan.targets.join(', ')}).`), '');
+  if (plan.exclude?.length) out.push(paint('warn', `Only part of the configuration was planned (--exclude ${plan.exclude.map(safeName).join(', ')}): the excluded addresses and what depends on them were left out.`), '');
   out.push(paint('bold', noChangesLine(plan) ?? summaryLine(plan)));
   const refused = refusedLine(plan);
   if (refused) out.push(paint('remove', refused));
