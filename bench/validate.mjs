@@ -85,3 +85,59 @@ for (const { units: UNITS, goalMs } of SIZES) {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+// forEach: 10,000 gateways as the instances of 10 templates (one per file, each over a map variable of 1,000
+// keys), against the same 10,000 gateways written out, loaded in the same run. Goal: the templates take at
+// most 1.5x the time of the written-out files.
+{
+  const TEMPLATES = 10;
+  const PER_TEMPLATE = 1000;
+  const stem = ['version: 1', 'projects:', '  core: { description: Core }', 'credentials:', '  openai: { provider: openai, secret: { env: OPENAI_API_KEY } }'];
+  const gatewayBody = (indent, name, slug, rpm) => [
+    `${indent}project: core`, `${indent}name: ${name}`, `${indent}slug: ${slug}`, `${indent}defaultProvider: openai`, `${indent}defaultModel: gpt-4o-mini`,
+    `${indent}credentials: [openai]`, `${indent}settings:`, `${indent}  requestsPerMinute: ${rpm}`, `${indent}  window: day`,
+  ];
+  const rpmOf = (t, k) => 10 + ((t * PER_TEMPLATE + k) % 900);
+  const write = (dir, fileText) => {
+    for (let t = 0; t < TEMPLATES; t++) writeFileSync(join(dir, `part-${String(t).padStart(2, '0')}.yaml`), `${[...(t === 0 ? stem : []), ...fileText(t)].join('\n')}\n`);
+  };
+  const written = mkdtempSync(join(tmpdir(), 'cplane-bench-written-'));
+  const templated = mkdtempSync(join(tmpdir(), 'cplane-bench-foreach-'));
+  try {
+    write(written, (t) => ['gateways:', ...Array.from({ length: PER_TEMPLATE }, (_, k) => [`  g${t}-k${k}:`, ...gatewayBody('    ', `team k${k}`, `gw-${t}-k${k}`, rpmOf(t, k))]).flat()]);
+    write(templated, (t) => [
+      'variables:', `  teams${t}:`, '    type: map', '    default:', ...Array.from({ length: PER_TEMPLATE }, (_, k) => `      k${k}: { rpm: ${rpmOf(t, k)} }`),
+      'gateways:', `  g${t}:`, `    forEach: \${var.teams${t}}`, ...gatewayBody('    ', 'team ${each.key}', `gw-${t}-\${each.key}`, '${each.value.rpm}'),
+    ]);
+    const measure = async (dir) => {
+      const times = [];
+      const cpuTimes = [];
+      let resources = 0;
+      for (let run = 0; run < 5; run++) {
+        const start = process.hrtime.bigint();
+        const cpuStart = process.cpuUsage();
+        const { desired, diagnostics } = await loadConfiguration(dir, { env: {} });
+        times.push(Number(process.hrtime.bigint() - start) / 1e6);
+        const cpu = process.cpuUsage(cpuStart);
+        cpuTimes.push((cpu.user + cpu.system) / 1000);
+        if (!desired) throw new Error(`generated configuration is invalid: ${diagnostics[0]?.summary}`);
+        resources = desired.resources.length;
+      }
+      const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+      return { resources, wall: median(times), cpu: median(cpuTimes) };
+    };
+    // Alternated, so that load on the shared machine falls on both alike.
+    const out = await measure(written);
+    const each = await measure(templated);
+    const out2 = await measure(written);
+    const outWall = Math.min(out.wall, out2.wall);
+    const outCpu = Math.min(out.cpu, out2.cpu);
+    console.log(`validate forEach: ${each.resources} resources (${TEMPLATES * PER_TEMPLATE} gateways from ${TEMPLATES} templates) vs ${out.resources} written out`);
+    console.log(`  written out: ${outWall.toFixed(0)} ms wall, ${outCpu.toFixed(0)} ms CPU (median of 5)`);
+    console.log(`  forEach:     ${each.wall.toFixed(0)} ms wall, ${each.cpu.toFixed(0)} ms CPU (median of 5)`);
+    console.log(`  ratio forEach / written out: ${(each.wall / outWall).toFixed(2)}x wall, ${(each.cpu / outCpu).toFixed(2)}x CPU (goal <= 1.5x) ${each.wall / outWall <= 1.5 ? 'OK' : 'SLOW'}`);
+  } finally {
+    rmSync(written, { recursive: true, force: true });
+    rmSync(templated, { recursive: true, force: true });
+  }
+}

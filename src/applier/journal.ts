@@ -10,7 +10,8 @@ import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { classifyError } from '../errors.js';
 import type { StateStore } from '../state/index.js';
-import type { JournalEntry, SealedValue, StateData } from '../state/types.js';
+import type { JournalEntry, ResourceState, SealedValue, StateData, SupersededObject } from '../state/types.js';
+import type { WriteEffects } from '../plan-model/index.js';
 import type { ApplyEvent, RecoveryResult } from './events.js';
 import { idOf, readResultPath } from './template.js';
 
@@ -102,13 +103,22 @@ function applyEffects(draft: StateData, entry: JournalEntry, result: unknown, se
   const parents: Record<string, string> = {};
   for (const [name, value] of Object.entries(effects.parents ?? {})) parents[name] = typeof value === 'string' ? value : idOf(draft.resources, value.$ref);
 
+  const renewing = effects.supersede && existing && id !== undefined && existing.id !== id ? supersededBy(existing, result, effects.supersede) : undefined;
+
   let resource = existing;
   if (id !== undefined && (!resource || resource.id !== id)) {
-    // A new remote object: fingerprints and sealed values of the one it replaces no longer describe it.
-    resource = { kind: kind!, id, inputs: resource?.inputs ?? {}, fingerprints: {}, createdAt: now, updatedAt: now };
+    // A new remote object: fingerprints and sealed values of the one it replaces no longer describe it; what the
+    // address superseded earlier (and, for a renewal, the object it named until now) still awaits its revocation.
+    const superseded = [...(existing?.superseded ?? []), ...(renewing ? [renewing] : [])];
+    resource = { kind: kind!, id, inputs: resource?.inputs ?? {}, fingerprints: {}, ...(superseded.length > 0 ? { superseded } : {}), createdAt: now, updatedAt: now };
     draft.resources[entry.address] = resource;
   }
   if (!resource) return;
+  if (effects.settleSuperseded !== undefined && resource.superseded) {
+    const left = resource.superseded.filter((s) => s.id !== effects.settleSuperseded);
+    if (left.length > 0) resource.superseded = left;
+    else delete resource.superseded;
+  }
   if (effects.parents) resource.parents = { ...resource.parents, ...parents };
   if (Object.keys(sealed).length > 0) resource.sealed = { ...resource.sealed, ...sealed };
   for (const [name, path] of Object.entries(effects.outputs ?? {})) {
@@ -118,6 +128,19 @@ function applyEffects(draft: StateData, entry: JournalEntry, result: unknown, se
   if (entry.fingerprints) resource.fingerprints = { ...resource.fingerprints, ...entry.fingerprints };
   if (entry.inputs) resource.inputs = entry.inputs;
   resource.updatedAt = now;
+}
+
+/** The object `existing` names, kept as superseded until the new object's creation time (from the answer) plus the overlap. */
+function supersededBy(existing: ResourceState, result: unknown, supersede: NonNullable<WriteEffects['supersede']>): SupersededObject {
+  const created = readResultPath(result, supersede.createdAt);
+  const at = typeof created === 'string' ? Date.parse(created) : Number.NaN;
+  if (!Number.isFinite(at)) throw new Error(`the answer has no creation time at ${supersede.createdAt}, so the old object's overlap cannot be timed`);
+  return {
+    id: existing.id,
+    ...(existing.parents ? { parents: existing.parents } : {}),
+    ...(existing.outputs ? { outputs: existing.outputs } : {}),
+    revocableAt: new Date(at + supersede.overlapHours * 3_600_000).toISOString(),
+  };
 }
 
 export interface ResendOptions {

@@ -60,7 +60,7 @@ export async function planContext(ctx: CommandContext, workspace: Workspace, acc
     workspace: workspace.workspace,
     accountName,
     configDir: relativePosix(ctx.cwd, workspace.dir),
-    files: await plannedFiles(workspace.dir),
+    files: await plannedFiles(workspace.dir, workspace.desired.files),
     variables: workspace.desired.variables,
     state: stateRecord(workspace),
   };
@@ -79,7 +79,7 @@ export async function prepareSavedPlan(ctx: CommandContext, plan: SavedPlan, pla
       `Do not apply this file. ${REPLAN}`,
     );
   }
-  for (const flag of ['var', 'var-file', 'target', 'replace']) {
+  for (const flag of ['var', 'var-file', 'target', 'exclude', 'replace']) {
     if (ctx.values[flag] !== undefined) throw new AbortError(`--${flag} cannot be used with a saved plan: the plan carries the values it was made with.`, REPLAN);
   }
   const refuse = (what: string, given: string, where: string, planned: string) =>
@@ -113,7 +113,7 @@ export async function prepareSavedPlan(ctx: CommandContext, plan: SavedPlan, pla
 }
 
 /** The configuration's `state: { url }` with the plan's variables and the applying job's environment; undefined when it has none or does not load. */
-async function configuredStateUrl(ctx: CommandContext, configDir: string, variables: Record<string, string | number | boolean>): Promise<string | undefined> {
+async function configuredStateUrl(ctx: CommandContext, configDir: string, variables: Workspace['desired']['variables']): Promise<string | undefined> {
   const loaded = await loadConfiguration(configDir, { ...variablesLoadOptions(ctx), savedVariables: variables }).catch(() => undefined);
   return loaded?.desired?.stateUrl;
 }
@@ -189,4 +189,11 @@ export function trustedPlan(saved: SavedPlan, fresh: Plan, planPath: string, res
   }
   const { auth: _auth, ...plan } = withSavedKeys(fresh, saved);
   return { ...plan, context: saved.context };
+}
+
+/** `--target` and `--exclude` are opposites (OpenTofu refuses them together too): a run uses one or the other. */
+export function refuseTargetWithExclude(targets: readonly string[], exclude: readonly string[]): void {
+  if (targets.length > 0 && exclude.length > 0) {
+    throw new AbortError('--target and --exclude cannot be used together.', 'A run either plans only the targeted addresses or all but the excluded ones: give one of the two flags.');
+  }
 }

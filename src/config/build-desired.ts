@@ -10,14 +10,17 @@ import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { positionIn, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
 import { emptyDirectory, undeclaredInDirectory } from './directory.js';
-import { childAddress, localPart, resourceAddress } from '../plan-model/address.js';
+import { childAddress, isInstanceAddress, localPart, nameInModule, resourceAddress } from '../plan-model/address.js';
 import type { ConfigFile, LifecycleConfig } from './config-file.js';
 import type { Entry, KindBlock } from './kind-block.js';
+import { collectDefaults, withDefaults } from './defaults.js';
 import type { Attributes, DesiredResource, Directory, Lifecycle, ResourceKind, SecretSource, SourceRange } from './types.js';
 
 export interface LoadedFile {
   file: SourceFile;
   config: ConfigFile;
+  /** For a module's file: the module calls it is read for (`['payments']`), which prefix its addresses. */
+  modules?: string[];
 }
 
 interface Declared {
@@ -73,6 +76,7 @@ function fieldRangesOf(file: SourceFile, entry: Entry): Record<string, SourceRan
 
 export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], sink: DiagnosticSink, directory: Directory = emptyDirectory()): DesiredResource[] {
   const declared = new Map<string, Declared>();
+  const defaults = collectDefaults(files, sink);
   // Declaration order decides which of two duplicates is "first" and the order of suggestions: within an
   // entry, the one-per-parent children come before the maps of children.
   const childBlocks = (kind: string) => [...kinds.filter((b) => b.parent?.kind === kind && b.single), ...kinds.filter((b) => b.parent?.kind === kind && !b.single)];
@@ -89,7 +93,7 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
       }));
       return false;
     }
-    const attributes = block.attributes(entry, localName, parentName);
+    const attributes = block.attributes(withDefaults(defaults, block.key, entry), localName, parentName);
     const references = (block.references ?? []).flatMap((rule) => ('kind' in rule ? [attributes[rule.attribute as keyof typeof attributes]].flat().map((name) => resourceAddress(rule.kind, String(name))) : []));
     const explicit = entry.dependsOn as string[] | undefined;
     const secrets = Object.fromEntries(Object.entries(block.secrets?.(entry) ?? {}).map(([field, source]) => [field, secretOf(source, file)]));
@@ -135,18 +139,20 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
   // Kinds that refer to no other kind are declared first, file by file; then those that do.
   const topLevel = kinds.filter((k) => !k.parent);
   for (const pass of [topLevel.filter((k) => !k.references?.length), topLevel.filter((k) => k.references?.length)]) {
-    for (const { file, config } of files) {
+    for (const { file, config, modules = [] } of files) {
       for (const block of pass) {
         const entries = (config as unknown as Record<string, Record<string, Entry> | undefined>)[block.key] ?? {};
-        for (const name of Object.keys(entries)) declare(block, resourceAddress(block.kind, name), name, undefined, file, entries, name, 0);
+        for (const name of Object.keys(entries)) declare(block, resourceAddress(block.kind, nameInModule(modules, name)), name, undefined, file, entries, name, 0);
       }
     }
   }
 
   // References and checks that span files run once every resource of every file is declared.
-  const names = (kind: ResourceKind) => [...declared.values()].filter((d) => d.resource.kind === kind).map((d) => d.resource.localName);
+  // Names as references write them: with the module prefixes of the resource they name.
+  const names = (kind: ResourceKind) => [...declared.values()].filter((d) => d.resource.kind === kind).map((d) => localPart(d.resource.address));
   for (const { resource, block, entry, file, at } of [...declared.values()]) {
-    const owner = `${block.noun} "${resource.localName}"`;
+    // An instance of a forEach is named by its address, which says which key it is (KIND.NAME[KEY], e.g. team[search] of the gateways).
+    const owner = isInstanceAddress(resource.address) ? resource.address : `${block.noun} "${resource.localName}"`;
     for (const rule of block.references ?? []) {
       const value = entry[rule.attribute];
       const fieldAt = valueOffset(file, entry, rule.attribute, at);
@@ -164,7 +170,11 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
         sink.push(diagnosticAt(file, offset, {
           code: 'unknown_reference',
           summary: `Unknown ${kind} "${name}" in ${owner}${didYouMean(name, known)}`,
-          detail: known.length ? `Declared ${kind}s: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', ...' : ''}.` : `No ${kind} is declared in this configuration.`,
+          detail: [
+            known.length ? `Declared ${kind}s: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', ...' : ''}.` : `No ${kind} is declared in this configuration.`,
+            // In a module, a plain name is the module's own: the caller's resources come through inputs (modules.ts).
+            ...(file.within ? [`A module names the caller's resources only through its inputs: write \${var.NAME} here and give NAME in the module call's inputs.`] : []),
+          ].join('\n'),
           end: offset + name.length,
         }));
       }

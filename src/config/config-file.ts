@@ -12,8 +12,9 @@ export interface LifecycleConfig<Field extends string> {
 
 export interface VariableConfig {
   description?: string;
-  type?: 'string' | 'integer' | 'number' | 'boolean';
-  default?: string | number | boolean;
+  type?: 'string' | 'integer' | 'number' | 'boolean' | 'list' | 'map';
+  /** A list or a map only with `type: list` or `type: map`. */
+  default?: string | number | boolean | unknown[] | Record<string, unknown>;
 }
 
 /** `moved`: the object at `from` in state is now configured at `to` (after Terraform's `moved` block). */
@@ -27,8 +28,16 @@ export interface RemovedConfig {
   from: string;
 }
 
+/**
+ * `forEach` (config/for-each.ts), on any resource entry held by name and on an `import` block: a map, a list,
+ * or `${var.NAME}` of one. The entry is a template declared once per key; the loader expands it before the
+ * kinds read their entries, so no entry type carries it.
+ */
+export type ForEach = Record<string, unknown> | unknown[] | string;
+
 /** `import`: the configured address `to` adopts the existing remote object `id`. */
 export interface ImportConfig {
+  forEach?: ForEach;
   to: string;
   id: string;
 }
@@ -38,9 +47,16 @@ export interface PolicyConfig {
   level: 'mandatory' | 'advisory';
   /** Kind names; the schema lists the kinds the registry defines. */
   kinds?: ResourceKind[];
-  actions?: ('create' | 'update' | 'replace' | 'rotate' | 'import' | 'move' | 'forget' | 'archive' | 'delete' | 'revoke')[];
+  actions?: ('create' | 'update' | 'replace' | 'renew' | 'rotate' | 'import' | 'move' | 'forget' | 'archive' | 'delete' | 'revoke')[];
   rule: string;
   message?: string;
+}
+
+/** One use of a module (an entry of `modules`): its folder, and the values of its variables by name. */
+export interface ModuleCallConfig {
+  source: string;
+  /** A list or a map only for a variable declared with `type: list` or `type: map`. */
+  inputs?: Record<string, string | number | boolean | unknown[] | Record<string, unknown>>;
 }
 
 /** `directory:` (config/directory.ts): principals no operation lists, by name. */
@@ -60,7 +76,10 @@ export interface ConfigFile {
   removed?: RemovedConfig[];
   import?: ImportConfig[];
   policies?: Record<string, PolicyConfig>;
+  modules?: Record<string, ModuleCallConfig>;
   directory?: DirectoryConfig;
+  /** `defaults:` by the key entries sit under (`tokens`): field -> value (defaults.ts). */
+  defaults?: Record<string, Record<string, unknown>>;
   /** The entries of the top-level kinds, under each kind block's `key` (their types are in src/providers/). */
   [kindKey: string]: unknown;
 }

@@ -14,6 +14,8 @@ interface PositionedText {
   display: string;
   text: string;
   lines: LineCounter;
+  /** For a module's file: the call it is read for (`module.payments, called at main.yaml:3:3`), named in every diagnostic. */
+  within?: string;
 }
 
 export interface DiagnosticInit {
@@ -43,7 +45,7 @@ export function diagnosticAt(file: PositionedText, offset: number, init: Diagnos
   const diagnostic: Diagnostic = {
     severity: init.severity ?? 'error',
     code: init.code,
-    summary: init.summary,
+    summary: file.within ? `${init.summary} (in ${file.within})` : init.summary,
     range: { file: file.display, line, col },
     snippet,
   };

@@ -5,19 +5,20 @@
  * files, and the cross-file stage runs only when every file is valid, since
  * its errors would otherwise repeat the earlier ones.
  */
-import { readdir } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { buildDesired, type LoadedFile } from './build-desired.js';
+import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvNames } from './config-folder.js';
 import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from './diagnostics.js';
-import { interpolate } from './interpolate.js';
+import { expandFile } from './for-each.js';
 import { collectDirectory } from './directory.js';
 import { collectPolicies } from './policies.js';
 import { registerUrlPasswords } from './own-variables.js';
 import { collectRefactoringBlocks } from './refactoring-blocks.js';
 import { checkSchema, type UnsetVariables } from './schema-check.js';
-import { offsetIn, positionIn, readSourceFile, type SourceFile } from './source-file.js';
-import { resolveVariables, type VariableArgument, type VariableDeclaration, type VariableValue } from './variables.js';
-import type { ConfigFile, VariableConfig } from './config-file.js';
+import { loadModules } from './modules.js';
+import { offsetIn, positionIn, type SourceFile } from './source-file.js';
+import { resolveVariables, type VariableArgument, type VariableValue } from './variables.js';
+import type { ConfigFile } from './config-file.js';
 import type { KindBlock } from './kind-block.js';
 import type { DesiredState, Diagnostic } from './types.js';
 
@@ -51,56 +52,19 @@ export interface LoadResult {
 
 const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Names of the environment variables used as secret sources (`{ env: NAME }`) anywhere in the files. */
-function secretEnvNames(values: unknown[]): Set<string> {
-  const names = new Set<string>();
-  const walk = (value: unknown): void => {
-    if (Array.isArray(value)) value.forEach(walk);
-    else if (isMapping(value)) {
-      const keys = Object.keys(value);
-      if (keys.length === 1 && keys[0] === 'env' && typeof value.env === 'string') names.add(value.env);
-      else Object.values(value).forEach(walk);
-    }
-  };
-  values.forEach(walk);
-  return names;
-}
-
-async function listConfigFiles(dir: string, sink: DiagnosticSink): Promise<string[] | undefined> {
-  try {
-    const entries = await readdir(dir, { withFileTypes: true });
-    const names = entries.filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name)).map((e) => e.name).sort();
-    if (names.length === 0) {
-      sink.push({ severity: 'error', code: 'no_config_files', summary: `No configuration files in ${dir}: expected at least one *.yaml or *.yml file`, detail: 'Subfolders are not read. See examples/quickstart for a start.' });
-      return undefined;
-    }
-    return names;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    sink.push({ severity: 'error', code: 'config_dir_missing', summary: code === 'ENOTDIR' ? `${dir} is not a folder: give the folder that holds the configuration files` : `Configuration folder ${dir} does not exist` });
-    return undefined;
-  }
-}
-
-function collectDeclarations(files: SourceFile[], sink: DiagnosticSink): Map<string, VariableDeclaration> {
-  const declarations = new Map<string, VariableDeclaration>();
-  for (const file of files) {
-    const variables = (file.value as Record<string, unknown>).variables;
-    if (!isMapping(variables)) continue;
-    for (const [name, config] of Object.entries(variables)) {
-      const earlier = declarations.get(name);
-      if (earlier) {
-        const { line, col } = earlier.file.lines.linePos(offsetIn(earlier.file, (earlier.file.value as Record<string, unknown>).variables, name));
-        sink.push(diagnosticAt(file, offsetIn(file, variables, name), {
-          code: 'duplicate_variable',
-          summary: `Variable "${name}" is declared twice: in ${earlier.file.display}:${line}:${col} and again here`,
-        }));
-        continue;
-      }
-      declarations.set(name, { name, config: (isMapping(config) ? config : {}) as VariableConfig, file });
-    }
-  }
-  return declarations;
+/**
+ * A problem in a `forEach` template is found once per instance, at the same place, in words that differ only
+ * by the instance key: the first (which names its instance) says it.
+ */
+function withoutRepeats(diagnostics: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diagnostics.filter((d) => {
+    if (!d.range) return true;
+    const key = JSON.stringify([d.range.file, d.range.line, d.range.col, d.code, d.summary.replace(/\[[^\]]*\]/g, '[]')]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function pickAccount(files: LoadedFile[], sink: DiagnosticSink): string | undefined {
@@ -128,7 +92,7 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   let unset: UnsetVariables | undefined;
   const done = (desired?: DesiredState): LoadResult => ({
     desired: hasErrors(diagnostics) ? undefined : desired,
-    diagnostics: sortDiagnostics(diagnostics),
+    diagnostics: sortDiagnostics(withoutRepeats(diagnostics)),
     ...(unset ? { unsetVariables: [...unset.keys()].sort() } : {}),
   });
 
@@ -137,21 +101,7 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   const shownRoot = relative(cwd, root);
   const display = (name: string) => (shownRoot.startsWith('..') || isAbsolute(shownRoot) ? join(root, name) : join(shownRoot, name));
 
-  const files: SourceFile[] = [];
-  for (const name of names) {
-    try {
-      const file = await readSourceFile(join(root, name), display(name), diagnostics);
-      if (!file) continue;
-      file.value ??= {};
-      if (!isMapping(file.value)) {
-        diagnostics.push(diagnosticAt(file, 0, { code: 'wrong_type', summary: `${file.display} must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import, policies, directory)` }));
-        continue;
-      }
-      files.push(file);
-    } catch (error) {
-      diagnostics.push({ severity: 'error', code: 'file_unreadable', summary: `Cannot read ${display(name)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` });
-    }
-  }
+  const files = await readConfigFiles(root, names, display, diagnostics);
 
   const declarations = collectDeclarations(files, diagnostics);
   // `account: ${var.account}` is the convention (and what export writes): a required `account`
@@ -169,13 +119,18 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   const loaded: LoadedFile[] = [];
   for (const file of files) {
     refuseVariablesInStateUrl(file, diagnostics);
-    file.value = interpolate(file.value, file, scope, diagnostics);
+    const before = diagnostics.length;
+    expandFile(file, options.kinds, scope, diagnostics);
+    // A reference that could not be resolved is left as text: the schema would only add that it is the wrong type.
+    if (hasErrors(diagnostics.slice(before))) continue;
     if (checkSchema(file, options.kinds, diagnostics, unset)) loaded.push({ file, config: file.value as ConfigFile });
   }
   if (hasErrors(diagnostics)) return done();
+  const modules = await loadModules(loaded, { root, display, kinds: options.kinds, env, unset }, diagnostics);
+  if (hasErrors(diagnostics)) return done();
 
   const directory = collectDirectory(loaded, diagnostics);
-  const resources = buildDesired(loaded, options.kinds, diagnostics, directory);
+  const resources = buildDesired([...loaded, ...modules.files], options.kinds, diagnostics, directory);
   const configured = pickAccount(loaded, diagnostics);
   if (chosenAccount !== undefined && configured !== undefined && chosenAccount !== configured) {
     // A leftover CPLANE_ACCOUNT must never send a configuration's changes to another account.
@@ -191,7 +146,7 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   const refactoring = collectRefactoringBlocks(loaded, resources, diagnostics);
   const policies = collectPolicies(loaded, diagnostics);
   const hasDirectory = loaded.some((l) => l.config.directory !== undefined);
-  const desired: DesiredState = { resources, ...(refactoring ? { refactoring } : {}), ...(policies ? { policies } : {}), ...(hasDirectory ? { directory } : {}), dir: root, files: [...names], variables: Object.fromEntries(values) };
+  const desired: DesiredState = { resources, ...(refactoring ? { refactoring } : {}), ...(policies ? { policies } : {}), ...(hasDirectory ? { directory } : {}), dir: root, files: [...names, ...modules.paths], variables: Object.fromEntries(values) };
   if (account !== undefined && account !== '') desired.account = account;
   const stateUrl = loaded.find((l) => l.config.state)?.config.state?.url;
   if (stateUrl) desired.stateUrl = stateUrl;

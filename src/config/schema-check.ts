@@ -11,6 +11,7 @@ import { positionIn, type NodePosition, type SourceFile } from './source-file.js
 import { didYouMean } from './suggest.js';
 import type { VariableConfig } from './config-file.js';
 import type { KindBlock } from './kind-block.js';
+import { childAddress, isInstanceAddress, resourceAddress } from '../plan-model/address.js';
 
 type Segment = string | number;
 
@@ -37,7 +38,8 @@ function undecided(error: ErrorObject, unset: UnsetVariables): boolean {
   const declared = unset.get(whole);
   if (declared === undefined) return true;
   const expected = [(error.params as { type: string | string[] }).type].flat();
-  return expected.includes(declared) || (declared === 'integer' && expected.includes('number'));
+  const jsonType = declared === 'list' ? 'array' : declared === 'map' ? 'object' : declared;
+  return expected.includes(jsonType) || (declared === 'integer' && expected.includes('number'));
 }
 
 function segmentsOf(instancePath: string, value: unknown): Segment[] {
@@ -61,9 +63,12 @@ export function describePath(path: readonly Segment[], kinds: readonly KindBlock
   const block = kinds.find((k) => !k.parent && k.key === top);
   if (block && a !== undefined) {
     const child = kinds.find((k) => k.parent?.kind === block.kind && k.key === sub);
-    if (child?.single) [owner, inner] = [`${child.noun} "${a}"`, path.slice(3)];
-    else if (child && b !== undefined) [owner, inner] = [`${child.noun} "${a}/${b}"`, rest];
-    else [owner, inner] = [`${block.noun} "${a}"`, path.slice(2)];
+    const address = resourceAddress(block.kind, String(a));
+    // An instance of a forEach is named by its address, which says which key it is (KIND.NAME[KEY], e.g. team[search] of the gateways).
+    const named = (noun: string, name: string, instance: string) => (isInstanceAddress(instance) ? instance : `${noun} "${name}"`);
+    if (child?.single) [owner, inner] = [named(child.noun, String(a), childAddress(address, child.kind)), path.slice(3)];
+    else if (child && b !== undefined) [owner, inner] = [named(child.noun, `${a}/${b}`, childAddress(address, child.kind, String(b))), rest];
+    else [owner, inner] = [named(block.noun, String(a), address), path.slice(2)];
   } else if (top === 'variables' && a !== undefined) [owner, inner] = [`variable "${a}"`, path.slice(2)];
   const field = inner.reduce<string>((acc, s) => (typeof s === 'number' ? `${acc}[${s}]` : acc ? `${acc}.${s}` : s), '');
   return { owner, field };
@@ -78,7 +83,7 @@ function typeName(value: unknown): string {
 }
 
 const expectedType = (t: string) =>
-  ({ object: 'a map', array: 'a list', integer: 'an integer', number: 'a number', string: 'a string', boolean: 'true or false', null: 'null' })[t] ?? t;
+  ({ object: 'a map', map: 'a map', array: 'a list', list: 'a list', integer: 'an integer', number: 'a number', string: 'a string', boolean: 'true or false', null: 'null' })[t] ?? t;
 
 /** The node of the file's value at `path` (undefined once the path leaves the value). */
 function nodeAt(file: SourceFile, path: readonly Segment[]): unknown {

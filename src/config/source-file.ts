@@ -74,6 +74,8 @@ export interface SourceFile {
   nodes: WeakMap<object, Map<string, NodePosition>>;
   /** The parsed value, or undefined when the file could not be parsed. */
   value: unknown;
+  /** For a module's file: the module call it is read for, named in its diagnostics (modules.ts). */
+  within?: string;
 }
 
 /**

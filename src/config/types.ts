@@ -6,6 +6,7 @@
  */
 
 import type { ResourceKind, SecretSource, SourceRange } from '../plan-model/kind.js';
+import type { VariableValue } from '../plan-model/plan.js';
 
 export type { ResourceKind, SecretSource, SourceRange };
 
@@ -81,6 +82,10 @@ export interface GatewayTokenAttributes {
   spendLimit: string | null;
   /** The window the spend limit counts in (`daily`, `weekly`, `monthly`); null without a spend limit. */
   spendWindow: string | null;
+  /** Renewed this many days before it expires (`defaults.tokens` gives a default); null: replaced once expired. */
+  renewBeforeDays?: number | null;
+  /** Hours the old token keeps working after its renewal (default 24). */
+  overlapHours?: number;
 }
 
 export interface OtelExportAttributes {
@@ -178,7 +183,7 @@ export interface DesiredState {
   /** Files read, relative to `dir`, sorted. */
   files: string[];
   /** The variable values the configuration was loaded with (a saved plan keeps them; secrets never are variables). */
-  variables: Record<string, string | number | boolean>;
+  variables: Record<string, VariableValue>;
 }
 
 export type Severity = 'error' | 'warning';

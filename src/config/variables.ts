@@ -2,7 +2,8 @@
  * Variable values in Terraform's order: declared defaults, then
  * `CPLANE_VAR_<name>` from the environment, then `--var-file` (YAML) and
  * `--var name=value` in command-line order; a later source wins. A declared
- * `type` converts text values (from --var and the environment) and checks the others.
+ * `type` converts text values (from --var and the environment) and checks the others;
+ * `list` and `map` read text values as JSON (var files and defaults are YAML already).
  */
 import { relative, resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
@@ -10,7 +11,9 @@ import { offsetIn, positionIn, readSourceFile, type SourceFile } from './source-
 import { didYouMean } from './suggest.js';
 import type { VariableConfig } from './config-file.js';
 
-export type VariableValue = string | number | boolean;
+import type { VariableValue } from '../plan-model/plan.js';
+
+export type { VariableValue };
 
 export interface VariableDeclaration {
   name: string;
@@ -25,8 +28,10 @@ export interface VariableInputs {
   variables?: VariableArgument[];
   env: NodeJS.ProcessEnv;
   cwd: string;
-  /** Values recorded in a saved plan: they win over every other source. */
+  /** Values recorded in a saved plan (or a module call's inputs): they win over every other source. */
   saved?: Record<string, VariableValue>;
+  /** Where `saved` comes from, in words: "the saved plan" unless given ("input of module.payments"). */
+  savedOrigin?: string;
   /** A variable without a value is left unknown instead of being an error (`cplane validate`). */
   allowUnset?: boolean;
 }
@@ -52,8 +57,41 @@ function convert(value: unknown, type: VariableConfig['type']): VariableValue | 
       return value === 'true' ? true : value === 'false' ? false : undefined;
     case 'string':
       return ['string', 'number', 'boolean'].includes(typeof value) ? String(value) : undefined;
+    case 'list':
+    case 'map': {
+      const parsed = typeof value === 'string' ? parseJson(value) : value;
+      const isList = Array.isArray(parsed);
+      const isMap = parsed !== null && typeof parsed === 'object' && !isList;
+      return (type === 'list' ? isList : isMap) ? (parsed as VariableValue) : undefined;
+    }
     default:
       return ['string', 'number', 'boolean'].includes(typeof value) ? (value as VariableValue) : undefined;
+  }
+}
+
+/** A given value as an error shows it: JSON, cut short (a map given by mistake may be long). */
+function shortJson(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How an error names the values a type takes. */
+function typeWords(type: VariableConfig['type']): string {
+  switch (type) {
+    case 'integer': return 'an integer';
+    case 'boolean': return 'true or false';
+    case 'list': return 'a list (in --var and CPLANE_VAR_*, as JSON: ["a","b"])';
+    case 'map': return 'a map (in --var and CPLANE_VAR_*, as JSON: {"key":"value"})';
+    case undefined: return 'a string, number or boolean (declare `type: list` or `type: map` for a list or a map)';
+    default: return `a ${type}`;
   }
 }
 
@@ -102,7 +140,7 @@ export async function resolveVariables(
       offer(argument.name, { value: argument.value, origin: `--var ${argument.name}=...` }, true);
     }
   }
-  for (const [name, value] of Object.entries(inputs.saved ?? {})) offer(name, { value, origin: 'the saved plan' }, true);
+  for (const [name, value] of Object.entries(inputs.saved ?? {})) offer(name, { value, origin: inputs.savedOrigin ?? 'the saved plan' }, true);
 
   const values = new Map<string, VariableValue>();
   for (const [name, declaration] of declarations) {
@@ -122,7 +160,7 @@ export async function resolveVariables(
     if (converted === undefined) {
       const problem = {
         code: 'invalid_variable_value',
-        summary: `Variable "${name}" must be ${declaration.config.type === 'integer' ? 'an integer' : declaration.config.type === 'boolean' ? 'true or false' : `a ${declaration.config.type ?? 'string, number or boolean'}`}; ${found.origin} gives ${JSON.stringify(found.value)}`,
+        summary: `Variable "${name}" must be ${typeWords(declaration.config.type)}; ${found.origin} gives ${shortJson(found.value)}`,
       };
       sink.push(found.file && found.offset !== undefined ? diagnosticAt(found.file, found.offset, problem) : diagnosticAt(declaration.file, declaredAt, problem));
       continue;

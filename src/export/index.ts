@@ -15,6 +15,7 @@ const exportNesting = nestingOrder.filter((kind) => exportKinds.includes(kind));
 import { beginAdoption } from './adopt.js';
 import { buildModel, type ExportModel, type Placeholder } from './build-model.js';
 import { emitFiles } from './emit-yaml.js';
+import { groupGateways, type GatewayGroup } from './group.js';
 import { checkOutputFolder, writeOutputFolder } from './output-folder.js';
 import { readAccount } from './read-account.js';
 
@@ -35,6 +36,8 @@ export interface ExportOptions {
   command: string;
   /** How long adopting waits for a state lock another run holds (`--lock-timeout`), in milliseconds. */
   lockTimeoutMs?: number;
+  /** `--group`: gateways that differ only by name are written once, with forEach (group.ts). */
+  group?: boolean;
   /** Per-gateway reads in flight at once (default 10). */
   parallelism?: number;
 }
@@ -55,6 +58,8 @@ export interface ExportResult {
   placeholders: Placeholder[];
   /** The objects written without their value, which is never exported (records). */
   withoutValue: { count: number; noun: string };
+  /** With --group: the forEach templates written, with how many gateways each stands for. */
+  groups?: GatewayGroup[];
   /** Addresses recorded in state by --adopt. */
   adopted?: number;
 }
@@ -68,13 +73,15 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const live = await withClient(options.connect(account), (client) =>
     readAccount({ client, account, projectNames: options.projectNames, parallelism: options.parallelism ?? 10 }),
   );
-  const model = buildModel(live, { onlyUsedCredentials: options.projectNames.length > 0 });
+  const built = buildModel(live, { onlyUsedCredentials: options.projectNames.length > 0 });
+  const model: ExportModel & { groups?: GatewayGroup[] } = options.group ? groupGateways(built) : built;
   const files = emitFiles(model, relative(outDir, schemaFile).split(sep).join('/'));
   // The state's lock is taken before the folder changes, so a state in use stops the export with the folder as it was.
   const adoption = options.adopt ? await beginAdoption({ outDir, account, env: options.env, command: options.command, lockTimeoutMs: options.lockTimeoutMs ?? 0 }) : undefined;
   try {
     const { written, removed } = await writeOutputFolder(outDir, files, existing);
     const result: ExportResult = { account, outDir, files: written, removed, counts: countsOf(model), skipped: skippedOf(model), placeholders: model.placeholders, withoutValue: withoutValueOf(model) };
+    if (model.groups) result.groups = model.groups;
     if (adoption) result.adopted = await adoption.record(model.adoptions);
     return result;
   } finally {

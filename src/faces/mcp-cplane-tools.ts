@@ -69,6 +69,7 @@ const planInput = Type.Object(
     ...variablesInput,
     workspace: Type.Optional(Type.String({ minLength: 1, description: 'The workspace whose state to plan against, like `--workspace NAME` (default: $CPLANE_WORKSPACE, else `default`).' })),
     targets: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Plan only these addresses and what they depend on, like `--target ADDRESS`.' })),
+    exclude: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Plan all but these addresses (or module.NAME) and what depends on them, like `--exclude ADDRESS`; not with targets.' })),
     destroy: Type.Optional(Type.Boolean({ description: 'Plan the removal of everything in state instead.' })),
   },
   { additionalProperties: false },
@@ -90,6 +91,7 @@ function flagsOf(args: PlanInput): CommandContext['values'] {
     ...(args.variables ? { var: Object.entries(args.variables).map(([name, value]) => `${name}=${String(value)}`) } : {}),
     ...(args.workspace !== undefined ? { workspace: args.workspace } : {}),
     ...(args.targets?.length ? { target: args.targets } : {}),
+    ...(args.exclude?.length ? { exclude: args.exclude } : {}),
     ...(args.destroy === true ? { destroy: true } : {}),
   };
 }

@@ -41,8 +41,8 @@ export function parseLocalName(text: string): NameSegment[] | undefined {
   return segments.every((s) => s !== undefined) ? (segments as NameSegment[]) : undefined;
 }
 
-/** The one parser: undefined when the text is not an address. */
-export function parseAddress(text: string): Address | undefined {
+/** The `module.NAME.` prefixes of `text` and what follows them; undefined when a prefix is malformed. */
+function splitModules(text: string): { modules: string[]; rest: string } | undefined {
   const modules: string[] = [];
   let rest = text;
   while (rest.startsWith('module.')) {
@@ -52,6 +52,14 @@ export function parseAddress(text: string): Address | undefined {
     modules.push(name);
     rest = rest.slice(end + 1);
   }
+  return { modules, rest };
+}
+
+/** The one parser: undefined when the text is not an address. */
+export function parseAddress(text: string): Address | undefined {
+  const split = splitModules(text);
+  if (!split) return undefined;
+  const { modules, rest } = split;
   const dot = rest.indexOf('.');
   const kind = rest.slice(0, dot);
   if (dot === -1 || !KIND.test(kind)) return undefined;
@@ -68,12 +76,27 @@ export function formatAddress(address: Address): string {
   return [...address.modules.map((m) => `module.${m}.`), address.kind, '.', formatLocalName(address.segments)].join('');
 }
 
-/** The address of an object of `kind` with the local name `localName` (`project` + `payments` -> `project.payments`). */
+/**
+ * The address of an object of `kind` with the local name `localName` (`project` + `payments` -> `project.payments`).
+ * Inside a module the local name carries the module prefixes (`module.payments.core` -> `module.payments.project.core`):
+ * references by name between the objects of a module are written that way in their attributes.
+ */
 export function resourceAddress(kind: string, localName: string): string {
   // A name read from an old state entry may be missing: it is kept as text, as a template literal would.
   const text = String(localName);
-  const segments = parseLocalName(text) ?? [{ name: text }];
-  return formatAddress({ modules: [], kind, segments });
+  const split = splitModules(text);
+  const segments = split ? parseLocalName(split.rest) : undefined;
+  return formatAddress(split && segments ? { modules: split.modules, kind, segments } : { modules: [], kind, segments: parseLocalName(text) ?? [{ name: text }] });
+}
+
+/** A local name inside the module calls `modules` (`['payments']` + `core` -> `module.payments.core`). */
+export function nameInModule(modules: readonly string[], localName: string): string {
+  return [...modules.map((m) => `module.${m}.`), localName].join('');
+}
+
+/** The module calls an address is inside (`module.payments.gateway.main` -> `['payments']`); none for a malformed one. */
+export function modulesOf(address: string): string[] {
+  return parseAddress(address)?.modules ?? [];
 }
 
 /**
@@ -97,10 +120,19 @@ export function kindOf(address: string): string | undefined {
   return parseAddress(address)?.kind;
 }
 
-/** The local name of an address (everything after `kind.`): `record.payments/stripe-key` -> `payments/stripe-key`. */
+/** Whether an address names an instance of a `forEach` (one of its segments has a key): `gateway.team[payments]`, `gateway_token.team[payments]/ci`. */
+export function isInstanceAddress(address: string): boolean {
+  return parseAddress(address)?.segments.some((s) => s.key !== undefined) ?? false;
+}
+
+/**
+ * The local name of an address (everything after `kind.`, with its module prefixes): `record.payments/stripe-key`
+ * -> `payments/stripe-key`, `module.payments.gateway.main` -> `module.payments.main`; so that
+ * `resourceAddress(kindOf(a), localPart(a))` is `a`.
+ */
 export function localPart(address: string): string {
   const parsed = parseAddress(address);
-  return parsed ? formatLocalName(parsed.segments) : address;
+  return parsed ? nameInModule(parsed.modules, formatLocalName(parsed.segments)) : address;
 }
 
 /**
@@ -116,4 +148,21 @@ export function movedWithParent(address: string, from: string, to: string): stri
   if (own !== prefix && !own.startsWith(`${prefix}/`)) return undefined;
   if (child.modules.join('.') !== parentFrom.modules.join('.')) return undefined;
   return formatAddress({ modules: parentTo.modules, kind: child.kind, segments: [...parentTo.segments, ...child.segments.slice(parentFrom.segments.length)] });
+}
+
+/**
+ * Whether `address` is what `pattern` names on the command line (`--target`, `--exclude`): the address itself, every
+ * address inside a module call (`module.payments`), or every instance of a resource (`gateway.team` names
+ * `gateway.team[payments]`).
+ */
+export function addressMatches(address: string, pattern: string): boolean {
+  if (address === pattern) return true;
+  const parsed = parseAddress(address);
+  if (!parsed) return false;
+  const prefix = splitModules(`${pattern}.`);
+  if (prefix && prefix.rest === '' && prefix.modules.length > 0) return prefix.modules.every((m, i) => parsed.modules[i] === m);
+  const named = parseAddress(pattern);
+  if (!named || named.kind !== parsed.kind || named.modules.join('.') !== parsed.modules.join('.') || named.segments.length !== parsed.segments.length) return false;
+  const last = named.segments.length - 1;
+  return named.segments.every((s, i) => (i < last ? s.name === parsed.segments[i]!.name && s.key === parsed.segments[i]!.key : s.name === parsed.segments[i]!.name && s.key === undefined));
 }

@@ -148,7 +148,7 @@ export interface PlanContext {
   configDir: string;
   files: PlannedFile[];
   /** Resolved variable values the configuration was planned with. */
-  variables: Record<string, string | number | boolean>;
+  variables: Record<string, VariableValue>;
   /** The state the plan was made against: a file relative to the configuration folder (or absolute), or a URL without credentials. */
   state: { path: string } | { url: string };
 }
@@ -163,6 +163,8 @@ export interface Plan {
   context?: PlanContext;
   mode: 'normal' | 'destroy' | 'refresh-only';
   targets: string[];
+  /** `--exclude` addresses (absent when none): planned is everything but these and what needs them. */
+  exclude?: string[];
   /** `--replace` addresses (absent when none): re-issued even though nothing else changed. */
   replace?: string[];
   /** In dependency order: every step comes after the steps it depends on. */
@@ -175,6 +177,11 @@ export interface Plan {
    * of older versions.
    */
   withoutValue?: string[];
+  /**
+   * Objects a renewal superseded that are still in their overlap (old and new both work): no change yet, but said.
+   * The first apply after `revocableAt` revokes each. Absent when there are none.
+   */
+  superseded?: SupersededWait[];
   summary: PlanSummary;
   /** Present when the configuration has policies (every mode but refresh-only, which plans no change). */
   policies?: PolicyReport;
@@ -195,6 +202,16 @@ export interface Plan {
   auth?: { mac: string; kdf?: { name: 'scrypt'; salt: string; N: number; r: number; p: number } };
 }
 
+/** An old object kept working beside its renewed successor until `revocableAt` (ISO time, the API's clock). */
+export interface SupersededWait {
+  address: string;
+  kind: ResourceKind;
+  id: string;
+  /** Non-secret outputs the old object had (a token's `tokenPrefix`), to recognise it. */
+  outputs?: Record<string, string>;
+  revocableAt: string;
+}
+
 export interface PendingWrite {
   address: string;
   kind: ResourceKind;
@@ -204,3 +221,6 @@ export interface PendingWrite {
   /** When the write was first saved (ISO time). */
   savedAt: string;
 }
+
+/** A variable's value: a scalar, or with `type: list` / `type: map` a JSON value (a `forEach` runs over it). */
+export type VariableValue = string | number | boolean | null | VariableValue[] | { [key: string]: VariableValue };

@@ -37,6 +37,14 @@ export interface WriteEffects {
   forget?: boolean;
   /** Sentences for people about the answer, shown when the write succeeds (never recorded in state). */
   notices?: ResultNotice[];
+  /**
+   * A renewal: when this write gives the address a new id, the object it had is kept in state as superseded,
+   * to be revoked by a later apply once `overlapHours` have passed since the new object's creation time
+   * (a dotted path into the result, read on the API's clock).
+   */
+  supersede?: { overlapHours: number; createdAt: string };
+  /** This write revoked the superseded object with this id: it leaves the address's list of superseded objects. */
+  settleSuperseded?: string;
 }
 
 /**

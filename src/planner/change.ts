@@ -12,7 +12,7 @@ import type { ResourceState } from '../state/types.js';
 import type { StageContext } from './context.js';
 import { liveChildrenOf, type LiveObject } from './live-account.js';
 import { resourceProblem, type PlanProblem } from './problems.js';
-import { expiredChange, replacementOf } from './reissue.js';
+import { expiredChange, renewalChange, replacementOf, supersededRevocations } from './reissue.js';
 import { inputsOf, makeStep } from './steps.js';
 
 export interface ChangeBase {
@@ -40,13 +40,28 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
     ...(expired ? [`it ${expired.note}`] : []),
     ...(requested === 'replace' ? ['--replace asks for a new one'] : []),
   ];
+  // Renewal ahead of expiry: only when nothing forces an immediate replacement (a leaked or expired one must go now).
+  const renewal = entry && renewals.length === 0 ? provider.renewal?.({ attributes: r.attributes }) : undefined;
+  const renewing = renewalChange(found.identity, renewal, provider.config.noun, lookups.now);
+  // What earlier renewals superseded: revoked once their overlap ended, or at once with --replace.
+  const revocations = entry ? supersededRevocations(ctx.live, r.address, entry, lookups.now, requested === 'replace') : { writes: [], changes: [], why: [] };
   // A `generate` value cplane never wrote stays as it is live (write-only-values.ts): say so when adopting.
   const notes = entry ? [] : (writeOnly?.keptLive ?? []).map((field) => `${field} keeps its live value (generate makes a value only when cplane creates the object)`);
-  if (facts.changes.length === 0 && renewals.length === 0 && !base.adopt) return { problems };
+  if (facts.changes.length === 0 && renewals.length === 0 && !renewing && revocations.writes.length === 0 && !base.adopt) return { problems };
   let action: Action = base.action;
   let reason = base.reason;
   let writes: WriteSpec[];
-  if (renewals.length > 0) {
+  if (renewing && renewal) {
+    action = 'renew';
+    reason = [base.reason, renewing.note].filter(Boolean).join('; ');
+    facts.changes.push(renewing);
+    ctx.book.markPending(r.address, r.kind);
+    const created = provider.planCreate({ desired: r, lookups });
+    // The write that gives the address its new id keeps the old object, superseded, for the overlap.
+    const supersede = { overlapHours: renewal.overlapHours, createdAt: renewal.createdAt };
+    writes = created.writes.map((w) => (w.effects.id ? { ...w, effects: { ...w.effects, supersede } } : w));
+    problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
+  } else if (renewals.length > 0) {
     action = 'replace';
     reason = [base.adopt ? base.reason : undefined, `${renewals.join('; ')}: a new one is created, then the old one is ${provider.removeAction}d`].filter(Boolean).join('; ');
     // An expired object no longer works: revoking it destroys nothing, so preventDestroy does not stop its renewal.
@@ -71,6 +86,15 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
     writes = updated.writes;
     problems.push(...(updated.problems ?? []).map((p) => resourceProblem(r, p)));
     notes.push(...(updated.notes ?? []));
+  }
+  if (revocations.writes.length > 0) {
+    // Alone, finishing a renewal is the step; beside another change, it rides along after that change's writes.
+    if (facts.changes.length === 0 && renewals.length === 0 && !renewing && !base.adopt) {
+      action = 'renew';
+      reason = `finishing a renewal: ${revocations.why.join('; ')}`;
+    }
+    writes = [...writes, ...revocations.writes];
+    facts.changes.push(...revocations.changes);
   }
   const inputs = { ...inputsOf(r), ...facts.inputs };
   const step = makeStep({ address: r.address, kind: r.kind, action, reason, changes: facts.changes, writes, inputs, notes, ...(base.adopt ? { adopt: base.adopt } : {}) }, r.secrets);

@@ -27,6 +27,8 @@ export interface MakePlanInput {
   account: string;
   mode?: Plan['mode'];
   targets?: string[];
+  /** `--exclude` patterns (never with targets): everything but these and what needs them is planned (targets.ts). */
+  exclude?: string[];
   /** `--replace` addresses: issued again although nothing else changed (reissue.ts). */
   replace?: string[];
   /** Requests in flight at once while refreshing (default 10). */

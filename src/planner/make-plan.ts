@@ -15,7 +15,7 @@ import { checkPolicies, compileConfigured } from './policies.js';
 import { indexLive } from './live-account.js';
 import { sortSteps } from './order.js';
 import { refreshLive } from './refresh.js';
-import { replaceProblems } from './reissue.js';
+import { replaceProblems, supersededWaiting } from './reissue.js';
 import { providerFor } from '../providers/index.js';
 import { forgetSteps, resolveRefactoring, withMoves } from './refactoring.js';
 import { planRemovals } from './removals.js';
@@ -28,7 +28,7 @@ import { notVerifiable } from './not-verifiable.js';
 import { pendingWritesOf } from './pending-writes.js';
 
 export async function makePlan(input: MakePlanInput): Promise<Plan> {
-  const { client, desired, account, mode = 'normal', targets = [], replace = [] } = input;
+  const { client, desired, account, mode = 'normal', targets = [], exclude = [], replace = [] } = input;
   // Policies judge the changes a plan makes (a refresh-only plan makes none); a rule that does not compile stops the plan before any request.
   const compiled = mode === 'refresh-only' ? undefined : await compileConfigured(desired);
   // moved, removed and import blocks first: every later stage sees the state under its new addresses.
@@ -58,7 +58,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
   // Refresh reads only the kinds the configuration or the state has, so all it could not read matters.
   const unreadable = [...snapshot.unreadable, ...planned.unreadable, ...removals.unreadable];
   const scoped = scopeToTargets({
-    mode, targets, desiredByAddress, state, removedWith: removals.removedWith,
+    mode, targets, exclude, desiredByAddress, state, removedWith: removals.removedWith,
     steps: sortSteps(linked),
     drift: [...planned.drift, ...removals.drift],
     // A kind-wide entry says nothing more once the addresses of that kind are listed one by one.
@@ -68,6 +68,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
   if (scoped.problems.length > 0) throw new PlanError(scoped.problems);
   const policies = checkPolicies(compiled, scoped.steps, desiredByAddress, state);
   const unverifiable = notVerifiable(ctx, scoped.steps, targets);
+  const superseded = mode === 'normal' ? supersededWaiting(state, scoped.steps, lookups.now) : [];
 
   return {
     formatVersion: 2,
@@ -76,11 +77,13 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     account,
     mode,
     targets,
+    ...(exclude.length > 0 ? { exclude } : {}),
     ...(replace.length > 0 ? { replace } : {}),
     steps: scoped.steps,
     drift: scoped.drift,
     unreadable: scoped.unreadable,
-    withoutValue: withoutValue(ctx, scoped.steps, targets),
+    withoutValue: withoutValue(ctx, scoped.steps, targets).filter(scoped.covers),
+    ...(superseded.length > 0 ? { superseded } : {}),
     summary: summarize(scoped.steps),
     ...(policies ? { policies } : {}),
     ...(mode === 'refresh-only' ? { notChecked: uncheckedWriteOnly(desired, state, input.env) } : {}),

@@ -14,15 +14,24 @@ const CONFIG_FILE = /\.ya?ml$/i;
 
 const posix = (path: string) => path.split(sep).join('/');
 
-/** The configuration files of `dir` (the same ones loadConfig reads) with the sha256 of their content. */
-export async function plannedFiles(dir: string): Promise<PlannedFile[]> {
-  const names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile() && CONFIG_FILE.test(e.name)).map((e) => e.name).sort();
-  return Promise.all(names.map(async (name) => ({ path: posix(name), sha256: createHash('sha256').update(await readFile(join(dir, name))).digest('hex') })));
+/** A path relative to the configuration folder that stays inside it (a module's file: `modules/team/main.yaml`). */
+const insideFolder = (path: string) => CONFIG_FILE.test(path) && !isAbsolute(path) && !path.split('/').some((part) => part === '..' || part === '');
+
+/**
+ * The configuration files of `dir` (the same ones loadConfig reads) with the sha256 of their content, and the
+ * files of its modules (`modules`: paths relative to `dir` with `/`, as DesiredState.files lists them) that exist.
+ */
+export async function plannedFiles(dir: string, modules: readonly string[] = []): Promise<PlannedFile[]> {
+  const names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile() && CONFIG_FILE.test(e.name)).map((e) => e.name);
+  const paths = [...new Set([...names, ...modules.filter(insideFolder)])].sort();
+  const read = async (path: string) => readFile(join(dir, ...path.split('/'))).catch(() => undefined);
+  const files = await Promise.all(paths.map(async (path) => ({ path: posix(path), content: await read(path) })));
+  return files.filter((f) => f.content !== undefined).map((f) => ({ path: f.path, sha256: createHash('sha256').update(f.content!).digest('hex') }));
 }
 
 /** Files whose content differs from the plan's, as `main.yaml (changed)`, `new.yaml (added)`, `old.yaml (removed)`. */
 export async function changedFiles(planned: PlannedFile[], dir: string): Promise<string[]> {
-  const now = new Map((await plannedFiles(dir)).map((f) => [f.path, f.sha256]));
+  const now = new Map((await plannedFiles(dir, planned.map((f) => f.path))).map((f) => [f.path, f.sha256]));
   const then = new Map(planned.map((f) => [f.path, f.sha256]));
   const changes: string[] = [];
   for (const [path, sha] of then) {

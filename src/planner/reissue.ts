@@ -7,13 +7,29 @@
  * again, a credential's secret is sent again from its source); a kind with a
  * one-time secret (a token) is replaced, the new one created before the old
  * one is revoked.
+ *
+ * Renewal is the gentle form of the same: within the window a kind declares
+ * (`renewal`), the new object is created and the old one is kept, superseded,
+ * for an overlap during which both work; a later apply revokes it. What is
+ * superseded lives in the address's state entry (covered by its MAC), and is
+ * revoked only if the live account still shows it under the same parents.
  */
 import { closest } from '../config/suggest.js';
 import type { DesiredResource } from '../config/types.js';
-import { localPart, type FieldChange } from '../plan-model/index.js';
-import type { LiveIdentity, ResourceProvider } from '../providers/types.js';
-import type { StateData } from '../state/types.js';
+import { localPart, type FieldChange, type PlanStep, type SupersededWait } from '../plan-model/index.js';
+import { providerFor } from '../providers/index.js';
+import type { LiveIdentity, Renewal, ResourceProvider, WriteSpec } from '../providers/types.js';
+import type { ResourceState, StateData } from '../state/types.js';
+import { liveChildrenOf, type LiveAccount } from './live-account.js';
 import { resourceProblem, type PlanProblem } from './problems.js';
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+
+/** `2026-11-25 14:02 UTC`: a time people read in a plan. */
+export function utcMinute(at: Date): string {
+  return `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
 
 const relative = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
 
@@ -72,4 +88,58 @@ export function replaceProblems(
     }
   }
   return problems;
+}
+
+/** Within the renewal window (expiresAt − beforeDays ≤ the API's now) and not expired: the change that says so. */
+export function renewalChange(identity: LiveIdentity, renewal: Renewal | undefined, noun: string, now: Date): FieldChange | undefined {
+  if (!renewal || identity.expiresAt === undefined) return undefined;
+  const at = Date.parse(identity.expiresAt);
+  if (!(at - renewal.beforeDays * DAY_MS <= now.getTime()) || at <= now.getTime()) return undefined;
+  // The new object's creation time is the API's now, give or take the apply's delay: the plan says the earliest.
+  const revocable = utcMinute(new Date(now.getTime() + renewal.overlapHours * HOUR_MS));
+  return { path: 'expiresAt', before: identity.expiresAt, note: `renew: expires ${relativeTime(at - now.getTime())} (old ${noun} revoked by the first apply after ${revocable})` };
+}
+
+/** What revoking an address's superseded objects takes: the writes, and a change line for each. */
+export interface Revocations {
+  writes: WriteSpec[];
+  /** `- revoke superseded token = ID`, one each. */
+  changes: FieldChange[];
+  /** For the plan's reason: `the overlap of the old token ended 1 hour ago`. */
+  why: string[];
+}
+
+/**
+ * The revocation of the objects `entry` superseded: those whose overlap has ended (every one with `all`, for
+ * `--replace` and removal, which must not leave an old one working). An object is revoked only while the live
+ * account shows it, of this kind, under the parents state recorded: a superseded id is never taken on trust.
+ */
+export function supersededRevocations(live: LiveAccount, address: string, entry: ResourceState, now: Date, all: boolean): Revocations {
+  const out: Revocations = { writes: [], changes: [], why: [] };
+  const provider = providerFor(entry.kind);
+  for (const old of entry.superseded ?? []) {
+    const revocableAt = Date.parse(old.revocableAt);
+    if (!all && !(revocableAt <= now.getTime())) continue;
+    const found = live.kinds.get(entry.kind)?.byId.get(old.id);
+    const sameParents = Object.entries(old.parents ?? {}).every(([key, id]) => found?.identity.parents?.[key] === id);
+    if (!found || found.identity.status === 'gone' || !sameParents) continue;
+    const removed = provider.planDelete({ address, id: old.id, parents: old.parents, live: found.live, children: liveChildrenOf(live, entry.kind, old.id) });
+    out.writes.push(...removed.writes.map((w) => ({ ...w, effects: { settleSuperseded: old.id } })));
+    out.changes.push({ path: `revoke superseded ${provider.config.noun}`, before: old.id });
+    out.why.push(revocableAt <= now.getTime() ? `the overlap of the old ${provider.config.noun} ended ${relativeTime(revocableAt - now.getTime())}` : `the old ${provider.config.noun} goes at once, before its overlap ends`);
+  }
+  return out;
+}
+
+/** Superseded objects still in their overlap that this plan does not revoke: said, though not a change. */
+export function supersededWaiting(state: StateData['resources'], steps: readonly PlanStep[], now: Date): SupersededWait[] {
+  const revoked = new Set(steps.flatMap((s) => s.writes.map((w) => w.effects.settleSuperseded).filter((id) => id !== undefined)));
+  const waiting: SupersededWait[] = [];
+  for (const [address, entry] of Object.entries(state)) {
+    for (const old of entry.superseded ?? []) {
+      if (revoked.has(old.id) || Date.parse(old.revocableAt) <= now.getTime()) continue;
+      waiting.push({ address, kind: entry.kind, id: old.id, ...(old.outputs ? { outputs: old.outputs } : {}), revocableAt: old.revocableAt });
+    }
+  }
+  return waiting;
 }

@@ -11,6 +11,7 @@ import type { ResourceState } from '../state/types.js';
 import { emptyStage, type StageContext, type StageResult } from './context.js';
 import { goneReason, isDeletedLive, liveChildrenOf, liveObjectOf, unreadableFor } from './live-account.js';
 import { problemAt, rangeOf, whereOf } from './problems.js';
+import { supersededRevocations } from './reissue.js';
 import { forgetStep, makeStep } from './steps.js';
 
 export interface Removals extends StageResult {
@@ -67,8 +68,10 @@ function planRemoval(ctx: StageContext, address: string, entry: ResourceState, r
     return;
   }
   const { writes, notes } = provider.planDelete({ address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(ctx.live, entry.kind, entry.id) });
+  // Old objects a renewal kept working go first, at once: nothing may outlive the address.
+  const superseded = supersededRevocations(ctx.live, address, entry, ctx.lookups.now, true);
   // Terraform's "because it is not in configuration"; with --destroy every address goes, and the mode says why.
   const reason = ctx.mode === 'destroy' ? undefined : 'not in configuration';
   const forget = provider.removeAction === 'forget' ? { forget: true } : {};
-  out.steps.push(makeStep({ address, kind: entry.kind, action: provider.removeAction, reason, changes: [], writes, notes, ...forget }));
+  out.steps.push(makeStep({ address, kind: entry.kind, action: provider.removeAction, reason, changes: superseded.changes, writes: [...superseded.writes, ...writes], notes, ...forget }));
 }

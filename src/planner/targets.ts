@@ -1,12 +1,16 @@
 /**
- * The targets stage (`--target`, with Terraform's meaning): only the targeted
- * addresses and what they depend on are planned. A targeted address with no
- * change of its own still brings in the changes of what it depends on;
- * objects removed with a targeted parent go with it; problems, drift and
- * unreadable items of addresses out of scope neither block nor show.
+ * The targets stage: `--target` (Terraform's meaning) plans only the targeted addresses and what they need;
+ * `--exclude` (OpenTofu's meaning, its exact opposite) plans everything but the excluded addresses and what
+ * needs them. Both read one relation, "A needs B": what A references or depends on (in a normal plan), the
+ * steps A's step must come after, and the children removed with A. So a targeted address with no change of
+ * its own still brings in the changes of what it depends on, and objects removed with a targeted parent go
+ * with it; an excluded gateway keeps its tokens out too, and in a destroy plan an excluded token keeps the
+ * gateway whose removal would revoke it. Problems, drift and unreadable items of addresses out of scope
+ * neither block nor show. A pattern may name a module call (`module.payments`) or every instance of a
+ * resource (its address without the key): see `addressMatches`.
  */
 import type { DesiredResource } from '../config/types.js';
-import { localPart, type Drift, type Plan, type PlanStep, type Unreadable } from '../plan-model/index.js';
+import { addressMatches, localPart, type Drift, type Plan, type PlanStep, type Unreadable } from '../plan-model/index.js';
 import { providerFor } from '../providers/index.js';
 import type { StateData } from '../state/types.js';
 import type { PlanProblem } from './problems.js';
@@ -14,6 +18,8 @@ import type { PlanProblem } from './problems.js';
 export interface TargetInput {
   mode: Plan['mode'];
   targets: string[];
+  /** `--exclude` patterns; never given together with targets (the commands refuse it). */
+  exclude?: string[];
   /** Sorted: each step after the steps it depends on. */
   steps: PlanStep[];
   drift: Drift[];
@@ -25,51 +31,86 @@ export interface TargetInput {
   removedWith: ReadonlyMap<string, string>;
 }
 
-export type Scoped = Pick<TargetInput, 'steps' | 'drift' | 'unreadable' | 'problems'>;
+export type Scoped = Pick<TargetInput, 'steps' | 'drift' | 'unreadable' | 'problems'> & {
+  /** Whether the plan covers the address (false for what --target leaves out and what --exclude takes out). */
+  covers(address: string): boolean;
+};
 
 export function scopeToTargets(input: TargetInput): Scoped {
-  const { targets } = input;
-  if (targets.length === 0) return input;
-  const known = [...input.desiredByAddress.keys(), ...Object.keys(input.state)];
-  const unknown = targets.filter((t) => !known.includes(t)).map((t) => unknownTarget(t, known));
-  const inScope = addressesInScope(input);
-  const steps = input.steps.filter((s) => inScope.has(s.address));
+  const { targets, exclude = [] } = input;
+  if (targets.length === 0 && exclude.length === 0) return { ...input, covers: () => true };
+  const known = [...new Set([...input.desiredByAddress.keys(), ...Object.keys(input.state), ...input.steps.map((s) => s.address)])];
+  const flag = targets.length > 0 ? '--target' : '--exclude';
+  const patterns = targets.length > 0 ? targets : exclude;
+  const unknown = patterns.filter((p) => !known.some((a) => addressMatches(a, p))).map((p) => unknownAddress(flag, p, known));
+  const named = new Set(known.filter((a) => patterns.some((p) => addressMatches(a, p))));
+  const needs = needsOf(input, known);
+  let covers: (address: string) => boolean;
+  if (targets.length > 0) {
+    const inScope = closure(named, needs);
+    covers = (address) => inScope.has(address);
+  } else {
+    const excluded = closure(named, inverse(needs));
+    covers = (address) => !excluded.has(address);
+  }
+  const steps = input.steps.filter((s) => covers(s.address));
   const kept = new Set(steps.map((s) => s.address));
-  const within = <T extends { address?: string }>(item: T) => item.address !== undefined && (kept.has(item.address) || targets.includes(item.address));
+  // Drift of a targeted address with no step of its own still shows; with --exclude, all but the excluded do.
+  const within = <T extends { address?: string }>(item: T) => item.address !== undefined && (targets.length > 0 ? kept.has(item.address) || named.has(item.address) : covers(item.address));
   return {
     steps,
     drift: input.drift.filter(within),
     unreadable: input.unreadable.filter((u) => u.address === undefined || within(u)),
-    problems: [...unknown, ...input.problems.filter((p) => p.address === undefined || inScope.has(p.address))],
+    problems: [...unknown, ...input.problems.filter((p) => p.address === undefined || covers(p.address))],
+    covers,
   };
 }
 
-/** The targets, what they depend on (configured references, and the dependencies of their steps), and what goes with them. */
-function addressesInScope(input: TargetInput): Set<string> {
+/** "A needs B", for every known address A. */
+function needsOf(input: TargetInput, known: readonly string[]): Map<string, Set<string>> {
   const stepOf = new Map(input.steps.map((s) => [s.id, s]));
-  const scope = new Set<string>();
-  const visit = (address: string) => {
-    if (scope.has(address)) return;
-    scope.add(address);
+  const needs = new Map<string, Set<string>>(known.map((a) => [a, new Set()]));
+  const add = (from: string, to: string) => (needs.get(from) ?? needs.set(from, new Set()).get(from)!).add(to);
+  for (const address of known) {
     const r = input.desiredByAddress.get(address);
     // A removal does not need what its object used; a planned object needs what it references.
-    if (r && input.mode !== 'destroy') for (const dep of [...r.dependsOn, ...providerFor(r.kind).references({ attributes: r.attributes })]) visit(dep);
-    for (const dep of input.steps.find((s) => s.address === address)?.dependsOn ?? []) {
-      const step = stepOf.get(dep);
-      if (step) visit(step.address);
+    if (r && input.mode !== 'destroy') for (const dep of [...r.dependsOn, ...providerFor(r.kind).references({ attributes: r.attributes })]) add(address, dep);
+  }
+  for (const step of input.steps) {
+    for (const dep of step.dependsOn) {
+      const other = stepOf.get(dep);
+      if (other) add(step.address, other.address);
     }
-    for (const [child, parent] of input.removedWith) if (parent === address) visit(child);
-  };
-  for (const target of input.targets) visit(target);
-  return scope;
+  }
+  for (const [child, parent] of input.removedWith) add(parent, child);
+  return needs;
 }
 
-function unknownTarget(target: string, addresses: string[]): PlanProblem {
-  const close = [...new Set(addresses)].filter((a) => a.includes(target) || target.includes(a) || localPart(a) === localPart(target)).slice(0, 3);
+function inverse(graph: Map<string, Set<string>>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const [from, tos] of graph) for (const to of tos) (out.get(to) ?? out.set(to, new Set()).get(to)!).add(from);
+  return out;
+}
+
+/** `start` and everything reached from it in `graph`. */
+function closure(start: Iterable<string>, graph: Map<string, Set<string>>): Set<string> {
+  const seen = new Set<string>();
+  const stack = [...start];
+  while (stack.length > 0) {
+    const address = stack.pop()!;
+    if (seen.has(address)) continue;
+    seen.add(address);
+    for (const next of graph.get(address) ?? []) stack.push(next);
+  }
+  return seen;
+}
+
+function unknownAddress(flag: '--target' | '--exclude', pattern: string, addresses: string[]): PlanProblem {
+  const close = addresses.filter((a) => a.includes(pattern) || pattern.includes(a) || localPart(a) === localPart(pattern)).slice(0, 3);
   return {
     severity: 'error',
-    code: 'unknown_target',
-    summary: `--target ${target}: no such address in the configuration or state`,
+    code: flag === '--target' ? 'unknown_target' : 'unknown_exclude',
+    summary: `${flag} ${pattern}: no such address in the configuration or state`,
     ...(close.length ? { detail: `Did you mean ${close.join(', ')}?` } : {}),
   };
 }

@@ -4,7 +4,8 @@
  * spend limit and window) cannot be made in place, so the token is replaced:
  * the new one is created first (its one-time plaintext sealed into state),
  * then the old one is revoked. Removed tokens are revoked. Its
- * `expires_at` is reported (identify), so the planner replaces it once expired.
+ * `expires_at` is reported (identify), so the planner replaces it once expired,
+ * or renews it `renewBeforeDays` ahead (the old one kept for `overlapHours`).
  */
 import type { GatewayTokenT } from '../api/shapes.js';
 import type { GatewayTokenAttributes } from '../config/types.js';
@@ -27,6 +28,8 @@ export interface TokenConfig {
   serviceAccount?: string | null;
   spendLimit?: string | null;
   spendWindow?: 'daily' | 'weekly' | 'monthly' | null;
+  renewBeforeDays?: number | null;
+  overlapHours?: number;
   lifecycle?: LifecycleConfig<'name' | 'scopes' | 'expiresInDays' | 'allowedModels' | 'rateLimitPerMin' | 'serviceAccount' | 'spendLimit' | 'spendWindow'>;
   dependsOn?: string[];
 }
@@ -135,18 +138,34 @@ export const gatewayTokenProvider = {
           pattern: '^[0-9]+(\\.[0-9]{1,2})?$',
         },
         spendWindow: { description: 'Window the spend limit counts in; daily when a spendLimit is given without one. Set at creation.', enum: ['daily', 'weekly', 'monthly', null] },
+        // Shared with `defaults.tokens` (the hand-written part of the configuration schema).
+        renewBeforeDays: { $ref: '#/$defs/renewBeforeDays' },
+        overlapHours: { $ref: '#/$defs/overlapHours' },
         lifecycle: lifecycleSchema('token', { enum: ['name', 'scopes', 'expiresInDays', 'allowedModels', 'rateLimitPerMin', 'serviceAccount', 'spendLimit', 'spendWindow'] }),
         dependsOn: dependsOnSchema,
       },
     },
     mapDescription: 'Tokens of the gateway by local name.',
-    attributes: (entry, local, gateway) => ({
+    attributes: (entry, local, gateway): GatewayTokenAttributes => ({
       gateway: gateway!, name: entry.name ?? local, scopes: [...entry.scopes], expiresInDays: entry.expiresInDays ?? null,
       allowedModels: [...(entry.allowedModels ?? [])], rateLimitPerMin: entry.rateLimitPerMin ?? null,
       serviceAccount: entry.serviceAccount ?? null, spendLimit: entry.spendLimit ?? null,
       // The API counts a spend limit given without a window daily: said here, so the plan compares like with like.
       spendWindow: entry.spendWindow ?? (entry.spendLimit ? 'daily' : null),
+      // Only a token that renews carries the renewal settings, so every other token's attributes stay as they were.
+      ...(entry.renewBeforeDays != null ? { renewBeforeDays: entry.renewBeforeDays, overlapHours: entry.overlapHours ?? 24 } : {}),
     }),
+    complete({ attributes, report, owner }) {
+      const { renewBeforeDays, expiresInDays } = attributes;
+      // A window as long as the token's life would renew it on every apply.
+      if (renewBeforeDays != null && expiresInDays !== null && renewBeforeDays >= expiresInDays) {
+        report('renewBeforeDays', {
+          code: 'renewal_window_too_long',
+          summary: `renewBeforeDays (${renewBeforeDays}) of ${owner} must be less than its expiresInDays (${expiresInDays})`,
+          detail: 'Otherwise the token is renewed on every apply. Lower renewBeforeDays (here or in defaults.tokens), or raise expiresInDays.',
+        });
+      }
+    },
   },
   relations: {
     parentIds: { gatewayId: 'gateway' },
@@ -268,6 +287,8 @@ export const gatewayTokenProvider = {
     const path = { id: live.gateway_id, tokenId: id };
     return { writes: [writeSpec('renameGatewayToken', { path, body: { name: desired.attributes.name } }, `rename token ${live.name} to ${desired.attributes.name}`)] };
   },
+
+  renewal: ({ attributes }) => (attributes.renewBeforeDays == null ? undefined : { beforeDays: attributes.renewBeforeDays, overlapHours: attributes.overlapHours ?? 24, createdAt: 'created_at' }),
 
   planDelete({ address, id, parents }) {
     const path = { id: parents?.gatewayId ?? '', tokenId: id };

@@ -53,11 +53,17 @@ export function generateSchemas(current: SchemaFiles, blocks: readonly KindBlock
   const rest = Object.entries(config.properties ?? {}).filter(([key]) => !topLevel.some((b) => b.key === key));
   rest.splice(rest.findIndex(([key]) => key === 'variables') + 1, 0, ...topLevel.map((b): [string, Schema] => [b.key, holderProperty(b)]));
   config.properties = Object.fromEntries(rest);
-  const segment = '[A-Za-z0-9][A-Za-z0-9_-]*';
+  // Every entry held in a map by local name may be a forEach template (config/for-each.ts): its instances
+  // are NAME[KEY], in local names and in addresses.
+  // (A kind listed by name in its parent, as grants are, has no entry of its own to template.)
+  for (const block of blocks) if (!block.single && !block.list && defs[block.kind]) defs[block.kind]!.properties = { ...defs[block.kind]!.properties, forEach: { $ref: '#/$defs/forEach' } };
+  const segment = '[A-Za-z0-9][A-Za-z0-9_-]*(\\[[^\\[\\]/]+\\])?';
   // As deep as kinds nest: a record grant is `service_account_grant.PROJECT/RECORD/READER`.
   const depth = (block: KindBlock): number => (block.parent ? 1 + depth(blocks.find((b) => b.kind === block.parent!.kind)!) : 0);
   const deepest = Math.max(0, ...blocks.filter((b) => !b.single).map(depth));
-  defs.address = { ...defs.address, pattern: `^(${kinds.join('|')})\\.${segment}(/${segment})${deepest > 1 ? `{0,${deepest}}` : '?'}$` };
+  // Any address may sit inside module calls: `module.payments.gateway.main` (config/modules.ts).
+  const moduleName = '[A-Za-z0-9][A-Za-z0-9_-]*';
+  defs.address = { ...defs.address, pattern: `^(module\\.${moduleName}\\.)*(${kinds.join('|')})\\.${segment}(/${segment})${deepest > 1 ? `{0,${deepest}}` : '?'}$` };
   const policy = defs.policy!;
   policy.properties!.kinds = { ...policy.properties!.kinds, items: { enum: [...kinds] } };
   config.$defs = defs;

@@ -338,4 +338,16 @@ interface ProviderCore<A extends object, L, E> {
   planCreate(req: CreateRequest<A>): WritesResponse;
   planUpdate(req: UpdateRequest<A, L>): WritesResponse;
   planDelete(req: DeleteRequest): WritesResponse;
+  /**
+   * Renewal before expiry, for a kind whose objects expire and carry a one-time secret: within `beforeDays` of
+   * its `expiresAt` the planner creates a new object and keeps the old one working for `overlapHours`, timed
+   * from `createdAt` (a path into the create's answer). Undefined: the object is only replaced once expired.
+   */
+  renewal?(req: { attributes: A }): Renewal | undefined;
+}
+
+export interface Renewal {
+  beforeDays: number;
+  overlapHours: number;
+  createdAt: string;
 }

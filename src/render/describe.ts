@@ -5,7 +5,7 @@
  */
 import { safeText } from '../text/safe-text.js';
 import { diffLines } from 'diff';
-import { isIncomplete, unreadableNames, type FieldChange, type PendingWrite, type Plan } from '../plan-model/index.js';
+import { isIncomplete, unreadableNames, type FieldChange, type PendingWrite, type Plan, type SupersededWait } from '../plan-model/index.js';
 
 export type { Tone } from '../plan-model/index.js';
 
@@ -90,6 +90,15 @@ export const PENDING_HEADING = 'Pending writes an earlier apply left unconfirmed
 
 export function pendingWriteLine(write: PendingWrite): string {
   return `${write.address}: ${write.operation} will be resent first (then ${write.becomes}), saved ${write.savedAt}`;
+}
+
+/** The heading of the superseded objects still in their overlap, and one line each. */
+export const SUPERSEDED_HEADING = 'Superseded by a renewal, still working during their overlap (the first apply after the time shown revokes each):';
+
+export function supersededLine(wait: SupersededWait): string {
+  const outputs = Object.entries(wait.outputs ?? {}).map(([name, value]) => `${name} ${value}`).join(', ');
+  const until = `${wait.revocableAt.slice(0, 16).replace('T', ' ')} UTC`;
+  return `${wait.address}: old ${wait.kind} ${wait.id}${outputs ? ` (${outputs})` : ''} until ${until}`;
 }
 
 /** `Payments (0f3c…)`, or the id alone when the name is not known. */

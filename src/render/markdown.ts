@@ -5,7 +5,7 @@
  */
 import { actionWords, type Plan } from '../plan-model/index.js';
 import { codeBlock, codeSpan, markdownText, tableCell } from '../text/escape-for.js';
-import { changeLines, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, summaryLine, withoutValueNote } from './describe.js';
+import { changeLines, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
 
 /** GitHub colours `+` and `-` lines of a diff block; every other change is marked `!`. */
@@ -88,6 +88,12 @@ export function renderPlanMarkdown(plan: Plan): string {
   if (plan.pendingWrites?.length) {
     out.push(`> **${PENDING_HEADING}**`);
     for (const write of plan.pendingWrites) out.push(`> - ${markdownText(pendingWriteLine(write))}`);
+    out.push('');
+  }
+
+  if (plan.superseded?.length) {
+    out.push(`> **${SUPERSEDED_HEADING}**`);
+    for (const wait of plan.superseded) out.push(`> - ${markdownText(supersededLine(wait))}`);
     out.push('');
   }
 

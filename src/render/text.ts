@@ -7,7 +7,7 @@
 import { actionWords, localPart, type PendingWrite, type Plan, type PlanStep, type Tone } from '../plan-model/index.js';
 import { painter as makePainter, type Paint } from '../paint.js';
 import { safeName, safeText } from '../text/safe-text.js';
-import { accountLabel, changeLines, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, summaryLine, withoutValueNote } from './describe.js';
+import { accountLabel, changeLines, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
 
 export interface TextOptions {
@@ -106,6 +106,8 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     for (const step of acting) out.push(...renderStep(step, paint), '');
   }
 
+  if (plan.superseded?.length) out.push(paint('bold', SUPERSEDED_HEADING), ...plan.superseded.map((wait) => `  ${paint('change', '~')} ${safeText(supersededLine(wait))}`), '');
+
   out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint), ...notVerifiableLines(plan, paint));
 
   const policies = policyHeadline(plan);
@@ -119,6 +121,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   if (empty) out.push(`${paint('warn', '!')} ${safeText(empty.what)}: ${empty.addresses.map(safeName).join(', ')}`, `  ${empty.todo}`, '');
 
   if (plan.targets.length > 0) out.push(paint('warn', `Only part of the configuration was planned (--target ${plan.targets.join(', ')}).`), '');
+  if (plan.exclude?.length) out.push(paint('warn', `Only part of the configuration was planned (--exclude ${plan.exclude.map(safeName).join(', ')}): the excluded addresses and what depends on them were left out.`), '');
   out.push(paint('bold', noChangesLine(plan) ?? summaryLine(plan)));
   const refused = refusedLine(plan);
   if (refused) out.push(paint('remove', refused));

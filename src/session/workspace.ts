@@ -124,7 +124,7 @@ export interface WorkspaceOptions {
   command: string;
   onClientEvent?: (event: ClientEvent) => void;
   /** Variable values of a saved plan (win over every other source). */
-  savedVariables?: Record<string, string | number | boolean>;
+  savedVariables?: DesiredState['variables'];
 }
 
 export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptions): Promise<Workspace> {

@@ -33,10 +33,24 @@ export interface ResourceState {
   outputs?: Record<string, string>;
   /** One-time secrets by name (`plaintext` of a gateway token), sealed with the address as associated data. */
   sealed?: Record<string, SealedValue>;
+  /**
+   * Objects this address named before a renewal (write effect `supersede`), kept working during their overlap:
+   * a later apply revokes each once `revocableAt` has passed. Part of the entry, so covered by its MAC.
+   */
+  superseded?: SupersededObject[];
   createdAt: string;
   updatedAt: string;
   /** HMAC-SHA256 (hex) of the entry under a key derived from the state key (entry-mac.ts); added by the store. */
   mac?: string;
+}
+
+export interface SupersededObject {
+  id: string;
+  parents?: Record<string, string>;
+  /** Its non-secret outputs when it was superseded (e.g. `tokenPrefix`). */
+  outputs?: Record<string, string>;
+  /** ISO time (the API's clock) after which it may be revoked: the new object's creation plus the overlap. */
+  revocableAt: string;
 }
 
 export interface JournalEntry {

@@ -56,7 +56,7 @@ describe('help', () => {
     const plan = await cli('plan', '--help');
     expect(plan.code).toBe(0);
     expect(plan.stdout.split('\n').slice(0, 3)).toEqual([
-      'Usage: cplane plan [dir] [--out FILE] [--target ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+      'Usage: cplane plan [dir] [--out FILE] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
       '',
       'Show what apply would change, and why',
     ]);
@@ -68,9 +68,10 @@ describe('help', () => {
   it('`destroy --help` says --target removes what depends on ADDRESS (apply keeps what ADDRESS depends on), and the README lists it', async () => {
     const destroy = (await cli('destroy', '--help')).stdout;
     expect(destroy).toContain('  --target ADDRESS    remove only ADDRESS and what depends on it (repeatable)\n');
+    expect(destroy).toContain('  --exclude ADDRESS   keep ADDRESS (or module.NAME) and the objects it needs; not with --target (repeatable)\n');
     expect(destroy).not.toContain('what it depends on');
     expect((await cli('apply', '--help')).stdout).toContain('  --target ADDRESS    limit the run to ADDRESS and what it depends on (repeatable)\n');
-    expect(readFileSync('README.md', 'utf8')).toContain('| `cplane destroy [dir] [--auto-approve] [--target ADDR ...]` |');
+    expect(readFileSync('README.md', 'utf8')).toContain('| `cplane destroy [dir] [--auto-approve] [--target ADDR ... \\| --exclude ADDR ...]` |');
   });
 
   it('`cplane`, `cplane --help` and `cplane help` print the global help, which names `cplane help <command>`', async () => {

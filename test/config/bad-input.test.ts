@@ -119,14 +119,14 @@ describe('the schema', () => {
 
   test('a file that is not a map', async () => {
     const d = await only({ 'main.yaml': '- projects\n' });
-    expect(d).toMatchObject({ code: 'wrong_type', summary: 'main.yaml must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import, policies, directory)' });
+    expect(d).toMatchObject({ code: 'wrong_type', summary: 'main.yaml must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import, policies, directory, defaults, modules)' });
   });
 
   test('unknown key suggests the closest valid one', async () => {
     const d = await only({ 'main.yaml': BASE.replace('description:', 'descripton:') });
     expect(d).toMatchObject({ code: 'unknown_key', range: { line: 4, col: 5 } });
     expect(d.summary).toBe('Unknown key "descripton" in project "payments"; did you mean "description"?');
-    expect(d.detail).toBe('Valid keys: name, description, active, records, groupRoles, lifecycle, dependsOn.');
+    expect(d.detail).toBe('Valid keys: name, description, active, records, groupRoles, lifecycle, dependsOn, forEach.');
   });
 
   test('value out of range gives both bounds', async () => {

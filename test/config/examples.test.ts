@@ -10,7 +10,7 @@ const ACCOUNT = '00000000-0000-4000-8000-000000000001';
 
 test('every example folder is covered here', () => {
   // examples/sdk is a program, not a configuration: test/e2e/read-secret.test.ts runs it.
-  expect(readdirSync('examples').sort()).toEqual(['multi-env', 'quickstart', 'sdk']);
+  expect(readdirSync('examples').sort()).toEqual(['multi-env', 'quickstart', 'sdk', 'teams']);
 });
 
 test('quickstart: one project with two records, a credential, a gateway with OTel export and two tokens', async () => {
@@ -51,4 +51,30 @@ test.each([
   expect(byAddress.get('project.app')).toMatchObject({ attributes: { name: `app-${env}` }, lifecycle: { preventDestroy } });
   expect(byAddress.get('gateway.main')?.attributes).toMatchObject({ slug: `app-${env}`, settings: { requestsPerMinute, window: 'day' } });
   expect(byAddress.get('gateway_token.main/ci')?.attributes).toMatchObject({ expiresInDays });
+});
+
+test('teams: one gateway per team from a map variable, one credential per vendor from a list, a sandbox module called twice; a var file adds a team', async () => {
+  const { desired, diagnostics } = await loadConfiguration('examples/teams', { variables: [{ name: 'account', value: ACCOUNT }], env: {} });
+  expect(diagnostics).toEqual([]);
+  expect(desired?.files).toEqual(['gateways.yaml', 'main.yaml', 'sandboxes.yaml', 'modules/sandbox/sandbox.yaml']);
+  expect(desired?.resources.map((r) => r.address)).toEqual([
+    'project.core',
+    'credential.vendor[openai]',
+    'credential.vendor[mistral]',
+    'module.alice.project.sandbox', 'module.bob.project.sandbox',
+    'gateway.team[payments]', 'otel_export.team[payments]', 'gateway_token.team[payments]/ci',
+    'gateway.team[search]', 'otel_export.team[search]', 'gateway_token.team[search]/ci',
+    'gateway.team[support]', 'otel_export.team[support]', 'gateway_token.team[support]/ci',
+    'module.alice.gateway.main', 'module.bob.gateway.main',
+  ]);
+  // The module's gateway is in the module's own project, with the caller's credential given as an input.
+  expect(desired?.resources.find((r) => r.address === 'module.bob.gateway.main')?.attributes).toMatchObject({
+    project: 'module.bob.sandbox', slug: 'sandbox-bob', defaultProvider: 'mistral', credentials: ['vendor[mistral]'], settings: { requestsPerMinute: 10 },
+  });
+  expect(desired?.resources.find((r) => r.address === 'gateway.team[search]')?.attributes).toMatchObject({
+    name: 'search gateway', slug: 'gw-search', defaultProvider: 'mistral', defaultModel: 'mistral-small', credentials: ['vendor[mistral]'], settings: { requestsPerMinute: 100, window: 'day' },
+  });
+  const more = await loadConfiguration('examples/teams', { variables: [{ name: 'account', value: ACCOUNT }, { file: 'examples/teams/vars/more-teams.yaml' }], env: {} });
+  expect(more.diagnostics).toEqual([]);
+  expect(more.desired?.resources.filter((r) => r.kind === 'gateway').map((r) => r.address)).toEqual(['gateway.team[payments]', 'gateway.team[search]', 'gateway.team[support]', 'gateway.team[billing]', 'module.alice.gateway.main', 'module.bob.gateway.main']);
 });

@@ -84,6 +84,7 @@ test('a typed sample that uses every key validates in strict mode', () => {
     moved: [{ from: 'gateway.old', to: 'gateway.g' }],
     removed: [{ from: 'project.gone' }],
     import: [{ to: 'project.p', id: '7b0e8c9a-3c1e-4f4e-9a53-0f3c2f4d5e6a' }],
+    modules: { m: { source: './modules/team', inputs: { team: 't', rpm: 1, on: true } } },
   };
   const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
   addFormats(ajv);

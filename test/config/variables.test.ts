@@ -62,7 +62,7 @@ test('interpolation splices text, keeps a whole ${var.x} typed, and $${ is a lit
 
 test('a malformed interpolation is an error', async () => {
   const { diagnostics } = await load({ 'main.yaml': 'projects:\n  p: { description: "${foo}" }\n' });
-  expect(diagnostics.map((d) => d.summary)).toEqual(['Invalid interpolation "${foo}": write ${var.NAME} or ${env.NAME}']);
+  expect(diagnostics.map((d) => d.summary)).toEqual(['Invalid interpolation "${foo}": write ${var.NAME}, ${env.NAME}, or inside forEach ${each.key} or ${each.value}']);
 });
 
 test('a variable file that is not a map', async () => {

@@ -67,6 +67,14 @@ describe('cplane_plan and cplane_validate with variables, var files, workspace a
     expect(JSON.stringify(plan.steps[0])).toContain('"from the var file"');
   }, SESSION_BUDGET_MS);
 
+  it('plans with exclude, like --exclude', async () => {
+    const result = await call(s, 'cplane_plan', { variables: { env: 'prod' }, exclude: ['project.shop'] });
+    expect(result.isError).toBeUndefined();
+    const { plan } = json(result) as { plan: PlanJson & { exclude: string[] } };
+    expect(plan.exclude).toEqual(['project.shop']);
+    expect(plan.steps.map((step) => step.address)).not.toContain('project.shop');
+  }, SESSION_BUDGET_MS);
+
   it('validates with the same inputs', async () => {
     const unset = json(await call(s, 'cplane_validate')) as { valid: boolean; unsetVariables: string[] };
     expect(unset).toMatchObject({ valid: true, unsetVariables: ['env'] });

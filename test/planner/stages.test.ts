@@ -20,6 +20,35 @@ function targetInput(over: Partial<TargetInput>): TargetInput {
   return { mode: 'normal', targets: [], steps: [], drift: [], unreadable: [], problems: [], desiredByAddress: new Map(), state: {}, removedWith: new Map(), ...over };
 }
 
+describe('exclude (the targets stage, inverted)', () => {
+  it('leaves out the excluded address and, transitively, what depends on it', () => {
+    const steps = [step('project.p'), step('project.c'), step('project.g', 'create', ['project.p', 'project.c']), step('project.t', 'create', ['project.g']), step('project.other')];
+    const scoped = scopeToTargets(targetInput({ exclude: ['project.c'], steps }));
+    expect(scoped.steps.map((s) => s.id)).toEqual(['project.p', 'project.other']);
+    expect(['project.p', 'project.c', 'project.g'].map(scoped.covers)).toEqual([true, false, false]);
+  });
+
+  it('leaves out a whole module call by its prefix, and every instance of a resource by its name', () => {
+    const steps = [step('module.payments.gateway.main'), step('module.payments.gateway_token.main/ci', 'create', ['module.payments.gateway.main']), step('module.search.gateway.main'), step('gateway.team[a]'), step('gateway.team[b]'), step('gateway.teams')];
+    expect(scopeToTargets(targetInput({ exclude: ['module.payments'], steps })).steps.map((s) => s.id)).toEqual(['module.search.gateway.main', 'gateway.team[a]', 'gateway.team[b]', 'gateway.teams']);
+    expect(scopeToTargets(targetInput({ exclude: ['gateway.team'], steps })).steps.map((s) => s.id)).toEqual(steps.slice(0, 3).map((s) => s.id).concat('gateway.teams'));
+  });
+
+  it('in a destroy plan, keeps what an excluded address needs: its gateway is not deleted under it', () => {
+    const steps = [step('gateway_token.prod/ci', 'revoke'), step('gateway.prod', 'delete', ['gateway_token.prod/ci']), step('project.x', 'archive')];
+    const scoped = scopeToTargets(targetInput({ mode: 'destroy', exclude: ['gateway_token.prod/ci'], steps, removedWith: new Map([['gateway_token.prod/ci', 'gateway.prod']]) }));
+    expect(scoped.steps.map((s) => s.address)).toEqual(['project.x']);
+  });
+
+  it('drops the problems of excluded addresses and names an unknown one', () => {
+    const scoped = scopeToTargets(targetInput({ exclude: ['project.b', 'project.nope'], steps: [step('project.a'), step('project.b', 'archive')], problems: [problem('project.b'), problem('project.a', 'secret_unavailable')] }));
+    expect(scoped.problems.map((p) => [p.code, p.summary])).toEqual([
+      ['unknown_exclude', '--exclude project.nope: no such address in the configuration or state'],
+      ['secret_unavailable', 'project.a'],
+    ]);
+  });
+});
+
 describe('targets stage', () => {
   it('keeps the target and, transitively, the steps it depends on', () => {
     const steps = [step('project.p'), step('project.c'), step('project.g', 'create', ['project.p', 'project.c']), step('project.t', 'create', ['project.g']), step('project.other')];

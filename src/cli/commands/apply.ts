@@ -20,7 +20,7 @@ import { AbortError } from '../../session/errors.js';
 import { parseParallelism } from '../../session/connection.js';
 import { githubReporter, type GithubReporter } from '../github-flag.js';
 import { readingStatus } from '../reading-status.js';
-import { accountNameOf, planContext, prepareSavedPlan, trustedPlan } from '../saved-plan.js';
+import { accountNameOf, planContext, prepareSavedPlan, refuseTargetWithExclude, trustedPlan } from '../saved-plan.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { markdownText } from '../../text/escape-for.js';
 import { weakSecretWarnings } from '../weak-secrets.js';
@@ -31,6 +31,8 @@ export const applyCommand: CommandModule = {
 
 /** Test hook: `CPLANE_TEST_KILL_AFTER_REQUESTS=k` kills the process with SIGKILL right after the k-th API answer arrives, before it is recorded. */
 const KILL_HOOK = 'CPLANE_TEST_KILL_AFTER_REQUESTS';
+/** Test hook: `CPLANE_TEST_KILL_AFTER_OPERATION=NAME` kills it the same way right after the first answer of operation NAME. */
+const KILL_OPERATION_HOOK = 'CPLANE_TEST_KILL_AFTER_OPERATION';
 
 type Verb = 'apply' | 'destroy';
 
@@ -46,6 +48,8 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
   const interactive = !json && ctx.values['no-input'] !== true && ctx.stdout.isTTY === true && ctx.stdin.isTTY === true;
   const parallelism = parseParallelism(ctx.values.parallelism);
   const targets = (ctx.values.target as string[] | undefined) ?? [];
+  const exclude = (ctx.values.exclude as string[] | undefined) ?? [];
+  refuseTargetWithExclude(targets, exclude);
   const replace = (ctx.values.replace as string[] | undefined) ?? [];
   const [where, ...rest] = ctx.positionals;
   const planPath = where !== undefined && statSync(resolve(ctx.cwd, where), { throwIfNoEntry: false })?.isFile() ? resolve(ctx.cwd, where) : undefined;
@@ -56,13 +60,14 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
 
   if (planPath && verb === 'destroy') throw new AbortError('cplane destroy takes a configuration folder, not a plan file.', `To apply a saved destroy plan, run \`cplane apply ${where}\`.`);
   if (planPath && targets.length > 0) throw new AbortError('--target cannot be used with a saved plan: the plan already says what it changes.', 'Make a new plan with `cplane plan --target ... --out FILE`.');
+  if (planPath && exclude.length > 0) throw new AbortError('--exclude cannot be used with a saved plan: the plan already says what it changes.', 'Make a new plan with `cplane plan --exclude ... --out FILE`.');
   // A saved plan was reviewed when it was made: applying it is the approval (as in Terraform).
   if (!planPath && ctx.values['auto-approve'] !== true && !interactive) {
     throw new AbortError(`cplane ${verb} needs approval: run it in a terminal, or pass --auto-approve.`);
   }
   const github = githubReporter(ctx);
   try {
-    return await applyWith(ctx, verb, { json, interactive, parallelism, targets, replace, planPath, planDir, github });
+    return await applyWith(ctx, verb, { json, interactive, parallelism, targets, exclude, replace, planPath, planDir, github });
   } catch (error) {
     github?.failed(error, verb);
     throw error;
@@ -74,13 +79,14 @@ interface ApplySettings {
   interactive: boolean;
   parallelism: number;
   targets: string[];
+  exclude: string[];
   replace: string[];
   planPath: string | undefined;
   planDir: string | undefined;
   github: GithubReporter | undefined;
 }
 
-async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, parallelism, targets, replace, planPath, planDir, github }: ApplySettings): Promise<number> {
+async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, parallelism, targets, exclude, replace, planPath, planDir, github }: ApplySettings): Promise<number> {
   const saved = planPath ? await readPlanFile(planPath) : undefined;
   // Everything that can be checked without the network is, so an altered or misplaced plan sends no request.
   const opening = saved ? await prepareSavedPlan(ctx, saved, planPath!, planDir) : ctx;
@@ -133,7 +139,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     const mode = saved ? saved.mode : verb === 'destroy' ? 'destroy' : 'normal';
     status = readingStatus(ctx.stderr, { enabled: !json && !ctx.env.CI });
     const [fresh, accountName] = await Promise.all([
-      makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode, targets: saved ? saved.targets : targets, replace: saved ? (saved.replace ?? []) : replace, parallelism, env: ctx.env }),
+      makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode, targets: saved ? saved.targets : targets, exclude: saved ? (saved.exclude ?? []) : exclude, replace: saved ? (saved.replace ?? []) : replace, parallelism, env: ctx.env }),
       // Read again even for a saved plan: the name shown for approval must not come from a file anyone could edit.
       accountNameOf(client, workspace.account),
     ]).finally(() => status.stop());
@@ -234,9 +240,11 @@ function onInterrupt(stop: () => void): () => void {
 
 function clientEventHandler(env: NodeJS.ProcessEnv, forward: (event: ClientEvent) => void): (event: ClientEvent) => void {
   const killAfter = Number(env[KILL_HOOK] ?? 0);
+  const killOperation = env[KILL_OPERATION_HOOK];
   let answers = 0;
   return (event) => {
     if (killAfter > 0 && event.type === 'response' && ++answers >= killAfter) process.kill(process.pid, 'SIGKILL');
+    if (killOperation && event.type === 'response' && event.operation === killOperation) process.kill(process.pid, 'SIGKILL');
     forward(event);
   };
 }

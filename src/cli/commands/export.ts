@@ -30,9 +30,10 @@ export const exportCommand: CommandModule = {
       outDir: resolve(ctx.cwd, out),
       force: ctx.values.force === true,
       adopt: ctx.values.adopt === true,
+      group: ctx.values.group === true,
       env: ctx.env,
       parallelism: settings.parallelism,
-      command: `cplane export --out ${out}${ctx.values.adopt ? ' --adopt' : ''}`,
+      command: `cplane export --out ${out}${ctx.values.group ? ' --group' : ''}${ctx.values.adopt ? ' --adopt' : ''}`,
       lockTimeoutMs: lockTimeoutMs(ctx.values),
     }).catch((error: unknown) => {
       // No answer from the API is the user's network or address, not a bug in cplane.
@@ -51,6 +52,11 @@ function report(result: ExportResult, out: string): string {
   ];
   const skippedParts = skipped.filter(({ count }) => count > 0).map(({ count, one, many }) => plural(count, one, many));
   lines.push(skippedParts.length > 0 ? `Skipped (not exported): ${skippedParts.join(', ')}.` : 'Skipped: nothing.');
+  if (result.groups !== undefined) {
+    lines.push(result.groups.length > 0
+      ? `Grouped with forEach: ${result.groups.map((g) => `${g.address} (${g.gateways} gateways)`).join(', ')}.`
+      : 'Grouped with forEach: nothing (no two gateways differ only by name).');
+  }
   if (result.removed.length > 0) lines.push(`Removed ${plural(result.removed.length, 'file')} no longer produced: ${result.removed.join(', ')}.`);
   if (result.placeholders.length > 0) {
     lines.push('Secrets cannot be exported. Before `cplane apply` of this folder, set:');

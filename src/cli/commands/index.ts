@@ -19,6 +19,7 @@ const applyOptions: OptionSpec = {
   ...lockOptions,
   'auto-approve': { type: 'boolean' },
   target: { type: 'string', multiple: true },
+  exclude: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   'no-input': { type: 'boolean' },
   ...githubOptions,
@@ -31,6 +32,7 @@ const replaceHelp = '--replace ADDRESS   issue ADDRESS again: a new token (creat
 const applyHelp = [
   '--auto-approve      do not ask for approval (needed without a terminal)',
   '--target ADDRESS    limit the run to ADDRESS and what it depends on (repeatable)',
+  '--exclude ADDRESS   leave ADDRESS (or module.NAME) and what depends on it out of the run; not with --target (repeatable)',
   '--json              one JSON object per event (NDJSON); never prompts',
   '--no-input          never prompt; plain lines instead of the interactive view',
   lockHelp,
@@ -60,10 +62,11 @@ export const commands: Command[] = [
     name: ['plan'],
     summary: 'Show what apply would change, and why',
     usage:
-      'plan [dir] [--out FILE] [--target ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+      'plan [dir] [--out FILE] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
     help: [
       '--out FILE          save the plan as JSON for `cplane apply FILE`',
       '--target ADDRESS    plan only ADDRESS and what it depends on (repeatable)',
+      '--exclude ADDRESS   plan all but ADDRESS (or module.NAME) and what depends on it; not with --target (repeatable)',
       replaceHelp,
       '--refresh-only      plan no writes: only show changes made outside cplane (applying it records them in state)',
       '--destroy           plan the removal of everything in state',
@@ -79,6 +82,7 @@ export const commands: Command[] = [
       ...githubOptions,
       out: { type: 'string' },
       target: { type: 'string', multiple: true },
+      exclude: { type: 'string', multiple: true },
       ...replaceOption,
       'refresh-only': { type: 'boolean' },
       destroy: { type: 'boolean' },
@@ -108,7 +112,7 @@ export const commands: Command[] = [
   {
     name: ['apply'],
     summary: 'Perform the changes of a plan (resends interrupted writes first)',
-    usage: 'apply [dir | PLANFILE [dir]] [--auto-approve] [--target ADDRESS ...] [--replace ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    usage: 'apply [dir | PLANFILE [dir]] [--auto-approve] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
     help: [
       ...applyHelp,
       replaceHelp,
@@ -122,19 +126,23 @@ export const commands: Command[] = [
   {
     name: ['destroy'],
     summary: 'Archive, delete and revoke everything in the state (honours preventDestroy)',
-    usage: 'destroy [dir] [--auto-approve] [--target ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    usage: 'destroy [dir] [--auto-approve] [--target ADDRESS ... | --exclude ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
     // Removing ADDRESS removes what depends on it first (its dependencies stay): not apply's meaning of --target.
-    help: applyHelp.map((line) => (line.startsWith('--target') ? '--target ADDRESS    remove only ADDRESS and what depends on it (repeatable)' : line)),
+    // Excluding ADDRESS keeps it and what it depends on (removing those would remove it): OpenTofu's meaning.
+    help: applyHelp.map((line) =>
+      line.startsWith('--target') ? '--target ADDRESS    remove only ADDRESS and what depends on it (repeatable)'
+        : line.startsWith('--exclude') ? '--exclude ADDRESS   keep ADDRESS (or module.NAME) and the objects it needs; not with --target (repeatable)' : line),
     options: applyOptions,
     load: async () => (await import('./destroy.js')).destroyCommand,
   },
   {
     name: ['export'],
     summary: 'Write a configuration folder that reproduces a live account',
-    usage: 'export [--account ID] [--project NAME ...] [--out DIR] [--adopt] [--force]',
+    usage: 'export [--account ID] [--project NAME ...] [--out DIR] [--group] [--adopt] [--force]',
     help: [
       '--project NAME      export only this project, its gateways and the credentials they use (repeatable)',
       '--out DIR           folder to write (default ./export); created when missing',
+      '--group             write gateways that differ only by name once, as a forEach template (gateway.TEMPLATE[KEY])',
       '--adopt             also record the objects in the state of this account, so `cplane plan` there shows no changes',
       '--force             write into a folder that export did not write (its YAML files are replaced)',
       lockHelp,
@@ -146,6 +154,7 @@ export const commands: Command[] = [
       project: { type: 'string', multiple: true },
       out: { type: 'string' },
       adopt: { type: 'boolean' },
+      group: { type: 'boolean' },
       force: { type: 'boolean' },
     },
     load: async () => (await import('./export.js')).exportCommand,

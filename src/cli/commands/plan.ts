@@ -17,7 +17,7 @@ import { exitCodes } from '../exit-codes.js';
 import { githubReporter } from '../github-flag.js';
 import { reportPlanProblems } from '../plan-problems.js';
 import { readingStatus } from '../reading-status.js';
-import { accountNameOf, planContext } from '../saved-plan.js';
+import { accountNameOf, planContext, refuseTargetWithExclude } from '../saved-plan.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { weakSecretWarnings } from '../weak-secrets.js';
 
@@ -29,6 +29,8 @@ export const planCommand: CommandModule = {
     const parallelism = parseParallelism(values.parallelism);
     const mode = values.destroy ? 'destroy' : values['refresh-only'] ? 'refresh-only' : 'normal';
     const targets = (values.target as string[] | undefined) ?? [];
+    const exclude = (values.exclude as string[] | undefined) ?? [];
+    refuseTargetWithExclude(targets, exclude);
     const replace = (values.replace as string[] | undefined) ?? [];
     if (replace.length > 0 && mode !== 'normal') throw new AbortError(`--replace cannot be used with --${mode}.`, 'A replacement is a write: plan it in a normal plan.');
 
@@ -41,7 +43,7 @@ export const planCommand: CommandModule = {
     });
     try {
       const made = await Promise.all([
-        makePlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, mode, targets, replace, parallelism, env: ctx.env }),
+        makePlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, mode, targets, exclude, replace, parallelism, env: ctx.env }),
         accountNameOf(workspace.client, workspace.account),
       ])
         .catch((error: unknown) => {

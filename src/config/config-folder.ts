@@ -1,0 +1,91 @@
+/**
+ * Reading a folder of configuration files: which files it has (*.yaml and *.yml, subfolders not read),
+ * each file parsed with its positions, and the variables they declare. The configuration folder and
+ * each module's folder (modules.ts) are read the same way; the environment variables their secret sources
+ * name are found here too (interpolation refuses to put them into ordinary fields).
+ */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
+import { offsetIn, readSourceFile, type SourceFile } from './source-file.js';
+import type { VariableDeclaration } from './variables.js';
+import type { VariableConfig } from './config-file.js';
+
+const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+
+/** The configuration files of `dir`, sorted; undefined (and a diagnostic) when there are none. */
+export async function listConfigFiles(dir: string, sink: DiagnosticSink): Promise<string[] | undefined> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    const names = entries.filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name)).map((e) => e.name).sort();
+    if (names.length === 0) {
+      sink.push({ severity: 'error', code: 'no_config_files', summary: `No configuration files in ${dir}: expected at least one *.yaml or *.yml file`, detail: 'Subfolders are not read. See examples/quickstart for a start.' });
+      return undefined;
+    }
+    return names;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    sink.push({ severity: 'error', code: 'config_dir_missing', summary: code === 'ENOTDIR' ? `${dir} is not a folder: give the folder that holds the configuration files` : `Configuration folder ${dir} does not exist` });
+    return undefined;
+  }
+}
+
+/** The variables the files declare, by name; one declared twice is an error at the second. */
+export function collectDeclarations(files: SourceFile[], sink: DiagnosticSink): Map<string, VariableDeclaration> {
+  const declarations = new Map<string, VariableDeclaration>();
+  for (const file of files) {
+    const variables = (file.value as Record<string, unknown>).variables;
+    if (!isMapping(variables)) continue;
+    for (const [name, config] of Object.entries(variables)) {
+      const earlier = declarations.get(name);
+      if (earlier) {
+        const { line, col } = earlier.file.lines.linePos(offsetIn(earlier.file, (earlier.file.value as Record<string, unknown>).variables, name));
+        sink.push(diagnosticAt(file, offsetIn(file, variables, name), {
+          code: 'duplicate_variable',
+          summary: `Variable "${name}" is declared twice: in ${earlier.file.display}:${line}:${col} and again here`,
+        }));
+        continue;
+      }
+      declarations.set(name, { name, config: (isMapping(config) ? config : {}) as VariableConfig, file });
+    }
+  }
+  return declarations;
+}
+
+/** The files `names` of `root`, parsed; each must be a map of top-level keys. `within` names the module call they are read for. */
+export async function readConfigFiles(root: string, names: readonly string[], display: (name: string) => string, sink: DiagnosticSink, within?: string): Promise<SourceFile[]> {
+  const files: SourceFile[] = [];
+  for (const name of names) {
+    try {
+      const file = await readSourceFile(join(root, name), display(name), sink);
+      if (!file) continue;
+      if (within) file.within = within;
+      file.value ??= {};
+      if (!isMapping(file.value)) {
+        sink.push(diagnosticAt(file, 0, { code: 'wrong_type', summary: `${file.display} must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import, policies, directory, defaults, modules)` }));
+        continue;
+      }
+      files.push(file);
+    } catch (error) {
+      sink.push({ severity: 'error', code: 'file_unreadable', summary: `Cannot read ${display(name)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` });
+    }
+  }
+
+  return files;
+}
+
+/** Names of the environment variables used as secret sources (`{ env: NAME }`) anywhere in the files. */
+export function secretEnvNames(values: unknown[]): Set<string> {
+  const names = new Set<string>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (isMapping(value)) {
+      const keys = Object.keys(value);
+      if (keys.length === 1 && keys[0] === 'env' && typeof value.env === 'string') names.add(value.env);
+      else Object.values(value).forEach(walk);
+    }
+  };
+  values.forEach(walk);
+  return names;
+}

@@ -1,0 +1,193 @@
+/**
+ * `forEach`: one resource entry written once, declared once per key of a map or a list (after Terraform's
+ * `for_each`). This stage replaces plain interpolation for the files' values: it walks the kinds' blocks,
+ * expands each `forEach` entry into its instances (`team` over `{payments, search}` becomes `team[payments]`
+ * and `team[search]`), and interpolates every string with the instance it belongs to, so `${each.key}` and
+ * `${each.value.FIELD}` read the right one. An `import` block with `forEach` becomes one block per key.
+ *
+ * Instances are copies of the template whose nodes keep the template's positions (source-file.ts `nodes`),
+ * so every later diagnostic about an instance points at the template's line, and names the instance by its
+ * address. Keys must be known now: a `forEach` over a variable without a value is an error naming it.
+ */
+import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
+import { interpolateEntry, type EachInstance, type InterpolationScope } from './interpolate.js';
+import { positionIn, type NodePosition, type SourceFile } from './source-file.js';
+import { childAddress, formatLocalName, parseLocalName, resourceAddress } from '../plan-model/address.js';
+import type { Entry, KindBlock } from './kind-block.js';
+
+/** One instance of a `forEach`: its key (in the address) and the value `${each.value}` reads. */
+interface Instance {
+  key: string;
+  value: unknown;
+}
+
+type Mapping = Record<string, unknown>;
+
+const isMapping = (value: unknown): value is Mapping => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A key goes into an address (KIND.NAME[KEY]) and into printed plans and PR comments: no control or
+ * format characters (terminal escapes, bidirectional overrides), and no `[`, `]` or `/`.
+ */
+const VALID_KEY = /^[^[\]/\p{Cc}\p{Cf}]{1,100}$/u;
+
+const UNSET_VARIABLE = /\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g;
+
+/**
+ * A copy of `value` whose maps and lists keep the positions of the originals: a diagnostic about an
+ * instance's field points at the template's field. `omit` leaves out a key of the top map (the template's
+ * `forEach`, which each copy would otherwise carry whole).
+ */
+function copyWithPositions(file: SourceFile, value: unknown, omit?: string): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const copy: unknown = Array.isArray(value)
+    ? value.map((item) => copyWithPositions(file, item))
+    : Object.fromEntries(Object.entries(value).filter(([k]) => k !== omit).map(([k, v]) => [k, copyWithPositions(file, v)]));
+  const positions = file.nodes.get(value);
+  if (positions) file.nodes.set(copy as object, positions);
+  return copy;
+}
+
+export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope: InterpolationScope, sink: DiagnosticSink): void {
+  const value = file.value as Mapping;
+  const childBlocks = (kind: string) => kinds.filter((b) => b.parent?.kind === kind);
+  const report = (offset: number, code: string, summary: string, detail?: string, end?: number) => sink.push(diagnosticAt(file, offset, { code, summary, detail, end }));
+
+  /** The keys of `entry.forEach` (interpolated in the enclosing scope), or undefined after reporting why there are none. */
+  function instancesOf(entry: Mapping, owner: string, outer: InterpolationScope): Instance[] | undefined {
+    interpolateEntry(entry, 'forEach', file, outer, sink);
+    const over = entry.forEach;
+    const at = positionIn(file, entry, 'forEach') ?? { value: [0, 0] };
+    const unknown = unknownVariables(over, outer);
+    if (unknown.length > 0) {
+      const names = unknown.map((n) => `"${n}"`).join(', ');
+      report(at.value[0], 'for_each_unknown', `The keys of ${owner} depend on variable ${names}, which has no value: forEach keys must be known before planning`,
+        `Give ${unknown.length === 1 ? 'it' : 'them'} a default, or a value with --var ${unknown[0]}=JSON or a --var-file.`, at.value[1]);
+      return undefined;
+    }
+    if (typeof over === 'string' && over.includes('${')) return undefined; // an interpolation error, already reported
+    if (isMapping(over)) return checkKeys(Object.entries(over).map(([key, v]) => ({ key, value: v, at: positionIn(file, over, key) ?? at })), owner);
+    if (Array.isArray(over)) {
+      const found: (Instance & { at: NodePosition })[] = [];
+      over.forEach((item, i) => {
+        const itemAt = positionIn(file, over, i) ?? at;
+        const key = ['string', 'number', 'boolean'].includes(typeof item) ? String(item) : isMapping(item) && typeof item.name === 'string' ? item.name : undefined;
+        if (key === undefined) {
+          report(itemAt.value[0], 'for_each_key_type', `Item ${i} of the forEach list of ${owner} has no key: a list's item must be text, or a map with a "name"`, 'A list of maps is keyed by each map\'s name; or give forEach a map of keys to values.', itemAt.value[1]);
+        } else found.push({ key, value: item, at: itemAt });
+      });
+      return found.length === over.length ? checkKeys(found, owner) : undefined;
+    }
+    const got = over === null ? 'null' : typeof over === 'string' ? 'text' : `a ${typeof over}`;
+    report(at.value[0], 'for_each_type', `forEach of ${owner} must be a map or a list; got ${got}`, 'Write a map or a list here, or ${var.NAME} of a variable declared with type: map or type: list.', at.value[1]);
+    return undefined;
+  }
+
+  function checkKeys(found: (Instance & { at: NodePosition })[], owner: string): Instance[] | undefined {
+    const seen = new Set<string>();
+    let ok = true;
+    for (const { key, at } of found) {
+      if (unknownIn(key)) {
+        ok = false;
+        report(at.value[0], 'for_each_unknown', `A key of ${owner} depends on ${JSON.stringify(key)}, which has no value: forEach keys must be known before planning`, 'Give the variable a default or a value with --var.', at.value[1]);
+      } else if (!VALID_KEY.test(key)) {
+        ok = false;
+        report(at.value[0], 'invalid_for_each_key', `Invalid forEach key ${JSON.stringify(key)} in ${owner}: a key is 1 to 100 printable characters without "[", "]" or "/"`, 'The key becomes part of the address, as in gateway.team[payments].', at.value[1]);
+      } else if (seen.has(key)) {
+        ok = false;
+        report(at.value[0], 'duplicate_for_each_key', `Duplicate forEach key "${key}" in ${owner}: each key makes one instance`, 'Remove or rename one of the items.', at.value[1]);
+      }
+      seen.add(key);
+    }
+    return ok ? found.map(({ key, value: v }) => ({ key, value: v })) : undefined;
+  }
+
+  const unknownIn = (text: string) => [...text.matchAll(UNSET_VARIABLE)].some((m) => scope.declared.has(m[1]!) && !scope.values.has(m[1]!));
+  function unknownVariables(over: unknown, outer: InterpolationScope): string[] {
+    if (typeof over !== 'string') return [];
+    return [...new Set([...over.matchAll(UNSET_VARIABLE)].map((m) => m[1]!).filter((n) => outer.declared.has(n) && !outer.values.has(n)))];
+  }
+
+  /** The entries of `block` in `holder[key]` (a map by name): `forEach` entries replaced by their instances. */
+  function expandMap(block: KindBlock, holder: Mapping, key: string, parent: string | undefined, outer: InterpolationScope): void {
+    const entries = holder[key];
+    if (!isMapping(entries)) return interpolateEntry(holder, key, file, outer, sink);
+    const addressOf = (name: string) => (parent === undefined ? resourceAddress(block.kind, name) : childAddress(parent, block.kind, name));
+    const out: Mapping = {};
+    const positions = new Map<string, NodePosition>();
+    for (const [name, entry] of Object.entries(entries)) {
+      const at = positionIn(file, entries, name);
+      if (parseLocalName(name)?.some((s) => s.key !== undefined)) {
+        const offset = at?.key ?? 0;
+        report(offset, 'instance_name_written', `"${name}" names an instance: instances are made by forEach, not written`,
+          `Write the entry once with forEach (e.g. ${name.replace(/\[.*$/, '')}: { forEach: [...] }), or use a name without "[ ]".`, offset + name.length);
+        continue;
+      }
+      if (!isMapping(entry) || !('forEach' in entry)) {
+        out[name] = entry;
+        if (at) positions.set(name, at);
+        if (isMapping(entry)) expandEntry(block, entry, addressOf(name), outer);
+        continue;
+      }
+      const owner = addressOf(name);
+      for (const { key: instanceKey, value: instanceValue } of instancesOf(entry, owner, outer) ?? []) {
+        const instanceName = formatLocalName([{ name, key: instanceKey }]);
+        const copy = copyWithPositions(file, entry, 'forEach') as Entry;
+        out[instanceName] = copy;
+        if (at) positions.set(instanceName, at);
+        const each: EachInstance = { key: instanceKey, value: instanceValue, address: addressOf(instanceName) };
+        expandEntry(block, copy, each.address, { ...outer, each });
+      }
+    }
+    holder[key] = out;
+    file.nodes.set(out, positions);
+  }
+
+  /** Interpolates an entry's own fields in `inner` scope and expands the blocks declared inside it. */
+  function expandEntry(block: KindBlock, entry: Mapping, address: string, inner: InterpolationScope): void {
+    const children = childBlocks(block.kind);
+    for (const field of Object.keys(entry)) {
+      const child = children.find((c) => c.key === field);
+      if (!child) interpolateEntry(entry, field, file, inner, sink);
+      else if (!child.single) expandMap(child, entry, field, address, inner);
+      else if (isMapping(entry[field]) && 'forEach' in (entry[field] as Mapping)) {
+        const at = positionIn(file, entry[field], 'forEach')?.key ?? 0;
+        report(at, 'for_each_on_single', `forEach is not allowed in ${field}: there is one per ${block.noun}`, `Put forEach on the ${block.noun} instead.`, at + 'forEach'.length);
+      } else if (isMapping(entry[field])) expandEntry(child, entry[field] as Mapping, childAddress(address, child.kind), inner);
+      else interpolateEntry(entry, field, file, inner, sink);
+    }
+  }
+
+  /** `import` blocks with `forEach`: one block per key, `to` and `id` interpolated with it. */
+  function expandImports(blocks: unknown[]): void {
+    const out: unknown[] = [];
+    const positions = new Map<string, NodePosition>();
+    blocks.forEach((block, i) => {
+      const at = positionIn(file, blocks, i);
+      const place = (item: unknown) => {
+        if (at) positions.set(String(out.length), at);
+        out.push(item);
+      };
+      if (!isMapping(block) || !('forEach' in block)) {
+        place(block);
+        interpolateEntry(out as unknown as Mapping, out.length - 1, file, scope, sink);
+        return;
+      }
+      for (const { key, value: instanceValue } of instancesOf(block, `import block ${i + 1}`, scope) ?? []) {
+        const copy = copyWithPositions(file, block, 'forEach') as Mapping;
+        place(copy);
+        interpolateEntry(out as unknown as Mapping, out.length - 1, file, { ...scope, each: { key, value: instanceValue, address: `the import of key "${key}"` } }, sink);
+      }
+    });
+    value.import = out;
+    file.nodes.set(out, positions);
+  }
+
+  for (const key of Object.keys(value)) {
+    if (key === 'variables') continue;
+    const block = kinds.find((k) => !k.parent && k.key === key);
+    if (block) expandMap(block, value, key, undefined, scope);
+    else if (key === 'import' && Array.isArray(value.import)) expandImports(value.import);
+    else interpolateEntry(value, key, file, scope, sink);
+  }
+}

@@ -1,0 +1,71 @@
+// Adopting forEach destroys nothing: two gateways written out one by one become instances of one forEach entry,
+// with `moved` blocks from the plain addresses to the instances. The plan shows moves (their tokens move with
+// them) and apply sends no API write.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { operations, type OperationName } from '../../src/api/operations.js';
+import { world, type World } from './helpers.js';
+
+let w: World;
+beforeAll(async () => {
+  w = await world();
+});
+afterAll(async () => w.close());
+
+const stem = `version: 1
+projects:
+  core: { description: Core }
+credentials:
+  openai: { provider: openai, label: openai-moved, secret: { env: OPENAI_API_KEY } }
+`;
+const gateway = (name: string, team: string) => `  ${name}:
+    project: core
+    name: ${team} gateway
+    slug: gw-${team}
+    defaultProvider: openai
+    defaultModel: gpt-4o-mini
+    credentials: [openai]
+    tokens:
+      ci: { scopes: [run] }
+`;
+
+function writeRequests(): number {
+  const byOperation = w.emulator.stats().byOperation;
+  return Object.entries(byOperation).filter(([name]) => operations[name as OperationName].method !== 'GET').reduce((sum, [, n]) => sum + n, 0);
+}
+
+it('applies two gateways written out', async () => {
+  w.config(`${stem}gateways:\n${gateway('payments', 'payments')}${gateway('search', 'search')}`);
+  const run = await w.cli(['apply', w.dir, '--auto-approve']);
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+});
+
+it('moves them into the instances of one forEach entry: moves in the plan, no write at apply', async () => {
+  w.config(`${stem}gateways:
+  team:
+    forEach: [payments, search]
+    project: core
+    name: \${each.key} gateway
+    slug: gw-\${each.key}
+    defaultProvider: openai
+    defaultModel: gpt-4o-mini
+    credentials: [openai]
+    tokens:
+      ci: { scopes: [run] }
+moved:
+  - { from: gateway.payments, to: "gateway.team[payments]" }
+  - { from: gateway.search, to: "gateway.team[search]" }
+`);
+  const plan = await w.cli(['plan', w.dir]);
+  expect(plan.stderr).toBe('');
+  expect(plan.stdout).toContain('# gateway.payments has moved to gateway.team[payments]');
+  expect(plan.stdout).toContain('# gateway_token.search/ci has moved to gateway_token.team[search]/ci');
+  expect(plan.stdout).toContain('Plan: 0 to add, 0 to change, 0 to replace, 0 to remove, 4 to move.');
+
+  const before = writeRequests();
+  const apply = await w.cli(['apply', w.dir, '--auto-approve']);
+  expect(apply.stderr).toBe('');
+  expect(apply.code).toBe(0);
+  expect(writeRequests()).toBe(before);
+  expect((await w.cli(['plan', w.dir, '--detailed-exitcode'])).code).toBe(0);
+});
