@@ -36,6 +36,8 @@ export interface StepDone extends StepRef {
   durationMs: number;
   /** Names of the one-time secrets sealed into state (e.g. `plaintext`): announced, never shown. */
   sealed: string[];
+  /** What the answers say a person should know or do (a group role whose members' keys are still being sealed). */
+  notices?: string[];
 }
 
 export type ApplyEvent =

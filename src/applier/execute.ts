@@ -14,7 +14,7 @@ import type { Plan, PlanStep, PlannedWrite } from '../plan-model/index.js';
 import { renamedEntry, type StateStore } from '../state/index.js';
 import type { JournalEntry } from '../state/types.js';
 import type { ApplyEvent, ApplyResult, StepRef } from './events.js';
-import { recordResult, saveEntry, sendEntry, settleFailure } from './journal.js';
+import { noticesOf, recordResult, saveEntry, sendEntry, settleFailure } from './journal.js';
 import { resolvePathParams, resolveTemplate, type KeyRing, type TemplateContext } from './template.js';
 
 export interface ApplyOptions {
@@ -165,10 +165,10 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     const t0 = performance.now();
     emit({ type: 'step-started', ...ref, total: steps.length });
     try {
-      const sealed = await currentStep.run(ref, () => runStep(step, options, interrupted));
+      const { sealed, notices } = await currentStep.run(ref, () => runStep(step, options, interrupted));
       status[i] = 'done';
       const id = options.state.data.resources[step.address]?.id;
-      const done = { ...ref, ...(id && !step.forget ? { id } : {}), durationMs: Math.round(performance.now() - t0), sealed };
+      const done = { ...ref, ...(id && !step.forget ? { id } : {}), durationMs: Math.round(performance.now() - t0), sealed, ...(notices.length > 0 ? { notices } : {}) };
       result.done.push(done);
       emit({ type: 'step-done', ...done });
       for (const d of dependents[i]!) if (--waitingFor[d]! === 0 && status[d] === 'pending') ready.push(d);
@@ -219,7 +219,13 @@ function refOf(step: PlanStep): StepRef {
   return { stepId: step.id, address: step.address, kind: step.kind, action: step.action };
 }
 
-async function runStep(step: PlanStep, options: ApplyOptions, interrupted: () => boolean): Promise<string[]> {
+/** What a step's writes left for people: the names of the secrets sealed, and the notices their answers bore out. */
+interface StepOutcome {
+  sealed: string[];
+  notices: string[];
+}
+
+async function runStep(step: PlanStep, options: ApplyOptions, interrupted: () => boolean): Promise<StepOutcome> {
   const { state } = options;
   const now = () => (options.now ? options.now() : new Date());
   if (interrupted()) throw new Interrupted();
@@ -249,10 +255,12 @@ async function runStep(step: PlanStep, options: ApplyOptions, interrupted: () =>
       };
     });
   }
-  const sealed: string[] = [];
+  const outcome: StepOutcome = { sealed: [], notices: [] };
   for (const [index, write] of step.writes.entries()) {
     if (interrupted()) throw new Interrupted();
-    sealed.push(...(await runWrite(step, write, index === step.writes.length - 1, options)));
+    const { sealed, notices } = await runWrite(step, write, index === step.writes.length - 1, options);
+    outcome.sealed.push(...sealed);
+    outcome.notices.push(...notices);
   }
   if (step.writes.length === 0) {
     await state.update((draft) => {
@@ -260,10 +268,10 @@ async function runStep(step: PlanStep, options: ApplyOptions, interrupted: () =>
       else if (step.inputs && draft.resources[step.address]) draft.resources[step.address]!.inputs = step.inputs;
     });
   }
-  return sealed;
+  return outcome;
 }
 
-async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, options: ApplyOptions): Promise<string[]> {
+async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, options: ApplyOptions): Promise<StepOutcome> {
   const { state, client } = options;
   const context: TemplateContext = { resources: state.data.resources, sources: step.secrets ?? {}, address: step.address, keyRing: options.keyRing };
   const pathParams = await resolvePathParams(write.path, context);
@@ -294,7 +302,8 @@ async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, opti
     await settleFailure(state, entry, error);
     throw error;
   }
-  return recordResult(state, entry, answer.data, options.now ? options.now() : new Date());
+  const sealed = await recordResult(state, entry, answer.data, options.now ? options.now() : new Date());
+  return { sealed, notices: noticesOf(entry, answer.data) };
 }
 
 function reasonOf(error: unknown): string {

@@ -60,6 +60,15 @@ export async function recordResult(state: StateStore, entry: JournalEntry, resul
   return Object.keys(sealed);
 }
 
+/** The notices of a write's effects that its answer bears out: each text with `{count}` replaced. */
+export function noticesOf(entry: JournalEntry, result: unknown): string[] {
+  return (entry.effects?.notices ?? []).flatMap(({ list, flag, text }) => {
+    const items = readResultPath(result, list);
+    const count = Array.isArray(items) ? items.filter((item) => readResultPath(item, flag) === true).length : 0;
+    return count > 0 ? [text.replaceAll('{count}', String(count))] : [];
+  });
+}
+
 /**
  * After a failed write: an answer that says the write did not happen (4xx, or
  * 429 on every attempt) clears the entry; a 5xx or no answer at all may hide a

@@ -76,6 +76,12 @@ export interface GatewayTokenAttributes {
   expiresInDays: number | null;
   allowedModels: string[];
   rateLimitPerMin: number | null;
+  /** The Service Account the token is issued to, by name (GET /service-accounts); null: issued to the caller. */
+  serviceAccount: string | null;
+  /** A decimal string as the API takes it (`"25.00"`), or null for no spend limit. */
+  spendLimit: string | null;
+  /** The window the spend limit counts in (`daily`, `weekly`, `monthly`); null without a spend limit. */
+  spendWindow: string | null;
   /** Renewed this many days before it expires (`defaults.tokens` gives a default); null: replaced once expired. */
   renewBeforeDays?: number | null;
   /** Hours the old token keeps working after its renewal (default 24). */

@@ -8,7 +8,7 @@
  * marked `adoptedBy: 'export'` so the planner treats them as unknown, not as changed.
  */
 import { loadConfiguration } from '../providers/index.js';
-import { providerFor } from '../providers/index.js';
+import { exportedProviderFor } from '../providers/index.js';
 import { openState, StateError, type StateStore } from '../state/index.js';
 import type { ResourceState, StateData } from '../state/types.js';
 import type { Adoption } from './build-model.js';
@@ -56,7 +56,7 @@ async function record(store: StateStore, options: AdoptOptions, adoptions: Adopt
   await store.update((draft: StateData) => {
     const resources: Record<string, ResourceState> = {};
     for (const { address, kind, live } of adoptions) {
-      const provider = providerFor(kind);
+      const provider = exportedProviderFor(kind);
       const identity = provider.identify({ live });
       const inputs = attributes.get(address);
       if (!inputs) throw new Error(`the exported folder has no ${address}; no state was written`);

@@ -8,7 +8,7 @@
 import type { Entry } from '../config/index.js';
 import type { ResourceKind } from '../config/types.js';
 import { childAddress, resourceAddress } from '../plan-model/index.js';
-import { kindOrder, kindsDeclaredIn, providerFor, type ExportEntryRequest } from '../providers/index.js';
+import { exportedProviderFor, exportKinds, finder, kindsDeclaredIn, type ExportEntryRequest } from '../providers/index.js';
 import { assignLocalNames, compare, upperSnake } from './local-names.js';
 import type { AccountObjects } from './account-objects.js';
 import { exportedObjects, parentIdOf } from './select.js';
@@ -68,13 +68,13 @@ export interface BuildOptions {
 
 export function buildModel(live: AccountObjects, options: BuildOptions): ExportModel {
   const { exported, skipped } = exportedObjects(live, options.onlyUsedCredentials);
-  const idOf = (kind: ResourceKind, object: unknown) => providerFor(kind).identify({ live: object }).id;
+  const idOf = (kind: ResourceKind, object: unknown) => exportedProviderFor(kind).identify({ live: object }).id;
   const objectsOf = (kind: ResourceKind) => (live.objects[kind] ?? []).filter((object) => exported.get(kind)!.has(idOf(kind, object)));
 
   // Local names, among the exported objects of one scope: the account for a top-level kind, the parent for the others.
   const names = new Map<ResourceKind, Map<string, string>>();
-  for (const kind of kindOrder) {
-    const { config, export: mapping } = providerFor(kind);
+  for (const kind of exportKinds) {
+    const { config, export: mapping } = exportedProviderFor(kind);
     const kindNames = new Map<string, string>();
     const byScope = new Map<string, unknown[]>();
     for (const object of objectsOf(kind)) {
@@ -96,7 +96,7 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
   const envNames = new EnvNames();
   const vendorName = (id: string) => live.vendors.find((p) => p.provider_id === id)?.name ?? id;
   const entriesOf = (kind: ResourceKind, parent?: { id: string; address: string }): ExportedEntry[] => {
-    const { config, export: mapping } = providerFor(kind);
+    const { config, export: mapping } = exportedProviderFor(kind);
     const objects = objectsOf(kind).filter((object) => !parent || parentIdOf(kind, object) === parent.id);
     return objects
       .map((object) => {
@@ -109,18 +109,19 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
           local,
           nameOf,
           vendorName,
+          find: finder(live.lookups),
           placeholder: (parts, what) => ({ env: envNames.take(parts.map(upperSnake).join('_'), what) }),
           comment: (field, text) => made.comments.push({ field, text }),
           note: (text) => made.notes.push(text),
         };
         made.entry = mapping.entry(request) as Entry;
-        made.children = kindsDeclaredIn(kind).flatMap((child) => entriesOf(child, { id, address }));
+        made.children = kindsDeclaredIn(kind).filter((child) => exportKinds.includes(child)).flatMap((child) => entriesOf(child, { id, address }));
         return made;
       })
       .sort((a, b) => compare(a.local, b.local));
   };
   // Entries are made in kind order, so placeholders are taken in it (a clash gets `_2` in that order).
-  const topLevel = new Map(kindOrder.filter((kind) => !providerFor(kind).config.parent).map((kind) => [kind, entriesOf(kind)] as const));
+  const topLevel = new Map(exportKinds.filter((kind) => !exportedProviderFor(kind).config.parent).map((kind) => [kind, entriesOf(kind)] as const));
   for (const entries of topLevel.values()) for (const entry of entries) nest(entry);
 
   const files = filesOf(topLevel);
@@ -132,7 +133,7 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
 function nest(parent: ExportedEntry): void {
   for (const child of parent.children) {
     nest(child);
-    const { key, single } = providerFor(child.kind).config;
+    const { key, single } = exportedProviderFor(child.kind).config;
     if (single) parent.entry[key] = child.entry;
     else ((parent.entry[key] ??= {}) as Record<string, Entry>)[child.local] = child.entry;
   }
@@ -150,15 +151,15 @@ function flatten(entry: ExportedEntry): ExportedEntry[] {
 function filesOf(topLevel: Map<ResourceKind, ExportedEntry[]>): ExportedFile[] {
   const files: ExportedFile[] = [];
   for (const [kind, entries] of topLevel) {
-    const { export: mapping, config } = providerFor(kind);
+    const { export: mapping, config } = exportedProviderFor(kind);
     if (mapping.file && 'description' in mapping.file && entries.length > 0) files.push({ name: `${config.key}.yaml`, description: mapping.file.description, entries });
   }
   for (const [kind, entries] of topLevel) {
-    const file = providerFor(kind).export.file;
+    const file = exportedProviderFor(kind).export.file;
     if (!file || !('perEntry' in file)) continue;
     for (const entry of entries) {
       const belonging = [...topLevel].flatMap(([other, list]) => {
-        const goes = providerFor(other).export.file;
+        const goes = exportedProviderFor(other).export.file;
         return goes && 'with' in goes && goes.with.kind === kind ? list.filter((e) => e.entry[goes.with.attribute] === entry.local) : [];
       });
       files.push({ name: `${kind}-${entry.local}.yaml`, description: file.perEntry(entry.local), entries: [entry, ...belonging] });

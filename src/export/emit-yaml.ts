@@ -11,7 +11,7 @@
  * `x ${env.CPLANE_TOKEN}` is never interpolated.
  */
 import { Document, isMap, isPair, isScalar, isSeq, type Node, type Pair } from 'yaml';
-import { providerFor } from '../providers/index.js';
+import { exportedProviderFor } from '../providers/index.js';
 import { compare } from './local-names.js';
 import type { ExportedEntry, ExportModel } from './build-model.js';
 import { EachReference } from './group.js';
@@ -38,7 +38,7 @@ export function emitFiles(model: ExportModel, schemaRef: string): EmittedFile[] 
     const content: Record<string, Record<string, unknown>> = {};
     const comments: Comment[] = [];
     for (const entry of file.entries) {
-      const { key } = providerFor(entry.kind).config;
+      const { key } = exportedProviderFor(entry.kind).config;
       (content[key] ??= {})[entry.local] = entry.entry;
       commentsOf(entry, [key, entry.local], comments);
     }
@@ -59,7 +59,7 @@ function commentsOf(entry: ExportedEntry, path: string[], out: Comment[]): void 
   for (const { field, text } of entry.comments) out.push({ path: [...path, field], text });
   const held = new Set<string>();
   for (const child of entry.children) {
-    const { config, export: mapping } = providerFor(child.kind);
+    const { config, export: mapping } = exportedProviderFor(child.kind);
     if (mapping.holderComment && !held.has(child.kind)) out.push({ path: [...path, config.key], text: mapping.holderComment });
     held.add(child.kind);
     commentsOf(child, config.single ? [...path, config.key] : [...path, config.key, child.local], out);

@@ -8,7 +8,10 @@ import { relative, resolve, sep } from 'node:path';
 import { packageFile } from '../package-files.js';
 import type { ApiClient } from '../api/client.js';
 import { AbortError } from '../errors.js';
-import { listAccounts, nestingOrder, providerFor } from '../providers/index.js';
+import { exportedProviderFor, exportKinds, listAccounts, nestingOrder } from '../providers/index.js';
+
+/** The kinds export writes, in the order a configuration nests them. */
+const exportNesting = nestingOrder.filter((kind) => exportKinds.includes(kind));
 import { beginAdoption } from './adopt.js';
 import { buildModel, type ExportModel, type Placeholder } from './build-model.js';
 import { emitFiles } from './emit-yaml.js';
@@ -121,20 +124,20 @@ const exportedOf = (model: ExportModel, kind: string) => model.adoptions.filter(
 
 /** The exported objects of each kind, in the order a configuration nests them. */
 function countsOf(model: ExportModel): ExportCounts {
-  return nestingOrder.map((kind) => {
-    const { export: mapping, config } = providerFor(kind);
+  return exportNesting.map((kind) => {
+    const { export: mapping, config } = exportedProviderFor(kind);
     return { noun: mapping.noun ?? config.noun, count: exportedOf(model, kind) };
   });
 }
 
 function skippedOf(model: ExportModel): SkipCounts {
-  return nestingOrder.flatMap((kind) => (providerFor(kind).export.skip ?? []).flatMap(({ count }) => (count ? [{ ...count, count: model.skipped[count.key] ?? 0 }] : [])));
+  return exportNesting.flatMap((kind) => (exportedProviderFor(kind).export.skip ?? []).flatMap(({ count }) => (count ? [{ ...count, count: model.skipped[count.key] ?? 0 }] : [])));
 }
 
 /** The objects written without their value (the kind whose value export never reads). */
 function withoutValueOf(model: ExportModel): ExportResult['withoutValue'] {
-  const kind = nestingOrder.find((k) => providerFor(k).export.withoutValue);
-  return kind === undefined ? { count: 0, noun: '' } : { count: exportedOf(model, kind), noun: providerFor(kind).config.noun };
+  const kind = exportNesting.find((k) => exportedProviderFor(k).export.withoutValue);
+  return kind === undefined ? { count: 0, noun: '' } : { count: exportedOf(model, kind), noun: exportedProviderFor(kind).config.noun };
 }
 
 export type { Placeholder } from './build-model.js';

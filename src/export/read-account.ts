@@ -9,7 +9,7 @@
 import type { ApiClient } from '../api/client.js';
 import { Limiter } from '../api/limiter.js';
 import type { ResourceKind } from '../config/types.js';
-import { kindOrder, listVendors, providerFor, type ReadFailure, type RefreshRequest } from '../providers/index.js';
+import { exportedProviderFor, exportKinds, listVendors, type LookupResults, type ReadFailure, type RefreshRequest } from '../providers/index.js';
 import { AbortError } from '../errors.js';
 import type { AccountObjects } from './account-objects.js';
 import { exportedObjects, parentIdOf } from './select.js';
@@ -30,24 +30,31 @@ export async function readAccount(options: ReadAccountOptions): Promise<AccountO
   const limiter = new Limiter(options.parallelism);
   // Nothing is known in advance about the size of a list, so each is read page after page.
   const request: RefreshRequest = { client, account, parentIds: [], limiter, expected: () => 0 };
-  const perAccount = kindOrder.filter((kind) => !providerFor(kind).relations.within);
-  const [vendors, ...lists] = await Promise.all([listVendors(client), ...perAccount.map((kind) => providerFor(kind).refresh(request))]);
+  const perAccount = exportKinds.filter((kind) => !exportedProviderFor(kind).relations.within);
+  // The data sources the mappings name objects of (Service Accounts) are read once each, with the first lists.
+  const sources = [...new Set(exportKinds.flatMap((kind) => exportedProviderFor(kind).export.lookups ?? []))];
+  const [vendors, found, ...lists] = await Promise.all([
+    listVendors(client),
+    Promise.all(sources.map((source) => source.read(client))),
+    ...perAccount.map((kind) => exportedProviderFor(kind).refresh(request)),
+  ]);
+  const lookups: LookupResults = new Map(sources.map((source, i) => [source, found[i]!]));
   const objects = selectByName(Object.fromEntries(perAccount.map((kind, i) => [kind, lists[i]!.items])), options.projectNames);
 
-  const perParent = kindOrder.filter((kind) => providerFor(kind).relations.within);
-  const kept = exportedObjects({ account, vendors, objects }, false).exported;
+  const perParent = exportKinds.filter((kind) => exportedProviderFor(kind).relations.within);
+  const kept = exportedObjects({ account, vendors, lookups, objects }, false).exported;
   const read = await Promise.all(perParent.map((kind) => {
     const parentKind = parentKindOf(kind);
     const parentIds = [...(kept.get(parentKind) ?? [])].sort();
-    return providerFor(kind).refresh({ ...request, parentIds });
+    return exportedProviderFor(kind).refresh({ ...request, parentIds });
   }));
   failOn(perParent, read.flatMap((r) => r.failures));
   perParent.forEach((kind, i) => (objects[kind] = read[i]!.items));
-  return { account, vendors, objects };
+  return { account, vendors, lookups, objects };
 }
 
 function parentKindOf(kind: ResourceKind): ResourceKind {
-  const { within, parentIds } = providerFor(kind).relations;
+  const { within, parentIds } = exportedProviderFor(kind).relations;
   return parentIds![within!.idField]!;
 }
 
@@ -56,9 +63,9 @@ function parentKindOf(kind: ResourceKind): ResourceKind {
  * does not have, and of the other kinds only those that belong to a selected object.
  */
 function selectByName(objects: Partial<Record<ResourceKind, readonly unknown[]>>, names: string[]): Partial<Record<ResourceKind, readonly unknown[]>> {
-  const selected = kindOrder.find((kind) => providerFor(kind).export.selectedByName);
+  const selected = exportKinds.find((kind) => exportedProviderFor(kind).export.selectedByName);
   if (names.length === 0 || selected === undefined) return objects;
-  const { export: mapping, identify, config } = providerFor(selected);
+  const { export: mapping, identify, config } = exportedProviderFor(selected);
   const all = objects[selected] ?? [];
   // The names a user may give: those of the objects export would keep, by the kind's own skip reasons
   // (archived projects are not offered), judged alone since nothing else is decided yet.
@@ -76,8 +83,8 @@ function selectByName(objects: Partial<Record<ResourceKind, readonly unknown[]>>
   const kept = all.filter((live) => names.includes(mapping.name!(live)));
   const ids = new Set(kept.map((live) => identify({ live }).id));
   const out: Partial<Record<ResourceKind, readonly unknown[]>> = { ...objects, [selected]: kept };
-  for (const kind of kindOrder) {
-    const key = Object.entries(providerFor(kind).relations.parentIds ?? {}).find(([, parent]) => parent === selected)?.[0];
+  for (const kind of exportKinds) {
+    const key = Object.entries(exportedProviderFor(kind).relations.parentIds ?? {}).find(([, parent]) => parent === selected)?.[0];
     if (key !== undefined) out[kind] = (objects[kind] ?? []).filter((live) => ids.has(parentIdOf(kind, live, key) ?? ''));
   }
   return out;
@@ -87,7 +94,7 @@ function selectByName(objects: Partial<Record<ResourceKind, readonly unknown[]>>
 function failOn(kinds: ResourceKind[], failures: ReadFailure[]): void {
   const first = failures[0];
   if (!first) return;
-  const parentNoun = providerFor(parentKindOf(kinds.find((kind) => providerFor(kind).refreshOperations.includes(first.operation)) ?? kinds[0]!)).config.noun;
+  const parentNoun = exportedProviderFor(parentKindOf(kinds.find((kind) => exportedProviderFor(kind).refreshOperations.includes(first.operation)) ?? kinds[0]!)).config.noun;
   throw new AbortError(
     `Could not read ${first.operation} of ${parentNoun} ${first.parentId ?? '?'}: ${first.reason}${first.requestId ? ` (request id ${first.requestId})` : ''}` +
       (failures.length > 1 ? `, and ${failures.length - 1} more read(s) failed` : '') + '. Nothing was written.',

@@ -98,6 +98,15 @@ export interface PolicyReport {
   findings: PolicyFinding[];
 }
 
+/**
+ * A configured address of a kind no operation reads back (known only from state, e.g. a project's group role):
+ * the plan compared it with what cplane last applied, and cannot tell whether it still holds on the account.
+ */
+export interface NotVerifiable {
+  address: string;
+  kind: ResourceKind;
+}
+
 /** A write-only value a refresh-only plan did not check because its source is absent (it never reads one). */
 export interface NotChecked {
   address: string;
@@ -178,6 +187,8 @@ export interface Plan {
   policies?: PolicyReport;
   /** Refresh-only plans: write-only values whose source is absent, reported instead of failing. */
   notChecked?: NotChecked[];
+  /** Configured addresses known only from state ("not verifiable from the API"); absent when there are none. */
+  notVerifiable?: NotVerifiable[];
   /**
    * Writes an earlier apply saved in the journal and whose answer it never recorded (it was killed): an apply
    * resends them first, with their saved keys. The plan has no step for these addresses; it shows what

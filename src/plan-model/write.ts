@@ -35,6 +35,8 @@ export interface WriteEffects {
   outputs?: Record<string, string>;
   /** The remote object is gone (deleted, archived, revoked): remove the address from state. */
   forget?: boolean;
+  /** Sentences for people about the answer, shown when the write succeeds (never recorded in state). */
+  notices?: ResultNotice[];
   /**
    * A renewal: when this write gives the address a new id, the object it had is kept in state as superseded,
    * to be revoked by a later apply once `overlapHours` have passed since the new object's creation time
@@ -43,6 +45,17 @@ export interface WriteEffects {
   supersede?: { overlapHours: number; createdAt: string };
   /** This write revoked the superseded object with this id: it leaves the address's list of superseded objects. */
   settleSuperseded?: string;
+}
+
+/**
+ * Says `text`, with `{count}` replaced, when `count` > 0 items of the list at the dotted path `list` of the
+ * answer have a true value at the dotted path `flag` (a group role's `changes[].rekey_queued`): the provider
+ * words it, the applier only counts, so the applier never knows the kind.
+ */
+export interface ResultNotice {
+  list: string;
+  flag: string;
+  text: string;
 }
 
 export interface PlannedWrite {

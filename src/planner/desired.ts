@@ -60,7 +60,7 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
     if (mode === 'refresh-only') return;
     const imported = ctx.imports.get(r.address);
     if (imported) return planImport(ctx, r, imported.id, out, change);
-    if (ctx.live.snapshot.byIdOnly.has(r.kind)) {
+    if (ctx.live.snapshot.byIdOnly.has(r.kind) && provider.observation !== 'state') {
       const op = provider.refreshOperations[0] ?? provider.readOperation;
       out.unreadable.push({ address: r.address, kind: r.kind, operation: op, reason: `not in state, and finding an existing one needs ${routes[op].method} ${routes[op].path}, a human-only operation` });
       return;

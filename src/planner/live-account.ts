@@ -83,8 +83,8 @@ export function goneReason(account: LiveAccount, entry: ResourceState): string {
 /** Why objects of `kind` (under the parent `parentId`, for a kind that lives under one) could not be read; undefined when they could. */
 export function unreadableFor(account: LiveAccount, kind: ResourceKind, parentId: string | undefined): Unreadable | undefined {
   const { snapshot } = account;
-  if (snapshot.items[kind] === undefined) {
-    const provider = providerFor(kind);
+  const provider = providerFor(kind);
+  if (snapshot.items[kind] === undefined && provider.observation !== 'state') {
     return snapshot.unreadable.find((u) => u.kind === kind) ?? { kind, operation: provider.refreshOperations[0] ?? provider.readOperation, reason: 'not read' };
   }
   return parentId === undefined ? undefined : snapshot.failedParents[kind]?.get(parentId);

@@ -2,7 +2,7 @@
  * The step generator (after Pulumi's): refreshes the live account, then runs
  * the stages, each a plain function of data named for what it decides:
  * the refactoring blocks (moved, removed, import), write-only values, the desired addresses (with the address book), the
- * removals, the dependencies, the order, the targets, the objects left without a value, the summary and the policies.
+ * removals, the dependencies, the order, the targets, the objects left without a value, the summary, the policies and what cannot be verified.
  * Providers report facts and writes; the stages decide.
  */
 import type { Plan } from '../plan-model/index.js';
@@ -24,6 +24,7 @@ import { scopeToTargets } from './targets.js';
 import { version as cplaneVersion } from '../version.js';
 import { uncheckedWriteOnly, writeOnlyChanges, type WriteOnlyStatus } from './write-only-values.js';
 import { withoutValue } from './without-value.js';
+import { notVerifiable } from './not-verifiable.js';
 import { pendingWritesOf } from './pending-writes.js';
 
 export async function makePlan(input: MakePlanInput): Promise<Plan> {
@@ -66,6 +67,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
   });
   if (scoped.problems.length > 0) throw new PlanError(scoped.problems);
   const policies = checkPolicies(compiled, scoped.steps, desiredByAddress, state);
+  const unverifiable = notVerifiable(ctx, scoped.steps, targets);
   const superseded = mode === 'normal' ? supersededWaiting(state, scoped.steps, lookups.now) : [];
 
   return {
@@ -85,6 +87,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     summary: summarize(scoped.steps),
     ...(policies ? { policies } : {}),
     ...(mode === 'refresh-only' ? { notChecked: uncheckedWriteOnly(desired, state, input.env) } : {}),
+    ...(unverifiable.length > 0 ? { notVerifiable: unverifiable } : {}),
     ...(pendingWrites.length > 0 ? { pendingWrites } : {}),
   };
 }

@@ -7,7 +7,8 @@
  * once their list has arrived. A kind the token may not list (a Service
  * Account on a human-only list) is read by id when the API allows that, and
  * otherwise reported as unreadable: no human-only request is ever sent with a
- * Service Account token.
+ * Service Account token. A kind known only from state (`observation: 'state'`)
+ * is not read at all: what state recorded stands for its live objects.
  */
 import type { ApiClient } from '../api/client.js';
 import { ApiError, IdentityRefusedError } from '../api/errors.js';
@@ -18,7 +19,7 @@ import type { DesiredState, ResourceKind } from '../config/types.js';
 import type { Unreadable } from '../plan-model/index.js';
 import { emptyDirectory } from '../config/index.js';
 import { childKindsOf, finder, lister, kindOrder, parentOf, providerFor, type DataSource } from '../providers/index.js';
-import type { Lookups } from '../providers/types.js';
+import type { Lookups, RecordedObject } from '../providers/types.js';
 import { isRefusal } from '../providers/view-diff.js';
 import type { StateData } from '../state/types.js';
 
@@ -53,6 +54,8 @@ function reasonOf(error: unknown): { reason: string; requestId?: string } {
 
 /** Kinds that live under a parent (a gateway's tokens), and those of each parent kind. */
 const childKinds = kindOrder.filter((kind) => parentOf(kind));
+/** Child kinds read from the API per parent (a kind known only from state is taken from state once). */
+const childKindsRead = childKinds.filter((kind) => providerFor(kind).observation !== 'state');
 const childKindsByParent = new Map(kindOrder.map((kind) => [kind, childKindsOf(kind)]));
 
 export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
@@ -67,6 +70,11 @@ export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
   const readKind = async (kind: ResourceKind, parentIds: string[]): Promise<void> => {
     if (!used.has(kind)) return;
     const provider = providerFor(kind);
+    if (provider.observation === 'state') {
+      // Known only from state: no request; what state recorded stands for the live objects.
+      snapshot.items[kind] = entries.filter((r) => r.kind === kind).map(({ id, parents, inputs }): RecordedObject => ({ id, ...(parents ? { parents } : {}), inputs }));
+      return;
+    }
     const blocked = provider.refreshOperations.find((op) => humanOnly(client, op));
     try {
       if (!blocked) {
@@ -96,6 +104,8 @@ export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
   // under the first kind (in kind order) that needs it.
   const sources = new Map<DataSource<unknown>, ResourceKind>();
   for (const kind of kindOrder) for (const source of (used.has(kind) && providerFor(kind).lookups) || []) if (!sources.has(source)) sources.set(source, kind);
+  const attributesInUse = [...(input.desired?.resources ?? []).map((r) => [r.kind, r.attributes] as const), ...entries.map((e) => [e.kind, e.inputs] as const)];
+  for (const [kind, attributes] of attributesInUse) for (const source of providerFor(kind).lookupsFor?.(attributes) ?? []) if (!sources.has(source)) sources.set(source, kind);
   const readLookup = async (source: DataSource<unknown>, needing: ResourceKind) => {
     try {
       snapshot.lookups.set(source, await source.read(client));
@@ -108,7 +118,7 @@ export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
   // takes one wave of requests; only parents found for adoption wait for their list.
   await Promise.all([...[...sources].map(([source, kind]) => readLookup(source, kind)), ...kindOrder.map((kind) => readKind(kind, [...(managed.get(kind) ?? [])]))]);
   await Promise.all(
-    childKinds.map((kind) => {
+    childKindsRead.map((kind) => {
       const adopting = adoptableParents(input, snapshot, kind).filter((id) => !managed.get(kind)?.has(id));
       return adopting.length > 0 ? readKind(kind, adopting) : undefined;
     }),

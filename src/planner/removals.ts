@@ -72,5 +72,6 @@ function planRemoval(ctx: StageContext, address: string, entry: ResourceState, r
   const superseded = supersededRevocations(ctx.live, address, entry, ctx.lookups.now, true);
   // Terraform's "because it is not in configuration"; with --destroy every address goes, and the mode says why.
   const reason = ctx.mode === 'destroy' ? undefined : 'not in configuration';
-  out.steps.push(makeStep({ address, kind: entry.kind, action: provider.removeAction, reason, changes: superseded.changes, writes: [...superseded.writes, ...writes], notes }));
+  const forget = provider.removeAction === 'forget' ? { forget: true } : {};
+  out.steps.push(makeStep({ address, kind: entry.kind, action: provider.removeAction, reason, changes: superseded.changes, writes: [...superseded.writes, ...writes], notes, ...forget }));
 }

@@ -1,8 +1,9 @@
 /**
  * Gateway tokens: a name change is a rename; any other change (scopes,
- * allowed models, rate limit, expiry) cannot be made in place, so the token is
- * replaced: the new one is created first (its one-time plaintext sealed into
- * state), then the old one is revoked. Removed tokens are revoked. Its
+ * allowed models, rate limit, expiry, the Service Account it is issued to, its
+ * spend limit and window) cannot be made in place, so the token is replaced:
+ * the new one is created first (its one-time plaintext sealed into state),
+ * then the old one is revoked. Removed tokens are revoked. Its
  * `expires_at` is reported (identify), so the planner replaces it once expired,
  * or renews it `renewBeforeDays` ahead (the old one kept for `overlapHours`).
  */
@@ -10,8 +11,10 @@ import type { GatewayTokenT } from '../api/shapes.js';
 import type { GatewayTokenAttributes } from '../config/types.js';
 import type { LifecycleConfig } from '../config/config-file.js';
 import { resourceAddress, type FieldChange, type Template } from '../plan-model/index.js';
+import { serviceAccounts } from './lookups.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
-import type { ReadFailure, ResourceProvider, View } from './types.js';
+import { resolveServiceAccount } from './service-accounts.js';
+import type { Lookups, ReadFailure, ResourceProvider, View } from './types.js';
 import { diffViews, isRefusal, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
@@ -22,14 +25,17 @@ export interface TokenConfig {
   expiresInDays?: number | null;
   allowedModels?: string[];
   rateLimitPerMin?: number | null;
+  serviceAccount?: string | null;
+  spendLimit?: string | null;
+  spendWindow?: 'daily' | 'weekly' | 'monthly' | null;
   renewBeforeDays?: number | null;
   overlapHours?: number;
-  lifecycle?: LifecycleConfig<'name' | 'scopes' | 'expiresInDays' | 'allowedModels' | 'rateLimitPerMin'>;
+  lifecycle?: LifecycleConfig<'name' | 'scopes' | 'expiresInDays' | 'allowedModels' | 'rateLimitPerMin' | 'serviceAccount' | 'spendLimit' | 'spendWindow'>;
   dependsOn?: string[];
 }
 
 /** Changing any of these needs a new token. */
-const replaceOn = new Set(['scopes', 'allowedModels', 'rateLimitPerMin', 'expiresInDays']);
+const replaceOn = new Set(['scopes', 'allowedModels', 'rateLimitPerMin', 'expiresInDays', 'serviceAccount', 'spendLimit', 'spendWindow']);
 
 const gatewayAddress = (attributes: GatewayTokenAttributes) => resourceAddress('gateway', attributes.gateway);
 
@@ -40,6 +46,10 @@ function view(attributes: GatewayTokenAttributes): View {
     allowedModels: sortedSet(attributes.allowedModels),
     rateLimitPerMin: attributes.rateLimitPerMin,
     expiresInDays: attributes.expiresInDays,
+    // Absent in what older versions applied: not compared then (drift reads only the keys applied).
+    serviceAccount: attributes.serviceAccount,
+    spendLimit: attributes.spendLimit,
+    spendWindow: attributes.spendWindow,
   };
 }
 
@@ -56,12 +66,26 @@ function expiryChange(attributes: GatewayTokenAttributes, live: GatewayTokenT, a
   return { path: 'expiresInDays', before: live.expires_at === null ? null : `expires ${live.expires_at}`, after: attributes.expiresInDays };
 }
 
-function liveView(live: GatewayTokenT): View {
+/**
+ * The Service Account a live token is issued to, by name; absent (not compared) when the Service Accounts could
+ * not be read (a Service Account's token may not list them), which the plan reports as unreadable.
+ */
+function serviceAccountOf(live: GatewayTokenT, lookups: Lookups): View {
+  if (live.service_account_id === null) return { serviceAccount: null };
+  if (lookups.list(serviceAccounts) === undefined) return {};
+  return { serviceAccount: lookups.find(serviceAccounts, live.service_account_id)?.name ?? live.service_account_id };
+}
+
+/** The live token in configuration terms; its Service Account by name when the lookup knows it. */
+function liveView(live: GatewayTokenT, lookups: Lookups): View {
   return {
     name: live.name,
     scopes: sortedSet(live.scopes),
     allowedModels: sortedSet(live.allowed_models),
     rateLimitPerMin: live.rate_limit_per_min,
+    ...serviceAccountOf(live, lookups),
+    spendLimit: live.spend_limit,
+    spendWindow: live.spend_window,
   };
 }
 
@@ -103,10 +127,21 @@ export const gatewayTokenProvider = {
         },
         allowedModels: { description: 'Models the token may use; empty for all.', type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } },
         rateLimitPerMin: { description: 'Requests per minute, 1 to 1000000, or null for no limit.', type: ['integer', 'null'], minimum: 1, maximum: 1000000 },
+        serviceAccount: {
+          description: 'Issue the token to this Service Account (its name as GET /service-accounts lists it): it must be active and of the account. Set at creation.',
+          type: ['string', 'null'],
+          minLength: 1,
+        },
+        spendLimit: {
+          description: 'Spend limit as a decimal string, e.g. "25.00" (at most 2 decimals), or null for none. Set at creation.',
+          type: ['string', 'null'],
+          pattern: '^[0-9]+(\\.[0-9]{1,2})?$',
+        },
+        spendWindow: { description: 'Window the spend limit counts in; daily when a spendLimit is given without one. Set at creation.', enum: ['daily', 'weekly', 'monthly', null] },
         // Shared with `defaults.tokens` (the hand-written part of the configuration schema).
         renewBeforeDays: { $ref: '#/$defs/renewBeforeDays' },
         overlapHours: { $ref: '#/$defs/overlapHours' },
-        lifecycle: lifecycleSchema('token', { enum: ['name', 'scopes', 'expiresInDays', 'allowedModels', 'rateLimitPerMin'] }),
+        lifecycle: lifecycleSchema('token', { enum: ['name', 'scopes', 'expiresInDays', 'allowedModels', 'rateLimitPerMin', 'serviceAccount', 'spendLimit', 'spendWindow'] }),
         dependsOn: dependsOnSchema,
       },
     },
@@ -114,6 +149,9 @@ export const gatewayTokenProvider = {
     attributes: (entry, local, gateway): GatewayTokenAttributes => ({
       gateway: gateway!, name: entry.name ?? local, scopes: [...entry.scopes], expiresInDays: entry.expiresInDays ?? null,
       allowedModels: [...(entry.allowedModels ?? [])], rateLimitPerMin: entry.rateLimitPerMin ?? null,
+      serviceAccount: entry.serviceAccount ?? null, spendLimit: entry.spendLimit ?? null,
+      // The API counts a spend limit given without a window daily: said here, so the plan compares like with like.
+      spendWindow: entry.spendWindow ?? (entry.spendLimit ? 'daily' : null),
       // Only a token that renews carries the renewal settings, so every other token's attributes stay as they were.
       ...(entry.renewBeforeDays != null ? { renewBeforeDays: entry.renewBeforeDays, overlapHours: entry.overlapHours ?? 24 } : {}),
     }),
@@ -136,6 +174,8 @@ export const gatewayTokenProvider = {
     revealable: 'plaintext',
     goneAs: 'revoked',
   },
+  // Only a token issued to a Service Account needs GET /service-accounts (human-only): others never send it.
+  lookupsFor: (attributes) => (attributes.serviceAccount ? [serviceAccounts] : []),
   refreshOperations: ['listGatewayTokens'],
   writeOperations: ['createGatewayToken', 'renameGatewayToken', 'revokeGatewayToken'],
   readOperation: 'listGatewayTokens',
@@ -143,16 +183,19 @@ export const gatewayTokenProvider = {
     name: (live) => live.name,
     skip: [
       { when: (live) => live.revoked_at !== null, count: { key: 'revokedTokens', one: 'revoked token' } },
-      { when: (live) => live.service_account_id !== null, count: { key: 'serviceAccountTokens', one: 'Service Account token' } },
     ],
-    entry({ live, local, note }) {
+    lookups: [serviceAccounts],
+    entry({ live, local, find }) {
       const entry: TokenConfig = { scopes: [...live.scopes] };
       if (live.name !== local) entry.name = live.name;
       const days = expiresInDays(live);
       if (days !== null) entry.expiresInDays = days;
       if (live.allowed_models.length > 0) entry.allowedModels = [...live.allowed_models];
       if (live.rate_limit_per_min !== null) entry.rateLimitPerMin = live.rate_limit_per_min;
-      if (live.spend_limit !== null) note(`spend limit ${live.spend_limit} per ${live.spend_window ?? 'window'} is not part of the configuration language and is not reproduced`);
+      // By name, so the folder applies to another account: one without that Service Account is a plan problem there.
+      if (live.service_account_id !== null) entry.serviceAccount = find(serviceAccounts, live.service_account_id)?.name ?? live.service_account_id;
+      if (live.spend_limit !== null) entry.spendLimit = live.spend_limit;
+      if (live.spend_window !== null) entry.spendWindow = live.spend_window as NonNullable<TokenConfig['spendWindow']>;
       return entry;
     },
     holderComment: [
@@ -202,14 +245,16 @@ export const gatewayTokenProvider = {
 
   references: ({ attributes }) => [gatewayAddress(attributes)],
 
-  view: ({ live }) => liveView(live),
+  view: ({ live, lookups }) => liveView(live, lookups),
 
   desiredView: ({ attributes }) => view(attributes),
 
-  diff({ desired, live, state }) {
+  diff({ desired, live, state, lookups }) {
     const ignore = desired.lifecycle.ignoreChanges;
     const { expiresInDays: _, ...wanted } = view(desired.attributes);
-    const changes = diffViews(wanted, liveView(live), ignore);
+    const observed = liveView(live, lookups);
+    if (!('serviceAccount' in observed)) delete wanted.serviceAccount;
+    const changes = diffViews(wanted, observed, ignore);
     const expiry = ignore.includes('expiresInDays') ? undefined : expiryChange(desired.attributes, live, state?.inputs);
     if (expiry) changes.push(expiry);
     for (const change of changes) if (replaceOn.has(change.path)) change.forcesReplace = true;
@@ -225,7 +270,14 @@ export const gatewayTokenProvider = {
       expiresInDays: attributes.expiresInDays,
       allowedModels: attributes.allowedModels,
       rateLimitPerMin: attributes.rateLimitPerMin,
+      ...(attributes.spendLimit !== null ? { spendLimit: attributes.spendLimit } : {}),
+      ...(attributes.spendWindow !== null ? { spendWindow: attributes.spendWindow } : {}),
     };
+    if (attributes.serviceAccount !== null) {
+      const found = resolveServiceAccount(lookups, attributes.serviceAccount, 'serviceAccount');
+      if (found.problem) return { writes: [], problems: [found.problem] };
+      body.serviceAccountId = found.serviceAccount.service_account_id;
+    }
     const effects = { id: { result: 'token_id' }, parents: { gatewayId: gateway }, seal: { name: 'plaintext', result: 'plaintext' }, outputs: { tokenPrefix: 'token_prefix', expiresAt: 'expires_at' } };
     return { writes: [writeSpec('createGatewayToken', { path: { id: gateway }, body, effects }, `create token ${attributes.name}`)] };
   },

@@ -11,6 +11,7 @@ import { credentialProvider } from './credential.js';
 import { gatewayTokenProvider } from './gateway-token.js';
 import { gatewayProvider } from './gateway.js';
 import { otelExportProvider } from './otel-export.js';
+import { projectGroupRoleProvider } from './project-group-role.js';
 import { projectProvider } from './project.js';
 import { recordProvider } from './record.js';
 import { groupShareProvider, serviceAccountGrantProvider, userShareProvider } from './record-grant.js';
@@ -24,6 +25,7 @@ export interface AttributesByKind {
   gateway: AttributeType<typeof gatewayProvider>;
   gateway_token: AttributeType<typeof gatewayTokenProvider>;
   otel_export: AttributeType<typeof otelExportProvider>;
+  project_group_role: AttributeType<typeof projectGroupRoleProvider>;
   service_account_grant: AttributeType<typeof serviceAccountGrantProvider>;
   user_share: AttributeType<typeof userShareProvider>;
   group_share: AttributeType<typeof groupShareProvider>;
@@ -45,6 +47,7 @@ const definitions: readonly ResourceProvider<never, never>[] = [
   gatewayProvider,
   gatewayTokenProvider,
   otelExportProvider,
+  projectGroupRoleProvider,
   serviceAccountGrantProvider,
   userShareProvider,
   groupShareProvider,
@@ -116,6 +119,23 @@ export function childKindsOf(kind: ResourceKind): ResourceKind[] {
   return kindOrder.filter((child) => parentOf(child)?.kind === kind);
 }
 
+/** A kind read back through the API (not known only from state): what export reads and writes. */
+export type ReadBackProvider = Extract<ResourceProvider, { readonly observation?: 'api' }>;
+
+export function isReadBack(provider: ResourceProvider): provider is ReadBackProvider {
+  return provider.observation !== 'state';
+}
+
+/** The definition of a kind export reads: one known only from state has nothing to read, and is never exported. */
+export function exportedProviderFor(kind: ResourceKind): ReadBackProvider {
+  const provider = providerFor(kind);
+  if (!isReadBack(provider)) throw new Error(`kind ${kind} is known only from state: export has nothing to read`);
+  return provider;
+}
+
+/** The kinds export reads, in kind order. */
+export const exportKinds: readonly ResourceKind[] = kindOrder.filter((kind) => isReadBack(providerFor(kind)));
+
 /** The kinds declared inside `kind`'s entries (its configuration block's children), one-per-parent blocks first. */
 export function kindsDeclaredIn(kind: ResourceKind): ResourceKind[] {
   const inside = kindBlocks.filter((b) => b.parent?.kind === kind);
@@ -128,7 +148,7 @@ export const nestingOrder: readonly ResourceKind[] = (() => {
   return kindBlocks.filter((b) => !b.parent).flatMap((b) => walk(b.kind));
 })();
 
-export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider, serviceAccountGrantProvider, userShareProvider, groupShareProvider };
+export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider, projectGroupRoleProvider, serviceAccountGrantProvider, userShareProvider, groupShareProvider };
 export { listAccounts, listVendors, findVendor, finder, lister, vendors, serviceAccounts, findServiceAccount, type DataSource, type LookupResults } from './lookups.js';
 export { resolveServiceAccount, type ServiceAccountFound } from './service-accounts.js';
 export type { LiveOtelExport, OtelExportConfig } from './otel-export.js';

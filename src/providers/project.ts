@@ -19,6 +19,8 @@ export interface ProjectConfig {
   description?: string;
   active?: boolean;
   records?: Record<string, RecordConfig>;
+  /** Group name -> role name, both declared in `directory:` (project-group-role.ts). */
+  groupRoles?: Record<string, string>;
   lifecycle?: LifecycleConfig<'name' | 'description' | 'active'>;
   dependsOn?: string[];
 }

@@ -56,7 +56,8 @@ export function generateSchemas(current: SchemaFiles, blocks: readonly KindBlock
   // Every entry held in a map by local name may be a forEach template (config/for-each.ts): its instances
   // are NAME[KEY], in local names and in addresses.
   // (A kind listed by name in its parent, as grants are, has no entry of its own to template.)
-  for (const block of blocks) if (!block.single && !block.list && defs[block.kind]) defs[block.kind]!.properties = { ...defs[block.kind]!.properties, forEach: { $ref: '#/$defs/forEach' } };
+  // An entry that is a single value (a group role's `platform: admin`) has no keys, so no forEach either.
+  for (const block of blocks) if (!block.single && !block.list && defs[block.kind]?.type === 'object') defs[block.kind]!.properties = { ...defs[block.kind]!.properties, forEach: { $ref: '#/$defs/forEach' } };
   const segment = '[A-Za-z0-9][A-Za-z0-9_-]*(\\[[^\\[\\]/]+\\])?';
   // As deep as kinds nest: a record grant is `service_account_grant.PROJECT/RECORD/READER`.
   const depth = (block: KindBlock): number => (block.parent ? 1 + depth(blocks.find((b) => b.kind === block.parent!.kind)!) : 0);

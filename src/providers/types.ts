@@ -181,6 +181,42 @@ export interface Relations {
   goneAs?: string;
 }
 
+/**
+ * What stands for the live object of a kind known only from state (`observation: 'state'`): the entry state
+ * recorded when cplane last applied it, its inputs being the attributes it applied.
+ */
+export interface RecordedObject {
+  id: string;
+  parents?: Record<string, string>;
+  inputs: Record<string, unknown>;
+}
+
+/** How live objects of a kind are seen. */
+export type Observation<L, E = Entry> =
+  | {
+      /** Read back through the API (the default): listed per account or per parent, and read by id. */
+      readonly observation?: 'api';
+      /** Operations `refresh` sends: the planner skips them (and reports why) for a token that may not call them. */
+      readonly refreshOperations: OperationName[];
+      /** Operation `read` sends. */
+      readonly readOperation: OperationName;
+      /** Bulk read of every live object of the kind (all pages). */
+      refresh(req: RefreshRequest): Promise<RefreshResponse<L>>;
+      /** One object by id; null when it no longer exists. */
+      read(req: ReadRequest): Promise<L | null>;
+      /** How `cplane export` writes the kind's live objects as configuration. */
+      readonly export: ExportMapping<L, E>;
+    }
+  | {
+      /**
+       * Known only from state: no operation reads the kind back (a project's group role). Refresh sends no
+       * request for it; each entry state recorded stands for its live object (a `RecordedObject`), so the kind is
+       * diffed against what cplane last applied, is never planned as deleted outside cplane, and the plan lists
+       * it as not verifiable from the API (`Plan.notVerifiable`). Nothing is read, so nothing is exported.
+       */
+      readonly observation: 'state';
+    };
+
 /** A reason `cplane export` leaves a live object out. */
 export interface ExportSkip<L> {
   /** Whether the object is left out for this reason. `exported` answers for the kinds before this one in kind order. */
@@ -206,6 +242,8 @@ export interface ExportEntryRequest<L> {
   nameOf(kind: ResourceKind, id: string): string | undefined;
   /** An AI vendor's name by id (the id itself when the account lists none). */
   vendorName(id: string): string;
+  /** An object of a data source the mapping declares in `lookups` (a Service Account), by name or id. */
+  find<T>(source: DataSource<T>, nameOrId: string): T | undefined;
   /**
    * The `{ env: NAME }` placeholder for a write-only value: NAME is made of `parts` (each in upper snake case,
    * joined by `_`: `['CPLANE_SECRET', 'openai-prod']` gives CPLANE_SECRET_OPENAI_PROD), made unique in the
@@ -229,6 +267,8 @@ export interface ExportMapping<L, E> {
   name?(live: L): string;
   /** Reasons an object is left out, checked in order. */
   skip?: ExportSkip<L>[];
+  /** The data sources the entries name objects of (a token's Service Account by name): export reads each once. */
+  lookups?: readonly DataSource<unknown>[];
   /** The objects of other kinds an object refers to by id (a gateway's credentials). */
   refersTo?(live: L): { kind: ResourceKind; ids: readonly string[] }[];
   /** When `--project` narrows the export, only the objects that exported objects refer to are exported. */
@@ -249,24 +289,32 @@ export interface ExportMapping<L, E> {
 }
 
 /** `A`: the kind's attributes; `L`: its live object as the API returns it; `E`: its entry in a configuration file. */
-export interface ResourceProvider<A extends object = Attributes, L = unknown, E = Entry> {
+export type ResourceProvider<A extends object = Attributes, L = unknown, E = Entry> = ProviderCore<A, L, E> & Observation<L, E>;
+
+interface ProviderCore<A extends object, L, E> {
   readonly kind: ResourceKind;
   /** The kind's configuration block: where it is written, its defaults, write-only inputs and references. */
   readonly config: KindBlock<A, E>;
   readonly relations: Relations;
   /** The data sources planning the kind looks objects up in (`lookups.find`): refresh reads each once. */
   readonly lookups?: readonly DataSource<unknown>[];
-  /** Operations `refresh` sends: the planner skips them (and reports why) for a token that may not call them. */
-  readonly refreshOperations: OperationName[];
-  /** Operation `read` sends. */
-  readonly readOperation: OperationName;
+  /**
+   * The data sources one resource needs when not every resource of the kind does (a token issued to a Service
+   * Account): given its configured attributes, or the inputs state recorded, so refresh reads a source only
+   * when something names an object in it.
+   */
+  lookupsFor?(attributes: A): readonly DataSource<unknown>[];
   /**
    * Every operation the kind's writes may send. A pending write of the journal whose operation is not one of
    * its address's kind is refused before it is resent (test/providers/write-operations.test.ts keeps this list whole).
    */
   readonly writeOperations: readonly OperationName[];
-  /** Action that takes an address off the account when it leaves the configuration. */
-  readonly removeAction: 'archive' | 'delete' | 'revoke';
+  /**
+   * Action that takes an address off the account when it leaves the configuration; `forget` when the API has
+   * no operation that removes it: the address leaves state without a write, and `planDelete`'s notes say where
+   * a person removes it.
+   */
+  readonly removeAction: 'archive' | 'delete' | 'revoke' | 'forget';
   /**
    * Write-only fields (`secret`, `headers.*`): the only ones a plan may fill from a secret source with a
    * `$secret` or `$encrypt` placeholder. A saved plan that puts one anywhere else is refused.
@@ -277,12 +325,6 @@ export interface ResourceProvider<A extends object = Attributes, L = unknown, E 
    * left, without one. `present` says whether a live object holds one, so a plan can list those that do not.
    */
   readonly optionalValue?: { field: string; present(live: L): boolean };
-  /** How `cplane export` writes the kind's live objects as configuration. */
-  readonly export: ExportMapping<L, E>;
-  /** Bulk read of every live object of the kind (all pages). */
-  refresh(req: RefreshRequest): Promise<RefreshResponse<L>>;
-  /** One object by id; null when it no longer exists. */
-  read(req: ReadRequest): Promise<L | null>;
   identify(req: { live: L }): LiveIdentity;
   /** The natural key of a desired object, or undefined while a parent has no id yet. */
   naturalKey(req: { desired: DesiredResource<A>; lookups: Lookups }): string | undefined;

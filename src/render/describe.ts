@@ -77,8 +77,13 @@ export function noChangesLine(plan: Plan): string | undefined {
   if (plan.mode === 'destroy') return 'No changes. No objects need to be destroyed.';
   const empty = plan.withoutValue?.length ?? 0;
   if (empty > 0) return `No changes to make, but ${records(empty)} ${empty === 1 ? 'has' : 'have'} no value (listed above).`;
+  const unverifiable = plan.notVerifiable?.length ?? 0;
+  if (unverifiable > 0) return `No changes. Your infrastructure matches the configuration as far as the API shows it (${unverifiable} not verifiable from the API, listed above).`;
   return 'No changes. Your infrastructure matches the configuration.';
 }
+
+/** The heading of `plan.notVerifiable` in every renderer. */
+export const NOT_VERIFIABLE_HEADING = 'Not verifiable from the API (no operation reads these back: compared with what cplane last applied):';
 
 /** The heading of the pending writes, and one line per write: `ADDRESS: createGateway will be resent first (then created)`. */
 export const PENDING_HEADING = 'Pending writes an earlier apply left unconfirmed (they will be resent first, with their saved keys):';

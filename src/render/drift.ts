@@ -1,7 +1,7 @@
 /**
  * The report of `cplane drift`: only what changed outside cplane since the
- * last apply, the write-only values it could not check, and what could not
- * be read. Text for the terminal, Markdown for the step summary and the
+ * last apply, the write-only values it could not check, what could not
+ * be read, and what no operation reads back (not verifiable from the API). Text for the terminal, Markdown for the step summary and the
  * drift issue, JSON for machines. Made from a refresh-only plan; shows, never
  * computes.
  */
@@ -9,8 +9,8 @@ import { painter as makePainter } from '../paint.js';
 import type { Plan } from '../plan-model/index.js';
 import { codeBlock, codeSpan, markdownText } from '../text/escape-for.js';
 import { accountLabel, changeLines } from './describe.js';
-import { diffSymbol, notCheckedMarkdown, unreadableMarkdown } from './markdown.js';
-import { driftLines, notCheckedLines, unreadableLines } from './text.js';
+import { diffSymbol, notCheckedMarkdown, notVerifiableMarkdown, unreadableMarkdown } from './markdown.js';
+import { driftLines, notCheckedLines, notVerifiableLines, unreadableLines } from './text.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -28,7 +28,7 @@ export function renderDriftText(plan: Plan, options: { color: boolean }): string
   const out: string[] = [];
   if (plan.context) out.push(`Account: ${accountLabel(plan)}   Workspace: ${plan.context.workspace}`, '');
   if (plan.drift.length > 0) out.push(...driftLines(plan, paint), '');
-  out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint));
+  out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint), ...notVerifiableLines(plan, paint));
   out.push(paint('bold', driftHeadline(plan)));
   if (plan.drift.length > 0) out.push('`cplane plan` shows how apply would set these back; `cplane plan --refresh-only --out FILE` then `cplane apply FILE` records them in state instead.');
   return `${out.join('\n')}\n`;
@@ -52,7 +52,7 @@ export function renderDriftMarkdown(plan: Plan): string {
     }
     out.push(codeBlock(lines, 'diff'), '');
   }
-  out.push(...notCheckedMarkdown(plan), ...unreadableMarkdown(plan));
+  out.push(...notCheckedMarkdown(plan), ...unreadableMarkdown(plan), ...notVerifiableMarkdown(plan));
   return `${out.join('\n').trimEnd()}\n`;
 }
 
@@ -65,6 +65,7 @@ export function renderDriftJson(plan: Plan): string {
     drift: plan.drift,
     notChecked: plan.notChecked ?? [],
     unreadable: plan.unreadable,
+    notVerifiable: plan.notVerifiable ?? [],
   };
   return `${JSON.stringify(report, null, 2)}\n`;
 }

@@ -5,7 +5,7 @@
  */
 import { actionWords, type Plan } from '../plan-model/index.js';
 import { codeBlock, codeSpan, markdownText, tableCell } from '../text/escape-for.js';
-import { changeLines, noChangesLine, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
+import { changeLines, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
 
 /** GitHub colours `+` and `-` lines of a diff block; every other change is marked `!`. */
@@ -32,6 +32,12 @@ export function unreadableMarkdown(plan: Plan): string[] {
     }),
     '',
   ];
+}
+
+/** Configured addresses no operation reads back, as a quoted list. */
+export function notVerifiableMarkdown(plan: Plan): string[] {
+  if (!plan.notVerifiable?.length) return [];
+  return [`> **${NOT_VERIFIABLE_HEADING}**`, ...plan.notVerifiable.map((n) => `> - ${codeSpan({ name: n.address })}: not verifiable from the API`), ''];
 }
 
 /**
@@ -103,7 +109,7 @@ export function renderPlanMarkdown(plan: Plan): string {
       out.push('');
     }
   }
-  out.push(...unreadableMarkdown(plan));
+  out.push(...unreadableMarkdown(plan), ...notVerifiableMarkdown(plan));
   const empty = withoutValueNote(plan);
   // `what` and `todo` are cplane's own words (the Markdown in `todo` is meant); the addresses are names.
   if (empty) out.push(`> **${empty.what}**: ${empty.addresses.map((a) => codeSpan({ name: a })).join(', ')}`, `> ${empty.todo}`, '');

@@ -2,12 +2,12 @@
  * The plan as text for a terminal, in the Terraform manner: drift first, then
  * one block per step (`+ create`, `~ update`, `-/+ replace`, `- remove`,
  * `> import`, `-> move`, `. forget`) with its field changes, reason and notes, what could not be
- * read, the records left without a value, and the summary line. Colour is a parameter: the command decides it.
+ * read, what is not verifiable from the API, the records left without a value, and the summary line. Colour is a parameter: the command decides it.
  */
 import { actionWords, localPart, type PendingWrite, type Plan, type PlanStep, type Tone } from '../plan-model/index.js';
 import { painter as makePainter, type Paint } from '../paint.js';
 import { safeName, safeText } from '../text/safe-text.js';
-import { accountLabel, changeLines, noChangesLine, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
+import { accountLabel, changeLines, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
 
 export interface TextOptions {
@@ -70,6 +70,12 @@ export function unreadableLines(plan: Plan, paint: Paint): string[] {
   ];
 }
 
+/** Configured addresses no operation reads back, one line each. */
+export function notVerifiableLines(plan: Plan, paint: Paint): string[] {
+  if (!plan.notVerifiable?.length) return [];
+  return [paint('warn', NOT_VERIFIABLE_HEADING), ...plan.notVerifiable.map((n) => `  ${paint('warn', '?')} ${safeName(n.address)}: not verifiable from the API`), ''];
+}
+
 function pendingWritesLines(writes: readonly PendingWrite[], paint: Paint): string[] {
   return [paint('warn', PENDING_HEADING), ...writes.map((write) => `  ${paint('warn', '>')} ${safeText(pendingWriteLine(write))}`)];
 }
@@ -102,7 +108,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
 
   if (plan.superseded?.length) out.push(paint('bold', SUPERSEDED_HEADING), ...plan.superseded.map((wait) => `  ${paint('change', '~')} ${safeText(supersededLine(wait))}`), '');
 
-  out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint));
+  out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint), ...notVerifiableLines(plan, paint));
 
   const policies = policyHeadline(plan);
   if (policies) {

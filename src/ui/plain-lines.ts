@@ -19,6 +19,7 @@ export function safeEvent(event: ApplyEvent): ApplyEvent {
   const clean = { ...event } as Record<string, unknown>;
   for (const field of ['address', 'after']) if (typeof clean[field] === 'string') clean[field] = safeName(clean[field]);
   for (const field of ['id', 'reason', 'operation', 'createdAt']) if (typeof clean[field] === 'string') clean[field] = safeText(clean[field]);
+  if (Array.isArray(clean.notices)) clean.notices = clean.notices.map((n) => safeText(String(n)));
   return clean as unknown as ApplyEvent;
 }
 
@@ -36,7 +37,8 @@ function composeLine(event: ApplyEvent, prefix: string): string {
       return `${prefix}: ${event.address}: retry ${event.attempt} in ${formatDuration(event.delayMs)} (${event.status ? `${event.status} ` : ''}${event.reason})`;
     case 'step-done': {
       const token = event.sealed.length > 0 ? `; new token kept sealed in state: ${revealCommand(event.address)}` : '';
-      return `${prefix}: ${event.address}: ${pastTense(event.action)}${event.id ? ` id=${event.id}` : ''}  (${formatDuration(event.durationMs)})${token}`;
+      const notices = (event.notices ?? []).map((n) => `; ${n}`).join('');
+      return `${prefix}: ${event.address}: ${pastTense(event.action)}${event.id ? ` id=${event.id}` : ''}  (${formatDuration(event.durationMs)})${token}${notices}`;
     }
     case 'step-failed':
       return `${prefix}: ${event.address}: ${event.action} failed: ${event.reason}`;

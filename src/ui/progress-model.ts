@@ -54,7 +54,11 @@ export function reduceProgress(model: ProgressModel, untrusted: ApplyEvent, now:
         finished: model.finished + 1,
         done: model.done + 1,
         running: without(event.stepId),
-        log: [...model.log, { key, type: 'done', address: event.address, action: event.action, ...(event.id ? { id: event.id } : {}), durationMs: event.durationMs, sealed: event.sealed.length > 0 }],
+        log: [
+          ...model.log,
+          { key, type: 'done', address: event.address, action: event.action, ...(event.id ? { id: event.id } : {}), durationMs: event.durationMs, sealed: event.sealed.length > 0 },
+          ...(event.notices ?? []).map((text, i): LogItem => ({ key: `${key}.${i}`, type: 'notice', text: `${event.address}: ${text}`, tone: 'warning' })),
+        ],
       };
     case 'step-failed':
       return { ...model, finished: model.finished + 1, failed: model.failed + 1, running: without(event.stepId), log: [...model.log, { key, type: 'failed', address: event.address, action: event.action, reason: event.reason }] };

@@ -1,7 +1,8 @@
 /**
  * The end-of-apply summary as lines of text: counts, then what failed (with
  * the API's reason and request id), what was skipped and why, and the new
- * gateway tokens with the command that reveals them (never their value).
+ * gateway tokens with the command that reveals them (never their value), and
+ * what the answers say a person should know (notices).
  */
 import type { ApplyResult } from '../applier/index.js';
 import { safeName, safeText } from '../text/safe-text.js';
@@ -36,6 +37,11 @@ export function summaryLines(result: ApplyResult, verb: 'Apply' | 'Destroy'): Su
   if (tokens.length > 0) {
     lines.push({ text: 'New gateway tokens (the API shows them once; kept sealed in state):', tone: 'heading' });
     for (const t of tokens) lines.push({ text: `  ${safeName(t.address)}: ${safeName(revealCommand(t.address))}`, tone: 'plain' });
+  }
+  const noticed = result.done.filter((d) => (d.notices ?? []).length > 0);
+  if (noticed.length > 0) {
+    lines.push({ text: 'To know:', tone: 'heading' });
+    for (const d of noticed) for (const notice of d.notices ?? []) lines.push({ text: `  ${safeName(d.address)}: ${safeText(notice)}`, tone: 'warning' });
   }
   if (result.interrupted || result.failed.length > 0) {
     lines.push({ text: 'State holds everything that finished. Run the command again to continue: pending writes are resent with their saved keys.', tone: 'plain' });

@@ -30,7 +30,7 @@ test('defaults are filled and dependency edges implied', async () => {
     localName: 'prod', attributes: { gateway: 'prod', enabled: true, endpoint: 'https://otel.example.com', exportMetrics: true, exportTraces: true, headerNames: [] }, dependsOn: ['gateway.prod'],
   });
   expect(byAddress.get('gateway_token.prod/ci')).toMatchObject({
-    localName: 'ci', attributes: { gateway: 'prod', name: 'ci', scopes: ['run'], expiresInDays: null, allowedModels: [], rateLimitPerMin: null }, dependsOn: ['gateway.prod'],
+    localName: 'ci', attributes: { gateway: 'prod', name: 'ci', scopes: ['run'], expiresInDays: null, allowedModels: [], rateLimitPerMin: null, serviceAccount: null, spendLimit: null, spendWindow: null }, dependsOn: ['gateway.prod'],
   });
 });
 

@@ -11,6 +11,8 @@ import { fixtures } from '../../src/emulator/fixtures.js';
 import { builtCli } from '../helpers/built-cli.js';
 
 export const account = fixtures.accounts[1]!.id;
+/** Acme Production: the account of the fixture Service Accounts (`ci-deployer`, inactive `legacy-bot`), users and groups. */
+export const acme = fixtures.accounts[0]!.id;
 
 export interface CliResult {
   code: number | null;
@@ -31,7 +33,8 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function world(options: { faults?: string; latencyMs?: number; clockOffset?: string } = {}): Promise<World> {
+/** `account`: the account the CLI and the client work in (default: Acme Staging, which has no Service Accounts). */
+export async function world(options: { faults?: string; latencyMs?: number; clockOffset?: string; account?: string } = {}): Promise<World> {
   const emulator = await startEmulator({ latencyMs: options.latencyMs ?? 0, ...(options.faults ? { faults: options.faults } : {}), ...(options.clockOffset ? { clockOffset: options.clockOffset } : {}) });
   const temp = mkdtempSync(join(tmpdir(), 'cplane-e2e-'));
   const dir = join(temp, 'infra');
@@ -42,15 +45,15 @@ export async function world(options: { faults?: string; latencyMs?: number; cloc
     XDG_CONFIG_HOME: join(temp, 'config'),
     CPLANE_BASE_URL: emulator.url,
     CPLANE_TOKEN: fixtures.tokens.admin,
-    CPLANE_ACCOUNT: account,
+    CPLANE_ACCOUNT: options.account ?? account,
     CPLANE_STATE_KEY: Buffer.alloc(32, 9).toString('base64'),
     OPENAI_API_KEY: 'sk-e2e-openai-secret',
     NO_COLOR: '1',
   };
-  const client = createClient({ baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: account });
+  const client = createClient({ baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: options.account ?? account });
   return {
     dir,
-    statePath: join(dir, '.cplane', account, 'state.json'),
+    statePath: join(dir, '.cplane', options.account ?? account, 'state.json'),
     env,
     emulator,
     client,

@@ -45,6 +45,7 @@ describe('emitFiles', () => {
       'gateway.pay',
       'gateway_token.pay/ci',
       'gateway_token.pay/ci-2',
+      'gateway_token.pay/robot',
       'otel_export.pay',
       'project.payments-eu',
       'project.search',
@@ -53,7 +54,7 @@ describe('emitFiles', () => {
     ]);
     expect(byAddress['gateway.pay']).toMatchObject({ project: 'payments-eu', defaultProvider: 'openai', credentials: ['claude', 'openai-prod'], name: 'Payments gateway', slug: 'pay' });
     expect(byAddress['credential.openai-prod']).toEqual({ provider: 'openai', label: 'OpenAI prod', baseUrl: 'https://api.openai.com/v1' });
-    expect(byAddress['gateway_token.pay/ci-2']).toEqual({ gateway: 'pay', name: 'ci', scopes: ['run', 'read_logs'], expiresInDays: 30, allowedModels: ['gpt-4o-mini'], rateLimitPerMin: 60 });
+    expect(byAddress['gateway_token.pay/ci-2']).toEqual({ gateway: 'pay', name: 'ci', scopes: ['run', 'read_logs'], expiresInDays: 30, allowedModels: ['gpt-4o-mini'], rateLimitPerMin: 60, serviceAccount: null, spendLimit: null, spendWindow: null });
     expect(byAddress['project.search']).toEqual({ name: 'search', description: '', active: false });
     expect(byAddress['record.payments-eu/webhook-secret']).toMatchObject({ name: 'Webhook Secret', tags: [] });
     const secrets = Object.fromEntries(desired!.resources.map((r) => [r.address, r.secrets]));
@@ -71,15 +72,16 @@ describe('emitFiles', () => {
     expect(project).toContain('# Record metadata only: values are never exported.');
     expect(project).toContain('# Token plaintext cannot be exported');
     expect(project).toContain('# Header values cannot be exported');
-    expect(project).toContain('# Note: spend limit 5.00 per daily is not part of the configuration language and is not reproduced.');
+    expect(project).toMatch(/ {6}ci:\n(?: {8}.*\n)* {8}spendLimit: "5\.00"\n {8}spendWindow: daily\n/);
+    expect(project).toMatch(/ {6}robot:\n(?: {8}.*\n)* {8}serviceAccount: deploy-robot\n/);
     expect(project).toContain('blockedTerms: [ssn, password]');
     expect(project).toContain('spendLimitUsd: "100.00"');
     for (const text of Object.values(files)) expect(text).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
   });
 
-  it('leaves out and counts what is archived, revoked, disabled or for a Service Account', () => {
+  it('leaves out and counts what is archived, revoked or disabled (a Service Account\'s token is exported, by its name)', () => {
     const model = buildModel(liveAccount(), { onlyUsedCredentials: false });
-    expect(model.skipped).toEqual({ archivedProjects: 1, archivedRecords: 1, disabledGateways: 1, gatewaysWithoutCredentials: 0, revokedTokens: 1, serviceAccountTokens: 1 });
+    expect(model.skipped).toEqual({ archivedProjects: 1, archivedRecords: 1, disabledGateways: 1, gatewaysWithoutCredentials: 0, revokedTokens: 1 });
   });
 
   it('keeps only the credentials the exported gateways use when narrowed to projects', () => {

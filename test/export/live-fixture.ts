@@ -1,7 +1,7 @@
 // A small live account, as the API would return it, for the tests of the pure export stages.
 import type { CredentialT, GatewayT, GatewayTokenT, ProjectT, RecordMetaT } from '../../src/api/shapes.js';
 import type { AccountObjects } from '../../src/export/read-account.js';
-import type { LiveOtelExport } from '../../src/providers/index.js';
+import { serviceAccounts, type LiveOtelExport } from '../../src/providers/index.js';
 
 /** The live objects by kind (`objects`), also by name for the tests to change. */
 export interface LiveFixture extends AccountObjects {
@@ -39,6 +39,8 @@ const token = (n: number, gatewayN: number, name: string, extra: Partial<Gateway
 export function liveAccount(): LiveFixture {
   const live: Omit<LiveFixture, 'objects'> = {
     account: ACCOUNT,
+    // The Service Accounts the export names tokens' accounts by.
+    lookups: new Map([[serviceAccounts, [{ service_account_id: uuid(60), account_id: ACCOUNT, name: 'deploy-robot', status: 'active', created_at: t0, public_key: `${'A'.repeat(43)}=`, key_id: 'x25519:0000000000000000' }]]]),
     vendors: [
       { provider_id: OPENAI, name: 'openai', display_name: 'OpenAI', default_base_url: 'https://api.openai.com/v1', models: ['gpt-4o-mini'] },
       { provider_id: ANTHROPIC, name: 'anthropic', display_name: 'Anthropic', default_base_url: 'https://api.anthropic.com', models: ['claude'] },

@@ -1,7 +1,7 @@
 // Providers report facts about differences and return writes; these tests pin both for each kind without a network.
 import { describe, expect, it } from 'vitest';
 import type { GatewayTokenT, ProjectT, RecordMetaT } from '../../src/api/shapes.js';
-import { gatewayProvider, gatewayTokenProvider, otelExportProvider, projectProvider, recordProvider, credentialProvider } from '../../src/providers/index.js';
+import { gatewayProvider, gatewayTokenProvider, otelExportProvider, projectProvider, recordProvider, credentialProvider, finder, lister, serviceAccounts, type LookupResults } from '../../src/providers/index.js';
 import { desired, ids, liveGateway, lookups } from './fixtures.js';
 
 const project: ProjectT = {
@@ -145,7 +145,7 @@ describe('gateway token', () => {
     created_at: '', last_used_at: null, expires_at: '2027-01-01T00:00:00Z', revoked_at: null,
   };
   const look = lookups({ 'gateway.prod': ids.gateway });
-  const base = { gateway: 'prod', name: 'ci', scopes: ['run'], expiresInDays: 30, allowedModels: [], rateLimitPerMin: 60 };
+  const base = { gateway: 'prod', name: 'ci', scopes: ['run'], expiresInDays: 30, allowedModels: [], rateLimitPerMin: 60, serviceAccount: null, spendLimit: null, spendWindow: null };
   const state = { kind: 'gateway_token' as const, id: live.token_id, inputs: { ...base }, fingerprints: {}, createdAt: '', updatedAt: '' };
 
   it('renames in place', () => {
@@ -171,6 +171,41 @@ describe('gateway token', () => {
       path: { id: { $ref: 'gateway.prod' } },
       effects: { id: { result: 'token_id' }, seal: { name: 'plaintext', result: 'plaintext' } },
     });
+  });
+});
+
+describe('gateway token issued to a Service Account', () => {
+  const sa = (name: string, id: string) => ({ service_account_id: id, account_id: ids.account, name, status: 'active' as const, created_at: '', public_key: 'A'.repeat(43) + '=', key_id: 'x25519:0000000000000000' });
+  const ciDeployer = sa('ci-deployer', '00000000-0000-4000-8000-0000000000e1');
+  const other = sa('other-bot', '00000000-0000-4000-8000-0000000000e2');
+  const live: GatewayTokenT = {
+    token_id: '00000000-0000-4000-8000-0000000000bc', gateway_id: ids.gateway, name: 'checkout', token_prefix: 'gw_', scopes: ['run'], principal_type: 'service_account',
+    owner_user_id: null, service_account_id: ciDeployer.service_account_id, allowed_models: [], spend_limit: '25.00', spend_window: 'daily', rate_limit_per_min: null,
+    created_at: '', last_used_at: null, expires_at: null, revoked_at: null,
+  };
+  const base = { gateway: 'prod', name: 'checkout', scopes: ['run'], expiresInDays: null, allowedModels: [], rateLimitPerMin: null, serviceAccount: 'ci-deployer', spendLimit: '25.00', spendWindow: 'daily' as 'daily' | 'weekly' };
+  const withAccounts = (read: boolean) => {
+    const results = new Map(read ? [[serviceAccounts, [ciDeployer, other]]] : []) as LookupResults;
+    return { ...lookups({ 'gateway.prod': ids.gateway }), find: finder(results), list: lister(results) };
+  };
+  const facts = (attributes: typeof base, read = true) => gatewayTokenProvider.diff({ desired: desired('gateway_token', 'gateway_token.prod/checkout', attributes), live, lookups: withAccounts(read), changedSecrets: [] });
+
+  it('compares the Service Account by name: the same one is no change', () => {
+    expect(facts(base).changes).toEqual([]);
+  });
+
+  it('replaces the token for another Service Account or another spend limit', () => {
+    expect(facts({ ...base, serviceAccount: 'other-bot' }).changes).toEqual([{ path: 'serviceAccount', before: 'ci-deployer', after: 'other-bot', forcesReplace: true }]);
+    expect(facts({ ...base, spendLimit: '30.00', spendWindow: 'weekly' }).replaceKeys).toEqual(['spendLimit', 'spendWindow']);
+  });
+
+  it('does not compare the Service Account when the Service Accounts could not be read', () => {
+    expect(facts({ ...base, serviceAccount: 'other-bot' }, false).changes).toEqual([]);
+  });
+
+  it('creates the token with the Service Account`s id and the spend limit', () => {
+    const created = gatewayTokenProvider.planCreate({ desired: desired('gateway_token', 'gateway_token.prod/checkout', base), lookups: withAccounts(true) });
+    expect(created.writes[0]!.body).toMatchObject({ serviceAccountId: ciDeployer.service_account_id, spendLimit: '25.00', spendWindow: 'daily' });
   });
 });
 
