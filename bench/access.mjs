@@ -67,7 +67,7 @@ async function apply(emulator, withGrants) {
   return { ...lines[0], requests: emulator.stats().requests, boundMs: (lines[0].writes * LATENCY_MS) / PARALLELISM };
 }
 
-const emulator = await startEmulator({ dataFile, latencyMs: LATENCY_MS });
+const emulator = await startEmulator({ dataFile, readOnlyData: true, latencyMs: LATENCY_MS });
 try {
   // The same records without grants first: what this machine makes of the plain apply, for comparison.
   const plain = await apply(emulator, false);

@@ -35,6 +35,8 @@ export interface EmulatorOptions {
   planLimits?: PlanLimits;
   /** JSON file to load at start and save (atomically) after each write. */
   dataFile?: string;
+  /** Load `dataFile` but never save it: for benchmarks, where saving a large database after each write would measure the emulator's disk, not cplane. */
+  readOnlyData?: boolean;
   /** The base clock (default: the real one); the emulator's clock is it plus `clockOffset`. */
   now?: () => Date;
   /**
@@ -80,7 +82,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const clock = new EmulatorClock(options.now ?? (() => new Date()), options.clockOffset !== undefined ? toMs(options.clockOffset) : (saved?.clockOffsetMs ?? 0));
   const db = saved ?? seedDatabase(clock.now(), rng);
   db.clockOffsetMs = clock.offsetMs;
-  const persister = options.dataFile ? new Persister(options.dataFile, () => state.db) : undefined;
+  const persister = options.dataFile && !options.readOnlyData ? new Persister(options.dataFile, () => state.db) : undefined;
   const state: EmulatorState = {
     db,
     now: () => clock.now(),

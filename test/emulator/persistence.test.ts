@@ -44,6 +44,22 @@ describe('data file', () => {
     await second.close();
   });
 
+  it('with readOnlyData, loads the file and never writes it back (what the benchmarks use)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cplane-emulator-'));
+    dirs.push(dir);
+    const dataFile = join(dir, 'data.json');
+    await (await startEmulator({ dataFile })).close();
+    const saved = readFileSync(dataFile, 'utf8');
+
+    const emulator = await startEmulator({ dataFile, readOnlyData: true });
+    const client = createClient({ baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: acme, retry: { maxAttempts: 1 } });
+    const { project_id } = await client.call('createProject', { body: { accountId: acme, name: 'not-saved', description: '' } });
+    expect(await client.call('getProject', { path: { id: project_id } })).toMatchObject({ name: 'not-saved' });
+    await client.close();
+    await emulator.close();
+    expect(readFileSync(dataFile, 'utf8')).toBe(saved);
+  });
+
   it('refuses a file that is not an emulator data file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cplane-emulator-'));
     dirs.push(dir);
