@@ -256,9 +256,16 @@ async function runStep(step: PlanStep, options: ApplyOptions, interrupted: () =>
     });
   }
   const outcome: StepOutcome = { sealed: [], notices: [] };
+  // The fingerprints of the values the step's writes carry, recorded with its last write only (as its inputs
+  // are): a step is done only when all its writes are. A record's new value version is followed by the re-wraps
+  // of its data key for every reader; were its fingerprint recorded with the version, an apply killed before the
+  // re-wraps would leave state saying the value is written, the next plan would see no change, and the readers
+  // could not read the new value. Recorded last, the next plan still sees the value changed and writes it again,
+  // re-wrapped for every reader (docs/access.md, "Reliability").
+  const fingerprints: Record<string, string> = {};
   for (const [index, write] of step.writes.entries()) {
     if (interrupted()) throw new Interrupted();
-    const { sealed, notices } = await runWrite(step, write, index === step.writes.length - 1, options);
+    const { sealed, notices } = await runWrite(step, write, index === step.writes.length - 1, fingerprints, options);
     outcome.sealed.push(...sealed);
     outcome.notices.push(...notices);
   }
@@ -271,14 +278,14 @@ async function runStep(step: PlanStep, options: ApplyOptions, interrupted: () =>
   return outcome;
 }
 
-async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, options: ApplyOptions): Promise<StepOutcome> {
+/** Sends one write of a step through the journal; `fingerprints` gathers the step's, given to the entry of its last write. */
+async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, fingerprints: Record<string, string>, options: ApplyOptions): Promise<StepOutcome> {
   const { state, client } = options;
   const context: TemplateContext = { resources: state.data.resources, sources: step.secrets ?? {}, address: step.address, keyRing: options.keyRing };
   const pathParams = await resolvePathParams(write.path, context);
   const resolved = write.body === undefined ? undefined : await resolveTemplate(write.body, context);
   const bytes = resolved === undefined ? undefined : JSON.stringify(resolved.value);
   const secrets = resolved?.secrets ?? new Map<string, string>();
-  const fingerprints: Record<string, string> = {};
   for (const [field, plaintext] of secrets) fingerprints[field] = state.crypto.fingerprint(step.address, field, plaintext);
   const entry: JournalEntry = {
     id: randomUUID(),
@@ -290,7 +297,7 @@ async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, opti
     body: bytes === undefined ? null : secrets.size > 0 ? { sealed: state.crypto.sealBody(step.address, bytes) } : { plain: bytes },
     createdAt: (options.now ? options.now() : new Date()).toISOString(),
     effects: write.effects,
-    ...(secrets.size > 0 ? { fingerprints } : {}),
+    ...(last && Object.keys(fingerprints).length > 0 ? { fingerprints: { ...fingerprints } } : {}),
     kind: step.kind,
     ...(last && step.inputs && !step.forget ? { inputs: step.inputs } : {}),
   };
