@@ -24,8 +24,11 @@ export interface AdoptOptions {
 }
 
 export interface PendingAdoption {
-  /** Writes the adopted addresses (the exported folder must be written) and returns how many there are. */
-  record(adoptions: Adoption[]): Promise<number>;
+  /**
+   * Writes the adopted addresses (the exported folder must be written) and returns how many there are.
+   * `unfilled` are the environment variables the folder's directory public keys read, still to be filled in.
+   */
+  record(adoptions: Adoption[], unfilled: string[]): Promise<number>;
   /** Releases the state lock. */
   close(): Promise<void>;
 }
@@ -43,11 +46,17 @@ export async function beginAdoption(options: AdoptOptions): Promise<PendingAdopt
       `Run \`cplane apply ${options.outDir}\` to finish them, then export with --adopt again.`,
     );
   }
-  return { record: (adoptions) => record(store, options, adoptions), close: () => store.close() };
+  return { record: (adoptions, unfilled) => record(store, options, adoptions, unfilled), close: () => store.close() };
 }
 
-async function record(store: StateStore, options: AdoptOptions, adoptions: Adoption[]): Promise<number> {
-  const { desired, diagnostics } = await loadConfiguration(options.outDir, { account: options.account, variables: [{ name: 'account', value: options.account }], env: {}, cwd: options.outDir });
+/** A well-formed X25519 public key that opens nothing: it only lets the folder load to read addresses and attributes. */
+const STAND_IN_KEY = Buffer.alloc(32).toString('base64');
+
+async function record(store: StateStore, options: AdoptOptions, adoptions: Adoption[], unfilled: string[]): Promise<number> {
+  // The directory's public keys are not filled in yet; no attribute state records depends on them (a share's
+  // attributes are its record and reader names), and no key reaches a plan from here.
+  const env = Object.fromEntries(unfilled.map((name) => [name, STAND_IN_KEY]));
+  const { desired, diagnostics } = await loadConfiguration(options.outDir, { account: options.account, variables: [{ name: 'account', value: options.account }], env, cwd: options.outDir });
   if (!desired) {
     throw new Error(`the exported folder does not load (${diagnostics.map((d) => d.summary).join('; ')}); no state was written`);
   }

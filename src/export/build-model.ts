@@ -51,9 +51,24 @@ export interface ExportedFile {
   entries: ExportedEntry[];
 }
 
+/**
+ * A principal the exported grants name that only the configuration's `directory:` declares (a user or group):
+ * its local name is made from its id, and its public key, which no operation returns, is left to fill in
+ * through the environment variable `env` (written `publicKey: ${env.NAME}`, so validate refuses the folder
+ * until it is set: export never invents a key).
+ */
+export interface DirectoryEntry {
+  section: 'users' | 'groups';
+  local: string;
+  id: string;
+  env: string;
+}
+
 export interface ExportModel {
   /** The files that hold entries, in the order written (main.yaml, which holds none, is not one of them). */
   files: ExportedFile[];
+  /** The `directory:` entries the exported objects need, written in main.yaml (sorted by section, then local name). */
+  directory: DirectoryEntry[];
   placeholders: Placeholder[];
   /** Every exported object, in the order of the files. */
   adoptions: Adoption[];
@@ -71,10 +86,21 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
   const idOf = (kind: ResourceKind, object: unknown) => exportedProviderFor(kind).identify({ live: object }).id;
   const objectsOf = (kind: ResourceKind) => (live.objects[kind] ?? []).filter((object) => exported.get(kind)!.has(idOf(kind, object)));
 
-  // Local names, among the exported objects of one scope: the account for a top-level kind, the parent for the others.
+  const envNames = new EnvNames();
+  const find = finder(live.lookups);
+  const directory = directoryEntries(objectsOf, envNames);
+  const directoryName = (section: DirectoryEntry['section'], id: string) => directory.find((d) => d.section === section && d.id === id)!.local;
+
+  // Local names, among the exported objects of one scope: the account for a top-level kind, the parent for the
+  // others. An object of a list block is named as its parent's list names it.
   const names = new Map<ResourceKind, Map<string, string>>();
   for (const kind of exportKinds) {
     const { config, export: mapping } = exportedProviderFor(kind);
+    if (config.list) {
+      const listed = (object: unknown) => (mapping.directory ? directoryName(mapping.directory.section, mapping.directory.id(object)) : mapping.listItem!(object, find));
+      names.set(kind, new Map(objectsOf(kind).map((object) => [idOf(kind, object), listed(object)])));
+      continue;
+    }
     const kindNames = new Map<string, string>();
     const byScope = new Map<string, unknown[]>();
     for (const object of objectsOf(kind)) {
@@ -93,7 +119,6 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
   }
   const nameOf = (kind: ResourceKind, id: string) => names.get(kind)?.get(id);
 
-  const envNames = new EnvNames();
   const vendorName = (id: string) => live.vendors.find((p) => p.provider_id === id)?.name ?? id;
   const entriesOf = (kind: ResourceKind, parent?: { id: string; address: string }): ExportedEntry[] => {
     const { config, export: mapping } = exportedProviderFor(kind);
@@ -109,7 +134,7 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
           local,
           nameOf,
           vendorName,
-          find: finder(live.lookups),
+          find,
           placeholder: (parts, what) => ({ env: envNames.take(parts.map(upperSnake).join('_'), what) }),
           comment: (field, text) => made.comments.push({ field, text }),
           note: (text) => made.notes.push(text),
@@ -126,17 +151,48 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
 
   const files = filesOf(topLevel);
   const adoptions = files.flatMap((file) => file.entries.flatMap(flatten)).map(({ address, kind, live: object }) => ({ address, kind, live: object }));
-  return { files, placeholders: envNames.all(), adoptions, skipped };
+  return { files, directory, placeholders: envNames.all(), adoptions, skipped };
 }
 
-/** Puts each child's entry into its parent's, under the child block's key (`records: { name: ... }`, or `otelExport: ...` for a `single` block). */
+/**
+ * Puts each child's entry into its parent's, under the child block's key (`records: { name: ... }`, or
+ * `otelExport: ...` for a `single` block); a list block's child is its name in the list at the dotted key
+ * (`grants: { serviceAccounts: [name] }`).
+ */
 function nest(parent: ExportedEntry): void {
   for (const child of parent.children) {
     nest(child);
-    const { key, single } = exportedProviderFor(child.kind).config;
-    if (single) parent.entry[key] = child.entry;
+    const { key, single, list } = exportedProviderFor(child.kind).config;
+    if (list) {
+      const path = key.split('.');
+      let holder = parent.entry as Record<string, unknown>;
+      for (const part of path.slice(0, -1)) holder = (holder[part] ??= {}) as Record<string, unknown>;
+      ((holder[path.at(-1)!] ??= []) as string[]).push(child.local);
+    } else if (single) parent.entry[key] = child.entry;
     else ((parent.entry[key] ??= {}) as Record<string, Entry>)[child.local] = child.entry;
   }
+}
+
+/**
+ * One directory entry per principal the exported objects name (kinds whose mapping has `directory`), named
+ * from its id (`user-0b000000-0000-4000-8000-000000000003`; the id is the account's text, so only its slug is used), with the environment
+ * variable its public key is to be read from.
+ */
+function directoryEntries(objectsOf: (kind: ResourceKind) => unknown[], envNames: EnvNames): DirectoryEntry[] {
+  const entries: DirectoryEntry[] = [];
+  for (const section of ['users', 'groups'] as const) {
+    const ids = new Map<string, string>();
+    for (const kind of exportKinds) {
+      const wanted = exportedProviderFor(kind).export.directory;
+      if (wanted?.section === section) for (const object of objectsOf(kind)) ids.set(wanted.id(object), wanted.noun);
+    }
+    const named = assignLocalNames([...ids].map(([id, noun]) => ({ id, name: `${noun}-${id}` })), section === 'users' ? 'user' : 'group');
+    for (const [id, local] of [...named].sort((a, b) => compare(a[1], b[1]))) {
+      const noun = ids.get(id)!;
+      entries.push({ section, local, id, env: envNames.take(`CPLANE_PUBLIC_KEY_${upperSnake(local)}`, `the public key of ${noun} ${local} (directory.${section}): fill it in, no operation returns it`) });
+    }
+  }
+  return entries;
 }
 
 function flatten(entry: ExportedEntry): ExportedEntry[] {

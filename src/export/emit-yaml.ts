@@ -60,8 +60,10 @@ function commentsOf(entry: ExportedEntry, path: string[], out: Comment[]): void 
   const held = new Set<string>();
   for (const child of entry.children) {
     const { config, export: mapping } = exportedProviderFor(child.kind);
-    if (mapping.holderComment && !held.has(child.kind)) out.push({ path: [...path, config.key], text: mapping.holderComment });
+    // A list block's key is a dotted path (`grants.serviceAccounts`); its children are names, with no comments of their own.
+    if (mapping.holderComment && !held.has(child.kind)) out.push({ path: [...path, ...config.key.split('.')], text: mapping.holderComment });
     held.add(child.kind);
+    if (config.list) continue;
     commentsOf(child, config.single ? [...path, config.key] : [...path, config.key, child.local], out);
   }
 }
@@ -76,12 +78,28 @@ function emitMain(model: ExportModel, schemaRef: string): EmittedFile {
     const width = Math.max(...model.placeholders.map((p) => p.env.length));
     for (const p of model.placeholders) lines.push(`  ${p.env.padEnd(width)}  ${p.what}`);
   }
-  const doc = newDocument(
-    { version: 1, account: '${var.account}', variables: { account: { description: 'Id of the account to apply to (see GET /accounts).' } } },
-    schemaRef,
-    lines,
-  );
+  const content: Record<string, unknown> = { version: 1, account: '${var.account}', variables: { account: { description: 'Id of the account to apply to (see GET /accounts).' } } };
+  if (model.directory.length > 0) content.directory = directoryOf(model);
+  const doc = newDocument(content, schemaRef, lines);
+  const pair = pairAt(doc.contents, ['directory']);
+  if (pair) {
+    comment(pair, [
+      'Users and groups the records are shared with. No operation returns their public keys: fill in each',
+      'publicKey (or set the variable it reads) before validate, plan or apply accept this folder.',
+    ].join('\n'));
+  }
+  flowLeaves(doc);
   return { name: 'main.yaml', text: doc.toString(toStringOptions) };
+}
+
+/**
+ * `directory: { users: { name: { id, publicKey: ${env.NAME} } } }`: the id is the account's text, escaped like
+ * every such string; the placeholder is export's own reference, written as it is.
+ */
+function directoryOf(model: ExportModel): Record<string, unknown> {
+  const directory: Record<string, Record<string, unknown>> = {};
+  for (const { section, local, id, env } of model.directory) (directory[section] ??= {})[local] = { id, publicKey: new EachReference(`\${env.${env}}`) };
+  return sortKeys(directory) as Record<string, unknown>;
 }
 
 function newDocument(content: Record<string, unknown>, schemaRef: string, description: string[]): Document {

@@ -82,7 +82,7 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
     const { written, removed } = await writeOutputFolder(outDir, files, existing);
     const result: ExportResult = { account, outDir, files: written, removed, counts: countsOf(model), skipped: skippedOf(model), placeholders: model.placeholders, withoutValue: withoutValueOf(model) };
     if (model.groups) result.groups = model.groups;
-    if (adoption) result.adopted = await adoption.record(model.adoptions);
+    if (adoption) result.adopted = await adoption.record(model.adoptions, model.directory.map((d) => d.env));
     return result;
   } finally {
     await adoption?.close();

@@ -15,7 +15,7 @@ import type { RecordMetaT } from '../api/shapes.js';
 import type { Entry } from '../config/kind-block.js';
 import type { Directory, DirectorySection } from '../config/types.js';
 import { resourceAddress, type Template } from '../plan-model/index.js';
-import { serviceAccounts } from './lookups.js';
+import { serviceAccounts, type DataSource } from './lookups.js';
 import { listRecordsOnce } from './record-list.js';
 import { resolveServiceAccount } from './service-accounts.js';
 import type { Lookups, Problem, ResourceProvider, WriteSpec } from './types.js';
@@ -134,6 +134,17 @@ export function liveGrantsOf(records: readonly RecordMetaT[], readers: ReaderKin
   return records.flatMap((r) => (r.grants?.[readers.liveIds] ?? []).map((reader_id) => ({ record_id: r.record_id, project_id: r.project_id, reader_id })));
 }
 
+/** What a local name may be (the configuration schema's `localName`, without an instance key). */
+const LOCAL_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
+
+/**
+ * How an exported grant names its Service Account: by name, unless the name cannot be written as one (the
+ * account's text is untrusted: `a b`, `../x`), then by id, which the configuration also takes.
+ */
+function listedName(name: string | undefined, id: string): string {
+  return name !== undefined && LOCAL_NAME.test(name) ? name : id;
+}
+
 /** A grant's id: the record's and the reader's, as the API names a grant by both. */
 const grantId = (recordId: string, readerId: string) => `${recordId}/${readerId}`;
 
@@ -162,9 +173,15 @@ export function grantProvider(readers: ReaderKind) {
     },
     ...(readers.section === 'serviceAccounts' ? { lookups: [serviceAccounts] } : {}),
     relations: { parentIds: { recordId: 'record' }, parentAttributes: { recordId: 'record' }, goneAs: 'revoked' },
-    // Not exported yet (docs/access.md says so): export writes entries as maps by local name, and a grant is a
-    // name in a list (a Service Account's name, or a directory name whose public key no operation returns).
-    export: { noun: readers.exportNoun, skip: [{ when: () => true }], entry: () => ({}) },
+    // A grant is a name in its record's list: a Service Account's name (so the folder applies to another account,
+    // where a missing one is a plan problem), or a directory entry export declares from the id.
+    export: {
+      noun: readers.exportNoun,
+      entry: () => ({}),
+      ...(readers.section === 'serviceAccounts'
+        ? { lookups: [serviceAccounts], listItem: (live: LiveGrant, find: <T>(source: DataSource<T>, nameOrId: string) => T | undefined) => listedName(find(serviceAccounts, live.reader_id)?.name, live.reader_id) }
+        : { directory: { section: readers.section, noun: readers.noun, id: (live: LiveGrant) => live.reader_id } }),
+    },
     refreshOperations: ['listRecords'],
     readOperation: 'getRecord',
     writeOperations: readers.writeOperations,

@@ -275,8 +275,19 @@ export interface ExportMapping<L, E> {
   onlyReferencedWhenNarrowed?: boolean;
   /** The kind `--project` selects by name: objects of other kinds that belong to one (`parentIds`) follow the selection. */
   selectedByName?: boolean;
-  /** The configuration entry; entries of the kinds declared inside it are added by export. */
+  /** The configuration entry; entries of the kinds declared inside it are added by export. Unused for a list block. */
   entry(req: ExportEntryRequest<L>): E;
+  /**
+   * For a list block (`config.list`, a record's `grants.serviceAccounts`): the name the object is listed as in
+   * its parent's list, which is also its local name (a Service Account's name). Unused when `directory` is set.
+   */
+  listItem?(live: L, find: ExportEntryRequest<L>['find']): string;
+  /**
+   * The object names a principal that only the configuration's `directory:` declares (a user a record is shared
+   * with): export writes one directory entry per id, named from the id, with its public key as a placeholder to
+   * fill in (no operation returns it), and lists the object by that entry's name.
+   */
+  directory?: { section: 'users' | 'groups'; noun: string; id(live: L): string };
   /** A comment on the key that holds the kind's entries inside their parent (`records:`), when there are some. */
   holderComment?: string;
   /**
