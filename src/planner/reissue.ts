@@ -35,9 +35,16 @@ const relative = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
 
 /** `3 days ago`, `in 5 hours`: the largest whole unit of `ms` (negative: past). */
 export function relativeTime(ms: number): string {
-  const units: [Intl.RelativeTimeFormatUnit, number][] = [['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000]];
-  for (const [unit, size] of units) if (Math.abs(ms) >= size) return relative.format(Math.round(ms / size), unit);
-  return relative.format(Math.round(ms / 1000), 'second');
+  // Each unit counts the rounded count of the unit below it, so 59 min 59.6 s reads "1 hour", never "60 minutes"
+  // (the API's clock has whole seconds, so such times are common).
+  let count = Math.round(ms / 1000);
+  let unit: Intl.RelativeTimeFormatUnit = 'second';
+  for (const [next, per] of [['minute', 60], ['hour', 60], ['day', 24]] as const) {
+    if (Math.abs(count) < per) break;
+    count = Math.round(count / per);
+    unit = next;
+  }
+  return relative.format(count, unit);
 }
 
 /** The change that makes an expired object drift and forces its replacement; undefined while it still works. */
