@@ -4,7 +4,7 @@
  * only its owner can read (mode 0600, checked on the open file, as the state
  * key file is). Errors never quote the key.
  */
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { readOwnerOnlyFile } from './owner-only-file.js';
 
 export type ReaderKeyErrorCode = 'READER_KEY_INVALID' | 'READER_KEY_FILE_OPEN' | 'READER_KEY_FILE_MISSING';
 
@@ -35,24 +35,14 @@ export function decodeReaderKey(text: string, where: string): Uint8Array {
 
 /** Reads a private key file, refusing one that others can read. */
 export function readReaderKeyFile(path: string): Uint8Array {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    throw new ReaderKeyError('READER_KEY_FILE_MISSING', `The key file ${path} does not exist.`, 'Check the path given to --key-file.');
+  const read = readOwnerOnlyFile(path);
+  if (read.found === 'missing') throw new ReaderKeyError('READER_KEY_FILE_MISSING', `The key file ${path} does not exist.`, 'Check the path given to --key-file.');
+  if (read.found === 'open-to-others') {
+    throw new ReaderKeyError(
+      'READER_KEY_FILE_OPEN',
+      `The key file ${path} can be read by others (mode ${read.mode}); cplane refuses a private key that others may have copied.`,
+      `Make it private with \`chmod 600 ${path}\`, and if others may have read it, rotate the Service Account's key in the dashboard.`,
+    );
   }
-  try {
-    const mode = fstatSync(fd).mode & 0o777;
-    if ((mode & 0o077) !== 0) {
-      throw new ReaderKeyError(
-        'READER_KEY_FILE_OPEN',
-        `The key file ${path} can be read by others (mode ${mode.toString(8).padStart(3, '0')}); cplane refuses a private key that others may have copied.`,
-        `Make it private with \`chmod 600 ${path}\`, and if others may have read it, rotate the Service Account's key in the dashboard.`,
-      );
-    }
-    return decodeReaderKey(readFileSync(fd, 'utf8'), `The key file ${path}`);
-  } finally {
-    closeSync(fd);
-  }
+  return decodeReaderKey(read.text, `The key file ${path}`);
 }

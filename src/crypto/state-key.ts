@@ -5,8 +5,9 @@
  * on first use. A check value in the state header tells a wrong key apart
  * before anything is opened or overwritten.
  */
-import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { readOwnerOnlyFile } from './owner-only-file.js';
 import { join } from 'node:path';
 import { createHash, createHmac, hkdfSync, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 
@@ -99,29 +100,16 @@ function decodeKey(text: string, where: string): Uint8Array {
 }
 
 function readKeyFile(path: string): Uint8Array | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+  const read = readOwnerOnlyFile(path);
+  if (read.found === 'missing') return undefined;
+  if (read.found === 'open-to-others') {
+    throw new KeyError(
+      'STATE_KEY_FILE_OPEN',
+      `The key file ${path} can be read by others (mode ${read.mode}); cplane refuses to use a key that others may have copied.`,
+      `Make it private with \`chmod 600 ${path}\`, and if others may have read it, make a new key and state.`,
+    );
   }
-  let text: string;
-  try {
-    // Checked on the open file, so the file read is the file checked.
-    const mode = fstatSync(fd).mode & 0o777;
-    if ((mode & 0o077) !== 0) {
-      throw new KeyError(
-        'STATE_KEY_FILE_OPEN',
-        `The key file ${path} can be read by others (mode ${mode.toString(8).padStart(3, '0')}); cplane refuses to use a key that others may have copied.`,
-        `Make it private with \`chmod 600 ${path}\`, and if others may have read it, make a new key and state.`,
-      );
-    }
-    text = readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
-  return decodeKey(text, `The key file ${path}`);
+  return decodeKey(read.text, `The key file ${path}`);
 }
 
 function createKeyFile(path: string): Uint8Array | undefined {
