@@ -1,27 +1,29 @@
 /**
  * The graph walk: runs each plan step once the steps it depends on are done,
- * up to `parallelism` at a time, and each step's writes in order through the
- * journal. A failed step stops only its dependents (skipped, their errors
- * suppressed since they would repeat the first); an interrupt stops new writes
- * from starting while the ones in flight finish and are saved.
+ * and each step's writes in order through the journal, with at most
+ * `parallelism` writes in flight. A failed step stops only its dependents
+ * (skipped, their errors suppressed since they would repeat the first); an
+ * interrupt stops new writes from starting while the ones in flight finish and
+ * are saved.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { ApiClient, ClientEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
+import { Limiter } from '../api/limiter.js';
 import type { SecretSource } from '../plan-model/index.js';
 import type { Plan, PlanStep, PlannedWrite } from '../plan-model/index.js';
 import { renamedEntry, type StateStore } from '../state/index.js';
 import type { JournalEntry } from '../state/types.js';
 import type { ApplyEvent, ApplyResult, StepRef } from './events.js';
-import { noticesOf, recordResult, saveEntry, sendEntry, settleFailure } from './journal.js';
-import { resolvePathParams, resolveTemplate, type KeyRing, type TemplateContext } from './template.js';
+import { noticesOf, recordResult, removeEntry, saveEntry, sendEntry, settleFailure } from './journal.js';
+import { readResultPath, resolvePathParams, resolveTemplate, type KeyRing, type TemplateContext } from './template.js';
 
 export interface ApplyOptions {
   plan: Plan;
   state: StateStore;
   client: ApiClient;
-  /** Steps run at once (default 10). */
+  /** Writes in flight at once (default 10); twice as many steps run, the others preparing their next write. */
   parallelism?: number;
   /** When aborted, no new write starts; writes in flight finish and are recorded. */
   signal?: AbortSignal;
@@ -90,11 +92,12 @@ class ReadyQueue {
 /**
  * The key ring of an apply: write-only values read from their sources with `readSecret` (config's
  * resolveSecret), record values encrypted with the state's record key (crypto/record-value.ts), and a
- * record's data key wrapped for a reader: the current value is read once per record (`client`), its data key
- * opened with cplane's own wrapper (the state key), and wrapped with HPKE for the reader's public key, bound
- * to the record, the version and the reader. The data key is kept for the apply only: a record's new value
- * version is written by its own step before any wrap of that record in the same apply (a grant depends on
- * its record, and the record's step re-wraps after its value write), so what is kept is always current.
+ * record's data key wrapped for a reader with HPKE for the reader's public key, bound to the record, the
+ * version and the reader. The data key of a version this apply wrote is kept from its write; any other
+ * record's current value is read once (`client`) and its data key opened with cplane's own wrapper (the state
+ * key). Data keys are kept for the apply only: a record's new value version is written by its own step before
+ * any wrap of that record in the same apply (a grant depends on its record, and the record's step re-wraps
+ * after its value write), so what is kept is always current.
  */
 export function stateKeyRing(state: StateStore, readSecret: (source: SecretSource) => string | Promise<string>, client?: ApiClient): KeyRing {
   const dataKeys = new Map<string, Promise<{ version: number; dataKey: Uint8Array }>>();
@@ -114,7 +117,8 @@ export function stateKeyRing(state: StateStore, readSecret: (source: SecretSourc
   };
   return {
     secret: readSecret,
-    encrypt: (plaintext) => state.crypto.encryptRecordValue(plaintext),
+    encrypt: (plaintext) => state.crypto.sealRecordValue(plaintext),
+    remember: ({ recordId, version, dataKey }) => void dataKeys.set(recordId, Promise.resolve({ version, dataKey })),
     async wrap({ recordId, recipientId, publicKey }) {
       const { version, dataKey } = await currentDataKey(recordId);
       // Loaded when the first wrap is made: a plan, and an apply without readers, never load HPKE.
@@ -128,6 +132,12 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const started = performance.now();
   const emit = options.onEvent ?? (() => undefined);
   const parallelism = Math.max(1, options.parallelism ?? 10);
+  // Twice as many steps run as writes may be in flight: while `parallelism` writes wait for their answers, the
+  // next ones are prepared (placeholders resolved, data keys wrapped, entries journaled), and each goes out the
+  // moment a write ends, instead of a free slot waiting for the CPU (docs/performance.md, "Apply").
+  const stepsAtOnce = 2 * parallelism;
+  const walk: Walk = { options, interrupted: () => options.signal?.aborted === true, sending: new Limiter(parallelism) };
+  const { interrupted } = walk;
   const steps = options.plan.steps.filter(hasWork);
   const position = new Map(steps.map((s, i) => [s.id, i]));
   const status: Status[] = steps.map(() => 'pending');
@@ -139,7 +149,6 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   for (const [i, n] of waitingFor.entries()) if (n === 0) ready.push(i);
   const result: ApplyResult = { done: [], failed: [], skipped: [], interrupted: false, durationMs: 0 };
   const running = new Set<Promise<void>>();
-  const interrupted = () => options.signal?.aborted === true;
 
   /** Skips everything that depends on the failed step at `root`, in plan order, naming the root as the cause. */
   const skipDependentsOf = (root: number) => {
@@ -165,7 +174,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     const t0 = performance.now();
     emit({ type: 'step-started', ...ref, total: steps.length });
     try {
-      const { sealed, notices } = await currentStep.run(ref, () => runStep(step, options, interrupted));
+      const { sealed, notices } = await currentStep.run(ref, () => runStep(step, walk));
       status[i] = 'done';
       const id = options.state.data.resources[step.address]?.id;
       const done = { ...ref, ...(id && !step.forget ? { id } : {}), durationMs: Math.round(performance.now() - t0), sealed, ...(notices.length > 0 ? { notices } : {}) };
@@ -189,7 +198,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   };
 
   for (;;) {
-    while (!interrupted() && running.size < parallelism && ready.size > 0) {
+    while (!interrupted() && running.size < stepsAtOnce && ready.size > 0) {
       const i = ready.pop();
       if (status[i] !== 'pending') continue;
       status[i] = 'running';
@@ -225,7 +234,16 @@ interface StepOutcome {
   notices: string[];
 }
 
-async function runStep(step: PlanStep, options: ApplyOptions, interrupted: () => boolean): Promise<StepOutcome> {
+/** What every step of one apply shares. */
+interface Walk {
+  options: ApplyOptions;
+  interrupted: () => boolean;
+  /** The write slots: at most `parallelism` writes in flight. */
+  sending: Limiter;
+}
+
+async function runStep(step: PlanStep, walk: Walk): Promise<StepOutcome> {
+  const { options, interrupted } = walk;
   const { state } = options;
   const now = () => (options.now ? options.now() : new Date());
   if (interrupted()) throw new Interrupted();
@@ -265,7 +283,7 @@ async function runStep(step: PlanStep, options: ApplyOptions, interrupted: () =>
   const fingerprints: Record<string, string> = {};
   for (const [index, write] of step.writes.entries()) {
     if (interrupted()) throw new Interrupted();
-    const { sealed, notices } = await runWrite(step, write, index === step.writes.length - 1, fingerprints, options);
+    const { sealed, notices } = await runWrite(step, write, index === step.writes.length - 1, fingerprints, walk);
     outcome.sealed.push(...sealed);
     outcome.notices.push(...notices);
   }
@@ -279,7 +297,8 @@ async function runStep(step: PlanStep, options: ApplyOptions, interrupted: () =>
 }
 
 /** Sends one write of a step through the journal; `fingerprints` gathers the step's, given to the entry of its last write. */
-async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, fingerprints: Record<string, string>, options: ApplyOptions): Promise<StepOutcome> {
+async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, fingerprints: Record<string, string>, walk: Walk): Promise<StepOutcome> {
+  const { options, interrupted } = walk;
   const { state, client } = options;
   const context: TemplateContext = { resources: state.data.resources, sources: step.secrets ?? {}, address: step.address, keyRing: options.keyRing };
   const pathParams = await resolvePathParams(write.path, context);
@@ -304,12 +323,23 @@ async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, fing
   await saveEntry(state, entry);
   let answer: { data: unknown };
   try {
-    answer = await sendEntry(client, entry, bytes);
+    answer = await walk.sending.run(() => {
+      // A write prepared while others were in flight is not sent once the apply is interrupted: it never started.
+      if (interrupted()) throw new Interrupted();
+      return sendEntry(client, entry, bytes);
+    });
   } catch (error) {
-    await settleFailure(state, entry, error);
+    if (error instanceof Interrupted) await removeEntry(state, entry);
+    else await settleFailure(state, entry, error);
     throw error;
   }
   const sealed = await recordResult(state, entry, answer.data, options.now ? options.now() : new Date());
+  const made = write.effects?.valueVersion;
+  if (made && resolved?.dataKey) {
+    const recordId = readResultPath(answer.data, made.record);
+    const version = readResultPath(answer.data, made.version);
+    if (typeof recordId === 'string' && typeof version === 'number') options.keyRing.remember({ recordId, version, dataKey: resolved.dataKey });
+  }
   return { sealed, notices: noticesOf(entry, answer.data) };
 }
 

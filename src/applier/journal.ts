@@ -78,10 +78,15 @@ export function noticesOf(entry: JournalEntry, result: unknown): string[] {
 export async function settleFailure(state: StateStore, entry: JournalEntry, error: unknown): Promise<boolean> {
   const definite = ['refused', 'rejected'].includes(classifyError(error));
   if (!definite) return true;
+  await removeEntry(state, entry);
+  return false;
+}
+
+/** Removes the entry of a write that did not happen (refused, never sent, or past the API's retention). */
+export async function removeEntry(state: StateStore, entry: JournalEntry): Promise<void> {
   await state.update((draft) => {
     draft.journal = draft.journal.filter((e) => e.id !== entry.id);
   });
-  return false;
 }
 
 /** Everything that can fail is worked out before the draft is touched, so a failure leaves it as it was. */
@@ -163,9 +168,7 @@ export async function resendJournal(options: ResendOptions): Promise<RecoveryRes
   const outcome: RecoveryResult = { resent: 0, dropped: [], failed: [] };
   for (const entry of [...state.data.journal]) {
     if (!(now().getTime() - Date.parse(entry.createdAt) < IDEMPOTENCY_RETENTION_MS)) {
-      await state.update((draft) => {
-        draft.journal = draft.journal.filter((e) => e.id !== entry.id);
-      });
+      await removeEntry(state, entry);
       outcome.dropped.push({ address: entry.address, operation: entry.operation, createdAt: entry.createdAt });
       emit({ type: 'journal-dropped', address: entry.address, operation: entry.operation, createdAt: entry.createdAt });
       continue;

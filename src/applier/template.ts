@@ -15,10 +15,12 @@ import { mapPlaceholders, type Placeholder, type SecretSource, type Template } f
 export interface KeyRing {
   /** `$secret` (and the plaintext `$encrypt` encrypts): a write-only value read from its source. */
   secret(source: SecretSource): string | Promise<string>;
-  /** `$encrypt`: a record value encrypted on the client (a JSON object in the API's EncryptedValue shape). */
-  encrypt(plaintext: string): unknown;
+  /** `$encrypt`: a record value encrypted on the client (a JSON object in the API's EncryptedValue shape), and its fresh data key. */
+  encrypt(plaintext: string): { value: unknown; dataKey: Uint8Array };
   /** `$wrap`: the record's current data key wrapped for one reader (a `cplane-hpke1` wrapper string). */
   wrap(request: { recordId: string; recipientId: string; publicKey: string }): Promise<string>;
+  /** Keeps the data key of a value version this apply wrote (a write's `valueVersion` effect) for the wraps that follow. */
+  remember(written: { recordId: string; version: number; dataKey: Uint8Array }): void;
 }
 
 export interface TemplateContext {
@@ -38,6 +40,8 @@ export interface Resolved {
   value: unknown;
   /** Plaintext of each write-only field used, by field name. */
   secrets: Map<string, string>;
+  /** The data key of the `$encrypt` value the template holds, if any. */
+  dataKey?: Uint8Array;
 }
 
 /** The remote id of an address, or a TemplateError saying why there is none. */
@@ -49,6 +53,7 @@ export function idOf(resources: Record<string, ResourceState>, address: string):
 
 export async function resolveTemplate(template: Template, context: TemplateContext): Promise<Resolved> {
   const secrets = new Map<string, string>();
+  let dataKey: Uint8Array | undefined;
   const plaintext = async (field: string): Promise<string> => {
     let value = secrets.get(field);
     if (value === undefined) {
@@ -65,8 +70,11 @@ export async function resolveTemplate(template: Template, context: TemplateConte
         return idOf(context.resources, placeholder.address);
       case '$secret':
         return plaintext(placeholder.field);
-      case '$encrypt':
-        return context.keyRing.encrypt(await plaintext(placeholder.field));
+      case '$encrypt': {
+        const encrypted = context.keyRing.encrypt(await plaintext(placeholder.field));
+        dataKey = encrypted.dataKey;
+        return encrypted.value;
+      }
       case '$wrap': {
         const { record, recipient, publicKey } = placeholder.wrap;
         const recordId = typeof record === 'string' ? record : idOf(context.resources, record.$ref);
@@ -76,7 +84,8 @@ export async function resolveTemplate(template: Template, context: TemplateConte
         throw new TemplateError(`${context.address}: a malformed ${placeholder.key} placeholder cannot be resolved`);
     }
   };
-  return { value: await mapPlaceholders(template, resolve), secrets };
+  const value = await mapPlaceholders(template, resolve);
+  return { value, secrets, ...(dataKey ? { dataKey } : {}) };
 }
 
 /** Path parameters: every value must resolve to a string without secrets. */

@@ -45,6 +45,12 @@ export interface WriteEffects {
   supersede?: { overlapHours: number; createdAt: string };
   /** This write revoked the superseded object with this id: it leaves the address's list of superseded objects. */
   settleSuperseded?: string;
+  /**
+   * This write makes a new value version of a record from its `$encrypt` value: the dotted paths of the record's
+   * id and of the version number in the answer. The apply keeps that version's data key, so wrapping it for the
+   * record's readers later in the same apply needs no read of the record.
+   */
+  valueVersion?: { record: string; version: string };
 }
 
 /**

@@ -43,6 +43,8 @@ export interface RecordGrantsConfig {
 }
 
 const metadataKeys = ['name', 'tags', 'secretDueAt', 'rotationIntervalDays'] as const;
+/** Where a value write's answer names the version it made, so the apply wraps that version's data key without reading it. */
+const valueVersion = { record: 'record_id', version: 'version' };
 
 /**
  * The record's readers, per reader kind its `grants` names: those that keep their grant (their data key is
@@ -252,7 +254,7 @@ export const recordProvider = {
     if (attributes.secretDueAt !== undefined) body.secretDueAt = attributes.secretDueAt;
     if (attributes.rotationIntervalDays !== undefined) body.rotationIntervalDays = attributes.rotationIntervalDays;
     if (desired.secrets.value) body.value = { $encrypt: 'value' };
-    const effects = { id: { result: 'record_id' }, parents: { projectId: project } };
+    const effects = { id: { result: 'record_id' }, parents: { projectId: project }, ...(desired.secrets.value ? { valueVersion } : {}) };
     return { writes: [writeSpec('createRecord', { body, effects }, `create record ${attributes.name}`)] };
   },
 
@@ -274,8 +276,8 @@ export const recordProvider = {
     if (changedKeys.includes('value')) {
       // A value cplane generates is made again: a rotation. A value from a source is a new version of it.
       writes.push(isGenerated(desired)
-        ? writeSpec('rotateRecord', { path: { id }, body: { $encrypt: 'value' } }, `rotate record ${attributes.name} (a new generated value)`)
-        : writeSpec('createRecordVersion', { path: { id }, body: { $encrypt: 'value' } }, `new value version of record ${attributes.name}`));
+        ? writeSpec('rotateRecord', { path: { id }, body: { $encrypt: 'value' }, effects: { valueVersion } }, `rotate record ${attributes.name} (a new generated value)`)
+        : writeSpec('createRecordVersion', { path: { id }, body: { $encrypt: 'value' }, effects: { valueVersion } }, `new value version of record ${attributes.name}`));
       // The new version has a new data key: every reader that keeps its grant gets it wrapped again, in this
       // step, so the apply reports success only once they can all read the new value.
       // Sent by the record's step, these record nothing of their own in state (the grant's address keeps its id).

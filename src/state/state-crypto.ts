@@ -9,7 +9,7 @@
  */
 import type { EncryptedValueT } from '../api/shapes.js';
 import { fingerprint as fingerprintOf } from '../crypto/fingerprint.js';
-import { decryptRecordValue, encryptRecordValue, openDataKey, recordKek } from '../crypto/record-value.js';
+import { decryptRecordValue, openDataKey, recordKek, sealRecordValue } from '../crypto/record-value.js';
 import { openSecret, sealSecret, SealError } from '../crypto/seal.js';
 import type { SealedValue } from '../crypto/seal.js';
 import { deriveSubkey } from '../crypto/state-key.js';
@@ -25,8 +25,11 @@ export interface StateCrypto {
   /** Seals the exact body bytes of a journal entry for `address`. */
   sealBody(address: string, bytes: string): SealedValue;
   openBody(address: string, sealed: SealedValue): string;
-  /** Encrypts a record value on the client into the API's EncryptedValue, under a key derived from the state key. */
-  encryptRecordValue(plaintext: string): EncryptedValueT;
+  /**
+   * Encrypts a record value on the client into the API's EncryptedValue, under a key derived from the state key;
+   * also returns the value's fresh data key, so the same apply can wrap it for the record's readers.
+   */
+  sealRecordValue(plaintext: string): { value: EncryptedValueT; dataKey: Uint8Array };
   decryptRecordValue(value: EncryptedValueT): string;
   /** The data key of a value this state encrypted, from cplane's own wrapper: what is wrapped again for each reader (crypto/data-key-wrap.ts). */
   openRecordDataKey(value: EncryptedValueT): Uint8Array;
@@ -82,7 +85,7 @@ export function createStateCrypto(keys: () => StateKeys, binding: SealBinding | 
     open: (address, sealed) => openWith(address, sealed, sealedAad(binding, address, 'value')),
     sealBody: (address, bytes) => sealSecret(keys().seal, bytes, sealedAad(binding, address, 'body')),
     openBody: (address, sealed) => openWith(address, sealed, sealedAad(binding, address, 'body')),
-    encryptRecordValue: (plaintext) => encryptRecordValue(keys().record, plaintext),
+    sealRecordValue: (plaintext) => sealRecordValue(keys().record, plaintext),
     decryptRecordValue: (value) => decryptRecordValue(keys().record, value),
     openRecordDataKey: (value) => openDataKey(keys().record, value),
     planFileMac: (plan) => planMac(keys().planFile, plan),

@@ -16,12 +16,18 @@ describe('SIGINT during apply', () => {
   it('stops starting writes, records the one in flight, exits 130, and a re-run completes', async () => {
     const seeded = await liveInventory(w.client);
     w.config(config);
-    let sent = false;
+    // Ctrl-C once the first write is on the wire: the emulator has its request and answers 150 ms later. (A step
+    // starts by preparing its write, and a second step prepares while the first is in flight: neither is sent yet.)
+    let watching = false;
     const run = await w.cli(['apply', w.dir, '--auto-approve', '--parallelism', '1'], {}, (soFar, child) => {
-      if (!sent && soFar.includes('create started')) {
-        sent = true;
+      if (watching || !soFar.includes('create started')) return;
+      watching = true;
+      const before = w.emulator.stats().requests;
+      const poll = setInterval(() => {
+        if (w.emulator.stats().requests === before) return;
+        clearInterval(poll);
         child.kill('SIGINT');
-      }
+      }, 2);
     });
     expect(run.code).toBe(130);
     expect(run.stdout).toContain('apply: interrupted: no new writes start; waiting for the writes in flight to finish');
@@ -34,6 +40,8 @@ describe('SIGINT during apply', () => {
 
     const rerun = await w.cli(['apply', w.dir, '--auto-approve']);
     expect(rerun.code).toBe(0);
+    // The write prepared but never sent left no pending entry behind.
+    expect(rerun.stdout).not.toContain('Pending writes an earlier apply left unconfirmed');
     expect(rerun.stdout).toContain('Apply complete: 2 done');
     expect((await liveInventory(w.client)).projects).toEqual([...seeded.projects, 'one', 'three', 'two'].sort());
   });
