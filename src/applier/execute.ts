@@ -338,7 +338,10 @@ async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, fing
   if (made && resolved?.dataKey) {
     const recordId = readResultPath(answer.data, made.record);
     const version = readResultPath(answer.data, made.version);
-    if (typeof recordId === 'string' && typeof version === 'number') options.keyRing.remember({ recordId, version, dataKey: resolved.dataKey });
+    // Kept only for the record this step's address names: an answer naming another record (the API is not
+    // trusted) must not get this value's data key wrapped for that record's readers.
+    const own = typeof recordId === 'string' && recordId === state.data.resources[step.address]?.id;
+    if (own && typeof version === 'number') options.keyRing.remember({ recordId, version, dataKey: resolved.dataKey });
   }
   return { sealed, notices: noticesOf(entry, answer.data) };
 }
