@@ -72,12 +72,17 @@ export function isDeletedLive(account: LiveAccount, entry: ResourceState): boole
   return !found || found.identity.status === 'gone' || parentGone(account, entry);
 }
 
-/** How a state entry's object that is gone reads: `revoked outside cplane` for a revoked token, else `deleted outside cplane`. */
+/**
+ * How a state entry's object that is gone reads: `revoked outside cplane` for a revoked token or a grant no longer
+ * listed, else `deleted outside cplane`.
+ */
 export function goneReason(account: LiveAccount, entry: ResourceState): string {
+  const { relations } = providerFor(entry.kind);
   // An object that went with its parent was deleted (with the parent), whatever its own status says.
-  const found = parentGone(account, entry) ? undefined : liveObjectOf(account, entry);
-  const word = found?.identity.status === 'gone' ? (providerFor(entry.kind).relations.goneAs ?? 'deleted') : 'deleted';
-  return `${word} outside cplane`;
+  if (parentGone(account, entry)) return 'deleted outside cplane';
+  const found = liveObjectOf(account, entry);
+  const word = found ? (found.identity.status === 'gone' ? relations.goneAs : undefined) : relations.missingAs;
+  return `${word ?? 'deleted'} outside cplane`;
 }
 
 /** Why objects of `kind` (under the parent `parentId`, for a kind that lives under one) could not be read; undefined when they could. */

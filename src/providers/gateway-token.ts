@@ -157,6 +157,13 @@ export const gatewayTokenProvider = {
     }),
     complete({ attributes, report, owner }) {
       const { renewBeforeDays, expiresInDays } = attributes;
+      if (attributes.spendWindow !== null && attributes.spendLimit === null) {
+        report('spendWindow', {
+          code: 'spend_window_without_limit',
+          summary: `spendWindow (${attributes.spendWindow}) of ${owner} has no spendLimit to count`,
+          detail: 'Add spendLimit: "25.00" (the amount the window allows), or remove spendWindow.',
+        });
+      }
       // A window as long as the token's life would renew it on every apply.
       if (renewBeforeDays != null && expiresInDays !== null && renewBeforeDays >= expiresInDays) {
         report('renewBeforeDays', {

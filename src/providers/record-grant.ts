@@ -172,7 +172,7 @@ export function grantProvider(readers: ReaderKind) {
       ...(readers.section === 'serviceAccounts' ? {} : { references: [{ attribute: 'name', directory: readers.section }] }),
     },
     ...(readers.section === 'serviceAccounts' ? { lookups: [serviceAccounts] } : {}),
-    relations: { parentIds: { recordId: 'record' }, parentAttributes: { recordId: 'record' }, goneAs: 'revoked' },
+    relations: { parentIds: { recordId: 'record' }, parentAttributes: { recordId: 'record' }, missingAs: 'revoked' },
     // A grant is a name in its record's list: a Service Account's name (so the folder applies to another account,
     // where a missing one is a plan problem), or a directory entry export declares from the id.
     export: {
@@ -229,7 +229,8 @@ export function grantProvider(readers: ReaderKind) {
       const { recordId, readerId } = splitGrantId(id);
       return {
         writes: [readers.revoke(recordId, readerId, `revoke ${address}`, true)],
-        notes: [`${address}: the reader may already hold the current value; rotate the record's value (rotateOnRevoke: true rotates a generated value in the same apply).`],
+        // True whether or not the same plan rotates the value (the record's line then says `rotate: … removed`).
+        notes: [`${address}: the reader may still hold the value it could read until now; rotate the record's value unless this plan does (rotateOnRevoke: true rotates a generated value in the same apply).`],
       };
     },
   } satisfies ResourceProvider<GrantAttributes, LiveGrant, Entry>;

@@ -179,6 +179,8 @@ export interface Relations {
   parentAttributes?: Record<string, string>;
   /** The word for an object whose status is `gone` (identify), in `… outside cplane`: `revoked` for a token. Default `deleted`. */
   goneAs?: string;
+  /** The word for an object its list no longer holds, in `… outside cplane`: `revoked` for a grant, listed only while it holds. Default `deleted`. */
+  missingAs?: string;
 }
 
 /**

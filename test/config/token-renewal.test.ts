@@ -63,6 +63,14 @@ describe('renewal settings', () => {
     expect(d.detail).toBe('Otherwise the token is renewed on every apply. Lower renewBeforeDays (here or in defaults.tokens), or raise expiresInDays.');
   });
 
+  test('a spend window without a spend limit has nothing to count', async () => {
+    const d = await only({ 'main.yaml': withToken('        spendWindow: weekly\n') });
+    expect(d).toMatchObject({ code: 'spend_window_without_limit', range: { file: 'main.yaml', line: 20, col: 22 } });
+    expect(d.summary).toBe('spendWindow (weekly) of token "ci" has no spendLimit to count');
+    expect(d.detail).toBe('Add spendLimit: "25.00" (the amount the window allows), or remove spendWindow.');
+    expect((await tokenAttributes({ 'main.yaml': withToken('        spendLimit: "25.00"\n') })).spendWindow).toBe('daily');
+  });
+
   test('the same, from the default: pointed at the token', async () => {
     const d = await only({ 'main.yaml': withToken('        expiresInDays: 5\n'), 'defaults.yaml': 'defaults:\n  tokens:\n    renewBeforeDays: 7\n' });
     expect(d).toMatchObject({ code: 'renewal_window_too_long', range: { file: 'main.yaml', line: 18, col: 7 } });

@@ -101,7 +101,7 @@ it('5. a grant revoked with `cplane api` is drift (exit 2), and apply repairs it
   const plan = await cli(['plan', dir, '--detailed-exitcode'], { STRIPE_KEY: SECOND });
   expect(plan.code).toBe(2);
   expect(plan.stdout).toContain('service_account_grant.shop/stripe-key/ci-deployer');
-  expect(plan.stdout).toContain('service_account_grant.shop/stripe-key/ci-deployer was deleted outside cplane');
+  expect(plan.stdout).toContain('service_account_grant.shop/stripe-key/ci-deployer was revoked outside cplane');
   const apply = await cli(['apply', dir, '--auto-approve'], { STRIPE_KEY: SECOND });
   expect(apply.code).toBe(0);
   expect((await readAsServiceAccount()).stdout).toBe(`${SECOND}\n`);
@@ -122,7 +122,7 @@ it('6. removing the reader revokes its grant, with a warning that it may hold th
   config('[]');
   const plan = await cli(['plan', dir], { STRIPE_KEY: SECOND });
   expect(plan.stdout).toContain('# service_account_grant.shop/stripe-key/ci-deployer will be revoked');
-  expect(plan.stdout).toContain('may already hold the current value');
+  expect(plan.stdout).toContain('the reader may still hold the value it could read until now; rotate the record\'s value unless this plan does');
   const apply = await cli(['apply', dir, '--auto-approve'], { STRIPE_KEY: SECOND });
   expect(apply.code).toBe(0);
   const read = await readAsServiceAccount();

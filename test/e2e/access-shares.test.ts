@@ -96,7 +96,7 @@ it('apply shares the record with a user and a group; each reads it with its own 
 it('a share revoked outside cplane is drift, repaired by apply', async () => {
   const plan = await cli(['plan', dir, '--detailed-exitcode'], { DB_PASSWORD: FIRST });
   expect(plan.code).toBe(2);
-  expect(plan.stdout).toContain('user_share.shop/db-password/dana was deleted outside cplane');
+  expect(plan.stdout).toContain('user_share.shop/db-password/dana was revoked outside cplane');
   expect((await cli(['apply', dir, '--auto-approve'], { DB_PASSWORD: FIRST })).code).toBe(0);
   expect((await readAsDana(dana.id)).stdout).toBe(`${FIRST}\n`);
 });

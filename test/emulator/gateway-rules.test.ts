@@ -130,6 +130,13 @@ describe('gateway tokens', () => {
     ]);
   });
 
+  it('counts a spend limit given without a window daily, and refuses a window without a limit', async () => {
+    const gateway = await newGateway('spend');
+    const daily = await client.call('createGatewayToken', { path: { id: gateway.gateway_id }, body: { name: 'limited', scopes: ['run'], spendLimit: '25.00' } });
+    expect(daily).toMatchObject({ spend_limit: '25.00', spend_window: 'daily' });
+    await expect(client.call('createGatewayToken', { path: { id: gateway.gateway_id }, body: { name: 'window', scopes: ['run'], spendWindow: 'weekly' } })).rejects.toMatchObject({ status: 400, reason: 'spend_window_without_limit' });
+  });
+
   it('delete removes the row, revoked or not', async () => {
     const gateway = await newGateway('delete-token');
     const token = await client.call('createGatewayToken', { path: { id: gateway.gateway_id }, body: { name: 'gone', scopes: ['run'] } });

@@ -41,6 +41,7 @@ export const tokenHandlers = {
     const unknownScopes = body.scopes.filter((s) => !SCOPES.has(s));
     if (unknownScopes.length) throw badRequest('invalid_token_scope', unknownScopes.map((s) => `scopes: unknown scope "${s}" (known: run, read_logs)`));
     if (body.spendWindow && !SPEND_WINDOWS.has(body.spendWindow)) throw badRequest('invalid_spend_window', ['spendWindow: one of daily, weekly, monthly']);
+    if (body.spendWindow && !body.spendLimit) throw badRequest('spend_window_without_limit', ['spendWindow: only with a spendLimit']);
     let serviceAccountId: string | null = null;
     if (body.serviceAccountId !== undefined) {
       const sa = db.serviceAccounts.find((s) => s.service_account_id === body.serviceAccountId);
