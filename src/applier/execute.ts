@@ -279,7 +279,8 @@ async function runStep(step: PlanStep, walk: Walk): Promise<StepOutcome> {
   // of its data key for every reader; were its fingerprint recorded with the version, an apply killed before the
   // re-wraps would leave state saying the value is written, the next plan would see no change, and the readers
   // could not read the new value. Recorded last, the next plan still sees the value changed and writes it again,
-  // re-wrapped for every reader (docs/access.md, "Reliability").
+  // re-wrapped for every reader (docs/access.md, "Reliability"). A generated value has no source to compare with:
+  // the write that makes it marks its fingerprint unfinished, so the next plan makes it again all the same.
   const fingerprints: Record<string, string> = {};
   for (const [index, write] of step.writes.entries()) {
     if (interrupted()) throw new Interrupted();
@@ -296,7 +297,10 @@ async function runStep(step: PlanStep, walk: Walk): Promise<StepOutcome> {
   return outcome;
 }
 
-/** Sends one write of a step through the journal; `fingerprints` gathers the step's, given to the entry of its last write. */
+/**
+ * Sends one write of a step through the journal; `fingerprints` gathers the step's, given to the entry of its last
+ * write (an earlier write records the values it carries as unfinished).
+ */
 async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, fingerprints: Record<string, string>, walk: Walk): Promise<StepOutcome> {
   const { options, interrupted } = walk;
   const { state, client } = options;
@@ -306,6 +310,7 @@ async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, fing
   const bytes = resolved === undefined ? undefined : JSON.stringify(resolved.value);
   const secrets = resolved?.secrets ?? new Map<string, string>();
   for (const [field, plaintext] of secrets) fingerprints[field] = state.crypto.fingerprint(step.address, field, plaintext);
+  const recorded = last ? { ...fingerprints } : Object.fromEntries([...secrets.keys()].map((field) => [field, state.crypto.unfinished(step.address, field)]));
   const entry: JournalEntry = {
     id: randomUUID(),
     address: step.address,
@@ -316,7 +321,7 @@ async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, fing
     body: bytes === undefined ? null : secrets.size > 0 ? { sealed: state.crypto.sealBody(step.address, bytes) } : { plain: bytes },
     createdAt: (options.now ? options.now() : new Date()).toISOString(),
     effects: write.effects,
-    ...(last && Object.keys(fingerprints).length > 0 ? { fingerprints: { ...fingerprints } } : {}),
+    ...(Object.keys(recorded).length > 0 ? { fingerprints: recorded } : {}),
     kind: step.kind,
     ...(last && step.inputs && !step.forget ? { inputs: step.inputs } : {}),
   };

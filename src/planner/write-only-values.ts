@@ -25,6 +25,7 @@ export interface WriteOnlyStatus {
 /** What the planner needs of the state store: its data, and fingerprints of write-only values. */
 export interface Fingerprinter {
   fingerprint(address: string, field: string, value: string): string;
+  unfinished(address: string, field: string): string;
 }
 
 export async function writeOnlyChanges(
@@ -45,6 +46,8 @@ export async function writeOnlyChanges(
       if (applied === undefined && entry?.adoptedBy === 'export') continue;
       if ('generate' in source) {
         if (!applied) status.keptLive.push(field);
+        // A value made by a step an apply did not finish (killed before it wrapped the value for its readers): made again.
+        else if (applied === state.unfinished(entry?.fingerprintAddress ?? r.address, field)) status.changed.push(field);
         continue;
       }
       try {

@@ -19,6 +19,11 @@ import { StateError } from './errors.js';
 export interface StateCrypto {
   /** HMAC-SHA256 (hex) of a write-only value, keyed by the state key and bound to `${address}:${field}`. */
   fingerprint(address: string, field: string, value: string): string;
+  /**
+   * What a write-only field's fingerprint is while the step that writes it has not finished (no value's
+   * fingerprint is this): a value written, but not yet wrapped for its readers, is written again by the next plan.
+   */
+  unfinished(address: string, field: string): string;
   /** Seals a one-time secret of `address`; it opens only in this state, for the same address and key. */
   seal(address: string, plaintext: string): SealedValue;
   open(address: string, sealed: SealedValue): string;
@@ -81,6 +86,7 @@ export function createStateCrypto(keys: () => StateKeys, binding: SealBinding | 
   };
   return {
     fingerprint: (address, field, value) => fingerprintOf(keys().fingerprint, value, `${fingerprintContext(address)}:${field}`),
+    unfinished: (address, field) => fingerprintOf(keys().fingerprint, '', `${fingerprintContext(address)}:${field}:unfinished`),
     seal: (address, plaintext) => sealSecret(keys().seal, plaintext, sealedAad(binding, address, 'value')),
     open: (address, sealed) => openWith(address, sealed, sealedAad(binding, address, 'value')),
     sealBody: (address, bytes) => sealSecret(keys().seal, bytes, sealedAad(binding, address, 'body')),

@@ -85,3 +85,20 @@ it('the next apply rotates and re-wraps: the reader reads the value cplane reads
   const again = await cli(['plan', dir, '--detailed-exitcode']);
   expect(again.code, again.stdout).toBe(0);
 });
+
+it('the same for a rotation asked with --replace: a plain apply after the kill rotates again and re-wraps', { timeout: 90_000 }, async () => {
+  const before = (await readAsServiceAccount()).stdout;
+  const killed = await cli(['apply', dir, '--auto-approve', '--replace', 'record.shop/api-key'], { CPLANE_TEST_KILL_AFTER_OPERATION: 'rotateRecord' });
+  expect(killed.signal).toBe('SIGKILL');
+  // Nothing due and no --replace now: only the mark the killed step left on the value says it is unfinished.
+  const rerun = await cli(['apply', dir, '--auto-approve']);
+  expect(rerun.code, rerun.stderr).toBe(0);
+  expect(rerun.stdout).toMatch(/re-wrapped for 1 reader/);
+
+  const read = await readAsServiceAccount();
+  expect(read.stderr).toBe('');
+  expect(read.stdout).not.toBe(before);
+  expect(read.stdout).toBe((await readAsCplane()).stdout);
+  const again = await cli(['plan', dir, '--detailed-exitcode']);
+  expect(again.code, again.stdout).toBe(0);
+});
