@@ -177,7 +177,8 @@ export async function resendJournal(options: ResendOptions): Promise<RecoveryRes
       const { data, requestId } = await sendEntry(client, entry, bodyBytesOf(state, entry));
       await recordResult(state, entry, data, now());
       outcome.resent++;
-      emit({ type: 'journal-resent', address: entry.address, operation: entry.operation, outcome: 'done', ...(requestId ? { requestId } : {}) });
+      const notices = noticesOf(entry, data);
+      emit({ type: 'journal-resent', address: entry.address, operation: entry.operation, outcome: 'done', ...(requestId ? { requestId } : {}), ...(notices.length > 0 ? { notices } : {}) });
     } catch (error) {
       const kept = await settleFailure(state, entry, error);
       const reason = error instanceof Error ? error.message : String(error);

@@ -27,7 +27,7 @@ function composeLine(event: ApplyEvent, prefix: string): string {
   switch (event.type) {
     case 'journal-resent':
       return event.outcome === 'done'
-        ? `${prefix}: ${event.address}: resent pending ${event.operation} with its saved key: done`
+        ? `${prefix}: ${event.address}: resent pending ${event.operation} with its saved key: done${(event.notices ?? []).map((n) => `; ${n}`).join('')}`
         : `${prefix}: ${event.address}: resent pending ${event.operation} with its saved key: failed: ${event.reason ?? 'unknown error'}`;
     case 'journal-dropped':
       return `${prefix}: ${event.address}: pending ${event.operation} from ${event.createdAt} is older than the API's 24 h idempotency window: dropped; the refresh reconciles it`;

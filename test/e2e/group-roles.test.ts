@@ -85,6 +85,21 @@ describe('a group role on a project', () => {
   });
 });
 
+describe('an apply killed after the role was given', () => {
+  it('says what the members wait for when the next apply resends the POST', async () => {
+    w.config(`projects:
+  billing:
+    description: Billing
+    groupRoles: { platform: admin }
+${directory}`);
+    const killed = await w.cli(['apply', w.dir, '--auto-approve'], { CPLANE_TEST_KILL_AFTER_OPERATION: 'grantProjectGroupRole' });
+    expect(killed.signal).toBe('SIGKILL');
+    const rerun = await w.cli(['apply', w.dir, '--auto-approve']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stdout).toMatch(/project_group_role\.billing\/platform: resent pending grantProjectGroupRole with its saved key: done; group platform: the project key is not yet sealed for 2 of its members \(material pending\)/);
+  });
+});
+
 describe('a group or role the directory does not declare', () => {
   it('is a configuration error at the group role, with the closest name', async () => {
     w.config(withRole('admn'));
