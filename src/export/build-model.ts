@@ -8,7 +8,7 @@
 import type { Entry } from '../config/index.js';
 import type { ResourceKind } from '../config/types.js';
 import { childAddress, resourceAddress } from '../plan-model/index.js';
-import { exportedProviderFor, exportKinds, finder, kindsDeclaredIn, type ExportEntryRequest } from '../providers/index.js';
+import { exportedProviderFor, exportKinds, finder, kindsDeclaredIn, lister, type ExportEntryRequest } from '../providers/index.js';
 import { assignLocalNames, compare, upperSnake } from './local-names.js';
 import type { AccountObjects } from './account-objects.js';
 import { exportedObjects, parentIdOf } from './select.js';
@@ -87,7 +87,7 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
   const objectsOf = (kind: ResourceKind) => (live.objects[kind] ?? []).filter((object) => exported.get(kind)!.has(idOf(kind, object)));
 
   const envNames = new EnvNames();
-  const find = finder(live.lookups);
+  const lookups = { account: live.account, find: finder(live.lookups), list: lister(live.lookups) };
   const directory = directoryEntries(objectsOf, envNames);
   const directoryName = (section: DirectoryEntry['section'], id: string) => directory.find((d) => d.section === section && d.id === id)!.local;
 
@@ -97,7 +97,7 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
   for (const kind of exportKinds) {
     const { config, export: mapping } = exportedProviderFor(kind);
     if (config.list) {
-      const listed = (object: unknown) => (mapping.directory ? directoryName(mapping.directory.section, mapping.directory.id(object)) : mapping.listItem!(object, find));
+      const listed = (object: unknown) => (mapping.directory ? directoryName(mapping.directory.section, mapping.directory.id(object)) : mapping.listItem!(object, lookups));
       names.set(kind, new Map(objectsOf(kind).map((object) => [idOf(kind, object), listed(object)])));
       continue;
     }
@@ -134,7 +134,7 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
           local,
           nameOf,
           vendorName,
-          find,
+          lookups,
           placeholder: (parts, what) => ({ env: envNames.take(parts.map(upperSnake).join('_'), what) }),
           comment: (field, text) => made.comments.push({ field, text }),
           note: (text) => made.notes.push(text),

@@ -13,7 +13,7 @@ import type { LifecycleConfig } from '../config/config-file.js';
 import { resourceAddress, type FieldChange, type Template } from '../plan-model/index.js';
 import { serviceAccounts } from './lookups.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
-import { resolveServiceAccount } from './service-accounts.js';
+import { resolveServiceAccount, serviceAccountLabel } from './service-accounts.js';
 import type { Lookups, ReadFailure, ResourceProvider, View } from './types.js';
 import { diffViews, isRefusal, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
@@ -73,7 +73,7 @@ function expiryChange(attributes: GatewayTokenAttributes, live: GatewayTokenT, a
 function serviceAccountOf(live: GatewayTokenT, lookups: Lookups): View {
   if (live.service_account_id === null) return { serviceAccount: null };
   if (lookups.list(serviceAccounts) === undefined) return {};
-  return { serviceAccount: lookups.find(serviceAccounts, live.service_account_id)?.name ?? live.service_account_id };
+  return { serviceAccount: serviceAccountLabel(lookups, live.service_account_id) };
 }
 
 /** The live token in configuration terms; its Service Account by name when the lookup knows it. */
@@ -192,7 +192,7 @@ export const gatewayTokenProvider = {
       { when: (live) => live.revoked_at !== null, count: { key: 'revokedTokens', one: 'revoked token' } },
     ],
     lookups: [serviceAccounts],
-    entry({ live, local, find }) {
+    entry({ live, local, lookups }) {
       const entry: TokenConfig = { scopes: [...live.scopes] };
       if (live.name !== local) entry.name = live.name;
       const days = expiresInDays(live);
@@ -200,7 +200,7 @@ export const gatewayTokenProvider = {
       if (live.allowed_models.length > 0) entry.allowedModels = [...live.allowed_models];
       if (live.rate_limit_per_min !== null) entry.rateLimitPerMin = live.rate_limit_per_min;
       // By name, so the folder applies to another account: one without that Service Account is a plan problem there.
-      if (live.service_account_id !== null) entry.serviceAccount = find(serviceAccounts, live.service_account_id)?.name ?? live.service_account_id;
+      if (live.service_account_id !== null) entry.serviceAccount = serviceAccountLabel(lookups, live.service_account_id);
       if (live.spend_limit !== null) entry.spendLimit = live.spend_limit;
       if (live.spend_window !== null) entry.spendWindow = live.spend_window as NonNullable<TokenConfig['spendWindow']>;
       return entry;
@@ -261,6 +261,10 @@ export const gatewayTokenProvider = {
     const { expiresInDays: _, ...wanted } = view(desired.attributes);
     const observed = liveView(live, lookups);
     if (!('serviceAccount' in observed)) delete wanted.serviceAccount;
+    // The configuration names the Service Account by name or by id: the same account is no change.
+    else if (desired.attributes.serviceAccount !== null && resolveServiceAccount(lookups, desired.attributes.serviceAccount).serviceAccount?.service_account_id === live.service_account_id) {
+      wanted.serviceAccount = observed.serviceAccount;
+    }
     const changes = diffViews(wanted, observed, ignore);
     const expiry = ignore.includes('expiresInDays') ? undefined : expiryChange(desired.attributes, live, state?.inputs);
     if (expiry) changes.push(expiry);

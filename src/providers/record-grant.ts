@@ -15,9 +15,9 @@ import type { RecordMetaT } from '../api/shapes.js';
 import type { Entry } from '../config/kind-block.js';
 import type { Directory, DirectorySection } from '../config/types.js';
 import { resourceAddress, type Template } from '../plan-model/index.js';
-import { serviceAccounts, type DataSource } from './lookups.js';
+import { serviceAccounts } from './lookups.js';
 import { listRecordsOnce } from './record-list.js';
-import { resolveServiceAccount } from './service-accounts.js';
+import { resolveServiceAccount, serviceAccountLabel, type AccountLookups } from './service-accounts.js';
 import type { Lookups, Problem, ResourceProvider, WriteSpec } from './types.js';
 import { nullWhenNotFound } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
@@ -94,7 +94,7 @@ export const serviceAccountReaders: ReaderKind = {
     const found = resolveServiceAccount(lookups, name);
     return found.serviceAccount ? { reader: { id: found.serviceAccount.service_account_id, publicKey: found.serviceAccount.public_key } } : { problem: found.problem! };
   },
-  nameOf: (lookups, id) => lookups.find(serviceAccounts, id)?.name ?? id,
+  nameOf: (lookups, id) => serviceAccountLabel(lookups, id),
   grant: (record, reader, summary) => writeSpec('grantServiceAccount', { path: { id: reader.id }, body: { recordId: record, wrappedDek: wrapOf(record, reader) }, effects: { id: { results: ['recordId', 'serviceAccountId'] }, parents: { recordId: record } } }, summary),
   revoke: (recordId, readerId, summary, forget) => writeSpec('revokeRecordServiceAccount', { path: { id: recordId }, body: { serviceAccountId: readerId }, effects: forget ? { forget: true } : {} }, summary),
   writeOperations: ['grantServiceAccount', 'revokeRecordServiceAccount'],
@@ -179,7 +179,7 @@ export function grantProvider(readers: ReaderKind) {
       noun: readers.exportNoun,
       entry: () => ({}),
       ...(readers.section === 'serviceAccounts'
-        ? { lookups: [serviceAccounts], listItem: (live: LiveGrant, find: <T>(source: DataSource<T>, nameOrId: string) => T | undefined) => listedName(find(serviceAccounts, live.reader_id)?.name, live.reader_id) }
+        ? { lookups: [serviceAccounts], listItem: (live: LiveGrant, lookups: AccountLookups) => listedName(serviceAccountLabel(lookups, live.reader_id), live.reader_id) }
         : { directory: { section: readers.section, noun: readers.noun, id: (live: LiveGrant) => live.reader_id } }),
     },
     refreshOperations: ['listRecords'],

@@ -11,19 +11,56 @@ import type { Lookups, Problem } from './types.js';
 
 export type ServiceAccountFound = { serviceAccount: ServiceAccountT; problem?: undefined } | { serviceAccount?: undefined; problem: Problem };
 
+/** What naming a Service Account needs of the lookups: the account and the Service Accounts read. */
+export type AccountLookups = Pick<Lookups, 'account' | 'find' | 'list'>;
+
+/**
+ * The Service Accounts `nameOrId` may name: the one with that id; else those of this account with that name
+ * (the API does not say names are unique); else another account's of that name (refused by the caller).
+ */
+function candidates(all: readonly ServiceAccountT[], account: string, nameOrId: string): ServiceAccountT[] {
+  const byId = all.find((s) => s.service_account_id === nameOrId);
+  if (byId) return [byId];
+  const named = all.filter((s) => s.name === nameOrId);
+  const ours = named.filter((s) => s.account_id === account);
+  return ours.length > 0 ? ours : named.slice(0, 1);
+}
+
+/**
+ * How configuration names the live Service Account `id`: its name when that names it alone (no other Service
+ * Account of the account has it), else its id; the id too when the Service Accounts were not read or lack it.
+ */
+export function serviceAccountLabel(lookups: AccountLookups, id: string): string {
+  const found = lookups.find(serviceAccounts, id);
+  if (!found) return id;
+  const only = candidates(lookups.list(serviceAccounts) ?? [found], lookups.account, found.name);
+  return only.length === 1 && only[0] === found ? found.name : id;
+}
+
 /**
  * The active Service Account of this account named `nameOrId` (a name as the API lists it, or an id), or why
  * it cannot be used: unknown (with suggestions), of another account, or inactive. `field` is the entry's
  * field that holds the name (`serviceAccount`), so the problem points at its value; leave it out when the
  * whole entry is the name (a grant in `grants.serviceAccounts`).
  */
-export function resolveServiceAccount(lookups: Lookups, nameOrId: string, field?: string): ServiceAccountFound {
+export function resolveServiceAccount(lookups: AccountLookups, nameOrId: string, field?: string): ServiceAccountFound {
   const at = field === undefined ? {} : { field };
   const all = lookups.list(serviceAccounts);
   if (all === undefined) {
     return { problem: { ...at, code: 'service_accounts_unreadable', summary: `the Service Account "${nameOrId}" cannot be checked: the account's Service Accounts could not be read`, detail: 'Plan with a token that may list Service Accounts (GET /service-accounts needs a person\'s token with service-accounts:read).' } };
   }
-  const found = lookups.find(serviceAccounts, nameOrId);
+  const matches = candidates(all, lookups.account, nameOrId);
+  if (matches.length > 1) {
+    return {
+      problem: {
+        ...at,
+        code: 'ambiguous_service_account',
+        summary: `${matches.length} Service Accounts of account ${lookups.account} are named "${nameOrId}"`,
+        detail: `Name the one you mean by its id: ${matches.map((s) => `${s.service_account_id} (${s.status})`).join(', ')}.`,
+      },
+    };
+  }
+  const found = matches[0];
   if (!found) {
     const names = all.filter((s) => s.account_id === lookups.account).map((s) => s.name);
     return {

@@ -244,8 +244,8 @@ export interface ExportEntryRequest<L> {
   nameOf(kind: ResourceKind, id: string): string | undefined;
   /** An AI vendor's name by id (the id itself when the account lists none). */
   vendorName(id: string): string;
-  /** An object of a data source the mapping declares in `lookups` (a Service Account), by name or id. */
-  find<T>(source: DataSource<T>, nameOrId: string): T | undefined;
+  /** The account, and the objects of the data sources the mapping declares in `lookups` (its Service Accounts). */
+  lookups: Pick<Lookups, 'account' | 'find' | 'list'>;
   /**
    * The `{ env: NAME }` placeholder for a write-only value: NAME is made of `parts` (each in upper snake case,
    * joined by `_`: `['CPLANE_SECRET', 'openai-prod']` gives CPLANE_SECRET_OPENAI_PROD), made unique in the
@@ -283,7 +283,7 @@ export interface ExportMapping<L, E> {
    * For a list block (`config.list`, a record's `grants.serviceAccounts`): the name the object is listed as in
    * its parent's list, which is also its local name (a Service Account's name). Unused when `directory` is set.
    */
-  listItem?(live: L, find: ExportEntryRequest<L>['find']): string;
+  listItem?(live: L, lookups: ExportEntryRequest<L>['lookups']): string;
   /**
    * The object names a principal that only the configuration's `directory:` declares (a user a record is shared
    * with): export writes one directory entry per id, named from the id, with its public key as a placeholder to

@@ -53,6 +53,14 @@ describe('a token issued to a Service Account with a spend limit', () => {
     expect(plan.code).toBe(0);
   });
 
+  it('plans no change when the configuration names the same Service Account by its id', async () => {
+    w.config(withToken(ciDeployer.id));
+    const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
+    expect(plan.stdout).toContain('No changes. Your infrastructure matches the configuration.');
+    expect(plan.code).toBe(0);
+    w.config(withToken('ci-deployer'));
+  });
+
   it('has its one-time plaintext sealed in state, revealed by cplane output', async () => {
     const output = await w.cli(['output', 'gateway_token.main/checkout', w.dir, '--reveal']);
     expect(output.code).toBe(0);

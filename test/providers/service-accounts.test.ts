@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ServiceAccountT } from '../../src/api/shapes.js';
 import { finder, lister, resolveServiceAccount, serviceAccounts } from '../../src/providers/index.js';
+import { serviceAccountLabel } from '../../src/providers/service-accounts.js';
 import type { Lookups } from '../../src/providers/types.js';
 import { ids, lookups } from './fixtures.js';
 
@@ -37,5 +38,28 @@ describe('resolveServiceAccount', () => {
 
   it('does not call a name unknown when the list could not be read', () => {
     expect(resolveServiceAccount(withAccounts(undefined), 'ci-deployer').problem?.code).toBe('service_accounts_unreadable');
+  });
+});
+
+describe('a name that more than one Service Account has (the API does not say names are unique)', () => {
+  const other = '0a000000-0000-4000-8000-000000000003';
+
+  it('means the account\'s own one when another account has the same name', () => {
+    const both = [sa(3, 'ci-deployer', 'active', other), ...listed];
+    expect(resolveServiceAccount(withAccounts(both), 'ci-deployer').serviceAccount?.service_account_id).toBe(listed[0]!.service_account_id);
+    expect(serviceAccountLabel(withAccounts(both), listed[0]!.service_account_id)).toBe('ci-deployer');
+  });
+
+  it('is ambiguous when two of the account have it: a plan problem listing their ids, and export names each by id', () => {
+    const twins = [...listed, sa(4, 'ci-deployer', 'inactive')];
+    expect(resolveServiceAccount(withAccounts(twins), 'ci-deployer', 'serviceAccount').problem).toEqual({
+      field: 'serviceAccount',
+      code: 'ambiguous_service_account',
+      summary: `2 Service Accounts of account ${ids.account} are named "ci-deployer"`,
+      detail: `Name the one you mean by its id: ${listed[0]!.service_account_id} (active), ${twins[3]!.service_account_id} (inactive).`,
+    });
+    expect(resolveServiceAccount(withAccounts(twins), twins[3]!.service_account_id).problem?.code).toBe('service_account_inactive');
+    expect(serviceAccountLabel(withAccounts(twins), listed[0]!.service_account_id)).toBe(listed[0]!.service_account_id);
+    expect(serviceAccountLabel(withAccounts(twins), listed[1]!.service_account_id)).toBe('legacy-bot');
   });
 });
