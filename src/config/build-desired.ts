@@ -12,7 +12,7 @@ import { didYouMean } from './suggest.js';
 import { emptyDirectory, undeclaredInDirectory } from './directory.js';
 import { childAddress, isInstanceAddress, localPart, nameInModule, resourceAddress } from '../plan-model/address.js';
 import type { ConfigFile, LifecycleConfig } from './config-file.js';
-import type { Entry, KindBlock } from './kind-block.js';
+import { VALUE, type Entry, type KindBlock } from './kind-block.js';
 import { collectDefaults, withDefaults } from './defaults.js';
 import type { Attributes, DesiredResource, Directory, Lifecycle, ResourceKind, SecretSource, SourceRange } from './types.js';
 
@@ -30,6 +30,8 @@ interface Declared {
   file: SourceFile;
   /** Offset of the entry's key (its name, or the block's key for a `single` block): where its diagnostics point. */
   at: number;
+  /** Offset of the entry's value: for an entry that is one value (`platform: admin`), where a problem of that value points. */
+  valueAt: number;
   /** Explicit `dependsOn` entries, for positions in cycle and reference errors. */
   explicit: string[];
 }
@@ -81,7 +83,7 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
   // entry, the one-per-parent children come before the maps of children.
   const childBlocks = (kind: string) => [...kinds.filter((b) => b.parent?.kind === kind && b.single), ...kinds.filter((b) => b.parent?.kind === kind && !b.single)];
 
-  function add(block: KindBlock, address: string, localName: string, parentName: string | undefined, file: SourceFile, at: number, entry: Entry, implied: string[]): boolean {
+  function add(block: KindBlock, address: string, localName: string, parentName: string | undefined, file: SourceFile, at: number, valueAt: number, entry: Entry, implied: string[]): boolean {
     const earlier = declared.get(address);
     if (earlier) {
       const first = rangeAt(earlier.file, earlier.at);
@@ -104,7 +106,7 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
       source: rangeAt(file, at),
       fieldRanges: fieldRangesOf(file, entry),
     };
-    declared.set(address, { resource, block, entry, file, at, explicit: explicit ?? [] });
+    declared.set(address, { resource, block, entry, file, at, valueAt, explicit: explicit ?? [] });
     return true;
   }
 
@@ -114,7 +116,7 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
     const entry = (container as Record<string, Entry>)[key]!;
     const position = positionIn(file, container, key);
     const at = position?.key ?? position?.value[0] ?? fallback;
-    if (!add(block, address, localName, parent?.name, file, at, entry, parent ? [parent.address] : [])) return;
+    if (!add(block, address, localName, parent?.name, file, at, position?.value[0] ?? at, entry, parent ? [parent.address] : [])) return;
     // A child gets its parent's local part (`payments/stripe-key` for a record), which names the parent's address.
     const here = { address, name: localPart(address) };
     for (const child of childBlocks(block.kind)) {
@@ -133,7 +135,7 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
   /** A name of a list (`grants.serviceAccounts`), declared as an entry `{ name }` at the name's place. */
   function declareListed(block: KindBlock, address: string, name: string, parent: { address: string; name: string }, file: SourceFile, list: unknown[], index: number, fallback: number): void {
     const at = positionIn(file, list, index)?.value[0] ?? fallback;
-    add(block, address, name, parent.name, file, at, { name }, [parent.address]);
+    add(block, address, name, parent.name, file, at, at, { name }, [parent.address]);
   }
 
   // Kinds that refer to no other kind are declared first, file by file; then those that do.
@@ -150,7 +152,7 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
   // References and checks that span files run once every resource of every file is declared.
   // Names as references write them: with the module prefixes of the resource they name.
   const names = (kind: ResourceKind) => [...declared.values()].filter((d) => d.resource.kind === kind).map((d) => localPart(d.resource.address));
-  for (const { resource, block, entry, file, at } of [...declared.values()]) {
+  for (const { resource, block, entry, file, at, valueAt } of [...declared.values()]) {
     // An instance of a forEach is named by its address, which says which key it is (KIND.NAME[KEY], e.g. team[search] of the gateways).
     const owner = isInstanceAddress(resource.address) ? resource.address : `${block.noun} "${resource.localName}"`;
     for (const rule of block.references ?? []) {
@@ -186,7 +188,7 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
       directory,
       attributesOf: (kind, localName) => declared.get(resourceAddress(kind, localName))?.resource.attributes,
       report: (field, { underline, ...diagnostic }) => {
-        const offset = field === '' ? at : valueOffset(file, entry, field, at);
+        const offset = field === '' ? at : field === VALUE ? valueAt : valueOffset(file, entry, field, at);
         sink.push(diagnosticAt(file, offset, { ...diagnostic, end: underline === undefined ? undefined : offset + underline.length }));
       },
     });

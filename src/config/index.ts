@@ -10,5 +10,6 @@ export { resolveSecret, describeSecretSource, generateSecret } from './secrets.j
 export { canonicalJson } from './canonical-json.js';
 export { didYouMean } from './suggest.js';
 export type * from './kind-block.js';
+export { VALUE } from './kind-block.js';
 export type * from './types.js';
 export { emptyDirectory, publicKeyProblem, undeclaredInDirectory } from './directory.js';

@@ -20,14 +20,20 @@ export type ReferenceRule =
   /** A name declared in a section of the configuration's `directory:` (a user to share with): checked to exist, no dependency. */
   | { attribute: string; directory: DirectorySection };
 
+/** `report`'s place for the entry's own value, when the entry is one value rather than a map of fields. */
+export const VALUE = Symbol('the entry\'s value');
+
 /** What `complete` may ask and report once every resource of every file is declared. */
 export interface CompleteRequest<A extends object, E = Entry> {
   attributes: A;
   entry: E;
   /** The attributes of a declared resource (by kind and local name), if it is declared. */
   attributesOf(kind: ResourceKind, localName: string): Attributes | undefined;
-  /** A problem at `field` of the entry (its value, or the entry's key when the field is absent). */
-  report(field: string, diagnostic: { code: string; summary: string; detail?: string; underline?: string }): void;
+  /**
+   * A problem at `field` of the entry (its value, or the entry's key when the field is absent); `''` is the entry's
+   * key, and `VALUE` the entry's own value, for an entry that is one value (the role of `platform: admin`).
+   */
+  report(field: string | typeof VALUE, diagnostic: { code: string; summary: string; detail?: string; underline?: string }): void;
   /** The configuration's `directory:` (users, groups and roles by name). */
   directory: Directory;
   /** How diagnostics name this entry: `gateway "prod"`. */

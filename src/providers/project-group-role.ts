@@ -7,7 +7,7 @@
  * the place to remove it. The answer says when members' keys still wait for a client to seal them
  * (`rekey_queued`, `material_pending`): apply says so in words a person can act on.
  */
-import { undeclaredInDirectory } from '../config/index.js';
+import { undeclaredInDirectory, VALUE } from '../config/index.js';
 import { resourceAddress, type ResultNotice } from '../plan-model/index.js';
 import type { Lookups, Problem, RecordedObject, ResourceProvider, View } from './types.js';
 import { diffViews, ref } from './view-diff.js';
@@ -77,7 +77,7 @@ export const projectGroupRoleProvider = {
     attributes: (role, group, project) => ({ project: project!, group, role }),
     complete({ attributes, directory, report }) {
       if (!Object.hasOwn(directory.groups, attributes.group)) report('', { ...undeclaredInDirectory('groups', attributes.group, directory), underline: attributes.group });
-      if (!Object.hasOwn(directory.roles, attributes.role)) report('', undeclaredInDirectory('roles', attributes.role, directory));
+      if (!Object.hasOwn(directory.roles, attributes.role)) report(VALUE, { ...undeclaredInDirectory('roles', attributes.role, directory), underline: attributes.role });
     },
   },
   relations: {

@@ -105,6 +105,13 @@ describe('a group or role the directory does not declare', () => {
     w.config(withRole('admn'));
     const plan = await w.cli(['plan', w.dir]);
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toMatch(/main\.yaml:4:19: error: Unknown role "admn": it is not declared in directory\.roles; did you mean "admin"\?/);
+    expect(plan.stderr).toMatch(/main\.yaml:4:29: error: Unknown role "admn": it is not declared in directory\.roles; did you mean "admin"\?/);
+  });
+
+  it('an unknown group is an error at the group\'s name', async () => {
+    w.config(withRole('admin').replace('{ platform: admin }', '{ platfrom: admin }'));
+    const plan = await w.cli(['plan', w.dir]);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toMatch(/main\.yaml:4:19: error: Unknown group "platfrom": it is not declared in directory\.groups; did you mean "platform"\?/);
   });
 });
