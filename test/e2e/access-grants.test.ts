@@ -3,40 +3,19 @@
 // wrapped for it again in the same apply; a grant revoked behind cplane's back is drift (exit 2) that apply
 // repairs; removing the reader revokes it (its read then fails with the API's reason, and the plan warned);
 // an inactive Service Account is a plan error at its name. Nothing secret is printed or stored anywhere.
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClient, type ApiClient } from '../../src/api/index.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { privateKeyOf } from '../helpers/readers.js';
-import { runCli, type CliResult } from './helpers.js';
+import { acme, world, type World } from './helpers.js';
 
-const acme = fixtures.accounts[0]!.id;
 const ciDeployer = fixtures.serviceAccounts[0]!;
-const stateKey = Buffer.alloc(32, 11).toString('base64');
 const FIRST = 'sk_live_grant_first_5521';
 const SECOND = 'sk_live_grant_second_8830';
 
-let temp: string;
-let dir: string;
-let emulator: RunningEmulator;
-let admin: ApiClient;
+let w: World;
 let recordId: string;
-const outputs: string[] = [];
 
-async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  const run = await runCli(args, {
-    PATH: process.env.PATH, HOME: temp, XDG_CONFIG_HOME: join(temp, 'config'), NO_COLOR: '1',
-    CPLANE_BASE_URL: emulator.url, CPLANE_ACCOUNT: acme, CPLANE_TOKEN: fixtures.tokens.admin, CPLANE_STATE_KEY: stateKey,
-    ...env,
-  }, temp);
-  outputs.push(run.stdout, run.stderr);
-  return run;
-}
-
-const config = (serviceAccounts: string) => writeFileSync(join(dir, 'main.yaml'), `version: 1
+const config = (serviceAccounts: string) => w.config(`version: 1
 projects:
   shop:
     name: shop-grants
@@ -48,32 +27,21 @@ projects:
 `);
 
 /** `cplane read` as ci-deployer: its token and its private key. */
-const readAsServiceAccount = () => runCli(['read', '--record-id', recordId], {
-  PATH: process.env.PATH, HOME: temp, NO_COLOR: '1', CPLANE_BASE_URL: emulator.url, CPLANE_ACCOUNT: acme,
-  CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_SA_KEY: privateKeyOf(ciDeployer.id),
-}, temp);
+const readAsServiceAccount = () => w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', recordId], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id) });
 
 beforeAll(async () => {
-  temp = mkdtempSync(join(tmpdir(), 'cplane-grants-'));
-  dir = join(temp, 'infra');
-  mkdirSync(dir);
-  emulator = await startEmulator({ dataFile: join(temp, 'emulator-data.json') });
-  admin = createClient({ baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: acme });
+  w = await world({ account: acme, dataFile: true });
 });
-afterAll(async () => {
-  await admin.close();
-  await emulator.close();
-  rmSync(temp, { recursive: true, force: true });
-});
+afterAll(async () => w.close());
 
 it('1-2. apply grants the record to ci-deployer, which reads the value with its token and private key', async () => {
   config('[ci-deployer]');
-  const plan = await cli(['plan', dir], { STRIPE_KEY: FIRST });
+  const plan = await w.cli(['plan', w.dir], { STRIPE_KEY: FIRST });
   expect(plan.stdout).toContain('# service_account_grant.shop/stripe-key/ci-deployer will be created');
-  const apply = await cli(['apply', dir, '--auto-approve'], { STRIPE_KEY: FIRST });
+  const apply = await w.cli(['apply', w.dir, '--auto-approve'], { STRIPE_KEY: FIRST });
   expect(apply.stderr).toBe('');
   expect(apply.code).toBe(0);
-  const record = (await admin.listAll('listRecords', {})).find((r) => r.name === 'stripe-key')!;
+  const record = (await w.client.listAll('listRecords', {})).find((r) => r.name === 'stripe-key')!;
   recordId = record.record_id;
   expect(record.grants?.service_account_ids).toEqual([ciDeployer.id]);
 
@@ -83,47 +51,47 @@ it('1-2. apply grants the record to ci-deployer, which reads the value with its 
 });
 
 it('4. a new value is wrapped for the reader again in the same apply, and the plan says so', async () => {
-  const plan = await cli(['plan', dir], { STRIPE_KEY: SECOND });
+  const plan = await w.cli(['plan', w.dir], { STRIPE_KEY: SECOND });
   expect(plan.stdout).toMatch(/~ value = \(sensitive\) +\(re-wrapped for 1 reader\)/);
-  const apply = await cli(['apply', dir, '--auto-approve'], { STRIPE_KEY: SECOND });
+  const apply = await w.cli(['apply', w.dir, '--auto-approve'], { STRIPE_KEY: SECOND });
   expect(apply.code).toBe(0);
   const read = await readAsServiceAccount();
   expect(read.stdout).toBe(`${SECOND}\n`);
-  const again = await cli(['plan', dir, '--detailed-exitcode'], { STRIPE_KEY: SECOND });
+  const again = await w.cli(['plan', w.dir, '--detailed-exitcode'], { STRIPE_KEY: SECOND });
   expect(again.code).toBe(0);
 });
 
 it('5. a grant revoked with `cplane api` is drift (exit 2), and apply repairs it', async () => {
-  const revoke = await cli(['api', 'revokeRecordServiceAccount', '--param', `id=${recordId}`, '--body', JSON.stringify({ serviceAccountId: ciDeployer.id })]);
+  const revoke = await w.cli(['api', 'revokeRecordServiceAccount', '--param', `id=${recordId}`, '--body', JSON.stringify({ serviceAccountId: ciDeployer.id })]);
   expect(revoke.code).toBe(0);
   expect((await readAsServiceAccount()).code).toBe(1);
 
-  const plan = await cli(['plan', dir, '--detailed-exitcode'], { STRIPE_KEY: SECOND });
+  const plan = await w.cli(['plan', w.dir, '--detailed-exitcode'], { STRIPE_KEY: SECOND });
   expect(plan.code).toBe(2);
   expect(plan.stdout).toContain('service_account_grant.shop/stripe-key/ci-deployer');
   expect(plan.stdout).toContain('service_account_grant.shop/stripe-key/ci-deployer was revoked outside cplane');
-  const apply = await cli(['apply', dir, '--auto-approve'], { STRIPE_KEY: SECOND });
+  const apply = await w.cli(['apply', w.dir, '--auto-approve'], { STRIPE_KEY: SECOND });
   expect(apply.code).toBe(0);
   expect((await readAsServiceAccount()).stdout).toBe(`${SECOND}\n`);
 });
 
 it('7. an inactive Service Account in grants is a plan error naming it at its file:line:col', async () => {
   config('[ci-deployer, legacy-bot]');
-  const plan = await cli(['plan', dir], { STRIPE_KEY: SECOND });
+  const plan = await w.cli(['plan', w.dir], { STRIPE_KEY: SECOND });
   expect(plan.code).toBe(1);
   expect(plan.stderr).toContain('infra/main.yaml:9:42: error: ');
   expect(plan.stderr).toContain('service_account_grant.shop/stripe-key/legacy-bot: the Service Account "legacy-bot" is inactive');
   config('[ci-deployr]');
-  const typo = await cli(['plan', dir], { STRIPE_KEY: SECOND });
+  const typo = await w.cli(['plan', w.dir], { STRIPE_KEY: SECOND });
   expect(typo.stderr).toContain(`no Service Account "ci-deployr" in account ${acme}; did you mean "ci-deployer"?`);
 });
 
 it('6. removing the reader revokes its grant, with a warning that it may hold the value; its read then fails with the API\'s reason', async () => {
   config('[]');
-  const plan = await cli(['plan', dir], { STRIPE_KEY: SECOND });
+  const plan = await w.cli(['plan', w.dir], { STRIPE_KEY: SECOND });
   expect(plan.stdout).toContain('# service_account_grant.shop/stripe-key/ci-deployer will be revoked');
   expect(plan.stdout).toContain('the reader may still hold the value it could read until now; rotate the record\'s value unless this plan does');
-  const apply = await cli(['apply', dir, '--auto-approve'], { STRIPE_KEY: SECOND });
+  const apply = await w.cli(['apply', w.dir, '--auto-approve'], { STRIPE_KEY: SECOND });
   expect(apply.code).toBe(0);
   const read = await readAsServiceAccount();
   expect(read.code).toBe(1);
@@ -132,12 +100,9 @@ it('6. removing the reader revokes its grant, with a warning that it may hold th
 });
 
 it('leaks neither the values nor the private key: not in any output, the state folder or the service\'s data', async () => {
-  await emulator.close();
-  const files = (root: string): string[] => readdirSync(root).flatMap((name) => (statSync(join(root, name)).isDirectory() ? files(join(root, name)) : [join(root, name)]));
-  const stored = [join(temp, 'emulator-data.json'), ...files(join(dir, '.cplane'))].map((path) => readFileSync(path, 'utf8'));
+  const stored = await w.stored();
   expect(stored.length).toBeGreaterThan(1);
-  for (const text of [...outputs, ...stored]) {
-    for (const secret of [FIRST, SECOND, privateKeyOf(ciDeployer.id), stateKey]) expect(text).not.toContain(secret);
+  for (const text of [...w.outputs, ...stored]) {
+    for (const secret of [FIRST, SECOND, privateKeyOf(ciDeployer.id), w.env.CPLANE_STATE_KEY!]) expect(text).not.toContain(secret);
   }
-  emulator = await startEmulator();
 });

@@ -3,41 +3,21 @@
 // through the group with the group's key; a new value is wrapped again for both in the same apply; a share
 // revoked behind cplane's back is drift that apply repairs; a name the directory does not declare is an error
 // at the name with the closest names; removing the group revokes its share.
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClient, type ApiClient } from '../../src/api/index.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
-import { printableKeyPair } from '../../src/emulator/keys.js';
-import { privateKeyOf, wrapperFor } from '../helpers/readers.js';
-import { runCli, type CliResult } from './helpers.js';
+import { directoryYaml, privateKeyOf, wrapperFor } from '../helpers/readers.js';
+import { acme, world, type World, type CliResult } from './helpers.js';
 
-const acme = fixtures.accounts[0]!.id;
 const [dana, platform] = [fixtures.users[2]!, fixtures.groups[0]!];
-const stateKey = Buffer.alloc(32, 12).toString('base64');
 const FIRST = 'db_password_share_first_4410';
 const SECOND = 'db_password_share_second_7781';
 
-let temp: string;
-let dir: string;
-let emulator: RunningEmulator;
-let admin: ApiClient;
+let w: World;
 let recordId: string;
-const outputs: string[] = [];
 
-async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  const run = await runCli(args, {
-    PATH: process.env.PATH, HOME: temp, XDG_CONFIG_HOME: join(temp, 'config'), NO_COLOR: '1',
-    CPLANE_BASE_URL: emulator.url, CPLANE_ACCOUNT: acme, CPLANE_TOKEN: fixtures.tokens.admin, CPLANE_STATE_KEY: stateKey,
-    ...env,
-  }, temp);
-  outputs.push(run.stdout, run.stderr);
-  return run;
-}
-
-const config = (grants: string) => writeFileSync(join(dir, 'main.yaml'), `version: 1
+const config = (grants: string) => w.config(`version: 1
 projects:
   shop:
     name: shop-shares
@@ -46,86 +26,71 @@ projects:
         value: { env: DB_PASSWORD }
         grants:
 ${grants}
-directory:
-  users:
-    dana: { id: ${dana.id}, publicKey: "${printableKeyPair(dana.id).publicKey}" }
-  groups:
-    platform: { id: ${platform.id}, publicKey: "${printableKeyPair(platform.id).publicKey}" }
-`);
+${directoryYaml({ users: { dana: dana.id }, groups: { platform: platform.id } })}`);
 
 /** `cplane read` as Dana (her token), with the key in a 0600 file: hers, or her group's. */
 async function readAsDana(keyOf: string): Promise<CliResult> {
-  const keyFile = join(temp, `${keyOf}.key`);
+  const keyFile = join(w.temp, `${keyOf}.key`);
   writeFileSync(keyFile, privateKeyOf(keyOf), { mode: 0o600 });
-  return runCli(['read', '--record-id', recordId, '--key-file', keyFile], {
-    PATH: process.env.PATH, HOME: temp, NO_COLOR: '1', CPLANE_BASE_URL: emulator.url, CPLANE_ACCOUNT: acme, CPLANE_TOKEN: fixtures.tokens.recordOwner,
-  }, temp);
+  return w.cliAs(fixtures.tokens.recordOwner, ['read', '--record-id', recordId, '--key-file', keyFile]);
 }
 
 beforeAll(async () => {
-  temp = mkdtempSync(join(tmpdir(), 'cplane-shares-'));
-  dir = join(temp, 'infra');
-  mkdirSync(dir);
-  emulator = await startEmulator({ dataFile: join(temp, 'emulator-data.json') });
-  admin = createClient({ baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: acme });
+  w = await world({ account: acme, dataFile: true });
 });
-afterAll(async () => {
-  await admin.close();
-  await emulator.close();
-  rmSync(temp, { recursive: true, force: true });
-});
+afterAll(async () => w.close());
 
 it('apply shares the record with a user and a group; each reads it with its own private key', async () => {
   config('          users: [dana]\n          groups: [platform]');
-  const plan = await cli(['plan', dir], { DB_PASSWORD: FIRST });
+  const plan = await w.cli(['plan', w.dir], { DB_PASSWORD: FIRST });
   expect(plan.stdout).toContain('# user_share.shop/db-password/dana will be created');
   expect(plan.stdout).toContain('# group_share.shop/db-password/platform will be created');
-  const apply = await cli(['apply', dir, '--auto-approve'], { DB_PASSWORD: FIRST });
+  const apply = await w.cli(['apply', w.dir, '--auto-approve'], { DB_PASSWORD: FIRST });
   expect(apply.stderr).toBe('');
   expect(apply.code).toBe(0);
-  const record = (await admin.listAll('listRecords', {})).find((r) => r.name === 'db-password')!;
+  const record = (await w.client.listAll('listRecords', {})).find((r) => r.name === 'db-password')!;
   recordId = record.record_id;
   expect(record.grants).toMatchObject({ user_ids: [dana.id], group_ids: [platform.id] });
 
   expect((await readAsDana(dana.id)).stdout).toBe(`${FIRST}\n`);
   // Without her direct share, Dana is given her group's wrapper, which the group's key opens.
-  await admin.call('revokeRecordUser', { path: { id: recordId }, body: { userId: dana.id } });
+  await w.client.call('revokeRecordUser', { path: { id: recordId }, body: { userId: dana.id } });
   expect((await readAsDana(platform.id)).stdout).toBe(`${FIRST}\n`);
 });
 
 it('a share revoked outside cplane is drift, repaired by apply', async () => {
-  const plan = await cli(['plan', dir, '--detailed-exitcode'], { DB_PASSWORD: FIRST });
+  const plan = await w.cli(['plan', w.dir, '--detailed-exitcode'], { DB_PASSWORD: FIRST });
   expect(plan.code).toBe(2);
   expect(plan.stdout).toContain('user_share.shop/db-password/dana was revoked outside cplane');
-  expect((await cli(['apply', dir, '--auto-approve'], { DB_PASSWORD: FIRST })).code).toBe(0);
+  expect((await w.cli(['apply', w.dir, '--auto-approve'], { DB_PASSWORD: FIRST })).code).toBe(0);
   expect((await readAsDana(dana.id)).stdout).toBe(`${FIRST}\n`);
 });
 
 it('a share made outside cplane to a user the configuration does not list is revoked by apply (the list is authoritative)', async () => {
   const ada = fixtures.users[0]!;
-  const read = await admin.call('readRecord', { path: { id: recordId }, body: { scope: ['fields'] } });
-  await admin.call('shareRecordWithUser', { path: { id: recordId }, body: { userId: ada.id, wrappedDek: wrapperFor(recordId, read.fields!.version, ada.id) } });
-  const plan = await cli(['plan', dir, '--detailed-exitcode'], { DB_PASSWORD: FIRST });
+  const read = await w.client.call('readRecord', { path: { id: recordId }, body: { scope: ['fields'] } });
+  await w.client.call('shareRecordWithUser', { path: { id: recordId }, body: { userId: ada.id, wrappedDek: wrapperFor(recordId, read.fields!.version, ada.id) } });
+  const plan = await w.cli(['plan', w.dir, '--detailed-exitcode'], { DB_PASSWORD: FIRST });
   expect(plan.code).toBe(2);
   expect(plan.stdout).toContain(`~ grants.users = "${ada.id}" -> null`);
   expect(plan.stdout).toContain('granted outside cplane; not listed, so revoked');
-  expect((await cli(['apply', dir, '--auto-approve'], { DB_PASSWORD: FIRST })).code).toBe(0);
-  expect((await admin.call('getRecord', { path: { id: recordId } })).grants?.user_ids).toEqual([dana.id]);
+  expect((await w.cli(['apply', w.dir, '--auto-approve'], { DB_PASSWORD: FIRST })).code).toBe(0);
+  expect((await w.client.call('getRecord', { path: { id: recordId } })).grants?.user_ids).toEqual([dana.id]);
 });
 
 it('a new value is wrapped again for the user and the group in the same apply', async () => {
-  const plan = await cli(['plan', dir], { DB_PASSWORD: SECOND });
+  const plan = await w.cli(['plan', w.dir], { DB_PASSWORD: SECOND });
   expect(plan.stdout).toMatch(/~ value = \(sensitive\) +\(re-wrapped for 2 readers\)/);
-  expect((await cli(['apply', dir, '--auto-approve'], { DB_PASSWORD: SECOND })).code).toBe(0);
+  expect((await w.cli(['apply', w.dir, '--auto-approve'], { DB_PASSWORD: SECOND })).code).toBe(0);
   expect((await readAsDana(dana.id)).stdout).toBe(`${SECOND}\n`);
-  await admin.call('revokeRecordUser', { path: { id: recordId }, body: { userId: dana.id } });
+  await w.client.call('revokeRecordUser', { path: { id: recordId }, body: { userId: dana.id } });
   expect((await readAsDana(platform.id)).stdout).toBe(`${SECOND}\n`);
-  expect((await cli(['apply', dir, '--auto-approve'], { DB_PASSWORD: SECOND })).code).toBe(0);
+  expect((await w.cli(['apply', w.dir, '--auto-approve'], { DB_PASSWORD: SECOND })).code).toBe(0);
 });
 
 it('a user the directory does not declare is an error at the name, with the closest names', async () => {
   config('          users: [dan]');
-  const validate = await cli(['validate', dir]);
+  const validate = await w.cli(['validate', w.dir]);
   expect(validate.code).toBe(1);
   expect(validate.stderr).toContain('infra/main.yaml:9:19');
   expect(validate.stderr).toContain('Unknown user "dan": it is not declared in directory.users; did you mean "dana"?');
@@ -133,19 +98,15 @@ it('a user the directory does not declare is an error at the name, with the clos
 
 it('removing the group revokes its share and leaves the user\'s', async () => {
   config('          users: [dana]\n          groups: []');
-  const plan = await cli(['plan', dir], { DB_PASSWORD: SECOND });
+  const plan = await w.cli(['plan', w.dir], { DB_PASSWORD: SECOND });
   expect(plan.stdout).toContain('# group_share.shop/db-password/platform will be revoked');
-  expect((await cli(['apply', dir, '--auto-approve'], { DB_PASSWORD: SECOND })).code).toBe(0);
-  const record = await admin.call('getRecord', { path: { id: recordId } });
+  expect((await w.cli(['apply', w.dir, '--auto-approve'], { DB_PASSWORD: SECOND })).code).toBe(0);
+  const record = await w.client.call('getRecord', { path: { id: recordId } });
   expect(record.grants).toMatchObject({ user_ids: [dana.id], group_ids: [] });
 });
 
 it('leaks neither the values nor the private keys: not in any output, the state folder or the service\'s data', async () => {
-  await emulator.close();
-  const files = (root: string): string[] => readdirSync(root).flatMap((name) => (statSync(join(root, name)).isDirectory() ? files(join(root, name)) : [join(root, name)]));
-  const stored = [join(temp, 'emulator-data.json'), ...files(join(dir, '.cplane'))].map((path) => readFileSync(path, 'utf8'));
-  for (const text of [...outputs, ...stored]) {
-    for (const secret of [FIRST, SECOND, privateKeyOf(dana.id), privateKeyOf(platform.id), stateKey]) expect(text).not.toContain(secret);
+  for (const text of [...w.outputs, ...(await w.stored())]) {
+    for (const secret of [FIRST, SECOND, privateKeyOf(dana.id), privateKeyOf(platform.id), w.env.CPLANE_STATE_KEY!]) expect(text).not.toContain(secret);
   }
-  emulator = await startEmulator();
 });

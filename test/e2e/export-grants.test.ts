@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { printableKeyPair } from '../../src/emulator/keys.js';
+import { directoryYaml } from '../helpers/readers.js';
 import { acme, world, type World } from './helpers.js';
 
 const staging = fixtures.accounts[1]!.id;
@@ -29,12 +30,7 @@ projects:
           serviceAccounts: [ci-deployer]
           users: [dana]
           groups: [platform]
-directory:
-  users:
-    dana: { id: ${dana.id}, publicKey: "${printableKeyPair(dana.id).publicKey}" }
-  groups:
-    platform: { id: ${platform.id}, publicKey: "${printableKeyPair(platform.id).publicKey}" }
-`);
+${directoryYaml({ users: { dana: dana.id }, groups: { platform: platform.id } })}`);
   const applied = await w.cli(['apply', w.dir, '--auto-approve'], { DB_PASSWORD: 'export_grants_value_5521' });
   expect(applied.stderr).toBe('');
   out = join(w.dir, '..', 'exported');

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type ApiClient } from '../../src/api/index.js';
@@ -22,6 +22,8 @@ export interface CliResult {
 }
 
 export interface World {
+  /** The private folder of this world: HOME of every run, holding `dir` (and key files a test writes). */
+  temp: string;
   dir: string;
   statePath: string;
   env: NodeJS.ProcessEnv;
@@ -29,14 +31,29 @@ export interface World {
   client: ApiClient;
   /** Writes main.yaml of the configuration folder. */
   config(yaml: string): void;
+  /** The CLI as the configuration's operator (admin token, state key); what it printed is kept in `outputs`. */
   cli(args: string[], extraEnv?: NodeJS.ProcessEnv, onStdout?: (soFar: string, child: ChildProcess) => void): Promise<CliResult>;
+  /** The CLI as a reader: `token` instead of the admin's, and no state key (`cplane read` prints a value: not kept). */
+  cliAs(token: string, args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<CliResult>;
+  /** stdout and stderr of every run of `cli`, for leak scans. */
+  outputs: string[];
+  /** For a leak scan, last: stops the emulator and returns what it saved (with `dataFile`) and every file of the state folder. */
+  stored(): Promise<string[]>;
   close(): Promise<void>;
 }
 
 /** `account`: the account the CLI and the client work in (default: Acme Staging, which has no Service Accounts). */
-export async function world(options: { faults?: string; latencyMs?: number; clockOffset?: string; account?: string } = {}): Promise<World> {
-  const emulator = await startEmulator({ latencyMs: options.latencyMs ?? 0, ...(options.faults ? { faults: options.faults } : {}), ...(options.clockOffset ? { clockOffset: options.clockOffset } : {}) });
+/** `dataFile`: the emulator saves its data in the world's folder, so a leak scan reads what the service stored. */
+export async function world(options: { faults?: string; latencyMs?: number; clockOffset?: string; account?: string; dataFile?: boolean } = {}): Promise<World> {
   const temp = mkdtempSync(join(tmpdir(), 'cplane-e2e-'));
+  const dataFile = options.dataFile ? join(temp, 'emulator-data.json') : undefined;
+  const emulator = await startEmulator({
+    latencyMs: options.latencyMs ?? 0,
+    ...(options.faults ? { faults: options.faults } : {}),
+    ...(options.clockOffset ? { clockOffset: options.clockOffset } : {}),
+    ...(dataFile ? { dataFile } : {}),
+  });
+  let running = true;
   const dir = join(temp, 'infra');
   mkdirSync(dir);
   const env: NodeJS.ProcessEnv = {
@@ -51,17 +68,33 @@ export async function world(options: { faults?: string; latencyMs?: number; cloc
     NO_COLOR: '1',
   };
   const client = createClient({ baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: options.account ?? account });
+  const outputs: string[] = [];
+  const kept = async (run: Promise<CliResult>) => {
+    const done = await run;
+    outputs.push(done.stdout, done.stderr);
+    return done;
+  };
+  const { CPLANE_STATE_KEY: _stateKey, ...readerEnv } = env;
   return {
+    temp,
     dir,
     statePath: join(dir, '.cplane', options.account ?? account, 'state.json'),
     env,
     emulator,
     client,
+    outputs,
     config: (yaml) => writeFileSync(join(dir, 'main.yaml'), yaml),
-    cli: (args, extraEnv = {}, onStdout) => runCli(args, { ...env, ...extraEnv }, temp, onStdout),
+    cli: (args, extraEnv = {}, onStdout) => kept(runCli(args, { ...env, ...extraEnv }, temp, onStdout)),
+    cliAs: (token, args, extraEnv = {}) => runCli(args, { ...readerEnv, CPLANE_TOKEN: token, ...extraEnv }, temp),
+    async stored() {
+      running = false;
+      await emulator.close();
+      const files = (root: string): string[] => readdirSync(root).flatMap((name) => (statSync(join(root, name)).isDirectory() ? files(join(root, name)) : [join(root, name)]));
+      return [...(dataFile ? [dataFile] : []), ...files(join(dir, '.cplane'))].map((path) => readFileSync(path, 'utf8'));
+    },
     async close() {
       await client.close();
-      await emulator.close();
+      if (running) await emulator.close();
       rmSync(temp, { recursive: true, force: true });
     },
   };

@@ -11,8 +11,9 @@ import { applyPlan, stateKeyRing } from '../../src/applier/index.js';
 import { resolveSecret } from '../../src/config/index.js';
 import { unwrapDataKey } from '../../src/crypto/data-key-wrap.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
-import { fixtureKeyPair, printableKeyPair } from '../../src/emulator/keys.js';
+import { fixtureKeyPair } from '../../src/emulator/keys.js';
 import { readSecret } from '../../src/sdk/read-secret.js';
+import { directoryYaml } from '../helpers/readers.js';
 import { harness, type Harness } from './harness.js';
 
 const acme = fixtures.accounts[0]!.id;
@@ -33,10 +34,7 @@ projects:
       stripe-key:
         value: { env: STRIPE }
         grants: { ${readers} }
-directory:
-  groups:
-    platform: { id: ${platform.id}, publicKey: "${printableKeyPair(platform.id).publicKey}" }
-`;
+${directoryYaml({ groups: { platform: platform.id } })}`;
 
 /** Plans, then applies with the client's events of the apply alone; the operations it sent, in order. */
 async function applyCounting(): Promise<string[]> {

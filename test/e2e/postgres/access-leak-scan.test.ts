@@ -7,9 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from '../../../src/api/index.js';
 import { fixtures } from '../../../src/emulator/fixtures.js';
-import { printableKeyPair } from '../../../src/emulator/keys.js';
 import { withDatabase } from '../../helpers/postgres.js';
-import { privateKeyOf } from '../../helpers/readers.js';
+import { directoryYaml, privateKeyOf } from '../../helpers/readers.js';
 import { dumpSchema } from '../../state/postgres/helpers.js';
 import { runCli, world, type CliResult, type World } from '../helpers.js';
 
@@ -45,12 +44,7 @@ projects:
           serviceAccounts: [ci-deployer]
           users: [dana]
           groups: [platform]
-directory:
-  users:
-    dana: { id: ${dana.id}, publicKey: "${printableKeyPair(dana.id).publicKey}" }
-  groups:
-    platform: { id: ${platform.id}, publicKey: "${printableKeyPair(platform.id).publicKey}" }
-`);
+${directoryYaml({ users: { dana: dana.id }, groups: { platform: platform.id } })}`);
 });
 afterAll(async () => w?.close());
 
