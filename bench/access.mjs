@@ -5,22 +5,20 @@
 // with the time per wrap.
 // Printed, never asserted. The emulator's fixtures hold one active Service Account in the account: two more are
 // added to its data file before it starts (their key pairs derived like the fixtures').
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { wrapDataKey } from '../dist/crypto/data-key-wrap.js';
 import { startEmulator } from '../dist/emulator/index.js';
 import { fixtures } from '../dist/emulator/fixtures.js';
 import { fixtureKeyPair } from '../dist/emulator/keys.js';
+import { runApplyChild } from './lib/run-apply-child.mjs';
 
 const RECORDS = Number(process.argv[2] ?? 1000);
 const LATENCY_MS = 20;
 const PARALLELISM = 32;
 const account = fixtures.accounts[0].id;
-const child = fileURLToPath(new URL('./lib/apply-child.js', import.meta.url));
 // The data file is on a memory file system when there is one: the emulator saves it (debounced) after writes.
 const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'cplane-bench-access-'));
 const dataFile = join(dir, 'emulator-data.json');
@@ -49,23 +47,8 @@ async function apply(emulator, withGrants) {
   config(withGrants);
   const stateDir = mkdtempSync(join(dir, 'state-'));
   writeFileSync(join(stateDir, 'main.yaml'), readFileSync(join(dir, 'main.yaml')));
-  const lines = [];
-  await new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [child, emulator.url, stateDir, String(PARALLELISM), 'real', account], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let buffered = '';
-    proc.stdout.on('data', (chunk) => {
-      buffered += chunk;
-      for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
-        const line = JSON.parse(buffered.slice(0, at));
-        buffered = buffered.slice(at + 1);
-        if (line.planned) emulator.resetStats();
-        else lines.push(line);
-      }
-    });
-    proc.on('error', reject);
-    proc.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`apply child exited ${code}`))));
-  });
-  return { ...lines[0], requests: emulator.stats().requests, boundMs: (lines[0].writes * LATENCY_MS) / PARALLELISM };
+  const r = await runApplyChild(emulator, { dir: stateDir, parallelism: PARALLELISM, account });
+  return { ...r, boundMs: (r.writes * LATENCY_MS) / PARALLELISM };
 }
 
 const emulator = await startEmulator({ dataFile, readOnlyData: true, latencyMs: LATENCY_MS });

@@ -5,18 +5,16 @@
 // Time per write at each size is printed as a ratio to the one at 500 (linear apply: about 1). At 2,000 the same
 // apply also runs with the state writes replaced by a no-op, for comparison.
 // Sizes can be chosen: node bench/apply.mjs 500 2000 (default: all four; the large ones take minutes).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startEmulator } from '../dist/emulator/index.js';
 import { benchConfig } from './lib/bench-config.mjs';
+import { runApplyChild } from './lib/run-apply-child.mjs';
 
 const LATENCY_MS = 20;
 const PARALLELISM = 32;
 const DEPTH = 3;
-const child = fileURLToPath(new URL('./lib/apply-child.js', import.meta.url));
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
 
 async function run(resources, mode) {
@@ -24,26 +22,9 @@ async function run(resources, mode) {
   const dir = mkdtempSync(join(tmpdir(), 'cplane-bench-apply-'));
   writeFileSync(join(dir, 'main.yaml'), benchConfig(resources / 5));
   try {
-    const lines = [];
-    await new Promise((resolve, reject) => {
-      const proc = spawn(process.execPath, [child, emulator.url, dir, String(PARALLELISM), mode], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let buffered = '';
-      proc.stdout.on('data', (chunk) => {
-        buffered += chunk;
-        for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
-          const line = JSON.parse(buffered.slice(0, at));
-          buffered = buffered.slice(at + 1);
-          // The refresh is done: count only the apply's requests from here.
-          if (line.planned) emulator.resetStats();
-          else lines.push(line);
-        }
-      });
-      proc.on('error', reject);
-      proc.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`apply child exited ${code}`))));
-    });
-    const r = lines[0];
+    const r = await runApplyChild(emulator, { dir, parallelism: PARALLELISM, mode });
     const lowerBoundMs = Math.max(DEPTH, Math.ceil(r.writes / PARALLELISM)) * LATENCY_MS;
-    return { resources, mode, ...r, requests: emulator.stats().requests, lowerBoundMs, perWriteMs: r.wallMs / r.writes };
+    return { resources, mode, ...r, lowerBoundMs, perWriteMs: r.wallMs / r.writes };
   } finally {
     await emulator.close();
     rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 /* global performance */
-// One apply, run in its own process by bench/apply.mjs so its CPU time and peak RSS are the CLI's alone (the
+// One apply, run in its own process by bench/lib/run-apply-child.mjs so its CPU time and peak RSS are the CLI's alone (the
 // emulator runs in the parent). Prints one JSON line. Usage: apply-child.js URL DIR PARALLELISM real|noop [ACCOUNT]
 import { applyPlan, stateKeyRing } from '../../dist/applier/index.js';
 import { createClient } from '../../dist/api/index.js';
