@@ -7,6 +7,27 @@ import { join } from 'node:path';
 import { loadConfiguration } from '../dist/providers/index.js';
 
 const FILES = 10;
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** Loads the folder five times: the resources, the first (cold) run's wall and CPU ms, and the medians. */
+async function loadFiveTimes(dir) {
+  const times = [];
+  const cpuTimes = [];
+  let resources = 0;
+  for (let run = 0; run < 5; run++) {
+    const start = process.hrtime.bigint();
+    const cpuStart = process.cpuUsage();
+    const { desired, diagnostics } = await loadConfiguration(dir, { env: {} });
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    const cpu = process.cpuUsage(cpuStart);
+    cpuTimes.push((cpu.user + cpu.system) / 1000);
+    if (!desired) throw new Error(`generated configuration is invalid: ${diagnostics[0]?.summary}`);
+    resources = desired.resources.length;
+  }
+  return { resources, first: { wall: times[0], cpu: cpuTimes[0] }, wall: median(times), cpu: median(cpuTimes) };
+}
+
 // Per unit: project + 4 records + credential + gateway + OTel export + 2 tokens = 10 resources.
 const SIZES = [
   { units: 500, goalMs: 1000 },
@@ -63,24 +84,10 @@ for (const { units: UNITS, goalMs } of SIZES) {
 
     // CPU time is printed beside wall time: on a shared 2-core machine other processes stretch the
     // wall clock, while CPU time shows what loading itself costs.
-    const times = [];
-    const cpuTimes = [];
-    let resources = 0;
-    for (let run = 0; run < 5; run++) {
-      const start = process.hrtime.bigint();
-      const cpuStart = process.cpuUsage();
-      const { desired, diagnostics } = await loadConfiguration(dir, { env: {} });
-      times.push(Number(process.hrtime.bigint() - start) / 1e6);
-      const cpu = process.cpuUsage(cpuStart);
-      cpuTimes.push((cpu.user + cpu.system) / 1000);
-      if (!desired) throw new Error(`generated configuration is invalid: ${diagnostics[0]?.summary}`);
-      resources = desired.resources.length;
-    }
-    const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-    const wall = median(times);
+    const { resources, first, wall, cpu } = await loadFiveTimes(dir);
     console.log(`validate: ${resources} resources in ${FILES} files`);
-    console.log(`  first run (cold): ${times[0].toFixed(0)} ms wall, ${cpuTimes[0].toFixed(0)} ms CPU`);
-    console.log(`  median of 5 runs: ${wall.toFixed(0)} ms wall, ${median(cpuTimes).toFixed(0)} ms CPU (goal < ${goalMs} ms) ${wall < goalMs ? 'OK' : 'SLOW'}`);
+    console.log(`  first run (cold): ${first.wall.toFixed(0)} ms wall, ${first.cpu.toFixed(0)} ms CPU`);
+    console.log(`  median of 5 runs: ${wall.toFixed(0)} ms wall, ${cpu.toFixed(0)} ms CPU (goal < ${goalMs} ms) ${wall < goalMs ? 'OK' : 'SLOW'}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -109,27 +116,10 @@ for (const { units: UNITS, goalMs } of SIZES) {
       'variables:', `  teams${t}:`, '    type: map', '    default:', ...Array.from({ length: PER_TEMPLATE }, (_, k) => `      k${k}: { rpm: ${rpmOf(t, k)} }`),
       'gateways:', `  g${t}:`, `    forEach: \${var.teams${t}}`, ...gatewayBody('    ', 'team ${each.key}', `gw-${t}-\${each.key}`, '${each.value.rpm}'),
     ]);
-    const measure = async (dir) => {
-      const times = [];
-      const cpuTimes = [];
-      let resources = 0;
-      for (let run = 0; run < 5; run++) {
-        const start = process.hrtime.bigint();
-        const cpuStart = process.cpuUsage();
-        const { desired, diagnostics } = await loadConfiguration(dir, { env: {} });
-        times.push(Number(process.hrtime.bigint() - start) / 1e6);
-        const cpu = process.cpuUsage(cpuStart);
-        cpuTimes.push((cpu.user + cpu.system) / 1000);
-        if (!desired) throw new Error(`generated configuration is invalid: ${diagnostics[0]?.summary}`);
-        resources = desired.resources.length;
-      }
-      const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-      return { resources, wall: median(times), cpu: median(cpuTimes) };
-    };
     // Alternated, so that load on the shared machine falls on both alike.
-    const out = await measure(written);
-    const each = await measure(templated);
-    const out2 = await measure(written);
+    const out = await loadFiveTimes(written);
+    const each = await loadFiveTimes(templated);
+    const out2 = await loadFiveTimes(written);
     const outWall = Math.min(out.wall, out2.wall);
     const outCpu = Math.min(out.cpu, out2.cpu);
     console.log(`validate forEach: ${each.resources} resources (${TEMPLATES * PER_TEMPLATE} gateways from ${TEMPLATES} templates) vs ${out.resources} written out`);
