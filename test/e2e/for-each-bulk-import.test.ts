@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
-import { world, type World } from './helpers.js';
+import { coreAndOpenai, world, type World } from './helpers.js';
 
 let w: World;
 beforeAll(async () => {
@@ -12,11 +12,7 @@ beforeAll(async () => {
 afterAll(async () => w.close());
 
 const stem = `version: 1
-projects:
-  core: { description: Core }
-credentials:
-  openai: { provider: openai, label: openai-bulk, secret: { env: OPENAI_API_KEY } }
-`;
+${coreAndOpenai('openai-bulk')}`;
 const teams = Array.from({ length: 10 }, (_, i) => `t${i}`);
 const ids = new Map<string, string>();
 

@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { world, type World } from './helpers.js';
+import { coreAndOpenai, world, type World } from './helpers.js';
 
 let w: World;
 beforeAll(async () => {
@@ -17,11 +17,7 @@ variables:
   teams:
     type: map
     default: { search: { rpm: 100 }, payments: { rpm: 600 } }
-projects:
-  core: { description: Core }
-credentials:
-  openai: { provider: openai, secret: { env: OPENAI_API_KEY } }
-`;
+${coreAndOpenai('openai-diagnostics')}`;
 const gateways = (settings: string) => `gateways:
   team:
     forEach: \${var.teams}

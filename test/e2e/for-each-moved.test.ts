@@ -3,7 +3,7 @@
 // them) and apply sends no API write.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { operations, type OperationName } from '../../src/api/operations.js';
-import { world, type World } from './helpers.js';
+import { coreAndOpenai, world, type World } from './helpers.js';
 
 let w: World;
 beforeAll(async () => {
@@ -12,11 +12,7 @@ beforeAll(async () => {
 afterAll(async () => w.close());
 
 const stem = `version: 1
-projects:
-  core: { description: Core }
-credentials:
-  openai: { provider: openai, label: openai-moved, secret: { env: OPENAI_API_KEY } }
-`;
+${coreAndOpenai('openai-moved')}`;
 const gateway = (name: string, team: string) => `  ${name}:
     project: core
     name: ${team} gateway

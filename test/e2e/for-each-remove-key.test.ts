@@ -1,7 +1,7 @@
 // forEach through the real CLI: three teams' gateways (each with a token and an OTel export) made from one map,
 // then one key removed from the map: the plan removes exactly that instance and its children, nothing else changes.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { liveInventory, world, type World } from './helpers.js';
+import { coreAndOpenai, liveInventory, world, type World } from './helpers.js';
 
 /** The teams' gateways and tokens the API holds (the account has fixture objects of its own). */
 async function teamsLive() {
@@ -20,11 +20,7 @@ variables:
   teams:
     type: map
     default: ${JSON.stringify(Object.fromEntries(Object.entries(teams).map(([team, rpm]) => [team, { rpm }])))}
-projects:
-  core: { description: Core }
-credentials:
-  openai: { provider: openai, label: openai-teams, secret: { env: OPENAI_API_KEY } }
-gateways:
+${coreAndOpenai('openai-teams')}gateways:
   team:
     forEach: \${var.teams}
     project: core
