@@ -1,16 +1,15 @@
 /**
- * HPKE (RFC 9180), base mode, single shot, for the one suite cplane uses:
- * DHKEM(X25519, HKDF-SHA256) / HKDF-SHA256 / ChaCha20-Poly1305 (ids 0x0020,
- * 0x0001, 0x0003). Assembled from kept primitives (X25519 and HMAC-SHA256 of
- * Node's crypto, which are OpenSSL's: X25519 about three times and HMAC about
- * four times faster than JavaScript ones; @noble/ciphers ChaCha20-Poly1305)
- * exactly as the RFC's sections 4, 5.1 and 7.1.3 write it, and checked against
- * the RFC's test vector A.2.1 (test/crypto/hpke.test.ts).
+ * HPKE (RFC 9180) for the one suite cplane uses: DHKEM(X25519, HKDF-SHA256) / HKDF-SHA256 /
+ * ChaCha20-Poly1305 (ids 0x0020, 0x0001, 0x0003), in base mode (0x00) and auth mode (0x02, the sender
+ * proves it holds a static private key). Assembled from kept primitives (X25519 and HMAC-SHA256 of Node's
+ * crypto, which are OpenSSL's: X25519 about three times and HMAC about four times faster than JavaScript
+ * ones; @noble/ciphers ChaCha20-Poly1305) exactly as the RFC's sections 4, 4.1, 5.1, 5.2, 5.3 and 7.1.3 write
+ * it, and checked against the RFC's test vectors A.2.1 (base) and A.2.3 (auth): every sequence number and
+ * every exported value given there (test/crypto/hpke.test.ts).
  *
- * Why not @hpke/core: it runs on WebCrypto, so every call is a promise; the
- * emulator checks wrappers inside its synchronous handlers (each write is
- * atomic) and apply-time wrapping is a pure function, so a synchronous
- * implementation keeps both simple.
+ * Why not @hpke/core: it runs on WebCrypto, so every call is a promise; the emulator checks wrappers
+ * inside its synchronous handlers (each write is atomic) and apply-time wrapping is a pure function, so a
+ * synchronous implementation keeps both simple.
  */
 import { chacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { createHmac, createPrivateKey, createPublicKey, diffieHellman as nodeDiffieHellman, generateKeyPairSync, type KeyObject } from 'node:crypto';
@@ -18,15 +17,19 @@ import { createHmac, createPrivateKey, createPublicKey, diffieHellman as nodeDif
 const encoder = new TextEncoder();
 const bytes = (text: string) => encoder.encode(text);
 
-/** Lengths of the suite (RFC 9180 tables 2 and 5): shared secret, public key and enc, AEAD key, nonce. */
+/** Lengths of the suite (RFC 9180 tables 2 and 5): shared secret, public key and enc, AEAD key, nonce, hash. */
 const N_SECRET = 32;
 const N_PK = 32;
 const N_K = 32;
 const N_N = 12;
+const N_H = 32;
 
 const KEM_SUITE_ID = concat(bytes('KEM'), i2osp(0x0020, 2));
 const HPKE_SUITE_ID = concat(bytes('HPKE'), i2osp(0x0020, 2), i2osp(0x0001, 2), i2osp(0x0003, 2));
-const MODE_BASE = 0x00;
+
+/** The two modes cplane uses (RFC 9180 table 1): base authenticates no sender; auth binds the sender's static key. */
+export type HpkeMode = 'base' | 'auth';
+const MODE_ID: Record<HpkeMode, number> = { base: 0x00, auth: 0x02 };
 
 export interface HpkeKeyPair {
   privateKey: Uint8Array;
@@ -39,21 +42,34 @@ export interface HpkeSealed {
   ct: Uint8Array;
 }
 
-/** The values the key schedule produces; returned by setupBaseSender so the test vector can check each one. */
-export interface HpkeSenderContext {
-  enc: Uint8Array;
-  sharedSecret: Uint8Array;
-  key: Uint8Array;
-  baseNonce: Uint8Array;
-}
-
 /**
- * A recipient's private key made ready for opening (a Node KeyObject, whose import from raw bytes is the slow part)
- * with its public key: make it once with recipientOf when one key opens many messages.
+ * A private key made ready for use (a Node KeyObject, whose import from raw bytes is the slow part) with its
+ * public key: make it once with recipientOf when one key opens (or, as an auth-mode sender, seals) many messages.
  */
 export interface HpkeRecipient {
   privateKey: KeyObject;
   publicKey: Uint8Array;
+}
+
+/** An auth-mode sender's static key pair: the same shape as a recipient's. */
+export type HpkeSender = HpkeRecipient;
+
+/**
+ * An encryption context (RFC 9180 5.2 and 5.3): the key schedule's values, so the test vectors can check each one,
+ * and Seal/Open with the sequence number kept here, and Export.
+ */
+export interface HpkeContext {
+  enc: Uint8Array;
+  sharedSecret: Uint8Array;
+  key: Uint8Array;
+  baseNonce: Uint8Array;
+  exporterSecret: Uint8Array;
+  /** Seals the next message (sender contexts). */
+  seal(aad: Uint8Array, plaintext: Uint8Array): Uint8Array;
+  /** Opens the next message (recipient contexts); throws HpkeOpenError. */
+  open(aad: Uint8Array, ciphertext: Uint8Array): Uint8Array;
+  /** A secret of `length` bytes (at most 32) bound to the context and `exporterContext`. */
+  export(exporterContext: Uint8Array, length: number): Uint8Array;
 }
 
 export function recipientOf(privateKey: Uint8Array): HpkeRecipient {
@@ -61,7 +77,7 @@ export function recipientOf(privateKey: Uint8Array): HpkeRecipient {
   return { privateKey: key, publicKey: rawPublicKey(createPublicKey(key)) };
 }
 
-/** A message that does not open: wrong private key, wrong info or associated data, or altered bytes. */
+/** A message that does not open: wrong private key, wrong sender, wrong info or associated data, or altered bytes. */
 export class HpkeOpenError extends Error {
   override readonly name = 'HpkeOpenError';
 }
@@ -83,63 +99,135 @@ export function publicKeyOf(privateKey: Uint8Array): Uint8Array {
   return recipientOf(privateKey).publicKey;
 }
 
+export interface SetupSenderRequest {
+  recipientPublicKey: Uint8Array;
+  info: Uint8Array;
+  /** Auth mode: the sender's static key. Without it, base mode. */
+  sender?: HpkeSender;
+  /** For the test vectors only; normal use leaves it out and gets a fresh ephemeral key pair. */
+  ephemeral?: HpkeKeyPair;
+}
+
 /**
- * SetupBaseS (RFC 9180 5.1.1): encapsulates to `recipientPublicKey` and runs the key schedule.
- * `ephemeral` is for the test vector only; normal use leaves it out and gets a fresh key pair.
+ * SetupBaseS / SetupAuthS (RFC 9180 5.1.1, 5.1.3): Encap or AuthEncap to the recipient (4.1), then the key
+ * schedule. In auth mode the KEM's shared secret also depends on DH(skS, pkR) and the context on pkS.
  */
-export function setupBaseSender(recipientPublicKey: Uint8Array, info: Uint8Array, ephemeral?: HpkeKeyPair): HpkeSenderContext {
+export function setupSender(request: SetupSenderRequest): HpkeContext {
+  const { recipientPublicKey, info, sender, ephemeral } = request;
   checkLength(recipientPublicKey, N_PK, 'recipient public key');
   // A fresh ephemeral key stays a KeyObject: importing raw private keys is the slow part of Node's X25519.
   const fresh = ephemeral ? undefined : generateKeyPairSync('x25519');
-  const dh = diffieHellman(fresh?.privateKey ?? privateKeyObject(ephemeral!.privateKey), recipientPublicKey);
   const enc = fresh ? rawPublicKey(fresh.publicKey) : ephemeral!.publicKey;
-  const sharedSecret = extractAndExpand(dh, concat(enc, recipientPublicKey));
-  return { enc, sharedSecret, ...keySchedule(sharedSecret, info) };
+  const dhEphemeral = diffieHellman(fresh?.privateKey ?? privateKeyObject(ephemeral!.privateKey), recipientPublicKey);
+  const sharedSecret = sender
+    ? extractAndExpand(concat(dhEphemeral, diffieHellman(sender.privateKey, recipientPublicKey)), concat(enc, recipientPublicKey, sender.publicKey))
+    : extractAndExpand(dhEphemeral, concat(enc, recipientPublicKey));
+  return context(enc, sharedSecret, keySchedule(sender ? 'auth' : 'base', sharedSecret, info));
 }
 
-/** Single-shot SealBase: the first (and only) message of a context, so its nonce is the base nonce. */
-export function sealBase(recipientPublicKey: Uint8Array, info: Uint8Array, aad: Uint8Array, plaintext: Uint8Array, ephemeral?: HpkeKeyPair): HpkeSealed {
-  const ctx = setupBaseSender(recipientPublicKey, info, ephemeral);
-  return { enc: ctx.enc, ct: chacha20poly1305(ctx.key, ctx.baseNonce, aad).encrypt(plaintext) };
+export interface SetupRecipientRequest {
+  recipient: Uint8Array | HpkeRecipient;
+  enc: Uint8Array;
+  info: Uint8Array;
+  /** Auth mode: the public key of the sender the message must come from. Without it, base mode. */
+  senderPublicKey?: Uint8Array;
 }
 
-/** Single-shot OpenBase; throws HpkeOpenError when the message does not open. */
-export function openBase(recipient: Uint8Array | HpkeRecipient, sealed: HpkeSealed, info: Uint8Array, aad: Uint8Array): Uint8Array {
-  checkLength(sealed.enc, N_PK, 'encapsulated key');
-  const { privateKey, publicKey } = recipient instanceof Uint8Array ? recipientOf(recipient) : recipient;
+/** SetupBaseR / SetupAuthR (RFC 9180 5.1.1, 5.1.3): Decap or AuthDecap, then the key schedule. */
+export function setupRecipient(request: SetupRecipientRequest): HpkeContext {
+  const { enc, info, senderPublicKey } = request;
+  checkLength(enc, N_PK, 'encapsulated key');
+  const { privateKey, publicKey } = request.recipient instanceof Uint8Array ? recipientOf(request.recipient) : request.recipient;
+  const dhEphemeral = diffieHellman(privateKey, enc);
+  const sharedSecret = senderPublicKey
+    ? extractAndExpand(concat(dhEphemeral, diffieHellman(privateKey, senderPublicKey)), concat(enc, publicKey, senderPublicKey))
+    : extractAndExpand(dhEphemeral, concat(enc, publicKey));
+  return context(enc, sharedSecret, keySchedule(senderPublicKey ? 'auth' : 'base', sharedSecret, info));
+}
+
+/** Single-shot seal (RFC 9180 6.1): the first and only message of a context. Auth mode when `sender` is given. */
+export function seal(request: SetupSenderRequest & { aad: Uint8Array; plaintext: Uint8Array }): HpkeSealed {
+  const ctx = setupSender(request);
+  return { enc: ctx.enc, ct: ctx.seal(request.aad, request.plaintext) };
+}
+
+/** Single-shot open; throws HpkeOpenError when the message does not open (also for another sender in auth mode). */
+export function open(request: Omit<SetupRecipientRequest, 'enc'> & { sealed: HpkeSealed; aad: Uint8Array }): Uint8Array {
   try {
-    const dh = diffieHellman(privateKey, sealed.enc);
-    const sharedSecret = extractAndExpand(dh, concat(sealed.enc, publicKey));
-    const { key, baseNonce } = keySchedule(sharedSecret, info);
-    return chacha20poly1305(key, baseNonce, aad).decrypt(sealed.ct);
+    return setupRecipient({ ...request, enc: request.sealed.enc }).open(request.aad, request.sealed.ct);
   } catch (cause) {
-    throw new HpkeOpenError('the HPKE message does not open: another recipient key, other associated data, or altered bytes', { cause });
+    if (cause instanceof HpkeOpenError) throw cause;
+    throw new HpkeOpenError('the HPKE message does not open: another recipient or sender key, other associated data, or altered bytes', { cause });
   }
+}
+
+/** SealBase, single shot (kept for readers of the first wrapper format). */
+export function sealBase(recipientPublicKey: Uint8Array, info: Uint8Array, aad: Uint8Array, plaintext: Uint8Array, ephemeral?: HpkeKeyPair): HpkeSealed {
+  return seal({ recipientPublicKey, info, aad, plaintext, ...(ephemeral ? { ephemeral } : {}) });
+}
+
+/** OpenBase, single shot. */
+export function openBase(recipient: Uint8Array | HpkeRecipient, sealed: HpkeSealed, info: Uint8Array, aad: Uint8Array): Uint8Array {
+  return open({ recipient, sealed, info, aad });
+}
+
+function context(enc: Uint8Array, sharedSecret: Uint8Array, schedule: KeySchedule): HpkeContext {
+  let sequence = 0;
+  // RFC 9180 5.2: the nonce of message `seq` is base_nonce XOR I2OSP(seq, Nn); the sequence never wraps.
+  const nextNonce = () => {
+    if (sequence >= Number.MAX_SAFE_INTEGER) throw new RangeError('HPKE message limit reached');
+    const nonce = i2osp(sequence++, N_N);
+    for (let i = 0; i < N_N; i++) nonce[i]! ^= schedule.baseNonce[i]!;
+    return nonce;
+  };
+  return {
+    enc,
+    sharedSecret,
+    ...schedule,
+    seal: (aad, plaintext) => chacha20poly1305(schedule.key, nextNonce(), aad).encrypt(plaintext),
+    open(aad, ciphertext) {
+      const nonce = nextNonce();
+      try {
+        return chacha20poly1305(schedule.key, nonce, aad).decrypt(ciphertext);
+      } catch (cause) {
+        sequence--;
+        throw new HpkeOpenError('the HPKE message does not open: another recipient or sender key, other associated data, or altered bytes', { cause });
+      }
+    },
+    export: (exporterContext, length) => labeledExpand(HPKE_SUITE_ID, schedule.exporterSecret, 'sec', exporterContext, length),
+  };
 }
 
 // ---------------------------------------------------------------- RFC 9180 building blocks
 
-/** The key schedule context of base mode depends on `info` alone: worked out once for each info array. */
-const contexts = new WeakMap<Uint8Array, Uint8Array>();
+/** The key schedule context depends on the mode and `info` alone (no PSK here): worked out once for each pair. */
+const contexts: Record<HpkeMode, WeakMap<Uint8Array, Uint8Array>> = { base: new WeakMap(), auth: new WeakMap() };
 
-function keyScheduleContext(info: Uint8Array): Uint8Array {
-  let context = contexts.get(info);
+function keyScheduleContext(mode: HpkeMode, info: Uint8Array): Uint8Array {
+  let context = contexts[mode].get(info);
   if (!context) {
     const empty = new Uint8Array(0);
     const pskIdHash = labeledExtract(HPKE_SUITE_ID, empty, 'psk_id_hash', empty);
     const infoHash = labeledExtract(HPKE_SUITE_ID, empty, 'info_hash', info);
-    context = concat(Uint8Array.of(MODE_BASE), pskIdHash, infoHash);
-    contexts.set(info, context);
+    context = concat(Uint8Array.of(MODE_ID[mode]), pskIdHash, infoHash);
+    contexts[mode].set(info, context);
   }
   return context;
 }
 
-function keySchedule(sharedSecret: Uint8Array, info: Uint8Array): { key: Uint8Array; baseNonce: Uint8Array } {
-  const context = keyScheduleContext(info);
+interface KeySchedule {
+  key: Uint8Array;
+  baseNonce: Uint8Array;
+  exporterSecret: Uint8Array;
+}
+
+function keySchedule(mode: HpkeMode, sharedSecret: Uint8Array, info: Uint8Array): KeySchedule {
+  const context = keyScheduleContext(mode, info);
   const secret = labeledExtract(HPKE_SUITE_ID, sharedSecret, 'secret', new Uint8Array(0));
   return {
     key: labeledExpand(HPKE_SUITE_ID, secret, 'key', context, N_K),
     baseNonce: labeledExpand(HPKE_SUITE_ID, secret, 'base_nonce', context, N_N),
+    exporterSecret: labeledExpand(HPKE_SUITE_ID, secret, 'exp', context, N_H),
   };
 }
 
@@ -196,7 +284,7 @@ function hmacSha256(key: Uint8Array, message: Uint8Array): Uint8Array {
 
 function i2osp(value: number, length: number): Uint8Array {
   const out = new Uint8Array(length);
-  for (let i = length - 1, v = value; i >= 0; i--, v >>>= 8) out[i] = v & 0xff;
+  for (let i = length - 1, v = value; i >= 0; i--, v = Math.floor(v / 256)) out[i] = v % 256;
   return out;
 }
 
