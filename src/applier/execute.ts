@@ -11,13 +11,12 @@ import { randomUUID } from 'node:crypto';
 import type { ApiClient, ClientEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { Limiter } from '../api/limiter.js';
-import type { SecretSource } from '../plan-model/index.js';
 import type { Plan, PlanStep, PlannedWrite } from '../plan-model/index.js';
 import { renamedEntry, type StateStore } from '../state/index.js';
 import type { JournalEntry } from '../state/types.js';
 import type { ApplyEvent, ApplyResult, StepRef } from './events.js';
 import { noticesOf, recordResult, removeEntry, saveEntry, sendEntry, settleFailure } from './journal.js';
-import { readResultPath, resolvePathParams, resolveTemplate, type KeyRing, type TemplateContext } from './template.js';
+import { readResultPath, resolvePathParams, resolveTemplate, type KeyRing, type TemplateContext, type WrittenValue } from './template.js';
 
 export interface ApplyOptions {
   plan: Plan;
@@ -87,45 +86,6 @@ class ReadyQueue {
     }
     return top;
   }
-}
-
-/**
- * The key ring of an apply: write-only values read from their sources with `readSecret` (config's
- * resolveSecret), record values encrypted with the state's record key (crypto/record-value.ts), and a
- * record's data key wrapped for a reader with HPKE for the reader's public key, bound to the record, the
- * version and the reader. The data key of a version this apply wrote is kept from its write; any other
- * record's current value is read once (`client`) and its data key opened with cplane's own wrapper (the state
- * key). Data keys are kept for the apply only: a record's new value version is written by its own step before
- * any wrap of that record in the same apply (a grant depends on its record, and the record's step re-wraps
- * after its value write), so what is kept is always current.
- */
-export function stateKeyRing(state: StateStore, readSecret: (source: SecretSource) => string | Promise<string>, client?: ApiClient): KeyRing {
-  const dataKeys = new Map<string, Promise<{ version: number; dataKey: Uint8Array }>>();
-  const currentDataKey = (recordId: string) => {
-    let found = dataKeys.get(recordId);
-    if (!found) {
-      if (!client) throw new Error('this key ring cannot wrap data keys: it was made without an API client');
-      found = client.call('readRecord', { path: { id: recordId }, body: { scope: ['fields'] } }).then((read) => {
-        if (!read.fields) throw new Error(`record ${recordId} has no value to wrap for a reader: give it a value first`);
-        return { version: read.fields.version, dataKey: state.crypto.openRecordDataKey(read.fields) };
-      });
-      // A failed read is not kept: a resend of the write reads again.
-      found.catch(() => dataKeys.delete(recordId));
-      dataKeys.set(recordId, found);
-    }
-    return found;
-  };
-  return {
-    secret: readSecret,
-    encrypt: (plaintext) => state.crypto.sealRecordValue(plaintext),
-    remember: ({ recordId, version, dataKey }) => void dataKeys.set(recordId, Promise.resolve({ version, dataKey })),
-    async wrap({ recordId, recipientId, publicKey }) {
-      const { version, dataKey } = await currentDataKey(recordId);
-      // Loaded when the first wrap is made: a plan, and an apply without readers, never load HPKE.
-      const { wrapDataKey } = await import('../crypto/data-key-wrap.js');
-      return wrapDataKey({ dataKey, recipientPublicKey: new Uint8Array(Buffer.from(publicKey, 'base64')), recordId, version, recipientId });
-    },
-  };
 }
 
 export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
@@ -338,17 +298,30 @@ async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, fing
     else await settleFailure(state, entry, error);
     throw error;
   }
-  const sealed = await recordResult(state, entry, answer.data, options.now ? options.now() : new Date());
-  const made = write.effects?.valueVersion;
-  if (made && resolved?.dataKey) {
-    const recordId = readResultPath(answer.data, made.record);
-    const version = readResultPath(answer.data, made.version);
-    // Kept only for the record this step's address names: an answer naming another record (the API is not
-    // trusted) must not get this value's data key wrapped for that record's readers.
-    const own = typeof recordId === 'string' && recordId === state.data.resources[step.address]?.id;
-    if (own && typeof version === 'number') options.keyRing.remember({ recordId, version, dataKey: resolved.dataKey });
-  }
+  const written = resolved?.written && write.effects?.valueVersion ? checkWritten(write.effects.valueVersion, resolved.written, answer.data, state.data.resources[step.address]?.id) : undefined;
+  // A value the API stored as another version than the one it was bound to cannot be read by anyone: its field is
+  // recorded as unfinished (the next plan writes it again), and the step fails saying why.
+  const recordedEntry = written?.problem ? { ...entry, fingerprints: Object.fromEntries(Object.keys(entry.fingerprints ?? {}).map((field) => [field, state.crypto.unfinished(step.address, field)])) } : entry;
+  const sealed = await recordResult(state, recordedEntry, answer.data, options.now ? options.now() : new Date());
+  if (written?.problem) throw new Error(written.problem);
+  if (written?.value) options.keyRing.remember(written.value);
   return { sealed, notices: noticesOf(entry, answer.data) };
+}
+
+/**
+ * What a value write's answer says it made (`valueVersion`), against what the value was bound to. The data key is
+ * kept for the grants that follow only when the answer names the step's own record (the API is not trusted: an
+ * answer naming another record must not get this value's key wrapped for that record's readers) and the version
+ * the value was encrypted for.
+ */
+function checkWritten(paths: { record: string; version: string }, written: WrittenValue, answer: unknown, ownId: string | undefined): { value?: WrittenValue; problem?: string } {
+  const recordId = readResultPath(answer, paths.record);
+  const version = readResultPath(answer, paths.version);
+  if (typeof recordId !== 'string' || recordId !== ownId || recordId !== written.recordId) return {};
+  if (version !== written.version) {
+    return { problem: `record ${recordId}: the API stored the value as version ${String(version)}, and it was encrypted for version ${written.version} (another writer changed the record since the plan); plan and apply again` };
+  }
+  return { value: written };
 }
 
 function reasonOf(error: unknown): string {

@@ -15,12 +15,23 @@ import { mapPlaceholders, type Placeholder, type SecretSource, type Template } f
 export interface KeyRing {
   /** `$secret` (and the plaintext `$encrypt` encrypts): a write-only value read from its source. */
   secret(source: SecretSource): string | Promise<string>;
-  /** `$encrypt`: a record value encrypted on the client (a JSON object in the API's EncryptedValue shape), and its fresh data key. */
-  encrypt(plaintext: string): { value: unknown; dataKey: Uint8Array };
-  /** `$wrap`: the record's current data key wrapped for one reader (a `cplane-hpke1` wrapper string). */
+  /**
+   * `$encrypt`: a record value encrypted on the client (a JSON object in the API's EncryptedValue shape), bound to
+   * the record and version it is written as, with its fresh data key and its digest.
+   */
+  encrypt(plaintext: string, place: { recordId: string; version: number }): { value: unknown; dataKey: Uint8Array; digest: string };
+  /** `$wrap`: the record's current data key wrapped for one reader (a `cplane-hpke2` wrapper string). */
   wrap(request: { recordId: string; recipientId: string; publicKey: string }): Promise<string>;
   /** Keeps the data key of a value version this apply wrote (a write's `valueVersion` effect) for the wraps that follow. */
-  remember(written: { recordId: string; version: number; dataKey: Uint8Array }): void;
+  remember(written: WrittenValue): void;
+}
+
+/** A value version this apply encrypted: where it is bound, its data key and its digest. */
+export interface WrittenValue {
+  recordId: string;
+  version: number;
+  dataKey: Uint8Array;
+  digest: string;
 }
 
 export interface TemplateContext {
@@ -40,8 +51,8 @@ export interface Resolved {
   value: unknown;
   /** Plaintext of each write-only field used, by field name. */
   secrets: Map<string, string>;
-  /** The data key of the `$encrypt` value the template holds, if any. */
-  dataKey?: Uint8Array;
+  /** The `$encrypt` value the template holds, if any: its place, data key and digest. */
+  written?: WrittenValue;
 }
 
 /** The remote id of an address, or a TemplateError saying why there is none. */
@@ -53,7 +64,7 @@ export function idOf(resources: Record<string, ResourceState>, address: string):
 
 export async function resolveTemplate(template: Template, context: TemplateContext): Promise<Resolved> {
   const secrets = new Map<string, string>();
-  let dataKey: Uint8Array | undefined;
+  let written: WrittenValue | undefined;
   const plaintext = async (field: string): Promise<string> => {
     let value = secrets.get(field);
     if (value === undefined) {
@@ -71,8 +82,10 @@ export async function resolveTemplate(template: Template, context: TemplateConte
       case '$secret':
         return plaintext(placeholder.field);
       case '$encrypt': {
-        const encrypted = context.keyRing.encrypt(await plaintext(placeholder.field));
-        dataKey = encrypted.dataKey;
+        const { field, record, version } = placeholder.encrypt;
+        const recordId = typeof record === 'string' ? record : idOf(context.resources, record.$ref);
+        const encrypted = context.keyRing.encrypt(await plaintext(field), { recordId, version });
+        written = { recordId, version, dataKey: encrypted.dataKey, digest: encrypted.digest };
         return encrypted.value;
       }
       case '$wrap': {
@@ -85,7 +98,7 @@ export async function resolveTemplate(template: Template, context: TemplateConte
     }
   };
   const value = await mapPlaceholders(template, resolve);
-  return { value, secrets, ...(dataKey ? { dataKey } : {}) };
+  return { value, secrets, ...(written ? { written } : {}) };
 }
 
 /** Path parameters: every value must resolve to a string without secrets. */

@@ -1,48 +1,50 @@
 /**
- * A record's data key wrapped for one reader (a Service Account, a user or a
- * group) with HPKE base mode (./hpke.ts), so only the holder of the reader's
- * X25519 private key can recover it. The associated data binds the wrapper to
- * the record, the value version and the recipient, so a wrapper moved to
- * another record, version or reader does not open. Pure functions: the
- * applier's key-wrapping resolver, the SDK and the emulator all call these.
+ * A record's data key wrapped for one reader (a Service Account, a user or a group) with HPKE auth mode
+ * (./hpke.ts, RFC 9180 mode 0x02): only the holder of the reader's X25519 private key can recover it, and
+ * it opens only as sent by the writer whose static key is named in the header, so a reader that trusts
+ * cplane's writer key (./writer-key.ts) accepts no data key the API server made up: the server knows every
+ * reader's public key, but not the writer's private key.
+ *
+ * The associated data is the whole header plus the record id and the digest of the value's ciphertext, so a
+ * wrapper moved to another record, version, reader, value or account, or with an edited header, does not
+ * open. The header says in clear which version it is for and when it was wrapped, so a reader can refuse an
+ * old version (a rollback) by name. Pure functions: the applier's key ring, the SDK and the emulator call these.
  *
  * Wire format of `wrappedDek` (one line, fields separated by "."; docs/access.md):
- *   cplane-hpke1.<version>.<recipientId>.<keyId>.<enc>.<ct>
- * where enc and ct are base64url without padding, keyId = keyIdOf(recipient
- * public key), info = "cplane/data-key-wrap/v1", and
- * aad = "cplane-hpke1" NUL recordId NUL version NUL recipientId NUL keyId.
+ *   cplane-hpke2.<account>.<version>.<recipientId>.<keyId>.<writerKey>.<wrappedAt>.<enc>.<ct>
+ * where writerKey, enc and ct are base64url without padding, keyId = keyIdOf(recipient public key),
+ * wrappedAt is Unix seconds, info = "cplane/data-key-wrap/v2", and
+ * aad = header (the first seven fields joined by ".") NUL recordId NUL valueDigest.
  */
 import { createHash } from 'node:crypto';
-import { HpkeOpenError, openBase, recipientOf, sealBase, type HpkeRecipient } from './hpke.js';
+import { HpkeOpenError, open, recipientOf, seal, type HpkeRecipient, type HpkeSender } from './hpke.js';
+import { WrapError } from './wrap-error.js';
 
-export const WRAP_FORMAT = 'cplane-hpke1';
-const INFO = new TextEncoder().encode('cplane/data-key-wrap/v1');
+export { WrapError, type WrapErrorCode } from './wrap-error.js';
+
+export const WRAP_FORMAT = 'cplane-hpke2';
+/** The first format (base mode: no writer), refused by name. */
+const UNAUTHENTICATED_FORMAT = 'cplane-hpke1';
+const INFO = new TextEncoder().encode('cplane/data-key-wrap/v2');
 const DATA_KEY_BYTES = 32;
-
-export type WrapErrorCode = 'WRAP_MALFORMED' | 'WRAP_OTHER_VERSION' | 'WRAP_OTHER_RECIPIENT' | 'WRAP_OTHER_KEY' | 'WRAP_OPEN_FAILED';
-
-/** A wrapper that cannot be used: the code says why, the message says what to do. */
-export class WrapError extends Error {
-  override readonly name = 'WrapError';
-  constructor(
-    readonly code: WrapErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
 
 export interface WrapDataKeyRequest {
   /** The record value's 32-byte data key. */
   dataKey: Uint8Array;
   /** The reader's X25519 public key (32 bytes). */
   recipientPublicKey: Uint8Array;
+  accountId: string;
   recordId: string;
   /** The value version whose data key this is. */
   version: number;
   /** The reader's id: a Service Account, user or group uuid. */
   recipientId: string;
+  /** SHA-256 (hex) of the value's ciphertext (record-value.ts `valueDigest`). */
+  valueDigest: string;
+  /** The writer's static key (./writer-key.ts): what the reader checks the wrapper came from. */
+  writer: HpkeSender;
+  /** When it is wrapped (the reader sees it, authenticated). */
+  wrappedAt: Date;
 }
 
 export interface UnwrapDataKeyRequest {
@@ -52,15 +54,35 @@ export interface UnwrapDataKeyRequest {
   recordId: string;
   /** The version the API says the ciphertext is; a wrapper of another version is refused by name. */
   version: number;
+  /** Digest of the ciphertext the API returned with the wrapper. */
+  valueDigest: string;
   /** When known, the reader's id; a wrapper made for another reader is refused by name. */
   recipientId?: string;
+  /**
+   * The writers' public keys the reader trusts; a wrapper from any other writer is WRAP_UNTRUSTED_WRITER.
+   * `any` only checks the wrapper opens as its header's writer (the emulator, which judges no trust).
+   */
+  trustedWriters: readonly Uint8Array[] | 'any';
+}
+
+/** What a wrapper that opened says, all of it authenticated. */
+export interface UnwrappedDataKey {
+  dataKey: Uint8Array;
+  accountId: string;
+  version: number;
+  writerKeyId: string;
+  wrappedAt: Date;
 }
 
 /** The parts of a wrapper, as its header states them (authenticated only once it opens). */
 export interface ParsedWrapper {
+  header: string;
+  accountId: string;
   version: number;
   recipientId: string;
   keyId: string;
+  writerKey: Uint8Array;
+  wrappedAt: Date;
   enc: Uint8Array;
   ct: Uint8Array;
 }
@@ -71,17 +93,18 @@ export function keyIdOf(publicKey: Uint8Array): string {
 }
 
 export function wrapDataKey(request: WrapDataKeyRequest): string {
-  const { dataKey, recipientPublicKey, recordId, version, recipientId } = request;
+  const { dataKey, recipientPublicKey, accountId, recordId, version, recipientId, valueDigest, writer, wrappedAt } = request;
   if (dataKey.length !== DATA_KEY_BYTES) throw new TypeError(`a data key is ${DATA_KEY_BYTES} bytes, not ${dataKey.length}`);
+  checkHeaderField(accountId, 'accountId');
   checkHeaderField(recipientId, 'recipientId');
   checkVersion(version);
-  const keyId = keyIdOf(recipientPublicKey);
-  const sealed = sealBase(recipientPublicKey, INFO, aadOf(recordId, version, recipientId, keyId), dataKey);
-  return [WRAP_FORMAT, String(version), recipientId, keyId, b64url(sealed.enc), b64url(sealed.ct)].join('.');
+  const header = [WRAP_FORMAT, accountId, String(version), recipientId, keyIdOf(recipientPublicKey), b64url(writer.publicKey), String(Math.floor(wrappedAt.getTime() / 1000))].join('.');
+  const sealed = seal({ recipientPublicKey, info: INFO, aad: aadOf(header, recordId, valueDigest), plaintext: dataKey, sender: writer });
+  return [header, b64url(sealed.enc), b64url(sealed.ct)].join('.');
 }
 
-export function unwrapDataKey(request: UnwrapDataKeyRequest): Uint8Array {
-  const { wrappedDek, recipientPrivateKey, recordId, version, recipientId } = request;
+export function unwrapDataKey(request: UnwrapDataKeyRequest): UnwrappedDataKey {
+  const { wrappedDek, recipientPrivateKey, recordId, version, valueDigest, recipientId, trustedWriters } = request;
   const wrapper = parseWrappedDek(wrappedDek);
   if (wrapper.version !== version) {
     throw new WrapError(
@@ -100,37 +123,62 @@ export function unwrapDataKey(request: UnwrapDataKeyRequest): Uint8Array {
       `The data key was wrapped for the key ${wrapper.keyId}, and the private key given is ${ownKeyId}: it is another reader's key, or the reader's key was rotated since.`,
     );
   }
+  const writerKeyId = keyIdOf(wrapper.writerKey);
+  if (trustedWriters !== 'any' && !trustedWriters.some((key) => Buffer.from(key).equals(wrapper.writerKey))) {
+    throw new WrapError('WRAP_UNTRUSTED_WRITER', `The data key of record ${recordId} was wrapped by the writer ${writerKeyId}, which is not one of the writer keys this reader trusts: the API server, or a writer you have not pinned, made it.`);
+  }
+  let dataKey: Uint8Array;
   try {
-    const dataKey = openBase(recipient, wrapper, INFO, aadOf(recordId, version, wrapper.recipientId, wrapper.keyId));
-    if (dataKey.length !== DATA_KEY_BYTES) throw new WrapError('WRAP_MALFORMED', `the wrapped data key is ${dataKey.length} bytes, not ${DATA_KEY_BYTES}`);
-    return dataKey;
+    dataKey = open({ recipient, sealed: wrapper, info: INFO, aad: aadOf(wrapper.header, recordId, valueDigest), senderPublicKey: wrapper.writerKey });
   } catch (error) {
     if (!(error instanceof HpkeOpenError)) throw error;
-    throw new WrapError('WRAP_OPEN_FAILED', 'The wrapped data key does not open: it was made for another record, version or reader, or altered.', { cause: error });
+    throw new WrapError('WRAP_OPEN_FAILED', `The wrapped data key of record ${recordId} does not open: it was made for another record, version, value or reader, not by the writer ${writerKeyId}, or altered.`, { cause: error });
   }
+  if (dataKey.length !== DATA_KEY_BYTES) throw new WrapError('WRAP_MALFORMED', `the wrapped data key is ${dataKey.length} bytes, not ${DATA_KEY_BYTES}`);
+  return { dataKey, accountId: wrapper.accountId, version: wrapper.version, writerKeyId, wrappedAt: wrapper.wrappedAt };
 }
 
-/** True when `wrappedDek` is in this module's format (other wrappers, e.g. cplane's own state-key wrapper, are not). */
+/** True when `wrappedDek` is a reader's wrapper (either format), not cplane's own state-key wrapper. */
 export function isHpkeWrapper(wrappedDek: string): boolean {
-  return wrappedDek.startsWith(`${WRAP_FORMAT}.`);
+  return wrappedDek.startsWith(`${WRAP_FORMAT}.`) || wrappedDek.startsWith(`${UNAUTHENTICATED_FORMAT}.`);
 }
 
 export function parseWrappedDek(text: string): ParsedWrapper {
-  const parts = text.split('.');
-  const [format, version, recipientId, keyId, enc, ct] = parts;
-  if (parts.length !== 6 || format !== WRAP_FORMAT || !/^[1-9][0-9]{0,9}$/.test(version!) || !recipientId || !/^x25519:[0-9a-f]{16}$/.test(keyId!)) {
-    throw new WrapError('WRAP_MALFORMED', `The wrapped data key is not in the ${WRAP_FORMAT} format (${WRAP_FORMAT}.<version>.<recipientId>.<keyId>.<enc>.<ct>).`);
+  if (text.startsWith(`${UNAUTHENTICATED_FORMAT}.`)) {
+    throw new WrapError(
+      'WRAP_UNTRUSTED_WRITER',
+      `The data key was wrapped in the first format (${UNAUTHENTICATED_FORMAT}), which names no writer, so anyone who knows the reader's public key could have made it; it is not used. Its writer must wrap it again (cplane: \`cplane apply --rewrap\`).`,
+    );
   }
+  const parts = text.split('.');
+  const [format, accountId, version, recipientId, keyId, writerKey, wrappedAt, enc, ct] = parts;
+  if (
+    parts.length !== 9 || format !== WRAP_FORMAT || !/^[A-Za-z0-9_:-]{1,100}$/.test(accountId!) || !/^[1-9][0-9]{0,9}$/.test(version!) ||
+    !/^[A-Za-z0-9_:-]{1,100}$/.test(recipientId!) || !/^x25519:[0-9a-f]{16}$/.test(keyId!) || !/^[0-9]{1,12}$/.test(wrappedAt!)
+  ) {
+    throw new WrapError('WRAP_MALFORMED', `The wrapped data key is not in the ${WRAP_FORMAT} format (${WRAP_FORMAT}.<account>.<version>.<recipientId>.<keyId>.<writerKey>.<wrappedAt>.<enc>.<ct>).`);
+  }
+  const writerBytes = fromB64url(writerKey!);
   const encBytes = fromB64url(enc!);
   const ctBytes = fromB64url(ct!);
-  if (encBytes?.length !== 32 || ctBytes?.length !== DATA_KEY_BYTES + 16) {
-    throw new WrapError('WRAP_MALFORMED', 'The wrapped data key has an encapsulated key or ciphertext of the wrong length.');
+  if (writerBytes?.length !== 32 || encBytes?.length !== 32 || ctBytes?.length !== DATA_KEY_BYTES + 16) {
+    throw new WrapError('WRAP_MALFORMED', 'The wrapped data key has a writer key, encapsulated key or ciphertext of the wrong length.');
   }
-  return { version: Number(version), recipientId, keyId: keyId!, enc: encBytes, ct: ctBytes };
+  return {
+    header: parts.slice(0, 7).join('.'),
+    accountId: accountId!,
+    version: Number(version),
+    recipientId: recipientId!,
+    keyId: keyId!,
+    writerKey: writerBytes,
+    wrappedAt: new Date(Number(wrappedAt) * 1000),
+    enc: encBytes,
+    ct: ctBytes,
+  };
 }
 
-function aadOf(recordId: string, version: number, recipientId: string, keyId: string): Uint8Array {
-  return new TextEncoder().encode([WRAP_FORMAT, recordId, String(version), recipientId, keyId].join('\0'));
+function aadOf(header: string, recordId: string, valueDigest: string): Uint8Array {
+  return new TextEncoder().encode([header, recordId, valueDigest].join('\0'));
 }
 
 function checkHeaderField(value: string, name: string): void {

@@ -5,11 +5,19 @@
  * and the DEK is wrapped with a key-encryption key (KEK) derived from the state
  * key, so whoever holds the state key can decrypt, and no one else.
  *
- * Format (all base64): `ciphertext` = XChaCha20-Poly1305(DEK, nonce) of the
- * UTF-8 value with ciphertext and tag; `wrapper.nonce` = that 24-byte nonce;
- * `wrapper.wrappedDek` = 24-byte wrap nonce followed by XChaCha20-Poly1305(KEK)
- * of the DEK, with the keyId as associated data; `wrapper.keyId` = first 16 hex
- * digits of SHA-256(KEK); `wrapper.alg` = RECORD_VALUE_ALG.
+ * Both are bound to the value's place: the account, the record id and the
+ * value version are the associated data of the value's ciphertext and of
+ * cplane's own wrapper. A value the API returns for another record or version
+ * (a lying server swapping records, or replaying an old version) does not open
+ * as this one: `openDataKey` refuses it, naming the record, so the key ring
+ * never wraps one record's data key into another record's grant.
+ *
+ * Format (all base64): `ciphertext` = XChaCha20-Poly1305(DEK, nonce, binding)
+ * of the UTF-8 value with its tag; `wrapper.nonce` = that 24-byte nonce;
+ * `wrapper.wrappedDek` = 24-byte wrap nonce followed by XChaCha20-Poly1305(KEK,
+ * keyId NUL binding) of the DEK; `wrapper.keyId` = first 16 hex digits of
+ * SHA-256(KEK); `wrapper.alg` = RECORD_VALUE_ALG; binding = "cplane/value/v2"
+ * NUL account NUL recordId NUL version.
  *
  * Readers other than cplane get the same data key wrapped for their own
  * public key (./data-key-wrap.ts); the API hands each reader its wrapper in
@@ -19,8 +27,18 @@ import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { randomBytes } from '@noble/ciphers/utils.js';
 import { createHash, hkdfSync } from 'node:crypto';
 import type { EncryptedValueT } from '../api/shapes.js';
+import { WrapError } from './wrap-error.js';
 
-export const RECORD_VALUE_ALG = 'xchacha20poly1305+kek-hkdf-sha256/v1';
+export const RECORD_VALUE_ALG = 'xchacha20poly1305+kek-hkdf-sha256/v2';
+/** The first format, bound to nothing: read by nothing now but the migration's error message. */
+export const UNBOUND_RECORD_VALUE_ALG = 'xchacha20poly1305+kek-hkdf-sha256/v1';
+
+/** Where a value belongs: what its ciphertext and cplane's own wrapper are bound to. */
+export interface ValueBinding {
+  accountId: string;
+  recordId: string;
+  version: number;
+}
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -35,50 +53,87 @@ export function recordKeyId(kek: Uint8Array): string {
   return createHash('sha256').update(kek).digest('hex').slice(0, 16);
 }
 
-export function encryptRecordValue(kek: Uint8Array, plaintext: string): EncryptedValueT {
-  return sealRecordValue(kek, plaintext).value;
+/** The associated data of a value's ciphertext. */
+function bindingAad(binding: ValueBinding): Uint8Array {
+  return encoder.encode(['cplane/value/v2', binding.accountId, binding.recordId, String(binding.version)].join('\0'));
 }
 
-/** encryptRecordValue, also returning the fresh data key, so the same apply can wrap it for the record's readers. */
-export function sealRecordValue(kek: Uint8Array, plaintext: string): { value: EncryptedValueT; dataKey: Uint8Array } {
+/** The associated data of cplane's own wrapper: the KEK's id and the binding. */
+function ownWrapperAad(keyId: string, binding: ValueBinding): Uint8Array {
+  return encoder.encode([keyId, 'cplane/value/v2', binding.accountId, binding.recordId, String(binding.version)].join('\0'));
+}
+
+/** SHA-256 (hex) of a value's ciphertext and nonce: what a reader's wrapper is bound to (./data-key-wrap.ts). */
+export function valueDigest(value: { ciphertext: string; wrapper: { nonce?: string } }): string {
+  return createHash('sha256').update(`${value.ciphertext}\0${value.wrapper.nonce ?? ''}`).digest('hex');
+}
+
+/** Encrypts `plaintext` for its place; returns the value, its fresh data key, and its digest for the readers' wrappers. */
+export function sealRecordValue(kek: Uint8Array, plaintext: string, binding: ValueBinding): { value: EncryptedValueT; dataKey: Uint8Array; digest: string } {
   const keyId = recordKeyId(kek);
   const dek = randomBytes(32);
   const nonce = randomBytes(24);
-  const ciphertext = xchacha20poly1305(dek, nonce).encrypt(encoder.encode(plaintext));
+  const ciphertext = xchacha20poly1305(dek, nonce, bindingAad(binding)).encrypt(encoder.encode(plaintext));
   const wrapNonce = randomBytes(24);
-  const wrapped = xchacha20poly1305(kek, wrapNonce, encoder.encode(keyId)).encrypt(dek);
-  return {
-    value: { ciphertext: base64(ciphertext), wrapper: { alg: RECORD_VALUE_ALG, keyId, wrappedDek: base64(concat(wrapNonce, wrapped)), nonce: base64(nonce) } },
-    dataKey: dek,
-  };
+  const wrapped = xchacha20poly1305(kek, wrapNonce, ownWrapperAad(keyId, binding)).encrypt(dek);
+  const value = { ciphertext: base64(ciphertext), wrapper: { alg: RECORD_VALUE_ALG, keyId, wrappedDek: base64(concat(wrapNonce, wrapped)), nonce: base64(nonce) } };
+  return { value, dataKey: dek, digest: valueDigest(value) };
 }
 
-/** Inverse of encryptRecordValue; throws when the KEK is not the one that wrapped the value or the bytes were altered. */
-export function decryptRecordValue(kek: Uint8Array, value: EncryptedValueT): string {
-  return decryptWithDataKey(openDataKey(kek, value), value);
+/** Inverse of sealRecordValue for the same place; throws WrapError when the value is not this state's, or not this place's. */
+export function decryptRecordValue(kek: Uint8Array, value: EncryptedValueT, binding: ValueBinding): string {
+  return decryptWithDataKey(openDataKey(kek, value, binding), value, binding);
 }
 
 /**
  * The data key of a value, from cplane's own wrapper (the state key's KEK): what lets cplane wrap a value
- * again for a new reader later, without the plaintext.
+ * again for a new reader later, without the plaintext. Refused, naming the record, when the value was bound
+ * to another record or version (the API returned the wrong one) or to nothing (the first format).
  */
-export function openDataKey(kek: Uint8Array, value: EncryptedValueT): Uint8Array {
+export function openDataKey(kek: Uint8Array, value: EncryptedValueT, binding: ValueBinding): Uint8Array {
   const keyId = recordKeyId(kek);
-  checkAlg(value);
-  if (value.wrapper.keyId !== keyId) throw new Error(`record value was wrapped with key ${value.wrapper.keyId}, not ${keyId}`);
+  checkAlg(value, binding);
+  if (value.wrapper.keyId !== keyId) {
+    throw new WrapError('WRAP_OTHER_KEY', `The value of record ${binding.recordId} was wrapped with key ${value.wrapper.keyId}, not this state's key ${keyId}.`);
+  }
   const wrapped = Buffer.from(value.wrapper.wrappedDek, 'base64');
-  return xchacha20poly1305(kek, wrapped.subarray(0, 24), encoder.encode(keyId)).decrypt(wrapped.subarray(24));
+  try {
+    return xchacha20poly1305(kek, wrapped.subarray(0, 24), ownWrapperAad(keyId, binding)).decrypt(wrapped.subarray(24));
+  } catch (cause) {
+    throw mismatch(binding, cause);
+  }
 }
 
-/** The plaintext of a value, given its data key (from cplane's wrapper or a reader's HPKE wrapper). */
-export function decryptWithDataKey(dataKey: Uint8Array, value: Pick<EncryptedValueT, 'ciphertext' | 'wrapper'>): string {
-  checkAlg(value);
+/** The plaintext of a value, given its data key (from cplane's wrapper or a reader's HPKE wrapper) and its place. */
+export function decryptWithDataKey(dataKey: Uint8Array, value: Pick<EncryptedValueT, 'ciphertext' | 'wrapper'>, binding: ValueBinding): string {
+  checkAlg(value, binding);
   const nonce = Buffer.from(value.wrapper.nonce ?? '', 'base64');
-  return decoder.decode(xchacha20poly1305(dataKey, nonce).decrypt(Buffer.from(value.ciphertext, 'base64')));
+  let bytes: Uint8Array;
+  try {
+    bytes = xchacha20poly1305(dataKey, nonce, bindingAad(binding)).decrypt(Buffer.from(value.ciphertext, 'base64'));
+  } catch (cause) {
+    throw mismatch(binding, cause);
+  }
+  return decoder.decode(bytes);
 }
 
-function checkAlg(value: Pick<EncryptedValueT, 'wrapper'>): void {
-  if (value.wrapper.alg !== RECORD_VALUE_ALG) throw new Error(`record value uses ${value.wrapper.alg}, not ${RECORD_VALUE_ALG}`);
+function mismatch(binding: ValueBinding, cause: unknown): WrapError {
+  return new WrapError(
+    'WRAP_VALUE_MISMATCH',
+    `The value of record ${binding.recordId} does not match its wrapper for version ${binding.version} of account ${binding.accountId}: the API returned another record's or another version's value, or the bytes were altered.`,
+    { cause },
+  );
+}
+
+function checkAlg(value: Pick<EncryptedValueT, 'wrapper'>, binding: ValueBinding): void {
+  if (value.wrapper.alg === RECORD_VALUE_ALG) return;
+  if (value.wrapper.alg === UNBOUND_RECORD_VALUE_ALG) {
+    throw new WrapError(
+      'WRAP_UNBOUND_VALUE',
+      `The value of record ${binding.recordId} was written before values were bound to their record (${UNBOUND_RECORD_VALUE_ALG}), so it cannot be told from another record's value; it is not used.`,
+    );
+  }
+  throw new WrapError('WRAP_MALFORMED', `The value of record ${binding.recordId} uses ${value.wrapper.alg}, not ${RECORD_VALUE_ALG}.`);
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

@@ -185,7 +185,7 @@ export function keyMatchesCheck(key: Uint8Array, check: string, entryMacs: boole
  * Separate keys for each use of the state key (sealing, fingerprints, the MACs of state entries and of saved
  * plan files), so no use can weaken another.
  */
-export function deriveSubkey(key: Uint8Array, purpose: 'seal' | 'fingerprint' | 'entry mac' | 'plan file mac'): Uint8Array {
+export function deriveSubkey(key: Uint8Array, purpose: 'seal' | 'fingerprint' | 'entry mac' | 'plan file mac' | 'writer key'): Uint8Array {
   // No salt: HKDF then uses a block of zeros (RFC 5869), as it always has here.
   return new Uint8Array(hkdfSync('sha256', key, new Uint8Array(0), `cplane state ${purpose} v1`, 32));
 }

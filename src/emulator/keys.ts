@@ -11,6 +11,7 @@
  * is stricter, which is what tests need: a fake wrapper is refused.
  */
 import { keyIdOf, parseWrappedDek, unwrapDataKey, WrapError } from '../crypto/data-key-wrap.js';
+import { valueDigest } from '../crypto/record-value.js';
 import { deriveKeyPair, recipientOf, type HpkeKeyPair, type HpkeRecipient } from '../crypto/hpke.js';
 import { badRequest, conflict } from './errors.js';
 import type { Db } from './store.js';
@@ -55,12 +56,23 @@ export function printableKeyPair(principalId: string): { publicKey: string; priv
   return { publicKey: Buffer.from(publicKey).toString('base64'), privateKey: Buffer.from(privateKey).toString('base64'), keyId: keyIdOf(publicKey) };
 }
 
+/** The record a wrapper is checked against: its id, account, and current value version (with its ciphertext). */
+export interface WrappedRecord {
+  record_id: string;
+  account_id: string;
+  current_version: number | null;
+  versions: readonly { version: number; ciphertext: string; wrapper: { nonce?: string } }[];
+}
+
 /**
  * "Wrapper valid" (spec, Service Account key on a record): the wrapper is in cplane's HPKE format, made for
- * the record's current value version and this recipient, and opens with the recipient's key. A wrapper of an
- * older version is 409 `key_version_conflict`; anything else that does not open is 400 `invalid_wrapper`.
+ * the record's current value version, its account and ciphertext, and this recipient, and opens with the
+ * recipient's key as sealed by the writer its header names (the emulator judges no writer's trust: readers
+ * do). A wrapper of an older version is 409 `key_version_conflict`; anything else that does not open is
+ * 400 `invalid_wrapper`.
  */
-export function checkWrapper(wrappedDek: string, recordId: string, currentVersion: number | null, recipientId: string): void {
+export function checkWrapper(wrappedDek: string, record: WrappedRecord, recipientId: string): void {
+  const { record_id: recordId, current_version: currentVersion } = record;
   let header;
   try {
     header = parseWrappedDek(wrappedDek);
@@ -70,8 +82,10 @@ export function checkWrapper(wrappedDek: string, recordId: string, currentVersio
   }
   if (currentVersion === null) throw conflict('record_has_no_value');
   if (header.version !== currentVersion) throw conflict('key_version_conflict');
+  const current = record.versions.find((v) => v.version === currentVersion)!;
   try {
-    unwrapDataKey({ wrappedDek, recipientPrivateKey: fixtureRecipient(recipientId), recordId, version: currentVersion, recipientId });
+    if (header.accountId !== record.account_id) throw new WrapError('WRAP_OPEN_FAILED', `the wrapper is for account ${header.accountId}, not ${record.account_id}`);
+    unwrapDataKey({ wrappedDek, recipientPrivateKey: fixtureRecipient(recipientId), recordId, version: currentVersion, recipientId, valueDigest: valueDigest(current), trustedWriters: 'any' });
   } catch (error) {
     if (error instanceof WrapError) throw badRequest('invalid_wrapper', [`wrappedDek: ${error.message}`]);
     throw error;

@@ -5,7 +5,7 @@
  * or `mapPlaceholders`; a new placeholder is one case here and one resolver in the applier's key ring.
  *
  * In the plan (JSON) a placeholder is an object with exactly one key, its tag: `{ "$ref": ADDRESS }`,
- * `{ "$secret": FIELD }`, `{ "$encrypt": FIELD }`, and `{ "$wrap": { record, recipient, publicKey } }`.
+ * `{ "$secret": FIELD }`, `{ "$encrypt": { field, record, version } }`, and `{ "$wrap": { record, recipient, publicKey } }`.
  */
 import type { Template } from './write.js';
 
@@ -14,8 +14,11 @@ export type Placeholder =
   | { tag: '$ref'; address: string }
   /** The plaintext of the step's write-only FIELD, read from its source in `PlanStep.secrets`. */
   | { tag: '$secret'; field: string }
-  /** The same plaintext, encrypted on the client into an EncryptedValue (record values). */
-  | { tag: '$encrypt'; field: string }
+  /**
+   * The same plaintext, encrypted on the client into an EncryptedValue (record values), bound to the record (its
+   * id or a `$ref` to its address) and the value version the write makes (crypto/record-value.ts).
+   */
+  | { tag: '$encrypt'; encrypt: EncryptTarget }
   /**
    * A record's current data key wrapped with HPKE for one reader (crypto/data-key-wrap.ts): the record by its
    * id or a `$ref` to its address, the recipient by the reader's id, and the reader's X25519 key (base64).
@@ -27,6 +30,13 @@ export interface WrapTarget {
   record: string | { $ref: string };
   recipient: string;
   publicKey: string;
+}
+
+/** Which field's plaintext a `$encrypt` encrypts, and the place the value is bound to. */
+export interface EncryptTarget {
+  field: string;
+  record: string | { $ref: string };
+  version: number;
 }
 
 export type PlaceholderTag = Placeholder['tag'];
@@ -42,20 +52,31 @@ export interface MalformedPlaceholder {
 const tags: { [T in PlaceholderTag]: (value: unknown) => Extract<Placeholder, { tag: T }> | undefined } = {
   $ref: (address) => (typeof address === 'string' ? { tag: '$ref', address } : undefined),
   $secret: (field) => (typeof field === 'string' ? { tag: '$secret', field } : undefined),
-  $encrypt: (field) => (typeof field === 'string' ? { tag: '$encrypt', field } : undefined),
+  $encrypt: (encrypt) => (isEncryptTarget(encrypt) ? { tag: '$encrypt', encrypt } : undefined),
   $wrap: (wrap) => (isWrapTarget(wrap) ? { tag: '$wrap', wrap } : undefined),
 };
+
+/** A record named by its id or by a `$ref` to its address. */
+function isRecordTarget(record: unknown): boolean {
+  return typeof record === 'string' || (record !== null && typeof record === 'object' && Object.keys(record).length === 1 && typeof (record as { $ref?: unknown }).$ref === 'string');
+}
 
 function isWrapTarget(value: unknown): value is WrapTarget {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const { record, recipient, publicKey, ...rest } = value as Record<string, unknown>;
-  const recordOk = typeof record === 'string' || (record !== null && typeof record === 'object' && Object.keys(record).length === 1 && typeof (record as { $ref?: unknown }).$ref === 'string');
-  return recordOk && typeof recipient === 'string' && typeof publicKey === 'string' && Object.keys(rest).length === 0;
+  return isRecordTarget(record) && typeof recipient === 'string' && typeof publicKey === 'string' && Object.keys(rest).length === 0;
+}
+
+function isEncryptTarget(value: unknown): value is EncryptTarget {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { field, record, version, ...rest } = value as Record<string, unknown>;
+  return typeof field === 'string' && isRecordTarget(record) && Number.isInteger(version) && (version as number) >= 1 && Object.keys(rest).length === 0;
 }
 
 /** The placeholders that take the plaintext of a write-only field. */
 export function writeOnlyField(placeholder: Placeholder): string | undefined {
-  return placeholder.tag === '$secret' || placeholder.tag === '$encrypt' ? placeholder.field : undefined;
+  if (placeholder.tag === '$secret') return placeholder.field;
+  return placeholder.tag === '$encrypt' ? placeholder.encrypt.field : undefined;
 }
 
 const isTag = (key: string): key is PlaceholderTag => Object.hasOwn(tags, key);

@@ -10,7 +10,8 @@ import type { OperationName } from '../api/operations.js';
  * just before the write is sent:
  * - `{ "$ref": ADDRESS }`: the remote id of ADDRESS, read from state (it may have been created earlier in this apply);
  * - `{ "$secret": FIELD }`: the plaintext of the step's write-only FIELD, read from its source in `PlanStep.secrets`;
- * - `{ "$encrypt": FIELD }`: the same plaintext, encrypted on the client into an EncryptedValue (record values).
+ * - `{ "$encrypt": { field, record, version } }`: the same plaintext, encrypted on the client into an EncryptedValue
+ *   (record values), bound to the record and the version the write makes.
  * Anything else is sent as it is.
  */
 export type Template = null | boolean | number | string | Template[] | { [key: string]: Template };

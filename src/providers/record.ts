@@ -43,6 +43,8 @@ export interface RecordGrantsConfig {
 }
 
 const metadataKeys = ['name', 'tags', 'secretDueAt', 'rotationIntervalDays'] as const;
+/** The record's value encrypted at apply time, bound to the record and the version the write makes. */
+const encrypted = (record: string | { $ref: string }, version: number): Template => ({ $encrypt: { field: 'value', record, version } });
 /** Where a value write's answer names the version it made, so the apply wraps that version's data key without reading it. */
 const valueVersion = { record: 'record_id', version: 'version' };
 
@@ -253,9 +255,14 @@ export const recordProvider = {
     if (attributes.tags !== undefined) body.tags = attributes.tags;
     if (attributes.secretDueAt !== undefined) body.secretDueAt = attributes.secretDueAt;
     if (attributes.rotationIntervalDays !== undefined) body.rotationIntervalDays = attributes.rotationIntervalDays;
-    if (desired.secrets.value) body.value = { $encrypt: 'value' };
-    const effects = { id: { result: 'record_id' }, parents: { projectId: project }, ...(desired.secrets.value ? { valueVersion } : {}) };
-    return { writes: [writeSpec('createRecord', { body, effects }, `create record ${attributes.name}`)] };
+    const writes = [writeSpec('createRecord', { body, effects: { id: { result: 'record_id' }, parents: { projectId: project } } }, `create record ${attributes.name}`)];
+    // The value is written once the record has its id, so that it is bound to the record (crypto/record-value.ts):
+    // the id is the API's to assign, and the first version of a new record is 1.
+    if (desired.secrets.value) {
+      const self = { $ref: desired.address };
+      writes.push(writeSpec('createRecordVersion', { path: { id: self }, body: encrypted(self, 1), effects: { valueVersion } }, `write the first value of record ${attributes.name}`));
+    }
+    return { writes };
   },
 
   planUpdate({ desired, live, id, changedKeys, lookups }) {
@@ -275,9 +282,12 @@ export const recordProvider = {
     const readers = readersOf(attributes, live, lookups);
     if (changedKeys.includes('value')) {
       // A value cplane generates is made again: a rotation. A value from a source is a new version of it.
+      // Bound to the version it makes: the API numbers versions one after the other, and a write made since the
+      // plan (another version) makes the apply fail rather than leave a value no one can read.
+      const body = encrypted(id, (live.current_version ?? 0) + 1);
       writes.push(isGenerated(desired)
-        ? writeSpec('rotateRecord', { path: { id }, body: { $encrypt: 'value' }, effects: { valueVersion } }, `rotate record ${attributes.name} (a new generated value)`)
-        : writeSpec('createRecordVersion', { path: { id }, body: { $encrypt: 'value' }, effects: { valueVersion } }, `new value version of record ${attributes.name}`));
+        ? writeSpec('rotateRecord', { path: { id }, body, effects: { valueVersion } }, `rotate record ${attributes.name} (a new generated value)`)
+        : writeSpec('createRecordVersion', { path: { id }, body, effects: { valueVersion } }, `new value version of record ${attributes.name}`));
       // The new version has a new data key: every reader that keeps its grant gets it wrapped again, in this
       // step, so the apply reports success only once they can all read the new value.
       // Sent by the record's step, these record nothing of their own in state (the grant's address keeps its id).

@@ -9,7 +9,8 @@
  */
 import type { EncryptedValueT } from '../api/shapes.js';
 import { fingerprint as fingerprintOf } from '../crypto/fingerprint.js';
-import { decryptRecordValue, openDataKey, recordKek, sealRecordValue } from '../crypto/record-value.js';
+import { decryptRecordValue, openDataKey, recordKek, sealRecordValue, type ValueBinding } from '../crypto/record-value.js';
+import { writerKeyOf, type WriterKey } from '../crypto/writer-key.js';
 import { openSecret, sealSecret, SealError } from '../crypto/seal.js';
 import type { SealedValue } from '../crypto/seal.js';
 import { deriveSubkey } from '../crypto/state-key.js';
@@ -31,13 +32,19 @@ export interface StateCrypto {
   sealBody(address: string, bytes: string): SealedValue;
   openBody(address: string, sealed: SealedValue): string;
   /**
-   * Encrypts a record value on the client into the API's EncryptedValue, under a key derived from the state key;
-   * also returns the value's fresh data key, so the same apply can wrap it for the record's readers.
+   * Encrypts a record value on the client into the API's EncryptedValue, under a key derived from the state key
+   * and bound to its place (account, record, version); also returns the value's fresh data key and digest, so
+   * the same apply can wrap it for the record's readers.
    */
-  sealRecordValue(plaintext: string): { value: EncryptedValueT; dataKey: Uint8Array };
-  decryptRecordValue(value: EncryptedValueT): string;
-  /** The data key of a value this state encrypted, from cplane's own wrapper: what is wrapped again for each reader (crypto/data-key-wrap.ts). */
-  openRecordDataKey(value: EncryptedValueT): Uint8Array;
+  sealRecordValue(plaintext: string, binding: ValueBinding): { value: EncryptedValueT; dataKey: Uint8Array; digest: string };
+  decryptRecordValue(value: EncryptedValueT, binding: ValueBinding): string;
+  /**
+   * The data key of a value this state encrypted for that place, from cplane's own wrapper: what is wrapped
+   * again for each reader (crypto/data-key-wrap.ts). Refused (WrapError) for a value of another place.
+   */
+  openRecordDataKey(value: EncryptedValueT, binding: ValueBinding): Uint8Array;
+  /** cplane's writer key (crypto/writer-key.ts), derived from the state key: readers' wrappers are sealed with it. */
+  writerKey(): WriterKey;
   /** The MAC of a saved plan file (crypto/plan-mac.ts) under this state's key. */
   planFileMac(plan: object): string;
 }
@@ -60,10 +67,19 @@ export interface StateKeys {
   fingerprint: Uint8Array;
   record: Uint8Array;
   planFile: Uint8Array;
+  /** Derived when first used: most commands wrap nothing. */
+  writer: () => WriterKey;
 }
 
 export function stateKeys(key: Uint8Array): StateKeys {
-  return { seal: deriveSubkey(key, 'seal'), fingerprint: deriveSubkey(key, 'fingerprint'), record: recordKek(key), planFile: planMacKey(key) };
+  let writer: WriterKey | undefined;
+  return {
+    seal: deriveSubkey(key, 'seal'),
+    fingerprint: deriveSubkey(key, 'fingerprint'),
+    record: recordKek(key),
+    planFile: planMacKey(key),
+    writer: () => (writer ??= writerKeyOf(deriveSubkey(key, 'writer key'))),
+  };
 }
 
 /**
@@ -91,9 +107,10 @@ export function createStateCrypto(keys: () => StateKeys, binding: SealBinding | 
     open: (address, sealed) => openWith(address, sealed, sealedAad(binding, address, 'value')),
     sealBody: (address, bytes) => sealSecret(keys().seal, bytes, sealedAad(binding, address, 'body')),
     openBody: (address, sealed) => openWith(address, sealed, sealedAad(binding, address, 'body')),
-    sealRecordValue: (plaintext) => sealRecordValue(keys().record, plaintext),
-    decryptRecordValue: (value) => decryptRecordValue(keys().record, value),
-    openRecordDataKey: (value) => openDataKey(keys().record, value),
+    sealRecordValue: (plaintext, binding) => sealRecordValue(keys().record, plaintext, binding),
+    decryptRecordValue: (value, binding) => decryptRecordValue(keys().record, value, binding),
+    openRecordDataKey: (value, binding) => openDataKey(keys().record, value, binding),
+    writerKey: () => keys().writer(),
     planFileMac: (plan) => planMac(keys().planFile, plan),
   };
 }

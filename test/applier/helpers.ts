@@ -144,9 +144,14 @@ export function tokenStep(gateway: string, name: string): PlanStep {
 }
 
 export function recordStep(project: string, name: string): PlanStep {
-  return createStep('record', `record.${project}/${name}`, [`project.${project}`], {
+  const address = `record.${project}/${name}`;
+  const step = createStep('record', address, [`project.${project}`], {
     operation: 'createRecord',
-    body: { projectId: { $ref: `project.${project}` }, name, value: { $encrypt: 'value' } },
+    body: { projectId: { $ref: `project.${project}` }, name },
     effects: { id: { result: 'record_id' }, parents: { projectId: { $ref: `project.${project}` } } },
   }, { secrets: { value: { env: 'RECORD_VALUE' } }, inputs: { name } });
+  const first = step.writes[0]!;
+  // The value is written once the record has its id, bound to it (as record.ts plans it).
+  step.writes.push({ ...first, id: `${address}#1`, idempotencyKey: randomUUID(), operation: 'createRecordVersion', path: { id: { $ref: address } }, body: { $encrypt: { field: 'value', record: { $ref: address }, version: 1 } }, effects: { valueVersion: { record: 'record_id', version: 'version' } } });
+  return step;
 }

@@ -71,6 +71,6 @@ describe('applyPlan walks the plan graph', () => {
     const id = h.state.data.resources['record.gamma/dsn']!.id;
     const read = await h.client.call('readRecord', { path: { id }, body: { scope: ['fields'] } });
     const value: EncryptedValueT = { ciphertext: read.fields!.ciphertext, wrapper: read.fields!.wrapper };
-    expect(decryptRecordValue(recordKek(stateKey), value)).toBe(env.RECORD_VALUE);
+    expect(decryptRecordValue(recordKek(stateKey), value, { accountId: h.state.data.account, recordId: id, version: read.fields!.version })).toBe(env.RECORD_VALUE);
   });
 });

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
-import { directoryYaml, privateKeyOf, wrapperFor } from '../helpers/readers.js';
+import { directoryYaml, privateKeyOf, placeOf, wrapperFor } from '../helpers/readers.js';
 import { acme, world, type World, type CliResult } from './helpers.js';
 
 const [dana, platform] = [fixtures.users[2]!, fixtures.groups[0]!];
@@ -68,8 +68,7 @@ it('a share revoked outside cplane is drift, repaired by apply', async () => {
 
 it('a share made outside cplane to a user the configuration does not list is revoked by apply (the list is authoritative)', async () => {
   const ada = fixtures.users[0]!;
-  const read = await w.client.call('readRecord', { path: { id: recordId }, body: { scope: ['fields'] } });
-  await w.client.call('shareRecordWithUser', { path: { id: recordId }, body: { userId: ada.id, wrappedDek: wrapperFor(recordId, read.fields!.version, ada.id) } });
+  await w.client.call('shareRecordWithUser', { path: { id: recordId }, body: { userId: ada.id, wrappedDek: wrapperFor(await placeOf(w.client, recordId), ada.id) } });
   const plan = await w.cli(['plan', w.dir, '--detailed-exitcode'], { DB_PASSWORD: FIRST });
   expect(plan.code).toBe(2);
   expect(plan.stdout).toContain(`~ grants.users = "${ada.id}" -> null`);

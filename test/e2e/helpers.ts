@@ -1,4 +1,6 @@
 // The end-to-end arrangement: an emulator on a random port, a configuration folder in a temp dir, and the real CLI as a subprocess.
+import { deriveSubkey } from '../../src/crypto/state-key.js';
+import { writerKeyOf } from '../../src/crypto/writer-key.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,6 +37,8 @@ export interface World {
   cli(args: string[], extraEnv?: NodeJS.ProcessEnv, onStdout?: (soFar: string, child: ChildProcess) => void): Promise<CliResult>;
   /** The CLI as a reader: `token` instead of the admin's, and no state key (`cplane read` prints a value: not kept). */
   cliAs(token: string, args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<CliResult>;
+  /** cplane's writer public key for this world's state key (base64): what `cliAs` readers trust (CPLANE_WRITER_KEY). */
+  writerKey: string;
   /** stdout and stderr of every run of `cli`, for leak scans. */
   outputs: string[];
   /** For a leak scan, last: stops the emulator and returns what it saved (with `dataFile`) and every file of the state folder. */
@@ -75,6 +79,7 @@ export async function world(options: { faults?: string; latencyMs?: number; cloc
     return done;
   };
   const { CPLANE_STATE_KEY: _stateKey, ...readerEnv } = env;
+  const writerKey = writerKeyOf(deriveSubkey(Buffer.from(env.CPLANE_STATE_KEY!, 'base64'), 'writer key')).publicKey;
   return {
     temp,
     dir,
@@ -85,7 +90,9 @@ export async function world(options: { faults?: string; latencyMs?: number; cloc
     outputs,
     config: (yaml) => writeFileSync(join(dir, 'main.yaml'), yaml),
     cli: (args, extraEnv = {}, onStdout) => kept(runCli(args, { ...env, ...extraEnv }, temp, onStdout)),
-    cliAs: (token, args, extraEnv = {}) => runCli(args, { ...readerEnv, CPLANE_TOKEN: token, ...extraEnv }, temp),
+    // A reader pins cplane's writer key (derived from the state key), as `cplane writer-key` prints it.
+    cliAs: (token, args, extraEnv = {}) => runCli(args, { ...readerEnv, CPLANE_TOKEN: token, CPLANE_WRITER_KEY: writerKey, ...extraEnv }, temp),
+    writerKey,
     async stored() {
       running = false;
       await emulator.close();

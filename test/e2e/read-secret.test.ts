@@ -9,7 +9,9 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wrapDataKey } from '../../src/sdk/index.js';
-import { openDataKey, recordKek } from '../../src/crypto/record-value.js';
+import { openDataKey, recordKek, valueDigest } from '../../src/crypto/record-value.js';
+import { deriveSubkey } from '../../src/crypto/state-key.js';
+import { writerKeyOf } from '../../src/crypto/writer-key.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { fixtureKeyPair } from '../../src/emulator/keys.js';
 import { privateKeyOf } from '../helpers/readers.js';
@@ -23,6 +25,14 @@ const saKey = privateKeyOf(ciDeployer.id);
 
 let w: World;
 const stateKey = () => Buffer.from(w.env.CPLANE_STATE_KEY!, 'base64');
+/** What the key-wrapping step of apply does: cplane's data key of the record, wrapped for a reader under cplane's writer key. */
+async function wrapAsCplane(id: string, readerId: string, readerPublicKey: Uint8Array): Promise<string> {
+  const fields = (await w.client.call('readRecord', { path: { id }, body: { scope: ['fields'] } })).fields!;
+  const place = { accountId: acme, recordId: id, version: fields.version };
+  const dataKey = openDataKey(recordKek(stateKey()), fields, place);
+  const writer = writerKeyOf(deriveSubkey(stateKey(), 'writer key')).sender;
+  return wrapDataKey({ dataKey, recipientPublicKey: readerPublicKey, ...place, recipientId: readerId, valueDigest: valueDigest(fields), writer, wrappedAt: new Date() });
+}
 
 /**
  * `cplane read` as a reader (`token`). A run that prints a value is not kept for the leak scan at the end; one
@@ -65,10 +75,8 @@ describe('cplane read', () => {
     const id = await recordId('stripe-key');
     // What the key-wrapping step of apply will do: open cplane's own wrapper with the state key, wrap the data
     // key for the reader's public key as GET /service-accounts lists it, and grant.
-    const fields = (await w.client.call('readRecord', { path: { id }, body: { scope: ['fields'] } })).fields!;
-    const dataKey = openDataKey(recordKek(stateKey()), fields);
     const sa = (await w.client.call('listServiceAccounts', { query: { accountId: acme } })).find((s) => s.name === 'ci-deployer')!;
-    const wrappedDek = wrapDataKey({ dataKey, recipientPublicKey: Buffer.from(sa.public_key, 'base64'), recordId: id, version: fields.version, recipientId: sa.service_account_id });
+    const wrappedDek = await wrapAsCplane(id, sa.service_account_id, Buffer.from(sa.public_key, 'base64'));
     await w.client.call('grantServiceAccount', { path: { id: sa.service_account_id }, body: { recordId: id, wrappedDek } });
 
     const run = await read(fixtures.tokens.serviceAccount, ['--record-id', id], { CPLANE_SA_KEY: saKey });
@@ -79,7 +87,7 @@ describe('cplane read', () => {
 
   it('is what the SDK example does: an application reads the secret through `cplane/sdk` (the package export)', async () => {
     const example = join(import.meta.dirname, '..', '..', 'examples', 'sdk', 'read-secret.mjs');
-    const env: NodeJS.ProcessEnv = { ...w.env, CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_SA_KEY: saKey, RECORD_ID: await recordId('stripe-key') };
+    const env: NodeJS.ProcessEnv = { ...w.env, CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_SA_KEY: saKey, CPLANE_WRITER_KEY: w.writerKey, RECORD_ID: await recordId('stripe-key') };
     delete env.CPLANE_STATE_KEY; // the application has its own key, never cplane's
     // Asynchronously: the emulator answers from this process.
     const run = await promisify(execFile)(process.execPath, [example], { env, encoding: 'utf8' });
@@ -131,12 +139,10 @@ describe('cplane read', () => {
 
   it('prints the value for a user it is shared with, and for a member of a group it is shared with, each with its own key', async () => {
     const id = await recordId('stripe-key');
-    const fields = (await w.client.call('readRecord', { path: { id }, body: { scope: ['fields'] } })).fields!;
-    const dataKey = openDataKey(recordKek(stateKey()), fields);
     const [dana, platform] = [fixtures.users[2]!, fixtures.groups[0]!];
-    const wrapFor = (readerId: string) => wrapDataKey({ dataKey, recipientPublicKey: fixtureKeyPair(readerId).publicKey, recordId: id, version: fields.version, recipientId: readerId });
-    await w.client.call('shareRecordWithUser', { path: { id }, body: { userId: dana.id, wrappedDek: wrapFor(dana.id) } });
-    await w.client.call('shareRecordWithGroup', { path: { id }, body: { groupId: platform.id, wrappedDek: wrapFor(platform.id) } });
+    const wrapFor = (readerId: string) => wrapAsCplane(id, readerId, fixtureKeyPair(readerId).publicKey);
+    await w.client.call('shareRecordWithUser', { path: { id }, body: { userId: dana.id, wrappedDek: await wrapFor(dana.id) } });
+    await w.client.call('shareRecordWithGroup', { path: { id }, body: { groupId: platform.id, wrappedDek: await wrapFor(platform.id) } });
     const danaToken = fixtures.tokens.recordOwner;
     const direct = await read(danaToken, ['--record-id', id], { CPLANE_SA_KEY: privateKeyOf(dana.id) });
     expect(direct.stderr).toBe('');

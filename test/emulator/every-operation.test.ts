@@ -5,7 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createClient, operationNames, operations, type ApiClient, type OperationName } from '../../src/api/index.js';
 import { fixtures, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { wrapperFor } from '../helpers/readers.js';
+import { placeOf, wrapperFor } from '../helpers/readers.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const ajv = new Ajv({ strict: false, allErrors: true });
@@ -30,7 +30,7 @@ const readerRole = fixtures.roles[1]!.id;
 const value = (n: number) => ({ ciphertext: Buffer.from(`ciphertext ${n}`).toString('base64'), wrapper: { alg: 'xchacha20poly1305', keyId: 'user:ada', wrappedDek: `dek-${n}` } });
 const missing = '99999999-9999-4999-8999-999999999999';
 /** A wrapper that opens with the reader's fixture key, for the record's current version (the emulator checks both). */
-const wrapped = async (recordId: string, readerId: string) => wrapperFor(recordId, (await admin.call('getRecord', { path: { id: recordId } })).current_version!, readerId);
+const wrapped = async (recordId: string, readerId: string) => wrapperFor(await placeOf(admin, recordId), readerId);
 
 let emulator: RunningEmulator;
 let admin: ApiClient;

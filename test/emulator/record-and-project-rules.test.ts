@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ApiClient } from '../../src/api/index.js';
 import { fixtures, withEmulator } from '../helpers/emulator.js';
-import { wrapperFor } from '../helpers/readers.js';
+import { placeOf, wrapperFor } from '../helpers/readers.js';
 
 const emulator = withEmulator();
 const acme = fixtures.accounts[0]!.id;
@@ -98,7 +98,7 @@ describe('records', () => {
     const sa = createClient({ baseUrl: emulator().url, token: fixtures.tokens.serviceAccount, accountId: acme, retry: { maxAttempts: 1 } });
     const id = fixtures.records[0]!.id;
     await expect(sa.call('readRecord', { path: { id }, body: { scope: ['fields'] } })).rejects.toMatchObject({ status: 409, reason: 'service_account_grant_not_found' });
-    const wrappedDek = wrapperFor(id, 2, fixtures.serviceAccounts[0]!.id);
+    const wrappedDek = wrapperFor(await placeOf(client, id), fixtures.serviceAccounts[0]!.id);
     await client.call('grantServiceAccount', { path: { id: fixtures.serviceAccounts[0]!.id }, body: { recordId: id, wrappedDek } });
     const read = await sa.call('readRecord', { path: { id }, body: { scope: ['fields', 'meta'] } });
     expect(read.fields?.wrapper.wrappedDek).toBe(wrappedDek);

@@ -10,7 +10,7 @@ import { sealRecordValue } from '../../src/crypto/record-value.js';
 import { fixtureKeyPair } from '../../src/emulator/keys.js';
 import { readSecret } from '../../src/sdk/index.js';
 import { fixtures, withEmulator } from '../helpers/emulator.js';
-import { wrapperFor } from '../helpers/readers.js';
+import { testWriter, wrapperFor, type ValuePlace } from '../helpers/readers.js';
 
 const emulator = withEmulator();
 const acme = fixtures.accounts[0]!.id;
@@ -27,12 +27,17 @@ beforeAll(() => {
 });
 afterAll(() => admin.close());
 
-/** A record with one value encrypted as cplane encrypts it; returns its id and data key. */
-async function newRecord(name: string, plaintext = `value of ${name}`): Promise<{ id: string; dataKey: Uint8Array }> {
-  const { value, dataKey } = sealRecordValue(kek, plaintext);
-  const { record_id: id } = await admin.call('createRecord', { body: { projectId: project, name, value } });
-  return { id, dataKey };
+/** A record with one value encrypted as cplane encrypts it (bound to the new record, version 1); returns its id, data key and place. */
+async function newRecord(name: string, plaintext = `value of ${name}`): Promise<{ id: string; dataKey: Uint8Array; place: ValuePlace }> {
+  const { record_id: id } = await admin.call('createRecord', { body: { projectId: project, name } });
+  const { value, dataKey, digest } = sealRecordValue(kek, plaintext, { accountId: acme, recordId: id, version: 1 });
+  await admin.call('createRecordVersion', { path: { id }, body: value });
+  return { id, dataKey, place: { accountId: acme, recordId: id, version: 1, digest } };
 }
+
+/** Writes version 2 of the record. */
+const secondVersion = async (id: string, plaintext: string) => admin.call('createRecordVersion', { path: { id }, body: sealRecordValue(kek, plaintext, { accountId: acme, recordId: id, version: 2 }).value });
+const readAs = (sa: ApiClient, id: string, privateKey: Uint8Array, more: { readerId?: string } = {}) => readSecret(sa, { recordId: id, privateKey, writerKeys: [testWriter.publicKey], ...more });
 
 describe('readers\' keys', () => {
   it('lists each Service Account with its fixed X25519 public key and key id', async () => {
@@ -55,24 +60,27 @@ describe('a grant or share whose wrapper does not open is refused', () => {
   });
 
   it('refuses a well-formed wrapper made for another reader, or for another record', async () => {
-    const { id } = await newRecord('other-reader');
-    const { id: other } = await newRecord('other-record');
+    const { id, place } = await newRecord('other-reader');
+    const { place: other } = await newRecord('other-record');
     // Made for globex-bot's key, posted as ci-deployer's grant: it does not open with ci-deployer's key.
-    const forGlobex = wrapperFor(id, 1, globexBot).replace(globexBot, ciDeployer);
+    const forGlobex = wrapperFor(place, globexBot).replace(globexBot, ciDeployer);
     await expect(admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: forGlobex } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
-    await expect(admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(other, 1, ciDeployer) } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
-    await expect(admin.call('shareRecordWithUser', { path: { id }, body: { userId: dana, wrappedDek: wrapperFor(id, 1, ada) } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
+    await expect(admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(other, ciDeployer) } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
+    await expect(admin.call('shareRecordWithUser', { path: { id }, body: { userId: dana, wrappedDek: wrapperFor(place, ada) } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
+    // Made for this record and reader, but for another value (digest) or account: it does not open either.
+    await expect(admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor({ ...place, digest: other.digest }, ciDeployer) } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
+    await expect(admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor({ ...place, accountId: fixtures.accounts[2]!.id }, ciDeployer) } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
   });
 
   it('refuses a wrapper of an older value version (409 key_version_conflict)', async () => {
-    const { id } = await newRecord('versions');
-    await admin.call('createRecordVersion', { path: { id }, body: sealRecordValue(kek, 'second').value });
-    await expect(admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(id, 1, ciDeployer) } })).rejects.toMatchObject({ status: 409, reason: 'key_version_conflict' });
+    const { id, place } = await newRecord('versions');
+    await secondVersion(id, 'second');
+    await expect(admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(place, ciDeployer) } })).rejects.toMatchObject({ status: 409, reason: 'key_version_conflict' });
   });
 
   it('refuses a share to a user who has no key (400 recipient_public_key_not_found)', async () => {
-    const { id } = await newRecord('keyless');
-    await expect(admin.call('shareRecordWithUser', { path: { id }, body: { userId: rex, wrappedDek: wrapperFor(id, 1, rex) } })).rejects.toMatchObject({
+    const { id, place } = await newRecord('keyless');
+    await expect(admin.call('shareRecordWithUser', { path: { id }, body: { userId: rex, wrappedDek: wrapperFor(place, rex) } })).rejects.toMatchObject({
       status: 400, reason: 'recipient_public_key_not_found',
     });
   });
@@ -80,30 +88,30 @@ describe('a grant or share whose wrapper does not open is refused', () => {
 
 describe('a valid wrapper', () => {
   it('is accepted, shows in the record\'s grants (ids only), and the Service Account decrypts the value with its key', async () => {
-    const { id, dataKey } = await newRecord('granted', 'sk_live_granted_4242');
-    await admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(id, 1, ciDeployer, dataKey) } });
-    await admin.call('shareRecordWithUser', { path: { id }, body: { userId: dana, wrappedDek: wrapperFor(id, 1, dana, dataKey) } });
-    await admin.call('shareRecordWithGroup', { path: { id }, body: { groupId: platform, wrappedDek: wrapperFor(id, 1, platform, dataKey) } });
+    const { id, dataKey, place } = await newRecord('granted', 'sk_live_granted_4242');
+    await admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(place, ciDeployer, dataKey) } });
+    await admin.call('shareRecordWithUser', { path: { id }, body: { userId: dana, wrappedDek: wrapperFor(place, dana, dataKey) } });
+    await admin.call('shareRecordWithGroup', { path: { id }, body: { groupId: platform, wrappedDek: wrapperFor(place, platform, dataKey) } });
     const meta = await admin.call('getRecord', { path: { id } });
     expect(meta.grants).toEqual({ user_ids: [dana], group_ids: [platform], service_account_ids: [ciDeployer] });
 
     const sa = createClient({ baseUrl: emulator().url, token: fixtures.tokens.serviceAccount, accountId: acme, retry: { maxAttempts: 1 } });
     try {
-      expect(await readSecret(sa, { recordId: id, privateKey: fixtureKeyPair(ciDeployer).privateKey, readerId: ciDeployer })).toBe('sk_live_granted_4242');
+      expect(await readAs(sa, id, fixtureKeyPair(ciDeployer).privateKey, { readerId: ciDeployer })).toBe('sk_live_granted_4242');
       // Another reader's key does not open ci-deployer's wrapper, and says so by key id.
-      await expect(readSecret(sa, { recordId: id, privateKey: fixtureKeyPair(globexBot).privateKey })).rejects.toMatchObject({ code: 'WRAP_OTHER_KEY' });
+      await expect(readAs(sa, id, fixtureKeyPair(globexBot).privateKey)).rejects.toMatchObject({ code: 'WRAP_OTHER_KEY' });
     } finally {
       await sa.close();
     }
   });
 
   it('is stale once the value changes: the reader is told the new version has not been wrapped for it', async () => {
-    const { id, dataKey } = await newRecord('stale');
-    await admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(id, 1, ciDeployer, dataKey) } });
-    await admin.call('createRecordVersion', { path: { id }, body: sealRecordValue(kek, 'rotated').value });
+    const { id, dataKey, place } = await newRecord('stale');
+    await admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(place, ciDeployer, dataKey) } });
+    await secondVersion(id, 'rotated');
     const sa = createClient({ baseUrl: emulator().url, token: fixtures.tokens.serviceAccount, accountId: acme, retry: { maxAttempts: 1 } });
     try {
-      await expect(readSecret(sa, { recordId: id, privateKey: fixtureKeyPair(ciDeployer).privateKey })).rejects.toMatchObject({ code: 'WRAP_OTHER_VERSION' });
+      await expect(readAs(sa, id, fixtureKeyPair(ciDeployer).privateKey)).rejects.toMatchObject({ code: 'WRAP_OTHER_VERSION' });
     } finally {
       await sa.close();
     }

@@ -3,7 +3,7 @@
 // works on objects of its own (made by `arrange`), so the calls succeed in any order and in any split.
 import { createClient, type ApiClient, type OperationName } from '../../src/api/index.js';
 import { fixtures } from '../../src/emulator/index.js';
-import { wrapperFor } from '../helpers/readers.js';
+import { placeOf, wrapperFor } from '../helpers/readers.js';
 
 export const acme = fixtures.accounts[0]!.id;
 const seededProject = fixtures.projects[0]!.id;
@@ -48,11 +48,14 @@ export async function arrange(baseUrl: string): Promise<Ids> {
     ids.recordToTransfer = await record(ids.project, 'calls-transfer');
     ids.recordShared = await record(ids.project, 'calls-shared');
     // Wrappers that open with each reader's fixture key, for version 1 (the emulator checks both).
-    await admin.call('shareRecordWithUser', { path: { id: ids.recordShared }, body: { userId: dana, wrappedDek: wrapperFor(ids.recordShared, 1, dana) } });
-    await admin.call('shareRecordWithGroup', { path: { id: ids.recordShared }, body: { groupId: auditorsGroup, wrappedDek: wrapperFor(ids.recordShared, 1, auditorsGroup) } });
-    await admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: ids.recordShared, wrappedDek: wrapperFor(ids.recordShared, 1, ciDeployer) } });
+    const shared = await placeOf(admin, ids.recordShared);
+    await admin.call('shareRecordWithUser', { path: { id: ids.recordShared }, body: { userId: dana, wrappedDek: wrapperFor(shared, dana) } });
+    await admin.call('shareRecordWithGroup', { path: { id: ids.recordShared }, body: { groupId: auditorsGroup, wrappedDek: wrapperFor(shared, auditorsGroup) } });
+    await admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: ids.recordShared, wrappedDek: wrapperFor(shared, ciDeployer) } });
     // Shared and granted by the calls below: its value stays at version 1, whatever order they run in.
     ids.recordToShare = await record(ids.project, 'calls-to-share');
+    const toShare = await placeOf(admin, ids.recordToShare);
+    for (const reader of [dana, auditorsGroup, ciDeployer]) ids[`wrapToShare:${reader}`] = wrapperFor(toShare, reader);
     ids.credential = await credential('calls-openai');
     ids.credential2 = await credential('calls-anthropic', anthropic);
     ids.credentialToDelete = await credential('calls-delete');
@@ -98,8 +101,8 @@ export const calls: Record<OperationName, (ids: Ids) => Call> = {
   transferRecordOwnership: (ids) => ({ params: { id: ids.recordToTransfer! }, body: { userId: dana } }),
   rollbackRecord: (ids) => ({ params: { id: ids.record! }, body: { version: 1 } }),
   rotateRecord: (ids) => ({ params: { id: ids.record! }, body: value(5) }),
-  shareRecordWithUser: (ids) => ({ params: { id: ids.recordToShare! }, body: { userId: dana, wrappedDek: wrapperFor(ids.recordToShare!, 1, dana) } }),
-  shareRecordWithGroup: (ids) => ({ params: { id: ids.recordToShare! }, body: { groupId: auditorsGroup, wrappedDek: wrapperFor(ids.recordToShare!, 1, auditorsGroup) } }),
+  shareRecordWithUser: (ids) => ({ params: { id: ids.recordToShare! }, body: { userId: dana, wrappedDek: ids[`wrapToShare:${dana}`]! } }),
+  shareRecordWithGroup: (ids) => ({ params: { id: ids.recordToShare! }, body: { groupId: auditorsGroup, wrappedDek: ids[`wrapToShare:${auditorsGroup}`]! } }),
   revokeRecordUser: (ids) => ({ params: { id: ids.recordShared! }, body: { userId: dana } }),
   revokeRecordGroup: (ids) => ({ params: { id: ids.recordShared! }, body: { groupId: auditorsGroup } }),
   revokeRecordServiceAccount: (ids) => ({ params: { id: ids.recordShared! }, body: { serviceAccountId: ciDeployer } }),
@@ -133,7 +136,7 @@ export const calls: Record<OperationName, (ids: Ids) => Call> = {
   getUsageSpend: () => ({ params: { projectId: seededProject } }),
   getUsageMetrics: () => ({ params: { projectId: seededProject, bucket: 'day' } }),
   listServiceAccounts: () => ({ params: { accountId: acme } }),
-  grantServiceAccount: (ids) => ({ params: { id: ciDeployer }, body: { recordId: ids.recordToShare!, wrappedDek: wrapperFor(ids.recordToShare!, 1, ciDeployer) } }),
+  grantServiceAccount: (ids) => ({ params: { id: ciDeployer }, body: { recordId: ids.recordToShare!, wrappedDek: ids[`wrapToShare:${ciDeployer}`]! } }),
   deleteGroup: () => ({ params: { groupId: platformGroup } }),
   grantProjectGroupRole: () => ({ params: { id: seededProject, groupId: auditorsGroup }, body: { roleId: readerRole } }),
 };

@@ -1,12 +1,35 @@
 // Wrappers made the way a client library makes them, for the emulator's fixture readers (whose key pairs the
 // emulator derives from a public seed), so tests can grant and share records with wrappers that open.
 import { randomBytes } from 'node:crypto';
+import type { ApiClient } from '../../src/api/client.js';
 import { wrapDataKey } from '../../src/crypto/data-key-wrap.js';
+import { deriveKeyPair, recipientOf } from '../../src/crypto/hpke.js';
+import { valueDigest } from '../../src/crypto/record-value.js';
 import { fixtureKeyPair, printableKeyPair } from '../../src/emulator/keys.js';
+import { fixtures } from '../../src/emulator/index.js';
 
-/** A data key wrapped for a fixture reader (Service Account, user or group id) for one record version. */
-export function wrapperFor(recordId: string, version: number, readerId: string, dataKey: Uint8Array = randomBytes(32)): string {
-  return wrapDataKey({ dataKey, recipientPublicKey: fixtureKeyPair(readerId).publicKey, recordId, version, recipientId: readerId });
+/** A writer key of the tests' own (not cplane's): the writer of the wrappers these helpers make. */
+const testWriterPair = deriveKeyPair(new TextEncoder().encode('cplane tests: a writer key (a public test value)'));
+export const testWriter = { sender: recipientOf(testWriterPair.privateKey), publicKey: Buffer.from(testWriterPair.publicKey).toString('base64') };
+
+/** The value version a wrapper is made for: its record, account, version and the digest of its ciphertext. */
+export interface ValuePlace {
+  accountId: string;
+  recordId: string;
+  version: number;
+  digest: string;
+}
+
+/** The place of a record's current value, read as its owner (the fields' ciphertext gives the digest). */
+export async function placeOf(client: ApiClient, recordId: string, accountId: string = fixtures.accounts[0]!.id): Promise<ValuePlace> {
+  const fields = (await client.call('readRecord', { path: { id: recordId }, body: { scope: ['fields'] } })).fields!;
+  return { accountId, recordId, version: fields.version, digest: valueDigest(fields) };
+}
+
+/** A data key wrapped for a fixture reader (Service Account, user or group id) for one value version, by the tests' writer. */
+export function wrapperFor(place: ValuePlace, readerId: string, dataKey: Uint8Array = randomBytes(32)): string {
+  const { accountId, recordId, version, digest } = place;
+  return wrapDataKey({ dataKey, recipientPublicKey: fixtureKeyPair(readerId).publicKey, accountId, recordId, version, recipientId: readerId, valueDigest: digest, writer: testWriter.sender, wrappedAt: new Date() });
 }
 
 /** A fixture reader's private key, base64, as `cplane emulator --print-fixtures` prints it. */

@@ -46,7 +46,8 @@ describe('update in place', () => {
     expect(plan.steps[0]!.changes).toEqual([{ path: 'secret', sensitive: true }]);
     expect(plan.steps[0]!.writes.map((w) => [w.operation, w.body])).toEqual([['rotateCredential', { secret: { $secret: 'secret' } }]]);
     expect(plan.steps[0]!.secrets).toEqual({ secret: { env: 'OPENAI_KEY' } });
-    expect(plan.steps[1]!.writes.map((w) => [w.operation, w.body])).toEqual([['createRecordVersion', { $encrypt: 'value' }]]);
+    const recordId = h().state.data.resources['record.payments/stripe-key']!.id;
+    expect(plan.steps[1]!.writes.map((w) => [w.operation, w.body])).toEqual([['createRecordVersion', { $encrypt: { field: 'value', record: recordId, version: 2 } }]]);
     expect((await h().apply(plan)).failed).toEqual([]);
     expect((await h().plan()).steps).toEqual([]);
   });

@@ -10,6 +10,7 @@ import { createClient } from '../../src/api/index.js';
 import { applyPlan, stateKeyRing } from '../../src/applier/index.js';
 import { resolveSecret } from '../../src/config/index.js';
 import { unwrapDataKey } from '../../src/crypto/data-key-wrap.js';
+import { valueDigest } from '../../src/crypto/record-value.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { fixtureKeyPair } from '../../src/emulator/keys.js';
 import { readSecret } from '../../src/sdk/read-secret.js';
@@ -49,7 +50,7 @@ async function readAsServiceAccount(address = 'record.shop/stripe-key'): Promise
   const recordId = h.state.data.resources[address]!.id;
   const client = createClient({ baseUrl: h.emulator.url, token: fixtures.tokens.serviceAccount, accountId: acme });
   try {
-    return await readSecret(client, { recordId, privateKey: fixtureKeyPair(ciDeployer.id).privateKey, readerId: ciDeployer.id });
+    return await readSecret(client, { recordId, privateKey: fixtureKeyPair(ciDeployer.id).privateKey, readerId: ciDeployer.id, writerKeys: [h.state.crypto.writerKey().publicKey] });
   } finally {
     await client.close();
   }
@@ -120,8 +121,8 @@ projects:
       // Record two's data key, wrapped by the same key ring after the apply, is two's own (from a read), not one's new one.
       const wrapped = await keyRing.wrap({ recordId: two, recipientId: ciDeployer.id, publicKey: Buffer.from(fixtureKeyPair(ciDeployer.id).publicKey).toString('base64') });
       const read = await h.client.call('readRecord', { path: { id: two }, body: { scope: ['fields'] } });
-      const dataKey = unwrapDataKey({ wrappedDek: wrapped, recipientPrivateKey: fixtureKeyPair(ciDeployer.id).privateKey, recordId: two, version: read.fields!.version, recipientId: ciDeployer.id });
-      expect(Buffer.from(dataKey).equals(Buffer.from(h.state.crypto.openRecordDataKey(read.fields!)))).toBe(true);
+      const { dataKey } = unwrapDataKey({ wrappedDek: wrapped, recipientPrivateKey: fixtureKeyPair(ciDeployer.id).privateKey, recordId: two, version: read.fields!.version, recipientId: ciDeployer.id, valueDigest: valueDigest(read.fields!), trustedWriters: 'any' });
+      expect(Buffer.from(dataKey).equals(Buffer.from(h.state.crypto.openRecordDataKey(read.fields!, { accountId: acme, recordId: two, version: read.fields!.version })))).toBe(true);
       expect(await readAsServiceAccount('record.shop/one')).toBe('stripe-planner-plaintext-hostile-version');
       expect(await readAsServiceAccount('record.shop/two')).toBe(h.env.OPENAI_KEY);
       expect(one).not.toBe(two);

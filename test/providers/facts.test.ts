@@ -56,7 +56,7 @@ describe('record', () => {
     const { writes } = recordProvider.planUpdate({ desired: want, live, id: live.record_id, changedKeys: facts.changedKeys, lookups: look });
     expect(writes.map((w) => [w.operation, w.body])).toEqual([
       ['updateRecord', { tags: ['a'] }],
-      ['createRecordVersion', { $encrypt: 'value' }],
+      ['createRecordVersion', { $encrypt: { field: 'value', record: live.record_id, version: (live.current_version ?? 0) + 1 } }],
     ]);
   });
 
@@ -73,7 +73,7 @@ describe('record', () => {
     expect(facts.inputs).toEqual({ secretDueAt: '2026-12-24T00:00:00.000Z' });
     const { writes } = recordProvider.planUpdate({ desired: want, live: due, id: live.record_id, changedKeys: facts.changedKeys, lookups: { ...look, now } });
     expect(writes.map((w) => [w.operation, w.body])).toEqual([
-      ['rotateRecord', { $encrypt: 'value' }],
+      ['rotateRecord', { $encrypt: { field: 'value', record: live.record_id, version: (live.current_version ?? 0) + 1 } }],
       ['updateRecord', { secretDueAt: '2026-12-24T00:00:00.000Z' }],
     ]);
     // Not yet due: nothing to do.
@@ -81,13 +81,20 @@ describe('record', () => {
     expect(ahead.changes.filter((c) => c.path === 'value')).toEqual([]);
   });
 
-  it('creates in a project made earlier in the same apply through a $ref', () => {
+  it('creates in a project made earlier in the same apply through a $ref, then writes the first value bound to the new record', () => {
     const want = desired('record', 'record.payments/k', { project: 'payments', name: 'k' }, { secrets: { value: { generate: { length: 32 } } } });
     const { writes } = recordProvider.planCreate({ desired: want, lookups: lookups({}) });
     expect(writes[0]).toMatchObject({
       operation: 'createRecord',
-      body: { projectId: { $ref: 'project.payments' }, name: 'k', value: { $encrypt: 'value' } },
+      body: { projectId: { $ref: 'project.payments' }, name: 'k' },
       effects: { id: { result: 'record_id' }, parents: { projectId: { $ref: 'project.payments' } } },
+    });
+    expect(writes[0]!.body).not.toHaveProperty('value');
+    expect(writes[1]).toMatchObject({
+      operation: 'createRecordVersion',
+      path: { id: { $ref: 'record.payments/k' } },
+      body: { $encrypt: { field: 'value', record: { $ref: 'record.payments/k' }, version: 1 } },
+      effects: { valueVersion: { record: 'record_id', version: 'version' } },
     });
   });
 });

@@ -60,7 +60,7 @@ describe('no secret is stored in plaintext', () => {
         draft.journal.push(
           journalEntry(store, 'credential.openai', 'rotateCredential', { secret: secrets.rotatedProviderKey }),
           journalEntry(store, 'otel_export.prod', 'updateOtelExport', { headers: { Authorization: secrets.otelHeader } }),
-          journalEntry(store, 'record.db', 'createRecordVersion', { value: store.crypto.sealRecordValue(secrets.recordValue).value }),
+          journalEntry(store, 'record.db', 'createRecordVersion', { value: store.crypto.sealRecordValue(secrets.recordValue, { accountId: store.data.account, recordId: 'rec_1', version: 2 }).value }),
         );
       });
       // Second save; the change log holds both until the close folds them into state.json.

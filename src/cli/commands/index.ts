@@ -239,18 +239,33 @@ export const commands: Command[] = [
   {
     name: ['read'],
     summary: 'Decrypt the current value of a record here and print it (as a reader, or as cplane with the state key)',
-    usage: 'read (ADDRESS [dir] | --record-id ID) [--key-file FILE] [--account ID] [--state PATH|URL] [--workspace NAME]',
+    usage: 'read (ADDRESS [dir] | --record-id ID) [--key-file FILE] [--writer-key KEY ...] [--min-version N] [--account ID] [--state PATH|URL] [--workspace NAME]',
     help: [
       'ADDRESS             a record address in the state, e.g. record.payments/stripe-key',
       '--record-id ID      the record\'s id instead of an address (needs no state when reading as a reader)',
       '--key-file FILE     the reader\'s X25519 private key, base64 (mode 0600; default: $CPLANE_SA_KEY)',
+      '--writer-key KEY    a writer\'s public key the reader trusts, as `cplane writer-key` prints it (repeatable, or comma-separated; default: $CPLANE_WRITER_KEY); needed with a reader\'s key',
+      '--min-version N     refuse a value version older than N (a rollback by the API server)',
       'With a reader\'s key the data key wrapped for that reader is opened; without one (a personal access token),',
       'cplane\'s state key opens the value of a record this state wrote. The value goes to stdout only.',
       ...connectionHelp.filter((line) => !line.startsWith('--parallelism')),
       ...stateHelp.filter((line) => !line.startsWith('--account')),
     ],
-    options: { ...connectionOptions, ...stateOptions, 'record-id': { type: 'string' }, 'key-file': { type: 'string' } },
+    options: { ...connectionOptions, ...stateOptions, 'record-id': { type: 'string' }, 'key-file': { type: 'string' }, 'writer-key': { type: 'string', multiple: true }, 'min-version': { type: 'string' } },
     load: async () => (await import('./read.js')).readCommand,
+  },
+  {
+    name: ['writer-key'],
+    summary: 'Print cplane\'s writer public key and its id: what applications pin to accept only values cplane wrote',
+    usage: `writer-key ${stateArgs} [--json]`,
+    help: [
+      '--json              print {publicKey, keyId} as JSON',
+      'The key is derived from the state key (no secret is printed). Readers pin it: `cplane read --writer-key KEY`,',
+      'CPLANE_WRITER_KEY, or `writerKeys` of the SDK.',
+      ...stateHelp,
+    ],
+    options: { ...stateOptions, json: { type: 'boolean' } },
+    load: async () => (await import('./writer-key.js')).writerKeyCommand,
   },
   {
     // Only the lock with that id is removed, so a lock taken since is safe.

@@ -4,15 +4,18 @@
  * never written anywhere else. Two ways to hold the key:
  * - as a reader (a Service Account token, or any token with a reader key):
  *   the private key from CPLANE_SA_KEY or --key-file (mode 0600) opens the
- *   data key the API wrapped for that reader;
+ *   data key the API wrapped for that reader, accepted only from a writer key
+ *   the reader pins (--writer-key, CPLANE_WRITER_KEY);
  * - as cplane (a personal access token): cplane's state key opens the value's
- *   own wrapper, for records this state wrote.
+ *   own wrapper, for records this state wrote, bound to the record asked for.
+ * Either way `--min-version N` refuses an older value (a rollback).
  */
 import { identityOf } from '../../api/client.js';
 import type { ApiClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
-import { isHpkeWrapper, WrapError } from '../../crypto/data-key-wrap.js';
+import { isHpkeWrapper, WrapError, type WrapErrorCode } from '../../crypto/data-key-wrap.js';
 import { decodeReaderKey, readReaderKeyFile, ReaderKeyError } from '../../crypto/reader-key.js';
+import { parseWriterKeys, WriterKeyListError } from '../../crypto/writer-key.js';
 import { kindOf } from '../../plan-model/index.js';
 import { recordProvider } from '../../providers/index.js';
 import { openState, type StateStore } from '../../state/index.js';
@@ -25,7 +28,33 @@ import { locateStateOnly } from '../../session/workspace.js';
 
 /** An address of the record kind (its definition says the kind's name). */
 const isRecordAddress = (text: string | undefined): text is string => text !== undefined && kindOf(text) === recordProvider.kind;
-const usage = 'read (ADDRESS [dir] | --record-id ID) [--key-file FILE] [--account ID] [--state PATH]';
+const usage = 'read (ADDRESS [dir] | --record-id ID) [--key-file FILE] [--writer-key KEY] [--min-version N] [--account ID] [--state PATH]';
+
+/** The writer keys a reader trusts: --writer-key (repeatable, each comma-separated) or CPLANE_WRITER_KEY. */
+function trustedWriters(ctx: CommandContext): Uint8Array[] {
+  const flags = Array.isArray(ctx.values['writer-key']) ? (ctx.values['writer-key'] as string[]) : [];
+  const [text, where] = flags.length > 0 ? [flags.join(','), '--writer-key'] : [ctx.env.CPLANE_WRITER_KEY, 'CPLANE_WRITER_KEY'];
+  if (!text) {
+    throw new AbortError(
+      'A reader accepts a value only from a writer it trusts, and no writer key was given: without one, the API server could hand this reader a value it made up.',
+      'Pin the writer key of the configuration that grants the record: its owner prints it with `cplane writer-key`; pass it with --writer-key KEY or CPLANE_WRITER_KEY (several, comma-separated).',
+    );
+  }
+  try {
+    return parseWriterKeys(text, where);
+  } catch (error) {
+    if (error instanceof WriterKeyListError) throw new AbortError(error.message, 'Copy the public key `cplane writer-key` prints (or its `publicKey` in --json).');
+    throw error;
+  }
+}
+
+/** `--min-version N`: a whole number from 1. */
+function minVersionOf(ctx: CommandContext): number | undefined {
+  const text = ctx.values['min-version'];
+  if (typeof text !== 'string') return undefined;
+  if (!/^[1-9][0-9]{0,9}$/.test(text)) throw new AbortError(`--min-version must be a whole number from 1, not "${text}".`, `Usage: cplane ${usage}`);
+  return Number(text);
+}
 
 /** The reader's private key, when one is given (CPLANE_SA_KEY or --key-file; the flag wins). */
 function readerKey(ctx: CommandContext): Uint8Array | undefined {
@@ -69,17 +98,20 @@ function explainWrap(error: unknown, recordId: string): never {
     );
   }
   if (!(error instanceof WrapError)) throw error;
-  const hint =
-    error.code === 'WRAP_OTHER_VERSION'
-      ? 'Run `cplane apply` for the configuration that grants the record, so the new value is wrapped for every reader.'
-      : error.code === 'WRAP_OTHER_KEY'
-        ? 'Give the private key of the reader this token belongs to (CPLANE_SA_KEY or --key-file).'
-        : 'Ask an owner of the record to grant it to this reader, then read again.';
-  throw new AbortError(error.message, hint);
+  const hints: Partial<Record<WrapErrorCode, string>> = {
+    WRAP_OTHER_VERSION: 'Run `cplane apply` for the configuration that grants the record, so the new value is wrapped for every reader.',
+    WRAP_OTHER_KEY: 'Give the private key of the reader this token belongs to (CPLANE_SA_KEY or --key-file); if the reader\'s key was rotated, `cplane apply` wraps the value for its new key.',
+    WRAP_UNTRUSTED_WRITER: 'Check the writer key you pinned (`cplane writer-key` of the configuration that grants the record). If it is right, do not use this value: a writer you do not trust, or the API server, made it. A wrapper of the first format is made again by `cplane apply --rewrap`.',
+    WRAP_ROLLBACK: 'The API returned an older value than you accept: do not use it, and report it (an older value may be one rotated after a leak).',
+    WRAP_VALUE_MISMATCH: 'Do not use this record until it is explained: the API returned a value that is not the one written for this record and version.',
+    WRAP_OPEN_FAILED: 'The wrapper does not open for this record, value and writer: do not use it; `cplane apply` wraps the current value again.',
+    WRAP_UNBOUND_VALUE: 'Run `cplane apply --rewrap` once with the configuration that manages the record: it writes the value again, bound to its record, and wraps it for every reader.',
+  };
+  throw new AbortError(`${error.code}: ${error.message}`, hints[error.code] ?? 'Ask an owner of the record to grant it to this reader, then read again.');
 }
 
-/** The value of a record this state wrote: cplane's own wrapper, opened with the state key. */
-async function readAsCplane(client: ApiClient, store: StateStore, recordId: string): Promise<string> {
+/** The value of a record this state wrote: cplane's own wrapper, opened with the state key, for this account, record and version. */
+async function readAsCplane(client: ApiClient, store: StateStore, recordId: string, minVersion: number | undefined): Promise<string> {
   const fields = await readRecordFields(client, recordId);
   if (isHpkeWrapper(fields.wrapper.wrappedDek)) {
     throw new AbortError(
@@ -87,14 +119,13 @@ async function readAsCplane(client: ApiClient, store: StateStore, recordId: stri
       'Read it with your private key: --key-file FILE or CPLANE_SA_KEY.',
     );
   }
-  try {
-    return store.crypto.decryptRecordValue(fields);
-  } catch {
-    throw new AbortError(
-      `The value of record ${recordId} was not written with this state's key (its wrapper names key ${fields.wrapper.keyId}).`,
-      'Read it with the state key of the configuration that wrote it, or as a reader with its private key (--key-file).',
-    );
+  const binding = { accountId: store.data.account, recordId, version: fields.version };
+  const value = store.crypto.decryptRecordValue(fields, binding);
+  // Checked once the value opened: its version is then cplane's own word, bound into it, not the server's.
+  if (minVersion !== undefined && fields.version < minVersion) {
+    throw new WrapError('WRAP_ROLLBACK', `Record ${recordId} was returned at value version ${fields.version}, older than version ${minVersion}, the oldest accepted: the API returned an old value.`);
   }
+  return value;
 }
 
 export const readCommand: CommandModule = {
@@ -102,6 +133,8 @@ export const readCommand: CommandModule = {
     const { address, recordId: givenId, dir } = target(ctx);
     const settings = connectionSettings(ctx);
     const privateKey = readerKey(ctx);
+    const writers = privateKey ? trustedWriters(ctx) : undefined;
+    const minVersion = minVersionOf(ctx);
     if (!privateKey && identityOf(settings.token) === 'service_account') {
       throw new AbortError(
         'A Service Account reads a record with its private key, and none was given.',
@@ -124,7 +157,9 @@ export const readCommand: CommandModule = {
       client = connect(ctx, { account: location.account, settings });
       let value: string;
       try {
-        value = privateKey ? await readSecret(client, { recordId: recordId!, privateKey }) : await readAsCplane(client, store!, recordId!);
+        value = privateKey
+          ? await readSecret(client, { recordId: recordId!, privateKey, writerKeys: writers!, ...(minVersion !== undefined ? { minVersion } : {}) })
+          : await readAsCplane(client, store!, recordId!, minVersion);
       } catch (error) {
         explainWrap(error, recordId!);
       }

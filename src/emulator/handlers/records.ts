@@ -193,7 +193,7 @@ export const recordHandlers = {
     const record = writableRecord(ctx, ctx.params.id!);
     requireMember(ctx.db, ctx.accountId, ctx.body.userId);
     if (!ctx.db.users.find((u) => u.user_id === ctx.body.userId)?.public_key) throw badRequest('recipient_public_key_not_found');
-    checkWrapper(ctx.body.wrappedDek, record.record_id, record.current_version, ctx.body.userId);
+    checkWrapper(ctx.body.wrappedDek, record, ctx.body.userId);
     record.user_grants[ctx.body.userId] = ctx.body.wrappedDek;
     audit(ctx, record, 'share_user');
     return { recordId: record.record_id, userId: ctx.body.userId };
@@ -202,7 +202,7 @@ export const recordHandlers = {
   shareRecordWithGroup: (ctx) => {
     const record = writableRecord(ctx, ctx.params.id!);
     owned(ctx.db.groups, 'group_id', ctx.body.groupId, ctx.accountId, 'group_not_found');
-    checkWrapper(ctx.body.wrappedDek, record.record_id, record.current_version, ctx.body.groupId);
+    checkWrapper(ctx.body.wrappedDek, record, ctx.body.groupId);
     record.group_grants[ctx.body.groupId] = ctx.body.wrappedDek;
     audit(ctx, record, 'share_group');
     return { recordId: record.record_id, groupId: ctx.body.groupId };
@@ -238,7 +238,7 @@ export const recordHandlers = {
     const sa = owned(ctx.db.serviceAccounts, 'service_account_id', ctx.params.id!, ctx.accountId, 'service_account_not_found');
     if (sa.status !== 'active') throw conflict('service_account_inactive');
     const record = writableRecord(ctx, ctx.body.recordId);
-    checkWrapper(ctx.body.wrappedDek, record.record_id, record.current_version, sa.service_account_id);
+    checkWrapper(ctx.body.wrappedDek, record, sa.service_account_id);
     record.service_account_grants[sa.service_account_id] = ctx.body.wrappedDek;
     audit(ctx, record, 'grant_service_account');
     return { recordId: record.record_id, serviceAccountId: sa.service_account_id };

@@ -1,0 +1,50 @@
+/**
+ * The key ring of an apply (`KeyRing` in ./template.ts): write-only values read from their sources, record
+ * values encrypted with the state's record key and bound to their place (account, record, version), and a
+ * record's data key wrapped for a reader with HPKE auth mode under cplane's writer key, bound to the record, the
+ * version, the value's digest and the reader (crypto/data-key-wrap.ts).
+ *
+ * The data key of a version this apply wrote is kept from its write; any other record's current value is read
+ * once and its data key opened with cplane's own wrapper, which refuses a value bound to another record or
+ * version (the API is not trusted to return the record asked for), naming the record. Data keys are kept for
+ * the apply only: a record's new value version is written by its own step before any wrap of that record in the
+ * same apply (a grant depends on its record, and the record's step re-wraps after its value write), so what is
+ * kept is always current.
+ */
+import type { ApiClient } from '../api/client.js';
+import { valueDigest } from '../crypto/record-value.js';
+import type { SecretSource } from '../plan-model/index.js';
+import type { StateStore } from '../state/index.js';
+import type { KeyRing, WrittenValue } from './template.js';
+
+export function stateKeyRing(state: StateStore, readSecret: (source: SecretSource) => string | Promise<string>, client?: ApiClient, now: () => Date = () => new Date()): KeyRing {
+  const accountId = state.data.account;
+  const dataKeys = new Map<string, Promise<WrittenValue>>();
+  const currentDataKey = (recordId: string) => {
+    let found = dataKeys.get(recordId);
+    if (!found) {
+      if (!client) throw new Error('this key ring cannot wrap data keys: it was made without an API client');
+      found = client.call('readRecord', { path: { id: recordId }, body: { scope: ['fields'] } }).then((read) => {
+        if (!read.fields) throw new Error(`record ${recordId} has no value to wrap for a reader: give it a value first`);
+        const { version } = read.fields;
+        return { recordId, version, dataKey: state.crypto.openRecordDataKey(read.fields, { accountId, recordId, version }), digest: valueDigest(read.fields) };
+      });
+      // A failed read is not kept: a resend of the write reads again.
+      found.catch(() => dataKeys.delete(recordId));
+      dataKeys.set(recordId, found);
+    }
+    return found;
+  };
+  return {
+    secret: readSecret,
+    encrypt: (plaintext, { recordId, version }) => state.crypto.sealRecordValue(plaintext, { accountId, recordId, version }),
+    remember: (written) => void dataKeys.set(written.recordId, Promise.resolve(written)),
+    async wrap({ recordId, recipientId, publicKey }) {
+      const { version, dataKey, digest } = await currentDataKey(recordId);
+      // Loaded when the first wrap is made: a plan, and an apply without readers, never load HPKE.
+      const { wrapDataKey } = await import('../crypto/data-key-wrap.js');
+      const recipientPublicKey = new Uint8Array(Buffer.from(publicKey, 'base64'));
+      return wrapDataKey({ dataKey, recipientPublicKey, accountId, recordId, version, recipientId, valueDigest: digest, writer: state.crypto.writerKey().sender, wrappedAt: now() });
+    },
+  };
+}
