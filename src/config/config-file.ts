@@ -64,6 +64,7 @@ export interface DirectoryConfig {
   users?: Record<string, { id: string; publicKey: string }>;
   groups?: Record<string, { id: string; publicKey: string }>;
   roles?: Record<string, { id: string }>;
+  serviceAccounts?: Record<string, { keyId: string }>;
 }
 
 export interface ConfigFile {

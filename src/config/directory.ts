@@ -16,7 +16,7 @@ import type { Directory, DirectoryPrincipal, DirectorySection, SourceRange } fro
 /** How diagnostics name an entry of each section: `user "dana"`. */
 const nouns: Record<DirectorySection, string> = { users: 'user', groups: 'group', roles: 'role' };
 
-export const emptyDirectory = (): Directory => ({ users: {}, groups: {}, roles: {} });
+export const emptyDirectory = (): Directory => ({ users: {}, groups: {}, roles: {}, serviceAccounts: {} });
 
 /** The 32 bytes of an X25519 public key written as base64, or a sentence saying what is wrong with it. */
 export function publicKeyProblem(text: string): string | undefined {
@@ -64,6 +64,23 @@ export function collectDirectory(files: readonly { file: SourceFile; config: Con
           directory.roles[name] = { id: entry.id };
         }
       }
+    }
+    const pins = block.serviceAccounts ?? {};
+    for (const [name, pin] of Object.entries(pins)) {
+      const keyAt = offsetIn(file, pins, name);
+      const earlier = directory.serviceAccounts[name];
+      if (earlier) {
+        sink.push(diagnosticAt(file, keyAt, {
+          code: 'duplicate_directory_entry',
+          summary: `The Service Account "${name}" is pinned twice in directory.serviceAccounts: in ${earlier.source.file}:${earlier.source.line}:${earlier.source.col} and again here`,
+          detail: 'Pin each Service Account\'s key once across all files of the configuration.',
+          end: keyAt + name.length,
+        }));
+        continue;
+      }
+      const at = positionIn(file, pin, 'keyId')?.value[0] ?? keyAt;
+      const { line, col } = file.lines.linePos(at);
+      directory.serviceAccounts[name] = { keyId: pin.keyId, source: { file: file.display, line, col } };
     }
   }
   return directory;

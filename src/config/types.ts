@@ -108,14 +108,26 @@ export interface DirectoryPrincipal {
   publicKey: string;
 }
 
-/** The configuration's `directory:`: principals no API operation lists, by name. */
+/**
+ * A Service Account's key pinned in the repository (`directory.serviceAccounts.NAME.keyId`), as SOPS keeps its
+ * recipients: a record is only ever wrapped for a key whose id is the pin, whatever the API lists.
+ */
+export interface ServiceAccountPin {
+  keyId: string;
+  /** Where the pin is written, so a mismatch points at it. */
+  source: SourceRange;
+}
+
+/** The configuration's `directory:`: principals no API operation lists, by name, and pinned Service Account keys. */
 export interface Directory {
   users: Record<string, DirectoryPrincipal>;
   groups: Record<string, DirectoryPrincipal>;
   roles: Record<string, { id: string }>;
+  serviceAccounts: Record<string, ServiceAccountPin>;
 }
 
-export type DirectorySection = keyof Directory;
+/** The sections of `directory:` that declare principals other configuration names (the pins are read by grants only). */
+export type DirectorySection = 'users' | 'groups' | 'roles';
 
 export interface DesiredResource<A extends object = Attributes> {
   kind: ResourceKind;

@@ -69,6 +69,8 @@ export interface ExportModel {
   files: ExportedFile[];
   /** The `directory:` entries the exported objects need, written in main.yaml (sorted by section, then local name). */
   directory: DirectoryEntry[];
+  /** The readers' keys to pin in `directory.serviceAccounts`, by name (sorted). */
+  pins: { name: string; keyId: string }[];
   placeholders: Placeholder[];
   /** Every exported object, in the order of the files. */
   adoptions: Adoption[];
@@ -89,6 +91,14 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
   const envNames = new EnvNames();
   const lookups = { account: live.account, find: finder(live.lookups), list: lister(live.lookups) };
   const directory = directoryEntries(objectsOf, envNames);
+  const pins = new Map<string, string>();
+  for (const kind of exportKinds) {
+    const pin = exportedProviderFor(kind).export.pin;
+    for (const object of pin ? objectsOf(kind) : []) {
+      const found = pin!(object, lookups);
+      if (found) pins.set(found.name, found.keyId);
+    }
+  }
   const directoryName = (section: DirectoryEntry['section'], id: string) => directory.find((d) => d.section === section && d.id === id)!.local;
 
   // Local names, among the exported objects of one scope: the account for a top-level kind, the parent for the
@@ -151,7 +161,8 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
 
   const files = filesOf(topLevel);
   const adoptions = files.flatMap((file) => file.entries.flatMap(flatten)).map(({ address, kind, live: object }) => ({ address, kind, live: object }));
-  return { files, directory, placeholders: envNames.all(), adoptions, skipped };
+  const pinList = [...pins].sort((a, b) => compare(a[0], b[0])).map(([name, keyId]) => ({ name, keyId }));
+  return { files, directory, pins: pinList, placeholders: envNames.all(), adoptions, skipped };
 }
 
 /**

@@ -79,13 +79,15 @@ function emitMain(model: ExportModel, schemaRef: string): EmittedFile {
     for (const p of model.placeholders) lines.push(`  ${p.env.padEnd(width)}  ${p.what}`);
   }
   const content: Record<string, unknown> = { version: 1, account: '${var.account}', variables: { account: { description: 'Id of the account to apply to (see GET /accounts).' } } };
-  if (model.directory.length > 0) content.directory = directoryOf(model);
+  if (model.directory.length > 0 || model.pins.length > 0) content.directory = directoryOf(model);
   const doc = newDocument(content, schemaRef, lines);
   const pair = pairAt(doc.contents, ['directory']);
   if (pair) {
     comment(pair, [
       'Users and groups the records are shared with. No operation returns their public keys: fill in each',
       'publicKey (or set the variable it reads) before validate, plan or apply accept this folder.',
+      'serviceAccounts pins the key each Service Account had at export: check each keyId in the dashboard;',
+      'a record is only ever wrapped for a pinned key (docs/access.md).',
     ].join('\n'));
   }
   flowLeaves(doc);
@@ -99,6 +101,8 @@ function emitMain(model: ExportModel, schemaRef: string): EmittedFile {
 function directoryOf(model: ExportModel): Record<string, unknown> {
   const directory: Record<string, Record<string, unknown>> = {};
   for (const { section, local, id, env } of model.directory) (directory[section] ??= {})[local] = { id, publicKey: new EachReference(`\${env.${env}}`) };
+  // The Service Accounts' keys as the account lists them now: from here on, a record is only wrapped for them.
+  for (const { name, keyId } of model.pins) (directory.serviceAccounts ??= {})[name] = { keyId };
   return sortKeys(directory) as Record<string, unknown>;
 }
 

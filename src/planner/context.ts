@@ -31,6 +31,12 @@ export interface MakePlanInput {
   exclude?: string[];
   /** `--replace` addresses: issued again although nothing else changed (reissue.ts). */
   replace?: string[];
+  /**
+   * `--rewrap`: every value that readers read through wrappers (a kind's `relations.wrappedValue`) is written again,
+   * bound to its place and wrapped for every reader under the writer key: once, after upgrading from wrappers made
+   * before they were authenticated. It is `--replace` of each such address in state.
+   */
+  rewrap?: boolean;
   /** Requests in flight at once while refreshing (default 10). */
   parallelism?: number;
   env: NodeJS.ProcessEnv;

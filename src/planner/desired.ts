@@ -40,7 +40,7 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
     book.markPending(r.address, r.kind);
     const created = provider.planCreate({ desired: r, lookups });
     out.problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
-    out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'create', reason, changes: createChanges(provider, r, lookups), writes: created.writes, inputs: inputsOf(r), notes: created.notes }, r.secrets));
+    out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'create', reason, changes: createChanges(provider, r, lookups), writes: created.writes, inputs: { ...inputsOf(r), ...created.inputs }, notes: created.notes }, r.secrets));
   };
   const change = (found: LiveObject, state: ResourceState | undefined, base: ChangeBase) => {
     const { step, problems } = planChange(ctx, r, found, state, base);

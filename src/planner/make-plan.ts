@@ -27,8 +27,19 @@ import { withoutValue } from './without-value.js';
 import { notVerifiable } from './not-verifiable.js';
 import { pendingWritesOf } from './pending-writes.js';
 
+/** The addresses `--rewrap` writes again: in state, with a value of the field their kind wraps for readers. */
+function rewrapAddresses(desired: MakePlanInput['desired'], state: MakePlanInput['state']['data']['resources']): string[] {
+  return desired.resources
+    .filter((r) => {
+      const field = providerFor(r.kind).relations.wrappedValue;
+      return field !== undefined && r.secrets[field] !== undefined && state[r.address] !== undefined;
+    })
+    .map((r) => r.address);
+}
+
 export async function makePlan(input: MakePlanInput): Promise<Plan> {
-  const { client, desired, account, mode = 'normal', targets = [], exclude = [], replace = [] } = input;
+  const { client, desired, account, mode = 'normal', targets = [], exclude = [] } = input;
+  const replace = input.rewrap ? [...new Set([...(input.replace ?? []), ...rewrapAddresses(desired, input.state.data.resources)])] : (input.replace ?? []);
   // Policies judge the changes a plan makes (a refresh-only plan makes none); a rule that does not compile stops the plan before any request.
   const compiled = mode === 'refresh-only' ? undefined : await compileConfigured(desired);
   // moved, removed and import blocks first: every later stage sees the state under its new addresses.

@@ -11,7 +11,8 @@
  * Service Accounts are named as `GET /service-accounts` lists them (service-accounts.ts checks the name);
  * users and groups by their name in the configuration's `directory:`, which gives their id and public key.
  */
-import type { RecordMetaT } from '../api/shapes.js';
+import type { RecordMetaT, ServiceAccountT } from '../api/shapes.js';
+import { keyIdOf } from '../crypto/data-key-wrap.js';
 import type { Entry } from '../config/kind-block.js';
 import type { Directory, DirectorySection } from '../config/types.js';
 import { resourceAddress, type Template } from '../plan-model/index.js';
@@ -41,7 +42,15 @@ export interface Reader {
   id: string;
   /** Base64 of its X25519 public key. */
   publicKey: string;
+  /**
+   * Whether the reviewed repository fixes the key (a directory user's or group's key, a pinned Service Account's);
+   * otherwise the API offered it, and a change of it is only as safe as the API.
+   */
+  keyFromRepository: boolean;
 }
+
+/** The id of a reader's key, as wrappers, pins and state name it. */
+const readerKeyId = (reader: Reader) => keyIdOf(Buffer.from(reader.publicKey, 'base64'));
 
 /** What differs between the three kinds: where they are written, how a reader is found, and the operations. */
 export interface ReaderKind {
@@ -73,7 +82,7 @@ function directoryReader(section: Extract<DirectorySection, 'users' | 'groups'>,
     resolve(lookups: Lookups, name: string) {
       const found = lookups.directory[section][name];
       // The loader has checked the name against the directory; a plan made without it (a test) still says why.
-      return found ? { reader: { id: found.id, publicKey: found.publicKey } } : { problem: { code: 'unknown_directory_name', summary: `the ${noun} "${name}" is not declared in directory.${section}` } };
+      return found ? { reader: { id: found.id, publicKey: found.publicKey, keyFromRepository: true } } : { problem: { code: 'unknown_directory_name', summary: `the ${noun} "${name}" is not declared in directory.${section}` } };
     },
     nameOf: (lookups: Lookups, id: string) => nameInDirectory(lookups.directory, section, id) ?? id,
   };
@@ -92,7 +101,9 @@ export const serviceAccountReaders: ReaderKind = {
   listDescription: 'Service Accounts by name, as GET /service-accounts lists them (or by id).',
   resolve(lookups, name) {
     const found = resolveServiceAccount(lookups, name);
-    return found.serviceAccount ? { reader: { id: found.serviceAccount.service_account_id, publicKey: found.serviceAccount.public_key } } : { problem: found.problem! };
+    if (!found.serviceAccount) return { problem: found.problem! };
+    const { problem, pinned } = checkServiceAccountKey(lookups, name, found.serviceAccount);
+    return problem ? { problem } : { reader: { id: found.serviceAccount.service_account_id, publicKey: found.serviceAccount.public_key, keyFromRepository: pinned } };
   },
   nameOf: (lookups, id) => serviceAccountLabel(lookups, id),
   grant: (record, reader, summary) => writeSpec('grantServiceAccount', { path: { id: reader.id }, body: { recordId: record, wrappedDek: wrapOf(record, reader) }, effects: { id: { results: ['recordId', 'serviceAccountId'] }, parents: { recordId: record } } }, summary),
@@ -125,6 +136,37 @@ export const groupReaders: ReaderKind = {
   revoke: (recordId, readerId, summary, forget) => writeSpec('revokeRecordGroup', { path: { id: recordId }, body: { groupId: readerId }, effects: forget ? { forget: true } : {} }, summary),
   writeOperations: ['shareRecordWithGroup', 'revokeRecordGroup'],
 };
+
+/**
+ * The API is not trusted to say which key a Service Account has (it could offer its own and read every record
+ * wrapped for it). The key must be the one its id names, and the one pinned in `directory.serviceAccounts`
+ * when there is a pin, which the problem then points at.
+ */
+function checkServiceAccountKey(lookups: Lookups, name: string, account: ServiceAccountT): { problem?: Problem; pinned: boolean } {
+  const keyId = keyIdOf(Buffer.from(account.public_key, 'base64'));
+  if (account.key_id !== keyId) {
+    return {
+      pinned: false,
+      problem: {
+        code: 'service_account_key_id_mismatch',
+        summary: `the Service Account "${name}" is listed with key id ${account.key_id}, but the public key listed with it is ${keyId}: cplane wraps nothing for a key the API describes two ways`,
+        detail: 'Pin the key you verified in the dashboard (directory.serviceAccounts.NAME.keyId), and report the answer of GET /service-accounts.',
+      },
+    };
+  }
+  const pin = lookups.directory.serviceAccounts[name] ?? lookups.directory.serviceAccounts[account.name];
+  if (!pin) return { pinned: false };
+  if (pin.keyId === keyId) return { pinned: true };
+  return {
+    pinned: true,
+    problem: {
+      code: 'service_account_key_mismatch',
+      summary: `the Service Account "${name}" is offered with the key ${keyId}, and its pinned key is ${pin.keyId}`,
+      detail: "Nothing is wrapped for it. If its key was rotated in the dashboard, check the new key id there and change the pin in a reviewed change; if not, the API is offering a key that is not the Service Account's: do not apply.",
+      at: pin.source,
+    },
+  };
+}
 
 /** The three reader kinds, in the order a record's `grants` lists them. */
 export const readerKinds: readonly ReaderKind[] = [serviceAccountReaders, userReaders, groupReaders];
@@ -179,7 +221,15 @@ export function grantProvider(readers: ReaderKind) {
       noun: readers.exportNoun,
       entry: () => ({}),
       ...(readers.section === 'serviceAccounts'
-        ? { lookups: [serviceAccounts], listItem: (live: LiveGrant, lookups: AccountLookups) => listedName(serviceAccountLabel(lookups, live.reader_id), live.reader_id) }
+        ? {
+            lookups: [serviceAccounts],
+            listItem: (live: LiveGrant, lookups: AccountLookups) => listedName(serviceAccountLabel(lookups, live.reader_id), live.reader_id),
+            pin(live: LiveGrant, lookups: AccountLookups) {
+              const account = lookups.find(serviceAccounts, live.reader_id);
+              if (!account || account.key_id !== keyIdOf(Buffer.from(account.public_key, 'base64'))) return undefined;
+              return { name: listedName(serviceAccountLabel(lookups, live.reader_id), live.reader_id), keyId: account.key_id };
+            },
+          }
         : { directory: { section: readers.section, noun: readers.noun, id: (live: LiveGrant) => live.reader_id } }),
     },
     refreshOperations: ['listRecords'],
@@ -209,21 +259,34 @@ export function grantProvider(readers: ReaderKind) {
     view: ({ live, lookups }) => ({ reader: readers.nameOf(lookups, live.reader_id) }),
     desiredView: ({ attributes }) => ({ reader: attributes.reader }),
 
-    // A grant has nothing to change in place: it exists or not. Its reader must still be usable (an inactive
-    // Service Account is a problem even for a grant that exists).
-    diff({ desired, lookups }) {
-      const { problem } = readers.resolve(lookups, desired.attributes.reader);
-      return { changes: [], changedKeys: [], replaceKeys: [], ...(problem ? { problems: [problem] } : {}) };
+    // A grant exists or not; what can change is the reader's key it was wrapped for (state records its id, as no
+    // operation reads it back): a new key is a change of the grant, wrapped again for it. Its reader must still be
+    // usable (an inactive Service Account is a problem even for a grant that exists).
+    diff({ desired, lookups, state }) {
+      const { reader, problem } = readers.resolve(lookups, desired.attributes.reader);
+      if (!reader) return { changes: [], changedKeys: [], replaceKeys: [], problems: [problem] };
+      const before = state?.inputs.readerKeyId;
+      const after = readerKeyId(reader);
+      if (typeof before !== 'string' || before === after) return { changes: [], changedKeys: [], replaceKeys: [] };
+      const note = reader.keyFromRepository ? 'the key the repository gives' : 'offered by the API, not pinned: only a pin in directory.serviceAccounts makes this safe';
+      return { changes: [{ path: 'readerKey', before, after, note }], changedKeys: ['readerKey'], replaceKeys: [], inputs: { readerKeyId: after } };
     },
 
     planCreate({ desired, lookups }) {
       const { reader, problem } = readers.resolve(lookups, desired.attributes.reader);
       if (!reader) return { writes: [], problems: [problem] };
       const record = lookups.idOf(recordAddress(desired.attributes)) ?? { $ref: recordAddress(desired.attributes) };
-      return { writes: [readers.grant(record, reader, `grant record ${desired.attributes.record} to ${noun} ${desired.attributes.reader}, its data key wrapped for it`)] };
+      return { writes: [readers.grant(record, reader, `grant record ${desired.attributes.record} to ${noun} ${desired.attributes.reader}, its data key wrapped for it`)], inputs: { readerKeyId: readerKeyId(reader) } };
     },
 
-    planUpdate: () => ({ writes: [] }),
+    planUpdate({ desired, id, changedKeys, lookups }) {
+      const { reader } = readers.resolve(lookups, desired.attributes.reader);
+      if (!reader || !changedKeys.includes('readerKey')) return { writes: [] };
+      const { recordId } = splitGrantId(id);
+      const write = readers.grant(recordId, reader, `wrap record ${desired.attributes.record} again for ${noun} ${desired.attributes.reader}'s new key ${readerKeyId(reader)}`);
+      const warning = `${recordAddress(desired.attributes)}: the key of ${noun} ${desired.attributes.reader} changed to ${readerKeyId(reader)}, as the API offers it; it is not pinned, so the API could have chosen it. Check the key id in the dashboard, and pin it in directory.serviceAccounts.${desired.attributes.reader}.keyId.`;
+      return { writes: [write], ...(reader.keyFromRepository ? {} : { notes: [warning] }) };
+    },
 
     planDelete({ address, id }) {
       const { recordId, readerId } = splitGrantId(id);

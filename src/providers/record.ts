@@ -166,7 +166,7 @@ export const recordProvider = {
     },
     secrets: (entry): Record<string, SecretSource> => (entry.value ? { value: entry.value } : {}),
   },
-  relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' } },
+  relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' }, wrappedValue: 'value' },
   refreshOperations: ['listRecords'],
   writeOperations: ['createRecord', 'createRecordVersion', 'updateRecord', 'rotateRecord', 'archiveRecord', ...readerKinds.flatMap((k) => k.writeOperations)],
   readOperation: 'getRecord',

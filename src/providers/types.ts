@@ -11,7 +11,7 @@ import type { Limiter } from '../api/limiter.js';
 import type { OperationName } from '../api/operations.js';
 import type { Directory } from '../config/types.js';
 import type { Entry, KindBlock } from '../config/kind-block.js';
-import type { Attributes, DesiredResource, ResourceKind } from '../config/types.js';
+import type { Attributes, DesiredResource, ResourceKind, SourceRange } from '../config/types.js';
 import type { FieldChange, PlannedWrite } from '../plan-model/index.js';
 import type { ResourceState } from '../state/types.js';
 import type { DataSource } from './lookups.js';
@@ -103,6 +103,8 @@ export interface Problem {
   detail?: string;
   /** The field of the entry whose value is wrong (`serviceAccount`): the problem points at it rather than at the entry. */
   field?: string;
+  /** Where the wrong value is written when it is not in the entry (a key pinned in `directory:`): the problem points there. */
+  at?: SourceRange;
 }
 
 export interface DiffResponse {
@@ -146,6 +148,8 @@ export interface DeleteRequest {
 
 export interface WritesResponse {
   writes: WriteSpec[];
+  /** For a create: values the writes set that the configuration does not say (the key a grant is wrapped for), recorded as applied inputs. */
+  inputs?: Record<string, unknown>;
   notes?: string[];
   /** Why the writes cannot be planned (e.g. an unknown vendor name). */
   problems?: Problem[];
@@ -181,6 +185,8 @@ export interface Relations {
   goneAs?: string;
   /** The word for an object its list no longer holds, in `… outside cplane`: `revoked` for a grant, listed only while it holds. Default `deleted`. */
   missingAs?: string;
+  /** The write-only field whose value readers read through wrappers of its data key (a record's `value`): `--rewrap` writes it again. */
+  wrappedValue?: string;
 }
 
 /**
@@ -290,6 +296,12 @@ export interface ExportMapping<L, E> {
    * fill in (no operation returns it), and lists the object by that entry's name.
    */
   directory?: { section: 'users' | 'groups'; noun: string; id(live: L): string };
+  /**
+   * The key the object's reader is pinned to (a Service Account a record is granted to): export writes it in
+   * `directory.serviceAccounts`, so the exported folder wraps for no other key. Undefined when the API's answer
+   * does not hold together (a key id that is not its key's).
+   */
+  pin?(live: L, lookups: ExportEntryRequest<L>['lookups']): { name: string; keyId: string } | undefined;
   /** A comment on the key that holds the kind's entries inside their parent (`records:`), when there are some. */
   holderComment?: string;
   /**

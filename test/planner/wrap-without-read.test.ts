@@ -59,7 +59,7 @@ async function readAsServiceAccount(address = 'record.shop/stripe-key'): Promise
 describe('wrapping the data key of a value the apply wrote', () => {
   it('sends no read of the record for a new record or a new value version; a reader added later costs one read', async () => {
     h.config(config('serviceAccounts: [ci-deployer]'));
-    expect(await applyCounting()).toEqual(['createProject', 'createRecord', 'grantServiceAccount']);
+    expect(await applyCounting()).toEqual(['createProject', 'createRecord', 'createRecordVersion', 'grantServiceAccount']);
     expect(await readAsServiceAccount()).toBe(h.env.STRIPE);
 
     h.env.STRIPE = 'stripe-planner-plaintext-second-version';

@@ -51,6 +51,7 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
   const exclude = (ctx.values.exclude as string[] | undefined) ?? [];
   refuseTargetWithExclude(targets, exclude);
   const replace = (ctx.values.replace as string[] | undefined) ?? [];
+  const rewrap = ctx.values.rewrap === true;
   const [where, ...rest] = ctx.positionals;
   const planPath = where !== undefined && statSync(resolve(ctx.cwd, where), { throwIfNoEntry: false })?.isFile() ? resolve(ctx.cwd, where) : undefined;
   // A saved plan may be followed by the configuration folder it was made for.
@@ -67,7 +68,7 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
   }
   const github = githubReporter(ctx);
   try {
-    return await applyWith(ctx, verb, { json, interactive, parallelism, targets, exclude, replace, planPath, planDir, github });
+    return await applyWith(ctx, verb, { json, interactive, parallelism, targets, exclude, replace, rewrap, planPath, planDir, github });
   } catch (error) {
     github?.failed(error, verb);
     throw error;
@@ -81,12 +82,13 @@ interface ApplySettings {
   targets: string[];
   exclude: string[];
   replace: string[];
+  rewrap: boolean;
   planPath: string | undefined;
   planDir: string | undefined;
   github: GithubReporter | undefined;
 }
 
-async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, parallelism, targets, exclude, replace, planPath, planDir, github }: ApplySettings): Promise<number> {
+async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, parallelism, targets, exclude, replace, rewrap, planPath, planDir, github }: ApplySettings): Promise<number> {
   const saved = planPath ? await readPlanFile(planPath) : undefined;
   // Everything that can be checked without the network is, so an altered or misplaced plan sends no request.
   const opening = saved ? await prepareSavedPlan(ctx, saved, planPath!, planDir) : ctx;
@@ -139,7 +141,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     const mode = saved ? saved.mode : verb === 'destroy' ? 'destroy' : 'normal';
     status = readingStatus(ctx.stderr, { enabled: !json && !ctx.env.CI });
     const [fresh, accountName] = await Promise.all([
-      makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode, targets: saved ? saved.targets : targets, exclude: saved ? (saved.exclude ?? []) : exclude, replace: saved ? (saved.replace ?? []) : replace, parallelism, env: ctx.env }),
+      makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode, targets: saved ? saved.targets : targets, exclude: saved ? (saved.exclude ?? []) : exclude, replace: saved ? (saved.replace ?? []) : replace, rewrap: saved ? false : rewrap, parallelism, env: ctx.env }),
       // Read again even for a saved plan: the name shown for approval must not come from a file anyone could edit.
       accountNameOf(client, workspace.account),
     ]).finally(() => status.stop());

@@ -26,8 +26,11 @@ const applyOptions: OptionSpec = {
 };
 
 /** `--replace` (plan and apply): Terraform's `-replace`. */
-const replaceOption: OptionSpec = { replace: { type: 'string', multiple: true } };
-const replaceHelp = '--replace ADDRESS   issue ADDRESS again: a new token (created before the old one is revoked), a new generated value, a secret sent again from its source (repeatable)';
+const replaceOption: OptionSpec = { replace: { type: 'string', multiple: true }, rewrap: { type: 'boolean' } };
+const replaceHelp = [
+  '--replace ADDRESS   issue ADDRESS again: a new token (created before the old one is revoked), a new generated value, a secret sent again from its source (repeatable)',
+  '--rewrap            write every record value again, bound to its record and wrapped for its readers under the writer key (once, after upgrading: docs/security.md)',
+];
 
 const applyHelp = [
   '--auto-approve      do not ask for approval (needed without a terminal)',
@@ -67,7 +70,7 @@ export const commands: Command[] = [
       '--out FILE          save the plan as JSON for `cplane apply FILE`',
       '--target ADDRESS    plan only ADDRESS and what it depends on (repeatable)',
       '--exclude ADDRESS   plan all but ADDRESS (or module.NAME) and what depends on it; not with --target (repeatable)',
-      replaceHelp,
+      ...replaceHelp,
       '--refresh-only      plan no writes: only show changes made outside cplane (applying it records them in state)',
       '--destroy           plan the removal of everything in state',
       '--detailed-exitcode exit 2 when the plan has changes, 3 when it is incomplete (0: none, 1: error)',
@@ -115,7 +118,7 @@ export const commands: Command[] = [
     usage: 'apply [dir | PLANFILE [dir]] [--auto-approve] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
     help: [
       ...applyHelp,
-      replaceHelp,
+      ...replaceHelp,
       'PLANFILE            a plan saved by `cplane plan --out FILE`: applied (no prompt) when a plan made now has exactly its steps;',
       '                    it brings its variables, account, workspace and state location, and finds its configuration folder',
       '                    at the same place relative to the current folder (or give dir)',

@@ -32,7 +32,8 @@ export const planCommand: CommandModule = {
     const exclude = (values.exclude as string[] | undefined) ?? [];
     refuseTargetWithExclude(targets, exclude);
     const replace = (values.replace as string[] | undefined) ?? [];
-    if (replace.length > 0 && mode !== 'normal') throw new AbortError(`--replace cannot be used with --${mode}.`, 'A replacement is a write: plan it in a normal plan.');
+    const rewrap = values.rewrap === true;
+    if ((replace.length > 0 || rewrap) && mode !== 'normal') throw new AbortError(`--${rewrap ? 'rewrap' : 'replace'} cannot be used with --${mode}.`, 'A replacement is a write: plan it in a normal plan.');
 
     const github = githubReporter(ctx);
     // On a terminal, a status line counts the requests while the account is read.
@@ -43,7 +44,7 @@ export const planCommand: CommandModule = {
     });
     try {
       const made = await Promise.all([
-        makePlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, mode, targets, exclude, replace, parallelism, env: ctx.env }),
+        makePlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, mode, targets, exclude, replace, rewrap, parallelism, env: ctx.env }),
         accountNameOf(workspace.client, workspace.account),
       ])
         .catch((error: unknown) => {

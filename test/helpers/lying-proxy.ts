@@ -1,0 +1,60 @@
+// A lying API server for the trust tests: a proxy on 127.0.0.1 in front of the emulator that forwards every
+// request and hands each JSON answer to `lie`, which may return another answer to send instead. It stands for a
+// compromised or malicious service, which is what client-side encryption exists for.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ProxiedRequest {
+  method: string;
+  /** The path without the query string (`/v1/records/ID/read`). */
+  path: string;
+  body: unknown;
+  /** The bearer token the caller sent. */
+  token: string;
+}
+
+/** Returns the answer to send instead of `answer` (the emulator's parsed JSON), or undefined to pass it on. */
+export type Lie = (request: ProxiedRequest, answer: { status: number; json: unknown }) => unknown;
+
+export interface LyingProxy {
+  url: string;
+  /** Changes the lie from now on (undefined: an honest proxy). */
+  setLie(lie: Lie | undefined): void;
+  close(): Promise<void>;
+}
+
+export async function lyingProxy(upstream: string, initial?: Lie): Promise<LyingProxy> {
+  let lie = initial;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name))) as Record<string, string>;
+      void fetch(`${upstream}${req.url}`, { method: req.method!, headers, ...(raw.length > 0 ? { body: raw } : {}) }).then(async (forwarded) => {
+        let text = await forwarded.text();
+        const request: ProxiedRequest = {
+          method: req.method!,
+          path: req.url!.split('?')[0]!,
+          body: raw.length > 0 ? JSON.parse(raw.toString('utf8')) : undefined,
+          token: (req.headers.authorization ?? '').replace(/^Bearer /, ''),
+        };
+        const replaced = lie && text ? lie(request, { status: forwarded.status, json: JSON.parse(text) }) : undefined;
+        if (replaced !== undefined) text = JSON.stringify(replaced);
+        res.writeHead(forwarded.status, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(text),
+          'x-request-id': forwarded.headers.get('x-request-id') ?? '',
+          ...(forwarded.headers.get('date') ? { date: forwarded.headers.get('date')! } : {}),
+        });
+        res.end(text);
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    setLie: (next) => void (lie = next),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
