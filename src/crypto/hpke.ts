@@ -120,9 +120,29 @@ export function setupSender(request: SetupSenderRequest): HpkeContext {
   const enc = fresh ? rawPublicKey(fresh.publicKey) : ephemeral!.publicKey;
   const dhEphemeral = diffieHellman(fresh?.privateKey ?? privateKeyObject(ephemeral!.privateKey), recipientPublicKey);
   const sharedSecret = sender
-    ? extractAndExpand(concat(dhEphemeral, diffieHellman(sender.privateKey, recipientPublicKey)), concat(enc, recipientPublicKey, sender.publicKey))
+    ? extractAndExpand(concat(dhEphemeral, staticDh(sender, recipientPublicKey)), concat(enc, recipientPublicKey, sender.publicKey))
     : extractAndExpand(dhEphemeral, concat(enc, recipientPublicKey));
   return context(enc, sharedSecret, keySchedule(sender ? 'auth' : 'base', sharedSecret, info));
+}
+
+/**
+ * DH(skS, pkR) of auth mode depends on the two static keys alone, so it is kept per sender and recipient: an apply
+ * that wraps a thousand records for the same three readers makes three, not three thousand (the ephemeral DH stays
+ * per message). At most 10,000 recipients are kept per sender.
+ */
+const staticSecrets = new WeakMap<HpkeSender, Map<string, Uint8Array>>();
+
+function staticDh(sender: HpkeSender, recipientPublicKey: Uint8Array): Uint8Array {
+  let known = staticSecrets.get(sender);
+  if (!known) staticSecrets.set(sender, (known = new Map()));
+  const id = Buffer.from(recipientPublicKey).toString('hex');
+  let secret = known.get(id);
+  if (!secret) {
+    secret = diffieHellman(sender.privateKey, recipientPublicKey);
+    if (known.size >= 10_000) known.clear();
+    known.set(id, secret);
+  }
+  return secret;
 }
 
 export interface SetupRecipientRequest {
