@@ -21,6 +21,7 @@ import { acme, world, type World } from './helpers.js';
 const ciDeployer = fixtures.serviceAccounts[0]!;
 const FIRST = 'sk_live_trust_first_1184';
 const SECOND = 'sk_live_trust_second_2295';
+const BETA = 'sk_live_trust_beta_3306';
 const attacker = generateKeyPair();
 const attackerKey = Buffer.from(attacker.publicKey).toString('base64');
 const realKeyId = keyIdOf(fixtureKeyPair(ciDeployer.id).publicKey);
@@ -47,7 +48,7 @@ projects:
       beta:
         value: { env: BETA }
 ${extra}`);
-  const apply = await w.cli(['apply', w.dir, '--auto-approve'], { ALPHA: FIRST, BETA: 'sk_live_trust_beta_3306' });
+  const apply = await w.cli(['apply', w.dir, '--auto-approve'], { ALPHA: FIRST, BETA });
   expect(apply.stderr).toBe('');
   const ids = (await w.client.listAll('listRecords', {})).filter((r) => r.name === 'alpha' || r.name === 'beta');
   return { alpha: ids.find((r) => r.name === 'alpha')!.record_id, beta: ids.find((r) => r.name === 'beta')!.record_id };
@@ -73,7 +74,7 @@ describe('1. the API cannot choose the key a record is wrapped for', () => {
   it('refuses a Service Account whose listed key id is not its public key\'s', async () => {
     await arrange();
     proxy.setLie((r, a) => (isList(r) ? swapKey(a.json, false) : undefined));
-    const plan = await w.cli(['plan', w.dir, '--json'], { ALPHA: FIRST, BETA: 'x', ...viaProxy() });
+    const plan = await w.cli(['plan', w.dir, '--json'], { ALPHA: FIRST, BETA, ...viaProxy() });
     expect(plan.code).toBe(1);
     expect(JSON.parse(plan.stdout).diagnostics).toContainEqual(expect.objectContaining({ code: 'service_account_key_id_mismatch' }));
   });
@@ -81,20 +82,20 @@ describe('1. the API cannot choose the key a record is wrapped for', () => {
   it('refuses a key other than the pinned one, at the pin, giving both key ids', async () => {
     await arrange(`directory:\n  serviceAccounts:\n    ci-deployer: { keyId: "${realKeyId}" }\n`);
     proxy.setLie((r, a) => (isList(r) ? swapKey(a.json, true) : undefined));
-    const plan = await w.cli(['plan', w.dir], { ALPHA: FIRST, BETA: 'x', ...viaProxy() });
+    const plan = await w.cli(['plan', w.dir], { ALPHA: FIRST, BETA, ...viaProxy() });
     expect(plan.code).toBe(1);
     expect(plan.stderr).toMatch(/main\.yaml:13:27: error: service_account_grant.atk\/alpha\/ci-deployer: .*the Service Account "ci-deployer" is offered with the key x25519:[0-9a-f]{16}, and its pinned key is x25519:[0-9a-f]{16}/);
     expect(plan.stderr).toContain(keyIdOf(attacker.publicKey));
     expect(plan.stderr).toContain(realKeyId);
     // The honest API with the same pin: no change.
-    const honest = await w.cli(['plan', w.dir, '--detailed-exitcode'], { ALPHA: FIRST, BETA: 'x' });
+    const honest = await w.cli(['plan', w.dir, '--detailed-exitcode'], { ALPHA: FIRST, BETA });
     expect(honest.stdout).toContain('No changes');
   });
 
   it('shows an unpinned key change as a change of the grant, with a warning, never silently', async () => {
     await arrange();
     proxy.setLie((r, a) => (isList(r) ? swapKey(a.json, true) : undefined));
-    const plan = await w.cli(['plan', w.dir, '--detailed-exitcode'], { ALPHA: FIRST, BETA: 'sk_live_trust_beta_3306', ...viaProxy() });
+    const plan = await w.cli(['plan', w.dir, '--detailed-exitcode'], { ALPHA: FIRST, BETA, ...viaProxy() });
     expect(plan.code).toBe(2);
     expect(plan.stdout).toContain(`~ readerKey = "${realKeyId}" -> "${keyIdOf(attacker.publicKey)}"`);
     expect(plan.stdout).toContain('only a pin in directory.serviceAccounts makes this safe');
@@ -183,7 +184,7 @@ describe('3. an old version replayed after a rotation is refused', () => {
       return undefined;
     });
     expect((await readAsServiceAccount(alpha)).stdout).toBe(`${FIRST}\n`);
-    expect((await w.cli(['apply', w.dir, '--auto-approve'], { ALPHA: SECOND, BETA: 'sk_live_trust_beta_3306' })).code).toBe(0);
+    expect((await w.cli(['apply', w.dir, '--auto-approve'], { ALPHA: SECOND, BETA })).code).toBe(0);
 
     const client = createClient({ baseUrl: proxy.url, token: fixtures.tokens.serviceAccount, accountId: acme });
     try {
@@ -237,7 +238,7 @@ projects:
       alpha: { value: { env: ALPHA }, grants: { serviceAccounts: [ci-deployer] } }
       beta: { value: { env: BETA }, grants: { serviceAccounts: [ci-deployer] } }
 `);
-    expect((await w.cli(['apply', w.dir, '--auto-approve'], { ALPHA: FIRST, BETA: 'sk_live_trust_beta_3306' })).code).toBe(0);
+    expect((await w.cli(['apply', w.dir, '--auto-approve'], { ALPHA: FIRST, BETA })).code).toBe(0);
     await swap(alpha, beta)(fixtures.tokens.serviceAccount);
     const run = await readAsServiceAccount(alpha);
     expect(run.code).toBe(1);
@@ -259,7 +260,7 @@ directory:
   users: { dana: { id: ${fixtures.users[2]!.id}, publicKey: "${Buffer.from(fixtureKeyPair(fixtures.users[2]!.id).publicKey).toString('base64')}" } }
 `);
     await swap(beta, alpha)(fixtures.tokens.admin);
-    const apply = await w.cli(['apply', w.dir, '--auto-approve'], { ALPHA: FIRST, BETA: 'sk_live_trust_beta_3306', ...viaProxy() });
+    const apply = await w.cli(['apply', w.dir, '--auto-approve'], { ALPHA: FIRST, BETA, ...viaProxy() });
     expect(apply.code).toBe(1);
     expect(apply.stderr + apply.stdout).toContain(`The value of record ${beta} does not match its wrapper`);
     expect((await w.client.call('getRecord', { path: { id: beta } })).grants?.user_ids).toEqual([]);
