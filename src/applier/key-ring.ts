@@ -12,7 +12,6 @@
  * kept is always current.
  */
 import type { ApiClient } from '../api/client.js';
-import { wrapDataKey } from '../crypto/data-key-wrap.js';
 import { valueDigest } from '../crypto/record-value.js';
 import type { SecretSource } from '../plan-model/index.js';
 import type { StateStore } from '../state/index.js';
@@ -42,8 +41,11 @@ export function stateKeyRing(state: StateStore, readSecret: (source: SecretSourc
     remember: (written) => void dataKeys.set(written.recordId, Promise.resolve(written)),
     async wrap({ recordId, recipientId, publicKey }) {
       const { version, dataKey, digest } = await currentDataKey(recordId);
+      // Loaded when the first wrap is made: a plan, and an apply without readers, never load HPKE.
+      const { wrapDataKey } = await import('../crypto/data-key-wrap.js');
       const recipientPublicKey = new Uint8Array(Buffer.from(publicKey, 'base64'));
-      return wrapDataKey({ dataKey, recipientPublicKey, accountId, recordId, version, recipientId, valueDigest: digest, writer: state.crypto.writerKey().sender, wrappedAt: now() });
+      const writer = (await state.crypto.writerKey()).sender;
+      return wrapDataKey({ dataKey, recipientPublicKey, accountId, recordId, version, recipientId, valueDigest: digest, writer, wrappedAt: now() });
     },
   };
 }

@@ -16,10 +16,11 @@
  * wrappedAt is Unix seconds, info = "cplane/data-key-wrap/v2", and
  * aad = header (the first seven fields joined by ".") NUL recordId NUL valueDigest.
  */
-import { createHash } from 'node:crypto';
 import { HpkeOpenError, open, recipientOf, seal, type HpkeRecipient, type HpkeSender } from './hpke.js';
+import { keyIdOf } from './key-id.js';
 import { WrapError } from './wrap-error.js';
 
+export { keyIdOf } from './key-id.js';
 export { WrapError, type WrapErrorCode } from './wrap-error.js';
 
 export const WRAP_FORMAT = 'cplane-hpke2';
@@ -85,11 +86,6 @@ export interface ParsedWrapper {
   wrappedAt: Date;
   enc: Uint8Array;
   ct: Uint8Array;
-}
-
-/** A short, non-secret name of a public key: `x25519:` and 16 hex digits of its SHA-256. */
-export function keyIdOf(publicKey: Uint8Array): string {
-  return `x25519:${createHash('sha256').update(publicKey).digest('hex').slice(0, 16)}`;
 }
 
 export function wrapDataKey(request: WrapDataKeyRequest): string {

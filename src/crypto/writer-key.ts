@@ -7,7 +7,7 @@
  * whoever holds the state key is the writer, and a new state key is a new writer.
  */
 import { deriveKeyPair, recipientOf, type HpkeSender } from './hpke.js';
-import { keyIdOf } from './data-key-wrap.js';
+import { keyIdOf } from './key-id.js';
 
 export interface WriterKey {
   sender: HpkeSender;

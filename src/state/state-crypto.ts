@@ -10,7 +10,7 @@
 import type { EncryptedValueT } from '../api/shapes.js';
 import { fingerprint as fingerprintOf } from '../crypto/fingerprint.js';
 import { decryptRecordValue, openDataKey, recordKek, sealRecordValue, type ValueBinding } from '../crypto/record-value.js';
-import { writerKeyOf, type WriterKey } from '../crypto/writer-key.js';
+import type { WriterKey } from '../crypto/writer-key.js';
 import { openSecret, sealSecret, SealError } from '../crypto/seal.js';
 import type { SealedValue } from '../crypto/seal.js';
 import { deriveSubkey } from '../crypto/state-key.js';
@@ -44,7 +44,7 @@ export interface StateCrypto {
    */
   openRecordDataKey(value: EncryptedValueT, binding: ValueBinding): Uint8Array;
   /** cplane's writer key (crypto/writer-key.ts), derived from the state key: readers' wrappers are sealed with it. */
-  writerKey(): WriterKey;
+  writerKey(): Promise<WriterKey>;
   /** The MAC of a saved plan file (crypto/plan-mac.ts) under this state's key. */
   planFileMac(plan: object): string;
 }
@@ -67,18 +67,18 @@ export interface StateKeys {
   fingerprint: Uint8Array;
   record: Uint8Array;
   planFile: Uint8Array;
-  /** Derived when first used: most commands wrap nothing. */
-  writer: () => WriterKey;
+  /** Derived when first used (loading HPKE then): most commands, a plan among them, wrap nothing. */
+  writer: () => Promise<WriterKey>;
 }
 
 export function stateKeys(key: Uint8Array): StateKeys {
-  let writer: WriterKey | undefined;
+  let writer: Promise<WriterKey> | undefined;
   return {
     seal: deriveSubkey(key, 'seal'),
     fingerprint: deriveSubkey(key, 'fingerprint'),
     record: recordKek(key),
     planFile: planMacKey(key),
-    writer: () => (writer ??= writerKeyOf(deriveSubkey(key, 'writer key'))),
+    writer: () => (writer ??= import('../crypto/writer-key.js').then(({ writerKeyOf }) => writerKeyOf(deriveSubkey(key, 'writer key')))),
   };
 }
 

@@ -15,7 +15,7 @@ describe('the directory block', () => {
       'people.yaml': `directory:\n  groups:\n    platform: { id: ${platform.id}, publicKey: "${platform.publicKey}" }\n  roles:\n    admin: { id: 0c000000-0000-4000-8000-000000000001 }\n`,
     }, env);
     expect(diagnostics).toEqual([]);
-    expect(desired?.directory).toEqual({ users: { dana }, groups: { platform }, roles: { admin: { id: '0c000000-0000-4000-8000-000000000001' } } });
+    expect(desired?.directory).toEqual({ users: { dana }, groups: { platform }, roles: { admin: { id: '0c000000-0000-4000-8000-000000000001' } }, serviceAccounts: {} });
   });
 
   it('refuses a public key that is not base64 of 32 bytes, at the key, without quoting it', async () => {
@@ -45,5 +45,23 @@ describe('the directory block', () => {
   it('checks the shape with the schema: a missing public key, an unknown section', async () => {
     const { diagnostics } = await load({ 'main.yaml': `${BASE}directory:\n  users:\n    dana: { id: ${dana.id} }\n  people: {}\n` }, env);
     expect(diagnostics.map((d) => d.code).sort()).toEqual(['missing_key', 'unknown_key']);
+  });
+
+  it('takes Service Account key pins with where each is written; a malformed key id or a pin given twice is an error at it', async () => {
+    const lines = BASE.split('\n').length - 1;
+    const { desired, diagnostics } = await load({ 'main.yaml': `${BASE}directory:\n  serviceAccounts:\n    ci-deployer: { keyId: "x25519:1644ab09cd32ef10" }\n` }, env);
+    expect(diagnostics).toEqual([]);
+    expect(desired?.directory?.serviceAccounts).toEqual({ 'ci-deployer': { keyId: 'x25519:1644ab09cd32ef10', source: { file: 'main.yaml', line: lines + 3, col: 27 } } });
+
+    const bad = await load({ 'main.yaml': `${BASE}directory:\n  serviceAccounts:\n    ci-deployer: { keyId: "1644ab09cd32ef10" }\n` }, env);
+    expect(bad.diagnostics.map((d) => [d.code, d.range?.line])).toEqual([['invalid_value', lines + 3]]);
+
+    const twice = await load({
+      'a.yaml': `${BASE}directory:\n  serviceAccounts:\n    ci-deployer: { keyId: "x25519:1644ab09cd32ef10" }\n`,
+      'b.yaml': `directory:\n  serviceAccounts:\n    ci-deployer: { keyId: "x25519:1644ab09cd32ef10" }\n`,
+    }, env);
+    expect(twice.diagnostics.map((d) => [d.code, d.summary, d.range?.file])).toEqual([[
+      'duplicate_directory_entry', `The Service Account "ci-deployer" is pinned twice in directory.serviceAccounts: in a.yaml:${lines + 3}:27 and again here`, 'b.yaml',
+    ]]);
   });
 });

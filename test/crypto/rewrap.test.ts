@@ -18,7 +18,7 @@ const accountId = '0a000000-0000-4000-8000-000000000001';
 const recordId = '1b000000-0000-4000-8000-000000000009';
 const otherRecordId = '1b000000-0000-4000-8000-000000000010';
 const readerId = '0e000000-0000-4000-8000-000000000001';
-const writer = crypto.writerKey();
+const writer = await crypto.writerKey();
 const trustedWriters = [new Uint8Array(Buffer.from(writer.publicKey, 'base64'))];
 const place = (version: number, record = recordId) => ({ accountId, recordId: record, version });
 type Value = ReturnType<typeof crypto.sealRecordValue>['value'];

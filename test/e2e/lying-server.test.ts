@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { keyIdOf, wrapDataKey } from '../../src/crypto/data-key-wrap.js';
 import { generateKeyPair, recipientOf, sealBase } from '../../src/crypto/hpke.js';
-import { sealRecordValue, valueDigest } from '../../src/crypto/record-value.js';
+import { sealRecordValue } from '../../src/crypto/record-value.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { createClient } from '../../src/api/index.js';
 import { readSecret } from '../../src/sdk/index.js';

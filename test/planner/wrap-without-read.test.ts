@@ -50,7 +50,7 @@ async function readAsServiceAccount(address = 'record.shop/stripe-key'): Promise
   const recordId = h.state.data.resources[address]!.id;
   const client = createClient({ baseUrl: h.emulator.url, token: fixtures.tokens.serviceAccount, accountId: acme });
   try {
-    return await readSecret(client, { recordId, privateKey: fixtureKeyPair(ciDeployer.id).privateKey, readerId: ciDeployer.id, writerKeys: [h.state.crypto.writerKey().publicKey] });
+    return await readSecret(client, { recordId, privateKey: fixtureKeyPair(ciDeployer.id).privateKey, readerId: ciDeployer.id, writerKeys: [(await h.state.crypto.writerKey()).publicKey] });
   } finally {
     await client.close();
   }

@@ -11,7 +11,7 @@ export const writerKeyCommand: CommandModule = {
   async run(ctx) {
     const store = await openStateFor(ctx, ctx.positionals[0], { lock: false, command: 'writer-key' });
     try {
-      const { publicKey, keyId } = store.crypto.writerKey();
+      const { publicKey, keyId } = await store.crypto.writerKey();
       if (ctx.values.json) {
         ctx.stdout.write(`${JSON.stringify({ publicKey, keyId, account: store.data.account })}\n`);
         return 0;
