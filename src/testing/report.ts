@@ -50,8 +50,9 @@ export function testReportLines(files: readonly FileResult[], options: { color: 
     }
     for (const run of file.runs) {
       const label = run.passed ? paint('add', 'PASS') : paint('error', 'FAIL');
-      const count = `${run.assertions.length} assertion${run.assertions.length === 1 ? '' : 's'}`;
-      lines.push(`${label} ${where}: ${safeText(run.name)} (${run.command}, ${count}) ${paint('dim', `${seconds(run.durationMs)}s`)}`);
+      // A run that failed before its assertions has none to count.
+      const count = run.assertions.length > 0 || run.error === undefined ? `, ${run.assertions.length} assertion${run.assertions.length === 1 ? '' : 's'}` : '';
+      lines.push(`${label} ${where}: ${safeText(run.name)} (${run.command}${count}) ${paint('dim', `${seconds(run.durationMs)}s`)}`);
       for (const failure of failureLines(run)) lines.push(...failure.split('\n').map((l) => `    ${l}`));
     }
   }

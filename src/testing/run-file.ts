@@ -122,7 +122,8 @@ class TestSession {
         const outcome = await checkAssertion(assertion, facts);
         assertions.push({ expression: assertion.expression, passed: outcome.passed, ...(outcome.passed ? {} : { message: outcome.message }) });
       }
-      const error = unexpectedFailure(plan, apply, run.assertions);
+      // A failed write is said when it fails the run, or when an assertion failed (which it may explain).
+      const error = unexpectedFailure(plan, apply, run.assertions) ?? (apply && apply.failed > 0 && assertions.some((a) => !a.passed) ? applyFailures(apply) : undefined);
       return result({ assertions, ...(error ? { error } : {}) });
     } catch (error) {
       return result({ assertions: [], error: error instanceof Error ? error.message : String(error) });
@@ -206,6 +207,8 @@ function unexpectedFailure(plan: Plan, apply: ApplyOutcome | undefined, assertio
   if (blocking.length > 0 && !read.has('policies') && !read.has('apply')) {
     return safeLines(`refused by policy: ${blocking.length} mandatory finding${blocking.length === 1 ? '' : 's'} (assert on \`policies\` to test them):\n${blocking.map((f) => `  - ${findingLine(f)}`).join('\n')}`);
   }
-  if (apply && apply.failed > 0 && !read.has('apply')) return safeLines(`the apply failed (assert on \`apply\` to test it):\n${apply.errors.map((e) => `  - ${e}`).join('\n')}`);
+  if (apply && apply.failed > 0 && !read.has('apply')) return applyFailures(apply, ' (assert on `apply` to test it)');
   return undefined;
 }
+
+const applyFailures = (apply: ApplyOutcome, hint = '') => safeLines(`the apply failed${hint}: ${apply.failed} step${apply.failed === 1 ? '' : 's'}:\n${apply.errors.map((e) => `  - ${e}`).join('\n')}`);

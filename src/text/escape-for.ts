@@ -102,7 +102,9 @@ export function annotationProperty(text: Untrusted): string {
 
 /** What XML 1.0 cannot hold at all, even escaped, once control characters are escaped: lone surrogates, U+FFFE and U+FFFF. */
 const NOT_XML = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|[\uFFFE\uFFFF]/g;
-const xmlEscaped = (text: string): string => text.replace(NOT_XML, '\uFFFD').replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+/** XML's five predefined entities, which every XML reader knows. */
+const XML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+const xmlEscaped = (text: string): string => text.replace(NOT_XML, '\uFFFD').replace(/[&<>"']/g, (char) => XML_ENTITIES[char]!);
 
 /** The text of an XML element (a JUnit `<failure>`): line breaks kept, markup and what XML cannot hold escaped. */
 export function xmlText(text: Untrusted): string {
