@@ -18,7 +18,7 @@ import { fixtures, startEmulator, type RunningEmulator } from '../emulator/index
 import { blockingFindings, findingLine, hasChanges, type Plan } from '../plan-model/index.js';
 import { makePlan } from '../planner/index.js';
 import { loadConfiguration } from '../providers/index.js';
-import { openState } from '../state/index.js';
+import { openState, type StateStore } from '../state/index.js';
 import { safeLines } from '../text/safe-text.js';
 import { checkAssertion, namesRead, type Assertion } from './assertions.js';
 import { planFacts, type ApplyOutcome } from './facts.js';
@@ -77,6 +77,7 @@ export async function runTestFile(path: string, display: string, options: RunFil
 /** What the runs of one file share: the emulator, the state's folder and key, a client per account, loaded configurations. */
 class TestSession {
   private readonly clients = new Map<string, ApiClient>();
+  private readonly states = new Map<string, Promise<StateStore>>();
   private readonly loaded = new Map<string, Promise<{ desired?: DesiredState; diagnostics: Diagnostic[] }>>();
 
   private constructor(
@@ -132,28 +133,34 @@ class TestSession {
 
   /** Plans, and for an apply run performs the plan, as the commands do (no prompt, no journal left to resend: the state is the file's own). */
   private async perform(run: TestRun, desired: DesiredState, account: string): Promise<{ plan: Plan; apply?: ApplyOutcome }> {
-    const state = await openState({
-      configDir: this.options.configDir,
-      account,
-      statePath: join(this.temp, `${account}.state.json`),
-      env: { CPLANE_STATE_KEY: this.stateKey },
-      command: `cplane test ${run.command}`,
-      lock: run.command === 'apply',
-    });
-    try {
-      const client = this.client(account);
-      const plan = await makePlan({ desired, state, client, account, env: run.env });
-      if (run.command === 'plan') return { plan };
-      const blocking = blockingFindings(plan);
-      if (blocking.length > 0 || !hasChanges(plan)) return { plan, apply: { refused: blocking.length > 0, done: 0, failed: 0, skipped: 0, errors: [] } };
-      const applied = await applyPlan({ plan, state, client, keyRing: stateKeyRing(state, (source) => resolveSecret(source, run.env), client) });
-      return {
-        plan,
-        apply: { refused: false, done: applied.done.length, failed: applied.failed.length, skipped: applied.skipped.length, errors: applied.failed.map((f) => `${f.address}: ${f.reason}`) },
-      };
-    } finally {
-      await state.close();
+    const state = await this.state(account);
+    const client = this.client(account);
+    const plan = await makePlan({ desired, state, client, account, env: run.env });
+    if (run.command === 'plan') return { plan };
+    const blocking = blockingFindings(plan);
+    if (blocking.length > 0 || !hasChanges(plan)) return { plan, apply: { refused: blocking.length > 0, done: 0, failed: 0, skipped: 0, errors: [] } };
+    const applied = await applyPlan({ plan, state, client, keyRing: stateKeyRing(state, (source) => resolveSecret(source, run.env), client) });
+    return {
+      plan,
+      apply: { refused: false, done: applied.done.length, failed: applied.failed.length, skipped: applied.skipped.length, errors: applied.failed.map((f) => `${f.address}: ${f.reason}`) },
+    };
+  }
+
+  /** The state of `account`, opened (and locked: nothing else uses it) once for all the file's runs. */
+  private state(account: string): Promise<StateStore> {
+    let found = this.states.get(account);
+    if (!found) {
+      found = openState({
+        configDir: this.options.configDir,
+        account,
+        statePath: join(this.temp, `${account}.state.json`),
+        env: { CPLANE_STATE_KEY: this.stateKey },
+        command: 'cplane test',
+        lock: true,
+      });
+      this.states.set(account, found);
     }
+    return found;
   }
 
   /**
@@ -192,6 +199,7 @@ class TestSession {
 
   async close(): Promise<void> {
     await Promise.allSettled([...this.clients.values()].map((c) => c.close()));
+    await Promise.allSettled([...this.states.values()].map(async (state) => (await state).close()));
     await this.emulator.close();
     await rm(this.temp, { recursive: true, force: true });
   }
