@@ -109,7 +109,8 @@ class TestSession {
     });
     try {
       const { desired, diagnostics } = await this.configuration(run);
-      const errors = diagnostics.filter((d) => d.severity === 'error');
+      // A variable the configuration does not declare is only a warning for --var; in a test it is a typo that would test the defaults.
+      const errors = diagnostics.filter((d) => d.severity === 'error' || d.code === 'undeclared_variable');
       if (!desired || errors.length > 0) {
         return result({ assertions: [], error: `the configuration has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n${errors.map((d) => formatDiagnostic(d, { color: false })).join('\n')}` });
       }

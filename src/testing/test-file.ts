@@ -85,7 +85,7 @@ async function testRun(source: SourceFile, text: TestFileText, run: RunText, ind
     } else assertions.push(compiled);
   }
   return {
-    name: run.name ?? `run ${index + 1} (${run.command})`,
+    name: run.name ?? `run ${index + 1}`,
     command: run.command,
     variables: { ...text.variables, ...run.variables },
     env: { ...text.env, ...run.env },

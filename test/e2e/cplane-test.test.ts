@@ -89,7 +89,14 @@ describe('assertions', () => {
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as { passed: number; failed: number; files: { file: string; valid: boolean; runs: { name: string; passed: boolean; assertions: { expression: string; passed: boolean }[] }[] }[] };
     expect(report).toMatchObject({ passed: 1, failed: 0, files: [{ file: join('tests', 'a.cptest.yaml'), valid: true }] });
-    expect(report.files[0]!.runs).toEqual([expect.objectContaining({ name: 'run 1 (plan)', passed: true, assertions: [{ expression: 'plan.add == 3', passed: true }, { expression: "plan.mode == 'normal'", passed: true }] })]);
+    expect(report.files[0]!.runs).toEqual([expect.objectContaining({ name: 'run 1', passed: true, assertions: [{ expression: 'plan.add == 3', passed: true }, { expression: "plan.mode == 'normal'", passed: true }] })]);
+  });
+
+  it('a variable the configuration does not declare fails the run, naming the test file', async () => {
+    testFile('a.cptest.yaml', `${secrets}runs:\n  - command: plan\n    variables: { teem: books }\n`);
+    const run = await cli(['test']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('warning: Variable "teem" given by tests/a.cptest.yaml is not declared; did you mean "team"?');
   });
 
   it('reads no secret from the environment: a source the test file does not give fails the run, naming it', async () => {
