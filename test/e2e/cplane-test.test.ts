@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from './helpers.js';
@@ -257,5 +258,17 @@ describe('--junit-xml', () => {
     expect(invalid.name).toBe('the test file is valid');
     expect(invalid.failure!.type).toBe('invalid_test_file');
     expect(invalid.failure!.message).toBe('tests/b.cptest.yaml:1:19: error: "runs[0].command" must be one of plan, apply; got "nope"');
+  });
+});
+
+describe('examples/quickstart/tests', () => {
+  it('the quickstart\'s own test file passes, run from another folder', async () => {
+    const quickstart = fileURLToPath(new URL('../../examples/quickstart', import.meta.url));
+    const run = await runCli(['test', quickstart], env, temp);
+    expect(run.stdout).toMatch(/^PASS .*quickstart\.cptest\.yaml: a first plan creates everything \(plan, 5 assertions\)/);
+    expect(run.stdout).toContain('4 passed, 0 failed');
+    expect(run.code).toBe(0);
+    // Nothing was written into the example folder.
+    expect(existsSync(join(quickstart, '.cplane'))).toBe(false);
   });
 });
