@@ -18,7 +18,7 @@ export interface Assertion {
 }
 
 export interface AssertionProblem {
-  code: 'assertion_syntax' | 'assertion_type' | 'assertion_not_bool';
+  code: 'assertion_syntax' | 'assertion_type' | 'assertion_not_bool' | 'assertion_too_costly';
   summary: string;
   detail?: string;
 }
@@ -63,7 +63,31 @@ export async function compileAssertion(expression: string): Promise<Assertion | 
   if (checked.type !== 'bool' && checked.type !== 'dyn') {
     return { problem: { code: 'assertion_not_bool', summary: `The assertion gives a ${checked.type}, not a bool`, detail: 'An assertion is true when the run passes, e.g. `plan.add == 3`.' } };
   }
+  // CEL has no loop but its macros, and a plan may have 10,000 steps: one macro inside another is 10^8
+  // evaluations, a third inside them would never end. The library bounds the size of an expression, not its cost.
+  if (comprehensionDepth(parsed.ast) > MAX_COMPREHENSION_DEPTH) {
+    return {
+      problem: {
+        code: 'assertion_too_costly',
+        summary: `The assertion nests more than ${MAX_COMPREHENSION_DEPTH} of all(), exists(), exists_one(), map() and filter() inside each other`,
+        detail: 'Its cost would grow with the power of the plan\'s size. Split it into several assertions.',
+      },
+    };
+  }
   return { expression, evaluate: (variables) => parsed(variables), ast: parsed.ast };
+}
+
+/** Comprehensions (CEL's macros over lists and maps) one assertion may nest: their cost is the plan's size to this power. */
+export const MAX_COMPREHENSION_DEPTH = 2;
+const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
+
+/** How deeply comprehensions nest in `node`. */
+function comprehensionDepth(value: unknown): number {
+  if (Array.isArray(value)) return Math.max(0, ...value.map(comprehensionDepth));
+  if (value === null || typeof value !== 'object' || !('op' in value) || !('args' in value)) return 0;
+  const node = value as ASTNode;
+  const inner = comprehensionDepth(node.args);
+  return node.op === 'rcall' && COMPREHENSIONS.has(node.args[0]) ? inner + 1 : inner;
 }
 
 /** Whether the assertion holds over `facts`, and if not, what it saw. */
