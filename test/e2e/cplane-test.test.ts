@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixtures } from '../../src/emulator/fixtures.js';
 import { runCli } from './helpers.js';
 
 const config = `version: 1
@@ -142,13 +143,14 @@ describe('runs in order against one emulator', () => {
     expect(run.code).toBe(0);
   });
 
-  it('a configuration\'s own account, unknown to the fixtures, is added to the emulator', async () => {
+  it('a configuration\'s own account, unknown to the fixtures, is added to the emulator; a test file\'s account: is the one planned in', async () => {
     testFile('own.cptest.yaml', `${secrets}variables: { account: 12345678-1234-4123-8123-123456789abc }\nruns:
   - { command: apply, expect: [apply.done == 3, plan.account == "12345678-1234-4123-8123-123456789abc"] }
   - { command: plan, expect: ["!plan.changes"] }
 `);
+    testFile('staging.cptest.yaml', `${secrets}account: ${fixtures.accounts[1]!.id}\nruns:\n  - { command: plan, expect: [plan.account == "${fixtures.accounts[1]!.id}"] }\n`);
     const run = await cli(['test']);
-    expect(run.stdout).toContain('2 passed, 0 failed');
+    expect(run.stdout).toContain('3 passed, 0 failed');
   });
 });
 
@@ -235,6 +237,9 @@ describe('--junit-xml', () => {
     testFile('b.cptest.yaml', 'runs: [{ command: nope }]\n');
     const run = await cli(['test', '--junit-xml', join(temp, 'report.xml')]);
     expect(run.code).toBe(1);
+    // On the terminal too, the name's control characters are shown escaped, never sent.
+    expect(run.stdout).toContain('FAIL tests/a.cptest.yaml: <script>&"\' \\e[31m]]> \\u202e (plan, 2 assertions)');
+    expect(run.stdout).not.toContain('\u001b');
     const xml = readFileSync(join(temp, 'report.xml'), 'utf8');
     expect(XMLValidator.validate(xml)).toBe(true);
     expect(xml).not.toContain('<script>');
