@@ -73,7 +73,13 @@ export function testReportJson(files: readonly FileResult[]): string {
       file: file.file,
       valid: file.valid,
       diagnostics: file.diagnostics,
-      runs: file.runs.map((run) => ({ ...run, durationMs: Math.round(run.durationMs) })),
+      // Redacted as the lines are: an error may quote a value read from a secret source.
+      runs: file.runs.map((run) => ({
+        ...run,
+        assertions: run.assertions.map((a) => ({ ...a, ...(a.message !== undefined ? { message: safeText(a.message) } : {}) })),
+        ...(run.error !== undefined ? { error: safeLines(run.error) } : {}),
+        durationMs: Math.round(run.durationMs),
+      })),
     })),
   }, null, 2)}\n`;
 }

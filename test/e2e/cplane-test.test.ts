@@ -133,6 +133,12 @@ describe('runs in order against one emulator', () => {
     const run = await cli(['test']);
     expect(run.stdout).toContain('3 passed, 0 failed');
     expect(run.code).toBe(0);
+    // The secret sources' values were sent to the emulator, and appear nowhere in what the command printed.
+    const json = await cli(['test', '--json', '--junit-xml', join(temp, 'r.xml')]);
+    for (const out of [run.stdout, run.stderr, json.stdout, json.stderr, readFileSync(join(temp, 'r.xml'), 'utf8')]) {
+      expect(out).not.toContain('sk_test_fake');
+      expect(out).not.toContain('sk-fake-openai');
+    }
   });
 
   it('each file starts from a fresh emulator and an empty state', async () => {
