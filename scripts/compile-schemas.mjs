@@ -36,6 +36,8 @@ const validators = [
     parts: { validateResource: '#/$defs/resource', validateJournalEntry: '#/$defs/journalEntry' },
   },
   { file: 'plan-schema', schema: 'schema/plan.schema.json', options: { strict: true, allErrors: true }, formats: ['date-time', 'uuid'] },
+  // `cplane test`'s files (tests/*.cptest.yaml): verbose, for the same error translation as the configuration's.
+  { file: 'test-schema', schema: 'schema/test.schema.json', options: { strict: true, allErrors: true, verbose: true, allowUnionTypes: true }, formats: [] },
 ];
 
 /**

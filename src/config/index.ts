@@ -13,3 +13,7 @@ export type * from './kind-block.js';
 export { VALUE } from './kind-block.js';
 export type * from './types.js';
 export { emptyDirectory, publicKeyProblem, undeclaredInDirectory } from './directory.js';
+// For other YAML files read the same way (`cplane test`'s files): positions, bounds and diagnostics.
+export { readSourceFile, offsetIn, positionIn, type SourceFile } from './source-file.js';
+export { diagnosticAt, sortDiagnostics } from './diagnostics.js';
+export { reportSchemaErrors } from './schema-check.js';

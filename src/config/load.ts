@@ -35,6 +35,8 @@ export interface LoadOptions {
   cwd?: string;
   /** Variable values a saved plan was made with: they win over every other source. */
   savedVariables?: Record<string, VariableValue>;
+  /** Where `savedVariables` come from, in words (default: the saved plan), e.g. `tests/a.cptest.yaml`. */
+  savedVariablesOrigin?: string;
   /**
    * Variables without a value are unknown rather than errors (`cplane validate`): a field that uses one
    * is checked only for its type, and only where the variable declares a type.
@@ -112,7 +114,7 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
     accountVariable.config = { ...accountVariable.config, default: chosenAccount };
   }
   const allowUnset = options.allowUnsetVariables === true;
-  const values = await resolveVariables(declarations, { variables: options.variables, env, cwd, saved: options.savedVariables, allowUnset }, diagnostics);
+  const values = await resolveVariables(declarations, { variables: options.variables, env, cwd, saved: options.savedVariables, ...(options.savedVariablesOrigin ? { savedOrigin: options.savedVariablesOrigin } : {}), allowUnset }, diagnostics);
   const scope = { values, declared: new Set(declarations.keys()), env, secretEnv: secretEnvNames(files.map((f) => f.value)) };
   if (allowUnset) unset = new Map([...declarations].filter(([name]) => !values.has(name)).map(([name, d]) => [name, d.config.type]));
 

@@ -221,3 +221,11 @@ export function checkSchema(file: SourceFile, kinds: readonly KindBlock[], sink:
   for (const error of errors) translate(file, kinds, error, errors, sink, unset);
   return errors.length === 0;
 }
+
+/**
+ * Diagnostics for the errors of another schema compiled the same way (verbose: `cplane test`'s files), in the
+ * same words: paths outside the kinds' blocks read as fields of the file (`"runs[0].command"`).
+ */
+export function reportSchemaErrors(file: SourceFile, errors: ErrorObject[], sink: DiagnosticSink): void {
+  for (const error of errors) translate(file, [], error, errors, sink, undefined);
+}

@@ -14,7 +14,7 @@ import { IdempotencyStore } from './idempotency.js';
 import { loadDatabase, Persister } from './persistence.js';
 import { createPrng } from './prng.js';
 import { RateLimiter } from './rate-limit.js';
-import { seedDatabase } from './seed.js';
+import { addEmptyAccount, seedDatabase } from './seed.js';
 import { createRequestListener, type EmulatorState, type EmulatorStats, type PlanLimits } from './server.js';
 
 export { fixtures, printableFixtures, type Fixtures } from './fixtures.js';
@@ -65,6 +65,8 @@ export interface RunningEmulator {
   moveClock(duration: Duration): void;
   stats(): EmulatorStats;
   resetStats(): void;
+  /** Adds an empty account of this id (a uuid), the admin user an admin of it: `cplane test`, for a configuration's own account. */
+  addAccount(id: string): void;
   close(): Promise<void>;
 }
 
@@ -142,6 +144,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     stats: () => structuredClone(state.stats),
     resetStats: () => {
       state.stats = emptyStats();
+    },
+    addAccount: (id) => {
+      addEmptyAccount(state.db, id, `Test account ${id.slice(0, 8)}`);
+      persister?.schedule();
     },
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -120,3 +120,15 @@ export function seedDatabase(now: Date, rng: Prng): Db {
   db.keyAccess.sort((a, b) => a.created_at.localeCompare(b.created_at));
   return db;
 }
+
+/**
+ * An empty account of the given id, with the admin user (fixtures.tokens.admin) as its admin: what
+ * `cplane test` adds when a configuration names an account the fixtures do not have.
+ */
+export function addEmptyAccount(db: Db, id: string, name: string): void {
+  if (db.accounts.some((a) => a.account_id === id)) return;
+  const admin = fixtures.users[0]!;
+  const adminRole = fixtures.roles.find((r) => r.name === 'admin')!;
+  db.accounts.push({ account_id: id, name });
+  db.memberships.push({ account_id: id, user_id: admin.id, role_id: adminRole.id });
+}

@@ -23,7 +23,7 @@ export interface PolicyChange {
 }
 
 /** JSON numbers as CEL sees them: whole numbers are `int` (so `after.n + 1` works), the rest `double`. */
-function celValue(value: unknown): unknown {
+export function celValue(value: unknown): unknown {
   if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
   if (Array.isArray(value)) return value.map(celValue);
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, celValue(v)]));

@@ -15,6 +15,7 @@
  * | text of an HTML element (`<summary>`)   | `htmlText`            |
  * | inside an HTML comment (`<!-- … -->`)   | `htmlComment`         |
  * | GitHub workflow command message/property| `annotationMessage`, `annotationProperty` |
+ * | XML element text / attribute (JUnit)    | `xmlText`, `xmlAttribute` |
  *
  * A name (an address, a local name, a workspace, a folder) is passed as
  * `{ name }`: it is escaped the same way but never redacted, since names are
@@ -97,4 +98,20 @@ export function annotationMessage(text: string): string {
 /** A property of a workflow command (`file=`, `title=`): one line, with `:` and `,` escaped too. */
 export function annotationProperty(text: Untrusted): string {
   return workflowData(printable(text)).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+/** What XML 1.0 cannot hold at all, even escaped, once control characters are escaped: lone surrogates, U+FFFE and U+FFFF. */
+const NOT_XML = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|[\uFFFE\uFFFF]/g;
+/** XML's five predefined entities, which every XML reader knows. */
+const XML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+const xmlEscaped = (text: string): string => text.replace(NOT_XML, '\uFFFD').replace(/[&<>"']/g, (char) => XML_ENTITIES[char]!);
+
+/** The text of an XML element (a JUnit `<failure>`): line breaks kept, markup and what XML cannot hold escaped. */
+export function xmlText(text: Untrusted): string {
+  return xmlEscaped(typeof text === 'string' ? safeLines(text) : escapeControl(text.name));
+}
+
+/** An XML attribute value in double quotes (a JUnit `name`, `message`): one line. */
+export function xmlAttribute(text: Untrusted): string {
+  return xmlEscaped(printable(text));
 }

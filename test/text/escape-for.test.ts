@@ -4,7 +4,8 @@
 // escaped, as text: no element, no broken-out code span or table cell, no mention, no comment end, no new line.
 import MarkdownIt from 'markdown-it';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { annotationMessage, annotationProperty, codeBlock, codeSpan, htmlComment, htmlText, markdownText, tableCell } from '../../src/text/escape-for.js';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { annotationMessage, annotationProperty, codeBlock, codeSpan, htmlComment, htmlText, markdownText, tableCell, xmlAttribute, xmlText } from '../../src/text/escape-for.js';
 import { REDACTED, safeLines, safeText, secrets } from '../../src/text/safe-text.js';
 import { HOSTILE, SECRET } from './hostile-strings.js';
 
@@ -108,5 +109,14 @@ describe.each(HOSTILE.map((text) => [JSON.stringify(text).slice(0, 60), text] as
     const decode = (s: string) => s.replace(/%0A/g, '\n').replace(/%0D/g, '\r').replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%25/g, '%');
     expect(decode(message)).toBe(safeLines(text));
     expect(decode(property)).toBe(shown);
+  });
+
+  it('xmlText and xmlAttribute (JUnit): a strict XML parser reads back exactly the text, in one element and one attribute', () => {
+    const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<case name="${xmlAttribute(text)}">${xmlText(text)}</case>`;
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', trimValues: false, parseTagValue: false, parseAttributeValue: false }).parse(xml) as { case: string | { name: string; '#text'?: string } };
+    const element = typeof parsed.case === 'string' ? { name: undefined, '#text': parsed.case } : parsed.case;
+    expect(element.name).toBe(shown);
+    expect(element['#text'] ?? '').toBe(safeLines(text).replace(/\r\n?/g, '\n'));
   });
 });

@@ -139,6 +139,20 @@ export const commands: Command[] = [
     load: async () => (await import('./destroy.js')).destroyCommand,
   },
   {
+    name: ['test'],
+    summary: 'Run the configuration\'s tests (tests/*.cptest.yaml) against a fresh emulator: plan, apply, CEL assertions',
+    usage: 'test [dir] [--json] [--junit-xml FILE]',
+    help: [
+      'dir                 configuration folder (default: the current folder); its tests/*.cptest.yaml are run, in name order',
+      '--json              print { passed, failed, files: [{ file, valid, diagnostics, runs }] } as JSON',
+      '--junit-xml FILE    also write the results as JUnit XML to FILE (for CI test reports)',
+      'Needs no API, token or state: each file runs against an emulator in this process (docs/testing.md).',
+      'Exit codes: 0 every run passed, 1 a run failed or a test file is not valid.',
+    ],
+    options: { json: { type: 'boolean' }, 'junit-xml': { type: 'string' } },
+    load: async () => (await import('./test.js')).testCommand,
+  },
+  {
     name: ['export'],
     summary: 'Write a configuration folder that reproduces a live account',
     usage: 'export [--account ID] [--project NAME ...] [--out DIR] [--group] [--adopt] [--force]',
