@@ -68,8 +68,11 @@ function estimate(node: ASTNode, scope: ReadonlyMap<string, Shape>): Estimate {
       return combine(parts, { n: node.args.length, ...(keys.length ? { elem: keys.reduce(widest) } : {}) });
     }
     case '+': {
+      // Joining lists (or strings) copies them: a step per element, so that doubling a list in nested
+      // cel.bind() calls cannot build a huge value at the cost of a few steps.
       const [a, b] = node.args.map((n) => estimate(n, scope)) as [Estimate, Estimate];
-      return combine([a, b], { n: a.shape.n + b.shape.n, elem: widest(elemOf(a.shape), elemOf(b.shape)) });
+      const joined = combine([a, b], { n: a.shape.n + b.shape.n, elem: widest(elemOf(a.shape), elemOf(b.shape)) });
+      return { ...joined, steps: joined.steps + joined.shape.n };
     }
     case '[]':
     case '[?]': {

@@ -85,10 +85,10 @@ export async function evaluatePolicies(compiled: Compiled, changes: readonly Pol
       const unchecked = indices.length - result.at - 1;
       const rest = unchecked > 0 ? `; ${unchecked} more change${unchecked === 1 ? ' was' : 's were'} not checked` : '';
       const why = result.reason
-        ? `the rule stopped its evaluator (${result.reason})`
+        ? `it stopped its evaluator (${result.reason})`
         : timeoutMs <= left
-          ? `the rule did not finish within ${timeoutMs} ms (${policy.timeoutMs === undefined ? 'the default deadline' : 'its timeoutMs'})`
-          : `the rule did not finish within the ${PLAN_BUDGET_MS / 1000} s all policies of a plan have together`;
+          ? `it did not finish within ${timeoutMs} ms (${policy.timeoutMs === undefined ? 'the default deadline' : 'its timeoutMs'})`
+          : `it did not finish within the ${PLAN_BUDGET_MS / 1000} s all policies of a plan have together`;
       finding(result.at, 'error', `${why}${rest}`);
     }
   } finally {
