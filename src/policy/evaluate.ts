@@ -50,8 +50,11 @@ export function openSandbox(compiled: Compiled): Sandbox {
   return new Sandbox(compiled.policies.map(({ policy }) => policy.rule));
 }
 
-/** Evaluates every policy over the changes it applies to, in `sandbox` (which is closed at the end) or a new one. */
-export async function evaluatePolicies(compiled: Compiled, changes: readonly PolicyChange[], given?: Sandbox): Promise<PolicyReport> {
+/**
+ * Evaluates every policy over the changes it applies to, in `given` (which is closed at the end) or a new
+ * sandbox, within `budgetMs` for all of them together.
+ */
+export async function evaluatePolicies(compiled: Compiled, changes: readonly PolicyChange[], given?: Sandbox, budgetMs = PLAN_BUDGET_MS): Promise<PolicyReport> {
   const variables = changes.map((change) => ({ action: change.action, address: change.address, kind: change.kind, before: celValue(change.before), after: celValue(change.after) }));
   /** Findings with the change and the policy they are of, so they can be listed change by change. */
   const found: { change: number; policy: number; finding: PolicyFinding }[] = [];
@@ -76,7 +79,7 @@ export async function evaluatePolicies(compiled: Compiled, changes: readonly Pol
       if (!stored) await sandbox.store(variables);
       stored = true;
       const timeoutMs = policy.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      const left = Math.max(0, PLAN_BUDGET_MS - (performance.now() - started));
+      const left = Math.max(0, budgetMs - (performance.now() - started));
       const result = await sandbox.run(p, indices, Math.min(timeoutMs, left));
       if (result.finished) {
         for (const [i, outcome, message] of result.outcomes) finding(i, outcome, outcome === 'violated' ? policy.message : message!);
@@ -88,7 +91,7 @@ export async function evaluatePolicies(compiled: Compiled, changes: readonly Pol
         ? `it stopped its evaluator (${result.reason})`
         : timeoutMs <= left
           ? `it did not finish within ${timeoutMs} ms (${policy.timeoutMs === undefined ? 'the default deadline' : 'its timeoutMs'})`
-          : `it did not finish within the ${PLAN_BUDGET_MS / 1000} s all policies of a plan have together`;
+          : `it did not finish within the ${budgetMs} ms all policies of a plan have together`;
       finding(result.at, 'error', `${why}${rest}`);
     }
   } finally {

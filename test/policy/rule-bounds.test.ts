@@ -81,6 +81,15 @@ describe('the deadline, at evaluation', () => {
       { policy: 'redos', level: 'mandatory', address: 'project.p0', kind: 'project', outcome: 'error', message: 'it did not finish within 50 ms (its timeoutMs); 2 more changes were not checked' },
     ]);
   });
+
+  it('gives all policies of a plan one budget together: a policy that starts when it is spent is stopped at once', async () => {
+    const compiled = await compilePolicies([policy('a-endless', BACKTRACKS), policy('b-endless', BACKTRACKS, { level: 'advisory' })]);
+    const report = await evaluatePolicies(compiled, [change(0)], undefined, 200);
+    expect(report.findings.map((f) => [f.policy, f.outcome, f.message])).toEqual([
+      ['a-endless', 'error', 'it did not finish within the 200 ms all policies of a plan have together'],
+      ['b-endless', 'error', 'it did not finish within the 200 ms all policies of a plan have together'],
+    ]);
+  });
 });
 
 describe('timeoutMs in the configuration', () => {
