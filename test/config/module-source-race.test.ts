@@ -70,6 +70,15 @@ function arrange() {
 const load = (root: string) => loadConfiguration('.', { env: {}, cwd: root });
 const addresses = (loaded: Awaited<ReturnType<typeof load>>) => loaded.desired?.resources.map((r) => r.address) ?? [];
 
+test('a link that leads outside the configuration folder is refused as outside', async () => {
+  const { root, outside, link } = arrange();
+  unlinkSync(link);
+  symlinkSync(outside, link);
+  const loaded = await load(root);
+  expect(loaded.desired).toBeUndefined();
+  expect(loaded.diagnostics.map((d) => [d.code, d.summary])).toEqual([['module_source_outside', 'module.team: source "./modules/team" is outside the configuration folder']]);
+});
+
 test('a link flipped to a folder outside right after the check: the folder checked is read, not the outside one', async () => {
   const { root, outside, link } = arrange();
   after.realpath = () => {
