@@ -50,6 +50,7 @@ export interface PolicyConfig {
   actions?: ('create' | 'update' | 'replace' | 'renew' | 'rotate' | 'import' | 'move' | 'forget' | 'archive' | 'delete' | 'revoke')[];
   rule: string;
   message?: string;
+  timeoutMs?: number;
 }
 
 /** One use of a module (an entry of `modules`): its folder, and the values of its variables by name. */

@@ -31,6 +31,7 @@ export function collectPolicies(files: LoadedFile[], sink: DiagnosticSink): Poli
         actions: [...(policy.actions ?? [])],
         rule: policy.rule,
         message: policy.message ?? policy.rule,
+        ...(policy.timeoutMs === undefined ? {} : { timeoutMs: policy.timeoutMs }),
         source: { file: file.display, line, col },
       });
     }

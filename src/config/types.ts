@@ -174,6 +174,8 @@ export interface Policy {
   rule: string;
   /** What a violation says; the rule itself when the configuration gives none. */
   message: string;
+  /** How long the rule may take over one plan, when the configuration lowers the default (docs/policies.md). */
+  timeoutMs?: number;
   /** Where the rule's text starts, so an error in it points at its line. */
   source: SourceRange;
 }

@@ -12,6 +12,7 @@ import { linkDependencies } from './dependencies.js';
 import { planDesired } from './desired.js';
 import { PlanError } from './errors.js';
 import { checkPolicies, compileConfigured } from './policies.js';
+import { openSandbox, type Compiled, type Sandbox } from '../policy/index.js';
 import { indexLive } from './live-account.js';
 import { sortSteps } from './order.js';
 import { refreshLive } from './refresh.js';
@@ -38,10 +39,20 @@ function rewrapAddresses(desired: MakePlanInput['desired'], state: MakePlanInput
 }
 
 export async function makePlan(input: MakePlanInput): Promise<Plan> {
+  // Policies judge the changes a plan makes (a refresh-only plan makes none); a rule that does not compile stops the plan before any request.
+  const compiled = input.mode === 'refresh-only' ? undefined : await compileConfigured(input.desired);
+  // The worker the rules run in starts now, so its start-up overlaps the refresh; it is ended however the plan ends.
+  const sandbox = compiled && openSandbox(compiled);
+  try {
+    return await planStages(input, compiled, sandbox);
+  } finally {
+    await sandbox?.close();
+  }
+}
+
+async function planStages(input: MakePlanInput, compiled: Compiled | undefined, sandbox: Sandbox | undefined): Promise<Plan> {
   const { client, desired, account, mode = 'normal', targets = [], exclude = [] } = input;
   const replace = input.rewrap ? [...new Set([...(input.replace ?? []), ...rewrapAddresses(desired, input.state.data.resources)])] : (input.replace ?? []);
-  // Policies judge the changes a plan makes (a refresh-only plan makes none); a rule that does not compile stops the plan before any request.
-  const compiled = mode === 'refresh-only' ? undefined : await compileConfigured(desired);
   // moved, removed and import blocks first: every later stage sees the state under its new addresses.
   const refactored = resolveRefactoring({ blocks: desired.refactoring, state: input.state.data.resources });
   const state = refactored.state;
@@ -77,7 +88,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     problems: [...refactored.problems, ...writeOnly.problems, ...replaceProblems(replace, desiredByAddress, state, (r) => providerFor(r.kind)), ...planned.problems, ...removals.problems],
   });
   if (scoped.problems.length > 0) throw new PlanError(scoped.problems);
-  const policies = checkPolicies(compiled, scoped.steps, desiredByAddress, state);
+  const policies = await checkPolicies(compiled, sandbox, scoped.steps, desiredByAddress, state);
   const unverifiable = notVerifiable(ctx, scoped.steps, targets);
   const superseded = mode === 'normal' ? supersededWaiting(state, scoped.steps, lookups.now) : [];
 

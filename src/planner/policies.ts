@@ -10,7 +10,7 @@
  */
 import type { DesiredResource, DesiredState } from '../config/types.js';
 import { isRemoval, type PlanStep, type PolicyReport } from '../plan-model/index.js';
-import { compilePolicies, evaluatePolicies, type Compiled, type PolicyChange } from '../policy/index.js';
+import { compilePolicies, evaluatePolicies, type Compiled, type PolicyChange, type Sandbox } from '../policy/index.js';
 import type { StateData } from '../state/types.js';
 import { PlanError } from './errors.js';
 
@@ -42,12 +42,14 @@ export async function compileConfigured(desired: DesiredState): Promise<Compiled
   return compiled;
 }
 
-export function checkPolicies(
+export async function checkPolicies(
   compiled: Compiled | undefined,
+  /** The worker started with the plan (policy/ `openSandbox`), which this closes. */
+  sandbox: Sandbox | undefined,
   steps: readonly PlanStep[],
   desiredByAddress: ReadonlyMap<string, DesiredResource>,
   /** State under the plan's addresses (after moved blocks). */
   state: StateData['resources'],
-): PolicyReport | undefined {
-  return compiled && evaluatePolicies(compiled, policyChanges(steps, desiredByAddress, state));
+): Promise<PolicyReport | undefined> {
+  return compiled && (await evaluatePolicies(compiled, policyChanges(steps, desiredByAddress, state), sandbox));
 }

@@ -3,12 +3,18 @@
  * on each change of a kind and action it applies to. A rule that is false is a
  * violation; one that throws or gives something other than a bool is an
  * error, which counts as a violation of the policy's level (a mandatory
- * policy fails closed). Only what is not a pass is kept, with the place of
- * the resource in the configuration for annotations.
+ * policy fails closed). So is a rule that does not finish by its deadline:
+ * the rules run in a worker (sandbox.ts), one policy at a time over all its
+ * changes, and one that takes longer than its `timeoutMs` (DEFAULT_TIMEOUT_MS
+ * when it sets none) is stopped, reported at the change it was on, and the
+ * next policy runs in a new worker. All policies of a plan together have
+ * PLAN_BUDGET_MS. Only what is not a pass is kept, with the place of the
+ * resource in the configuration for annotations.
  */
 import type { ResourceKind, SourceRange } from '../config/index.js';
 import type { Action, PolicyFinding, PolicyReport } from '../plan-model/index.js';
-import type { Compiled } from './compile.js';
+import { DEFAULT_TIMEOUT_MS, type Compiled } from './compile.js';
+import { Sandbox } from './sandbox.js';
 
 /** One planned change as a rule sees it: configuration terms, never a write-only value. */
 export interface PolicyChange {
@@ -30,7 +36,8 @@ export function celValue(value: unknown): unknown {
   return value;
 }
 
-const firstLine = (text: string) => text.split('\n')[0] ?? text;
+/** The most time all the policies of one plan may take together, however many there are. */
+export const PLAN_BUDGET_MS = 30_000;
 
 /** The actions after which the object is gone (or no longer managed): `after` is null, so a policy judges them only when it lists them. */
 const REMOVALS: readonly string[] = ['archive', 'delete', 'revoke', 'forget'];
@@ -38,30 +45,58 @@ const REMOVALS: readonly string[] = ['archive', 'delete', 'revoke', 'forget'];
 const appliesTo = (policy: Compiled['policies'][number]['policy'], change: PolicyChange) =>
   (policy.kinds.length === 0 || policy.kinds.includes(change.kind)) && (policy.actions.length > 0 ? policy.actions.includes(change.action) : !REMOVALS.includes(change.action));
 
-export function evaluatePolicies(compiled: Compiled, changes: readonly PolicyChange[]): PolicyReport {
-  const findings: PolicyFinding[] = [];
+/** Starts the worker the rules will run in; a plan starts it early, so that its start-up overlaps the refresh. */
+export function openSandbox(compiled: Compiled): Sandbox {
+  return new Sandbox(compiled.policies.map(({ policy }) => policy.rule));
+}
+
+/**
+ * Evaluates every policy over the changes it applies to, in `given` (which is closed at the end) or a new
+ * sandbox, within `budgetMs` for all of them together.
+ */
+export async function evaluatePolicies(compiled: Compiled, changes: readonly PolicyChange[], given?: Sandbox, budgetMs = PLAN_BUDGET_MS): Promise<PolicyReport> {
+  const variables = changes.map((change) => ({ action: change.action, address: change.address, kind: change.kind, before: celValue(change.before), after: celValue(change.after) }));
+  /** Findings with the change and the policy they are of, so they can be listed change by change. */
+  const found: { change: number; policy: number; finding: PolicyFinding }[] = [];
   let checked = 0;
-  for (const change of changes) {
-    let variables: Record<string, unknown> | undefined;
-    for (const { policy, evaluate } of compiled.policies) {
-      if (!appliesTo(policy, change)) continue;
-      checked++;
-      variables ??= { action: change.action, address: change.address, kind: change.kind, before: celValue(change.before), after: celValue(change.after) };
-      let outcome: PolicyFinding['outcome'] | undefined;
-      let message = policy.message;
-      try {
-        const result = evaluate(variables);
-        if (result === false) outcome = 'violated';
-        else if (result !== true) {
-          outcome = 'error';
-          message = `it gave ${typeof result === 'bigint' ? 'an int' : typeof result}, not a bool`;
-        }
-      } catch (error) {
-        outcome = 'error';
-        message = firstLine(error instanceof Error ? error.message : String(error));
+  let sandbox: Sandbox | undefined = given;
+  let stored = false;
+  const started = performance.now();
+  try {
+    for (const [p, { policy }] of compiled.policies.entries()) {
+      const indices = changes.flatMap((change, i) => (appliesTo(policy, change) ? [i] : []));
+      if (indices.length === 0) continue;
+      checked += indices.length;
+      const finding = (i: number, outcome: PolicyFinding['outcome'], message: string) => {
+        const change = changes[indices[i]!]!;
+        found.push({ change: indices[i]!, policy: p, finding: { policy: policy.name, level: policy.level, address: change.address, kind: change.kind, outcome, message, ...(change.at ? { at: change.at } : {}) } });
+      };
+      // A stopped rule ended its worker: the next policy gets a new one.
+      if (!sandbox?.alive) {
+        sandbox = openSandbox(compiled);
+        stored = false;
       }
-      if (outcome) findings.push({ policy: policy.name, level: policy.level, address: change.address, kind: change.kind, outcome, message, ...(change.at ? { at: change.at } : {}) });
+      if (!stored) await sandbox.store(variables);
+      stored = true;
+      const timeoutMs = policy.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      const left = Math.max(0, budgetMs - (performance.now() - started));
+      const result = await sandbox.run(p, indices, Math.min(timeoutMs, left));
+      if (result.finished) {
+        for (const [i, outcome, message] of result.outcomes) finding(i, outcome, outcome === 'violated' ? policy.message : message!);
+        continue;
+      }
+      const unchecked = indices.length - result.at - 1;
+      const rest = unchecked > 0 ? `; ${unchecked} more change${unchecked === 1 ? ' was' : 's were'} not checked` : '';
+      const why = result.reason
+        ? `it stopped its evaluator (${result.reason})`
+        : timeoutMs <= left
+          ? `it did not finish within ${timeoutMs} ms (${policy.timeoutMs === undefined ? 'the default deadline' : 'its timeoutMs'})`
+          : `it did not finish within the ${budgetMs} ms all policies of a plan have together`;
+      finding(result.at, 'error', `${why}${rest}`);
     }
+  } finally {
+    await sandbox?.close();
   }
-  return { digest: compiled.digest, policies: compiled.policies.length, checked, findings };
+  found.sort((a, b) => a.change - b.change || a.policy - b.policy);
+  return { digest: compiled.digest, policies: compiled.policies.length, checked, findings: found.map((f) => f.finding) };
 }

@@ -5,5 +5,7 @@
  * stage, `cplane validate` compiles with it, and render/ only shows the
  * report it leaves in the plan.
  */
-export { compilePolicies, policyDigest, type Compiled, type CompiledPolicy } from './compile.js';
-export { celValue, evaluatePolicies, type PolicyChange } from './evaluate.js';
+export { compilePolicies, DEFAULT_TIMEOUT_MS, policyDigest, type Compiled, type CompiledPolicy } from './compile.js';
+export { MAX_RULE_COST, UNKNOWN_SIZE } from './cost.js';
+export { celValue, evaluatePolicies, openSandbox, PLAN_BUDGET_MS, type PolicyChange } from './evaluate.js';
+export type { Sandbox } from './sandbox.js';

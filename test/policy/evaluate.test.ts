@@ -19,7 +19,7 @@ describe('results', () => {
       policy('not-bool', 'after.name', { level: 'advisory' }),
     ]);
     expect(compiled.diagnostics).toEqual([]);
-    const report = evaluatePolicies(compiled, [token({ expiresInDays: 30, name: 'ci' }, { at: { file: 'main.yaml', line: 9, col: 7 } })]);
+    const report = await evaluatePolicies(compiled, [token({ expiresInDays: 30, name: 'ci' }, { at: { file: 'main.yaml', line: 9, col: 7 } })]);
     expect(report).toEqual({
       digest: compiled.digest,
       policies: 4,
@@ -34,22 +34,22 @@ describe('results', () => {
 
   it('applies a policy only to its kinds', async () => {
     const compiled = await compilePolicies([policy('gateways-only', 'false', { kinds: ['gateway'] })]);
-    expect(evaluatePolicies(compiled, [token({})])).toMatchObject({ checked: 0, findings: [] });
-    expect(evaluatePolicies(compiled, [{ ...token({}), kind: 'gateway', address: 'gateway.prod' }]).findings).toHaveLength(1);
+    expect(await evaluatePolicies(compiled, [token({})])).toMatchObject({ checked: 0, findings: [] });
+    expect((await evaluatePolicies(compiled, [{ ...token({}), kind: 'gateway', address: 'gateway.prod' }])).findings).toHaveLength(1);
   });
 
   it('by default a policy judges no removal (after is null then); it does when its actions list one', async () => {
     const compiled = await compilePolicies([policy('expires', 'after.expiresInDays <= 90'), policy('no-revoke', 'false', { actions: ['revoke'] })]);
-    expect(evaluatePolicies(compiled, [token({ expiresInDays: 30 })])).toMatchObject({ checked: 1, findings: [] });
-    const revoked = evaluatePolicies(compiled, [token(null, { action: 'revoke', before: { expiresInDays: 30 } })]);
+    expect(await evaluatePolicies(compiled, [token({ expiresInDays: 30 })])).toMatchObject({ checked: 1, findings: [] });
+    const revoked = await evaluatePolicies(compiled, [token(null, { action: 'revoke', before: { expiresInDays: 30 } })]);
     expect(revoked.checked).toBe(1);
     expect(revoked.findings.map((f) => [f.policy, f.outcome])).toEqual([['no-revoke', 'violated']]);
   });
 
   it('whole numbers are CEL ints, so arithmetic with int literals works; a removal has after == null', async () => {
     const compiled = await compilePolicies([policy('arith', 'action == "delete" ? after == null && before.expiresInDays == 30 : after.expiresInDays + 1 == 31', { actions: ['create', 'delete'] })]);
-    expect(evaluatePolicies(compiled, [token({ expiresInDays: 30 })]).findings).toEqual([]);
-    expect(evaluatePolicies(compiled, [token(null, { action: 'delete', before: { expiresInDays: 30 } })]).findings).toEqual([]);
+    expect((await evaluatePolicies(compiled, [token({ expiresInDays: 30 })])).findings).toEqual([]);
+    expect((await evaluatePolicies(compiled, [token(null, { action: 'delete', before: { expiresInDays: 30 } })])).findings).toEqual([]);
   });
 
   it('the digest changes with anything a policy says, and not with where it is written', () => {

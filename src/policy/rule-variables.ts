@@ -1,0 +1,13 @@
+/**
+ * What every rule sees (docs/policies.md), declared once for the compiler (compile.ts) and for the worker
+ * that evaluates the rules (sandbox.ts): an unknown name is a compile error, not a runtime surprise.
+ */
+export const RULE_VARIABLES: readonly (readonly [name: string, type: string])[] = [
+  ['action', 'string'],
+  ['address', 'string'],
+  ['kind', 'string'],
+  ['before', 'dyn'],
+  ['after', 'dyn'],
+];
+
+export const ENVIRONMENT_OPTIONS = { unlistedVariablesAreDyn: false } as const;

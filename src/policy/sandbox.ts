@@ -1,0 +1,164 @@
+/**
+ * Where rules run: a worker thread that can be stopped. A rule is bounded before it runs (cost.ts), but the
+ * bound is an estimate (a list longer than assumed, a regular expression that backtracks), so every rule also
+ * has a deadline, and only a separate thread can be stopped in the middle of a JavaScript loop or a regular
+ * expression: `terminate()` ends the thread wherever it is. The worker also has a memory limit, so a rule that
+ * builds huge values ends the worker, never the process (a long-lived `cplane mcp` included).
+ *
+ * The worker's code is a string (`eval: true`), not a module file: the same code then runs from src/ in the
+ * tests, from dist/ and from the bundle, and it imports the CEL library by the path Node resolves for it here.
+ * It compiles the rules itself, as compile.ts did (the same variables, from RULE_VARIABLES), and evaluates
+ * one policy over the changes it is given at a time, writing the index of the change it is on into shared
+ * memory, so that a stopped rule is reported at that change. Starting it costs about 0.1 s (docs/policies.md),
+ * which a plan spends while its refresh requests are in flight.
+ */
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ENVIRONMENT_OPTIONS, RULE_VARIABLES } from './rule-variables.js';
+
+/** What one change's evaluation was when not a pass: false, or an error (thrown, or not a bool) with its first line. */
+export type Outcome = [index: number, outcome: 'violated'] | [index: number, outcome: 'error', message: string];
+
+/** How one policy's run over its changes ended. */
+export type RunResult =
+  | { finished: true; outcomes: Outcome[] }
+  /** Stopped at the deadline (or the worker died: `reason`), at change `at` of the list it was given. */
+  | { finished: false; at: number; reason?: string };
+
+const WORKER_SOURCE = `
+'use strict';
+const { parentPort, workerData } = require('node:worker_threads');
+const { celUrl, options, variables, rules, progress } = workerData;
+const at = new Int32Array(progress);
+const firstLine = (text) => String(text).split('\\n')[0];
+import(celUrl).then(({ Environment }) => {
+  let env = new Environment(options);
+  for (const [name, type] of variables) env = env.registerVariable(name, type);
+  const compiled = rules.map((rule) => {
+    const parsed = env.parse(rule);
+    parsed.check();
+    return parsed;
+  });
+  let changes = [];
+  parentPort.on('message', (message) => {
+    if (message.changes) {
+      changes = message.changes;
+      parentPort.postMessage({ stored: true });
+      return;
+    }
+    const evaluate = compiled[message.policy];
+    const outcomes = [];
+    message.indices.forEach((change, i) => {
+      Atomics.store(at, 0, i);
+      try {
+        const result = evaluate(changes[change]);
+        if (result === false) outcomes.push([i, 'violated']);
+        else if (result !== true) outcomes.push([i, 'error', 'it gave ' + (typeof result === 'bigint' ? 'an int' : typeof result) + ', not a bool']);
+      } catch (error) {
+        outcomes.push([i, 'error', firstLine(error instanceof Error ? error.message : error)]);
+      }
+    });
+    parentPort.postMessage({ outcomes });
+  });
+  parentPort.postMessage({ ready: true });
+});
+`;
+
+/** The most memory the worker's heap may take; a rule that needs more ends the worker (an error of that rule). */
+const WORKER_HEAP_MB = 256;
+
+let celUrl: string | undefined;
+
+type Message = { ready: true } | { stored: true } | { outcomes: Outcome[] };
+
+export class Sandbox {
+  private readonly worker: Worker;
+  private readonly at = new Int32Array(new SharedArrayBuffer(4));
+  /** The next message from the worker, or its death. */
+  private waiting: { resolve: (m: Message) => void; reject: (e: Error) => void } | undefined;
+  private died: Error | undefined;
+  private readonly ready: Promise<Message>;
+
+  /** Starts a worker that compiles `rules` (already compiled once by compile.ts, so they compile). */
+  constructor(rules: readonly string[]) {
+    celUrl ??= pathToFileURL(createRequire(import.meta.url).resolve('@marcbachmann/cel-js')).href;
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { celUrl, options: ENVIRONMENT_OPTIONS, variables: RULE_VARIABLES, rules, progress: this.at.buffer },
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    });
+    this.worker.on('message', (message: Message) => this.settle((w) => w.resolve(message)));
+    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('exit', (code) => this.fail(new Error(`the policy worker exited (${code})`)));
+    this.ready = this.next();
+    this.ready.catch(() => undefined);
+  }
+
+  private settle(action: (w: NonNullable<Sandbox['waiting']>) => void): void {
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    // An idle worker never keeps the process alive (a plan that fails before its policies are checked);
+    // one that is being waited for does, or Node would exit with the answer still to come.
+    this.worker.unref();
+    if (waiting) action(waiting);
+  }
+
+  private fail(error: Error): void {
+    this.died ??= error;
+    this.settle((w) => w.reject(error));
+  }
+
+  private next(): Promise<Message> {
+    if (this.died) return Promise.reject(this.died);
+    this.worker.ref();
+    return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
+  }
+
+  /** Hands the worker every change's variables once (CEL values: ints are bigints); policies then name changes by index. */
+  async store(changes: readonly Record<string, unknown>[]): Promise<void> {
+    await this.ready;
+    const stored = this.next();
+    this.worker.postMessage({ changes });
+    await stored;
+  }
+
+  /**
+   * Runs policy number `policy` (in the order of the rules given) over the changes `indices`, for at most
+   * `deadlineMs` from now. A run stopped at its deadline, or ended by the worker's death, ends this sandbox.
+   */
+  async run(policy: number, indices: readonly number[], deadlineMs: number): Promise<RunResult> {
+    Atomics.store(this.at, 0, 0);
+    const answer = this.next();
+    this.worker.postMessage({ policy, indices });
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), deadlineMs)));
+    try {
+      const first = await Promise.race([answer, deadline]);
+      if (first === 'deadline') {
+        answer.catch(() => undefined);
+        const at = Atomics.load(this.at, 0);
+        await this.close();
+        return { finished: false, at };
+      }
+      if (!('outcomes' in first)) throw new Error('the policy worker answered out of turn');
+      return { finished: true, outcomes: first.outcomes };
+    } catch (error) {
+      // The worker died under this rule: out of memory, or a crash. The rule fails, not the plan.
+      const at = Atomics.load(this.at, 0);
+      await this.close();
+      return { finished: false, at, reason: (error as Error).message };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  get alive(): boolean {
+    return this.died === undefined;
+  }
+
+  async close(): Promise<void> {
+    this.died ??= new Error('the policy worker was stopped');
+    await this.worker.terminate();
+  }
+}
