@@ -12,8 +12,8 @@
 import type { DesiredResource } from '../config/types.js';
 import { inverse, reachable } from '../graph/index.js';
 import { addressMatches, localPart, type Drift, type Plan, type PlanStep, type Unreadable } from '../plan-model/index.js';
-import { providerFor } from '../providers/index.js';
 import type { StateData } from '../state/types.js';
+import { dependenciesOf } from './dependencies.js';
 import type { PlanProblem } from './problems.js';
 
 export interface TargetInput {
@@ -79,7 +79,7 @@ function needsOf(input: TargetInput, known: readonly string[]): Map<string, Set<
   for (const address of known) {
     const r = input.desiredByAddress.get(address);
     // A removal does not need what its object used; a planned object needs what it references.
-    if (r && input.mode !== 'destroy') for (const dep of [...r.dependsOn, ...providerFor(r.kind).references({ attributes: r.attributes })]) add(address, dep);
+    if (r && input.mode !== 'destroy') for (const dep of dependenciesOf(r)) add(address, dep);
   }
   for (const step of input.steps) {
     for (const dep of step.dependsOn) {
