@@ -4,9 +4,8 @@
  * configuration's cycle checks. It is on the ground floor: plain data in, plain data out, and it imports nothing
  * of ours, so every layer may use it.
  */
-export { edgesOf, inverse, type Graph } from './graph.js';
+export { inverse, type Graph } from './graph.js';
 export { depthFirstOrder, topologicalOrder, waves, type Ordered, type Waves } from './order.js';
 export { findCycles, startingAtSmallest } from './cycles.js';
 export { ancestors, descendants, reachable, type ReachOptions } from './reach.js';
 export { DependencyWalk } from './walk.js';
-export { ReadyQueue } from './ready-queue.js';
