@@ -5,14 +5,16 @@ import tseslint from 'typescript-eslint';
  * The layers of docs/architecture.md, bottom first: every folder of src/ is a key (test/architecture/layers.test.ts
  * fails when one is missing). A folder may import the folders it lists, never another: `no-restricted-imports`
  * below turns an upward static import into a lint error, and `no-restricted-syntax` an upward `import()`.
- * The ground floor (src/errors.ts, src/paint.ts, src/version.ts, src/package-files.ts, text/, generated/) may
+ * The ground floor (src/errors.ts, src/paint.ts, src/version.ts, src/package-files.ts, text/, generated/, graph/) may
  * be imported by every folder and imports nothing of ours.
  */
-export const groundFloor = ['text', 'generated'];
+export const groundFloor = ['text', 'generated', 'graph'];
 /** Folder -> the folders of ours it may import (besides itself and the ground floor). */
 export const layers = {
   text: [],
   generated: [],
+  // The one graph module (orders, cycles, reachability, waves): plain data, on the ground floor with text/.
+  graph: [],
   api: [],
   'plan-model': ['api'],
   config: ['plan-model'],

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApiClient, ClientEvent } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { Limiter } from '../api/limiter.js';
+import { DependencyWalk, inverse, reachable } from '../graph/index.js';
 import type { Plan, PlanStep, PlannedWrite } from '../plan-model/index.js';
 import { renamedEntry, type StateStore } from '../state/index.js';
 import type { JournalEntry } from '../state/types.js';
@@ -48,46 +49,6 @@ type Status = 'pending' | 'running' | 'done' | 'failed' | 'skipped';
 
 class Interrupted extends Error {}
 
-/** Steps ready to run, smallest plan position first, so steps start in plan order as far as dependencies allow. */
-class ReadyQueue {
-  private readonly heap: number[] = [];
-
-  get size(): number {
-    return this.heap.length;
-  }
-
-  push(index: number): void {
-    const heap = this.heap;
-    heap.push(index);
-    for (let i = heap.length - 1; i > 0; ) {
-      const parent = (i - 1) >> 1;
-      if (heap[parent]! <= heap[i]!) break;
-      [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
-      i = parent;
-    }
-  }
-
-  pop(): number {
-    const heap = this.heap;
-    const top = heap[0]!;
-    const last = heap.pop()!;
-    if (heap.length > 0) {
-      heap[0] = last;
-      for (let i = 0; ; ) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < heap.length && heap[l]! < heap[m]!) m = l;
-        if (r < heap.length && heap[r]! < heap[m]!) m = r;
-        if (m === i) break;
-        [heap[m], heap[i]] = [heap[i]!, heap[m]!];
-        i = m;
-      }
-    }
-    return top;
-  }
-}
-
 export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const started = performance.now();
   const emit = options.onEvent ?? (() => undefined);
@@ -101,25 +62,17 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   const steps = options.plan.steps.filter(hasWork);
   const position = new Map(steps.map((s, i) => [s.id, i]));
   const status: Status[] = steps.map(() => 'pending');
-  // Dependencies inside the plan only: one outside it (e.g. excluded by --target) is taken as satisfied.
-  const waitingFor = steps.map((s) => s.dependsOn.filter((d) => position.has(d)).length);
-  const dependents: number[][] = steps.map(() => []);
-  for (const [i, step] of steps.entries()) for (const d of step.dependsOn) if (position.has(d)) dependents[position.get(d)!]!.push(i);
-  const ready = new ReadyQueue();
-  for (const [i, n] of waitingFor.entries()) if (n === 0) ready.push(i);
+  // Dependencies inside the plan only (the walk ignores the others): one outside it (e.g. excluded by --target) is
+  // taken as satisfied. Steps are walked by plan position, so the ready step first in the plan starts first.
+  const needs = new Map(steps.map((s, i) => [i, s.dependsOn.filter((d) => position.has(d)).map((d) => position.get(d)!)]));
+  const ready = new DependencyWalk(needs);
+  const dependents = inverse(needs);
   const result: ApplyResult = { done: [], failed: [], skipped: [], interrupted: false, durationMs: 0 };
   const running = new Set<Promise<void>>();
 
   /** Skips everything that depends on the failed step at `root`, in plan order, naming the root as the cause. */
   const skipDependentsOf = (root: number) => {
-    const found = new Set<number>();
-    const queue = [...dependents[root]!];
-    while (queue.length > 0) {
-      const i = queue.pop()!;
-      if (found.has(i) || status[i] !== 'pending') continue;
-      found.add(i);
-      queue.push(...dependents[i]!);
-    }
+    const found = reachable(dependents, dependents.get(root)!, { enter: (i) => status[i] === 'pending' });
     for (const i of [...found].sort((a, b) => a - b)) {
       status[i] = 'skipped';
       const skip = { ...refOf(steps[i]!), cause: 'dependency-failed' as const, after: steps[root]!.address };
@@ -140,7 +93,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
       const done = { ...ref, ...(id && !step.forget ? { id } : {}), durationMs: Math.round(performance.now() - t0), sealed, ...(notices.length > 0 ? { notices } : {}) };
       result.done.push(done);
       emit({ type: 'step-done', ...done });
-      for (const d of dependents[i]!) if (--waitingFor[d]! === 0 && status[d] === 'pending') ready.push(d);
+      ready.done(i);
     } catch (error) {
       if (error instanceof Interrupted) {
         // Its dependents stay pending and are reported as interrupted at the end.
@@ -158,8 +111,8 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
   };
 
   for (;;) {
-    while (!interrupted() && running.size < stepsAtOnce && ready.size > 0) {
-      const i = ready.pop();
+    while (!interrupted() && running.size < stepsAtOnce && ready.readyCount > 0) {
+      const i = ready.take();
       if (status[i] !== 'pending') continue;
       status[i] = 'running';
       const task: Promise<void> = run(i).finally(() => running.delete(task));

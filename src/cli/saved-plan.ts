@@ -19,6 +19,7 @@ import {
   isStateUrl,
   placeholderProblems,
   plannedFiles,
+  readPlanFile,
   policyDifferences,
   recordedStatePath,
   relativePosix,
@@ -128,16 +129,45 @@ function checkPlanMac(env: NodeJS.ProcessEnv, plan: SavedPlan, planPath: string)
       `The saved plan ${planPath} ${why}. Nothing was applied, and no connection was opened.`,
       `Apply only a plan made by \`cplane plan --out\` with the same state key (CPLANE_STATE_KEY, or CPLANE_PASSPHRASE, as in the planning job). ${REPLAN}`,
     );
-  if (!plan.auth) throw refused('carries no MAC: it was made by an older cplane, or altered');
+  if (!plan.auth) throw refused(NO_MAC);
+  const check = planMacCheck(env, plan);
+  if (check.status === 'no-key') throw new AbortError(`The saved plan ${planPath} cannot be checked: ${check.error.message} Nothing was applied.`, check.error.hint);
+  if (check.status !== 'verified') throw refused(MAC_MISMATCH);
+}
+
+const NO_MAC = 'carries no MAC: it was made by an older cplane, or altered';
+const MAC_MISMATCH = 'was changed since it was made, or made with another state key: its MAC does not match';
+
+/** What the MAC of a saved plan says with the state key at hand: checked, absent, wrong, or no key to check it with. */
+type MacCheck = { status: 'verified' | 'no-mac' | 'mismatch' } | { status: 'no-key'; error: KeyError };
+
+function planMacCheck(env: NodeJS.ProcessEnv, plan: SavedPlan): MacCheck {
   let key: Uint8Array;
   try {
     // `existing`: never create a key file here; a passphrase key is derived with the plan's (authenticated) parameters.
-    key = resolveStateKey(env, { existing: { kdf: plan.auth.kdf } }).key;
+    key = resolveStateKey(env, { existing: { kdf: plan.auth?.kdf } }).key;
   } catch (error) {
-    if (error instanceof KeyError) throw new AbortError(`The saved plan ${planPath} cannot be checked: ${error.message} Nothing was applied.`, error.hint);
+    if (error instanceof KeyError) return { status: 'no-key', error };
     throw error;
   }
-  if (!planMacMatches(planMacKey(key), plan, plan.auth.mac)) throw refused('was changed since it was made, or made with another state key: its MAC does not match');
+  if (!plan.auth) return { status: 'no-mac' };
+  return { status: planMacMatches(planMacKey(key), plan, plan.auth.mac) ? 'verified' : 'mismatch' };
+}
+
+/**
+ * A saved plan read to be shown (`cplane show`, `cplane graph --plan`), never applied: its MAC is checked when the
+ * state key is at hand, and a plan that fails the check is refused as apply refuses it. Without the key it is
+ * shown all the same, with `unverified` saying why in one line, for the command to print.
+ */
+export async function readPlanToShow(env: NodeJS.ProcessEnv, planPath: string): Promise<{ plan: SavedPlan; unverified?: string }> {
+  const plan = await readPlanFile(planPath);
+  const check = planMacCheck(env, plan);
+  const refused = (why: string) =>
+    new AbortError(`The saved plan ${planPath} ${why}. It is not shown: what it says cannot be trusted.`, `Show only a plan made by \`cplane plan --out\` with this state key (CPLANE_STATE_KEY, or CPLANE_PASSPHRASE). ${REPLAN}`);
+  if (check.status === 'no-key') return { plan, unverified: `UNVERIFIED: no state key at hand (CPLANE_STATE_KEY, CPLANE_PASSPHRASE or the key file), so the MAC of ${planPath} was not checked: it may have been altered.` };
+  if (check.status === 'no-mac') throw refused(NO_MAC);
+  if (check.status === 'mismatch') throw refused(MAC_MISMATCH);
+  return { plan };
 }
 
 /**

@@ -6,6 +6,7 @@
  * checks (`complete`), explicit `dependsOn` targets and dependency cycles.
  */
 import { dirname, resolve } from 'node:path';
+import { findCycles } from '../graph/index.js';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { positionIn, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
@@ -216,21 +217,8 @@ function checkExplicitDependencies(declared: Map<string, Declared>, sink: Diagno
 
 /** Each cycle is reported once, at an explicit `dependsOn` entry that closes it (implied edges alone cannot cycle). */
 function checkCycles(declared: Map<string, Declared>, sink: DiagnosticSink): void {
-  const state = new Map<string, 'visiting' | 'done'>();
-  const stack: string[] = [];
-  const visit = (address: string) => {
-    state.set(address, 'visiting');
-    stack.push(address);
-    for (const next of declared.get(address)?.resource.dependsOn ?? []) {
-      if (state.get(next) === 'visiting') {
-        const cycle = [...stack.slice(stack.indexOf(next)), next];
-        reportCycle(cycle, declared, sink);
-      } else if (!state.has(next)) visit(next);
-    }
-    stack.pop();
-    state.set(address, 'done');
-  };
-  for (const address of [...declared.keys()].sort()) if (!state.has(address)) visit(address);
+  const needs = new Map([...declared.keys()].sort().map((address) => [address, declared.get(address)!.resource.dependsOn]));
+  for (const cycle of findCycles(needs)) reportCycle(cycle, declared, sink);
 }
 
 function reportCycle(cycle: string[], declared: Map<string, Declared>, sink: DiagnosticSink): void {

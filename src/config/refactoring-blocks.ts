@@ -8,6 +8,7 @@ import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { offsetIn, positionIn, type SourceFile } from './source-file.js';
 import type { LoadedFile } from './build-desired.js';
 import { kindOf } from '../plan-model/address.js';
+import { findCycles, startingAtSmallest } from '../graph/index.js';
 import type { DesiredResource, RefactoringBlocks, SourceRange } from './types.js';
 
 /** A block: the `index`-th item of the file's list `list` (`moved`, `removed` or `import`). */
@@ -102,20 +103,16 @@ function reportMoveCycles(
   movedFrom: Map<string, { to: string; placed: Placed }>,
   at: (placed: Placed, field: string, value: string, init: { code: string; summary: string; detail?: string }) => void,
 ): void {
-  const reported = new Set<string>();
-  for (const start of [...movedFrom.keys()].sort()) {
-    const chain = [start];
-    let next = movedFrom.get(start)?.to;
-    while (next !== undefined && !chain.includes(next)) {
-      chain.push(next);
-      next = movedFrom.get(next)?.to;
-    }
-    if (next !== start || chain.some((a) => reported.has(a))) continue;
-    chain.forEach((a) => reported.add(a));
+  const moves = new Map([...movedFrom.keys()].sort().map((from) => [from, [movedFrom.get(from)!.to]]));
+  const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  // Each address is moved once, so each loop is one cycle, found once; it is told from its first address in sort order.
+  const cycles = findCycles(moves).map((c) => startingAtSmallest(c, byName));
+  for (const cycle of cycles.sort((a, b) => byName(a[0]!, b[0]!))) {
+    const start = cycle[0]!;
     const placed = movedFrom.get(start)!.placed;
     at(placed, 'from', start, {
       code: 'moved_cycle',
-      summary: `moved: the moves form a cycle: ${[...chain, start].join(' -> ')}`,
+      summary: `moved: the moves form a cycle: ${cycle.join(' -> ')}`,
       detail: 'Each address can be moved once along a chain that ends; delete the block that closes the loop.',
     });
   }

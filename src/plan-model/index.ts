@@ -6,6 +6,7 @@
  */
 export * from './action.js';
 export * from './address.js';
+export * from './address-graph.js';
 export * from './completeness.js';
 export * from './policy-verdict.js';
 export * from './placeholder.js';

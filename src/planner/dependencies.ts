@@ -6,10 +6,11 @@
  * Returns new steps; the input is left as it was.
  */
 import type { DesiredResource } from '../config/types.js';
-import { isRemoval, type Plan, type PlanStep } from '../plan-model/index.js';
+import { isRemoval, type AddressGraph, type Plan, type PlanStep } from '../plan-model/index.js';
 import { providerFor } from '../providers/index.js';
 import type { StateData } from '../state/types.js';
 import type { AddressBook } from './address-book.js';
+import { orderDesired } from './desired.js';
 
 export interface DependencyInput {
   mode: Plan['mode'];
@@ -21,6 +22,24 @@ export interface DependencyInput {
   removedWith: ReadonlyMap<string, string>;
 }
 
+/** What a configured resource needs to exist first: its explicit `dependsOn` and what its attributes refer to (parents and references). */
+export function dependenciesOf(r: DesiredResource): string[] {
+  return [...r.dependsOn, ...providerFor(r.kind).references({ attributes: r.attributes })];
+}
+
+/**
+ * The configuration's dependency graph, offline (`cplane graph`): each resource in the order a plan's steps take
+ * (dependencies first), an edge to each declared resource it needs, as the steps of a normal plan wait for each other.
+ */
+export function configurationGraph(desired: DesiredResource[]): AddressGraph {
+  const resources = orderDesired(desired);
+  const declared = new Set(resources.map((r) => r.address));
+  return {
+    nodes: resources.map((r) => ({ address: r.address, kind: r.kind })),
+    edges: resources.flatMap((r) => [...new Set(dependenciesOf(r))].filter((to) => to !== r.address && declared.has(to)).map((to) => ({ from: r.address, to }))),
+  };
+}
+
 export function linkDependencies(input: DependencyInput): PlanStep[] {
   const steps = input.steps.map((s) => ({ ...s, dependsOn: [...s.dependsOn] }));
   const stepOf = new Map(steps.map((s) => [s.address, s]));
@@ -28,7 +47,7 @@ export function linkDependencies(input: DependencyInput): PlanStep[] {
     const r = input.desiredByAddress.get(step.address);
     const deps = new Set<string>();
     if (r && input.mode !== 'destroy') {
-      for (const address of [...r.dependsOn, ...providerFor(r.kind).references({ attributes: r.attributes })]) {
+      for (const address of dependenciesOf(r)) {
         const dep = stepOf.get(address);
         if (dep && dep !== step && !isRemoval(dep.action)) deps.add(dep.id);
       }

@@ -8,6 +8,7 @@
  */
 import { routes } from '../api/routes.js';
 import type { DesiredResource, ResourceKind } from '../config/types.js';
+import { depthFirstOrder } from '../graph/index.js';
 import { resourceAddress, type FieldChange } from '../plan-model/index.js';
 import { kindOrder, parentOf, providerFor } from '../providers/index.js';
 import type { View } from '../providers/types.js';
@@ -147,17 +148,6 @@ export function orderDesired(resources: DesiredResource[]): DesiredResource[] {
   const byAddress = new Map(resources.map((r) => [r.address, r]));
   const rank = (kind: ResourceKind) => kindOrder.indexOf(kind);
   const sorted = [...resources].sort((a, b) => rank(a.kind) - rank(b.kind) || (a.address < b.address ? -1 : 1));
-  const out: DesiredResource[] = [];
-  const seen = new Set<string>();
-  const visit = (r: DesiredResource) => {
-    if (seen.has(r.address)) return;
-    seen.add(r.address);
-    for (const dep of r.dependsOn) {
-      const target = byAddress.get(dep);
-      if (target) visit(target);
-    }
-    out.push(r);
-  };
-  for (const r of sorted) visit(r);
-  return out;
+  const needs = new Map(resources.map((r) => [r.address, r.dependsOn]));
+  return depthFirstOrder(needs, sorted.map((r) => r.address)).map((address) => byAddress.get(address)!);
 }

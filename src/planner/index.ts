@@ -6,6 +6,7 @@
  * (which reports through it) does not load the planner.
  */
 export { makePlan } from './make-plan.js';
+export { configurationGraph } from './dependencies.js';
 export { foreignPendingWrites, pendingWritesOf } from './pending-writes.js';
 export { relativeTime } from './reissue.js';
 export type { MakePlanInput, PlanState } from './context.js';

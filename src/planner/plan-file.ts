@@ -6,7 +6,7 @@
  * before anything trusts it.
  */
 import { constants } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import type { ErrorObject } from 'ajv';
 import { AbortError } from '../errors.js';
 import type { Plan } from '../plan-model/index.js';
@@ -41,11 +41,35 @@ export async function writePlanFile(path: string, plan: Plan): Promise<void> {
   }
 }
 
+/** The largest plan file read: a plan file crosses a trust boundary, and one larger than this is no plan cplane wrote. */
+export const MAX_PLAN_FILE_BYTES = 32 * 1024 * 1024;
+
+/** The file's text, read no further than MAX_PLAN_FILE_BYTES: a larger file (or a device that never ends) is refused. */
+async function readBounded(path: string): Promise<string> {
+  const file = await open(path, constants.O_RDONLY);
+  try {
+    if (!(await file.stat()).isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOTFILE' });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of file.createReadStream({ start: 0, end: MAX_PLAN_FILE_BYTES, autoClose: false }) as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      chunks.push(chunk);
+    }
+    if (size > MAX_PLAN_FILE_BYTES) {
+      throw new AbortError(`${path} is larger than ${MAX_PLAN_FILE_BYTES / 1024 / 1024} MiB: it is not a plan file cplane wrote, and is not read further.`, 'Give the path of a file written by `cplane plan --out FILE`.');
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    await file.close();
+  }
+}
+
 export async function readPlanFile(path: string): Promise<Plan & { context: NonNullable<Plan['context']> }> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readBounded(path);
   } catch (error) {
+    if (error instanceof AbortError) throw error;
     throw new AbortError(`cannot read the plan file ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'Give the path of a file written by `cplane plan --out FILE`.');
   }
   let document: unknown;

@@ -10,9 +10,10 @@
  * resource (its address without the key): see `addressMatches`.
  */
 import type { DesiredResource } from '../config/types.js';
+import { inverse, reachable } from '../graph/index.js';
 import { addressMatches, localPart, type Drift, type Plan, type PlanStep, type Unreadable } from '../plan-model/index.js';
-import { providerFor } from '../providers/index.js';
 import type { StateData } from '../state/types.js';
+import { dependenciesOf } from './dependencies.js';
 import type { PlanProblem } from './problems.js';
 
 export interface TargetInput {
@@ -47,10 +48,10 @@ export function scopeToTargets(input: TargetInput): Scoped {
   const needs = needsOf(input, known);
   let covers: (address: string) => boolean;
   if (targets.length > 0) {
-    const inScope = closure(named, needs);
+    const inScope = reachable(needs, named);
     covers = (address) => inScope.has(address);
   } else {
-    const excluded = closure(named, inverse(needs));
+    const excluded = reachable(inverse(needs), named);
     covers = (address) => !excluded.has(address);
   }
   const steps = input.steps.filter((s) => covers(s.address));
@@ -70,11 +71,15 @@ export function scopeToTargets(input: TargetInput): Scoped {
 function needsOf(input: TargetInput, known: readonly string[]): Map<string, Set<string>> {
   const stepOf = new Map(input.steps.map((s) => [s.id, s]));
   const needs = new Map<string, Set<string>>(known.map((a) => [a, new Set()]));
-  const add = (from: string, to: string) => (needs.get(from) ?? needs.set(from, new Set()).get(from)!).add(to);
+  const nodeOf = (address: string) => needs.get(address) ?? needs.set(address, new Set()).get(address)!;
+  const add = (from: string, to: string) => {
+    nodeOf(from).add(to);
+    nodeOf(to);
+  };
   for (const address of known) {
     const r = input.desiredByAddress.get(address);
     // A removal does not need what its object used; a planned object needs what it references.
-    if (r && input.mode !== 'destroy') for (const dep of [...r.dependsOn, ...providerFor(r.kind).references({ attributes: r.attributes })]) add(address, dep);
+    if (r && input.mode !== 'destroy') for (const dep of dependenciesOf(r)) add(address, dep);
   }
   for (const step of input.steps) {
     for (const dep of step.dependsOn) {
@@ -84,25 +89,6 @@ function needsOf(input: TargetInput, known: readonly string[]): Map<string, Set<
   }
   for (const [child, parent] of input.removedWith) add(parent, child);
   return needs;
-}
-
-function inverse(graph: Map<string, Set<string>>): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  for (const [from, tos] of graph) for (const to of tos) (out.get(to) ?? out.set(to, new Set()).get(to)!).add(from);
-  return out;
-}
-
-/** `start` and everything reached from it in `graph`. */
-function closure(start: Iterable<string>, graph: Map<string, Set<string>>): Set<string> {
-  const seen = new Set<string>();
-  const stack = [...start];
-  while (stack.length > 0) {
-    const address = stack.pop()!;
-    if (seen.has(address)) continue;
-    seen.add(address);
-    for (const next of graph.get(address) ?? []) stack.push(next);
-  }
-  return seen;
 }
 
 function unknownAddress(flag: '--target' | '--exclude', pattern: string, addresses: string[]): PlanProblem {

@@ -6,6 +6,7 @@
  */
 import { loadConfig, type LoadOptions, type LoadResult } from '../config/index.js';
 import type { KindBlock } from '../config/kind-block.js';
+import { topologicalOrder } from '../graph/index.js';
 import type { ResourceKind } from '../config/types.js';
 import { credentialProvider } from './credential.js';
 import { gatewayTokenProvider } from './gateway-token.js';
@@ -84,16 +85,13 @@ export function kindsNeededBy(kind: ResourceKind): ResourceKind[] {
  */
 function deriveKindOrder(): ResourceKind[] {
   const kinds = definitions.map((d) => d.kind);
-  const out: ResourceKind[] = [];
-  while (out.length < kinds.length) {
-    const next = kinds.find((kind) => !out.includes(kind) && kindsNeededBy(kind).every((needed) => {
-      if (!byKind.has(needed)) throw new Error(`kind ${kind} names the unknown kind ${needed}`);
-      return out.includes(needed);
-    }));
-    if (next === undefined) throw new Error(`the kinds ${kinds.filter((k) => !out.includes(k)).join(', ')} need each other in a cycle`);
-    out.push(next);
+  for (const kind of kinds) {
+    const unknown = kindsNeededBy(kind).find((needed) => !byKind.has(needed));
+    if (unknown !== undefined) throw new Error(`kind ${kind} names the unknown kind ${unknown}`);
   }
-  return out;
+  const { order, stuck } = topologicalOrder(new Map(kinds.map((kind) => [kind, kindsNeededBy(kind)])));
+  if (stuck.length > 0) throw new Error(`the kinds ${stuck.join(', ')} need each other in a cycle`);
+  return order;
 }
 
 /** Kinds in dependency order: parents (and referenced kinds) before the kinds that need them. */

@@ -5,6 +5,7 @@
 export { renderPendingWritesText, renderPlanText, type TextOptions } from './text.js';
 export { renderPlanMarkdown } from './markdown.js';
 export { renderPlanJson } from './json.js';
+export { renderGraph, renderGraphDot, renderGraphMermaid, type GraphFormat } from './graph.js';
 export { accountLabel, summaryLine, noChangesLine, withoutValueNote } from './describe.js';
 export { findingPlace, policyHeadline, refusedLine } from './policies.js';
 export { driftHeadline, renderDriftJson, renderDriftMarkdown, renderDriftText } from './drift.js';

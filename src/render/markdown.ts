@@ -1,15 +1,31 @@
 /**
  * The plan as Markdown for a pull-request comment: the summary line in bold,
  * a table of the steps, and the field changes in a collapsible <details>
- * block (a `diff` code block, so GitHub colours additions and removals).
+ * block (a `diff` code block, so GitHub colours additions and removals), then
+ * the graph of the changes (a `mermaid` block, which GitHub draws).
  */
-import { actionWords, type Plan } from '../plan-model/index.js';
+import { actionWords, stepGraph, type Plan } from '../plan-model/index.js';
 import { codeBlock, codeSpan, markdownText, tableCell } from '../text/escape-for.js';
 import { changeLines, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
+import { renderGraphMermaid } from './graph.js';
 
 /** GitHub colours `+` and `-` lines of a diff block; every other change is marked `!`. */
 export const diffSymbol = (symbol: string) => (symbol === '+' || symbol === '-' || symbol === ' ' ? symbol : '!');
+
+/** The most changed addresses drawn as a graph: beyond it a drawing is too large to read, and the table says it all. */
+export const MAX_GRAPHED_CHANGES = 50;
+
+/**
+ * The changed addresses and which waits for which, as a Mermaid flowchart GitHub draws (read off the steps by
+ * `stepGraph`, drawn by graph.ts); none for more than MAX_GRAPHED_CHANGES changes.
+ */
+export function changeGraphMarkdown(plan: Plan): string[] {
+  const graph = stepGraph(plan.steps, (step) => step.action !== 'no-op');
+  if (graph.nodes.length === 0 || graph.nodes.length > MAX_GRAPHED_CHANGES) return [];
+  const lines = renderGraphMermaid(graph).trimEnd().split('\n').map((line) => ({ name: line }));
+  return ['<details><summary>Graph of the changes</summary>', '', codeBlock(lines, 'mermaid'), '', '</details>', ''];
+}
 
 /** Write-only values a refresh-only plan did not check, as a quoted list. */
 export function notCheckedMarkdown(plan: Plan): string[] {
@@ -73,6 +89,7 @@ export function renderPlanMarkdown(plan: Plan): string {
       }
     }
     out.push('', '<details><summary>Changes by field</summary>', '', codeBlock(diff, 'diff'), '', '</details>', '');
+    out.push(...changeGraphMarkdown(plan));
   }
 
   if (plan.drift.length > 0) {

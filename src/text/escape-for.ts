@@ -16,6 +16,8 @@
  * | inside an HTML comment (`<!-- … -->`)   | `htmlComment`         |
  * | GitHub workflow command message/property| `annotationMessage`, `annotationProperty` |
  * | XML element text / attribute (JUnit)    | `xmlText`, `xmlAttribute` |
+ * | Mermaid node label (`id["…"]`)          | `mermaidLabel`        |
+ * | Graphviz DOT identifier or label        | `dotString`           |
  *
  * A name (an address, a local name, a workspace, a folder) is passed as
  * `{ name }`: it is escaped the same way but never redacted, since names are
@@ -114,4 +116,21 @@ export function xmlText(text: Untrusted): string {
 /** An XML attribute value in double quotes (a JUnit `name`, `message`): one line. */
 export function xmlAttribute(text: Untrusted): string {
   return xmlEscaped(printable(text));
+}
+
+/** What ends a quoted Mermaid label or is read as markup in it, and the entity code written for each. */
+const MERMAID_ENTITIES: Record<string, string> = { '"': '#quot;', '#': '#num;', '&': '#amp;', '<': '#lt;', '>': '#gt;', '`': '#grave;' };
+
+/**
+ * The text of a Mermaid node label, written between the quotes of `id["…"]`: the quote that would end it, the
+ * `#` of Mermaid's entity codes, `&`, `<` and `>` (labels are drawn as HTML) and the backtick (a Markdown label)
+ * are written as named entity codes (`#quot;`), and nothing else inside the quotes is read as grammar.
+ */
+export function mermaidLabel(text: Untrusted): string {
+  return printable(text).replace(/["#&<>`]/g, (char) => MERMAID_ENTITIES[char]!);
+}
+
+/** A Graphviz DOT identifier or attribute value: a double-quoted string with its quotes and backslashes escaped, on one line. */
+export function dotString(text: Untrusted): string {
+  return `"${printable(text).replace(/["\\]/g, '\\$&')}"`;
 }

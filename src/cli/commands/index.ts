@@ -368,4 +368,30 @@ export const commands: Command[] = [
     },
     load: async () => (await import('./emulator.js')).emulatorCommand,
   },
+  {
+    name: ['show'],
+    summary: 'Print a saved plan as `plan` printed it, or as JSON (checks its MAC when the state key is at hand)',
+    usage: 'show PLANFILE [--json]',
+    help: [
+      'PLANFILE            a plan saved by `cplane plan --out FILE`',
+      '--json              print the plan as JSON (schema/plan.schema.json)',
+      'With the state key at hand (CPLANE_STATE_KEY, CPLANE_PASSPHRASE or the key file) a plan whose MAC does not match is refused;',
+      'without it the plan is shown marked UNVERIFIED on stderr.',
+    ],
+    options: { json: { type: 'boolean' } },
+    load: async () => (await import('./show.js')).showCommand,
+  },
+  {
+    name: ['graph'],
+    summary: 'Draw the dependency graph of a configuration (offline), or the steps of a saved plan, as Mermaid or DOT',
+    usage: 'graph [dir] [--format mermaid|dot] [--plan PLANFILE] [--var NAME=VALUE ...] [--var-file FILE ...]',
+    help: [
+      'dir                 configuration folder (default: the current folder); an arrow goes from a resource to what it needs',
+      '--format FORMAT     mermaid (a flowchart, the default) or dot (Graphviz)',
+      '--plan PLANFILE     draw the steps of a plan saved by `cplane plan --out FILE`, coloured by action, instead',
+      ...variablesHelp,
+    ],
+    options: { format: { type: 'string' }, plan: { type: 'string' }, ...variablesOptions },
+    load: async () => (await import('./graph.js')).graphCommand,
+  },
 ];

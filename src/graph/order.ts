@@ -1,0 +1,85 @@
+/**
+ * Orders of a dependency graph: the stable topological order (each node after the nodes it needs, otherwise in
+ * the order given), the depth-first order (each node after what it reaches, from the roots given), and the
+ * waves (levels that can run in parallel: each node one wave after the last of its needs).
+ */
+import { findCycles } from './cycles.js';
+import { edgesOf, type Graph } from './graph.js';
+import { DependencyWalk } from './walk.js';
+
+export interface Ordered<N> {
+  /** Each node after the nodes it needs; among nodes ready at once, the one given first first. */
+  order: N[];
+  /** The nodes that could not be placed (in the order given): empty unless the graph has a cycle. */
+  stuck: N[];
+  /** With `stuck` nodes, one cycle among them as a path (`[a, b, a]`: a needs b, b needs a). */
+  cycle?: N[];
+}
+
+/** The stable topological order (Kahn's algorithm, ties broken by the order of the graph's keys). */
+export function topologicalOrder<N>(graph: Graph<N>): Ordered<N> {
+  const walk = new DependencyWalk(graph);
+  const order: N[] = [];
+  while (walk.readyCount > 0) {
+    const node = walk.take();
+    order.push(node);
+    walk.done(node);
+  }
+  return withStuck(graph, order);
+}
+
+/**
+ * Each node after every node it reaches, walking depth first from `roots` (default: every node, in the order
+ * given), each node once. On a cycle the node that closes it comes first; callers that need a cycle reported
+ * use `findCycles`.
+ */
+export function depthFirstOrder<N>(graph: Graph<N>, roots: Iterable<N> = graph.keys()): N[] {
+  const out: N[] = [];
+  const seen = new Set<N>();
+  for (const root of roots) {
+    if (seen.has(root) || !graph.has(root)) continue;
+    seen.add(root);
+    // An explicit stack rather than recursion: a long chain of dependencies must not overflow the call stack.
+    const stack: { node: N; next: Iterator<N> }[] = [{ node: root, next: edgesOf(graph, root)[Symbol.iterator]() }];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const step = top.next.next();
+      if (step.done) {
+        out.push(top.node);
+        stack.pop();
+      } else if (!seen.has(step.value)) {
+        seen.add(step.value);
+        stack.push({ node: step.value, next: edgesOf(graph, step.value)[Symbol.iterator]() });
+      }
+    }
+  }
+  return out;
+}
+
+export interface Waves<N> {
+  /** Wave 0 needs nothing; each node is in the wave after the last wave of what it needs; each wave in the order given. */
+  waves: N[][];
+  stuck: N[];
+  cycle?: N[];
+}
+
+/** The waves of a dependency graph: the nodes of one wave need nothing of their own wave or a later one. */
+export function waves<N>(graph: Graph<N>): Waves<N> {
+  const { order, stuck, cycle } = topologicalOrder(graph);
+  const level = new Map<N, number>();
+  for (const node of order) level.set(node, Math.max(-1, ...edgesOf(graph, node).map((need) => level.get(need)!)) + 1);
+  const out: N[][] = [];
+  for (const node of graph.keys()) {
+    const at = level.get(node);
+    if (at !== undefined) (out[at] ??= []).push(node);
+  }
+  return { waves: out, stuck, ...(cycle ? { cycle } : {}) };
+}
+
+function withStuck<N>(graph: Graph<N>, order: N[]): Ordered<N> {
+  if (order.length === graph.size) return { order, stuck: [] };
+  const placed = new Set(order);
+  const stuck = [...graph.keys()].filter((node) => !placed.has(node));
+  const among = new Map(stuck.map((node) => [node, edgesOf(graph, node).filter((need) => !placed.has(need))]));
+  return { order, stuck, cycle: findCycles(among)[0] };
+}
