@@ -255,6 +255,11 @@ export const Spend = Type.Object({
 
 export const MetricsBucket = Type.Object({
   bucket_start: DateTime,
+  /** Present when the query groups by it (`groupBy=gateway`, `token`, `model`): the bucket is one row per group. */
+  gateway_id: Type.Optional(Uuid),
+  /** Null for requests made without a gateway token (the dashboard's playground). */
+  token_id: Type.Optional(Nullable(Uuid)),
+  model: Type.Optional(Type.String()),
   requests: Type.Integer(),
   errors: Type.Integer(),
   input_tokens: Type.Integer(),
@@ -361,6 +366,8 @@ export type GatewaySettingsT = Static<typeof GatewaySettings>;
 export type OtelExportT = Static<typeof OtelExport>;
 export type GatewayTokenT = Static<typeof GatewayToken>;
 export type LogEntryT = Static<typeof LogEntry>;
+export type MetricsBucketT = Static<typeof MetricsBucket>;
+export type ModelT = Static<typeof Model>;
 export type KeyAccessRowT = Static<typeof KeyAccessRow>;
 export type ServiceAccountT = Static<typeof ServiceAccount>;
 export type GroupMutationResultT = Static<typeof GroupMutationResult>;

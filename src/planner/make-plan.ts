@@ -2,7 +2,7 @@
  * The step generator (after Pulumi's): refreshes the live account, then runs
  * the stages, each a plain function of data named for what it decides:
  * the refactoring blocks (moved, removed, import), write-only values, the desired addresses (with the address book), the
- * removals, the dependencies, the order, the targets, the objects left without a value, the summary, the policies and what cannot be verified.
+ * removals, the dependencies, the order, the targets, the objects left without a value, the summary, the spend, the policies and what cannot be verified.
  * Providers report facts and writes; the stages decide.
  */
 import type { Plan } from '../plan-model/index.js';
@@ -26,6 +26,7 @@ import { uncheckedWriteOnly, writeOnlyChanges, type WriteOnlyStatus } from './wr
 import { withoutValue } from './without-value.js';
 import { notVerifiable } from './not-verifiable.js';
 import { pendingWritesOf } from './pending-writes.js';
+import { planSpend } from './spend.js';
 
 export async function makePlan(input: MakePlanInput): Promise<Plan> {
   const { client, desired, account, mode = 'normal', targets = [], exclude = [], replace = [] } = input;
@@ -66,7 +67,9 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     problems: [...refactored.problems, ...writeOnly.problems, ...replaceProblems(replace, desiredByAddress, state, (r) => providerFor(r.kind)), ...planned.problems, ...removals.problems],
   });
   if (scoped.problems.length > 0) throw new PlanError(scoped.problems);
-  const policies = checkPolicies(compiled, scoped.steps, desiredByAddress, state);
+  // Spend is read and computed only when a step touches it (a limit, a window, allowed models, a rate).
+  const spend = mode === 'refresh-only' ? undefined : await planSpend({ ctx, steps: scoped.steps, client, parallelism: input.parallelism ?? 10 });
+  const policies = checkPolicies(compiled, scoped.steps, desiredByAddress, state, spend);
   const unverifiable = notVerifiable(ctx, scoped.steps, targets);
   const superseded = mode === 'normal' ? supersededWaiting(state, scoped.steps, lookups.now) : [];
 
@@ -89,5 +92,6 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     ...(mode === 'refresh-only' ? { notChecked: uncheckedWriteOnly(desired, state, input.env) } : {}),
     ...(unverifiable.length > 0 ? { notVerifiable: unverifiable } : {}),
     ...(pendingWrites.length > 0 ? { pendingWrites } : {}),
+    ...(spend ? { spend } : {}),
   };
 }

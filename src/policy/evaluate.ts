@@ -20,7 +20,16 @@ export interface PolicyChange {
   /** What the configuration asks for; null on a removal. */
   after: Record<string, unknown> | null;
   at?: SourceRange;
+  /** Usage of the object (a gateway or token whose spend the plan touches): dollars as a number, requests; null when not read or none. */
+  usage?: { spend7d: number; requests7d: number } | null;
 }
+
+/** What a rule sees of the whole plan: `plan.spend.before|after|delta`, dollars per 30 days (no limit: infinity). */
+export interface PolicyPlan {
+  spend: { before: number; after: number; delta: number };
+}
+
+const NO_SPEND: PolicyPlan = { spend: { before: 0, after: 0, delta: 0 } };
 
 /** JSON numbers as CEL sees them: whole numbers are `int` (so `after.n + 1` works), the rest `double`. */
 function celValue(value: unknown): unknown {
@@ -38,15 +47,20 @@ const REMOVALS: readonly string[] = ['archive', 'delete', 'revoke', 'forget'];
 const appliesTo = (policy: Compiled['policies'][number]['policy'], change: PolicyChange) =>
   (policy.kinds.length === 0 || policy.kinds.includes(change.kind)) && (policy.actions.length > 0 ? policy.actions.includes(change.action) : !REMOVALS.includes(change.action));
 
-export function evaluatePolicies(compiled: Compiled, changes: readonly PolicyChange[]): PolicyReport {
+export function evaluatePolicies(compiled: Compiled, changes: readonly PolicyChange[], plan: PolicyPlan = NO_SPEND): PolicyReport {
   const findings: PolicyFinding[] = [];
+  // Dollars stay JS numbers, which CEL reads as doubles whatever the amount: `plan.spend.delta <= 500.0`.
+  const planValue = { spend: { ...plan.spend } };
   let checked = 0;
   for (const change of changes) {
     let variables: Record<string, unknown> | undefined;
     for (const { policy, evaluate } of compiled.policies) {
       if (!appliesTo(policy, change)) continue;
       checked++;
-      variables ??= { action: change.action, address: change.address, kind: change.kind, before: celValue(change.before), after: celValue(change.after) };
+      variables ??= {
+        action: change.action, address: change.address, kind: change.kind, before: celValue(change.before), after: celValue(change.after), plan: planValue,
+        usage: change.usage ? { spend7d: change.usage.spend7d, requests7d: BigInt(change.usage.requests7d) } : null,
+      };
       let outcome: PolicyFinding['outcome'] | undefined;
       let message = policy.message;
       try {

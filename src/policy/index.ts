@@ -6,4 +6,4 @@
  * report it leaves in the plan.
  */
 export { compilePolicies, policyDigest, type Compiled, type CompiledPolicy } from './compile.js';
-export { evaluatePolicies, type PolicyChange } from './evaluate.js';
+export { evaluatePolicies, type PolicyChange, type PolicyPlan } from './evaluate.js';
