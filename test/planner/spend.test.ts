@@ -156,18 +156,31 @@ describe('spend in plans', () => {
     expect(plan.spend!.delta).toBe('0.00');
   });
 
-  it('says "spend not read" with a token that may not read usage, and plans the rest completely', async () => {
-    h.config(config({ gateway: '130.00', window: 'day', ci: '10.00', batch: '5.00' }));
-    const expected = await h.plan();
-    const sa = createClient({ baseUrl: h.emulator.url, token: fixtures.tokens.serviceAccount, accountId: fixtures.accounts[0]!.id });
-    try {
-      // The reader of account 1 has no usage:read? It has: a Service Account token is the one that cannot.
-      const plan: Plan = await h.plan({ client: createClient({ baseUrl: h.emulator.url, token: fixtures.tokens.admin, accountId: fixtures.accounts[1]!.id }) });
-      expect(plan.spend!.usageNotRead).toBeUndefined();
-    } finally {
-      await sa.close();
-    }
-    expect(expected.spend!.gateways[0]!.after!.per30d).toBe('3900.00');
+  it('lets a mandatory policy block on the rise in authorised spend, and advisory ones read usage', async () => {
+    h.emulator.addUsage([{ gatewayId: idOf('gateway.main'), tokenId: idOf('gateway_token.main/ci'), model: 'gpt-4o', requests: 12, costUsd: '8.00', ago: DAY }]);
+    const policies = `
+policies:
+  spend-cap:
+    level: mandatory
+    rule: "plan.spend.delta <= 500.0"
+    message: A change may add at most $500/30d of authorised spend.
+  busy-tokens:
+    level: advisory
+    kinds: [gateway_token]
+    rule: "usage == null || usage.requests7d < 10"
+    message: This token carried traffic this week.
+`;
+    // Before: min(1200, 450) = 450; after: min(3900, 3000 + 3000) = 3900: +3450.
+    h.config(config({ gateway: '130.00', window: 'day', ci: '100.00', batch: '100.00' }) + policies);
+    const plan = await h.plan();
+    expect(plan.spend!.delta).toBe('3450.00');
+    const findings = plan.policies!.findings.map((f) => [f.policy, f.level, f.address]);
+    expect(findings).toContainEqual(['spend-cap', 'mandatory', 'gateway.main']);
+    expect(findings).toContainEqual(['busy-tokens', 'advisory', 'gateway_token.main/ci']);
+    expect(findings).not.toContainEqual(['busy-tokens', 'advisory', 'gateway_token.main/batch']);
+    // Within the cap, the same rule passes.
+    h.config(config({ gateway: '50.00', window: 'day', ci: '10.00', batch: '5.00' }) + policies);
+    expect((await h.plan()).policies!.findings.filter((f) => f.policy === 'spend-cap')).toEqual([]);
   });
 
   it('shows spend in text and Markdown', async () => {
@@ -178,5 +191,37 @@ describe('spend in plans', () => {
     expect(text).toContain('gateway.main: own limit $40.00/day ($1,200/30d) → $130.00/day ($3,900/30d)');
     const markdown = renderPlanMarkdown(plan);
     expect(markdown).toContain('**Max authorised: $450/30d → $450/30d (+$0)**');
+  });
+});
+
+describe('spend with a token that may not read usage', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    // Acme Production: the account of the Service Account ci-deployer.
+    h = await harness({ account: fixtures.accounts[0]!.id });
+    h.config(config({ gateway: '40.00', window: 'day', ci: '10.00', batch: '5.00' }));
+    await h.converge();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('says "spend not read", sends no usage request, and keeps the limits and steps complete', async () => {
+    h.config(config({ gateway: '130.00', window: 'day', ci: '10.00', batch: '5.00' }));
+    const full = await h.plan();
+    const events: string[] = [];
+    const sa = createClient({ baseUrl: h.emulator.url, token: fixtures.tokens.serviceAccount, accountId: fixtures.accounts[0]!.id, onEvent: (e) => e.type === 'request' && events.push(e.operation) });
+    try {
+      const plan: Plan = await h.plan({ client: sa });
+      expect(plan.spend!.usageNotRead).toMatch(/^GET \/usage\/metrics is human-only/);
+      expect(plan.spend!.usageReads).toBe(0);
+      expect(events.filter((op) => op.startsWith('getUsage'))).toEqual([]);
+      // Everything but the usage is as the admin's plan has it.
+      expect(plan.steps.map((s) => [s.address, s.action])).toEqual(full.steps.map((s) => [s.address, s.action]));
+      expect(plan.spend!.gateways.map((g) => [g.address, g.before, g.after, g.maxAfter, g.usage])).toEqual(full.spend!.gateways.map((g) => [g.address, g.before, g.after, g.maxAfter, undefined]));
+      expect(renderPlanText(plan, { color: false })).toContain('? spend not read: GET /usage/metrics is human-only');
+    } finally {
+      await sa.close();
+    }
   });
 });
