@@ -27,6 +27,7 @@ import { withoutValue } from './without-value.js';
 import { notVerifiable } from './not-verifiable.js';
 import { pendingWritesOf } from './pending-writes.js';
 import { planSpend } from './spend.js';
+import { checkModels, modelChecks } from './models.js';
 
 export async function makePlan(input: MakePlanInput): Promise<Plan> {
   const { client, desired, account, mode = 'normal', targets = [], exclude = [], replace = [] } = input;
@@ -48,6 +49,9 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
 
   // The API's clock, read from the answers of the refresh: expiry and due dates are compared with it.
   const lookups = book.lookups(account, snapshot.lookups, client.serverNow(), desired.directory);
+  // Model names are checked against what the credentials serve: the reads leave before the stages below run.
+  const modelsChecked = mode === 'normal' ? checkModels(modelChecks(desired.resources, desiredByAddress, state), client, lookups, desiredByAddress, input.parallelism ?? 10) : Promise.resolve([]);
+  modelsChecked.catch(() => undefined);
   const ctx: StageContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
   const planned = planDesired(ctx);
   const removals = planRemovals(ctx);
@@ -64,7 +68,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     drift: [...planned.drift, ...removals.drift],
     // A kind-wide entry says nothing more once the addresses of that kind are listed one by one.
     unreadable: unreadable.filter((u) => u.address !== undefined || !unreadable.some((v) => v.address !== undefined && v.kind === u.kind)),
-    problems: [...refactored.problems, ...writeOnly.problems, ...replaceProblems(replace, desiredByAddress, state, (r) => providerFor(r.kind)), ...planned.problems, ...removals.problems],
+    problems: [...refactored.problems, ...writeOnly.problems, ...(await modelsChecked), ...replaceProblems(replace, desiredByAddress, state, (r) => providerFor(r.kind)), ...planned.problems, ...removals.problems],
   });
   if (scoped.problems.length > 0) throw new PlanError(scoped.problems);
   // Spend is read and computed only when a step touches it (a limit, a window, allowed models, a rate).

@@ -52,7 +52,8 @@ export function policyChanges(steps: readonly PlanStep[], desiredByAddress: Read
       const before = step.action === 'create' || step.action === 'import' ? null : applied(state[step.address]?.inputs);
       // Not copied: evaluate.ts turns it into CEL values (a copy) before any rule sees it.
       const after = removing || !desired ? null : (desired.attributes as unknown as Record<string, unknown>);
-      return { action: step.action, address: step.address, kind: step.kind, before, after, usage: usage.get(step.address) ?? null, ...(desired ? { at: desired.source } : {}) };
+      const used = usage.get(step.address);
+      return { action: step.action, address: step.address, kind: step.kind, before, after, ...(used ? { usage: used } : {}), ...(desired ? { at: desired.source } : {}) };
     });
 }
 
