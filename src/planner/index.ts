@@ -6,6 +6,9 @@
  * (which reports through it) does not load the planner.
  */
 export { makePlan } from './make-plan.js';
+/** The spend and model stages' cheap first passes, for bench/plan.mjs (their cost when nothing they concern changes). */
+export { spendTouched } from './spend.js';
+export { modelChecks } from './models.js';
 export { foreignPendingWrites, pendingWritesOf } from './pending-writes.js';
 export { relativeTime } from './reissue.js';
 export type { MakePlanInput, PlanState } from './context.js';
