@@ -264,7 +264,8 @@ export const MetricsBucket = Type.Object({
   errors: Type.Integer(),
   input_tokens: Type.Integer(),
   output_tokens: Type.Integer(),
-  cost_usd: Type.String(),
+  /** Dollars to the micro-dollar (`"0.001234"`): summed exactly by cplane, so anything else is refused. */
+  cost_usd: Type.String({ pattern: '^[0-9]{1,12}(\\.[0-9]{1,6})?$' }),
 });
 
 export const KeyAccessRow = Type.Object({

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import type { Plan } from '../../src/plan-model/index.js';
-import { acme, coreAndOpenai, world, type World } from './helpers.js';
+import { acme, coreAndOpenai, hostileProxy, world, type World } from './helpers.js';
 
 const config = (limit: string, ciModels: string) => `version: 1
 ${coreAndOpenai('spend-e2e')}gateways:
@@ -84,5 +84,25 @@ describe('cplane plan shows spend', () => {
     expect(run.stdout).toContain('? spend not read: GET /usage/metrics is human-only');
     expect(run.stdout).toContain('Max authorised: $1,200/30d → $750/30d (-$450)');
     expect(run.stdout).toContain('~ settings.spendLimitUsd = "40.00" -> "25.00"');
+  });
+});
+
+describe('a hostile usage answer', () => {
+  it('a cost that is not a decimal amount fails the plan naming the operation and field, never a wrong total', async () => {
+    const proxy = await hostileProxy(w.emulator.url, (req, _body, res) => {
+      if (!req.url?.startsWith('/v1/usage/metrics')) return false;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ok: true, data: [{ bucket_start: new Date().toISOString(), token_id: null, model: 'gpt-4o', requests: 1, errors: 0, input_tokens: 1, output_tokens: 1, cost_usd: '1e309' }] }));
+      return true;
+    });
+    try {
+      const run = await w.cli(['plan', w.dir, '--json'], { CPLANE_BASE_URL: proxy.url });
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain('getUsageMetrics');
+      expect(run.stderr).toContain('cost_usd');
+    } finally {
+      await proxy.close();
+    }
   });
 });
