@@ -106,3 +106,20 @@ describe('a hostile usage answer', () => {
     }
   });
 });
+
+describe('a saved plan with spend', () => {
+  it('is saved with its spend, read back valid, and applied', async () => {
+    const planFile = join(w.temp, 'spend.plan');
+    const saved = await w.cli(['plan', w.dir, '--out', planFile]);
+    expect(saved.code).toBe(0);
+    expect((JSON.parse(readFileSync(planFile, 'utf8')) as Plan).spend).toMatchObject({ before: '1200.00', after: '750.00' });
+    const applied = await w.cli(['apply', planFile, w.dir]);
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    // Applied: nothing spend-related is left to change, so the next plan reads no usage and shows no spend.
+    w.emulator.resetStats();
+    const after = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as Plan;
+    expect(after.spend).toBeUndefined();
+    expect(w.emulator.stats().byOperation.getUsageMetrics).toBe(0);
+  });
+});
