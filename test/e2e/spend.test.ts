@@ -107,6 +107,26 @@ describe('a hostile usage answer', () => {
   });
 });
 
+describe('a role without usage:read', () => {
+  it('a 403 on the usage read says "spend not read" with the reason, and the plan is complete (exit 0)', async () => {
+    const proxy = await hostileProxy(w.emulator.url, (req, _body, res) => {
+      if (!req.url?.startsWith('/v1/usage/metrics')) return false;
+      res.writeHead(403, { 'content-type': 'application/json', 'x-request-id': 'req-no-usage' });
+      res.end(JSON.stringify({ ok: false, error: { code: 'forbidden', message: 'insufficient_permission' }, requestId: 'req-no-usage' }));
+      return true;
+    });
+    try {
+      const run = await w.cli(['plan', w.dir, '--detailed-exitcode'], { CPLANE_BASE_URL: proxy.url });
+      expect(run.code).toBe(2);
+      expect(run.stdout).toContain('? spend not read: GET /usage/metrics: 403 insufficient_permission (request id req-no-usage)');
+      expect(run.stdout).toContain('Max authorised: $1,200/30d → $750/30d (-$450)');
+      expect(run.stdout).not.toContain('already spent');
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe('a saved plan with spend', () => {
   it('is saved with its spend, read back valid, and applied', async () => {
     const planFile = join(w.temp, 'spend.plan');
