@@ -13,6 +13,12 @@ export function dollars(usd: string): string {
   return `${negative ? '-' : ''}$${grouped}${cents === '00' ? '' : `.${cents}`}`;
 }
 
+/** `$1,234.50`: a spent amount, always with its cents. */
+function amount(usd: string): string {
+  const [whole = '0', cents = '00'] = usd.split('.');
+  return `$${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${cents}`;
+}
+
 const per30d = (usd: string | null) => (usd === null ? 'unlimited' : `${dollars(usd)}/30d`);
 const limitText = (limit: SpendLimit | null) => (limit === null ? 'no limit' : `$${limit.usd}/${limit.window}`);
 const sideText = (s: SpendSide | null) => (s === null ? 'none' : s.limit === null ? 'no limit' : `${limitText(s.limit)} (${per30d(s.per30d)})`);
@@ -28,7 +34,7 @@ export function spendHeadline(spend: PlanSpend): string {
 }
 
 const usageText = (u: UsageFigures) =>
-  `used ${dollars(u.spend7d)} in ${u.requests7d} request${u.requests7d === 1 ? '' : 's'} (7d), ${dollars(u.spend30d)} in ${u.requests30d} (30d)${u.spendInWindow !== undefined ? `, ${dollars(u.spendInWindow)} in the current window` : ''}`;
+  `used ${amount(u.spend7d)} in ${u.requests7d} request${u.requests7d === 1 ? '' : 's'} (7d), ${amount(u.spend30d)} in ${u.requests30d} (30d)${u.spendInWindow !== undefined ? `, ${amount(u.spendInWindow)} in the current window` : ''}`;
 
 /** One line of the section; `name` is an address or a label from the account: the renderer escapes it. */
 export interface SpendLine {
