@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { createClient } from '../dist/api/index.js';
 import { loadConfiguration } from '../dist/providers/index.js';
 import { fixtures } from '../dist/emulator/fixtures.js';
-import { makePlan } from '../dist/planner/index.js';
+import { makePlan, modelChecks, spendTouched } from '../dist/planner/index.js';
 import { openState } from '../dist/state/index.js';
 
 const LATENCY_MS = 20;
@@ -225,6 +225,44 @@ async function measureInChild(dir, url) {
   console.log(JSON.stringify({ planMs, floorMs, requests: requests.length }));
 }
 
+/**
+ * Child process, after the first: spend and models (docs/insight.md). With nothing spend-related changed they
+ * read nothing, and their first passes are all they cost: measured alone, the plan without them is today's.
+ * Then the same plan with a spend limit on every gateway, and the usage reads it sends (one per gateway).
+ */
+async function measureSpendInChild(dir, url) {
+  const { desired } = await loadConfiguration(dir, { env, cwd: dir });
+  const state = await openState({ configDir: dir, account, env, command: 'bench', lock: true });
+  const client = createClient({ baseUrl: url, token: fixtures.tokens.admin, accountId: account, concurrency: PARALLELISM });
+  let sent;
+  dc.subscribe('http.client.request.start', ({ request: req }) => sent?.push({ method: req.method, path: req.path }));
+  // Spend and models (docs/insight.md): with nothing spend-related changed they read nothing, and their first
+  // passes are all they cost; measured alone, the plan without them is "today's" plan.
+  const byAddress = new Map(desired.resources.map((r) => [r.address, r]));
+  const stagesMs = [];
+  for (let i = 0; i < PLAN_RUNS; i++) {
+    const started = performance.now();
+    modelChecks(desired.resources, byAddress, state.data.resources);
+    spendTouched([]);
+    stagesMs.push(performance.now() - started);
+  }
+  // The same plan with a spend limit on every gateway: one usage read per gateway.
+  const limited = { ...desired, resources: desired.resources.map((r) => (r.kind === 'gateway' ? { ...r, attributes: { ...r.attributes, settings: { spendLimitUsd: '100.00', window: 'day' } } } : r)) };
+  const spendMs = [];
+  let usageReads = 0;
+  for (let i = 0; i < PLAN_RUNS; i++) {
+    sent = [];
+    const started = performance.now();
+    const plan = await makePlan({ desired: limited, state, client, account, parallelism: PARALLELISM, env });
+    spendMs.push(performance.now() - started);
+    if (!plan.spend) throw new Error('expected the spend of the limited gateways');
+    usageReads = sent.filter((r) => r.path.startsWith('/v1/usage/')).length;
+  }
+  await client.close();
+  await state.close();
+  console.log(JSON.stringify({ stagesMs, spendMs, usageReads }));
+}
+
 async function measure(shape) {
   const emulator = await startEmulatorProcess();
   const dir = mkdtempSync(join(tmpdir(), 'cplane-bench-plan-'));
@@ -249,6 +287,11 @@ async function measure(shape) {
     // Every pass (the plans and the floor runs) sent the same requests.
     const { byOperation } = await emulator.stats();
     const rssMb = await cliPeakRssMb(dir, emulator.url);
+    const spendChild = spawn(process.execPath, [new URL(import.meta.url).pathname, '--measure-spend', dir, emulator.url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const spendOutput = [];
+    spendChild.stdout.on('data', (chunk) => spendOutput.push(chunk));
+    if ((await once(spendChild, 'exit'))[0] !== 0) throw new Error('the spend measuring process failed');
+    const spend = JSON.parse(Buffer.concat(spendOutput).toString('utf8'));
     const passes = PLAN_RUNS + FLOOR_RUNS;
 
     const best = Math.min(...result.planMs);
@@ -262,6 +305,9 @@ async function measure(shape) {
     console.log(`  wall time: best ${best.toFixed(0)} ms, median ${middle.toFixed(0)} ms of ${PLAN_RUNS} runs`);
     console.log(`  latency bound: ${result.requests} / ${PARALLELISM} x ${LATENCY_MS} ms = ${latencyBoundMs.toFixed(0)} ms; ratio ${(best / latencyBoundMs).toFixed(2)}x best, ${(middle / latencyBoundMs).toFixed(2)}x median`);
     console.log(`  request floor (the same requests alone, best of ${FLOOR_RUNS}): ${floor.toFixed(0)} ms; ratio ${(best / floor).toFixed(2)}x best, ${(middle / floor).toFixed(2)}x median (goal <= 1.5x)`);
+    const stages = median(spend.stagesMs);
+    console.log(`  spend and models when nothing spend-related changes: ${stages.toFixed(2)} ms of the median plan; ratio to the plan without them ${(middle / (middle - stages)).toFixed(3)}x (goal <= 1.1x)`);
+    console.log(`  the same plan with a spend limit on each of ${shape.gateways} gateways: median ${median(spend.spendMs).toFixed(0)} ms, ${(median(spend.spendMs) / middle).toFixed(2)}x the unchanged plan; usage reads ${spend.usageReads} (one per gateway)`);
     console.log(`  peak RSS of one \`cplane plan\` of this folder: ${rssMb.toFixed(0)} MB (goal at 10,000: <= 200 MB)`);
     return { label: `${desired.resources.length} resources${shape.forEach ? ' from forEach' : ' written out'}`, best: best / floor, median: middle / floor };
   } finally {
@@ -270,6 +316,10 @@ async function measure(shape) {
   }
 }
 
+if (process.argv[2] === '--measure-spend') {
+  await measureSpendInChild(process.argv[3], process.argv[4]);
+  process.exit(0);
+}
 if (process.argv[2] === '--measure') {
   await measureInChild(process.argv[3], process.argv[4]);
   process.exit(0);

@@ -270,7 +270,7 @@ export const operations = {
   },
   getUsageMetrics: {
     ...routes.getUsageMetrics,
-    query: S.Query({ projectId: Opt(Str), since: Opt(Str), bucket: Opt(Str) }), result: Type.Array(S.MetricsBucket),
+    query: S.Query({ projectId: Opt(Str), gatewayId: Opt(Id), since: Opt(Str), bucket: Opt(Str), groupBy: Opt(Str) }), result: Type.Array(S.MetricsBucket),
   },
 
   // ------------------------------------------------------------ service accounts and groups

@@ -255,11 +255,17 @@ export const Spend = Type.Object({
 
 export const MetricsBucket = Type.Object({
   bucket_start: DateTime,
+  /** Present when the query groups by it (`groupBy=gateway`, `token`, `model`): the bucket is one row per group. */
+  gateway_id: Type.Optional(Uuid),
+  /** Null for requests made without a gateway token (the dashboard's playground). */
+  token_id: Type.Optional(Nullable(Uuid)),
+  model: Type.Optional(Type.String()),
   requests: Type.Integer(),
   errors: Type.Integer(),
   input_tokens: Type.Integer(),
   output_tokens: Type.Integer(),
-  cost_usd: Type.String(),
+  /** Dollars to the micro-dollar (`"0.001234"`): summed exactly by cplane, so anything else is refused. */
+  cost_usd: Type.String({ pattern: '^[0-9]{1,12}(\\.[0-9]{1,6})?$' }),
 });
 
 export const KeyAccessRow = Type.Object({
@@ -361,6 +367,8 @@ export type GatewaySettingsT = Static<typeof GatewaySettings>;
 export type OtelExportT = Static<typeof OtelExport>;
 export type GatewayTokenT = Static<typeof GatewayToken>;
 export type LogEntryT = Static<typeof LogEntry>;
+export type MetricsBucketT = Static<typeof MetricsBucket>;
+export type ModelT = Static<typeof Model>;
 export type KeyAccessRowT = Static<typeof KeyAccessRow>;
 export type ServiceAccountT = Static<typeof ServiceAccount>;
 export type GroupMutationResultT = Static<typeof GroupMutationResult>;

@@ -54,9 +54,9 @@ const serviceAccounts = [
 ];
 
 const providers = [
-  { id: id('0f', 1), name: 'openai', displayName: 'OpenAI', defaultBaseUrl: 'https://api.openai.com/v1', models: ['gpt-4o', 'gpt-4o-mini', 'o3-mini'] },
-  { id: id('0f', 2), name: 'anthropic', displayName: 'Anthropic', defaultBaseUrl: 'https://api.anthropic.com', models: ['claude-sonnet-4', 'claude-3-5-haiku'] },
-  { id: id('0f', 3), name: 'mistral', displayName: 'Mistral AI', defaultBaseUrl: 'https://api.mistral.ai/v1', models: ['mistral-large', 'mistral-small'] },
+  { id: id('0f', 1), name: 'openai', displayName: 'OpenAI', defaultBaseUrl: 'https://api.openai.com/v1', models: ['gpt-4o', 'gpt-4o-mini', 'o3-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3', 'o4-mini', 'text-embedding-3-small', 'text-embedding-3-large'] },
+  { id: id('0f', 2), name: 'anthropic', displayName: 'Anthropic', defaultBaseUrl: 'https://api.anthropic.com', models: ['claude-sonnet-4', 'claude-3-5-haiku', 'claude-opus-4-1', 'claude-opus-4', 'claude-sonnet-4-5', 'claude-3-7-sonnet', 'claude-haiku-4-5'] },
+  { id: id('0f', 3), name: 'mistral', displayName: 'Mistral AI', defaultBaseUrl: 'https://api.mistral.ai/v1', models: ['mistral-large', 'mistral-small', 'mistral-medium', 'codestral', 'mistral-embed'] },
 ];
 const [openai, anthropic, mistral] = providers.map((p) => p.id) as [string, string, string];
 

@@ -15,12 +15,14 @@ import { loadDatabase, Persister } from './persistence.js';
 import { createPrng } from './prng.js';
 import { RateLimiter } from './rate-limit.js';
 import { addEmptyAccount, seedDatabase } from './seed.js';
+import { recordUsage, type UsageSeed } from './traffic.js';
 import { createRequestListener, type EmulatorState, type EmulatorStats, type PlanLimits } from './server.js';
 
 export { fixtures, printableFixtures, type Fixtures } from './fixtures.js';
 export { parseFaultSpec, type FaultSpec } from './faults.js';
 export { formatDuration, parseDuration, type Duration } from './clock.js';
 export type { EmulatorStats, PlanLimits } from './server.js';
+export type { UsageSeed } from './traffic.js';
 
 export interface EmulatorOptions {
   /** Port on 127.0.0.1; 0 (default) picks a free one. */
@@ -63,6 +65,8 @@ export interface RunningEmulator {
   setClockOffset(offset: Duration): void;
   /** Moves the clock forward (or back, when negative) by `duration`: how tests make time pass without sleeping. */
   moveClock(duration: Duration): void;
+  /** Sets down usage (requests and their cost) per gateway, token, model and time: what tests read spend from. */
+  addUsage(seeds: readonly UsageSeed[]): void;
   stats(): EmulatorStats;
   resetStats(): void;
   /** Adds an empty account of this id (a uuid), the admin user an admin of it: `cplane test`, for a configuration's own account. */
@@ -139,6 +143,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     moveClock: (duration) => {
       clock.move(duration);
       db.clockOffsetMs = clock.offsetMs;
+      persister?.schedule();
+    },
+    addUsage: (seeds) => {
+      for (const seed of seeds) recordUsage(state.db, rng, clock.now(), seed);
       persister?.schedule();
     },
     stats: () => structuredClone(state.stats),

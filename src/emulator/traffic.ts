@@ -81,3 +81,41 @@ export function simulateTraffic(db: Db, gateway: GatewayRow, rng: Prng, options:
     if (token && (!token.last_used_at || token.last_used_at < at)) token.last_used_at = at;
   }
 }
+
+/** Usage a test sets down exactly (`RunningEmulator.addUsage`): so many requests through one gateway, costing so much in all. */
+export interface UsageSeed {
+  gatewayId: string;
+  /** The gateway token the requests used; null or absent: none (the dashboard's playground). */
+  tokenId?: string | null;
+  model: string;
+  /** When, in milliseconds before the emulator's now; default now. */
+  ago?: number;
+  requests: number;
+  /** What the requests cost together, in US dollars as a decimal string (`"12.50"`): spread evenly, to the micro-dollar. */
+  costUsd: string;
+}
+
+const microsOf = (usd: string): number => {
+  const [whole = '0', fraction = ''] = usd.split('.');
+  return Number(whole) * 1_000_000 + Number(fraction.padEnd(6, '0').slice(0, 6));
+};
+
+/** Log rows for `seed` (successful requests at one instant), as the data plane would have left them. */
+export function recordUsage(db: Db, rng: Prng, now: Date, seed: UsageSeed): void {
+  const gateway = db.gateways.find((g) => g.gateway_id === seed.gatewayId);
+  if (!gateway) throw new Error(`addUsage: no gateway ${seed.gatewayId}`);
+  const credential = db.credentials.find((c) => gateway.credential_ids.includes(c.credential_id))!;
+  const at = new Date(now.getTime() - (seed.ago ?? 0)).toISOString();
+  const total = microsOf(seed.costUsd);
+  for (let i = 0; i < seed.requests; i++) {
+    // The first requests carry the remainder, so the sum is exact.
+    const micros = Math.floor(total / seed.requests) + (i < total % seed.requests ? 1 : 0);
+    db.logs.push({
+      log_id: rng.uuid(), account_id: gateway.account_id, gateway_id: gateway.gateway_id, project_id: gateway.project_id,
+      token_id: seed.tokenId ?? null, provider_id: credential.provider_id, credential_id: credential.credential_id, model: seed.model,
+      status: 'success', status_code: 200, latency_ms: 100, input_tokens: 100, output_tokens: 50, cost_usd: formatUsd(micros), cost_micros: micros,
+      created_at: at, request_body: { model: seed.model }, response_body: { model: seed.model },
+    });
+  }
+  db.logs.sort((a, b) => a.created_at.localeCompare(b.created_at));
+}

@@ -166,3 +166,10 @@ export function addressMatches(address: string, pattern: string): boolean {
   const last = named.segments.length - 1;
   return named.segments.every((s, i) => (i < last ? s.name === parsed.segments[i]!.name && s.key === parsed.segments[i]!.key : s.name === parsed.segments[i]!.name && s.key === undefined));
 }
+
+/** The address of the object `address` is declared inside (`gateway_token.prod/ci` + `gateway` -> `gateway.prod`); undefined for a top-level one. */
+export function parentAddress(address: string, parentKind: string): string | undefined {
+  const parsed = parseAddress(address);
+  if (!parsed || parsed.segments.length < 2) return undefined;
+  return formatAddress({ modules: parsed.modules, kind: parentKind, segments: parsed.segments.slice(0, -1) });
+}

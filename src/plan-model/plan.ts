@@ -195,6 +195,8 @@ export interface Plan {
    * they will become.
    */
   pendingWrites?: PendingWrite[];
+  /** What the plan does to spend (docs/insight.md); absent when no step touches a spend limit, a rate limit or allowed models. */
+  spend?: PlanSpend;
   /**
    * Set in a saved plan file only: the MAC of the whole plan under a key derived from the state key
    * (crypto/plan-mac.ts), and the scrypt parameters when that key comes from CPLANE_PASSPHRASE.
@@ -224,3 +226,78 @@ export interface PendingWrite {
 
 /** A variable's value: a scalar, or with `type: list` / `type: map` a JSON value (a `forEach` runs over it). */
 export type VariableValue = string | number | boolean | null | VariableValue[] | { [key: string]: VariableValue };
+
+/** A window a spend limit counts in: the gateway's `minute`..`month`, the token's `daily`..`monthly` as `day`..`month`. */
+export type SpendWindow = 'minute' | 'hour' | 'day' | 'week' | 'month';
+
+/** A spend limit as configured: dollars per window. */
+export interface SpendLimit {
+  /** Dollars as a decimal string (`"40.00"`). */
+  usd: string;
+  window: SpendWindow;
+}
+
+/** One side (before or after the plan) of an object's limit. */
+export interface SpendSide {
+  /** Null: no limit. */
+  limit: SpendLimit | null;
+  /** The limit normalised to 30 days (a day 30 times, a week 30/7, a month once), dollars with two decimals; null: no limit. */
+  per30d: string | null;
+}
+
+/** What was spent through one gateway or token, from GET /usage/metrics: the last 7 and 30 days (UTC days, today included). */
+export interface UsageFigures {
+  spend7d: string;
+  requests7d: number;
+  spend30d: string;
+  requests30d: number;
+  /** Spent in the window of the limit now running (today, this week, this month; UTC), when the limit has one the usage can tell. */
+  spendInWindow?: string;
+}
+
+/** A gateway or token whose spend the plan touches. */
+export interface SpendEntry {
+  address: string;
+  kind: ResourceKind;
+  /** Null: it does not exist before the plan (created). */
+  before: SpendSide | null;
+  /** Null: the plan removes it. */
+  after: SpendSide | null;
+  /** Absent when it has no usage yet (created here) or the usage could not be read. */
+  usage?: UsageFigures;
+}
+
+/** A gateway whose spend the plan touches: its own limit, the sum of its tokens' limits, and what that authorises. */
+export interface GatewaySpend extends SpendEntry {
+  /** The sum of its tokens' limits per 30 days, every token counted (null: one has no limit; "0.00" without tokens). */
+  tokensBefore: string | null;
+  tokensAfter: string | null;
+  /** Maximum authorised per 30 days: the smaller of its own limit and its tokens' sum (null: unlimited). */
+  maxBefore: string | null;
+  maxAfter: string | null;
+  /** Its tokens that the plan touches. */
+  tokens: SpendEntry[];
+}
+
+export interface SpendWarning {
+  /** `limit_below_spend`, `model_with_traffic_removed`, `token_without_limit`, `tokens_oversubscribe_gateway`. */
+  code: string;
+  address: string;
+  message: string;
+  at?: SourceRange;
+}
+
+/** Spend in a plan: every gateway touched, and the maximum authorised over all of them. */
+export interface PlanSpend {
+  /** Maximum authorised per 30 days over the gateways below (dollars; null: unlimited). */
+  before: string | null;
+  after: string | null;
+  /** after - before; null when either is unlimited. */
+  delta: string | null;
+  gateways: GatewaySpend[];
+  warnings: SpendWarning[];
+  /** Why the usage could not be read ("spend not read"); everything else in the plan is complete. */
+  usageNotRead?: string;
+  /** Usage reads sent: one per gateway that exists and whose spend the plan touches. */
+  usageReads: number;
+}

@@ -50,6 +50,11 @@ export class AddressBook {
     return this.inState.get(keyOf(kind, id));
   }
 
+  /** The address that manages the live object `id` of `kind` now (in state, or adopted by this plan). */
+  ownerOf(kind: ResourceKind, id: string): string | undefined {
+    return this.owners.get(keyOf(kind, id));
+  }
+
   /** The address gets a new remote object in this plan. */
   markPending(address: string, kind: ResourceKind): void {
     const old = this.ids.get(address);

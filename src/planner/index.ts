@@ -7,6 +7,9 @@
  */
 export { makePlan } from './make-plan.js';
 export { configurationGraph } from './dependencies.js';
+/** The spend and model stages' cheap first passes, for bench/plan.mjs (their cost when nothing they concern changes). */
+export { spendTouched } from './spend.js';
+export { checkModels, modelChecks } from './models.js';
 export { foreignPendingWrites, pendingWritesOf } from './pending-writes.js';
 export { relativeTime } from './reissue.js';
 export type { MakePlanInput, PlanState } from './context.js';

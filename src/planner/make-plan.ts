@@ -2,7 +2,7 @@
  * The step generator (after Pulumi's): refreshes the live account, then runs
  * the stages, each a plain function of data named for what it decides:
  * the refactoring blocks (moved, removed, import), write-only values, the desired addresses (with the address book), the
- * removals, the dependencies, the order, the targets, the objects left without a value, the summary, the policies and what cannot be verified.
+ * removals, the dependencies, the order, the targets, the objects left without a value, the summary, the spend, the policies and what cannot be verified.
  * Providers report facts and writes; the stages decide.
  */
 import type { Plan } from '../plan-model/index.js';
@@ -27,6 +27,8 @@ import { uncheckedWriteOnly, writeOnlyChanges, type WriteOnlyStatus } from './wr
 import { withoutValue } from './without-value.js';
 import { notVerifiable } from './not-verifiable.js';
 import { pendingWritesOf } from './pending-writes.js';
+import { planSpend } from './spend.js';
+import { checkModels, modelChecks } from './models.js';
 
 /** The addresses `--rewrap` writes again: in state, with a value of the field their kind wraps for readers. */
 function rewrapAddresses(desired: MakePlanInput['desired'], state: MakePlanInput['state']['data']['resources']): string[] {
@@ -69,6 +71,9 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
 
   // The API's clock, read from the answers of the refresh: expiry and due dates are compared with it.
   const lookups = book.lookups(account, snapshot.lookups, client.serverNow(), desired.directory);
+  // Model names are checked against what the credentials serve: the reads leave before the stages below run.
+  const modelsChecked = mode === 'normal' ? checkModels(modelChecks(desired.resources, desiredByAddress, state), client, lookups, desiredByAddress, input.parallelism ?? 10) : Promise.resolve([]);
+  modelsChecked.catch(() => undefined);
   const ctx: StageContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
   const planned = planDesired(ctx);
   const removals = planRemovals(ctx);
@@ -85,10 +90,12 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
     drift: [...planned.drift, ...removals.drift],
     // A kind-wide entry says nothing more once the addresses of that kind are listed one by one.
     unreadable: unreadable.filter((u) => u.address !== undefined || !unreadable.some((v) => v.address !== undefined && v.kind === u.kind)),
-    problems: [...refactored.problems, ...writeOnly.problems, ...replaceProblems(replace, desiredByAddress, state, (r) => providerFor(r.kind)), ...planned.problems, ...removals.problems],
+    problems: [...refactored.problems, ...writeOnly.problems, ...(await modelsChecked), ...replaceProblems(replace, desiredByAddress, state, (r) => providerFor(r.kind)), ...planned.problems, ...removals.problems],
   });
   if (scoped.problems.length > 0) throw new PlanError(scoped.problems);
-  const policies = await checkPolicies(compiled, sandbox, scoped.steps, desiredByAddress, state);
+  // Spend is read and computed only when a step touches it (a limit, a window, allowed models, a rate).
+  const spend = mode === 'refresh-only' ? undefined : await planSpend({ ctx, steps: scoped.steps, client, parallelism: input.parallelism ?? 10 });
+  const policies = await checkPolicies(compiled, sandbox, scoped.steps, desiredByAddress, state, spend);
   const unverifiable = notVerifiable(ctx, scoped.steps, targets);
   const superseded = mode === 'normal' ? supersededWaiting(state, scoped.steps, lookups.now) : [];
 
@@ -111,5 +118,6 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
     ...(mode === 'refresh-only' ? { notChecked: uncheckedWriteOnly(desired, state, input.env) } : {}),
     ...(unverifiable.length > 0 ? { notVerifiable: unverifiable } : {}),
     ...(pendingWrites.length > 0 ? { pendingWrites } : {}),
+    ...(spend ? { spend } : {}),
   };
 }

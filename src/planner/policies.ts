@@ -9,8 +9,8 @@
  * rule's line.
  */
 import type { DesiredResource, DesiredState } from '../config/types.js';
-import { isRemoval, type PlanStep, type PolicyReport } from '../plan-model/index.js';
-import { compilePolicies, evaluatePolicies, type Compiled, type PolicyChange, type Sandbox } from '../policy/index.js';
+import { isRemoval, type PlanSpend, type PlanStep, type PolicyReport } from '../plan-model/index.js';
+import { compilePolicies, evaluatePolicies, PLAN_BUDGET_MS, type Compiled, type PolicyChange, type PolicyPlan, type Sandbox } from '../policy/index.js';
 import type { StateData } from '../state/types.js';
 import { PlanError } from './errors.js';
 
@@ -21,7 +21,29 @@ function applied(inputs: Record<string, unknown> | undefined): Record<string, un
   return rest;
 }
 
-export function policyChanges(steps: readonly PlanStep[], desiredByAddress: ReadonlyMap<string, DesiredResource>, state: StateData['resources']): PolicyChange[] {
+/** Dollars for a rule: a number; no limit is infinity (so `plan.spend.after <= 5000.0` is false for it). */
+const dollars = (usd: string | null): number => (usd === null ? Infinity : Number(usd));
+
+/** The plan as rules see it: its spend, zero when it touches none. */
+export function policyPlan(spend: PlanSpend | undefined): PolicyPlan {
+  if (!spend) return { spend: { before: 0, after: 0, delta: 0 } };
+  const [before, after] = [dollars(spend.before), dollars(spend.after)];
+  // Unlimited on both sides is no change; on one side only, an infinite step up or down.
+  const delta = spend.delta !== null ? Number(spend.delta) : before === after ? 0 : after - before;
+  return { spend: { before, after, delta } };
+}
+
+/** Each gateway's and token's usage by address, as rules see it (`usage.spend7d`, `usage.requests7d`). */
+function usageByAddress(spend: PlanSpend | undefined): Map<string, { spend7d: number; requests7d: number }> {
+  const out = new Map<string, { spend7d: number; requests7d: number }>();
+  for (const entry of spend?.gateways.flatMap((g) => [g, ...g.tokens]) ?? []) {
+    if (entry.usage) out.set(entry.address, { spend7d: Number(entry.usage.spend7d), requests7d: entry.usage.requests7d });
+  }
+  return out;
+}
+
+export function policyChanges(steps: readonly PlanStep[], desiredByAddress: ReadonlyMap<string, DesiredResource>, state: StateData['resources'], spend?: PlanSpend): PolicyChange[] {
+  const usage = usageByAddress(spend);
   return steps
     .filter((step) => step.action !== 'no-op')
     .map((step) => {
@@ -30,7 +52,8 @@ export function policyChanges(steps: readonly PlanStep[], desiredByAddress: Read
       const before = step.action === 'create' || step.action === 'import' ? null : applied(state[step.address]?.inputs);
       // Not copied: evaluate.ts turns it into CEL values (a copy) before any rule sees it.
       const after = removing || !desired ? null : (desired.attributes as unknown as Record<string, unknown>);
-      return { action: step.action, address: step.address, kind: step.kind, before, after, ...(desired ? { at: desired.source } : {}) };
+      const used = usage.get(step.address);
+      return { action: step.action, address: step.address, kind: step.kind, before, after, ...(used ? { usage: used } : {}), ...(desired ? { at: desired.source } : {}) };
     });
 }
 
@@ -50,6 +73,7 @@ export async function checkPolicies(
   desiredByAddress: ReadonlyMap<string, DesiredResource>,
   /** State under the plan's addresses (after moved blocks). */
   state: StateData['resources'],
+  spend?: PlanSpend,
 ): Promise<PolicyReport | undefined> {
-  return compiled && (await evaluatePolicies(compiled, policyChanges(steps, desiredByAddress, state), sandbox));
+  return compiled && (await evaluatePolicies(compiled, policyChanges(steps, desiredByAddress, state, spend), sandbox, PLAN_BUDGET_MS, policyPlan(spend)));
 }

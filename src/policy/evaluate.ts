@@ -26,7 +26,16 @@ export interface PolicyChange {
   /** What the configuration asks for; null on a removal. */
   after: Record<string, unknown> | null;
   at?: SourceRange;
+  /** Usage of the object (a gateway or token whose spend the plan touches): dollars as a number, requests; null when not read or none. */
+  usage?: { spend7d: number; requests7d: number } | null;
 }
+
+/** What a rule sees of the whole plan: `plan.spend.before|after|delta`, dollars per 30 days (no limit: infinity). */
+export interface PolicyPlan {
+  spend: { before: number; after: number; delta: number };
+}
+
+const NO_SPEND: PolicyPlan = { spend: { before: 0, after: 0, delta: 0 } };
 
 /** JSON numbers as CEL sees them: whole numbers are `int` (so `after.n + 1` works), the rest `double`. */
 export function celValue(value: unknown): unknown {
@@ -54,8 +63,13 @@ export function openSandbox(compiled: Compiled): Sandbox {
  * Evaluates every policy over the changes it applies to, in `given` (which is closed at the end) or a new
  * sandbox, within `budgetMs` for all of them together.
  */
-export async function evaluatePolicies(compiled: Compiled, changes: readonly PolicyChange[], given?: Sandbox, budgetMs = PLAN_BUDGET_MS): Promise<PolicyReport> {
-  const variables = changes.map((change) => ({ action: change.action, address: change.address, kind: change.kind, before: celValue(change.before), after: celValue(change.after) }));
+export async function evaluatePolicies(compiled: Compiled, changes: readonly PolicyChange[], given?: Sandbox, budgetMs = PLAN_BUDGET_MS, plan: PolicyPlan = NO_SPEND): Promise<PolicyReport> {
+  // Dollars stay JS numbers, which CEL reads as doubles whatever the amount: `plan.spend.delta <= 500.0`.
+  const planValue = { spend: { ...plan.spend } };
+  const variables = changes.map((change) => ({
+    action: change.action, address: change.address, kind: change.kind, before: celValue(change.before), after: celValue(change.after), plan: planValue,
+    usage: change.usage ? { spend7d: change.usage.spend7d, requests7d: BigInt(change.usage.requests7d) } : null,
+  }));
   /** Findings with the change and the policy they are of, so they can be listed change by change. */
   const found: { change: number; policy: number; finding: PolicyFinding }[] = [];
   let checked = 0;

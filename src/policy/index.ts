@@ -7,5 +7,5 @@
  */
 export { compilePolicies, DEFAULT_TIMEOUT_MS, policyDigest, type Compiled, type CompiledPolicy } from './compile.js';
 export { MAX_RULE_COST, UNKNOWN_SIZE } from './cost.js';
-export { celValue, evaluatePolicies, openSandbox, PLAN_BUDGET_MS, type PolicyChange } from './evaluate.js';
+export { celValue, evaluatePolicies, openSandbox, PLAN_BUDGET_MS, type PolicyChange, type PolicyPlan } from './evaluate.js';
 export type { Sandbox } from './sandbox.js';

@@ -8,6 +8,10 @@ export const RULE_VARIABLES: readonly (readonly [name: string, type: string])[] 
   ['kind', 'string'],
   ['before', 'dyn'],
   ['after', 'dyn'],
+  // The plan's maximum authorised spend, before, after and delta, in dollars (docs/insight.md).
+  ['plan', 'dyn'],
+  // The changed gateway's or token's usage of the last 7 days, or null (`usage.spend7d`, `usage.requests7d`).
+  ['usage', 'dyn'],
 ];
 
 export const ENVIRONMENT_OPTIONS = { unlistedVariablesAreDyn: false } as const;

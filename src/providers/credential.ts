@@ -85,6 +85,8 @@ export const credentialProvider = {
     },
   },
   removeAction: 'delete',
+  // A credential reaches its vendor's models (GET /providers lists them; GET /provider-credentials/{id}/models once it exists).
+  reachesModels: { vendor: (attributes) => attributes.provider },
   writeOnly: ['secret'],
 
   async refresh({ client, expected }) {

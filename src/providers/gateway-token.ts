@@ -10,7 +10,7 @@
 import type { GatewayTokenT } from '../api/shapes.js';
 import type { GatewayTokenAttributes } from '../config/types.js';
 import type { LifecycleConfig } from '../config/config-file.js';
-import { resourceAddress, type FieldChange, type Template } from '../plan-model/index.js';
+import { resourceAddress, type FieldChange, type SpendLimit, type Template } from '../plan-model/index.js';
 import { serviceAccounts } from './lookups.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
 import { resolveServiceAccount, serviceAccountLabel } from './service-accounts.js';
@@ -36,6 +36,9 @@ export interface TokenConfig {
 
 /** Changing any of these needs a new token. */
 const replaceOn = new Set(['scopes', 'allowedModels', 'rateLimitPerMin', 'expiresInDays', 'serviceAccount', 'spendLimit', 'spendWindow']);
+
+/** The token's windows in the plan's terms; a limit without a window counts daily (docs/api-assumptions.md). */
+const TOKEN_WINDOWS: Record<string, SpendLimit['window']> = { daily: 'day', weekly: 'week', monthly: 'month' };
 
 const gatewayAddress = (attributes: GatewayTokenAttributes) => resourceAddress('gateway', attributes.gateway);
 
@@ -211,6 +214,12 @@ export const gatewayTokenProvider = {
     ].join('\n'),
   },
   removeAction: 'revoke',
+  spend: {
+    paths: ['spendLimit', 'spendWindow', 'allowedModels', 'rateLimitPerMin'],
+    limit: (view) => (typeof view.spendLimit === 'string' ? { usd: view.spendLimit, window: TOKEN_WINDOWS[String(view.spendWindow)] ?? 'day' } : null),
+    allowedModels: (view) => (Array.isArray(view.allowedModels) ? (view.allowedModels as string[]) : []),
+  },
+  models: { named: (attributes) => [{ field: 'allowedModels', models: attributes.allowedModels }] },
 
   async refresh({ client, parentIds, limiter, expected }) {
     const failures: ReadFailure[] = [];

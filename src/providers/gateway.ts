@@ -9,7 +9,7 @@ import type { GatewayTokenT, GatewayT } from '../api/shapes.js';
 import type { GatewayAttributes, GatewaySettingsConfig } from '../config/types.js';
 import type { LifecycleConfig } from '../config/config-file.js';
 import { didYouMean, type CompleteRequest } from '../config/index.js';
-import { resourceAddress, type Template } from '../plan-model/index.js';
+import { resourceAddress, type SpendLimit, type Template } from '../plan-model/index.js';
 import { vendors } from './lookups.js';
 import type { OtelExportConfig } from './otel-export.js';
 import type { TokenConfig } from './gateway-token.js';
@@ -63,6 +63,14 @@ function completeDefaultProvider({ attributes, entry, attributesOf, report, owne
       underline: given,
     });
   }
+}
+
+const GATEWAY_WINDOWS: readonly string[] = ['minute', 'hour', 'day', 'month'];
+
+/** A gateway's limit from its settings: the window is the API's default (`day`) when none is given. */
+function spendLimitOf(usd: unknown, window: unknown): SpendLimit | null {
+  if (typeof usd !== 'string') return null;
+  return { usd, window: typeof window === 'string' && GATEWAY_WINDOWS.includes(window) ? (window as SpendLimit['window']) : 'day' };
 }
 
 function vendorName(nameOrId: string, lookups: Lookups): string {
@@ -217,6 +225,11 @@ export const gatewayProvider = {
     file: { with: { attribute: 'project', kind: 'project' } },
   },
   removeAction: 'delete',
+  spend: {
+    paths: ['settings.spendLimitUsd', 'settings.window', 'settings.requestsPerMinute'],
+    limit: (view) => spendLimitOf(view['settings.spendLimitUsd'], view['settings.window']),
+  },
+  models: { named: (attributes) => [{ field: 'defaultModel', models: [attributes.defaultModel] }], through: 'credentials' },
 
   async refresh({ client, expected }) {
     // Disabled gateways are listed too, so one deleted outside cplane is seen as deleted, not as unreadable.

@@ -12,7 +12,7 @@ import type { OperationName } from '../api/operations.js';
 import type { Directory } from '../config/types.js';
 import type { Entry, KindBlock } from '../config/kind-block.js';
 import type { Attributes, DesiredResource, ResourceKind, SourceRange } from '../config/types.js';
-import type { FieldChange, PlannedWrite } from '../plan-model/index.js';
+import type { FieldChange, PlannedWrite, SpendLimit } from '../plan-model/index.js';
 import type { ResourceState } from '../state/types.js';
 import type { DataSource } from './lookups.js';
 
@@ -369,6 +369,30 @@ interface ProviderCore<A extends object, L, E> {
    * from `createdAt` (a path into the create's answer). Undefined: the object is only replaced once expired.
    */
   renewal?(req: { attributes: A }): Renewal | undefined;
+  /** What the kind's objects authorise to be spent (a gateway, a token): the planner's spend stage reads this, never a kind's name. */
+  readonly spend?: SpendFacts;
+  /** Fields that name AI models, checked against the models the credentials reach (planner/models.ts). */
+  readonly models?: ModelFacts<A>;
+  /** The kind's objects reach AI models: those of the vendor they are for (a credential). */
+  readonly reachesModels?: { vendor(attributes: A): string };
+}
+
+/** Spend facts of a kind, read from a view (configuration terms: the live object's, or the desired one's over it). */
+export interface SpendFacts {
+  /** View paths whose change touches spend: a step that changes one (or creates or removes the object) shows spend. */
+  readonly paths: readonly string[];
+  /** The limit the view sets; null when it sets none. */
+  limit(view: View): SpendLimit | null;
+  /** The models the view lets traffic use; empty: every model. */
+  allowedModels?(view: View): readonly string[];
+}
+
+/** Model names in a kind's configuration. */
+export interface ModelFacts<A> {
+  /** The fields naming models, with the names each holds. */
+  named(attributes: A): { field: string; models: readonly string[] }[];
+  /** The attribute holding the local names of the credentials whose models are reachable; absent: those of the parent (`relations.within`). */
+  readonly through?: string;
 }
 
 export interface Renewal {

@@ -9,6 +9,7 @@ import { codeBlock, codeSpan, markdownText, tableCell } from '../text/escape-for
 import { changeLines, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
 import { renderGraphMermaid } from './graph.js';
+import { spendHeadline, spendLines, spendNotRead } from './spend.js';
 
 /** GitHub colours `+` and `-` lines of a diff block; every other change is marked `!`. */
 export const diffSymbol = (symbol: string) => (symbol === '+' || symbol === '-' || symbol === ' ' ? symbol : '!');
@@ -54,6 +55,22 @@ export function unreadableMarkdown(plan: Plan): string[] {
 export function notVerifiableMarkdown(plan: Plan): string[] {
   if (!plan.notVerifiable?.length) return [];
   return [`> **${NOT_VERIFIABLE_HEADING}**`, ...plan.notVerifiable.map((n) => `> - ${codeSpan({ name: n.address })}: not verifiable from the API`), ''];
+}
+
+/** Spend: the headline in bold, the warnings as a caution list, the gateways and tokens in a table. */
+export function spendMarkdown(plan: Plan): string[] {
+  const spend = plan.spend;
+  if (!spend) return [];
+  const out = [`**${markdownText(spendHeadline(spend))}**`, ''];
+  const lines = spendLines(spend);
+  const warnings = lines.filter((l) => l.warning);
+  if (warnings.length > 0) out.push('> [!WARNING]', ...warnings.map((w) => `> - ${codeSpan({ name: w.name })}: ${markdownText(w.text)}`), '');
+  const notRead = spendNotRead(spend);
+  if (notRead) out.push(`> ${markdownText(notRead)}`, '');
+  out.push('| Spend | Before → after, per 30 days |', '|---|---|');
+  for (const line of lines.filter((l) => !l.warning)) out.push(`| ${line.depth === 1 ? '↳ ' : ''}${tableCell({ name: line.name }, { code: true })} | ${tableCell(line.text)} |`);
+  out.push('');
+  return out;
 }
 
 /**
@@ -114,7 +131,7 @@ export function renderPlanMarkdown(plan: Plan): string {
     out.push('');
   }
 
-  out.push(...notCheckedMarkdown(plan));
+  out.push(...notCheckedMarkdown(plan), ...spendMarkdown(plan));
 
   const policies = policyHeadline(plan);
   if (policies) {

@@ -9,6 +9,7 @@ import { painter as makePainter, type Paint } from '../paint.js';
 import { safeName, safeText } from '../text/safe-text.js';
 import { accountLabel, changeLines, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
+import { spendHeadline, spendLines, spendNotRead } from './spend.js';
 
 export interface TextOptions {
   color: boolean;
@@ -85,6 +86,20 @@ export function renderPendingWritesText(writes: readonly PendingWrite[], options
   return `${pendingWritesLines(writes, makePainter(options.color)).join('\n')}\n`;
 }
 
+/** Spend: per gateway and token, the warnings, and the headline with the total over the plan. */
+export function spendTextLines(plan: Plan, paint: Paint): string[] {
+  if (!plan.spend) return [];
+  const out = [paint('bold', 'Spend (maximum authorised, normalised to 30 days):')];
+  for (const line of spendLines(plan.spend)) {
+    const indent = line.depth === 0 ? '  ' : '      ';
+    out.push(line.warning ? `${indent}${paint('warn', '!')} ${safeName(line.name)}: ${safeText(line.text)}` : `${indent}${safeName(line.name)}: ${safeText(line.text)}`);
+  }
+  const notRead = spendNotRead(plan.spend);
+  if (notRead) out.push(`  ${paint('warn', '?')} ${safeText(notRead)}`);
+  out.push(paint('bold', spendHeadline(plan.spend)), '');
+  return out;
+}
+
 export function renderPlanText(plan: Plan, options: TextOptions): string {
   const paint = makePainter(options.color);
   const rule = paint('dim', '─'.repeat(Math.max(20, Math.min(options.width ?? 80, 100))));
@@ -108,7 +123,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
 
   if (plan.superseded?.length) out.push(paint('bold', SUPERSEDED_HEADING), ...plan.superseded.map((wait) => `  ${paint('change', '~')} ${safeText(supersededLine(wait))}`), '');
 
-  out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint), ...notVerifiableLines(plan, paint));
+  out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint), ...notVerifiableLines(plan, paint), ...spendTextLines(plan, paint));
 
   const policies = policyHeadline(plan);
   if (policies) {

@@ -34,6 +34,26 @@ function parseSince(since: string | undefined, now: Date, defaultDays: number): 
   return new Date(at);
 }
 
+interface MetricsRow {
+  start: number;
+  group: { gateway_id?: string; token_id?: string | null; model?: string };
+  requests: number;
+  errors: number;
+  input_tokens: number;
+  output_tokens: number;
+  micros: number;
+}
+
+const GROUPS = ['gateway', 'token', 'model'] as const;
+
+/** `groupBy`: a comma list of gateway, token, model (each bucket then has one row per group). */
+function groupByOf(groupBy: string | undefined): Set<string> {
+  const groups = new Set((groupBy ?? '').split(',').filter((g) => g !== ''));
+  const unknown = [...groups].filter((g) => !(GROUPS as readonly string[]).includes(g));
+  if (unknown.length > 0) throw badRequest('invalid_filter', [`groupBy: a comma list of ${GROUPS.join(', ')}`]);
+  return groups;
+}
+
 function findLog(db: Db, accountId: string, logId: string): LogRow {
   return owned(db.logs, 'log_id', logId, accountId, 'log_not_found');
 }
@@ -99,26 +119,34 @@ export const usageHandlers = {
 
   getUsageMetrics: ({ db, accountId, query, now }) => {
     const projectId = projectFilter(db, accountId, query.projectId);
+    const gatewayId = query.gatewayId === undefined ? undefined : findGateway(db, query.gatewayId, accountId).gateway_id;
     const bucket = query.bucket ?? 'day';
     if (bucket !== 'day' && bucket !== 'hour') throw badRequest('invalid_bucket', ['bucket: one of day, hour']);
+    const groups = groupByOf(query.groupBy);
     const sinceIso = parseSince(query.since, now, 7).toISOString();
     const size = bucket === 'day' ? 86_400_000 : 3_600_000;
-    const buckets = new Map<number, { requests: number; errors: number; input_tokens: number; output_tokens: number; micros: number }>();
+    const buckets = new Map<string, MetricsRow>();
     for (const log of db.logs) {
-      if (log.account_id !== accountId || (projectId && log.project_id !== projectId) || log.created_at < sinceIso) continue;
+      if (log.account_id !== accountId || (projectId && log.project_id !== projectId) || (gatewayId && log.gateway_id !== gatewayId) || log.created_at < sinceIso) continue;
       const start = Math.floor(Date.parse(log.created_at) / size) * size;
-      const b = buckets.get(start) ?? { requests: 0, errors: 0, input_tokens: 0, output_tokens: 0, micros: 0 };
+      const group = {
+        ...(groups.has('gateway') ? { gateway_id: log.gateway_id } : {}),
+        ...(groups.has('token') ? { token_id: log.token_id } : {}),
+        ...(groups.has('model') ? { model: log.model } : {}),
+      };
+      const key = JSON.stringify([start, group]);
+      const b = buckets.get(key) ?? { start, group, requests: 0, errors: 0, input_tokens: 0, output_tokens: 0, micros: 0 };
       b.requests++;
       if (log.status === 'error') b.errors++;
       b.input_tokens += log.input_tokens;
       b.output_tokens += log.output_tokens;
       b.micros += log.cost_micros;
-      buckets.set(start, b);
+      buckets.set(key, b);
     }
-    return [...buckets.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([start, b]) => ({
-        bucket_start: new Date(start).toISOString(), requests: b.requests, errors: b.errors,
+    return [...buckets.values()]
+      .sort((a, b) => a.start - b.start)
+      .map((b) => ({
+        bucket_start: new Date(b.start).toISOString(), ...b.group, requests: b.requests, errors: b.errors,
         input_tokens: b.input_tokens, output_tokens: b.output_tokens, cost_usd: formatUsd(b.micros),
       }));
   },
