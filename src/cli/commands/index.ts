@@ -59,6 +59,18 @@ export const commands: Command[] = [
     load: async () => (await import('./validate.js')).validateCommand,
   },
   {
+    name: ['fmt'],
+    summary: 'Rewrite the configuration files in canonical form (schema key order), keeping comments',
+    usage: 'fmt [dir] [--check] [--diff]',
+    help: [
+      'dir                 configuration folder (default: the current folder); the folders of its modules are formatted too',
+      '--check             write nothing: list the files that are not in canonical form and exit 3 if there are any',
+      '--diff              print the changes as a unified diff (with --check: only print them)',
+    ],
+    options: { check: { type: 'boolean' }, diff: { type: 'boolean' } },
+    load: async () => (await import('./fmt.js')).fmtCommand,
+  },
+  {
     name: ['plan'],
     summary: 'Show what apply would change, and why',
     usage:
