@@ -14,3 +14,4 @@ export { VALUE } from './kind-block.js';
 export type * from './types.js';
 export { emptyDirectory, publicKeyProblem, undeclaredInDirectory } from './directory.js';
 export { formatConfigFolder, type FormattedFile } from './format.js';
+export { environmentNeeds, type EnvironmentNeed } from './environment-needs.js';
