@@ -159,7 +159,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     if (misplaced.length > 0) throw new Error(`the plan puts secrets in fields that are not write-only: ${misplaced.join('; ')}`);
     for (const warning of weakSecretWarnings()) ctx.stderr.write(`${warning}\n`);
     if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length, withoutValue: plan.withoutValue ?? [] })}\n`);
-    else ctx.stdout.write(renderPlanText(plan, { color: interactive && !ctx.env.NO_COLOR, width: ctx.stdout.columns ?? 80 }));
+    else ctx.stdout.write(renderPlanText(plan, { color: interactive && !ctx.env.NO_COLOR, ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}) }));
     github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, ...(planPath ? { planFile: planPath } : {}) });
     if (!hasChanges(plan)) return 0;
     // A mandatory policy finding stops the run before approval and before any write (docs/policies.md).

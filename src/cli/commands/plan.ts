@@ -63,7 +63,7 @@ export const planCommand: CommandModule = {
       for (const warning of weakSecretWarnings()) ctx.stderr.write(`${warning}\n`);
       if (values.json) ctx.stdout.write(renderPlanJson(plan));
       else if (values.markdown) ctx.stdout.write(renderPlanMarkdown(plan));
-      else ctx.stdout.write(renderPlanText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, width: ctx.stdout.columns ?? 80 }));
+      else ctx.stdout.write(renderPlanText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}) }));
       github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, ...(planFile ? { planFile } : {}) });
       // A mandatory policy finding fails the plan, whatever else it says (docs/policies.md).
       if (blockingFindings(plan).length > 0) return exitCodes.error;
