@@ -15,6 +15,7 @@
  * | text of an HTML element (`<summary>`)   | `htmlText`            |
  * | inside an HTML comment (`<!-- … -->`)   | `htmlComment`         |
  * | GitHub workflow command message/property| `annotationMessage`, `annotationProperty` |
+ * | a command a person copies into a shell   | `shellArgument`, `suggestedCommand` |
  *
  * A name (an address, a local name, a workspace, a folder) is passed as
  * `{ name }`: it is escaped the same way but never redacted, since names are
@@ -97,4 +98,24 @@ export function annotationMessage(text: string): string {
 /** A property of a workflow command (`file=`, `title=`): one line, with `:` and `,` escaped too. */
 export function annotationProperty(text: Untrusted): string {
   return workflowData(printable(text)).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+/** What no POSIX shell (sh, bash, zsh) reads specially anywhere in a word; `=` and `~` only where they do not start one. */
+const SHELL_PLAIN = /^[A-Za-z0-9_@%+,./:-][A-Za-z0-9_@%+,./:=~-]*$/;
+
+/**
+ * One argument of a command line a person copies into a shell: as it is when no shell reads anything in it
+ * specially, else in single quotes (a `'` inside written as `'\''`), which every POSIX shell and zsh take
+ * literally: `gateway_token.team[payments]/ci` is a glob in zsh and becomes `'gateway_token.team[payments]/ci'`.
+ * Control characters are escaped first (they are not valid in any name cplane suggests).
+ */
+export function shellArgument(text: string): string {
+  const printed = escapeControl(text);
+  if (SHELL_PLAIN.test(printed)) return printed;
+  return `'${printed.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A cplane command suggested to a person: `cplane` and its words, each quoted when it needs to be. */
+export function suggestedCommand(words: readonly string[]): string {
+  return ['cplane', ...words.map(shellArgument)].join(' ');
 }

@@ -22,7 +22,7 @@ import { githubReporter, type GithubReporter } from '../github-flag.js';
 import { readingStatus } from '../reading-status.js';
 import { accountNameOf, planContext, prepareSavedPlan, refuseTargetWithExclude, trustedPlan } from '../saved-plan.js';
 import { openWorkspace } from '../../session/workspace.js';
-import { markdownText } from '../../text/escape-for.js';
+import { markdownText, suggestedCommand } from '../../text/escape-for.js';
 import { weakSecretWarnings } from '../weak-secrets.js';
 
 export const applyCommand: CommandModule = {
@@ -58,7 +58,7 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
   const extra = planDir !== undefined ? [] : rest;
   if (extra.length > 0) throw new AbortError(`Unexpected arguments: ${extra.join(' ')}.`, `Usage: cplane ${verb} [${verb === 'apply' ? 'dir | PLANFILE' : 'dir'}] [options]`);
 
-  if (planPath && verb === 'destroy') throw new AbortError('cplane destroy takes a configuration folder, not a plan file.', `To apply a saved destroy plan, run \`cplane apply ${where}\`.`);
+  if (planPath && verb === 'destroy') throw new AbortError('cplane destroy takes a configuration folder, not a plan file.', `To apply a saved destroy plan, run \`${suggestedCommand(['apply', where!])}\`.`);
   if (planPath && targets.length > 0) throw new AbortError('--target cannot be used with a saved plan: the plan already says what it changes.', 'Make a new plan with `cplane plan --target ... --out FILE`.');
   if (planPath && exclude.length > 0) throw new AbortError('--exclude cannot be used with a saved plan: the plan already says what it changes.', 'Make a new plan with `cplane plan --exclude ... --out FILE`.');
   // A saved plan was reviewed when it was made: applying it is the approval (as in Terraform).

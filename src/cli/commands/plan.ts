@@ -20,6 +20,7 @@ import { readingStatus } from '../reading-status.js';
 import { accountNameOf, planContext, refuseTargetWithExclude } from '../saved-plan.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { weakSecretWarnings } from '../weak-secrets.js';
+import { suggestedCommand } from '../../text/escape-for.js';
 
 export const planCommand: CommandModule = {
   async run(ctx) {
@@ -58,7 +59,7 @@ export const planCommand: CommandModule = {
         // The whole file is authenticated, so the applying job refuses any edit before it connects anywhere.
         const kdf = workspace.state.kdf;
         await writePlanFile(planFile, { ...plan, auth: { mac: workspace.state.crypto.planFileMac(plan), ...(kdf ? { kdf } : {}) } });
-        if (!values.json && !values.markdown) ctx.stderr.write(`Saved the plan to ${planFile}; apply exactly this plan with \`cplane apply ${String(values.out)}\`.\n`);
+        if (!values.json && !values.markdown) ctx.stderr.write(`Saved the plan to ${planFile}; apply exactly this plan with \`${suggestedCommand(['apply', String(values.out)])}\`.\n`);
       }
       for (const warning of weakSecretWarnings()) ctx.stderr.write(`${warning}\n`);
       if (values.json) ctx.stdout.write(renderPlanJson(plan));
