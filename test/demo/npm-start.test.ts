@@ -1,7 +1,7 @@
 // `npm start` is a newcomer's first look: it must apply the quickstart, find nothing left to do, list the
 // tokens without their plaintext, point to what to run next, and leave nothing behind in the repository; and
 // the README's "Demo output" must be what it prints.
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { builtModule } from '../helpers/built-cli.js';
 const root = resolve(import.meta.dirname, '../..');
 
 /** The demo, run once for the whole file. */
-let demo: ReturnType<typeof spawnSync<string>> | undefined;
+let demo: SpawnSyncReturns<string> | undefined;
 const run = () => (demo ??= spawnSync(process.execPath, [builtModule('demo/main.js')], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } }));
 
 /**
