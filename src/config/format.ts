@@ -12,7 +12,7 @@
  * fmt can never change what a configuration means (an alias moved above its anchor would: then only the
  * layout is made canonical and the keys keep their order).
  */
-import { Document, isAlias, isMap, isPair, isScalar, isSeq, parseDocument, visit, YAMLSeq, type Node, type Pair, type YAMLMap } from 'yaml';
+import { Document, isMap, isScalar, isSeq, Lexer, parseDocument, visit, YAMLSeq, type Pair, type YAMLMap } from 'yaml';
 import { isDeepStrictEqual } from 'node:util';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { listConfigFiles } from './config-folder.js';
@@ -173,21 +173,12 @@ function spaceSections(doc: Document): void {
   });
 }
 
-/** The text of every comment of a document, in order of appearance. */
+/**
+ * The text of every comment of a file, in order, read from its tokens (not from the parsed document, so a
+ * comment the parser would not attach anywhere is counted too).
+ */
 export function commentsOf(text: string): string[] {
-  const doc = parseDocument(text);
-  const comments: string[] = [];
-  const add = (comment: string | null | undefined) => {
-    if (comment) comments.push(...comment.split('\n').map((line) => line.trim()).filter((line) => line !== ''));
-  };
-  add(doc.commentBefore);
-  visit(doc, (_, node) => {
-    if (isAlias(node) || isPair(node)) return;
-    add((node as Node).commentBefore);
-    add((node as Node).comment);
-  });
-  add(doc.comment);
-  return comments;
+  return [...new Lexer().lex(text)].filter((token) => token.startsWith('#')).map((token) => token.trim());
 }
 
 export type FormatOutcome = { ok: true; text: string } | { ok: false; reason: string };

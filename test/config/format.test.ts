@@ -113,6 +113,13 @@ gateways:
   expect(commentsOf(out).sort()).toEqual(commentsOf(text).sort());
 });
 
+test('a comment inside a flow list is kept, on its line: the list is written as a block', () => {
+  const text = 'projects:\n  p:\n    records:\n      r:\n        tags: [a, # why b\n          b]\n';
+  const out = format(text);
+  expect(out).toBe('projects:\n  p:\n    records:\n      r:\n        tags:\n          - a # why b\n          - b\n');
+  expect(commentsOf(out)).toEqual(['# why b']);
+});
+
 test('an alias that reordering would put above its anchor: the keys keep their order, the value is unchanged', () => {
   const text = `gateways:
   main:
