@@ -4,9 +4,12 @@
  * `CPLANE_VAR_<name>` for each variable declared without a default. Found from the files' text alone, with
  * no variable or environment value needed; whether each is set is read from `env`, never its value.
  */
+import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
+import { parse } from 'yaml';
 import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvNames } from './config-folder.js';
 import type { Diagnostic } from './types.js';
+import type { VariableArgument } from './variables.js';
 
 export interface EnvironmentNeed {
   name: string;
@@ -24,8 +27,22 @@ function strings(value: unknown, into: string[]): string[] {
   return into;
 }
 
-export async function environmentNeeds(dir: string, options: { env: NodeJS.ProcessEnv; cwd: string; given?: ReadonlySet<string> }): Promise<{ needs: EnvironmentNeed[]; diagnostics: Diagnostic[] }> {
+/** The names of the variables `--var` and `--var-file` give (a var file that cannot be read gives none: loading it reports why). */
+async function givenNames(variables: readonly VariableArgument[], cwd: string): Promise<Set<string>> {
+  const names = new Set<string>();
+  for (const argument of variables) {
+    if ('name' in argument) names.add(argument.name);
+    else {
+      const value: unknown = await readFile(resolve(cwd, argument.file), 'utf8').then((text) => parse(text) as unknown, () => undefined);
+      if (value && typeof value === 'object' && !Array.isArray(value)) Object.keys(value).forEach((name) => names.add(name));
+    }
+  }
+  return names;
+}
+
+export async function environmentNeeds(dir: string, options: { env: NodeJS.ProcessEnv; cwd: string; variables?: readonly VariableArgument[] }): Promise<{ needs: EnvironmentNeed[]; diagnostics: Diagnostic[] }> {
   const diagnostics: Diagnostic[] = [];
+  const given = await givenNames(options.variables ?? [], options.cwd);
   const root = resolve(options.cwd, dir);
   const names = await listConfigFiles(root, diagnostics);
   if (!names) return { needs: [], diagnostics };
@@ -45,7 +62,7 @@ export async function environmentNeeds(dir: string, options: { env: NodeJS.Proce
     for (const match of text.matchAll(ENV_REFERENCE)) if (!needs.has(match[1]!)) needs.set(match[1]!, '${env.NAME} in a value');
   }
   for (const [name, declaration] of collectDeclarations(files, [])) {
-    if (declaration.config.default !== undefined || options.given?.has(name)) continue;
+    if (declaration.config.default !== undefined || given.has(name)) continue;
     // The `account` variable also takes --account or CPLANE_ACCOUNT (load.ts).
     const env = name === 'account' && options.env.CPLANE_ACCOUNT ? 'CPLANE_ACCOUNT' : `CPLANE_VAR_${name}`;
     needs.set(env, `variable ${name} (no default; or --var ${name}=VALUE)`);

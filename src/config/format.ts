@@ -188,6 +188,8 @@ export type FormatOutcome = { ok: true; text: string } | { ok: false; reason: st
  * `schema` is the configuration schema, whose declared property order is the key order.
  */
 export function formatConfigText(text: string, schema: JsonSchema): FormatOutcome {
+  // A file with no value (empty, or only comments) has nothing to lay out; written back it would become `null`.
+  if (parseDocument(text).contents === null) return { ok: true, text };
   const attempt = (reorder: boolean) => {
     const doc = parseDocument(text, { keepSourceTokens: false });
     layout(doc, schema as Schema, reorder);

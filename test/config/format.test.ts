@@ -120,6 +120,11 @@ test('a comment inside a flow list is kept, on its line: the list is written as 
   expect(commentsOf(out)).toEqual(['# why b']);
 });
 
+test('a file with no value (empty, or only comments) is left as it is', () => {
+  expect(format('')).toBe('');
+  expect(format('# nothing here yet\n')).toBe('# nothing here yet\n');
+});
+
 test('an alias that reordering would put above its anchor: the keys keep their order, the value is unchanged', () => {
   const text = `gateways:
   main:

@@ -58,6 +58,16 @@ test('a key in CPLANE_STATE_KEY is reported by its source, and no key file is ma
   expect(statSync(keyFile(), { throwIfNoEntry: false })).toBeUndefined();
 });
 
+test('a variable given with --var-file (or --var) is not listed as needed', async () => {
+  writeFileSync(join(home, 'prod.yaml'), 'account: acct-1\n');
+  const run = await runCli(['init', 'infra', '--var-file', 'prod.yaml', '--json'], cleanEnv(), home);
+  expect(run.code).toBe(0);
+  const report = JSON.parse(run.stdout) as { environment: { name: string }[]; state: { location: string } };
+  expect(report.environment.map((e) => e.name)).not.toContain('CPLANE_VAR_account');
+  // The account came from the var file, through the configuration's `account: ${var.account}`.
+  expect(report.state.location).toBe(join(home, 'infra', '.cplane', 'acct-1', 'state.json'));
+});
+
 test('an unreachable PostgreSQL state: a clear error naming the masked URL, exit 1', async () => {
   // A port that was free a moment ago: nothing listens on it.
   const server = createServer();

@@ -8,6 +8,7 @@
 import type { CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
 import { locateStateOnly } from '../../session/workspace.js';
+import { variablesLoadOptions } from '../../session/variables-flags.js';
 import { environmentNeeds, formatDiagnostic, type EnvironmentNeed } from '../../config/index.js';
 import { prepareStateKey, prepareStateLocation, type KeyReport, type LocationReport } from '../../state/index.js';
 import { safeLines, safeName } from '../../text/safe-text.js';
@@ -44,8 +45,7 @@ export const initCommand: CommandModule = {
     const location = await locateStateOnly(ctx, dir);
     const key = await attempt(() => prepareStateKey(location.configDir, ctx.env));
     const state = await attempt<LocationReport>(() => prepareStateLocation(location));
-    const given = new Set([...((ctx.values.var as string[] | undefined) ?? [])].map((pair) => pair.split('=')[0]!));
-    const found = await environmentNeeds(location.configDir, { env: ctx.env, cwd: ctx.cwd, given });
+    const found = await environmentNeeds(location.configDir, { env: ctx.env, cwd: ctx.cwd, variables: variablesLoadOptions(ctx).variables ?? [] });
     const environment: EnvironmentNeed[] = [
       ...CONNECTION.map((c) => ({ ...c, set: Boolean(ctx.env[c.name]) })),
       ...found.needs.filter((need) => !CONNECTION.some((c) => c.name === need.name)),
