@@ -25,6 +25,8 @@ import type { Diagnostic } from './types.js';
 export const FLOW_WIDTH = 80;
 
 const TO_STRING = { indent: 2, indentSeq: true, lineWidth: 0, flowCollectionPadding: true } as const;
+/** Duplicate keys are found before (readSourceFile): the parser's own check is quadratic in a map's size. */
+const PARSE = { uniqueKeys: false } as const;
 
 type Schema = JsonSchema & { properties?: Record<string, JsonSchema>; additionalProperties?: unknown; items?: unknown; $ref?: string; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; allOf?: JsonSchema[] };
 
@@ -108,9 +110,9 @@ const flowItems = (node: YAMLSeq | YAMLMap): unknown[] => (isSeq(node) ? node.it
 /** The collection written as one flow line (`[a, b]`, `{ a: 1 }`), or undefined when it takes more than one. */
 function flowLine(node: YAMLSeq | YAMLMap): string | undefined {
   const alone = new Document(null);
+  // The copy keeps the lists' tight toString (clone copies own properties).
   alone.contents = node.clone() as YAMLSeq | YAMLMap;
   (alone.contents as YAMLSeq | YAMLMap).flow = true;
-  visit(alone, { Seq: (_, seq) => void tight(seq) });
   const text = alone.toString(TO_STRING).trimEnd();
   return text.includes('\n') ? undefined : text;
 }
@@ -188,19 +190,20 @@ export type FormatOutcome = { ok: true; text: string } | { ok: false; reason: st
  * `schema` is the configuration schema, whose declared property order is the key order.
  */
 export function formatConfigText(text: string, schema: JsonSchema): FormatOutcome {
+  const source = parseDocument(text, PARSE);
   // A file with no value (empty, or only comments) has nothing to lay out; written back it would become `null`.
-  if (parseDocument(text).contents === null) return { ok: true, text };
+  if (source.contents === null) return { ok: true, text };
+  const before = source.toJS({ maxAliasCount: -1 }) as unknown;
+  const comments = commentsOf(text).sort();
   const attempt = (reorder: boolean) => {
-    const doc = parseDocument(text, { keepSourceTokens: false });
-    layout(doc, schema as Schema, reorder);
+    const doc = reorder ? source : parseDocument(text, PARSE);
     visit(doc, { Seq: (_, seq) => void tight(seq) });
+    layout(doc, schema as Schema, reorder);
     spaceSections(doc);
     return doc.toString(TO_STRING);
   };
-  const before = parseDocument(text).toJS({ maxAliasCount: -1 }) as unknown;
-  const comments = commentsOf(text).sort();
   const faithful = (out: string) => {
-    const doc = parseDocument(out);
+    const doc = parseDocument(out, PARSE);
     return doc.errors.length === 0 && isDeepStrictEqual(doc.toJS({ maxAliasCount: -1 }), before) && isDeepStrictEqual(commentsOf(out).sort(), comments);
   };
   for (const reorder of [true, false]) {
