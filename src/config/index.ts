@@ -17,3 +17,5 @@ export { emptyDirectory, publicKeyProblem, undeclaredInDirectory } from './direc
 export { readSourceFile, offsetIn, positionIn, type SourceFile } from './source-file.js';
 export { diagnosticAt, sortDiagnostics } from './diagnostics.js';
 export { reportSchemaErrors } from './schema-check.js';
+export { formatConfigFolder, type FormattedFile } from './format.js';
+export { environmentNeeds, type EnvironmentNeed } from './environment-needs.js';

@@ -3,10 +3,13 @@
  * embedded emulator on a free port, applies examples/quickstart to its first
  * account with the real CLI (so what you see is what a user sees), shows that
  * a second plan has nothing to do and what `cplane output` says about a
- * token, then stops the emulator. Everything it writes goes to a temporary
- * folder that is removed at the end.
+ * token, then stops the emulator, and says what to run next (`cplane emulator`,
+ * `cplane init`). Everything it writes goes to a temporary folder that is
+ * removed at the end. The README's "Demo output" is what it prints
+ * (test/demo/npm-start.test.ts compares them).
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -58,6 +61,8 @@ async function main(): Promise<number> {
     CPLANE_BASE_URL: emulator.url,
     CPLANE_TOKEN: fixtures.tokens.admin,
     XDG_CONFIG_HOME: join(temp, 'config'),
+    // A key for this run only: the state is thrown away at the end, so no key file is made (or announced).
+    CPLANE_STATE_KEY: randomBytes(32).toString('base64'),
   };
   const dir = relative(root, example);
   const common = [dir, '--account', account.id, '--state', statePath];
@@ -76,7 +81,15 @@ async function main(): Promise<number> {
     const output = await cplane(['output', dir, '--account', account.id, '--state', statePath], env);
     if (output !== 0) return output;
     heading('Done');
-    process.stdout.write('Try it against your own account: set CPLANE_BASE_URL, CPLANE_TOKEN and CPLANE_ACCOUNT, then run `npx cplane plan <dir>`.\n');
+    const next = [
+      ['npx cplane emulator', 'run this emulator yourself (http://127.0.0.1:4010; --print-fixtures lists its tokens)'],
+      [`npx cplane init ${dir}`, 'make the state key, check where the state goes, list the variables to set'],
+    ];
+    const width = Math.max(...next.map(([command]) => command!.length));
+    process.stdout.write(
+      `Next:\n${next.map(([command, what]) => `  ${command!.padEnd(width)}  ${what}\n`).join('')}` +
+        'Then, against the emulator or your own account: set CPLANE_BASE_URL, CPLANE_TOKEN and CPLANE_ACCOUNT, and run `npx cplane plan <dir>`.\n',
+    );
     return 0;
   } finally {
     await emulator.close();

@@ -12,6 +12,7 @@ import { exportedProviderFor } from '../providers/index.js';
 import { openState, StateError, type StateStore } from '../state/index.js';
 import type { ResourceState, StateData } from '../state/types.js';
 import type { Adoption } from './build-model.js';
+import { suggestedCommand } from '../text/escape-for.js';
 
 export interface AdoptOptions {
   outDir: string;
@@ -43,7 +44,7 @@ export async function beginAdoption(options: AdoptOptions): Promise<PendingAdopt
     throw new StateError(
       'STATE_JOURNAL_PENDING',
       `The state ${store.path} has ${pending} write(s) in its journal from an interrupted apply; nothing was exported or adopted.`,
-      `Run \`cplane apply ${options.outDir}\` to finish them, then export with --adopt again.`,
+      `Run \`${suggestedCommand(['apply', options.outDir])}\` to finish them, then export with --adopt again.`,
     );
   }
   return { record: (adoptions, unfilled) => record(store, options, adoptions, unfilled), close: () => store.close() };

@@ -22,6 +22,7 @@ import { fieldsOf, typeLabel } from './describe-schema.js';
 import { errorEnvelope, prepareCall, sendCall } from './operation-call.js';
 import { queryParamNames } from './request-check.js';
 import { safeFaceText } from './safe-text.js';
+import { suggestedCommand } from '../text/escape-for.js';
 
 /** Writes through the one redaction gate. */
 type Print = (text: string) => void;
@@ -152,7 +153,7 @@ async function callOperation(ctx: CommandContext, facts: OperationFacts, secrets
   if (call.problems.length > 0) {
     throw new AbortError(
       `${name} was not sent:${call.problems.length === 1 ? ` ${call.problems[0]}` : `\n${call.problems.map((p) => `  - ${p}`).join('\n')}`}`,
-      `Run \`cplane api ${name} --help\` for its parameters and body.`,
+      `Run \`${suggestedCommand(['api', name, '--help'])}\` for its parameters and body.`,
     );
   }
 

@@ -10,6 +10,7 @@ import { operations, type OperationName, type OperationSpec } from '../api/opera
 import { pathParamNames } from '../api/operation-docs.js';
 import { bodyProblems, isPathParam, queryProblems } from '../api/request-schemas.js';
 import { didYouMean } from '../config/suggest.js';
+import { suggestedCommand } from '../text/escape-for.js';
 
 export interface CheckedRequest {
   path: Record<string, string>;
@@ -56,7 +57,7 @@ export function checkRequest(name: OperationName, params: Record<string, unknown
 
   if (spec.query) problems.push(...queryProblems(name, query));
   if (spec.body) {
-    if (body === undefined) problems.push(`${name} needs a body (see \`cplane api ${name} --help\`)`);
+    if (body === undefined) problems.push(`${name} needs a body (see \`${suggestedCommand(['api', name, '--help'])}\`)`);
     else problems.push(...bodyProblems(name, body));
   } else if (body !== undefined) {
     problems.push(`${name} takes no body`);

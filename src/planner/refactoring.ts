@@ -12,6 +12,7 @@ import { providerFor } from '../providers/index.js';
 import type { ResourceState, StateData } from '../state/types.js';
 import { problemAt, type PlanProblem } from './problems.js';
 import { makeStep } from './steps.js';
+import { suggestedCommand } from '../text/escape-for.js';
 
 export interface RefactoringInput {
   blocks: RefactoringBlocks | undefined;
@@ -102,7 +103,7 @@ export function resolveRefactoring({ blocks, state }: RefactoringInput): Refacto
         out.problems.push(problemAt(rename.to, move.source, {
           code: 'moved_target_exists',
           summary: `moved: cannot move ${rename.from} here, the state already has ${rename.to}`,
-          detail: `Remove one of them from the state first (\`cplane state rm ${rename.to}\`), or delete the moved block.`,
+          detail: `Remove one of them from the state first (\`${suggestedCommand(['state', 'rm', rename.to])}\`), or delete the moved block.`,
         }));
         continue;
       }
@@ -130,7 +131,7 @@ export function resolveRefactoring({ blocks, state }: RefactoringInput): Refacto
       out.problems.push(problemAt(to, source, {
         code: 'import_already_managed',
         summary: `import: ${to} is already in state (id ${entry.id}), so it cannot import ${id}`,
-        detail: `Delete the import block, or run \`cplane state rm ${to}\` first if the state is wrong.`,
+        detail: `Delete the import block, or run \`${suggestedCommand(['state', 'rm', to])}\` first if the state is wrong.`,
       }));
       continue;
     }

@@ -5,6 +5,7 @@
  * drift issue, JSON for machines. Made from a refresh-only plan; shows, never
  * computes.
  */
+import { wrapText } from '../text/wrap.js';
 import { painter as makePainter } from '../paint.js';
 import type { Plan } from '../plan-model/index.js';
 import { codeBlock, codeSpan, markdownText } from '../text/escape-for.js';
@@ -23,7 +24,8 @@ export function driftHeadline(plan: Plan): string {
     : 'No drift: every managed object matches what cplane last applied.';
 }
 
-export function renderDriftText(plan: Plan, options: { color: boolean }): string {
+/** `width`: the terminal's, to wrap lines at word boundaries (none: not wrapped). */
+export function renderDriftText(plan: Plan, options: { color: boolean; width?: number }): string {
   const paint = makePainter(options.color);
   const out: string[] = [];
   if (plan.context) out.push(`Account: ${accountLabel(plan)}   Workspace: ${plan.context.workspace}`, '');
@@ -31,7 +33,7 @@ export function renderDriftText(plan: Plan, options: { color: boolean }): string
   out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint), ...notVerifiableLines(plan, paint));
   out.push(paint('bold', driftHeadline(plan)));
   if (plan.drift.length > 0) out.push('`cplane plan` shows how apply would set these back; `cplane plan --refresh-only --out FILE` then `cplane apply FILE` records them in state instead.');
-  return `${out.join('\n')}\n`;
+  return `${wrapText(out.join('\n'), options.width)}\n`;
 }
 
 export function renderDriftMarkdown(plan: Plan): string {

@@ -7,13 +7,14 @@
 import { actionWords, localPart, type PendingWrite, type Plan, type PlanStep, type Tone } from '../plan-model/index.js';
 import { painter as makePainter, type Paint } from '../paint.js';
 import { safeName, safeText } from '../text/safe-text.js';
+import { wrapText } from '../text/wrap.js';
 import { accountLabel, changeLines, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
 import { spendHeadline, spendLines, spendNotRead } from './spend.js';
 
 export interface TextOptions {
   color: boolean;
-  /** Terminal width, for the rules between sections (default 80). */
+  /** Terminal width: lines are wrapped at word boundaries to fit it, and the rules between sections span it. Without one (not a terminal), nothing is wrapped and rules are 80 wide. */
   width?: number;
 }
 
@@ -140,5 +141,5 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   out.push(paint('bold', noChangesLine(plan) ?? summaryLine(plan)));
   const refused = refusedLine(plan);
   if (refused) out.push(paint('remove', refused));
-  return `${out.join('\n')}\n`;
+  return `${wrapText(out.join('\n'), options.width)}\n`;
 }

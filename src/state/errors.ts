@@ -5,6 +5,7 @@
  */
 import { AbortError } from '../errors.js';
 import { safeName, safeText } from '../text/safe-text.js';
+import { suggestedCommand } from '../text/escape-for.js';
 
 export type StateErrorCode =
   | 'STATE_NOT_FOUND'
@@ -92,8 +93,8 @@ export class StateLockedError extends StateError {
         ? `The state lock ${lockPath} is stale: its holder (${who}) is no longer running.`
         : `The state is locked by ${who}.`,
       stale
-        ? `If no other cplane uses this state, clear the lock with \`cplane force-unlock ${shown.id}\` (same --account/--state flags).`
-        : `Wait for it to finish. If it is gone, clear the lock with \`cplane force-unlock ${shown.id}\`.`,
+        ? `If no other cplane uses this state, clear the lock with \`${suggestedCommand(['force-unlock', shown.id])}\` (same --account/--state flags).`
+        : `Wait for it to finish. If it is gone, clear the lock with \`${suggestedCommand(['force-unlock', shown.id])}\`.`,
     );
   }
 }

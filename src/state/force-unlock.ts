@@ -12,6 +12,7 @@ import { LocalFileBackend } from './local-file-backend.js';
 import { holderIsAlive } from './lock-holder.js';
 import { openBackend, type StateLocationOptions } from './open-backend.js';
 import { PostgresBackend } from './postgres/index.js';
+import { suggestedCommand } from '../text/escape-for.js';
 
 export async function forceUnlockState(options: StateLocationOptions & { lockId: string; force?: boolean }): Promise<{ path: string; removed: LockInfo }> {
   const opened = openBackend(options);
@@ -25,7 +26,7 @@ export async function forceUnlockState(options: StateLocationOptions & { lockId:
         throw new StateError(
           'STATE_LOCK_HOLDER_ALIVE',
           `The lock ${printableLock(holder).id} is held by pid ${holder.pid} on this host, which is still running (\`${printableLock(holder).command}\` since ${printableLock(holder).time}); nothing was removed.`,
-          `Wait for it to finish, or stop it. To remove the lock anyway, run \`cplane force-unlock ${printableLock(holder).id} --force\`.`,
+          `Wait for it to finish, or stop it. To remove the lock anyway, run \`${suggestedCommand(['force-unlock', printableLock(holder).id, '--force'])}\`.`,
         );
       }
     }

@@ -23,3 +23,4 @@ export { parseStateFile, serializeStateFile } from './file-format.js';
 export { maskUrl, isPostgresUrl, DEFAULT_WORKSPACE } from './postgres/index.js';
 export { checkWorkspace } from './open-backend.js';
 export type { StateVersion } from './postgres/index.js';
+export { prepareStateKey, prepareStateLocation, type KeyReport, type LocationReport } from './prepare.js';

@@ -84,10 +84,14 @@ function withoutHeader({ header: _header, ...data }: StateFileContents): StateDa
   return data;
 }
 
-function resolveKey(options: OpenStateOptions, existing: StateHeader | undefined): StateKey {
-  if (!options.env.CPLANE_STATE_KEY && !options.env.CPLANE_PASSPHRASE) {
-    const file = keyFilePath(options.env);
-    if (isInside(options.configDir, file)) {
+/**
+ * The state key for the configuration in `configDir` (see crypto/state-key.ts for the order); the key file is
+ * created when there is none and no state exists yet (`existing` is the header of the state, when there is one).
+ */
+export function stateKeyFor(configDir: string, env: NodeJS.ProcessEnv, existing?: StateHeader): StateKey {
+  if (!env.CPLANE_STATE_KEY && !env.CPLANE_PASSPHRASE) {
+    const file = keyFilePath(env);
+    if (isInside(configDir, file)) {
       throw new StateError(
         'STATE_KEY_IN_REPO',
         `The state key file would be ${file}, inside the configuration folder, where it could be committed with it.`,
@@ -96,7 +100,7 @@ function resolveKey(options: OpenStateOptions, existing: StateHeader | undefined
     }
   }
   try {
-    return resolveStateKey(options.env, { existing: existing ? { kdf: existing.kdf } : undefined });
+    return resolveStateKey(env, { existing: existing ? { kdf: existing.kdf } : undefined });
   } catch (error) {
     if (error instanceof KeyError) throw new StateError(error.code, error.message, error.hint, { cause: error });
     throw error;
@@ -214,8 +218,10 @@ async function openLoaded(options: OpenStateOptions, backend: StateBackend, path
   let key: StateKey | undefined;
   const findKey = (): StateKey => {
     if (!key) {
-      const found = resolveKey(options, existing?.header);
+      const found = stateKeyFor(options.configDir, options.env, existing?.header);
       if (existing) checkKey(found, existing.header, path);
+      // Made silently, it would be lost with the machine: the one line says where it is and that it must be kept.
+      if (found.created) noticeOf(options)(createdKeyNotice(found.keyFile!));
       key = found;
     }
     return key;
@@ -261,6 +267,10 @@ async function openLoaded(options: OpenStateOptions, backend: StateBackend, path
   if ((!existing || upgrading || authenticating) && handle) await backend.compact({ ...data, header });
   return store;
 }
+
+/** The line a run that created the key file prints (stderr). */
+export const createdKeyNotice = (path: string): string =>
+  `created the state key ${path} (mode 0600): keep it and back it up with your other secrets; without it this state's sealed values cannot be opened.`;
 
 /** The key from `find`, or undefined when a reader has none (or a wrong one): then it reads without authenticating. */
 function tryKey(find: () => Uint8Array): Uint8Array | undefined {

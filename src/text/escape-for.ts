@@ -18,6 +18,7 @@
  * | XML element text / attribute (JUnit)    | `xmlText`, `xmlAttribute` |
  * | Mermaid node label (`id["…"]`)          | `mermaidLabel`        |
  * | Graphviz DOT identifier or label        | `dotString`           |
+ * | a command a person copies into a shell   | `shellArgument`, `suggestedCommand` |
  *
  * A name (an address, a local name, a workspace, a folder) is passed as
  * `{ name }`: it is escaped the same way but never redacted, since names are
@@ -133,4 +134,24 @@ export function mermaidLabel(text: Untrusted): string {
 /** A Graphviz DOT identifier or attribute value: a double-quoted string with its quotes and backslashes escaped, on one line. */
 export function dotString(text: Untrusted): string {
   return `"${printable(text).replace(/["\\]/g, '\\$&')}"`;
+}
+
+/** What no POSIX shell (sh, bash, zsh) reads specially anywhere in a word; `=` and `~` only where they do not start one. */
+const SHELL_PLAIN = /^[A-Za-z0-9_@%+,./:-][A-Za-z0-9_@%+,./:=~-]*$/;
+
+/**
+ * One argument of a command line a person copies into a shell: as it is when no shell reads anything in it
+ * specially, else in single quotes (a `'` inside written as `'\''`), which every POSIX shell and zsh take
+ * literally: `gateway_token.team[payments]/ci` is a glob in zsh and becomes `'gateway_token.team[payments]/ci'`.
+ * Control characters are escaped first (they are not valid in any name cplane suggests).
+ */
+export function shellArgument(text: string): string {
+  const printed = escapeControl(text);
+  if (SHELL_PLAIN.test(printed)) return printed;
+  return `'${printed.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A cplane command suggested to a person: `cplane` and its words, each quoted when it needs to be. */
+export function suggestedCommand(words: readonly string[]): string {
+  return ['cplane', ...words.map(shellArgument)].join(' ');
 }

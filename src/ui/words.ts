@@ -3,6 +3,7 @@
  * words for actions come from the one table in plan-model/action.ts.
  */
 import { actionWords, type Action } from '../plan-model/index.js';
+import { suggestedCommand } from '../text/escape-for.js';
 
 export function pastTense(action: Action): string {
   return actionWords[action].past;
@@ -21,5 +22,5 @@ export function formatDuration(ms: number): string {
 
 /** The command that reveals a token the apply sealed into state. */
 export function revealCommand(address: string): string {
-  return `cplane output ${address} --reveal`;
+  return suggestedCommand(['output', address, '--reveal']);
 }

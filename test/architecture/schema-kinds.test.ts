@@ -69,10 +69,12 @@ test('a new kind declared inside another is generated under its parent\'s key, b
   const committed = Object.fromEntries(names.map((name) => [name, read(name)])) as unknown as SchemaFiles;
   const generated = generateSchemas(committed, [...kindBlocks, widget]) as unknown as Record<(typeof names)[number], Schema>;
   const holder = generated.config.$defs![parent.kind]!.properties!;
-  expect(Object.keys(holder).slice(-4)).toEqual(['widgets', 'lifecycle', 'dependsOn', 'forEach']);
+  expect(Object.keys(holder).slice(-3)).toEqual(['widgets', 'lifecycle', 'dependsOn']);
+  // forEach comes first: the declared order is `cplane fmt`'s key order.
+  expect(Object.keys(holder)[0]).toBe('forEach');
   expect(holder.widgets).toMatchObject({ description: 'Widgets by local name.', additionalProperties: { $ref: '#/$defs/widget' } });
   // Held in a map by local name, so it may be a forEach template.
-  expect(generated.config.$defs!.widget).toEqual({ ...widget.schema, properties: { ...widget.schema.properties, forEach: { $ref: '#/$defs/forEach' } } });
+  expect(generated.config.$defs!.widget).toEqual({ ...widget.schema, properties: { forEach: { $ref: '#/$defs/forEach' }, ...widget.schema.properties } });
   expect(generated.config.$defs!.address!.pattern).toContain('|widget)\\.');
   expect(generated.state.$defs!.kind!.enum).toContain('widget');
   expect(generated.plan.$defs!.kind!.enum).toContain('widget');

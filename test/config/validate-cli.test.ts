@@ -42,7 +42,7 @@ test('an invalid folder: exit 1, every error on stderr without colour when not a
     'main.yaml:4:5: error: Unknown key "descripton" in project "payments"; did you mean "description"?',
     '   4 |     descripton: Payment services',
     '     |     ^^^^^^^^^^',
-    '  Valid keys: name, description, active, records, groupRoles, lifecycle, dependsOn, forEach.',
+    '  Valid keys: forEach, name, description, active, records, groupRoles, lifecycle, dependsOn.',
     '',
     '1 error found.',
     '',

@@ -22,7 +22,7 @@ import { githubReporter, type GithubReporter } from '../github-flag.js';
 import { readingStatus } from '../reading-status.js';
 import { accountNameOf, planContext, prepareSavedPlan, refuseTargetWithExclude, trustedPlan } from '../saved-plan.js';
 import { openWorkspace } from '../../session/workspace.js';
-import { markdownText } from '../../text/escape-for.js';
+import { markdownText, suggestedCommand } from '../../text/escape-for.js';
 import { weakSecretWarnings } from '../weak-secrets.js';
 
 export const applyCommand: CommandModule = {
@@ -59,7 +59,7 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
   const extra = planDir !== undefined ? [] : rest;
   if (extra.length > 0) throw new AbortError(`Unexpected arguments: ${extra.join(' ')}.`, `Usage: cplane ${verb} [${verb === 'apply' ? 'dir | PLANFILE' : 'dir'}] [options]`);
 
-  if (planPath && verb === 'destroy') throw new AbortError('cplane destroy takes a configuration folder, not a plan file.', `To apply a saved destroy plan, run \`cplane apply ${where}\`.`);
+  if (planPath && verb === 'destroy') throw new AbortError('cplane destroy takes a configuration folder, not a plan file.', `To apply a saved destroy plan, run \`${suggestedCommand(['apply', where!])}\`.`);
   if (planPath && targets.length > 0) throw new AbortError('--target cannot be used with a saved plan: the plan already says what it changes.', 'Make a new plan with `cplane plan --target ... --out FILE`.');
   if (planPath && exclude.length > 0) throw new AbortError('--exclude cannot be used with a saved plan: the plan already says what it changes.', 'Make a new plan with `cplane plan --exclude ... --out FILE`.');
   // A saved plan was reviewed when it was made: applying it is the approval (as in Terraform).
@@ -161,7 +161,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     if (misplaced.length > 0) throw new Error(`the plan puts secrets in fields that are not write-only: ${misplaced.join('; ')}`);
     for (const warning of weakSecretWarnings()) ctx.stderr.write(`${warning}\n`);
     if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length, withoutValue: plan.withoutValue ?? [] })}\n`);
-    else ctx.stdout.write(renderPlanText(plan, { color: interactive && !ctx.env.NO_COLOR, width: ctx.stdout.columns ?? 80 }));
+    else ctx.stdout.write(renderPlanText(plan, { color: interactive && !ctx.env.NO_COLOR, ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}) }));
     github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, ...(planPath ? { planFile: planPath } : {}) });
     if (!hasChanges(plan)) return 0;
     // A mandatory policy finding stops the run before approval and before any write (docs/policies.md).

@@ -45,7 +45,7 @@ export const driftCommand: CommandModule = {
       const markdown = renderDriftMarkdown(plan);
       if (values.json) ctx.stdout.write(renderDriftJson(plan));
       else if (values.markdown) ctx.stdout.write(markdown);
-      else ctx.stdout.write(renderDriftText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR }));
+      else ctx.stdout.write(renderDriftText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}) }));
       github?.drift(plan, markdown, { dir: workspace.dir, workspace: workspace.workspace });
       if (plan.drift.length > 0) return exitCodes.changes;
       return plan.unreadable.length > 0 ? exitCodes.incomplete : exitCodes.ok;

@@ -12,6 +12,7 @@ import { exportAccount, type ExportResult } from '../../export/index.js';
 import type { CommandModule } from '../../session/command-context.js';
 import { clientOptionsOf, connectionSettings } from '../../session/connection.js';
 import { AbortError } from '../../session/errors.js';
+import { suggestedCommand } from '../../text/escape-for.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []);
@@ -71,7 +72,7 @@ function report(result: ExportResult, out: string): string {
     );
   }
   if (result.adopted !== undefined) {
-    lines.push(`Adopted ${plural(result.adopted, 'address', 'addresses')} into the state of account ${result.account}: \`cplane plan ${out} --account ${result.account}\` should show no changes.`);
+    lines.push(`Adopted ${plural(result.adopted, 'address', 'addresses')} into the state of account ${result.account}: \`${suggestedCommand(['plan', out, '--account', result.account])}\` should show no changes.`);
   }
   return `${lines.join('\n')}\n`;
 }

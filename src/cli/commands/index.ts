@@ -62,6 +62,32 @@ export const commands: Command[] = [
     load: async () => (await import('./validate.js')).validateCommand,
   },
   {
+    name: ['fmt'],
+    summary: 'Rewrite the configuration files in canonical form (schema key order), keeping comments',
+    usage: 'fmt [dir] [--check] [--diff]',
+    help: [
+      'dir                 configuration folder (default: the current folder); the folders of its modules are formatted too',
+      '--check             write nothing: list the files that are not in canonical form and exit 3 if there are any',
+      '--diff              print the changes as a unified diff (with --check: only print them)',
+    ],
+    options: { check: { type: 'boolean' }, diff: { type: 'boolean' } },
+    load: async () => (await import('./fmt.js')).fmtCommand,
+  },
+  {
+    name: ['init'],
+    summary: 'Get ready for the first apply: the state key, the state location, the environment variables needed',
+    usage: `init ${stateArgs} [--json]`,
+    help: [
+      'Finds the state key and says where it comes from, or creates the key file (mode 0600: keep it and back it up);',
+      'checks that the state location can be written (a PostgreSQL database: that it answers; cplane\'s tables are made);',
+      'lists the environment variables the configuration reads, and which are unset (names only, never values).',
+      '--json              print { ready, stateKey, state, environment, unset } as JSON',
+      ...stateHelp,
+    ],
+    options: { ...stateOptions, json: { type: 'boolean' } },
+    load: async () => (await import('./init.js')).initCommand,
+  },
+  {
     name: ['plan'],
     summary: 'Show what apply would change, and why',
     usage:

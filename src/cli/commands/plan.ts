@@ -20,6 +20,7 @@ import { readingStatus } from '../reading-status.js';
 import { accountNameOf, planContext, refuseTargetWithExclude } from '../saved-plan.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { weakSecretWarnings } from '../weak-secrets.js';
+import { suggestedCommand } from '../../text/escape-for.js';
 
 export const planCommand: CommandModule = {
   async run(ctx) {
@@ -59,12 +60,12 @@ export const planCommand: CommandModule = {
         // The whole file is authenticated, so the applying job refuses any edit before it connects anywhere.
         const kdf = workspace.state.kdf;
         await writePlanFile(planFile, { ...plan, auth: { mac: workspace.state.crypto.planFileMac(plan), ...(kdf ? { kdf } : {}) } });
-        if (!values.json && !values.markdown) ctx.stderr.write(`Saved the plan to ${planFile}; apply exactly this plan with \`cplane apply ${String(values.out)}\`.\n`);
+        if (!values.json && !values.markdown) ctx.stderr.write(`Saved the plan to ${planFile}; apply exactly this plan with \`${suggestedCommand(['apply', String(values.out)])}\`.\n`);
       }
       for (const warning of weakSecretWarnings()) ctx.stderr.write(`${warning}\n`);
       if (values.json) ctx.stdout.write(renderPlanJson(plan));
       else if (values.markdown) ctx.stdout.write(renderPlanMarkdown(plan));
-      else ctx.stdout.write(renderPlanText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, width: ctx.stdout.columns ?? 80 }));
+      else ctx.stdout.write(renderPlanText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}) }));
       github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, ...(planFile ? { planFile } : {}) });
       // A mandatory policy finding fails the plan, whatever else it says (docs/policies.md).
       if (blockingFindings(plan).length > 0) return exitCodes.error;

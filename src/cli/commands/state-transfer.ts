@@ -13,6 +13,7 @@ import { isPostgresUrl, maskUrl, migrateState, parseStateFile, pullState, pushSt
 import { locateStateOnly } from '../../session/workspace.js';
 import { takePositionals } from './state.js';
 import { safeName, safeText } from '../../text/safe-text.js';
+import { shellArgument } from '../../text/escape-for.js';
 
 
 const historyUsage = 'state history [dir] [--account ID] [--state URL] [--workspace NAME] [--limit N] [--json]';
@@ -85,7 +86,7 @@ export const stateMigrateCommand: CommandModule = {
       result.outcome === 'unchanged'
         ? `${result.to} already holds serial ${result.contents.serial} of this state; nothing was written.\n`
         : `Copied the state (serial ${result.contents.serial}, ${count} resource${count === 1 ? '' : 's'}) from ${result.from} to ${result.to}.\n` +
-            `The source was left as it was. Point cplane at the copy with --state ${isPostgresUrl(to) ? maskUrl(to) : to} (or CPLANE_STATE), then remove the source.\n`,
+            `The source was left as it was. Point cplane at the copy with --state ${shellArgument(isPostgresUrl(to) ? maskUrl(to) : to)} (or CPLANE_STATE), then remove the source.\n`,
     );
     return 0;
   },

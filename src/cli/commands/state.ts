@@ -11,6 +11,7 @@ import { kindOf } from '../../plan-model/index.js';
 import { renamedEntry, StateError } from '../../state/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
 import { openStateFor } from '../../session/workspace.js';
+import { suggestedCommand } from '../../text/escape-for.js';
 
 /** Splits positionals into the required ones (`names`) and the optional trailing [dir]. */
 export function takePositionals(ctx: CommandContext, names: string[], usage: string): { args: string[]; dir: string | undefined } {
@@ -91,7 +92,7 @@ function describeResource(address: string, r: ResourceState, store: StateStore):
   const sealed = Object.keys(r.sealed ?? {}).sort();
   if (sealed.length) {
     const revealable = providerFor(r.kind).relations.revealable;
-    const reveal = (name: string) => (name === revealable ? `; \`cplane output ${address} --reveal\` shows it` : '');
+    const reveal = (name: string) => (name === revealable ? `; \`${suggestedCommand(['output', address, '--reveal'])}\` shows it` : '');
     lines.push('sealed secrets:', ...sealed.map((name) => `  ${name}: (sensitive, sealed${reveal(name)})`));
   }
   return [...lines, ...pendingLines(address, store)];
@@ -144,7 +145,7 @@ export const stateMvCommand = stateCommand({
     const [from, to] = args as [string, string];
     const moving = mustFind(store, from);
     if (store.data.resources[to]) {
-      throw new StateError('STATE_ADDRESS_EXISTS', `${to} is already in the state; nothing was moved.`, `Remove it first with \`cplane state rm ${to}\` if it is stale.`);
+      throw new StateError('STATE_ADDRESS_EXISTS', `${to} is already in the state; nothing was moved.`, `Remove it first with \`${suggestedCommand(['state', 'rm', to])}\` if it is stale.`);
     }
     if (kindOf(to) !== moving.kind) {
       throw new StateError('STATE_KIND_MISMATCH', `${from} is a ${moving.kind}, so its new address must be ${moving.kind}.NAME (got ${to}).`, 'An address can be renamed but never change kind.');
@@ -154,7 +155,7 @@ export const stateMvCommand = stateCommand({
     for (const rename of renames) {
       refusePendingWrites(store, rename.from);
       if (rename.from !== from && rename.from !== rename.to && store.data.resources[rename.to]) {
-        throw new StateError('STATE_ADDRESS_EXISTS', `${rename.to} is already in the state; nothing was moved.`, `Remove it first with \`cplane state rm ${rename.to}\` if it is stale.`);
+        throw new StateError('STATE_ADDRESS_EXISTS', `${rename.to} is already in the state; nothing was moved.`, `Remove it first with \`${suggestedCommand(['state', 'rm', rename.to])}\` if it is stale.`);
       }
     }
     await store.update((draft) => {

@@ -23,6 +23,7 @@ import { connect, unreachable } from './connect.js';
 import { lockKeyOf, type LockKey } from './lock-key.js';
 import { migrate, schemaStatus } from './migrations.js';
 import { parsePostgresUrl, type PostgresLocation } from './url.js';
+import { suggestedCommand } from '../../text/escape-for.js';
 
 export const DEFAULT_WORKSPACE = 'default';
 
@@ -72,7 +73,7 @@ class PostgresLockedError extends StateLockedError {
   constructor(holder: LockInfo, location: string) {
     super(holder, false, location);
     (this as { hint?: string }).hint =
-      `Wait for it to finish; a run that died releases the lock by itself. To stop a run that hangs, \`cplane force-unlock ${holder.id} --force\` ends its database session.`;
+      `Wait for it to finish; a run that died releases the lock by itself. To stop a run that hangs, \`${suggestedCommand(['force-unlock', holder.id, '--force'])}\` ends its database session.`;
   }
 }
 

@@ -1,0 +1,82 @@
+/**
+ * `cplane init [dir]`: gets a machine ready for a configuration, so the first apply finds everything in place:
+ * the state key (found and named with its source, or the key file created where docs/state.md says), the state
+ * location (a writable folder, or a PostgreSQL database that answers, with cplane's tables made), and the
+ * environment variables the configuration reads, with the unset ones named (names only, never values).
+ * Exits 1 when the key or the state location is not usable; unset variables are listed, not errors.
+ */
+import type { CommandModule } from '../../session/command-context.js';
+import { AbortError } from '../../session/errors.js';
+import { locateStateOnly } from '../../session/workspace.js';
+import { variablesLoadOptions } from '../../session/variables-flags.js';
+import { environmentNeeds, formatDiagnostic, type EnvironmentNeed } from '../../config/index.js';
+import { prepareStateKey, prepareStateLocation, type KeyReport, type LocationReport } from '../../state/index.js';
+import { safeLines, safeName } from '../../text/safe-text.js';
+import { exitCodes } from '../exit-codes.js';
+
+type Checked<T> = { ok: true; value: T } | { ok: false; error: string; hint?: string };
+
+async function attempt<T>(run: () => T | Promise<T>): Promise<Checked<T>> {
+  try {
+    return { ok: true, value: await run() };
+  } catch (error) {
+    if (!(error instanceof AbortError)) throw error;
+    return { ok: false, error: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+  }
+}
+
+const KEY_SOURCES = { env: 'the environment variable CPLANE_STATE_KEY', passphrase: 'the environment variable CPLANE_PASSPHRASE' } as const;
+
+function keyLine(key: KeyReport): string {
+  if (key.created) return `created ${key.path} (mode 0600). Keep it and back it up with your other secrets: without it the state's sealed values cannot be opened.`;
+  return key.source === 'keyfile' ? `found the key file ${key.path}` : `from ${KEY_SOURCES[key.source]}`;
+}
+
+/** What a run against the API reads besides the configuration's own variables. */
+const CONNECTION: readonly { name: string; use: string }[] = [
+  { name: 'CPLANE_BASE_URL', use: 'API address (or --base-url)' },
+  { name: 'CPLANE_TOKEN', use: 'API token' },
+];
+
+export const initCommand: CommandModule = {
+  async run(ctx) {
+    if (ctx.positionals.length > 1) throw new AbortError('init takes at most one folder.', 'Usage: cplane init [dir]');
+    const dir = ctx.positionals[0];
+    const location = await locateStateOnly(ctx, dir);
+    const key = await attempt(() => prepareStateKey(location.configDir, ctx.env));
+    const state = await attempt<LocationReport>(() => prepareStateLocation(location));
+    const found = await environmentNeeds(location.configDir, { env: ctx.env, cwd: ctx.cwd, variables: variablesLoadOptions(ctx).variables ?? [] });
+    const environment: EnvironmentNeed[] = [
+      ...CONNECTION.map((c) => ({ ...c, set: Boolean(ctx.env[c.name]) })),
+      ...found.needs.filter((need) => !CONNECTION.some((c) => c.name === need.name)),
+    ];
+    const ready = key.ok && state.ok && found.diagnostics.every((d) => d.severity !== 'error');
+
+    if (ctx.values.json === true) {
+      const report = {
+        ready,
+        stateKey: key.ok ? key.value : { error: key.error, hint: key.hint },
+        state: state.ok ? state.value : { error: state.error, hint: state.hint },
+        environment,
+        unset: environment.filter((e) => !e.set).map((e) => e.name),
+        diagnostics: found.diagnostics,
+      };
+      ctx.stdout.write(`${safeLines(JSON.stringify(report, null, 2))}\n`);
+      return ready ? exitCodes.ok : exitCodes.error;
+    }
+    const failed = (check: { error: string; hint?: string }) => `${check.error}${check.hint ? `\n             ${check.hint}` : ''}`;
+    const lines = [
+      `State key:   ${key.ok ? keyLine(key.value) : failed(key)}`,
+      `State:       ${state.ok ? `${state.value.location}: ${state.value.status}` : failed(state)}`,
+    ];
+    const unset = environment.filter((e) => !e.set);
+    lines.push(`Environment: ${environment.length} variable${environment.length === 1 ? '' : 's'} read, ${unset.length === 0 ? 'all set' : `${unset.length} unset`}:`);
+    const width = Math.max(...environment.map((e) => e.name.length));
+    for (const need of environment) lines.push(`  ${safeName(need.name).padEnd(width)}  ${need.set ? 'set  ' : 'UNSET'}  ${need.use}`);
+    const color = Boolean(ctx.stderr.isTTY) && !ctx.env.NO_COLOR;
+    for (const d of found.diagnostics) ctx.stderr.write(`${formatDiagnostic(d, { color })}\n\n`);
+    ctx.stdout.write(`${safeLines(lines.join('\n'))}\n`);
+    if (!ready) ctx.stderr.write('Not ready: fix the problems above and run `cplane init` again.\n');
+    return ready ? exitCodes.ok : exitCodes.error;
+  },
+};

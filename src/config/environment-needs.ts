@@ -1,0 +1,72 @@
+/**
+ * The environment variables a configuration folder reads (for `cplane init`): the secret sources
+ * (`{ env: NAME }`), the `${env.NAME}` in its strings (the state URL's password among them), and
+ * `CPLANE_VAR_<name>` for each variable declared without a default. Found from the files' text alone, with
+ * no variable or environment value needed; whether each is set is read from `env`, never its value.
+ */
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvNames } from './config-folder.js';
+import type { Diagnostic } from './types.js';
+import type { VariableArgument } from './variables.js';
+
+export interface EnvironmentNeed {
+  name: string;
+  /** What it is used for, in a few words. */
+  use: string;
+  set: boolean;
+}
+
+const ENV_REFERENCE = /\$\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g;
+
+function strings(value: unknown, into: string[]): string[] {
+  if (typeof value === 'string') into.push(value);
+  else if (Array.isArray(value)) value.forEach((v) => strings(v, into));
+  else if (value && typeof value === 'object') Object.values(value).forEach((v) => strings(v, into));
+  return into;
+}
+
+/** The names of the variables `--var` and `--var-file` give (a var file that cannot be read gives none: loading it reports why). */
+async function givenNames(variables: readonly VariableArgument[], cwd: string): Promise<Set<string>> {
+  const names = new Set<string>();
+  for (const argument of variables) {
+    if ('name' in argument) names.add(argument.name);
+    else {
+      const value: unknown = await readFile(resolve(cwd, argument.file), 'utf8').then((text) => parse(text) as unknown, () => undefined);
+      if (value && typeof value === 'object' && !Array.isArray(value)) Object.keys(value).forEach((name) => names.add(name));
+    }
+  }
+  return names;
+}
+
+export async function environmentNeeds(dir: string, options: { env: NodeJS.ProcessEnv; cwd: string; variables?: readonly VariableArgument[] }): Promise<{ needs: EnvironmentNeed[]; diagnostics: Diagnostic[] }> {
+  const diagnostics: Diagnostic[] = [];
+  const given = await givenNames(options.variables ?? [], options.cwd);
+  const root = resolve(options.cwd, dir);
+  const names = await listConfigFiles(root, diagnostics);
+  if (!names) return { needs: [], diagnostics };
+  const display = (name: string) => {
+    const shown = relative(options.cwd, resolve(root, name));
+    return shown.startsWith('..') || isAbsolute(shown) ? resolve(root, name) : shown;
+  };
+  const files = await readConfigFiles(root, names, display, diagnostics);
+  const values = files.map((f) => f.value);
+  const needs = new Map<string, string>();
+  for (const name of secretEnvNames(values)) needs.set(name, 'secret source');
+  for (const value of values) {
+    const url = (value as { state?: { url?: unknown } }).state?.url;
+    for (const match of typeof url === 'string' ? url.matchAll(ENV_REFERENCE) : []) needs.set(match[1]!, 'in the state URL');
+  }
+  for (const text of values.flatMap((v) => strings(v, []))) {
+    for (const match of text.matchAll(ENV_REFERENCE)) if (!needs.has(match[1]!)) needs.set(match[1]!, '${env.NAME} in a value');
+  }
+  for (const [name, declaration] of collectDeclarations(files, [])) {
+    if (declaration.config.default !== undefined || given.has(name)) continue;
+    // The `account` variable also takes --account or CPLANE_ACCOUNT (load.ts).
+    const env = name === 'account' && options.env.CPLANE_ACCOUNT ? 'CPLANE_ACCOUNT' : `CPLANE_VAR_${name}`;
+    needs.set(env, `variable ${name} (no default; or --var ${name}=VALUE)`);
+  }
+  const list = [...needs].map(([name, use]) => ({ name, use, set: Boolean(options.env[name]) }));
+  return { needs: list.sort((a, b) => a.name.localeCompare(b.name)), diagnostics };
+}
