@@ -83,6 +83,8 @@ export interface GatewayTokenAttributes {
   /** The window the spend limit counts in (`daily`, `weekly`, `monthly`); null without a spend limit. */
   spendWindow: string | null;
   /** Renewed this many days before it expires (`defaults.tokens` gives a default); null: replaced once expired. */
+  /** The record (`PROJECT/RECORD`, its local name) the token's plaintext is written to as its value (`deliverTo`). */
+  deliverTo?: string;
   renewBeforeDays?: number | null;
   /** Hours the old token keeps working after its renewal (default 24). */
   overlapHours?: number;

@@ -7,6 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { operationNames, type OperationName } from '../api/operations.js';
+import { fingerprint } from './defaults.js';
 import { EmulatorClock, toMs, type Duration } from './clock.js';
 import { FaultInjector, parseFaultSpec, type FaultSpec } from './faults.js';
 import { fixtures } from './fixtures.js';
@@ -64,6 +65,11 @@ export interface RunningEmulator {
   /** Moves the clock forward (or back, when negative) by `duration`: how tests make time pass without sleeping. */
   moveClock(duration: Duration): void;
   stats(): EmulatorStats;
+  /**
+   * The id of the gateway token the data plane would accept for `plaintext` (matched by its hash: neither revoked
+   * nor expired on the emulator's clock), or undefined: how a test checks that a delivered token works.
+   */
+  acceptedGatewayToken(plaintext: string): string | undefined;
   resetStats(): void;
   close(): Promise<void>;
 }
@@ -140,6 +146,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       persister?.schedule();
     },
     stats: () => structuredClone(state.stats),
+    acceptedGatewayToken: (plaintext) => {
+      const hash = fingerprint(plaintext);
+      const now = clock.now().getTime();
+      return state.db.tokens.find((t) => t.token_hash === hash && t.revoked_at === null && (t.expires_at === null || Date.parse(t.expires_at) > now))?.token_id;
+    },
     resetStats: () => {
       state.stats = emptyStats();
     },

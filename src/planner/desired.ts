@@ -8,7 +8,7 @@
  */
 import { routes } from '../api/routes.js';
 import type { DesiredResource, ResourceKind } from '../config/types.js';
-import { resourceAddress, type FieldChange } from '../plan-model/index.js';
+import { resourceAddress, type FieldChange, type PlanStep } from '../plan-model/index.js';
 import { kindOrder, parentOf, providerFor } from '../providers/index.js';
 import type { View } from '../providers/types.js';
 import { isIgnored, sameValue } from '../providers/view-diff.js';
@@ -40,12 +40,16 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
     book.markPending(r.address, r.kind);
     const created = provider.planCreate({ desired: r, lookups });
     out.problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
-    out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'create', reason, changes: createChanges(provider, r, lookups), writes: created.writes, inputs: inputsOf(r), notes: created.notes }, r.secrets));
+    push(makeStep({ address: r.address, kind: r.kind, action: 'create', reason, changes: createChanges(provider, r, lookups), writes: created.writes, inputs: inputsOf(r), notes: created.notes }, r.secrets));
   };
   const change = (found: LiveObject, state: ResourceState | undefined, base: ChangeBase) => {
     const { step, problems } = planChange(ctx, r, found, state, base);
     out.problems.push(...problems);
-    if (step) out.steps.push(step);
+    if (step) push(step);
+  };
+  const push = (step: PlanStep) => {
+    out.steps.push(step);
+    if (step.writes.some((w) => w.effects.seal)) ctx.sealing.add(step.address);
   };
 
   if (entry && isDeletedLive(ctx.live, entry)) {

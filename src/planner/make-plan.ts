@@ -2,7 +2,7 @@
  * The step generator (after Pulumi's): refreshes the live account, then runs
  * the stages, each a plain function of data named for what it decides:
  * the refactoring blocks (moved, removed, import), write-only values, the desired addresses (with the address book), the
- * removals, the dependencies, the order, the targets, the objects left without a value, the summary, the policies and what cannot be verified.
+ * removals, the revocations that wait for a delivery, the dependencies, the order, the targets, the objects left without a value, the summary, the policies and what cannot be verified.
  * Providers report facts and writes; the stages decide.
  */
 import type { Plan } from '../plan-model/index.js';
@@ -10,6 +10,7 @@ import { AddressBook } from './address-book.js';
 import type { MakePlanInput, StageContext } from './context.js';
 import { linkDependencies } from './dependencies.js';
 import { planDesired } from './desired.js';
+import { revokeAfterDelivery } from './deliveries.js';
 import { PlanError } from './errors.js';
 import { checkPolicies, compileConfigured } from './policies.js';
 import { indexLive } from './live-account.js';
@@ -47,13 +48,13 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
 
   // The API's clock, read from the answers of the refresh: expiry and due dates are compared with it.
   const lookups = book.lookups(account, snapshot.lookups, client.serverNow(), desired.directory);
-  const ctx: StageContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
+  const ctx: StageContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace), sealing: new Set() };
   const planned = planDesired(ctx);
   const removals = planRemovals(ctx);
   // An address with a pending write gets no step: the resend that comes first finishes it (pending-writes.ts).
   const pendingWrites = pendingWritesOf(input.state.data);
   const inFlight = new Set(pendingWrites.map((w) => w.address));
-  const steps = withMoves([...planned.steps, ...removals.steps, ...forgetSteps(refactored)], refactored, state).filter((s) => !inFlight.has(s.address));
+  const steps = revokeAfterDelivery(withMoves([...planned.steps, ...removals.steps, ...forgetSteps(refactored)], refactored, state).filter((s) => !inFlight.has(s.address)));
   const linked = linkDependencies({ mode, steps, desiredByAddress, state, book, removedWith: removals.removedWith });
   // Refresh reads only the kinds the configuration or the state has, so all it could not read matters.
   const unreadable = [...snapshot.unreadable, ...planned.unreadable, ...removals.unreadable];

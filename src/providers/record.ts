@@ -238,6 +238,8 @@ export const recordProvider = {
       inputs = { secretDueAt: due.nextDueAt };
     }
     const value = changes.find((c) => c.path === 'value');
+    const source = desired.secrets.value;
+    if (value && source && 'output' in source) value.note = [`delivered from ${source.output.address}`, value.note].filter(Boolean).join('; ');
     if (value && readers.kept.length > 0) {
       const words = `re-wrapped for ${readers.kept.length} reader${readers.kept.length === 1 ? '' : 's'}`;
       value.note = value.note ? `${value.note}; ${words}` : words;

@@ -175,6 +175,11 @@ export interface Relations {
   outputs?: Record<string, string>;
   /** A one-time secret sealed into state at create, which `cplane output ADDRESS --reveal` shows. */
   revealable?: string;
+  /**
+   * Where a create's answer says when the object was made: an object whose one-time secret is delivered elsewhere
+   * (`deliverTo`) and is replaced keeps its old one superseded from then until the delivery is done.
+   */
+  createdAt?: string;
   /** The configuration attribute holding the local name of each parent in `parentIds` (`{ projectId: 'project' }`), when `within` does not say it. */
   parentAttributes?: Record<string, string>;
   /** The word for an object whose status is `gone` (identify), in `… outside cplane`: `revoked` for a token. Default `deleted`. */
