@@ -47,7 +47,7 @@ export interface CompleteRequest<A extends object, E = Entry> {
  * depend on the deliverer (so its value is written after the secret is made).
  */
 export interface Delivery {
-  /** Where the entry names the receiver (`['deliverTo', 'record']`), for diagnostics. */
+  /** Where the entry names the receiver (the path of fields to it, e.g. deliverTo then its key), for diagnostics. */
   at: string[];
   kind: ResourceKind;
   localName: string;

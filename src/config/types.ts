@@ -34,6 +34,8 @@ export interface RecordAttributes {
   format?: string;
   /** Readers by kind (`grants:`); a kind named here is authoritative (a grant it does not list is revoked), a kind not named is left alone. */
   grants?: { serviceAccounts?: string[]; users?: string[]; groups?: string[] };
+  /** When a reader's grant ends (`until`, ISO time), by `SECTION/NAME` (`users/dana`); absent when none ends. */
+  grantsUntil?: Record<string, string>;
   /** A `generate`d value is rotated in the apply that removes one of its readers. */
   rotateOnRevoke?: boolean;
 }

@@ -106,7 +106,9 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
   }
   const inputs = { ...inputsOf(r), ...facts.inputs };
   // A value written from another address's new secret is a delivery (a stable code for schedulers).
-  const causes = Object.entries(r.secrets).some(([field, source]) => 'output' in source && changedSecrets.includes(field) && facts.changedKeys.includes(field)) ? { causes: ['delivery' as const] } : {};
+  const delivering = Object.entries(r.secrets).some(([field, source]) => 'output' in source && changedSecrets.includes(field) && facts.changedKeys.includes(field));
+  const codes = [...(delivering ? ['delivery' as const] : []), ...(facts.causes ?? [])];
+  const causes = codes.length > 0 ? { causes: [...new Set(codes)] } : {};
   const step = makeStep({ address: r.address, kind: r.kind, action, reason, changes: facts.changes, writes, inputs, notes, ...causes, ...(base.adopt ? { adopt: base.adopt } : {}) }, r.secrets);
   return { step, problems };
 }

@@ -17,6 +17,7 @@ import { planChange, type ChangeBase } from './change.js';
 import { emptyStage, type StageContext, type StageResult } from './context.js';
 import { goneReason, isDeletedLive, liveByKey, liveObjectOf, unreadableFor, type LiveObject } from './live-account.js';
 import { problemAt, resourceProblem } from './problems.js';
+import { endedAt, endedStep } from './ends.js';
 import { expiredChange } from './reissue.js';
 import { createChanges, inputsOf, makeStep, setPath } from './steps.js';
 
@@ -34,6 +35,13 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
   const blocked = unreadableFor(ctx.live, r.kind, parentIdOf(ctx, r, entry));
   if (blocked) {
     out.unreadable.push({ ...blocked, address: r.address });
+    return;
+  }
+  // Configured to end, and ended on the API's clock (a grant's `until`): removed, never created or adopted again.
+  const ended = mode === 'refresh-only' ? undefined : endedAt(r, lookups.now);
+  if (ended) {
+    const step = endedStep(ctx, r, ended);
+    if (step) out.steps.push(step);
     return;
   }
   const create = (reason?: string) => {

@@ -2,7 +2,7 @@
  * The step generator (after Pulumi's): refreshes the live account, then runs
  * the stages, each a plain function of data named for what it decides:
  * the refactoring blocks (moved, removed, import), write-only values, the desired addresses (with the address book), the
- * removals, the revocations that wait for a delivery, the dependencies, the order, the targets, the objects left without a value, the summary, the policies and what cannot be verified.
+ * removals, the revocations that wait for a delivery, the ends coming (a grant's `until`), the dependencies, the order, the targets, the objects left without a value, the summary, the policies and what cannot be verified.
  * Providers report facts and writes; the stages decide.
  */
 import type { Plan } from '../plan-model/index.js';
@@ -11,6 +11,7 @@ import type { MakePlanInput, StageContext } from './context.js';
 import { linkDependencies } from './dependencies.js';
 import { planDesired } from './desired.js';
 import { revokeAfterDelivery } from './deliveries.js';
+import { endingSoon } from './ends.js';
 import { PlanError } from './errors.js';
 import { checkPolicies, compileConfigured } from './policies.js';
 import { indexLive } from './live-account.js';
@@ -67,9 +68,10 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     problems: [...refactored.problems, ...writeOnly.problems, ...replaceProblems(replace, desiredByAddress, state, (r) => providerFor(r.kind)), ...planned.problems, ...removals.problems],
   });
   if (scoped.problems.length > 0) throw new PlanError(scoped.problems);
-  const policies = checkPolicies(compiled, scoped.steps, desiredByAddress, state);
+  const policies = checkPolicies(compiled, scoped.steps, desiredByAddress, state, lookups.now);
   const unverifiable = notVerifiable(ctx, scoped.steps, targets);
   const superseded = mode === 'normal' ? supersededWaiting(state, scoped.steps, lookups.now) : [];
+  const ending = mode === 'normal' ? endingSoon(desired.resources, lookups.now).filter((e) => scoped.covers(e.address)) : [];
 
   return {
     formatVersion: 2,
@@ -85,6 +87,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     unreadable: scoped.unreadable,
     withoutValue: withoutValue(ctx, scoped.steps, targets).filter(scoped.covers),
     ...(superseded.length > 0 ? { superseded } : {}),
+    ...(ending.length > 0 ? { endingSoon: ending } : {}),
     summary: summarize(scoped.steps),
     ...(policies ? { policies } : {}),
     ...(mode === 'refresh-only' ? { notChecked: uncheckedWriteOnly(desired, state, input.env) } : {}),

@@ -48,6 +48,8 @@ export function checkPolicies(
   desiredByAddress: ReadonlyMap<string, DesiredResource>,
   /** State under the plan's addresses (after moved blocks). */
   state: StateData['resources'],
+  /** The API's clock, which rules see as `now`. */
+  now: Date,
 ): PolicyReport | undefined {
-  return compiled && evaluatePolicies(compiled, policyChanges(steps, desiredByAddress, state));
+  return compiled && evaluatePolicies(compiled, policyChanges(steps, desiredByAddress, state), now);
 }

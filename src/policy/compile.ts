@@ -41,7 +41,9 @@ export async function compilePolicies(policies: readonly Policy[]): Promise<Comp
     .registerVariable('address', 'string')
     .registerVariable('kind', 'string')
     .registerVariable('before', 'dyn')
-    .registerVariable('after', 'dyn');
+    .registerVariable('after', 'dyn')
+    // The API's clock when the plan is made: a rule can bound a time the configuration gives (a grant's `until`).
+    .registerVariable('now', 'google.protobuf.Timestamp');
   const compiled: CompiledPolicy[] = [];
   const diagnostics: Diagnostic[] = [];
   const problem = (policy: Policy, code: string, summary: string, detail: string) =>
@@ -58,7 +60,7 @@ export async function compilePolicies(policies: readonly Policy[]): Promise<Comp
     const checked = parsed.check();
     if (!checked.valid) {
       const message = checked.error?.message ?? 'type error';
-      problem(policy, 'policy_type', `the rule does not type-check: ${firstLine(message)}`, `${message.split('\n').slice(1).join('\n').trim()}\nA rule sees action, address, kind (strings), before and after (maps, or null); docs/policies.md.`.trim());
+      problem(policy, 'policy_type', `the rule does not type-check: ${firstLine(message)}`, `${message.split('\n').slice(1).join('\n').trim()}\nA rule sees action, address, kind (strings), before and after (maps, or null), now (a timestamp); docs/policies.md.`.trim());
       continue;
     }
     if (checked.type !== 'bool' && checked.type !== 'dyn') {

@@ -38,7 +38,8 @@ const REMOVALS: readonly string[] = ['archive', 'delete', 'revoke', 'forget'];
 const appliesTo = (policy: Compiled['policies'][number]['policy'], change: PolicyChange) =>
   (policy.kinds.length === 0 || policy.kinds.includes(change.kind)) && (policy.actions.length > 0 ? policy.actions.includes(change.action) : !REMOVALS.includes(change.action));
 
-export function evaluatePolicies(compiled: Compiled, changes: readonly PolicyChange[]): PolicyReport {
+/** `now`: the API's clock when the plan is made (the epoch in tests that give none). */
+export function evaluatePolicies(compiled: Compiled, changes: readonly PolicyChange[], now: Date = new Date(0)): PolicyReport {
   const findings: PolicyFinding[] = [];
   let checked = 0;
   for (const change of changes) {
@@ -46,7 +47,7 @@ export function evaluatePolicies(compiled: Compiled, changes: readonly PolicyCha
     for (const { policy, evaluate } of compiled.policies) {
       if (!appliesTo(policy, change)) continue;
       checked++;
-      variables ??= { action: change.action, address: change.address, kind: change.kind, before: celValue(change.before), after: celValue(change.after) };
+      variables ??= { action: change.action, address: change.address, kind: change.kind, before: celValue(change.before), after: celValue(change.after), now };
       let outcome: PolicyFinding['outcome'] | undefined;
       let message = policy.message;
       try {

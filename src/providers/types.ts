@@ -12,7 +12,7 @@ import type { OperationName } from '../api/operations.js';
 import type { Directory } from '../config/types.js';
 import type { Entry, KindBlock } from '../config/kind-block.js';
 import type { Attributes, DesiredResource, ResourceKind } from '../config/types.js';
-import type { FieldChange, PlannedWrite } from '../plan-model/index.js';
+import type { FieldChange, PlannedWrite, StepCause } from '../plan-model/index.js';
 import type { ResourceState } from '../state/types.js';
 import type { DataSource } from './lookups.js';
 
@@ -117,6 +117,8 @@ export interface DiffResponse {
   inputs?: Record<string, unknown>;
   /** Why the change cannot be planned at all (e.g. moving a gateway to another project). */
   problems?: Problem[];
+  /** Stable codes of why the step is planned (a rotation because a reader's grant ended: `grant-expired`). */
+  causes?: StepCause[];
 }
 
 export interface CreateRequest<A extends object> {
@@ -362,6 +364,11 @@ interface ProviderCore<A extends object, L, E> {
    * from `createdAt` (a path into the create's answer). Undefined: the object is only replaced once expired.
    */
   renewal?(req: { attributes: A }): Renewal | undefined;
+  /**
+   * When a configured object must stop existing (a grant's `until`), and why it was made: once the API's clock
+   * passes `at`, every plan removes it (`planDelete`) and never creates it again, though it stays configured.
+   */
+  endsAt?(req: { attributes: A }): { at: string; reason?: string } | undefined;
 }
 
 export interface Renewal {
