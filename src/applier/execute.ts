@@ -301,7 +301,7 @@ async function runStep(step: PlanStep, walk: Walk): Promise<StepOutcome> {
     outcome.sealed.push(...sealed);
     outcome.notices.push(...notices);
   }
-  if (step.writes.length === 0) {
+  if (lastOwn === -1) {
     await state.update((draft) => {
       if (step.forget) delete draft.resources[step.address];
       else if (step.inputs && draft.resources[step.address]) draft.resources[step.address]!.inputs = step.inputs;
