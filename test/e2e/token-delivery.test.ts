@@ -3,6 +3,7 @@
 // the gateway accepts. Renewal and `--replace` deliver the new token before the old one is revoked, and the
 // plaintext is never printed, planned or stored in clear.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acme, world, type World } from './helpers.js';
 import { deliveredConfig, readAs } from './token-delivery-config.js';
@@ -98,6 +99,21 @@ describe('a token delivered to its record', () => {
     expect(applied.code, applied.stderr).toBe(0);
     await expectReaderHoldsCurrentToken();
     expect((await w.cli(['plan', w.dir, '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('a saved plan delivers the renewed token too (the plan file holds the source, never the token)', { timeout: 90_000 }, async () => {
+    w.emulator.moveClock('24d');
+    const planFile = join(w.temp, 'renew.plan');
+    const planned = await w.cli(['plan', w.dir, '--out', planFile]);
+    expect(planned.code, planned.stderr).toBe(0);
+    const saved = readFileSync(planFile, 'utf8');
+    expect(JSON.parse(saved).steps.find((s: { address: string }) => s.address === 'record.core/ci-token').secrets).toEqual({ value: { output: { address: 'gateway_token.main/ci', name: 'plaintext' } } });
+    const old = await revealed();
+    expect(saved).not.toContain(old);
+    const applied = await w.cli(['apply', planFile]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(await expectReaderHoldsCurrentToken()).not.toBe(old);
+    w.outputs.push(saved);
   });
 
   it('never shows or stores the plaintext in clear', { timeout: 90_000 }, async () => {
