@@ -10,7 +10,7 @@ import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { positionIn, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
 import { emptyDirectory, undeclaredInDirectory } from './directory.js';
-import { childAddress, isInstanceAddress, localPart, nameInModule, resourceAddress } from '../plan-model/address.js';
+import { childAddress, isInstanceAddress, localPart, modulesOf, nameInModule, resourceAddress } from '../plan-model/address.js';
 import type { ConfigFile, LifecycleConfig } from './config-file.js';
 import { VALUE, type Entry, type KindBlock } from './kind-block.js';
 import { collectDefaults, withDefaults } from './defaults.js';
@@ -226,7 +226,8 @@ function wireDeliveries(declared: Map<string, Declared>, sink: DiagnosticSink): 
     const offset = valueOffset(file, container, delivery.at.at(-1)!, valueOffset(file, entry, delivery.at[0]!, at));
     const where = delivery.at.join('.');
     const report = (code: string, summary: string, detail: string) => sink.push(diagnosticAt(file, offset, { code, summary, detail, end: offset + delivery.localName.length }));
-    const target = declared.get(resourceAddress(delivery.kind, delivery.localName));
+    // A name written in a module names the module's own resource, as its references do.
+    const target = declared.get(resourceAddress(delivery.kind, nameInModule(modulesOf(resource.address), delivery.localName)));
     if (!target) {
       const known = [...declared.values()].filter((d) => d.resource.kind === delivery.kind).map((d) => localPart(d.resource.address));
       report('unknown_delivery_target', `${where} of ${resource.address}: no ${delivery.kind} "${delivery.localName}" is declared${didYouMean(delivery.localName, known)}`, `Declare the ${delivery.kind} in this configuration (without a ${delivery.field}), or correct the name (PROJECT/RECORD).`);

@@ -37,6 +37,9 @@ export interface TokenConfig {
   dependsOn?: string[];
 }
 
+/** A local name, as the schema's `localName` (an instance of a forEach is NAME[KEY]). */
+const LOCAL_NAME = '[A-Za-z0-9][A-Za-z0-9_-]{0,99}(\\[[^\\[\\]/]{1,100}\\])?';
+
 /** Changing any of these needs a new token. */
 const replaceOn = new Set(['scopes', 'allowedModels', 'rateLimitPerMin', 'expiresInDays', 'serviceAccount', 'spendLimit', 'spendWindow']);
 
@@ -149,7 +152,7 @@ export const gatewayTokenProvider = {
           type: 'object',
           additionalProperties: false,
           required: ['record'],
-          properties: { record: { description: 'The record as PROJECT/RECORD (local names).', type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*/[A-Za-z0-9][A-Za-z0-9_-]*$' } },
+          properties: { record: { description: 'The record as PROJECT/RECORD (local names, of this module in a module).', type: 'string', pattern: `^${LOCAL_NAME}/${LOCAL_NAME}$` } },
         },
         lifecycle: lifecycleSchema('token', { enum: ['name', 'scopes', 'expiresInDays', 'allowedModels', 'rateLimitPerMin', 'serviceAccount', 'spendLimit', 'spendWindow'] }),
         dependsOn: dependsOnSchema,

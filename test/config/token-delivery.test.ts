@@ -53,3 +53,52 @@ describe('deliverTo', () => {
     expect(d.code).toBe('invalid_value');
   });
 });
+
+describe('deliverTo in a module and in a forEach', () => {
+  test('a module\'s token names the module\'s record; an instance names its instance', async () => {
+    const team = `variables:
+  team: { type: string }
+projects:
+  core:
+    records:
+      ci-token: { grants: { serviceAccounts: [ci-deployer] } }
+credentials:
+  openai: { provider: openai, secret: { env: OPENAI_API_KEY } }
+gateways:
+  main:
+    project: core
+    defaultModel: gpt-4o-mini
+    credentials: [openai]
+    tokens:
+      ci: { scopes: [run], deliverTo: { record: core/ci-token } }
+`;
+    const result = await load({
+      'main.yaml': `version: 1
+modules:
+  payments: { source: ./modules/team, inputs: { team: payments } }
+projects:
+  shop:
+    records:
+      token:
+        forEach: [a, b]
+credentials:
+  openai2: { provider: openai, secret: { env: OPENAI_API_KEY } }
+gateways:
+  shop:
+    project: shop
+    defaultModel: gpt-4o-mini
+    credentials: [openai2]
+    tokens:
+      t:
+        forEach: [a, b]
+        scopes: [run]
+        deliverTo: { record: "shop/token[\${each.key}]" }
+`,
+      'modules/team/team.yaml': team,
+    });
+    expect(result.diagnostics).toEqual([]);
+    const secretsOf = (address: string) => result.desired!.resources.find((r) => r.address === address)!.secrets;
+    expect(secretsOf('module.payments.record.core/ci-token')).toEqual({ value: { output: { address: 'module.payments.gateway_token.main/ci', name: 'plaintext' } } });
+    expect(secretsOf('record.shop/token[b]')).toEqual({ value: { output: { address: 'gateway_token.shop/t[b]', name: 'plaintext' } } });
+  });
+});
