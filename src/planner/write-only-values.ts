@@ -55,11 +55,13 @@ export async function writeOnlyChanges(
       }
       if ('output' in source) {
         // Another address's sealed secret (deliverTo): changed when it differs from what was written here, or
-        // when none is sealed yet (its maker creates it in this plan; desired.ts also marks a new one made).
-        const sealed = resources[source.output.address]?.sealed?.[source.output.name];
+        // when its maker is not in state yet (created in this plan). A maker in state without it (adopted, its
+        // secret never seen) has nothing to deliver until it is issued anew (desired.ts marks what a plan issues).
+        const maker = resources[source.output.address];
+        const sealed = maker?.sealed?.[source.output.name];
         const value = sealed && state.open(source.output.address, sealed);
         if (value !== undefined) registerSecret(value);
-        if (value === undefined || applied !== state.fingerprint(entry?.fingerprintAddress ?? r.address, field, value)) status.changed.push(field);
+        if (value === undefined ? !maker : applied !== state.fingerprint(entry?.fingerprintAddress ?? r.address, field, value)) status.changed.push(field);
         continue;
       }
       try {
