@@ -195,13 +195,16 @@ async function runStep(step: PlanStep, walk: Walk): Promise<StepOutcome> {
   // re-wrapped for every reader (docs/access.md, "Reliability"). A generated value has no source to compare with:
   // the write that makes it marks its fingerprint unfinished, so the next plan makes it again all the same.
   const fingerprints: Record<string, string> = {};
+  // A write for another address (a revocation after a delivery) records nothing of this step's: the step's own
+  // last write records its fingerprints and inputs.
+  const lastOwn = step.writes.findLastIndex((w) => w.address === undefined);
   for (const [index, write] of step.writes.entries()) {
     if (interrupted()) throw new Interrupted();
-    const { sealed, notices } = await runWrite(step, write, index === step.writes.length - 1, fingerprints, walk);
+    const { sealed, notices } = await runWrite(step, write, index === lastOwn, fingerprints, walk);
     outcome.sealed.push(...sealed);
     outcome.notices.push(...notices);
   }
-  if (step.writes.length === 0) {
+  if (lastOwn === -1) {
     await state.update((draft) => {
       if (step.forget) delete draft.resources[step.address];
       else if (step.inputs && draft.resources[step.address]) draft.resources[step.address]!.inputs = step.inputs;
@@ -217,7 +220,11 @@ async function runStep(step: PlanStep, walk: Walk): Promise<StepOutcome> {
 async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, fingerprints: Record<string, string>, walk: Walk): Promise<StepOutcome> {
   const { options, interrupted } = walk;
   const { state, client } = options;
-  const context: TemplateContext = { resources: state.data.resources, sources: step.secrets ?? {}, address: step.address, keyRing: options.keyRing };
+  const other = write.address !== undefined && write.address !== step.address;
+  // Only a settlement of a superseded object may be recorded on another address (a saved plan is checked, but
+  // the applier never lets a write change another address's id, secrets or presence in state).
+  if (other && Object.keys(write.effects).some((key) => key !== 'settleSuperseded')) throw new Error(`${step.address}: the write ${write.id} for ${write.address} may only settle a superseded object`);
+  const context: TemplateContext = { resources: state.data.resources, sources: other ? {} : (step.secrets ?? {}), address: step.address, keyRing: options.keyRing };
   const pathParams = await resolvePathParams(write.path, context);
   const resolved = write.body === undefined ? undefined : await resolveTemplate(write.body, context);
   const bytes = resolved === undefined ? undefined : JSON.stringify(resolved.value);
@@ -226,7 +233,7 @@ async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, fing
   const recorded = last ? { ...fingerprints } : Object.fromEntries([...secrets.keys()].map((field) => [field, state.crypto.unfinished(step.address, field)]));
   const entry: JournalEntry = {
     id: randomUUID(),
-    address: step.address,
+    address: other ? write.address! : step.address,
     stepId: step.id,
     operation: write.operation,
     pathParams,
@@ -234,8 +241,8 @@ async function runWrite(step: PlanStep, write: PlannedWrite, last: boolean, fing
     body: bytes === undefined ? null : secrets.size > 0 ? { sealed: state.crypto.sealBody(step.address, bytes) } : { plain: bytes },
     createdAt: (options.now ? options.now() : new Date()).toISOString(),
     effects: write.effects,
-    ...(Object.keys(recorded).length > 0 ? { fingerprints: recorded } : {}),
-    kind: step.kind,
+    ...(Object.keys(recorded).length > 0 && !other ? { fingerprints: recorded } : {}),
+    ...(other ? {} : { kind: step.kind }),
     ...(last && step.inputs && !step.forget ? { inputs: step.inputs } : {}),
   };
   await saveEntry(state, entry);

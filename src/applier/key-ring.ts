@@ -1,5 +1,6 @@
 /**
- * The key ring of an apply (`KeyRing` in ./template.ts): write-only values read from their sources, record
+ * The key ring of an apply (`KeyRing` in ./template.ts): write-only values read from their sources (or, for a
+ * token delivered to a record, from the token's plaintext sealed in state), record
  * values encrypted with the state's record key and bound to their place (account, record, version), and a
  * record's data key wrapped for a reader with HPKE auth mode under cplane's writer key, bound to the record, the
  * version, the value's digest and the reader (crypto/data-key-wrap.ts).
@@ -15,6 +16,7 @@ import type { ApiClient } from '../api/client.js';
 import { valueDigest } from '../crypto/record-value.js';
 import type { SecretSource } from '../plan-model/index.js';
 import type { StateStore } from '../state/index.js';
+import { registerSecret } from '../text/safe-text.js';
 import type { KeyRing, WrittenValue } from './template.js';
 
 export function stateKeyRing(state: StateStore, readSecret: (source: SecretSource) => string | Promise<string>, client?: ApiClient, now: () => Date = () => new Date()): KeyRing {
@@ -36,7 +38,17 @@ export function stateKeyRing(state: StateStore, readSecret: (source: SecretSourc
     return found;
   };
   return {
-    secret: readSecret,
+    async secret(source) {
+      if (!('output' in source)) return readSecret(source);
+      // Another address's one-time secret, sealed in state by its step (earlier in this apply, or before): a
+      // token delivered to its record.
+      const { address, name } = source.output;
+      const sealed = state.data.resources[address]?.sealed?.[name];
+      if (!sealed) throw new Error(`${address} has no ${name} sealed in state to deliver (its step did not run, or failed)`);
+      const value = state.crypto.open(address, sealed);
+      registerSecret(value);
+      return value;
+    },
     encrypt: (plaintext, { recordId, version }) => state.crypto.sealRecordValue(plaintext, { accountId, recordId, version }),
     remember: (written) => void dataKeys.set(written.recordId, Promise.resolve(written)),
     async wrap({ recordId, recipientId, publicKey }) {

@@ -11,7 +11,7 @@ import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { positionIn, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
 import { emptyDirectory, undeclaredInDirectory } from './directory.js';
-import { childAddress, isInstanceAddress, localPart, nameInModule, resourceAddress } from '../plan-model/address.js';
+import { childAddress, isInstanceAddress, localPart, modulesOf, nameInModule, resourceAddress } from '../plan-model/address.js';
 import type { ConfigFile, LifecycleConfig } from './config-file.js';
 import { VALUE, type Entry, type KindBlock } from './kind-block.js';
 import { collectDefaults, withDefaults } from './defaults.js';
@@ -44,7 +44,8 @@ function lifecycleOf(config: LifecycleConfig<string> | undefined): Lifecycle {
 function secretOf(source: SecretSource, file: SourceFile): SecretSource {
   if ('file' in source) return { file: resolve(dirname(file.path), source.file) };
   if ('generate' in source) return { generate: { length: source.generate.length } };
-  return { env: source.env };
+  if ('env' in source) return { env: source.env };
+  return source;
 }
 
 /**
@@ -123,7 +124,10 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
     for (const child of childBlocks(block.kind)) {
       if (child.list) {
         const names = valueAtPath(entry, child.key);
-        if (Array.isArray(names)) names.forEach((name, i) => declareListed(child, childAddress(address, child.kind, String(name)), String(name), here, file, names, i, at));
+        if (Array.isArray(names)) names.forEach((item, i) => {
+          const name = listedName(item);
+          declareListed(child, childAddress(address, child.kind, name), name, here, file, names, i, at);
+        });
         continue;
       }
       const value = entry[child.key] as Entry | Record<string, Entry> | undefined;
@@ -133,10 +137,14 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
     }
   }
 
-  /** A name of a list (`grants.serviceAccounts`), declared as an entry `{ name }` at the name's place. */
+  /**
+   * A name of a list (`grants.serviceAccounts`), declared as an entry `{ name }` at the name's place; an item
+   * written as an object (`{ name: dana, until: ... }`) is the entry itself, so its fields keep their positions.
+   */
   function declareListed(block: KindBlock, address: string, name: string, parent: { address: string; name: string }, file: SourceFile, list: unknown[], index: number, fallback: number): void {
     const at = positionIn(file, list, index)?.value[0] ?? fallback;
-    add(block, address, name, parent.name, file, at, at, { name }, [parent.address]);
+    const item = list[index];
+    add(block, address, name, parent.name, file, at, at, item !== null && typeof item === 'object' ? (item as Entry) : { name }, [parent.address]);
   }
 
   // Kinds that refer to no other kind are declared first, file by file; then those that do.
@@ -195,9 +203,52 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
     });
   }
 
+  wireDeliveries(declared, sink);
   checkExplicitDependencies(declared, sink);
   checkCycles(declared, sink);
   return [...declared.values()].map((d) => d.resource);
+}
+
+/** The name of a list item: the name itself, or the `name` of an item written as an object. */
+export function listedName(item: unknown): string {
+  return item !== null && typeof item === 'object' ? String((item as { name?: unknown }).name) : String(item);
+}
+
+/**
+ * Each delivery (kind-block.ts `Delivery`): the receiver must be declared, take its value from no source of its
+ * own, and take it from one deliverer only; then it gets the deliverer's output as its source, and depends on it.
+ */
+function wireDeliveries(declared: Map<string, Declared>, sink: DiagnosticSink): void {
+  const taken = new Map<string, string>();
+  for (const { resource, block, entry, file, at } of [...declared.values()]) {
+    const delivery = block.delivery?.(resource.attributes as never);
+    if (!delivery) continue;
+    const container = delivery.at.length > 1 ? valueAtPath(entry, delivery.at.slice(0, -1).join('.')) : entry;
+    const offset = valueOffset(file, container, delivery.at.at(-1)!, valueOffset(file, entry, delivery.at[0]!, at));
+    const where = delivery.at.join('.');
+    const report = (code: string, summary: string, detail: string) => sink.push(diagnosticAt(file, offset, { code, summary, detail, end: offset + delivery.localName.length }));
+    // A name written in a module names the module's own resource, as its references do.
+    const target = declared.get(resourceAddress(delivery.kind, nameInModule(modulesOf(resource.address), delivery.localName)));
+    if (!target) {
+      const known = [...declared.values()].filter((d) => d.resource.kind === delivery.kind).map((d) => localPart(d.resource.address));
+      report('unknown_delivery_target', `${where} of ${resource.address}: no ${delivery.kind} "${delivery.localName}" is declared${didYouMean(delivery.localName, known)}`, `Declare the ${delivery.kind} in this configuration (without a ${delivery.field}), or correct the name (PROJECT/RECORD).`);
+      continue;
+    }
+    const own = target.resource.secrets[delivery.field];
+    if (own && !('output' in own)) {
+      const there = target.resource.source;
+      report('delivery_target_has_value', `${where} of ${resource.address}: ${target.resource.address} has its own ${delivery.field} (${there.file}:${there.line}:${there.col})`, `A ${delivery.kind} that receives a delivery takes its ${delivery.field} from it alone: remove the ${delivery.field} of ${target.resource.address}, or deliver to another ${delivery.kind}.`);
+      continue;
+    }
+    const first = taken.get(target.resource.address);
+    if (first !== undefined) {
+      report('delivery_target_taken', `${where} of ${resource.address}: ${target.resource.address} already receives the delivery of ${first}`, `A ${delivery.kind} holds one delivered ${delivery.field}: give each a ${delivery.kind} of its own.`);
+      continue;
+    }
+    taken.set(target.resource.address, resource.address);
+    target.resource.secrets = { ...target.resource.secrets, [delivery.field]: { output: { address: resource.address, name: delivery.output } } };
+    if (!target.resource.dependsOn.includes(resource.address)) target.resource.dependsOn = [...target.resource.dependsOn, resource.address];
+  }
 }
 
 function checkExplicitDependencies(declared: Map<string, Declared>, sink: DiagnosticSink): void {

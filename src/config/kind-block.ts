@@ -40,6 +40,23 @@ export interface CompleteRequest<A extends object, E = Entry> {
   owner: string;
 }
 
+/**
+ * A one-time secret of an entry's object delivered as a write-only value of another declared resource (a
+ * gateway token's plaintext written as a record's value: `deliverTo`). The loader checks the receiver is declared
+ * and has no source of its own for that value, gives it the source `{ output: { address, name } }`, and makes it
+ * depend on the deliverer (so its value is written after the secret is made).
+ */
+export interface Delivery {
+  /** Where the entry names the receiver (the path of fields to it, e.g. deliverTo then its key), for diagnostics. */
+  at: string[];
+  kind: ResourceKind;
+  localName: string;
+  /** The receiver's write-only field that takes the secret (`value`). */
+  field: string;
+  /** The name of the deliverer's sealed one-time secret (`plaintext`). */
+  output: string;
+}
+
 /** `A`: the kind's attributes; `E`: its entry's type in the file (config-file.ts). */
 export interface KindBlock<A extends object = Attributes, E = Entry> {
   kind: ResourceKind;
@@ -71,4 +88,6 @@ export interface KindBlock<A extends object = Attributes, E = Entry> {
   references?: ReferenceRule[];
   /** Checks and defaults that need the other declared resources (run after all are declared). */
   complete?(req: CompleteRequest<A, E>): void;
+  /** The resource this entry's one-time secret is delivered to, if any (see `Delivery`). */
+  delivery?(attributes: A): Delivery | undefined;
 }

@@ -209,6 +209,9 @@ function translate(file: SourceFile, kinds: readonly KindBlock[], error: ErrorOb
       // The nested `pattern` error with propertyName already says which name is wrong.
       if (errors.some((e) => e.propertyName !== undefined && e.instancePath === error.instancePath)) return;
       break;
+    case 'if':
+      // The errors of the branch taken (`then` or `else`, a grant written as a name or as a map) say what is wrong.
+      return;
   }
   here('invalid_value', `${name} ${error.message ?? 'is invalid'}`);
 }

@@ -11,6 +11,7 @@ import type { SecretSource } from './types.js';
 export function describeSecretSource(source: SecretSource): string {
   if ('env' in source) return `env ${source.env}`;
   if ('file' in source) return `file ${source.file}`;
+  if ('output' in source) return `${source.output.name} of ${source.output.address}`;
   return `generate (${source.generate.length} characters)`;
 }
 
@@ -38,6 +39,10 @@ async function readSecret(source: SecretSource, env: NodeJS.ProcessEnv): Promise
     const value = text.replace(/\r?\n$/, '');
     if (value === '') throw new Error(`Secret source "file ${source.file}" is empty`);
     return value;
+  }
+  if ('output' in source) {
+    // Sealed in state by another step: the planner and the apply's key ring open it there, never from here.
+    throw new Error(`Secret source "${describeSecretSource(source)}" is read from the state, not from the environment`);
   }
   return generateSecret(source.generate.length);
 }

@@ -34,6 +34,8 @@ export interface RecordAttributes {
   format?: string;
   /** Readers by kind (`grants:`); a kind named here is authoritative (a grant it does not list is revoked), a kind not named is left alone. */
   grants?: { serviceAccounts?: string[]; users?: string[]; groups?: string[] };
+  /** When a reader's grant ends (`until`, ISO time), by `SECTION/NAME` (`users/dana`); absent when none ends. */
+  grantsUntil?: Record<string, string>;
   /** A `generate`d value is rotated in the apply that removes one of its readers. */
   rotateOnRevoke?: boolean;
 }
@@ -83,6 +85,8 @@ export interface GatewayTokenAttributes {
   /** The window the spend limit counts in (`daily`, `weekly`, `monthly`); null without a spend limit. */
   spendWindow: string | null;
   /** Renewed this many days before it expires (`defaults.tokens` gives a default); null: replaced once expired. */
+  /** The record (`PROJECT/RECORD`, its local name) the token's plaintext is written to as its value (`deliverTo`). */
+  deliverTo?: string;
   renewBeforeDays?: number | null;
   /** Hours the old token keeps working after its renewal (default 24). */
   overlapHours?: number;

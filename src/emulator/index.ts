@@ -7,6 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { operationNames, type OperationName } from '../api/operations.js';
+import { fingerprint } from './defaults.js';
 import { EmulatorClock, toMs, type Duration } from './clock.js';
 import { FaultInjector, parseFaultSpec, type FaultSpec } from './faults.js';
 import { fixtures } from './fixtures.js';
@@ -68,6 +69,11 @@ export interface RunningEmulator {
   /** Sets down usage (requests and their cost) per gateway, token, model and time: what tests read spend from. */
   addUsage(seeds: readonly UsageSeed[]): void;
   stats(): EmulatorStats;
+  /**
+   * The id of the gateway token the data plane would accept for `plaintext` (matched by its hash: neither revoked
+   * nor expired on the emulator's clock), or undefined: how a test checks that a delivered token works.
+   */
+  acceptedGatewayToken(plaintext: string): string | undefined;
   resetStats(): void;
   /** Adds an empty account of this id (a uuid), the admin user an admin of it: `cplane test`, for a configuration's own account. */
   addAccount(id: string): void;
@@ -150,6 +156,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       persister?.schedule();
     },
     stats: () => structuredClone(state.stats),
+    acceptedGatewayToken: (plaintext) => {
+      const hash = fingerprint(plaintext);
+      const now = clock.now().getTime();
+      return state.db.tokens.find((t) => t.token_hash === hash && t.revoked_at === null && (t.expires_at === null || Date.parse(t.expires_at) > now))?.token_id;
+    },
     resetStats: () => {
       state.stats = emptyStats();
     },

@@ -50,6 +50,31 @@ export interface PlanStep {
   forget?: boolean;
   /** Consequences people must know, e.g. `deleting the gateway revokes its 2 tokens`. */
   notes?: string[];
+  /**
+   * Why the step is there, as stable codes a program reads (a scheduler sorting steps into classes), beside
+   * `reason`, which is for people. Absent when none applies. See `StepCause`.
+   */
+  causes?: StepCause[];
+}
+
+/**
+ * Stable codes of why a step is planned (never reworded; new ones are appended):
+ * - `delivery`: the step writes another address's new one-time secret (a token's plaintext, `deliverTo`) into
+ *   this object, or revokes what that delivery replaced;
+ * - `grant-expired`: the step revokes a grant whose `until` has passed on the API's clock (or rotates the record's
+ *   value because of it, `rotateOnRevoke`).
+ */
+export type StepCause = 'delivery' | 'grant-expired';
+
+/** A grant configured with `until` that ends within 7 days of the API's clock: said, though not a change yet. */
+export interface EndingGrant {
+  address: string;
+  kind: ResourceKind;
+  /** ISO time, from the configuration. */
+  until: string;
+  /** `in 3 days`, measured on the API's clock when the plan was made. */
+  left: string;
+  reason?: string;
 }
 
 /** A difference between live state and what cplane last applied, found by refresh. */
@@ -182,6 +207,8 @@ export interface Plan {
    * The first apply after `revocableAt` revokes each. Absent when there are none.
    */
   superseded?: SupersededWait[];
+  /** Grants whose `until` is within 7 days (not yet passed). Absent when there are none. */
+  endingSoon?: EndingGrant[];
   summary: PlanSummary;
   /** Present when the configuration has policies (every mode but refresh-only, which plans no change). */
   policies?: PolicyReport;

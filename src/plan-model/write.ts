@@ -75,6 +75,12 @@ export interface PlannedWrite {
   /** Made at plan time and saved with the plan, so applying the same plan twice writes once. */
   idempotencyKey: string;
   effects: WriteEffects;
+  /**
+   * The address whose state entry the effects go to, when not the step's own: the old token a delivery replaced,
+   * revoked by the receiving record's step only once the new one is delivered. Its write records no inputs or
+   * fingerprints of the step.
+   */
+  address?: string;
   /** One line for people: `POST /projects (create project payments-staging)`. */
   summary: string;
 }

@@ -29,7 +29,9 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
   const writeOnly = ctx.writeOnly.get(r.address);
   // `--replace` of an object cplane manages: its write-only values count as changed, or the object is replaced.
   const requested = entry && ctx.replace.has(r.address) ? replacementOf(provider, r) : undefined;
-  const changedSecrets = [...new Set([...(writeOnly?.changed ?? []), ...(typeof requested === 'object' ? requested.rotate : [])])];
+  // A value delivered from an object this plan issues anew (`deliverTo`) is written again, after it.
+  const delivered = Object.entries(r.secrets).filter(([, source]) => 'output' in source && ctx.sealing.has(source.output.address)).map(([field]) => field);
+  const changedSecrets = [...new Set([...(writeOnly?.changed ?? []), ...(typeof requested === 'object' ? requested.rotate : []), ...delivered])];
   const facts = provider.diff({ desired: r, live: found.live, state: entry, lookups, changedSecrets });
   const problems = (facts.problems ?? []).map((p) => resourceProblem(r, p));
   const expired = entry ? expiredChange(found.identity, lookups.now) : undefined;
@@ -78,6 +80,12 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
     const removed = provider.planDelete({ address: r.address, id, parents: found.identity.parents, live: found.live, children: liveChildrenOf(ctx.live, r.kind, id) });
     // The old object goes, but the address now names the new one: it stays in state.
     writes = [...created.writes, ...removed.writes.map((w) => ({ ...w, effects: { ...w.effects, forget: undefined } }))].map(dropUndefinedEffects);
+    // Its secret delivered elsewhere: the old object stays in state, superseded, until its revocation (which
+    // deliveries.ts moves after the delivery), so an apply killed in between still revokes it later.
+    const createdAt = provider.relations.createdAt;
+    if (entry && createdAt && provider.config.delivery?.(r.attributes as never)) {
+      writes = writes.map((w, i) => (i >= created.writes.length ? { ...w, effects: { ...w.effects, settleSuperseded: id } } : w.effects.id ? { ...w, effects: { ...w.effects, supersede: { overlapHours: 0, createdAt } } } : w));
+    }
     problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
   } else {
     const rotate = facts.rotateKeys?.some((k) => facts.changedKeys.includes(k)) ?? false;
@@ -97,7 +105,11 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
     facts.changes.push(...revocations.changes);
   }
   const inputs = { ...inputsOf(r), ...facts.inputs };
-  const step = makeStep({ address: r.address, kind: r.kind, action, reason, changes: facts.changes, writes, inputs, notes, ...(base.adopt ? { adopt: base.adopt } : {}) }, r.secrets);
+  // A value written from another address's new secret is a delivery (a stable code for schedulers).
+  const delivering = Object.entries(r.secrets).some(([field, source]) => 'output' in source && changedSecrets.includes(field) && facts.changedKeys.includes(field));
+  const codes = [...(delivering ? ['delivery' as const] : []), ...(facts.causes ?? [])];
+  const causes = codes.length > 0 ? { causes: [...new Set(codes)] } : {};
+  const step = makeStep({ address: r.address, kind: r.kind, action, reason, changes: facts.changes, writes, inputs, notes, ...causes, ...(base.adopt ? { adopt: base.adopt } : {}) }, r.secrets);
   return { step, problems };
 }
 

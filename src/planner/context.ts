@@ -57,6 +57,11 @@ export interface StageContext {
   imports: Refactoring['imports'];
   /** `--replace` addresses. */
   replace: ReadonlySet<string>;
+  /**
+   * Addresses whose step in this plan makes a new one-time secret (a token created, replaced or renewed), filled
+   * as the desired stage plans them: a value delivered from one (`{ output }` source) is written again.
+   */
+  sealing: Set<string>;
 }
 
 export interface StageResult {

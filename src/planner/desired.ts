@@ -9,7 +9,7 @@
 import { routes } from '../api/routes.js';
 import type { DesiredResource, ResourceKind } from '../config/types.js';
 import { depthFirstOrder } from '../graph/index.js';
-import { resourceAddress, type FieldChange } from '../plan-model/index.js';
+import { resourceAddress, type FieldChange, type PlanStep } from '../plan-model/index.js';
 import { kindOrder, parentOf, providerFor } from '../providers/index.js';
 import type { View } from '../providers/types.js';
 import { isIgnored, sameValue } from '../providers/view-diff.js';
@@ -18,6 +18,7 @@ import { planChange, type ChangeBase } from './change.js';
 import { emptyStage, type StageContext, type StageResult } from './context.js';
 import { goneReason, isDeletedLive, liveByKey, liveObjectOf, unreadableFor, type LiveObject } from './live-account.js';
 import { problemAt, resourceProblem } from './problems.js';
+import { endedAt, endedStep } from './ends.js';
 import { expiredChange } from './reissue.js';
 import { createChanges, inputsOf, makeStep, setPath } from './steps.js';
 
@@ -37,16 +38,27 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
     out.unreadable.push({ ...blocked, address: r.address });
     return;
   }
+  // Configured to end, and ended on the API's clock (a grant's `until`): removed, never created or adopted again.
+  const ended = mode === 'refresh-only' ? undefined : endedAt(r, lookups.now);
+  if (ended) {
+    const step = endedStep(ctx, r, ended);
+    if (step) out.steps.push(step);
+    return;
+  }
   const create = (reason?: string) => {
     book.markPending(r.address, r.kind);
     const created = provider.planCreate({ desired: r, lookups });
     out.problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
-    out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'create', reason, changes: createChanges(provider, r, lookups), writes: created.writes, inputs: { ...inputsOf(r), ...created.inputs }, notes: created.notes }, r.secrets));
+    push(makeStep({ address: r.address, kind: r.kind, action: 'create', reason, changes: createChanges(provider, r, lookups), writes: created.writes, inputs: { ...inputsOf(r), ...created.inputs }, notes: created.notes }, r.secrets));
   };
   const change = (found: LiveObject, state: ResourceState | undefined, base: ChangeBase) => {
     const { step, problems } = planChange(ctx, r, found, state, base);
     out.problems.push(...problems);
-    if (step) out.steps.push(step);
+    if (step) push(step);
+  };
+  const push = (step: PlanStep) => {
+    out.steps.push(step);
+    if (step.writes.some((w) => w.effects.seal)) ctx.sealing.add(step.address);
   };
 
   if (entry && isDeletedLive(ctx.live, entry)) {

@@ -2,7 +2,7 @@
  * The step generator (after Pulumi's): refreshes the live account, then runs
  * the stages, each a plain function of data named for what it decides:
  * the refactoring blocks (moved, removed, import), write-only values, the desired addresses (with the address book), the
- * removals, the dependencies, the order, the targets, the objects left without a value, the summary, the spend, the policies and what cannot be verified.
+ * removals, the revocations that wait for a delivery, the ends coming (a grant's `until`), the dependencies, the order, the targets, the objects left without a value, the summary, the spend, the policies and what cannot be verified.
  * Providers report facts and writes; the stages decide.
  */
 import type { Plan } from '../plan-model/index.js';
@@ -10,6 +10,8 @@ import { AddressBook } from './address-book.js';
 import type { MakePlanInput, StageContext } from './context.js';
 import { linkDependencies } from './dependencies.js';
 import { planDesired } from './desired.js';
+import { revokeAfterDelivery } from './deliveries.js';
+import { endingSoon } from './ends.js';
 import { PlanError } from './errors.js';
 import { checkPolicies, compileConfigured } from './policies.js';
 import { openSandbox, type Compiled, type Sandbox } from '../policy/index.js';
@@ -74,13 +76,13 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   // Model names are checked against what the credentials serve: the reads leave before the stages below run.
   const modelsChecked = mode === 'normal' ? checkModels(modelChecks(desired.resources, desiredByAddress, state), client, lookups, desiredByAddress, input.parallelism ?? 10) : Promise.resolve([]);
   modelsChecked.catch(() => undefined);
-  const ctx: StageContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
+  const ctx: StageContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace), sealing: new Set() };
   const planned = planDesired(ctx);
   const removals = planRemovals(ctx);
   // An address with a pending write gets no step: the resend that comes first finishes it (pending-writes.ts).
   const pendingWrites = pendingWritesOf(input.state.data);
   const inFlight = new Set(pendingWrites.map((w) => w.address));
-  const steps = withMoves([...planned.steps, ...removals.steps, ...forgetSteps(refactored)], refactored, state).filter((s) => !inFlight.has(s.address));
+  const steps = revokeAfterDelivery(withMoves([...planned.steps, ...removals.steps, ...forgetSteps(refactored)], refactored, state).filter((s) => !inFlight.has(s.address)));
   const linked = linkDependencies({ mode, steps, desiredByAddress, state, book, removedWith: removals.removedWith });
   // Refresh reads only the kinds the configuration or the state has, so all it could not read matters.
   const unreadable = [...snapshot.unreadable, ...planned.unreadable, ...removals.unreadable];
@@ -95,9 +97,10 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   if (scoped.problems.length > 0) throw new PlanError(scoped.problems);
   // Spend is read and computed only when a step touches it (a limit, a window, allowed models, a rate).
   const spend = mode === 'refresh-only' ? undefined : await planSpend({ ctx, steps: scoped.steps, client, parallelism: input.parallelism ?? 10 });
-  const policies = await checkPolicies(compiled, sandbox, scoped.steps, desiredByAddress, state, spend);
+  const policies = await checkPolicies(compiled, sandbox, scoped.steps, desiredByAddress, state, spend, lookups.now);
   const unverifiable = notVerifiable(ctx, scoped.steps, targets);
   const superseded = mode === 'normal' ? supersededWaiting(state, scoped.steps, lookups.now) : [];
+  const ending = mode === 'normal' ? endingSoon(desired.resources, lookups.now).filter((e) => scoped.covers(e.address)) : [];
 
   return {
     formatVersion: 2,
@@ -113,6 +116,7 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
     unreadable: scoped.unreadable,
     withoutValue: withoutValue(ctx, scoped.steps, targets).filter(scoped.covers),
     ...(superseded.length > 0 ? { superseded } : {}),
+    ...(ending.length > 0 ? { endingSoon: ending } : {}),
     summary: summarize(scoped.steps),
     ...(policies ? { policies } : {}),
     ...(mode === 'refresh-only' ? { notChecked: uncheckedWriteOnly(desired, state, input.env) } : {}),

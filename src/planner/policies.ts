@@ -10,7 +10,7 @@
  */
 import type { DesiredResource, DesiredState } from '../config/types.js';
 import { isRemoval, type PlanSpend, type PlanStep, type PolicyReport } from '../plan-model/index.js';
-import { compilePolicies, evaluatePolicies, PLAN_BUDGET_MS, type Compiled, type PolicyChange, type PolicyPlan, type Sandbox } from '../policy/index.js';
+import { compilePolicies, evaluatePolicies, type Compiled, type PolicyChange, type PolicyPlan, type Sandbox } from '../policy/index.js';
 import type { StateData } from '../state/types.js';
 import { PlanError } from './errors.js';
 
@@ -73,7 +73,9 @@ export async function checkPolicies(
   desiredByAddress: ReadonlyMap<string, DesiredResource>,
   /** State under the plan's addresses (after moved blocks). */
   state: StateData['resources'],
-  spend?: PlanSpend,
+  spend: PlanSpend | undefined,
+  /** The API's clock, which rules see as `now`. */
+  now: Date,
 ): Promise<PolicyReport | undefined> {
-  return compiled && (await evaluatePolicies(compiled, policyChanges(steps, desiredByAddress, state, spend), sandbox, PLAN_BUDGET_MS, policyPlan(spend)));
+  return compiled && (await evaluatePolicies(compiled, policyChanges(steps, desiredByAddress, state, spend), { sandbox, plan: policyPlan(spend), now }));
 }

@@ -107,6 +107,15 @@ export function renewalChange(identity: LiveIdentity, renewal: Renewal | undefin
   return { path: 'expiresAt', before: identity.expiresAt, note: `renew: expires ${relativeTime(at - now.getTime())} (old ${noun} revoked by the first apply after ${revocable})` };
 }
 
+/**
+ * Whether an overlap ending at `revocableAt` (ms) has ended by the API's `now`. The API's clock is read from its
+ * `Date` headers, in whole seconds, so it lags the `created_at` an overlap is timed from by up to a second: an
+ * overlap of 0 hours (a delivered token replaced, killed before its revocation) has ended within that second.
+ */
+function overlapEnded(revocableAt: number, now: Date): boolean {
+  return revocableAt <= now.getTime() + 1000;
+}
+
 /** What revoking an address's superseded objects takes: the writes, and a change line for each. */
 export interface Revocations {
   writes: WriteSpec[];
@@ -126,14 +135,14 @@ export function supersededRevocations(live: LiveAccount, address: string, entry:
   const provider = providerFor(entry.kind);
   for (const old of entry.superseded ?? []) {
     const revocableAt = Date.parse(old.revocableAt);
-    if (!all && !(revocableAt <= now.getTime())) continue;
+    if (!all && !overlapEnded(revocableAt, now)) continue;
     const found = live.kinds.get(entry.kind)?.byId.get(old.id);
     const sameParents = Object.entries(old.parents ?? {}).every(([key, id]) => found?.identity.parents?.[key] === id);
     if (!found || found.identity.status === 'gone' || !sameParents) continue;
     const removed = provider.planDelete({ address, id: old.id, parents: old.parents, live: found.live, children: liveChildrenOf(live, entry.kind, old.id) });
     out.writes.push(...removed.writes.map((w) => ({ ...w, effects: { settleSuperseded: old.id } })));
     out.changes.push({ path: `revoke superseded ${provider.config.noun}`, before: old.id });
-    out.why.push(revocableAt <= now.getTime() ? `the overlap of the old ${provider.config.noun} ended ${relativeTime(revocableAt - now.getTime())}` : `the old ${provider.config.noun} goes at once, before its overlap ends`);
+    out.why.push(overlapEnded(revocableAt, now) ? `the overlap of the old ${provider.config.noun} ended ${relativeTime(revocableAt - now.getTime())}` : `the old ${provider.config.noun} goes at once, before its overlap ends`);
   }
   return out;
 }
@@ -144,7 +153,7 @@ export function supersededWaiting(state: StateData['resources'], steps: readonly
   const waiting: SupersededWait[] = [];
   for (const [address, entry] of Object.entries(state)) {
     for (const old of entry.superseded ?? []) {
-      if (revoked.has(old.id) || Date.parse(old.revocableAt) <= now.getTime()) continue;
+      if (revoked.has(old.id) || overlapEnded(Date.parse(old.revocableAt), now)) continue;
       waiting.push({ address, kind: entry.kind, id: old.id, ...(old.outputs ? { outputs: old.outputs } : {}), revocableAt: old.revocableAt });
     }
   }

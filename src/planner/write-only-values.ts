@@ -7,9 +7,10 @@
  */
 import { existsSync } from 'node:fs';
 import { resolveSecret } from '../config/index.js';
+import { registerSecret } from '../text/safe-text.js';
 import type { DesiredState } from '../config/types.js';
 import type { NotChecked } from '../plan-model/index.js';
-import type { StateData } from '../state/types.js';
+import type { SealedValue, StateData } from '../state/types.js';
 import { resourceProblem, type PlanProblem } from './problems.js';
 
 export interface WriteOnlyStatus {
@@ -26,6 +27,8 @@ export interface WriteOnlyStatus {
 export interface Fingerprinter {
   fingerprint(address: string, field: string, value: string): string;
   unfinished(address: string, field: string): string;
+  /** A one-time secret sealed in state for `address` (a delivered token's plaintext), to compare it by fingerprint. */
+  open(address: string, sealed: SealedValue): string;
 }
 
 export async function writeOnlyChanges(
@@ -48,6 +51,17 @@ export async function writeOnlyChanges(
         if (!applied) status.keptLive.push(field);
         // A value made by a step an apply did not finish (killed before it wrapped the value for its readers): made again.
         else if (applied === state.unfinished(entry?.fingerprintAddress ?? r.address, field)) status.changed.push(field);
+        continue;
+      }
+      if ('output' in source) {
+        // Another address's sealed secret (deliverTo): changed when it differs from what was written here, or
+        // when its maker is not in state yet (created in this plan). A maker in state without it (adopted, its
+        // secret never seen) has nothing to deliver until it is issued anew (desired.ts marks what a plan issues).
+        const maker = resources[source.output.address];
+        const sealed = maker?.sealed?.[source.output.name];
+        const value = sealed && state.open(source.output.address, sealed);
+        if (value !== undefined) registerSecret(value);
+        if (value === undefined ? !maker : applied !== state.fingerprint(entry?.fingerprintAddress ?? r.address, field, value)) status.changed.push(field);
         continue;
       }
       try {

@@ -62,7 +62,7 @@ export async function compilePolicies(policies: readonly Policy[]): Promise<Comp
     const checked = parsed.check();
     if (!checked.valid) {
       const message = checked.error?.message ?? 'type error';
-      problem(policy, 'policy_type', `the rule does not type-check: ${firstLine(message)}`, `${message.split('\n').slice(1).join('\n').trim()}\nA rule sees action, address, kind (strings), before and after (maps, or null), plan (a map) and usage (a map, or null); docs/policies.md.`.trim());
+      problem(policy, 'policy_type', `the rule does not type-check: ${firstLine(message)}`, `${message.split('\n').slice(1).join('\n').trim()}\nA rule sees action, address, kind (strings), before and after (maps, or null), plan (a map), usage (a map, or null) and now (a timestamp); docs/policies.md.`.trim());
       continue;
     }
     if (checked.type !== 'bool' && checked.type !== 'dyn') {

@@ -63,12 +63,24 @@ export function openSandbox(compiled: Compiled): Sandbox {
  * Evaluates every policy over the changes it applies to, in `given` (which is closed at the end) or a new
  * sandbox, within `budgetMs` for all of them together.
  */
-export async function evaluatePolicies(compiled: Compiled, changes: readonly PolicyChange[], given?: Sandbox, budgetMs = PLAN_BUDGET_MS, plan: PolicyPlan = NO_SPEND): Promise<PolicyReport> {
+export interface EvaluateOptions {
+  /** The worker to run in (closed at the end); a new one when not given. */
+  sandbox?: Sandbox;
+  /** For all the policies together (default PLAN_BUDGET_MS). */
+  budgetMs?: number;
+  /** What rules see as `plan` (the spend). */
+  plan?: PolicyPlan;
+  /** The API's clock when the plan is made, which rules see as `now` (the epoch in tests that give none). */
+  now?: Date;
+}
+
+export async function evaluatePolicies(compiled: Compiled, changes: readonly PolicyChange[], options: EvaluateOptions = {}): Promise<PolicyReport> {
+  const { sandbox: given, budgetMs = PLAN_BUDGET_MS, plan = NO_SPEND, now = new Date(0) } = options;
   // Dollars stay JS numbers, which CEL reads as doubles whatever the amount: `plan.spend.delta <= 500.0`.
   const planValue = { spend: { ...plan.spend } };
   const variables = changes.map((change) => ({
     action: change.action, address: change.address, kind: change.kind, before: celValue(change.before), after: celValue(change.after), plan: planValue,
-    usage: change.usage ? { spend7d: change.usage.spend7d, requests7d: BigInt(change.usage.requests7d) } : null,
+    usage: change.usage ? { spend7d: change.usage.spend7d, requests7d: BigInt(change.usage.requests7d) } : null, now,
   }));
   /** Findings with the change and the policy they are of, so they can be listed change by change. */
   const found: { change: number; policy: number; finding: PolicyFinding }[] = [];

@@ -12,6 +12,8 @@ export const RULE_VARIABLES: readonly (readonly [name: string, type: string])[] 
   ['plan', 'dyn'],
   // The changed gateway's or token's usage of the last 7 days, or null (`usage.spend7d`, `usage.requests7d`).
   ['usage', 'dyn'],
+  // The API's clock when the plan is made: a rule can bound a time the configuration gives (a grant's `until`).
+  ['now', 'google.protobuf.Timestamp'],
 ];
 
 export const ENVIRONMENT_OPTIONS = { unlistedVariablesAreDyn: false } as const;

@@ -5,7 +5,9 @@
  * the new one is created first (its one-time plaintext sealed into state),
  * then the old one is revoked. Removed tokens are revoked. Its
  * `expires_at` is reported (identify), so the planner replaces it once expired,
- * or renews it `renewBeforeDays` ahead (the old one kept for `overlapHours`).
+ * or renews it `renewBeforeDays` ahead (the old one kept for `overlapHours`). With `deliverTo`, each new
+ * plaintext becomes the named record's value (the loader gives the record the source, the record's own step
+ * writes it), and a replaced token is revoked only after that delivery (planner/deliveries.ts).
  */
 import type { GatewayTokenT } from '../api/shapes.js';
 import type { GatewayTokenAttributes } from '../config/types.js';
@@ -30,9 +32,13 @@ export interface TokenConfig {
   spendWindow?: 'daily' | 'weekly' | 'monthly' | null;
   renewBeforeDays?: number | null;
   overlapHours?: number;
+  deliverTo?: { record: string };
   lifecycle?: LifecycleConfig<'name' | 'scopes' | 'expiresInDays' | 'allowedModels' | 'rateLimitPerMin' | 'serviceAccount' | 'spendLimit' | 'spendWindow'>;
   dependsOn?: string[];
 }
+
+/** A local name, as the schema's `localName` (an instance of a forEach is NAME[KEY]). */
+const LOCAL_NAME = '[A-Za-z0-9][A-Za-z0-9_-]{0,99}(\\[[^\\[\\]/]{1,100}\\])?';
 
 /** Changing any of these needs a new token. */
 const replaceOn = new Set(['scopes', 'allowedModels', 'rateLimitPerMin', 'expiresInDays', 'serviceAccount', 'spendLimit', 'spendWindow']);
@@ -144,6 +150,13 @@ export const gatewayTokenProvider = {
         // Shared with `defaults.tokens` (the hand-written part of the configuration schema).
         renewBeforeDays: { $ref: '#/$defs/renewBeforeDays' },
         overlapHours: { $ref: '#/$defs/overlapHours' },
+        deliverTo: {
+          description: "Write the token's plaintext, at every creation, renewal and re-issue, as a new value version of this record (declared in this configuration, without a value of its own), before the old token is revoked: its readers read the token with `cplane read`.",
+          type: 'object',
+          additionalProperties: false,
+          required: ['record'],
+          properties: { record: { description: 'The record as PROJECT/RECORD (local names, of this module in a module).', type: 'string', pattern: `^${LOCAL_NAME}/${LOCAL_NAME}$` } },
+        },
         lifecycle: lifecycleSchema('token', { enum: ['name', 'scopes', 'expiresInDays', 'allowedModels', 'rateLimitPerMin', 'serviceAccount', 'spendLimit', 'spendWindow'] }),
         dependsOn: dependsOnSchema,
       },
@@ -157,7 +170,9 @@ export const gatewayTokenProvider = {
       spendWindow: entry.spendWindow ?? (entry.spendLimit ? 'daily' : null),
       // Only a token that renews carries the renewal settings, so every other token's attributes stay as they were.
       ...(entry.renewBeforeDays != null ? { renewBeforeDays: entry.renewBeforeDays, overlapHours: entry.overlapHours ?? 24 } : {}),
+      ...(entry.deliverTo ? { deliverTo: entry.deliverTo.record } : {}),
     }),
+    delivery: (attributes) => (attributes.deliverTo === undefined ? undefined : { at: ['deliverTo', 'record'], kind: 'record', localName: attributes.deliverTo, field: 'value', output: 'plaintext' }),
     complete({ attributes, report, owner }) {
       const { renewBeforeDays, expiresInDays } = attributes;
       if (attributes.spendWindow !== null && attributes.spendLimit === null) {
@@ -182,6 +197,7 @@ export const gatewayTokenProvider = {
     within: { idField: 'gatewayId', attribute: 'gateway', removedWith: 'revoked by deleting' },
     outputs: { tokenPrefix: 'token_prefix', expiresAt: 'expires_at' },
     revealable: 'plaintext',
+    createdAt: 'created_at',
     goneAs: 'revoked',
   },
   // Only a token issued to a Service Account needs GET /service-accounts (human-only): others never send it.

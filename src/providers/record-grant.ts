@@ -28,6 +28,10 @@ export interface GrantAttributes {
   record: string;
   /** The reader as the configuration names it: a Service Account's name, or a directory user's or group's name. */
   reader: string;
+  /** When the grant ends (ISO 8601): once the API's clock passes it, every plan revokes the grant. */
+  until?: string;
+  /** Why the grant was given (a ticket), for people and policies. */
+  reason?: string;
 }
 
 /** A grant as the records list shows it: which record, which reader (ids only). */
@@ -210,7 +214,13 @@ export function grantProvider(readers: ReaderKind) {
       schema: { $ref: '#/$defs/localName' },
       parent: { kind: 'record', attribute: 'record' },
       noun: `grant to ${noun}`,
-      attributes: (_entry: Entry, local: string, record?: string): GrantAttributes => ({ record: record!, reader: local }),
+      // An entry written as `{ name, until, reason }` carries them; a plain name only the name.
+      attributes: (entry: Entry, local: string, record?: string): GrantAttributes => ({
+        record: record!,
+        reader: local,
+        ...(typeof entry.until === 'string' ? { until: entry.until } : {}),
+        ...(typeof entry.reason === 'string' ? { reason: entry.reason } : {}),
+      }),
       ...(readers.section === 'serviceAccounts' ? {} : { references: [{ attribute: 'name', directory: readers.section }] }),
     },
     ...(readers.section === 'serviceAccounts' ? { lookups: [serviceAccounts] } : {}),
@@ -257,7 +267,9 @@ export function grantProvider(readers: ReaderKind) {
 
     references: ({ attributes }) => [recordAddress(attributes)],
     view: ({ live, lookups }) => ({ reader: readers.nameOf(lookups, live.reader_id) }),
-    desiredView: ({ attributes }) => ({ reader: attributes.reader }),
+    // `until` and `reason` are cplane's own (no operation reads them back): shown in a create, never diffed.
+    desiredView: ({ attributes }) => ({ reader: attributes.reader, ...(attributes.until !== undefined ? { until: attributes.until } : {}), ...(attributes.reason !== undefined ? { reason: attributes.reason } : {}) }),
+    endsAt: ({ attributes }) => (attributes.until === undefined ? undefined : { at: attributes.until, ...(attributes.reason !== undefined ? { reason: attributes.reason } : {}) }),
 
     // A grant exists or not; what can change is the reader's key it was wrapped for (state records its id, as no
     // operation reads it back): a new key is a change of the grant, wrapped again for it. Its reader must still be

@@ -37,10 +37,38 @@ export interface RecordConfig {
 
 /** A record's `grants:`: Service Accounts by name, users and groups by their name in `directory:`. */
 export interface RecordGrantsConfig {
-  serviceAccounts?: string[];
-  users?: string[];
-  groups?: string[];
+  serviceAccounts?: ReaderEntry[];
+  users?: ReaderEntry[];
+  groups?: ReaderEntry[];
 }
+
+/** A reader: its name, or its name with the time its grant ends (`until`, on the API's clock) and why it was given. */
+export type ReaderEntry = string | ReaderEntryConfig;
+
+export interface ReaderEntryConfig {
+  name: string;
+  until?: string;
+  reason?: string;
+}
+
+// `if`/`else` rather than `oneOf`: a mistake in an entry is reported once, by the form it was written in.
+const readerEntrySchema = {
+  if: { type: 'string' },
+  then: { $ref: '#/$defs/localName' },
+  else: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name'],
+      properties: {
+        name: { $ref: '#/$defs/localName' },
+        until: { description: 'When the grant ends (ISO 8601 date-time with a time zone): every plan after it, on the API\'s clock, revokes it.', type: 'string', format: 'date-time' },
+        reason: { description: 'Why the grant is given (a ticket, an incident): policies can require it.', type: 'string', minLength: 1, maxLength: 200 },
+      },
+  },
+};
+
+/** The name a reader entry gives. */
+const readerName = (entry: ReaderEntry) => (typeof entry === 'string' ? entry : entry.name);
 
 const metadataKeys = ['name', 'tags', 'secretDueAt', 'rotationIntervalDays'] as const;
 /** The record's value encrypted at apply time, bound to the record and the version the write makes. */
@@ -57,6 +85,8 @@ const valueVersion = { record: 'record_id', version: 'version' };
 function readersOf(attributes: RecordAttributes, live: RecordMetaT, lookups: Lookups) {
   const kept: { kind: ReaderKind; name: string; reader: Reader }[] = [];
   const revoked: string[] = [];
+  /** Readers whose grant has ended (`until`): revoked like the others, and said so. */
+  const ended = new Set<string>();
   const unlisted: { kind: ReaderKind; name: string; readerId: string }[] = [];
   for (const kind of readerKinds) {
     const names = attributes.grants?.[kind.section];
@@ -64,6 +94,12 @@ function readersOf(attributes: RecordAttributes, live: RecordMetaT, lookups: Loo
     const liveIds = new Set(live.grants?.[kind.liveIds] ?? []);
     const listedIds = new Set<string>();
     for (const name of names) {
+      // A grant past its `until` is no longer listed: revoked (its own address's step revokes it).
+      if (hasEnded(attributes, `${kind.section}/${name}`, lookups.now)) {
+        const { reader } = kind.resolve(lookups, name);
+        if (reader) ended.add(reader.id);
+        continue;
+      }
       const { reader } = kind.resolve(lookups, name);
       if (!reader) continue;
       listedIds.add(reader.id);
@@ -76,7 +112,13 @@ function readersOf(attributes: RecordAttributes, live: RecordMetaT, lookups: Loo
       if (lookups.nameOf(kind.kind, grantId) === grantId) unlisted.push({ kind, name: kind.nameOf(lookups, readerId), readerId });
     }
   }
-  return { kept, revoked, unlisted };
+  return { kept, revoked, ended: revoked.filter((id) => ended.has(id)), unlisted };
+}
+
+/** Whether the grant `section/name` of the record ends at or before `now` (its `until`). */
+function hasEnded(attributes: RecordAttributes, key: string, now: Date): boolean {
+  const until = attributes.grantsUntil?.[key];
+  return until !== undefined && Date.parse(until) <= now.getTime();
 }
 
 /** A grant made outside cplane that the record's `grants` does not list, as the plan shows its revocation. */
@@ -146,7 +188,7 @@ export const recordProvider = {
           description: 'Who may read the value (docs/access.md): each kind named here is authoritative (a grant it does not list is revoked); a kind not named is left alone.',
           type: 'object',
           additionalProperties: false,
-          properties: Object.fromEntries(readerKinds.map((k) => [k.section, { description: k.listDescription, type: 'array', uniqueItems: true, items: { $ref: '#/$defs/localName' } }])),
+          properties: Object.fromEntries(readerKinds.map((k) => [k.section, { description: k.listDescription, type: 'array', uniqueItems: true, items: readerEntrySchema }])),
         },
         rotateOnRevoke: { description: 'For a generated value: rotate it in the apply that removes one of its readers (otherwise the plan warns).', type: 'boolean' },
         lifecycle: lifecycleSchema('record', { enum: ['name', 'format', 'tags', 'secretDueAt', 'rotationIntervalDays', 'value'] }),
@@ -160,7 +202,13 @@ export const recordProvider = {
       if (entry.secretDueAt !== undefined) attributes.secretDueAt = entry.secretDueAt;
       if (entry.rotationIntervalDays !== undefined) attributes.rotationIntervalDays = entry.rotationIntervalDays;
       if (entry.format !== undefined) attributes.format = entry.format;
-      if (entry.grants !== undefined) attributes.grants = { ...entry.grants };
+      if (entry.grants !== undefined) {
+        const grants = entry.grants;
+        attributes.grants = Object.fromEntries(Object.entries(grants).map(([section, list]) => [section, (list as ReaderEntry[]).map(readerName)]));
+        // Only a record whose readers end carries their ends, so every other record's attributes stay as they were.
+        const ends = Object.entries(grants).flatMap(([section, list]) => (list as ReaderEntry[]).flatMap((e) => (typeof e === 'object' && e.until !== undefined ? [[`${section}/${e.name}`, e.until] as const] : [])));
+        if (ends.length > 0) attributes.grantsUntil = Object.fromEntries(ends);
+      }
       if (entry.rotateOnRevoke !== undefined) attributes.rotateOnRevoke = entry.rotateOnRevoke;
       return attributes;
     },
@@ -225,7 +273,9 @@ export const recordProvider = {
     const due = isIgnored('value', ignore) ? undefined : rotationDue(desired, live, lookups.now);
     const readers = readersOf(desired.attributes, live, lookups);
     if (readers.revoked.length > 0 && desired.attributes.rotateOnRevoke && isGenerated(desired) && !isIgnored('value', ignore) && !changes.some((c) => c.path === 'value')) {
-      changes.push({ path: 'value', sensitive: true, note: `rotate: ${readers.revoked.length} reader${readers.revoked.length === 1 ? '' : 's'} removed` });
+      const n = readers.revoked.length;
+      const ended = readers.ended.length === 0 ? '' : readers.ended.length === n ? ` (${n === 1 ? 'its grant' : 'their grants'} ended)` : ` (${readers.ended.length} grant${readers.ended.length === 1 ? '' : 's'} ended)`;
+      changes.push({ path: 'value', sensitive: true, note: `rotate: ${n} reader${n === 1 ? '' : 's'} removed${ended}` });
     }
     changes.push(...readers.unlisted.map(unlistedChange));
     let inputs: Record<string, unknown> | undefined;
@@ -240,11 +290,15 @@ export const recordProvider = {
       inputs = { secretDueAt: due.nextDueAt };
     }
     const value = changes.find((c) => c.path === 'value');
+    const source = desired.secrets.value;
+    if (value && source && 'output' in source) value.note = [`delivered from ${source.output.address}`, value.note].filter(Boolean).join('; ');
     if (value && readers.kept.length > 0) {
       const words = `re-wrapped for ${readers.kept.length} reader${readers.kept.length === 1 ? '' : 's'}`;
       value.note = value.note ? `${value.note}; ${words}` : words;
     }
-    return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [], ...(isGenerated(desired) ? { rotateKeys: ['value'] } : {}), ...(inputs ? { inputs } : {}) };
+    // A rotation because a reader's grant ended is maintenance, not a change of the configuration.
+    const causes = readers.ended.length > 0 && changes.some((c) => c.path === 'value') ? { causes: ['grant-expired' as const] } : {};
+    return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [], ...(isGenerated(desired) ? { rotateKeys: ['value'] } : {}), ...(inputs ? { inputs } : {}), ...causes };
   },
 
   planCreate({ desired, lookups }) {

@@ -12,7 +12,7 @@ import type { OperationName } from '../api/operations.js';
 import type { Directory } from '../config/types.js';
 import type { Entry, KindBlock } from '../config/kind-block.js';
 import type { Attributes, DesiredResource, ResourceKind, SourceRange } from '../config/types.js';
-import type { FieldChange, PlannedWrite, SpendLimit } from '../plan-model/index.js';
+import type { FieldChange, PlannedWrite, SpendLimit, StepCause } from '../plan-model/index.js';
 import type { ResourceState } from '../state/types.js';
 import type { DataSource } from './lookups.js';
 
@@ -119,6 +119,8 @@ export interface DiffResponse {
   inputs?: Record<string, unknown>;
   /** Why the change cannot be planned at all (e.g. moving a gateway to another project). */
   problems?: Problem[];
+  /** Stable codes of why the step is planned (a rotation because a reader's grant ended: `grant-expired`). */
+  causes?: StepCause[];
 }
 
 export interface CreateRequest<A extends object> {
@@ -179,6 +181,11 @@ export interface Relations {
   outputs?: Record<string, string>;
   /** A one-time secret sealed into state at create, which `cplane output ADDRESS --reveal` shows. */
   revealable?: string;
+  /**
+   * Where a create's answer says when the object was made: an object whose one-time secret is delivered elsewhere
+   * (`deliverTo`) and is replaced keeps its old one superseded from then until the delivery is done.
+   */
+  createdAt?: string;
   /** The configuration attribute holding the local name of each parent in `parentIds` (`{ projectId: 'project' }`), when `within` does not say it. */
   parentAttributes?: Record<string, string>;
   /** The word for an object whose status is `gone` (identify), in `… outside cplane`: `revoked` for a token. Default `deleted`. */
@@ -369,6 +376,11 @@ interface ProviderCore<A extends object, L, E> {
    * from `createdAt` (a path into the create's answer). Undefined: the object is only replaced once expired.
    */
   renewal?(req: { attributes: A }): Renewal | undefined;
+  /**
+   * When a configured object must stop existing (a grant's `until`), and why it was made: once the API's clock
+   * passes `at`, every plan removes it (`planDelete`) and never creates it again, though it stays configured.
+   */
+  endsAt?(req: { attributes: A }): { at: string; reason?: string } | undefined;
   /** What the kind's objects authorise to be spent (a gateway, a token): the planner's spend stage reads this, never a kind's name. */
   readonly spend?: SpendFacts;
   /** Fields that name AI models, checked against the models the credentials reach (planner/models.ts). */

@@ -5,7 +5,7 @@
  */
 import { safeText } from '../text/safe-text.js';
 import { diffLines } from 'diff';
-import { isIncomplete, unreadableNames, type FieldChange, type PendingWrite, type Plan, type SupersededWait } from '../plan-model/index.js';
+import { isIncomplete, unreadableNames, type FieldChange, type EndingGrant, type PendingWrite, type Plan, type SupersededWait } from '../plan-model/index.js';
 
 export type { Tone } from '../plan-model/index.js';
 
@@ -99,6 +99,13 @@ export function supersededLine(wait: SupersededWait): string {
   const outputs = Object.entries(wait.outputs ?? {}).map(([name, value]) => `${name} ${value}`).join(', ');
   const until = `${wait.revocableAt.slice(0, 16).replace('T', ' ')} UTC`;
   return `${wait.address}: old ${wait.kind} ${wait.id}${outputs ? ` (${outputs})` : ''} until ${until}`;
+}
+
+/** The heading of the grants that end within 7 days, and one line each (`left` was measured by the planner). */
+export const ENDING_HEADING = 'Grants that end within 7 days (every plan after the time shown revokes each):';
+
+export function endingLine(ending: EndingGrant): string {
+  return `${ending.address}: ends ${ending.left}, at ${ending.until.slice(0, 16).replace('T', ' ')} UTC${ending.reason ? ` (${ending.reason})` : ''}`;
 }
 
 /** `Payments (0f3c…)`, or the id alone when the name is not known. */

@@ -6,7 +6,7 @@
  */
 import { actionWords, stepGraph, type Plan } from '../plan-model/index.js';
 import { codeBlock, codeSpan, markdownText, tableCell } from '../text/escape-for.js';
-import { changeLines, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
+import { changeLines, ENDING_HEADING, endingLine, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
 import { renderGraphMermaid } from './graph.js';
 import { spendHeadline, spendLines, spendNotRead } from './spend.js';
@@ -128,6 +128,12 @@ export function renderPlanMarkdown(plan: Plan): string {
   if (plan.superseded?.length) {
     out.push(`> **${SUPERSEDED_HEADING}**`);
     for (const wait of plan.superseded) out.push(`> - ${markdownText(supersededLine(wait))}`);
+    out.push('');
+  }
+
+  if (plan.endingSoon?.length) {
+    out.push(`> **${ENDING_HEADING}**`);
+    for (const ending of plan.endingSoon) out.push(`> - ${markdownText(endingLine(ending))}`);
     out.push('');
   }
 

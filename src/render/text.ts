@@ -8,7 +8,7 @@ import { actionWords, localPart, type PendingWrite, type Plan, type PlanStep, ty
 import { painter as makePainter, type Paint } from '../paint.js';
 import { safeName, safeText } from '../text/safe-text.js';
 import { wrapText } from '../text/wrap.js';
-import { accountLabel, changeLines, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
+import { accountLabel, changeLines, ENDING_HEADING, endingLine, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
 import { spendHeadline, spendLines, spendNotRead } from './spend.js';
 
@@ -123,6 +123,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   }
 
   if (plan.superseded?.length) out.push(paint('bold', SUPERSEDED_HEADING), ...plan.superseded.map((wait) => `  ${paint('change', '~')} ${safeText(supersededLine(wait))}`), '');
+  if (plan.endingSoon?.length) out.push(paint('bold', ENDING_HEADING), ...plan.endingSoon.map((ending) => `  ${paint('change', '~')} ${safeText(endingLine(ending))}`), '');
 
   out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint), ...notVerifiableLines(plan, paint), ...spendTextLines(plan, paint));
 

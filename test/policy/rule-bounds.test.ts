@@ -84,7 +84,7 @@ describe('the deadline, at evaluation', () => {
 
   it('gives all policies of a plan one budget together: a policy that starts when it is spent is stopped at once', async () => {
     const compiled = await compilePolicies([policy('a-endless', BACKTRACKS), policy('b-endless', BACKTRACKS, { level: 'advisory' })]);
-    const report = await evaluatePolicies(compiled, [change(0)], undefined, 200);
+    const report = await evaluatePolicies(compiled, [change(0)], { budgetMs: 200 });
     expect(report.findings.map((f) => [f.policy, f.outcome, f.message])).toEqual([
       ['a-endless', 'error', 'it did not finish within the 200 ms all policies of a plan have together'],
       ['b-endless', 'error', 'it did not finish within the 200 ms all policies of a plan have together'],

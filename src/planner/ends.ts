@@ -1,0 +1,46 @@
+/**
+ * Objects configured to end (a grant's `until`, `endsAt` of its kind): once the API's clock passes the end, every
+ * plan removes the object and never creates it again, though it stays in the configuration; a live object of an
+ * ended address that state does not hold is left to its parent (a record revokes a grant it does not list).
+ * Ends within 7 days are listed in the plan with the time left, so a reviewer sees them coming.
+ */
+import type { DesiredResource } from '../config/types.js';
+import type { EndingGrant, PlanStep } from '../plan-model/index.js';
+import { providerFor } from '../providers/index.js';
+import type { StageContext } from './context.js';
+import { isDeletedLive, liveChildrenOf, liveObjectOf } from './live-account.js';
+import { relativeTime, utcMinute } from './reissue.js';
+import { forgetStep, makeStep } from './steps.js';
+
+const SOON_MS = 7 * 86_400_000;
+
+/** When `r` has ended on the API's clock: its end, else undefined. */
+export function endedAt(r: DesiredResource, now: Date): { at: string; reason?: string } | undefined {
+  const ends = providerFor(r.kind).endsAt?.({ attributes: r.attributes as never });
+  return ends && Date.parse(ends.at) <= now.getTime() ? ends : undefined;
+}
+
+/** The step that removes an ended address (none when state does not hold it). */
+export function endedStep(ctx: StageContext, r: DesiredResource, ends: { at: string; reason?: string }): PlanStep | undefined {
+  const entry = ctx.state[r.address];
+  if (!entry) return undefined;
+  const ended = `it ended ${relativeTime(Date.parse(ends.at) - ctx.lookups.now.getTime())} (until ${utcMinute(new Date(ends.at))}${ends.reason ? `, ${ends.reason}` : ''})`;
+  const found = liveObjectOf(ctx.live, entry);
+  if (!found || isDeletedLive(ctx.live, entry)) return { ...forgetStep(r.address, r.kind, 'forget', `${ended}, and it is gone already`), causes: ['grant-expired'] };
+  const provider = providerFor(r.kind);
+  const removed = provider.planDelete({ address: r.address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(ctx.live, r.kind, entry.id) });
+  const changes = [{ path: 'until', before: ends.at, note: `ended ${relativeTime(Date.parse(ends.at) - ctx.lookups.now.getTime())}` }];
+  return makeStep({ address: r.address, kind: r.kind, action: provider.removeAction, reason: ended, changes, writes: removed.writes, notes: removed.notes, causes: ['grant-expired'] });
+}
+
+/** Configured ends within 7 days of the API's clock, not yet passed, in address order. */
+export function endingSoon(resources: readonly DesiredResource[], now: Date): EndingGrant[] {
+  const out: EndingGrant[] = [];
+  for (const r of resources) {
+    const ends = providerFor(r.kind).endsAt?.({ attributes: r.attributes as never });
+    const left = ends ? Date.parse(ends.at) - now.getTime() : Number.NaN;
+    if (!ends || !(left > 0 && left <= SOON_MS)) continue;
+    out.push({ address: r.address, kind: r.kind, until: new Date(ends.at).toISOString(), left: relativeTime(left), ...(ends.reason ? { reason: ends.reason } : {}) });
+  }
+  return out.sort((a, b) => (a.address < b.address ? -1 : 1));
+}
