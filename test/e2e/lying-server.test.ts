@@ -140,6 +140,19 @@ describe('2. the server cannot make a reader accept a value it made up', () => {
     expect(impostor.code).toBe(1);
     expect(impostor.stdout).toBe('');
     expect(impostor.stderr).toContain('WRAP_OPEN_FAILED');
+
+    // The SDK, through the same lying server.
+    const client = createClient({ baseUrl: proxy.url, token: fixtures.tokens.serviceAccount, accountId: acme });
+    try {
+      const options = { recordId: alpha, privateKey: fixtureKeyPair(ciDeployer.id).privateKey, writerKeys: [w.writerKey] };
+      await expect(readSecret(client, options)).rejects.toMatchObject({ code: 'WRAP_OPEN_FAILED' });
+      proxy.setLie((r) => (isRead(r, alpha) ? forge(alpha, 1, undefined) : undefined));
+      await expect(readSecret(client, options)).rejects.toMatchObject({ code: 'WRAP_UNTRUSTED_WRITER' });
+      proxy.setLie(undefined);
+      expect(await readSecret(client, options)).toBe(FIRST);
+    } finally {
+      await client.close();
+    }
   });
 
   it('refuses a wrapper of the first, unauthenticated format (HPKE base mode)', async () => {
@@ -244,6 +257,12 @@ projects:
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('WRAP_OPEN_FAILED');
+    const client = createClient({ baseUrl: proxy.url, token: fixtures.tokens.serviceAccount, accountId: acme });
+    try {
+      await expect(readSecret(client, { recordId: alpha, privateKey: fixtureKeyPair(ciDeployer.id).privateKey, writerKeys: [w.writerKey] })).rejects.toMatchObject({ code: 'WRAP_OPEN_FAILED' });
+    } finally {
+      await client.close();
+    }
   });
 
   it('by an apply\'s key ring: no grant on one record carries another record\'s data key', async () => {
