@@ -18,7 +18,7 @@ export const showCommand: CommandModule = {
     if (unverified) ctx.stderr.write(`${unverified}\n`);
     const { auth: _auth, ...shown } = plan;
     if (ctx.values.json) ctx.stdout.write(renderPlanJson(shown));
-    else ctx.stdout.write(renderPlanText(shown, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, width: ctx.stdout.columns ?? 80 }));
+    else ctx.stdout.write(renderPlanText(shown, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}) }));
     return exitCodes.ok;
   },
 };
