@@ -126,19 +126,20 @@ export function setupSender(request: SetupSenderRequest): HpkeContext {
 }
 
 /**
- * DH(skS, pkR) of auth mode depends on the two static keys alone, so it is kept per sender and recipient: an apply
- * that wraps a thousand records for the same three readers makes three, not three thousand (the ephemeral DH stays
- * per message). At most 10,000 recipients are kept per sender.
+ * The static DH of auth mode, DH(skS, pkR) for the sender and DH(skR, pkS) for the recipient, depends on the two
+ * static keys alone, so it is kept per own key (a made-ready KeyObject pair) and other public key: an apply that
+ * wraps a thousand records for the same three readers makes three, not three thousand, and a reader opening many
+ * wrappers of one writer makes one (the ephemeral DH stays per message). At most 10,000 are kept per own key.
  */
-const staticSecrets = new WeakMap<HpkeSender, Map<string, Uint8Array>>();
+const staticSecrets = new WeakMap<HpkeRecipient, Map<string, Uint8Array>>();
 
-function staticDh(sender: HpkeSender, recipientPublicKey: Uint8Array): Uint8Array {
-  let known = staticSecrets.get(sender);
-  if (!known) staticSecrets.set(sender, (known = new Map()));
-  const id = Buffer.from(recipientPublicKey).toString('hex');
+function staticDh(own: HpkeRecipient, otherPublicKey: Uint8Array): Uint8Array {
+  let known = staticSecrets.get(own);
+  if (!known) staticSecrets.set(own, (known = new Map()));
+  const id = Buffer.from(otherPublicKey).toString('hex');
   let secret = known.get(id);
   if (!secret) {
-    secret = diffieHellman(sender.privateKey, recipientPublicKey);
+    secret = diffieHellman(own.privateKey, otherPublicKey);
     if (known.size >= 10_000) known.clear();
     known.set(id, secret);
   }
@@ -157,10 +158,11 @@ export interface SetupRecipientRequest {
 export function setupRecipient(request: SetupRecipientRequest): HpkeContext {
   const { enc, info, senderPublicKey } = request;
   checkLength(enc, N_PK, 'encapsulated key');
-  const { privateKey, publicKey } = request.recipient instanceof Uint8Array ? recipientOf(request.recipient) : request.recipient;
+  const recipient = request.recipient instanceof Uint8Array ? recipientOf(request.recipient) : request.recipient;
+  const { privateKey, publicKey } = recipient;
   const dhEphemeral = diffieHellman(privateKey, enc);
   const sharedSecret = senderPublicKey
-    ? extractAndExpand(concat(dhEphemeral, diffieHellman(privateKey, senderPublicKey)), concat(enc, publicKey, senderPublicKey))
+    ? extractAndExpand(concat(dhEphemeral, staticDh(recipient, senderPublicKey)), concat(enc, publicKey, senderPublicKey))
     : extractAndExpand(dhEphemeral, concat(enc, publicKey));
   return context(enc, sharedSecret, keySchedule(senderPublicKey ? 'auth' : 'base', sharedSecret, info));
 }
