@@ -15,7 +15,7 @@ import { createClient } from '../../src/api/index.js';
 import { readSecret } from '../../src/sdk/index.js';
 import { fixtureKeyPair } from '../../src/emulator/keys.js';
 import { lyingProxy, type LyingProxy, type ProxiedRequest } from '../helpers/lying-proxy.js';
-import { privateKeyOf } from '../helpers/readers.js';
+import { directoryYaml, privateKeyOf } from '../helpers/readers.js';
 import { acme, world, type World } from './helpers.js';
 
 const ciDeployer = fixtures.serviceAccounts[0]!;
@@ -33,25 +33,36 @@ afterEach(async () => {
   await w?.close();
 });
 
-/** A world with a record `alpha` (and `beta`) granted to ci-deployer, applied honestly, and a proxy in front of its emulator. */
-async function arrange(extra = ''): Promise<{ alpha: string; beta: string }> {
+/**
+ * A world with records `alpha` (granted to ci-deployer) and `beta` (granted to `betaGrants`, if given), applied
+ * honestly, and a proxy in front of its emulator; `extra` is appended to the configuration.
+ */
+async function arrange(options: { betaGrants?: string; extra?: string } = {}): Promise<{ alpha: string; beta: string }> {
   w = await world({ account: acme });
   proxy = await lyingProxy(w.emulator.url);
+  const betaGrants = options.betaGrants ? `, grants: ${options.betaGrants}` : '';
   w.config(`version: 1
 projects:
   atk:
     name: atk-trust
     records:
-      alpha:
-        value: { env: ALPHA }
-        grants: { serviceAccounts: [ci-deployer] }
-      beta:
-        value: { env: BETA }
-${extra}`);
+      alpha: { value: { env: ALPHA }, grants: { serviceAccounts: [ci-deployer] } }
+      beta: { value: { env: BETA }${betaGrants} }
+${options.extra ?? ''}`);
   const apply = await w.cli(['apply', w.dir, '--auto-approve'], { ALPHA: FIRST, BETA });
   expect(apply.stderr).toBe('');
   const ids = (await w.client.listAll('listRecords', {})).filter((r) => r.name === 'alpha' || r.name === 'beta');
   return { alpha: ids.find((r) => r.name === 'alpha')!.record_id, beta: ids.find((r) => r.name === 'beta')!.record_id };
+}
+
+/** The SDK as ci-deployer, through the proxy, trusting cplane's writer key. */
+async function readWithSdk(recordId: string): Promise<string> {
+  const client = createClient({ baseUrl: proxy.url, token: fixtures.tokens.serviceAccount, accountId: acme });
+  try {
+    return await readSecret(client, { recordId, privateKey: fixtureKeyPair(ciDeployer.id).privateKey, writerKeys: [w.writerKey] });
+  } finally {
+    await client.close();
+  }
 }
 
 const viaProxy = () => ({ CPLANE_BASE_URL: proxy.url });
@@ -80,11 +91,11 @@ describe('1. the API cannot choose the key a record is wrapped for', () => {
   });
 
   it('refuses a key other than the pinned one, at the pin, giving both key ids', async () => {
-    await arrange(`directory:\n  serviceAccounts:\n    ci-deployer: { keyId: "${realKeyId}" }\n`);
+    await arrange({ extra: `directory:\n  serviceAccounts:\n    ci-deployer: { keyId: "${realKeyId}" }\n` });
     proxy.setLie((r, a) => (isList(r) ? swapKey(a.json, true) : undefined));
     const plan = await w.cli(['plan', w.dir], { ALPHA: FIRST, BETA, ...viaProxy() });
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toMatch(/main\.yaml:13:27: error: service_account_grant.atk\/alpha\/ci-deployer: .*the Service Account "ci-deployer" is offered with the key x25519:[0-9a-f]{16}, and its pinned key is x25519:[0-9a-f]{16}/);
+    expect(plan.stderr).toMatch(/main\.yaml:10:27: error: service_account_grant.atk\/alpha\/ci-deployer: .*the Service Account "ci-deployer" is offered with the key x25519:[0-9a-f]{16}, and its pinned key is x25519:[0-9a-f]{16}/);
     expect(plan.stderr).toContain(keyIdOf(attacker.publicKey));
     expect(plan.stderr).toContain(realKeyId);
     // The honest API with the same pin: no change.
@@ -142,17 +153,11 @@ describe('2. the server cannot make a reader accept a value it made up', () => {
     expect(impostor.stderr).toContain('WRAP_OPEN_FAILED');
 
     // The SDK, through the same lying server.
-    const client = createClient({ baseUrl: proxy.url, token: fixtures.tokens.serviceAccount, accountId: acme });
-    try {
-      const options = { recordId: alpha, privateKey: fixtureKeyPair(ciDeployer.id).privateKey, writerKeys: [w.writerKey] };
-      await expect(readSecret(client, options)).rejects.toMatchObject({ code: 'WRAP_OPEN_FAILED' });
-      proxy.setLie((r) => (isRead(r, alpha) ? forge(alpha, 1, undefined) : undefined));
-      await expect(readSecret(client, options)).rejects.toMatchObject({ code: 'WRAP_UNTRUSTED_WRITER' });
-      proxy.setLie(undefined);
-      expect(await readSecret(client, options)).toBe(FIRST);
-    } finally {
-      await client.close();
-    }
+    await expect(readWithSdk(alpha)).rejects.toMatchObject({ code: 'WRAP_OPEN_FAILED' });
+    proxy.setLie((r) => (isRead(r, alpha) ? forge(alpha, 1, undefined) : undefined));
+    await expect(readWithSdk(alpha)).rejects.toMatchObject({ code: 'WRAP_UNTRUSTED_WRITER' });
+    proxy.setLie(undefined);
+    expect(await readWithSdk(alpha)).toBe(FIRST);
   });
 
   it('refuses a wrapper of the first, unauthenticated format (HPKE base mode)', async () => {
@@ -241,33 +246,20 @@ describe('4. another record\'s value returned for the record asked for is refuse
   });
 
   it('by a reader, whose wrapper is bound to the record', async () => {
-    const { alpha, beta } = await arrange();
     // beta granted to ci-deployer too, so the server holds a wrapper of beta for it.
-    w.config(`version: 1
-projects:
-  atk:
-    name: atk-trust
-    records:
-      alpha: { value: { env: ALPHA }, grants: { serviceAccounts: [ci-deployer] } }
-      beta: { value: { env: BETA }, grants: { serviceAccounts: [ci-deployer] } }
-`);
-    expect((await w.cli(['apply', w.dir, '--auto-approve'], { ALPHA: FIRST, BETA })).code).toBe(0);
+    const { alpha, beta } = await arrange({ betaGrants: '{ serviceAccounts: [ci-deployer] }' });
     await swap(alpha, beta)(fixtures.tokens.serviceAccount);
     const run = await readAsServiceAccount(alpha);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('WRAP_OPEN_FAILED');
-    const client = createClient({ baseUrl: proxy.url, token: fixtures.tokens.serviceAccount, accountId: acme });
-    try {
-      await expect(readSecret(client, { recordId: alpha, privateKey: fixtureKeyPair(ciDeployer.id).privateKey, writerKeys: [w.writerKey] })).rejects.toMatchObject({ code: 'WRAP_OPEN_FAILED' });
-    } finally {
-      await client.close();
-    }
+    await expect(readWithSdk(alpha)).rejects.toMatchObject({ code: 'WRAP_OPEN_FAILED' });
   });
 
   it('by an apply\'s key ring: no grant on one record carries another record\'s data key', async () => {
     const { alpha, beta } = await arrange();
     // beta gets a reader; the lying server answers the key ring's read of beta with alpha's value.
+    const dana = fixtures.users[2]!;
     w.config(`version: 1
 projects:
   atk:
@@ -275,9 +267,7 @@ projects:
     records:
       alpha: { value: { env: ALPHA }, grants: { serviceAccounts: [ci-deployer] } }
       beta: { value: { env: BETA }, grants: { users: [dana] } }
-directory:
-  users: { dana: { id: ${fixtures.users[2]!.id}, publicKey: "${Buffer.from(fixtureKeyPair(fixtures.users[2]!.id).publicKey).toString('base64')}" } }
-`);
+${directoryYaml({ users: { dana: dana.id } })}`);
     await swap(beta, alpha)(fixtures.tokens.admin);
     const apply = await w.cli(['apply', w.dir, '--auto-approve'], { ALPHA: FIRST, BETA, ...viaProxy() });
     expect(apply.code).toBe(1);
