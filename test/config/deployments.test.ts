@@ -123,6 +123,7 @@ describe('deployments', () => {
     ]);
     expect(waves.map((w) => w.map((d) => d.name))).toEqual([['staging'], ['prod-eu', 'prod-us'], ['canary']]);
     // A deployment not chosen is not waited for.
-    expect(deploymentWaves([{ name: 'prod-eu', after: ['staging'] }]).map((w) => w.map((d) => d.name))).toEqual([['prod-eu']]);
+    const alone: { name: string; after: string[] }[] = [{ name: 'prod-eu', after: ['staging'] }];
+    expect(deploymentWaves(alone).map((w) => w.map((d) => d.name))).toEqual([['prod-eu']]);
   });
 });
