@@ -124,6 +124,6 @@ describe('deployments', () => {
     expect(waves.map((w) => w.map((d) => d.name))).toEqual([['staging'], ['prod-eu', 'prod-us'], ['canary']]);
     // A deployment not chosen is not waited for.
     const alone: { name: string; after: string[] }[] = [{ name: 'prod-eu', after: ['staging'] }];
-    expect(deploymentWaves(alone).map((w) => w.map((d) => d.name))).toEqual([['prod-eu']]);
+    expect(deploymentWaves(alone).map((w: { name: string }[]) => w.map((d) => d.name))).toEqual([['prod-eu']]);
   });
 });
