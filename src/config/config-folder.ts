@@ -58,8 +58,7 @@ export async function readConfigFiles(root: string, names: readonly string[], di
   const files: SourceFile[] = [];
   for (const name of names) {
     try {
-      // Never through a link: the listing keeps only plain files, and one swapped for a link since is refused (ELOOP).
-      const file = await readSourceFile(join(root, name), display(name), sink, { noFollow: true });
+      const file = await readSourceFile(join(root, name), display(name), sink);
       if (!file) continue;
       if (within) file.within = within;
       file.value ??= {};

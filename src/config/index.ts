@@ -13,3 +13,4 @@ export type * from './kind-block.js';
 export { VALUE } from './kind-block.js';
 export type * from './types.js';
 export { emptyDirectory, publicKeyProblem, undeclaredInDirectory } from './directory.js';
+export { deploymentWaves, type Deployment } from './deployments.js';

@@ -14,7 +14,7 @@
  * set what belongs to the whole configuration (account, state, policies, moved/removed/import blocks).
  * Every diagnostic in a module's file names the call it was read for (SourceFile `within`).
  */
-import { lstat, realpath } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvNames } from './config-folder.js';
 import { diagnosticAt, hasErrors, type DiagnosticSink } from './diagnostics.js';
@@ -89,59 +89,16 @@ export async function loadModules(callers: LoadedFile[], options: ModuleLoadOpti
       if (!folder) continue;
       for (const loaded of await loadCall(here, folder, options, sink)) {
         files.push(loaded);
-        paths.add(relative(folder.realRoot, loaded.file.path).split(/[\\/]/).join('/'));
+        paths.add(relative(options.root, loaded.file.path).split(/[\\/]/).join('/'));
       }
     }
   }
   return { files, paths: [...paths].sort() };
 }
 
-/**
- * A module's folder as checked: `written` is the path the call gives (for display), `real` the same folder with
- * every symbolic link resolved, which is what is checked to be inside the configuration and what is read, and
- * `identity` its device and inode when checked, compared again before and after its files are read.
- */
-interface ModuleFolder {
-  written: string;
-  real: string;
-  realRoot: string;
-  identity: Identity;
-}
-
-type Identity = { dev: number; ino: number };
-
-/** The folder's identity; 'link' when a symbolic link is there (lstat does not follow it), undefined when it is not a folder. */
-async function folderIdentity(path: string): Promise<Identity | 'link' | undefined> {
-  try {
-    const stats = await lstat(path);
-    if (stats.isSymbolicLink()) return 'link';
-    return stats.isDirectory() ? { dev: stats.dev, ino: stats.ino } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const sameFolder = (a: Identity | 'link' | undefined, b: Identity) => typeof a === 'object' && a.dev === b.dev && a.ino === b.ino;
-
-/** Where a call's `source` is written in its file: where its diagnostics point. */
-const sourceAt = ({ name, file, calls }: Call) => positionIn(file, calls[name], 'source')?.value[0] ?? offsetIn(file, calls, name);
-
-/** The folder checked is no longer there as it was (replaced, or a link put on the way to it): nothing of it is used. */
-function refuseChanged(call: Call, sink: DiagnosticSink): undefined {
-  const at = sourceAt(call);
-  sink.push(diagnosticAt(call.file, at, {
-    code: 'module_source_changed',
-    summary: `module.${call.name}: source folder "${call.call.source}" changed while it was read`,
-    detail: 'Something replaced the folder, or a folder or link on the way to it, after it was checked to be inside the configuration folder. Nothing of it is used: run the command again once the folder stays put.',
-    end: at + call.call.source.length,
-  }));
-  return undefined;
-}
-
-/** The call's folder; undefined (and a diagnostic at `source`) when it is remote, absolute, outside the configuration or missing. */
-async function moduleFolder(here: Call, { root }: ModuleLoadOptions, sink: DiagnosticSink): Promise<ModuleFolder | undefined> {
-  const { name, call, file } = here;
-  const at = sourceAt(here);
+/** The call's folder, absolute; undefined (and a diagnostic at `source`) when it is remote, absolute, outside the configuration or missing. */
+async function moduleFolder({ name, call, file, calls }: Call, { root }: ModuleLoadOptions, sink: DiagnosticSink): Promise<string | undefined> {
+  const at = positionIn(file, calls[name], 'source')?.value[0] ?? offsetIn(file, calls, name);
   const refuse = (code: string, summary: string, detail: string) => {
     sink.push(diagnosticAt(file, at, { code, summary, detail, end: at + call.source.length }));
     return undefined;
@@ -155,38 +112,24 @@ async function moduleFolder(here: Call, { root }: ModuleLoadOptions, sink: Diagn
   let realRoot: string;
   try {
     [real, realRoot] = await Promise.all([realpath(folder), realpath(root)]);
+    if (!(await stat(real)).isDirectory()) return refuse('module_source_missing', `module.${name}: source "${call.source}" is not a folder`, local);
   } catch {
     return refuse('module_source_missing', `module.${name}: source folder "${call.source}" does not exist`, local);
   }
-  // realpath leaves no link in `real`: one there now was put there since.
-  const identity = await folderIdentity(real);
-  if (identity === 'link') return refuseChanged(here, sink);
-  if (!identity) return refuse('module_source_missing', `module.${name}: source "${call.source}" is not a folder`, local);
   const inside = relative(realRoot, real);
   // Symbolic links are followed before the check, so a link cannot lead a module out of the configuration.
   if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
     return refuse('module_source_outside', `module.${name}: source "${call.source}" is ${inside === '' ? 'the configuration folder itself' : 'outside the configuration folder'}`,
       `${local}. A saved plan records the configuration folder's files, so a module must live inside it.`);
   }
-  return { written: folder, real, realRoot, identity };
+  return folder;
 }
 
 /** Reads the call's folder as a configuration of its own: variables bound to the inputs, references named with the prefix. */
-async function loadCall(call: Call, folder: ModuleFolder, options: ModuleLoadOptions, sink: DiagnosticSink): Promise<LoadedFile[]> {
-  // Read from the resolved path that was checked, never through the written one: a link on the way there may
-  // have been changed since. The folder must still be the one checked (same device and inode, not a link)
-  // before its files are listed and after they are read; each file is opened without following a link.
-  if (!sameFolder(await folderIdentity(folder.real), folder.identity)) {
-    refuseChanged(call, sink);
-    return [];
-  }
-  const names = await listConfigFiles(folder.real, sink);
+async function loadCall(call: Call, folder: string, options: ModuleLoadOptions, sink: DiagnosticSink): Promise<LoadedFile[]> {
+  const names = await listConfigFiles(folder, sink);
   if (!names) return [];
-  const files = await readConfigFiles(folder.real, names, (n) => options.display(relative(options.root, resolve(folder.written, n))), sink, call.within);
-  if (!sameFolder(await folderIdentity(folder.real), folder.identity)) {
-    refuseChanged(call, sink);
-    return [];
-  }
+  const files = await readConfigFiles(folder, names, (n) => options.display(relative(options.root, resolve(folder, n))), sink, call.within);
   // A file that could not be read has its own diagnostic; its variables are unknown, so inputs are not checked.
   if (files.length !== names.length) return [];
   for (const file of files) refuseCallerKeys(file, call, sink);

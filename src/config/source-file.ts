@@ -6,8 +6,7 @@
  * anchor and too deep a nesting are reported as what they are. Every problem
  * becomes a diagnostic pointing at the file, never a thrown error.
  */
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { isAlias, isCollection, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 
@@ -154,31 +153,19 @@ const YAML_MESSAGES: Record<string, string> = {
   MULTIPLE_DOCS: 'A configuration file holds one YAML document; remove the "---" separator or split the file',
 };
 
-/**
- * With `noFollow`, a symbolic link in the last place of `path` is refused (ELOOP) rather than followed: a
- * module's files are read from the folder that was checked to be inside the configuration, and a file
- * swapped for a link after the folder was listed must not lead outside it. (Windows has no O_NOFOLLOW.)
- */
-export async function readSourceFile(path: string, display: string, sink: DiagnosticSink, { noFollow = false } = {}): Promise<SourceFile | undefined> {
-  // One open handle for the size and the bytes, so both are of the same file.
-  const handle = await open(path, constants.O_RDONLY | (noFollow ? (constants.O_NOFOLLOW ?? 0) : 0));
-  let bytes: Buffer;
-  try {
-    const size = (await handle.stat()).size;
-    if (size > MAX_FILE_BYTES) {
-      sink.push({
-        severity: 'error',
-        code: 'file_too_large',
-        summary: `${display} is ${(size / 1024 / 1024).toFixed(1)} MB; a configuration file may be at most 5 MB`,
-        detail: 'Split the configuration into several files in the same folder.',
-        range: { file: display, line: 1, col: 1 },
-      });
-      return undefined;
-    }
-    bytes = await handle.readFile();
-  } finally {
-    await handle.close();
+export async function readSourceFile(path: string, display: string, sink: DiagnosticSink): Promise<SourceFile | undefined> {
+  const size = (await stat(path)).size;
+  if (size > MAX_FILE_BYTES) {
+    sink.push({
+      severity: 'error',
+      code: 'file_too_large',
+      summary: `${display} is ${(size / 1024 / 1024).toFixed(1)} MB; a configuration file may be at most 5 MB`,
+      detail: 'Split the configuration into several files in the same folder.',
+      range: { file: display, line: 1, col: 1 },
+    });
+    return undefined;
   }
+  const bytes = await readFile(path);
   const invalidAt = firstInvalidUtf8(bytes);
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   const lines = new LineCounter();
