@@ -72,3 +72,14 @@ export const stateHelp = [
 export const lockOptions: OptionSpec = { 'lock-timeout': { type: 'string' } };
 
 export const lockHelp = '--lock-timeout DURATION  wait up to DURATION (e.g. 30s, 5m) while another run holds the state lock (default 0s: fail at once)';
+
+/** `--all` and `--deployment` (plan, apply): the deployments of the configuration's `deployments:` (docs/deployments.md). */
+export const deploymentsOptions: OptionSpec = {
+  all: { type: 'boolean' },
+  deployment: { type: 'string', multiple: true },
+};
+
+export const deploymentsHelp = [
+  '--all               every deployment of the configuration\'s deployments: (docs/deployments.md), each with its own account and state',
+  '--deployment NAME   only this deployment (repeatable; with or without --all)',
+];

@@ -58,6 +58,7 @@ export function stateRecord(workspace: Workspace): PlanContext['state'] {
 export async function planContext(ctx: CommandContext, workspace: Workspace, accountName: string | null): Promise<PlanContext> {
   return {
     workspace: workspace.workspace,
+    ...(ctx.deployment ? { deployment: ctx.deployment.name } : {}),
     accountName,
     configDir: relativePosix(ctx.cwd, workspace.dir),
     files: await plannedFiles(workspace.dir, workspace.desired.files),
@@ -109,7 +110,9 @@ export async function prepareSavedPlan(ctx: CommandContext, plan: SavedPlan, pla
   }
 
   const state = await savedStateLocation(ctx, plan, planPath, configDir);
-  return { ...ctx, positionals: [configDir], values: { ...ctx.values, account: plan.account, workspace: plan.context.workspace, state } };
+  // A deployment's plan loads the configuration as that deployment (its account and variables; docs/deployments.md).
+  const deployment = plan.context.deployment !== undefined ? { deployment: { ...ctx.deployment, name: plan.context.deployment } } : {};
+  return { ...ctx, positionals: [configDir], values: { ...ctx.values, account: plan.account, workspace: plan.context.workspace, state }, ...deployment };
 }
 
 /** The configuration's `state: { url }` with the plan's variables and the applying job's environment; undefined when it has none or does not load. */

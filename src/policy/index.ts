@@ -7,3 +7,4 @@
  */
 export { compilePolicies, policyDigest, type Compiled, type CompiledPolicy } from './compile.js';
 export { evaluatePolicies, type PolicyChange } from './evaluate.js';
+export { compileAutoApprove, type AutoApprove, type PlanCounts } from './auto-approve.js';

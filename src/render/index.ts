@@ -8,3 +8,4 @@ export { renderPlanJson } from './json.js';
 export { accountLabel, summaryLine, noChangesLine, withoutValueNote } from './describe.js';
 export { findingPlace, policyHeadline, refusedLine } from './policies.js';
 export { driftHeadline, renderDriftJson, renderDriftMarkdown, renderDriftText } from './drift.js';
+export { renderDeploymentMatrixText, renderDeploymentsMarkdown, type DeploymentSection } from './deployments.js';
