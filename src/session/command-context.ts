@@ -1,4 +1,5 @@
 import type { Limiter } from '../api/limiter.js';
+import type { Plan } from '../plan-model/plan.js';
 
 /**
  * What a running command sees and returns. A command never reads process.*
@@ -23,7 +24,12 @@ export interface CommandContext {
    * `apply --all`, a deployment's saved plan): its name (the configuration gives its account, workspace and
    * variables), and the limit of requests in flight it shares with the other deployments of the run.
    */
-  deployment?: { name: string; sharedLimiter?: Limiter };
+  deployment?: {
+    name: string;
+    sharedLimiter?: Limiter;
+    /** The deployment's `autoApprove` rule (apply --all): whether its plan may be applied without asking, and if not why. */
+    autoApprove?: (plan: Plan) => { approved: boolean; why?: string };
+  };
 }
 
 /** What a command's module exports: the part of the command that runs, loaded only when it runs. */
