@@ -21,6 +21,9 @@ import { describeError } from './describe-error.js';
 /** At most this many deployments' worth of `--parallelism` in flight at once, across all of them. */
 export const DEPLOYMENTS_AT_FULL_SPEED = 8;
 
+/** The codes of config/deployments.ts: problems of the deployments themselves. */
+const DEPLOYMENT_CODES = new Set(['duplicate_deployment', 'deployment_interpolation', 'account_beside_deployments', 'unknown_deployment', 'deployment_cycle', 'duplicate_deployment_target']);
+
 /** Whether the command was asked to run for deployments. */
 export function wantsDeployments(ctx: CommandContext): boolean {
   return ctx.values.all === true || ctx.values.deployment !== undefined;
@@ -49,7 +52,9 @@ export async function chooseDeployments(ctx: CommandContext, verb: string): Prom
   if (ctx.positionals.length > 1) throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Give at most one configuration folder.');
   const dir = resolve(ctx.cwd, ctx.positionals[0] ?? '.');
   const { deployments, diagnostics } = await loadConfiguration(dir, { ...variablesLoadOptions(ctx), allowUnsetVariables: true });
-  const errors = diagnostics.filter((d) => d.severity === 'error');
+  // Without values, a forEach over a variable cannot be expanded, and so on: those are each deployment's to say.
+  // What is wrong with the deployments themselves is said here, once.
+  const errors = diagnostics.filter((d) => d.severity === 'error' && (!deployments || DEPLOYMENT_CODES.has(d.code)));
   const color = ctx.stderr.isTTY === true && !ctx.env.NO_COLOR;
   if (errors.length > 0) {
     throw new ConfigInvalidError(

@@ -65,7 +65,8 @@ export function renderDeploymentsMarkdown(rows: readonly DeploymentSummary[], se
   let body = head;
   for (const section of sections) {
     const part = `\n<details><summary>${htmlText({ name: section.deployment })}</summary>\n\n${section.markdown.trim()}\n\n</details>\n`;
-    if (left.length === 0 && body.length + part.length + reserve <= options.limit) body += part;
+    // A plan too long for what is left is named at the end; a shorter one after it may still fit.
+    if (body.length + part.length + reserve <= options.limit) body += part;
     else left.push(section.deployment);
   }
   if (left.length > 0) {
