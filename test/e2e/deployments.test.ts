@@ -162,6 +162,28 @@ describe('deployments over three accounts', () => {
     expect(bad.stderr).toMatch(/main\.yaml:6:122: error: The autoApprove rule of deployment "staging" is not valid CEL/);
   });
 
+  it('compare: live differences the deployments\' variables do not explain, as text and JSON', async () => {
+    // By now staging (Tenant 1) has app, docs and web; prod-eu (Tenant 2) app and web. Their descriptions differ
+    // only by ${var.env} ("staging app", "prod app"): explained, so not reported.
+    w.config(configuration());
+    const text = await w.cli(['compare', 'staging', 'prod-eu', 'infra']);
+    expect(text.stderr).toBe('');
+    expect(text.code).toBe(2);
+    expect(text.stdout).toContain('1 difference:\n  + project.docs: only in staging\n');
+    const json = await w.cli(['compare', 'staging', 'prod-eu', 'infra', '--json']);
+    expect(JSON.parse(json.stdout).differences).toEqual([{ address: 'project.docs', kind: 'only-in-a' }]);
+    // A setting changed outside cplane is a difference of its own.
+    const client = createClient({ baseUrl: w.emulator.url, token: fixtures.tokens.admin, accountId: t2 });
+    const web = (await client.listAll('listProjects', {})).find((p) => p.name === 'web')!;
+    await client.call('updateProject', { path: { id: web.project_id }, body: { name: 'web', description: 'hand-edited', isActive: true } });
+    await client.close();
+    const edited = await w.cli(['compare', 'staging', 'prod-eu', 'infra', '--json']);
+    expect(JSON.parse(edited.stdout).differences).toContainEqual({ address: 'project.web', kind: 'different', field: 'description', a: '${var.env} web', b: 'hand-edited' });
+    const unknown = await w.cli(['compare', 'staging', 'prod-es', 'infra']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('did you mean "prod-eu" or "prod-us"?');
+  });
+
   it('--github: one pull-request comment for the whole configuration, within GitHub\'s limit', async () => {
     const gh = mkdtempSync(join(w.temp, 'gh-'));
     const env = { GITHUB_OUTPUT: join(gh, 'out'), GITHUB_STEP_SUMMARY: join(gh, 'summary'), RUNNER_TEMP: gh, GITHUB_WORKSPACE: w.temp };

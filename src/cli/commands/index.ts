@@ -166,6 +166,20 @@ export const commands: Command[] = [
     load: async () => (await import('./export.js')).exportCommand,
   },
   {
+    name: ['compare'],
+    summary: 'Compare the live accounts of two deployments: differences their variables do not explain (exit 2)',
+    usage: 'compare DEPLOYMENT_A DEPLOYMENT_B [dir] [--json] [--var NAME=VALUE ...] [--var-file FILE ...]',
+    help: [
+      'DEPLOYMENT_A/B      two deployments of the configuration\'s deployments: (docs/deployments.md)',
+      '--json              print { a, b, differences: [{ address, kind, field?, a?, b? }] }',
+      'Reads only. Exit codes: 0 the accounts match, 2 they differ, 1 error.',
+      ...connectionHelp.filter((line) => !line.startsWith('--account')),
+      ...variablesHelp,
+    ],
+    options: { ...connectionOptions, ...variablesOptions, json: { type: 'boolean' } },
+    load: async () => (await import('./compare.js')).compareCommand,
+  },
+  {
     name: ['state', 'list'],
     summary: 'List the addresses in the state, with their kind and remote id',
     usage: `state list ${stateArgs}`,
