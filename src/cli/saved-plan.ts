@@ -87,9 +87,11 @@ export async function prepareSavedPlan(ctx: CommandContext, plan: SavedPlan, pla
     new AbortError(`${where} says ${what} ${given}, but the saved plan ${planPath} was made for ${what} ${planned}.`, `Unset ${where.split(' ')[0]}, or make a new plan for ${given}.`);
 
   const flagAccount = typeof ctx.values.account === 'string' ? ctx.values.account : undefined;
-  const givenAccount = flagAccount ?? (ctx.env.CPLANE_ACCOUNT || undefined);
+  // A deployment's account and workspace are the configuration's: an inherited CPLANE_ACCOUNT or CPLANE_WORKSPACE says nothing of them.
+  const ofDeployment = plan.context.deployment !== undefined;
+  const givenAccount = flagAccount ?? (ofDeployment ? undefined : ctx.env.CPLANE_ACCOUNT || undefined);
   if (givenAccount !== undefined && givenAccount !== plan.account) throw refuse('account', givenAccount, flagAccount !== undefined ? '--account' : 'CPLANE_ACCOUNT', plan.account);
-  const explicitWorkspace = typeof ctx.values.workspace === 'string' || Boolean(ctx.env.CPLANE_WORKSPACE);
+  const explicitWorkspace = typeof ctx.values.workspace === 'string' || (!ofDeployment && Boolean(ctx.env.CPLANE_WORKSPACE));
   if (explicitWorkspace && workspaceName(ctx) !== plan.context.workspace) {
     throw refuse('workspace', workspaceName(ctx), typeof ctx.values.workspace === 'string' ? '--workspace' : 'CPLANE_WORKSPACE', plan.context.workspace);
   }
