@@ -1,3 +1,4 @@
+/* global performance */
 // bench/deployments: `cplane plan --all` over many deployments, each in its own emulator account, at 20 ms of
 // latency per request. Shapes: 50 deployments of 200 resources, and 200 deployments of 20.
 // Measured in the same run, side by side: each deployment's plan alone (`plan --deployment NAME`, one CLI run
