@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- a --require preload is CommonJS */
-/* global require, process */
+/* global require */
 // Preloaded into a CLI child by bench/deployments.mjs (NODE_OPTIONS=--require): at exit it writes the child's own
 // CPU time and peak RSS to fd 3, so the bench reads what the process used, not what the machine did meanwhile.
 const { writeSync } = require('node:fs');
