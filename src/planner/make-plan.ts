@@ -24,6 +24,7 @@ import { scopeToTargets } from './targets.js';
 import { version as cplaneVersion } from '../version.js';
 import { uncheckedWriteOnly, writeOnlyChanges, type WriteOnlyStatus } from './write-only-values.js';
 import { withoutValue } from './without-value.js';
+import { grantsWithoutValue } from './grants-without-value.js';
 import { notVerifiable } from './not-verifiable.js';
 import { pendingWritesOf } from './pending-writes.js';
 
@@ -65,7 +66,9 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     unreadable: unreadable.filter((u) => u.address !== undefined || !unreadable.some((v) => v.address !== undefined && v.kind === u.kind)),
     problems: [...refactored.problems, ...writeOnly.problems, ...replaceProblems(replace, desiredByAddress, state, (r) => providerFor(r.kind)), ...planned.problems, ...removals.problems],
   });
-  if (scoped.problems.length > 0) throw new PlanError(scoped.problems);
+  const emptyRecords = withoutValue(ctx, scoped.steps, targets).filter(scoped.covers);
+  const problems = [...scoped.problems, ...grantsWithoutValue(scoped.steps, emptyRecords, desiredByAddress, (address) => state[address]?.id)];
+  if (problems.length > 0) throw new PlanError(problems);
   const policies = checkPolicies(compiled, scoped.steps, desiredByAddress, state);
   const unverifiable = notVerifiable(ctx, scoped.steps, targets);
   const superseded = mode === 'normal' ? supersededWaiting(state, scoped.steps, lookups.now) : [];
@@ -82,7 +85,7 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
     steps: scoped.steps,
     drift: scoped.drift,
     unreadable: scoped.unreadable,
-    withoutValue: withoutValue(ctx, scoped.steps, targets).filter(scoped.covers),
+    withoutValue: emptyRecords,
     ...(superseded.length > 0 ? { superseded } : {}),
     summary: summarize(scoped.steps),
     ...(policies ? { policies } : {}),
