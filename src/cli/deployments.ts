@@ -17,6 +17,7 @@ import { AbortError, ConfigInvalidError } from '../session/errors.js';
 import { variablesLoadOptions } from '../session/variables-flags.js';
 import { isPostgresUrl } from '../state/index.js';
 import { describeError } from './describe-error.js';
+import { changedDeployments } from './changed-deployments.js';
 
 /** At most this many deployments' worth of `--parallelism` in flight at once, across all of them. */
 export const DEPLOYMENTS_AT_FULL_SPEED = 8;
@@ -26,7 +27,7 @@ const DEPLOYMENT_CODES = new Set(['duplicate_deployment', 'deployment_interpolat
 
 /** Whether the command was asked to run for deployments. */
 export function wantsDeployments(ctx: CommandContext): boolean {
-  return ctx.values.all === true || ctx.values.deployment !== undefined;
+  return ctx.values.all === true || ctx.values.deployment !== undefined || ctx.values.changed === true;
 }
 
 export interface ChosenDeployments {
@@ -72,7 +73,15 @@ export async function chooseDeployments(ctx: CommandContext, verb: string): Prom
       throw new AbortError(`--deployment ${name}: the configuration has no deployment "${name}"${didYouMean(name, deployments.map((d) => d.name))}.`, `Its deployments: ${deployments.map((d) => d.name).join(', ')}.`);
     }
   }
-  const chosen = names.length > 0 ? deployments.filter((d) => names.includes(d.name)) : deployments;
+  let chosen = names.length > 0 ? deployments.filter((d) => names.includes(d.name)) : deployments;
+  if (ctx.values.changed === true) {
+    const base = typeof ctx.values.base === 'string' ? ctx.values.base : 'HEAD';
+    const touched = changedDeployments(dir, chosen, base);
+    ctx.stderr.write(`--changed: ${touched.changed.length} file(s) changed since ${base}; ${touched.chosen.length === 0 ? 'no deployment is' : `${touched.chosen.map((d) => d.name).join(', ')} ${touched.chosen.length === 1 ? 'is' : 'are'}`} affected.\n`);
+    chosen = touched.chosen;
+  } else if (typeof ctx.values.base === 'string') {
+    throw new AbortError('--base is only used with --changed.', 'Add --changed, or leave --base out.');
+  }
   return { dir, all: deployments, chosen };
 }
 
