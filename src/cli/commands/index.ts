@@ -62,7 +62,7 @@ export const commands: Command[] = [
     name: ['plan'],
     summary: 'Show what apply would change, and why',
     usage:
-      'plan [dir] [--all | --deployment NAME ...] [--out FILE|DIR] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+      'plan [dir] [--out FILE] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
     help: [
       '--out FILE          save the plan as JSON for `cplane apply FILE`',
       '--target ADDRESS    plan only ADDRESS and what it depends on (repeatable)',
@@ -115,7 +115,7 @@ export const commands: Command[] = [
   {
     name: ['apply'],
     summary: 'Perform the changes of a plan (resends interrupted writes first)',
-    usage: 'apply [dir | PLANFILE [dir] | PLANDIR] [--all | --deployment NAME ...] [--auto-approve] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    usage: 'apply [dir | PLANFILE [dir]] [--auto-approve] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
     help: [
       ...applyHelp,
       replaceHelp,
