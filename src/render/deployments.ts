@@ -23,7 +23,7 @@ function status(row: DeploymentSummary): string {
   return row.changes ? 'changes' : 'no changes';
 }
 
-const accountOf = (row: DeploymentSummary) => (row.accountName ? `${safeText(row.accountName)} (${row.account})` : row.account);
+const accountOf = (row: DeploymentSummary) => (row.accountName ? `${safeText(row.accountName)} (${safeText(row.account)})` : safeText(row.account));
 
 export function renderDeploymentMatrixText(rows: readonly DeploymentSummary[], options: { color: boolean }): string {
   const header = ['DEPLOYMENT', 'ACCOUNT', ...COLUMNS.map((c) => c.toUpperCase()), 'STATUS'];

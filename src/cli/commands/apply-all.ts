@@ -17,6 +17,7 @@ import type { CommandContext } from '../../session/command-context.js';
 import { AbortError, ConfigInvalidError } from '../../session/errors.js';
 import { chooseDeployments, deploymentContext, runCaught, sharedLimiter } from '../deployments.js';
 import { exitCodes } from '../exit-codes.js';
+import { safeText } from '../../text/safe-text.js';
 
 type RunApply = (ctx: CommandContext, verb: 'apply') => Promise<number>;
 
@@ -58,7 +59,7 @@ export async function applyDeployments(ctx: CommandContext, runApply: RunApply):
   const say = (line: string) => (json ? ctx.stdout.write(`${JSON.stringify({ type: 'deployments', message: line })}\n`) : ctx.stdout.write(`${line}\n`));
   const applied: string[] = [];
   for (const [index, wave] of waves.entries()) {
-    say(`${json ? '' : '\n'}Wave ${index + 1} of ${waves.length}: ${wave.map((d) => `${d.name} (account ${d.account})`).join(', ')}`);
+    say(`${json ? '' : '\n'}Wave ${index + 1} of ${waves.length}: ${wave.map((d) => `${d.name} (account ${safeText(d.account)})`).join(', ')}`);
     const outcomes = interactive
       ? await inTurn(wave, (d) => applyOne(ctx, d, { runApply, rule: rules.get(d.name), planPath: saved?.plans.get(d.name), capture: false, json }))
       : await Promise.all(wave.map((d) => applyOne(ctx, d, { runApply, rule: rules.get(d.name), planPath: saved?.plans.get(d.name), capture: true, json, limiter })));
@@ -92,7 +93,7 @@ async function applyOne(
   const rule = options.rule;
   if (rule) run.ctx.deployment = { ...run.ctx.deployment!, autoApprove: (plan: Plan) => rule(deploymentSummary(deployment.name, plan)) };
   if (options.planPath) run.ctx.positionals = [options.planPath];
-  if (!options.capture && !options.json) ctx.stdout.write(`\n=== deployment ${deployment.name} (account ${deployment.account}) ===\n\n`);
+  if (!options.capture && !options.json) ctx.stdout.write(`\n=== deployment ${deployment.name} (account ${safeText(deployment.account)}) ===\n\n`);
   const { code, error } = await runCaught(() => options.runApply(run.ctx, 'apply'), ['apply'], run.ctx);
   if (options.capture) {
     const { stdout, stderr } = run.captured();
@@ -103,7 +104,7 @@ async function applyOne(
       }
       if (stderr.trim()) ctx.stdout.write(`${JSON.stringify({ deployment: deployment.name, type: 'error', message: stderr.trim() })}\n`);
     } else {
-      ctx.stdout.write(`\n=== deployment ${deployment.name} (account ${deployment.account}) ===\n\n${stdout}${stderr}`);
+      ctx.stdout.write(`\n=== deployment ${deployment.name} (account ${safeText(deployment.account)}) ===\n\n${stdout}${stderr}`);
     }
   }
   return { deployment: deployment.name, code, ...(error ? { error } : {}) };

@@ -12,6 +12,7 @@ import { renderDeploymentMatrixText, renderDeploymentsMarkdown, renderPlanMarkdo
 import type { CommandContext } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
 import { codeBlock } from '../../text/escape-for.js';
+import { safeText } from '../../text/safe-text.js';
 import { chooseDeployments, deploymentContext, runCaught, sharedLimiter } from '../deployments.js';
 import { exitCodes } from '../exit-codes.js';
 import { reportDeploymentsToGithub, COMMENT_LIMIT } from '../github-deployments.js';
@@ -65,7 +66,7 @@ export async function planDeployments(ctx: CommandContext, planOne: (ctx: Comman
   } else {
     ctx.stdout.write(renderDeploymentMatrixText(rows, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR }));
     for (const p of planned) {
-      ctx.stdout.write(`\n=== deployment ${p.deployment} (account ${p.plan?.context?.accountName ? `${p.plan.context.accountName}, ` : ''}${p.account}) ===\n\n`);
+      ctx.stdout.write(`\n=== deployment ${p.deployment} (account ${safeText(`${p.plan?.context?.accountName ? `${p.plan.context.accountName}, ` : ''}${p.account}`)}) ===\n\n`);
       ctx.stdout.write(p.stdout);
       if (p.stderr) ctx.stdout.write(p.stderr);
     }
