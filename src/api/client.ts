@@ -48,6 +48,11 @@ export interface ClientOptions {
   /** Send the token over plain http to a host other than this machine (refused by default). */
   allowInsecureHttp?: boolean;
   onEvent?: (event: ClientEvent) => void;
+  /**
+   * A limit shared with other clients (`plan --all`: one client per deployment): a request waits for a place in
+   * it too, after its place in this client's own `concurrency`, so together they keep at most its limit in flight.
+   */
+  sharedLimiter?: Limiter;
 }
 
 export interface CallOptions {
@@ -177,11 +182,13 @@ export class ApiClient {
       const started = performance.now();
       let answer: Answer;
       try {
-        answer = await this.limiter.run(() => {
+        const exchange = () => {
           startDeadline();
           const tooLarge = () => new ResponseTooLargeError(operation, this.limits.maxResponseBytes);
           return this.transport.exchange({ method: spec.method, path, headers, body: bodyBytes, signal }, this.limits.maxResponseBytes, tooLarge);
-        });
+        };
+        const shared = this.options.sharedLimiter;
+        answer = await this.limiter.run(() => (shared ? shared.run(exchange) : exchange()));
       } catch (cause) {
         if (cause instanceof ResponseTooLargeError || signal.aborted) throw cause;
         // Only a transient network failure (a named code, see retry.ts) is worth another attempt; anything else

@@ -8,12 +8,12 @@ import { AbortError, classifyError } from '../errors.js';
 import { safeLines } from '../text/safe-text.js';
 
 /** The message, with every secret of the run redacted and control characters escaped (line breaks kept). */
-export function describeError(error: unknown, command: Command): { message: string; exitCode: number } {
+export function describeError(error: unknown, command: Pick<Command, 'name'>): { message: string; exitCode: number } {
   const { message, exitCode } = composeError(error, command);
   return { message: safeLines(message), exitCode };
 }
 
-function composeError(error: unknown, command: Command): { message: string; exitCode: number } {
+function composeError(error: unknown, command: Pick<Command, 'name'>): { message: string; exitCode: number } {
   if (error instanceof AbortError) {
     return { message: `Error: ${error.message}\n${error.hint ? `${error.hint}\n` : ''}`, exitCode: error.exitCode };
   }

@@ -72,3 +72,18 @@ export const stateHelp = [
 export const lockOptions: OptionSpec = { 'lock-timeout': { type: 'string' } };
 
 export const lockHelp = '--lock-timeout DURATION  wait up to DURATION (e.g. 30s, 5m) while another run holds the state lock (default 0s: fail at once)';
+
+/** `--all` and `--deployment` (plan, apply): the deployments of the configuration's `deployments:` (docs/deployments.md). */
+export const deploymentsOptions: OptionSpec = {
+  all: { type: 'boolean' },
+  deployment: { type: 'string', multiple: true },
+  changed: { type: 'boolean' },
+  base: { type: 'string' },
+};
+
+export const deploymentsHelp = [
+  '--all               every deployment of the configuration\'s deployments: (docs/deployments.md), each with its own account and state',
+  '--deployment NAME   only this deployment (repeatable; with or without --all)',
+  '--changed           only the deployments a git diff touches (their var files; any other file of the folder or a module: all)',
+  '--base REF          what --changed compares with (default HEAD: what is not committed yet), e.g. origin/main',
+];

@@ -59,6 +59,7 @@ export function stateRecord(workspace: Workspace): PlanContext['state'] {
 export async function planContext(ctx: CommandContext, workspace: Workspace, accountName: string | null): Promise<PlanContext> {
   return {
     workspace: workspace.workspace,
+    ...(ctx.deployment ? { deployment: ctx.deployment.name } : {}),
     accountName,
     configDir: relativePosix(ctx.cwd, workspace.dir),
     files: await plannedFiles(workspace.dir, workspace.desired.files),
@@ -87,9 +88,11 @@ export async function prepareSavedPlan(ctx: CommandContext, plan: SavedPlan, pla
     new AbortError(`${where} says ${what} ${given}, but the saved plan ${planPath} was made for ${what} ${planned}.`, `Unset ${where.split(' ')[0]}, or make a new plan for ${given}.`);
 
   const flagAccount = typeof ctx.values.account === 'string' ? ctx.values.account : undefined;
-  const givenAccount = flagAccount ?? (ctx.env.CPLANE_ACCOUNT || undefined);
+  // A deployment's account and workspace are the configuration's: an inherited CPLANE_ACCOUNT or CPLANE_WORKSPACE says nothing of them.
+  const ofDeployment = plan.context.deployment !== undefined;
+  const givenAccount = flagAccount ?? (ofDeployment ? undefined : ctx.env.CPLANE_ACCOUNT || undefined);
   if (givenAccount !== undefined && givenAccount !== plan.account) throw refuse('account', givenAccount, flagAccount !== undefined ? '--account' : 'CPLANE_ACCOUNT', plan.account);
-  const explicitWorkspace = typeof ctx.values.workspace === 'string' || Boolean(ctx.env.CPLANE_WORKSPACE);
+  const explicitWorkspace = typeof ctx.values.workspace === 'string' || (!ofDeployment && Boolean(ctx.env.CPLANE_WORKSPACE));
   if (explicitWorkspace && workspaceName(ctx) !== plan.context.workspace) {
     throw refuse('workspace', workspaceName(ctx), typeof ctx.values.workspace === 'string' ? '--workspace' : 'CPLANE_WORKSPACE', plan.context.workspace);
   }
@@ -110,7 +113,9 @@ export async function prepareSavedPlan(ctx: CommandContext, plan: SavedPlan, pla
   }
 
   const state = await savedStateLocation(ctx, plan, planPath, configDir);
-  return { ...ctx, positionals: [configDir], values: { ...ctx.values, account: plan.account, workspace: plan.context.workspace, state } };
+  // A deployment's plan loads the configuration as that deployment (its account and variables; docs/deployments.md).
+  const deployment = plan.context.deployment !== undefined ? { deployment: { ...ctx.deployment, name: plan.context.deployment } } : {};
+  return { ...ctx, positionals: [configDir], values: { ...ctx.values, account: plan.account, workspace: plan.context.workspace, state }, ...deployment };
 }
 
 /** The configuration's `state: { url }` with the plan's variables and the applying job's environment; undefined when it has none or does not load. */

@@ -68,6 +68,16 @@ export interface DirectoryConfig {
   serviceAccounts?: Record<string, { keyId: string }>;
 }
 
+/** One deployment: written literally (never interpolated). */
+export interface DeploymentConfig {
+  account: string;
+  workspace?: string;
+  variables?: Record<string, string | number | boolean | unknown[] | Record<string, unknown>>;
+  varFiles?: string[];
+  after?: string[];
+  autoApprove?: string;
+}
+
 export interface ConfigFile {
   version?: 1;
   account?: string;
@@ -80,6 +90,8 @@ export interface ConfigFile {
   policies?: Record<string, PolicyConfig>;
   modules?: Record<string, ModuleCallConfig>;
   directory?: DirectoryConfig;
+  /** `deployments:` (config/deployments.ts): the accounts the configuration is applied to, by name. */
+  deployments?: Record<string, DeploymentConfig>;
   /** `defaults:` by the key entries sit under (`tokens`): field -> value (defaults.ts). */
   defaults?: Record<string, Record<string, unknown>>;
   /** The entries of the top-level kinds, under each kind block's `key` (their types are in src/providers/). */

@@ -48,7 +48,8 @@ export function collectDirectory(files: readonly { file: SourceFile; config: Con
         const { line, col } = file.lines.linePos(keyAt);
         declaredAt.set(`${section}/${name}`, { file: file.display, line, col });
         if (entry.publicKey !== undefined) {
-          const problem = publicKeyProblem(entry.publicKey);
+          // A key from a variable with no value yet (`cplane validate`, a deployment's own values) is checked once it has one.
+          const problem = /\$\{\s*var\./.test(entry.publicKey) ? undefined : publicKeyProblem(entry.publicKey);
           if (problem) {
             const at = positionIn(file, entry, 'publicKey')?.value ?? [keyAt, keyAt + 1];
             sink.push(diagnosticAt(file, at[0], {

@@ -32,6 +32,7 @@ async function givenNames(variables: readonly VariableArgument[], cwd: string): 
   const names = new Set<string>();
   for (const argument of variables) {
     if ('name' in argument) names.add(argument.name);
+    else if ('values' in argument) Object.keys(argument.values).forEach((name) => names.add(name));
     else {
       const value: unknown = await readFile(resolve(cwd, argument.file), 'utf8').then((text) => parse(text) as unknown, () => undefined);
       if (value && typeof value === 'object' && !Array.isArray(value)) Object.keys(value).forEach((name) => names.add(name));

@@ -184,7 +184,8 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
   }
 
   for (const key of Object.keys(value)) {
-    if (key === 'variables') continue;
+    // `deployments:` gives the variables their values: it is read as written (config/deployments.ts).
+    if (key === 'variables' || key === 'deployments') continue;
     const block = kinds.find((k) => !k.parent && k.key === key);
     if (block) expandMap(block, value, key, undefined, scope);
     else if (key === 'import' && Array.isArray(value.import)) expandImports(value.import);

@@ -19,3 +19,4 @@ export { diagnosticAt, sortDiagnostics } from './diagnostics.js';
 export { reportSchemaErrors } from './schema-check.js';
 export { formatConfigFolder, type FormattedFile } from './format.js';
 export { environmentNeeds, type EnvironmentNeed } from './environment-needs.js';
+export { deploymentWaves, type Deployment } from './deployments.js';

@@ -11,10 +11,12 @@ import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvNames }
 import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from './diagnostics.js';
 import { expandFile } from './for-each.js';
 import { collectDirectory } from './directory.js';
+import { collectDeployments, type Deployment } from './deployments.js';
 import { collectPolicies } from './policies.js';
 import { registerUrlPasswords } from './own-variables.js';
 import { collectRefactoringBlocks } from './refactoring-blocks.js';
 import { checkSchema, type UnsetVariables } from './schema-check.js';
+import { didYouMean } from './suggest.js';
 import { loadModules } from './modules.js';
 import { offsetIn, positionIn, type SourceFile } from './source-file.js';
 import { resolveVariables, type VariableArgument, type VariableValue } from './variables.js';
@@ -42,6 +44,11 @@ export interface LoadOptions {
    * is checked only for its type, and only where the variable declares a type.
    */
   allowUnsetVariables?: boolean;
+  /**
+   * The deployment (of the configuration's `deployments:`) to load for: its account, and its varFiles and
+   * variables after every other source but a saved plan's (they win over --var and CPLANE_VAR_*).
+   */
+  deployment?: string;
 }
 
 export interface LoadResult {
@@ -50,6 +57,8 @@ export interface LoadResult {
   diagnostics: Diagnostic[];
   /** With allowUnsetVariables: the declared variables that had no value, sorted. */
   unsetVariables?: string[];
+  /** The configuration's `deployments:`, when it has any (even when other diagnostics are errors). */
+  deployments?: Deployment[];
 }
 
 const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -92,10 +101,12 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   const root = resolve(cwd, dir);
   const diagnostics: Diagnostic[] = [];
   let unset: UnsetVariables | undefined;
+  let deployments: Deployment[] | undefined = undefined;
   const done = (desired?: DesiredState): LoadResult => ({
     desired: hasErrors(diagnostics) ? undefined : desired,
     diagnostics: sortDiagnostics(withoutRepeats(diagnostics)),
     ...(unset ? { unsetVariables: [...unset.keys()].sort() } : {}),
+    ...(deployments ? { deployments } : {}),
   });
 
   const names = await listConfigFiles(root, diagnostics);
@@ -106,15 +117,19 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   const files = await readConfigFiles(root, names, display, diagnostics);
 
   const declarations = collectDeclarations(files, diagnostics);
+  deployments = collectDeployments(files, root, diagnostics);
+  const deployment = chosenDeployment(options.deployment, deployments, diagnostics);
+  if (options.deployment !== undefined && !deployment) return done();
   // `account: ${var.account}` is the convention (and what export writes): a required `account`
   // variable takes the account chosen with --account or CPLANE_ACCOUNT, so one folder serves many accounts.
-  const chosenAccount = options.account ?? (env.CPLANE_ACCOUNT || undefined);
+  const chosenAccount = deployment?.account ?? options.account ?? (env.CPLANE_ACCOUNT || undefined);
   const accountVariable = declarations.get('account');
   if (chosenAccount && accountVariable && accountVariable.config.default === undefined) {
     accountVariable.config = { ...accountVariable.config, default: chosenAccount };
   }
   const allowUnset = options.allowUnsetVariables === true;
-  const values = await resolveVariables(declarations, { variables: options.variables, env, cwd, saved: options.savedVariables, ...(options.savedVariablesOrigin ? { savedOrigin: options.savedVariablesOrigin } : {}), allowUnset }, diagnostics);
+  const variables = deployment ? [...(options.variables ?? []), ...deploymentVariables(deployment)] : options.variables;
+  const values = await resolveVariables(declarations, { variables, env, cwd, saved: options.savedVariables, ...(options.savedVariablesOrigin ? { savedOrigin: options.savedVariablesOrigin } : {}), allowUnset }, diagnostics);
   const scope = { values, declared: new Set(declarations.keys()), env, secretEnv: secretEnvNames(files.map((f) => f.value)) };
   if (allowUnset) unset = new Map([...declarations].filter(([name]) => !values.has(name)).map(([name, d]) => [name, d.config.type]));
 
@@ -154,6 +169,30 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   if (stateUrl) desired.stateUrl = stateUrl;
   registerUrlPasswords(stateUrl);
   return done(desired);
+}
+
+/** The deployment `name` of the configuration, or undefined after saying it has none of that name. */
+function chosenDeployment(name: string | undefined, deployments: Deployment[] | undefined, sink: DiagnosticSink): Deployment | undefined {
+  if (name === undefined) return undefined;
+  const found = deployments?.find((d) => d.name === name);
+  if (!found) {
+    const names = (deployments ?? []).map((d) => d.name);
+    sink.push({
+      severity: 'error',
+      code: 'unknown_deployment',
+      summary: `The configuration has no deployment "${name}"${didYouMean(name, names)}`,
+      detail: names.length > 0 ? `Its deployments: ${names.join(', ')}.` : 'It declares no deployments: (docs/deployments.md).',
+    });
+  }
+  return found;
+}
+
+/** A deployment's variable files, then its own values (the later wins). */
+function deploymentVariables(deployment: Deployment): VariableArgument[] {
+  return [
+    ...deployment.varFiles.map((file) => ({ file })),
+    { values: deployment.variables, origin: `deployment ${deployment.name}`, ...(deployment.variablesAt ? { file: deployment.variablesAt.file } : {}) },
+  ];
 }
 
 /**

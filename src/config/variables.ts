@@ -21,8 +21,11 @@ export interface VariableDeclaration {
   file: SourceFile;
 }
 
-/** One `--var name=value` or `--var-file path`, kept in command-line order. */
-export type VariableArgument = { name: string; value: string } | { file: string };
+/**
+ * One `--var name=value` or `--var-file path`, kept in command-line order; or the `variables:` of a
+ * deployment (config/deployments.ts): values as YAML typed them, reported at their line when wrong.
+ */
+export type VariableArgument = { name: string; value: string } | { file: string } | { values: Record<string, unknown>; origin: string; file?: SourceFile };
 
 export interface VariableInputs {
   variables?: VariableArgument[];
@@ -134,7 +137,12 @@ export async function resolveVariables(
     if (key.startsWith('CPLANE_VAR_') && value !== undefined) offer(key.slice('CPLANE_VAR_'.length), { value, origin: `environment variable ${key}` }, false);
   }
   for (const argument of inputs.variables ?? []) {
-    if ('file' in argument) {
+    if ('values' in argument) {
+      const { file } = argument;
+      for (const [name, value] of Object.entries(argument.values)) {
+        offer(name, { value, origin: argument.origin, ...(file ? { file, offset: positionIn(file, argument.values, name)?.value[0] } : {}) }, true);
+      }
+    } else if ('file' in argument) {
       for (const [name, value] of await readVarFile(argument.file, inputs, sink)) offer(name, value, true);
     } else {
       offer(argument.name, { value: argument.value, origin: `--var ${argument.name}=...` }, true);

@@ -4,7 +4,8 @@
  * anything is done, and `drop`, a fraction of writes that are performed and
  * committed and then answered by closing the connection.
  *
- * Spec string: `429=0.05,500=0.05,503=0.1,drop=0.1,seed=42,latency=20`.
+ * Spec string: `429=0.05,500=0.05,503=0.1,drop=0.1,seed=42,latency=20`. From code, `accounts` limits the
+ * status faults to the requests of some accounts (one deployment's account fails, the others do not).
  */
 import { createPrng, type Prng } from './prng.js';
 
@@ -16,6 +17,8 @@ export interface FaultSpec {
   /** Milliseconds added to every request. */
   latencyMs?: number;
   seed?: number;
+  /** Only requests for these accounts (their `x-account-id`) get status faults; every request when absent. */
+  accounts?: string[];
 }
 
 const STATUSES = [429, 500, 503] as const;
@@ -59,8 +62,9 @@ export class FaultInjector {
     return this.spec.latencyMs ?? 0;
   }
 
-  /** A status to answer with instead of doing the request, or undefined. */
-  statusFault(): number | undefined {
+  /** A status to answer with instead of doing the request (for `account`, its `x-account-id`), or undefined. */
+  statusFault(account?: string): number | undefined {
+    if (this.spec.accounts && (account === undefined || !this.spec.accounts.includes(account))) return undefined;
     const fractions = STATUSES.map((s) => [s, this.spec.status?.[s] ?? 0] as const);
     if (fractions.every(([, f]) => f === 0)) return undefined;
     let roll = this.rng.next();

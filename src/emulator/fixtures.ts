@@ -25,6 +25,12 @@ const accounts = [
 ];
 const [acme, staging, globex] = accounts.map((a) => a.id) as [string, string, string];
 
+/**
+ * The `n`th (1-based) of the extra accounts `startEmulator({ accounts: N })` adds for tests and benches of many
+ * accounts: `Tenant n`, with Ada as admin and one group, `team` (Ada a member).
+ */
+export const extraAccount = (n: number) => ({ id: id('0a', 1000 + n), name: `Tenant ${n}`, teamGroupId: id('0d', 1000 + n) });
+
 const roles = [
   { id: id('0c', 1), name: 'admin', permissions: allPermissions },
   { id: id('0c', 2), name: 'reader', permissions: readerPermissions },

@@ -4,7 +4,7 @@
  * a week of simulated traffic. Timestamps are relative to the emulator clock;
  * ids are fixed (fixtures) or drawn from the seeded generator.
  */
-import { fixtures } from './fixtures.js';
+import { extraAccount, fixtures } from './fixtures.js';
 import { KEYLESS_USER_IDS, publicKeyFields } from './keys.js';
 import { defaultGatewaySettings, defaultOtel, fingerprint, gatewayEndpoints } from './defaults.js';
 import type { Prng } from './prng.js';
@@ -131,4 +131,17 @@ export function addEmptyAccount(db: Db, id: string, name: string): void {
   const adminRole = fixtures.roles.find((r) => r.name === 'admin')!;
   db.accounts.push({ account_id: id, name });
   db.memberships.push({ account_id: id, user_id: admin.id, role_id: adminRole.id });
+}
+
+/** Adds `count` empty accounts (fixtures.ts `extraAccount`): Ada is their admin, and each has the group `team`. */
+export function addExtraAccounts(db: Db, count: number): void {
+  const ada = fixtures.users[0]!.id;
+  const admin = fixtures.roles[0]!.id;
+  for (let n = 1; n <= count; n++) {
+    const extra = extraAccount(n);
+    if (db.accounts.some((a) => a.account_id === extra.id)) continue;
+    db.accounts.push({ account_id: extra.id, name: extra.name });
+    db.memberships.push({ account_id: extra.id, user_id: ada, role_id: admin });
+    db.groups.push({ group_id: extra.teamGroupId, account_id: extra.id, name: 'team', member_ids: [ada], public_key: publicKeyFields(extra.teamGroupId).public_key });
+  }
 }

@@ -136,7 +136,8 @@ async function handleRequest(state: EmulatorState, req: IncomingMessage, res: Se
   const latency = state.latencyMs + state.faults.latencyMs;
   if (latency > 0) await sleep(latency);
 
-  const injected = state.faults.statusFault();
+  const accountHeader = req.headers['x-account-id'];
+  const injected = state.faults.statusFault(typeof accountHeader === 'string' ? accountHeader : undefined);
   if (injected !== undefined) {
     req.resume();
     const reason = injected === 429 ? 'Too many requests' : injected === 503 ? 'service_unavailable' : 'internal_error';

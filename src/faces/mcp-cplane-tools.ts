@@ -71,6 +71,7 @@ const planInput = Type.Object(
     targets: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Plan only these addresses and what they depend on, like `--target ADDRESS`.' })),
     exclude: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Plan all but these addresses (or module.NAME) and what depends on them, like `--exclude ADDRESS`; not with targets.' })),
     destroy: Type.Optional(Type.Boolean({ description: 'Plan the removal of everything in state instead.' })),
+    deployment: Type.Optional(Type.String({ minLength: 1, description: 'A deployment of the configuration\'s deployments: (docs/deployments.md): plan its account, workspace and variables, like `cplane plan --deployment NAME`. Required when the configuration has deployments; not with workspace.' })),
   },
   { additionalProperties: false },
 );
@@ -149,6 +150,16 @@ async function runCommand(command: CommandModule, options: CplaneToolsOptions, p
 export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; close(): void } {
   const plansDir = mkdtempSync(join(tmpdir(), 'cplane-mcp-plans-'));
   const plans = new Map<string, string>();
+  /** `cplane plan --deployment NAME --out DIR --json`: the one deployment's plan, saved as DIR/NAME.plan.json. */
+  const planDeployment = async (name: string, planId: string, input: PlanInput): Promise<ToolOutcome> => {
+    const dir = join(plansDir, planId);
+    const run = await runCommand(await options.commands.plan(), options, [options.dir], { out: dir, json: true, ...flagsOf(input), deployment: [name] });
+    if (!run.stdout.trim().startsWith('{')) return failure(run);
+    const [only] = (JSON.parse(run.stdout) as { deployments: { plan?: unknown; error?: string }[] }).deployments;
+    if (!only?.plan || run.code === 1) return { isError: true, parts: [only?.error ?? run.stderr.trim()] };
+    plans.set(planId, join(dir, `${name}.plan.json`));
+    return { parts: [{ planId, deployment: name, plan: only.plan }] };
+  };
 
   const all: McpTool[] = [
     {
@@ -177,8 +188,10 @@ export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; cl
         const problems = await inputProblems(planInput, args);
         if (problems.length > 0) return { isError: true, parts: [`cplane_plan was not run: ${problems.join('; ')}`] };
         const planId = `plan-${randomBytes(6).toString('hex')}`;
+        const input = args as PlanInput;
+        if (input.deployment !== undefined) return planDeployment(input.deployment, planId, input);
         const file = join(plansDir, `${planId}.json`);
-        const run = await runCommand(await options.commands.plan(), options, [options.dir], { out: file, json: true, ...flagsOf(args as PlanInput) });
+        const run = await runCommand(await options.commands.plan(), options, [options.dir], { out: file, json: true, ...flagsOf(input) });
         if (run.code !== 0) return failure(run);
         plans.set(planId, file);
         return { parts: [{ planId, plan: JSON.parse(run.stdout) as unknown }] };

@@ -8,6 +8,7 @@ export * from './action.js';
 export * from './address.js';
 export * from './address-graph.js';
 export * from './completeness.js';
+export * from './deployment-summary.js';
 export * from './policy-verdict.js';
 export * from './placeholder.js';
 export type * from './kind.js';

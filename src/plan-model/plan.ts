@@ -167,6 +167,8 @@ export interface PlannedFile {
  */
 export interface PlanContext {
   workspace: string;
+  /** The deployment of the configuration's `deployments:` the plan is for; absent without deployments. */
+  deployment?: string;
   /** The account's name as `GET /accounts` gives it; null when the token may not list accounts. */
   accountName: string | null;
   /** Configuration folder relative to the working folder of the plan (`/` separators). */

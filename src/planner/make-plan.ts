@@ -27,6 +27,7 @@ import { scopeToTargets } from './targets.js';
 import { version as cplaneVersion } from '../version.js';
 import { uncheckedWriteOnly, writeOnlyChanges, type WriteOnlyStatus } from './write-only-values.js';
 import { withoutValue } from './without-value.js';
+import { grantsWithoutValue } from './grants-without-value.js';
 import { notVerifiable } from './not-verifiable.js';
 import { pendingWritesOf } from './pending-writes.js';
 import { planSpend } from './spend.js';
@@ -94,7 +95,9 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
     unreadable: unreadable.filter((u) => u.address !== undefined || !unreadable.some((v) => v.address !== undefined && v.kind === u.kind)),
     problems: [...refactored.problems, ...writeOnly.problems, ...(await modelsChecked), ...replaceProblems(replace, desiredByAddress, state, (r) => providerFor(r.kind)), ...planned.problems, ...removals.problems],
   });
-  if (scoped.problems.length > 0) throw new PlanError(scoped.problems);
+  const emptyRecords = withoutValue(ctx, scoped.steps, targets).filter(scoped.covers);
+  const problems = [...scoped.problems, ...grantsWithoutValue(scoped.steps, emptyRecords, desiredByAddress, (address) => state[address]?.id)];
+  if (problems.length > 0) throw new PlanError(problems);
   // Spend is read and computed only when a step touches it (a limit, a window, allowed models, a rate).
   const spend = mode === 'refresh-only' ? undefined : await planSpend({ ctx, steps: scoped.steps, client, parallelism: input.parallelism ?? 10 });
   const policies = await checkPolicies(compiled, sandbox, scoped.steps, desiredByAddress, state, spend, lookups.now);
@@ -114,7 +117,7 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
     steps: scoped.steps,
     drift: scoped.drift,
     unreadable: scoped.unreadable,
-    withoutValue: withoutValue(ctx, scoped.steps, targets).filter(scoped.covers),
+    withoutValue: emptyRecords,
     ...(superseded.length > 0 ? { superseded } : {}),
     ...(ending.length > 0 ? { endingSoon: ending } : {}),
     summary: summarize(scoped.steps),

@@ -9,3 +9,4 @@ export { renderGraph, renderGraphDot, renderGraphMermaid, type GraphFormat } fro
 export { accountLabel, summaryLine, noChangesLine, withoutValueNote } from './describe.js';
 export { findingPlace, policyHeadline, refusedLine } from './policies.js';
 export { driftHeadline, renderDriftJson, renderDriftMarkdown, renderDriftText } from './drift.js';
+export { renderDeploymentMatrixText, renderDeploymentsMarkdown, type DeploymentSection } from './deployments.js';

@@ -1,3 +1,6 @@
+import type { Limiter } from '../api/limiter.js';
+import type { Plan } from '../plan-model/plan.js';
+
 /**
  * What a running command sees and returns. A command never reads process.*
  * directly: it gets one context object, so tests (and the MCP server) run
@@ -16,6 +19,17 @@ export interface CommandContext {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  /**
+   * Set when the command runs for one deployment of the configuration's `deployments:` (`plan --all`,
+   * `apply --all`, a deployment's saved plan): its name (the configuration gives its account, workspace and
+   * variables), and the limit of requests in flight it shares with the other deployments of the run.
+   */
+  deployment?: {
+    name: string;
+    sharedLimiter?: Limiter;
+    /** The deployment's `autoApprove` rule (apply --all): whether its plan may be applied without asking, and if not why. */
+    autoApprove?: (plan: Plan) => { approved: boolean; why?: string };
+  };
 }
 
 /** What a command's module exports: the part of the command that runs, loaded only when it runs. */

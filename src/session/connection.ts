@@ -93,5 +93,6 @@ export function connect(
   options: { account?: string; onEvent?: (event: ClientEvent) => void; settings?: ConnectionSettings } = {},
 ): ApiClient {
   const settings = options.settings ?? connectionSettings(ctx);
-  return createClient({ ...clientOptionsOf(settings, options.account), ...(options.onEvent ? { onEvent: options.onEvent } : {}) });
+  const shared = ctx.deployment?.sharedLimiter;
+  return createClient({ ...clientOptionsOf(settings, options.account), ...(options.onEvent ? { onEvent: options.onEvent } : {}), ...(shared ? { sharedLimiter: shared } : {}) });
 }

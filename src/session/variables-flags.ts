@@ -27,5 +27,5 @@ export function variablesLoadOptions(ctx: CommandContext): Omit<LoadOptions, 'ki
     const given = name === 'var' ? pending.var.shift()! : pending['var-file'].shift()!;
     return name === 'var' ? parseAssignment(given) : { file: given };
   });
-  return { variables, env: ctx.env, cwd: ctx.cwd };
+  return { variables, env: ctx.env, cwd: ctx.cwd, ...(ctx.deployment ? { deployment: ctx.deployment.name } : {}) };
 }

@@ -133,12 +133,19 @@ export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptio
   // Check the connection settings before reading anything, so a missing variable is the first thing said.
   const settings = connectionSettings(ctx);
   const flagAccount = flag(ctx, 'account');
-  const { desired, diagnostics } = await loadConfiguration(dir, {
+  const { desired, diagnostics, deployments } = await loadConfiguration(dir, {
     ...variablesLoadOptions(ctx),
     ...(flagAccount ? { account: flagAccount } : {}),
     ...(options.savedVariables ? { savedVariables: options.savedVariables } : {}),
   });
   const color = ctx.stderr.isTTY === true && !ctx.env.NO_COLOR;
+  if (deployments && !ctx.deployment) {
+    const names = deployments.map((d) => d.name);
+    throw new AbortError(
+      `The configuration in ${dir} has deployments (${names.join(', ')}): each names its own account, so one is not chosen by --account or CPLANE_ACCOUNT.`,
+      `Run \`${options.command} --all\` for all of them, or \`${options.command} --deployment ${names[0]}\` for one (docs/deployments.md).`,
+    );
+  }
   const errors = diagnostics.filter((d) => d.severity === 'error');
   for (const warning of diagnostics.filter((d) => d.severity === 'warning')) ctx.stderr.write(`${formatDiagnostic(warning, { color })}\n`);
   if (!desired || errors.length > 0) {

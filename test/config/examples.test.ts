@@ -41,14 +41,16 @@ test('quickstart: the secrets it names are exactly those demo.env provides', asy
 });
 
 test.each([
-  ['staging', '11111111-1111-4111-8111-111111111111', 60, 7, false],
-  ['prod', '22222222-2222-4222-8222-222222222222', 6000, 30, true],
-])('multi-env with vars/%s.yaml', async (env, account, requestsPerMinute, expiresInDays, preventDestroy) => {
-  const { desired, diagnostics } = await loadConfiguration('examples/multi-env', { variables: [{ file: `examples/multi-env/vars/${env}.yaml` }], env: {} });
+  ['staging', 'staging', '11111111-1111-4111-8111-111111111111', 60, 7, false, 'eu'],
+  ['prod-eu', 'prod', '22222222-2222-4222-8222-222222222222', 6000, 30, true, 'eu'],
+  ['prod-us', 'prod', '33333333-3333-4333-8333-333333333333', 6000, 30, true, 'us'],
+])('multi-env: deployment %s', async (deployment, env, account, requestsPerMinute, expiresInDays, preventDestroy, region) => {
+  const { desired, diagnostics, deployments } = await loadConfiguration('examples/multi-env', { deployment, env: {} });
   expect(diagnostics).toEqual([]);
+  expect(deployments?.map((d) => [d.name, d.after])).toEqual([['staging', []], ['prod-eu', ['staging']], ['prod-us', ['staging']]]);
   expect(desired?.account).toBe(account);
   const byAddress = new Map(desired!.resources.map((r) => [r.address, r]));
-  expect(byAddress.get('project.app')).toMatchObject({ attributes: { name: `app-${env}` }, lifecycle: { preventDestroy } });
+  expect(byAddress.get('project.app')).toMatchObject({ attributes: { name: `app-${env}`, description: `Application services (${env}, ${region})` }, lifecycle: { preventDestroy } });
   expect(byAddress.get('gateway.main')?.attributes).toMatchObject({ slug: `app-${env}`, settings: { requestsPerMinute, window: 'day' } });
   expect(byAddress.get('gateway_token.main/ci')?.attributes).toMatchObject({ expiresInDays });
 });

@@ -25,7 +25,7 @@ test('without variable values: valid, checked for type only, and says which vari
     stderr: '',
   });
   const json = JSON.parse(cplane(['validate', 'examples/multi-env', '--json']).stdout) as { valid: boolean; unsetVariables: string[] };
-  expect(json).toMatchObject({ valid: true, unsetVariables: ['account', 'env'] });
+  expect(json).toMatchObject({ valid: true, unsetVariables: ['env'] });
 });
 
 test('variables from a var file and from CPLANE_VAR_', () => {

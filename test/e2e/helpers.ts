@@ -8,7 +8,7 @@ import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type ApiClient } from '../../src/api/index.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startEmulator, type PlanLimits } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { builtCli } from '../helpers/built-cli.js';
 
@@ -48,7 +48,8 @@ export interface World {
 
 /** `account`: the account the CLI and the client work in (default: Acme Staging, which has no Service Accounts). */
 /** `dataFile`: the emulator saves its data in the world's folder, so a leak scan reads what the service stored. */
-export async function world(options: { faults?: string; latencyMs?: number; clockOffset?: string; account?: string; dataFile?: boolean } = {}): Promise<World> {
+/** `accounts`: extra empty accounts (`extraAccount(n)`, Ada their admin); `planLimits`: the emulator's objects per account. */
+export async function world(options: { faults?: string; latencyMs?: number; clockOffset?: string; account?: string; dataFile?: boolean; accounts?: number; planLimits?: PlanLimits } = {}): Promise<World> {
   const temp = mkdtempSync(join(tmpdir(), 'cplane-e2e-'));
   const dataFile = options.dataFile ? join(temp, 'emulator-data.json') : undefined;
   const emulator = await startEmulator({
@@ -56,6 +57,8 @@ export async function world(options: { faults?: string; latencyMs?: number; cloc
     ...(options.faults ? { faults: options.faults } : {}),
     ...(options.clockOffset ? { clockOffset: options.clockOffset } : {}),
     ...(dataFile ? { dataFile } : {}),
+    ...(options.accounts ? { accounts: options.accounts } : {}),
+    ...(options.planLimits ? { planLimits: options.planLimits } : {}),
   });
   let running = true;
   const dir = join(temp, 'infra');

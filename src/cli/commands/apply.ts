@@ -24,9 +24,11 @@ import { accountNameOf, planContext, prepareSavedPlan, refuseTargetWithExclude, 
 import { openWorkspace } from '../../session/workspace.js';
 import { markdownText, suggestedCommand } from '../../text/escape-for.js';
 import { weakSecretWarnings } from '../weak-secrets.js';
+import { wantsDeployments } from '../deployments.js';
+import { applyDeployments, isPlanFolder } from './apply-all.js';
 
 export const applyCommand: CommandModule = {
-  run: (ctx) => runApply(ctx, 'apply'),
+  run: (ctx) => (wantsDeployments(ctx) || isPlanFolder(ctx) ? applyDeployments(ctx, runApply) : runApply(ctx, 'apply')),
 };
 
 /** Test hook: `CPLANE_TEST_KILL_AFTER_REQUESTS=k` kills the process with SIGKILL right after the k-th API answer arrives, before it is recorded. */
@@ -63,7 +65,8 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
   if (planPath && targets.length > 0) throw new AbortError('--target cannot be used with a saved plan: the plan already says what it changes.', 'Make a new plan with `cplane plan --target ... --out FILE`.');
   if (planPath && exclude.length > 0) throw new AbortError('--exclude cannot be used with a saved plan: the plan already says what it changes.', 'Make a new plan with `cplane plan --exclude ... --out FILE`.');
   // A saved plan was reviewed when it was made: applying it is the approval (as in Terraform).
-  if (!planPath && ctx.values['auto-approve'] !== true && !interactive) {
+  // A deployment with an autoApprove rule is asked about (or refused) once its plan is known.
+  if (!planPath && ctx.values['auto-approve'] !== true && !interactive && !ctx.deployment?.autoApprove) {
     throw new AbortError(`cplane ${verb} needs approval: run it in a terminal, or pass --auto-approve.`);
   }
   const github = githubReporter(ctx);
@@ -174,12 +177,17 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     }
     if (!json && !interactive) ctx.stdout.write('\n');
 
-    if (!saved && ctx.values['auto-approve'] !== true) {
+    const ruled = !saved && ctx.values['auto-approve'] !== true ? ctx.deployment?.autoApprove?.(plan) : undefined;
+    if (ruled?.approved) sink.text(`Approved by the autoApprove rule of deployment ${ctx.deployment!.name}.`);
+    else if (ruled && !interactive) {
+      throw new AbortError(`Deployment ${ctx.deployment!.name} needs approval: ${ruled.why ?? 'its autoApprove rule does not hold'}; nothing was changed.`, 'Run it in a terminal to approve it, or pass --auto-approve.');
+    }
+    if (!saved && ctx.values['auto-approve'] !== true && !ruled?.approved) {
       // Ink and React load only here and for the live view: runs without a terminal never need them.
       const { renderConfirm } = await import('../../ui/confirm-prompt.js');
       const approved = await renderConfirm(
         { stdout: ctx.stdout, stdin: ctx.stdin },
-        approvalQuestion(verb, plan, workspace.workspace),
+        approvalQuestion(verb, plan, workspace.workspace, ctx.deployment?.name),
       );
       if (!approved) {
         ctx.stdout.write(`\n${verb === 'destroy' ? 'Destroy' : 'Apply'} cancelled: nothing was changed.\n`);
@@ -224,8 +232,9 @@ function withoutValueLine(plan: Plan): string {
 }
 
 /** The approval question, naming the account (name and id) and the workspace the writes go to. */
-export function approvalQuestion(verb: Verb, plan: Plan, workspace: string): string {
-  return `${verb === 'destroy' ? 'Do you really want to destroy the objects above' : 'Do you want to perform these actions'} in account ${accountLabel(plan)}, workspace ${workspace}?`;
+export function approvalQuestion(verb: Verb, plan: Plan, workspace: string, deployment?: string): string {
+  const where = `${deployment !== undefined ? `deployment ${deployment}, ` : ''}account ${accountLabel(plan)}, workspace ${workspace}`;
+  return `${verb === 'destroy' ? 'Do you really want to destroy the objects above' : 'Do you want to perform these actions'} in ${where}?`;
 }
 
 /** First Ctrl-C: `stop` (no new writes; those in flight finish and are saved). Second: exit at once; the journal makes the next run safe. */

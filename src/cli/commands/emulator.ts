@@ -35,6 +35,7 @@ export const emulatorCommand: CommandModule = {
     const port = integerFlag(ctx.values, 'port', 0, 65535) ?? 4010;
     const latencyMs = integerFlag(ctx.values, 'latency-ms', 0, 600_000);
     const rateLimit = integerFlag(ctx.values, 'rate-limit', 1, 1_000_000);
+    const accounts = integerFlag(ctx.values, 'accounts', 0, 1000);
     const faultsText = ctx.values['faults'];
     let faults;
     if (typeof faultsText === 'string') {
@@ -49,7 +50,7 @@ export const emulatorCommand: CommandModule = {
 
     let emulator;
     try {
-      emulator = await startEmulator({ port, latencyMs, rateLimit, faults, dataFile, ...(clockOffset !== undefined ? { clockOffset } : {}) });
+      emulator = await startEmulator({ port, latencyMs, rateLimit, faults, dataFile, ...(accounts !== undefined ? { accounts } : {}), ...(clockOffset !== undefined ? { clockOffset } : {}) });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE') throw new AbortError(`port ${port} is already in use.`, 'Pick another with --port N, or --port 0 for a free one.');

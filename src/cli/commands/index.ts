@@ -12,7 +12,7 @@
  *   command from loading Ink, the emulator, TypeBox and the rest (bench/startup.mjs measures it).
  */
 import type { Command, OptionSpec } from '../command.js';
-import { connectionHelp, connectionOptions, githubHelp, githubOptions, lockHelp, lockOptions, stateHelp, stateOptions, variablesHelp, variablesOptions, workspaceHelp, workspaceOptions } from '../flags.js';
+import { connectionHelp, connectionOptions, deploymentsHelp, deploymentsOptions, githubHelp, githubOptions, lockHelp, lockOptions, stateHelp, stateOptions, variablesHelp, variablesOptions, workspaceHelp, workspaceOptions } from '../flags.js';
 
 const applyOptions: OptionSpec = {
   ...workspaceOptions,
@@ -105,10 +105,13 @@ export const commands: Command[] = [
       '--markdown          print a Markdown summary for a pull-request comment',
       githubHelp,
       ...workspaceHelp,
+      ...deploymentsHelp,
+      '                    with --all: one summary table, then each plan; --out DIR saves DIR/NAME.plan.json for `cplane apply DIR`',
     ],
     options: {
       ...workspaceOptions,
       ...githubOptions,
+      ...deploymentsOptions,
       out: { type: 'string' },
       target: { type: 'string', multiple: true },
       exclude: { type: 'string', multiple: true },
@@ -148,8 +151,11 @@ export const commands: Command[] = [
       'PLANFILE            a plan saved by `cplane plan --out FILE`: applied (no prompt) when a plan made now has exactly its steps;',
       '                    it brings its variables, account, workspace and state location, and finds its configuration folder',
       '                    at the same place relative to the current folder (or give dir)',
+      ...deploymentsHelp,
+      '                    with --all: in waves of `after`; a failure stops the later waves. A folder of plans saved by',
+      '                    `plan --all --out DIR` is applied with `cplane apply DIR`',
     ],
-    options: { ...applyOptions, ...replaceOption },
+    options: { ...applyOptions, ...replaceOption, ...deploymentsOptions },
     load: async () => (await import('./apply.js')).applyCommand,
   },
   {
@@ -201,6 +207,20 @@ export const commands: Command[] = [
       force: { type: 'boolean' },
     },
     load: async () => (await import('./export.js')).exportCommand,
+  },
+  {
+    name: ['compare'],
+    summary: 'Compare the live accounts of two deployments: differences their variables do not explain (exit 2)',
+    usage: 'compare DEPLOYMENT_A DEPLOYMENT_B [dir] [--json] [--var NAME=VALUE ...] [--var-file FILE ...]',
+    help: [
+      'DEPLOYMENT_A/B      two deployments of the configuration\'s deployments: (docs/deployments.md)',
+      '--json              print { a, b, differences: [{ address, kind, field?, a?, b? }] }',
+      'Reads only. Exit codes: 0 the accounts match, 2 they differ, 1 error.',
+      ...connectionHelp.filter((line) => !line.startsWith('--account')),
+      ...variablesHelp,
+    ],
+    options: { ...connectionOptions, ...variablesOptions, json: { type: 'boolean' } },
+    load: async () => (await import('./compare.js')).compareCommand,
   },
   {
     name: ['state', 'list'],
@@ -373,7 +393,7 @@ export const commands: Command[] = [
   {
     name: ['emulator'],
     summary: 'Run the local emulator of the control-plane API',
-    usage: 'emulator [--port N] [--data FILE] [--clock-offset DURATION] [--latency-ms N] [--faults SPEC] [--rate-limit N] [--print-fixtures]',
+    usage: 'emulator [--port N] [--data FILE] [--clock-offset DURATION] [--latency-ms N] [--faults SPEC] [--rate-limit N] [--accounts N] [--print-fixtures]',
     help: [
       '--port N            port on 127.0.0.1 (default 4010; 0 picks a free port)',
       '--data FILE         load the data from FILE and save every change to it (atomically)',
@@ -382,6 +402,7 @@ export const commands: Command[] = [
       '--faults SPEC       inject faults, e.g. "429=0.05,500=0.05,503=0.1,drop=0.1,seed=42"',
       '--rate-limit N      answer 429 beyond N requests per second per token',
       '--print-fixtures    print the seeded accounts, users, tokens... as JSON and exit',
+      '--accounts N        add N empty accounts (Tenant 1..N, ids 0a000000-0000-4000-8000-000000001001...) with Ada as admin',
     ],
     options: {
       port: { type: 'string' },
@@ -391,6 +412,7 @@ export const commands: Command[] = [
       faults: { type: 'string' },
       'rate-limit': { type: 'string' },
       'print-fixtures': { type: 'boolean' },
+      accounts: { type: 'string' },
     },
     load: async () => (await import('./emulator.js')).emulatorCommand,
   },

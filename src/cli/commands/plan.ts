@@ -10,7 +10,10 @@ import { resolve } from 'node:path';
 import { blockingFindings, hasChanges, isIncomplete } from '../../plan-model/index.js';
 import { makePlan, writePlanFile } from '../../planner/index.js';
 import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
-import type { CommandModule } from '../../session/command-context.js';
+import type { CommandContext, CommandModule } from '../../session/command-context.js';
+import type { Plan } from '../../plan-model/index.js';
+import { wantsDeployments } from '../deployments.js';
+import { planDeployments } from './plan-all.js';
 import { parseParallelism } from '../../session/connection.js';
 import { AbortError } from '../../session/errors.js';
 import { exitCodes } from '../exit-codes.js';
@@ -23,7 +26,12 @@ import { weakSecretWarnings } from '../weak-secrets.js';
 import { suggestedCommand } from '../../text/escape-for.js';
 
 export const planCommand: CommandModule = {
-  async run(ctx) {
+  run: (ctx) => (wantsDeployments(ctx) ? planDeployments(ctx, planOne) : planOne(ctx)),
+};
+
+/** The plan of one account (or one deployment, `ctx.deployment`); `onPlan` is handed the plan once it is made. */
+export async function planOne(ctx: CommandContext, onPlan?: (plan: Plan) => void): Promise<number> {
+  {
     const { values } = ctx;
     if (values.json && values.markdown) throw new AbortError('--json and --markdown cannot be used together.', 'Pick one output format.');
     if (values['refresh-only'] && values.destroy) throw new AbortError('--refresh-only and --destroy cannot be used together.', 'A refresh-only plan never removes anything; run them separately.');
@@ -55,6 +63,7 @@ export const planCommand: CommandModule = {
         .finally(() => status.stop());
       if (typeof made === 'number') return made;
       const plan = { ...made[0], context: await planContext(ctx, workspace, made[1]) };
+      onPlan?.(plan);
       const planFile = typeof values.out === 'string' ? resolve(ctx.cwd, values.out) : undefined;
       if (planFile) {
         // The whole file is authenticated, so the applying job refuses any edit before it connects anywhere.
@@ -74,5 +83,5 @@ export const planCommand: CommandModule = {
     } finally {
       await workspace.close();
     }
-  },
-};
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * `deployments:` (docs/deployments.md): the accounts one configuration is applied to, by name, each with its
+ * own account and workspace (so its own state), its own variable values, the deployments that must apply
+ * before it (`after`) and an `autoApprove` rule. The block is read from the files as written, before any
+ * variable has a value (a deployment gives the values), so it is never interpolated. Checked here, each at its
+ * file:line:col: an unknown name in `after` (with a suggestion), a cycle of `after` (its path), two deployments
+ * on the same account and workspace, `${...}` in a deployment, and an `account:` beside `deployments:`.
+ */
+import { resolve } from 'node:path';
+import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
+import { offsetIn, positionIn, type SourceFile } from './source-file.js';
+import { didYouMean } from './suggest.js';
+import type { SourceRange } from './types.js';
+
+/** One deployment, as the configuration declares it. */
+export interface Deployment {
+  name: string;
+  account: string;
+  /** The workspace of its state; `default` unless given. */
+  workspace: string;
+  /** Variable values, as written (typed by YAML). */
+  variables: Record<string, unknown>;
+  /** Absolute paths of its variable files, in order. */
+  varFiles: string[];
+  /** Names of the deployments that must apply before it. */
+  after: string[];
+  /** The CEL rule over the plan's summary that approves its apply, and where its text is. */
+  autoApprove?: { rule: string; source: SourceRange };
+  /** Where the deployment is declared. */
+  source: SourceRange;
+  /** The file and map of its `variables:`, so a wrong value is reported at its line. */
+  variablesAt?: { file: SourceFile; node: Record<string, unknown> };
+}
+
+type Mapping = Record<string, unknown>;
+const isMapping = (value: unknown): value is Mapping => typeof value === 'object' && value !== null && !Array.isArray(value);
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+
+const rangeAt = (file: SourceFile, offset: number): SourceRange => ({ file: file.display, ...file.lines.linePos(offset) });
+
+/** Whether any string inside `value` asks for interpolation. */
+function interpolationIn(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('${');
+  if (Array.isArray(value)) return value.some(interpolationIn);
+  return isMapping(value) && Object.values(value).some(interpolationIn);
+}
+
+/**
+ * The deployments the files declare, in file then declaration order, or undefined when none declares any.
+ * Shape errors are the schema's (the entries it would refuse are skipped here); the checks across
+ * deployments are pushed to `sink`.
+ */
+export function collectDeployments(files: readonly SourceFile[], root: string, sink: DiagnosticSink): Deployment[] | undefined {
+  const holders = files.filter((file) => isMapping(file.value) && 'deployments' in file.value);
+  if (holders.length === 0) return undefined;
+  const deployments: Deployment[] = [];
+  const at = new Map<string, { file: SourceFile; entry: Mapping; block: Mapping }>();
+  for (const file of holders) {
+    const block = (file.value as Mapping).deployments;
+    if (!isMapping(block)) continue;
+    for (const [name, entry] of Object.entries(block)) {
+      if (!isMapping(entry) || typeof entry.account !== 'string') continue;
+      const keyAt = offsetIn(file, block, name);
+      const earlier = at.get(name);
+      if (earlier) {
+        const first = rangeAt(earlier.file, offsetIn(earlier.file, earlier.block, name));
+        sink.push(diagnosticAt(file, keyAt, {
+          code: 'duplicate_deployment',
+          summary: `The deployment "${name}" is declared twice: in ${first.file}:${first.line}:${first.col} and again here`,
+          detail: 'Declare each deployment once across all files of the configuration.',
+          end: keyAt + name.length,
+        }));
+        continue;
+      }
+      if (interpolationIn(entry)) {
+        sink.push(diagnosticAt(file, keyAt, {
+          code: 'deployment_interpolation',
+          summary: `The deployment "${name}" uses \${...}: a deployment is written literally, since it is what gives the variables their values`,
+          detail: 'Write the account, workspace and values themselves; per-deployment values go in its variables: or varFiles:.',
+          end: keyAt + name.length,
+        }));
+        continue;
+      }
+      at.set(name, { file, entry, block });
+      const rule = typeof entry.autoApprove === 'string' ? entry.autoApprove : undefined;
+      deployments.push({
+        name,
+        account: entry.account,
+        workspace: typeof entry.workspace === 'string' ? entry.workspace : 'default',
+        variables: isMapping(entry.variables) ? entry.variables : {},
+        varFiles: strings(entry.varFiles).map((path) => resolve(root, path)),
+        after: strings(entry.after),
+        ...(rule !== undefined ? { autoApprove: { rule, source: rangeAt(file, offsetIn(file, entry, 'autoApprove', 'value')) } } : {}),
+        source: rangeAt(file, keyAt),
+        ...(isMapping(entry.variables) ? { variablesAt: { file, node: entry.variables } } : {}),
+      });
+    }
+  }
+  refuseTopLevelAccount(files, holders[0]!, sink);
+  checkAfter(deployments, at, sink);
+  checkTargets(deployments, at, sink);
+  return deployments;
+}
+
+/** The account of a configuration with deployments is each deployment's: a top-level one would say another. */
+function refuseTopLevelAccount(files: readonly SourceFile[], holder: SourceFile, sink: DiagnosticSink): void {
+  const where = rangeAt(holder, offsetIn(holder, holder.value, 'deployments'));
+  for (const file of files) {
+    if (!isMapping(file.value) || !('account' in file.value)) continue;
+    const offset = offsetIn(file, file.value, 'account');
+    sink.push(diagnosticAt(file, offset, {
+      code: 'account_beside_deployments',
+      summary: `account: cannot be given beside deployments: (${where.file}:${where.line}:${where.col}): each deployment names its own account`,
+      detail: 'Remove this account: line, and give the account in each deployment, e.g. deployments: { staging: { account: ... } }.',
+      end: offset + 'account'.length,
+    }));
+  }
+}
+
+function checkAfter(deployments: Deployment[], at: Map<string, { file: SourceFile; entry: Mapping }>, sink: DiagnosticSink): void {
+  const names = deployments.map((d) => d.name);
+  for (const deployment of deployments) {
+    const { file, entry } = at.get(deployment.name)!;
+    deployment.after.forEach((other, i) => {
+      if (at.has(other)) return;
+      const offset = offsetIn(file, entry.after, i, 'value');
+      sink.push(diagnosticAt(file, offset, {
+        code: 'unknown_deployment',
+        summary: `The deployment "${deployment.name}" comes after "${other}", which is not a deployment${didYouMean(other, names.filter((n) => n !== deployment.name))}`,
+        detail: `Declared deployments: ${names.join(', ')}.`,
+        end: offset + other.length,
+      }));
+    });
+    deployment.after = deployment.after.filter((other) => at.has(other));
+  }
+  // Depth-first: a deployment met again while its own `after` is being walked closes a cycle.
+  const byName = new Map(deployments.map((d) => [d.name, d]));
+  const done = new Set<string>();
+  const reported = new Set<string>();
+  const walk = (name: string, path: string[]): void => {
+    if (done.has(name)) return;
+    const loop = path.indexOf(name);
+    if (loop !== -1) {
+      const cycle = [...path.slice(loop), name];
+      const key = [...cycle.slice(0, -1)].sort().join(',');
+      if (reported.has(key)) return;
+      reported.add(key);
+      const { file, entry } = at.get(name)!;
+      const offset = offsetIn(file, entry, 'after');
+      sink.push(diagnosticAt(file, offset, {
+        code: 'deployment_cycle',
+        summary: `The deployments wait for each other in a cycle: ${cycle.join(' after ')}`,
+        detail: 'apply --all could never start any of them: remove one of these after: entries.',
+        end: offset + 'after'.length,
+      }));
+      return;
+    }
+    for (const other of byName.get(name)?.after ?? []) walk(other, [...path, name]);
+    done.add(name);
+  };
+  for (const deployment of deployments) walk(deployment.name, []);
+}
+
+/** Two deployments on one account and workspace would share one state: each would undo the other's changes. */
+function checkTargets(deployments: Deployment[], at: Map<string, { file: SourceFile; entry: Mapping }>, sink: DiagnosticSink): void {
+  const seen = new Map<string, Deployment>();
+  for (const deployment of deployments) {
+    const key = `${deployment.account}\n${deployment.workspace}`;
+    const earlier = seen.get(key);
+    if (!earlier) {
+      seen.set(key, deployment);
+      continue;
+    }
+    const { file, entry } = at.get(deployment.name)!;
+    const position = positionIn(file, entry, 'account');
+    const offset = position?.value[0] ?? 0;
+    sink.push(diagnosticAt(file, offset, {
+      code: 'duplicate_deployment_target',
+      summary: `The deployments "${earlier.name}" (${earlier.source.file}:${earlier.source.line}:${earlier.source.col}) and "${deployment.name}" are both on account ${deployment.account}, workspace ${deployment.workspace}: they would share one state`,
+      detail: 'Give one of them another account, or another workspace: (e.g. workspace: eu) for a second state in the same account.',
+      end: position?.value[1] ?? offset + 1,
+    }));
+  }
+}
+
+/** The deployments in waves: each wave holds those whose `after` are all in earlier waves, in declaration order. */
+export function deploymentWaves<D extends Pick<Deployment, 'name' | 'after'>>(deployments: readonly D[]): D[][] {
+  const chosen = new Set(deployments.map((d) => d.name));
+  const placed = new Set<string>();
+  const waves: D[][] = [];
+  let left = [...deployments];
+  while (left.length > 0) {
+    // Only the chosen deployments are waited for: one not chosen is not applied in this run.
+    const wave = left.filter((d) => d.after.every((other) => !chosen.has(other) || placed.has(other)));
+    if (wave.length === 0) throw new Error(`the deployments ${left.map((d) => d.name).join(', ')} wait for each other in a cycle`);
+    wave.forEach((d) => placed.add(d.name));
+    waves.push(wave);
+    left = left.filter((d) => !placed.has(d.name));
+  }
+  return waves;
+}

@@ -1,0 +1,76 @@
+/**
+ * `cplane compare A B` (docs/deployments.md): parity drift between two deployments' live accounts. Both
+ * accounts are read as export reads them (read-account.ts) and turned into the entries export would write
+ * (build-model.ts), so two objects are compared in configuration terms (local names, not ids). What their
+ * variables explain is not a difference: in every name and value, each variable's value (where the two
+ * deployments give it different text) is first replaced by `${var.NAME}` on both sides. What is left (an
+ * object only one account has, a setting that differs) is reported.
+ */
+import { canonicalJson } from '../config/index.js';
+import type { VariableValue } from '../plan-model/index.js';
+import type { AccountObjects } from './account-objects.js';
+import { buildModel, type ExportedEntry } from './build-model.js';
+
+export interface ParityDifference {
+  /** The address as export would write it, with variable values replaced by `${var.NAME}`. */
+  address: string;
+  /** `only-in-a`: the first account has it and the second does not. */
+  kind: 'only-in-a' | 'only-in-b' | 'different';
+  /** For `different`: the field of the entry that differs (`settings`, `scopes`, ...). */
+  field?: string;
+  a?: unknown;
+  b?: unknown;
+}
+
+type Variables = Record<string, VariableValue>;
+
+/** The text replacements of one side: its value of each variable the two sides give different text, longest first. */
+function replacements(own: Variables, other: Variables): [string, string][] {
+  return Object.entries(own)
+    .filter(([name, value]) => typeof value === 'string' && value.length >= 2 && other[name] !== value)
+    .map(([name, value]): [string, string] => [value as string, `\${var.${name}}`])
+    .sort((x, y) => y[0].length - x[0].length);
+}
+
+function normalise(value: unknown, swaps: readonly [string, string][]): unknown {
+  if (typeof value === 'string') return swaps.reduce((text, [from, to]) => text.split(from).join(to), value);
+  if (Array.isArray(value)) return value.map((v) => normalise(v, swaps));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [normalise(k, swaps) as string, normalise(v, swaps)]));
+  return value;
+}
+
+/** Every exported entry of an account by (normalised) address, without the entries declared inside it. */
+function entriesOf(objects: AccountObjects, swaps: readonly [string, string][]): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>();
+  const walk = (entry: ExportedEntry) => {
+    out.set(normalise(entry.address, swaps) as string, normalise(entry.entry, swaps) as Record<string, unknown>);
+    entry.children.forEach(walk);
+  };
+  for (const file of buildModel(objects, { onlyUsedCredentials: false }).files) file.entries.forEach(walk);
+  return out;
+}
+
+export function compareAccounts(a: { objects: AccountObjects; variables: Variables }, b: { objects: AccountObjects; variables: Variables }): ParityDifference[] {
+  const left = entriesOf(a.objects, replacements(a.variables, b.variables));
+  const right = entriesOf(b.objects, replacements(b.variables, a.variables));
+  const differences: ParityDifference[] = [];
+  for (const address of [...new Set([...left.keys(), ...right.keys()])].sort()) {
+    const x = left.get(address);
+    const y = right.get(address);
+    if (!y) differences.push({ address, kind: 'only-in-a' });
+    else if (!x) differences.push({ address, kind: 'only-in-b' });
+    else {
+      for (const field of [...new Set([...Object.keys(x), ...Object.keys(y)])].sort()) {
+        // Entries declared inside this one are compared at their own address.
+        if (isChildMap(x[field]) || isChildMap(y[field])) continue;
+        if (canonicalJson(x[field] ?? null) !== canonicalJson(y[field] ?? null)) differences.push({ address, kind: 'different', field, a: x[field], b: y[field] });
+      }
+    }
+  }
+  return differences;
+}
+
+/** A map of entries by local name (a project's `records`, a gateway's `tokens`), which `children` holds too. */
+function isChildMap(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).length > 0 && Object.values(value).every((v) => v !== null && typeof v === 'object' && !Array.isArray(v));
+}

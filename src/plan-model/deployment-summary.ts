@@ -1,0 +1,49 @@
+/**
+ * One deployment's line of `plan --all` and `apply --all` (docs/deployments.md): what its plan amounts to, as
+ * plain numbers, or why there is no plan. The matrix shows these; a deployment's `autoApprove` rule reads the
+ * same numbers as `plan.add`, `plan.change`, ... (policy/auto-approve.ts).
+ */
+import { hasChanges, isIncomplete } from './completeness.js';
+import { blockingFindings } from './policy-verdict.js';
+import type { Plan } from './plan.js';
+
+export interface DeploymentSummary {
+  deployment: string;
+  account: string;
+  /** The account's name, when the token may list accounts. */
+  accountName: string | null;
+  add: number;
+  change: number;
+  replace: number;
+  remove: number;
+  /** Policy findings (mandatory and advisory) that are not a pass. */
+  policyViolations: number;
+  /** What could not be read: the plan covers only the rest. */
+  incomplete: number;
+  /** A mandatory policy finding: the plan is refused. */
+  blocked: boolean;
+  /** Whether applying it would change anything. */
+  changes: boolean;
+  /** Why there is no plan (the first line of the error); the numbers are then 0. */
+  error?: string;
+}
+
+export function deploymentSummary(deployment: string, plan: Plan): DeploymentSummary {
+  return {
+    deployment,
+    account: plan.account,
+    accountName: plan.context?.accountName ?? null,
+    add: plan.summary.add,
+    change: plan.summary.change,
+    replace: plan.summary.replace,
+    remove: plan.summary.remove,
+    policyViolations: plan.policies?.findings.length ?? 0,
+    incomplete: isIncomplete(plan) ? plan.unreadable.length : 0,
+    blocked: blockingFindings(plan).length > 0,
+    changes: hasChanges(plan),
+  };
+}
+
+export function failedDeploymentSummary(deployment: string, account: string, error: string): DeploymentSummary {
+  return { deployment, account, accountName: null, add: 0, change: 0, replace: 0, remove: 0, policyViolations: 0, incomplete: 0, blocked: false, changes: false, error };
+}
