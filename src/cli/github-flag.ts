@@ -20,6 +20,8 @@ export interface GithubReporter {
   plan(plan: Plan, markdown: string, options: { dir: string; workspace: string; planFile?: string }): void;
   /** A drift check was made: its report goes to the step summary and a file (for the drift issue), its result to the step outputs. */
   drift(plan: Plan, markdown: string, options: { dir: string; workspace: string }): void;
+  /** A reconcile ran: its report goes to the step summary and a file (for its issue), what waits for a person to the step outputs. */
+  reconcile(plan: Plan, markdown: string, options: { dir: string; workspace: string }): void;
   /** Markdown appended to the step summary as it is (a validation or apply result). */
   summary(markdown: string): void;
   /** The command failed: annotations for what has a place in the configuration, and a note in the step summary. */
@@ -68,9 +70,22 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
       writeStepOutputs(env, {
         has_drift: String(plan.drift.length > 0),
         drift_count: String(plan.drift.length),
+        due_count: String(plan.due?.length ?? 0),
         markdown_file: markdownFileOf(markdown),
         // One drift issue per configuration, account and workspace.
         issue_key: keyOf(options.dir, plan.account, options.workspace),
+      });
+    },
+    reconcile(plan, markdown, options) {
+      appendStepSummary(env, markdown, 'in the job log above');
+      writeStepOutputs(env, {
+        has_withheld: String((plan.withheld?.length ?? 0) > 0),
+        withheld_count: String(plan.withheld?.length ?? 0),
+        applied_count: String(plan.steps.length),
+        markdown_file: markdownFileOf(markdown),
+        // One issue per configuration, account and workspace, as the drift issue (its topic keeps them apart).
+        issue_key: keyOf(options.dir, plan.account, options.workspace),
+        issue_topic: 'reconcile',
       });
     },
     summary(markdown) {

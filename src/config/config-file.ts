@@ -3,6 +3,7 @@
  * kinds' entries: each kind's entry type lives with its definition in src/providers/ (config/ never names a
  * kind). test/config/schema-types.test.ts keeps the types and the schema in agreement.
  */
+import type { StepClass } from '../plan-model/plan.js';
 import type { ResourceKind } from './types.js';
 
 export interface LifecycleConfig<Field extends string> {
@@ -92,6 +93,8 @@ export interface ConfigFile {
   directory?: DirectoryConfig;
   /** `deployments:` (config/deployments.ts): the accounts the configuration is applied to, by name. */
   deployments?: Record<string, DeploymentConfig>;
+  /** `reconcile:` (config/reconcile.ts): the step classes `cplane reconcile` applies. */
+  reconcile?: { autoApply?: StepClass[] };
   /** `defaults:` by the key entries sit under (`tokens`): field -> value (defaults.ts). */
   defaults?: Record<string, Record<string, unknown>>;
   /** The entries of the top-level kinds, under each kind block's `key` (their types are in src/providers/). */

@@ -13,6 +13,7 @@ import { expandFile } from './for-each.js';
 import { collectDirectory } from './directory.js';
 import { collectDeployments, type Deployment } from './deployments.js';
 import { collectPolicies } from './policies.js';
+import { collectReconcile } from './reconcile.js';
 import { registerUrlPasswords } from './own-variables.js';
 import { collectRefactoringBlocks } from './refactoring-blocks.js';
 import { checkSchema, type UnsetVariables } from './schema-check.js';
@@ -162,8 +163,9 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   const account = chosenAccount ?? configured;
   const refactoring = collectRefactoringBlocks(loaded, resources, diagnostics);
   const policies = collectPolicies(loaded, diagnostics);
+  const reconcile = collectReconcile(loaded, diagnostics);
   const hasDirectory = loaded.some((l) => l.config.directory !== undefined);
-  const desired: DesiredState = { resources, ...(refactoring ? { refactoring } : {}), ...(policies ? { policies } : {}), ...(hasDirectory ? { directory } : {}), dir: root, files: [...names, ...modules.paths], variables: Object.fromEntries(values) };
+  const desired: DesiredState = { resources, ...(refactoring ? { refactoring } : {}), ...(policies ? { policies } : {}), ...(hasDirectory ? { directory } : {}), ...(reconcile ? { reconcile } : {}), dir: root, files: [...names, ...modules.paths], variables: Object.fromEntries(values) };
   if (account !== undefined && account !== '') desired.account = account;
   const stateUrl = loaded.find((l) => l.config.state)?.config.state?.url;
   if (stateUrl) desired.stateUrl = stateUrl;

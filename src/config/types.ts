@@ -6,7 +6,7 @@
  */
 
 import type { ResourceKind, SecretSource, SourceRange } from '../plan-model/kind.js';
-import type { VariableValue } from '../plan-model/plan.js';
+import type { StepClass, VariableValue } from '../plan-model/plan.js';
 
 export type { ResourceKind, SecretSource, SourceRange };
 
@@ -196,12 +196,20 @@ export interface DesiredState {
   policies?: Policy[];
   /** `directory:` users, groups and roles by name (config/directory.ts); absent when the configuration has none. */
   directory?: Directory;
+  /** `reconcile:` (config/reconcile.ts); absent when the configuration has none. */
+  reconcile?: ReconcileSettings;
   /** The configuration folder (absolute). */
   dir: string;
   /** Files read, relative to `dir`, sorted. */
   files: string[];
   /** The variable values the configuration was loaded with (a saved plan keeps them; secrets never are variables). */
   variables: Record<string, VariableValue>;
+}
+
+/** `reconcile:`: the step classes `cplane reconcile` applies on its own. */
+export interface ReconcileSettings {
+  autoApply: StepClass[];
+  source: SourceRange;
 }
 
 export type Severity = 'error' | 'warning';

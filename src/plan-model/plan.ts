@@ -24,7 +24,29 @@ export interface FieldChange {
   forcesReplace?: boolean;
   /** For people, shown after the value: `expired 2 days ago`, `rotate: due 3 days ago`. Never compared. */
   note?: string;
+  /** Why this change exists when the configuration is not why (a renewal, a rotation due, a grant made outside cplane). */
+  cause?: StepCause;
 }
+
+/**
+ * Why a step exists, as data: what a scheduled `cplane reconcile` sorts steps by. planner/step-class.ts holds
+ * the one table from a cause to its class.
+ */
+export type StepCause =
+  | 'configuration'
+  | 'replace-requested'
+  | 'deleted-outside'
+  | 'changed-outside'
+  | 'granted-outside'
+  | 'expired'
+  | 'renewal'
+  | 'overlap-ended'
+  | 'rotation-due'
+  | 'grant-expired'
+  | 'token-delivery';
+
+/** `maintenance`: what time makes due; `drift`: putting back what was changed outside cplane; `change`: what the configuration asks for. */
+export type StepClass = 'maintenance' | 'drift' | 'change';
 
 export interface PlanStep {
   /** Unique in the plan: the step's address (one address has at most one step; a replace is one step with several writes). */
@@ -55,16 +77,9 @@ export interface PlanStep {
    * `reason`, which is for people. Absent when none applies. See `StepCause`.
    */
   causes?: StepCause[];
+  /** The class its causes give it (planner/step-class.ts): the strictest of them. */
+  class?: StepClass;
 }
-
-/**
- * Stable codes of why a step is planned (never reworded; new ones are appended):
- * - `delivery`: the step writes another address's new one-time secret (a token's plaintext, `deliverTo`) into
- *   this object, or revokes what that delivery replaced;
- * - `grant-expired`: the step revokes a grant whose `until` has passed on the API's clock (or rotates the record's
- *   value because of it, `rotateOnRevoke`).
- */
-export type StepCause = 'delivery' | 'grant-expired';
 
 /** A grant configured with `until` that ends within 7 days of the API's clock: said, though not a change yet. */
 export interface EndingGrant {
@@ -219,6 +234,13 @@ export interface Plan {
   /** Configured addresses known only from state ("not verifiable from the API"); absent when there are none. */
   notVerifiable?: NotVerifiable[];
   /**
+   * What time has made due on the account (a token in its renewal window or expired, a rotation due, an overlap
+   * ended, a grant past its `until`): `cplane drift` lists it, `cplane reconcile` applies it. Absent when nothing is.
+   */
+  due?: DueItem[];
+  /** `cplane reconcile`: the steps of classes it does not apply, and those left out because they need one. */
+  withheld?: WithheldStep[];
+  /**
    * Writes an earlier apply saved in the journal and whose answer it never recorded (it was killed): an apply
    * resends them first, with their saved keys. The plan has no step for these addresses; it shows what
    * they will become.
@@ -241,6 +263,26 @@ export interface SupersededWait {
   /** Non-secret outputs the old object had (a token's `tokenPrefix`), to recognise it. */
   outputs?: Record<string, string>;
   revocableAt: string;
+}
+
+/** One thing time made due at an address. */
+export interface DueItem {
+  address: string;
+  kind: ResourceKind;
+  cause: StepCause;
+  /** For people: `renew: expires in 1 day`, `rotate: due 3 days ago`. */
+  note?: string;
+}
+
+/** A step a reconcile did not apply: of a class it may not apply, or needing one that is. */
+export interface WithheldStep {
+  address: string;
+  kind: ResourceKind;
+  action: Action;
+  class: StepClass;
+  reason?: string;
+  /** Set when the step's own class is allowed: the withheld addresses it needs. */
+  needs?: string[];
 }
 
 export interface PendingWrite {

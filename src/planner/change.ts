@@ -5,7 +5,7 @@
  * rotates), reissue.ts adds expiry and `--replace`, and the action is decided here.
  */
 import type { DesiredResource } from '../config/types.js';
-import type { Action, PlanStep } from '../plan-model/index.js';
+import type { Action, PlanStep, StepCause } from '../plan-model/index.js';
 import { providerFor } from '../providers/index.js';
 import type { WriteSpec } from '../providers/types.js';
 import type { ResourceState } from '../state/types.js';
@@ -19,6 +19,8 @@ export interface ChangeBase {
   action: 'update' | 'import';
   reason: string | undefined;
   adopt?: PlanStep['adopt'];
+  /** Paths changed outside cplane that the configuration did not change: setting them back is drift. */
+  changedOutside?: ReadonlySet<string>;
 }
 
 /** The step for `r` given its live object (none when nothing differs and nothing is adopted), and its problems. */
@@ -105,11 +107,18 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
     facts.changes.push(...revocations.changes);
   }
   const inputs = { ...inputsOf(r), ...facts.inputs };
-  // A value written from another address's new secret is a delivery (a stable code for schedulers).
+  // Why the step exists: each change's own cause where it has one, drift where live moved away from what was
+  // applied, and otherwise the configuration (step-class.ts turns these into the step's class); a value written
+  // from another address's new secret is a delivery.
   const delivering = Object.entries(r.secrets).some(([field, source]) => 'output' in source && changedSecrets.includes(field) && facts.changedKeys.includes(field));
-  const codes = [...(delivering ? ['delivery' as const] : []), ...(facts.causes ?? [])];
-  const causes = codes.length > 0 ? { causes: [...new Set(codes)] } : {};
-  const step = makeStep({ address: r.address, kind: r.kind, action, reason, changes: facts.changes, writes, inputs, notes, ...causes, ...(base.adopt ? { adopt: base.adopt } : {}) }, r.secrets);
+  const causes: StepCause[] = [
+    ...(delivering ? ['delivery' as const] : []),
+    ...(facts.causes ?? []),
+    ...(base.adopt || facts.replaceKeys.length > 0 ? ['configuration' as const] : []),
+    ...(requested ? ['replace-requested' as const] : []),
+    ...facts.changes.filter((c) => !(delivering && c.sensitive && !c.cause)).map((c) => c.cause ?? (base.changedOutside?.has(c.path) ? 'changed-outside' : 'configuration')),
+  ];
+  const step = makeStep({ address: r.address, kind: r.kind, action, reason, changes: facts.changes, writes, inputs, notes, causes, ...(base.adopt ? { adopt: base.adopt } : {}) }, r.secrets);
   return { step, problems };
 }
 

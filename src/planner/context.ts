@@ -5,7 +5,7 @@
  */
 import type { ApiClient } from '../api/client.js';
 import type { DesiredResource, DesiredState } from '../config/types.js';
-import type { Drift, Plan, PlanStep, Unreadable } from '../plan-model/index.js';
+import type { Drift, Plan, PlanStep, StepClass, Unreadable } from '../plan-model/index.js';
 import type { Lookups } from '../providers/types.js';
 import type { StateData } from '../state/types.js';
 import type { AddressBook } from './address-book.js';
@@ -29,6 +29,11 @@ export interface MakePlanInput {
   targets?: string[];
   /** `--exclude` patterns (never with targets): everything but these and what needs them is planned (targets.ts). */
   exclude?: string[];
+  /**
+   * `cplane reconcile`: the step classes to plan (step-class.ts). The steps of other classes, and those that
+   * need them, are left out of the steps and listed in the plan's `withheld`. Absent: every step is planned.
+   */
+  classes?: readonly StepClass[];
   /** `--replace` addresses: issued again although nothing else changed (reissue.ts). */
   replace?: string[];
   /**

@@ -9,7 +9,7 @@
 import { routes } from '../api/routes.js';
 import type { DesiredResource, ResourceKind } from '../config/types.js';
 import { depthFirstOrder } from '../graph/index.js';
-import { resourceAddress, type FieldChange, type PlanStep } from '../plan-model/index.js';
+import { resourceAddress, type FieldChange, type PlanStep, type StepCause } from '../plan-model/index.js';
 import { kindOrder, parentOf, providerFor } from '../providers/index.js';
 import type { View } from '../providers/types.js';
 import { isIgnored, sameValue } from '../providers/view-diff.js';
@@ -45,11 +45,11 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
     if (step) out.steps.push(step);
     return;
   }
-  const create = (reason?: string) => {
+  const create = (cause: StepCause, reason?: string) => {
     book.markPending(r.address, r.kind);
     const created = provider.planCreate({ desired: r, lookups });
     out.problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
-    push(makeStep({ address: r.address, kind: r.kind, action: 'create', reason, changes: createChanges(provider, r, lookups), writes: created.writes, inputs: { ...inputsOf(r), ...created.inputs }, notes: created.notes }, r.secrets));
+    push(makeStep({ address: r.address, kind: r.kind, action: 'create', reason, changes: createChanges(provider, r, lookups), writes: created.writes, inputs: { ...inputsOf(r), ...created.inputs }, notes: created.notes, causes: [cause] }, r.secrets));
   };
   const change = (found: LiveObject, state: ResourceState | undefined, base: ChangeBase) => {
     const { step, problems } = planChange(ctx, r, found, state, base);
@@ -64,8 +64,8 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
   if (entry && isDeletedLive(ctx.live, entry)) {
     const gone = goneReason(ctx.live, entry);
     out.drift.push({ address: r.address, kind: r.kind, type: 'deleted', reason: gone, changes: [] });
-    if (mode === 'refresh-only') out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'no-op', reason: gone, changes: [], writes: [], forget: true }));
-    else create(gone);
+    if (mode === 'refresh-only') out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'no-op', reason: gone, changes: [], writes: [], forget: true, causes: ['deleted-outside'] }));
+    else create('deleted-outside', gone);
     return;
   }
 
@@ -80,7 +80,7 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
     }
     const candidate = liveByKey(ctx.live, r.kind, provider.naturalKey({ desired: r, lookups }));
     // One live object is managed by one address: an object already in state, or adopted above, is not adopted twice.
-    if (!candidate || book.isManaged(r.kind, candidate.identity.id)) return create();
+    if (!candidate || book.isManaged(r.kind, candidate.identity.id)) return create('configuration');
     book.adopt(r.address, r.kind, candidate.identity.id);
     const adopt = { id: candidate.identity.id, ...(candidate.identity.parents ? { parents: candidate.identity.parents } : {}) };
     return change(candidate, undefined, { action: 'import', reason: 'created outside cplane: adopting it', adopt });
@@ -98,12 +98,20 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
   if (mode === 'refresh-only') {
     if (changes.length === 0) return;
     const inputs = changes.filter((c) => c.path !== 'archived').reduce((acc, c) => setPath(acc, c.path, c.after), entry.inputs);
-    out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'no-op', reason: 'changed outside cplane: recording the live values', changes, writes: [], inputs }));
+    out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'no-op', reason: 'changed outside cplane: recording the live values', changes, writes: [], inputs, causes: ['changed-outside'] }));
     return;
   }
   // Every repair of drift says why, so a reviewer reading only the step (Markdown's Why column) knows.
   const repair = found.identity.status === 'archived' ? 'archived outside cplane: unarchiving it' : changes.length > 0 ? `changed outside cplane (${changes.map((c) => c.path).join(', ')}): setting it back` : undefined;
-  change(found, entry, { action: 'update', reason: repair });
+  change(found, entry, { action: 'update', reason: repair, changedOutside: changedOutsideOnly(provider.desiredView({ attributes: r.attributes, lookups }), changes) });
+}
+
+/**
+ * The paths live differs at from what cplane last applied while the configuration still asks for what was
+ * applied: putting them back is drift. A path the configuration changed too is a change of the configuration.
+ */
+function changedOutsideOnly(wanted: View, drifted: readonly FieldChange[]): Set<string> {
+  return new Set(drifted.filter((c) => c.path === 'archived' || sameValue(wanted[c.path], c.before)).map((c) => c.path));
 }
 
 /** An `import` block: the address adopts the live object with that id, or the plan says why it cannot. */

@@ -32,6 +32,8 @@ import { notVerifiable } from './not-verifiable.js';
 import { pendingWritesOf } from './pending-writes.js';
 import { planSpend } from './spend.js';
 import { checkModels, modelChecks } from './models.js';
+import { dueItems } from './due.js';
+import { withholdByClass } from './withheld.js';
 
 /** The addresses `--rewrap` writes again: in state, with a value of the field their kind wraps for readers. */
 function rewrapAddresses(desired: MakePlanInput['desired'], state: MakePlanInput['state']['data']['resources']): string[] {
@@ -95,15 +97,19 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
     unreadable: unreadable.filter((u) => u.address !== undefined || !unreadable.some((v) => v.address !== undefined && v.kind === u.kind)),
     problems: [...refactored.problems, ...writeOnly.problems, ...(await modelsChecked), ...replaceProblems(replace, desiredByAddress, state, (r) => providerFor(r.kind)), ...planned.problems, ...removals.problems],
   });
-  const emptyRecords = withoutValue(ctx, scoped.steps, targets).filter(scoped.covers);
-  const problems = [...scoped.problems, ...grantsWithoutValue(scoped.steps, emptyRecords, desiredByAddress, (address) => state[address]?.id)];
+  // `cplane reconcile`: only the classes it may apply; a problem of a withheld address does not stop the rest.
+  const { steps: planSteps, withheld } = input.classes && mode === 'normal' ? withholdByClass(scoped.steps, input.classes) : { steps: scoped.steps, withheld: [] };
+  const withheldAddresses = new Set(withheld.map((w) => w.address));
+  const emptyRecords = withoutValue(ctx, planSteps, targets).filter(scoped.covers);
+  const problems = [...scoped.problems, ...grantsWithoutValue(planSteps, emptyRecords, desiredByAddress, (address) => state[address]?.id)].filter((p) => p.address === undefined || !withheldAddresses.has(p.address));
   if (problems.length > 0) throw new PlanError(problems);
   // Spend is read and computed only when a step touches it (a limit, a window, allowed models, a rate).
-  const spend = mode === 'refresh-only' ? undefined : await planSpend({ ctx, steps: scoped.steps, client, parallelism: input.parallelism ?? 10 });
-  const policies = await checkPolicies(compiled, sandbox, scoped.steps, desiredByAddress, state, spend, lookups.now);
-  const unverifiable = notVerifiable(ctx, scoped.steps, targets);
-  const superseded = mode === 'normal' ? supersededWaiting(state, scoped.steps, lookups.now) : [];
+  const spend = mode === 'refresh-only' ? undefined : await planSpend({ ctx, steps: planSteps, client, parallelism: input.parallelism ?? 10 });
+  const policies = await checkPolicies(compiled, sandbox, planSteps, desiredByAddress, state, spend, lookups.now);
+  const unverifiable = notVerifiable(ctx, planSteps, targets);
+  const superseded = mode === 'normal' ? supersededWaiting(state, planSteps, lookups.now) : [];
   const ending = mode === 'normal' ? endingSoon(desired.resources, lookups.now).filter((e) => scoped.covers(e.address)) : [];
+  const due = mode === 'refresh-only' ? dueItems(ctx) : [];
 
   return {
     formatVersion: 2,
@@ -114,13 +120,15 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
     targets,
     ...(exclude.length > 0 ? { exclude } : {}),
     ...(replace.length > 0 ? { replace } : {}),
-    steps: scoped.steps,
+    steps: planSteps,
     drift: scoped.drift,
     unreadable: scoped.unreadable,
     withoutValue: emptyRecords,
     ...(superseded.length > 0 ? { superseded } : {}),
     ...(ending.length > 0 ? { endingSoon: ending } : {}),
-    summary: summarize(scoped.steps),
+    ...(due.length > 0 ? { due } : {}),
+    ...(withheld.length > 0 ? { withheld } : {}),
+    summary: summarize(planSteps),
     ...(policies ? { policies } : {}),
     ...(mode === 'refresh-only' ? { notChecked: uncheckedWriteOnly(desired, state, input.env) } : {}),
     ...(unverifiable.length > 0 ? { notVerifiable: unverifiable } : {}),

@@ -142,7 +142,7 @@ export function resolveRefactoring({ blocks, state }: RefactoringInput): Refacto
 
 /** One `forget` step per address a removed block stops managing: it leaves state, its object is not touched. */
 export function forgetSteps(refactoring: Refactoring): PlanStep[] {
-  return refactoring.forgotten.map(({ address, kind, reason }) => makeStep({ address, kind, action: 'forget', reason, changes: [], writes: [], forget: true }));
+  return refactoring.forgotten.map(({ address, kind, reason }) => makeStep({ address, kind, action: 'forget', reason, changes: [], writes: [], forget: true, causes: ['configuration'] }));
 }
 
 /**
@@ -151,16 +151,17 @@ export function forgetSteps(refactoring: Refactoring): PlanStep[] {
  * Returns new steps; the input is left as it was.
  */
 export function withMoves(steps: PlanStep[], refactoring: Refactoring, state: StateData['resources']): PlanStep[] {
-  const out = steps.map((s) => (refactoring.movedFrom.has(s.address) ? { ...s, moved: { from: refactoring.movedFrom.get(s.address)! } } : s));
+  // A rename is a change of the configuration, whatever else the step does.
+  const out = steps.map((s) => (refactoring.movedFrom.has(s.address) ? { ...s, moved: { from: refactoring.movedFrom.get(s.address)! }, causes: [...new Set([...(s.causes ?? []), 'configuration' as const])], class: 'change' as const } : s));
   const stepped = new Set(out.map((s) => s.address));
   for (const [to, from] of refactoring.movedFrom) {
     if (stepped.has(to)) continue;
     const entry = state[to]!;
-    out.push({ ...makeStep({ address: to, kind: entry.kind, action: 'move', changes: [], writes: [], inputs: entry.inputs }), moved: { from } });
+    out.push({ ...makeStep({ address: to, kind: entry.kind, action: 'move', changes: [], writes: [], inputs: entry.inputs, causes: ['configuration'] }), moved: { from } });
   }
   // An address that stays but named a moved parent: apply records its inputs with the new name (no write).
   for (const [address, inputs] of refactoring.rewritten) {
-    if (!stepped.has(address) && !refactoring.movedFrom.has(address)) out.push(makeStep({ address, kind: state[address]!.kind, action: 'no-op', changes: [], writes: [], inputs }));
+    if (!stepped.has(address) && !refactoring.movedFrom.has(address)) out.push(makeStep({ address, kind: state[address]!.kind, action: 'no-op', changes: [], writes: [], inputs, causes: ['configuration'] }));
   }
   return out;
 }

@@ -52,7 +52,7 @@ export function expiredChange(identity: LiveIdentity, now: Date): FieldChange | 
   if (identity.expiresAt === undefined) return undefined;
   const at = Date.parse(identity.expiresAt);
   if (!(at <= now.getTime())) return undefined;
-  return { path: 'expiresAt', before: identity.expiresAt, note: `expired ${relativeTime(at - now.getTime())}`, forcesReplace: true };
+  return { path: 'expiresAt', before: identity.expiresAt, note: `expired ${relativeTime(at - now.getTime())}`, forcesReplace: true, cause: 'expired' };
 }
 
 /** What `--replace` does to an address of this kind: rotate these write-only fields, replace the object, or nothing it can do. */
@@ -104,7 +104,7 @@ export function renewalChange(identity: LiveIdentity, renewal: Renewal | undefin
   if (!(at - renewal.beforeDays * DAY_MS <= now.getTime()) || at <= now.getTime()) return undefined;
   // The new object's creation time is the API's now, give or take the apply's delay: the plan says the earliest.
   const revocable = utcMinute(new Date(now.getTime() + renewal.overlapHours * HOUR_MS));
-  return { path: 'expiresAt', before: identity.expiresAt, note: `renew: expires ${relativeTime(at - now.getTime())} (old ${noun} revoked by the first apply after ${revocable})` };
+  return { path: 'expiresAt', before: identity.expiresAt, note: `renew: expires ${relativeTime(at - now.getTime())} (old ${noun} revoked by the first apply after ${revocable})`, cause: 'renewal' };
 }
 
 /**
@@ -141,7 +141,7 @@ export function supersededRevocations(live: LiveAccount, address: string, entry:
     if (!found || found.identity.status === 'gone' || !sameParents) continue;
     const removed = provider.planDelete({ address, id: old.id, parents: old.parents, live: found.live, children: liveChildrenOf(live, entry.kind, old.id) });
     out.writes.push(...removed.writes.map((w) => ({ ...w, effects: { settleSuperseded: old.id } })));
-    out.changes.push({ path: `revoke superseded ${provider.config.noun}`, before: old.id });
+    out.changes.push({ path: `revoke superseded ${provider.config.noun}`, before: old.id, ...(all ? {} : { cause: 'overlap-ended' as const }) });
     out.why.push(overlapEnded(revocableAt, now) ? `the overlap of the old ${provider.config.noun} ended ${relativeTime(revocableAt - now.getTime())}` : `the old ${provider.config.noun} goes at once, before its overlap ends`);
   }
   return out;

@@ -42,7 +42,7 @@ function planRemoval(ctx: StageContext, address: string, entry: ResourceState, r
     if (deleted) {
       const gone = goneReason(ctx.live, entry);
       out.drift.push({ address, kind: entry.kind, type: 'deleted', reason: gone, changes: [] });
-      out.steps.push(makeStep({ address, kind: entry.kind, action: 'no-op', reason: gone, changes: [], writes: [], forget: true }));
+      out.steps.push(makeStep({ address, kind: entry.kind, action: 'no-op', reason: gone, changes: [], writes: [], forget: true, causes: ['deleted-outside'] }));
     }
     return;
   }
@@ -58,12 +58,12 @@ function planRemoval(ctx: StageContext, address: string, entry: ResourceState, r
   if (deleted || found?.identity.status !== 'live') {
     if (deleted) out.drift.push({ address, kind: entry.kind, type: 'deleted', reason: goneReason(ctx.live, entry), changes: [] });
     const already = found?.identity.status === 'archived' ? 'already archived outside cplane' : `already ${goneReason(ctx.live, entry)}`;
-    out.steps.push(forgetStep(address, entry.kind, provider.removeAction, `${already}: forgetting it`));
+    out.steps.push(forgetStep(address, entry.kind, provider.removeAction, `${already}: forgetting it`, 'configuration'));
     return;
   }
   const parentAddress = parent && parentId ? ctx.book.stateAddressOf(parent.kind, parentId) : undefined;
   if (parent && parentAddress && removed.has(parentAddress)) {
-    out.steps.push(forgetStep(address, entry.kind, provider.removeAction, `${parent.removedWith} ${parentAddress}`));
+    out.steps.push(forgetStep(address, entry.kind, provider.removeAction, `${parent.removedWith} ${parentAddress}`, 'configuration'));
     out.removedWith.set(address, parentAddress);
     return;
   }
@@ -73,5 +73,5 @@ function planRemoval(ctx: StageContext, address: string, entry: ResourceState, r
   // Terraform's "because it is not in configuration"; with --destroy every address goes, and the mode says why.
   const reason = ctx.mode === 'destroy' ? undefined : 'not in configuration';
   const forget = provider.removeAction === 'forget' ? { forget: true } : {};
-  out.steps.push(makeStep({ address, kind: entry.kind, action: provider.removeAction, reason, changes: superseded.changes, writes: [...superseded.writes, ...writes], notes, ...forget }));
+  out.steps.push(makeStep({ address, kind: entry.kind, action: provider.removeAction, reason, changes: superseded.changes, writes: [...superseded.writes, ...writes], notes, ...forget, causes: ['configuration'] }));
 }

@@ -5,19 +5,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DesiredResource, ResourceKind, SecretSource } from '../config/types.js';
-import { eachPlaceholder, writeOnlyField, type FieldChange, type PlanStep, type Template } from '../plan-model/index.js';
+import { eachPlaceholder, writeOnlyField, type FieldChange, type PlanStep, type StepCause, type Template } from '../plan-model/index.js';
 import type { Lookups, ResourceProvider, WriteSpec } from '../providers/types.js';
 import { whereOf } from './problems.js';
+import { classOf } from './step-class.js';
 
-/** A step before the planner gives it its id, dependencies and finished writes. */
-export type StepDraft = Omit<PlanStep, 'id' | 'dependsOn' | 'writes'> & { writes: WriteSpec[] };
+/** A step before the planner gives it its id, dependencies, class and finished writes; every draft says why it exists. */
+export type StepDraft = Omit<PlanStep, 'id' | 'dependsOn' | 'writes' | 'causes' | 'class'> & { writes: WriteSpec[]; causes: StepCause[] };
 
 export function makeStep(draft: StepDraft, secrets?: Record<string, SecretSource>): PlanStep {
   const id = draft.address;
   const writes = draft.writes.map((w, i) => ({ ...w, id: `${id}#${i}`, idempotencyKey: randomUUID() }));
   const used = new Set<string>();
   for (const write of writes) secretFields(write.body, used);
-  const step: PlanStep = { ...draft, id, dependsOn: [], writes };
+  const causes = [...new Set(draft.causes)];
+  const step: PlanStep = { ...draft, id, dependsOn: [], writes, causes, class: classOf(causes) };
   if (secrets && used.size > 0) step.secrets = Object.fromEntries([...used].filter((f) => secrets[f]).map((f) => [f, secrets[f] as SecretSource]));
   if (draft.forget || writes.some((w) => w.effects.forget)) step.forget = true;
   if (!step.notes?.length) delete step.notes;
@@ -26,8 +28,8 @@ export function makeStep(draft: StepDraft, secrets?: Record<string, SecretSource
 }
 
 /** A step that only takes the address out of state (its object is already gone). */
-export function forgetStep(address: string, kind: ResourceKind, action: PlanStep['action'], reason: string): PlanStep {
-  return makeStep({ address, kind, action, reason, changes: [], writes: [], forget: true });
+export function forgetStep(address: string, kind: ResourceKind, action: PlanStep['action'], reason: string, cause: StepCause): PlanStep {
+  return makeStep({ address, kind, action, reason, changes: [], writes: [], forget: true, causes: [cause] });
 }
 
 /** The write-only fields whose plaintext a template's placeholders take. */

@@ -122,7 +122,7 @@ function hasEnded(attributes: RecordAttributes, key: string, now: Date): boolean
 }
 
 /** A grant made outside cplane that the record's `grants` does not list, as the plan shows its revocation. */
-const unlistedChange = ({ kind, name }: { kind: ReaderKind; name: string }): FieldChange => ({ path: `grants.${kind.section}`, before: name, after: null, note: 'granted outside cplane; not listed, so revoked' });
+const unlistedChange = ({ kind, name }: { kind: ReaderKind; name: string }): FieldChange => ({ path: `grants.${kind.section}`, before: name, after: null, note: 'granted outside cplane; not listed, so revoked', cause: 'granted-outside' });
 
 function view(attributes: RecordAttributes): View {
   const out: View = { name: attributes.name };
@@ -283,10 +283,10 @@ export const recordProvider = {
       const value = changes.find((c) => c.path === 'value');
       const note = `rotate: ${dueText(due.dueAt, lookups.now)}`;
       if (value) value.note = note;
-      else changes.push({ path: 'value', sensitive: true, note });
+      else changes.push({ path: 'value', sensitive: true, note, cause: 'rotation-due' });
       const dueChange = changes.find((c) => c.path === 'secretDueAt');
       if (dueChange) dueChange.after = due.nextDueAt;
-      else changes.push({ path: 'secretDueAt', before: canonicalTime(due.dueAt), after: due.nextDueAt });
+      else changes.push({ path: 'secretDueAt', before: canonicalTime(due.dueAt), after: due.nextDueAt, cause: 'rotation-due' });
       inputs = { secretDueAt: due.nextDueAt };
     }
     const value = changes.find((c) => c.path === 'value');

@@ -7,7 +7,8 @@
  */
 import { wrapText } from '../text/wrap.js';
 import { painter as makePainter } from '../paint.js';
-import type { Plan } from '../plan-model/index.js';
+import type { Plan, StepCause } from '../plan-model/index.js';
+import { safeName, safeText } from '../text/safe-text.js';
 import { codeBlock, codeSpan, markdownText } from '../text/escape-for.js';
 import { accountLabel, changeLines } from './describe.js';
 import { diffSymbol, notCheckedMarkdown, notVerifiableMarkdown, unreadableMarkdown } from './markdown.js';
@@ -15,10 +16,22 @@ import { driftLines, notCheckedLines, notVerifiableLines, unreadableLines } from
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** The one line that says whether there is drift. */
+/** What each cause of something due is called in the drift report. */
+export const dueWords: Readonly<Partial<Record<StepCause, string>>> = {
+  expired: 'expired: issued again by the next reconcile or apply',
+  renewal: 'in its renewal window',
+  'overlap-ended': 'a superseded one whose overlap ended, to revoke',
+  'rotation-due': 'rotation due',
+  'grant-expired': 'a grant past its until, to revoke',
+  'token-delivery': 'a token to deliver',
+};
+
+/** The one line that says whether there is drift, and whether something is due. */
 export function driftHeadline(plan: Plan): string {
   const n = plan.drift.length;
-  if (n > 0) return `Drift: ${plural(n, 'object')} changed outside cplane since the last apply.`;
+  const due = plan.due?.length ? ` ${plural(plan.due.length, 'item')} due.` : '';
+  if (n > 0) return `Drift: ${plural(n, 'object')} changed outside cplane since the last apply.${due}`;
+  if (due) return `No drift, but${due.slice(0, -1)}: \`cplane reconcile\` (or apply) does it.`;
   return plan.unreadable.length > 0
     ? `No drift in what could be read; ${plural(plan.unreadable.length, 'item')} could not be read.`
     : 'No drift: every managed object matches what cplane last applied.';
@@ -30,6 +43,11 @@ export function renderDriftText(plan: Plan, options: { color: boolean; width?: n
   const out: string[] = [];
   if (plan.context) out.push(`Account: ${accountLabel(plan)}   Workspace: ${plan.context.workspace}`, '');
   if (plan.drift.length > 0) out.push(...driftLines(plan, paint), '');
+  if (plan.due?.length) {
+    out.push(paint('bold', 'Due (time made these due; `cplane reconcile` or `cplane apply` does them):'), '');
+    for (const item of plan.due) out.push(`  ${paint('warn', '!')} ${safeName(item.address)} ${dueWords[item.cause] ?? item.cause}${item.note ? `: ${safeText(item.note)}` : ''}`);
+    out.push('');
+  }
   out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint), ...notVerifiableLines(plan, paint));
   out.push(paint('bold', driftHeadline(plan)));
   if (plan.drift.length > 0) out.push('`cplane plan` shows how apply would set these back; `cplane plan --refresh-only --out FILE` then `cplane apply FILE` records them in state instead.');
@@ -54,6 +72,10 @@ export function renderDriftMarkdown(plan: Plan): string {
     }
     out.push(codeBlock(lines, 'diff'), '');
   }
+  if (plan.due?.length) {
+    out.push('**Due** (time made these due; `cplane reconcile` or `cplane apply` does them):', '');
+    out.push(codeBlock(plan.due.map((item) => `! ${item.address} ${dueWords[item.cause] ?? item.cause}${item.note ? `: ${item.note}` : ''}`)), '');
+  }
   out.push(...notCheckedMarkdown(plan), ...unreadableMarkdown(plan), ...notVerifiableMarkdown(plan));
   return `${out.join('\n').trimEnd()}\n`;
 }
@@ -65,6 +87,8 @@ export function renderDriftJson(plan: Plan): string {
     workspace: plan.context?.workspace,
     hasDrift: plan.drift.length > 0,
     drift: plan.drift,
+    hasDue: (plan.due?.length ?? 0) > 0,
+    due: plan.due ?? [],
     notChecked: plan.notChecked ?? [],
     unreadable: plan.unreadable,
     notVerifiable: plan.notVerifiable ?? [],

@@ -10,3 +10,4 @@ export { accountLabel, summaryLine, noChangesLine, withoutValueNote } from './de
 export { findingPlace, policyHeadline, refusedLine } from './policies.js';
 export { driftHeadline, renderDriftJson, renderDriftMarkdown, renderDriftText } from './drift.js';
 export { renderDeploymentMatrixText, renderDeploymentsMarkdown, type DeploymentSection } from './deployments.js';
+export { reconcileHeadline, reconcileJson, renderReconcileMarkdown, renderReconcileText, type ReconcileView } from './reconcile.js';

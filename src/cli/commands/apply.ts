@@ -38,7 +38,7 @@ const KILL_OPERATION_HOOK = 'CPLANE_TEST_KILL_AFTER_OPERATION';
 
 type Verb = 'apply' | 'destroy';
 
-interface Output {
+export interface Output {
   event(event: ApplyEvent): void;
   /** Free text for people (skipped with --json). */
   text(text: string): void;
@@ -118,28 +118,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
   });
   const { state, client } = workspace;
   try {
-    // The store authenticated every entry; one its address's kind never sends is refused all the same.
-    const foreign = foreignPendingWrites(state.data);
-    if (foreign.length > 0) {
-      throw new AbortError(
-        `The journal of ${state.path} holds ${foreign.length} pending write(s) that their address's kind never sends: ${foreign.join('; ')}. Nothing was sent.`,
-        'Restore the state from a copy you trust, then run the command again.',
-      );
-    }
-    // Shown before they are resent, and so before any approval is asked (their own lines follow).
-    const pending = pendingWritesOf(state.data);
-    if (pending.length > 0 && !json) ctx.stdout.write(renderPendingWritesText(pending, { color: interactive && !ctx.env.NO_COLOR }));
-    const recovery = await resendJournal({ state, client, onEvent });
-    const unconfirmed = recovery.failed.filter((f) => f.kept);
-    if (unconfirmed.length > 0) {
-      throw new AbortError(
-        `${unconfirmed.length} write(s) left by an earlier run could not be confirmed (${unconfirmed.map((f) => `${f.address}: ${f.reason}`).join('; ')}).`,
-        `They stay in the journal and are resent with their saved keys; run \`cplane ${verb}\` again once the API answers.`,
-      );
-    }
-    if (recovery.dropped.length > 0) {
-      sink.text(`${recovery.dropped.length} pending write(s) were older than the API's 24 h idempotency window and were dropped; the refresh below reconciles them.`);
-    }
+    const recovery = await finishJournal({ state, client, onEvent, verb, json, color: interactive && !ctx.env.NO_COLOR, stdout: ctx.stdout, text: (message) => sink.text(message) });
 
     const mode = saved ? saved.mode : verb === 'destroy' ? 'destroy' : 'normal';
     status = readingStatus(ctx.stderr, { enabled: !json && !ctx.env.CI });
@@ -225,6 +204,38 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
   }
 }
 
+/**
+ * What an earlier run left in the journal: shown, then resent with its saved keys before anything is planned
+ * (apply and reconcile). Refuses a journal that holds writes its address's kind never sends, and stops when
+ * a resend cannot be confirmed.
+ */
+export async function finishJournal(input: { state: Parameters<typeof resendJournal>[0]['state']; client: Parameters<typeof resendJournal>[0]['client']; onEvent: (event: ApplyEvent) => void; verb: string; json: boolean; color: boolean; stdout: NodeJS.WritableStream; text: (message: string) => void }) {
+  const { state, client, onEvent, verb, json } = input;
+  // The store authenticated every entry; one its address's kind never sends is refused all the same.
+  const foreign = foreignPendingWrites(state.data);
+  if (foreign.length > 0) {
+    throw new AbortError(
+      `The journal of ${state.path} holds ${foreign.length} pending write(s) that their address's kind never sends: ${foreign.join('; ')}. Nothing was sent.`,
+      'Restore the state from a copy you trust, then run the command again.',
+    );
+  }
+  // Shown before they are resent, and so before any approval is asked (their own lines follow).
+  const pending = pendingWritesOf(state.data);
+  if (pending.length > 0 && !json) input.stdout.write(renderPendingWritesText(pending, { color: input.color }));
+  const recovery = await resendJournal({ state, client, onEvent });
+  const unconfirmed = recovery.failed.filter((f) => f.kept);
+  if (unconfirmed.length > 0) {
+    throw new AbortError(
+      `${unconfirmed.length} write(s) left by an earlier run could not be confirmed (${unconfirmed.map((f) => `${f.address}: ${f.reason}`).join('; ')}).`,
+      `They stay in the journal and are resent with their saved keys; run \`cplane ${verb}\` again once the API answers.`,
+    );
+  }
+  if (recovery.dropped.length > 0) {
+    input.text(`${recovery.dropped.length} pending write(s) were older than the API's 24 h idempotency window and were dropped; the refresh below reconciles them.`);
+  }
+  return recovery;
+}
+
 /** The records the plan leaves without a value, and what to do, as one paragraph. */
 function withoutValueLine(plan: Plan): string {
   const note = withoutValueNote(plan)!;
@@ -238,7 +249,7 @@ export function approvalQuestion(verb: Verb, plan: Plan, workspace: string, depl
 }
 
 /** First Ctrl-C: `stop` (no new writes; those in flight finish and are saved). Second: exit at once; the journal makes the next run safe. */
-function onInterrupt(stop: () => void): () => void {
+export function onInterrupt(stop: () => void): () => void {
   let count = 0;
   const handler = () => {
     count++;
@@ -249,7 +260,7 @@ function onInterrupt(stop: () => void): () => void {
   return () => process.off('SIGINT', handler);
 }
 
-function clientEventHandler(env: NodeJS.ProcessEnv, forward: (event: ClientEvent) => void): (event: ClientEvent) => void {
+export function clientEventHandler(env: NodeJS.ProcessEnv, forward: (event: ClientEvent) => void): (event: ClientEvent) => void {
   const killAfter = Number(env[KILL_HOOK] ?? 0);
   const killOperation = env[KILL_OPERATION_HOOK];
   let answers = 0;
@@ -260,7 +271,7 @@ function clientEventHandler(env: NodeJS.ProcessEnv, forward: (event: ClientEvent
   };
 }
 
-function jsonOutput(ctx: CommandContext): Output {
+export function jsonOutput(ctx: CommandContext): Output {
   const write = (value: unknown) => ctx.stdout.write(`${JSON.stringify(value)}\n`);
   return {
     event: write,
@@ -271,7 +282,7 @@ function jsonOutput(ctx: CommandContext): Output {
   };
 }
 
-function plainOutput(ctx: CommandContext, verb: Verb): Output {
+export function plainOutput(ctx: CommandContext, verb: Verb): Output {
   const label = verb === 'destroy' ? 'Destroy' : 'Apply';
   return {
     event: (event) => ctx.stdout.write(`${eventLine(event, verb)}\n`),

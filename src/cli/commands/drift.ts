@@ -47,7 +47,7 @@ export const driftCommand: CommandModule = {
       else if (values.markdown) ctx.stdout.write(markdown);
       else ctx.stdout.write(renderDriftText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}) }));
       github?.drift(plan, markdown, { dir: workspace.dir, workspace: workspace.workspace });
-      if (plan.drift.length > 0) return exitCodes.changes;
+      if (plan.drift.length > 0 || (plan.due?.length ?? 0) > 0) return exitCodes.changes;
       return plan.unreadable.length > 0 ? exitCodes.incomplete : exitCodes.ok;
     } finally {
       await workspace.close();

@@ -1,0 +1,104 @@
+/**
+ * `cplane reconcile [dir]`: the scheduled job. Under the state lock it finishes what an earlier run left in
+ * the journal, plans, and applies only the steps of the classes the configuration's `reconcile.autoApply`
+ * allows (default: maintenance), with no prompt: the reviewed configuration is the approval. What it does not
+ * apply (and what needs it) it reports, and exits 2; with --github the report goes to the step summary and
+ * to the step outputs the action's issue step reads. `--dry-run` plans and prints, and writes nothing.
+ */
+import { identityOf } from '../../api/client.js';
+import { applyPlan, forwardClientEvents, stateKeyRing, type ApplyEvent, type ApplyResult } from '../../applier/index.js';
+import { resolveSecret } from '../../config/index.js';
+import { makePlan, placeholderProblems } from '../../planner/index.js';
+import { blockingFindings, findingLine, type Plan, type StepClass } from '../../plan-model/index.js';
+import { reconcileJson, renderReconcileMarkdown, renderReconcileText, type ReconcileView } from '../../render/index.js';
+import { summaryLines } from '../../ui/summary-text.js';
+import type { CommandModule } from '../../session/command-context.js';
+import { AbortError } from '../../session/errors.js';
+import { parseParallelism } from '../../session/connection.js';
+import { openWorkspace } from '../../session/workspace.js';
+import { markdownText } from '../../text/escape-for.js';
+import { exitCodes } from '../exit-codes.js';
+import { githubReporter } from '../github-flag.js';
+import { readingStatus } from '../reading-status.js';
+import { accountNameOf, planContext } from '../saved-plan.js';
+import { clientEventHandler, finishJournal, jsonOutput, onInterrupt, plainOutput } from './apply.js';
+
+/** What a configuration without `reconcile:` lets reconcile apply. */
+const DEFAULT_CLASSES: readonly StepClass[] = ['maintenance'];
+
+export const reconcileCommand: CommandModule = {
+  async run(ctx) {
+    const json = ctx.values.json === true;
+    const dryRun = ctx.values['dry-run'] === true;
+    const parallelism = parseParallelism(ctx.values.parallelism);
+    if (ctx.positionals.length > 1) throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Usage: cplane reconcile [dir] [options]');
+    // Every write is a human-only operation: say so before any request (a dry run only reads).
+    if (!dryRun && identityOf(String(ctx.values.token ?? ctx.env.CPLANE_TOKEN ?? '')) === 'service_account') {
+      throw new AbortError('cplane reconcile needs a personal access token (sk-svc-pat-): CPLANE_TOKEN is a Service Account token (sk-svc-sa-), which cannot write; no request was sent.', 'Run it with a personal access token, or with --dry-run to see what it would do.');
+    }
+    const github = githubReporter(ctx);
+    const sink = json ? jsonOutput(ctx) : plainOutput(ctx, 'apply');
+    const onEvent = (event: ApplyEvent) => sink.event(event);
+    const forward = clientEventHandler(ctx.env, forwardClientEvents(onEvent));
+    let status = readingStatus(ctx.stderr, { enabled: false });
+    try {
+      const workspace = await openWorkspace(ctx, {
+        lock: !dryRun,
+        command: 'cplane reconcile',
+        onClientEvent: (event) => {
+          status.onClientEvent(event);
+          forward(event);
+        },
+      });
+      const { state, client } = workspace;
+      try {
+        if (!dryRun) await finishJournal({ state, client, onEvent, verb: 'reconcile', json, color: false, stdout: ctx.stdout, text: (message) => sink.text(message) });
+        const classes = workspace.desired.reconcile?.autoApply ?? DEFAULT_CLASSES;
+        const view: ReconcileView = { classes, dryRun };
+        status = readingStatus(ctx.stderr, { enabled: !json && !ctx.env.CI });
+        const [made, accountName] = await Promise.all([
+          makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode: 'normal', classes, parallelism, env: ctx.env }),
+          accountNameOf(client, workspace.account),
+        ]).finally(() => status.stop());
+        const plan: Plan = { ...made, context: await planContext(ctx, workspace, accountName) };
+        const misplaced = placeholderProblems(plan);
+        if (misplaced.length > 0) throw new Error(`the plan puts secrets in fields that are not write-only: ${misplaced.join('; ')}`);
+        if (json) ctx.stdout.write(`${JSON.stringify(reconcileJson(plan, view))}\n`);
+        else ctx.stdout.write(renderReconcileText(plan, view, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR }));
+        const blocking = blockingFindings(plan);
+        if (blocking.length > 0) {
+          throw new AbortError(
+            `cplane reconcile refused by policy: ${blocking.length} mandatory finding${blocking.length === 1 ? '' : 's'}; nothing was changed:\n${blocking.map((f) => `  - ${findingLine(f)}`).join('\n')}`,
+            'Change the configuration so the plan satisfies the policies (docs/policies.md), then run reconcile again.',
+          );
+        }
+        let result: ApplyResult | undefined;
+        if (!dryRun && plan.steps.length > 0) {
+          const controller = new AbortController();
+          const stopInterrupts = onInterrupt(() => {
+            controller.abort();
+            sink.event({ type: 'interrupted' });
+          });
+          try {
+            result = await applyPlan({ plan, state, client, parallelism, signal: controller.signal, onEvent, keyRing: stateKeyRing(state, (source) => resolveSecret(source, ctx.env), client) });
+          } finally {
+            stopInterrupts();
+          }
+          await sink.finish(result);
+        }
+        const markdown = renderReconcileMarkdown(plan, view);
+        github?.reconcile(plan, markdown, { dir: workspace.dir, workspace: workspace.workspace });
+        if (result) github?.summary(`#### cplane reconcile result\n\n${summaryLines(result, 'Apply').map((l) => `- ${markdownText(l.text.trim())}`).join('\n')}\n`);
+        if (result?.interrupted) return exitCodes.interrupted;
+        if (result && result.failed.length > 0) return exitCodes.error;
+        if ((plan.withheld?.length ?? 0) > 0) return exitCodes.changes;
+        return plan.unreadable.length > 0 ? exitCodes.incomplete : exitCodes.ok;
+      } finally {
+        await workspace.close();
+      }
+    } catch (error) {
+      github?.failed(error, 'reconcile');
+      throw error;
+    }
+  },
+};

@@ -1,0 +1,39 @@
+/**
+ * The due stage of a drift check: what time has made due on the account, which `cplane drift` lists in a
+ * section of its own (a token in its renewal window or expired, a superseded token whose overlap ended,
+ * a rotation due, and any change a kind tags with a maintenance cause, such as a grant past its `until`).
+ * It reads the same facts a normal plan acts on (reissue.ts and each kind's `diff`, on the API's clock),
+ * and plans nothing.
+ */
+import type { DueItem, FieldChange } from '../plan-model/index.js';
+import { providerFor } from '../providers/index.js';
+import type { StageContext } from './context.js';
+import { liveObjectOf } from './live-account.js';
+import { expiredChange, renewalChange, supersededRevocations } from './reissue.js';
+import { classOfCause } from './step-class.js';
+
+export function dueItems(ctx: StageContext): DueItem[] {
+  const out: DueItem[] = [];
+  for (const r of ctx.desired.resources) {
+    const entry = ctx.state[r.address];
+    const found = entry ? liveObjectOf(ctx.live, entry) : undefined;
+    if (!entry || !found || found.identity.status !== 'live') continue;
+    const provider = providerFor(r.kind);
+    const now = ctx.lookups.now;
+    const expired = expiredChange(found.identity, now);
+    const renewing = expired ? undefined : renewalChange(found.identity, provider.renewal?.({ attributes: r.attributes }), provider.config.noun, now);
+    const changes: FieldChange[] = [
+      ...(expired ? [expired] : []),
+      ...(renewing ? [renewing] : []),
+      ...supersededRevocations(ctx.live, r.address, entry, now, false).changes,
+      ...provider.diff({ desired: r, live: found.live, state: entry, lookups: ctx.lookups, changedSecrets: [] }).changes,
+    ];
+    const seen = new Set<string>();
+    for (const change of changes) {
+      if (!change.cause || classOfCause[change.cause] !== 'maintenance' || seen.has(change.cause)) continue;
+      seen.add(change.cause);
+      out.push({ address: r.address, kind: r.kind, cause: change.cause, ...(change.note ? { note: change.note } : {}) });
+    }
+  }
+  return out;
+}

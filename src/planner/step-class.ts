@@ -1,0 +1,36 @@
+/**
+ * The one table of why a step exists and what class that gives it, for `cplane reconcile`
+ * (docs/applying.md, "Reconcile"): `maintenance` is what time makes due and nobody has to decide (it keeps
+ * what was reviewed working), `drift` puts back what was changed outside cplane, and `change` is what a
+ * change of the configuration asks for. A step with several causes takes the strictest class (`change`
+ * over `drift` over `maintenance`), so a step is never applied for one cause while it carries another
+ * the run may not apply.
+ */
+import type { StepCause, StepClass } from '../plan-model/index.js';
+
+export const classOfCause: Readonly<Record<StepCause, StepClass>> = {
+  configuration: 'change',
+  // A person asked on the command line: never a scheduled job's decision.
+  'replace-requested': 'change',
+  'deleted-outside': 'drift',
+  'changed-outside': 'drift',
+  'granted-outside': 'drift',
+  // A token past its expiry no longer works: issuing it again restores what was reviewed.
+  expired: 'maintenance',
+  renewal: 'maintenance',
+  'overlap-ended': 'maintenance',
+  // A generated value's rotation, with the re-wraps for its readers that ride in the same step.
+  'rotation-due': 'maintenance',
+  // Issue 31 item 4: a reader entry past its `until` is revoked; the grant kind tags that change with this cause.
+  'grant-expired': 'maintenance',
+  // Issue 31 item 1: a token written to the record named by `deliverTo`; the delivery tags its change with this cause.
+  'token-delivery': 'maintenance',
+};
+
+export const stepClasses: readonly StepClass[] = ['maintenance', 'drift', 'change'];
+
+/** The strictest class of the causes; a step with no recorded cause counts as a change (never applied unasked). */
+export function classOf(causes: readonly StepCause[]): StepClass {
+  if (causes.length === 0) return 'change';
+  return stepClasses[Math.max(...causes.map((c) => stepClasses.indexOf(classOfCause[c])))]!;
+}
