@@ -1,0 +1,39 @@
+// The one table from why a step exists to its class, and the class filter of `cplane reconcile`: a step takes the
+// strictest class of its causes, and a step that must wait for a withheld one is withheld with it, naming it.
+import { describe, expect, it } from 'vitest';
+import type { PlanStep, StepCause } from '../../src/plan-model/index.js';
+import { classOf, classOfCause } from '../../src/planner/step-class.js';
+import { withholdByClass } from '../../src/planner/withheld.js';
+
+const step = (address: string, causes: StepCause[], dependsOn: string[] = []): PlanStep => ({
+  id: address, address, kind: 'gateway_token', action: 'update', changes: [], dependsOn, writes: [], causes, class: classOf(causes),
+});
+
+describe('step classes', () => {
+  it('maps every cause to one class', () => {
+    expect(classOfCause).toEqual({
+      configuration: 'change', 'replace-requested': 'change',
+      'deleted-outside': 'drift', 'changed-outside': 'drift', 'granted-outside': 'drift',
+      expired: 'maintenance', renewal: 'maintenance', 'overlap-ended': 'maintenance', 'rotation-due': 'maintenance', 'grant-expired': 'maintenance', 'token-delivery': 'maintenance',
+    });
+  });
+
+  it('gives a step the strictest class of its causes, and a step without a cause the class change', () => {
+    expect(classOf(['renewal', 'overlap-ended'])).toBe('maintenance');
+    expect(classOf(['rotation-due', 'changed-outside'])).toBe('drift');
+    expect(classOf(['renewal', 'configuration', 'changed-outside'])).toBe('change');
+    expect(classOf([])).toBe('change');
+  });
+
+  it('withholds the steps of other classes and those that wait for them, and keeps the rest in order', () => {
+    const steps = [step('gateway.a', ['configuration']), step('gateway_token.a/t', ['renewal'], ['gateway.a']), step('gateway_token.b/t', ['renewal']), step('record.p/r', ['changed-outside'])];
+    const { steps: kept, withheld } = withholdByClass(steps, ['maintenance']);
+    expect(kept.map((s) => s.address)).toEqual(['gateway_token.b/t']);
+    expect(withheld).toEqual([
+      { address: 'gateway.a', kind: 'gateway_token', action: 'update', class: 'change' },
+      { address: 'gateway_token.a/t', kind: 'gateway_token', action: 'update', class: 'maintenance', needs: ['gateway.a'] },
+      { address: 'record.p/r', kind: 'gateway_token', action: 'update', class: 'drift' },
+    ]);
+    expect(withholdByClass(steps, ['maintenance', 'drift', 'change']).withheld).toEqual([]);
+  });
+});
