@@ -157,15 +157,19 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     return unknownCommand(argv, io);
   }
   const { command, rest } = found;
-  if (!command.ownHelp && (rest.includes('--help') || rest.includes('-h'))) return help(command.name, io);
+  // What follows `--` belongs to another program (`cplane run -- COMMAND --help`).
+  const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  if (!command.ownHelp && (own.includes('--help') || own.includes('-h'))) return help(command.name, io);
   try {
     const parsed = parseArgs({ args: joinNegativeValues(rest, command), options: command.options, allowPositionals: true, strict: true, tokens: true });
     // A command with its own help (`cplane api OPERATION --help`) still has the list's help when named alone.
     if (command.ownHelp && parsed.values.help === true && parsed.positionals.length === 0) return help(command.name, io);
     const optionOrder = parsed.tokens.flatMap((token) => ('name' in token ? [token.name] : []));
+    const terminator = parsed.tokens.find((token) => token.kind === 'option-terminator');
+    const afterTerminator = terminator ? parsed.tokens.flatMap((token) => (token.kind === 'positional' && token.index > terminator.index ? [token.value] : [])) : undefined;
     const module = await command.load();
     // Copies io's property descriptors, not their values, so a lazy `stdin` stays lazy.
-    const ctx = Object.defineProperties({ positionals: parsed.positionals, values: parsed.values, optionOrder }, Object.getOwnPropertyDescriptors(io)) as CommandContext;
+    const ctx = Object.defineProperties({ positionals: parsed.positionals, values: parsed.values, optionOrder, ...(afterTerminator ? { afterTerminator } : {}) }, Object.getOwnPropertyDescriptors(io)) as CommandContext;
     return await module.run(ctx);
   } catch (error) {
     const flagMessage = unknownFlag(error, command);

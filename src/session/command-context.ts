@@ -14,6 +14,8 @@ export interface CommandContext {
   values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   /** Names of the flags in command-line order (repeats included), for flags whose interleaving matters (--var, --var-file). */
   optionOrder?: string[];
+  /** The positionals after `--`, when it was given (also at the end of `positionals`): another program's arguments (`cplane run`). */
+  afterTerminator?: string[];
   env: NodeJS.ProcessEnv;
   cwd: string;
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };

@@ -27,7 +27,7 @@ import { AbortError } from '../../session/errors.js';
 import { locateStateOnly } from '../../session/workspace.js';
 
 /** An address of the record kind (its definition says the kind's name). */
-const isRecordAddress = (text: string | undefined): text is string => text !== undefined && kindOf(text) === recordProvider.kind;
+export const isRecordAddress = (text: string | undefined): text is string => text !== undefined && kindOf(text) === recordProvider.kind;
 const usage = 'read (ADDRESS [dir] | --record-id ID) [--key-file FILE] [--writer-key KEY] [--min-version N] [--account ID] [--state PATH]';
 
 /** The writer keys a reader trusts: --writer-key (repeatable, each comma-separated) or CPLANE_WRITER_KEY. */
@@ -128,47 +128,73 @@ async function readAsCplane(client: ApiClient, store: StateStore, recordId: stri
   return value;
 }
 
-export const readCommand: CommandModule = {
-  async run(ctx) {
-    const { address, recordId: givenId, dir } = target(ctx);
-    const settings = connectionSettings(ctx);
-    const privateKey = readerKey(ctx);
-    const writers = privateKey ? trustedWriters(ctx) : undefined;
-    const minVersion = minVersionOf(ctx);
-    if (!privateKey && identityOf(settings.token) === 'service_account') {
-      throw new AbortError(
-        'A Service Account reads a record with its private key, and none was given.',
-        'Set CPLANE_SA_KEY to the Service Account\'s private key (base64), or pass --key-file FILE (a file of mode 0600).',
-      );
-    }
-    const location = await locateStateOnly(ctx, dir);
-    if (!location.account) throw new AbortError('No account: the record\'s account is not known.', 'Pass --account ID or set CPLANE_ACCOUNT.');
+/** A record to read: its address in the state, or its id. */
+export type RecordTarget = { address: string; recordId?: undefined } | { recordId: string; address?: undefined };
 
-    // The state is opened only when it is needed: to find ADDRESS, or for its key (reading as cplane).
-    const store = address !== undefined || !privateKey ? await openState({ ...location, env: ctx.env, command: 'read', lock: false, mustExist: true }) : undefined;
-    let client: ApiClient | undefined;
-    try {
-      let recordId = givenId;
-      if (address !== undefined) {
-        const resource = store!.data.resources[address];
-        if (!resource || resource.kind !== recordProvider.kind) throw new AbortError(`${address} is not a record in the state ${store!.path}.`, 'Run `cplane state list` to see the addresses it holds, or give --record-id ID.');
+/** Reading records with one set of keys: what `cplane read` prints and `cplane run` hands to its command. */
+export interface RecordReading {
+  /** The value of the record's current version, checked as `cplane read` checks it; an abort that says why it cannot be read. */
+  read(target: RecordTarget): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens what reading records takes, from the command's flags and environment: the reader's private key and the
+ * writer keys it pins (a reader), or the state and its key (cplane); the state also when an address must be
+ * found in it. Every value read is registered as a secret, so no later message of the run can show it.
+ */
+export async function openRecordReading(ctx: CommandContext, options: { dir: string | undefined; byAddress: boolean }): Promise<RecordReading> {
+  const settings = connectionSettings(ctx);
+  const privateKey = readerKey(ctx);
+  const writers = privateKey ? trustedWriters(ctx) : undefined;
+  const minVersion = minVersionOf(ctx);
+  if (!privateKey && identityOf(settings.token) === 'service_account') {
+    throw new AbortError(
+      'A Service Account reads a record with its private key, and none was given.',
+      'Set CPLANE_SA_KEY to the Service Account\'s private key (base64), or pass --key-file FILE (a file of mode 0600).',
+    );
+  }
+  const location = await locateStateOnly(ctx, options.dir);
+  if (!location.account) throw new AbortError('No account: the record\'s account is not known.', 'Pass --account ID or set CPLANE_ACCOUNT.');
+  // The state is opened only when it is needed: to find an address, or for its key (reading as cplane).
+  const store = options.byAddress || !privateKey ? await openState({ ...location, env: ctx.env, command: 'read', lock: false, mustExist: true }) : undefined;
+  const client = connect(ctx, { account: location.account, settings });
+  return {
+    async read(target) {
+      let recordId = target.recordId;
+      if (target.address !== undefined) {
+        const resource = store!.data.resources[target.address];
+        if (!resource || resource.kind !== recordProvider.kind) throw new AbortError(`${target.address} is not a record in the state ${store!.path}.`, 'Run `cplane state list` to see the addresses it holds, or give --record-id ID.');
         recordId = resource.id;
       }
-      client = connect(ctx, { account: location.account, settings });
-      let value: string;
       try {
-        value = privateKey
+        const value = privateKey
           ? await readSecret(client, { recordId: recordId!, privateKey, writerKeys: writers!, ...(minVersion !== undefined ? { minVersion } : {}) })
           : await readAsCplane(client, store!, recordId!, minVersion);
+        registerSecret(value);
+        return value;
       } catch (error) {
         explainWrap(error, recordId!);
       }
+    },
+    async close() {
+      await client.close();
+      await store?.close();
+    },
+  };
+}
+
+export const readCommand: CommandModule = {
+  async run(ctx) {
+    const { address, recordId, dir } = target(ctx);
+    const reading = await openRecordReading(ctx, { dir, byAddress: address !== undefined });
+    try {
+      const value = await reading.read(address !== undefined ? { address } : { recordId: recordId! });
       // Alone on stdout, so it can be piped: `cplane read record.payments/stripe-key | ...`.
       ctx.stdout.write(`${value}\n`);
       return 0;
     } finally {
-      await client?.close();
-      await store?.close();
+      await reading.close();
     }
   },
 };

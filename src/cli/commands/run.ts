@@ -1,0 +1,76 @@
+/**
+ * `cplane run [dir] --env NAME=ADDRESS|RECORD_ID ... -- COMMAND [ARGS...]`: reads each record with the function
+ * `cplane read` uses (as a reader with its private key and pinned writer keys, or as cplane with the state key),
+ * then starts COMMAND with those values added to its environment, as `doppler run` and `op run` do. Every record is
+ * read before COMMAND starts, so one that cannot be read stops the run with its reason and COMMAND never runs.
+ * Nothing is written to disk. SIGINT and SIGTERM are passed on to COMMAND, and its exit code is cplane's (128 + the
+ * signal's number when a signal ended it, as a shell says).
+ */
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import type { CommandContext, CommandModule } from '../../session/command-context.js';
+import { AbortError } from '../../session/errors.js';
+import { isRecordAddress, openRecordReading, type RecordTarget } from './read.js';
+
+const usage = 'run [dir] --env NAME=ADDRESS|RECORD_ID ... -- COMMAND [ARGS...]';
+/** cplane's own keys stay with cplane: the command gets the values it asked for, not what opens every value. */
+const KEPT_FROM_COMMAND = ['CPLANE_STATE_KEY', 'CPLANE_SA_KEY', 'CPLANE_PASSPHRASE'];
+const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+
+interface EnvEntry {
+  name: string;
+  target: RecordTarget;
+}
+
+function envEntries(ctx: CommandContext): EnvEntry[] {
+  const given = Array.isArray(ctx.values.env) ? (ctx.values.env as string[]) : [];
+  if (given.length === 0) throw new AbortError('Say which records to hand to the command: --env NAME=ADDRESS or --env NAME=RECORD_ID.', `Usage: cplane ${usage}`);
+  const seen = new Set<string>();
+  return given.map((text) => {
+    const at = text.indexOf('=');
+    const name = at > 0 ? text.slice(0, at) : '';
+    const source = text.slice(at + 1);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || source === '') {
+      throw new AbortError(`--env ${JSON.stringify(text)}: expected NAME=ADDRESS or NAME=RECORD_ID, where NAME is a variable name (letters, digits, _).`, 'For example: --env STRIPE_KEY=record.payments/stripe-key');
+    }
+    if (seen.has(name)) throw new AbortError(`--env ${name} is given twice.`, 'Give each variable one record.');
+    seen.add(name);
+    return { name, target: isRecordAddress(source) ? { address: source } : { recordId: source } };
+  });
+}
+
+export const runCommand: CommandModule = {
+  async run(ctx) {
+    const after = ctx.afterTerminator ?? [];
+    const [command, ...args] = after;
+    if (command === undefined) throw new AbortError('No command to run: give it after --.', `Usage: cplane ${usage}`);
+    const own = ctx.positionals.slice(0, ctx.positionals.length - after.length);
+    if (own.length > 1) throw new AbortError(`Unexpected arguments before --: ${own.join(' ')}.`, `Usage: cplane ${usage}`);
+    const entries = envEntries(ctx);
+    const reading = await openRecordReading(ctx, { dir: own[0], byAddress: entries.some((e) => e.target.address !== undefined) });
+    const values: Record<string, string> = {};
+    try {
+      // One after the other, and all of them before the command starts.
+      for (const { name, target } of entries) values[name] = await reading.read(target);
+    } finally {
+      await reading.close();
+    }
+    const env = Object.fromEntries(Object.entries(ctx.env).filter(([name]) => !KEPT_FROM_COMMAND.includes(name)));
+    return await new Promise<number>((resolve, reject) => {
+      const child = spawn(command, args, { cwd: ctx.cwd, env: { ...env, ...values }, stdio: 'inherit' });
+      const forward = (signal: NodeJS.Signals) => child.kill(signal);
+      for (const signal of FORWARDED) process.on(signal, forward);
+      const stop = () => {
+        for (const signal of FORWARDED) process.off(signal, forward);
+      };
+      child.on('error', (error: NodeJS.ErrnoException) => {
+        stop();
+        reject(error.code === 'ENOENT' ? new AbortError(`${command}: command not found.`, 'Give the command\'s path, or a command on PATH, after --.') : error);
+      });
+      child.on('exit', (code, signal) => {
+        stop();
+        resolve(code ?? 128 + (signal ? constants.signals[signal] : 0));
+      });
+    });
+  },
+};

@@ -1,0 +1,106 @@
+// `cplane run` hands record values to a command's environment, through the real CLI: as cplane (state key, by
+// address) and as the Service Account the record is granted to (its key and pinned writer key, by id). The child
+// prints a hash of what it got, never the value; its exit code is cplane's; SIGTERM sent to cplane reaches it; and a
+// record that cannot be read stops the run before the command starts (its marker file is never made).
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtures } from '../../src/emulator/fixtures.js';
+import { privateKeyOf, testWriter } from '../helpers/readers.js';
+import { acme, world, type World } from './helpers.js';
+
+const ciDeployer = fixtures.serviceAccounts[0]!;
+const STRIPE_KEY = 'sk_live_e2e_run_value_4417';
+const OTHER_KEY = 'sk_live_e2e_run_never_granted_5521';
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+/** A child that prints the hash of $SECRET (or `unset`) and whether it can see cplane's state key, then exits 7. */
+const hashChild = [process.execPath, '-e', "const s = process.env.SECRET; process.stdout.write((s === undefined ? 'unset' : require('crypto').createHash('sha256').update(s).digest('hex')) + ' state-key:' + (process.env.CPLANE_STATE_KEY === undefined ? 'hidden' : 'seen')); process.exit(7)"];
+
+let w: World;
+let writerKey: string;
+const recordId = async (name: string) => (await w.client.listAll('listRecords', {})).find((r) => r.name === name)!.record_id;
+const asServiceAccount = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+  w.cliAs(fixtures.tokens.serviceAccount, ['run', ...args], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id), CPLANE_WRITER_KEY: writerKey, ...extra });
+
+beforeAll(async () => {
+  w = await world({ account: acme });
+  w.config(`version: 1
+projects:
+  shop:
+    name: shop-run
+    records:
+      stripe-key:
+        value: { env: STRIPE_KEY }
+        grants: { serviceAccounts: [ci-deployer] }
+      other-key:
+        value: { env: OTHER_KEY }
+`);
+  const apply = await w.cli(['apply', w.dir, '--auto-approve'], { STRIPE_KEY, OTHER_KEY });
+  expect(apply.stderr).toBe('');
+  expect(apply.code).toBe(0);
+  writerKey = (JSON.parse((await w.cli(['writer-key', w.dir, '--json'])).stdout) as { publicKey: string }).publicKey;
+});
+afterAll(async () => w.close());
+
+describe('cplane run', () => {
+  it('as cplane, by address: the command gets the value (not the state key), and its exit code is cplane\'s', async () => {
+    const run = await w.cli(['run', w.dir, '--env', 'SECRET=record.shop/stripe-key', '--', ...hashChild]);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe(`${sha256(STRIPE_KEY)} state-key:hidden`);
+    expect(run.code).toBe(7);
+  });
+
+  it('as the Service Account the record is granted to, by record id', async () => {
+    const run = await asServiceAccount(['--env', `SECRET=${await recordId('stripe-key')}`, '--', ...hashChild]);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe(`${sha256(STRIPE_KEY)} state-key:hidden`);
+    expect(run.code).toBe(7);
+  });
+
+  it('passes SIGTERM sent to cplane on to the command, and exits with the command\'s code', async () => {
+    const child = "process.on('SIGTERM', () => { process.stdout.write('child got SIGTERM'); process.exit(143); }); process.stdout.write('ready\\n'); setInterval(() => {}, 1000);";
+    let sent = false;
+    const run = await w.cli(['run', w.dir, '--env', 'SECRET=record.shop/stripe-key', '--', process.execPath, '-e', child], {}, (soFar, cplane) => {
+      if (!sent && soFar.includes('ready')) {
+        sent = true;
+        cplane.kill('SIGTERM');
+      }
+    });
+    expect(run.stdout).toBe('ready\nchild got SIGTERM');
+    expect(run.signal).toBeNull();
+    expect(run.code).toBe(143);
+  });
+
+  it('stops before the command starts when a record is not granted to the reader, with the API\'s reason', async () => {
+    const marker = join(w.temp, 'started-not-granted');
+    const run = await asServiceAccount(['--env', `A=${await recordId('stripe-key')}`, '--env', `B=${await recordId('other-key')}`, '--', process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('is not granted to this reader');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('stops before the command starts when the value was not wrapped by a writer the reader pins (WRAP_UNTRUSTED_WRITER)', async () => {
+    const marker = join(w.temp, 'started-untrusted');
+    const run = await asServiceAccount(['--env', `A=${await recordId('stripe-key')}`, '--', process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`], { CPLANE_WRITER_KEY: testWriter.publicKey });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('WRAP_UNTRUSTED_WRITER');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('refuses a malformed --env and a missing command with what to write', async () => {
+    const bad = await w.cli(['run', w.dir, '--env', '1X=record.shop/stripe-key', '--', 'true']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--env "1X=record.shop/stripe-key": expected NAME=ADDRESS or NAME=RECORD_ID');
+    const none = await w.cli(['run', w.dir, '--env', 'SECRET=record.shop/stripe-key']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('No command to run: give it after --.');
+  });
+
+  it('never shows a value in its own output', () => {
+    for (const output of w.outputs) {
+      expect(output).not.toContain(STRIPE_KEY);
+      expect(output).not.toContain(OTHER_KEY);
+    }
+  });
+});
