@@ -161,7 +161,8 @@ export function fakeRunner(): Runner {
       // Inputs not given take their defaults, as GitHub fills them.
       for (const [name, input] of Object.entries(action().inputs)) context[`inputs.${name}`] = inputs[name] ?? (input.default ?? '').replace('${{ github.token }}', context['github.token']!);
       for (const [stepId, outputs] of Object.entries(stepOutputs)) for (const [name, value] of Object.entries(outputs)) context[`steps.${stepId}.outputs.${name}`] = value;
-      const fill = (text: string) => text.replace(/\$\{\{\s*([\w.-]+)\s*\}\}/g, (_, name: string) => context[name] ?? '');
+      // `${{ a }}`, and `${{ a || b }}`: the first that is not empty, as GitHub's expressions give it.
+      const fill = (text: string) => text.replace(/\$\{\{\s*([\w.-]+(?:\s*\|\|\s*[\w.-]+)*)\s*\}\}/g, (_, names: string) => names.split('||').map((name) => context[name.trim()] ?? '').find((value) => value !== '') ?? '');
       const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, fill(v)]));
       const cwd = resolve(workspace, fill(step['working-directory'] ?? '.'));
       const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], {
