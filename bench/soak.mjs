@@ -1,0 +1,140 @@
+// A simulated month (60 days), with no person: `cplane reconcile` (the real CLI) runs once a simulated day against
+// the emulator, whose clock is moved a day before each run (never by sleeping), over a configuration with gateway
+// tokens of `expiresInDays: 7, renewBeforeDays: 2` and generated records rotated every 10 days, granted to a Service
+// Account that reads them every day. After each run the account is inspected and each goal below counted; every
+// goal is 0. Printed, never asserted (a run is a story of the whole loop; the e2e tests assert the parts).
+//
+// Adding to it (issue 31 items 1 and 4): a piece of configuration is one entry of `pieces`, a daily check one
+// entry of `checks` (each returns the number of failures it saw that day, with a reason per failure).
+//   node bench/soak.mjs [DAYS] [--control]
+// `--control` runs no reconcile at all (a month in which nobody applies): the checks must then count failures,
+// which shows they can.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from '../dist/api/index.js';
+import { startEmulator } from '../dist/emulator/index.js';
+import { fixtures } from '../dist/emulator/fixtures.js';
+import { fixtureKeyPair } from '../dist/emulator/keys.js';
+
+const DAYS = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 60);
+const CONTROL = process.argv.includes('--control');
+const DAY_MS = 86_400_000;
+const TOKENS = ['api', 'batch', 'ci'];
+const RECORDS = [{ name: 'signing', firstDueDays: 10 }, { name: 'webhook', firstDueDays: 4 }];
+const account = fixtures.accounts[0].id;
+const reader = fixtures.serviceAccounts[0];
+const bin = join(import.meta.dirname, '..', 'bin', 'cplane.js');
+
+const temp = mkdtempSync(join(tmpdir(), 'cplane-soak-'));
+const dir = join(temp, 'infra');
+const emulator = await startEmulator({});
+const client = createClient({ baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: account });
+const now = () => new Date(Date.now() + emulator.clockOffsetMs());
+const env = {
+  PATH: process.env.PATH, HOME: temp, NO_COLOR: '1', CI: '1',
+  CPLANE_BASE_URL: emulator.url, CPLANE_TOKEN: fixtures.tokens.admin, CPLANE_ACCOUNT: account,
+  CPLANE_STATE_KEY: Buffer.alloc(32, 3).toString('base64'), OPENAI_API_KEY: 'sk-soak-openai',
+};
+
+/** The configuration, one piece per concern, as YAML blocks under their keys. */
+const start = now();
+const pieces = {
+  projects: ['  soak:', '    name: soak', '    records:', ...RECORDS.flatMap((r) => [
+    `      ${r.name}:`,
+    '        value: { generate: { length: 32 } }',
+    '        rotationIntervalDays: 10',
+    `        secretDueAt: ${new Date(start.getTime() + r.firstDueDays * DAY_MS).toISOString()}`,
+    `        grants: { serviceAccounts: [${reader.name}] }`,
+  ])],
+  credentials: ['  openai: { provider: openai, label: soak-openai, secret: { env: OPENAI_API_KEY } }'],
+  gateways: ['  main:', '    project: soak', '    name: Soak', '    slug: soak-main', '    defaultProvider: openai', '    defaultModel: gpt-4o-mini', '    credentials: [openai]', '    tokens:',
+    ...TOKENS.map((t) => `      ${t}: { scopes: [run], expiresInDays: 7, renewBeforeDays: 2 }`)],
+};
+mkdirSync(dir);
+writeFileSync(join(dir, 'main.yaml'), `version: 1\n${Object.entries(pieces).map(([key, lines]) => `${key}:\n${lines.join('\n')}`).join('\n')}\n`);
+
+function cli(args, extra = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: temp, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const statePath = join(dir, '.cplane', account, 'state.json');
+const stateNow = () => JSON.parse(readFileSync(statePath, 'utf8')).resources;
+const gatewayId = async () => (await client.listAll('listGateways', {})).find((g) => g.slug === 'soak-main').gateway_id;
+const isActive = (t, at) => t.revoked_at === null && Date.parse(t.expires_at) > at.getTime();
+
+/** The daily checks: each counts the failures it sees after a run (goal 0 each), with a reason per failure. */
+const checks = {
+  // What a reader holds as its current token: the address's token in state (what `cplane output` hands out; once
+  // tokens are delivered to records, the record's value).
+  'expired tokens a reader held as current': async ({ state, tokens, at }) =>
+    TOKENS.filter((t) => { const live = tokens.find((x) => x.token_id === state[`gateway_token.main/${t}`]?.id); return !live || Date.parse(live.expires_at) <= at.getTime(); }).map((t) => `${t} expired`),
+  'days a reader held a revoked token': async ({ state, tokens }) =>
+    TOKENS.filter((t) => tokens.find((x) => x.token_id === state[`gateway_token.main/${t}`]?.id)?.revoked_at).map((t) => `${t} revoked`),
+  // Two active tokens of one name, the older not waiting out its overlap in state.
+  'duplicate tokens (active outside an overlap)': async ({ state, tokens, at }) =>
+    TOKENS.flatMap((t) => {
+      const entry = state[`gateway_token.main/${t}`];
+      const waiting = new Set((entry?.superseded ?? []).filter((s) => Date.parse(s.revocableAt) > at.getTime() - DAY_MS).map((s) => s.id));
+      return tokens.filter((x) => x.name === t && isActive(x, at) && x.token_id !== entry?.id && !waiting.has(x.token_id)).map((x) => `${t} ${x.token_id}`);
+    }),
+  // Due for more than one run: a run rotates what is due on its day.
+  'overdue rotations': async ({ records, at }) =>
+    records.filter((r) => r.secret_due_at && Date.parse(r.secret_due_at) < at.getTime() - DAY_MS).map((r) => `${r.name} due ${r.secret_due_at}`),
+  // The reader reads each record every day, as its application would.
+  'days a reader could not read its record': async ({ records }) => {
+    const failures = [];
+    for (const r of records) {
+      const read = await cli(['read', '--record-id', r.record_id], { CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_SA_KEY: Buffer.from(fixtureKeyPair(reader.id).privateKey).toString('base64'), CPLANE_WRITER_KEY: writerKey, CPLANE_STATE_KEY: '' });
+      if (read.code !== 0) failures.push(`${r.name}: ${read.stderr.split('\n')[0]}`);
+    }
+    return failures;
+  },
+  // Issue 31 item 4 adds grants with `until`: count those alive a run after their until.
+  'grants alive past until for more than one run': async () => [],
+};
+
+const setup = await cli(['apply', dir, '--auto-approve']);
+if (setup.code !== 0) throw new Error(`setup apply failed: ${setup.stderr}`);
+const writerKey = JSON.parse((await cli(['writer-key', dir, '--json'])).stdout).publicKey;
+
+const totals = Object.fromEntries(Object.keys(checks).map((name) => [name, 0]));
+const examples = {};
+let personSteps = 0;
+let failedRuns = 0;
+let applied = 0;
+const renewals = { renew: 0, rotate: 0 };
+for (let day = 1; day <= DAYS; day++) {
+  emulator.moveClock('1d');
+  const run = CONTROL ? { code: 0, stdout: '' } : await cli(['reconcile', dir, '--json']);
+  const report = JSON.parse(run.stdout.split('\n')[0] || '{}');
+  if (run.code !== 0) failedRuns += run.code === 2 ? 0 : 1;
+  personSteps += report.withheld?.length ?? 0;
+  applied += report.apply?.length ?? 0;
+  for (const step of report.apply ?? []) if (step.action in renewals) renewals[step.action]++;
+  const at = now();
+  const input = { at, state: stateNow(), tokens: await client.listAll('listGatewayTokens', { path: { id: await gatewayId() } }), records: (await client.listAll('listRecords', {})).filter((r) => RECORDS.some((x) => x.name === r.name)) };
+  for (const [name, check] of Object.entries(checks)) {
+    const failures = await check(input);
+    totals[name] += failures.length;
+    if (failures.length > 0) (examples[name] ??= []).push(`day ${day}: ${failures.join('; ')}`);
+  }
+}
+
+console.log(`soak${CONTROL ? ' (control: no reconcile)' : ''}: ${DAYS} simulated days, ${CONTROL ? 'no run' : 'one `cplane reconcile` a day'}; ${TOKENS.length} tokens (expiresInDays 7, renewBeforeDays 2), ${RECORDS.length} records rotated every 10 days, read daily by a Service Account`);
+console.log(`  steps applied by reconcile: ${applied} (renewals and revocations after overlaps: ${renewals.renew}, rotations: ${renewals.rotate})`);
+for (const [name, total] of Object.entries(totals)) console.log(`  ${name}: ${total}${examples[name] ? `  (${examples[name].slice(0, 3).join(' | ')})` : ''}`);
+console.log(`  person steps (withheld for a person): ${personSteps}`);
+console.log(`  reconcile runs that failed: ${failedRuns}`);
+await client.close();
+await emulator.close();
+rmSync(temp, { recursive: true, force: true });
