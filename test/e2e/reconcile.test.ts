@@ -112,6 +112,9 @@ describe('cplane reconcile', () => {
     const held = await w.cli(['reconcile', w.dir]);
     expect(held.code).toBe(exitCodes.changes);
     expect(held.stdout).toContain('[drift] ~ project.shop will be updated in place (changed outside cplane (description): setting it back)');
+    // The class is plain data on the plan's step, from its causes.
+    const planned = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as { steps: { address: string; causes: string[]; class: string }[] };
+    expect(planned.steps.find((s) => s.address === 'project.shop')).toMatchObject({ causes: ['changed-outside'], class: 'drift' });
 
     w.config(`${smallConfig()}reconcile: { autoApply: [drift] }\n`);
     const fixed = await w.cli(['reconcile', w.dir]);

@@ -88,6 +88,13 @@ describe('cplane run', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('hands everything after -- to the command, --help included', async () => {
+    const run = await w.cli(['run', w.dir, '--env', 'SECRET=record.shop/stripe-key', '--', process.execPath, '-e', "process.stdout.write(process.argv.slice(1).join(' '))", '--', '--help', '-h']);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('--help -h');
+    expect(run.code).toBe(0);
+  });
+
   it('refuses a malformed --env and a missing command with what to write', async () => {
     const bad = await w.cli(['run', w.dir, '--env', '1X=record.shop/stripe-key', '--', 'true']);
     expect(bad.code).toBe(1);
