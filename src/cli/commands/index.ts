@@ -131,10 +131,11 @@ export const commands: Command[] = [
     usage: 'drift [dir] [--json | --markdown] [--parallelism N] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
     help: [
       'dir                 configuration folder (default: the current folder)',
-      '--json              print { hasDrift, drift, notChecked, unreadable } as JSON',
+      '--json              print { hasDrift, drift, hasDue, due, notChecked, unreadable } as JSON',
       '--markdown          print the report as Markdown (what the drift issue holds)',
       'Never reads a secret source: write-only values whose source is absent are listed as not checked.',
-      'Exit codes: 0 no drift, 2 drift found, 3 no drift in what could be read but something could not be read, 1 error.',
+      'Also lists what is due (a token in its renewal window or expired, a rotation due): `cplane reconcile` does it.',
+      'Exit codes: 0 no drift, 2 drift found or something due, 3 no drift in what could be read but something could not be read, 1 error.',
       githubHelp,
       ...workspaceHelp,
     ],
