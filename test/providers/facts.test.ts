@@ -66,8 +66,8 @@ describe('record', () => {
     const due = { ...live, secret_due_at: '2026-11-21T09:00:00.000Z', rotation_interval_days: 30 };
     const facts = recordProvider.diff({ desired: want, live: due, lookups: { ...look, now }, changedSecrets: [] });
     expect(facts.changes).toEqual([
-      { path: 'value', sensitive: true, note: 'rotate: due 3 days ago' },
-      { path: 'secretDueAt', before: '2026-11-21T09:00:00.000Z', after: '2026-12-24T00:00:00.000Z' },
+      { path: 'value', sensitive: true, note: 'rotate: due 3 days ago', cause: 'rotation-due' },
+      { path: 'secretDueAt', before: '2026-11-21T09:00:00.000Z', after: '2026-12-24T00:00:00.000Z', cause: 'rotation-due' },
     ]);
     expect(facts.rotateKeys).toEqual(['value']);
     expect(facts.inputs).toEqual({ secretDueAt: '2026-12-24T00:00:00.000Z' });
