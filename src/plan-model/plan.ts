@@ -43,7 +43,7 @@ export type StepCause =
   | 'overlap-ended'
   | 'rotation-due'
   | 'grant-expired'
-  | 'token-delivery';
+  | 'delivery';
 
 /** `maintenance`: what time makes due; `drift`: putting back what was changed outside cplane; `change`: what the configuration asks for. */
 export type StepClass = 'maintenance' | 'drift' | 'change';

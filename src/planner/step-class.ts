@@ -24,7 +24,7 @@ export const classOfCause: Readonly<Record<StepCause, StepClass>> = {
   // Issue 31 item 4: a reader entry past its `until` is revoked; the grant kind tags that change with this cause.
   'grant-expired': 'maintenance',
   // Issue 31 item 1: a token written to the record named by `deliverTo`; the delivery tags its change with this cause.
-  'token-delivery': 'maintenance',
+  delivery: 'maintenance',
 };
 
 export const stepClasses: readonly StepClass[] = ['maintenance', 'drift', 'change'];

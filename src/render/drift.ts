@@ -23,7 +23,7 @@ export const dueWords: Readonly<Partial<Record<StepCause, string>>> = {
   'overlap-ended': 'a superseded one whose overlap ended, to revoke',
   'rotation-due': 'rotation due',
   'grant-expired': 'a grant past its until, to revoke',
-  'token-delivery': 'a token to deliver',
+  'delivery': 'a token to deliver',
 };
 
 /** The one line that says whether there is drift, and whether something is due. */

@@ -14,7 +14,7 @@ describe('step classes', () => {
     expect(classOfCause).toEqual({
       configuration: 'change', 'replace-requested': 'change',
       'deleted-outside': 'drift', 'changed-outside': 'drift', 'granted-outside': 'drift',
-      expired: 'maintenance', renewal: 'maintenance', 'overlap-ended': 'maintenance', 'rotation-due': 'maintenance', 'grant-expired': 'maintenance', 'token-delivery': 'maintenance',
+      expired: 'maintenance', renewal: 'maintenance', 'overlap-ended': 'maintenance', 'rotation-due': 'maintenance', 'grant-expired': 'maintenance', delivery: 'maintenance',
     });
   });
 
