@@ -26,7 +26,7 @@ export function endedStep(ctx: StageContext, r: DesiredResource, ends: { at: str
   if (!entry) return undefined;
   const ended = `it ended ${relativeTime(Date.parse(ends.at) - ctx.lookups.now.getTime())} (until ${utcMinute(new Date(ends.at))}${ends.reason ? `, ${ends.reason}` : ''})`;
   const found = liveObjectOf(ctx.live, entry);
-  if (!found || isDeletedLive(ctx.live, entry)) return { ...forgetStep(r.address, r.kind, 'forget', `${ended}, and it is gone already`), causes: ['grant-expired'] };
+  if (!found || isDeletedLive(ctx.live, entry)) return forgetStep(r.address, r.kind, 'forget', `${ended}, and it is gone already`, 'grant-expired');
   const provider = providerFor(r.kind);
   const removed = provider.planDelete({ address: r.address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(ctx.live, r.kind, entry.id) });
   const changes = [{ path: 'until', before: ends.at, note: `ended ${relativeTime(Date.parse(ends.at) - ctx.lookups.now.getTime())}` }];

@@ -298,6 +298,8 @@ export const recordProvider = {
     }
     // A rotation because a reader's grant ended is maintenance, not a change of the configuration.
     const causes = readers.ended.length > 0 && changes.some((c) => c.path === 'value') ? { causes: ['grant-expired' as const] } : {};
+    // The value change says so too, so the step's class (planner/step-class.ts) is not taken for a configuration change.
+    if (readers.ended.length > 0 && value && !value.cause) value.cause = 'grant-expired';
     return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [], ...(isGenerated(desired) ? { rotateKeys: ['value'] } : {}), ...(inputs ? { inputs } : {}), ...causes };
   },
 
