@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exitCodes } from '../../src/cli/exit-codes.js';
-import { smallConfig, world, type World } from './helpers.js';
+import { acme, smallConfig, world, type World } from './helpers.js';
+import { deliveredConfig, readAs } from './token-delivery-config.js';
 
 let w: World;
 afterEach(async () => w?.close());
@@ -193,5 +194,29 @@ describe('a rotation that is due', () => {
     expect(run.stdout).toContain('[maintenance] ~ record.shop/signing will have its secret rotated');
     expect(await version()).toBe((first ?? 0) + 1);
     expect((await w.cli(['drift', w.dir])).code).toBe(exitCodes.ok);
+  });
+});
+
+describe('reconcile with tokens delivered to records and grants that end', () => {
+  it('renews a delivered token and delivers it as maintenance, and revokes a grant past its until', { timeout: 90_000 }, async () => {
+    w = await world({ account: acme, clockOffset: '-25d' });
+    const until = new Date(Date.now() - 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const config = deliveredConfig('rc').replace('      ci-token:\n        grants:\n          serviceAccounts: [ci-deployer]\n',
+      `      ci-token:\n        grants:\n          serviceAccounts: [ci-deployer]\n      shared:\n        value: { generate: { length: 24 } }\n        grants:\n          serviceAccounts: [{ name: ci-deployer, until: "${until}", reason: INC-1 }]\n`);
+    w.config(config);
+    const applied = await w.cli(['apply', w.dir, '--auto-approve']);
+    expect(applied.code, applied.stderr).toBe(0);
+    w.emulator.setClockOffset(0);
+    const run = await w.cli(['reconcile', w.dir]);
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(exitCodes.ok);
+    expect(run.stdout).toMatch(/\[maintenance\] ~ gateway_token\.main\/ci will be renewed/);
+    expect(run.stdout).toMatch(/\[maintenance\] . record\.core\/ci-token /);
+    expect(run.stdout).toMatch(/\[maintenance\] - service_account_grant\.core\/shared\/ci-deployer will be revoked/);
+    expect(run.stdout).toContain('nothing waits for a person.');
+    const revealed = (await w.cli(['output', 'gateway_token.main/ci', w.dir, '--reveal'])).stdout.trim();
+    const recordId = (await w.client.listAll('listRecords', {})).find((r) => r.name === 'ci-token')!.record_id;
+    const read = await readAs(w, recordId);
+    expect(read.code, read.stderr).toBe(0);
+    expect(read.stdout.trim() === revealed).toBe(true);
   });
 });
