@@ -74,7 +74,7 @@ export interface PlanStep {
   notes?: string[];
   /**
    * Why the step is there, as stable codes a program reads (a scheduler sorting steps into classes), beside
-   * `reason`, which is for people. Absent when none applies. See `StepCause`.
+   * `reason`, which is for people. Every step the planner makes has them (absent in plans of older versions).
    */
   causes?: StepCause[];
   /** The class its causes give it (planner/step-class.ts): the strictest of them. */

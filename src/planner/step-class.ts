@@ -21,9 +21,9 @@ export const classOfCause: Readonly<Record<StepCause, StepClass>> = {
   'overlap-ended': 'maintenance',
   // A generated value's rotation, with the re-wraps for its readers that ride in the same step.
   'rotation-due': 'maintenance',
-  // Issue 31 item 4: a reader entry past its `until` is revoked; the grant kind tags that change with this cause.
+  // A reader entry past its `until` is revoked (ends.ts), and with rotateOnRevoke the value rotated (record.ts).
   'grant-expired': 'maintenance',
-  // Issue 31 item 1: a token written to the record named by `deliverTo`; the delivery tags its change with this cause.
+  // A token's new plaintext written to the record its `deliverTo` names (change.ts).
   delivery: 'maintenance',
 };
 
