@@ -22,6 +22,8 @@ const DAYS = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 60);
 const CONTROL = process.argv.includes('--control');
 const DAY_MS = 86_400_000;
 const TOKENS = ['api', 'batch', 'ci'];
+/** A grant that ends (`until`) 20 days in, for a record the reader may read until then. */
+const UNTIL_DAYS = 20;
 const RECORDS = [{ name: 'signing', firstDueDays: 10 }, { name: 'webhook', firstDueDays: 4 }];
 const account = fixtures.accounts[0].id;
 const reader = fixtures.serviceAccounts[0];
@@ -47,10 +49,15 @@ const pieces = {
     '        rotationIntervalDays: 10',
     `        secretDueAt: ${new Date(start.getTime() + r.firstDueDays * DAY_MS).toISOString()}`,
     `        grants: { serviceAccounts: [${reader.name}] }`,
-  ])],
+  ]),
+  // Each token is delivered to a record of its own, granted to the reader: what its application reads.
+  ...TOKENS.flatMap((t) => [`      ${t}-token:`, `        grants: { serviceAccounts: [${reader.name}] }`]),
+  '      temporary:', '        value: { generate: { length: 16 } }',
+  `        grants: { serviceAccounts: [{ name: ${reader.name}, until: "${new Date(start.getTime() + UNTIL_DAYS * DAY_MS).toISOString().replace(/\.\d{3}Z$/, 'Z')}", reason: SOAK-1 }] }`,
+  ],
   credentials: ['  openai: { provider: openai, label: soak-openai, secret: { env: OPENAI_API_KEY } }'],
   gateways: ['  main:', '    project: soak', '    name: Soak', '    slug: soak-main', '    defaultProvider: openai', '    defaultModel: gpt-4o-mini', '    credentials: [openai]', '    tokens:',
-    ...TOKENS.map((t) => `      ${t}: { scopes: [run], expiresInDays: 7, renewBeforeDays: 2 }`)],
+    ...TOKENS.map((t) => `      ${t}: { scopes: [run], expiresInDays: 7, renewBeforeDays: 2, deliverTo: { record: soak/${t}-token } }`)],
 };
 mkdirSync(dir);
 writeFileSync(join(dir, 'main.yaml'), `version: 1\n${Object.entries(pieces).map(([key, lines]) => `${key}:\n${lines.join('\n')}`).join('\n')}\n`);
@@ -73,13 +80,25 @@ const gatewayId = async () => (await client.listAll('listGateways', {})).find((g
 const isActive = (t, at) => t.revoked_at === null && Date.parse(t.expires_at) > at.getTime();
 
 /** The daily checks: each counts the failures it sees after a run (goal 0 each), with a reason per failure. */
+const readerEnv = () => ({ CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_SA_KEY: Buffer.from(fixtureKeyPair(reader.id).privateKey).toString('base64'), CPLANE_WRITER_KEY: writerKey, CPLANE_STATE_KEY: '' });
+/** The token a reader holds: the value of the record its token is delivered to, read as the reader, matched by prefix. */
+async function heldToken(t, tokens, allRecords) {
+  const record = allRecords.find((r) => r.name === `${t}-token`);
+  const read = record ? await cli(['read', '--record-id', record.record_id], readerEnv()) : { code: 1 };
+  if (read.code !== 0) return undefined;
+  return tokens.find((x) => read.stdout.trim().startsWith(x.token_prefix));
+}
 const checks = {
-  // What a reader holds as its current token: the address's token in state (what `cplane output` hands out; once
-  // tokens are delivered to records, the record's value).
-  'expired tokens a reader held as current': async ({ state, tokens, at }) =>
-    TOKENS.filter((t) => { const live = tokens.find((x) => x.token_id === state[`gateway_token.main/${t}`]?.id); return !live || Date.parse(live.expires_at) <= at.getTime(); }).map((t) => `${t} expired`),
-  'days a reader held a revoked token': async ({ state, tokens }) =>
-    TOKENS.filter((t) => tokens.find((x) => x.token_id === state[`gateway_token.main/${t}`]?.id)?.revoked_at).map((t) => `${t} revoked`),
+  'expired tokens a reader held as current': async ({ tokens, allRecords, at }) => {
+    const out = [];
+    for (const t of TOKENS) { const held = await heldToken(t, tokens, allRecords); if (!held || Date.parse(held.expires_at) <= at.getTime()) out.push(`${t} ${held ? 'expired' : 'unreadable'}`); }
+    return out;
+  },
+  'days a reader held a revoked token': async ({ tokens, allRecords }) => {
+    const out = [];
+    for (const t of TOKENS) if ((await heldToken(t, tokens, allRecords))?.revoked_at) out.push(`${t} revoked`);
+    return out;
+  },
   // Two active tokens of one name, the older not waiting out its overlap in state.
   'duplicate tokens (active outside an overlap)': async ({ state, tokens, at }) =>
     TOKENS.flatMap((t) => {
@@ -94,13 +113,17 @@ const checks = {
   'days a reader could not read its record': async ({ records }) => {
     const failures = [];
     for (const r of records) {
-      const read = await cli(['read', '--record-id', r.record_id], { CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_SA_KEY: Buffer.from(fixtureKeyPair(reader.id).privateKey).toString('base64'), CPLANE_WRITER_KEY: writerKey, CPLANE_STATE_KEY: '' });
+      const read = await cli(['read', '--record-id', r.record_id], readerEnv());
       if (read.code !== 0) failures.push(`${r.name}: ${read.stderr.split('\n')[0]}`);
     }
     return failures;
   },
-  // Issue 31 item 4 adds grants with `until`: count those alive a run after their until.
-  'grants alive past until for more than one run': async () => [],
+  // The grant of `temporary` ends at UNTIL_DAYS: alive a run after that is a failure.
+  'grants alive past until for more than one run': async ({ allRecords, at }) => {
+    const temporary = allRecords.find((r) => r.name === 'temporary');
+    const alive = temporary?.grants?.service_account_ids?.includes(reader.id);
+    return alive && at.getTime() > start.getTime() + (UNTIL_DAYS + 1) * DAY_MS ? ['temporary still granted'] : [];
+  },
 };
 
 const setup = await cli(['apply', dir, '--auto-approve']);
@@ -122,7 +145,8 @@ for (let day = 1; day <= DAYS; day++) {
   applied += report.apply?.length ?? 0;
   for (const step of report.apply ?? []) if (step.action in renewals) renewals[step.action]++;
   const at = now();
-  const input = { at, state: stateNow(), tokens: await client.listAll('listGatewayTokens', { path: { id: await gatewayId() } }), records: (await client.listAll('listRecords', {})).filter((r) => RECORDS.some((x) => x.name === r.name)) };
+  const allRecords = await client.listAll('listRecords', {});
+  const input = { at, state: stateNow(), tokens: await client.listAll('listGatewayTokens', { path: { id: await gatewayId() } }), allRecords, records: allRecords.filter((r) => RECORDS.some((x) => x.name === r.name)) };
   for (const [name, check] of Object.entries(checks)) {
     const failures = await check(input);
     totals[name] += failures.length;
@@ -130,7 +154,7 @@ for (let day = 1; day <= DAYS; day++) {
   }
 }
 
-console.log(`soak${CONTROL ? ' (control: no reconcile)' : ''}: ${DAYS} simulated days, ${CONTROL ? 'no run' : 'one `cplane reconcile` a day'}; ${TOKENS.length} tokens (expiresInDays 7, renewBeforeDays 2), ${RECORDS.length} records rotated every 10 days, read daily by a Service Account`);
+console.log(`soak${CONTROL ? ' (control: no reconcile)' : ''}: ${DAYS} simulated days, ${CONTROL ? 'no run' : 'one `cplane reconcile` a day'}; ${TOKENS.length} tokens (expiresInDays 7, renewBeforeDays 2), ${RECORDS.length} records rotated every 10 days, read daily by a Service Account; tokens delivered to records; a grant ending on day ${UNTIL_DAYS}`);
 console.log(`  steps applied by reconcile: ${applied} (renewals and revocations after overlaps: ${renewals.renew}, rotations: ${renewals.rotate})`);
 for (const [name, total] of Object.entries(totals)) console.log(`  ${name}: ${total}${examples[name] ? `  (${examples[name].slice(0, 3).join(' | ')})` : ''}`);
 console.log(`  person steps (withheld for a person): ${personSteps}`);
