@@ -1,11 +1,11 @@
 // A simulated month (60 days), with no person: `cplane reconcile` (the real CLI) runs once a simulated day against
 // the emulator, whose clock is moved a day before each run (never by sleeping), over a configuration with gateway
-// tokens of `expiresInDays: 7, renewBeforeDays: 2` and generated records rotated every 10 days, granted to a Service
-// Account that reads them every day. After each run the account is inspected and each goal below counted; every
+// tokens of `expiresInDays: 7, renewBeforeDays: 2` delivered to records, generated records rotated every 10 days and
+// a grant that ends (`until`), all granted to a Service Account that reads them every day. After each run the account is inspected and each goal below counted; every
 // goal is 0. Printed, never asserted (a run is a story of the whole loop; the e2e tests assert the parts).
 //
-// Adding to it (issue 31 items 1 and 4): a piece of configuration is one entry of `pieces`, a daily check one
-// entry of `checks` (each returns the number of failures it saw that day, with a reason per failure).
+// Adding to it: a piece of configuration is one entry of `pieces`, a daily check one entry of `checks` (each
+// returns the failures it saw that day, one reason each).
 //   node bench/soak.mjs [DAYS] [--control]
 // `--control` runs no reconcile at all (a month in which nobody applies): the checks must then count failures,
 // which shows they can.
