@@ -180,7 +180,8 @@ describe('a rotation that is due', () => {
   it('is listed by cplane drift and rotated by cplane reconcile as maintenance, with no person', async () => {
     w = await world();
     // The first due date is the configuration's; each rotation moves it an interval ahead.
-    const firstDue = new Date(Date.now() + 10 * 86_400_000).toISOString();
+    // An hour early: the API's clock (from its Date header, whole seconds) may lag this process's by a second.
+    const firstDue = new Date(Date.now() + 10 * 86_400_000 - 3_600_000).toISOString();
     w.config(smallConfig().replace('    lifecycle: { preventDestroy: false }\n', `    lifecycle: { preventDestroy: false }\n    records:\n      signing:\n        rotationIntervalDays: 10\n        secretDueAt: ${firstDue}\n        value: { generate: { length: 32 } }\n`));
     expect((await w.cli(['apply', w.dir, '--auto-approve'])).code).toBe(0);
     const version = async () => (await w.client.listAll('listRecords', {})).find((r) => r.name === 'signing')!.current_version;
