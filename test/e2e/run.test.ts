@@ -1,6 +1,6 @@
 // `cplane run` hands record values to a command's environment, through the real CLI: as cplane (state key, by
 // address) and as the Service Account the record is granted to (its key and pinned writer key, by id). The child
-// prints a hash of what it got, never the value; its exit code is cplane's; SIGTERM sent to cplane reaches it; and a
+// prints a hash of what it got, never the value; its exit code is cplane's; SIGTERM and SIGINT sent to cplane reach it; and a
 // record that cannot be read stops the run before the command starts (its marker file is never made).
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -58,18 +58,21 @@ describe('cplane run', () => {
     expect(run.code).toBe(7);
   });
 
-  it('passes SIGTERM sent to cplane on to the command, and exits with the command\'s code', async () => {
-    const child = "process.on('SIGTERM', () => { process.stdout.write('child got SIGTERM'); process.exit(143); }); process.stdout.write('ready\\n'); setInterval(() => {}, 1000);";
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)('passes %s sent to cplane on to the command, and exits with the command\'s code', async (signal, code) => {
+    const child = `process.on('${signal}', () => { process.stdout.write('child got ${signal}'); process.exit(${code}); }); process.stdout.write('ready\\n'); setInterval(() => {}, 1000);`;
     let sent = false;
     const run = await w.cli(['run', w.dir, '--env', 'SECRET=record.shop/stripe-key', '--', process.execPath, '-e', child], {}, (soFar, cplane) => {
       if (!sent && soFar.includes('ready')) {
         sent = true;
-        cplane.kill('SIGTERM');
+        cplane.kill(signal);
       }
     });
-    expect(run.stdout).toBe('ready\nchild got SIGTERM');
+    expect(run.stdout).toBe(`ready\nchild got ${signal}`);
     expect(run.signal).toBeNull();
-    expect(run.code).toBe(143);
+    expect(run.code).toBe(code);
   });
 
   it('stops before the command starts when a record is not granted to the reader, with the API\'s reason', async () => {
