@@ -7,11 +7,8 @@ import { hasChanges, isIncomplete } from './completeness.js';
 import { blockingFindings } from './policy-verdict.js';
 import type { Plan } from './plan.js';
 
-export interface DeploymentSummary {
-  deployment: string;
-  account: string;
-  /** The account's name, when the token may list accounts. */
-  accountName: string | null;
+/** What a plan does, counted: what a deployment's `autoApprove` rule sees as `plan`. */
+export interface PlanCounts {
   add: number;
   change: number;
   replace: number;
@@ -20,6 +17,13 @@ export interface DeploymentSummary {
   policyViolations: number;
   /** What could not be read: the plan covers only the rest. */
   incomplete: number;
+}
+
+export interface DeploymentSummary extends PlanCounts {
+  deployment: string;
+  account: string;
+  /** The account's name, when the token may list accounts. */
+  accountName: string | null;
   /** A mandatory policy finding: the plan is refused. */
   blocked: boolean;
   /** Whether applying it would change anything. */

@@ -5,15 +5,8 @@
  * one that fails or gives something other than a bool approves nothing (it fails closed).
  */
 import type { Diagnostic, SourceRange } from '../config/index.js';
+import type { PlanCounts } from '../plan-model/index.js';
 
-export interface PlanCounts {
-  add: number;
-  change: number;
-  replace: number;
-  remove: number;
-  policyViolations: number;
-  incomplete: number;
-}
 
 export type AutoApprove = (counts: PlanCounts) => { approved: boolean; why?: string };
 
