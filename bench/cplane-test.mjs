@@ -4,13 +4,13 @@
 // `env` variable, so every run loads the configuration again (no run reuses another's): the honest case.
 // The two are measured in alternation, ROUNDS times; the figures are the medians and their ratio, with the
 // CPU time of the processes (from /proc) beside the wall clock, which a busy machine stretches.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { fixtures } from '../dist/emulator/fixtures.js';
+import { startEmulatorProcess } from './lib/emulator-process.mjs';
 
 const RUNS = 100;
 const PLANS = 10;
@@ -42,14 +42,7 @@ function timed(args, options, count = 1) {
   return { ms: Number(process.hrtime.bigint() - started) / 1e6, cpuMs: childrenCpuMs() - cpuBefore };
 }
 
-async function startEmulator() {
-  const child = spawn(process.execPath, [bin, 'emulator', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const url = (await lines.next()).value;
-  return { url, close: () => child.kill('SIGTERM') };
-}
-
-const emulator = await startEmulator();
+const emulator = await startEmulatorProcess();
 const temp = mkdtempSync(join(tmpdir(), 'cplane-bench-test-'));
 try {
   const dir = join(temp, 'quickstart');

@@ -4,13 +4,13 @@
 // examples/quickstart` <= 3x, `plan` of the quickstart with no changes (emulator started
 // beforehand) <= 5x. On a busy machine the wall clock stretches every run, so the CPU time of the
 // runs (from /proc) is printed beside it, with how many files of code each command loads.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fixtures } from '../dist/emulator/fixtures.js';
+import { startEmulatorProcess } from './lib/emulator-process.mjs';
 
 const RUNS = 15;
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -65,14 +65,7 @@ function modulesLoaded(args, options) {
   }
 }
 
-async function startEmulator() {
-  const child = spawn(process.execPath, [bin, 'emulator', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const url = (await lines.next()).value;
-  return { url, close: () => child.kill('SIGTERM') };
-}
-
-const emulator = await startEmulator();
+const emulator = await startEmulatorProcess();
 const temp = mkdtempSync(join(tmpdir(), 'cplane-bench-startup-'));
 try {
   const dir = join(temp, 'quickstart');
