@@ -46,7 +46,8 @@ export async function readSecret(client: ApiClient, options: ReadSecretOptions):
 
 /** readSecret, with what the writer's authenticated wrapper says of the value: its version, account, writer and when it was wrapped. */
 export async function readSecretValue(client: ApiClient, options: ReadSecretOptions): Promise<ReaderValue> {
-  const trustedWriters = options.writerKeys.map(writerKeyBytes);
+  // A JavaScript caller may leave it out, or pass an unset variable split on commas: that is the refusal below.
+  const trustedWriters = (options.writerKeys ?? []).filter((key) => typeof key !== 'string' || key.trim() !== '').map(writerKeyBytes);
   if (trustedWriters.length === 0) {
     throw new WrapError('WRAP_UNTRUSTED_WRITER', 'No writer key is trusted, so no value can be accepted: give writerKeys, the public key of the writer of your secrets (the team that runs cplane gets it with `cplane writer-key`).');
   }

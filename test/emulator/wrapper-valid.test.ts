@@ -100,6 +100,10 @@ describe('a valid wrapper', () => {
       expect(await readAs(sa, id, fixtureKeyPair(ciDeployer).privateKey, { readerId: ciDeployer })).toBe('sk_live_granted_4242');
       // Another reader's key does not open ci-deployer's wrapper, and says so by key id.
       await expect(readAs(sa, id, fixtureKeyPair(globexBot).privateKey)).rejects.toMatchObject({ code: 'WRAP_OTHER_KEY' });
+      // No writer key trusted (left out, or an unset variable split on commas): refused, saying where one comes from.
+      for (const writerKeys of [undefined, [''], []]) {
+        await expect(readSecret(sa, { recordId: id, privateKey: fixtureKeyPair(ciDeployer).privateKey, writerKeys: writerKeys as unknown as string[] })).rejects.toMatchObject({ code: 'WRAP_UNTRUSTED_WRITER', message: expect.stringContaining('cplane writer-key') });
+      }
     } finally {
       await sa.close();
     }
