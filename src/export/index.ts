@@ -58,6 +58,8 @@ export interface ExportResult {
   placeholders: Placeholder[];
   /** The objects written without their value, which is never exported (records). */
   withoutValue: { count: number; noun: string };
+  /** The directory entries each account applied to fills in, by the variables of their id and public key. */
+  directory: { section: 'users' | 'groups'; local: string; idVar: string; keyVar: string }[];
   /** With --group: the forEach templates written, with how many gateways each stands for. */
   groups?: GatewayGroup[];
   /** Addresses recorded in state by --adopt. */
@@ -80,9 +82,12 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const adoption = options.adopt ? await beginAdoption({ outDir, account, env: options.env, command: options.command, lockTimeoutMs: options.lockTimeoutMs ?? 0 }) : undefined;
   try {
     const { written, removed } = await writeOutputFolder(outDir, files, existing);
-    const result: ExportResult = { account, outDir, files: written, removed, counts: countsOf(model), skipped: skippedOf(model), placeholders: model.placeholders, withoutValue: withoutValueOf(model) };
+    const result: ExportResult = {
+      account, outDir, files: written, removed, counts: countsOf(model), skipped: skippedOf(model), placeholders: model.placeholders, withoutValue: withoutValueOf(model),
+      directory: model.directory.map(({ section, local, idVar, keyVar }) => ({ section, local, idVar, keyVar })),
+    };
     if (model.groups) result.groups = model.groups;
-    if (adoption) result.adopted = await adoption.record(model.adoptions, model.directory.map((d) => d.env));
+    if (adoption) result.adopted = await adoption.record(model.adoptions, model.directory.flatMap((d) => [{ name: d.idVar, value: d.id }, { name: d.keyVar, value: undefined }]));
     return result;
   } finally {
     await adoption?.close();

@@ -64,6 +64,13 @@ function report(result: ExportResult, out: string): string {
     const width = Math.max(...result.placeholders.map((p) => p.env.length));
     for (const p of result.placeholders) lines.push(`  ${p.env.padEnd(width)}  ${p.what}`);
   }
+  if (result.directory.length > 0) {
+    lines.push(
+      'Users and groups are named per account: for each account you apply this folder to, give these variables ' +
+        '(--var NAME=VALUE, a var file, or a deployment\'s variables) the id and public key there:',
+    );
+    for (const d of result.directory) lines.push(`  directory.${d.section}.${d.local}: ${d.idVar}, ${d.keyVar}`);
+  }
   const { count: withoutValue, noun } = result.withoutValue;
   if (withoutValue > 0) {
     lines.push(
