@@ -1,0 +1,84 @@
+/**
+ * `cplane export --as-deployment NAME DIR`: instead of a second copy of everything, the exported account
+ * becomes one more entry of an existing configuration's `deployments:`, `NAME: { account, variables }`, its
+ * variables the values of the configuration's directory variables in this account (the ids export read; never
+ * a public key, which no operation returns). The file is edited with the `yaml` Document API, so its comments
+ * and layout are kept.
+ */
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isMap, isScalar, parseDocument, type Document } from 'yaml';
+import { AbortError } from '../errors.js';
+import type { DirectoryEntry } from './build-model.js';
+
+const DEPLOYMENT_NAME = /^[a-z0-9][a-z0-9_-]*$/;
+
+/** The file of the configuration folder that holds `deployments:`, parsed, checked before the account is read. */
+export interface DeploymentsFile {
+  file: string;
+  doc: Document;
+  /** Every variable the configuration's files declare. */
+  declared: Set<string>;
+}
+
+export async function findDeploymentsFile(dir: string, name: string): Promise<DeploymentsFile> {
+  if (!DEPLOYMENT_NAME.test(name)) {
+    throw new AbortError(`--as-deployment "${name}" is not a deployment name.`, 'Use lowercase letters, digits, "-" and "_", starting with a letter or digit (e.g. prod-us).');
+  }
+  const names = (await readdir(dir).catch(() => {
+    throw new AbortError(`No configuration folder ${dir}.`, 'Give the folder of the configuration that has `deployments:` (e.g. `cplane export --as-deployment b infra`).');
+  })).filter((f) => !f.startsWith('.') && /\.ya?ml$/.test(f)).sort();
+  let found: DeploymentsFile | undefined;
+  const declared = new Set<string>();
+  for (const file of names) {
+    const doc = parseDocument(await readFile(join(dir, file), 'utf8'));
+    if (doc.errors.length > 0) throw new AbortError(`${join(dir, file)} is not valid YAML: ${doc.errors[0]!.message}`, 'Fix it (`cplane validate`), then export again.');
+    const variables = doc.get('variables');
+    if (isMap(variables)) for (const pair of variables.items) if (isScalar(pair.key)) declared.add(String(pair.key.value));
+    if (!doc.has('deployments')) continue;
+    const deployments = doc.get('deployments');
+    if (deployments === null) doc.set('deployments', doc.createNode({}));
+    else if (!isMap(deployments)) throw new AbortError(`${join(dir, file)}: deployments: is not a map of deployments.`, 'Fix it (`cplane validate`), then export again.');
+    else if (deployments.has(name)) throw new AbortError(`The configuration ${dir} already has a deployment "${name}" (${join(dir, file)}); nothing was read or written.`, 'Choose another name, or remove that deployment first.');
+    found ??= { file: join(dir, file), doc, declared };
+  }
+  if (!found) {
+    throw new AbortError(
+      `The configuration ${dir} has no \`deployments:\`; nothing was read or written.`,
+      'Start one: in main.yaml replace `account: ${var.account}` (and the `account` variable) with\n' +
+        '  deployments:\n    <name>: { account: <its account id> }\nthen export the other account with --as-deployment again. See docs/deployments.md.',
+    );
+  }
+  return found;
+}
+
+export interface AddedDeployment {
+  file: string;
+  /** The directory variables given a value (ids of this account). */
+  given: string[];
+  /** Variables still to give in the deployment: the public keys, which no operation returns. */
+  toFill: string[];
+  /** Directory entries of this account that the configuration has no variables for. */
+  unmatched: DirectoryEntry[];
+}
+
+/** Adds `name: { account, variables }` to the `deployments:` of `target` and writes the file. */
+export async function addDeployment(target: DeploymentsFile, name: string, account: string, directory: DirectoryEntry[]): Promise<AddedDeployment> {
+  const variables: Record<string, string> = {};
+  const toFill: string[] = [];
+  const unmatched: DirectoryEntry[] = [];
+  for (const entry of directory) {
+    if (!target.declared.has(entry.idVar)) {
+      unmatched.push(entry);
+      continue;
+    }
+    variables[entry.idVar] = entry.id;
+    if (target.declared.has(entry.keyVar)) toFill.push(entry.keyVar);
+  }
+  const node = target.doc.createNode(Object.keys(variables).length > 0 ? { account, variables } : { account });
+  node.flow = true;
+  const block = target.doc.get('deployments');
+  if (isMap(block)) block.add(target.doc.createPair(name, node));
+  await writeFile(target.file, target.doc.toString({ lineWidth: 0 }));
+  return { file: target.file, given: Object.keys(variables), toFill, unmatched };
+}
