@@ -19,6 +19,28 @@ export interface DeploymentsFile {
   doc: Document;
   /** Every variable the configuration's files declare. */
   declared: Set<string>;
+  /** The variables the configuration's `directory:` users and groups read their id or key from, in file order. */
+  directoryVars: string[];
+}
+
+const WHOLE_VARIABLE = /^\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}$/;
+
+/** The variables `directory.users.*` and `directory.groups.*` read their `id` and `publicKey` from. */
+function directoryVariables(doc: Document): string[] {
+  const found: string[] = [];
+  for (const section of ['users', 'groups']) {
+    const entries = doc.getIn(['directory', section]);
+    if (!isMap(entries)) continue;
+    for (const pair of entries.items) {
+      if (!isMap(pair.value)) continue;
+      for (const field of ['id', 'publicKey']) {
+        const value = pair.value.get(field);
+        const name = typeof value === 'string' ? WHOLE_VARIABLE.exec(value)?.[1] : undefined;
+        if (name !== undefined) found.push(name);
+      }
+    }
+  }
+  return found;
 }
 
 export async function findDeploymentsFile(dir: string, name: string): Promise<DeploymentsFile> {
@@ -30,9 +52,11 @@ export async function findDeploymentsFile(dir: string, name: string): Promise<De
   })).filter((f) => !f.startsWith('.') && /\.ya?ml$/.test(f)).sort();
   let found: DeploymentsFile | undefined;
   const declared = new Set<string>();
+  const directoryVars: string[] = [];
   for (const file of names) {
     const doc = parseDocument(await readFile(join(dir, file), 'utf8'));
     if (doc.errors.length > 0) throw new AbortError(`${join(dir, file)} is not valid YAML: ${doc.errors[0]!.message}`, 'Fix it (`cplane validate`), then export again.');
+    directoryVars.push(...directoryVariables(doc));
     const variables = doc.get('variables');
     if (isMap(variables)) for (const pair of variables.items) if (isScalar(pair.key)) declared.add(String(pair.key.value));
     if (!doc.has('deployments')) continue;
@@ -40,7 +64,7 @@ export async function findDeploymentsFile(dir: string, name: string): Promise<De
     if (deployments === null) doc.set('deployments', doc.createNode({}));
     else if (!isMap(deployments)) throw new AbortError(`${join(dir, file)}: deployments: is not a map of deployments.`, 'Fix it (`cplane validate`), then export again.');
     else if (deployments.has(name)) throw new AbortError(`The configuration ${dir} already has a deployment "${name}" (${join(dir, file)}); nothing was read or written.`, 'Choose another name, or remove that deployment first.');
-    found ??= { file: join(dir, file), doc, declared };
+    found ??= { file: join(dir, file), doc, declared, directoryVars };
   }
   if (!found) {
     throw new AbortError(
@@ -56,7 +80,11 @@ export interface AddedDeployment {
   file: string;
   /** The directory variables given a value (ids of this account). */
   given: string[];
-  /** Variables still to give in the deployment: the public keys, which no operation returns. */
+  /**
+   * Variables the configuration's directory reads that this deployment still has to give: the public keys, which
+   * no operation returns, and the ids of entries this account's export did not match (names come from ids, so an
+   * entry of another account, or one renamed, matches nothing here).
+   */
   toFill: string[];
   /** Directory entries of this account that the configuration has no variables for. */
   unmatched: DirectoryEntry[];
@@ -73,8 +101,8 @@ export async function addDeployment(target: DeploymentsFile, name: string, accou
       continue;
     }
     variables[entry.idVar] = entry.id;
-    if (target.declared.has(entry.keyVar)) toFill.push(entry.keyVar);
   }
+  for (const name of target.directoryVars) if (!(name in variables) && !toFill.includes(name)) toFill.push(name);
   const node = target.doc.createNode(Object.keys(variables).length > 0 ? { account, variables } : { account });
   node.flow = true;
   const block = target.doc.get('deployments');

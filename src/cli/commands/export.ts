@@ -76,7 +76,7 @@ async function runAsDeployment(ctx: Parameters<CommandModule['run']>[0], name: s
   const skippedParts = result.skipped.filter(({ count }) => count > 0).map(({ count, one, many }) => plural(count, one, many));
   if (skippedParts.length > 0) lines.push(`Skipped (not exported): ${skippedParts.join(', ')}.`);
   if (result.given.length > 0) lines.push(`Its variables give the ids of ${plural(result.given.length, 'directory entry', 'directory entries')} in this account: ${result.given.join(', ')}.`);
-  if (result.toFill.length > 0) lines.push(`Give it the public keys no operation returns (in deployments.${result.name}.variables): ${result.toFill.join(', ')}.`);
+  if (result.toFill.length > 0) lines.push(`Its directory still needs these variables (public keys, which no operation returns, and ids of users and groups not matched in this account): add them to deployments.${result.name}.variables: ${result.toFill.join(', ')}.`);
   if (result.unmatched.length > 0) {
     lines.push(`This account's records are also shared with ${plural(result.unmatched.length, 'user or group', 'users or groups')} the configuration has no directory entry for: ${result.unmatched.map((d) => `${d.section}.${d.local}`).join(', ')}.`);
   }
