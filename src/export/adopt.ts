@@ -88,6 +88,10 @@ async function record(store: StateStore, options: AdoptOptions, adoptions: Adopt
       if (outputs) entry.outputs = outputs;
       if (same && earlier.sealed) entry.sealed = earlier.sealed;
       if (same && earlier.fingerprintAddress) entry.fingerprintAddress = earlier.fingerprintAddress;
+      // Adopted during a renewal's overlap: the old object it superseded is still the first apply's to revoke after it
+      // (found by id, since the export may name the object at another address than the configuration did).
+      const renewed = same ? earlier : Object.values(draft.resources).find((r) => r.kind === kind && r.id === identity.id);
+      if (renewed?.superseded) entry.superseded = renewed.superseded;
       if (!same || Object.keys(earlier.fingerprints).length === 0) entry.adoptedBy = 'export';
       resources[address] = entry;
     }

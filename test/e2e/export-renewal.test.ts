@@ -37,10 +37,26 @@ describe('export during a renewal overlap', () => {
     expect(project).not.toContain('ci-2');
   });
 
+  it('with --adopt during the overlap keeps the superseded token in state, so the first apply after the overlap revokes it', async () => {
+    type Entry = { kind: string; id: string; superseded?: { id: string }[] };
+    const resources = () => (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, Entry> }).resources;
+    const renewal = resources()['gateway_token.main/ci']!;
+    const entry = () => Object.values(resources()).find((r) => r.kind === 'gateway_token' && r.id === renewal.id)!;
+    const superseded = renewal.superseded!;
+    expect(superseded).toHaveLength(1);
+    const adopted = await w.cli(['export', '--out', w.dir, '--force', '--adopt']);
+    expect(adopted.stderr).toBe('');
+    expect(adopted.code).toBe(0);
+    expect(entry().superseded).toEqual(superseded);
+    w.emulator.moveClock('25h');
+    const plan = await w.cli(['plan', w.dir], { CPLANE_SECRET_MISTRAL_STAGING: 'sk-x', CPLANE_SECRET_OPENAI_SHOP: 'sk-y' });
+    expect(plan.stderr).toBe('');
+    expect(plan.stdout).toContain(`      - revoke superseded token = "${superseded[0]!.id}"\n`);
+  });
+
   it('gives the same folder once the overlap ends and the old token is revoked', async () => {
     const out = join(w.dir, '..', 'exported');
     const before = readFileSync(join(out, 'project-shop.yaml'), 'utf8');
-    w.emulator.moveClock('25h');
     expect((await w.cli(['apply', w.dir, '--auto-approve'])).code).toBe(0);
     const exported = await w.cli(['export', '--out', out]);
     expect(exported.code).toBe(0);
