@@ -92,6 +92,15 @@ export interface AddedDeployment {
 
 /** Adds `name: { account, variables }` to the `deployments:` of `target` and writes the file. */
 export async function addDeployment(target: DeploymentsFile, name: string, account: string, directory: DirectoryEntry[]): Promise<AddedDeployment> {
+  const block = target.doc.get('deployments');
+  // Two deployments on one account and workspace would share one state (`duplicate_deployment_target`).
+  const taken = isMap(block) ? block.items.find((pair) => isMap(pair.value) && pair.value.get('account') === account && [undefined, 'default'].includes(pair.value.get('workspace') as string | undefined)) : undefined;
+  if (taken) {
+    throw new AbortError(
+      `Account ${account} is already the deployment "${String((taken.key as { value?: unknown }).value ?? taken.key)}" of ${target.file}; nothing was written.`,
+      'Two deployments on one account need different workspaces: add `workspace: NAME` to the new entry by hand.',
+    );
+  }
   const variables: Record<string, string> = {};
   const toFill: string[] = [];
   const unmatched: DirectoryEntry[] = [];
@@ -105,7 +114,6 @@ export async function addDeployment(target: DeploymentsFile, name: string, accou
   for (const name of target.directoryVars) if (!(name in variables) && !toFill.includes(name)) toFill.push(name);
   const node = target.doc.createNode(Object.keys(variables).length > 0 ? { account, variables } : { account });
   node.flow = true;
-  const block = target.doc.get('deployments');
   if (isMap(block)) block.add(target.doc.createPair(name, node));
   await writeFile(target.file, target.doc.toString({ lineWidth: 0 }));
   return { file: target.file, given: Object.keys(variables), toFill, unmatched };

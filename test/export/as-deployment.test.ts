@@ -49,10 +49,12 @@ describe('adding a deployment', () => {
     expect(text).toBe(MAIN.replace('# first\n', '# first\n  b: { account: 0a000000-0000-4000-8000-000000001002, variables: { user_x_id: 0b000000-0000-4000-8000-0000000000aa } }\n'));
   });
 
-  it('refuses a taken name, a folder without deployments:, and a name that is not one', async () => {
+  it('refuses a taken name, an account a deployment has, a folder without deployments:, and a name that is not one', async () => {
     await writeFile(join(dir, 'main.yaml'), MAIN);
     await expect(findDeploymentsFile(dir, 'a')).rejects.toThrow(`The configuration ${dir} already has a deployment "a"`);
     await expect(findDeploymentsFile(dir, '../x')).rejects.toThrow('--as-deployment "../x" is not a deployment name.');
+    await expect(addDeployment(await findDeploymentsFile(dir, 'b'), 'b', '0a000000-0000-4000-8000-000000001001', [])).rejects.toThrow('Account 0a000000-0000-4000-8000-000000001001 is already the deployment "a" of');
+    expect(await readFile(join(dir, 'main.yaml'), 'utf8')).toBe(MAIN);
     await writeFile(join(dir, 'main.yaml'), 'version: 1\naccount: ${var.account}\n');
     await expect(findDeploymentsFile(dir, 'b')).rejects.toThrow('has no `deployments:`');
     await expect(findDeploymentsFile(join(dir, 'missing'), 'b')).rejects.toThrow(`No configuration folder ${join(dir, 'missing')}.`);
