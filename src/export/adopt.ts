@@ -27,9 +27,10 @@ export interface AdoptOptions {
 export interface PendingAdoption {
   /**
    * Writes the adopted addresses (the exported folder must be written) and returns how many there are.
-   * `unfilled` are the environment variables the folder's directory public keys read, still to be filled in.
+   * `directory` are the values of the folder's directory variables in the exported account: the ids as the
+   * account has them; the public keys, which no operation returns, are not known.
    */
-  record(adoptions: Adoption[], unfilled: string[]): Promise<number>;
+  record(adoptions: Adoption[], directory: { name: string; value: string | undefined }[]): Promise<number>;
   /** Releases the state lock. */
   close(): Promise<void>;
 }
@@ -47,17 +48,17 @@ export async function beginAdoption(options: AdoptOptions): Promise<PendingAdopt
       `Run \`${suggestedCommand(['apply', options.outDir])}\` to finish them, then export with --adopt again.`,
     );
   }
-  return { record: (adoptions, unfilled) => record(store, options, adoptions, unfilled), close: () => store.close() };
+  return { record: (adoptions, directory) => record(store, options, adoptions, directory), close: () => store.close() };
 }
 
 /** A well-formed X25519 public key that opens nothing: it only lets the folder load to read addresses and attributes. */
 const STAND_IN_KEY = Buffer.alloc(32).toString('base64');
 
-async function record(store: StateStore, options: AdoptOptions, adoptions: Adoption[], unfilled: string[]): Promise<number> {
-  // The directory's public keys are not filled in yet; no attribute state records depends on them (a share's
+async function record(store: StateStore, options: AdoptOptions, adoptions: Adoption[], directory: { name: string; value: string | undefined }[]): Promise<number> {
+  // The directory's public keys are not known; no attribute state records depends on them (a share's
   // attributes are its record and reader names), and no key reaches a plan from here.
-  const env = Object.fromEntries(unfilled.map((name) => [name, STAND_IN_KEY]));
-  const { desired, diagnostics } = await loadConfiguration(options.outDir, { account: options.account, variables: [{ name: 'account', value: options.account }], env, cwd: options.outDir });
+  const variables = [{ name: 'account', value: options.account }, ...directory.map(({ name, value }) => ({ name, value: value ?? STAND_IN_KEY }))];
+  const { desired, diagnostics } = await loadConfiguration(options.outDir, { account: options.account, variables, env: {}, cwd: options.outDir });
   if (!desired) {
     throw new Error(`the exported folder does not load (${diagnostics.map((d) => d.summary).join('; ')}); no state was written`);
   }
@@ -87,6 +88,10 @@ async function record(store: StateStore, options: AdoptOptions, adoptions: Adopt
       if (outputs) entry.outputs = outputs;
       if (same && earlier.sealed) entry.sealed = earlier.sealed;
       if (same && earlier.fingerprintAddress) entry.fingerprintAddress = earlier.fingerprintAddress;
+      // Adopted during a renewal's overlap: the old object it superseded is still the first apply's to revoke after it
+      // (found by id, since the export may name the object at another address than the configuration did).
+      const renewed = same ? earlier : Object.values(draft.resources).find((r) => r.kind === kind && r.id === identity.id);
+      if (renewed?.superseded) entry.superseded = renewed.superseded;
       if (!same || Object.keys(earlier.fingerprints).length === 0) entry.adoptedBy = 'export';
       resources[address] = entry;
     }

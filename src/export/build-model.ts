@@ -57,11 +57,19 @@ export interface ExportedFile {
  * through the environment variable `env` (written `publicKey: ${env.NAME}`, so validate refuses the folder
  * until it is set: export never invents a key).
  */
+/**
+ * A user or group the exported records are shared with. Its id and public key are each another account's in the
+ * next one, so the folder reads both from variables (`idVar`, `keyVar`) that every account applied to gives.
+ */
 export interface DirectoryEntry {
   section: 'users' | 'groups';
   local: string;
+  /** The id in the exported account (the value of `idVar` there; never written in the folder). */
   id: string;
-  env: string;
+  idVar: string;
+  keyVar: string;
+  /** `user`, `group`: for people. */
+  noun: string;
 }
 
 export interface ExportModel {
@@ -90,7 +98,7 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
 
   const envNames = new EnvNames();
   const lookups = { account: live.account, find: finder(live.lookups), list: lister(live.lookups) };
-  const directory = directoryEntries(objectsOf, envNames);
+  const directory = directoryEntries(objectsOf);
   const pins = new Map<string, string>();
   for (const kind of exportKinds) {
     const pin = exportedProviderFor(kind).export.pin;
@@ -186,10 +194,11 @@ function nest(parent: ExportedEntry): void {
 
 /**
  * One directory entry per principal the exported objects name (kinds whose mapping has `directory`), named
- * from its id (`user-0b000000-0000-4000-8000-000000000003`; the id is the account's text, so only its slug is used), with the environment
- * variable its public key is to be read from.
+ * from its id (`user-0b000000-0000-4000-8000-000000000003`; the id is the account's text, so only its slug is used), with the
+ * variables its id and public key are read from (`user_0b000000_…_id`, `…_public_key`): local names are slugs and
+ * unique in their section, and the section starts the name, so the variables are unique too.
  */
-function directoryEntries(objectsOf: (kind: ResourceKind) => unknown[], envNames: EnvNames): DirectoryEntry[] {
+function directoryEntries(objectsOf: (kind: ResourceKind) => unknown[]): DirectoryEntry[] {
   const entries: DirectoryEntry[] = [];
   for (const section of ['users', 'groups'] as const) {
     const ids = new Map<string, string>();
@@ -200,7 +209,8 @@ function directoryEntries(objectsOf: (kind: ResourceKind) => unknown[], envNames
     const named = assignLocalNames([...ids].map(([id, noun]) => ({ id, name: `${noun}-${id}` })), section === 'users' ? 'user' : 'group');
     for (const [id, local] of [...named].sort((a, b) => compare(a[1], b[1]))) {
       const noun = ids.get(id)!;
-      entries.push({ section, local, id, env: envNames.take(`CPLANE_PUBLIC_KEY_${upperSnake(local)}`, `the public key of ${noun} ${local} (directory.${section}): fill it in, no operation returns it`) });
+      const prefix = upperSnake(local).toLowerCase();
+      entries.push({ section, local, id, idVar: `${prefix}_id`, keyVar: `${prefix}_public_key`, noun });
     }
   }
   return entries;

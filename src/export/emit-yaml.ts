@@ -78,14 +78,22 @@ function emitMain(model: ExportModel, schemaRef: string): EmittedFile {
     const width = Math.max(...model.placeholders.map((p) => p.env.length));
     for (const p of model.placeholders) lines.push(`  ${p.env.padEnd(width)}  ${p.what}`);
   }
-  const content: Record<string, unknown> = { version: 1, account: '${var.account}', variables: { account: { description: 'Id of the account to apply to (see GET /accounts).' } } };
+  if (model.directory.length > 0) {
+    lines.push('', 'Each account applied to gives the ids and public keys of its users and groups (--var, a var file,', "or a deployment's variables): no operation returns a public key, and ids differ between accounts.");
+  }
+  const variables: Record<string, unknown> = { account: { description: 'Id of the account to apply to (see GET /accounts).' } };
+  for (const d of model.directory) {
+    variables[d.idVar] = { description: `Id of ${d.noun} ${d.local} (directory.${d.section}) in the account applied to.` };
+    variables[d.keyVar] = { description: `Public key (X25519, base64) of ${d.noun} ${d.local} (directory.${d.section}) in the account applied to.` };
+  }
+  const content: Record<string, unknown> = { version: 1, account: '${var.account}', variables };
   if (model.directory.length > 0 || model.pins.length > 0) content.directory = directoryOf(model);
   const doc = newDocument(content, schemaRef, lines);
   const pair = pairAt(doc.contents, ['directory']);
   if (pair) {
     comment(pair, [
-      'Users and groups the records are shared with. No operation returns their public keys: fill in each',
-      'publicKey (or set the variable it reads) before validate, plan or apply accept this folder.',
+      'Users and groups the records are shared with: their ids and public keys are variables that each',
+      'account applied to gives (never the exported account\'s ids, which name nothing elsewhere).',
       'serviceAccounts pins the key each Service Account had at export: check each keyId in the dashboard;',
       'a record is only ever wrapped for a pinned key (docs/access.md).',
     ].join('\n'));
@@ -95,12 +103,14 @@ function emitMain(model: ExportModel, schemaRef: string): EmittedFile {
 }
 
 /**
- * `directory: { users: { name: { id, publicKey: ${env.NAME} } } }`: the id is the account's text, escaped like
- * every such string; the placeholder is export's own reference, written as it is.
+ * `directory: { users: { name: { id: ${var.NAME_id}, publicKey: ${var.NAME_public_key} } } }`: references of
+ * export's own, written as they are; the pins' names are the account's text, escaped like every such string.
  */
 function directoryOf(model: ExportModel): Record<string, unknown> {
   const directory: Record<string, Record<string, unknown>> = {};
-  for (const { section, local, id, env } of model.directory) (directory[section] ??= {})[local] = { id, publicKey: new EachReference(`\${env.${env}}`) };
+  for (const { section, local, idVar, keyVar } of model.directory) {
+    (directory[section] ??= {})[local] = { id: new EachReference(`\${var.${idVar}}`), publicKey: new EachReference(`\${var.${keyVar}}`) };
+  }
   // The Service Accounts' keys as the account lists them now: from here on, a record is only wrapped for them.
   for (const { name, keyId } of model.pins) (directory.serviceAccounts ??= {})[name] = { keyId };
   return sortKeys(directory) as Record<string, unknown>;

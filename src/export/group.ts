@@ -13,7 +13,7 @@ import { compare } from './local-names.js';
 import type { ExportedEntry, ExportedFile, ExportModel } from './build-model.js';
 
 /**
- * A string made of a reference of export's own (a template's `${each...}`, a directory public key's `${env.NAME}`) between two texts from the account: the reference is
+ * A string made of a reference of export's own (a template's `${each...}`, a directory entry's `${var.NAME}`) between two texts from the account: the reference is
  * written as it is, the texts escaped like every string from the account (emit-yaml.ts).
  */
 export class EachReference {

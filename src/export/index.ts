@@ -13,6 +13,7 @@ import { exportedProviderFor, exportKinds, listAccounts, nestingOrder } from '..
 /** The kinds export writes, in the order a configuration nests them. */
 const exportNesting = nestingOrder.filter((kind) => exportKinds.includes(kind));
 import { beginAdoption } from './adopt.js';
+import { addDeployment, findDeploymentsFile, type AddedDeployment } from './as-deployment.js';
 import { buildModel, type ExportModel, type Placeholder } from './build-model.js';
 import { emitFiles } from './emit-yaml.js';
 import { groupGateways, type GatewayGroup } from './group.js';
@@ -40,6 +41,8 @@ export interface ExportOptions {
   group?: boolean;
   /** Per-gateway reads in flight at once (default 10). */
   parallelism?: number;
+  /** `--as-deployment NAME DIR`: add the account to DIR's `deployments:` instead of writing a folder. */
+  asDeployment?: { name: string; dir: string };
 }
 
 /** How many objects of each kind were exported, in the order the report lists them, with the word for one. */
@@ -58,6 +61,8 @@ export interface ExportResult {
   placeholders: Placeholder[];
   /** The objects written without their value, which is never exported (records). */
   withoutValue: { count: number; noun: string };
+  /** The directory entries each account applied to fills in, by the variables of their id and public key. */
+  directory: { section: 'users' | 'groups'; local: string; idVar: string; keyVar: string }[];
   /** With --group: the forEach templates written, with how many gateways each stands for. */
   groups?: GatewayGroup[];
   /** Addresses recorded in state by --adopt. */
@@ -65,6 +70,29 @@ export interface ExportResult {
 }
 
 const schemaFile = packageFile('schema', 'config.schema.json');
+
+/** What `--as-deployment` did: the deployment added, and what is left to give it. */
+export interface AsDeploymentResult extends AddedDeployment {
+  account: string;
+  name: string;
+  skipped: SkipCounts;
+}
+
+/**
+ * Adds the account to an existing configuration's `deployments:` (as-deployment.ts). The folder is checked
+ * before the account is read, so a name already taken or a configuration without deployments reads nothing.
+ */
+export async function exportAsDeployment(options: ExportOptions & { asDeployment: { name: string; dir: string } }): Promise<AsDeploymentResult> {
+  const { name, dir } = options.asDeployment;
+  const target = await findDeploymentsFile(resolve(dir), name);
+  const account = await withClient(options.connect(), (client) => accessibleAccount(client, options.account));
+  const live = await withClient(options.connect(account), (client) =>
+    readAccount({ client, account, projectNames: options.projectNames, parallelism: options.parallelism ?? 10 }),
+  );
+  const model = buildModel(live, { onlyUsedCredentials: options.projectNames.length > 0 });
+  const added = await addDeployment(target, name, account, model.directory);
+  return { ...added, account, name, skipped: skippedOf(model) };
+}
 
 export async function exportAccount(options: ExportOptions): Promise<ExportResult> {
   const outDir = resolve(options.outDir);
@@ -80,9 +108,12 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const adoption = options.adopt ? await beginAdoption({ outDir, account, env: options.env, command: options.command, lockTimeoutMs: options.lockTimeoutMs ?? 0 }) : undefined;
   try {
     const { written, removed } = await writeOutputFolder(outDir, files, existing);
-    const result: ExportResult = { account, outDir, files: written, removed, counts: countsOf(model), skipped: skippedOf(model), placeholders: model.placeholders, withoutValue: withoutValueOf(model) };
+    const result: ExportResult = {
+      account, outDir, files: written, removed, counts: countsOf(model), skipped: skippedOf(model), placeholders: model.placeholders, withoutValue: withoutValueOf(model),
+      directory: model.directory.map(({ section, local, idVar, keyVar }) => ({ section, local, idVar, keyVar })),
+    };
     if (model.groups) result.groups = model.groups;
-    if (adoption) result.adopted = await adoption.record(model.adoptions, model.directory.map((d) => d.env));
+    if (adoption) result.adopted = await adoption.record(model.adoptions, model.directory.flatMap((d) => [{ name: d.idVar, value: d.id }, { name: d.keyVar, value: undefined }]));
     return result;
   } finally {
     await adoption?.close();

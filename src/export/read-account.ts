@@ -69,7 +69,7 @@ function selectByName(objects: Partial<Record<ResourceKind, readonly unknown[]>>
   const all = objects[selected] ?? [];
   // The names a user may give: those of the objects export would keep, by the kind's own skip reasons
   // (archived projects are not offered), judged alone since nothing else is decided yet.
-  const skipped = (live: unknown) => (mapping.skip ?? []).some((s) => s.when(live, { listed: () => true, exported: () => true }));
+  const skipped = (live: unknown) => (mapping.skip ?? []).some((s) => s.when(live, { listed: () => true, exported: () => true, objects: (kind) => objects[kind] ?? [] }));
   const known = [...new Set(all.filter((live) => !skipped(live)).map((live) => mapping.name!(live)))].sort();
   for (const name of names) {
     if (!known.includes(name)) {

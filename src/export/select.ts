@@ -28,6 +28,7 @@ export function exportedObjects(live: AccountObjects, narrowed: boolean): Select
   const soFar: ExportedSoFar = {
     listed: (kind, id) => listed.get(kind)?.has(id) ?? false,
     exported: (kind, id) => exported.get(kind)?.has(id) ?? false,
+    objects: (kind) => live.objects[kind] ?? [],
   };
   const skipped: Record<string, number> = {};
   for (const kind of exportKinds) for (const reason of exportedProviderFor(kind).export.skip ?? []) if (reason.count) skipped[reason.count.key] = 0;

@@ -107,6 +107,18 @@ export function expiresInDays(token: Pick<GatewayTokenT, 'created_at' | 'expires
   return Math.min(Math.max(days, 1), 3650);
 }
 
+/**
+ * Whether `newer` is a renewal of `older`, as the API shows it (export reads no state): an active token of the
+ * same name on the same gateway, created later (or at the same time with a greater id) and expiring no sooner.
+ */
+function renews(newer: GatewayTokenT, older: GatewayTokenT): boolean {
+  if (newer.token_id === older.token_id || newer.revoked_at !== null || newer.name !== older.name || newer.gateway_id !== older.gateway_id) return false;
+  const created = Date.parse(newer.created_at) - Date.parse(older.created_at);
+  if (created < 0 || (created === 0 && newer.token_id < older.token_id)) return false;
+  if (older.expires_at === null) return newer.expires_at === null;
+  return newer.expires_at === null || Date.parse(newer.expires_at) >= Date.parse(older.expires_at);
+}
+
 export const gatewayTokenProvider = {
   kind: 'gateway_token',
   config: {
@@ -209,6 +221,12 @@ export const gatewayTokenProvider = {
     name: (live) => live.name,
     skip: [
       { when: (live) => live.revoked_at !== null, count: { key: 'revokedTokens', one: 'revoked token' } },
+      // During a renewal's overlap the gateway has the old token and its renewal, of the same name: the
+      // folder declares the token once (the renewal), never the old one as a permanent token of its own.
+      {
+        when: (live, account) => (account.objects('gateway_token') as GatewayTokenT[]).some((other) => renews(other, live)),
+        count: { key: 'supersededTokens', one: 'token superseded by a renewal, left out', many: 'tokens superseded by a renewal, left out' },
+      },
     ],
     lookups: [serviceAccounts],
     entry({ live, local, lookups }) {

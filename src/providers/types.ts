@@ -246,6 +246,8 @@ export interface ExportedSoFar {
   listed(kind: ResourceKind, id: string): boolean;
   /** Whether the object of `kind` with this id is exported (answered for kinds before the asking one). */
   exported(kind: ResourceKind, id: string): boolean;
+  /** The account's listed objects of `kind` (exported or not): a token's renewal is one of its gateway's other tokens. */
+  objects(kind: ResourceKind): readonly unknown[];
 }
 
 /** What an export mapping may ask and report while it makes one configuration entry. */

@@ -2,7 +2,7 @@
 // declared from their ids. The public keys no operation returns are left to fill in, so the folder is refused
 // until they are; filled in with the fixture keys, a plan against the same account finds nothing to do, and
 // against an account without that Service Account it is a plan problem at the exported name, not a silent drop.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
@@ -45,33 +45,42 @@ afterAll(async () => w.close());
 
 const userLocal = `user-${dana.id}`;
 const groupLocal = `group-${platform.id}`;
+const userVar = userLocal.replaceAll('-', '_');
+const groupVar = groupLocal.replaceAll('-', '_');
+/** The directory variables with the values of the exported account (the fixtures' ids and keys). */
+const directoryVars = () => [
+  '--var', `${userVar}_id=${dana.id}`, '--var', `${userVar}_public_key=${printableKeyPair(dana.id).publicKey}`,
+  '--var', `${groupVar}_id=${platform.id}`, '--var', `${groupVar}_public_key=${printableKeyPair(platform.id).publicKey}`,
+];
 
 describe('export of record grants', () => {
   it('lists the readers in the record: the Service Account by name, the user and group by directory name', () => {
     expect(projectYaml).toContain(`        grants:\n          groups: [${groupLocal}]\n          serviceAccounts: [ci-deployer]\n          users: [${userLocal}]\n`);
-    expect(mainYaml).toContain(`directory:\n  groups:\n    ${groupLocal}:\n      id: ${platform.id}\n      publicKey: \${env.`);
-    expect(exportReport).toContain(`the public key of user ${userLocal} (directory.users): fill it in, no operation returns it`);
+    expect(mainYaml).toContain(`directory:\n  groups:\n    ${groupLocal}:\n      id: \${var.${groupVar}_id}\n      publicKey: \${var.${groupVar}_public_key}\n`);
+    expect(mainYaml).not.toContain(`id: ${platform.id}`);
+    expect(exportReport).toContain('for each account you apply this folder to, give these variables');
+    expect(exportReport).toContain(`  directory.users.${userLocal}: ${userVar}_id, ${userVar}_public_key\n`);
+    expect(exportReport).toContain(`  directory.groups.${groupLocal}: ${groupVar}_id, ${groupVar}_public_key\n`);
   });
 
-  it('is refused until the public keys are filled in', async () => {
+  it('is refused until the directory variables are given, and validates once they are', async () => {
     const plan = await w.cli(['plan', out, '--account', acme]);
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toMatch(/main\.yaml:\d+:\d+: error: Environment variable "CPLANE_PUBLIC_KEY_USER_0B000000_0000_4000_8000_000000000003" is not set/);
+    expect(plan.stderr).toContain(`${userVar}_public_key`);
+    const validated = await w.cli(['validate', out, '--var', `account=${acme}`, ...directoryVars()]);
+    expect(validated.stderr).toBe('');
+    expect(validated.code).toBe(0);
   });
 
-  it('plans no changes against the same account once the fixture public keys are written in', async () => {
-    const filled = mainYaml
-      .replace(/\$\{env\.CPLANE_PUBLIC_KEY_USER_[A-Z0-9_]+\}/, `"${printableKeyPair(dana.id).publicKey}"`)
-      .replace(/\$\{env\.CPLANE_PUBLIC_KEY_GROUP_[A-Z0-9_]+\}/, `"${printableKeyPair(platform.id).publicKey}"`);
-    writeFileSync(join(out, 'main.yaml'), filled);
-    const plan = await w.cli(['plan', out, '--account', acme, '--detailed-exitcode']);
+  it('plans no changes against the same account given the variables of its ids and keys', async () => {
+    const plan = await w.cli(['plan', out, '--account', acme, '--detailed-exitcode', ...directoryVars()]);
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('No changes.');
     expect(plan.code).toBe(0);
   });
 
   it('is a plan problem at the exported Service Account name in an account without ci-deployer', async () => {
-    const plan = await w.cli(['plan', out, '--account', staging]);
+    const plan = await w.cli(['plan', out, '--account', staging, ...directoryVars()]);
     expect(plan.code).toBe(1);
     const line = projectYaml.split('\n').findIndex((l) => l.includes('serviceAccounts: [ci-deployer]')) + 1;
     const col = projectYaml.split('\n')[line - 1]!.indexOf('ci-deployer') + 1;

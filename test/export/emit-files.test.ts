@@ -81,7 +81,26 @@ describe('emitFiles', () => {
 
   it('leaves out and counts what is archived, revoked or disabled (a Service Account\'s token is exported, by its name)', () => {
     const model = buildModel(liveAccount(), { onlyUsedCredentials: false });
-    expect(model.skipped).toEqual({ archivedProjects: 1, archivedRecords: 1, disabledGateways: 1, gatewaysWithoutCredentials: 0, revokedTokens: 1 });
+    expect(model.skipped).toEqual({ archivedProjects: 1, archivedRecords: 1, disabledGateways: 1, gatewaysWithoutCredentials: 0, revokedTokens: 1, supersededTokens: 0 });
+  });
+
+  it('leaves out a token its renewal superseded (same name and gateway, created earlier, expiring no later), and keeps others', () => {
+    const live = liveAccount();
+    const old = live.tokens[0]!;
+    const renewal = { ...old, token_id: '00000000-0000-4000-8000-000000000054', token_prefix: 'gwt_54', created_at: '2026-01-25T00:00:00.000Z', expires_at: '2026-02-24T00:00:00.000Z' };
+    live.tokens.push(renewal);
+    const model = buildModel(live, { onlyUsedCredentials: false });
+    expect(model.skipped.supersededTokens).toBe(1);
+    const tokens = model.adoptions.filter((a) => a.kind === 'gateway_token');
+    // `CI` and `ci` are two names: the renewal is the only `ci` written, beside `CI`.
+    expect(tokens.filter((a) => (a.live as { name: string }).name === 'ci').map((a) => a.live)).toEqual([renewal]);
+    expect(tokens.filter((a) => (a.live as { name: string }).name === 'CI')).toHaveLength(1);
+
+    // A later token of the same name that expires sooner is not a renewal: both are written.
+    live.tokens[live.tokens.length - 1] = { ...renewal, expires_at: '2026-01-30T00:00:00.000Z' };
+    const both = buildModel(live, { onlyUsedCredentials: false });
+    expect(both.skipped.supersededTokens).toBe(0);
+    expect(both.adoptions.filter((a) => a.kind === 'gateway_token' && (a.live as { name: string }).name === 'ci')).toHaveLength(2);
   });
 
   it('keeps only the credentials the exported gateways use when narrowed to projects', () => {

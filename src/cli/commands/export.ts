@@ -5,10 +5,10 @@
  * environment variables the folder needs at apply.
  */
 import { lockTimeoutMs } from '../../session/lock-timeout.js';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { createClient } from '../../api/client.js';
 import { NetworkError } from '../../api/errors.js';
-import { exportAccount, type ExportResult } from '../../export/index.js';
+import { exportAccount, exportAsDeployment, type ExportResult } from '../../export/index.js';
 import type { CommandModule } from '../../session/command-context.js';
 import { clientOptionsOf, connectionSettings } from '../../session/connection.js';
 import { AbortError } from '../../session/errors.js';
@@ -19,6 +19,8 @@ const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(
 
 export const exportCommand: CommandModule = {
   async run(ctx) {
+    const asDeployment = typeof ctx.values['as-deployment'] === 'string' ? ctx.values['as-deployment'] : undefined;
+    if (asDeployment !== undefined) return runAsDeployment(ctx, asDeployment);
     if (ctx.positionals.length > 0) throw new AbortError(`export takes no positional arguments (got "${ctx.positionals[0]}").`, 'Give the output folder with --out DIR.');
     // Checked once, before anything else, so a missing variable is the first thing said.
     const settings = connectionSettings(ctx);
@@ -46,6 +48,43 @@ export const exportCommand: CommandModule = {
   },
 };
 
+/** `export --as-deployment NAME [DIR]`: DIR is the configuration folder, as `plan` and `apply` take it (default `.`). */
+async function runAsDeployment(ctx: Parameters<CommandModule['run']>[0], name: string): Promise<number> {
+  for (const flag of ['out', 'adopt', 'group', 'force']) {
+    if (ctx.values[flag] !== undefined) throw new AbortError(`--${flag} cannot be combined with --as-deployment: it adds a deployment to an existing configuration and writes no folder.`);
+  }
+  if (ctx.positionals.length > 1) throw new AbortError(`export --as-deployment takes one configuration folder (got ${ctx.positionals.length}).`);
+  const dir = ctx.positionals[0] ?? '.';
+  const settings = connectionSettings(ctx);
+  const flagAccount = typeof ctx.values.account === 'string' && ctx.values.account !== '' ? ctx.values.account : undefined;
+  const result = await exportAsDeployment({
+    connect: (account) => createClient(clientOptionsOf(settings, account)),
+    account: flagAccount ?? (ctx.env.CPLANE_ACCOUNT || undefined),
+    projectNames: strings(ctx.values.project),
+    outDir: resolve(ctx.cwd, dir),
+    force: false,
+    adopt: false,
+    env: ctx.env,
+    parallelism: settings.parallelism,
+    command: `cplane export --as-deployment ${name}`,
+    asDeployment: { name, dir: resolve(ctx.cwd, dir) },
+  }).catch((error: unknown) => {
+    if (error instanceof NetworkError) throw new AbortError(error.message);
+    throw error;
+  });
+  const lines = [`Added deployment ${result.name} (account ${result.account}) to ${relative(ctx.cwd, result.file) || result.file}.`];
+  const skippedParts = result.skipped.filter(({ count }) => count > 0).map(({ count, one, many }) => plural(count, one, many));
+  if (skippedParts.length > 0) lines.push(`Skipped (not exported): ${skippedParts.join(', ')}.`);
+  if (result.given.length > 0) lines.push(`Its variables give the ids of ${plural(result.given.length, 'directory entry', 'directory entries')} in this account: ${result.given.join(', ')}.`);
+  if (result.toFill.length > 0) lines.push(`Its directory still needs these variables (public keys, which no operation returns, and ids of users and groups not matched in this account): add them to deployments.${result.name}.variables: ${result.toFill.join(', ')}.`);
+  if (result.unmatched.length > 0) {
+    lines.push(`This account's records are also shared with ${plural(result.unmatched.length, 'user or group', 'users or groups')} the configuration has no directory entry for: ${result.unmatched.map((d) => `${d.section}.${d.local}`).join(', ')}.`);
+  }
+  lines.push(`Next: \`${suggestedCommand(['plan', '--deployment', result.name, dir])}\`.`);
+  ctx.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}
+
 function report(result: ExportResult, out: string): string {
   const { counts, skipped } = result;
   const lines = [
@@ -63,6 +102,13 @@ function report(result: ExportResult, out: string): string {
     lines.push('Secrets cannot be exported. Before `cplane apply` of this folder, set:');
     const width = Math.max(...result.placeholders.map((p) => p.env.length));
     for (const p of result.placeholders) lines.push(`  ${p.env.padEnd(width)}  ${p.what}`);
+  }
+  if (result.directory.length > 0) {
+    lines.push(
+      'Users and groups are named per account: for each account you apply this folder to, give these variables ' +
+        '(--var NAME=VALUE, a var file, or a deployment\'s variables) the id and public key there:',
+    );
+    for (const d of result.directory) lines.push(`  directory.${d.section}.${d.local}: ${d.idVar}, ${d.keyVar}`);
   }
   const { count: withoutValue, noun } = result.withoutValue;
   if (withoutValue > 0) {

@@ -206,13 +206,14 @@ export const commands: Command[] = [
   {
     name: ['export'],
     summary: 'Write a configuration folder that reproduces a live account',
-    usage: 'export [--account ID] [--project NAME ...] [--out DIR] [--group] [--adopt] [--force]',
+    usage: 'export [--account ID] [--project NAME ...] [--out DIR] [--group] [--adopt] [--force] | export --as-deployment NAME [--account ID] [DIR]',
     help: [
       '--project NAME      export only this project, its gateways and the credentials they use (repeatable)',
       '--out DIR           folder to write (default ./export); created when missing',
       '--group             write gateways that differ only by name once, as a forEach template (gateway.TEMPLATE[KEY])',
       '--adopt             also record the objects in the state of this account, so `cplane plan` there shows no changes',
       '--force             write into a folder that export did not write (its YAML files are replaced)',
+      '--as-deployment NAME  add the account to the deployments: of the configuration in DIR (default .) instead',
       lockHelp,
       ...connectionHelp,
     ],
@@ -224,6 +225,7 @@ export const commands: Command[] = [
       adopt: { type: 'boolean' },
       group: { type: 'boolean' },
       force: { type: 'boolean' },
+      'as-deployment': { type: 'string' },
     },
     load: async () => (await import('./export.js')).exportCommand,
   },

@@ -1,0 +1,120 @@
+/**
+ * `cplane export --as-deployment NAME DIR`: instead of a second copy of everything, the exported account
+ * becomes one more entry of an existing configuration's `deployments:`, `NAME: { account, variables }`, its
+ * variables the values of the configuration's directory variables in this account (the ids export read; never
+ * a public key, which no operation returns). The file is edited with the `yaml` Document API, so its comments
+ * and layout are kept.
+ */
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isMap, isScalar, parseDocument, type Document } from 'yaml';
+import { AbortError } from '../errors.js';
+import type { DirectoryEntry } from './build-model.js';
+
+const DEPLOYMENT_NAME = /^[a-z0-9][a-z0-9_-]*$/;
+
+/** The file of the configuration folder that holds `deployments:`, parsed, checked before the account is read. */
+export interface DeploymentsFile {
+  file: string;
+  doc: Document;
+  /** Every variable the configuration's files declare. */
+  declared: Set<string>;
+  /** The variables the configuration's `directory:` users and groups read their id or key from, in file order. */
+  directoryVars: string[];
+}
+
+const WHOLE_VARIABLE = /^\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}$/;
+
+/** The variables `directory.users.*` and `directory.groups.*` read their `id` and `publicKey` from. */
+function directoryVariables(doc: Document): string[] {
+  const found: string[] = [];
+  for (const section of ['users', 'groups']) {
+    const entries = doc.getIn(['directory', section]);
+    if (!isMap(entries)) continue;
+    for (const pair of entries.items) {
+      if (!isMap(pair.value)) continue;
+      for (const field of ['id', 'publicKey']) {
+        const value = pair.value.get(field);
+        const name = typeof value === 'string' ? WHOLE_VARIABLE.exec(value)?.[1] : undefined;
+        if (name !== undefined) found.push(name);
+      }
+    }
+  }
+  return found;
+}
+
+export async function findDeploymentsFile(dir: string, name: string): Promise<DeploymentsFile> {
+  if (!DEPLOYMENT_NAME.test(name)) {
+    throw new AbortError(`--as-deployment "${name}" is not a deployment name.`, 'Use lowercase letters, digits, "-" and "_", starting with a letter or digit (e.g. prod-us).');
+  }
+  const names = (await readdir(dir).catch(() => {
+    throw new AbortError(`No configuration folder ${dir}.`, 'Give the folder of the configuration that has `deployments:` (e.g. `cplane export --as-deployment b infra`).');
+  })).filter((f) => !f.startsWith('.') && /\.ya?ml$/.test(f)).sort();
+  let found: DeploymentsFile | undefined;
+  const declared = new Set<string>();
+  const directoryVars: string[] = [];
+  for (const file of names) {
+    const doc = parseDocument(await readFile(join(dir, file), 'utf8'));
+    if (doc.errors.length > 0) throw new AbortError(`${join(dir, file)} is not valid YAML: ${doc.errors[0]!.message}`, 'Fix it (`cplane validate`), then export again.');
+    directoryVars.push(...directoryVariables(doc));
+    const variables = doc.get('variables');
+    if (isMap(variables)) for (const pair of variables.items) if (isScalar(pair.key)) declared.add(String(pair.key.value));
+    if (!doc.has('deployments')) continue;
+    const deployments = doc.get('deployments');
+    if (deployments === null) doc.set('deployments', doc.createNode({}));
+    else if (!isMap(deployments)) throw new AbortError(`${join(dir, file)}: deployments: is not a map of deployments.`, 'Fix it (`cplane validate`), then export again.');
+    else if (deployments.has(name)) throw new AbortError(`The configuration ${dir} already has a deployment "${name}" (${join(dir, file)}); nothing was read or written.`, 'Choose another name, or remove that deployment first.');
+    found ??= { file: join(dir, file), doc, declared, directoryVars };
+  }
+  if (!found) {
+    throw new AbortError(
+      `The configuration ${dir} has no \`deployments:\`; nothing was read or written.`,
+      'Start one: in main.yaml replace `account: ${var.account}` (and the `account` variable) with\n' +
+        '  deployments:\n    <name>: { account: <its account id> }\nthen export the other account with --as-deployment again. See docs/deployments.md.',
+    );
+  }
+  return found;
+}
+
+export interface AddedDeployment {
+  file: string;
+  /** The directory variables given a value (ids of this account). */
+  given: string[];
+  /**
+   * Variables the configuration's directory reads that this deployment still has to give: the public keys, which
+   * no operation returns, and the ids of entries this account's export did not match (names come from ids, so an
+   * entry of another account, or one renamed, matches nothing here).
+   */
+  toFill: string[];
+  /** Directory entries of this account that the configuration has no variables for. */
+  unmatched: DirectoryEntry[];
+}
+
+/** Adds `name: { account, variables }` to the `deployments:` of `target` and writes the file. */
+export async function addDeployment(target: DeploymentsFile, name: string, account: string, directory: DirectoryEntry[]): Promise<AddedDeployment> {
+  const block = target.doc.get('deployments');
+  // Two deployments on one account and workspace would share one state (`duplicate_deployment_target`).
+  const taken = isMap(block) ? block.items.find((pair) => isMap(pair.value) && pair.value.get('account') === account && [undefined, 'default'].includes(pair.value.get('workspace') as string | undefined)) : undefined;
+  if (taken) {
+    throw new AbortError(
+      `Account ${account} is already the deployment "${String((taken.key as { value?: unknown }).value ?? taken.key)}" of ${target.file}; nothing was written.`,
+      'Two deployments on one account need different workspaces: add `workspace: NAME` to the new entry by hand.',
+    );
+  }
+  const variables: Record<string, string> = {};
+  const toFill: string[] = [];
+  const unmatched: DirectoryEntry[] = [];
+  for (const entry of directory) {
+    if (!target.declared.has(entry.idVar)) {
+      unmatched.push(entry);
+      continue;
+    }
+    variables[entry.idVar] = entry.id;
+  }
+  for (const name of target.directoryVars) if (!(name in variables) && !toFill.includes(name)) toFill.push(name);
+  const node = target.doc.createNode(Object.keys(variables).length > 0 ? { account, variables } : { account });
+  node.flow = true;
+  if (isMap(block)) block.add(target.doc.createPair(name, node));
+  await writeFile(target.file, target.doc.toString({ lineWidth: 0 }));
+  return { file: target.file, given: Object.keys(variables), toFill, unmatched };
+}

@@ -1,0 +1,77 @@
+// `cplane export --as-deployment NAME DIR` over two emulator accounts with the real CLI: account A is exported as a
+// folder and arranged into deployments (by hand, as a user would); account B is then added to its `deployments:`
+// (comments kept, nothing else copied), and `plan --all` plans both. A name already taken and a configuration
+// without deployments are refused before anything is read or written.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extraAccount } from '../../src/emulator/index.js';
+import { world, type World } from './helpers.js';
+
+const [a, b] = [extraAccount(1).id, extraAccount(2).id];
+let w: World;
+let out: string;
+const main = () => readFileSync(join(out, 'main.yaml'), 'utf8');
+
+beforeAll(async () => {
+  w = await world({ accounts: 2 });
+  w.config('version: 1\nprojects:\n  app: { description: the app }\n');
+  expect((await w.cli(['apply', w.dir, '--auto-approve', '--account', a])).code).toBe(0);
+  out = join(w.dir, '..', 'multi');
+  const exported = await w.cli(['export', '--account', a, '--out', out]);
+  expect(exported.code).toBe(0);
+});
+afterAll(async () => w.close());
+
+describe('export --as-deployment', () => {
+  it('refuses a configuration without deployments:, saying how to start one, and changes nothing', async () => {
+    const before = main();
+    const run = await w.cli(['export', '--account', b, '--as-deployment', 'b', out]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`The configuration ${out} has no \`deployments:\`; nothing was read or written.`);
+    expect(run.stderr).toContain('deployments:\n    <name>: { account: <its account id> }');
+    expect(main()).toBe(before);
+  });
+
+  it('adds account B to the deployments of the arranged folder, keeping its comments, and plan --all plans both', async () => {
+    // Arranged as docs/deployments.md says: the account variable gives way to deployments.
+    const arranged = main()
+      .replace('account: ${var.account}\n', `deployments:\n  # the account exported first\n  a: { account: ${a} }\n`)
+      .replace(/variables:\n {2}account:\n {4}description: .*\n/, '');
+    expect(arranged).not.toContain('var.account');
+    writeFileSync(join(out, 'main.yaml'), arranged);
+
+    const run = await w.cli(['export', '--account', b, '--as-deployment', 'b', out]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Added deployment b (account ${b}) to `);
+    expect(run.stdout).toContain(`plan --deployment b ${out}`);
+    const text = main();
+    expect(text).toBe(`${arranged.replace(`  a: { account: ${a} }\n`, `  a: { account: ${a} }\n  b: { account: ${b} }\n`)}`);
+    expect(text).toContain('# the account exported first');
+
+    const plan = await w.cli(['plan', '--all', out]);
+    expect(plan.stderr).toBe('');
+    expect(plan.stdout).toContain('Deployments: 2 planned');
+    expect(plan.stdout).toMatch(new RegExp(`\\na +Tenant 1 \\(${a}\\) `));
+    // B has nothing yet: its plan adds the project A has.
+    expect(plan.stdout).toMatch(new RegExp(`\\nb +Tenant 2 \\(${b}\\) +1 +0 +0 +0 +0 +0 +changes`));
+  });
+
+  it('refuses a name the configuration already has, reading and writing nothing', async () => {
+    const before = main();
+    const run = await w.cli(['export', '--account', b, '--as-deployment', 'a', out]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`The configuration ${out} already has a deployment "a" (${join(out, 'main.yaml')}); nothing was read or written.`);
+    expect(main()).toBe(before);
+  });
+
+  it('refuses --out beside it, and a name that is not a deployment name', async () => {
+    const withOut = await w.cli(['export', '--as-deployment', 'c', '--out', 'x', out]);
+    expect(withOut.code).toBe(1);
+    expect(withOut.stderr).toContain('--out cannot be combined with --as-deployment');
+    const badName = await w.cli(['export', '--as-deployment', 'Bad Name', out]);
+    expect(badName.code).toBe(1);
+    expect(badName.stderr).toContain('--as-deployment "Bad Name" is not a deployment name.');
+  });
+});
