@@ -24,7 +24,6 @@ import {
   recordedStatePath,
   relativePosix,
   stepDifferences,
-  withoutCredentials,
   withPendingResolved,
   withSavedKeys,
   type Plan,
@@ -34,6 +33,7 @@ import type { CommandContext } from '../session/command-context.js';
 import { AbortError } from '../session/errors.js';
 import type { Workspace } from '../session/workspace.js';
 import { workspaceName } from '../session/workspace-name.js';
+import { urlWithoutPasswords } from '../text/url-secrets.js';
 
 export type SavedPlan = Plan & { context: PlanContext };
 
@@ -52,7 +52,7 @@ export async function accountNameOf(client: ApiClient, account: string): Promise
 export function stateRecord(workspace: Workspace): PlanContext['state'] {
   // The URL as given, not the store's `path`: for a database that is a message (masked URL, account, workspace),
   // which no --state or CPLANE_STATE in the applying job could match. The plan keeps it with no credentials at all.
-  if (workspace.statePath !== undefined && isStateUrl(workspace.statePath)) return { url: withoutCredentials(workspace.statePath) };
+  if (workspace.statePath !== undefined && isStateUrl(workspace.statePath)) return { url: urlWithoutPasswords(workspace.statePath) };
   return { path: recordedStatePath(workspace.dir, workspace.state.path) };
 }
 
@@ -188,15 +188,15 @@ async function savedStateLocation(ctx: CommandContext, plan: SavedPlan, planPath
   if ('url' in recorded) {
     if (given === undefined) {
       const configured = await configuredStateUrl(ctx, configDir, plan.context.variables);
-      return configured !== undefined && withoutCredentials(configured) === recorded.url ? configured : recorded.url;
+      return configured !== undefined && urlWithoutPasswords(configured) === recorded.url ? configured : recorded.url;
     }
-    if (isStateUrl(given) && withoutCredentials(given) === recorded.url) return given;
-    const shown = isStateUrl(given) ? withoutCredentials(given) : given;
+    if (isStateUrl(given) && urlWithoutPasswords(given) === recorded.url) return given;
+    const shown = isStateUrl(given) ? urlWithoutPasswords(given) : given;
     throw new AbortError(`${flag !== undefined ? '--state' : 'CPLANE_STATE'} is ${shown}, but the saved plan ${planPath} was made against the state ${recorded.url}.`, `Unset it, or make a new plan against ${shown}.`);
   }
   const planned = isAbsolute(recorded.path) ? recorded.path : resolve(configDir, recorded.path);
   if (given !== undefined) {
-    const shown = isStateUrl(given) ? withoutCredentials(given) : resolve(ctx.cwd, given);
+    const shown = isStateUrl(given) ? urlWithoutPasswords(given) : resolve(ctx.cwd, given);
     if (shown !== planned) throw new AbortError(`${flag !== undefined ? '--state' : 'CPLANE_STATE'} is ${shown}, but the saved plan ${planPath} was made against the state ${planned}.`, `Unset it, or make a new plan against ${shown}.`);
   }
   return planned;

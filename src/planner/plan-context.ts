@@ -57,14 +57,3 @@ export function recordedStatePath(configDir: string, statePath: string): string 
 /** Whether a `--state` value is a URL (a database) rather than a file path. */
 export const isStateUrl = (value: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(value);
 
-/** A state URL without its password (and without password query parameters): safe to print and to save in a plan. */
-export function withoutCredentials(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.password = '';
-    for (const key of [...parsed.searchParams.keys()]) if (/pass/i.test(key)) parsed.searchParams.delete(key);
-    return parsed.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1@');
-  }
-}

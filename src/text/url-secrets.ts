@@ -9,7 +9,7 @@
  *   password everything after the user's first `:`;
  * - `password=` and `sslpassword=` parameters (any case) end only at `&`.
  *
- * `maskUrl` is the form of a URL that may be printed or stored;
+ * `maskUrl` is the form of a URL that may be printed; `urlWithoutPasswords` the form that is recorded and compared;
  * `passwordsInUrl` gives the values to register with the redactor, so a URL
  * that reaches a message some other way is redacted there too.
  */
@@ -18,17 +18,31 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const PASSWORD_PARAM = /([?&;\s]|^)((?:ssl)?password)=([^&]*)/gi;
 const MASK = '***';
 
-/** The URL with every password (user-info part, `password=` and `sslpassword=`) replaced by `***`. */
+/** The URL with every password (user-info part, `password=` and `sslpassword=`) replaced by `***`: to print it. */
 export function maskUrl(url: string): string {
-  const masked = url.replace(PASSWORD_PARAM, (_, before: string, name: string) => `${before}${name}=${MASK}`);
-  const scheme = SCHEME.exec(masked)?.[0];
-  if (scheme === undefined) return masked;
-  const at = masked.lastIndexOf('@');
-  if (at < scheme.length) return masked;
-  const userInfo = masked.slice(scheme.length, at);
+  return hidePasswords(url, MASK);
+}
+
+/**
+ * The URL with every password left out (`user@host`, `password=`): to record it (a saved plan's state location)
+ * and to compare it with a URL given later, which is compared the same way.
+ */
+export function urlWithoutPasswords(url: string): string {
+  return hidePasswords(url, '');
+}
+
+/** The one reading of a URL's passwords, for both forms: parameters first, so an `@` inside one does not end the user-info. */
+function hidePasswords(url: string, replacement: string): string {
+  const hidden = url.replace(PASSWORD_PARAM, (_, before: string, name: string) => `${before}${name}=${replacement}`);
+  const scheme = SCHEME.exec(hidden)?.[0];
+  if (scheme === undefined) return hidden;
+  const at = hidden.lastIndexOf('@');
+  if (at < scheme.length) return hidden;
+  const userInfo = hidden.slice(scheme.length, at);
   const colon = userInfo.indexOf(':');
-  if (colon < 0) return masked;
-  return `${scheme}${userInfo.slice(0, colon)}:${MASK}${masked.slice(at)}`;
+  if (colon < 0) return hidden;
+  const user = userInfo.slice(0, colon);
+  return `${scheme}${replacement === '' ? user : `${user}:${replacement}`}${hidden.slice(at)}`;
 }
 
 /** Every password in the URL, as written and decoded (percent-decoding, and `+` as a space in a parameter). */
