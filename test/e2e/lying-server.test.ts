@@ -33,6 +33,19 @@ afterEach(async () => {
   await w?.close();
 });
 
+/** Records `alpha` (granted to ci-deployer) and `beta` (granted to `betaGrants`, if given), then `extra`. */
+function atkConfig(options: { betaGrants?: string; extra?: string }): string {
+  const betaGrants = options.betaGrants ? `, grants: ${options.betaGrants}` : '';
+  return `version: 1
+projects:
+  atk:
+    name: atk-trust
+    records:
+      alpha: { value: { env: ALPHA }, grants: { serviceAccounts: [ci-deployer] } }
+      beta: { value: { env: BETA }${betaGrants} }
+${options.extra ?? ''}`;
+}
+
 /**
  * A world with records `alpha` (granted to ci-deployer) and `beta` (granted to `betaGrants`, if given), applied
  * honestly, and a proxy in front of its emulator; `extra` is appended to the configuration.
@@ -40,15 +53,7 @@ afterEach(async () => {
 async function arrange(options: { betaGrants?: string; extra?: string } = {}): Promise<{ alpha: string; beta: string }> {
   w = await world({ account: acme });
   proxy = await lyingProxy(w.emulator.url);
-  const betaGrants = options.betaGrants ? `, grants: ${options.betaGrants}` : '';
-  w.config(`version: 1
-projects:
-  atk:
-    name: atk-trust
-    records:
-      alpha: { value: { env: ALPHA }, grants: { serviceAccounts: [ci-deployer] } }
-      beta: { value: { env: BETA }${betaGrants} }
-${options.extra ?? ''}`);
+  w.config(atkConfig(options));
   const apply = await w.cli(['apply', w.dir, '--auto-approve'], { ALPHA: FIRST, BETA });
   expect(apply.stderr).toBe('');
   const ids = (await w.client.listAll('listRecords', {})).filter((r) => r.name === 'alpha' || r.name === 'beta');
@@ -260,14 +265,7 @@ describe('4. another record\'s value returned for the record asked for is refuse
     const { alpha, beta } = await arrange();
     // beta gets a reader; the lying server answers the key ring's read of beta with alpha's value.
     const dana = fixtures.users[2]!;
-    w.config(`version: 1
-projects:
-  atk:
-    name: atk-trust
-    records:
-      alpha: { value: { env: ALPHA }, grants: { serviceAccounts: [ci-deployer] } }
-      beta: { value: { env: BETA }, grants: { users: [dana] } }
-${directoryYaml({ users: { dana: dana.id } })}`);
+    w.config(atkConfig({ betaGrants: '{ users: [dana] }', extra: directoryYaml({ users: { dana: dana.id } }) }));
     await swap(beta, alpha)(fixtures.tokens.admin);
     const apply = await w.cli(['apply', w.dir, '--auto-approve'], { ALPHA: FIRST, BETA, ...viaProxy() });
     expect(apply.code).toBe(1);

@@ -9,13 +9,16 @@ import { relative, resolve } from 'node:path';
 import { createClient } from '../../api/client.js';
 import { NetworkError } from '../../api/errors.js';
 import { exportAccount, exportAsDeployment, type ExportResult } from '../../export/index.js';
-import type { CommandModule } from '../../session/command-context.js';
+import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { clientOptionsOf, connectionSettings } from '../../session/connection.js';
 import { AbortError } from '../../session/errors.js';
 import { suggestedCommand } from '../../text/escape-for.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []);
+/** The account asked for: --account, else CPLANE_ACCOUNT (undefined when neither is given). */
+const accountOf = (ctx: CommandContext): string | undefined =>
+  (typeof ctx.values.account === 'string' && ctx.values.account !== '' ? ctx.values.account : undefined) ?? (ctx.env.CPLANE_ACCOUNT || undefined);
 
 export const exportCommand: CommandModule = {
   async run(ctx) {
@@ -25,10 +28,9 @@ export const exportCommand: CommandModule = {
     // Checked once, before anything else, so a missing variable is the first thing said.
     const settings = connectionSettings(ctx);
     const out = typeof ctx.values.out === 'string' ? ctx.values.out : 'export';
-    const flagAccount = typeof ctx.values.account === 'string' && ctx.values.account !== '' ? ctx.values.account : undefined;
     const result = await exportAccount({
       connect: (account) => createClient(clientOptionsOf(settings, account)),
-      account: flagAccount ?? (ctx.env.CPLANE_ACCOUNT || undefined),
+      account: accountOf(ctx),
       projectNames: strings(ctx.values.project),
       outDir: resolve(ctx.cwd, out),
       force: ctx.values.force === true,
@@ -56,10 +58,9 @@ async function runAsDeployment(ctx: Parameters<CommandModule['run']>[0], name: s
   if (ctx.positionals.length > 1) throw new AbortError(`export --as-deployment takes one configuration folder (got ${ctx.positionals.length}).`);
   const dir = ctx.positionals[0] ?? '.';
   const settings = connectionSettings(ctx);
-  const flagAccount = typeof ctx.values.account === 'string' && ctx.values.account !== '' ? ctx.values.account : undefined;
   const result = await exportAsDeployment({
     connect: (account) => createClient(clientOptionsOf(settings, account)),
-    account: flagAccount ?? (ctx.env.CPLANE_ACCOUNT || undefined),
+    account: accountOf(ctx),
     projectNames: strings(ctx.values.project),
     outDir: resolve(ctx.cwd, dir),
     force: false,
