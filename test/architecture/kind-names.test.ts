@@ -1,39 +1,48 @@
 /**
  * A kind is described once, in its definition module under src/providers/: the rest of the code reads the
- * definitions instead of naming kinds. This counts, for each kind, the files outside src/providers/,
- * src/emulator/ (the fake API) and src/generated/ whose code holds the kind's name as a quoted literal
- * (`'gateway'`, `"gateway"`, or an address written out, `'gateway.prod'`, `` `gateway.${name}` ``).
+ * definitions instead of naming kinds. For every kind of the registry, scripts/kind-names.mjs (which
+ * `npm run lint` runs too) counts the files outside src/providers/, src/emulator/ and src/generated/ that hold
+ * its name as a quoted literal: at most 2.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
+// @ts-expect-error: a plain ESM script without type declarations
+import { allowedFiles, filesNamingKinds, schemaKinds } from '../../scripts/kind-names.mjs';
 import { kindOrder, kindsNeededBy } from '../../src/providers/index.js';
 
-const excluded = ['src/providers/', 'src/emulator/', 'src/generated/'];
-
-function codeFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return codeFiles(path);
-    return /\.(ts|tsx|mjs)$/.test(entry.name) ? [path] : [];
-  });
-}
-
-const files = [...codeFiles('src'), ...codeFiles('scripts')].filter((file) => !excluded.some((prefix) => file.startsWith(prefix)));
-const sources = files.map((file) => ({ file, text: readFileSync(file, 'utf8') }));
-
-function filesNaming(kind: string): string[] {
-  const literal = new RegExp(`(['"\`])${kind}(\\1|\\.)`);
-  return sources.filter(({ text }) => literal.test(text)).map(({ file }) => file);
-}
-
-test('every kind is known to the test (the registry lists ten)', () => {
-  expect([...kindOrder].sort()).toEqual(['credential', 'gateway', 'gateway_token', 'group_share', 'otel_export', 'project', 'project_group_role', 'record', 'service_account_grant', 'user_share']);
-});
+const root = join(import.meta.dirname, '..', '..');
+const naming: Map<string, string[]> = filesNamingKinds(root, [...kindOrder]);
 
 test.each([...kindOrder])('the name of kind %s is a quoted literal in at most 2 files outside its definition', (kind) => {
-  const naming = filesNaming(kind);
-  expect(naming.length, `files naming ${kind}: ${naming.join(', ')}`).toBeLessThanOrEqual(2);
+  const files = naming.get(kind)!;
+  expect(files.length, `files naming ${kind}: ${files.join(', ')}`).toBeLessThanOrEqual(allowedFiles);
+  expect(allowedFiles).toBe(2);
+});
+
+test('npm run lint counts the same kinds: the kind enum of the generated state schema is the registry\'s', () => {
+  expect([...(schemaKinds(root) as string[])].sort()).toEqual([...kindOrder].sort());
+});
+
+test('the count finds a kind written as a quoted literal or an address, outside the definitions only', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cplane-kind-names-'));
+  const write = (file: string, text: string) => {
+    mkdirSync(join(dir, file, '..'), { recursive: true });
+    writeFileSync(join(dir, file), text);
+  };
+  try {
+    write('src/a/literal.ts', "export const k = 'widget';\n");
+    write('src/b/address.ts', 'export const a = `widget.${name}`;\n');
+    write('scripts/double.mjs', 'export const k = "widget";\n');
+    write('src/c/longer.ts', "export const k = 'widgets'; const w = 'big_widget'; // widget\n");
+    write('src/providers/widget.ts', "export const kind = 'widget';\n");
+    write('src/emulator/store.ts', "export const kind = 'widget';\n");
+    write('src/generated/kinds.ts', "export const kind = 'widget';\n");
+    expect((filesNamingKinds(dir, ['widget']) as Map<string, string[]>).get('widget')!.sort()).toEqual(['scripts/double.mjs', 'src/a/literal.ts', 'src/b/address.ts']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('the derived kind order puts every kind after the kinds it needs', () => {
