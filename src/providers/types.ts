@@ -340,7 +340,7 @@ interface ProviderCore<A extends object, L, E> {
   lookupsFor?(attributes: A): readonly DataSource<unknown>[];
   /**
    * Every operation the kind's writes may send. A pending write of the journal whose operation is not one of
-   * its address's kind is refused before it is resent (test/providers/write-operations.test.ts keeps this list whole).
+   * its address's kind is refused before it is resent (test/providers/conformance.test.ts keeps this list whole).
    */
   readonly writeOperations: readonly OperationName[];
   /**

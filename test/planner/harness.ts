@@ -43,7 +43,7 @@ export interface Harness {
   /** Writes `main.yaml` of the configuration folder. */
   config(yaml: string): void;
   desired(): Promise<DesiredState>;
-  plan(options?: Partial<Pick<MakePlanInput, 'mode' | 'targets' | 'client'>>): Promise<Plan>;
+  plan(options?: Partial<Pick<MakePlanInput, 'mode' | 'targets' | 'client' | 'replace'>>): Promise<Plan>;
   apply(plan: Plan): Promise<ApplyResult>;
   /** Plans and applies; fails the test when a step fails. */
   converge(): Promise<Plan>;

@@ -1,112 +1,19 @@
-// The one conformance test every provider passes, against the emulator: create, read, diff shows nothing,
-// update, diff shows nothing, remove, and read no longer finds a live object.
+// The one conformance test every kind of the registry passes, against the emulator: create, read, diff shows
+// nothing, each change, diff shows nothing, remove, and read no longer finds a live object (a kind known only
+// from state: state no longer holds it). The cases are in conformance-cases.ts, keyed by kind; a kind without
+// one fails here by name. The writes of every step are the kind's to send (`writeOperations`, which the
+// journal check that refuses a pending write of another kind relies on), and over its case each kind sends
+// every operation it declares: the list is derived from what the kinds do, not from their source.
 import { describe, expect, it } from 'vitest';
+import { operationNames } from '../../src/api/operations.js';
 import type { ResourceKind } from '../../src/config/types.js';
 import { emptyDirectory } from '../../src/config/index.js';
-import { finder, lister, listVendors, providerFor, serviceAccounts, vendors, type DataSource } from '../../src/providers/index.js';
-import { fixtures } from '../../src/emulator/fixtures.js';
-import { printableKeyPair } from '../../src/emulator/keys.js';
+import type { Plan } from '../../src/plan-model/index.js';
+import { finder, kindOrder, lister, listVendors, providerFor, serviceAccounts, vendors, type DataSource, type RecordedObject } from '../../src/providers/index.js';
 import type { Lookups } from '../../src/providers/types.js';
+import type { ResourceState } from '../../src/state/types.js';
 import { harness, type Harness } from '../planner/harness.js';
-
-const gatewayBase = (extra = '', name = 'Conformance') => `
-projects:
-  app: {}
-credentials:
-  key:
-    provider: openai
-    secret: { env: OPENAI_KEY }
-gateways:
-  gw:
-    project: app
-    name: ${name}
-    defaultProvider: openai
-    defaultModel: gpt-4o-mini
-    credentials: [key]
-${extra}`;
-
-interface Case {
-  kind: ResourceKind;
-  address: string;
-  create: string;
-  /** Absent for a kind that has nothing to change in place (a record grant exists or not). */
-  update?: string;
-  /** The account to work in, when not the harness's. */
-  account?: string;
-  remove: string;
-  /** Whether a live object read after removal is gone in the kind's own terms (otherwise read returns null). */
-  removed?: (live: never) => boolean;
-}
-
-const cases: Case[] = [
-  { kind: 'project', address: 'project.solo', create: 'projects:\n  solo:\n    description: one\n', update: 'projects:\n  solo:\n    description: two\n', remove: '', removed: (live: { archived: boolean }) => live.archived },
-  {
-    kind: 'record',
-    address: 'record.app/r',
-    create: 'projects:\n  app:\n    records:\n      r:\n        tags: [a]\n        value: { env: STRIPE }\n',
-    update: 'projects:\n  app:\n    records:\n      r:\n        tags: [b]\n        rotationIntervalDays: 30\n        value: { env: STRIPE }\n',
-    remove: 'projects:\n  app: {}\n',
-    removed: (live: { archived: boolean }) => live.archived,
-  },
-  {
-    kind: 'credential',
-    address: 'credential.key',
-    create: 'credentials:\n  key:\n    provider: openai\n    secret: { env: OPENAI_KEY }\n',
-    update: 'credentials:\n  key:\n    provider: openai\n    label: renamed\n    secret: { env: OPENAI_KEY }\n',
-    remove: '',
-  },
-  { kind: 'gateway', address: 'gateway.gw', create: gatewayBase(), update: gatewayBase('', 'Renamed'), remove: 'projects:\n  app: {}\n', removed: (live: { status: string }) => live.status === 'disabled' },
-  {
-    kind: 'gateway_token',
-    address: 'gateway_token.gw/t',
-    create: gatewayBase('    tokens:\n      t:\n        scopes: [run]\n'),
-    update: gatewayBase('    tokens:\n      t:\n        name: t-renamed\n        scopes: [run]\n'),
-    remove: gatewayBase(),
-    removed: (live: { revoked_at: string | null }) => live.revoked_at !== null,
-  },
-  {
-    kind: 'otel_export',
-    address: 'otel_export.gw',
-    create: gatewayBase('    otelExport:\n      enabled: true\n      endpoint: https://otel.example.com\n      headers: { Authorization: { env: OTEL_AUTH } }\n'),
-    update: gatewayBase('    otelExport:\n      enabled: true\n      endpoint: https://otel2.example.com\n      exportMetrics: true\n      headers: { Authorization: { env: OTEL_AUTH } }\n'),
-    remove: gatewayBase(),
-    // Every gateway has an export document: removing it means disabling it.
-    removed: (live: { export: { enabled: boolean } }) => !live.export.enabled,
-  },
-  ...grantCases(),
-];
-
-/** A record with a value, granted to one reader of each kind: the fixtures of account 1 (Acme). */
-function grantCases(): Case[] {
-  const acme = fixtures.accounts[0]!.id;
-  const [dana, platform] = [fixtures.users[2]!, fixtures.groups[0]!];
-  const record = (grants: string) => `projects:
-  app:
-    records:
-      r:
-        value: { env: STRIPE }
-${grants}directory:
-  users:
-    dana: { id: ${dana.id}, publicKey: "${printableKeyPair(dana.id).publicKey}" }
-  groups:
-    platform: { id: ${platform.id}, publicKey: "${printableKeyPair(platform.id).publicKey}" }
-`;
-  return [
-    ['service_account_grant', 'ci-deployer', 'serviceAccounts'],
-    ['user_share', 'dana', 'users'],
-    ['group_share', 'platform', 'groups'],
-  ].map(([kind, reader, section]) => ({
-    kind: kind!,
-    account: acme,
-    address: `${kind}.app/r/${reader}`,
-    create: record(`        grants:
-          ${section}: [${reader}]
-`),
-    remove: record(`        grants:
-          ${section}: []
-`),
-  }));
-}
+import { conformanceCases, type ConformanceCase } from './conformance-cases.js';
 
 async function lookupsOf(h: Harness): Promise<Lookups> {
   const all = new Map<DataSource<unknown>, unknown[]>([[vendors, await listVendors(h.client)], [serviceAccounts, await serviceAccounts.read(h.client)]]);
@@ -125,43 +32,89 @@ async function lookupsOf(h: Harness): Promise<Lookups> {
   };
 }
 
-async function readAndDiff(h: Harness, c: Case) {
-  const provider = providerFor(c.kind);
-  if (provider.observation === 'state') throw new Error(`${c.kind} is known only from state: it has no read to conform`);
+/** The live object of a state entry: read through the API, or for a kind known only from state, what state recorded. */
+async function liveOf(h: Harness, kind: ResourceKind, entry: ResourceState): Promise<unknown> {
+  const provider = providerFor(kind);
+  if (provider.observation === 'state') return { id: entry.id, ...(entry.parents ? { parents: entry.parents } : {}), inputs: entry.inputs } satisfies RecordedObject;
+  return provider.read({ client: h.client, account: h.state.data.account, id: entry.id, ...(entry.parents ? { parents: entry.parents } : {}) });
+}
+
+async function readAndDiff(h: Harness, kind: ResourceKind, c: ConformanceCase) {
+  const provider = providerFor(kind);
   const entry = h.state.data.resources[c.address]!;
-  const live = await provider.read({ client: h.client, account: h.state.data.account, id: entry.id, ...(entry.parents ? { parents: entry.parents } : {}) });
+  expect(entry, `${c.address} in state`).toBeDefined();
+  const live = await liveOf(h, kind, entry);
   expect(live).not.toBeNull();
   const desired = (await h.desired()).resources.find((r) => r.address === c.address)!;
   const facts = provider.diff({ desired, live, state: entry, lookups: await lookupsOf(h), changedSecrets: [] });
-  return { provider, entry, facts };
+  return { entry, facts };
 }
 
-describe.each(cases)('provider conformance: $kind', (c) => {
-  it('creates, reads, shows no difference, updates, shows no difference, removes', async () => {
+/** The operations each kind's steps of `plan` send, checking each is one its kind declares. */
+function sentBy(plan: Plan, sent: Map<ResourceKind, Set<string>>): void {
+  for (const step of plan.steps) {
+    const declared = providerFor(step.kind).writeOperations;
+    for (const { operation } of step.writes) {
+      expect(declared, `${step.address} (${step.action}) sends ${operation}, which writeOperations of ${step.kind} does not declare`).toContain(operation);
+      sent.set(step.kind, (sent.get(step.kind) ?? new Set()).add(operation));
+    }
+  }
+}
+
+it('every conformance case is of a kind of the registry', () => {
+  for (const kind of Object.keys(conformanceCases)) expect(kindOrder, `conformance case for "${kind}", which is not a registered kind`).toContain(kind);
+});
+
+describe.each([...kindOrder])('kind %s', (kind) => {
+  it('declares in writeOperations only operations of src/api/operations.ts', () => {
+    const declared = providerFor(kind).writeOperations;
+    expect(declared.length, `${kind} declares no write operation`).toBeGreaterThan(0);
+    for (const operation of declared) expect(operationNames, `writeOperations of ${kind}`).toContain(operation);
+  });
+
+  it('conforms: creates, reads, shows no difference, changes, shows no difference, removes; sending exactly its writeOperations', async () => {
+    const c = conformanceCases[kind];
+    if (!c) expect.fail(`kind "${kind}" has no conformance case: add one in test/providers/conformance-cases.ts`);
+    expect(c.address.startsWith(`${kind}.`), `the case of ${kind} follows ${c.address}`).toBe(true);
+    const provider = providerFor(kind);
+    const sent = new Map<ResourceKind, Set<string>>();
     const h = await harness(c.account ? { account: c.account } : {});
     try {
       h.config(c.create);
-      await h.converge();
-      expect((await readAndDiff(h, c)).facts.changes).toEqual([]);
+      const create = await h.plan();
+      expect(create.steps.find((s) => s.address === c.address)?.action).toBe('create');
+      sentBy(create, sent);
+      expect((await h.apply(create)).failed).toEqual([]);
+      expect((await readAndDiff(h, kind, c)).facts.changes).toEqual([]);
 
-      if (c.update !== undefined) {
-        h.config(c.update);
-        const update = await h.plan();
-        expect(update.steps.find((s) => s.address === c.address)?.action).toBe('update');
-        await h.converge();
+      for (const [i, change] of (c.changes ?? []).entries()) {
+        await change.arrange?.(h, h.state.data.resources[c.address]!.id);
+        h.config(change.config);
+        const plan = await h.plan(change.replace ? { replace: change.replace } : {});
+        expect(plan.steps.find((s) => s.address === c.address)?.action, `change ${i + 1} of ${kind}`).toBe(change.action ?? 'update');
+        sentBy(plan, sent);
+        expect((await h.apply(plan)).failed).toEqual([]);
+        expect((await readAndDiff(h, kind, c)).facts.changes, `after change ${i + 1} of ${kind}`).toEqual([]);
       }
-      const { provider, entry, facts } = await readAndDiff(h, c);
-      expect(facts.changes).toEqual([]);
+      const { entry } = await readAndDiff(h, kind, c);
 
       h.config(c.remove);
       const removal = await h.plan();
       expect(removal.steps.find((s) => s.address === c.address)?.action).toBe(provider.removeAction);
-      await h.converge();
+      sentBy(removal, sent);
+      expect((await h.apply(removal)).failed).toEqual([]);
       expect(h.state.data.resources[c.address]).toBeUndefined();
-      const after = await provider.read({ client: h.client, account: h.state.data.account, id: entry.id, ...(entry.parents ? { parents: entry.parents } : {}) });
-      if (c.removed) expect(after !== null && c.removed(after as never)).toBe(true);
-      else expect(after).toBeNull();
+      if (provider.observation !== 'state') {
+        const after = await liveOf(h, kind, entry);
+        if (c.removed) expect(after !== null && c.removed(after as never)).toBe(true);
+        else expect(after).toBeNull();
+      }
       expect((await h.plan()).steps).toEqual([]);
+
+      const declared = [...provider.writeOperations].sort();
+      const walked = [...(sent.get(kind) ?? [])].sort();
+      const unsent = declared.filter((operation) => !walked.includes(operation));
+      expect(walked, `writeOperations of ${kind} declares ${unsent.join(', ')}, which its conformance case never sends: add a change that sends it in test/providers/conformance-cases.ts, or take it out of writeOperations`).toEqual(declared);
     } finally {
       await h.close();
     }
