@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ApiClient } from '../../src/api/client.js';
+import type { ResourceKind } from '../../src/config/types.js';
 import type { Plan } from '../../src/plan-model/index.js';
+import { exportedProviderFor, exportKinds, kindOrder, nestingOrder, providerFor } from '../../src/providers/index.js';
 import { openState } from '../../src/state/index.js';
 import type { StateData } from '../../src/state/types.js';
 import { fixtures, withEmulator } from '../helpers/emulator.js';
@@ -113,6 +115,23 @@ async function snapshot(api: ApiClient, account: string, projectNames: string[])
   return out;
 }
 
+/** What export writes of account A, by kind: the objects built above and the seeded ones. Every other kind export reads has none there. */
+const exportedOfA: Partial<Record<ResourceKind, number>> = { project: 3, record: 4, credential: 4, gateway: 3, otel_export: 1, gateway_token: 5 };
+const exportedInA = Object.values(exportedOfA).reduce((sum: number, n) => sum + (n ?? 0), 0);
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/**
+ * The report's counts, from the registry: each kind export reads (never one known only from state, which has
+ * nothing to read) in the order a configuration nests them, with its noun. A kind added to the registry is
+ * counted here too (0 in this account), so the expected line never needs writing out again.
+ */
+function exportedCounts(): string {
+  return nestingOrder.filter((kind) => exportKinds.includes(kind)).map((kind) => {
+    const { export: mapping, config } = exportedProviderFor(kind);
+    return plural(exportedOfA[kind] ?? 0, mapping.noun ?? config.noun);
+  }).join(', ');
+}
+
 async function readFolder(dir: string): Promise<Record<string, string>> {
   const names = (await readdir(dir)).filter((n) => n.endsWith('.yaml')).sort();
   return Object.fromEntries(await Promise.all(names.map(async (n) => [n, await readFile(join(dir, n), 'utf8')] as const)));
@@ -148,7 +167,14 @@ describe('cplane export, then apply to another account', () => {
     const result = await runCplane(['export', '--account', A, '--out', 'env'], { cwd: work, env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`Exported account ${A} to env: 3 projects, 4 records, 0 Service Account grants, 0 user shares, 0 group shares, 4 credentials, 3 gateways, 1 OTel export, 5 tokens in 5 files.`);
+    expect(result.stdout).toContain(`Exported account ${A} to env: ${exportedCounts()} in 5 files.`);
+    // The counts of the kinds built above, in the order a configuration nests them.
+    expect(exportedCounts()).toMatch(/^3 projects, 4 records, .*4 credentials, 3 gateways, 1 OTel export, 5 tokens/);
+    // A kind known only from state is never read, so never exported nor counted; every other kind is.
+    const stateOnly = kindOrder.filter((kind) => providerFor(kind).observation === 'state');
+    expect([...exportKinds]).toEqual(kindOrder.filter((kind) => !stateOnly.includes(kind)));
+    const counts = result.stdout.split('\n')[0]!;
+    for (const kind of stateOnly) expect(counts).not.toContain(providerFor(kind).config.noun);
     expect(result.stdout).toContain('Skipped (not exported): 1 archived project, 1 archived record, 1 revoked token.');
     expect(result.stdout).toContain('  CPLANE_OTEL_CHECKOUT_EU_AUTHORIZATION  the Authorization header of the OTel export of gateway checkout-eu');
     exported = await readFolder(join(work, 'env'));
@@ -200,11 +226,11 @@ describe('cplane export --adopt', () => {
   it('links every exported address to its live object in the state of account A', async () => {
     const adopt = await runCplane(['export', '--account', A, '--out', 'managed', '--adopt'], { cwd: work, env });
     expect(adopt.code).toBe(0);
-    expect(adopt.stdout).toContain(`Adopted 20 addresses into the state of account ${A}`);
+    expect(adopt.stdout).toContain(`Adopted ${exportedInA} addresses into the state of account ${A}`);
     secrets = placeholderEnv(adopt.stdout);
     const state = JSON.parse(await readFile(join(work, 'managed', '.cplane', A, 'state.json'), 'utf8')) as StateData;
     expect(state.account).toBe(A);
-    expect(Object.keys(state.resources)).toHaveLength(20);
+    expect(Object.keys(state.resources)).toHaveLength(exportedInA);
     expect(state.resources['gateway.payments']).toMatchObject({ kind: 'gateway', id: fixtures.gateways[0]!.id, adoptedBy: 'export', fingerprints: {} });
     expect(state.resources['credential.openai-prod']).toMatchObject({ id: fixtures.credentials[0]!.id, inputs: { provider: 'openai', label: 'openai-prod', baseUrl: null } });
   });
