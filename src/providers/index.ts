@@ -18,28 +18,6 @@ import { recordProvider } from './record.js';
 import { groupShareProvider, serviceAccountGrantProvider, userShareProvider } from './record-grant.js';
 import type { Relations, ResourceProvider } from './types.js';
 
-/** Each kind's attributes by kind name, for code (and tests) that builds desired resources of a known kind. */
-export interface AttributesByKind {
-  project: AttributeType<typeof projectProvider>;
-  credential: AttributeType<typeof credentialProvider>;
-  record: AttributeType<typeof recordProvider>;
-  gateway: AttributeType<typeof gatewayProvider>;
-  gateway_token: AttributeType<typeof gatewayTokenProvider>;
-  otel_export: AttributeType<typeof otelExportProvider>;
-  project_group_role: AttributeType<typeof projectGroupRoleProvider>;
-  service_account_grant: AttributeType<typeof serviceAccountGrantProvider>;
-  user_share: AttributeType<typeof userShareProvider>;
-  group_share: AttributeType<typeof groupShareProvider>;
-}
-/** The entries of the top-level kinds in one configuration file, under their blocks' keys (ConfigFile types the rest). */
-export interface KindEntriesConfig {
-  projects?: Record<string, ConfigType<typeof projectProvider>>;
-  credentials?: Record<string, ConfigType<typeof credentialProvider>>;
-  gateways?: Record<string, ConfigType<typeof gatewayProvider>>;
-}
-type ConfigType<P> = P extends { config: { attributes(entry: infer E, ...rest: never[]): unknown } } ? E : never;
-type AttributeType<P> = P extends { config: { attributes(...args: never[]): infer A } } ? A : never;
-
 /** Every kind's definition. The order breaks ties in the derived kind order (and so in refresh and plans). */
 const definitions: readonly ResourceProvider<never, never>[] = [
   projectProvider,

@@ -13,7 +13,7 @@ describe('project', () => {
   const look = lookups({ 'project.payments': ids.project });
 
   it('updates with every editable value, keeping an ignored field at its live value', () => {
-    const want = desired('project', 'project.payments', { name: 'payments-2', description: 'new', active: false }, { ignoreChanges: ['description'] });
+    const want = desired(projectProvider, 'project.payments', { name: 'payments-2', description: 'new', active: false }, { ignoreChanges: ['description'] });
     const facts = projectProvider.diff({ desired: want, live: project, lookups: look, changedSecrets: [] });
     expect(facts.changedKeys).toEqual(['active', 'name']);
     const { writes } = projectProvider.planUpdate({ desired: want, live: project, id: ids.project, changedKeys: facts.changedKeys, lookups: look });
@@ -21,7 +21,7 @@ describe('project', () => {
   });
 
   it('unarchives an archived project before updating it', () => {
-    const want = desired('project', 'project.payments', { name: 'payments', description: 'old', active: true });
+    const want = desired(projectProvider, 'project.payments', { name: 'payments', description: 'old', active: true });
     const facts = projectProvider.diff({ desired: want, live: { ...project, archived: true }, lookups: look, changedSecrets: [] });
     expect(facts.changes).toEqual([{ path: 'archived', before: true, after: false }]);
     const { writes } = projectProvider.planUpdate({ desired: want, live: project, id: ids.project, changedKeys: facts.changedKeys, lookups: look });
@@ -29,7 +29,7 @@ describe('project', () => {
   });
 
   it('creates, then deactivates a project configured inactive, referring to the new id', () => {
-    const want = desired('project', 'project.payments', { name: 'payments', description: '', active: false });
+    const want = desired(projectProvider, 'project.payments', { name: 'payments', description: '', active: false });
     const { writes } = projectProvider.planCreate({ desired: want, lookups: lookups({}) });
     expect(writes[0]).toMatchObject({ operation: 'createProject', body: { accountId: ids.account, name: 'payments', description: '' }, effects: { id: { result: 'project_id' } } });
     expect(writes[1]).toMatchObject({ operation: 'updateProject', path: { id: { $ref: 'project.payments' } }, body: { isActive: false } });
@@ -45,12 +45,12 @@ describe('record', () => {
   const look = lookups({ 'project.payments': ids.project });
 
   it('compares tags as a set and date-times by instant, and leaves unset fields alone', () => {
-    const want = desired('record', 'record.payments/stripe-key', { project: 'payments', name: 'stripe-key', tags: ['a', 'b'], secretDueAt: '2027-01-01T00:00:00Z' });
+    const want = desired(recordProvider, 'record.payments/stripe-key', { project: 'payments', name: 'stripe-key', tags: ['a', 'b'], secretDueAt: '2027-01-01T00:00:00Z' });
     expect(recordProvider.diff({ desired: want, live, lookups: look, changedSecrets: [] }).changes).toEqual([]);
   });
 
   it('patches only changed metadata and writes a new encrypted value version', () => {
-    const want = desired('record', 'record.payments/stripe-key', { project: 'payments', name: 'stripe-key', tags: ['a'] }, { secrets: { value: { env: 'STRIPE' } } });
+    const want = desired(recordProvider, 'record.payments/stripe-key', { project: 'payments', name: 'stripe-key', tags: ['a'] }, { secrets: { value: { env: 'STRIPE' } } });
     const facts = recordProvider.diff({ desired: want, live, lookups: look, changedSecrets: ['value'] });
     expect(facts.changes).toEqual([{ path: 'tags', before: ['a', 'b'], after: ['a'] }, { path: 'value', sensitive: true }]);
     const { writes } = recordProvider.planUpdate({ desired: want, live, id: live.record_id, changedKeys: facts.changedKeys, lookups: look });
@@ -61,7 +61,7 @@ describe('record', () => {
   });
 
   it('rotates a generated value whose live due date has passed, then moves the due date an interval ahead', () => {
-    const want = desired('record', 'record.payments/salt', { project: 'payments', name: 'stripe-key', rotationIntervalDays: 30 }, { secrets: { value: { generate: { length: 32 } } } });
+    const want = desired(recordProvider, 'record.payments/salt', { project: 'payments', name: 'stripe-key', rotationIntervalDays: 30 }, { secrets: { value: { generate: { length: 32 } } } });
     const now = new Date('2026-11-24T15:00:00.000Z');
     const due = { ...live, secret_due_at: '2026-11-21T09:00:00.000Z', rotation_interval_days: 30 };
     const facts = recordProvider.diff({ desired: want, live: due, lookups: { ...look, now }, changedSecrets: [] });
@@ -82,7 +82,7 @@ describe('record', () => {
   });
 
   it('creates in a project made earlier in the same apply through a $ref, then writes the first value bound to the new record', () => {
-    const want = desired('record', 'record.payments/k', { project: 'payments', name: 'k' }, { secrets: { value: { generate: { length: 32 } } } });
+    const want = desired(recordProvider, 'record.payments/k', { project: 'payments', name: 'k' }, { secrets: { value: { generate: { length: 32 } } } });
     const { writes } = recordProvider.planCreate({ desired: want, lookups: lookups({}) });
     expect(writes[0]).toMatchObject({
       operation: 'createRecord',
@@ -103,7 +103,7 @@ describe('credential', () => {
   it('rotates a changed secret in place and refuses a provider change', () => {
     const live = { credential_id: ids.credA, account_id: ids.account, provider_id: ids.openai, label: 'a', base_url: null, status: 'active' as const, created_at: '', updated_at: '', rotated_at: null };
     const look = lookups({ 'credential.a': ids.credA });
-    const want = desired('credential', 'credential.a', { provider: 'openai', label: 'a', baseUrl: null }, { secrets: { secret: { env: 'K' } } });
+    const want = desired(credentialProvider, 'credential.a', { provider: 'openai', label: 'a', baseUrl: null }, { secrets: { secret: { env: 'K' } } });
     const facts = credentialProvider.diff({ desired: want, live, lookups: look, changedSecrets: ['secret'] });
     expect(facts).toMatchObject({ changedKeys: ['secret'], rotateKeys: ['secret'], problems: [] });
     expect(credentialProvider.planUpdate({ desired: want, live, id: ids.credA, changedKeys: ['secret'], lookups: look }).writes).toMatchObject([
@@ -119,7 +119,7 @@ describe('gateway', () => {
   const base = { project: 'payments', name: 'Prod', slug: 'prod', defaultProvider: 'openai', defaultModel: 'gpt-4o-mini', credentials: ['a'] };
 
   it('compares only the settings the configuration gives, and sends only the configured members of a group', () => {
-    const want = desired('gateway', 'gateway.prod', { ...base, settings: { requestsPerMinute: 60, cache: { ttlSeconds: 60 } } });
+    const want = desired(gatewayProvider, 'gateway.prod', { ...base, settings: { requestsPerMinute: 60, cache: { ttlSeconds: 60 } } });
     const live = liveGateway();
     const facts = gatewayProvider.diff({ desired: want, live, lookups: look, changedSecrets: [] });
     expect(facts.changes).toEqual([{ path: 'settings.cache.ttlSeconds', before: 300, after: 60 }]);
@@ -128,7 +128,7 @@ describe('gateway', () => {
   });
 
   it('attaches a new credential (by $ref) before detaching the old one', () => {
-    const want = desired('gateway', 'gateway.prod', { ...base, credentials: ['b'] });
+    const want = desired(gatewayProvider, 'gateway.prod', { ...base, credentials: ['b'] });
     const live = liveGateway();
     const facts = gatewayProvider.diff({ desired: want, live, lookups: look, changedSecrets: [] });
     expect(facts.changes).toEqual([{ path: 'credentials', before: ['a'], after: ['b'] }]);
@@ -156,7 +156,7 @@ describe('gateway token', () => {
   const state = { kind: 'gateway_token' as const, id: live.token_id, inputs: { ...base }, fingerprints: {}, createdAt: '', updatedAt: '' };
 
   it('renames in place', () => {
-    const want = desired('gateway_token', 'gateway_token.prod/ci', { ...base, name: 'ci-2' });
+    const want = desired(gatewayTokenProvider, 'gateway_token.prod/ci', { ...base, name: 'ci-2' });
     const facts = gatewayTokenProvider.diff({ desired: want, live, state, lookups: look, changedSecrets: [] });
     expect(facts.replaceKeys).toEqual([]);
     expect(gatewayTokenProvider.planUpdate({ desired: want, live, id: live.token_id, changedKeys: facts.changedKeys, lookups: look }).writes).toMatchObject([
@@ -165,14 +165,14 @@ describe('gateway token', () => {
   });
 
   it('marks scopes and expiry (compared with what was applied) as forcing a replacement', () => {
-    const want = desired('gateway_token', 'gateway_token.prod/ci', { ...base, scopes: ['run', 'read_logs'], expiresInDays: 60 });
+    const want = desired(gatewayTokenProvider, 'gateway_token.prod/ci', { ...base, scopes: ['run', 'read_logs'], expiresInDays: 60 });
     const facts = gatewayTokenProvider.diff({ desired: want, live, state, lookups: look, changedSecrets: [] });
     expect(facts.replaceKeys).toEqual(['scopes', 'expiresInDays']);
     expect(facts.changes).toContainEqual({ path: 'expiresInDays', before: 30, after: 60, forcesReplace: true });
   });
 
   it('seals the one-time plaintext of a new token', () => {
-    const want = desired('gateway_token', 'gateway_token.prod/ci', base);
+    const want = desired(gatewayTokenProvider, 'gateway_token.prod/ci', base);
     expect(gatewayTokenProvider.planCreate({ desired: want, lookups: lookups({}) }).writes[0]).toMatchObject({
       operation: 'createGatewayToken',
       path: { id: { $ref: 'gateway.prod' } },
@@ -195,7 +195,7 @@ describe('gateway token issued to a Service Account', () => {
     const results = new Map(read ? [[serviceAccounts, [ciDeployer, other]]] : []) as LookupResults;
     return { ...lookups({ 'gateway.prod': ids.gateway }), find: finder(results), list: lister(results) };
   };
-  const facts = (attributes: typeof base, read = true) => gatewayTokenProvider.diff({ desired: desired('gateway_token', 'gateway_token.prod/checkout', attributes), live, lookups: withAccounts(read), changedSecrets: [] });
+  const facts = (attributes: typeof base, read = true) => gatewayTokenProvider.diff({ desired: desired(gatewayTokenProvider, 'gateway_token.prod/checkout', attributes), live, lookups: withAccounts(read), changedSecrets: [] });
 
   it('compares the Service Account by name: the same one is no change', () => {
     expect(facts(base).changes).toEqual([]);
@@ -211,7 +211,7 @@ describe('gateway token issued to a Service Account', () => {
   });
 
   it('creates the token with the Service Account`s id and the spend limit', () => {
-    const created = gatewayTokenProvider.planCreate({ desired: desired('gateway_token', 'gateway_token.prod/checkout', base), lookups: withAccounts(true) });
+    const created = gatewayTokenProvider.planCreate({ desired: desired(gatewayTokenProvider, 'gateway_token.prod/checkout', base), lookups: withAccounts(true) });
     expect(created.writes[0]!.body).toMatchObject({ serviceAccountId: ciDeployer.service_account_id, spendLimit: '25.00', spendWindow: 'daily' });
   });
 });
@@ -219,7 +219,7 @@ describe('gateway token issued to a Service Account', () => {
 describe('otel export', () => {
   it('sends every configured header when one header value changed (the PATCH replaces the set)', () => {
     const live = { gatewayId: ids.gateway, export: { enabled: true, endpoint: 'https://otel.example.com', exportMetrics: true, exportTraces: true, headerNames: ['Authorization', 'X-Team'], updatedAt: null } };
-    const want = desired('otel_export', 'otel_export.prod', { gateway: 'prod', enabled: true, endpoint: 'https://otel.example.com', exportMetrics: true, exportTraces: true, headerNames: ['X-Team', 'Authorization'] }, {
+    const want = desired(otelExportProvider, 'otel_export.prod', { gateway: 'prod', enabled: true, endpoint: 'https://otel.example.com', exportMetrics: true, exportTraces: true, headerNames: ['X-Team', 'Authorization'] }, {
       secrets: { 'headers.Authorization': { env: 'A' }, 'headers.X-Team': { env: 'B' } },
     });
     const look = lookups({ 'gateway.prod': ids.gateway });

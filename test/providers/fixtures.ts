@@ -1,9 +1,9 @@
 // Builders of desired resources, live objects and lookups for the provider unit tests.
 import type { GatewayT, ProviderT } from '../../src/api/shapes.js';
-import type { DesiredResource, SecretSource } from '../../src/config/types.js';
+import type { DesiredResource, ResourceKind, SecretSource } from '../../src/config/types.js';
 import { emptyDirectory } from '../../src/config/index.js';
-import { finder, lister, vendors, type AttributesByKind } from '../../src/providers/index.js';
-import type { Lookups } from '../../src/providers/types.js';
+import { finder, lister, vendors } from '../../src/providers/index.js';
+import type { CreateRequest, Lookups } from '../../src/providers/types.js';
 
 export const ids = {
   account: '00000000-0000-4000-8000-000000000001',
@@ -16,12 +16,16 @@ export const ids = {
 
 export const openai: ProviderT = { provider_id: ids.openai, name: 'openai', display_name: 'OpenAI', default_base_url: 'https://api.openai.com/v1', models: ['gpt-4o-mini'] };
 
-export function desired<K extends keyof AttributesByKind>(
-  kind: K,
+/** The attributes of a kind's definition, as its `planCreate` takes them. */
+type AttributesOf<P> = P extends { planCreate(req: CreateRequest<infer A>): unknown } ? A : never;
+
+export function desired<P extends { readonly kind: ResourceKind; planCreate(req: never): unknown }>(
+  definition: P,
   address: string,
-  attributes: AttributesByKind[K],
+  attributes: AttributesOf<P>,
   extra: { secrets?: Record<string, SecretSource>; ignoreChanges?: string[]; preventDestroy?: boolean } = {},
-): DesiredResource<AttributesByKind[K]> {
+): DesiredResource<AttributesOf<P>> {
+  const { kind } = definition;
   return {
     kind,
     address,
