@@ -1,0 +1,1 @@
+import{createRequire as e}from"node:module";e(import.meta.url);const t={run:async e=>(await import(`./mcp-server.mjs`)).runMcpServer(e,{validate:async()=>(await import(`./validate.mjs`)).validateCommand,plan:async()=>(await import(`./plan.mjs`)).planCommand,apply:async()=>(await import(`./apply2.mjs`)).applyCommand})};export{t as mcpCommand};

@@ -1,0 +1,1 @@
+import{createRequire as e}from"node:module";e(import.meta.url);import{t}from"./openapi2.mjs";import{t as n}from"./errors.mjs";const r={async run(e){if(e.positionals.length>0)throw new n(`Unexpected arguments: ${e.positionals.join(` `)}.`,`Usage: cplane openapi > openapi.json`);return e.stdout.write(`${JSON.stringify(t(),null,2)}\n`),0}};export{r as openapiCommand};

@@ -1,0 +1,3 @@
+import{createRequire as e}from"node:module";e(import.meta.url);import{g as t,h as n}from"./config.mjs";import"./planner.mjs";import{t as r}from"./errors4.mjs";import{t as i}from"./exit-codes.mjs";function a(e,a,o){if(!(e instanceof r))throw e;if(o.json)a.stdout.write(`${JSON.stringify({planned:!1,diagnostics:e.diagnostics},null,2)}\n`);else if(o.format===`github`)for(let n of e.diagnostics)a.stdout.write(`${t(n)}\n`);else{let t=a.stderr.isTTY===!0&&!a.env.NO_COLOR;a.stderr.write(`Error: the plan cannot be made:\n\n${e.diagnostics.map(e=>n(e,{color:t})).join(`
+
+`)}\n\n${e.hint??``}\n`)}return i.error}export{a as t};

@@ -1,0 +1,1 @@
+import{createRequire as e}from"node:module";e(import.meta.url);import{d as t}from"./state.mjs";function n(e){let n=typeof e.values.workspace==`string`?e.values.workspace:void 0;return t(n??(e.env.CPLANE_WORKSPACE||`default`))}export{n as t};
