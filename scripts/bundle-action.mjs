@@ -49,7 +49,5 @@ await build({
     entryFileNames: '[name].mjs',
     chunkFileNames: '[name].mjs',
     minify: true,
-    // Node sets what a bundle for it needs (`require` for the CommonJS dependencies, such as pg).
-    banner: "import { createRequire as __cplaneRequire } from 'node:module'; const require = __cplaneRequire(import.meta.url);",
   },
 });

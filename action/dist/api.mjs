@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);const t={run:async e=>(await import(`./api-command.mjs`)).runApiCommand(e)};export{t as apiCommand};
+const e={run:async e=>(await import(`./api-command.mjs`)).runApiCommand(e)};export{e as apiCommand};

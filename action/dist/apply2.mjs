@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);export{t as applyCommand}from"./apply.mjs";
+export{t as applyCommand}from"./apply.mjs";

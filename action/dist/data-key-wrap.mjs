@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);import"./wrap-error.mjs";import"./key-id.mjs";export{a as wrapDataKey}from"./data-key-wrap2.mjs";
+import"./wrap-error.mjs";import"./key-id.mjs";export{a as wrapDataKey}from"./data-key-wrap2.mjs";

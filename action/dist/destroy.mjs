@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);import{c as t}from"./apply.mjs";const n={run:e=>t(e,`destroy`)};export{n as destroyCommand};
+import{c as e}from"./apply.mjs";const t={run:t=>e(t,`destroy`)};export{t as destroyCommand};

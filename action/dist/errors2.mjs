@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);import{t}from"./errors.mjs";var n=class extends t{diagnostics;constructor(e,t,n){super(e,t),this.diagnostics=n}};export{n as t};
+import{t as e}from"./errors.mjs";var t=class extends e{diagnostics;constructor(e,t,n){super(e,t),this.diagnostics=n}};export{t};

@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);const t={ok:0,error:1,changes:2,incomplete:3,unformatted:3,interrupted:130};export{t};
+const e={ok:0,error:1,changes:2,incomplete:3,unformatted:3,interrupted:130};export{e as t};

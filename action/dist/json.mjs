@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);function t(e){return`${JSON.stringify(e,null,2)}\n`}export{t};
+function e(e){return`${JSON.stringify(e,null,2)}\n`}export{e as t};

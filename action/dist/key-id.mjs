@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);import{createHash as t}from"node:crypto";function n(e){return`x25519:${t(`sha256`).update(e).digest(`hex`).slice(0,16)}`}export{n as t};
+import{createHash as e}from"node:crypto";function t(t){return`x25519:${e(`sha256`).update(t).digest(`hex`).slice(0,16)}`}export{t};

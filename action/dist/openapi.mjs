@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);export{t as openApiDocument}from"./openapi2.mjs";
+export{t as openApiDocument}from"./openapi2.mjs";

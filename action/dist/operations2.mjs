@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);import{t}from"./routes.mjs";import{n,t as r}from"./operations.mjs";export{t as fillPath,r as operationNames,n as operations};
+import{t as e}from"./routes.mjs";import{n as t,t as n}from"./operations.mjs";export{e as fillPath,n as operationNames,t as operations};

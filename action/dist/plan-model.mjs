@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);import"./address.mjs";export{};
+import"./address.mjs";export{};

@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);export{s as compilePolicies}from"./policy.mjs";
+export{s as compilePolicies}from"./policy.mjs";

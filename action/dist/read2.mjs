@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);export{r as readCommand}from"./read.mjs";
+export{r as readCommand}from"./read.mjs";

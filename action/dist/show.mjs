@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);export{n as showCommand}from"./show2.mjs";
+export{n as showCommand}from"./show2.mjs";

@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);export{t as stateListCommand,n as stateMvCommand,r as stateRmCommand,i as stateShowCommand}from"./state3.mjs";
+export{t as stateListCommand,n as stateMvCommand,r as stateRmCommand,i as stateShowCommand}from"./state3.mjs";

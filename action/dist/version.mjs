@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);const t=`0.1.0`;export{t};
+const e=`0.1.0`;export{e as t};

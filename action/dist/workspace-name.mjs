@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);import{d as t}from"./state.mjs";function n(e){let n=typeof e.values.workspace==`string`?e.values.workspace:void 0;return t(n??(e.env.CPLANE_WORKSPACE||`default`))}export{n as t};
+import{d as e}from"./state.mjs";function t(t){let n=typeof t.values.workspace==`string`?t.values.workspace:void 0;return e(n??(t.env.CPLANE_WORKSPACE||`default`))}export{t};

@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);var t=class extends Error{code;name=`WrapError`;constructor(e,t,n){super(t,n),this.code=e}};export{t};
+var e=class extends Error{code;name=`WrapError`;constructor(e,t,n){super(t,n),this.code=e}};export{e as t};

@@ -1,1 +1,1 @@
-import{createRequire as e}from"node:module";e(import.meta.url);export{r as writerKeyOf}from"./writer-key2.mjs";
+export{r as writerKeyOf}from"./writer-key2.mjs";
