@@ -1,5 +1,5 @@
-// Bundles what action.yml runs into action/dist/, committed, so a workflow's job runs the action with the
-// runner's Node and nothing installed: no `npm ci`, no dev dependencies, no install scripts (docs/ci.md).
+// Bundles what action.yml runs into action/dist/, committed, so a workflow's job runs the action with Node
+// and nothing installed: no `npm ci`, no dev dependencies, no install scripts (docs/ci.md).
 //   cplane.mjs       the CLI (`validate`, `plan`, `apply`, `drift`, `reconcile` with --github)
 //   pr-comment.mjs   the pull-request comment step (src/github/pr-comment-main.ts)
 //   drift-issue.mjs  the drift and reconcile issue step (src/github/drift-issue-main.ts)
@@ -37,7 +37,7 @@ await build({
     cel: 'node_modules/@marcbachmann/cel-js/lib/index.js',
   },
   platform: 'node',
-  // `cplane mcp` and `cplane api` (MCP's SDK and zod), which the action never runs, and what Ink and the
+  // `cplane mcp`'s SDK (and zod, which it uses), which the action never runs, and what Ink and the
   // PostgreSQL driver load only when asked (React's developer tools, the native driver, Cloudflare's sockets).
   external: [/^node:/, /^@modelcontextprotocol\//, /^zod(\/|$)/, 'react-devtools-core', 'pg-native', 'cloudflare:sockets'],
   plugins: [{ name: 'cplane-action-modules', load: (id) => replaced[id] }],
