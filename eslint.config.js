@@ -63,7 +63,7 @@ const layerRules = Object.keys(layers).map((folder) => {
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/.cplane/**', 'src/generated/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/.cplane/**', 'src/generated/**', 'action/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

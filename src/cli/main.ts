@@ -197,7 +197,8 @@ function dropOutputToClosedPipe(stream: NodeJS.WriteStream): void {
   });
 }
 
-if (process.argv[1] && /cplane(\.js)?$|cli[\\/]main\.js$/.test(process.argv[1])) {
+// Started as a program: bin/cplane.js, dist/cli/main.js, or the GitHub Action's bundle (action/dist/cplane.mjs).
+if (process.argv[1] && /cplane(\.m?js)?$|cli[\\/]main\.js$/.test(process.argv[1])) {
   dropOutputToClosedPipe(process.stdout);
   dropOutputToClosedPipe(process.stderr);
   void runCli(process.argv.slice(2), {

@@ -1,5 +1,5 @@
 /**
- * The drift-issue step of action.yml: `node dist/github/drift-issue-main.js`.
+ * The drift-issue step of action.yml: `node action/dist/drift-issue.mjs`, this file bundled (scripts/bundle-action.mjs).
  * Everything comes from the environment (never from `${{ }}` inside the
  * script): GITHUB_TOKEN, GITHUB_API_URL, GITHUB_REPOSITORY, and the step
  * outputs of `cplane drift --github`: CPLANE_HAS_DRIFT, CPLANE_MARKDOWN_FILE,

@@ -1,5 +1,5 @@
 /**
- * The comment step of action.yml: `node dist/github/pr-comment-main.js`.
+ * The comment step of action.yml: `node action/dist/pr-comment.mjs`, this file bundled (scripts/bundle-action.mjs).
  * Everything comes from the environment (never from `${{ }}` inside the
  * script): GITHUB_TOKEN, GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_EVENT_PATH
  * (the pull request's number), CPLANE_MARKDOWN_FILE and CPLANE_COMMENT_KEY

@@ -12,9 +12,8 @@
  * memory, so that a stopped rule is reported at that change. Starting it costs about 0.1 s (docs/policies.md),
  * which a plan spends while its refresh requests are in flight.
  */
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { celModuleUrl } from './cel-module.js';
 import { ENVIRONMENT_OPTIONS, RULE_VARIABLES } from './rule-variables.js';
 
 /** What one change's evaluation was when not a pass: false, or an error (thrown, or not a bool) with its first line. */
@@ -82,7 +81,7 @@ export class Sandbox {
 
   /** Starts a worker that compiles `rules` (already compiled once by compile.ts, so they compile). */
   constructor(rules: readonly string[]) {
-    celUrl ??= pathToFileURL(createRequire(import.meta.url).resolve('@marcbachmann/cel-js')).href;
+    celUrl ??= celModuleUrl();
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { celUrl, options: ENVIRONMENT_OPTIONS, variables: RULE_VARIABLES, rules, progress: this.at.buffer },

@@ -1,6 +1,6 @@
 // cplane fmt's canonical form (src/config/format.ts): schema key order, flow lists that fit, comments kept,
 // and never a change of meaning: over every examples/ folder, loadConfig reads the same DesiredState.
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -167,6 +167,18 @@ test.each(exampleFolders)('examples/%s: fmt keeps the DesiredState and every com
   expect(placeless(after.desired)).toEqual(placeless(before.desired));
   const again = await formatConfigFolder(copy, (p) => p, schema);
   for (const file of again.files) expect(file.formatted).toBe(file.text);
+});
+
+/** Every configuration folder under examples/: the examples and the modules they call. */
+const canonicalFolders = exampleFolders.flatMap((name) => {
+  const modules = join('examples', name, 'modules');
+  return [join('examples', name), ...(existsSync(modules) ? readdirSync(modules).map((m) => join(modules, m)) : [])];
+});
+
+test.each(canonicalFolders)('%s is in canonical form already: `cplane fmt --check` lists no file', async (folder) => {
+  const { files, diagnostics } = await formatConfigFolder(folder, (p) => p, schema);
+  expect(diagnostics).toEqual([]);
+  expect(files.filter((file) => file.formatted !== file.text).map((file) => file.path)).toEqual([]);
 });
 
 const entryKeys = ['name', 'description', 'lifecycle'];

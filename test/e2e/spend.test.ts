@@ -25,7 +25,10 @@ let w: World;
 const idOf = (address: string): string => (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, { id: string }> }).resources[address]!.id;
 
 beforeAll(async () => {
-  w = await world({ account: acme });
+  // The emulator's clock at noon (UTC) of today, whatever the hour: the usage an hour ago then falls in the current
+  // day (and week and month) at any wall-clock time, midnight included.
+  const hour = new Date().getUTCHours();
+  w = await world({ account: acme, clockOffset: `${hour > 12 ? '-' : ''}${Math.abs(12 - hour)}h` });
   w.config(config('40.00', ''));
   const applied = await w.cli(['apply', w.dir, '--auto-approve']);
   if (applied.code !== 0) throw new Error(applied.stderr);

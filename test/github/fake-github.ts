@@ -14,8 +14,11 @@ export const repoRoot = join(import.meta.dirname, '..', '..');
 export interface ActionStep {
   id: string;
   if?: string;
-  shell: string;
-  run: string;
+  /** A script step has `shell` and `run`; a step that uses another action (setup-node) has `uses` and `with`. */
+  shell?: string;
+  run?: string;
+  uses?: string;
+  with?: Record<string, string>;
   env?: Record<string, string>;
   'working-directory'?: string;
 }
@@ -25,9 +28,9 @@ interface Action {
   runs: { steps: ActionStep[] };
 }
 
-const action = (): Action => parse(readFileSync(join(repoRoot, 'action.yml'), 'utf8')) as Action;
+const action = (actionPath = repoRoot): Action => parse(readFileSync(join(actionPath, 'action.yml'), 'utf8')) as Action;
 
-export const actionSteps = (): ActionStep[] => action().runs.steps;
+export const actionSteps = (actionPath = repoRoot): ActionStep[] => action(actionPath).runs.steps;
 
 /** `name<<DELIMITER ... DELIMITER` and `name=value` lines of $GITHUB_OUTPUT, later ones winning. */
 export function parseOutputs(text: string): Record<string, string> {
@@ -135,7 +138,12 @@ export interface Runner {
   close(): void;
 }
 
-export function fakeRunner(): Runner {
+/**
+ * `actionPath` is where the action is checked out (github.action_path): the repository, whose action steps run
+ * the committed bundle in action/dist/ (test/github/action-bundle.test.ts checks it is the sources' build), or
+ * a copy of only the action's files.
+ */
+export function fakeRunner(actionPath = repoRoot): Runner {
   const temp = mkdtempSync(join(tmpdir(), 'cplane-gha-'));
   const workspace = join(temp, 'workspace');
   mkdirSync(workspace);
@@ -152,14 +160,15 @@ export function fakeRunner(): Runner {
       stepOutputs[id] = outputs;
     },
     async step(id, inputs, env) {
-      // The action's steps run the built CLI (bin/cplane.js under github.action_path).
+      // The tests import the built modules too; the action's steps run its bundle (action/dist/ under github.action_path).
       assertFreshBuild();
-      const step = actionSteps().find((s) => s.id === id)!;
+      const step = actionSteps(actionPath).find((s) => s.id === id)!;
+      if (step.run === undefined) throw new Error(`step ${id} uses ${step.uses}: the fake runner runs only script steps`);
       const outputFile = join(temp, `output-${id}`);
       writeFileSync(outputFile, '');
-      const context: Record<string, string> = { 'github.action_path': repoRoot, 'github.token': 'gh-test-token' };
+      const context: Record<string, string> = { 'github.action_path': actionPath, 'github.token': 'gh-test-token' };
       // Inputs not given take their defaults, as GitHub fills them.
-      for (const [name, input] of Object.entries(action().inputs)) context[`inputs.${name}`] = inputs[name] ?? (input.default ?? '').replace('${{ github.token }}', context['github.token']!);
+      for (const [name, input] of Object.entries(action(actionPath).inputs)) context[`inputs.${name}`] = inputs[name] ?? (input.default ?? '').replace('${{ github.token }}', context['github.token']!);
       for (const [stepId, outputs] of Object.entries(stepOutputs)) for (const [name, value] of Object.entries(outputs)) context[`steps.${stepId}.outputs.${name}`] = value;
       // `${{ a }}`, and `${{ a || b }}`: the first that is not empty, as GitHub's expressions give it.
       const fill = (text: string) => text.replace(/\$\{\{\s*([\w.-]+(?:\s*\|\|\s*[\w.-]+)*)\s*\}\}/g, (_, names: string) => names.split('||').map((name) => context[name.trim()] ?? '').find((value) => value !== '') ?? '');

@@ -1,0 +1,1 @@
+const e={run:async e=>(await import(`./api-command.mjs`)).runApiCommand(e)};export{e as apiCommand};

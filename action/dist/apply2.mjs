@@ -1,0 +1,1 @@
+export{t as applyCommand}from"./apply.mjs";

@@ -1,0 +1,1 @@
+export{t as openApiDocument}from"./openapi2.mjs";

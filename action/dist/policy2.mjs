@@ -1,0 +1,1 @@
+export{s as compilePolicies}from"./policy.mjs";

@@ -1,0 +1,1 @@
+export{r as readCommand}from"./read.mjs";

@@ -1,0 +1,1 @@
+export{n as showCommand}from"./show2.mjs";

@@ -1,0 +1,1 @@
+var e=class extends Error{code;name=`WrapError`;constructor(e,t,n){super(t,n),this.code=e}};export{e as t};

@@ -1,0 +1,1 @@
+export{r as writerKeyOf}from"./writer-key2.mjs";

@@ -1,0 +1,131 @@
+// The action as a workflow's job gets it: only action.yml and action/ (its committed bundle), no node_modules, no
+// package.json, nothing installed. Its own steps run from that copy against the emulator and a stand-in for the
+// comments API; and the committed bundle is what `npm run build:action` makes of the sources today.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
+import { fixtures } from '../../src/emulator/fixtures.js';
+import { assertFreshBuild } from '../helpers/built-cli.js';
+import { actionSteps, commentsApi, fakeRunner, repoRoot, type CommentsApi, type Runner } from './fake-github.js';
+
+const account = fixtures.accounts[1]!;
+const repository = 'acme/infra';
+const copy = mkdtempSync(join(tmpdir(), 'cplane-action-copy-'));
+
+let emulator: Awaited<ReturnType<typeof startEmulator>>;
+let api: CommentsApi;
+let runner: Runner;
+let env: NodeJS.ProcessEnv;
+
+/** Every file under `dir`, relative to it, with the SHA-256 of its content. */
+function digests(dir: string): Record<string, string> {
+  return Object.fromEntries(
+    readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => {
+        const path = join(entry.parentPath, entry.name);
+        return [path.slice(dir.length + 1), createHash('sha256').update(readFileSync(path)).digest('hex')];
+      })
+      .sort(([a], [b]) => (a! < b! ? -1 : 1)),
+  );
+}
+
+beforeAll(async () => {
+  cpSync(join(repoRoot, 'action.yml'), join(copy, 'action', 'action.yml'));
+  cpSync(join(repoRoot, 'action'), join(copy, 'action', 'action'), { recursive: true });
+  emulator = await startEmulator();
+  api = await commentsApi(repository, 7);
+  runner = fakeRunner(join(copy, 'action'));
+  mkdirSync(join(runner.workspace, 'infra'));
+  // A policy, so the plan runs the CEL worker, which imports the library from beside the bundle.
+  writeFileSync(
+    join(runner.workspace, 'infra', 'main.yaml'),
+    `version: 1
+account: ${account.id}
+projects:
+  shop:
+    name: shop
+    description: first
+policies:
+  described:
+    level: advisory
+    kinds: [project]
+    rule: "after.description != 'first'"
+    message: Say more than first.
+`,
+  );
+  const event = join(runner.workspace, '..', 'event.json');
+  writeFileSync(event, JSON.stringify({ pull_request: { number: 7 } }));
+  env = {
+    PATH: process.env.PATH,
+    HOME: runner.workspace,
+    NO_COLOR: '1',
+    CPLANE_BASE_URL: emulator.url,
+    CPLANE_TOKEN: fixtures.tokens.admin,
+    CPLANE_STATE_KEY: Buffer.alloc(32, 5).toString('base64'),
+    GITHUB_API_URL: api.url,
+    GITHUB_REPOSITORY: repository,
+    GITHUB_EVENT_PATH: event,
+    GITHUB_EVENT_NAME: 'pull_request',
+  };
+});
+afterAll(async () => {
+  runner.close();
+  await api.close();
+  await emulator.close();
+  rmSync(copy, { recursive: true, force: true });
+});
+
+describe('the action from a copy of only its files', () => {
+  it('sets up Node itself and installs nothing: no step runs npm, and the copy holds no node_modules or package.json', () => {
+    const steps = actionSteps();
+    expect(steps[0]).toMatchObject({ id: 'node', uses: 'actions/setup-node@v4', with: { 'node-version': '20' } });
+    for (const step of steps) expect(step.run ?? '').not.toMatch(/\bnpm\b|\bnpx\b/);
+    const files = Object.keys(digests(copy));
+    expect(files).toEqual(expect.arrayContaining(['action/action.yml', 'action/action/dist/cplane.mjs', 'action/action/dist/pr-comment.mjs', 'action/action/dist/drift-issue.mjs', 'action/action/dist/cel.mjs']));
+    expect(files.filter((file) => /(^|\/)(node_modules|package\.json)(\/|$)/.test(file))).toEqual([]);
+  });
+
+  it('plans with a policy, writes the step outputs and summary, and keeps the pull request comment', async () => {
+    const inputs = { command: 'plan', 'working-directory': '.', args: 'infra --out prod.plan.json', comment: 'true' };
+    const run = await runner.step('cplane', inputs, env);
+    expect(run.stderr).toContain('Saved the plan to');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('described: Say more than first.');
+    expect(run.outputs).toMatchObject({ has_changes: 'true', add: '1', plan_file: join(runner.workspace, 'prod.plan.json'), comment_key: `infra:${account.id}@default` });
+    expect(runner.summary()).toContain('**Plan: 1 to add, 0 to change, 0 to replace, 0 to remove.**');
+
+    const comment = await runner.step('comment', inputs, env);
+    expect(comment.stdout).toBe(`Plan comment for infra:${account.id}@default: 1 created, 0 updated, 0 deleted.\n`);
+    expect(api.comments[0]!.body).toContain('| `+` | `project.shop` | create |');
+
+    const applied = await runner.step('cplane', { command: 'apply', 'working-directory': '.', args: 'prod.plan.json' }, env);
+    expect(applied.code).toBe(0);
+    const again = await runner.step('cplane', { ...inputs, args: 'infra' }, env);
+    expect(again.outputs).toMatchObject({ has_changes: 'false', add: '0' });
+  });
+
+  it('carries the PostgreSQL driver: a state URL reaches the connection, not a missing package', async () => {
+    const run = await runner.step('cplane', { command: 'plan', 'working-directory': '.', args: 'infra' }, { ...env, CPLANE_STATE: 'postgres://cplane:pw@127.0.0.1:9/state' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('Cannot use the PostgreSQL state at postgres://cplane:***@127.0.0.1:9/state: connect ECONNREFUSED 127.0.0.1:9.');
+    expect(run.stderr).not.toContain('pw@');
+  });
+});
+
+it('the committed action/dist/ is what `npm run build:action` makes of the sources', { timeout: 120_000 }, () => {
+  assertFreshBuild();
+  const rebuilt = mkdtempSync(join(tmpdir(), 'cplane-action-build-'));
+  try {
+    execFileSync(process.execPath, [join(repoRoot, 'scripts', 'bundle-action.mjs'), rebuilt], { stdio: 'pipe' });
+    const [committed, fresh] = [digests(join(repoRoot, 'action', 'dist')), digests(rebuilt)];
+    const differing = [...new Set([...Object.keys(committed), ...Object.keys(fresh)])].filter((file) => committed[file] !== fresh[file]);
+    expect(differing, 'action/dist/ is not the build of the sources: run `npm run build:action` and commit action/dist/').toEqual([]);
+  } finally {
+    rmSync(rebuilt, { recursive: true, force: true });
+  }
+});
