@@ -4,8 +4,8 @@
 // costs two X25519 scalar multiplications (the ephemeral key and its shared secret; the static one is kept per
 // reader), an unwrap two or three.
 import { randomBytes } from 'node:crypto';
-import { unwrapDataKey, wrapDataKey } from '../dist/crypto/data-key-wrap.js';
-import { generateKeyPair, recipientOf } from '../dist/crypto/hpke.js';
+import { unwrapDataKey, wrapDataKey } from '@cplane/sdk/internal/data-key-wrap';
+import { generateKeyPair, recipientOf } from '@cplane/sdk/internal/hpke';
 import { recordKek, sealRecordValue } from '../dist/crypto/record-value.js';
 
 const N = 2000;

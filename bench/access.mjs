@@ -9,8 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { wrapDataKey } from '../dist/crypto/data-key-wrap.js';
-import { generateKeyPair, recipientOf } from '../dist/crypto/hpke.js';
+import { wrapDataKey } from '@cplane/sdk/internal/data-key-wrap';
+import { generateKeyPair, recipientOf } from '@cplane/sdk/internal/hpke';
 import { startEmulator } from '../dist/emulator/index.js';
 import { fixtures } from '../dist/emulator/fixtures.js';
 import { fixtureKeyPair } from '../dist/emulator/keys.js';

@@ -54,7 +54,7 @@ export function stateKeyRing(state: StateStore, readSecret: (source: SecretSourc
     async wrap({ recordId, recipientId, publicKey }) {
       const { version, dataKey, digest } = await currentDataKey(recordId);
       // Loaded when the first wrap is made: a plan, and an apply without readers, never load HPKE.
-      const { wrapDataKey } = await import('../crypto/data-key-wrap.js');
+      const { wrapDataKey } = await import('@cplane/sdk/internal/data-key-wrap');
       const recipientPublicKey = new Uint8Array(Buffer.from(publicKey, 'base64'));
       const writer = (await state.crypto.writerKey()).sender;
       return wrapDataKey({ dataKey, recipientPublicKey, accountId, recordId, version, recipientId, valueDigest: digest, writer, wrappedAt: now() });

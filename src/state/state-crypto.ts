@@ -10,7 +10,7 @@
 import type { EncryptedValueT } from '../api/shapes.js';
 import { fingerprint as fingerprintOf } from '../crypto/fingerprint.js';
 import { decryptRecordValue, openDataKey, recordKek, sealRecordValue, type ValueBinding } from '../crypto/record-value.js';
-import type { WriterKey } from '../crypto/writer-key.js';
+import type { WriterKey } from '@cplane/sdk/internal/writer-key';
 import { openSecret, sealSecret, SealError } from '../crypto/seal.js';
 import type { SealedValue } from '../crypto/seal.js';
 import { deriveSubkey } from '../crypto/state-key.js';
@@ -78,7 +78,7 @@ export function stateKeys(key: Uint8Array): StateKeys {
     fingerprint: deriveSubkey(key, 'fingerprint'),
     record: recordKek(key),
     planFile: planMacKey(key),
-    writer: () => (writer ??= import('../crypto/writer-key.js').then(({ writerKeyOf }) => writerKeyOf(deriveSubkey(key, 'writer key')))),
+    writer: () => (writer ??= import('@cplane/sdk/internal/writer-key').then(({ writerKeyOf }) => writerKeyOf(deriveSubkey(key, 'writer key')))),
   };
 }
 

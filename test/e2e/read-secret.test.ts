@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wrapDataKey } from '../../src/sdk/index.js';
 import { openDataKey, recordKek, valueDigest } from '../../src/crypto/record-value.js';
 import { deriveSubkey } from '../../src/crypto/state-key.js';
-import { writerKeyOf } from '../../src/crypto/writer-key.js';
+import { writerKeyOf } from '@cplane/sdk/internal/writer-key';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { fixtureKeyPair } from '../../src/emulator/keys.js';
 import { privateKeyOf } from '../helpers/readers.js';
