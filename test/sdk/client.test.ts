@@ -82,7 +82,7 @@ describe('refusals, worded for an application', () => {
     const hostileText = await lyingApi(/\/read$/, json(403, { ok: false, error: { code: 'forbidden', message: `no\u001b[2J\u202eaccess${'x'.repeat(500)}` } }));
     const error = (await readRecordFields(clientOf(fixtures.tokens.serviceAccount, hostileText), recordId).catch((e: unknown) => e)) as Error;
     expect(error.message).toContain('(no?[2J?accessxxx');
-    expect(error.message).not.toMatch(/[\u001b\u202e]/);
+    for (const character of ['\u001b', '\u202e']) expect(error.message).not.toContain(character);
     expect(error.message).not.toContain('x'.repeat(300));
   });
 

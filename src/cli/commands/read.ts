@@ -53,6 +53,12 @@ function minVersionOf(ctx: CommandContext): number | undefined {
   return Number(text);
 }
 
+/** The CLI's own advice on a private key it cannot use (the SDK's hints name no flag or command). */
+const readerKeyHints: Partial<Record<ReaderKeyError['code'], string>> = {
+  READER_KEY_INVALID: 'Give the Service Account\'s private key as its dashboard (or `cplane emulator --print-fixtures`) shows it.',
+  READER_KEY_FILE_MISSING: 'Check the path given to --key-file.',
+};
+
 /** The reader's private key, when one is given (CPLANE_SA_KEY or --key-file; the flag wins). */
 function readerKey(ctx: CommandContext): Uint8Array | undefined {
   const file = typeof ctx.values['key-file'] === 'string' ? ctx.values['key-file'] : undefined;
@@ -67,7 +73,7 @@ function readerKey(ctx: CommandContext): Uint8Array | undefined {
     registerSecret(env);
     return decodeReaderKey(env, 'CPLANE_SA_KEY');
   } catch (error) {
-    if (error instanceof ReaderKeyError) throw new AbortError(error.message, error.hint);
+    if (error instanceof ReaderKeyError) throw new AbortError(error.message, readerKeyHints[error.code] ?? error.hint);
     throw error;
   }
 }
