@@ -85,7 +85,7 @@ it('installs from its packed tarball into an empty folder, offline, within the g
   const manifest = JSON.parse(readFileSync(join(modules, '@cplane', 'sdk', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
   expect(Object.keys(manifest.dependencies)).toEqual(['@noble/ciphers']);
   // Only the built files: no sources, tests or source maps.
-  expect(readdirSync(join(modules, '@cplane', 'sdk')).sort()).toEqual(['dist', 'package.json']);
+  expect(readdirSync(join(modules, '@cplane', 'sdk')).sort()).toEqual(['README.md', 'dist', 'package.json']);
 });
 
 it('reads the granted secret from there, in the Service Account\'s own account, and sees its value', async () => {
