@@ -63,7 +63,8 @@ export async function readSecretValue(client: ReaderClient, options: ReadSecretO
   if (trustedWriters.length === 0) {
     throw new WrapError('WRAP_UNTRUSTED_WRITER', 'No writer key is trusted, so no value can be accepted: give writerKeys, the public writer key of the configuration that writes your secrets (its owner hands it out; it is not secret).');
   }
-  const accountId = options.accountId ?? client.accountId;
+  // The account asked for, or found (./account.ts): the wrapper must then name it too.
+  const accountId = options.accountId ?? client.accountId ?? (await discoverAccount(client));
   const fields = await readRecordFields(client, options.recordId, accountId);
   const seen = newestRead.get(options.recordId);
   const minVersion = Math.max(options.minVersion ?? 1, seen ?? 1);
