@@ -63,7 +63,7 @@ const layerRules = Object.keys(layers).map((folder) => {
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/.cplane/**', 'src/generated/**', 'action/dist/**'] },
+  { ignores: ['dist/**', '**/dist/**', 'node_modules/**', 'coverage/**', '**/.cplane/**', 'src/generated/**', 'action/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -85,7 +85,13 @@ export default tseslint.config(
   {
     // The MCP server and the other faces never decrypt a record (spec rule 1: plaintext only in trusted clients).
     files: ['src/faces/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(sdk/|crypto/(read-value|reader-key|data-key-wrap))', message: 'src/faces/ never decrypts a record value: no import of sdk/ or of the readers\' cryptography (docs/access.md).' }] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^((\\.\\./)+(sdk/|crypto/(read-value|reader-key|data-key-wrap))|@cplane/sdk)', message: 'src/faces/ never decrypts a record value: no import of sdk/ or of the readers\' cryptography (@cplane/sdk; docs/access.md).' }] }] },
+  },
+  {
+    // The SDK package (packages/sdk, `@cplane/sdk`) stands alone: its files import each other, Node and @noble/ciphers,
+    // never cplane's src/ (cplane imports it, not the other way round), so it installs with one dependency.
+    files: ['packages/sdk/src/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!node:|@noble/ciphers/|\\./)', message: 'packages/sdk imports only its own files (./x.js), node: modules and @noble/ciphers (docs/sdk.md).' }] }] },
   },
   {
     // The ground floor imports nothing of ours.

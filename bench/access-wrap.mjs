@@ -1,11 +1,11 @@
 // Benchmark: the time to wrap a record's data key for one reader (HPKE auth mode under cplane's writer key, X25519 /
-// HKDF-SHA256 / ChaCha20-Poly1305, src/crypto/data-key-wrap.ts) and to unwrap it, against cplane's own state-key
+// HKDF-SHA256 / ChaCha20-Poly1305, packages/sdk/src/data-key-wrap.ts) and to unwrap it, against cplane's own state-key
 // wrap of a value (XChaCha20-Poly1305, src/crypto/record-value.ts) as the yardstick. Printed, never asserted. A wrap
 // costs two X25519 scalar multiplications (the ephemeral key and its shared secret; the static one is kept per
 // reader), an unwrap two or three.
 import { randomBytes } from 'node:crypto';
-import { unwrapDataKey, wrapDataKey } from '../dist/crypto/data-key-wrap.js';
-import { generateKeyPair, recipientOf } from '../dist/crypto/hpke.js';
+import { unwrapDataKey, wrapDataKey } from '@cplane/sdk/internal/data-key-wrap';
+import { generateKeyPair, recipientOf } from '@cplane/sdk/internal/hpke';
 import { recordKek, sealRecordValue } from '../dist/crypto/record-value.js';
 
 const N = 2000;

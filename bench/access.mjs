@@ -1,6 +1,6 @@
 // Access as code at scale: 1,000 records, each granted to 3 Service Accounts, in one apply against the emulator
 // with 20 ms latency per request at parallelism 32. Each grant's write carries the record's data key wrapped for
-// its Service Account at apply time (HPKE, src/crypto/data-key-wrap.ts), with the data key the record's own write
+// its Service Account at apply time (HPKE, packages/sdk/src/data-key-wrap.ts), with the data key the record's own write
 // made in the same apply (no read). Printed against the write bound (writes × latency ÷ parallelism; goal ≤ 1.5×),
 // with the time per wrap.
 // Printed, never asserted. The emulator's fixtures hold one active Service Account in the account: two more are
@@ -9,8 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { wrapDataKey } from '../dist/crypto/data-key-wrap.js';
-import { generateKeyPair, recipientOf } from '../dist/crypto/hpke.js';
+import { wrapDataKey } from '@cplane/sdk/internal/data-key-wrap';
+import { generateKeyPair, recipientOf } from '@cplane/sdk/internal/hpke';
 import { startEmulator } from '../dist/emulator/index.js';
 import { fixtures } from '../dist/emulator/fixtures.js';
 import { fixtureKeyPair } from '../dist/emulator/keys.js';

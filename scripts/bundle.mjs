@@ -35,8 +35,9 @@ const configModules = new RegExp(
  */
 const engineModules = new RegExp(
   `^(${ours(
-    // Not the readers' cryptography (HPKE and its hashes): only `read`, the SDK and the emulator use it.
-    'api/(client|errors|limiter|retry|routes|transport|result-check)|generated/(state-schema|result-checks)|crypto/(?!hpke|data-key-wrap|read-value|reader-key|writer-key).+|(state|providers|policy|planner|plan-model|render|applier)/.+|' +
+    // Not the readers' cryptography (HPKE and its hashes, in @cplane/sdk): only `read`, the key ring and the emulator
+    // load it; the SDK's modules the engine imports (transport, retry, the value binding) follow their importers.
+    'api/(client|errors|limiter|routes|result-check)|generated/(state-schema|result-checks)|crypto/.+|(state|providers|policy|planner|plan-model|render|applier)/.+|' +
       'ui/(plain-lines|summary-text|progress-model|words)|cli/(commands/(plan|drift|apply|destroy|output|state|state-transfer|force-unlock)|[a-z-]+)|session/[a-z-]+',
   )}|${deps('@noble/ciphers|pg-connection-string|diff')})`,
 );

@@ -1,7 +1,8 @@
 /**
  * The typed API client. Every request is built from the operation table in
  * operations.ts: there is no per-endpoint request code. The transport is a
- * keep-alive agent (transport.ts); retries follow retry.ts; the number of requests in
+ * keep-alive agent and retries follow the retry policy, both shared with the SDK
+ * (@cplane/sdk: packages/sdk/src/transport.ts, retry.ts); the number of requests in
  * flight is bounded by a Limiter. The bearer token is only ever put in the
  * Authorization header: never in a URL, an event, an error or a log.
  */
@@ -12,16 +13,12 @@ import { Limiter } from './limiter.js';
 import type { OperationName, RequestOf, ResultOf } from './operations.js';
 import { resultProblem } from './result-check.js';
 import { fillPath, routes, type Route, type Routes } from './routes.js';
-import { createTransport, type Answer, type Transport } from './transport.js';
+import { backoffDelay, defaultRetryPolicy, isTransient, type RetryPolicy } from '@cplane/sdk/internal/retry';
+import { createTransport, type Answer, type Transport } from '@cplane/sdk/internal/transport';
+import { identityOf, isLoopbackHost, type TokenIdentity } from '@cplane/sdk/internal/client';
 import { version } from '../version.js';
-import { backoffDelay, defaultRetryPolicy, isTransient, type RetryPolicy } from './retry.js';
 
-export type TokenIdentity = 'human' | 'service_account';
-
-/** Identity of a token, from its prefix (spec, Authentication 2 and 3). */
-export function identityOf(token: string): TokenIdentity {
-  return token.startsWith('sk-svc-sa-') ? 'service_account' : 'human';
-}
+export { identityOf, isLoopbackHost, type TokenIdentity } from '@cplane/sdk/internal/client';
 
 /** What the client reports as it works; never holds a token or a body. */
 export type ClientEvent =
@@ -87,12 +84,6 @@ export type ItemOf<K extends OperationName> =
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
-/** Hosts that are this machine: http to them cannot be read on a network path. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
 /** Why an attempt was cut short by the client itself, as the abort reason of its signal. */
 class DeadlinePassed extends Error {}
 
@@ -101,6 +92,8 @@ export const MAX_PAGE_SIZE = 200;
 
 export class ApiClient {
   readonly identity: TokenIdentity;
+  /** The account sent by default (`x-account-id`), when the client was made with one. */
+  readonly accountId: string | undefined;
   private readonly transport: Transport;
   private readonly basePath: string;
   private readonly retry: RetryPolicy;
@@ -117,6 +110,7 @@ export class ApiClient {
     this.basePath = url.pathname.replace(/\/+$/, '') + '/v1';
     this.transport = createTransport(url, Math.max(options.concurrency ?? 10, 1));
     this.identity = identityOf(options.token);
+    this.accountId = options.accountId || undefined;
     this.retry = { ...defaultRetryPolicy, ...options.retry };
     this.limiter = new Limiter(options.concurrency ?? 10);
     this.limits = { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES };

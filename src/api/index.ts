@@ -6,5 +6,5 @@ export { ApiClient, createClient, identityOf, isLoopbackHost, DEFAULT_MAX_RESPON
 export { ApiError, IdentityRefusedError, InsecureTransportError, NetworkError, ResponseTooLargeError } from './errors.js';
 export { routes, routeNames, fillPath, type Route, type RouteName } from './routes.js';
 export { operations, operationNames, type OperationName, type OperationSpec, type RequestOf, type ResultOf, type BodyOf, type QueryOf, type PathParams } from './operations.js';
-export { defaultRetryPolicy, type RetryPolicy } from './retry.js';
+export { defaultRetryPolicy, type RetryPolicy } from '@cplane/sdk/internal/retry';
 export type * from './shapes.js';

@@ -3,7 +3,7 @@
  * token delivered to a record, from the token's plaintext sealed in state), record
  * values encrypted with the state's record key and bound to their place (account, record, version), and a
  * record's data key wrapped for a reader with HPKE auth mode under cplane's writer key, bound to the record, the
- * version, the value's digest and the reader (crypto/data-key-wrap.ts).
+ * version, the value's digest and the reader (@cplane/sdk: packages/sdk/src/data-key-wrap.ts).
  *
  * The data key of a version this apply wrote is kept from its write; any other record's current value is read
  * once and its data key opened with cplane's own wrapper, which refuses a value bound to another record or
@@ -54,7 +54,7 @@ export function stateKeyRing(state: StateStore, readSecret: (source: SecretSourc
     async wrap({ recordId, recipientId, publicKey }) {
       const { version, dataKey, digest } = await currentDataKey(recordId);
       // Loaded when the first wrap is made: a plan, and an apply without readers, never load HPKE.
-      const { wrapDataKey } = await import('../crypto/data-key-wrap.js');
+      const { wrapDataKey } = await import('@cplane/sdk/internal/data-key-wrap');
       const recipientPublicKey = new Uint8Array(Buffer.from(publicKey, 'base64'));
       const writer = (await state.crypto.writerKey()).sender;
       return wrapDataKey({ dataKey, recipientPublicKey, accountId, recordId, version, recipientId, valueDigest: digest, writer, wrappedAt: now() });

@@ -20,28 +20,20 @@
  * NUL account NUL recordId NUL version.
  *
  * Readers other than cplane get the same data key wrapped for their own
- * public key (./data-key-wrap.ts); the API hands each reader its wrapper in
- * place of `wrapper.wrappedDek`.
+ * public key (@cplane/sdk's data-key-wrap.ts); the API hands each reader its
+ * wrapper in place of `wrapper.wrappedDek`. Opening a value with its data key,
+ * and the binding, are the SDK's (its record-value.ts): one copy, shared.
  */
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { randomBytes } from '@noble/ciphers/utils.js';
 import { createHash, hkdfSync } from 'node:crypto';
 import type { EncryptedValueT } from '../api/shapes.js';
-import { WrapError } from './wrap-error.js';
+import { bindingParts, checkValueAlg, decryptWithDataKey, RECORD_VALUE_ALG, valueDigest, valueMismatch, type ValueBinding } from '@cplane/sdk/internal/record-value';
+import { WrapError } from '@cplane/sdk/internal/wrap-error';
 
-export const RECORD_VALUE_ALG = 'xchacha20poly1305+kek-hkdf-sha256/v2';
-/** The first format, bound to nothing: read by nothing now but the migration's error message. */
-export const UNBOUND_RECORD_VALUE_ALG = 'xchacha20poly1305+kek-hkdf-sha256/v1';
-
-/** Where a value belongs: what its ciphertext and cplane's own wrapper are bound to. */
-export interface ValueBinding {
-  accountId: string;
-  recordId: string;
-  version: number;
-}
+export { decryptWithDataKey, RECORD_VALUE_ALG, UNBOUND_RECORD_VALUE_ALG, valueDigest, type ValueBinding } from '@cplane/sdk/internal/record-value';
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** The record key-encryption key: HKDF-SHA256 of the state key, so it is never the state key itself. */
 export function recordKek(stateKey: Uint8Array): Uint8Array {
@@ -55,17 +47,12 @@ export function recordKeyId(kek: Uint8Array): string {
 
 /** The associated data of a value's ciphertext. */
 function bindingAad(binding: ValueBinding): Uint8Array {
-  return encoder.encode(['cplane/value/v2', binding.accountId, binding.recordId, String(binding.version)].join('\0'));
+  return encoder.encode(bindingParts(binding).join('\0'));
 }
 
 /** The associated data of cplane's own wrapper: the KEK's id and the binding. */
 function ownWrapperAad(keyId: string, binding: ValueBinding): Uint8Array {
-  return encoder.encode([keyId, 'cplane/value/v2', binding.accountId, binding.recordId, String(binding.version)].join('\0'));
-}
-
-/** SHA-256 (hex) of a value's ciphertext and nonce: what a reader's wrapper is bound to (./data-key-wrap.ts). */
-export function valueDigest(value: { ciphertext: string; wrapper: { nonce?: string } }): string {
-  return createHash('sha256').update(`${value.ciphertext}\0${value.wrapper.nonce ?? ''}`).digest('hex');
+  return encoder.encode([keyId, ...bindingParts(binding)].join('\0'));
 }
 
 /** Encrypts `plaintext` for its place; returns the value, its fresh data key, and its digest for the readers' wrappers. */
@@ -92,7 +79,7 @@ export function decryptRecordValue(kek: Uint8Array, value: EncryptedValueT, bind
  */
 export function openDataKey(kek: Uint8Array, value: EncryptedValueT, binding: ValueBinding): Uint8Array {
   const keyId = recordKeyId(kek);
-  checkAlg(value, binding);
+  checkValueAlg(value, binding);
   if (value.wrapper.keyId !== keyId) {
     throw new WrapError('WRAP_OTHER_KEY', `The value of record ${binding.recordId} was wrapped with key ${value.wrapper.keyId}, not this state's key ${keyId}.`);
   }
@@ -100,40 +87,8 @@ export function openDataKey(kek: Uint8Array, value: EncryptedValueT, binding: Va
   try {
     return xchacha20poly1305(kek, wrapped.subarray(0, 24), ownWrapperAad(keyId, binding)).decrypt(wrapped.subarray(24));
   } catch (cause) {
-    throw mismatch(binding, cause);
+    throw valueMismatch(binding, cause);
   }
-}
-
-/** The plaintext of a value, given its data key (from cplane's wrapper or a reader's HPKE wrapper) and its place. */
-export function decryptWithDataKey(dataKey: Uint8Array, value: Pick<EncryptedValueT, 'ciphertext' | 'wrapper'>, binding: ValueBinding): string {
-  checkAlg(value, binding);
-  const nonce = Buffer.from(value.wrapper.nonce ?? '', 'base64');
-  let bytes: Uint8Array;
-  try {
-    bytes = xchacha20poly1305(dataKey, nonce, bindingAad(binding)).decrypt(Buffer.from(value.ciphertext, 'base64'));
-  } catch (cause) {
-    throw mismatch(binding, cause);
-  }
-  return decoder.decode(bytes);
-}
-
-function mismatch(binding: ValueBinding, cause: unknown): WrapError {
-  return new WrapError(
-    'WRAP_VALUE_MISMATCH',
-    `The value of record ${binding.recordId} does not match its wrapper for version ${binding.version} of account ${binding.accountId}: the API returned another record's or another version's value, or the bytes were altered.`,
-    { cause },
-  );
-}
-
-function checkAlg(value: Pick<EncryptedValueT, 'wrapper'>, binding: ValueBinding): void {
-  if (value.wrapper.alg === RECORD_VALUE_ALG) return;
-  if (value.wrapper.alg === UNBOUND_RECORD_VALUE_ALG) {
-    throw new WrapError(
-      'WRAP_UNBOUND_VALUE',
-      `The value of record ${binding.recordId} was written before values were bound to their record (${UNBOUND_RECORD_VALUE_ALG}), so it cannot be told from another record's value; it is not used.`,
-    );
-  }
-  throw new WrapError('WRAP_MALFORMED', `The value of record ${binding.recordId} uses ${value.wrapper.alg}, not ${RECORD_VALUE_ALG}.`);
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

@@ -7,7 +7,7 @@
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { readOwnerOnlyFile } from './owner-only-file.js';
+import { readOwnerOnlyFile } from '@cplane/sdk/internal/owner-only-file';
 import { join } from 'node:path';
 import { createHash, createHmac, hkdfSync, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 

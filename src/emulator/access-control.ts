@@ -49,9 +49,15 @@ export function checkIdentity(caller: Caller, spec: OperationSpec, db: Db): void
   if (spec.identity === 'H') throw forbidden('not_authorized');
 }
 
-/** The `x-account-id` account, checked to be one the caller belongs to. */
+/** The `x-account-id` account, checked to be one the caller belongs to (a Service Account's own without it). */
 export function resolveAccount(headers: IncomingHttpHeaders, caller: Caller, db: Db): string {
   const raw = headers['x-account-id'];
+  // A Service Account belongs to one account, and may not list accounts (human-only): without the header, it
+  // acts in its own (docs/api-assumptions.md).
+  if ((raw === undefined || raw === '') && caller.kind === 'service_account') {
+    const own = db.serviceAccounts.find((s) => s.service_account_id === caller.serviceAccountId)?.account_id;
+    if (own) return own;
+  }
   if (raw === undefined || raw === '') throw badRequest('account_id_required', ['header: x-account-id is required for this operation']);
   if (Array.isArray(raw) || raw.includes(',')) throw invalid('header: x-account-id must be given once');
   if (!isUuid(raw)) throw invalid('header: x-account-id must be a uuid');

@@ -10,9 +10,11 @@
  * binding differently (it never holds a reader's private key); the emulator
  * is stricter, which is what tests need: a fake wrapper is refused.
  */
-import { keyIdOf, parseWrappedDek, unwrapDataKey, WrapError } from '../crypto/data-key-wrap.js';
+import { keyIdOf } from '@cplane/sdk/internal/key-id';
+import { parseWrappedDek, unwrapDataKey } from '@cplane/sdk/internal/data-key-wrap';
+import { WrapError } from '@cplane/sdk/internal/wrap-error';
+import { deriveKeyPair, recipientOf, type HpkeKeyPair, type HpkeRecipient } from '@cplane/sdk/internal/hpke';
 import { valueDigest } from '../crypto/record-value.js';
-import { deriveKeyPair, recipientOf, type HpkeKeyPair, type HpkeRecipient } from '../crypto/hpke.js';
 import { badRequest, conflict } from './errors.js';
 import type { Db } from './store.js';
 

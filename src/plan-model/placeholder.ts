@@ -20,7 +20,7 @@ export type Placeholder =
    */
   | { tag: '$encrypt'; encrypt: EncryptTarget }
   /**
-   * A record's current data key wrapped with HPKE for one reader (crypto/data-key-wrap.ts): the record by its
+   * A record's current data key wrapped with HPKE for one reader (@cplane/sdk: packages/sdk/src/data-key-wrap.ts): the record by its
    * id or a `$ref` to its address, the recipient by the reader's id, and the reader's X25519 key (base64).
    */
   | { tag: '$wrap'; wrap: WrapTarget };

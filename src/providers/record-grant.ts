@@ -12,7 +12,7 @@
  * users and groups by their name in the configuration's `directory:`, which gives their id and public key.
  */
 import type { RecordMetaT, ServiceAccountT } from '../api/shapes.js';
-import { keyIdOf } from '../crypto/key-id.js';
+import { keyIdOf } from '@cplane/sdk/internal/key-id';
 import type { Entry } from '../config/kind-block.js';
 import type { Directory, DirectorySection } from '../config/types.js';
 import { resourceAddress, type Template } from '../plan-model/index.js';

@@ -10,7 +10,7 @@
 import type { EncryptedValueT } from '../api/shapes.js';
 import { fingerprint as fingerprintOf } from '../crypto/fingerprint.js';
 import { decryptRecordValue, openDataKey, recordKek, sealRecordValue, type ValueBinding } from '../crypto/record-value.js';
-import type { WriterKey } from '../crypto/writer-key.js';
+import type { WriterKey } from '@cplane/sdk/internal/writer-key';
 import { openSecret, sealSecret, SealError } from '../crypto/seal.js';
 import type { SealedValue } from '../crypto/seal.js';
 import { deriveSubkey } from '../crypto/state-key.js';
@@ -40,10 +40,10 @@ export interface StateCrypto {
   decryptRecordValue(value: EncryptedValueT, binding: ValueBinding): string;
   /**
    * The data key of a value this state encrypted for that place, from cplane's own wrapper: what is wrapped
-   * again for each reader (crypto/data-key-wrap.ts). Refused (WrapError) for a value of another place.
+   * again for each reader (@cplane/sdk: packages/sdk/src/data-key-wrap.ts). Refused (WrapError) for a value of another place.
    */
   openRecordDataKey(value: EncryptedValueT, binding: ValueBinding): Uint8Array;
-  /** cplane's writer key (crypto/writer-key.ts), derived from the state key: readers' wrappers are sealed with it. */
+  /** cplane's writer key (@cplane/sdk: packages/sdk/src/writer-key.ts), derived from the state key: readers' wrappers are sealed with it. */
   writerKey(): Promise<WriterKey>;
   /** The MAC of a saved plan file (crypto/plan-mac.ts) under this state's key. */
   planFileMac(plan: object): string;
@@ -78,7 +78,7 @@ export function stateKeys(key: Uint8Array): StateKeys {
     fingerprint: deriveSubkey(key, 'fingerprint'),
     record: recordKek(key),
     planFile: planMacKey(key),
-    writer: () => (writer ??= import('../crypto/writer-key.js').then(({ writerKeyOf }) => writerKeyOf(deriveSubkey(key, 'writer key')))),
+    writer: () => (writer ??= import('@cplane/sdk/internal/writer-key').then(({ writerKeyOf }) => writerKeyOf(deriveSubkey(key, 'writer key')))),
   };
 }
 

@@ -3,8 +3,9 @@
 // each mismatch is refused with its own code, and a writer the reader does not trust is refused by name.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { keyIdOf, parseWrappedDek, unwrapDataKey, wrapDataKey, type WrapDataKeyRequest } from '../../src/crypto/data-key-wrap.js';
-import { generateKeyPair, recipientOf, sealBase } from '../../src/crypto/hpke.js';
+import { keyIdOf } from '@cplane/sdk/internal/key-id';
+import { parseWrappedDek, unwrapDataKey, wrapDataKey, type WrapDataKeyRequest } from '@cplane/sdk/internal/data-key-wrap';
+import { generateKeyPair, recipientOf, sealBase } from '@cplane/sdk/internal/hpke';
 
 const reader = generateKeyPair();
 const other = generateKeyPair();
@@ -59,7 +60,7 @@ describe('wrapDataKey / unwrapDataKey', () => {
   it('refuses the first format (base mode, no writer) by name', () => {
     const sealed = sealBase(reader.publicKey, new TextEncoder().encode('cplane/data-key-wrap/v1'), new Uint8Array(0), dataKey);
     const v1 = ['cplane-hpke1', '3', readerId, keyIdOf(reader.publicKey), Buffer.from(sealed.enc).toString('base64url'), Buffer.from(sealed.ct).toString('base64url')].join('.');
-    expect(() => unwrap({ wrappedDek: v1 })).toThrow(expect.objectContaining({ code: 'WRAP_UNTRUSTED_WRITER', message: expect.stringContaining('--rewrap') }));
+    expect(() => unwrap({ wrappedDek: v1 })).toThrow(expect.objectContaining({ code: 'WRAP_UNTRUSTED_WRITER', message: expect.stringContaining('wrap it again for this reader (a re-wrap)') }));
   });
 
   it('refuses a header edited to claim another version, reader, account or time (the associated data binds them)', () => {

@@ -4,7 +4,7 @@
 // RFC's source (cfrg/draft-irtf-cfrg-hpke) into rfc9180-a2-vectors.json.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { deriveKeyPair, generateKeyPair, HpkeOpenError, open, openBase, recipientOf, seal, setupRecipient, setupSender } from '../../src/crypto/hpke.js';
+import { deriveKeyPair, generateKeyPair, HpkeOpenError, open, openBase, recipientOf, seal, setupRecipient, setupSender } from '@cplane/sdk/internal/hpke';
 
 interface Vector {
   setup: Record<string, string>;

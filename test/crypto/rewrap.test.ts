@@ -5,9 +5,9 @@
 // the API returns for another record or version is refused by cplane before any wrap, and by the reader.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { wrapDataKey } from '../../src/crypto/data-key-wrap.js';
-import { generateKeyPair } from '../../src/crypto/hpke.js';
-import { decryptAsReader } from '../../src/crypto/read-value.js';
+import { wrapDataKey } from '@cplane/sdk/internal/data-key-wrap';
+import { generateKeyPair } from '@cplane/sdk/internal/hpke';
+import { decryptAsReader } from '@cplane/sdk/internal/read-value';
 import { valueDigest } from '../../src/crypto/record-value.js';
 import { createStateCrypto, stateKeys } from '../../src/state/state-crypto.js';
 

@@ -1,6 +1,6 @@
 // The end-to-end arrangement: an emulator on a random port, a configuration folder in a temp dir, and the real CLI as a subprocess.
 import { deriveSubkey } from '../../src/crypto/state-key.js';
-import { writerKeyOf } from '../../src/crypto/writer-key.js';
+import { writerKeyOf } from '@cplane/sdk/internal/writer-key';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

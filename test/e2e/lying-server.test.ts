@@ -7,8 +7,9 @@
 // 4. another record's value returned for the record asked for, to `cplane read` and to an apply's key ring.
 // Each test arranges its own world, so it runs alone.
 import { afterEach, describe, expect, it } from 'vitest';
-import { keyIdOf, wrapDataKey } from '../../src/crypto/data-key-wrap.js';
-import { generateKeyPair, recipientOf, sealBase } from '../../src/crypto/hpke.js';
+import { keyIdOf } from '@cplane/sdk/internal/key-id';
+import { wrapDataKey } from '@cplane/sdk/internal/data-key-wrap';
+import { generateKeyPair, recipientOf, sealBase } from '@cplane/sdk/internal/hpke';
 import { sealRecordValue } from '../../src/crypto/record-value.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { createClient } from '../../src/api/index.js';

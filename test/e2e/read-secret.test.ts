@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wrapDataKey } from '../../src/sdk/index.js';
 import { openDataKey, recordKek, valueDigest } from '../../src/crypto/record-value.js';
 import { deriveSubkey } from '../../src/crypto/state-key.js';
-import { writerKeyOf } from '../../src/crypto/writer-key.js';
+import { writerKeyOf } from '@cplane/sdk/internal/writer-key';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { fixtureKeyPair } from '../../src/emulator/keys.js';
 import { privateKeyOf } from '../helpers/readers.js';
@@ -121,6 +121,21 @@ describe('cplane read', () => {
     expect(run.stderr).toContain('Ask an owner of the record to grant it to this reader');
   });
 
+  it('reads without CPLANE_ACCOUNT: a Service Account in its own account; a person in several accounts is told to choose, by name', async () => {
+    const id = await recordId('stripe-key');
+    const own = await read(fixtures.tokens.serviceAccount, ['--record-id', id], { CPLANE_SA_KEY: saKey, CPLANE_ACCOUNT: '' });
+    expect(own.stderr).toBe('');
+    expect(own.stdout).toBe(`${STRIPE_KEY}\n`);
+    // Ada is in two accounts: which one holds the record is hers to say.
+    const ada = fixtures.users[0]!;
+    const several = await read(fixtures.tokens.admin, ['--record-id', id], { CPLANE_SA_KEY: privateKeyOf(ada.id), CPLANE_ACCOUNT: '' }, true);
+    expect(several.code).toBe(1);
+    expect(several.stdout).toBe('');
+    const names = fixtures.accounts.filter((a) => ada.memberships.some((m) => m.accountId === a.id)).map((a) => `${a.name} (${a.id})`);
+    expect(several.stderr).toContain(`Error: ACCOUNT_AMBIGUOUS: The token can act in 2 accounts (${names.join(', ')}), so which one holds the record is not known: give accountId.`);
+    expect(several.stderr).toContain('Pass --account ID or set CPLANE_ACCOUNT');
+  });
+
   it('says what to do when a Service Account gives no key', async () => {
     const run = await read(fixtures.tokens.serviceAccount, ['--record-id', await recordId('stripe-key')], {}, true);
     expect(run.code).toBe(1);
@@ -147,6 +162,10 @@ describe('cplane read', () => {
     const direct = await read(danaToken, ['--record-id', id], { CPLANE_SA_KEY: privateKeyOf(dana.id) });
     expect(direct.stderr).toBe('');
     expect(direct.stdout).toBe(`${STRIPE_KEY}\n`);
+    // Dana is in one account: without CPLANE_ACCOUNT, `GET /accounts` names it.
+    const discovered = await read(danaToken, ['--record-id', id], { CPLANE_SA_KEY: privateKeyOf(dana.id), CPLANE_ACCOUNT: '' });
+    expect(discovered.stderr).toBe('');
+    expect(discovered.stdout).toBe(`${STRIPE_KEY}\n`);
     // Without her direct share, Dana gets the wrapper of her group, which the group's key opens (and hers does not).
     await w.client.call('revokeRecordUser', { path: { id }, body: { userId: dana.id } });
     const groupKey = join(w.temp, 'platform.key');

@@ -89,6 +89,15 @@ describe('Service Accounts', () => {
     const r = await call('GET', '/records', as(fixtures.tokens.serviceAccount, globex));
     expect(reason(r)).toEqual([403, 'forbidden', 'not_account_member']);
   });
+
+  it('acts in its own account without x-account-id, and may not list accounts (account discovery is human-only)', async () => {
+    const own = await call('GET', '/records', as(fixtures.tokens.serviceAccount));
+    expect(own.status).toBe(200);
+    const withHeader = await call('GET', '/records', as(fixtures.tokens.serviceAccount, acme));
+    expect(own.body.data).toEqual(withHeader.body.data);
+    expect((own.body.data as unknown[]).length).toBeGreaterThan(0);
+    expect(reason(await call('GET', '/accounts', as(fixtures.tokens.serviceAccount)))).toEqual([403, 'forbidden', 'not_authorized']);
+  });
 });
 
 describe('accounts', () => {

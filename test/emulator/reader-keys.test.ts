@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ApiClient } from '../../src/api/index.js';
-import { publicKeyOf } from '../../src/crypto/hpke.js';
+import { publicKeyOf } from '@cplane/sdk/internal/hpke';
 import { loadDatabase } from '../../src/emulator/persistence.js';
 import { seedDatabase } from '../../src/emulator/seed.js';
 import { createPrng } from '../../src/emulator/prng.js';

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ApiClient } from '../../src/api/index.js';
-import { keyIdOf } from '../../src/crypto/data-key-wrap.js';
+import { keyIdOf } from '@cplane/sdk/internal/key-id';
 import { sealRecordValue } from '../../src/crypto/record-value.js';
 import { fixtureKeyPair } from '../../src/emulator/keys.js';
 import { readSecret } from '../../src/sdk/index.js';
@@ -100,9 +100,9 @@ describe('a valid wrapper', () => {
       expect(await readAs(sa, id, fixtureKeyPair(ciDeployer).privateKey, { readerId: ciDeployer })).toBe('sk_live_granted_4242');
       // Another reader's key does not open ci-deployer's wrapper, and says so by key id.
       await expect(readAs(sa, id, fixtureKeyPair(globexBot).privateKey)).rejects.toMatchObject({ code: 'WRAP_OTHER_KEY' });
-      // No writer key trusted (left out, or an unset variable split on commas): refused, saying where one comes from.
+      // No writer key trusted (left out, or an unset variable split on commas): refused, saying who hands one out (never a CLI command).
       for (const writerKeys of [undefined, [''], []]) {
-        await expect(readSecret(sa, { recordId: id, privateKey: fixtureKeyPair(ciDeployer).privateKey, writerKeys: writerKeys as unknown as string[] })).rejects.toMatchObject({ code: 'WRAP_UNTRUSTED_WRITER', message: expect.stringContaining('cplane writer-key') });
+        await expect(readSecret(sa, { recordId: id, privateKey: fixtureKeyPair(ciDeployer).privateKey, writerKeys: writerKeys as unknown as string[] })).rejects.toMatchObject({ code: 'WRAP_UNTRUSTED_WRITER', message: expect.stringMatching(/^No writer key is trusted.*its owner hands it out[^`]*$/) });
       }
     } finally {
       await sa.close();

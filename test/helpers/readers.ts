@@ -2,8 +2,8 @@
 // emulator derives from a public seed), so tests can grant and share records with wrappers that open.
 import { randomBytes } from 'node:crypto';
 import type { ApiClient } from '../../src/api/client.js';
-import { wrapDataKey } from '../../src/crypto/data-key-wrap.js';
-import { deriveKeyPair, recipientOf } from '../../src/crypto/hpke.js';
+import { wrapDataKey } from '@cplane/sdk/internal/data-key-wrap';
+import { deriveKeyPair, recipientOf } from '@cplane/sdk/internal/hpke';
 import { valueDigest } from '../../src/crypto/record-value.js';
 import { fixtureKeyPair, printableKeyPair } from '../../src/emulator/keys.js';
 import { fixtures } from '../../src/emulator/index.js';

@@ -9,11 +9,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { applyPlan, stateKeyRing } from '../../src/applier/index.js';
 import { resolveSecret } from '../../src/config/index.js';
-import { unwrapDataKey } from '../../src/crypto/data-key-wrap.js';
+import { unwrapDataKey } from '@cplane/sdk/internal/data-key-wrap';
+import { readSecret } from '@cplane/sdk/internal/read-secret';
 import { valueDigest } from '../../src/crypto/record-value.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { fixtureKeyPair } from '../../src/emulator/keys.js';
-import { readSecret } from '../../src/sdk/read-secret.js';
 import { directoryYaml } from '../helpers/readers.js';
 import { harness, type Harness } from './harness.js';
 

@@ -13,13 +13,10 @@
 import { identityOf } from '../../api/client.js';
 import type { ApiClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
-import { isHpkeWrapper, WrapError, type WrapErrorCode } from '../../crypto/data-key-wrap.js';
-import { decodeReaderKey, readReaderKeyFile, ReaderKeyError } from '../../crypto/reader-key.js';
-import { parseWriterKeys, WriterKeyListError } from '../../crypto/writer-key.js';
+import { AccountError, decodeReaderKey, isHpkeWrapper, parseWriterKeys, readReaderKeyFile, ReaderKeyError, readRecordFields, readSecret, WrapError, WriterKeyListError, type WrapErrorCode } from '@cplane/sdk';
 import { kindOf } from '../../plan-model/index.js';
 import { recordProvider } from '../../providers/index.js';
 import { openState, type StateStore } from '../../state/index.js';
-import { readRecordFields, readSecret } from '../../sdk/read-secret.js';
 import { registerSecret } from '../../text/safe-text.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { connect, connectionSettings } from '../../session/connection.js';
@@ -56,6 +53,12 @@ function minVersionOf(ctx: CommandContext): number | undefined {
   return Number(text);
 }
 
+/** The CLI's own advice on a private key it cannot use (the SDK's hints name no flag or command). */
+const readerKeyHints: Partial<Record<ReaderKeyError['code'], string>> = {
+  READER_KEY_INVALID: 'Give the Service Account\'s private key as its dashboard (or `cplane emulator --print-fixtures`) shows it.',
+  READER_KEY_FILE_MISSING: 'Check the path given to --key-file.',
+};
+
 /** The reader's private key, when one is given (CPLANE_SA_KEY or --key-file; the flag wins). */
 function readerKey(ctx: CommandContext): Uint8Array | undefined {
   const file = typeof ctx.values['key-file'] === 'string' ? ctx.values['key-file'] : undefined;
@@ -70,7 +73,7 @@ function readerKey(ctx: CommandContext): Uint8Array | undefined {
     registerSecret(env);
     return decodeReaderKey(env, 'CPLANE_SA_KEY');
   } catch (error) {
-    if (error instanceof ReaderKeyError) throw new AbortError(error.message, error.hint);
+    if (error instanceof ReaderKeyError) throw new AbortError(error.message, readerKeyHints[error.code] ?? error.hint);
     throw error;
   }
 }
@@ -89,16 +92,25 @@ function target(ctx: CommandContext): { address?: string; recordId?: string; dir
   return { address: first, ...(second !== undefined ? { dir: second } : {}) };
 }
 
-/** Turns a refusal to read, or a wrapper that cannot be used, into an abort that says what to do (keeping the API's reason and request id). */
+/**
+ * Turns a refusal to read, or a wrapper that cannot be used, into an abort that says what to do with cplane (keeping
+ * the API's reason and request id). The SDK's errors say what is missing and who must act; the commands to run
+ * are the CLI's, mapped here from their codes.
+ */
 function explainWrap(error: unknown, recordId: string): never {
-  if (error instanceof ApiError && error.status === 409 && error.reason.endsWith('grant_not_found')) {
+  if (error instanceof WrapError && error.code === 'WRAP_NOT_GRANTED' && error.cause instanceof ApiError) {
+    const refusal = error.cause;
     throw new AbortError(
-      `Record ${recordId} is not granted to this reader: the API answered ${error.status} ${error.reason}${error.requestId ? `, request id ${error.requestId}` : ''}.`,
-      'Ask an owner of the record to grant it to this reader (a `grants` entry in the configuration that manages it), then read again.',
+      `Record ${recordId} is not granted to this reader: the API answered ${refusal.status} ${refusal.reason}${refusal.requestId ? `, request id ${refusal.requestId}` : ''}.`,
+      'Ask an owner of the record to grant it to this reader (a `grants` entry in the configuration that manages it, then `cplane apply`), then read again.',
     );
+  }
+  if (error instanceof AccountError) {
+    throw new AbortError(`${error.code}: ${error.message}`, 'Pass --account ID or set CPLANE_ACCOUNT to the account the record is in.');
   }
   if (!(error instanceof WrapError)) throw error;
   const hints: Partial<Record<WrapErrorCode, string>> = {
+    WRAP_NOT_GRANTED: 'Ask an owner of the record to grant it to this reader (a `grants` entry in the configuration that manages it, then `cplane apply`), then read again.',
     WRAP_OTHER_VERSION: 'Run `cplane apply` for the configuration that grants the record, so the new value is wrapped for every reader.',
     WRAP_OTHER_KEY: 'Give the private key of the reader this token belongs to (CPLANE_SA_KEY or --key-file); if the reader\'s key was rotated, `cplane apply` wraps the value for its new key.',
     WRAP_UNTRUSTED_WRITER: 'Check the writer key you pinned (`cplane writer-key` of the configuration that grants the record). If it is right, do not use this value: a writer you do not trust, or the API server, made it. A wrapper of the first format is made again by `cplane apply --rewrap`.',
@@ -155,10 +167,11 @@ export async function openRecordReading(ctx: CommandContext, options: { dir: str
     );
   }
   const location = await locateStateOnly(ctx, options.dir);
-  if (!location.account) throw new AbortError('No account: the record\'s account is not known.', 'Pass --account ID or set CPLANE_ACCOUNT.');
+  // A reader without an account reads in its own (the SDK finds it: docs/sdk.md); cplane reads in its state's.
+  if (!location.account && !privateKey) throw new AbortError('No account: the record\'s account is not known.', 'Pass --account ID or set CPLANE_ACCOUNT.');
   // The state is opened only when it is needed: to find an address, or for its key (reading as cplane).
   const store = options.byAddress || !privateKey ? await openState({ ...location, env: ctx.env, command: 'read', lock: false, mustExist: true }) : undefined;
-  const client = connect(ctx, { account: location.account, settings });
+  const client = connect(ctx, { account: location.account ?? store?.data.account, settings });
   return {
     async read(target) {
       let recordId = target.recordId;

@@ -1,6 +1,6 @@
 /**
  * `cplane writer-key [dir] [--json]`: cplane's writer public key and its id, derived from the state key
- * (crypto/writer-key.ts). Every reader's wrapper cplane makes is sealed with it (HPKE auth mode), so an
+ * (@cplane/sdk: packages/sdk/src/writer-key.ts). Every reader's wrapper cplane makes is sealed with it (HPKE auth mode), so an
  * application that pins it (`cplane read --writer-key`, CPLANE_WRITER_KEY, the SDK's `writerKeys`) accepts
  * no value the API server made up. Nothing secret is printed; the state is only read.
  */

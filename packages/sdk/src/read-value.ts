@@ -5,16 +5,15 @@
  * accepts (no rollback below `minVersion`); the value must be the one the wrapper was made for, in the place
  * it was bound to (./record-value.ts). The plaintext never leaves the caller.
  */
-import type { EncryptedValueT } from '../api/shapes.js';
 import { isHpkeWrapper, unwrapDataKey } from './data-key-wrap.js';
-import { decryptWithDataKey, valueDigest } from './record-value.js';
+import { decryptWithDataKey, valueDigest, type EncryptedValue } from './record-value.js';
 import { WrapError } from './wrap-error.js';
 
 /** The `fields` section of POST /records/{id}/read. */
 export interface RecordFields {
   version: number;
   ciphertext: string;
-  wrapper: EncryptedValueT['wrapper'];
+  wrapper: EncryptedValue['wrapper'];
 }
 
 export interface ReaderDecryptRequest {
@@ -43,7 +42,7 @@ export interface ReaderValue {
 export function decryptAsReader(request: ReaderDecryptRequest): ReaderValue {
   const { recordId, fields, privateKey, readerId, trustedWriters, minVersion, accountId } = request;
   if (!isHpkeWrapper(fields.wrapper.wrappedDek)) {
-    throw new WrapError('WRAP_MALFORMED', `The API returned no data key wrapped for this reader for record ${recordId}: it holds no grant of it.`);
+    throw new WrapError('WRAP_MALFORMED', `The API returned no data key wrapped for this reader for record ${recordId}: it holds no grant of it. Ask the owner of the configuration that manages the record to grant it to this reader.`);
   }
   const opened = unwrapDataKey({
     wrappedDek: fields.wrapper.wrappedDek,

@@ -1,6 +1,7 @@
 /**
  * Why a record value cannot be read: one error for every way a value, its wrapper or its writer can be wrong,
- * so `cplane read`, `cplane run`, the SDK and the key ring of an apply name the same cause with the same code.
+ * so an application, `cplane read`, `cplane run` and the key ring of an apply name the same cause with the same code.
+ * Messages say what is missing and who must act, never a command to run: the CLI adds its own advice by code.
  * Kept apart from the HPKE code so that reading the code of an error loads no cryptography.
  */
 export type WrapErrorCode =
@@ -21,7 +22,9 @@ export type WrapErrorCode =
   /** The value's ciphertext does not match its data key and binding: another record's value, or altered bytes. */
   | 'WRAP_VALUE_MISMATCH'
   /** A value written before values were bound to their record (the first value format): it cannot be checked. */
-  | 'WRAP_UNBOUND_VALUE';
+  | 'WRAP_UNBOUND_VALUE'
+  /** The record is not granted to this reader: the API holds no data key wrapped for it (409 `*_grant_not_found`). */
+  | 'WRAP_NOT_GRANTED';
 
 /** A value or wrapper that cannot be used: the code says why, the message says what happened. */
 export class WrapError extends Error {

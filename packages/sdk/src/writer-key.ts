@@ -35,7 +35,7 @@ export function parseWriterKeys(text: string, where: string): Uint8Array[] {
   return keys.map((key, i) => {
     const bytes = Buffer.from(key, 'base64');
     if (!/^[A-Za-z0-9+/]{43}=$/.test(key) || bytes.length !== 32) {
-      throw new WriterKeyListError(`Writer key ${i + 1} of ${where} is not base64 of a 32-byte X25519 public key (44 characters ending in "="); give the public key \`cplane writer-key\` prints, not its id.`);
+      throw new WriterKeyListError(`Writer key ${i + 1} of ${where} is not base64 of a 32-byte X25519 public key (44 characters ending in "="); give the writer's public key as the owner of the configuration hands it out, not its id.`);
     }
     return new Uint8Array(bytes);
   });

@@ -105,7 +105,7 @@ export function unwrapDataKey(request: UnwrapDataKeyRequest): UnwrappedDataKey {
   if (wrapper.version !== version) {
     throw new WrapError(
       'WRAP_OTHER_VERSION',
-      `The data key was wrapped for value version ${wrapper.version}, and the current version is ${version}: the new value has not been wrapped for this reader yet.`,
+      `The data key was wrapped for value version ${wrapper.version}, and the current version is ${version}: the new value has not been wrapped for this reader yet. Ask the owner of the configuration that manages the record to apply it, which wraps the new value for every reader.`,
     );
   }
   if (recipientId !== undefined && wrapper.recipientId !== recipientId) {
@@ -116,19 +116,19 @@ export function unwrapDataKey(request: UnwrapDataKeyRequest): UnwrappedDataKey {
   if (wrapper.keyId !== ownKeyId) {
     throw new WrapError(
       'WRAP_OTHER_KEY',
-      `The data key was wrapped for the key ${wrapper.keyId}, and the private key given is ${ownKeyId}: it is another reader's key, or the reader's key was rotated since.`,
+      `The data key was wrapped for the key ${wrapper.keyId}, and the private key given is ${ownKeyId}: it is another reader's key, or the reader's key was rotated since. Give this reader's current private key; after a rotation, ask the owner of the configuration to wrap the value for the new key.`,
     );
   }
   const writerKeyId = keyIdOf(wrapper.writerKey);
   if (trustedWriters !== 'any' && !trustedWriters.some((key) => Buffer.from(key).equals(wrapper.writerKey))) {
-    throw new WrapError('WRAP_UNTRUSTED_WRITER', `The data key of record ${recordId} was wrapped by the writer ${writerKeyId}, which is not one of the writer keys this reader trusts: the API server, or a writer you have not pinned, made it.`);
+    throw new WrapError('WRAP_UNTRUSTED_WRITER', `The data key of record ${recordId} was wrapped by the writer ${writerKeyId}, which is not one of the writer keys this reader trusts: the API server, or a writer you have not pinned, made it. Check the writer keys you trust; if they are right, do not use the value.`);
   }
   let dataKey: Uint8Array;
   try {
     dataKey = open({ recipient, sealed: wrapper, info: INFO, aad: aadOf(wrapper.header, recordId, valueDigest), senderPublicKey: wrapper.writerKey });
   } catch (error) {
     if (!(error instanceof HpkeOpenError)) throw error;
-    throw new WrapError('WRAP_OPEN_FAILED', `The wrapped data key of record ${recordId} does not open: it was made for another record, version, value or reader, not by the writer ${writerKeyId}, or altered.`, { cause: error });
+    throw new WrapError('WRAP_OPEN_FAILED', `The wrapped data key of record ${recordId} does not open: it was made for another record, version, value or reader, not by the writer ${writerKeyId}, or altered. Do not use it.`, { cause: error });
   }
   if (dataKey.length !== DATA_KEY_BYTES) throw new WrapError('WRAP_MALFORMED', `the wrapped data key is ${dataKey.length} bytes, not ${DATA_KEY_BYTES}`);
   return { dataKey, accountId: wrapper.accountId, version: wrapper.version, writerKeyId, wrappedAt: wrapper.wrappedAt };
@@ -143,7 +143,7 @@ export function parseWrappedDek(text: string): ParsedWrapper {
   if (text.startsWith(`${UNAUTHENTICATED_FORMAT}.`)) {
     throw new WrapError(
       'WRAP_UNTRUSTED_WRITER',
-      `The data key was wrapped in the first format (${UNAUTHENTICATED_FORMAT}), which names no writer, so anyone who knows the reader's public key could have made it; it is not used. Its writer must wrap it again (cplane: \`cplane apply --rewrap\`).`,
+      `The data key was wrapped in the first format (${UNAUTHENTICATED_FORMAT}), which names no writer, so anyone who knows the reader's public key could have made it; it is not used. Ask the owner of the configuration that manages the record to wrap it again for this reader (a re-wrap).`,
     );
   }
   const parts = text.split('.');

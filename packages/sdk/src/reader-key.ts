@@ -27,7 +27,7 @@ export function decodeReaderKey(text: string, where: string): Uint8Array {
     throw new ReaderKeyError(
       'READER_KEY_INVALID',
       `${where} must be base64 of an X25519 private key of exactly 32 bytes (it decodes to ${bytes.length} bytes).`,
-      'Give the Service Account\'s private key as its dashboard (or `cplane emulator --print-fixtures`) shows it.',
+      'Give the Service Account\'s private key, base64 of 32 bytes, as it was issued with the Service Account.',
     );
   }
   return new Uint8Array(bytes);
@@ -36,11 +36,11 @@ export function decodeReaderKey(text: string, where: string): Uint8Array {
 /** Reads a private key file, refusing one that others can read. */
 export function readReaderKeyFile(path: string): Uint8Array {
   const read = readOwnerOnlyFile(path);
-  if (read.found === 'missing') throw new ReaderKeyError('READER_KEY_FILE_MISSING', `The key file ${path} does not exist.`, 'Check the path given to --key-file.');
+  if (read.found === 'missing') throw new ReaderKeyError('READER_KEY_FILE_MISSING', `The key file ${path} does not exist.`, 'Check the path of the key file.');
   if (read.found === 'open-to-others') {
     throw new ReaderKeyError(
       'READER_KEY_FILE_OPEN',
-      `The key file ${path} can be read by others (mode ${read.mode}); cplane refuses a private key that others may have copied.`,
+      `The key file ${path} can be read by others (mode ${read.mode}); a private key that others may have copied is refused.`,
       `Make it private with \`chmod 600 ${path}\`, and if others may have read it, rotate the Service Account's key in the dashboard.`,
     );
   }
