@@ -198,8 +198,10 @@ export function accessReport(input: AccessReportInput): AccessReport {
         if (isLive && account && account.status !== 'active') flags.push({ code: 'inactive', status: account.status });
         // The feed names the member who read, never the group: a group's use cannot be told.
         const lastRead = kind === groupReaders || !reads.audit ? undefined : (seen?.lastReads.get(id) ?? null);
-        const grantedAt = entry ? state[entry.address]?.createdAt : undefined;
-        const grantedLongAgo = grantedAt === undefined || Date.parse(grantedAt) <= unusedSince;
+        // When cplane made the grant (state), else no earlier than the record was made: a grant younger than the
+        // window is not called unused.
+        const grantedAt = (entry ? state[entry.address]?.createdAt : undefined) ?? live.created_at;
+        const grantedLongAgo = Date.parse(grantedAt) <= unusedSince;
         if (isLive && lastRead !== undefined && (lastRead === null || Date.parse(lastRead) < unusedSince) && grantedLongAgo) flags.push({ code: 'unused', days: unusedDays, lastRead });
         if (entry?.until !== undefined) {
           const left = Date.parse(entry.until) - now;
