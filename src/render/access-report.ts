@@ -68,7 +68,7 @@ export function renderAccessReportText(report: AccessReport): string {
     title: [escapeControl(`${record.project}/${record.name}`), record.address ? escapeControl(record.address) : 'not in the configuration', version(record.currentVersion)].join('  '),
     readers: record.readers.map((reader) => [typeWords[reader.type], escapeControl(reader.name), through(reader), reader.flags.map(flagWords).join('; ')]),
   }));
-  const widths = [0, 1, 2].map((i) => Math.max(0, ...rows.flatMap((r) => r.readers.map((cells) => cells[i]!.length))));
+  const widths = [0, 1, 2].map((i) => rows.reduce((w, r) => r.readers.reduce((inner, cells) => Math.max(inner, cells[i]!.length), w), 0));
   const lines = [`Access report: ${headline(report)}`, ''];
   for (const row of rows) {
     lines.push(row.title);
@@ -97,11 +97,12 @@ export function csvCell(text: string): string {
   return /[",\r\n]/.test(inert) ? `"${inert.replace(/"/g, '""')}"` : inert;
 }
 
-const CSV_COLUMNS = ['project', 'record', 'record_id', 'address', 'version', 'reader_type', 'reader', 'reader_id', 'through', 'role', 'live', 'status', 'last_read', 'until', 'reason', 'flags'];
+/** The header row, as written. */
+const CSV_HEADER = 'project,record,record_id,address,version,reader_type,reader,reader_id,through,role,live,status,last_read,until,reason,flags';
 
 /** CSV (RFC 4180: CRLF line ends, a header row): one row per reader. */
 export function renderAccessReportCsv(report: AccessReport): string {
-  const rows = [CSV_COLUMNS];
+  const rows: string[][] = [];
   for (const record of report.records) {
     for (const reader of record.readers) {
       rows.push([
@@ -111,7 +112,7 @@ export function renderAccessReportCsv(report: AccessReport): string {
       ]);
     }
   }
-  return rows.map((row) => `${row.map(csvCell).join(',')}\r\n`).join('');
+  return [CSV_HEADER, ...rows.map((row) => row.map(csvCell).join(','))].map((line) => `${line}\r\n`).join('');
 }
 
 /** Markdown: the headline, the flagged counts and one table row per reader. */
