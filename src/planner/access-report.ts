@@ -192,8 +192,10 @@ export function accessReport(input: AccessReportInput): AccessReport {
         const isLive = liveIds.includes(id);
         if (isLive) holders.add(id);
         const flags: AccessFlag[] = [];
+        const endsIn = entry?.until === undefined ? undefined : Date.parse(entry.until) - now;
         if (!entry) flags.push({ code: 'unmanaged' });
-        if (entry && !isLive) flags.push({ code: 'not-granted' });
+        // An ended grant is not granted again: only its end is said.
+        if (entry && !isLive && !(endsIn !== undefined && endsIn <= 0)) flags.push({ code: 'not-granted' });
         const account = kind === serviceAccountReaders ? serviceAccounts.get(id) : undefined;
         if (isLive && account && account.status !== 'active') flags.push({ code: 'inactive', status: account.status });
         // The feed names the member who read, never the group: a group's use cannot be told.
@@ -203,10 +205,9 @@ export function accessReport(input: AccessReportInput): AccessReport {
         const grantedAt = (entry ? state[entry.address]?.createdAt : undefined) ?? live.created_at;
         const grantedLongAgo = Date.parse(grantedAt) <= unusedSince;
         if (isLive && lastRead !== undefined && (lastRead === null || Date.parse(lastRead) < unusedSince) && grantedLongAgo) flags.push({ code: 'unused', days: unusedDays, lastRead });
-        if (entry?.until !== undefined) {
-          const left = Date.parse(entry.until) - now;
-          if (left <= 0) flags.push({ code: 'ended', until: new Date(entry.until).toISOString() });
-          else if (left <= SOON_MS) flags.push({ code: 'ends-soon', until: new Date(entry.until).toISOString(), left: relativeTime(left) });
+        if (entry?.until !== undefined && endsIn !== undefined) {
+          if (endsIn <= 0) flags.push({ code: 'ended', until: new Date(entry.until).toISOString() });
+          else if (endsIn <= SOON_MS) flags.push({ code: 'ends-soon', until: new Date(entry.until).toISOString(), left: relativeTime(endsIn) });
         }
         readers.push({
           type: typeOf[kind.section], id, name: entry?.name ?? nameOf(kind, id), via: pathOf[kind.section],

@@ -221,3 +221,12 @@ describe('cplane access report, as a user runs it', () => {
     expect(run.stderr).toBe('Error: --format must be one of text, json, csv, markdown (got "xml").\nLeave --format out for aligned text.\n');
   });
 });
+
+describe('a grant the configuration lists and the account does not have', () => {
+  it('is flagged not granted yet, and its reader, who read the current version, may still hold it', async () => {
+    await w.client.call('revokeRecordServiceAccount', { path: { id: ids['api-key']! }, body: { serviceAccountId: ciDeployer.id } });
+    const apiKey = readersOf(await report(), 'shop-access', 'api-key');
+    expect(reader(apiKey, 'ci-deployer', 'service-account-grant')).toMatchObject({ live: false, flags: [{ code: 'not-granted' }] });
+    expect(codes(reader(apiKey, 'ci-deployer', 'former'))).toEqual(['may-hold-version']);
+  });
+});
