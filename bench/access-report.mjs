@@ -99,7 +99,7 @@ try {
     const t4 = performance.now();
     reports.push(t4 - t0);
     phases.push({ configuration: t1 - t0, reads: t2 - t1, computing: t3 - t2, text: t4 - t3 });
-    readers = report.records.reduce((n, r) => n + r.readers.length, 0);
+    readers = report.readerCount;
     desiredCount = desired.resources.length;
   }
   const [l, r] = [median(lists), median(reports)];

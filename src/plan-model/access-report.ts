@@ -78,6 +78,8 @@ export interface AccessReport {
   /** Whether `GET /audit/record-access` could be read: without it no reader is flagged `unused` or `may-hold-version`. */
   auditRead: boolean;
   records: AccessRecord[];
+  /** How many reader rows the records have in all. */
+  readerCount: number;
   /** How many readers carry each flag. */
   flagged: Record<AccessFlagCode, number>;
 }

@@ -248,8 +248,12 @@ export function accessReport(input: AccessReportInput): AccessReport {
   }
   records.sort((a, b) => compare(a.project, b.project) || compare(a.name, b.name) || compare(a.recordId, b.recordId));
   const flagged = Object.fromEntries(FLAG_CODES.map((code) => [code, 0])) as Record<AccessFlagCode, number>;
-  for (const record of records) for (const reader of record.readers) for (const flag of reader.flags) flagged[flag.code]++;
-  return { account, now: reads.now.toISOString(), unusedDays, auditRead: reads.audit !== undefined, records, flagged };
+  let readerCount = 0;
+  for (const record of records) {
+    readerCount += record.readers.length;
+    for (const reader of record.readers) for (const flag of reader.flags) flagged[flag.code]++;
+  }
+  return { account, now: reads.now.toISOString(), unusedDays, auditRead: reads.audit !== undefined, records, readerCount, flagged };
 }
 
 const FLAG_CODES: AccessFlagCode[] = ['unmanaged', 'not-granted', 'may-hold-version', 'inactive', 'unused', 'ends-soon', 'ended'];

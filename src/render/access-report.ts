@@ -50,7 +50,7 @@ const flagNouns: Record<AccessFlagCode, string> = {
 };
 
 function counts(report: AccessReport): { records: number; readers: number; flagged: string } {
-  const readers = report.records.reduce((n, r) => n + r.readers.length, 0);
+  const readers = report.readerCount;
   const flagged = (Object.keys(flagNouns) as AccessFlagCode[]).filter((code) => report.flagged[code] > 0).map((code) => `${report.flagged[code]} ${flagNouns[code]}`).join(', ');
   return { records: report.records.length, readers, flagged: flagged || 'none' };
 }

@@ -191,7 +191,7 @@ describe('cplane access report, as a user runs it', () => {
     addFormats(ajv);
     const validate = ajv.compile(JSON.parse(readFileSync(new URL('../../schema/access-report.schema.json', import.meta.url), 'utf8')) as object);
     expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
-    expect(json).toMatchObject({ formatVersion: 1, account: acme, unusedDays: 30, auditRead: true, flagged: { unmanaged: 2, 'may-hold-version': 3, inactive: 1, 'ends-soon': 1 } });
+    expect(json).toMatchObject({ formatVersion: 1, account: acme, unusedDays: 30, auditRead: true, readerCount: 11, flagged: { unmanaged: 2, 'may-hold-version': 3, inactive: 1, 'ends-soon': 1 } });
   });
 
   it('prints CSV with RFC 4180 quoting, a formula-looking cell made inert', async () => {
