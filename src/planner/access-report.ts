@@ -107,21 +107,28 @@ function activityOf(audit: readonly AuditRowT[]): Map<string, RecordActivity> {
   return byRecord;
 }
 
-/** The record id each configured record address names: state's, else the live record of its project and name. */
-function recordIds(desired: AccessReportInput['desired'], state: AccessReportInput['state'], reads: AccessReads): Map<string, string> {
-  const projectNames = new Map(desired.resources.filter((r) => r.kind === projectProvider.kind).map((r) => [r.address, (r.attributes as { name?: string }).name ?? r.localName]));
-  const liveProjectIds = new Map(reads.projects.filter((p) => !p.archived).map((p) => [p.name, p.project_id]));
+/** The id of the project at a configuration address: state's, else the live project of its name. */
+function projectIds(desired: AccessReportInput['desired'], state: AccessReportInput['state'], reads: AccessReads): (project: string) => string | undefined {
+  const names = new Map(desired.resources.filter((r) => r.kind === projectProvider.kind).map((r) => [r.address, (r.attributes as { name?: string }).name ?? r.localName]));
+  const live = new Map(reads.projects.filter((p) => !p.archived).map((p) => [p.name, p.project_id]));
+  return (project) => {
+    const address = resourceAddress(projectProvider.kind, project);
+    return state[address]?.id ?? live.get(names.get(address) ?? '');
+  };
+}
+
+/** The configuration's address of each record id: state's id for the address, else the live record of its project and name. */
+function recordAddresses(desired: AccessReportInput['desired'], state: AccessReportInput['state'], reads: AccessReads, projectIdOf: (project: string) => string | undefined): Map<string, string> {
   const byKey = new Map(reads.records.map((r) => [`${r.project_id}/${r.name}`, r.record_id]));
-  const ids = new Map<string, string>();
+  const addresses = new Map<string, string>();
   for (const r of desired.resources) {
     if (r.kind !== recordProvider.kind) continue;
     const attributes = r.attributes as { project: string; name: string };
-    const projectAddress = resourceAddress(projectProvider.kind, attributes.project);
-    const projectId = state[projectAddress]?.id ?? liveProjectIds.get(projectNames.get(projectAddress) ?? '');
+    const projectId = projectIdOf(attributes.project);
     const id = state[r.address]?.id ?? (projectId ? byKey.get(`${projectId}/${attributes.name}`) : undefined);
-    if (id) ids.set(id, r.address);
+    if (id) addresses.set(id, r.address);
   }
-  return ids;
+  return addresses;
 }
 
 /** The readers the configuration lists, by record address. */
@@ -144,15 +151,12 @@ function configuredReaders(desired: AccessReportInput['desired'], reads: AccessR
 }
 
 /** The groups with a role on each project id (configuration's `groupRoles`; no operation reads them back). */
-function groupRoles(desired: AccessReportInput['desired'], state: AccessReportInput['state'], reads: AccessReads): Map<string, { id: string; name: string; role: string; address: string }[]> {
-  const liveProjectIds = new Map(reads.projects.filter((p) => !p.archived).map((p) => [p.name, p.project_id]));
-  const projectNames = new Map(desired.resources.filter((r) => r.kind === projectProvider.kind).map((r) => [r.address, (r.attributes as { name?: string }).name ?? r.localName]));
+function groupRoles(desired: AccessReportInput['desired'], projectIdOf: (project: string) => string | undefined): Map<string, { id: string; name: string; role: string; address: string }[]> {
   const out = new Map<string, { id: string; name: string; role: string; address: string }[]>();
   for (const r of desired.resources as unknown as DesiredResource<ProjectGroupRoleAttributes>[]) {
     if (r.kind !== projectGroupRoleProvider.kind) continue;
     const { project, group, role } = r.attributes;
-    const projectAddress = resourceAddress(projectProvider.kind, project);
-    const projectId = state[projectAddress]?.id ?? liveProjectIds.get(projectNames.get(projectAddress) ?? '');
+    const projectId = projectIdOf(project);
     const groupId = desired.directory?.groups[group]?.id;
     if (!projectId || !groupId) continue;
     out.set(projectId, [...(out.get(projectId) ?? []), { id: groupId, name: group, role, address: r.address }]);
@@ -166,9 +170,10 @@ export function accessReport(input: AccessReportInput): AccessReport {
   const now = reads.now.getTime();
   const unusedSince = now - unusedDays * DAY_MS;
   const activity = reads.audit ? activityOf(reads.audit) : new Map<string, RecordActivity>();
-  const addresses = recordIds(desired, state, reads);
+  const projectIdOf = projectIds(desired, state, reads);
+  const addresses = recordAddresses(desired, state, reads, projectIdOf);
   const configured = configuredReaders(desired, reads, account);
-  const roles = groupRoles(desired, state, reads);
+  const roles = groupRoles(desired, projectIdOf);
   const serviceAccounts = new Map(reads.serviceAccounts.map((s) => [s.service_account_id, s]));
   const projectNames = new Map(reads.projects.map((p) => [p.project_id, p.name]));
   const directoryNames = (section: 'users' | 'groups') => new Map(Object.entries(desired.directory?.[section] ?? {}).map(([name, p]) => [p.id, name]));
