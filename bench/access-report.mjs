@@ -112,5 +112,5 @@ try {
 } finally {
   await client.close();
   await emulator.close();
-  if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true }); else console.log(dir);
+  rmSync(dir, { recursive: true, force: true });
 }
