@@ -11,6 +11,8 @@ export const exitCodes = {
   changes: 2,
   /** `plan --detailed-exitcode`: an incomplete plan (something could not be read), with or without changes. */
   incomplete: 3,
+  /** `cplane access report`: a reader is flagged (unmanaged, may hold a version, inactive, unused, ending). */
+  flagged: 2,
   /** `cplane fmt --check`: some files are not in canonical form (Terraform's `fmt -check` exits 3 too). */
   unformatted: 3,
   /** Interrupted (Ctrl-C / SIGINT). */

@@ -19,6 +19,7 @@ type Io = Omit<CommandContext, 'positionals' | 'values'>;
 /** What a group of sub-commands (`cplane state`) is for, printed above its list. */
 const groupSummaries: Record<string, string> = {
   state: 'Look at and repair the state without touching remote objects.',
+  access: 'Who can read each record, and taking a person\'s access away.',
 };
 
 const nameOf = (command: Command) => command.name.join(' ');

@@ -79,6 +79,11 @@ export interface RunningEmulator {
   resetStats(): void;
   /** Adds an empty account of this id (a uuid), the admin user an admin of it: `cplane test`, for a configuration's own account. */
   addAccount(id: string): void;
+  /**
+   * Pauses (`inactive`) or reactivates (`active`) a Service Account: a dashboard action with no API operation, which
+   * tests take to give an inactive Service Account a grant it kept from when it was active.
+   */
+  setServiceAccountStatus(id: string, status: 'active' | 'inactive'): void;
   close(): Promise<void>;
 }
 
@@ -169,6 +174,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     },
     addAccount: (id) => {
       addEmptyAccount(state.db, id, `Test account ${id.slice(0, 8)}`);
+      persister?.schedule();
+    },
+    setServiceAccountStatus: (id, status) => {
+      const found = state.db.serviceAccounts.find((s) => s.service_account_id === id);
+      if (!found) throw new Error(`no Service Account ${id} in the emulator`);
+      found.status = status;
       persister?.schedule();
     },
     close: async () => {

@@ -14,3 +14,4 @@ export * from './placeholder.js';
 export type * from './kind.js';
 export type * from './plan.js';
 export type * from './write.js';
+export type * from './access-report.js';

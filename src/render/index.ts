@@ -11,3 +11,4 @@ export { findingPlace, policyHeadline, refusedLine } from './policies.js';
 export { driftHeadline, renderDriftJson, renderDriftMarkdown, renderDriftText } from './drift.js';
 export { renderDeploymentMatrixText, renderDeploymentsMarkdown, type DeploymentSection } from './deployments.js';
 export { reconcileHeadline, reconcileJson, renderReconcileMarkdown, renderReconcileText, type ReconcileView } from './reconcile.js';
+export { accessReportFormats, csvCell, renderAccessReport, type AccessReportFormat } from './access-report.js';

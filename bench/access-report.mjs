@@ -1,0 +1,116 @@
+// bench/access-report: `cplane access report` over 10,000 records with 5 readers each (3 Service Accounts, a user and a
+// group, all in the configuration) and 20,000 rows of record-access audit feed (a value version and one read per
+// record), against the emulator with 20 ms of latency per request. The account is seeded directly in the emulator's
+// data file before it starts (no API writes). Measured side by side in one run, alternating, 3 times each (medians):
+//   lists: the requests the report sends (records, projects, Service Accounts, the audit feed: every page), alone;
+//   report: what the command does: load the configuration, send those requests, compute the report, render it as text.
+// Goal: report ≤ 1.5× lists. Printed, never asserted.
+/* global performance */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from '../dist/api/index.js';
+import { startEmulator } from '../dist/emulator/index.js';
+import { fixtures } from '../dist/emulator/fixtures.js';
+import { printableKeyPair } from '../dist/emulator/keys.js';
+import { accessReport, readAccess } from '../dist/planner/index.js';
+import { loadConfiguration } from '../dist/providers/index.js';
+import { renderAccessReport } from '../dist/render/index.js';
+
+const RECORDS = Number(process.argv[2] ?? 10_000);
+const LATENCY_MS = 20;
+const RUNS = 3;
+const account = fixtures.accounts[0].id;
+const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'cplane-bench-access-report-'));
+const dataFile = join(dir, 'emulator-data.json');
+
+const seeding = await startEmulator({ dataFile });
+await seeding.close();
+const data = JSON.parse(readFileSync(dataFile, 'utf8'));
+const model = data.serviceAccounts.find((s) => s.account_id === account && s.status === 'active');
+const serviceAccounts = [model];
+for (const n of [2, 3]) {
+  const { public_key: _key, key_id: _id, ...rest } = model;
+  const added = { ...rest, service_account_id: `0e000000-0000-4000-8000-0000000002${n}0`, name: `bench-reader-${n}` };
+  data.serviceAccounts.push(added);
+  serviceAccounts.push(added);
+}
+const dana = fixtures.users[2];
+const platform = fixtures.groups[0];
+const projectId = '1a000000-0000-4000-8000-000000000900';
+const at = new Date(Date.now() - 10 * 86_400_000).toISOString();
+data.projects.push({ project_id: projectId, account_id: account, name: 'bench-access', description: '', is_active: true, archived: false, archived_at: null, created_at: at, updated_at: at });
+const hex = (n, width) => n.toString(16).padStart(width, '0');
+for (let i = 0; i < RECORDS; i++) {
+  const recordId = `1b000000-0000-4000-8000-${hex(0x100000 + i, 12)}`;
+  data.records.push({
+    record_id: recordId, account_id: account, project_id: projectId, name: `r${i}`, tags: [], secret_due_at: null, rotation_interval_days: null, format: 'text',
+    owner_user_id: fixtures.users[0].id, current_version: 1, archived: false, archived_at: null, created_at: at, updated_at: at,
+    versions: [{ version: 1, reason: 'create', created_by: fixtures.users[0].id, created_at: at, ciphertext: 'Y2lwaGVy', wrapper: { alg: 'bench', keyId: 'bench', wrappedDek: 'ZGVr' } }],
+    user_grants: { [dana.id]: 'x' }, group_grants: { [platform.id]: 'x' }, service_account_grants: Object.fromEntries(serviceAccounts.map((s) => [s.service_account_id, 'x'])),
+  });
+  const row = (n, action, actorType, actorId, when) => ({ audit_id: `3a000000-0000-4000-8000-${hex(n, 12)}`, account_id: account, record_id: recordId, project_id: projectId, action, actor_type: actorType, actor_id: actorId, created_at: when });
+  data.audit.push(row(2 * i, 'version', 'user', fixtures.users[0].id, at));
+  data.audit.push(row(2 * i + 1, 'read', 'service_account', serviceAccounts[i % 3].service_account_id, new Date(Date.parse(at) + 60_000).toISOString()));
+}
+data.audit.sort((a, b) => a.created_at.localeCompare(b.created_at));
+writeFileSync(dataFile, JSON.stringify(data));
+
+const grants = `grants: { serviceAccounts: [${serviceAccounts.map((s) => s.name).join(', ')}], users: [dana], groups: [platform] }`;
+writeFileSync(join(dir, 'main.yaml'), [
+  'version: 1',
+  `account: ${account}`,
+  'projects:',
+  '  bench:',
+  '    name: bench-access',
+  '    records:',
+  ...Array.from({ length: RECORDS }, (_, i) => `      r${i}: { ${grants} }`),
+  'directory:',
+  `  users: { dana: { id: ${dana.id}, publicKey: "${printableKeyPair(dana.id).publicKey}" } }`,
+  `  groups: { platform: { id: ${platform.id}, publicKey: "${printableKeyPair(platform.id).publicKey}" } }`,
+].join('\n') + '\n');
+
+const emulator = await startEmulator({ dataFile, readOnlyData: true, latencyMs: LATENCY_MS });
+const client = createClient({ baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: account });
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+try {
+  const lists = [];
+  const reports = [];
+  const phases = [];
+  let requests = 0;
+  let readers = 0;
+  let desiredCount = 0;
+  for (let run = 0; run < RUNS; run++) {
+    emulator.resetStats();
+    let t0 = performance.now();
+    await readAccess(client, account);
+    lists.push(performance.now() - t0);
+    requests = emulator.stats().requests;
+
+    t0 = performance.now();
+    const { desired, diagnostics } = await loadConfiguration(dir, { env: {}, cwd: dir });
+    if (!desired) throw new Error(diagnostics.map((d) => d.summary).join('\n'));
+    const t1 = performance.now();
+    const reads = await readAccess(client, account);
+    const t2 = performance.now();
+    const report = accessReport({ desired, state: {}, reads, account, unusedDays: 90 });
+    const t3 = performance.now();
+    renderAccessReport(report, 'text');
+    const t4 = performance.now();
+    reports.push(t4 - t0);
+    phases.push({ configuration: t1 - t0, reads: t2 - t1, computing: t3 - t2, text: t4 - t3 });
+    readers = report.readerCount;
+    desiredCount = desired.resources.length;
+  }
+  const [l, r] = [median(lists), median(reports)];
+  console.log(`access report: ${RECORDS} records × 5 readers (${readers} reader rows), ${data.audit.length} audit rows, ${LATENCY_MS} ms latency; ${requests} requests per report`);
+  const phase = (name) => median(phases.map((p) => p[name]));
+  const own = phase('computing') + phase('text');
+  console.log(`  lists alone ${(l / 1000).toFixed(2)} s; report ${(r / 1000).toFixed(2)} s: ${(r / l).toFixed(2)}× the lists (goal ≤ 1.5×; medians of ${RUNS})`);
+  console.log(`  of the report: configuration ${(phase('configuration') / 1000).toFixed(2)} s (${desiredCount} addresses), reads ${(phase('reads') / 1000).toFixed(2)} s, computing ${(phase('computing') / 1000).toFixed(2)} s, text ${(phase('text') / 1000).toFixed(2)} s`);
+  console.log(`  without loading the configuration (which every command on it pays): ${((r - phase('configuration')) / l).toFixed(2)}× the lists; computing and text alone ${(own / l).toFixed(2)}× of them`);
+} finally {
+  await client.close();
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,44 @@
+/**
+ * `cplane access report [dir]`: per record, who can read it and through which grant, with what a reviewer should
+ * look at flagged (docs/access.md, "Access report"). Reads only: the configuration, the state (without its lock)
+ * and the account, once each; planner/access-report.ts computes the report and render/access-report.ts prints it.
+ */
+import { accessReport, readAccess } from '../../planner/index.js';
+import { accessReportFormats, renderAccessReport, type AccessReportFormat } from '../../render/index.js';
+import type { CommandModule } from '../../session/command-context.js';
+import { AbortError } from '../../session/errors.js';
+import { openWorkspace } from '../../session/workspace.js';
+import { exitCodes } from '../exit-codes.js';
+
+const MAX_DAYS = 3650;
+
+function formatOf(value: unknown): AccessReportFormat {
+  if (value === undefined) return 'text';
+  if (accessReportFormats.includes(value as AccessReportFormat)) return value as AccessReportFormat;
+  throw new AbortError(`--format must be one of ${accessReportFormats.join(', ')} (got "${String(value)}").`, 'Leave --format out for aligned text.');
+}
+
+function unusedDaysOf(value: unknown): number {
+  if (value === undefined) return 90;
+  const days = /^\d+$/.test(String(value)) ? Number(value) : Number.NaN;
+  if (!(days >= 1 && days <= MAX_DAYS)) throw new AbortError(`--unused-days must be a whole number of days from 1 to ${MAX_DAYS} (got "${String(value)}").`, 'The default is 90.');
+  return days;
+}
+
+export const accessReportCommand: CommandModule = {
+  async run(ctx) {
+    // Checked before anything is read, so a typo costs no request.
+    const format = formatOf(ctx.values.format);
+    const unusedDays = unusedDaysOf(ctx.values['unused-days']);
+    const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane access report' });
+    try {
+      const reads = await readAccess(workspace.client, workspace.account);
+      const report = accessReport({ desired: workspace.desired, state: workspace.state.data.resources, reads, account: workspace.account, unusedDays });
+      ctx.stdout.write(renderAccessReport(report, format));
+      if (!report.auditRead) return exitCodes.incomplete;
+      return Object.values(report.flagged).some((n) => n > 0) ? exitCodes.flagged : exitCodes.ok;
+    } finally {
+      await workspace.close();
+    }
+  },
+};
