@@ -20,3 +20,4 @@ export { placeholderProblems, policyDifferences, stepDifferences, withPendingRes
 export { changedFiles, isStateUrl, plannedFiles, recordedStatePath, relativePosix } from './plan-context.js';
 export type * from '../plan-model/index.js';
 
+export { designOffboarding, makeOffboardingPlan, unknownUserProblem } from './offboard.js';

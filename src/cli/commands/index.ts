@@ -469,6 +469,22 @@ export const commands: Command[] = [
     load: async () => (await import('./show.js')).showCommand,
   },
   {
+    name: ['access', 'offboard'],
+    summary: 'Plan taking one user\'s access away: revoke their shares, rotate what they could read; save it for `apply`',
+    usage: 'access offboard USER [dir] --out FILE [--json] [--parallelism N] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    help: [
+      'USER                the user\'s name in directory.users',
+      '--out FILE          save the plan for `cplane apply FILE` (authenticated as `plan --out` saves one)',
+      '--json              print the plan as JSON (schema/plan.schema.json), its `offboard` part included',
+      'Revokes every share of a record with USER and rotates every generated value USER could read, directly or through',
+      'a group (directory.groups.NAME.members); a value from a source is listed for its owner. The configuration is',
+      'never edited: the lines to remove from it are printed, with file:line:col. See docs/access.md, "Offboarding".',
+      ...workspaceHelp,
+    ],
+    options: { ...workspaceOptions, out: { type: 'string' }, json: { type: 'boolean' } },
+    load: async () => (await import('./access-offboard.js')).accessOffboardCommand,
+  },
+  {
     name: ['graph'],
     summary: 'Draw the dependency graph of a configuration (offline), or the steps of a saved plan, as Mermaid or DOT',
     usage: 'graph [dir] [--format mermaid|dot] [--plan PLANFILE] [--var NAME=VALUE ...] [--var-file FILE ...]',
