@@ -78,7 +78,7 @@ describe('help', () => {
     const global = await cli();
     expect(global.code).toBe(0);
     // The names are padded to the longest one (a two-word command), so the spaces are not counted here.
-    expect(global.stdout).toMatch(/\n  state list +List the addresses in the state, with their kind and remote id\n/);
+    expect(global.stdout).toMatch(/\n {2}state list +List the addresses in the state, with their kind and remote id\n/);
     expect(global.stdout).toContain('Run `cplane <command> --help` (or `cplane help <command>`) for the options of one command.\n');
     expect(await cli('--help')).toEqual(global);
     expect(await cli('help')).toEqual(global);
