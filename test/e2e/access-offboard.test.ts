@@ -75,6 +75,11 @@ it('an unknown user is an error naming the closest declared user; nothing is pla
   expect(result.stderr).toContain('Unknown user "alicia": it is not declared in directory.users; did you mean "alice"? Nothing was planned.');
   expect(result.stderr).toContain('Declared users: alice.');
   expect(() => readFileSync(planFile())).toThrow();
+  // A name is text from the command line: control characters in it are printed escaped, never sent to the terminal.
+  const hostile = await w.cli(['access', 'offboard', 'ali\u001b[2Jce', w.dir], env);
+  expect(hostile.code).toBe(1);
+  expect(hostile.stderr).toContain('Unknown user "ali');
+  expect(hostile.stderr).not.toContain('\u001b');
 });
 
 it('plans the share revoked, the generated values rotated and the env value for its owner, and prints the lines to remove', async () => {
