@@ -108,6 +108,11 @@ it('plans the share revoked, the generated values rotated and the env value for 
   expect(saved.auth.mac).toMatch(/\S/);
   // No secret in the plan file.
   expect(readFileSync(planFile(), 'utf8')).not.toContain(DB_PASSWORD);
+  // A reviewer reads the saved plan again as it was printed.
+  const shown = await w.cli(['show', planFile()]);
+  expect(shown.code).toBe(0);
+  expect(shown.stdout).toContain(`Offboarding user alice (${dana.id}):`);
+  expect(shown.stdout).toContain('! record.shop/db-password: needs a new value from its owner (env DB_PASSWORD); then apply');
 });
 
 it('--json prints the plan with its offboard part for machines', async () => {

@@ -471,10 +471,10 @@ export const commands: Command[] = [
   {
     name: ['access', 'offboard'],
     summary: 'Plan taking one user\'s access away: revoke their shares, rotate what they could read; save it for `apply`',
-    usage: 'access offboard USER [dir] --out FILE [--json] [--parallelism N] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    usage: 'access offboard USER [dir] [--out FILE] [--json] [--parallelism N] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
     help: [
       'USER                the user\'s name in directory.users',
-      '--out FILE          save the plan for `cplane apply FILE` (authenticated as `plan --out` saves one)',
+      '--out FILE          save the plan for `cplane apply FILE` (authenticated as `plan --out` saves one); without it the plan is only shown',
       '--json              print the plan as JSON (schema/plan.schema.json), its `offboard` part included',
       'Revokes every share of a record with USER and rotates every generated value USER could read, directly or through',
       'a group (directory.groups.NAME.members); a value from a source is listed for its owner. The configuration is',
