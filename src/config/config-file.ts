@@ -64,7 +64,8 @@ export interface ModuleCallConfig {
 /** `directory:` (config/directory.ts): principals no operation lists, by name. */
 export interface DirectoryConfig {
   users?: Record<string, { id: string; publicKey: string }>;
-  groups?: Record<string, { id: string; publicKey: string }>;
+  /** `members`: the users (names of `users`) in the group, for `cplane access offboard`; no operation lists them. */
+  groups?: Record<string, { id: string; publicKey: string; members?: string[] }>;
   roles?: Record<string, { id: string }>;
   serviceAccounts?: Record<string, { keyId: string }>;
 }

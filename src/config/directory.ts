@@ -28,11 +28,13 @@ export function publicKeyProblem(text: string): string | undefined {
 export function collectDirectory(files: readonly { file: SourceFile; config: ConfigFile }[], sink: DiagnosticSink): Directory {
   const directory = emptyDirectory();
   const declaredAt = new Map<string, SourceRange>();
+  // A group's members name users, which any file may declare: checked once every file is read.
+  const members: { file: SourceFile; at: number; user: string }[] = [];
   for (const { file, config } of files) {
     const block = config.directory;
     if (!block) continue;
     for (const section of ['users', 'groups', 'roles'] as const) {
-      const entries: Record<string, { id: string; publicKey?: string }> = block[section] ?? {};
+      const entries: Record<string, { id: string; publicKey?: string; members?: string[] }> = block[section] ?? {};
       for (const [name, entry] of Object.entries(entries)) {
         const keyAt = offsetIn(file, entries, name);
         const earlier = declaredAt.get(`${section}/${name}`);
@@ -60,7 +62,15 @@ export function collectDirectory(files: readonly { file: SourceFile; config: Con
             }));
             continue;
           }
-          (directory[section] as Record<string, DirectoryPrincipal>)[name] = { id: entry.id, publicKey: entry.publicKey };
+          const principal: DirectoryPrincipal = { id: entry.id, publicKey: entry.publicKey, source: { file: file.display, line, col } };
+          if (entry.members !== undefined) {
+            principal.members = entry.members.map((user, i) => {
+              const at = positionIn(file, entry.members, i)?.value[0] ?? keyAt;
+              members.push({ file, at, user });
+              return { user, source: { file: file.display, ...file.lines.linePos(at) } };
+            });
+          }
+          (directory[section] as Record<string, DirectoryPrincipal>)[name] = principal;
         } else {
           directory.roles[name] = { id: entry.id };
         }
@@ -83,6 +93,9 @@ export function collectDirectory(files: readonly { file: SourceFile; config: Con
       const { line, col } = file.lines.linePos(at);
       directory.serviceAccounts[name] = { keyId: pin.keyId, source: { file: file.display, line, col } };
     }
+  }
+  for (const { file, at, user } of members) {
+    if (!Object.hasOwn(directory.users, user)) sink.push(diagnosticAt(file, at, { ...undeclaredInDirectory('users', user, directory), end: at + user.length }));
   }
   return directory;
 }

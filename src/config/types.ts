@@ -110,6 +110,10 @@ export interface DirectoryPrincipal {
   id: string;
   /** Base64 of the 32-byte X25519 public key, as written. */
   publicKey: string;
+  /** Where the entry is declared (its name), so a command can point at it. */
+  source?: SourceRange;
+  /** A group's `members` (names in `directory.users`), each where it is written: what `cplane access offboard` reads. */
+  members?: { user: string; source: SourceRange }[];
 }
 
 /**

@@ -249,6 +249,11 @@ export interface Plan {
   /** What the plan does to spend (docs/insight.md); absent when no step touches a spend limit, a rate limit or allowed models. */
   spend?: PlanSpend;
   /**
+   * `cplane access offboard USER`: whose access the plan takes away, and what it rotates (docs/access.md). Apply
+   * plans again from the configuration without the user's shares and with `replace`; absent in every other plan.
+   */
+  offboard?: Offboarding;
+  /**
    * Set in a saved plan file only: the MAC of the whole plan under a key derived from the state key
    * (crypto/plan-mac.ts), and the scrypt parameters when that key comes from CPLANE_PASSPHRASE.
    */
@@ -371,4 +376,29 @@ export interface PlanSpend {
   usageNotRead?: string;
   /** Usage reads sent: one per gateway that exists and whose spend the plan touches. */
   usageReads: number;
+}
+
+/** An offboarding plan's account of one user (`cplane access offboard`): plain data, as the planner found it. */
+export interface Offboarding {
+  /** The user's name in `directory.users`, and their id. */
+  user: string;
+  userId: string;
+  /** The user's shares the plan revokes (their addresses). */
+  revoked: string[];
+  /** Every record the user could read, with how, and what happens to its value. */
+  records: OffboardedRecord[];
+  /** Groups of `directory.groups` that list the user: remove the user from each in the dashboard (no operation does). */
+  groups: string[];
+  /** Lines of the configuration that name the user, to remove by hand (the command never edits the configuration). */
+  lines: { file: string; line: number; col: number; what: string }[];
+}
+
+export interface OffboardedRecord {
+  address: string;
+  /** How the user could read it: `share`, `group platform`, `group platform (role reader on project.shop)`. */
+  via: string[];
+  /** `rotated`: cplane generates the value and the plan rotates it; `owner`: the value comes from a source, whose owner must give a new one. */
+  value: 'rotated' | 'owner';
+  /** For `owner`: the source in words (`env DB_PASSWORD`, `file /path`, `delivered from gateway_token.x/y`, `none in the configuration`). */
+  source?: string;
 }

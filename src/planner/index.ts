@@ -21,3 +21,4 @@ export { changedFiles, isStateUrl, plannedFiles, recordedStatePath, relativePosi
 export type * from '../plan-model/index.js';
 
 export { accessReport, readAccess, type AccessReads, type AccessReportInput } from './access-report.js';
+export { designOffboarding, makeOffboardingPlan, unknownUserProblem } from './offboard.js';

@@ -11,6 +11,7 @@ import { wrapText } from '../text/wrap.js';
 import { accountLabel, changeLines, ENDING_HEADING, endingLine, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
 import { spendHeadline, spendLines, spendNotRead } from './spend.js';
+import { offboardLines } from './offboard.js';
 
 export interface TextOptions {
   color: boolean;
@@ -126,6 +127,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   if (plan.endingSoon?.length) out.push(paint('bold', ENDING_HEADING), ...plan.endingSoon.map((ending) => `  ${paint('change', '~')} ${safeText(endingLine(ending))}`), '');
 
   out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint), ...notVerifiableLines(plan, paint), ...spendTextLines(plan, paint));
+  if (plan.offboard) out.push(...offboardLines(plan.offboard, paint));
 
   const policies = policyHeadline(plan);
   if (policies) {

@@ -15,7 +15,30 @@ describe('the directory block', () => {
       'people.yaml': `directory:\n  groups:\n    platform: { id: ${platform.id}, publicKey: "${platform.publicKey}" }\n  roles:\n    admin: { id: 0c000000-0000-4000-8000-000000000001 }\n`,
     }, env);
     expect(diagnostics).toEqual([]);
-    expect(desired?.directory).toEqual({ users: { dana }, groups: { platform }, roles: { admin: { id: '0c000000-0000-4000-8000-000000000001' } }, serviceAccounts: {} });
+    const lines = BASE.split('\n').length - 1;
+    expect(desired?.directory).toEqual({
+      users: { dana: { ...dana, source: { file: 'main.yaml', line: lines + 3, col: 5 } } },
+      groups: { platform: { ...platform, source: { file: 'people.yaml', line: 3, col: 5 } } },
+      roles: { admin: { id: '0c000000-0000-4000-8000-000000000001' } },
+      serviceAccounts: {},
+    });
+  });
+
+  it("takes a group's members (users of any file) with where each is written; a member no file declares is an error at it with the closest name", async () => {
+    const people = `directory:\n  groups:\n    platform:\n      id: ${platform.id}\n      publicKey: "${platform.publicKey}"\n      members: [dana, danna]\n`;
+    const { desired, diagnostics } = await load({
+      'main.yaml': `${BASE}directory:\n  users:\n    dana: { id: ${dana.id}, publicKey: "${dana.publicKey}" }\n`,
+      'people.yaml': people,
+    }, env);
+    expect(diagnostics.map((d) => [d.code, d.summary, d.range])).toEqual([[
+      'unknown_directory_name',
+      'Unknown user "danna": it is not declared in directory.users; did you mean "dana"?',
+      { file: 'people.yaml', line: 6, col: 23 },
+    ]]);
+    expect(desired).toBeUndefined();
+    const ok = await load({ 'main.yaml': `${BASE}directory:\n  users:\n    dana: { id: ${dana.id}, publicKey: "${dana.publicKey}" }\n`, 'people.yaml': people.replace(', danna', '') }, env);
+    expect(ok.diagnostics).toEqual([]);
+    expect(ok.desired?.directory?.groups.platform?.members).toEqual([{ user: 'dana', source: { file: 'people.yaml', line: 6, col: 17 } }]);
   });
 
   it('refuses a public key that is not base64 of 32 bytes, at the key, without quoting it', async () => {

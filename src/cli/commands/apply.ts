@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { identityOf, type ClientEvent } from '../../api/client.js';
 import { applyPlan, forwardClientEvents, resendJournal, stateKeyRing, type ApplyEvent, type ApplyResult } from '../../applier/index.js';
 import { resolveSecret } from '../../config/index.js';
-import { foreignPendingWrites, makePlan, pendingWritesOf, placeholderProblems, readPlanFile } from '../../planner/index.js';
+import { foreignPendingWrites, makeOffboardingPlan, makePlan, pendingWritesOf, placeholderProblems, readPlanFile, type MakePlanInput } from '../../planner/index.js';
 import { blockingFindings, findingLine, hasChanges, type Plan } from '../../plan-model/index.js';
 import { accountLabel, renderPendingWritesText, renderPlanMarkdown, renderPlanText, withoutValueNote } from '../../render/index.js';
 import { safeText } from '../../text/safe-text.js';
@@ -123,7 +123,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     const mode = saved ? saved.mode : verb === 'destroy' ? 'destroy' : 'normal';
     status = readingStatus(ctx.stderr, { enabled: !json && !ctx.env.CI });
     const [fresh, accountName] = await Promise.all([
-      makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode, targets: saved ? saved.targets : targets, exclude: saved ? (saved.exclude ?? []) : exclude, replace: saved ? (saved.replace ?? []) : replace, rewrap: saved ? false : rewrap, parallelism, env: ctx.env }),
+      planAgain({ desired: workspace.desired, state, client, account: workspace.account, mode, targets: saved ? saved.targets : targets, exclude: saved ? (saved.exclude ?? []) : exclude, replace: saved ? (saved.replace ?? []) : replace, rewrap: saved ? false : rewrap, parallelism, env: ctx.env }, saved),
       // Read again even for a saved plan: the name shown for approval must not come from a file anyone could edit.
       accountNameOf(client, workspace.account),
     ]).finally(() => status.stop());
@@ -247,6 +247,9 @@ export function approvalQuestion(verb: Verb, plan: Plan, workspace: string, depl
   const where = `${deployment !== undefined ? `deployment ${deployment}, ` : ''}account ${accountLabel(plan)}, workspace ${workspace}`;
   return `${verb === 'destroy' ? 'Do you really want to destroy the objects above' : 'Do you want to perform these actions'} in ${where}?`;
 }
+
+/** The fresh plan: a saved offboarding plan (`cplane access offboard`) is made again as one, for its user. */
+const planAgain = (input: MakePlanInput, saved: Plan | undefined) => (saved?.offboard ? makeOffboardingPlan(input, saved.offboard.user) : makePlan(input));
 
 /** First Ctrl-C: `stop` (no new writes; those in flight finish and are saved). Second: exit at once; the journal makes the next run safe. */
 export function onInterrupt(stop: () => void): () => void {
