@@ -250,7 +250,7 @@ export interface Plan {
   spend?: PlanSpend;
   /**
    * Set in a saved plan file only: the MAC of the whole plan under a key derived from the state key
-   * (crypto/plan-mac.ts), and the scrypt parameters when that key comes from CPLANE_PASSPHRASE.
+   * (saved-plan/mac.ts), and the scrypt parameters when that key comes from CPLANE_PASSPHRASE.
    */
   auth?: { mac: string; kdf?: { name: 'scrypt'; salt: string; N: number; r: number; p: number } };
 }

@@ -15,8 +15,5 @@ export { relativeTime } from './reissue.js';
 export type { MakePlanInput, PlanState } from './context.js';
 export type { PlanProblem } from './problems.js';
 export { PlanError } from './errors.js';
-export { readPlanFile, writePlanFile, planSchemaProblems } from './plan-file.js';
-export { placeholderProblems, policyDifferences, stepDifferences, withPendingResolved, withSavedKeys } from './plan-trust.js';
-export { changedFiles, isStateUrl, plannedFiles, recordedStatePath, relativePosix } from './plan-context.js';
 export type * from '../plan-model/index.js';
 

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
-import { planSchemaProblems, type Plan } from '../../src/planner/index.js';
+import type { Plan } from '../../src/planner/index.js';
+import { planSchemaProblems } from '../../src/saved-plan/index.js';
 import { account, runCli, world, type World } from './helpers.js';
 
 const staging = fixtures.accounts[1]!;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import type { Plan } from '../../src/planner/index.js';
-import { planMac, planMacKey } from '../../src/crypto/index.js';
+import { planMac, planMacKey } from '../../src/saved-plan/index.js';
 import { smallConfig, world, type CliResult, type World } from './helpers.js';
 
 let w: World;

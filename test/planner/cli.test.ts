@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
-import { planSchemaProblems, readPlanFile } from '../../src/planner/index.js';
+import { planSchemaProblems, readPlanFile } from '../../src/saved-plan/index.js';
 import { eachTestHarness, fullConfig } from './harness.js';
 
 describe('cplane plan', () => {

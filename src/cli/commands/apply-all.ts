@@ -10,7 +10,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { deploymentWaves, type Deployment, type Diagnostic } from '../../config/index.js';
 import { formatDiagnostic } from '../../config/index.js';
-import { readPlanFile } from '../../planner/index.js';
+import { readPlanFile } from '../../saved-plan/index.js';
 import { deploymentSummary, type Plan } from '../../plan-model/index.js';
 import { compileAutoApprove, type AutoApprove } from '../../policy/index.js';
 import type { CommandContext } from '../../session/command-context.js';

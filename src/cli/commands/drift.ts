@@ -16,7 +16,7 @@ import { exitCodes } from '../exit-codes.js';
 import { githubReporter } from '../github-flag.js';
 import { reportPlanProblems } from '../plan-problems.js';
 import { readingStatus } from '../reading-status.js';
-import { accountNameOf, planContext } from '../saved-plan.js';
+import { accountNameOf, planContext } from '../../saved-plan/index.js';
 import { openWorkspace } from '../../session/workspace.js';
 
 export const driftCommand: CommandModule = {

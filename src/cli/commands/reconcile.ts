@@ -8,7 +8,7 @@
 import { identityOf } from '../../api/client.js';
 import { applyPlan, forwardClientEvents, stateKeyRing, type ApplyEvent, type ApplyResult } from '../../applier/index.js';
 import { resolveSecret } from '../../config/index.js';
-import { makePlan, placeholderProblems } from '../../planner/index.js';
+import { makePlan } from '../../planner/index.js';
 import { blockingFindings, findingLine, type Plan, type StepClass } from '../../plan-model/index.js';
 import { reconcileJson, renderReconcileMarkdown, renderReconcileText, type ReconcileView } from '../../render/index.js';
 import { summaryLines } from '../../ui/summary-text.js';
@@ -20,7 +20,7 @@ import { markdownText } from '../../text/escape-for.js';
 import { exitCodes } from '../exit-codes.js';
 import { githubReporter } from '../github-flag.js';
 import { readingStatus } from '../reading-status.js';
-import { accountNameOf, planContext } from '../saved-plan.js';
+import { accountNameOf, placeholderProblems, planContext } from '../../saved-plan/index.js';
 import { clientEventHandler, finishJournal, jsonOutput, onInterrupt, plainOutput } from './apply.js';
 
 /** What a configuration without `reconcile:` lets reconcile apply. */

@@ -2,7 +2,7 @@
 // with the clock (`expired 2 days ago` made yesterday, `expired 3 days ago` today) does not make it stale.
 import { describe, expect, it } from 'vitest';
 import type { Plan, PlanStep } from '../../src/plan-model/index.js';
-import { stepDifferences } from '../../src/planner/index.js';
+import { stepDifferences } from '../../src/saved-plan/index.js';
 
 const step = (days: number, scopes = ['run']): PlanStep => ({
   id: 'gateway_token.main/ci',
