@@ -15,7 +15,7 @@ export class ReadySteps {
   private readonly dependents: Map<number, number[]>;
 
   constructor(readonly steps: readonly PlanStep[]) {
-    const position = new Map(steps.map((s, i) => [s.id, i]));
+    const position = new Map(steps.map((s, i) => [s.address, i]));
     this.status = steps.map(() => 'pending');
     const needs = new Map(steps.map((s, i) => [i, s.dependsOn.filter((d) => position.has(d)).map((d) => position.get(d)!)]));
     this.walk = new DependencyWalk(needs);

@@ -38,7 +38,7 @@ export async function sendWrite(step: PlanStep, write: PlannedWrite, last: boole
   const entry: JournalEntry = {
     id: randomUUID(),
     address: other ? write.address! : step.address,
-    stepId: step.id,
+    stepId: step.address,
     operation: write.operation,
     pathParams,
     idempotencyKey: write.idempotencyKey,

@@ -98,7 +98,7 @@ function hasWork(step: PlanStep): boolean {
 }
 
 function refOf(step: PlanStep): StepRef {
-  return { stepId: step.id, address: step.address, kind: step.kind, action: step.action };
+  return { stepId: step.address, address: step.address, kind: step.kind, action: step.action };
 }
 
 function reasonOf(error: unknown): string {

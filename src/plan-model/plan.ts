@@ -49,15 +49,14 @@ export type StepCause =
 export type StepClass = 'maintenance' | 'drift' | 'change';
 
 export interface PlanStep {
-  /** Unique in the plan: the step's address (one address has at most one step; a replace is one step with several writes). */
-  id: string;
+  /** Unique in the plan, and what identifies the step (one address has at most one step; a replace is one step with several writes). */
   address: string;
   kind: ResourceKind;
   action: Action;
   /** Why, for people only (the applier never branches on it): `created outside cplane: adopting`, `deleted outside cplane`. */
   reason?: string;
   changes: FieldChange[];
-  /** Ids of steps that must complete first. */
+  /** Addresses of the steps that must complete first. */
   dependsOn: string[];
   /** For `import` (and import-then-update): the live object taken under management before any write. */
   adopt?: { id: string; parents?: Record<string, string> };
@@ -195,8 +194,11 @@ export interface PlanContext {
   state: { path: string } | { url: string };
 }
 
+/** The plan format this cplane writes and reads (schema/plan.schema.json's `formatVersion`). */
+export const PLAN_FORMAT_VERSION = 3;
+
 export interface Plan {
-  formatVersion: 2;
+  formatVersion: typeof PLAN_FORMAT_VERSION;
   cplaneVersion: string;
   createdAt: string;
   /** Account id the plan is for. */

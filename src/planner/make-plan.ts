@@ -5,7 +5,7 @@
  * removals, the revocations that wait for a delivery, the ends coming (a grant's `until`), the dependencies, the order, the targets, the objects left without a value, the summary, the spend, the policies and what cannot be verified.
  * Providers report facts and writes; the stages decide.
  */
-import type { Plan } from '../plan-model/index.js';
+import { PLAN_FORMAT_VERSION, type Plan } from '../plan-model/index.js';
 import { AddressBook } from './address-book.js';
 import type { MakePlanInput, StageContext } from './context.js';
 import { linkDependencies } from './dependencies.js';
@@ -112,7 +112,7 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   const due = mode === 'refresh-only' ? dueItems(ctx) : [];
 
   return {
-    formatVersion: 2,
+    formatVersion: PLAN_FORMAT_VERSION,
     cplaneVersion,
     createdAt: new Date().toISOString(),
     account,

@@ -89,11 +89,11 @@ export function firstDifference(a: unknown, b: unknown, at = ''): string | undef
  * steps. Idempotency-Keys are left out: each plan makes its own.
  */
 export function stepDifferences(saved: Plan, fresh: Plan): string[] {
-  const freshById = new Map(fresh.steps.map((s) => [s.id, s]));
-  const savedIds = new Set(saved.steps.map((s) => s.id));
+  const freshByAddress = new Map(fresh.steps.map((s) => [s.address, s]));
+  const savedAddresses = new Set(saved.steps.map((s) => s.address));
   const lines: string[] = [];
   for (const step of saved.steps) {
-    const now = freshById.get(step.id);
+    const now = freshByAddress.get(step.address);
     if (!now) {
       lines.push(`${step.address}: the saved plan would ${step.action} it; a plan made now would not`);
       continue;
@@ -101,7 +101,7 @@ export function stepDifferences(saved: Plan, fresh: Plan): string[] {
     const where = firstDifference(comparable(step), comparable(now));
     if (where) lines.push(`${step.address}: differs at ${where}`);
   }
-  for (const step of fresh.steps) if (!savedIds.has(step.id)) lines.push(`${step.address}: a plan made now would ${step.action} it; the saved plan does not`);
+  for (const step of fresh.steps) if (!savedAddresses.has(step.address)) lines.push(`${step.address}: a plan made now would ${step.action} it; the saved plan does not`);
   return lines;
 }
 

@@ -7,7 +7,7 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { ErrorObject } from 'ajv';
 import { AbortError } from '../errors.js';
-import type { Plan, PlanContext } from '../plan-model/index.js';
+import { PLAN_FORMAT_VERSION, type Plan, type PlanContext } from '../plan-model/index.js';
 
 /** A plan as `cplane plan --out` saves it: with the context of where it was made (origin.ts). */
 export type SavedPlan = Plan & { context: PlanContext };
@@ -66,6 +66,10 @@ export async function readPlanFile(path: string): Promise<SavedPlan> {
   const version = (document as { formatVersion?: unknown } | null)?.formatVersion;
   if (version === 1) {
     throw new AbortError(`${path} was made by an older cplane (plan format 1), which cannot be applied from another folder or job.`, 'Make a new plan with `cplane plan --out FILE`.');
+  }
+  // Format 2 named each step twice (`id` and `address`, always equal); its steps are not read as format 3's.
+  if (version === 2) {
+    throw new AbortError(`${path} was made by an older cplane (plan format 2): this cplane reads plan format ${PLAN_FORMAT_VERSION} only.`, 'Run `cplane plan --out FILE` again with this cplane, review the plan, and apply that.');
   }
   const problems = await planSchemaProblems(document);
   if (problems.length > 0) {

@@ -35,7 +35,7 @@ describe('cplane plan', () => {
   });
 
   it('refuses a plan file that does not match the schema', async () => {
-    writeFileSync(join(h().dir, 'bad.json'), JSON.stringify({ formatVersion: 2 }));
+    writeFileSync(join(h().dir, 'bad.json'), JSON.stringify({ formatVersion: 3 }));
     await expect(readPlanFile(join(h().dir, 'bad.json'))).rejects.toThrow(`${join(h().dir, 'bad.json')} is not a valid plan file:\n  /: must have required property 'cplaneVersion'`);
   });
 
