@@ -179,7 +179,7 @@ export interface PlannedFile {
  * checkout, at another path, in another job. It never holds a secret: variable values are the
  * non-secret ones (secrets have their own sources, read at apply), and a state URL has no password.
  */
-export interface PlanContext {
+export interface PlanOrigin {
   workspace: string;
   /** The deployment of the configuration's `deployments:` the plan is for; absent without deployments. */
   deployment?: string;
@@ -204,7 +204,7 @@ export interface Plan {
   /** Account id the plan is for. */
   account: string;
   /** Set by the command that made the plan; always present in a saved plan and in `plan --json`. */
-  context?: PlanContext;
+  origin?: PlanOrigin;
   mode: 'normal' | 'destroy' | 'refresh-only';
   targets: string[];
   /** `--exclude` addresses (absent when none): planned is everything but these and what needs them. */

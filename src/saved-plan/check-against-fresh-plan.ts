@@ -169,5 +169,5 @@ export function trustedPlan(saved: SavedPlan, fresh: Plan, planPath: string, res
     );
   }
   const { auth: _auth, ...plan } = withSavedKeys(fresh, saved);
-  return { ...plan, context: saved.context };
+  return { ...plan, origin: saved.origin };
 }

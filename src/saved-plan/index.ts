@@ -7,6 +7,6 @@
 export { writePlanFile } from './write.js';
 export { planMac, planMacKey, planMacMatches, readPlanToShow, withMac } from './mac.js';
 export { MAX_PLAN_FILE_BYTES, planSchemaProblems, readPlanFile, REPLAN, type SavedPlan } from './read.js';
-export { accountNameOf, changedFiles, isStateUrl, planContext, plannedFiles, recordedStatePath, relativePosix, stateRecord } from './origin.js';
+export { accountNameOf, changedFiles, isStateUrl, planOrigin, plannedFiles, recordedStatePath, relativePosix, stateRecord } from './origin.js';
 export { prepareSavedPlan } from './prepare-apply.js';
 export { firstDifference, placeholderProblems, policyDifferences, stepDifferences, trustedPlan, withPendingResolved, withSavedKeys } from './check-against-fresh-plan.js';

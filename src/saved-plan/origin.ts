@@ -1,5 +1,5 @@
 /**
- * What `cplane plan --out` records about where it ran (the plan's `context`), so that the plan applies in another
+ * What `cplane plan --out` records about where it ran (the plan's `origin`), so that the plan applies in another
  * job from another checkout at another path with no --var or --var-file: the configuration folder relative to the
  * working folder, each configuration file with the sha256 of its content, the variable values, the account, the
  * workspace and the state location without credentials. Apply compares the files to name exactly which ones
@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import type { ApiClient } from '../api/client.js';
-import type { PlanContext, PlannedFile } from '../plan-model/index.js';
+import type { PlanOrigin, PlannedFile } from '../plan-model/index.js';
 import { listAccounts } from '../providers/index.js';
 import type { CommandContext } from '../session/command-context.js';
 import type { Workspace } from '../session/workspace.js';
@@ -72,14 +72,14 @@ export async function accountNameOf(client: ApiClient, account: string): Promise
 }
 
 /** The state location as a plan records it: a URL without its password, or the file relative to the configuration folder. */
-export function stateRecord(workspace: Workspace): PlanContext['state'] {
+export function stateRecord(workspace: Workspace): PlanOrigin['state'] {
   // The URL as given, not the store's `path`: for a database that is a message (masked URL, account, workspace),
   // which no --state or CPLANE_STATE in the applying job could match. The plan keeps it with no credentials at all.
   if (workspace.statePath !== undefined && isStateUrl(workspace.statePath)) return { url: urlWithoutPasswords(workspace.statePath) };
   return { path: recordedStatePath(workspace.dir, workspace.state.path) };
 }
 
-export async function planContext(ctx: CommandContext, workspace: Workspace, accountName: string | null): Promise<PlanContext> {
+export async function planOrigin(ctx: CommandContext, workspace: Workspace, accountName: string | null): Promise<PlanOrigin> {
   return {
     workspace: workspace.workspace,
     ...(ctx.deployment ? { deployment: ctx.deployment.name } : {}),

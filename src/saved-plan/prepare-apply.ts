@@ -39,22 +39,22 @@ export async function prepareSavedPlan(ctx: CommandContext, plan: SavedPlan, pla
 
   const flagAccount = typeof ctx.values.account === 'string' ? ctx.values.account : undefined;
   // A deployment's account and workspace are the configuration's: an inherited CPLANE_ACCOUNT or CPLANE_WORKSPACE says nothing of them.
-  const ofDeployment = plan.context.deployment !== undefined;
+  const ofDeployment = plan.origin.deployment !== undefined;
   const givenAccount = flagAccount ?? (ofDeployment ? undefined : ctx.env.CPLANE_ACCOUNT || undefined);
   if (givenAccount !== undefined && givenAccount !== plan.account) throw refuse('account', givenAccount, flagAccount !== undefined ? '--account' : 'CPLANE_ACCOUNT', plan.account);
   const explicitWorkspace = typeof ctx.values.workspace === 'string' || (!ofDeployment && Boolean(ctx.env.CPLANE_WORKSPACE));
-  if (explicitWorkspace && workspaceName(ctx) !== plan.context.workspace) {
-    throw refuse('workspace', workspaceName(ctx), typeof ctx.values.workspace === 'string' ? '--workspace' : 'CPLANE_WORKSPACE', plan.context.workspace);
+  if (explicitWorkspace && workspaceName(ctx) !== plan.origin.workspace) {
+    throw refuse('workspace', workspaceName(ctx), typeof ctx.values.workspace === 'string' ? '--workspace' : 'CPLANE_WORKSPACE', plan.origin.workspace);
   }
 
-  const configDir = resolve(ctx.cwd, dirArgument ?? plan.context.configDir);
+  const configDir = resolve(ctx.cwd, dirArgument ?? plan.origin.configDir);
   if (!statSync(configDir, { throwIfNoEntry: false })?.isDirectory()) {
     throw new AbortError(
-      `The saved plan ${planPath} was made for the configuration in ${plan.context.configDir} (relative to the folder \`cplane plan\` ran in), and ${configDir} is not a folder.`,
+      `The saved plan ${planPath} was made for the configuration in ${plan.origin.configDir} (relative to the folder \`cplane plan\` ran in), and ${configDir} is not a folder.`,
       `Run \`cplane apply\` from the same place in your checkout, or name the folder: \`cplane apply PLANFILE DIR\`.`,
     );
   }
-  const changed = await changedFiles(plan.context.files, configDir);
+  const changed = await changedFiles(plan.origin.files, configDir);
   if (changed.length > 0) {
     throw new AbortError(
       `The saved plan ${planPath} is stale: the configuration in ${configDir} changed since it was made: ${changed.join(', ')}. Nothing was applied.`,
@@ -64,8 +64,8 @@ export async function prepareSavedPlan(ctx: CommandContext, plan: SavedPlan, pla
 
   const state = await savedStateLocation(ctx, plan, planPath, configDir);
   // A deployment's plan loads the configuration as that deployment (its account and variables; docs/deployments.md).
-  const deployment = plan.context.deployment !== undefined ? { deployment: { ...ctx.deployment, name: plan.context.deployment } } : {};
-  return { ...ctx, positionals: [configDir], values: { ...ctx.values, account: plan.account, workspace: plan.context.workspace, state }, ...deployment };
+  const deployment = plan.origin.deployment !== undefined ? { deployment: { ...ctx.deployment, name: plan.origin.deployment } } : {};
+  return { ...ctx, positionals: [configDir], values: { ...ctx.values, account: plan.account, workspace: plan.origin.workspace, state }, ...deployment };
 }
 
 /** The configuration's `state: { url }` with the plan's variables and the applying job's environment; undefined when it has none or does not load. */
@@ -83,10 +83,10 @@ async function configuredStateUrl(ctx: CommandContext, configDir: string, variab
 async function savedStateLocation(ctx: CommandContext, plan: SavedPlan, planPath: string, configDir: string): Promise<string> {
   const flag = typeof ctx.values.state === 'string' ? ctx.values.state : undefined;
   const given = flag ?? (ctx.env.CPLANE_STATE || undefined);
-  const recorded = plan.context.state;
+  const recorded = plan.origin.state;
   if ('url' in recorded) {
     if (given === undefined) {
-      const configured = await configuredStateUrl(ctx, configDir, plan.context.variables);
+      const configured = await configuredStateUrl(ctx, configDir, plan.origin.variables);
       return configured !== undefined && urlWithoutPasswords(configured) === recorded.url ? configured : recorded.url;
     }
     if (isStateUrl(given) && urlWithoutPasswords(given) === recorded.url) return given;

@@ -7,10 +7,10 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { ErrorObject } from 'ajv';
 import { AbortError } from '../errors.js';
-import { PLAN_FORMAT_VERSION, type Plan, type PlanContext } from '../plan-model/index.js';
+import { PLAN_FORMAT_VERSION, type Plan, type PlanOrigin } from '../plan-model/index.js';
 
-/** A plan as `cplane plan --out` saves it: with the context of where it was made (origin.ts). */
-export type SavedPlan = Plan & { context: PlanContext };
+/** A plan as `cplane plan --out` saves it: with its origin, where it was made (origin.ts). */
+export type SavedPlan = Plan & { origin: PlanOrigin };
 
 /** What every refusal of a saved plan tells the user to do. */
 export const REPLAN = 'Make a new plan with `cplane plan --out FILE`, review it, and apply that.';
@@ -76,6 +76,6 @@ export async function readPlanFile(path: string): Promise<SavedPlan> {
     throw new AbortError(`${path} is not a valid plan file:\n${problems.map((p) => `  ${p}`).join('\n')}`, 'Make a new plan with `cplane plan --out FILE`.');
   }
   const plan = document as Plan;
-  if (!plan.context) throw new AbortError(`${path} is not a saved plan: it has no context (it was printed by \`cplane plan --json\` without --out?).`, 'Save plans with `cplane plan --out FILE`.');
+  if (!plan.origin) throw new AbortError(`${path} is not a saved plan: it has no origin (it was printed by \`cplane plan --json\` without --out?).`, 'Save plans with `cplane plan --out FILE`.');
   return plan as SavedPlan;
 }

@@ -74,14 +74,14 @@ describe('cplane apply PLANFILE in another checkout', () => {
 
     const plan = JSON.parse(readFileSync(join(temp, 'prod.plan.json'), 'utf8')) as Plan;
     expect(await planSchemaProblems(plan)).toEqual([]);
-    expect(plan.context).toMatchObject({
+    expect(plan.origin).toMatchObject({
       workspace: 'default',
       accountName: staging.name,
       configDir: 'infra',
       variables: { env: 'prod', account, rpm: 120 },
       state: { path: `.cplane/${account}/state.json` },
     });
-    expect(plan.context!.files.map((f) => f.path)).toEqual(['main.yaml']);
+    expect(plan.origin!.files.map((f) => f.path)).toEqual(['main.yaml']);
     expect(JSON.stringify(plan)).not.toContain(temp);
     expect(JSON.stringify(plan)).not.toContain(w.env.OPENAI_API_KEY);
 
@@ -149,6 +149,6 @@ describe('an explicit account', () => {
     expect(markdown.stdout).toContain(`#### cplane plan for account \`${staging.name}\` (\`${account}\`), workspace \`blue\``);
     const json = JSON.parse((await runCli(['plan', 'infra', '--var-file', 'envs/prod.yaml', '--json'], jobEnv, x)).stdout) as Plan;
     expect(json.account).toBe(account);
-    expect(json.context).toMatchObject({ accountName: staging.name, workspace: 'default' });
+    expect(json.origin).toMatchObject({ accountName: staging.name, workspace: 'default' });
   });
 });

@@ -29,7 +29,7 @@ describe('cplane plan', () => {
     expect(saved.stderr).toBe(`Saved the plan to ${join(h().dir, 'plan.json')}; apply exactly this plan with \`cplane apply plan.json\`.\n`);
     const plan = await readPlanFile(join(h().dir, 'plan.json'));
     expect(plan.steps).toHaveLength(6);
-    expect(plan.context).toMatchObject({ configDir: '.', workspace: 'default', state: { path: `.cplane/${plan.account}/state.json` } });
+    expect(plan.origin).toMatchObject({ configDir: '.', workspace: 'default', state: { path: `.cplane/${plan.account}/state.json` } });
     expect((await h().apply(plan)).failed).toEqual([]);
     expect((await h().plan()).steps).toEqual([]);
   });

@@ -8,7 +8,7 @@ import { visibleWidth, withoutColour, wrapLine } from '../../src/text/wrap.js';
 import { samplePlan } from './plan-fixture.js';
 
 const plan = samplePlan({
-  context: { accountName: 'Acme Staging Environment', workspace: 'default' } as never,
+  origin: { accountName: 'Acme Staging Environment', workspace: 'default' } as never,
   steps: [
     ...samplePlan().steps,
     {

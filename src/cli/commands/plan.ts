@@ -20,7 +20,7 @@ import { exitCodes } from '../exit-codes.js';
 import { githubReporter } from '../github-flag.js';
 import { reportPlanProblems } from '../plan-problems.js';
 import { readingStatus } from '../reading-status.js';
-import { accountNameOf, planContext, withMac, writePlanFile } from '../../saved-plan/index.js';
+import { accountNameOf, planOrigin, withMac, writePlanFile } from '../../saved-plan/index.js';
 import { refuseTargetWithExclude } from '../target-flags.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { weakSecretWarnings } from '../weak-secrets.js';
@@ -63,7 +63,7 @@ export async function planOne(ctx: CommandContext, onPlan?: (plan: Plan) => void
         })
         .finally(() => status.stop());
       if (typeof made === 'number') return made;
-      const plan = { ...made[0], context: await planContext(ctx, workspace, made[1]) };
+      const plan = { ...made[0], origin: await planOrigin(ctx, workspace, made[1]) };
       onPlan?.(plan);
       const planFile = typeof values.out === 'string' ? resolve(ctx.cwd, values.out) : undefined;
       if (planFile) {
