@@ -12,7 +12,7 @@ export { spendTouched } from './spend.js';
 export { checkModels, modelChecks } from './models.js';
 export { foreignPendingWrites, pendingWritesOf } from './pending-writes.js';
 export { relativeTime } from './reissue.js';
-export type { MakePlanInput, PlanState } from './context.js';
+export type { MakePlanInput, PlanState } from './stage-inputs.js';
 export type { PlanProblem } from './problems.js';
 export { PlanError } from './errors.js';
 export type * from '../plan-model/index.js';
