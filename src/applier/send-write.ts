@@ -9,7 +9,7 @@ import type { JournalEntry } from '../state/types.js';
 import { Interrupted, type ApplyRun } from './apply-run.js';
 import { noticesOf, recordResult, removeEntry, saveEntry, sendEntry, settleFailure } from './journal.js';
 import { boundWrittenValue } from './key-ring.js';
-import { resolvePathParams, resolveTemplate, type TemplateContext } from './template.js';
+import { resolvePathParams, resolveTemplate, type TemplateScope } from './template.js';
 
 /** What a step's writes left for people: the names of the secrets sealed, and the notices their answers bore out. */
 export interface WriteOutcome {
@@ -28,9 +28,9 @@ export async function sendWrite(step: PlanStep, write: PlannedWrite, last: boole
   // Only a settlement of a superseded object may be recorded on another address (a saved plan is checked, but
   // the applier never lets a write change another address's id, secrets or presence in state).
   if (other && Object.keys(write.effects).some((key) => key !== 'settleSuperseded')) throw new Error(`${step.address}: the write ${write.id} for ${write.address} may only settle a superseded object`);
-  const context: TemplateContext = { resources: state.data.resources, sources: other ? {} : (step.secrets ?? {}), address: step.address, keyRing: options.keyRing };
-  const pathParams = await resolvePathParams(write.path, context);
-  const resolved = write.body === undefined ? undefined : await resolveTemplate(write.body, context);
+  const scope: TemplateScope = { resources: state.data.resources, sources: other ? {} : (step.secrets ?? {}), address: step.address, keyRing: options.keyRing };
+  const pathParams = await resolvePathParams(write.path, scope);
+  const resolved = write.body === undefined ? undefined : await resolveTemplate(write.body, scope);
   const bytes = resolved === undefined ? undefined : JSON.stringify(resolved.value);
   const secrets = resolved?.secrets ?? new Map<string, string>();
   for (const [field, plaintext] of secrets) fingerprints[field] = state.crypto.fingerprint(step.address, field, plaintext);
