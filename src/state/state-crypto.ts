@@ -83,10 +83,10 @@ export function stateKeys(key: Uint8Array): StateKeys {
 }
 
 /**
- * `fingerprintContext` names the address a resource's fingerprints were made
+ * `fingerprintAddress` names the address a resource's fingerprints were made
  * for (it differs after `cplane state mv`, since they cannot be remade without the secret).
  */
-export function createStateCrypto(keys: () => StateKeys, binding: SealBinding | 'address-only', fingerprintContext: (address: string) => string): StateCrypto {
+export function createStateCrypto(keys: () => StateKeys, binding: SealBinding | 'address-only', fingerprintAddress: (address: string) => string): StateCrypto {
   const openWith = (address: string, sealed: SealedValue, aad: string): string => {
     try {
       return openSecret(keys().seal, sealed, aad);
@@ -101,8 +101,8 @@ export function createStateCrypto(keys: () => StateKeys, binding: SealBinding | 
     }
   };
   return {
-    fingerprint: (address, field, value) => fingerprintOf(keys().fingerprint, value, `${fingerprintContext(address)}:${field}`),
-    unfinished: (address, field) => fingerprintOf(keys().fingerprint, '', `${fingerprintContext(address)}:${field}:unfinished`),
+    fingerprint: (address, field, value) => fingerprintOf(keys().fingerprint, value, `${fingerprintAddress(address)}:${field}`),
+    unfinished: (address, field) => fingerprintOf(keys().fingerprint, '', `${fingerprintAddress(address)}:${field}:unfinished`),
     seal: (address, plaintext) => sealSecret(keys().seal, plaintext, sealedAad(binding, address, 'value')),
     open: (address, sealed) => openWith(address, sealed, sealedAad(binding, address, 'value')),
     sealBody: (address, bytes) => sealSecret(keys().seal, bytes, sealedAad(binding, address, 'body')),
