@@ -36,10 +36,12 @@ export const layers = {
   session: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers'],
   // `cplane api` and `cplane mcp`: below the CLI, which hands MCP the commands it runs.
   faces: ['api', 'config', 'session'],
+  // Saved plans: written with a MAC, read back, checked before anything opens and against a fresh plan (below the CLI).
+  'saved-plan': ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'planner', 'session'],
   // `cplane test`: runs a configuration's tests against an emulator in the process (plans, applies, CEL assertions).
   testing: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'planner', 'applier', 'emulator'],
   // The top: every other folder.
-  cli: ['api', 'config', 'github', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'planner', 'applier', 'render', 'ui', 'export', 'emulator', 'demo', 'session', 'faces', 'sdk', 'testing'],
+  cli: ['api', 'config', 'github', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'planner', 'applier', 'render', 'ui', 'export', 'emulator', 'demo', 'session', 'faces', 'sdk', 'testing', 'saved-plan'],
   // The SDK: the typed client and local decryption, as an application imports them (package.json `exports`).
   sdk: ['api', 'crypto'],
 };

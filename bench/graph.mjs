@@ -8,13 +8,13 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 
 /** The former planner/order.ts, kept here only to be measured against. */
 function formerSort(steps) {
-  const position = new Map(steps.map((s, i) => [s.id, i]));
-  const waiting = new Map(steps.map((s) => [s.id, new Set(s.dependsOn.filter((d) => position.has(d)))]));
+  const position = new Map(steps.map((s, i) => [s.address, i]));
+  const waiting = new Map(steps.map((s) => [s.address, new Set(s.dependsOn.filter((d) => position.has(d)))]));
   const dependents = new Map();
-  for (const step of steps) for (const dep of waiting.get(step.id) ?? []) dependents.set(dep, [...(dependents.get(dep) ?? []), step.id]);
-  const ready = steps.filter((s) => waiting.get(s.id)?.size === 0).map((s) => s.id);
+  for (const step of steps) for (const dep of waiting.get(step.address) ?? []) dependents.set(dep, [...(dependents.get(dep) ?? []), step.address]);
+  const ready = steps.filter((s) => waiting.get(s.address)?.size === 0).map((s) => s.address);
   const out = [];
-  const byId = new Map(steps.map((s) => [s.id, s]));
+  const byId = new Map(steps.map((s) => [s.address, s]));
   while (ready.length > 0) {
     ready.sort((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0));
     const id = ready.shift();
@@ -29,15 +29,15 @@ function formerSort(steps) {
 }
 
 const sortNow = (steps) => {
-  const byId = new Map(steps.map((s) => [s.id, s]));
-  return topologicalOrder(new Map(steps.map((s) => [s.id, s.dependsOn]))).order.map((id) => byId.get(id));
+  const byId = new Map(steps.map((s) => [s.address, s]));
+  return topologicalOrder(new Map(steps.map((s) => [s.address, s.dependsOn]))).order.map((id) => byId.get(id));
 };
 
 const steps = [];
-for (let p = 0; p < 200; p++) for (let g = 0; g < 100; g++) steps.push({ id: `gateway.p${p}-g${g}`, dependsOn: [`project.p${p}`, ...(g > 0 ? [`gateway.p${p}-g${g - 1}`] : [])] });
-for (let p = 0; p < 200; p++) steps.push({ id: `project.p${p}`, dependsOn: [] });
+for (let p = 0; p < 200; p++) for (let g = 0; g < 100; g++) steps.push({ address: `gateway.p${p}-g${g}`, dependsOn: [`project.p${p}`, ...(g > 0 ? [`gateway.p${p}-g${g - 1}`] : [])] });
+for (let p = 0; p < 200; p++) steps.push({ address: `project.p${p}`, dependsOn: [] });
 
-const same = JSON.stringify(formerSort(steps).map((s) => s.id)) === JSON.stringify(sortNow(steps).map((s) => s.id));
+const same = JSON.stringify(formerSort(steps).map((s) => s.address)) === JSON.stringify(sortNow(steps).map((s) => s.address));
 if (!same) throw new Error('the two sorts disagree');
 const time = (sort) => {
   const times = [];

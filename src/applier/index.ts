@@ -5,7 +5,8 @@
  * out in the plan (see plan-model/), and what needs a secret or a key at apply
  * time is resolved by the key ring it is given.
  */
-export { applyPlan, forwardClientEvents, type ApplyOptions } from './execute.js';
+export { applyPlan, forwardClientEvents } from './walk.js';
+export type { ApplyOptions } from './apply-run.js';
 export { stateKeyRing } from './key-ring.js';
 export type { KeyRing } from './template.js';
 export { resendJournal, IDEMPOTENCY_RETENTION_MS, type ResendOptions } from './journal.js';

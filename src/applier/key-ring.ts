@@ -17,7 +17,7 @@ import { valueDigest } from '../crypto/record-value.js';
 import type { SecretSource } from '../plan-model/index.js';
 import type { StateStore } from '../state/index.js';
 import { registerSecret } from '../text/safe-text.js';
-import type { KeyRing, WrittenValue } from './template.js';
+import { readResultPath, type KeyRing, type WrittenValue } from './template.js';
 
 export function stateKeyRing(state: StateStore, readSecret: (source: SecretSource) => string | Promise<string>, client?: ApiClient, now: () => Date = () => new Date()): KeyRing {
   const accountId = state.data.account;
@@ -60,4 +60,20 @@ export function stateKeyRing(state: StateStore, readSecret: (source: SecretSourc
       return wrapDataKey({ dataKey, recipientPublicKey, accountId, recordId, version, recipientId, valueDigest: digest, writer, wrappedAt: now() });
     },
   };
+}
+
+/**
+ * The record binding of a value write's answer: what it says it made (`valueVersion`), against the record and
+ * version the value was encrypted for. The data key is kept for the grants that follow only when the answer names
+ * the step's own record (the API is not trusted: an answer naming another record must not get this value's key
+ * wrapped for that record's readers) and the version the value was encrypted for; another version is a problem.
+ */
+export function boundWrittenValue(paths: { record: string; version: string }, written: WrittenValue, answer: unknown, ownId: string | undefined): { value?: WrittenValue; problem?: string } {
+  const recordId = readResultPath(answer, paths.record);
+  const version = readResultPath(answer, paths.version);
+  if (typeof recordId !== 'string' || recordId !== ownId || recordId !== written.recordId) return {};
+  if (version !== written.version) {
+    return { problem: `record ${recordId}: the API stored the value as version ${String(version)}, and it was encrypted for version ${written.version} (another writer changed the record since the plan); plan and apply again` };
+  }
+  return { value: written };
 }

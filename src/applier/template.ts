@@ -34,7 +34,8 @@ export interface WrittenValue {
   digest: string;
 }
 
-export interface TemplateContext {
+/** What one write's placeholders are resolved against: the ids in state, the step's secret sources, the key ring. */
+export interface TemplateScope {
   resources: Record<string, ResourceState>;
   /** The step's write-only sources by field (`PlanStep.secrets`) and where the step is, for errors. */
   sources: Record<string, SecretSource>;
@@ -62,15 +63,15 @@ export function idOf(resources: Record<string, ResourceState>, address: string):
   return id;
 }
 
-export async function resolveTemplate(template: Template, context: TemplateContext): Promise<Resolved> {
+export async function resolveTemplate(template: Template, scope: TemplateScope): Promise<Resolved> {
   const secrets = new Map<string, string>();
   let written: WrittenValue | undefined;
   const plaintext = async (field: string): Promise<string> => {
     let value = secrets.get(field);
     if (value === undefined) {
-      const source = context.sources[field];
-      if (!source) throw new TemplateError(`${context.address}: the plan uses the write-only value ${field} but gives no source for it`);
-      value = await context.keyRing.secret(source);
+      const source = scope.sources[field];
+      if (!source) throw new TemplateError(`${scope.address}: the plan uses the write-only value ${field} but gives no source for it`);
+      value = await scope.keyRing.secret(source);
       secrets.set(field, value);
     }
     return value;
@@ -78,23 +79,23 @@ export async function resolveTemplate(template: Template, context: TemplateConte
   const resolve = async (placeholder: Placeholder | { tag: 'malformed'; key: string }): Promise<unknown> => {
     switch (placeholder.tag) {
       case '$ref':
-        return idOf(context.resources, placeholder.address);
+        return idOf(scope.resources, placeholder.address);
       case '$secret':
         return plaintext(placeholder.field);
       case '$encrypt': {
         const { field, record, version } = placeholder.encrypt;
-        const recordId = typeof record === 'string' ? record : idOf(context.resources, record.$ref);
-        const encrypted = context.keyRing.encrypt(await plaintext(field), { recordId, version });
+        const recordId = typeof record === 'string' ? record : idOf(scope.resources, record.$ref);
+        const encrypted = scope.keyRing.encrypt(await plaintext(field), { recordId, version });
         written = { recordId, version, dataKey: encrypted.dataKey, digest: encrypted.digest };
         return encrypted.value;
       }
       case '$wrap': {
         const { record, recipient, publicKey } = placeholder.wrap;
-        const recordId = typeof record === 'string' ? record : idOf(context.resources, record.$ref);
-        return context.keyRing.wrap({ recordId, recipientId: recipient, publicKey });
+        const recordId = typeof record === 'string' ? record : idOf(scope.resources, record.$ref);
+        return scope.keyRing.wrap({ recordId, recipientId: recipient, publicKey });
       }
       case 'malformed':
-        throw new TemplateError(`${context.address}: a malformed ${placeholder.key} placeholder cannot be resolved`);
+        throw new TemplateError(`${scope.address}: a malformed ${placeholder.key} placeholder cannot be resolved`);
     }
   };
   const value = await mapPlaceholders(template, resolve);
@@ -102,10 +103,10 @@ export async function resolveTemplate(template: Template, context: TemplateConte
 }
 
 /** Path parameters: every value must resolve to a string without secrets. */
-export async function resolvePathParams(path: Record<string, Template>, context: TemplateContext): Promise<Record<string, string>> {
+export async function resolvePathParams(path: Record<string, Template>, scope: TemplateScope): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const [name, template] of Object.entries(path)) {
-    const { value, secrets } = await resolveTemplate(template, context);
+    const { value, secrets } = await resolveTemplate(template, scope);
     if (typeof value !== 'string' || secrets.size > 0) throw new TemplateError(`path parameter ${name} does not resolve to an id`);
     out[name] = value;
   }

@@ -5,7 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 
-/** Hex HMAC-SHA256 over `context + NUL + value`; the context (e.g. `${address}:${field}`) keeps equal values at different places apart. */
-export function fingerprint(key: Uint8Array, value: string, context: string): string {
-  return createHmac('sha256', key).update(`${context}\0${value}`, 'utf8').digest('hex');
+/** Hex HMAC-SHA256 over `place + NUL + value`; the place (e.g. `${address}:${field}`) keeps equal values at different places apart. */
+export function fingerprint(key: Uint8Array, value: string, place: string): string {
+  return createHmac('sha256', key).update(`${place}\0${value}`, 'utf8').digest('hex');
 }

@@ -9,4 +9,3 @@ export { resolveStateKey, keyFilePath, keyCheckOf, keyMatchesCheck, deriveSubkey
 export type { KdfParams, KeySource, StateKey, ResolveKeyOptions, KeyErrorCode } from './state-key.js';
 export { KeyError } from './state-key.js';
 export type { SealedValue } from './seal.js';
-export { planMac, planMacKey, planMacMatches } from './plan-mac.js';

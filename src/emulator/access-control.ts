@@ -7,7 +7,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { OperationSpec } from '../api/operations.js';
-import type { Caller } from './context.js';
+import type { Caller } from './handler-call.js';
 import { badRequest, forbidden, HttpError, invalid } from './errors.js';
 import type { Db } from './store.js';
 import { isUuid } from './validate.js';

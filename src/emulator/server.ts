@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { operations, type OperationName } from '../api/operations.js';
 import { authenticate, checkAccountIdMembers, checkIdentity, permissionsOf, refuseTokenInQuery, resolveAccount } from './access-control.js';
-import type { Caller, HandlerContext } from './context.js';
+import type { Caller, HandlerCall } from './handler-call.js';
 import { codeOfStatus, conflict, forbidden, HttpError } from './errors.js';
 import type { FaultInjector } from './faults.js';
 import { handlers } from './handlers/index.js';
@@ -248,12 +248,12 @@ function perform(
       if (!owns) throw forbidden('insufficient_permission');
     }
     if ('planLimited' in spec) checkPlanLimit(state, spec.planLimited, accountId);
-    const ctx: HandlerContext<OperationName> = {
+    const call: HandlerCall<OperationName> = {
       db: state.db, now: state.now(), caller, accountId, params, query: query as never, body: body as never,
       can: (permission) => permissions.has(permission), rng: state.rng,
     };
-    const handler = handlers[name] as (ctx: HandlerContext<OperationName>) => unknown;
-    return { status: 200, body: success(handler(ctx)) };
+    const handler = handlers[name] as (call: HandlerCall<OperationName>) => unknown;
+    return { status: 200, body: success(handler(call)) };
   } catch (error) {
     return toAnswer(error, requestId);
   }

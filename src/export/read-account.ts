@@ -29,7 +29,7 @@ export async function readAccount(options: ReadAccountOptions): Promise<AccountO
   const { client, account } = options;
   const limiter = new Limiter(options.parallelism);
   // Nothing is known in advance about the size of a list, so each is read page after page.
-  const request: RefreshRequest = { client, account, parentIds: [], limiter, expected: () => 0 };
+  const request: RefreshRequest = { client, account, parentIds: [], limiter, shared: new Map(), expected: () => 0 };
   const perAccount = exportKinds.filter((kind) => !exportedProviderFor(kind).relations.within);
   // The data sources the mappings name objects of (Service Accounts) are read once each, with the first lists.
   const sources = [...new Set(exportKinds.flatMap((kind) => exportedProviderFor(kind).export.lookups ?? []))];

@@ -14,7 +14,7 @@ import type { CommandContext } from '../session/command-context.js';
 import { connect, connectionSettings } from '../session/connection.js';
 import { AbortError } from '../errors.js';
 import { applyNotAllowed, cplaneTools, type CplaneCommands } from './mcp-cplane-tools.js';
-import { helperTools, operationTools, type McpTool, type ToolContext, type ToolOutcome } from './mcp-tools.js';
+import { helperTools, operationTools, type McpTool, type ToolConnection, type ToolOutcome } from './mcp-tools.js';
 import { safeFaceText } from './safe-text.js';
 import { version } from '../version.js';
 
@@ -28,14 +28,14 @@ export async function runMcpServer(ctx: CommandContext, commands: CplaneCommands
   const serviceAccount = identityOf(settings.token) === 'service_account';
   const allowApply = ctx.values['allow-apply'] === true;
   const client = connect(ctx, { settings, ...(account ? { account } : {}) });
-  const context: ToolContext = { client, baseUrl: settings.baseUrl, token: settings.token, account, env: ctx.env };
+  const connection: ToolConnection = { client, baseUrl: settings.baseUrl, token: settings.token, account, env: ctx.env };
   const log = (line: string) => ctx.stderr.write(safeFaceText(`cplane mcp: ${line}\n`, [settings.token]));
 
   // In Service Account mode only the Service Account operations and the three helpers exist (spec, rule 4).
   const own = serviceAccount
     ? undefined
     : cplaneTools({ dir, env: ctx.env, allowApply, connection: Object.fromEntries(['base-url', 'token', 'account'].filter((k) => ctx.values[k] !== undefined).map((k) => [k, ctx.values[k]])), commands });
-  const tools: McpTool[] = [...operationTools(context), ...(own?.tools ?? []), ...helperTools(context)];
+  const tools: McpTool[] = [...operationTools(connection), ...(own?.tools ?? []), ...helperTools(connection)];
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
   const server = new Server({ name: 'cplane', version }, { capabilities: { tools: {} } });

@@ -44,7 +44,7 @@ export interface McpTool {
   run(args: Record<string, unknown>): Promise<ToolOutcome>;
 }
 
-export interface ToolContext {
+export interface ToolConnection {
   client: ApiClient;
   baseUrl: string;
   token: string;
@@ -78,7 +78,7 @@ function describeOperation(facts: OperationFacts): string {
   return `${facts.summary} (${spec.method} /v1${spec.path}; operation ${facts.name}.) ${identity}${write}`;
 }
 
-export function operationTool(name: OperationName, context: ToolContext): McpTool {
+export function operationTool(name: OperationName, connection: ToolConnection): McpTool {
   const facts = operationFacts(name);
   const { spec } = facts;
   return {
@@ -102,7 +102,7 @@ export function operationTool(name: OperationName, context: ToolContext): McpToo
       if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') call.problems.push('idempotencyKey must be a string');
       if (call.problems.length > 0) return { isError: true, parts: [`${name} was not sent: ${call.problems.join('; ')}`], secrets: call.secrets };
       try {
-        const data = await sendCall(context.client, call);
+        const data = await sendCall(connection.client, call);
         return { parts: [data ?? null, ...(call.idempotencyKey ? [`Idempotency-Key: ${call.idempotencyKey}`] : [])], secrets: call.secrets };
       } catch (error) {
         return { isError: true, parts: [error instanceof ApiError ? errorEnvelope(error) : error instanceof Error ? error.message : String(error)], secrets: call.secrets };
@@ -127,8 +127,8 @@ function secretSources(): SecretSourceSchema {
   return schema.$defs.secretSource;
 }
 
-export function helperTools(context: ToolContext): McpTool[] {
-  const identity: TokenIdentity = identityOf(context.token);
+export function helperTools(connection: ToolConnection): McpTool[] {
+  const identity: TokenIdentity = identityOf(connection.token);
   const lengths = secretSources().properties['generate']?.properties?.length ?? { minimum: 16, maximum: 4096 };
   return [
     {
@@ -137,8 +137,8 @@ export function helperTools(context: ToolContext): McpTool[] {
       inputSchema: { type: 'object', properties: {}, additionalProperties: false },
       annotations: { title: 'Service status', readOnlyHint: true, openWorldHint: false },
       async run() {
-        const probe = createClient({ baseUrl: context.baseUrl, token: context.token, retry: { maxAttempts: 1 }, timeoutMs: 10_000 });
-        const status: Record<string, unknown> = { identity, account: context.account ?? null, baseUrl: context.baseUrl };
+        const probe = createClient({ baseUrl: connection.baseUrl, token: connection.token, retry: { maxAttempts: 1 }, timeoutMs: 10_000 });
+        const status: Record<string, unknown> = { identity, account: connection.account ?? null, baseUrl: connection.baseUrl };
         try {
           await probe.call('listProviders', {});
           Object.assign(status, { reachable: true, authenticated: true });
@@ -192,7 +192,7 @@ export function helperTools(context: ToolContext): McpTool[] {
 }
 
 /** The operation tools the token may call: all of them, or only the Service Account operations. */
-export function operationTools(context: ToolContext): McpTool[] {
-  const serviceAccount = identityOf(context.token) === 'service_account';
-  return operationNames.filter((name) => !serviceAccount || operationFacts(name).spec.identity === 'SA').map((name) => operationTool(name, context));
+export function operationTools(connection: ToolConnection): McpTool[] {
+  const serviceAccount = identityOf(connection.token) === 'service_account';
+  return operationNames.filter((name) => !serviceAccount || operationFacts(name).spec.identity === 'SA').map((name) => operationTool(name, connection));
 }

@@ -25,9 +25,9 @@ export interface AddressGraph {
 /** The steps of a plan as a graph: each step kept by `keep` (default: all), and its waits for other kept steps. */
 export function stepGraph(steps: readonly PlanStep[], keep: (step: PlanStep) => boolean = () => true): AddressGraph {
   const kept = steps.filter(keep);
-  const addressOf = new Map(kept.map((s) => [s.id, s.address]));
+  const addresses = new Set(kept.map((s) => s.address));
   return {
     nodes: kept.map((s) => ({ address: s.address, kind: s.kind, action: s.action })),
-    edges: kept.flatMap((s) => [...new Set(s.dependsOn)].flatMap((id) => (addressOf.has(id) ? [{ from: s.address, to: addressOf.get(id)! }] : []))),
+    edges: kept.flatMap((s) => [...new Set(s.dependsOn)].flatMap((to) => (addresses.has(to) ? [{ from: s.address, to }] : []))),
   };
 }

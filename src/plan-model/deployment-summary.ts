@@ -36,7 +36,7 @@ export function deploymentSummary(deployment: string, plan: Plan): DeploymentSum
   return {
     deployment,
     account: plan.account,
-    accountName: plan.context?.accountName ?? null,
+    accountName: plan.origin?.accountName ?? null,
     add: plan.summary.add,
     change: plan.summary.change,
     replace: plan.summary.replace,

@@ -13,5 +13,6 @@ export * from './policy-verdict.js';
 export * from './placeholder.js';
 export type * from './kind.js';
 export type * from './plan.js';
+export { PLAN_FORMAT_VERSION } from './plan.js';
 export type * from './write.js';
 export type * from './access-report.js';

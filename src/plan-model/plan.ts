@@ -49,15 +49,14 @@ export type StepCause =
 export type StepClass = 'maintenance' | 'drift' | 'change';
 
 export interface PlanStep {
-  /** Unique in the plan: the step's address (one address has at most one step; a replace is one step with several writes). */
-  id: string;
+  /** Unique in the plan, and what identifies the step (one address has at most one step; a replace is one step with several writes). */
   address: string;
   kind: ResourceKind;
   action: Action;
   /** Why, for people only (the applier never branches on it): `created outside cplane: adopting`, `deleted outside cplane`. */
   reason?: string;
   changes: FieldChange[];
-  /** Ids of steps that must complete first. */
+  /** Addresses of the steps that must complete first. */
   dependsOn: string[];
   /** For `import` (and import-then-update): the live object taken under management before any write. */
   adopt?: { id: string; parents?: Record<string, string> };
@@ -180,7 +179,7 @@ export interface PlannedFile {
  * checkout, at another path, in another job. It never holds a secret: variable values are the
  * non-secret ones (secrets have their own sources, read at apply), and a state URL has no password.
  */
-export interface PlanContext {
+export interface PlanOrigin {
   workspace: string;
   /** The deployment of the configuration's `deployments:` the plan is for; absent without deployments. */
   deployment?: string;
@@ -195,14 +194,17 @@ export interface PlanContext {
   state: { path: string } | { url: string };
 }
 
+/** The plan format this cplane writes and reads (schema/plan.schema.json's `formatVersion`). */
+export const PLAN_FORMAT_VERSION = 3;
+
 export interface Plan {
-  formatVersion: 2;
+  formatVersion: typeof PLAN_FORMAT_VERSION;
   cplaneVersion: string;
   createdAt: string;
   /** Account id the plan is for. */
   account: string;
   /** Set by the command that made the plan; always present in a saved plan and in `plan --json`. */
-  context?: PlanContext;
+  origin?: PlanOrigin;
   mode: 'normal' | 'destroy' | 'refresh-only';
   targets: string[];
   /** `--exclude` addresses (absent when none): planned is everything but these and what needs them. */
@@ -255,7 +257,7 @@ export interface Plan {
   offboard?: Offboarding;
   /**
    * Set in a saved plan file only: the MAC of the whole plan under a key derived from the state key
-   * (crypto/plan-mac.ts), and the scrypt parameters when that key comes from CPLANE_PASSPHRASE.
+   * (saved-plan/mac.ts), and the scrypt parameters when that key comes from CPLANE_PASSPHRASE.
    */
   auth?: { mac: string; kdf?: { name: 'scrypt'; salt: string; N: number; r: number; p: number } };
 }

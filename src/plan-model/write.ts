@@ -66,7 +66,7 @@ export interface ResultNotice {
 }
 
 export interface PlannedWrite {
-  /** Unique in the plan: `${stepId}#${index}`. */
+  /** Unique in the plan: `${address}#${index}` (the step's address and the write's place in it). */
   id: string;
   operation: OperationName;
   /** Path parameters (templates: usually a `$ref` or a literal id). */

@@ -9,7 +9,7 @@ import type { Action, PlanStep, StepCause } from '../plan-model/index.js';
 import { providerFor } from '../providers/index.js';
 import type { WriteSpec } from '../providers/types.js';
 import type { ResourceState } from '../state/types.js';
-import type { StageContext } from './context.js';
+import type { StageInputs } from './stage-inputs.js';
 import { liveChildrenOf, type LiveObject } from './live-account.js';
 import { resourceProblem, type PlanProblem } from './problems.js';
 import { expiredChange, renewalChange, replacementOf, supersededRevocations } from './reissue.js';
@@ -24,15 +24,15 @@ export interface ChangeBase {
 }
 
 /** The step for `r` given its live object (none when nothing differs and nothing is adopted), and its problems. */
-export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObject, entry: ResourceState | undefined, base: ChangeBase): { step?: PlanStep; problems: PlanProblem[] } {
+export function planChange(given: StageInputs, r: DesiredResource, found: LiveObject, entry: ResourceState | undefined, base: ChangeBase): { step?: PlanStep; problems: PlanProblem[] } {
   const provider = providerFor(r.kind);
-  const { lookups } = ctx;
+  const { lookups } = given;
   const id = found.identity.id;
-  const writeOnly = ctx.writeOnly.get(r.address);
+  const writeOnly = given.writeOnly.get(r.address);
   // `--replace` of an object cplane manages: its write-only values count as changed, or the object is replaced.
-  const requested = entry && ctx.replace.has(r.address) ? replacementOf(provider, r) : undefined;
+  const requested = entry && given.replace.has(r.address) ? replacementOf(provider, r) : undefined;
   // A value delivered from an object this plan issues anew (`deliverTo`) is written again, after it.
-  const delivered = Object.entries(r.secrets).filter(([, source]) => 'output' in source && ctx.sealing.has(source.output.address)).map(([field]) => field);
+  const delivered = Object.entries(r.secrets).filter(([, source]) => 'output' in source && given.sealing.has(source.output.address)).map(([field]) => field);
   const changedSecrets = [...new Set([...(writeOnly?.changed ?? []), ...(typeof requested === 'object' ? requested.rotate : []), ...delivered])];
   const facts = provider.diff({ desired: r, live: found.live, state: entry, lookups, changedSecrets });
   const problems = (facts.problems ?? []).map((p) => resourceProblem(r, p));
@@ -48,7 +48,7 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
   const renewal = entry && renewals.length === 0 ? provider.renewal?.({ attributes: r.attributes }) : undefined;
   const renewing = renewalChange(found.identity, renewal, provider.config.noun, lookups.now);
   // What earlier renewals superseded: revoked once their overlap ended, or at once with --replace.
-  const revocations = entry ? supersededRevocations(ctx.live, r.address, entry, lookups.now, requested === 'replace') : { writes: [], changes: [], why: [] };
+  const revocations = entry ? supersededRevocations(given.live, r.address, entry, lookups.now, requested === 'replace') : { writes: [], changes: [], why: [] };
   // A `generate` value cplane never wrote stays as it is live (write-only-values.ts): say so when adopting.
   const notes = entry ? [] : (writeOnly?.keptLive ?? []).map((field) => `${field} keeps its live value (generate makes a value only when cplane creates the object)`);
   if (facts.changes.length === 0 && renewals.length === 0 && !renewing && revocations.writes.length === 0 && !base.adopt) return { problems };
@@ -59,7 +59,7 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
     action = 'renew';
     reason = [base.reason, renewing.note].filter(Boolean).join('; ');
     facts.changes.push(renewing);
-    ctx.book.markPending(r.address, r.kind);
+    given.book.markPending(r.address, r.kind);
     const created = provider.planCreate({ desired: r, lookups });
     // The write that gives the address its new id keeps the old object, superseded, for the overlap.
     const supersede = { overlapHours: renewal.overlapHours, createdAt: renewal.createdAt };
@@ -77,9 +77,9 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
         detail: facts.replaceKeys.length > 0 ? 'Remove preventDestroy or undo the change.' : 'Remove preventDestroy to replace it.',
       }));
     }
-    ctx.book.markPending(r.address, r.kind);
+    given.book.markPending(r.address, r.kind);
     const created = provider.planCreate({ desired: r, lookups });
-    const removed = provider.planDelete({ address: r.address, id, parents: found.identity.parents, live: found.live, children: liveChildrenOf(ctx.live, r.kind, id) });
+    const removed = provider.planDelete({ address: r.address, id, parents: found.identity.parents, live: found.live, children: liveChildrenOf(given.live, r.kind, id) });
     // The old object goes, but the address now names the new one: it stays in state.
     writes = [...created.writes, ...removed.writes.map((w) => ({ ...w, effects: { ...w.effects, forget: undefined } }))].map(dropUndefinedEffects);
     // Its secret delivered elsewhere: the old object stays in state, superseded, until its revocation (which

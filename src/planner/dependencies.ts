@@ -49,11 +49,11 @@ export function linkDependencies(input: DependencyInput): PlanStep[] {
     if (r && input.mode !== 'destroy') {
       for (const address of dependenciesOf(r)) {
         const dep = stepOf.get(address);
-        if (dep && dep !== step && !isRemoval(dep.action)) deps.add(dep.id);
+        if (dep && dep !== step && !isRemoval(dep.action)) deps.add(dep.address);
       }
     }
     const parent = stepOf.get(input.removedWith.get(step.address) ?? '');
-    if (parent) deps.add(parent.id);
+    if (parent) deps.add(parent.address);
     step.dependsOn = [...deps];
   }
   for (const [address] of Object.entries(input.state)) {
@@ -61,8 +61,8 @@ export function linkDependencies(input: DependencyInput): PlanStep[] {
     if (!dependent) continue;
     for (const dep of previousDependencies(input, address)) {
       const removal = stepOf.get(dep);
-      if (!removal || !isRemoval(removal.action) || dependent.dependsOn.includes(removal.id)) continue;
-      if (!removal.dependsOn.includes(dependent.id)) removal.dependsOn.push(dependent.id);
+      if (!removal || !isRemoval(removal.action) || dependent.dependsOn.includes(removal.address)) continue;
+      if (!removal.dependsOn.includes(dependent.address)) removal.dependsOn.push(dependent.address);
     }
   }
   return steps;

@@ -15,25 +15,25 @@ import type { View } from '../providers/types.js';
 import { isIgnored, sameValue } from '../providers/view-diff.js';
 import type { ResourceState } from '../state/types.js';
 import { planChange, type ChangeBase } from './change.js';
-import { emptyStage, type StageContext, type StageResult } from './context.js';
+import { emptyStage, type StageInputs, type StageResult } from './stage-inputs.js';
 import { goneReason, isDeletedLive, liveByKey, liveObjectOf, unreadableFor, type LiveObject } from './live-account.js';
 import { problemAt, resourceProblem } from './problems.js';
 import { endedAt, endedStep } from './ends.js';
 import { expiredChange } from './reissue.js';
 import { createChanges, inputsOf, makeStep, setPath } from './steps.js';
 
-export function planDesired(ctx: StageContext): StageResult {
+export function planDesired(given: StageInputs): StageResult {
   const out = emptyStage();
-  if (ctx.mode === 'destroy') return out;
-  for (const r of orderDesired(ctx.desired.resources)) planAddress(ctx, r, out);
+  if (given.mode === 'destroy') return out;
+  for (const r of orderDesired(given.desired.resources)) planAddress(given, r, out);
   return out;
 }
 
-function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): void {
-  const { mode, lookups, book } = ctx;
+function planAddress(given: StageInputs, r: DesiredResource, out: StageResult): void {
+  const { mode, lookups, book } = given;
   const provider = providerFor(r.kind);
-  const entry = ctx.state[r.address];
-  const blocked = unreadableFor(ctx.live, r.kind, parentIdOf(ctx, r, entry));
+  const entry = given.state[r.address];
+  const blocked = unreadableFor(given.live, r.kind, parentIdOf(given, r, entry));
   if (blocked) {
     out.unreadable.push({ ...blocked, address: r.address });
     return;
@@ -41,7 +41,7 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
   // Configured to end, and ended on the API's clock (a grant's `until`): removed, never created or adopted again.
   const ended = mode === 'refresh-only' ? undefined : endedAt(r, lookups.now);
   if (ended) {
-    const step = endedStep(ctx, r, ended);
+    const step = endedStep(given, r, ended);
     if (step) out.steps.push(step);
     return;
   }
@@ -52,17 +52,17 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
     push(makeStep({ address: r.address, kind: r.kind, action: 'create', reason, changes: createChanges(provider, r, lookups), writes: created.writes, inputs: { ...inputsOf(r), ...created.inputs }, notes: created.notes, causes: [cause] }, r.secrets));
   };
   const change = (found: LiveObject, state: ResourceState | undefined, base: ChangeBase) => {
-    const { step, problems } = planChange(ctx, r, found, state, base);
+    const { step, problems } = planChange(given, r, found, state, base);
     out.problems.push(...problems);
     if (step) push(step);
   };
   const push = (step: PlanStep) => {
     out.steps.push(step);
-    if (step.writes.some((w) => w.effects.seal)) ctx.sealing.add(step.address);
+    if (step.writes.some((w) => w.effects.seal)) given.sealing.add(step.address);
   };
 
-  if (entry && isDeletedLive(ctx.live, entry)) {
-    const gone = goneReason(ctx.live, entry);
+  if (entry && isDeletedLive(given.live, entry)) {
+    const gone = goneReason(given.live, entry);
     out.drift.push({ address: r.address, kind: r.kind, type: 'deleted', reason: gone, changes: [] });
     if (mode === 'refresh-only') out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'no-op', reason: gone, changes: [], writes: [], forget: true, causes: ['deleted-outside'] }));
     else create('deleted-outside', gone);
@@ -71,14 +71,14 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
 
   if (!entry) {
     if (mode === 'refresh-only') return;
-    const imported = ctx.imports.get(r.address);
-    if (imported) return planImport(ctx, r, imported.id, out, change);
-    if (ctx.live.snapshot.byIdOnly.has(r.kind) && provider.observation !== 'state') {
+    const imported = given.imports.get(r.address);
+    if (imported) return planImport(given, r, imported.id, out, change);
+    if (given.live.snapshot.byIdOnly.has(r.kind) && provider.observation !== 'state') {
       const op = provider.refreshOperations[0] ?? provider.readOperation;
       out.unreadable.push({ address: r.address, kind: r.kind, operation: op, reason: `not in state, and finding an existing one needs ${routes[op].method} ${routes[op].path}, a human-only operation` });
       return;
     }
-    const candidate = liveByKey(ctx.live, r.kind, provider.naturalKey({ desired: r, lookups }));
+    const candidate = liveByKey(given.live, r.kind, provider.naturalKey({ desired: r, lookups }));
     // One live object is managed by one address: an object already in state, or adopted above, is not adopted twice.
     if (!candidate || book.isManaged(r.kind, candidate.identity.id)) return create('configuration');
     book.adopt(r.address, r.kind, candidate.identity.id);
@@ -87,9 +87,9 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
   }
 
   // In state and live (possibly archived).
-  const found = liveObjectOf(ctx.live, entry);
+  const found = liveObjectOf(given.live, entry);
   if (!found) return;
-  const changes = driftOf(ctx, entry, found.live, r.lifecycle.ignoreChanges);
+  const changes = driftOf(given, entry, found.live, r.lifecycle.ignoreChanges);
   if (found.identity.status === 'archived') changes.unshift({ path: 'archived', before: false, after: true });
   if (changes.length > 0) out.drift.push({ address: r.address, kind: r.kind, type: 'changed', changes });
   // Expiry is drift too (never "No changes"): planChange replaces the object.
@@ -115,9 +115,9 @@ function changedOutsideOnly(wanted: View, drifted: readonly FieldChange[]): Set<
 }
 
 /** An `import` block: the address adopts the live object with that id, or the plan says why it cannot. */
-function planImport(ctx: StageContext, r: DesiredResource, id: string, out: StageResult, change: (found: LiveObject, state: undefined, base: ChangeBase) => void): void {
-  const found = ctx.live.kinds.get(r.kind)?.byId.get(id);
-  const where = ctx.imports.get(r.address)!.source;
+function planImport(given: StageInputs, r: DesiredResource, id: string, out: StageResult, change: (found: LiveObject, state: undefined, base: ChangeBase) => void): void {
+  const found = given.live.kinds.get(r.kind)?.byId.get(id);
+  const where = given.imports.get(r.address)!.source;
   if (!found || found.identity.status === 'gone') {
     out.problems.push(problemAt(r.address, where, {
       code: 'import_not_found',
@@ -126,7 +126,7 @@ function planImport(ctx: StageContext, r: DesiredResource, id: string, out: Stag
     }));
     return;
   }
-  const owner = ctx.book.stateAddressOf(r.kind, id);
+  const owner = given.book.stateAddressOf(r.kind, id);
   if (owner !== undefined) {
     out.problems.push(problemAt(r.address, where, {
       code: 'import_already_managed',
@@ -135,26 +135,26 @@ function planImport(ctx: StageContext, r: DesiredResource, id: string, out: Stag
     }));
     return;
   }
-  ctx.book.adopt(r.address, r.kind, id);
+  given.book.adopt(r.address, r.kind, id);
   const adopt = { id, ...(found.identity.parents ? { parents: found.identity.parents } : {}) };
   change(found, undefined, { action: 'import', reason: `import block at ${where.file}:${where.line}`, adopt });
 }
 
 /** For a kind that lives under a parent: the parent's id, from state or from the address book. */
-function parentIdOf(ctx: StageContext, r: DesiredResource, entry: ResourceState | undefined): string | undefined {
+function parentIdOf(given: StageInputs, r: DesiredResource, entry: ResourceState | undefined): string | undefined {
   const parent = parentOf(r.kind);
   if (!parent) return undefined;
   const local = (r.attributes as unknown as Record<string, unknown>)[parent.attribute];
-  return entry?.parents?.[parent.idField] ?? (typeof local === 'string' ? ctx.lookups.idOf(resourceAddress(parent.kind, local)) : undefined);
+  return entry?.parents?.[parent.idField] ?? (typeof local === 'string' ? given.lookups.idOf(resourceAddress(parent.kind, local)) : undefined);
 }
 
 /** Live values that differ from what cplane last applied, field by field. */
-function driftOf(ctx: StageContext, entry: ResourceState, live: unknown, ignore: string[]): FieldChange[] {
+function driftOf(given: StageInputs, entry: ResourceState, live: unknown, ignore: string[]): FieldChange[] {
   // An object adopted by a run that stopped before its first write has no inputs yet: nothing to compare.
   if (Object.keys(entry.inputs).length === 0) return [];
   const provider = providerFor(entry.kind);
-  const applied: View = provider.desiredView({ attributes: entry.inputs, lookups: ctx.lookups });
-  const observed = provider.view({ live, lookups: ctx.lookups });
+  const applied: View = provider.desiredView({ attributes: entry.inputs, lookups: given.lookups });
+  const observed = provider.view({ live, lookups: given.lookups });
   const changes: FieldChange[] = [];
   for (const path of Object.keys(applied).sort()) {
     if (!(path in observed) || applied[path] === undefined || isIgnored(path, ignore)) continue;

@@ -7,26 +7,26 @@
  */
 import type { DueItem, FieldChange } from '../plan-model/index.js';
 import { providerFor } from '../providers/index.js';
-import type { StageContext } from './context.js';
+import type { StageInputs } from './stage-inputs.js';
 import { liveObjectOf } from './live-account.js';
 import { expiredChange, renewalChange, supersededRevocations } from './reissue.js';
 import { classOfCause } from './step-class.js';
 
-export function dueItems(ctx: StageContext): DueItem[] {
+export function dueItems(given: StageInputs): DueItem[] {
   const out: DueItem[] = [];
-  for (const r of ctx.desired.resources) {
-    const entry = ctx.state[r.address];
-    const found = entry ? liveObjectOf(ctx.live, entry) : undefined;
+  for (const r of given.desired.resources) {
+    const entry = given.state[r.address];
+    const found = entry ? liveObjectOf(given.live, entry) : undefined;
     if (!entry || !found || found.identity.status !== 'live') continue;
     const provider = providerFor(r.kind);
-    const now = ctx.lookups.now;
+    const now = given.lookups.now;
     const expired = expiredChange(found.identity, now);
     const renewing = expired ? undefined : renewalChange(found.identity, provider.renewal?.({ attributes: r.attributes }), provider.config.noun, now);
     const changes: FieldChange[] = [
       ...(expired ? [expired] : []),
       ...(renewing ? [renewing] : []),
-      ...supersededRevocations(ctx.live, r.address, entry, now, false).changes,
-      ...provider.diff({ desired: r, live: found.live, state: entry, lookups: ctx.lookups, changedSecrets: [] }).changes,
+      ...supersededRevocations(given.live, r.address, entry, now, false).changes,
+      ...provider.diff({ desired: r, live: found.live, state: entry, lookups: given.lookups, changedSecrets: [] }).changes,
     ];
     const seen = new Set<string>();
     for (const change of changes) {

@@ -7,7 +7,7 @@
 import type { DesiredResource } from '../config/types.js';
 import type { EndingGrant, PlanStep } from '../plan-model/index.js';
 import { providerFor } from '../providers/index.js';
-import type { StageContext } from './context.js';
+import type { StageInputs } from './stage-inputs.js';
 import { isDeletedLive, liveChildrenOf, liveObjectOf } from './live-account.js';
 import { relativeTime, utcMinute } from './reissue.js';
 import { forgetStep, makeStep } from './steps.js';
@@ -21,15 +21,15 @@ export function endedAt(r: DesiredResource, now: Date): { at: string; reason?: s
 }
 
 /** The step that removes an ended address (none when state does not hold it). */
-export function endedStep(ctx: StageContext, r: DesiredResource, ends: { at: string; reason?: string }): PlanStep | undefined {
-  const entry = ctx.state[r.address];
+export function endedStep(given: StageInputs, r: DesiredResource, ends: { at: string; reason?: string }): PlanStep | undefined {
+  const entry = given.state[r.address];
   if (!entry) return undefined;
-  const ended = `it ended ${relativeTime(Date.parse(ends.at) - ctx.lookups.now.getTime())} (until ${utcMinute(new Date(ends.at))}${ends.reason ? `, ${ends.reason}` : ''})`;
-  const found = liveObjectOf(ctx.live, entry);
-  if (!found || isDeletedLive(ctx.live, entry)) return forgetStep(r.address, r.kind, 'forget', `${ended}, and it is gone already`, 'grant-expired');
+  const ended = `it ended ${relativeTime(Date.parse(ends.at) - given.lookups.now.getTime())} (until ${utcMinute(new Date(ends.at))}${ends.reason ? `, ${ends.reason}` : ''})`;
+  const found = liveObjectOf(given.live, entry);
+  if (!found || isDeletedLive(given.live, entry)) return forgetStep(r.address, r.kind, 'forget', `${ended}, and it is gone already`, 'grant-expired');
   const provider = providerFor(r.kind);
-  const removed = provider.planDelete({ address: r.address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(ctx.live, r.kind, entry.id) });
-  const changes = [{ path: 'until', before: ends.at, note: `ended ${relativeTime(Date.parse(ends.at) - ctx.lookups.now.getTime())}` }];
+  const removed = provider.planDelete({ address: r.address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(given.live, r.kind, entry.id) });
+  const changes = [{ path: 'until', before: ends.at, note: `ended ${relativeTime(Date.parse(ends.at) - given.lookups.now.getTime())}` }];
   return makeStep({ address: r.address, kind: r.kind, action: provider.removeAction, reason: ended, changes, writes: removed.writes, notes: removed.notes, causes: ['grant-expired'] });
 }
 

@@ -12,12 +12,9 @@ export { spendTouched } from './spend.js';
 export { checkModels, modelChecks } from './models.js';
 export { foreignPendingWrites, pendingWritesOf } from './pending-writes.js';
 export { relativeTime } from './reissue.js';
-export type { MakePlanInput, PlanState } from './context.js';
+export type { MakePlanInput, PlanState } from './stage-inputs.js';
 export type { PlanProblem } from './problems.js';
 export { PlanError } from './errors.js';
-export { readPlanFile, writePlanFile, planSchemaProblems } from './plan-file.js';
-export { placeholderProblems, policyDifferences, stepDifferences, withPendingResolved, withSavedKeys } from './plan-trust.js';
-export { changedFiles, isStateUrl, plannedFiles, recordedStatePath, relativePosix } from './plan-context.js';
 export type * from '../plan-model/index.js';
 
 export { accessReport, readAccess, type AccessReads, type AccessReportInput } from './access-report.js';

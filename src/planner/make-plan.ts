@@ -5,9 +5,9 @@
  * removals, the revocations that wait for a delivery, the ends coming (a grant's `until`), the dependencies, the order, the targets, the objects left without a value, the summary, the spend, the policies and what cannot be verified.
  * Providers report facts and writes; the stages decide.
  */
-import type { Plan } from '../plan-model/index.js';
+import { PLAN_FORMAT_VERSION, type Plan } from '../plan-model/index.js';
 import { AddressBook } from './address-book.js';
-import type { MakePlanInput, StageContext } from './context.js';
+import type { MakePlanInput, StageInputs } from './stage-inputs.js';
 import { linkDependencies } from './dependencies.js';
 import { planDesired } from './desired.js';
 import { revokeAfterDelivery } from './deliveries.js';
@@ -79,9 +79,9 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   // Model names are checked against what the credentials serve: the reads leave before the stages below run.
   const modelsChecked = mode === 'normal' ? checkModels(modelChecks(desired.resources, desiredByAddress, state), client, lookups, desiredByAddress, input.parallelism ?? 10) : Promise.resolve([]);
   modelsChecked.catch(() => undefined);
-  const ctx: StageContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace), sealing: new Set() };
-  const planned = planDesired(ctx);
-  const removals = planRemovals(ctx);
+  const given: StageInputs = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace), sealing: new Set() };
+  const planned = planDesired(given);
+  const removals = planRemovals(given);
   // An address with a pending write gets no step: the resend that comes first finishes it (pending-writes.ts).
   const pendingWrites = pendingWritesOf(input.state.data);
   const inFlight = new Set(pendingWrites.map((w) => w.address));
@@ -100,19 +100,19 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   // `cplane reconcile`: only the classes it may apply; a problem of a withheld address does not stop the rest.
   const { steps: planSteps, withheld } = input.classes && mode === 'normal' ? withholdByClass(scoped.steps, input.classes) : { steps: scoped.steps, withheld: [] };
   const withheldAddresses = new Set(withheld.map((w) => w.address));
-  const emptyRecords = withoutValue(ctx, planSteps, targets).filter(scoped.covers);
+  const emptyRecords = withoutValue(given, planSteps, targets).filter(scoped.covers);
   const problems = [...scoped.problems, ...grantsWithoutValue(planSteps, emptyRecords, desiredByAddress, (address) => state[address]?.id)].filter((p) => p.address === undefined || !withheldAddresses.has(p.address));
   if (problems.length > 0) throw new PlanError(problems);
   // Spend is read and computed only when a step touches it (a limit, a window, allowed models, a rate).
-  const spend = mode === 'refresh-only' ? undefined : await planSpend({ ctx, steps: planSteps, client, parallelism: input.parallelism ?? 10 });
+  const spend = mode === 'refresh-only' ? undefined : await planSpend({ given, steps: planSteps, client, parallelism: input.parallelism ?? 10 });
   const policies = await checkPolicies(compiled, sandbox, planSteps, desiredByAddress, state, spend, lookups.now);
-  const unverifiable = notVerifiable(ctx, planSteps, targets);
+  const unverifiable = notVerifiable(given, planSteps, targets);
   const superseded = mode === 'normal' ? supersededWaiting(state, planSteps, lookups.now) : [];
   const ending = mode === 'normal' ? endingSoon(desired.resources, lookups.now).filter((e) => scoped.covers(e.address)) : [];
-  const due = mode === 'refresh-only' ? dueItems(ctx) : [];
+  const due = mode === 'refresh-only' ? dueItems(given) : [];
 
   return {
-    formatVersion: 2,
+    formatVersion: PLAN_FORMAT_VERSION,
     cplaneVersion,
     createdAt: new Date().toISOString(),
     account,

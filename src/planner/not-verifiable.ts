@@ -5,13 +5,13 @@
  */
 import type { NotVerifiable, PlanStep } from '../plan-model/index.js';
 import { providerFor } from '../providers/index.js';
-import type { StageContext } from './context.js';
+import type { StageInputs } from './stage-inputs.js';
 
-export function notVerifiable(ctx: StageContext, steps: readonly PlanStep[], targets: readonly string[]): NotVerifiable[] {
-  if (ctx.mode === 'destroy') return [];
+export function notVerifiable(given: StageInputs, steps: readonly PlanStep[], targets: readonly string[]): NotVerifiable[] {
+  if (given.mode === 'destroy') return [];
   const planned = new Set(steps.map((s) => s.address));
-  return ctx.desired.resources
-    .filter((r) => providerFor(r.kind).observation === 'state' && ctx.state[r.address] !== undefined)
+  return given.desired.resources
+    .filter((r) => providerFor(r.kind).observation === 'state' && given.state[r.address] !== undefined)
     .filter((r) => targets.length === 0 || targets.includes(r.address) || planned.has(r.address))
     .map((r) => ({ address: r.address, kind: r.kind }));
 }

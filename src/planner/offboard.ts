@@ -19,7 +19,7 @@ import type { GrantAttributes } from '../providers/record-grant.js';
 import type { ProjectGroupRoleAttributes } from '../providers/project-group-role.js';
 import type { StateData } from '../state/types.js';
 import { makePlan } from './make-plan.js';
-import type { MakePlanInput } from './context.js';
+import type { MakePlanInput } from './stage-inputs.js';
 
 /** Why `user` cannot be offboarded from this configuration (not declared in `directory.users`, with the closest names), or undefined. */
 export function unknownUserProblem(desired: DesiredState, user: string): { code: string; summary: string; detail: string } | undefined {

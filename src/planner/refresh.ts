@@ -61,6 +61,8 @@ const childKindsByParent = new Map(kindOrder.map((kind) => [kind, childKindsOf(k
 export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
   const { client, account, state } = input;
   const limiter = new Limiter(Math.max(1, input.parallelism));
+  // The lists kinds share (records and their grants): read once in this refresh, by the first kind that asks.
+  const shared = new Map<string, Promise<unknown>>();
   const snapshot: LiveSnapshot = { lookups: new Map(), items: {}, byIdOnly: new Set(), failedParents: {}, unreadable: [] };
   const entries = Object.values(state.resources);
   const { expected, managed, kindsInState } = outlineOf(entries);
@@ -78,7 +80,7 @@ export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
     const blocked = provider.refreshOperations.find((op) => humanOnly(client, op));
     try {
       if (!blocked) {
-        const { items, failures } = await provider.refresh({ client, account, parentIds, limiter, expected: (parentId) => expected.get(parentId === undefined ? kind : `${kind}:${parentId}`) ?? 0 });
+        const { items, failures } = await provider.refresh({ client, account, parentIds, limiter, shared, expected: (parentId) => expected.get(parentId === undefined ? kind : `${kind}:${parentId}`) ?? 0 });
         snapshot.items[kind] = [...(snapshot.items[kind] ?? []), ...items];
         for (const failure of failures) {
           const unreadable: Unreadable = { kind, operation: failure.operation, reason: failure.reason, ...(failure.requestId ? { requestId: failure.requestId } : {}) };

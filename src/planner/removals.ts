@@ -8,7 +8,7 @@
  */
 import { parentOf, providerFor } from '../providers/index.js';
 import type { ResourceState } from '../state/types.js';
-import { emptyStage, type StageContext, type StageResult } from './context.js';
+import { emptyStage, type StageInputs, type StageResult } from './stage-inputs.js';
 import { goneReason, isDeletedLive, liveChildrenOf, liveObjectOf, unreadableFor } from './live-account.js';
 import { problemAt, rangeOf, whereOf } from './problems.js';
 import { supersededRevocations } from './reissue.js';
@@ -19,34 +19,34 @@ export interface Removals extends StageResult {
   removedWith: Map<string, string>;
 }
 
-export function planRemovals(ctx: StageContext): Removals {
+export function planRemovals(given: StageInputs): Removals {
   const out: Removals = { ...emptyStage(), removedWith: new Map() };
-  const removing = Object.entries(ctx.state).filter(([address]) => ctx.mode === 'destroy' || !ctx.desiredByAddress.has(address));
+  const removing = Object.entries(given.state).filter(([address]) => given.mode === 'destroy' || !given.desiredByAddress.has(address));
   const removed = new Set(removing.map(([address]) => address));
-  for (const [address, entry] of removing) planRemoval(ctx, address, entry, removed, out);
+  for (const [address, entry] of removing) planRemoval(given, address, entry, removed, out);
   return out;
 }
 
-function planRemoval(ctx: StageContext, address: string, entry: ResourceState, removed: ReadonlySet<string>, out: Removals): void {
+function planRemoval(given: StageInputs, address: string, entry: ResourceState, removed: ReadonlySet<string>, out: Removals): void {
   const provider = providerFor(entry.kind);
   const parent = parentOf(entry.kind);
   const parentId = parent ? entry.parents?.[parent.idField] : undefined;
-  const blocked = unreadableFor(ctx.live, entry.kind, parentId);
+  const blocked = unreadableFor(given.live, entry.kind, parentId);
   if (blocked) {
     out.unreadable.push({ ...blocked, address });
     return;
   }
-  const found = liveObjectOf(ctx.live, entry);
-  const deleted = isDeletedLive(ctx.live, entry);
-  if (ctx.mode === 'refresh-only') {
+  const found = liveObjectOf(given.live, entry);
+  const deleted = isDeletedLive(given.live, entry);
+  if (given.mode === 'refresh-only') {
     if (deleted) {
-      const gone = goneReason(ctx.live, entry);
+      const gone = goneReason(given.live, entry);
       out.drift.push({ address, kind: entry.kind, type: 'deleted', reason: gone, changes: [] });
       out.steps.push(makeStep({ address, kind: entry.kind, action: 'no-op', reason: gone, changes: [], writes: [], forget: true, causes: ['deleted-outside'] }));
     }
     return;
   }
-  const r = ctx.desiredByAddress.get(address);
+  const r = given.desiredByAddress.get(address);
   const recorded = entry.inputs.lifecycle as { preventDestroy?: boolean; source?: string } | undefined;
   if (r?.lifecycle.preventDestroy || (!r && recorded?.preventDestroy)) {
     out.problems.push(problemAt(address, r ? r.source : rangeOf(recorded?.source), {
@@ -56,22 +56,22 @@ function planRemoval(ctx: StageContext, address: string, entry: ResourceState, r
     }));
   }
   if (deleted || found?.identity.status !== 'live') {
-    if (deleted) out.drift.push({ address, kind: entry.kind, type: 'deleted', reason: goneReason(ctx.live, entry), changes: [] });
-    const already = found?.identity.status === 'archived' ? 'already archived outside cplane' : `already ${goneReason(ctx.live, entry)}`;
+    if (deleted) out.drift.push({ address, kind: entry.kind, type: 'deleted', reason: goneReason(given.live, entry), changes: [] });
+    const already = found?.identity.status === 'archived' ? 'already archived outside cplane' : `already ${goneReason(given.live, entry)}`;
     out.steps.push(forgetStep(address, entry.kind, provider.removeAction, `${already}: forgetting it`, 'configuration'));
     return;
   }
-  const parentAddress = parent && parentId ? ctx.book.stateAddressOf(parent.kind, parentId) : undefined;
+  const parentAddress = parent && parentId ? given.book.stateAddressOf(parent.kind, parentId) : undefined;
   if (parent && parentAddress && removed.has(parentAddress)) {
     out.steps.push(forgetStep(address, entry.kind, provider.removeAction, `${parent.removedWith} ${parentAddress}`, 'configuration'));
     out.removedWith.set(address, parentAddress);
     return;
   }
-  const { writes, notes } = provider.planDelete({ address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(ctx.live, entry.kind, entry.id) });
+  const { writes, notes } = provider.planDelete({ address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(given.live, entry.kind, entry.id) });
   // Old objects a renewal kept working go first, at once: nothing may outlive the address.
-  const superseded = supersededRevocations(ctx.live, address, entry, ctx.lookups.now, true);
+  const superseded = supersededRevocations(given.live, address, entry, given.lookups.now, true);
   // Terraform's "because it is not in configuration"; with --destroy every address goes, and the mode says why.
-  const reason = ctx.mode === 'destroy' ? undefined : 'not in configuration';
+  const reason = given.mode === 'destroy' ? undefined : 'not in configuration';
   const forget = provider.removeAction === 'forget' ? { forget: true } : {};
   out.steps.push(makeStep({ address, kind: entry.kind, action: provider.removeAction, reason, changes: superseded.changes, writes: [...superseded.writes, ...writes], notes, ...forget, causes: ['configuration'] }));
 }

@@ -10,7 +10,7 @@ import type { DesiredResource, ResourceKind } from '../config/types.js';
 import { isRemoval, parentAddress, type GatewaySpend, type PlanSpend, type PlanStep, type SpendEntry, type SpendLimit, type SpendSide, type SpendWarning } from '../plan-model/index.js';
 import { childKindsOf, kindOrder, parentOf, providerFor } from '../providers/index.js';
 import type { SpendFacts, View } from '../providers/types.js';
-import type { StageContext } from './context.js';
+import type { StageInputs } from './stage-inputs.js';
 import type { LiveObject } from './live-account.js';
 import { centsOf, minLimit, per30Days, roundSevenths, shown, sumLimits, usdOf, usdOfMicros, type Sevenths } from './money.js';
 import { readUsage, type GatewayUsage } from './usage.js';
@@ -63,25 +63,25 @@ interface Sides {
 }
 
 /** The desired view over the live one: keys the configuration does not give keep their live values. */
-function afterView(ctx: StageContext, desired: DesiredResource | undefined, before: View | null, step: PlanStep | undefined): View | null {
+function afterView(given: StageInputs, desired: DesiredResource | undefined, before: View | null, step: PlanStep | undefined): View | null {
   if (step && isRemoval(step.action)) return null;
   if (!desired) return before;
-  const wanted = providerFor(desired.kind).desiredView({ attributes: desired.attributes, lookups: ctx.lookups });
+  const wanted = providerFor(desired.kind).desiredView({ attributes: desired.attributes, lookups: given.lookups });
   const out: View = { ...(before ?? {}) };
   for (const [key, value] of Object.entries(wanted)) if (value !== undefined) out[key] = value;
   return out;
 }
 
-const liveView = (ctx: StageContext, kind: ResourceKind, found: LiveObject | undefined): View | null =>
-  found && found.identity.status !== 'gone' ? providerFor(kind).view({ live: found.live, lookups: ctx.lookups }) : null;
+const liveView = (given: StageInputs, kind: ResourceKind, found: LiveObject | undefined): View | null =>
+  found && found.identity.status !== 'gone' ? providerFor(kind).view({ live: found.live, lookups: given.lookups }) : null;
 
 /** Live objects of the spender kinds by their parent's id: indexed once per plan that shows spend. */
-function childrenByParent(ctx: StageContext): Map<string, { kind: ResourceKind; found: LiveObject }[]> {
+function childrenByParent(given: StageInputs): Map<string, { kind: ResourceKind; found: LiveObject }[]> {
   const out = new Map<string, { kind: ResourceKind; found: LiveObject }[]>();
   for (const kinds of spenderKinds.values()) {
     for (const kind of kinds) {
       const idField = parentOf(kind)!.idField;
-      for (const found of ctx.live.kinds.get(kind)?.byId.values() ?? []) {
+      for (const found of given.live.kinds.get(kind)?.byId.values() ?? []) {
         const parentId = found.identity.parents?.[idField];
         if (parentId === undefined || found.identity.status === 'gone') continue;
         const list = out.get(parentId) ?? [];
@@ -94,9 +94,9 @@ function childrenByParent(ctx: StageContext): Map<string, { kind: ResourceKind; 
 }
 
 /** The desired spenders (tokens) by the budget (gateway) address they are declared in. */
-function desiredByBudget(ctx: StageContext): Map<string, DesiredResource[]> {
+function desiredByBudget(given: StageInputs): Map<string, DesiredResource[]> {
   const out = new Map<string, DesiredResource[]>();
-  for (const r of ctx.desired.resources) {
+  for (const r of given.desired.resources) {
     const parent = parentOf(r.kind);
     if (!parent || !spenderKinds.get(parent.kind)?.includes(r.kind)) continue;
     const budget = parentAddress(r.address, parent.kind);
@@ -117,28 +117,28 @@ interface Budget {
   spenders: Sides[];
 }
 
-function budgetSides(ctx: StageContext, address: string, stepsByAddress: ReadonlyMap<string, PlanStep>, children: ReturnType<typeof childrenByParent>, declared: ReturnType<typeof desiredByBudget>): Budget | undefined {
+function budgetSides(given: StageInputs, address: string, stepsByAddress: ReadonlyMap<string, PlanStep>, children: ReturnType<typeof childrenByParent>, declared: ReturnType<typeof desiredByBudget>): Budget | undefined {
   const step = stepsByAddress.get(address);
-  const desired = ctx.desiredByAddress.get(address);
+  const desired = given.desiredByAddress.get(address);
   const kind = step?.kind ?? desired?.kind;
   if (!kind) return undefined;
-  const id = ctx.state[address]?.id ?? ctx.lookups.idOf(address);
-  const found = id === undefined ? undefined : ctx.live.kinds.get(kind)?.byId.get(id);
-  const before = liveView(ctx, kind, found);
-  const own: Sides = { address, kind, before, after: afterView(ctx, desired, before, step), ...(step ? { step } : {}), ...(before && id ? { id } : {}) };
+  const id = given.state[address]?.id ?? given.lookups.idOf(address);
+  const found = id === undefined ? undefined : given.live.kinds.get(kind)?.byId.get(id);
+  const before = liveView(given, kind, found);
+  const own: Sides = { address, kind, before, after: afterView(given, desired, before, step), ...(step ? { step } : {}), ...(before && id ? { id } : {}) };
 
   const spenders: Sides[] = [];
   const matched = new Set<string>();
   for (const child of before && id ? (children.get(id) ?? []) : []) {
     // State keeps the address of an object the plan replaces (the book no longer does); an adopted one is the book's.
-    const childAddress = ctx.book.stateAddressOf(child.kind, child.found.identity.id) ?? ctx.book.ownerOf(child.kind, child.found.identity.id);
+    const childAddress = given.book.stateAddressOf(child.kind, child.found.identity.id) ?? given.book.ownerOf(child.kind, child.found.identity.id);
     const childStep = childAddress === undefined ? undefined : stepsByAddress.get(childAddress);
-    const childBefore = liveView(ctx, child.kind, child.found);
+    const childBefore = liveView(given, child.kind, child.found);
     if (childAddress !== undefined) matched.add(childAddress);
-    const childDesired = childAddress === undefined ? undefined : ctx.desiredByAddress.get(childAddress);
+    const childDesired = childAddress === undefined ? undefined : given.desiredByAddress.get(childAddress);
     spenders.push({
       ...(childAddress !== undefined ? { address: childAddress } : {}), kind: child.kind, id: child.found.identity.id,
-      before: childBefore, after: own.after === null ? null : afterView(ctx, childDesired, childBefore, childStep), ...(childStep ? { step: childStep } : {}),
+      before: childBefore, after: own.after === null ? null : afterView(given, childDesired, childBefore, childStep), ...(childStep ? { step: childStep } : {}),
     });
   }
   // Tokens the plan creates (new, or again after being deleted outside cplane).
@@ -146,7 +146,7 @@ function budgetSides(ctx: StageContext, address: string, stepsByAddress: Readonl
     for (const r of declared.get(address) ?? []) {
       const childStep = stepsByAddress.get(r.address);
       if (matched.has(r.address) || childStep?.action !== 'create') continue;
-      spenders.push({ address: r.address, kind: r.kind, before: null, after: afterView(ctx, r, null, childStep), step: childStep });
+      spenders.push({ address: r.address, kind: r.kind, before: null, after: afterView(given, r, null, childStep), step: childStep });
     }
   }
   return { address, kind, ...(own.id ? { id: own.id } : {}), own, spenders };
@@ -175,15 +175,15 @@ const money = (usd: string) => `$${usd}`;
 const limitText = (limit: SpendLimit) => `${money(limit.usd)}/${limit.window}`;
 
 /** Where a warning points: the field of the entry when given, else the entry. */
-function placeOf(ctx: StageContext, address: string | undefined, field?: string) {
-  const desired = address === undefined ? undefined : ctx.desiredByAddress.get(address);
+function placeOf(given: StageInputs, address: string | undefined, field?: string) {
+  const desired = address === undefined ? undefined : given.desiredByAddress.get(address);
   if (!desired) return {};
   return { at: (field !== undefined ? desired.fieldRanges?.[field] : undefined) ?? desired.source };
 }
 
 const labelOf = (s: Sides) => s.address ?? `token "${String((s.before ?? s.after)?.name ?? s.id)}" (${s.id}, not managed by cplane)`;
 
-function warningsOf(ctx: StageContext, budget: Budget, usage: GatewayUsage | undefined): SpendWarning[] {
+function warningsOf(given: StageInputs, budget: Budget, usage: GatewayUsage | undefined): SpendWarning[] {
   const out: SpendWarning[] = [];
   const after = authorised(budget, 'after');
   if (!after.exists) return out;
@@ -194,14 +194,14 @@ function warningsOf(ctx: StageContext, budget: Budget, usage: GatewayUsage | und
     const spent = usage.gateway.spentInWindow(ownLimit.window);
     if (spent !== undefined && centsOf(ownLimit.usd) * 10_000n < spent) {
       out.push({
-        code: 'limit_below_spend', address: budget.address, ...placeOf(ctx, budget.address, 'settings'),
+        code: 'limit_below_spend', address: budget.address, ...placeOf(given, budget.address, 'settings'),
         message: `new limit ${limitText(ownLimit)} is below the ${money(usdOfMicros(spent))} already spent in the current ${ownLimit.window}: requests would be refused at once`,
       });
     }
   }
   if (after.own !== null && after.tokens !== null && after.tokens > after.own) {
     out.push({
-      code: 'tokens_oversubscribe_gateway', address: budget.address, ...placeOf(ctx, budget.address, 'settings'),
+      code: 'tokens_oversubscribe_gateway', address: budget.address, ...placeOf(given, budget.address, 'settings'),
       message: `its tokens' limits add up to ${money(shown(after.tokens)!)}/30d, above its own ${money(shown(after.own)!)}/30d: the gateway's limit is reached first`,
     });
   }
@@ -209,7 +209,7 @@ function warningsOf(ctx: StageContext, budget: Budget, usage: GatewayUsage | und
     if (spender.after === null) continue;
     if (after.own !== null && limitOf(spender, 'after') === null) {
       out.push({
-        code: 'token_without_limit', address: labelOf(spender), ...placeOf(ctx, spender.address),
+        code: 'token_without_limit', address: labelOf(spender), ...placeOf(given, spender.address),
         message: `no spend limit, on a gateway limited to ${limitText(ownLimit!)}: it can spend the gateway's whole budget`,
       });
     }
@@ -222,7 +222,7 @@ function warningsOf(ctx: StageContext, budget: Budget, usage: GatewayUsage | und
     for (const [model, requests] of [...(usage.models7d.get(spender.id) ?? [])].sort(([a], [b]) => (a < b ? -1 : 1))) {
       if (requests === 0 || !leaves(model)) continue;
       out.push({
-        code: 'model_with_traffic_removed', address: labelOf(spender), ...placeOf(ctx, spender.address, 'allowedModels'),
+        code: 'model_with_traffic_removed', address: labelOf(spender), ...placeOf(given, spender.address, 'allowedModels'),
         message: `model "${model}" leaves allowedModels but carried ${requests} request${requests === 1 ? '' : 's'} in the last 7 days`,
       });
     }
@@ -241,24 +241,24 @@ function entryOf(sides: Sides, usage: GatewayUsage | undefined, ofToken: boolean
 }
 
 export interface SpendInput {
-  ctx: StageContext;
+  given: StageInputs;
   steps: readonly PlanStep[];
   client: ApiClient;
   parallelism: number;
 }
 
 /** Spend of the plan, or undefined when no step touches it (then nothing is read). */
-export async function planSpend({ ctx, steps, client, parallelism }: SpendInput): Promise<PlanSpend | undefined> {
+export async function planSpend({ given, steps, client, parallelism }: SpendInput): Promise<PlanSpend | undefined> {
   const touched = spendTouched(steps);
   if (touched.size === 0) return undefined;
   const stepsByAddress = new Map(steps.map((s) => [s.address, s]));
-  const children = childrenByParent(ctx);
-  const declared = desiredByBudget(ctx);
-  const budgets = [...touched.keys()].sort().map((address) => budgetSides(ctx, address, stepsByAddress, children, declared)).filter((b): b is Budget => b !== undefined);
+  const children = childrenByParent(given);
+  const declared = desiredByBudget(given);
+  const budgets = [...touched.keys()].sort().map((address) => budgetSides(given, address, stepsByAddress, children, declared)).filter((b): b is Budget => b !== undefined);
 
   // One read per gateway that exists before the plan and stays: a new one has spent nothing, a removed one will spend nothing.
   const reading = budgets.filter((b) => b.id !== undefined && b.own.after !== null).map((b) => b.id!);
-  const usage = await readUsage(client, reading, ctx.lookups.now, parallelism);
+  const usage = await readUsage(client, reading, given.lookups.now, parallelism);
 
   const gateways: GatewaySpend[] = [];
   const warnings: SpendWarning[] = [];
@@ -277,7 +277,7 @@ export async function planSpend({ ctx, steps, client, parallelism }: SpendInput)
       maxAfter: shown(after.max),
       tokens: touchedSpenders.map((s) => entryOf(s, gatewayUsage, true)),
     });
-    warnings.push(...warningsOf(ctx, budget, gatewayUsage));
+    warnings.push(...warningsOf(given, budget, gatewayUsage));
   }
   const [before, after] = [sumLimits(totals.before), sumLimits(totals.after)];
   return {

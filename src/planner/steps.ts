@@ -10,16 +10,15 @@ import type { Lookups, ResourceProvider, WriteSpec } from '../providers/types.js
 import { whereOf } from './problems.js';
 import { classOf } from './step-class.js';
 
-/** A step before the planner gives it its id, dependencies, class and finished writes; every draft says why it exists. */
-export type StepDraft = Omit<PlanStep, 'id' | 'dependsOn' | 'writes' | 'causes' | 'class'> & { writes: WriteSpec[]; causes: StepCause[] };
+/** A step before the planner gives it its dependencies, class and finished writes; every draft says why it exists. */
+export type StepDraft = Omit<PlanStep, 'dependsOn' | 'writes' | 'causes' | 'class'> & { writes: WriteSpec[]; causes: StepCause[] };
 
 export function makeStep(draft: StepDraft, secrets?: Record<string, SecretSource>): PlanStep {
-  const id = draft.address;
-  const writes = draft.writes.map((w, i) => ({ ...w, id: `${id}#${i}`, idempotencyKey: randomUUID() }));
+  const writes = draft.writes.map((w, i) => ({ ...w, id: `${draft.address}#${i}`, idempotencyKey: randomUUID() }));
   const used = new Set<string>();
   for (const write of writes) secretFields(write.body, used);
   const causes = [...new Set(draft.causes)];
-  const step: PlanStep = { ...draft, id, dependsOn: [], writes, causes, class: classOf(causes) };
+  const step: PlanStep = { ...draft, dependsOn: [], writes, causes, class: classOf(causes) };
   if (secrets && used.size > 0) step.secrets = Object.fromEntries([...used].filter((f) => secrets[f]).map((f) => [f, secrets[f] as SecretSource]));
   if (draft.forget || writes.some((w) => w.effects.forget)) step.forget = true;
   if (!step.notes?.length) delete step.notes;

@@ -69,7 +69,7 @@ export function scopeToTargets(input: TargetInput): Scoped {
 
 /** "A needs B", for every known address A. */
 function needsOf(input: TargetInput, known: readonly string[]): Map<string, Set<string>> {
-  const stepOf = new Map(input.steps.map((s) => [s.id, s]));
+  const stepOf = new Map(input.steps.map((s) => [s.address, s]));
   const needs = new Map<string, Set<string>>(known.map((a) => [a, new Set()]));
   const nodeOf = (address: string) => needs.get(address) ?? needs.set(address, new Set()).get(address)!;
   const add = (from: string, to: string) => {

@@ -8,17 +8,17 @@ import type { PlanStep, StepClass, WithheldStep } from '../plan-model/index.js';
 
 /** `sorted`: each step after the steps it depends on. */
 export function withholdByClass(sorted: readonly PlanStep[], classes: readonly StepClass[]): { steps: PlanStep[]; withheld: WithheldStep[] } {
-  const withheldIds = new Map<string, string>();
+  const withheldAddresses = new Set<string>();
   const steps: PlanStep[] = [];
   const withheld: WithheldStep[] = [];
   for (const step of sorted) {
     const stepClass = step.class ?? 'change';
-    const needs = step.dependsOn.filter((id) => withheldIds.has(id)).map((id) => withheldIds.get(id)!);
+    const needs = step.dependsOn.filter((address) => withheldAddresses.has(address));
     if (classes.includes(stepClass) && needs.length === 0) {
       steps.push(step);
       continue;
     }
-    withheldIds.set(step.id, step.address);
+    withheldAddresses.add(step.address);
     withheld.push({ address: step.address, kind: step.kind, action: step.action, class: stepClass, ...(step.reason ? { reason: step.reason } : {}), ...(classes.includes(stepClass) ? { needs } : {}) });
   }
   return { steps, withheld };

@@ -8,30 +8,30 @@
 import type { DesiredResource } from '../config/types.js';
 import type { PlanStep } from '../plan-model/index.js';
 import { providerFor } from '../providers/index.js';
-import type { StageContext } from './context.js';
+import type { StageInputs } from './stage-inputs.js';
 import { liveByKey, liveObjectOf, unreadableFor, type LiveObject } from './live-account.js';
 
 /** Sorted addresses; with targets, only the addresses the plan covers. */
-export function withoutValue(ctx: StageContext, steps: readonly PlanStep[], targets: readonly string[]): string[] {
-  if (ctx.mode === 'destroy') return [];
+export function withoutValue(given: StageInputs, steps: readonly PlanStep[], targets: readonly string[]): string[] {
+  if (given.mode === 'destroy') return [];
   const planned = new Map(steps.map((s) => [s.address, s]));
   const found: string[] = [];
-  for (const r of ctx.desired.resources) {
+  for (const r of given.desired.resources) {
     const value = providerFor(r.kind).optionalValue;
     if (!value) continue;
     if (targets.length > 0 && !planned.has(r.address) && !targets.includes(r.address)) continue;
     if (planned.get(r.address)?.changes.some((c) => c.path === value.field)) continue;
     // What could not be read is listed as unreadable already: nothing is known about its value.
-    if (unreadableFor(ctx.live, r.kind, undefined)) continue;
-    const live = liveOf(ctx, r);
+    if (unreadableFor(given.live, r.kind, undefined)) continue;
+    const live = liveOf(given, r);
     if (!live || !value.present(live.live)) found.push(r.address);
   }
   return found.sort();
 }
 
 /** The live object the address is, or will adopt; undefined when the plan creates it. */
-function liveOf(ctx: StageContext, r: DesiredResource): LiveObject | undefined {
-  const entry = ctx.state[r.address];
-  const found = entry ? liveObjectOf(ctx.live, entry) : liveByKey(ctx.live, r.kind, providerFor(r.kind).naturalKey({ desired: r, lookups: ctx.lookups }));
+function liveOf(given: StageInputs, r: DesiredResource): LiveObject | undefined {
+  const entry = given.state[r.address];
+  const found = entry ? liveObjectOf(given.live, entry) : liveByKey(given.live, r.kind, providerFor(r.kind).naturalKey({ desired: r, lookups: given.lookups }));
   return found && found.identity.status !== 'gone' ? found : undefined;
 }

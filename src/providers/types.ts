@@ -64,6 +64,11 @@ export interface RefreshRequest {
   limiter: Limiter;
   /** How many objects of the kind cplane expects (from state), under one parent when given: pages are requested together. */
   expected(parentId?: string): number;
+  /**
+   * The lists the kinds of one refresh share, by operation (the records list, which records and their grants are
+   * observed through): made empty by each refresh and handed to every kind it reads, so a list is read once.
+   */
+  shared: Map<string, Promise<unknown>>;
 }
 
 /** A read that failed for one parent; the rest of the kind was read. */

@@ -110,6 +110,6 @@ export function endingLine(ending: EndingGrant): string {
 
 /** `Payments (0f3c…)`, or the id alone when the name is not known. */
 export function accountLabel(plan: Plan): string {
-  const name = plan.context?.accountName;
+  const name = plan.origin?.accountName;
   return name ? `${safeText(name)} (${plan.account})` : plan.account;
 }

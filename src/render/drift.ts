@@ -41,7 +41,7 @@ export function driftHeadline(plan: Plan): string {
 export function renderDriftText(plan: Plan, options: { color: boolean; width?: number }): string {
   const paint = makePainter(options.color);
   const out: string[] = [];
-  if (plan.context) out.push(`Account: ${accountLabel(plan)}   Workspace: ${plan.context.workspace}`, '');
+  if (plan.origin) out.push(`Account: ${accountLabel(plan)}   Workspace: ${plan.origin.workspace}`, '');
   if (plan.drift.length > 0) out.push(...driftLines(plan, paint), '');
   if (plan.due?.length) {
     out.push(paint('bold', 'Due (time made these due; `cplane reconcile` or `cplane apply` does them):'), '');
@@ -55,10 +55,10 @@ export function renderDriftText(plan: Plan, options: { color: boolean; width?: n
 }
 
 export function renderDriftMarkdown(plan: Plan): string {
-  const name = plan.context?.accountName;
+  const name = plan.origin?.accountName;
   // Names and values come from the account and the configuration: each is escaped for its place (src/text/escape-for.ts).
   const account = name ? `${codeSpan(name)} (${codeSpan({ name: plan.account })})` : codeSpan({ name: plan.account });
-  const workspace = plan.context ? `, workspace ${codeSpan({ name: plan.context.workspace })}` : '';
+  const workspace = plan.origin ? `, workspace ${codeSpan({ name: plan.origin.workspace })}` : '';
   const out = [`#### cplane drift for account ${account}${workspace}`, '', `**${markdownText(driftHeadline(plan))}**`, ''];
   if (plan.drift.length > 0) {
     const lines: (string | { name: string })[] = [];
@@ -83,8 +83,8 @@ export function renderDriftMarkdown(plan: Plan): string {
 export function renderDriftJson(plan: Plan): string {
   const report = {
     account: plan.account,
-    accountName: plan.context?.accountName ?? null,
-    workspace: plan.context?.workspace,
+    accountName: plan.origin?.accountName ?? null,
+    workspace: plan.origin?.workspace,
     hasDrift: plan.drift.length > 0,
     drift: plan.drift,
     hasDue: (plan.due?.length ?? 0) > 0,

@@ -82,9 +82,9 @@ export function renderPlanMarkdown(plan: Plan): string {
   const out: string[] = [];
   const headline = noChangesLine(plan) ?? summaryLine(plan);
   const acting = plan.steps.filter((s) => s.action !== 'no-op');
-  const name = plan.context?.accountName;
+  const name = plan.origin?.accountName;
   const account = name ? `${codeSpan(name)} (${codeSpan({ name: plan.account })})` : codeSpan({ name: plan.account });
-  const workspace = plan.context ? `, workspace ${codeSpan({ name: plan.context.workspace })}` : '';
+  const workspace = plan.origin ? `, workspace ${codeSpan({ name: plan.origin.workspace })}` : '';
   out.push(`#### cplane plan${plan.mode !== 'normal' ? ` (${plan.mode})` : ''} for account ${account}${workspace}`, '', `**${markdownText(headline)}**`, '');
   const refused = refusedLine(plan);
   if (refused) out.push('> [!CAUTION]', `> **${markdownText(refused)}**`, '');

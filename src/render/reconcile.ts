@@ -34,7 +34,7 @@ export function reconcileHeadline(plan: Plan, view: ReconcileView): string {
 export function renderReconcileText(plan: Plan, view: ReconcileView, options: { color: boolean }): string {
   const paint = makePainter(options.color);
   const out: string[] = [];
-  if (plan.context) out.push(`Account: ${accountLabel(plan)}   Workspace: ${plan.context.workspace}`);
+  if (plan.origin) out.push(`Account: ${accountLabel(plan)}   Workspace: ${plan.origin.workspace}`);
   out.push(`Reconcile applies: ${view.classes.join(', ')}${view.dryRun ? ' (dry run: nothing is written)' : ''}`, '');
   if (plan.steps.length > 0) {
     out.push(paint('bold', view.dryRun ? 'Would apply:' : 'Applying:'));
@@ -52,9 +52,9 @@ export function renderReconcileText(plan: Plan, view: ReconcileView, options: { 
 
 /** What waits for a person, for the step summary and the issue. */
 export function renderReconcileMarkdown(plan: Plan, view: ReconcileView): string {
-  const name = plan.context?.accountName;
+  const name = plan.origin?.accountName;
   const account = name ? `${codeSpan(name)} (${codeSpan({ name: plan.account })})` : codeSpan({ name: plan.account });
-  const workspace = plan.context ? `, workspace ${codeSpan({ name: plan.context.workspace })}` : '';
+  const workspace = plan.origin ? `, workspace ${codeSpan({ name: plan.origin.workspace })}` : '';
   const out = [`#### cplane reconcile for account ${account}${workspace}`, '', `**${markdownText(reconcileHeadline(plan, view))}**`, ''];
   if (plan.steps.length > 0) out.push(view.dryRun ? 'Would apply:' : 'Applied:', '', codeBlock(plan.steps.map(stepLine)), '');
   if (plan.withheld?.length) {
@@ -70,7 +70,7 @@ export function reconcileJson(plan: Plan, view: ReconcileView): Record<string, u
     dryRun: view.dryRun,
     autoApply: view.classes,
     account: plan.account,
-    workspace: plan.context?.workspace,
+    workspace: plan.origin?.workspace,
     apply: plan.steps.map((s) => ({ address: s.address, kind: s.kind, action: s.action, class: s.class ?? 'change', causes: s.causes ?? [], ...(s.reason ? { reason: s.reason } : {}) })),
     withheld: plan.withheld ?? [],
     unreadable: plan.unreadable,

@@ -106,7 +106,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   const paint = makePainter(options.color);
   const rule = paint('dim', '─'.repeat(Math.max(20, Math.min(options.width ?? 80, 100))));
   const out: string[] = [];
-  if (plan.context) out.push(`Account: ${accountLabel(plan)}   Workspace: ${safeName(plan.context.workspace)}`, '');
+  if (plan.origin) out.push(`Account: ${accountLabel(plan)}   Workspace: ${safeName(plan.origin.workspace)}`, '');
 
   if (plan.drift.length > 0) out.push(...driftLines(plan, paint), '', rule, '');
 

@@ -14,7 +14,6 @@ import type { WriterKey } from '@cplane/sdk/internal/writer-key';
 import { openSecret, sealSecret, SealError } from '../crypto/seal.js';
 import type { SealedValue } from '../crypto/seal.js';
 import { deriveSubkey } from '../crypto/state-key.js';
-import { planMac, planMacKey } from '../crypto/plan-mac.js';
 import { StateError } from './errors.js';
 
 export interface StateCrypto {
@@ -45,8 +44,8 @@ export interface StateCrypto {
   openRecordDataKey(value: EncryptedValueT, binding: ValueBinding): Uint8Array;
   /** cplane's writer key (@cplane/sdk: packages/sdk/src/writer-key.ts), derived from the state key: readers' wrappers are sealed with it. */
   writerKey(): Promise<WriterKey>;
-  /** The MAC of a saved plan file (crypto/plan-mac.ts) under this state's key. */
-  planFileMac(plan: object): string;
+  /** A key derived from the state key for a use outside state, named by `use` (the MAC of a saved plan: saved-plan/mac.ts). */
+  subkey(use: 'plan file mac'): Uint8Array;
 }
 
 /** Which state a sealed value belongs to. */
@@ -66,7 +65,8 @@ export interface StateKeys {
   seal: Uint8Array;
   fingerprint: Uint8Array;
   record: Uint8Array;
-  planFile: Uint8Array;
+  /** A key for a use outside state (see `StateCrypto.subkey`). */
+  subkey: (use: 'plan file mac') => Uint8Array;
   /** Derived when first used (loading HPKE then): most commands, a plan among them, wrap nothing. */
   writer: () => Promise<WriterKey>;
 }
@@ -77,16 +77,16 @@ export function stateKeys(key: Uint8Array): StateKeys {
     seal: deriveSubkey(key, 'seal'),
     fingerprint: deriveSubkey(key, 'fingerprint'),
     record: recordKek(key),
-    planFile: planMacKey(key),
+    subkey: (use) => deriveSubkey(key, use),
     writer: () => (writer ??= import('@cplane/sdk/internal/writer-key').then(({ writerKeyOf }) => writerKeyOf(deriveSubkey(key, 'writer key')))),
   };
 }
 
 /**
- * `fingerprintContext` names the address a resource's fingerprints were made
+ * `fingerprintAddress` names the address a resource's fingerprints were made
  * for (it differs after `cplane state mv`, since they cannot be remade without the secret).
  */
-export function createStateCrypto(keys: () => StateKeys, binding: SealBinding | 'address-only', fingerprintContext: (address: string) => string): StateCrypto {
+export function createStateCrypto(keys: () => StateKeys, binding: SealBinding | 'address-only', fingerprintAddress: (address: string) => string): StateCrypto {
   const openWith = (address: string, sealed: SealedValue, aad: string): string => {
     try {
       return openSecret(keys().seal, sealed, aad);
@@ -101,8 +101,8 @@ export function createStateCrypto(keys: () => StateKeys, binding: SealBinding | 
     }
   };
   return {
-    fingerprint: (address, field, value) => fingerprintOf(keys().fingerprint, value, `${fingerprintContext(address)}:${field}`),
-    unfinished: (address, field) => fingerprintOf(keys().fingerprint, '', `${fingerprintContext(address)}:${field}:unfinished`),
+    fingerprint: (address, field, value) => fingerprintOf(keys().fingerprint, value, `${fingerprintAddress(address)}:${field}`),
+    unfinished: (address, field) => fingerprintOf(keys().fingerprint, '', `${fingerprintAddress(address)}:${field}:unfinished`),
     seal: (address, plaintext) => sealSecret(keys().seal, plaintext, sealedAad(binding, address, 'value')),
     open: (address, sealed) => openWith(address, sealed, sealedAad(binding, address, 'value')),
     sealBody: (address, bytes) => sealSecret(keys().seal, bytes, sealedAad(binding, address, 'body')),
@@ -111,7 +111,7 @@ export function createStateCrypto(keys: () => StateKeys, binding: SealBinding | 
     decryptRecordValue: (value, binding) => decryptRecordValue(keys().record, value, binding),
     openRecordDataKey: (value, binding) => openDataKey(keys().record, value, binding),
     writerKey: () => keys().writer(),
-    planFileMac: (plan) => planMac(keys().planFile, plan),
+    subkey: (use) => keys().subkey(use),
   };
 }
 

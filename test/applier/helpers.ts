@@ -76,7 +76,7 @@ export async function harness(options: { latencyMs?: number; faults?: string; ma
 
 export function makePlanOf(steps: PlanStep[]): Plan {
   return {
-    formatVersion: 2,
+    formatVersion: 3,
     cplaneVersion: '0.1.0',
     createdAt: new Date().toISOString(),
     account,
@@ -99,7 +99,6 @@ function createStep(
 ): PlanStep {
   const { operation, path = {}, body, effects } = write;
   return {
-    id: address,
     address,
     kind,
     action: 'create',

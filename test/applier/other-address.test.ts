@@ -22,7 +22,7 @@ function revokingStep(effects: PlannedWrite['effects']): { step: PlanStep; oldId
   const entry = h.state.data.resources[TOKEN]!;
   const old = entry.superseded![0]!;
   const write: PlannedWrite = { id: 'project.p#0', operation: 'revokeGatewayToken', path: { id: old.parents!.gatewayId!, tokenId: old.id }, idempotencyKey: crypto.randomUUID(), effects, summary: 'revoke the old token', address: TOKEN };
-  return { step: { id: 'project.p', address: 'project.p', kind: 'project', action: 'update', changes: [], dependsOn: [], writes: [write], inputs: { name: 'p', description: 'changed' } }, oldId: old.id };
+  return { step: { address: 'project.p', kind: 'project', action: 'update', changes: [], dependsOn: [], writes: [write], inputs: { name: 'p', description: 'changed' } }, oldId: old.id };
 }
 
 const revokes = () => h.emulator.stats().byOperation.revokeGatewayToken;

@@ -31,7 +31,7 @@ describe('superseding and settling', () => {
     expect(entry.superseded).toEqual([{ id: old.id, parents: old.parents, revocableAt: new Date(Date.parse(created.created_at) + 24 * HOUR).toISOString() }]);
 
     const settle: PlanStep = {
-      id: ADDRESS, address: ADDRESS, kind: 'gateway_token', action: 'renew', changes: [], dependsOn: [],
+      address: ADDRESS, kind: 'gateway_token', action: 'renew', changes: [], dependsOn: [],
       writes: [{ id: `${ADDRESS}#0`, operation: 'revokeGatewayToken', path: { id: old.parents!.gatewayId!, tokenId: old.id }, idempotencyKey: crypto.randomUUID(), effects: { settleSuperseded: old.id }, summary: 'revoke' }],
     };
     expect((await h.apply(makePlanOf([settle]))).failed).toEqual([]);

@@ -1,4 +1,4 @@
-// A variable may not reach `state: { url }` (19 C6): variable values are saved in plan files (`context.variables`)
+// A variable may not reach `state: { url }` (19 C6): variable values are saved in plan files (`origin.variables`)
 // and shown by `plan --json` and the MCP plan tool, so a password given as `--var dbpw=…` would leak there. The
 // configuration is refused with `secret_var_in_state_url` at the variable's place, and the CLI shows no password.
 import { readdirSync } from 'node:fs';

@@ -103,8 +103,8 @@ describe('deployments over three accounts', () => {
     const planned = await w.cli(['plan', '--all', '--out', 'plans', 'infra']);
     expect(planned.code).toBe(0);
     const files = ['canary', 'prod-eu', 'prod-us', 'staging'].map((n) => join(w.temp, 'plans', `${n}.plan.json`));
-    const saved = JSON.parse(readFileSync(files[0]!, 'utf8')) as { account: string; context: { deployment: string; workspace: string }; auth: { mac: string } };
-    expect([saved.account, saved.context.deployment, saved.context.workspace, typeof saved.auth.mac]).toEqual([t3, 'canary', 'canary', 'string']);
+    const saved = JSON.parse(readFileSync(files[0]!, 'utf8')) as { account: string; origin: { deployment: string; workspace: string }; auth: { mac: string } };
+    expect([saved.account, saved.origin.deployment, saved.origin.workspace, typeof saved.auth.mac]).toEqual([t3, 'canary', 'canary', 'string']);
 
     // An edited plan is refused before anything of it is applied.
     const edited = readFileSync(files[3]!, 'utf8');

@@ -26,7 +26,7 @@ projects:
   expect(plan.stderr).toContain('Saved the plan to');
   expect(plan.code).toBe(0);
   expect(plan.stdout).toContain('# project.team[ops] will be created');
-  expect((JSON.parse(readFileSync(planFile, 'utf8')) as { context: { variables: unknown } }).context.variables).toEqual({ teams: { ops: { about: 'Operations' }, web: { about: 'Web' } } });
+  expect((JSON.parse(readFileSync(planFile, 'utf8')) as { origin: { variables: unknown } }).origin.variables).toEqual({ teams: { ops: { about: 'Operations' }, web: { about: 'Web' } } });
 
   const apply = await w.cli(['apply', planFile]);
   expect(apply.stderr).toBe('');

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
-import { planSchemaProblems, type Plan } from '../../src/planner/index.js';
+import type { Plan } from '../../src/planner/index.js';
+import { planSchemaProblems } from '../../src/saved-plan/index.js';
 import { account, runCli, world, type World } from './helpers.js';
 
 const staging = fixtures.accounts[1]!;
@@ -73,14 +74,14 @@ describe('cplane apply PLANFILE in another checkout', () => {
 
     const plan = JSON.parse(readFileSync(join(temp, 'prod.plan.json'), 'utf8')) as Plan;
     expect(await planSchemaProblems(plan)).toEqual([]);
-    expect(plan.context).toMatchObject({
+    expect(plan.origin).toMatchObject({
       workspace: 'default',
       accountName: staging.name,
       configDir: 'infra',
       variables: { env: 'prod', account, rpm: 120 },
       state: { path: `.cplane/${account}/state.json` },
     });
-    expect(plan.context!.files.map((f) => f.path)).toEqual(['main.yaml']);
+    expect(plan.origin!.files.map((f) => f.path)).toEqual(['main.yaml']);
     expect(JSON.stringify(plan)).not.toContain(temp);
     expect(JSON.stringify(plan)).not.toContain(w.env.OPENAI_API_KEY);
 
@@ -148,6 +149,6 @@ describe('an explicit account', () => {
     expect(markdown.stdout).toContain(`#### cplane plan for account \`${staging.name}\` (\`${account}\`), workspace \`blue\``);
     const json = JSON.parse((await runCli(['plan', 'infra', '--var-file', 'envs/prod.yaml', '--json'], jobEnv, x)).stdout) as Plan;
     expect(json.account).toBe(account);
-    expect(json.context).toMatchObject({ accountName: staging.name, workspace: 'default' });
+    expect(json.origin).toMatchObject({ accountName: staging.name, workspace: 'default' });
   });
 });

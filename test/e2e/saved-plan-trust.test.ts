@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import type { Plan } from '../../src/planner/index.js';
-import { planMac, planMacKey } from '../../src/crypto/index.js';
+import { planMac, planMacKey } from '../../src/saved-plan/index.js';
 import { smallConfig, world, type CliResult, type World } from './helpers.js';
 
 let w: World;
@@ -41,7 +41,7 @@ const stepOf = (plan: Plan, address: string) => plan.steps.find((s) => s.address
 describe('apply of an altered plan file', () => {
   it('refuses any edit by someone without the state key (here the state location) before opening any connection', async () => {
     const elsewhere = join(w.dir, '..', 'elsewhere.json');
-    const path = await editedPlan('location.plan.json', (plan) => void (plan.context!.state = { path: elsewhere }), { remac: false });
+    const path = await editedPlan('location.plan.json', (plan) => void (plan.origin!.state = { path: elsewhere }), { remac: false });
     const before = w.emulator.stats().requests;
     const run = await cli(['apply', path]);
     expect(run.code).toBe(1);

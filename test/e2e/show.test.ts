@@ -5,7 +5,7 @@
 import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PLAN_FILE_BYTES, planSchemaProblems } from '../../src/planner/plan-file.js';
+import { MAX_PLAN_FILE_BYTES, planSchemaProblems } from '../../src/saved-plan/index.js';
 import { parseMermaid } from '../helpers/graph-formats.js';
 import { smallConfig, world, type World } from './helpers.js';
 

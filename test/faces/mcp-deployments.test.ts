@@ -35,8 +35,8 @@ describe('cplane_plan with a deployment', () => {
   it('plans one deployment in its account, and applies it there', async () => {
     const result = await call(s, 'cplane_plan', { deployment: 'prod' });
     expect(result.isError).toBeUndefined();
-    const { planId, deployment, plan } = json(result) as { planId: string; deployment: string; plan: { account: string; context: { deployment: string; variables: Record<string, unknown> }; summary: { add: number } } };
-    expect([deployment, plan.account, plan.context.deployment, plan.context.variables.env, plan.summary.add]).toEqual(['prod', t2, 'prod', 'prod', 1]);
+    const { planId, deployment, plan } = json(result) as { planId: string; deployment: string; plan: { account: string; origin: { deployment: string; variables: Record<string, unknown> }; summary: { add: number } } };
+    expect([deployment, plan.account, plan.origin.deployment, plan.origin.variables.env, plan.summary.add]).toEqual(['prod', t2, 'prod', 'prod', 1]);
     const applied = await call(s, 'cplane_apply', { planId });
     expect(applied.isError).toBeUndefined();
     const client = createClient({ baseUrl: w.emulator.url, token: fixtures.tokens.admin, accountId: t2 });

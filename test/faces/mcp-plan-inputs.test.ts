@@ -26,7 +26,7 @@ projects:
 interface PlanJson {
   summary: Record<string, number>;
   steps: { address: string; inputs?: Record<string, unknown> }[];
-  context: { workspace: string; variables: Record<string, unknown> };
+  origin: { workspace: string; variables: Record<string, unknown> };
 }
 
 describe('cplane_plan and cplane_validate with variables, var files, workspace and targets', () => {
@@ -59,8 +59,8 @@ describe('cplane_plan and cplane_validate with variables, var files, workspace a
     const result = await call(s, 'cplane_plan', { varFiles: ['vars/staging.yaml'], variables: { env: 'prod' }, workspace: 'blue', targets: ['project.shop'] });
     expect(result.isError).toBeUndefined();
     const { plan } = json(result) as { plan: PlanJson };
-    expect(plan.context.workspace).toBe('blue');
-    expect(plan.context.variables).toEqual({ env: 'prod', blurb: 'from the var file' });
+    expect(plan.origin.workspace).toBe('blue');
+    expect(plan.origin.variables).toEqual({ env: 'prod', blurb: 'from the var file' });
     expect(plan.summary).toMatchObject({ add: 1 });
     expect(plan.steps.map((step) => step.address)).toEqual(['project.shop']);
     expect(JSON.stringify(plan.steps[0])).toContain('"shop-prod"');

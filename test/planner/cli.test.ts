@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
-import { planSchemaProblems, readPlanFile } from '../../src/planner/index.js';
+import { planSchemaProblems, readPlanFile } from '../../src/saved-plan/index.js';
 import { eachTestHarness, fullConfig } from './harness.js';
 
 describe('cplane plan', () => {
@@ -29,13 +29,13 @@ describe('cplane plan', () => {
     expect(saved.stderr).toBe(`Saved the plan to ${join(h().dir, 'plan.json')}; apply exactly this plan with \`cplane apply plan.json\`.\n`);
     const plan = await readPlanFile(join(h().dir, 'plan.json'));
     expect(plan.steps).toHaveLength(6);
-    expect(plan.context).toMatchObject({ configDir: '.', workspace: 'default', state: { path: `.cplane/${plan.account}/state.json` } });
+    expect(plan.origin).toMatchObject({ configDir: '.', workspace: 'default', state: { path: `.cplane/${plan.account}/state.json` } });
     expect((await h().apply(plan)).failed).toEqual([]);
     expect((await h().plan()).steps).toEqual([]);
   });
 
   it('refuses a plan file that does not match the schema', async () => {
-    writeFileSync(join(h().dir, 'bad.json'), JSON.stringify({ formatVersion: 2 }));
+    writeFileSync(join(h().dir, 'bad.json'), JSON.stringify({ formatVersion: 3 }));
     await expect(readPlanFile(join(h().dir, 'bad.json'))).rejects.toThrow(`${join(h().dir, 'bad.json')} is not a valid plan file:\n  /: must have required property 'cplaneVersion'`);
   });
 

@@ -10,7 +10,7 @@ const TOKEN = 'gateway_token.prod/ci';
 const RECORD = 'record.core/ci-token';
 
 const write = (id: string, operation: PlannedWrite['operation'], effects: PlannedWrite['effects'] = {}): PlannedWrite => ({ id, operation, path: {}, idempotencyKey: id, effects, summary: id });
-const step = (address: string, writes: PlannedWrite[], rest: Partial<PlanStep> = {}): PlanStep => ({ id: address, address, kind: address.split('.')[0]!, action: 'update', changes: [], dependsOn: [], writes, ...rest });
+const step = (address: string, writes: PlannedWrite[], rest: Partial<PlanStep> = {}): PlanStep => ({ address, kind: address.split('.')[0]!, action: 'update', changes: [], dependsOn: [], writes, ...rest });
 
 const create = write(`${TOKEN}#0`, 'createGatewayToken', { id: { result: 'token_id' }, seal: { name: 'plaintext', result: 'plaintext' } });
 const revoke = write(`${TOKEN}#1`, 'revokeGatewayToken', { settleSuperseded: 'old-id' });

@@ -10,7 +10,7 @@ import { scopeToTargets, type TargetInput } from '../../src/planner/targets.js';
 import type { ResourceState } from '../../src/state/types.js';
 
 const step = (address: string, action: PlanStep['action'] = 'create', dependsOn: string[] = []): PlanStep => ({
-  id: address, address, kind: address.startsWith('gateway_token.') ? 'gateway_token' : address.startsWith('gateway.') ? 'gateway' : 'project', action, changes: [], dependsOn, writes: [],
+  address, kind: address.startsWith('gateway_token.') ? 'gateway_token' : address.startsWith('gateway.') ? 'gateway' : 'project', action, changes: [], dependsOn, writes: [],
 });
 const entry = (kind: ResourceState['kind'], id: string, parents?: Record<string, string>): ResourceState => ({ kind, id, inputs: {}, fingerprints: {}, createdAt: '', updatedAt: '', ...(parents ? { parents } : {}) });
 const project = (name: string): DesiredResource => ({ kind: 'project', address: `project.${name}`, name, attributes: { name, description: '' }, secrets: {}, lifecycle: { preventDestroy: false, ignoreChanges: [] }, dependsOn: [], source: { file: 'main.yaml', line: 1, col: 1 } }) as unknown as DesiredResource;
@@ -24,14 +24,14 @@ describe('exclude (the targets stage, inverted)', () => {
   it('leaves out the excluded address and, transitively, what depends on it', () => {
     const steps = [step('project.p'), step('project.c'), step('project.g', 'create', ['project.p', 'project.c']), step('project.t', 'create', ['project.g']), step('project.other')];
     const scoped = scopeToTargets(targetInput({ exclude: ['project.c'], steps }));
-    expect(scoped.steps.map((s) => s.id)).toEqual(['project.p', 'project.other']);
+    expect(scoped.steps.map((s) => s.address)).toEqual(['project.p', 'project.other']);
     expect(['project.p', 'project.c', 'project.g'].map(scoped.covers)).toEqual([true, false, false]);
   });
 
   it('leaves out a whole module call by its prefix, and every instance of a resource by its name', () => {
     const steps = [step('module.payments.gateway.main'), step('module.payments.gateway_token.main/ci', 'create', ['module.payments.gateway.main']), step('module.search.gateway.main'), step('gateway.team[a]'), step('gateway.team[b]'), step('gateway.teams')];
-    expect(scopeToTargets(targetInput({ exclude: ['module.payments'], steps })).steps.map((s) => s.id)).toEqual(['module.search.gateway.main', 'gateway.team[a]', 'gateway.team[b]', 'gateway.teams']);
-    expect(scopeToTargets(targetInput({ exclude: ['gateway.team'], steps })).steps.map((s) => s.id)).toEqual(steps.slice(0, 3).map((s) => s.id).concat('gateway.teams'));
+    expect(scopeToTargets(targetInput({ exclude: ['module.payments'], steps })).steps.map((s) => s.address)).toEqual(['module.search.gateway.main', 'gateway.team[a]', 'gateway.team[b]', 'gateway.teams']);
+    expect(scopeToTargets(targetInput({ exclude: ['gateway.team'], steps })).steps.map((s) => s.address)).toEqual(steps.slice(0, 3).map((s) => s.address).concat('gateway.teams'));
   });
 
   it('in a destroy plan, keeps what an excluded address needs: its gateway is not deleted under it', () => {
@@ -53,7 +53,7 @@ describe('targets stage', () => {
   it('keeps the target and, transitively, the steps it depends on', () => {
     const steps = [step('project.p'), step('project.c'), step('project.g', 'create', ['project.p', 'project.c']), step('project.t', 'create', ['project.g']), step('project.other')];
     const scoped = scopeToTargets(targetInput({ targets: ['project.t'], steps }));
-    expect(scoped.steps.map((s) => s.id)).toEqual(['project.p', 'project.c', 'project.g', 'project.t']);
+    expect(scoped.steps.map((s) => s.address)).toEqual(['project.p', 'project.c', 'project.g', 'project.t']);
   });
 
   it('leaves aside the problems of addresses out of scope (a guard or a secret elsewhere does not block)', () => {

@@ -6,7 +6,7 @@ import { classOf, classOfCause } from '../../src/planner/step-class.js';
 import { withholdByClass } from '../../src/planner/withheld.js';
 
 const step = (address: string, causes: StepCause[], dependsOn: string[] = []): PlanStep => ({
-  id: address, address, kind: 'gateway_token', action: 'update', changes: [], dependsOn, writes: [], causes, class: classOf(causes),
+  address, kind: 'gateway_token', action: 'update', changes: [], dependsOn, writes: [], causes, class: classOf(causes),
 });
 
 describe('step classes', () => {

@@ -68,7 +68,7 @@ describe('what a rule sees (planner/policies.ts)', () => {
     secrets: { secret: { env: 'OPENAI_API_KEY' } },
     lifecycle: { preventDestroy: true, ignoreChanges: [] }, dependsOn: [], source: { file: 'main.yaml', line: 4, col: 3 },
   };
-  const step = (action: PlanStep['action'], address = 'credential.openai'): PlanStep => ({ id: address, address, kind: 'credential', action, changes: [], dependsOn: [], writes: [] });
+  const step = (action: PlanStep['action'], address = 'credential.openai'): PlanStep => ({ address, kind: 'credential', action, changes: [], dependsOn: [], writes: [] });
   const state = { 'credential.openai': { inputs: { provider: 'openai', label: 'Old', baseUrl: null, lifecycle: { preventDestroy: true, source: 'main.yaml:4' } } } } as never;
 
   it('after is the configuration (no write-only value), before what was last applied (no bookkeeping); no-op steps are not judged', () => {

@@ -1,7 +1,7 @@
 // How apply PLANFILE compares the saved plan's policy report with a fresh plan's: other policies, or other
 // findings, refuse the saved plan; where the resource is shown (relative to the folder each ran in) does not.
 import { expect, it } from 'vitest';
-import { policyDifferences } from '../../src/planner/index.js';
+import { policyDifferences } from '../../src/saved-plan/index.js';
 import type { Plan, PolicyFinding } from '../../src/plan-model/index.js';
 import { samplePlan } from '../render/plan-fixture.js';
 

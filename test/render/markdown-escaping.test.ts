@@ -14,7 +14,7 @@ const OWN_TAGS = new Set(['h4', 'p', 'strong', 'table', 'thead', 'tbody', 'tr', 
 it.each(HOSTILE.filter((text) => text !== ''))('%j', (text) => {
   const base = samplePlan();
   const plan = samplePlan({
-    context: { workspace: 'default', accountName: text } as NonNullable<ReturnType<typeof samplePlan>['context']>,
+    origin: { workspace: 'default', accountName: text } as NonNullable<ReturnType<typeof samplePlan>['origin']>,
     steps: base.steps.map((step) => ({ ...step, reason: text, notes: [text] })),
     drift: [{ address: 'gateway.gone', kind: 'gateway', type: 'deleted', reason: text, changes: [] }],
     unreadable: [{ kind: 'credential', operation: 'listCredentials', reason: text, requestId: text }],

@@ -15,7 +15,7 @@ function mermaidBlocks(markdown: string): string[] {
   return new MarkdownIt().parse(markdown, {}).filter((t) => t.type === 'fence' && t.info === 'mermaid').map((t) => t.content);
 }
 
-const step = (address: string, dependsOn: string[] = [], action: PlanStep['action'] = 'create'): PlanStep => ({ id: address, address, kind: 'project', action, changes: [], dependsOn, writes: [] });
+const step = (address: string, dependsOn: string[] = [], action: PlanStep['action'] = 'create'): PlanStep => ({ address, kind: 'project', action, changes: [], dependsOn, writes: [] });
 
 describe('the graph of the changes in the Markdown plan', () => {
   it('draws each changed address, coloured by action, with an arrow to the changed steps it waits for', () => {

@@ -4,29 +4,29 @@ import type { Plan } from '../../src/plan-model/index.js';
 export function samplePlan(overrides: Partial<Plan> = {}): Plan {
   const write = (id: string, operation: string, summary: string) => ({ id, operation, path: {}, idempotencyKey: '00000000-0000-4000-8000-000000000000', effects: {}, summary }) as Plan['steps'][number]['writes'][number];
   return {
-    formatVersion: 2,
+    formatVersion: 3,
     cplaneVersion: '0.1.0',
     createdAt: '2026-11-22T08:00:00.000Z',
     account: 'acc-1',
     mode: 'normal',
     targets: [],
     steps: [
-      { id: 'project.payments', address: 'project.payments', kind: 'project', action: 'create', changes: [{ path: 'name', after: 'payments' }], dependsOn: [], writes: [write('project.payments#0', 'createProject', 'POST /projects')] },
+      { address: 'project.payments', kind: 'project', action: 'create', changes: [{ path: 'name', after: 'payments' }], dependsOn: [], writes: [write('project.payments#0', 'createProject', 'POST /projects')] },
       {
-        id: 'record.payments/key', address: 'record.payments/key', kind: 'record', action: 'update',
+        address: 'record.payments/key', kind: 'record', action: 'update',
         changes: [{ path: 'tags', before: ['a'], after: ['a', 'b'] }, { path: 'value', sensitive: true }],
         dependsOn: ['project.payments'], writes: [write('record.payments/key#0', 'updateRecord', 'PATCH /records/{id}')],
       },
-      { id: 'credential.openai', address: 'credential.openai', kind: 'credential', action: 'rotate', changes: [{ path: 'secret', sensitive: true }], dependsOn: [], writes: [] },
+      { address: 'credential.openai', kind: 'credential', action: 'rotate', changes: [{ path: 'secret', sensitive: true }], dependsOn: [], writes: [] },
       {
-        id: 'gateway_token.prod/ci', address: 'gateway_token.prod/ci', kind: 'gateway_token', action: 'replace',
+        address: 'gateway_token.prod/ci', kind: 'gateway_token', action: 'replace',
         reason: 'scopes cannot change in place: a new one is created, then the old one is revoked',
         changes: [{ path: 'scopes', before: ['run'], after: ['read_logs', 'run'], forcesReplace: true }], dependsOn: [], writes: [],
       },
-      { id: 'gateway.old', address: 'gateway.old', kind: 'gateway', action: 'delete', changes: [], dependsOn: [], writes: [], notes: ['deleting the gateway disables it and revokes its 2 active tokens'] },
-      { id: 'project.legacy', address: 'project.legacy', kind: 'project', action: 'import', reason: 'created outside cplane: adopting it', adopt: { id: 'p-9' }, changes: [], dependsOn: [], writes: [] },
+      { address: 'gateway.old', kind: 'gateway', action: 'delete', changes: [], dependsOn: [], writes: [], notes: ['deleting the gateway disables it and revokes its 2 active tokens'] },
+      { address: 'project.legacy', kind: 'project', action: 'import', reason: 'created outside cplane: adopting it', adopt: { id: 'p-9' }, changes: [], dependsOn: [], writes: [] },
       {
-        id: 'gateway.prod', address: 'gateway.prod', kind: 'gateway', action: 'update',
+        address: 'gateway.prod', kind: 'gateway', action: 'update',
         changes: [{ path: 'settings.guardrails.blockedTerms', before: 'alpha\nbeta\n', after: 'alpha\ngamma\n' }], dependsOn: [], writes: [],
       },
     ],

@@ -14,7 +14,7 @@ const view = { classes: ['maintenance'] as const, dryRun: false };
 it.each(HOSTILE.filter((text) => text !== ''))('%j', (text) => {
   const base = samplePlan();
   const plan = samplePlan({
-    context: { workspace: 'default', accountName: text } as NonNullable<ReturnType<typeof samplePlan>['context']>,
+    origin: { workspace: 'default', accountName: text } as NonNullable<ReturnType<typeof samplePlan>['origin']>,
     steps: base.steps.slice(0, 1).map((step) => ({ ...step, reason: text, class: 'maintenance' as const })),
     withheld: [{ address: 'project.shop', kind: 'project', action: 'update', class: 'change', reason: text }],
   });

@@ -5,10 +5,10 @@ import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../src/re
 import { samplePlan } from './plan-fixture.js';
 
 const steps: PlanStep[] = [
-  { id: 'gateway.search', address: 'gateway.search', kind: 'gateway', action: 'move', moved: { from: 'gateway.search-gw' }, changes: [], dependsOn: [], writes: [] },
-  { id: 'project.shop', address: 'project.shop', kind: 'project', action: 'update', moved: { from: 'project.store' }, changes: [{ path: 'description', before: 'a', after: 'b' }], dependsOn: [], writes: [] },
-  { id: 'project.side', address: 'project.side', kind: 'project', action: 'forget', reason: 'removed block at main.yaml:30', forget: true, changes: [], dependsOn: [], writes: [] },
-  { id: 'project.legacy', address: 'project.legacy', kind: 'project', action: 'import', reason: 'import block at main.yaml:33', adopt: { id: 'p-9' }, changes: [], dependsOn: [], writes: [] },
+  { address: 'gateway.search', kind: 'gateway', action: 'move', moved: { from: 'gateway.search-gw' }, changes: [], dependsOn: [], writes: [] },
+  { address: 'project.shop', kind: 'project', action: 'update', moved: { from: 'project.store' }, changes: [{ path: 'description', before: 'a', after: 'b' }], dependsOn: [], writes: [] },
+  { address: 'project.side', kind: 'project', action: 'forget', reason: 'removed block at main.yaml:30', forget: true, changes: [], dependsOn: [], writes: [] },
+  { address: 'project.legacy', kind: 'project', action: 'import', reason: 'import block at main.yaml:33', adopt: { id: 'p-9' }, changes: [], dependsOn: [], writes: [] },
 ];
 const plan = samplePlan({ steps, drift: [], unreadable: [], summary: { add: 0, change: 1, replace: 0, remove: 0, import: 1, move: 2, forget: 1 } });
 

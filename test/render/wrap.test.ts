@@ -8,11 +8,11 @@ import { visibleWidth, withoutColour, wrapLine } from '../../src/text/wrap.js';
 import { samplePlan } from './plan-fixture.js';
 
 const plan = samplePlan({
-  context: { accountName: 'Acme Staging Environment', workspace: 'default' } as never,
+  origin: { accountName: 'Acme Staging Environment', workspace: 'default' } as never,
   steps: [
     ...samplePlan().steps,
     {
-      id: 'gateway_token.team[payments]/ci', address: 'gateway_token.team[payments]/ci', kind: 'gateway_token', action: 'create',
+      address: 'gateway_token.team[payments]/ci', kind: 'gateway_token', action: 'create',
       reason: 'the token expires in 3 days: a new one is issued before the old one is revoked, so the gateway never stops answering',
       changes: [{ path: 'description', after: 'a long description of the token that the team wrote to remind itself of what it is for' }],
       dependsOn: [], writes: [], notes: ['x'.repeat(130)],

@@ -6,7 +6,7 @@
  * configuration: it prints the lines to remove from it. planner/offboard.ts decides; the plan's text shows.
  */
 import { resolve } from 'node:path';
-import { makeOffboardingPlan, writePlanFile } from '../../planner/index.js';
+import { makeOffboardingPlan } from '../../planner/index.js';
 import { renderPlanJson, renderPlanText } from '../../render/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { parseParallelism } from '../../session/connection.js';
@@ -14,9 +14,9 @@ import { AbortError } from '../../session/errors.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { suggestedCommand } from '../../text/escape-for.js';
 import { safeName } from '../../text/safe-text.js';
+import { accountNameOf, planOrigin, withMac, writePlanFile } from '../../saved-plan/index.js';
 import { exitCodes } from '../exit-codes.js';
 import { reportPlanProblems } from '../plan-problems.js';
-import { accountNameOf, planContext } from '../saved-plan.js';
 
 /** The command as `cplane access offboard` runs it (the access dispatcher calls this with the words after `offboard`). */
 export async function runOffboard(ctx: CommandContext): Promise<number> {
@@ -31,12 +31,11 @@ export async function runOffboard(ctx: CommandContext): Promise<number> {
       accountNameOf(workspace.client, workspace.account),
     ]).catch((error: unknown) => reportPlanProblems(error, ctx, { json: ctx.values.json === true }));
     if (typeof made === 'number') return made;
-    const plan = { ...made[0], context: await planContext(ctx, workspace, made[1]) };
+    const plan = { ...made[0], origin: await planOrigin(ctx, workspace, made[1]) };
     const out = typeof ctx.values.out === 'string' ? resolve(ctx.cwd, ctx.values.out) : undefined;
     if (out) {
       // The whole file is authenticated (the offboarded user and the rotations with it): apply refuses any edit.
-      const kdf = workspace.state.kdf;
-      await writePlanFile(out, { ...plan, auth: { mac: workspace.state.crypto.planFileMac(plan), ...(kdf ? { kdf } : {}) } });
+      await writePlanFile(out, withMac(plan, workspace.state));
     }
     if (ctx.values.json) {
       ctx.stdout.write(renderPlanJson(plan));

@@ -10,7 +10,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { deploymentWaves, type Deployment, type Diagnostic } from '../../config/index.js';
 import { formatDiagnostic } from '../../config/index.js';
-import { readPlanFile } from '../../planner/index.js';
+import { readPlanFile } from '../../saved-plan/index.js';
 import { deploymentSummary, type Plan } from '../../plan-model/index.js';
 import { compileAutoApprove, type AutoApprove } from '../../policy/index.js';
 import type { CommandContext } from '../../session/command-context.js';
@@ -143,10 +143,10 @@ async function savedPlans(ctx: CommandContext): Promise<{ configDir: string; pla
   for (const name of readdirSync(folder).filter((n) => n.endsWith('.plan.json')).sort()) {
     const path = join(folder, name);
     const plan = await readPlanFile(path);
-    const deployment = plan.context.deployment;
+    const deployment = plan.origin.deployment;
     if (deployment === undefined) throw new AbortError(`${path} is the plan of no deployment: it was not made by \`cplane plan --all --out DIR\`.`, `Apply it alone with \`cplane apply ${path}\`, or move it out of ${folder}.`);
     // Each file is authenticated when it is applied; until then nothing in it is trusted beyond where to look.
-    const dir = resolve(ctx.cwd, plan.context.configDir);
+    const dir = resolve(ctx.cwd, plan.origin.configDir);
     if (configDir !== undefined && configDir !== dir) throw new AbortError(`The plans in ${folder} were made from two configurations: ${configDir} and ${dir}.`, 'Keep one configuration\'s plans per folder.');
     configDir = dir;
     plans.set(deployment, path);

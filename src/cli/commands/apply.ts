@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { identityOf, type ClientEvent } from '../../api/client.js';
 import { applyPlan, forwardClientEvents, resendJournal, stateKeyRing, type ApplyEvent, type ApplyResult } from '../../applier/index.js';
 import { resolveSecret } from '../../config/index.js';
-import { foreignPendingWrites, makeOffboardingPlan, makePlan, pendingWritesOf, placeholderProblems, readPlanFile, type MakePlanInput } from '../../planner/index.js';
+import { foreignPendingWrites, makeOffboardingPlan, makePlan, pendingWritesOf, type MakePlanInput } from '../../planner/index.js';
 import { blockingFindings, findingLine, hasChanges, type Plan } from '../../plan-model/index.js';
 import { accountLabel, renderPendingWritesText, renderPlanMarkdown, renderPlanText, withoutValueNote } from '../../render/index.js';
 import { safeText } from '../../text/safe-text.js';
@@ -20,7 +20,8 @@ import { AbortError } from '../../session/errors.js';
 import { parseParallelism } from '../../session/connection.js';
 import { githubReporter, type GithubReporter } from '../github-flag.js';
 import { readingStatus } from '../reading-status.js';
-import { accountNameOf, planContext, prepareSavedPlan, refuseTargetWithExclude, trustedPlan } from '../saved-plan.js';
+import { accountNameOf, placeholderProblems, planOrigin, prepareSavedPlan, readPlanFile, trustedPlan } from '../../saved-plan/index.js';
+import { refuseTargetWithExclude } from '../target-flags.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { markdownText, suggestedCommand } from '../../text/escape-for.js';
 import { weakSecretWarnings } from '../weak-secrets.js';
@@ -109,7 +110,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
   const forward = clientEventHandler(ctx.env, forwardClientEvents(onEvent));
   const workspace = await openWorkspace(opening, {
     lock: true,
-    ...(saved ? { savedVariables: saved.context.variables } : {}),
+    ...(saved ? { savedVariables: saved.origin.variables } : {}),
     command: `cplane ${verb}`,
     onClientEvent: (event) => {
       status.onClientEvent(event);
@@ -127,7 +128,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
       // Read again even for a saved plan: the name shown for approval must not come from a file anyone could edit.
       accountNameOf(client, workspace.account),
     ]).finally(() => status.stop());
-    let plan: Plan = { ...fresh, context: saved ? { ...saved.context, accountName } : await planContext(opening, workspace, accountName) };
+    let plan: Plan = { ...fresh, origin: saved ? { ...saved.origin, accountName } : await planOrigin(opening, workspace, accountName) };
     if (saved) {
       if (!hasChanges(fresh)) {
         github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, planFile: planPath! });
@@ -136,7 +137,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
         if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: false, withoutValue: fresh.withoutValue ?? [] })}\n`);
         return 0;
       }
-      plan = { ...trustedPlan(saved, fresh, planPath!, { count: recovery.resent, idNow: (address) => state.data.resources[address]?.id }), context: plan.context };
+      plan = { ...trustedPlan(saved, fresh, planPath!, { count: recovery.resent, idNow: (address) => state.data.resources[address]?.id }), origin: plan.origin };
     }
     // Every plan made here comes from the configuration; this only guards against a bug that would send a secret elsewhere.
     const misplaced = placeholderProblems(plan);

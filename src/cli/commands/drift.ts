@@ -16,7 +16,7 @@ import { exitCodes } from '../exit-codes.js';
 import { githubReporter } from '../github-flag.js';
 import { reportPlanProblems } from '../plan-problems.js';
 import { readingStatus } from '../reading-status.js';
-import { accountNameOf, planContext } from '../saved-plan.js';
+import { accountNameOf, planOrigin } from '../../saved-plan/index.js';
 import { openWorkspace } from '../../session/workspace.js';
 
 export const driftCommand: CommandModule = {
@@ -41,7 +41,7 @@ export const driftCommand: CommandModule = {
         })
         .finally(() => status.stop());
       if (typeof made === 'number') return made;
-      const plan = { ...made[0], context: await planContext(ctx, workspace, made[1]) };
+      const plan = { ...made[0], origin: await planOrigin(ctx, workspace, made[1]) };
       const markdown = renderDriftMarkdown(plan);
       if (values.json) ctx.stdout.write(renderDriftJson(plan));
       else if (values.markdown) ctx.stdout.write(markdown);

@@ -66,7 +66,7 @@ export async function planDeployments(ctx: CommandContext, planOne: (ctx: Comman
   } else {
     ctx.stdout.write(renderDeploymentMatrixText(rows, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR }));
     for (const p of planned) {
-      ctx.stdout.write(`\n=== deployment ${p.deployment} (account ${safeText(`${p.plan?.context?.accountName ? `${p.plan.context.accountName}, ` : ''}${p.account}`)}) ===\n\n`);
+      ctx.stdout.write(`\n=== deployment ${p.deployment} (account ${safeText(`${p.plan?.origin?.accountName ? `${p.plan.origin.accountName}, ` : ''}${p.account}`)}) ===\n\n`);
       ctx.stdout.write(p.stdout);
       if (p.stderr) ctx.stdout.write(p.stderr);
     }

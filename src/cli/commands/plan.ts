@@ -8,7 +8,7 @@
  */
 import { resolve } from 'node:path';
 import { blockingFindings, hasChanges, isIncomplete } from '../../plan-model/index.js';
-import { makePlan, writePlanFile } from '../../planner/index.js';
+import { makePlan } from '../../planner/index.js';
 import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import type { Plan } from '../../plan-model/index.js';
@@ -20,7 +20,8 @@ import { exitCodes } from '../exit-codes.js';
 import { githubReporter } from '../github-flag.js';
 import { reportPlanProblems } from '../plan-problems.js';
 import { readingStatus } from '../reading-status.js';
-import { accountNameOf, planContext, refuseTargetWithExclude } from '../saved-plan.js';
+import { accountNameOf, planOrigin, withMac, writePlanFile } from '../../saved-plan/index.js';
+import { refuseTargetWithExclude } from '../target-flags.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { weakSecretWarnings } from '../weak-secrets.js';
 import { suggestedCommand } from '../../text/escape-for.js';
@@ -62,13 +63,12 @@ export async function planOne(ctx: CommandContext, onPlan?: (plan: Plan) => void
         })
         .finally(() => status.stop());
       if (typeof made === 'number') return made;
-      const plan = { ...made[0], context: await planContext(ctx, workspace, made[1]) };
+      const plan = { ...made[0], origin: await planOrigin(ctx, workspace, made[1]) };
       onPlan?.(plan);
       const planFile = typeof values.out === 'string' ? resolve(ctx.cwd, values.out) : undefined;
       if (planFile) {
         // The whole file is authenticated, so the applying job refuses any edit before it connects anywhere.
-        const kdf = workspace.state.kdf;
-        await writePlanFile(planFile, { ...plan, auth: { mac: workspace.state.crypto.planFileMac(plan), ...(kdf ? { kdf } : {}) } });
+        await writePlanFile(planFile, withMac(plan, workspace.state));
         if (!values.json && !values.markdown) ctx.stderr.write(`Saved the plan to ${planFile}; apply exactly this plan with \`${suggestedCommand(['apply', String(values.out)])}\`.\n`);
       }
       for (const warning of weakSecretWarnings()) ctx.stderr.write(`${warning}\n`);

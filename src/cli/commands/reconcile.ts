@@ -8,7 +8,7 @@
 import { identityOf } from '../../api/client.js';
 import { applyPlan, forwardClientEvents, stateKeyRing, type ApplyEvent, type ApplyResult } from '../../applier/index.js';
 import { resolveSecret } from '../../config/index.js';
-import { makePlan, placeholderProblems } from '../../planner/index.js';
+import { makePlan } from '../../planner/index.js';
 import { blockingFindings, findingLine, type Plan, type StepClass } from '../../plan-model/index.js';
 import { reconcileJson, renderReconcileMarkdown, renderReconcileText, type ReconcileView } from '../../render/index.js';
 import { summaryLines } from '../../ui/summary-text.js';
@@ -20,7 +20,7 @@ import { markdownText } from '../../text/escape-for.js';
 import { exitCodes } from '../exit-codes.js';
 import { githubReporter } from '../github-flag.js';
 import { readingStatus } from '../reading-status.js';
-import { accountNameOf, planContext } from '../saved-plan.js';
+import { accountNameOf, placeholderProblems, planOrigin } from '../../saved-plan/index.js';
 import { clientEventHandler, finishJournal, jsonOutput, onInterrupt, plainOutput } from './apply.js';
 
 /** What a configuration without `reconcile:` lets reconcile apply. */
@@ -60,7 +60,7 @@ export const reconcileCommand: CommandModule = {
           makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode: 'normal', classes, parallelism, env: ctx.env }),
           accountNameOf(client, workspace.account),
         ]).finally(() => status.stop());
-        const plan: Plan = { ...made, context: await planContext(ctx, workspace, accountName) };
+        const plan: Plan = { ...made, origin: await planOrigin(ctx, workspace, accountName) };
         const misplaced = placeholderProblems(plan);
         if (misplaced.length > 0) throw new Error(`the plan puts secrets in fields that are not write-only: ${misplaced.join('; ')}`);
         if (json) ctx.stdout.write(`${JSON.stringify(reconcileJson(plan, view))}\n`);

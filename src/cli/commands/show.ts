@@ -10,7 +10,7 @@ import { renderPlanJson, renderPlanText } from '../../render/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
 import { exitCodes } from '../exit-codes.js';
-import { readPlanToShow, type SavedPlan } from '../saved-plan.js';
+import { readPlanToShow, type SavedPlan } from '../../saved-plan/index.js';
 
 export const showCommand: CommandModule = {
   async run(ctx) {

@@ -4,7 +4,7 @@
  * per-member changes and the client re-sealing still pending.
  */
 import type { GroupMutationResultT } from '../../api/shapes.js';
-import { omit, owned, type Handlers } from '../context.js';
+import { omit, owned, type Handlers } from '../handler-call.js';
 import { notFound } from '../errors.js';
 import type { Db, GroupRow } from '../store.js';
 

@@ -4,7 +4,7 @@
  * write-only header values, and delete = disable (tokens revoked, history kept).
  */
 import type { GatewayT, GatewaySettingsT, OtelExportT } from '../../api/shapes.js';
-import { newId, omit, owned, page, type Handlers } from '../context.js';
+import { newId, omit, owned, page, type Handlers } from '../handler-call.js';
 import { defaultGatewaySettings, defaultOtel, fingerprint, gatewayEndpoints } from '../defaults.js';
 import { badRequest, conflict, forbidden, notFound } from '../errors.js';
 import type { Db, GatewayRow } from '../store.js';

@@ -2,7 +2,7 @@
  * One handler per operation of the table, gathered from the area modules. The
  * `satisfies Handlers` check makes a missing or mistyped handler a type error.
  */
-import type { Handlers } from '../context.js';
+import type { Handlers } from '../handler-call.js';
 import { accessHandlers } from './access.js';
 import { auditHandlers } from './audit.js';
 import { gatewayHandlers } from './gateways.js';

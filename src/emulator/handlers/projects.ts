@@ -3,7 +3,7 @@
  * archive state (`{archived: boolean}`; asking for the current state is 409).
  */
 import type { ProjectT } from '../../api/shapes.js';
-import { newId, owned, page, userOf, type Handlers } from '../context.js';
+import { newId, owned, page, userOf, type Handlers } from '../handler-call.js';
 import { conflict } from '../errors.js';
 
 export const projectHandlers = {

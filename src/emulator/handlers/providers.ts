@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import type { CredentialT } from '../../api/shapes.js';
-import { newId, omit, owned, page, type Handlers } from '../context.js';
+import { newId, omit, owned, page, type Handlers } from '../handler-call.js';
 import { fingerprint } from '../defaults.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import type { CredentialRow, Db } from '../store.js';

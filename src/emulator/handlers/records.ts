@@ -6,7 +6,7 @@
  */
 import type { OperationName } from '../../api/operations.js';
 import type { EncryptedValueT, RecordMetaT } from '../../api/shapes.js';
-import { audit, newId, owned, page, userOf, type HandlerContext, type Handlers } from '../context.js';
+import { audit, newId, owned, page, userOf, type HandlerCall, type Handlers } from '../handler-call.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { checkWrapper } from '../keys.js';
 import type { Db, RecordRow } from '../store.js';
@@ -17,23 +17,23 @@ export function recordMeta(record: RecordRow): RecordMetaT {
   return { ...meta, tags: [...meta.tags], grants: { user_ids: ids(users), group_ids: ids(groups), service_account_ids: ids(serviceAccounts) } };
 }
 
-type Ctx = Pick<HandlerContext<OperationName>, 'db' | 'accountId' | 'now' | 'caller'>;
+type Ctx = Pick<HandlerCall<OperationName>, 'db' | 'accountId' | 'now' | 'caller'>;
 
-function findRecord(ctx: Ctx, id: string): RecordRow {
-  return owned(ctx.db.records, 'record_id', id, ctx.accountId, 'record_not_found');
+function findRecord(call: Ctx, id: string): RecordRow {
+  return owned(call.db.records, 'record_id', id, call.accountId, 'record_not_found');
 }
 
-function writableRecord(ctx: Ctx, id: string): RecordRow {
-  const record = findRecord(ctx, id);
+function writableRecord(call: Ctx, id: string): RecordRow {
+  const record = findRecord(call, id);
   if (record.archived) throw conflict('record_archived');
   return record;
 }
 
-function addVersion(ctx: Ctx, record: RecordRow, value: EncryptedValueT, reason: string): number {
+function addVersion(call: Ctx, record: RecordRow, value: EncryptedValueT, reason: string): number {
   const version = (record.versions.at(-1)?.version ?? 0) + 1;
-  const at = ctx.now.toISOString();
+  const at = call.now.toISOString();
   record.versions.push({
-    version, reason, ciphertext: value.ciphertext, wrapper: { ...value.wrapper }, created_by: userOf(ctx.caller), created_at: at,
+    version, reason, ciphertext: value.ciphertext, wrapper: { ...value.wrapper }, created_by: userOf(call.caller), created_at: at,
   });
   record.current_version = version;
   record.updated_at = at;
@@ -66,15 +66,15 @@ export const recordHandlers = {
     return page(visible(db, accountId, params.projectId, query.includeArchived), query).map(recordMeta);
   },
 
-  getRecord: (ctx) => recordMeta(findRecord(ctx, ctx.params.id!)),
+  getRecord: (call) => recordMeta(findRecord(call, call.params.id!)),
 
-  readRecord: (ctx) => {
-    const record = findRecord(ctx, ctx.params.id!);
+  readRecord: (call) => {
+    const record = findRecord(call, call.params.id!);
     const result: { record_id: string; meta?: RecordMetaT; fields?: { version: number; ciphertext: string; wrapper: RecordRow['versions'][number]['wrapper'] } | null } = {
       record_id: record.record_id,
     };
-    if (ctx.body.scope.includes('meta')) result.meta = recordMeta(record);
-    if (ctx.body.scope.includes('fields')) {
+    if (call.body.scope.includes('meta')) result.meta = recordMeta(record);
+    if (call.body.scope.includes('fields')) {
       const current = record.versions.find((v) => v.version === record.current_version);
       if (!current) {
         result.fields = null;
@@ -82,24 +82,24 @@ export const recordHandlers = {
         // The caller gets the data key wrapped for it: the owner the version's own wrapper, a Service
         // Account its grant, another user its direct share, else the share of a group it belongs to.
         const grant =
-          ctx.caller.kind === 'service_account'
-            ? record.service_account_grants[ctx.caller.serviceAccountId]
-            : record.owner_user_id === ctx.caller.userId
+          call.caller.kind === 'service_account'
+            ? record.service_account_grants[call.caller.serviceAccountId]
+            : record.owner_user_id === call.caller.userId
               ? undefined
-              : userGrant(ctx.db, record, ctx.caller.userId);
-        if (ctx.caller.kind === 'service_account' && grant === undefined) throw conflict('service_account_grant_not_found');
+              : userGrant(call.db, record, call.caller.userId);
+        if (call.caller.kind === 'service_account' && grant === undefined) throw conflict('service_account_grant_not_found');
         result.fields = { version: current.version, ciphertext: current.ciphertext, wrapper: { ...current.wrapper, ...(grant ? { wrappedDek: grant } : {}) } };
       }
-      audit(ctx, record, 'read');
+      audit(call, record, 'read');
     }
     return result;
   },
 
-  listRecordVersions: (ctx) =>
-    findRecord(ctx, ctx.params.id!).versions.map((v) => ({ version: v.version, reason: v.reason, created_by: v.created_by, created_at: v.created_at })),
+  listRecordVersions: (call) =>
+    findRecord(call, call.params.id!).versions.map((v) => ({ version: v.version, reason: v.reason, created_by: v.created_by, created_at: v.created_at })),
 
-  createRecord: (ctx) => {
-    const { db, accountId, body, now } = ctx;
+  createRecord: (call) => {
+    const { db, accountId, body, now } = call;
     const project = owned(db.projects, 'project_id', body.projectId, accountId, 'project_not_found');
     if (project.archived) throw conflict('project_archived');
     const existing = db.records.find((r) => r.project_id === body.projectId && r.name === body.name);
@@ -111,10 +111,10 @@ export const recordHandlers = {
       if (body.rotationIntervalDays !== undefined) existing.rotation_interval_days = body.rotationIntervalDays;
       if (body.format !== undefined) existing.format = body.format;
       existing.updated_at = now.toISOString();
-      audit(ctx, existing, 'update');
+      audit(call, existing, 'update');
       if (body.value) {
-        addVersion(ctx, existing, body.value, 'update');
-        audit(ctx, existing, 'version');
+        addVersion(call, existing, body.value, 'update');
+        audit(call, existing, 'version');
       }
       return { record_id: existing.record_id, created: false, version: existing.current_version };
     }
@@ -122,42 +122,42 @@ export const recordHandlers = {
     const record: RecordRow = {
       record_id: newId(), account_id: accountId, project_id: project.project_id, name: body.name, tags: [...(body.tags ?? [])],
       secret_due_at: body.secretDueAt ?? null, rotation_interval_days: body.rotationIntervalDays ?? null, format: body.format ?? 'text',
-      owner_user_id: userOf(ctx.caller), current_version: null, archived: false, archived_at: null, created_at: at, updated_at: at,
+      owner_user_id: userOf(call.caller), current_version: null, archived: false, archived_at: null, created_at: at, updated_at: at,
       versions: [], user_grants: {}, group_grants: {}, service_account_grants: {},
     };
     db.records.push(record);
-    audit(ctx, record, 'create');
-    if (body.value) addVersion(ctx, record, body.value, 'create');
+    audit(call, record, 'create');
+    if (body.value) addVersion(call, record, body.value, 'create');
     return { record_id: record.record_id, created: true, version: record.current_version };
   },
 
-  createRecordVersion: (ctx) => {
-    const record = writableRecord(ctx, ctx.params.id!);
-    const version = addVersion(ctx, record, ctx.body, 'version');
-    audit(ctx, record, 'version');
+  createRecordVersion: (call) => {
+    const record = writableRecord(call, call.params.id!);
+    const version = addVersion(call, record, call.body, 'version');
+    audit(call, record, 'version');
     return { record_id: record.record_id, version };
   },
 
-  rotateRecord: (ctx) => {
-    const record = writableRecord(ctx, ctx.params.id!);
-    const version = addVersion(ctx, record, ctx.body, 'rotate');
-    audit(ctx, record, 'rotate');
+  rotateRecord: (call) => {
+    const record = writableRecord(call, call.params.id!);
+    const version = addVersion(call, record, call.body, 'rotate');
+    audit(call, record, 'rotate');
     return { record_id: record.record_id, version };
   },
 
-  rollbackRecord: (ctx) => {
-    const record = writableRecord(ctx, ctx.params.id!);
-    const target = record.versions.find((v) => v.version === ctx.body.version);
+  rollbackRecord: (call) => {
+    const record = writableRecord(call, call.params.id!);
+    const target = record.versions.find((v) => v.version === call.body.version);
     if (!target) throw notFound('version_not_found');
     if (target.version === record.current_version) throw conflict('version_is_current');
-    const version = addVersion(ctx, record, { ciphertext: target.ciphertext, wrapper: target.wrapper }, `rollback to ${target.version}`);
-    audit(ctx, record, 'rollback');
+    const version = addVersion(call, record, { ciphertext: target.ciphertext, wrapper: target.wrapper }, `rollback to ${target.version}`);
+    audit(call, record, 'rollback');
     return { record_id: record.record_id, version };
   },
 
-  updateRecord: (ctx) => {
-    const { db, body } = ctx;
-    const record = writableRecord(ctx, ctx.params.id!);
+  updateRecord: (call) => {
+    const { db, body } = call;
+    const record = writableRecord(call, call.params.id!);
     if (body.name !== undefined && body.name !== record.name) {
       if (db.records.some((r) => r.project_id === record.project_id && r.name === body.name)) throw conflict('record_name_exists');
       record.name = body.name;
@@ -165,82 +165,82 @@ export const recordHandlers = {
     if (body.tags !== undefined) record.tags = [...body.tags];
     if (body.secretDueAt !== undefined) record.secret_due_at = body.secretDueAt;
     if (body.rotationIntervalDays !== undefined) record.rotation_interval_days = body.rotationIntervalDays;
-    record.updated_at = ctx.now.toISOString();
-    audit(ctx, record, 'update');
+    record.updated_at = call.now.toISOString();
+    audit(call, record, 'update');
     return { ok: true as const };
   },
 
-  archiveRecord: (ctx) => {
-    const record = findRecord(ctx, ctx.params.id!);
-    if (record.archived === ctx.body.archived) throw conflict(ctx.body.archived ? 'record_already_archived' : 'record_not_archived');
-    const at = ctx.now.toISOString();
-    Object.assign(record, { archived: ctx.body.archived, archived_at: ctx.body.archived ? at : null, updated_at: at });
-    audit(ctx, record, ctx.body.archived ? 'archive' : 'unarchive');
+  archiveRecord: (call) => {
+    const record = findRecord(call, call.params.id!);
+    if (record.archived === call.body.archived) throw conflict(call.body.archived ? 'record_already_archived' : 'record_not_archived');
+    const at = call.now.toISOString();
+    Object.assign(record, { archived: call.body.archived, archived_at: call.body.archived ? at : null, updated_at: at });
+    audit(call, record, call.body.archived ? 'archive' : 'unarchive');
     return recordMeta(record);
   },
 
-  transferRecordOwnership: (ctx) => {
-    const record = writableRecord(ctx, ctx.params.id!);
-    requireMember(ctx.db, ctx.accountId, ctx.body.userId);
-    if (record.owner_user_id === ctx.body.userId) throw conflict('already_owner');
-    record.owner_user_id = ctx.body.userId;
-    record.updated_at = ctx.now.toISOString();
-    audit(ctx, record, 'transfer_ownership');
+  transferRecordOwnership: (call) => {
+    const record = writableRecord(call, call.params.id!);
+    requireMember(call.db, call.accountId, call.body.userId);
+    if (record.owner_user_id === call.body.userId) throw conflict('already_owner');
+    record.owner_user_id = call.body.userId;
+    record.updated_at = call.now.toISOString();
+    audit(call, record, 'transfer_ownership');
     return { record_id: record.record_id, owner_user_id: record.owner_user_id };
   },
 
-  shareRecordWithUser: (ctx) => {
-    const record = writableRecord(ctx, ctx.params.id!);
-    requireMember(ctx.db, ctx.accountId, ctx.body.userId);
-    if (!ctx.db.users.find((u) => u.user_id === ctx.body.userId)?.public_key) throw badRequest('recipient_public_key_not_found');
-    checkWrapper(ctx.body.wrappedDek, record, ctx.body.userId);
-    record.user_grants[ctx.body.userId] = ctx.body.wrappedDek;
-    audit(ctx, record, 'share_user');
-    return { recordId: record.record_id, userId: ctx.body.userId };
+  shareRecordWithUser: (call) => {
+    const record = writableRecord(call, call.params.id!);
+    requireMember(call.db, call.accountId, call.body.userId);
+    if (!call.db.users.find((u) => u.user_id === call.body.userId)?.public_key) throw badRequest('recipient_public_key_not_found');
+    checkWrapper(call.body.wrappedDek, record, call.body.userId);
+    record.user_grants[call.body.userId] = call.body.wrappedDek;
+    audit(call, record, 'share_user');
+    return { recordId: record.record_id, userId: call.body.userId };
   },
 
-  shareRecordWithGroup: (ctx) => {
-    const record = writableRecord(ctx, ctx.params.id!);
-    owned(ctx.db.groups, 'group_id', ctx.body.groupId, ctx.accountId, 'group_not_found');
-    checkWrapper(ctx.body.wrappedDek, record, ctx.body.groupId);
-    record.group_grants[ctx.body.groupId] = ctx.body.wrappedDek;
-    audit(ctx, record, 'share_group');
-    return { recordId: record.record_id, groupId: ctx.body.groupId };
+  shareRecordWithGroup: (call) => {
+    const record = writableRecord(call, call.params.id!);
+    owned(call.db.groups, 'group_id', call.body.groupId, call.accountId, 'group_not_found');
+    checkWrapper(call.body.wrappedDek, record, call.body.groupId);
+    record.group_grants[call.body.groupId] = call.body.wrappedDek;
+    audit(call, record, 'share_group');
+    return { recordId: record.record_id, groupId: call.body.groupId };
   },
 
-  revokeRecordUser: (ctx) => {
-    const record = findRecord(ctx, ctx.params.id!);
-    if (!(ctx.body.userId in record.user_grants)) throw conflict('direct_grant_not_found');
-    delete record.user_grants[ctx.body.userId];
-    audit(ctx, record, 'revoke_user');
-    return { recordId: record.record_id, userId: ctx.body.userId };
+  revokeRecordUser: (call) => {
+    const record = findRecord(call, call.params.id!);
+    if (!(call.body.userId in record.user_grants)) throw conflict('direct_grant_not_found');
+    delete record.user_grants[call.body.userId];
+    audit(call, record, 'revoke_user');
+    return { recordId: record.record_id, userId: call.body.userId };
   },
 
-  revokeRecordGroup: (ctx) => {
-    const record = findRecord(ctx, ctx.params.id!);
-    owned(ctx.db.groups, 'group_id', ctx.body.groupId, ctx.accountId, 'group_not_found');
-    if (!(ctx.body.groupId in record.group_grants)) throw conflict('group_grant_not_found');
-    delete record.group_grants[ctx.body.groupId];
-    audit(ctx, record, 'revoke_group');
-    return { recordId: record.record_id, groupId: ctx.body.groupId };
+  revokeRecordGroup: (call) => {
+    const record = findRecord(call, call.params.id!);
+    owned(call.db.groups, 'group_id', call.body.groupId, call.accountId, 'group_not_found');
+    if (!(call.body.groupId in record.group_grants)) throw conflict('group_grant_not_found');
+    delete record.group_grants[call.body.groupId];
+    audit(call, record, 'revoke_group');
+    return { recordId: record.record_id, groupId: call.body.groupId };
   },
 
-  revokeRecordServiceAccount: (ctx) => {
-    const record = findRecord(ctx, ctx.params.id!);
-    owned(ctx.db.serviceAccounts, 'service_account_id', ctx.body.serviceAccountId, ctx.accountId, 'service_account_not_found');
-    if (!(ctx.body.serviceAccountId in record.service_account_grants)) throw conflict('service_account_grant_not_found');
-    delete record.service_account_grants[ctx.body.serviceAccountId];
-    audit(ctx, record, 'revoke_service_account');
-    return { recordId: record.record_id, serviceAccountId: ctx.body.serviceAccountId };
+  revokeRecordServiceAccount: (call) => {
+    const record = findRecord(call, call.params.id!);
+    owned(call.db.serviceAccounts, 'service_account_id', call.body.serviceAccountId, call.accountId, 'service_account_not_found');
+    if (!(call.body.serviceAccountId in record.service_account_grants)) throw conflict('service_account_grant_not_found');
+    delete record.service_account_grants[call.body.serviceAccountId];
+    audit(call, record, 'revoke_service_account');
+    return { recordId: record.record_id, serviceAccountId: call.body.serviceAccountId };
   },
 
-  grantServiceAccount: (ctx) => {
-    const sa = owned(ctx.db.serviceAccounts, 'service_account_id', ctx.params.id!, ctx.accountId, 'service_account_not_found');
+  grantServiceAccount: (call) => {
+    const sa = owned(call.db.serviceAccounts, 'service_account_id', call.params.id!, call.accountId, 'service_account_not_found');
     if (sa.status !== 'active') throw conflict('service_account_inactive');
-    const record = writableRecord(ctx, ctx.body.recordId);
-    checkWrapper(ctx.body.wrappedDek, record, sa.service_account_id);
-    record.service_account_grants[sa.service_account_id] = ctx.body.wrappedDek;
-    audit(ctx, record, 'grant_service_account');
+    const record = writableRecord(call, call.body.recordId);
+    checkWrapper(call.body.wrappedDek, record, sa.service_account_id);
+    record.service_account_grants[sa.service_account_id] = call.body.wrappedDek;
+    audit(call, record, 'grant_service_account');
     return { recordId: record.record_id, serviceAccountId: sa.service_account_id };
   },
 } satisfies Partial<Handlers>;

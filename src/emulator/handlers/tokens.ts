@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { GatewayTokenT } from '../../api/shapes.js';
-import { newId, omit, page, userOf, type Handlers } from '../context.js';
+import { newId, omit, page, userOf, type Handlers } from '../handler-call.js';
 import { fingerprint } from '../defaults.js';
 import { badRequest, conflict, forbidden, notFound } from '../errors.js';
 import type { Db, TokenRow } from '../store.js';

@@ -4,7 +4,7 @@
  * returned only with `usage:read-bodies`.
  */
 import type { KeyAccessRowT, LogEntryT } from '../../api/shapes.js';
-import { omit, owned, page, type Handlers } from '../context.js';
+import { omit, owned, page, type Handlers } from '../handler-call.js';
 import { badRequest, notFound } from '../errors.js';
 import { formatUsd } from '../traffic.js';
 import type { Db, KeyAccessRowStored, LogRow } from '../store.js';

@@ -167,7 +167,7 @@ describe('the CI pipeline with its state in PostgreSQL', () => {
     const saved = readFileSync(join(checkout('x'), 'prod.plan.json'), 'utf8');
     const withoutPassword = new URL(stateUrl);
     withoutPassword.password = '';
-    expect((JSON.parse(saved) as { context: { state: unknown } }).context.state).toEqual({ url: withoutPassword.toString() });
+    expect((JSON.parse(saved) as { origin: { state: unknown } }).origin.state).toEqual({ url: withoutPassword.toString() });
     expect(saved).not.toContain(new URL(stateUrl).password);
     expect(saved).not.toContain(temp);
     // Planning writes nothing: neither the API nor the state.

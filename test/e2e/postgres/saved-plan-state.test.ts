@@ -61,7 +61,7 @@ describe('a saved plan with its state in PostgreSQL', () => {
     const planFile = join(w.dir, '..', 'edited.json');
     expect((await w.cli(['plan', w.dir, '--out', planFile], env)).code).toBe(0);
     const saved = JSON.parse(readFileSync(planFile, 'utf8')) as Plan;
-    saved.context!.state = { url: `postgres://postgres@127.0.0.1:${decoyPort}/cplane?schema=edited` };
+    saved.origin!.state = { url: `postgres://postgres@127.0.0.1:${decoyPort}/cplane?schema=edited` };
     writeFileSync(planFile, JSON.stringify(saved));
 
     const apply = await w.cli(['apply', planFile], { PGPASSWORD: password });

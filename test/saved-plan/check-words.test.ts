@@ -2,10 +2,9 @@
 // with the clock (`expired 2 days ago` made yesterday, `expired 3 days ago` today) does not make it stale.
 import { describe, expect, it } from 'vitest';
 import type { Plan, PlanStep } from '../../src/plan-model/index.js';
-import { stepDifferences } from '../../src/planner/index.js';
+import { stepDifferences } from '../../src/saved-plan/index.js';
 
 const step = (days: number, scopes = ['run']): PlanStep => ({
-  id: 'gateway_token.main/ci',
   address: 'gateway_token.main/ci',
   kind: 'gateway_token',
   action: 'replace',
@@ -15,7 +14,7 @@ const step = (days: number, scopes = ['run']): PlanStep => ({
   writes: [{ id: 'gateway_token.main/ci#0', idempotencyKey: `key-${days}`, operation: 'createGatewayToken', path: { id: 'g1' }, body: { name: 'ci', scopes }, effects: {}, summary: 'create token ci' }],
 });
 const plan = (s: PlanStep): Plan => ({
-  formatVersion: 2, cplaneVersion: '0', createdAt: '', account: 'a', mode: 'normal', targets: [], steps: [s], drift: [], unreadable: [],
+  formatVersion: 3, cplaneVersion: '0', createdAt: '', account: 'a', mode: 'normal', targets: [], steps: [s], drift: [], unreadable: [],
   summary: { add: 0, change: 0, replace: 1, remove: 0, import: 0, move: 0, forget: 0 },
 });
 

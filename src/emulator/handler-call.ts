@@ -14,7 +14,7 @@ export type Caller =
   | { kind: 'user'; userId: string; token: string }
   | { kind: 'service_account'; serviceAccountId: string; token: string };
 
-export interface HandlerContext<K extends OperationName> {
+export interface HandlerCall<K extends OperationName> {
   db: Db;
   now: Date;
   caller: Caller;
@@ -28,7 +28,7 @@ export interface HandlerContext<K extends OperationName> {
   rng: Prng;
 }
 
-export type Handler<K extends OperationName> = (ctx: HandlerContext<K>) => ResultOf<K>;
+export type Handler<K extends OperationName> = (call: HandlerCall<K>) => ResultOf<K>;
 export type Handlers = { [K in OperationName]: Handler<K> };
 
 export const newId = (): string => randomUUID();
@@ -57,17 +57,17 @@ export function actorOf(caller: Caller): { actor_type: 'user' | 'service_account
 }
 
 /** Appends one audit row for a record (every record write, and reads). */
-export function audit(ctx: Pick<HandlerContext<OperationName>, 'db' | 'now' | 'caller'>, record: RecordRow, action: string): void {
+export function audit(call: Pick<HandlerCall<OperationName>, 'db' | 'now' | 'caller'>, record: RecordRow, action: string): void {
   const row: AuditRowStored = {
     audit_id: newId(),
     account_id: record.account_id,
     record_id: record.record_id,
     project_id: record.project_id,
     action,
-    ...actorOf(ctx.caller),
-    created_at: ctx.now.toISOString(),
+    ...actorOf(call.caller),
+    created_at: call.now.toISOString(),
   };
-  ctx.db.audit.push(row);
+  call.db.audit.push(row);
 }
 
 /** The user behind a human token (human-only operations never see a Service Account). */

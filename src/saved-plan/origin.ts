@@ -1,14 +1,19 @@
 /**
- * The context a saved plan carries so that it can be applied in another job,
- * from another checkout at another path: the configuration folder relative to
- * the working folder, each configuration file with the sha256 of its content,
- * and the state location without credentials. Apply compares the files to name
- * exactly which ones changed since the plan was made.
+ * What `cplane plan --out` records about where it ran (the plan's `origin`), so that the plan applies in another
+ * job from another checkout at another path with no --var or --var-file: the configuration folder relative to the
+ * working folder, each configuration file with the sha256 of its content, the variable values, the account, the
+ * workspace and the state location without credentials. Apply compares the files to name exactly which ones
+ * changed since the plan was made (prepare-apply.ts).
  */
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import type { PlannedFile } from '../plan-model/index.js';
+import type { ApiClient } from '../api/client.js';
+import type { PlanOrigin, PlannedFile } from '../plan-model/index.js';
+import { listAccounts } from '../providers/index.js';
+import type { CommandContext } from '../session/command-context.js';
+import type { Workspace } from '../session/workspace.js';
+import { urlWithoutPasswords } from '../text/url-secrets.js';
 
 const CONFIG_FILE = /\.ya?ml$/i;
 
@@ -57,3 +62,31 @@ export function recordedStatePath(configDir: string, statePath: string): string 
 /** Whether a `--state` value is a URL (a database) rather than a file path. */
 export const isStateUrl = (value: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(value);
 
+/** The account's name, or null when the token may not list accounts (a Service Account) or the list fails. */
+export async function accountNameOf(client: ApiClient, account: string): Promise<string | null> {
+  try {
+    return (await listAccounts(client)).find((a) => a.account_id === account)?.name ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The state location as a plan records it: a URL without its password, or the file relative to the configuration folder. */
+export function stateRecord(workspace: Workspace): PlanOrigin['state'] {
+  // The URL as given, not the store's `path`: for a database that is a message (masked URL, account, workspace),
+  // which no --state or CPLANE_STATE in the applying job could match. The plan keeps it with no credentials at all.
+  if (workspace.statePath !== undefined && isStateUrl(workspace.statePath)) return { url: urlWithoutPasswords(workspace.statePath) };
+  return { path: recordedStatePath(workspace.dir, workspace.state.path) };
+}
+
+export async function planOrigin(ctx: CommandContext, workspace: Workspace, accountName: string | null): Promise<PlanOrigin> {
+  return {
+    workspace: workspace.workspace,
+    ...(ctx.deployment ? { deployment: ctx.deployment.name } : {}),
+    accountName,
+    configDir: relativePosix(ctx.cwd, workspace.dir),
+    files: await plannedFiles(workspace.dir, workspace.desired.files),
+    variables: workspace.desired.variables,
+    state: stateRecord(workspace),
+  };
+}

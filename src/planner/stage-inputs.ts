@@ -47,7 +47,8 @@ export interface MakePlanInput {
   env: NodeJS.ProcessEnv;
 }
 
-export interface StageContext {
+/** What every stage reads, given once by make-plan.ts (a stage calls it `given`): the inputs, indexed. */
+export interface StageInputs {
   mode: Plan['mode'];
   desired: DesiredState;
   desiredByAddress: ReadonlyMap<string, DesiredResource>;

@@ -9,7 +9,9 @@
  */
 import { canonicalJson } from '../config/index.js';
 import { providerFor } from '../providers/index.js';
+import { AbortError } from '../errors.js';
 import { eachPlaceholder, writeOnlyField, type Plan, type PlanStep, type Template } from '../plan-model/index.js';
+import { REPLAN, type SavedPlan } from './read.js';
 
 const isWriteOnly = (step: PlanStep, field: string): boolean =>
   (providerFor(step.kind).writeOnly ?? []).some((pattern) => (pattern.endsWith('.*') ? field.startsWith(pattern.slice(0, -1)) && field.length > pattern.length - 1 : field === pattern));
@@ -87,11 +89,11 @@ export function firstDifference(a: unknown, b: unknown, at = ''): string | undef
  * steps. Idempotency-Keys are left out: each plan makes its own.
  */
 export function stepDifferences(saved: Plan, fresh: Plan): string[] {
-  const freshById = new Map(fresh.steps.map((s) => [s.id, s]));
-  const savedIds = new Set(saved.steps.map((s) => s.id));
+  const freshByAddress = new Map(fresh.steps.map((s) => [s.address, s]));
+  const savedAddresses = new Set(saved.steps.map((s) => s.address));
   const lines: string[] = [];
   for (const step of saved.steps) {
-    const now = freshById.get(step.id);
+    const now = freshByAddress.get(step.address);
     if (!now) {
       lines.push(`${step.address}: the saved plan would ${step.action} it; a plan made now would not`);
       continue;
@@ -99,7 +101,7 @@ export function stepDifferences(saved: Plan, fresh: Plan): string[] {
     const where = firstDifference(comparable(step), comparable(now));
     if (where) lines.push(`${step.address}: differs at ${where}`);
   }
-  for (const step of fresh.steps) if (!savedIds.has(step.id)) lines.push(`${step.address}: a plan made now would ${step.action} it; the saved plan does not`);
+  for (const step of fresh.steps) if (!savedAddresses.has(step.address)) lines.push(`${step.address}: a plan made now would ${step.action} it; the saved plan does not`);
   return lines;
 }
 
@@ -144,4 +146,28 @@ export function policyDifferences(saved: Plan, fresh: Plan): string[] {
   const said = (plan: Plan) => (plan.policies?.findings ?? []).map(({ at: _at, ...finding }) => finding);
   const where = firstDifference(said(saved), said(fresh));
   return where ? [`the policy findings differ from a plan made now (at findings${where.startsWith('.') ? where.slice(1) : where})`] : [];
+}
+
+/**
+ * The plan to execute for a saved plan: the fresh one, with the saved Idempotency-Keys, when the saved
+ * steps are exactly the fresh steps; otherwise the saved plan is refused, naming each address that differs.
+ */
+export function trustedPlan(saved: SavedPlan, fresh: Plan, planPath: string, resent: { count: number; idNow: (address: string) => string | undefined }): Plan {
+  const policies = policyDifferences(saved, fresh);
+  if (policies.length > 0) {
+    const done = resent.count > 0 ? `${resent.count} pending write(s) an earlier run left were resent first; none of the saved plan's steps was applied` : 'Nothing was applied';
+    throw new AbortError(`The saved plan ${planPath} was checked under other policies: ${policies.join('; ')}. ${done}.`, REPLAN);
+  }
+  const differences = stepDifferences(withPendingResolved(saved, resent.idNow), fresh);
+  if (differences.length > 0) {
+    const shown = differences.slice(0, 20);
+    // Pending writes are resent before the saved plan is checked: say so, rather than claim nothing happened.
+    const done = resent.count > 0 ? `${resent.count} pending write(s) an earlier run left were resent first; none of the saved plan's steps was applied` : 'Nothing was applied';
+    throw new AbortError(
+      `The saved plan ${planPath} is stale or was altered: its steps are not the ones a plan made now from the configuration and the live objects has. ${done}:\n${shown.map((d) => `  - ${d}`).join('\n')}${differences.length > shown.length ? `\n  - and ${differences.length - shown.length} more` : ''}`,
+      REPLAN,
+    );
+  }
+  const { auth: _auth, ...plan } = withSavedKeys(fresh, saved);
+  return { ...plan, origin: saved.origin };
 }

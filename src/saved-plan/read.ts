@@ -1,15 +1,19 @@
 /**
- * Saved plans: `cplane plan --out FILE` writes the plan as JSON, `cplane apply
- * FILE` reads it back. The file is written for its owner only (0600) and never
- * through a symbolic link. A plan read from disk is checked against
- * schema/plan.schema.json, and then by plan-trust.ts against a fresh plan,
- * before anything trusts it.
+ * A saved plan read back (`cplane apply FILE`, `cplane show FILE`): a plan file crosses a trust boundary, so it
+ * is read no further than a bound and checked against schema/plan.schema.json; then its MAC (mac.ts) and a fresh
+ * plan (check-against-fresh-plan.ts) decide whether anything trusts it.
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { ErrorObject } from 'ajv';
 import { AbortError } from '../errors.js';
-import type { Plan } from '../plan-model/index.js';
+import { PLAN_FORMAT_VERSION, type Plan, type PlanOrigin } from '../plan-model/index.js';
+
+/** A plan as `cplane plan --out` saves it: with its origin, where it was made (origin.ts). */
+export type SavedPlan = Plan & { origin: PlanOrigin };
+
+/** What every refusal of a saved plan tells the user to do. */
+export const REPLAN = 'Make a new plan with `cplane plan --out FILE`, review it, and apply that.';
 
 /**
  * Problems of a plan document as `path: message` (up to five), or an empty list when it is valid.
@@ -20,25 +24,6 @@ export async function planSchemaProblems(document: unknown): Promise<string[]> {
   const { default: validatePlan } = await import('../generated/plan-schema.js');
   if (validatePlan(document)) return [];
   return (validatePlan.errors ?? []).slice(0, 5).map((e: ErrorObject) => `${e.instancePath || '/'}: ${e.message ?? e.keyword}`);
-}
-
-export async function writePlanFile(path: string, plan: Plan): Promise<void> {
-  let file;
-  try {
-    // O_NOFOLLOW: a link planted at the path (to ~/.bashrc, to a file another user reads) is refused, not followed.
-    file = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') throw new AbortError(`${path} is a symbolic link: cplane does not write a plan through a link.`, 'Give --out a path that is not a link (remove the link, or choose another name).');
-    throw new AbortError(`cannot write the plan file ${path} (${code ?? 'error'})`, 'Give --out a path in a folder you can write to.');
-  }
-  try {
-    // An existing file keeps its mode on open: narrow it before writing anything.
-    await file.chmod(0o600);
-    await file.writeFile(`${JSON.stringify(plan, null, 2)}\n`, 'utf8');
-  } finally {
-    await file.close();
-  }
 }
 
 /** The largest plan file read: a plan file crosses a trust boundary, and one larger than this is no plan cplane wrote. */
@@ -64,7 +49,7 @@ async function readBounded(path: string): Promise<string> {
   }
 }
 
-export async function readPlanFile(path: string): Promise<Plan & { context: NonNullable<Plan['context']> }> {
+export async function readPlanFile(path: string): Promise<SavedPlan> {
   let text: string;
   try {
     text = await readBounded(path);
@@ -82,11 +67,15 @@ export async function readPlanFile(path: string): Promise<Plan & { context: NonN
   if (version === 1) {
     throw new AbortError(`${path} was made by an older cplane (plan format 1), which cannot be applied from another folder or job.`, 'Make a new plan with `cplane plan --out FILE`.');
   }
+  // Format 2 named each step twice (`id` and `address`, always equal); its steps are not read as format 3's.
+  if (version === 2) {
+    throw new AbortError(`${path} was made by an older cplane (plan format 2): this cplane reads plan format ${PLAN_FORMAT_VERSION} only.`, 'Run `cplane plan --out FILE` again with this cplane, review the plan, and apply that.');
+  }
   const problems = await planSchemaProblems(document);
   if (problems.length > 0) {
     throw new AbortError(`${path} is not a valid plan file:\n${problems.map((p) => `  ${p}`).join('\n')}`, 'Make a new plan with `cplane plan --out FILE`.');
   }
   const plan = document as Plan;
-  if (!plan.context) throw new AbortError(`${path} is not a saved plan: it has no context (it was printed by \`cplane plan --json\` without --out?).`, 'Save plans with `cplane plan --out FILE`.');
-  return plan as Plan & { context: NonNullable<Plan['context']> };
+  if (!plan.origin) throw new AbortError(`${path} is not a saved plan: it has no origin (it was printed by \`cplane plan --json\` without --out?).`, 'Save plans with `cplane plan --out FILE`.');
+  return plan as SavedPlan;
 }

@@ -1,0 +1,12 @@
+/**
+ * Saved plans (`cplane plan --out FILE`, `cplane apply FILE`, `cplane show FILE`): written (write.ts) with a MAC
+ * (mac.ts), read back within bounds and against the schema (read.ts), with where they were made (origin.ts),
+ * checked before anything is opened (prepare-apply.ts), and applied only as a fresh plan with exactly their
+ * steps (check-against-fresh-plan.ts).
+ */
+export { writePlanFile } from './write.js';
+export { planMac, planMacKey, planMacMatches, readPlanToShow, withMac } from './mac.js';
+export { MAX_PLAN_FILE_BYTES, planSchemaProblems, readPlanFile, REPLAN, type SavedPlan } from './read.js';
+export { accountNameOf, changedFiles, isStateUrl, planOrigin, plannedFiles, recordedStatePath, relativePosix, stateRecord } from './origin.js';
+export { prepareSavedPlan } from './prepare-apply.js';
+export { firstDifference, placeholderProblems, policyDifferences, stepDifferences, trustedPlan, withPendingResolved, withSavedKeys } from './check-against-fresh-plan.js';
