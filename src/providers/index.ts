@@ -15,6 +15,7 @@ import { otelExportProvider } from './otel-export.js';
 import { projectGroupRoleProvider } from './project-group-role.js';
 import { projectProvider } from './project.js';
 import { recordProvider } from './record.js';
+import { recordOwnerProvider } from './record-owner.js';
 import { groupShareProvider, serviceAccountGrantProvider, userShareProvider } from './record-grant.js';
 import type { Relations, ResourceProvider } from './types.js';
 
@@ -30,6 +31,7 @@ export interface AttributesByKind {
   service_account_grant: AttributeType<typeof serviceAccountGrantProvider>;
   user_share: AttributeType<typeof userShareProvider>;
   group_share: AttributeType<typeof groupShareProvider>;
+  record_owner: AttributeType<typeof recordOwnerProvider>;
 }
 /** The entries of the top-level kinds in one configuration file, under their blocks' keys (ConfigFile types the rest). */
 export interface KindEntriesConfig {
@@ -52,6 +54,7 @@ const definitions: readonly ResourceProvider<never, never>[] = [
   serviceAccountGrantProvider,
   userShareProvider,
   groupShareProvider,
+  recordOwnerProvider,
 ] as unknown as ResourceProvider<never, never>[];
 
 const byKind = new Map<ResourceKind, ResourceProvider>(definitions.map((d) => [d.kind, d as unknown as ResourceProvider]));
@@ -117,17 +120,17 @@ export function childKindsOf(kind: ResourceKind): ResourceKind[] {
   return kindOrder.filter((child) => parentOf(child)?.kind === kind);
 }
 
-/** A kind read back through the API (not known only from state): what export reads and writes. */
-export type ReadBackProvider = Extract<ResourceProvider, { readonly observation?: 'api' }>;
+/** A kind read back through the API (not known only from state) with an export mapping: what export reads and writes. */
+export type ReadBackProvider = Extract<ResourceProvider, { readonly observation?: 'api' }> & { readonly export: NonNullable<Extract<ResourceProvider, { readonly observation?: 'api' }>['export']> };
 
 export function isReadBack(provider: ResourceProvider): provider is ReadBackProvider {
-  return provider.observation !== 'state';
+  return provider.observation !== 'state' && provider.export !== undefined;
 }
 
-/** The definition of a kind export reads: one known only from state has nothing to read, and is never exported. */
+/** The definition of a kind export reads: one known only from state has nothing to read, and one without a mapping is never exported. */
 export function exportedProviderFor(kind: ResourceKind): ReadBackProvider {
   const provider = providerFor(kind);
-  if (!isReadBack(provider)) throw new Error(`kind ${kind} is known only from state: export has nothing to read`);
+  if (!isReadBack(provider)) throw new Error(`kind ${kind} is not exported: it is known only from state, or has no export mapping`);
   return provider;
 }
 
@@ -146,7 +149,7 @@ export const nestingOrder: readonly ResourceKind[] = (() => {
   return kindBlocks.filter((b) => !b.parent).flatMap((b) => walk(b.kind));
 })();
 
-export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider, projectGroupRoleProvider, serviceAccountGrantProvider, userShareProvider, groupShareProvider };
+export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider, projectGroupRoleProvider, serviceAccountGrantProvider, userShareProvider, groupShareProvider, recordOwnerProvider };
 export { listAccounts, listVendors, findVendor, finder, lister, vendors, serviceAccounts, findServiceAccount, type DataSource, type LookupResults } from './lookups.js';
 export { resolveServiceAccount, type ServiceAccountFound } from './service-accounts.js';
 export type { LiveOtelExport, OtelExportConfig } from './otel-export.js';

@@ -14,6 +14,7 @@ import type { RecordMetaT } from '../api/shapes.js';
 import type { DesiredResource, RecordAttributes, SecretSource } from '../config/types.js';
 import type { LifecycleConfig } from '../config/config-file.js';
 import { resourceAddress, type FieldChange, type Template } from '../plan-model/index.js';
+import type { RecordOwnerConfig } from './record-owner.js';
 import { readerKinds, type Reader, type ReaderKind } from './record-grant.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
 import type { Lookups, ResourceProvider, View } from './types.js';
@@ -31,6 +32,7 @@ export interface RecordConfig {
   value?: SecretSource;
   grants?: RecordGrantsConfig;
   rotateOnRevoke?: boolean;
+  owner?: RecordOwnerConfig;
   lifecycle?: LifecycleConfig<'name' | 'format' | 'tags' | 'secretDueAt' | 'rotationIntervalDays' | 'value'>;
   dependsOn?: string[];
 }

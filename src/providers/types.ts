@@ -219,8 +219,8 @@ export type Observation<L, E = Entry> =
       refresh(req: RefreshRequest): Promise<RefreshResponse<L>>;
       /** One object by id; null when it no longer exists. */
       read(req: ReadRequest): Promise<L | null>;
-      /** How `cplane export` writes the kind's live objects as configuration. */
-      readonly export: ExportMapping<L, E>;
+      /** How `cplane export` writes the kind's live objects as configuration; absent: export leaves the kind out. */
+      readonly export?: ExportMapping<L, E>;
     }
   | {
       /**

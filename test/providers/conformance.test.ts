@@ -74,7 +74,20 @@ const cases: Case[] = [
     removed: (live: { export: { enabled: boolean } }) => !live.export.enabled,
   },
   ...grantCases(),
+  ownerCase(),
 ];
+
+/** A record's owner: transferred to dana, then to rex; removed, it is forgotten and rex stays the owner. */
+function ownerCase(): Case {
+  const [rex, dana] = [fixtures.users[1]!, fixtures.users[2]!];
+  const user = (u: typeof rex) => `{ id: ${u.id}, publicKey: "${printableKeyPair(u.id).publicKey}" }`;
+  const record = (owner: string) => `projects:\n  app:\n    records:\n      r:\n        tags: [a]\n${owner}directory:\n  users:\n    dana: ${user(dana)}\n    rex: ${user(rex)}\n`;
+  return {
+    kind: 'record_owner', account: fixtures.accounts[0]!.id, address: 'record_owner.app/r',
+    create: record('        owner: { user: dana }\n'), update: record('        owner: { user: rex }\n'), remove: record(''),
+    removed: (live: { owner_user_id: string }) => live.owner_user_id === rex.id,
+  };
+}
 
 /** A record with a value, granted to one reader of each kind: the fixtures of account 1 (Acme). */
 function grantCases(): Case[] {
