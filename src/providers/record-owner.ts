@@ -25,19 +25,21 @@ function transfer({ record, user }: { record: string; user: string }, lookups: L
   return { writes: [writeSpec('transferRecordOwnership', { path: { id }, body: { userId: found.id }, effects: { id: { result: 'record_id' }, parents: { recordId: id } } }, `make user ${user} the owner of record ${record}`)] };
 }
 
+/** A user's name in `directory.users` for its id (the live owner); a name, or an id it does not declare, as it is. */
+const nameOfUser = (user: unknown, lookups: Lookups) => Object.entries(lookups.directory.users).find(([, u]) => u.id === user)?.[0] ?? user;
+
 export const recordOwnerProvider = defineKind<{ record: string; user: string }, LiveOwner, RecordOwnerConfig>({
   kind: 'record_owner',
   parent: { kind: 'record', attribute: 'record', idField: 'recordId', removedWith: 'forgotten with' },
   description: "The record's owner, made so with POST /records/{id}/transfer-ownership. Ownership cannot be given back: removing owner forgets it.",
-  fields: { user: { schema: { description: 'The owner: a name in directory.users.', type: 'string', minLength: 1 }, directory: 'users', required: true } },
-  config: { key: 'owner', single: true, noun: 'the owner of record', attributes: (entry, _local, record) => ({ record: record!, user: entry.user }) },
+  fields: { user: { schema: { description: 'The owner: a name in directory.users.', type: 'string', minLength: 1 }, directory: 'users', required: true, live: 'owner_user_id', normalize: nameOfUser } },
+  config: { key: 'owner', single: true, noun: 'the owner of record' },
   // No `export`: an exported folder names no owner (each would have to be declared in `directory.users` by hand).
   refreshOperations: ['listRecords'], readOperation: 'getRecord', writeOperations: ['transferRecordOwnership'], removeAction: 'forget',
   refresh: async (req) => ({ items: (await listRecordsOnce(req)).filter((r) => req.parentIds.includes(r.record_id)), failures: [] }),
   read: ({ client, id }) => nullWhenNotFound(() => client.call('getRecord', { path: { id } })),
   identify: ({ live }) => ({ id: live.record_id, parents: { recordId: live.record_id }, key: live.record_id, status: 'live' }),
   naturalKey: ({ desired, lookups }) => lookups.idOf(resourceAddress('record', desired.attributes.record)),
-  view: ({ live, lookups }) => ({ user: Object.entries(lookups.directory.users).find(([, u]) => u.id === live.owner_user_id)?.[0] ?? live.owner_user_id }),
   planCreate: ({ desired, lookups }) => transfer(desired.attributes, lookups),
   planUpdate: ({ desired, lookups }) => transfer(desired.attributes, lookups),
   planDelete: ({ address }) => ({ writes: [], notes: [`ownership cannot be given back: cplane forgets ${address}, and the record keeps its owner until someone transfers it`] }),
