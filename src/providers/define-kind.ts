@@ -86,7 +86,9 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
   const attributes = spec.config.attributes ?? ((entry: E, local: string, parentName?: string): A => {
     const out: Record<string, unknown> = parent ? { [parent.attribute]: parentName } : {};
     for (const [name, f] of kept) {
-      const given = value(entry as object, name) ?? (f.default === LOCAL_NAME ? local : f.default);
+      // An explicit null is kept (`secretDueAt: null` clears it); only a field left out takes the default.
+      const inEntry = value(entry as object, name);
+      const given = inEntry !== undefined ? inEntry : f.default === LOCAL_NAME ? local : f.default;
       if (given !== undefined) out[name] = given;
     }
     return out as A;
