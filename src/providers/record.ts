@@ -17,7 +17,8 @@ import { resourceAddress, type FieldChange, type Template } from '../plan-model/
 import type { RecordOwnerConfig } from './record-owner.js';
 import { readerKinds, type Reader, type ReaderKind } from './record-grant.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
-import type { Lookups, ResourceProvider, View } from './types.js';
+import { defineKind } from './define-kind.js';
+import type { Lookups, View } from './types.js';
 import { canonicalTime, diffViews, isIgnored, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 import { listRecordsOnce } from './record-list.js';
@@ -168,12 +169,11 @@ function liveView(live: RecordMetaT): View {
   };
 }
 
-export const recordProvider = {
+export const recordProvider = defineKind<RecordAttributes, RecordMetaT, RecordConfig>({
   kind: 'record',
+  parent: { kind: 'project', attribute: 'project', idField: 'projectId' },
   config: {
-    kind: 'record',
     key: 'records',
-    parent: { kind: 'project', attribute: 'project' },
     noun: 'record',
     schema: {
       description: 'A record of a project. Unset optional fields are not managed.',
@@ -216,7 +216,7 @@ export const recordProvider = {
     },
     secrets: (entry): Record<string, SecretSource> => (entry.value ? { value: entry.value } : {}),
   },
-  relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' }, wrappedValue: 'value' },
+  relations: { wrappedValue: 'value' },
   refreshOperations: ['listRecords'],
   writeOperations: ['createRecord', 'createRecordVersion', 'updateRecord', 'rotateRecord', 'archiveRecord', ...readerKinds.flatMap((k) => k.writeOperations)],
   readOperation: 'getRecord',
@@ -255,8 +255,6 @@ export const recordProvider = {
     const projectId = lookups.idOf(projectAddress(desired.attributes));
     return projectId === undefined ? undefined : `${projectId}/${desired.attributes.name}`;
   },
-
-  references: ({ attributes }) => [projectAddress(attributes)],
 
   view: ({ live }) => liveView(live),
 
@@ -302,7 +300,7 @@ export const recordProvider = {
     const causes = readers.ended.length > 0 && changes.some((c) => c.path === 'value') ? { causes: ['grant-expired' as const] } : {};
     // The value change says so too, so the step's class (planner/step-class.ts) is not taken for a configuration change.
     if (readers.ended.length > 0 && value && !value.cause) value.cause = 'grant-expired';
-    return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [], ...(isGenerated(desired) ? { rotateKeys: ['value'] } : {}), ...(inputs ? { inputs } : {}), ...causes };
+    return { changes, ...(isGenerated(desired) ? { rotateKeys: ['value'] } : {}), ...(inputs ? { inputs } : {}), ...causes };
   },
 
   planCreate({ desired, lookups }) {
@@ -362,4 +360,4 @@ export const recordProvider = {
       writes: [writeSpec('archiveRecord', { path: { id }, body: { archived: true }, effects: { forget: true } }, `archive ${address}`)],
     };
   },
-} satisfies ResourceProvider<RecordAttributes, RecordMetaT, RecordConfig>;
+});
