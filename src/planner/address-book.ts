@@ -68,7 +68,7 @@ export class AddressBook {
     this.owners.set(keyOf(kind, id), address);
   }
 
-  /** What providers may ask while planning. */
+  /** What kind definitions may ask while planning. */
   lookups(account: string, found: LookupResults, now: Date, directory: Directory = emptyDirectory()): Lookups {
     return {
       account,

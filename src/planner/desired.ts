@@ -10,7 +10,7 @@ import { routes } from '../api/routes.js';
 import type { DesiredResource, ResourceKind } from '../config/types.js';
 import { depthFirstOrder } from '../graph/index.js';
 import { resourceAddress, type FieldChange, type PlanStep, type StepCause } from '../plan-model/index.js';
-import { kindOrder, parentOf, providerFor } from '../providers/index.js';
+import { kindOrder, parentOf, definitionOf } from '../providers/index.js';
 import type { View } from '../providers/types.js';
 import { isIgnored, sameValue } from '../providers/view-diff.js';
 import type { ResourceState } from '../state/types.js';
@@ -31,7 +31,7 @@ export function planDesired(ctx: StageContext): StageResult {
 
 function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): void {
   const { mode, lookups, book } = ctx;
-  const provider = providerFor(r.kind);
+  const definition = definitionOf(r.kind);
   const entry = ctx.state[r.address];
   const blocked = unreadableFor(ctx.live, r.kind, parentIdOf(ctx, r, entry));
   if (blocked) {
@@ -47,9 +47,9 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
   }
   const create = (cause: StepCause, reason?: string) => {
     book.markPending(r.address, r.kind);
-    const created = provider.planCreate({ desired: r, lookups });
+    const created = definition.planCreate({ desired: r, lookups });
     out.problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
-    push(makeStep({ address: r.address, kind: r.kind, action: 'create', reason, changes: createChanges(provider, r, lookups), writes: created.writes, inputs: { ...inputsOf(r), ...created.inputs }, notes: created.notes, causes: [cause] }, r.secrets));
+    push(makeStep({ address: r.address, kind: r.kind, action: 'create', reason, changes: createChanges(definition, r, lookups), writes: created.writes, inputs: { ...inputsOf(r), ...created.inputs }, notes: created.notes, causes: [cause] }, r.secrets));
   };
   const change = (found: LiveObject, state: ResourceState | undefined, base: ChangeBase) => {
     const { step, problems } = planChange(ctx, r, found, state, base);
@@ -73,12 +73,12 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
     if (mode === 'refresh-only') return;
     const imported = ctx.imports.get(r.address);
     if (imported) return planImport(ctx, r, imported.id, out, change);
-    if (ctx.live.snapshot.byIdOnly.has(r.kind) && provider.observation !== 'state') {
-      const op = provider.refreshOperations[0] ?? provider.readOperation;
+    if (ctx.live.snapshot.byIdOnly.has(r.kind) && definition.observation !== 'state') {
+      const op = definition.refreshOperations[0] ?? definition.readOperation;
       out.unreadable.push({ address: r.address, kind: r.kind, operation: op, reason: `not in state, and finding an existing one needs ${routes[op].method} ${routes[op].path}, a human-only operation` });
       return;
     }
-    const candidate = liveByKey(ctx.live, r.kind, provider.naturalKey({ desired: r, lookups }));
+    const candidate = liveByKey(ctx.live, r.kind, definition.naturalKey({ desired: r, lookups }));
     // One live object is managed by one address: an object already in state, or adopted above, is not adopted twice.
     if (!candidate || book.isManaged(r.kind, candidate.identity.id)) return create('configuration');
     book.adopt(r.address, r.kind, candidate.identity.id);
@@ -103,7 +103,7 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
   }
   // Every repair of drift says why, so a reviewer reading only the step (Markdown's Why column) knows.
   const repair = found.identity.status === 'archived' ? 'archived outside cplane: unarchiving it' : changes.length > 0 ? `changed outside cplane (${changes.map((c) => c.path).join(', ')}): setting it back` : undefined;
-  change(found, entry, { action: 'update', reason: repair, changedOutside: changedOutsideOnly(provider.desiredView({ attributes: r.attributes, lookups }), changes) });
+  change(found, entry, { action: 'update', reason: repair, changedOutside: changedOutsideOnly(definition.desiredView({ attributes: r.attributes, lookups }), changes) });
 }
 
 /**
@@ -152,9 +152,9 @@ function parentIdOf(ctx: StageContext, r: DesiredResource, entry: ResourceState 
 function driftOf(ctx: StageContext, entry: ResourceState, live: unknown, ignore: string[]): FieldChange[] {
   // An object adopted by a run that stopped before its first write has no inputs yet: nothing to compare.
   if (Object.keys(entry.inputs).length === 0) return [];
-  const provider = providerFor(entry.kind);
-  const applied: View = provider.desiredView({ attributes: entry.inputs, lookups: ctx.lookups });
-  const observed = provider.view({ live, lookups: ctx.lookups });
+  const definition = definitionOf(entry.kind);
+  const applied: View = definition.desiredView({ attributes: entry.inputs, lookups: ctx.lookups });
+  const observed = definition.view({ live, lookups: ctx.lookups });
   const changes: FieldChange[] = [];
   for (const path of Object.keys(applied).sort()) {
     if (!(path in observed) || applied[path] === undefined || isIgnored(path, ignore)) continue;

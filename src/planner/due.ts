@@ -6,7 +6,7 @@
  * and plans nothing.
  */
 import type { DueItem, FieldChange } from '../plan-model/index.js';
-import { providerFor } from '../providers/index.js';
+import { definitionOf } from '../providers/index.js';
 import type { StageContext } from './context.js';
 import { liveObjectOf } from './live-account.js';
 import { expiredChange, renewalChange, supersededRevocations } from './reissue.js';
@@ -18,15 +18,15 @@ export function dueItems(ctx: StageContext): DueItem[] {
     const entry = ctx.state[r.address];
     const found = entry ? liveObjectOf(ctx.live, entry) : undefined;
     if (!entry || !found || found.identity.status !== 'live') continue;
-    const provider = providerFor(r.kind);
+    const definition = definitionOf(r.kind);
     const now = ctx.lookups.now;
     const expired = expiredChange(found.identity, now);
-    const renewing = expired ? undefined : renewalChange(found.identity, provider.renewal?.({ attributes: r.attributes }), provider.config.noun, now);
+    const renewing = expired ? undefined : renewalChange(found.identity, definition.renewal?.({ attributes: r.attributes }), definition.config.noun, now);
     const changes: FieldChange[] = [
       ...(expired ? [expired] : []),
       ...(renewing ? [renewing] : []),
       ...supersededRevocations(ctx.live, r.address, entry, now, false).changes,
-      ...provider.diff({ desired: r, live: found.live, state: entry, lookups: ctx.lookups, changedSecrets: [] }).changes,
+      ...definition.diff({ desired: r, live: found.live, state: entry, lookups: ctx.lookups, changedSecrets: [] }).changes,
     ];
     const seen = new Set<string>();
     for (const change of changes) {

@@ -19,7 +19,7 @@ import { indexLive } from './live-account.js';
 import { sortSteps } from './order.js';
 import { refreshLive } from './refresh.js';
 import { replaceProblems, supersededWaiting } from './reissue.js';
-import { providerFor } from '../providers/index.js';
+import { definitionOf } from '../providers/index.js';
 import { forgetSteps, resolveRefactoring, withMoves } from './refactoring.js';
 import { planRemovals } from './removals.js';
 import { summarize } from './summary.js';
@@ -39,7 +39,7 @@ import { withholdByClass } from './withheld.js';
 function rewrapAddresses(desired: MakePlanInput['desired'], state: MakePlanInput['state']['data']['resources']): string[] {
   return desired.resources
     .filter((r) => {
-      const field = providerFor(r.kind).relations.wrappedValue;
+      const field = definitionOf(r.kind).relations.wrappedValue;
       return field !== undefined && r.secrets[field] !== undefined && state[r.address] !== undefined;
     })
     .map((r) => r.address);
@@ -95,7 +95,7 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
     drift: [...planned.drift, ...removals.drift],
     // A kind-wide entry says nothing more once the addresses of that kind are listed one by one.
     unreadable: unreadable.filter((u) => u.address !== undefined || !unreadable.some((v) => v.address !== undefined && v.kind === u.kind)),
-    problems: [...refactored.problems, ...writeOnly.problems, ...(await modelsChecked), ...replaceProblems(replace, desiredByAddress, state, (r) => providerFor(r.kind)), ...planned.problems, ...removals.problems],
+    problems: [...refactored.problems, ...writeOnly.problems, ...(await modelsChecked), ...replaceProblems(replace, desiredByAddress, state, (r) => definitionOf(r.kind)), ...planned.problems, ...removals.problems],
   });
   // `cplane reconcile`: only the classes it may apply; a problem of a withheld address does not stop the rest.
   const { steps: planSteps, withheld } = input.classes && mode === 'normal' ? withholdByClass(scoped.steps, input.classes) : { steps: scoped.steps, withheld: [] };

@@ -28,7 +28,7 @@ function vendorName(nameOrId: unknown, lookups: Lookups): unknown {
   return lookups.find(vendors, String(nameOrId))?.name ?? nameOrId;
 }
 
-export const credentialProvider = defineKind<CredentialAttributes, CredentialT, CredentialConfig>({
+export const credentialKind = defineKind<CredentialAttributes, CredentialT, CredentialConfig>({
   kind: 'credential',
   description: 'A provider credential: a provider API key stored write-only by the service.',
   fields: {

@@ -6,13 +6,13 @@
  * `parent`, reference rules, entry schema (with `lifecycle` and `dependsOn`), attributes and write-only inputs;
  * the relations' `parentIds` and `within` (or `parentAttributes`); `references()`, `writeOnly`, the views and
  * the default `diff`, whose `changedKeys` are always the changed paths. A kind overrides only what differs: the
- * planner, refresh, export and the applier keep reading the full `ResourceProvider`.
+ * planner, refresh, export and the applier keep reading the full `KindDefinition`.
  */
 import type { Entry, JsonSchema, KindBlock, ReferenceRule } from '../config/kind-block.js';
 import type { DirectorySection, ResourceKind, SecretSource } from '../config/types.js';
 import { resourceAddress } from '../plan-model/index.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
-import type { DiffRequest, DiffResponse, Lookups, RecordedObject, Relations, ResourceProvider, View } from './types.js';
+import type { DiffRequest, DiffResponse, Lookups, RecordedObject, Relations, KindDefinition, View } from './types.js';
 import { diffViews, sensitiveChanges } from './view-diff.js';
 
 /** A field's default that is the entry's local name (a project's `name`). */
@@ -58,7 +58,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 type Derived = 'config' | 'relations' | 'references' | 'view' | 'desiredView' | 'diff';
 
 /** What a kind writes: its own members; the derived ones optional. */
-export type KindSpec<A extends object, L, E> = DistributiveOmit<ResourceProvider<A, L, E>, Derived> & {
+export type KindSpec<A extends object, L, E> = DistributiveOmit<KindDefinition<A, L, E>, Derived> & {
   readonly config: Omit<KindBlock<A, E>, 'kind' | 'parent' | 'schema' | 'references' | 'attributes'> & Partial<Pick<KindBlock<A, E>, 'schema' | 'references' | 'attributes'>>;
   readonly parent?: ParentSpec;
   readonly fields?: Readonly<Record<string, FieldSpec>>;
@@ -69,10 +69,10 @@ export type KindSpec<A extends object, L, E> = DistributiveOmit<ResourceProvider
   readonly relations?: Omit<Relations, 'parentIds' | 'within' | 'parentAttributes'>;
   /** The diff, when not the desired view against the live one; `derived` is that default. */
   diff?(req: DiffRequest<A, L>, derived: () => KindDiff): KindDiff;
-} & Partial<Pick<ResourceProvider<A, L, E>, 'references' | 'view' | 'desiredView'>>;
+} & Partial<Pick<KindDefinition<A, L, E>, 'references' | 'view' | 'desiredView'>>;
 
 /** The full definition of a kind from its spec (see the module comment for what is derived). */
-export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, E>): ResourceProvider<A, L, E> {
+export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, E>): KindDefinition<A, L, E> {
   const { parent, fields = {}, description, lifecycle, ...own } = spec;
   const named = Object.entries(fields);
   const kept = named.filter(([, f]) => !f.writeOnly);
@@ -131,7 +131,7 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
     return { ...facts, changedKeys: paths, replaceKeys: facts.replaceKeys ?? paths.filter((p) => replaceFields.includes(p)) };
   };
   const writeOnly = own.writeOnly ?? (written.length > 0 ? written : undefined);
-  return { ...own, ...(writeOnly ? { writeOnly } : {}), config, relations: { ...nesting, ...spec.relations }, references, view, desiredView, diff } as unknown as ResourceProvider<A, L, E>;
+  return { ...own, ...(writeOnly ? { writeOnly } : {}), config, relations: { ...nesting, ...spec.relations }, references, view, desiredView, diff } as unknown as KindDefinition<A, L, E>;
 }
 
 /** An entry that is an object of the declared fields (then `lifecycle` and `dependsOn`, when it has them), and nothing else. */

@@ -16,7 +16,7 @@ import { resourceAddress, type FieldChange, type SpendLimit, type Template } fro
 import { serviceAccounts } from './lookups.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
 import { resolveServiceAccount, serviceAccountLabel } from './service-accounts.js';
-import type { Lookups, ReadFailure, ResourceProvider, View } from './types.js';
+import type { Lookups, ReadFailure, KindDefinition, View } from './types.js';
 import { diffViews, isRefusal, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
@@ -119,7 +119,7 @@ function renews(newer: GatewayTokenT, older: GatewayTokenT): boolean {
   return newer.expires_at === null || Date.parse(newer.expires_at) >= Date.parse(older.expires_at);
 }
 
-export const gatewayTokenProvider = {
+export const gatewayTokenKind = {
   kind: 'gateway_token',
   config: {
     kind: 'gateway_token',
@@ -348,4 +348,4 @@ export const gatewayTokenProvider = {
     const path = { id: parents?.gatewayId ?? '', tokenId: id };
     return { writes: [writeSpec('revokeGatewayToken', { path, effects: { forget: true } }, `revoke ${address}`)] };
   },
-} satisfies ResourceProvider<GatewayTokenAttributes, GatewayTokenT, TokenConfig>;
+} satisfies KindDefinition<GatewayTokenAttributes, GatewayTokenT, TokenConfig>;

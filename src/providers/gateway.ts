@@ -14,7 +14,7 @@ import { vendors } from './lookups.js';
 import type { OtelExportConfig } from './otel-export.js';
 import type { TokenConfig } from './gateway-token.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
-import type { Lookups, Problem, ResourceProvider, View } from './types.js';
+import type { Lookups, Problem, KindDefinition, View } from './types.js';
 import { byCodeUnit, diffViews, flatten, nullWhenNotFound, ref, sortedSet, unknownVendor } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
@@ -101,7 +101,7 @@ function settingsBody(wanted: GatewaySettingsConfig, changedKeys: string[]): Rec
   return body;
 }
 
-export const gatewayProvider = {
+export const gatewayKind = {
   kind: 'gateway',
   config: {
     kind: 'gateway',
@@ -261,7 +261,7 @@ export const gatewayProvider = {
   desiredView: ({ attributes, lookups }) => view(attributes, lookups),
 
   diff({ desired, live, lookups }) {
-    const changes = diffViews(view(desired.attributes, lookups), gatewayProvider.view({ live, lookups }), desired.lifecycle.ignoreChanges);
+    const changes = diffViews(view(desired.attributes, lookups), gatewayKind.view({ live, lookups }), desired.lifecycle.ignoreChanges);
     const problems = changes.some((c) => c.path === 'project')
       ? [{ code: 'immovable_gateway', summary: 'a gateway cannot be moved to another project', detail: 'Add a gateway under a new name in that project.' }]
       : [];
@@ -338,4 +338,4 @@ export const gatewayProvider = {
       notes: [`deleting the gateway disables it and revokes its ${n} active token${n === 1 ? '' : 's'}`],
     };
   },
-} satisfies ResourceProvider<GatewayAttributes, GatewayT, GatewayConfig>;
+} satisfies KindDefinition<GatewayAttributes, GatewayT, GatewayConfig>;

@@ -1,7 +1,7 @@
 /**
  * Data sources (after Terraform's): objects cplane reads but never manages, looked up by name or id while
  * planning. A kind declares the sources it uses (`lookups` of its definition); refresh reads each declared
- * source once, and the providers find objects in it through `Lookups.find`: the AI vendors (the API's
+ * source once, and the kind definitions find objects in it through `Lookups.find`: the AI vendors (the API's
  * "providers") and the account's Service Accounts by name (see service-accounts.ts for the checks a
  * reference to one gets). Also the accounts a token can reach.
  */

@@ -64,7 +64,7 @@ function liveView({ export: live }: LiveOtelExport): View {
   };
 }
 
-export const otelExportProvider = defineKind<OtelExportAttributes, LiveOtelExport, OtelExportConfig>({
+export const otelExportKind = defineKind<OtelExportAttributes, LiveOtelExport, OtelExportConfig>({
   kind: 'otel_export',
   parent: { kind: 'gateway', attribute: 'gateway', idField: 'gatewayId', removedWith: 'removed with' },
   config: {

@@ -61,7 +61,7 @@ function assign(attributes: ProjectGroupRoleAttributes, lookups: Lookups, what: 
   return { writes: [writeSpec('grantProjectGroupRole', { path: { id: project, groupId: ids.groupId }, body: { roleId: ids.roleId }, effects }, what)] };
 }
 
-export const projectGroupRoleProvider = defineKind<ProjectGroupRoleAttributes, RecordedObject, string>({
+export const projectGroupRoleKind = defineKind<ProjectGroupRoleAttributes, RecordedObject, string>({
   kind: 'project_group_role',
   parent: { kind: 'project', attribute: 'project', idField: 'projectId', removedWith: 'forgotten with' },
   config: {

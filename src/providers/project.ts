@@ -24,7 +24,7 @@ export interface ProjectConfig {
   dependsOn?: string[];
 }
 
-export const projectProvider = defineKind<ProjectAttributes, ProjectT, ProjectConfig>({
+export const projectKind = defineKind<ProjectAttributes, ProjectT, ProjectConfig>({
   kind: 'project',
   description: 'A project, which groups records.',
   fields: {

@@ -19,7 +19,7 @@ import { resourceAddress, type Template } from '../plan-model/index.js';
 import { serviceAccounts } from './lookups.js';
 import { listRecordsOnce } from './record-list.js';
 import { resolveServiceAccount, serviceAccountLabel, type AccountLookups } from './service-accounts.js';
-import type { Lookups, Problem, ResourceProvider, WriteSpec } from './types.js';
+import type { Lookups, Problem, KindDefinition, WriteSpec } from './types.js';
 import { nullWhenNotFound } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
@@ -202,7 +202,7 @@ function splitGrantId(id: string): { recordId: string; readerId: string } {
 const recordAddress = (attributes: GrantAttributes) => resourceAddress('record', attributes.record);
 
 /** The definition of one reader kind. */
-export function grantProvider(readers: ReaderKind) {
+export function grantKind(readers: ReaderKind) {
   const { kind, noun } = readers;
   return {
     kind,
@@ -308,9 +308,9 @@ export function grantProvider(readers: ReaderKind) {
         notes: [`${address}: the reader may still hold the value it could read until now; rotate the record's value unless this plan does (rotateOnRevoke: true rotates a generated value in the same apply).`],
       };
     },
-  } satisfies ResourceProvider<GrantAttributes, LiveGrant, Entry>;
+  } satisfies KindDefinition<GrantAttributes, LiveGrant, Entry>;
 }
 
-export const serviceAccountGrantProvider = grantProvider(serviceAccountReaders);
-export const userShareProvider = grantProvider(userReaders);
-export const groupShareProvider = grantProvider(groupReaders);
+export const serviceAccountGrantKind = grantKind(serviceAccountReaders);
+export const userShareKind = grantKind(userReaders);
+export const groupShareKind = grantKind(groupReaders);

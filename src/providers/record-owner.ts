@@ -28,7 +28,7 @@ function transfer({ record, user }: { record: string; user: string }, lookups: L
 /** A user's name in `directory.users` for its id (the live owner); a name, or an id it does not declare, as it is. */
 const nameOfUser = (user: unknown, lookups: Lookups) => Object.entries(lookups.directory.users).find(([, u]) => u.id === user)?.[0] ?? user;
 
-export const recordOwnerProvider = defineKind<{ record: string; user: string }, LiveOwner, RecordOwnerConfig>({
+export const recordOwnerKind = defineKind<{ record: string; user: string }, LiveOwner, RecordOwnerConfig>({
   kind: 'record_owner',
   parent: { kind: 'record', attribute: 'record', idField: 'recordId', removedWith: 'forgotten with' },
   description: "The record's owner, made so with POST /records/{id}/transfer-ownership. Ownership cannot be given back: removing owner forgets it.",

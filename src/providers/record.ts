@@ -169,7 +169,7 @@ function liveView(live: RecordMetaT): View {
   };
 }
 
-export const recordProvider = defineKind<RecordAttributes, RecordMetaT, RecordConfig>({
+export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig>({
   kind: 'record',
   parent: { kind: 'project', attribute: 'project', idField: 'projectId' },
   config: {

@@ -1,6 +1,7 @@
 /**
- * The one small interface every resource kind implements (after Pulumi's
- * providers): request objects in, response objects out. A provider reads live
+ * The one small interface every resource kind implements, its kind definition (after Pulumi's
+ * providers; "provider" in cplane is only the API's AI provider, a vendor): request objects in, response
+ * objects out. A kind definition reads live
  * objects through the typed client, turns them into a "view" with the field
  * names of the configuration, reports facts about differences, and returns the
  * writes that would reconcile them. It never executes a write: the planner
@@ -16,7 +17,7 @@ import type { FieldChange, PlannedWrite, SpendLimit, StepCause } from '../plan-m
 import type { ResourceState } from '../state/types.js';
 import type { DataSource } from './lookups.js';
 
-/** A write as a provider describes it; the planner gives it its id and Idempotency-Key. */
+/** A write as a kind definition describes it; the planner gives it its id and Idempotency-Key. */
 export type WriteSpec = Omit<PlannedWrite, 'id' | 'idempotencyKey'>;
 
 /**
@@ -323,9 +324,9 @@ export interface ExportMapping<L, E> {
 }
 
 /** `A`: the kind's attributes; `L`: its live object as the API returns it; `E`: its entry in a configuration file. */
-export type ResourceProvider<A extends object = Attributes, L = unknown, E = Entry> = ProviderCore<A, L, E> & Observation<L, E>;
+export type KindDefinition<A extends object = Attributes, L = unknown, E = Entry> = DefinitionCore<A, L, E> & Observation<L, E>;
 
-interface ProviderCore<A extends object, L, E> {
+interface DefinitionCore<A extends object, L, E> {
   readonly kind: ResourceKind;
   /** The kind's configuration block: where it is written, its defaults, write-only inputs and references. */
   readonly config: KindBlock<A, E>;

@@ -1,5 +1,5 @@
 /**
- * Helpers shared by the providers: comparing views field by field, the small
+ * Helpers shared by the kind definitions: comparing views field by field, the small
  * normalisations that make a configured value and a live value comparable,
  * and reference templates for ids that exist only at apply time.
  */

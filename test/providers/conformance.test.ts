@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResourceKind } from '../../src/config/types.js';
 import { emptyDirectory } from '../../src/config/index.js';
-import { finder, lister, listVendors, providerFor, serviceAccounts, vendors, type DataSource } from '../../src/providers/index.js';
+import { finder, lister, listVendors, definitionOf, serviceAccounts, vendors, type DataSource } from '../../src/providers/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { printableKeyPair } from '../../src/emulator/keys.js';
 import type { Lookups } from '../../src/providers/types.js';
@@ -139,7 +139,7 @@ async function lookupsOf(h: Harness): Promise<Lookups> {
 }
 
 async function readAndDiff(h: Harness, c: Case) {
-  const provider = providerFor(c.kind);
+  const provider = definitionOf(c.kind);
   if (provider.observation === 'state') throw new Error(`${c.kind} is known only from state: it has no read to conform`);
   const entry = h.state.data.resources[c.address]!;
   const live = await provider.read({ client: h.client, account: h.state.data.account, id: entry.id, ...(entry.parents ? { parents: entry.parents } : {}) });
