@@ -97,13 +97,13 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
   const objectsOf = (kind: ResourceKind) => (live.objects[kind] ?? []).filter((object) => exported.get(kind)!.has(idOf(kind, object)));
 
   const envNames = new EnvNames();
-  const lookups = { account: live.account, find: finder(live.lookups), list: lister(live.lookups) };
+  const known = { account: live.account, find: finder(live.lookups), list: lister(live.lookups) };
   const directory = directoryEntries(objectsOf);
   const pins = new Map<string, string>();
   for (const kind of exportKinds) {
     const pin = exportedDefinitionOf(kind).export.pin;
     for (const object of pin ? objectsOf(kind) : []) {
-      const found = pin!(object, lookups);
+      const found = pin!(object, known);
       if (found) pins.set(found.name, found.keyId);
     }
   }
@@ -115,7 +115,7 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
   for (const kind of exportKinds) {
     const { config, export: mapping } = exportedDefinitionOf(kind);
     if (config.list) {
-      const listed = (object: unknown) => (mapping.directory ? directoryName(mapping.directory.section, mapping.directory.id(object)) : mapping.listItem!(object, lookups));
+      const listed = (object: unknown) => (mapping.directory ? directoryName(mapping.directory.section, mapping.directory.id(object)) : mapping.listItem!(object, known));
       names.set(kind, new Map(objectsOf(kind).map((object) => [idOf(kind, object), listed(object)])));
       continue;
     }
@@ -152,7 +152,7 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
           local,
           nameOf,
           vendorName,
-          lookups,
+          known,
           placeholder: (parts, what) => ({ env: envNames.take(parts.map(upperSnake).join('_'), what) }),
           comment: (field, text) => made.comments.push({ field, text }),
           note: (text) => made.notes.push(text),

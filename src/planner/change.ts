@@ -26,7 +26,7 @@ export interface ChangeBase {
 /** The step for `r` given its live object (none when nothing differs and nothing is adopted), and its problems. */
 export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObject, entry: ResourceState | undefined, base: ChangeBase): { step?: PlanStep; problems: PlanProblem[] } {
   const definition = definitionOf(r.kind);
-  const { lookups } = ctx;
+  const { known } = ctx;
   const id = found.identity.id;
   const writeOnly = ctx.writeOnly.get(r.address);
   // `--replace` of an object cplane manages: its write-only values count as changed, or the object is replaced.
@@ -34,9 +34,9 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
   // A value delivered from an object this plan issues anew (`deliverTo`) is written again, after it.
   const delivered = Object.entries(r.secrets).filter(([, source]) => 'output' in source && ctx.sealing.has(source.output.address)).map(([field]) => field);
   const changedSecrets = [...new Set([...(writeOnly?.changed ?? []), ...(typeof requested === 'object' ? requested.rotate : []), ...delivered])];
-  const facts = definition.diff({ desired: r, live: found.live, state: entry, lookups, changedSecrets });
+  const facts = definition.diff({ desired: r, live: found.live, state: entry, known, changedSecrets });
   const problems = (facts.problems ?? []).map((p) => resourceProblem(r, p));
-  const expired = entry ? expiredChange(found.identity, lookups.now) : undefined;
+  const expired = entry ? expiredChange(found.identity, known.now) : undefined;
   if (expired) facts.changes.push(expired);
   // Why the object must be issued anew, in the words of the plan's reason.
   const renewals = [
@@ -46,9 +46,9 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
   ];
   // Renewal ahead of expiry: only when nothing forces an immediate replacement (a leaked or expired one must go now).
   const renewal = entry && renewals.length === 0 ? definition.renewal?.({ attributes: r.attributes }) : undefined;
-  const renewing = renewalChange(found.identity, renewal, definition.config.noun, lookups.now);
+  const renewing = renewalChange(found.identity, renewal, definition.config.noun, known.now);
   // What earlier renewals superseded: revoked once their overlap ended, or at once with --replace.
-  const revocations = entry ? supersededRevocations(ctx.live, r.address, entry, lookups.now, requested === 'replace') : { writes: [], changes: [], why: [] };
+  const revocations = entry ? supersededRevocations(ctx.live, r.address, entry, known.now, requested === 'replace') : { writes: [], changes: [], why: [] };
   // A `generate` value cplane never wrote stays as it is live (write-only-values.ts): say so when adopting.
   const notes = entry ? [] : (writeOnly?.keptLive ?? []).map((field) => `${field} keeps its live value (generate makes a value only when cplane creates the object)`);
   if (facts.changes.length === 0 && renewals.length === 0 && !renewing && revocations.writes.length === 0 && !base.adopt) return { problems };
@@ -60,7 +60,7 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
     reason = [base.reason, renewing.note].filter(Boolean).join('; ');
     facts.changes.push(renewing);
     ctx.book.markPending(r.address, r.kind);
-    const created = definition.planCreate({ desired: r, lookups });
+    const created = definition.planCreate({ desired: r, known });
     // The write that gives the address its new id keeps the old object, superseded, for the overlap.
     const supersede = { overlapHours: renewal.overlapHours, createdAt: renewal.createdAt };
     writes = created.writes.map((w) => (w.effects.id ? { ...w, effects: { ...w.effects, supersede } } : w));
@@ -78,7 +78,7 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
       }));
     }
     ctx.book.markPending(r.address, r.kind);
-    const created = definition.planCreate({ desired: r, lookups });
+    const created = definition.planCreate({ desired: r, known });
     const removed = definition.planDelete({ address: r.address, id, parents: found.identity.parents, live: found.live, children: liveChildrenOf(ctx.live, r.kind, id) });
     // The old object goes, but the address now names the new one: it stays in state.
     writes = [...created.writes, ...removed.writes.map((w) => ({ ...w, effects: { ...w.effects, forget: undefined } }))].map(dropUndefinedEffects);
@@ -92,7 +92,7 @@ export function planChange(ctx: StageContext, r: DesiredResource, found: LiveObj
   } else {
     const rotate = facts.rotateKeys?.some((k) => facts.changedKeys.includes(k)) ?? false;
     if (base.action === 'update' && rotate) action = 'rotate';
-    const updated = facts.changes.length > 0 ? definition.planUpdate({ desired: r, live: found.live, id, state: entry, changedKeys: facts.changedKeys, lookups }) : { writes: [] };
+    const updated = facts.changes.length > 0 ? definition.planUpdate({ desired: r, live: found.live, id, state: entry, changedKeys: facts.changedKeys, known }) : { writes: [] };
     writes = updated.writes;
     problems.push(...(updated.problems ?? []).map((p) => resourceProblem(r, p)));
     notes.push(...(updated.notes ?? []));

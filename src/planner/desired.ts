@@ -30,7 +30,7 @@ export function planDesired(ctx: StageContext): StageResult {
 }
 
 function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): void {
-  const { mode, lookups, book } = ctx;
+  const { mode, known, book } = ctx;
   const definition = definitionOf(r.kind);
   const entry = ctx.state[r.address];
   const blocked = unreadableFor(ctx.live, r.kind, parentIdOf(ctx, r, entry));
@@ -39,7 +39,7 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
     return;
   }
   // Configured to end, and ended on the API's clock (a grant's `until`): removed, never created or adopted again.
-  const ended = mode === 'refresh-only' ? undefined : endedAt(r, lookups.now);
+  const ended = mode === 'refresh-only' ? undefined : endedAt(r, known.now);
   if (ended) {
     const step = endedStep(ctx, r, ended);
     if (step) out.steps.push(step);
@@ -47,9 +47,9 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
   }
   const create = (cause: StepCause, reason?: string) => {
     book.markPending(r.address, r.kind);
-    const created = definition.planCreate({ desired: r, lookups });
+    const created = definition.planCreate({ desired: r, known });
     out.problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
-    push(makeStep({ address: r.address, kind: r.kind, action: 'create', reason, changes: createChanges(definition, r, lookups), writes: created.writes, inputs: { ...inputsOf(r), ...created.inputs }, notes: created.notes, causes: [cause] }, r.secrets));
+    push(makeStep({ address: r.address, kind: r.kind, action: 'create', reason, changes: createChanges(definition, r, known), writes: created.writes, inputs: { ...inputsOf(r), ...created.inputs }, notes: created.notes, causes: [cause] }, r.secrets));
   };
   const change = (found: LiveObject, state: ResourceState | undefined, base: ChangeBase) => {
     const { step, problems } = planChange(ctx, r, found, state, base);
@@ -78,7 +78,7 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
       out.unreadable.push({ address: r.address, kind: r.kind, operation: op, reason: `not in state, and finding an existing one needs ${routes[op].method} ${routes[op].path}, a human-only operation` });
       return;
     }
-    const candidate = liveByKey(ctx.live, r.kind, definition.naturalKey({ desired: r, lookups }));
+    const candidate = liveByKey(ctx.live, r.kind, definition.naturalKey({ desired: r, known }));
     // One live object is managed by one address: an object already in state, or adopted above, is not adopted twice.
     if (!candidate || book.isManaged(r.kind, candidate.identity.id)) return create('configuration');
     book.adopt(r.address, r.kind, candidate.identity.id);
@@ -93,7 +93,7 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
   if (found.identity.status === 'archived') changes.unshift({ path: 'archived', before: false, after: true });
   if (changes.length > 0) out.drift.push({ address: r.address, kind: r.kind, type: 'changed', changes });
   // Expiry is drift too (never "No changes"): planChange replaces the object.
-  const expired = expiredChange(found.identity, lookups.now);
+  const expired = expiredChange(found.identity, known.now);
   if (expired) out.drift.push({ address: r.address, kind: r.kind, type: 'changed', reason: expired.note, changes: [expired] });
   if (mode === 'refresh-only') {
     if (changes.length === 0) return;
@@ -103,7 +103,7 @@ function planAddress(ctx: StageContext, r: DesiredResource, out: StageResult): v
   }
   // Every repair of drift says why, so a reviewer reading only the step (Markdown's Why column) knows.
   const repair = found.identity.status === 'archived' ? 'archived outside cplane: unarchiving it' : changes.length > 0 ? `changed outside cplane (${changes.map((c) => c.path).join(', ')}): setting it back` : undefined;
-  change(found, entry, { action: 'update', reason: repair, changedOutside: changedOutsideOnly(definition.desiredView({ attributes: r.attributes, lookups }), changes) });
+  change(found, entry, { action: 'update', reason: repair, changedOutside: changedOutsideOnly(definition.desiredView({ attributes: r.attributes, known }), changes) });
 }
 
 /**
@@ -145,7 +145,7 @@ function parentIdOf(ctx: StageContext, r: DesiredResource, entry: ResourceState 
   const parent = parentOf(r.kind);
   if (!parent) return undefined;
   const local = (r.attributes as unknown as Record<string, unknown>)[parent.attribute];
-  return entry?.parents?.[parent.idField] ?? (typeof local === 'string' ? ctx.lookups.idOf(resourceAddress(parent.kind, local)) : undefined);
+  return entry?.parents?.[parent.idField] ?? (typeof local === 'string' ? ctx.known.idOf(resourceAddress(parent.kind, local)) : undefined);
 }
 
 /** Live values that differ from what cplane last applied, field by field. */
@@ -153,8 +153,8 @@ function driftOf(ctx: StageContext, entry: ResourceState, live: unknown, ignore:
   // An object adopted by a run that stopped before its first write has no inputs yet: nothing to compare.
   if (Object.keys(entry.inputs).length === 0) return [];
   const definition = definitionOf(entry.kind);
-  const applied: View = definition.desiredView({ attributes: entry.inputs, lookups: ctx.lookups });
-  const observed = definition.view({ live, lookups: ctx.lookups });
+  const applied: View = definition.desiredView({ attributes: entry.inputs, known: ctx.known });
+  const observed = definition.view({ live, known: ctx.known });
   const changes: FieldChange[] = [];
   for (const path of Object.keys(applied).sort()) {
     if (!(path in observed) || applied[path] === undefined || isIgnored(path, ignore)) continue;

@@ -19,14 +19,14 @@ export function dueItems(ctx: StageContext): DueItem[] {
     const found = entry ? liveObjectOf(ctx.live, entry) : undefined;
     if (!entry || !found || found.identity.status !== 'live') continue;
     const definition = definitionOf(r.kind);
-    const now = ctx.lookups.now;
+    const now = ctx.known.now;
     const expired = expiredChange(found.identity, now);
     const renewing = expired ? undefined : renewalChange(found.identity, definition.renewal?.({ attributes: r.attributes }), definition.config.noun, now);
     const changes: FieldChange[] = [
       ...(expired ? [expired] : []),
       ...(renewing ? [renewing] : []),
       ...supersededRevocations(ctx.live, r.address, entry, now, false).changes,
-      ...definition.diff({ desired: r, live: found.live, state: entry, lookups: ctx.lookups, changedSecrets: [] }).changes,
+      ...definition.diff({ desired: r, live: found.live, state: entry, known: ctx.known, changedSecrets: [] }).changes,
     ];
     const seen = new Set<string>();
     for (const change of changes) {

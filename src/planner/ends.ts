@@ -24,12 +24,12 @@ export function endedAt(r: DesiredResource, now: Date): { at: string; reason?: s
 export function endedStep(ctx: StageContext, r: DesiredResource, ends: { at: string; reason?: string }): PlanStep | undefined {
   const entry = ctx.state[r.address];
   if (!entry) return undefined;
-  const ended = `it ended ${relativeTime(Date.parse(ends.at) - ctx.lookups.now.getTime())} (until ${utcMinute(new Date(ends.at))}${ends.reason ? `, ${ends.reason}` : ''})`;
+  const ended = `it ended ${relativeTime(Date.parse(ends.at) - ctx.known.now.getTime())} (until ${utcMinute(new Date(ends.at))}${ends.reason ? `, ${ends.reason}` : ''})`;
   const found = liveObjectOf(ctx.live, entry);
   if (!found || isDeletedLive(ctx.live, entry)) return forgetStep(r.address, r.kind, 'forget', `${ended}, and it is gone already`, 'grant-expired');
   const definition = definitionOf(r.kind);
   const removed = definition.planDelete({ address: r.address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(ctx.live, r.kind, entry.id) });
-  const changes = [{ path: 'until', before: ends.at, note: `ended ${relativeTime(Date.parse(ends.at) - ctx.lookups.now.getTime())}` }];
+  const changes = [{ path: 'until', before: ends.at, note: `ended ${relativeTime(Date.parse(ends.at) - ctx.known.now.getTime())}` }];
   return makeStep({ address: r.address, kind: r.kind, action: definition.removeAction, reason: ended, changes, writes: removed.writes, notes: removed.notes, causes: ['grant-expired'] });
 }
 

@@ -75,11 +75,11 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   const snapshot = await refreshing;
 
   // The API's clock, read from the answers of the refresh: expiry and due dates are compared with it.
-  const lookups = book.lookups(account, snapshot.lookups, client.serverNow(), desired.directory);
+  const known = book.known(account, snapshot.lookups, client.serverNow(), desired.directory);
   // Model names are checked against what the credentials serve: the reads leave before the stages below run.
-  const modelsChecked = mode === 'normal' ? checkModels(modelChecks(desired.resources, desiredByAddress, state), client, lookups, desiredByAddress, input.parallelism ?? 10) : Promise.resolve([]);
+  const modelsChecked = mode === 'normal' ? checkModels(modelChecks(desired.resources, desiredByAddress, state), client, known, desiredByAddress, input.parallelism ?? 10) : Promise.resolve([]);
   modelsChecked.catch(() => undefined);
-  const ctx: StageContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace), sealing: new Set() };
+  const ctx: StageContext = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, known, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace), sealing: new Set() };
   const planned = planDesired(ctx);
   const removals = planRemovals(ctx);
   // An address with a pending write gets no step: the resend that comes first finishes it (pending-writes.ts).
@@ -105,10 +105,10 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   if (problems.length > 0) throw new PlanError(problems);
   // Spend is read and computed only when a step touches it (a limit, a window, allowed models, a rate).
   const spend = mode === 'refresh-only' ? undefined : await planSpend({ ctx, steps: planSteps, client, parallelism: input.parallelism ?? 10 });
-  const policies = await checkPolicies(compiled, sandbox, planSteps, desiredByAddress, state, spend, lookups.now);
+  const policies = await checkPolicies(compiled, sandbox, planSteps, desiredByAddress, state, spend, known.now);
   const unverifiable = notVerifiable(ctx, planSteps, targets);
-  const superseded = mode === 'normal' ? supersededWaiting(state, planSteps, lookups.now) : [];
-  const ending = mode === 'normal' ? endingSoon(desired.resources, lookups.now).filter((e) => scoped.covers(e.address)) : [];
+  const superseded = mode === 'normal' ? supersededWaiting(state, planSteps, known.now) : [];
+  const ending = mode === 'normal' ? endingSoon(desired.resources, known.now).filter((e) => scoped.covers(e.address)) : [];
   const due = mode === 'refresh-only' ? dueItems(ctx) : [];
 
   return {

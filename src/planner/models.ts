@@ -14,7 +14,7 @@ import { didYouMean } from '../config/index.js';
 import type { DesiredResource, ResourceKind } from '../config/types.js';
 import { resourceAddress } from '../plan-model/index.js';
 import { parentOf, definitionOf, vendors } from '../providers/index.js';
-import type { Lookups } from '../providers/types.js';
+import type { Known } from '../providers/types.js';
 import { sameValue } from '../providers/view-diff.js';
 import type { StateData } from '../state/types.js';
 import { resourceProblem, type PlanProblem } from './problems.js';
@@ -64,7 +64,7 @@ export function modelChecks(desired: readonly DesiredResource[], byAddress: Read
 }
 
 /** What each credential serves; undefined when it could not be told. */
-async function servedModels(client: ApiClient, lookups: Lookups, credentials: readonly string[], byAddress: ReadonlyMap<string, DesiredResource>, parallelism: number): Promise<Map<string, readonly string[] | undefined>> {
+async function servedModels(client: ApiClient, known: Known, credentials: readonly string[], byAddress: ReadonlyMap<string, DesiredResource>, parallelism: number): Promise<Map<string, readonly string[] | undefined>> {
   const out = new Map<string, readonly string[] | undefined>();
   const limiter = new Limiter(Math.max(1, parallelism));
   const humanOnly = client.identity === 'service_account' && routes.listCredentialModels.identity === 'H';
@@ -73,8 +73,8 @@ async function servedModels(client: ApiClient, lookups: Lookups, credentials: re
       limiter.run(async () => {
         const r = byAddress.get(address);
         const vendor = r && definitionOf(r.kind).reachesModels?.vendor(r.attributes as never);
-        const fromVendor = vendor === undefined ? undefined : lookups.find(vendors, vendor)?.models;
-        const id = lookups.idOf(address);
+        const fromVendor = vendor === undefined ? undefined : known.find(vendors, vendor)?.models;
+        const id = known.idOf(address);
         if (id === undefined || humanOnly) return void out.set(address, fromVendor);
         try {
           out.set(address, (await client.call('listCredentialModels', { path: { id } })).map((m) => m.model_id));
@@ -88,10 +88,10 @@ async function servedModels(client: ApiClient, lookups: Lookups, credentials: re
   return out;
 }
 
-export async function checkModels(checks: readonly ModelCheck[], client: ApiClient, lookups: Lookups, byAddress: ReadonlyMap<string, DesiredResource>, parallelism: number): Promise<PlanProblem[]> {
+export async function checkModels(checks: readonly ModelCheck[], client: ApiClient, known: Known, byAddress: ReadonlyMap<string, DesiredResource>, parallelism: number): Promise<PlanProblem[]> {
   if (checks.length === 0) return [];
   const credentials = [...new Set(checks.flatMap((c) => c.credentials))].sort();
-  const served = await servedModels(client, lookups, credentials, byAddress, parallelism);
+  const served = await servedModels(client, known, credentials, byAddress, parallelism);
   const problems: PlanProblem[] = [];
   for (const check of checks) {
     const lists = check.credentials.map((c) => served.get(c));

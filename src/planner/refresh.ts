@@ -19,7 +19,7 @@ import type { DesiredState, ResourceKind } from '../config/types.js';
 import type { Unreadable } from '../plan-model/index.js';
 import { emptyDirectory } from '../config/index.js';
 import { childKindsOf, finder, lister, kindOrder, parentOf, definitionOf, type DataSource } from '../providers/index.js';
-import type { Lookups, RecordedObject } from '../providers/types.js';
+import type { Known, RecordedObject } from '../providers/types.js';
 import { isRefusal } from '../providers/view-diff.js';
 import type { StateData } from '../state/types.js';
 
@@ -156,8 +156,8 @@ function adoptableParents(input: RefreshInput, snapshot: LiveSnapshot, kind: Res
   const parent = parentOf(kind);
   if (!parent || (snapshot.items[parent.kind] ?? []).length === 0) return [];
   const definition = definitionOf(parent.kind);
-  const lookups: Lookups = { account: input.account, now: input.client.serverNow(), find: finder(snapshot.lookups), list: lister(snapshot.lookups), directory: input.desired?.directory ?? emptyDirectory(), idOf: (address) => input.state.resources[address]?.id, nameOf: (_kind, id) => id };
-  const claimed = new Set((input.desired?.resources ?? []).filter((r) => r.kind === parent.kind).map((r) => definition.naturalKey({ desired: r, lookups })));
+  const known: Known = { account: input.account, now: input.client.serverNow(), find: finder(snapshot.lookups), list: lister(snapshot.lookups), directory: input.desired?.directory ?? emptyDirectory(), idOf: (address) => input.state.resources[address]?.id, nameOf: (_kind, id) => id };
+  const claimed = new Set((input.desired?.resources ?? []).filter((r) => r.kind === parent.kind).map((r) => definition.naturalKey({ desired: r, known })));
   return (snapshot.items[parent.kind] ?? [])
     .map((live) => definition.identify({ live }))
     .filter((identity) => identity.status === 'live' && claimed.has(identity.key))

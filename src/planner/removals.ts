@@ -69,7 +69,7 @@ function planRemoval(ctx: StageContext, address: string, entry: ResourceState, r
   }
   const { writes, notes } = definition.planDelete({ address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(ctx.live, entry.kind, entry.id) });
   // Old objects a renewal kept working go first, at once: nothing may outlive the address.
-  const superseded = supersededRevocations(ctx.live, address, entry, ctx.lookups.now, true);
+  const superseded = supersededRevocations(ctx.live, address, entry, ctx.known.now, true);
   // Terraform's "because it is not in configuration"; with --destroy every address goes, and the mode says why.
   const reason = ctx.mode === 'destroy' ? undefined : 'not in configuration';
   const forget = definition.removeAction === 'forget' ? { forget: true } : {};

@@ -66,14 +66,14 @@ interface Sides {
 function afterView(ctx: StageContext, desired: DesiredResource | undefined, before: View | null, step: PlanStep | undefined): View | null {
   if (step && isRemoval(step.action)) return null;
   if (!desired) return before;
-  const wanted = definitionOf(desired.kind).desiredView({ attributes: desired.attributes, lookups: ctx.lookups });
+  const wanted = definitionOf(desired.kind).desiredView({ attributes: desired.attributes, known: ctx.known });
   const out: View = { ...(before ?? {}) };
   for (const [key, value] of Object.entries(wanted)) if (value !== undefined) out[key] = value;
   return out;
 }
 
 const liveView = (ctx: StageContext, kind: ResourceKind, found: LiveObject | undefined): View | null =>
-  found && found.identity.status !== 'gone' ? definitionOf(kind).view({ live: found.live, lookups: ctx.lookups }) : null;
+  found && found.identity.status !== 'gone' ? definitionOf(kind).view({ live: found.live, known: ctx.known }) : null;
 
 /** Live objects of the spender kinds by their parent's id: indexed once per plan that shows spend. */
 function childrenByParent(ctx: StageContext): Map<string, { kind: ResourceKind; found: LiveObject }[]> {
@@ -122,7 +122,7 @@ function budgetSides(ctx: StageContext, address: string, stepsByAddress: Readonl
   const desired = ctx.desiredByAddress.get(address);
   const kind = step?.kind ?? desired?.kind;
   if (!kind) return undefined;
-  const id = ctx.state[address]?.id ?? ctx.lookups.idOf(address);
+  const id = ctx.state[address]?.id ?? ctx.known.idOf(address);
   const found = id === undefined ? undefined : ctx.live.kinds.get(kind)?.byId.get(id);
   const before = liveView(ctx, kind, found);
   const own: Sides = { address, kind, before, after: afterView(ctx, desired, before, step), ...(step ? { step } : {}), ...(before && id ? { id } : {}) };
@@ -258,7 +258,7 @@ export async function planSpend({ ctx, steps, client, parallelism }: SpendInput)
 
   // One read per gateway that exists before the plan and stays: a new one has spent nothing, a removed one will spend nothing.
   const reading = budgets.filter((b) => b.id !== undefined && b.own.after !== null).map((b) => b.id!);
-  const usage = await readUsage(client, reading, ctx.lookups.now, parallelism);
+  const usage = await readUsage(client, reading, ctx.known.now, parallelism);
 
   const gateways: GatewaySpend[] = [];
   const warnings: SpendWarning[] = [];

@@ -32,6 +32,6 @@ export function withoutValue(ctx: StageContext, steps: readonly PlanStep[], targ
 /** The live object the address is, or will adopt; undefined when the plan creates it. */
 function liveOf(ctx: StageContext, r: DesiredResource): LiveObject | undefined {
   const entry = ctx.state[r.address];
-  const found = entry ? liveObjectOf(ctx.live, entry) : liveByKey(ctx.live, r.kind, definitionOf(r.kind).naturalKey({ desired: r, lookups: ctx.lookups }));
+  const found = entry ? liveObjectOf(ctx.live, entry) : liveByKey(ctx.live, r.kind, definitionOf(r.kind).naturalKey({ desired: r, known: ctx.known }));
   return found && found.identity.status !== 'gone' ? found : undefined;
 }

@@ -9,7 +9,7 @@ import type { LifecycleConfig } from '../config/config-file.js';
 import type { Template } from '../plan-model/index.js';
 import { vendors } from './lookups.js';
 import { defineKind, LOCAL_NAME } from './define-kind.js';
-import type { Lookups } from './types.js';
+import type { Known } from './types.js';
 import { unknownVendor } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
@@ -24,8 +24,8 @@ export interface CredentialConfig {
 }
 
 /** An AI vendor as its name, whether the configuration gave its name or its id. */
-function vendorName(nameOrId: unknown, lookups: Lookups): unknown {
-  return lookups.find(vendors, String(nameOrId))?.name ?? nameOrId;
+function vendorName(nameOrId: unknown, known: Known): unknown {
+  return known.find(vendors, String(nameOrId))?.name ?? nameOrId;
 }
 
 export const credentialKind = defineKind<CredentialAttributes, CredentialT, CredentialConfig>({
@@ -86,9 +86,9 @@ export const credentialKind = defineKind<CredentialAttributes, CredentialT, Cred
     return { ...facts, rotateKeys: ['secret'], problems };
   },
 
-  planCreate({ desired, lookups }) {
+  planCreate({ desired, known }) {
     const { attributes } = desired;
-    const vendor = lookups.find(vendors, attributes.provider);
+    const vendor = known.find(vendors, attributes.provider);
     if (!vendor) return { writes: [], problems: [unknownVendor(attributes.provider)] };
     const body: Record<string, Template> = { providerId: vendor.provider_id, label: attributes.label, secret: { $secret: 'secret' } };
     if (attributes.baseUrl !== null) body.baseUrl = attributes.baseUrl;

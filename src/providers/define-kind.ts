@@ -12,7 +12,7 @@ import type { Entry, JsonSchema, KindBlock, ReferenceRule } from '../config/kind
 import type { DirectorySection, ResourceKind, SecretSource } from '../config/types.js';
 import { resourceAddress } from '../plan-model/index.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
-import type { DiffRequest, DiffResponse, Lookups, RecordedObject, Relations, KindDefinition, View } from './types.js';
+import type { DiffRequest, DiffResponse, Known, RecordedObject, Relations, KindDefinition, View } from './types.js';
 import { diffViews, sensitiveChanges } from './view-diff.js';
 
 /** A field's default that is the entry's local name (a project's `name`). */
@@ -39,7 +39,7 @@ export interface FieldSpec {
   /** The live object's field holding it, when not the same name (`is_active` for `active`). */
   live?: string;
   /** Makes a configured and a live value comparable (a vendor's id or name as its name), on both sides. */
-  normalize?(value: unknown, lookups: Lookups): unknown;
+  normalize?(value: unknown, known: Known): unknown;
 }
 
 /** Where a kind nests, declared once: the parent's kind, the attribute naming it, and the key of `parents` holding its id. */
@@ -111,19 +111,19 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
     ...(parent ? [resourceAddress(parent.kind, String(value(a, parent.attribute)))] : []),
     ...rules.flatMap((r) => ('kind' in r ? [value(a, r.attribute)].flat().filter((n) => n !== undefined).map((n) => resourceAddress(r.kind, String(n))) : [])),
   ]);
-  const shown = (f: FieldSpec, v: unknown, lookups: Lookups) => (f.normalize && v !== undefined && v !== null ? f.normalize(v, lookups) : v);
-  const desiredView = spec.desiredView ?? (({ attributes: a, lookups }: { attributes: A; lookups: Lookups }): View =>
-    Object.fromEntries(kept.filter(([name]) => value(a, name) !== undefined).map(([name, f]) => [name, shown(f, value(a, name), lookups)])));
+  const shown = (f: FieldSpec, v: unknown, known: Known) => (f.normalize && v !== undefined && v !== null ? f.normalize(v, known) : v);
+  const desiredView = spec.desiredView ?? (({ attributes: a, known }: { attributes: A; known: Known }): View =>
+    Object.fromEntries(kept.filter(([name]) => value(a, name) !== undefined).map(([name, f]) => [name, shown(f, value(a, name), known)])));
   // A kind known only from state is seen as the attributes it last applied; one read back, as its live fields.
-  const view = spec.view ?? (({ live, lookups }: { live: L; lookups: Lookups }): View => spec.observation === 'state'
-    ? desiredView({ attributes: (live as RecordedObject).inputs as A, lookups })
-    : Object.fromEntries(observed.map(([name, f]) => [name, shown(f, value(live as object, f.live ?? name), lookups)])));
+  const view = spec.view ?? (({ live, known }: { live: L; known: Known }): View => spec.observation === 'state'
+    ? desiredView({ attributes: (live as RecordedObject).inputs as A, known })
+    : Object.fromEntries(observed.map(([name, f]) => [name, shown(f, value(live as object, f.live ?? name), known)])));
   const replaceFields = named.filter(([, f]) => f.replace).map(([name]) => name);
-  const derivedDiff = ({ desired, live, lookups, changedSecrets }: DiffRequest<A, L>): KindDiff => {
-    const wanted = desiredView({ attributes: desired.attributes, lookups });
+  const derivedDiff = ({ desired, live, known, changedSecrets }: DiffRequest<A, L>): KindDiff => {
+    const wanted = desiredView({ attributes: desired.attributes, known });
     const compared = named.length > 0 ? Object.fromEntries(Object.entries(wanted).filter(([k]) => observed.some(([name]) => name === k))) : wanted;
     const { ignoreChanges } = desired.lifecycle;
-    return { changes: [...diffViews(compared, view({ live, lookups }), ignoreChanges), ...sensitiveChanges(changedSecrets, ignoreChanges)] };
+    return { changes: [...diffViews(compared, view({ live, known }), ignoreChanges), ...sensitiveChanges(changedSecrets, ignoreChanges)] };
   };
   const diff = (req: DiffRequest<A, L>): DiffResponse => {
     const facts = spec.diff ? spec.diff(req, () => derivedDiff(req)) : derivedDiff(req);

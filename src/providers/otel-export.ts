@@ -160,13 +160,13 @@ export const otelExportKind = defineKind<OtelExportAttributes, LiveOtelExport, O
     key: unconfigured(live.export) ? `unconfigured:${live.gatewayId}` : live.gatewayId,
     status: 'live',
   }),
-  naturalKey: ({ desired, lookups }) => lookups.idOf(gatewayAddress(desired.attributes)),
+  naturalKey: ({ desired, known }) => known.idOf(gatewayAddress(desired.attributes)),
   view: ({ live }) => liveView(live),
   desiredView: ({ attributes }) => view(attributes),
 
-  planCreate({ desired, lookups }) {
+  planCreate({ desired, known }) {
     const { attributes, address } = desired;
-    const gateway = ref(lookups, gatewayAddress(attributes));
+    const gateway = ref(known, gatewayAddress(attributes));
     const body: Record<string, Template> = {
       enabled: attributes.enabled,
       endpoint: attributes.endpoint,

@@ -10,7 +10,7 @@
 import { undeclaredInDirectory, VALUE } from '../config/index.js';
 import { resourceAddress, type ResultNotice } from '../plan-model/index.js';
 import { defineKind } from './define-kind.js';
-import type { Lookups, Problem, RecordedObject, View } from './types.js';
+import type { Known, Problem, RecordedObject, View } from './types.js';
 import { ref } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
@@ -45,18 +45,18 @@ function noticesFor(group: string): ResultNotice[] {
 }
 
 /** The directory's ids for the group and the role, or why the assignment cannot be planned. */
-function idsOf(attributes: ProjectGroupRoleAttributes, lookups: Lookups): { groupId: string; roleId: string } | { problem: Problem } {
-  const group = lookups.directory.groups[attributes.group];
-  if (!group) return { problem: undeclaredInDirectory('groups', attributes.group, lookups.directory) };
-  const role = lookups.directory.roles[attributes.role];
-  if (!role) return { problem: undeclaredInDirectory('roles', attributes.role, lookups.directory) };
+function idsOf(attributes: ProjectGroupRoleAttributes, known: Known): { groupId: string; roleId: string } | { problem: Problem } {
+  const group = known.directory.groups[attributes.group];
+  if (!group) return { problem: undeclaredInDirectory('groups', attributes.group, known.directory) };
+  const role = known.directory.roles[attributes.role];
+  if (!role) return { problem: undeclaredInDirectory('roles', attributes.role, known.directory) };
   return { groupId: group.id, roleId: role.id };
 }
 
-function assign(attributes: ProjectGroupRoleAttributes, lookups: Lookups, what: string) {
-  const ids = idsOf(attributes, lookups);
+function assign(attributes: ProjectGroupRoleAttributes, known: Known, what: string) {
+  const ids = idsOf(attributes, known);
   if ('problem' in ids) return { writes: [], problems: [ids.problem] };
-  const project = ref(lookups, projectAddress(attributes));
+  const project = ref(known, projectAddress(attributes));
   const effects = { id: { result: 'groupId' }, parents: { projectId: project }, notices: noticesFor(attributes.group) };
   return { writes: [writeSpec('grantProjectGroupRole', { path: { id: project, groupId: ids.groupId }, body: { roleId: ids.roleId }, effects }, what)] };
 }
@@ -89,11 +89,11 @@ export const projectGroupRoleKind = defineKind<ProjectGroupRoleAttributes, Recor
   naturalKey: () => undefined,
   desiredView: ({ attributes }) => view(attributes),
 
-  planCreate: ({ desired, lookups }) => assign(desired.attributes, lookups, `give group ${desired.attributes.group} the role ${desired.attributes.role}`),
+  planCreate: ({ desired, known }) => assign(desired.attributes, known, `give group ${desired.attributes.group} the role ${desired.attributes.role}`),
 
-  planUpdate({ desired, live, lookups }) {
+  planUpdate({ desired, live, known }) {
     const before = (live.inputs as unknown as ProjectGroupRoleAttributes).role;
-    const planned = assign(desired.attributes, lookups, `give group ${desired.attributes.group} the role ${desired.attributes.role}`);
+    const planned = assign(desired.attributes, known, `give group ${desired.attributes.group} the role ${desired.attributes.role}`);
     return { ...planned, notes: [`a new POST gives the group the role ${desired.attributes.role} in place of ${before} (the API keeps one role per group on a project)`] };
   },
 

@@ -66,10 +66,10 @@ export const projectKind = defineKind<ProjectAttributes, ProjectT, ProjectConfig
   // An archived project is brought back first.
   diff: ({ live }, derived) => (live.archived ? { changes: [{ path: 'archived', before: true, after: false }, ...derived().changes] } : derived()),
 
-  planCreate({ desired, lookups }) {
+  planCreate({ desired, known }) {
     const { name, description, active } = desired.attributes;
     const writes = [
-      writeSpec('createProject', { body: { accountId: lookups.account, name, description }, effects: { id: { result: 'project_id' } } }, `create project ${name}`),
+      writeSpec('createProject', { body: { accountId: known.account, name, description }, effects: { id: { result: 'project_id' } } }, `create project ${name}`),
     ];
     if (!active) {
       writes.push(

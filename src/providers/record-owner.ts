@@ -9,7 +9,7 @@ import { undeclaredInDirectory } from '../config/index.js';
 import { resourceAddress } from '../plan-model/index.js';
 import { defineKind } from './define-kind.js';
 import { listRecordsOnce } from './record-list.js';
-import type { Lookups, WritesResponse } from './types.js';
+import type { Known, WritesResponse } from './types.js';
 import { nullWhenNotFound, ref } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
@@ -18,15 +18,15 @@ export interface RecordOwnerConfig {
 }
 type LiveOwner = Pick<RecordMetaT, 'record_id' | 'owner_user_id'>;
 
-function transfer({ record, user }: { record: string; user: string }, lookups: Lookups): WritesResponse {
-  const found = lookups.directory.users[user];
-  if (!found) return { writes: [], problems: [undeclaredInDirectory('users', user, lookups.directory)] };
-  const id = ref(lookups, resourceAddress('record', record));
+function transfer({ record, user }: { record: string; user: string }, known: Known): WritesResponse {
+  const found = known.directory.users[user];
+  if (!found) return { writes: [], problems: [undeclaredInDirectory('users', user, known.directory)] };
+  const id = ref(known, resourceAddress('record', record));
   return { writes: [writeSpec('transferRecordOwnership', { path: { id }, body: { userId: found.id }, effects: { id: { result: 'record_id' }, parents: { recordId: id } } }, `make user ${user} the owner of record ${record}`)] };
 }
 
 /** A user's name in `directory.users` for its id (the live owner); a name, or an id it does not declare, as it is. */
-const nameOfUser = (user: unknown, lookups: Lookups) => Object.entries(lookups.directory.users).find(([, u]) => u.id === user)?.[0] ?? user;
+const nameOfUser = (user: unknown, known: Known) => Object.entries(known.directory.users).find(([, u]) => u.id === user)?.[0] ?? user;
 
 export const recordOwnerKind = defineKind<{ record: string; user: string }, LiveOwner, RecordOwnerConfig>({
   kind: 'record_owner',
@@ -39,8 +39,8 @@ export const recordOwnerKind = defineKind<{ record: string; user: string }, Live
   refresh: async (req) => ({ items: (await listRecordsOnce(req)).filter((r) => req.parentIds.includes(r.record_id)), failures: [] }),
   read: ({ client, id }) => nullWhenNotFound(() => client.call('getRecord', { path: { id } })),
   identify: ({ live }) => ({ id: live.record_id, parents: { recordId: live.record_id }, key: live.record_id, status: 'live' }),
-  naturalKey: ({ desired, lookups }) => lookups.idOf(resourceAddress('record', desired.attributes.record)),
-  planCreate: ({ desired, lookups }) => transfer(desired.attributes, lookups),
-  planUpdate: ({ desired, lookups }) => transfer(desired.attributes, lookups),
+  naturalKey: ({ desired, known }) => known.idOf(resourceAddress('record', desired.attributes.record)),
+  planCreate: ({ desired, known }) => transfer(desired.attributes, known),
+  planUpdate: ({ desired, known }) => transfer(desired.attributes, known),
   planDelete: ({ address }) => ({ writes: [], notes: [`ownership cannot be given back: cplane forgets ${address}, and the record keeps its owner until someone transfers it`] }),
 });

@@ -27,8 +27,11 @@ export type WriteSpec = Omit<PlannedWrite, 'id' | 'idempotencyKey'>;
  */
 export type View = Record<string, unknown>;
 
-/** What the planner knows while planning one address. */
-export interface Lookups {
+/**
+ * What the planner knows while planning one address, as kind definitions query it (`known`): the account, the
+ * objects of the data sources a kind declares (`lookups`, `DataSource`), the directory, ids and names of addresses.
+ */
+export interface Known {
   account: string;
   /** An object of a data source the kind declares in `lookups` (an AI vendor), by name or id; undefined when there is none. */
   find<T>(source: DataSource<T>, nameOrId: string): T | undefined;
@@ -92,7 +95,7 @@ export interface DiffRequest<A extends object, L> {
   live: L;
   /** What cplane last applied, when the address is in state. */
   state?: ResourceState;
-  lookups: Lookups;
+  known: Known;
   /** Write-only fields (`secret`, `value`, `headers.X`) whose value differs from what was last applied. */
   changedSecrets: string[];
 }
@@ -126,7 +129,7 @@ export interface DiffResponse {
 
 export interface CreateRequest<A extends object> {
   desired: DesiredResource<A>;
-  lookups: Lookups;
+  known: Known;
 }
 
 export interface UpdateRequest<A extends object, L> {
@@ -136,7 +139,7 @@ export interface UpdateRequest<A extends object, L> {
   id: string;
   state?: ResourceState;
   changedKeys: string[];
-  lookups: Lookups;
+  known: Known;
 }
 
 export interface DeleteRequest {
@@ -261,7 +264,7 @@ export interface ExportEntryRequest<L> {
   /** An AI vendor's name by id (the id itself when the account lists none). */
   vendorName(id: string): string;
   /** The account, and the objects of the data sources the mapping declares in `lookups` (its Service Accounts). */
-  lookups: Pick<Lookups, 'account' | 'find' | 'list'>;
+  known: Pick<Known, 'account' | 'find' | 'list'>;
   /**
    * The `{ env: NAME }` placeholder for a write-only value: NAME is made of `parts` (each in upper snake case,
    * joined by `_`: `['CPLANE_SECRET', 'openai-prod']` gives CPLANE_SECRET_OPENAI_PROD), made unique in the
@@ -299,7 +302,7 @@ export interface ExportMapping<L, E> {
    * For a list block (`config.list`, a record's `grants.serviceAccounts`): the name the object is listed as in
    * its parent's list, which is also its local name (a Service Account's name). Unused when `directory` is set.
    */
-  listItem?(live: L, lookups: ExportEntryRequest<L>['lookups']): string;
+  listItem?(live: L, known: ExportEntryRequest<L>['known']): string;
   /**
    * The object names a principal that only the configuration's `directory:` declares (a user a record is shared
    * with): export writes one directory entry per id, named from the id, with its public key as a placeholder to
@@ -311,7 +314,7 @@ export interface ExportMapping<L, E> {
    * `directory.serviceAccounts`, so the exported folder wraps for no other key. Undefined when the API's answer
    * does not hold together (a key id that is not its key's).
    */
-  pin?(live: L, lookups: ExportEntryRequest<L>['lookups']): { name: string; keyId: string } | undefined;
+  pin?(live: L, known: ExportEntryRequest<L>['known']): { name: string; keyId: string } | undefined;
   /** A comment on the key that holds the kind's entries inside their parent (`records:`), when there are some. */
   holderComment?: string;
   /**
@@ -331,7 +334,7 @@ interface DefinitionCore<A extends object, L, E> {
   /** The kind's configuration block: where it is written, its defaults, write-only inputs and references. */
   readonly config: KindBlock<A, E>;
   readonly relations: Relations;
-  /** The data sources planning the kind looks objects up in (`lookups.find`): refresh reads each once. */
+  /** The data sources planning the kind looks objects up in (`known.find`): refresh reads each once. */
   readonly lookups?: readonly DataSource<unknown>[];
   /**
    * The data sources one resource needs when not every resource of the kind does (a token issued to a Service
@@ -362,13 +365,13 @@ interface DefinitionCore<A extends object, L, E> {
   readonly optionalValue?: { field: string; present(live: L): boolean };
   identify(req: { live: L }): LiveIdentity;
   /** The natural key of a desired object, or undefined while a parent has no id yet. */
-  naturalKey(req: { desired: DesiredResource<A>; lookups: Lookups }): string | undefined;
+  naturalKey(req: { desired: DesiredResource<A>; known: Known }): string | undefined;
   /** Addresses the attributes refer to (parents and references). */
   references(req: { attributes: A }): string[];
   /** The live object in configuration terms. */
-  view(req: { live: L; lookups: Lookups }): View;
+  view(req: { live: L; known: Known }): View;
   /** Desired (or last applied) attributes in the same terms. */
-  desiredView(req: { attributes: A; lookups: Lookups }): View;
+  desiredView(req: { attributes: A; known: Known }): View;
   diff(req: DiffRequest<A, L>): DiffResponse;
   planCreate(req: CreateRequest<A>): WritesResponse;
   planUpdate(req: UpdateRequest<A, L>): WritesResponse;

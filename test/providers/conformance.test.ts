@@ -6,7 +6,7 @@ import { emptyDirectory } from '../../src/config/index.js';
 import { finder, lister, listVendors, definitionOf, serviceAccounts, vendors, type DataSource } from '../../src/providers/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { printableKeyPair } from '../../src/emulator/keys.js';
-import type { Lookups } from '../../src/providers/types.js';
+import type { Known } from '../../src/providers/types.js';
 import { harness, type Harness } from '../planner/harness.js';
 
 const gatewayBase = (extra = '', name = 'Conformance') => `
@@ -121,7 +121,7 @@ ${grants}directory:
   }));
 }
 
-async function lookupsOf(h: Harness): Promise<Lookups> {
+async function lookupsOf(h: Harness): Promise<Known> {
   const all = new Map<DataSource<unknown>, unknown[]>([[vendors, await listVendors(h.client)], [serviceAccounts, await serviceAccounts.read(h.client)]]);
   const resources = h.state.data.resources;
   return {
@@ -145,7 +145,7 @@ async function readAndDiff(h: Harness, c: Case) {
   const live = await provider.read({ client: h.client, account: h.state.data.account, id: entry.id, ...(entry.parents ? { parents: entry.parents } : {}) });
   expect(live).not.toBeNull();
   const desired = (await h.desired()).resources.find((r) => r.address === c.address)!;
-  const facts = provider.diff({ desired, live, state: entry, lookups: await lookupsOf(h), changedSecrets: [] });
+  const facts = provider.diff({ desired, live, state: entry, known: await lookupsOf(h), changedSecrets: [] });
   return { provider, entry, facts };
 }
 

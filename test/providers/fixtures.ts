@@ -1,9 +1,9 @@
-// Builders of desired resources, live objects and lookups for the provider unit tests.
+// Builders of desired resources, live objects and known for the provider unit tests.
 import type { GatewayT, ProviderT } from '../../src/api/shapes.js';
 import type { DesiredResource, SecretSource } from '../../src/config/types.js';
 import { emptyDirectory } from '../../src/config/index.js';
 import { finder, lister, vendors, type AttributesByKind } from '../../src/providers/index.js';
-import type { Lookups } from '../../src/providers/types.js';
+import type { Known } from '../../src/providers/types.js';
 
 export const ids = {
   account: '00000000-0000-4000-8000-000000000001',
@@ -34,8 +34,8 @@ export function desired<K extends keyof AttributesByKind>(
   };
 }
 
-/** Lookups where the given addresses have ids and everything else is new. */
-export function lookups(known: Record<string, string>): Lookups {
+/** Known where the given addresses have ids and everything else is new. */
+export function known(known: Record<string, string>): Known {
   const owners = new Map(Object.entries(known).map(([address, id]) => [id, address.slice(address.indexOf('.') + 1)]));
   return {
     account: ids.account,
