@@ -19,7 +19,8 @@ import { resourceAddress, type Template } from '../plan-model/index.js';
 import { serviceAccounts } from './lookups.js';
 import { listRecordsOnce } from './record-list.js';
 import { resolveServiceAccount, serviceAccountLabel, type AccountLookups } from './service-accounts.js';
-import type { Known, Problem, KindDefinition, WriteSpec } from './types.js';
+import { defineKind } from './define-kind.js';
+import type { Known, Problem, WriteSpec } from './types.js';
 import { nullWhenNotFound } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
@@ -204,15 +205,14 @@ const recordAddress = (attributes: GrantAttributes) => resourceAddress('record',
 /** The definition of one reader kind. */
 export function grantKind(readers: ReaderKind) {
   const { kind, noun } = readers;
-  return {
+  return defineKind<GrantAttributes, LiveGrant, Entry>({
     kind,
+    parent: { kind: 'record', attribute: 'record', idField: 'recordId' },
     config: {
-      kind,
       key: `grants.${readers.section}`,
       list: true,
       // One name of the list; the record's schema holds the list (`grants` in record.ts).
       schema: { $ref: '#/$defs/localName' },
-      parent: { kind: 'record', attribute: 'record' },
       noun: `grant to ${noun}`,
       // An entry written as `{ name, until, reason }` carries them; a plain name only the name.
       attributes: (entry: Entry, local: string, record?: string): GrantAttributes => ({
@@ -224,7 +224,7 @@ export function grantKind(readers: ReaderKind) {
       ...(readers.section === 'serviceAccounts' ? {} : { references: [{ attribute: 'name', directory: readers.section }] }),
     },
     ...(readers.section === 'serviceAccounts' ? { lookups: [serviceAccounts] } : {}),
-    relations: { parentIds: { recordId: 'record' }, parentAttributes: { recordId: 'record' }, missingAs: 'revoked' },
+    relations: { missingAs: 'revoked' },
     // A grant is a name in its record's list: a Service Account's name (so the folder applies to another account,
     // where a missing one is a plan problem), or a directory entry export declares from the id.
     export: {
@@ -265,7 +265,6 @@ export function grantKind(readers: ReaderKind) {
       return recordId === undefined || !reader ? undefined : grantId(recordId, reader.id);
     },
 
-    references: ({ attributes }) => [recordAddress(attributes)],
     view: ({ live, known }) => ({ reader: readers.nameOf(known, live.reader_id) }),
     // `until` and `reason` are cplane's own (no operation reads them back): shown in a create, never diffed.
     desiredView: ({ attributes }) => ({ reader: attributes.reader, ...(attributes.until !== undefined ? { until: attributes.until } : {}), ...(attributes.reason !== undefined ? { reason: attributes.reason } : {}) }),
@@ -276,12 +275,12 @@ export function grantKind(readers: ReaderKind) {
     // usable (an inactive Service Account is a problem even for a grant that exists).
     diff({ desired, known, state }) {
       const { reader, problem } = readers.resolve(known, desired.attributes.reader);
-      if (!reader) return { changes: [], changedKeys: [], replaceKeys: [], problems: [problem] };
+      if (!reader) return { changes: [], problems: [problem] };
       const before = state?.inputs.readerKeyId;
       const after = readerKeyId(reader);
-      if (typeof before !== 'string' || before === after) return { changes: [], changedKeys: [], replaceKeys: [] };
+      if (typeof before !== 'string' || before === after) return { changes: [] };
       const note = reader.keyFromRepository ? 'the key the repository gives' : 'offered by the API, not pinned: only a pin in directory.serviceAccounts makes this safe';
-      return { changes: [{ path: 'readerKey', before, after, note }], changedKeys: ['readerKey'], replaceKeys: [], inputs: { readerKeyId: after } };
+      return { changes: [{ path: 'readerKey', before, after, note }], inputs: { readerKeyId: after } };
     },
 
     planCreate({ desired, known }) {
@@ -308,7 +307,7 @@ export function grantKind(readers: ReaderKind) {
         notes: [`${address}: the reader may still hold the value it could read until now; rotate the record's value unless this plan does (rotateOnRevoke: true rotates a generated value in the same apply).`],
       };
     },
-  } satisfies KindDefinition<GrantAttributes, LiveGrant, Entry>;
+  });
 }
 
 export const serviceAccountGrantKind = grantKind(serviceAccountReaders);
