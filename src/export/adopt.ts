@@ -1,14 +1,14 @@
 /**
  * `--adopt`: records the exported objects in the state of the SOURCE account,
  * so that `cplane plan` there right after the export has nothing to do. Each
- * address gets the live object's id and parents (as the planner's providers
+ * address gets the live object's id and parents (as the planner's kind definitions
  * identify them) and, as its last applied inputs, the attributes the loader
  * reads from the exported files. Write-only values (credential secrets, OTel
  * header values) were never seen, so they have no fingerprint: the entry is
  * marked `adoptedBy: 'export'` so the planner treats them as unknown, not as changed.
  */
 import { loadConfiguration } from '../providers/index.js';
-import { exportedProviderFor } from '../providers/index.js';
+import { exportedDefinitionOf } from '../providers/index.js';
 import { openState, StateError, type StateStore } from '../state/index.js';
 import type { ResourceState, StateData } from '../state/types.js';
 import type { Adoption } from './build-model.js';
@@ -67,8 +67,8 @@ async function record(store: StateStore, options: AdoptOptions, adoptions: Adopt
   await store.update((draft: StateData) => {
     const resources: Record<string, ResourceState> = {};
     for (const { address, kind, live } of adoptions) {
-      const provider = exportedProviderFor(kind);
-      const identity = provider.identify({ live });
+      const definition = exportedDefinitionOf(kind);
+      const identity = definition.identify({ live });
       const inputs = attributes.get(address);
       if (!inputs) throw new Error(`the exported folder has no ${address}; no state was written`);
       const earlier = draft.resources[address];
@@ -83,8 +83,8 @@ async function record(store: StateStore, options: AdoptOptions, adoptions: Adopt
         updatedAt: now,
       };
       if (identity.parents) entry.parents = identity.parents;
-      // Outputs the provider declares (the start of a token) are safe to show; `cplane output` prints them.
-      const outputs = outputsOf(provider.relations.outputs, live);
+      // Outputs the kind's definition declares (the start of a token) are safe to show; `cplane output` prints them.
+      const outputs = outputsOf(definition.relations.outputs, live);
       if (outputs) entry.outputs = outputs;
       if (same && earlier.sealed) entry.sealed = earlier.sealed;
       if (same && earlier.fingerprintAddress) entry.fingerprintAddress = earlier.fingerprintAddress;

@@ -8,7 +8,7 @@
 import type { Entry } from '../config/index.js';
 import type { ResourceKind } from '../config/types.js';
 import { childAddress, resourceAddress } from '../plan-model/index.js';
-import { exportedProviderFor, exportKinds, finder, kindsDeclaredIn, lister, type ExportEntryRequest } from '../providers/index.js';
+import { exportedDefinitionOf, exportKinds, finder, kindsDeclaredIn, lister, type ExportEntryRequest } from '../providers/index.js';
 import { assignLocalNames, compare, upperSnake } from './local-names.js';
 import type { AccountObjects } from './account-objects.js';
 import { exportedObjects, parentIdOf } from './select.js';
@@ -93,17 +93,17 @@ export interface BuildOptions {
 
 export function buildModel(live: AccountObjects, options: BuildOptions): ExportModel {
   const { exported, skipped } = exportedObjects(live, options.onlyUsedCredentials);
-  const idOf = (kind: ResourceKind, object: unknown) => exportedProviderFor(kind).identify({ live: object }).id;
+  const idOf = (kind: ResourceKind, object: unknown) => exportedDefinitionOf(kind).identify({ live: object }).id;
   const objectsOf = (kind: ResourceKind) => (live.objects[kind] ?? []).filter((object) => exported.get(kind)!.has(idOf(kind, object)));
 
   const envNames = new EnvNames();
-  const lookups = { account: live.account, find: finder(live.lookups), list: lister(live.lookups) };
+  const known = { account: live.account, find: finder(live.lookups), list: lister(live.lookups) };
   const directory = directoryEntries(objectsOf);
   const pins = new Map<string, string>();
   for (const kind of exportKinds) {
-    const pin = exportedProviderFor(kind).export.pin;
+    const pin = exportedDefinitionOf(kind).export.pin;
     for (const object of pin ? objectsOf(kind) : []) {
-      const found = pin!(object, lookups);
+      const found = pin!(object, known);
       if (found) pins.set(found.name, found.keyId);
     }
   }
@@ -113,9 +113,9 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
   // others. An object of a list block is named as its parent's list names it.
   const names = new Map<ResourceKind, Map<string, string>>();
   for (const kind of exportKinds) {
-    const { config, export: mapping } = exportedProviderFor(kind);
+    const { config, export: mapping } = exportedDefinitionOf(kind);
     if (config.list) {
-      const listed = (object: unknown) => (mapping.directory ? directoryName(mapping.directory.section, mapping.directory.id(object)) : mapping.listItem!(object, lookups));
+      const listed = (object: unknown) => (mapping.directory ? directoryName(mapping.directory.section, mapping.directory.id(object)) : mapping.listItem!(object, known));
       names.set(kind, new Map(objectsOf(kind).map((object) => [idOf(kind, object), listed(object)])));
       continue;
     }
@@ -139,7 +139,7 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
 
   const vendorName = (id: string) => live.vendors.find((p) => p.provider_id === id)?.name ?? id;
   const entriesOf = (kind: ResourceKind, parent?: { id: string; address: string }): ExportedEntry[] => {
-    const { config, export: mapping } = exportedProviderFor(kind);
+    const { config, export: mapping } = exportedDefinitionOf(kind);
     const objects = objectsOf(kind).filter((object) => !parent || parentIdOf(kind, object) === parent.id);
     return objects
       .map((object) => {
@@ -152,7 +152,7 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
           local,
           nameOf,
           vendorName,
-          lookups,
+          known,
           placeholder: (parts, what) => ({ env: envNames.take(parts.map(upperSnake).join('_'), what) }),
           comment: (field, text) => made.comments.push({ field, text }),
           note: (text) => made.notes.push(text),
@@ -164,7 +164,7 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
       .sort((a, b) => compare(a.local, b.local));
   };
   // Entries are made in kind order, so placeholders are taken in it (a clash gets `_2` in that order).
-  const topLevel = new Map(exportKinds.filter((kind) => !exportedProviderFor(kind).config.parent).map((kind) => [kind, entriesOf(kind)] as const));
+  const topLevel = new Map(exportKinds.filter((kind) => !exportedDefinitionOf(kind).config.parent).map((kind) => [kind, entriesOf(kind)] as const));
   for (const entries of topLevel.values()) for (const entry of entries) nest(entry);
 
   const files = filesOf(topLevel);
@@ -181,7 +181,7 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
 function nest(parent: ExportedEntry): void {
   for (const child of parent.children) {
     nest(child);
-    const { key, single, list } = exportedProviderFor(child.kind).config;
+    const { key, single, list } = exportedDefinitionOf(child.kind).config;
     if (list) {
       const path = key.split('.');
       let holder = parent.entry as Record<string, unknown>;
@@ -203,7 +203,7 @@ function directoryEntries(objectsOf: (kind: ResourceKind) => unknown[]): Directo
   for (const section of ['users', 'groups'] as const) {
     const ids = new Map<string, string>();
     for (const kind of exportKinds) {
-      const wanted = exportedProviderFor(kind).export.directory;
+      const wanted = exportedDefinitionOf(kind).export.directory;
       if (wanted?.section === section) for (const object of objectsOf(kind)) ids.set(wanted.id(object), wanted.noun);
     }
     const named = assignLocalNames([...ids].map(([id, noun]) => ({ id, name: `${noun}-${id}` })), section === 'users' ? 'user' : 'group');
@@ -228,15 +228,15 @@ function flatten(entry: ExportedEntry): ExportedEntry[] {
 function filesOf(topLevel: Map<ResourceKind, ExportedEntry[]>): ExportedFile[] {
   const files: ExportedFile[] = [];
   for (const [kind, entries] of topLevel) {
-    const { export: mapping, config } = exportedProviderFor(kind);
+    const { export: mapping, config } = exportedDefinitionOf(kind);
     if (mapping.file && 'description' in mapping.file && entries.length > 0) files.push({ name: `${config.key}.yaml`, description: mapping.file.description, entries });
   }
   for (const [kind, entries] of topLevel) {
-    const file = exportedProviderFor(kind).export.file;
+    const file = exportedDefinitionOf(kind).export.file;
     if (!file || !('perEntry' in file)) continue;
     for (const entry of entries) {
       const belonging = [...topLevel].flatMap(([other, list]) => {
-        const goes = exportedProviderFor(other).export.file;
+        const goes = exportedDefinitionOf(other).export.file;
         return goes && 'with' in goes && goes.with.kind === kind ? list.filter((e) => e.entry[goes.with.attribute] === entry.local) : [];
       });
       files.push({ name: `${kind}-${entry.local}.yaml`, description: file.perEntry(entry.local), entries: [entry, ...belonging] });

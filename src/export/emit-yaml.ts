@@ -11,7 +11,7 @@
  * `x ${env.CPLANE_TOKEN}` is never interpolated.
  */
 import { Document, isMap, isPair, isScalar, isSeq, type Node, type Pair } from 'yaml';
-import { exportedProviderFor } from '../providers/index.js';
+import { exportedDefinitionOf } from '../providers/index.js';
 import { compare } from './local-names.js';
 import type { ExportedEntry, ExportModel } from './build-model.js';
 import { EachReference } from './group.js';
@@ -38,7 +38,7 @@ export function emitFiles(model: ExportModel, schemaRef: string): EmittedFile[] 
     const content: Record<string, Record<string, unknown>> = {};
     const comments: Comment[] = [];
     for (const entry of file.entries) {
-      const { key } = exportedProviderFor(entry.kind).config;
+      const { key } = exportedDefinitionOf(entry.kind).config;
       (content[key] ??= {})[entry.local] = entry.entry;
       commentsOf(entry, [key, entry.local], comments);
     }
@@ -59,7 +59,7 @@ function commentsOf(entry: ExportedEntry, path: string[], out: Comment[]): void 
   for (const { field, text } of entry.comments) out.push({ path: [...path, field], text });
   const held = new Set<string>();
   for (const child of entry.children) {
-    const { config, export: mapping } = exportedProviderFor(child.kind);
+    const { config, export: mapping } = exportedDefinitionOf(child.kind);
     // A list block's key is a dotted path (`grants.serviceAccounts`); its children are names, with no comments of their own.
     if (mapping.holderComment && !held.has(child.kind)) out.push({ path: [...path, ...config.key.split('.')], text: mapping.holderComment });
     held.add(child.kind);

@@ -8,7 +8,7 @@ import { relative, resolve, sep } from 'node:path';
 import { packageFile } from '../package-files.js';
 import type { ApiClient } from '../api/client.js';
 import { AbortError } from '../errors.js';
-import { exportedProviderFor, exportKinds, listAccounts, nestingOrder } from '../providers/index.js';
+import { exportedDefinitionOf, exportKinds, listAccounts, nestingOrder } from '../providers/index.js';
 
 /** The kinds export writes, in the order a configuration nests them. */
 const exportNesting = nestingOrder.filter((kind) => exportKinds.includes(kind));
@@ -156,19 +156,19 @@ const exportedOf = (model: ExportModel, kind: string) => model.adoptions.filter(
 /** The exported objects of each kind, in the order a configuration nests them. */
 function countsOf(model: ExportModel): ExportCounts {
   return exportNesting.map((kind) => {
-    const { export: mapping, config } = exportedProviderFor(kind);
+    const { export: mapping, config } = exportedDefinitionOf(kind);
     return { noun: mapping.noun ?? config.noun, count: exportedOf(model, kind) };
   });
 }
 
 function skippedOf(model: ExportModel): SkipCounts {
-  return exportNesting.flatMap((kind) => (exportedProviderFor(kind).export.skip ?? []).flatMap(({ count }) => (count ? [{ ...count, count: model.skipped[count.key] ?? 0 }] : [])));
+  return exportNesting.flatMap((kind) => (exportedDefinitionOf(kind).export.skip ?? []).flatMap(({ count }) => (count ? [{ ...count, count: model.skipped[count.key] ?? 0 }] : [])));
 }
 
 /** The objects written without their value (the kind whose value export never reads). */
 function withoutValueOf(model: ExportModel): ExportResult['withoutValue'] {
-  const kind = exportNesting.find((k) => exportedProviderFor(k).export.withoutValue);
-  return kind === undefined ? { count: 0, noun: '' } : { count: exportedOf(model, kind), noun: exportedProviderFor(kind).config.noun };
+  const kind = exportNesting.find((k) => exportedDefinitionOf(k).export.withoutValue);
+  return kind === undefined ? { count: 0, noun: '' } : { count: exportedOf(model, kind), noun: exportedDefinitionOf(kind).config.noun };
 }
 
 export type { Placeholder } from './build-model.js';

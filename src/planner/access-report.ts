@@ -17,7 +17,7 @@ import type { ResultOf } from '../api/operations.js';
 import type { ProjectT, RecordMetaT, ServiceAccountT } from '../api/shapes.js';
 import type { DesiredResource, DesiredState } from '../config/types.js';
 import { resourceAddress, type AccessFlag, type AccessFlagCode, type AccessPath, type AccessReader, type AccessReaderType, type AccessRecord, type AccessReport } from '../plan-model/index.js';
-import { findServiceAccount, projectGroupRoleProvider, projectProvider, recordProvider } from '../providers/index.js';
+import { findServiceAccount, projectGroupRoleKind, projectKind, recordKind } from '../providers/index.js';
 import { groupReaders, readerKinds, serviceAccountReaders, userReaders, type GrantAttributes, type ReaderKind } from '../providers/record-grant.js';
 import type { ProjectGroupRoleAttributes } from '../providers/project-group-role.js';
 import type { ResourceState } from '../state/types.js';
@@ -109,10 +109,10 @@ function activityOf(audit: readonly AuditRowT[]): Map<string, RecordActivity> {
 
 /** The id of the project at a configuration address: state's, else the live project of its name. */
 function projectIds(desired: AccessReportInput['desired'], state: AccessReportInput['state'], reads: AccessReads): (project: string) => string | undefined {
-  const names = new Map(desired.resources.filter((r) => r.kind === projectProvider.kind).map((r) => [r.address, (r.attributes as { name?: string }).name ?? r.localName]));
+  const names = new Map(desired.resources.filter((r) => r.kind === projectKind.kind).map((r) => [r.address, (r.attributes as { name?: string }).name ?? r.localName]));
   const live = new Map(reads.projects.filter((p) => !p.archived).map((p) => [p.name, p.project_id]));
   return (project) => {
-    const address = resourceAddress(projectProvider.kind, project);
+    const address = resourceAddress(projectKind.kind, project);
     return state[address]?.id ?? live.get(names.get(address) ?? '');
   };
 }
@@ -122,7 +122,7 @@ function recordAddresses(desired: AccessReportInput['desired'], state: AccessRep
   const byKey = new Map(reads.records.map((r) => [`${r.project_id}/${r.name}`, r.record_id]));
   const addresses = new Map<string, string>();
   for (const r of desired.resources) {
-    if (r.kind !== recordProvider.kind) continue;
+    if (r.kind !== recordKind.kind) continue;
     const attributes = r.attributes as { project: string; name: string };
     const projectId = projectIdOf(attributes.project);
     const id = state[r.address]?.id ?? (projectId ? byKey.get(`${projectId}/${attributes.name}`) : undefined);
@@ -142,7 +142,7 @@ function configuredReaders(desired: AccessReportInput['desired'], reads: AccessR
     const { record, reader, until, reason } = r.attributes;
     const id = kind === serviceAccountReaders ? findServiceAccount(ours, reader)?.service_account_id : desired.directory?.[kind.section as 'users' | 'groups']?.[reader]?.id;
     if (!id) continue;
-    const address = resourceAddress(recordProvider.kind, record);
+    const address = resourceAddress(recordKind.kind, record);
     const list = out.get(address) ?? [];
     list.push({ kind, id, name: reader, address: r.address, ...(until !== undefined ? { until } : {}), ...(reason !== undefined ? { reason } : {}) });
     out.set(address, list);
@@ -154,7 +154,7 @@ function configuredReaders(desired: AccessReportInput['desired'], reads: AccessR
 function groupRoles(desired: AccessReportInput['desired'], projectIdOf: (project: string) => string | undefined): Map<string, { id: string; name: string; role: string; address: string }[]> {
   const out = new Map<string, { id: string; name: string; role: string; address: string }[]>();
   for (const r of desired.resources as unknown as DesiredResource<ProjectGroupRoleAttributes>[]) {
-    if (r.kind !== projectGroupRoleProvider.kind) continue;
+    if (r.kind !== projectGroupRoleKind.kind) continue;
     const { project, group, role } = r.attributes;
     const projectId = projectIdOf(project);
     const groupId = desired.directory?.groups[group]?.id;

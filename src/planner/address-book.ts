@@ -11,7 +11,7 @@ import type { ResourceKind } from '../config/types.js';
 import { localPart } from '../plan-model/index.js';
 import { emptyDirectory, type Directory } from '../config/index.js';
 import { finder, lister, type LookupResults } from '../providers/index.js';
-import type { Lookups } from '../providers/types.js';
+import type { Known } from '../providers/types.js';
 import type { StateData } from '../state/types.js';
 
 const keyOf = (kind: ResourceKind, id: string) => `${kind}:${id}`;
@@ -68,8 +68,8 @@ export class AddressBook {
     this.owners.set(keyOf(kind, id), address);
   }
 
-  /** What providers may ask while planning. */
-  lookups(account: string, found: LookupResults, now: Date, directory: Directory = emptyDirectory()): Lookups {
+  /** What kind definitions may ask while planning. */
+  known(account: string, found: LookupResults, now: Date, directory: Directory = emptyDirectory()): Known {
     return {
       account,
       now,

@@ -7,7 +7,7 @@
  */
 import type { DesiredResource } from '../config/types.js';
 import { isRemoval, type AddressGraph, type Plan, type PlanStep } from '../plan-model/index.js';
-import { providerFor } from '../providers/index.js';
+import { definitionOf } from '../providers/index.js';
 import type { StateData } from '../state/types.js';
 import type { AddressBook } from './address-book.js';
 import { orderDesired } from './desired.js';
@@ -24,7 +24,7 @@ export interface DependencyInput {
 
 /** What a configured resource needs to exist first: its explicit `dependsOn` and what its attributes refer to (parents and references). */
 export function dependenciesOf(r: DesiredResource): string[] {
-  return [...r.dependsOn, ...providerFor(r.kind).references({ attributes: r.attributes })];
+  return [...r.dependsOn, ...definitionOf(r.kind).references({ attributes: r.attributes })];
 }
 
 /**
@@ -72,10 +72,10 @@ export function linkDependencies(input: DependencyInput): PlanStep[] {
 export function previousDependencies(input: Pick<DependencyInput, 'state' | 'book'>, address: string): string[] {
   const entry = input.state[address];
   if (!entry) return [];
-  const provider = providerFor(entry.kind);
-  const deps = new Set(provider.references({ attributes: entry.inputs }).filter((a) => a in input.state));
+  const definition = definitionOf(entry.kind);
+  const deps = new Set(definition.references({ attributes: entry.inputs }).filter((a) => a in input.state));
   for (const [idField, id] of Object.entries(entry.parents ?? {})) {
-    const parentKind = provider.relations.parentIds?.[idField];
+    const parentKind = definition.relations.parentIds?.[idField];
     const parent = parentKind && input.book.stateAddressOf(parentKind, id);
     if (parent) deps.add(parent);
   }

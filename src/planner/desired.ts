@@ -10,7 +10,7 @@ import { routes } from '../api/routes.js';
 import type { DesiredResource, ResourceKind } from '../config/types.js';
 import { depthFirstOrder } from '../graph/index.js';
 import { resourceAddress, type FieldChange, type PlanStep, type StepCause } from '../plan-model/index.js';
-import { kindOrder, parentOf, providerFor } from '../providers/index.js';
+import { kindOrder, parentOf, definitionOf } from '../providers/index.js';
 import type { View } from '../providers/types.js';
 import { isIgnored, sameValue } from '../providers/view-diff.js';
 import type { ResourceState } from '../state/types.js';
@@ -30,8 +30,8 @@ export function planDesired(given: StageInputs): StageResult {
 }
 
 function planAddress(given: StageInputs, r: DesiredResource, out: StageResult): void {
-  const { mode, lookups, book } = given;
-  const provider = providerFor(r.kind);
+  const { mode, known, book } = given;
+  const definition = definitionOf(r.kind);
   const entry = given.state[r.address];
   const blocked = unreadableFor(given.live, r.kind, parentIdOf(given, r, entry));
   if (blocked) {
@@ -39,7 +39,7 @@ function planAddress(given: StageInputs, r: DesiredResource, out: StageResult): 
     return;
   }
   // Configured to end, and ended on the API's clock (a grant's `until`): removed, never created or adopted again.
-  const ended = mode === 'refresh-only' ? undefined : endedAt(r, lookups.now);
+  const ended = mode === 'refresh-only' ? undefined : endedAt(r, known.now);
   if (ended) {
     const step = endedStep(given, r, ended);
     if (step) out.steps.push(step);
@@ -47,9 +47,9 @@ function planAddress(given: StageInputs, r: DesiredResource, out: StageResult): 
   }
   const create = (cause: StepCause, reason?: string) => {
     book.markPending(r.address, r.kind);
-    const created = provider.planCreate({ desired: r, lookups });
+    const created = definition.planCreate({ desired: r, known });
     out.problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
-    push(makeStep({ address: r.address, kind: r.kind, action: 'create', reason, changes: createChanges(provider, r, lookups), writes: created.writes, inputs: { ...inputsOf(r), ...created.inputs }, notes: created.notes, causes: [cause] }, r.secrets));
+    push(makeStep({ address: r.address, kind: r.kind, action: 'create', reason, changes: createChanges(definition, r, known), writes: created.writes, inputs: { ...inputsOf(r), ...created.inputs }, notes: created.notes, causes: [cause] }, r.secrets));
   };
   const change = (found: LiveObject, state: ResourceState | undefined, base: ChangeBase) => {
     const { step, problems } = planChange(given, r, found, state, base);
@@ -73,12 +73,12 @@ function planAddress(given: StageInputs, r: DesiredResource, out: StageResult): 
     if (mode === 'refresh-only') return;
     const imported = given.imports.get(r.address);
     if (imported) return planImport(given, r, imported.id, out, change);
-    if (given.live.snapshot.byIdOnly.has(r.kind) && provider.observation !== 'state') {
-      const op = provider.refreshOperations[0] ?? provider.readOperation;
+    if (given.live.snapshot.byIdOnly.has(r.kind) && definition.observation !== 'state') {
+      const op = definition.refreshOperations[0] ?? definition.readOperation;
       out.unreadable.push({ address: r.address, kind: r.kind, operation: op, reason: `not in state, and finding an existing one needs ${routes[op].method} ${routes[op].path}, a human-only operation` });
       return;
     }
-    const candidate = liveByKey(given.live, r.kind, provider.naturalKey({ desired: r, lookups }));
+    const candidate = liveByKey(given.live, r.kind, definition.naturalKey({ desired: r, known }));
     // One live object is managed by one address: an object already in state, or adopted above, is not adopted twice.
     if (!candidate || book.isManaged(r.kind, candidate.identity.id)) return create('configuration');
     book.adopt(r.address, r.kind, candidate.identity.id);
@@ -93,7 +93,7 @@ function planAddress(given: StageInputs, r: DesiredResource, out: StageResult): 
   if (found.identity.status === 'archived') changes.unshift({ path: 'archived', before: false, after: true });
   if (changes.length > 0) out.drift.push({ address: r.address, kind: r.kind, type: 'changed', changes });
   // Expiry is drift too (never "No changes"): planChange replaces the object.
-  const expired = expiredChange(found.identity, lookups.now);
+  const expired = expiredChange(found.identity, known.now);
   if (expired) out.drift.push({ address: r.address, kind: r.kind, type: 'changed', reason: expired.note, changes: [expired] });
   if (mode === 'refresh-only') {
     if (changes.length === 0) return;
@@ -103,7 +103,7 @@ function planAddress(given: StageInputs, r: DesiredResource, out: StageResult): 
   }
   // Every repair of drift says why, so a reviewer reading only the step (Markdown's Why column) knows.
   const repair = found.identity.status === 'archived' ? 'archived outside cplane: unarchiving it' : changes.length > 0 ? `changed outside cplane (${changes.map((c) => c.path).join(', ')}): setting it back` : undefined;
-  change(found, entry, { action: 'update', reason: repair, changedOutside: changedOutsideOnly(provider.desiredView({ attributes: r.attributes, lookups }), changes) });
+  change(found, entry, { action: 'update', reason: repair, changedOutside: changedOutsideOnly(definition.desiredView({ attributes: r.attributes, known }), changes) });
 }
 
 /**
@@ -145,16 +145,16 @@ function parentIdOf(given: StageInputs, r: DesiredResource, entry: ResourceState
   const parent = parentOf(r.kind);
   if (!parent) return undefined;
   const local = (r.attributes as unknown as Record<string, unknown>)[parent.attribute];
-  return entry?.parents?.[parent.idField] ?? (typeof local === 'string' ? given.lookups.idOf(resourceAddress(parent.kind, local)) : undefined);
+  return entry?.parents?.[parent.idField] ?? (typeof local === 'string' ? given.known.idOf(resourceAddress(parent.kind, local)) : undefined);
 }
 
 /** Live values that differ from what cplane last applied, field by field. */
 function driftOf(given: StageInputs, entry: ResourceState, live: unknown, ignore: string[]): FieldChange[] {
   // An object adopted by a run that stopped before its first write has no inputs yet: nothing to compare.
   if (Object.keys(entry.inputs).length === 0) return [];
-  const provider = providerFor(entry.kind);
-  const applied: View = provider.desiredView({ attributes: entry.inputs, lookups: given.lookups });
-  const observed = provider.view({ live, lookups: given.lookups });
+  const definition = definitionOf(entry.kind);
+  const applied: View = definition.desiredView({ attributes: entry.inputs, known: given.known });
+  const observed = definition.view({ live, known: given.known });
   const changes: FieldChange[] = [];
   for (const path of Object.keys(applied).sort()) {
     if (!(path in observed) || applied[path] === undefined || isIgnored(path, ignore)) continue;

@@ -6,7 +6,7 @@
  * and plans nothing.
  */
 import type { DueItem, FieldChange } from '../plan-model/index.js';
-import { providerFor } from '../providers/index.js';
+import { definitionOf } from '../providers/index.js';
 import type { StageInputs } from './stage-inputs.js';
 import { liveObjectOf } from './live-account.js';
 import { expiredChange, renewalChange, supersededRevocations } from './reissue.js';
@@ -18,15 +18,15 @@ export function dueItems(given: StageInputs): DueItem[] {
     const entry = given.state[r.address];
     const found = entry ? liveObjectOf(given.live, entry) : undefined;
     if (!entry || !found || found.identity.status !== 'live') continue;
-    const provider = providerFor(r.kind);
-    const now = given.lookups.now;
+    const definition = definitionOf(r.kind);
+    const now = given.known.now;
     const expired = expiredChange(found.identity, now);
-    const renewing = expired ? undefined : renewalChange(found.identity, provider.renewal?.({ attributes: r.attributes }), provider.config.noun, now);
+    const renewing = expired ? undefined : renewalChange(found.identity, definition.renewal?.({ attributes: r.attributes }), definition.config.noun, now);
     const changes: FieldChange[] = [
       ...(expired ? [expired] : []),
       ...(renewing ? [renewing] : []),
       ...supersededRevocations(given.live, r.address, entry, now, false).changes,
-      ...provider.diff({ desired: r, live: found.live, state: entry, lookups: given.lookups, changedSecrets: [] }).changes,
+      ...definition.diff({ desired: r, live: found.live, state: entry, known: given.known, changedSecrets: [] }).changes,
     ];
     const seen = new Set<string>();
     for (const change of changes) {

@@ -6,7 +6,7 @@
  */
 import type { DesiredResource } from '../config/types.js';
 import type { EndingGrant, PlanStep } from '../plan-model/index.js';
-import { providerFor } from '../providers/index.js';
+import { definitionOf } from '../providers/index.js';
 import type { StageInputs } from './stage-inputs.js';
 import { isDeletedLive, liveChildrenOf, liveObjectOf } from './live-account.js';
 import { relativeTime, utcMinute } from './reissue.js';
@@ -16,7 +16,7 @@ const SOON_MS = 7 * 86_400_000;
 
 /** When `r` has ended on the API's clock: its end, else undefined. */
 export function endedAt(r: DesiredResource, now: Date): { at: string; reason?: string } | undefined {
-  const ends = providerFor(r.kind).endsAt?.({ attributes: r.attributes as never });
+  const ends = definitionOf(r.kind).endsAt?.({ attributes: r.attributes as never });
   return ends && Date.parse(ends.at) <= now.getTime() ? ends : undefined;
 }
 
@@ -24,20 +24,20 @@ export function endedAt(r: DesiredResource, now: Date): { at: string; reason?: s
 export function endedStep(given: StageInputs, r: DesiredResource, ends: { at: string; reason?: string }): PlanStep | undefined {
   const entry = given.state[r.address];
   if (!entry) return undefined;
-  const ended = `it ended ${relativeTime(Date.parse(ends.at) - given.lookups.now.getTime())} (until ${utcMinute(new Date(ends.at))}${ends.reason ? `, ${ends.reason}` : ''})`;
+  const ended = `it ended ${relativeTime(Date.parse(ends.at) - given.known.now.getTime())} (until ${utcMinute(new Date(ends.at))}${ends.reason ? `, ${ends.reason}` : ''})`;
   const found = liveObjectOf(given.live, entry);
   if (!found || isDeletedLive(given.live, entry)) return forgetStep(r.address, r.kind, 'forget', `${ended}, and it is gone already`, 'grant-expired');
-  const provider = providerFor(r.kind);
-  const removed = provider.planDelete({ address: r.address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(given.live, r.kind, entry.id) });
-  const changes = [{ path: 'until', before: ends.at, note: `ended ${relativeTime(Date.parse(ends.at) - given.lookups.now.getTime())}` }];
-  return makeStep({ address: r.address, kind: r.kind, action: provider.removeAction, reason: ended, changes, writes: removed.writes, notes: removed.notes, causes: ['grant-expired'] });
+  const definition = definitionOf(r.kind);
+  const removed = definition.planDelete({ address: r.address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(given.live, r.kind, entry.id) });
+  const changes = [{ path: 'until', before: ends.at, note: `ended ${relativeTime(Date.parse(ends.at) - given.known.now.getTime())}` }];
+  return makeStep({ address: r.address, kind: r.kind, action: definition.removeAction, reason: ended, changes, writes: removed.writes, notes: removed.notes, causes: ['grant-expired'] });
 }
 
 /** Configured ends within 7 days of the API's clock, not yet passed, in address order. */
 export function endingSoon(resources: readonly DesiredResource[], now: Date): EndingGrant[] {
   const out: EndingGrant[] = [];
   for (const r of resources) {
-    const ends = providerFor(r.kind).endsAt?.({ attributes: r.attributes as never });
+    const ends = definitionOf(r.kind).endsAt?.({ attributes: r.attributes as never });
     const left = ends ? Date.parse(ends.at) - now.getTime() : Number.NaN;
     if (!ends || !(left > 0 && left <= SOON_MS)) continue;
     out.push({ address: r.address, kind: r.kind, until: new Date(ends.at).toISOString(), left: relativeTime(left), ...(ends.reason ? { reason: ends.reason } : {}) });

@@ -6,12 +6,12 @@
  */
 import type { ResourceKind } from '../config/types.js';
 import type { Unreadable } from '../plan-model/index.js';
-import { childKindsOf, kindOrder, parentOf, providerFor } from '../providers/index.js';
+import { childKindsOf, kindOrder, parentOf, definitionOf } from '../providers/index.js';
 import type { LiveIdentity } from '../providers/types.js';
 import type { ResourceState } from '../state/types.js';
 import type { LiveSnapshot } from './refresh.js';
 
-/** One live object and what its provider says about it. */
+/** One live object and what its kind's definition says about it. */
 export interface LiveObject {
   live: unknown;
   identity: LiveIdentity;
@@ -31,10 +31,10 @@ export interface LiveAccount {
 export function indexLive(snapshot: LiveSnapshot): LiveAccount {
   const kinds = new Map<ResourceKind, KindIndex>();
   for (const kind of kindOrder) {
-    const provider = providerFor(kind);
+    const definition = definitionOf(kind);
     const index: KindIndex = { byId: new Map(), byKey: new Map() };
     for (const live of snapshot.items[kind] ?? []) {
-      const object: LiveObject = { live, identity: provider.identify({ live }) };
+      const object: LiveObject = { live, identity: definition.identify({ live }) };
       const { identity } = object;
       index.byId.set(identity.id, object);
       if (identity.status === 'gone') continue;
@@ -77,7 +77,7 @@ export function isDeletedLive(account: LiveAccount, entry: ResourceState): boole
  * listed, else `deleted outside cplane`.
  */
 export function goneReason(account: LiveAccount, entry: ResourceState): string {
-  const { relations } = providerFor(entry.kind);
+  const { relations } = definitionOf(entry.kind);
   // An object that went with its parent was deleted (with the parent), whatever its own status says.
   if (parentGone(account, entry)) return 'deleted outside cplane';
   const found = liveObjectOf(account, entry);
@@ -88,9 +88,9 @@ export function goneReason(account: LiveAccount, entry: ResourceState): string {
 /** Why objects of `kind` (under the parent `parentId`, for a kind that lives under one) could not be read; undefined when they could. */
 export function unreadableFor(account: LiveAccount, kind: ResourceKind, parentId: string | undefined): Unreadable | undefined {
   const { snapshot } = account;
-  const provider = providerFor(kind);
-  if (snapshot.items[kind] === undefined && provider.observation !== 'state') {
-    return snapshot.unreadable.find((u) => u.kind === kind) ?? { kind, operation: provider.refreshOperations[0] ?? provider.readOperation, reason: 'not read' };
+  const definition = definitionOf(kind);
+  if (snapshot.items[kind] === undefined && definition.observation !== 'state') {
+    return snapshot.unreadable.find((u) => u.kind === kind) ?? { kind, operation: definition.refreshOperations[0] ?? definition.readOperation, reason: 'not read' };
   }
   return parentId === undefined ? undefined : snapshot.failedParents[kind]?.get(parentId);
 }

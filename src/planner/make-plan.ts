@@ -19,7 +19,7 @@ import { indexLive } from './live-account.js';
 import { sortSteps } from './order.js';
 import { refreshLive } from './refresh.js';
 import { replaceProblems, supersededWaiting } from './reissue.js';
-import { providerFor } from '../providers/index.js';
+import { definitionOf } from '../providers/index.js';
 import { forgetSteps, resolveRefactoring, withMoves } from './refactoring.js';
 import { planRemovals } from './removals.js';
 import { summarize } from './summary.js';
@@ -39,7 +39,7 @@ import { withholdByClass } from './withheld.js';
 function rewrapAddresses(desired: MakePlanInput['desired'], state: MakePlanInput['state']['data']['resources']): string[] {
   return desired.resources
     .filter((r) => {
-      const field = providerFor(r.kind).relations.wrappedValue;
+      const field = definitionOf(r.kind).relations.wrappedValue;
       return field !== undefined && r.secrets[field] !== undefined && state[r.address] !== undefined;
     })
     .map((r) => r.address);
@@ -75,11 +75,11 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   const snapshot = await refreshing;
 
   // The API's clock, read from the answers of the refresh: expiry and due dates are compared with it.
-  const lookups = book.lookups(account, snapshot.lookups, client.serverNow(), desired.directory);
+  const known = book.known(account, snapshot.lookups, client.serverNow(), desired.directory);
   // Model names are checked against what the credentials serve: the reads leave before the stages below run.
-  const modelsChecked = mode === 'normal' ? checkModels(modelChecks(desired.resources, desiredByAddress, state), client, lookups, desiredByAddress, input.parallelism ?? 10) : Promise.resolve([]);
+  const modelsChecked = mode === 'normal' ? checkModels(modelChecks(desired.resources, desiredByAddress, state), client, known, desiredByAddress, input.parallelism ?? 10) : Promise.resolve([]);
   modelsChecked.catch(() => undefined);
-  const given: StageInputs = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, lookups, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace), sealing: new Set() };
+  const given: StageInputs = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), book, known, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace), sealing: new Set() };
   const planned = planDesired(given);
   const removals = planRemovals(given);
   // An address with a pending write gets no step: the resend that comes first finishes it (pending-writes.ts).
@@ -95,7 +95,7 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
     drift: [...planned.drift, ...removals.drift],
     // A kind-wide entry says nothing more once the addresses of that kind are listed one by one.
     unreadable: unreadable.filter((u) => u.address !== undefined || !unreadable.some((v) => v.address !== undefined && v.kind === u.kind)),
-    problems: [...refactored.problems, ...writeOnly.problems, ...(await modelsChecked), ...replaceProblems(replace, desiredByAddress, state, (r) => providerFor(r.kind)), ...planned.problems, ...removals.problems],
+    problems: [...refactored.problems, ...writeOnly.problems, ...(await modelsChecked), ...replaceProblems(replace, desiredByAddress, state, (r) => definitionOf(r.kind)), ...planned.problems, ...removals.problems],
   });
   // `cplane reconcile`: only the classes it may apply; a problem of a withheld address does not stop the rest.
   const { steps: planSteps, withheld } = input.classes && mode === 'normal' ? withholdByClass(scoped.steps, input.classes) : { steps: scoped.steps, withheld: [] };
@@ -105,10 +105,10 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   if (problems.length > 0) throw new PlanError(problems);
   // Spend is read and computed only when a step touches it (a limit, a window, allowed models, a rate).
   const spend = mode === 'refresh-only' ? undefined : await planSpend({ given, steps: planSteps, client, parallelism: input.parallelism ?? 10 });
-  const policies = await checkPolicies(compiled, sandbox, planSteps, desiredByAddress, state, spend, lookups.now);
+  const policies = await checkPolicies(compiled, sandbox, planSteps, desiredByAddress, state, spend, known.now);
   const unverifiable = notVerifiable(given, planSteps, targets);
-  const superseded = mode === 'normal' ? supersededWaiting(state, planSteps, lookups.now) : [];
-  const ending = mode === 'normal' ? endingSoon(desired.resources, lookups.now).filter((e) => scoped.covers(e.address)) : [];
+  const superseded = mode === 'normal' ? supersededWaiting(state, planSteps, known.now) : [];
+  const ending = mode === 'normal' ? endingSoon(desired.resources, known.now).filter((e) => scoped.covers(e.address)) : [];
   const due = mode === 'refresh-only' ? dueItems(given) : [];
 
   return {

@@ -13,8 +13,8 @@ import { routes } from '../api/routes.js';
 import { didYouMean } from '../config/index.js';
 import type { DesiredResource, ResourceKind } from '../config/types.js';
 import { resourceAddress } from '../plan-model/index.js';
-import { parentOf, providerFor, vendors } from '../providers/index.js';
-import type { Lookups } from '../providers/types.js';
+import { parentOf, definitionOf, vendors } from '../providers/index.js';
+import type { Known } from '../providers/types.js';
 import { sameValue } from '../providers/view-diff.js';
 import type { StateData } from '../state/types.js';
 import { resourceProblem, type PlanProblem } from './problems.js';
@@ -30,9 +30,9 @@ const attributesOf = (r: DesiredResource) => r.attributes as unknown as Record<s
 
 /** The credential addresses a resource with `through` reaches (its reference rule names their kind). */
 function reached(r: DesiredResource): string[] {
-  const through = providerFor(r.kind).models?.through;
+  const through = definitionOf(r.kind).models?.through;
   if (!through) return [];
-  const rule = (providerFor(r.kind).config.references ?? []).find((ref) => ref.attribute === through && 'kind' in ref) as { kind: ResourceKind } | undefined;
+  const rule = (definitionOf(r.kind).config.references ?? []).find((ref) => ref.attribute === through && 'kind' in ref) as { kind: ResourceKind } | undefined;
   const names = attributesOf(r)[through];
   return rule && Array.isArray(names) ? names.map((name) => resourceAddress(rule.kind, String(name))) : [];
 }
@@ -47,14 +47,14 @@ function changed(r: DesiredResource, state: StateData['resources'], fields: read
 export function modelChecks(desired: readonly DesiredResource[], byAddress: ReadonlyMap<string, DesiredResource>, state: StateData['resources']): ModelCheck[] {
   const checks: ModelCheck[] = [];
   for (const r of desired) {
-    const facts = providerFor(r.kind).models;
+    const facts = definitionOf(r.kind).models;
     if (!facts) continue;
     const named = facts.named(r.attributes as never).filter((n) => n.models.length > 0);
     if (named.length === 0) continue;
     // A kind without credentials of its own reaches its parent's (a token, its gateway's).
     const parent = parentOf(r.kind);
     const holder = facts.through ? r : parent ? byAddress.get(resourceAddress(parent.kind, String(attributesOf(r)[parent.attribute]))) : undefined;
-    const through = holder && providerFor(holder.kind).models?.through;
+    const through = holder && definitionOf(holder.kind).models?.through;
     if (!holder || !through) continue;
     const mine = changed(r, state, named.map((n) => n.field));
     if (!mine && !changed(holder, state, [through])) continue;
@@ -64,7 +64,7 @@ export function modelChecks(desired: readonly DesiredResource[], byAddress: Read
 }
 
 /** What each credential serves; undefined when it could not be told. */
-async function servedModels(client: ApiClient, lookups: Lookups, credentials: readonly string[], byAddress: ReadonlyMap<string, DesiredResource>, parallelism: number): Promise<Map<string, readonly string[] | undefined>> {
+async function servedModels(client: ApiClient, known: Known, credentials: readonly string[], byAddress: ReadonlyMap<string, DesiredResource>, parallelism: number): Promise<Map<string, readonly string[] | undefined>> {
   const out = new Map<string, readonly string[] | undefined>();
   const limiter = new Limiter(Math.max(1, parallelism));
   const humanOnly = client.identity === 'service_account' && routes.listCredentialModels.identity === 'H';
@@ -72,9 +72,9 @@ async function servedModels(client: ApiClient, lookups: Lookups, credentials: re
     credentials.map((address) =>
       limiter.run(async () => {
         const r = byAddress.get(address);
-        const vendor = r && providerFor(r.kind).reachesModels?.vendor(r.attributes as never);
-        const fromVendor = vendor === undefined ? undefined : lookups.find(vendors, vendor)?.models;
-        const id = lookups.idOf(address);
+        const vendor = r && definitionOf(r.kind).reachesModels?.vendor(r.attributes as never);
+        const fromVendor = vendor === undefined ? undefined : known.find(vendors, vendor)?.models;
+        const id = known.idOf(address);
         if (id === undefined || humanOnly) return void out.set(address, fromVendor);
         try {
           out.set(address, (await client.call('listCredentialModels', { path: { id } })).map((m) => m.model_id));
@@ -88,10 +88,10 @@ async function servedModels(client: ApiClient, lookups: Lookups, credentials: re
   return out;
 }
 
-export async function checkModels(checks: readonly ModelCheck[], client: ApiClient, lookups: Lookups, byAddress: ReadonlyMap<string, DesiredResource>, parallelism: number): Promise<PlanProblem[]> {
+export async function checkModels(checks: readonly ModelCheck[], client: ApiClient, known: Known, byAddress: ReadonlyMap<string, DesiredResource>, parallelism: number): Promise<PlanProblem[]> {
   if (checks.length === 0) return [];
   const credentials = [...new Set(checks.flatMap((c) => c.credentials))].sort();
-  const served = await servedModels(client, lookups, credentials, byAddress, parallelism);
+  const served = await servedModels(client, known, credentials, byAddress, parallelism);
   const problems: PlanProblem[] = [];
   for (const check of checks) {
     const lists = check.credentials.map((c) => served.get(c));

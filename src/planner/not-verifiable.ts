@@ -4,14 +4,14 @@
  * reads them back. The plan lists them so that "No changes" is never read as "checked on the account".
  */
 import type { NotVerifiable, PlanStep } from '../plan-model/index.js';
-import { providerFor } from '../providers/index.js';
+import { definitionOf } from '../providers/index.js';
 import type { StageInputs } from './stage-inputs.js';
 
 export function notVerifiable(given: StageInputs, steps: readonly PlanStep[], targets: readonly string[]): NotVerifiable[] {
   if (given.mode === 'destroy') return [];
   const planned = new Set(steps.map((s) => s.address));
   return given.desired.resources
-    .filter((r) => providerFor(r.kind).observation === 'state' && given.state[r.address] !== undefined)
+    .filter((r) => definitionOf(r.kind).observation === 'state' && given.state[r.address] !== undefined)
     .filter((r) => targets.length === 0 || targets.includes(r.address) || planned.has(r.address))
     .map((r) => ({ address: r.address, kind: r.kind }));
 }

@@ -14,7 +14,7 @@ import { undeclaredInDirectory } from '../config/index.js';
 import { AbortError } from '../errors.js';
 import type { DesiredResource, DesiredState, RecordAttributes, SecretSource } from '../config/types.js';
 import { parentAddress, type Offboarding, type OffboardedRecord, type Plan } from '../plan-model/index.js';
-import { groupShareProvider, projectGroupRoleProvider, projectProvider, recordProvider, userShareProvider } from '../providers/index.js';
+import { groupShareKind, projectGroupRoleKind, projectKind, recordKind, userShareKind } from '../providers/index.js';
 import type { GrantAttributes } from '../providers/record-grant.js';
 import type { ProjectGroupRoleAttributes } from '../providers/project-group-role.js';
 import type { StateData } from '../state/types.js';
@@ -53,19 +53,19 @@ export function designOffboarding(desired: DesiredState, user: string, state: St
   const directory = desired.directory!;
   const groups = Object.entries(directory.groups).filter(([, g]) => g.members?.some((m) => m.user === user)).map(([name]) => name);
   const inGroup = new Set(groups);
-  const shares = desired.resources.filter((r) => r.kind === userShareProvider.kind && grantOf(r).reader === user);
+  const shares = desired.resources.filter((r) => r.kind === userShareKind.kind && grantOf(r).reader === user);
   const ways = new Map<string, string[]>();
   const via = (record: string | undefined, how: string) => {
     if (record !== undefined) ways.set(record, [...(ways.get(record) ?? []), how]);
   };
-  for (const share of shares) via(parentAddress(share.address, recordProvider.kind), 'share');
+  for (const share of shares) via(parentAddress(share.address, recordKind.kind), 'share');
   for (const r of desired.resources) {
-    if (r.kind === groupShareProvider.kind && inGroup.has(grantOf(r).reader)) via(parentAddress(r.address, recordProvider.kind), `group ${grantOf(r).reader}`);
+    if (r.kind === groupShareKind.kind && inGroup.has(grantOf(r).reader)) via(parentAddress(r.address, recordKind.kind), `group ${grantOf(r).reader}`);
   }
-  for (const role of desired.resources.filter((r) => r.kind === projectGroupRoleProvider.kind && inGroup.has(roleOf(r).group))) {
-    const project = parentAddress(role.address, projectProvider.kind);
+  for (const role of desired.resources.filter((r) => r.kind === projectGroupRoleKind.kind && inGroup.has(roleOf(r).group))) {
+    const project = parentAddress(role.address, projectKind.kind);
     for (const r of desired.resources) {
-      if (r.kind === recordProvider.kind && parentAddress(r.address, projectProvider.kind) === project) via(r.address, `group ${roleOf(role).group} (role ${roleOf(role).role} on ${project})`);
+      if (r.kind === recordKind.kind && parentAddress(r.address, projectKind.kind) === project) via(r.address, `group ${roleOf(role).group} (role ${roleOf(role).role} on ${project})`);
     }
   }
 
@@ -74,7 +74,7 @@ export function designOffboarding(desired: DesiredState, user: string, state: St
   for (const r of desired.resources) {
     const how = ways.get(r.address);
     // A record never applied holds no value anyone read.
-    if (r.kind !== recordProvider.kind || how === undefined || state[r.address] === undefined) continue;
+    if (r.kind !== recordKind.kind || how === undefined || state[r.address] === undefined) continue;
     const source = r.secrets.value;
     if (source !== undefined && 'generate' in source) {
       records.push({ address: r.address, via: how, value: 'rotated' });
@@ -85,9 +85,9 @@ export function designOffboarding(desired: DesiredState, user: string, state: St
   }
 
   const shareAddresses = new Set(shares.map((s) => s.address));
-  const resources = desired.resources.filter((r) => !shareAddresses.has(r.address)).map((r) => (r.kind === recordProvider.kind ? withoutReader(r, user) : r));
+  const resources = desired.resources.filter((r) => !shareAddresses.has(r.address)).map((r) => (r.kind === recordKind.kind ? withoutReader(r, user) : r));
   const lines = [
-    ...shares.map((s) => ({ ...s.source, what: `${s.address}: ${user} in grants.users of ${parentAddress(s.address, recordProvider.kind) ?? s.address}` })),
+    ...shares.map((s) => ({ ...s.source, what: `${s.address}: ${user} in grants.users of ${parentAddress(s.address, recordKind.kind) ?? s.address}` })),
     ...groups.flatMap((g) => (directory.groups[g]!.members ?? []).filter((m) => m.user === user).map((m) => ({ ...m.source, what: `${user} in directory.groups.${g}.members` }))),
     ...(directory.users[user]!.source ? [{ ...directory.users[user]!.source, what: `directory.users.${user}, once nothing else names the user` }] : []),
   ].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col);

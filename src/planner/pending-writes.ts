@@ -10,7 +10,7 @@
 import type { JournalEntry, StateData } from '../state/types.js';
 import type { ResourceKind } from '../config/types.js';
 import { kindOf as kindOfAddress, type PendingWrite } from '../plan-model/index.js';
-import { kindOrder, providerFor } from '../providers/index.js';
+import { kindOrder, definitionOf } from '../providers/index.js';
 
 function kindOf(entry: JournalEntry, resources: StateData['resources']): ResourceKind | undefined {
   const kind = entry.kind ?? resources[entry.address]?.kind ?? kindOfAddress(entry.address);
@@ -22,7 +22,7 @@ export function foreignPendingWrites(state: Pick<StateData, 'journal' | 'resourc
   return state.journal
     .filter((entry) => {
       const kind = kindOf(entry, state.resources);
-      return !kind || !providerFor(kind).writeOperations.includes(entry.operation);
+      return !kind || !definitionOf(kind).writeOperations.includes(entry.operation);
     })
     .map((entry) => `${entry.operation} of ${entry.address} (journal entry ${entry.id})`);
 }

@@ -2,13 +2,13 @@
  * The refactoring stage (after Terraform's `moved`, `removed` and `import` blocks): resolved against state
  * before anything is diffed, as a plain function of data. It returns the state as the later stages must see
  * it: moved entries under their new addresses (what lives under a moved object moves with it, as the
- * providers' `within` relations say), removed entries gone. The plan records each rename on the step of the
+ * definitions' `within` relations say), removed entries gone. The plan records each rename on the step of the
  * new address, and each removed address as a `forget` step, so that apply does the same to the real state
  * without a single API write.
  */
 import type { RefactoringBlocks, SourceRange } from '../config/types.js';
 import { localPart, movedWithParent, type PlanStep } from '../plan-model/index.js';
-import { providerFor } from '../providers/index.js';
+import { definitionOf } from '../providers/index.js';
 import type { ResourceState, StateData } from '../state/types.js';
 import { problemAt, type PlanProblem } from './problems.js';
 import { makeStep } from './steps.js';
@@ -39,7 +39,7 @@ function referrersInState(state: StateData['resources'], address: string): { add
   if (!entry) return [];
   const out: { address: string; attribute: string | undefined }[] = [];
   for (const [other, candidate] of Object.entries(state)) {
-    const { parentIds, parentAttributes, within } = providerFor(candidate.kind).relations;
+    const { parentIds, parentAttributes, within } = definitionOf(candidate.kind).relations;
     for (const [idField, id] of Object.entries(candidate.parents ?? {})) {
       if (id !== entry.id || parentIds?.[idField] !== entry.kind) continue;
       out.push({ address: other, attribute: parentAttributes?.[idField] ?? (within?.idField === idField ? within.attribute : undefined) });

@@ -18,8 +18,8 @@ import { routes } from '../api/routes.js';
 import type { DesiredState, ResourceKind } from '../config/types.js';
 import type { Unreadable } from '../plan-model/index.js';
 import { emptyDirectory } from '../config/index.js';
-import { childKindsOf, finder, lister, kindOrder, parentOf, providerFor, type DataSource } from '../providers/index.js';
-import type { Lookups, RecordedObject } from '../providers/types.js';
+import { childKindsOf, finder, lister, kindOrder, parentOf, definitionOf, type DataSource } from '../providers/index.js';
+import type { Known, RecordedObject } from '../providers/types.js';
 import { isRefusal } from '../providers/view-diff.js';
 import type { StateData } from '../state/types.js';
 
@@ -55,7 +55,7 @@ function reasonOf(error: unknown): { reason: string; requestId?: string } {
 /** Kinds that live under a parent (a gateway's tokens), and those of each parent kind. */
 const childKinds = kindOrder.filter((kind) => parentOf(kind));
 /** Child kinds read from the API per parent (a kind known only from state is taken from state once). */
-const childKindsRead = childKinds.filter((kind) => providerFor(kind).observation !== 'state');
+const childKindsRead = childKinds.filter((kind) => definitionOf(kind).observation !== 'state');
 const childKindsByParent = new Map(kindOrder.map((kind) => [kind, childKindsOf(kind)]));
 
 export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
@@ -71,16 +71,16 @@ export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
 
   const readKind = async (kind: ResourceKind, parentIds: string[]): Promise<void> => {
     if (!used.has(kind)) return;
-    const provider = providerFor(kind);
-    if (provider.observation === 'state') {
+    const definition = definitionOf(kind);
+    if (definition.observation === 'state') {
       // Known only from state: no request; what state recorded stands for the live objects.
       snapshot.items[kind] = entries.filter((r) => r.kind === kind).map(({ id, parents, inputs }): RecordedObject => ({ id, ...(parents ? { parents } : {}), inputs }));
       return;
     }
-    const blocked = provider.refreshOperations.find((op) => humanOnly(client, op));
+    const blocked = definition.refreshOperations.find((op) => humanOnly(client, op));
     try {
       if (!blocked) {
-        const { items, failures } = await provider.refresh({ client, account, parentIds, limiter, shared, expected: (parentId) => expected.get(parentId === undefined ? kind : `${kind}:${parentId}`) ?? 0 });
+        const { items, failures } = await definition.refresh({ client, account, parentIds, limiter, shared, expected: (parentId) => expected.get(parentId === undefined ? kind : `${kind}:${parentId}`) ?? 0 });
         snapshot.items[kind] = [...(snapshot.items[kind] ?? []), ...items];
         for (const failure of failures) {
           const unreadable: Unreadable = { kind, operation: failure.operation, reason: failure.reason, ...(failure.requestId ? { requestId: failure.requestId } : {}) };
@@ -88,26 +88,26 @@ export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
           if (failure.parentId) failed.set(failure.parentId, unreadable);
           snapshot.unreadable.push(unreadable);
         }
-      } else if (!humanOnly(client, provider.readOperation)) {
+      } else if (!humanOnly(client, definition.readOperation)) {
         // Listing is human-only but reading one object is not: read those cplane manages, one by one.
         const mine = entries.filter((r) => r.kind === kind);
-        const found = await Promise.all(mine.map(({ id, parents }) => limiter.run(() => provider.read({ client, account, id, parents }))));
+        const found = await Promise.all(mine.map(({ id, parents }) => limiter.run(() => definition.read({ client, account, id, parents }))));
         snapshot.items[kind] = found.filter((item) => item !== null);
         snapshot.byIdOnly.add(kind);
       } else {
         snapshot.unreadable.push({ kind, operation: blocked, reason: 'human-only operation: a Service Account token cannot read it; no request was sent' });
       }
     } catch (error) {
-      snapshot.unreadable.push({ kind, operation: error instanceof ApiError ? error.operation : provider.refreshOperations[0] ?? provider.readOperation, ...reasonOf(error) });
+      snapshot.unreadable.push({ kind, operation: error instanceof ApiError ? error.operation : definition.refreshOperations[0] ?? definition.readOperation, ...reasonOf(error) });
     }
   };
 
   // Each data source a kind in use declares is read once, whichever kinds share it; a failure is reported
   // under the first kind (in kind order) that needs it.
   const sources = new Map<DataSource<unknown>, ResourceKind>();
-  for (const kind of kindOrder) for (const source of (used.has(kind) && providerFor(kind).lookups) || []) if (!sources.has(source)) sources.set(source, kind);
+  for (const kind of kindOrder) for (const source of (used.has(kind) && definitionOf(kind).lookups) || []) if (!sources.has(source)) sources.set(source, kind);
   const attributesInUse = [...(input.desired?.resources ?? []).map((r) => [r.kind, r.attributes] as const), ...entries.map((e) => [e.kind, e.inputs] as const)];
-  for (const [kind, attributes] of attributesInUse) for (const source of providerFor(kind).lookupsFor?.(attributes) ?? []) if (!sources.has(source)) sources.set(source, kind);
+  for (const [kind, attributes] of attributesInUse) for (const source of definitionOf(kind).lookupsFor?.(attributes) ?? []) if (!sources.has(source)) sources.set(source, kind);
   const readLookup = async (source: DataSource<unknown>, needing: ResourceKind) => {
     try {
       snapshot.lookups.set(source, await source.read(client));
@@ -157,11 +157,11 @@ function outlineOf(entries: StateData['resources'][string][]) {
 function adoptableParents(input: RefreshInput, snapshot: LiveSnapshot, kind: ResourceKind): string[] {
   const parent = parentOf(kind);
   if (!parent || (snapshot.items[parent.kind] ?? []).length === 0) return [];
-  const provider = providerFor(parent.kind);
-  const lookups: Lookups = { account: input.account, now: input.client.serverNow(), find: finder(snapshot.lookups), list: lister(snapshot.lookups), directory: input.desired?.directory ?? emptyDirectory(), idOf: (address) => input.state.resources[address]?.id, nameOf: (_kind, id) => id };
-  const claimed = new Set((input.desired?.resources ?? []).filter((r) => r.kind === parent.kind).map((r) => provider.naturalKey({ desired: r, lookups })));
+  const definition = definitionOf(parent.kind);
+  const known: Known = { account: input.account, now: input.client.serverNow(), find: finder(snapshot.lookups), list: lister(snapshot.lookups), directory: input.desired?.directory ?? emptyDirectory(), idOf: (address) => input.state.resources[address]?.id, nameOf: (_kind, id) => id };
+  const claimed = new Set((input.desired?.resources ?? []).filter((r) => r.kind === parent.kind).map((r) => definition.naturalKey({ desired: r, known })));
   return (snapshot.items[parent.kind] ?? [])
-    .map((live) => provider.identify({ live }))
+    .map((live) => definition.identify({ live }))
     .filter((identity) => identity.status === 'live' && claimed.has(identity.key))
     .map((identity) => identity.id);
 }

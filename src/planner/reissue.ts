@@ -17,8 +17,8 @@
 import { closest } from '../config/suggest.js';
 import type { DesiredResource } from '../config/types.js';
 import { localPart, type FieldChange, type PlanStep, type SupersededWait } from '../plan-model/index.js';
-import { providerFor } from '../providers/index.js';
-import type { LiveIdentity, Renewal, ResourceProvider, WriteSpec } from '../providers/types.js';
+import { definitionOf } from '../providers/index.js';
+import type { LiveIdentity, Renewal, KindDefinition, WriteSpec } from '../providers/types.js';
 import type { ResourceState, StateData } from '../state/types.js';
 import { liveChildrenOf, type LiveAccount } from './live-account.js';
 import { resourceProblem, type PlanProblem } from './problems.js';
@@ -56,12 +56,12 @@ export function expiredChange(identity: LiveIdentity, now: Date): FieldChange | 
 }
 
 /** What `--replace` does to an address of this kind: rotate these write-only fields, replace the object, or nothing it can do. */
-export function replacementOf(provider: Pick<ResourceProvider, 'writeOnly' | 'relations'>, r: DesiredResource): { rotate: string[] } | 'replace' | undefined {
+export function replacementOf(definition: Pick<KindDefinition, 'writeOnly' | 'relations'>, r: DesiredResource): { rotate: string[] } | 'replace' | undefined {
   // `headers.*` names every header value.
   const matches = (pattern: string, field: string) => (pattern.endsWith('.*') ? field.startsWith(pattern.slice(0, -1)) : field === pattern);
-  const fields = Object.keys(r.secrets).filter((field) => (provider.writeOnly ?? []).some((pattern) => matches(pattern, field)));
+  const fields = Object.keys(r.secrets).filter((field) => (definition.writeOnly ?? []).some((pattern) => matches(pattern, field)));
   if (fields.length > 0) return { rotate: fields };
-  if (provider.relations.revealable) return 'replace';
+  if (definition.relations.revealable) return 'replace';
   return undefined;
 }
 
@@ -70,7 +70,7 @@ export function replaceProblems(
   replace: readonly string[],
   desiredByAddress: ReadonlyMap<string, DesiredResource>,
   state: StateData['resources'],
-  providerOf: (r: DesiredResource) => Pick<ResourceProvider, 'writeOnly' | 'relations'>,
+  definitionOfResource: (r: DesiredResource) => Pick<KindDefinition, 'writeOnly' | 'relations'>,
 ): PlanProblem[] {
   const problems: PlanProblem[] = [];
   const known = [...new Set([...desiredByAddress.keys(), ...Object.keys(state)])];
@@ -86,7 +86,7 @@ export function replaceProblems(
         summary: `--replace ${address}: no such address in the configuration`,
         detail: close.length > 0 ? `Did you mean ${close.join(', ')}?` : 'Addresses look like gateway_token.GATEWAY/TOKEN, record.PROJECT/NAME or credential.NAME: `cplane state list` shows them.',
       });
-    } else if (!replacementOf(providerOf(r), r)) {
+    } else if (!replacementOf(definitionOfResource(r), r)) {
       problems.push(resourceProblem(r, {
         code: 'replace_unsupported',
         summary: `--replace: a ${r.kind} without a secret value has nothing to issue again`,
@@ -132,17 +132,17 @@ export interface Revocations {
  */
 export function supersededRevocations(live: LiveAccount, address: string, entry: ResourceState, now: Date, all: boolean): Revocations {
   const out: Revocations = { writes: [], changes: [], why: [] };
-  const provider = providerFor(entry.kind);
+  const definition = definitionOf(entry.kind);
   for (const old of entry.superseded ?? []) {
     const revocableAt = Date.parse(old.revocableAt);
     if (!all && !overlapEnded(revocableAt, now)) continue;
     const found = live.kinds.get(entry.kind)?.byId.get(old.id);
     const sameParents = Object.entries(old.parents ?? {}).every(([key, id]) => found?.identity.parents?.[key] === id);
     if (!found || found.identity.status === 'gone' || !sameParents) continue;
-    const removed = provider.planDelete({ address, id: old.id, parents: old.parents, live: found.live, children: liveChildrenOf(live, entry.kind, old.id) });
+    const removed = definition.planDelete({ address, id: old.id, parents: old.parents, live: found.live, children: liveChildrenOf(live, entry.kind, old.id) });
     out.writes.push(...removed.writes.map((w) => ({ ...w, effects: { settleSuperseded: old.id } })));
-    out.changes.push({ path: `revoke superseded ${provider.config.noun}`, before: old.id, ...(all ? {} : { cause: 'overlap-ended' as const }) });
-    out.why.push(overlapEnded(revocableAt, now) ? `the overlap of the old ${provider.config.noun} ended ${relativeTime(revocableAt - now.getTime())}` : `the old ${provider.config.noun} goes at once, before its overlap ends`);
+    out.changes.push({ path: `revoke superseded ${definition.config.noun}`, before: old.id, ...(all ? {} : { cause: 'overlap-ended' as const }) });
+    out.why.push(overlapEnded(revocableAt, now) ? `the overlap of the old ${definition.config.noun} ended ${relativeTime(revocableAt - now.getTime())}` : `the old ${definition.config.noun} goes at once, before its overlap ends`);
   }
   return out;
 }

@@ -6,7 +6,7 @@
  * own, it leaves state once the parent's removal succeeds); preventDestroy,
  * in the configuration or recorded in state, refuses the plan.
  */
-import { parentOf, providerFor } from '../providers/index.js';
+import { parentOf, definitionOf } from '../providers/index.js';
 import type { ResourceState } from '../state/types.js';
 import { emptyStage, type StageInputs, type StageResult } from './stage-inputs.js';
 import { goneReason, isDeletedLive, liveChildrenOf, liveObjectOf, unreadableFor } from './live-account.js';
@@ -28,7 +28,7 @@ export function planRemovals(given: StageInputs): Removals {
 }
 
 function planRemoval(given: StageInputs, address: string, entry: ResourceState, removed: ReadonlySet<string>, out: Removals): void {
-  const provider = providerFor(entry.kind);
+  const definition = definitionOf(entry.kind);
   const parent = parentOf(entry.kind);
   const parentId = parent ? entry.parents?.[parent.idField] : undefined;
   const blocked = unreadableFor(given.live, entry.kind, parentId);
@@ -51,27 +51,27 @@ function planRemoval(given: StageInputs, address: string, entry: ResourceState, 
   if (r?.lifecycle.preventDestroy || (!r && recorded?.preventDestroy)) {
     out.problems.push(problemAt(address, r ? r.source : rangeOf(recorded?.source), {
       code: 'prevent_destroy',
-      summary: `lifecycle.preventDestroy is set, and this plan would ${provider.removeAction} it`,
+      summary: `lifecycle.preventDestroy is set, and this plan would ${definition.removeAction} it`,
       detail: `${r ? `Set at ${whereOf(r)}` : `Recorded in state from ${recorded?.source ?? 'the configuration'}`}; remove preventDestroy first if it really must go.`,
     }));
   }
   if (deleted || found?.identity.status !== 'live') {
     if (deleted) out.drift.push({ address, kind: entry.kind, type: 'deleted', reason: goneReason(given.live, entry), changes: [] });
     const already = found?.identity.status === 'archived' ? 'already archived outside cplane' : `already ${goneReason(given.live, entry)}`;
-    out.steps.push(forgetStep(address, entry.kind, provider.removeAction, `${already}: forgetting it`, 'configuration'));
+    out.steps.push(forgetStep(address, entry.kind, definition.removeAction, `${already}: forgetting it`, 'configuration'));
     return;
   }
   const parentAddress = parent && parentId ? given.book.stateAddressOf(parent.kind, parentId) : undefined;
   if (parent && parentAddress && removed.has(parentAddress)) {
-    out.steps.push(forgetStep(address, entry.kind, provider.removeAction, `${parent.removedWith} ${parentAddress}`, 'configuration'));
+    out.steps.push(forgetStep(address, entry.kind, definition.removeAction, `${parent.removedWith} ${parentAddress}`, 'configuration'));
     out.removedWith.set(address, parentAddress);
     return;
   }
-  const { writes, notes } = provider.planDelete({ address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(given.live, entry.kind, entry.id) });
+  const { writes, notes } = definition.planDelete({ address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(given.live, entry.kind, entry.id) });
   // Old objects a renewal kept working go first, at once: nothing may outlive the address.
-  const superseded = supersededRevocations(given.live, address, entry, given.lookups.now, true);
+  const superseded = supersededRevocations(given.live, address, entry, given.known.now, true);
   // Terraform's "because it is not in configuration"; with --destroy every address goes, and the mode says why.
   const reason = given.mode === 'destroy' ? undefined : 'not in configuration';
-  const forget = provider.removeAction === 'forget' ? { forget: true } : {};
-  out.steps.push(makeStep({ address, kind: entry.kind, action: provider.removeAction, reason, changes: superseded.changes, writes: [...superseded.writes, ...writes], notes, ...forget, causes: ['configuration'] }));
+  const forget = definition.removeAction === 'forget' ? { forget: true } : {};
+  out.steps.push(makeStep({ address, kind: entry.kind, action: definition.removeAction, reason, changes: superseded.changes, writes: [...superseded.writes, ...writes], notes, ...forget, causes: ['configuration'] }));
 }

@@ -8,14 +8,14 @@
 import type { ApiClient } from '../api/client.js';
 import type { DesiredResource, ResourceKind } from '../config/types.js';
 import { isRemoval, parentAddress, type GatewaySpend, type PlanSpend, type PlanStep, type SpendEntry, type SpendLimit, type SpendSide, type SpendWarning } from '../plan-model/index.js';
-import { childKindsOf, kindOrder, parentOf, providerFor } from '../providers/index.js';
+import { childKindsOf, kindOrder, parentOf, definitionOf } from '../providers/index.js';
 import type { SpendFacts, View } from '../providers/types.js';
 import type { StageInputs } from './stage-inputs.js';
 import type { LiveObject } from './live-account.js';
 import { centsOf, minLimit, per30Days, roundSevenths, shown, sumLimits, usdOf, usdOfMicros, type Sevenths } from './money.js';
 import { readUsage, type GatewayUsage } from './usage.js';
 
-const spendOf = (kind: ResourceKind): SpendFacts | undefined => providerFor(kind).spend;
+const spendOf = (kind: ResourceKind): SpendFacts | undefined => definitionOf(kind).spend;
 /** Kinds that carry a budget of their own (a gateway), and the kinds that spend under one (its tokens). */
 const budgetKinds = kindOrder.filter((kind) => spendOf(kind) && !(parentOf(kind) && spendOf(parentOf(kind)!.kind)));
 const spenderKinds = new Map(budgetKinds.map((kind) => [kind, childKindsOf(kind).filter((child) => spendOf(child))]));
@@ -66,14 +66,14 @@ interface Sides {
 function afterView(given: StageInputs, desired: DesiredResource | undefined, before: View | null, step: PlanStep | undefined): View | null {
   if (step && isRemoval(step.action)) return null;
   if (!desired) return before;
-  const wanted = providerFor(desired.kind).desiredView({ attributes: desired.attributes, lookups: given.lookups });
+  const wanted = definitionOf(desired.kind).desiredView({ attributes: desired.attributes, known: given.known });
   const out: View = { ...(before ?? {}) };
   for (const [key, value] of Object.entries(wanted)) if (value !== undefined) out[key] = value;
   return out;
 }
 
 const liveView = (given: StageInputs, kind: ResourceKind, found: LiveObject | undefined): View | null =>
-  found && found.identity.status !== 'gone' ? providerFor(kind).view({ live: found.live, lookups: given.lookups }) : null;
+  found && found.identity.status !== 'gone' ? definitionOf(kind).view({ live: found.live, known: given.known }) : null;
 
 /** Live objects of the spender kinds by their parent's id: indexed once per plan that shows spend. */
 function childrenByParent(given: StageInputs): Map<string, { kind: ResourceKind; found: LiveObject }[]> {
@@ -122,7 +122,7 @@ function budgetSides(given: StageInputs, address: string, stepsByAddress: Readon
   const desired = given.desiredByAddress.get(address);
   const kind = step?.kind ?? desired?.kind;
   if (!kind) return undefined;
-  const id = given.state[address]?.id ?? given.lookups.idOf(address);
+  const id = given.state[address]?.id ?? given.known.idOf(address);
   const found = id === undefined ? undefined : given.live.kinds.get(kind)?.byId.get(id);
   const before = liveView(given, kind, found);
   const own: Sides = { address, kind, before, after: afterView(given, desired, before, step), ...(step ? { step } : {}), ...(before && id ? { id } : {}) };
@@ -258,7 +258,7 @@ export async function planSpend({ given, steps, client, parallelism }: SpendInpu
 
   // One read per gateway that exists before the plan and stays: a new one has spent nothing, a removed one will spend nothing.
   const reading = budgets.filter((b) => b.id !== undefined && b.own.after !== null).map((b) => b.id!);
-  const usage = await readUsage(client, reading, given.lookups.now, parallelism);
+  const usage = await readUsage(client, reading, given.known.now, parallelism);
 
   const gateways: GatewaySpend[] = [];
   const warnings: SpendWarning[] = [];

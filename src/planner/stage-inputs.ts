@@ -6,7 +6,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { DesiredResource, DesiredState } from '../config/types.js';
 import type { Drift, Plan, PlanStep, StepClass, Unreadable } from '../plan-model/index.js';
-import type { Lookups } from '../providers/types.js';
+import type { Known } from '../providers/types.js';
 import type { StateData } from '../state/types.js';
 import type { AddressBook } from './address-book.js';
 import type { LiveAccount } from './live-account.js';
@@ -56,7 +56,7 @@ export interface StageInputs {
   state: StateData['resources'];
   live: LiveAccount;
   book: AddressBook;
-  lookups: Lookups;
+  known: Known;
   /** Per desired address: which write-only values differ from what was last applied. */
   writeOnly: ReadonlyMap<string, WriteOnlyStatus>;
   /** `import` blocks of addresses not yet in state: the remote id each adopts. */

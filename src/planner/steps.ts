@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DesiredResource, ResourceKind, SecretSource } from '../config/types.js';
 import { eachPlaceholder, writeOnlyField, type FieldChange, type PlanStep, type StepCause, type Template } from '../plan-model/index.js';
-import type { Lookups, ResourceProvider, WriteSpec } from '../providers/types.js';
+import type { Known, KindDefinition, WriteSpec } from '../providers/types.js';
 import { whereOf } from './problems.js';
 import { classOf } from './step-class.js';
 
@@ -49,8 +49,8 @@ export function inputsOf(r: DesiredResource): Record<string, unknown> {
 }
 
 /** The attributes a create sets, as changes without a `before`; write-only ones as `(sensitive)`. */
-export function createChanges(provider: ResourceProvider, r: DesiredResource, lookups: Lookups): FieldChange[] {
-  const changes: FieldChange[] = Object.entries(provider.desiredView({ attributes: r.attributes, lookups }))
+export function createChanges(definition: KindDefinition, r: DesiredResource, known: Known): FieldChange[] {
+  const changes: FieldChange[] = Object.entries(definition.desiredView({ attributes: r.attributes, known }))
     .filter(([, value]) => value !== undefined)
     .map(([path, after]) => ({ path, after }));
   for (const field of Object.keys(r.secrets).sort()) changes.push({ path: field, sensitive: true });

@@ -7,7 +7,7 @@
  */
 import type { DesiredResource } from '../config/types.js';
 import type { PlanStep } from '../plan-model/index.js';
-import { providerFor } from '../providers/index.js';
+import { definitionOf } from '../providers/index.js';
 import type { StageInputs } from './stage-inputs.js';
 import { liveByKey, liveObjectOf, unreadableFor, type LiveObject } from './live-account.js';
 
@@ -17,7 +17,7 @@ export function withoutValue(given: StageInputs, steps: readonly PlanStep[], tar
   const planned = new Map(steps.map((s) => [s.address, s]));
   const found: string[] = [];
   for (const r of given.desired.resources) {
-    const value = providerFor(r.kind).optionalValue;
+    const value = definitionOf(r.kind).optionalValue;
     if (!value) continue;
     if (targets.length > 0 && !planned.has(r.address) && !targets.includes(r.address)) continue;
     if (planned.get(r.address)?.changes.some((c) => c.path === value.field)) continue;
@@ -32,6 +32,6 @@ export function withoutValue(given: StageInputs, steps: readonly PlanStep[], tar
 /** The live object the address is, or will adopt; undefined when the plan creates it. */
 function liveOf(given: StageInputs, r: DesiredResource): LiveObject | undefined {
   const entry = given.state[r.address];
-  const found = entry ? liveObjectOf(given.live, entry) : liveByKey(given.live, r.kind, providerFor(r.kind).naturalKey({ desired: r, lookups: given.lookups }));
+  const found = entry ? liveObjectOf(given.live, entry) : liveByKey(given.live, r.kind, definitionOf(r.kind).naturalKey({ desired: r, known: given.known }));
   return found && found.identity.status !== 'gone' ? found : undefined;
 }

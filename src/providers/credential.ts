@@ -8,9 +8,9 @@ import type { CredentialAttributes, SecretSource } from '../config/types.js';
 import type { LifecycleConfig } from '../config/config-file.js';
 import type { Template } from '../plan-model/index.js';
 import { vendors } from './lookups.js';
-import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
-import type { Lookups, ResourceProvider, View } from './types.js';
-import { diffViews, sensitiveChanges, unknownVendor } from './view-diff.js';
+import { defineKind, LOCAL_NAME } from './define-kind.js';
+import type { Known } from './types.js';
+import { unknownVendor } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
 /** An entry of this kind in a configuration file, as `schema` below describes it. */
@@ -24,44 +24,22 @@ export interface CredentialConfig {
 }
 
 /** An AI vendor as its name, whether the configuration gave its name or its id. */
-function vendorName(nameOrId: string, lookups: Lookups): string {
-  return lookups.find(vendors, nameOrId)?.name ?? nameOrId;
+function vendorName(nameOrId: unknown, known: Known): unknown {
+  return known.find(vendors, String(nameOrId))?.name ?? nameOrId;
 }
 
-function view(attributes: CredentialAttributes, lookups: Lookups): View {
-  return { provider: vendorName(attributes.provider, lookups), label: attributes.label, baseUrl: attributes.baseUrl };
-}
-
-function liveView(live: CredentialT, lookups: Lookups): View {
-  return { provider: vendorName(live.provider_id, lookups), label: live.label, baseUrl: live.base_url };
-}
-
-export const credentialProvider = {
+export const credentialKind = defineKind<CredentialAttributes, CredentialT, CredentialConfig>({
   kind: 'credential',
-  config: {
-    kind: 'credential',
-    key: 'credentials',
-    noun: 'credential',
-    schema: {
-      description: 'A provider credential: a provider API key stored write-only by the service.',
-      type: 'object',
-      additionalProperties: false,
-      required: ['provider', 'secret'],
-      properties: {
-        provider: { description: 'Provider name (e.g. openai) or provider id, as listed by GET /providers.', type: 'string', minLength: 1 },
-        label: { description: 'Label of the credential. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 },
-        baseUrl: { description: "Base URL of the provider's API, or null for the provider's default.", type: ['string', 'null'], format: 'uri' },
-        secret: { description: 'Source of the provider API key.', $ref: '#/$defs/secretSource' },
-        lifecycle: lifecycleSchema('credential', { enum: ['provider', 'label', 'baseUrl', 'secret'] }),
-        dependsOn: dependsOnSchema,
-      },
-    },
-    mapDescription: 'Provider credentials by local name; each is addressed as credential.<name>.',
-    attributes: (entry, local) => ({ provider: entry.provider, label: entry.label ?? local, baseUrl: entry.baseUrl ?? null }),
-    secrets: (entry) => ({ secret: entry.secret }),
+  description: 'A provider credential: a provider API key stored write-only by the service.',
+  fields: {
+    provider: { schema: { description: 'Provider name (e.g. openai) or provider id, as listed by GET /providers.', type: 'string', minLength: 1 }, required: true, live: 'provider_id', normalize: vendorName },
+    label: { schema: { description: 'Label of the credential. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 }, default: LOCAL_NAME },
+    baseUrl: { schema: { description: "Base URL of the provider's API, or null for the provider's default.", type: ['string', 'null'], format: 'uri' }, default: null, live: 'base_url' },
+    secret: { schema: { description: 'Source of the provider API key.', $ref: '#/$defs/secretSource' }, required: true, writeOnly: true },
   },
+  lifecycle: 'credential',
+  config: { key: 'credentials', noun: 'credential', mapDescription: 'Provider credentials by local name; each is addressed as credential.<name>.' },
   lookups: [vendors],
-  relations: {},
   refreshOperations: ['listCredentials'],
   writeOperations: ['createCredential', 'updateCredential', 'rotateCredential', 'deleteCredential'],
   readOperation: 'listCredentials',
@@ -87,7 +65,6 @@ export const credentialProvider = {
   removeAction: 'delete',
   // A credential reaches its vendor's models (GET /providers lists them; GET /provider-credentials/{id}/models once it exists).
   reachesModels: { vendor: (attributes) => attributes.provider },
-  writeOnly: ['secret'],
 
   async refresh({ client, expected }) {
     return { items: await client.listAll('listCredentials', {}, { expected: expected() }), failures: [] };
@@ -101,22 +78,17 @@ export const credentialProvider = {
 
   identify: ({ live }) => ({ id: live.credential_id, key: live.label, status: live.status === 'revoked' ? 'gone' : 'live' }),
   naturalKey: ({ desired }) => desired.attributes.label,
-  references: () => [],
-  view: ({ live, lookups }) => liveView(live, lookups),
-  desiredView: ({ attributes, lookups }) => view(attributes, lookups),
-
-  diff({ desired, live, lookups, changedSecrets }) {
-    const ignore = desired.lifecycle.ignoreChanges;
-    const changes = [...diffViews(view(desired.attributes, lookups), liveView(live, lookups), ignore), ...sensitiveChanges(changedSecrets, ignore)];
-    const problems = changes.some((c) => c.path === 'provider')
+  diff(_req, derived) {
+    const facts = derived();
+    const problems = facts.changes.some((c) => c.path === 'provider')
       ? [{ code: 'immutable_vendor', summary: 'the provider of a credential cannot be changed', detail: 'Add a credential under a new name and point the gateways at it.' }]
       : [];
-    return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [], rotateKeys: ['secret'], problems };
+    return { ...facts, rotateKeys: ['secret'], problems };
   },
 
-  planCreate({ desired, lookups }) {
+  planCreate({ desired, known }) {
     const { attributes } = desired;
-    const vendor = lookups.find(vendors, attributes.provider);
+    const vendor = known.find(vendors, attributes.provider);
     if (!vendor) return { writes: [], problems: [unknownVendor(attributes.provider)] };
     const body: Record<string, Template> = { providerId: vendor.provider_id, label: attributes.label, secret: { $secret: 'secret' } };
     if (attributes.baseUrl !== null) body.baseUrl = attributes.baseUrl;
@@ -139,4 +111,4 @@ export const credentialProvider = {
   planDelete({ address, id }) {
     return { writes: [writeSpec('deleteCredential', { path: { id }, effects: { forget: true } }, `delete ${address}`)] };
   },
-} satisfies ResourceProvider<CredentialAttributes, CredentialT, CredentialConfig>;
+});

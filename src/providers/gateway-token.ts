@@ -16,7 +16,7 @@ import { resourceAddress, type FieldChange, type SpendLimit, type Template } fro
 import { serviceAccounts } from './lookups.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
 import { resolveServiceAccount, serviceAccountLabel } from './service-accounts.js';
-import type { Lookups, ReadFailure, ResourceProvider, View } from './types.js';
+import type { Known, ReadFailure, KindDefinition, View } from './types.js';
 import { diffViews, isRefusal, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
@@ -79,20 +79,20 @@ function expiryChange(attributes: GatewayTokenAttributes, live: GatewayTokenT, a
  * The Service Account a live token is issued to, by name; absent (not compared) when the Service Accounts could
  * not be read (a Service Account's token may not list them), which the plan reports as unreadable.
  */
-function serviceAccountOf(live: GatewayTokenT, lookups: Lookups): View {
+function serviceAccountOf(live: GatewayTokenT, known: Known): View {
   if (live.service_account_id === null) return { serviceAccount: null };
-  if (lookups.list(serviceAccounts) === undefined) return {};
-  return { serviceAccount: serviceAccountLabel(lookups, live.service_account_id) };
+  if (known.list(serviceAccounts) === undefined) return {};
+  return { serviceAccount: serviceAccountLabel(known, live.service_account_id) };
 }
 
 /** The live token in configuration terms; its Service Account by name when the lookup knows it. */
-function liveView(live: GatewayTokenT, lookups: Lookups): View {
+function liveView(live: GatewayTokenT, known: Known): View {
   return {
     name: live.name,
     scopes: sortedSet(live.scopes),
     allowedModels: sortedSet(live.allowed_models),
     rateLimitPerMin: live.rate_limit_per_min,
-    ...serviceAccountOf(live, lookups),
+    ...serviceAccountOf(live, known),
     spendLimit: live.spend_limit,
     spendWindow: live.spend_window,
   };
@@ -119,7 +119,7 @@ function renews(newer: GatewayTokenT, older: GatewayTokenT): boolean {
   return newer.expires_at === null || Date.parse(newer.expires_at) >= Date.parse(older.expires_at);
 }
 
-export const gatewayTokenProvider = {
+export const gatewayTokenKind = {
   kind: 'gateway_token',
   config: {
     kind: 'gateway_token',
@@ -229,7 +229,7 @@ export const gatewayTokenProvider = {
       },
     ],
     lookups: [serviceAccounts],
-    entry({ live, local, lookups }) {
+    entry({ live, local, known }) {
       const entry: TokenConfig = { scopes: [...live.scopes] };
       if (live.name !== local) entry.name = live.name;
       const days = expiresInDays(live);
@@ -237,7 +237,7 @@ export const gatewayTokenProvider = {
       if (live.allowed_models.length > 0) entry.allowedModels = [...live.allowed_models];
       if (live.rate_limit_per_min !== null) entry.rateLimitPerMin = live.rate_limit_per_min;
       // By name, so the folder applies to another account: one without that Service Account is a plan problem there.
-      if (live.service_account_id !== null) entry.serviceAccount = serviceAccountLabel(lookups, live.service_account_id);
+      if (live.service_account_id !== null) entry.serviceAccount = serviceAccountLabel(known, live.service_account_id);
       if (live.spend_limit !== null) entry.spendLimit = live.spend_limit;
       if (live.spend_window !== null) entry.spendWindow = live.spend_window as NonNullable<TokenConfig['spendWindow']>;
       return entry;
@@ -288,24 +288,24 @@ export const gatewayTokenProvider = {
     ...(live.expires_at ? { expiresAt: live.expires_at } : {}),
   }),
 
-  naturalKey({ desired, lookups }) {
-    const gatewayId = lookups.idOf(gatewayAddress(desired.attributes));
+  naturalKey({ desired, known }) {
+    const gatewayId = known.idOf(gatewayAddress(desired.attributes));
     return gatewayId === undefined ? undefined : `${gatewayId}/${desired.attributes.name}`;
   },
 
   references: ({ attributes }) => [gatewayAddress(attributes)],
 
-  view: ({ live, lookups }) => liveView(live, lookups),
+  view: ({ live, known }) => liveView(live, known),
 
   desiredView: ({ attributes }) => view(attributes),
 
-  diff({ desired, live, state, lookups }) {
+  diff({ desired, live, state, known }) {
     const ignore = desired.lifecycle.ignoreChanges;
     const { expiresInDays: _, ...wanted } = view(desired.attributes);
-    const observed = liveView(live, lookups);
+    const observed = liveView(live, known);
     if (!('serviceAccount' in observed)) delete wanted.serviceAccount;
     // The configuration names the Service Account by name or by id: the same account is no change.
-    else if (desired.attributes.serviceAccount !== null && resolveServiceAccount(lookups, desired.attributes.serviceAccount).serviceAccount?.service_account_id === live.service_account_id) {
+    else if (desired.attributes.serviceAccount !== null && resolveServiceAccount(known, desired.attributes.serviceAccount).serviceAccount?.service_account_id === live.service_account_id) {
       wanted.serviceAccount = observed.serviceAccount;
     }
     const changes = diffViews(wanted, observed, ignore);
@@ -315,9 +315,9 @@ export const gatewayTokenProvider = {
     return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: changes.filter((c) => c.forcesReplace).map((c) => c.path) };
   },
 
-  planCreate({ desired, lookups }) {
+  planCreate({ desired, known }) {
     const { attributes } = desired;
-    const gateway = ref(lookups, gatewayAddress(attributes));
+    const gateway = ref(known, gatewayAddress(attributes));
     const body: Record<string, Template> = {
       name: attributes.name,
       scopes: attributes.scopes,
@@ -328,7 +328,7 @@ export const gatewayTokenProvider = {
       ...(attributes.spendWindow !== null ? { spendWindow: attributes.spendWindow } : {}),
     };
     if (attributes.serviceAccount !== null) {
-      const found = resolveServiceAccount(lookups, attributes.serviceAccount, 'serviceAccount');
+      const found = resolveServiceAccount(known, attributes.serviceAccount, 'serviceAccount');
       if (found.problem) return { writes: [], problems: [found.problem] };
       body.serviceAccountId = found.serviceAccount.service_account_id;
     }
@@ -348,4 +348,4 @@ export const gatewayTokenProvider = {
     const path = { id: parents?.gatewayId ?? '', tokenId: id };
     return { writes: [writeSpec('revokeGatewayToken', { path, effects: { forget: true } }, `revoke ${address}`)] };
   },
-} satisfies ResourceProvider<GatewayTokenAttributes, GatewayTokenT, TokenConfig>;
+} satisfies KindDefinition<GatewayTokenAttributes, GatewayTokenT, TokenConfig>;

@@ -14,7 +14,7 @@ import { vendors } from './lookups.js';
 import type { OtelExportConfig } from './otel-export.js';
 import type { TokenConfig } from './gateway-token.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
-import type { Lookups, Problem, ResourceProvider, View } from './types.js';
+import type { Known, Problem, KindDefinition, View } from './types.js';
 import { byCodeUnit, diffViews, flatten, nullWhenNotFound, ref, sortedSet, unknownVendor } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
@@ -73,16 +73,16 @@ function spendLimitOf(usd: unknown, window: unknown): SpendLimit | null {
   return { usd, window: typeof window === 'string' && GATEWAY_WINDOWS.includes(window) ? (window as SpendLimit['window']) : 'day' };
 }
 
-function vendorName(nameOrId: string, lookups: Lookups): string {
-  return lookups.find(vendors, nameOrId)?.name ?? nameOrId;
+function vendorName(nameOrId: string, known: Known): string {
+  return known.find(vendors, nameOrId)?.name ?? nameOrId;
 }
 
-function view(attributes: GatewayAttributes, lookups: Lookups): View {
+function view(attributes: GatewayAttributes, known: Known): View {
   const out: View = {
     project: attributes.project,
     name: attributes.name,
     slug: attributes.slug,
-    defaultProvider: vendorName(attributes.defaultProvider, lookups),
+    defaultProvider: vendorName(attributes.defaultProvider, known),
     defaultModel: attributes.defaultModel,
     credentials: sortedSet(attributes.credentials),
   };
@@ -101,7 +101,7 @@ function settingsBody(wanted: GatewaySettingsConfig, changedKeys: string[]): Rec
   return body;
 }
 
-export const gatewayProvider = {
+export const gatewayKind = {
   kind: 'gateway',
   config: {
     kind: 'gateway',
@@ -248,38 +248,38 @@ export const gatewayProvider = {
   naturalKey: ({ desired }) => desired.attributes.slug,
   references: ({ attributes }) => [projectAddress(attributes), ...(attributes.credentials ?? []).map(credentialAddress)],
 
-  view: ({ live, lookups }) => ({
-    project: lookups.nameOf('project', live.project_id),
+  view: ({ live, known }) => ({
+    project: known.nameOf('project', live.project_id),
     name: live.name,
     slug: live.slug,
-    defaultProvider: vendorName(live.default_provider_id, lookups),
+    defaultProvider: vendorName(live.default_provider_id, known),
     defaultModel: live.default_model,
-    credentials: sortedSet(live.credential_ids.map((id) => lookups.nameOf('credential', id))),
+    credentials: sortedSet(live.credential_ids.map((id) => known.nameOf('credential', id))),
     ...flatten('settings', live.settings),
   }),
 
-  desiredView: ({ attributes, lookups }) => view(attributes, lookups),
+  desiredView: ({ attributes, known }) => view(attributes, known),
 
-  diff({ desired, live, lookups }) {
-    const changes = diffViews(view(desired.attributes, lookups), gatewayProvider.view({ live, lookups }), desired.lifecycle.ignoreChanges);
+  diff({ desired, live, known }) {
+    const changes = diffViews(view(desired.attributes, known), gatewayKind.view({ live, known }), desired.lifecycle.ignoreChanges);
     const problems = changes.some((c) => c.path === 'project')
       ? [{ code: 'immovable_gateway', summary: 'a gateway cannot be moved to another project', detail: 'Add a gateway under a new name in that project.' }]
       : [];
     return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [], problems };
   },
 
-  planCreate({ desired, lookups }) {
+  planCreate({ desired, known }) {
     const { attributes, address } = desired;
-    const vendor = lookups.find(vendors, attributes.defaultProvider);
+    const vendor = known.find(vendors, attributes.defaultProvider);
     if (!vendor) return { writes: [], problems: [unknownVendor(attributes.defaultProvider)] };
-    const project = ref(lookups, projectAddress(attributes));
+    const project = ref(known, projectAddress(attributes));
     const body = {
       projectId: project,
       name: attributes.name,
       slug: attributes.slug,
       defaultProviderId: vendor.provider_id,
       defaultModel: attributes.defaultModel,
-      credentialIds: attributes.credentials.map((name) => ref(lookups, credentialAddress(name))),
+      credentialIds: attributes.credentials.map((name) => ref(known, credentialAddress(name))),
     };
     const writes = [
       writeSpec('createGateway', { body, effects: { id: { result: 'gateway_id' }, parents: { projectId: project } } }, `create gateway ${attributes.slug}`),
@@ -292,7 +292,7 @@ export const gatewayProvider = {
     return { writes };
   },
 
-  planUpdate({ desired, live, id, changedKeys, lookups }) {
+  planUpdate({ desired, live, id, changedKeys, known }) {
     const { attributes } = desired;
     const writes = [];
     const problems: Problem[] = [];
@@ -301,7 +301,7 @@ export const gatewayProvider = {
       if (changedKeys.includes(key)) body[key] = attributes[key];
     }
     if (changedKeys.includes('defaultProvider')) {
-      const vendor = lookups.find(vendors, attributes.defaultProvider);
+      const vendor = known.find(vendors, attributes.defaultProvider);
       if (vendor) body.defaultProviderId = vendor.provider_id;
       else problems.push(unknownVendor(attributes.defaultProvider));
     }
@@ -311,7 +311,7 @@ export const gatewayProvider = {
       // Attach before detach, so the gateway never has no credential between the two.
       const wantedIds = new Set<string>();
       for (const name of attributes.credentials) {
-        const credentialId = ref(lookups, credentialAddress(name));
+        const credentialId = ref(known, credentialAddress(name));
         if (typeof credentialId === 'string') wantedIds.add(credentialId);
         if (typeof credentialId !== 'string' || !live.credential_ids.includes(credentialId)) {
           writes.push(writeSpec('attachGatewayCredential', { path: { id }, body: { credentialId } }, `attach credential ${name} to gateway ${attributes.slug}`));
@@ -319,7 +319,7 @@ export const gatewayProvider = {
       }
       for (const credentialId of live.credential_ids) {
         if (wantedIds.has(credentialId)) continue;
-        const name = lookups.nameOf('credential', credentialId);
+        const name = known.nameOf('credential', credentialId);
         writes.push(writeSpec('detachGatewayCredential', { path: { id, credentialId } }, `detach credential ${name} from gateway ${attributes.slug}`));
       }
     }
@@ -338,4 +338,4 @@ export const gatewayProvider = {
       notes: [`deleting the gateway disables it and revokes its ${n} active token${n === 1 ? '' : 's'}`],
     };
   },
-} satisfies ResourceProvider<GatewayAttributes, GatewayT, GatewayConfig>;
+} satisfies KindDefinition<GatewayAttributes, GatewayT, GatewayConfig>;

@@ -8,31 +8,33 @@ import { loadConfig, type LoadOptions, type LoadResult } from '../config/index.j
 import type { KindBlock } from '../config/kind-block.js';
 import { topologicalOrder } from '../graph/index.js';
 import type { ResourceKind } from '../config/types.js';
-import { credentialProvider } from './credential.js';
-import { gatewayTokenProvider } from './gateway-token.js';
-import { gatewayProvider } from './gateway.js';
-import { otelExportProvider } from './otel-export.js';
-import { projectGroupRoleProvider } from './project-group-role.js';
-import { projectProvider } from './project.js';
-import { recordProvider } from './record.js';
-import { groupShareProvider, serviceAccountGrantProvider, userShareProvider } from './record-grant.js';
-import type { Relations, ResourceProvider } from './types.js';
+import { credentialKind } from './credential.js';
+import { gatewayTokenKind } from './gateway-token.js';
+import { gatewayKind } from './gateway.js';
+import { otelExportKind } from './otel-export.js';
+import { projectGroupRoleKind } from './project-group-role.js';
+import { projectKind } from './project.js';
+import { recordKind } from './record.js';
+import { recordOwnerKind } from './record-owner.js';
+import { groupShareKind, serviceAccountGrantKind, userShareKind } from './record-grant.js';
+import type { Relations, KindDefinition } from './types.js';
 
 /** Every kind's definition. The order breaks ties in the derived kind order (and so in refresh and plans). */
-const definitions: readonly ResourceProvider<never, never>[] = [
-  projectProvider,
-  credentialProvider,
-  recordProvider,
-  gatewayProvider,
-  gatewayTokenProvider,
-  otelExportProvider,
-  projectGroupRoleProvider,
-  serviceAccountGrantProvider,
-  userShareProvider,
-  groupShareProvider,
-] as unknown as ResourceProvider<never, never>[];
+const definitions: readonly KindDefinition<never, never>[] = [
+  projectKind,
+  credentialKind,
+  recordKind,
+  gatewayKind,
+  gatewayTokenKind,
+  otelExportKind,
+  projectGroupRoleKind,
+  serviceAccountGrantKind,
+  userShareKind,
+  groupShareKind,
+  recordOwnerKind,
+] as unknown as KindDefinition<never, never>[];
 
-const byKind = new Map<ResourceKind, ResourceProvider>(definitions.map((d) => [d.kind, d as unknown as ResourceProvider]));
+const byKind = new Map<ResourceKind, KindDefinition>(definitions.map((d) => [d.kind, d as unknown as KindDefinition]));
 
 /** Whether `kind` is a kind cplane knows. */
 export function isKind(kind: string): boolean {
@@ -43,7 +45,7 @@ export function isKind(kind: string): boolean {
  * The definition of a kind. Each is typed with its own attributes and live shape; callers that work on any
  * kind see them as plain records and `unknown`, and this lookup holds the one cast between the two views.
  */
-export function providerFor(kind: ResourceKind): ResourceProvider {
+export function definitionOf(kind: ResourceKind): KindDefinition {
   const found = byKind.get(kind);
   if (!found) throw new Error(`unknown resource kind "${kind}"`);
   return found;
@@ -51,7 +53,7 @@ export function providerFor(kind: ResourceKind): ResourceProvider {
 
 /** The kinds a kind needs to exist first: the kinds of its parents (`parentIds`) and of the resources its configuration refers to. */
 export function kindsNeededBy(kind: ResourceKind): ResourceKind[] {
-  const { relations, config } = providerFor(kind);
+  const { relations, config } = definitionOf(kind);
   const needed = [...Object.values(relations.parentIds ?? {}), ...(config.parent ? [config.parent.kind] : []), ...(config.references ?? []).flatMap((r) => ('kind' in r ? [r.kind] : []))];
   return [...new Set(needed)].filter((k) => k !== kind);
 }
@@ -76,7 +78,7 @@ function deriveKindOrder(): ResourceKind[] {
 export const kindOrder: readonly ResourceKind[] = deriveKindOrder();
 
 /** The configuration block of every kind, in kind order: what loadConfig takes as `kinds`. */
-export const kindBlocks: readonly KindBlock[] = kindOrder.map((kind) => providerFor(kind).config);
+export const kindBlocks: readonly KindBlock[] = kindOrder.map((kind) => definitionOf(kind).config);
 
 /** loadConfig with the configuration blocks of every kind: how the layers above read a configuration folder. */
 export function loadConfiguration(dir: string, options: Omit<LoadOptions, 'kinds'> = {}): Promise<LoadResult> {
@@ -85,7 +87,7 @@ export function loadConfiguration(dir: string, options: Omit<LoadOptions, 'kinds
 
 /** The parent a kind lives under (`relations.within`) with the parent's kind; undefined for a kind read per account. */
 export function parentOf(kind: ResourceKind): (NonNullable<Relations['within']> & { kind: ResourceKind }) | undefined {
-  const { within, parentIds } = providerFor(kind).relations;
+  const { within, parentIds } = definitionOf(kind).relations;
   const parentKind = within && parentIds?.[within.idField];
   return within && parentKind ? { ...within, kind: parentKind } : undefined;
 }
@@ -95,22 +97,22 @@ export function childKindsOf(kind: ResourceKind): ResourceKind[] {
   return kindOrder.filter((child) => parentOf(child)?.kind === kind);
 }
 
-/** A kind read back through the API (not known only from state): what export reads and writes. */
-export type ReadBackProvider = Extract<ResourceProvider, { readonly observation?: 'api' }>;
+/** A kind read back through the API (not known only from state) with an export mapping: what export reads and writes. */
+export type ReadBackDefinition = Extract<KindDefinition, { readonly observation?: 'api' }> & { readonly export: NonNullable<Extract<KindDefinition, { readonly observation?: 'api' }>['export']> };
 
-export function isReadBack(provider: ResourceProvider): provider is ReadBackProvider {
-  return provider.observation !== 'state';
+export function isReadBack(provider: KindDefinition): provider is ReadBackDefinition {
+  return provider.observation !== 'state' && provider.export !== undefined;
 }
 
-/** The definition of a kind export reads: one known only from state has nothing to read, and is never exported. */
-export function exportedProviderFor(kind: ResourceKind): ReadBackProvider {
-  const provider = providerFor(kind);
-  if (!isReadBack(provider)) throw new Error(`kind ${kind} is known only from state: export has nothing to read`);
-  return provider;
+/** The definition of a kind export reads: one known only from state has nothing to read, and one without a mapping is never exported. */
+export function exportedDefinitionOf(kind: ResourceKind): ReadBackDefinition {
+  const definition = definitionOf(kind);
+  if (!isReadBack(definition)) throw new Error(`kind ${kind} is not exported: it is known only from state, or has no export mapping`);
+  return definition;
 }
 
 /** The kinds export reads, in kind order. */
-export const exportKinds: readonly ResourceKind[] = kindOrder.filter((kind) => isReadBack(providerFor(kind)));
+export const exportKinds: readonly ResourceKind[] = kindOrder.filter((kind) => isReadBack(definitionOf(kind)));
 
 /** The kinds declared inside `kind`'s entries (its configuration block's children), one-per-parent blocks first. */
 export function kindsDeclaredIn(kind: ResourceKind): ResourceKind[] {
@@ -124,7 +126,7 @@ export const nestingOrder: readonly ResourceKind[] = (() => {
   return kindBlocks.filter((b) => !b.parent).flatMap((b) => walk(b.kind));
 })();
 
-export { projectProvider, recordProvider, credentialProvider, gatewayProvider, gatewayTokenProvider, otelExportProvider, projectGroupRoleProvider, serviceAccountGrantProvider, userShareProvider, groupShareProvider };
+export { projectKind, recordKind, credentialKind, gatewayKind, gatewayTokenKind, otelExportKind, projectGroupRoleKind, serviceAccountGrantKind, userShareKind, groupShareKind, recordOwnerKind };
 export { listAccounts, listVendors, findVendor, finder, lister, vendors, serviceAccounts, findServiceAccount, type DataSource, type LookupResults } from './lookups.js';
 export { resolveServiceAccount, type ServiceAccountFound } from './service-accounts.js';
 export type { LiveOtelExport, OtelExportConfig } from './otel-export.js';

@@ -1,7 +1,7 @@
 /**
  * Data sources (after Terraform's): objects cplane reads but never manages, looked up by name or id while
  * planning. A kind declares the sources it uses (`lookups` of its definition); refresh reads each declared
- * source once, and the providers find objects in it through `Lookups.find`: the AI vendors (the API's
+ * source once, and the kind definitions find objects in it through `Known.find`: the AI vendors (the API's
  * "providers") and the account's Service Accounts by name (see service-accounts.ts for the checks a
  * reference to one gets). Also the accounts a token can reach.
  */
@@ -51,12 +51,12 @@ export const serviceAccounts: DataSource<ServiceAccountT> = {
   find: findServiceAccount,
 };
 
-/** `Lookups.find` over what was read: an object of `source` by name or id, or undefined. */
+/** `Known.find` over what was read: an object of `source` by name or id, or undefined. */
 export function finder(results: LookupResults): <T>(source: DataSource<T>, nameOrId: string) => T | undefined {
   return <T>(source: DataSource<T>, nameOrId: string) => source.find((results.get(source as DataSource<unknown>) ?? []) as readonly T[], nameOrId);
 }
 
-/** `Lookups.list` over what was read: every object of `source`, or undefined when it was not read. */
+/** `Known.list` over what was read: every object of `source`, or undefined when it was not read. */
 export function lister(results: LookupResults): <T>(source: DataSource<T>) => readonly T[] | undefined {
   return <T>(source: DataSource<T>) => results.get(source as DataSource<unknown>) as readonly T[] | undefined;
 }

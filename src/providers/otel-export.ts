@@ -10,8 +10,9 @@ import type { OtelExportAttributes, SecretSource } from '../config/types.js';
 import type { LifecycleConfig } from '../config/config-file.js';
 import { resourceAddress, type Template } from '../plan-model/index.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
-import type { ReadFailure, ResourceProvider, View } from './types.js';
-import { byCodeUnit, diffViews, isRefusal, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
+import { defineKind } from './define-kind.js';
+import type { ReadFailure, View } from './types.js';
+import { byCodeUnit, isRefusal, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
 /** An entry of this kind in a configuration file, as `schema` below describes it. */
@@ -63,12 +64,11 @@ function liveView({ export: live }: LiveOtelExport): View {
   };
 }
 
-export const otelExportProvider = {
+export const otelExportKind = defineKind<OtelExportAttributes, LiveOtelExport, OtelExportConfig>({
   kind: 'otel_export',
+  parent: { kind: 'gateway', attribute: 'gateway', idField: 'gatewayId', removedWith: 'removed with' },
   config: {
-    kind: 'otel_export',
     key: 'otelExport',
-    parent: { kind: 'gateway', attribute: 'gateway' },
     single: true,
     noun: 'the OTel export of gateway',
     schema: {
@@ -109,10 +109,6 @@ export const otelExportProvider = {
         });
       }
     },
-  },
-  relations: {
-    parentIds: { gatewayId: 'gateway' },
-    within: { idField: 'gatewayId', attribute: 'gateway', removedWith: 'removed with' },
   },
   refreshOperations: ['getOtelExport'],
   writeOperations: ['updateOtelExport'],
@@ -164,22 +160,13 @@ export const otelExportProvider = {
     key: unconfigured(live.export) ? `unconfigured:${live.gatewayId}` : live.gatewayId,
     status: 'live',
   }),
-  naturalKey: ({ desired, lookups }) => lookups.idOf(gatewayAddress(desired.attributes)),
-  references: ({ attributes }) => [gatewayAddress(attributes)],
-
+  naturalKey: ({ desired, known }) => known.idOf(gatewayAddress(desired.attributes)),
   view: ({ live }) => liveView(live),
-
   desiredView: ({ attributes }) => view(attributes),
 
-  diff({ desired, live, changedSecrets }) {
-    const ignore = desired.lifecycle.ignoreChanges;
-    const changes = [...diffViews(view(desired.attributes), liveView(live), ignore), ...sensitiveChanges(changedSecrets, ignore)];
-    return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [] };
-  },
-
-  planCreate({ desired, lookups }) {
+  planCreate({ desired, known }) {
     const { attributes, address } = desired;
-    const gateway = ref(lookups, gatewayAddress(attributes));
+    const gateway = ref(known, gatewayAddress(attributes));
     const body: Record<string, Template> = {
       enabled: attributes.enabled,
       endpoint: attributes.endpoint,
@@ -203,4 +190,4 @@ export const otelExportProvider = {
   planDelete({ address, id }) {
     return { writes: [writeSpec('updateOtelExport', { path: { id }, body: { enabled: false }, effects: { forget: true } }, `disable ${address}`)] };
   },
-} satisfies ResourceProvider<OtelExportAttributes, LiveOtelExport, OtelExportConfig>;
+});

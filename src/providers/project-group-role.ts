@@ -9,8 +9,9 @@
  */
 import { undeclaredInDirectory, VALUE } from '../config/index.js';
 import { resourceAddress, type ResultNotice } from '../plan-model/index.js';
-import type { Lookups, Problem, RecordedObject, ResourceProvider, View } from './types.js';
-import { diffViews, ref } from './view-diff.js';
+import { defineKind } from './define-kind.js';
+import type { Known, Problem, RecordedObject, View } from './types.js';
+import { ref } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
 export interface ProjectGroupRoleAttributes {
@@ -44,28 +45,27 @@ function noticesFor(group: string): ResultNotice[] {
 }
 
 /** The directory's ids for the group and the role, or why the assignment cannot be planned. */
-function idsOf(attributes: ProjectGroupRoleAttributes, lookups: Lookups): { groupId: string; roleId: string } | { problem: Problem } {
-  const group = lookups.directory.groups[attributes.group];
-  if (!group) return { problem: undeclaredInDirectory('groups', attributes.group, lookups.directory) };
-  const role = lookups.directory.roles[attributes.role];
-  if (!role) return { problem: undeclaredInDirectory('roles', attributes.role, lookups.directory) };
+function idsOf(attributes: ProjectGroupRoleAttributes, known: Known): { groupId: string; roleId: string } | { problem: Problem } {
+  const group = known.directory.groups[attributes.group];
+  if (!group) return { problem: undeclaredInDirectory('groups', attributes.group, known.directory) };
+  const role = known.directory.roles[attributes.role];
+  if (!role) return { problem: undeclaredInDirectory('roles', attributes.role, known.directory) };
   return { groupId: group.id, roleId: role.id };
 }
 
-function assign(attributes: ProjectGroupRoleAttributes, lookups: Lookups, what: string) {
-  const ids = idsOf(attributes, lookups);
+function assign(attributes: ProjectGroupRoleAttributes, known: Known, what: string) {
+  const ids = idsOf(attributes, known);
   if ('problem' in ids) return { writes: [], problems: [ids.problem] };
-  const project = ref(lookups, projectAddress(attributes));
+  const project = ref(known, projectAddress(attributes));
   const effects = { id: { result: 'groupId' }, parents: { projectId: project }, notices: noticesFor(attributes.group) };
   return { writes: [writeSpec('grantProjectGroupRole', { path: { id: project, groupId: ids.groupId }, body: { roleId: ids.roleId }, effects }, what)] };
 }
 
-export const projectGroupRoleProvider = {
+export const projectGroupRoleKind = defineKind<ProjectGroupRoleAttributes, RecordedObject, string>({
   kind: 'project_group_role',
+  parent: { kind: 'project', attribute: 'project', idField: 'projectId', removedWith: 'forgotten with' },
   config: {
-    kind: 'project_group_role',
     key: 'groupRoles',
-    parent: { kind: 'project', attribute: 'project' },
     noun: 'group role of',
     schema: {
       description: 'The role (its name in directory.roles) the group gets on the project; addressed as project_group_role.<project>/<group>. No operation reads or removes it: leaving the configuration forgets it (remove it in the dashboard).',
@@ -80,10 +80,6 @@ export const projectGroupRoleProvider = {
       if (!Object.hasOwn(directory.roles, attributes.role)) report(VALUE, { ...undeclaredInDirectory('roles', attributes.role, directory), underline: attributes.role });
     },
   },
-  relations: {
-    parentIds: { projectId: 'project' },
-    within: { idField: 'projectId', attribute: 'project', removedWith: 'forgotten with' },
-  },
   observation: 'state',
   writeOperations: ['grantProjectGroupRole'],
   removeAction: 'forget',
@@ -91,20 +87,13 @@ export const projectGroupRoleProvider = {
   identify: ({ live }) => ({ id: live.id, ...(live.parents ? { parents: live.parents } : {}), key: `${live.parents?.projectId}/${live.id}`, status: 'live' }),
   // Never adopted: no operation lists assignments made outside cplane.
   naturalKey: () => undefined,
-  references: ({ attributes }) => [projectAddress(attributes)],
-  view: ({ live }) => view(live.inputs as unknown as ProjectGroupRoleAttributes),
   desiredView: ({ attributes }) => view(attributes),
 
-  diff({ desired, live }) {
-    const changes = diffViews(view(desired.attributes), view(live.inputs as unknown as ProjectGroupRoleAttributes), desired.lifecycle.ignoreChanges);
-    return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [] };
-  },
+  planCreate: ({ desired, known }) => assign(desired.attributes, known, `give group ${desired.attributes.group} the role ${desired.attributes.role}`),
 
-  planCreate: ({ desired, lookups }) => assign(desired.attributes, lookups, `give group ${desired.attributes.group} the role ${desired.attributes.role}`),
-
-  planUpdate({ desired, live, lookups }) {
+  planUpdate({ desired, live, known }) {
     const before = (live.inputs as unknown as ProjectGroupRoleAttributes).role;
-    const planned = assign(desired.attributes, lookups, `give group ${desired.attributes.group} the role ${desired.attributes.role}`);
+    const planned = assign(desired.attributes, known, `give group ${desired.attributes.group} the role ${desired.attributes.role}`);
     return { ...planned, notes: [`a new POST gives the group the role ${desired.attributes.role} in place of ${before} (the API keeps one role per group on a project)`] };
   },
 
@@ -115,4 +104,4 @@ export const projectGroupRoleProvider = {
       notes: [`the API has no operation that removes a group's role: cplane forgets it, and group ${group} keeps the role ${role} on the project until someone removes it in the dashboard`],
     };
   },
-} satisfies ResourceProvider<ProjectGroupRoleAttributes, RecordedObject, string>;
+});

@@ -8,9 +8,8 @@ import type { ProjectT } from '../api/shapes.js';
 import type { ProjectAttributes } from '../config/types.js';
 import type { LifecycleConfig } from '../config/config-file.js';
 import type { RecordConfig } from './record.js';
-import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
-import type { ResourceProvider, View } from './types.js';
-import { diffViews, isIgnored, nullWhenNotFound } from './view-diff.js';
+import { defineKind, LOCAL_NAME } from './define-kind.js';
+import { isIgnored, nullWhenNotFound } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
 /** An entry of this kind in a configuration file, as `schema` below describes it. */
@@ -25,36 +24,16 @@ export interface ProjectConfig {
   dependsOn?: string[];
 }
 
-function view(attributes: ProjectAttributes): View {
-  return { name: attributes.name, description: attributes.description, active: attributes.active };
-}
-
-function liveView(live: ProjectT): View {
-  return { name: live.name, description: live.description, active: live.is_active };
-}
-
-export const projectProvider = {
+export const projectKind = defineKind<ProjectAttributes, ProjectT, ProjectConfig>({
   kind: 'project',
-  config: {
-    kind: 'project',
-    key: 'projects',
-    noun: 'project',
-    schema: {
-      description: 'A project, which groups records.',
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        name: { description: 'Name of the project. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 },
-        description: { description: 'Description of the project. Default empty.', type: 'string', maxLength: 2000 },
-        active: { description: 'Whether the project is active (isActive). Default true.', type: 'boolean' },
-        lifecycle: lifecycleSchema('project', { enum: ['name', 'description', 'active'] }),
-        dependsOn: dependsOnSchema,
-      },
-    },
-    mapDescription: 'Projects by local name; each is addressed as project.<name>.',
-    attributes: (entry, local) => ({ name: entry.name ?? local, description: entry.description ?? '', active: entry.active ?? true }),
+  description: 'A project, which groups records.',
+  fields: {
+    name: { schema: { description: 'Name of the project. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 }, default: LOCAL_NAME },
+    description: { schema: { description: 'Description of the project. Default empty.', type: 'string', maxLength: 2000 }, default: '' },
+    active: { schema: { description: 'Whether the project is active (isActive). Default true.', type: 'boolean' }, default: true, live: 'is_active' },
   },
-  relations: {},
+  lifecycle: 'project',
+  config: { key: 'projects', noun: 'project', mapDescription: 'Projects by local name; each is addressed as project.<name>.' },
   refreshOperations: ['listProjects'],
   writeOperations: ['createProject', 'updateProject', 'archiveProject'],
   readOperation: 'getProject',
@@ -84,20 +63,13 @@ export const projectProvider = {
 
   identify: ({ live }) => ({ id: live.project_id, key: live.name, status: live.archived ? 'archived' : 'live' }),
   naturalKey: ({ desired }) => desired.attributes.name,
-  references: () => [],
-  view: ({ live }) => liveView(live),
-  desiredView: ({ attributes }) => view(attributes),
+  // An archived project is brought back first.
+  diff: ({ live }, derived) => (live.archived ? { changes: [{ path: 'archived', before: true, after: false }, ...derived().changes] } : derived()),
 
-  diff({ desired, live }) {
-    const changes = diffViews(view(desired.attributes), liveView(live), desired.lifecycle.ignoreChanges);
-    if (live.archived) changes.unshift({ path: 'archived', before: true, after: false });
-    return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [] };
-  },
-
-  planCreate({ desired, lookups }) {
+  planCreate({ desired, known }) {
     const { name, description, active } = desired.attributes;
     const writes = [
-      writeSpec('createProject', { body: { accountId: lookups.account, name, description }, effects: { id: { result: 'project_id' } } }, `create project ${name}`),
+      writeSpec('createProject', { body: { accountId: known.account, name, description }, effects: { id: { result: 'project_id' } } }, `create project ${name}`),
     ];
     if (!active) {
       writes.push(
@@ -131,4 +103,4 @@ export const projectProvider = {
       writes: [writeSpec('archiveProject', { path: { id }, body: { archived: true }, effects: { forget: true } }, `archive ${address}`)],
     };
   },
-} satisfies ResourceProvider<ProjectAttributes, ProjectT, ProjectConfig>;
+});

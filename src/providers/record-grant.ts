@@ -19,7 +19,8 @@ import { resourceAddress, type Template } from '../plan-model/index.js';
 import { serviceAccounts } from './lookups.js';
 import { listRecordsOnce } from './record-list.js';
 import { resolveServiceAccount, serviceAccountLabel, type AccountLookups } from './service-accounts.js';
-import type { Lookups, Problem, ResourceProvider, WriteSpec } from './types.js';
+import { defineKind } from './define-kind.js';
+import type { Known, Problem, WriteSpec } from './types.js';
 import { nullWhenNotFound } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
@@ -68,9 +69,9 @@ export interface ReaderKind {
   /** What the configuration schema says of the list (`grants.serviceAccounts`). */
   listDescription: string;
   /** The reader named `name`, or why it cannot be used. */
-  resolve(lookups: Lookups, name: string): { reader: Reader; problem?: undefined } | { reader?: undefined; problem: Problem };
+  resolve(known: Known, name: string): { reader: Reader; problem?: undefined } | { reader?: undefined; problem: Problem };
   /** The name the configuration would give the reader `id` (for plans), or the id when it has none. */
-  nameOf(lookups: Lookups, id: string): string;
+  nameOf(known: Known, id: string): string;
   /** The write that grants `record` (an id or a `$ref`) to the reader, with its data key wrapped. */
   grant(record: string | { $ref: string }, reader: Reader, summary: string): WriteSpec;
   /** The write that revokes the reader's grant of the record. */
@@ -83,12 +84,12 @@ const wrapOf = (record: string | { $ref: string }, reader: Reader): Template => 
 
 function directoryReader(section: Extract<DirectorySection, 'users' | 'groups'>, noun: string) {
   return {
-    resolve(lookups: Lookups, name: string) {
-      const found = lookups.directory[section][name];
+    resolve(known: Known, name: string) {
+      const found = known.directory[section][name];
       // The loader has checked the name against the directory; a plan made without it (a test) still says why.
       return found ? { reader: { id: found.id, publicKey: found.publicKey, keyFromRepository: true } } : { problem: { code: 'unknown_directory_name', summary: `the ${noun} "${name}" is not declared in directory.${section}` } };
     },
-    nameOf: (lookups: Lookups, id: string) => nameInDirectory(lookups.directory, section, id) ?? id,
+    nameOf: (known: Known, id: string) => nameInDirectory(known.directory, section, id) ?? id,
   };
 }
 
@@ -103,13 +104,13 @@ export const serviceAccountReaders: ReaderKind = {
   noun: 'Service Account',
   exportNoun: 'Service Account grant',
   listDescription: 'Service Accounts by name, as GET /service-accounts lists them (or by id).',
-  resolve(lookups, name) {
-    const found = resolveServiceAccount(lookups, name);
+  resolve(known, name) {
+    const found = resolveServiceAccount(known, name);
     if (!found.serviceAccount) return { problem: found.problem! };
-    const { problem, pinned } = checkServiceAccountKey(lookups, name, found.serviceAccount);
+    const { problem, pinned } = checkServiceAccountKey(known, name, found.serviceAccount);
     return problem ? { problem } : { reader: { id: found.serviceAccount.service_account_id, publicKey: found.serviceAccount.public_key, keyFromRepository: pinned } };
   },
-  nameOf: (lookups, id) => serviceAccountLabel(lookups, id),
+  nameOf: (known, id) => serviceAccountLabel(known, id),
   grant: (record, reader, summary) => writeSpec('grantServiceAccount', { path: { id: reader.id }, body: { recordId: record, wrappedDek: wrapOf(record, reader) }, effects: { id: { results: ['recordId', 'serviceAccountId'] }, parents: { recordId: record } } }, summary),
   revoke: (recordId, readerId, summary, forget) => writeSpec('revokeRecordServiceAccount', { path: { id: recordId }, body: { serviceAccountId: readerId }, effects: forget ? { forget: true } : {} }, summary),
   writeOperations: ['grantServiceAccount', 'revokeRecordServiceAccount'],
@@ -146,7 +147,7 @@ export const groupReaders: ReaderKind = {
  * wrapped for it). The key must be the one its id names, and the one pinned in `directory.serviceAccounts`
  * when there is a pin, which the problem then points at.
  */
-function checkServiceAccountKey(lookups: Lookups, name: string, account: ServiceAccountT): { problem?: Problem; pinned: boolean } {
+function checkServiceAccountKey(known: Known, name: string, account: ServiceAccountT): { problem?: Problem; pinned: boolean } {
   const keyId = keyIdOf(Buffer.from(account.public_key, 'base64'));
   if (account.key_id !== keyId) {
     return {
@@ -158,7 +159,7 @@ function checkServiceAccountKey(lookups: Lookups, name: string, account: Service
       },
     };
   }
-  const pin = lookups.directory.serviceAccounts[name] ?? lookups.directory.serviceAccounts[account.name];
+  const pin = known.directory.serviceAccounts[name] ?? known.directory.serviceAccounts[account.name];
   if (!pin) return { pinned: false };
   if (pin.keyId === keyId) return { pinned: true };
   return {
@@ -202,17 +203,16 @@ function splitGrantId(id: string): { recordId: string; readerId: string } {
 const recordAddress = (attributes: GrantAttributes) => resourceAddress('record', attributes.record);
 
 /** The definition of one reader kind. */
-export function grantProvider(readers: ReaderKind) {
+export function grantKind(readers: ReaderKind) {
   const { kind, noun } = readers;
-  return {
+  return defineKind<GrantAttributes, LiveGrant, Entry>({
     kind,
+    parent: { kind: 'record', attribute: 'record', idField: 'recordId' },
     config: {
-      kind,
       key: `grants.${readers.section}`,
       list: true,
       // One name of the list; the record's schema holds the list (`grants` in record.ts).
       schema: { $ref: '#/$defs/localName' },
-      parent: { kind: 'record', attribute: 'record' },
       noun: `grant to ${noun}`,
       // An entry written as `{ name, until, reason }` carries them; a plain name only the name.
       attributes: (entry: Entry, local: string, record?: string): GrantAttributes => ({
@@ -224,7 +224,7 @@ export function grantProvider(readers: ReaderKind) {
       ...(readers.section === 'serviceAccounts' ? {} : { references: [{ attribute: 'name', directory: readers.section }] }),
     },
     ...(readers.section === 'serviceAccounts' ? { lookups: [serviceAccounts] } : {}),
-    relations: { parentIds: { recordId: 'record' }, parentAttributes: { recordId: 'record' }, missingAs: 'revoked' },
+    relations: { missingAs: 'revoked' },
     // A grant is a name in its record's list: a Service Account's name (so the folder applies to another account,
     // where a missing one is a plan problem), or a directory entry export declares from the id.
     export: {
@@ -233,11 +233,11 @@ export function grantProvider(readers: ReaderKind) {
       ...(readers.section === 'serviceAccounts'
         ? {
             lookups: [serviceAccounts],
-            listItem: (live: LiveGrant, lookups: AccountLookups) => listedName(serviceAccountLabel(lookups, live.reader_id), live.reader_id),
-            pin(live: LiveGrant, lookups: AccountLookups) {
-              const account = lookups.find(serviceAccounts, live.reader_id);
+            listItem: (live: LiveGrant, known: AccountLookups) => listedName(serviceAccountLabel(known, live.reader_id), live.reader_id),
+            pin(live: LiveGrant, known: AccountLookups) {
+              const account = known.find(serviceAccounts, live.reader_id);
               if (!account || account.key_id !== keyIdOf(Buffer.from(account.public_key, 'base64'))) return undefined;
-              return { name: listedName(serviceAccountLabel(lookups, live.reader_id), live.reader_id), keyId: account.key_id };
+              return { name: listedName(serviceAccountLabel(known, live.reader_id), live.reader_id), keyId: account.key_id };
             },
           }
         : { directory: { section: readers.section, noun: readers.noun, id: (live: LiveGrant) => live.reader_id } }),
@@ -259,14 +259,13 @@ export function grantProvider(readers: ReaderKind) {
 
     identify: ({ live }) => ({ id: grantId(live.record_id, live.reader_id), parents: { recordId: live.record_id }, key: grantId(live.record_id, live.reader_id), status: 'live' }),
 
-    naturalKey({ desired, lookups }) {
-      const recordId = lookups.idOf(recordAddress(desired.attributes));
-      const { reader } = readers.resolve(lookups, desired.attributes.reader);
+    naturalKey({ desired, known }) {
+      const recordId = known.idOf(recordAddress(desired.attributes));
+      const { reader } = readers.resolve(known, desired.attributes.reader);
       return recordId === undefined || !reader ? undefined : grantId(recordId, reader.id);
     },
 
-    references: ({ attributes }) => [recordAddress(attributes)],
-    view: ({ live, lookups }) => ({ reader: readers.nameOf(lookups, live.reader_id) }),
+    view: ({ live, known }) => ({ reader: readers.nameOf(known, live.reader_id) }),
     // `until` and `reason` are cplane's own (no operation reads them back): shown in a create, never diffed.
     desiredView: ({ attributes }) => ({ reader: attributes.reader, ...(attributes.until !== undefined ? { until: attributes.until } : {}), ...(attributes.reason !== undefined ? { reason: attributes.reason } : {}) }),
     endsAt: ({ attributes }) => (attributes.until === undefined ? undefined : { at: attributes.until, ...(attributes.reason !== undefined ? { reason: attributes.reason } : {}) }),
@@ -274,25 +273,25 @@ export function grantProvider(readers: ReaderKind) {
     // A grant exists or not; what can change is the reader's key it was wrapped for (state records its id, as no
     // operation reads it back): a new key is a change of the grant, wrapped again for it. Its reader must still be
     // usable (an inactive Service Account is a problem even for a grant that exists).
-    diff({ desired, lookups, state }) {
-      const { reader, problem } = readers.resolve(lookups, desired.attributes.reader);
-      if (!reader) return { changes: [], changedKeys: [], replaceKeys: [], problems: [problem] };
+    diff({ desired, known, state }) {
+      const { reader, problem } = readers.resolve(known, desired.attributes.reader);
+      if (!reader) return { changes: [], problems: [problem] };
       const before = state?.inputs.readerKeyId;
       const after = readerKeyId(reader);
-      if (typeof before !== 'string' || before === after) return { changes: [], changedKeys: [], replaceKeys: [] };
+      if (typeof before !== 'string' || before === after) return { changes: [] };
       const note = reader.keyFromRepository ? 'the key the repository gives' : 'offered by the API, not pinned: only a pin in directory.serviceAccounts makes this safe';
-      return { changes: [{ path: 'readerKey', before, after, note }], changedKeys: ['readerKey'], replaceKeys: [], inputs: { readerKeyId: after } };
+      return { changes: [{ path: 'readerKey', before, after, note }], inputs: { readerKeyId: after } };
     },
 
-    planCreate({ desired, lookups }) {
-      const { reader, problem } = readers.resolve(lookups, desired.attributes.reader);
+    planCreate({ desired, known }) {
+      const { reader, problem } = readers.resolve(known, desired.attributes.reader);
       if (!reader) return { writes: [], problems: [problem] };
-      const record = lookups.idOf(recordAddress(desired.attributes)) ?? { $ref: recordAddress(desired.attributes) };
+      const record = known.idOf(recordAddress(desired.attributes)) ?? { $ref: recordAddress(desired.attributes) };
       return { writes: [readers.grant(record, reader, `grant record ${desired.attributes.record} to ${noun} ${desired.attributes.reader}, its data key wrapped for it`)], inputs: { readerKeyId: readerKeyId(reader) } };
     },
 
-    planUpdate({ desired, id, changedKeys, lookups }) {
-      const { reader } = readers.resolve(lookups, desired.attributes.reader);
+    planUpdate({ desired, id, changedKeys, known }) {
+      const { reader } = readers.resolve(known, desired.attributes.reader);
       if (!reader || !changedKeys.includes('readerKey')) return { writes: [] };
       const { recordId } = splitGrantId(id);
       const write = readers.grant(recordId, reader, `wrap record ${desired.attributes.record} again for ${noun} ${desired.attributes.reader}'s new key ${readerKeyId(reader)}`);
@@ -308,9 +307,9 @@ export function grantProvider(readers: ReaderKind) {
         notes: [`${address}: the reader may still hold the value it could read until now; rotate the record's value unless this plan does (rotateOnRevoke: true rotates a generated value in the same apply).`],
       };
     },
-  } satisfies ResourceProvider<GrantAttributes, LiveGrant, Entry>;
+  });
 }
 
-export const serviceAccountGrantProvider = grantProvider(serviceAccountReaders);
-export const userShareProvider = grantProvider(userReaders);
-export const groupShareProvider = grantProvider(groupReaders);
+export const serviceAccountGrantKind = grantKind(serviceAccountReaders);
+export const userShareKind = grantKind(userReaders);
+export const groupShareKind = grantKind(groupReaders);

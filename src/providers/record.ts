@@ -14,9 +14,11 @@ import type { RecordMetaT } from '../api/shapes.js';
 import type { DesiredResource, RecordAttributes, SecretSource } from '../config/types.js';
 import type { LifecycleConfig } from '../config/config-file.js';
 import { resourceAddress, type FieldChange, type Template } from '../plan-model/index.js';
+import type { RecordOwnerConfig } from './record-owner.js';
 import { readerKinds, type Reader, type ReaderKind } from './record-grant.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
-import type { Lookups, ResourceProvider, View } from './types.js';
+import { defineKind } from './define-kind.js';
+import type { Known, View } from './types.js';
 import { canonicalTime, diffViews, isIgnored, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 import { listRecordsOnce } from './record-list.js';
@@ -31,6 +33,7 @@ export interface RecordConfig {
   value?: SecretSource;
   grants?: RecordGrantsConfig;
   rotateOnRevoke?: boolean;
+  owner?: RecordOwnerConfig;
   lifecycle?: LifecycleConfig<'name' | 'format' | 'tags' | 'secretDueAt' | 'rotationIntervalDays' | 'value'>;
   dependsOn?: string[];
 }
@@ -82,7 +85,7 @@ const valueVersion = { record: 'record_id', version: 'version' };
  * `revoked`), and among them the grants no address manages (made outside cplane: `unlisted`, revoked by this
  * step; a managed one is revoked by its own address's removal).
  */
-function readersOf(attributes: RecordAttributes, live: RecordMetaT, lookups: Lookups) {
+function readersOf(attributes: RecordAttributes, live: RecordMetaT, known: Known) {
   const kept: { kind: ReaderKind; name: string; reader: Reader }[] = [];
   const revoked: string[] = [];
   /** Readers whose grant has ended (`until`): revoked like the others, and said so. */
@@ -95,12 +98,12 @@ function readersOf(attributes: RecordAttributes, live: RecordMetaT, lookups: Loo
     const listedIds = new Set<string>();
     for (const name of names) {
       // A grant past its `until` is no longer listed: revoked (its own address's step revokes it).
-      if (hasEnded(attributes, `${kind.section}/${name}`, lookups.now)) {
-        const { reader } = kind.resolve(lookups, name);
+      if (hasEnded(attributes, `${kind.section}/${name}`, known.now)) {
+        const { reader } = kind.resolve(known, name);
         if (reader) ended.add(reader.id);
         continue;
       }
-      const { reader } = kind.resolve(lookups, name);
+      const { reader } = kind.resolve(known, name);
       if (!reader) continue;
       listedIds.add(reader.id);
       if (liveIds.has(reader.id)) kept.push({ kind, name, reader });
@@ -109,7 +112,7 @@ function readersOf(attributes: RecordAttributes, live: RecordMetaT, lookups: Loo
       if (listedIds.has(readerId)) continue;
       revoked.push(readerId);
       const grantId = `${live.record_id}/${readerId}`;
-      if (lookups.nameOf(kind.kind, grantId) === grantId) unlisted.push({ kind, name: kind.nameOf(lookups, readerId), readerId });
+      if (known.nameOf(kind.kind, grantId) === grantId) unlisted.push({ kind, name: kind.nameOf(known, readerId), readerId });
     }
   }
   return { kept, revoked, ended: revoked.filter((id) => ended.has(id)), unlisted };
@@ -166,12 +169,11 @@ function liveView(live: RecordMetaT): View {
   };
 }
 
-export const recordProvider = {
+export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig>({
   kind: 'record',
+  parent: { kind: 'project', attribute: 'project', idField: 'projectId' },
   config: {
-    kind: 'record',
     key: 'records',
-    parent: { kind: 'project', attribute: 'project' },
     noun: 'record',
     schema: {
       description: 'A record of a project. Unset optional fields are not managed.',
@@ -214,7 +216,7 @@ export const recordProvider = {
     },
     secrets: (entry): Record<string, SecretSource> => (entry.value ? { value: entry.value } : {}),
   },
-  relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' }, wrappedValue: 'value' },
+  relations: { wrappedValue: 'value' },
   refreshOperations: ['listRecords'],
   writeOperations: ['createRecord', 'createRecordVersion', 'updateRecord', 'rotateRecord', 'archiveRecord', ...readerKinds.flatMap((k) => k.writeOperations)],
   readOperation: 'getRecord',
@@ -249,19 +251,17 @@ export const recordProvider = {
     status: live.archived ? 'archived' : 'live',
   }),
 
-  naturalKey({ desired, lookups }) {
-    const projectId = lookups.idOf(projectAddress(desired.attributes));
+  naturalKey({ desired, known }) {
+    const projectId = known.idOf(projectAddress(desired.attributes));
     return projectId === undefined ? undefined : `${projectId}/${desired.attributes.name}`;
   },
-
-  references: ({ attributes }) => [projectAddress(attributes)],
 
   view: ({ live }) => liveView(live),
 
   // `format` is set at creation and no call changes it: shown in a create (and in state), never diffed.
   desiredView: ({ attributes }) => ({ ...view(attributes), ...(attributes.format !== undefined ? { format: attributes.format } : {}) }),
 
-  diff({ desired, live, changedSecrets, lookups }) {
+  diff({ desired, live, changedSecrets, known }) {
     const ignore = desired.lifecycle.ignoreChanges;
     const wanted = view(desired.attributes);
     // A rotating value moves its due date: the configured `secretDueAt` is only the first one.
@@ -270,8 +270,8 @@ export const recordProvider = {
     }
     const changes = [...diffViews(wanted, liveView(live), ignore), ...sensitiveChanges(changedSecrets, ignore)];
     if (live.archived) changes.unshift({ path: 'archived', before: true, after: false });
-    const due = isIgnored('value', ignore) ? undefined : rotationDue(desired, live, lookups.now);
-    const readers = readersOf(desired.attributes, live, lookups);
+    const due = isIgnored('value', ignore) ? undefined : rotationDue(desired, live, known.now);
+    const readers = readersOf(desired.attributes, live, known);
     if (readers.revoked.length > 0 && desired.attributes.rotateOnRevoke && isGenerated(desired) && !isIgnored('value', ignore) && !changes.some((c) => c.path === 'value')) {
       const n = readers.revoked.length;
       const ended = readers.ended.length === 0 ? '' : readers.ended.length === n ? ` (${n === 1 ? 'its grant' : 'their grants'} ended)` : ` (${readers.ended.length} grant${readers.ended.length === 1 ? '' : 's'} ended)`;
@@ -281,7 +281,7 @@ export const recordProvider = {
     let inputs: Record<string, unknown> | undefined;
     if (due) {
       const value = changes.find((c) => c.path === 'value');
-      const note = `rotate: ${dueText(due.dueAt, lookups.now)}`;
+      const note = `rotate: ${dueText(due.dueAt, known.now)}`;
       if (value) value.note = note;
       else changes.push({ path: 'value', sensitive: true, note, cause: 'rotation-due' });
       const dueChange = changes.find((c) => c.path === 'secretDueAt');
@@ -300,12 +300,12 @@ export const recordProvider = {
     const causes = readers.ended.length > 0 && changes.some((c) => c.path === 'value') ? { causes: ['grant-expired' as const] } : {};
     // The value change says so too, so the step's class (planner/step-class.ts) is not taken for a configuration change.
     if (readers.ended.length > 0 && value && !value.cause) value.cause = 'grant-expired';
-    return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [], ...(isGenerated(desired) ? { rotateKeys: ['value'] } : {}), ...(inputs ? { inputs } : {}), ...causes };
+    return { changes, ...(isGenerated(desired) ? { rotateKeys: ['value'] } : {}), ...(inputs ? { inputs } : {}), ...causes };
   },
 
-  planCreate({ desired, lookups }) {
+  planCreate({ desired, known }) {
     const { attributes } = desired;
-    const project = ref(lookups, projectAddress(attributes));
+    const project = ref(known, projectAddress(attributes));
     const body: Record<string, Template> = { projectId: project, name: attributes.name };
     if (attributes.format !== undefined) body.format = attributes.format;
     if (attributes.tags !== undefined) body.tags = attributes.tags;
@@ -321,9 +321,9 @@ export const recordProvider = {
     return { writes };
   },
 
-  planUpdate({ desired, live, id, changedKeys, lookups }) {
+  planUpdate({ desired, live, id, changedKeys, known }) {
     const { attributes } = desired;
-    const due = changedKeys.includes('value') ? rotationDue(desired, live, lookups.now) : undefined;
+    const due = changedKeys.includes('value') ? rotationDue(desired, live, known.now) : undefined;
     const writes = [];
     if (changedKeys.includes('archived')) {
       writes.push(writeSpec('archiveRecord', { path: { id }, body: { archived: false } }, `unarchive record ${live.name}`));
@@ -335,7 +335,7 @@ export const recordProvider = {
       if (changedKeys.includes(key) && value !== undefined && !(due && key === 'secretDueAt')) body[key] = value;
     }
     if (Object.keys(body).length > 0) writes.push(writeSpec('updateRecord', { path: { id }, body }, `update record ${attributes.name}`));
-    const readers = readersOf(attributes, live, lookups);
+    const readers = readersOf(attributes, live, known);
     if (changedKeys.includes('value')) {
       // A value cplane generates is made again: a rotation. A value from a source is a new version of it.
       // Bound to the version it makes: the API numbers versions one after the other, and a write made since the
@@ -360,4 +360,4 @@ export const recordProvider = {
       writes: [writeSpec('archiveRecord', { path: { id }, body: { archived: true }, effects: { forget: true } }, `archive ${address}`)],
     };
   },
-} satisfies ResourceProvider<RecordAttributes, RecordMetaT, RecordConfig>;
+});

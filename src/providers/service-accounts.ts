@@ -7,12 +7,12 @@
 import type { ServiceAccountT } from '../api/shapes.js';
 import { didYouMean } from '../config/index.js';
 import { serviceAccounts } from './lookups.js';
-import type { Lookups, Problem } from './types.js';
+import type { Known, Problem } from './types.js';
 
 export type ServiceAccountFound = { serviceAccount: ServiceAccountT; problem?: undefined } | { serviceAccount?: undefined; problem: Problem };
 
-/** What naming a Service Account needs of the lookups: the account and the Service Accounts read. */
-export type AccountLookups = Pick<Lookups, 'account' | 'find' | 'list'>;
+/** What naming a Service Account needs of what the planner knows: the account and the Service Accounts read. */
+export type AccountLookups = Pick<Known, 'account' | 'find' | 'list'>;
 
 /**
  * The Service Accounts `nameOrId` may name: the one with that id; else those of this account with that name
@@ -30,10 +30,10 @@ function candidates(all: readonly ServiceAccountT[], account: string, nameOrId: 
  * How configuration names the live Service Account `id`: its name when that names it alone (no other Service
  * Account of the account has it), else its id; the id too when the Service Accounts were not read or lack it.
  */
-export function serviceAccountLabel(lookups: AccountLookups, id: string): string {
-  const found = lookups.find(serviceAccounts, id);
+export function serviceAccountLabel(known: AccountLookups, id: string): string {
+  const found = known.find(serviceAccounts, id);
   if (!found) return id;
-  const only = candidates(lookups.list(serviceAccounts) ?? [found], lookups.account, found.name);
+  const only = candidates(known.list(serviceAccounts) ?? [found], known.account, found.name);
   return only.length === 1 && only[0] === found ? found.name : id;
 }
 
@@ -43,37 +43,37 @@ export function serviceAccountLabel(lookups: AccountLookups, id: string): string
  * field that holds the name (`serviceAccount`), so the problem points at its value; leave it out when the
  * whole entry is the name (a grant in `grants.serviceAccounts`).
  */
-export function resolveServiceAccount(lookups: AccountLookups, nameOrId: string, field?: string): ServiceAccountFound {
+export function resolveServiceAccount(known: AccountLookups, nameOrId: string, field?: string): ServiceAccountFound {
   const at = field === undefined ? {} : { field };
-  const all = lookups.list(serviceAccounts);
+  const all = known.list(serviceAccounts);
   if (all === undefined) {
     return { problem: { ...at, code: 'service_accounts_unreadable', summary: `the Service Account "${nameOrId}" cannot be checked: the account's Service Accounts could not be read`, detail: 'Plan with a token that may list Service Accounts (GET /service-accounts needs a person\'s token with service-accounts:read).' } };
   }
-  const matches = candidates(all, lookups.account, nameOrId);
+  const matches = candidates(all, known.account, nameOrId);
   if (matches.length > 1) {
     return {
       problem: {
         ...at,
         code: 'ambiguous_service_account',
-        summary: `${matches.length} Service Accounts of account ${lookups.account} are named "${nameOrId}"`,
+        summary: `${matches.length} Service Accounts of account ${known.account} are named "${nameOrId}"`,
         detail: `Name the one you mean by its id: ${matches.map((s) => `${s.service_account_id} (${s.status})`).join(', ')}.`,
       },
     };
   }
   const found = matches[0];
   if (!found) {
-    const names = all.filter((s) => s.account_id === lookups.account).map((s) => s.name);
+    const names = all.filter((s) => s.account_id === known.account).map((s) => s.name);
     return {
       problem: {
         ...at,
         code: 'unknown_service_account',
-        summary: `no Service Account "${nameOrId}" in account ${lookups.account}${didYouMean(nameOrId, names)}`,
+        summary: `no Service Account "${nameOrId}" in account ${known.account}${didYouMean(nameOrId, names)}`,
         detail: names.length ? `Its Service Accounts: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', ...' : ''}. Names are as GET /service-accounts lists them.` : 'The account has no Service Account; create one in the dashboard.',
       },
     };
   }
-  if (found.account_id !== lookups.account) {
-    return { problem: { ...at, code: 'service_account_other_account', summary: `the Service Account "${nameOrId}" belongs to account ${found.account_id}, not to ${lookups.account}`, detail: 'Name a Service Account of the account this configuration is applied to.' } };
+  if (found.account_id !== known.account) {
+    return { problem: { ...at, code: 'service_account_other_account', summary: `the Service Account "${nameOrId}" belongs to account ${found.account_id}, not to ${known.account}`, detail: 'Name a Service Account of the account this configuration is applied to.' } };
   }
   if (found.status !== 'active') {
     return { problem: { ...at, code: 'service_account_inactive', summary: `the Service Account "${found.name}" is inactive`, detail: 'An inactive Service Account cannot read or use anything: activate it in the dashboard, or name another one.' } };

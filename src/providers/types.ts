@@ -1,6 +1,7 @@
 /**
- * The one small interface every resource kind implements (after Pulumi's
- * providers): request objects in, response objects out. A provider reads live
+ * The one small interface every resource kind implements, its kind definition (after Pulumi's
+ * providers; "provider" in cplane is only the API's AI provider, a vendor): request objects in, response
+ * objects out. A kind definition reads live
  * objects through the typed client, turns them into a "view" with the field
  * names of the configuration, reports facts about differences, and returns the
  * writes that would reconcile them. It never executes a write: the planner
@@ -16,7 +17,7 @@ import type { FieldChange, PlannedWrite, SpendLimit, StepCause } from '../plan-m
 import type { ResourceState } from '../state/types.js';
 import type { DataSource } from './lookups.js';
 
-/** A write as a provider describes it; the planner gives it its id and Idempotency-Key. */
+/** A write as a kind definition describes it; the planner gives it its id and Idempotency-Key. */
 export type WriteSpec = Omit<PlannedWrite, 'id' | 'idempotencyKey'>;
 
 /**
@@ -26,8 +27,11 @@ export type WriteSpec = Omit<PlannedWrite, 'id' | 'idempotencyKey'>;
  */
 export type View = Record<string, unknown>;
 
-/** What the planner knows while planning one address. */
-export interface Lookups {
+/**
+ * What the planner knows while planning one address, as kind definitions query it (`known`): the account, the
+ * objects of the data sources a kind declares (`lookups`, `DataSource`), the directory, ids and names of addresses.
+ */
+export interface Known {
   account: string;
   /** An object of a data source the kind declares in `lookups` (an AI vendor), by name or id; undefined when there is none. */
   find<T>(source: DataSource<T>, nameOrId: string): T | undefined;
@@ -96,7 +100,7 @@ export interface DiffRequest<A extends object, L> {
   live: L;
   /** What cplane last applied, when the address is in state. */
   state?: ResourceState;
-  lookups: Lookups;
+  known: Known;
   /** Write-only fields (`secret`, `value`, `headers.X`) whose value differs from what was last applied. */
   changedSecrets: string[];
 }
@@ -130,7 +134,7 @@ export interface DiffResponse {
 
 export interface CreateRequest<A extends object> {
   desired: DesiredResource<A>;
-  lookups: Lookups;
+  known: Known;
 }
 
 export interface UpdateRequest<A extends object, L> {
@@ -140,7 +144,7 @@ export interface UpdateRequest<A extends object, L> {
   id: string;
   state?: ResourceState;
   changedKeys: string[];
-  lookups: Lookups;
+  known: Known;
 }
 
 export interface DeleteRequest {
@@ -224,8 +228,8 @@ export type Observation<L, E = Entry> =
       refresh(req: RefreshRequest): Promise<RefreshResponse<L>>;
       /** One object by id; null when it no longer exists. */
       read(req: ReadRequest): Promise<L | null>;
-      /** How `cplane export` writes the kind's live objects as configuration. */
-      readonly export: ExportMapping<L, E>;
+      /** How `cplane export` writes the kind's live objects as configuration; absent: export leaves the kind out. */
+      readonly export?: ExportMapping<L, E>;
     }
   | {
       /**
@@ -265,7 +269,7 @@ export interface ExportEntryRequest<L> {
   /** An AI vendor's name by id (the id itself when the account lists none). */
   vendorName(id: string): string;
   /** The account, and the objects of the data sources the mapping declares in `lookups` (its Service Accounts). */
-  lookups: Pick<Lookups, 'account' | 'find' | 'list'>;
+  known: Pick<Known, 'account' | 'find' | 'list'>;
   /**
    * The `{ env: NAME }` placeholder for a write-only value: NAME is made of `parts` (each in upper snake case,
    * joined by `_`: `['CPLANE_SECRET', 'openai-prod']` gives CPLANE_SECRET_OPENAI_PROD), made unique in the
@@ -303,7 +307,7 @@ export interface ExportMapping<L, E> {
    * For a list block (`config.list`, a record's `grants.serviceAccounts`): the name the object is listed as in
    * its parent's list, which is also its local name (a Service Account's name). Unused when `directory` is set.
    */
-  listItem?(live: L, lookups: ExportEntryRequest<L>['lookups']): string;
+  listItem?(live: L, known: ExportEntryRequest<L>['known']): string;
   /**
    * The object names a principal that only the configuration's `directory:` declares (a user a record is shared
    * with): export writes one directory entry per id, named from the id, with its public key as a placeholder to
@@ -315,7 +319,7 @@ export interface ExportMapping<L, E> {
    * `directory.serviceAccounts`, so the exported folder wraps for no other key. Undefined when the API's answer
    * does not hold together (a key id that is not its key's).
    */
-  pin?(live: L, lookups: ExportEntryRequest<L>['lookups']): { name: string; keyId: string } | undefined;
+  pin?(live: L, known: ExportEntryRequest<L>['known']): { name: string; keyId: string } | undefined;
   /** A comment on the key that holds the kind's entries inside their parent (`records:`), when there are some. */
   holderComment?: string;
   /**
@@ -328,14 +332,14 @@ export interface ExportMapping<L, E> {
 }
 
 /** `A`: the kind's attributes; `L`: its live object as the API returns it; `E`: its entry in a configuration file. */
-export type ResourceProvider<A extends object = Attributes, L = unknown, E = Entry> = ProviderCore<A, L, E> & Observation<L, E>;
+export type KindDefinition<A extends object = Attributes, L = unknown, E = Entry> = DefinitionCore<A, L, E> & Observation<L, E>;
 
-interface ProviderCore<A extends object, L, E> {
+interface DefinitionCore<A extends object, L, E> {
   readonly kind: ResourceKind;
   /** The kind's configuration block: where it is written, its defaults, write-only inputs and references. */
   readonly config: KindBlock<A, E>;
   readonly relations: Relations;
-  /** The data sources planning the kind looks objects up in (`lookups.find`): refresh reads each once. */
+  /** The data sources planning the kind looks objects up in (`known.find`): refresh reads each once. */
   readonly lookups?: readonly DataSource<unknown>[];
   /**
    * The data sources one resource needs when not every resource of the kind does (a token issued to a Service
@@ -366,13 +370,13 @@ interface ProviderCore<A extends object, L, E> {
   readonly optionalValue?: { field: string; present(live: L): boolean };
   identify(req: { live: L }): LiveIdentity;
   /** The natural key of a desired object, or undefined while a parent has no id yet. */
-  naturalKey(req: { desired: DesiredResource<A>; lookups: Lookups }): string | undefined;
+  naturalKey(req: { desired: DesiredResource<A>; known: Known }): string | undefined;
   /** Addresses the attributes refer to (parents and references). */
   references(req: { attributes: A }): string[];
   /** The live object in configuration terms. */
-  view(req: { live: L; lookups: Lookups }): View;
+  view(req: { live: L; known: Known }): View;
   /** Desired (or last applied) attributes in the same terms. */
-  desiredView(req: { attributes: A; lookups: Lookups }): View;
+  desiredView(req: { attributes: A; known: Known }): View;
   diff(req: DiffRequest<A, L>): DiffResponse;
   planCreate(req: CreateRequest<A>): WritesResponse;
   planUpdate(req: UpdateRequest<A, L>): WritesResponse;

@@ -1,12 +1,12 @@
 /**
- * Helpers shared by the providers: comparing views field by field, the small
+ * Helpers shared by the kind definitions: comparing views field by field, the small
  * normalisations that make a configured value and a live value comparable,
  * and reference templates for ids that exist only at apply time.
  */
 import { ApiError } from '../api/errors.js';
 import { classifyError } from '../errors.js';
 import { localPart, type FieldChange } from '../plan-model/index.js';
-import type { Lookups, Problem, View } from './types.js';
+import type { Known, Problem, View } from './types.js';
 
 /** Whether `path` is covered by an `ignoreChanges` entry (the entry itself or a parent of it). */
 export function isIgnored(path: string, ignoreChanges: string[]): boolean {
@@ -67,8 +67,8 @@ export function flatten(prefix: string, value: unknown, into: View = {}): View {
 }
 
 /** The remote id of `address` as a template: the literal id when known now, a `$ref` resolved at apply otherwise. */
-export function ref(lookups: Lookups, address: string): string | { $ref: string } {
-  return lookups.idOf(address) ?? { $ref: address };
+export function ref(known: Known, address: string): string | { $ref: string } {
+  return known.idOf(address) ?? { $ref: address };
 }
 
 /** Runs a read and turns a not-found answer into null. */

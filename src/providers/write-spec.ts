@@ -1,5 +1,5 @@
 /**
- * Builds the writes providers return: the operation, its path and body
+ * Builds the writes kind definitions return: the operation, its path and body
  * templates, what to record in state, and a one-line summary for people.
  */
 import type { OperationName } from '../api/operations.js';

@@ -8,13 +8,13 @@
  * refused before a single request is sent.
  */
 import { canonicalJson } from '../config/index.js';
-import { providerFor } from '../providers/index.js';
+import { definitionOf } from '../providers/index.js';
 import { AbortError } from '../errors.js';
 import { eachPlaceholder, writeOnlyField, type Plan, type PlanStep, type Template } from '../plan-model/index.js';
 import { REPLAN, type SavedPlan } from './read.js';
 
 const isWriteOnly = (step: PlanStep, field: string): boolean =>
-  (providerFor(step.kind).writeOnly ?? []).some((pattern) => (pattern.endsWith('.*') ? field.startsWith(pattern.slice(0, -1)) && field.length > pattern.length - 1 : field === pattern));
+  (definitionOf(step.kind).writeOnly ?? []).some((pattern) => (pattern.endsWith('.*') ? field.startsWith(pattern.slice(0, -1)) && field.length > pattern.length - 1 : field === pattern));
 
 /** Each placeholder of a template that takes a secret (or is malformed), with where it is (`body.description`). */
 function placeholders(template: Template | undefined, at: string, into: { at: string; field: unknown }[]): void {
@@ -28,7 +28,7 @@ function placeholders(template: Template | undefined, at: string, into: { at: st
 
 /**
  * Placeholders and secret sources that no plan made by cplane contains: a placeholder in a field the
- * kind's provider does not declare write-only, one without a source, or a source no placeholder uses.
+ * kind's definition does not declare write-only, one without a source, or a source no placeholder uses.
  */
 export function placeholderProblems(plan: Plan): string[] {
   const problems: string[] = [];

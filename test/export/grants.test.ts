@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildModel } from '../../src/export/build-model.js';
 import { emitFiles } from '../../src/export/emit-yaml.js';
 import type { AccountObjects } from '../../src/export/read-account.js';
-import { groupShareProvider, loadConfiguration, serviceAccountGrantProvider, serviceAccounts, userShareProvider } from '../../src/providers/index.js';
+import { groupShareKind, loadConfiguration, serviceAccountGrantKind, serviceAccounts, userShareKind } from '../../src/providers/index.js';
 import { liveAccount } from './live-fixture.js';
 
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -25,9 +25,9 @@ function withGrants(): AccountObjects {
     lookups: new Map([[serviceAccounts, accounts]]),
     objects: {
       ...live.objects,
-      [serviceAccountGrantProvider.kind]: [grant(60), grant(61)],
-      [userShareProvider.kind]: [grant(70)],
-      [groupShareProvider.kind]: [grant(80)],
+      [serviceAccountGrantKind.kind]: [grant(60), grant(61)],
+      [userShareKind.kind]: [grant(70)],
+      [groupShareKind.kind]: [grant(80)],
     },
   };
 }
@@ -81,7 +81,7 @@ describe('export of record grants', () => {
     expect(unfilled.diagnostics.map((d) => d.summary).join('\n')).toContain('user_00000000_0000_4000_8000_000000000070_public_key');
     const filled = await load(Object.fromEntries(model.directory.flatMap((d) => [[d.idVar, d.id], [d.keyVar, KEY]])));
     expect(filled.diagnostics).toEqual([]);
-    const grants = filled.desired!.resources.filter((r) => [serviceAccountGrantProvider.kind, userShareProvider.kind, groupShareProvider.kind].includes(r.kind)).map((r) => r.address).sort();
+    const grants = filled.desired!.resources.filter((r) => [serviceAccountGrantKind.kind, userShareKind.kind, groupShareKind.kind].includes(r.kind)).map((r) => r.address).sort();
     expect(grants).toEqual(model.adoptions.filter((a) => grants.includes(a.address)).map((a) => a.address).sort());
     expect(grants).toHaveLength(4);
   });

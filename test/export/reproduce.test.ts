@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ApiClient } from '../../src/api/client.js';
 import type { ResourceKind } from '../../src/config/types.js';
 import type { Plan } from '../../src/plan-model/index.js';
-import { exportedProviderFor, exportKinds, kindOrder, nestingOrder, providerFor } from '../../src/providers/index.js';
+import { exportedDefinitionOf, exportKinds, kindOrder, nestingOrder, definitionOf } from '../../src/providers/index.js';
 import { openState } from '../../src/state/index.js';
 import type { StateData } from '../../src/state/types.js';
 import { fixtures, withEmulator } from '../helpers/emulator.js';
@@ -127,7 +127,7 @@ const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
  */
 function exportedCounts(): string {
   return nestingOrder.filter((kind) => exportKinds.includes(kind)).map((kind) => {
-    const { export: mapping, config } = exportedProviderFor(kind);
+    const { export: mapping, config } = exportedDefinitionOf(kind);
     return plural(exportedOfA[kind] ?? 0, mapping.noun ?? config.noun);
   }).join(', ');
 }
@@ -170,11 +170,12 @@ describe('cplane export, then apply to another account', () => {
     expect(result.stdout).toContain(`Exported account ${A} to env: ${exportedCounts()} in 5 files.`);
     // The counts of the kinds built above, in the order a configuration nests them.
     expect(exportedCounts()).toMatch(/^3 projects, 4 records, .*4 credentials, 3 gateways, 1 OTel export, 5 tokens/);
-    // A kind known only from state is never read, so never exported nor counted; every other kind is.
-    const stateOnly = kindOrder.filter((kind) => providerFor(kind).observation === 'state');
-    expect([...exportKinds]).toEqual(kindOrder.filter((kind) => !stateOnly.includes(kind)));
+    // A kind known only from state is never read, and one without an export mapping (a record's owner) never
+    // written, so neither is exported nor counted; every other kind is.
+    const unexported = kindOrder.filter((kind) => { const d = definitionOf(kind); return d.observation === 'state' || !d.export; });
+    expect([...exportKinds]).toEqual(kindOrder.filter((kind) => !unexported.includes(kind)));
     const counts = result.stdout.split('\n')[0]!;
-    for (const kind of stateOnly) expect(counts).not.toContain(providerFor(kind).config.noun);
+    for (const kind of unexported) expect(counts).not.toContain(definitionOf(kind).config.noun);
     expect(result.stdout).toContain('Skipped (not exported): 1 archived project, 1 archived record, 1 revoked token.');
     expect(result.stdout).toContain('  CPLANE_OTEL_CHECKOUT_EU_AUTHORIZATION  the Authorization header of the OTel export of gateway checkout-eu');
     exported = await readFolder(join(work, 'env'));

@@ -5,7 +5,7 @@ import { createClient } from '../../src/api/index.js';
 import { emptyDirectory } from '../../src/config/index.js';
 import { checkModels, modelChecks } from '../../src/planner/index.js';
 import { finder, lister, listVendors, loadConfiguration, vendors } from '../../src/providers/index.js';
-import type { Lookups } from '../../src/providers/types.js';
+import type { Known } from '../../src/providers/types.js';
 import { fixtures, withEmulator } from '../helpers/emulator.js';
 
 const emulator = withEmulator();
@@ -25,11 +25,11 @@ describe('the examples name models that exist', () => {
     const client = createClient({ baseUrl: emulator().url, token: fixtures.tokens.admin, accountId: ACCOUNT });
     try {
       const found = new Map([[vendors, await listVendors(client)]]);
-      const lookups: Lookups = { account: ACCOUNT, now: new Date(), find: finder(found), list: lister(found), directory: emptyDirectory(), idOf: () => undefined, nameOf: (_k, id) => id };
+      const known: Known = { account: ACCOUNT, now: new Date(), find: finder(found), list: lister(found), directory: emptyDirectory(), idOf: () => undefined, nameOf: (_k, id) => id };
       const byAddress = new Map(desired!.resources.map((r) => [r.address, r]));
       const checks = modelChecks(desired!.resources, byAddress, {});
       expect(checks.length).toBeGreaterThan(0);
-      expect(await checkModels(checks, client, lookups, byAddress, 4)).toEqual([]);
+      expect(await checkModels(checks, client, known, byAddress, 4)).toEqual([]);
     } finally {
       await client.close();
     }

@@ -84,13 +84,13 @@ describe('summary stage', () => {
 describe('address book', () => {
   it('knows state ids, forgets an id that gets replaced, and names adopted objects', () => {
     const book = new AddressBook({ 'project.a': entry('project', 'p1') });
-    const lookups = book.lookups('acct', new Map(), new Date());
-    expect(lookups.idOf('project.a')).toBe('p1');
+    const known = book.known('acct', new Map(), new Date());
+    expect(known.idOf('project.a')).toBe('p1');
     book.markPending('project.a', 'project');
-    expect(lookups.idOf('project.a')).toBeUndefined();
-    expect(lookups.nameOf('project', 'p1')).toBe('p1');
+    expect(known.idOf('project.a')).toBeUndefined();
+    expect(known.nameOf('project', 'p1')).toBe('p1');
     book.adopt('project.b', 'project', 'p2');
-    expect([lookups.idOf('project.b'), lookups.nameOf('project', 'p2'), book.isManaged('project', 'p2')]).toEqual(['p2', 'b', true]);
+    expect([known.idOf('project.b'), known.nameOf('project', 'p2'), book.isManaged('project', 'p2')]).toEqual(['p2', 'b', true]);
     expect(book.stateAddressOf('project', 'p1')).toBe('project.a');
   });
 });

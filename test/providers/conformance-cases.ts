@@ -77,6 +77,14 @@ const noReaders = `        grants:
           groups: []
 `;
 const generated = '{ generate: { length: 32 } }';
+const rex = fixtures.users[1]!;
+/** A record in Acme owned by the directory user given (none: no `owner`). */
+const ownedRecord = (owner: string | undefined) => `projects:
+  app:
+    records:
+      r:
+        tags: [a]
+${owner ? `        owner: { user: ${owner} }\n` : ''}${directoryYaml({ users: { dana: dana.id, rex: rex.id } })}`;
 
 /** A record with a value, granted to one reader of each kind: the fixtures of account 1 (Acme). */
 const grantCase = (kind: ResourceKind, reader: string, section: string): ConformanceCase => ({
@@ -167,6 +175,15 @@ export const conformanceCases: Readonly<Partial<Record<ResourceKind, Conformance
     // A changed role is a new POST.
     changes: [{ config: groupRole('reader') }],
     remove: groupRole(undefined),
+  },
+  // A record's owner: transferred to dana, then to rex; removed, it is forgotten and rex stays the owner.
+  record_owner: {
+    account: acme,
+    address: 'record_owner.app/r',
+    create: ownedRecord('dana'),
+    changes: [{ config: ownedRecord('rex') }],
+    remove: ownedRecord(undefined),
+    removed: (live: { owner_user_id: string }) => live.owner_user_id === rex.id,
   },
   service_account_grant: grantCase('service_account_grant', 'ci-deployer', 'serviceAccounts'),
   user_share: grantCase('user_share', 'dana', 'users'),

@@ -9,13 +9,13 @@ import { operationNames } from '../../src/api/operations.js';
 import type { ResourceKind } from '../../src/config/types.js';
 import { emptyDirectory } from '../../src/config/index.js';
 import type { Plan } from '../../src/plan-model/index.js';
-import { finder, kindOrder, lister, listVendors, providerFor, serviceAccounts, vendors, type DataSource, type RecordedObject } from '../../src/providers/index.js';
-import type { Lookups } from '../../src/providers/types.js';
+import { finder, kindOrder, lister, listVendors, definitionOf, serviceAccounts, vendors, type DataSource, type RecordedObject } from '../../src/providers/index.js';
+import type { Known } from '../../src/providers/types.js';
 import type { ResourceState } from '../../src/state/types.js';
 import { harness, type Harness } from '../planner/harness.js';
 import { conformanceCases, type ConformanceCase } from './conformance-cases.js';
 
-async function lookupsOf(h: Harness): Promise<Lookups> {
+async function lookupsOf(h: Harness): Promise<Known> {
   const all = new Map<DataSource<unknown>, unknown[]>([[vendors, await listVendors(h.client)], [serviceAccounts, await serviceAccounts.read(h.client)]]);
   const resources = h.state.data.resources;
   return {
@@ -34,26 +34,26 @@ async function lookupsOf(h: Harness): Promise<Lookups> {
 
 /** The live object of a state entry: read through the API, or for a kind known only from state, what state recorded. */
 async function liveOf(h: Harness, kind: ResourceKind, entry: ResourceState): Promise<unknown> {
-  const provider = providerFor(kind);
+  const provider = definitionOf(kind);
   if (provider.observation === 'state') return { id: entry.id, ...(entry.parents ? { parents: entry.parents } : {}), inputs: entry.inputs } satisfies RecordedObject;
   return provider.read({ client: h.client, account: h.state.data.account, id: entry.id, ...(entry.parents ? { parents: entry.parents } : {}) });
 }
 
 async function readAndDiff(h: Harness, kind: ResourceKind, c: ConformanceCase) {
-  const provider = providerFor(kind);
+  const provider = definitionOf(kind);
   const entry = h.state.data.resources[c.address]!;
   expect(entry, `${c.address} in state`).toBeDefined();
   const live = await liveOf(h, kind, entry);
   expect(live).not.toBeNull();
   const desired = (await h.desired()).resources.find((r) => r.address === c.address)!;
-  const facts = provider.diff({ desired, live, state: entry, lookups: await lookupsOf(h), changedSecrets: [] });
+  const facts = provider.diff({ desired, live, state: entry, known: await lookupsOf(h), changedSecrets: [] });
   return { entry, facts };
 }
 
 /** The operations each kind's steps of `plan` send, checking each is one its kind declares. */
 function sentBy(plan: Plan, sent: Map<ResourceKind, Set<string>>): void {
   for (const step of plan.steps) {
-    const declared = providerFor(step.kind).writeOperations;
+    const declared = definitionOf(step.kind).writeOperations;
     for (const { operation } of step.writes) {
       expect(declared, `${step.address} (${step.action}) sends ${operation}, which writeOperations of ${step.kind} does not declare`).toContain(operation);
       sent.set(step.kind, (sent.get(step.kind) ?? new Set()).add(operation));
@@ -67,7 +67,7 @@ it('every conformance case is of a kind of the registry', () => {
 
 describe.each([...kindOrder])('kind %s', (kind) => {
   it('declares in writeOperations only operations of src/api/operations.ts', () => {
-    const declared = providerFor(kind).writeOperations;
+    const declared = definitionOf(kind).writeOperations;
     expect(declared.length, `${kind} declares no write operation`).toBeGreaterThan(0);
     for (const operation of declared) expect(operationNames, `writeOperations of ${kind}`).toContain(operation);
   });
@@ -76,7 +76,7 @@ describe.each([...kindOrder])('kind %s', (kind) => {
     const c = conformanceCases[kind];
     if (!c) expect.fail(`kind "${kind}" has no conformance case: add one in test/providers/conformance-cases.ts`);
     expect(c.address.startsWith(`${kind}.`), `the case of ${kind} follows ${c.address}`).toBe(true);
-    const provider = providerFor(kind);
+    const provider = definitionOf(kind);
     const sent = new Map<ResourceKind, Set<string>>();
     const h = await harness(c.account ? { account: c.account } : {});
     try {

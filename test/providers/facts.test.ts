@@ -1,8 +1,8 @@
 // Providers report facts about differences and return writes; these tests pin both for each kind without a network.
 import { describe, expect, it } from 'vitest';
 import type { GatewayTokenT, ProjectT, RecordMetaT } from '../../src/api/shapes.js';
-import { gatewayProvider, gatewayTokenProvider, otelExportProvider, projectProvider, recordProvider, credentialProvider, finder, lister, serviceAccounts, type LookupResults } from '../../src/providers/index.js';
-import { desired, ids, liveGateway, lookups } from './fixtures.js';
+import { gatewayKind, gatewayTokenKind, otelExportKind, projectKind, recordKind, credentialKind, finder, lister, serviceAccounts, type LookupResults } from '../../src/providers/index.js';
+import { desired, ids, liveGateway, known } from './fixtures.js';
 
 const project: ProjectT = {
   project_id: ids.project, account_id: ids.account, name: 'payments', description: 'old', is_active: true,
@@ -10,27 +10,27 @@ const project: ProjectT = {
 };
 
 describe('project', () => {
-  const look = lookups({ 'project.payments': ids.project });
+  const look = known({ 'project.payments': ids.project });
 
   it('updates with every editable value, keeping an ignored field at its live value', () => {
-    const want = desired(projectProvider, 'project.payments', { name: 'payments-2', description: 'new', active: false }, { ignoreChanges: ['description'] });
-    const facts = projectProvider.diff({ desired: want, live: project, lookups: look, changedSecrets: [] });
+    const want = desired(projectKind, 'project.payments', { name: 'payments-2', description: 'new', active: false }, { ignoreChanges: ['description'] });
+    const facts = projectKind.diff({ desired: want, live: project, known: look, changedSecrets: [] });
     expect(facts.changedKeys).toEqual(['active', 'name']);
-    const { writes } = projectProvider.planUpdate({ desired: want, live: project, id: ids.project, changedKeys: facts.changedKeys, lookups: look });
+    const { writes } = projectKind.planUpdate({ desired: want, live: project, id: ids.project, changedKeys: facts.changedKeys, known: look });
     expect(writes.map((w) => [w.operation, w.body])).toEqual([['updateProject', { name: 'payments-2', description: 'old', isActive: false }]]);
   });
 
   it('unarchives an archived project before updating it', () => {
-    const want = desired(projectProvider, 'project.payments', { name: 'payments', description: 'old', active: true });
-    const facts = projectProvider.diff({ desired: want, live: { ...project, archived: true }, lookups: look, changedSecrets: [] });
+    const want = desired(projectKind, 'project.payments', { name: 'payments', description: 'old', active: true });
+    const facts = projectKind.diff({ desired: want, live: { ...project, archived: true }, known: look, changedSecrets: [] });
     expect(facts.changes).toEqual([{ path: 'archived', before: true, after: false }]);
-    const { writes } = projectProvider.planUpdate({ desired: want, live: project, id: ids.project, changedKeys: facts.changedKeys, lookups: look });
+    const { writes } = projectKind.planUpdate({ desired: want, live: project, id: ids.project, changedKeys: facts.changedKeys, known: look });
     expect(writes.map((w) => [w.operation, w.body])).toEqual([['archiveProject', { archived: false }]]);
   });
 
   it('creates, then deactivates a project configured inactive, referring to the new id', () => {
-    const want = desired(projectProvider, 'project.payments', { name: 'payments', description: '', active: false });
-    const { writes } = projectProvider.planCreate({ desired: want, lookups: lookups({}) });
+    const want = desired(projectKind, 'project.payments', { name: 'payments', description: '', active: false });
+    const { writes } = projectKind.planCreate({ desired: want, known: known({}) });
     expect(writes[0]).toMatchObject({ operation: 'createProject', body: { accountId: ids.account, name: 'payments', description: '' }, effects: { id: { result: 'project_id' } } });
     expect(writes[1]).toMatchObject({ operation: 'updateProject', path: { id: { $ref: 'project.payments' } }, body: { isActive: false } });
   });
@@ -42,18 +42,18 @@ describe('record', () => {
     tags: ['b', 'a'], secret_due_at: '2027-01-01T00:00:00.000Z', rotation_interval_days: 90, format: 'text', owner_user_id: ids.account,
     current_version: 1, archived: false, archived_at: null, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z',
   };
-  const look = lookups({ 'project.payments': ids.project });
+  const look = known({ 'project.payments': ids.project });
 
   it('compares tags as a set and date-times by instant, and leaves unset fields alone', () => {
-    const want = desired(recordProvider, 'record.payments/stripe-key', { project: 'payments', name: 'stripe-key', tags: ['a', 'b'], secretDueAt: '2027-01-01T00:00:00Z' });
-    expect(recordProvider.diff({ desired: want, live, lookups: look, changedSecrets: [] }).changes).toEqual([]);
+    const want = desired(recordKind, 'record.payments/stripe-key', { project: 'payments', name: 'stripe-key', tags: ['a', 'b'], secretDueAt: '2027-01-01T00:00:00Z' });
+    expect(recordKind.diff({ desired: want, live, known: look, changedSecrets: [] }).changes).toEqual([]);
   });
 
   it('patches only changed metadata and writes a new encrypted value version', () => {
-    const want = desired(recordProvider, 'record.payments/stripe-key', { project: 'payments', name: 'stripe-key', tags: ['a'] }, { secrets: { value: { env: 'STRIPE' } } });
-    const facts = recordProvider.diff({ desired: want, live, lookups: look, changedSecrets: ['value'] });
+    const want = desired(recordKind, 'record.payments/stripe-key', { project: 'payments', name: 'stripe-key', tags: ['a'] }, { secrets: { value: { env: 'STRIPE' } } });
+    const facts = recordKind.diff({ desired: want, live, known: look, changedSecrets: ['value'] });
     expect(facts.changes).toEqual([{ path: 'tags', before: ['a', 'b'], after: ['a'] }, { path: 'value', sensitive: true }]);
-    const { writes } = recordProvider.planUpdate({ desired: want, live, id: live.record_id, changedKeys: facts.changedKeys, lookups: look });
+    const { writes } = recordKind.planUpdate({ desired: want, live, id: live.record_id, changedKeys: facts.changedKeys, known: look });
     expect(writes.map((w) => [w.operation, w.body])).toEqual([
       ['updateRecord', { tags: ['a'] }],
       ['createRecordVersion', { $encrypt: { field: 'value', record: live.record_id, version: (live.current_version ?? 0) + 1 } }],
@@ -61,29 +61,29 @@ describe('record', () => {
   });
 
   it('rotates a generated value whose live due date has passed, then moves the due date an interval ahead', () => {
-    const want = desired(recordProvider, 'record.payments/salt', { project: 'payments', name: 'stripe-key', rotationIntervalDays: 30 }, { secrets: { value: { generate: { length: 32 } } } });
+    const want = desired(recordKind, 'record.payments/salt', { project: 'payments', name: 'stripe-key', rotationIntervalDays: 30 }, { secrets: { value: { generate: { length: 32 } } } });
     const now = new Date('2026-11-24T15:00:00.000Z');
     const due = { ...live, secret_due_at: '2026-11-21T09:00:00.000Z', rotation_interval_days: 30 };
-    const facts = recordProvider.diff({ desired: want, live: due, lookups: { ...look, now }, changedSecrets: [] });
+    const facts = recordKind.diff({ desired: want, live: due, known: { ...look, now }, changedSecrets: [] });
     expect(facts.changes).toEqual([
       { path: 'value', sensitive: true, note: 'rotate: due 3 days ago', cause: 'rotation-due' },
       { path: 'secretDueAt', before: '2026-11-21T09:00:00.000Z', after: '2026-12-24T00:00:00.000Z', cause: 'rotation-due' },
     ]);
     expect(facts.rotateKeys).toEqual(['value']);
     expect(facts.inputs).toEqual({ secretDueAt: '2026-12-24T00:00:00.000Z' });
-    const { writes } = recordProvider.planUpdate({ desired: want, live: due, id: live.record_id, changedKeys: facts.changedKeys, lookups: { ...look, now } });
+    const { writes } = recordKind.planUpdate({ desired: want, live: due, id: live.record_id, changedKeys: facts.changedKeys, known: { ...look, now } });
     expect(writes.map((w) => [w.operation, w.body])).toEqual([
       ['rotateRecord', { $encrypt: { field: 'value', record: live.record_id, version: (live.current_version ?? 0) + 1 } }],
       ['updateRecord', { secretDueAt: '2026-12-24T00:00:00.000Z' }],
     ]);
     // Not yet due: nothing to do.
-    const ahead = recordProvider.diff({ desired: want, live: { ...due, secret_due_at: '2026-11-25T00:00:00.000Z' }, lookups: { ...look, now }, changedSecrets: [] });
+    const ahead = recordKind.diff({ desired: want, live: { ...due, secret_due_at: '2026-11-25T00:00:00.000Z' }, known: { ...look, now }, changedSecrets: [] });
     expect(ahead.changes.filter((c) => c.path === 'value')).toEqual([]);
   });
 
   it('creates in a project made earlier in the same apply through a $ref, then writes the first value bound to the new record', () => {
-    const want = desired(recordProvider, 'record.payments/k', { project: 'payments', name: 'k' }, { secrets: { value: { generate: { length: 32 } } } });
-    const { writes } = recordProvider.planCreate({ desired: want, lookups: lookups({}) });
+    const want = desired(recordKind, 'record.payments/k', { project: 'payments', name: 'k' }, { secrets: { value: { generate: { length: 32 } } } });
+    const { writes } = recordKind.planCreate({ desired: want, known: known({}) });
     expect(writes[0]).toMatchObject({
       operation: 'createRecord',
       body: { projectId: { $ref: 'project.payments' }, name: 'k' },
@@ -102,37 +102,37 @@ describe('record', () => {
 describe('credential', () => {
   it('rotates a changed secret in place and refuses a provider change', () => {
     const live = { credential_id: ids.credA, account_id: ids.account, provider_id: ids.openai, label: 'a', base_url: null, status: 'active' as const, created_at: '', updated_at: '', rotated_at: null };
-    const look = lookups({ 'credential.a': ids.credA });
-    const want = desired(credentialProvider, 'credential.a', { provider: 'openai', label: 'a', baseUrl: null }, { secrets: { secret: { env: 'K' } } });
-    const facts = credentialProvider.diff({ desired: want, live, lookups: look, changedSecrets: ['secret'] });
+    const look = known({ 'credential.a': ids.credA });
+    const want = desired(credentialKind, 'credential.a', { provider: 'openai', label: 'a', baseUrl: null }, { secrets: { secret: { env: 'K' } } });
+    const facts = credentialKind.diff({ desired: want, live, known: look, changedSecrets: ['secret'] });
     expect(facts).toMatchObject({ changedKeys: ['secret'], rotateKeys: ['secret'], problems: [] });
-    expect(credentialProvider.planUpdate({ desired: want, live, id: ids.credA, changedKeys: ['secret'], lookups: look }).writes).toMatchObject([
+    expect(credentialKind.planUpdate({ desired: want, live, id: ids.credA, changedKeys: ['secret'], known: look }).writes).toMatchObject([
       { operation: 'rotateCredential', body: { secret: { $secret: 'secret' } } },
     ]);
-    const moved = credentialProvider.diff({ desired: { ...want, attributes: { ...want.attributes, provider: 'anthropic' } }, live, lookups: look, changedSecrets: [] });
+    const moved = credentialKind.diff({ desired: { ...want, attributes: { ...want.attributes, provider: 'anthropic' } }, live, known: look, changedSecrets: [] });
     expect(moved.problems?.map((p) => p.code)).toEqual(['immutable_vendor']);
   });
 });
 
 describe('gateway', () => {
-  const look = lookups({ 'project.payments': ids.project, 'credential.a': ids.credA, 'gateway.prod': ids.gateway });
+  const look = known({ 'project.payments': ids.project, 'credential.a': ids.credA, 'gateway.prod': ids.gateway });
   const base = { project: 'payments', name: 'Prod', slug: 'prod', defaultProvider: 'openai', defaultModel: 'gpt-4o-mini', credentials: ['a'] };
 
   it('compares only the settings the configuration gives, and sends only the configured members of a group', () => {
-    const want = desired(gatewayProvider, 'gateway.prod', { ...base, settings: { requestsPerMinute: 60, cache: { ttlSeconds: 60 } } });
+    const want = desired(gatewayKind, 'gateway.prod', { ...base, settings: { requestsPerMinute: 60, cache: { ttlSeconds: 60 } } });
     const live = liveGateway();
-    const facts = gatewayProvider.diff({ desired: want, live, lookups: look, changedSecrets: [] });
+    const facts = gatewayKind.diff({ desired: want, live, known: look, changedSecrets: [] });
     expect(facts.changes).toEqual([{ path: 'settings.cache.ttlSeconds', before: 300, after: 60 }]);
-    const { writes } = gatewayProvider.planUpdate({ desired: want, live, id: ids.gateway, changedKeys: facts.changedKeys, lookups: look });
+    const { writes } = gatewayKind.planUpdate({ desired: want, live, id: ids.gateway, changedKeys: facts.changedKeys, known: look });
     expect(writes.map((w) => [w.operation, w.body])).toEqual([['updateGatewaySettings', { cache: { ttlSeconds: 60 } }]]);
   });
 
   it('attaches a new credential (by $ref) before detaching the old one', () => {
-    const want = desired(gatewayProvider, 'gateway.prod', { ...base, credentials: ['b'] });
+    const want = desired(gatewayKind, 'gateway.prod', { ...base, credentials: ['b'] });
     const live = liveGateway();
-    const facts = gatewayProvider.diff({ desired: want, live, lookups: look, changedSecrets: [] });
+    const facts = gatewayKind.diff({ desired: want, live, known: look, changedSecrets: [] });
     expect(facts.changes).toEqual([{ path: 'credentials', before: ['a'], after: ['b'] }]);
-    const { writes } = gatewayProvider.planUpdate({ desired: want, live, id: ids.gateway, changedKeys: facts.changedKeys, lookups: look });
+    const { writes } = gatewayKind.planUpdate({ desired: want, live, id: ids.gateway, changedKeys: facts.changedKeys, known: look });
     expect(writes.map((w) => [w.operation, w.path, w.body])).toEqual([
       ['attachGatewayCredential', { id: ids.gateway }, { credentialId: { $ref: 'credential.b' } }],
       ['detachGatewayCredential', { id: ids.gateway, credentialId: ids.credA }, undefined],
@@ -140,7 +140,7 @@ describe('gateway', () => {
   });
 
   it('says how many tokens a deletion revokes', () => {
-    const { notes } = gatewayProvider.planDelete({ address: 'gateway.prod', id: ids.gateway, live: liveGateway(), children: { gateway_token: [{ revoked_at: null }, { revoked_at: null }, { revoked_at: '2026-01-01T00:00:00Z' }] } });
+    const { notes } = gatewayKind.planDelete({ address: 'gateway.prod', id: ids.gateway, live: liveGateway(), children: { gateway_token: [{ revoked_at: null }, { revoked_at: null }, { revoked_at: '2026-01-01T00:00:00Z' }] } });
     expect(notes).toEqual(['deleting the gateway disables it and revokes its 2 active tokens']);
   });
 });
@@ -151,29 +151,29 @@ describe('gateway token', () => {
     owner_user_id: null, service_account_id: null, allowed_models: [], spend_limit: null, spend_window: null, rate_limit_per_min: 60,
     created_at: '', last_used_at: null, expires_at: '2027-01-01T00:00:00Z', revoked_at: null,
   };
-  const look = lookups({ 'gateway.prod': ids.gateway });
+  const look = known({ 'gateway.prod': ids.gateway });
   const base = { gateway: 'prod', name: 'ci', scopes: ['run'], expiresInDays: 30, allowedModels: [], rateLimitPerMin: 60, serviceAccount: null, spendLimit: null, spendWindow: null };
   const state = { kind: 'gateway_token' as const, id: live.token_id, inputs: { ...base }, fingerprints: {}, createdAt: '', updatedAt: '' };
 
   it('renames in place', () => {
-    const want = desired(gatewayTokenProvider, 'gateway_token.prod/ci', { ...base, name: 'ci-2' });
-    const facts = gatewayTokenProvider.diff({ desired: want, live, state, lookups: look, changedSecrets: [] });
+    const want = desired(gatewayTokenKind, 'gateway_token.prod/ci', { ...base, name: 'ci-2' });
+    const facts = gatewayTokenKind.diff({ desired: want, live, state, known: look, changedSecrets: [] });
     expect(facts.replaceKeys).toEqual([]);
-    expect(gatewayTokenProvider.planUpdate({ desired: want, live, id: live.token_id, changedKeys: facts.changedKeys, lookups: look }).writes).toMatchObject([
+    expect(gatewayTokenKind.planUpdate({ desired: want, live, id: live.token_id, changedKeys: facts.changedKeys, known: look }).writes).toMatchObject([
       { operation: 'renameGatewayToken', path: { id: ids.gateway, tokenId: live.token_id }, body: { name: 'ci-2' } },
     ]);
   });
 
   it('marks scopes and expiry (compared with what was applied) as forcing a replacement', () => {
-    const want = desired(gatewayTokenProvider, 'gateway_token.prod/ci', { ...base, scopes: ['run', 'read_logs'], expiresInDays: 60 });
-    const facts = gatewayTokenProvider.diff({ desired: want, live, state, lookups: look, changedSecrets: [] });
+    const want = desired(gatewayTokenKind, 'gateway_token.prod/ci', { ...base, scopes: ['run', 'read_logs'], expiresInDays: 60 });
+    const facts = gatewayTokenKind.diff({ desired: want, live, state, known: look, changedSecrets: [] });
     expect(facts.replaceKeys).toEqual(['scopes', 'expiresInDays']);
     expect(facts.changes).toContainEqual({ path: 'expiresInDays', before: 30, after: 60, forcesReplace: true });
   });
 
   it('seals the one-time plaintext of a new token', () => {
-    const want = desired(gatewayTokenProvider, 'gateway_token.prod/ci', base);
-    expect(gatewayTokenProvider.planCreate({ desired: want, lookups: lookups({}) }).writes[0]).toMatchObject({
+    const want = desired(gatewayTokenKind, 'gateway_token.prod/ci', base);
+    expect(gatewayTokenKind.planCreate({ desired: want, known: known({}) }).writes[0]).toMatchObject({
       operation: 'createGatewayToken',
       path: { id: { $ref: 'gateway.prod' } },
       effects: { id: { result: 'token_id' }, seal: { name: 'plaintext', result: 'plaintext' } },
@@ -193,9 +193,9 @@ describe('gateway token issued to a Service Account', () => {
   const base = { gateway: 'prod', name: 'checkout', scopes: ['run'], expiresInDays: null, allowedModels: [], rateLimitPerMin: null, serviceAccount: 'ci-deployer', spendLimit: '25.00', spendWindow: 'daily' as 'daily' | 'weekly' };
   const withAccounts = (read: boolean) => {
     const results = new Map(read ? [[serviceAccounts, [ciDeployer, other]]] : []) as LookupResults;
-    return { ...lookups({ 'gateway.prod': ids.gateway }), find: finder(results), list: lister(results) };
+    return { ...known({ 'gateway.prod': ids.gateway }), find: finder(results), list: lister(results) };
   };
-  const facts = (attributes: typeof base, read = true) => gatewayTokenProvider.diff({ desired: desired(gatewayTokenProvider, 'gateway_token.prod/checkout', attributes), live, lookups: withAccounts(read), changedSecrets: [] });
+  const facts = (attributes: typeof base, read = true) => gatewayTokenKind.diff({ desired: desired(gatewayTokenKind, 'gateway_token.prod/checkout', attributes), live, known: withAccounts(read), changedSecrets: [] });
 
   it('compares the Service Account by name: the same one is no change', () => {
     expect(facts(base).changes).toEqual([]);
@@ -211,7 +211,7 @@ describe('gateway token issued to a Service Account', () => {
   });
 
   it('creates the token with the Service Account`s id and the spend limit', () => {
-    const created = gatewayTokenProvider.planCreate({ desired: desired(gatewayTokenProvider, 'gateway_token.prod/checkout', base), lookups: withAccounts(true) });
+    const created = gatewayTokenKind.planCreate({ desired: desired(gatewayTokenKind, 'gateway_token.prod/checkout', base), known: withAccounts(true) });
     expect(created.writes[0]!.body).toMatchObject({ serviceAccountId: ciDeployer.service_account_id, spendLimit: '25.00', spendWindow: 'daily' });
   });
 });
@@ -219,13 +219,13 @@ describe('gateway token issued to a Service Account', () => {
 describe('otel export', () => {
   it('sends every configured header when one header value changed (the PATCH replaces the set)', () => {
     const live = { gatewayId: ids.gateway, export: { enabled: true, endpoint: 'https://otel.example.com', exportMetrics: true, exportTraces: true, headerNames: ['Authorization', 'X-Team'], updatedAt: null } };
-    const want = desired(otelExportProvider, 'otel_export.prod', { gateway: 'prod', enabled: true, endpoint: 'https://otel.example.com', exportMetrics: true, exportTraces: true, headerNames: ['X-Team', 'Authorization'] }, {
+    const want = desired(otelExportKind, 'otel_export.prod', { gateway: 'prod', enabled: true, endpoint: 'https://otel.example.com', exportMetrics: true, exportTraces: true, headerNames: ['X-Team', 'Authorization'] }, {
       secrets: { 'headers.Authorization': { env: 'A' }, 'headers.X-Team': { env: 'B' } },
     });
-    const look = lookups({ 'gateway.prod': ids.gateway });
-    const facts = otelExportProvider.diff({ desired: want, live, lookups: look, changedSecrets: ['headers.Authorization'] });
+    const look = known({ 'gateway.prod': ids.gateway });
+    const facts = otelExportKind.diff({ desired: want, live, known: look, changedSecrets: ['headers.Authorization'] });
     expect(facts.changes).toEqual([{ path: 'headers.Authorization', sensitive: true }]);
-    const { writes } = otelExportProvider.planUpdate({ desired: want, live, id: ids.gateway, changedKeys: facts.changedKeys, lookups: look });
+    const { writes } = otelExportKind.planUpdate({ desired: want, live, id: ids.gateway, changedKeys: facts.changedKeys, known: look });
     expect(writes[0]?.body).toEqual({ headers: { 'X-Team': { $secret: 'headers.X-Team' }, Authorization: { $secret: 'headers.Authorization' } } });
   });
 });

@@ -1,9 +1,9 @@
-// Builders of desired resources, live objects and lookups for the provider unit tests.
+// Builders of desired resources, live objects and known for the provider unit tests.
 import type { GatewayT, ProviderT } from '../../src/api/shapes.js';
 import type { DesiredResource, ResourceKind, SecretSource } from '../../src/config/types.js';
 import { emptyDirectory } from '../../src/config/index.js';
 import { finder, lister, vendors } from '../../src/providers/index.js';
-import type { CreateRequest, Lookups } from '../../src/providers/types.js';
+import type { CreateRequest, Known } from '../../src/providers/types.js';
 
 export const ids = {
   account: '00000000-0000-4000-8000-000000000001',
@@ -38,8 +38,8 @@ export function desired<P extends { readonly kind: ResourceKind; planCreate(req:
   };
 }
 
-/** Lookups where the given addresses have ids and everything else is new. */
-export function lookups(known: Record<string, string>): Lookups {
+/** Known where the given addresses have ids and everything else is new. */
+export function known(known: Record<string, string>): Known {
   const owners = new Map(Object.entries(known).map(([address, id]) => [id, address.slice(address.indexOf('.') + 1)]));
   return {
     account: ids.account,

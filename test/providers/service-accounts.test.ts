@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { ServiceAccountT } from '../../src/api/shapes.js';
 import { finder, lister, resolveServiceAccount, serviceAccounts } from '../../src/providers/index.js';
 import { serviceAccountLabel } from '../../src/providers/service-accounts.js';
-import type { Lookups } from '../../src/providers/types.js';
-import { ids, lookups } from './fixtures.js';
+import type { Known } from '../../src/providers/types.js';
+import { ids, known } from './fixtures.js';
 
 const sa = (n: number, name: string, status: 'active' | 'inactive' = 'active', account = ids.account): ServiceAccountT => ({
   service_account_id: `0e000000-0000-4000-8000-00000000000${n}`, account_id: account, name, status,
@@ -13,9 +13,9 @@ const sa = (n: number, name: string, status: 'active' | 'inactive' = 'active', a
 });
 const listed = [sa(1, 'ci-deployer'), sa(2, 'legacy-bot', 'inactive'), sa(3, 'globex-bot', 'active', '0a000000-0000-4000-8000-000000000003')];
 
-function withAccounts(read: readonly ServiceAccountT[] | undefined): Lookups {
+function withAccounts(read: readonly ServiceAccountT[] | undefined): Known {
   const results = new Map(read ? [[serviceAccounts, read]] : []) as Map<never, never>;
-  return { ...lookups({}), find: finder(results), list: lister(results) };
+  return { ...known({}), find: finder(results), list: lister(results) };
 }
 
 describe('resolveServiceAccount', () => {

@@ -9,12 +9,12 @@ import type { CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
 import { kindOf } from '../../plan-model/index.js';
 import { relativeTime } from '../../planner/index.js';
-import { isKind, kindOrder, providerFor } from '../../providers/index.js';
+import { isKind, kindOrder, definitionOf } from '../../providers/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
 import { openStateFor } from '../../session/workspace.js';
 
 /** The kinds whose one-time secret the state keeps (`relations.revealable`): what NAME may name. */
-const revealable = (kind: string | undefined) => kind !== undefined && isKind(kind) && providerFor(kind).relations.revealable !== undefined;
+const revealable = (kind: string | undefined) => kind !== undefined && isKind(kind) && definitionOf(kind).relations.revealable !== undefined;
 const namePrefixes = () => kindOrder.filter(revealable).map((kind) => `${kind}.`).join(' or ');
 const usage = 'output [NAME] [dir] [--reveal] [--json] [options]';
 /** A token that expires within this is marked as expiring soon. */
@@ -69,7 +69,7 @@ export const outputCommand: CommandModule = {
     const store = await openStateFor(ctx, dir, { lock: false, command: 'output' });
     try {
       const tokens = Object.entries(store.data.resources)
-        .filter(([address, r]) => providerFor(r.kind).relations.revealable !== undefined && (!name || address === name))
+        .filter(([address, r]) => definitionOf(r.kind).relations.revealable !== undefined && (!name || address === name))
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       if (name && tokens.length === 0) {
         throw new AbortError(`${name} is not a gateway token in the state ${store.path}.`, 'Run `cplane output` to list the tokens it holds.');

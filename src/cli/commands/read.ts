@@ -15,7 +15,7 @@ import type { ApiClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
 import { AccountError, decodeReaderKey, isHpkeWrapper, parseWriterKeys, readReaderKeyFile, ReaderKeyError, readRecordFields, readSecret, WrapError, WriterKeyListError, type WrapErrorCode } from '@cplane/sdk';
 import { kindOf } from '../../plan-model/index.js';
-import { recordProvider } from '../../providers/index.js';
+import { recordKind } from '../../providers/index.js';
 import { openState, type StateStore } from '../../state/index.js';
 import { registerSecret } from '../../text/safe-text.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
@@ -24,7 +24,7 @@ import { AbortError } from '../../session/errors.js';
 import { locateStateOnly } from '../../session/workspace.js';
 
 /** An address of the record kind (its definition says the kind's name). */
-export const isRecordAddress = (text: string | undefined): text is string => text !== undefined && kindOf(text) === recordProvider.kind;
+export const isRecordAddress = (text: string | undefined): text is string => text !== undefined && kindOf(text) === recordKind.kind;
 const usage = 'read (ADDRESS [dir] | --record-id ID) [--key-file FILE] [--writer-key KEY] [--min-version N] [--account ID] [--state PATH]';
 
 /** The writer keys a reader trusts: --writer-key (repeatable, each comma-separated) or CPLANE_WRITER_KEY. */
@@ -177,7 +177,7 @@ export async function openRecordReading(ctx: CommandContext, options: { dir: str
       let recordId = target.recordId;
       if (target.address !== undefined) {
         const resource = store!.data.resources[target.address];
-        if (!resource || resource.kind !== recordProvider.kind) throw new AbortError(`${target.address} is not a record in the state ${store!.path}.`, 'Run `cplane state list` to see the addresses it holds, or give --record-id ID.');
+        if (!resource || resource.kind !== recordKind.kind) throw new AbortError(`${target.address} is not a record in the state ${store!.path}.`, 'Run `cplane state list` to see the addresses it holds, or give --record-id ID.');
         recordId = resource.id;
       }
       try {

@@ -5,7 +5,7 @@
  */
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
-import { providerFor } from '../../providers/index.js';
+import { definitionOf } from '../../providers/index.js';
 import { renamesOf } from '../../planner/refactoring.js';
 import { kindOf } from '../../plan-model/index.js';
 import { renamedEntry, StateError } from '../../state/index.js';
@@ -91,7 +91,7 @@ function describeResource(address: string, r: ResourceState, store: StateStore):
   if (fingerprinted.length) lines.push('write-only values:', ...fingerprinted.map((field) => `  ${field}: (sensitive, fingerprinted)`));
   const sealed = Object.keys(r.sealed ?? {}).sort();
   if (sealed.length) {
-    const revealable = providerFor(r.kind).relations.revealable;
+    const revealable = definitionOf(r.kind).relations.revealable;
     const reveal = (name: string) => (name === revealable ? `; \`${suggestedCommand(['output', address, '--reveal'])}\` shows it` : '');
     lines.push('sealed secrets:', ...sealed.map((name) => `  ${name}: (sensitive, sealed${reveal(name)})`));
   }

@@ -1,0 +1,143 @@
+/**
+ * `defineKind`: a kind's definition from what is its own, with the members that follow from it filled in
+ * (after Terraform's configschema, where one attribute schema gives decoding, types and write-only paths).
+ * A kind declares its parent once (`parent`) and its fields once (`fields`: schema, default, reference,
+ * write-only, replacement, observed and where the live object holds it). From them come the block's `kind`,
+ * `parent`, reference rules, entry schema (with `lifecycle` and `dependsOn`), attributes and write-only inputs;
+ * the relations' `parentIds` and `within` (or `parentAttributes`); `references()`, `writeOnly`, the views and
+ * the default `diff`, whose `changedKeys` are always the changed paths. A kind overrides only what differs: the
+ * planner, refresh, export and the applier keep reading the full `KindDefinition`.
+ */
+import type { Entry, JsonSchema, KindBlock, ReferenceRule } from '../config/kind-block.js';
+import type { DirectorySection, ResourceKind, SecretSource } from '../config/types.js';
+import { resourceAddress } from '../plan-model/index.js';
+import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
+import type { DiffRequest, DiffResponse, Known, RecordedObject, Relations, KindDefinition, View } from './types.js';
+import { diffViews, sensitiveChanges } from './view-diff.js';
+
+/** A field's default that is the entry's local name (a project's `name`). */
+export const LOCAL_NAME = Symbol('the local name');
+
+/** One field of a kind's entry, declared once. */
+export interface FieldSpec {
+  /** The field's JSON Schema (its `type`, bounds and description): the entry schema is made of these. */
+  schema: JsonSchema;
+  /** The attribute's value when the entry leaves the field out; absent: the attribute is absent (not managed). */
+  default?: unknown;
+  /** The entry must say it. */
+  required?: boolean;
+  /** The field names a declared resource of this kind by local name (an implied dependency, checked to exist). */
+  references?: ResourceKind;
+  /** The field names an entry of this section of the configuration's `directory:` (checked at file:line:col). */
+  directory?: DirectorySection;
+  /** A change of it cannot be made in place: the object is replaced. */
+  replace?: boolean;
+  /** A write-only input (a secret source): never in a view, changed when its fingerprint changes. */
+  writeOnly?: boolean;
+  /** Whether a live object shows it (default true): one cplane alone knows is shown in a create, never diffed. */
+  observed?: boolean;
+  /** The live object's field holding it, when not the same name (`is_active` for `active`). */
+  live?: string;
+  /** Makes a configured and a live value comparable (a vendor's id or name as its name), on both sides. */
+  normalize?(value: unknown, known: Known): unknown;
+}
+
+/** Where a kind nests, declared once: the parent's kind, the attribute naming it, and the key of `parents` holding its id. */
+export interface ParentSpec {
+  kind: ResourceKind;
+  attribute: string;
+  idField: string;
+  /** The kind lives under its parent (`Relations.within`): read per parent, leaving state with it, said `removedWith`. */
+  removedWith?: string;
+}
+
+/** What a kind's diff says; `changedKeys` are always the changed paths, and `replaceKeys` default to the changed `replace` fields. */
+export type KindDiff = Omit<DiffResponse, 'changedKeys' | 'replaceKeys'> & { replaceKeys?: string[] };
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+type Derived = 'config' | 'relations' | 'references' | 'view' | 'desiredView' | 'diff';
+
+/** What a kind writes: its own members; the derived ones optional. */
+export type KindSpec<A extends object, L, E> = DistributiveOmit<KindDefinition<A, L, E>, Derived> & {
+  readonly config: Omit<KindBlock<A, E>, 'kind' | 'parent' | 'schema' | 'references' | 'attributes'> & Partial<Pick<KindBlock<A, E>, 'schema' | 'references' | 'attributes'>>;
+  readonly parent?: ParentSpec;
+  readonly fields?: Readonly<Record<string, FieldSpec>>;
+  /** What the entry is, for the schema made from `fields`. */
+  readonly description?: string;
+  /** The noun of the entry's `lifecycle` block (`ignoreChanges` may name every field); absent: the entry has neither `lifecycle` nor `dependsOn`. */
+  readonly lifecycle?: string;
+  readonly relations?: Omit<Relations, 'parentIds' | 'within' | 'parentAttributes'>;
+  /** The diff, when not the desired view against the live one; `derived` is that default. */
+  diff?(req: DiffRequest<A, L>, derived: () => KindDiff): KindDiff;
+} & Partial<Pick<KindDefinition<A, L, E>, 'references' | 'view' | 'desiredView'>>;
+
+/** The full definition of a kind from its spec (see the module comment for what is derived). */
+export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, E>): KindDefinition<A, L, E> {
+  const { parent, fields = {}, description, lifecycle, ...own } = spec;
+  const named = Object.entries(fields);
+  const kept = named.filter(([, f]) => !f.writeOnly);
+  const observed = kept.filter(([, f]) => f.observed !== false);
+  const written = named.filter(([, f]) => f.writeOnly).map(([name]) => name);
+  const fieldRules = named.flatMap(([attribute, f]): ReferenceRule[] =>
+    f.references ? [{ attribute, kind: f.references }] : f.directory ? [{ attribute, directory: f.directory }] : []);
+  const rules = [...(spec.config.references ?? []), ...fieldRules];
+  const value = (from: object, name: string) => (from as Record<string, unknown>)[name];
+
+  const attributes = spec.config.attributes ?? ((entry: E, local: string, parentName?: string): A => {
+    const out: Record<string, unknown> = parent ? { [parent.attribute]: parentName } : {};
+    for (const [name, f] of kept) {
+      // An explicit null is kept (`secretDueAt: null` clears it); only a field left out takes the default.
+      const inEntry = value(entry as object, name);
+      const given = inEntry !== undefined ? inEntry : f.default === LOCAL_NAME ? local : f.default;
+      if (given !== undefined) out[name] = given;
+    }
+    return out as A;
+  });
+  const config: KindBlock<A, E> = {
+    ...spec.config,
+    kind: spec.kind,
+    ...(parent ? { parent: { kind: parent.kind, attribute: parent.attribute } } : {}),
+    schema: spec.config.schema ?? entrySchema(fields, description, lifecycle),
+    attributes,
+    ...(written.length > 0 && !spec.config.secrets ? { secrets: (entry: E) => Object.fromEntries(written.map((name) => [name, value(entry as object, name) as SecretSource])) } : {}),
+    ...(rules.length > 0 ? { references: rules } : {}),
+  };
+  const nesting: Relations = !parent ? {}
+    : parent.removedWith !== undefined
+      ? { parentIds: { [parent.idField]: parent.kind }, within: { idField: parent.idField, attribute: parent.attribute, removedWith: parent.removedWith } }
+      : { parentIds: { [parent.idField]: parent.kind }, parentAttributes: { [parent.idField]: parent.attribute } };
+
+  const references = spec.references ?? (({ attributes: a }: { attributes: A }) => [
+    ...(parent ? [resourceAddress(parent.kind, String(value(a, parent.attribute)))] : []),
+    ...rules.flatMap((r) => ('kind' in r ? [value(a, r.attribute)].flat().filter((n) => n !== undefined).map((n) => resourceAddress(r.kind, String(n))) : [])),
+  ]);
+  const shown = (f: FieldSpec, v: unknown, known: Known) => (f.normalize && v !== undefined && v !== null ? f.normalize(v, known) : v);
+  const desiredView = spec.desiredView ?? (({ attributes: a, known }: { attributes: A; known: Known }): View =>
+    Object.fromEntries(kept.filter(([name]) => value(a, name) !== undefined).map(([name, f]) => [name, shown(f, value(a, name), known)])));
+  // A kind known only from state is seen as the attributes it last applied; one read back, as its live fields.
+  const view = spec.view ?? (({ live, known }: { live: L; known: Known }): View => spec.observation === 'state'
+    ? desiredView({ attributes: (live as RecordedObject).inputs as A, known })
+    : Object.fromEntries(observed.map(([name, f]) => [name, shown(f, value(live as object, f.live ?? name), known)])));
+  const replaceFields = named.filter(([, f]) => f.replace).map(([name]) => name);
+  const derivedDiff = ({ desired, live, known, changedSecrets }: DiffRequest<A, L>): KindDiff => {
+    const wanted = desiredView({ attributes: desired.attributes, known });
+    const compared = named.length > 0 ? Object.fromEntries(Object.entries(wanted).filter(([k]) => observed.some(([name]) => name === k))) : wanted;
+    const { ignoreChanges } = desired.lifecycle;
+    return { changes: [...diffViews(compared, view({ live, known }), ignoreChanges), ...sensitiveChanges(changedSecrets, ignoreChanges)] };
+  };
+  const diff = (req: DiffRequest<A, L>): DiffResponse => {
+    const facts = spec.diff ? spec.diff(req, () => derivedDiff(req)) : derivedDiff(req);
+    const paths = facts.changes.map((c) => c.path);
+    return { ...facts, changedKeys: paths, replaceKeys: facts.replaceKeys ?? paths.filter((p) => replaceFields.includes(p)) };
+  };
+  const writeOnly = own.writeOnly ?? (written.length > 0 ? written : undefined);
+  return { ...own, ...(writeOnly ? { writeOnly } : {}), config, relations: { ...nesting, ...spec.relations }, references, view, desiredView, diff } as unknown as KindDefinition<A, L, E>;
+}
+
+/** An entry that is an object of the declared fields (then `lifecycle` and `dependsOn`, when it has them), and nothing else. */
+function entrySchema(fields: Readonly<Record<string, FieldSpec>>, description: string | undefined, lifecycle: string | undefined): JsonSchema {
+  const required = Object.entries(fields).filter(([, f]) => f.required).map(([name]) => name);
+  const properties: Record<string, JsonSchema> = Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, f.schema]));
+  if (lifecycle !== undefined) Object.assign(properties, { lifecycle: lifecycleSchema(lifecycle, { enum: Object.keys(fields) }), dependsOn: dependsOnSchema });
+  return { ...(description !== undefined ? { description } : {}), type: 'object', additionalProperties: false, ...(required.length > 0 ? { required } : {}), properties };
+}
