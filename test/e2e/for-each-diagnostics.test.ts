@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { coreAndOpenai, world, type World } from './helpers.js';
+import { coreAndOpenai, teamGateways, world, type World } from './helpers.js';
 
 let w: World;
 beforeAll(async () => {
@@ -18,16 +18,7 @@ variables:
     type: map
     default: { search: { rpm: 100 }, payments: { rpm: 600 } }
 ${coreAndOpenai('openai-diagnostics')}`;
-const gateways = (settings: string) => `gateways:
-  team:
-    forEach: \${var.teams}
-    project: core
-    slug: gw-\${each.key}
-    defaultProvider: openai
-    defaultModel: gpt-4o-mini
-    credentials: [openai]
-    settings:
-${settings}`;
+const gateways = (settings: string) => teamGateways('${var.teams}', { body: `    settings:\n${settings}` });
 
 it('a typo inside the template: its line in gateways.yaml, and the instance', async () => {
   w.config(main);

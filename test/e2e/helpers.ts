@@ -120,10 +120,7 @@ export async function world(options: { faults?: string; latencyMs?: number; cloc
   };
 }
 
-/** The project `core` and the credential `openai` that gateway stories attach gateways to, as YAML sections. */
-export function coreAndOpenai(label: string): string {
-  return `projects:\n  core: { description: Core }\ncredentials:\n  openai: { provider: openai, label: ${label}, secret: { env: OPENAI_API_KEY } }\n`;
-}
+export { coreAndOpenai, teamGateways } from '../helpers/config-yaml.js';
 
 /** Runs the CLI; `onStdout` sees the output so far as it arrives and may signal the process. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string, onStdout?: (soFar: string, child: ChildProcess) => void): Promise<CliResult> {
