@@ -2,7 +2,6 @@
 import { deriveSubkey } from '../../src/crypto/state-key.js';
 import { writerKeyOf } from '../../src/crypto/writer-key.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Readable, Writable } from 'node:stream';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -12,7 +11,7 @@ import { createClient, type ApiClient } from '../../src/api/index.js';
 import { startEmulator, type PlanLimits } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { builtCli } from '../helpers/built-cli.js';
-import { runCli as runCliEntry } from '../../src/cli/main.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 
 export const account = fixtures.accounts[1]!.id;
 /** Acme Production: the account of the fixture Service Accounts (`ci-deployer`, inactive `legacy-bot`), users and groups. */
@@ -38,10 +37,9 @@ export interface World {
   /** The CLI as the configuration's operator (admin token, state key); what it printed is kept in `outputs`. */
   cli(args: string[], extraEnv?: NodeJS.ProcessEnv, onStdout?: (soFar: string, child: ChildProcess) => void): Promise<CliResult>;
   /**
-   * The CLI's own entry (`runCli` of src/cli/main.ts, what the binary calls) in this process, as the operator, in
-   * the same folder with the same environment; what it printed is kept in `outputs`. For arranging a story and for
-   * diagnostics, where the process is not the subject: no Node start, no bundle load. Exit codes, stdout and
-   * stderr are the command's; what the process does (signals, exit, the bundle) needs `cli`.
+   * The CLI's own entry in this process (test/helpers/in-process-cli.ts), as the operator, in the same folder with
+   * the same environment as `cli`; what it printed is kept in `outputs`. For arranging a story and for
+   * diagnostics, where the process is not the subject; what only a process does (signals, exit, the bundle) needs `cli`.
    */
   run(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<CliResult>;
   /** The CLI as a reader: `token` instead of the admin's, and no state key (`cplane read` prints a value: not kept). */
@@ -102,7 +100,7 @@ export async function world(options: { faults?: string; latencyMs?: number; cloc
     outputs,
     config: (yaml) => writeFileSync(join(dir, 'main.yaml'), yaml),
     cli: (args, extraEnv = {}, onStdout) => kept(runCli(args, { ...env, ...extraEnv }, temp, onStdout)),
-    run: (args, extraEnv = {}) => kept(runInProcess(args, { ...env, ...extraEnv }, temp)),
+    run: (args, extraEnv = {}) => kept(runInProcess(args, { ...env, ...extraEnv }, temp).then((done) => ({ ...done, signal: null }))),
     // A reader pins cplane's writer key (derived from the state key), as `cplane writer-key` prints it.
     cliAs: (token, args, extraEnv = {}) => runCli(args, { ...readerEnv, CPLANE_TOKEN: token, CPLANE_WRITER_KEY: writerKey, ...extraEnv }, temp),
     writerKey,
@@ -136,26 +134,6 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string, onSt
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
-}
-
-/** A text the in-process CLI writes to, as a pipe would take it: every chunk, at once. */
-function collector(): { stream: Writable; text: () => string } {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return { stream, text: () => text };
-}
-
-/** Runs the CLI's entry in this process with `env` and `cwd`, stdin empty as with `runCli`; never a signal. */
-export async function runInProcess(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<CliResult> {
-  const stdout = collector();
-  const stderr = collector();
-  const code = await runCliEntry(args, { env, cwd, stdout: stdout.stream, stderr: stderr.stream, stdin: Readable.from([]) });
-  return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
 }
 
 /** A small configuration: one project, one credential, one gateway with one token. */
