@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 const postgresTests = ['test/**/postgres/**/*.test.ts'];
 /** What a release ships (the packed tarball installed): `npm run test:release` (vitest.release.config.ts), not every `npm test`. */
 const releaseTests = ['test/release/**'];
+/** Tests that replace a module (vi.mock): they need a module graph of their own, so they run isolated. */
+const isolatedTests = ['test/config/module-source-race.test.ts'];
 
 export default defineConfig({
   test: {
@@ -11,10 +13,15 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: integration tests spawn servers and CLI subprocesses.
     maxWorkers: 2,
+    // A worker runs its files one after the other in one module graph: src/ is imported once per worker, not
+    // once per file (that import was a quarter of the suite's time). Tests keep no state in modules they share;
+    // the few that replace a module run isolated (below).
+    isolate: false,
     // In CI also write a JSON report, from which .ci/run prints a plain `N passed, N failed` line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'coverage/test-report.json' }]] : ['default'],
     projects: [
-      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: [...postgresTests, ...releaseTests] } },
+      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: [...postgresTests, ...releaseTests, ...isolatedTests] } },
+      { extends: true, test: { name: 'isolated', include: isolatedTests, isolate: true } },
       // The global setup runs only when a test of this project is queued, so other runs never start a server.
       { extends: true, test: { name: 'postgres', include: postgresTests, globalSetup: ['test/helpers/postgres-global-setup.ts'] } },
     ],

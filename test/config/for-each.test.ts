@@ -4,6 +4,7 @@
  * references; and the exact errors of keys that are unknown, duplicated or malformed, at the template's line.
  */
 import { expect, test } from 'vitest';
+import { teamGateways } from '../helpers/config-yaml.js';
 import { load } from './helpers.js';
 
 const stem = `version: 1
@@ -19,22 +20,10 @@ const teams = `variables:
     default:
       payments: { rpm: 600 }
       search: { rpm: 100 }
-gateways:
-  team:
-    forEach: \${var.teams}
-    project: core
-    name: "\${each.key} gateway"
-    slug: gw-\${each.key}
-    defaultProvider: openai
-    defaultModel: gpt-4o-mini
-    credentials: [openai]
-    settings:
-      requestsPerMinute: \${each.value.rpm}
-    otelExport:
-      endpoint: https://otel.example.com/\${each.key}
-    tokens:
-      ci: { scopes: [run], name: "\${each.key}-ci" }
-`;
+${teamGateways('${var.teams}', {
+  name: '"${each.key} gateway"',
+  body: '    settings:\n      requestsPerMinute: ${each.value.rpm}\n    otelExport:\n      endpoint: https://otel.example.com/${each.key}\n    tokens:\n      ci: { scopes: [run], name: "${each.key}-ci" }\n',
+})}`;
 
 test('a map makes one instance per key, its children carry the key, and a whole ${each.value.rpm} keeps its type', async () => {
   const { desired, diagnostics } = await load({ 'main.yaml': stem + teams });

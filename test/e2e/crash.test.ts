@@ -31,10 +31,11 @@ async function expectConvergence(w: World, killed: { stdout: string }, seeded: A
   });
   if (options.planAfter) {
     // The state recorded every object: a fresh plan has nothing to do.
-    const again = await w.cli(['plan', w.dir, '--detailed-exitcode']);
+    const again = await w.run(['plan', w.dir, '--detailed-exitcode']);
     expect(again.code, `${context}: nothing left to do: ${again.stdout}${again.stderr}`).toBe(0);
   }
-  const revealed = await w.cli(['output', 'gateway_token.main/ci', w.dir, '--reveal']);
+  // What the state holds is the subject here, not the process: read in-process.
+  const revealed = await w.run(['output', 'gateway_token.main/ci', w.dir, '--reveal']);
   expect(revealed.code, `${context}: ${revealed.stderr}`).toBe(0);
   const plaintext = revealed.stdout.trim();
   expect(plaintext.length).toBeGreaterThan(10);
@@ -43,7 +44,9 @@ async function expectConvergence(w: World, killed: { stdout: string }, seeded: A
 }
 
 describe('apply killed after the k-th request', () => {
-  let resent = 0;
+  /** The k whose rerun resent a pending write: the last test reads what every k found (it is skipped when run alone). */
+  const resentAt = new Set<number>();
+  const ran = new Set<number>();
 
   it.each(Array.from({ length: total }, (_, i) => i + 1))('converges on the next run when killed after answer %i', { timeout: BUDGET_MS }, async (k) => {
     w = await world();
@@ -51,11 +54,13 @@ describe('apply killed after the k-th request', () => {
     const seeded = await liveInventory(w.client);
     const killed = await w.cli(['apply', w.dir, '--auto-approve'], { CPLANE_TEST_KILL_AFTER_REQUESTS: String(k) });
     expect(killed.signal, `k=${k}`).toBe('SIGKILL');
-    if ((await expectConvergence(w, killed, seeded, `k=${k}`)).resent) resent++;
+    if ((await expectConvergence(w, killed, seeded, `k=${k}`)).resent) resentAt.add(k);
+    ran.add(k);
   });
 
-  it('finished each of the 4 writes by a resend once it was killed between its commit and its record', () => {
-    expect(resent).toBe(4);
+  it('finished each of the 4 writes by a resend once it was killed between its commit and its record', (ctx) => {
+    if (ran.size < total) ctx.skip('needs every k above: run the whole describe');
+    expect(resentAt.size).toBe(4);
   });
 });
 

@@ -1,7 +1,7 @@
 // A drift check needs no write secret: after an apply made with the secrets, a gateway is changed behind cplane's
 // back with `cplane api`; with no secret variable set, `cplane drift` reports the change, exits 2, and names the
 // write-only values it did not check. `plan --refresh-only` says the same; an ordinary plan still needs the secrets.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { shopGateway, world, type World } from './helpers.js';
 
 let w: World;
@@ -9,7 +9,9 @@ let gatewayId: string;
 /** The scheduled job's environment: the API token and the state key, no OPENAI_API_KEY, no OTEL_TEAM. */
 const noSecrets = { OPENAI_API_KEY: '', OTEL_TEAM: '' };
 
-beforeAll(async () => {
+// Each test starts from its own world with the configuration applied; the arrangement runs the CLI's entry
+// in-process, the commands under test run the real CLI.
+beforeEach(async () => {
   w = await world();
   w.config(`version: 1
 ${shopGateway}    settings: { requestsPerMinute: 600 }
@@ -17,11 +19,17 @@ ${shopGateway}    settings: { requestsPerMinute: 600 }
       endpoint: https://otel.example.com/v1
       headers: { X-Team: { env: OTEL_TEAM } }
 `);
-  const applied = await w.cli(['apply', w.dir, '--auto-approve'], { OTEL_TEAM: 'team-header-secret' });
+  const applied = await w.run(['apply', w.dir, '--auto-approve'], { OTEL_TEAM: 'team-header-secret' });
   expect(applied.code).toBe(0);
-  gatewayId = /[0-9a-f]{8}-[0-9a-f-]{27}/.exec((await w.cli(['state', 'show', 'gateway.main', w.dir])).stdout)![0];
+  gatewayId = /[0-9a-f]{8}-[0-9a-f-]{27}/.exec((await w.run(['state', 'show', 'gateway.main', w.dir])).stdout)![0];
 });
-afterAll(() => w.close());
+afterEach(() => w.close());
+
+/** The gateway's rate changed behind cplane's back with `cplane api` (in-process: the arrangement). */
+async function changedBehind(): Promise<void> {
+  const changed = await w.run(['api', 'updateGatewaySettings', '--param', `id=${gatewayId}`, '--body', '{"requestsPerMinute": 5}']);
+  expect(changed.code).toBe(0);
+}
 
 it('no drift: exit 0, and the values it could not check are named', async () => {
   const run = await w.cli(['drift', w.dir], noSecrets);
@@ -32,9 +40,7 @@ it('no drift: exit 0, and the values it could not check are named', async () => 
 });
 
 it('a gateway changed behind cplane\'s back: drift reported, exit 2, no secret read', async () => {
-  const changed = await w.cli(['api', 'updateGatewaySettings', '--param', `id=${gatewayId}`, '--body', '{"requestsPerMinute": 5}']);
-  expect(changed.code).toBe(0);
-
+  await changedBehind();
   const run = await w.cli(['drift', w.dir], noSecrets);
   expect(run.code).toBe(2);
   expect(run.stderr).toBe('');
@@ -52,6 +58,7 @@ it('a gateway changed behind cplane\'s back: drift reported, exit 2, no secret r
 });
 
 it('plan --refresh-only is the same check: it runs without the secrets and says what it did not check', async () => {
+  await changedBehind();
   const run = await w.cli(['plan', w.dir, '--refresh-only', '--detailed-exitcode'], noSecrets);
   expect(run.code).toBe(2);
   expect(run.stdout).toContain('~ settings.requestsPerMinute = 600 -> 5');
@@ -63,6 +70,7 @@ it('plan --refresh-only is the same check: it runs without the secrets and says 
 });
 
 it('the drift is recorded in state by applying a saved refresh-only plan, still without any secret', async () => {
+  await changedBehind();
   const planFile = `${w.dir}/../refresh.plan.json`;
   const plan = await w.cli(['plan', w.dir, '--refresh-only', '--out', planFile], noSecrets);
   expect(plan.code).toBe(0);

@@ -1,7 +1,7 @@
 // forEach through the real CLI: three teams' gateways (each with a token and an OTel export) made from one map,
 // then one key removed from the map: the plan removes exactly that instance and its children, nothing else changes.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { coreAndOpenai, liveInventory, world, type World } from './helpers.js';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { coreAndOpenai, liveInventory, teamGateways, world, type World } from './helpers.js';
 
 /** The teams' gateways and tokens the API holds (the account has fixture objects of its own). */
 async function teamsLive() {
@@ -9,33 +9,26 @@ async function teamsLive() {
   return { gateways: live.gateways.filter((g) => g.startsWith('gw-')), tokens: live.tokens.filter((t) => t.startsWith('gw-')), projects: live.projects };
 }
 
+// Each test arranges its own world (the arrangement applied in-process, the step under test through the real CLI).
 let w: World;
-beforeAll(async () => {
+beforeEach(async () => {
   w = await world();
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
 
-const config = (teams: Record<string, number>) => `version: 1
-variables:
-  teams:
-    type: map
-    default: ${JSON.stringify(Object.fromEntries(Object.entries(teams).map(([team, rpm]) => [team, { rpm }])))}
-${coreAndOpenai('openai-teams')}gateways:
-  team:
-    forEach: \${var.teams}
-    project: core
-    name: \${each.key} gateway
-    slug: gw-\${each.key}
-    defaultProvider: openai
-    defaultModel: gpt-4o-mini
-    credentials: [openai]
-    settings:
+const teamBody = `    settings:
       requestsPerMinute: \${each.value.rpm}
     otelExport:
       endpoint: https://otel.example.com/\${each.key}
     tokens:
       ci: { scopes: [run] }
 `;
+const config = (teams: Record<string, number>) => `version: 1
+variables:
+  teams:
+    type: map
+    default: ${JSON.stringify(Object.fromEntries(Object.entries(teams).map(([team, rpm]) => [team, { rpm }])))}
+${coreAndOpenai('openai-teams')}${teamGateways('${var.teams}', { name: '${each.key} gateway', body: teamBody })}`;
 
 it('applies three teams from one map: a gateway, an OTel export and a token each', async () => {
   w.config(config({ payments: 600, search: 100, support: 60 }));
@@ -53,13 +46,23 @@ it('applies three teams from one map: a gateway, an OTel export and a token each
   expect(search.settings).toMatchObject({ requestsPerMinute: 100 });
 });
 
+/** The three teams applied in-process: the arrangement of the tests after the first. */
+async function threeTeamsApplied(): Promise<void> {
+  w.config(config({ payments: 600, search: 100, support: 60 }));
+  const run = await w.run(['apply', w.dir, '--auto-approve']);
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+}
+
 it('plans no change when applied again', async () => {
+  await threeTeamsApplied();
   const run = await w.cli(['plan', w.dir, '--detailed-exitcode']);
   expect(run.stdout).toContain('No changes.');
   expect(run.code).toBe(0);
 });
 
 it('removing one key plans the removal of exactly that instance and its children', async () => {
+  await threeTeamsApplied();
   w.config(config({ payments: 600, support: 60 }));
   const json = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as { steps: { address: string; action: string }[] };
   expect(json.steps.map((s) => [s.address, s.action]).sort()).toEqual([
@@ -75,5 +78,5 @@ it('removing one key plans the removal of exactly that instance and its children
   expect(live.gateways).toEqual(['gw-payments', 'gw-support']);
   expect(live.tokens).toEqual(['gw-payments/ci', 'gw-support/ci']);
   expect(live.projects).toContain('core');
-  expect((await w.cli(['plan', w.dir, '--detailed-exitcode'])).code).toBe(0);
+  expect((await w.run(['plan', w.dir, '--detailed-exitcode'])).code).toBe(0);
 });

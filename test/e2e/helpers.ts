@@ -11,6 +11,7 @@ import { createClient, type ApiClient } from '../../src/api/index.js';
 import { startEmulator, type PlanLimits } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { builtCli } from '../helpers/built-cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 
 export const account = fixtures.accounts[1]!.id;
 /** Acme Production: the account of the fixture Service Accounts (`ci-deployer`, inactive `legacy-bot`), users and groups. */
@@ -35,6 +36,12 @@ export interface World {
   config(yaml: string): void;
   /** The CLI as the configuration's operator (admin token, state key); what it printed is kept in `outputs`. */
   cli(args: string[], extraEnv?: NodeJS.ProcessEnv, onStdout?: (soFar: string, child: ChildProcess) => void): Promise<CliResult>;
+  /**
+   * The CLI's own entry in this process (test/helpers/in-process-cli.ts), as the operator, in the same folder with
+   * the same environment as `cli`; what it printed is kept in `outputs`. For arranging a story and for
+   * diagnostics, where the process is not the subject; what only a process does (signals, exit, the bundle) needs `cli`.
+   */
+  run(args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<CliResult>;
   /** The CLI as a reader: `token` instead of the admin's, and no state key (`cplane read` prints a value: not kept). */
   cliAs(token: string, args: string[], extraEnv?: NodeJS.ProcessEnv): Promise<CliResult>;
   /** cplane's writer public key for this world's state key (base64): what `cliAs` readers trust (CPLANE_WRITER_KEY). */
@@ -93,6 +100,7 @@ export async function world(options: { faults?: string; latencyMs?: number; cloc
     outputs,
     config: (yaml) => writeFileSync(join(dir, 'main.yaml'), yaml),
     cli: (args, extraEnv = {}, onStdout) => kept(runCli(args, { ...env, ...extraEnv }, temp, onStdout)),
+    run: (args, extraEnv = {}) => kept(runInProcess(args, { ...env, ...extraEnv }, temp).then((done) => ({ ...done, signal: null }))),
     // A reader pins cplane's writer key (derived from the state key), as `cplane writer-key` prints it.
     cliAs: (token, args, extraEnv = {}) => runCli(args, { ...readerEnv, CPLANE_TOKEN: token, CPLANE_WRITER_KEY: writerKey, ...extraEnv }, temp),
     writerKey,
@@ -110,10 +118,7 @@ export async function world(options: { faults?: string; latencyMs?: number; cloc
   };
 }
 
-/** The project `core` and the credential `openai` that gateway stories attach gateways to, as YAML sections. */
-export function coreAndOpenai(label: string): string {
-  return `projects:\n  core: { description: Core }\ncredentials:\n  openai: { provider: openai, label: ${label}, secret: { env: OPENAI_API_KEY } }\n`;
-}
+export { coreAndOpenai, teamGateways } from '../helpers/config-yaml.js';
 
 /** Runs the CLI; `onStdout` sees the output so far as it arrives and may signal the process. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string, onStdout?: (soFar: string, child: ChildProcess) => void): Promise<CliResult> {

@@ -1,16 +1,33 @@
 // The life of a configuration through the real CLI: apply from empty, nothing left to do, update, token replace, archive, destroy.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { liveInventory, smallConfig, world, type World } from './helpers.js';
 
+// Each test arranges its own world: the configurations before the step under test are applied in-process (the
+// CLI's entry, no subprocess); the step under test runs the real CLI.
 let w: World;
 let seeded: Awaited<ReturnType<typeof liveInventory>>;
-beforeAll(async () => {
+beforeEach(async () => {
   w = await world();
   seeded = await liveInventory(w.client);
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
 
-const reveal = async (address: string) => (await w.cli(['output', address, w.dir, '--reveal'])).stdout.trim();
+/** A token's plaintext, read in-process (the value is the subject, not how `output` prints it). */
+const reveal = async (address: string) => (await w.run(['output', address, w.dir, '--reveal'])).stdout.trim();
+
+/** Applies each configuration in turn, in-process: the story so far. */
+async function appliedInTurn(...configs: string[]): Promise<void> {
+  for (const yaml of configs) {
+    w.config(yaml);
+    const run = await w.run(['apply', w.dir, '--auto-approve']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+  }
+}
+const first = () => smallConfig({ withProject2: true });
+const updated = () => smallConfig({ withProject2: true, description: 'Shop services v2' });
+const rescoped = () => smallConfig({ withProject2: true, description: 'Shop services v2', scopes: ['run', 'read_logs'] });
+const archived = () => smallConfig({ description: 'Shop services v2', scopes: ['run', 'read_logs'] });
 
 describe('cplane apply and destroy, end to end', () => {
   it('refuses to apply without approval when there is no terminal', async () => {
@@ -44,13 +61,15 @@ describe('cplane apply and destroy, end to end', () => {
   });
 
   it('then plans no changes', async () => {
+    await appliedInTurn(first());
     const run = await w.cli(['plan', w.dir]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('No changes.');
   });
 
   it('updates in place', async () => {
-    w.config(smallConfig({ withProject2: true, description: 'Shop services v2' }));
+    await appliedInTurn(first());
+    w.config(updated());
     const run = await w.cli(['apply', w.dir, '--auto-approve']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/apply: project\.shop: updated id=/);
@@ -59,8 +78,9 @@ describe('cplane apply and destroy, end to end', () => {
   });
 
   it('replaces a token whose scopes changed, with a new plaintext kept in state', async () => {
+    await appliedInTurn(first(), updated());
     const before = await reveal('gateway_token.main/ci');
-    w.config(smallConfig({ withProject2: true, description: 'Shop services v2', scopes: ['run', 'read_logs'] }));
+    w.config(rescoped());
     const run = await w.cli(['apply', w.dir, '--auto-approve']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/apply: gateway_token\.main\/ci: replaced id=/);
@@ -70,7 +90,8 @@ describe('cplane apply and destroy, end to end', () => {
   });
 
   it('archives a project removed from the configuration', async () => {
-    w.config(smallConfig({ description: 'Shop services v2', scopes: ['run', 'read_logs'] }));
+    await appliedInTurn(first(), updated(), rescoped());
+    w.config(archived());
     const run = await w.cli(['apply', w.dir, '--auto-approve']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/apply: project\.extra: archived/);
@@ -78,13 +99,14 @@ describe('cplane apply and destroy, end to end', () => {
   });
 
   it('destroy is blocked by preventDestroy, and removes everything once it is lifted', async () => {
+    await appliedInTurn(first(), updated(), rescoped(), archived());
     w.config(smallConfig({ description: 'Shop services v2', scopes: ['run', 'read_logs'], preventDestroy: true }));
     const blocked = await w.cli(['destroy', w.dir, '--auto-approve']);
     expect(blocked.code).toBe(1);
     expect(blocked.stderr).toMatch(/preventDestroy/);
     expect((await liveInventory(w.client)).projects).toContain('shop');
 
-    w.config(smallConfig({ description: 'Shop services v2', scopes: ['run', 'read_logs'] }));
+    w.config(archived());
     const run = await w.cli(['destroy', w.dir, '--auto-approve']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Destroy complete: 4 done, 0 failed, 0 skipped/);

@@ -2,15 +2,17 @@
 // export move with it, no write is sent), an object no longer managed with a removed block, an object adopted by
 // id with an import block, and the exact error of each misuse of the blocks.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { operations, type OperationName } from '../../src/api/operations.js';
 import { account, world, type World } from './helpers.js';
 
+// Each test arranges its own world: a fresh emulator, the configuration applied in-process (the CLI's entry, no
+// subprocess) where the test is about what follows; the step a test is about runs through the real CLI.
 let w: World;
-beforeAll(async () => {
+beforeEach(async () => {
   w = await world();
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
 
 /** Write requests (any method but GET) the emulator received, by operation. */
 function writeRequests(): number {
@@ -51,20 +53,38 @@ ${extra}`;
 
 const env = { OTEL_AUTH: 'Bearer e2e-otel-secret' };
 
-describe('moved: a renamed gateway keeps its objects', () => {
-  let tokenBefore = '';
+/** Applies `yaml` in-process (arrangement, not the subject); returns nothing, fails the test when it fails. */
+async function applied(yaml: string): Promise<void> {
+  w.config(yaml);
+  const run = await w.run(['apply', w.dir, '--auto-approve'], env);
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+}
 
+/** A token's value, revealed in-process. */
+const revealed = async (address: string) => (await w.run(['output', address, w.dir, '--reveal'])).stdout.trim();
+
+const renamedByMoved = () => config('search', 'moved:\n  - from: gateway.search-gw\n    to: gateway.search\n');
+
+/** The gateway applied under its first name, then renamed with a moved block and applied: `gateway.search`. */
+async function renamed(): Promise<void> {
+  await applied(config('search-gw'));
+  await applied(renamedByMoved());
+}
+
+describe('moved: a renamed gateway keeps its objects', () => {
   it('applies the gateway under its first name', async () => {
     w.config(config('search-gw'));
     const run = await w.cli(['apply', w.dir, '--auto-approve'], env);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    tokenBefore = (await w.cli(['output', 'gateway_token.search-gw/ci', w.dir, '--reveal'])).stdout.trim();
+    const tokenBefore = (await w.cli(['output', 'gateway_token.search-gw/ci', w.dir, '--reveal'])).stdout.trim();
     expect(tokenBefore.length).toBeGreaterThan(10);
   });
 
   it('plans the rename as moves: 0 to add, 0 to remove, each move shown', async () => {
-    w.config(config('search', 'moved:\n  - from: gateway.search-gw\n    to: gateway.search\n'));
+    await applied(config('search-gw'));
+    w.config(renamedByMoved());
     const run = await w.cli(['plan', w.dir], env);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -80,6 +100,9 @@ describe('moved: a renamed gateway keeps its objects', () => {
   });
 
   it('applies with no write request, and the token reveals under its new address', async () => {
+    await applied(config('search-gw'));
+    const tokenBefore = await revealed('gateway_token.search-gw/ci');
+    w.config(renamedByMoved());
     const before = writeRequests();
     const run = await w.cli(['apply', w.dir, '--auto-approve'], env);
     expect(run.stderr).toBe('');
@@ -90,6 +113,7 @@ describe('moved: a renamed gateway keeps its objects', () => {
   });
 
   it('then plans no changes, with the moved block still there and once it is deleted', async () => {
+    await renamed();
     expect((await w.cli(['plan', w.dir], env)).stdout).toContain('No changes.');
     w.config(config('search'));
     expect((await w.cli(['plan', w.dir], env)).stdout).toContain('No changes.');
@@ -98,7 +122,8 @@ describe('moved: a renamed gateway keeps its objects', () => {
 
 describe('cplane state mv moves what lives under the object too', () => {
   it('moves the gateway with its tokens and export, and the token still reveals; moving back plans no changes', async () => {
-    const token = (await w.cli(['output', 'gateway_token.search/ci', w.dir, '--reveal'])).stdout.trim();
+    await renamed();
+    const token = await revealed('gateway_token.search/ci');
     const run = await w.cli(['state', 'mv', 'gateway.search', 'gateway.renamed', w.dir]);
     expect(run.stderr).toBe('');
     expect(run.stdout).toMatch(/^Moved gateway\.search to gateway\.renamed \(remote gateway [0-9a-f-]{36} unchanged\)\.\n/);
@@ -114,6 +139,7 @@ describe('cplane state mv moves what lives under the object too', () => {
 
 describe('removed: cplane stops managing an object without touching it', () => {
   it('forgets the project: still live, absent from state, no write sent', async () => {
+    await renamed();
     const side = (await w.client.listAll('listProjects', {})).find((p) => p.name === 'side')!;
     w.config(config('search', 'removed:\n  - from: project.side\n', false));
     const plan = await w.cli(['plan', w.dir], env);
@@ -131,6 +157,7 @@ describe('removed: cplane stops managing an object without touching it', () => {
 
 describe('import: adopting an object by id', () => {
   it('imports the project made by hand, with no create', async () => {
+    await applied(config('search', '', false));
     const made = await w.client.call('createProject', { body: { accountId: account, name: 'by-hand', description: 'Made by hand' } });
     const id = (made as { project_id: string }).project_id;
     w.config(config('search', `import:\n  - to: project.legacy\n    id: ${id}\n`, false).replace('projects:\n', 'projects:\n  legacy:\n    name: by-hand\n    description: Made by hand\n'));
@@ -146,15 +173,18 @@ describe('import: adopting an object by id', () => {
   });
 });
 
+// Diagnostics: run in-process (the messages and codes are the subject, not the process), against an applied state.
 describe('errors of the blocks', () => {
+  beforeEach(() => applied(config('search', '', false)));
+
   /** Plans the configuration with `extra` appended; returns the plan's error output and the codes `validate --json` reports. */
   const refused = async (extra: string, replace?: [string, string]) => {
     let yaml = config('search', extra, false);
     if (replace) yaml = yaml.replace(...replace);
     w.config(yaml);
-    const run = await w.cli(['plan', w.dir], env);
+    const run = await w.run(['plan', w.dir], env);
     expect(run.code).toBe(1);
-    const validate = JSON.parse((await w.cli(['validate', w.dir, '--json'], env)).stdout) as { diagnostics: { code: string }[] };
+    const validate = JSON.parse((await w.run(['validate', w.dir, '--json'], env)).stdout) as { diagnostics: { code: string }[] };
     return { stderr: run.stderr, codes: validate.diagnostics.map((d) => d.code) };
   };
 
@@ -190,7 +220,7 @@ describe('errors of the blocks', () => {
   });
 
   it('an import into an address already in state', async () => {
-    const other = (await w.client.listAll('listProjects', {})).find((p) => p.name === 'by-hand')!;
+    const other = (await w.client.call('createProject', { body: { accountId: account, name: 'by-hand', description: 'Made by hand' } })) as { project_id: string };
     const { stderr } = await refused(`import:\n  - to: project.shop\n    id: ${other.project_id}\n`);
     expect(stderr).toMatch(new RegExp(`infra/main\\.yaml:28:5: error: project\\.shop: import: project\\.shop is already in state \\(id [0-9a-f-]{36}\\), so it cannot import ${other.project_id}\\n`));
   });

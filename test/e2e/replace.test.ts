@@ -3,7 +3,7 @@
 // A saved plan carries the addresses; an unknown one is refused with a suggestion.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { smallConfig, world, type World } from './helpers.js';
 
 interface StateFile { resources: Record<string, { id: string; fingerprints: Record<string, string> }> }
@@ -11,14 +11,15 @@ interface StateFile { resources: Record<string, { id: string; fingerprints: Reco
 let w: World;
 const state = () => (JSON.parse(readFileSync(w.statePath, 'utf8')) as StateFile).resources;
 
-beforeAll(async () => {
+// Each test starts from its own world with the configuration applied in-process (arrangement, not the subject).
+beforeEach(async () => {
   w = await world();
   w.config(smallConfig().replace('    lifecycle: { preventDestroy: false }\n', '    lifecycle: { preventDestroy: false }\n    records:\n      salt:\n        value: { generate: { length: 32 } }\n'));
-  const applied = await w.cli(['apply', w.dir, '--auto-approve']);
+  const applied = await w.run(['apply', w.dir, '--auto-approve']);
   expect(applied.stderr).toBe('');
   expect(applied.code).toBe(0);
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
 
 describe('--replace', () => {
   it('re-issues a gateway token: the new token is created before the old one is revoked', async () => {
@@ -83,14 +84,15 @@ describe('--replace', () => {
   });
 
   it('refuses an unknown address, naming it with a suggestion', async () => {
-    const run = await w.cli(['plan', w.dir, '--replace', 'gateway_token.ci']);
+    // Diagnostics, in-process: the message is the subject.
+    const run = await w.run(['plan', w.dir, '--replace', 'gateway_token.ci']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('--replace gateway_token.ci: no such address in the configuration');
     expect(run.stderr).toContain('Did you mean gateway_token.main/ci?');
   });
 
   it('refuses an address with nothing to issue again', async () => {
-    const run = await w.cli(['plan', w.dir, '--replace', 'project.shop']);
+    const run = await w.run(['plan', w.dir, '--replace', 'project.shop']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('project.shop: --replace: a project without a secret value has nothing to issue again');
   });

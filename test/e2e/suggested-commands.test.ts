@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { builtCli } from '../helpers/built-cli.js';
-import { world, type World } from './helpers.js';
+import { teamGateways, world, type World } from './helpers.js';
 
 const hostileKey = "o'neil $HOME x";
 let w: World;
@@ -17,20 +17,7 @@ projects:
   core: { description: Core }
 credentials:
   openai: { provider: openai, label: openai-quoting, secret: { env: OPENAI_API_KEY } }
-gateways:
-  team:
-    forEach:
-      payments: { slug: gw-payments }
-      ${JSON.stringify(hostileKey)}: { slug: gw-oneil }
-    project: core
-    name: \${each.value.slug}
-    slug: \${each.value.slug}
-    defaultProvider: openai
-    defaultModel: gpt-4o-mini
-    credentials: [openai]
-    tokens:
-      ci: { scopes: [run] }
-`);
+${teamGateways(`\n      payments: { slug: gw-payments }\n      ${JSON.stringify(hostileKey)}: { slug: gw-oneil }`, { name: '${each.value.slug}', slug: '${each.value.slug}', body: '    tokens:\n      ci: { scopes: [run] }\n' })}`);
 });
 afterAll(() => w.close());
 

@@ -49,13 +49,14 @@ describe('cplane plan', () => {
   });
 
   it('names the variable to set when the connection is not configured', async () => {
-    const result = await h().cli(['plan'], { CPLANE_BASE_URL: '' });
+    // Diagnostics, in-process: the message is the subject.
+    const result = await h().run(['plan'], { CPLANE_BASE_URL: '' });
     expect(result).toEqual({
       code: 1,
       stdout: '',
       stderr: 'Error: No API address: CPLANE_BASE_URL is not set.\nSet CPLANE_BASE_URL (e.g. http://127.0.0.1:4010 for `cplane emulator`) or pass --base-url.\n',
     });
-    const token = await h().cli(['plan'], { CPLANE_TOKEN: '' });
+    const token = await h().run(['plan'], { CPLANE_TOKEN: '' });
     expect(token.stderr).toBe('Error: No API token: CPLANE_TOKEN is not set.\nSet CPLANE_TOKEN to a personal access token (sk-svc-pat-...) or a Service Account token (sk-svc-sa-...).\n');
   });
 
@@ -67,8 +68,8 @@ describe('cplane plan', () => {
   });
 
   it('refuses conflicting flags and a bad --parallelism', async () => {
-    expect((await h().cli(['plan', '--json', '--markdown'])).stderr).toBe('Error: --json and --markdown cannot be used together.\nPick one output format.\n');
-    expect((await h().cli(['plan', '--parallelism', '0'])).stderr).toBe('Error: --parallelism must be a whole number from 1 to 256, not "0".\n');
+    expect((await h().run(['plan', '--json', '--markdown'])).stderr).toBe('Error: --json and --markdown cannot be used together.\nPick one output format.\n');
+    expect((await h().run(['plan', '--parallelism', '0'])).stderr).toBe('Error: --parallelism must be a whole number from 1 to 256, not "0".\n');
   });
 
   it('fails on a corrupt state instead of planning from nothing', async () => {

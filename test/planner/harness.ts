@@ -17,6 +17,7 @@ import type { Plan } from '../../src/plan-model/index.js';
 import { openState, type StateStore } from '../../src/state/index.js';
 import { closeArrangement } from '../helpers/close-arrangement.js';
 import { builtCli } from '../helpers/built-cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 
 /** Acme Staging: the admin can do everything there. */
 export const account = fixtures.accounts[1]!.id;
@@ -49,6 +50,8 @@ export interface Harness {
   /** Plans and applies; fails the test when a step fails. */
   converge(): Promise<Plan>;
   cli(args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** The same command with the same environment and folder, run in-process (test/helpers/in-process-cli.ts): for diagnostics, where the process is not the subject. */
+  run(args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }>;
   close(): Promise<void>;
 }
 
@@ -92,15 +95,20 @@ export async function harness(options: { token?: string; account?: string } = {}
       return plan;
     },
     cli(args, extraEnv = {}) {
-      const childEnv = { PATH: process.env.PATH, ...env, CPLANE_BASE_URL: emulator.url, CPLANE_TOKEN: options.token ?? fixtures.tokens.admin, CPLANE_ACCOUNT: acct, ...extraEnv };
+      const childEnv = cliEnv(extraEnv);
       return new Promise((done) => {
         execFile(process.execPath, [builtCli(), ...args], { cwd: dir, env: childEnv }, (error, stdout, stderr) => {
           done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
         });
       });
     },
+    run: (args, extraEnv = {}) => runInProcess(args, cliEnv(extraEnv), dir),
     close: () => closeArrangement(h),
   };
+  /** What the CLI runs with: the scenario's secrets and state key, the emulator's address, the token and account. */
+  function cliEnv(extraEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+    return { PATH: process.env.PATH, ...env, CPLANE_BASE_URL: emulator.url, CPLANE_TOKEN: options.token ?? fixtures.tokens.admin, CPLANE_ACCOUNT: acct, ...extraEnv };
+  }
   return h;
 }
 

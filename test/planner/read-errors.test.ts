@@ -27,19 +27,20 @@ describe('read errors', () => {
   });
 
   it('ends with the API error when the token is not valid', async () => {
-    const result = await h().cli(['plan'], { CPLANE_TOKEN: 'sk-svc-pat-not-a-real-token' });
+    // The API's refusals as the user reads them: the message is the subject, so in-process.
+    const result = await h().run(['plan'], { CPLANE_TOKEN: 'sk-svc-pat-not-a-real-token' });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^Error: \w+ failed: 401 unauthorized \(invalid_pat\), request id \S+\. Check CPLANE_TOKEN: it must be a valid, unexpired token\.\n$/);
   });
 
   it('ends with a clear message when the API does not answer', async () => {
-    const result = await h().cli(['plan'], { CPLANE_BASE_URL: 'http://127.0.0.1:1' });
+    const result = await h().run(['plan'], { CPLANE_BASE_URL: 'http://127.0.0.1:1' });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^Error: \w+: no answer from the API after \d attempt\(s\) .*Check CPLANE_BASE_URL and the network, then run the command again\.\n$/);
   });
 
   it('a base URL with /v1 in it fails the plan (exit 1) and says what to check, instead of planning deletions', async () => {
-    const result = await h().cli(['plan'], { CPLANE_BASE_URL: `${h().emulator.url}/v1` });
+    const result = await h().run(['plan'], { CPLANE_BASE_URL: `${h().emulator.url}/v1` });
     expect(result.code).toBe(1);
     expect(result.stdout).not.toContain('deleted outside cplane');
     expect(result.stderr).toMatch(/failed: 404 \w+ \(route_not_found\).*is CPLANE_BASE_URL the address without \/v1\?/);
@@ -53,7 +54,7 @@ describe('read errors', () => {
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     try {
       const { port } = server.address() as AddressInfo;
-      const result = await h().cli(['plan', '--detailed-exitcode'], { CPLANE_BASE_URL: `http://127.0.0.1:${port}` });
+      const result = await h().run(['plan', '--detailed-exitcode'], { CPLANE_BASE_URL: `http://127.0.0.1:${port}` });
       expect(result.code).toBe(1);
       expect(result.stdout).not.toContain('No changes');
       expect(result.stderr).toMatch(/failed: 200 invalid_response .*check that CPLANE_BASE_URL is the API's address/);

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalFileBackend, openState, readStateFile } from '../../src/state/index.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { makeSandbox, newKey, resource, runCplane } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 
@@ -13,7 +14,10 @@ let env: NodeJS.ProcessEnv;
 let statePath: string;
 let providerFingerprint: string;
 
-const cplane = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runCplane(args, box.configDir, { ...env, ...extraEnv });
+// What the state commands print is the subject, not the process: they run the CLI's entry in-process. The lock
+// stories (a holder's pid, a note printed by the process) run the real binary.
+const cplane = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runInProcess(args, { ...env, ...extraEnv }, box.configDir);
+const cplaneProcess = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runCplane(args, box.configDir, { ...env, ...extraEnv });
 
 beforeEach(async () => {
   box = makeSandbox();
@@ -225,12 +229,12 @@ describe('cplane force-unlock', () => {
     const info = { id: 'lock-1234', pid: deadPid, host: (await import('node:os')).hostname(), time: '2025-01-02T03:04:05.000Z', command: 'cplane apply' };
     await backend.lock(info);
 
-    const run = await cplane(['state', 'rm', 'project.web', '--account', 'acc_1']);
+    const run = await cplaneProcess(['state', 'rm', 'project.web', '--account', 'acc_1']);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(
       `Note: Took over the state lock of ${statePath}: its holder (pid ${deadPid} on ${info.host}, running \`cplane apply\` since 2025-01-02T03:04:05.000Z, lock id lock-1234) is no longer running.\n`,
     );
-    const wrong = await cplane(['force-unlock', 'lock-9999', '--account', 'acc_1']);
+    const wrong = await cplaneProcess(['force-unlock', 'lock-9999', '--account', 'acc_1']);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('is not locked');
   });
@@ -239,12 +243,12 @@ describe('cplane force-unlock', () => {
     const backend = new LocalFileBackend(statePath);
     const info = { id: 'lock-5678', pid: process.pid, host: (await import('node:os')).hostname(), time: '2025-01-02T03:04:05.000Z', command: 'cplane apply' };
     await backend.lock(info);
-    const refused = await cplane(['force-unlock', 'lock-5678', '--account', 'acc_1']);
+    const refused = await cplaneProcess(['force-unlock', 'lock-5678', '--account', 'acc_1']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`Error: The lock lock-5678 is held by pid ${process.pid} on this host, which is still running`);
     expect(refused.stderr).toContain('cplane force-unlock lock-5678 --force');
-    const forced = await cplane(['force-unlock', 'lock-5678', '--force', '--account', 'acc_1']);
+    const forced = await cplaneProcess(['force-unlock', 'lock-5678', '--force', '--account', 'acc_1']);
     expect(forced).toEqual({ code: 0, stderr: '', stdout: `Removed lock lock-5678 of ${statePath} (held by pid ${process.pid} on ${info.host}, \`cplane apply\`, since 2025-01-02T03:04:05.000Z).\n` });
-    expect((await cplane(['state', 'rm', 'project.web', '--account', 'acc_1'])).code).toBe(0);
+    expect((await cplaneProcess(['state', 'rm', 'project.web', '--account', 'acc_1'])).code).toBe(0);
   });
 });
