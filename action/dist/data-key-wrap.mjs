@@ -1,1 +1,1 @@
-import"./wrap-error.mjs";import"./key-id.mjs";export{a as wrapDataKey}from"./data-key-wrap2.mjs";
+import"./key-id.mjs";import"./wrap-error.mjs";export{a as wrapDataKey}from"./data-key-wrap2.mjs";

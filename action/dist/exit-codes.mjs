@@ -1,1 +1,1 @@
-const e={ok:0,error:1,changes:2,incomplete:3,unformatted:3,interrupted:130};export{e as t};
+const e={ok:0,error:1,changes:2,incomplete:3,flagged:2,unformatted:3,interrupted:130};export{e as t};
