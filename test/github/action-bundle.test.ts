@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { assertFreshBuild } from '../helpers/built-cli.js';
-import { actionSteps, commentsApi, fakeRunner, repoRoot, type CommentsApi, type Runner } from './fake-github.js';
+import { actionSteps, commentsApi, fakeRunner, pullRequestJobEnv, repoRoot, type CommentsApi, type Runner } from './fake-github.js';
 
 const account = fixtures.accounts[1]!;
 const repository = 'acme/infra';
@@ -58,20 +58,7 @@ policies:
     message: Say more than first.
 `,
   );
-  const event = join(runner.workspace, '..', 'event.json');
-  writeFileSync(event, JSON.stringify({ pull_request: { number: 7 } }));
-  env = {
-    PATH: process.env.PATH,
-    HOME: runner.workspace,
-    NO_COLOR: '1',
-    CPLANE_BASE_URL: emulator.url,
-    CPLANE_TOKEN: fixtures.tokens.admin,
-    CPLANE_STATE_KEY: Buffer.alloc(32, 5).toString('base64'),
-    GITHUB_API_URL: api.url,
-    GITHUB_REPOSITORY: repository,
-    GITHUB_EVENT_PATH: event,
-    GITHUB_EVENT_NAME: 'pull_request',
-  };
+  env = pullRequestJobEnv(runner, { emulatorUrl: emulator.url, token: fixtures.tokens.admin, stateKeyByte: 5, apiUrl: api.url, repository, pullRequest: 7 });
 });
 afterAll(async () => {
   runner.close();

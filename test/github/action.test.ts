@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { parseMarker } from '../../src/github/comment-parts.js';
-import { actionSteps, commentsApi, fakeRunner, type CommentsApi, type Runner } from './fake-github.js';
+import { actionSteps, commentsApi, fakeRunner, pullRequestJobEnv, type CommentsApi, type Runner } from './fake-github.js';
 
 const account = fixtures.accounts[1]!;
 const repository = 'acme/infra';
@@ -30,20 +30,7 @@ beforeAll(async () => {
   runner = fakeRunner();
   mkdirSync(join(runner.workspace, 'infra'));
   writeFileSync(join(runner.workspace, 'infra', 'main.yaml'), config('first'));
-  const event = join(runner.workspace, '..', 'event.json');
-  writeFileSync(event, JSON.stringify({ pull_request: { number: 7 } }));
-  env = {
-    PATH: process.env.PATH,
-    HOME: runner.workspace,
-    NO_COLOR: '1',
-    CPLANE_BASE_URL: emulator.url,
-    CPLANE_TOKEN: fixtures.tokens.admin,
-    CPLANE_STATE_KEY: Buffer.alloc(32, 3).toString('base64'),
-    GITHUB_API_URL: api.url,
-    GITHUB_REPOSITORY: repository,
-    GITHUB_EVENT_PATH: event,
-    GITHUB_EVENT_NAME: 'pull_request',
-  };
+  env = pullRequestJobEnv(runner, { emulatorUrl: emulator.url, token: fixtures.tokens.admin, stateKeyByte: 3, apiUrl: api.url, repository, pullRequest: 7 });
 });
 afterAll(async () => {
   runner.close();

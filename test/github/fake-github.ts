@@ -267,3 +267,21 @@ export async function issuesApi(repository: string): Promise<IssuesApi> {
     close: () => new Promise((done) => server.close(() => done())),
   };
 }
+
+/** The environment of a pull-request job in `runner`'s workspace, with its event file written beside the workspace. */
+export function pullRequestJobEnv(runner: Runner, job: { emulatorUrl: string; token: string; stateKeyByte: number; apiUrl: string; repository: string; pullRequest: number }): NodeJS.ProcessEnv {
+  const event = join(runner.workspace, '..', 'event.json');
+  writeFileSync(event, JSON.stringify({ pull_request: { number: job.pullRequest } }));
+  return {
+    PATH: process.env.PATH,
+    HOME: runner.workspace,
+    NO_COLOR: '1',
+    CPLANE_BASE_URL: job.emulatorUrl,
+    CPLANE_TOKEN: job.token,
+    CPLANE_STATE_KEY: Buffer.alloc(32, job.stateKeyByte).toString('base64'),
+    GITHUB_API_URL: job.apiUrl,
+    GITHUB_REPOSITORY: job.repository,
+    GITHUB_EVENT_PATH: event,
+    GITHUB_EVENT_NAME: 'pull_request',
+  };
+}
