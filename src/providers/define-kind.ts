@@ -13,7 +13,7 @@ import type { DirectorySection, ResourceKind, SecretSource } from '../config/typ
 import { resourceAddress } from '../plan-model/index.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
 import type { DiffRequest, DiffResponse, Known, RecordedObject, Relations, KindDefinition, View } from './types.js';
-import { diffViews, sensitiveChanges } from './view-diff.js';
+import { diffViews, flatten, sensitiveChanges } from './view-diff.js';
 
 /** A field's default that is the entry's local name (a project's `name`). */
 export const LOCAL_NAME = Symbol('the local name');
@@ -38,6 +38,10 @@ export interface FieldSpec {
   observed?: boolean;
   /** The live object's field holding it, when not the same name (`is_active` for `active`). */
   live?: string;
+  /** The live value in configuration terms, before `normalize` (ids as the local names the configuration uses). */
+  fromLive?(value: unknown, known: Known): unknown;
+  /** An object shown as its leaves (`settings.cache.enabled`): the paths inside it that `ignoreChanges` may name. */
+  paths?: readonly string[];
   /** Makes a configured and a live value comparable (a vendor's id or name as its name), on both sides. */
   normalize?(value: unknown, known: Known): unknown;
 }
@@ -49,6 +53,11 @@ export interface ParentSpec {
   idField: string;
   /** The kind lives under its parent (`Relations.within`): read per parent, leaving state with it, said `removedWith`. */
   removedWith?: string;
+  /**
+   * A top-level entry names its parent in its field `attribute` (a gateway's `project`), declared in `fields`,
+   * rather than by being declared inside it; that field moves only with the object, so `ignoreChanges` never names it.
+   */
+  inEntry?: boolean;
 }
 
 /** What a kind's diff says; `changedKeys` are always the changed paths, and `replaceKeys` default to the changed `replace` fields. */
@@ -84,20 +93,21 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
   const value = (from: object, name: string) => (from as Record<string, unknown>)[name];
 
   const attributes = spec.config.attributes ?? ((entry: E, local: string, parentName?: string): A => {
-    const out: Record<string, unknown> = parent ? { [parent.attribute]: parentName } : {};
+    const out: Record<string, unknown> = parent && !parent.inEntry ? { [parent.attribute]: parentName } : {};
     for (const [name, f] of kept) {
       // An explicit null is kept (`secretDueAt: null` clears it); only a field left out takes the default.
       const inEntry = value(entry as object, name);
       const given = inEntry !== undefined ? inEntry : f.default === LOCAL_NAME ? local : f.default;
-      if (given !== undefined) out[name] = given;
+      // A copy: the attributes never share a list or an object with the entry they come from.
+      if (given !== undefined) out[name] = structuredClone(given);
     }
     return out as A;
   });
   const config: KindBlock<A, E> = {
     ...spec.config,
     kind: spec.kind,
-    ...(parent ? { parent: { kind: parent.kind, attribute: parent.attribute } } : {}),
-    schema: spec.config.schema ?? entrySchema(fields, description, lifecycle),
+    ...(parent && !parent.inEntry ? { parent: { kind: parent.kind, attribute: parent.attribute } } : {}),
+    schema: spec.config.schema ?? entrySchema(fields, description, lifecycle, parent?.inEntry ? parent.attribute : undefined),
     attributes,
     ...(written.length > 0 && !spec.config.secrets ? { secrets: (entry: E) => Object.fromEntries(written.map((name) => [name, value(entry as object, name) as SecretSource])) } : {}),
     ...(rules.length > 0 ? { references: rules } : {}),
@@ -108,20 +118,26 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
       : { parentIds: { [parent.idField]: parent.kind }, parentAttributes: { [parent.idField]: parent.attribute } };
 
   const references = spec.references ?? (({ attributes: a }: { attributes: A }) => [
-    ...(parent ? [resourceAddress(parent.kind, String(value(a, parent.attribute)))] : []),
+    ...(parent && !parent.inEntry ? [resourceAddress(parent.kind, String(value(a, parent.attribute)))] : []),
     ...rules.flatMap((r) => ('kind' in r ? [value(a, r.attribute)].flat().filter((n) => n !== undefined).map((n) => resourceAddress(r.kind, String(n))) : [])),
   ]);
   const shown = (f: FieldSpec, v: unknown, known: Known) => (f.normalize && v !== undefined && v !== null ? f.normalize(v, known) : v);
+  // A field with `paths` is shown as its leaves; every other as itself.
+  const entries = (name: string, f: FieldSpec, v: unknown): [string, unknown][] => (f.paths ? Object.entries(flatten(name, v)) : [[name, v]]);
   const desiredView = spec.desiredView ?? (({ attributes: a, known }: { attributes: A; known: Known }): View =>
-    Object.fromEntries(kept.filter(([name]) => value(a, name) !== undefined).map(([name, f]) => [name, shown(f, value(a, name), known)])));
+    Object.fromEntries(kept.filter(([name]) => value(a, name) !== undefined).flatMap(([name, f]) => entries(name, f, shown(f, value(a, name), known)))));
   // A kind known only from state is seen as the attributes it last applied; one read back, as its live fields.
   const view = spec.view ?? (({ live, known }: { live: L; known: Known }): View => spec.observation === 'state'
     ? desiredView({ attributes: (live as RecordedObject).inputs as A, known })
-    : Object.fromEntries(observed.map(([name, f]) => [name, shown(f, value(live as object, f.live ?? name), known)])));
+    : Object.fromEntries(observed.flatMap(([name, f]) => {
+      const v = value(live as object, f.live ?? name);
+      return entries(name, f, shown(f, f.fromLive ? f.fromLive(v, known) : v, known));
+    })));
   const replaceFields = named.filter(([, f]) => f.replace).map(([name]) => name);
   const derivedDiff = ({ desired, live, known, changedSecrets }: DiffRequest<A, L>): KindDiff => {
     const wanted = desiredView({ attributes: desired.attributes, known });
-    const compared = named.length > 0 ? Object.fromEntries(Object.entries(wanted).filter(([k]) => observed.some(([name]) => name === k))) : wanted;
+    const isObserved = (k: string) => observed.some(([name]) => k === name || k.startsWith(`${name}.`));
+    const compared = named.length > 0 ? Object.fromEntries(Object.entries(wanted).filter(([k]) => isObserved(k))) : wanted;
     const { ignoreChanges } = desired.lifecycle;
     return { changes: [...diffViews(compared, view({ live, known }), ignoreChanges), ...sensitiveChanges(changedSecrets, ignoreChanges)] };
   };
@@ -135,9 +151,10 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
 }
 
 /** An entry that is an object of the declared fields (then `lifecycle` and `dependsOn`, when it has them), and nothing else. */
-function entrySchema(fields: Readonly<Record<string, FieldSpec>>, description: string | undefined, lifecycle: string | undefined): JsonSchema {
+function entrySchema(fields: Readonly<Record<string, FieldSpec>>, description: string | undefined, lifecycle: string | undefined, parentField: string | undefined): JsonSchema {
   const required = Object.entries(fields).filter(([, f]) => f.required).map(([name]) => name);
   const properties: Record<string, JsonSchema> = Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, f.schema]));
-  if (lifecycle !== undefined) Object.assign(properties, { lifecycle: lifecycleSchema(lifecycle, { enum: Object.keys(fields) }), dependsOn: dependsOnSchema });
+  const ignorable = Object.entries(fields).filter(([name]) => name !== parentField).flatMap(([name, f]) => [name, ...(f.paths ?? [])]);
+  if (lifecycle !== undefined) Object.assign(properties, { lifecycle: lifecycleSchema(lifecycle, { enum: ignorable }), dependsOn: dependsOnSchema });
   return { ...(description !== undefined ? { description } : {}), type: 'object', additionalProperties: false, ...(required.length > 0 ? { required } : {}), properties };
 }
