@@ -18,12 +18,17 @@ import { diffViews, flatten, sensitiveChanges } from './view-diff.js';
 /** A field's default that is the entry's local name (a project's `name`). */
 export const LOCAL_NAME = Symbol('the local name');
 
+/** What a field's `fromLive` gives when the live object does not say (a lookup could not be read): the view leaves the field out. */
+export const NOT_READ = Symbol('not read');
+
 /** One field of a kind's entry, declared once. */
-export interface FieldSpec {
+export interface FieldSpec<E = unknown> {
   /** The field's JSON Schema (its `type`, bounds and description): the entry schema is made of these. */
   schema: JsonSchema;
   /** The attribute's value when the entry leaves the field out; absent: the attribute is absent (not managed). */
   default?: unknown;
+  /** The attribute, when it is not the entry's value or the default (one that depends on another field); undefined: absent. */
+  attribute?(entry: E, local: string): unknown;
   /** The entry must say it. */
   required?: boolean;
   /** The field names a declared resource of this kind by local name (an implied dependency, checked to exist). */
@@ -36,6 +41,8 @@ export interface FieldSpec {
   writeOnly?: boolean;
   /** Whether a live object shows it (default true): one cplane alone knows is shown in a create, never diffed. */
   observed?: boolean;
+  /** False for a setting of cplane's own (a token's renewal, its delivery): an attribute, never in a view nor in `ignoreChanges`. */
+  inView?: false;
   /** The live object's field holding it, when not the same name (`is_active` for `active`). */
   live?: string;
   /** The live value in configuration terms, before `normalize` (ids as the local names the configuration uses). */
@@ -70,7 +77,9 @@ type Derived = 'config' | 'relations' | 'references' | 'view' | 'desiredView' | 
 export type KindSpec<A extends object, L, E> = DistributiveOmit<KindDefinition<A, L, E>, Derived> & {
   readonly config: Omit<KindBlock<A, E>, 'kind' | 'parent' | 'schema' | 'references' | 'attributes'> & Partial<Pick<KindBlock<A, E>, 'schema' | 'references' | 'attributes'>>;
   readonly parent?: ParentSpec;
-  readonly fields?: Readonly<Record<string, FieldSpec>>;
+  readonly fields?: Readonly<Record<string, FieldSpec<E>>>;
+  /** The order the views (and so the plan) show the fields in, when it is not the order of `fields` (the schema's, and `cplane fmt`'s). */
+  readonly viewOrder?: readonly string[];
   /** What the entry is, for the schema made from `fields`. */
   readonly description?: string;
   /** The noun of the entry's `lifecycle` block (`ignoreChanges` may name every field); absent: the entry has neither `lifecycle` nor `dependsOn`. */
@@ -82,10 +91,12 @@ export type KindSpec<A extends object, L, E> = DistributiveOmit<KindDefinition<A
 
 /** The full definition of a kind from its spec (see the module comment for what is derived). */
 export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, E>): KindDefinition<A, L, E> {
-  const { parent, fields = {}, description, lifecycle, ...own } = spec;
-  const named = Object.entries(fields);
+  const { parent, fields = {}, description, lifecycle, viewOrder, ...own } = spec;
+  const named: [string, FieldSpec<E>][] = Object.entries(fields);
   const kept = named.filter(([, f]) => !f.writeOnly);
-  const observed = kept.filter(([, f]) => f.observed !== false);
+  const rank = (name: string) => (viewOrder?.includes(name) ? viewOrder.indexOf(name) : Infinity);
+  const viewed = kept.filter(([, f]) => f.inView !== false).sort(([a], [b]) => rank(a) - rank(b));
+  const observed = viewed.filter(([, f]) => f.observed !== false);
   const written = named.filter(([, f]) => f.writeOnly).map(([name]) => name);
   const fieldRules = named.flatMap(([attribute, f]): ReferenceRule[] =>
     f.references ? [{ attribute, kind: f.references }] : f.directory ? [{ attribute, directory: f.directory }] : []);
@@ -97,7 +108,7 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
     for (const [name, f] of kept) {
       // An explicit null is kept (`secretDueAt: null` clears it); only a field left out takes the default.
       const inEntry = value(entry as object, name);
-      const given = inEntry !== undefined ? inEntry : f.default === LOCAL_NAME ? local : f.default;
+      const given = f.attribute ? f.attribute(entry, local) : inEntry !== undefined ? inEntry : f.default === LOCAL_NAME ? local : f.default;
       // A copy: the attributes never share a list or an object with the entry they come from.
       if (given !== undefined) out[name] = structuredClone(given);
     }
@@ -121,17 +132,18 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
     ...(parent && !parent.inEntry ? [resourceAddress(parent.kind, String(value(a, parent.attribute)))] : []),
     ...rules.flatMap((r) => ('kind' in r ? [value(a, r.attribute)].flat().filter((n) => n !== undefined).map((n) => resourceAddress(r.kind, String(n))) : [])),
   ]);
-  const shown = (f: FieldSpec, v: unknown, known: Known) => (f.normalize && v !== undefined && v !== null ? f.normalize(v, known) : v);
+  const shown = (f: FieldSpec<E>, v: unknown, known: Known) => (f.normalize && v !== undefined && v !== null ? f.normalize(v, known) : v);
   // A field with `paths` is shown as its leaves; every other as itself.
-  const entries = (name: string, f: FieldSpec, v: unknown): [string, unknown][] => (f.paths ? Object.entries(flatten(name, v)) : [[name, v]]);
+  const entries = (name: string, f: FieldSpec<E>, v: unknown): [string, unknown][] => (v === NOT_READ ? [] : f.paths ? Object.entries(flatten(name, v)) : [[name, v]]);
   const desiredView = spec.desiredView ?? (({ attributes: a, known }: { attributes: A; known: Known }): View =>
-    Object.fromEntries(kept.filter(([name]) => value(a, name) !== undefined).flatMap(([name, f]) => entries(name, f, shown(f, value(a, name), known)))));
+    Object.fromEntries(viewed.filter(([name]) => value(a, name) !== undefined).flatMap(([name, f]) => entries(name, f, shown(f, value(a, name), known)))));
   // A kind known only from state is seen as the attributes it last applied; one read back, as its live fields.
   const view = spec.view ?? (({ live, known }: { live: L; known: Known }): View => spec.observation === 'state'
     ? desiredView({ attributes: (live as RecordedObject).inputs as A, known })
     : Object.fromEntries(observed.flatMap(([name, f]) => {
       const v = value(live as object, f.live ?? name);
-      return entries(name, f, shown(f, f.fromLive ? f.fromLive(v, known) : v, known));
+      const read = f.fromLive ? f.fromLive(v, known) : v;
+      return entries(name, f, read === NOT_READ ? read : shown(f, read, known));
     })));
   const replaceFields = named.filter(([, f]) => f.replace).map(([name]) => name);
   const derivedDiff = ({ desired, live, known, changedSecrets }: DiffRequest<A, L>): KindDiff => {
@@ -144,6 +156,7 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
   const diff = (req: DiffRequest<A, L>): DiffResponse => {
     const facts = spec.diff ? spec.diff(req, () => derivedDiff(req)) : derivedDiff(req);
     const paths = facts.changes.map((c) => c.path);
+    for (const change of facts.changes) if (replaceFields.includes(change.path)) change.forcesReplace = true;
     return { ...facts, changedKeys: paths, replaceKeys: facts.replaceKeys ?? paths.filter((p) => replaceFields.includes(p)) };
   };
   const writeOnly = own.writeOnly ?? (written.length > 0 ? written : undefined);
@@ -151,10 +164,10 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
 }
 
 /** An entry that is an object of the declared fields (then `lifecycle` and `dependsOn`, when it has them), and nothing else. */
-function entrySchema(fields: Readonly<Record<string, FieldSpec>>, description: string | undefined, lifecycle: string | undefined, parentField: string | undefined): JsonSchema {
+function entrySchema<E>(fields: Readonly<Record<string, FieldSpec<E>>>, description: string | undefined, lifecycle: string | undefined, parentField: string | undefined): JsonSchema {
   const required = Object.entries(fields).filter(([, f]) => f.required).map(([name]) => name);
   const properties: Record<string, JsonSchema> = Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, f.schema]));
-  const ignorable = Object.entries(fields).filter(([name]) => name !== parentField).flatMap(([name, f]) => [name, ...(f.paths ?? [])]);
+  const ignorable = Object.entries(fields).filter(([name, f]) => name !== parentField && f.inView !== false).flatMap(([name, f]) => [name, ...(f.paths ?? [])]);
   if (lifecycle !== undefined) Object.assign(properties, { lifecycle: lifecycleSchema(lifecycle, { enum: ignorable }), dependsOn: dependsOnSchema });
   return { ...(description !== undefined ? { description } : {}), type: 'object', additionalProperties: false, ...(required.length > 0 ? { required } : {}), properties };
 }
