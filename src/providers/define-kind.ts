@@ -29,6 +29,8 @@ export interface FieldSpec<E = unknown> {
   default?: unknown;
   /** The attribute, when it is not the entry's value or the default (one that depends on another field); undefined: absent. */
   attribute?(entry: E, local: string): unknown;
+  /** Attributes that are no field's own and come from this one, placed after it (a record's `grantsUntil`, from its `grants`). */
+  carries?(entry: E): Record<string, unknown>;
   /** The entry must say it. */
   required?: boolean;
   /** The field names a declared resource of this kind by local name (an implied dependency, checked to exist). */
@@ -111,6 +113,7 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
       const given = f.attribute ? f.attribute(entry, local) : inEntry !== undefined ? inEntry : f.default === LOCAL_NAME ? local : f.default;
       // A copy: the attributes never share a list or an object with the entry they come from.
       if (given !== undefined) out[name] = structuredClone(given);
+      for (const [key, v] of Object.entries(f.carries?.(entry) ?? {})) if (v !== undefined) out[key] = v;
     }
     return out as A;
   });
@@ -120,7 +123,7 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
     ...(parent && !parent.inEntry ? { parent: { kind: parent.kind, attribute: parent.attribute } } : {}),
     schema: spec.config.schema ?? entrySchema(fields, description, lifecycle, parent?.inEntry ? parent.attribute : undefined),
     attributes,
-    ...(written.length > 0 && !spec.config.secrets ? { secrets: (entry: E) => Object.fromEntries(written.map((name) => [name, value(entry as object, name) as SecretSource])) } : {}),
+    ...(written.length > 0 && !spec.config.secrets ? { secrets: (entry: E) => Object.fromEntries(written.flatMap((name) => (value(entry as object, name) === undefined ? [] : [[name, value(entry as object, name) as SecretSource]]))) } : {}),
     ...(rules.length > 0 ? { references: rules } : {}),
   };
   const nesting: Relations = !parent ? {}
