@@ -5,7 +5,8 @@
  * write-only, replacement, observed and where the live object holds it). From them come the block's `kind`,
  * `parent`, reference rules, entry schema (with `lifecycle` and `dependsOn`), attributes and write-only inputs;
  * the relations' `parentIds` and `within` (or `parentAttributes`); `references()`, `writeOnly`, the views and
- * the default `diff`, whose `changedKeys` are always the changed paths. A kind overrides only what differs: the
+ * the default `diff`, whose `changedKeys` are always the changed paths and whose changes of `replace` fields force
+ * replacement; the views follow `viewOrder` where the plan's order is not the schema's. A kind overrides only what differs: the
  * planner, refresh, export and the applier keep reading the full `KindDefinition`.
  */
 import type { Entry, JsonSchema, KindBlock, ReferenceRule } from '../config/kind-block.js';
@@ -84,7 +85,7 @@ export type KindSpec<A extends object, L, E> = DistributiveOmit<KindDefinition<A
   readonly viewOrder?: readonly string[];
   /** What the entry is, for the schema made from `fields`. */
   readonly description?: string;
-  /** The noun of the entry's `lifecycle` block (`ignoreChanges` may name every field); absent: the entry has neither `lifecycle` nor `dependsOn`. */
+  /** The noun of the entry's `lifecycle` block (`ignoreChanges` may name every field and its `paths`, but a parent's and one not `inView`); absent: the entry has neither `lifecycle` nor `dependsOn`. */
   readonly lifecycle?: string;
   readonly relations?: Omit<Relations, 'parentIds' | 'within' | 'parentAttributes'>;
   /** The diff, when not the desired view against the live one; `derived` is that default. */
@@ -123,7 +124,7 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
     ...(parent && !parent.inEntry ? { parent: { kind: parent.kind, attribute: parent.attribute } } : {}),
     schema: spec.config.schema ?? entrySchema(fields, description, lifecycle, parent?.inEntry ? parent.attribute : undefined),
     attributes,
-    ...(written.length > 0 && !spec.config.secrets ? { secrets: (entry: E) => Object.fromEntries(written.flatMap((name) => (value(entry as object, name) === undefined ? [] : [[name, value(entry as object, name) as SecretSource]]))) } : {}),
+    ...(written.length > 0 && !spec.config.secrets ? { secrets: (entry: E) => Object.fromEntries(written.filter((name) => value(entry as object, name) !== undefined).map((name) => [name, value(entry as object, name) as SecretSource])) } : {}),
     ...(rules.length > 0 ? { references: rules } : {}),
   };
   const nesting: Relations = !parent ? {}
