@@ -27,7 +27,7 @@ export interface GatewayGroup {
 }
 
 /** The gateway's field that names its project (by local name). */
-const PROJECT = gatewayKind.config.references!.find((r) => r.kind === projectKind.kind)!.attribute;
+const PROJECT = gatewayKind.config.references!.find((r) => 'kind' in r && r.kind === projectKind.kind)!.attribute;
 /** Fields that may differ between the members of a group: the project, and the two that default to the local name. */
 const NAMING: readonly string[] = [PROJECT, 'name', 'slug'];
 

@@ -5,7 +5,8 @@
  * write-only, replacement, observed and where the live object holds it). From them come the block's `kind`,
  * `parent`, reference rules, entry schema (with `lifecycle` and `dependsOn`), attributes and write-only inputs;
  * the relations' `parentIds` and `within` (or `parentAttributes`); `references()`, `writeOnly`, the views and
- * the default `diff`, whose `changedKeys` are always the changed paths. A kind overrides only what differs: the
+ * the default `diff`, whose `changedKeys` are always the changed paths and whose changes of `replace` fields force
+ * replacement; the views follow `viewOrder` where the plan's order is not the schema's. A kind overrides only what differs: the
  * planner, refresh, export and the applier keep reading the full `KindDefinition`.
  */
 import type { Entry, JsonSchema, KindBlock, ReferenceRule } from '../config/kind-block.js';
@@ -13,17 +14,24 @@ import type { DirectorySection, ResourceKind, SecretSource } from '../config/typ
 import { resourceAddress } from '../plan-model/index.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
 import type { DiffRequest, DiffResponse, Known, RecordedObject, Relations, KindDefinition, View } from './types.js';
-import { diffViews, sensitiveChanges } from './view-diff.js';
+import { diffViews, flatten, sensitiveChanges } from './view-diff.js';
 
 /** A field's default that is the entry's local name (a project's `name`). */
 export const LOCAL_NAME = Symbol('the local name');
 
+/** What a field's `fromLive` gives when the live object does not say (a lookup could not be read): the view leaves the field out. */
+export const NOT_READ = Symbol('not read');
+
 /** One field of a kind's entry, declared once. */
-export interface FieldSpec {
+export interface FieldSpec<E = unknown> {
   /** The field's JSON Schema (its `type`, bounds and description): the entry schema is made of these. */
   schema: JsonSchema;
   /** The attribute's value when the entry leaves the field out; absent: the attribute is absent (not managed). */
   default?: unknown;
+  /** The attribute, when it is not the entry's value or the default (one that depends on another field); undefined: absent. */
+  attribute?(entry: E, local: string): unknown;
+  /** Attributes that are no field's own and come from this one, placed after it (a record's `grantsUntil`, from its `grants`). */
+  carries?(entry: E): Record<string, unknown>;
   /** The entry must say it. */
   required?: boolean;
   /** The field names a declared resource of this kind by local name (an implied dependency, checked to exist). */
@@ -36,8 +44,14 @@ export interface FieldSpec {
   writeOnly?: boolean;
   /** Whether a live object shows it (default true): one cplane alone knows is shown in a create, never diffed. */
   observed?: boolean;
+  /** False for a setting of cplane's own (a token's renewal, its delivery): an attribute, never in a view nor in `ignoreChanges`. */
+  inView?: false;
   /** The live object's field holding it, when not the same name (`is_active` for `active`). */
   live?: string;
+  /** The live value in configuration terms, before `normalize` (ids as the local names the configuration uses). */
+  fromLive?(value: unknown, known: Known): unknown;
+  /** An object shown as its leaves (`settings.cache.enabled`): the paths inside it that `ignoreChanges` may name. */
+  paths?: readonly string[];
   /** Makes a configured and a live value comparable (a vendor's id or name as its name), on both sides. */
   normalize?(value: unknown, known: Known): unknown;
 }
@@ -49,6 +63,11 @@ export interface ParentSpec {
   idField: string;
   /** The kind lives under its parent (`Relations.within`): read per parent, leaving state with it, said `removedWith`. */
   removedWith?: string;
+  /**
+   * A top-level entry names its parent in its field `attribute` (a gateway's `project`), declared in `fields`,
+   * rather than by being declared inside it; that field moves only with the object, so `ignoreChanges` never names it.
+   */
+  inEntry?: boolean;
 }
 
 /** What a kind's diff says; `changedKeys` are always the changed paths, and `replaceKeys` default to the changed `replace` fields. */
@@ -61,10 +80,12 @@ type Derived = 'config' | 'relations' | 'references' | 'view' | 'desiredView' | 
 export type KindSpec<A extends object, L, E> = DistributiveOmit<KindDefinition<A, L, E>, Derived> & {
   readonly config: Omit<KindBlock<A, E>, 'kind' | 'parent' | 'schema' | 'references' | 'attributes'> & Partial<Pick<KindBlock<A, E>, 'schema' | 'references' | 'attributes'>>;
   readonly parent?: ParentSpec;
-  readonly fields?: Readonly<Record<string, FieldSpec>>;
+  readonly fields?: Readonly<Record<string, FieldSpec<E>>>;
+  /** The order the views (and so the plan) show the fields in, when it is not the order of `fields` (the schema's, and `cplane fmt`'s). */
+  readonly viewOrder?: readonly string[];
   /** What the entry is, for the schema made from `fields`. */
   readonly description?: string;
-  /** The noun of the entry's `lifecycle` block (`ignoreChanges` may name every field); absent: the entry has neither `lifecycle` nor `dependsOn`. */
+  /** The noun of the entry's `lifecycle` block (`ignoreChanges` may name every field and its `paths`, but a parent's and one not `inView`); absent: the entry has neither `lifecycle` nor `dependsOn`. */
   readonly lifecycle?: string;
   readonly relations?: Omit<Relations, 'parentIds' | 'within' | 'parentAttributes'>;
   /** The diff, when not the desired view against the live one; `derived` is that default. */
@@ -73,10 +94,12 @@ export type KindSpec<A extends object, L, E> = DistributiveOmit<KindDefinition<A
 
 /** The full definition of a kind from its spec (see the module comment for what is derived). */
 export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, E>): KindDefinition<A, L, E> {
-  const { parent, fields = {}, description, lifecycle, ...own } = spec;
-  const named = Object.entries(fields);
+  const { parent, fields = {}, description, lifecycle, viewOrder, ...own } = spec;
+  const named: [string, FieldSpec<E>][] = Object.entries(fields);
   const kept = named.filter(([, f]) => !f.writeOnly);
-  const observed = kept.filter(([, f]) => f.observed !== false);
+  const rank = (name: string) => (viewOrder?.includes(name) ? viewOrder.indexOf(name) : Infinity);
+  const viewed = kept.filter(([, f]) => f.inView !== false).sort(([a], [b]) => rank(a) - rank(b));
+  const observed = viewed.filter(([, f]) => f.observed !== false);
   const written = named.filter(([, f]) => f.writeOnly).map(([name]) => name);
   const fieldRules = named.flatMap(([attribute, f]): ReferenceRule[] =>
     f.references ? [{ attribute, kind: f.references }] : f.directory ? [{ attribute, directory: f.directory }] : []);
@@ -84,22 +107,24 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
   const value = (from: object, name: string) => (from as Record<string, unknown>)[name];
 
   const attributes = spec.config.attributes ?? ((entry: E, local: string, parentName?: string): A => {
-    const out: Record<string, unknown> = parent ? { [parent.attribute]: parentName } : {};
+    const out: Record<string, unknown> = parent && !parent.inEntry ? { [parent.attribute]: parentName } : {};
     for (const [name, f] of kept) {
       // An explicit null is kept (`secretDueAt: null` clears it); only a field left out takes the default.
       const inEntry = value(entry as object, name);
-      const given = inEntry !== undefined ? inEntry : f.default === LOCAL_NAME ? local : f.default;
-      if (given !== undefined) out[name] = given;
+      const given = f.attribute ? f.attribute(entry, local) : inEntry !== undefined ? inEntry : f.default === LOCAL_NAME ? local : f.default;
+      // A copy: the attributes never share a list or an object with the entry they come from.
+      if (given !== undefined) out[name] = structuredClone(given);
+      for (const [key, v] of Object.entries(f.carries?.(entry) ?? {})) if (v !== undefined) out[key] = v;
     }
     return out as A;
   });
   const config: KindBlock<A, E> = {
     ...spec.config,
     kind: spec.kind,
-    ...(parent ? { parent: { kind: parent.kind, attribute: parent.attribute } } : {}),
-    schema: spec.config.schema ?? entrySchema(fields, description, lifecycle),
+    ...(parent && !parent.inEntry ? { parent: { kind: parent.kind, attribute: parent.attribute } } : {}),
+    schema: spec.config.schema ?? entrySchema(fields, description, lifecycle, parent?.inEntry ? parent.attribute : undefined),
     attributes,
-    ...(written.length > 0 && !spec.config.secrets ? { secrets: (entry: E) => Object.fromEntries(written.map((name) => [name, value(entry as object, name) as SecretSource])) } : {}),
+    ...(written.length > 0 && !spec.config.secrets ? { secrets: (entry: E) => Object.fromEntries(written.filter((name) => value(entry as object, name) !== undefined).map((name) => [name, value(entry as object, name) as SecretSource])) } : {}),
     ...(rules.length > 0 ? { references: rules } : {}),
   };
   const nesting: Relations = !parent ? {}
@@ -108,26 +133,34 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
       : { parentIds: { [parent.idField]: parent.kind }, parentAttributes: { [parent.idField]: parent.attribute } };
 
   const references = spec.references ?? (({ attributes: a }: { attributes: A }) => [
-    ...(parent ? [resourceAddress(parent.kind, String(value(a, parent.attribute)))] : []),
+    ...(parent && !parent.inEntry ? [resourceAddress(parent.kind, String(value(a, parent.attribute)))] : []),
     ...rules.flatMap((r) => ('kind' in r ? [value(a, r.attribute)].flat().filter((n) => n !== undefined).map((n) => resourceAddress(r.kind, String(n))) : [])),
   ]);
-  const shown = (f: FieldSpec, v: unknown, known: Known) => (f.normalize && v !== undefined && v !== null ? f.normalize(v, known) : v);
+  const shown = (f: FieldSpec<E>, v: unknown, known: Known) => (f.normalize && v !== undefined && v !== null ? f.normalize(v, known) : v);
+  // A field with `paths` is shown as its leaves; every other as itself.
+  const entries = (name: string, f: FieldSpec<E>, v: unknown): [string, unknown][] => (v === NOT_READ ? [] : f.paths ? Object.entries(flatten(name, v)) : [[name, v]]);
   const desiredView = spec.desiredView ?? (({ attributes: a, known }: { attributes: A; known: Known }): View =>
-    Object.fromEntries(kept.filter(([name]) => value(a, name) !== undefined).map(([name, f]) => [name, shown(f, value(a, name), known)])));
+    Object.fromEntries(viewed.filter(([name]) => value(a, name) !== undefined).flatMap(([name, f]) => entries(name, f, shown(f, value(a, name), known)))));
   // A kind known only from state is seen as the attributes it last applied; one read back, as its live fields.
   const view = spec.view ?? (({ live, known }: { live: L; known: Known }): View => spec.observation === 'state'
     ? desiredView({ attributes: (live as RecordedObject).inputs as A, known })
-    : Object.fromEntries(observed.map(([name, f]) => [name, shown(f, value(live as object, f.live ?? name), known)])));
+    : Object.fromEntries(observed.flatMap(([name, f]) => {
+      const v = value(live as object, f.live ?? name);
+      const read = f.fromLive ? f.fromLive(v, known) : v;
+      return entries(name, f, read === NOT_READ ? read : shown(f, read, known));
+    })));
   const replaceFields = named.filter(([, f]) => f.replace).map(([name]) => name);
   const derivedDiff = ({ desired, live, known, changedSecrets }: DiffRequest<A, L>): KindDiff => {
     const wanted = desiredView({ attributes: desired.attributes, known });
-    const compared = named.length > 0 ? Object.fromEntries(Object.entries(wanted).filter(([k]) => observed.some(([name]) => name === k))) : wanted;
+    const isObserved = (k: string) => observed.some(([name]) => k === name || k.startsWith(`${name}.`));
+    const compared = named.length > 0 ? Object.fromEntries(Object.entries(wanted).filter(([k]) => isObserved(k))) : wanted;
     const { ignoreChanges } = desired.lifecycle;
     return { changes: [...diffViews(compared, view({ live, known }), ignoreChanges), ...sensitiveChanges(changedSecrets, ignoreChanges)] };
   };
   const diff = (req: DiffRequest<A, L>): DiffResponse => {
     const facts = spec.diff ? spec.diff(req, () => derivedDiff(req)) : derivedDiff(req);
     const paths = facts.changes.map((c) => c.path);
+    for (const change of facts.changes) if (replaceFields.includes(change.path)) change.forcesReplace = true;
     return { ...facts, changedKeys: paths, replaceKeys: facts.replaceKeys ?? paths.filter((p) => replaceFields.includes(p)) };
   };
   const writeOnly = own.writeOnly ?? (written.length > 0 ? written : undefined);
@@ -135,9 +168,10 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
 }
 
 /** An entry that is an object of the declared fields (then `lifecycle` and `dependsOn`, when it has them), and nothing else. */
-function entrySchema(fields: Readonly<Record<string, FieldSpec>>, description: string | undefined, lifecycle: string | undefined): JsonSchema {
+function entrySchema<E>(fields: Readonly<Record<string, FieldSpec<E>>>, description: string | undefined, lifecycle: string | undefined, parentField: string | undefined): JsonSchema {
   const required = Object.entries(fields).filter(([, f]) => f.required).map(([name]) => name);
   const properties: Record<string, JsonSchema> = Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, f.schema]));
-  if (lifecycle !== undefined) Object.assign(properties, { lifecycle: lifecycleSchema(lifecycle, { enum: Object.keys(fields) }), dependsOn: dependsOnSchema });
+  const ignorable = Object.entries(fields).filter(([name, f]) => name !== parentField && f.inView !== false).flatMap(([name, f]) => [name, ...(f.paths ?? [])]);
+  if (lifecycle !== undefined) Object.assign(properties, { lifecycle: lifecycleSchema(lifecycle, { enum: ignorable }), dependsOn: dependsOnSchema });
   return { ...(description !== undefined ? { description } : {}), type: 'object', additionalProperties: false, ...(required.length > 0 ? { required } : {}), properties };
 }

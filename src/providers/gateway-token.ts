@@ -14,10 +14,10 @@ import type { GatewayTokenAttributes } from '../config/types.js';
 import type { LifecycleConfig } from '../config/config-file.js';
 import { resourceAddress, type FieldChange, type SpendLimit, type Template } from '../plan-model/index.js';
 import { serviceAccounts } from './lookups.js';
-import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
+import { defineKind, LOCAL_NAME, NOT_READ } from './define-kind.js';
 import { resolveServiceAccount, serviceAccountLabel } from './service-accounts.js';
-import type { Known, ReadFailure, KindDefinition, View } from './types.js';
-import { diffViews, isRefusal, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
+import type { Known, ReadFailure } from './types.js';
+import { isRefusal, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
 /** An entry of this kind in a configuration file, as `schema` below describes it. */
@@ -38,29 +38,12 @@ export interface TokenConfig {
 }
 
 /** A local name, as the schema's `localName` (an instance of a forEach is NAME[KEY]). */
-const LOCAL_NAME = '[A-Za-z0-9][A-Za-z0-9_-]{0,99}(\\[[^\\[\\]/]{1,100}\\])?';
-
-/** Changing any of these needs a new token. */
-const replaceOn = new Set(['scopes', 'allowedModels', 'rateLimitPerMin', 'expiresInDays', 'serviceAccount', 'spendLimit', 'spendWindow']);
+const LOCAL_NAME_PATTERN = '[A-Za-z0-9][A-Za-z0-9_-]{0,99}(\\[[^\\[\\]/]{1,100}\\])?';
 
 /** The token's windows in the plan's terms; a limit without a window counts daily (docs/api-assumptions.md). */
 const TOKEN_WINDOWS: Record<string, SpendLimit['window']> = { daily: 'day', weekly: 'week', monthly: 'month' };
 
 const gatewayAddress = (attributes: GatewayTokenAttributes) => resourceAddress('gateway', attributes.gateway);
-
-function view(attributes: GatewayTokenAttributes): View {
-  return {
-    name: attributes.name,
-    scopes: sortedSet(attributes.scopes),
-    allowedModels: sortedSet(attributes.allowedModels),
-    rateLimitPerMin: attributes.rateLimitPerMin,
-    expiresInDays: attributes.expiresInDays,
-    // Absent in what older versions applied: not compared then (drift reads only the keys applied).
-    serviceAccount: attributes.serviceAccount,
-    spendLimit: attributes.spendLimit,
-    spendWindow: attributes.spendWindow,
-  };
-}
 
 /**
  * The live token shows only `expires_at`, so `expiresInDays` is compared with the value cplane last applied;
@@ -76,26 +59,12 @@ function expiryChange(attributes: GatewayTokenAttributes, live: GatewayTokenT, a
 }
 
 /**
- * The Service Account a live token is issued to, by name; absent (not compared) when the Service Accounts could
+ * The Service Account a live token is issued to, by name; not read (not compared) when the Service Accounts could
  * not be read (a Service Account's token may not list them), which the plan reports as unreadable.
  */
-function serviceAccountOf(live: GatewayTokenT, known: Known): View {
-  if (live.service_account_id === null) return { serviceAccount: null };
-  if (known.list(serviceAccounts) === undefined) return {};
-  return { serviceAccount: serviceAccountLabel(known, live.service_account_id) };
-}
-
-/** The live token in configuration terms; its Service Account by name when the lookup knows it. */
-function liveView(live: GatewayTokenT, known: Known): View {
-  return {
-    name: live.name,
-    scopes: sortedSet(live.scopes),
-    allowedModels: sortedSet(live.allowed_models),
-    rateLimitPerMin: live.rate_limit_per_min,
-    ...serviceAccountOf(live, known),
-    spendLimit: live.spend_limit,
-    spendWindow: live.spend_window,
-  };
+function serviceAccountOf(id: unknown, known: Known): unknown {
+  if (id === null) return null;
+  return known.list(serviceAccounts) === undefined ? NOT_READ : serviceAccountLabel(known, String(id));
 }
 
 const DAY_MS = 86_400_000;
@@ -119,71 +88,87 @@ function renews(newer: GatewayTokenT, older: GatewayTokenT): boolean {
   return newer.expires_at === null || Date.parse(newer.expires_at) >= Date.parse(older.expires_at);
 }
 
-export const gatewayTokenKind = {
+/** A configured list as a set, on both sides. */
+const asSet = (values: unknown) => sortedSet(values as string[]);
+
+export const gatewayTokenKind = defineKind<GatewayTokenAttributes, GatewayTokenT, TokenConfig>({
   kind: 'gateway_token',
-  config: {
-    kind: 'gateway_token',
-    key: 'tokens',
-    parent: { kind: 'gateway', attribute: 'gateway' },
-    noun: 'token',
-    schema: {
-      description: 'A gateway token for data-plane traffic; addressed as gateway_token.<gateway>/<name>.',
-      type: 'object',
-      additionalProperties: false,
-      required: ['scopes'],
-      properties: {
-        name: { description: 'Display name of the token. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 100 },
-        scopes: {
-          description: 'Scopes of the token, e.g. run, read_logs.',
-          type: 'array',
-          minItems: 1,
-          uniqueItems: true,
-          items: { type: 'string', minLength: 1 },
-        },
-        expiresInDays: {
-          description: 'Days until the token expires, 1 to 3650, or null for never. Set at creation.',
-          type: ['integer', 'null'],
-          minimum: 1,
-          maximum: 3650,
-        },
-        allowedModels: { description: 'Models the token may use; empty for all.', type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } },
-        rateLimitPerMin: { description: 'Requests per minute, 1 to 1000000, or null for no limit.', type: ['integer', 'null'], minimum: 1, maximum: 1000000 },
-        serviceAccount: {
-          description: 'Issue the token to this Service Account (its name as GET /service-accounts lists it): it must be active and of the account. Set at creation.',
-          type: ['string', 'null'],
-          minLength: 1,
-        },
-        spendLimit: {
-          description: 'Spend limit as a decimal string, e.g. "25.00" (at most 2 decimals), or null for none. Set at creation.',
-          type: ['string', 'null'],
-          pattern: '^[0-9]+(\\.[0-9]{1,2})?$',
-        },
-        spendWindow: { description: 'Window the spend limit counts in; daily when a spendLimit is given without one. Set at creation.', enum: ['daily', 'weekly', 'monthly', null] },
-        // Shared with `defaults.tokens` (the hand-written part of the configuration schema).
-        renewBeforeDays: { $ref: '#/$defs/renewBeforeDays' },
-        overlapHours: { $ref: '#/$defs/overlapHours' },
-        deliverTo: {
-          description: "Write the token's plaintext, at every creation, renewal and re-issue, as a new value version of this record (declared in this configuration, without a value of its own), before the old token is revoked: its readers read the token with `cplane read`.",
-          type: 'object',
-          additionalProperties: false,
-          required: ['record'],
-          properties: { record: { description: 'The record as PROJECT/RECORD (local names, of this module in a module).', type: 'string', pattern: `^${LOCAL_NAME}/${LOCAL_NAME}$` } },
-        },
-        lifecycle: lifecycleSchema('token', { enum: ['name', 'scopes', 'expiresInDays', 'allowedModels', 'rateLimitPerMin', 'serviceAccount', 'spendLimit', 'spendWindow'] }),
-        dependsOn: dependsOnSchema,
+  parent: { kind: 'gateway', attribute: 'gateway', idField: 'gatewayId', removedWith: 'revoked by deleting' },
+  description: 'A gateway token for data-plane traffic; addressed as gateway_token.<gateway>/<name>.',
+  // Changing any field but the name needs a new token (`replace`).
+  fields: {
+    name: { schema: { description: 'Display name of the token. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 100 }, default: LOCAL_NAME },
+    scopes: {
+      schema: {
+        description: 'Scopes of the token, e.g. run, read_logs.',
+        type: 'array',
+        minItems: 1,
+        uniqueItems: true,
+        items: { type: 'string', minLength: 1 },
       },
+      required: true, replace: true, normalize: asSet,
     },
-    mapDescription: 'Tokens of the gateway by local name.',
-    attributes: (entry, local, gateway): GatewayTokenAttributes => ({
-      gateway: gateway!, name: entry.name ?? local, scopes: [...entry.scopes], expiresInDays: entry.expiresInDays ?? null,
-      allowedModels: [...(entry.allowedModels ?? [])], rateLimitPerMin: entry.rateLimitPerMin ?? null,
-      serviceAccount: entry.serviceAccount ?? null, spendLimit: entry.spendLimit ?? null,
+    expiresInDays: {
+      schema: {
+        description: 'Days until the token expires, 1 to 3650, or null for never. Set at creation.',
+        type: ['integer', 'null'],
+        minimum: 1,
+        maximum: 3650,
+      },
+      // The live token shows only `expires_at`: compared in `diff` (expiryChange).
+      default: null, replace: true, observed: false,
+    },
+    allowedModels: {
+      schema: { description: 'Models the token may use; empty for all.', type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } },
+      default: [], replace: true, live: 'allowed_models', normalize: asSet,
+    },
+    rateLimitPerMin: {
+      schema: { description: 'Requests per minute, 1 to 1000000, or null for no limit.', type: ['integer', 'null'], minimum: 1, maximum: 1000000 },
+      default: null, replace: true, live: 'rate_limit_per_min',
+    },
+    serviceAccount: {
+      schema: {
+        description: 'Issue the token to this Service Account (its name as GET /service-accounts lists it): it must be active and of the account. Set at creation.',
+        type: ['string', 'null'],
+        minLength: 1,
+      },
+      // Absent in what older versions applied: not compared then (drift reads only the keys applied).
+      default: null, replace: true, live: 'service_account_id', fromLive: serviceAccountOf,
+    },
+    spendLimit: {
+      schema: {
+        description: 'Spend limit as a decimal string, e.g. "25.00" (at most 2 decimals), or null for none. Set at creation.',
+        type: ['string', 'null'],
+        pattern: '^[0-9]+(\\.[0-9]{1,2})?$',
+      },
+      default: null, replace: true, live: 'spend_limit',
+    },
+    spendWindow: {
+      schema: { description: 'Window the spend limit counts in; daily when a spendLimit is given without one. Set at creation.', enum: ['daily', 'weekly', 'monthly', null] },
       // The API counts a spend limit given without a window daily: said here, so the plan compares like with like.
-      spendWindow: entry.spendWindow ?? (entry.spendLimit ? 'daily' : null),
-      // Only a token that renews carries the renewal settings, so every other token's attributes stay as they were.
-      ...(entry.renewBeforeDays != null ? { renewBeforeDays: entry.renewBeforeDays, overlapHours: entry.overlapHours ?? 24 } : {}),
-      ...(entry.deliverTo ? { deliverTo: entry.deliverTo.record } : {}),
-    }),
+      attribute: (entry) => entry.spendWindow ?? (entry.spendLimit ? 'daily' : null), replace: true, live: 'spend_window',
+    },
+    // Shared with `defaults.tokens` (the hand-written part of the configuration schema). Only a token that renews
+    // carries the renewal settings, so every other token's attributes stay as they were.
+    renewBeforeDays: { schema: { $ref: '#/$defs/renewBeforeDays' }, inView: false, attribute: (entry) => entry.renewBeforeDays ?? undefined },
+    overlapHours: { schema: { $ref: '#/$defs/overlapHours' }, inView: false, attribute: (entry) => (entry.renewBeforeDays != null ? entry.overlapHours ?? 24 : undefined) },
+    deliverTo: {
+      schema: {
+        description: "Write the token's plaintext, at every creation, renewal and re-issue, as a new value version of this record (declared in this configuration, without a value of its own), before the old token is revoked: its readers read the token with `cplane read`.",
+        type: 'object',
+        additionalProperties: false,
+        required: ['record'],
+        properties: { record: { description: 'The record as PROJECT/RECORD (local names, of this module in a module).', type: 'string', pattern: `^${LOCAL_NAME_PATTERN}/${LOCAL_NAME_PATTERN}$` } },
+      },
+      inView: false, attribute: (entry) => entry.deliverTo?.record,
+    },
+  },
+  viewOrder: ['name', 'scopes', 'allowedModels', 'rateLimitPerMin', 'expiresInDays', 'serviceAccount', 'spendLimit', 'spendWindow'],
+  lifecycle: 'token',
+  config: {
+    key: 'tokens',
+    noun: 'token',
+    mapDescription: 'Tokens of the gateway by local name.',
     delivery: (attributes) => (attributes.deliverTo === undefined ? undefined : { at: ['deliverTo', 'record'], kind: 'record', localName: attributes.deliverTo, field: 'value', output: 'plaintext' }),
     complete({ attributes, report, owner }) {
       const { renewBeforeDays, expiresInDays } = attributes;
@@ -205,8 +190,6 @@ export const gatewayTokenKind = {
     },
   },
   relations: {
-    parentIds: { gatewayId: 'gateway' },
-    within: { idField: 'gatewayId', attribute: 'gateway', removedWith: 'revoked by deleting' },
     outputs: { tokenPrefix: 'token_prefix', expiresAt: 'expires_at' },
     revealable: 'plaintext',
     createdAt: 'created_at',
@@ -293,26 +276,15 @@ export const gatewayTokenKind = {
     return gatewayId === undefined ? undefined : `${gatewayId}/${desired.attributes.name}`;
   },
 
-  references: ({ attributes }) => [gatewayAddress(attributes)],
-
-  view: ({ live, known }) => liveView(live, known),
-
-  desiredView: ({ attributes }) => view(attributes),
-
-  diff({ desired, live, state, known }) {
-    const ignore = desired.lifecycle.ignoreChanges;
-    const { expiresInDays: _, ...wanted } = view(desired.attributes);
-    const observed = liveView(live, known);
-    if (!('serviceAccount' in observed)) delete wanted.serviceAccount;
-    // The configuration names the Service Account by name or by id: the same account is no change.
-    else if (desired.attributes.serviceAccount !== null && resolveServiceAccount(known, desired.attributes.serviceAccount).serviceAccount?.service_account_id === live.service_account_id) {
-      wanted.serviceAccount = observed.serviceAccount;
-    }
-    const changes = diffViews(wanted, observed, ignore);
-    const expiry = ignore.includes('expiresInDays') ? undefined : expiryChange(desired.attributes, live, state?.inputs);
-    if (expiry) changes.push(expiry);
-    for (const change of changes) if (replaceOn.has(change.path)) change.forcesReplace = true;
-    return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: changes.filter((c) => c.forcesReplace).map((c) => c.path) };
+  diff({ desired, live, state, known }, derived) {
+    const facts = derived();
+    const { serviceAccount } = desired.attributes;
+    // Not compared when the Service Accounts could not be read; the configuration names one by name or by id: the same account is no change.
+    const same = () => serviceAccountOf(live.service_account_id, known) === NOT_READ
+      || (serviceAccount !== null && resolveServiceAccount(known, serviceAccount).serviceAccount?.service_account_id === live.service_account_id);
+    const changes = facts.changes.filter((c) => c.path !== 'serviceAccount' || !same());
+    const expiry = desired.lifecycle.ignoreChanges.includes('expiresInDays') ? undefined : expiryChange(desired.attributes, live, state?.inputs);
+    return { ...facts, changes: expiry ? [...changes, expiry] : changes };
   },
 
   planCreate({ desired, known }) {
@@ -348,4 +320,4 @@ export const gatewayTokenKind = {
     const path = { id: parents?.gatewayId ?? '', tokenId: id };
     return { writes: [writeSpec('revokeGatewayToken', { path, effects: { forget: true } }, `revoke ${address}`)] };
   },
-} satisfies KindDefinition<GatewayTokenAttributes, GatewayTokenT, TokenConfig>;
+});

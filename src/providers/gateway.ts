@@ -13,9 +13,9 @@ import { resourceAddress, type SpendLimit, type Template } from '../plan-model/i
 import { vendors } from './lookups.js';
 import type { OtelExportConfig } from './otel-export.js';
 import type { TokenConfig } from './gateway-token.js';
-import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
-import type { Known, Problem, KindDefinition, View } from './types.js';
-import { byCodeUnit, diffViews, flatten, nullWhenNotFound, ref, sortedSet, unknownVendor } from './view-diff.js';
+import { defineKind, LOCAL_NAME } from './define-kind.js';
+import type { Known, Problem } from './types.js';
+import { byCodeUnit, flatten, nullWhenNotFound, ref, sortedSet, unknownVendor } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
 /** Paths inside a gateway's settings that `ignoreChanges` may name (as the plan shows them). */
@@ -73,21 +73,9 @@ function spendLimitOf(usd: unknown, window: unknown): SpendLimit | null {
   return { usd, window: typeof window === 'string' && GATEWAY_WINDOWS.includes(window) ? (window as SpendLimit['window']) : 'day' };
 }
 
-function vendorName(nameOrId: string, known: Known): string {
-  return known.find(vendors, nameOrId)?.name ?? nameOrId;
-}
-
-function view(attributes: GatewayAttributes, known: Known): View {
-  const out: View = {
-    project: attributes.project,
-    name: attributes.name,
-    slug: attributes.slug,
-    defaultProvider: vendorName(attributes.defaultProvider, known),
-    defaultModel: attributes.defaultModel,
-    credentials: sortedSet(attributes.credentials),
-  };
-  if (attributes.settings) flatten('settings', attributes.settings, out);
-  return out;
+/** An AI vendor as its name, whether the configuration gave its name or its id. */
+function vendorName(nameOrId: unknown, known: Known): unknown {
+  return known.find(vendors, String(nameOrId))?.name ?? nameOrId;
 }
 
 /** The settings PATCH body for the changed top-level keys; nested groups are sent whole, merged over `base`. */
@@ -101,101 +89,99 @@ function settingsBody(wanted: GatewaySettingsConfig, changedKeys: string[]): Rec
   return body;
 }
 
-export const gatewayKind = {
+export const gatewayKind = defineKind<GatewayAttributes, GatewayT, GatewayConfig>({
   kind: 'gateway',
-  config: {
-    kind: 'gateway',
-    key: 'gateways',
-    noun: 'gateway',
-    schema: {
-      description: 'An AI gateway of a project, with its credentials, settings, OTel export and tokens.',
-      type: 'object',
-      additionalProperties: false,
-      required: ['project', 'defaultModel', 'credentials'],
-      properties: {
-        project: { description: 'Local name of the project the gateway belongs to.', type: 'string', minLength: 1 },
-        name: { description: 'Name of the gateway. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 },
-        slug: { description: 'Slug of the gateway, used in its URLs. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 100 },
-        defaultProvider: {
-          description: 'Provider name or id used by default; must be the provider of an attached credential. Defaults to the provider of the first credential.',
-          type: 'string',
-          minLength: 1,
-        },
-        defaultModel: { description: 'Model used by default.', type: 'string', minLength: 1 },
-        credentials: {
-          description: 'Local names of the attached provider credentials (at least one).',
-          type: 'array',
-          minItems: 1,
-          uniqueItems: true,
-          items: { type: 'string', minLength: 1 },
-        },
-        settings: {
-          description: 'Gateway settings. Only the keys given are managed; the others keep their live values.',
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            requestsPerMinute: {
-              description: 'Requests allowed per minute, 1 to 1000000, or null for no limit.',
-              type: ['integer', 'null'],
-              minimum: 1,
-              maximum: 1000000,
-            },
-            tokensPerMinute: {
-              description: 'Model tokens allowed per minute, 1 to 100000000, or null for no limit.',
-              type: ['integer', 'null'],
-              minimum: 1,
-              maximum: 100000000,
-            },
-            spendLimitUsd: {
-              description: 'Spend limit in US dollars per window, as a decimal string such as "100.00", or null.',
-              type: ['string', 'null'],
-              pattern: '^[0-9]+(\\.[0-9]{1,2})?$',
-            },
-            window: { description: 'Window of the spend limit.', enum: ['minute', 'hour', 'day', 'month'] },
-            guardrails: {
-              description: 'Content guardrails.',
-              type: 'object',
-              additionalProperties: false,
-              properties: {
-                blockPii: { description: 'Block requests that contain personal data.', type: 'boolean' },
-                blockedTerms: {
-                  description: 'Terms that make a request be refused (at most 500).',
-                  type: 'array',
-                  maxItems: 500,
-                  items: { type: 'string', minLength: 1 },
-                },
-                maxInputTokens: { description: 'Largest accepted input in tokens, or null for no limit.', type: ['integer', 'null'], minimum: 1 },
+  parent: { kind: 'project', attribute: 'project', idField: 'projectId', inEntry: true },
+  description: 'An AI gateway of a project, with its credentials, settings, OTel export and tokens.',
+  fields: {
+    project: {
+      schema: { description: 'Local name of the project the gateway belongs to.', type: 'string', minLength: 1 },
+      required: true, references: 'project', live: 'project_id', fromLive: (id, known) => known.nameOf('project', String(id)),
+    },
+    name: { schema: { description: 'Name of the gateway. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 }, default: LOCAL_NAME },
+    slug: { schema: { description: 'Slug of the gateway, used in its URLs. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 100 }, default: LOCAL_NAME },
+    defaultProvider: {
+      schema: {
+        description: 'Provider name or id used by default; must be the provider of an attached credential. Defaults to the provider of the first credential.',
+        type: 'string',
+        minLength: 1,
+      },
+      // Completed from the credentials (completeDefaultProvider).
+      default: '', live: 'default_provider_id', normalize: vendorName,
+    },
+    defaultModel: { schema: { description: 'Model used by default.', type: 'string', minLength: 1 }, required: true, live: 'default_model' },
+    credentials: {
+      schema: {
+        description: 'Local names of the attached provider credentials (at least one).',
+        type: 'array',
+        minItems: 1,
+        uniqueItems: true,
+        items: { type: 'string', minLength: 1 },
+      },
+      required: true, references: 'credential', live: 'credential_ids',
+      fromLive: (ids, known) => (ids as string[]).map((id) => known.nameOf('credential', id)), normalize: (names) => sortedSet(names as string[]),
+    },
+    settings: {
+      schema: {
+        description: 'Gateway settings. Only the keys given are managed; the others keep their live values.',
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          requestsPerMinute: {
+            description: 'Requests allowed per minute, 1 to 1000000, or null for no limit.',
+            type: ['integer', 'null'],
+            minimum: 1,
+            maximum: 1000000,
+          },
+          tokensPerMinute: {
+            description: 'Model tokens allowed per minute, 1 to 100000000, or null for no limit.',
+            type: ['integer', 'null'],
+            minimum: 1,
+            maximum: 100000000,
+          },
+          spendLimitUsd: {
+            description: 'Spend limit in US dollars per window, as a decimal string such as "100.00", or null.',
+            type: ['string', 'null'],
+            pattern: '^[0-9]+(\\.[0-9]{1,2})?$',
+          },
+          window: { description: 'Window of the spend limit.', enum: ['minute', 'hour', 'day', 'month'] },
+          guardrails: {
+            description: 'Content guardrails.',
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              blockPii: { description: 'Block requests that contain personal data.', type: 'boolean' },
+              blockedTerms: {
+                description: 'Terms that make a request be refused (at most 500).',
+                type: 'array',
+                maxItems: 500,
+                items: { type: 'string', minLength: 1 },
               },
+              maxInputTokens: { description: 'Largest accepted input in tokens, or null for no limit.', type: ['integer', 'null'], minimum: 1 },
             },
-            cache: {
-              description: 'Response cache.',
-              type: 'object',
-              additionalProperties: false,
-              properties: {
-                enabled: { description: 'Whether responses are cached.', type: 'boolean' },
-                ttlSeconds: { description: 'Time to live of cached responses in seconds, 0 to 604800.', type: 'integer', minimum: 0, maximum: 604800 },
-              },
+          },
+          cache: {
+            description: 'Response cache.',
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              enabled: { description: 'Whether responses are cached.', type: 'boolean' },
+              ttlSeconds: { description: 'Time to live of cached responses in seconds, 0 to 604800.', type: 'integer', minimum: 0, maximum: 604800 },
             },
           },
         },
-        lifecycle: lifecycleSchema('gateway', { enum: ['name', 'slug', 'defaultProvider', 'defaultModel', 'credentials', 'settings', ...settingsPaths] }),
-        dependsOn: dependsOnSchema,
       },
+      paths: settingsPaths,
     },
+  },
+  lifecycle: 'gateway',
+  config: {
+    key: 'gateways',
+    noun: 'gateway',
     mapDescription: 'AI gateways by local name; each is addressed as gateway.<name>.',
-    attributes(entry, local) {
-      const attributes: GatewayAttributes = {
-        project: entry.project, name: entry.name ?? local, slug: entry.slug ?? local, defaultProvider: entry.defaultProvider ?? '',
-        defaultModel: entry.defaultModel, credentials: [...entry.credentials],
-      };
-      if (entry.settings !== undefined) attributes.settings = structuredClone(entry.settings);
-      return attributes;
-    },
-    references: [{ attribute: 'project', kind: 'project' }, { attribute: 'credentials', kind: 'credential' }],
     complete: completeDefaultProvider,
   },
   lookups: [vendors],
-  relations: { parentIds: { projectId: 'project' }, parentAttributes: { projectId: 'project' } },
   refreshOperations: ['listGateways'],
   writeOperations: ['createGateway', 'updateGateway', 'updateGatewaySettings', 'attachGatewayCredential', 'detachGatewayCredential', 'deleteGateway'],
   readOperation: 'getGateway',
@@ -246,26 +232,12 @@ export const gatewayKind = {
   }),
 
   naturalKey: ({ desired }) => desired.attributes.slug,
-  references: ({ attributes }) => [projectAddress(attributes), ...(attributes.credentials ?? []).map(credentialAddress)],
-
-  view: ({ live, known }) => ({
-    project: known.nameOf('project', live.project_id),
-    name: live.name,
-    slug: live.slug,
-    defaultProvider: vendorName(live.default_provider_id, known),
-    defaultModel: live.default_model,
-    credentials: sortedSet(live.credential_ids.map((id) => known.nameOf('credential', id))),
-    ...flatten('settings', live.settings),
-  }),
-
-  desiredView: ({ attributes, known }) => view(attributes, known),
-
-  diff({ desired, live, known }) {
-    const changes = diffViews(view(desired.attributes, known), gatewayKind.view({ live, known }), desired.lifecycle.ignoreChanges);
-    const problems = changes.some((c) => c.path === 'project')
+  diff(_req, derived) {
+    const facts = derived();
+    const problems = facts.changes.some((c) => c.path === 'project')
       ? [{ code: 'immovable_gateway', summary: 'a gateway cannot be moved to another project', detail: 'Add a gateway under a new name in that project.' }]
       : [];
-    return { changes, changedKeys: changes.map((c) => c.path), replaceKeys: [], problems };
+    return { ...facts, problems };
   },
 
   planCreate({ desired, known }) {
@@ -338,4 +310,4 @@ export const gatewayKind = {
       notes: [`deleting the gateway disables it and revokes its ${n} active token${n === 1 ? '' : 's'}`],
     };
   },
-} satisfies KindDefinition<GatewayAttributes, GatewayT, GatewayConfig>;
+});

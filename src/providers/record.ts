@@ -16,10 +16,9 @@ import type { LifecycleConfig } from '../config/config-file.js';
 import { resourceAddress, type FieldChange, type Template } from '../plan-model/index.js';
 import type { RecordOwnerConfig } from './record-owner.js';
 import { readerKinds, type Reader, type ReaderKind } from './record-grant.js';
-import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
-import { defineKind } from './define-kind.js';
-import type { Known, View } from './types.js';
-import { canonicalTime, diffViews, isIgnored, nullWhenNotFound, ref, sensitiveChanges, sortedSet } from './view-diff.js';
+import { defineKind, LOCAL_NAME } from './define-kind.js';
+import type { Known } from './types.js';
+import { canonicalTime, isIgnored, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 import { listRecordsOnce } from './record-list.js';
 
@@ -127,15 +126,6 @@ function hasEnded(attributes: RecordAttributes, key: string, now: Date): boolean
 /** A grant made outside cplane that the record's `grants` does not list, as the plan shows its revocation. */
 const unlistedChange = ({ kind, name }: { kind: ReaderKind; name: string }): FieldChange => ({ path: `grants.${kind.section}`, before: name, after: null, note: 'granted outside cplane; not listed, so revoked', cause: 'granted-outside' });
 
-function view(attributes: RecordAttributes): View {
-  const out: View = { name: attributes.name };
-  // Unset optional fields are not managed: they stay out of the view, so their live value is left alone.
-  if (attributes.tags !== undefined) out.tags = sortedSet(attributes.tags);
-  if (attributes.secretDueAt !== undefined) out.secretDueAt = canonicalTime(attributes.secretDueAt);
-  if (attributes.rotationIntervalDays !== undefined) out.rotationIntervalDays = attributes.rotationIntervalDays;
-  return out;
-}
-
 const projectAddress = (attributes: RecordAttributes) => resourceAddress('project', attributes.project);
 
 const DAY_MS = 86_400_000;
@@ -160,61 +150,49 @@ function dueText(dueAt: string, now: Date): string {
   return days === 0 ? 'due today' : `due ${days} day${days === 1 ? '' : 's'} ago`;
 }
 
-function liveView(live: RecordMetaT): View {
-  return {
-    name: live.name,
-    tags: sortedSet(live.tags),
-    secretDueAt: canonicalTime(live.secret_due_at),
-    rotationIntervalDays: live.rotation_interval_days,
-  };
-}
-
 export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig>({
   kind: 'record',
   parent: { kind: 'project', attribute: 'project', idField: 'projectId' },
+  description: 'A record of a project. Unset optional fields are not managed.',
+  // Unset optional fields are not managed: they stay out of the view, so their live value is left alone.
+  fields: {
+    name: { schema: { description: 'Name of the record, unique in its project. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 }, default: LOCAL_NAME },
+    // Set at creation and no call changes it: shown in a create (and in state), never diffed.
+    format: { schema: { description: "Format of the record's value, set at creation.", type: 'string', minLength: 1, maxLength: 50 }, observed: false },
+    tags: { schema: { description: 'Metadata tags.', type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 100 } }, normalize: (tags) => sortedSet(tags as string[]) },
+    secretDueAt: {
+      schema: { description: 'When the value is due for rotation (ISO 8601 date-time), or null.', type: ['string', 'null'], format: 'date-time' },
+      live: 'secret_due_at', normalize: (at) => canonicalTime(at as string),
+    },
+    rotationIntervalDays: {
+      schema: { description: 'Rotation interval in days, 1 to 3650, or null.', type: ['integer', 'null'], minimum: 1, maximum: 3650 },
+      live: 'rotation_interval_days',
+    },
+    value: { schema: { description: "Source of the record's value, encrypted locally before it is sent.", $ref: '#/$defs/secretSource' }, writeOnly: true },
+    grants: {
+      schema: {
+        description: 'Who may read the value (docs/access.md): each kind named here is authoritative (a grant it does not list is revoked); a kind not named is left alone.',
+        type: 'object',
+        additionalProperties: false,
+        properties: Object.fromEntries(readerKinds.map((k) => [k.section, { description: k.listDescription, type: 'array', uniqueItems: true, items: readerEntrySchema }])),
+      },
+      inView: false,
+      attribute: ({ grants }) => grants && Object.fromEntries(Object.entries(grants).map(([section, list]) => [section, (list as ReaderEntry[]).map(readerName)])),
+      // Only a record whose readers end carries their ends, so every other record's attributes stay as they were.
+      carries({ grants = {} }) {
+        const ends = Object.entries(grants).flatMap(([section, list]) => (list as ReaderEntry[]).flatMap((e) => (typeof e === 'object' && e.until !== undefined ? [[`${section}/${e.name}`, e.until] as const] : [])));
+        return { grantsUntil: ends.length > 0 ? Object.fromEntries(ends) : undefined };
+      },
+    },
+    rotateOnRevoke: { schema: { description: 'For a generated value: rotate it in the apply that removes one of its readers (otherwise the plan warns).', type: 'boolean' }, inView: false },
+  },
+  // The plan shows a record's metadata before its format.
+  viewOrder: ['name', 'tags', 'secretDueAt', 'rotationIntervalDays', 'format'],
+  lifecycle: 'record',
   config: {
     key: 'records',
     noun: 'record',
-    schema: {
-      description: 'A record of a project. Unset optional fields are not managed.',
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        name: { description: 'Name of the record, unique in its project. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 },
-        format: { description: "Format of the record's value, set at creation.", type: 'string', minLength: 1, maxLength: 50 },
-        tags: { description: 'Metadata tags.', type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 100 } },
-        secretDueAt: { description: 'When the value is due for rotation (ISO 8601 date-time), or null.', type: ['string', 'null'], format: 'date-time' },
-        rotationIntervalDays: { description: 'Rotation interval in days, 1 to 3650, or null.', type: ['integer', 'null'], minimum: 1, maximum: 3650 },
-        value: { description: "Source of the record's value, encrypted locally before it is sent.", $ref: '#/$defs/secretSource' },
-        grants: {
-          description: 'Who may read the value (docs/access.md): each kind named here is authoritative (a grant it does not list is revoked); a kind not named is left alone.',
-          type: 'object',
-          additionalProperties: false,
-          properties: Object.fromEntries(readerKinds.map((k) => [k.section, { description: k.listDescription, type: 'array', uniqueItems: true, items: readerEntrySchema }])),
-        },
-        rotateOnRevoke: { description: 'For a generated value: rotate it in the apply that removes one of its readers (otherwise the plan warns).', type: 'boolean' },
-        lifecycle: lifecycleSchema('record', { enum: ['name', 'format', 'tags', 'secretDueAt', 'rotationIntervalDays', 'value'] }),
-        dependsOn: dependsOnSchema,
-      },
-    },
     mapDescription: 'Records of the project by local name; each is addressed as record.<project>/<name>.',
-    attributes(entry, local, project) {
-      const attributes: RecordAttributes = { project: project!, name: entry.name ?? local };
-      if (entry.tags !== undefined) attributes.tags = [...entry.tags];
-      if (entry.secretDueAt !== undefined) attributes.secretDueAt = entry.secretDueAt;
-      if (entry.rotationIntervalDays !== undefined) attributes.rotationIntervalDays = entry.rotationIntervalDays;
-      if (entry.format !== undefined) attributes.format = entry.format;
-      if (entry.grants !== undefined) {
-        const grants = entry.grants;
-        attributes.grants = Object.fromEntries(Object.entries(grants).map(([section, list]) => [section, (list as ReaderEntry[]).map(readerName)]));
-        // Only a record whose readers end carries their ends, so every other record's attributes stay as they were.
-        const ends = Object.entries(grants).flatMap(([section, list]) => (list as ReaderEntry[]).flatMap((e) => (typeof e === 'object' && e.until !== undefined ? [[`${section}/${e.name}`, e.until] as const] : [])));
-        if (ends.length > 0) attributes.grantsUntil = Object.fromEntries(ends);
-      }
-      if (entry.rotateOnRevoke !== undefined) attributes.rotateOnRevoke = entry.rotateOnRevoke;
-      return attributes;
-    },
-    secrets: (entry): Record<string, SecretSource> => (entry.value ? { value: entry.value } : {}),
   },
   relations: { wrappedValue: 'value' },
   refreshOperations: ['listRecords'],
@@ -234,7 +212,6 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
     withoutValue: true,
   },
   removeAction: 'archive',
-  writeOnly: ['value'],
   // `current_version` is null until a first value version is written.
   optionalValue: { field: 'value', present: (live: RecordMetaT) => live.current_version !== null },
 
@@ -256,19 +233,12 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
     return projectId === undefined ? undefined : `${projectId}/${desired.attributes.name}`;
   },
 
-  view: ({ live }) => liveView(live),
-
-  // `format` is set at creation and no call changes it: shown in a create (and in state), never diffed.
-  desiredView: ({ attributes }) => ({ ...view(attributes), ...(attributes.format !== undefined ? { format: attributes.format } : {}) }),
-
-  diff({ desired, live, changedSecrets, known }) {
+  diff({ desired, live, known }, derived) {
     const ignore = desired.lifecycle.ignoreChanges;
-    const wanted = view(desired.attributes);
+    const dueAt = canonicalTime(desired.attributes.secretDueAt);
     // A rotating value moves its due date: the configured `secretDueAt` is only the first one.
-    if (isGenerated(desired) && desired.attributes.rotationIntervalDays && typeof wanted.secretDueAt === 'string' && live.secret_due_at && Date.parse(live.secret_due_at) > Date.parse(wanted.secretDueAt)) {
-      delete wanted.secretDueAt;
-    }
-    const changes = [...diffViews(wanted, liveView(live), ignore), ...sensitiveChanges(changedSecrets, ignore)];
+    const moved = isGenerated(desired) && desired.attributes.rotationIntervalDays && typeof dueAt === 'string' && live.secret_due_at && Date.parse(live.secret_due_at) > Date.parse(dueAt);
+    const changes = derived().changes.filter((c) => !(moved && c.path === 'secretDueAt'));
     if (live.archived) changes.unshift({ path: 'archived', before: true, after: false });
     const due = isIgnored('value', ignore) ? undefined : rotationDue(desired, live, known.now);
     const readers = readersOf(desired.attributes, live, known);
