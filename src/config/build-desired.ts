@@ -83,7 +83,13 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
   const defaults = collectDefaults(files, sink);
   // Declaration order decides which of two duplicates is "first" and the order of suggestions: within an
   // entry, the one-per-parent children come before the maps of children.
-  const childBlocks = (kind: string) => [...kinds.filter((b) => b.parent?.kind === kind && b.single), ...kinds.filter((b) => b.parent?.kind === kind && !b.single)];
+  // Looked up once per kind, not once per entry: a configuration of 10,000 records declares 60,000 entries.
+  const childrenOf = new Map<string, KindBlock[]>();
+  const childBlocks = (kind: string) => {
+    let children = childrenOf.get(kind);
+    if (!children) childrenOf.set(kind, (children = [...kinds.filter((b) => b.parent?.kind === kind && b.single), ...kinds.filter((b) => b.parent?.kind === kind && !b.single)]));
+    return children;
+  };
 
   function add(block: KindBlock, address: string, localName: string, parentName: string | undefined, file: SourceFile, at: number, valueAt: number, entry: Entry, implied: string[]): boolean {
     const earlier = declared.get(address);
@@ -268,6 +274,8 @@ function checkExplicitDependencies(declared: Map<string, Declared>, sink: Diagno
 
 /** Each cycle is reported once, at an explicit `dependsOn` entry that closes it (implied edges alone cannot cycle). */
 function checkCycles(declared: Map<string, Declared>, sink: DiagnosticSink): void {
+  // Only a cycle through an explicit edge is reported: without any, the walk over every resource would find nothing to say.
+  if (![...declared.values()].some((d) => d.explicit.length > 0)) return;
   const needs = new Map([...declared.keys()].sort().map((address) => [address, declared.get(address)!.resource.dependsOn]));
   for (const cycle of findCycles(needs)) reportCycle(cycle, declared, sink);
 }
