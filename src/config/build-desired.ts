@@ -71,8 +71,11 @@ function valueAtPath(entry: Entry, path: string): unknown {
 /** Where each field's value of an entry is, for problems found later about one value (a Service Account named in it). */
 function fieldRangesOf(file: SourceFile, entry: Entry): Record<string, SourceRange> {
   const out: Record<string, SourceRange> = {};
+  // The entry's positions looked up once, not once a field (positionIn): this runs for every declared resource.
+  const positions = file.nodes.get(entry);
+  if (!positions) return out;
   for (const key of Object.keys(entry)) {
-    const position = positionIn(file, entry, key);
+    const position = positions.get(key);
     if (position) out[key] = rangeAt(file, position.value[0]);
   }
   return out;
@@ -106,11 +109,16 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
     const attributes = block.attributes(withDefaults(defaults, block.key, entry), localName, parentName);
     const references = (block.references ?? []).flatMap((rule) => ('kind' in rule ? [attributes[rule.attribute as keyof typeof attributes]].flat().map((name) => resourceAddress(rule.kind, String(name))) : []));
     const explicit = entry.dependsOn as string[] | undefined;
-    const secrets = Object.fromEntries(Object.entries(block.secrets?.(entry) ?? {}).map(([field, source]) => [field, secretOf(source, file)]));
+    const sources = block.secrets?.(entry);
+    const secrets = sources ? Object.fromEntries(Object.entries(sources).map(([field, source]) => [field, secretOf(source, file)])) : {};
+    // One set, in order and without repeats, rather than arrays spread into it: this runs for every declared resource.
+    const needs = new Set(implied);
+    for (const address of references) needs.add(address);
+    for (const address of explicit ?? []) needs.add(address);
     const resource: DesiredResource = {
       kind: block.kind, address, localName, attributes: attributes as Attributes, secrets,
       lifecycle: lifecycleOf(entry.lifecycle as LifecycleConfig<string> | undefined),
-      dependsOn: [...new Set([...implied, ...references, ...(explicit ?? [])])],
+      dependsOn: [...needs],
       source: rangeAt(file, at),
       fieldRanges: fieldRangesOf(file, entry),
     };
