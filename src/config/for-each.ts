@@ -50,7 +50,13 @@ function copyWithPositions(file: SourceFile, value: unknown, omit?: string): unk
 
 export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope: InterpolationScope, sink: DiagnosticSink): void {
   const value = file.value as Mapping;
-  const childBlocks = (kind: string) => kinds.filter((b) => b.parent?.kind === kind);
+  // Looked up once per kind, not once per entry.
+  const childrenOf = new Map<string, KindBlock[]>();
+  const childBlocks = (kind: string) => {
+    let children = childrenOf.get(kind);
+    if (!children) childrenOf.set(kind, (children = kinds.filter((b) => b.parent?.kind === kind)));
+    return children;
+  };
   const report = (offset: number, code: string, summary: string, detail?: string, end?: number) => sink.push(diagnosticAt(file, offset, { code, summary, detail, end }));
 
   /** The keys of `entry.forEach` (interpolated in the enclosing scope), or undefined after reporting why there are none. */
@@ -117,7 +123,8 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
     const positions = new Map<string, NodePosition>();
     for (const [name, entry] of Object.entries(entries)) {
       const at = positionIn(file, entries, name);
-      if (parseLocalName(name)?.some((s) => s.key !== undefined)) {
+      // Only a key is written in brackets: most names need no parse.
+      if (name.includes('[') && parseLocalName(name)?.some((s) => s.key !== undefined)) {
         const offset = at?.key ?? 0;
         report(offset, 'instance_name_written', `"${name}" names an instance: instances are made by forEach, not written`,
           `Write the entry once with forEach (e.g. ${name.replace(/\[.*$/, '')}: { forEach: [...] }), or use a name without "[ ]".`, offset + name.length);

@@ -26,12 +26,15 @@ const tooDeep = (display: string) => ({
 /**
  * The first problem of the document's structure that parsing does not report: a collection nested
  * deeper than MAX_DEPTH, or an alias with no anchor before it. Walks with an explicit stack, since
- * the document it checks may be too deep for recursion.
+ * the document it checks may be too deep for recursion. The same walk gathers, into `duplicates`, the
+ * offsets of the keys that repeat an earlier key of their map: the parser's own check (uniqueKeys)
+ * compares each key with every earlier one of its map, which is quadratic in a map of 5,000 records,
+ * and one walk rather than two keeps loading a large file cheap.
  */
-function structureProblem(doc: Document, file: SourceFile): { offset: number; code: string; summary: string; detail: string } | undefined {
-  const stack: { node: unknown; depth: number }[] = [{ node: doc.contents, depth: 1 }];
+function structureProblem(doc: Document, file: SourceFile, duplicates: number[]): { offset: number; code: string; summary: string; detail: string } | undefined {
+  const stack: { node: unknown; depth: number; key?: boolean }[] = [{ node: doc.contents, depth: 1 }];
   while (stack.length > 0) {
-    const { node, depth } = stack.pop()!;
+    const { node, depth, key: inKey } = stack.pop()!;
     if (isAlias(node)) {
       if (node.resolve(doc) === undefined) {
         return {
@@ -43,10 +46,22 @@ function structureProblem(doc: Document, file: SourceFile): { offset: number; co
       }
     } else if (isCollection(node)) {
       if (depth > MAX_DEPTH) return { offset: node.range?.[0] ?? 0, ...tooDeep(file.display) };
-      // Reversed, so the walk meets problems in the order of the text.
-      for (const item of [...node.items].reverse()) {
-        if (isPair(item)) stack.push({ node: item.value, depth: depth + 1 }, { node: item.key, depth: depth + 1 });
-        else stack.push({ node: item, depth: depth + 1 });
+      // As before the walks were one: a map written as a key (`? {a: 1}`) is not checked for repeats.
+      if (isMap(node) && !inKey) {
+        const seen = new Set<string>();
+        for (const item of node.items) {
+          if (!isPair(item) || !isScalar(item.key)) continue;
+          const key = String(item.key.value);
+          if (seen.has(key)) duplicates.push((item.key as Node).range?.[0] ?? 0);
+          seen.add(key);
+        }
+      }
+      // From the last item back, so the walk meets problems in the order of the text.
+      const { items } = node as { items: unknown[] };
+      for (let i = items.length - 1; i >= 0; i--) {
+        const item = items[i];
+        if (isPair(item)) stack.push({ node: item.value, depth: depth + 1, key: inKey }, { node: item.key, depth: depth + 1, key: true });
+        else stack.push({ node: item, depth: depth + 1, key: inKey });
       }
     }
   }
@@ -77,26 +92,6 @@ export interface SourceFile {
   value: unknown;
   /** For a module's file: the module call it is read for, named in its diagnostics (modules.ts). */
   within?: string;
-}
-
-/**
- * Offsets of the keys that repeat an earlier key of the same map. The parser's own check (uniqueKeys)
- * compares each key with every earlier one of its map, which is quadratic in a map of 5,000 records.
- */
-function duplicateKeys(node: Node | null | undefined, into: number[]): void {
-  if (!node || isAlias(node)) return;
-  if (isMap(node)) {
-    const seen = new Set<string>();
-    for (const item of node.items) {
-      if (!isPair(item) || !isScalar(item.key)) continue;
-      const key = String(item.key.value);
-      if (seen.has(key)) into.push((item.key as Node).range?.[0] ?? 0);
-      seen.add(key);
-      duplicateKeys(item.value as Node | null, into);
-    }
-  } else if (isSeq(node)) {
-    for (const item of node.items) duplicateKeys(item as Node, into);
-  }
 }
 
 /** Records, for each map and list of the parsed value, the positions of its entries (aliases keep their anchor's). */
@@ -215,19 +210,20 @@ export async function readSourceFile(path: string, display: string, sink: Diagno
     sink.push(diagnosticAt(file, error.pos[0], { code, summary, detail }));
   }
   if (doc.errors.length > 0) return undefined;
-  const problem = structureProblem(doc, file);
+  const duplicates: number[] = [];
+  const problem = structureProblem(doc, file, duplicates);
   if (problem) {
     const { offset, ...diagnostic } = problem;
     sink.push(diagnosticAt(file, offset, diagnostic));
     return undefined;
   }
-  // After the structure check: these walks recurse, so they may only see a bounded depth.
-  const duplicates: number[] = [];
-  duplicateKeys(doc.contents as Node | null, duplicates);
+  // Duplicates are sorted into the order of the text, as a walk of the file meets them.
+  duplicates.sort((a, b) => a - b);
   for (const offset of duplicates) {
     sink.push(diagnosticAt(file, offset, { code: 'duplicate_key', summary: `Duplicate key "${duplicateKeyAt(text, offset)}": a key may appear only once in a map` }));
   }
   if (duplicates.length > 0) return undefined;
+  // After the structure check: this walk recurses, so it may only see a bounded depth.
   try {
     file.value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     attachPositions(doc.contents as Node | null, file.value, file.nodes);

@@ -105,9 +105,13 @@ export function modulesOf(address: string): string[] {
  * object of that kind (`gateway.prod` + `otel_export` -> `otel_export.prod`).
  */
 export function childAddress(parent: string, kind: string, name?: string): string {
-  const { modules, segments } = mustParse(parent);
+  // The children of one parent are made one after another (a record's readers): its parse is kept for the next.
+  if (lastParent?.text !== parent) lastParent = { text: parent, address: mustParse(parent) };
+  const { modules, segments } = lastParent.address;
   return formatAddress({ modules, kind, segments: name === undefined ? segments : [...segments, { name }] });
 }
+
+let lastParent: { text: string; address: Readonly<Address> } | undefined;
 
 function mustParse(text: string): Address {
   // Addresses inside cplane are made by formatAddress; a malformed one is kept whole as a name so that
@@ -122,6 +126,8 @@ export function kindOf(address: string): string | undefined {
 
 /** Whether an address names an instance of a `forEach` (one of its segments has a key): `gateway.team[payments]`, `gateway_token.team[payments]/ci`. */
 export function isInstanceAddress(address: string): boolean {
+  // Only a key is written in brackets: an address without one needs no parse (a load asks this of every resource).
+  if (!address.includes('[')) return false;
   return parseAddress(address)?.segments.some((s) => s.key !== undefined) ?? false;
 }
 
