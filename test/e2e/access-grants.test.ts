@@ -3,7 +3,7 @@
 // wrapped for it again in the same apply; a grant revoked behind cplane's back is drift (exit 2) that apply
 // repairs; removing the reader revokes it (its read then fails with the API's reason, and the plan warned);
 // an inactive Service Account is a plan error at its name. Nothing secret is printed or stored anywhere.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { privateKeyOf } from '../helpers/readers.js';
 import { acme, world, type World } from './helpers.js';
@@ -29,10 +29,37 @@ projects:
 /** `cplane read` as ci-deployer: its token and its private key. */
 const readAsServiceAccount = () => w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', recordId], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id) });
 
-beforeAll(async () => {
+// Each test arranges its own world: the steps before the one under test run in-process (the CLI's entry, no
+// subprocess); the step under test runs the real CLI. The leak scan runs the whole story itself.
+beforeEach(async () => {
   w = await world({ account: acme, dataFile: true });
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
+
+async function appliedInProcess(value: string): Promise<void> {
+  const apply = await w.run(['apply', w.dir, '--auto-approve'], { STRIPE_KEY: value });
+  expect(apply.code, apply.stderr).toBe(0);
+}
+/** The story so far, in-process, step by step as the tests below take it. */
+const steps = {
+  async granted() {
+    config('[ci-deployer]');
+    await appliedInProcess(FIRST);
+    recordId = (await w.client.listAll('listRecords', {})).find((r) => r.name === 'stripe-key')!.record_id;
+  },
+  rewrapped: () => appliedInProcess(SECOND),
+  async repaired() {
+    expect((await w.run(['api', 'revokeRecordServiceAccount', '--param', `id=${recordId}`, '--body', JSON.stringify({ serviceAccountId: ciDeployer.id })])).code).toBe(0);
+    await appliedInProcess(SECOND);
+  },
+  async removed() {
+    config('[]');
+    await appliedInProcess(SECOND);
+  },
+};
+async function story(...names: (keyof typeof steps)[]): Promise<void> {
+  for (const name of names) await steps[name]();
+}
 
 it('1-2. apply grants the record to ci-deployer, which reads the value with its token and private key', async () => {
   config('[ci-deployer]');
@@ -51,6 +78,7 @@ it('1-2. apply grants the record to ci-deployer, which reads the value with its 
 });
 
 it('4. a new value is wrapped for the reader again in the same apply, and the plan says so', async () => {
+  await story('granted');
   const plan = await w.cli(['plan', w.dir], { STRIPE_KEY: SECOND });
   expect(plan.stdout).toMatch(/~ value = \(sensitive\) +\(re-wrapped for 1 reader\)/);
   const apply = await w.cli(['apply', w.dir, '--auto-approve'], { STRIPE_KEY: SECOND });
@@ -62,6 +90,7 @@ it('4. a new value is wrapped for the reader again in the same apply, and the pl
 });
 
 it('5. a grant revoked with `cplane api` is drift (exit 2), and apply repairs it', async () => {
+  await story('granted', 'rewrapped');
   const revoke = await w.cli(['api', 'revokeRecordServiceAccount', '--param', `id=${recordId}`, '--body', JSON.stringify({ serviceAccountId: ciDeployer.id })]);
   expect(revoke.code).toBe(0);
   expect((await readAsServiceAccount()).code).toBe(1);
@@ -76,6 +105,7 @@ it('5. a grant revoked with `cplane api` is drift (exit 2), and apply repairs it
 });
 
 it('7. an inactive Service Account in grants is a plan error naming it at its file:line:col', async () => {
+  await story('granted', 'rewrapped', 'repaired');
   config('[ci-deployer, legacy-bot]');
   const plan = await w.cli(['plan', w.dir], { STRIPE_KEY: SECOND });
   expect(plan.code).toBe(1);
@@ -87,6 +117,7 @@ it('7. an inactive Service Account in grants is a plan error naming it at its fi
 });
 
 it('6. removing the reader revokes its grant, with a warning that it may hold the value; its read then fails with the API\'s reason', async () => {
+  await story('granted', 'rewrapped', 'repaired');
   config('[]');
   const plan = await w.cli(['plan', w.dir], { STRIPE_KEY: SECOND });
   expect(plan.stdout).toContain('# service_account_grant.shop/stripe-key/ci-deployer will be revoked');
@@ -100,6 +131,7 @@ it('6. removing the reader revokes its grant, with a warning that it may hold th
 });
 
 it('leaks neither the values nor the private key: not in any output, the state folder or the service\'s data', async () => {
+  await story('granted', 'rewrapped', 'repaired', 'removed');
   const stored = await w.stored();
   expect(stored.length).toBeGreaterThan(1);
   for (const text of [...w.outputs, ...stored]) {

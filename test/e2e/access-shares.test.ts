@@ -5,7 +5,7 @@
 // at the name with the closest names; removing the group revokes its share.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { directoryYaml, privateKeyOf, placeOf, wrapperFor } from '../helpers/readers.js';
 import { acme, world, type World, type CliResult } from './helpers.js';
@@ -35,10 +35,45 @@ async function readAsDana(keyOf: string): Promise<CliResult> {
   return w.cliAs(fixtures.tokens.recordOwner, ['read', '--record-id', recordId, '--key-file', keyFile]);
 }
 
-beforeAll(async () => {
+// Each test arranges its own world: the steps before the one under test run in-process (the CLI's entry, no
+// subprocess) or through the client; the step under test runs the real CLI. The leak scan runs the whole story.
+beforeEach(async () => {
   w = await world({ account: acme, dataFile: true });
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
+
+async function appliedInProcess(value: string): Promise<void> {
+  const apply = await w.run(['apply', w.dir, '--auto-approve'], { DB_PASSWORD: value });
+  expect(apply.code, apply.stderr).toBe(0);
+}
+const revokedFromDana = () => w.client.call('revokeRecordUser', { path: { id: recordId }, body: { userId: dana.id } });
+/** The story so far, in-process, step by step as the tests below take it. */
+const steps = {
+  async shared() {
+    config('          users: [dana]\n          groups: [platform]');
+    await appliedInProcess(FIRST);
+    recordId = (await w.client.listAll('listRecords', {})).find((r) => r.name === 'db-password')!.record_id;
+  },
+  revokedOutside: revokedFromDana,
+  repaired: () => appliedInProcess(FIRST),
+  async sharedWithAdaOutside() {
+    const ada = fixtures.users[0]!;
+    await w.client.call('shareRecordWithUser', { path: { id: recordId }, body: { userId: ada.id, wrappedDek: wrapperFor(await placeOf(w.client, recordId), ada.id) } });
+    await appliedInProcess(FIRST);
+  },
+  async rewrapped() {
+    await appliedInProcess(SECOND);
+    await revokedFromDana();
+    await appliedInProcess(SECOND);
+  },
+  async groupRemoved() {
+    config('          users: [dana]\n          groups: []');
+    await appliedInProcess(SECOND);
+  },
+};
+async function story(...names: (keyof typeof steps)[]): Promise<void> {
+  for (const name of names) await steps[name]();
+}
 
 it('apply shares the record with a user and a group; each reads it with its own private key', async () => {
   config('          users: [dana]\n          groups: [platform]');
@@ -59,6 +94,7 @@ it('apply shares the record with a user and a group; each reads it with its own 
 });
 
 it('a share revoked outside cplane is drift, repaired by apply', async () => {
+  await story('shared', 'revokedOutside');
   const plan = await w.cli(['plan', w.dir, '--detailed-exitcode'], { DB_PASSWORD: FIRST });
   expect(plan.code).toBe(2);
   expect(plan.stdout).toContain('user_share.shop/db-password/dana was revoked outside cplane');
@@ -67,6 +103,7 @@ it('a share revoked outside cplane is drift, repaired by apply', async () => {
 });
 
 it('a share made outside cplane to a user the configuration does not list is revoked by apply (the list is authoritative)', async () => {
+  await story('shared', 'revokedOutside', 'repaired');
   const ada = fixtures.users[0]!;
   await w.client.call('shareRecordWithUser', { path: { id: recordId }, body: { userId: ada.id, wrappedDek: wrapperFor(await placeOf(w.client, recordId), ada.id) } });
   const plan = await w.cli(['plan', w.dir, '--detailed-exitcode'], { DB_PASSWORD: FIRST });
@@ -78,6 +115,7 @@ it('a share made outside cplane to a user the configuration does not list is rev
 });
 
 it('a new value is wrapped again for the user and the group in the same apply', async () => {
+  await story('shared', 'revokedOutside', 'repaired', 'sharedWithAdaOutside');
   const plan = await w.cli(['plan', w.dir], { DB_PASSWORD: SECOND });
   expect(plan.stdout).toMatch(/~ value = \(sensitive\) +\(re-wrapped for 2 readers\)/);
   expect((await w.cli(['apply', w.dir, '--auto-approve'], { DB_PASSWORD: SECOND })).code).toBe(0);
@@ -96,6 +134,7 @@ it('a user the directory does not declare is an error at the name, with the clos
 });
 
 it('removing the group revokes its share and leaves the user\'s', async () => {
+  await story('shared', 'revokedOutside', 'repaired', 'sharedWithAdaOutside', 'rewrapped');
   config('          users: [dana]\n          groups: []');
   const plan = await w.cli(['plan', w.dir], { DB_PASSWORD: SECOND });
   expect(plan.stdout).toContain('# group_share.shop/db-password/platform will be revoked');
@@ -105,6 +144,7 @@ it('removing the group revokes its share and leaves the user\'s', async () => {
 });
 
 it('leaks neither the values nor the private keys: not in any output, the state folder or the service\'s data', async () => {
+  await story('shared', 'revokedOutside', 'repaired', 'sharedWithAdaOutside', 'rewrapped', 'groupRemoved');
   for (const text of [...w.outputs, ...(await w.stored())]) {
     for (const secret of [FIRST, SECOND, privateKeyOf(dana.id), privateKeyOf(platform.id), w.env.CPLANE_STATE_KEY!]) expect(text).not.toContain(secret);
   }

@@ -3,7 +3,7 @@
 // in one wave (the later wave is not started), autoApprove, and the one pull-request comment (--github).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { extraAccount, fixtures } from '../../src/emulator/index.js';
 import { world, type World } from './helpers.js';
@@ -43,11 +43,29 @@ const projectNames = async (w: World, account: string) => {
 
 describe('deployments over three accounts', () => {
   let w: World;
-  beforeAll(async () => {
+  // Each test arranges its own world: the applies before the step under test run in-process (the CLI's entry, no
+  // subprocess); the step under test runs the real CLI.
+  beforeEach(async () => {
     // At most 3 projects per account: prod-us and canary share Tenant 3, where the fourth fails with 409 plan_limit_reached.
     w = await world({ accounts: 3, planLimits: { projects: 3 } });
   });
-  afterAll(() => w.close());
+  afterEach(() => w.close());
+
+  /** Applies `yaml` in-process with `args`, expecting exit `code`. */
+  async function appliedInProcess(yaml: string, args: string[], code = 0): Promise<void> {
+    w.config(yaml);
+    const run = await w.run(['apply', ...args, 'infra']);
+    expect(run.code, run.stdout + run.stderr).toBe(code);
+  }
+  /** The story so far, in-process, step by step as the tests below take it. */
+  const steps = {
+    applied: () => appliedInProcess(configuration(), ['--all', '--auto-approve']),
+    waveFailed: () => appliedInProcess(configuration({ projects: { staging: ['app', 'web'], 'prod-eu': ['app', 'web'], 'prod-us': ['app', 'web', 'jobs'] } }), ['--all', '--auto-approve'], 1),
+    docsApproved: () => appliedInProcess(configuration({ autoApprove: 'plan.remove == 0', projects: { staging: ['app', 'web', 'docs'] } }), ['--all', '--deployment', 'staging']),
+  };
+  async function story(...names: (keyof typeof steps)[]): Promise<void> {
+    for (const name of names) await steps[name]();
+  }
 
   it('plan --all: one plan per deployment, the matrix first, exit 2 with changes', async () => {
     w.config(configuration());
@@ -130,6 +148,7 @@ describe('deployments over three accounts', () => {
   });
 
   it('apply --all in waves: a failure in wave 2 stops wave 3, which is named as not started', async () => {
+    await story('applied');
     // prod-us asks for 3 projects in Tenant 3, where canary has one and the account takes 3.
     w.config(configuration({ projects: { staging: ['app', 'web'], 'prod-eu': ['app', 'web'], 'prod-us': ['app', 'web', 'jobs'] } }));
     const { code, stdout } = await w.cli(['apply', '--all', '--auto-approve', 'infra']);
@@ -141,6 +160,7 @@ describe('deployments over three accounts', () => {
   });
 
   it('autoApprove: a deployment whose rule holds applies without asking; one whose rule fails is refused', async () => {
+    await story('applied', 'waveFailed');
     w.config(configuration({ autoApprove: 'plan.remove == 0 && plan.incomplete == 0' }));
     // Each deployment goes back to one project: a removal, which the rule does not approve.
     const refused = await w.cli(['apply', '--all', 'infra']);
@@ -163,6 +183,7 @@ describe('deployments over three accounts', () => {
   });
 
   it('compare: live differences the deployments\' variables do not explain, as text and JSON', async () => {
+    await story('applied', 'waveFailed', 'docsApproved');
     // By now staging (Tenant 1) has app, docs and web; prod-eu (Tenant 2) app and web. Their descriptions differ
     // only by ${var.env} ("staging app", "prod app"): explained, so not reported.
     w.config(configuration());

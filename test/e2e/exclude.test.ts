@@ -3,12 +3,14 @@
 // (where what the excluded address needs stays), with the warning the plan prints and the --target conflict.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { world, type World } from './helpers.js';
 import { callerConfig, writeModule } from './team-module.js';
 
+// Each test arranges its own world: what was applied before the step under test is applied in-process (the CLI's
+// entry, no subprocess); the step under test runs the real CLI.
 let w: World;
-beforeAll(async () => {
+beforeEach(async () => {
   w = await world();
   writeModule(w.dir);
   w.config(`${callerConfig}  side: { source: ./modules/team, inputs: { team: side, project: extra, credential: openai } }
@@ -22,7 +24,14 @@ gateways:
       ci: { scopes: [run] }
 `.replace('projects:\n', 'projects:\n  extra: { description: Extra }\n'));
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
+
+/** Applies in-process, with `args` after the folder: the story so far. */
+async function appliedInProcess(...args: string[]): Promise<void> {
+  const run = await w.run(['apply', w.dir, '--auto-approve', ...args]);
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+}
 
 const stateAddresses = () => Object.keys((JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, unknown> }).resources).sort();
 
@@ -71,12 +80,14 @@ describe('--exclude', () => {
   });
 
   it('applies the rest when nothing is excluded', async () => {
+    await appliedInProcess('--exclude', 'module.search', '--exclude', 'module.side');
     const run = await w.cli(['apply', w.dir, '--auto-approve']);
     expect(run.code).toBe(0);
     expect(stateAddresses()).toHaveLength(11);
   });
 
   it('destroys all but the excluded token and what it needs', async () => {
+    await appliedInProcess();
     const run = await w.cli(['destroy', w.dir, '--auto-approve', '--exclude', 'module.payments.gateway_token.main/ci']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);

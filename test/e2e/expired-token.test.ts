@@ -1,7 +1,7 @@
 // An expired gateway token is never "No changes": it is drift, the plan replaces it (the new token first), and
 // `cplane output` says it has expired. Time passes by moving the emulator's clock, never by waiting.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { smallConfig, world, type World } from './helpers.js';
 
 const DAY = 86_400_000;
@@ -12,17 +12,22 @@ let firstTokenId: string;
 const tokenIn = (statePath: string) => (JSON.parse(readFileSync(statePath, 'utf8')) as { resources: Record<string, { id: string; outputs?: Record<string, string> }> }).resources['gateway_token.main/ci']!;
 const tokensLive = async () => w.client.listAll('listGatewayTokens', { path: { id: gatewayId } });
 
-beforeAll(async () => {
+// Each test arranges its own world, applied in-process (the CLI's entry, no subprocess); the step under test runs
+// the real CLI. A test past the expiry moves the clock itself.
+beforeEach(async () => {
   // The token is made three days ago (by the emulator's clock), to live one day.
   w = await world({ clockOffset: '-3d' });
   w.config(smallConfig().replace('scopes: [run]', 'scopes: [run]\n        expiresInDays: 1'));
-  const applied = await w.cli(['apply', w.dir, '--auto-approve']);
+  const applied = await w.run(['apply', w.dir, '--auto-approve']);
   expect(applied.stderr).toBe('');
   expect(applied.code).toBe(0);
   firstTokenId = tokenIn(w.statePath).id;
   gatewayId = (await w.client.listAll('listGateways', {})).find((g) => g.slug === 'shop-main')!.gateway_id;
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
+
+/** The emulator's clock at today's date: the token expired two days ago. */
+const expired = () => w.emulator.setClockOffset(0);
 
 describe('an expired gateway token', () => {
   it('is still valid while the emulator lives three days ago: no changes', async () => {
@@ -43,6 +48,7 @@ describe('an expired gateway token', () => {
   });
 
   it('is marked EXPIRED by cplane output', async () => {
+    expired();
     const output = await w.cli(['output', w.dir]);
     expect(output.code).toBe(0);
     expect(output.stdout).toMatch(/^gateway_token\.main\/ci = \(sensitive: use --reveal\) {2}\[id [0-9a-f-]+, prefix [^,]+, EXPIRED 2 days ago: cplane apply replaces it\]\n$/);
@@ -52,6 +58,7 @@ describe('an expired gateway token', () => {
   });
 
   it('is replaced by apply: a new token is created before the old one is revoked, and then there is nothing to do', async () => {
+    expired();
     const planned = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as { steps: { address: string; writes: { operation: string }[] }[] };
     expect(planned.steps.find((s) => s.address === 'gateway_token.main/ci')!.writes.map((x) => x.operation)).toEqual(['createGatewayToken', 'revokeGatewayToken']);
 
@@ -74,6 +81,9 @@ describe('an expired gateway token', () => {
   });
 
   it('says, in cplane output, when the new token expires', async () => {
+    expired();
+    const replaced = await w.run(['apply', w.dir, '--auto-approve']);
+    expect(replaced.code, replaced.stderr).toBe(0);
     const output = await w.cli(['output', w.dir]);
     expect(output.stdout).toMatch(/, expires in (24 hours|1 day)\]\n$/);
   });

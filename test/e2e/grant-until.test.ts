@@ -5,14 +5,17 @@
 // never created again. Policies see `until`, `reason` and `now`: one requires a reason, one caps the duration.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { directoryYaml, privateKeyOf } from '../helpers/readers.js';
 import { acme, world, type World } from './helpers.js';
 
 const [ciDeployer, dana] = [fixtures.serviceAccounts[0]!, fixtures.users[2]!];
 const DAY = 86_400_000;
 
+// Each test arranges its own world: the steps before the one under test run in-process (the CLI's entry, no
+// subprocess); the step under test runs the real CLI.
 let w: World;
 let recordId: string;
 
@@ -31,15 +34,42 @@ ${grants}
 ${directoryYaml({ users: { dana: dana.id } })}${policies}`;
 
 const readAsServiceAccount = () => w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', recordId], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id) });
-/** `cplane read` as Dana (her token), her private key in a 0600 file. */
-async function readAsDana(): Promise<string> {
+/** Dana's private key in a 0600 file, for `cplane read --key-file`. */
+function danaKeyFile(): string {
   const keyFile = join(w.temp, 'dana.key');
   writeFileSync(keyFile, privateKeyOf(dana.id), { mode: 0o600 });
-  const read = await w.cliAs(fixtures.tokens.recordOwner, ['read', '--record-id', recordId, '--key-file', keyFile]);
+  return keyFile;
+}
+/** `cplane read` as Dana (her token), her private key in a 0600 file. */
+async function readAsDana(): Promise<string> {
+  const read = await w.cliAs(fixtures.tokens.recordOwner, ['read', '--record-id', recordId, '--key-file', danaKeyFile()]);
   expect(read.code, read.stderr).toBe(0);
   return read.stdout;
 }
 let danaRead: string;
+let saUntil: string;
+const granted = () => config(`          serviceAccounts: [{ name: ci-deployer, until: "${saUntil}", reason: INC-123 }]\n          users: [{ name: dana, until: "${at(30 * DAY)}" }]`);
+
+/** The story so far, in-process: the grants applied (the value Dana reads kept in `danaRead`), then `steps`. */
+async function arranged(...steps: ('expired' | 'revoked')[]): Promise<void> {
+  saUntil = at(3 * DAY);
+  w.config(granted());
+  await appliedInProcess();
+  recordId = (await w.client.listAll('listRecords', {})).find((r) => r.name === 'db-password')!.record_id;
+  const { CPLANE_STATE_KEY: _stateKey, ...readerEnv } = w.env;
+  const read = await runInProcess(['read', '--record-id', recordId, '--key-file', danaKeyFile()], { ...readerEnv, CPLANE_TOKEN: fixtures.tokens.recordOwner, CPLANE_WRITER_KEY: w.writerKey }, w.temp);
+  expect(read.code, read.stderr).toBe(0);
+  danaRead = read.stdout;
+  if (steps.includes('expired')) {
+    w.emulator.moveClock('3d');
+    w.emulator.moveClock('1h');
+  }
+  if (steps.includes('revoked')) await appliedInProcess();
+}
+async function appliedInProcess(): Promise<void> {
+  const run = await w.run(['apply', w.dir, '--auto-approve']);
+  expect(run.code, run.stderr).toBe(0);
+}
 const liveGrants = async () => (await w.client.listAll('listRecords', {})).find((r) => r.record_id === recordId)!.grants!;
 
 interface JsonPlan {
@@ -47,17 +77,15 @@ interface JsonPlan {
   endingSoon?: { address: string; until: string; left: string; reason?: string }[];
 }
 
-beforeAll(async () => {
+beforeEach(async () => {
   w = await world({ account: acme });
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
 
 describe('a grant with until', () => {
-  let saUntil: string;
-
   it('is created like any grant, and the plan lists the one that ends within 7 days with the time left', { timeout: 90_000 }, async () => {
     saUntil = at(3 * DAY);
-    w.config(config(`          serviceAccounts: [{ name: ci-deployer, until: "${saUntil}", reason: INC-123 }]\n          users: [{ name: dana, until: "${at(30 * DAY)}" }]`));
+    w.config(granted());
     const plan = await w.cli(['plan', w.dir]);
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('Grants that end within 7 days (every plan after the time shown revokes each):');
@@ -75,6 +103,7 @@ describe('a grant with until', () => {
   });
 
   it('past until on the API clock, the plan revokes it and rotates the value for the reader left, as maintenance', { timeout: 90_000 }, async () => {
+    await arranged();
     w.emulator.moveClock('3d');
     w.emulator.moveClock('1h');
     const json = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as JsonPlan;
@@ -87,6 +116,7 @@ describe('a grant with until', () => {
   });
 
   it('apply revokes it: the Service Account can no longer read, the user still holds the new value', { timeout: 90_000 }, async () => {
+    await arranged('expired');
     const applied = await w.cli(['apply', w.dir, '--auto-approve']);
     expect(applied.code, applied.stderr).toBe(0);
     const read = await readAsServiceAccount();
@@ -99,6 +129,7 @@ describe('a grant with until', () => {
   });
 
   it('is not created again by later plans, though it stays in the configuration', { timeout: 90_000 }, async () => {
+    await arranged('expired', 'revoked');
     const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
     expect(plan.code, plan.stdout).toBe(0);
     expect(plan.stdout).toContain('No changes');
@@ -119,7 +150,9 @@ describe('policies on grants that end', () => {
     message: Every grant ends within 30 days.
 `;
 
-  // A new grant of ci-deployer (its earlier one ended): policies judge the grants a plan makes.
+  // A new grant of ci-deployer (its earlier one ended and was revoked): policies judge the grants a plan makes.
+  beforeEach(async () => arranged('expired', 'revoked'));
+
   it('a grant without a reason that ends too late fails the plan, naming each policy', { timeout: 90_000 }, async () => {
     w.config(config(`          serviceAccounts: [{ name: ci-deployer, until: "${at(60 * DAY)}" }]\n          users: [{ name: dana, until: "${at(30 * DAY)}" }]`, policies));
     const plan = await w.cli(['plan', w.dir, '--json']);

@@ -3,7 +3,7 @@
 // next plan has nothing to do and says the role is not verifiable from the API; changing the role is a new
 // POST; leaving the configuration forgets it, with no API write, and the plan names the dashboard.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { printableKeyPair } from '../../src/emulator/keys.js';
 import { acme, world, type World } from './helpers.js';
@@ -28,10 +28,21 @@ let w: World;
 const posts = () => w.emulator.stats().byOperation.grantProjectGroupRole;
 const inState = () => (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, unknown> }).resources[ADDRESS];
 
-beforeAll(async () => {
+// Each test arranges its own world: the roles given before the step under test are applied in-process (the CLI's
+// entry, no subprocess); the step under test runs the real CLI.
+beforeEach(async () => {
   w = await world({ account: acme });
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
+
+/** Applies the configuration with each role in turn, in-process: the story so far. */
+async function appliedInTurn(...roles: string[]): Promise<void> {
+  for (const name of roles) {
+    w.config(withRole(name));
+    const run = await w.run(['apply', w.dir, '--auto-approve']);
+    expect(run.code, run.stderr).toBe(0);
+  }
+}
 
 describe('a group role on a project', () => {
   it('is given with one POST, and apply says what its members still wait for', async () => {
@@ -47,6 +58,7 @@ describe('a group role on a project', () => {
   });
 
   it('plans no change afterwards, labelled not verifiable from the API', async () => {
+    await appliedInTurn('admin');
     const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
     expect(plan.stderr).toBe('');
     expect(plan.code).toBe(0);
@@ -59,6 +71,7 @@ describe('a group role on a project', () => {
   });
 
   it('is given again, with a new POST, when the role changes', async () => {
+    await appliedInTurn('admin');
     w.config(withRole('reader'));
     const plan = await w.cli(['plan', w.dir]);
     expect(plan.stdout).toContain(`# ${ADDRESS} will be updated in place`);
@@ -70,6 +83,7 @@ describe('a group role on a project', () => {
   });
 
   it('is forgotten when it leaves the configuration: no API write, and the plan names the dashboard', async () => {
+    await appliedInTurn('admin', 'reader');
     w.config(withRole(undefined));
     const plan = await w.cli(['plan', w.dir]);
     expect(plan.stdout).toContain(`# ${ADDRESS} will no longer be managed (not in configuration)`);

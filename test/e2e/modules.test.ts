@@ -2,17 +2,25 @@
 // gateways (and their tokens) are created under `module.NAME.` addresses, and planning again changes nothing.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { world, type World } from './helpers.js';
 import { callerConfig, teamModule, writeModule } from './team-module.js';
 
+// Each test arranges its own world: an apply before the step under test runs in-process (the CLI's entry, no
+// subprocess); the step under test runs the real CLI.
 let w: World;
-beforeAll(async () => {
+beforeEach(async () => {
   w = await world();
   writeModule(w.dir);
   w.config(callerConfig);
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
+
+/** Both calls applied, in-process: the story so far. */
+async function appliedInProcess(): Promise<void> {
+  const run = await w.run(['apply', w.dir, '--auto-approve']);
+  expect(run.code, run.stderr).toBe(0);
+}
 
 describe('a module used twice', () => {
   it('plans both calls under module addresses', async () => {
@@ -41,6 +49,7 @@ describe('a module used twice', () => {
   });
 
   it('reveals the token of a module by its address', async () => {
+    await appliedInProcess();
     const run = await w.cli(['output', 'module.search.gateway_token.main/ci', w.dir, '--reveal']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -48,12 +57,14 @@ describe('a module used twice', () => {
   });
 
   it('has nothing left to do', async () => {
+    await appliedInProcess();
     const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
     expect(plan.stdout).toContain('No changes.');
     expect(plan.code).toBe(0);
   });
 
   it('refuses a saved plan once a module file changed, naming it', async () => {
+    await appliedInProcess();
     const planFile = join(w.dir, '..', 'modules.plan.json');
     writeModule(w.dir, teamModule.replace('rpm: { type: integer, default: 60 }', 'rpm: { type: integer, default: 60, description: Requests per minute }'));
     expect((await w.cli(['plan', w.dir, '--out', planFile])).code).toBe(0);
@@ -65,6 +76,7 @@ describe('a module used twice', () => {
   });
 
   it('targets one call by its prefix', async () => {
+    await appliedInProcess();
     writeModule(w.dir, teamModule.replace('ci: { scopes: [run] }', 'ci: { scopes: [run] }\n      ops: { scopes: [run] }'));
     const plan = await w.cli(['plan', w.dir, '--target', 'module.search']);
     expect(plan.code).toBe(0);

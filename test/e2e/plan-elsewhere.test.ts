@@ -3,10 +3,11 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import type { Plan } from '../../src/planner/index.js';
 import { planSchemaProblems } from '../../src/saved-plan/index.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { account, runCli, world, type World } from './helpers.js';
 
 const staging = fixtures.accounts[1]!;
@@ -47,7 +48,9 @@ let temp: string;
 /** A clean job's environment: the API address, the token and secrets from the CI secrets; no account, no variables. */
 let jobEnv: NodeJS.ProcessEnv;
 
-beforeAll(async () => {
+// Each test arranges its own world and checkouts; a plan file made before the step under test is made in-process
+// (the CLI's entry, no subprocess); the step under test runs the real CLI.
+beforeEach(async () => {
   w = await world();
   temp = mkdtempSync(join(tmpdir(), 'cplane-checkouts-'));
   const x = join(temp, 'x');
@@ -58,10 +61,16 @@ beforeAll(async () => {
   cpSync(x, join(temp, 'elsewhere', 'y'), { recursive: true });
   jobEnv = { ...w.env, CPLANE_ACCOUNT: undefined };
 });
-afterAll(async () => {
+afterEach(async () => {
   await w.close();
   rmSync(temp, { recursive: true, force: true });
 });
+
+/** X's plan for prod, saved to `prod.plan.json` next to the checkouts, made in-process. */
+async function prodPlanSaved(): Promise<void> {
+  const planned = await runInProcess(['plan', 'infra', '--var-file', 'envs/prod.yaml', '--out', '../prod.plan.json'], jobEnv, join(temp, 'x'));
+  expect(planned.code, planned.stderr).toBe(0);
+}
 
 describe('cplane apply PLANFILE in another checkout', () => {
   it('plans in X with --var-file, applies in Y at another path with no variables, using the state location in the plan', async () => {
@@ -110,6 +119,7 @@ describe('cplane apply PLANFILE in another checkout', () => {
   });
 
   it('refuses an account or workspace that contradicts the plan, naming both', async () => {
+    await prodPlanSaved();
     const path = join(temp, 'prod.plan.json');
     const byEnv = await runCli(['apply', path], { ...jobEnv, CPLANE_ACCOUNT: other.id }, join(temp, 'x'));
     expect(byEnv.code).toBe(1);

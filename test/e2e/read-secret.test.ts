@@ -7,13 +7,14 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { wrapDataKey } from '../../src/sdk/index.js';
 import { openDataKey, recordKek, valueDigest } from '../../src/crypto/record-value.js';
 import { deriveSubkey } from '../../src/crypto/state-key.js';
 import { writerKeyOf } from '@cplane/sdk/internal/writer-key';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { fixtureKeyPair } from '../../src/emulator/keys.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { privateKeyOf } from '../helpers/readers.js';
 import { acme, world, type CliResult, type World } from './helpers.js';
 
@@ -36,10 +37,14 @@ async function wrapAsCplane(id: string, readerId: string, readerPublicKey: Uint8
 
 /**
  * `cplane read` as a reader (`token`). A run that prints a value is not kept for the leak scan at the end; one
- * that must print none (`keep`) is.
+ * that must print none (`keep`) is. `inProcess`: the CLI's entry in this process, as `cliAs` would run it (for
+ * the leak scan's arrangement).
  */
-async function read(token: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}, keep = false): Promise<CliResult> {
-  const run = await w.cliAs(token, ['read', ...args], extraEnv);
+async function read(token: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}, keep = false, inProcess = false): Promise<CliResult> {
+  const { CPLANE_STATE_KEY: _stateKey, ...readerEnv } = w.env;
+  const run = inProcess
+    ? { ...(await runInProcess(['read', ...args], { ...readerEnv, CPLANE_TOKEN: token, CPLANE_WRITER_KEY: w.writerKey, ...extraEnv }, w.temp)), signal: null }
+    : await w.cliAs(token, ['read', ...args], extraEnv);
   if (keep) w.outputs.push(run.stdout, run.stderr);
   return run;
 }
@@ -51,8 +56,29 @@ async function recordId(name: string): Promise<string> {
   return records.find((r) => r.name === name)!.record_id;
 }
 
-beforeAll(async () => {
-  w = await world({ account: acme, dataFile: true });
+/**
+ * What the key-wrapping step of apply will do: open cplane's own wrapper with the state key, wrap the data key
+ * for the reader's public key as GET /service-accounts lists it, and grant.
+ */
+async function grantedToCiDeployer(id: string): Promise<void> {
+  const sa = (await w.client.call('listServiceAccounts', { query: { accountId: acme } })).find((s) => s.name === 'ci-deployer')!;
+  const wrappedDek = await wrapAsCplane(id, sa.service_account_id, Buffer.from(sa.public_key, 'base64'));
+  await w.client.call('grantServiceAccount', { path: { id: sa.service_account_id }, body: { recordId: id, wrappedDek } });
+}
+
+/** Shares the record with Dana and with group platform, each wrapped for its own key. */
+async function sharedWithDanaAndPlatform(id: string): Promise<void> {
+  const [dana, platform] = [fixtures.users[2]!, fixtures.groups[0]!];
+  const wrapFor = (readerId: string) => wrapAsCplane(id, readerId, fixtureKeyPair(readerId).publicKey);
+  await w.client.call('shareRecordWithUser', { path: { id }, body: { userId: dana.id, wrappedDek: await wrapFor(dana.id) } });
+  await w.client.call('shareRecordWithGroup', { path: { id }, body: { groupId: platform.id, wrappedDek: await wrapFor(platform.id) } });
+}
+
+// Each test arranges its own world, the records applied in-process (the CLI's entry, no subprocess); the read
+// under test runs the real CLI. The leak scan runs the earlier tests' grants, shares and refused reads itself, in
+// a world whose emulator saves its data (`dataFile`), which the other tests need not pay for.
+async function seeded(options: { dataFile?: boolean } = {}): Promise<void> {
+  w = await world({ account: acme, ...options });
   w.config(`version: 1
 projects:
   shop:
@@ -64,20 +90,18 @@ projects:
       other-key:
         value: { env: OTHER_KEY }
 `);
-  const apply = await w.cli(['apply', w.dir, '--auto-approve'], values);
+  const apply = await w.run(['apply', w.dir, '--auto-approve'], values);
   expect(apply.stderr).toBe('');
   expect(apply.code).toBe(0);
-});
-afterAll(async () => w.close());
+}
+afterEach(async () => w.close());
 
 describe('cplane read', () => {
+  beforeEach(async () => seeded());
+
   it('prints the value for the Service Account once the record is granted to it with the SDK', async () => {
     const id = await recordId('stripe-key');
-    // What the key-wrapping step of apply will do: open cplane's own wrapper with the state key, wrap the data
-    // key for the reader's public key as GET /service-accounts lists it, and grant.
-    const sa = (await w.client.call('listServiceAccounts', { query: { accountId: acme } })).find((s) => s.name === 'ci-deployer')!;
-    const wrappedDek = await wrapAsCplane(id, sa.service_account_id, Buffer.from(sa.public_key, 'base64'));
-    await w.client.call('grantServiceAccount', { path: { id: sa.service_account_id }, body: { recordId: id, wrappedDek } });
+    await grantedToCiDeployer(id);
 
     const run = await read(fixtures.tokens.serviceAccount, ['--record-id', id], { CPLANE_SA_KEY: saKey });
     expect(run.stderr).toBe('');
@@ -87,6 +111,7 @@ describe('cplane read', () => {
 
   it('is what the SDK example does: an application reads the secret through `cplane/sdk` (the package export)', async () => {
     const example = join(import.meta.dirname, '..', '..', 'examples', 'sdk', 'read-secret.mjs');
+    await grantedToCiDeployer(await recordId('stripe-key'));
     const env: NodeJS.ProcessEnv = { ...w.env, CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_SA_KEY: saKey, CPLANE_WRITER_KEY: w.writerKey, RECORD_ID: await recordId('stripe-key') };
     delete env.CPLANE_STATE_KEY; // the application has its own key, never cplane's
     // Asynchronously: the emulator answers from this process.
@@ -98,6 +123,7 @@ describe('cplane read', () => {
 
   it('takes the key from --key-file only when no one else can read the file', async () => {
     const id = await recordId('stripe-key');
+    await grantedToCiDeployer(id);
     const keyFile = join(w.temp, 'ci-deployer.key');
     writeFileSync(keyFile, `${saKey}\n`, { mode: 0o644 });
     chmodSync(keyFile, 0o644);
@@ -123,6 +149,7 @@ describe('cplane read', () => {
 
   it('reads without CPLANE_ACCOUNT: a Service Account in its own account; a person in several accounts is told to choose, by name', async () => {
     const id = await recordId('stripe-key');
+    await grantedToCiDeployer(id);
     const own = await read(fixtures.tokens.serviceAccount, ['--record-id', id], { CPLANE_SA_KEY: saKey, CPLANE_ACCOUNT: '' });
     expect(own.stderr).toBe('');
     expect(own.stdout).toBe(`${STRIPE_KEY}\n`);
@@ -155,9 +182,7 @@ describe('cplane read', () => {
   it('prints the value for a user it is shared with, and for a member of a group it is shared with, each with its own key', async () => {
     const id = await recordId('stripe-key');
     const [dana, platform] = [fixtures.users[2]!, fixtures.groups[0]!];
-    const wrapFor = (readerId: string) => wrapAsCplane(id, readerId, fixtureKeyPair(readerId).publicKey);
-    await w.client.call('shareRecordWithUser', { path: { id }, body: { userId: dana.id, wrappedDek: await wrapFor(dana.id) } });
-    await w.client.call('shareRecordWithGroup', { path: { id }, body: { groupId: platform.id, wrappedDek: await wrapFor(platform.id) } });
+    await sharedWithDanaAndPlatform(id);
     const danaToken = fixtures.tokens.recordOwner;
     const direct = await read(danaToken, ['--record-id', id], { CPLANE_SA_KEY: privateKeyOf(dana.id) });
     expect(direct.stderr).toBe('');
@@ -183,7 +208,27 @@ describe('cplane read', () => {
     expect(run.stderr).toContain('record.shop/nope is not a record in the state');
   });
 
+});
+
+describe('cplane read, its leak scan', () => {
+  beforeEach(async () => seeded({ dataFile: true }));
+
   it('leaks neither the values nor the private keys: not in other output, the state folder or the service\'s data', async () => {
+    // The story so far, in-process: the grant and shares, and every read above that must print no value.
+    const id = await recordId('stripe-key');
+    await grantedToCiDeployer(id);
+    await sharedWithDanaAndPlatform(id);
+    const [ada, dana] = [fixtures.users[0]!, fixtures.users[2]!];
+    const openKeyFile = join(w.temp, 'ci-deployer.key');
+    writeFileSync(openKeyFile, `${saKey}\n`, { mode: 0o644 });
+    chmodSync(openKeyFile, 0o644);
+    await read(fixtures.tokens.serviceAccount, ['--record-id', id, '--key-file', openKeyFile], {}, true, true);
+    await read(fixtures.tokens.serviceAccount, ['--record-id', await recordId('other-key')], { CPLANE_SA_KEY: saKey }, true, true);
+    await read(fixtures.tokens.admin, ['--record-id', id], { CPLANE_SA_KEY: privateKeyOf(ada.id), CPLANE_ACCOUNT: '' }, true, true);
+    await read(fixtures.tokens.serviceAccount, ['--record-id', id], {}, true, true);
+    await w.client.call('revokeRecordUser', { path: { id }, body: { userId: dana.id } });
+    await read(fixtures.tokens.recordOwner, ['--record-id', id], { CPLANE_SA_KEY: privateKeyOf(dana.id) }, true, true);
+    await read(fixtures.tokens.admin, ['record.shop/nope', w.dir], { CPLANE_STATE_KEY: w.env.CPLANE_STATE_KEY }, true, true);
     await w.cli(['plan', w.dir], values);
     // The service's data file (written by the emulator on every change) and everything under the state folder.
     const stored = await w.stored();

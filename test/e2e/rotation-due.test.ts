@@ -1,7 +1,7 @@
 // A `generate`d record value with `rotationIntervalDays` is rotated by apply once its live due date has passed:
 // a new value through POST /records/{id}/rotate, and `secretDueAt` moved an interval ahead. Until then, nothing.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { smallConfig, world, type World } from './helpers.js';
 
 const DAY = 86_400_000;
@@ -13,15 +13,20 @@ const fingerprint = () => (JSON.parse(readFileSync(w.statePath, 'utf8')) as { re
 const HOUR = 3_600_000;
 const startOfToday = () => Math.floor(Date.now() / DAY) * DAY;
 
-beforeAll(async () => {
+// Each test arranges its own world, the record applied in-process (the CLI's entry, no subprocess); the step
+// under test runs the real CLI.
+beforeEach(async () => {
   w = await world();
   w.config(smallConfig().replace('    lifecycle: { preventDestroy: false }\n', '    lifecycle: { preventDestroy: false }\n    records:\n      signing:\n        rotationIntervalDays: 30\n        value: { generate: { length: 32 } }\n'));
-  const applied = await w.cli(['apply', w.dir, '--auto-approve']);
+  const applied = await w.run(['apply', w.dir, '--auto-approve']);
   expect(applied.stderr).toBe('');
   expect(applied.code).toBe(0);
   recordId = (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, { id: string }> }).resources['record.shop/signing']!.id;
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
+
+/** The record's due date moved `ms` from now, through `cplane api updateRecord` in-process: for arranging. */
+const dueIn = (ms: number) => w.run(['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: new Date(Date.now() + ms).toISOString() })]);
 
 describe('a generated record value that is due', () => {
   it('is left alone while its due date is ahead', async () => {
@@ -46,6 +51,7 @@ describe('a generated record value that is due', () => {
   });
 
   it('is rotated by apply: a new value version, and the due date an interval ahead', async () => {
+    expect((await dueIn(-3 * DAY - HOUR)).code).toBe(0);
     const before = fingerprint();
     w.emulator.resetStats();
     const applied = await w.cli(['apply', w.dir, '--auto-approve']);

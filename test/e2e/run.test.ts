@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { privateKeyOf, testWriter } from '../helpers/readers.js';
 import { acme, world, type World } from './helpers.js';
 
@@ -107,7 +108,15 @@ describe('cplane run', () => {
     expect(none.stderr).toContain('No command to run: give it after --.');
   });
 
-  it('never shows a value in its own output', () => {
+  it('never shows a value in its own output', async () => {
+    // The runs that could show one, in-process (the CLI's entry, no subprocess), so the scan needs no earlier test:
+    // as cplane by address, as the Service Account refused a record not granted to it, and a malformed --env.
+    await w.run(['run', w.dir, '--env', 'SECRET=record.shop/stripe-key', '--', ...hashChild]);
+    const { CPLANE_STATE_KEY: _stateKey, ...readerEnv } = w.env;
+    const refused = await runInProcess(['run', '--env', `A=${await recordId('stripe-key')}`, '--env', `B=${await recordId('other-key')}`, '--', 'true'], { ...readerEnv, CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_SA_KEY: privateKeyOf(ciDeployer.id), CPLANE_WRITER_KEY: writerKey }, w.temp);
+    w.outputs.push(refused.stdout, refused.stderr);
+    expect(refused.stderr).toContain('is not granted to this reader');
+    await w.run(['run', w.dir, '--env', '1X=record.shop/stripe-key', '--', 'true']);
     for (const output of w.outputs) {
       expect(output).not.toContain(STRIPE_KEY);
       expect(output).not.toContain(OTHER_KEY);

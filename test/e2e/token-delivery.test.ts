@@ -4,7 +4,7 @@
 // plaintext is never printed, planned or stored in clear.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acme, world, type World } from './helpers.js';
 import { deliveredConfig, readAs } from './token-delivery-config.js';
 
@@ -17,9 +17,11 @@ const state = (): StateFile => JSON.parse(readFileSync(w.statePath, 'utf8')) as 
 const liveTokens = async () => (await w.client.listAll('listGateways', {})).find((g) => g.slug === 'deliver-main')!.gateway_id;
 const tokensNamedCi = async () => (await w.client.listAll('listGatewayTokens', { path: { id: await liveTokens() } })).filter((t) => t.name === 'ci');
 /** Every plaintext seen, for the leak scan at the end. */
-const seen = new Set<string>();
-const revealed = async () => {
-  const token = (await w.cli(['output', 'gateway_token.main/ci', w.dir, '--reveal'])).stdout.trim();
+let seen: Set<string>;
+/** The token's plaintext, kept in `seen`; `inProcess`: read by the CLI's entry in this process (for arranging). */
+const revealed = async (inProcess = false) => {
+  const args = ['output', 'gateway_token.main/ci', w.dir, '--reveal'];
+  const token = (await (inProcess ? w.run(args) : w.cli(args))).stdout.trim();
   seen.add(token);
   return token;
 };
@@ -34,11 +36,47 @@ async function expectReaderHoldsCurrentToken(): Promise<string> {
   return token;
 }
 
-beforeAll(async () => {
+// Each test arranges its own world: the steps before the one under test run in-process (the CLI's entry, no
+// subprocess), each token they make revealed into `seen`; the step under test runs the real CLI.
+beforeEach(async () => {
   w = await world({ account: acme, clockOffset: '-25d' });
   w.config(deliveredConfig('deliver'));
+  seen = new Set();
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
+
+async function appliedInProcess(...args: string[]): Promise<void> {
+  const applied = await w.run(['apply', w.dir, '--auto-approve', ...args]);
+  expect(applied.code, applied.stderr).toBe(0);
+  await revealed(true);
+}
+const steps = {
+  async created() {
+    await appliedInProcess();
+    recordId = state().resources['record.core/ci-token']!.id;
+  },
+  async renewed() {
+    w.emulator.setClockOffset(0);
+    await appliedInProcess();
+  },
+  replaced: () => appliedInProcess('--replace', 'gateway_token.main/ci'),
+  async reissued() {
+    w.emulator.moveClock('31d');
+    await appliedInProcess();
+  },
+  /** Renewed again through a saved plan, whose file the leak scan reads too. */
+  async renewedFromSavedPlan() {
+    w.emulator.moveClock('24d');
+    const planFile = join(w.temp, 'renew.plan');
+    expect((await w.run(['plan', w.dir, '--out', planFile])).code).toBe(0);
+    w.outputs.push(readFileSync(planFile, 'utf8'));
+    expect((await w.run(['apply', planFile])).code).toBe(0);
+    await revealed(true);
+  },
+};
+async function story(...names: (keyof typeof steps)[]): Promise<void> {
+  for (const name of names) await steps[name]();
+}
 
 describe('a token delivered to its record', () => {
   it('plans the delivery without the plaintext, and creation delivers it: the Service Account reads the token the gateway accepts', { timeout: 90_000 }, async () => {
@@ -54,6 +92,7 @@ describe('a token delivered to its record', () => {
   });
 
   it('renews inside the window: the plan shows the delivery, the new token is delivered and the old one keeps working for the overlap', { timeout: 90_000 }, async () => {
+    await story('created');
     w.emulator.setClockOffset(0);
     const plan = await w.cli(['plan', w.dir, '--json']);
     expect(plan.code, plan.stderr).toBe(0);
@@ -75,6 +114,7 @@ describe('a token delivered to its record', () => {
   });
 
   it('--replace delivers the new token, then revokes the old one in the same apply', { timeout: 90_000 }, async () => {
+    await story('created', 'renewed');
     const old = await revealed();
     const plan = await w.cli(['plan', w.dir, '--replace', 'gateway_token.main/ci']);
     expect(plan.stdout).toContain('gateway_token.main/ci: the old one is revoked only after the new one is delivered here');
@@ -94,6 +134,7 @@ describe('a token delivered to its record', () => {
   });
 
   it('an expired token is re-issued and delivered', { timeout: 90_000 }, async () => {
+    await story('created', 'renewed', 'replaced');
     w.emulator.moveClock('31d');
     const applied = await w.cli(['apply', w.dir, '--auto-approve']);
     expect(applied.code, applied.stderr).toBe(0);
@@ -102,6 +143,7 @@ describe('a token delivered to its record', () => {
   });
 
   it('a saved plan delivers the renewed token too (the plan file holds the source, never the token)', { timeout: 90_000 }, async () => {
+    await story('created', 'renewed', 'replaced', 'reissued');
     w.emulator.moveClock('24d');
     const planFile = join(w.temp, 'renew.plan');
     const planned = await w.cli(['plan', w.dir, '--out', planFile]);
@@ -117,6 +159,7 @@ describe('a token delivered to its record', () => {
   });
 
   it('never shows or stores the plaintext in clear', { timeout: 90_000 }, async () => {
+    await story('created', 'renewed', 'replaced', 'reissued', 'renewedFromSavedPlan');
     await revealed();
     const tokens = [...seen];
     expect(tokens.length).toBeGreaterThanOrEqual(4);

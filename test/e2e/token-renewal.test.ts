@@ -3,7 +3,7 @@
 // later apply, once the overlap has ended, revokes it. Time passes by moving the emulator's clock, never by waiting.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GatewayTokenT } from '../../src/api/shapes.js';
 import { smallConfig, world, type CliResult, type World } from './helpers.js';
 
@@ -14,7 +14,7 @@ let oldToken: GatewayTokenT;
 let newToken: GatewayTokenT;
 let plaintext = '';
 /** Every CLI run of the story, to check at the end that the plaintext never appeared in one. */
-const runs: CliResult[] = [];
+let runs: CliResult[];
 
 interface StateEntry { id: string; superseded?: { id: string; revocableAt: string }[] }
 const tokenIn = (): StateEntry => (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, StateEntry> }).resources['gateway_token.main/ci']!;
@@ -25,18 +25,52 @@ const cli = async (args: string[]) => {
   runs.push(run);
   return run;
 };
+/** The CLI in-process (the CLI's entry, no subprocess), kept in `runs` like `cli`: for arranging the story. */
+const inProcess = async (args: string[]) => {
+  const run = await w.run(args);
+  runs.push(run);
+  return run;
+};
+const appliedInProcess = async () => expect((await inProcess(['apply', w.dir, '--auto-approve'])).code).toBe(0);
 
-beforeAll(async () => {
+/** The story so far, in-process, step by step as the tests below take it; the step under test runs the real CLI. */
+const steps = {
+  due: () => w.emulator.setClockOffset(0),
+  async renewed() {
+    await appliedInProcess();
+    newToken = (await tokensLive()).find((t) => t.token_id === tokenIn().id)!;
+  },
+  async revealed() {
+    plaintext = (await w.run(['output', 'gateway_token.main/ci', w.dir, '--reveal'])).stdout.trim();
+  },
+  async overlapping() {
+    w.emulator.moveClock('23h');
+    await appliedInProcess();
+  },
+  async finished() {
+    w.emulator.moveClock('2h');
+    await appliedInProcess();
+    await inProcess(['plan', w.dir]);
+  },
+};
+async function story(...names: (keyof typeof steps)[]): Promise<void> {
+  for (const name of names) await steps[name]();
+}
+
+// Each test arranges its own world: the token applied in-process 25 days ago, then the steps before it.
+beforeEach(async () => {
+  runs = [];
+  plaintext = '';
   // The token is made 25 days ago (by the emulator's clock), to live 30 days, renewed 7 days before it expires.
   w = await world({ clockOffset: '-25d' });
   w.config(smallConfig().replace('scopes: [run]', 'scopes: [run]\n        expiresInDays: 30\n        renewBeforeDays: 7'));
-  const applied = await cli(['apply', w.dir, '--auto-approve']);
+  const applied = await inProcess(['apply', w.dir, '--auto-approve']);
   expect(applied.stderr).toBe('');
   expect(applied.code).toBe(0);
   gatewayId = (await w.client.listAll('listGateways', {})).find((g) => g.slug === 'shop-main')!.gateway_id;
   oldToken = (await tokensLive()).find((t) => t.token_id === tokenIn().id)!;
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
 
 describe('a token renewed before it expires', () => {
   it('is left alone while it is more than 7 days from its expiry', async () => {
@@ -65,6 +99,7 @@ describe('a token renewed before it expires', () => {
   });
 
   it('is applied from a saved plan: both tokens work during the overlap, and state points at the new one', async () => {
+    await story('due');
     const planFile = join(w.dir, '..', 'renewal.plan');
     expect((await cli(['plan', w.dir, '--out', planFile])).code).toBe(0);
     const applied = await cli(['apply', planFile]);
@@ -82,6 +117,7 @@ describe('a token renewed before it expires', () => {
   });
 
   it('reveals the new token with cplane output', async () => {
+    await story('due', 'renewed');
     const revealed = await cli(['output', 'gateway_token.main/ci', w.dir, '--reveal']);
     expect(revealed.code).toBe(0);
     plaintext = revealed.stdout.trim();
@@ -90,6 +126,7 @@ describe('a token renewed before it expires', () => {
   });
 
   it('says, during the overlap, that the old token waits for its revocation, without counting it as a change', async () => {
+    await story('due', 'renewed');
     w.emulator.moveClock('23h');
     const plan = await cli(['plan', w.dir, '--detailed-exitcode']);
     expect(plan.code).toBe(0);
@@ -103,6 +140,7 @@ describe('a token renewed before it expires', () => {
   });
 
   it('revokes the old token with the first apply after the overlap, and then there is nothing to do', async () => {
+    await story('due', 'renewed', 'overlapping');
     w.emulator.moveClock('2h');
     const plan = await cli(['plan', w.dir, '--detailed-exitcode']);
     expect(plan.code).toBe(2);
@@ -124,7 +162,8 @@ describe('a token renewed before it expires', () => {
     expect(again.code).toBe(0);
   });
 
-  it('never shows the new plaintext anywhere else: no run printed it, and state holds it sealed', () => {
+  it('never shows the new plaintext anywhere else: no run printed it, and state holds it sealed', async () => {
+    await story('due', 'renewed', 'revealed', 'overlapping', 'finished');
     expect(plaintext.length).toBeGreaterThan(10);
     for (const run of runs) expect(run.stdout + run.stderr).not.toContain(plaintext);
     expect(readFileSync(w.statePath, 'utf8')).not.toContain(plaintext);
