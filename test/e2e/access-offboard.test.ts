@@ -7,7 +7,7 @@
 // error with the closest name.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { printableKeyPair } from '../../src/emulator/keys.js';
 import { acme, world, type World } from './helpers.js';
@@ -59,15 +59,26 @@ const env = { DB_PASSWORD };
 const planFile = () => join(w.temp, 'p.plan');
 const record = async (name: string) => (await w.client.listAll('listRecords', {})).find((r) => r.name === name)!;
 
-beforeAll(async () => {
+// Each test arranges its own world: the configuration applied (in-process, the CLI's entry without a subprocess),
+// then the steps before the one under test, in-process too; the step under test runs the real CLI.
+beforeEach(async () => {
   w = await world({ account: acme });
   w.config(CONFIG);
-  const applied = await w.cli(['apply', w.dir, '--auto-approve'], env);
+  const applied = await w.run(['apply', w.dir, '--auto-approve'], env);
   expect(applied.stderr).toBe('');
   expect(applied.code).toBe(0);
   expect((await record('api-key')).grants?.user_ids).toEqual([dana.id]);
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
+
+/** The offboarding plan saved to `p.plan` (in-process), then, with `applied`, applied (in-process). */
+async function offboarded(applied = false): Promise<void> {
+  const saved = await w.run(['access', 'offboard', 'alice', w.dir, '--out', 'p.plan'], env);
+  if (saved.code !== 0) throw new Error(`the offboard plan failed: ${saved.stderr}`);
+  if (!applied) return;
+  const run = await w.run(['apply', planFile()], env);
+  if (run.code !== 0) throw new Error(`the offboard apply failed: ${run.stderr}`);
+}
 
 it('an unknown user is an error naming the closest declared user; nothing is planned or saved', async () => {
   const result = await w.cli(['access', 'offboard', 'alicia', w.dir, '--out', 'p.plan'], env);
@@ -124,6 +135,7 @@ it('--json prints the plan with its offboard part for machines', async () => {
 });
 
 it('an edited plan is refused by its MAC: another user, or a rotation taken out', async () => {
+  await offboarded();
   const original = readFileSync(planFile(), 'utf8');
   for (const edit of [(p: { offboard: { user: string } }) => (p.offboard.user = 'bob'), (p: { replace: string[] }) => p.replace.pop()]) {
     const plan = JSON.parse(original);
@@ -138,6 +150,7 @@ it('an edited plan is refused by its MAC: another user, or a rotation taken out'
 });
 
 it('apply FILE applies it: the share is gone and each generated record has a new version; the configuration is unchanged', async () => {
+  await offboarded();
   const before = { db: (await record('db-password')).current_version };
   const result = await w.cli(['apply', planFile()], env);
   expect(result.stderr).toBe('');
@@ -152,6 +165,7 @@ it('apply FILE applies it: the share is gone and each generated record has a new
 });
 
 it('once the printed lines are removed, the configuration plans no change: it says what apply did', async () => {
+  await offboarded(true);
   // `users:` is left empty by its only entry: a person removes it too.
   w.config(CONFIG.replace('users: [alice]', 'users: []').replace('      members: [alice]\n', '').replace(/ {2}users:\n {4}alice: \{ id: [^\n]*\n/, ''));
   const plan = await w.cli(['plan', w.dir, '--detailed-exitcode'], env);
