@@ -2,17 +2,26 @@
 // (`gateway.payments` -> `module.payments.gateway.main`). Its token moves with it, no write is sent, and the
 // next plan has nothing to do.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { operations, type OperationName } from '../../src/api/operations.js';
 import { world, type World } from './helpers.js';
 import { writeModule } from './team-module.js';
 
+// Each test arranges its own world: the steps before the one under test run in-process (the CLI's entry, no
+// subprocess); the step under test runs the real CLI.
 let w: World;
-beforeAll(async () => {
+beforeEach(async () => {
   w = await world();
   writeModule(w.dir);
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
+
+/** `cplane apply` of `config`, in-process. */
+async function appliedInProcess(config: string): Promise<void> {
+  w.config(config);
+  const run = await w.run(['apply', w.dir, '--auto-approve']);
+  if (run.code !== 0) throw new Error(`the arranging apply failed: ${run.stderr}`);
+}
 
 const writeRequests = () => Object.entries(w.emulator.stats().byOperation).filter(([name]) => operations[name as OperationName].method !== 'GET').reduce((sum, [, n]) => sum + n, 0);
 const stateAddresses = () => Object.keys((JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, unknown> }).resources).sort();
@@ -55,6 +64,7 @@ describe('moved into a module', () => {
   });
 
   it('plans only moves, the token with its gateway', async () => {
+    await appliedInProcess(writtenOut);
     w.config(asModule);
     const plan = await w.cli(['plan', w.dir]);
     expect(plan.stderr).toBe('');
@@ -64,6 +74,8 @@ describe('moved into a module', () => {
   });
 
   it('applies the moves without one API write', async () => {
+    await appliedInProcess(writtenOut);
+    w.config(asModule);
     const before = writeRequests();
     const run = await w.cli(['apply', w.dir, '--auto-approve']);
     expect(run.stderr).toBe('');
@@ -73,6 +85,8 @@ describe('moved into a module', () => {
   });
 
   it('has nothing left to do once the moved block is gone', async () => {
+    await appliedInProcess(writtenOut);
+    await appliedInProcess(asModule);
     w.config(asModule.replace(/moved:[\s\S]*$/, ''));
     const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
     expect(plan.stdout).toContain('No changes.');
