@@ -4,7 +4,7 @@
 // without deployments are refused before anything is read or written.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { extraAccount } from '../../src/emulator/index.js';
 import { world, type World } from './helpers.js';
 
@@ -13,15 +13,26 @@ let w: World;
 let out: string;
 const main = () => readFileSync(join(out, 'main.yaml'), 'utf8');
 
-beforeAll(async () => {
+// Each test arranges its own world: account A applied and exported in-process (the CLI's entry, no subprocess);
+// the step under test runs the real CLI.
+beforeEach(async () => {
   w = await world({ accounts: 2 });
   w.config('version: 1\nprojects:\n  app: { description: the app }\n');
-  expect((await w.cli(['apply', w.dir, '--auto-approve', '--account', a])).code).toBe(0);
+  expect((await w.run(['apply', w.dir, '--auto-approve', '--account', a])).code).toBe(0);
   out = join(w.dir, '..', 'multi');
-  const exported = await w.cli(['export', '--account', a, '--out', out]);
+  const exported = await w.run(['export', '--account', a, '--out', out]);
   expect(exported.code).toBe(0);
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
+
+/** The exported folder arranged into deployments as docs/deployments.md says (the account variable gives way to deployments); its main.yaml. */
+function arrangedIntoDeployments(): string {
+  const arranged = main()
+    .replace('account: ${var.account}\n', `deployments:\n  # the account exported first\n  a: { account: ${a} }\n`)
+    .replace(/variables:\n {2}account:\n {4}description: .*\n/, '');
+  writeFileSync(join(out, 'main.yaml'), arranged);
+  return arranged;
+}
 
 describe('export --as-deployment', () => {
   it('refuses a configuration without deployments:, saying how to start one, and changes nothing', async () => {
@@ -34,12 +45,8 @@ describe('export --as-deployment', () => {
   });
 
   it('adds account B to the deployments of the arranged folder, keeping its comments, and plan --all plans both', async () => {
-    // Arranged as docs/deployments.md says: the account variable gives way to deployments.
-    const arranged = main()
-      .replace('account: ${var.account}\n', `deployments:\n  # the account exported first\n  a: { account: ${a} }\n`)
-      .replace(/variables:\n {2}account:\n {4}description: .*\n/, '');
+    const arranged = arrangedIntoDeployments();
     expect(arranged).not.toContain('var.account');
-    writeFileSync(join(out, 'main.yaml'), arranged);
 
     const run = await w.cli(['export', '--account', b, '--as-deployment', 'b', out]);
     expect(run.stderr).toBe('');
@@ -59,6 +66,7 @@ describe('export --as-deployment', () => {
   });
 
   it('refuses a name the configuration already has, reading and writing nothing', async () => {
+    arrangedIntoDeployments();
     const before = main();
     const run = await w.cli(['export', '--account', b, '--as-deployment', 'a', out]);
     expect(run.code).toBe(1);
