@@ -3,7 +3,7 @@
 // Two points: right after the API answered the creation (before state recorded it), and, in a `--replace`,
 // right after the API answered the delivery (before state recorded it, so before the old token's revocation).
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acme, world, type World } from './helpers.js';
 import { deliveredConfig, readAs } from './token-delivery-config.js';
 
@@ -20,30 +20,49 @@ const readToken = async () => {
   return read.stdout.replace(/\n$/, '');
 };
 
-beforeAll(async () => {
+// Each test arranges its own world: the first apply runs in-process (the CLI's entry, no subprocess); a killed
+// apply stays a real subprocess (in-process, SIGKILL would kill the runner); the step under test runs the real CLI.
+beforeEach(async () => {
   w = await world({ account: acme, clockOffset: '-25d' });
   w.config(deliveredConfig('crash'));
-  const applied = await w.cli(['apply', w.dir, '--auto-approve']);
+  const applied = await w.run(['apply', w.dir, '--auto-approve']);
   expect(applied.code, applied.stderr).toBe(0);
   recordId = state().resources['record.core/ci-token']!.id;
   gatewayId = (await w.client.listAll('listGateways', {})).find((g) => g.slug === 'crash-main')!.gateway_id;
   w.emulator.setClockOffset(0);
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
+
+/** The renewal killed right after the API answered the new token's creation (a real subprocess). */
+const killedRenewal = () => w.cli(['apply', w.dir, '--auto-approve'], { CPLANE_TEST_KILL_AFTER_OPERATION: 'createGatewayToken' });
+/** The `--replace` killed right after the API answered the delivery (a real subprocess). */
+const killedReplace = () => w.cli(['apply', w.dir, '--auto-approve', '--replace', 'gateway_token.main/ci'], { CPLANE_TEST_KILL_AFTER_OPERATION: 'createRecordVersion' });
+async function killed(run: Promise<{ signal: NodeJS.Signals | null; stderr: string }>): Promise<void> {
+  const done = await run;
+  if (done.signal !== 'SIGKILL') throw new Error(`the apply was not killed: ${done.stderr}`);
+}
+/** The first story: the killed renewal, then the apply that converges (in-process). */
+async function renewalConverged(): Promise<void> {
+  await killed(killedRenewal());
+  const rerun = await w.run(['apply', w.dir, '--auto-approve']);
+  if (rerun.code !== 0) throw new Error(`the converging apply failed: ${rerun.stderr}`);
+}
 
 describe('a renewal killed after the new token was created, before it was delivered', () => {
   let old: string;
 
   it('is killed with the new token live but neither recorded nor delivered: the reader still holds the old, working token', { timeout: 90_000 }, async () => {
     old = await readToken();
-    const killed = await w.cli(['apply', w.dir, '--auto-approve'], { CPLANE_TEST_KILL_AFTER_OPERATION: 'createGatewayToken' });
-    expect(killed.signal).toBe('SIGKILL');
+    const run = await killedRenewal();
+    expect(run.signal).toBe('SIGKILL');
     expect((await tokensNamedCi()).filter((t) => !t.revoked_at)).toHaveLength(2);
     expect(await readToken()).toBe(old);
     expect(w.emulator.acceptedGatewayToken(old)).toBeDefined();
   });
 
   it('the next apply delivers the new token once, with no second token created', { timeout: 90_000 }, async () => {
+    old = await readToken();
+    await killed(killedRenewal());
     const before = w.emulator.stats().byOperation;
     const rerun = await w.cli(['apply', w.dir, '--auto-approve']);
     expect(rerun.code, rerun.stderr).toBe(0);
@@ -64,13 +83,17 @@ describe('a --replace killed after the delivery was answered, before the old tok
   let old: string;
 
   it('leaves the old token working, since the reader may not hold the new one yet', { timeout: 90_000 }, async () => {
+    await renewalConverged();
     old = state().resources['gateway_token.main/ci']!.id;
-    const killed = await w.cli(['apply', w.dir, '--auto-approve', '--replace', 'gateway_token.main/ci'], { CPLANE_TEST_KILL_AFTER_OPERATION: 'createRecordVersion' });
-    expect(killed.signal).toBe('SIGKILL');
+    const run = await killedReplace();
+    expect(run.signal).toBe('SIGKILL');
     expect((await tokensNamedCi()).find((t) => t.token_id === old)!.revoked_at).toBeNull();
   });
 
   it('the next apply finishes: delivered, then the replaced token revoked, and the reader holds the current one', { timeout: 90_000 }, async () => {
+    await renewalConverged();
+    old = state().resources['gateway_token.main/ci']!.id;
+    await killed(killedReplace());
     const rerun = await w.cli(['apply', w.dir, '--auto-approve']);
     expect(rerun.code, rerun.stderr).toBe(0);
     const current = await readToken();
