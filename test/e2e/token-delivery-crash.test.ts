@@ -4,6 +4,9 @@
 // right after the API answered the delivery (before state recorded it, so before the old token's revocation).
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixtures } from '../../src/emulator/fixtures.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
+import { privateKeyOf } from '../helpers/readers.js';
 import { acme, world, type World } from './helpers.js';
 import { deliveredConfig, readAs } from './token-delivery-config.js';
 
@@ -41,6 +44,13 @@ async function killed(run: Promise<{ signal: NodeJS.Signals | null; stderr: stri
   const done = await run;
   if (done.signal !== 'SIGKILL') throw new Error(`the apply was not killed: ${done.stderr}`);
 }
+/** The delivered token as ci-deployer reads it, in-process (for arranging). */
+async function readTokenInProcess(): Promise<string> {
+  const { CPLANE_STATE_KEY: _stateKey, ...readerEnv } = w.env;
+  const read = await runInProcess(['read', '--record-id', recordId], { ...readerEnv, CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_WRITER_KEY: w.writerKey, CPLANE_SA_KEY: privateKeyOf(fixtures.serviceAccounts[0]!.id) }, w.temp);
+  if (read.code !== 0) throw new Error(`the arranging read failed: ${read.stderr}`);
+  return read.stdout.replace(/\n$/, '');
+}
 /** The first story: the killed renewal, then the apply that converges (in-process). */
 async function renewalConverged(): Promise<void> {
   await killed(killedRenewal());
@@ -61,7 +71,7 @@ describe('a renewal killed after the new token was created, before it was delive
   });
 
   it('the next apply delivers the new token once, with no second token created', { timeout: 90_000 }, async () => {
-    old = await readToken();
+    old = await readTokenInProcess();
     await killed(killedRenewal());
     const before = w.emulator.stats().byOperation;
     const rerun = await w.cli(['apply', w.dir, '--auto-approve']);
