@@ -52,6 +52,13 @@ function userGrant(db: Db, record: RecordRow, userId: string): string | undefine
   return group ? record.group_grants[group.group_id] : undefined;
 }
 
+/** Removes a reader's wrapper from one of the record's grant maps, audited; a reader without one is a conflict. */
+function revokeGrant(call: Ctx, record: RecordRow, grants: Record<string, unknown>, readerId: string, notFound: string, action: string): void {
+  if (!(readerId in grants)) throw conflict(notFound);
+  delete grants[readerId];
+  audit(call, record, action);
+}
+
 function visible(db: Db, accountId: string, projectId: string | undefined, includeArchived: boolean | undefined): RecordRow[] {
   return db.records.filter(
     (r) => r.account_id === accountId && (projectId === undefined || r.project_id === projectId) && (includeArchived || !r.archived),
@@ -210,27 +217,21 @@ export const recordHandlers = {
 
   revokeRecordUser: (call) => {
     const record = findRecord(call, call.params.id!);
-    if (!(call.body.userId in record.user_grants)) throw conflict('direct_grant_not_found');
-    delete record.user_grants[call.body.userId];
-    audit(call, record, 'revoke_user');
+    revokeGrant(call, record, record.user_grants, call.body.userId, 'direct_grant_not_found', 'revoke_user');
     return { recordId: record.record_id, userId: call.body.userId };
   },
 
   revokeRecordGroup: (call) => {
     const record = findRecord(call, call.params.id!);
     owned(call.db.groups, 'group_id', call.body.groupId, call.accountId, 'group_not_found');
-    if (!(call.body.groupId in record.group_grants)) throw conflict('group_grant_not_found');
-    delete record.group_grants[call.body.groupId];
-    audit(call, record, 'revoke_group');
+    revokeGrant(call, record, record.group_grants, call.body.groupId, 'group_grant_not_found', 'revoke_group');
     return { recordId: record.record_id, groupId: call.body.groupId };
   },
 
   revokeRecordServiceAccount: (call) => {
     const record = findRecord(call, call.params.id!);
     owned(call.db.serviceAccounts, 'service_account_id', call.body.serviceAccountId, call.accountId, 'service_account_not_found');
-    if (!(call.body.serviceAccountId in record.service_account_grants)) throw conflict('service_account_grant_not_found');
-    delete record.service_account_grants[call.body.serviceAccountId];
-    audit(call, record, 'revoke_service_account');
+    revokeGrant(call, record, record.service_account_grants, call.body.serviceAccountId, 'service_account_grant_not_found', 'revoke_service_account');
     return { recordId: record.record_id, serviceAccountId: call.body.serviceAccountId };
   },
 
