@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { printableKeyPair } from '../../src/emulator/keys.js';
+import { lyingProxy } from '../helpers/lying-proxy.js';
+import { privateKeyOf } from '../helpers/readers.js';
 import { acme, world, type World } from './helpers.js';
 
 const dana = fixtures.users.find((u) => u.name === 'Dana Developer')!;
@@ -172,4 +174,36 @@ it('once the printed lines are removed, the configuration plans no change: it sa
   expect(plan.stderr).toBe('');
   expect(plan.stdout).toContain('No changes.');
   expect(plan.code).toBe(0);
+});
+
+/** The API's answer with Dana's id taken out of every record's `grants.user_ids`: a server hiding her share. */
+function withoutDanasShare(json: unknown): unknown {
+  if (Array.isArray(json)) return json.map(withoutDanasShare);
+  if (json === null || typeof json !== 'object') return json;
+  const copy = Object.fromEntries(Object.entries(json).map(([key, value]) => [key, withoutDanasShare(value)]));
+  const ids = (copy as { user_ids?: unknown }).user_ids;
+  return Array.isArray(ids) ? { ...copy, user_ids: ids.filter((id) => id !== dana.id) } : copy;
+}
+
+it('a server that hides her share cannot give Alice the rotated value: the plan rotates it for the readers it knows only', async () => {
+  const proxy = await lyingProxy(w.emulator.url, (request, answer) => (request.method === 'GET' && request.path.includes('/records') ? withoutDanasShare(answer.json) : undefined));
+  try {
+    const viaProxy = { ...env, CPLANE_BASE_URL: proxy.url };
+    const saved = await w.run(['access', 'offboard', 'alice', w.dir, '--out', 'p.plan'], viaProxy);
+    expect(saved.code).toBe(0);
+    const applied = await w.cli(['apply', planFile()], viaProxy);
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+  } finally {
+    await proxy.close();
+  }
+  const apiKey = await record('api-key');
+  expect(apiKey.current_version).toBe(2);
+  // The lie kept her share from being revoked, so the server still lists her; what it holds for her opens no version 2.
+  expect(apiKey.grants?.user_ids).toEqual([dana.id]);
+  const read = await w.cliAs(fixtures.tokens.recordOwner, ['read', '--record-id', apiKey.record_id, '--account', acme], { CPLANE_SA_KEY: privateKeyOf(dana.id) });
+  expect(read.code).not.toBe(0);
+  expect(read.stdout).toBe('');
+  // Her wrapper is of version 1's data key, which sealed the value she may already have read; version 2's is not hers.
+  expect(read.stderr).toContain('WRAP_OTHER_VERSION: The data key was wrapped for value version 1, and the current version is 2');
 });
