@@ -81,7 +81,7 @@ export default tseslint.config(
   {
     // The command's front door is CommonJS (bin/package.json): see the comment at its top.
     files: ['bin/*.js'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly' } },
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {

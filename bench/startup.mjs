@@ -3,9 +3,10 @@
 // figures are the medians and their ratio. Goals: --help and --version <= 1.5x, `validate
 // examples/quickstart` <= 3x, `plan` of the quickstart with no changes (emulator started
 // beforehand) <= 5x. On a busy machine the wall clock stretches every run, so the CPU time of the
-// runs (from /proc) is printed beside it, with how many files of code each command loads.
+// runs (from /proc) is printed beside it, with how many files of code each command loads. Then `validate` and `plan`
+// run side by side with a copy of bin/ and dist/bundle/ that has no code cache (bin/code-cache.js), alternating.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -109,6 +110,25 @@ try {
         `${ratio.toFixed(2)}x (goal <= ${command.goal}x) ${ratio <= command.goal ? 'OK' : 'SLOW'}; ` +
         `CPU ${cpu.toFixed(0)} ms vs ${baseCpu.toFixed(0)} ms: ${(cpu / baseCpu).toFixed(2)}x${modules ? `; ${modules} files of code` : ''}`,
     );
+  }
+
+  // The same CLI without its code cache: a copy of package.json, bin/ and dist/bundle/ (the caches left out) beside
+  // a link to node_modules, so everything else resolves as it does from the repository.
+  const bare = join(temp, 'bare');
+  cpSync(join(root, 'package.json'), join(bare, 'package.json'));
+  cpSync(join(root, 'bin'), join(bare, 'bin'), { recursive: true });
+  cpSync(join(root, 'dist', 'bundle'), join(bare, 'dist', 'bundle'), { recursive: true, filter: (file) => !file.endsWith('.v8cache') });
+  symlinkSync(join(root, 'node_modules'), join(bare, 'node_modules'));
+  console.log(`CPU of the CLI with and without its code cache (median of ${RUNS}, alternating)`);
+  for (const command of commands.slice(2)) {
+    const cached = [];
+    const uncached = [];
+    for (let i = 0; i < RUNS; i++) {
+      cached.push(timed([bin, ...command.args], options).cpuMs);
+      uncached.push(timed([join(bare, 'bin', 'cplane.js'), ...command.args], options).cpuMs);
+    }
+    const [withCache, without] = [median(cached), median(uncached)];
+    console.log(`  ${command.label.padEnd(40)} ${withCache.toFixed(0).padStart(4)} ms with the cache, ${without.toFixed(0).padStart(4)} ms without: ${(withCache / without).toFixed(2)}x`);
   }
 } finally {
   emulator.close();

@@ -43,7 +43,7 @@ const engineModules = new RegExp(
 );
 
 rmSync(outDir, { recursive: true, force: true });
-await build({
+const { output } = await build({
   cwd: root,
   input: { cplane: 'dist/cli/main.js' },
   platform: 'node',
@@ -69,6 +69,9 @@ await build({
     sourcemap: true,
     codeSplitting: {
       groups: [
+        // The one module of ours that `import()`s a module outside the bundle (the PostgreSQL driver), alone, so
+        // that the engine keeps its code cache (bin/code-cache.js): Node compiles this small file each time.
+        { name: 'postgres-driver', test: new RegExp(`^${ours('state/postgres/connect')}`), priority: 4 },
         { name: 'start', test: startModules, priority: 3 },
         { name: 'config', test: configModules, priority: 2 },
         { name: 'engine', test: engineModules, priority: 1 },
@@ -82,3 +85,8 @@ await build({
 const { globalHelp } = await import(`${root}dist/cli/main.js`);
 const { version } = await import(`${root}dist/version.js`);
 writeFileSync(`${outDir}/help.json`, `${JSON.stringify({ version, help: globalHelp() })}\n`);
+
+// The files that `import()` a module outside the bundle (Ink): scripts/code-cache.mjs makes no cache for them.
+const inBundle = new Set(output.map((file) => file.fileName));
+const dynamicImports = output.filter((file) => file.type === 'chunk' && file.dynamicImports.some((id) => !inBundle.has(id))).map((file) => file.fileName);
+writeFileSync(`${outDir}/dynamic-imports.json`, `${JSON.stringify(dynamicImports)}\n`);
