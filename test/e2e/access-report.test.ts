@@ -48,8 +48,9 @@ ${directoryYaml({ users: { dana: dana.id }, groups: { platform: platform.id, aud
     reader: { id: ${readerRole} }
 `;
 
+/** Applies the configuration in-process (the CLI's entry, no subprocess): arrangement; the report runs the real CLI. */
 async function applied(): Promise<void> {
-  const run = await w.cli(['apply', w.dir, '--auto-approve']);
+  const run = await w.run(['apply', w.dir, '--auto-approve']);
   expect(run.code, run.stderr).toBe(0);
 }
 

@@ -67,7 +67,7 @@ describe('a module used twice', () => {
     await appliedInProcess();
     const planFile = join(w.dir, '..', 'modules.plan.json');
     writeModule(w.dir, teamModule.replace('rpm: { type: integer, default: 60 }', 'rpm: { type: integer, default: 60, description: Requests per minute }'));
-    expect((await w.cli(['plan', w.dir, '--out', planFile])).code).toBe(0);
+    expect((await w.run(['plan', w.dir, '--out', planFile])).code).toBe(0);
     writeModule(w.dir, teamModule.replace('scopes: [run]', 'scopes: [run, read_logs]'));
     const run = await w.cli(['apply', planFile]);
     expect(run.code).toBe(1);

@@ -1,6 +1,7 @@
 // The scheduled job: `cplane reconcile` applies what time made due with no person (a renewal, the revocation after
 // the overlap), and leaves a change of the configuration, or drift, for a person unless reconcile.autoApply allows its
-// class; `cplane drift` lists what is due. Time passes by moving the emulator's clock, never by waiting.
+// class; `cplane drift` lists what is due. Time passes by moving the emulator's clock, never by waiting. The applies
+// that arrange a story run in-process (the CLI's entry, no subprocess); drift and reconcile run the real CLI.
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exitCodes } from '../../src/cli/exit-codes.js';
@@ -22,7 +23,7 @@ const activeTokens = async () => {
 async function tokenInItsRenewalWindow(extra = ''): Promise<void> {
   w = await world({ clockOffset: '-25d' });
   w.config(renewing(extra));
-  const applied = await w.cli(['apply', w.dir, '--auto-approve']);
+  const applied = await w.run(['apply', w.dir, '--auto-approve']);
   expect(applied.stderr).toBe('');
   expect(applied.code).toBe(0);
   w.emulator.setClockOffset(0);
@@ -32,7 +33,7 @@ describe('cplane drift lists what is due', () => {
   it('says nothing is due before the renewal window, and lists the token in its own section (exit 2) inside it', async () => {
     w = await world({ clockOffset: '-25d' });
     w.config(renewing());
-    expect((await w.cli(['apply', w.dir, '--auto-approve'])).code).toBe(0);
+    expect((await w.run(['apply', w.dir, '--auto-approve'])).code).toBe(0);
     const early = await w.cli(['drift', w.dir]);
     expect(early.stdout).toContain('No drift: every managed object matches what cplane last applied.');
     expect(early.code).toBe(exitCodes.ok);
@@ -107,7 +108,7 @@ describe('cplane reconcile', () => {
   it('classes a change made outside cplane as drift: withheld by default, set back with autoApply [drift]', async () => {
     w = await world();
     w.config(smallConfig());
-    expect((await w.cli(['apply', w.dir, '--auto-approve'])).code).toBe(0);
+    expect((await w.run(['apply', w.dir, '--auto-approve'])).code).toBe(0);
     const project = (await w.client.listAll('listProjects', {})).find((p) => p.name === 'shop')!;
     await w.client.call('updateProject', { path: { id: project.project_id }, body: { name: 'shop', description: 'changed in the console' } });
     const held = await w.cli(['reconcile', w.dir]);
@@ -183,7 +184,7 @@ describe('a rotation that is due', () => {
     // An hour early: the API's clock (from its Date header, whole seconds) may lag this process's by a second.
     const firstDue = new Date(Date.now() + 10 * 86_400_000 - 3_600_000).toISOString();
     w.config(smallConfig().replace('    lifecycle: { preventDestroy: false }\n', `    lifecycle: { preventDestroy: false }\n    records:\n      signing:\n        rotationIntervalDays: 10\n        secretDueAt: ${firstDue}\n        value: { generate: { length: 32 } }\n`));
-    expect((await w.cli(['apply', w.dir, '--auto-approve'])).code).toBe(0);
+    expect((await w.run(['apply', w.dir, '--auto-approve'])).code).toBe(0);
     const version = async () => (await w.client.listAll('listRecords', {})).find((r) => r.name === 'signing')!.current_version;
     const first = await version();
     w.emulator.moveClock('11d');
@@ -205,7 +206,7 @@ describe('reconcile with tokens delivered to records and grants that end', () =>
     const config = deliveredConfig('rc').replace('      ci-token:\n        grants:\n          serviceAccounts: [ci-deployer]\n',
       `      ci-token:\n        grants:\n          serviceAccounts: [ci-deployer]\n      shared:\n        value: { generate: { length: 24 } }\n        grants:\n          serviceAccounts: [{ name: ci-deployer, until: "${until}", reason: INC-1 }]\n`);
     w.config(config);
-    const applied = await w.cli(['apply', w.dir, '--auto-approve']);
+    const applied = await w.run(['apply', w.dir, '--auto-approve']);
     expect(applied.code, applied.stderr).toBe(0);
     w.emulator.setClockOffset(0);
     const run = await w.cli(['reconcile', w.dir]);
@@ -214,7 +215,7 @@ describe('reconcile with tokens delivered to records and grants that end', () =>
     expect(run.stdout).toMatch(/\[maintenance\] . record\.core\/ci-token /);
     expect(run.stdout).toMatch(/\[maintenance\] - service_account_grant\.core\/shared\/ci-deployer will be revoked/);
     expect(run.stdout).toContain('nothing waits for a person.');
-    const revealed = (await w.cli(['output', 'gateway_token.main/ci', w.dir, '--reveal'])).stdout.trim();
+    const revealed = (await w.run(['output', 'gateway_token.main/ci', w.dir, '--reveal'])).stdout.trim();
     const recordId = (await w.client.listAll('listRecords', {})).find((r) => r.name === 'ci-token')!.record_id;
     const read = await readAs(w, recordId);
     expect(read.code, read.stderr).toBe(0);

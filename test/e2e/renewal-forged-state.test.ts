@@ -19,7 +19,8 @@ afterEach(async () => {
 async function renewed(): Promise<World> {
   const made = await world({ clockOffset: '-25d' });
   made.config(smallConfig().replace('scopes: [run]', 'scopes: [run]\n        expiresInDays: 30\n        renewBeforeDays: 7'));
-  expect((await made.cli(['apply', made.dir, '--auto-approve'])).code).toBe(0);
+  // Arrangement, in-process (the CLI's entry, no subprocess): the plans and applies under test run the real CLI.
+  expect((await made.run(['apply', made.dir, '--auto-approve'])).code).toBe(0);
   made.emulator.setClockOffset(0);
   const run = await made.cli(['apply', made.dir, '--auto-approve']);
   expect(run.code, run.stderr).toBe(0);

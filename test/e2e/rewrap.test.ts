@@ -21,7 +21,8 @@ projects:
       stripe-key: { value: { env: STRIPE_KEY }, grants: { serviceAccounts: [ci-deployer] } }
       salt: { value: { generate: { length: 24 } } }
 `);
-  expect((await w.cli(['apply', w.dir, '--auto-approve'], { STRIPE_KEY: VALUE })).code).toBe(0);
+  // Arrangement, in-process (the CLI's entry, no subprocess): the --rewrap plan and apply run the real CLI.
+  expect((await w.run(['apply', w.dir, '--auto-approve'], { STRIPE_KEY: VALUE })).code).toBe(0);
 });
 afterAll(async () => w.close());
 

@@ -37,10 +37,11 @@ projects:
       other-key:
         value: { env: OTHER_KEY }
 `);
-  const apply = await w.cli(['apply', w.dir, '--auto-approve'], { STRIPE_KEY, OTHER_KEY });
+  // Arrangement, in-process (the CLI's entry, no subprocess): `cplane run` below runs the real CLI.
+  const apply = await w.run(['apply', w.dir, '--auto-approve'], { STRIPE_KEY, OTHER_KEY });
   expect(apply.stderr).toBe('');
   expect(apply.code).toBe(0);
-  writerKey = (JSON.parse((await w.cli(['writer-key', w.dir, '--json'])).stdout) as { publicKey: string }).publicKey;
+  writerKey = (JSON.parse((await w.run(['writer-key', w.dir, '--json'])).stdout) as { publicKey: string }).publicKey;
 });
 afterAll(async () => w.close());
 

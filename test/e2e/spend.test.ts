@@ -30,7 +30,8 @@ beforeAll(async () => {
   const hour = new Date().getUTCHours();
   w = await world({ account: acme, clockOffset: `${hour > 12 ? '-' : ''}${Math.abs(12 - hour)}h` });
   w.config(config('40.00', ''));
-  const applied = await w.cli(['apply', w.dir, '--auto-approve']);
+  // Arrangement, in-process (the CLI's entry, no subprocess): the plans below run the real CLI.
+  const applied = await w.run(['apply', w.dir, '--auto-approve']);
   if (applied.code !== 0) throw new Error(applied.stderr);
   w.emulator.addUsage([
     { gatewayId: idOf('gateway.main'), tokenId: idOf('gateway_token.main/ci'), model: 'gpt-4o', requests: 40, costUsd: '26.00', ago: 3_600_000 },

@@ -27,7 +27,8 @@ beforeAll(async () => {
   try {
     clean.config(smallConfig());
     const before = clean.emulator.stats().requests;
-    expect((await clean.cli(['apply', clean.dir, '--auto-approve'], stateEnv())).code).toBe(0);
+    // In-process (the CLI's entry, no subprocess): the same requests as a subprocess, counted; the killed runs below are real processes.
+    expect((await clean.run(['apply', clean.dir, '--auto-approve'], stateEnv())).code).toBe(0);
     total = clean.emulator.stats().requests - before;
   } finally {
     await clean.close();
