@@ -85,7 +85,7 @@ it('--replace generates a new value, wrapped for both readers in the same apply'
 
 it('rotation when due: the reader decrypts the new value', async () => {
   await story('applied', 'replaced');
-  const moved = await w.cli(['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: '2020-01-01T00:00:00Z' })]);
+  const moved = await w.run(['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: '2020-01-01T00:00:00Z' })]);
   expect(moved.code).toBe(0);
   const plan = await w.cli(['plan', w.dir]);
   expect(plan.stdout).toMatch(/~ value = \(sensitive\) +\(rotate: due \d+ days ago; re-wrapped for 2 readers\)/);
@@ -104,7 +104,7 @@ it('rotateOnRevoke: removing a reader rotates the value in the same apply; the r
   const danaRead = await w.cliAs(fixtures.tokens.recordOwner, ['read', '--record-id', recordId], { CPLANE_SA_KEY: privateKeyOf(dana.id) });
   expect(danaRead.code).toBe(1);
   expect(danaRead.stdout).toBe('');
-  expect((await w.cli(['plan', w.dir, '--detailed-exitcode'])).code).toBe(0);
+  expect((await w.run(['plan', w.dir, '--detailed-exitcode'])).code).toBe(0);
 });
 
 it('destroy revokes the grants before it archives the record', async () => {

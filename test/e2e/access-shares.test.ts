@@ -122,7 +122,7 @@ it('a new value is wrapped again for the user and the group in the same apply', 
   expect((await readAsDana(dana.id)).stdout).toBe(`${SECOND}\n`);
   await w.client.call('revokeRecordUser', { path: { id: recordId }, body: { userId: dana.id } });
   expect((await readAsDana(platform.id)).stdout).toBe(`${SECOND}\n`);
-  expect((await w.cli(['apply', w.dir, '--auto-approve'], { DB_PASSWORD: SECOND })).code).toBe(0);
+  expect((await w.run(['apply', w.dir, '--auto-approve'], { DB_PASSWORD: SECOND })).code).toBe(0);
 });
 
 it('a user the directory does not declare is an error at the name, with the closest names', async () => {

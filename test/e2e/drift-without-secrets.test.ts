@@ -72,7 +72,7 @@ it('plan --refresh-only is the same check: it runs without the secrets and says 
 it('the drift is recorded in state by applying a saved refresh-only plan, still without any secret', async () => {
   await changedBehind();
   const planFile = `${w.dir}/../refresh.plan.json`;
-  const plan = await w.cli(['plan', w.dir, '--refresh-only', '--out', planFile], noSecrets);
+  const plan = await w.run(['plan', w.dir, '--refresh-only', '--out', planFile], noSecrets);
   expect(plan.code).toBe(0);
   const applied = await w.cli(['apply', planFile], noSecrets);
   expect(applied.stderr).toBe('');

@@ -31,7 +31,7 @@ projects:
           users: [dana]
           groups: [platform]
 ${directoryYaml({ users: { dana: dana.id }, groups: { platform: platform.id } })}`);
-  const applied = await w.cli(['apply', w.dir, '--auto-approve'], { DB_PASSWORD: 'export_grants_value_5521' });
+  const applied = await w.run(['apply', w.dir, '--auto-approve'], { DB_PASSWORD: 'export_grants_value_5521' });
   expect(applied.stderr).toBe('');
   out = join(w.dir, '..', 'exported');
   const exported = await w.cli(['export', '--project', 'shop', '--out', out, '--adopt']);

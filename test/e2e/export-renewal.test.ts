@@ -12,7 +12,7 @@ beforeAll(async () => {
   // Made 25 days ago (by the emulator's clock) to live 30 days, renewed 7 days before it expires.
   w = await world({ clockOffset: '-25d' });
   w.config(smallConfig().replace('scopes: [run]', 'scopes: [run]\n        expiresInDays: 30\n        renewBeforeDays: 7'));
-  expect((await w.cli(['apply', w.dir, '--auto-approve'])).code).toBe(0);
+  expect((await w.run(['apply', w.dir, '--auto-approve'])).code).toBe(0);
   w.emulator.setClockOffset(0);
   const renewed = await w.cli(['apply', w.dir, '--auto-approve']);
   expect(renewed.stdout).toContain('renewed id=');
@@ -57,7 +57,7 @@ describe('export during a renewal overlap', () => {
   it('gives the same folder once the overlap ends and the old token is revoked', async () => {
     const out = join(w.dir, '..', 'exported');
     const before = readFileSync(join(out, 'project-shop.yaml'), 'utf8');
-    expect((await w.cli(['apply', w.dir, '--auto-approve'])).code).toBe(0);
+    expect((await w.run(['apply', w.dir, '--auto-approve'])).code).toBe(0);
     const exported = await w.cli(['export', '--out', out]);
     expect(exported.code).toBe(0);
     expect(exported.stdout).toContain('Skipped (not exported): 1 revoked token.');

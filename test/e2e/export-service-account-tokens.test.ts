@@ -21,7 +21,7 @@ beforeAll(async () => {
         spendLimit: "25.00"
         spendWindow: weekly
 `);
-  const applied = await w.cli(['apply', w.dir, '--auto-approve']);
+  const applied = await w.run(['apply', w.dir, '--auto-approve']);
   expect(applied.stderr).toBe('');
   out = join(w.dir, '..', 'exported');
   const exported = await w.cli(['export', '--project', 'shop', '--out', out, '--adopt']);

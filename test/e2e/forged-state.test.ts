@@ -18,7 +18,7 @@ afterEach(async () => {
 async function applied(): Promise<World> {
   const made = await world();
   made.config(smallConfig());
-  const run = await made.cli(['apply', made.dir, '--auto-approve']);
+  const run = await made.run(['apply', made.dir, '--auto-approve']);
   expect(run.code, run.stderr).toBe(0);
   return made;
 }

@@ -55,7 +55,7 @@ async function arrange(options: { betaGrants?: string; extra?: string } = {}): P
   w = await world({ account: acme });
   proxy = await lyingProxy(w.emulator.url);
   w.config(atkConfig(options));
-  const apply = await w.cli(['apply', w.dir, '--auto-approve'], { ALPHA: FIRST, BETA });
+  const apply = await w.run(['apply', w.dir, '--auto-approve'], { ALPHA: FIRST, BETA });
   expect(apply.stderr).toBe('');
   const ids = (await w.client.listAll('listRecords', {})).filter((r) => r.name === 'alpha' || r.name === 'beta');
   return { alpha: ids.find((r) => r.name === 'alpha')!.record_id, beta: ids.find((r) => r.name === 'beta')!.record_id };
@@ -208,7 +208,7 @@ describe('3. an old version replayed after a rotation is refused', () => {
       return undefined;
     });
     expect((await readAsServiceAccount(alpha)).stdout).toBe(`${FIRST}\n`);
-    expect((await w.cli(['apply', w.dir, '--auto-approve'], { ALPHA: SECOND, BETA })).code).toBe(0);
+    expect((await w.run(['apply', w.dir, '--auto-approve'], { ALPHA: SECOND, BETA })).code).toBe(0);
 
     const client = createClient({ baseUrl: proxy.url, token: fixtures.tokens.serviceAccount, accountId: acme });
     try {

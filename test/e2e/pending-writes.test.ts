@@ -45,7 +45,7 @@ describe('pending writes of a killed apply', () => {
       gateways: [...seeded.gateways, 'shop-main'].sort(),
       tokens: [...seeded.tokens, 'shop-main/ci'].sort(),
     });
-    expect((await w.cli(['plan', w.dir, '--detailed-exitcode'])).code).toBe(0);
+    expect((await w.run(['plan', w.dir, '--detailed-exitcode'])).code).toBe(0);
   });
 
   it('a plan saved while the gateway\'s create is pending creates its token under the gateway the resend finishes', { timeout: 180_000 }, async () => {

@@ -44,7 +44,7 @@ describe('a renewal cut short', () => {
     if (replaced.code !== 0) throw new Error(`the --replace apply failed: ${replaced.stderr}`);
     // A second renewal, so that a superseded token is waiting again.
     w.emulator.moveClock('24d');
-    expect((await w.cli(['apply', w.dir, '--auto-approve'])).code).toBe(0);
+    expect((await w.run(['apply', w.dir, '--auto-approve'])).code).toBe(0);
     expect(await activeIds()).toHaveLength(2);
 
     w.config(renewing.replace(/ {4}tokens:\n {6}ci:\n[^]*$/, ''));

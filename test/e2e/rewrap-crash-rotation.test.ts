@@ -78,7 +78,7 @@ it('the next apply rotates and re-wraps: the reader reads the value cplane reads
   expect(read.stdout).toBe((await readAsCplane()).stdout);
   expect((await w.client.listAll('listRecords', {})).find((r) => r.record_id === recordId)!.grants?.service_account_ids).toEqual([ciDeployer.id]);
 
-  const again = await w.cli(['plan', w.dir, '--detailed-exitcode']);
+  const again = await w.run(['plan', w.dir, '--detailed-exitcode']);
   expect(again.code, again.stdout).toBe(0);
 });
 
@@ -96,6 +96,6 @@ it('the same for a rotation asked with --replace: a plain apply after the kill r
   expect(read.stderr).toBe('');
   expect(read.stdout).not.toBe(before);
   expect(read.stdout).toBe((await readAsCplane()).stdout);
-  const again = await w.cli(['plan', w.dir, '--detailed-exitcode']);
+  const again = await w.run(['plan', w.dir, '--detailed-exitcode']);
   expect(again.code, again.stdout).toBe(0);
 });

@@ -30,7 +30,7 @@ const dueIn = (ms: number) => w.run(['api', 'updateRecord', '--param', `id=${rec
 
 describe('a generated record value that is due', () => {
   it('is left alone while its due date is ahead', async () => {
-    const moved = await w.cli(['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: new Date(Date.now() + 3 * DAY).toISOString() })]);
+    const moved = await w.run(['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: new Date(Date.now() + 3 * DAY).toISOString() })]);
     expect(moved.code).toBe(0);
     // The configuration does not manage secretDueAt: the live value is not drift.
     const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);

@@ -13,7 +13,7 @@ describe('cplane apply PLANFILE', () => {
   it('applies a saved plan without a prompt; the same file again finds nothing to do and writes nothing', async () => {
     w.config(smallConfig());
     const planFile = join(w.dir, '..', 'first.plan.json');
-    expect((await w.cli(['plan', w.dir, '--out', planFile])).code).toBe(0);
+    expect((await w.run(['plan', w.dir, '--out', planFile])).code).toBe(0);
     const first = await w.cli(['apply', planFile]);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/Apply complete: 4 done/);
@@ -29,7 +29,7 @@ describe('cplane apply PLANFILE', () => {
   it('refuses a plan whose configuration changed since it was made', async () => {
     w.config(smallConfig({ description: 'planned' }));
     const planFile = join(w.dir, '..', 'config.plan.json');
-    expect((await w.cli(['plan', w.dir, '--out', planFile])).code).toBe(0);
+    expect((await w.run(['plan', w.dir, '--out', planFile])).code).toBe(0);
     w.config(smallConfig({ description: 'edited after planning' }));
     const run = await w.cli(['apply', planFile]);
     expect(run.code).toBe(1);
@@ -42,7 +42,7 @@ describe('cplane apply PLANFILE', () => {
   it('refuses a plan whose live objects changed since it was made', async () => {
     w.config(smallConfig({ description: 'planned again' }));
     const planFile = join(w.dir, '..', 'live.plan.json');
-    expect((await w.cli(['plan', w.dir, '--out', planFile])).code).toBe(0);
+    expect((await w.run(['plan', w.dir, '--out', planFile])).code).toBe(0);
     const credential = (await w.client.listAll('listCredentials', {})).find((c) => c.label === 'openai-shop')!;
     await w.client.call('updateCredential', { path: { id: credential.credential_id }, body: { baseUrl: 'https://api.openai.com/v1' } });
     const run = await w.cli(['apply', planFile]);

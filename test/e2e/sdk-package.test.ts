@@ -38,7 +38,7 @@ projects:
       other-key:
         value: { env: OTHER_KEY }
 `);
-  const apply = await w.cli(['apply', w.dir, '--auto-approve'], { STRIPE_KEY, OTHER_KEY });
+  const apply = await w.run(['apply', w.dir, '--auto-approve'], { STRIPE_KEY, OTHER_KEY });
   expect(apply.stderr).toBe('');
   for (const record of await w.client.listAll('listRecords', {})) ids[record.name] = record.record_id;
 });

@@ -87,7 +87,7 @@ describe('a token delivered to its record', () => {
     expect(applied.code, applied.stderr).toBe(0);
     recordId = state().resources['record.core/ci-token']!.id;
     await expectReaderHoldsCurrentToken();
-    const again = await w.cli(['plan', w.dir, '--detailed-exitcode']);
+    const again = await w.run(['plan', w.dir, '--detailed-exitcode']);
     expect(again.code, again.stdout).toBe(0);
   });
 
@@ -104,7 +104,7 @@ describe('a token delivered to its record', () => {
     const text = await w.cli(['plan', w.dir]);
     expect(text.stdout).toMatch(/~ value += \(sensitive\) +\(delivered from gateway_token\.main\/ci; re-wrapped for 1 reader\)/);
 
-    const old = await revealed();
+    const old = await revealed(true);
     const applied = await w.cli(['apply', w.dir, '--auto-approve']);
     expect(applied.code, applied.stderr).toBe(0);
     const current = await expectReaderHoldsCurrentToken();
@@ -115,7 +115,7 @@ describe('a token delivered to its record', () => {
 
   it('--replace delivers the new token, then revokes the old one in the same apply', { timeout: 90_000 }, async () => {
     await story('created', 'renewed');
-    const old = await revealed();
+    const old = await revealed(true);
     const plan = await w.cli(['plan', w.dir, '--replace', 'gateway_token.main/ci']);
     expect(plan.stdout).toContain('gateway_token.main/ci: the old one is revoked only after the new one is delivered here');
     // The order the apply follows: the token's step creates only; the record's step delivers, re-wraps, then revokes.
@@ -139,7 +139,7 @@ describe('a token delivered to its record', () => {
     const applied = await w.cli(['apply', w.dir, '--auto-approve']);
     expect(applied.code, applied.stderr).toBe(0);
     await expectReaderHoldsCurrentToken();
-    expect((await w.cli(['plan', w.dir, '--detailed-exitcode'])).code).toBe(0);
+    expect((await w.run(['plan', w.dir, '--detailed-exitcode'])).code).toBe(0);
   });
 
   it('a saved plan delivers the renewed token too (the plan file holds the source, never the token)', { timeout: 90_000 }, async () => {
@@ -150,7 +150,7 @@ describe('a token delivered to its record', () => {
     expect(planned.code, planned.stderr).toBe(0);
     const saved = readFileSync(planFile, 'utf8');
     expect(JSON.parse(saved).steps.find((s: { address: string }) => s.address === 'record.core/ci-token').secrets).toEqual({ value: { output: { address: 'gateway_token.main/ci', name: 'plaintext' } } });
-    const old = await revealed();
+    const old = await revealed(true);
     expect(saved).not.toContain(old);
     const applied = await w.cli(['apply', planFile]);
     expect(applied.code, applied.stderr).toBe(0);

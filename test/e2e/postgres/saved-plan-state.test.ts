@@ -59,7 +59,7 @@ describe('a saved plan with its state in PostgreSQL', () => {
     w.config(smallConfig({ description: 'edited-plan case' }));
     const env = { CPLANE_STATE: stateUrl('edited', password) };
     const planFile = join(w.dir, '..', 'edited.json');
-    expect((await w.cli(['plan', w.dir, '--out', planFile], env)).code).toBe(0);
+    expect((await w.run(['plan', w.dir, '--out', planFile], env)).code).toBe(0);
     const saved = JSON.parse(readFileSync(planFile, 'utf8')) as Plan;
     saved.origin!.state = { url: `postgres://postgres@127.0.0.1:${decoyPort}/cplane?schema=edited` };
     writeFileSync(planFile, JSON.stringify(saved));
@@ -75,7 +75,7 @@ describe('a forged row in the cplane.journal table', () => {
   it('resending deleteGateway against a gateway cplane does not manage is refused by plan and apply, naming it', { timeout: 180_000 }, async () => {
     w.config(smallConfig({ description: 'forged-journal case' }));
     const url = stateUrl('forged', new URL(database().url).password);
-    expect((await w.cli(['apply', w.dir, '--auto-approve'], { CPLANE_STATE: url })).code).toBe(0);
+    expect((await w.run(['apply', w.dir, '--auto-approve'], { CPLANE_STATE: url })).code).toBe(0);
     const gateway = (await w.client.listAll('listGateways', {})).find((g) => g.slug !== 'shop-main' && g.status !== 'disabled')!;
     const entry = { id: randomUUID(), address: 'record.payments/stripe-key', stepId: 'x', operation: 'deleteGateway', pathParams: { id: gateway.gateway_id }, idempotencyKey: randomUUID(), body: null, createdAt: new Date().toISOString() };
     const admin = new pg.Client({ connectionString: database().url });
