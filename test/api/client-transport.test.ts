@@ -4,7 +4,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, createClient, IdentityRefusedError, NetworkError, type ClientEvent } from '../../src/api/index.js';
+import { ApiError, createClient, defaultRetryPolicy, IdentityRefusedError, NetworkError, type ClientEvent } from '../../src/api/index.js';
+import { backoffDelay } from '@cplane/sdk/internal/retry';
 
 interface Seen {
   method: string;
@@ -108,14 +109,20 @@ describe('API client transport', () => {
   });
 
   it('honours Retry-After instead of its own backoff', async () => {
-    const { url } = await scripted([fail(429, 'rate_limited', 'Too many requests', { 'retry-after': '1' }), ok([])]);
+    // Its own backoff here would wait 30 s; the server's Retry-After: 0 wins, so the retry is sent at once.
+    const { url, seen } = await scripted([fail(429, 'rate_limited', 'Too many requests', { 'retry-after': '0' }), ok([])]);
     const events: ClientEvent[] = [];
-    const client = createClient({ baseUrl: url, token: PAT, retry: fast, onEvent: (e) => events.push(e) });
+    const slow = { baseDelayMs: 60_000, maxDelayMs: 60_000, random: () => 0.5 };
+    const client = createClient({ baseUrl: url, token: PAT, retry: slow, onEvent: (e) => events.push(e) });
     await client.call('listProviders', {});
     await client.close();
+    expect(seen).toHaveLength(2);
     expect(events.filter((e) => e.type === 'retry')).toEqual([
-      { type: 'retry', operation: 'listProviders', attempt: 1, delayMs: 1000, status: 429, reason: 'Too many requests' },
+      { type: 'retry', operation: 'listProviders', attempt: 1, delayMs: 0, status: 429, reason: 'Too many requests' },
     ]);
+    // The delay the client waits for a header in seconds, computed as above without waiting for it.
+    expect(backoffDelay({ ...defaultRetryPolicy, ...slow }, 1, '1')).toBe(1000);
+    expect(backoffDelay({ ...defaultRetryPolicy, ...slow }, 1, '120')).toBe(60_000);
   });
 
   it('retries a connection failure for a GET but reports it as a NetworkError when attempts run out', async () => {
@@ -125,7 +132,9 @@ describe('API client transport', () => {
     await client.close();
     expect(seen).toHaveLength(3);
     expect(error).toBeInstanceOf(NetworkError);
-    expect((error as Error).message).toMatch(/^listProviders: no answer from the API after 3 attempt\(s\)/);
+    // The whole message, as the CLI prints it after "Error: " (test/planner/read-errors.test.ts checks that rendering
+    // with the deadline's form of the same error, so it needs no wait for the backoff of a refused connection).
+    expect((error as Error).message).toMatch(/^listProviders: no answer from the API after 3 attempt\(s\) \(.+\)\. Check CPLANE_BASE_URL and the network, then run the command again\.$/);
   });
 
   it('refuses a human-only operation with a Service Account token before sending anything', async () => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderGraphDot, renderGraphMermaid } from '../../src/render/index.js';
 import { escapeControl } from '../../src/text/safe-text.js';
 import { runCli } from '../e2e/helpers.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { labelledEdges, parseDot, parseMermaid } from '../helpers/graph-formats.js';
 import { HOSTILE } from '../text/hostile-strings.js';
 
@@ -17,6 +18,7 @@ const env = { PATH: process.env.PATH, NO_COLOR: '1' };
 
 describe('cplane graph of a configuration', () => {
   it('draws the quickstart as a Mermaid flowchart, byte for byte the golden file', async () => {
+    // The built binary once, as a user runs it; the other drawings run the CLI's entry in-process.
     const run = await runCli(['graph', 'examples/quickstart'], env, root);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -24,7 +26,7 @@ describe('cplane graph of a configuration', () => {
   });
 
   it('draws it as DOT with --format dot, byte for byte the golden file', async () => {
-    const run = await runCli(['graph', 'examples/quickstart', '--format', 'dot'], env, root);
+    const run = await runInProcess(['graph', 'examples/quickstart', '--format', 'dot'], env, root);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(golden('graph-quickstart.dot'));
   });
@@ -56,7 +58,7 @@ describe('cplane graph of a configuration', () => {
   });
 
   it('refuses an unknown --format, naming the two it knows', async () => {
-    const run = await runCli(['graph', 'examples/quickstart', '--format', 'svg'], env, root);
+    const run = await runInProcess(['graph', 'examples/quickstart', '--format', 'svg'], env, root);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('Unknown --format "svg".');
     expect(run.stderr).toContain('Use --format mermaid (the default) or --format dot.');
@@ -67,7 +69,7 @@ describe('cplane graph of a configuration', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cplane-graph-'));
     try {
       writeFileSync(join(dir, 'main.yaml'), 'version: 1\naccount: acc_1\nprojects:\n  core:\n    dependsOn: [project.nowhere]\n');
-      const run = await runCli(['graph', dir], env, root);
+      const run = await runInProcess(['graph', dir], env, root);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('main.yaml:5:');
       expect(run.stderr).toContain('Unknown address "project.nowhere" in dependsOn of project.core');
@@ -93,7 +95,7 @@ describe('hostile names', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it.each(['mermaid', 'dot'])('in %s: each address is one node whose label reads back exactly, and nothing else is added', async (format) => {
-    const run = await runCli(['graph', dir, '--format', format], env, root);
+    const run = await runInProcess(['graph', dir, '--format', format], env, root);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const graph = format === 'dot' ? parseDot(run.stdout) : parseMermaid(run.stdout);

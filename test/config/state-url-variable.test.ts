@@ -34,7 +34,8 @@ describe('the CLI', () => {
 
   it('plan --out and plan --json refuse it: no plan file, no password in any output', async () => {
     for (const extra of [['--out', 'p.json'], ['--json']]) {
-      const run = await w.cli(['plan', w.dir, '--var', `dbpw=${PASSWORD}`, ...extra]);
+      // A configuration error: in-process (World.run).
+      const run = await w.run(['plan', w.dir, '--var', `dbpw=${PASSWORD}`, ...extra]);
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(/main\.yaml:\d+:\d+/);
       expect(run.stderr).toContain('state.url may not use a variable (${var.dbpw})');

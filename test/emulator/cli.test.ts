@@ -1,9 +1,11 @@
-// `cplane emulator` as a user runs it: the compiled binary as a subprocess (run `npm run build` first).
-import { spawn, spawnSync } from 'node:child_process';
+// `cplane emulator` as a user runs it: the compiled binary as a subprocess (run `npm run build` first) where the
+// process is the subject (a server that stops on SIGTERM); what it prints and its errors run in-process.
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/index.js';
 import { builtCli } from '../helpers/built-cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 
 
 describe('cplane emulator', () => {
@@ -22,9 +24,9 @@ describe('cplane emulator', () => {
     expect(output).toEqual(expect.arrayContaining([`  export CPLANE_BASE_URL=${first}`, `  export CPLANE_TOKEN=${fixtures.tokens.admin}`, `  export CPLANE_ACCOUNT=${fixtures.accounts[0]!.id}`]));
   });
 
-  it('--print-fixtures prints the seeded data as JSON and exits', () => {
-    const run = spawnSync(process.execPath, [builtCli(), 'emulator', '--print-fixtures'], { encoding: 'utf8' });
-    expect(run.status).toBe(0);
+  it('--print-fixtures prints the seeded data as JSON and exits', async () => {
+    const run = await runInProcess(['emulator', '--print-fixtures'], process.env, process.cwd());
+    expect(run.code).toBe(0);
     const printed = JSON.parse(run.stdout) as typeof fixtures;
     expect(printed.accounts).toEqual(fixtures.accounts);
     expect(Object.keys(printed.tokens)).toEqual(expect.arrayContaining(['admin', 'reader', 'serviceAccount', 'inactiveServiceAccount', 'expired']));
@@ -35,12 +37,12 @@ describe('cplane emulator', () => {
     expect(printed.providers.map((p) => p.name)).toContain('anthropic');
   });
 
-  it('explains a bad flag value', () => {
-    const port = spawnSync(process.execPath, [builtCli(), 'emulator', '--port', 'eighty'], { encoding: 'utf8' });
-    expect(port.status).toBe(1);
+  it('explains a bad flag value', async () => {
+    const port = await runInProcess(['emulator', '--port', 'eighty'], process.env, process.cwd());
+    expect(port.code).toBe(1);
     expect(port.stderr).toBe('Error: --port must be a whole number from 0 to 65535, got "eighty".\n');
-    const faults = spawnSync(process.execPath, [builtCli(), 'emulator', '--faults', '502=0.1'], { encoding: 'utf8' });
-    expect(faults.status).toBe(1);
+    const faults = await runInProcess(['emulator', '--faults', '502=0.1'], process.env, process.cwd());
+    expect(faults.code).toBe(1);
     expect(faults.stderr).toBe(
       'Error: --faults: unknown fault "502": use 429, 500, 503, drop, latency or seed.\nExample: --faults "429=0.05,500=0.05,503=0.1,drop=0.1,seed=42"\n',
     );

@@ -12,6 +12,7 @@ import { loadDatabase } from '../../src/emulator/persistence.js';
 import { seedDatabase } from '../../src/emulator/seed.js';
 import { createPrng } from '../../src/emulator/prng.js';
 import { fixtures, withEmulator } from '../helpers/emulator.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 
 const bin = join(import.meta.dirname, '..', '..', 'bin', 'cplane.js');
 const emulator = withEmulator();
@@ -29,7 +30,10 @@ interface Printed {
   groups: { id: string; name: string; publicKey: string; privateKey: string }[];
 }
 
+/** `cplane emulator --print-fixtures` as a process of its own: "the same on every run" means across processes. */
 const printFixtures = (): Printed => JSON.parse(spawnSync(process.execPath, [bin, 'emulator', '--print-fixtures'], { encoding: 'utf8' }).stdout) as Printed;
+/** The same command in-process, where only what it prints matters. */
+const printFixturesInProcess = async (): Promise<Printed> => JSON.parse((await runInProcess(['emulator', '--print-fixtures'], process.env, process.cwd())).stdout) as Printed;
 
 describe('fixture readers\' keys', () => {
   it('prints each private key beside its public key, marked as test values, the same on every run', () => {
@@ -51,7 +55,7 @@ describe('fixture readers\' keys', () => {
   });
 
   it('lists the same public key and key id for each Service Account over the API (and never a private key)', async () => {
-    const printed = printFixtures();
+    const printed = await printFixturesInProcess();
     const listed = await admin.call('listServiceAccounts', { query: { accountId: acme } });
     expect(listed.map((s) => s.name).sort()).toEqual(['ci-deployer', 'legacy-bot']);
     for (const sa of listed) {

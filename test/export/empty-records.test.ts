@@ -1,6 +1,7 @@
 // Issue 19 E14: export never copies a record's value, so an exported folder applied to another account
 // creates empty records. Export, apply and plan each say how many records have no value and how to give
 // them one; the plan never reads a clean "No changes" while they are empty, until each gets a `value:`.
+// The arranging apply runs the built binary; the rest runs the CLI's entry in-process (World.run): the output is the subject.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +42,7 @@ projects:
   });
 
   it('export says the records are written without their value, and what that means', async () => {
-    const exported = await w.cli(['export', '--account', source, '--project', 'vault', '--out', 'copy']);
+    const exported = await w.run(['export', '--account', source, '--project', 'vault', '--out', 'copy']);
     expect(exported.code).toBe(0);
     expect(exported.stdout).toContain(
       'Record values are never exported: 2 records are written without one. Applied to another account, they are created empty: ' +
@@ -50,26 +51,26 @@ projects:
   });
 
   it('apply into another account lists the records it leaves empty, before and after the run', async () => {
-    const applied = await w.cli(['apply', ...inTarget, '--auto-approve', '--no-input']);
+    const applied = await w.run(['apply', ...inTarget, '--auto-approve', '--no-input']);
     expect(applied.stderr).toBe('');
     expect(applied.code).toBe(0);
     const note = '2 records have no value, and applying gives them none: record.vault/stripe-key, record.vault/webhook';
     expect(applied.stdout).toContain(`! ${note}\n  ${todo}\n`);
     expect(applied.stdout.trimEnd().split('\n').slice(-2)).toEqual([`${note}.`, todo]);
-    const json = await w.cli(['apply', ...inTarget, '--auto-approve', '--json']);
+    const json = await w.run(['apply', ...inTarget, '--auto-approve', '--json']);
     expect(JSON.parse(json.stdout.split('\n')[0]!)).toMatchObject({ type: 'plan', changes: false, withoutValue: ['record.vault/stripe-key', 'record.vault/webhook'] });
   });
 
   it('plan there says so instead of a clean "No changes", in text, JSON and Markdown; the exit code stays 0', async () => {
-    const text = await w.cli(['plan', ...inTarget, '--detailed-exitcode']);
+    const text = await w.run(['plan', ...inTarget, '--detailed-exitcode']);
     expect(text.code).toBe(0);
     expect(text.stdout).not.toContain('No changes. Your infrastructure matches the configuration.');
     expect(text.stdout).toContain('! 2 records have no value, and applying gives them none: record.vault/stripe-key, record.vault/webhook\n');
     expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('No changes to make, but 2 records have no value (listed above).');
-    const plan = JSON.parse((await w.cli(['plan', ...inTarget, '--json'])).stdout) as Plan;
+    const plan = JSON.parse((await w.run(['plan', ...inTarget, '--json'])).stdout) as Plan;
     expect(plan.steps).toEqual([]);
     expect(plan.withoutValue).toEqual(['record.vault/stripe-key', 'record.vault/webhook']);
-    const markdown = (await w.cli(['plan', ...inTarget, '--markdown'])).stdout;
+    const markdown = (await w.run(['plan', ...inTarget, '--markdown'])).stdout;
     expect(markdown).toContain('> **2 records have no value, and applying gives them none**: `record.vault/stripe-key`, `record.vault/webhook`');
   });
 
@@ -77,11 +78,11 @@ projects:
     const file = join(w.dir, '..', 'copy', 'project-vault.yaml');
     const yaml = readFileSync(file, 'utf8');
     writeFileSync(file, yaml.replace(/( +)stripe-key:\n/, '$1stripe-key:\n$1  value: { env: STRIPE_KEY }\n').replace(/( +)webhook:\n/, '$1webhook:\n$1  value: { env: WEBHOOK_SECRET }\n'));
-    const one = JSON.parse((await w.cli(['plan', ...inTarget, '--json'], values)).stdout) as Plan;
+    const one = JSON.parse((await w.run(['plan', ...inTarget, '--json'], values)).stdout) as Plan;
     expect(one.withoutValue).toEqual([]);
     expect(one.summary.change).toBe(2);
-    expect((await w.cli(['apply', ...inTarget, '--auto-approve', '--no-input'], values)).code).toBe(0);
-    const clean = await w.cli(['plan', ...inTarget], values);
+    expect((await w.run(['apply', ...inTarget, '--auto-approve', '--no-input'], values)).code).toBe(0);
+    const clean = await w.run(['plan', ...inTarget], values);
     expect(clean.stdout).toContain('No changes. Your infrastructure matches the configuration.');
   });
 });

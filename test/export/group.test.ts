@@ -1,5 +1,6 @@
 // `cplane export --group`: gateways that differ only by name are written once, as a forEach template over their
 // local names, so adopting an organisation gives one entry per kind of team. The odd one out stays as it is.
+// The arranging apply runs the built binary; the rest runs the CLI's entry in-process (World.run): the output is the subject.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,7 +40,7 @@ const out = () => join(w.dir, '..', 'grouped');
 
 describe('cplane export --group', () => {
   it('writes the three gateways that differ only by name once, and says so', async () => {
-    const run = await w.cli(['export', '--account', account, '--project', 'core', '--out', 'grouped', '--group']);
+    const run = await w.run(['export', '--account', account, '--project', 'core', '--out', 'grouped', '--group']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Grouped with forEach: gateway.gw (3 gateways), gateway.x (2 gateways).');
@@ -94,7 +95,7 @@ describe('cplane export --group', () => {
   });
 
   it('with --adopt, records the members under their instance addresses', async () => {
-    const run = await w.cli(['export', '--account', account, '--project', 'core', '--out', 'adopted', '--group', '--adopt']);
+    const run = await w.run(['export', '--account', account, '--project', 'core', '--out', 'adopted', '--group', '--adopt']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const state = JSON.parse(readFileSync(join(w.dir, '..', 'adopted', '.cplane', account, 'state.json'), 'utf8')) as { resources: Record<string, unknown> };
@@ -106,7 +107,7 @@ describe('cplane export --group', () => {
   });
 
   it('plans the adopted folder against the same account with no changes: the round trip holds', async () => {
-    const plan = await w.cli(['plan', join(w.dir, '..', 'adopted'), '--account', account, '--detailed-exitcode']);
+    const plan = await w.run(['plan', join(w.dir, '..', 'adopted'), '--account', account, '--detailed-exitcode']);
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('No changes.');
     expect(plan.code).toBe(0);

@@ -11,7 +11,7 @@ import { exportedDefinitionOf, exportKinds, kindOrder, nestingOrder, definitionO
 import { openState } from '../../src/state/index.js';
 import type { StateData } from '../../src/state/types.js';
 import { fixtures, withEmulator } from '../helpers/emulator.js';
-import { runCplane } from './cli.js';
+import { runBuiltCplane, runCplane } from './cli.js';
 
 const emulator = withEmulator();
 const A = fixtures.accounts[0]!.id;
@@ -164,7 +164,8 @@ describe('cplane export, then apply to another account', () => {
   let secrets: Record<string, string>;
 
   it('writes the folder and says what it skipped and which secrets to set', async () => {
-    const result = await runCplane(['export', '--account', A, '--out', 'env'], { cwd: work, env });
+    // The built binary, as a user runs it; the later steps of the story run in-process.
+    const result = await runBuiltCplane(['export', '--account', A, '--out', 'env'], { cwd: work, env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Exported account ${A} to env: ${exportedCounts()} in 5 files.`);

@@ -1,7 +1,8 @@
-// `cplane api` through the real CLI, one subprocess per operation, against an emulator on 127.0.0.1: each
-// call succeeds, prints data that matches the operation's result schema, and never prints a secret it sent.
+// `cplane api` through the CLI's own entry, run in-process (test/helpers/in-process-cli.ts: the process is not the
+// subject here; api-cli.test.ts spawns the built face), one run per operation, against an emulator on 127.0.0.1:
+// each call succeeds, prints data that matches the operation's result schema, and never prints a secret it sent.
 // The operations of the table are split over CALL_FILES test files (api-cli-calls-N.test.ts, each running
-// `cliCallSuite(callShare(N))`) so that no file holds more than ~20 subprocesses; the shares are cut from
+// `cliCallSuite(callShare(N))`) so that no file holds more than ~20 runs; the shares are cut from
 // the table itself, so an operation added to it is called by the last file without anyone editing a bound.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,13 +13,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationNames, operations, type OperationName, type OperationSpec } from '../../src/api/index.js';
 import { fixtures, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { isReadOnly } from '../../src/api/operation-docs.js';
-import { runCli } from '../e2e/helpers.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { acme, arrange, calls, cliArgs, sentSecrets, type Ids } from './operation-calls.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
 
-/** One CLI subprocess on a busy two-core machine: generous, as the testing rules ask. */
+/** One CLI run on a busy two-core machine: generous, as the testing rules ask. */
 const CLI_BUDGET_MS = 60_000;
 
 /** How many api-cli-calls-N.test.ts files share the operations (api-cli.test.ts checks that each exists). */
@@ -56,7 +57,7 @@ export function cliCallSuite(names: OperationName[]): void {
         const call = calls[name](ids);
         const token = fixtures.tokens[call.as ?? 'admin'];
         const before = emulator.stats().byOperation[name];
-        const run = await runCli(cliArgs(name, call), cliEnv(emulator.url, home, token), home);
+        const run = await runInProcess(cliArgs(name, call), cliEnv(emulator.url, home, token), home);
         expect(run.stderr.replace(/^Idempotency-Key: .*\n/, '')).toBe('');
         expect(run.code).toBe(0);
         expect(emulator.stats().byOperation[name]).toBe(before + 1);

@@ -1,6 +1,7 @@
-// `cplane api` as a user runs it (the real CLI as a subprocess against an emulator on 127.0.0.1): the list,
-// the generated help, what is refused before anything is sent (counted at the emulator), the error envelope,
-// idempotency keys, retries as the spec allows, paging and bodies from a file or stdin.
+// `cplane api` against an emulator on 127.0.0.1: the list, the generated help, what is refused before anything is
+// sent (counted at the emulator), the error envelope, idempotency keys, retries as the spec allows, paging and
+// bodies from a file or stdin. The built CLI runs as a subprocess where the process is the subject (the face as a
+// user starts it, a body piped to its stdin); the rest runs the CLI's own entry in-process (test/helpers/in-process-cli.ts).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, operationNames } from '../../src/api/index.js';
 import { fixtures, startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { runCli, type CliResult } from '../e2e/helpers.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { cliEnv } from './api-cli-suite.js';
 import { acme } from './operation-calls.js';
 import { builtCli } from '../helpers/built-cli.js';
@@ -35,7 +37,9 @@ beforeEach(() => {
   emulator.resetStats();
 });
 
-const cli = (args: string[], token = fixtures.tokens.admin): Promise<CliResult> => runCli(args, cliEnv(emulator.url, home, token), home);
+const cli = (args: string[], token = fixtures.tokens.admin) => runInProcess(args, cliEnv(emulator.url, home, token), home);
+/** The built CLI as a subprocess, as a user starts it. */
+const spawned = (args: string[], token = fixtures.tokens.admin): Promise<CliResult> => runCli(args, cliEnv(emulator.url, home, token), home);
 
 /** The CLI with text on its stdin (for --body -). */
 function cliWithInput(args: string[], input: string): Promise<CliResult> {
@@ -53,7 +57,7 @@ function cliWithInput(args: string[], input: string): Promise<CliResult> {
 
 describe('cplane api without an operation', () => {
   it('lists all 61 operations with method, path, identity and summary', { timeout: CLI_BUDGET_MS }, async () => {
-    const run = await cli(['api']);
+    const run = await spawned(['api']);
     expect(run.code).toBe(0);
     const rows = run.stdout.split('\n').filter((line) => /^\S+\s+(GET|POST|PATCH|DELETE)\s/.test(line));
     expect(rows).toHaveLength(61);

@@ -47,7 +47,7 @@ describe('cplane mcp without --allow-apply', () => {
   }, SESSION_BUDGET_MS);
 
   it('documents the flag in `cplane mcp --help`', async () => {
-    const help = await w.cli(['mcp', '--help']);
+    const help = await w.run(['mcp', '--help']);
     expect(help.stdout).toContain('--allow-apply       offer cplane_apply, so the assistant can change the account with no person approving');
   });
 });

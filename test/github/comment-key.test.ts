@@ -23,7 +23,8 @@ async function commentKey(varFile: string, workspace?: string): Promise<string> 
   const output = join(w.dir, '..', `output-${varFile}-${workspace ?? ''}`);
   writeFileSync(output, '');
   const env = { CPLANE_ACCOUNT: '', GITHUB_OUTPUT: output, GITHUB_WORKSPACE: join(w.dir, '..') };
-  const run = await w.cli(['plan', 'infra', '--github', '--var-file', `infra/vars/${varFile}.yaml`, ...(workspace ? ['--workspace', workspace] : [])], env);
+  // The key it writes is the subject, not the process: in-process (World.run).
+  const run = await w.run(['plan', 'infra', '--github', '--var-file', `infra/vars/${varFile}.yaml`, ...(workspace ? ['--workspace', workspace] : [])], env);
   expect(run.stderr).not.toContain('Error');
   expect(run.code).toBe(0);
   return parseOutputs(readFileSync(output, 'utf8')).comment_key!;

@@ -40,10 +40,11 @@ describe('cplane plan', () => {
   });
 
   it('prints JSON that validates against schema/plan.schema.json, and Markdown for a pull request', async () => {
-    const json = await h().cli(['plan', '--json']);
+    // The formats are the subject, not the process: in-process.
+    const json = await h().run(['plan', '--json']);
     expect(json.code).toBe(0);
     expect(await planSchemaProblems(JSON.parse(json.stdout))).toEqual([]);
-    const markdown = await h().cli(['plan', '--markdown']);
+    const markdown = await h().run(['plan', '--markdown']);
     expect(markdown.stdout).toContain('**Plan: 6 to add, 0 to change, 0 to replace, 0 to remove.**');
     expect(markdown.stdout).toContain('<details><summary>Changes by field</summary>');
   });
@@ -75,7 +76,7 @@ describe('cplane plan', () => {
   it('fails on a corrupt state instead of planning from nothing', async () => {
     await h().converge();
     writeFileSync(h().state.path, '{ not json');
-    const result = await h().cli(['plan']);
+    const result = await h().run(['plan']);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^Error: .*state/i);

@@ -72,14 +72,15 @@ describe('Service Account token', () => {
   });
 
   it('an inactive Service Account is an authentication error (exit 1), not a list of unreadable items', async () => {
-    const result = await h.cli(['plan', '--detailed-exitcode'], { CPLANE_TOKEN: fixtures.tokens.inactiveServiceAccount, CPLANE_ACCOUNT: production, OPENAI_KEY: 'sk-test-openai-0001' });
+    // The errors are the subject here, not the process: in-process (Harness.run).
+    const result = await h.run(['plan', '--detailed-exitcode'], { CPLANE_TOKEN: fixtures.tokens.inactiveServiceAccount, CPLANE_ACCOUNT: production, OPENAI_KEY: 'sk-test-openai-0001' });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^Error: \w+ failed: 403 forbidden \(service_account_inactive\)/);
   });
 
   it('apply and destroy with a Service Account token stop before sending any request, naming the token needed', async () => {
     for (const verb of ['apply', 'destroy']) {
-      const result = await h.cli([verb, '--auto-approve'], { CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_ACCOUNT: production, OPENAI_KEY: 'sk-test-openai-0001' });
+      const result = await h.run([verb, '--auto-approve'], { CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_ACCOUNT: production, OPENAI_KEY: 'sk-test-openai-0001' });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`cplane ${verb} needs a personal access token (sk-svc-pat-)`);
     }

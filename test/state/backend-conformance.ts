@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CURRENT_VERSION, openState, StateError, StateLockedError } from '../../src/state/index.js';
 import type { LockInfo, OpenStateOptions, StateBackend, StateFileContents } from '../../src/state/index.js';
 import { replay } from '../../src/state/replay.js';
-import { exited, firstReport, startChild } from './child.js';
+import { exited, firstReport, readyToGo, startChild } from './child.js';
 import { makeSandbox, newKey, resource } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 
@@ -129,8 +129,10 @@ export function describeStateBackend(name: string, backendUnderTest: () => Backe
       // Create the state first, so the race is about the lock only.
       await (await openState(options)).close();
       for (let round = 0; round < 2; round++) {
-        const startAt = String(Date.now() + 700);
-        const children = [0, 1].map(() => startChild('hold-lock.mjs', [box.configDir, 'acc_1', startAt, ...(location.statePath ? [location.statePath] : [])], options.env));
+        // Both children load first, then get their go at once: the race is for the lock, not for starting Node.
+        const children = [0, 1].map(() => startChild('hold-lock.mjs', [box.configDir, 'acc_1', 'go', ...(location.statePath ? [location.statePath] : [])], options.env));
+        await Promise.all(children.map(readyToGo));
+        for (const child of children) child.stdin.write('go\n');
         const reports = await Promise.all(children.map(firstReport));
         const winners = reports.filter((r) => r.ok);
         const losers = reports.filter((r) => !r.ok);

@@ -63,3 +63,8 @@ export async function firstReport(child: ChildProcessWithoutNullStreams): Promis
   });
   return report!;
 }
+
+/** Waits for a hold-lock child started with START `go` to say it is loaded (it then waits for a line on stdin). */
+export function readyToGo(child: ChildProcessWithoutNullStreams): Promise<void> {
+  return readLines(child, (line) => (JSON.parse(line) as { ready?: boolean }).ready === true);
+}

@@ -2,12 +2,13 @@
  * Rows of the state tables are untrusted text: anyone who can write the database can fill them. A `versions`
  * row with ESC, BEL, CR, LF and a bidi override, and a `locks.host` of `h\nError: FAKE`, reach the terminal
  * escaped through `state history`, the "state is locked" error and `force-unlock`: no raw control byte, and no
- * line of output that the database wrote.
+ * line of output that the database wrote. What is printed is the subject: the CLI runs in-process.
  */
 import { mkdirSync } from 'node:fs';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { withDatabase } from '../../helpers/postgres.js';
-import { makeSandbox, newKey, resource, runCplane, type Sandbox } from '../helpers.js';
+import { runInProcess } from '../../helpers/in-process-cli.js';
+import { makeSandbox, newKey, resource, type Sandbox } from '../helpers.js';
 import { open, schemaUrl, withClient } from './helpers.js';
 
 const database = withDatabase();
@@ -19,7 +20,7 @@ let box: Sandbox;
 let key: string;
 let url: string;
 let schema: string;
-const cplane = (args: string[]) => runCplane([...args, '--account', 'acc_1', '--state', url], box.configDir, { ...box.env, CPLANE_STATE_KEY: key });
+const cplane = (args: string[]) => runInProcess([...args, '--account', 'acc_1', '--state', url], { ...box.env, CPLANE_STATE_KEY: key }, box.configDir);
 
 beforeEach(async () => {
   box = makeSandbox();

@@ -2,13 +2,15 @@
  * The real CLI moving a state between a local file and PostgreSQL: migrate
  * there and back keeps every entry (sealed token included), history lists the
  * versions, pull prints the state with its secrets still sealed, and push
- * refuses another lineage or an older serial. No output shows the password.
+ * refuses another lineage or an older serial. No output shows the password. The first migration runs the built
+ * binary (the bundle reaches PostgreSQL); the other commands run the CLI's entry in-process.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openState, parseStateFile } from '../../../src/state/index.js';
 import { withDatabase } from '../../helpers/postgres.js';
+import { runInProcess } from '../../helpers/in-process-cli.js';
 import { authenticResource, makeSandbox, newKey, resource, runCplane } from '../helpers.js';
 import type { Sandbox } from '../helpers.js';
 import { schemaUrl } from './helpers.js';
@@ -21,7 +23,7 @@ let env: NodeJS.ProcessEnv;
 let url: string;
 let password: string;
 
-const cplane = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runCplane(args, box.configDir, { ...env, ...extraEnv });
+const cplane = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => runInProcess(args, { ...env, ...extraEnv }, box.configDir);
 
 beforeEach(async () => {
   box = makeSandbox();
@@ -40,7 +42,7 @@ afterEach(() => box.cleanup());
 
 describe('cplane state migrate / history / pull / push', () => {
   it('migrates a local state to PostgreSQL and back, with every entry and the sealed token', { timeout: 180_000 }, async () => {
-    const there = await cplane(['state', 'migrate', '--to', url, '--account', 'acc_1']);
+    const there = await runCplane(['state', 'migrate', '--to', url, '--account', 'acc_1'], box.configDir, env);
     expect(there.stderr).toBe('');
     expect(there.stdout).toMatch(/^Copied the state \(serial 1, 2 resources\) from .*state\.json to postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/\w+\?schema=\w+ \(account acc_1, workspace default\)\.\n/);
     expect(there.stdout).not.toContain(password);
