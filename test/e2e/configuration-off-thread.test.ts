@@ -1,0 +1,78 @@
+// The configuration's worker thread (src/session/configuration-off-thread.ts), built: the tests run the sources, where
+// there is no worker file and the configuration loads in the thread, so the worker path is tested here against the
+// build. tsc's module (dist/session/) finds its worker beside it and answers what loading in the thread answers, for a
+// valid configuration (with a variable from the environment it was given, the worker's own env) and an invalid one;
+// the CLI's bundle starts its worker entry (dist/bundle/chunks/configuration-worker.cjs) from `cplane access report`:
+// seen in the CPU profile Node writes per thread.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfiguration } from '../../src/providers/index.js';
+import type * as OffThread from '../../src/session/configuration-off-thread.js';
+import { builtCli, builtModule } from '../helpers/built-cli.js';
+
+const temp = mkdtempSync(join(tmpdir(), 'cplane-off-thread-'));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+function folder(name: string, yaml: string): string {
+  const dir = join(temp, name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'main.yaml'), yaml);
+  return dir;
+}
+
+const valid = `version: 1
+variables:
+  team: { type: string }
+projects:
+  vault:
+    name: "vault-\${var.team}"
+    records:
+      db-password: { value: { generate: { length: 32 } } }
+`;
+
+const built = async (): Promise<typeof OffThread> => (await import(pathToFileURL(builtModule('session/configuration-off-thread.js')).href)) as typeof OffThread;
+
+describe('the built loader', () => {
+  it('loads on its worker and answers what loading in this thread answers, with the environment it was given', async () => {
+    const dir = folder('valid', valid);
+    const options = { env: { CPLANE_VAR_team: 'blue' }, cwd: dir };
+    const { loadedIn, ...answered } = await (await built()).loadConfigurationOffThread(dir, options);
+    expect(loadedIn).toBe('worker');
+    expect(answered).toEqual(await loadConfiguration(dir, options));
+    expect(answered.desired?.variables).toEqual({ team: 'blue' });
+  });
+
+  it('answers a broken configuration\'s diagnostics as this thread does, with their places', async () => {
+    const dir = folder('broken', 'version: 1\nprojects:\n  vault:\n    name: vault\n    colour: blue\n');
+    const { loadedIn, ...answered } = await (await built()).loadConfigurationOffThread(dir, { env: {}, cwd: dir });
+    expect(loadedIn).toBe('worker');
+    expect(answered.desired).toBeUndefined();
+    expect(answered.diagnostics.map((d) => [d.code, d.range])).toEqual([['unknown_key', { file: 'main.yaml', line: 5, col: 5 }]]);
+    expect(answered).toEqual(await loadConfiguration(dir, { env: {}, cwd: dir }));
+  });
+});
+
+describe('the CLI\'s bundle', () => {
+  it('loads the configuration of `cplane access report` on the worker entry of the bundle', () => {
+    const dir = folder('cli', valid.replace('${var.team}', 'x').replace(/variables:\n.*\n/, ''));
+    const profiles = join(temp, 'profiles');
+    // No API listens on port 9: the command fails after loading; what matters is which threads ran what.
+    spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profiles}`, builtCli(), 'access', 'report', dir], {
+      env: { PATH: process.env.PATH, HOME: temp, CPLANE_BASE_URL: 'http://127.0.0.1:9', CPLANE_TOKEN: 'sk-svc-pat-offthread', CPLANE_ACCOUNT: 'a', CPLANE_REQUEST_TIMEOUT: '1' },
+      encoding: 'utf8',
+    });
+    const scripts = readdirSync(profiles).map((file) => {
+      const profile = JSON.parse(readFileSync(join(profiles, file), 'utf8')) as { nodes: { callFrame: { url: string; functionName: string } }[] };
+      return profile.nodes.map((n) => `${n.callFrame.url.split('/').pop()} ${n.callFrame.functionName}`);
+    });
+    expect(scripts).toHaveLength(2);
+    const worker = scripts.find((frames) => frames.some((f) => f.startsWith('configuration-worker.cjs')));
+    expect(worker).toBeDefined();
+    expect(worker!.some((f) => / loadConfig$/.test(f))).toBe(true);
+  });
+});
