@@ -46,7 +46,7 @@ rmSync(outDir, { recursive: true, force: true });
 await build({
   cwd: root,
   // The configuration's worker thread (src/session/configuration-off-thread.ts) is an entry of its own, written
-  // into chunks/ beside the chunk that starts it, where that module looks for it.
+  // as chunks/configuration-worker.cjs (no hash: that module looks for it by name), beside the chunks it loads.
   input: { cplane: 'dist/cli/main.js', 'configuration-worker': 'dist/session/configuration-worker.js' },
   platform: 'node',
   external,

@@ -6,10 +6,12 @@
  * configuration (what to refresh), so only the report does today.
  *
  * One code path for the loading itself: the worker (configuration-worker.ts) calls the very `loadConfiguration`
- * the main thread calls, and this module uses the worker only when its built entry sits beside this module's built
- * file (dist/session/ after tsc; dist/bundle/chunks/ in the CLI's bundle, where scripts/bundle.mjs puts it). Run
- * from the TypeScript sources (vitest), there is no such file and the configuration loads in this thread.
- * test/e2e/configuration-off-thread.test.ts runs the built worker (tsc's and the bundle's) against in-thread loading.
+ * the main thread calls, and this module uses the worker only when it runs built and the worker's entry in the
+ * bundle exists (dist/bundle/chunks/configuration-worker.cjs, scripts/bundle.mjs). Run from the TypeScript sources
+ * (vitest), it loads the configuration in this thread. test/e2e/configuration-off-thread.test.ts runs the built
+ * module and the CLI against in-thread loading, and checks that the worker did the loading.
+ * (The policy sandbox's worker, policy/sandbox.ts, is a string instead, since its code is a library's; this one runs
+ * our loader, hence a built entry.)
  *
  * What crosses: the worker gets the folder and the load options but not the environment in a message (it is the
  * worker's own `process.env`, given with the `env` option, as the loader reads it in this thread); it sends back
@@ -18,10 +20,11 @@
  * again itself, so an error is the loader's own, with its class and words, exactly as without the worker.
  */
 import { existsSync } from 'node:fs';
-import { dirname, extname, join } from 'node:path';
+import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { LoadOptions, LoadResult } from '../config/index.js';
+import { packageFile } from '../package-files.js';
 import { loadConfiguration } from '../providers/index.js';
 
 export type ConfigurationLoadOptions = Omit<LoadOptions, 'kinds'>;
@@ -35,12 +38,16 @@ export interface ConfigurationJob {
 /** What the worker sends back: the result, or that the loader threw (the main thread then loads again to throw it). */
 export type ConfigurationAnswer = { result: LoadResult } | { failed: true };
 
-/** The worker's built entry beside this module's built file, or undefined when running from the sources. */
+/**
+ * The bundle's worker entry, when this module runs built (from the bundle, or from tsc's dist/ as the bench runs
+ * it) and the bundle is there; undefined from the TypeScript sources (vitest) and from the GitHub Action's bundle
+ * (action/dist/*.mjs, which has no worker entry). Built code takes the bundle's entry, three files where tsc's
+ * output is a few hundred modules to start, so the bench starts the very worker the CLI starts.
+ */
 function workerEntry(): string | undefined {
-  const here = fileURLToPath(import.meta.url);
-  const ext = extname(here);
+  const ext = extname(fileURLToPath(import.meta.url));
   if (ext !== '.js' && ext !== '.cjs') return undefined;
-  const entry = join(dirname(here), `configuration-worker${ext}`);
+  const entry = packageFile('dist', 'bundle', 'chunks', 'configuration-worker.cjs');
   return existsSync(entry) ? entry : undefined;
 }
 

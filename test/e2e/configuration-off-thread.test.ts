@@ -1,9 +1,9 @@
 // The configuration's worker thread (src/session/configuration-off-thread.ts), built: the tests run the sources, where
-// there is no worker file and the configuration loads in the thread, so the worker path is tested here against the
-// build. tsc's module (dist/session/) finds its worker beside it and answers what loading in the thread answers, for a
-// valid configuration (with a variable from the environment it was given, the worker's own env) and an invalid one;
-// the CLI's bundle starts its worker entry (dist/bundle/chunks/configuration-worker.cjs) from `cplane access report`:
-// seen in the CPU profile Node writes per thread.
+// the configuration loads in the thread, so the worker path is tested here against the build. tsc's module
+// (dist/session/) starts the bundle's worker entry (dist/bundle/chunks/configuration-worker.cjs) and answers what
+// loading in the thread answers, for a valid configuration (with a variable from the environment it was given, the
+// worker's own env) and an invalid one; the CLI starts that entry from `cplane access report`: seen in the CPU
+// profile Node writes per thread.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
