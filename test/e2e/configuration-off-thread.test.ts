@@ -55,6 +55,17 @@ describe('the built loader', () => {
     expect(answered.diagnostics.map((d) => [d.code, d.range])).toEqual([['unknown_key', { file: 'main.yaml', line: 5, col: 5 }]]);
     expect(answered).toEqual(await loadConfiguration(dir, { env: {}, cwd: dir }));
   });
+
+  it('registers the state URL\'s password for redaction in this thread, as loading here does', async () => {
+    const password = 'off-thread-state-pw-7c1d9e';
+    const dir = folder('state-url', `version: 1\nstate: { url: "postgres://cplane:${password}@db.example:5432/cplane" }\n`);
+    const { loadedIn, desired } = await (await built()).loadConfigurationOffThread(dir, { env: {}, cwd: dir });
+    expect(loadedIn).toBe('worker');
+    expect(desired?.stateUrl).toContain(password);
+    // The built modules' own redactor, the one the built CLI prints through.
+    const { safeText } = (await import(pathToFileURL(builtModule('text/safe-text.js')).href)) as typeof import('../../src/text/safe-text.js');
+    expect(safeText(`connecting to ${desired!.stateUrl!}`)).not.toContain(password);
+  });
 });
 
 describe('the CLI\'s bundle', () => {
