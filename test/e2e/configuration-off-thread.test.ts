@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfiguration } from '../../src/providers/index.js';
 import type * as OffThread from '../../src/session/configuration-off-thread.js';
+import type * as SafeText from '../../src/text/safe-text.js';
 import { builtCli, builtModule } from '../helpers/built-cli.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'cplane-off-thread-'));
@@ -63,7 +64,7 @@ describe('the built loader', () => {
     expect(loadedIn).toBe('worker');
     expect(desired?.stateUrl).toContain(password);
     // The built modules' own redactor, the one the built CLI prints through.
-    const { safeText } = (await import(pathToFileURL(builtModule('text/safe-text.js')).href)) as typeof import('../../src/text/safe-text.js');
+    const { safeText } = (await import(pathToFileURL(builtModule('text/safe-text.js')).href)) as typeof SafeText;
     expect(safeText(`connecting to ${desired!.stateUrl!}`)).not.toContain(password);
   });
 });
