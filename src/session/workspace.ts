@@ -144,7 +144,8 @@ export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptio
  *
  * The account is needed before the configuration says it, so the reads start in the account the workspace
  * knows without it: --account, else CPLANE_ACCOUNT (both win over the configuration's `account:` anyway), else the
- * account of the one state under `<dir>/.cplane/`. When the account the configuration then gives is another (or
+ * account of the one state under `<dir>/.cplane/` (with none, the configuration loads in this thread first, and the
+ * account is read after it, as openWorkspace then `read`). When the account the configuration then gives is another (or
  * none was known), those reads are discarded and `read` runs again in the right one: correct first, fast in the
  * common case. The configuration's errors are said first, as when nothing was read before it: a failed read is
  * thrown only once the configuration has loaded, and after the state has opened, as `openWorkspace` then `read`.
@@ -157,9 +158,12 @@ export async function openWorkspaceWhileReading<T>(
 ): Promise<{ workspace: Workspace; read: T }> {
   const dir = workspaceDir(ctx);
   const settings = connectionSettings(ctx);
-  const loading = loadConfigurationOffThread(dir, workspaceLoadOptions(ctx, options));
+  // Bad --var flags are said before anything is sent.
+  const loadOptions = workspaceLoadOptions(ctx, options);
   const guess = accountKnownWithoutConfiguration(ctx, dir);
-  const early = guess === undefined ? undefined : earlyReads(connect(ctx, clientSettings(guess, settings, options)), guess, read);
+  const early = guess === undefined ? undefined : earlyReads(() => connect(ctx, clientSettings(guess, settings, options)), guess, read);
+  // Nothing to overlap without an account: the configuration loads here, as for openWorkspace (no worker to start, no clone).
+  const loading = early ? loadConfigurationOffThread(dir, loadOptions) : loadConfiguration(dir, loadOptions);
   let workspace: Workspace;
   let kept: typeof early;
   try {
@@ -183,11 +187,21 @@ export async function openWorkspaceWhileReading<T>(
   return { workspace, read: await closingOnError(workspace, kept ? kept.settled : read(workspace.client, workspace.account)) };
 }
 
-/** Reads started before the configuration is known, settled to a value or its error (never an unhandled rejection). */
-function earlyReads<T>(client: ApiClient, account: string, read: (client: ApiClient, account: string) => Promise<T>) {
-  const reading = read(client, account);
+/**
+ * Reads started before the configuration is known, their failure kept for later (never an unhandled rejection). A
+ * client that cannot be made (an insecure URL) reads nothing now: making it again after the configuration loaded
+ * says why, after the configuration's errors, as openWorkspace does.
+ */
+function earlyReads<T>(client: () => ApiClient, account: string, read: (client: ApiClient, account: string) => Promise<T>) {
+  let made: ApiClient;
+  try {
+    made = client();
+  } catch {
+    return undefined;
+  }
+  const reading = read(made, account);
   reading.catch(() => undefined);
-  return { client, account, settled: reading };
+  return { client: made, account, settled: reading };
 }
 
 async function closingOnError<T>(workspace: Workspace, reading: Promise<T>): Promise<T> {

@@ -69,22 +69,34 @@ describe('the built loader', () => {
   });
 });
 
+/** The frames each thread of one `cplane access report` ran (`file function`), from the CPU profile Node writes per thread. */
+function threadsOf(dir: string, name: string, env: NodeJS.ProcessEnv): string[][] {
+  const profiles = join(temp, name);
+  // No API listens on port 9: the command fails after loading; what matters is which threads ran what.
+  spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profiles}`, builtCli(), 'access', 'report', dir], {
+    env: { PATH: process.env.PATH, HOME: temp, CPLANE_BASE_URL: 'http://127.0.0.1:9', CPLANE_TOKEN: 'sk-svc-pat-offthread', CPLANE_REQUEST_TIMEOUT: '1', ...env },
+    encoding: 'utf8',
+  });
+  return readdirSync(profiles).map((file) => {
+    const profile = JSON.parse(readFileSync(join(profiles, file), 'utf8')) as { nodes: { callFrame: { url: string; functionName: string } }[] };
+    return profile.nodes.map((n) => `${n.callFrame.url.split('/').pop()} ${n.callFrame.functionName}`);
+  });
+}
+
 describe('the CLI\'s bundle', () => {
+  const dir = () => folder('cli', valid.replace('${var.team}', 'x').replace(/variables:\n.*\n/, ''));
+
   it('loads the configuration of `cplane access report` on the worker entry of the bundle', () => {
-    const dir = folder('cli', valid.replace('${var.team}', 'x').replace(/variables:\n.*\n/, ''));
-    const profiles = join(temp, 'profiles');
-    // No API listens on port 9: the command fails after loading; what matters is which threads ran what.
-    spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profiles}`, builtCli(), 'access', 'report', dir], {
-      env: { PATH: process.env.PATH, HOME: temp, CPLANE_BASE_URL: 'http://127.0.0.1:9', CPLANE_TOKEN: 'sk-svc-pat-offthread', CPLANE_ACCOUNT: 'a', CPLANE_REQUEST_TIMEOUT: '1' },
-      encoding: 'utf8',
-    });
-    const scripts = readdirSync(profiles).map((file) => {
-      const profile = JSON.parse(readFileSync(join(profiles, file), 'utf8')) as { nodes: { callFrame: { url: string; functionName: string } }[] };
-      return profile.nodes.map((n) => `${n.callFrame.url.split('/').pop()} ${n.callFrame.functionName}`);
-    });
-    expect(scripts).toHaveLength(2);
-    const worker = scripts.find((frames) => frames.some((f) => f.startsWith('configuration-worker.cjs')));
+    const threads = threadsOf(dir(), 'profiles-account', { CPLANE_ACCOUNT: 'a' });
+    expect(threads).toHaveLength(2);
+    const worker = threads.find((frames) => frames.some((f) => f.startsWith('configuration-worker.cjs')));
     expect(worker).toBeDefined();
     expect(worker!.some((f) => / loadConfig$/.test(f))).toBe(true);
+  });
+
+  it('starts no worker when no account is known before the configuration: nothing would overlap', () => {
+    const threads = threadsOf(dir(), 'profiles-none', {});
+    expect(threads).toHaveLength(1);
+    expect(threads[0]!.some((f) => / loadConfig$/.test(f))).toBe(true);
   });
 });
