@@ -17,8 +17,9 @@
  * worker's own `process.env`, given with the `env` option, as the loader reads it in this thread); it sends back
  * the LoadResult, plain data, structured-cloned: 20 MB and about 0.45 s for 60,001 addresses, of which 0.3 s on this
  * thread (bench/access-report.mjs prints it). No secret value crosses: loading resolves none; it only registers the
- * state URL's passwords for redaction, which this thread registers again from the result. Anything but a LoadResult (the loader threw, the worker died) makes this thread load
- * again itself, so an error is the loader's own, with its class and words, exactly as without the worker.
+ * state URL's passwords for redaction, which this thread registers again from the result. Anything but a LoadResult
+ * (the loader threw, the worker died, no worker could start) makes this thread load again itself, so an error is the
+ * loader's own, with its class and words, exactly as without the worker.
  */
 import { existsSync } from 'node:fs';
 import { extname } from 'node:path';
@@ -49,8 +50,13 @@ export type ConfigurationAnswer = { result: LoadResult } | { failed: true };
 function workerEntry(): string | undefined {
   const ext = extname(fileURLToPath(import.meta.url));
   if (ext !== '.js' && ext !== '.cjs') return undefined;
-  const entry = packageFile('dist', 'bundle', 'chunks', 'configuration-worker.cjs');
-  return existsSync(entry) ? entry : undefined;
+  try {
+    const entry = packageFile('dist', 'bundle', 'chunks', 'configuration-worker.cjs');
+    return existsSync(entry) ? entry : undefined;
+  } catch {
+    // No package.json above this module (copied out of its package): no bundle to start from.
+    return undefined;
+  }
 }
 
 /** Where the configuration was loaded: in a worker, or in this thread (sources, or after the worker failed). */
