@@ -38,14 +38,16 @@ const engineModules = new RegExp(
     // Not the readers' cryptography (HPKE and its hashes, in @cplane/sdk): only `read`, the key ring and the emulator
     // load it; the SDK's modules the engine imports (transport, retry, the value binding) follow their importers.
     'api/(client|errors|limiter|routes|result-check)|generated/(state-schema|result-checks)|crypto/.+|(state|providers|policy|planner|plan-model|render|applier)/.+|' +
-      'ui/(plain-lines|summary-text|progress-model|words)|cli/(commands/(plan|drift|apply|destroy|output|state|state-transfer|force-unlock)|[a-z-]+)|session/[a-z-]+',
+      'ui/(plain-lines|summary-text|progress-model|words)|cli/(commands/(plan|drift|apply|destroy|output|state|state-transfer|force-unlock)|[a-z-]+)|session/(?!configuration-worker)[a-z-]+',
   )}|${deps('@noble/ciphers|pg-connection-string|diff')})`,
 );
 
 rmSync(outDir, { recursive: true, force: true });
 const { output } = await build({
   cwd: root,
-  input: { cplane: 'dist/cli/main.js' },
+  // The configuration's worker thread (src/session/configuration-off-thread.ts) is an entry of its own, written
+  // as chunks/configuration-worker.cjs (no hash: that module looks for it by name), beside the chunks it loads.
+  input: { cplane: 'dist/cli/main.js', 'configuration-worker': 'dist/session/configuration-worker.js' },
   platform: 'node',
   external,
   // yaml's ES module build (the one it gives browsers; it needs nothing of Node's), so the bundle keeps
@@ -56,7 +58,7 @@ const { output } = await build({
   // Only the entry runs anything when it is loaded: every other module of ours (and the bundler's helpers)
   // only declares. So a module that imports one name from a folder's index does not load the whole folder,
   // and the entry does not load the helpers' chunk just to run it. Dependencies are taken as they are.
-  treeshake: { moduleSideEffects: (id) => id.startsWith(`${root}node_modules/`) || id === `${root}dist/cli/main.js` },
+  treeshake: { moduleSideEffects: (id) => id.startsWith(`${root}node_modules/`) || [`${root}dist/cli/main.js`, `${root}dist/session/configuration-worker.js`].includes(id) },
   logLevel: 'warn',
   output: {
     dir: outDir,
@@ -64,7 +66,7 @@ const { output } = await build({
     // `validate` and more than that of `--help`. Ink, the one ES-only dependency (a top-level await in
     // yoga), is loaded with import() by src/ui/ink.ts, which CommonJS keeps.
     format: 'cjs',
-    entryFileNames: '[name].cjs',
+    entryFileNames: (chunk) => (chunk.name === 'cplane' ? '[name].cjs' : 'chunks/[name].cjs'),
     chunkFileNames: 'chunks/[name]-[hash].cjs',
     sourcemap: true,
     codeSplitting: {

@@ -9,12 +9,13 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ApiClient, ClientEvent } from '../api/client.js';
-import { formatDiagnostic, type DesiredState } from '../config/index.js';
+import { formatDiagnostic, type DesiredState, type LoadResult } from '../config/index.js';
 import { registerUrlPasswords } from '../config/own-variables.js';
 import { loadConfiguration } from '../providers/index.js';
 import { openState, type StateStore } from '../state/index.js';
 import type { CommandContext } from './command-context.js';
-import { connect, connectionSettings } from './connection.js';
+import { connect, connectionSettings, type ConnectionSettings } from './connection.js';
+import { loadConfigurationOffThread, type ConfigurationLoadOptions } from './configuration-off-thread.js';
 import { AbortError, ConfigInvalidError } from './errors.js';
 import { variablesLoadOptions } from './variables-flags.js';
 import { isPostgresUrl } from '../state/index.js';
@@ -128,16 +129,121 @@ export interface WorkspaceOptions {
 }
 
 export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptions): Promise<Workspace> {
-  if (ctx.positionals.length > 1) throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Give at most one configuration folder.');
-  const dir = resolve(ctx.cwd, ctx.positionals[0] ?? '.');
+  const dir = workspaceDir(ctx);
   // Check the connection settings before reading anything, so a missing variable is the first thing said.
   const settings = connectionSettings(ctx);
+  const desired = checkedConfiguration(ctx, dir, options, await loadConfiguration(dir, workspaceLoadOptions(ctx, options)));
+  const location = await workspaceLocation(ctx, desired);
+  return openRest(ctx, options, { desired, dir, location, account: location.account, client: () => connect(ctx, clientSettings(location.account, settings, options)) });
+}
+
+/**
+ * `openWorkspace`, with the account read by `read` while the configuration loads on a worker thread
+ * (configuration-off-thread.ts): for a command whose requests need the account but not the configuration
+ * (`cplane access report`), the requests' waiting and the configuration's parsing overlap.
+ *
+ * The account is needed before the configuration says it, so the reads start in the account the workspace
+ * knows without it: --account, else CPLANE_ACCOUNT (both win over the configuration's `account:` anyway), else the
+ * account of the one state under `<dir>/.cplane/` (with none, the configuration loads in this thread first, and the
+ * account is read after it, as openWorkspace then `read`). When the account the configuration then gives is another (or
+ * none was known), those reads are discarded and `read` runs again in the right one: correct first, fast in the
+ * common case. The configuration's errors are said first, as when nothing was read before it: a failed read is
+ * thrown only once the configuration has loaded, and after the state has opened, as `openWorkspace` then `read`.
+ * A request may thus be sent for a configuration that turns out invalid; nothing is written.
+ */
+export async function openWorkspaceWhileReading<T>(
+  ctx: CommandContext,
+  options: WorkspaceOptions,
+  read: (client: ApiClient, account: string) => Promise<T>,
+): Promise<{ workspace: Workspace; read: T }> {
+  const dir = workspaceDir(ctx);
+  const settings = connectionSettings(ctx);
+  // Bad --var flags are said before anything is sent.
+  const loadOptions = workspaceLoadOptions(ctx, options);
+  const guess = accountKnownWithoutConfiguration(ctx, dir);
+  const early = guess === undefined ? undefined : earlyReads(() => connect(ctx, clientSettings(guess, settings, options)), guess, read);
+  // Nothing to overlap without an account: the configuration loads here, as for openWorkspace (no worker to start, no clone).
+  const loading = early ? loadConfigurationOffThread(dir, loadOptions) : loadConfiguration(dir, loadOptions);
+  let workspace: Workspace;
+  let kept: typeof early;
+  try {
+    const loaded = await loading;
+    performance.mark('cplane:configuration-loaded');
+    const desired = checkedConfiguration(ctx, dir, options, loaded);
+    const location = await workspaceLocation(ctx, desired);
+    kept = early && early.account === location.account ? early : undefined;
+    workspace = await openRest(ctx, options, {
+      desired,
+      dir,
+      location,
+      account: location.account,
+      client: () => kept?.client ?? connect(ctx, clientSettings(location.account, settings, options)),
+    });
+  } catch (error) {
+    await early?.client.close();
+    throw error;
+  }
+  if (early && !kept) await early.client.close();
+  return { workspace, read: await closingOnError(workspace, kept ? kept.settled : read(workspace.client, workspace.account)) };
+}
+
+/**
+ * Reads started before the configuration is known, their failure kept for later (never an unhandled rejection). A
+ * client that cannot be made (an insecure URL) reads nothing now: making it again after the configuration loaded
+ * says why, after the configuration's errors, as openWorkspace does.
+ */
+function earlyReads<T>(client: () => ApiClient, account: string, read: (client: ApiClient, account: string) => Promise<T>) {
+  let made: ApiClient;
+  try {
+    made = client();
+  } catch {
+    return undefined;
+  }
+  const reading = read(made, account);
+  reading.catch(() => undefined);
+  return { client: made, account, settled: reading };
+}
+
+async function closingOnError<T>(workspace: Workspace, reading: Promise<T>): Promise<T> {
+  try {
+    return await reading;
+  } catch (error) {
+    await workspace.close();
+    throw error;
+  }
+}
+
+/** The account as locateState would find it without the configuration's `account:`: a guess the configuration confirms. */
+function accountKnownWithoutConfiguration(ctx: CommandContext, dir: string): string | undefined {
+  const known = flag(ctx, 'account') ?? (ctx.env.CPLANE_ACCOUNT || undefined);
+  if (known !== undefined) return known;
+  if (ctx.deployment) return undefined;
+  try {
+    return onlyStateAccount(dir);
+  } catch {
+    // Several states: the configuration's `account:` (or its error) decides, as without the overlap.
+    return undefined;
+  }
+}
+
+function workspaceDir(ctx: CommandContext): string {
+  if (ctx.positionals.length > 1) throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Give at most one configuration folder.');
+  return resolve(ctx.cwd, ctx.positionals[0] ?? '.');
+}
+
+function workspaceLoadOptions(ctx: CommandContext, options: WorkspaceOptions): ConfigurationLoadOptions {
   const flagAccount = flag(ctx, 'account');
-  const { desired, diagnostics, deployments } = await loadConfiguration(dir, {
+  return {
     ...variablesLoadOptions(ctx),
     ...(flagAccount ? { account: flagAccount } : {}),
     ...(options.savedVariables ? { savedVariables: options.savedVariables } : {}),
-  });
+  };
+}
+
+const clientSettings = (account: string, settings: ConnectionSettings, options: WorkspaceOptions) => ({ account, settings, ...(options.onClientEvent ? { onEvent: options.onClientEvent } : {}) });
+
+/** The loaded configuration, its warnings printed; its errors (or deployments without --deployment) thrown together. */
+function checkedConfiguration(ctx: CommandContext, dir: string, options: WorkspaceOptions, { desired, diagnostics, deployments }: LoadResult): DesiredState {
   const color = ctx.stderr.isTTY === true && !ctx.env.NO_COLOR;
   if (deployments && !ctx.deployment) {
     const names = deployments.map((d) => d.name);
@@ -155,15 +261,28 @@ export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptio
       errors,
     );
   }
+  return desired;
+}
+
+async function workspaceLocation(ctx: CommandContext, desired: DesiredState): Promise<StateLocation & { account: string }> {
   const location = await locateState(ctx, ctx.positionals[0], () => ({ account: desired.account, stateUrl: desired.stateUrl }));
   const account = location.account;
   if (!account) {
     throw new AbortError('No account: CPLANE_ACCOUNT is not set and the configuration gives none.', 'Set CPLANE_ACCOUNT, pass --account ID, or add `account:` to the configuration.');
   }
+  return { ...location, account };
+}
+
+async function openRest(
+  ctx: CommandContext,
+  options: WorkspaceOptions,
+  opened: { desired: DesiredState; dir: string; location: StateLocation; account: string; client: () => ApiClient },
+): Promise<Workspace> {
+  const { desired, dir, location, account } = opened;
   const state = await openState({ ...location, account, env: ctx.env, command: options.command, lock: options.lock, ...(options.lock ? { lockTimeoutMs: lockTimeoutMs(ctx.values) } : {}) });
   let client: ApiClient;
   try {
-    client = connect(ctx, { account, settings, ...(options.onClientEvent ? { onEvent: options.onClientEvent } : {}) });
+    client = opened.client();
   } catch (error) {
     await state.close();
     throw error;
