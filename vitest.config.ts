@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Tests that need a real PostgreSQL server: their project starts one for the run (test/helpers/postgres-global-setup.ts). */
 const postgresTests = ['test/**/postgres/**/*.test.ts'];
@@ -7,9 +8,23 @@ const releaseTests = ['test/release/**'];
 /** Tests that replace a module (vi.mock): they need a module graph of their own, so they run isolated. */
 const isolatedTests = ['test/config/module-source-race.test.ts'];
 
+/**
+ * The PostgreSQL project's files first, then vitest's usual order (each project's files longest first). Vitest runs
+ * one project's files after another's, and a worker that changes project starts afresh: with PostgreSQL last, both
+ * workers stopped at the same moment to start again for a few short files, and the suite ended on one worker.
+ * First, the change of project happens while the other worker is still busy.
+ */
+class PostgresFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    return [...sorted.filter((file) => file.project.name === 'postgres'), ...sorted.filter((file) => file.project.name !== 'postgres')];
+  }
+}
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
+    sequence: { sequencer: PostgresFirst },
     hookTimeout: 60_000,
     // Two cores: integration tests spawn servers and CLI subprocesses.
     maxWorkers: 2,

@@ -8,9 +8,9 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** What `npm run build` reads: a change to any of these makes dist/ stale. */
-const buildInputs = ['src', 'schema', 'scripts/bundle.mjs', 'scripts/compile-schemas.mjs', 'scripts/compile-result-checks.mjs', 'tsconfig.build.json', 'tsconfig.sdk.json', 'tsconfig.json', 'package.json'];
-/** Written last by `npm run build` (scripts/bundle.mjs), so its time is when the build finished. */
-const buildStamp = 'dist/bundle/help.json';
+const buildInputs = ['src', 'packages/sdk/src', 'schema', 'scripts/build.mjs', 'scripts/bundle.mjs', 'scripts/code-cache.mjs', 'scripts/compile-schemas.mjs', 'scripts/compile-result-checks.mjs', 'tsconfig.build.json', 'tsconfig.sdk.json', 'tsconfig.json', 'package.json'];
+/** Written by `npm run build` (scripts/build.mjs) once every step has succeeded, so its time is when the build finished. */
+const buildStamp = 'dist/build-done';
 
 function newestFile(root, path) {
   const stat = statSync(join(root, path), { throwIfNoEntry: false });

@@ -25,14 +25,14 @@ function file(path: string, seconds: number): void {
 
 it('accepts a build made after every source changed', () => {
   file('src/planner/make-plan.ts', 1_000);
-  file('dist/bundle/help.json', 2_000);
+  file('dist/build-done', 2_000);
   expect(staleBuild(root)).toBeUndefined();
 });
 
 it('refuses a build older than a source, naming the source and what to run', () => {
   file('src/planner/make-plan.ts', 3_000);
   file('src/errors.ts', 1_000);
-  file('dist/bundle/help.json', 2_000);
+  file('dist/build-done', 2_000);
   expect(staleBuild(root)).toBe(
     'dist/ is older than the sources: src/planner/make-plan.ts changed after the last build. Run `npm run build`, then the tests again (`npm test` builds first).',
   );
@@ -40,5 +40,5 @@ it('refuses a build older than a source, naming the source and what to run', () 
 
 it('refuses a missing build (or one stopped before its last step)', () => {
   file('src/errors.ts', 1_000);
-  expect(staleBuild(root)).toMatch(/^dist\/ is missing or incomplete \(no dist\/bundle\/help\.json\): run `npm run build`/);
+  expect(staleBuild(root)).toMatch(/^dist\/ is missing or incomplete \(no dist\/build-done\): run `npm run build`/);
 });

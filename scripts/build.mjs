@@ -1,0 +1,39 @@
+// `npm run build`: the SDK package, the compiled schemas, the JavaScript of dist/ (tsc, types not checked: that is
+// `npm run typecheck`), the compiled checks of the API's answers, the bundle and its code cache; and, beside those,
+// the type declarations of the `cplane/sdk` export, which nothing else waits for. Steps run one after the other
+// except those two lines, which run side by side: the declarations take a core for as long as the rest of the build.
+import { spawn } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
+
+/** Runs `node ARGS` in the repository, its output passed through; rejects when it fails. */
+function node(...args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
+    child.on('error', reject);
+    child.on('close', (code, signal) => (code === 0 ? resolve() : reject(new Error(`\`node ${args.join(' ')}\` failed (${signal ?? `exit ${code}`})`))));
+  });
+}
+
+async function inOrder(...steps) {
+  for (const step of steps) await node(...step);
+}
+
+// Written when every step has succeeded: scripts/build-if-stale.mjs compares the sources' times with its time.
+const stamp = `${root}dist/build-done`;
+
+try {
+  rmSync(stamp, { force: true });
+  await inOrder([tsc, '-p', 'packages/sdk/tsconfig.json'], ['scripts/compile-schemas.mjs']);
+  await Promise.all([
+    inOrder([tsc, '-p', 'tsconfig.build.json', '--noCheck'], ['scripts/compile-result-checks.mjs'], ['scripts/bundle.mjs'], ['scripts/code-cache.mjs']),
+    node(tsc, '-p', 'tsconfig.sdk.json'),
+  ]);
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
+} catch (error) {
+  console.error(`build: ${error.message}`);
+  process.exitCode = 1;
+}
