@@ -42,7 +42,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.stdout.write('dist/ is newer than every source: not rebuilt (`npm run build` builds anyway).\n');
   } else {
     process.stdout.write(`Building: ${why.split(':')[0]}.\n`);
-    const build = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+    const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
     process.exitCode = build.status ?? 1;
   }
 }

@@ -1,7 +1,7 @@
-// `npm run build`: the SDK package, the compiled schemas, the JavaScript of dist/ (tsc, types not checked: that is
-// `npm run typecheck`), the compiled checks of the API's answers, the bundle and its code cache; and, beside those,
-// the type declarations of the `cplane/sdk` export, which nothing else waits for. Steps run one after the other
-// except those two lines, which run side by side: the declarations take a core for as long as the rest of the build.
+// `npm run build`: the compiled schemas, the JavaScript of dist/ (tsc, types not checked: that is `npm run
+// typecheck`) and the compiled checks of the API's answers; beside those, the SDK package (packages/sdk) and then the
+// type declarations of the `cplane/sdk` export; when both the SDK and dist/ are there, the bundle and its code cache.
+// On two cores the two lines of work take about as long each.
 import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -27,10 +27,13 @@ const stamp = `${root}dist/build-done`;
 
 try {
   rmSync(stamp, { force: true });
-  await inOrder([tsc, '-p', 'packages/sdk/tsconfig.json'], ['scripts/compile-schemas.mjs']);
+  const sdk = node(tsc, '-p', 'packages/sdk/tsconfig.json');
   await Promise.all([
-    inOrder([tsc, '-p', 'tsconfig.build.json', '--noCheck'], ['scripts/compile-result-checks.mjs'], ['scripts/bundle.mjs'], ['scripts/code-cache.mjs']),
-    node(tsc, '-p', 'tsconfig.sdk.json'),
+    // Emitting without checking needs none of the SDK's declarations; the bundle needs its JavaScript.
+    inOrder(['scripts/compile-schemas.mjs'], [tsc, '-p', 'tsconfig.build.json', '--noCheck'], ['scripts/compile-result-checks.mjs'])
+      .then(() => sdk)
+      .then(() => inOrder(['scripts/bundle.mjs'], ['scripts/code-cache.mjs'])),
+    sdk.then(() => node(tsc, '-p', 'tsconfig.sdk.json')),
   ]);
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
 } catch (error) {
