@@ -2,8 +2,9 @@
 // the configuration loads in the thread, so the worker path is tested here against the build. tsc's module
 // (dist/session/) starts the bundle's worker entry (dist/bundle/chunks/configuration-worker.cjs) and answers what
 // loading in the thread answers, for a valid configuration (with a variable from the environment it was given, the
-// worker's own env) and an invalid one; the CLI starts that entry from `cplane access report`: seen in the CPU
-// profile Node writes per thread.
+// worker's own env) and an invalid one; the CLI starts that entry from `cplane access report`: seen in what each
+// thread of the process loaded (a module preloaded with --require, which a worker inherits, lists it at the thread's
+// exit).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,34 +70,38 @@ describe('the built loader', () => {
   });
 });
 
-/** The frames each thread of one `cplane access report` ran (`file function`), from the CPU profile Node writes per thread. */
+/** The bundle files each thread of one `cplane access report` loaded, the main thread's first. */
 function threadsOf(dir: string, name: string, env: NodeJS.ProcessEnv): string[][] {
-  const profiles = join(temp, name);
-  // No API listens on port 9: the command fails after loading; what matters is which threads ran what.
-  spawnSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profiles}`, builtCli(), 'access', 'report', dir], {
+  const out = join(temp, `${name}.jsonl`);
+  const preload = join(temp, 'threads.cjs');
+  writeFileSync(
+    preload,
+    `const { isMainThread } = require('node:worker_threads');\n` +
+      `process.on('exit', () => require('node:fs').appendFileSync(${JSON.stringify(out)}, JSON.stringify({ isMainThread, files: Object.keys(require.cache).filter((f) => f.includes('/dist/bundle/')).map((f) => f.split('/').pop().replace(/-[\\w-]{8}\\.cjs$/, '.cjs')) }) + '\\n'));\n`,
+  );
+  // No API listens on port 9: the command fails after loading; what matters is which threads loaded what.
+  spawnSync(process.execPath, ['--require', preload, builtCli(), 'access', 'report', dir], {
     env: { PATH: process.env.PATH, HOME: temp, CPLANE_BASE_URL: 'http://127.0.0.1:9', CPLANE_TOKEN: 'sk-svc-pat-offthread', CPLANE_REQUEST_TIMEOUT: '1', ...env },
     encoding: 'utf8',
   });
-  return readdirSync(profiles).map((file) => {
-    const profile = JSON.parse(readFileSync(join(profiles, file), 'utf8')) as { nodes: { callFrame: { url: string; functionName: string } }[] };
-    return profile.nodes.map((n) => `${n.callFrame.url.split('/').pop()} ${n.callFrame.functionName}`);
-  });
+  const threads = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { isMainThread: boolean; files: string[] });
+  return threads.sort((a, b) => Number(b.isMainThread) - Number(a.isMainThread)).map((thread) => thread.files);
 }
 
 describe('the CLI\'s bundle', () => {
   const dir = () => folder('cli', valid.replace('${var.team}', 'x').replace(/variables:\n.*\n/, ''));
 
   it('loads the configuration of `cplane access report` on the worker entry of the bundle', () => {
-    const threads = threadsOf(dir(), 'profiles-account', { CPLANE_ACCOUNT: 'a' });
-    expect(threads).toHaveLength(2);
-    const worker = threads.find((frames) => frames.some((f) => f.startsWith('configuration-worker.cjs')));
-    expect(worker).toBeDefined();
-    expect(worker!.some((f) => / loadConfig$/.test(f))).toBe(true);
+    const [main, worker, ...more] = threadsOf(dir(), 'threads-account', { CPLANE_ACCOUNT: 'a' });
+    expect(more).toEqual([]);
+    expect(main).not.toContain('configuration-worker.cjs');
+    expect(worker).toEqual(expect.arrayContaining(['configuration-worker.cjs', 'config.cjs']));
   });
 
   it('starts no worker when no account is known before the configuration: nothing would overlap', () => {
-    const threads = threadsOf(dir(), 'profiles-none', {});
-    expect(threads).toHaveLength(1);
-    expect(threads[0]!.some((f) => / loadConfig$/.test(f))).toBe(true);
+    const [main, ...more] = threadsOf(dir(), 'threads-none', {});
+    expect(more).toEqual([]);
+    expect(main).toEqual(expect.arrayContaining(['cplane.cjs', 'config.cjs']));
+    expect(main).not.toContain('configuration-worker.cjs');
   });
 });
