@@ -79,9 +79,10 @@ function threadsOf(dir: string, name: string, env: NodeJS.ProcessEnv): string[][
     `const { isMainThread } = require('node:worker_threads');\n` +
       `process.on('exit', () => require('node:fs').appendFileSync(${JSON.stringify(out)}, JSON.stringify({ isMainThread, files: Object.keys(require.cache).filter((f) => f.includes('/dist/bundle/')).map((f) => f.split('/').pop().replace(/-[\\w-]{8}\\.cjs$/, '.cjs')) }) + '\\n'));\n`,
   );
-  // No API listens on port 9: the command fails after loading; what matters is which threads loaded what.
+  // No API listens on port 9: the reads fail at once (the deadline is 50 ms) and the command, which reports the
+  // configuration's problems first, waits for the worker before it fails; what matters is which threads loaded what.
   spawnSync(process.execPath, ['--require', preload, builtCli(), 'access', 'report', dir], {
-    env: { PATH: process.env.PATH, HOME: temp, CPLANE_BASE_URL: 'http://127.0.0.1:9', CPLANE_TOKEN: 'sk-svc-pat-offthread', CPLANE_REQUEST_TIMEOUT: '1', ...env },
+    env: { PATH: process.env.PATH, HOME: temp, CPLANE_BASE_URL: 'http://127.0.0.1:9', CPLANE_TOKEN: 'sk-svc-pat-offthread', CPLANE_REQUEST_TIMEOUT: '0.05', ...env },
     encoding: 'utf8',
   });
   const threads = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { isMainThread: boolean; files: string[] });
