@@ -4,11 +4,11 @@
 // 127.0.0.1 plays the server; limits are set small so nothing waits long.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli/main.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { ApiError, createClient, InsecureTransportError, NetworkError, ResponseTooLargeError } from '../../src/api/index.js';
 
 const PAT = 'sk-svc-pat-limits-test-token';
@@ -160,6 +160,7 @@ describe('the CLI', () => {
     const out = { write: () => true } as unknown as NodeJS.WritableStream;
     const err = { write: (chunk: string) => { stderr += chunk; return true; } } as unknown as NodeJS.WritableStream;
     const cwd = mkdtempSync(join(tmpdir(), 'cplane-limits-'));
+    onTestFinished(() => rmSync(cwd, { recursive: true, force: true }));
     const code = await runCli(args, { env: { CPLANE_TOKEN: PAT, CPLANE_ACCOUNT: ACCOUNT, ...env }, cwd, stdout: out, stderr: err, stdin: process.stdin });
     return { code, stderr };
   }

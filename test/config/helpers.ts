@@ -1,23 +1,20 @@
 /**
  * Test helpers: write a configuration folder into a fresh temporary folder and
- * load it from there, so diagnostics name files as `main.yaml`. The folders are
- * removed when the test file ends.
+ * load it from there, so diagnostics name files as `main.yaml`. Each folder is
+ * removed when the test that wrote it ends (a hook of this module's own would
+ * run for the first file that imports it only: the files of a worker share
+ * one module graph).
  */
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll } from 'vitest';
+import { onTestFinished } from 'vitest';
 import type { LoadOptions } from '../../src/config/index.js';
 import { loadConfiguration } from '../../src/providers/index.js';
 
-const written: string[] = [];
-afterAll(() => {
-  for (const dir of written.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
 export function writeConfig(files: Record<string, string | Buffer>): string {
   const dir = mkdtempSync(join(tmpdir(), 'cplane-config-'));
-  written.push(dir);
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   for (const [name, content] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileSync(join(dir, name), content);

@@ -1,10 +1,10 @@
 // Each kind of policy result (pass, advisory violation, mandatory violation, a rule that errors at evaluation) as
 // `cplane plan` shows it in every output format: text, --json, --markdown, and --github (step summary, annotations
 // at the resource's file:line:col, step outputs). A mandatory finding fails the plan with exit 1.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { shopGateway, world, type World } from './helpers.js';
 
 const policies = `policies:
@@ -81,6 +81,7 @@ describe('a plan with every kind of finding', () => {
 
   it('--github: annotations at the resource, the report in the step summary, policy_failed in the outputs', async () => {
     const temp = mkdtempSync(join(tmpdir(), 'cplane-gh-'));
+    onTestFinished(() => rmSync(temp, { recursive: true, force: true }));
     const summary = join(temp, 'summary.md');
     const output = join(temp, 'output');
     writeFileSync(summary, '');

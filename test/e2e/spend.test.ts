@@ -1,10 +1,10 @@
 // Spend in every plan that touches it, as `cplane plan` prints it: text, --json (schema/plan.schema.json),
 // --markdown and --github (the step summary); "spend not read" with a Service Account token; names from the
 // usage API escaped where they are printed.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import type { Plan } from '../../src/plan-model/index.js';
 import { acme, coreAndOpenai, hostileProxy, world, type World } from './helpers.js';
@@ -74,6 +74,7 @@ describe('cplane plan shows spend', () => {
     expect(markdown).toContain('\\<img src=x onerror=alert(1)\\>');
     expect(markdown).not.toMatch(/[^\\]<img/);
     const temp = mkdtempSync(join(tmpdir(), 'cplane-gh-'));
+    onTestFinished(() => rmSync(temp, { recursive: true, force: true }));
     const summary = join(temp, 'summary.md');
     writeFileSync(summary, '');
     const run = await w.cli(['plan', w.dir, '--github'], { GITHUB_STEP_SUMMARY: summary, GITHUB_OUTPUT: join(temp, 'output'), RUNNER_TEMP: temp });
