@@ -66,4 +66,4 @@ function writeCodeCache(compiled) {
   }
 }
 
-module.exports = { useCodeCache, writeCodeCache, cacheFileOf };
+module.exports = { useCodeCache, writeCodeCache };

@@ -88,7 +88,7 @@ const { globalHelp } = await import(`${root}dist/cli/main.js`);
 const { version } = await import(`${root}dist/version.js`);
 writeFileSync(`${outDir}/help.json`, `${JSON.stringify({ version, help: globalHelp() })}\n`);
 
-// The files that `import()` a module outside the bundle (Ink): scripts/code-cache.mjs makes no cache for them.
+// The files that `import()` a module outside the bundle (Ink, the PostgreSQL driver): scripts/code-cache.mjs makes no cache for them.
 const inBundle = new Set(output.map((file) => file.fileName));
 const dynamicImports = output.filter((file) => file.type === 'chunk' && file.dynamicImports.some((id) => !inBundle.has(id))).map((file) => file.fileName);
 writeFileSync(`${outDir}/dynamic-imports.json`, `${JSON.stringify(dynamicImports)}\n`);

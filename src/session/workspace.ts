@@ -134,7 +134,7 @@ export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptio
   const settings = connectionSettings(ctx);
   const desired = checkedConfiguration(ctx, dir, options, await loadConfiguration(dir, workspaceLoadOptions(ctx, options)));
   const location = await workspaceLocation(ctx, desired);
-  return openRest(ctx, options, { desired, dir, location, account: location.account, client: () => connect(ctx, clientSettings(location.account, settings, options)) });
+  return openRest(ctx, options, { desired, dir, location, client: () => connect(ctx, clientSettings(location.account, settings, options)) });
 }
 
 /**
@@ -176,7 +176,6 @@ export async function openWorkspaceWhileReading<T>(
       desired,
       dir,
       location,
-      account: location.account,
       client: () => kept?.client ?? connect(ctx, clientSettings(location.account, settings, options)),
     });
   } catch (error) {
@@ -276,10 +275,11 @@ async function workspaceLocation(ctx: CommandContext, desired: DesiredState): Pr
 async function openRest(
   ctx: CommandContext,
   options: WorkspaceOptions,
-  opened: { desired: DesiredState; dir: string; location: StateLocation; account: string; client: () => ApiClient },
+  opened: { desired: DesiredState; dir: string; location: StateLocation & { account: string }; client: () => ApiClient },
 ): Promise<Workspace> {
-  const { desired, dir, location, account } = opened;
-  const state = await openState({ ...location, account, env: ctx.env, command: options.command, lock: options.lock, ...(options.lock ? { lockTimeoutMs: lockTimeoutMs(ctx.values) } : {}) });
+  const { desired, dir, location } = opened;
+  const { account } = location;
+  const state = await openState({ ...location, env: ctx.env, command: options.command, lock: options.lock, ...(options.lock ? { lockTimeoutMs: lockTimeoutMs(ctx.values) } : {}) });
   let client: ApiClient;
   try {
     client = opened.client();

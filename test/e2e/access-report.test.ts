@@ -14,6 +14,7 @@ import { fixtures } from '../../src/emulator/fixtures.js';
 import { accessReport, readAccess } from '../../src/planner/index.js';
 import type { AccessReader, AccessReport } from '../../src/plan-model/index.js';
 import { loadConfiguration } from '../../src/providers/index.js';
+import { lyingProxy } from '../helpers/lying-proxy.js';
 import { directoryYaml, placeOf, privateKeyOf, wrapperFor } from '../helpers/readers.js';
 import { acme, world, type World } from './helpers.js';
 
@@ -220,6 +221,34 @@ describe('cplane access report, as a user runs it', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe('Error: --format must be one of text, json, csv, markdown (got "xml").\nLeave --format out for aligned text.\n');
+  });
+});
+
+describe('a lying API server', () => {
+  /** The API's answer with ci-deployer hidden from api-key's grants and a Service Account it never had added to db-password's. */
+  function lied(json: unknown): unknown {
+    if (Array.isArray(json)) return json.map(lied);
+    if (json === null || typeof json !== 'object') return json;
+    const copy = Object.fromEntries(Object.entries(json).map(([key, value]) => [key, lied(value)])) as { record_id?: string; grants?: { service_account_ids: string[] } };
+    if (copy.grants && copy.record_id === ids['api-key']) copy.grants = { ...copy.grants, service_account_ids: copy.grants.service_account_ids.filter((id) => id !== ciDeployer.id) };
+    if (copy.grants && copy.record_id === ids['db-password']) copy.grants = { ...copy.grants, service_account_ids: [...copy.grants.service_account_ids, INVENTED] };
+    return copy;
+  }
+  const INVENTED = '0e000000-0000-4000-8000-00000000dead';
+
+  it('cannot hide a grant the configuration lists, nor add one unseen: each is flagged', async () => {
+    const proxy = await lyingProxy(w.emulator.url, (request, answer) => (request.method === 'GET' && request.path.startsWith('/v1/records') ? lied(answer.json) : undefined));
+    try {
+      const run = await w.cli(['access', 'report', w.dir, '--format', 'json'], { CPLANE_BASE_URL: proxy.url });
+      expect(run.code, run.stderr).toBe(2);
+      const lies = JSON.parse(run.stdout) as AccessReport;
+      // The grant it hid is one the configuration lists: still a row, said not granted.
+      expect(reader(readersOf(lies, 'shop-access', 'api-key'), 'ci-deployer', 'service-account-grant')).toMatchObject({ live: false, flags: [{ code: 'not-granted' }] });
+      // The grant it made up is not in the configuration: a row by its id (no such Service Account), said unmanaged.
+      expect(reader(readersOf(lies, 'shop-access', 'db-password'), INVENTED)).toMatchObject({ id: INVENTED, live: true, flags: [{ code: 'unmanaged' }] });
+    } finally {
+      await proxy.close();
+    }
   });
 });
 
