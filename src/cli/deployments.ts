@@ -2,7 +2,7 @@
  * Running a command once per deployment (docs/deployments.md): which deployments `--all` and `--deployment`
  * choose, and the command context each runs with: its account and workspace as flags, the inherited
  * CPLANE_ACCOUNT and CPLANE_WORKSPACE dropped (the configuration names the account), its name (the loader
- * adds its variables), the limit of requests in flight it shares with the others, and its own output
+ * adds its variables), its own token and API address when it names them (session/connection.ts), the limit of requests in flight it shares with the others, and its own output
  * buffers, so each deployment's plan is shown whole, after the matrix, whatever order they finish in.
  */
 import { Writable } from 'node:stream';
@@ -18,6 +18,7 @@ import { variablesLoadOptions } from '../session/variables-flags.js';
 import { isPostgresUrl } from '../state/index.js';
 import { describeError } from './describe-error.js';
 import { changedDeployments } from './changed-deployments.js';
+import { exitCodes } from './exit-codes.js';
 
 /** At most this many deployments' worth of `--parallelism` in flight at once, across all of them. */
 export const DEPLOYMENTS_AT_FULL_SPEED = 8;
@@ -42,7 +43,7 @@ export interface ChosenDeployments {
  * The configuration's deployments and those chosen. The configuration is loaded once without variable values
  * (as `cplane validate` does), so a problem that does not depend on them is said once, not once per deployment.
  */
-export async function chooseDeployments(ctx: CommandContext, verb: string): Promise<ChosenDeployments> {
+export async function chooseDeployments(ctx: CommandContext, verb: string, options: { dir?: string | undefined } = {}): Promise<ChosenDeployments> {
   for (const flag of ['account', 'workspace']) {
     if (typeof ctx.values[flag] === 'string') throw new AbortError(`--${flag} cannot be used with --all or --deployment: each deployment names its own ${flag}.`, 'Leave it out; the configuration\'s deployments: says where each one goes.');
   }
@@ -50,8 +51,9 @@ export async function chooseDeployments(ctx: CommandContext, verb: string): Prom
   if (state !== undefined && !isPostgresUrl(state)) {
     throw new AbortError('--state (or CPLANE_STATE) names one state file, and each deployment has its own state.', 'Leave it out (each deployment keeps its state under <dir>/.cplane/<account>/), or give a postgres:// URL, which keeps one state per account and workspace.');
   }
-  if (ctx.positionals.length > 1) throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Give at most one configuration folder.');
-  const dir = resolve(ctx.cwd, ctx.positionals[0] ?? '.');
+  // A command with other arguments (`state show ADDRESS [dir]`) says where its folder is; plan and apply take only the folder.
+  if (!('dir' in options) && ctx.positionals.length > 1) throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Give at most one configuration folder.');
+  const dir = resolve(ctx.cwd, ('dir' in options ? options.dir : ctx.positionals[0]) ?? '.');
   const { deployments, diagnostics } = await loadConfiguration(dir, { ...variablesLoadOptions(ctx), allowUnsetVariables: true });
   // Without values, a forEach over a variable cannot be expanded, and so on: those are each deployment's to say.
   // What is wrong with the deployments themselves is said here, once.
@@ -115,13 +117,15 @@ export function sharedLimiter(ctx: CommandContext, count: number): Limiter {
 export function deploymentContext(
   ctx: CommandContext,
   deployment: Deployment,
-  options: { limiter?: Limiter; capture: boolean; values?: CommandContext['values'] },
+  options: { limiter?: Limiter; capture: boolean; values?: CommandContext['values']; env?: NodeJS.ProcessEnv },
 ): { ctx: CommandContext; captured(): Captured } {
-  const { CPLANE_ACCOUNT: _account, CPLANE_WORKSPACE: _workspace, ...env } = ctx.env;
+  const { CPLANE_ACCOUNT: _account, CPLANE_WORKSPACE: _workspace, ...inherited } = ctx.env;
+  const env = { ...inherited, ...options.env };
   const stdout = options.capture ? buffer() : undefined;
   const stderr = options.capture ? buffer() : undefined;
   const { all: _all, deployment: _deployment, ...values } = ctx.values;
   const derived = {
+    ...(ctx.command ? { command: ctx.command } : {}),
     positionals: ctx.positionals,
     values: { ...values, account: deployment.account, workspace: deployment.workspace, ...options.values },
     ...(ctx.optionOrder ? { optionOrder: ctx.optionOrder } : {}),
@@ -129,11 +133,23 @@ export function deploymentContext(
     cwd: ctx.cwd,
     stdout: stdout ?? ctx.stdout,
     stderr: stderr ?? ctx.stderr,
-    deployment: { name: deployment.name, ...(options.limiter ? { sharedLimiter: options.limiter } : {}) },
+    deployment: {
+      name: deployment.name,
+      ...(options.limiter ? { sharedLimiter: options.limiter } : {}),
+      ...(deployment.tokenEnv ? { tokenEnv: deployment.tokenEnv } : {}),
+      ...(deployment.baseUrl ? { baseUrl: deployment.baseUrl } : {}),
+    },
   } as Omit<CommandContext, 'stdin'> as CommandContext;
   // Lazy, as the CLI's own: creating process.stdin costs time at exit, and only an interactive apply reads it.
   Object.defineProperty(derived, 'stdin', { get: () => ctx.stdin, enumerable: true });
   return { ctx: derived, captured: () => ({ stdout: stdout?.text ?? '', stderr: stderr?.text ?? '' }) };
+}
+
+/** The exit code of a run for several deployments: an error anywhere is the run's error; then an incomplete result; then changes (or findings). */
+export function combinedExitCode(codes: readonly number[]): number {
+  if (codes.some((c) => c !== exitCodes.ok && c !== exitCodes.changes && c !== exitCodes.incomplete)) return exitCodes.error;
+  if (codes.includes(exitCodes.incomplete)) return exitCodes.incomplete;
+  return codes.includes(exitCodes.changes) ? exitCodes.changes : exitCodes.ok;
 }
 
 /** Runs `run` for a deployment; a throw becomes its message (as the CLI would print it) and exit code 1. */

@@ -13,7 +13,7 @@ import type { CommandContext } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
 import { codeBlock } from '../../text/escape-for.js';
 import { safeText } from '../../text/safe-text.js';
-import { chooseDeployments, deploymentContext, runCaught, sharedLimiter } from '../deployments.js';
+import { chooseDeployments, combinedExitCode, deploymentContext, runCaught, sharedLimiter } from '../deployments.js';
 import { exitCodes } from '../exit-codes.js';
 import { reportDeploymentsToGithub, COMMENT_LIMIT } from '../github-deployments.js';
 
@@ -78,10 +78,6 @@ export async function planDeployments(ctx: CommandContext, planOne: (ctx: Comman
     if (left.length > 0) ctx.stderr.write(`The plans of ${left.join(', ')} do not fit in the one pull-request comment: the comment names them, and the step summary has them.\n`);
   }
 
-  // An error anywhere is the run's error; then an incomplete plan; then changes.
-  const codes = planned.map((p) => p.code);
-  if (codes.some((c) => c !== exitCodes.ok && c !== exitCodes.changes && c !== exitCodes.incomplete)) return exitCodes.error;
-  if (!values['detailed-exitcode']) return exitCodes.ok;
-  if (codes.includes(exitCodes.incomplete)) return exitCodes.incomplete;
-  return codes.includes(exitCodes.changes) ? exitCodes.changes : exitCodes.ok;
+  const code = combinedExitCode(planned.map((p) => p.code));
+  return code === exitCodes.error || values['detailed-exitcode'] ? code : exitCodes.ok;
 }
