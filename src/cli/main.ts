@@ -140,6 +140,17 @@ function unknownFlag(error: unknown, command: Command): string | undefined {
   return `Error: unknown flag ${flag} for \`cplane ${nameOf(command)}\`${hint || '.'}\nRun \`cplane ${nameOf(command)} --help\` for the options.\n`;
 }
 
+/**
+ * The command `argv` (the words after `cplane`) names, and its flags parsed as a run parses them; throws parseArgs'
+ * error for a flag the command does not take. test/cli/suggested-commands.test.ts checks every suggested command with it.
+ */
+export function parseCommandLine(argv: string[]): { command: Command; positionals: string[]; values: CommandContext['values'] } | undefined {
+  const found = findCommand(argv);
+  if (!found) return undefined;
+  const parsed = parseArgs({ args: joinNegativeValues(found.rest, found.command), options: found.command.options, allowPositionals: true, strict: true });
+  return { command: found.command, positionals: parsed.positionals, values: parsed.values };
+}
+
 export async function runCli(argv: string[], io: Io): Promise<number> {
   // Known before anything can print: these values are redacted from every message of the run.
   registerOwnSecrets(io.env);
