@@ -23,10 +23,10 @@ const repository = 'acme/infra';
 const tokenVariable = (name: string) => `${name.toUpperCase()}_TOKEN`;
 const secretVariable = (name: string) => `DB_PASSWORD_${name}`;
 
-/** `prod` is prod's extra variable values, as YAML flow entries (`, seats: 7`). */
+/** `prod` is prod's extra variable values, as YAML flow entries (`, seats: 7`). dev names its API address itself (baseUrl). */
 function configuration(prod = ''): string {
   const entry = (name: string, extra = '', after = '') =>
-    `  ${name}: { account: ${accountOf[name as keyof typeof accountOf]}, token: { env: ${tokenVariable(name)} }, variables: { env: ${name}${extra} }${after} }`;
+    `  ${name}: { account: ${accountOf[name as keyof typeof accountOf]}, token: { env: ${tokenVariable(name)} }, variables: { env: ${name}${extra} }${after}${name === 'dev' ? `, baseUrl: "${w.emulator.url}"` : ''} }`;
   return `version: 1
 variables:
   env: { type: string }
@@ -103,13 +103,14 @@ describe('the new user\'s week over four deployments', () => {
 
   it('a dev plan needs dev\'s token and secret only: prod\'s are unset', async () => {
     config(configuration());
-    const devOnly = Object.fromEntries(Object.entries(env).filter(([name]) => !/^(STAGING|PROD|SANDBOX)_TOKEN$|^DB_PASSWORD_(staging|prod|sandbox)$/.test(name)));
+    // Not even CPLANE_BASE_URL: dev's baseUrl says where its account is.
+    const devOnly = Object.fromEntries(Object.entries(env).filter(([name]) => !/^(STAGING|PROD|SANDBOX)_TOKEN$|^DB_PASSWORD_(staging|prod|sandbox)$|^CPLANE_BASE_URL$/.test(name)));
     const dev = await cli(['plan', 'infra', '--deployment', 'dev', '--detailed-exitcode'], devOnly);
     expect(dev.stderr).toBe('');
     expect(dev.code).toBe(2);
     expect(dev.stdout).toContain('+ name = "shop-dev"');
     // prod, planned with what dev's job holds, says which variable it lacks; never CPLANE_TOKEN's word for it.
-    const prod = await cli(['plan', 'infra', '--deployment', 'prod'], devOnly);
+    const prod = await cli(['plan', 'infra', '--deployment', 'prod'], { ...devOnly, CPLANE_BASE_URL: w.emulator.url });
     expect(prod.code).toBe(1);
     expect(prod.stdout).toContain('error: No API token for the deployment prod: PROD_TOKEN is not set.');
   });
@@ -192,5 +193,10 @@ describe('the new user\'s week over four deployments', () => {
     const { code, stdout } = await cli(['writer-key', 'infra', '--deployment', 'prod']);
     expect(code).toBe(0);
     expect(stdout).toBe(`${w.writerKey}\n`);
+    // --all: one JSON document, each deployment's own under `result`.
+    const all = await cli(['writer-key', 'infra', '--all', '--json']);
+    expect(all.code).toBe(0);
+    const { deployments } = JSON.parse(all.stdout) as { deployments: { deployment: string; account: string; exitCode: number; result: { publicKey: string; account: string } }[] };
+    expect(deployments.map((d) => [d.deployment, d.account, d.exitCode, d.result.publicKey, d.result.account])).toEqual(names.map((name) => [name, accountOf[name], 0, w.writerKey, accountOf[name]]));
   });
 });
