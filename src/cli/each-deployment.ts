@@ -27,8 +27,8 @@ import { exitCodes } from './exit-codes.js';
 import { planFileName } from './commands/plan-all.js';
 
 /** What one deployment's run left. */
-interface Ran {
-  deployment: Deployment;
+export interface Ran {
+  deployment: Pick<Deployment, 'name' | 'account'>;
   code: number;
   error?: string;
   stdout: string;
@@ -41,7 +41,7 @@ interface Ran {
 type Format = 'text' | 'markdown' | 'json' | 'csv';
 
 /** The output format the command was asked for, from the flags the commands use for it. */
-function formatOf(values: CommandContext['values']): Format {
+export function formatOf(values: CommandContext['values']): Format {
   if (values.json === true || values.format === 'json') return 'json';
   if (values.format === 'csv') return 'csv';
   return values.markdown === true || values.format === 'markdown' ? 'markdown' : 'text';
@@ -100,7 +100,8 @@ async function inTurn<T>(items: readonly Deployment[], run: (d: Deployment) => P
 
 const heading = (r: Ran) => `deployment ${r.deployment.name} (account ${safeText(r.deployment.account)})`;
 
-function writeCombined(ctx: CommandContext, format: Format, ran: readonly Ran[]): void {
+/** The runs' outputs as one: sections (and the fleet's lines) in text, one JSON document, one CSV table. */
+export function writeCombined(ctx: CommandContext, format: Format, ran: readonly Ran[]): void {
   if (format === 'json') {
     const deployments = ran.map((r) => ({ deployment: r.deployment.name, account: r.deployment.account, exitCode: r.code, ...parsedOutput(r.stdout), ...(r.error ? { error: r.error } : {}) }));
     ctx.stdout.write(`${JSON.stringify({ deployments }, null, 2)}\n`);

@@ -177,6 +177,11 @@ describe('the new user\'s week over four deployments', () => {
     expect(offboard.stdout).toMatch(/Deployments:\n {2}dev +\S+ +ok\n {2}staging +\S+ +ok\n {2}prod +\S+ +ok\n {2}sandbox +\S+ +ok\n$/);
     expect(offboard.stderr).toContain('Saved 4 plan(s) to');
     expect(offboard.stderr).toContain('`cplane apply offboard`');
+    // A reviewer reads the folder again: one section per deployment, each plan checked by its MAC.
+    const shown = await cli(['show', 'offboard']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout.split('=== deployment ').slice(1).map((s) => s.split(' ')[0])).toEqual([...names].sort());
+    expect(shown.stdout).toContain('Offboarding user dana');
     const applied = await cli(['apply', 'offboard']);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     expect(applied.stdout).toContain('Deployments: all 4 applied');

@@ -539,9 +539,10 @@ export const commands: Command[] = [
   {
     name: ['show'],
     summary: 'Print a saved plan as `plan` printed it, or as JSON (checks its MAC when the state key is at hand)',
-    usage: 'show PLANFILE [--json]',
+    usage: 'show (PLANFILE | DIR) [--json]',
     help: [
       'PLANFILE            a plan saved by `cplane plan --out FILE`',
+      'DIR                 a folder of plans saved by `cplane plan --all --out DIR`: a section per deployment (--json: { deployments: [...] })',
       '--json              print the plan as JSON (schema/plan.schema.json)',
       'With the state key at hand (CPLANE_STATE_KEY, CPLANE_PASSPHRASE or the key file) a plan whose MAC does not match is refused;',
       'without it the plan is shown marked UNVERIFIED on stderr.',
