@@ -109,6 +109,11 @@ describe('the new user\'s week over four deployments', () => {
     expect(dev.stderr).toBe('');
     expect(dev.code).toBe(2);
     expect(dev.stdout).toContain('+ name = "shop-dev"');
+    // Its saved plan, applied alone, connects with dev's token and address too.
+    expect((await cli(['plan', 'infra', '--deployment', 'dev', '--out', 'dev-plans'], devOnly)).code).toBe(0);
+    const applied = await cli(['apply', 'dev-plans/dev.plan.json'], devOnly);
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
     // prod, planned with what dev's job holds, says which variable it lacks; never CPLANE_TOKEN's word for it.
     const prod = await cli(['plan', 'infra', '--deployment', 'prod'], { ...devOnly, CPLANE_BASE_URL: w.emulator.url });
     expect(prod.code).toBe(1);
