@@ -1,6 +1,7 @@
 /**
  * `deployments:` (docs/deployments.md): the accounts one configuration is applied to, by name, each with its
- * own account and workspace (so its own state), its own variable values, the deployments that must apply
+ * own account and workspace (so its own state), its own variable values, its own token and API address (`token`,
+ * `baseUrl`: session/connection.ts), the deployments that must apply
  * before it (`after`) and an `autoApprove` rule. The block is read from the files as written, before any
  * variable has a value (a deployment gives the values), so it is never interpolated. Checked here, each at its
  * file:line:col: an unknown name in `after` (with a suggestion), a cycle of `after` (its path), two deployments
