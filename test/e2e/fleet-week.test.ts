@@ -101,6 +101,21 @@ describe('the new user\'s week over four deployments', () => {
     expect((await cli(['validate', 'infra'])).code).toBe(0);
   });
 
+  it('init --all lists what each deployment reads: its own token, not CPLANE_TOKEN nor the values it gives', async () => {
+    config(configuration());
+    const { code, stdout } = await cli(['init', 'infra', '--all', '--json']);
+    expect(code).toBe(0);
+    const { deployments } = JSON.parse(stdout) as { deployments: { deployment: string; result: { environment: { name: string; use: string }[] } }[] };
+    for (const { deployment, result } of deployments) {
+      const read = result.environment.map((e) => e.name);
+      expect(read, deployment).not.toContain('CPLANE_TOKEN');
+      expect(read, deployment).not.toContain('CPLANE_VAR_env');
+      expect(read.filter((name) => name.endsWith('_TOKEN')), deployment).toEqual([tokenVariable(deployment)]);
+    }
+    // dev names its address itself.
+    expect(deployments[0]!.result.environment.map((e) => e.name)).not.toContain('CPLANE_BASE_URL');
+  });
+
   it('a dev plan needs dev\'s token and secret only: prod\'s are unset', async () => {
     config(configuration());
     // Not even CPLANE_BASE_URL: dev's baseUrl says where its account is.
