@@ -33,6 +33,8 @@ export interface Ran {
   error?: string;
   stdout: string;
   stderr: string;
+  /** What the command said its run came to (`ctx.deployment.note`), for the fleet's summary. */
+  note?: string;
   /** Its step outputs, with --github. */
   outputs?: Record<string, string>;
   summary?: string;
@@ -70,11 +72,14 @@ export async function runForDeployments(ctx: CommandContext, command: Command, m
     const files = github ? { GITHUB_OUTPUT: join(github, `${deployment.name}.outputs`), GITHUB_STEP_SUMMARY: join(github, `${deployment.name}.md`) } : undefined;
     if (files) for (const file of Object.values(files)) writeFileSync(file, '', { mode: 0o600 });
     const run = deploymentContext(ctx, deployment, { limiter, capture: true, values: outOf(deployment), ...(files ? { env: files } : {}) });
+    let note: string | undefined;
+    run.ctx.deployment = { ...run.ctx.deployment!, note: (words) => (note = words) };
     const { code, error } = await runCaught(() => module.run(run.ctx), words, run.ctx);
     return {
       deployment,
       code,
       ...(error ? { error } : {}),
+      ...(note !== undefined ? { note } : {}),
       ...run.captured(),
       ...(files ? { outputs: readStepOutputs(readFileSync(files.GITHUB_OUTPUT, 'utf8')), summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8') } : {}),
     };
@@ -118,7 +123,8 @@ export function writeCombined(ctx: CommandContext, format: Format, ran: readonly
 /** What the runs amount to, one line per deployment: the fleet at a glance after the sections. */
 function fleetSummary(ran: readonly Ran[]): string {
   const width = Math.max(...ran.map((r) => r.deployment.name.length));
-  const result = (r: Ran) => (r.error ? `failed: ${r.error}` : r.code === exitCodes.ok ? 'ok' : r.code === exitCodes.error ? 'failed (see its section)' : `exit ${r.code}`);
+  const code = (r: Ran) => (r.error ? `failed: ${r.error}` : r.code === exitCodes.ok ? 'ok' : r.code === exitCodes.error ? 'failed (see its section)' : `exit ${r.code}`);
+  const result = (r: Ran) => (r.note !== undefined && !r.error ? `${code(r)}: ${r.note}` : code(r));
   return `Deployments:\n${ran.map((r) => `  ${r.deployment.name.padEnd(width)}  ${safeText(r.deployment.account)}  ${safeText(result(r))}`).join('\n')}\n`;
 }
 

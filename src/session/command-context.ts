@@ -38,6 +38,8 @@ export interface CommandContext {
     tokenEnv?: string;
     /** Its own API address (`baseUrl`), instead of CPLANE_BASE_URL. */
     baseUrl?: string;
+    /** Says in a few words what this deployment's run came to, for the run's line in the fleet's summary (cli/each-deployment.ts). */
+    note?: (words: string) => void;
     /** The deployment's `autoApprove` rule (apply --all): whether its plan may be applied without asking, and if not why. */
     autoApprove?: (plan: Plan) => { approved: boolean; why?: string };
   };
