@@ -66,6 +66,8 @@ export async function runForDeployments(ctx: CommandContext, command: Command, m
   if (alone) return module.run(deploymentContext(ctx, chosen[0]!, { capture: false, values: outOf(chosen[0]!) }).ctx);
 
   const limiter = sharedLimiter(ctx, chosen.length);
+  // Each run that writes (reconcile) listens for Ctrl-C to stop its own apply: one listener per deployment is expected.
+  process.setMaxListeners(Math.max(process.getMaxListeners(), chosen.length + 10));
   const github = ctx.values.github === true ? mkdtempSync(join(ctx.env.RUNNER_TEMP || tmpdir(), 'cplane-deployments-')) : undefined;
   const runOne = async (deployment: Deployment): Promise<Ran> => {
     // With --github, each run's outputs and summary go to files of its own, combined below in declaration order.
