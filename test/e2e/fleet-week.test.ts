@@ -99,6 +99,18 @@ describe('the new user\'s week over four deployments', () => {
     expect(stdout).toMatch(/Deployments:\n {2}dev +\S+ +ok\n {2}staging +\S+ +ok\n {2}prod +\S+ +failed \(see its section\)\n {2}sandbox +\S+ +ok\n$/);
     // Without --all it has no values to check, so the error went unseen (what the team met).
     expect((await cli(['validate', 'infra'])).code).toBe(0);
+    // cplane test --all runs the test files once per deployment, with its account and values.
+    mkdirSync(join(folder(), 'tests'));
+    writeFileSync(join(folder(), 'tests', 'shop.cptest.yaml'), `env: { ${names.map((name) => `${secretVariable(name)}: fake-password-of-${name}-0123456789`).join(', ')} }
+runs:
+  - name: a first plan creates the shop
+    command: plan
+    expect: ['plan.add == 4']
+`);
+    const tested = await cli(['test', 'infra', '--all']);
+    expect(tested.code).toBe(1);
+    expect(tested.stdout).toMatch(/ {2}dev +\S+ +ok\n {2}staging +\S+ +ok\n {2}prod +\S+ +failed \(see its section\)\n {2}sandbox +\S+ +ok\n$/);
+    expect(tested.stdout.split('=== deployment ')[3]).toContain('Variable "seats" must be a number; deployment prod gives "many"');
   });
 
   it('init --all lists what each deployment reads: its own token, not CPLANE_TOKEN nor the values it gives', async () => {

@@ -217,15 +217,18 @@ export const commands: Command[] = [
   {
     name: ['test'],
     summary: 'Run the configuration\'s tests (tests/*.cptest.yaml) against a fresh emulator: plan, apply, CEL assertions',
-    usage: 'test [dir] [--json] [--junit-xml FILE]',
+    usage: `test [dir] [--json] [--junit-xml FILE] ${allArgs}`,
     help: [
       'dir                 configuration folder (default: the current folder); its tests/*.cptest.yaml are run, in name order',
       '--json              print { passed, failed, files: [{ file, valid, diagnostics, runs }] } as JSON',
       '--junit-xml FILE    also write the results as JUnit XML to FILE (for CI test reports)',
       'Needs no API, token or state: each file runs against an emulator in this process (docs/testing.md).',
       'Exit codes: 0 every run passed, 1 a run failed or a test file is not valid.',
+      ...eachDeploymentHelp,
+      '                    each deployment\'s account and values, under the test file\'s own',
     ],
-    options: { json: { type: 'boolean' }, 'junit-xml': { type: 'string' } },
+    options: { json: { type: 'boolean' }, 'junit-xml': { type: 'string' }, ...chooseDeploymentOptions },
+    deployments: each(),
     load: async () => (await import('./test.js')).testCommand,
   },
   {
