@@ -58,7 +58,7 @@ export async function runForDeployments(ctx: CommandContext, command: Command, m
   const { chosen } = await chooseDeployments(ctx, words.join(' '), { dir: (spec.dir ?? ((p) => p[0]))(own) });
   const alone = ctx.values.all !== true && named.length === 1;
   if (spec.runs === 'one' && !alone) {
-    throw new AbortError(`cplane ${words.join(' ')} runs for one deployment at a time: give one --deployment NAME${ctx.values.all === true ? ' instead of --all' : ''}.`, `For example \`${suggestedCommand([...words, '--deployment', chosen[0]?.name ?? 'NAME'])}\`.`);
+    throw new AbortError(`cplane ${words.join(' ')} runs for one deployment at a time: give one --deployment NAME${ctx.values.all === true ? ' instead of --all' : ''}.`, `For example \`${suggestedCommand([...words, ...own, '--deployment', chosen[0]?.name ?? 'NAME'])}\`.`);
   }
   const outDir = spec.outFolder && typeof ctx.values.out === 'string' ? resolve(ctx.cwd, ctx.values.out) : undefined;
   if (outDir) mkdirSync(outDir, { recursive: true });
