@@ -16,6 +16,7 @@ import { DEFAULT_PARALLELISM, parseParallelism } from '../session/connection.js'
 import { AbortError, ConfigInvalidError } from '../session/errors.js';
 import { variablesLoadOptions } from '../session/variables-flags.js';
 import { isPostgresUrl } from '../state/index.js';
+import { registerSecret } from '../text/safe-text.js';
 import { describeError } from './describe-error.js';
 import { changedDeployments } from './changed-deployments.js';
 import { exitCodes } from './exit-codes.js';
@@ -69,6 +70,8 @@ export async function chooseDeployments(ctx: CommandContext, verb: string, optio
   if (!deployments) {
     throw new AbortError(`--all and --deployment need deployments:, and the configuration in ${dir} declares none.`, `Run \`cplane ${verb}\` without them for its one account, or declare deployments: (docs/deployments.md).`);
   }
+  // Every deployment's token is a secret of this run from now on, whichever deployments it chooses: none is ever printed.
+  for (const d of deployments) if (d.tokenEnv) registerSecret(ctx.env[d.tokenEnv]);
   const names = ((ctx.values.deployment as string[] | undefined) ?? []);
   for (const name of names) {
     if (!deployments.some((d) => d.name === name)) {
