@@ -193,6 +193,18 @@ runs:
     expect(api.issues.map((i) => i.state)).toEqual(['closed', 'closed']);
   });
 
+  it('state list --all: a section per deployment; state show ADDRESS --deployment NAME: that deployment\'s state alone', async () => {
+    const list = await cli(['state', 'list', 'infra', '--all']);
+    expect(list.code, list.stderr).toBe(0);
+    const sections = list.stdout.split('=== deployment ').slice(1);
+    expect(sections.map((s) => s.split(' ')[0])).toEqual([...names]);
+    for (const section of sections) expect(section).toMatch(/record\.shop\/api-key +record +\S+/);
+    const shown = await cli(['state', 'show', 'project.shop', 'infra', '--deployment', 'prod']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).not.toContain('=== deployment');
+    expect(shown.stdout).toContain('shop-prod');
+  });
+
   it('access report --all --format csv: one table, a deployment column, Dana in every account', async () => {
     const { code, stdout } = await cli(['access', 'report', 'infra', '--all', '--format', 'csv']);
     expect(code).toBe(0);
