@@ -22,6 +22,7 @@ import { childKindsOf, finder, lister, kindOrder, parentOf, definitionOf, type D
 import type { Known, RecordedObject } from '../providers/types.js';
 import { isRefusal } from '../providers/view-diff.js';
 import type { StateData } from '../state/types.js';
+import { readClocks } from './clocks.js';
 
 export interface LiveSnapshot {
   /** What was read of each data source a kind in use declares (`lookups`). */
@@ -158,7 +159,7 @@ function adoptableParents(input: RefreshInput, snapshot: LiveSnapshot, kind: Res
   const parent = parentOf(kind);
   if (!parent || (snapshot.items[parent.kind] ?? []).length === 0) return [];
   const definition = definitionOf(parent.kind);
-  const known: Known = { account: input.account, now: input.client.serverNow(), find: finder(snapshot.lookups), list: lister(snapshot.lookups), directory: input.desired?.directory ?? emptyDirectory(), idOf: (address) => input.state.resources[address]?.id, nameOf: (_kind, id) => id };
+  const known: Known = { account: input.account, now: input.client.serverNow(), nowForEnds: readClocks(input.client.serverNow(), new Date()).forEnds, find: finder(snapshot.lookups), list: lister(snapshot.lookups), directory: input.desired?.directory ?? emptyDirectory(), idOf: (address) => input.state.resources[address]?.id, nameOf: (_kind, id) => id };
   const claimed = new Set((input.desired?.resources ?? []).filter((r) => r.kind === parent.kind).map((r) => definition.naturalKey({ desired: r, known })));
   return (snapshot.items[parent.kind] ?? [])
     .map((live) => definition.identify({ live }))
