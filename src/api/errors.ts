@@ -34,12 +34,11 @@ export class ApiError extends Error {
  * account and the API's reason, since every other request in that account would be refused too.
  */
 function describeAccountRefusal(operation: OperationName, status: number, code: string, reason: string, requestId: string | undefined, accountId: string | undefined): string {
-  const account = accountId ? `account ${safeText(accountId)}` : 'its own account';
   const answer = `${status} ${safeText(code)} (${safeText(reason)})${requestId ? `, request id ${safeText(requestId)}` : ''}`;
   const what = reason === 'service_account_inactive'
     ? 'the token\'s Service Account is inactive. An admin of the account reactivates it in the dashboard.'
     : 'the token\'s user or Service Account is not a member of it, or no such account exists. Check the account id (--account, CPLANE_ACCOUNT, `account:` of the configuration or of the deployment) and that CPLANE_TOKEN is a token of a member.';
-  return `The API refuses this token in ${account}: ${operation} answered ${answer}; ${what}`;
+  return `The API refuses this token${accountId ? ` in account ${safeText(accountId)}` : ''}: ${operation} answered ${answer}; ${what}`;
 }
 
 /** The client refused to send: a Service Account token cannot call a human-only operation. */
