@@ -58,6 +58,12 @@ describe('a server whose clock is a week behind', () => {
     expect(Date.parse(`${machine}Z`) - Date.parse(`${api}Z`)).toBeGreaterThan(WEEK - 120_000);
     const markdown = await w.cli(['plan', w.dir, '--markdown'], viaLyingClock());
     expect(markdown.stdout).toMatch(/> \*\*Warning:\*\* the API's clock said .* and this machine's .*, more than 5 minutes apart/);
+    // A saved plan keeps the warning, and `cplane show` reads it back (checked against schema/plan.schema.json).
+    const saved = await w.cli(['plan', w.dir, '--out', 'clock.plan.json'], viaLyingClock());
+    expect(saved.code, saved.stderr).toBe(0);
+    const shown = await w.cli(['show', 'clock.plan.json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(warning);
   });
 
   it('cannot keep a grant in state whose until has passed: it is revoked, though the API\'s clock says it has not ended', async () => {
