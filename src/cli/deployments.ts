@@ -115,7 +115,7 @@ export function sharedLimiter(ctx: CommandContext, count: number): Limiter {
 export function deploymentContext(
   ctx: CommandContext,
   deployment: Deployment,
-  options: { limiter?: Limiter; capture: boolean; values?: CommandContext['values'] },
+  options: { limiter?: Limiter; capture: boolean; values?: CommandContext['values']; fleet?: string[] },
 ): { ctx: CommandContext; captured(): Captured } {
   const { CPLANE_ACCOUNT: _account, CPLANE_WORKSPACE: _workspace, ...env } = ctx.env;
   const stdout = options.capture ? buffer() : undefined;
@@ -129,7 +129,7 @@ export function deploymentContext(
     cwd: ctx.cwd,
     stdout: stdout ?? ctx.stdout,
     stderr: stderr ?? ctx.stderr,
-    deployment: { name: deployment.name, ...(options.limiter ? { sharedLimiter: options.limiter } : {}) },
+    deployment: { name: deployment.name, ...(options.limiter ? { sharedLimiter: options.limiter } : {}), ...(options.fleet ? { fleet: options.fleet } : {}) },
   } as Omit<CommandContext, 'stdin'> as CommandContext;
   // Lazy, as the CLI's own: creating process.stdin costs time at exit, and only an interactive apply reads it.
   Object.defineProperty(derived, 'stdin', { get: () => ctx.stdin, enumerable: true });

@@ -91,7 +91,7 @@ export const commands: Command[] = [
     name: ['plan'],
     summary: 'Show what apply would change, and why',
     usage:
-      'plan [dir] [--out FILE] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+      'plan [dir] [--out FILE] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH] [--all | --deployment NAME ...] [--changed [--base REF]] [--shard I/N]  |  plan --merge DIR... [--markdown | --json] [--github]',
     help: [
       '--out FILE          save the plan as JSON for `cplane apply FILE`',
       '--target ADDRESS    plan only ADDRESS and what it depends on (repeatable)',
@@ -107,11 +107,15 @@ export const commands: Command[] = [
       ...workspaceHelp,
       ...deploymentsHelp,
       '                    with --all: one summary table, then each plan; --out DIR saves DIR/NAME.plan.json for `cplane apply DIR`',
+      '--shard I/N         with --all: plan only job I\'s share of N (every N-th deployment from the I-th), for a CI matrix',
+      '--merge DIR...      make the one report (--markdown, --github, --json) of the plans `plan --all --shard I/N --out DIR` saved; checks each MAC',
     ],
     options: {
       ...workspaceOptions,
       ...githubOptions,
       ...deploymentsOptions,
+      shard: { type: 'string' },
+      merge: { type: 'boolean' },
       out: { type: 'string' },
       target: { type: 'string', multiple: true },
       exclude: { type: 'string', multiple: true },

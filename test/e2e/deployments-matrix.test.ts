@@ -1,0 +1,125 @@
+// The fleet in a CI matrix, with the real CLI against three emulator accounts: `plan --all --shard I/N --out DIR` in
+// three "jobs", then `plan --merge` makes the one comment `plan --all` would post; a tampered, forged, missing or
+// doubled plan is refused or named.
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extraAccount } from '../../src/emulator/index.js';
+import { planMac } from '../../src/saved-plan/index.js';
+import { world, type World } from './helpers.js';
+
+const [t1, t2, t3] = [extraAccount(1).id, extraAccount(2).id, extraAccount(3).id];
+
+/** staging first; prod-eu and prod-us after it; canary after both (three waves). */
+const configuration = `version: 1
+variables:
+  env: { type: string }
+deployments:
+  staging: { account: ${t1}, variables: { env: staging } }
+  prod-eu: { account: ${t2}, variables: { env: prod }, after: [staging] }
+  prod-us: { account: ${t3}, variables: { env: prod }, after: [staging] }
+  canary: { account: ${t3}, workspace: canary, variables: { env: canary }, after: [prod-eu, prod-us] }
+projects:
+  app: { description: "\${var.env} app" }
+`;
+
+/** The step outputs `--github` wrote, by name. */
+function outputs(file: string): Record<string, string> {
+  return Object.fromEntries([...readFileSync(file, 'utf8').matchAll(/(\w+)<<(\S+)\n([\s\S]*?)\n\2\n/g)].map((m) => [m[1]!, m[3]!]));
+}
+
+describe('plan --all --shard I/N, then plan --merge', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await world({ accounts: 3 });
+    w.config(configuration);
+    // Three jobs of a matrix, each planning its share into its own folder (an artifact each).
+    for (const i of [1, 2, 3]) {
+      const shard = await w.cli(['plan', '--all', '--shard', `${i}/3`, '--out', `shard-${i}`, 'infra']);
+      expect(shard.code, shard.stderr).toBe(0);
+    }
+  });
+  afterAll(() => w.close());
+
+  /** Runs `args` with --github in a fresh folder of step outputs; returns the exit code, stderr, the comment and its key. */
+  async function github(args: string[]): Promise<{ code: number; stderr: string; comment: string; key: string }> {
+    const gh = mkdtempSync(join(w.temp, 'gh-'));
+    const env = { GITHUB_OUTPUT: join(gh, 'out'), GITHUB_STEP_SUMMARY: join(gh, 'summary'), RUNNER_TEMP: gh, GITHUB_WORKSPACE: w.temp };
+    const run = await w.cli([...args, '--github'], env);
+    const out = outputs(env.GITHUB_OUTPUT);
+    return { code: run.code, stderr: run.stderr, comment: readFileSync(out.markdown_file!, 'utf8'), key: out.comment_key! };
+  }
+
+  it('each shard plans a disjoint share; the merge is byte for byte the comment of one plan --all', async () => {
+    const shares = await Promise.all([1, 2, 3].map((i) => w.cli(['plan', '--all', '--shard', `${i}/3`, '--json', 'infra'])));
+    expect(shares.map((s) => s.stderr.trim())).toEqual([
+      '--shard 1/3: staging, canary (2 of 4).',
+      '--shard 2/3: prod-eu (1 of 4).',
+      '--shard 3/3: prod-us (1 of 4).',
+    ]);
+
+    const whole = await github(['plan', '--all', 'infra']);
+    const merged = await github(['plan', '--merge', 'shard-1', 'shard-2', 'shard-3']);
+    expect(merged.stderr).toBe('');
+    expect(merged.code).toBe(0);
+    expect(merged.comment).toBe(whole.comment);
+    expect(merged.key).toBe('infra:deployments');
+    expect(merged.comment).toContain('### cplane plan: 4 deployments');
+    expect(merged.comment.indexOf('<summary>staging</summary>')).toBeLessThan(merged.comment.indexOf('<summary>canary</summary>'));
+
+    const markdown = await w.cli(['plan', '--merge', 'shard-3', 'shard-1', 'shard-2', '--markdown']);
+    expect(markdown.stdout).toBe((await w.cli(['plan', '--all', '--markdown', 'infra'])).stdout);
+    const json = JSON.parse((await w.cli(['plan', '--merge', 'shard-1', 'shard-2', 'shard-3', '--json', '--detailed-exitcode'])).stdout) as { deployments: { deployment: string; exitCode: number }[] };
+    expect(json.deployments.map((d) => [d.deployment, d.exitCode])).toEqual([['staging', 2], ['prod-eu', 2], ['prod-us', 2], ['canary', 2]]);
+    const text = await w.cli(['plan', '--merge', 'shard-1', 'shard-2', 'shard-3', '--detailed-exitcode']);
+    expect(text.code).toBe(2);
+    expect(text.stdout).toContain('Deployments: 4 planned, 4 with changes, 0 without.');
+    expect(text.stdout).toContain('+ description = "canary app"');
+  });
+
+  it('a missing shard is named, in the comment and on stderr, and the merge exits 1', async () => {
+    const merged = await github(['plan', '--merge', 'shard-1', 'shard-2']);
+    expect(merged.code).toBe(1);
+    expect(merged.stderr).toContain('No plan for prod-us (1 of 4 deployments): no saved plan among the merged folders');
+    expect(merged.comment).toMatch(/\| prod-us \| `-` \| - \| - \| - \| - \| - \| - \| error: no saved plan among the merged folders/);
+  });
+
+  it('a deployment planned twice is refused', async () => {
+    const merged = await w.cli(['plan', '--merge', 'shard-1', 'shard-2', 'shard-3', 'shard-1']);
+    expect(merged.code).toBe(1);
+    expect(merged.stderr).toContain(`Error: Two plans for one deployment: canary (${join(w.temp, 'shard-1', 'canary.plan.json')} and ${join(w.temp, 'shard-1', 'canary.plan.json')}); staging (`);
+    expect(merged.stdout).toBe('');
+  });
+
+  it('a tampered plan, or one forged under another key, is refused before anything is shown', async () => {
+    const folder = 'tampered';
+    cpSync(join(w.temp, 'shard-2'), join(w.temp, folder), { recursive: true });
+    const file = join(w.temp, folder, 'prod-eu.plan.json');
+    const saved = readFileSync(file, 'utf8');
+    writeFileSync(file, saved.replace('prod app', 'harmless app'));
+    const tampered = await w.cli(['plan', '--merge', 'shard-1', folder, 'shard-3', '--markdown']);
+    expect(tampered.code).toBe(1);
+    expect(tampered.stdout).toBe('');
+    expect(tampered.stderr).toContain(`Error: The saved plan ${file} was changed since it was made, or made with another state key: its MAC does not match. Nothing was merged`);
+
+    // A whole plan made up by someone without the state key, with a MAC of its own.
+    const forged = JSON.parse(saved.replace('prod app', 'harmless app')) as { auth: { mac: string } };
+    forged.auth.mac = planMac(new Uint8Array(32).fill(7), forged);
+    writeFileSync(file, JSON.stringify(forged));
+    const refused = await w.cli(['plan', '--merge', 'shard-1', folder, 'shard-3', '--github']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('its MAC does not match. Nothing was merged');
+  });
+
+  it('flags that make a plan, and a shard without --all, are refused with what to do', async () => {
+    const withAll = await w.cli(['plan', '--merge', 'shard-1', '--all']);
+    expect(withAll.stderr).toContain('--all cannot be used with --merge: the merge reads saved plans and makes none.');
+    const alone = await w.cli(['plan', '--shard', '1/2', 'infra']);
+    expect(alone.stderr).toContain('--shard plans a share of the deployments: it needs --all');
+    const bad = await w.cli(['plan', '--all', '--shard', '3/2', 'infra']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--shard 3/2: give I/N, this job\'s number I of N jobs, with 1 <= I <= N.');
+    const none = await w.cli(['plan', '--merge']);
+    expect(none.stderr).toContain('--merge needs the folders of saved plans');
+  });
+});
