@@ -1,6 +1,7 @@
 // The fleet in a CI matrix, with the real CLI against three emulator accounts: `plan --all --shard I/N --out DIR` in
 // three "jobs", then `plan --merge` makes the one comment `plan --all` would post; a tampered, forged, missing or
 // doubled plan is refused or named.
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,7 +48,7 @@ describe('plan --all --shard I/N, then plan --merge', () => {
     const env = { GITHUB_OUTPUT: join(gh, 'out'), GITHUB_STEP_SUMMARY: join(gh, 'summary'), RUNNER_TEMP: gh, GITHUB_WORKSPACE: w.temp };
     const run = await w.cli([...args, '--github'], env);
     const out = outputs(env.GITHUB_OUTPUT);
-    return { code: run.code, stderr: run.stderr, comment: readFileSync(out.markdown_file!, 'utf8'), key: out.comment_key! };
+    return { code: run.code ?? -1, stderr: run.stderr, comment: readFileSync(out.markdown_file!, 'utf8'), key: out.comment_key! };
   }
 
   it('each shard plans a disjoint share; the merge is byte for byte the comment of one plan --all', async () => {
@@ -121,5 +122,52 @@ describe('plan --all --shard I/N, then plan --merge', () => {
     expect(bad.stderr).toContain('--shard 3/2: give I/N, this job\'s number I of N jobs, with 1 <= I <= N.');
     const none = await w.cli(['plan', '--merge']);
     expect(none.stderr).toContain('--merge needs the folders of saved plans');
+  });
+});
+
+describe('cplane deployments --matrix', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await world({ accounts: 3 });
+    w.config(configuration.replace('variables: { env: canary }', 'varFiles: [canary.yaml]'));
+    writeFileSync(join(w.dir, 'canary.yaml'), 'env: canary\n');
+  });
+  afterAll(() => w.close());
+
+  type Matrix = { include: { deployment: string; account: string; workspace: string; wave: number }[] };
+  const matrixOf = async (args: string[]): Promise<Matrix> => {
+    const run = await w.cli(['deployments', 'infra', '--matrix', ...args]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.trimEnd().split('\n')).toHaveLength(1);
+    return JSON.parse(run.stdout) as Matrix;
+  };
+
+  it('one matrix per wave: every deployment once, in the wave apply --all runs it in', async () => {
+    const waves = await Promise.all([1, 2, 3, 4].map((k) => matrixOf(['--wave', String(k)])));
+    expect(waves.map((m) => m.include.map((e) => e.deployment))).toEqual([['staging'], ['prod-eu', 'prod-us'], ['canary'], []]);
+    expect(waves[2]!.include[0]).toEqual({ deployment: 'canary', account: t3, workspace: 'canary', wave: 3 });
+    const all = (await matrixOf([])).include;
+    expect(all.map((e) => e.deployment).sort()).toEqual(['canary', 'prod-eu', 'prod-us', 'staging']);
+    expect(all).toEqual(waves.flatMap((m) => m.include));
+
+    const gh = mkdtempSync(join(w.temp, 'gh-'));
+    const listed = await w.cli(['deployments', 'infra', '--wave', '2', '--github'], { GITHUB_OUTPUT: join(gh, 'out') });
+    expect(listed.stdout).toMatch(/^Wave 2 of 3: 2 deployments\.\n\nWAVE +DEPLOYMENT +ACCOUNT +WORKSPACE +AFTER\n2 +prod-eu +\S+ +default +staging\n/);
+    expect(JSON.parse(outputs(join(gh, 'out')).matrix!)).toEqual(waves[1]);
+    expect(outputs(join(gh, 'out'))).toMatchObject({ count: '2', waves: '3' });
+    const bad = await w.cli(['deployments', 'infra', '--wave', '0']);
+    expect(bad.stderr).toContain('--wave 0: give the number of a wave, 1 for the first.');
+  });
+
+  it('--changed: only the deployments a git diff touches, in their own waves', async () => {
+    const git = (...args: string[]) => execFileSync('git', ['-C', w.temp, ...args], { stdio: 'ignore' });
+    git('init', '-q');
+    git('add', '-A');
+    git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'fleet');
+    expect((await matrixOf(['--changed'])).include).toEqual([]);
+    writeFileSync(join(w.dir, 'canary.yaml'), 'env: canary-2\n');
+    expect((await matrixOf(['--changed', '--wave', '1'])).include.map((e) => e.deployment)).toEqual(['canary']);
+    writeFileSync(join(w.dir, 'main.yaml'), `${readFileSync(join(w.dir, 'main.yaml'), 'utf8')}# touched\n`);
+    expect((await matrixOf(['--changed', '--base', 'HEAD'])).include.map((e) => `${e.wave}:${e.deployment}`)).toEqual(['1:staging', '2:prod-eu', '2:prod-us', '3:canary']);
   });
 });

@@ -280,6 +280,22 @@ export const commands: Command[] = [
     load: async () => (await import('./compare.js')).compareCommand,
   },
   {
+    name: ['deployments'],
+    summary: 'List the deployments and their waves, offline; --matrix prints them as a GitHub Actions matrix',
+    usage: 'deployments [dir] [--wave K] [--deployment NAME ...] [--changed [--base REF]] [--matrix | --json] [--github]',
+    help: [
+      'dir                 configuration folder (default: the current folder)',
+      '--wave K            only the deployments of wave K (1: those that wait for nothing); none when there is no wave K',
+      '--matrix            print {"include":[{deployment, account, workspace, wave}]} on one line, for a workflow\'s fromJSON (docs/ci.md)',
+      '--json              print { waves, deployments: [{ deployment, account, workspace, wave, after }] }',
+      '--github            also write the step outputs matrix, count and waves',
+      ...deploymentsHelp.slice(1),
+      ...variablesHelp,
+    ],
+    options: { ...variablesOptions, ...githubOptions, deployment: deploymentsOptions.deployment!, changed: deploymentsOptions.changed!, base: deploymentsOptions.base!, wave: { type: 'string' }, matrix: { type: 'boolean' }, json: { type: 'boolean' } },
+    load: async () => (await import('./deployments.js')).deploymentsCommand,
+  },
+  {
     name: ['state', 'list'],
     summary: 'List the addresses in the state, with their kind and remote id',
     usage: `state list ${stateArgs}`,
