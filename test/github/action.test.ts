@@ -116,10 +116,10 @@ describe('action.yml', () => {
     expect(runner.summary()).toContain('#### cplane plan failed');
   });
 
-  it('refuses a command other than validate, plan, apply, drift or reconcile', async () => {
+  it('refuses a command other than validate, plan, apply, drift, reconcile or deployments', async () => {
     const run = await runner.step('cplane', { command: 'destroy', 'working-directory': '.', args: '' }, env);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain("::error::cplane action: command must be validate, plan, apply, drift or reconcile, not 'destroy'");
+    expect(run.stdout).toContain("::error::cplane action: command must be validate, plan, apply, drift, reconcile or deployments, not 'destroy'");
   });
 
   it('apply of the saved plan: the result in the summary, the counts in the outputs', async () => {
