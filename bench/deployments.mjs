@@ -23,6 +23,8 @@ import { benchConfig } from './lib/bench-config.mjs';
 
 const LATENCY_MS = 20;
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+// The shards are CI jobs: each starts the CLI as a user's job does, through bin/cplane.js (the bundle and its code cache).
+const bin = fileURLToPath(new URL('../bin/cplane.js', import.meta.url));
 const preload = fileURLToPath(new URL('./lib/cpu-at-exit.cjs', import.meta.url));
 const onlyShards = process.argv[2] === 'shards';
 const asked = process.argv[onlyShards ? 3 : 2]?.match(/^(\d+)x(\d+)$/);
@@ -38,10 +40,10 @@ function configuration(shape) {
 }
 
 /** Runs the CLI; resolves with its wall time and what it reported of its own CPU and memory. */
-function run(args, env, cwd) {
+function run(args, env, cwd, program = cli) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [cli, ...args], { cwd, env: { ...env, NODE_OPTIONS: `--require ${preload}` }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [program, ...args], { cwd, env: { ...env, NODE_OPTIONS: `--require ${preload}` }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     let stderr = '';
     let usage = '';
     child.stdout.resume();
@@ -94,10 +96,10 @@ for (const shape of shapes) {
   try {
     writeFileSync(join(dir, 'main.yaml'), configuration(shape));
     const env = envFor(dir, emulator);
-    const one = await run(['plan', '--all', '--out', 'all', '--detailed-exitcode'], env, dir);
+    const one = await run(['plan', '--all', '--out', 'all', '--detailed-exitcode'], env, dir, bin);
     const shards = [];
-    for (let i = 1; i <= SHARDS; i++) shards.push(await run(['plan', '--all', '--shard', `${i}/${SHARDS}`, '--out', `shard-${i}`, '--detailed-exitcode'], env, dir));
-    const merge = await run(['plan', '--merge', ...shards.map((_, i) => `shard-${i + 1}`), '--markdown', '--detailed-exitcode'], env, dir);
+    for (let i = 1; i <= SHARDS; i++) shards.push(await run(['plan', '--all', '--shard', `${i}/${SHARDS}`, '--out', `shard-${i}`, '--detailed-exitcode'], env, dir, bin));
+    const merge = await run(['plan', '--merge', ...shards.map((_, i) => `shard-${i + 1}`), '--markdown', '--detailed-exitcode'], env, dir, bin);
     const shardCpuMs = shards.reduce((sum, r) => sum + r.cpuMs, 0);
     const ratio = shardCpuMs / one.cpuMs;
     console.log(`${shape.deployments} deployments x ${shape.resources} resources in ${SHARDS} shards, ${LATENCY_MS} ms latency, ${cores} cores:`);

@@ -122,6 +122,16 @@ describe('action.yml', () => {
     expect(run.stdout).toContain("::error::cplane action: command must be validate, plan, apply, drift, reconcile or deployments, not 'destroy'");
   });
 
+  it('deployments: a wave of the fleet as the step output matrix, for the jobs after it', async () => {
+    const [first, second] = [fixtures.accounts[0]!.id, account.id];
+    mkdirSync(join(runner.workspace, 'fleet'));
+    writeFileSync(join(runner.workspace, 'fleet', 'main.yaml'), `version: 1\ndeployments:\n  staging: { account: ${first} }\n  prod: { account: ${second}, after: [staging] }\n`);
+    const run = await runner.step('cplane', { command: 'deployments', 'working-directory': '.', args: 'fleet --wave 2 --matrix' }, env);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.outputs.matrix!)).toEqual({ include: [{ deployment: 'prod', account: second, workspace: 'default', wave: 2 }] });
+    expect(run.outputs).toMatchObject({ count: '1', waves: '2' });
+  });
+
   it('apply of the saved plan: the result in the summary, the counts in the outputs', async () => {
     writeFileSync(join(runner.workspace, 'infra', 'main.yaml'), config('applied'));
     const inputs = { command: 'plan', 'working-directory': '.', args: 'infra --out prod.plan.json' };

@@ -8,7 +8,6 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { canonicalJson } from '../../config/index.js';
 import { renderPlanText } from '../../render/index.js';
 import { readPlanToMerge, type SavedPlan } from '../../saved-plan/index.js';
 import type { CommandContext } from '../../session/command-context.js';
@@ -81,15 +80,17 @@ async function savedPlans(ctx: CommandContext): Promise<Found[]> {
   }));
 }
 
-/** Refuses a plan made by another run (another choice of deployments) or from another version of the configuration. */
+/**
+ * Refuses a plan made by another run (another choice of deployments) or from another version of the configuration.
+ * Both were written by cplane and are under the plan's MAC, so plain JSON text compares them.
+ */
 function refuseOtherRun(f: Found, first: Found): void {
   const differs = (what: string) =>
     new AbortError(`${f.path} and ${first.path} were made by two different runs: ${what}. Nothing was merged.`, 'Merge the plans of one run: every job of the matrix plans the same commit with the same flags (only --shard differs).');
-  if (canonicalJson(f.plan.origin.fleet) !== canonicalJson(first.plan.origin.fleet)) {
-    throw differs(`one chose ${f.plan.origin.fleet.join(', ')}, the other ${first.plan.origin.fleet.join(', ')}`);
+  const [mine, theirs] = [f.plan.origin, first.plan.origin];
+  if (mine.fleet.length !== theirs.fleet.length || mine.fleet.some((name, i) => name !== theirs.fleet[i])) {
+    throw differs(`one chose ${mine.fleet.join(', ')}, the other ${theirs.fleet.join(', ')}`);
   }
-  if (f.plan.origin.configDir !== first.plan.origin.configDir || canonicalJson(f.plan.origin.files) !== canonicalJson(first.plan.origin.files)) {
-    throw differs('their configuration files differ (planned at two commits?)');
-  }
-  if (!f.plan.origin.fleet.includes(f.plan.origin.deployment)) throw differs(`its deployment ${f.plan.origin.deployment} is not among the run's`);
+  if (mine.configDir !== theirs.configDir || JSON.stringify(mine.files) !== JSON.stringify(theirs.files)) throw differs('their configuration files differ (planned at two commits?)');
+  if (!mine.fleet.includes(mine.deployment)) throw differs(`its deployment ${mine.deployment} is not among the run's`);
 }
