@@ -65,6 +65,8 @@ export async function chooseDeployments(ctx: CommandContext, verb: string): Prom
     );
   }
   if (!deployments) {
+    // `cplane deployments` lists them, flags or not; the other commands were asked for them by a flag.
+    if (!wantsDeployments(ctx)) throw new AbortError(`The configuration in ${dir} declares no deployments: it has one account.`, 'Declare deployments: to plan and apply it in several accounts (docs/deployments.md).');
     throw new AbortError(`--all and --deployment need deployments:, and the configuration in ${dir} declares none.`, `Run \`cplane ${verb}\` without them for its one account, or declare deployments: (docs/deployments.md).`);
   }
   const names = ((ctx.values.deployment as string[] | undefined) ?? []);

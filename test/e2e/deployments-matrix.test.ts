@@ -2,7 +2,7 @@
 // three "jobs", then `plan --merge` makes the one comment `plan --all` would post; a tampered, forged, missing or
 // doubled plan is refused or named.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extraAccount } from '../../src/emulator/index.js';
@@ -157,6 +157,10 @@ describe('cplane deployments --matrix', () => {
     expect(outputs(join(gh, 'out'))).toMatchObject({ count: '2', waves: '3' });
     const bad = await w.cli(['deployments', 'infra', '--wave', '0']);
     expect(bad.stderr).toContain('--wave 0: give the number of a wave, 1 for the first.');
+    mkdirSync(join(w.temp, 'single'));
+    writeFileSync(join(w.temp, 'single', 'main.yaml'), 'version: 1\nprojects:\n  app: {}\n');
+    const single = await w.cli(['deployments', 'single', '--matrix']);
+    expect([single.code, single.stderr]).toEqual([1, `Error: The configuration in ${join(w.temp, 'single')} declares no deployments: it has one account.\nDeclare deployments: to plan and apply it in several accounts (docs/deployments.md).\n`]);
   });
 
   it('--changed: only the deployments a git diff touches, in their own waves', async () => {
