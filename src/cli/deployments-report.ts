@@ -32,6 +32,8 @@ export interface ShowOptions {
   count: number;
   /** Where the plans are saved, when they are. */
   planDir?: string;
+  /** `--shard I/N`: a share of the run, which makes no pull-request comment of its own. */
+  share?: boolean;
 }
 
 /** Writes the run's report in the format the flags ask for (text, --json, --markdown, --github). */
@@ -60,8 +62,8 @@ export function showPlannedDeployments(ctx: CommandContext, planned: readonly Pl
   }
   if (values.github === true) {
     const plans = planned.flatMap((p) => (p.plan ? [p.plan] : []));
-    const { left } = reportDeploymentsToGithub(ctx, { dir: options.dir, rows, sections, plans, title, ...(options.planDir ? { planDir: options.planDir } : {}) });
-    if (left.length > 0) ctx.stderr.write(`The plans of ${left.join(', ')} do not fit in the one pull-request comment: the comment names them, and the step summary has them.\n`);
+    const { left } = reportDeploymentsToGithub(ctx, { dir: options.dir, rows, sections, plans, title, ...(options.planDir ? { planDir: options.planDir } : {}), ...(options.share ? { share: true } : {}) });
+    if (left.length > 0 && !options.share) ctx.stderr.write(`The plans of ${left.join(', ')} do not fit in the one pull-request comment: the comment names them, and the step summary has them.\n`);
   }
 }
 

@@ -59,6 +59,13 @@ describe('plan --all --shard I/N, then plan --merge', () => {
       '--shard 3/3: prod-us (1 of 4).',
     ]);
 
+    // A shard's --github makes no comment of its own (the action's comment step is skipped): the merge's is the one.
+    const gh = mkdtempSync(join(w.temp, 'gh-'));
+    const shard = await w.cli(['plan', '--all', '--shard', '2/3', '--github', 'infra'], { GITHUB_OUTPUT: join(gh, 'out'), GITHUB_STEP_SUMMARY: join(gh, 'summary'), RUNNER_TEMP: gh });
+    expect(shard.code).toBe(0);
+    expect(outputs(join(gh, 'out'))).toMatchObject({ markdown_file: '', comment_key: '', has_changes: 'true' });
+    expect(readFileSync(join(gh, 'summary'), 'utf8')).toContain('<summary>prod-eu</summary>');
+
     const whole = await github(['plan', '--all', 'infra']);
     const merged = await github(['plan', '--merge', 'shard-1', 'shard-2', 'shard-3']);
     expect(merged.stderr).toBe('');

@@ -44,7 +44,7 @@ export async function planDeployments(ctx: CommandContext, planOne: (ctx: Comman
     return { deployment: deployment.name, account: deployment.account, code, ...(plan ? { plan } : {}), ...(error ? { error } : {}), ...run.captured() };
   }));
 
-  showPlannedDeployments(ctx, planned, { dir, count: chosen.length, ...(outDir ? { planDir: outDir } : {}) });
+  showPlannedDeployments(ctx, planned, { dir, count: chosen.length, ...(outDir ? { planDir: outDir } : {}), ...(shard ? { share: true } : {}) });
   if (outDir && !values.json && !values.markdown) ctx.stderr.write(`Saved ${planned.filter((p) => p.plan).length} plan(s) to ${outDir}; apply exactly these plans with \`cplane apply ${String(values.out)}\`.\n`);
   return combinedExitCode(planned, values['detailed-exitcode'] === true);
 }
