@@ -119,6 +119,25 @@ describe('plan --all --shard I/N, then plan --merge', () => {
     expect(refused.stderr).toContain('its MAC does not match. Nothing was merged');
   });
 
+  it('plans of another run, or of no deployment, are refused', async () => {
+    // A single account's plan, authentic but made by no `plan --all`.
+    mkdirSync(join(w.temp, 'single'));
+    writeFileSync(join(w.temp, 'single', 'main.yaml'), 'version: 1\nprojects:\n  app: {}\n');
+    mkdirSync(join(w.temp, 'lone'));
+    const made = await w.cli(['plan', 'single', '--out', 'lone/single.plan.json']);
+    expect(made.code, made.stderr).toBe(0);
+    const lone = await w.cli(['plan', '--merge', 'shard-1', 'lone']);
+    expect(lone.code).toBe(1);
+    expect(lone.stderr).toContain(`Error: ${join(w.temp, 'lone', 'single.plan.json')} is not the plan of a deployment made by \`cplane plan --all\`. Nothing was merged.`);
+    // Another commit: the same deployments, other configuration files.
+    w.config(`${configuration}# a later commit\n`);
+    expect((await w.cli(['plan', '--all', '--shard', '2/3', '--out', 'later', 'infra'])).code).toBe(0);
+    const mixed = await w.cli(['plan', '--merge', 'shard-1', 'later', 'shard-3']);
+    expect(mixed.code).toBe(1);
+    expect(mixed.stderr).toMatch(/were made by two different runs: their configuration files differ \(planned at two commits\?\)\. Nothing was merged\./);
+    w.config(configuration);
+  });
+
   it('flags that make a plan, and a shard without --all, are refused with what to do', async () => {
     const withAll = await w.cli(['plan', '--merge', 'shard-1', '--all']);
     expect(withAll.stderr).toContain('--all cannot be used with --merge: the merge reads saved plans and makes none.');
