@@ -46,7 +46,7 @@ describe('the workflows of docs/ci.md', () => {
     expect(jobs.plan!.steps.map((s) => s.uses)).toContain('actions/upload-artifact@v4');
     expect(jobs.comment!.steps[0]!.uses).toBe('actions/download-artifact@v4');
     // Only the merge makes a comment: a shard's --github writes none.
-    const plans = Object.entries(jobs).flatMap(([name, job]) => job.steps.filter((s) => s.with?.command === 'plan').map((s) => [name, s.with!.args] as const));
+    const plans = Object.entries(jobs).flatMap(([name, job]) => job.steps.filter((s) => s.with?.command === 'plan').map((s) => [name, s.with!.args ?? ''] as const));
     expect(plans.filter(([, args]) => !args.includes('--shard '))).toEqual([['comment', '--merge plans']]);
     expect(plans.map(([name]) => name)).toEqual(['plan', 'comment']);
   });
