@@ -19,7 +19,6 @@ import { isPostgresUrl } from '../state/index.js';
 import { registerSecret } from '../text/safe-text.js';
 import { describeError } from './describe-error.js';
 import { changedDeployments } from './changed-deployments.js';
-import { exitCodes } from './exit-codes.js';
 
 /** At most this many deployments' worth of `--parallelism` in flight at once, across all of them. */
 export const DEPLOYMENTS_AT_FULL_SPEED = 8;
@@ -68,6 +67,8 @@ export async function chooseDeployments(ctx: CommandContext, verb: string, optio
     );
   }
   if (!deployments) {
+    // `cplane deployments` lists them, flags or not; the other commands were asked for them by a flag.
+    if (!wantsDeployments(ctx)) throw new AbortError(`The configuration in ${dir} declares no deployments: it has one account.`, 'Declare deployments: to plan and apply it in several accounts (docs/deployments.md).');
     throw new AbortError(`--all and --deployment need deployments:, and the configuration in ${dir} declares none.`, `Run \`cplane ${verb}\` without them for its one account, or declare deployments: (docs/deployments.md).`);
   }
   // Every deployment's token is a secret of this run from now on, whichever deployments it chooses: none is ever printed.
@@ -120,7 +121,7 @@ export function sharedLimiter(ctx: CommandContext, count: number): Limiter {
 export function deploymentContext(
   ctx: CommandContext,
   deployment: Deployment,
-  options: { limiter?: Limiter; capture: boolean; values?: CommandContext['values']; env?: NodeJS.ProcessEnv },
+  options: { limiter?: Limiter; capture: boolean; values?: CommandContext['values']; env?: NodeJS.ProcessEnv; fleet?: string[] },
 ): { ctx: CommandContext; captured(): Captured } {
   const { CPLANE_ACCOUNT: _account, CPLANE_WORKSPACE: _workspace, ...inherited } = ctx.env;
   const env = { ...inherited, ...options.env };
@@ -141,18 +142,12 @@ export function deploymentContext(
       ...(options.limiter ? { sharedLimiter: options.limiter } : {}),
       ...(deployment.tokenEnv ? { tokenEnv: deployment.tokenEnv } : {}),
       ...(deployment.baseUrl ? { baseUrl: deployment.baseUrl } : {}),
+      ...(options.fleet ? { fleet: options.fleet } : {}),
     },
   } as Omit<CommandContext, 'stdin'> as CommandContext;
   // Lazy, as the CLI's own: creating process.stdin costs time at exit, and only an interactive apply reads it.
   Object.defineProperty(derived, 'stdin', { get: () => ctx.stdin, enumerable: true });
   return { ctx: derived, captured: () => ({ stdout: stdout?.text ?? '', stderr: stderr?.text ?? '' }) };
-}
-
-/** The exit code of a run for several deployments: an error anywhere is the run's error; then an incomplete result; then changes (or findings). */
-export function combinedExitCode(codes: readonly number[]): number {
-  if (codes.some((c) => c !== exitCodes.ok && c !== exitCodes.changes && c !== exitCodes.incomplete)) return exitCodes.error;
-  if (codes.includes(exitCodes.incomplete)) return exitCodes.incomplete;
-  return codes.includes(exitCodes.changes) ? exitCodes.changes : exitCodes.ok;
 }
 
 /** Runs `run` for a deployment; a throw becomes its message (as the CLI would print it) and exit code 1. */

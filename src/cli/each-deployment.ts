@@ -22,8 +22,8 @@ import { AbortError } from '../session/errors.js';
 import { safeText } from '../text/safe-text.js';
 import { suggestedCommand } from '../text/escape-for.js';
 import type { Command } from './command.js';
-import { chooseDeployments, combinedExitCode, deploymentContext, runCaught, sharedLimiter } from './deployments.js';
-import { exitCodes } from './exit-codes.js';
+import { chooseDeployments, deploymentContext, runCaught, sharedLimiter } from './deployments.js';
+import { combinedExitCode, exitCodes } from './exit-codes.js';
 import { planFileName } from './commands/plan-all.js';
 
 /** What one deployment's run left. */

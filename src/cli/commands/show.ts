@@ -9,10 +9,9 @@ import { join, resolve } from 'node:path';
 import { renderPlanJson, renderPlanText } from '../../render/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
-import { exitCodes } from '../exit-codes.js';
+import { combinedExitCode, exitCodes } from '../exit-codes.js';
 import { readPlanToShow, type SavedPlan } from '../../saved-plan/index.js';
 import { describeError } from '../describe-error.js';
-import { combinedExitCode } from '../deployments.js';
 import { writeCombined, type Ran } from '../each-deployment.js';
 
 export const showCommand: CommandModule = {
