@@ -11,6 +11,7 @@ export * from './completeness.js';
 export * from './deployment-summary.js';
 export * from './policy-verdict.js';
 export * from './placeholder.js';
+export * from './reader-changes.js';
 export type * from './kind.js';
 export type * from './plan.js';
 export { PLAN_FORMAT_VERSION } from './plan.js';
