@@ -78,12 +78,13 @@ function expectHeldBack(stdout: string, address: string): void {
   expect(line).toContain(`wraps for Service Account ci-deployer's key ${attackerKeyId}, which the API offers and no pin fixes; state recorded ${realKeyId}`);
 }
 
-async function arrange(config: string, options: { clockOffset?: string } = {}): Promise<void> {
-  w = await world({ account: acme, ...options });
+/** `all`: the configuration has deployments (`apply --all`). */
+async function arrange(config: string, options: { clockOffset?: string; all?: boolean } = {}): Promise<void> {
+  w = await world({ account: acme, ...(options.clockOffset ? { clockOffset: options.clockOffset } : {}) });
   proxy = await lyingProxy(w.emulator.url);
   writes = [];
   w.config(config);
-  const applied = await w.run(['apply', w.dir, '--auto-approve']);
+  const applied = await w.run(['apply', ...(options.all ? ['--all'] : []), w.dir, '--auto-approve']);
   expect(applied.code, applied.stderr).toBe(0);
 }
 
@@ -139,5 +140,43 @@ ${directoryYaml({ users: { dana: dana.id } })}`, { clockOffset: '-2d' });
     expect(wrappedForAttacker()).toEqual([]);
     expect((await versionOf('shared')).current_version).toBe(before.current_version);
     expect((await versionOf('shared')).grants?.user_ids).toEqual([]);
+  });
+});
+
+describe('an autoApprove rule never approves a plan that changes who can read a record', () => {
+  const deployed = (records: string) => `version: 1
+deployments:
+  prod: { account: ${acme}, autoApprove: "plan.remove == 0 && plan.replace == 0" }
+projects:
+  atk:
+    name: atk-unattended
+    records:
+${records}`;
+  const granted = (names: string[], users = '') => names.map((n) => `      ${n}: { value: { generate: { length: 16 } }, grants: { serviceAccounts: [ci-deployer]${users} } }\n`).join('');
+
+  it('refuses a reader-key swap the docs\' own rule would pass, naming the steps, and sends no wrapper for the attacker\'s key', async () => {
+    await arrange(deployed(granted(['one', 'two', 'three'])), { all: true });
+    proxy.setLie(lie());
+    const run = await w.cli(['apply', '--all', w.dir], { CPLANE_BASE_URL: proxy.url });
+    expect(run.code, run.stdout + run.stderr).toBe(exitCodes.error);
+    expect(run.stdout).not.toContain('Approved by the autoApprove rule');
+    expect(run.stdout).toContain('Deployment prod needs approval: no autoApprove rule approves a plan that changes who can read a record: service_account_grant.atk/one/ci-deployer changes the key a reader is wrapped for');
+    expect(run.stdout).toContain(`wraps for Service Account ci-deployer's key ${attackerKeyId}, which the API offers and no pin fixes; state recorded ${realKeyId}`);
+    expect(wrappedForAttacker()).toEqual([]);
+  });
+
+  it('refuses a plan that adds a reader, even one the repository names, and approves the same rule\'s plan without it', async () => {
+    await arrange(deployed(granted(['one'])), { all: true });
+    w.config(`${deployed(granted(['one'], ', users: [dana]'))}${directoryYaml({ users: { dana: dana.id } })}`);
+    const added = await w.cli(['apply', '--all', w.dir]);
+    expect(added.code, added.stdout + added.stderr).toBe(exitCodes.error);
+    expect(added.stdout).toContain('Deployment prod needs approval: no autoApprove rule approves a plan that changes who can read a record: user_share.atk/one/dana adds a reader to a record');
+    w.config(`${deployed(granted(['one', 'two']))}`);
+    // A new record granted to ci-deployer adds a reader too; a new record alone is the rule's to decide.
+    expect((await w.cli(['apply', '--all', w.dir])).stdout).toContain('service_account_grant.atk/two/ci-deployer adds a reader to a record');
+    w.config(`${deployed(`${granted(['one'])}      two: { value: { generate: { length: 16 } } }\n`)}`);
+    const approved = await w.cli(['apply', '--all', w.dir]);
+    expect(approved.code, approved.stdout + approved.stderr).toBe(exitCodes.ok);
+    expect(approved.stdout).toContain('Approved by the autoApprove rule of deployment prod.');
   });
 });
