@@ -16,4 +16,5 @@ export type * from './kind.js';
 export type * from './plan.js';
 export { PLAN_FORMAT_VERSION } from './plan.js';
 export type * from './write.js';
+export { VALUE_VERSION_INPUT } from './write.js';
 export type * from './access-report.js';
