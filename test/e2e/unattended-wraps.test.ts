@@ -3,8 +3,9 @@
 // without a pin (with a consistent key id), and `cplane reconcile` runs through it: the rotation that is really
 // due (the emulator's clock moved), the one the server only claims is due, and the rotation of rotateOnRevoke
 // after a grant ended are held back with the grant's key change, naming the reader and both key ids, and no write
-// body reconcile sends holds a wrapper whose header names the attacker's key id. The honest API afterwards lets
-// reconcile rotate, and ci-deployer reads the new value.
+// body reconcile sends holds a wrapper whose header names the attacker's key id; a renewed token's delivery is held
+// the same way. The honest API afterwards lets reconcile rotate, and ci-deployer reads the new value. An autoApprove
+// rule never approves a plan that changes a reader key or adds a reader, whatever it says.
 import { afterEach, describe, expect, it } from 'vitest';
 import { keyIdOf } from '@cplane/sdk/internal/key-id';
 import { generateKeyPair } from '@cplane/sdk/internal/hpke';
@@ -14,6 +15,7 @@ import { exitCodes } from '../../src/cli/exit-codes.js';
 import { lyingProxy, type LyingProxy, type ProxiedRequest } from '../helpers/lying-proxy.js';
 import { directoryYaml, privateKeyOf } from '../helpers/readers.js';
 import { acme, world, type World } from './helpers.js';
+import { deliveredConfig, readAs } from './token-delivery-config.js';
 
 const ciDeployer = fixtures.serviceAccounts[0]!;
 const dana = fixtures.users[2]!;
@@ -140,6 +142,30 @@ ${directoryYaml({ users: { dana: dana.id } })}`, { clockOffset: '-2d' });
     expect(wrappedForAttacker()).toEqual([]);
     expect((await versionOf('shared')).current_version).toBe(before.current_version);
     expect((await versionOf('shared')).grants?.user_ids).toEqual([]);
+  });
+});
+
+describe('cplane reconcile delivers a renewed token only for the keys state recorded', () => {
+  it('renews the token, holds back its delivery with the key change (the old token stays until it is delivered), and sends no wrapper for the attacker\'s key', { timeout: 90_000 }, async () => {
+    await arrange(deliveredConfig('unattended'), { clockOffset: '-25d' });
+    w.emulator.setClockOffset(0);
+    const recordId = (await versionOf('ci-token')).record_id;
+    const before = await versionOf('ci-token');
+    proxy.setLie(lie());
+    const run = await w.cli(['reconcile', w.dir], { CPLANE_BASE_URL: proxy.url });
+    expect(run.stderr).toBe('');
+    expect(run.code, run.stdout).toBe(exitCodes.changes);
+    expect(run.stdout).toMatch(/\[maintenance\] ~ gateway_token\.main\/ci will be renewed/);
+    expectHeldBack(run.stdout, 'record.core/ci-token');
+    expect(wrappedForAttacker()).toEqual([]);
+    expect((await versionOf('ci-token')).current_version).toBe(before.current_version);
+    // ci-deployer still reads the token it had, which is still active: its revocation waits for the delivery.
+    const read = await readAs(w, recordId);
+    expect(read.code, read.stderr).toBe(0);
+    const gateway = (await w.client.listAll('listGateways', {})).find((g) => g.slug === 'unattended-main')!;
+    const active = (await w.client.listAll('listGatewayTokens', { path: { id: gateway.gateway_id } })).filter((t) => t.revoked_at === null);
+    expect(active).toHaveLength(2);
+    expect(active.some((t) => read.stdout.trim().startsWith(t.token_prefix))).toBe(true);
   });
 });
 
