@@ -118,7 +118,8 @@ describe('cplane reconcile never wraps a value for a key the API offers', () => 
   }
 
   it('holds back the rotation of rotateOnRevoke after a grant ended, and still revokes the ended grant', { timeout: 90_000 }, async () => {
-    const until = new Date(Date.now() - 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    // A day ahead of both clocks when it is granted; past on the API's clock once the emulator's moves two days.
+    const until = new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     await arrange(`version: 1
 projects:
   atk:
@@ -130,8 +131,8 @@ projects:
         grants:
           serviceAccounts: [ci-deployer]
           users: [{ name: dana, until: "${until}", reason: INC-7 }]
-${directoryYaml({ users: { dana: dana.id } })}`, { clockOffset: '-2d' });
-    w.emulator.setClockOffset(0);
+${directoryYaml({ users: { dana: dana.id } })}`);
+    w.emulator.moveClock('2d');
     const before = await versionOf('shared');
     proxy.setLie(lie());
     const run = await w.cli(['reconcile', w.dir], { CPLANE_BASE_URL: proxy.url });
