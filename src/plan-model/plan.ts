@@ -199,6 +199,11 @@ export interface PlanOrigin {
   workspace: string;
   /** The deployment of the configuration's `deployments:` the plan is for; absent without deployments. */
   deployment?: string;
+  /**
+   * Every deployment the `plan --all` run chose (declaration order, after --deployment and --changed, before
+   * --shard), of which this plan is one: `plan --merge` checks that each has exactly one plan.
+   */
+  fleet?: string[];
   /** The account's name as `GET /accounts` gives it; null when the token may not list accounts. */
   accountName: string | null;
   /** Configuration folder relative to the working folder of the plan (`/` separators). */
