@@ -11,7 +11,8 @@ import type { PlanCounts } from '../plan-model/index.js';
 export type AutoApprove = (counts: PlanCounts) => { approved: boolean; why?: string };
 
 const firstLine = (text: string) => text.split('\n')[0] ?? text;
-const FIELDS = ['add', 'change', 'replace', 'remove', 'policyViolations', 'incomplete'] as const;
+/** What an autoApprove rule reads of its plan: `plan.FIELD`, each an int (also the language server's completion). */
+export const AUTO_APPROVE_FIELDS = ['add', 'change', 'replace', 'remove', 'policyViolations', 'incomplete'] as const;
 
 export async function compileAutoApprove(deployment: string, rule: string, source: SourceRange): Promise<AutoApprove | Diagnostic> {
   const { Environment } = await import('@marcbachmann/cel-js');
@@ -24,10 +25,10 @@ export async function compileAutoApprove(deployment: string, rule: string, sourc
     return problem('auto_approve_syntax', `is not valid CEL: ${firstLine((error as Error).message)}`, 'e.g. autoApprove: "plan.remove == 0 && plan.replace == 0"');
   }
   const checked = parsed.check();
-  if (!checked.valid) return problem('auto_approve_type', `does not type-check: ${firstLine(checked.error?.message ?? 'type error')}`, `It sees plan.${FIELDS.join(', plan.')} (ints).`);
+  if (!checked.valid) return problem('auto_approve_type', `does not type-check: ${firstLine(checked.error?.message ?? 'type error')}`, `It sees plan.${AUTO_APPROVE_FIELDS.join(', plan.')} (ints).`);
   if (checked.type !== 'bool' && checked.type !== 'dyn') return problem('auto_approve_not_bool', `gives a ${checked.type}, not a bool`, 'It is true when the deployment may be applied without asking.');
   return (counts) => {
-    const plan = Object.fromEntries(FIELDS.map((field) => [field, BigInt(counts[field])]));
+    const plan = Object.fromEntries(AUTO_APPROVE_FIELDS.map((field) => [field, BigInt(counts[field])]));
     try {
       const result = parsed({ plan });
       if (result === true) return { approved: true };
