@@ -61,6 +61,14 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
   const running = new Map<Workspace, Promise<void>>();
   let folders: string[] = [];
   let schema: JsonSchema | undefined;
+  /**
+   * The documents' notifications are handled one after another, and a request waits for those before it: it
+   * answers on the index of every change the editor sent before asking.
+   */
+  let settled = Promise.resolve();
+  const inTurn = (work: () => Promise<void>) => {
+    settled = settled.then(work).catch((error: unknown) => connection.console.error(`cplane lsp: ${String(error)}`));
+  };
 
   const readText = async (path: string) => open.get(path) ?? (await readFile(path, 'utf8').catch(() => undefined));
   const schemaOf = async () => (schema ??= JSON.parse(await readFile(packageFile('schema', 'config.schema.json'), 'utf8')) as JsonSchema);
@@ -138,6 +146,7 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
 
   /** The workspace and file of a request, or an LSP error that says why there is none. */
   async function served(uri: string): Promise<{ workspace: Workspace; path: string; text: string; doc: TextDocument }> {
+    await settled;
     const path = pathOf(uri);
     if (path === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `cplane lsp serves files on disk (file: URIs), not ${uri.split(':')[0]}:`);
     if (!isConfigFile(path)) throw new ResponseError(ErrorCodes.InvalidParams, `${path} is not a configuration file (*.yaml or *.yml)`);
@@ -194,17 +203,17 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
   });
 
   // A workspace folder that is a configuration folder is diagnosed at once, before any file is opened.
-  connection.onInitialized(async () => {
+  connection.onInitialized(() => inTurn(async () => {
     for (const folder of folders) {
       const workspace = await serve(folder);
       if (workspace.names.paths().length > 0) schedule(workspace, 0);
       else workspaces.delete(folder);
     }
-  });
+  }));
 
-  documents.onDidOpen((e) => changed(e.document.uri, e.document.getText()));
-  documents.onDidChangeContent((e) => changed(e.document.uri, e.document.getText()));
-  documents.onDidClose((e) => changed(e.document.uri, undefined));
+  documents.onDidOpen((e) => inTurn(() => changed(e.document.uri, e.document.getText())));
+  documents.onDidChangeContent((e) => inTurn(() => changed(e.document.uri, e.document.getText())));
+  documents.onDidClose((e) => inTurn(() => changed(e.document.uri, undefined)));
 
   connection.onCompletion(async ({ textDocument, position }): Promise<CompletionItem[]> => {
     const { workspace, path, text, doc } = await served(textDocument.uri);
@@ -279,7 +288,7 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     return formatted.text === text ? [] : [{ range: { start: doc.positionAt(0), end: doc.positionAt(text.length) }, newText: formatted.text }];
   });
 
-  connection.onDidChangeWatchedFiles(async ({ changes }) => {
+  connection.onDidChangeWatchedFiles(({ changes }) => inTurn(async () => {
     for (const change of changes) {
       const path = pathOf(change.uri);
       if (path === undefined || open.has(path)) continue;
@@ -289,7 +298,7 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
         schedule(workspace);
       }
     }
-  });
+  }));
 
   documents.listen(connection);
   connection.listen();
