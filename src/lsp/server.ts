@@ -7,7 +7,7 @@
  * sentence, never a crash: the editor keeps its server.
  */
 import { realpathSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
@@ -110,13 +110,15 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
 
   /** Diagnostics after the changes stop for DEBOUNCE_MS; one run at a time per folder, the last change always seen. */
   function schedule(workspace: Workspace, delay = DEBOUNCE_MS): void {
-    clearTimeout(timers.get(workspace));
-    timers.set(workspace, setTimeout(() => {
+    const run = () => {
       timers.delete(workspace);
       const previous = running.get(workspace) ?? Promise.resolve();
       const next = previous.then(() => publish(workspace)).catch((error: unknown) => connection.console.error(`cplane lsp: diagnostics failed: ${String(error)}`));
       running.set(workspace, next);
-    }, delay));
+    };
+    clearTimeout(timers.get(workspace));
+    if (delay === 0) run();
+    else timers.set(workspace, setTimeout(run, delay));
   }
 
   async function changed(uri: string, text: string | undefined): Promise<void> {
@@ -202,12 +204,16 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     };
   });
 
-  // A workspace folder that is a configuration folder is diagnosed at once, before any file is opened.
+  // A workspace folder that is a configuration folder is diagnosed at once, before any file is opened; its
+  // index is made after the loader has run, so the first diagnostics wait for one reading of the files, not two.
   connection.onInitialized(() => inTurn(async () => {
     for (const folder of folders) {
-      const workspace = await serve(folder);
-      if (workspace.names.paths().length > 0) schedule(workspace, 0);
-      else workspaces.delete(folder);
+      if (!(await readdir(folder).catch(() => [])).some(isConfigFile)) continue;
+      const workspace = new Workspace(folder, open, readText);
+      workspaces.set(folder, workspace);
+      schedule(workspace, 0);
+      await running.get(workspace);
+      await workspace.names.load();
     }
   }));
 

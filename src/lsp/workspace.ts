@@ -23,7 +23,9 @@ export class Workspace {
     // As validate: a rule that uses a variable without a value is compiled by plan, with the value.
     const compilable = (loaded.desired?.policies ?? []).filter((p) => !unsetVariables.some((name) => p.rule.includes(`\${var.${name}}`)));
     const policyProblems = compilable.length > 0 ? (await (await import('../policy/index.js')).compilePolicies(compilable)).diagnostics : [];
-    const byPath = new Map<string, Diagnostic[]>(this.names.paths().map((path) => [path, []]));
+    // Every file read gets its list, empty or not, so that a problem fixed is cleared (before the index is made, the loader's list).
+    const files = loaded.desired?.files.map((name) => resolve(this.root, name)) ?? this.names.paths();
+    const byPath = new Map<string, Diagnostic[]>(files.map((path) => [path, []]));
     for (const d of [...loaded.diagnostics, ...policyProblems]) {
       const path = d.range ? resolve(this.root, d.range.file) : this.root;
       byPath.set(path, [...(byPath.get(path) ?? []), d]);
