@@ -93,8 +93,8 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     return workspace;
   }
 
-  async function publish(workspace: Workspace): Promise<void> {
-    const byPath = await workspace.diagnose();
+  async function publish(workspace: Workspace, how: { inThread?: boolean } = {}): Promise<void> {
+    const byPath = await workspace.diagnose(how);
     const before = published.get(workspace) ?? new Set();
     for (const [path, diagnostics] of byPath) {
       if (path === workspace.root) continue;
@@ -204,15 +204,14 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     };
   });
 
-  // A workspace folder that is a configuration folder is diagnosed at once, before any file is opened; its
-  // index is made after the loader has run, so the first diagnostics wait for one reading of the files, not two.
+  // A workspace folder that is a configuration folder is diagnosed at once, before any file is opened; its index
+  // is made after, so that the first diagnostics wait for one reading of the files, not two.
   connection.onInitialized(() => inTurn(async () => {
     for (const folder of folders) {
       if (!(await readdir(folder).catch(() => [])).some(isConfigFile)) continue;
       const workspace = new Workspace(folder, open, readText);
       workspaces.set(folder, workspace);
-      schedule(workspace, 0);
-      await running.get(workspace);
+      await publish(workspace, { inThread: true }).catch((error: unknown) => connection.console.error(`cplane lsp: diagnostics failed: ${String(error)}`));
       await workspace.names.load();
     }
   }));

@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import type { Diagnostic, OpenDocuments } from '../config/index.js';
 import { kindBlocks, loadConfiguration } from '../providers/index.js';
+import { loadConfigurationOffThread } from '../session/configuration-off-thread.js';
 import { NamesIndex, type ReadText } from './names-index.js';
 
 export class Workspace {
@@ -16,9 +17,14 @@ export class Workspace {
     this.names = new NamesIndex(root, kindBlocks, readText);
   }
 
-  /** Every diagnostic of the folder and its modules, by absolute path (a problem of no file is the folder's). */
-  async diagnose(): Promise<Map<string, Diagnostic[]>> {
-    const loaded = await loadConfiguration(this.root, { cwd: this.root, allowUnsetVariables: true, open: this.open, env: process.env });
+  /**
+   * Every diagnostic of the folder and its modules, by absolute path (a problem of no file is the folder's). On a
+   * worker thread (built), so that completion, hover and rename are answered while a large folder loads; the first
+   * time in this thread, which has nothing to answer yet and so spares the worker's start and the result's copy.
+   */
+  async diagnose({ inThread = false } = {}): Promise<Map<string, Diagnostic[]>> {
+    const options = { cwd: this.root, allowUnsetVariables: true, open: this.open, env: process.env };
+    const loaded = inThread ? await loadConfiguration(this.root, options) : await loadConfigurationOffThread(this.root, options);
     const { unsetVariables = [] } = loaded;
     // As validate: a rule that uses a variable without a value is compiled by plan, with the value.
     const compilable = (loaded.desired?.policies ?? []).filter((p) => !unsetVariables.some((name) => p.rule.includes(`\${var.${name}}`)));
