@@ -1,6 +1,6 @@
 /**
  * Completion: at a place that takes a name, the names of that space declared in the configuration (a gateway's
- * `project`, its `credentials`, a record's `grants`, a group's `members`, `dependsOn` addresses, variables in
+ * project and credentials, a record's `grants`, a group's `members`, `dependsOn` addresses, variables in
  * `${var.`, a module call's inputs); in a policy's rule or a deployment's `autoApprove`, the CEL variables; on a
  * key, the keys the schema allows there, with their descriptions.
  */
@@ -15,7 +15,7 @@ import { propertiesAt } from './schema-at.js';
 
 export interface Suggestion {
   label: string;
-  /** What it is: `project`, `user`, `variable`, `key`. */
+  /** What it is: a name, a variable, a key of the schema, a CEL variable. */
   what: 'name' | 'variable' | 'key' | 'cel';
   detail?: string;
   documentation?: string;
