@@ -57,7 +57,9 @@ export function renameChanges(index: NamesIndex, kinds: readonly KindBlock[], pa
   const taken = index.declarationsOf(symbolKey(scope, target.space, renamed))[0];
   if (taken) throw new RenameRefused(`"${newName}" is already declared (${relative(index.root, taken.path)}): choose another name.`);
 
-  const changes: TextChange[] = index.occurrencesOf(target.symbol).map((o) => ({ path: o.path, start: o.start, end: o.end, newText: newName }));
+  const changes: TextChange[] = index.occurrencesOf(target.symbol)
+    .map((o) => ({ path: o.path, start: o.start, end: o.end, newText: newName }))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.start - b.start));
   const moves = movesOf(index, target, renamed, scope);
   if (moves.length > 0) changes.push(movedBlocks(index, moves, target));
   return changes;
