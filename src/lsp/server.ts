@@ -77,10 +77,22 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     return !inside.startsWith('..') && !isAbsolute(inside);
   });
 
-  /** The configuration folder a file belongs to: one already served that calls its folder as a module, else its own folder. */
+  /**
+   * The configuration folder a file belongs to: one already served that calls its folder as a module, else a folder
+   * above it (inside the workspace folders) that does (a module's file opened first), else its own folder.
+   */
   async function workspaceOf(path: string): Promise<Workspace | undefined> {
     if (!isConfigFile(path) || !inFolders(path)) return undefined;
     for (const workspace of workspaces.values()) if (workspace.names.covers(path)) return workspace;
+    // Modules sit a level or two below their caller (./modules/team): three levels are looked at, no more.
+    let above = dirname(path);
+    for (let level = 0; level < 3 && above !== dirname(above) && inFolders(dirname(above)); level++) {
+      above = dirname(above);
+      if (workspaces.has(above) || !(await readdir(above).catch(() => [])).some(isConfigFile)) continue;
+      const candidate = await serve(above);
+      if (candidate.names.covers(path)) return candidate;
+      workspaces.delete(above);
+    }
     return serve(dirname(path));
   }
 

@@ -198,3 +198,25 @@ describe('cplane lsp on bad input', () => {
     expect(await lsp.request('textDocument/prepareRename', { textDocument: { uri }, position: at })).toMatchObject({ placeholder: 'prod' });
   });
 });
+
+describe('cplane lsp in a repository with the configuration in a subfolder', () => {
+  it('serves a module\'s file opened first as part of the configuration that calls it', async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'cplane-lsp-repo-'));
+    const nested = await (async () => {
+      mkdirSync(join(repo, 'infra', 'modules', 'team'), { recursive: true });
+      writeFileSync(join(repo, 'infra', 'main.yaml'), main);
+      writeFileSync(join(repo, 'infra', 'gateways.yaml'), gateways);
+      writeFileSync(join(repo, 'infra', 'modules', 'team', 'main.yaml'), module);
+      return startLsp(repo);
+    })();
+    try {
+      const uri = nested.open(join(repo, 'infra', 'modules', 'team', 'main.yaml'));
+      expect(await nested.diagnosticsOf(uri)).toEqual([]);
+      const references = await nested.request<Location[]>('textDocument/references', { textDocument: { uri }, position: positionOf(module, 'project: {}', 2), context: { includeDeclaration: false } });
+      expect(references.map((l) => [l.uri.slice(uriOf(repo).length), l.range.start.line])).toEqual([['/infra/main.yaml', 16], ['/infra/modules/team/main.yaml', 4]]);
+    } finally {
+      await nested.close();
+      rmSync(repo, { recursive: true, force: true });
+    }
+  });
+});
