@@ -23,8 +23,11 @@ export interface Suggestion {
   replaceFrom: number;
 }
 
-/** What a value at `path` names: a space of names, every address, or CEL variables. */
-export type Slot = Space | 'address' | 'policy-rule' | 'auto-approve';
+/** What a value at `path` names: a space of names, every address, CEL variables, or a model. */
+export type Slot = Space | 'address' | 'policy-rule' | 'auto-approve' | 'model';
+
+/** The fields that name a model of a gateway's credentials: its own default, and what its tokens may use. */
+const MODEL_FIELDS = ['defaultModel', 'allowedModels'];
 
 export function slotAt(path: readonly string[], kinds: readonly KindBlock[]): Slot | undefined {
   const [top, second, third, fourth] = path;
@@ -50,6 +53,7 @@ export function slotAt(path: readonly string[], kinds: readonly KindBlock[]): Sl
       continue;
     }
     if (i !== path.length - 1) return undefined;
+    if (MODEL_FIELDS.includes(key)) return 'model';
     const rule = block.references?.find((r) => r.attribute === key);
     if (!rule) return undefined;
     return 'kind' in rule ? `resource:${rule.kind}` : `directory:${rule.directory}`;
@@ -80,8 +84,39 @@ export function complete(index: NamesIndex, kinds: readonly KindBlock[], schema:
   if (slot === undefined) return [];
   if (slot === 'policy-rule') return RULE_VARIABLES.map(([name, type]) => ({ label: name, what: 'cel', detail: type, replaceFrom }));
   if (slot === 'auto-approve') return AUTO_APPROVE_FIELDS.map((field) => ({ label: `plan.${field}`, what: 'cel', detail: 'int', replaceFrom }));
+  if (slot === 'model') return modelsFor(index, kinds, scope, cursor.path).map((model) => ({ label: model, what: 'name', detail: 'model', replaceFrom }));
   if (slot === 'address') {
     return kinds.filter((b) => !b.single && !b.list).flatMap((b) => index.declared(scope, `resource:${b.kind}`).map((o) => ({ label: resourceAddress(b.kind, o.name), what: 'name' as const, detail: where(o, index.root), replaceFrom })));
   }
   return names(slot);
+}
+
+const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The models the configuration already names for a provider of the credentials the entry at `path` attaches: the
+ * default models and tokens' allowed models of every entry of its kind that attaches a credential of the same
+ * provider. From the configuration alone: no API is asked which models a vendor has.
+ */
+function modelsFor(index: NamesIndex, kinds: readonly KindBlock[], scope: string, path: readonly string[]): string[] {
+  const block = kinds.find((b) => !b.parent && b.key === path[0]);
+  const rule = block?.references?.find((r) => r.attribute === 'credentials');
+  if (!block || !rule || !('kind' in rule)) return [];
+  const providerOf = new Map(index.declared(scope, `resource:${rule.kind}`).map((o) => [o.name, o.entry?.provider]));
+  const providersOf = (entry: Record<string, unknown> | undefined) =>
+    new Set((Array.isArray(entry?.credentials) ? entry.credentials : []).map((name) => providerOf.get(String(name))).filter((p): p is string => typeof p === 'string'));
+  const entries = index.declared(scope, `resource:${block.kind}`);
+  const mine = providersOf(entries.find((o) => o.name === path[1])?.entry);
+  const children = kinds.filter((b) => b.parent?.kind === block.kind && !b.single && !b.list).map((b) => b.key);
+  const models = new Set<string>();
+  const add = (value: unknown) => [value].flat().forEach((m) => typeof m === 'string' && !m.includes('${') && models.add(m));
+  for (const { entry } of entries) {
+    if (![...providersOf(entry)].some((p) => mine.has(p))) continue;
+    add(entry?.defaultModel);
+    for (const key of children) {
+      const inner = entry?.[key];
+      if (isMapping(inner)) for (const child of Object.values(inner)) if (isMapping(child)) add(child.allowedModels);
+    }
+  }
+  return [...models].sort();
 }

@@ -97,6 +97,24 @@ describe('cplane lsp', () => {
     expect(atUser.map((i) => i.label)).toEqual(['dana']);
   });
 
+  it('completes the models the configuration names for the providers of the credentials a gateway attaches', async () => {
+    const more = `${gateways}  search:
+    project: payments
+    defaultModel: gpt-4o
+    credentials: [openai]
+    tokens:
+      ci: { scopes: [run], allowedModels: [o3-mini] }
+  other:
+    project: payments
+    defaultModel: mistral-large
+    credentials: [mistral]
+`.replace('credentials:\n  openai:', 'credentials:\n  mistral: { provider: mistral, secret: { env: MISTRAL_API_KEY } }\n  openai:');
+    const text = more.replace('defaultModel: gpt-4o-mini', 'defaultModel: ');
+    const uri = lsp.open(file('gateways.yaml'), text);
+    const models = await lsp.request<CompletionItem[]>('textDocument/completion', { textDocument: { uri }, position: positionOf(text, 'defaultModel: ', 14) });
+    expect(models.map((i) => i.label)).toEqual(['gpt-4o', 'o3-mini']);
+  });
+
   it('completes the keys the schema allows, and variables in ${var.', async () => {
     const text = `${gateways}    defaultP\n`;
     const uri = lsp.open(file('gateways.yaml'), text);
