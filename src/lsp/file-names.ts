@@ -28,7 +28,7 @@ export interface Occurrence {
   declaration: boolean;
   /** For a resource's declaration: made by `forEach`, so its addresses carry instance keys. */
   forEach?: unknown;
-  /** The offset of the key of the declared entry, and the entry (hover: what it declares). */
+  /** For a declaration: the entry as written (hover, and the models a gateway's credentials reach). */
   entry?: Entry;
 }
 
