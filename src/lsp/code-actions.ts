@@ -1,10 +1,18 @@
 /**
  * Quick fixes for the loader's diagnostics that have one obvious repair: a variable used but not declared is
- * declared (under the file's `variables:`, or a new one); a user, group or Service Account named but not in
- * `directory` gets an entry to fill in (its id and public key, which only the person knows).
+ * declared (under the file's `variables:`, or a new one); a user or group named but not in `directory` gets an
+ * entry to fill in (its id and public key, which only the person knows). A Service Account is the account's, so
+ * naming one not pinned in `directory` is no error: the action to pin it is offered where its name is.
  */
 import { positionIn, type SourceFile } from '../config/index.js';
 import type { TextChange } from './rename.js';
+
+/** Where the configuration's `directory:` is (or goes): a file of the configuration folder, its text, its parse. */
+export interface DirectoryFile {
+  path: string;
+  text: string;
+  file: SourceFile | undefined;
+}
 
 export interface Fix {
   title: string;
@@ -40,7 +48,7 @@ const UNKNOWN_VARIABLE = /^Unknown variable "([A-Za-z_][A-Za-z0-9_]*)"/;
 const UNKNOWN_DIRECTORY = /^Unknown (user|group) "([^"]+)": it is not declared in directory\.(users|groups)/;
 
 /** The fixes for one diagnostic of the loader (its code and summary) in a file of the configuration. */
-export function fixesFor(code: string, summary: string, path: string, text: string, file: SourceFile | undefined, directoryFile: { path: string; text: string; file: SourceFile | undefined }): Fix[] {
+export function fixesFor(code: string, summary: string, path: string, text: string, file: SourceFile | undefined, directoryFile: DirectoryFile): Fix[] {
   const variable = code === 'unresolved_variable' ? UNKNOWN_VARIABLE.exec(summary)?.[1] : undefined;
   if (variable !== undefined) {
     return [{ title: `Declare variable "${variable}"`, change: addUnder(path, text, file, 'variables', [], [`${variable}: {}`]) }];
@@ -54,4 +62,12 @@ export function fixesFor(code: string, summary: string, path: string, text: stri
     }];
   }
   return [];
+}
+
+/** Pins a Service Account a grant names in `directory.serviceAccounts`, its key id to fill in. */
+export function pinServiceAccount(name: string, directoryFile: DirectoryFile): Fix {
+  return {
+    title: `Pin Service Account "${name}" in directory.serviceAccounts`,
+    change: addUnder(directoryFile.path, directoryFile.text, directoryFile.file, 'directory', ['serviceAccounts'], [`${name}:`, '  keyId: TODO']),
+  };
 }

@@ -17,7 +17,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { formatConfigText, type Diagnostic, type JsonSchema } from '../config/index.js';
 import { packageFile } from '../package-files.js';
 import { kindBlocks } from '../providers/index.js';
-import { fixesFor } from './code-actions.js';
+import { fixesFor, pinServiceAccount } from './code-actions.js';
 import { complete } from './completion.js';
 import { hoverAt } from './hover.js';
 import { RenameRefused, renameChanges, renameTarget, type TextChange } from './rename.js';
@@ -283,8 +283,8 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     }
   });
 
-  connection.onCodeAction(async ({ textDocument, context }) => {
-    const { workspace, path, text } = await served(textDocument.uri);
+  connection.onCodeAction(async ({ textDocument, range, context }) => {
+    const { workspace, path, text, doc } = await served(textDocument.uri);
     const rootFiles = workspace.names.paths().filter((p) => dirname(p) === workspace.root);
     const directoryPath = rootFiles.find((p) => workspace.names.fileNamesOf(p)?.occurrences.some((o) => o.declaration && o.space.startsWith('directory:'))) ?? (dirname(path) === workspace.root ? path : rootFiles[0] ?? path);
     const directoryFile = { path: directoryPath, text: (await readText(directoryPath)) ?? '', file: workspace.names.fileNamesOf(directoryPath)?.file };
@@ -294,6 +294,11 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
       for (const fix of fixesFor(diagnostic.code, diagnostic.message.split('\n')[0]!, path, text, workspace.names.fileNamesOf(path)?.file, directoryFile)) {
         actions.push({ title: fix.title, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], edit: await workspaceEdit([fix.change]) });
       }
+    }
+    const at = workspace.names.occurrenceAt(path, doc.offsetAt(range.start));
+    if (at?.space === 'directory:serviceAccounts' && workspace.names.declarationsOf(at.symbol).length === 0) {
+      const fix = pinServiceAccount(at.name, directoryFile);
+      actions.push({ title: fix.title, kind: CodeActionKind.QuickFix, edit: await workspaceEdit([fix.change]) });
     }
     return actions;
   });

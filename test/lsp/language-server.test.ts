@@ -162,6 +162,16 @@ describe('cplane lsp', () => {
     expect(readFileSync(file('main.yaml'), 'utf8')).toContain('  users:\n    dana:\n      id: 11111111-1111-4111-8111-111111111111\n      publicKey: AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n    erin:\n      id: TODO\n      publicKey: TODO\n');
   });
 
+  it('offers to pin a Service Account a grant names in the directory', async () => {
+    const text = `${gateways}projects:\n  other:\n    records:\n      key:\n        value: { generate: { length: 32 } }\n        grants:\n          serviceAccounts: [ci-deployer]\n`;
+    const uri = lsp.open(file('gateways.yaml'), text);
+    const at = positionOf(text, 'ci-deployer', 2);
+    const actions = await lsp.request<CodeAction[]>('textDocument/codeAction', { textDocument: { uri }, range: { start: at, end: at }, context: { diagnostics: [] } });
+    expect(actions.map((a) => a.title)).toEqual(['Pin Service Account "ci-deployer" in directory.serviceAccounts']);
+    applyWorkspaceEdit(actions[0]!.edit!);
+    expect(readFileSync(file('main.yaml'), 'utf8')).toContain('      publicKey: AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n  serviceAccounts:\n    ci-deployer:\n      keyId: TODO\n');
+  });
+
   it('shows where a name is declared, and a spend limit over 30 days', async () => {
     const text = gateways.replace('    credentials: [openai]\n', '    credentials: [openai]\n    settings:\n      spendLimitUsd: "7.00"\n      window: week\n');
     const uri = lsp.open(file('gateways.yaml'), text);
