@@ -23,7 +23,7 @@ import { hoverAt } from './hover.js';
 import { RenameRefused, renameChanges, renameTarget, type TextChange } from './rename.js';
 import { Workspace } from './workspace.js';
 
-const { createConnection, StreamMessageReader, StreamMessageWriter, TextDocuments, TextDocumentSyncKind, ResponseError, ErrorCodes, CompletionItemKind, DiagnosticSeverity, CodeActionKind } = lsp;
+const { createConnection, DidChangeWatchedFilesNotification, StreamMessageReader, StreamMessageWriter, TextDocuments, TextDocumentSyncKind, ResponseError, ErrorCodes, CompletionItemKind, DiagnosticSeverity, CodeActionKind } = lsp;
 
 /** How long the diagnostics of a folder wait after a change for the next one (typing) before the loader runs. */
 const DEBOUNCE_MS = 200;
@@ -192,7 +192,9 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     return out;
   }
 
+  let watchFiles = false;
   connection.onInitialize((params) => {
+    watchFiles = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     const given = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
     folders = given.map(pathOf).filter((p): p is string => p !== undefined).map((p) => {
       try {
@@ -219,6 +221,8 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
   // A workspace folder that is a configuration folder is diagnosed at once, before any file is opened; its index
   // is made after, so that the first diagnostics wait for one reading of the files, not two.
   connection.onInitialized(() => inTurn(async () => {
+    // Files changed on disk but not open (a checkout, a rename's edit written without opening) reach the index too.
+    if (watchFiles) void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.{yaml,yml}' }] });
     for (const folder of folders) {
       if (!(await readdir(folder).catch(() => [])).some(isConfigFile)) continue;
       const workspace = new Workspace(folder, open, readText);

@@ -97,6 +97,17 @@ describe('cplane lsp', () => {
     expect(atUser.map((i) => i.label)).toEqual(['dana']);
   });
 
+  it('reads a file written on disk and not open once the editor says it changed', async () => {
+    await lsp.diagnosticsOf(uriOf(file('gateways.yaml')));
+    writeFileSync(file('more.yaml'), 'projects:\n  extra: {}\n');
+    await lsp.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: uriOf(file('more.yaml')), type: 1 }] });
+    expect(await lsp.diagnosticsOf(uriOf(file('more.yaml')))).toEqual([]);
+    const text = gateways.replace('project: payments', 'project: ');
+    const uri = lsp.open(file('gateways.yaml'), text);
+    const names = await lsp.request<CompletionItem[]>('textDocument/completion', { textDocument: { uri }, position: positionOf(text, 'project: ', 9) });
+    expect(names.map((i) => i.label).sort()).toEqual(['extra', 'payments']);
+  });
+
   it('completes the models the configuration names for the providers of the credentials a gateway attaches', async () => {
     const more = `${gateways}  search:
     project: payments
