@@ -121,16 +121,13 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
   }
 
   /** Diagnostics after the changes stop for DEBOUNCE_MS; one run at a time per folder, the last change always seen. */
-  function schedule(workspace: Workspace, delay = DEBOUNCE_MS): void {
-    const run = () => {
+  function schedule(workspace: Workspace): void {
+    clearTimeout(timers.get(workspace));
+    timers.set(workspace, setTimeout(() => {
       timers.delete(workspace);
       const previous = running.get(workspace) ?? Promise.resolve();
-      const next = previous.then(() => publish(workspace)).catch((error: unknown) => connection.console.error(`cplane lsp: diagnostics failed: ${String(error)}`));
-      running.set(workspace, next);
-    };
-    clearTimeout(timers.get(workspace));
-    if (delay === 0) run();
-    else timers.set(workspace, setTimeout(run, delay));
+      running.set(workspace, previous.then(() => publish(workspace)).catch((error: unknown) => connection.console.error(`cplane lsp: diagnostics failed: ${String(error)}`)));
+    }, DEBOUNCE_MS));
   }
 
   async function changed(uri: string, text: string | undefined): Promise<void> {
@@ -232,7 +229,7 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     }
   }));
 
-  documents.onDidOpen((e) => inTurn(() => changed(e.document.uri, e.document.getText())));
+  // Opening a document fires its change of content too: one handler for both.
   documents.onDidChangeContent((e) => inTurn(() => changed(e.document.uri, e.document.getText())));
   documents.onDidClose((e) => inTurn(() => changed(e.document.uri, undefined)));
 
