@@ -167,12 +167,19 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     return { workspace, path, text, doc: TextDocument.create(uri, 'yaml', 0, text) };
   }
 
-  async function documentFor(path: string): Promise<TextDocument> {
-    return TextDocument.create(uriOf(path), 'yaml', 0, (await readText(path)) ?? '');
+  /** Each file's document once per answer: a rename across 500 files has a thousand places in them. */
+  function documentsFor(): (path: string) => Promise<TextDocument> {
+    const made = new Map<string, TextDocument>();
+    return async (path) => {
+      let doc = made.get(path);
+      if (!doc) made.set(path, (doc = TextDocument.create(uriOf(path), 'yaml', 0, (await readText(path)) ?? '')));
+      return doc;
+    };
   }
 
   async function workspaceEdit(changes: TextChange[]): Promise<WorkspaceEdit> {
     const edits: Record<string, TextEdit[]> = {};
+    const documentFor = documentsFor();
     for (const change of changes) {
       const doc = await documentFor(change.path);
       (edits[doc.uri] ??= []).push({ range: { start: doc.positionAt(change.start), end: doc.positionAt(change.end) }, newText: change.newText });
@@ -182,6 +189,7 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
 
   async function locations(occurrences: { path: string; start: number; end: number }[]): Promise<Location[]> {
     const out: Location[] = [];
+    const documentFor = documentsFor();
     for (const o of occurrences) {
       const doc = await documentFor(o.path);
       out.push({ uri: doc.uri, range: { start: doc.positionAt(o.start), end: doc.positionAt(o.end) } });
