@@ -18,5 +18,5 @@ export { readSourceFile, parseSourceFile, offsetIn, positionIn, type SourceFile,
 export { diagnosticAt, sortDiagnostics } from './diagnostics.js';
 export { reportSchemaErrors } from './schema-check.js';
 export { formatConfigFolder, formatConfigText, type FormattedFile } from './format.js';
-export { environmentNeeds, type EnvironmentNeed } from './environment-needs.js';
+export { environmentNeeds, secretEnvironmentNames, type EnvironmentNeed } from './environment-needs.js';
 export { deploymentWaves, type Deployment } from './deployments.js';
