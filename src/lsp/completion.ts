@@ -83,7 +83,7 @@ export function complete(index: NamesIndex, kinds: readonly KindBlock[], schema:
   const slot = slotAt(cursor.path, kinds);
   if (slot === undefined) return [];
   if (slot === 'policy-rule') return RULE_VARIABLES.map(([name, type]) => ({ label: name, what: 'cel', detail: type, replaceFrom }));
-  if (slot === 'auto-approve') return AUTO_APPROVE_FIELDS.map((field) => ({ label: `plan.${field}`, what: 'cel', detail: 'int', replaceFrom }));
+  if (slot === 'auto-approve') return AUTO_APPROVE_FIELDS.map((field) => ({ label: `plan.${field}`, what: 'cel', detail: field === 'kinds' ? 'map of ints by kind' : 'int', replaceFrom }));
   if (slot === 'model') return modelsFor(index, kinds, scope, cursor.path).map((model) => ({ label: model, what: 'name', detail: 'model', replaceFrom }));
   if (slot === 'address') {
     return kinds.filter((b) => !b.single && !b.list).flatMap((b) => index.declared(scope, `resource:${b.kind}`).map((o) => ({ label: resourceAddress(b.kind, o.name), what: 'name' as const, detail: where(o, index.root), replaceFrom })));

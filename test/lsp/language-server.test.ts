@@ -108,6 +108,16 @@ describe('cplane lsp', () => {
     expect(names.map((i) => i.label).sort()).toEqual(['extra', 'payments']);
   });
 
+  it('completes the CEL variables of a policy\'s rule and of a deployment\'s autoApprove', async () => {
+    const text = 'policies:\n  - name: no-deletes\n    rule: "ac\ndeployments:\n  prod:\n    account: acc-1\n    autoApprove: "plan.k\n';
+    const uri = lsp.open(file('cel.yaml'), text);
+    const rule = await lsp.request<CompletionItem[]>('textDocument/completion', { textDocument: { uri }, position: positionOf(text, '"ac', 3) });
+    expect(rule.map((i) => i.label)).toEqual(['action', 'address', 'kind', 'before', 'after', 'plan', 'usage', 'now']);
+    const approve = await lsp.request<CompletionItem[]>('textDocument/completion', { textDocument: { uri }, position: positionOf(text, '"plan.k', 7) });
+    expect(approve.map((i) => i.label)).toContain('plan.kinds');
+    expect(approve.map((i) => i.label)).toContain('plan.remove');
+  });
+
   it('completes the models the configuration names for the providers of the credentials a gateway attaches', async () => {
     const more = `${gateways}  search:
     project: payments
