@@ -107,7 +107,7 @@ export class Client {
   call(operation: 'listRecords', request: ReaderOperations['listRecords']['request'], options?: { accountId?: string }): Promise<ReaderOperations['listRecords']['result']>;
   async call(operation: keyof ReaderOperations, request: { path?: { id: string }; query?: Record<string, number>; body?: unknown }, options: { accountId?: string } = {}): Promise<unknown> {
     const route = routes[operation];
-    const query = request.query ? `?${new URLSearchParams(Object.entries(request.query).map(([name, value]) => [name, String(value)])).toString()}` : '';
+    const query = request.query ? `?${new URLSearchParams(Object.entries(request.query).map(([name, value]): [string, string] => [name, String(value)])).toString()}` : '';
     const path = this.basePath + route.path.replace('{id}', encodeURIComponent(request.path?.id ?? '')) + query;
     const headers: Record<string, string> = { authorization: `Bearer ${this.options.token}`, accept: 'application/json', 'user-agent': '@cplane/sdk' };
     const accountId = options.accountId ?? this.accountId;
