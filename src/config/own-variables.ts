@@ -7,7 +7,7 @@
 import { registerSecret } from '../text/safe-text.js';
 import { passwordsInUrl } from '../text/url-secrets.js';
 
-export const OWN_SECRET_VARIABLES = ['CPLANE_TOKEN', 'CPLANE_STATE_KEY', 'CPLANE_PASSPHRASE'] as const;
+export const OWN_SECRET_VARIABLES = ['CPLANE_TOKEN', 'CPLANE_STATE_KEY', 'CPLANE_PASSPHRASE', 'CPLANE_READER'] as const;
 
 /** Why `${env.NAME}` may not read this variable, or undefined when it may. */
 export function ownSecretRule(name: string, env: NodeJS.ProcessEnv): string | undefined {

@@ -116,7 +116,7 @@ class ManifestReader implements Reader {
   async read(name: string): Promise<NamedValue> {
     const { recordId } = this.recordOf(name);
     const known = this.values.get(recordId);
-    if (!known) return { name, ...(await this.readRecord(recordId)) };
+    if (!known) return { name, ...(await this.readRecord(recordId).catch((error: unknown) => Promise.reject(named(error, name)))) };
     // Watchers keep the cache current; otherwise a value older than the interval is checked against the list.
     if (this.timer === undefined && Date.now() - this.lastListed >= (this.options.intervalMs ?? DEFAULT_INTERVAL_MS)) await this.refresh();
     return { name, ...this.values.get(recordId)! };
@@ -215,11 +215,19 @@ class ManifestReader implements Reader {
     const failure = error instanceof Error ? error : new Error(String(error));
     const watchers = [...this.watchers].filter((w) => w.recordId === recordId);
     const names = watchers.length > 0 ? watchers.map((w) => w.name) : Object.entries(this.place.records).filter(([, r]) => r.recordId === recordId).map(([name]) => name);
-    for (const w of watchers) if (w.onError) w.onError(failure);
+    for (const w of watchers) if (w.onError) w.onError(named(failure, w.name));
     if (watchers.some((w) => w.onError)) return;
     for (const name of names) {
-      if (this.options.onError) this.options.onError(failure, name);
+      if (this.options.onError) this.options.onError(named(failure, name), name);
       else process.emitWarning(`@cplane/sdk kept the last good value of ${name}: ${failure.message}`, { code: (failure as { code?: string }).code ?? 'CPLANE_REFRESH_FAILED' });
     }
   }
+}
+
+/** The error, its message naming the secret (its code unchanged): the application's name says more than a record id. */
+function named(error: unknown, name: string): Error {
+  if (!(error instanceof Error)) return new Error(`Secret "${name}": ${String(error)}`);
+  const prefix = `Secret "${name}": `;
+  if (!error.message.startsWith(prefix)) error.message = prefix + error.message;
+  return error;
 }

@@ -4,21 +4,27 @@
  * then starts COMMAND with those values added to its environment, as `doppler run` and `op run` do. Every record is
  * read before COMMAND starts, so one that cannot be read stops the run with its reason and COMMAND never runs.
  * Nothing is written to disk. SIGINT and SIGTERM are passed on to COMMAND, and its exit code is cplane's (128 + the
- * signal's number when a signal ended it, as a shell says).
+ * signal's number when a signal ended it, as a shell says). With --manifest it reads by name as a Service Account, and
+ * with --watch restarts COMMAND when a value changes (../run-by-name.ts).
  */
-import { spawn } from 'node:child_process';
-import { constants } from 'node:os';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
+import { runChildOnce } from '../child-process.js';
+import { manifestPathOf } from '../manifest-reading.js';
+import { runByName } from '../run-by-name.js';
 import { isRecordAddress, openRecordReading, type RecordTarget } from './read.js';
 
 const usage = 'run [dir] --env NAME=ADDRESS|RECORD_ID ... -- COMMAND [ARGS...]';
-/** cplane's own keys stay with cplane: the command gets the values it asked for, not what opens every value. */
-const KEPT_FROM_COMMAND = ['CPLANE_STATE_KEY', 'CPLANE_SA_KEY', 'CPLANE_PASSPHRASE'];
-const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+/**
+ * cplane's own keys stay with cplane: the command gets the values it asked for, not what opens every value. The
+ * reader's settings (CPLANE_READER, CPLANE_MANIFEST, CPLANE_DEPLOYMENT) are consumed by `cplane run --manifest` itself.
+ */
+const KEPT_FROM_COMMAND = ['CPLANE_STATE_KEY', 'CPLANE_SA_KEY', 'CPLANE_PASSPHRASE', 'CPLANE_READER', 'CPLANE_MANIFEST', 'CPLANE_DEPLOYMENT'];
 
-interface EnvEntry {
+export interface EnvEntry {
   name: string;
+  /** What follows `=`: an address, a record id, or with --manifest a secret's name. */
+  source: string;
   target: RecordTarget;
 }
 
@@ -35,7 +41,7 @@ function envEntries(ctx: CommandContext): EnvEntry[] {
     }
     if (seen.has(name)) throw new AbortError(`--env ${name} is given twice.`, 'Give each variable one record.');
     seen.add(name);
-    return { name, target: isRecordAddress(source) ? { address: source } : { recordId: source } };
+    return { name, source, target: isRecordAddress(source) ? { address: source } : { recordId: source } };
   });
 }
 
@@ -47,6 +53,10 @@ export const runCommand: CommandModule = {
     const own = ctx.positionals.slice(0, ctx.positionals.length - after.length);
     if (own.length > 1) throw new AbortError(`Unexpected arguments before --: ${own.join(' ')}.`, `Usage: cplane ${usage}`);
     const entries = envEntries(ctx);
+    const env = Object.fromEntries(Object.entries(ctx.env).filter(([name]) => !KEPT_FROM_COMMAND.includes(name)));
+    const manifest = manifestPathOf(ctx);
+    if (manifest !== undefined) return await runByName(ctx, manifest, { command, args, entries, env, own });
+    if (ctx.values.watch !== undefined || ctx.values.grace !== undefined) throw new AbortError('--watch reads by name: it needs --manifest FILE.', 'Give --manifest FILE and --env NAME=PROJECT/RECORD (docs/sdk.md), or leave --watch out.');
     const reading = await openRecordReading(ctx, { dir: own[0], byAddress: entries.some((e) => e.target.address !== undefined) });
     const values: Record<string, string> = {};
     try {
@@ -55,22 +65,6 @@ export const runCommand: CommandModule = {
     } finally {
       await reading.close();
     }
-    const env = Object.fromEntries(Object.entries(ctx.env).filter(([name]) => !KEPT_FROM_COMMAND.includes(name)));
-    return await new Promise<number>((resolve, reject) => {
-      const child = spawn(command, args, { cwd: ctx.cwd, env: { ...env, ...values }, stdio: 'inherit' });
-      const forward = (signal: NodeJS.Signals) => child.kill(signal);
-      for (const signal of FORWARDED) process.on(signal, forward);
-      const stop = () => {
-        for (const signal of FORWARDED) process.off(signal, forward);
-      };
-      child.on('error', (error: NodeJS.ErrnoException) => {
-        stop();
-        reject(error.code === 'ENOENT' ? new AbortError(`${command}: command not found.`, 'Give the command\'s path, or a command on PATH, after --.') : error);
-      });
-      child.on('exit', (code, signal) => {
-        stop();
-        resolve(code ?? 128 + (signal ? constants.signals[signal] : 0));
-      });
-    });
+    return await runChildOnce(command, args, { cwd: ctx.cwd, env: { ...env, ...values } });
   },
 };
