@@ -124,12 +124,12 @@ export function manifestRecord(manifest: ReaderManifest, deployment: { name: str
   return record;
 }
 
-/** `, did you mean "x"?` for the closest name within a third of its length, or nothing. */
+/** ` (did you mean "x"?)` for the closest name at most 3 edits away (fewer for a short one), or nothing. */
 function didYouMean(name: string, names: string[]): string {
   let best: { name: string; distance: number } | undefined;
   for (const candidate of names) {
     const distance = editDistance(name, candidate);
-    if (distance <= Math.max(2, Math.floor(name.length / 3)) && (!best || distance < best.distance)) best = { name: candidate, distance };
+    if (distance <= Math.min(3, Math.max(1, Math.floor(name.length / 4))) && (!best || distance < best.distance)) best = { name: candidate, distance };
   }
   return best ? ` (did you mean "${best.name}"?)` : '';
 }

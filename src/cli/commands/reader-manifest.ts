@@ -65,7 +65,6 @@ export const readerManifestCommand: CommandModule = {
     const [serviceAccount, dir, ...extra] = ctx.positionals;
     if (!serviceAccount) throw new AbortError('Say which Service Account the manifest is for: its name, as grants.serviceAccounts lists it.', `Usage: cplane ${usage}`);
     if (extra.length > 0) throw new AbortError(`Unexpected arguments: ${extra.join(' ')}.`, `Usage: cplane ${usage}`);
-    const { baseUrl } = connectionSettings(ctx);
     const folder = withPositionals(ctx, dir === undefined ? [] : [dir]);
     const runs = wantsDeployments(ctx)
       ? (await chooseDeployments(folder, 'reader-manifest')).chosen.map((d) => ({ name: d.name, ctx: deploymentContext(folder, d, { capture: false }).ctx }))
@@ -74,7 +73,8 @@ export const readerManifestCommand: CommandModule = {
     for (const run of runs) {
       const workspace = await openWorkspace(run.ctx, { lock: false, command: 'cplane reader-manifest' });
       try {
-        const deployment = await manifestDeploymentOf(workspace.desired, workspace.state, serviceAccount, baseUrl);
+        // Each deployment's own API address, as its commands use it.
+        const deployment = await manifestDeploymentOf(workspace.desired, workspace.state, serviceAccount, connectionSettings(run.ctx).baseUrl);
         if (Object.keys(deployment.records).length === 0) {
           throw new AbortError(
             `Service Account ${serviceAccount} may read no record in ${run.name === SINGLE_DEPLOYMENT ? `account ${workspace.account}` : `deployment ${run.name}`}: the configuration grants it none, or they are not applied yet.`,
