@@ -1,6 +1,7 @@
 /**
  * cplane's own secret environment variables: the API token, the state key and
- * passphrase, and a CPLANE_STATE address that holds a password. Configuration
+ * passphrase, an application's reader credential (CPLANE_READER), and a
+ * CPLANE_STATE address that holds a password. Configuration
  * may never read them through `${env.NAME}`, and every run registers their
  * values with the redactor, so no printed text shows them.
  */

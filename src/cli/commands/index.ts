@@ -382,7 +382,7 @@ export const commands: Command[] = [
   {
     name: ['run'],
     summary: 'Start a command with record values in its environment (as a reader, or as cplane with the state key); nothing on disk',
-    usage: 'run [dir] (--manifest FILE --env NAME=PROJECT/RECORD ... [--watch [--grace DURATION]] | --env NAME=ADDRESS|RECORD_ID ...) [--key-file FILE] [--writer-key KEY ...] [--min-version N] -- COMMAND [ARGS...]',
+    usage: 'run [dir] (--manifest FILE --env NAME=PROJECT/RECORD ... [--watch [--grace DURATION] [--interval DURATION]] | --env NAME=ADDRESS|RECORD_ID ...) [--key-file FILE] [--writer-key KEY ...] [--min-version N] -- COMMAND [ARGS...]',
     help: [
       ...manifestHelp,
       '--watch             with --manifest: when a value changes (a renewal, a rotation), restart COMMAND with the new values',
