@@ -200,6 +200,19 @@ describe('the reader manifest', () => {
     for (const secret of secrets) expect(text).not.toContain(secret);
   });
 
+  it('--deployment chooses as plan does; a Service Account granted nothing is refused, saying what to do', async () => {
+    const prod = await w.run(['reader-manifest', 'ci-deployer', w.dir, '--deployment', 'prod']);
+    expect(prod.code, prod.stderr).toBe(0);
+    expect(JSON.parse(prod.stdout)).toEqual({ ...manifest(), deployments: { prod: manifest().deployments.prod } });
+    const unknown = await w.run(['reader-manifest', 'ci-deployer', w.dir, '--deployment', 'prd']);
+    expect(unknown.stderr).toContain('--deployment prd: the configuration has no deployment "prd"');
+    const nothing = await w.run(['reader-manifest', 'legacy-bot', w.dir, '--all']);
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toBe('Error: Service Account legacy-bot may read no record in deployment staging: the configuration grants it none, or they are not applied yet.\nGrant records to it (grants.serviceAccounts: [legacy-bot]) and run `cplane apply` first.\n');
+    const watch = await w.run(['run', '--watch', '--env', 'X=record.payments/stripe-key', '--', 'true']);
+    expect(watch.stderr).toBe('Error: --watch reads by name: it needs --manifest FILE.\nGive --manifest FILE and --env NAME=PROJECT/RECORD (docs/sdk.md), or leave --watch out.\n');
+  });
+
   it('the credential is one string that holds neither part in clear, and a damaged one is refused by part without being echoed', async () => {
     expect(credential).toMatch(/^cplane-reader-1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{8}$/);
     expect(credential).not.toContain(fixtures.tokens.serviceAccount);
