@@ -11,11 +11,22 @@ import type { CommandContext } from '../session/command-context.js';
 import { AbortError } from '../session/errors.js';
 import { explainWrap } from './explain-read-error.js';
 
-/** The manifest a command reads by name with, or undefined when it reads by address or id. */
-export function manifestPathOf(ctx: CommandContext): string | undefined {
+/** Whether a source is a record id (a uuid), not a secret's name. */
+export const isRecordId = (source: string): boolean => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(source);
+
+/**
+ * The manifest a command reads by name with, or undefined when it reads by address or id: --manifest, else
+ * CPLANE_MANIFEST unless the command names a record by address or id (so an operator's `cplane read record.x/y`
+ * in a shell that has it set still reads by address).
+ */
+export function manifestPathOf(ctx: CommandContext, byAddressOrId: boolean): string | undefined {
   const flag = ctx.values.manifest;
-  return typeof flag === 'string' && flag !== '' ? flag : ctx.env.CPLANE_MANIFEST || undefined;
+  if (typeof flag === 'string' && flag !== '') return flag;
+  return byAddressOrId ? undefined : ctx.env.CPLANE_MANIFEST || undefined;
 }
+
+/** Flags of reading by address or id, which a read by name does not use: said, rather than ignored. */
+const NOT_WITH_MANIFEST = ['key-file', 'writer-key', 'min-version', 'record-id', 'account', 'state', 'workspace', 'token', 'base-url'];
 
 const manifestHints: Record<ManifestError['code'], string> = {
   MANIFEST_INVALID: 'Write the manifest again with `cplane reader-manifest SERVICE_ACCOUNT [dir] --out FILE`.',
@@ -39,7 +50,8 @@ export function openManifestReader(ctx: CommandContext, manifest: string): Reade
   const flag = ctx.values.deployment;
   const given = Array.isArray(flag) ? (flag as string[]) : typeof flag === 'string' ? [flag] : [];
   if (given.length > 1) throw new AbortError('With --manifest, give one --deployment: the application runs in one.', 'For example: --deployment staging');
-  if (ctx.values['min-version'] !== undefined) throw new AbortError('--min-version is not used with --manifest: a reader never goes back to an older version than one it has read.', 'Leave --min-version out.');
+  const unused = NOT_WITH_MANIFEST.find((name) => ctx.values[name] !== undefined);
+  if (unused) throw new AbortError(`--${unused} is not used when reading by name: the manifest and CPLANE_READER say where, what and who.`, `Leave --${unused} out, or read by address or record id without --manifest.`);
   const credential = ctx.env.CPLANE_READER;
   if (!credential) throw new AbortError('CPLANE_READER is not set: reading by name is done as a Service Account, with its reader credential.', 'Set CPLANE_READER to the string `cplane reader-credential` printed for the Service Account.');
   try {
@@ -71,7 +83,7 @@ export async function readNamed(reader: Reader, name: string): Promise<string> {
 /** `cplane read --manifest FILE NAME`: the value alone on stdout, as `cplane read` prints it. */
 export async function readByName(ctx: CommandContext, manifest: string): Promise<number> {
   const [name, ...extra] = ctx.positionals;
-  if (name === undefined || extra.length > 0 || ctx.values['record-id'] !== undefined) {
+  if (name === undefined || extra.length > 0) {
     throw new AbortError('With --manifest, say which secret to read by its one name: PROJECT/RECORD, as the manifest lists it.', 'Usage: cplane read --manifest FILE PROJECT/RECORD [--deployment NAME]');
   }
   const reader = openManifestReader(ctx, manifest);

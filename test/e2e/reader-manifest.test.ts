@@ -265,6 +265,13 @@ describe('the CLI reads by name as the Service Account, with no configuration, s
     expect(run).toEqual({ code: 0, stdout: `${sha256(values.staging.STRIPE_KEY)} reader:hidden`, stderr: '' });
   });
 
+  it('takes the manifest from CPLANE_MANIFEST, and says which flag of reading by id it does not use', async () => {
+    const read = await asReader(['read', 'payments/db-password'], { CPLANE_MANIFEST: manifestPath, CPLANE_DEPLOYMENT: 'prod' });
+    expect(read).toEqual({ code: 0, stdout: `${values.prod.DB_PASSWORD}\n`, stderr: '' });
+    const keyFile = await asReader(['read', '--manifest', manifestPath, '--key-file', 'reader.key', 'payments/db-password'], { CPLANE_DEPLOYMENT: 'prod' });
+    expect(keyFile).toEqual({ code: 1, stdout: '', stderr: 'Error: --key-file is not used when reading by name: the manifest and CPLANE_READER say where, what and who.\nLeave --key-file out, or read by address or record id without --manifest.\n' });
+  });
+
   it('says which name is not granted, and what to do', async () => {
     const run = await asReader(['read', '--manifest', manifestPath, '--deployment', 'staging', 'payments/other-key']);
     expect(run.code).toBe(1);

@@ -47,7 +47,7 @@ const applyHelp = [
 const manifestOptions: OptionSpec = { manifest: { type: 'string' }, deployment: { type: 'string', multiple: true } };
 const manifestHelp = [
   '--manifest FILE     read by name (PROJECT/RECORD) with a reader manifest, as the Service Account of $CPLANE_READER: no configuration,',
-  '                    state or state key (default: $CPLANE_MANIFEST)',
+  '                    state or state key (default: $CPLANE_MANIFEST, unless a record is named by address or id)',
   '--deployment NAME   with --manifest: the manifest\'s deployment (default: $CPLANE_DEPLOYMENT, else its only one)',
 ];
 

@@ -170,7 +170,7 @@ export async function openRecordReading(ctx: CommandContext, options: { dir: str
 
 export const readCommand: CommandModule = {
   async run(ctx) {
-    const manifest = manifestPathOf(ctx);
+    const manifest = manifestPathOf(ctx, isRecordAddress(ctx.positionals[0]) || ctx.values['record-id'] !== undefined);
     if (manifest !== undefined) return readByName(ctx, manifest);
     const { address, recordId, dir } = target(ctx);
     const reading = await openRecordReading(ctx, { dir, byAddress: address !== undefined });

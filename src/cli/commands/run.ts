@@ -10,7 +10,7 @@
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
 import { runChildOnce } from '../child-process.js';
-import { manifestPathOf } from '../manifest-reading.js';
+import { isRecordId, manifestPathOf } from '../manifest-reading.js';
 import { runByName } from '../run-by-name.js';
 import { isRecordAddress, openRecordReading, type RecordTarget } from './read.js';
 
@@ -54,7 +54,7 @@ export const runCommand: CommandModule = {
     if (own.length > 1) throw new AbortError(`Unexpected arguments before --: ${own.join(' ')}.`, `Usage: cplane ${usage}`);
     const entries = envEntries(ctx);
     const env = Object.fromEntries(Object.entries(ctx.env).filter(([name]) => !KEPT_FROM_COMMAND.includes(name)));
-    const manifest = manifestPathOf(ctx);
+    const manifest = manifestPathOf(ctx, entries.some((e) => e.target.address !== undefined || isRecordId(e.source)));
     if (manifest !== undefined) return await runByName(ctx, manifest, { command, args, entries, env, own });
     if (ctx.values.watch !== undefined || ctx.values.grace !== undefined) throw new AbortError('--watch reads by name: it needs --manifest FILE.', 'Give --manifest FILE and --env NAME=PROJECT/RECORD (docs/sdk.md), or leave --watch out.');
     const reading = await openRecordReading(ctx, { dir: own[0], byAddress: entries.some((e) => e.target.address !== undefined) });
