@@ -8,12 +8,13 @@
 // `cplane run --watch` restarts its child once, with it. The CLI reads by name too, with no configuration, state or
 // state key. The applies that arrange the story run in-process; what the application and `cplane run` do runs as
 // real processes.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeReaderCredential } from '@cplane/sdk';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { builtCli } from '../helpers/built-cli.js';
 import { installPackedSdk } from '../helpers/packed-sdk.js';
@@ -211,6 +212,17 @@ describe('the reader manifest', () => {
     expect(nothing.stderr).toBe('Error: Service Account legacy-bot may read no record in deployment staging: the configuration grants it none, or they are not applied yet.\nGrant records to it (grants.serviceAccounts: [legacy-bot]) and run `cplane apply` first.\n');
     const watch = await w.run(['run', '--watch', '--env', 'X=record.payments/stripe-key', '--', 'true']);
     expect(watch.stderr).toBe('Error: --watch reads by name: it needs --manifest FILE.\nGive --manifest FILE and --env NAME=PROJECT/RECORD (docs/sdk.md), or leave --watch out.\n');
+  });
+
+  it('reader-credential takes the key from stdin, and refuses a personal access token', () => {
+    const make = (token: string) => spawnSync(process.execPath, [builtCli(), 'reader-credential', '--token-env', 'SA_TOKEN'], { input: `${privateKeyOf(ciDeployer.id)}\n`, env: { PATH: process.env.PATH, SA_TOKEN: token, NO_COLOR: '1' }, encoding: 'utf8' });
+    const fromStdin = make(fixtures.tokens.serviceAccount);
+    expect(fromStdin.status, fromStdin.stderr).toBe(0);
+    expect(decodeReaderCredential(fromStdin.stdout, 'stdout')).toEqual({ token: fixtures.tokens.serviceAccount, privateKey: new Uint8Array(Buffer.from(privateKeyOf(ciDeployer.id), 'base64')) });
+    const human = make(fixtures.tokens.admin);
+    expect(human.status).toBe(1);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).toBe('Error: READER_CREDENTIAL_INVALID: The token of a reader credential must be a Service Account token (sk-svc-sa-…): an application never holds a personal access token.\nCheck SA_TOKEN: it must hold the Service Account\'s token (sk-svc-sa-…).\n');
   });
 
   it('the credential is one string that holds neither part in clear, and a damaged one is refused by part without being echoed', async () => {
