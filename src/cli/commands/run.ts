@@ -56,7 +56,7 @@ export const runCommand: CommandModule = {
     const env = Object.fromEntries(Object.entries(ctx.env).filter(([name]) => !KEPT_FROM_COMMAND.includes(name)));
     const manifest = manifestPathOf(ctx, entries.some((e) => e.target.address !== undefined || isRecordId(e.source)));
     if (manifest !== undefined) return await runByName(ctx, manifest, { command, args, entries, env, own });
-    if (ctx.values.watch !== undefined || ctx.values.grace !== undefined) throw new AbortError('--watch reads by name: it needs --manifest FILE.', 'Give --manifest FILE and --env NAME=PROJECT/RECORD (docs/sdk.md), or leave --watch out.');
+    if (['watch', 'grace', 'interval'].some((flag) => ctx.values[flag] !== undefined)) throw new AbortError('--watch reads by name: it needs --manifest FILE.', 'Give --manifest FILE and --env NAME=PROJECT/RECORD (docs/sdk.md), or leave --watch out.');
     const reading = await openRecordReading(ctx, { dir: own[0], byAddress: entries.some((e) => e.target.address !== undefined) });
     const values: Record<string, string> = {};
     try {
