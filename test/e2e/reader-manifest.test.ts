@@ -201,7 +201,7 @@ describe('the reader manifest', () => {
     for (const secret of secrets) expect(text).not.toContain(secret);
   });
 
-  it('--deployment chooses as plan does; a Service Account granted nothing is refused, saying what to do', async () => {
+  it('--deployment chooses as plan does; a Service Account granted nothing, a name without a manifest and --watch without one are refused, saying what to do', async () => {
     const prod = await w.run(['reader-manifest', 'ci-deployer', w.dir, '--deployment', 'prod']);
     expect(prod.code, prod.stderr).toBe(0);
     expect(JSON.parse(prod.stdout)).toEqual({ ...manifest(), deployments: { prod: manifest().deployments.prod } });
@@ -210,6 +210,8 @@ describe('the reader manifest', () => {
     const nothing = await w.run(['reader-manifest', 'legacy-bot', w.dir, '--all']);
     expect(nothing.code).toBe(1);
     expect(nothing.stderr).toBe('Error: Service Account legacy-bot may read no record in deployment staging: the configuration grants it none, or they are not applied yet.\nGrant records to it (grants.serviceAccounts: [legacy-bot]) and run `cplane apply` first.\n');
+    const byName = await w.run(['run', '--env', 'T=core/ci-token', '--', 'true']);
+    expect(byName.stderr).toBe('Error: --env T=core/ci-token: "core/ci-token" is neither a record address nor a record id, and no reader manifest names it.\nRead by name with --manifest FILE (or CPLANE_MANIFEST), or give the address record.core/ci-token.\n');
     const watch = await w.run(['run', '--watch', '--env', 'X=record.payments/stripe-key', '--', 'true']);
     expect(watch.stderr).toBe('Error: --watch reads by name: it needs --manifest FILE.\nGive --manifest FILE and --env NAME=PROJECT/RECORD (docs/sdk.md), or leave --watch out.\n');
   });

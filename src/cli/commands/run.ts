@@ -56,6 +56,8 @@ export const runCommand: CommandModule = {
     const env = Object.fromEntries(Object.entries(ctx.env).filter(([name]) => !KEPT_FROM_COMMAND.includes(name)));
     const manifest = manifestPathOf(ctx, entries.some((e) => e.target.address !== undefined || isRecordId(e.source)));
     if (manifest !== undefined) return await runByName(ctx, manifest, { command, args, entries, env, own });
+    const named = entries.find((e) => e.target.address === undefined && !isRecordId(e.source));
+    if (named) throw new AbortError(`--env ${named.name}=${named.source}: "${named.source}" is neither a record address nor a record id, and no reader manifest names it.`, `Read by name with --manifest FILE (or CPLANE_MANIFEST), or give the address record.${named.source}.`);
     if (['watch', 'grace', 'interval'].some((flag) => ctx.values[flag] !== undefined)) throw new AbortError('--watch reads by name: it needs --manifest FILE.', 'Give --manifest FILE and --env NAME=PROJECT/RECORD (docs/sdk.md), or leave --watch out.');
     const reading = await openRecordReading(ctx, { dir: own[0], byAddress: entries.some((e) => e.target.address !== undefined) });
     const values: Record<string, string> = {};
