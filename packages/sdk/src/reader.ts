@@ -157,7 +157,9 @@ class ManifestReader implements Reader {
     if (this.closed || this.watchers.size === 0) return;
     this.stopTimer();
     this.timer = setTimeout(() => {
-      void this.refresh().finally(() => this.schedule(Math.min(...[...this.watchers].map((w) => w.intervalMs))));
+      // After a poll already under way, which a watcher added since is not part of.
+      const previous = this.polling?.catch(() => undefined) ?? Promise.resolve();
+      void previous.then(() => this.refresh()).finally(() => this.schedule(Math.min(...[...this.watchers].map((w) => w.intervalMs))));
     }, delayMs);
   }
 
