@@ -26,6 +26,7 @@ export function explainWrap(error: unknown, recordId: string): never {
   const hints: Partial<Record<WrapErrorCode, string>> = {
     WRAP_NOT_GRANTED: 'Ask an owner of the record to grant it to this reader (a `grants` entry in the configuration that manages it, then `cplane apply`), then read again.',
     WRAP_OTHER_VERSION: 'Run `cplane apply` for the configuration that grants the record, so the new value is wrapped for every reader.',
+    WRAP_OTHER_ACCOUNT: 'Check --account (or CPLANE_ACCOUNT): it must be the account the record is in. If it is, do not use this value: the API returned a value cplane wrote for another account.',
     WRAP_OTHER_KEY: 'Give the private key of the reader this token belongs to (CPLANE_SA_KEY or --key-file); if the reader\'s key was rotated, `cplane apply` wraps the value for its new key.',
     WRAP_UNTRUSTED_WRITER: 'Check the writer key you pinned (`cplane writer-key` of the configuration that grants the record). If it is right, do not use this value: a writer you do not trust, or the API server, made it. A wrapper of the first format is made again by `cplane apply --rewrap`.',
     WRAP_ROLLBACK: 'The API returned an older value than you accept: do not use it, and report it (an older value may be one rotated after a leak).',

@@ -112,8 +112,7 @@ it('another account\'s wrapper, made by the trusted writer for this reader, reco
   const reader = readerThroughProxy();
   try {
     const refused = await reader.get('payments/stripe-key').then(() => undefined, (error: unknown) => error as Error);
-    // WRAP_OPEN_FAILED today; WRAP_OTHER_ACCOUNT once readSecret names the account it expects (issue 39, item 6).
-    expect(['WRAP_OPEN_FAILED', 'WRAP_OTHER_ACCOUNT']).toContain(codeOf(refused));
+    expect(codeOf(refused)).toBe('WRAP_OTHER_ACCOUNT');
     expect(refused!.message).toContain(`for account ${globex}, not for ${acme}`);
   } finally {
     proxy.setLie(undefined);

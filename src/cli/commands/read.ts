@@ -138,7 +138,8 @@ export async function openRecordReading(ctx: CommandContext, options: { dir: str
     );
   }
   const location = await locateStateOnly(ctx, options.dir);
-  // A reader without an account reads in its own (the SDK finds it: docs/sdk.md); cplane reads in its state's.
+  // A reader reads in the account it expects its values in (the SDK refuses a Service Account token without one, and
+  // a wrapper for another account: docs/sdk.md); cplane reads in its state's.
   if (!location.account && !privateKey) throw new AbortError('No account: the record\'s account is not known.', 'Pass --account ID or set CPLANE_ACCOUNT.');
   // The state is opened only when it is needed: to find an address, or for its key (reading as cplane).
   const store = options.byAddress || !privateKey ? await openState({ ...location, env: ctx.env, command: 'read', lock: false, mustExist: true }) : undefined;

@@ -3,23 +3,21 @@
  * `cplane read` uses (as a reader with its private key and pinned writer keys, or as cplane with the state key),
  * then starts COMMAND with those values added to its environment, as `doppler run` and `op run` do. Every record is
  * read before COMMAND starts, so one that cannot be read stops the run with its reason and COMMAND never runs.
- * Nothing is written to disk. SIGINT and SIGTERM are passed on to COMMAND, and its exit code is cplane's (128 + the
- * signal's number when a signal ended it, as a shell says). With --manifest it reads by name as a Service Account, and
- * with --watch restarts COMMAND when a value changes (../run-by-name.ts).
+ * COMMAND gets those values, not cplane's own credentials (../child-environment.ts: every CPLANE_* variable, the
+ * reader's CPLANE_READER, CPLANE_MANIFEST and CPLANE_DEPLOYMENT among them, is consumed by cplane). Nothing is written
+ * to disk. SIGINT and SIGTERM are passed on to COMMAND, and its exit code is cplane's (128 + the signal's number when
+ * a signal ended it, as a shell says). With --manifest it reads by name as a Service Account, and with --watch
+ * restarts COMMAND when a value changes (../run-by-name.ts).
  */
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
+import { childEnvironment, passEnvNames } from '../child-environment.js';
 import { runChildOnce } from '../child-process.js';
 import { isRecordId, manifestPathOf } from '../manifest-reading.js';
 import { runByName } from '../run-by-name.js';
 import { isRecordAddress, openRecordReading, type RecordTarget } from './read.js';
 
-const usage = 'run [dir] --env NAME=ADDRESS|RECORD_ID ... -- COMMAND [ARGS...]';
-/**
- * cplane's own keys stay with cplane: the command gets the values it asked for, not what opens every value. The
- * reader's settings (CPLANE_READER, CPLANE_MANIFEST, CPLANE_DEPLOYMENT) are consumed by `cplane run --manifest` itself.
- */
-const KEPT_FROM_COMMAND = ['CPLANE_STATE_KEY', 'CPLANE_SA_KEY', 'CPLANE_PASSPHRASE', 'CPLANE_READER', 'CPLANE_MANIFEST', 'CPLANE_DEPLOYMENT'];
+const usage = 'run [dir] --env NAME=ADDRESS|RECORD_ID ... [--pass-env NAME ...] -- COMMAND [ARGS...]';
 
 export interface EnvEntry {
   name: string;
@@ -53,7 +51,8 @@ export const runCommand: CommandModule = {
     const own = ctx.positionals.slice(0, ctx.positionals.length - after.length);
     if (own.length > 1) throw new AbortError(`Unexpected arguments before --: ${own.join(' ')}.`, `Usage: cplane ${usage}`);
     const entries = envEntries(ctx);
-    const env = Object.fromEntries(Object.entries(ctx.env).filter(([name]) => !KEPT_FROM_COMMAND.includes(name)));
+    // Without the values: the command is given them last, over anything of the same name.
+    const env = await childEnvironment({ parent: ctx.env, dir: own[0] ?? '.', cwd: ctx.cwd, passEnv: passEnvNames(ctx.values), values: {} });
     const manifest = manifestPathOf(ctx, entries.some((e) => e.target.address !== undefined || isRecordId(e.source)));
     if (manifest !== undefined) return await runByName(ctx, manifest, { command, args, entries, env, own });
     const named = entries.find((e) => e.target.address === undefined && !isRecordId(e.source));
