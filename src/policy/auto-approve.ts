@@ -17,6 +17,8 @@ export type AutoApprove = (plan: Plan) => { approved: boolean; why?: string };
 const firstLine = (text: string) => text.split('\n')[0] ?? text;
 const COUNTS = ['add', 'change', 'replace', 'remove', 'policyViolations', 'incomplete'] as const;
 const FIELDS = [...COUNTS, 'readerKeyChanges', 'newReaders', 'warnings'] as const;
+/** What a rule reads of `plan` (the language server completes them): the ints, and `kinds`. */
+export const AUTO_APPROVE_FIELDS = [...FIELDS, 'kinds'] as const;
 
 /** What the rule sees as `plan`: CEL ints are bigints. */
 export function autoApproveVariables(plan: Plan): Record<string, bigint | Record<string, bigint>> {

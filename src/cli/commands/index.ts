@@ -506,6 +506,19 @@ export const commands: Command[] = [
     load: async () => (await import('./api.js')).apiCommand,
   },
   {
+    name: ['lsp'],
+    summary: 'Serve the configuration language to an editor (Language Server Protocol over stdio)',
+    usage: 'lsp [--stdio]',
+    help: [
+      'Diagnostics as validate gives them, completion, hover, go to definition, references, rename (with the moved',
+      'block that keeps the live object), quick fixes and formatting, for the folders of the files the editor opens.',
+      '--stdio             talk over stdin and stdout (the only transport; accepted because editors pass it)',
+      'See docs/editors.md for VS Code, Neovim and Helix.',
+    ],
+    options: { stdio: { type: 'boolean' } },
+    load: async () => (await import('./lsp.js')).lspCommand,
+  },
+  {
     name: ['mcp'],
     summary: 'Serve the API and cplane as tools to an AI assistant (MCP over stdio)',
     usage: 'mcp [dir] [--allow-apply] [--account ID] [--base-url URL]',
