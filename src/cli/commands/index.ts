@@ -45,6 +45,8 @@ const applyHelp = [
 
 /** `--manifest` and its `--deployment` (read and run): reading by name as a Service Account (docs/sdk.md). */
 const manifestOptions: OptionSpec = { manifest: { type: 'string' }, deployment: { type: 'string', multiple: true } };
+/** Reading by name with a manifest: `--deployment` is then the manifest's, and no configuration is read for it. */
+const byManifest = (values: Record<string, unknown>) => values.manifest !== undefined;
 const manifestHelp = [
   '--manifest FILE     read by name (PROJECT/RECORD) with a reader manifest, as the Service Account of $CPLANE_READER: no configuration,',
   '                    state or state key (default: $CPLANE_MANIFEST, unless a record is named by address or id)',
@@ -427,11 +429,7 @@ export const commands: Command[] = [
   {
     name: ['read'],
     summary: 'Decrypt the current value of a record here and print it (as a reader, or as cplane with the state key)',
-<<<<<<< HEAD
-    usage: 'read (--manifest FILE PROJECT/RECORD [--deployment NAME] | ADDRESS [dir] | --record-id ID) [--key-file FILE] [--writer-key KEY ...] [--min-version N] [--account ID] [--state PATH|URL] [--workspace NAME]',
-=======
-    usage: `read (ADDRESS [dir] | --record-id ID) [--key-file FILE] [--writer-key KEY ...] [--min-version N] [--account ID] [--state PATH|URL] [--workspace NAME] ${oneArgs}`,
->>>>>>> main
+    usage: `read (--manifest FILE PROJECT/RECORD [--deployment NAME] | ADDRESS [dir] | --record-id ID) [--key-file FILE] [--writer-key KEY ...] [--min-version N] [--account ID] [--state PATH|URL] [--workspace NAME] ${oneArgs}`,
     help: [
       ...manifestHelp,
       'ADDRESS             a record address in the state, e.g. record.payments/stripe-key',
@@ -446,22 +444,15 @@ export const commands: Command[] = [
       ...stateHelp.filter((line) => !line.startsWith('--account')),
       oneDeploymentHelp,
     ],
-<<<<<<< HEAD
-    options: { ...connectionOptions, ...stateOptions, 'record-id': { type: 'string' }, 'key-file': { type: 'string' }, 'writer-key': { type: 'string', multiple: true }, 'min-version': { type: 'string' }, ...manifestOptions },
-=======
-    deployments: one(1),
-    options: { ...connectionOptions, ...stateOptions, ...oneDeploymentOptions, 'record-id': { type: 'string' }, 'key-file': { type: 'string' }, 'writer-key': { type: 'string', multiple: true }, 'min-version': { type: 'string' } },
->>>>>>> main
+    // With --manifest, --deployment names the manifest's deployment: no configuration is read.
+    deployments: { ...one(1), unless: byManifest },
+    options: { ...connectionOptions, ...stateOptions, ...oneDeploymentOptions, 'record-id': { type: 'string' }, 'key-file': { type: 'string' }, 'writer-key': { type: 'string', multiple: true }, 'min-version': { type: 'string' }, ...manifestOptions },
     load: async () => (await import('./read.js')).readCommand,
   },
   {
     name: ['run'],
     summary: 'Start a command with record values in its environment (as a reader, or as cplane with the state key); nothing on disk',
-<<<<<<< HEAD
-    usage: 'run [dir] (--manifest FILE --env NAME=PROJECT/RECORD ... [--watch [--grace DURATION] [--interval DURATION]] | --env NAME=ADDRESS|RECORD_ID ...) [--pass-env NAME ...] [--key-file FILE] [--writer-key KEY ...] [--min-version N] -- COMMAND [ARGS...]',
-=======
-    usage: `run [dir] --env NAME=ADDRESS|RECORD_ID ... [--pass-env NAME ...] [--key-file FILE] [--writer-key KEY ...] [--min-version N] ${oneArgs} -- COMMAND [ARGS...]`,
->>>>>>> main
+    usage: `run [dir] (--manifest FILE --env NAME=PROJECT/RECORD ... [--watch [--grace DURATION] [--interval DURATION]] | --env NAME=ADDRESS|RECORD_ID ...) [--pass-env NAME ...] [--key-file FILE] [--writer-key KEY ...] [--min-version N] ${oneArgs} -- COMMAND [ARGS...]`,
     help: [
       ...manifestHelp,
       '--watch             with --manifest: when a value changes (a renewal, a rotation), restart COMMAND with the new values',
@@ -482,12 +473,8 @@ export const commands: Command[] = [
       ...stateHelp.filter((line) => !line.startsWith('--account')),
       oneDeploymentHelp,
     ],
-<<<<<<< HEAD
-    options: { ...connectionOptions, ...stateOptions, env: { type: 'string', multiple: true }, 'pass-env': { type: 'string', multiple: true }, 'key-file': { type: 'string' }, 'writer-key': { type: 'string', multiple: true }, 'min-version': { type: 'string' }, ...manifestOptions, watch: { type: 'boolean' }, grace: { type: 'string' }, interval: { type: 'string' } },
-=======
-    deployments: one(),
-    options: { ...connectionOptions, ...stateOptions, ...oneDeploymentOptions, env: { type: 'string', multiple: true }, 'pass-env': { type: 'string', multiple: true }, 'key-file': { type: 'string' }, 'writer-key': { type: 'string', multiple: true }, 'min-version': { type: 'string' } },
->>>>>>> main
+    deployments: { ...one(), unless: byManifest },
+    options: { ...connectionOptions, ...stateOptions, ...oneDeploymentOptions, env: { type: 'string', multiple: true }, 'pass-env': { type: 'string', multiple: true }, 'key-file': { type: 'string' }, 'writer-key': { type: 'string', multiple: true }, 'min-version': { type: 'string' }, ...manifestOptions, watch: { type: 'boolean' }, grace: { type: 'string' }, interval: { type: 'string' } },
     load: async () => (await import('./run.js')).runCommand,
   },
   {
