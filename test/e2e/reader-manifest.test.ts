@@ -4,7 +4,7 @@
 // writes the manifest from the configuration and state; `cplane reader-credential` makes the credential. Then, from
 // a separate folder holding only the packed SDK, the manifest and the credential: both records and the token read
 // by name in both deployments; a name not granted is refused by name. After the emulator's clock moves into the
-// renewal window and the renewal is applied, a running process watching the token sees the new one, and
+// renewal window and `cplane reconcile` renews the token, a running process watching the token sees the new one, and
 // `cplane run --watch` restarts its child once, with it. The CLI reads by name too, with no configuration, state or
 // state key. The applies that arrange the story run in-process; what the application and `cplane run` do runs as
 // real processes.
@@ -311,9 +311,9 @@ describe('a renewal reaches running processes', () => {
       const started = await run.next(/^start /);
       expect(started.split(' ')[1]).toBe(before.split(' ')[2]);
 
-      // Into the renewal window: the renewal makes a new token and delivers it to the record (value version 2).
+      // Into the renewal window: the scheduled job renews the token and delivers it to the record (value version 2).
       w.emulator.setClockOffset(0);
-      const renewed = await w.run(['apply', w.dir, '--deployment', 'staging', '--auto-approve'], values.staging);
+      const renewed = await w.run(['reconcile', w.dir, '--deployment', 'staging'], values.staging);
       expect(renewed.code, renewed.stderr).toBe(0);
       const newTokenId = stateEntry('staging', 'gateway_token.main/ci').id;
       expect(newTokenId).not.toBe(oldToken);
