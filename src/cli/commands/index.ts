@@ -473,7 +473,7 @@ export const commands: Command[] = [
       '--faults SPEC       inject faults, e.g. "429=0.05,500=0.05,503=0.1,drop=0.1,seed=42"',
       '--rate-limit N      answer 429 beyond N requests per second per token',
       '--print-fixtures    print the seeded accounts, users, tokens... as JSON and exit',
-      '--accounts N        add N empty accounts (Tenant 1..N, ids 0a000000-0000-4000-8000-000000001001...) with Ada as admin',
+      '--accounts N        add N accounts (Tenant 1..N, ids 0a000000-0000-4000-8000-000000001001...; Ada admin, Dana reader, group team, Service Account deployer) and print every account served',
     ],
     options: {
       port: { type: 'string' },
