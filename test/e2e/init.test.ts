@@ -1,7 +1,7 @@
 // `cplane init` on a clean home, as a new user runs it: it creates the state key (mode 0600) where docs/state.md
 // says, then finds it; it names the environment variables the configuration reads and which are unset (never a
 // value); an unreachable PostgreSQL state is a clear error. The first apply that creates a key says so, once.
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,6 +95,30 @@ test('the first apply that creates the key says so in one line on stderr; the ne
     const second = await w.cli(['apply', w.dir, '--auto-approve'], noKey);
     expect(second.code).toBe(0);
     expect(second.stderr).not.toContain('created the state key');
+  } finally {
+    await w.close();
+  }
+});
+
+test('in an empty folder init writes a starter cplane.yaml, which validates and plans against the account as it is', async () => {
+  const w = await world();
+  try {
+    const first = await w.cli(['init', w.dir]);
+    expect(first.code).toBe(0);
+    const starter = join(w.dir, 'cplane.yaml');
+    expect(first.stdout.split('\n')[0]).toBe(`Wrote ${starter}: a starter configuration (one project, one record with a generated value). Edit it, then run \`cplane plan\`.`);
+    const written = readFileSync(starter, 'utf8');
+    expect((await w.cli(['validate', w.dir])).code).toBe(0);
+    const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
+    expect(plan.stderr).toBe('');
+    expect(plan.code).toBe(exitCodes.changes);
+    expect(plan.stdout).toContain('# project.app will be created');
+    expect(plan.stdout).toContain('# record.app/session-secret will be created');
+    // A folder with a configuration keeps it: nothing is written again.
+    writeFileSync(starter, `${written}# mine\n`);
+    const again = await w.cli(['init', w.dir, '--json']);
+    expect(JSON.parse(again.stdout)).not.toHaveProperty('wrote');
+    expect(readFileSync(starter, 'utf8')).toBe(`${written}# mine\n`);
   } finally {
     await w.close();
   }
