@@ -16,6 +16,7 @@ import { safeText } from '../../text/safe-text.js';
 import { chooseDeployments, deploymentContext, runCaught, sharedLimiter } from '../deployments.js';
 import { exitCodes } from '../exit-codes.js';
 import { reportDeploymentsToGithub, COMMENT_LIMIT } from '../github-deployments.js';
+import { writeWeakSecretWarnings } from '../weak-secrets.js';
 
 /** The file `plan --all --out DIR` saves a deployment's plan in. */
 export const planFileName = (deployment: string) => `${deployment}.plan.json`;
@@ -50,6 +51,8 @@ export async function planDeployments(ctx: CommandContext, planOne: (ctx: Comman
     return { deployment: deployment.name, account: deployment.account, code, ...(plan ? { plan } : {}), ...(error ? { error } : {}), ...run.captured() };
   }));
 
+  // Once for the run, on stderr, not in each deployment's section.
+  writeWeakSecretWarnings(ctx);
   const rows: DeploymentSummary[] = planned.map((p) =>
     p.plan ? deploymentSummary(p.deployment, p.plan) : failedDeploymentSummary(p.deployment, p.account, p.error ?? 'the plan could not be made (see its section)'));
   const sections = planned.map((p) => ({
