@@ -60,9 +60,10 @@ describe('export --as-deployment', () => {
     const plan = await w.cli(['plan', '--all', out]);
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('Deployments: 2 planned');
-    expect(plan.stdout).toMatch(new RegExp(`\\na +Tenant 1 \\(${a}\\) `));
-    // B has nothing yet: its plan adds the project A has.
-    expect(plan.stdout).toMatch(new RegExp(`\\nb +Tenant 2 \\(${b}\\) +1 +0 +0 +0 +0 +0 +changes`));
+    // A's plan adopts the project it was exported from (the IMPORT column counts it); B has nothing yet: its plan adds it.
+    expect(plan.stdout).toMatch(/ADD +CHANGE +REPLACE +REMOVE +IMPORT +POLICY +INCOMPLETE +STATUS/);
+    expect(plan.stdout).toMatch(new RegExp(`\\na +Tenant 1 \\(${a}\\) +0 +0 +0 +0 +1 +0 +0 +changes`));
+    expect(plan.stdout).toMatch(new RegExp(`\\nb +Tenant 2 \\(${b}\\) +1 +0 +0 +0 +0 +0 +0 +changes`));
   });
 
   it('refuses a name the configuration already has, reading and writing nothing', async () => {
