@@ -80,6 +80,15 @@ export interface PlanStep {
   class?: StepClass;
 }
 
+/**
+ * The API's clock and this machine's, when more than 5 minutes apart (planner/clocks.ts): a warning, since what
+ * ends access was decided by the earlier deadline of the two. ISO times, read when the plan was made.
+ */
+export interface ClockSkew {
+  api: string;
+  machine: string;
+}
+
 /** A grant configured with `until` that ends within 7 days of the API's clock: said, though not a change yet. */
 export interface EndingGrant {
   address: string;
@@ -228,6 +237,8 @@ export interface Plan {
   superseded?: SupersededWait[];
   /** Grants whose `until` is within 7 days (not yet passed). Absent when there are none. */
   endingSoon?: EndingGrant[];
+  /** The API's clock and this machine's, when more than 5 minutes apart. */
+  clockSkew?: ClockSkew;
   summary: PlanSummary;
   /** Present when the configuration has policies (every mode but refresh-only, which plans no change). */
   policies?: PolicyReport;

@@ -38,8 +38,8 @@ function planAddress(given: StageInputs, r: DesiredResource, out: StageResult): 
     out.unreadable.push({ ...blocked, address: r.address });
     return;
   }
-  // Configured to end, and ended on the API's clock (a grant's `until`): removed, never created or adopted again.
-  const ended = mode === 'refresh-only' ? undefined : endedAt(r, known.now);
+  // Configured to end, and ended by either clock (a grant's `until`): removed, never created or adopted again.
+  const ended = mode === 'refresh-only' ? undefined : endedAt(r, known.nowForEnds);
   if (ended) {
     const step = endedStep(given, r, ended);
     if (step) out.steps.push(step);
@@ -93,7 +93,7 @@ function planAddress(given: StageInputs, r: DesiredResource, out: StageResult): 
   if (found.identity.status === 'archived') changes.unshift({ path: 'archived', before: false, after: true });
   if (changes.length > 0) out.drift.push({ address: r.address, kind: r.kind, type: 'changed', changes });
   // Expiry is drift too (never "No changes"): planChange replaces the object.
-  const expired = expiredChange(found.identity, known.now);
+  const expired = expiredChange(found.identity, known.nowForEnds);
   if (expired) out.drift.push({ address: r.address, kind: r.kind, type: 'changed', reason: expired.note, changes: [expired] });
   if (mode === 'refresh-only') {
     if (changes.length === 0) return;
@@ -103,7 +103,7 @@ function planAddress(given: StageInputs, r: DesiredResource, out: StageResult): 
   }
   // Every repair of drift says why, so a reviewer reading only the step (Markdown's Why column) knows.
   const repair = found.identity.status === 'archived' ? 'archived outside cplane: unarchiving it' : changes.length > 0 ? `changed outside cplane (${changes.map((c) => c.path).join(', ')}): setting it back` : undefined;
-  change(found, entry, { action: 'update', reason: repair, changedOutside: changedOutsideOnly(definition.desiredView({ attributes: r.attributes, known }), changes) });
+  change(found, entry, { action: 'update', reason: repair, ...(changes.length > 0 ? { changedOutside: changedOutsideOnly(definition.desiredView({ attributes: r.attributes, known }), changes) } : {}) });
 }
 
 /**

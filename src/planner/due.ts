@@ -20,19 +20,19 @@ export function dueItems(given: StageInputs): DueItem[] {
     const found = entry ? liveObjectOf(given.live, entry) : undefined;
     if (!entry || !found || found.identity.status !== 'live') continue;
     const definition = definitionOf(r.kind);
-    const now = given.known.now;
+    const { now, nowForEnds } = given.known;
     // A grant past its `until` is revoked by the next plan (ends.ts), before any diff of it.
-    const ended = endedAt(r, now);
+    const ended = endedAt(r, nowForEnds);
     if (ended) {
-      out.push({ address: r.address, kind: r.kind, cause: 'grant-expired', note: endedWords(ended, now) });
+      out.push({ address: r.address, kind: r.kind, cause: 'grant-expired', note: endedWords(ended, nowForEnds) });
       continue;
     }
-    const expired = expiredChange(found.identity, now);
+    const expired = expiredChange(found.identity, nowForEnds);
     const renewing = expired ? undefined : renewalChange(found.identity, definition.renewal?.({ attributes: r.attributes }), definition.config.noun, now);
     const changes: FieldChange[] = [
       ...(expired ? [expired] : []),
       ...(renewing ? [renewing] : []),
-      ...supersededRevocations(given.live, r.address, entry, now, false).changes,
+      ...supersededRevocations(given.live, r.address, entry, nowForEnds, false).changes,
       ...definition.diff({ desired: r, live: found.live, state: entry, known: given.known, changedSecrets: [] }).changes,
     ];
     const seen = new Set<string>();
