@@ -264,15 +264,16 @@ export const commands: Command[] = [
   {
     name: ['compare'],
     summary: 'Compare the live accounts of two deployments: differences their variables do not explain (exit 2)',
-    usage: 'compare DEPLOYMENT_A DEPLOYMENT_B [dir] [--json] [--var NAME=VALUE ...] [--var-file FILE ...]',
+    usage: 'compare DEPLOYMENT_A DEPLOYMENT_B [dir] [--unmanaged] [--json] [--var NAME=VALUE ...] [--var-file FILE ...]',
     help: [
       'DEPLOYMENT_A/B      two deployments of the configuration\'s deployments: (docs/deployments.md)',
+      '--unmanaged         compare every object of the accounts, also those no deployment\'s state manages',
       '--json              print { a, b, differences: [{ address, kind, field?, a?, b? }] }',
       'Reads only. Exit codes: 0 the accounts match, 2 they differ, 1 error.',
       ...connectionHelp.filter((line) => !line.startsWith('--account')),
       ...variablesHelp,
     ],
-    options: { ...connectionOptions, ...variablesOptions, json: { type: 'boolean' } },
+    options: { ...connectionOptions, ...variablesOptions, json: { type: 'boolean' }, unmanaged: { type: 'boolean' } },
     load: async () => (await import('./compare.js')).compareCommand,
   },
   {
