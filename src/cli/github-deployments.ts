@@ -24,6 +24,11 @@ export interface DeploymentsReport {
   plans: Plan[];
   title: string;
   planDir?: string;
+  /**
+   * `plan --all --shard I/N`: a share of the deployments, so no comment (no `markdown_file`, `comment_key`): the
+   * action's comment step is skipped, and the fleet's one comment is `plan --merge`'s.
+   */
+  share?: boolean;
 }
 
 export function reportDeploymentsToGithub(ctx: CommandContext, report: DeploymentsReport): { left: string[] } {
@@ -32,8 +37,8 @@ export function reportDeploymentsToGithub(ctx: CommandContext, report: Deploymen
   const full = renderDeploymentsMarkdown(report.rows, report.sections, { title: report.title, limit: Number.POSITIVE_INFINITY }).markdown;
   appendStepSummary(env, full, `in the job log above${report.planDir ? ` and in the saved plans of ${report.planDir}` : ''}`);
   for (const plan of report.plans) for (const f of plan.policies?.findings ?? []) ctx.stdout.write(`${policyAnnotation(f)}\n`);
-  const markdownFile = join(env.RUNNER_TEMP || tmpdir(), `cplane-${process.pid}-${Date.now()}-deployments.md`);
-  writeFileSync(markdownFile, comment.markdown, { mode: 0o600 });
+  const markdownFile = report.share ? '' : join(env.RUNNER_TEMP || tmpdir(), `cplane-${process.pid}-${Date.now()}-deployments.md`);
+  if (markdownFile) writeFileSync(markdownFile, comment.markdown, { mode: 0o600 });
   const folder = relative(env.GITHUB_WORKSPACE || ctx.cwd, report.dir).split('\\').join('/') || '.';
   const perDeployment = Object.fromEntries(report.rows.flatMap((row) => [
     [`has_changes_${row.deployment}`, String(!row.error && row.changes)],
@@ -46,7 +51,7 @@ export function reportDeploymentsToGithub(ctx: CommandContext, report: Deploymen
     plan_dir: report.planDir ?? '',
     markdown_file: markdownFile,
     // One comment for the configuration, whatever accounts its deployments are in.
-    comment_key: `${folder}:deployments`,
+    comment_key: report.share ? '' : `${folder}:deployments`,
     ...perDeployment,
   });
   return { left: comment.left };

@@ -19,7 +19,7 @@ import { collectRefactoringBlocks } from './refactoring-blocks.js';
 import { checkSchema, type UnsetVariables } from './schema-check.js';
 import { didYouMean } from './suggest.js';
 import { loadModules } from './modules.js';
-import { offsetIn, positionIn, type SourceFile } from './source-file.js';
+import { offsetIn, positionIn, type OpenDocuments, type SourceFile } from './source-file.js';
 import { resolveVariables, type VariableArgument, type VariableValue } from './variables.js';
 import type { ConfigFile } from './config-file.js';
 import type { KindBlock } from './kind-block.js';
@@ -50,6 +50,8 @@ export interface LoadOptions {
    * variables after every other source but a saved plan's (they win over --var and CPLANE_VAR_*).
    */
   deployment?: string;
+  /** Files an editor holds open, by absolute path: read instead of the disk (the language server, src/lsp/). */
+  open?: OpenDocuments;
 }
 
 export interface LoadResult {
@@ -115,7 +117,7 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   const shownRoot = relative(cwd, root);
   const display = (name: string) => (shownRoot.startsWith('..') || isAbsolute(shownRoot) ? join(root, name) : join(shownRoot, name));
 
-  const files = await readConfigFiles(root, names, display, diagnostics);
+  const files = await readConfigFiles(root, names, display, diagnostics, undefined, options.open);
 
   const declarations = collectDeclarations(files, diagnostics);
   deployments = collectDeployments(files, root, diagnostics);
@@ -144,7 +146,7 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
     if (checkSchema(file, options.kinds, diagnostics, unset)) loaded.push({ file, config: file.value as ConfigFile });
   }
   if (hasErrors(diagnostics)) return done();
-  const modules = await loadModules(loaded, { root, display, kinds: options.kinds, env, unset }, diagnostics);
+  const modules = await loadModules(loaded, { root, display, kinds: options.kinds, env, unset, open: options.open }, diagnostics);
   if (hasErrors(diagnostics)) return done();
 
   const directory = collectDirectory(loaded, diagnostics);

@@ -29,6 +29,8 @@ export interface CommandContext {
   deployment?: {
     name: string;
     sharedLimiter?: Limiter;
+    /** `plan --all`: every deployment the run chose, recorded in each plan's origin for `plan --merge`. */
+    fleet?: string[];
     /** The deployment's `autoApprove` rule (apply --all): whether its plan may be applied without asking, and if not why. */
     autoApprove?: (plan: Plan) => { approved: boolean; why?: string };
   };

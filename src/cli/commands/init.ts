@@ -17,6 +17,7 @@ import { prepareStateKey, prepareStateLocation, type KeyReport, type LocationRep
 import { safeLines, safeName } from '../../text/safe-text.js';
 import { exitCodes } from '../exit-codes.js';
 import { STARTER_CONFIGURATION, STARTER_FILE } from '../starter-configuration.js';
+import { addSchemaLines } from '../schema-line.js';
 
 type Checked<T> = { ok: true; value: T } | { ok: false; error: string; hint?: string };
 
@@ -68,6 +69,9 @@ export const initCommand: CommandModule = {
       ...found.needs.filter((need) => !CONNECTION.some((c) => c.name === need.name)),
     ];
     const ready = key.ok && state.ok && found.diagnostics.every((d) => d.severity !== 'error');
+    // For completion and checks in the editor: the files say which schema they follow. A convenience: a file
+    // that cannot be written (a read-only checkout) keeps its text, and init goes on.
+    const schemaLines = await addSchemaLines(location.configDir).catch(() => []);
 
     if (ctx.values.json === true) {
       const report = {
@@ -78,6 +82,7 @@ export const initCommand: CommandModule = {
         environment,
         unset: environment.filter((e) => !e.set).map((e) => e.name),
         diagnostics: found.diagnostics,
+        schemaLineAdded: schemaLines,
       };
       ctx.stdout.write(`${safeLines(JSON.stringify(report, null, 2))}\n`);
       return ready ? exitCodes.ok : exitCodes.error;
@@ -88,6 +93,7 @@ export const initCommand: CommandModule = {
       `State key:   ${key.ok ? keyLine(key.value) : failed(key)}`,
       `State:       ${state.ok ? `${state.value.location}: ${state.value.status}` : failed(state)}`,
     ];
+    if (schemaLines.length > 0) lines.push(`Editor:      added the schema line (# yaml-language-server: $schema=...) to ${schemaLines.map(safeName).join(', ')}`);
     const unset = environment.filter((e) => !e.set);
     lines.push(`Environment: ${environment.length} variable${environment.length === 1 ? '' : 's'} read, ${unset.length === 0 ? 'all set' : `${unset.length} unset`}:`);
     const width = Math.max(...environment.map((e) => e.name.length));
