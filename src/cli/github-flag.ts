@@ -3,6 +3,7 @@
  * Actions (src/github/actions.ts does the writing). Failures become `::error`
  * annotations on the configuration lines and a short note in the step summary.
  */
+import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -38,7 +39,8 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
   const { env } = ctx;
   /** The Markdown in a file of the runner's temporary folder, for the comment and issue steps. */
   const markdownFileOf = (markdown: string) => {
-    const file = join(env.RUNNER_TEMP || tmpdir(), `cplane-${process.pid}-${Date.now()}.md`);
+    // Unique per report, not per millisecond: the deployments of one run (`drift --all`) write theirs at once.
+    const file = join(env.RUNNER_TEMP || tmpdir(), `cplane-${process.pid}-${Date.now()}-${randomUUID()}.md`);
     writeFileSync(file, markdown, { mode: 0o600 });
     return file;
   };

@@ -8,7 +8,8 @@
  */
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { CommandModule } from '../../session/command-context.js';
+import type { CommandContext, CommandModule } from '../../session/command-context.js';
+import { tokenVariable } from '../../session/connection.js';
 import { AbortError } from '../../session/errors.js';
 import { locateStateOnly } from '../../session/workspace.js';
 import { variablesLoadOptions } from '../../session/variables-flags.js';
@@ -37,10 +38,10 @@ function keyLine(key: KeyReport): string {
   return key.source === 'keyfile' ? `found the key file ${key.path}` : `from ${KEY_SOURCES[key.source]}`;
 }
 
-/** What a run against the API reads besides the configuration's own variables. */
-const CONNECTION: readonly { name: string; use: string }[] = [
-  { name: 'CPLANE_BASE_URL', use: 'API address (or --base-url)' },
-  { name: 'CPLANE_TOKEN', use: 'API token' },
+/** What a run against the API reads besides the configuration's own variables: a deployment's own token and address (docs/deployments.md) when it names them. */
+const connectionNeeds = (ctx: CommandContext): readonly { name: string; use: string }[] => [
+  ...(ctx.deployment?.baseUrl ? [] : [{ name: 'CPLANE_BASE_URL', use: 'API address (or --base-url)' }]),
+  { name: tokenVariable(ctx), use: ctx.deployment?.tokenEnv ? `API token of the deployment ${ctx.deployment.name}` : 'API token' },
 ];
 
 /**
@@ -63,10 +64,11 @@ export const initCommand: CommandModule = {
     const location = await locateStateOnly(ctx, dir);
     const key = await attempt(() => prepareStateKey(location.configDir, ctx.env));
     const state = await attempt<LocationReport>(() => prepareStateLocation(location));
-    const found = await environmentNeeds(location.configDir, { env: ctx.env, cwd: ctx.cwd, variables: variablesLoadOptions(ctx).variables ?? [] });
+    const found = await environmentNeeds(location.configDir, { env: ctx.env, cwd: ctx.cwd, variables: variablesLoadOptions(ctx).variables ?? [], ...(ctx.deployment ? { deployment: ctx.deployment.name } : {}) });
+    const connection = connectionNeeds(ctx);
     const environment: EnvironmentNeed[] = [
-      ...CONNECTION.map((c) => ({ ...c, set: Boolean(ctx.env[c.name]) })),
-      ...found.needs.filter((need) => !CONNECTION.some((c) => c.name === need.name)),
+      ...connection.map((c) => ({ ...c, set: Boolean(ctx.env[c.name]) })),
+      ...found.needs.filter((need) => !connection.some((c) => c.name === need.name)),
     ];
     const ready = key.ok && state.ok && found.diagnostics.every((d) => d.severity !== 'error');
     // For completion and checks in the editor: the files say which schema they follow. A convenience: a file
