@@ -20,7 +20,7 @@ export async function listConfigFiles(dir: string, sink: DiagnosticSink): Promis
     const entries = await readdir(dir, { withFileTypes: true });
     const names = entries.filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name)).map((e) => e.name).sort();
     if (names.length === 0) {
-      sink.push({ severity: 'error', code: 'no_config_files', summary: `No configuration files in ${dir}: expected at least one *.yaml or *.yml file`, detail: 'Subfolders are not read. See examples/quickstart for a start.' });
+      sink.push({ severity: 'error', code: 'no_config_files', summary: `No configuration files in ${dir}: expected at least one *.yaml or *.yml file`, detail: 'Subfolders are not read. `cplane init DIR` writes a starter cplane.yaml into a folder that has none.' });
       return undefined;
     }
     return names;

@@ -195,7 +195,7 @@ function chosenDeployment(name: string | undefined, deployments: Deployment[] | 
 function deploymentVariables(deployment: Deployment): VariableArgument[] {
   return [
     ...deployment.varFiles.map((file) => ({ file })),
-    { values: deployment.variables, origin: `deployment ${deployment.name}`, ...(deployment.variablesAt ? { file: deployment.variablesAt.file } : {}) },
+    { values: deployment.variables, origin: `deployment ${deployment.name}`, deployment: deployment.name, ...(deployment.variablesAt ? { file: deployment.variablesAt.file } : {}) },
   ];
 }
 

@@ -25,7 +25,7 @@ export interface VariableDeclaration {
  * One `--var name=value` or `--var-file path`, kept in command-line order; or the `variables:` of a
  * deployment (config/deployments.ts): values as YAML typed them, reported at their line when wrong.
  */
-export type VariableArgument = { name: string; value: string } | { file: string } | { values: Record<string, unknown>; origin: string; file?: SourceFile };
+export type VariableArgument = { name: string; value: string } | { file: string } | { values: Record<string, unknown>; origin: string; file?: SourceFile; deployment?: string };
 
 export interface VariableInputs {
   variables?: VariableArgument[];
@@ -151,6 +151,7 @@ export async function resolveVariables(
   for (const [name, value] of Object.entries(inputs.saved ?? {})) offer(name, { value, origin: inputs.savedOrigin ?? 'the saved plan' }, true);
 
   const values = new Map<string, VariableValue>();
+  const deployment = inputs.variables?.flatMap((a) => ('deployment' in a && a.deployment !== undefined ? [a.deployment] : []))[0];
   for (const [name, declaration] of declarations) {
     const found = given.get(name) ?? (declaration.config.default !== undefined ? { value: declaration.config.default, origin: 'its default' } : undefined);
     const declaredAt = offsetIn(declaration.file, (declaration.file.value as Record<string, unknown>).variables, name);
@@ -159,7 +160,10 @@ export async function resolveVariables(
       sink.push(diagnosticAt(declaration.file, declaredAt, {
         code: 'variable_unset',
         summary: `Variable "${name}" is required but has no value`,
-        detail: `Set it with --var ${name}=VALUE, in a --var-file, or with the environment variable CPLANE_VAR_${name}.`,
+        // A deployment's values are the configuration's own: the place to give it is the deployment's entry.
+        detail: deployment !== undefined
+          ? `Give it in deployments.${deployment}.variables (${name}: VALUE), or in one of the deployment's varFiles.`
+          : `Set it with --var ${name}=VALUE, in a --var-file, or with the environment variable CPLANE_VAR_${name}.`,
         end: declaredAt + name.length,
       }));
       continue;

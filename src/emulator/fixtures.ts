@@ -25,12 +25,6 @@ const accounts = [
 ];
 const [acme, staging, globex] = accounts.map((a) => a.id) as [string, string, string];
 
-/**
- * The `n`th (1-based) of the extra accounts `startEmulator({ accounts: N })` adds for tests and benches of many
- * accounts: `Tenant n`, with Ada as admin and one group, `team` (Ada a member).
- */
-export const extraAccount = (n: number) => ({ id: id('0a', 1000 + n), name: `Tenant ${n}`, teamGroupId: id('0d', 1000 + n) });
-
 const roles = [
   { id: id('0c', 1), name: 'admin', permissions: allPermissions },
   { id: id('0c', 2), name: 'reader', permissions: readerPermissions },
@@ -52,6 +46,32 @@ const groups = [
   { id: id('0d', 3), accountId: staging, name: 'data', memberIds: [ada] },
   { id: id('0d', 4), accountId: globex, name: 'ops', memberIds: [gus] },
 ];
+
+/**
+ * The `n`th (1-based) of the extra accounts `startEmulator({ accounts: N })` adds for fleets (deployments) and benches
+ * of many accounts: `Tenant n`, with Ada as admin and Dana as reader (people belong to several accounts), one group
+ * `team` (both members) and one active Service Account `deployer` with its token.
+ */
+export const extraAccount = (n: number) => ({
+  id: id('0a', 1000 + n),
+  name: `Tenant ${n}`,
+  teamGroupId: id('0d', 1000 + n),
+  serviceAccountId: id('0e', 1000 + n),
+  /** The bearer token of its Service Account `deployer`: a public test value, as the fixtures' tokens are. */
+  serviceAccountToken: `sk-svc-sa-emulator-deployer-tenant-${n}`,
+});
+
+/** The first `count` extra accounts as rows of the fixtures' lists: what the database is seeded with and what is printed. */
+export function extraAccountFixtures(count: number) {
+  const extras = Array.from({ length: count }, (_, i) => extraAccount(i + 1));
+  return {
+    accounts: extras.map((e) => ({ id: e.id, name: e.name })),
+    memberships: extras.flatMap((e) => [{ userId: ada, accountId: e.id, roleId: adminRole }, { userId: dana, accountId: e.id, roleId: readerRole }]),
+    groups: extras.map((e) => ({ id: e.teamGroupId, accountId: e.id, name: 'team', memberIds: [ada, dana] })),
+    serviceAccounts: extras.map((e) => ({ id: e.serviceAccountId, accountId: e.id, name: 'deployer', status: 'active' as const, roleId: saRole })),
+    tokens: extras.map((e) => ({ token: e.serviceAccountToken, serviceAccountId: e.serviceAccountId })),
+  };
+}
 
 const serviceAccounts = [
   { id: id('0e', 1), accountId: acme, name: 'ci-deployer', status: 'active' as const, roleId: saRole },
@@ -140,15 +160,33 @@ export type Fixtures = typeof fixtures;
 
 const TEST_KEY_NOTE = 'Test values of the emulator, public by design: never use these keys for anything real.';
 
+/**
+ * The fixtures of every account an emulator with `accounts` extra accounts serves (what `--print-fixtures` shows):
+ * the extra accounts' rows appended to the lists, their members' memberships to the users, their Service Accounts'
+ * tokens to `tokens` (`tenant1ServiceAccount`, ...).
+ */
+export function servedFixtures(accounts = 0) {
+  const extra = extraAccountFixtures(accounts);
+  return {
+    ...fixtures,
+    accounts: [...fixtures.accounts, ...extra.accounts],
+    users: fixtures.users.map((u) => ({ ...u, memberships: [...u.memberships, ...extra.memberships.filter((m) => m.userId === u.id).map(({ accountId, roleId }) => ({ accountId, roleId }))] })),
+    groups: [...fixtures.groups, ...extra.groups],
+    serviceAccounts: [...fixtures.serviceAccounts, ...extra.serviceAccounts],
+    tokens: { ...fixtures.tokens, ...Object.fromEntries(extra.tokens.map((t, i) => [`tenant${i + 1}ServiceAccount`, t.token])) } as Record<string, string>,
+    tokenOwners: { ...fixtures.tokenOwners, ...Object.fromEntries(extra.tokens.map((t, i) => [`tenant${i + 1}ServiceAccount`, { serviceAccountId: t.serviceAccountId }])) } as Record<string, { userId: string; expiresAt: string | null } | { serviceAccountId: string }>,
+  };
+}
+
 /** What `--print-fixtures` shows: readers' key pairs (test values) beside the Service Accounts, users and groups. */
-export function printableFixtures() {
-  const { tokenOwners: _owners, ...rest } = fixtures;
+export function printableFixtures(accounts = 0) {
+  const { tokenOwners: _owners, ...rest } = servedFixtures(accounts);
   const withKeys = <T extends { id: string }>(row: T) => ({ ...row, ...printableKeyPair(row.id), privateKeyIsTestValue: true });
   return {
     ...rest,
     readerKeysNote: TEST_KEY_NOTE,
-    serviceAccounts: fixtures.serviceAccounts.map(withKeys),
-    users: fixtures.users.map((u) => (KEYLESS_USER_IDS.includes(u.id) ? { ...u, publicKey: null } : withKeys(u))),
-    groups: fixtures.groups.map(withKeys),
+    serviceAccounts: rest.serviceAccounts.map(withKeys),
+    users: rest.users.map((u) => (KEYLESS_USER_IDS.includes(u.id) ? { ...u, publicKey: null } : withKeys(u))),
+    groups: rest.groups.map(withKeys),
   };
 }

@@ -19,7 +19,7 @@ import { addEmptyAccount, addExtraAccounts, seedDatabase } from './seed.js';
 import { recordUsage, type UsageSeed } from './traffic.js';
 import { createRequestListener, type EmulatorState, type EmulatorStats, type PlanLimits } from './server.js';
 
-export { extraAccount, fixtures, printableFixtures, type Fixtures } from './fixtures.js';
+export { extraAccount, fixtures, printableFixtures, servedFixtures, type Fixtures } from './fixtures.js';
 export { parseFaultSpec, type FaultSpec } from './faults.js';
 export { formatDuration, parseDuration, type Duration } from './clock.js';
 export type { EmulatorStats, PlanLimits } from './server.js';
@@ -49,7 +49,7 @@ export interface EmulatorOptions {
   clockOffset?: Duration;
   /** Seed of the simulated traffic (default 1). */
   seed?: number;
-  /** Empty accounts to add to the fixtures' three (`extraAccount(n)`: Ada is their admin), for many-account tests and benches. */
+  /** Accounts to add to the fixtures' three (`extraAccount(n)`: Ada their admin, Dana a reader, a group `team`, an active Service Account `deployer`), for fleets and benches. */
   accounts?: number;
 }
 
@@ -101,7 +101,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const clock = new EmulatorClock(options.now ?? (() => new Date()), options.clockOffset !== undefined ? toMs(options.clockOffset) : (saved?.clockOffsetMs ?? 0));
   const db = saved ?? seedDatabase(clock.now(), rng);
   db.clockOffsetMs = clock.offsetMs;
-  addExtraAccounts(db, options.accounts ?? 0);
+  addExtraAccounts(db, options.accounts ?? 0, clock.now());
   const persister = options.dataFile && !options.readOnlyData ? new Persister(options.dataFile, () => state.db) : undefined;
   const state: EmulatorState = {
     db,

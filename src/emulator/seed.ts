@@ -4,7 +4,7 @@
  * a week of simulated traffic. Timestamps are relative to the emulator clock;
  * ids are fixed (fixtures) or drawn from the seeded generator.
  */
-import { extraAccount, fixtures } from './fixtures.js';
+import { extraAccountFixtures, fixtures } from './fixtures.js';
 import { KEYLESS_USER_IDS, publicKeyFields } from './keys.js';
 import { defaultGatewaySettings, defaultOtel, fingerprint, gatewayEndpoints } from './defaults.js';
 import type { Prng } from './prng.js';
@@ -134,19 +134,21 @@ export function addEmptyAccount(db: Db, id: string, name: string): void {
 }
 
 /**
- * Adds `count` empty accounts (fixtures.ts `extraAccount`): Ada is their admin, Dana a reader in each (a person is a
- * member of several accounts, as a fleet's offboarding needs), and each has the group `team`.
+ * Adds `count` extra accounts (fixtures.ts `extraAccount`): Ada their admin and Dana a reader, each with the group
+ * `team` and the active Service Account `deployer` (and its token). An account the database already has (a data
+ * file saved with them) is left as it is.
  */
-export function addExtraAccounts(db: Db, count: number): void {
-  const ada = fixtures.users[0]!.id;
-  const dana = fixtures.users[2]!.id;
-  const admin = fixtures.roles[0]!.id;
-  const reader = fixtures.roles[1]!.id;
-  for (let n = 1; n <= count; n++) {
-    const extra = extraAccount(n);
-    if (db.accounts.some((a) => a.account_id === extra.id)) continue;
-    db.accounts.push({ account_id: extra.id, name: extra.name });
-    db.memberships.push({ account_id: extra.id, user_id: ada, role_id: admin }, { account_id: extra.id, user_id: dana, role_id: reader });
-    db.groups.push({ group_id: extra.teamGroupId, account_id: extra.id, name: 'team', member_ids: [ada], public_key: publicKeyFields(extra.teamGroupId).public_key });
+export function addExtraAccounts(db: Db, count: number, now: Date): void {
+  const extra = extraAccountFixtures(count);
+  for (const account of extra.accounts) {
+    if (db.accounts.some((a) => a.account_id === account.id)) continue;
+    const mine = <T extends { accountId: string }>(rows: T[]) => rows.filter((r) => r.accountId === account.id);
+    db.accounts.push({ account_id: account.id, name: account.name });
+    for (const m of mine(extra.memberships)) db.memberships.push({ account_id: m.accountId, user_id: m.userId, role_id: m.roleId });
+    for (const g of mine(extra.groups)) db.groups.push({ group_id: g.id, account_id: g.accountId, name: g.name, member_ids: [...g.memberIds], public_key: publicKeyFields(g.id).public_key });
+    for (const s of mine(extra.serviceAccounts)) {
+      db.serviceAccounts.push({ service_account_id: s.id, account_id: s.accountId, name: s.name, status: s.status, created_at: now.toISOString(), role_id: s.roleId, ...publicKeyFields(s.id) });
+      for (const t of extra.tokens.filter((t) => t.serviceAccountId === s.id)) db.saTokens.push({ token: t.token, service_account_id: s.id });
+    }
   }
 }

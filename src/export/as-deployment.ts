@@ -2,12 +2,12 @@
  * `cplane export --as-deployment NAME DIR`: instead of a second copy of everything, the exported account
  * becomes one more entry of an existing configuration's `deployments:`, `NAME: { account, variables }`, its
  * variables the values of the configuration's directory variables in this account (the ids export read; never
- * a public key, which no operation returns). The file is edited with the `yaml` Document API, so its comments
- * and layout are kept.
+ * a public key, which no operation returns). The new entry is one line spliced in after the last deployment, so
+ * every other byte of the file is kept.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isMap, isScalar, parseDocument, type Document } from 'yaml';
+import { Document, isMap, isNode, isScalar, parseDocument } from 'yaml';
 import { AbortError } from '../errors.js';
 import type { DirectoryEntry } from './build-model.js';
 
@@ -17,6 +17,8 @@ const DEPLOYMENT_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 export interface DeploymentsFile {
   file: string;
   doc: Document;
+  /** The file's text as read: what the new entry is spliced into. */
+  text: string;
   /** Every variable the configuration's files declare. */
   declared: Set<string>;
   /** The variables the configuration's `directory:` users and groups read their id or key from, in file order. */
@@ -54,7 +56,8 @@ export async function findDeploymentsFile(dir: string, name: string): Promise<De
   const declared = new Set<string>();
   const directoryVars: string[] = [];
   for (const file of names) {
-    const doc = parseDocument(await readFile(join(dir, file), 'utf8'));
+    const text = await readFile(join(dir, file), 'utf8');
+    const doc = parseDocument(text);
     if (doc.errors.length > 0) throw new AbortError(`${join(dir, file)} is not valid YAML: ${doc.errors[0]!.message}`, 'Fix it (`cplane validate`), then export again.');
     directoryVars.push(...directoryVariables(doc));
     const variables = doc.get('variables');
@@ -64,7 +67,7 @@ export async function findDeploymentsFile(dir: string, name: string): Promise<De
     if (deployments === null) doc.set('deployments', doc.createNode({}));
     else if (!isMap(deployments)) throw new AbortError(`${join(dir, file)}: deployments: is not a map of deployments.`, 'Fix it (`cplane validate`), then export again.');
     else if (deployments.has(name)) throw new AbortError(`The configuration ${dir} already has a deployment "${name}" (${join(dir, file)}); nothing was read or written.`, 'Choose another name, or remove that deployment first.');
-    found ??= { file: join(dir, file), doc, declared, directoryVars };
+    found ??= { file: join(dir, file), doc, text, declared, directoryVars };
   }
   if (!found) {
     throw new AbortError(
@@ -90,6 +93,29 @@ export interface AddedDeployment {
   unmatched: DirectoryEntry[];
 }
 
+/**
+ * The file with `name: { ... }` added to its `deployments:`. A block map with entries gets one line after its last
+ * entry, at its indentation, and every other byte of the file stays as it was (so `cplane fmt --check` passes when
+ * it passed before); `deployments:` empty or written as a flow map is rewritten through the Document.
+ */
+function withDeployment(target: DeploymentsFile, name: string, value: Record<string, unknown>): string {
+  const line = new Document({ [name]: value });
+  const entry = line.get(name);
+  if (isMap(entry)) entry.flow = true;
+  const block = target.doc.get('deployments');
+  const last = isMap(block) && !block.flow ? block.items.at(-1) : undefined;
+  const keyStart = last && isScalar(last.key) ? last.key.range?.[0] : undefined;
+  const valueEnd = last && isNode(last.value) ? last.value.range?.[1] : undefined;
+  if (keyStart === undefined || valueEnd === undefined) {
+    if (isMap(block)) block.add(target.doc.createPair(name, target.doc.createNode(value, { flow: true })));
+    return target.doc.toString({ lineWidth: 0 });
+  }
+  const indent = keyStart - (target.text.lastIndexOf('\n', keyStart - 1) + 1);
+  const lineEnd = target.text.indexOf('\n', valueEnd);
+  const at = lineEnd === -1 ? target.text.length : lineEnd;
+  return `${target.text.slice(0, at)}\n${' '.repeat(indent)}${line.toString({ lineWidth: 0 }).trimEnd()}${target.text.slice(at)}`;
+}
+
 /** Adds `name: { account, variables }` to the `deployments:` of `target` and writes the file. */
 export async function addDeployment(target: DeploymentsFile, name: string, account: string, directory: DirectoryEntry[]): Promise<AddedDeployment> {
   const block = target.doc.get('deployments');
@@ -112,9 +138,7 @@ export async function addDeployment(target: DeploymentsFile, name: string, accou
     variables[entry.idVar] = entry.id;
   }
   for (const name of target.directoryVars) if (!(name in variables) && !toFill.includes(name)) toFill.push(name);
-  const node = target.doc.createNode(Object.keys(variables).length > 0 ? { account, variables } : { account });
-  node.flow = true;
-  if (isMap(block)) block.add(target.doc.createPair(name, node));
-  await writeFile(target.file, target.doc.toString({ lineWidth: 0 }));
+  const value = Object.keys(variables).length > 0 ? { account, variables } : { account };
+  await writeFile(target.file, withDeployment(target, name, value));
   return { file: target.file, given: Object.keys(variables), toFill, unmatched };
 }

@@ -3,13 +3,17 @@
  * accounts are read as export reads them (read-account.ts) and turned into the entries export would write
  * (build-model.ts), so two objects are compared in configuration terms (local names, not ids). What their
  * variables explain is not a difference: in every name and value, each variable's value (where the two
- * deployments give it different text) is first replaced by `${var.NAME}` on both sides. What is left (an
- * object only one account has, a setting that differs) is reported.
+ * deployments give it different text, also as the environment variable names export derives from names, and the
+ * elements of list variables) is first replaced by `${var.NAME}` on both sides. What is left (an object only one
+ * account has, a setting that differs) is reported, of the objects the deployments' states manage (all of them
+ * with `--unmanaged`).
  */
 import { canonicalJson } from '../config/index.js';
 import type { VariableValue } from '../plan-model/index.js';
 import type { AccountObjects } from './account-objects.js';
 import { buildModel, type ExportedEntry } from './build-model.js';
+import { upperSnake } from './local-names.js';
+import { definitionOf } from '../providers/index.js';
 
 export interface ParityDifference {
   /** The address as export would write it, with variable values replaced by `${var.NAME}`. */
@@ -24,12 +28,28 @@ export interface ParityDifference {
 
 type Variables = Record<string, VariableValue>;
 
-/** The text replacements of one side: its value of each variable the two sides give different text, longest first. */
+/** Marks an element of a list variable that only one side's list holds: what forEach makes of it is explained. */
+const LIST_ELEMENT = '[*]}';
+
+/**
+ * The text replacements of one side, longest first: its value of each variable the two sides give different
+ * text, also as an environment variable name export makes from a name (`staging` in `OTEL_HEADERS_SHOP_STAGING`),
+ * and each element of a list variable that the other side's list does not hold (`${var.NAME[*]}`).
+ */
 function replacements(own: Variables, other: Variables): [string, string][] {
-  return Object.entries(own)
-    .filter(([name, value]) => typeof value === 'string' && value.length >= 2 && other[name] !== value)
-    .map(([name, value]): [string, string] => [value as string, `\${var.${name}}`])
-    .sort((x, y) => y[0].length - x[0].length);
+  const out: [string, string][] = [];
+  const add = (text: string, token: string) => {
+    if (text.length < 2) return;
+    out.push([text, token]);
+    if (upperSnake(text) !== text) out.push([upperSnake(text), token]);
+  };
+  for (const [name, value] of Object.entries(own)) {
+    if (typeof value === 'string' && other[name] !== value) add(value, `\${var.${name}}`);
+    if (!Array.isArray(value)) continue;
+    const theirs = Array.isArray(other[name]) ? (other[name] as unknown[]) : [];
+    for (const element of value) if (typeof element === 'string' && !theirs.includes(element)) add(element, `\${var.${name}${LIST_ELEMENT}`);
+  }
+  return out.sort((x, y) => y[0].length - x[0].length);
 }
 
 function normalise(value: unknown, swaps: readonly [string, string][]): unknown {
@@ -39,24 +59,38 @@ function normalise(value: unknown, swaps: readonly [string, string][]): unknown 
   return value;
 }
 
-/** Every exported entry of an account by (normalised) address, without the entries declared inside it. */
-function entriesOf(objects: AccountObjects, swaps: readonly [string, string][]): Map<string, Record<string, unknown>> {
+/** Every exported entry of an account by (normalised) address, without the entries declared inside it; with `managed`, only those. */
+function entriesOf(objects: AccountObjects, swaps: readonly [string, string][], managed: ReadonlySet<string> | undefined): Map<string, Record<string, unknown>> {
   const out = new Map<string, Record<string, unknown>>();
   const walk = (entry: ExportedEntry) => {
-    out.set(normalise(entry.address, swaps) as string, normalise(entry.entry, swaps) as Record<string, unknown>);
+    if (!managed || managed.has(managedKey(entry.kind, definitionOf(entry.kind).identify({ live: entry.live as never }).id))) {
+      out.set(normalise(entry.address, swaps) as string, normalise(entry.entry, swaps) as Record<string, unknown>);
+    }
     entry.children.forEach(walk);
   };
   for (const file of buildModel(objects, { onlyUsedCredentials: false }).files) file.entries.forEach(walk);
   return out;
 }
 
-export function compareAccounts(a: { objects: AccountObjects; variables: Variables }, b: { objects: AccountObjects; variables: Variables }): ParityDifference[] {
-  const left = entriesOf(a.objects, replacements(a.variables, b.variables));
-  const right = entriesOf(b.objects, replacements(b.variables, a.variables));
+/** How a managed object is named in `managed`: its kind and id (as state records them). */
+export const managedKey = (kind: string, id: string) => `${kind} ${id}`;
+
+/** One side: its live objects, its variable values, and (unless `--unmanaged`) the objects its state manages. */
+export interface CompareSide {
+  objects: AccountObjects;
+  variables: Variables;
+  managed?: ReadonlySet<string>;
+}
+
+export function compareAccounts(a: CompareSide, b: CompareSide): ParityDifference[] {
+  const left = entriesOf(a.objects, replacements(a.variables, b.variables), a.managed);
+  const right = entriesOf(b.objects, replacements(b.variables, a.variables), b.managed);
   const differences: ParityDifference[] = [];
   for (const address of [...new Set([...left.keys(), ...right.keys()])].sort()) {
     const x = left.get(address);
     const y = right.get(address);
+    // An object made from an element of a list variable that only one side's list holds: the list explains it.
+    if ((!x || !y) && address.includes(LIST_ELEMENT)) continue;
     if (!y) differences.push({ address, kind: 'only-in-a' });
     else if (!x) differences.push({ address, kind: 'only-in-b' });
     else {

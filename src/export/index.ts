@@ -172,5 +172,5 @@ function withoutValueOf(model: ExportModel): ExportResult['withoutValue'] {
 }
 
 export type { Placeholder } from './build-model.js';
-export { compareAccounts, type ParityDifference } from './compare.js';
+export { compareAccounts, managedKey, type ParityDifference } from './compare.js';
 export { readAccount } from './read-account.js';

@@ -20,6 +20,8 @@ export interface PlanCounts {
 }
 
 export interface DeploymentSummary extends PlanCounts {
+  /** Objects adopted (`import` blocks, a deployment export adopted): the matrix has a column for them when any row has one. */
+  import: number;
   deployment: string;
   account: string;
   /** The account's name, when the token may list accounts. */
@@ -41,6 +43,7 @@ export function deploymentSummary(deployment: string, plan: Plan): DeploymentSum
     change: plan.summary.change,
     replace: plan.summary.replace,
     remove: plan.summary.remove,
+    import: plan.summary.import,
     policyViolations: plan.policies?.findings.length ?? 0,
     incomplete: isIncomplete(plan) ? plan.unreadable.length : 0,
     blocked: blockingFindings(plan).length > 0,
@@ -49,5 +52,5 @@ export function deploymentSummary(deployment: string, plan: Plan): DeploymentSum
 }
 
 export function failedDeploymentSummary(deployment: string, account: string, error: string): DeploymentSummary {
-  return { deployment, account, accountName: null, add: 0, change: 0, replace: 0, remove: 0, policyViolations: 0, incomplete: 0, blocked: false, changes: false, error };
+  return { deployment, account, accountName: null, add: 0, change: 0, replace: 0, remove: 0, import: 0, policyViolations: 0, incomplete: 0, blocked: false, changes: false, error };
 }

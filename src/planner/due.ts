@@ -11,6 +11,7 @@ import type { StageInputs } from './stage-inputs.js';
 import { liveObjectOf } from './live-account.js';
 import { expiredChange, renewalChange, supersededRevocations } from './reissue.js';
 import { classOfCause } from './step-class.js';
+import { endedAt, endedWords } from './ends.js';
 
 export function dueItems(given: StageInputs): DueItem[] {
   const out: DueItem[] = [];
@@ -20,6 +21,12 @@ export function dueItems(given: StageInputs): DueItem[] {
     if (!entry || !found || found.identity.status !== 'live') continue;
     const definition = definitionOf(r.kind);
     const { now, nowForEnds } = given.known;
+    // A grant past its `until` is revoked by the next plan (ends.ts), before any diff of it.
+    const ended = endedAt(r, nowForEnds);
+    if (ended) {
+      out.push({ address: r.address, kind: r.kind, cause: 'grant-expired', note: endedWords(ended, nowForEnds) });
+      continue;
+    }
     const expired = expiredChange(found.identity, nowForEnds);
     const renewing = expired ? undefined : renewalChange(found.identity, definition.renewal?.({ attributes: r.attributes }), definition.config.noun, now);
     const changes: FieldChange[] = [

@@ -21,11 +21,16 @@ export function endedAt(r: DesiredResource, now: Date): { at: string; reason?: s
   return ends && Date.parse(ends.at) <= now.getTime() ? ends : undefined;
 }
 
+/** Why an ended address goes: `it ended 1 hour ago (until 2026-12-01 18:00 UTC, INC-123)`. */
+export function endedWords(ends: { at: string; reason?: string }, now: Date): string {
+  return `it ended ${relativeTime(Date.parse(ends.at) - now.getTime())} (until ${utcMinute(new Date(ends.at))}${ends.reason ? `, ${ends.reason}` : ''})`;
+}
+
 /** The step that removes an ended address (none when state does not hold it). */
 export function endedStep(given: StageInputs, r: DesiredResource, ends: { at: string; reason?: string }): PlanStep | undefined {
   const entry = given.state[r.address];
   if (!entry) return undefined;
-  const ended = `it ended ${relativeTime(Date.parse(ends.at) - given.known.nowForEnds.getTime())} (until ${utcMinute(new Date(ends.at))}${ends.reason ? `, ${ends.reason}` : ''})`;
+  const ended = endedWords(ends, given.known.nowForEnds);
   const found = liveObjectOf(given.live, entry);
   if (!found || isDeletedLive(given.live, entry)) return forgetStep(r.address, r.kind, 'forget', `${ended}, and it is gone already`, 'grant-expired');
   const definition = definitionOf(r.kind);

@@ -33,6 +33,7 @@ import { pendingWritesOf } from './pending-writes.js';
 import { planSpend } from './spend.js';
 import { checkModels, modelChecks } from './models.js';
 import { dueItems } from './due.js';
+import type { PlanProblem } from './problems.js';
 import { readClocks } from './clocks.js';
 import { withholdByClass } from './withheld.js';
 import { markOfferedKeys } from './offered-keys.js';
@@ -106,7 +107,11 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   const { steps: planSteps, withheld } = input.classes && mode === 'normal' ? withholdByClass(marked, input.classes) : { steps: marked, withheld: [] };
   const withheldAddresses = new Set(withheld.map((w) => w.address));
   const emptyRecords = withoutValue(given, planSteps, targets).filter(scoped.covers);
-  const problems = [...scoped.problems, ...grantsWithoutValue(planSteps, emptyRecords, desiredByAddress, (address) => state[address]?.id)].filter((p) => p.address === undefined || !withheldAddresses.has(p.address));
+  // A source reconcile cannot read matters only to a step it applies that sends it: unread, the value could only
+  // differ by a change of the configuration, which a reconcile that may not apply changes withholds anyway.
+  const sentSources = new Set(planSteps.filter((s) => s.secrets).map((s) => s.address));
+  const unreadSourceMatters = (p: PlanProblem) => p.code !== 'secret_unavailable' || !input.classes || input.classes.includes('change') || sentSources.has(p.address!);
+  const problems = [...scoped.problems, ...grantsWithoutValue(planSteps, emptyRecords, desiredByAddress, (address) => state[address]?.id)].filter((p) => (p.address === undefined || !withheldAddresses.has(p.address)) && unreadSourceMatters(p));
   if (problems.length > 0) throw new PlanError(problems);
   // Spend is read and computed only when a step touches it (a limit, a window, allowed models, a rate).
   const spend = mode === 'refresh-only' ? undefined : await planSpend({ given, steps: planSteps, client, parallelism: input.parallelism ?? 10 });

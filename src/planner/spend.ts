@@ -207,13 +207,13 @@ function warningsOf(given: StageInputs, budget: Budget, usage: GatewayUsage | un
   }
   for (const spender of budget.spenders) {
     if (spender.after === null) continue;
-    if (after.own !== null && limitOf(spender, 'after') === null) {
+    const facts = spendOf(spender.kind)!;
+    if (after.own !== null && limitOf(spender, 'after') === null && facts.spends?.(spender.after) !== false) {
       out.push({
         code: 'token_without_limit', address: labelOf(spender), ...placeOf(given, spender.address),
         message: `no spend limit, on a gateway limited to ${limitText(ownLimit!)}: it can spend the gateway's whole budget`,
       });
     }
-    const facts = spendOf(spender.kind)!;
     if (!usage || !spender.id || !spender.before || !spender.step || !facts.allowedModels) continue;
     const [allowedBefore, allowedAfter] = [facts.allowedModels(spender.before), facts.allowedModels(spender.after)];
     if (allowedAfter.length === 0) continue;

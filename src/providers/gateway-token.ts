@@ -235,6 +235,8 @@ export const gatewayTokenKind = defineKind<GatewayTokenAttributes, GatewayTokenT
     paths: ['spendLimit', 'spendWindow', 'allowedModels', 'rateLimitPerMin'],
     limit: (view) => (typeof view.spendLimit === 'string' ? { usd: view.spendLimit, window: TOKEN_WINDOWS[String(view.spendWindow)] ?? 'day' } : null),
     allowedModels: (view) => (Array.isArray(view.allowedModels) ? (view.allowedModels as string[]) : []),
+    // Only `run` sends model requests: a `read_logs` token reads, and spends nothing.
+    spends: (view) => !Array.isArray(view.scopes) || view.scopes.includes('run'),
   },
   models: { named: (attributes) => [{ field: 'allowedModels', models: attributes.allowedModels }] },
 

@@ -295,7 +295,9 @@ export function grantKind(readers: ReaderKind) {
       return recordId === undefined || !reader ? undefined : grantId(recordId, reader.id);
     },
 
-    view: ({ live, known }) => ({ reader: readers.nameOf(known, live.reader_id) }),
+    // The reader is the grant's identity (its id is the reader's): it never drifts. A directory entry renamed with
+    // a `moved` block names the same reader, which state recorded under the old name.
+    view: () => ({}),
     // `until` and `reason` are cplane's own (no operation reads them back): shown in a create, never diffed.
     desiredView: ({ attributes }) => ({ reader: attributes.reader, ...(attributes.until !== undefined ? { until: attributes.until } : {}), ...(attributes.reason !== undefined ? { reason: attributes.reason } : {}) }),
     endsAt: ({ attributes }) => (attributes.until === undefined ? undefined : { at: attributes.until, ...(attributes.reason !== undefined ? { reason: attributes.reason } : {}) }),

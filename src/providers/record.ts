@@ -5,8 +5,9 @@
  * value's fingerprint changed (encrypted on the client at apply), archived
  * when they leave the configuration and unarchived when they come back.
  * A `generate`d value with `rotationIntervalDays` is rotated once its live
- * `secret_due_at` has passed (POST /records/{id}/rotate with a new value),
- * and its due date moved an interval ahead. Each new value version is wrapped again, in the same step, for
+ * `secret_due_at` has passed, or without one, an interval after its last value
+ * write (POST /records/{id}/rotate with a new value), and its due date moved an
+ * interval ahead; a new one gets its first due date when it is created. Each new value version is wrapped again, in the same step, for
  * every reader that keeps its grant (record-grant.ts); grants made outside cplane in a kind `grants` names
  * are revoked, and `rotateOnRevoke` rotates a generated value when a reader is removed.
  */
@@ -133,16 +134,29 @@ const DAY_MS = 86_400_000;
 /** A value cplane makes itself (`generate`): making a new one is a rotation. */
 const isGenerated = (desired: DesiredResource<RecordAttributes>) => desired.secrets.value !== undefined && 'generate' in desired.secrets.value;
 
+/** The start of the API's day plus `days`: a due date that a saved plan applied the same day plans again unchanged. */
+const daysFromToday = (now: Date, days: number) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) + days * DAY_MS).toISOString();
+
 /**
- * When a generated value is due for rotation: its interval and its live due date that has passed, with the
- * next due date (the interval from the start of today, UTC, so a saved plan applied the same day is the same plan).
+ * When a generated value with an interval is due for rotation: its live due date, or without one, the interval
+ * counted from its last value write (the record's last change on the API's clock bounds it: a later metadata
+ * change only delays the first rotation), once passed; with the next due date.
  */
 function rotationDue(desired: DesiredResource<RecordAttributes>, live: RecordMetaT, now: Date): { dueAt: string; nextDueAt: string } | undefined {
   const interval = desired.attributes.rotationIntervalDays;
-  if (!isGenerated(desired) || !interval || !live.secret_due_at || Date.parse(live.secret_due_at) > now.getTime()) return undefined;
-  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return { dueAt: live.secret_due_at, nextDueAt: new Date(today + interval * DAY_MS).toISOString() };
+  if (!isGenerated(desired) || !interval || live.current_version === null) return undefined;
+  const dueAt = live.secret_due_at ?? new Date(Date.parse(live.updated_at) + interval * DAY_MS).toISOString();
+  if (Date.parse(dueAt) > now.getTime()) return undefined;
+  return { dueAt, nextDueAt: daysFromToday(now, interval) };
 }
+
+/** A new generated value with an interval and no configured due date gets one, so every reader of the record sees when it rotates. */
+function firstDueAt(desired: DesiredResource<RecordAttributes>, now: Date): string | undefined {
+  const interval = desired.attributes.rotationIntervalDays;
+  return isGenerated(desired) && interval && desired.attributes.secretDueAt === undefined ? daysFromToday(now, interval) : undefined;
+}
+
+const utcDay = (at: string) => `${at.slice(0, 10)} UTC`;
 
 /** `due 3 days ago`, `due today`. */
 function dueText(dueAt: string, now: Date): string {
@@ -256,7 +270,7 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
       else changes.push({ path: 'value', sensitive: true, note, cause: 'rotation-due' });
       const dueChange = changes.find((c) => c.path === 'secretDueAt');
       if (dueChange) dueChange.after = due.nextDueAt;
-      else changes.push({ path: 'secretDueAt', before: canonicalTime(due.dueAt), after: due.nextDueAt, cause: 'rotation-due' });
+      else changes.push({ path: 'secretDueAt', before: live.secret_due_at === null ? null : canonicalTime(live.secret_due_at), after: due.nextDueAt, cause: 'rotation-due', ...(live.secret_due_at === null ? { note: `no due date: every ${desired.attributes.rotationIntervalDays} days from the last value write` } : {}) });
       inputs.secretDueAt = due.nextDueAt;
     }
     const value = changes.find((c) => c.path === 'value');
@@ -285,6 +299,8 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
     if (attributes.tags !== undefined) body.tags = attributes.tags;
     if (attributes.secretDueAt !== undefined) body.secretDueAt = attributes.secretDueAt;
     if (attributes.rotationIntervalDays !== undefined) body.rotationIntervalDays = attributes.rotationIntervalDays;
+    const dueAt = firstDueAt(desired, known.now);
+    if (dueAt) body.secretDueAt = dueAt;
     const writes = [writeSpec('createRecord', { body, effects: { id: { result: 'record_id' }, parents: { projectId: project } } }, `create record ${attributes.name}`)];
     // The value is written once the record has its id, so that it is bound to the record (crypto/record-value.ts):
     // the id is the API's to assign, and the first version of a new record is 1.
@@ -292,7 +308,11 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
       const self = { $ref: desired.address };
       writes.push(writeSpec('createRecordVersion', { path: { id: self }, body: encrypted(self, 1), effects: { valueVersion } }, `write the first value of record ${attributes.name}`));
     }
-    return { writes, ...(desired.secrets.value ? { inputs: { [VALUE_VERSION_INPUT]: 1 } } : {}) };
+    return {
+      writes,
+      ...(desired.secrets.value ? { inputs: { [VALUE_VERSION_INPUT]: 1 } } : {}),
+      ...(dueAt ? { notes: [`${desired.address}: rotated every ${attributes.rotationIntervalDays} days; first due ${utcDay(dueAt)}`] } : {}),
+    };
   },
 
   planUpdate({ desired, live, id, changedKeys, known }) {

@@ -413,6 +413,8 @@ export interface SpendFacts {
   limit(view: View): SpendLimit | null;
   /** The models the view lets traffic use; empty: every model. */
   allowedModels?(view: View): readonly string[];
+  /** Whether the view can spend at all (a token without the `run` scope sends no model request); absent: it can. */
+  spends?(view: View): boolean;
 }
 
 /** Model names in a kind's configuration. */

@@ -9,10 +9,21 @@ import { painter } from '../paint.js';
 import { safeText } from '../text/safe-text.js';
 import { codeSpan, htmlText, markdownText, tableCell } from '../text/escape-for.js';
 
-const COLUMNS = ['add', 'change', 'replace', 'remove', 'policy', 'incomplete'] as const;
+/** The counted columns: `import` only when a row counts one (most runs adopt nothing). */
+function columnsOf(rows: readonly DeploymentSummary[]): { name: string; count: (row: DeploymentSummary) => number }[] {
+  return [
+    { name: 'add', count: (row) => row.add },
+    { name: 'change', count: (row) => row.change },
+    { name: 'replace', count: (row) => row.replace },
+    { name: 'remove', count: (row) => row.remove },
+    ...(rows.some((row) => row.import > 0) ? [{ name: 'import', count: (row: DeploymentSummary) => row.import }] : []),
+    { name: 'policy', count: (row) => row.policyViolations },
+    { name: 'incomplete', count: (row) => row.incomplete },
+  ];
+}
 
-function cells(row: DeploymentSummary): string[] {
-  return [row.add, row.change, row.replace, row.remove, row.policyViolations, row.incomplete].map((n) => (row.error ? '-' : String(n)));
+function cells(row: DeploymentSummary, columns: ReturnType<typeof columnsOf>): string[] {
+  return columns.map((c) => (row.error ? '-' : String(c.count(row))));
 }
 
 /** What the row's plan amounts to, in words. */
@@ -26,8 +37,9 @@ function status(row: DeploymentSummary): string {
 const accountOf = (row: DeploymentSummary) => (row.accountName ? `${safeText(row.accountName)} (${safeText(row.account)})` : safeText(row.account));
 
 export function renderDeploymentMatrixText(rows: readonly DeploymentSummary[], options: { color: boolean }): string {
-  const header = ['DEPLOYMENT', 'ACCOUNT', ...COLUMNS.map((c) => c.toUpperCase()), 'STATUS'];
-  const body = rows.map((row) => [safeText(row.deployment), accountOf(row), ...cells(row), status(row)]);
+  const columns = columnsOf(rows);
+  const header = ['DEPLOYMENT', 'ACCOUNT', ...columns.map((c) => c.name.toUpperCase()), 'STATUS'];
+  const body = rows.map((row) => [safeText(row.deployment), accountOf(row), ...cells(row, columns), status(row)]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => (i === header.length - 1 ? 0 : r[i]!.length))));
   const line = (r: string[]) => r.map((cell, i) => (i === r.length - 1 ? cell : i >= 2 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
   const paint = painter(options.color);
@@ -51,12 +63,13 @@ export interface DeploymentSection {
  * characters; the sections that do not are named at the end (their plans are in the step summary).
  */
 export function renderDeploymentsMarkdown(rows: readonly DeploymentSummary[], sections: readonly DeploymentSection[], options: { title: string; limit: number }): { markdown: string; left: string[] } {
+  const columns = columnsOf(rows);
   const head = [
     `### ${markdownText(options.title)}`,
     '',
-    `| deployment | account | ${COLUMNS.join(' | ')} | status |`,
-    `|---|---|${COLUMNS.map(() => '---:').join('|')}|---|`,
-    ...rows.map((row) => `| ${tableCell({ name: row.deployment })} | ${tableCell(row.account, { code: true })}${row.accountName ? ` ${tableCell(row.accountName)}` : ''} | ${cells(row).join(' | ')} | ${tableCell(status(row))} |`),
+    `| deployment | account | ${columns.map((c) => c.name).join(' | ')} | status |`,
+    `|---|---|${columns.map(() => '---:').join('|')}|---|`,
+    ...rows.map((row) => `| ${tableCell({ name: row.deployment })} | ${tableCell(row.account, { code: true })}${row.accountName ? ` ${tableCell(row.accountName)}` : ''} | ${cells(row, columns).join(' | ')} | ${tableCell(status(row))} |`),
     '',
   ].join('\n');
   const left: string[] = [];

@@ -4,7 +4,7 @@
  * default `<dir>/.cplane/<account>/state.json`; another workspace than
  * `default` gets `<dir>/.cplane/<account>/workspaces/<name>/state.json`).
  */
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import type { StateBackend } from './backend.js';
 import { StateError } from './errors.js';
 import { LocalFileBackend } from './local-file-backend.js';
@@ -27,7 +27,7 @@ export interface OpenedBackend {
   backend: StateBackend;
   /** For messages: the file path, or the URL with its password masked. */
   location: string;
-  /** True for a file under `<dir>/.cplane/`, which gets its .gitignore. */
+  /** True for a file under `<dir>/.cplane/` (by default or named so), which gets its .gitignore. */
   inStateFolder: boolean;
 }
 
@@ -50,5 +50,7 @@ export function openBackend(options: StateLocationOptions): OpenedBackend {
   let path = resolveStatePath(options);
   if (!options.statePath && workspace !== DEFAULT_WORKSPACE) path = join(stateFolder(options.configDir), options.account!, 'workspaces', workspace, 'state.json');
   const backend = new LocalFileBackend(path);
-  return { backend, location: path, inStateFolder: !options.statePath };
+  // By where the file is, not by how it was named: `apply PLANFILE` names the plan's state by its path.
+  const inFolder = relative(stateFolder(options.configDir), path);
+  return { backend, location: path, inStateFolder: !inFolder.startsWith('..') && !isAbsolute(inFolder) };
 }

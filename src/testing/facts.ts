@@ -15,6 +15,7 @@ export interface ApplyOutcome {
   /** A mandatory policy finding stopped the apply before any write. */
   refused: boolean;
   done: number;
+  /** Steps that failed; in a refused apply, every step it would have applied. */
   failed: number;
   skipped: number;
   /** One line per failed step: `ADDRESS: reason`. */

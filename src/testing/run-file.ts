@@ -140,8 +140,12 @@ class TestSession {
     const client = this.client(account);
     const plan = await makePlan({ desired, state, client, account, env: run.env });
     if (run.command === 'plan') return { plan };
-    const blocking = blockingFindings(plan);
-    if (blocking.length > 0 || !hasChanges(plan)) return { plan, apply: { refused: blocking.length > 0, done: 0, failed: 0, skipped: 0, errors: [] } };
+    if (blockingFindings(plan).length > 0) {
+      // Refused, no step is applied: each counts as failed, so `apply.failed == 0` cannot pass a refused apply.
+      const refused = plan.steps.filter((s) => s.action !== 'no-op');
+      return { plan, apply: { refused: true, done: 0, failed: refused.length, skipped: 0, errors: refused.map((s) => `${s.address}: not applied: a mandatory policy refused the apply`) } };
+    }
+    if (!hasChanges(plan)) return { plan, apply: { refused: false, done: 0, failed: 0, skipped: 0, errors: [] } };
     const applied = await applyPlan({ plan, state, client, keyRing: stateKeyRing(state, (source) => resolveSecret(source, run.env), client) });
     return {
       plan,

@@ -92,7 +92,7 @@ describe('YAML itself', () => {
       severity: 'error',
       code: 'no_config_files',
       summary: `No configuration files in ${result.dir}: expected at least one *.yaml or *.yml file`,
-      detail: 'Subfolders are not read. See examples/quickstart for a start.',
+      detail: 'Subfolders are not read. `cplane init DIR` writes a starter cplane.yaml into a folder that has none.',
     }]);
   });
 

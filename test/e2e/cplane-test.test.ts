@@ -173,6 +173,15 @@ describe('policies', () => {
     expect(run.stdout).toContain('0 passed, 2 failed');
   });
 
+  it('a refused apply counts as failed: `apply.failed == 0` fails a run whose apply a mandatory policy refused', async () => {
+    testFile('p.cptest.yaml', `${legacy}runs:\n  - { command: apply, expect: [apply.failed == 0] }\n`);
+    const run = await cli(['test']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('0 passed, 1 failed');
+    expect(run.stdout).toContain('      - project.shop: not applied: a mandatory policy refused the apply');
+    expect(run.stdout).toMatch(/was false: apply\.failed = 3/);
+  });
+
   it('a run that asserts on the findings tests the policy itself', async () => {
     testFile('p.cptest.yaml', `${legacy}runs:
   - command: apply

@@ -45,8 +45,11 @@ describe('export --as-deployment', () => {
   });
 
   it('adds account B to the deployments of the arranged folder, keeping its comments, and plan --all plans both', async () => {
-    const arranged = arrangedIntoDeployments();
-    expect(arranged).not.toContain('var.account');
+    expect(arrangedIntoDeployments()).not.toContain('var.account');
+    // In canonical form (`cplane fmt`), as a team keeps its folder, with a flow list the yaml library would respace: the export must leave it so.
+    writeFileSync(join(out, 'main.yaml'), `${main()}variables:\n  teams: { type: list, default: [web, shop] }\n`);
+    expect((await w.run(['fmt', out])).code).toBe(0);
+    const arranged = main();
 
     const run = await w.cli(['export', '--account', b, '--as-deployment', 'b', out]);
     expect(run.stderr).toBe('');
@@ -55,14 +58,18 @@ describe('export --as-deployment', () => {
     expect(run.stdout).toContain(`plan --deployment b ${out}`);
     const text = main();
     expect(text).toBe(`${arranged.replace(`  a: { account: ${a} }\n`, `  a: { account: ${a} }\n  b: { account: ${b} }\n`)}`);
+    expect(text).toContain('default: [web, shop]');
+    // Every other byte of the file is as it was: a folder `cplane fmt --check` passed still passes.
+    expect((await w.run(['fmt', '--check', out])).code).toBe(0);
     expect(text).toContain('# the account exported first');
 
     const plan = await w.cli(['plan', '--all', out]);
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('Deployments: 2 planned');
-    expect(plan.stdout).toMatch(new RegExp(`\\na +Tenant 1 \\(${a}\\) `));
-    // B has nothing yet: its plan adds the project A has.
-    expect(plan.stdout).toMatch(new RegExp(`\\nb +Tenant 2 \\(${b}\\) +1 +0 +0 +0 +0 +0 +changes`));
+    // A's plan adopts the project it was exported from (the IMPORT column counts it); B has nothing yet: its plan adds it.
+    expect(plan.stdout).toMatch(/ADD +CHANGE +REPLACE +REMOVE +IMPORT +POLICY +INCOMPLETE +STATUS/);
+    expect(plan.stdout).toMatch(new RegExp(`\\na +Tenant 1 \\(${a}\\) +0 +0 +0 +0 +1 +0 +0 +changes`));
+    expect(plan.stdout).toMatch(new RegExp(`\\nb +Tenant 2 \\(${b}\\) +1 +0 +0 +0 +0 +0 +0 +changes`));
   });
 
   it('refuses a name the configuration already has, reading and writing nothing', async () => {

@@ -115,6 +115,15 @@ describe('a grant with until', () => {
     expect(json.steps).toHaveLength(2);
   });
 
+  it('drift lists it in its Due section (what reconcile revokes), and exits 2', { timeout: 90_000 }, async () => {
+    await arranged('expired');
+    const drift = await w.cli(['drift', w.dir]);
+    expect(drift.code, drift.stderr).toBe(2);
+    expect(drift.stdout).toContain('Due (time made these due; `cplane reconcile` or `cplane apply` does them):');
+    expect(drift.stdout).toContain(`  ! service_account_grant.shop/db-password/ci-deployer a grant past its until, to revoke: it ended 1 hour ago (until ${saUntil.slice(0, 16).replace('T', ' ')} UTC, INC-123)`);
+    expect(drift.stdout).not.toContain('user_share.shop/db-password/dana');
+  });
+
   it('apply revokes it: the Service Account can no longer read, the user still holds the new value', { timeout: 90_000 }, async () => {
     await arranged('expired');
     const applied = await w.cli(['apply', w.dir, '--auto-approve']);

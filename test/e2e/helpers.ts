@@ -55,7 +55,7 @@ export interface World {
 
 /** `account`: the account the CLI and the client work in (default: Acme Staging, which has no Service Accounts). */
 /** `dataFile`: the emulator saves its data in the world's folder, so a leak scan reads what the service stored. */
-/** `accounts`: extra empty accounts (`extraAccount(n)`, Ada their admin); `planLimits`: the emulator's objects per account. */
+/** `accounts`: extra accounts (`extraAccount(n)`, Ada their admin, Dana a reader, a group `team`, a Service Account `deployer`); `planLimits`: the emulator's objects per account. */
 export async function world(options: { faults?: string; latencyMs?: number; clockOffset?: string; account?: string; dataFile?: boolean; accounts?: number; planLimits?: PlanLimits } = {}): Promise<World> {
   const temp = mkdtempSync(join(tmpdir(), 'cplane-e2e-'));
   const dataFile = options.dataFile ? join(temp, 'emulator-data.json') : undefined;

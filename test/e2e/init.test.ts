@@ -100,6 +100,30 @@ test('the first apply that creates the key says so in one line on stderr; the ne
   }
 });
 
+test('in an empty folder init writes a starter cplane.yaml, which validates and plans against the account as it is', async () => {
+  const w = await world();
+  try {
+    const first = await w.cli(['init', w.dir]);
+    expect(first.code).toBe(0);
+    const starter = join(w.dir, 'cplane.yaml');
+    expect(first.stdout.split('\n')[0]).toBe(`Wrote ${starter}: a starter configuration (one project, one record with a generated value). Edit it, then run \`cplane plan\`.`);
+    const written = readFileSync(starter, 'utf8');
+    expect((await w.cli(['validate', w.dir])).code).toBe(0);
+    const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
+    expect(plan.stderr).toBe('');
+    expect(plan.code).toBe(exitCodes.changes);
+    expect(plan.stdout).toContain('# project.app will be created');
+    expect(plan.stdout).toContain('# record.app/session-secret will be created');
+    // A folder with a configuration keeps it: nothing is written again.
+    writeFileSync(starter, `${written}# mine\n`);
+    const again = await w.cli(['init', w.dir, '--json']);
+    expect(JSON.parse(again.stdout)).not.toHaveProperty('wrote');
+    expect(readFileSync(starter, 'utf8')).toBe(`${written}# mine\n`);
+  } finally {
+    await w.close();
+  }
+});
+
 test('init puts the schema line for the editor at the top of each configuration file, once', async () => {
   const first = await runCli(['init', 'infra', '--account', 'acct-1'], cleanEnv(), home);
   expect(first.stdout).toContain('Editor:      added the schema line (# yaml-language-server: $schema=...) to main.yaml');

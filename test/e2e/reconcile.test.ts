@@ -51,6 +51,19 @@ describe('cplane drift lists what is due', () => {
 });
 
 describe('cplane reconcile', () => {
+  it('needs only the sources of the steps it applies: a renewal goes ahead with the credential\'s key unset, which a change would need', async () => {
+    await tokenInItsRenewalWindow();
+    const run = await w.cli(['reconcile', w.dir], { OPENAI_API_KEY: '' });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(exitCodes.ok);
+    expect(run.stdout).toMatch(/\[maintenance\] ~ gateway_token\.main\/ci will be renewed/);
+    // A reconcile that may apply changes cannot tell whether the unread value changed: it says so.
+    w.config(renewing('reconcile: { autoApply: [maintenance, change] }\n'));
+    const changes = await w.cli(['reconcile', w.dir], { OPENAI_API_KEY: '' });
+    expect(changes.code).toBe(exitCodes.error);
+    expect(changes.stderr).toContain('error: credential.openai: Secret source "env OPENAI_API_KEY": environment variable OPENAI_API_KEY is not set');
+  });
+
   it('renews a token in its renewal window with no person, then revokes the old one after the overlap', async () => {
     await tokenInItsRenewalWindow();
     const oldId = stateOf()['gateway_token.main/ci']!.id;

@@ -1,5 +1,7 @@
 // A `generate`d record value with `rotationIntervalDays` is rotated by apply once its live due date has passed:
 // a new value through POST /records/{id}/rotate, and `secretDueAt` moved an interval ahead. Until then, nothing.
+// A new one gets its first due date; one without a due date rotates an interval after its last value write
+// (the emulator's clock moved, never slept), as maintenance that drift lists and reconcile applies.
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { smallConfig, world, type World } from './helpers.js';
@@ -65,5 +67,44 @@ describe('a generated record value that is due', () => {
     const again = await w.cli(['plan', w.dir, '--detailed-exitcode']);
     expect(again.stdout).toContain('No changes.');
     expect(again.code).toBe(0);
+  });
+});
+
+describe('a generated record value with an interval and no due date', () => {
+  const apiDay = (days: number) => new Date(Math.floor(w.emulator.now().getTime() / DAY) * DAY + days * DAY).toISOString();
+
+  it('gets its first due date when it is created, and the plan shows it', async () => {
+    w.config(smallConfig().replace('    lifecycle: { preventDestroy: false }\n', '    lifecycle: { preventDestroy: false }\n    records:\n      signing:\n        rotationIntervalDays: 30\n        value: { generate: { length: 32 } }\n      webhook:\n        rotationIntervalDays: 7\n        value: { generate: { length: 32 } }\n'));
+    const plan = await w.cli(['plan', w.dir]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(`record.shop/webhook: rotated every 7 days; first due ${apiDay(7).slice(0, 10)} UTC`);
+    expect((await w.cli(['apply', w.dir, '--auto-approve'])).code).toBe(0);
+    const webhook = (await w.client.listAll('listRecords', {})).find((r) => r.name === 'webhook')!;
+    expect(webhook.secret_due_at).toBe(apiDay(7));
+  });
+
+  it('rotates an interval after its last value write: drift lists it due, and reconcile applies it as maintenance', async () => {
+    // A record without a due date (made before cplane set one, or cleared on the dashboard).
+    expect((await w.run(['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: null })])).code).toBe(0);
+    w.emulator.moveClock('29d');
+    const early = await w.cli(['plan', w.dir, '--detailed-exitcode']);
+    expect(early.stdout).toContain('No changes.');
+    // An hour more: cplane reads the API's clock from the Date header, in whole seconds.
+    w.emulator.moveClock('2d1h');
+    const plan = await w.cli(['plan', w.dir]);
+    expect(plan.stderr).toBe('');
+    expect(plan.stdout).toContain('# record.shop/signing will have its secret rotated');
+    expect(plan.stdout).toContain('~ value = (sensitive)  (rotate: due 1 day ago)');
+    expect(plan.stdout).toContain(`~ secretDueAt = null -> "${apiDay(30)}"  (no due date: every 30 days from the last value write)`);
+    const drift = await w.cli(['drift', w.dir]);
+    expect(drift.code).toBe(2);
+    expect(drift.stdout).toContain('  ! record.shop/signing rotation due');
+    const before = fingerprint();
+    const reconciled = await w.cli(['reconcile', w.dir]);
+    expect(reconciled.stderr).toBe('');
+    expect(reconciled.code).toBe(0);
+    expect(reconciled.stdout).toMatch(/\[maintenance\] ~ record\.shop\/signing will have its secret rotated/);
+    expect(fingerprint()).not.toBe(before);
+    expect((await w.client.call('getRecord', { path: { id: recordId } })).secret_due_at).toBe(apiDay(30));
   });
 });

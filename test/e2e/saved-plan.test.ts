@@ -1,4 +1,5 @@
 // Saved plans: applied as reviewed, refused when stale, and applying the same file twice writes once.
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveInventory, smallConfig, world, type World } from './helpers.js';
@@ -14,9 +15,12 @@ describe('cplane apply PLANFILE', () => {
     w.config(smallConfig());
     const planFile = join(w.dir, '..', 'first.plan.json');
     expect((await w.run(['plan', w.dir, '--out', planFile])).code).toBe(0);
+    expect(existsSync(join(w.dir, '.cplane', '.gitignore'))).toBe(false);
     const first = await w.cli(['apply', planFile]);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/Apply complete: 4 done/);
+    // The state it wrote is never offered to `git add` (the merge-apply flow applies only saved plans).
+    expect(readFileSync(join(w.dir, '.cplane', '.gitignore'), 'utf8')).toMatch(/^\*$/m);
     const after = await liveInventory(w.client);
 
     const second = await w.cli(['apply', planFile]);

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { fixtures } from '../../src/emulator/index.js';
+import { extraAccount, fixtures, printableFixtures } from '../../src/emulator/index.js';
 import { builtCli } from '../helpers/built-cli.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 
@@ -35,6 +35,33 @@ describe('cplane emulator', () => {
     expect(printed).toHaveProperty('roles');
     expect(printed).toHaveProperty('serviceAccounts');
     expect(printed.providers.map((p) => p.name)).toContain('anthropic');
+  });
+
+  it('--accounts N prints the fixtures of every account it serves: ids, groups and their keys, Service Accounts and their tokens, users and their accounts', async () => {
+    const child = spawn(process.execPath, [builtCli(), 'emulator', '--port', '0', '--accounts', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines = createInterface({ input: child.stdout! });
+    const output: string[] = [];
+    await new Promise<void>((resolve) => lines.on('line', (line) => (output.push(line), line === 'Press Ctrl-C to stop.' && resolve())));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const printed = printableFixtures(2);
+    const tenant2 = extraAccount(2);
+    const team2 = printed.groups.find((g) => g.id === tenant2.teamGroupId)!;
+    const dana = printed.users.find((u) => u.name === 'Dana Developer')!;
+    expect(output).toEqual(expect.arrayContaining([
+      `  Tenant 2: ${tenant2.id}`,
+      `    group team: id ${tenant2.teamGroupId}, publicKey ${team2.publicKey}`,
+      `    Service Account deployer (active): keyId ${printed.serviceAccounts.find((s) => s.id === tenant2.serviceAccountId)!.keyId}, token ${tenant2.serviceAccountToken}`,
+      `  Acme Production: ${fixtures.accounts[0]!.id}`,
+      `    Service Account ci-deployer (active): keyId ${printed.serviceAccounts[0]!.keyId}, token ${fixtures.tokens.serviceAccount}`,
+      `  Dana Developer: id ${dana.id}, publicKey ${dana.publicKey}; member of Acme Production, Tenant 1, Tenant 2`,
+    ]));
+    // --print-fixtures --accounts N: the same accounts as JSON, keys included.
+    const json = JSON.parse((await runInProcess(['emulator', '--print-fixtures', '--accounts', '2'], process.env, process.cwd())).stdout) as typeof printed;
+    expect(json.accounts.map((a) => a.name)).toEqual(['Acme Production', 'Acme Staging', 'Globex', 'Tenant 1', 'Tenant 2']);
+    expect(json.groups.find((g) => g.id === tenant2.teamGroupId)).toMatchObject({ name: 'team', publicKey: team2.publicKey, privateKey: team2.privateKey });
+    expect(json.tokens['tenant2ServiceAccount']).toBe(tenant2.serviceAccountToken);
   });
 
   it('explains a bad flag value', async () => {

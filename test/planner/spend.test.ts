@@ -144,6 +144,10 @@ describe('spend in plans', () => {
     const plan = await h.plan();
     const codes = plan.spend!.warnings.map((w) => [w.code, w.address]);
     expect(codes).toContainEqual(['token_without_limit', 'gateway_token.main/batch']);
+    // A token that only reads logs sends no model request: it spends nothing, so it is not warned about.
+    h.config(config({ gateway: '12.00', window: 'day', ci: '10.00' }).replace('      batch:\n        scopes: [run]', '      batch:\n        scopes: [read_logs]'));
+    const reading = (await h.plan()).spend!.warnings.map((w) => [w.code, w.address]);
+    expect(reading).not.toContainEqual(['token_without_limit', 'gateway_token.main/batch']);
     h.config(config({ gateway: '12.00', window: 'day', ci: '10.00', batch: '5.00' }));
     const over = (await h.plan()).spend!.warnings.find((w) => w.code === 'tokens_oversubscribe_gateway')!;
     expect(over.message).toBe("its tokens' limits add up to $450.00/30d, above its own $360.00/30d: the gateway's limit is reached first");

@@ -5,7 +5,7 @@ import type { DeploymentSummary } from '../../src/plan-model/index.js';
 import { renderDeploymentMatrixText, renderDeploymentsMarkdown } from '../../src/render/index.js';
 
 const row = (deployment: string, extra: Partial<DeploymentSummary> = {}): DeploymentSummary => ({
-  deployment, account: '0a000000-0000-4000-8000-000000001001', accountName: 'Tenant 1', add: 1, change: 2, replace: 0, remove: 3, policyViolations: 1, incomplete: 0, blocked: false, changes: true, ...extra,
+  deployment, account: '0a000000-0000-4000-8000-000000001001', accountName: 'Tenant 1', add: 1, change: 2, replace: 0, remove: 3, import: 0, policyViolations: 1, incomplete: 0, blocked: false, changes: true, ...extra,
 });
 
 it('prints one line per deployment with its counts, and "-" for a deployment without a plan', () => {
@@ -13,6 +13,15 @@ it('prints one line per deployment with its counts, and "-" for a deployment wit
   expect(text).toContain('Deployments: 2 planned, 1 with changes, 0 without, 1 failed.');
   expect(text).toMatch(/staging +Tenant 1 \(0a000000-0000-4000-8000-000000001001\) +1 +2 +0 +3 +1 +0 +changes/);
   expect(text).toMatch(/prod +Tenant 1 \(0a000000-0000-4000-8000-000000001001\) +- +- +- +- +- +- +error: No API token/);
+});
+
+it('has an import column when a deployment adopts objects, and none otherwise', () => {
+  const text = renderDeploymentMatrixText([row('sandbox', { add: 0, change: 0, remove: 0, import: 4 }), row('prod')], { color: false });
+  expect(text).toMatch(/DEPLOYMENT +ACCOUNT +ADD +CHANGE +REPLACE +REMOVE +IMPORT +POLICY +INCOMPLETE +STATUS/);
+  expect(text).toMatch(/sandbox +Tenant 1 \(0a000000-0000-4000-8000-000000001001\) +0 +0 +0 +0 +4 +1 +0 +changes/);
+  const { markdown } = renderDeploymentsMarkdown([row('sandbox', { import: 4 })], [], { title: 'cplane plan', limit: 65_000 });
+  expect(markdown).toContain('| deployment | account | add | change | replace | remove | import | policy | incomplete | status |');
+  expect(renderDeploymentMatrixText([row('prod')], { color: false })).not.toContain('IMPORT');
 });
 
 it('escapes a hostile account name: no terminal escape, no Markdown or HTML markup', () => {

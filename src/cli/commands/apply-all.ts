@@ -15,6 +15,7 @@ import { compileAutoApprove, type AutoApprove } from '../../policy/index.js';
 import type { CommandContext } from '../../session/command-context.js';
 import { AbortError, ConfigInvalidError } from '../../session/errors.js';
 import { chooseDeployments, deploymentContext, runCaught, sharedLimiter } from '../deployments.js';
+import { writeWeakSecretWarnings } from '../weak-secrets.js';
 import { exitCodes } from '../exit-codes.js';
 import { safeText } from '../../text/safe-text.js';
 
@@ -65,6 +66,7 @@ export async function applyDeployments(ctx: CommandContext, runApply: RunApply):
     applied.push(...outcomes.filter((o) => o.code === 0).map((o) => o.deployment));
     const failed = outcomes.filter((o) => o.code !== 0);
     if (failed.length > 0) {
+      writeWeakSecretWarnings(ctx);
       const notStarted = waves.slice(index + 1).flat().map((d) => d.name);
       const failures = failed.map((f) => `${f.deployment}${f.error ? ` (${f.error})` : ''}`).join('; ');
       if (json) ctx.stdout.write(`${JSON.stringify({ type: 'deployments', applied, failed: failed.map((f) => f.deployment), notStarted })}\n`);
@@ -72,6 +74,7 @@ export async function applyDeployments(ctx: CommandContext, runApply: RunApply):
       return failed.some((f) => f.code === exitCodes.interrupted) ? exitCodes.interrupted : exitCodes.error;
     }
   }
+  writeWeakSecretWarnings(ctx);
   if (json) ctx.stdout.write(`${JSON.stringify({ type: 'deployments', applied, failed: [], notStarted: [] })}\n`);
   else ctx.stdout.write(`\nDeployments: all ${applied.length} applied (${applied.join(', ')}).\n`);
   return exitCodes.ok;

@@ -24,7 +24,7 @@ import { accountNameOf, placeholderProblems, planOrigin, prepareSavedPlan, readP
 import { refuseTargetWithExclude } from '../target-flags.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { markdownText, suggestedCommand } from '../../text/escape-for.js';
-import { weakSecretWarnings } from '../weak-secrets.js';
+import { writeWeakSecretWarnings } from '../weak-secrets.js';
 import { wantsDeployments } from '../deployments.js';
 import { applyDeployments, isPlanFolder } from './apply-all.js';
 
@@ -142,7 +142,7 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     // Every plan made here comes from the configuration; this only guards against a bug that would send a secret elsewhere.
     const misplaced = placeholderProblems(plan);
     if (misplaced.length > 0) throw new Error(`the plan puts secrets in fields that are not write-only: ${misplaced.join('; ')}`);
-    for (const warning of weakSecretWarnings()) ctx.stderr.write(`${warning}\n`);
+    writeWeakSecretWarnings(ctx);
     if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length, withoutValue: plan.withoutValue ?? [] })}\n`);
     else ctx.stdout.write(renderPlanText(plan, { color: interactive && !ctx.env.NO_COLOR, ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}) }));
     github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, ...(planPath ? { planFile: planPath } : {}) });

@@ -3,7 +3,9 @@
  * the differences their variables do not explain (an object only one has, a setting that differs): parity
  * drift. Reads only; exit 0 when they match, 2 when they differ (as `cplane drift`), 1 on an error.
  */
-import { compareAccounts, readAccount, type ParityDifference } from '../../export/index.js';
+import { compareAccounts, managedKey, readAccount, type ParityDifference } from '../../export/index.js';
+import { StateError } from '../../state/index.js';
+import { openStateFor } from '../../session/workspace.js';
 import { loadConfiguration } from '../../providers/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { connect } from '../../session/connection.js';
@@ -27,7 +29,7 @@ export const compareCommand: CommandModule = {
     if (ctx.values.json === true) {
       ctx.stdout.write(`${JSON.stringify({ a: { deployment: a, account: first.account }, b: { deployment: b, account: second.account }, differences }, null, 2)}\n`);
     } else {
-      ctx.stdout.write(renderText(first, second, differences));
+      ctx.stdout.write(renderText(first, second, differences, ctx.values.unmanaged === true));
     }
     return differences.length > 0 ? exitCodes.changes : exitCodes.ok;
   },
@@ -42,19 +44,36 @@ async function readDeployment(ctx: CommandContext, deployment: Deployment) {
   if (!desired || errors.length > 0) {
     throw new ConfigInvalidError(`The configuration of deployment ${deployment.name} has ${errors.length} error(s):\n\n${errors.map((d) => formatDiagnostic(d, { color: false })).join('\n')}`, 'Fix them and run the command again.', errors);
   }
+  const managed = ctx.values.unmanaged === true ? undefined : await managedBy(run.ctx, dir);
   const client = connect(run.ctx, { account: deployment.account });
   try {
     const objects = await readAccount({ client, account: deployment.account, projectNames: [], parallelism: 10 });
-    return { objects, variables: desired.variables };
+    return { objects, variables: desired.variables, ...(managed ? { managed } : {}) };
   } finally {
     await client.close();
   }
 }
 
+/** The objects the deployment's state manages (none before its first apply): what compare looks at without --unmanaged. */
+async function managedBy(ctx: CommandContext, dir: string): Promise<Set<string>> {
+  let store;
+  try {
+    store = await openStateFor(ctx, dir, { lock: false, command: 'cplane compare' });
+  } catch (error) {
+    if (error instanceof StateError && error.code === 'STATE_NOT_FOUND') return new Set();
+    throw error;
+  }
+  try {
+    return new Set(Object.values(store.data.resources).map((entry) => managedKey(entry.kind, entry.id)));
+  } finally {
+    await store.close();
+  }
+}
+
 const shown = (value: unknown) => safeText(value === undefined ? '(not set)' : JSON.stringify(value));
 
-function renderText(a: Deployment, b: Deployment, differences: ParityDifference[]): string {
-  const head = `Comparing deployment ${a.name} (account ${a.account}) with ${b.name} (account ${b.account}), values their variables explain left out.`;
+function renderText(a: Deployment, b: Deployment, differences: ParityDifference[], unmanaged: boolean): string {
+  const head = `Comparing deployment ${a.name} (account ${a.account}) with ${b.name} (account ${b.account}), values their variables explain left out${unmanaged ? '' : ', objects no deployment\'s state manages left out'}.`;
   if (differences.length === 0) return `${head}\n\nNo differences: the two accounts match.\n`;
   const lines = differences.map((d) =>
     d.kind === 'only-in-a' ? `  + ${safeText(d.address)}: only in ${a.name}`

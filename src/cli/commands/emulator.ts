@@ -5,7 +5,7 @@
  */
 import type { CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
-import { fixtures, formatDuration, parseDuration, parseFaultSpec, printableFixtures, startEmulator } from '../../emulator/index.js';
+import { fixtures, formatDuration, parseDuration, parseFaultSpec, printableFixtures, servedFixtures, startEmulator } from '../../emulator/index.js';
 
 function integerFlag(values: Record<string, unknown>, name: string, min: number, max: number): number | undefined {
   const raw = values[name];
@@ -26,16 +26,40 @@ function clockOffsetFlag(raw: unknown): number | undefined {
   }
 }
 
+/**
+ * What a fleet needs of every account served (`--accounts N`): its id, its groups and Service Accounts (with their
+ * public keys and tokens), and the users with the accounts they are members of, for `deployments:` and `directory:`.
+ */
+function accountsServed(accounts: number): string[] {
+  const served = printableFixtures(accounts);
+  const { tokens, tokenOwners } = servedFixtures(accounts);
+  const tokenOf = (serviceAccountId: string) => tokens[Object.entries(tokenOwners).find(([, owner]) => 'serviceAccountId' in owner && owner.serviceAccountId === serviceAccountId)![0]];
+  const lines = ['', `Accounts served (test values; all of it as JSON: cplane emulator --print-fixtures --accounts ${accounts}):`];
+  for (const account of served.accounts) {
+    lines.push(`  ${account.name}: ${account.id}`);
+    for (const g of served.groups.filter((g) => g.accountId === account.id)) lines.push(`    group ${g.name}: id ${g.id}, publicKey ${g.publicKey}`);
+    for (const s of served.serviceAccounts.filter((s) => s.accountId === account.id)) {
+      lines.push(`    Service Account ${s.name} (${s.status}): keyId ${s.keyId}${s.status === 'active' ? `, token ${tokenOf(s.id)}` : ''}`);
+    }
+  }
+  lines.push('Users:');
+  for (const u of served.users) {
+    const of = u.memberships.map((m) => served.accounts.find((a) => a.id === m.accountId)!.name);
+    lines.push(`  ${u.name}: id ${u.id}, publicKey ${u.publicKey ?? 'none (not set up)'}; member of ${of.join(', ')}`);
+  }
+  return lines;
+}
+
 export const emulatorCommand: CommandModule = {
   async run(ctx) {
+    const accounts = integerFlag(ctx.values, 'accounts', 0, 1000);
     if (ctx.values['print-fixtures']) {
-      ctx.stdout.write(`${JSON.stringify(printableFixtures(), null, 2)}\n`);
+      ctx.stdout.write(`${JSON.stringify(printableFixtures(accounts), null, 2)}\n`);
       return 0;
     }
     const port = integerFlag(ctx.values, 'port', 0, 65535) ?? 4010;
     const latencyMs = integerFlag(ctx.values, 'latency-ms', 0, 600_000);
     const rateLimit = integerFlag(ctx.values, 'rate-limit', 1, 1_000_000);
-    const accounts = integerFlag(ctx.values, 'accounts', 0, 1000);
     const faultsText = ctx.values['faults'];
     let faults;
     if (typeof faultsText === 'string') {
@@ -70,7 +94,7 @@ export const emulatorCommand: CommandModule = {
         `  export CPLANE_BASE_URL=${emulator.url}`,
         `  export CPLANE_TOKEN=${fixtures.tokens.admin}`,
         `  export CPLANE_ACCOUNT=${fixtures.accounts[0]!.id}`,
-        'Seeded accounts, users and tokens: cplane emulator --print-fixtures',
+        ...(accounts ? accountsServed(accounts) : ['Seeded accounts, users and tokens: cplane emulator --print-fixtures']),
         ...(emulator.clockOffsetMs() !== 0 ? [`Clock: ${emulator.now().toISOString()} (offset ${formatDuration(emulator.clockOffsetMs())} from this machine's clock).`] : []),
         'Press Ctrl-C to stop.',
         '',

@@ -311,15 +311,16 @@ export const commands: Command[] = [
   {
     name: ['compare'],
     summary: 'Compare the live accounts of two deployments: differences their variables do not explain (exit 2)',
-    usage: 'compare DEPLOYMENT_A DEPLOYMENT_B [dir] [--json] [--var NAME=VALUE ...] [--var-file FILE ...]',
+    usage: 'compare DEPLOYMENT_A DEPLOYMENT_B [dir] [--unmanaged] [--json] [--var NAME=VALUE ...] [--var-file FILE ...]',
     help: [
       'DEPLOYMENT_A/B      two deployments of the configuration\'s deployments: (docs/deployments.md)',
+      '--unmanaged         compare every object of the accounts, also those no deployment\'s state manages',
       '--json              print { a, b, differences: [{ address, kind, field?, a?, b? }] }',
       'Reads only. Exit codes: 0 the accounts match, 2 they differ, 1 error.',
       ...connectionHelp.filter((line) => !line.startsWith('--account')),
       ...variablesHelp,
     ],
-    options: { ...connectionOptions, ...variablesOptions, json: { type: 'boolean' } },
+    options: { ...connectionOptions, ...variablesOptions, json: { type: 'boolean' }, unmanaged: { type: 'boolean' } },
     load: async () => (await import('./compare.js')).compareCommand,
   },
   {
@@ -606,7 +607,7 @@ export const commands: Command[] = [
       '--faults SPEC       inject faults, e.g. "429=0.05,500=0.05,503=0.1,drop=0.1,seed=42"',
       '--rate-limit N      answer 429 beyond N requests per second per token',
       '--print-fixtures    print the seeded accounts, users, tokens... as JSON and exit',
-      '--accounts N        add N empty accounts (Tenant 1..N, ids 0a000000-0000-4000-8000-000000001001...) with Ada as admin and Dana as reader',
+      '--accounts N        add N accounts (Tenant 1..N, ids 0a000000-0000-4000-8000-000000001001...; Ada admin, Dana reader, group team, Service Account deployer) and print every account served',
     ],
     options: {
       port: { type: 'string' },

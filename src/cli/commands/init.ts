@@ -1,10 +1,13 @@
 /**
  * `cplane init [dir]`: gets a machine ready for a configuration, so the first apply finds everything in place:
+ * a starter `cplane.yaml` in a folder that has no configuration yet,
  * the state key (found and named with its source, or the key file created where docs/state.md says), the state
  * location (a writable folder, or a PostgreSQL database that answers, with cplane's tables made), and the
  * environment variables the configuration reads, with the unset ones named (names only, never values).
  * Exits 1 when the key or the state location is not usable; unset variables are listed, not errors.
  */
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { tokenVariable } from '../../session/connection.js';
 import { AbortError } from '../../session/errors.js';
@@ -14,6 +17,7 @@ import { environmentNeeds, formatDiagnostic, type EnvironmentNeed } from '../../
 import { prepareStateKey, prepareStateLocation, type KeyReport, type LocationReport } from '../../state/index.js';
 import { safeLines, safeName } from '../../text/safe-text.js';
 import { exitCodes } from '../exit-codes.js';
+import { STARTER_CONFIGURATION, STARTER_FILE } from '../starter-configuration.js';
 import { addSchemaLines } from '../schema-line.js';
 
 type Checked<T> = { ok: true; value: T } | { ok: false; error: string; hint?: string };
@@ -40,10 +44,23 @@ const connectionNeeds = (ctx: CommandContext): readonly { name: string; use: str
   { name: tokenVariable(ctx), use: ctx.deployment?.tokenEnv ? `API token of the deployment ${ctx.deployment.name}` : 'API token' },
 ];
 
+/**
+ * Writes the starter configuration into `dir` (made when missing) when it holds no configuration file; returns
+ * the file's path, or undefined when the folder already has a configuration (never overwritten).
+ */
+async function writeStarterConfiguration(dir: string): Promise<string | undefined> {
+  await mkdir(dir, { recursive: true });
+  if ((await readdir(dir)).some((name) => /\.ya?ml$/i.test(name))) return undefined;
+  const path = join(dir, STARTER_FILE);
+  await writeFile(path, STARTER_CONFIGURATION, { flag: 'wx' });
+  return path;
+}
+
 export const initCommand: CommandModule = {
   async run(ctx) {
     if (ctx.positionals.length > 1) throw new AbortError('init takes at most one folder.', 'Usage: cplane init [dir]');
     const dir = ctx.positionals[0];
+    const starter = await writeStarterConfiguration(resolve(ctx.cwd, dir ?? '.'));
     const location = await locateStateOnly(ctx, dir);
     const key = await attempt(() => prepareStateKey(location.configDir, ctx.env));
     const state = await attempt<LocationReport>(() => prepareStateLocation(location));
@@ -61,6 +78,7 @@ export const initCommand: CommandModule = {
     if (ctx.values.json === true) {
       const report = {
         ready,
+        ...(starter ? { wrote: starter } : {}),
         stateKey: key.ok ? key.value : { error: key.error, hint: key.hint },
         state: state.ok ? state.value : { error: state.error, hint: state.hint },
         environment,
@@ -73,6 +91,7 @@ export const initCommand: CommandModule = {
     }
     const failed = (check: { error: string; hint?: string }) => `${check.error}${check.hint ? `\n             ${check.hint}` : ''}`;
     const lines = [
+      ...(starter ? [`Wrote ${starter}: a starter configuration (one project, one record with a generated value). Edit it, then run \`cplane plan\`.`] : []),
       `State key:   ${key.ok ? keyLine(key.value) : failed(key)}`,
       `State:       ${state.ok ? `${state.value.location}: ${state.value.status}` : failed(state)}`,
     ];

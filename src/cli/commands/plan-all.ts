@@ -14,6 +14,7 @@ import { AbortError } from '../../session/errors.js';
 import { parseShard, shareOf } from '../deployment-shard.js';
 import { planRunExitCode, showPlannedDeployments, type PlannedDeployment } from '../deployments-report.js';
 import { chooseDeployments, deploymentContext, runCaught, sharedLimiter } from '../deployments.js';
+import { writeWeakSecretWarnings } from '../weak-secrets.js';
 
 /** The file `plan --all --out DIR` saves a deployment's plan in. */
 export const planFileName = (deployment: string) => `${deployment}.plan.json`;
@@ -44,6 +45,8 @@ export async function planDeployments(ctx: CommandContext, planOne: (ctx: Comman
     return { deployment: deployment.name, account: deployment.account, code, ...(plan ? { plan } : {}), ...(error ? { error } : {}), ...run.captured() };
   }));
 
+  // Once for the run, on stderr, not in each deployment's section.
+  writeWeakSecretWarnings(ctx);
   showPlannedDeployments(ctx, planned, { dir, count: chosen.length, ...(outDir ? { planDir: outDir } : {}), ...(shard ? { share: true } : {}) });
   if (outDir && !values.json && !values.markdown) ctx.stderr.write(`Saved ${planned.filter((p) => p.plan).length} plan(s) to ${outDir}; apply exactly these plans with \`cplane apply ${String(values.out)}\`.\n`);
   return planRunExitCode(planned, values['detailed-exitcode'] === true);

@@ -23,7 +23,7 @@ import { readingStatus } from '../reading-status.js';
 import { accountNameOf, planOrigin, withMac, writePlanFile } from '../../saved-plan/index.js';
 import { refuseTargetWithExclude } from '../target-flags.js';
 import { openWorkspace } from '../../session/workspace.js';
-import { weakSecretWarnings } from '../weak-secrets.js';
+import { writeWeakSecretWarnings } from '../weak-secrets.js';
 import { suggestedCommand } from '../../text/escape-for.js';
 
 export const planCommand: CommandModule = {
@@ -76,7 +76,7 @@ export async function planOne(ctx: CommandContext, onPlan?: (plan: Plan) => void
         await writePlanFile(planFile, withMac(plan, workspace.state));
         if (!values.json && !values.markdown) ctx.stderr.write(`Saved the plan to ${planFile}; apply exactly this plan with \`${suggestedCommand(['apply', String(values.out)])}\`.\n`);
       }
-      for (const warning of weakSecretWarnings()) ctx.stderr.write(`${warning}\n`);
+      writeWeakSecretWarnings(ctx);
       if (values.json) ctx.stdout.write(renderPlanJson(plan));
       else if (values.markdown) ctx.stdout.write(renderPlanMarkdown(plan));
       else ctx.stdout.write(renderPlanText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}) }));
