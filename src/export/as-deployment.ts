@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Document, isMap, isNode, isScalar, parseDocument } from 'yaml';
 import { AbortError } from '../errors.js';
 import type { DirectoryEntry } from './build-model.js';
+import type { Evidence, Inferred } from './infer-variables.js';
 
 const DEPLOYMENT_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 
@@ -21,6 +22,10 @@ export interface DeploymentsFile {
   text: string;
   /** Every variable the configuration's files declare. */
   declared: Set<string>;
+  /** Each declared variable's declaration (`{ type, default }`), as written. */
+  declarations: Map<string, { type?: unknown; default?: unknown }>;
+  /** Each file's content, as written (templates not interpolated): what the inferred values are solved from. */
+  contents: unknown[];
   /** The variables the configuration's `directory:` users and groups read their id or key from, in file order. */
   directoryVars: string[];
 }
@@ -54,6 +59,8 @@ export async function findDeploymentsFile(dir: string, name: string): Promise<De
   })).filter((f) => !f.startsWith('.') && /\.ya?ml$/.test(f)).sort();
   let found: DeploymentsFile | undefined;
   const declared = new Set<string>();
+  const declarations = new Map<string, { type?: unknown; default?: unknown }>();
+  const contents: unknown[] = [];
   const directoryVars: string[] = [];
   for (const file of names) {
     const text = await readFile(join(dir, file), 'utf8');
@@ -61,13 +68,21 @@ export async function findDeploymentsFile(dir: string, name: string): Promise<De
     if (doc.errors.length > 0) throw new AbortError(`${join(dir, file)} is not valid YAML: ${doc.errors[0]!.message}`, 'Fix it (`cplane validate`), then export again.');
     directoryVars.push(...directoryVariables(doc));
     const variables = doc.get('variables');
-    if (isMap(variables)) for (const pair of variables.items) if (isScalar(pair.key)) declared.add(String(pair.key.value));
+    if (isMap(variables)) {
+      for (const pair of variables.items) {
+        if (!isScalar(pair.key)) continue;
+        declared.add(String(pair.key.value));
+        const declaration: unknown = isNode(pair.value) ? pair.value.toJSON() : undefined;
+        declarations.set(String(pair.key.value), declaration !== null && typeof declaration === 'object' ? declaration : {});
+      }
+    }
+    contents.push(doc.toJS());
     if (!doc.has('deployments')) continue;
     const deployments = doc.get('deployments');
     if (deployments === null) doc.set('deployments', doc.createNode({}));
     else if (!isMap(deployments)) throw new AbortError(`${join(dir, file)}: deployments: is not a map of deployments.`, 'Fix it (`cplane validate`), then export again.');
     else if (deployments.has(name)) throw new AbortError(`The configuration ${dir} already has a deployment "${name}" (${join(dir, file)}); nothing was read or written.`, 'Choose another name, or remove that deployment first.');
-    found ??= { file: join(dir, file), doc, text, declared, directoryVars };
+    found ??= { file: join(dir, file), doc, text, declared, declarations, contents, directoryVars };
   }
   if (!found) {
     throw new AbortError(
@@ -91,6 +106,12 @@ export interface AddedDeployment {
   toFill: string[];
   /** Directory entries of this account that the configuration has no variables for. */
   unmatched: DirectoryEntry[];
+  /** Variables given a value read off this account's objects (inferred.ts), with the value. */
+  inferred: { name: string; value: string }[];
+  /** Required variables (no default) that no live object gives a value: the deployment lacks them. */
+  missing: string[];
+  /** Variables two live objects give different values, with both: none was written. */
+  conflicts: { name: string; evidence: [Evidence, Evidence] }[];
 }
 
 /**
@@ -116,8 +137,18 @@ function withDeployment(target: DeploymentsFile, name: string, value: Record<str
   return `${target.text.slice(0, at)}\n${' '.repeat(indent)}${line.toString({ lineWidth: 0 }).trimEnd()}${target.text.slice(at)}`;
 }
 
-/** Adds `name: { account, variables }` to the `deployments:` of `target` and writes the file. */
-export async function addDeployment(target: DeploymentsFile, name: string, account: string, directory: DirectoryEntry[]): Promise<AddedDeployment> {
+/** The value a variable of `type` takes from the text a template was solved for. */
+function typed(text: string, type: unknown): unknown {
+  if (type === 'number' && text.trim() !== '' && Number.isFinite(Number(text))) return Number(text);
+  if (type === 'bool' || type === 'boolean') return text === 'true' ? true : text === 'false' ? false : text;
+  return text;
+}
+
+/**
+ * Adds `name: { account, variables }` to the `deployments:` of `target` and writes the file: the directory's ids, and
+ * the values `inferred` read off the account's objects (one equal to its variable's default is left out).
+ */
+export async function addDeployment(target: DeploymentsFile, name: string, account: string, directory: DirectoryEntry[], inferred: Inferred): Promise<AddedDeployment> {
   const block = target.doc.get('deployments');
   // Two deployments on one account and workspace would share one state (`duplicate_deployment_target`).
   const taken = isMap(block) ? block.items.find((pair) => isMap(pair.value) && pair.value.get('account') === account && [undefined, 'default'].includes(pair.value.get('workspace') as string | undefined)) : undefined;
@@ -127,7 +158,7 @@ export async function addDeployment(target: DeploymentsFile, name: string, accou
       'Two deployments on one account need different workspaces: add `workspace: NAME` to the new entry by hand.',
     );
   }
-  const variables: Record<string, string> = {};
+  const variables: Record<string, unknown> = {};
   const toFill: string[] = [];
   const unmatched: DirectoryEntry[] = [];
   for (const entry of directory) {
@@ -138,7 +169,19 @@ export async function addDeployment(target: DeploymentsFile, name: string, accou
     variables[entry.idVar] = entry.id;
   }
   for (const name of target.directoryVars) if (!(name in variables) && !toFill.includes(name)) toFill.push(name);
+  const given = Object.keys(variables);
+  const fromObjects: AddedDeployment['inferred'] = [];
+  for (const [variable, text] of inferred.values) {
+    const declaration = target.declarations.get(variable);
+    if (!declaration || variable in variables) continue;
+    const value = typed(text, declaration.type);
+    fromObjects.push({ name: variable, value: text });
+    if ('default' in declaration && String(declaration.default) === String(value)) continue;
+    variables[variable] = value;
+  }
+  const missing = [...target.declarations].filter(([variable, d]) => !('default' in d) && !(variable in variables) && !inferred.values.has(variable) && !inferred.conflicts.has(variable) && !target.directoryVars.includes(variable)).map(([variable]) => variable);
   const value = Object.keys(variables).length > 0 ? { account, variables } : { account };
   await writeFile(target.file, withDeployment(target, name, value));
-  return { file: target.file, given: Object.keys(variables), toFill, unmatched };
+  const conflicts = [...inferred.conflicts].filter(([variable]) => target.declarations.has(variable)).map(([variable, evidence]) => ({ name: variable, evidence }));
+  return { file: target.file, given, toFill, unmatched, inferred: fromObjects, missing, conflicts };
 }

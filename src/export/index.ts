@@ -16,6 +16,7 @@ import { beginAdoption } from './adopt.js';
 import { addDeployment, findDeploymentsFile, type AddedDeployment } from './as-deployment.js';
 import { buildModel, type ExportModel, type Placeholder } from './build-model.js';
 import { emitFiles } from './emit-yaml.js';
+import { inferVariables } from './infer-variables.js';
 import { groupGateways, type GatewayGroup } from './group.js';
 import { checkOutputFolder, writeOutputFolder } from './output-folder.js';
 import { readAccount } from './read-account.js';
@@ -90,7 +91,7 @@ export async function exportAsDeployment(options: ExportOptions & { asDeployment
     readAccount({ client, account, projectNames: options.projectNames, parallelism: options.parallelism ?? 10 }),
   );
   const model = buildModel(live, { onlyUsedCredentials: options.projectNames.length > 0 });
-  const added = await addDeployment(target, name, account, model.directory);
+  const added = await addDeployment(target, name, account, model.directory, inferVariables(target.contents, model.files));
   return { ...added, account, name, skipped: skippedOf(model) };
 }
 

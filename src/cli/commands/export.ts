@@ -81,8 +81,18 @@ async function runAsDeployment(ctx: Parameters<CommandModule['run']>[0], name: s
   if (result.unmatched.length > 0) {
     lines.push(`This account's records are also shared with ${plural(result.unmatched.length, 'user or group', 'users or groups')} the configuration has no directory entry for: ${result.unmatched.map((d) => `${d.section}.${d.local}`).join(', ')}.`);
   }
+  if (result.inferred.length > 0) lines.push(`Its variables read off this account's objects: ${result.inferred.map((v) => `${v.name}: ${v.value}`).join(', ')} (a value equal to the variable's default is not written).`);
   lines.push(`Next: \`${suggestedCommand(['plan', '--deployment', result.name, dir])}\`.`);
   ctx.stdout.write(`${lines.join('\n')}\n`);
+  // A required variable no object gives is never guessed: the deployment is written without it, and stderr says what to add.
+  const file = relative(ctx.cwd, result.file) || result.file;
+  const problems = [
+    ...result.conflicts.map(({ name, evidence: [x, y] }) =>
+      `Variable "${name}": ${x.address}${x.field ? ` (${x.field})` : ''} gives "${x.value}" (live "${x.live}") but ${y.address}${y.field ? ` (${y.field})` : ''} gives "${y.value}" (live "${y.live}"); none was written.`),
+    ...result.missing.map((name) => `Variable "${name}" is required and no object of account ${result.account} gives its value; none was written.`),
+  ];
+  for (const name of [...result.conflicts.map((c) => c.name), ...result.missing]) problems.push(`Add to ${file}: deployments.${result.name}.variables.${name}: VALUE`);
+  if (problems.length > 0) ctx.stderr.write(`${problems.join('\n')}\n`);
   return 0;
 }
 

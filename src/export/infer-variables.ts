@@ -1,0 +1,135 @@
+/**
+ * The variable values a deployment added by `export --as-deployment` needs, read off the account being adopted,
+ * never guessed: each configured entry's strings are templates (`name: payments-${var.env}`), and the live object
+ * its plan will adopt (the exported entry of the same section whose name the configured name matches) carries the
+ * real text (`payments-staging`), so each template is solved for its variables (`env: staging`). Every field of a
+ * matched entry is solved the same way, nested settings and the entries declared inside it (matched by name
+ * again) included. Two objects that give one variable different values are a conflict, reported with both.
+ */
+import type { ExportedFile } from './build-model.js';
+
+/** Where a value was read: the configured address and field, and the live text it was solved from. */
+export interface Evidence {
+  variable: string;
+  address: string;
+  field: string;
+  live: string;
+  value: string;
+}
+
+export interface Inferred {
+  /** Each variable's value where every object that gives one agrees. */
+  values: Map<string, string>;
+  /** Variables two objects give different values: the first two that disagree. */
+  conflicts: Map<string, [Evidence, Evidence]>;
+}
+
+const REFERENCE = /\$\$\{|\$\{([^}]*)\}/g;
+const VARIABLE = /^\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*$/;
+/** Keys of a configuration file that hold no resource entries. */
+const NOT_RESOURCES = new Set(['version', 'variables', 'deployments', 'directory', 'account', 'policies', 'imports', 'moved', 'removed', 'modules', 'outputs']);
+
+const isMap = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The variables `template` reads and the values that make it `live`, or undefined when it cannot (`${env.X}`
+ * and `${each.*}` match any text). A variable used twice must take one value (a back-reference).
+ */
+export function solveTemplate(template: string, live: string): Map<string, string> | undefined {
+  const names: string[] = [];
+  let pattern = '';
+  let last = 0;
+  for (const match of template.matchAll(REFERENCE)) {
+    pattern += escapeRegExp(template.slice(last, match.index));
+    last = match.index + match[0].length;
+    if (match[1] === undefined) {
+      pattern += escapeRegExp('${');
+      continue;
+    }
+    const name = VARIABLE.exec(match[1])?.[1];
+    if (name === undefined) pattern += '.*?';
+    else if (names.includes(name)) pattern += `\\${names.indexOf(name) + 1}`;
+    else {
+      names.push(name);
+      pattern += '(.+?)';
+    }
+  }
+  pattern += escapeRegExp(template.slice(last));
+  const found = new RegExp(`^${pattern}$`, 's').exec(live);
+  if (!found) return undefined;
+  return new Map(names.map((name, i) => [name, found[i + 1]!]));
+}
+
+/** The values `configured` (an entry of the configuration, as written) takes to be `live` (the exported entry). */
+function solveEntry(configured: unknown, live: unknown, address: string, field: string, out: Evidence[]): void {
+  if (typeof configured === 'string' && configured.includes('${') && ['string', 'number', 'boolean'].includes(typeof live)) {
+    for (const [variable, value] of solveTemplate(configured, String(live)) ?? []) out.push({ variable, address, field, live: String(live), value });
+  } else if (Array.isArray(configured) && Array.isArray(live) && configured.length === live.length) {
+    configured.forEach((item, i) => solveEntry(item, live[i], address, `${field}[${i}]`, out));
+  } else if (isMap(configured) && isMap(live)) {
+    for (const [key, value] of Object.entries(configured)) {
+      if (!(key in live)) continue;
+      const path = field ? `${field}.${key}` : key;
+      if (isEntries(value) && isEntries(live[key])) solveEntries(value, live[key], `${address}.${key}`, out);
+      else solveEntry(value, live[key], address, path, out);
+    }
+  }
+}
+
+/** A map of entries by local name (a project's `records`): every value a map. */
+function isEntries(value: unknown): value is Record<string, Record<string, unknown>> {
+  return isMap(value) && Object.values(value).length > 0 && Object.values(value).every(isMap);
+}
+
+/**
+ * Matches each configured entry of a map of entries with the live entries its plan adopts: the configured `name`
+ * solved against (or equal to) the live one's; without `name`, the same local name.
+ */
+function solveEntries(configured: Record<string, unknown>, live: Record<string, unknown>, section: string, out: Evidence[]): void {
+  for (const [local, entry] of Object.entries(configured)) {
+    if (!isMap(entry)) continue;
+    const name = entry.name;
+    for (const [liveLocal, liveEntry] of Object.entries(live)) {
+      if (!isMap(liveEntry)) continue;
+      const matches = typeof name === 'string'
+        ? typeof liveEntry.name === 'string' && (name.includes('${') ? solveTemplate(name, liveEntry.name) !== undefined : name === liveEntry.name)
+        : liveLocal === local;
+      if (matches) solveEntry(entry, liveEntry, `${section}.${local}`, '', out);
+    }
+  }
+}
+
+/** Every variable value the configuration's entries (`configured`, each file's content) take in the exported account. */
+export function inferVariables(configured: readonly unknown[], exported: readonly ExportedFile[]): Inferred {
+  const live = new Map<string, Record<string, unknown>>();
+  for (const file of exported) {
+    for (const entry of file.entries) {
+      const [section] = entry.address.split('.');
+      const entries = live.get(section!) ?? live.set(section!, {}).get(section!)!;
+      entries[entry.local] = entry.entry;
+    }
+  }
+  const evidence: Evidence[] = [];
+  for (const content of configured) {
+    if (!isMap(content)) continue;
+    for (const [section, entries] of Object.entries(content)) {
+      if (NOT_RESOURCES.has(section) || !isMap(entries) || !live.has(section)) continue;
+      solveEntries(entries, live.get(section)!, section, evidence);
+    }
+  }
+  const values = new Map<string, string>();
+  const first = new Map<string, Evidence>();
+  const conflicts = new Map<string, [Evidence, Evidence]>();
+  for (const e of evidence) {
+    const seen = first.get(e.variable);
+    if (!seen) {
+      first.set(e.variable, e);
+      values.set(e.variable, e.value);
+    } else if (seen.value !== e.value && !conflicts.has(e.variable)) {
+      conflicts.set(e.variable, [seen, e]);
+      values.delete(e.variable);
+    }
+  }
+  return { values, conflicts };
+}
