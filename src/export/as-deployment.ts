@@ -8,7 +8,9 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Document, isMap, isNode, isScalar, parseDocument } from 'yaml';
+import { formatConfigText } from '../config/index.js';
 import { AbortError } from '../errors.js';
+import { packageFile } from '../package-files.js';
 import type { DirectoryEntry } from './build-model.js';
 import type { Evidence, Inferred } from './infer-variables.js';
 
@@ -115,14 +117,26 @@ export interface AddedDeployment {
 }
 
 /**
- * The file with `name: { ... }` added to its `deployments:`. A block map with entries gets one line after its last
- * entry, at its indentation, and every other byte of the file stays as it was (so `cplane fmt --check` passes when
- * it passed before); `deployments:` empty or written as a flow map is rewritten through the Document.
+ * The new entry's lines in canonical form (`cplane fmt`'s, config/format.ts): `name: { ... }` on one line when it
+ * fits, a block map otherwise, at `indent` columns.
  */
-function withDeployment(target: DeploymentsFile, name: string, value: Record<string, unknown>): string {
+async function entryLines(name: string, value: Record<string, unknown>, indent: number): Promise<string> {
   const line = new Document({ [name]: value });
   const entry = line.get(name);
   if (isMap(entry)) entry.flow = true;
+  const flow = line.toString({ lineWidth: 0 }).trimEnd();
+  const schema = JSON.parse(await readFile(packageFile('schema', 'config.schema.json'), 'utf8')) as Record<string, unknown>;
+  const formatted = formatConfigText(`deployments:\n  ${flow}\n`, schema);
+  const lines = formatted.ok ? formatted.text.trimEnd().split('\n').slice(1).map((l) => l.slice(2)) : [flow];
+  return lines.map((l) => `${' '.repeat(indent)}${l}`).join('\n');
+}
+
+/**
+ * The file with `name: { ... }` added to its `deployments:`. A block map with entries gets the entry after its last
+ * one, at its indentation, and every other byte of the file stays as it was (so `cplane fmt --check` passes when
+ * it passed before); `deployments:` empty or written as a flow map is rewritten through the Document.
+ */
+async function withDeployment(target: DeploymentsFile, name: string, value: Record<string, unknown>): Promise<string> {
   const block = target.doc.get('deployments');
   const last = isMap(block) && !block.flow ? block.items.at(-1) : undefined;
   const keyStart = last && isScalar(last.key) ? last.key.range?.[0] : undefined;
@@ -132,9 +146,10 @@ function withDeployment(target: DeploymentsFile, name: string, value: Record<str
     return target.doc.toString({ lineWidth: 0 });
   }
   const indent = keyStart - (target.text.lastIndexOf('\n', keyStart - 1) + 1);
-  const lineEnd = target.text.indexOf('\n', valueEnd);
+  // A value last in the file can end after its line's newline: the line it ends is the one its last character is on.
+  const lineEnd = target.text.indexOf('\n', Math.max(keyStart, valueEnd - 1));
   const at = lineEnd === -1 ? target.text.length : lineEnd;
-  return `${target.text.slice(0, at)}\n${' '.repeat(indent)}${line.toString({ lineWidth: 0 }).trimEnd()}${target.text.slice(at)}`;
+  return `${target.text.slice(0, at)}\n${await entryLines(name, value, indent)}${target.text.slice(at)}`;
 }
 
 /** The value a variable of `type` takes from the text a template was solved for. */
@@ -181,7 +196,7 @@ export async function addDeployment(target: DeploymentsFile, name: string, accou
   }
   const missing = [...target.declarations].filter(([variable, d]) => !('default' in d) && !(variable in variables) && !inferred.values.has(variable) && !inferred.conflicts.has(variable) && !target.directoryVars.includes(variable)).map(([variable]) => variable);
   const value = Object.keys(variables).length > 0 ? { account, variables } : { account };
-  await writeFile(target.file, withDeployment(target, name, value));
+  await writeFile(target.file, await withDeployment(target, name, value));
   const conflicts = [...inferred.conflicts].filter(([variable]) => target.declarations.has(variable)).map(([variable, evidence]) => ({ name: variable, evidence }));
   return { file: target.file, given, toFill, unmatched, inferred: fromObjects, missing, conflicts };
 }

@@ -6,6 +6,7 @@
  * matched entry is solved the same way, nested settings and the entries declared inside it (matched by name
  * again) included. Two objects that give one variable different values are a conflict, reported with both.
  */
+import { exportedDefinitionOf } from '../providers/index.js';
 import type { ExportedFile } from './build-model.js';
 
 /** Where a value was read: the configured address and field, and the live text it was solved from. */
@@ -83,19 +84,23 @@ function isEntries(value: unknown): value is Record<string, Record<string, unkno
 }
 
 /**
- * Matches each configured entry of a map of entries with the live entries its plan adopts: the configured `name`
- * solved against (or equal to) the live one's; without `name`, the same local name.
+ * Matches each configured entry of a map of entries with the live entries its plan adopts: the configured name solved
+ * against (or equal to) the live one. An entry without `name` is named by its local name (export leaves `name` out
+ * where the two are the same).
  */
 function solveEntries(configured: Record<string, unknown>, live: Record<string, unknown>, section: string, out: Evidence[]): void {
   for (const [local, entry] of Object.entries(configured)) {
     if (!isMap(entry)) continue;
-    const name = entry.name;
+    const name = typeof entry.name === 'string' ? entry.name : local;
     for (const [liveLocal, liveEntry] of Object.entries(live)) {
       if (!isMap(liveEntry)) continue;
-      const matches = typeof name === 'string'
-        ? typeof liveEntry.name === 'string' && (name.includes('${') ? solveTemplate(name, liveEntry.name) !== undefined : name === liveEntry.name)
-        : liveLocal === local;
-      if (matches) solveEntry(entry, liveEntry, `${section}.${local}`, '', out);
+      const liveName = typeof liveEntry.name === 'string' ? liveEntry.name : liveLocal;
+      const solved = solveTemplate(name, liveName);
+      if (!solved) continue;
+      const address = `${section}.${local}`;
+      for (const [variable, value] of solved) out.push({ variable, address, field: 'name', live: liveName, value });
+      const { name: _name, ...rest } = entry;
+      solveEntry(rest, liveEntry, address, '', out);
     }
   }
 }
@@ -105,8 +110,8 @@ export function inferVariables(configured: readonly unknown[], exported: readonl
   const live = new Map<string, Record<string, unknown>>();
   for (const file of exported) {
     for (const entry of file.entries) {
-      const [section] = entry.address.split('.');
-      const entries = live.get(section!) ?? live.set(section!, {}).get(section!)!;
+      const section = exportedDefinitionOf(entry.kind).config.key;
+      const entries = live.get(section) ?? live.set(section, {}).get(section)!;
       entries[entry.local] = entry.entry;
     }
   }

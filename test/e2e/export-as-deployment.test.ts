@@ -2,7 +2,7 @@
 // folder and arranged into deployments (by hand, as a user would); account B is then added to its `deployments:`
 // (comments kept, nothing else copied), and `plan --all` plans both. A name already taken and a configuration
 // without deployments are refused before anything is read or written.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { extraAccount } from '../../src/emulator/index.js';
@@ -12,18 +12,6 @@ const [a, b] = [extraAccount(1).id, extraAccount(2).id];
 let w: World;
 let out: string;
 const main = () => readFileSync(join(out, 'main.yaml'), 'utf8');
-
-// Each test arranges its own world: account A applied and exported in-process (the CLI's entry, no subprocess);
-// the step under test runs the real CLI.
-beforeEach(async () => {
-  w = await world({ accounts: 2 });
-  w.config('version: 1\nprojects:\n  app: { description: the app }\n');
-  expect((await w.run(['apply', w.dir, '--auto-approve', '--account', a])).code).toBe(0);
-  out = join(w.dir, '..', 'multi');
-  const exported = await w.run(['export', '--account', a, '--out', out]);
-  expect(exported.code).toBe(0);
-});
-afterEach(async () => w.close());
 
 /** The exported folder arranged into deployments as docs/deployments.md says (the account variable gives way to deployments); its main.yaml. */
 function arrangedIntoDeployments(): string {
@@ -35,6 +23,18 @@ function arrangedIntoDeployments(): string {
 }
 
 describe('export --as-deployment', () => {
+  // Each test arranges its own world: account A applied and exported in-process (the CLI's entry, no subprocess);
+  // the step under test runs the real CLI.
+  beforeEach(async () => {
+    w = await world({ accounts: 2 });
+    w.config('version: 1\nprojects:\n  app: { description: the app }\n');
+    expect((await w.run(['apply', w.dir, '--auto-approve', '--account', a])).code).toBe(0);
+    out = join(w.dir, '..', 'multi');
+    const exported = await w.run(['export', '--account', a, '--out', out]);
+    expect(exported.code).toBe(0);
+  });
+  afterEach(async () => w.close());
+
   it('refuses a configuration without deployments:, saying how to start one, and changes nothing', async () => {
     const before = main();
     const run = await w.cli(['export', '--account', b, '--as-deployment', 'b', out]);
@@ -88,5 +88,69 @@ describe('export --as-deployment', () => {
     const badName = await w.cli(['export', '--as-deployment', 'Bad Name', out]);
     expect(badName.code).toBe(1);
     expect(badName.stderr).toContain('--as-deployment "Bad Name" is not a deployment name.');
+  });
+});
+
+// The new deployment's variables are read off the account's objects: the configuration's names are templates
+// (`payments-${var.env}`), the account's objects carry the real names (`payments-staging`).
+describe('export --as-deployment: the variables the new deployment needs', () => {
+  let fleet: string;
+  const fleetMain = () => readFileSync(join(fleet, 'main.yaml'), 'utf8');
+  /** Account B holds `names` (applied from a folder of their own); the fleet folder is `yaml`, in canonical form. */
+  async function arrange(names: string[], yaml: string): Promise<void> {
+    w = await world({ accounts: 2 });
+    w.config(`version: 1\nprojects:\n${names.map((n) => `  ${n.replace(/-/g, '_')}: { name: ${n}, description: payments in us }\n`).join('')}`);
+    expect((await w.run(['apply', w.dir, '--auto-approve', '--account', b])).code).toBe(0);
+    fleet = join(w.dir, '..', 'fleet');
+    mkdirSync(fleet);
+    writeFileSync(join(fleet, 'main.yaml'), yaml);
+    expect((await w.run(['fmt', fleet])).code).toBe(0);
+  }
+  afterEach(async () => w.close());
+
+  const FLEET = `version: 1
+variables:
+  env: { type: string }
+  region: { type: string, default: eu }
+  team: { type: string, default: payments }
+deployments:
+  dev: { account: ${a}, variables: { env: dev } }
+projects:
+  payments: { name: "payments-\${var.env}", description: "\${var.team} in \${var.region}" }
+`;
+
+  it('gives a required env and a value that differs from its default, leaves out one equal to it, and the plan adopts everything', async () => {
+    await arrange(['payments-staging'], FLEET);
+    const before = fleetMain();
+    const run = await w.cli(['export', '--account', b, '--as-deployment', 'staging', fleet]);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Its variables read off this account's objects: env: staging, team: payments, region: us");
+    expect(fleetMain()).toBe(before.replace('variables: { env: dev }\n', `variables: { env: dev }\n  staging:\n    account: ${b}\n    variables: { env: staging, region: us }\n`));
+    expect((await w.run(['fmt', '--check', fleet])).code).toBe(0);
+    const plan = await w.cli(['plan', '--deployment', 'staging', fleet, '--json']);
+    expect(plan.stderr).toBe('');
+    // The account's object is adopted as it is: nothing added, removed or changed.
+    const [planned] = (JSON.parse(plan.stdout) as { deployments: { summary: Record<string, unknown>; plan: { steps: { address: string; action: string; changes: unknown[] }[] } }[] }).deployments;
+    expect(planned!.summary).toMatchObject({ add: 0, change: 0, replace: 0, remove: 0, import: 1 });
+    expect(planned!.plan.steps.map((s) => [s.address, s.action, s.changes])).toEqual([['project.payments', 'import', []]]);
+  });
+
+  it('writes the deployment without a required variable no object gives, and says on stderr what to add', async () => {
+    await arrange(['ledger'], FLEET);
+    const run = await w.cli(['export', '--account', b, '--as-deployment', 'staging', fleet]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(`Variable "env" is required and no object of account ${b} gives its value; none was written.\nAdd to fleet/main.yaml: deployments.staging.variables.env: VALUE\n`);
+    expect(fleetMain()).toContain(`  staging: { account: ${b} }\n`);
+    expect((await w.run(['fmt', '--check', fleet])).code).toBe(0);
+  });
+
+  it('names both objects when two give a variable different values, and writes neither', async () => {
+    await arrange(['payments-staging', 'web-prod'], `${FLEET}  web: { name: "web-\${var.env}" }\n`);
+    const run = await w.cli(['export', '--account', b, '--as-deployment', 'staging', fleet]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('Variable "env": projects.payments (name) gives "staging" (live "payments-staging") but projects.web (name) gives "prod" (live "web-prod"); none was written.\n');
+    expect(run.stderr).toContain('Add to fleet/main.yaml: deployments.staging.variables.env: VALUE\n');
+    expect(fleetMain()).toContain(`  staging:\n    account: ${b}\n    variables: { region: us }\n`);
   });
 });

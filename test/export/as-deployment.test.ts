@@ -49,7 +49,7 @@ describe('adding a deployment', () => {
     expect(added.toFill).toEqual(['user_x_public_key', 'group_y_id', 'group_y_public_key']);
     expect(added.unmatched.map((d) => d.local)).toEqual(['group-z']);
     const text = await readFile(join(dir, 'main.yaml'), 'utf8');
-    expect(text).toBe(MAIN.replace('# first\n', '# first\n  b: { account: 0a000000-0000-4000-8000-000000001002, variables: { user_x_id: 0b000000-0000-4000-8000-0000000000aa } }\n'));
+    expect(text).toBe(MAIN.replace('# first\n', '# first\n  b:\n    account: 0a000000-0000-4000-8000-000000001002\n    variables: { user_x_id: 0b000000-0000-4000-8000-0000000000aa }\n'));
   });
 
   it('refuses a taken name, an account a deployment has, a folder without deployments:, and a name that is not one', async () => {
