@@ -1,9 +1,9 @@
 /**
  * `cplane export --as-deployment NAME DIR`: instead of a second copy of everything, the exported account
  * becomes one more entry of an existing configuration's `deployments:`, `NAME: { account, variables }`, its
- * variables the values of the configuration's directory variables in this account (the ids export read; never
- * a public key, which no operation returns). The new entry is one line spliced in after the last deployment, so
- * every other byte of the file is kept.
+ * variables the values the configuration's templates take in this account (infer-variables.ts) and those of its
+ * directory variables (the ids export read; never a public key, which no operation returns). The new entry is
+ * spliced in after the last deployment, in fmt's canonical form, so every other byte of the file is kept.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

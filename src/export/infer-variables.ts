@@ -68,7 +68,7 @@ function solveEntry(configured: unknown, live: unknown, address: string, field: 
     for (const [variable, value] of solveTemplate(configured, String(live)) ?? []) out.push({ variable, address, field, live: String(live), value });
   } else if (Array.isArray(configured) && Array.isArray(live) && configured.length === live.length) {
     configured.forEach((item, i) => solveEntry(item, live[i], address, `${field}[${i}]`, out));
-  } else if (isMap(configured) && isMap(live)) {
+  } else if (isMap(configured) && isMap(live) && !isSecretSource(live)) {
     for (const [key, value] of Object.entries(configured)) {
       if (!(key in live)) continue;
       const path = field ? `${field}.${key}` : key;
@@ -76,6 +76,15 @@ function solveEntry(configured: unknown, live: unknown, address: string, field: 
       else solveEntry(value, live[key], address, path, out);
     }
   }
+}
+
+/**
+ * A secret's `{ env: NAME }` or `{ file: PATH }`: export makes its name up from names (`CPLANE_OTEL_SHOP_STAGING_...`,
+ * upper-cased), so it says nothing of the account's values and is never solved.
+ */
+function isSecretSource(value: Record<string, unknown>): boolean {
+  const keys = Object.keys(value);
+  return keys.length === 1 && (keys[0] === 'env' || keys[0] === 'file');
 }
 
 /** A map of entries by local name (a project's `records`): every value a map. */

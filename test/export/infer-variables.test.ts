@@ -19,8 +19,9 @@ describe('solveTemplate', () => {
 
 describe('inferVariables', () => {
   it('matches configured entries to live ones by name and solves every field, nested entries included', () => {
-    const configured = [{ variables: { env: { type: 'string' } }, projects: { payments: { name: 'payments-${var.env}', description: '${var.team} payments', records: { key: { name: 'key-${var.env}' } } } } }];
-    const live = [file([{ address: 'projects.payments-staging', local: 'payments-staging', entry: { description: 'web payments', records: { key_staging: { name: 'key-staging' } } } }])];
+    // A secret's environment variable is export's own name (upper-cased), never the account's: it is not solved.
+    const configured = [{ variables: { env: { type: 'string' } }, projects: { payments: { name: 'payments-${var.env}', description: '${var.team} payments', records: { key: { name: 'key-${var.env}', value: { env: 'KEY_${var.env}' } } } } } }];
+    const live = [file([{ address: 'projects.payments-staging', local: 'payments-staging', entry: { description: 'web payments', records: { key_staging: { name: 'key-staging', value: { env: 'KEY_STAGING' } } } } }])];
     const { values, conflicts } = inferVariables(configured, live);
     expect(values).toEqual(new Map([['env', 'staging'], ['team', 'web']]));
     expect(conflicts.size).toBe(0);
