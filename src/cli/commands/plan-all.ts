@@ -15,6 +15,7 @@ import { codeBlock } from '../../text/escape-for.js';
 import { safeText } from '../../text/safe-text.js';
 import { chooseDeployments, deploymentContext, runCaught, sharedLimiter } from '../deployments.js';
 import { exitCodes } from '../exit-codes.js';
+import { githubReporter } from '../github-flag.js';
 import { reportDeploymentsToGithub, COMMENT_LIMIT } from '../github-deployments.js';
 
 /** The file `plan --all --out DIR` saves a deployment's plan in. */
@@ -33,7 +34,11 @@ interface Planned {
 export async function planDeployments(ctx: CommandContext, planOne: (ctx: CommandContext, onPlan: (plan: Plan) => void) => Promise<number>): Promise<number> {
   const { values } = ctx;
   if (values.json && values.markdown) throw new AbortError('--json and --markdown cannot be used together.', 'Pick one output format.');
-  const { dir, chosen } = await chooseDeployments(ctx, 'plan');
+  // A configuration refused as a whole (a var file outside its folder) is annotated at its lines, as one plan's is.
+  const { dir, chosen } = await chooseDeployments(ctx, 'plan').catch((error: unknown) => {
+    githubReporter(ctx)?.failed(error, 'plan');
+    throw error;
+  });
   const outDir = typeof values.out === 'string' ? resolve(ctx.cwd, values.out) : undefined;
   if (outDir) mkdirSync(outDir, { recursive: true });
   const limiter = sharedLimiter(ctx, chosen.length);
