@@ -183,6 +183,12 @@ export interface PlanOrigin {
   workspace: string;
   /** The deployment of the configuration's `deployments:` the plan is for; absent without deployments. */
   deployment?: string;
+  /**
+   * For a plan saved by `plan --all --out DIR`: the run that saved it (a random id) and every deployment whose plan
+   * it saved in DIR. Each plan of the folder carries the list under its MAC, so `apply DIR` refuses a folder that
+   * lacks one (a deleted plan would skip its `after` gate) or mixes runs.
+   */
+  folder?: { run: string; deployments: string[] };
   /** The account's name as `GET /accounts` gives it; null when the token may not list accounts. */
   accountName: string | null;
   /** Configuration folder relative to the working folder of the plan (`/` separators). */

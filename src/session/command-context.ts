@@ -31,6 +31,8 @@ export interface CommandContext {
     sharedLimiter?: Limiter;
     /** The deployment's `autoApprove` rule (apply --all): whether its plan may be applied without asking, and if not why. */
     autoApprove?: (plan: Plan) => { approved: boolean; why?: string };
+    /** `plan --all --out DIR`: the run and the deployments whose plans it saves in DIR, recorded in each plan (origin.folder). */
+    planFolder?: { run: string; deployments: string[] };
   };
 }
 

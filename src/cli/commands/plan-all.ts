@@ -5,6 +5,7 @@
  * others. `--out DIR` saves one authenticated plan per deployment (`DIR/NAME.plan.json`, for `cplane apply
  * DIR`); `--github` writes one pull-request comment for the whole configuration.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { deploymentSummary, failedDeploymentSummary, type DeploymentSummary, type Plan } from '../../plan-model/index.js';
@@ -42,6 +43,8 @@ export async function planDeployments(ctx: CommandContext, planOne: (ctx: Comman
   const outDir = typeof values.out === 'string' ? resolve(ctx.cwd, values.out) : undefined;
   if (outDir) mkdirSync(outDir, { recursive: true });
   const limiter = sharedLimiter(ctx, chosen.length);
+  // Every plan saved in DIR lists them all, under its MAC: `apply DIR` refuses the folder when one is missing.
+  const planFolder = outDir ? { run: randomBytes(16).toString('hex'), deployments: chosen.map((d) => d.name) } : undefined;
 
   const planned: Planned[] = await Promise.all(chosen.map(async (deployment): Promise<Planned> => {
     const run = deploymentContext(ctx, deployment, {
@@ -50,6 +53,7 @@ export async function planDeployments(ctx: CommandContext, planOne: (ctx: Comman
       // Each deployment's own exit code says what its plan amounts to; the matrix and the code of the run add them up.
       values: { github: false, 'detailed-exitcode': true, ...(outDir ? { out: join(outDir, planFileName(deployment.name)) } : {}) },
     });
+    if (planFolder) run.ctx.deployment = { ...run.ctx.deployment!, planFolder };
     let plan: Plan | undefined;
     const { code, error } = await runCaught(() => planOne(run.ctx, (made) => (plan = made)), ['plan'], run.ctx);
     return { deployment: deployment.name, account: deployment.account, code, ...(plan ? { plan } : {}), ...(error ? { error } : {}), ...run.captured() };
