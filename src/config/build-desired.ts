@@ -179,12 +179,19 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
     // An instance of a forEach is named by its address, which says which key it is (KIND.NAME[KEY], e.g. team[search] of the gateways).
     const owner = isInstanceAddress(resource.address) ? resource.address : `${block.noun} "${resource.localName}"`;
     for (const rule of block.references ?? []) {
-      const value = entry[rule.attribute];
-      const fieldAt = valueOffset(file, entry, rule.attribute, at);
-      const listed: [string, number][] = Array.isArray(value) ? value.map((name, i) => [String(name), valueOffset(file, value, i, fieldAt)]) : typeof value === 'string' ? [[value, fieldAt]] : [];
+      // A name the entry leaves out may come from the field's default (the attribute of the same name): what the
+      // resource needs is checked whoever wrote it. A default has no place of its own: the entry's name is underlined.
+      const written = entry[rule.attribute] !== undefined;
+      const value = written ? entry[rule.attribute] : (resource.attributes as Record<string, unknown>)[rule.attribute];
+      const fieldAt = written ? valueOffset(file, entry, rule.attribute, at) : at;
+      const listed: [string, number][] = Array.isArray(value) ? value.map((name, i) => [String(name), written ? valueOffset(file, value, i, fieldAt) : at]) : typeof value === 'string' ? [[value, fieldAt]] : [];
+      const end = (offset: number, name: string) => (written ? offset + name.length : at + resource.localName.length);
+      const byDefault = written ? '' : ` (the default of ${rule.attribute})`;
       if (!('kind' in rule)) {
         for (const [name, offset] of listed) {
-          if (!Object.hasOwn(directory[rule.directory], name)) sink.push(diagnosticAt(file, offset, { ...undeclaredInDirectory(rule.directory, name, directory), end: offset + name.length }));
+          if (Object.hasOwn(directory[rule.directory], name)) continue;
+          const undeclared = undeclaredInDirectory(rule.directory, name, directory);
+          sink.push(diagnosticAt(file, offset, { ...undeclared, summary: `${undeclared.summary}${byDefault}`, end: end(offset, name) }));
         }
         continue;
       }
@@ -194,13 +201,13 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
         const known = names(kind);
         sink.push(diagnosticAt(file, offset, {
           code: 'unknown_reference',
-          summary: `Unknown ${kind} "${name}" in ${owner}${didYouMean(name, known)}`,
+          summary: `Unknown ${kind} "${name}" in ${owner}${byDefault}${didYouMean(name, known)}`,
           detail: [
             known.length ? `Declared ${kind}s: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', ...' : ''}.` : `No ${kind} is declared in this configuration.`,
             // In a module, a plain name is the module's own: the caller's resources come through inputs (modules.ts).
             ...(file.within ? [`A module names the caller's resources only through its inputs: write \${var.NAME} here and give NAME in the module call's inputs.`] : []),
           ].join('\n'),
-          end: offset + name.length,
+          end: end(offset, name),
         }));
       }
     }

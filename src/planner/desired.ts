@@ -103,7 +103,7 @@ function planAddress(given: StageInputs, r: DesiredResource, out: StageResult): 
   }
   // Every repair of drift says why, so a reviewer reading only the step (Markdown's Why column) knows.
   const repair = found.identity.status === 'archived' ? 'archived outside cplane: unarchiving it' : changes.length > 0 ? `changed outside cplane (${changes.map((c) => c.path).join(', ')}): setting it back` : undefined;
-  change(found, entry, { action: 'update', reason: repair, changedOutside: changedOutsideOnly(definition.desiredView({ attributes: r.attributes, known }), changes) });
+  change(found, entry, { action: 'update', reason: repair, ...(changes.length > 0 ? { changedOutside: changedOutsideOnly(definition.desiredView({ attributes: r.attributes, known }), changes) } : {}) });
 }
 
 /**

@@ -119,9 +119,14 @@ export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
   // Children of the parents in state are read at once, alongside the account-wide lists, so that refresh
   // takes one wave of requests; only parents found for adoption wait for their list.
   await Promise.all([...[...sources].map(([source, kind]) => readLookup(source, kind)), ...kindOrder.map((kind) => readKind(kind, [...(managed.get(kind) ?? [])]))]);
+  // Several kinds live under one parent kind (a record's grants, owner and shares): its live objects are
+  // identified once for all of them.
+  const adoptable = new Map<ResourceKind, Set<string>>();
+  const adoptableUnder = (parent: ResourceKind) => adoptable.get(parent) ?? adoptable.set(parent, adoptableParents(input, snapshot, parent)).get(parent)!;
   await Promise.all(
     childKindsRead.map((kind) => {
-      const adopting = adoptableParents(input, snapshot, kind).filter((id) => !managed.get(kind)?.has(id));
+      const parent = parentOf(kind);
+      const adopting = parent ? [...adoptableUnder(parent.kind)].filter((id) => !managed.get(kind)?.has(id)) : [];
       return adopting.length > 0 ? readKind(kind, adopting) : undefined;
     }),
   );
@@ -153,15 +158,17 @@ function outlineOf(entries: StateData['resources'][string][]) {
   return { expected, managed, kindsInState };
 }
 
-/** Live parents of `kind` that the configuration claims by natural key and that still exist: their children may be adopted too. */
-function adoptableParents(input: RefreshInput, snapshot: LiveSnapshot, kind: ResourceKind): string[] {
-  const parent = parentOf(kind);
-  if (!parent || (snapshot.items[parent.kind] ?? []).length === 0) return [];
-  const definition = definitionOf(parent.kind);
+/** Live objects of `kind` that the configuration claims by natural key and that still exist: their children may be adopted too. */
+function adoptableParents(input: RefreshInput, snapshot: LiveSnapshot, kind: ResourceKind): Set<string> {
+  const items = snapshot.items[kind] ?? [];
+  if (items.length === 0) return new Set();
+  const definition = definitionOf(kind);
   const known: Known = { account: input.account, now: input.client.serverNow(), find: finder(snapshot.lookups), list: lister(snapshot.lookups), directory: input.desired?.directory ?? emptyDirectory(), idOf: (address) => input.state.resources[address]?.id, nameOf: (_kind, id) => id };
-  const claimed = new Set((input.desired?.resources ?? []).filter((r) => r.kind === parent.kind).map((r) => definition.naturalKey({ desired: r, known })));
-  return (snapshot.items[parent.kind] ?? [])
-    .map((live) => definition.identify({ live }))
-    .filter((identity) => identity.status === 'live' && claimed.has(identity.key))
-    .map((identity) => identity.id);
+  const claimed = new Set((input.desired?.resources ?? []).filter((r) => r.kind === kind).map((r) => definition.naturalKey({ desired: r, known })));
+  const ids = new Set<string>();
+  for (const live of items) {
+    const identity = definition.identify({ live });
+    if (identity.status === 'live' && claimed.has(identity.key)) ids.add(identity.id);
+  }
+  return ids;
 }

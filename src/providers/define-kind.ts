@@ -137,22 +137,38 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
     ...rules.flatMap((r) => ('kind' in r ? [value(a, r.attribute)].flat().filter((n) => n !== undefined).map((n) => resourceAddress(r.kind, String(n))) : [])),
   ]);
   const shown = (f: FieldSpec<E>, v: unknown, known: Known) => (f.normalize && v !== undefined && v !== null ? f.normalize(v, known) : v);
-  // A field with `paths` is shown as its leaves; every other as itself.
-  const entries = (name: string, f: FieldSpec<E>, v: unknown): [string, unknown][] => (v === NOT_READ ? [] : f.paths ? Object.entries(flatten(name, v)) : [[name, v]]);
-  const desiredView = spec.desiredView ?? (({ attributes: a, known }: { attributes: A; known: Known }): View =>
-    Object.fromEntries(viewed.filter(([name]) => value(a, name) !== undefined).flatMap(([name, f]) => entries(name, f, shown(f, value(a, name), known)))));
+  // A field with `paths` is shown as its leaves; every other as itself. Views are made for every resource of every
+  // plan (three times each), so they are built by plain loops into one object, without intermediate arrays.
+  const show = (into: View, name: string, f: FieldSpec<E>, v: unknown): void => {
+    if (v === NOT_READ) return;
+    if (f.paths) flatten(name, v, into);
+    else into[name] = v;
+  };
+  const desiredView = spec.desiredView ?? (({ attributes: a, known }: { attributes: A; known: Known }): View => {
+    const into: View = {};
+    for (const [name, f] of viewed) {
+      const v = value(a, name);
+      if (v !== undefined) show(into, name, f, shown(f, v, known));
+    }
+    return into;
+  });
   // A kind known only from state is seen as the attributes it last applied; one read back, as its live fields.
-  const view = spec.view ?? (({ live, known }: { live: L; known: Known }): View => spec.observation === 'state'
-    ? desiredView({ attributes: (live as RecordedObject).inputs as A, known })
-    : Object.fromEntries(observed.flatMap(([name, f]) => {
+  const view = spec.view ?? (({ live, known }: { live: L; known: Known }): View => {
+    if (spec.observation === 'state') return desiredView({ attributes: (live as RecordedObject).inputs as A, known });
+    const into: View = {};
+    for (const [name, f] of observed) {
       const v = value(live as object, f.live ?? name);
       const read = f.fromLive ? f.fromLive(v, known) : v;
-      return entries(name, f, read === NOT_READ ? read : shown(f, read, known));
-    })));
+      show(into, name, f, read === NOT_READ ? read : shown(f, read, known));
+    }
+    return into;
+  });
+  // Field names hold no dot: a path's first segment is its field.
+  const observedNames = new Set(observed.map(([name]) => name));
   const replaceFields = named.filter(([, f]) => f.replace).map(([name]) => name);
   const derivedDiff = ({ desired, live, known, changedSecrets }: DiffRequest<A, L>): KindDiff => {
     const wanted = desiredView({ attributes: desired.attributes, known });
-    const isObserved = (k: string) => observed.some(([name]) => k === name || k.startsWith(`${name}.`));
+    const isObserved = (k: string) => observedNames.has(k.includes('.') ? k.slice(0, k.indexOf('.')) : k);
     const compared = named.length > 0 ? Object.fromEntries(Object.entries(wanted).filter(([k]) => isObserved(k))) : wanted;
     const { ignoreChanges } = desired.lifecycle;
     return { changes: [...diffViews(compared, view({ live, known }), ignoreChanges), ...sensitiveChanges(changedSecrets, ignoreChanges)] };

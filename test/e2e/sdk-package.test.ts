@@ -72,7 +72,11 @@ it('installs from its packed tarball into an empty folder, offline, within the g
   expect(tarball).toBe('cplane-sdk-0.1.0.tgz');
   mkdirSync(app);
   for (const file of ['package.json', 'read-secret.mjs']) cpSync(join(root, 'examples', 'sdk', file), join(app, file));
-  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(temp, tarball)], { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its one dependency is packed from the root's node_modules and installed beside it: npm's cache holds the
+  // tarballs `npm install` fetched for the lockfile, but not the registry's metadata that resolving a range from
+  // the cache needs, so on a new machine `--offline` could not resolve `@noble/ciphers` by itself.
+  const ciphers = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', temp], { cwd: join(root, 'node_modules', '@noble', 'ciphers'), encoding: 'utf8' }).trim();
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(temp, tarball), join(temp, ciphers)], { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
   const modules = join(app, 'node_modules');
   const own = sizeOf(join(modules, '@cplane', 'sdk'));
