@@ -1,1 +1,1 @@
-export{s as compilePolicies}from"./policy.mjs";
+export{c as compilePolicies}from"./policy.mjs";

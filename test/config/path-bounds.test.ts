@@ -78,6 +78,16 @@ describe('paths the configuration names stay inside its folder or its Git work t
     expect(JSON.stringify(diagnostics)).not.toContain('c2VjcmV0LXRva2Vu');
   });
 
+  it('the state folder .cplane inside the configuration folder is never read either', async () => {
+    const { infra } = repository({ git: false });
+    mkdirSync(join(infra, '.cplane'));
+    writeFileSync(join(infra, '.cplane', 'state.json'), '{"sealed": "c2VhbGVkLXN0YXRl"}\n');
+    writeFileSync(join(infra, 'main.yaml'), deployments('.cplane/state.json'));
+    const { diagnostics } = await loadIn(infra, { deployment: 'staging' });
+    expect(diagnostics.map((d) => d.code)).toEqual(['path_outside']);
+    expect(diagnostics[0]!.summary).toContain('is inside a folder cplane never reads from (.git, .cplane)');
+  });
+
   it('a { file: } secret source outside is an error at its path; one inside is taken', async () => {
     const { top, infra } = repository({ git: false });
     writeFileSync(join(infra, 'key.txt'), 'sk-inside-the-folder\n');
