@@ -3,7 +3,8 @@
  * out. The stages run in order (read and parse, variables, interpolation,
  * schema, cross-file checks); all problems of a stage are collected across
  * files, and the cross-file stage runs only when every file is valid, since
- * its errors would otherwise repeat the earlier ones.
+ * its errors would otherwise repeat the earlier ones. A path the files name is read only inside the folder's
+ * bounds (path-bounds.ts), and no diagnostic shows a secret source's value (secret-snippets.ts).
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { buildDesired, type LoadedFile } from './build-desired.js';
@@ -168,6 +169,7 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
   }
   if (hasErrors(diagnostics)) return done();
   const modules = await loadModules(loaded, { root, display, kinds: options.kinds, env, unset }, diagnostics);
+  read.files = [...files, ...modules.files.map((l) => l.file)];
   await confineSecretFiles([...loaded, ...modules.files].map((l) => l.file), bounds, diagnostics);
   if (hasErrors(diagnostics)) return done();
 
