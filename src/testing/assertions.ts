@@ -112,7 +112,13 @@ function comprehensionDepth(value: unknown): number {
 export async function checkAssertions(assertions: readonly Assertion[], facts: Record<string, unknown>): Promise<AssertionOutcome[]> {
   if (assertions.length === 0) return [];
   const rules = assertions.flatMap((a) => [a.expression, ...a.parts]);
-  const firstRule = assertions.map((_, i) => assertions.slice(0, i).reduce((n, a) => n + 1 + a.parts.length, 0));
+  // Where each assertion's expression is among the rules; its parts follow it.
+  const firstRule: number[] = [];
+  let next = 0;
+  for (const assertion of assertions) {
+    firstRule.push(next);
+    next += 1 + assertion.parts.length;
+  }
   let sandbox: Sandbox | undefined;
   const outcomes: AssertionOutcome[] = [];
   try {
