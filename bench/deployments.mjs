@@ -8,6 +8,11 @@
 // benches' (a project, a credential and a gateway with two tokens per five resources) planned against empty
 // accounts, so every plan creates everything: the refresh reads every list once per account.
 // `node bench/deployments.mjs 10x40` runs one smaller shape (DEPLOYMENTSxRESOURCES).
+// Then the CI matrix (docs/ci.md): 400 deployments of 20 resources planned in 4 shards (`plan --all --shard I/4 --out
+// DIR`, one CLI run after another) against one `plan --all --out DIR`, and `plan --merge` of the four folders. Goals:
+// the shards' summed CPU at most 1.2x the one run's (what sharding costs: four start-ups and four configuration
+// loads), and the merge (a CLI run: reads, checks the MAC of and renders 400 plans) under 1 s of wall time.
+// `node bench/deployments.mjs shards` runs only that part; `shards 40x20` a smaller one.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -18,9 +23,15 @@ import { benchConfig } from './lib/bench-config.mjs';
 
 const LATENCY_MS = 20;
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+// The shards are CI jobs: each starts the CLI as a user's job does, through bin/cplane.js (the bundle and its code cache).
+const bin = fileURLToPath(new URL('../bin/cplane.js', import.meta.url));
 const preload = fileURLToPath(new URL('./lib/cpu-at-exit.cjs', import.meta.url));
-const asked = process.argv[2]?.match(/^(\d+)x(\d+)$/);
-const shapes = asked ? [{ deployments: Number(asked[1]), resources: Number(asked[2]) }] : [{ deployments: 50, resources: 200 }, { deployments: 200, resources: 20 }];
+const onlyShards = process.argv[2] === 'shards';
+const asked = process.argv[onlyShards ? 3 : 2]?.match(/^(\d+)x(\d+)$/);
+const askedShape = asked ? { deployments: Number(asked[1]), resources: Number(asked[2]) } : undefined;
+const shapes = onlyShards ? [] : askedShape ? [askedShape] : [{ deployments: 50, resources: 200 }, { deployments: 200, resources: 20 }];
+const SHARDS = 4;
+const shardShape = onlyShards && askedShape ? askedShape : { deployments: 400, resources: 20 };
 
 function configuration(shape) {
   const lines = ['deployments:'];
@@ -29,10 +40,10 @@ function configuration(shape) {
 }
 
 /** Runs the CLI; resolves with its wall time and what it reported of its own CPU and memory. */
-function run(args, env, cwd) {
+function run(args, env, cwd, program = cli) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [cli, ...args], { cwd, env: { ...env, NODE_OPTIONS: `--require ${preload}` }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [program, ...args], { cwd, env: { ...env, NODE_OPTIONS: `--require ${preload}` }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     let stderr = '';
     let usage = '';
     child.stdout.resume();
@@ -50,12 +61,13 @@ function run(args, env, cwd) {
 const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const cores = availableParallelism();
 let failed = false;
+const envFor = (dir, emulator) => ({ PATH: process.env.PATH, HOME: dir, CPLANE_BASE_URL: emulator.url, CPLANE_TOKEN: fixtures.tokens.admin, CPLANE_STATE_KEY: Buffer.alloc(32, 5).toString('base64'), OPENAI_API_KEY: 'sk-bench', NO_COLOR: '1', CI: '1' });
 for (const shape of shapes) {
   const emulator = await startEmulator({ accounts: shape.deployments, latencyMs: LATENCY_MS });
   const dir = mkdtempSync(join(tmpdir(), 'cplane-bench-deployments-'));
   try {
     writeFileSync(join(dir, 'main.yaml'), configuration(shape));
-    const env = { PATH: process.env.PATH, HOME: dir, CPLANE_BASE_URL: emulator.url, CPLANE_TOKEN: fixtures.tokens.admin, CPLANE_STATE_KEY: Buffer.alloc(32, 5).toString('base64'), OPENAI_API_KEY: 'sk-bench', NO_COLOR: '1', CI: '1' };
+    const env = envFor(dir, emulator);
     const singles = [];
     for (let d = 1; d <= shape.deployments; d++) singles.push(await run(['plan', '--deployment', `d${d}`, '--detailed-exitcode'], env, dir));
     const all = await run(['plan', '--all', '--detailed-exitcode'], env, dir);
@@ -70,6 +82,32 @@ for (const shape of shapes) {
     console.log(`  slowest single plan:   ${s(slowestMs)};  CPU of all single plans / cores: ${s(cpuMs)} / ${cores} = ${s(cpuMs / cores)}`);
     console.log(`  ratio to the bound:    ${ratio.toFixed(2)}x (goal <= 1.5x)  ${ratio <= 1.5 ? 'ok' : 'OVER'}`);
     if (ratio > 1.5) failed = true;
+  } finally {
+    await emulator.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// The CI matrix: the fleet planned by SHARDS jobs, then merged into one comment.
+{
+  const shape = shardShape;
+  const emulator = await startEmulator({ accounts: shape.deployments, latencyMs: LATENCY_MS });
+  const dir = mkdtempSync(join(tmpdir(), 'cplane-bench-shards-'));
+  try {
+    writeFileSync(join(dir, 'main.yaml'), configuration(shape));
+    const env = envFor(dir, emulator);
+    const one = await run(['plan', '--all', '--out', 'all', '--detailed-exitcode'], env, dir, bin);
+    const shards = [];
+    for (let i = 1; i <= SHARDS; i++) shards.push(await run(['plan', '--all', '--shard', `${i}/${SHARDS}`, '--out', `shard-${i}`, '--detailed-exitcode'], env, dir, bin));
+    const merge = await run(['plan', '--merge', ...shards.map((_, i) => `shard-${i + 1}`), '--markdown', '--detailed-exitcode'], env, dir, bin);
+    const shardCpuMs = shards.reduce((sum, r) => sum + r.cpuMs, 0);
+    const ratio = shardCpuMs / one.cpuMs;
+    console.log(`${shape.deployments} deployments x ${shape.resources} resources in ${SHARDS} shards, ${LATENCY_MS} ms latency, ${cores} cores:`);
+    console.log(`  plan --all --out (one process):   ${s(one.wallMs)} wall, ${s(one.cpuMs)} CPU, peak RSS ${one.maxRssMb.toFixed(0)} MB`);
+    console.log(`  ${SHARDS} shards (one after another):   ${shards.map((r) => s(r.wallMs)).join(', ')} wall; ${shards.map((r) => s(r.cpuMs)).join(' + ')} = ${s(shardCpuMs)} CPU`);
+    console.log(`  shards' CPU / one process's:      ${ratio.toFixed(2)}x (goal <= 1.2x)  ${ratio <= 1.2 ? 'ok' : 'OVER'}`);
+    console.log(`  plan --merge of the ${SHARDS} folders:   ${s(merge.wallMs)} wall (goal < 1 s), ${s(merge.cpuMs)} CPU, peak RSS ${merge.maxRssMb.toFixed(0)} MB  ${merge.wallMs < 1000 ? 'ok' : 'OVER'}`);
+    if (ratio > 1.2 || merge.wallMs >= 1000) failed = true;
   } finally {
     await emulator.close();
     rmSync(dir, { recursive: true, force: true });

@@ -50,8 +50,18 @@ interface ApiLike {
  */
 export const notFoundReasons: ReadonlySet<string> = new Set(['project_not_found', 'record_not_found', 'group_not_found', 'provider_not_found', 'credential_not_found', 'gateway_not_found', 'token_not_found', 'log_not_found']);
 
-/** 403 reasons that say the token itself cannot act (an inactive Service Account): an authentication error, not a refusal of one read. */
-const identityReasons: ReadonlySet<string> = new Set(['service_account_inactive']);
+/**
+ * 403 reasons that say the account refuses the token itself, so every request in it will be refused: the token's
+ * user or Service Account is not a member of the account (or the account does not exist: the API answers alike),
+ * or the Service Account is inactive. Not a refusal of one read (a plan with nothing read is not "incomplete"),
+ * but an error of the run, which names the account.
+ */
+const accountRefusalReasons: ReadonlySet<string> = new Set(['not_account_member', 'service_account_inactive']);
+
+/** Whether an API answer says the account refuses the token itself (accountRefusalReasons). */
+export function isAccountRefusal(status: number, reason: string | undefined): boolean {
+  return status === 403 && accountRefusalReasons.has(reason ?? '');
+}
 
 function isApiLike(error: unknown): error is Error & ApiLike {
   return error instanceof Error && typeof (error as Partial<ApiLike>).status === 'number' && typeof (error as Partial<ApiLike>).code === 'string';
@@ -65,7 +75,7 @@ export function classifyError(error: unknown): ErrorClass {
   // No usable answer: the request may have been carried out.
   if (code === 'network_error' || code === 'response_too_large') return 'unsure';
   if (isApiLike(error)) {
-    if (error.status === 403) return identityReasons.has(error.reason ?? '') ? 'rejected' : 'refused';
+    if (error.status === 403) return isAccountRefusal(error.status, error.reason) ? 'rejected' : 'refused';
     if (error.status === 404 && notFoundReasons.has(error.reason ?? '')) return 'refused';
     return error.status < 500 ? 'rejected' : 'unsure';
   }

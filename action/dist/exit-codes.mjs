@@ -1,1 +1,1 @@
-const e={ok:0,error:1,changes:2,incomplete:3,flagged:2,unformatted:3,interrupted:130};export{e as t};
+import{i as e,r as t,t as n}from"./policy-verdict.mjs";import"./plan-model.mjs";const r={ok:0,error:1,changes:2,incomplete:3,flagged:2,unformatted:3,interrupted:130};function i(i,a){return n(i).length>0?r.error:a?e(i)?r.incomplete:t(i)?r.changes:r.ok:r.ok}export{i as n,r as t};

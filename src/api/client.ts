@@ -224,6 +224,7 @@ export class ApiClient {
         error?.details,
         (envelope?.ok === false ? envelope.requestId : undefined) ?? requestId,
         attempt,
+        headers['x-account-id'],
       );
     }
   }

@@ -5,6 +5,7 @@
  * a token or a request body.
  */
 import type { OperationName } from './operations.js';
+import { isAccountRefusal } from '../errors.js';
 import { safeText } from '../text/safe-text.js';
 
 /** The API answered with its failure envelope (or a status it should not have). */
@@ -20,10 +21,24 @@ export class ApiError extends Error {
     readonly details: unknown,
     readonly requestId: string | undefined,
     readonly attempts: number,
+    /** The account the request was sent for (`x-account-id`), when it named one. */
+    readonly accountId?: string,
   ) {
-    super(describeApiFailure(operation, status, code, reason, details, requestId, attempts));
+    super(isAccountRefusal(status, reason) ? describeAccountRefusal(operation, status, code, reason, requestId, accountId) : describeApiFailure(operation, status, code, reason, details, requestId, attempts));
     this.code = code;
   }
+}
+
+/**
+ * The account refuses the token itself (src/errors.ts, isAccountRefusal): one error for the whole run, naming the
+ * account and the API's reason, since every other request in that account would be refused too.
+ */
+function describeAccountRefusal(operation: OperationName, status: number, code: string, reason: string, requestId: string | undefined, accountId: string | undefined): string {
+  const answer = `${status} ${safeText(code)} (${safeText(reason)})${requestId ? `, request id ${safeText(requestId)}` : ''}`;
+  const what = reason === 'service_account_inactive'
+    ? 'the token\'s Service Account is inactive. An admin of the account reactivates it in the dashboard.'
+    : 'the token\'s user or Service Account is not a member of it, or no such account exists. Check the account id (--account, CPLANE_ACCOUNT, `account:` of the configuration or of the deployment) and that CPLANE_TOKEN is a token of a member.';
+  return `The API refuses this token${accountId ? ` in account ${safeText(accountId)}` : ''}: ${operation} answered ${answer}; ${what}`;
 }
 
 /** The client refused to send: a Service Account token cannot call a human-only operation. */

@@ -68,6 +68,8 @@ export async function chooseDeployments(ctx: CommandContext, verb: string): Prom
     );
   }
   if (!deployments) {
+    // `cplane deployments` lists them, flags or not; the other commands were asked for them by a flag.
+    if (!wantsDeployments(ctx)) throw new AbortError(`The configuration in ${dir} declares no deployments: it has one account.`, 'Declare deployments: to plan and apply it in several accounts (docs/deployments.md).');
     throw new AbortError(`--all and --deployment need deployments:, and the configuration in ${dir} declares none.`, `Run \`cplane ${verb}\` without them for its one account, or declare deployments: (docs/deployments.md).`);
   }
   const names = ((ctx.values.deployment as string[] | undefined) ?? []);
@@ -118,7 +120,7 @@ export function sharedLimiter(ctx: CommandContext, count: number): Limiter {
 export function deploymentContext(
   ctx: CommandContext,
   deployment: Deployment,
-  options: { limiter?: Limiter; capture: boolean; values?: CommandContext['values'] },
+  options: { limiter?: Limiter; capture: boolean; values?: CommandContext['values']; fleet?: string[] },
 ): { ctx: CommandContext; captured(): Captured } {
   const { CPLANE_ACCOUNT: _account, CPLANE_WORKSPACE: _workspace, ...env } = ctx.env;
   const stdout = options.capture ? buffer() : undefined;
@@ -132,7 +134,7 @@ export function deploymentContext(
     cwd: ctx.cwd,
     stdout: stdout ?? ctx.stdout,
     stderr: stderr ?? ctx.stderr,
-    deployment: { name: deployment.name, ...(options.limiter ? { sharedLimiter: options.limiter } : {}) },
+    deployment: { name: deployment.name, ...(options.limiter ? { sharedLimiter: options.limiter } : {}), ...(options.fleet ? { fleet: options.fleet } : {}) },
   } as Omit<CommandContext, 'stdin'> as CommandContext;
   // Lazy, as the CLI's own: creating process.stdin costs time at exit, and only an interactive apply reads it.
   Object.defineProperty(derived, 'stdin', { get: () => ctx.stdin, enumerable: true });

@@ -2,6 +2,8 @@
  * The one table of exit codes (README, "Exit codes"). Every command returns
  * one of these; tests assert on them by name.
  */
+import { blockingFindings, hasChanges, isIncomplete, type Plan } from '../plan-model/index.js';
+
 export const exitCodes = {
   /** Done; for `plan --detailed-exitcode`: a complete plan with no changes. */
   ok: 0,
@@ -18,3 +20,11 @@ export const exitCodes = {
   /** Interrupted (Ctrl-C / SIGINT). */
   interrupted: 130,
 } as const;
+
+/** What a plan made amounts to, as `plan --detailed-exitcode` says it (without that flag, only `error` stays). */
+export function planExitCode(plan: Plan, detailed: boolean): number {
+  // A mandatory policy finding fails the plan, whatever else it says (docs/policies.md).
+  if (blockingFindings(plan).length > 0) return exitCodes.error;
+  if (!detailed) return exitCodes.ok;
+  return isIncomplete(plan) ? exitCodes.incomplete : hasChanges(plan) ? exitCodes.changes : exitCodes.ok;
+}

@@ -22,6 +22,11 @@ export interface DeploymentsReport {
   plans: Plan[];
   title: string;
   planDir?: string;
+  /**
+   * `plan --all --shard I/N`: a share of the deployments, so no comment (no `markdown_file`, `comment_key`): the
+   * action's comment step is skipped, and the fleet's one comment is `plan --merge`'s.
+   */
+  share?: boolean;
 }
 
 export function reportDeploymentsToGithub(ctx: CommandContext, report: DeploymentsReport): { left: string[] } {
@@ -30,7 +35,7 @@ export function reportDeploymentsToGithub(ctx: CommandContext, report: Deploymen
   const full = renderDeploymentsMarkdown(report.rows, report.sections, { title: report.title, limit: Number.POSITIVE_INFINITY }).markdown;
   appendStepSummary(env, full, `in the job log above${report.planDir ? ` and in the saved plans of ${report.planDir}` : ''}`);
   for (const plan of report.plans) for (const f of plan.policies?.findings ?? []) ctx.stdout.write(`${policyAnnotation(f)}\n`);
-  const markdownFile = writeMarkdownFile(env, comment.markdown);
+  const markdownFile = report.share ? '' : writeMarkdownFile(env, comment.markdown);
   const folder = relative(env.GITHUB_WORKSPACE || ctx.cwd, report.dir).split('\\').join('/') || '.';
   const perDeployment = Object.fromEntries(report.rows.flatMap((row) => [
     [`has_changes_${row.deployment}`, String(!row.error && row.changes)],
@@ -43,7 +48,7 @@ export function reportDeploymentsToGithub(ctx: CommandContext, report: Deploymen
     plan_dir: report.planDir ?? '',
     markdown_file: markdownFile,
     // One comment for the configuration, whatever accounts its deployments are in.
-    comment_key: `${folder}:deployments`,
+    comment_key: report.share ? '' : `${folder}:deployments`,
     ...perDeployment,
   });
   return { left: comment.left };

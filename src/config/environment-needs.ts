@@ -1,13 +1,15 @@
 /**
- * The environment variables a configuration folder reads (for `cplane init`): the secret sources
- * (`{ env: NAME }`), the `${env.NAME}` in its strings (the state URL's password among them), and
- * `CPLANE_VAR_<name>` for each variable declared without a default. Found from the files' text alone, with
- * no variable or environment value needed; whether each is set is read from `env`, never its value.
+ * The environment variables a configuration folder reads (for `cplane init`, and what `cplane run` keeps from its
+ * command): the secret sources (`{ env: NAME }`, its modules' included), the `${env.NAME}` in its strings (the
+ * state URL's password among them), and `CPLANE_VAR_<name>` for each variable declared without a default. Found
+ * from the files' text alone, with no variable or environment value needed; whether each is set is read from
+ * `env`, never its value.
  */
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvNames } from './config-folder.js';
+import type { SourceFile } from './source-file.js';
 import type { Diagnostic } from './types.js';
 import type { VariableArgument } from './variables.js';
 
@@ -41,24 +43,69 @@ async function givenNames(variables: readonly VariableArgument[], cwd: string): 
   return names;
 }
 
+/**
+ * The parsed files of the module folders the root files call (`modules.NAME.source`), for their secret sources.
+ * Only a folder inside the configuration folder is read, as loading reads it (modules.ts says why one is refused);
+ * nothing of these files is ever quoted, so their diagnostics are dropped.
+ */
+async function moduleValues(root: string, rootValues: readonly unknown[]): Promise<unknown[]> {
+  const folders = new Set<string>();
+  for (const value of rootValues) {
+    const calls = (value as { modules?: unknown }).modules;
+    if (!calls || typeof calls !== 'object') continue;
+    for (const call of Object.values(calls as Record<string, { source?: unknown }>)) {
+      const folder = typeof call?.source === 'string' ? resolve(root, call.source) : undefined;
+      const inside = folder === undefined ? '..' : relative(root, folder);
+      if (inside !== '' && !inside.startsWith('..') && !isAbsolute(inside)) folders.add(folder!);
+    }
+  }
+  const values: unknown[] = [];
+  for (const folder of folders) {
+    const names = (await listConfigFiles(folder, [])) ?? [];
+    values.push(...(await readConfigFiles(folder, names, (name) => join(folder, name), [])).map((f) => f.value));
+  }
+  return values;
+}
+
+/** The folder's configuration files, parsed; undefined (and a diagnostic) when it has none. */
+async function readFolder(root: string, cwd: string, diagnostics: Diagnostic[]): Promise<SourceFile[] | undefined> {
+  const names = await listConfigFiles(root, diagnostics);
+  if (!names) return undefined;
+  const display = (name: string) => {
+    const shown = relative(cwd, resolve(root, name));
+    return shown.startsWith('..') || isAbsolute(shown) ? resolve(root, name) : shown;
+  };
+  return readConfigFiles(root, names, display, diagnostics);
+}
+
+/** The `${env.NAME}` of the state URL (`state: { url }`): its password's. */
+function stateUrlNames(values: readonly unknown[]): string[] {
+  return values.flatMap((value) => {
+    const url = (value as { state?: { url?: unknown } }).state?.url;
+    return typeof url === 'string' ? [...url.matchAll(ENV_REFERENCE)].map((match) => match[1]!) : [];
+  });
+}
+
+/**
+ * The variables a configuration folder reads secrets from: its secret sources (`{ env: NAME }`, its modules'
+ * included) and those in its state URL. None when the folder holds no configuration.
+ */
+export async function secretEnvironmentNames(dir: string, cwd: string): Promise<Set<string>> {
+  const root = resolve(cwd, dir);
+  const values = ((await readFolder(root, cwd, [])) ?? []).map((f) => f.value);
+  return new Set([...secretEnvNames([...values, ...(await moduleValues(root, values))]), ...stateUrlNames(values)]);
+}
+
 export async function environmentNeeds(dir: string, options: { env: NodeJS.ProcessEnv; cwd: string; variables?: readonly VariableArgument[] }): Promise<{ needs: EnvironmentNeed[]; diagnostics: Diagnostic[] }> {
   const diagnostics: Diagnostic[] = [];
   const given = await givenNames(options.variables ?? [], options.cwd);
   const root = resolve(options.cwd, dir);
-  const names = await listConfigFiles(root, diagnostics);
-  if (!names) return { needs: [], diagnostics };
-  const display = (name: string) => {
-    const shown = relative(options.cwd, resolve(root, name));
-    return shown.startsWith('..') || isAbsolute(shown) ? resolve(root, name) : shown;
-  };
-  const files = await readConfigFiles(root, names, display, diagnostics);
+  const files = await readFolder(root, options.cwd, diagnostics);
+  if (!files) return { needs: [], diagnostics };
   const values = files.map((f) => f.value);
   const needs = new Map<string, string>();
-  for (const name of secretEnvNames(values)) needs.set(name, 'secret source');
-  for (const value of values) {
-    const url = (value as { state?: { url?: unknown } }).state?.url;
-    for (const match of typeof url === 'string' ? url.matchAll(ENV_REFERENCE) : []) needs.set(match[1]!, 'in the state URL');
-  }
+  for (const name of secretEnvNames([...values, ...(await moduleValues(root, values))])) needs.set(name, 'secret source');
+  for (const name of stateUrlNames(values)) needs.set(name, 'in the state URL');
   for (const text of values.flatMap((v) => strings(v, []))) {
     for (const match of text.matchAll(ENV_REFERENCE)) if (!needs.has(match[1]!)) needs.set(match[1]!, '${env.NAME} in a value');
   }

@@ -18,6 +18,6 @@ export { readSourceFile, offsetIn, positionIn, type SourceFile } from './source-
 export { diagnosticAt, sortDiagnostics } from './diagnostics.js';
 export { reportSchemaErrors } from './schema-check.js';
 export { formatConfigFolder, type FormattedFile } from './format.js';
-export { environmentNeeds, type EnvironmentNeed } from './environment-needs.js';
+export { environmentNeeds, secretEnvironmentNames, type EnvironmentNeed } from './environment-needs.js';
 export { deploymentWaves, type Deployment } from './deployments.js';
 export { checkPathInside, pathBounds, PATH_HINT, refusalWords, type PathBounds } from './path-bounds.js';

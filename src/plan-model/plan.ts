@@ -80,6 +80,15 @@ export interface PlanStep {
   class?: StepClass;
 }
 
+/**
+ * The API's clock and this machine's, when more than 5 minutes apart (planner/clocks.ts): a warning, since what
+ * ends access was decided by the earlier deadline of the two. ISO times, read when the plan was made.
+ */
+export interface ClockSkew {
+  api: string;
+  machine: string;
+}
+
 /** A grant configured with `until` that ends within 7 days of the API's clock: said, though not a change yet. */
 export interface EndingGrant {
   address: string;
@@ -184,11 +193,10 @@ export interface PlanOrigin {
   /** The deployment of the configuration's `deployments:` the plan is for; absent without deployments. */
   deployment?: string;
   /**
-   * For a plan saved by `plan --all --out DIR`: the run that saved it (a random id) and every deployment whose plan
-   * it saved in DIR. Each plan of the folder carries the list under its MAC, so `apply DIR` refuses a folder that
-   * lacks one (a deleted plan would skip its `after` gate) or mixes runs.
+   * Every deployment the `plan --all` run chose (declaration order, after --deployment and --changed, before
+   * --shard), of which this plan is one: `plan --merge` checks that each has exactly one plan.
    */
-  folder?: { run: string; deployments: string[] };
+  fleet?: string[];
   /** The account's name as `GET /accounts` gives it; null when the token may not list accounts. */
   accountName: string | null;
   /** Configuration folder relative to the working folder of the plan (`/` separators). */
@@ -234,6 +242,8 @@ export interface Plan {
   superseded?: SupersededWait[];
   /** Grants whose `until` is within 7 days (not yet passed). Absent when there are none. */
   endingSoon?: EndingGrant[];
+  /** The API's clock and this machine's, when more than 5 minutes apart. */
+  clockSkew?: ClockSkew;
   summary: PlanSummary;
   /** Present when the configuration has policies (every mode but refresh-only, which plans no change). */
   policies?: PolicyReport;

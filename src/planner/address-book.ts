@@ -7,6 +7,7 @@
  * address, in dependency order, so each address sees the decisions made for
  * the ones it depends on.
  */
+import type { PlanClocks } from './clocks.js';
 import type { ResourceKind } from '../config/types.js';
 import { localPart } from '../plan-model/index.js';
 import { emptyDirectory, type Directory } from '../config/index.js';
@@ -69,10 +70,11 @@ export class AddressBook {
   }
 
   /** What kind definitions may ask while planning. */
-  known(account: string, found: LookupResults, now: Date, directory: Directory = emptyDirectory()): Known {
+  known(account: string, found: LookupResults, clocks: PlanClocks, directory: Directory = emptyDirectory()): Known {
     return {
       account,
-      now,
+      now: clocks.api,
+      nowForEnds: clocks.forEnds,
       find: finder(found),
       list: lister(found),
       directory,

@@ -36,7 +36,7 @@ export function planChange(given: StageInputs, r: DesiredResource, found: LiveOb
   const changedSecrets = [...new Set([...(writeOnly?.changed ?? []), ...(typeof requested === 'object' ? requested.rotate : []), ...delivered])];
   const facts = definition.diff({ desired: r, live: found.live, state: entry, known, changedSecrets });
   const problems = (facts.problems ?? []).map((p) => resourceProblem(r, p));
-  const expired = entry ? expiredChange(found.identity, known.now) : undefined;
+  const expired = entry ? expiredChange(found.identity, known.nowForEnds) : undefined;
   if (expired) facts.changes.push(expired);
   // Why the object must be issued anew, in the words of the plan's reason.
   const renewals = [
@@ -48,7 +48,7 @@ export function planChange(given: StageInputs, r: DesiredResource, found: LiveOb
   const renewal = entry && renewals.length === 0 ? definition.renewal?.({ attributes: r.attributes }) : undefined;
   const renewing = renewalChange(found.identity, renewal, definition.config.noun, known.now);
   // What earlier renewals superseded: revoked once their overlap ended, or at once with --replace.
-  const revocations = entry ? supersededRevocations(given.live, r.address, entry, known.now, requested === 'replace') : { writes: [], changes: [], why: [] };
+  const revocations = entry ? supersededRevocations(given.live, r.address, entry, known.nowForEnds, requested === 'replace') : { writes: [], changes: [], why: [] };
   // A `generate` value cplane never wrote stays as it is live (write-only-values.ts): say so when adopting.
   const notes = entry ? [] : (writeOnly?.keptLive ?? []).map((field) => `${field} keeps its live value (generate makes a value only when cplane creates the object)`);
   if (facts.changes.length === 0 && renewals.length === 0 && !renewing && revocations.writes.length === 0 && !base.adopt) return { problems };

@@ -38,8 +38,8 @@ function planAddress(given: StageInputs, r: DesiredResource, out: StageResult): 
     out.unreadable.push({ ...blocked, address: r.address });
     return;
   }
-  // Configured to end, and ended on the API's clock (a grant's `until`): removed, never created or adopted again.
-  const ended = mode === 'refresh-only' ? undefined : endedAt(r, known.now);
+  // Configured to end, and ended by either clock (a grant's `until`): removed, never created or adopted again.
+  const ended = mode === 'refresh-only' ? undefined : endedAt(r, known.nowForEnds);
   if (ended) {
     const step = endedStep(given, r, ended);
     if (step) out.steps.push(step);
@@ -93,7 +93,7 @@ function planAddress(given: StageInputs, r: DesiredResource, out: StageResult): 
   if (found.identity.status === 'archived') changes.unshift({ path: 'archived', before: false, after: true });
   if (changes.length > 0) out.drift.push({ address: r.address, kind: r.kind, type: 'changed', changes });
   // Expiry is drift too (never "No changes"): planChange replaces the object.
-  const expired = expiredChange(found.identity, known.now);
+  const expired = expiredChange(found.identity, known.nowForEnds);
   if (expired) out.drift.push({ address: r.address, kind: r.kind, type: 'changed', reason: expired.note, changes: [expired] });
   if (mode === 'refresh-only') {
     if (changes.length === 0) return;

@@ -19,13 +19,13 @@ export function dueItems(given: StageInputs): DueItem[] {
     const found = entry ? liveObjectOf(given.live, entry) : undefined;
     if (!entry || !found || found.identity.status !== 'live') continue;
     const definition = definitionOf(r.kind);
-    const now = given.known.now;
-    const expired = expiredChange(found.identity, now);
+    const { now, nowForEnds } = given.known;
+    const expired = expiredChange(found.identity, nowForEnds);
     const renewing = expired ? undefined : renewalChange(found.identity, definition.renewal?.({ attributes: r.attributes }), definition.config.noun, now);
     const changes: FieldChange[] = [
       ...(expired ? [expired] : []),
       ...(renewing ? [renewing] : []),
-      ...supersededRevocations(given.live, r.address, entry, now, false).changes,
+      ...supersededRevocations(given.live, r.address, entry, nowForEnds, false).changes,
       ...definition.diff({ desired: r, live: found.live, state: entry, known: given.known, changedSecrets: [] }).changes,
     ];
     const seen = new Set<string>();

@@ -1,7 +1,8 @@
 /**
- * Objects configured to end (a grant's `until`, `endsAt` of its kind): once the API's clock passes the end, every
- * plan removes the object and never creates it again, though it stays in the configuration; a live object of an
- * ended address that state does not hold is left to its parent (a record revokes a grant it does not list).
+ * Objects configured to end (a grant's `until`, `endsAt` of its kind): once either clock passes the end (the API's
+ * or this machine's: `Known.nowForEnds`, clocks.ts), every plan removes the object and never creates it again, though
+ * it stays in the configuration; a live object of an ended address that state does not hold is left to its parent
+ * (a record revokes a grant it does not list).
  * Ends within 7 days are listed in the plan with the time left, so a reviewer sees them coming.
  */
 import type { DesiredResource } from '../config/types.js';
@@ -14,7 +15,7 @@ import { forgetStep, makeStep } from './steps.js';
 
 const SOON_MS = 7 * 86_400_000;
 
-/** When `r` has ended on the API's clock: its end, else undefined. */
+/** When `r` has ended by `now` (the clock for ends): its end, else undefined. */
 export function endedAt(r: DesiredResource, now: Date): { at: string; reason?: string } | undefined {
   const ends = definitionOf(r.kind).endsAt?.({ attributes: r.attributes as never });
   return ends && Date.parse(ends.at) <= now.getTime() ? ends : undefined;
@@ -24,16 +25,16 @@ export function endedAt(r: DesiredResource, now: Date): { at: string; reason?: s
 export function endedStep(given: StageInputs, r: DesiredResource, ends: { at: string; reason?: string }): PlanStep | undefined {
   const entry = given.state[r.address];
   if (!entry) return undefined;
-  const ended = `it ended ${relativeTime(Date.parse(ends.at) - given.known.now.getTime())} (until ${utcMinute(new Date(ends.at))}${ends.reason ? `, ${ends.reason}` : ''})`;
+  const ended = `it ended ${relativeTime(Date.parse(ends.at) - given.known.nowForEnds.getTime())} (until ${utcMinute(new Date(ends.at))}${ends.reason ? `, ${ends.reason}` : ''})`;
   const found = liveObjectOf(given.live, entry);
   if (!found || isDeletedLive(given.live, entry)) return forgetStep(r.address, r.kind, 'forget', `${ended}, and it is gone already`, 'grant-expired');
   const definition = definitionOf(r.kind);
   const removed = definition.planDelete({ address: r.address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(given.live, r.kind, entry.id) });
-  const changes = [{ path: 'until', before: ends.at, note: `ended ${relativeTime(Date.parse(ends.at) - given.known.now.getTime())}` }];
+  const changes = [{ path: 'until', before: ends.at, note: `ended ${relativeTime(Date.parse(ends.at) - given.known.nowForEnds.getTime())}` }];
   return makeStep({ address: r.address, kind: r.kind, action: definition.removeAction, reason: ended, changes, writes: removed.writes, notes: removed.notes, causes: ['grant-expired'] });
 }
 
-/** Configured ends within 7 days of the API's clock, not yet passed, in address order. */
+/** Configured ends within 7 days of `now` (the clock for ends), not yet passed, in address order. */
 export function endingSoon(resources: readonly DesiredResource[], now: Date): EndingGrant[] {
   const out: EndingGrant[] = [];
   for (const r of resources) {

@@ -33,6 +33,7 @@ import { pendingWritesOf } from './pending-writes.js';
 import { planSpend } from './spend.js';
 import { checkModels, modelChecks } from './models.js';
 import { dueItems } from './due.js';
+import { readClocks } from './clocks.js';
 import { withholdByClass } from './withheld.js';
 
 /** The addresses `--rewrap` writes again: in state, with a value of the field their kind wraps for readers. */
@@ -74,8 +75,9 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   const desiredByAddress = new Map(desired.resources.map((r) => [r.address, r]));
   const snapshot = await refreshing;
 
-  // The API's clock, read from the answers of the refresh: expiry and due dates are compared with it.
-  const known = book.known(account, snapshot.lookups, client.serverNow(), desired.directory);
+  // The API's clock, read from the answers of the refresh, and this machine's: what ends access takes the earlier deadline.
+  const clocks = readClocks(client.serverNow(), new Date());
+  const known = book.known(account, snapshot.lookups, clocks, desired.directory);
   // Model names are checked against what the credentials serve: the reads leave before the stages below run.
   const modelsChecked = mode === 'normal' ? checkModels(modelChecks(desired.resources, desiredByAddress, state), client, known, desiredByAddress, input.parallelism ?? 10) : Promise.resolve([]);
   modelsChecked.catch(() => undefined);
@@ -107,8 +109,8 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   const spend = mode === 'refresh-only' ? undefined : await planSpend({ given, steps: planSteps, client, parallelism: input.parallelism ?? 10 });
   const policies = await checkPolicies(compiled, sandbox, planSteps, desiredByAddress, state, spend, known.now);
   const unverifiable = notVerifiable(given, planSteps, targets);
-  const superseded = mode === 'normal' ? supersededWaiting(state, planSteps, known.now) : [];
-  const ending = mode === 'normal' ? endingSoon(desired.resources, known.now).filter((e) => scoped.covers(e.address)) : [];
+  const superseded = mode === 'normal' ? supersededWaiting(state, planSteps, known.nowForEnds) : [];
+  const ending = mode === 'normal' ? endingSoon(desired.resources, known.nowForEnds).filter((e) => scoped.covers(e.address)) : [];
   const due = mode === 'refresh-only' ? dueItems(given) : [];
 
   return {
@@ -126,6 +128,7 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
     withoutValue: emptyRecords,
     ...(superseded.length > 0 ? { superseded } : {}),
     ...(ending.length > 0 ? { endingSoon: ending } : {}),
+    ...(clocks.skew ? { clockSkew: clocks.skew } : {}),
     ...(due.length > 0 ? { due } : {}),
     ...(withheld.length > 0 ? { withheld } : {}),
     summary: summarize(planSteps),

@@ -22,6 +22,7 @@ import { childKindsOf, finder, lister, kindOrder, parentOf, definitionOf, type D
 import type { Known, RecordedObject } from '../providers/types.js';
 import { isRefusal } from '../providers/view-diff.js';
 import type { StateData } from '../state/types.js';
+import { readClocks } from './clocks.js';
 
 export interface LiveSnapshot {
   /** What was read of each data source a kind in use declares (`lookups`). */
@@ -163,7 +164,7 @@ function adoptableParents(input: RefreshInput, snapshot: LiveSnapshot, kind: Res
   const items = snapshot.items[kind] ?? [];
   if (items.length === 0) return new Set();
   const definition = definitionOf(kind);
-  const known: Known = { account: input.account, now: input.client.serverNow(), find: finder(snapshot.lookups), list: lister(snapshot.lookups), directory: input.desired?.directory ?? emptyDirectory(), idOf: (address) => input.state.resources[address]?.id, nameOf: (_kind, id) => id };
+  const known: Known = { account: input.account, now: input.client.serverNow(), nowForEnds: readClocks(input.client.serverNow(), new Date()).forEnds, find: finder(snapshot.lookups), list: lister(snapshot.lookups), directory: input.desired?.directory ?? emptyDirectory(), idOf: (address) => input.state.resources[address]?.id, nameOf: (_kind, id) => id };
   const claimed = new Set((input.desired?.resources ?? []).filter((r) => r.kind === kind).map((r) => definition.naturalKey({ desired: r, known })));
   const ids = new Set<string>();
   for (const live of items) {

@@ -69,7 +69,7 @@ function planRemoval(given: StageInputs, address: string, entry: ResourceState, 
   }
   const { writes, notes } = definition.planDelete({ address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(given.live, entry.kind, entry.id) });
   // Old objects a renewal kept working go first, at once: nothing may outlive the address.
-  const superseded = supersededRevocations(given.live, address, entry, given.known.now, true);
+  const superseded = supersededRevocations(given.live, address, entry, given.known.nowForEnds, true);
   // Terraform's "because it is not in configuration"; with --destroy every address goes, and the mode says why.
   const reason = given.mode === 'destroy' ? undefined : 'not in configuration';
   const forget = definition.removeAction === 'forget' ? { forget: true } : {};

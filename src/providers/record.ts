@@ -97,7 +97,7 @@ function readersOf(attributes: RecordAttributes, live: RecordMetaT, known: Known
     const listedIds = new Set<string>();
     for (const name of names) {
       // A grant past its `until` is no longer listed: revoked (its own address's step revokes it).
-      if (hasEnded(attributes, `${kind.section}/${name}`, known.now)) {
+      if (hasEnded(attributes, `${kind.section}/${name}`, known.nowForEnds)) {
         const { reader } = kind.resolve(known, name);
         if (reader) ended.add(reader.id);
         continue;

@@ -45,6 +45,11 @@ export interface Known {
   nameOf(kind: ResourceKind, id: string): string;
   /** The API's clock when the plan is made (expiry and due dates are compared with it). */
   now: Date;
+  /**
+   * The clock what ends access is compared with (a grant's `until`, a token's expiry, the end of an overlap): the
+   * later of the API's clock and this machine's, so access never outlives what either says (planner/clocks.ts).
+   */
+  nowForEnds: Date;
 }
 
 /** Where a live object is and whether it still counts as existing. */

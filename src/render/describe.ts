@@ -5,7 +5,7 @@
  */
 import { safeText } from '../text/safe-text.js';
 import { diffLines } from 'diff';
-import { isIncomplete, unreadableNames, type FieldChange, type EndingGrant, type PendingWrite, type Plan, type SupersededWait } from '../plan-model/index.js';
+import { isIncomplete, unreadableNames, type ClockSkew, type FieldChange, type EndingGrant, type PendingWrite, type Plan, type SupersededWait } from '../plan-model/index.js';
 
 export type { Tone } from '../plan-model/index.js';
 
@@ -106,6 +106,12 @@ export const ENDING_HEADING = 'Grants that end within 7 days (every plan after t
 
 export function endingLine(ending: EndingGrant): string {
   return `${ending.address}: ends ${ending.left}, at ${ending.until.slice(0, 16).replace('T', ' ')} UTC${ending.reason ? ` (${ending.reason})` : ''}`;
+}
+
+/** The warning of a plan whose two clocks disagree (planner/clocks.ts). */
+export function clockSkewLine(skew: ClockSkew): string {
+  const minute = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+  return `the API's clock said ${minute(skew.api)} and this machine's ${minute(skew.machine)}, more than 5 minutes apart: grants, token expiries and overlaps were ended by the earlier deadline of the two. Check this machine's clock (NTP); a wrong API clock cannot keep access alive.`;
 }
 
 /** `Payments (0f3c…)`, or the id alone when the name is not known. */

@@ -6,7 +6,7 @@
  */
 import { actionWords, stepGraph, type Plan } from '../plan-model/index.js';
 import { codeBlock, codeSpan, markdownText, tableCell } from '../text/escape-for.js';
-import { changeLines, ENDING_HEADING, endingLine, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
+import { changeLines, clockSkewLine, ENDING_HEADING, endingLine, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
 import { renderGraphMermaid } from './graph.js';
 import { spendHeadline, spendLines, spendNotRead } from './spend.js';
@@ -118,6 +118,8 @@ export function renderPlanMarkdown(plan: Plan): string {
     }
     out.push('', '</details>', '');
   }
+
+  if (plan.clockSkew) out.push(`> **Warning:** ${markdownText(clockSkewLine(plan.clockSkew))}`, '');
 
   if (plan.pendingWrites?.length) {
     out.push(`> **${PENDING_HEADING}**`);

@@ -8,7 +8,7 @@ import { actionWords, localPart, type PendingWrite, type Plan, type PlanStep, ty
 import { painter as makePainter, type Paint } from '../paint.js';
 import { safeName, safeText } from '../text/safe-text.js';
 import { wrapText } from '../text/wrap.js';
-import { accountLabel, changeLines, ENDING_HEADING, endingLine, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
+import { accountLabel, changeLines, clockSkewLine, ENDING_HEADING, endingLine, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
 import { spendHeadline, spendLines, spendNotRead } from './spend.js';
 import { offboardLines } from './offboard.js';
@@ -107,6 +107,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   const rule = paint('dim', '─'.repeat(Math.max(20, Math.min(options.width ?? 80, 100))));
   const out: string[] = [];
   if (plan.origin) out.push(`Account: ${accountLabel(plan)}   Workspace: ${safeName(plan.origin.workspace)}`, '');
+  if (plan.clockSkew) out.push(`${paint('warn', 'Warning:')} ${safeText(clockSkewLine(plan.clockSkew))}`, '');
 
   if (plan.drift.length > 0) out.push(...driftLines(plan, paint), '', rule, '');
 

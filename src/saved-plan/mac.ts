@@ -91,3 +91,21 @@ export async function readPlanToShow(env: NodeJS.ProcessEnv, planPath: string): 
   if (check.status === 'mismatch') throw refused(MAC_MISMATCH);
   return { plan };
 }
+
+/**
+ * A saved plan read to be merged into one report (`cplane plan --merge`), never applied: the report it makes is
+ * what a reviewer reads, so the MAC must be checked, and a plan whose MAC cannot be checked (no state key at
+ * hand) is refused as one that fails the check.
+ */
+export async function readPlanToMerge(env: NodeJS.ProcessEnv, planPath: string): Promise<SavedPlan> {
+  const plan = await readPlanFile(planPath);
+  const check = planMacCheck(env, plan);
+  if (check.status === 'no-key') throw new AbortError(`The saved plan ${planPath} cannot be checked: ${check.error.message} Nothing was merged.`, check.error.hint);
+  if (check.status !== 'verified') {
+    throw new AbortError(
+      `The saved plan ${planPath} ${check.status === 'no-mac' ? NO_MAC : MAC_MISMATCH}. Nothing was merged: what it says cannot be trusted.`,
+      `Merge only plans made by \`cplane plan --all --out DIR\` with this state key (CPLANE_STATE_KEY, or CPLANE_PASSPHRASE, as in the planning jobs). ${REPLAN}`,
+    );
+  }
+  return plan;
+}

@@ -83,7 +83,7 @@ export async function planOrigin(ctx: CommandContext, workspace: Workspace, acco
   return {
     workspace: workspace.workspace,
     ...(ctx.deployment ? { deployment: ctx.deployment.name } : {}),
-    ...(ctx.deployment?.planFolder ? { folder: ctx.deployment.planFolder } : {}),
+    ...(ctx.deployment?.fleet ? { fleet: ctx.deployment.fleet } : {}),
     accountName,
     configDir: relativePosix(ctx.cwd, workspace.dir),
     files: await plannedFiles(workspace.dir, workspace.desired.files),

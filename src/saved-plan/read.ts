@@ -29,21 +29,27 @@ export async function planSchemaProblems(document: unknown): Promise<string[]> {
 /** The largest plan file read: a plan file crosses a trust boundary, and one larger than this is no plan cplane wrote. */
 export const MAX_PLAN_FILE_BYTES = 32 * 1024 * 1024;
 
-/** The file's text, read no further than MAX_PLAN_FILE_BYTES: a larger file (or a device that never ends) is refused. */
+/**
+ * The file's text, read no further than MAX_PLAN_FILE_BYTES: a larger file (or a device that never ends) is refused.
+ * One read of the size the file has, plus a byte to notice it grew meanwhile (`plan --merge` reads hundreds).
+ */
 async function readBounded(path: string): Promise<string> {
   const file = await open(path, constants.O_RDONLY);
   try {
-    if (!(await file.stat()).isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOTFILE' });
-    const chunks: Buffer[] = [];
+    const stat = await file.stat();
+    if (!stat.isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOTFILE' });
+    const buffer = Buffer.allocUnsafe(Math.min(stat.size, MAX_PLAN_FILE_BYTES) + 1);
     let size = 0;
-    for await (const chunk of file.createReadStream({ start: 0, end: MAX_PLAN_FILE_BYTES, autoClose: false }) as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      chunks.push(chunk);
+    while (size < buffer.length) {
+      const { bytesRead } = await file.read(buffer, size, buffer.length - size, size);
+      if (bytesRead === 0) break;
+      size += bytesRead;
     }
     if (size > MAX_PLAN_FILE_BYTES) {
       throw new AbortError(`${path} is larger than ${MAX_PLAN_FILE_BYTES / 1024 / 1024} MiB: it is not a plan file cplane wrote, and is not read further.`, 'Give the path of a file written by `cplane plan --out FILE`.');
     }
-    return Buffer.concat(chunks).toString('utf8');
+    // A file that grew after its size was taken is read to that size and one byte more, which then does not parse.
+    return buffer.toString('utf8', 0, size);
   } finally {
     await file.close();
   }

@@ -29,10 +29,10 @@ export interface CommandContext {
   deployment?: {
     name: string;
     sharedLimiter?: Limiter;
+    /** `plan --all`: every deployment the run chose, recorded in each plan's origin for `plan --merge`. */
+    fleet?: string[];
     /** The deployment's `autoApprove` rule (apply --all): whether its plan may be applied without asking, and if not why. */
     autoApprove?: (plan: Plan) => { approved: boolean; why?: string };
-    /** `plan --all --out DIR`: the run and the deployments whose plans it saves in DIR, recorded in each plan (origin.folder). */
-    planFolder?: { run: string; deployments: string[] };
   };
 }
 

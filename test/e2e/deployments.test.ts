@@ -108,12 +108,12 @@ describe('deployments over three accounts', () => {
     expect(failed.stdout).toMatch(new RegExp(`canary +${t3} +- +- +- +- +- +- +error: The configuration in .* has 1 error:`));
     expect(failed.stdout).toContain('Cannot read variable file');
     expect(failed.stdout).toContain('+ description = "prod app"');
-    // Ada is not a member of Globex: that deployment's plan is incomplete (exit 3), the others are whole.
+    // Ada is not a member of Globex: that deployment is an error (exit 1), naming the account; the others are whole.
     w.config(configuration({ canary: globex }));
     const { code, stdout } = await w.cli(['plan', '--all', '--detailed-exitcode', 'infra']);
-    expect(code).toBe(3);
-    expect(stdout).toMatch(/canary +0a000000-0000-4000-8000-000000000003 +0 +0 +0 +0 +0 +1 +incomplete/);
-    expect(stdout).toContain('403 not_account_member');
+    expect(code).toBe(1);
+    expect(stdout).toMatch(new RegExp(`canary +${globex} +- +- +- +- +- +- +error: The API refuses this token in account ${globex}: listProjects answered 403 forbidden \\(not_account_member\\)`));
+    expect(stdout).toContain('+ description = "prod app"');
   });
 
   it('plan --all --out DIR saves one authenticated plan per deployment; apply DIR applies them in waves', async () => {
@@ -147,7 +147,7 @@ describe('deployments over three accounts', () => {
     expect(again.stdout).toContain('Deployments: 4 planned, 0 with changes, 4 without.');
   });
 
-  it('apply DIR refuses a folder that lacks a plan its run saved (its after gate), and a forged list of the folder', async () => {
+  it('apply DIR refuses a folder that lacks a plan its run chose (its after gate), a forged list, and plans of two runs', async () => {
     w.config(configuration());
     expect((await w.cli(['plan', '--all', '--out', 'plans', 'infra'])).code).toBe(0);
     const file = (name: string) => join(w.temp, 'plans', `${name}.plan.json`);
@@ -155,14 +155,16 @@ describe('deployments over three accounts', () => {
     rmSync(file('staging'));
     const missing = await w.cli(['apply', 'plans']);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('lack the plan of staging (staging.plan.json), which the run that saved them made: the deployments after it would apply without waiting for it. Nothing was applied.');
+    expect(missing.stderr).toContain('lack the plan of staging (staging.plan.json), which their run chose: the deployments after it would apply without waiting for it. Nothing was applied.');
     expect(missing.stdout).not.toContain('Wave 1');
 
-    // Each plan lists the folder under its MAC: a list edited to leave staging out is refused.
+    // Each plan lists the run's deployments under its MAC: a list edited to leave staging out is refused.
+    const planned: Record<string, string> = {};
     for (const name of ['prod-eu', 'prod-us', 'canary']) {
-      const plan = JSON.parse(readFileSync(file(name), 'utf8')) as { origin: { folder: { deployments: string[] } } };
-      expect(plan.origin.folder.deployments).toEqual(['staging', 'prod-eu', 'prod-us', 'canary']);
-      plan.origin.folder.deployments = plan.origin.folder.deployments.filter((d) => d !== 'staging');
+      planned[name] = readFileSync(file(name), 'utf8');
+      const plan = JSON.parse(planned[name]) as { origin: { fleet: string[] } };
+      expect(plan.origin.fleet).toEqual(['staging', 'prod-eu', 'prod-us', 'canary']);
+      plan.origin.fleet = plan.origin.fleet.filter((d) => d !== 'staging');
       writeFileSync(file(name), JSON.stringify(plan));
     }
     const forged = await w.cli(['apply', 'plans']);
@@ -170,13 +172,15 @@ describe('deployments over three accounts', () => {
     expect(forged.stderr).toContain('its MAC does not match');
     expect(await Promise.all([t1, t2, t3].map((t) => projectNames(w, t)))).toEqual([[], [], []]);
 
-    // A plan of another run does not complete the folder either.
-    expect((await w.cli(['plan', '--all', '--out', 'again', 'infra'])).code).toBe(0);
-    for (const name of ['prod-eu', 'prod-us', 'canary']) writeFileSync(file(name), readFileSync(join(w.temp, 'again', `${name}.plan.json`)));
-    writeFileSync(file('staging'), staging);
+    // A plan of a run that chose other deployments does not complete the folder either.
+    for (const name of ['prod-eu', 'prod-us', 'canary']) writeFileSync(file(name), planned[name]!);
+    expect((await w.cli(['plan', '--deployment', 'staging', '--out', 'again', 'infra'])).code).toBe(0);
+    writeFileSync(file('staging'), readFileSync(join(w.temp, 'again', 'staging.plan.json')));
     const mixed = await w.cli(['apply', 'plans']);
     expect(mixed.code).toBe(1);
-    expect(mixed.stderr).toContain('were saved by two runs of `cplane plan --all --out`');
+    expect(mixed.stderr).toContain('were made by two runs of `cplane plan --all`');
+    writeFileSync(file('staging'), staging);
+    expect((await w.cli(['apply', 'plans'])).code).toBe(0);
   });
 
   it('apply --all in waves: a failure in wave 2 stops wave 3, which is named as not started', async () => {

@@ -30,10 +30,12 @@ afterEach(async () => w.close());
 const expired = () => w.emulator.setClockOffset(0);
 
 describe('an expired gateway token', () => {
-  it('is still valid while the emulator lives three days ago: no changes', async () => {
+  it('is replaced once this machine\'s clock passes its expiry, though the API\'s clock (three days behind) has not, with a warning naming both', async () => {
+    // What ends access takes the earlier deadline of the two clocks (planner/clocks.ts; test/e2e/server-clock.test.ts).
     const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
-    expect(plan.stdout).toContain('No changes.');
-    expect(plan.code).toBe(0);
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toContain('# gateway_token.main/ci must be replaced (it expired 2 days ago: a new one is created, then the old one is revoked)');
+    expect(plan.stdout).toMatch(/Warning: the API's clock said \d{4}-\d\d-\d\d \d\d:\d\d UTC and this machine's \d{4}-\d\d-\d\d \d\d:\d\d UTC, more than 5 minutes apart/);
   });
 
   it('is drift and replaced once the clock reaches its expiry; --detailed-exitcode exits 2', async () => {

@@ -147,12 +147,14 @@ describe('cplane read', () => {
     expect(run.stderr).toContain('Ask an owner of the record to grant it to this reader');
   });
 
-  it('reads without CPLANE_ACCOUNT: a Service Account in its own account; a person in several accounts is told to choose, by name', async () => {
+  it('without CPLANE_ACCOUNT: a Service Account is told to name the account (ACCOUNT_REQUIRED); a person in several accounts is told to choose, by name', async () => {
     const id = await recordId('stripe-key');
     await grantedToCiDeployer(id);
-    const own = await read(fixtures.tokens.serviceAccount, ['--record-id', id], { CPLANE_SA_KEY: saKey, CPLANE_ACCOUNT: '' });
-    expect(own.stderr).toBe('');
-    expect(own.stdout).toBe(`${STRIPE_KEY}\n`);
+    const own = await read(fixtures.tokens.serviceAccount, ['--record-id', id], { CPLANE_SA_KEY: saKey, CPLANE_ACCOUNT: '' }, true);
+    expect(own.code).toBe(1);
+    expect(own.stdout).toBe('');
+    expect(own.stderr).toContain('Error: ACCOUNT_REQUIRED: A Service Account token reads only with the account it expects its values in');
+    expect(own.stderr).toContain('Pass --account ID or set CPLANE_ACCOUNT');
     // Ada is in two accounts: which one holds the record is hers to say.
     const ada = fixtures.users[0]!;
     const several = await read(fixtures.tokens.admin, ['--record-id', id], { CPLANE_SA_KEY: privateKeyOf(ada.id), CPLANE_ACCOUNT: '' }, true);

@@ -202,13 +202,15 @@ describe('a rotation that is due', () => {
 describe('reconcile with tokens delivered to records and grants that end', () => {
   it('renews a delivered token and delivers it as maintenance, and revokes a grant past its until', { timeout: 90_000 }, async () => {
     w = await world({ account: acme, clockOffset: '-25d' });
-    const until = new Date(Date.now() - 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    // A day ahead of this machine's clock: the grant is made, and it has ended once the API's clock is two days ahead.
+    const until = new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const config = deliveredConfig('rc').replace('      ci-token:\n        grants:\n          serviceAccounts: [ci-deployer]\n',
       `      ci-token:\n        grants:\n          serviceAccounts: [ci-deployer]\n      shared:\n        value: { generate: { length: 24 } }\n        grants:\n          serviceAccounts: [{ name: ci-deployer, until: "${until}", reason: INC-1 }]\n`);
     w.config(config);
     const applied = await w.run(['apply', w.dir, '--auto-approve']);
     expect(applied.code, applied.stderr).toBe(0);
     w.emulator.setClockOffset(0);
+    w.emulator.moveClock('2d');
     const run = await w.cli(['reconcile', w.dir]);
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(exitCodes.ok);
     expect(run.stdout).toMatch(/\[maintenance\] ~ gateway_token\.main\/ci will be renewed/);

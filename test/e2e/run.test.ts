@@ -3,7 +3,7 @@
 // prints a hash of what it got, never the value; its exit code is cplane's; SIGTERM and SIGINT sent to cplane reach it; and a
 // record that cannot be read stops the run before the command starts (its marker file is never made).
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
@@ -17,6 +17,14 @@ const OTHER_KEY = 'sk_live_e2e_run_never_granted_5521';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 /** A child that prints the hash of $SECRET (or `unset`) and whether it can see cplane's state key, then exits 7. */
 const hashChild = [process.execPath, '-e', "const s = process.env.SECRET; process.stdout.write((s === undefined ? 'unset' : require('crypto').createHash('sha256').update(s).digest('hex')) + ' state-key:' + (process.env.CPLANE_STATE_KEY === undefined ? 'hidden' : 'seen')); process.exit(7)"];
+
+const STATE_PASSWORD = 'pg_pass_e2e_run_7731';
+/**
+ * A child that prints what of its environment the test asks about, never a value: the names of the CPLANE_* variables
+ * it sees, whether any value holds the state URL's password, and the hash (or `unset`) of each variable named.
+ */
+const envChild = (...names: string[]) => [process.execPath, '-e', `const e = process.env, h = (s) => s === undefined ? 'unset' : require('crypto').createHash('sha256').update(s).digest('hex');
+process.stdout.write(JSON.stringify({ cplane: Object.keys(e).filter((n) => n.startsWith('CPLANE_')).sort(), password: Object.values(e).some((v) => v.includes(${JSON.stringify(STATE_PASSWORD)})), ${names.map((n) => `${n}: h(e.${n})`).join(', ')} }))`];
 
 let w: World;
 let writerKey: string;
@@ -91,6 +99,43 @@ describe('cplane run', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('WRAP_UNTRUSTED_WRITER');
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it('keeps cplane\'s credentials and the configuration\'s secret sources from the command; --pass-env lets one through', async () => {
+    // The state URL holds a password; as a reader by record id the state is never opened, so no database is needed.
+    const run = await asServiceAccount(['--env', `SECRET=${await recordId('stripe-key')}`, '--pass-env', 'OTHER_KEY', w.dir, '--', ...envChild('SECRET', 'STRIPE_KEY', 'OTHER_KEY', 'PLAIN')], {
+      CPLANE_STATE: `postgres://cplane:${STATE_PASSWORD}@127.0.0.1:1/cplane`,
+      CPLANE_ACCOUNT: acme,
+      STRIPE_KEY,
+      OTHER_KEY,
+      PLAIN: 'an ordinary variable',
+    });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({
+      // Not CPLANE_TOKEN (the caller's token), CPLANE_STATE (with its password), CPLANE_SA_KEY, CPLANE_WRITER_KEY, CPLANE_ACCOUNT.
+      cplane: [],
+      password: false,
+      SECRET: sha256(STRIPE_KEY),
+      // A secret source of the configuration (`value: { env: STRIPE_KEY }`): withheld.
+      STRIPE_KEY: 'unset',
+      // Another, let through on purpose with --pass-env.
+      OTHER_KEY: sha256(OTHER_KEY),
+      PLAIN: sha256('an ordinary variable'),
+    });
+  });
+
+  it('withholds the secret sources of the configuration\'s modules and of its state URL too, and --pass-env CPLANE_TOKEN passes the token', async () => {
+    const app = join(w.temp, 'app');
+    mkdirSync(join(app, 'team'), { recursive: true });
+    writeFileSync(join(app, 'main.yaml'), 'version: 1\nstate: { url: "postgres://cplane:${env.PG_PASSWORD}@127.0.0.1:1/cplane" }\nmodules:\n  team: { source: ./team }\n');
+    writeFileSync(join(app, 'team', 'main.yaml'), 'version: 1\nprojects:\n  team:\n    records:\n      key: { value: { env: MODULE_SECRET } }\n');
+    const run = await asServiceAccount(['--env', `SECRET=${await recordId('stripe-key')}`, '--pass-env', 'CPLANE_TOKEN', app, '--', ...envChild('MODULE_SECRET', 'PG_PASSWORD', 'CPLANE_TOKEN')], {
+      CPLANE_ACCOUNT: acme,
+      MODULE_SECRET: 'module secret value',
+      PG_PASSWORD: 'pg password value',
+    });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({ cplane: ['CPLANE_TOKEN'], password: false, MODULE_SECRET: 'unset', PG_PASSWORD: 'unset', CPLANE_TOKEN: sha256(fixtures.tokens.serviceAccount) });
   });
 
   it('hands everything after -- to the command, --help included', async () => {

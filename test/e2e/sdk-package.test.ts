@@ -54,9 +54,9 @@ const sizeOf = (dir: string): number =>
 const packagesIn = (modules: string): string[] =>
   readdirSync(modules).filter((name) => !name.startsWith('.')).flatMap((name) => (name.startsWith('@') ? readdirSync(join(modules, name)).map((inner) => `${name}/${inner}`) : [name]));
 
-/** The example application run from the install folder, as the Service Account, without CPLANE_ACCOUNT. */
+/** The example application run from the install folder, as the Service Account, in its account. */
 async function runExample(recordId: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { PATH: process.env.PATH, CPLANE_BASE_URL: w.emulator.url, CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_SA_KEY: privateKeyOf(ciDeployer.id), CPLANE_WRITER_KEY: w.writerKey, RECORD_ID: recordId };
+  const env = { PATH: process.env.PATH, CPLANE_BASE_URL: w.emulator.url, CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_ACCOUNT: acme, CPLANE_SA_KEY: privateKeyOf(ciDeployer.id), CPLANE_WRITER_KEY: w.writerKey, RECORD_ID: recordId };
   // Asynchronously: the emulator answers from this process.
   return promisify(execFile)(process.execPath, ['read-secret.mjs'], { cwd: app, env, encoding: 'utf8' }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
@@ -92,14 +92,14 @@ it('installs from its packed tarball into an empty folder, offline, within the g
   expect(readdirSync(join(modules, '@cplane', 'sdk')).sort()).toEqual(['README.md', 'dist', 'package.json']);
 });
 
-it('reads the granted secret from there, in the Service Account\'s own account, and sees its value', async () => {
+it('reads the granted secret from there, in the account it names, and sees its value', async () => {
   const run = await runExample(ids['stripe-key']!);
   expect(run).toEqual({ code: 0, stdout: `read the secret (${STRIPE_KEY.length} characters)\n`, stderr: '' });
   // The example never prints the value; the same readSecret of the installed package, asked to, returns it.
   const script = `import { createClient, decodeReaderKey, readSecret } from '@cplane/sdk';
-const client = createClient({ baseUrl: process.env.CPLANE_BASE_URL, token: process.env.CPLANE_TOKEN });
+const client = createClient({ baseUrl: process.env.CPLANE_BASE_URL, token: process.env.CPLANE_TOKEN, accountId: process.env.CPLANE_ACCOUNT });
 try { process.stdout.write(await readSecret(client, { recordId: process.env.RECORD_ID, privateKey: decodeReaderKey(process.env.CPLANE_SA_KEY, 'CPLANE_SA_KEY'), writerKeys: [process.env.CPLANE_WRITER_KEY] })); } finally { await client.close(); }`;
-  const env = { PATH: process.env.PATH, CPLANE_BASE_URL: w.emulator.url, CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_SA_KEY: privateKeyOf(ciDeployer.id), CPLANE_WRITER_KEY: w.writerKey, RECORD_ID: ids['stripe-key']! };
+  const env = { PATH: process.env.PATH, CPLANE_BASE_URL: w.emulator.url, CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_ACCOUNT: acme, CPLANE_SA_KEY: privateKeyOf(ciDeployer.id), CPLANE_WRITER_KEY: w.writerKey, RECORD_ID: ids['stripe-key']! };
   const value = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: app, env, encoding: 'utf8' });
   expect(value.stdout).toBe(STRIPE_KEY);
 });

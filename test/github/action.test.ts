@@ -116,10 +116,20 @@ describe('action.yml', () => {
     expect(runner.summary()).toContain('#### cplane plan failed');
   });
 
-  it('refuses a command other than validate, plan, apply, drift or reconcile', async () => {
+  it('refuses a command other than validate, plan, apply, drift, reconcile or deployments', async () => {
     const run = await runner.step('cplane', { command: 'destroy', 'working-directory': '.', args: '' }, env);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain("::error::cplane action: command must be validate, plan, apply, drift or reconcile, not 'destroy'");
+    expect(run.stdout).toContain("::error::cplane action: command must be validate, plan, apply, drift, reconcile or deployments, not 'destroy'");
+  });
+
+  it('deployments: a wave of the fleet as the step output matrix, for the jobs after it', async () => {
+    const [first, second] = [fixtures.accounts[0]!.id, account.id];
+    mkdirSync(join(runner.workspace, 'fleet'));
+    writeFileSync(join(runner.workspace, 'fleet', 'main.yaml'), `version: 1\ndeployments:\n  staging: { account: ${first} }\n  prod: { account: ${second}, after: [staging] }\n`);
+    const run = await runner.step('cplane', { command: 'deployments', 'working-directory': '.', args: 'fleet --wave 2 --matrix' }, env);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.outputs.matrix!)).toEqual({ include: [{ deployment: 'prod', account: second, workspace: 'default', wave: 2 }] });
+    expect(run.outputs).toMatchObject({ count: '1', waves: '2' });
   });
 
   it('apply of the saved plan: the result in the summary, the counts in the outputs', async () => {

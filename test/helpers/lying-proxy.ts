@@ -1,6 +1,7 @@
 // A lying API server for the trust tests: a proxy on 127.0.0.1 in front of the emulator that forwards every
-// request and hands each JSON answer to `lie`, which may return another answer to send instead. It stands for a
-// compromised or malicious service, which is what client-side encryption exists for.
+// request and hands each JSON answer to `lie`, which may return another answer to send instead, and may move the
+// `Date` header of every answer (a server whose clock lies). It stands for a compromised or malicious service, which
+// is what client-side encryption exists for.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -20,11 +21,14 @@ export interface LyingProxy {
   url: string;
   /** Changes the lie from now on (undefined: an honest proxy). */
   setLie(lie: Lie | undefined): void;
+  /** Moves the `Date` header of every answer by `shiftMs` from now on (0: the emulator's own). */
+  setClockShift(shiftMs: number): void;
   close(): Promise<void>;
 }
 
 export async function lyingProxy(upstream: string, initial?: Lie): Promise<LyingProxy> {
   let lie = initial;
+  let clockShiftMs = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -45,7 +49,7 @@ export async function lyingProxy(upstream: string, initial?: Lie): Promise<Lying
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(text),
           'x-request-id': forwarded.headers.get('x-request-id') ?? '',
-          ...(forwarded.headers.get('date') ? { date: forwarded.headers.get('date')! } : {}),
+          ...(forwarded.headers.get('date') ? { date: new Date(Date.parse(forwarded.headers.get('date')!) + clockShiftMs).toUTCString() } : {}),
         });
         res.end(text);
       });
@@ -55,6 +59,7 @@ export async function lyingProxy(upstream: string, initial?: Lie): Promise<Lying
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     setLie: (next) => void (lie = next),
+    setClockShift: (shiftMs) => void (clockShiftMs = shiftMs),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -25,7 +25,7 @@ describe('the examples name models that exist', () => {
     const client = createClient({ baseUrl: emulator().url, token: fixtures.tokens.admin, accountId: ACCOUNT });
     try {
       const found = new Map([[vendors, await listVendors(client)]]);
-      const known: Known = { account: ACCOUNT, now: new Date(), find: finder(found), list: lister(found), directory: emptyDirectory(), idOf: () => undefined, nameOf: (_k, id) => id };
+      const known: Known = { account: ACCOUNT, now: new Date(), nowForEnds: new Date(), find: finder(found), list: lister(found), directory: emptyDirectory(), idOf: () => undefined, nameOf: (_k, id) => id };
       const byAddress = new Map(desired!.resources.map((r) => [r.address, r]));
       const checks = modelChecks(desired!.resources, byAddress, {});
       expect(checks.length).toBeGreaterThan(0);

@@ -75,7 +75,7 @@ describe('Service Account token', () => {
     // The errors are the subject here, not the process: in-process (Harness.run).
     const result = await h.run(['plan', '--detailed-exitcode'], { CPLANE_TOKEN: fixtures.tokens.inactiveServiceAccount, CPLANE_ACCOUNT: production, OPENAI_KEY: 'sk-test-openai-0001' });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^Error: \w+ failed: 403 forbidden \(service_account_inactive\)/);
+    expect(result.stderr).toMatch(/^Error: The API refuses this token( in account \S+)?: \w+ answered 403 forbidden \(service_account_inactive\), .*the token's Service Account is inactive/);
   });
 
   it('apply and destroy with a Service Account token stop before sending any request, naming the token needed', async () => {

@@ -21,6 +21,7 @@ async function lookupsOf(h: Harness): Promise<Known> {
   return {
     account: h.state.data.account,
     now: h.client.serverNow(),
+    nowForEnds: h.client.serverNow(),
     find: finder(all),
     list: lister(all),
     directory: (await h.desired()).directory ?? emptyDirectory(),

@@ -44,6 +44,7 @@ export function known(known: Record<string, string>): Known {
   return {
     account: ids.account,
     now: new Date(),
+    nowForEnds: new Date(),
     find: finder(new Map([[vendors, [openai]]])),
     list: lister(new Map([[vendors, [openai]]])),
     directory: emptyDirectory(),

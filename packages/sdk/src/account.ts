@@ -1,9 +1,9 @@
 /**
- * The account to read in when the caller names none. A Service Account belongs to one account, and account
- * discovery (`GET /accounts`) is human-only (spec, Authentication 5): its requests go without `x-account-id`
- * and the API takes its own account (docs/api-assumptions.md); the account the value was written in is then
- * the one its authenticated wrapper names. A personal access token lists its accounts: one is taken, several
- * are refused by name, since which one is meant is not for the SDK to guess.
+ * The account to read in, and the one a reader expects its value's wrapper to name. A personal access token lists
+ * its accounts: one is taken, several are refused by name, since which one is meant is not for the SDK to guess.
+ * A Service Account belongs to one account, but account discovery (`GET /accounts`) is human-only (spec,
+ * Authentication 5), so only the application can say which: without it, any account's wrapper by a trusted writer
+ * would be accepted, and one writer key would serve every deployment (`expectedAccount`).
  */
 import type { Account, ReaderClient } from './client.js';
 import { AccountError, clean } from './errors.js';
@@ -21,6 +21,20 @@ export async function discoverAccount(client: ReaderClient): Promise<string | un
     found.catch(() => discovered.delete(client));
   }
   return found;
+}
+
+/**
+ * The account whose values a reader accepts: `accountId` (the caller's, or a reader manifest's), else the
+ * client's, else a human token's only account. A Service Account token with none is refused (ACCOUNT_REQUIRED):
+ * the API would read in its own account without saying which, and a wrapper for another account could not be told apart.
+ */
+export async function expectedAccount(client: ReaderClient, accountId: string | undefined): Promise<string> {
+  const account = accountId ?? client.accountId ?? (await discoverAccount(client));
+  if (account) return account;
+  throw new AccountError(
+    'ACCOUNT_REQUIRED',
+    'A Service Account token reads only with the account it expects its values in, and none was given: give accountId, the id of the account the record is in (the owner of the configuration knows it), so a value written for another account is refused.',
+  );
 }
 
 function onlyAccount(accounts: readonly Account[]): string {

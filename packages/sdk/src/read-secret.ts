@@ -5,7 +5,7 @@
  * record and the value returned with it, at a version no older than `minVersion` nor than one this process has
  * already read. The API never sees the plaintext, and this module never writes it anywhere: it returns it.
  */
-import { discoverAccount } from './account.js';
+import { discoverAccount, expectedAccount } from './account.js';
 import type { ReaderClient } from './client.js';
 import { AccountError } from './errors.js';
 import { decryptAsReader, type ReaderValue, type RecordFields } from './read-value.js';
@@ -22,7 +22,10 @@ export interface ReadSecretOptions {
   writerKeys: readonly (Uint8Array | string)[];
   /** The oldest value version accepted (e.g. the version of a rotation after a leak); older is WRAP_ROLLBACK. */
   minVersion?: number;
-  /** The account the record is in (the `x-account-id` header), when the client was made without one. */
+  /**
+   * The account the record is in (the `x-account-id` header), when the client was made without one: the value's
+   * wrapper must name it (WRAP_OTHER_ACCOUNT). Needed with a Service Account token (ACCOUNT_REQUIRED without it).
+   */
   accountId?: string;
   /** The reader's id, when known: a wrapper made for another reader is then refused by name. */
   readerId?: string;
@@ -63,8 +66,8 @@ export async function readSecretValue(client: ReaderClient, options: ReadSecretO
   if (trustedWriters.length === 0) {
     throw new WrapError('WRAP_UNTRUSTED_WRITER', 'No writer key is trusted, so no value can be accepted: give writerKeys, the public writer key of the configuration that writes your secrets (its owner hands it out; it is not secret).');
   }
-  // The account asked for, or found (./account.ts): the wrapper must then name it too.
-  const accountId = options.accountId ?? client.accountId ?? (await discoverAccount(client));
+  // The account asked for, or a human token's only one (./account.ts): the wrapper must name it too.
+  const accountId = await expectedAccount(client, options.accountId);
   const fields = await readRecordFields(client, options.recordId, accountId);
   const seen = newestRead.get(options.recordId);
   const minVersion = Math.max(options.minVersion ?? 1, seen ?? 1);
@@ -75,7 +78,7 @@ export async function readSecretValue(client: ReaderClient, options: ReadSecretO
     trustedWriters,
     ...(minVersion > 1 ? { minVersion } : {}),
     ...(options.readerId ? { readerId: options.readerId } : {}),
-    ...(accountId ? { accountId } : {}),
+    accountId,
   });
   newestRead.set(options.recordId, Math.max(seen ?? 0, read.version));
   return read;

@@ -26,7 +26,7 @@ export interface ReaderDecryptRequest {
   minVersion?: number;
   /** The reader's id, when the caller knows it: a wrapper for another reader is then refused by name. */
   readerId?: string;
-  /** The account the caller expects the record in, when it knows it. */
+  /** The account the caller expects the record in, when it knows it: a wrapper for another is WRAP_OTHER_ACCOUNT. */
   accountId?: string;
 }
 
@@ -58,7 +58,7 @@ export function decryptAsReader(request: ReaderDecryptRequest): ReaderValue {
     throw new WrapError('WRAP_ROLLBACK', `Record ${recordId} was returned at value version ${opened.version} (wrapped ${opened.wrappedAt.toISOString()}), older than version ${minVersion}, the oldest this reader accepts: the API returned an old value.`);
   }
   if (accountId !== undefined && opened.accountId !== accountId) {
-    throw new WrapError('WRAP_OPEN_FAILED', `The data key of record ${recordId} was wrapped for account ${opened.accountId}, not for ${accountId}.`);
+    throw new WrapError('WRAP_OTHER_ACCOUNT', `The value of record ${recordId} was written for account ${opened.accountId}, not for ${accountId}, the account this reader expects: the API returned another deployment's value.`);
   }
   const value = decryptWithDataKey(opened.dataKey, fields, { accountId: opened.accountId, recordId, version: opened.version });
   return { value, version: opened.version, accountId: opened.accountId, writerKeyId: opened.writerKeyId, wrappedAt: opened.wrappedAt };

@@ -13,6 +13,8 @@ export type WrapErrorCode =
   | 'WRAP_OTHER_RECIPIENT'
   /** Wrapped for another key of the reader (the reader's key was rotated, or another key was given). */
   | 'WRAP_OTHER_KEY'
+  /** Written for another account than the one the reader expects (another deployment's value, by the same writer). */
+  | 'WRAP_OTHER_ACCOUNT'
   /** Does not open: made for another record, version, value or reader, or altered. */
   | 'WRAP_OPEN_FAILED'
   /** Not made by a writer the reader trusts (or made before writers were authenticated). */

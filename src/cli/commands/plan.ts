@@ -7,16 +7,16 @@
  * and 3 when the plan is incomplete (cli/exit-codes.ts).
  */
 import { resolve } from 'node:path';
-import { blockingFindings, hasChanges, isIncomplete } from '../../plan-model/index.js';
 import { makePlan } from '../../planner/index.js';
 import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import type { Plan } from '../../plan-model/index.js';
 import { wantsDeployments } from '../deployments.js';
 import { planDeployments } from './plan-all.js';
+import { mergePlans } from './plan-merge.js';
 import { parseParallelism } from '../../session/connection.js';
 import { AbortError } from '../../session/errors.js';
-import { exitCodes } from '../exit-codes.js';
+import { planExitCode } from '../exit-codes.js';
 import { githubReporter } from '../github-flag.js';
 import { reportPlanProblems } from '../plan-problems.js';
 import { readingStatus } from '../reading-status.js';
@@ -27,7 +27,12 @@ import { weakSecretWarnings } from '../weak-secrets.js';
 import { suggestedCommand } from '../../text/escape-for.js';
 
 export const planCommand: CommandModule = {
-  run: (ctx) => (wantsDeployments(ctx) ? planDeployments(ctx, planOne) : planOne(ctx)),
+  run(ctx) {
+    if (ctx.values.merge === true) return mergePlans(ctx);
+    if (wantsDeployments(ctx)) return planDeployments(ctx, planOne);
+    if (ctx.values.shard !== undefined) throw new AbortError('--shard plans a share of the deployments: it needs --all (or --deployment, or --changed).', 'Run `cplane plan --all --shard I/N --out DIR` in each of N jobs, then `cplane plan --merge DIR...` (docs/ci.md).');
+    return planOne(ctx);
+  },
 };
 
 /** The plan of one account (or one deployment, `ctx.deployment`); `onPlan` is handed the plan once it is made. */
@@ -76,10 +81,7 @@ export async function planOne(ctx: CommandContext, onPlan?: (plan: Plan) => void
       else if (values.markdown) ctx.stdout.write(renderPlanMarkdown(plan));
       else ctx.stdout.write(renderPlanText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}) }));
       github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, ...(planFile ? { planFile } : {}) });
-      // A mandatory policy finding fails the plan, whatever else it says (docs/policies.md).
-      if (blockingFindings(plan).length > 0) return exitCodes.error;
-      if (!values['detailed-exitcode']) return exitCodes.ok;
-      return isIncomplete(plan) ? exitCodes.incomplete : hasChanges(plan) ? exitCodes.changes : exitCodes.ok;
+      return planExitCode(plan, values['detailed-exitcode'] === true);
     } finally {
       await workspace.close();
     }

@@ -112,6 +112,7 @@ function explainWrap(error: unknown, recordId: string): never {
   const hints: Partial<Record<WrapErrorCode, string>> = {
     WRAP_NOT_GRANTED: 'Ask an owner of the record to grant it to this reader (a `grants` entry in the configuration that manages it, then `cplane apply`), then read again.',
     WRAP_OTHER_VERSION: 'Run `cplane apply` for the configuration that grants the record, so the new value is wrapped for every reader.',
+    WRAP_OTHER_ACCOUNT: 'Check --account (or CPLANE_ACCOUNT): it must be the account the record is in. If it is, do not use this value: the API returned a value cplane wrote for another account.',
     WRAP_OTHER_KEY: 'Give the private key of the reader this token belongs to (CPLANE_SA_KEY or --key-file); if the reader\'s key was rotated, `cplane apply` wraps the value for its new key.',
     WRAP_UNTRUSTED_WRITER: 'Check the writer key you pinned (`cplane writer-key` of the configuration that grants the record). If it is right, do not use this value: a writer you do not trust, or the API server, made it. A wrapper of the first format is made again by `cplane apply --rewrap`.',
     WRAP_ROLLBACK: 'The API returned an older value than you accept: do not use it, and report it (an older value may be one rotated after a leak).',
@@ -167,7 +168,8 @@ export async function openRecordReading(ctx: CommandContext, options: { dir: str
     );
   }
   const location = await locateStateOnly(ctx, options.dir);
-  // A reader without an account reads in its own (the SDK finds it: docs/sdk.md); cplane reads in its state's.
+  // A reader reads in the account it expects its values in (the SDK refuses a Service Account token without one, and
+  // a wrapper for another account: docs/sdk.md); cplane reads in its state's.
   if (!location.account && !privateKey) throw new AbortError('No account: the record\'s account is not known.', 'Pass --account ID or set CPLANE_ACCOUNT.');
   // The state is opened only when it is needed: to find an address, or for its key (reading as cplane).
   const store = options.byAddress || !privateKey ? await openState({ ...location, env: ctx.env, command: 'read', lock: false, mustExist: true }) : undefined;

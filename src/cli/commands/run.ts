@@ -3,18 +3,18 @@
  * `cplane read` uses (as a reader with its private key and pinned writer keys, or as cplane with the state key),
  * then starts COMMAND with those values added to its environment, as `doppler run` and `op run` do. Every record is
  * read before COMMAND starts, so one that cannot be read stops the run with its reason and COMMAND never runs.
- * Nothing is written to disk. SIGINT and SIGTERM are passed on to COMMAND, and its exit code is cplane's (128 + the
- * signal's number when a signal ended it, as a shell says).
+ * COMMAND gets those values, not cplane's own credentials (../child-environment.ts). Nothing is written to disk.
+ * SIGINT and SIGTERM are passed on to COMMAND, and its exit code is cplane's (128 + the signal's number when a
+ * signal ended it, as a shell says).
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
+import { childEnvironment, passEnvNames } from '../child-environment.js';
 import { isRecordAddress, openRecordReading, type RecordTarget } from './read.js';
 
-const usage = 'run [dir] --env NAME=ADDRESS|RECORD_ID ... -- COMMAND [ARGS...]';
-/** cplane's own keys stay with cplane: the command gets the values it asked for, not what opens every value. */
-const KEPT_FROM_COMMAND = ['CPLANE_STATE_KEY', 'CPLANE_SA_KEY', 'CPLANE_PASSPHRASE'];
+const usage = 'run [dir] --env NAME=ADDRESS|RECORD_ID ... [--pass-env NAME ...] -- COMMAND [ARGS...]';
 const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
 
 interface EnvEntry {
@@ -47,6 +47,7 @@ export const runCommand: CommandModule = {
     const own = ctx.positionals.slice(0, ctx.positionals.length - after.length);
     if (own.length > 1) throw new AbortError(`Unexpected arguments before --: ${own.join(' ')}.`, `Usage: cplane ${usage}`);
     const entries = envEntries(ctx);
+    const passEnv = passEnvNames(ctx.values);
     const reading = await openRecordReading(ctx, { dir: own[0], byAddress: entries.some((e) => e.target.address !== undefined) });
     const values: Record<string, string> = {};
     try {
@@ -55,9 +56,9 @@ export const runCommand: CommandModule = {
     } finally {
       await reading.close();
     }
-    const env = Object.fromEntries(Object.entries(ctx.env).filter(([name]) => !KEPT_FROM_COMMAND.includes(name)));
+    const env = await childEnvironment({ parent: ctx.env, dir: own[0] ?? '.', cwd: ctx.cwd, passEnv, values });
     return await new Promise<number>((resolve, reject) => {
-      const child = spawn(command, args, { cwd: ctx.cwd, env: { ...env, ...values }, stdio: 'inherit' });
+      const child = spawn(command, args, { cwd: ctx.cwd, env, stdio: 'inherit' });
       const forward = (signal: NodeJS.Signals) => child.kill(signal);
       for (const signal of FORWARDED) process.on(signal, forward);
       const stop = () => {
