@@ -40,8 +40,11 @@ export const layers = {
   'saved-plan': ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'planner', 'session'],
   // `cplane test`: runs a configuration's tests against an emulator in the process (plans, applies, CEL assertions).
   testing: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'planner', 'applier', 'emulator'],
+  // `cplane lsp`: the language server reads configurations as validate does (the kinds, the policies' compiler, on the
+  // session's worker thread) and shows a spend limit as plan normalises it.
+  lsp: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'planner', 'session'],
   // The top: every other folder.
-  cli: ['api', 'config', 'github', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'planner', 'applier', 'render', 'ui', 'export', 'emulator', 'demo', 'session', 'faces', 'sdk', 'testing', 'saved-plan'],
+  cli: ['api', 'config', 'github', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'planner', 'applier', 'render', 'ui', 'export', 'emulator', 'demo', 'session', 'faces', 'sdk', 'testing', 'saved-plan', 'lsp'],
   // The SDK: the typed client and local decryption, as an application imports them (package.json `exports`).
   sdk: ['api', 'crypto'],
 };

@@ -1,6 +1,6 @@
 // Bundles the compiled CLI (dist/cli/main.js) into dist/bundle/: the entry (cplane.cjs), a chunk for
 // the configuration language, one for the engine behind plan and apply, and chunks for what only some
-// commands load (the Ink views, the emulator, export, `cplane api`, MCP, TypeBox). Loading ~400 small
+// commands load (the Ink views, the emulator, export, `cplane api`, MCP, TypeBox, `cplane lsp` with vscode-languageserver). Loading ~400 small
 // ES modules cost most of a short command's time, about a millisecond each; a chunk costs one read.
 // Run by `npm run build` after tsc (docs/performance.md). Ink, React, the PostgreSQL driver and the
 // MCP SDK stay outside: only the commands that need them load them, and they load their own optional

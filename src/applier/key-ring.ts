@@ -7,14 +7,16 @@
  *
  * The data key of a version this apply wrote is kept from its write; any other record's current value is read
  * once and its data key opened with cplane's own wrapper, which refuses a value bound to another record or
- * version (the API is not trusted to return the record asked for), naming the record. Data keys are kept for
+ * version (the API is not trusted to return the record asked for), naming the record, and a version older than
+ * the one state recorded as written (the API is not trusted to return the current one). Data keys are kept for
  * the apply only: a record's new value version is written by its own step before any wrap of that record in the
  * same apply (a grant depends on its record, and the record's step re-wraps after its value write), so what is
  * kept is always current.
  */
 import type { ApiClient } from '../api/client.js';
 import { valueDigest } from '../crypto/record-value.js';
-import type { SecretSource } from '../plan-model/index.js';
+import { VALUE_VERSION_INPUT, type SecretSource } from '../plan-model/index.js';
+import { WrapError } from '@cplane/sdk/internal/wrap-error';
 import type { StateStore } from '../state/index.js';
 import { registerSecret } from '../text/safe-text.js';
 import { readResultPath, type KeyRing, type WrittenValue } from './template.js';
@@ -29,6 +31,7 @@ export function stateKeyRing(state: StateStore, readSecret: (source: SecretSourc
       found = client.call('readRecord', { path: { id: recordId }, body: { scope: ['fields'] } }).then((read) => {
         if (!read.fields) throw new Error(`record ${recordId} has no value to wrap for a reader: give it a value first`);
         const { version } = read.fields;
+        refuseOlderThanWritten(state, recordId, version);
         return { recordId, version, dataKey: state.crypto.openRecordDataKey(read.fields, { accountId, recordId, version }), digest: valueDigest(read.fields) };
       });
       // A failed read is not kept: a resend of the write reads again.
@@ -60,6 +63,20 @@ export function stateKeyRing(state: StateStore, readSecret: (source: SecretSourc
       return wrapDataKey({ dataKey, recipientPublicKey, accountId, recordId, version, recipientId, valueDigest: digest, writer, wrappedAt: now() });
     },
   };
+}
+
+/**
+ * A value older than the one cplane last wrote (the version state recorded for the record, `VALUE_VERSION_INPUT`)
+ * is refused, naming the record: a server that answers with a rotated-away version would otherwise get its data key
+ * wrapped for a new reader. A newer one (written outside cplane since) is the record's current value.
+ */
+function refuseOlderThanWritten(state: StateStore, recordId: string, version: number): void {
+  const written = Object.values(state.data.resources).find((entry) => entry.id === recordId && typeof entry.inputs[VALUE_VERSION_INPUT] === 'number')?.inputs[VALUE_VERSION_INPUT] as number | undefined;
+  if (written === undefined || version >= written) return;
+  throw new WrapError(
+    'WRAP_ROLLBACK',
+    `The value of record ${recordId} the API returned is version ${version}, older than version ${written} that cplane wrote and state recorded: the API returned a rotated-away value, and nothing is wrapped from it.`,
+  );
 }
 
 /**

@@ -23,6 +23,23 @@ export interface Command {
   options: OptionSpec;
   /** The command prints its own --help (e.g. `cplane api <operation> --help`, generated per operation). */
   ownHelp?: boolean;
+  /**
+   * How `--all` and `--deployment NAME` run it (cli/each-deployment.ts, docs/deployments.md); absent when the command
+   * has no such flags, or handles them itself (plan, apply).
+   */
+  deployments?: DeploymentRuns;
   /** Imports the command's module, and with it everything the command needs. */
   load(): Promise<CommandModule>;
+}
+
+/** A command's runs for the deployments of a configuration (`deployments:`). */
+export interface DeploymentRuns {
+  /** `each`: once per chosen deployment, the outputs combined; `one`: it needs one deployment, given as `--deployment NAME`. */
+  runs: 'each' | 'one';
+  /** Its configuration folder among its positionals (default: the first), for a command with other arguments. */
+  dir?: (positionals: readonly string[]) => string | undefined;
+  /** `--out` names a folder: DIR/NAME.plan.json per deployment, as `plan --all --out DIR` saves them, for `cplane apply DIR`. */
+  outFolder?: boolean;
+  /** One deployment after another (init: they may create the one state key file). */
+  inTurn?: boolean;
 }

@@ -9,7 +9,7 @@ import { renderDeploymentMatrixText, renderDeploymentsMarkdown, renderPlanMarkdo
 import type { CommandContext } from '../session/command-context.js';
 import { codeBlock } from '../text/escape-for.js';
 import { safeText } from '../text/safe-text.js';
-import { exitCodes } from './exit-codes.js';
+import { combinedExitCode, exitCodes } from './exit-codes.js';
 import { COMMENT_LIMIT, reportDeploymentsToGithub } from './github-deployments.js';
 
 /** One deployment of the run: its plan, or why there is none, and what its own run printed. */
@@ -67,11 +67,8 @@ export function showPlannedDeployments(ctx: CommandContext, planned: readonly Pl
   }
 }
 
-/** The run's exit code from its deployments': an error anywhere is the run's error; then an incomplete plan; then changes. */
-export function combinedExitCode(planned: readonly PlannedDeployment[], detailed: boolean): number {
-  const codes = planned.map((p) => p.code);
-  if (codes.some((c) => c !== exitCodes.ok && c !== exitCodes.changes && c !== exitCodes.incomplete)) return exitCodes.error;
-  if (!detailed) return exitCodes.ok;
-  if (codes.includes(exitCodes.incomplete)) return exitCodes.incomplete;
-  return codes.includes(exitCodes.changes) ? exitCodes.changes : exitCodes.ok;
+/** A plan run's exit code from its deployments' (combined as every command's for deployments); without --detailed-exitcode, only an error is not 0. */
+export function planRunExitCode(planned: readonly PlannedDeployment[], detailed: boolean): number {
+  const code = combinedExitCode(planned.map((p) => p.code));
+  return code === exitCodes.error || detailed ? code : exitCodes.ok;
 }

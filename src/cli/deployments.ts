@@ -2,7 +2,7 @@
  * Running a command once per deployment (docs/deployments.md): which deployments `--all` and `--deployment`
  * choose, and the command context each runs with: its account and workspace as flags, the inherited
  * CPLANE_ACCOUNT and CPLANE_WORKSPACE dropped (the configuration names the account), its name (the loader
- * adds its variables), the limit of requests in flight it shares with the others, and its own output
+ * adds its variables), its own token and API address when it names them (session/connection.ts), the limit of requests in flight it shares with the others, and its own output
  * buffers, so each deployment's plan is shown whole, after the matrix, whatever order they finish in.
  */
 import { Writable } from 'node:stream';
@@ -16,6 +16,7 @@ import { DEFAULT_PARALLELISM, parseParallelism } from '../session/connection.js'
 import { AbortError, ConfigInvalidError } from '../session/errors.js';
 import { variablesLoadOptions } from '../session/variables-flags.js';
 import { isPostgresUrl } from '../state/index.js';
+import { registerSecret } from '../text/safe-text.js';
 import { describeError } from './describe-error.js';
 import { changedDeployments } from './changed-deployments.js';
 
@@ -45,7 +46,7 @@ export interface ChosenDeployments {
  * The configuration's deployments and those chosen. The configuration is loaded once without variable values
  * (as `cplane validate` does), so a problem that does not depend on them is said once, not once per deployment.
  */
-export async function chooseDeployments(ctx: CommandContext, verb: string): Promise<ChosenDeployments> {
+export async function chooseDeployments(ctx: CommandContext, verb: string, options: { dir?: string | undefined } = {}): Promise<ChosenDeployments> {
   for (const flag of ['account', 'workspace']) {
     if (typeof ctx.values[flag] === 'string') throw new AbortError(`--${flag} cannot be used with --all or --deployment: each deployment names its own ${flag}.`, 'Leave it out; the configuration\'s deployments: says where each one goes.');
   }
@@ -53,8 +54,9 @@ export async function chooseDeployments(ctx: CommandContext, verb: string): Prom
   if (state !== undefined && !isPostgresUrl(state)) {
     throw new AbortError('--state (or CPLANE_STATE) names one state file, and each deployment has its own state.', 'Leave it out (each deployment keeps its state under <dir>/.cplane/<account>/), or give a postgres:// URL, which keeps one state per account and workspace.');
   }
-  if (ctx.positionals.length > 1) throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Give at most one configuration folder.');
-  const dir = resolve(ctx.cwd, ctx.positionals[0] ?? '.');
+  // A command with other arguments (`state show ADDRESS [dir]`) says where its folder is; plan and apply take only the folder.
+  if (!('dir' in options) && ctx.positionals.length > 1) throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Give at most one configuration folder.');
+  const dir = resolve(ctx.cwd, ('dir' in options ? options.dir : ctx.positionals[0]) ?? '.');
   const { deployments, diagnostics } = await loadConfiguration(dir, { ...variablesLoadOptions(ctx), allowUnsetVariables: true });
   // Without values, a forEach over a variable cannot be expanded, and so on: those are each deployment's to say.
   // What is wrong with the deployments themselves is said here, once.
@@ -72,6 +74,8 @@ export async function chooseDeployments(ctx: CommandContext, verb: string): Prom
     if (!wantsDeployments(ctx)) throw new AbortError(`The configuration in ${dir} declares no deployments: it has one account.`, 'Declare deployments: to plan and apply it in several accounts (docs/deployments.md).');
     throw new AbortError(`--all and --deployment need deployments:, and the configuration in ${dir} declares none.`, `Run \`cplane ${verb}\` without them for its one account, or declare deployments: (docs/deployments.md).`);
   }
+  // Every deployment's token is a secret of this run from now on, whichever deployments it chooses: none is ever printed.
+  for (const d of deployments) if (d.tokenEnv) registerSecret(ctx.env[d.tokenEnv]);
   const names = ((ctx.values.deployment as string[] | undefined) ?? []);
   for (const name of names) {
     if (!deployments.some((d) => d.name === name)) {
@@ -120,13 +124,15 @@ export function sharedLimiter(ctx: CommandContext, count: number): Limiter {
 export function deploymentContext(
   ctx: CommandContext,
   deployment: Deployment,
-  options: { limiter?: Limiter; capture: boolean; values?: CommandContext['values']; fleet?: string[] },
+  options: { limiter?: Limiter; capture: boolean; values?: CommandContext['values']; env?: NodeJS.ProcessEnv; fleet?: string[] },
 ): { ctx: CommandContext; captured(): Captured } {
-  const { CPLANE_ACCOUNT: _account, CPLANE_WORKSPACE: _workspace, ...env } = ctx.env;
+  const { CPLANE_ACCOUNT: _account, CPLANE_WORKSPACE: _workspace, ...inherited } = ctx.env;
+  const env = { ...inherited, ...options.env };
   const stdout = options.capture ? buffer() : undefined;
   const stderr = options.capture ? buffer() : undefined;
   const { all: _all, deployment: _deployment, ...values } = ctx.values;
   const derived = {
+    ...(ctx.command ? { command: ctx.command } : {}),
     positionals: ctx.positionals,
     values: { ...values, account: deployment.account, workspace: deployment.workspace, ...options.values },
     ...(ctx.optionOrder ? { optionOrder: ctx.optionOrder } : {}),
@@ -134,7 +140,13 @@ export function deploymentContext(
     cwd: ctx.cwd,
     stdout: stdout ?? ctx.stdout,
     stderr: stderr ?? ctx.stderr,
-    deployment: { name: deployment.name, ...(options.limiter ? { sharedLimiter: options.limiter } : {}), ...(options.fleet ? { fleet: options.fleet } : {}) },
+    deployment: {
+      name: deployment.name,
+      ...(options.limiter ? { sharedLimiter: options.limiter } : {}),
+      ...(deployment.tokenEnv ? { tokenEnv: deployment.tokenEnv } : {}),
+      ...(deployment.baseUrl ? { baseUrl: deployment.baseUrl } : {}),
+      ...(options.fleet ? { fleet: options.fleet } : {}),
+    },
   } as Omit<CommandContext, 'stdin'> as CommandContext;
   // Lazy, as the CLI's own: creating process.stdin costs time at exit, and only an interactive apply reads it.
   Object.defineProperty(derived, 'stdin', { get: () => ctx.stdin, enumerable: true });

@@ -28,3 +28,13 @@ export function planExitCode(plan: Plan, detailed: boolean): number {
   if (!detailed) return exitCodes.ok;
   return isIncomplete(plan) ? exitCodes.incomplete : hasChanges(plan) ? exitCodes.changes : exitCodes.ok;
 }
+
+/**
+ * The exit code of a run for several deployments (`plan --all`, every command's `--all`): an error anywhere is the run's
+ * error; then an incomplete result; then changes (drift, a flagged reader).
+ */
+export function combinedExitCode(codes: readonly number[]): number {
+  if (codes.some((c) => c !== exitCodes.ok && c !== exitCodes.changes && c !== exitCodes.incomplete)) return exitCodes.error;
+  if (codes.includes(exitCodes.incomplete)) return exitCodes.incomplete;
+  return codes.includes(exitCodes.changes) ? exitCodes.changes : exitCodes.ok;
+}

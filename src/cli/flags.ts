@@ -73,17 +73,36 @@ export const lockOptions: OptionSpec = { 'lock-timeout': { type: 'string' } };
 
 export const lockHelp = '--lock-timeout DURATION  wait up to DURATION (e.g. 30s, 5m) while another run holds the state lock (default 0s: fail at once)';
 
-/** `--all` and `--deployment` (plan, apply): the deployments of the configuration's `deployments:` (docs/deployments.md). */
-export const deploymentsOptions: OptionSpec = {
+/** `--all` and `--deployment` (every command that reads a configuration): the deployments of its `deployments:` (docs/deployments.md). */
+export const chooseDeploymentOptions: OptionSpec = {
   all: { type: 'boolean' },
   deployment: { type: 'string', multiple: true },
+};
+
+const chooseDeploymentHelp = [
+  '--all               every deployment of the configuration\'s deployments: (docs/deployments.md), each with its own account and state',
+  '--deployment NAME   only this deployment (repeatable; with or without --all)',
+];
+
+/** The help of a command run once per deployment (cli/each-deployment.ts). */
+export const eachDeploymentHelp = [
+  ...chooseDeploymentHelp,
+  '                    a section per deployment (JSON: { deployments: [{ deployment, account, exitCode, result }] }, CSV: a deployment column);',
+  '                    one --deployment NAME alone prints as without deployments',
+];
+
+/** A command that needs one deployment (read, run, destroy...): `--deployment NAME`, once. */
+export const oneDeploymentHelp = '--deployment NAME   the deployment of the configuration\'s deployments: to use: its account, workspace, variables and token';
+
+/** plan and apply: --all and --deployment, and --changed. */
+export const deploymentsOptions: OptionSpec = {
+  ...chooseDeploymentOptions,
   changed: { type: 'boolean' },
   base: { type: 'string' },
 };
 
 export const deploymentsHelp = [
-  '--all               every deployment of the configuration\'s deployments: (docs/deployments.md), each with its own account and state',
-  '--deployment NAME   only this deployment (repeatable; with or without --all)',
+  ...chooseDeploymentHelp,
   '--changed           only the deployments a git diff touches (their var files; any other file of the folder or a module: all)',
   '--base REF          what --changed compares with (default HEAD: what is not committed yet), e.g. origin/main',
 ];

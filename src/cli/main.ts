@@ -140,6 +140,17 @@ function unknownFlag(error: unknown, command: Command): string | undefined {
   return `Error: unknown flag ${flag} for \`cplane ${nameOf(command)}\`${hint || '.'}\nRun \`cplane ${nameOf(command)} --help\` for the options.\n`;
 }
 
+/**
+ * The command `argv` (the words after `cplane`) names, and its flags parsed as a run parses them; throws parseArgs'
+ * error for a flag the command does not take. test/cli/suggested-commands.test.ts checks every suggested command with it.
+ */
+export function parseCommandLine(argv: string[]): { command: Command; positionals: string[]; values: CommandContext['values'] } | undefined {
+  const found = findCommand(argv);
+  if (!found) return undefined;
+  const parsed = parseArgs({ args: joinNegativeValues(found.rest, found.command), options: found.command.options, allowPositionals: true, strict: true });
+  return { command: found.command, positionals: parsed.positionals, values: parsed.values };
+}
+
 export async function runCli(argv: string[], io: Io): Promise<number> {
   // Known before anything can print: these values are redacted from every message of the run.
   registerOwnSecrets(io.env);
@@ -170,7 +181,11 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     const afterTerminator = terminator ? parsed.tokens.flatMap((token) => (token.kind === 'positional' && token.index > terminator.index ? [token.value] : [])) : undefined;
     const module = await command.load();
     // Copies io's property descriptors, not their values, so a lazy `stdin` stays lazy.
-    const ctx = Object.defineProperties({ positionals: parsed.positionals, values: parsed.values, optionOrder, ...(afterTerminator ? { afterTerminator } : {}) }, Object.getOwnPropertyDescriptors(io)) as CommandContext;
+    const ctx = Object.defineProperties({ command: { name: command.name, ...(command.deployments ? { deployments: command.deployments.runs } : {}) }, positionals: parsed.positionals, values: parsed.values, optionOrder, ...(afterTerminator ? { afterTerminator } : {}) }, Object.getOwnPropertyDescriptors(io)) as CommandContext;
+    // --all and --deployment NAME: the command once per deployment of the configuration (each-deployment.ts).
+    if (command.deployments && (parsed.values.all === true || parsed.values.deployment !== undefined)) {
+      return await (await import('./each-deployment.js')).runForDeployments(ctx, command, module);
+    }
     return await module.run(ctx);
   } catch (error) {
     const flagMessage = unknownFlag(error, command);

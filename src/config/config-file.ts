@@ -77,6 +77,10 @@ export interface DeploymentConfig {
   variables?: Record<string, string | number | boolean | unknown[] | Record<string, unknown>>;
   varFiles?: string[];
   after?: string[];
+  /** Where its API token is (session/connection.ts): read instead of CPLANE_TOKEN. */
+  token?: { env: string };
+  /** Its API address, when not CPLANE_BASE_URL's. */
+  baseUrl?: string;
   autoApprove?: string;
 }
 

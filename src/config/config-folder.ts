@@ -8,7 +8,7 @@ import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { checkPathInside, PATH_HINT, refusalWords, type PathBounds } from './path-bounds.js';
-import { offsetIn, positionIn, readSourceFile, type SourceFile } from './source-file.js';
+import { offsetIn, positionIn, readSourceFile, type OpenDocuments, type SourceFile } from './source-file.js';
 import type { VariableDeclaration } from './variables.js';
 import type { VariableConfig } from './config-file.js';
 
@@ -54,13 +54,16 @@ export function collectDeclarations(files: SourceFile[], sink: DiagnosticSink): 
   return declarations;
 }
 
-/** The files `names` of `root`, parsed; each must be a map of top-level keys. `within` names the module call they are read for. */
-export async function readConfigFiles(root: string, names: readonly string[], display: (name: string) => string, sink: DiagnosticSink, within?: string): Promise<SourceFile[]> {
+/**
+ * The files `names` of `root`, parsed; each must be a map of top-level keys. `within` names the module call they are
+ * read for; a file of `open` (an editor's unsaved buffer) is read from there.
+ */
+export async function readConfigFiles(root: string, names: readonly string[], display: (name: string) => string, sink: DiagnosticSink, within?: string, open?: OpenDocuments): Promise<SourceFile[]> {
   const files: SourceFile[] = [];
   for (const name of names) {
     try {
       // Never through a link: the listing keeps only plain files, and one swapped for a link since is refused (ELOOP).
-      const file = await readSourceFile(join(root, name), display(name), sink, { noFollow: true });
+      const file = await readSourceFile(join(root, name), display(name), sink, { noFollow: true, open });
       if (!file) continue;
       if (within) file.within = within;
       file.value ??= {};

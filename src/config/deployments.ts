@@ -1,6 +1,7 @@
 /**
  * `deployments:` (docs/deployments.md): the accounts one configuration is applied to, by name, each with its
- * own account and workspace (so its own state), its own variable values, the deployments that must apply
+ * own account and workspace (so its own state), its own variable values, its own token and API address (`token`,
+ * `baseUrl`: session/connection.ts), the deployments that must apply
  * before it (`after`) and an `autoApprove` rule. The block is read from the files as written, before any
  * variable has a value (a deployment gives the values), so it is never interpolated. Checked here, each at its
  * file:line:col: an unknown name in `after` (with a suggestion), a cycle of `after` (its path), two deployments
@@ -25,6 +26,10 @@ export interface Deployment {
   varFiles: string[];
   /** Names of the deployments that must apply before it. */
   after: string[];
+  /** The environment variable holding its API token (`token: { env }`), read instead of CPLANE_TOKEN. */
+  tokenEnv?: string;
+  /** Its API address (`baseUrl`), when its account is not behind CPLANE_BASE_URL. */
+  baseUrl?: string;
   /** The CEL rule over the plan's summary that approves its apply, and where its text is. */
   autoApprove?: { rule: string; source: SourceRange };
   /** Where the deployment is declared. */
@@ -93,6 +98,8 @@ export function collectDeployments(files: readonly SourceFile[], root: string, s
         variables: isMapping(entry.variables) ? entry.variables : {},
         varFiles: strings(entry.varFiles).map((path) => resolve(root, path)),
         after: strings(entry.after),
+        ...(isMapping(entry.token) && typeof entry.token.env === 'string' ? { tokenEnv: entry.token.env } : {}),
+        ...(typeof entry.baseUrl === 'string' ? { baseUrl: entry.baseUrl } : {}),
         ...(rule !== undefined ? { autoApprove: { rule, source: rangeAt(file, offsetIn(file, entry, 'autoApprove', 'value')) } } : {}),
         source: rangeAt(file, keyAt),
         ...(isMapping(entry.variables) ? { variablesAt: { file, node: entry.variables } } : {}),

@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvNames } from './config-folder.js';
+import { collectDeployments } from './deployments.js';
 import type { SourceFile } from './source-file.js';
 import type { Diagnostic } from './types.js';
 import type { VariableArgument } from './variables.js';
@@ -96,13 +97,18 @@ export async function secretEnvironmentNames(dir: string, cwd: string): Promise<
   return new Set([...secretEnvNames([...values, ...(await moduleValues(root, values))]), ...stateUrlNames(values)]);
 }
 
-export async function environmentNeeds(dir: string, options: { env: NodeJS.ProcessEnv; cwd: string; variables?: readonly VariableArgument[] }): Promise<{ needs: EnvironmentNeed[]; diagnostics: Diagnostic[] }> {
+export async function environmentNeeds(dir: string, options: { env: NodeJS.ProcessEnv; cwd: string; variables?: readonly VariableArgument[]; deployment?: string }): Promise<{ needs: EnvironmentNeed[]; diagnostics: Diagnostic[] }> {
   const diagnostics: Diagnostic[] = [];
-  const given = await givenNames(options.variables ?? [], options.cwd);
   const root = resolve(options.cwd, dir);
   const files = await readFolder(root, options.cwd, diagnostics);
   if (!files) return { needs: [], diagnostics };
-  const values = files.map((f) => f.value);
+  // A deployment's own values (its varFiles, then its variables) give those variables, as when it is loaded.
+  const deployment = options.deployment === undefined ? undefined : collectDeployments(files, root, [])?.find((d) => d.name === options.deployment);
+  const ofDeployment: VariableArgument[] = deployment ? [...deployment.varFiles.map((file) => ({ file })), { values: deployment.variables, origin: `deployment ${deployment.name}` }] : [];
+  const given = await givenNames([...(options.variables ?? []), ...ofDeployment], options.cwd);
+  // `deployments:` names no secret source here: its `token: { env }` is a connection's (the command lists its own),
+  // and its `variables:` are values (`{ env: dev }` is the value of a variable named env).
+  const values = files.map((f) => withoutDeployments(f.value));
   const needs = new Map<string, string>();
   for (const name of secretEnvNames([...values, ...(await moduleValues(root, values))])) needs.set(name, 'secret source');
   for (const name of stateUrlNames(values)) needs.set(name, 'in the state URL');
@@ -117,4 +123,10 @@ export async function environmentNeeds(dir: string, options: { env: NodeJS.Proce
   }
   const list = [...needs].map(([name, use]) => ({ name, use, set: Boolean(options.env[name]) }));
   return { needs: list.sort((a, b) => a.name.localeCompare(b.name)), diagnostics };
+}
+
+function withoutDeployments(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || !('deployments' in value)) return value;
+  const { deployments: _deployments, ...rest } = value as Record<string, unknown>;
+  return rest;
 }

@@ -22,7 +22,7 @@ import { collectRefactoringBlocks } from './refactoring-blocks.js';
 import { checkSchema, type UnsetVariables } from './schema-check.js';
 import { didYouMean } from './suggest.js';
 import { loadModules } from './modules.js';
-import { offsetIn, positionIn, type SourceFile } from './source-file.js';
+import { offsetIn, positionIn, type OpenDocuments, type SourceFile } from './source-file.js';
 import { resolveVariables, type VariableArgument, type VariableValue } from './variables.js';
 import type { ConfigFile } from './config-file.js';
 import type { KindBlock } from './kind-block.js';
@@ -53,6 +53,8 @@ export interface LoadOptions {
    * variables after every other source but a saved plan's (they win over --var and CPLANE_VAR_*).
    */
   deployment?: string;
+  /** Files an editor holds open, by absolute path: read instead of the disk (the language server, src/lsp/). */
+  open?: OpenDocuments;
 }
 
 export interface LoadResult {
@@ -133,7 +135,7 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
   const shownRoot = relative(cwd, root);
   const display = (name: string) => (shownRoot.startsWith('..') || isAbsolute(shownRoot) ? join(root, name) : join(shownRoot, name));
 
-  const files = await readConfigFiles(root, names, display, diagnostics);
+  const files = await readConfigFiles(root, names, display, diagnostics, undefined, options.open);
   const bounds = await pathBounds(root);
   read.files = files;
   read.bounds = bounds;
@@ -168,7 +170,7 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
     if (checkSchema(file, options.kinds, diagnostics, unset)) loaded.push({ file, config: file.value as ConfigFile });
   }
   if (hasErrors(diagnostics)) return done();
-  const modules = await loadModules(loaded, { root, display, kinds: options.kinds, env, unset }, diagnostics);
+  const modules = await loadModules(loaded, { root, display, kinds: options.kinds, env, unset, open: options.open }, diagnostics);
   read.files = [...files, ...modules.files.map((l) => l.file)];
   await confineSecretFiles([...loaded, ...modules.files].map((l) => l.file), bounds, diagnostics);
   if (hasErrors(diagnostics)) return done();

@@ -20,7 +20,7 @@ import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvNames }
 import { diagnosticAt, hasErrors, type DiagnosticSink } from './diagnostics.js';
 import { expandFile } from './for-each.js';
 import { checkSchema, type UnsetVariables } from './schema-check.js';
-import { offsetIn, positionIn, type SourceFile } from './source-file.js';
+import { offsetIn, positionIn, type OpenDocuments, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
 import { resolveVariables, type VariableValue } from './variables.js';
 import { nameInModule, parseAddress, formatAddress } from '../plan-model/address.js';
@@ -37,6 +37,8 @@ export interface ModuleLoadOptions {
   env: NodeJS.ProcessEnv;
   /** `cplane validate`: the caller's variables without a value; an input that uses one leaves its variable unknown. */
   unset?: UnsetVariables;
+  /** Files an editor holds open (load.ts `open`). */
+  open?: OpenDocuments;
 }
 
 export interface LoadedModules {
@@ -182,7 +184,7 @@ async function loadCall(call: Call, folder: ModuleFolder, options: ModuleLoadOpt
   }
   const names = await listConfigFiles(folder.real, sink);
   if (!names) return [];
-  const files = await readConfigFiles(folder.real, names, (n) => options.display(relative(options.root, resolve(folder.written, n))), sink, call.within);
+  const files = await readConfigFiles(folder.real, names, (n) => options.display(relative(options.root, resolve(folder.written, n))), sink, call.within, options.open);
   if (!sameFolder(await folderIdentity(folder.real), folder.identity)) {
     refuseChanged(call, sink);
     return [];

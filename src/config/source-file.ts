@@ -10,6 +10,7 @@ import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { isAlias, isCollection, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
+import type { Diagnostic } from './types.js';
 
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
 /** Aliases allowed per file; real configurations use a handful. */
@@ -150,29 +151,49 @@ const YAML_MESSAGES: Record<string, string> = {
 };
 
 /**
+ * Texts of files that an editor holds open, by absolute path (the language server's unsaved buffers, docs/editors.md):
+ * read in place of the file on disk, through the same checks.
+ */
+export type OpenDocuments = ReadonlyMap<string, string>;
+
+const tooLarge = (display: string, size: number): Diagnostic => ({
+  severity: 'error',
+  code: 'file_too_large',
+  summary: `${display} is ${(size / 1024 / 1024).toFixed(1)} MB; a configuration file may be at most 5 MB`,
+  detail: 'Split the configuration into several files in the same folder.',
+  range: { file: display, line: 1, col: 1 },
+});
+
+/**
  * With `noFollow`, a symbolic link in the last place of `path` is refused (ELOOP) rather than followed: a
  * module's files are read from the folder that was checked to be inside the configuration, and a file
  * swapped for a link after the folder was listed must not lead outside it. (Windows has no O_NOFOLLOW.)
+ * A file of `open` is taken from there rather than from the disk.
  */
-export async function readSourceFile(path: string, display: string, sink: DiagnosticSink, { noFollow = false } = {}): Promise<SourceFile | undefined> {
+export async function readSourceFile(path: string, display: string, sink: DiagnosticSink, { noFollow = false, open: openDocuments }: { noFollow?: boolean; open?: OpenDocuments } = {}): Promise<SourceFile | undefined> {
+  const held = openDocuments?.get(path);
+  if (held !== undefined) return parseSourceFile(Buffer.from(held, 'utf8'), path, display, sink);
   // One open handle for the size and the bytes, so both are of the same file.
   const handle = await open(path, constants.O_RDONLY | (noFollow ? (constants.O_NOFOLLOW ?? 0) : 0));
   let bytes: Buffer;
   try {
     const size = (await handle.stat()).size;
     if (size > MAX_FILE_BYTES) {
-      sink.push({
-        severity: 'error',
-        code: 'file_too_large',
-        summary: `${display} is ${(size / 1024 / 1024).toFixed(1)} MB; a configuration file may be at most 5 MB`,
-        detail: 'Split the configuration into several files in the same folder.',
-        range: { file: display, line: 1, col: 1 },
-      });
+      sink.push(tooLarge(display, size));
       return undefined;
     }
     bytes = await handle.readFile();
   } finally {
     await handle.close();
+  }
+  return parseSourceFile(bytes, path, display, sink);
+}
+
+/** A file's bytes parsed with positions kept (the checks of readSourceFile but reading): undefined after a diagnostic. */
+export function parseSourceFile(bytes: Buffer, path: string, display: string, sink: DiagnosticSink): SourceFile | undefined {
+  if (bytes.length > MAX_FILE_BYTES) {
+    sink.push(tooLarge(display, bytes.length));
+    return undefined;
   }
   const invalidAt = firstInvalidUtf8(bytes);
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');

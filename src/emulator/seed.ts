@@ -133,15 +133,20 @@ export function addEmptyAccount(db: Db, id: string, name: string): void {
   db.memberships.push({ account_id: id, user_id: admin.id, role_id: adminRole.id });
 }
 
-/** Adds `count` empty accounts (fixtures.ts `extraAccount`): Ada is their admin, and each has the group `team`. */
+/**
+ * Adds `count` empty accounts (fixtures.ts `extraAccount`): Ada is their admin, Dana a reader in each (a person is a
+ * member of several accounts, as a fleet's offboarding needs), and each has the group `team`.
+ */
 export function addExtraAccounts(db: Db, count: number): void {
   const ada = fixtures.users[0]!.id;
+  const dana = fixtures.users[2]!.id;
   const admin = fixtures.roles[0]!.id;
+  const reader = fixtures.roles[1]!.id;
   for (let n = 1; n <= count; n++) {
     const extra = extraAccount(n);
     if (db.accounts.some((a) => a.account_id === extra.id)) continue;
     db.accounts.push({ account_id: extra.id, name: extra.name });
-    db.memberships.push({ account_id: extra.id, user_id: ada, role_id: admin });
+    db.memberships.push({ account_id: extra.id, user_id: ada, role_id: admin }, { account_id: extra.id, user_id: dana, role_id: reader });
     db.groups.push({ group_id: extra.teamGroupId, account_id: extra.id, name: 'team', member_ids: [ada], public_key: publicKeyFields(extra.teamGroupId).public_key });
   }
 }

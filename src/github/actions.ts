@@ -36,6 +36,22 @@ export function appendStepSummary(env: NodeJS.ProcessEnv, markdown: string, full
   appendFileSync(file, `${cutMarkdown(markdown, STEP_SUMMARY_LIMIT, note)}\n`);
 }
 
+/** The outputs a step wrote in `writeStepOutputs`' form (`name<<DELIMITER`, or `name=value`), the later winning. */
+export function readStepOutputs(text: string): Record<string, string> {
+  const outputs: Record<string, string> = {};
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
+    if (heredoc) {
+      const end = lines.indexOf(heredoc[2]!, i + 1);
+      outputs[heredoc[1]!] = lines.slice(i + 1, end === -1 ? lines.length : end).join('\n');
+      i = end === -1 ? lines.length : end;
+    } else if (line.includes('=')) outputs[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1);
+  }
+  return outputs;
+}
+
 /** Appends step outputs in GitHub's multi-line form (`name<<DELIMITER`), which no value can break out of. */
 export function writeStepOutputs(env: NodeJS.ProcessEnv, outputs: Record<string, string>): void {
   const file = env.GITHUB_OUTPUT;

@@ -5,11 +5,52 @@
  * outputs of `cplane drift --github`: CPLANE_HAS_DRIFT, CPLANE_MARKDOWN_FILE,
  * CPLANE_ISSUE_KEY; after `cplane reconcile --github` also CPLANE_ISSUE_TOPIC=reconcile (its own issue, where
  * CPLANE_HAS_DRIFT says whether steps wait for a person). GITHUB_SERVER_URL and GITHUB_RUN_ID, when set, link the run.
+ * After `--all --github`, CPLANE_ISSUES (the `issues` output) lists one issue per deployment instead, each kept as above.
  */
 import { readFileSync } from 'node:fs';
 import { issueTopics, syncDriftIssue, type IssueTopic } from './drift-issue.js';
 
+/** One issue to keep: a deployment's, from the `issues` output of `--all --github` (cli/each-deployment.ts). */
+interface IssueJob {
+  key: string;
+  topic: string;
+  open: boolean;
+  markdownFile: string;
+}
+
+/** The issues of `cplane drift --all --github` or `reconcile --all --github`: one per deployment, each kept as one run's. */
+function issueJobs(text: string): IssueJob[] | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const valid = (job: unknown): job is IssueJob => {
+    const j = job as Partial<IssueJob>;
+    return typeof job === 'object' && job !== null && typeof j.key === 'string' && typeof j.topic === 'string' && typeof j.open === 'boolean' && typeof j.markdownFile === 'string';
+  };
+  return Array.isArray(parsed) && parsed.every(valid) ? parsed : undefined;
+}
+
 async function main(env: NodeJS.ProcessEnv): Promise<number> {
+  if (env.CPLANE_ISSUES) {
+    const jobs = issueJobs(env.CPLANE_ISSUES);
+    if (!jobs) {
+      process.stderr.write('::error::cplane issue: CPLANE_ISSUES is not the issues output of `cplane drift --all --github` or `cplane reconcile --all --github`\n');
+      return 1;
+    }
+    let code = 0;
+    // One deployment's issue that cannot be kept does not keep the others from being kept.
+    for (const job of jobs) {
+      const one = await main({ ...env, CPLANE_ISSUES: '', CPLANE_ISSUE_KEY: job.key, CPLANE_ISSUE_TOPIC: job.topic, CPLANE_HAS_DRIFT: String(job.open), CPLANE_MARKDOWN_FILE: job.markdownFile }).catch((error: unknown) => {
+        process.stderr.write(`::error::cplane issue for ${job.key} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        return 1;
+      });
+      code ||= one;
+    }
+    return code;
+  }
   const missing = ['GITHUB_TOKEN', 'GITHUB_REPOSITORY', 'CPLANE_HAS_DRIFT', 'CPLANE_MARKDOWN_FILE', 'CPLANE_ISSUE_KEY'].filter((name) => !env[name]);
   if (missing.length > 0) {
     process.stderr.write(`::error::cplane drift issue: ${missing.join(', ')} not set\n`);

@@ -43,7 +43,14 @@ export type StepCause =
   | 'overlap-ended'
   | 'rotation-due'
   | 'grant-expired'
-  | 'delivery';
+  | 'delivery'
+  /** The key a reader's grant is wrapped for changed (a pin, a directory key, or the key the API offers). */
+  | 'reader-key-changed'
+  /**
+   * The step wraps a data key for a reader key the API offered that neither state (the key the grant was last
+   * wrapped for) nor the repository (a pin, a directory key) vouches for: only a person may apply it.
+   */
+  | 'reader-key-offered';
 
 /** `maintenance`: what time makes due; `drift`: putting back what was changed outside cplane; `change`: what the configuration asks for. */
 export type StepClass = 'maintenance' | 'drift' | 'change';

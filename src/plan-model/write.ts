@@ -61,6 +61,12 @@ export interface WriteEffects {
 }
 
 /**
+ * The input of a step (recorded in state when it completes) that holds the value version it wrote, for the object
+ * whose id the `valueVersion` effect names: the key ring refuses a value older than it (applier/key-ring.ts).
+ */
+export const VALUE_VERSION_INPUT = 'valueVersion';
+
+/**
  * Says `text`, with `{count}` replaced, when `count` > 0 items of the list at the dotted path `list` of the
  * answer have a true value at the dotted path `flag` (a group role's `changes[].rekey_queued`): the provider
  * words it, the applier only counts, so the applier never knows the kind.

@@ -1,6 +1,6 @@
 /**
  * The dependencies stage: which step waits for which. A step of a configured
- * address waits for the steps of what it references (except removals); an
+ * address waits for the steps of what it references (except removals, and unless it is a removal); an
  * object removed with its parent waits for the parent's removal; a removed
  * object goes after every step of an object that used it (dependents first).
  * Returns new steps; the input is left as it was.
@@ -46,7 +46,9 @@ export function linkDependencies(input: DependencyInput): PlanStep[] {
   for (const step of steps) {
     const r = input.desiredByAddress.get(step.address);
     const deps = new Set<string>();
-    if (r && input.mode !== 'destroy') {
+    // A configured address that is removed (a grant past its `until`) waits for nothing it refers to: ending access
+    // never waits for its record's rotation, which a reconcile may withhold (a reader key the API chose).
+    if (r && input.mode !== 'destroy' && !isRemoval(step.action)) {
       for (const address of dependenciesOf(r)) {
         const dep = stepOf.get(address);
         if (dep && dep !== step && !isRemoval(dep.action)) deps.add(dep.address);

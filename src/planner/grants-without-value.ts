@@ -6,7 +6,7 @@
  * kind is named here.
  */
 import type { DesiredResource } from '../config/types.js';
-import { eachPlaceholder, type PlanStep } from '../plan-model/index.js';
+import { wrapsOf, type PlanStep } from '../plan-model/index.js';
 import { problemAt, type PlanProblem } from './problems.js';
 
 export function grantsWithoutValue(steps: readonly PlanStep[], withoutValue: readonly string[], byAddress: ReadonlyMap<string, DesiredResource>, idOf: (address: string) => string | undefined): PlanProblem[] {
@@ -15,14 +15,9 @@ export function grantsWithoutValue(steps: readonly PlanStep[], withoutValue: rea
   const problems: PlanProblem[] = [];
   for (const step of steps) {
     const records = new Set<string>();
-    for (const write of step.writes) {
-      eachPlaceholder(write.body, 'body', (placeholder) => {
-        if (!('tag' in placeholder) || placeholder.tag !== '$wrap') return;
-        const record = placeholder.wrap.record;
-        const key = typeof record === 'string' ? record : record.$ref;
-        const address = empty.get(key);
-        if (address) records.add(address);
-      });
+    for (const { record } of wrapsOf(step)) {
+      const address = empty.get(typeof record === 'string' ? record : record.$ref);
+      if (address) records.add(address);
     }
     for (const record of records) {
       const desired = byAddress.get(record);

@@ -2,7 +2,7 @@
  * The step generator (after Pulumi's): refreshes the live account, then runs
  * the stages, each a plain function of data named for what it decides:
  * the refactoring blocks (moved, removed, import), write-only values, the desired addresses (with the address book), the
- * removals, the revocations that wait for a delivery, the ends coming (a grant's `until`), the dependencies, the order, the targets, the objects left without a value, the summary, the spend, the policies and what cannot be verified.
+ * removals, the revocations that wait for a delivery, the ends coming (a grant's `until`), the dependencies, the order, the targets, the keys wrapped for that nobody vouches for, the objects left without a value, the summary, the spend, the policies and what cannot be verified.
  * Providers report facts and writes; the stages decide.
  */
 import { PLAN_FORMAT_VERSION, type Plan } from '../plan-model/index.js';
@@ -35,6 +35,7 @@ import { checkModels, modelChecks } from './models.js';
 import { dueItems } from './due.js';
 import { readClocks } from './clocks.js';
 import { withholdByClass } from './withheld.js';
+import { markOfferedKeys } from './offered-keys.js';
 
 /** The addresses `--rewrap` writes again: in state, with a value of the field their kind wraps for readers. */
 function rewrapAddresses(desired: MakePlanInput['desired'], state: MakePlanInput['state']['data']['resources']): string[] {
@@ -99,8 +100,10 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
     unreadable: unreadable.filter((u) => u.address !== undefined || !unreadable.some((v) => v.address !== undefined && v.kind === u.kind)),
     problems: [...refactored.problems, ...writeOnly.problems, ...(await modelsChecked), ...replaceProblems(replace, desiredByAddress, state, (r) => definitionOf(r.kind)), ...planned.problems, ...removals.problems],
   });
+  // A step that wraps for a key the API chose says so, whoever applies it.
+  const marked = markOfferedKeys(scoped.steps, given);
   // `cplane reconcile`: only the classes it may apply; a problem of a withheld address does not stop the rest.
-  const { steps: planSteps, withheld } = input.classes && mode === 'normal' ? withholdByClass(scoped.steps, input.classes) : { steps: scoped.steps, withheld: [] };
+  const { steps: planSteps, withheld } = input.classes && mode === 'normal' ? withholdByClass(marked, input.classes) : { steps: marked, withheld: [] };
   const withheldAddresses = new Set(withheld.map((w) => w.address));
   const emptyRecords = withoutValue(given, planSteps, targets).filter(scoped.covers);
   const problems = [...scoped.problems, ...grantsWithoutValue(planSteps, emptyRecords, desiredByAddress, (address) => state[address]?.id)].filter((p) => p.address === undefined || !withheldAddresses.has(p.address));

@@ -25,6 +25,10 @@ export const classOfCause: Readonly<Record<StepCause, StepClass>> = {
   'grant-expired': 'maintenance',
   // A token's new plaintext written to the record its `deliverTo` names (change.ts).
   delivery: 'maintenance',
+  // A reader's key is what a reviewer checks (docs/security.md): a new one is never maintenance, whatever made it.
+  'reader-key-changed': 'change',
+  // A key nobody vouches for: withheld by reconcile whatever its autoApply (withheld.ts), never approved by a rule.
+  'reader-key-offered': 'change',
 };
 
 export const stepClasses: readonly StepClass[] = ['maintenance', 'drift', 'change'];

@@ -15,7 +15,7 @@ import type { RecordMetaT, ServiceAccountT } from '../api/shapes.js';
 import { keyIdOf } from '@cplane/sdk/internal/key-id';
 import type { Entry } from '../config/kind-block.js';
 import type { Directory, DirectorySection } from '../config/types.js';
-import { resourceAddress, type Template } from '../plan-model/index.js';
+import { resourceAddress, type Template, type WrapTarget } from '../plan-model/index.js';
 import { serviceAccounts } from './lookups.js';
 import { listRecordsOnce } from './record-list.js';
 import { resolveServiceAccount, serviceAccountLabel, type AccountLookups } from './service-accounts.js';
@@ -173,6 +173,36 @@ function checkServiceAccountKey(known: Known, name: string, account: ServiceAcco
   };
 }
 
+/** A reader key a `$wrap` is for that neither state nor the repository vouches for: who, the key, and the key state recorded. */
+export interface UnvouchedKey {
+  /** `Service Account ci-deployer`. */
+  reader: string;
+  offered: string;
+  /** The key id state recorded for the grant (the key it was last wrapped for); absent for a grant state does not hold. */
+  recorded?: string;
+}
+
+/**
+ * Whether the key a `$wrap` is for is vouched for (docs/security.md, "What an unattended run may do"): by the
+ * repository (a directory user's or group's key, a Service Account's pin) or by state (the key the grant of that
+ * record to that reader was last wrapped for, `readerKeyId`). Otherwise the API chose it, and only a person may
+ * let cplane wrap for it: the planner marks the step (planner/offered-keys.ts). `recordedKeyId` gives what state
+ * recorded for a grant, by its kind and id.
+ */
+export function unvouchedKey(known: Known, wrap: WrapTarget, recordedKeyId: (kind: string, id: string) => string | undefined): UnvouchedKey | undefined {
+  const offered = keyIdOf(Buffer.from(wrap.publicKey, 'base64'));
+  const { users, groups } = known.directory;
+  if ([...Object.values(users), ...Object.values(groups)].some((entry) => entry.id === wrap.recipient && entry.publicKey === wrap.publicKey)) return undefined;
+  const account = known.find(serviceAccounts, wrap.recipient);
+  const name = serviceAccountLabel(known, wrap.recipient);
+  const pin = known.directory.serviceAccounts[name] ?? (account ? known.directory.serviceAccounts[account.name] : undefined);
+  if (pin?.keyId === offered) return undefined;
+  const recordId = typeof wrap.record === 'string' ? wrap.record : known.idOf(wrap.record.$ref);
+  const recorded = recordId === undefined ? undefined : readerKinds.map((kind) => recordedKeyId(kind.kind, grantId(recordId, wrap.recipient))).find((id) => id !== undefined);
+  if (recorded === offered) return undefined;
+  return { reader: `${serviceAccountReaders.noun} ${name}`, offered, ...(recorded !== undefined ? { recorded } : {}) };
+}
+
 /** The three reader kinds, in the order a record's `grants` lists them. */
 export const readerKinds: readonly ReaderKind[] = [serviceAccountReaders, userReaders, groupReaders];
 
@@ -280,7 +310,7 @@ export function grantKind(readers: ReaderKind) {
       const after = readerKeyId(reader);
       if (typeof before !== 'string' || before === after) return { changes: [] };
       const note = reader.keyFromRepository ? 'the key the repository gives' : 'offered by the API, not pinned: only a pin in directory.serviceAccounts makes this safe';
-      return { changes: [{ path: 'readerKey', before, after, note }], inputs: { readerKeyId: after } };
+      return { changes: [{ path: 'readerKey', before, after, note, cause: 'reader-key-changed' }], inputs: { readerKeyId: after } };
     },
 
     planCreate({ desired, known }) {

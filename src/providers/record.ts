@@ -13,7 +13,7 @@
 import type { RecordMetaT } from '../api/shapes.js';
 import type { DesiredResource, RecordAttributes, SecretSource } from '../config/types.js';
 import type { LifecycleConfig } from '../config/config-file.js';
-import { resourceAddress, type FieldChange, type Template } from '../plan-model/index.js';
+import { resourceAddress, VALUE_VERSION_INPUT, type FieldChange, type Template } from '../plan-model/index.js';
 import type { RecordOwnerConfig } from './record-owner.js';
 import { readerKinds, type Reader, type ReaderKind } from './record-grant.js';
 import { defineKind, LOCAL_NAME } from './define-kind.js';
@@ -233,7 +233,7 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
     return projectId === undefined ? undefined : `${projectId}/${desired.attributes.name}`;
   },
 
-  diff({ desired, live, known }, derived) {
+  diff({ desired, live, known, state }, derived) {
     const ignore = desired.lifecycle.ignoreChanges;
     const dueAt = canonicalTime(desired.attributes.secretDueAt);
     // A rotating value moves its due date: the configured `secretDueAt` is only the first one.
@@ -248,7 +248,7 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
       changes.push({ path: 'value', sensitive: true, note: `rotate: ${n} reader${n === 1 ? '' : 's'} removed${ended}` });
     }
     changes.push(...readers.unlisted.map(unlistedChange));
-    let inputs: Record<string, unknown> | undefined;
+    const inputs: Record<string, unknown> = {};
     if (due) {
       const value = changes.find((c) => c.path === 'value');
       const note = `rotate: ${dueText(due.dueAt, known.now)}`;
@@ -257,9 +257,13 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
       const dueChange = changes.find((c) => c.path === 'secretDueAt');
       if (dueChange) dueChange.after = due.nextDueAt;
       else changes.push({ path: 'secretDueAt', before: canonicalTime(due.dueAt), after: due.nextDueAt, cause: 'rotation-due' });
-      inputs = { secretDueAt: due.nextDueAt };
+      inputs.secretDueAt = due.nextDueAt;
     }
     const value = changes.find((c) => c.path === 'value');
+    // The value version cplane last wrote, which the key ring never lets the API take back (applier/key-ring.ts):
+    // the one this step writes (bound to it, and checked against the answer), or the one state recorded.
+    const valueVersion = value ? (live.current_version ?? 0) + 1 : state?.inputs[VALUE_VERSION_INPUT];
+    if (typeof valueVersion === 'number') inputs[VALUE_VERSION_INPUT] = valueVersion;
     const source = desired.secrets.value;
     if (value && source && 'output' in source) value.note = [`delivered from ${source.output.address}`, value.note].filter(Boolean).join('; ');
     if (value && readers.kept.length > 0) {
@@ -270,7 +274,7 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
     const causes = readers.ended.length > 0 && changes.some((c) => c.path === 'value') ? { causes: ['grant-expired' as const] } : {};
     // The value change says so too, so the step's class (planner/step-class.ts) is not taken for a configuration change.
     if (readers.ended.length > 0 && value && !value.cause) value.cause = 'grant-expired';
-    return { changes, ...(isGenerated(desired) ? { rotateKeys: ['value'] } : {}), ...(inputs ? { inputs } : {}), ...causes };
+    return { changes, ...(isGenerated(desired) ? { rotateKeys: ['value'] } : {}), ...(Object.keys(inputs).length > 0 ? { inputs } : {}), ...causes };
   },
 
   planCreate({ desired, known }) {
@@ -288,7 +292,7 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
       const self = { $ref: desired.address };
       writes.push(writeSpec('createRecordVersion', { path: { id: self }, body: encrypted(self, 1), effects: { valueVersion } }, `write the first value of record ${attributes.name}`));
     }
-    return { writes };
+    return { writes, ...(desired.secrets.value ? { inputs: { [VALUE_VERSION_INPUT]: 1 } } : {}) };
   },
 
   planUpdate({ desired, live, id, changedKeys, known }) {

@@ -63,9 +63,18 @@ export async function prepareSavedPlan(ctx: CommandContext, plan: SavedPlan, pla
   }
 
   const state = await savedStateLocation(ctx, plan, planPath, configDir);
-  // A deployment's plan loads the configuration as that deployment (its account and variables; docs/deployments.md).
-  const deployment = plan.origin.deployment !== undefined ? { deployment: { ...ctx.deployment, name: plan.origin.deployment } } : {};
+  // A deployment's plan loads the configuration as that deployment (its account and variables; docs/deployments.md),
+  // and connects with its own token and address: `apply DIR` knows them already, a plan applied alone reads them here.
+  const name = plan.origin.deployment;
+  const deployment = name !== undefined ? { deployment: { ...(ctx.deployment ?? (await deploymentCredential(ctx, configDir, name))), name } } : {};
   return { ...ctx, positionals: [configDir], values: { ...ctx.values, account: plan.account, workspace: plan.origin.workspace, state }, ...deployment };
+}
+
+/** A deployment's own credential (`token: { env }`, `baseUrl`) as the configuration declares it: the files, checked unchanged, the plan was made from. */
+async function deploymentCredential(ctx: CommandContext, configDir: string, name: string): Promise<{ tokenEnv?: string; baseUrl?: string }> {
+  const loaded = await loadConfiguration(configDir, { ...variablesLoadOptions(ctx), allowUnsetVariables: true }).catch(() => undefined);
+  const declared = loaded?.deployments?.find((d) => d.name === name);
+  return { ...(declared?.tokenEnv ? { tokenEnv: declared.tokenEnv } : {}), ...(declared?.baseUrl ? { baseUrl: declared.baseUrl } : {}) };
 }
 
 /** The configuration's `state: { url }` with the plan's variables and the applying job's environment; undefined when it has none or does not load. */

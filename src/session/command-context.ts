@@ -8,6 +8,11 @@ import type { Plan } from '../plan-model/plan.js';
  */
 
 export interface CommandContext {
+  /**
+   * The command as the CLI named it (`['state', 'list']`) and how it runs for deployments (`each` takes --all and
+   * --deployment, `one` only --deployment: cli/command.ts), for hints that suggest running it again with those flags.
+   */
+  command?: { name: string[]; deployments?: 'each' | 'one' };
   /** Positional arguments after the command name (and sub-command name, if any). */
   positionals: string[];
   /** Parsed flags, as node:util parseArgs returns them. */
@@ -29,6 +34,12 @@ export interface CommandContext {
   deployment?: {
     name: string;
     sharedLimiter?: Limiter;
+    /** The environment variable of its own API token (`token: { env }`): read instead of CPLANE_TOKEN, never as well. */
+    tokenEnv?: string;
+    /** Its own API address (`baseUrl`), instead of CPLANE_BASE_URL. */
+    baseUrl?: string;
+    /** Says in a few words what this deployment's run came to, for the run's line in the fleet's summary (cli/each-deployment.ts). */
+    note?: (words: string) => void;
     /** `plan --all`: every deployment the run chose, recorded in each plan's origin for `plan --merge`. */
     fleet?: string[];
     /** The deployment's `autoApprove` rule (apply --all): whether its plan may be applied without asking, and if not why. */

@@ -59,8 +59,33 @@ export function parseParallelism(value: unknown): number {
   return n;
 }
 
+/** The environment variable the token is read from: the deployment's own (`token: { env }`), else CPLANE_TOKEN. */
+export const tokenVariable = (ctx: CommandContext): string => ctx.deployment?.tokenEnv ?? 'CPLANE_TOKEN';
+
+/** The token as given, before any check (empty when none is): what a command looks at before it sends anything. */
+export const givenToken = (ctx: CommandContext): string => String(ctx.values.token ?? ctx.env[tokenVariable(ctx)] ?? '');
+
+/**
+ * The token: --token, else CPLANE_TOKEN; for a deployment that names its own (`token: { env: NAME }`, docs/deployments.md),
+ * NAME only: a job holding one deployment's token runs that deployment, and a shared token never reaches another's account.
+ */
+function tokenOf(ctx: CommandContext): string {
+  const own = ctx.deployment?.tokenEnv;
+  const fromFlag = flag(ctx, 'token');
+  if (own !== undefined) {
+    if (fromFlag) throw new AbortError(`--token cannot be used for the deployment ${ctx.deployment!.name}: it names its own token (token: { env: ${own} }).`, `Leave --token out and set ${own}.`);
+    const token = ctx.env[own];
+    if (!token) throw new AbortError(`No API token for the deployment ${ctx.deployment!.name}: ${own} is not set.`, `Set ${own} to the token of its account (its deployments: entry says token: { env: ${own} }); CPLANE_TOKEN is not used for it.`);
+    return token;
+  }
+  if (fromFlag) ctx.stderr.write('Warning: --token puts the token in the process list and shell history; prefer setting CPLANE_TOKEN.\n');
+  const token = fromFlag ?? ctx.env.CPLANE_TOKEN;
+  if (!token) throw new AbortError('No API token: CPLANE_TOKEN is not set.', 'Set CPLANE_TOKEN to a personal access token (sk-svc-pat-...) or a Service Account token (sk-svc-sa-...).');
+  return token;
+}
+
 export function connectionSettings(ctx: CommandContext): ConnectionSettings {
-  const baseUrl = flag(ctx, 'base-url') ?? ctx.env.CPLANE_BASE_URL;
+  const baseUrl = ctx.deployment?.baseUrl ?? flag(ctx, 'base-url') ?? ctx.env.CPLANE_BASE_URL;
   if (!baseUrl) {
     throw new AbortError('No API address: CPLANE_BASE_URL is not set.', 'Set CPLANE_BASE_URL (e.g. http://127.0.0.1:4010 for `cplane emulator`) or pass --base-url.');
   }
@@ -70,12 +95,9 @@ export function connectionSettings(ctx: CommandContext): ConnectionSettings {
   } catch {
     throw new AbortError(`The API address "${baseUrl}" is not an http(s) URL.`, 'Set CPLANE_BASE_URL to the API address, e.g. https://api.example.com.');
   }
-  const fromFlag = flag(ctx, 'token');
-  if (fromFlag) ctx.stderr.write('Warning: --token puts the token in the process list and shell history; prefer setting CPLANE_TOKEN.\n');
-  const token = fromFlag ?? ctx.env.CPLANE_TOKEN;
-  if (!token) throw new AbortError('No API token: CPLANE_TOKEN is not set.', 'Set CPLANE_TOKEN to a personal access token (sk-svc-pat-...) or a Service Account token (sk-svc-sa-...).');
+  const token = tokenOf(ctx);
   registerSecret(token);
-  if (/\s/.test(token)) throw new AbortError('The API token contains white space.', 'Check CPLANE_TOKEN: copy the token again without spaces or line breaks.');
+  if (/\s/.test(token)) throw new AbortError('The API token contains white space.', `Check ${ctx.deployment?.tokenEnv ?? 'CPLANE_TOKEN'}: copy the token again without spaces or line breaks.`);
   const timeoutSeconds = positiveEnv(ctx, 'CPLANE_REQUEST_TIMEOUT');
   const maxResponseMb = positiveEnv(ctx, 'CPLANE_MAX_RESPONSE_MB');
   return {

@@ -21,6 +21,7 @@ import { variablesLoadOptions } from './variables-flags.js';
 import { isPostgresUrl } from '../state/index.js';
 import { workspaceName } from './workspace-name.js';
 import { lockTimeoutMs } from './lock-timeout.js';
+import { suggestedCommand } from '../text/escape-for.js';
 
 export interface StateLocation {
   /** Absolute configuration folder. */
@@ -90,8 +91,28 @@ function onlyStateAccount(configDir: string): string | undefined {
  * folder that does not load (or has no configuration) says nothing, since these commands do not need it.
  */
 export async function configuredState(ctx: CommandContext, configDir: string): Promise<ConfiguredState> {
-  const { desired } = await loadConfiguration(configDir, variablesLoadOptions(ctx));
+  const { desired, deployments } = await loadConfiguration(configDir, variablesLoadOptions(ctx));
+  refuseUnchosenDeployments(ctx, configDir, deployments);
   return { ...(desired?.account ? { account: desired.account } : {}), ...(desired?.stateUrl ? { stateUrl: desired.stateUrl } : {}) };
+}
+
+/**
+ * A configuration with `deployments:` is run for one of them (`ctx.deployment`, set by --all and --deployment NAME):
+ * without one, its account is not known. The hint is the command as it was run, with the flag to add; every command it
+ * names takes that flag (test/cli/suggested-commands.test.ts walks them).
+ */
+export function refuseUnchosenDeployments(ctx: CommandContext, dir: string, deployments: readonly { name: string }[] | undefined, fallback = 'cplane'): void {
+  if (!deployments || ctx.deployment) return;
+  const names = deployments.map((d) => d.name);
+  const own = ctx.afterTerminator ? ctx.positionals.slice(0, ctx.positionals.length - ctx.afterTerminator.length) : ctx.positionals;
+  const again = (...flags: string[]) => `\`${ctx.command ? suggestedCommand([...ctx.command.name, ...own, ...flags]) : `${fallback} ${flags.join(' ')}`}\``;
+  const one = again('--deployment', names[0]!);
+  throw new AbortError(
+    `The configuration in ${dir} has deployments (${names.join(', ')}): each names its own account, so one is not chosen by --account or CPLANE_ACCOUNT.`,
+    ctx.command?.deployments === 'one'
+      ? `Run it for one of them: ${one} (docs/deployments.md).`
+      : `Run ${again('--all')} for all of them, or ${one} for one (docs/deployments.md).`,
+  );
 }
 
 /** Where the state of a command that only uses the state is; `dir` is its [dir] positional. */
@@ -244,13 +265,7 @@ const clientSettings = (account: string, settings: ConnectionSettings, options: 
 /** The loaded configuration, its warnings printed; its errors (or deployments without --deployment) thrown together. */
 function checkedConfiguration(ctx: CommandContext, dir: string, options: WorkspaceOptions, { desired, diagnostics, deployments }: LoadResult): DesiredState {
   const color = ctx.stderr.isTTY === true && !ctx.env.NO_COLOR;
-  if (deployments && !ctx.deployment) {
-    const names = deployments.map((d) => d.name);
-    throw new AbortError(
-      `The configuration in ${dir} has deployments (${names.join(', ')}): each names its own account, so one is not chosen by --account or CPLANE_ACCOUNT.`,
-      `Run \`${options.command} --all\` for all of them, or \`${options.command} --deployment ${names[0]}\` for one (docs/deployments.md).`,
-    );
-  }
+  refuseUnchosenDeployments(ctx, dir, deployments, options.command);
   const errors = diagnostics.filter((d) => d.severity === 'error');
   for (const warning of diagnostics.filter((d) => d.severity === 'warning')) ctx.stderr.write(`${formatDiagnostic(warning, { color })}\n`);
   if (!desired || errors.length > 0) {

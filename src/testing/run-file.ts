@@ -60,6 +60,8 @@ export interface RunFileOptions {
   configDir: string;
   /** The folder paths are shown relative to. */
   cwd: string;
+  /** A deployment of the configuration's `deployments:` (`cplane test --all`): its account and its values, under the test file's. */
+  deployment?: string;
 }
 
 export async function runTestFile(path: string, display: string, options: RunFileOptions): Promise<FileResult> {
@@ -183,6 +185,7 @@ class TestSession {
           savedVariables: run.variables as DesiredState['variables'],
           savedVariablesOrigin: this.file.display,
           ...(account ? { account } : {}),
+          ...(this.options.deployment ? { deployment: this.options.deployment } : {}),
         });
       found = load(this.file.account ?? DEFAULT_TEST_ACCOUNT).then((first) =>
         !this.file.account && first.diagnostics.some((d) => d.code === 'account_mismatch') ? load(undefined) : first);

@@ -96,7 +96,7 @@ describe('deployments over three accounts', () => {
     const plain = await w.cli(['plan', 'infra']);
     expect(plain.code).toBe(1);
     expect(plain.stderr).toContain('has deployments (staging, prod-eu, prod-us, canary)');
-    expect(plain.stderr).toContain('`cplane plan --all`');
+    expect(plain.stderr).toContain('Run `cplane plan infra --all` for all of them, or `cplane plan infra --deployment staging` for one');
   });
 
   it('an error in one deployment does not hide the others: exit 1, its row says why', async () => {

@@ -1,7 +1,7 @@
 // `cplane init` on a clean home, as a new user runs it: it creates the state key (mode 0600) where docs/state.md
 // says, then finds it; it names the environment variables the configuration reads and which are unset (never a
 // value); an unreachable PostgreSQL state is a clear error. The first apply that creates a key says so, once.
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,4 +98,17 @@ test('the first apply that creates the key says so in one line on stderr; the ne
   } finally {
     await w.close();
   }
+});
+
+test('init puts the schema line for the editor at the top of each configuration file, once', async () => {
+  const first = await runCli(['init', 'infra', '--account', 'acct-1'], cleanEnv(), home);
+  expect(first.stdout).toContain('Editor:      added the schema line (# yaml-language-server: $schema=...) to main.yaml');
+  const text = readFileSync(join(home, 'infra', 'main.yaml'), 'utf8');
+  const [line] = text.split('\n');
+  expect(line).toMatch(/^# yaml-language-server: \$schema=(\.\.\/)+.*schema\/config\.schema\.json$/);
+  // The path leads to the schema this cplane ships.
+  expect(existsSync(join(home, 'infra', line!.split('$schema=')[1]!))).toBe(true);
+  const second = await runCli(['init', 'infra', '--account', 'acct-1', '--json'], cleanEnv(), home);
+  expect((JSON.parse(second.stdout) as { schemaLineAdded: string[] }).schemaLineAdded).toEqual([]);
+  expect(readFileSync(join(home, 'infra', 'main.yaml'), 'utf8')).toBe(text);
 });

@@ -3,7 +3,7 @@
 // 1. a Service Account key the API chooses (an inconsistent key id; a key other than the pinned one; an unpinned
 //    key change, which is never silent);
 // 2. a value the server made up and wrapped for the reader's public key (which is public);
-// 3. an old version replayed after a rotation;
+// 3. an old version replayed after a rotation, to a reader and to an apply's key ring adding a reader;
 // 4. another record's value returned for the record asked for, to `cplane read` and to an apply's key ring.
 // Each test arranges its own world, so it runs alone.
 import { afterEach, describe, expect, it } from 'vitest';
@@ -227,6 +227,43 @@ describe('3. an old version replayed after a rotation is refused', () => {
     expect(replayed.stderr).toMatch(/version 1 \(wrapped \d{4}-\d\d-\d\dT[\d:.]+Z\), older than version 2/);
     proxy.setLie(undefined);
     expect((await readAsServiceAccount(alpha, ['--min-version', '2'])).stdout).toBe(`${SECOND}\n`);
+  });
+});
+
+describe('3b. an old version replayed to an apply\'s key ring is refused', () => {
+  it('adding a reader after a rotation: the key ring refuses version 1 when state recorded version 2, naming the record, and wraps nothing', async () => {
+    const { alpha } = await arrange();
+    // What the server saw of version 1 when cplane read it, replayed after version 2.
+    let v1: unknown;
+    const capture = createClient({ baseUrl: proxy.url, token: fixtures.tokens.admin, accountId: acme });
+    proxy.setLie((r, a) => {
+      if (isRead(r, alpha)) v1 = a.json;
+      return undefined;
+    });
+    await capture.call('readRecord', { path: { id: alpha }, body: { scope: ['fields'] } });
+    await capture.close();
+    expect((await w.run(['apply', w.dir, '--auto-approve'], { ALPHA: SECOND, BETA })).code).toBe(0);
+
+    const dana = fixtures.users[2]!;
+    const withDana = atkConfig({ extra: directoryYaml({ users: { dana: dana.id } }) }).replace('grants: { serviceAccounts: [ci-deployer] }', 'grants: { serviceAccounts: [ci-deployer], users: [dana] }');
+    w.config(withDana);
+    const wraps: unknown[] = [];
+    proxy.setLie((r) => {
+      if (r.method !== 'GET' && JSON.stringify(r.body ?? null).includes('wrappedDek')) wraps.push(r.body);
+      return isRead(r, alpha) ? v1 : undefined;
+    });
+    const apply = await w.cli(['apply', w.dir, '--auto-approve'], { ALPHA: SECOND, BETA, ...viaProxy() });
+    expect(apply.code).toBe(1);
+    // Not sent at all (the emulator would refuse a wrapper of an old version; a lying server would keep it).
+    expect(wraps).toEqual([]);
+    expect(apply.stderr + apply.stdout).toContain(`The value of record ${alpha} the API returned is version 1, older than version 2 that cplane wrote and state recorded`);
+    expect((await w.client.call('getRecord', { path: { id: alpha } })).grants?.user_ids).toEqual([]);
+
+    // The honest API: dana is granted version 2.
+    proxy.setLie(undefined);
+    const honest = await w.cli(['apply', w.dir, '--auto-approve'], { ALPHA: SECOND, BETA });
+    expect(honest.code, honest.stderr).toBe(0);
+    expect((await w.client.call('getRecord', { path: { id: alpha } })).grants?.user_ids).toEqual([dana.id]);
   });
 });
 

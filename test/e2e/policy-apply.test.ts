@@ -61,8 +61,9 @@ it('a saved plan whose policies changed since it was made is refused', async () 
 it('a policy on `after` does not judge a removal: revoking the token is not refused', async () => {
   w.config(config(60).replace(/ {4}tokens:\n.*\n/, ''));
   const run = await w.cli(['apply', w.dir, '--auto-approve'], { MAX_TOKEN_DAYS: '90' });
+  // The exit code first, with stderr as its message: what went wrong is then said when it fails.
+  expect(run.code, run.stderr).toBe(0);
   expect(run.stdout).toContain('# gateway_token.main/ci will be revoked');
   expect(run.stdout).toContain('Policies: 1 policy, 0 checks: all passed.');
-  expect(run.code).toBe(0);
   expect((await liveInventory(w.client)).tokens).not.toContain('main/ci');
 });

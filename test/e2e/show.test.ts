@@ -92,14 +92,14 @@ describe('cplane show PLANFILE', () => {
     expect(run.stderr).toContain(`${big} is larger than 32 MiB: it is not a plan file cplane wrote, and is not read further.`);
   });
 
-  it('names the usage without a file, and refuses a folder', async () => {
+  it('names the usage without a file, and refuses a folder without saved plans', async () => {
     const none = await w.cli(['show']);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('No plan file given.');
     expect(none.stderr).toContain('Usage: cplane show PLANFILE [--json]');
     const folder = await w.cli(['show', w.dir]);
     expect(folder.code).toBe(1);
-    expect(folder.stderr).toContain('is not a file but a folder.');
+    expect(folder.stderr).toContain('holds no saved plans (NAME.plan.json).');
   });
 });
 

@@ -15,6 +15,7 @@ describe('step classes', () => {
       configuration: 'change', 'replace-requested': 'change',
       'deleted-outside': 'drift', 'changed-outside': 'drift', 'granted-outside': 'drift',
       expired: 'maintenance', renewal: 'maintenance', 'overlap-ended': 'maintenance', 'rotation-due': 'maintenance', 'grant-expired': 'maintenance', delivery: 'maintenance',
+      'reader-key-changed': 'change', 'reader-key-offered': 'change',
     });
   });
 
@@ -35,5 +36,15 @@ describe('step classes', () => {
       { address: 'record.p/r', kind: 'gateway_token', action: 'update', class: 'drift' },
     ]);
     expect(withholdByClass(steps, ['maintenance', 'drift', 'change']).withheld).toEqual([]);
+  });
+
+  it('withholds a step that wraps for a key the API offers whatever the classes, and says why', () => {
+    const offered = step('service_account_grant.p/r/ci', ['configuration', 'reader-key-offered']);
+    const { steps: kept, withheld } = withholdByClass([offered, step('gateway_token.b/t', ['renewal'], [offered.address])], ['maintenance', 'drift', 'change']);
+    expect(kept.map((s) => s.address)).toEqual([]);
+    expect(withheld).toEqual([
+      { address: offered.address, kind: 'gateway_token', action: 'update', class: 'change', reason: 'wraps for a reader key the API offers, which neither state nor a pin vouches for: only a person applies this' },
+      { address: 'gateway_token.b/t', kind: 'gateway_token', action: 'update', class: 'maintenance', needs: [offered.address] },
+    ]);
   });
 });

@@ -70,7 +70,8 @@ describe('record', () => {
       { path: 'secretDueAt', before: '2026-11-21T09:00:00.000Z', after: '2026-12-24T00:00:00.000Z', cause: 'rotation-due' },
     ]);
     expect(facts.rotateKeys).toEqual(['value']);
-    expect(facts.inputs).toEqual({ secretDueAt: '2026-12-24T00:00:00.000Z' });
+    // The version the rotation writes is recorded, so the key ring never takes an older one from the API.
+    expect(facts.inputs).toEqual({ secretDueAt: '2026-12-24T00:00:00.000Z', valueVersion: (due.current_version ?? 0) + 1 });
     const { writes } = recordKind.planUpdate({ desired: want, live: due, id: live.record_id, changedKeys: facts.changedKeys, known: { ...look, now } });
     expect(writes.map((w) => [w.operation, w.body])).toEqual([
       ['rotateRecord', { $encrypt: { field: 'value', record: live.record_id, version: (live.current_version ?? 0) + 1 } }],

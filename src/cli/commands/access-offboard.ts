@@ -18,6 +18,8 @@ import { accountNameOf, planOrigin, withMac, writePlanFile } from '../../saved-p
 import { exitCodes } from '../exit-codes.js';
 import { reportPlanProblems } from '../plan-problems.js';
 
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 /** The command as `cplane access offboard` runs it (the access dispatcher calls this with the words after `offboard`). */
 export async function runOffboard(ctx: CommandContext): Promise<number> {
   const [user, ...rest] = ctx.positionals;
@@ -32,6 +34,12 @@ export async function runOffboard(ctx: CommandContext): Promise<number> {
     ]).catch((error: unknown) => reportPlanProblems(error, ctx, { json: ctx.values.json === true }));
     if (typeof made === 'number') return made;
     const plan = { ...made[0], origin: await planOrigin(ctx, workspace, made[1]) };
+    const offboard = plan.offboard;
+    // Run for a fleet (--all), each account's line in the summary says what this plan takes away there.
+    if (offboard) {
+      const owners = offboard.records.filter((r) => r.value === 'owner').length;
+      ctx.deployment?.note?.(`${plural(offboard.revoked.length, 'share')} revoked, ${plural(offboard.records.filter((r) => r.value === 'rotated').length, 'value')} rotated${owners > 0 ? `, ${plural(owners, 'value')} for its owner to give again` : ''}`);
+    }
     const out = typeof ctx.values.out === 'string' ? resolve(ctx.cwd, ctx.values.out) : undefined;
     if (out) {
       // The whole file is authenticated (the offboarded user and the rotations with it): apply refuses any edit.

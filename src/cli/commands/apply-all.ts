@@ -11,7 +11,6 @@ import { join, resolve } from 'node:path';
 import { deploymentWaves, type Deployment, type Diagnostic } from '../../config/index.js';
 import { formatDiagnostic } from '../../config/index.js';
 import { checkPlanMac, readPlanFile, REPLAN, type SavedPlan } from '../../saved-plan/index.js';
-import { deploymentSummary, type Plan } from '../../plan-model/index.js';
 import { compileAutoApprove, type AutoApprove } from '../../policy/index.js';
 import type { CommandContext } from '../../session/command-context.js';
 import { AbortError, ConfigInvalidError } from '../../session/errors.js';
@@ -92,7 +91,7 @@ async function applyOne(
 ): Promise<Outcome> {
   const run = deploymentContext(ctx, deployment, { capture: options.capture, ...(options.limiter ? { limiter: options.limiter } : {}) });
   const rule = options.rule;
-  if (rule) run.ctx.deployment = { ...run.ctx.deployment!, autoApprove: (plan: Plan) => rule(deploymentSummary(deployment.name, plan)) };
+  if (rule) run.ctx.deployment = { ...run.ctx.deployment!, autoApprove: rule };
   if (options.planPath) run.ctx.positionals = [options.planPath];
   if (!options.capture && !options.json) ctx.stdout.write(`\n=== deployment ${deployment.name} (account ${safeText(deployment.account)}) ===\n\n`);
   const { code, error } = await runCaught(() => options.runApply(run.ctx, 'apply'), ['apply'], run.ctx);

@@ -17,7 +17,7 @@ import { eventLine } from '../../ui/plain-lines.js';
 import { summaryLines } from '../../ui/summary-text.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
-import { parseParallelism } from '../../session/connection.js';
+import { givenToken, parseParallelism, tokenVariable } from '../../session/connection.js';
 import { githubReporter, type GithubReporter } from '../github-flag.js';
 import { readingStatus } from '../reading-status.js';
 import { accountNameOf, placeholderProblems, planOrigin, prepareSavedPlan, readPlanFile, trustedPlan } from '../../saved-plan/index.js';
@@ -98,8 +98,8 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
   const opening = saved ? await prepareSavedPlan(ctx, saved, planPath!, planDir) : ctx;
 
   // Every write is a human-only operation: say so before any request rather than after a refresh.
-  if (identityOf(String(ctx.values.token ?? ctx.env.CPLANE_TOKEN ?? '')) === 'service_account') {
-    throw new AbortError(`cplane ${verb} needs a personal access token (sk-svc-pat-): CPLANE_TOKEN is a Service Account token (sk-svc-sa-), which cannot write; no request was sent.`, 'Run it with a personal access token; a Service Account token can run `cplane plan`.');
+  if (identityOf(givenToken(ctx)) === 'service_account') {
+    throw new AbortError(`cplane ${verb} needs a personal access token (sk-svc-pat-): ${tokenVariable(ctx)} is a Service Account token (sk-svc-sa-), which cannot write; no request was sent.`, 'Run it with a personal access token; a Service Account token can run `cplane plan`.');
   }
   // On a terminal, journal resends and notices before the live view are plain lines too.
   let sink: Output = json ? jsonOutput(ctx) : plainOutput(ctx, verb);

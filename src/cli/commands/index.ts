@@ -11,8 +11,8 @@
  * - Never import a command module statically here: `load` is what keeps `cplane --help` and every other
  *   command from loading Ink, the emulator, TypeBox and the rest (bench/startup.mjs measures it).
  */
-import type { Command, OptionSpec } from '../command.js';
-import { connectionHelp, connectionOptions, deploymentsHelp, deploymentsOptions, githubHelp, githubOptions, lockHelp, lockOptions, stateHelp, stateOptions, variablesHelp, variablesOptions, workspaceHelp, workspaceOptions } from '../flags.js';
+import type { Command, DeploymentRuns, OptionSpec } from '../command.js';
+import { chooseDeploymentOptions, connectionHelp, connectionOptions, deploymentsHelp, deploymentsOptions, eachDeploymentHelp, oneDeploymentHelp, githubHelp, githubOptions, lockHelp, lockOptions, stateHelp, stateOptions, variablesHelp, variablesOptions, workspaceHelp, workspaceOptions } from '../flags.js';
 
 const applyOptions: OptionSpec = {
   ...workspaceOptions,
@@ -45,11 +45,24 @@ const applyHelp = [
 
 const stateArgs = '[dir] [--account ID] [--state PATH|URL] [--workspace NAME] [--var NAME=VALUE ...] [--var-file FILE ...]';
 
+/** Usage words of the deployment flags (docs/deployments.md). */
+const allArgs = '[--all | --deployment NAME ...]';
+const oneArgs = '[--deployment NAME]';
+
+/** A command run once per deployment with --all or --deployment (cli/each-deployment.ts); `dirAt` is its folder's positional. */
+const each = (options: Omit<DeploymentRuns, 'runs'> & { dirAt?: number } = {}): DeploymentRuns => {
+  const { dirAt, ...rest } = options;
+  return { runs: 'each', ...(dirAt !== undefined ? { dir: (p) => p[dirAt] } : {}), ...rest };
+};
+/** A command that needs one deployment: `--deployment NAME` once. */
+const one = (dirAt = 0): DeploymentRuns => ({ runs: 'one', dir: (p) => p[dirAt] });
+const oneDeploymentOptions: OptionSpec = { deployment: { type: 'string', multiple: true } };
+
 export const commands: Command[] = [
   {
     name: ['validate'],
     summary: 'Check a configuration folder offline and report every error',
-    usage: 'validate [dir] [--json] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...]',
+    usage: `validate [dir] [--json] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] ${allArgs}`,
     help: [
       'dir                 configuration folder (default: the current folder)',
       '--json              print {valid, resources, files, diagnostics} as JSON on stdout',
@@ -57,8 +70,11 @@ export const commands: Command[] = [
       githubHelp,
       ...variablesHelp,
       'Variables without a value are checked only for their type, where the type is known.',
+      ...eachDeploymentHelp,
+      '                    each deployment is checked with its own variable values',
     ],
-    options: { json: { type: 'boolean' }, format: { type: 'string' }, ...variablesOptions, ...githubOptions },
+    options: { json: { type: 'boolean' }, format: { type: 'string' }, ...variablesOptions, ...githubOptions, ...chooseDeploymentOptions },
+    deployments: each(),
     load: async () => (await import('./validate.js')).validateCommand,
   },
   {
@@ -76,15 +92,17 @@ export const commands: Command[] = [
   {
     name: ['init'],
     summary: 'Get ready for the first apply: the state key, the state location, the environment variables needed',
-    usage: `init ${stateArgs} [--json]`,
+    usage: `init ${stateArgs} [--json] ${allArgs}`,
     help: [
       'Finds the state key and says where it comes from, or creates the key file (mode 0600: keep it and back it up);',
       'checks that the state location can be written (a PostgreSQL database: that it answers; cplane\'s tables are made);',
       'lists the environment variables the configuration reads, and which are unset (names only, never values).',
       '--json              print { ready, stateKey, state, environment, unset } as JSON',
       ...stateHelp,
+      ...eachDeploymentHelp,
     ],
-    options: { ...stateOptions, json: { type: 'boolean' } },
+    options: { ...stateOptions, json: { type: 'boolean' }, ...chooseDeploymentOptions },
+    deployments: each({ inTurn: true }),
     load: async () => (await import('./init.js')).initCommand,
   },
   {
@@ -132,7 +150,7 @@ export const commands: Command[] = [
   {
     name: ['drift'],
     summary: 'Check for changes made outside cplane, without any write secret (exit 2 on drift)',
-    usage: 'drift [dir] [--json | --markdown] [--parallelism N] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    usage: `drift [dir] [--json | --markdown] [--parallelism N] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH] ${allArgs}`,
     help: [
       'dir                 configuration folder (default: the current folder)',
       '--json              print { hasDrift, drift, hasDue, due, notChecked, unreadable } as JSON',
@@ -142,8 +160,11 @@ export const commands: Command[] = [
       'Exit codes: 0 no drift, 2 drift found or something due, 3 no drift in what could be read but something could not be read, 1 error.',
       githubHelp,
       ...workspaceHelp,
+      ...eachDeploymentHelp,
+      '                    with --github: one drift issue per deployment',
     ],
-    options: { ...workspaceOptions, ...githubOptions, json: { type: 'boolean' }, markdown: { type: 'boolean' } },
+    options: { ...workspaceOptions, ...githubOptions, ...chooseDeploymentOptions, json: { type: 'boolean' }, markdown: { type: 'boolean' } },
+    deployments: each(),
     load: async () => (await import('./drift.js')).driftCommand,
   },
   {
@@ -166,7 +187,7 @@ export const commands: Command[] = [
   {
     name: ['reconcile'],
     summary: 'The scheduled job: apply the classes of steps reconcile.autoApply allows (default: maintenance), report the rest (exit 2)',
-    usage: 'reconcile [dir] [--dry-run] [--json] [--lock-timeout DURATION] [--parallelism N] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    usage: `reconcile [dir] [--dry-run] [--json] [--lock-timeout DURATION] [--parallelism N] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH] ${allArgs}`,
     help: [
       'dir                 configuration folder (default: the current folder)',
       '--dry-run           print what it would apply, and what it would leave; write nothing',
@@ -177,40 +198,47 @@ export const commands: Command[] = [
       lockHelp,
       githubHelp,
       ...workspaceHelp,
+      ...eachDeploymentHelp,
+      '                    each deployment under its own state lock; one that fails never stops the others; with --github: one issue per deployment',
     ],
-    options: { ...workspaceOptions, ...lockOptions, ...githubOptions, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } },
+    options: { ...workspaceOptions, ...lockOptions, ...githubOptions, ...chooseDeploymentOptions, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } },
+    deployments: each(),
     load: async () => (await import('./reconcile.js')).reconcileCommand,
   },
   {
     name: ['destroy'],
     summary: 'Archive, delete and revoke everything in the state (honours preventDestroy)',
-    usage: 'destroy [dir] [--auto-approve] [--target ADDRESS ... | --exclude ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    usage: `destroy [dir] [--auto-approve] [--target ADDRESS ... | --exclude ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH] ${oneArgs}`,
     // Removing ADDRESS removes what depends on it first (its dependencies stay): not apply's meaning of --target.
     // Excluding ADDRESS keeps it and what it depends on (removing those would remove it): OpenTofu's meaning.
     help: applyHelp.map((line) =>
       line.startsWith('--target') ? '--target ADDRESS    remove only ADDRESS and what depends on it (repeatable)'
-        : line.startsWith('--exclude') ? '--exclude ADDRESS   keep ADDRESS (or module.NAME) and the objects it needs; not with --target (repeatable)' : line),
-    options: applyOptions,
+        : line.startsWith('--exclude') ? '--exclude ADDRESS   keep ADDRESS (or module.NAME) and the objects it needs; not with --target (repeatable)' : line).concat(oneDeploymentHelp),
+    options: { ...applyOptions, ...oneDeploymentOptions },
+    deployments: one(),
     load: async () => (await import('./destroy.js')).destroyCommand,
   },
   {
     name: ['test'],
     summary: 'Run the configuration\'s tests (tests/*.cptest.yaml) against a fresh emulator: plan, apply, CEL assertions',
-    usage: 'test [dir] [--json] [--junit-xml FILE]',
+    usage: `test [dir] [--json] [--junit-xml FILE] ${allArgs}`,
     help: [
       'dir                 configuration folder (default: the current folder); its tests/*.cptest.yaml are run, in name order',
       '--json              print { passed, failed, files: [{ file, valid, diagnostics, runs }] } as JSON',
       '--junit-xml FILE    also write the results as JUnit XML to FILE (for CI test reports)',
       'Needs no API, token or state: each file runs against an emulator in this process (docs/testing.md).',
       'Exit codes: 0 every run passed, 1 a run failed or a test file is not valid.',
+      ...eachDeploymentHelp,
+      '                    each deployment\'s account and values, under the test file\'s own',
     ],
-    options: { json: { type: 'boolean' }, 'junit-xml': { type: 'string' } },
+    options: { json: { type: 'boolean' }, 'junit-xml': { type: 'string' }, ...chooseDeploymentOptions },
+    deployments: each(),
     load: async () => (await import('./test.js')).testCommand,
   },
   {
     name: ['access', 'report'],
     summary: 'List who can read each record and through which grant, flagging unmanaged, stale, unused and ending access',
-    usage: 'access report [dir] [--format text|json|csv|markdown] [--unused-days N] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    usage: `access report [dir] [--format text|json|csv|markdown] [--unused-days N] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH] ${allArgs}`,
     help: [
       'dir                 configuration folder (default: the current folder)',
       '--format FORMAT     text (aligned, the default), json (schema/access-report.schema.json), csv (RFC 4180) or markdown',
@@ -219,14 +247,16 @@ export const commands: Command[] = [
       'inactive Service Account, unused, ending within 7 days (on the API\'s clock), ended (docs/access.md, "Access report").',
       'Exit codes: 0 nothing flagged, 2 a reader is flagged, 3 the audit feed could not be read, 1 error.',
       ...workspaceHelp,
+      ...eachDeploymentHelp,
     ],
-    options: { ...workspaceOptions, format: { type: 'string' }, 'unused-days': { type: 'string' } },
+    options: { ...workspaceOptions, ...chooseDeploymentOptions, format: { type: 'string' }, 'unused-days': { type: 'string' } },
+    deployments: each(),
     load: async () => (await import('./access-report.js')).accessReportCommand,
   },
   {
     name: ['access', 'offboard'],
     summary: 'Plan taking one user\'s access away: revoke their shares, rotate what they could read; save it for `apply`',
-    usage: 'access offboard USER [dir] [--out FILE] [--json] [--parallelism N] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    usage: `access offboard USER [dir] [--out FILE] [--json] [--parallelism N] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH] ${allArgs}`,
     help: [
       'USER                the user\'s name in directory.users',
       '--out FILE          save the plan for `cplane apply FILE` (authenticated as `plan --out` saves one); without it the plan is only shown',
@@ -235,8 +265,11 @@ export const commands: Command[] = [
       'a group (directory.groups.NAME.members); a value from a source is listed for its owner. The configuration is',
       'never edited: the lines to remove from it are printed, with file:line:col. See docs/access.md, "Offboarding".',
       ...workspaceHelp,
+      ...eachDeploymentHelp,
+      '                    --out DIR saves DIR/NAME.plan.json per deployment: `cplane apply DIR` applies them all',
     ],
-    options: { ...workspaceOptions, out: { type: 'string' }, json: { type: 'boolean' } },
+    options: { ...workspaceOptions, ...chooseDeploymentOptions, out: { type: 'string' }, json: { type: 'boolean' } },
+    deployments: each({ dirAt: 1, outFolder: true }),
     load: async () => (await import('./access-offboard.js')).accessOffboardCommand,
   },
   {
@@ -298,84 +331,95 @@ export const commands: Command[] = [
   {
     name: ['state', 'list'],
     summary: 'List the addresses in the state, with their kind and remote id',
-    usage: `state list ${stateArgs}`,
-    help: stateHelp,
-    options: stateOptions,
+    usage: `state list ${stateArgs} ${allArgs}`,
+    help: [...stateHelp, ...eachDeploymentHelp],
+    options: { ...stateOptions, ...chooseDeploymentOptions },
+    deployments: each(),
     load: async () => (await import('./state.js')).stateListCommand,
   },
   {
     name: ['state', 'show'],
     summary: 'Show what the state holds for one address (never a secret)',
-    usage: `state show ADDRESS ${stateArgs}`,
-    help: stateHelp,
-    options: stateOptions,
+    usage: `state show ADDRESS ${stateArgs} ${allArgs}`,
+    help: [...stateHelp, ...eachDeploymentHelp],
+    options: { ...stateOptions, ...chooseDeploymentOptions },
+    deployments: each({ dirAt: 1 }),
     load: async () => (await import('./state.js')).stateShowCommand,
   },
   {
     name: ['state', 'rm'],
     summary: 'Forget an address: cplane stops managing it; the remote object is not touched',
-    usage: `state rm ADDRESS ${stateArgs}`,
-    help: [...stateHelp, lockHelp],
-    options: { ...stateOptions, ...lockOptions },
+    usage: `state rm ADDRESS ${stateArgs} ${allArgs}`,
+    help: [...stateHelp, lockHelp, ...eachDeploymentHelp],
+    options: { ...stateOptions, ...lockOptions, ...chooseDeploymentOptions },
+    deployments: each({ dirAt: 1 }),
     load: async () => (await import('./state.js')).stateRmCommand,
   },
   {
     name: ['state', 'mv'],
     summary: 'Rename an address in the state, keeping its remote object',
-    usage: `state mv FROM TO ${stateArgs}`,
-    help: [...stateHelp, lockHelp],
-    options: { ...stateOptions, ...lockOptions },
+    usage: `state mv FROM TO ${stateArgs} ${allArgs}`,
+    help: [...stateHelp, lockHelp, ...eachDeploymentHelp],
+    options: { ...stateOptions, ...lockOptions, ...chooseDeploymentOptions },
+    deployments: each({ dirAt: 2 }),
     load: async () => (await import('./state.js')).stateMvCommand,
   },
   {
     name: ['state', 'history'],
     summary: 'List the saved versions of a PostgreSQL state: serial, time, who, command',
-    usage: `state history ${stateArgs} [--limit N] [--json]`,
-    help: [...stateHelp, '--limit N           newest versions to list (default 50)', '--json              one JSON document instead of lines'],
-    options: { ...stateOptions, limit: { type: 'string' }, json: { type: 'boolean' } },
+    usage: `state history ${stateArgs} [--limit N] [--json] ${allArgs}`,
+    help: [...stateHelp, '--limit N           newest versions to list (default 50)', '--json              one JSON document instead of lines', ...eachDeploymentHelp],
+    options: { ...stateOptions, limit: { type: 'string' }, json: { type: 'boolean' }, ...chooseDeploymentOptions },
+    deployments: each(),
     load: async () => (await import('./state-transfer.js')).stateHistoryCommand,
   },
   {
     name: ['state', 'pull'],
     summary: 'Print the current state as a state file (sealed values stay sealed)',
-    usage: `state pull ${stateArgs}`,
-    help: stateHelp,
-    options: stateOptions,
+    usage: `state pull ${stateArgs} ${oneArgs}`,
+    help: [...stateHelp, oneDeploymentHelp],
+    options: { ...stateOptions, ...oneDeploymentOptions },
+    deployments: one(),
     load: async () => (await import('./state-transfer.js')).statePullCommand,
   },
   {
     name: ['state', 'push'],
     summary: 'Replace the state with a state file of the same lineage and a newer serial',
-    usage: `state push FILE ${stateArgs}`,
-    help: ['FILE                a state file, e.g. from `cplane state pull`', ...stateHelp, lockHelp],
-    options: { ...stateOptions, ...lockOptions },
+    usage: `state push FILE ${stateArgs} ${oneArgs}`,
+    help: ['FILE                a state file, e.g. from `cplane state pull`', ...stateHelp, lockHelp, oneDeploymentHelp],
+    options: { ...stateOptions, ...lockOptions, ...oneDeploymentOptions },
+    deployments: one(1),
     load: async () => (await import('./state-transfer.js')).statePushCommand,
   },
   {
     name: ['state', 'migrate'],
     summary: 'Copy the state to another location: a local file to PostgreSQL, or back',
-    usage: `state migrate --to PATH|URL ${stateArgs}`,
-    help: ['--to PATH|URL       where to copy the state: a postgres:// URL or a state file path (same account and workspace)', ...stateHelp, lockHelp],
-    options: { ...stateOptions, ...lockOptions, to: { type: 'string' } },
+    usage: `state migrate --to PATH|URL ${stateArgs} ${oneArgs}`,
+    help: ['--to PATH|URL       where to copy the state: a postgres:// URL or a state file path (same account and workspace)', ...stateHelp, lockHelp, oneDeploymentHelp],
+    options: { ...stateOptions, ...lockOptions, to: { type: 'string' }, ...oneDeploymentOptions },
+    deployments: one(),
     load: async () => (await import('./state-transfer.js')).stateMigrateCommand,
   },
   {
     name: ['output'],
     summary: 'Show gateway tokens kept in the state (plaintext only with --reveal)',
-    usage: `output [NAME] [--reveal] [--json] ${stateArgs}`,
+    usage: `output [NAME] [--reveal] [--json] ${stateArgs} ${allArgs}`,
     help: [
       'NAME                a gateway_token address, e.g. gateway_token.prod/ci (default: all tokens)',
       '--reveal            print the token plaintext',
       '--json              print JSON: { ADDRESS: { id, prefix, sensitive, value? } }',
       ...stateHelp,
+      ...eachDeploymentHelp,
     ],
-    options: { ...stateOptions, reveal: { type: 'boolean' }, json: { type: 'boolean' } },
+    options: { ...stateOptions, reveal: { type: 'boolean' }, json: { type: 'boolean' }, ...chooseDeploymentOptions },
+    // NAME is an address (it has a dot and a slash); a folder given alone is the folder.
+    deployments: each({ dir: (p) => (p.length > 1 ? p[1] : /^[a-z_]+\..*\//.test(p[0] ?? '') ? undefined : p[0]) }),
     load: async () => (await import('./output.js')).outputCommand,
   },
   {
     name: ['read'],
     summary: 'Decrypt the current value of a record here and print it (as a reader, or as cplane with the state key)',
-    usage: 'read (ADDRESS [dir] | --record-id ID) [--key-file FILE] [--writer-key KEY ...] [--min-version N] [--account ID] [--state PATH|URL] [--workspace NAME]',
+    usage: `read (ADDRESS [dir] | --record-id ID) [--key-file FILE] [--writer-key KEY ...] [--min-version N] [--account ID] [--state PATH|URL] [--workspace NAME] ${oneArgs}`,
     help: [
       'ADDRESS             a record address in the state, e.g. record.payments/stripe-key',
       '--record-id ID      the record\'s id instead of an address (needs no state when reading as a reader)',
@@ -387,14 +431,16 @@ export const commands: Command[] = [
       'cplane\'s state key opens the value of a record this state wrote. The value goes to stdout only.',
       ...connectionHelp.filter((line) => !line.startsWith('--parallelism')),
       ...stateHelp.filter((line) => !line.startsWith('--account')),
+      oneDeploymentHelp,
     ],
-    options: { ...connectionOptions, ...stateOptions, 'record-id': { type: 'string' }, 'key-file': { type: 'string' }, 'writer-key': { type: 'string', multiple: true }, 'min-version': { type: 'string' } },
+    deployments: one(1),
+    options: { ...connectionOptions, ...stateOptions, ...oneDeploymentOptions, 'record-id': { type: 'string' }, 'key-file': { type: 'string' }, 'writer-key': { type: 'string', multiple: true }, 'min-version': { type: 'string' } },
     load: async () => (await import('./read.js')).readCommand,
   },
   {
     name: ['run'],
     summary: 'Start a command with record values in its environment (as a reader, or as cplane with the state key); nothing on disk',
-    usage: 'run [dir] --env NAME=ADDRESS|RECORD_ID ... [--pass-env NAME ...] [--key-file FILE] [--writer-key KEY ...] [--min-version N] -- COMMAND [ARGS...]',
+    usage: `run [dir] --env NAME=ADDRESS|RECORD_ID ... [--pass-env NAME ...] [--key-file FILE] [--writer-key KEY ...] [--min-version N] ${oneArgs} -- COMMAND [ARGS...]`,
     help: [
       '--env NAME=ADDRESS  set NAME to the value of a record: its address in the state (record.payments/stripe-key) or its id (repeatable)',
       '--pass-env NAME     give COMMAND this variable although it is withheld (a CPLANE_* variable or a secret source; repeatable)',
@@ -408,34 +454,40 @@ export const commands: Command[] = [
       'SIGINT and SIGTERM are passed on; the exit code is COMMAND\'s (128 + the signal number when a signal ended it).',
       ...connectionHelp.filter((line) => !line.startsWith('--parallelism')),
       ...stateHelp.filter((line) => !line.startsWith('--account')),
+      oneDeploymentHelp,
     ],
-    options: { ...connectionOptions, ...stateOptions, env: { type: 'string', multiple: true }, 'pass-env': { type: 'string', multiple: true }, 'key-file': { type: 'string' }, 'writer-key': { type: 'string', multiple: true }, 'min-version': { type: 'string' } },
+    deployments: one(),
+    options: { ...connectionOptions, ...stateOptions, ...oneDeploymentOptions, env: { type: 'string', multiple: true }, 'pass-env': { type: 'string', multiple: true }, 'key-file': { type: 'string' }, 'writer-key': { type: 'string', multiple: true }, 'min-version': { type: 'string' } },
     load: async () => (await import('./run.js')).runCommand,
   },
   {
     name: ['writer-key'],
     summary: 'Print cplane\'s writer public key and its id: what applications pin to accept only values cplane wrote',
-    usage: `writer-key ${stateArgs} [--json]`,
+    usage: `writer-key ${stateArgs} [--json] ${allArgs}`,
     help: [
       '--json              print {publicKey, keyId} as JSON',
       'The key is derived from the state key (no secret is printed). Readers pin it: `cplane read --writer-key KEY`,',
       'CPLANE_WRITER_KEY, or `writerKeys` of the SDK.',
       ...stateHelp,
+      ...eachDeploymentHelp,
     ],
-    options: { ...stateOptions, json: { type: 'boolean' } },
+    options: { ...stateOptions, json: { type: 'boolean' }, ...chooseDeploymentOptions },
+    deployments: each(),
     load: async () => (await import('./writer-key.js')).writerKeyCommand,
   },
   {
     // Only the lock with that id is removed, so a lock taken since is safe.
     name: ['force-unlock'],
     summary: 'Remove a stale state lock, given its lock id',
-    usage: `force-unlock LOCK_ID ${stateArgs} [--force]`,
+    usage: `force-unlock LOCK_ID ${stateArgs} [--force] ${oneArgs}`,
     help: [
       'LOCK_ID             the lock id printed by the error that reported the lock',
       '--force             remove it even though its holder still runs on this host; for a PostgreSQL state, end the database session that holds it',
       ...stateHelp,
+      oneDeploymentHelp,
     ],
-    options: { ...stateOptions, force: { type: 'boolean' } },
+    options: { ...stateOptions, force: { type: 'boolean' }, ...oneDeploymentOptions },
+    deployments: one(1),
     load: async () => (await import('./force-unlock.js')).forceUnlockCommand,
   },
   {
@@ -463,6 +515,19 @@ export const commands: Command[] = [
       help: { type: 'boolean', short: 'h' },
     },
     load: async () => (await import('./api.js')).apiCommand,
+  },
+  {
+    name: ['lsp'],
+    summary: 'Serve the configuration language to an editor (Language Server Protocol over stdio)',
+    usage: 'lsp [--stdio]',
+    help: [
+      'Diagnostics as validate gives them, completion, hover, go to definition, references, rename (with the moved',
+      'block that keeps the live object), quick fixes and formatting, for the folders of the files the editor opens.',
+      '--stdio             talk over stdin and stdout (the only transport; accepted because editors pass it)',
+      'See docs/editors.md for VS Code, Neovim and Helix.',
+    ],
+    options: { stdio: { type: 'boolean' } },
+    load: async () => (await import('./lsp.js')).lspCommand,
   },
   {
     name: ['mcp'],
@@ -497,7 +562,7 @@ export const commands: Command[] = [
       '--faults SPEC       inject faults, e.g. "429=0.05,500=0.05,503=0.1,drop=0.1,seed=42"',
       '--rate-limit N      answer 429 beyond N requests per second per token',
       '--print-fixtures    print the seeded accounts, users, tokens... as JSON and exit',
-      '--accounts N        add N empty accounts (Tenant 1..N, ids 0a000000-0000-4000-8000-000000001001...) with Ada as admin',
+      '--accounts N        add N empty accounts (Tenant 1..N, ids 0a000000-0000-4000-8000-000000001001...) with Ada as admin and Dana as reader',
     ],
     options: {
       port: { type: 'string' },
@@ -514,9 +579,10 @@ export const commands: Command[] = [
   {
     name: ['show'],
     summary: 'Print a saved plan as `plan` printed it, or as JSON (checks its MAC when the state key is at hand)',
-    usage: 'show PLANFILE [--json]',
+    usage: 'show (PLANFILE | DIR) [--json]',
     help: [
       'PLANFILE            a plan saved by `cplane plan --out FILE`',
+      'DIR                 a folder of plans saved by `cplane plan --all --out DIR`: a section per deployment (--json: { deployments: [...] })',
       '--json              print the plan as JSON (schema/plan.schema.json)',
       'With the state key at hand (CPLANE_STATE_KEY, CPLANE_PASSPHRASE or the key file) a plan whose MAC does not match is refused;',
       'without it the plan is shown marked UNVERIFIED on stderr.',
@@ -527,14 +593,16 @@ export const commands: Command[] = [
   {
     name: ['graph'],
     summary: 'Draw the dependency graph of a configuration (offline), or the steps of a saved plan, as Mermaid or DOT',
-    usage: 'graph [dir] [--format mermaid|dot] [--plan PLANFILE] [--var NAME=VALUE ...] [--var-file FILE ...]',
+    usage: `graph [dir] [--format mermaid|dot] [--plan PLANFILE] [--var NAME=VALUE ...] [--var-file FILE ...] ${allArgs}`,
     help: [
       'dir                 configuration folder (default: the current folder); an arrow goes from a resource to what it needs',
       '--format FORMAT     mermaid (a flowchart, the default) or dot (Graphviz)',
       '--plan PLANFILE     draw the steps of a plan saved by `cplane plan --out FILE`, coloured by action, instead',
       ...variablesHelp,
+      ...eachDeploymentHelp,
     ],
-    options: { format: { type: 'string' }, plan: { type: 'string' }, ...variablesOptions },
+    options: { format: { type: 'string' }, plan: { type: 'string' }, ...variablesOptions, ...chooseDeploymentOptions },
+    deployments: each(),
     load: async () => (await import('./graph.js')).graphCommand,
   },
 ];

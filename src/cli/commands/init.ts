@@ -5,7 +5,8 @@
  * environment variables the configuration reads, with the unset ones named (names only, never values).
  * Exits 1 when the key or the state location is not usable; unset variables are listed, not errors.
  */
-import type { CommandModule } from '../../session/command-context.js';
+import type { CommandContext, CommandModule } from '../../session/command-context.js';
+import { tokenVariable } from '../../session/connection.js';
 import { AbortError } from '../../session/errors.js';
 import { locateStateOnly } from '../../session/workspace.js';
 import { variablesLoadOptions } from '../../session/variables-flags.js';
@@ -13,6 +14,7 @@ import { environmentNeeds, formatDiagnostic, type EnvironmentNeed } from '../../
 import { prepareStateKey, prepareStateLocation, type KeyReport, type LocationReport } from '../../state/index.js';
 import { safeLines, safeName } from '../../text/safe-text.js';
 import { exitCodes } from '../exit-codes.js';
+import { addSchemaLines } from '../schema-line.js';
 
 type Checked<T> = { ok: true; value: T } | { ok: false; error: string; hint?: string };
 
@@ -32,10 +34,10 @@ function keyLine(key: KeyReport): string {
   return key.source === 'keyfile' ? `found the key file ${key.path}` : `from ${KEY_SOURCES[key.source]}`;
 }
 
-/** What a run against the API reads besides the configuration's own variables. */
-const CONNECTION: readonly { name: string; use: string }[] = [
-  { name: 'CPLANE_BASE_URL', use: 'API address (or --base-url)' },
-  { name: 'CPLANE_TOKEN', use: 'API token' },
+/** What a run against the API reads besides the configuration's own variables: a deployment's own token and address (docs/deployments.md) when it names them. */
+const connectionNeeds = (ctx: CommandContext): readonly { name: string; use: string }[] => [
+  ...(ctx.deployment?.baseUrl ? [] : [{ name: 'CPLANE_BASE_URL', use: 'API address (or --base-url)' }]),
+  { name: tokenVariable(ctx), use: ctx.deployment?.tokenEnv ? `API token of the deployment ${ctx.deployment.name}` : 'API token' },
 ];
 
 export const initCommand: CommandModule = {
@@ -45,12 +47,16 @@ export const initCommand: CommandModule = {
     const location = await locateStateOnly(ctx, dir);
     const key = await attempt(() => prepareStateKey(location.configDir, ctx.env));
     const state = await attempt<LocationReport>(() => prepareStateLocation(location));
-    const found = await environmentNeeds(location.configDir, { env: ctx.env, cwd: ctx.cwd, variables: variablesLoadOptions(ctx).variables ?? [] });
+    const found = await environmentNeeds(location.configDir, { env: ctx.env, cwd: ctx.cwd, variables: variablesLoadOptions(ctx).variables ?? [], ...(ctx.deployment ? { deployment: ctx.deployment.name } : {}) });
+    const connection = connectionNeeds(ctx);
     const environment: EnvironmentNeed[] = [
-      ...CONNECTION.map((c) => ({ ...c, set: Boolean(ctx.env[c.name]) })),
-      ...found.needs.filter((need) => !CONNECTION.some((c) => c.name === need.name)),
+      ...connection.map((c) => ({ ...c, set: Boolean(ctx.env[c.name]) })),
+      ...found.needs.filter((need) => !connection.some((c) => c.name === need.name)),
     ];
     const ready = key.ok && state.ok && found.diagnostics.every((d) => d.severity !== 'error');
+    // For completion and checks in the editor: the files say which schema they follow. A convenience: a file
+    // that cannot be written (a read-only checkout) keeps its text, and init goes on.
+    const schemaLines = await addSchemaLines(location.configDir).catch(() => []);
 
     if (ctx.values.json === true) {
       const report = {
@@ -60,6 +66,7 @@ export const initCommand: CommandModule = {
         environment,
         unset: environment.filter((e) => !e.set).map((e) => e.name),
         diagnostics: found.diagnostics,
+        schemaLineAdded: schemaLines,
       };
       ctx.stdout.write(`${safeLines(JSON.stringify(report, null, 2))}\n`);
       return ready ? exitCodes.ok : exitCodes.error;
@@ -69,6 +76,7 @@ export const initCommand: CommandModule = {
       `State key:   ${key.ok ? keyLine(key.value) : failed(key)}`,
       `State:       ${state.ok ? `${state.value.location}: ${state.value.status}` : failed(state)}`,
     ];
+    if (schemaLines.length > 0) lines.push(`Editor:      added the schema line (# yaml-language-server: $schema=...) to ${schemaLines.map(safeName).join(', ')}`);
     const unset = environment.filter((e) => !e.set);
     lines.push(`Environment: ${environment.length} variable${environment.length === 1 ? '' : 's'} read, ${unset.length === 0 ? 'all set' : `${unset.length} unset`}:`);
     const width = Math.max(...environment.map((e) => e.name.length));

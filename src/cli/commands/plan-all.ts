@@ -12,7 +12,7 @@ import type { Plan } from '../../plan-model/index.js';
 import type { CommandContext } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
 import { parseShard, shareOf } from '../deployment-shard.js';
-import { combinedExitCode, showPlannedDeployments, type PlannedDeployment } from '../deployments-report.js';
+import { planRunExitCode, showPlannedDeployments, type PlannedDeployment } from '../deployments-report.js';
 import { chooseDeployments, deploymentContext, runCaught, sharedLimiter } from '../deployments.js';
 import { githubReporter } from '../github-flag.js';
 
@@ -51,5 +51,5 @@ export async function planDeployments(ctx: CommandContext, planOne: (ctx: Comman
 
   showPlannedDeployments(ctx, planned, { dir, count: chosen.length, ...(outDir ? { planDir: outDir } : {}), ...(shard ? { share: true } : {}) });
   if (outDir && !values.json && !values.markdown) ctx.stderr.write(`Saved ${planned.filter((p) => p.plan).length} plan(s) to ${outDir}; apply exactly these plans with \`cplane apply ${String(values.out)}\`.\n`);
-  return combinedExitCode(planned, values['detailed-exitcode'] === true);
+  return planRunExitCode(planned, values['detailed-exitcode'] === true);
 }

@@ -12,7 +12,7 @@ import { renderPlanText } from '../../render/index.js';
 import { readPlanToMerge, type SavedPlan } from '../../saved-plan/index.js';
 import type { CommandContext } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
-import { combinedExitCode, showPlannedDeployments, type PlannedDeployment } from '../deployments-report.js';
+import { planRunExitCode, showPlannedDeployments, type PlannedDeployment } from '../deployments-report.js';
 import { exitCodes, planExitCode } from '../exit-codes.js';
 
 /** The flags that say how to show the merged report; every other flag of `plan` makes a plan, which --merge does not. */
@@ -58,7 +58,7 @@ export async function mergePlans(ctx: CommandContext): Promise<number> {
   if (missing.length > 0) ctx.stderr.write(`No plan for ${missing.join(', ')} (${missing.length} of ${fleet.length} deployments): ${NO_PLAN}.\n`);
 
   showPlannedDeployments(ctx, planned, { dir: resolve(ctx.cwd, first.origin.configDir), count: fleet.length });
-  return combinedExitCode(planned, values['detailed-exitcode'] === true);
+  return planRunExitCode(planned, values['detailed-exitcode'] === true);
 }
 
 /** Every `*.plan.json` of the folders, each read within bounds, checked against the schema and its MAC checked. */

@@ -14,7 +14,7 @@ import { reconcileJson, renderReconcileMarkdown, renderReconcileText, type Recon
 import { summaryLines } from '../../ui/summary-text.js';
 import type { CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
-import { parseParallelism } from '../../session/connection.js';
+import { givenToken, parseParallelism, tokenVariable } from '../../session/connection.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { markdownText } from '../../text/escape-for.js';
 import { exitCodes } from '../exit-codes.js';
@@ -33,8 +33,8 @@ export const reconcileCommand: CommandModule = {
     const parallelism = parseParallelism(ctx.values.parallelism);
     if (ctx.positionals.length > 1) throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Usage: cplane reconcile [dir] [options]');
     // Every write is a human-only operation: say so before any request (a dry run only reads).
-    if (!dryRun && identityOf(String(ctx.values.token ?? ctx.env.CPLANE_TOKEN ?? '')) === 'service_account') {
-      throw new AbortError('cplane reconcile needs a personal access token (sk-svc-pat-): CPLANE_TOKEN is a Service Account token (sk-svc-sa-), which cannot write; no request was sent.', 'Run it with a personal access token, or with --dry-run to see what it would do.');
+    if (!dryRun && identityOf(givenToken(ctx)) === 'service_account') {
+      throw new AbortError(`cplane reconcile needs a personal access token (sk-svc-pat-): ${tokenVariable(ctx)} is a Service Account token (sk-svc-sa-), which cannot write; no request was sent.`, 'Run it with a personal access token, or with --dry-run to see what it would do.');
     }
     const github = githubReporter(ctx);
     const sink = json ? jsonOutput(ctx) : plainOutput(ctx, 'apply');

@@ -30,7 +30,7 @@ export const testCommand: CommandModule = {
     };
     const results: FileResult[] = [];
     for (const path of paths) {
-      const result = await runTestFile(path, shown(path), { configDir: dir, cwd: ctx.cwd });
+      const result = await runTestFile(path, shown(path), { configDir: dir, cwd: ctx.cwd, ...(ctx.deployment ? { deployment: ctx.deployment.name } : {}) });
       results.push(result);
       // Each file's lines as soon as it is done: a long suite shows progress.
       if (!json) ctx.stdout.write(testReportLines([result], { color }));

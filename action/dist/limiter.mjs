@@ -1,1 +1,0 @@
-var e=class{limit;active=0;waiting=[];constructor(e){if(this.limit=e,!Number.isInteger(e)||e<1)throw RangeError(`concurrency limit must be a positive integer, got ${e}`)}async run(e){this.active>=this.limit&&await new Promise(e=>this.waiting.push(e)),this.active++;try{return await e()}finally{this.active--,this.waiting.shift()?.()}}};export{e as t};

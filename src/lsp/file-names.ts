@@ -1,0 +1,225 @@
+/**
+ * The names one file declares and uses, with their places in its text: what the language server's index keeps
+ * per file (names-index.ts), made again only when that file changes. A name is a symbol of a scope (the folder
+ * of the configuration or of a module): a resource's local name, a `directory` entry, a variable or a module
+ * call. The file is parsed by the loader's own reader (config/ `parseSourceFile`, positions on the nodes), and
+ * what is a reference is read from the kinds' blocks (their `references`), as the loader does.
+ */
+import { dirname, resolve } from 'node:path';
+import { parseSourceFile, positionIn, type Entry, type KindBlock, type SourceFile } from '../config/index.js';
+import { parseAddress } from '../plan-model/index.js';
+
+export type DirectorySection = 'users' | 'groups' | 'roles' | 'serviceAccounts';
+
+/** What a name names: a resource of a kind, an entry of a `directory` section, a variable, a module call. */
+export type Space = `resource:${string}` | `directory:${DirectorySection}` | 'variable' | 'module';
+
+/** One place a name is written: its declaration or a use. */
+export interface Occurrence {
+  /** The symbol: scope, space and full name (symbolKey). */
+  symbol: string;
+  space: Space;
+  /** The full name: a child resource's is its parent's and its own (`payments/stripe-key`). */
+  name: string;
+  path: string;
+  /** Offsets of the written name (the last segment of a child's full name). */
+  start: number;
+  end: number;
+  declaration: boolean;
+  /** For a resource's declaration: made by `forEach`, so its addresses carry instance keys. */
+  forEach?: unknown;
+  /** For a declaration: the entry as written (hover, and the models a gateway's credentials reach). */
+  entry?: Entry;
+}
+
+/** A module call's input whose value names a resource of the caller when the module uses it as a reference. */
+export interface ModuleInput {
+  folder: string;
+  variable: string;
+  value: string;
+  path: string;
+  start: number;
+  end: number;
+}
+
+/** A name of a `grants` list: a resource of its own (`user_share.P/R/dana`), renamed with what it names. */
+export interface ListedResource {
+  kind: string;
+  parent: string;
+  name: string;
+  space: Space;
+}
+
+export interface FileNames {
+  path: string;
+  scope: string;
+  occurrences: Occurrence[];
+  moduleInputs: ModuleInput[];
+  /** Variables used as exactly `${var.X}` where a resource of a kind is named: X -> that kind (a module's inputs). */
+  variablesAsReferences: Map<string, string>;
+  listed: ListedResource[];
+  /** The module calls this file makes, by name, with their folders (absolute). */
+  calls: Map<string, string>;
+  /** The text the names were read from (the editor's buffer or the disk's). */
+  text: string;
+  /** The parsed file, or undefined when it does not parse (the loader's diagnostics say why). */
+  file: SourceFile | undefined;
+}
+
+export const symbolKey = (scope: string, space: Space, name: string) => `${scope}\u0000${space}\u0000${name}`;
+
+const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const VARIABLE_USE = /\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g;
+const WHOLE_VARIABLE = /^\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}$/;
+
+/**
+ * The names of a file. `root` is the configuration folder: the `directory` and module calls are its own, and
+ * `scope` the folder the file's names belong to (the root, or a module's folder).
+ */
+export function fileNames(path: string, text: string, scope: string, root: string, kinds: readonly KindBlock[]): FileNames {
+  const out: FileNames = { path, scope, text, occurrences: [], moduleInputs: [], variablesAsReferences: new Map(), listed: [], calls: new Map(), file: undefined };
+  const file = parseSourceFile(Buffer.from(text, 'utf8'), path, path, []);
+  out.file = file;
+  if (!file || !isMapping(file.value)) return out;
+  const value = file.value;
+
+  /** The name `name` as written in the text from `from` on (a key or value may be quoted). */
+  const add = (space: Space, name: string, written: string, from: number, declaration: boolean, extra: Partial<Occurrence> = {}, inScope = scope) => {
+    const start = text.indexOf(written, from);
+    if (start === -1) return;
+    out.occurrences.push({ symbol: symbolKey(inScope, space, name), space, name, path, start, end: start + written.length, declaration, ...extra });
+  };
+  const keyAt = (container: unknown, key: string | number) => positionIn(file, container, key)?.key ?? positionIn(file, container, key)?.value[0];
+  const valueAt = (container: unknown, key: string | number) => positionIn(file, container, key)?.value;
+
+  // Every `${var.NAME}` in every string, at its place in the text.
+  const walkStrings = (container: unknown) => {
+    if (!isMapping(container) && !Array.isArray(container)) return;
+    const entries: [string | number, unknown][] = Array.isArray(container) ? container.map((v, i) => [i, v]) : Object.entries(container);
+    for (const [key, inner] of entries) {
+      if (typeof inner === 'string') {
+        const at = valueAt(container, key);
+        if (!at) continue;
+        const raw = text.slice(at[0], at[1]);
+        for (const match of raw.matchAll(VARIABLE_USE)) {
+          const nameStart = at[0] + match.index + match[0].indexOf('var.') + 'var.'.length;
+          out.occurrences.push({ symbol: symbolKey(scope, 'variable', match[1]!), space: 'variable', name: match[1]!, path, start: nameStart, end: nameStart + match[1]!.length, declaration: false });
+        }
+      } else walkStrings(inner);
+    }
+  };
+  walkStrings(value);
+
+  if (isMapping(value.variables)) {
+    for (const name of Object.keys(value.variables)) add('variable', name, name, keyAt(value.variables, name) ?? 0, true);
+  }
+
+  const directory = value.directory;
+  if (isMapping(directory) && scope === root) {
+    for (const section of ['users', 'groups', 'roles', 'serviceAccounts'] as const) {
+      const entries = directory[section];
+      if (!isMapping(entries)) continue;
+      for (const [name, entry] of Object.entries(entries)) {
+        add(`directory:${section}`, name, name, keyAt(entries, name) ?? 0, true, isMapping(entry) ? { entry } : {});
+        if (section === 'groups' && isMapping(entry) && Array.isArray(entry.members)) {
+          entry.members.forEach((user, i) => typeof user === 'string' && add('directory:users', user, user, valueAt(entry.members, i)?.[0] ?? 0, false, {}, root));
+        }
+      }
+    }
+  }
+
+  const modules = value.modules;
+  if (isMapping(modules) && scope === root) {
+    for (const [name, call] of Object.entries(modules)) {
+      add('module', name, name, keyAt(modules, name) ?? 0, true);
+      if (!isMapping(call) || typeof call.source !== 'string') continue;
+      const folder = resolve(dirname(path), call.source);
+      out.calls.set(name, folder);
+      if (!isMapping(call.inputs)) continue;
+      for (const [input, given] of Object.entries(call.inputs)) {
+        add('variable', input, input, keyAt(call.inputs, input) ?? 0, false, {}, folder);
+        const at = valueAt(call.inputs, input);
+        if (typeof given === 'string' && at) {
+          const start = text.indexOf(given, at[0]);
+          if (start !== -1) out.moduleInputs.push({ folder, variable: input, value: given, path, start, end: start + given.length });
+        }
+      }
+    }
+  }
+
+  const blockOf = new Map(kinds.map((b) => [b.kind, b]));
+  const childrenOf = (kind: string) => kinds.filter((b) => b.parent?.kind === kind);
+
+  /** A reference by local name to a resource of `kind` (or a directory name), or a variable standing for one. */
+  const reference = (space: Space, container: unknown, key: string | number, written: unknown) => {
+    if (typeof written !== 'string') return;
+    const whole = WHOLE_VARIABLE.exec(written)?.[1];
+    if (whole !== undefined) {
+      if (space.startsWith('resource:')) out.variablesAsReferences.set(whole, space.slice('resource:'.length));
+      return;
+    }
+    if (written.includes('${')) return;
+    add(space, written, written, valueAt(container, key)?.[0] ?? 0, false, {}, space.startsWith('directory:') ? root : scope);
+  };
+
+  const declareEntries = (block: KindBlock, entries: unknown, parent: string | undefined) => {
+    if (!isMapping(entries)) return;
+    for (const [name, entry] of Object.entries(entries)) {
+      const full = parent === undefined ? name : `${parent}/${name}`;
+      add(`resource:${block.kind}`, full, name, keyAt(entries, name) ?? 0, true, isMapping(entry) ? { entry, ...(entry.forEach !== undefined ? { forEach: entry.forEach } : {}) } : {});
+      if (isMapping(entry)) readEntry(block, entry, full);
+    }
+  };
+
+  const readEntry = (block: KindBlock, entry: Entry, full: string) => {
+    for (const rule of block.references ?? []) {
+      const space: Space = 'kind' in rule ? `resource:${rule.kind}` : `directory:${rule.directory}`;
+      const written = entry[rule.attribute];
+      if (Array.isArray(written)) written.forEach((item, i) => reference(space, written, i, item));
+      else reference(space, entry, rule.attribute, written);
+    }
+    if (Array.isArray(entry.dependsOn)) entry.dependsOn.forEach((address, i) => addressUse(entry.dependsOn, i, address));
+    for (const child of childrenOf(block.kind)) {
+      if (child.single) {
+        if (isMapping(entry[child.key])) readEntry(child, entry[child.key] as Entry, full);
+      } else if (child.list) {
+        const [first, second] = child.key.split('.');
+        const holder = isMapping(entry[first!]) ? (entry[first!] as Entry) : undefined;
+        const list = second !== undefined ? holder?.[second] : undefined;
+        if (!Array.isArray(list)) continue;
+        const rule = child.references?.find((r) => 'directory' in r);
+        const space: Space = rule && 'directory' in rule ? `directory:${rule.directory}` : 'directory:serviceAccounts';
+        list.forEach((item, i) => {
+          const name = typeof item === 'string' ? item : isMapping(item) && typeof item.name === 'string' ? item.name : undefined;
+          if (name === undefined) return;
+          const at = typeof item === 'string' ? valueAt(list, i) : valueAt(item, 'name');
+          if (at) add(space, name, name, at[0], false, {}, root);
+          out.listed.push({ kind: child.kind, parent: full, name, space });
+        });
+      } else declareEntries(child, entry[child.key], full);
+    }
+  };
+
+  /** An address (`dependsOn`, `import.to`): each segment names the resource of its kind along the parents. */
+  const addressUse = (container: unknown, key: string | number, written: unknown) => {
+    if (typeof written !== 'string') return;
+    const address = parseAddress(written);
+    const at = valueAt(container, key);
+    if (!address || address.modules.length > 0 || !at) return;
+    const chain: string[] = [];
+    for (let kind: string | undefined = address.kind; kind !== undefined; kind = blockOf.get(kind)?.parent?.kind) {
+      if (!blockOf.get(kind)?.single) chain.unshift(kind);
+    }
+    let from = text.indexOf(written, at[0]) + address.kind.length + 1;
+    address.segments.forEach((segment, i) => {
+      const kind = chain[i];
+      const full = address.segments.slice(0, i + 1).map((s) => s.name).join('/');
+      if (kind !== undefined && !blockOf.get(kind)?.list) add(`resource:${kind}`, full, segment.name, from, false);
+      from = text.indexOf('/', from) + 1;
+    });
+  };
+
+  for (const block of kinds.filter((b) => !b.parent)) declareEntries(block, value[block.key], undefined);
+  if (Array.isArray(value.import)) value.import.forEach((item) => isMapping(item) && addressUse(item, 'to', item.to));
+  return out;
+}
