@@ -42,4 +42,6 @@ export interface DeploymentRuns {
   outFolder?: boolean;
   /** One deployment after another (init: they may create the one state key file). */
   inTurn?: boolean;
+  /** Flags with which the command reads no configuration, so it is not run per deployment (read and run with --manifest). */
+  unless?: (values: Record<string, unknown>) => boolean;
 }

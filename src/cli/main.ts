@@ -183,7 +183,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     // Copies io's property descriptors, not their values, so a lazy `stdin` stays lazy.
     const ctx = Object.defineProperties({ command: { name: command.name, ...(command.deployments ? { deployments: command.deployments.runs } : {}) }, positionals: parsed.positionals, values: parsed.values, optionOrder, ...(afterTerminator ? { afterTerminator } : {}) }, Object.getOwnPropertyDescriptors(io)) as CommandContext;
     // --all and --deployment NAME: the command once per deployment of the configuration (each-deployment.ts).
-    if (command.deployments && (parsed.values.all === true || parsed.values.deployment !== undefined)) {
+    if (command.deployments && !command.deployments.unless?.(parsed.values) && (parsed.values.all === true || parsed.values.deployment !== undefined)) {
       return await (await import('./each-deployment.js')).runForDeployments(ctx, command, module);
     }
     return await module.run(ctx);

@@ -1,13 +1,14 @@
 /**
  * cplane's own secret environment variables: the API token, the state key and
- * passphrase, and a CPLANE_STATE address that holds a password. Configuration
+ * passphrase, an application's reader credential (CPLANE_READER), and a
+ * CPLANE_STATE address that holds a password. Configuration
  * may never read them through `${env.NAME}`, and every run registers their
  * values with the redactor, so no printed text shows them.
  */
 import { registerSecret } from '../text/safe-text.js';
 import { passwordsInUrl } from '../text/url-secrets.js';
 
-export const OWN_SECRET_VARIABLES = ['CPLANE_TOKEN', 'CPLANE_STATE_KEY', 'CPLANE_PASSPHRASE'] as const;
+export const OWN_SECRET_VARIABLES = ['CPLANE_TOKEN', 'CPLANE_STATE_KEY', 'CPLANE_PASSPHRASE', 'CPLANE_READER'] as const;
 
 /** Why `${env.NAME}` may not read this variable, or undefined when it may. */
 export function ownSecretRule(name: string, env: NodeJS.ProcessEnv): string | undefined {

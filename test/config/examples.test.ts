@@ -9,7 +9,7 @@ import { loadConfiguration } from '../../src/providers/index.js';
 const ACCOUNT = '00000000-0000-4000-8000-000000000001';
 
 test('every example folder is covered here', () => {
-  // examples/sdk is a program, not a configuration: test/e2e/read-secret.test.ts runs it.
+  // examples/sdk is a program, not a configuration: test/e2e/read-secret.test.ts and reader-manifest.test.ts run it.
   expect(readdirSync('examples').sort()).toEqual(['multi-env', 'quickstart', 'sdk', 'teams']);
 });
 

@@ -63,7 +63,7 @@ it('a policy on `after` does not judge a removal: revoking the token is not refu
   const run = await w.cli(['apply', w.dir, '--auto-approve'], { MAX_TOKEN_DAYS: '90' });
   // The exit code first, with stderr as its message: what went wrong is then said when it fails.
   expect(run.code, run.stderr).toBe(0);
-  expect(run.stdout).toContain('# gateway_token.main/ci will be revoked');
+  expect(run.stdout, run.stderr).toContain('# gateway_token.main/ci will be revoked');
   expect(run.stdout).toContain('Policies: 1 policy, 0 checks: all passed.');
   expect((await liveInventory(w.client)).tokens).not.toContain('main/ci');
 });

@@ -4,13 +4,14 @@
 // holds it to the goals of docs/sdk.md; then the example, run from that folder against the emulator, reads a record
 // granted to its Service Account by cplane (without being told the account), and is refused one not granted to it
 // with WRAP_NOT_GRANTED and a message that says who must act, never a cplane command.
-import { execFile, execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
+import { installPackedSdk } from '../helpers/packed-sdk.js';
 import { privateKeyOf } from '../helpers/readers.js';
 import { acme, world, type World } from './helpers.js';
 
@@ -65,18 +66,9 @@ async function runExample(recordId: string): Promise<{ code: number; stdout: str
 }
 
 it('installs from its packed tarball into an empty folder, offline, within the goals of docs/sdk.md', { timeout: 120_000 }, () => {
-  const sdk = join(root, 'packages', 'sdk');
-  expect(existsSync(join(sdk, 'dist', 'index.js')), 'packages/sdk is built by `npm run build`').toBe(true);
-  // --ignore-scripts: the tarball is made from the dist/ the build has just written, never rebuilt under other tests.
-  const tarball = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', temp], { cwd: sdk, encoding: 'utf8' }).trim();
-  expect(tarball).toBe('cplane-sdk-0.1.0.tgz');
   mkdirSync(app);
   for (const file of ['package.json', 'read-secret.mjs']) cpSync(join(root, 'examples', 'sdk', file), join(app, file));
-  // Its one dependency is packed from the root's node_modules and installed beside it: npm's cache holds the
-  // tarballs `npm install` fetched for the lockfile, but not the registry's metadata that resolving a range from
-  // the cache needs, so on a new machine `--offline` could not resolve `@noble/ciphers` by itself.
-  const ciphers = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', temp], { cwd: join(root, 'node_modules', '@noble', 'ciphers'), encoding: 'utf8' }).trim();
-  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(temp, tarball), join(temp, ciphers)], { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  expect(installPackedSdk(temp, app)).toBe('cplane-sdk-0.1.0.tgz');
 
   const modules = join(app, 'node_modules');
   const own = sizeOf(join(modules, '@cplane', 'sdk'));

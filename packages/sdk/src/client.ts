@@ -28,6 +28,13 @@ export interface Account {
 export interface ReaderOperations {
   readRecord: { request: { path: { id: string }; body: { scope: 'fields'[] } }; result: { fields?: RecordFields | null } };
   listAccounts: { request: Record<string, never>; result: readonly Account[] };
+  listRecords: { request: { query: { limit: number; offset: number } }; result: readonly RecordVersionRow[] };
+}
+
+/** What the SDK reads of a row of `GET /records` (the rest of the metadata is ignored). */
+export interface RecordVersionRow {
+  record_id: string;
+  current_version: number | null;
 }
 
 /**
@@ -58,6 +65,7 @@ export interface ClientOptions {
 const routes: Record<keyof ReaderOperations, { method: string; path: string; accountScoped: boolean; check: (data: unknown) => string | undefined }> = {
   readRecord: { method: 'POST', path: '/records/{id}/read', accountScoped: true, check: (data) => (isObject(data) ? fieldsProblem(data.fields) : 'the result is not an object') },
   listAccounts: { method: 'GET', path: '/accounts', accountScoped: false, check: accountsProblem },
+  listRecords: { method: 'GET', path: '/records', accountScoped: true, check: recordRowsProblem },
 };
 
 /** Hosts that are this machine: http to them cannot be read on a network path. */
@@ -96,9 +104,11 @@ export class Client {
 
   call(operation: 'readRecord', request: ReaderOperations['readRecord']['request'], options?: { accountId?: string }): Promise<ReaderOperations['readRecord']['result']>;
   call(operation: 'listAccounts', request: Record<string, never>): Promise<readonly Account[]>;
-  async call(operation: keyof ReaderOperations, request: { path?: { id: string }; body?: unknown }, options: { accountId?: string } = {}): Promise<unknown> {
+  call(operation: 'listRecords', request: ReaderOperations['listRecords']['request'], options?: { accountId?: string }): Promise<ReaderOperations['listRecords']['result']>;
+  async call(operation: keyof ReaderOperations, request: { path?: { id: string }; query?: Record<string, number>; body?: unknown }, options: { accountId?: string } = {}): Promise<unknown> {
     const route = routes[operation];
-    const path = this.basePath + route.path.replace('{id}', encodeURIComponent(request.path?.id ?? ''));
+    const query = request.query ? `?${new URLSearchParams(Object.entries(request.query).map(([name, value]): [string, string] => [name, String(value)])).toString()}` : '';
+    const path = this.basePath + route.path.replace('{id}', encodeURIComponent(request.path?.id ?? '')) + query;
     const headers: Record<string, string> = { authorization: `Bearer ${this.options.token}`, accept: 'application/json', 'user-agent': '@cplane/sdk' };
     const accountId = options.accountId ?? this.accountId;
     if (route.accountScoped && accountId) headers['x-account-id'] = accountId;
@@ -202,4 +212,10 @@ function accountsProblem(data: unknown): string | undefined {
   if (!Array.isArray(data)) return 'the result is not a list';
   const bad = data.findIndex((a) => !isObject(a) || typeof a.account_id !== 'string' || typeof a.name !== 'string');
   return bad === -1 ? undefined : `item ${bad} is not an account {account_id, name}`;
+}
+
+function recordRowsProblem(data: unknown): string | undefined {
+  if (!Array.isArray(data)) return 'the result is not a list';
+  const bad = data.findIndex((r) => !isObject(r) || typeof r.record_id !== 'string' || !(r.current_version === null || (Number.isSafeInteger(r.current_version) && (r.current_version as number) >= 1)));
+  return bad === -1 ? undefined : `item ${bad} is not a record {record_id, current_version}`;
 }

@@ -3,7 +3,7 @@
  * a small client of the read operations, local decryption of a record's value with the reader's private key,
  * accepted only from a pinned writer key and never at an older version than already seen, and the errors that
  * say what is missing and who must act. Tools that grant a record to a reader wrap its data key with
- * `wrapDataKey`.
+ * `wrapDataKey`. An application that reads by name uses `createReader` with a manifest and one credential.
  */
 export { Client, createClient, identityOf, type Account, type ClientOptions, type ReaderClient, type ReaderOperations, type TokenIdentity } from './client.js';
 export { AccountError, ApiError, NetworkError, type AccountErrorCode } from './errors.js';
@@ -16,3 +16,6 @@ export { valueDigest, type EncryptedValue } from './record-value.js';
 export { decodeReaderKey, readReaderKeyFile, ReaderKeyError, type ReaderKeyErrorCode } from './reader-key.js';
 export { parseWriterKeys, WriterKeyListError } from './writer-key.js';
 export { readSecret, readSecretValue, readRecordFields, type ReadSecretOptions } from './read-secret.js';
+export { createReader, type NamedValue, type Reader, type ReaderOptions, type WatchOptions } from './reader.js';
+export { checkManifest, loadManifest, ManifestError, MANIFEST_VERSION, type ManifestDeployment, type ManifestErrorCode, type ManifestRecord, type ReaderManifest } from './manifest.js';
+export { decodeReaderCredential, encodeReaderCredential, ReaderCredentialError, READER_CREDENTIAL_PREFIX, type ReaderCredential } from './reader-credential.js';

@@ -43,6 +43,16 @@ const applyHelp = [
   ...workspaceHelp,
 ];
 
+/** `--manifest` and its `--deployment` (read and run): reading by name as a Service Account (docs/sdk.md). */
+const manifestOptions: OptionSpec = { manifest: { type: 'string' }, deployment: { type: 'string', multiple: true } };
+/** Reading by name with a manifest: `--deployment` is then the manifest's, and no configuration is read for it. */
+const byManifest = (values: Record<string, unknown>) => values.manifest !== undefined;
+const manifestHelp = [
+  '--manifest FILE     read by name (PROJECT/RECORD) with a reader manifest, as the Service Account of $CPLANE_READER: no configuration,',
+  '                    state or state key (default: $CPLANE_MANIFEST, unless a record is named by address or id)',
+  '--deployment NAME   with --manifest: the manifest\'s deployment (default: $CPLANE_DEPLOYMENT, else its only one)',
+];
+
 const stateArgs = '[dir] [--account ID] [--state PATH|URL] [--workspace NAME] [--var NAME=VALUE ...] [--var-file FILE ...]';
 
 /** Usage words of the deployment flags (docs/deployments.md). */
@@ -419,8 +429,9 @@ export const commands: Command[] = [
   {
     name: ['read'],
     summary: 'Decrypt the current value of a record here and print it (as a reader, or as cplane with the state key)',
-    usage: `read (ADDRESS [dir] | --record-id ID) [--key-file FILE] [--writer-key KEY ...] [--min-version N] [--account ID] [--state PATH|URL] [--workspace NAME] ${oneArgs}`,
+    usage: `read (--manifest FILE PROJECT/RECORD [--deployment NAME] | ADDRESS [dir] | --record-id ID) [--key-file FILE] [--writer-key KEY ...] [--min-version N] [--account ID] [--state PATH|URL] [--workspace NAME] ${oneArgs}`,
     help: [
+      ...manifestHelp,
       'ADDRESS             a record address in the state, e.g. record.payments/stripe-key',
       '--record-id ID      the record\'s id instead of an address (needs no state when reading as a reader)',
       '--key-file FILE     the reader\'s X25519 private key, base64 (mode 0600; default: $CPLANE_SA_KEY)',
@@ -433,15 +444,20 @@ export const commands: Command[] = [
       ...stateHelp.filter((line) => !line.startsWith('--account')),
       oneDeploymentHelp,
     ],
-    deployments: one(1),
-    options: { ...connectionOptions, ...stateOptions, ...oneDeploymentOptions, 'record-id': { type: 'string' }, 'key-file': { type: 'string' }, 'writer-key': { type: 'string', multiple: true }, 'min-version': { type: 'string' } },
+    // With --manifest, --deployment names the manifest's deployment: no configuration is read.
+    deployments: { ...one(1), unless: byManifest },
+    options: { ...connectionOptions, ...stateOptions, ...oneDeploymentOptions, 'record-id': { type: 'string' }, 'key-file': { type: 'string' }, 'writer-key': { type: 'string', multiple: true }, 'min-version': { type: 'string' }, ...manifestOptions },
     load: async () => (await import('./read.js')).readCommand,
   },
   {
     name: ['run'],
     summary: 'Start a command with record values in its environment (as a reader, or as cplane with the state key); nothing on disk',
-    usage: `run [dir] --env NAME=ADDRESS|RECORD_ID ... [--pass-env NAME ...] [--key-file FILE] [--writer-key KEY ...] [--min-version N] ${oneArgs} -- COMMAND [ARGS...]`,
+    usage: `run [dir] (--manifest FILE --env NAME=PROJECT/RECORD ... [--watch [--grace DURATION] [--interval DURATION]] | --env NAME=ADDRESS|RECORD_ID ...) [--pass-env NAME ...] [--key-file FILE] [--writer-key KEY ...] [--min-version N] ${oneArgs} -- COMMAND [ARGS...]`,
     help: [
+      ...manifestHelp,
+      '--watch             with --manifest: when a value changes (a renewal, a rotation), restart COMMAND with the new values',
+      '--grace DURATION    with --watch: how long COMMAND has to stop after SIGTERM before SIGKILL (default 10s)',
+      '--interval DURATION with --watch: how often the Service Account\'s record list is asked, one request for every name (default 30s)',
       '--env NAME=ADDRESS  set NAME to the value of a record: its address in the state (record.payments/stripe-key) or its id (repeatable)',
       '--pass-env NAME     give COMMAND this variable although it is withheld (a CPLANE_* variable or a secret source; repeatable)',
       '--key-file FILE     the reader\'s X25519 private key, base64 (mode 0600; default: $CPLANE_SA_KEY)',
@@ -449,15 +465,16 @@ export const commands: Command[] = [
       '--min-version N     refuse a value version older than N',
       '--account ID        the account the records are in (default: $CPLANE_ACCOUNT); a reader refuses a value written for another (needed with a Service Account token)',
       'Every record is read, and checked as `cplane read` checks it, before COMMAND starts: one that cannot be read stops it.',
-      'COMMAND gets the environment without every CPLANE_* variable (the token, the state URL, the keys) and without the',
+      'COMMAND gets the environment without every CPLANE_* variable (the token, the state URL, the keys; CPLANE_READER,',
+      'CPLANE_MANIFEST and CPLANE_DEPLOYMENT are consumed by --manifest) and without the',
       'variables the configuration in [dir] reads as secret sources ({ env: NAME }); --pass-env lets one through.',
       'SIGINT and SIGTERM are passed on; the exit code is COMMAND\'s (128 + the signal number when a signal ended it).',
       ...connectionHelp.filter((line) => !line.startsWith('--parallelism')),
       ...stateHelp.filter((line) => !line.startsWith('--account')),
       oneDeploymentHelp,
     ],
-    deployments: one(),
-    options: { ...connectionOptions, ...stateOptions, ...oneDeploymentOptions, env: { type: 'string', multiple: true }, 'pass-env': { type: 'string', multiple: true }, 'key-file': { type: 'string' }, 'writer-key': { type: 'string', multiple: true }, 'min-version': { type: 'string' } },
+    deployments: { ...one(), unless: byManifest },
+    options: { ...connectionOptions, ...stateOptions, ...oneDeploymentOptions, env: { type: 'string', multiple: true }, 'pass-env': { type: 'string', multiple: true }, 'key-file': { type: 'string' }, 'writer-key': { type: 'string', multiple: true }, 'min-version': { type: 'string' }, ...manifestOptions, watch: { type: 'boolean' }, grace: { type: 'string' }, interval: { type: 'string' } },
     load: async () => (await import('./run.js')).runCommand,
   },
   {
@@ -474,6 +491,33 @@ export const commands: Command[] = [
     options: { ...stateOptions, json: { type: 'boolean' }, ...chooseDeploymentOptions },
     deployments: each(),
     load: async () => (await import('./writer-key.js')).writerKeyCommand,
+  },
+  {
+    name: ['reader-manifest'],
+    summary: 'Write the public manifest an application reads its secrets by name with (per deployment: base URL, account, writer key, record ids)',
+    usage: 'reader-manifest SERVICE_ACCOUNT [dir] [--all | --deployment NAME ...] [--out FILE]',
+    help: [
+      'SERVICE_ACCOUNT     the Service Account the application reads as, by its name in grants.serviceAccounts',
+      '--all               every deployment of the configuration\'s deployments: (as `plan --all`)',
+      '--deployment NAME   only this deployment (repeatable)',
+      '--out FILE          write the manifest to FILE (default: stdout)',
+      'Built from the configuration and its state only (never from what the API lists); it holds no secret.',
+      ...workspaceHelp,
+    ],
+    options: { ...workspaceOptions, all: { type: 'boolean' }, deployment: { type: 'string', multiple: true }, out: { type: 'string' } },
+    load: async () => (await import('./reader-manifest.js')).readerManifestCommand,
+  },
+  {
+    name: ['reader-credential'],
+    summary: 'Print CPLANE_READER, the one secret of an application: a Service Account\'s token and private key as one string',
+    usage: 'reader-credential --token-env NAME [--key-file FILE]',
+    help: [
+      '--token-env NAME    the environment variable that holds the Service Account\'s token (never the token itself)',
+      '--key-file FILE     its X25519 private key, base64 (mode 0600); without it, the key is read from stdin',
+      'The credential goes to stdout alone, to be piped into the application\'s secret store.',
+    ],
+    options: { 'token-env': { type: 'string' }, 'key-file': { type: 'string' } },
+    load: async () => (await import('./reader-credential.js')).readerCredentialCommand,
   },
   {
     // Only the lock with that id is removed, so a lock taken since is safe.

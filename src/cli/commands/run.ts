@@ -3,22 +3,26 @@
  * `cplane read` uses (as a reader with its private key and pinned writer keys, or as cplane with the state key),
  * then starts COMMAND with those values added to its environment, as `doppler run` and `op run` do. Every record is
  * read before COMMAND starts, so one that cannot be read stops the run with its reason and COMMAND never runs.
- * COMMAND gets those values, not cplane's own credentials (../child-environment.ts). Nothing is written to disk.
- * SIGINT and SIGTERM are passed on to COMMAND, and its exit code is cplane's (128 + the signal's number when a
- * signal ended it, as a shell says).
+ * COMMAND gets those values, not cplane's own credentials (../child-environment.ts: every CPLANE_* variable, the
+ * reader's CPLANE_READER, CPLANE_MANIFEST and CPLANE_DEPLOYMENT among them, is consumed by cplane). Nothing is written
+ * to disk. SIGINT and SIGTERM are passed on to COMMAND, and its exit code is cplane's (128 + the signal's number when
+ * a signal ended it, as a shell says). With --manifest it reads by name as a Service Account, and with --watch
+ * restarts COMMAND when a value changes (../run-by-name.ts).
  */
-import { spawn } from 'node:child_process';
-import { constants } from 'node:os';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
 import { childEnvironment, passEnvNames } from '../child-environment.js';
+import { runChildOnce } from '../child-process.js';
+import { isRecordId, manifestPathOf } from '../manifest-reading.js';
+import { runByName } from '../run-by-name.js';
 import { isRecordAddress, openRecordReading, type RecordTarget } from './read.js';
 
 const usage = 'run [dir] --env NAME=ADDRESS|RECORD_ID ... [--pass-env NAME ...] -- COMMAND [ARGS...]';
-const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
 
-interface EnvEntry {
+export interface EnvEntry {
   name: string;
+  /** What follows `=`: an address, a record id, or with --manifest a secret's name. */
+  source: string;
   target: RecordTarget;
 }
 
@@ -35,7 +39,7 @@ function envEntries(ctx: CommandContext): EnvEntry[] {
     }
     if (seen.has(name)) throw new AbortError(`--env ${name} is given twice.`, 'Give each variable one record.');
     seen.add(name);
-    return { name, target: isRecordAddress(source) ? { address: source } : { recordId: source } };
+    return { name, source, target: isRecordAddress(source) ? { address: source } : { recordId: source } };
   });
 }
 
@@ -47,7 +51,13 @@ export const runCommand: CommandModule = {
     const own = ctx.positionals.slice(0, ctx.positionals.length - after.length);
     if (own.length > 1) throw new AbortError(`Unexpected arguments before --: ${own.join(' ')}.`, `Usage: cplane ${usage}`);
     const entries = envEntries(ctx);
-    const passEnv = passEnvNames(ctx.values);
+    // Without the values: the command is given them last, over anything of the same name.
+    const env = await childEnvironment({ parent: ctx.env, dir: own[0] ?? '.', cwd: ctx.cwd, passEnv: passEnvNames(ctx.values), values: {} });
+    const manifest = manifestPathOf(ctx, entries.some((e) => e.target.address !== undefined || isRecordId(e.source)));
+    if (manifest !== undefined) return await runByName(ctx, manifest, { command, args, entries, env, own });
+    const named = entries.find((e) => e.target.address === undefined && !isRecordId(e.source));
+    if (named) throw new AbortError(`--env ${named.name}=${named.source}: "${named.source}" is neither a record address nor a record id, and no reader manifest names it.`, `Read by name with --manifest FILE (or CPLANE_MANIFEST), or give the address record.${named.source}.`);
+    if (['watch', 'grace', 'interval'].some((flag) => ctx.values[flag] !== undefined)) throw new AbortError('--watch reads by name: it needs --manifest FILE.', 'Give --manifest FILE and --env NAME=PROJECT/RECORD (docs/sdk.md), or leave --watch out.');
     const reading = await openRecordReading(ctx, { dir: own[0], byAddress: entries.some((e) => e.target.address !== undefined) });
     const values: Record<string, string> = {};
     try {
@@ -56,22 +66,6 @@ export const runCommand: CommandModule = {
     } finally {
       await reading.close();
     }
-    const env = await childEnvironment({ parent: ctx.env, dir: own[0] ?? '.', cwd: ctx.cwd, passEnv, values });
-    return await new Promise<number>((resolve, reject) => {
-      const child = spawn(command, args, { cwd: ctx.cwd, env, stdio: 'inherit' });
-      const forward = (signal: NodeJS.Signals) => child.kill(signal);
-      for (const signal of FORWARDED) process.on(signal, forward);
-      const stop = () => {
-        for (const signal of FORWARDED) process.off(signal, forward);
-      };
-      child.on('error', (error: NodeJS.ErrnoException) => {
-        stop();
-        reject(error.code === 'ENOENT' ? new AbortError(`${command}: command not found.`, 'Give the command\'s path, or a command on PATH, after --.') : error);
-      });
-      child.on('exit', (code, signal) => {
-        stop();
-        resolve(code ?? 128 + (signal ? constants.signals[signal] : 0));
-      });
-    });
+    return await runChildOnce(command, args, { cwd: ctx.cwd, env: { ...env, ...values } });
   },
 };
