@@ -8,9 +8,12 @@
  * before anything reads it; so is one through `.git` (the checkout's credentials) or `.cplane` (the state).
  *
  * The work tree is the nearest folder at or above the configuration folder that has a `.git` entry (a folder,
- * or a file in a linked work tree or submodule): found by looking, with no git process.
+ * or a file in a linked work tree or submodule): found by looking, with no git process. A work tree at the
+ * home folder or above it (dotfiles kept in Git) is no bound: it holds `~/.config/cplane/state.key` and every
+ * other credential of the user, so the configuration folder is the bound there.
  */
 import { lstat, realpath } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
 /** The folders a configuration's paths may lead into, as written and with every link resolved. */
@@ -43,6 +46,7 @@ export async function pathBounds(folder: string): Promise<PathBounds> {
     }
     if (dirname(at) === at) break;
   }
+  if (tree !== undefined && within(tree, homedir())) tree = undefined;
   const root = tree ?? folder;
   const realRoot = await realpath(root).catch(() => root);
   return { root, realRoot, name: tree ? `the Git work tree ${tree}` : `the configuration folder ${folder}` };

@@ -69,6 +69,24 @@ describe('paths the configuration names stay inside its folder or its Git work t
     expect(diagnostics[0]!.summary).toContain('is outside the configuration folder');
   });
 
+  it('a Git work tree at the home folder (dotfiles) is no bound: the state key under it stays outside', async () => {
+    const { top, infra } = repository({ git: false });
+    mkdirSync(join(top, '.git'));
+    mkdirSync(join(top, '.config', 'cplane'), { recursive: true });
+    writeFileSync(join(top, '.config', 'cplane', 'state.key'), `${KEY}\n`);
+    writeFileSync(join(infra, 'main.yaml'), deployments('../../.config/cplane/state.key'));
+    const home = process.env.HOME;
+    process.env.HOME = top;
+    try {
+      const { diagnostics } = await loadIn(infra, { deployment: 'staging' });
+      expect(diagnostics.map((d) => d.code)).toEqual(['path_outside']);
+      expect(diagnostics[0]!.summary).toContain('is outside the configuration folder');
+      expect(JSON.stringify(diagnostics)).not.toContain(KEY);
+    } finally {
+      process.env.HOME = home;
+    }
+  });
+
   it('inside the work tree, .git (the checkout\'s credentials) is never read', async () => {
     const { infra } = repository({ git: true });
     writeFileSync(join(infra, '..', '.git', 'config'), '[http]\n\textraheader = AUTHORIZATION: basic c2VjcmV0LXRva2Vu\n');
