@@ -1,1 +1,1 @@
-export{c as compilePolicies}from"./policy.mjs";
+export{l as compilePolicies}from"./policy.mjs";

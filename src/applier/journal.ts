@@ -43,6 +43,7 @@ export async function sendEntry(client: ApiClient, entry: JournalEntry, bytes: s
  * Returns the names of the secrets sealed.
  */
 export async function recordResult(state: StateStore, entry: JournalEntry, result: unknown, now: Date): Promise<string[]> {
+  refuseOtherAnswer(state, entry, result);
   const seal = entry.effects?.seal;
   const sealed: Record<string, SealedValue> = {};
   if (seal) {
@@ -58,6 +59,25 @@ export async function recordResult(state: StateStore, entry: JournalEntry, resul
     draft.journal = draft.journal.filter((e) => e.id !== entry.id);
   });
   return Object.keys(sealed);
+}
+
+/**
+ * An answer whose `echoes` differ from the request is about another object (a lying or broken server): an error
+ * before anything is recorded. The entry stays in the journal, so the next run resends it with its key and
+ * records what the API really made for it.
+ */
+function refuseOtherAnswer(state: StateStore, entry: JournalEntry, result: unknown): void {
+  const echoes = Object.entries(entry.effects?.echoes ?? {});
+  if (echoes.length === 0) return;
+  const bytes = bodyBytesOf(state, entry);
+  const body: unknown = bytes === undefined ? undefined : JSON.parse(bytes);
+  for (const [answerPath, asked] of echoes) {
+    const expected = 'path' in asked ? entry.pathParams[asked.path] : readResultPath(body, asked.body);
+    const answered = readResultPath(result, answerPath);
+    if (answered !== expected) {
+      throw new Error(`the answer of ${entry.operation} is not about what was asked: its ${answerPath} is ${JSON.stringify(answered)}, the request's ${'path' in asked ? asked.path : asked.body} is ${JSON.stringify(expected)}. Nothing of it was recorded; the write stays in the journal and is sent again (with the same idempotency key) by the next apply`);
+    }
+  }
 }
 
 /** The notices of a write's effects that its answer bears out: each text with `{count}` replaced. */

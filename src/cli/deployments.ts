@@ -23,8 +23,11 @@ import { changedDeployments } from './changed-deployments.js';
 /** At most this many deployments' worth of `--parallelism` in flight at once, across all of them. */
 export const DEPLOYMENTS_AT_FULL_SPEED = 8;
 
-/** The codes of config/deployments.ts: problems of the deployments themselves. */
-const DEPLOYMENT_CODES = new Set(['duplicate_deployment', 'deployment_interpolation', 'account_beside_deployments', 'unknown_deployment', 'deployment_cycle', 'duplicate_deployment_target']);
+/**
+ * The codes of config/deployments.ts: problems of the deployments themselves; and a path that leads outside the
+ * configuration's bounds (a var file, a secret file), said once and before any deployment reads anything.
+ */
+const DEPLOYMENT_CODES = new Set(['duplicate_deployment', 'deployment_interpolation', 'account_beside_deployments', 'unknown_deployment', 'deployment_cycle', 'duplicate_deployment_target', 'path_outside']);
 
 /** Whether the command was asked to run for deployments. */
 export function wantsDeployments(ctx: CommandContext): boolean {

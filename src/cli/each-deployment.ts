@@ -63,7 +63,9 @@ export async function runForDeployments(ctx: CommandContext, command: Command, m
   const outDir = spec.outFolder && typeof ctx.values.out === 'string' ? resolve(ctx.cwd, ctx.values.out) : undefined;
   if (outDir) mkdirSync(outDir, { recursive: true });
   const outOf = (d: Deployment) => (outDir ? { out: join(outDir, planFileName(d.name)) } : {});
-  if (alone) return module.run(deploymentContext(ctx, chosen[0]!, { capture: false, values: outOf(chosen[0]!) }).ctx);
+  // Each plan saved in the folder records every deployment of the run, so `apply DIR` refuses the folder when one is missing.
+  const fleet = outDir ? { fleet: chosen.map((d) => d.name) } : {};
+  if (alone) return module.run(deploymentContext(ctx, chosen[0]!, { capture: false, values: outOf(chosen[0]!), ...fleet }).ctx);
 
   const limiter = sharedLimiter(ctx, chosen.length);
   // Each run that writes (reconcile) listens for Ctrl-C to stop its own apply: one listener per deployment is expected.
@@ -73,7 +75,7 @@ export async function runForDeployments(ctx: CommandContext, command: Command, m
     // With --github, each run's outputs and summary go to files of its own, combined below in declaration order.
     const files = github ? { GITHUB_OUTPUT: join(github, `${deployment.name}.outputs`), GITHUB_STEP_SUMMARY: join(github, `${deployment.name}.md`) } : undefined;
     if (files) for (const file of Object.values(files)) writeFileSync(file, '', { mode: 0o600 });
-    const run = deploymentContext(ctx, deployment, { limiter, capture: true, values: outOf(deployment), ...(files ? { env: files } : {}) });
+    const run = deploymentContext(ctx, deployment, { limiter, capture: true, values: outOf(deployment), ...fleet, ...(files ? { env: files } : {}) });
     let note: string | undefined;
     run.ctx.deployment = { ...run.ctx.deployment!, note: (words) => (note = words) };
     const { code, error } = await runCaught(() => module.run(run.ctx), words, run.ctx);

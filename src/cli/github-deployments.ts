@@ -4,15 +4,13 @@
  * comment (the sections that do not fit are named in it, and are in the step summary, which has them all),
  * and step outputs for the run and for each deployment.
  */
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import { appendStepSummary, writeStepOutputs } from '../github/index.js';
 import { COMMENT_LIMIT as GITHUB_COMMENT_LIMIT } from '../github/comment-parts.js';
 import type { DeploymentSummary, Plan } from '../plan-model/index.js';
 import { renderDeploymentsMarkdown, type DeploymentSection } from '../render/index.js';
 import type { CommandContext } from '../session/command-context.js';
-import { policyAnnotation } from './github-flag.js';
+import { policyAnnotation, writeMarkdownFile } from './github-flag.js';
 
 /** What the comment's body may hold: GitHub's limit less the room the comment step keeps for its marker. */
 export const COMMENT_LIMIT = GITHUB_COMMENT_LIMIT - 400;
@@ -37,8 +35,7 @@ export function reportDeploymentsToGithub(ctx: CommandContext, report: Deploymen
   const full = renderDeploymentsMarkdown(report.rows, report.sections, { title: report.title, limit: Number.POSITIVE_INFINITY }).markdown;
   appendStepSummary(env, full, `in the job log above${report.planDir ? ` and in the saved plans of ${report.planDir}` : ''}`);
   for (const plan of report.plans) for (const f of plan.policies?.findings ?? []) ctx.stdout.write(`${policyAnnotation(f)}\n`);
-  const markdownFile = report.share ? '' : join(env.RUNNER_TEMP || tmpdir(), `cplane-${process.pid}-${Date.now()}-deployments.md`);
-  if (markdownFile) writeFileSync(markdownFile, comment.markdown, { mode: 0o600 });
+  const markdownFile = report.share ? '' : writeMarkdownFile(env, comment.markdown);
   const folder = relative(env.GITHUB_WORKSPACE || ctx.cwd, report.dir).split('\\').join('/') || '.';
   const perDeployment = Object.fromEntries(report.rows.flatMap((row) => [
     [`has_changes_${row.deployment}`, String(!row.error && row.changes)],

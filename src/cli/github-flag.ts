@@ -3,8 +3,7 @@
  * Actions (src/github/actions.ts does the writing). Failures become `::error`
  * annotations on the configuration lines and a short note in the step summary.
  */
-import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { formatGithub } from '../config/index.js';
@@ -34,16 +33,22 @@ export function policyAnnotation(f: PolicyFinding): string {
   return annotation(f.level === 'mandatory' ? 'error' : 'warning', safeText(findingLine(f)), f.at, `Policy ${f.policy} (${f.level})`);
 }
 
+/**
+ * The Markdown in a file of the runner's temporary folder, for the comment and issue steps. The file is in a
+ * folder of its own made by mkdtemp (0700, a name no one can guess), and is created, never opened if it is
+ * there (`wx`): outside Actions the temporary folder is shared, and a name known in advance could be a link
+ * another user planted there.
+ */
+export function writeMarkdownFile(env: NodeJS.ProcessEnv, markdown: string): string {
+  const file = join(mkdtempSync(join(env.RUNNER_TEMP || tmpdir(), 'cplane-')), 'report.md');
+  writeFileSync(file, markdown, { mode: 0o600, flag: 'wx' });
+  return file;
+}
+
 export function githubReporter(ctx: CommandContext): GithubReporter | undefined {
   if (ctx.values.github !== true) return undefined;
   const { env } = ctx;
-  /** The Markdown in a file of the runner's temporary folder, for the comment and issue steps. */
-  const markdownFileOf = (markdown: string) => {
-    // Unique per report, not per millisecond: the deployments of one run (`drift --all`) write theirs at once.
-    const file = join(env.RUNNER_TEMP || tmpdir(), `cplane-${process.pid}-${Date.now()}-${randomUUID()}.md`);
-    writeFileSync(file, markdown, { mode: 0o600 });
-    return file;
-  };
+  const markdownFileOf = (markdown: string) => writeMarkdownFile(env, markdown);
   /** `infra/prod:<account>@default`: the configuration folder (relative to the checkout), the account and the workspace. */
   const keyOf = (dir: string, account: string, workspace: string) => `${relative(env.GITHUB_WORKSPACE || ctx.cwd, dir).split('\\').join('/') || '.'}:${account}@${workspace}`;
   return {

@@ -5,9 +5,10 @@
  * name are found here too (interpolation refuses to put them into ordinary fields).
  */
 import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
-import { offsetIn, readSourceFile, type OpenDocuments, type SourceFile } from './source-file.js';
+import { checkPathInside, PATH_HINT, refusalWords, type PathBounds } from './path-bounds.js';
+import { offsetIn, positionIn, readSourceFile, type OpenDocuments, type SourceFile } from './source-file.js';
 import type { VariableDeclaration } from './variables.js';
 import type { VariableConfig } from './config-file.js';
 
@@ -92,4 +93,39 @@ export function secretEnvNames(values: unknown[]): Set<string> {
   };
   values.forEach(walk);
   return names;
+}
+
+/** The `{ file: PATH }` secret sources of a file: the map (for its position) and the path as written. */
+export function secretFileSources(file: SourceFile): { source: Record<string, unknown>; written: string }[] {
+  const found: { source: Record<string, unknown>; written: string }[] = [];
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (isMapping(value)) {
+      const keys = Object.keys(value);
+      if (keys.length === 1 && keys[0] === 'file' && typeof value.file === 'string') found.push({ source: value, written: value.file });
+      else Object.values(value).forEach(walk);
+    }
+  };
+  walk(file.value);
+  return found;
+}
+
+/**
+ * Every `{ file: PATH }` secret source of the files (relative to its file's folder) that leads outside `bounds`:
+ * an error at the path, so the value is never read, and never sent to the API as a record's value.
+ */
+export async function confineSecretFiles(files: readonly SourceFile[], bounds: PathBounds, sink: DiagnosticSink): Promise<void> {
+  for (const file of files) {
+    for (const { source, written } of secretFileSources(file)) {
+      const checked = await checkPathInside(resolve(dirname(file.path), written), bounds);
+      if ('real' in checked) continue;
+      const offset = positionIn(file, source, 'file')?.value[0] ?? 0;
+      sink.push(diagnosticAt(file, offset, {
+        code: 'path_outside',
+        summary: `The secret source file "${written}" ${refusalWords(checked.refused, bounds)}: it is not read`,
+        detail: PATH_HINT,
+        end: offset + written.length,
+      }));
+    }
+  }
 }

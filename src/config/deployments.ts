@@ -9,6 +9,7 @@
  */
 import { resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
+import { checkPathInside, PATH_HINT, refusalWords, type PathBounds } from './path-bounds.js';
 import { offsetIn, positionIn, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
 import type { SourceRange } from './types.js';
@@ -21,7 +22,7 @@ export interface Deployment {
   workspace: string;
   /** Variable values, as written (typed by YAML). */
   variables: Record<string, unknown>;
-  /** Absolute paths of its variable files, in order. */
+  /** Absolute paths of its variable files, in order: only those inside the configuration's bounds (path-bounds.ts). */
   varFiles: string[];
   /** Names of the deployments that must apply before it. */
   after: string[];
@@ -35,6 +36,8 @@ export interface Deployment {
   source: SourceRange;
   /** The file and map of its `variables:`, so a wrong value is reported at its line. */
   variablesAt?: { file: SourceFile; node: Record<string, unknown> };
+  /** The file and list of its `varFiles:`, so a path refused is reported at its line. */
+  varFilesAt?: { file: SourceFile; node: unknown[] };
 }
 
 type Mapping = Record<string, unknown>;
@@ -100,6 +103,7 @@ export function collectDeployments(files: readonly SourceFile[], root: string, s
         ...(rule !== undefined ? { autoApprove: { rule, source: rangeAt(file, offsetIn(file, entry, 'autoApprove', 'value')) } } : {}),
         source: rangeAt(file, keyAt),
         ...(isMapping(entry.variables) ? { variablesAt: { file, node: entry.variables } } : {}),
+        ...(Array.isArray(entry.varFiles) ? { varFilesAt: { file, node: entry.varFiles } } : {}),
       });
     }
   }
@@ -107,6 +111,36 @@ export function collectDeployments(files: readonly SourceFile[], root: string, s
   checkAfter(deployments, at, sink);
   checkTargets(deployments, at, sink);
   return deployments;
+}
+
+/**
+ * Keeps in each deployment only the var files inside `bounds`; each one outside is an error at its place in
+ * `varFiles:`, and is never read (a pull request could name the state key file or /proc/self/environ).
+ */
+export async function confineVarFiles(deployments: Deployment[], bounds: PathBounds, sink: DiagnosticSink): Promise<void> {
+  for (const deployment of deployments) {
+    const kept: string[] = [];
+    for (const [i, path] of deployment.varFiles.entries()) {
+      const checked = await checkPathInside(path, bounds);
+      if ('real' in checked) {
+        kept.push(path);
+        continue;
+      }
+      const at = deployment.varFilesAt;
+      const written = String(at?.node[i] ?? path);
+      const problem = {
+        code: 'path_outside',
+        summary: `The var file "${written}" of deployment "${deployment.name}" ${refusalWords(checked.refused, bounds)}: it is not read`,
+        detail: PATH_HINT,
+      };
+      if (!at) sink.push({ severity: 'error', ...problem });
+      else {
+        const offset = offsetIn(at.file, at.node, i, 'value');
+        sink.push(diagnosticAt(at.file, offset, { ...problem, end: offset + written.length }));
+      }
+    }
+    deployment.varFiles = kept;
+  }
 }
 
 /** The account of a configuration with deployments is each deployment's: a top-level one would say another. */

@@ -20,3 +20,4 @@ export { reportSchemaErrors } from './schema-check.js';
 export { formatConfigFolder, formatConfigText, type FormattedFile } from './format.js';
 export { environmentNeeds, secretEnvironmentNames, type EnvironmentNeed } from './environment-needs.js';
 export { deploymentWaves, type Deployment } from './deployments.js';
+export { checkPathInside, pathBounds, PATH_HINT, refusalWords, type PathBounds } from './path-bounds.js';

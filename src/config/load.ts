@@ -3,15 +3,18 @@
  * out. The stages run in order (read and parse, variables, interpolation,
  * schema, cross-file checks); all problems of a stage are collected across
  * files, and the cross-file stage runs only when every file is valid, since
- * its errors would otherwise repeat the earlier ones.
+ * its errors would otherwise repeat the earlier ones. A path the files name is read only inside the folder's
+ * bounds (path-bounds.ts), and no diagnostic shows a secret source's value (secret-snippets.ts).
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { buildDesired, type LoadedFile } from './build-desired.js';
-import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvNames } from './config-folder.js';
+import { collectDeclarations, confineSecretFiles, listConfigFiles, readConfigFiles, secretEnvNames } from './config-folder.js';
 import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from './diagnostics.js';
 import { expandFile } from './for-each.js';
 import { collectDirectory } from './directory.js';
-import { collectDeployments, type Deployment } from './deployments.js';
+import { collectDeployments, confineVarFiles, type Deployment } from './deployments.js';
+import { pathBounds, type PathBounds } from './path-bounds.js';
+import { secretSourceValues, withoutSecretValues } from './secret-snippets.js';
 import { collectPolicies } from './policies.js';
 import { collectReconcile } from './reconcile.js';
 import { registerUrlPasswords } from './own-variables.js';
@@ -99,6 +102,21 @@ function pickAccount(files: LoadedFile[], sink: DiagnosticSink): string | undefi
 }
 
 export async function loadConfig(dir: string, options: LoadOptions): Promise<LoadResult> {
+  const read: FilesRead = { files: [] };
+  const result = await loadFolder(dir, options, read);
+  // Only a diagnostic that quotes something needs the secret values looked for; they are read only then.
+  if (!read.bounds || !result.diagnostics.some((d) => d.snippet !== undefined)) return result;
+  const values = await secretSourceValues(read.files, options.env ?? process.env, read.bounds);
+  return { ...result, diagnostics: withoutSecretValues(result.diagnostics, values) };
+}
+
+/** The configuration's files as read, and its bounds: what the secret values in diagnostics are looked for with. */
+interface FilesRead {
+  files: SourceFile[];
+  bounds?: PathBounds;
+}
+
+async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): Promise<LoadResult> {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const root = resolve(cwd, dir);
@@ -118,9 +136,15 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   const display = (name: string) => (shownRoot.startsWith('..') || isAbsolute(shownRoot) ? join(root, name) : join(shownRoot, name));
 
   const files = await readConfigFiles(root, names, display, diagnostics, undefined, options.open);
+  const bounds = await pathBounds(root);
+  read.files = files;
+  read.bounds = bounds;
 
   const declarations = collectDeclarations(files, diagnostics);
   deployments = collectDeployments(files, root, diagnostics);
+  // What the files name is read only inside the folder (or its Git work tree): every deployment's var files are
+  // checked, not only the chosen one's, so `cplane validate` says it too.
+  if (deployments) await confineVarFiles(deployments, bounds, diagnostics);
   const deployment = chosenDeployment(options.deployment, deployments, diagnostics);
   if (options.deployment !== undefined && !deployment) return done();
   // `account: ${var.account}` is the convention (and what export writes): a required `account`
@@ -147,6 +171,8 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   }
   if (hasErrors(diagnostics)) return done();
   const modules = await loadModules(loaded, { root, display, kinds: options.kinds, env, unset, open: options.open }, diagnostics);
+  read.files = [...files, ...modules.files.map((l) => l.file)];
+  await confineSecretFiles([...loaded, ...modules.files].map((l) => l.file), bounds, diagnostics);
   if (hasErrors(diagnostics)) return done();
 
   const directory = collectDirectory(loaded, diagnostics);

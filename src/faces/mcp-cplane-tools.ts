@@ -15,11 +15,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { CommandContext, CommandModule } from '../session/command-context.js';
 import { AbortError, ConfigInvalidError } from '../session/errors.js';
+import { checkPathInside, pathBounds, PATH_HINT, refusalWords } from '../config/index.js';
 import type { Diagnostic } from '../config/types.js';
 import type { McpTool, ToolOutcome } from './mcp-tools.js';
 
@@ -61,7 +62,7 @@ const variablesInput = {
       description: 'Values of the configuration\'s variables by name, like `--var NAME=VALUE`; they win over varFiles.',
     }),
   ),
-  varFiles: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'YAML files of variable values, relative to the configuration folder, like `--var-file FILE`.' })),
+  varFiles: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'YAML files of variable values, relative to the configuration folder, like `--var-file FILE`; each must be inside the configuration folder or its Git work tree.' })),
 };
 const validateInput = Type.Object(variablesInput, { additionalProperties: false });
 const planInput = Type.Object(
@@ -106,6 +107,23 @@ function inToolTerms(diagnostics: Diagnostic[]): Diagnostic[] {
     const name = d.code === 'variable_unset' ? /^Variable "([^"]+)"/.exec(d.summary)?.[1] : undefined;
     return name === undefined ? d : { ...d, detail: `Give it a value in this tool's "variables" input ({"${name}": VALUE}), in a file listed in "varFiles", or with the environment variable CPLANE_VAR_${name} of the MCP server.` };
   });
+}
+
+/**
+ * The tool's `varFiles` that lead outside the configuration folder (or its Git work tree), each as an error: an
+ * assistant's input is not reviewed, and a var file is read and may be quoted back (config/path-bounds.ts).
+ */
+async function varFilesOutside(args: PlanInput, dir: string): Promise<ToolOutcome | undefined> {
+  if (!args.varFiles?.length) return undefined;
+  const bounds = await pathBounds(dir);
+  const diagnostics: Diagnostic[] = [];
+  for (const [i, path] of args.varFiles.entries()) {
+    const checked = await checkPathInside(resolve(dir, path), bounds);
+    if ('refused' in checked) {
+      diagnostics.push({ severity: 'error', code: 'path_outside', summary: `varFiles[${i}] "${path}" ${refusalWords(checked.refused, bounds)}: it is not read`, detail: PATH_HINT });
+    }
+  }
+  return diagnostics.length > 0 ? { isError: true, parts: [{ planned: false, diagnostics }] } : undefined;
 }
 
 /** A failed run as the tool's error: the configuration's problems when it has some, else what the command said. */
@@ -170,6 +188,8 @@ export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; cl
       async run(args): Promise<ToolOutcome> {
         const problems = await inputProblems(validateInput, args);
         if (problems.length > 0) return { isError: true, parts: [`cplane_validate was not run: ${problems.join('; ')}`] };
+        const outside = await varFilesOutside(args as PlanInput, options.dir);
+        if (outside) return outside;
         const run = await runCommand(await options.commands.validate(), options, [options.dir], { json: true, ...flagsOf(args as PlanInput) });
         if (run.stdout === '') return failure(run);
         return { isError: run.code !== 0, parts: [JSON.parse(run.stdout) as unknown] };
@@ -187,6 +207,8 @@ export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; cl
       async run(args): Promise<ToolOutcome> {
         const problems = await inputProblems(planInput, args);
         if (problems.length > 0) return { isError: true, parts: [`cplane_plan was not run: ${problems.join('; ')}`] };
+        const outside = await varFilesOutside(args as PlanInput, options.dir);
+        if (outside) return outside;
         const planId = `plan-${randomBytes(6).toString('hex')}`;
         const input = args as PlanInput;
         if (input.deployment !== undefined) return planDeployment(input.deployment, planId, input);

@@ -200,8 +200,9 @@ export interface PlanOrigin {
   /** The deployment of the configuration's `deployments:` the plan is for; absent without deployments. */
   deployment?: string;
   /**
-   * Every deployment the `plan --all` run chose (declaration order, after --deployment and --changed, before
-   * --shard), of which this plan is one: `plan --merge` checks that each has exactly one plan.
+   * Every deployment the run that saved it chose (`plan --all`, or `access offboard --all --out DIR`; declaration order, after --deployment and --changed, before
+   * --shard), of which this plan is one: `plan --merge` checks that each has exactly one plan, and `apply DIR`
+   * refuses a folder that lacks one (a deleted plan would skip its `after` gate).
    */
   fleet?: string[];
   /** The account's name as `GET /accounts` gives it; null when the token may not list accounts. */

@@ -47,6 +47,12 @@ export interface WriteEffects {
   /** This write revoked the superseded object with this id: it leaves the address's list of superseded objects. */
   settleSuperseded?: string;
   /**
+   * Fields of the answer that must repeat the request: dotted path in the result -> the path parameter, or the
+   * dotted path of the body, it must equal (a new token's `gateway_id` and `name`). An answer about another
+   * object is an error, and nothing of it is recorded: its id would name an object this write did not make.
+   */
+  echoes?: Record<string, { path: string } | { body: string }>;
+  /**
    * This write makes a new value version of a record from its `$encrypt` value: the dotted paths of the record's
    * id and of the version number in the answer. The apply keeps that version's data key, so wrapping it for the
    * record's readers later in the same apply needs no read of the record.

@@ -8,6 +8,6 @@
 export { compilePolicies, DEFAULT_TIMEOUT_MS, policyDigest, type Compiled, type CompiledPolicy } from './compile.js';
 export { MAX_RULE_COST, UNKNOWN_SIZE } from './cost.js';
 export { celValue, evaluatePolicies, openSandbox, PLAN_BUDGET_MS, type PolicyChange, type PolicyPlan } from './evaluate.js';
-export type { Sandbox } from './sandbox.js';
+export { Sandbox, type SandboxEnvironment, type ValueResult } from './sandbox.js';
 export { compileAutoApprove, AUTO_APPROVE_FIELDS, type AutoApprove } from './auto-approve.js';
 export { RULE_VARIABLES } from './rule-variables.js';

@@ -10,7 +10,8 @@
  * It compiles the rules itself, as compile.ts did (the same variables, from RULE_VARIABLES), and evaluates
  * one policy over the changes it is given at a time, writing the index of the change it is on into shared
  * memory, so that a stopped rule is reported at that change. Starting it costs about 0.1 s (docs/policies.md),
- * which a plan spends while its refresh requests are in flight.
+ * which a plan spends while its refresh requests are in flight. `cplane test` evaluates its assertions here too
+ * (testing/assertions.ts), in an environment of their own names, asking for each expression's value (`values`).
  */
 import { Worker } from 'node:worker_threads';
 import { celModuleUrl } from './cel-module.js';
@@ -46,6 +47,24 @@ import(celUrl).then(({ Environment }) => {
       parentPort.postMessage({ stored: true });
       return;
     }
+    if (message.values) {
+      // Each expression's value itself (cplane test's assertions and what a false one saw), or its error.
+      const results = message.values.map((rule) => {
+        Atomics.store(at, 0, 0);
+        try {
+          const value = compiled[rule](changes[message.change]);
+          try {
+            return [true, structuredClone(value)];
+          } catch {
+            return [true, String(value)];
+          }
+        } catch (error) {
+          return [false, firstLine(error instanceof Error ? error.message : error)];
+        }
+      });
+      parentPort.postMessage({ results });
+      return;
+    }
     const evaluate = compiled[message.policy];
     const outcomes = [];
     message.indices.forEach((change, i) => {
@@ -69,7 +88,18 @@ const WORKER_HEAP_MB = 256;
 
 let celUrl: string | undefined;
 
-type Message = { ready: true } | { stored: true } | { outcomes: Outcome[] };
+/** An expression's value, or the first line of the error it threw. */
+export type ValueResult = [ok: true, value: unknown] | [ok: false, message: string];
+
+type Message = { ready: true } | { stored: true } | { outcomes: Outcome[] } | { results: ValueResult[] };
+
+/** The names an expression may read and the CEL environment's options: the policies' (RULE_VARIABLES) unless given. */
+export interface SandboxEnvironment {
+  variables: readonly (readonly [name: string, type: string])[];
+  options: Record<string, unknown>;
+}
+
+const POLICY_ENVIRONMENT: SandboxEnvironment = { variables: RULE_VARIABLES, options: ENVIRONMENT_OPTIONS };
 
 export class Sandbox {
   private readonly worker: Worker;
@@ -79,12 +109,12 @@ export class Sandbox {
   private died: Error | undefined;
   private readonly ready: Promise<Message>;
 
-  /** Starts a worker that compiles `rules` (already compiled once by compile.ts, so they compile). */
-  constructor(rules: readonly string[]) {
+  /** Starts a worker that compiles `rules` (already compiled once in the main thread, so they compile) in `environment`. */
+  constructor(rules: readonly string[], environment: SandboxEnvironment = POLICY_ENVIRONMENT) {
     celUrl ??= celModuleUrl();
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { celUrl, options: ENVIRONMENT_OPTIONS, variables: RULE_VARIABLES, rules, progress: this.at.buffer },
+      workerData: { celUrl, options: environment.options, variables: environment.variables, rules, progress: this.at.buffer },
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     });
     this.worker.on('message', (message: Message) => this.settle((w) => w.resolve(message)));
@@ -127,9 +157,28 @@ export class Sandbox {
    * `deadlineMs` from now. A run stopped at its deadline, or ended by the worker's death, ends this sandbox.
    */
   async run(policy: number, indices: readonly number[], deadlineMs: number): Promise<RunResult> {
+    const answer = await this.ask({ policy, indices }, deadlineMs);
+    if (!answer.finished) return answer;
+    if (!('outcomes' in answer.message)) throw new Error('the policy worker answered out of turn');
+    return { finished: true, outcomes: answer.message.outcomes };
+  }
+
+  /**
+   * The values of the expressions `rules` (by their place in the rules given) over stored change `change`, all
+   * within `deadlineMs` from now; stopped at the deadline (or by the worker's death) as `run` is.
+   */
+  async values(rules: readonly number[], change: number, deadlineMs: number): Promise<{ finished: true; results: ValueResult[] } | { finished: false; reason?: string }> {
+    const answer = await this.ask({ values: rules, change }, deadlineMs);
+    if (!answer.finished) return answer;
+    if (!('results' in answer.message)) throw new Error('the policy worker answered out of turn');
+    return { finished: true, results: answer.message.results };
+  }
+
+  /** Sends `message` and waits for the answer for at most `deadlineMs`; a run stopped there, or ended by the worker's death, ends this sandbox. */
+  private async ask(message: object, deadlineMs: number): Promise<{ finished: true; message: Message } | { finished: false; at: number; reason?: string }> {
     Atomics.store(this.at, 0, 0);
     const answer = this.next();
-    this.worker.postMessage({ policy, indices });
+    this.worker.postMessage(message);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), deadlineMs)));
     try {
@@ -140,8 +189,7 @@ export class Sandbox {
         await this.close();
         return { finished: false, at };
       }
-      if (!('outcomes' in first)) throw new Error('the policy worker answered out of turn');
-      return { finished: true, outcomes: first.outcomes };
+      return { finished: true, message: first };
     } catch (error) {
       // The worker died under this rule: out of memory, or a crash. The rule fails, not the plan.
       const at = Atomics.load(this.at, 0);

@@ -306,7 +306,11 @@ export const gatewayTokenKind = defineKind<GatewayTokenAttributes, GatewayTokenT
       if (found.problem) return { writes: [], problems: [found.problem] };
       body.serviceAccountId = found.serviceAccount.service_account_id;
     }
-    const effects = { id: { result: 'token_id' }, parents: { gatewayId: gateway }, seal: { name: 'plaintext', result: 'plaintext' }, outputs: { tokenPrefix: 'token_prefix', expiresAt: 'expires_at' } };
+    // The answer must be about the token asked for: another gateway's token recorded as this one would leave the new one unmanaged.
+    const effects = {
+      id: { result: 'token_id' }, parents: { gatewayId: gateway }, seal: { name: 'plaintext', result: 'plaintext' }, outputs: { tokenPrefix: 'token_prefix', expiresAt: 'expires_at' },
+      echoes: { gateway_id: { path: 'id' }, name: { body: 'name' } },
+    };
     return { writes: [writeSpec('createGatewayToken', { path: { id: gateway }, body, effects }, `create token ${attributes.name}`)] };
   },
 

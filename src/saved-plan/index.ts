@@ -5,7 +5,7 @@
  * steps (check-against-fresh-plan.ts).
  */
 export { writePlanFile } from './write.js';
-export { planMac, planMacKey, planMacMatches, readPlanToMerge, readPlanToShow, withMac } from './mac.js';
+export { checkPlanMac, planMac, planMacKey, planMacMatches, readPlanToMerge, readPlanToShow, withMac } from './mac.js';
 export { MAX_PLAN_FILE_BYTES, planSchemaProblems, readPlanFile, REPLAN, type SavedPlan } from './read.js';
 export { accountNameOf, changedFiles, isStateUrl, planOrigin, plannedFiles, recordedStatePath, relativePosix, stateRecord } from './origin.js';
 export { prepareSavedPlan } from './prepare-apply.js';

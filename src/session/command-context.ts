@@ -40,7 +40,7 @@ export interface CommandContext {
     baseUrl?: string;
     /** Says in a few words what this deployment's run came to, for the run's line in the fleet's summary (cli/each-deployment.ts). */
     note?: (words: string) => void;
-    /** `plan --all`: every deployment the run chose, recorded in each plan's origin for `plan --merge`. */
+    /** `plan --all` (and a run over deployments that saves plans in a folder): every deployment the run chose, recorded in each plan's origin for `plan --merge` and `apply DIR`. */
     fleet?: string[];
     /** The deployment's `autoApprove` rule (apply --all): whether its plan may be applied without asking, and if not why. */
     autoApprove?: (plan: Plan) => { approved: boolean; why?: string };

@@ -5,16 +5,21 @@
  * type-checked when the file is read, so a typo is a diagnostic at its line before anything runs. A failed
  * assertion says what it saw: for a comparison, the value of each side that is not a literal; for `&&`,
  * the first part that was false.
+ *
+ * A test file may come with a pull request nobody has reviewed yet, and an expression can cost far more than
+ * its size (a regular expression that backtracks), so assertions are evaluated where policies are: in the
+ * policies' worker (policy/sandbox.ts), each within the policies' deadline (DEFAULT_TIMEOUT_MS). One that does
+ * not finish is stopped and fails (`assertion_deadline`): it never holds the run, and never passes.
  */
 import type { ASTNode, Environment as CelEnvironment } from '@marcbachmann/cel-js';
+import { DEFAULT_TIMEOUT_MS, Sandbox, type SandboxEnvironment, type ValueResult } from '../policy/index.js';
 import { FACT_NAMES } from './facts.js';
-
-type Evaluate = (variables: Record<string, unknown>) => unknown;
 
 export interface Assertion {
   expression: string;
-  evaluate: Evaluate;
   ast: ASTNode;
+  /** The parts a false assertion is explained by (`&&` parts, comparison sides), as text, each checked to compile alone. */
+  parts: string[];
 }
 
 export interface AssertionProblem {
@@ -23,7 +28,10 @@ export interface AssertionProblem {
   detail?: string;
 }
 
-export type AssertionOutcome = { passed: true } | { passed: false; message: string };
+export type AssertionOutcome = { passed: true } | { passed: false; message: string; code?: 'assertion_deadline' | 'assertion_stopped' };
+
+/** What the worker compiles assertions in: the facts' names, as the one environment of the main thread. */
+const ASSERTION_ENVIRONMENT: SandboxEnvironment = { variables: FACT_NAMES.map((name) => [name, 'dyn'] as const), options: { unlistedVariablesAreDyn: false } };
 
 let environment: Promise<CelEnvironment> | undefined;
 
@@ -74,7 +82,14 @@ export async function compileAssertion(expression: string): Promise<Assertion | 
       },
     };
   }
-  return { expression, evaluate: (variables) => parsed(variables), ast: parsed.ast };
+  const parts = explainingParts(parsed.ast).filter((part) => {
+    try {
+      return env.parse(part).check().valid;
+    } catch {
+      return false;
+    }
+  });
+  return { expression, ast: parsed.ast, parts: [...new Set(parts)] };
 }
 
 /** Comprehensions (CEL's macros over lists and maps) one assertion may nest: their cost is the plan's size to this power. */
@@ -90,48 +105,89 @@ function comprehensionDepth(value: unknown): number {
   return node.op === 'rcall' && COMPREHENSIONS.has(node.args[0]) ? inner + 1 : inner;
 }
 
-/** Whether the assertion holds over `facts`, and if not, what it saw. */
-export async function checkAssertion(assertion: Assertion, facts: Record<string, unknown>): Promise<AssertionOutcome> {
-  let result: unknown;
-  try {
-    result = assertion.evaluate(facts);
-  } catch (error) {
-    return { passed: false, message: `could not be evaluated: ${firstLine(error instanceof Error ? error.message : String(error))}` };
+/**
+ * Whether each assertion holds over `facts`, and for a false one what it saw, evaluated in a worker: each
+ * assertion (with the parts that explain it) within DEFAULT_TIMEOUT_MS, after which it is stopped and fails.
+ */
+export async function checkAssertions(assertions: readonly Assertion[], facts: Record<string, unknown>): Promise<AssertionOutcome[]> {
+  if (assertions.length === 0) return [];
+  const rules = assertions.flatMap((a) => [a.expression, ...a.parts]);
+  // Where each assertion's expression is among the rules; its parts follow it.
+  const firstRule: number[] = [];
+  let next = 0;
+  for (const assertion of assertions) {
+    firstRule.push(next);
+    next += 1 + assertion.parts.length;
   }
+  let sandbox: Sandbox | undefined;
+  const outcomes: AssertionOutcome[] = [];
+  try {
+    for (const [i, assertion] of assertions.entries()) {
+      // A stopped assertion ended its worker: the next one gets a new one.
+      if (!sandbox?.alive) {
+        sandbox = new Sandbox(rules, ASSERTION_ENVIRONMENT);
+        await sandbox.store([facts]);
+      }
+      outcomes.push(await checkOne(sandbox, assertion, firstRule[i]!));
+    }
+  } finally {
+    await sandbox?.close();
+  }
+  return outcomes;
+}
+
+async function checkOne(sandbox: Sandbox, assertion: Assertion, rule: number): Promise<AssertionOutcome> {
+  const started = performance.now();
+  const left = () => Math.max(0, DEFAULT_TIMEOUT_MS - (performance.now() - started));
+  const evaluated = await sandbox.values([rule], 0, left());
+  if (!evaluated.finished) return stopped(evaluated.reason);
+  const [ok, result] = evaluated.results[0]!;
+  if (!ok) return { passed: false, message: `could not be evaluated: ${result as string}` };
   if (result === true) return { passed: true };
   if (result !== false) return { passed: false, message: `gave ${showValue(result)}, not a bool` };
-  const seen = await whatItSaw(assertion.ast, facts);
+  if (assertion.parts.length === 0) return { passed: false, message: 'was false' };
+  // What it saw is worked out in the worker too, within what is left of the deadline.
+  const parts = await sandbox.values(assertion.parts.map((_, k) => rule + 1 + k), 0, left());
+  if (!parts.finished) return stopped(parts.reason);
+  const values = new Map(assertion.parts.map((part, k) => [part, parts.results[k]!]));
+  const seen = whatItSaw(assertion.ast, (node) => values.get(textOf(node)));
   return { passed: false, message: seen.length > 0 ? `was false: ${seen.join(', ')}` : 'was false' };
 }
 
+const stopped = (reason: string | undefined): AssertionOutcome => (reason
+  ? { passed: false, code: 'assertion_stopped', message: `was stopped: it ended its evaluator (${reason}), so it fails` }
+  : { passed: false, code: 'assertion_deadline', message: `did not finish within ${DEFAULT_TIMEOUT_MS} ms (a policy rule's deadline): it was stopped, so it fails` });
+
 const COMPARISONS = new Set(['==', '!=', '<', '<=', '>', '>=', 'in']);
 
+const textOf = (node: ASTNode) => node.input.slice(node.range.start, node.range.end);
+
+/** The parts `whatItSaw` may read: each part of an `&&` (and its own parts), and each non-literal side of a comparison. */
+function explainingParts(node: ASTNode): string[] {
+  if (node.op === '&&') return node.args.flatMap((part: ASTNode) => [textOf(part), ...explainingParts(part)]);
+  if (!COMPARISONS.has(node.op)) return [];
+  return (node.args as ASTNode[]).filter((side) => side.op !== 'value').map(textOf);
+}
+
 /** For a false assertion, `side = value` for each non-literal side of the comparison that decided it. */
-async function whatItSaw(node: ASTNode, facts: Record<string, unknown>): Promise<string[]> {
-  const env = await celEnvironment();
-  const evaluate = (part: ASTNode): unknown => env.parse(part.input.slice(part.range.start, part.range.end))(facts);
+function whatItSaw(node: ASTNode, value: (part: ASTNode) => ValueResult | undefined): string[] {
   if (node.op === '&&') {
-    for (const part of node.args) {
-      try {
-        if (evaluate(part) !== false) continue;
-        const inner = await whatItSaw(part, facts);
-        return inner.length > 0 ? inner : [`${sourceOf(part)} is false`];
-      } catch {
-        return [];
-      }
+    for (const part of node.args as ASTNode[]) {
+      const result = value(part);
+      if (!result || !result[0]) return [];
+      if (result[1] !== false) continue;
+      const inner = whatItSaw(part, value);
+      return inner.length > 0 ? inner : [`${sourceOf(part)} is false`];
     }
     return [];
   }
   if (!COMPARISONS.has(node.op)) return [];
-  const sides = node.args as [ASTNode, ASTNode];
   const seen: string[] = [];
-  for (const side of sides) {
+  for (const side of node.args as [ASTNode, ASTNode]) {
     if (side.op === 'value') continue;
-    try {
-      seen.push(`${sourceOf(side)} = ${showValue(evaluate(side))}`);
-    } catch (error) {
-      seen.push(`${sourceOf(side)} fails: ${firstLine(error instanceof Error ? error.message : String(error))}`);
-    }
+    const result = value(side);
+    if (!result) continue;
+    seen.push(result[0] ? `${sourceOf(side)} = ${showValue(result[1])}` : `${sourceOf(side)} fails: ${result[1] as string}`);
   }
   return seen;
 }

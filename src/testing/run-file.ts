@@ -20,7 +20,7 @@ import { makePlan } from '../planner/index.js';
 import { loadConfiguration } from '../providers/index.js';
 import { openState, type StateStore } from '../state/index.js';
 import { safeLines } from '../text/safe-text.js';
-import { checkAssertion, namesRead, type Assertion } from './assertions.js';
+import { checkAssertions, namesRead, type Assertion } from './assertions.js';
 import { planFacts, type ApplyOutcome } from './facts.js';
 import { readTestFile, type TestFile, type TestRun } from './test-file.js';
 
@@ -33,6 +33,8 @@ export interface AssertionResult {
   passed: boolean;
   /** For a failed one: what it saw (`was false: plan.add = 3`). */
   message?: string;
+  /** For one stopped in its worker: `assertion_deadline` (past the policies' deadline) or `assertion_stopped` (the worker died). */
+  code?: 'assertion_deadline' | 'assertion_stopped';
 }
 
 export interface RunResult {
@@ -121,11 +123,11 @@ class TestSession {
       if (!fixtures.accounts.some((a) => a.id === account)) this.emulator.addAccount(account);
       const { plan, apply } = await this.perform(run, desired, account);
       const facts = planFacts(plan, apply);
-      const assertions: AssertionResult[] = [];
-      for (const assertion of run.assertions) {
-        const outcome = await checkAssertion(assertion, facts);
-        assertions.push({ expression: assertion.expression, passed: outcome.passed, ...(outcome.passed ? {} : { message: outcome.message }) });
-      }
+      const outcomes = await checkAssertions(run.assertions, facts);
+      const assertions: AssertionResult[] = run.assertions.map((assertion, i) => {
+        const outcome = outcomes[i]!;
+        return { expression: assertion.expression, passed: outcome.passed, ...(outcome.passed ? {} : { message: outcome.message, ...(outcome.code ? { code: outcome.code } : {}) }) };
+      });
       // A failed write is said when it fails the run, or when an assertion failed (which it may explain).
       const error = unexpectedFailure(plan, apply, run.assertions) ?? (apply && apply.failed > 0 && assertions.some((a) => !a.passed) ? applyFailures(apply) : undefined);
       return result({ assertions, ...(error ? { error } : {}) });

@@ -7,7 +7,8 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import validateTestFile from '../generated/test-schema.js';
-import { diagnosticAt, positionIn, readSourceFile, reportSchemaErrors, type Diagnostic, type SourceFile } from '../config/index.js';
+import { checkPathInside, diagnosticAt, pathBounds, PATH_HINT, positionIn, readSourceFile, refusalWords, reportSchemaErrors, type Diagnostic, type SourceFile } from '../config/index.js';
+import { AbortError } from '../errors.js';
 import { compileAssertion, type Assertion } from './assertions.js';
 
 /** The folder of a configuration that holds its test files, and their ending. */
@@ -50,9 +51,15 @@ export interface TestFile {
 
 export type ReadTestFile = { file: TestFile; diagnostics: Diagnostic[] } | { file: undefined; diagnostics: Diagnostic[] };
 
-/** The test files of `configDir`, sorted by name; none when it has no tests/ folder. */
+/**
+ * The test files of `configDir`, sorted by name; none when it has no tests/ folder. A tests/ folder that leads
+ * outside the configuration's bounds (a link) is refused: its files would be read and quoted in diagnostics.
+ */
 export async function findTestFiles(configDir: string): Promise<string[]> {
   const folder = join(configDir, TESTS_FOLDER);
+  const bounds = await pathBounds(configDir);
+  const checked = await checkPathInside(folder, bounds);
+  if ('refused' in checked) throw new AbortError(`The test folder ${folder} ${refusalWords(checked.refused, bounds)}: no test file was read.`, PATH_HINT);
   const entries = await readdir(folder, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return [];
     throw error;
@@ -63,7 +70,11 @@ export async function findTestFiles(configDir: string): Promise<string[]> {
 /** One test file, read and checked; `file` is undefined when any diagnostic is an error. */
 export async function readTestFile(path: string, display: string): Promise<ReadTestFile> {
   const diagnostics: Diagnostic[] = [];
-  const source = await readSourceFile(path, display, diagnostics);
+  // Never through a link: the listing keeps only plain files, and one swapped for a link since is refused (ELOOP).
+  const source = await readSourceFile(path, display, diagnostics, { noFollow: true }).catch((error: NodeJS.ErrnoException) => {
+    diagnostics.push({ severity: 'error', code: 'file_unreadable', summary: `Cannot read ${display}: ${error.code ?? String(error)}` });
+    return undefined;
+  });
   if (!source) return { file: undefined, diagnostics };
   if (!validateTestFile(source.value)) {
     reportSchemaErrors(source, validateTestFile.errors ?? [], diagnostics);

@@ -1,7 +1,7 @@
 // `cplane test`: a configuration's tests/*.cptest.yaml run by the real CLI, each file against its own emulator
 // in the CLI's process (no API address, token, account or state key given): passing and failing assertions,
 // an apply seen by the plan after it, policy findings, a malformed test file, and JUnit XML read by a parser.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,6 +92,30 @@ describe('assertions', () => {
     const report = JSON.parse(run.stdout) as { passed: number; failed: number; files: { file: string; valid: boolean; runs: { name: string; passed: boolean; assertions: { expression: string; passed: boolean }[] }[] }[] };
     expect(report).toMatchObject({ passed: 1, failed: 0, files: [{ file: join('tests', 'a.cptest.yaml'), valid: true }] });
     expect(report.files[0]!.runs).toEqual([expect.objectContaining({ name: 'run 1', passed: true, assertions: [{ expression: 'plan.add == 3', passed: true }, { expression: "plan.mode == 'normal'", passed: true }] })]);
+  });
+
+  it('an assertion that backtracks without end is stopped at the policies\' deadline and fails closed; the next ones are checked', async () => {
+    const catastrophic = `"${'a'.repeat(40)}!".matches("^(a+)+$") == false`;
+    testFile('a.cptest.yaml', `${secrets}runs:\n  - command: plan\n    expect: ['${catastrophic}', "plan.add == 4", "plan.add == 3"]\n`);
+    const run = await cli(['test', '--json']);
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout) as { files: { runs: { passed: boolean; assertions: { expression: string; passed: boolean; code?: string; message?: string }[] }[] }[] };
+    expect(report.files[0]!.runs[0]!.assertions).toEqual([
+      { expression: catastrophic, passed: false, code: 'assertion_deadline', message: 'did not finish within 5000 ms (a policy rule\'s deadline): it was stopped, so it fails' },
+      { expression: 'plan.add == 4', passed: false, message: 'was false: plan.add = 3' },
+      { expression: 'plan.add == 3', passed: true },
+    ]);
+  });
+
+  it('a tests folder that is a link out of the configuration folder is refused, and nothing of it is read', async () => {
+    rmSync(join(dir, 'tests'), { recursive: true });
+    mkdirSync(join(temp, 'elsewhere'));
+    writeFileSync(join(temp, 'elsewhere', 'a.cptest.yaml'), 'runs: [ secret-line-outside\n');
+    symlinkSync(join(temp, 'elsewhere'), join(dir, 'tests'));
+    const run = await cli(['test']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`The test folder ${join(dir, 'tests')} leads outside the configuration folder ${dir} through a symbolic link: no test file was read.`);
+    expect(run.stdout + run.stderr).not.toContain('secret-line-outside');
   });
 
   it('a variable the configuration does not declare fails the run, naming the test file', async () => {

@@ -124,13 +124,13 @@ describe('deployments over three accounts', () => {
     const saved = JSON.parse(readFileSync(files[0]!, 'utf8')) as { account: string; origin: { deployment: string; workspace: string }; auth: { mac: string } };
     expect([saved.account, saved.origin.deployment, saved.origin.workspace, typeof saved.auth.mac]).toEqual([t3, 'canary', 'canary', 'string']);
 
-    // An edited plan is refused before anything of it is applied.
+    // An edited plan is refused before any wave starts.
     const edited = readFileSync(files[3]!, 'utf8');
     writeFileSync(files[3]!, edited.replace('staging app', 'edited app'));
     const refused = await w.cli(['apply', 'plans']);
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toContain('its MAC does not match');
-    expect(refused.stdout).toContain('not started prod-eu, prod-us, canary');
+    expect(refused.stderr).toContain('its MAC does not match');
+    expect(refused.stdout).not.toContain('Wave 1');
     expect(await projectNames(w, t1)).toEqual([]);
 
     writeFileSync(files[3]!, edited);
@@ -145,6 +145,42 @@ describe('deployments over three accounts', () => {
     const again = await w.cli(['plan', '--all', '--detailed-exitcode', 'infra']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('Deployments: 4 planned, 0 with changes, 4 without.');
+  });
+
+  it('apply DIR refuses a folder that lacks a plan its run chose (its after gate), a forged list, and plans of two runs', async () => {
+    w.config(configuration());
+    expect((await w.cli(['plan', '--all', '--out', 'plans', 'infra'])).code).toBe(0);
+    const file = (name: string) => join(w.temp, 'plans', `${name}.plan.json`);
+    const staging = readFileSync(file('staging'), 'utf8');
+    rmSync(file('staging'));
+    const missing = await w.cli(['apply', 'plans']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('lack the plan of staging (staging.plan.json), which their run chose: the deployments after it would apply without waiting for it. Nothing was applied.');
+    expect(missing.stdout).not.toContain('Wave 1');
+
+    // Each plan lists the run's deployments under its MAC: a list edited to leave staging out is refused.
+    const planned: Record<string, string> = {};
+    for (const name of ['prod-eu', 'prod-us', 'canary']) {
+      planned[name] = readFileSync(file(name), 'utf8');
+      const plan = JSON.parse(planned[name]) as { origin: { fleet: string[] } };
+      expect(plan.origin.fleet).toEqual(['staging', 'prod-eu', 'prod-us', 'canary']);
+      plan.origin.fleet = plan.origin.fleet.filter((d) => d !== 'staging');
+      writeFileSync(file(name), JSON.stringify(plan));
+    }
+    const forged = await w.cli(['apply', 'plans']);
+    expect(forged.code).toBe(1);
+    expect(forged.stderr).toContain('its MAC does not match');
+    expect(await Promise.all([t1, t2, t3].map((t) => projectNames(w, t)))).toEqual([[], [], []]);
+
+    // A plan of a run that chose other deployments does not complete the folder either.
+    for (const name of ['prod-eu', 'prod-us', 'canary']) writeFileSync(file(name), planned[name]!);
+    expect((await w.cli(['plan', '--deployment', 'staging', '--out', 'again', 'infra'])).code).toBe(0);
+    writeFileSync(file('staging'), readFileSync(join(w.temp, 'again', 'staging.plan.json')));
+    const mixed = await w.cli(['apply', 'plans']);
+    expect(mixed.code).toBe(1);
+    expect(mixed.stderr).toContain('were made by two runs of `cplane plan --all`');
+    writeFileSync(file('staging'), staging);
+    expect((await w.cli(['apply', 'plans'])).code).toBe(0);
   });
 
   it('apply --all in waves: a failure in wave 2 stops wave 3, which is named as not started', async () => {

@@ -10,13 +10,14 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { deploymentWaves, type Deployment, type Diagnostic } from '../../config/index.js';
 import { formatDiagnostic } from '../../config/index.js';
-import { readPlanFile } from '../../saved-plan/index.js';
+import { checkPlanMac, readPlanFile, REPLAN, type SavedPlan } from '../../saved-plan/index.js';
 import { compileAutoApprove, type AutoApprove } from '../../policy/index.js';
 import type { CommandContext } from '../../session/command-context.js';
 import { AbortError, ConfigInvalidError } from '../../session/errors.js';
 import { chooseDeployments, deploymentContext, runCaught, sharedLimiter } from '../deployments.js';
 import { writeWeakSecretWarnings } from '../weak-secrets.js';
 import { exitCodes } from '../exit-codes.js';
+import { planFileName } from './plan-all.js';
 import { safeText } from '../../text/safe-text.js';
 
 type RunApply = (ctx: CommandContext, verb: 'apply') => Promise<number>;
@@ -137,21 +138,38 @@ async function autoApproveRules(ctx: CommandContext, chosen: readonly Deployment
   return rules;
 }
 
-/** The plans of a folder `plan --all --out DIR` wrote, by deployment, and the configuration folder they were made from. */
+/**
+ * The plans of a folder `plan --all --out DIR` wrote (or the folders of its shards, put together), by deployment,
+ * and the configuration folder they were made from. Every plan's MAC is checked before any wave starts (each is
+ * checked again when it is applied), and the folder must hold a plan for every deployment its run chose (the
+ * `fleet` each plan records under its MAC): a deleted plan would let the deployments after it apply without
+ * their `after` gate. Plans of two runs (other deployments chosen, other configuration files) are refused too.
+ */
 async function savedPlans(ctx: CommandContext): Promise<{ configDir: string; plans: Map<string, string> }> {
   const folder = resolve(ctx.cwd, ctx.positionals[0]!);
   const plans = new Map<string, string>();
   let configDir: string | undefined;
+  let first: { path: string; origin: SavedPlan['origin'] & { fleet: string[] } } | undefined;
+  const refuse = (why: string) => new AbortError(`The plans in ${folder} ${why}. Nothing was applied.`, `Apply only the whole folder one \`cplane plan --all --out DIR\` wrote. ${REPLAN}`);
   for (const name of readdirSync(folder).filter((n) => n.endsWith('.plan.json')).sort()) {
     const path = join(folder, name);
     const plan = await readPlanFile(path);
-    const deployment = plan.origin.deployment;
+    checkPlanMac(ctx.env, plan, path);
+    const { deployment, fleet } = plan.origin;
     if (deployment === undefined) throw new AbortError(`${path} is the plan of no deployment: it was not made by \`cplane plan --all --out DIR\`.`, `Apply it alone with \`cplane apply ${path}\`, or move it out of ${folder}.`);
-    // Each file is authenticated when it is applied; until then nothing in it is trusted beyond where to look.
     const dir = resolve(ctx.cwd, plan.origin.configDir);
     if (configDir !== undefined && configDir !== dir) throw new AbortError(`The plans in ${folder} were made from two configurations: ${configDir} and ${dir}.`, 'Keep one configuration\'s plans per folder.');
     configDir = dir;
+    if (!fleet) throw refuse(`do not say which deployments their run chose (${name} was made by an older cplane, or by \`plan --out FILE\`)`);
+    if (first && (first.origin.fleet.join('\n') !== fleet.join('\n') || JSON.stringify(first.origin.files) !== JSON.stringify(plan.origin.files))) {
+      throw refuse(`were made by two runs of \`cplane plan --all\` (${first.path} and ${path}: other deployments chosen, or other configuration files)`);
+    }
+    first ??= { path, origin: { ...plan.origin, fleet } };
     plans.set(deployment, path);
+  }
+  const missing = first?.origin.fleet.filter((name) => !plans.has(name)) ?? [];
+  if (missing.length > 0) {
+    throw refuse(`lack the plan${missing.length === 1 ? '' : 's'} of ${missing.join(', ')} (${missing.map(planFileName).join(', ')}), which their run chose: the deployments after ${missing.length === 1 ? 'it' : 'them'} would apply without waiting for ${missing.length === 1 ? 'it' : 'them'}`);
   }
   return { configDir: configDir!, plans };
 }

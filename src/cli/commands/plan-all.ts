@@ -14,6 +14,7 @@ import { AbortError } from '../../session/errors.js';
 import { parseShard, shareOf } from '../deployment-shard.js';
 import { planRunExitCode, showPlannedDeployments, type PlannedDeployment } from '../deployments-report.js';
 import { chooseDeployments, deploymentContext, runCaught, sharedLimiter } from '../deployments.js';
+import { githubReporter } from '../github-flag.js';
 import { writeWeakSecretWarnings } from '../weak-secrets.js';
 
 /** The file `plan --all --out DIR` saves a deployment's plan in. */
@@ -23,7 +24,11 @@ export async function planDeployments(ctx: CommandContext, planOne: (ctx: Comman
   const { values } = ctx;
   if (values.json && values.markdown) throw new AbortError('--json and --markdown cannot be used together.', 'Pick one output format.');
   const shard = parseShard(values.shard);
-  const { dir, chosen } = await chooseDeployments(ctx, 'plan');
+  // A configuration refused as a whole (a var file outside its folder) is annotated at its lines, as one plan's is.
+  const { dir, chosen } = await chooseDeployments(ctx, 'plan').catch((error: unknown) => {
+    githubReporter(ctx)?.failed(error, 'plan');
+    throw error;
+  });
   const share = shard ? shareOf(chosen, shard) : chosen;
   if (shard) ctx.stderr.write(`--shard ${shard.index}/${shard.count}: ${share.length === 0 ? 'no deployment' : share.map((d) => d.name).join(', ')} (${share.length} of ${chosen.length}).\n`);
   // Each plan records the whole run's choice, so `plan --merge` can tell a missing or doubled shard.
