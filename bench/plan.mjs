@@ -16,7 +16,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { createClient } from '../dist/api/index.js';
 import { loadConfiguration } from '../dist/providers/index.js';
 import { fixtures } from '../dist/emulator/fixtures.js';
@@ -169,6 +170,8 @@ async function startEmulatorProcess() {
 
 const PLAN_RUNS = 10;
 const FLOOR_RUNS = 5;
+/** With `--baseline`, how many times each build's measuring child runs, alternating. */
+const ROUNDS = 3;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** The same requests again, sent with nothing else to do (nothing parsed, checked or planned), at the same parallelism. */
@@ -200,20 +203,32 @@ async function cliPeakRssMb(dir, url) {
   return Number(Buffer.concat(output).toString('utf8')) / 1024;
 }
 
-/** Child process: plans PLAN_RUNS times, then measures the request floor; prints one JSON line. */
-async function measureInChild(dir, url) {
+/**
+ * Child process: plans PLAN_RUNS times with the build of the checkout `root` (this one, or the one given by
+ * `--baseline`), then measures the request floor; prints one JSON line. Each plan's CPU time is printed beside
+ * its wall time: on a busy machine the wall time waits for a core, the CPU time does not.
+ */
+async function measureInChild(dir, url, root) {
+  const dist = (module) => import(pathToFileURL(join(root, 'dist', module)).href);
+  const [{ createClient }, { loadConfiguration }, { makePlan }, { openState }] = await Promise.all(
+    ['api/index.js', 'providers/index.js', 'planner/index.js', 'state/index.js'].map(dist),
+  );
   const { desired } = await loadConfiguration(dir, { env, cwd: dir });
   const state = await openState({ configDir: dir, account, env, command: 'bench', lock: true });
   const client = createClient({ baseUrl: url, token: fixtures.tokens.admin, accountId: account, concurrency: PARALLELISM });
   let sent;
   dc.subscribe('http.client.request.start', ({ request: req }) => sent?.push({ method: req.method, path: req.path, headers: req.getHeaders() }));
   const planMs = [];
+  const cpuMs = [];
   let requests = [];
   for (let i = 0; i < PLAN_RUNS; i++) {
     sent = [];
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     const plan = await makePlan({ desired, state, client, account, parallelism: PARALLELISM, env });
+    const cpu = process.cpuUsage(cpuBefore);
     planMs.push(performance.now() - started);
+    cpuMs.push((cpu.user + cpu.system) / 1000);
     if (plan.steps.length > 0) throw new Error(`expected no changes, got ${plan.steps.length} steps (first: ${plan.steps[0].action} ${plan.steps[0].address})`);
     requests = sent;
   }
@@ -222,7 +237,7 @@ async function measureInChild(dir, url) {
   await state.close();
   const floorMs = [];
   for (let i = 0; i < FLOOR_RUNS; i++) floorMs.push(await requestFloor(url, requests));
-  console.log(JSON.stringify({ planMs, floorMs, requests: requests.length }));
+  console.log(JSON.stringify({ planMs, cpuMs, floorMs, requests: requests.length }));
 }
 
 /**
@@ -263,7 +278,18 @@ async function measureSpendInChild(dir, url) {
   console.log(JSON.stringify({ stagesMs, spendMs, usageReads }));
 }
 
-async function measure(shape) {
+/** Runs one measuring child (`--measure`) with the build of `root`; with `cpuProfDir`, under V8's CPU profiler. */
+async function runMeasuringChild(dir, url, root, cpuProfDir) {
+  const profile = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
+  const child = spawn(process.execPath, [...profile, fileURLToPath(import.meta.url), '--measure', dir, url, root], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const output = [];
+  child.stdout.on('data', (chunk) => output.push(chunk));
+  const [code] = await once(child, 'exit');
+  if (code !== 0) throw new Error(`the measuring process (${root}) exited ${code}`);
+  return JSON.parse(Buffer.concat(output).toString('utf8'));
+}
+
+async function measure(shape, builds) {
   const emulator = await startEmulatorProcess();
   const dir = mkdtempSync(join(tmpdir(), 'cplane-bench-plan-'));
   try {
@@ -277,39 +303,56 @@ async function measure(shape) {
     await state.close();
 
     await emulator.setLatency(LATENCY_MS);
-    await emulator.resetStats();
-    const child = spawn(process.execPath, [new URL(import.meta.url).pathname, '--measure', dir, emulator.url], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const output = [];
-    child.stdout.on('data', (chunk) => output.push(chunk));
-    const [code] = await once(child, 'exit');
-    if (code !== 0) throw new Error(`the measuring process exited ${code}`);
-    const result = JSON.parse(Buffer.concat(output).toString('utf8'));
-    // Every pass (the plans and the floor runs) sent the same requests.
-    const { byOperation } = await emulator.stats();
+    // The builds alternate, each starting every other round, so a machine that gets busier or quieter during
+    // the run stretches both alike. The requests per operation are counted during this build's first child.
+    const rounds = builds.length > 1 ? ROUNDS : 1;
+    const runs = builds.map(() => ({ planMs: [], cpuMs: [], floorMs: [], requests: 0 }));
+    let byOperation;
+    for (let round = 0; round < rounds; round++) {
+      const order = builds.map((_, i) => i);
+      if (round % 2 === 1) order.reverse();
+      for (const i of order) {
+        const counting = i === 0 && round === 0;
+        if (counting) await emulator.resetStats();
+        const result = await runMeasuringChild(dir, emulator.url, builds[i].root, options['cpu-prof']);
+        if (counting) byOperation = (await emulator.stats()).byOperation;
+        runs[i].planMs.push(...result.planMs);
+        runs[i].cpuMs.push(...result.cpuMs);
+        runs[i].floorMs.push(...result.floorMs);
+        runs[i].requests = result.requests;
+      }
+    }
     const rssMb = await cliPeakRssMb(dir, emulator.url);
-    const spendChild = spawn(process.execPath, [new URL(import.meta.url).pathname, '--measure-spend', dir, emulator.url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const spendChild = spawn(process.execPath, [fileURLToPath(import.meta.url), '--measure-spend', dir, emulator.url], { stdio: ['ignore', 'pipe', 'inherit'] });
     const spendOutput = [];
     spendChild.stdout.on('data', (chunk) => spendOutput.push(chunk));
     if ((await once(spendChild, 'exit'))[0] !== 0) throw new Error('the spend measuring process failed');
     const spend = JSON.parse(Buffer.concat(spendOutput).toString('utf8'));
     const passes = PLAN_RUNS + FLOOR_RUNS;
 
-    const best = Math.min(...result.planMs);
-    const middle = median(result.planMs);
-    const floor = Math.min(...result.floorMs);
-    const latencyBoundMs = (result.requests / PARALLELISM) * LATENCY_MS;
-    const operations = Object.entries(byOperation).filter(([, n]) => n > 0).map(([op, n]) => `${op} ${n / passes}`).join(', ');
     const records = shape.projects * shape.recordsPerProject;
+    const label = `${desired.resources.length} resources${shape.forEach ? ' from forEach' : ' written out'}`;
     console.log(`plan of ${desired.resources.length} resources${shape.forEach ? ' from forEach templates' : ''} (${shape.projects} projects, ${records} records, ${shape.credentials} credentials, ${shape.gateways} gateways with OTel export, ${shape.tokens} tokens)`);
-    console.log(`  requests sent: ${result.requests} (${operations})`);
-    console.log(`  wall time: best ${best.toFixed(0)} ms, median ${middle.toFixed(0)} ms of ${PLAN_RUNS} runs`);
-    console.log(`  latency bound: ${result.requests} / ${PARALLELISM} x ${LATENCY_MS} ms = ${latencyBoundMs.toFixed(0)} ms; ratio ${(best / latencyBoundMs).toFixed(2)}x best, ${(middle / latencyBoundMs).toFixed(2)}x median`);
-    console.log(`  request floor (the same requests alone, best of ${FLOOR_RUNS}): ${floor.toFixed(0)} ms; ratio ${(best / floor).toFixed(2)}x best, ${(middle / floor).toFixed(2)}x median (goal <= 1.5x)`);
+    const operations = Object.entries(byOperation).filter(([, n]) => n > 0).map(([op, n]) => `${op} ${n / passes}`).join(', ');
+    console.log(`  requests sent: ${runs[0].requests} (${operations})`);
+    const figures = runs.map((run, i) => {
+      const best = Math.min(...run.planMs);
+      const middle = median(run.planMs);
+      const floor = Math.min(...run.floorMs);
+      const latencyBoundMs = (run.requests / PARALLELISM) * LATENCY_MS;
+      const by = builds.length > 1 ? ` [${builds[i].name}]` : '';
+      if (i > 0) console.log(`  requests sent${by}: ${run.requests}`);
+      console.log(`  wall time${by}: best ${best.toFixed(0)} ms, median ${middle.toFixed(0)} ms of ${run.planMs.length} runs; CPU time median ${median(run.cpuMs).toFixed(0)} ms a plan`);
+      console.log(`  latency bound${by}: ${run.requests} / ${PARALLELISM} x ${LATENCY_MS} ms = ${latencyBoundMs.toFixed(0)} ms; ratio ${(best / latencyBoundMs).toFixed(2)}x best, ${(middle / latencyBoundMs).toFixed(2)}x median`);
+      console.log(`  request floor${by} (the same requests alone, best of ${run.floorMs.length}): ${floor.toFixed(0)} ms; ratio ${(best / floor).toFixed(2)}x best, ${(middle / floor).toFixed(2)}x median (goal <= 1.5x)`);
+      return { best: best / floor, median: middle / floor, cpuMs: median(run.cpuMs) };
+    });
     const stages = median(spend.stagesMs);
+    const middle = median(runs[0].planMs);
     console.log(`  spend and models when nothing spend-related changes: ${stages.toFixed(2)} ms of the median plan; ratio to the plan without them ${(middle / (middle - stages)).toFixed(3)}x (goal <= 1.1x)`);
     console.log(`  the same plan with a spend limit on each of ${shape.gateways} gateways: median ${median(spend.spendMs).toFixed(0)} ms, ${(median(spend.spendMs) / middle).toFixed(2)}x the unchanged plan; usage reads ${spend.usageReads} (one per gateway)`);
     console.log(`  peak RSS of one \`cplane plan\` of this folder: ${rssMb.toFixed(0)} MB (goal at 10,000: <= 200 MB)`);
-    return { label: `${desired.resources.length} resources${shape.forEach ? ' from forEach' : ' written out'}`, best: best / floor, median: middle / floor };
+    return { label, figures };
   } finally {
     await emulator.close();
     rmSync(dir, { recursive: true, force: true });
@@ -321,11 +364,30 @@ if (process.argv[2] === '--measure-spend') {
   process.exit(0);
 }
 if (process.argv[2] === '--measure') {
-  await measureInChild(process.argv[3], process.argv[4]);
+  await measureInChild(process.argv[3], process.argv[4], process.argv[5]);
   process.exit(0);
 }
+// --baseline DIR: another checkout (with its own dist/, built) planned side by side with this one, alternating.
+// --cpu-prof DIR: the measuring children run under V8's profiler (bench/lib/profile-summary.mjs reads the files).
+// --only N: only the shapes of N resources (2000 or 10000).
+const { values: options } = parseArgs({ options: { baseline: { type: 'string' }, 'cpu-prof': { type: 'string' }, only: { type: 'string' } } });
+const here = fileURLToPath(new URL('..', import.meta.url));
+const builds = [{ name: 'this build', root: here }, ...(options.baseline ? [{ name: 'baseline', root: options.baseline }] : [])];
 console.log(`latency ${LATENCY_MS} ms per request, parallelism ${PARALLELISM}; the emulator runs in its own process`);
-const ratios = [];
-for (const shape of shapes) ratios.push(await measure(shape));
+if (options.baseline) console.log(`side by side, alternating ${ROUNDS} times: this build (${here}) and the baseline (${options.baseline})`);
+const results = [];
+for (const shape of shapes) {
+  const size = shape.projects * (1 + shape.recordsPerProject) + shape.credentials + 2 * shape.gateways + shape.tokens;
+  if (!options.only || Number(options.only) === size) results.push(await measure(shape, builds));
+}
 console.log('ratio to the request floor, side by side (goal <= 1.5x):');
-for (const { label, best, median: middle } of ratios) console.log(`  ${label.padEnd(32)} ${best.toFixed(2)}x best, ${middle.toFixed(2)}x median`);
+for (const { label, figures } of results) console.log(`  ${label.padEnd(32)} ${figures[0].best.toFixed(2)}x best, ${figures[0].median.toFixed(2)}x median`);
+if (options.baseline) {
+  // A table to paste into docs/performance.md.
+  console.log(`\n| plan | baseline: ratio to the floor, best / median | this build | CPU a plan (median), baseline → this build |`);
+  console.log('|---|---|---|---|');
+  for (const { label, figures: [after, before] } of results) {
+    const ratios = (f) => `${f.best.toFixed(2)}× / ${f.median.toFixed(2)}×`;
+    console.log(`| ${label} | ${ratios(before)} | ${ratios(after)} | ${before.cpuMs.toFixed(0)} → ${after.cpuMs.toFixed(0)} ms (${(after.cpuMs / before.cpuMs).toFixed(2)}×) |`);
+  }
+}

@@ -144,14 +144,15 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
     if (f.paths) flatten(name, v, into);
     else into[name] = v;
   };
-  const desiredView = spec.desiredView ?? (({ attributes: a, known }: { attributes: A; known: Known }): View => {
+  const viewOf = (of: readonly [string, FieldSpec<E>][], a: A, known: Known): View => {
     const into: View = {};
-    for (const [name, f] of viewed) {
+    for (const [name, f] of of) {
       const v = value(a, name);
       if (v !== undefined) show(into, name, f, shown(f, v, known));
     }
     return into;
-  });
+  };
+  const desiredView = spec.desiredView ?? (({ attributes: a, known }: { attributes: A; known: Known }): View => viewOf(viewed, a, known));
   // A kind known only from state is seen as the attributes it last applied; one read back, as its live fields.
   const view = spec.view ?? (({ live, known }: { live: L; known: Known }): View => {
     if (spec.observation === 'state') return desiredView({ attributes: (live as RecordedObject).inputs as A, known });
@@ -167,11 +168,15 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
   const observedNames = new Set(observed.map(([name]) => name));
   const replaceFields = named.filter(([, f]) => f.replace).map(([name]) => name);
   const derivedDiff = ({ desired, live, known, changedSecrets }: DiffRequest<A, L>): KindDiff => {
-    const wanted = desiredView({ attributes: desired.attributes, known });
     const isObserved = (k: string) => observedNames.has(k.includes('.') ? k.slice(0, k.indexOf('.')) : k);
-    const compared = named.length > 0 ? Object.fromEntries(Object.entries(wanted).filter(([k]) => isObserved(k))) : wanted;
+    // What a live object shows of the desired view: with the derived view, the view of the observed fields alone.
+    const compared = named.length === 0 ? desiredView({ attributes: desired.attributes, known })
+      : spec.desiredView ? Object.fromEntries(Object.entries(spec.desiredView({ attributes: desired.attributes, known })).filter(([k]) => isObserved(k)))
+        : viewOf(observed, desired.attributes, known);
     const { ignoreChanges } = desired.lifecycle;
-    return { changes: [...diffViews(compared, view({ live, known }), ignoreChanges), ...sensitiveChanges(changedSecrets, ignoreChanges)] };
+    const changes = diffViews(compared, view({ live, known }), ignoreChanges);
+    changes.push(...sensitiveChanges(changedSecrets, ignoreChanges));
+    return { changes };
   };
   const diff = (req: DiffRequest<A, L>): DiffResponse => {
     const facts = spec.diff ? spec.diff(req, () => derivedDiff(req)) : derivedDiff(req);

@@ -23,58 +23,55 @@ export function accountFacts(account: string, found: LookupResults, clocks: Plan
   return { account, now: clocks.api, nowForEnds: clocks.forEnds, find: finder(found), list: lister(found), directory };
 }
 
-const keyOf = (kind: ResourceKind, id: string) => `${kind}:${id}`;
+/** Per kind, remote id -> address. */
+type ByObject = Map<ResourceKind, Map<string, string | null>>;
 
+// The book is made for every plan (twice: make-plan.ts's for the checks of models, and the desired stage's) and
+// asked about every address, so it keeps only what the plan changes and reads the rest from state: copying 10,000
+// entries into maps keyed by `kind:id` strings was a measurable part of a plan (docs/performance.md, "Plan").
 export class AddressBook {
-  /** Address -> remote id. */
-  private readonly ids = new Map<string, string>();
-  /** `kind:id` -> the address that manages it now. */
-  private readonly owners = new Map<string, string>();
-  /** `kind:id` -> the address state records for it (never changed by the plan). */
-  private readonly inState = new Map<string, string>();
+  /** Address -> remote id, for the addresses adopted by this plan; every other address has its state's id. */
+  private readonly adopted = new Map<string, string>();
+  /** The owners this plan changed: the address adopting an object, or null for an object its address replaces. */
+  private readonly changedOwners: ByObject = new Map();
+  /** The address state records for each object (never changed by the plan), indexed on the first question. */
+  private stateIndex: ByObject | undefined;
   private readonly pending = new Set<string>();
 
-  constructor(resources: StateData['resources']) {
-    for (const address in resources) {
-      const entry = resources[address]!;
-      const key = keyOf(entry.kind, entry.id);
-      this.ids.set(address, entry.id);
-      this.owners.set(key, address);
-      this.inState.set(key, address);
-    }
-  }
+  constructor(private readonly resources: StateData['resources']) {}
 
   /** The remote id of an address when it is known now and survives this plan. */
   idOf(address: string): string | undefined {
-    return this.pending.has(address) ? undefined : this.ids.get(address);
+    return this.pending.has(address) ? undefined : this.currentId(address);
   }
 
   /** Whether some address already manages the live object. */
   isManaged(kind: ResourceKind, id: string): boolean {
-    return this.owners.has(keyOf(kind, id));
+    return this.ownerOf(kind, id) !== undefined;
   }
 
   /** The address state records for the object `id` of `kind`. */
   stateAddressOf(kind: ResourceKind, id: string): string | undefined {
-    return this.inState.get(keyOf(kind, id));
+    return this.inState().get(kind)?.get(id) ?? undefined;
   }
 
   /** The address that manages the live object `id` of `kind` now (in state, or adopted by this plan). */
   ownerOf(kind: ResourceKind, id: string): string | undefined {
-    return this.owners.get(keyOf(kind, id));
+    const changed = this.changedOwners.get(kind)?.get(id);
+    return changed === undefined ? this.stateAddressOf(kind, id) : (changed ?? undefined);
   }
 
   /** The address gets a new remote object in this plan. */
   markPending(address: string, kind: ResourceKind): void {
-    const old = this.ids.get(address);
-    if (old !== undefined) this.owners.delete(keyOf(kind, old));
+    const old = this.currentId(address);
+    if (old !== undefined) setIn(this.changedOwners, kind, old, null);
     this.pending.add(address);
   }
 
   /** The address takes the live object `id` under management. */
   adopt(address: string, kind: ResourceKind, id: string): void {
-    this.ids.set(address, id);
-    this.owners.set(keyOf(kind, id), address);
+    this.adopted.set(address, id);
+    setIn(this.changedOwners, kind, id, address);
   }
 
   /** What kind definitions may ask while planning: the account's facts, and ids and names from this book. */
@@ -83,9 +80,30 @@ export class AddressBook {
       ...facts,
       idOf: (address) => this.idOf(address),
       nameOf: (kind, id) => {
-        const owner = this.owners.get(keyOf(kind, id));
+        const owner = this.ownerOf(kind, id);
         return owner === undefined ? id : localPart(owner);
       },
     };
   }
+
+  private currentId(address: string): string | undefined {
+    return this.adopted.get(address) ?? this.resources[address]?.id;
+  }
+
+  private inState(): ByObject {
+    if (!this.stateIndex) {
+      this.stateIndex = new Map();
+      for (const address in this.resources) {
+        const entry = this.resources[address]!;
+        setIn(this.stateIndex, entry.kind, entry.id, address);
+      }
+    }
+    return this.stateIndex;
+  }
+}
+
+function setIn(index: ByObject, kind: ResourceKind, id: string, address: string | null): void {
+  let ids = index.get(kind);
+  if (!ids) index.set(kind, (ids = new Map()));
+  ids.set(id, address);
 }

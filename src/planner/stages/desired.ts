@@ -172,8 +172,8 @@ function driftOf(given: StageInputs, entry: ResourceState, live: unknown, ignore
 /** Desired resources with every resource after the ones it depends on (kinds in dependency order first). */
 export function orderDesired(resources: DesiredResource[]): DesiredResource[] {
   const byAddress = new Map(resources.map((r) => [r.address, r]));
-  const rank = (kind: ResourceKind) => kindOrder.indexOf(kind);
-  const sorted = [...resources].sort((a, b) => rank(a.kind) - rank(b.kind) || (a.address < b.address ? -1 : 1));
+  const rank = new Map(kindOrder.map((kind, i) => [kind, i]));
+  const sorted = [...resources].sort((a, b) => rank.get(a.kind)! - rank.get(b.kind)! || (a.address < b.address ? -1 : 1));
   const needs = new Map(resources.map((r) => [r.address, r.dependsOn]));
   return depthFirstOrder(needs, sorted.map((r) => r.address)).map((address) => byAddress.get(address)!);
 }

@@ -154,7 +154,8 @@ export function supersededRevocations(live: LiveAccount, address: string, entry:
 export function supersededWaiting(state: StateData['resources'], steps: readonly PlanStep[], now: Date): SupersededWait[] {
   const revoked = new Set(steps.flatMap((s) => s.writes.map((w) => w.effects.settleSuperseded).filter((id) => id !== undefined)));
   const waiting: SupersededWait[] = [];
-  for (const [address, entry] of Object.entries(state)) {
+  for (const address in state) {
+    const entry = state[address]!;
     for (const old of entry.superseded ?? []) {
       if (revoked.has(old.id) || overlapEnded(Date.parse(old.revocableAt), now)) continue;
       waiting.push({ address, kind: entry.kind, id: old.id, ...(old.outputs ? { outputs: old.outputs } : {}), revocableAt: old.revocableAt });

@@ -21,9 +21,9 @@ export interface Removals extends StageResult {
 
 export function planRemovals(given: PlannedInputs): Removals {
   const out: Removals = { ...emptyStage(), removedWith: new Map() };
-  const removing = Object.entries(given.state).filter(([address]) => given.mode === 'destroy' || !given.desiredByAddress.has(address));
-  const removed = new Set(removing.map(([address]) => address));
-  for (const [address, entry] of removing) planRemoval(given, address, entry, removed, out);
+  const removed = new Set<string>();
+  for (const address in given.state) if (given.mode === 'destroy' || !given.desiredByAddress.has(address)) removed.add(address);
+  for (const address of removed) planRemoval(given, address, given.state[address]!, removed, out);
   return out;
 }
 
