@@ -16,7 +16,7 @@ import { accountFacts, AddressBook } from './stages/address-book.js';
 import { readClocks } from './stages/clocks.js';
 import { revokeAfterDelivery } from './stages/deliveries.js';
 import { linkDependencies } from './stages/dependencies.js';
-import { planDesired } from './stages/desired.js';
+import { orderDesired, planDesired } from './stages/desired.js';
 import { indexLive } from './stages/live-account.js';
 import { markOfferedKeys } from './stages/offered-keys.js';
 import { sortSteps } from './stages/order.js';
@@ -55,6 +55,7 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   await new Promise((resolve) => setImmediate(resolve));
   const writeOnly = mode === 'normal' ? await writeOnlyChanges(desired, state, input.state.crypto, input.env) : { statuses: new Map<string, WriteOnlyStatus>(), problems: [] };
   const desiredByAddress = new Map(desired.resources.map((r) => [r.address, r]));
+  const desiredInOrder = mode === 'destroy' ? [] : orderDesired(desired.resources);
   const snapshot = await refreshing;
   // The API's clock, read from the answers of the refresh, and this machine's: what ends access takes the earlier deadline.
   const clocks = readClocks(client.serverNow(), new Date());
@@ -62,7 +63,7 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   // Model names are checked against what the credentials serve: the reads leave before the stages below run.
   const modelsChecked = mode === 'normal' ? checkModels(modelChecks(desired.resources, desiredByAddress, state), client, known, desiredByAddress, parallelism) : Promise.resolve([]);
   modelsChecked.catch(() => undefined);
-  const given: StageInputs = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), known, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
+  const given: StageInputs = { mode, desired, desiredByAddress, desiredInOrder, state, live: indexLive(snapshot), known, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
   const planned = planDesired(given);
   const after: PlannedInputs = { ...given, book: planned.book, known: planned.known, sealing: planned.sealing };
   const removals = planRemovals(after);

@@ -55,6 +55,8 @@ export interface StageInputs {
   readonly mode: Plan['mode'];
   readonly desired: DesiredState;
   readonly desiredByAddress: ReadonlyMap<string, DesiredResource>;
+  /** The desired resources in dependency order (`orderDesired`), the order the desired stage plans them in. */
+  readonly desiredInOrder: readonly DesiredResource[];
   /** State entries by address: what cplane last applied. */
   readonly state: StateData['resources'];
   readonly live: LiveAccount;

@@ -167,14 +167,14 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
   // Field names hold no dot: a path's first segment is its field.
   const observedNames = new Set(observed.map(([name]) => name));
   const replaceFields = named.filter(([, f]) => f.replace).map(([name]) => name);
-  const derivedDiff = ({ desired, live, known, changedSecrets }: DiffRequest<A, L>): KindDiff => {
+  const derivedDiff = ({ desired, live, known, changedSecrets, observed: seen }: DiffRequest<A, L>): KindDiff => {
     const isObserved = (k: string) => observedNames.has(k.includes('.') ? k.slice(0, k.indexOf('.')) : k);
     // What a live object shows of the desired view: with the derived view, the view of the observed fields alone.
     const compared = named.length === 0 ? desiredView({ attributes: desired.attributes, known })
       : spec.desiredView ? Object.fromEntries(Object.entries(spec.desiredView({ attributes: desired.attributes, known })).filter(([k]) => isObserved(k)))
         : viewOf(observed, desired.attributes, known);
     const { ignoreChanges } = desired.lifecycle;
-    const changes = diffViews(compared, view({ live, known }), ignoreChanges);
+    const changes = diffViews(compared, seen ?? view({ live, known }), ignoreChanges);
     changes.push(...sensitiveChanges(changedSecrets, ignoreChanges));
     return { changes };
   };

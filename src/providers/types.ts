@@ -108,6 +108,8 @@ export interface DiffRequest<A extends object, L> {
   known: Known;
   /** Write-only fields (`secret`, `value`, `headers.X`) whose value differs from what was last applied. */
   changedSecrets: string[];
+  /** `view` of `live` with this `known`, when the planner made it already (to compare it with state): not made again. */
+  observed?: View;
 }
 
 /** Why something cannot be planned: a stable code and a sentence; the planner adds the address and its source range. */

@@ -7,7 +7,7 @@
 import type { DesiredResource } from '../../config/types.js';
 import type { Action, PlanStep, StepCause } from '../../plan-model/index.js';
 import { definitionOf } from '../../providers/index.js';
-import type { WriteSpec } from '../../providers/types.js';
+import type { View, WriteSpec } from '../../providers/types.js';
 import type { ResourceState } from '../../state/types.js';
 import type { DesiredWork } from '../stage-inputs.js';
 import { liveChildrenOf, type LiveObject } from './live-account.js';
@@ -21,6 +21,8 @@ export interface ChangeBase {
   adopt?: PlanStep['adopt'];
   /** Paths changed outside cplane that the configuration did not change: setting them back is drift. */
   changedOutside?: ReadonlySet<string>;
+  /** The live object's view, made to find drift: the diff compares with it rather than making it again. */
+  observed?: View;
 }
 
 /** The step for `r` given its live object (none when nothing differs and nothing is adopted), and its problems. */
@@ -34,7 +36,7 @@ export function planChange(given: DesiredWork, r: DesiredResource, found: LiveOb
   // A value delivered from an object this plan issues anew (`deliverTo`) is written again, after it.
   const delivered = Object.entries(r.secrets).filter(([, source]) => 'output' in source && given.sealing.has(source.output.address)).map(([field]) => field);
   const changedSecrets = [...new Set([...(writeOnly?.changed ?? []), ...(typeof requested === 'object' ? requested.rotate : []), ...delivered])];
-  const facts = definition.diff({ desired: r, live: found.live, state: entry, known, changedSecrets });
+  const facts = definition.diff({ desired: r, live: found.live, state: entry, known, changedSecrets, ...(base.observed ? { observed: base.observed } : {}) });
   const problems = (facts.problems ?? []).map((p) => resourceProblem(r, p));
   const expired = entry ? expiredChange(found.identity, known.nowForEnds) : undefined;
   if (expired) facts.changes.push(expired);

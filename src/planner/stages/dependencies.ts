@@ -58,7 +58,9 @@ export function linkDependencies(input: DependencyInput): PlanStep[] {
     if (parent) deps.add(parent.address);
     step.dependsOn = [...deps];
   }
-  for (const [address] of Object.entries(input.state)) {
+  // Only a removal waits for its dependents: without one, the pass over every address in state finds nothing.
+  if (!steps.some((s) => isRemoval(s.action))) return steps;
+  for (const address of Object.keys(input.state)) {
     const dependent = stepOf.get(address);
     if (!dependent) continue;
     for (const dep of previousDependencies(input, address)) {

@@ -31,7 +31,7 @@ export function planDesired(given: StageInputs): DesiredOutcome {
   const book = new AddressBook(given.state);
   const work: DesiredWork = { ...given, book, known: book.known(given.known), sealing: new Set() };
   const out = emptyStage();
-  if (given.mode !== 'destroy') for (const r of orderDesired(given.desired.resources)) planAddress(work, r, out);
+  if (given.mode !== 'destroy') for (const r of given.desiredInOrder) planAddress(work, r, out);
   return { ...out, book, known: work.known, sealing: work.sealing };
 }
 
@@ -95,7 +95,8 @@ function planAddress(given: DesiredWork, r: DesiredResource, out: StageResult): 
   // In state and live (possibly archived).
   const found = liveObjectOf(given.live, entry);
   if (!found) return;
-  const changes = driftOf(given, entry, found.live, r.lifecycle.ignoreChanges);
+  const observed = definition.view({ live: found.live, known });
+  const changes = driftOf(given, entry, observed, r.lifecycle.ignoreChanges);
   if (found.identity.status === 'archived') changes.unshift({ path: 'archived', before: false, after: true });
   if (changes.length > 0) out.drift.push({ address: r.address, kind: r.kind, type: 'changed', changes });
   // Expiry is drift too (never "No changes"): planChange replaces the object.
@@ -109,7 +110,7 @@ function planAddress(given: DesiredWork, r: DesiredResource, out: StageResult): 
   }
   // Every repair of drift says why, so a reviewer reading only the step (Markdown's Why column) knows.
   const repair = found.identity.status === 'archived' ? 'archived outside cplane: unarchiving it' : changes.length > 0 ? `changed outside cplane (${changes.map((c) => c.path).join(', ')}): setting it back` : undefined;
-  change(found, entry, { action: 'update', reason: repair, ...(changes.length > 0 ? { changedOutside: changedOutsideOnly(definition.desiredView({ attributes: r.attributes, known }), changes) } : {}) });
+  change(found, entry, { action: 'update', reason: repair, observed, ...(changes.length > 0 ? { changedOutside: changedOutsideOnly(definition.desiredView({ attributes: r.attributes, known }), changes) } : {}) });
 }
 
 /**
@@ -154,13 +155,12 @@ function parentIdOf(given: StageInputs, r: DesiredResource, entry: ResourceState
   return entry?.parents?.[parent.idField] ?? (typeof local === 'string' ? given.known.idOf(resourceAddress(parent.kind, local)) : undefined);
 }
 
-/** Live values that differ from what cplane last applied, field by field. */
-function driftOf(given: StageInputs, entry: ResourceState, live: unknown, ignore: string[]): FieldChange[] {
+/** Live values (the live object's view, `observed`) that differ from what cplane last applied, field by field. */
+function driftOf(given: StageInputs, entry: ResourceState, observed: View, ignore: string[]): FieldChange[] {
   // An object adopted by a run that stopped before its first write has no inputs yet: nothing to compare.
   if (Object.keys(entry.inputs).length === 0) return [];
   const definition = definitionOf(entry.kind);
   const applied: View = definition.desiredView({ attributes: entry.inputs, known: given.known });
-  const observed = definition.view({ live, known: given.known });
   const changes: FieldChange[] = [];
   for (const path of Object.keys(applied).sort()) {
     if (!(path in observed) || applied[path] === undefined || isIgnored(path, ignore)) continue;

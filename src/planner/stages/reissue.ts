@@ -75,6 +75,7 @@ export function replaceProblems(
   state: StateData['resources'],
   definitionOfResource: (r: DesiredResource) => Pick<KindDefinition, 'writeOnly' | 'relations'>,
 ): PlanProblem[] {
+  if (replace.length === 0) return [];
   const problems: PlanProblem[] = [];
   const known = [...new Set([...desiredByAddress.keys(), ...Object.keys(state)])];
   for (const address of replace) {
