@@ -12,7 +12,7 @@ import { checkModels, modelChecks } from './checks/models.js';
 import { compileConfigured } from './checks/policies.js';
 import { checkSteps } from './checks/run-checks.js';
 import type { MakePlanInput, PlannedInputs, StageInputs } from './stage-inputs.js';
-import { accountFacts, AddressBook } from './stages/address-book.js';
+import { accountFacts, AddressBook, objectsInState } from './stages/address-book.js';
 import { readClocks } from './stages/clocks.js';
 import { revokeAfterDelivery } from './stages/deliveries.js';
 import { linkDependencies } from './stages/dependencies.js';
@@ -50,20 +50,19 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   const state = refactored.state;
   const refreshing = refreshLive({ client, account, desired: mode === 'destroy' ? undefined : desired, state: { ...input.state.data, resources: state }, parallelism });
   refreshing.catch(() => undefined); // awaited below; until then its failure is no unhandled rejection
-  // Work that needs no live data is done while the refresh requests are in flight; yielding once first lets
-  // the requests leave before this CPU work, instead of after it.
+  // Work that needs no live data is done while the refresh requests are in flight (yielding once first lets them leave).
   await new Promise((resolve) => setImmediate(resolve));
   const writeOnly = mode === 'normal' ? await writeOnlyChanges(desired, state, input.state.crypto, input.env) : { statuses: new Map<string, WriteOnlyStatus>(), problems: [] };
   const desiredByAddress = new Map(desired.resources.map((r) => [r.address, r]));
-  const desiredInOrder = mode === 'destroy' ? [] : orderDesired(desired.resources);
+  const [desiredInOrder, inState] = [mode === 'destroy' ? [] : orderDesired(desired.resources), objectsInState(state)];
   const snapshot = await refreshing;
   // The API's clock, read from the answers of the refresh, and this machine's: what ends access takes the earlier deadline.
   const clocks = readClocks(client.serverNow(), new Date());
-  const known = new AddressBook(state).known(accountFacts(account, snapshot.lookups, clocks, desired.directory));
+  const known = new AddressBook(state, inState).known(accountFacts(account, snapshot.lookups, clocks, desired.directory));
   // Model names are checked against what the credentials serve: the reads leave before the stages below run.
   const modelsChecked = mode === 'normal' ? checkModels(modelChecks(desired.resources, desiredByAddress, state), client, known, desiredByAddress, parallelism) : Promise.resolve([]);
   modelsChecked.catch(() => undefined);
-  const given: StageInputs = { mode, desired, desiredByAddress, desiredInOrder, state, live: indexLive(snapshot), known, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
+  const given: StageInputs = { mode, desired, desiredByAddress, desiredInOrder, state, objectsInState: inState, live: indexLive(snapshot), known, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
   const planned = planDesired(given);
   const after: PlannedInputs = { ...given, book: planned.book, known: planned.known, sealing: planned.sealing };
   const removals = planRemovals(after);

@@ -8,7 +8,7 @@ import type { DesiredResource, DesiredState } from '../config/types.js';
 import type { Drift, Plan, PlanStep, StepClass, Unreadable } from '../plan-model/index.js';
 import type { Known } from '../providers/types.js';
 import type { StateData } from '../state/types.js';
-import type { AddressBook } from './stages/address-book.js';
+import type { AddressBook, ObjectsInState } from './stages/address-book.js';
 import type { LiveAccount } from './stages/live-account.js';
 import type { PlanProblem } from './problems.js';
 import type { Refactoring } from './stages/refactoring.js';
@@ -59,6 +59,8 @@ export interface StageInputs {
   readonly desiredInOrder: readonly DesiredResource[];
   /** State entries by address: what cplane last applied. */
   readonly state: StateData['resources'];
+  /** State's addresses by kind and remote id. */
+  readonly objectsInState: ObjectsInState;
   readonly live: LiveAccount;
   /** What kinds may ask while planning, with the ids state records (the desired stage's outcome has the plan's). */
   readonly known: Known;

@@ -23,22 +23,40 @@ export function accountFacts(account: string, found: LookupResults, clocks: Plan
   return { account, now: clocks.api, nowForEnds: clocks.forEnds, find: finder(found), list: lister(found), directory };
 }
 
-/** Per kind, remote id -> address. */
-type ByObject = Map<ResourceKind, Map<string, string | null>>;
+/** Per kind, remote id -> the address state records for it. */
+export type ObjectsInState = ReadonlyMap<ResourceKind, ReadonlyMap<string, string>>;
+
+/** Per kind, remote id -> the address that manages it now, or null for an object its address replaces. */
+type ChangedOwners = Map<ResourceKind, Map<string, string | null>>;
+
+/** State's addresses by object; make-plan.ts makes it while the refresh requests are in flight. */
+export function objectsInState(resources: StateData['resources']): ObjectsInState {
+  const index = new Map<ResourceKind, Map<string, string>>();
+  for (const address in resources) {
+    const entry = resources[address]!;
+    let ids = index.get(entry.kind);
+    if (!ids) index.set(entry.kind, (ids = new Map()));
+    ids.set(entry.id, address);
+  }
+  return index;
+}
 
 // The book is made for every plan (twice: make-plan.ts's for the checks of models, and the desired stage's) and
-// asked about every address, so it keeps only what the plan changes and reads the rest from state: copying 10,000
-// entries into maps keyed by `kind:id` strings was a measurable part of a plan (docs/performance.md, "Plan").
+// asked about every address, so it keeps only what the plan changes and reads the rest from state and from
+// `objectsInState`: copying 10,000 entries into maps keyed by `kind:id` strings, after the refresh, was a
+// measurable part of a plan (docs/performance.md, "Plan").
 export class AddressBook {
   /** Address -> remote id, for the addresses adopted by this plan; every other address has its state's id. */
   private readonly adopted = new Map<string, string>();
-  /** The owners this plan changed: the address adopting an object, or null for an object its address replaces. */
-  private readonly changedOwners: ByObject = new Map();
-  /** The address state records for each object (never changed by the plan), indexed on the first question. */
-  private stateIndex: ByObject | undefined;
+  /** The owners this plan changed. */
+  private readonly changedOwners: ChangedOwners = new Map();
   private readonly pending = new Set<string>();
 
-  constructor(private readonly resources: StateData['resources']) {}
+  /** `inState`, when not given, is made on the first question that needs it. */
+  constructor(
+    private readonly resources: StateData['resources'],
+    private inState?: ObjectsInState,
+  ) {}
 
   /** The remote id of an address when it is known now and survives this plan. */
   idOf(address: string): string | undefined {
@@ -52,7 +70,8 @@ export class AddressBook {
 
   /** The address state records for the object `id` of `kind`. */
   stateAddressOf(kind: ResourceKind, id: string): string | undefined {
-    return this.inState().get(kind)?.get(id) ?? undefined;
+    this.inState ??= objectsInState(this.resources);
+    return this.inState.get(kind)?.get(id);
   }
 
   /** The address that manages the live object `id` of `kind` now (in state, or adopted by this plan). */
@@ -64,14 +83,14 @@ export class AddressBook {
   /** The address gets a new remote object in this plan. */
   markPending(address: string, kind: ResourceKind): void {
     const old = this.currentId(address);
-    if (old !== undefined) setIn(this.changedOwners, kind, old, null);
+    if (old !== undefined) this.setOwner(kind, old, null);
     this.pending.add(address);
   }
 
   /** The address takes the live object `id` under management. */
   adopt(address: string, kind: ResourceKind, id: string): void {
     this.adopted.set(address, id);
-    setIn(this.changedOwners, kind, id, address);
+    this.setOwner(kind, id, address);
   }
 
   /** What kind definitions may ask while planning: the account's facts, and ids and names from this book. */
@@ -90,20 +109,9 @@ export class AddressBook {
     return this.adopted.get(address) ?? this.resources[address]?.id;
   }
 
-  private inState(): ByObject {
-    if (!this.stateIndex) {
-      this.stateIndex = new Map();
-      for (const address in this.resources) {
-        const entry = this.resources[address]!;
-        setIn(this.stateIndex, entry.kind, entry.id, address);
-      }
-    }
-    return this.stateIndex;
+  private setOwner(kind: ResourceKind, id: string, address: string | null): void {
+    let ids = this.changedOwners.get(kind);
+    if (!ids) this.changedOwners.set(kind, (ids = new Map()));
+    ids.set(id, address);
   }
-}
-
-function setIn(index: ByObject, kind: ResourceKind, id: string, address: string | null): void {
-  let ids = index.get(kind);
-  if (!ids) index.set(kind, (ids = new Map()));
-  ids.set(id, address);
 }

@@ -28,7 +28,7 @@ import { createChanges, inputsOf, makeStep, setPath } from '../steps.js';
 export type DesiredOutcome = StageResult & AddressDecisions;
 
 export function planDesired(given: StageInputs): DesiredOutcome {
-  const book = new AddressBook(given.state);
+  const book = new AddressBook(given.state, given.objectsInState);
   const work: DesiredWork = { ...given, book, known: book.known(given.known), sealing: new Set() };
   const out = emptyStage();
   if (given.mode !== 'destroy') for (const r of given.desiredInOrder) planAddress(work, r, out);
