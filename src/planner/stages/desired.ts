@@ -9,7 +9,7 @@
  * its outputs, beside the steps.
  */
 import { routes } from '../../api/routes.js';
-import type { DesiredResource, ResourceKind } from '../../config/types.js';
+import type { DesiredResource } from '../../config/types.js';
 import { depthFirstOrder } from '../../graph/index.js';
 import { resourceAddress, type FieldChange, type PlanStep, type StepCause } from '../../plan-model/index.js';
 import { kindOrder, parentOf, definitionOf } from '../../providers/index.js';
