@@ -6,7 +6,7 @@
  * Removing it from the configuration disables the export.
  */
 import type { OtelExportT } from '../api/shapes.js';
-import type { OtelExportAttributes, SecretSource } from '../config/types.js';
+import type { SecretSource } from '../config/types.js';
 import type { LifecycleConfig } from '../config/config-file.js';
 import { resourceAddress, type Template } from '../plan-model/index.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
@@ -24,6 +24,16 @@ export interface OtelExportConfig {
   headers?: Record<string, SecretSource>;
   lifecycle?: LifecycleConfig<'enabled' | 'endpoint' | 'exportMetrics' | 'exportTraces' | 'headers' | `headers.${string}`>;
   dependsOn?: string[];
+}
+
+export interface OtelExportAttributes {
+  gateway: string;
+  enabled: boolean;
+  endpoint: string | null;
+  exportMetrics: boolean;
+  exportTraces: boolean;
+  /** Names of the headers; their values are secrets (see `secrets`, keys `headers.<Name>`). */
+  headerNames: string[];
 }
 
 /** The export settings of one gateway (the API's document does not name its gateway). */
