@@ -6,37 +6,37 @@
  * Providers report facts and writes; the stages decide.
  */
 import { PLAN_FORMAT_VERSION, type Plan } from '../plan-model/index.js';
-import { AddressBook } from './address-book.js';
+import { AddressBook } from './stages/address-book.js';
 import type { MakePlanInput, StageInputs } from './stage-inputs.js';
-import { linkDependencies } from './dependencies.js';
-import { planDesired } from './desired.js';
-import { revokeAfterDelivery } from './deliveries.js';
-import { endingSoon } from './ends.js';
+import { linkDependencies } from './stages/dependencies.js';
+import { planDesired } from './stages/desired.js';
+import { revokeAfterDelivery } from './stages/deliveries.js';
+import { endingSoon } from './checks/ends.js';
 import { PlanError } from './errors.js';
-import { checkPolicies, compileConfigured } from './policies.js';
+import { checkPolicies, compileConfigured } from './checks/policies.js';
 import { openSandbox, type Compiled, type Sandbox } from '../policy/index.js';
-import { indexLive } from './live-account.js';
-import { sortSteps } from './order.js';
-import { refreshLive } from './refresh.js';
-import { replaceProblems, supersededWaiting } from './reissue.js';
+import { indexLive } from './stages/live-account.js';
+import { sortSteps } from './stages/order.js';
+import { refreshLive } from './stages/refresh.js';
+import { replaceProblems, supersededWaiting } from './stages/reissue.js';
 import { definitionOf } from '../providers/index.js';
-import { forgetSteps, resolveRefactoring, withMoves } from './refactoring.js';
-import { planRemovals } from './removals.js';
-import { summarize } from './summary.js';
-import { scopeToTargets } from './targets.js';
+import { forgetSteps, resolveRefactoring, withMoves } from './stages/refactoring.js';
+import { planRemovals } from './stages/removals.js';
+import { summarize } from './stages/summary.js';
+import { scopeToTargets } from './stages/targets.js';
 import { version as cplaneVersion } from '../version.js';
-import { uncheckedWriteOnly, writeOnlyChanges, type WriteOnlyStatus } from './write-only-values.js';
-import { withoutValue } from './without-value.js';
-import { grantsWithoutValue } from './grants-without-value.js';
-import { notVerifiable } from './not-verifiable.js';
-import { pendingWritesOf } from './pending-writes.js';
-import { planSpend } from './spend.js';
-import { checkModels, modelChecks } from './models.js';
-import { dueItems } from './due.js';
+import { uncheckedWriteOnly, writeOnlyChanges, type WriteOnlyStatus } from './stages/write-only-values.js';
+import { withoutValue } from './checks/without-value.js';
+import { grantsWithoutValue } from './checks/grants-without-value.js';
+import { notVerifiable } from './checks/not-verifiable.js';
+import { pendingWritesOf } from './stages/pending-writes.js';
+import { planSpend } from './checks/spend.js';
+import { checkModels, modelChecks } from './checks/models.js';
+import { dueItems } from './checks/due.js';
 import type { PlanProblem } from './problems.js';
-import { readClocks } from './clocks.js';
-import { withholdByClass } from './withheld.js';
-import { markOfferedKeys } from './offered-keys.js';
+import { readClocks } from './stages/clocks.js';
+import { withholdByClass } from './stages/withheld.js';
+import { markOfferedKeys } from './stages/offered-keys.js';
 
 /** The addresses `--rewrap` writes again: in state, with a value of the field their kind wraps for readers. */
 function rewrapAddresses(desired: MakePlanInput['desired'], state: MakePlanInput['state']['data']['resources']): string[] {

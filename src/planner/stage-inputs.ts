@@ -8,11 +8,11 @@ import type { DesiredResource, DesiredState } from '../config/types.js';
 import type { Drift, Plan, PlanStep, StepClass, Unreadable } from '../plan-model/index.js';
 import type { Known } from '../providers/types.js';
 import type { StateData } from '../state/types.js';
-import type { AddressBook } from './address-book.js';
-import type { LiveAccount } from './live-account.js';
+import type { AddressBook } from './stages/address-book.js';
+import type { LiveAccount } from './stages/live-account.js';
 import type { PlanProblem } from './problems.js';
-import type { Refactoring } from './refactoring.js';
-import type { Fingerprinter, WriteOnlyStatus } from './write-only-values.js';
+import type { Refactoring } from './stages/refactoring.js';
+import type { Fingerprinter, WriteOnlyStatus } from './stages/write-only-values.js';
 
 /** What the planner needs of the state store: its data, and fingerprints of write-only values. */
 export interface PlanState {

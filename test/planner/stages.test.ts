@@ -2,12 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredResource } from '../../src/config/types.js';
 import type { PlanStep } from '../../src/plan-model/index.js';
-import { readClocks } from '../../src/planner/clocks.js';
-import { AddressBook } from '../../src/planner/address-book.js';
-import { linkDependencies } from '../../src/planner/dependencies.js';
+import { readClocks } from '../../src/planner/stages/clocks.js';
+import { AddressBook } from '../../src/planner/stages/address-book.js';
+import { linkDependencies } from '../../src/planner/stages/dependencies.js';
 import type { PlanProblem } from '../../src/planner/problems.js';
-import { summarize } from '../../src/planner/summary.js';
-import { scopeToTargets, type TargetInput } from '../../src/planner/targets.js';
+import { summarize } from '../../src/planner/stages/summary.js';
+import { scopeToTargets, type TargetInput } from '../../src/planner/stages/targets.js';
 import type { ResourceState } from '../../src/state/types.js';
 
 const step = (address: string, action: PlanStep['action'] = 'create', dependsOn: string[] = []): PlanStep => ({
