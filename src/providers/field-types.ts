@@ -1,6 +1,6 @@
 /**
  * A kind's TypeScript types computed from its field declarations, as api/operations.ts computes the wire's from
- * its schemas: the fields are declared `as const` (so each JSON Schema keeps its literal `type`, `enum`,
+ * its schemas (and the paths inside an object field, at run time and as a type): the fields are declared `as const` (so each JSON Schema keeps its literal `type`, `enum`,
  * `properties` and `required`), and these mapped and conditional types read them. The entry type (what a
  * configuration file holds) and the attributes (what the planner compares) are never written by hand, so they
  * cannot drift from the schema the loader validates with: a field added, renamed or retyped changes both.
@@ -89,3 +89,14 @@ export type AttributesOf<F, Parent extends string = never> = Simplify<
   { -readonly [K in keyof F as F[K] extends { writeOnly: true } ? never : AlwaysPresent<F[K]> extends true ? never : K]?: AttributeOf<F[K]> } &
   ([Carried<F>] extends [never] ? unknown : { [K in keyof Carried<F> & string]?: Exclude<Carried<F>[K], undefined> })
 >;
+
+/** The paths inside an object schema's properties, each before the paths inside it: `settings.cache`, `settings.cache.enabled`. */
+export type PathsInside<Name extends string, S> = S extends { properties: infer P }
+  ? { [K in keyof P & string]: `${Name}.${K}` | PathsInside<`${Name}.${K}`, P[K]> }[keyof P & string]
+  : never;
+
+/** The paths inside the field `name` whose schema is `schema` (a field's `paths`: what `ignoreChanges` may name inside it). */
+export function pathsInside<Name extends string, S extends object>(name: Name, schema: S): readonly PathsInside<Name, S>[] {
+  const properties = (schema as { properties?: Record<string, object> }).properties ?? {};
+  return Object.entries(properties).flatMap(([key, inner]) => [`${name}.${key}`, ...pathsInside(`${name}.${key}`, inner)]) as PathsInside<Name, S>[];
+}

@@ -12,18 +12,11 @@ import { vendors } from './lookups.js';
 import type { OtelExportConfig } from './otel-export.js';
 import type { TokenConfig } from './gateway-token.js';
 import { defineKind, LOCAL_NAME } from './define-kind.js';
-import type { AttributesOf, EntryOf, Fields, FromSchema } from './field-types.js';
+import { pathsInside, type AttributesOf, type EntryOf, type Fields, type FromSchema } from './field-types.js';
 import type { Known, Problem } from './types.js';
 import { byCodeUnit, flatten, nullWhenNotFound, ref, sortedSet, unknownVendor } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
-/** Paths inside a gateway's settings that `ignoreChanges` may name (as the plan shows them). */
-const settingsPaths = [
-  'settings.requestsPerMinute', 'settings.tokensPerMinute', 'settings.spendLimitUsd', 'settings.window',
-  'settings.guardrails', 'settings.guardrails.blockPii', 'settings.guardrails.blockedTerms', 'settings.guardrails.maxInputTokens',
-  'settings.cache', 'settings.cache.enabled', 'settings.cache.ttlSeconds',
-] as const;
-export type GatewaySettingsPath = (typeof settingsPaths)[number];
 /** Fields PATCH /gateways/{id} takes under the same name as the configuration. */
 const plainFields = ['name', 'slug', 'defaultModel'] as const;
 
@@ -124,6 +117,9 @@ const settingsSchema = {
 } as const;
 /** Gateway settings as written in configuration: only the given keys are managed. */
 export type GatewaySettingsConfig = FromSchema<typeof settingsSchema>;
+/** Paths inside a gateway's settings that `ignoreChanges` may name (as the plan shows them), from the settings' schema. */
+const settingsPaths = pathsInside('settings', settingsSchema);
+export type GatewaySettingsPath = (typeof settingsPaths)[number];
 
 const fields = {
   project: {

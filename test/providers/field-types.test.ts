@@ -6,11 +6,11 @@
  */
 import { describe, expect, expectTypeOf, test } from 'vitest';
 import type { SecretSource } from '../../src/config/types.js';
-import type { FromSchema } from '../../src/providers/field-types.js';
+import { pathsInside, type FromSchema, type PathsInside } from '../../src/providers/field-types.js';
 import {
   credentialKind, gatewayTokenKind, projectKind, recordKind,
   type CredentialAttributes, type CredentialConfig, type GatewayAttributes, type GatewayConfig, type GatewaySettingsConfig,
-  type GatewayTokenAttributes, type ProjectAttributes, type ProjectConfig, type RecordAttributes, type RecordConfig, type TokenConfig,
+  type GatewaySettingsPath, type GatewayTokenAttributes, type ProjectAttributes, type ProjectConfig, type RecordAttributes, type RecordConfig, type TokenConfig,
 } from '../../src/providers/index.js';
 
 describe('FromSchema', () => {
@@ -24,6 +24,19 @@ describe('FromSchema', () => {
     expectTypeOf<FromSchema<{ if: { type: 'string' }; then: { type: 'string' }; else: { type: 'integer' } }>>().toEqualTypeOf<string | number>();
     // A `$ref` to a definition the types do not know cannot be used by mistake.
     expectTypeOf<FromSchema<{ $ref: '#/$defs/noSuchDefinition' }>>().toBeNever();
+  });
+});
+
+describe('paths inside an object field', () => {
+  test('each path before the paths inside it, at run time and as a type', () => {
+    const schema = { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'object', properties: { c: { type: 'boolean' } } } } } as const;
+    expect(pathsInside('x', schema)).toEqual(['x.a', 'x.b', 'x.b.c']);
+    expectTypeOf<PathsInside<'x', typeof schema>>().toEqualTypeOf<'x.a' | 'x.b' | 'x.b.c'>();
+    expectTypeOf<GatewaySettingsPath>().toEqualTypeOf<
+      | 'settings.requestsPerMinute' | 'settings.tokensPerMinute' | 'settings.spendLimitUsd' | 'settings.window'
+      | 'settings.guardrails' | 'settings.guardrails.blockPii' | 'settings.guardrails.blockedTerms' | 'settings.guardrails.maxInputTokens'
+      | 'settings.cache' | 'settings.cache.enabled' | 'settings.cache.ttlSeconds'
+    >();
   });
 });
 
