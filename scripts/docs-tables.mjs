@@ -105,7 +105,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const docsAt = args.indexOf('--docs');
   const dir = docsAt >= 0 ? args[docsAt + 1] : root;
-  const problems = checkTables(dir, generateTables(await loadRegistry()), { write: args.includes('--write') });
+  const registry = await loadRegistry().catch((error) => {
+    console.error(`scripts/docs-tables.mjs: cannot load the kind registry (src/providers/index.ts): ${error.message}\nIf src/generated/ is missing, run npm run build first.`);
+    process.exit(2);
+  });
+  const problems = checkTables(dir, generateTables(registry), { write: args.includes('--write') });
   for (const line of problems) console.error(line);
   process.exitCode = problems.length > 0 ? 1 : 0;
 }
