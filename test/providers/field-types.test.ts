@@ -10,7 +10,7 @@ import { pathsInside, type FromSchema, type PathsInside } from '../../src/provid
 import {
   credentialKind, gatewayTokenKind, projectKind, recordKind,
   type CredentialAttributes, type CredentialConfig, type GatewayAttributes, type GatewayConfig, type GatewaySettingsConfig,
-  type GatewaySettingsPath, type GatewayTokenAttributes, type ProjectAttributes, type ProjectConfig, type RecordAttributes, type RecordConfig, type TokenConfig,
+  type GatewaySettingsPath, type GatewayTokenAttributes, type OtelExportAttributes, type OtelExportConfig, type ProjectAttributes, type ProjectConfig, type RecordAttributes, type RecordConfig, type TokenConfig,
 } from '../../src/providers/index.js';
 
 describe('FromSchema', () => {
@@ -46,6 +46,7 @@ describe('entry types', () => {
     expectTypeOf<CredentialConfig['provider']>().toEqualTypeOf<string>();
     expectTypeOf<CredentialConfig['secret']>().toEqualTypeOf<SecretSource>();
     expectTypeOf<TokenConfig['spendWindow']>().toEqualTypeOf<'daily' | 'weekly' | 'monthly' | null | undefined>();
+    expectTypeOf<OtelExportConfig['headers']>().toEqualTypeOf<Record<string, SecretSource> | undefined>();
     expectTypeOf<GatewaySettingsConfig['window']>().toEqualTypeOf<'minute' | 'hour' | 'day' | 'month' | undefined>();
     expectTypeOf<NonNullable<RecordConfig['grants']>['users']>().toEqualTypeOf<(string | { name: string; until?: string; reason?: string })[] | undefined>();
   });
@@ -63,10 +64,12 @@ describe('entry types', () => {
     const wrongSetting: GatewaySettingsConfig = { cache: { size: 1 } };
     // @ts-expect-error ignoreChanges names only a field shown in the plan (renewBeforeDays is not)
     const notIgnorable: TokenConfig = { scopes: ['run'], lifecycle: { ignoreChanges: ['renewBeforeDays'] } };
+    // @ts-expect-error an OTel export's ignoreChanges names its fields and headers.<Name> only
+    const otelPath: OtelExportConfig = { lifecycle: { ignoreChanges: ['headerz.Authorization'] } };
     // @ts-expect-error ignoreChanges never names the gateway's project (it moves only with the object)
     const parentIgnored: GatewayConfig = { project: 'p', defaultModel: 'm', credentials: ['c'], lifecycle: { ignoreChanges: ['project'] } };
     const settingsPath: GatewayConfig = { project: 'p', defaultModel: 'm', credentials: ['c'], lifecycle: { ignoreChanges: ['settings.cache.ttlSeconds'] } };
-    expect([noSecret, unknownKey, wrongType, wrongWindow, wrongSetting, notIgnorable, parentIgnored, settingsPath]).toHaveLength(8);
+    expect([noSecret, unknownKey, wrongType, wrongWindow, wrongSetting, notIgnorable, otelPath, parentIgnored, settingsPath]).toHaveLength(9);
   });
 });
 
@@ -74,6 +77,7 @@ describe('attribute types', () => {
   test('a field with a default or required is always present; a write-only one never is', () => {
     expectTypeOf<ProjectAttributes>().toEqualTypeOf<{ name: string; description: string; active: boolean }>();
     expectTypeOf<CredentialAttributes>().toEqualTypeOf<{ provider: string; label: string; baseUrl: string | null }>();
+    expectTypeOf<OtelExportAttributes>().toEqualTypeOf<{ gateway: string; enabled: boolean; endpoint: string | null; exportMetrics: boolean; exportTraces: boolean; headerNames: string[] }>();
     expectTypeOf<GatewayAttributes['defaultProvider']>().toEqualTypeOf<string>();
     expectTypeOf<GatewayAttributes['settings']>().toEqualTypeOf<GatewaySettingsConfig | undefined>();
   });
