@@ -67,7 +67,8 @@ function planAddress(given: DesiredWork, r: DesiredResource, out: StageResult): 
     if (step.writes.some((w) => w.effects.seal)) given.sealing.add(step.address);
   };
 
-  if (entry && isDeletedLive(given.live, entry)) {
+  const found = entry && liveObjectOf(given.live, entry);
+  if (entry && isDeletedLive(given.live, entry, found)) {
     const gone = goneReason(given.live, entry);
     out.drift.push({ address: r.address, kind: r.kind, type: 'deleted', reason: gone, changes: [] });
     if (mode === 'refresh-only') out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'no-op', reason: gone, changes: [], writes: [], forget: true, causes: ['deleted-outside'] }));
@@ -93,7 +94,6 @@ function planAddress(given: DesiredWork, r: DesiredResource, out: StageResult): 
   }
 
   // In state and live (possibly archived).
-  const found = liveObjectOf(given.live, entry);
   if (!found) return;
   const observed = definition.view({ live: found.live, known });
   const changes = driftOf(given, entry, observed, r.lifecycle.ignoreChanges);

@@ -66,9 +66,8 @@ function parentGone(account: LiveAccount, entry: ResourceState): boolean {
   return !found || found.identity.status === 'gone';
 }
 
-/** The state entry's object was deleted outside cplane (or went with its parent). */
-export function isDeletedLive(account: LiveAccount, entry: ResourceState): boolean {
-  const found = liveObjectOf(account, entry);
+/** The state entry's object (`found`, when the caller looked it up already) was deleted outside cplane (or went with its parent). */
+export function isDeletedLive(account: LiveAccount, entry: ResourceState, found = liveObjectOf(account, entry)): boolean {
   return !found || found.identity.status === 'gone' || parentGone(account, entry);
 }
 

@@ -37,7 +37,7 @@ function planRemoval(given: PlannedInputs, address: string, entry: ResourceState
     return;
   }
   const found = liveObjectOf(given.live, entry);
-  const deleted = isDeletedLive(given.live, entry);
+  const deleted = isDeletedLive(given.live, entry, found);
   if (given.mode === 'refresh-only') {
     if (deleted) {
       const gone = goneReason(given.live, entry);
