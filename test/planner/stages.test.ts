@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { DesiredResource } from '../../src/config/types.js';
 import type { PlanStep } from '../../src/plan-model/index.js';
 import { readClocks } from '../../src/planner/stages/clocks.js';
-import { accountFacts, AddressBook } from '../../src/planner/stages/address-book.js';
+import { accountFacts, AddressBook, objectsInState } from '../../src/planner/stages/address-book.js';
 import { linkDependencies } from '../../src/planner/stages/dependencies.js';
 import type { PlanProblem } from '../../src/planner/problems.js';
 import { summarize } from '../../src/planner/stages/summary.js';
@@ -93,6 +93,33 @@ describe('address book', () => {
     book.adopt('project.b', 'project', 'p2');
     expect([known.idOf('project.b'), known.nameOf('project', 'p2'), book.isManaged('project', 'p2')]).toEqual(['p2', 'b', true]);
     expect(book.stateAddressOf('project', 'p1')).toBe('project.a');
+  });
+
+  it('answers the same from the index of state made beforehand, and never changes that index nor state', () => {
+    const state = { 'project.a': entry('project', 'p1'), 'gateway.g': entry('gateway', 'p1'), 'project.c': entry('project', 'p3') };
+    const index = objectsInState(state);
+    const asked = (book: AddressBook) => {
+      book.markPending('project.a', 'project');
+      book.adopt('project.b', 'project', 'p2');
+      book.markPending('project.b', 'project');
+      book.adopt('project.d', 'project', 'p3');
+      const known = book.known(accountFacts('acct', new Map(), readClocks(new Date(), new Date())));
+      return {
+        ids: ['project.a', 'project.b', 'project.c', 'project.d', 'gateway.g'].map((a) => known.idOf(a)),
+        owners: [book.ownerOf('project', 'p1'), book.ownerOf('gateway', 'p1'), book.ownerOf('project', 'p2'), book.ownerOf('project', 'p3')],
+        inState: [book.stateAddressOf('project', 'p1'), book.stateAddressOf('project', 'p3'), book.stateAddressOf('project', 'p2')],
+      };
+    };
+    const expected = {
+      // A pending address has no id; an adopted one has the adopted id; a kind is part of an object's identity.
+      ids: [undefined, undefined, 'p3', 'p3', 'p1'],
+      owners: [undefined, 'gateway.g', undefined, 'project.d'],
+      inState: ['project.a', 'project.c', undefined],
+    };
+    expect(asked(new AddressBook(state, index))).toEqual(expected);
+    expect(asked(new AddressBook(state))).toEqual(expected);
+    expect(objectsInState(state)).toEqual(index);
+    expect(Object.keys(state)).toEqual(['project.a', 'gateway.g', 'project.c']);
   });
 });
 

@@ -20,6 +20,16 @@ describe('project', () => {
     expect(writes.map((w) => [w.operation, w.body])).toEqual([['updateProject', { name: 'payments-2', description: 'old', isActive: false }]]);
   });
 
+  it('compares with the live view the planner made already (`observed`), the same as with the one it would make', () => {
+    const want = desired(projectKind, 'project.payments', { name: 'payments', description: 'old', active: true });
+    const observed = projectKind.view({ live: project, known: look });
+    expect(projectKind.diff({ desired: want, live: project, known: look, changedSecrets: [], observed }).changedKeys).toEqual([]);
+    // The view given is the one compared: the live object is not viewed again.
+    const renamed = { ...observed, name: 'renamed-outside' };
+    const facts = projectKind.diff({ desired: want, live: project, known: look, changedSecrets: [], observed: renamed });
+    expect(facts.changes).toEqual([{ path: 'name', before: 'renamed-outside', after: 'payments' }]);
+  });
+
   it('unarchives an archived project before updating it', () => {
     const want = desired(projectKind, 'project.payments', { name: 'payments', description: 'old', active: true });
     const facts = projectKind.diff({ desired: want, live: { ...project, archived: true }, known: look, changedSecrets: [] });
