@@ -225,9 +225,36 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
   }
 
   wireDeliveries(declared, sink);
+  checkPrincipals(declared, sink);
   checkExplicitDependencies(declared, sink);
   checkCycles(declared, sink);
   return [...declared.values()].map((d) => d.resource);
+}
+
+/**
+ * The principals the kinds declare they touch (kind-block.ts `Touch`): a configuration that removes a principal
+ * and also grants it access or creates it would have both done on every apply, one undoing the other (a role given
+ * to a group another entry deletes fails once the group is gone, and is proposed again forever). Each such use is
+ * refused where it is written, naming the removal.
+ */
+function checkPrincipals(declared: Map<string, Declared>, sink: DiagnosticSink): void {
+  const uses = [...declared.values()].flatMap((d) => (d.block.touches ?? []).flatMap((touch) => {
+    const name = (d.resource.attributes as Record<string, unknown>)[touch.attribute];
+    return typeof name === 'string' ? [{ ...d, touch, name, key: `${touch.principal} ${name}` }] : [];
+  }));
+  const removals = new Map(uses.filter((u) => u.touch.as === 'removes').map((u) => [u.key, u]));
+  for (const use of uses) {
+    const removal = removals.get(use.key);
+    if (!removal || use.touch.as === 'removes') continue;
+    const there = rangeAt(removal.file, valueOffset(removal.file, removal.entry, removal.touch.attribute, removal.at));
+    const offset = valueOffset(use.file, use.entry, use.touch.attribute, use.at);
+    sink.push(diagnosticAt(use.file, offset, {
+      code: 'principal_removed',
+      summary: `${use.resource.address} ${use.touch.as === 'grants' ? 'gives' : 'creates'} ${use.touch.principal} ${use.name}${use.touch.as === 'grants' ? ' access' : ''}, which ${removal.resource.address} deletes (${there.file}:${there.line}:${there.col})`,
+      detail: `Both would be applied on every run. Remove this entry, or the deletion of ${use.touch.principal} ${use.name}.`,
+      end: offset + use.name.length,
+    }));
+  }
 }
 
 /** The name of a list item: the name itself, or the `name` of an item written as an object. */

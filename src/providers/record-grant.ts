@@ -13,7 +13,7 @@
  */
 import type { RecordMetaT, ServiceAccountT } from '../api/shapes.js';
 import { keyIdOf } from '@cplane/sdk/internal/key-id';
-import type { Entry } from '../config/kind-block.js';
+import type { Entry, Touch } from '../config/kind-block.js';
 import type { Directory, DirectorySection } from '../config/types.js';
 import { resourceAddress, type Template, type WrapTarget } from '../plan-model/index.js';
 import { serviceAccounts } from './lookups.js';
@@ -62,6 +62,8 @@ export interface ReaderKind {
   kind: string;
   /** The key of `grants` that lists them, and the key of the records list's `grants` holding their ids. */
   section: 'serviceAccounts' | 'users' | 'groups';
+  /** The principal a grant gives access to the record. */
+  principal: Touch['principal'];
   liveIds: 'service_account_ids' | 'user_ids' | 'group_ids';
   noun: string;
   /** How the export report counts them (`Service Account grant`). */
@@ -100,6 +102,7 @@ function nameInDirectory(directory: Directory, section: 'users' | 'groups', id: 
 export const serviceAccountReaders: ReaderKind = {
   kind: 'service_account_grant',
   section: 'serviceAccounts',
+  principal: 'service_account',
   liveIds: 'service_account_ids',
   noun: 'Service Account',
   exportNoun: 'Service Account grant',
@@ -119,6 +122,7 @@ export const serviceAccountReaders: ReaderKind = {
 export const userReaders: ReaderKind = {
   kind: 'user_share',
   section: 'users',
+  principal: 'user',
   liveIds: 'user_ids',
   noun: 'user',
   exportNoun: 'user share',
@@ -132,6 +136,7 @@ export const userReaders: ReaderKind = {
 export const groupReaders: ReaderKind = {
   kind: 'group_share',
   section: 'groups',
+  principal: 'group',
   liveIds: 'group_ids',
   noun: 'group',
   exportNoun: 'group share',
@@ -252,6 +257,7 @@ export function grantKind(readers: ReaderKind) {
         ...(typeof entry.reason === 'string' ? { reason: entry.reason } : {}),
       }),
       ...(readers.section === 'serviceAccounts' ? {} : { references: [{ attribute: 'name', directory: readers.section }] }),
+      touches: [{ principal: readers.principal, attribute: 'reader', as: 'grants' }],
     },
     ...(readers.section === 'serviceAccounts' ? { lookups: [serviceAccounts] } : {}),
     relations: { missingAs: 'revoked' },
