@@ -34,8 +34,8 @@ export function principalEdges(
     for (const touch of touchesOf(step.kind)) {
       const name = attributesOf(step.address)?.[touch.attribute];
       if (typeof name !== 'string') continue;
-      // A deletion that leaves the configuration is no longer done: it takes nothing away.
-      if (touch.as === 'removes' && isRemoval(step.action)) continue;
+      // A deletion that leaves the configuration (removed, or forgotten) is no longer done: it takes nothing away.
+      if (touch.as === 'removes' && (isRemoval(step.action) || step.action === 'forget')) continue;
       const use: Use = touch.as === 'removes' || (touch.as === 'creates' && isRemoval(step.action)) ? 'takes away' : touch.as;
       const key = `${touch.principal} ${name}`;
       byPrincipal.set(key, [...(byPrincipal.get(key) ?? []), { address: step.address, use }]);
