@@ -48,9 +48,13 @@ function referrersInState(state: StateData['resources'], address: string): { add
   return out.sort((a, b) => (a.address < b.address ? -1 : 1));
 }
 
-/** What lives under `address` in state and is declared inside it (its address follows the parent's, see `movedWithParent`). */
+/**
+ * What lives under `address` in state and is declared inside it, at every depth (a project's records, and their
+ * grants, shares and owner): its address follows the parent's, see `movedWithParent`.
+ */
 export function childrenInState(state: StateData['resources'], address: string): string[] {
-  return referrersInState(state, address).map((r) => r.address).filter((child) => childDestination(child, address, address) !== undefined);
+  const direct = referrersInState(state, address).map((r) => r.address).filter((child) => childDestination(child, address, address) !== undefined);
+  return direct.flatMap((child) => [child, ...childrenInState(state, child)]);
 }
 
 /**
@@ -63,21 +67,27 @@ export function childDestination(child: string, from: string, to: string): strin
 }
 
 /**
- * The renames one move makes in state: the object itself and what is declared inside it, each with its entry as
- * it reads afterwards (fingerprints keep the address they were made for, since they cannot be made again without
- * the secret). Every entry that names the moved object by its local name (a token's gateway, a gateway's
- * project) names the new one; an entry that keeps its address appears with `from` equal to `to`.
+ * The renames one move makes in state: the object itself and what is declared inside it, at every depth (each
+ * child moves with its parent as its kind's parent relation says, and its own children with it), each with its entry
+ * as it reads afterwards (fingerprints keep the address they were made for, since they cannot be made again without
+ * the secret). Every entry that names a moved object by its local name (a token's gateway, a gateway's project, a
+ * share's record) names the new one; an entry that keeps its address appears with `from` equal to `to`.
  */
 export function renamesOf(state: StateData['resources'], from: string, to: string): { from: string; to: string; entry: ResourceState }[] {
   const entry = state[from];
   if (!entry) return [];
-  const out: { from: string; to: string; entry: ResourceState }[] = [{ from, to, entry: { ...entry, fingerprintAddress: entry.fingerprintAddress ?? from } }];
+  return [{ from, to, entry: { ...entry, fingerprintAddress: entry.fingerprintAddress ?? from } }, ...renamesUnder(state, from, to)];
+}
+
+/** The renames of what refers to the object moved from `from` to `to`: its children move, and their children with them. */
+function renamesUnder(state: StateData['resources'], from: string, to: string): { from: string; to: string; entry: ResourceState }[] {
+  const out: { from: string; to: string; entry: ResourceState }[] = [];
   for (const { address, attribute } of referrersInState(state, from)) {
     const other = state[address]!;
     const renamesParent = attribute !== undefined && other.inputs[attribute] === localPart(from);
     const inputs = renamesParent ? { ...other.inputs, [attribute]: localPart(to) } : other.inputs;
     const destination = childDestination(address, from, to);
-    if (destination) out.push({ from: address, to: destination, entry: { ...other, inputs, fingerprintAddress: other.fingerprintAddress ?? address } });
+    if (destination) out.push({ from: address, to: destination, entry: { ...other, inputs, fingerprintAddress: other.fingerprintAddress ?? address } }, ...renamesUnder(state, address, destination));
     else if (renamesParent) out.push({ from: address, to: address, entry: { ...other, inputs } });
   }
   return out;
