@@ -7,13 +7,13 @@
  */
 import type { DueItem, FieldChange } from '../../plan-model/index.js';
 import { definitionOf } from '../../providers/index.js';
-import type { StageInputs } from '../stage-inputs.js';
+import type { PlannedInputs } from '../stage-inputs.js';
 import { liveObjectOf } from '../stages/live-account.js';
 import { expiredChange, renewalChange, supersededRevocations } from '../stages/reissue.js';
 import { classOfCause } from '../step-class.js';
 import { endedAt, endedWords } from './ends.js';
 
-export function dueItems(given: StageInputs): DueItem[] {
+export function dueItems(given: PlannedInputs): DueItem[] {
   const out: DueItem[] = [];
   for (const r of given.desired.resources) {
     const entry = given.state[r.address];

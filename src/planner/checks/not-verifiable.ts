@@ -5,9 +5,9 @@
  */
 import type { NotVerifiable, PlanStep } from '../../plan-model/index.js';
 import { definitionOf } from '../../providers/index.js';
-import type { StageInputs } from '../stage-inputs.js';
+import type { PlannedInputs } from '../stage-inputs.js';
 
-export function notVerifiable(given: StageInputs, steps: readonly PlanStep[], targets: readonly string[]): NotVerifiable[] {
+export function notVerifiable(given: PlannedInputs, steps: readonly PlanStep[], targets: readonly string[]): NotVerifiable[] {
   if (given.mode === 'destroy') return [];
   const planned = new Set(steps.map((s) => s.address));
   return given.desired.resources

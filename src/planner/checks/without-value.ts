@@ -8,11 +8,11 @@
 import type { DesiredResource } from '../../config/types.js';
 import type { PlanStep } from '../../plan-model/index.js';
 import { definitionOf } from '../../providers/index.js';
-import type { StageInputs } from '../stage-inputs.js';
+import type { PlannedInputs } from '../stage-inputs.js';
 import { liveByKey, liveObjectOf, unreadableFor, type LiveObject } from '../stages/live-account.js';
 
 /** Sorted addresses; with targets, only the addresses the plan covers. */
-export function withoutValue(given: StageInputs, steps: readonly PlanStep[], targets: readonly string[]): string[] {
+export function withoutValue(given: PlannedInputs, steps: readonly PlanStep[], targets: readonly string[]): string[] {
   if (given.mode === 'destroy') return [];
   const planned = new Map(steps.map((s) => [s.address, s]));
   const found: string[] = [];
@@ -30,7 +30,7 @@ export function withoutValue(given: StageInputs, steps: readonly PlanStep[], tar
 }
 
 /** The live object the address is, or will adopt; undefined when the plan creates it. */
-function liveOf(given: StageInputs, r: DesiredResource): LiveObject | undefined {
+function liveOf(given: PlannedInputs, r: DesiredResource): LiveObject | undefined {
   const entry = given.state[r.address];
   const found = entry ? liveObjectOf(given.live, entry) : liveByKey(given.live, r.kind, definitionOf(r.kind).naturalKey({ desired: r, known: given.known }));
   return found && found.identity.status !== 'gone' ? found : undefined;

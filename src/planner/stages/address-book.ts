@@ -5,7 +5,7 @@
  * replace) is pending: references to it become `$ref`s resolved at apply,
  * and its old id no longer names it. The desired stage updates it address by
  * address, in dependency order, so each address sees the decisions made for
- * the ones it depends on.
+ * the ones it depends on, and returns it: the later stages read it.
  */
 import type { PlanClocks } from './clocks.js';
 import type { ResourceKind } from '../../config/types.js';
@@ -14,6 +14,14 @@ import { emptyDirectory, type Directory } from '../../config/index.js';
 import { finder, lister, type LookupResults } from '../../providers/index.js';
 import type { Known } from '../../providers/types.js';
 import type { StateData } from '../../state/types.js';
+
+/** What a plan knows of the account besides addresses: its id, the two clocks, the data sources, the directory. */
+export type AccountFacts = Omit<Known, 'idOf' | 'nameOf'>;
+
+/** The facts from what refresh read and the clocks the plan reads. */
+export function accountFacts(account: string, found: LookupResults, clocks: PlanClocks, directory: Directory = emptyDirectory()): AccountFacts {
+  return { account, now: clocks.api, nowForEnds: clocks.forEnds, find: finder(found), list: lister(found), directory };
+}
 
 const keyOf = (kind: ResourceKind, id: string) => `${kind}:${id}`;
 
@@ -69,15 +77,10 @@ export class AddressBook {
     this.owners.set(keyOf(kind, id), address);
   }
 
-  /** What kind definitions may ask while planning. */
-  known(account: string, found: LookupResults, clocks: PlanClocks, directory: Directory = emptyDirectory()): Known {
+  /** What kind definitions may ask while planning: the account's facts, and ids and names from this book. */
+  known(facts: AccountFacts): Known {
     return {
-      account,
-      now: clocks.api,
-      nowForEnds: clocks.forEnds,
-      find: finder(found),
-      list: lister(found),
-      directory,
+      ...facts,
       idOf: (address) => this.idOf(address),
       nameOf: (kind, id) => {
         const owner = this.owners.get(keyOf(kind, id));

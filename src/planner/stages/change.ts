@@ -9,7 +9,7 @@ import type { Action, PlanStep, StepCause } from '../../plan-model/index.js';
 import { definitionOf } from '../../providers/index.js';
 import type { WriteSpec } from '../../providers/types.js';
 import type { ResourceState } from '../../state/types.js';
-import type { StageInputs } from '../stage-inputs.js';
+import type { DesiredWork } from '../stage-inputs.js';
 import { liveChildrenOf, type LiveObject } from './live-account.js';
 import { resourceProblem, type PlanProblem } from '../problems.js';
 import { expiredChange, renewalChange, replacementOf, supersededRevocations } from './reissue.js';
@@ -24,7 +24,7 @@ export interface ChangeBase {
 }
 
 /** The step for `r` given its live object (none when nothing differs and nothing is adopted), and its problems. */
-export function planChange(given: StageInputs, r: DesiredResource, found: LiveObject, entry: ResourceState | undefined, base: ChangeBase): { step?: PlanStep; problems: PlanProblem[] } {
+export function planChange(given: DesiredWork, r: DesiredResource, found: LiveObject, entry: ResourceState | undefined, base: ChangeBase): { step?: PlanStep; problems: PlanProblem[] } {
   const definition = definitionOf(r.kind);
   const { known } = given;
   const id = found.identity.id;

@@ -4,7 +4,9 @@
  * created again; an address without state whose natural key exists live is
  * adopted (import), never created twice; an address in state is compared
  * with its live object, and what changed outside cplane since the last apply
- * is reported as drift.
+ * is reported as drift. Its address book (which id each address names once
+ * the plan is applied) and the addresses that make a new one-time secret are
+ * its outputs, beside the steps.
  */
 import { routes } from '../../api/routes.js';
 import type { DesiredResource, ResourceKind } from '../../config/types.js';
@@ -15,21 +17,25 @@ import type { View } from '../../providers/types.js';
 import { isIgnored, sameValue } from '../../providers/view-diff.js';
 import type { ResourceState } from '../../state/types.js';
 import { planChange, type ChangeBase } from './change.js';
-import { emptyStage, type StageInputs, type StageResult } from '../stage-inputs.js';
+import { emptyStage, type AddressDecisions, type DesiredWork, type StageInputs, type StageResult } from '../stage-inputs.js';
+import { AddressBook } from './address-book.js';
 import { goneReason, isDeletedLive, liveByKey, liveObjectOf, unreadableFor, type LiveObject } from './live-account.js';
 import { problemAt, resourceProblem } from '../problems.js';
 import { endedAt, endedStep } from '../checks/ends.js';
 import { expiredChange } from './reissue.js';
 import { createChanges, inputsOf, makeStep, setPath } from '../steps.js';
 
-export function planDesired(given: StageInputs): StageResult {
+export type DesiredOutcome = StageResult & AddressDecisions;
+
+export function planDesired(given: StageInputs): DesiredOutcome {
+  const book = new AddressBook(given.state);
+  const work: DesiredWork = { ...given, book, known: book.known(given.known), sealing: new Set() };
   const out = emptyStage();
-  if (given.mode === 'destroy') return out;
-  for (const r of orderDesired(given.desired.resources)) planAddress(given, r, out);
-  return out;
+  if (given.mode !== 'destroy') for (const r of orderDesired(given.desired.resources)) planAddress(work, r, out);
+  return { ...out, book, known: work.known, sealing: work.sealing };
 }
 
-function planAddress(given: StageInputs, r: DesiredResource, out: StageResult): void {
+function planAddress(given: DesiredWork, r: DesiredResource, out: StageResult): void {
   const { mode, known, book } = given;
   const definition = definitionOf(r.kind);
   const entry = given.state[r.address];
@@ -115,7 +121,7 @@ function changedOutsideOnly(wanted: View, drifted: readonly FieldChange[]): Set<
 }
 
 /** An `import` block: the address adopts the live object with that id, or the plan says why it cannot. */
-function planImport(given: StageInputs, r: DesiredResource, id: string, out: StageResult, change: (found: LiveObject, state: undefined, base: ChangeBase) => void): void {
+function planImport(given: DesiredWork, r: DesiredResource, id: string, out: StageResult, change: (found: LiveObject, state: undefined, base: ChangeBase) => void): void {
   const found = given.live.kinds.get(r.kind)?.byId.get(id);
   const where = given.imports.get(r.address)!.source;
   if (!found || found.identity.status === 'gone') {

@@ -9,14 +9,14 @@
  */
 import { wrapsOf, type PlanStep, type StepCause } from '../../plan-model/index.js';
 import { unvouchedKey, type UnvouchedKey } from '../../providers/index.js';
-import type { StageInputs } from '../stage-inputs.js';
+import type { PlannedInputs } from '../stage-inputs.js';
 import { classOf } from '../step-class.js';
 
 /** How the reason of a step names a key change it wraps for. */
 const changeWords = (key: Required<UnvouchedKey>) =>
   `wraps for ${key.reader}'s key ${key.offered}, which the API offers and no pin fixes; state recorded ${key.recorded}: only a person applies this`;
 
-export function markOfferedKeys(steps: readonly PlanStep[], given: Pick<StageInputs, 'known' | 'book' | 'state'>): PlanStep[] {
+export function markOfferedKeys(steps: readonly PlanStep[], given: Pick<PlannedInputs, 'known' | 'book' | 'state'>): PlanStep[] {
   const recordedKeyId = (kind: string, id: string) => {
     const address = given.book.stateAddressOf(kind, id);
     const recorded = address === undefined ? undefined : given.state[address]?.inputs.readerKeyId;

@@ -18,6 +18,7 @@ import { closest } from '../../config/suggest.js';
 import type { DesiredResource } from '../../config/types.js';
 import { localPart, type FieldChange, type PlanStep, type SupersededWait } from '../../plan-model/index.js';
 import { definitionOf } from '../../providers/index.js';
+import type { MakePlanInput } from '../stage-inputs.js';
 import type { LiveIdentity, Renewal, KindDefinition, WriteSpec } from '../../providers/types.js';
 import type { ResourceState, StateData } from '../../state/types.js';
 import { liveChildrenOf, type LiveAccount } from './live-account.js';
@@ -160,4 +161,18 @@ export function supersededWaiting(state: StateData['resources'], steps: readonly
     }
   }
   return waiting;
+}
+
+/**
+ * The addresses issued again: `--replace`'s, and with `--rewrap` every address in state with a value of the field its
+ * kind wraps for readers (written again, bound to its place and wrapped for every reader under the writer key).
+ */
+export function replaceAddresses(input: Pick<MakePlanInput, 'desired' | 'replace' | 'rewrap'>, state: StateData['resources']): string[] {
+  const requested = input.replace ?? [];
+  if (!input.rewrap) return requested;
+  const rewrapped = input.desired.resources.filter((r) => {
+    const field = definitionOf(r.kind).relations.wrappedValue;
+    return field !== undefined && r.secrets[field] !== undefined && state[r.address] !== undefined;
+  });
+  return [...new Set([...requested, ...rewrapped.map((r) => r.address)])];
 }

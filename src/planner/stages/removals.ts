@@ -8,7 +8,7 @@
  */
 import { parentOf, definitionOf } from '../../providers/index.js';
 import type { ResourceState } from '../../state/types.js';
-import { emptyStage, type StageInputs, type StageResult } from '../stage-inputs.js';
+import { emptyStage, type PlannedInputs, type StageResult } from '../stage-inputs.js';
 import { goneReason, isDeletedLive, liveChildrenOf, liveObjectOf, unreadableFor } from './live-account.js';
 import { problemAt, rangeOf, whereOf } from '../problems.js';
 import { supersededRevocations } from './reissue.js';
@@ -19,7 +19,7 @@ export interface Removals extends StageResult {
   removedWith: Map<string, string>;
 }
 
-export function planRemovals(given: StageInputs): Removals {
+export function planRemovals(given: PlannedInputs): Removals {
   const out: Removals = { ...emptyStage(), removedWith: new Map() };
   const removing = Object.entries(given.state).filter(([address]) => given.mode === 'destroy' || !given.desiredByAddress.has(address));
   const removed = new Set(removing.map(([address]) => address));
@@ -27,7 +27,7 @@ export function planRemovals(given: StageInputs): Removals {
   return out;
 }
 
-function planRemoval(given: StageInputs, address: string, entry: ResourceState, removed: ReadonlySet<string>, out: Removals): void {
+function planRemoval(given: PlannedInputs, address: string, entry: ResourceState, removed: ReadonlySet<string>, out: Removals): void {
   const definition = definitionOf(entry.kind);
   const parent = parentOf(entry.kind);
   const parentId = parent ? entry.parents?.[parent.idField] : undefined;
