@@ -5,7 +5,7 @@
  * handed to config/, the parents and children of each kind.
  */
 import { loadConfig, type LoadOptions, type LoadResult } from '../config/index.js';
-import type { KindBlock } from '../config/kind-block.js';
+import type { KindBlock, Touch } from '../config/kind-block.js';
 import { topologicalOrder } from '../graph/index.js';
 import type { ResourceKind } from '../config/types.js';
 import { credentialKind } from './credential.js';
@@ -96,6 +96,33 @@ export function parentOf(kind: ResourceKind): (NonNullable<Relations['within']> 
 export function childKindsOf(kind: ResourceKind): ResourceKind[] {
   return kindOrder.filter((child) => parentOf(child)?.kind === kind);
 }
+
+/** The one kind whose objects hold a value readers read through wrappers of its data key (`relations.wrappedValue`): the record. */
+export const valueKind: ResourceKind = (() => {
+  const found = kindOrder.filter((kind) => definitionOf(kind).relations.wrappedValue !== undefined);
+  if (found.length !== 1) throw new Error(`one kind must declare relations.wrappedValue, not ${found.length}`);
+  return found[0]!;
+})();
+
+/** A kind whose objects give a principal access to the object they live under ("gives P access to O"), as its `touches` declare it. */
+export interface AccessKind {
+  kind: ResourceKind;
+  principal: Touch['principal'];
+  /** The attribute naming the principal. */
+  attribute: string;
+  /** The kind of the object access is given to: the kind's parent (a record, a project). */
+  on: ResourceKind;
+}
+
+/** Every kind that gives access, in kind order: what the access report and offboarding read, never a list of their own. */
+export const accessKinds: readonly AccessKind[] = kindOrder.flatMap((kind) => {
+  const { config, relations } = definitionOf(kind);
+  const on = config.parent?.kind ?? Object.values(relations.parentIds ?? {})[0];
+  return (config.touches ?? []).filter((t) => t.as === 'grants').map((t) => {
+    if (on === undefined) throw new Error(`kind ${kind} grants access but lives under no object`);
+    return { kind, principal: t.principal, attribute: t.attribute, on };
+  });
+});
 
 /** A kind read back through the API (not known only from state) with an export mapping: what export reads and writes. */
 export type ReadBackDefinition = Extract<KindDefinition, { readonly observation?: 'api' }> & { readonly export: NonNullable<Extract<KindDefinition, { readonly observation?: 'api' }>['export']> };

@@ -334,6 +334,11 @@ export interface ExportMapping<L, E> {
   file?: { perEntry: (local: string) => string[] } | { with: { attribute: string; kind: ResourceKind } } | { description: string[] };
   /** The kind's write-only value is never exported: the report counts the entries written without it. */
   withoutValue?: boolean;
+  /**
+   * `cplane export --group` (src/export/group.ts): entries that differ only in the attribute `file.with` names and in
+   * these fields, which default to the local name, are written once as a forEach template (a team's gateways).
+   */
+  template?: { localNameFields: readonly string[] };
 }
 
 /** `A`: the kind's attributes; `L`: its live object as the API returns it; `E`: its entry in a configuration file. */
