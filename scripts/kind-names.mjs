@@ -6,7 +6,7 @@
  * kind's name as a quoted literal (for a kind widget: `'widget'`, `"widget"`, or an address written out,
  * `'widget.big'`, `` `widget.${name}` ``), and allows at most 2 such files per kind. It also refuses a module of
  * src/ or scripts/ outside src/providers/ that imports a kind definition by its name (`import { widgetKind } from
- * '../providers/index.js'`, any name a module of src/providers/ exports as `export const <name>Kind`): the layers
+ * '../providers/index.js'`, any name the registry's `definitions` list holds): the layers
  * above ask the registry for the kind that plays a part (`valueKind`, `accessKinds`), so a kind added by the recipe
  * is found by what it declares.
  *
@@ -44,9 +44,11 @@ export function filesNamingKinds(root, kinds) {
   }));
 }
 
-/** The names src/providers/ exports kind definitions under (`export const recordKind = ...`). */
+/** The names of the kind definitions the registry lists (its `definitions` array in src/providers/index.ts). */
 export function definitionNames(root) {
-  return new Set(codeFiles(root, 'src/providers').flatMap((file) => [...readFileSync(join(root, file), 'utf8').matchAll(/export const (\w+Kind)\b/g)].map((m) => m[1])));
+  const registry = readFileSync(join(root, 'src', 'providers', 'index.ts'), 'utf8');
+  const listed = /const definitions\b[^=]*=\s*\[([^\]]*)\]/.exec(registry)?.[1] ?? '';
+  return new Set(listed.split(',').map((name) => name.trim()).filter((name) => /^\w+$/.test(name)));
 }
 
 /** Each file of src/ and scripts/ outside src/providers/ that imports a kind definition by name, with the names. */

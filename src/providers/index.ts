@@ -104,23 +104,26 @@ export const valueKind: ResourceKind = (() => {
   return found[0]!;
 })();
 
-/** A kind whose objects give a principal access to the object they live under ("gives P access to O"), as its `touches` declare it. */
-export interface AccessKind {
+/**
+ * A kind whose objects give a principal access to the object they live under ("gives P access to O"): its `touches`
+ * say which principal (a `grants`), its `relations.access` how the access report shows the path.
+ */
+export type AccessKind = NonNullable<Relations['access']> & {
   kind: ResourceKind;
   principal: Touch['principal'];
   /** The attribute naming the principal. */
   attribute: string;
   /** The kind of the object access is given to: the kind's parent (a record, a project). */
   on: ResourceKind;
-}
+};
 
 /** Every kind that gives access, in kind order: what the access report and offboarding read, never a list of their own. */
 export const accessKinds: readonly AccessKind[] = kindOrder.flatMap((kind) => {
   const { config, relations } = definitionOf(kind);
   const on = config.parent?.kind ?? Object.values(relations.parentIds ?? {})[0];
   return (config.touches ?? []).filter((t) => t.as === 'grants').map((t) => {
-    if (on === undefined) throw new Error(`kind ${kind} grants access but lives under no object`);
-    return { kind, principal: t.principal, attribute: t.attribute, on };
+    if (on === undefined || !relations.access) throw new Error(`kind ${kind} grants access: it must live under an object and declare relations.access`);
+    return { ...relations.access, kind, principal: t.principal, attribute: t.attribute, on };
   });
 });
 

@@ -81,6 +81,7 @@ export const projectGroupRoleKind = defineKind<ProjectGroupRoleAttributes, Recor
       if (!Object.hasOwn(directory.roles, attributes.role)) report(VALUE, { ...undeclaredInDirectory('roles', attributes.role, directory), underline: attributes.role });
     },
   },
+  relations: { access: { via: 'project-group-role', role: 'role' } },
   observation: 'state',
   writeOperations: ['grantProjectGroupRole'],
   removeAction: 'forget',
