@@ -14,7 +14,7 @@ import { undeclaredInDirectory } from '../config/index.js';
 import { AbortError } from '../errors.js';
 import type { DesiredResource, DesiredState, RecordAttributes, SecretSource } from '../config/types.js';
 import { parentAddress, type Offboarding, type OffboardedRecord, type Plan } from '../plan-model/index.js';
-import { accessKinds, definitionOf, valueKind, type AccessKind } from '../providers/index.js';
+import { accessKinds, valueKind, type AccessKind } from '../providers/index.js';
 import type { StateData } from '../state/types.js';
 import { makePlan } from '../planner/make-plan.js';
 import type { MakePlanInput } from '../planner/stage-inputs.js';
@@ -34,8 +34,8 @@ interface Access {
 }
 
 /** The configured resources that give access, from the kinds that declare it (`accessKinds`): no kind is named here. */
-function accessesOf(desired: DesiredState): Access[] {
-  return desired.resources.flatMap((resource) => accessKinds.filter((kind) => kind.kind === resource.kind).flatMap((kind) => {
+function accessesOf(desired: DesiredState, kinds: readonly AccessKind[]): Access[] {
+  return desired.resources.flatMap((resource) => kinds.filter((kind) => kind.kind === resource.kind).flatMap((kind) => {
     const name = (resource.attributes as Record<string, unknown>)[kind.attribute];
     const object = parentAddress(resource.address, kind.on);
     return typeof name === 'string' && object !== undefined ? [{ resource, kind, name, object }] : [];
@@ -59,12 +59,15 @@ export interface OffboardingDesign {
   offboard: Offboarding;
 }
 
-/** What offboarding `user` changes in the desired state, and the account of it the plan carries. The user must be declared. */
-export function designOffboarding(desired: DesiredState, user: string, state: StateData['resources']): OffboardingDesign {
+/**
+ * What offboarding `user` changes in the desired state, and the account of it the plan carries. The user must be
+ * declared. `kinds`: the kinds that give access (the registry's; a test adds one it does not list).
+ */
+export function designOffboarding(desired: DesiredState, user: string, state: StateData['resources'], kinds: readonly AccessKind[] = accessKinds): OffboardingDesign {
   const directory = desired.directory!;
   const groups = Object.entries(directory.groups).filter(([, g]) => g.members?.some((m) => m.user === user)).map(([name]) => name);
   const inGroup = new Set(groups);
-  const accesses = accessesOf(desired);
+  const accesses = accessesOf(desired, kinds);
   const shares = accesses.filter((a) => a.kind.principal === 'user' && a.name === user);
   const ways = new Map<string, string[]>();
   // The records access to `object` reaches: the record itself, or every record declared inside it (a project's).
@@ -72,11 +75,13 @@ export function designOffboarding(desired: DesiredState, user: string, state: St
   const via = (a: Access, how: string) => {
     for (const record of recordsOf(a.object, a.kind.on)) ways.set(record, [...(ways.get(record) ?? []), how]);
   };
-  for (const share of shares) via(share, share.kind.on === valueKind ? 'share' : `share of ${share.object}`);
-  for (const a of accesses.filter((a) => a.kind.principal === 'group' && inGroup.has(a.name))) {
+  // Access to a record is a share; to what holds records, a role (or plain access) on it.
+  const onWhat = (a: Access) => {
     const role = a.kind.role === undefined ? undefined : (a.resource.attributes as Record<string, unknown>)[a.kind.role];
-    via(a, a.kind.on === valueKind ? `group ${a.name}` : `group ${a.name} (${role === undefined ? '' : `role ${String(role)} `}on ${a.object})`);
-  }
+    return `${role === undefined ? 'access' : `role ${String(role)}`} on ${a.object}`;
+  };
+  for (const share of shares) via(share, share.kind.on === valueKind ? 'share' : onWhat(share));
+  for (const a of accesses.filter((a) => a.kind.principal === 'group' && inGroup.has(a.name))) via(a, a.kind.on === valueKind ? `group ${a.name}` : `group ${a.name} (${onWhat(a)})`);
 
   const records: OffboardedRecord[] = [];
   const replace: string[] = [];
@@ -96,7 +101,7 @@ export function designOffboarding(desired: DesiredState, user: string, state: St
   const shareAddresses = new Set(shares.map((s) => s.resource.address));
   const resources = desired.resources.filter((r) => !shareAddresses.has(r.address)).map((r) => (r.kind === valueKind ? withoutReader(r, user) : r));
   const lines = [
-    ...shares.map(({ resource: s, object }) => ({ ...s.source, what: `${s.address}: ${user} in ${definitionOf(s.kind).config.key} of ${object}` })),
+    ...shares.map(({ resource: s, kind, object }) => ({ ...s.source, what: `${s.address}: ${user} in ${kind.key} of ${object}` })),
     ...groups.flatMap((g) => (directory.groups[g]!.members ?? []).filter((m) => m.user === user).map((m) => ({ ...m.source, what: `${user} in directory.groups.${g}.members` }))),
     ...(directory.users[user]!.source ? [{ ...directory.users[user]!.source, what: `directory.users.${user}, once nothing else names the user` }] : []),
   ].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col);

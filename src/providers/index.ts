@@ -115,6 +115,8 @@ export type AccessKind = NonNullable<Relations['access']> & {
   attribute: string;
   /** The kind of the object access is given to: the kind's parent (a record, a project). */
   on: ResourceKind;
+  /** The key its entries are written under in the parent's entry (`grants.users`, `groupRoles`). */
+  key: string;
 };
 
 /** Every kind that gives access, in kind order: what the access report and offboarding read, never a list of their own. */
@@ -123,7 +125,7 @@ export const accessKinds: readonly AccessKind[] = kindOrder.flatMap((kind) => {
   const on = config.parent?.kind ?? Object.values(relations.parentIds ?? {})[0];
   return (config.touches ?? []).filter((t) => t.as === 'grants').map((t) => {
     if (on === undefined || !relations.access) throw new Error(`kind ${kind} grants access: it must live under an object and declare relations.access`);
-    return { ...relations.access, kind, principal: t.principal, attribute: t.attribute, on };
+    return { ...relations.access, kind, principal: t.principal, attribute: t.attribute, on, key: config.key };
   });
 });
 
