@@ -13,7 +13,7 @@ import { didYouMean } from './suggest.js';
 import { emptyDirectory, undeclaredInDirectory } from './directory.js';
 import { childAddress, isInstanceAddress, localPart, modulesOf, nameInModule, resourceAddress } from '../plan-model/address.js';
 import type { ConfigFile, LifecycleConfig } from './config-file.js';
-import { VALUE, type Entry, type KindBlock } from './kind-block.js';
+import { VALUE, type Entry, type KindBlock, type Touch } from './kind-block.js';
 import { collectDefaults, withDefaults } from './defaults.js';
 import type { Attributes, DesiredResource, Directory, Lifecycle, ResourceKind, SecretSource, SourceRange } from './types.js';
 
@@ -238,22 +238,27 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
  * refused where it is written, naming the removal.
  */
 function checkPrincipals(declared: Map<string, Declared>, sink: DiagnosticSink): void {
-  const uses = [...declared.values()].flatMap((d) => (d.block.touches ?? []).flatMap((touch) => {
-    const name = (d.resource.attributes as Record<string, unknown>)[touch.attribute];
-    return typeof name === 'string' ? [{ ...d, touch, name, key: `${touch.principal} ${name}` }] : [];
-  }));
-  const removals = new Map(uses.filter((u) => u.touch.as === 'removes').map((u) => [u.key, u]));
-  for (const use of uses) {
-    const removal = removals.get(use.key);
-    if (!removal || use.touch.as === 'removes') continue;
-    const there = rangeAt(removal.file, valueOffset(removal.file, removal.entry, removal.touch.attribute, removal.at));
-    const offset = valueOffset(use.file, use.entry, use.touch.attribute, use.at);
-    sink.push(diagnosticAt(use.file, offset, {
-      code: 'principal_removed',
-      summary: `${use.resource.address} ${use.touch.as === 'grants' ? 'gives' : 'creates'} ${use.touch.principal} ${use.name}${use.touch.as === 'grants' ? ' access' : ''}, which ${removal.resource.address} deletes (${there.file}:${there.line}:${there.col})`,
-      detail: `Both would be applied on every run. Remove this entry, or the deletion of ${use.touch.principal} ${use.name}.`,
-      end: offset + use.name.length,
-    }));
+  const nameOf = (d: Declared, touch: Touch) => (d.resource.attributes as Record<string, unknown>)[touch.attribute];
+  const removals = new Map<string, { d: Declared; touch: Touch }>();
+  for (const d of declared.values()) {
+    for (const touch of d.block.touches ?? []) if (touch.as === 'removes') removals.set(`${touch.principal} ${String(nameOf(d, touch))}`, { d, touch });
+  }
+  if (removals.size === 0) return;
+  for (const d of declared.values()) {
+    for (const touch of d.block.touches ?? []) {
+      const name = nameOf(d, touch);
+      if (touch.as === 'removes' || typeof name !== 'string') continue;
+      const removal = removals.get(`${touch.principal} ${name}`);
+      if (!removal) continue;
+      const there = rangeAt(removal.d.file, valueOffset(removal.d.file, removal.d.entry, removal.touch.attribute, removal.d.at));
+      const offset = valueOffset(d.file, d.entry, touch.attribute, d.at);
+      sink.push(diagnosticAt(d.file, offset, {
+        code: 'principal_removed',
+        summary: `${d.resource.address} ${touch.as === 'grants' ? 'gives' : 'creates'} ${touch.principal} ${name}${touch.as === 'grants' ? ' access' : ''}, which ${removal.d.resource.address} deletes (${there.file}:${there.line}:${there.col})`,
+        detail: `Both would be applied on every run. Remove this entry, or the deletion of ${touch.principal} ${name}.`,
+        end: offset + name.length,
+      }));
+    }
   }
 }
 

@@ -29,16 +29,26 @@ export function principalEdges(
   attributesOf: (address: string) => Readonly<Record<string, unknown>> | undefined,
   touchesOf: (kind: ResourceKind) => readonly Touch[] = (kind) => definitionOf(kind).config.touches ?? [],
 ): PrincipalEdge[] {
+  const touchesByKind = new Map<ResourceKind, readonly Touch[]>();
+  const touchesOfStep = (step: PlanStep) => {
+    let touches = touchesByKind.get(step.kind);
+    if (!touches) touchesByKind.set(step.kind, (touches = touchesOf(step.kind)));
+    return touches;
+  };
+  // Only a kind that creates or removes a principal orders anything: most plans (every kind of today's registry only grants) have none.
+  if (!steps.some((step) => touchesOfStep(step).some((t) => t.as !== 'grants'))) return [];
   const byPrincipal = new Map<string, { address: string; use: Use }[]>();
   for (const step of steps) {
-    for (const touch of touchesOf(step.kind)) {
+    for (const touch of touchesOfStep(step)) {
       const name = attributesOf(step.address)?.[touch.attribute];
       if (typeof name !== 'string') continue;
       // A deletion that leaves the configuration (removed, or forgotten) is no longer done: it takes nothing away.
       if (touch.as === 'removes' && (isRemoval(step.action) || step.action === 'forget')) continue;
       const use: Use = touch.as === 'removes' || (touch.as === 'creates' && isRemoval(step.action)) ? 'takes away' : touch.as;
       const key = `${touch.principal} ${name}`;
-      byPrincipal.set(key, [...(byPrincipal.get(key) ?? []), { address: step.address, use }]);
+      const uses = byPrincipal.get(key);
+      if (uses) uses.push({ address: step.address, use });
+      else byPrincipal.set(key, [{ address: step.address, use }]);
     }
   }
   const edges: PrincipalEdge[] = [];
