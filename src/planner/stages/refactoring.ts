@@ -33,28 +33,38 @@ export interface Refactoring {
   problems: PlanProblem[];
 }
 
-/** State entries whose `parents` name the object at `address` (a project's records and gateways, a gateway's tokens), with the attribute that names it. */
-function referrersInState(state: StateData['resources'], address: string): { address: string; attribute: string | undefined }[] {
-  const entry = state[address];
-  if (!entry) return [];
-  const out: { address: string; attribute: string | undefined }[] = [];
-  for (const [other, candidate] of Object.entries(state)) {
+type Referrer = { address: string; attribute: string | undefined };
+
+/**
+ * For each object state holds (by `kind id`), the entries whose `parents` name it (a project's records and gateways,
+ * a record's grants, a gateway's tokens), with the attribute that names it: made once for a whole walk down the tree.
+ */
+function referrersIn(state: StateData['resources']): (address: string) => Referrer[] {
+  const byParent = new Map<string, Referrer[]>();
+  for (const [address, candidate] of Object.entries(state)) {
     const { parentIds, parentAttributes, within } = definitionOf(candidate.kind).relations;
     for (const [idField, id] of Object.entries(candidate.parents ?? {})) {
-      if (id !== entry.id || parentIds?.[idField] !== entry.kind) continue;
-      out.push({ address: other, attribute: parentAttributes?.[idField] ?? (within?.idField === idField ? within.attribute : undefined) });
+      const key = `${parentIds?.[idField]} ${id}`;
+      const referrer = { address, attribute: parentAttributes?.[idField] ?? (within?.idField === idField ? within.attribute : undefined) };
+      const list = byParent.get(key);
+      if (list) list.push(referrer);
+      else byParent.set(key, [referrer]);
     }
   }
-  return out.sort((a, b) => (a.address < b.address ? -1 : 1));
+  for (const list of byParent.values()) list.sort((a, b) => (a.address < b.address ? -1 : 1));
+  return (address) => {
+    const entry = state[address];
+    return entry ? (byParent.get(`${entry.kind} ${entry.id}`) ?? []) : [];
+  };
 }
 
 /**
  * What lives under `address` in state and is declared inside it, at every depth (a project's records, and their
  * grants, shares and owner): its address follows the parent's, see `movedWithParent`.
  */
-export function childrenInState(state: StateData['resources'], address: string): string[] {
-  const direct = referrersInState(state, address).map((r) => r.address).filter((child) => childDestination(child, address, address) !== undefined);
-  return direct.flatMap((child) => [child, ...childrenInState(state, child)]);
+export function childrenInState(state: StateData['resources'], address: string, referrersOf = referrersIn(state)): string[] {
+  const direct = referrersOf(address).map((r) => r.address).filter((child) => childDestination(child, address, address) !== undefined);
+  return direct.flatMap((child) => [child, ...childrenInState(state, child, referrersOf)]);
 }
 
 /**
@@ -76,18 +86,18 @@ export function childDestination(child: string, from: string, to: string): strin
 export function renamesOf(state: StateData['resources'], from: string, to: string): { from: string; to: string; entry: ResourceState }[] {
   const entry = state[from];
   if (!entry) return [];
-  return [{ from, to, entry: { ...entry, fingerprintAddress: entry.fingerprintAddress ?? from } }, ...renamesUnder(state, from, to)];
+  return [{ from, to, entry: { ...entry, fingerprintAddress: entry.fingerprintAddress ?? from } }, ...renamesUnder(state, referrersIn(state), from, to)];
 }
 
 /** The renames of what refers to the object moved from `from` to `to`: its children move, and their children with them. */
-function renamesUnder(state: StateData['resources'], from: string, to: string): { from: string; to: string; entry: ResourceState }[] {
+function renamesUnder(state: StateData['resources'], referrersOf: (address: string) => Referrer[], from: string, to: string): { from: string; to: string; entry: ResourceState }[] {
   const out: { from: string; to: string; entry: ResourceState }[] = [];
-  for (const { address, attribute } of referrersInState(state, from)) {
+  for (const { address, attribute } of referrersOf(from)) {
     const other = state[address]!;
     const renamesParent = attribute !== undefined && other.inputs[attribute] === localPart(from);
     const inputs = renamesParent ? { ...other.inputs, [attribute]: localPart(to) } : other.inputs;
     const destination = childDestination(address, from, to);
-    if (destination) out.push({ from: address, to: destination, entry: { ...other, inputs, fingerprintAddress: other.fingerprintAddress ?? address } }, ...renamesUnder(state, address, destination));
+    if (destination) out.push({ from: address, to: destination, entry: { ...other, inputs, fingerprintAddress: other.fingerprintAddress ?? address } }, ...renamesUnder(state, referrersOf, address, destination));
     else if (renamesParent) out.push({ from: address, to: address, entry: { ...other, inputs } });
   }
   return out;
