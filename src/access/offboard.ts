@@ -12,9 +12,9 @@
  */
 import { undeclaredInDirectory } from '../config/index.js';
 import { AbortError } from '../errors.js';
-import type { DesiredResource, DesiredState, RecordAttributes, SecretSource } from '../config/types.js';
+import type { DesiredResource, DesiredState, SecretSource } from '../config/types.js';
 import { parentAddress, type Offboarding, type OffboardedRecord, type Plan } from '../plan-model/index.js';
-import { accessKinds, valueKind, type AccessKind } from '../providers/index.js';
+import { accessKinds, valueKind, type AccessKind, type RecordAttributes } from '../providers/index.js';
 import type { StateData } from '../state/types.js';
 import { makePlan } from '../planner/make-plan.js';
 import type { MakePlanInput } from '../planner/stage-inputs.js';
