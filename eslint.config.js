@@ -24,7 +24,11 @@ export const layers = {
   providers: ['api', 'config', 'plan-model', 'crypto', 'state'],
   // Policies decide whether a change is allowed: the planner runs them as its last stage.
   policy: ['api', 'config', 'plan-model'],
-  planner: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'policy'],
+  // Money as exact integers and the gateways' usage read for a plan's spend (the planner's spend check uses them).
+  spend: ['api', 'plan-model', 'providers'],
+  planner: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'spend'],
+  // Who can read what and taking it away (the access report, offboarding): they use the planner, which does not know them.
+  access: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'planner'],
   applier: ['api', 'config', 'plan-model', 'crypto', 'state'],
   render: ['api', 'config', 'plan-model'],
   ui: ['api', 'config', 'plan-model', 'applier', 'render'],
@@ -42,9 +46,9 @@ export const layers = {
   testing: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'planner', 'applier', 'emulator'],
   // `cplane lsp`: the language server reads configurations as validate does (the kinds, the policies' compiler, on the
   // session's worker thread) and shows a spend limit as plan normalises it.
-  lsp: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'planner', 'session'],
+  lsp: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'spend', 'session'],
   // The top: every other folder.
-  cli: ['api', 'config', 'github', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'planner', 'applier', 'render', 'ui', 'export', 'emulator', 'demo', 'session', 'faces', 'sdk', 'testing', 'saved-plan', 'lsp'],
+  cli: ['api', 'config', 'github', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'spend', 'planner', 'access', 'applier', 'render', 'ui', 'export', 'emulator', 'demo', 'session', 'faces', 'sdk', 'testing', 'saved-plan', 'lsp'],
   // The SDK: the typed client and local decryption, as an application imports them (package.json `exports`).
   sdk: ['api', 'crypto'],
 };

@@ -19,7 +19,7 @@ import { fixtures } from '../dist/emulator/fixtures.js';
 import { printableKeyPair } from '../dist/emulator/keys.js';
 import { Writable } from 'node:stream';
 import { produceAccessReport } from '../dist/cli/commands/access-report.js';
-import { readAccess } from '../dist/planner/index.js';
+import { readAccess } from '../dist/access/index.js';
 import { loadConfiguration } from '../dist/providers/index.js';
 
 const RECORDS = Number(process.argv[2] ?? 10_000);

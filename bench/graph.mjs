@@ -1,5 +1,5 @@
 // Benchmark: ordering plan steps, side by side: the one graph module's stable topological order (a heap of
-// ready positions, src/graph/) against the sort it replaced in planner/order.ts (the ready list sorted again
+// ready positions, src/graph/) against the sort it replaced in planner/order.ts (now planner/stages/order.ts) (the ready list sorted again
 // before each step), on the same steps: 20,000 gateways under 200 projects, each gateway also waiting for the one
 // before it in its project, listed children first so most of the list waits. Prints both medians and their ratio.
 import { topologicalOrder } from '../dist/graph/index.js';

@@ -1,11 +1,11 @@
 // Benchmark: the policy stage of a plan: 10 CEL rules (compiled once) over a plan of 10,000 changes, building
-// what each rule sees (planner/policies.ts) and evaluating every rule on every change of its kinds, in the worker
+// what each rule sees (planner/checks/policies.ts) and evaluating every rule on every change of its kinds, in the worker
 // thread that can stop a rule at its deadline (policy/sandbox.ts): each run starts its own worker, as a plan does,
 // and its start-up is also timed alone (a plan starts it while its refresh requests are in flight).
 // Goal: under 0.5 s on 2 cores. Figures printed, never asserted.
 import { performance } from 'node:perf_hooks';
 import { compilePolicies, openSandbox } from '../dist/policy/index.js';
-import { checkPolicies, policyChanges } from '../dist/planner/policies.js';
+import { checkPolicies, policyChanges } from '../dist/planner/checks/policies.js';
 
 const CHANGES = 10_000;
 const RUNS = 5;

@@ -50,7 +50,7 @@ export function importGraph(root, dir = 'src') {
   return graph;
 }
 
-/** The folder a file belongs to: `src/planner/order.ts` -> `src/planner`; a file directly in src/ is its own layer. */
+/** The folder a file belongs to: `src/planner/stages/order.ts` -> `src/planner`; a file directly in src/ is its own layer. */
 export function folderOf(file) {
   const parts = file.split('/');
   return parts.length > 2 ? parts.slice(0, 2).join('/') : file;

@@ -24,7 +24,7 @@ export interface Command {
   /** The command prints its own --help (e.g. `cplane api <operation> --help`, generated per operation). */
   ownHelp?: boolean;
   /**
-   * How `--all` and `--deployment NAME` run it (cli/each-deployment.ts, docs/deployments.md); absent when the command
+   * How `--all` and `--deployment NAME` run it (cli/deployments/each.ts, docs/deployments.md); absent when the command
    * has no such flags, or handles them itself (plan, apply).
    */
   deployments?: DeploymentRuns;

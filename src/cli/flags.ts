@@ -84,7 +84,7 @@ const chooseDeploymentHelp = [
   '--deployment NAME   only this deployment (repeatable; with or without --all)',
 ];
 
-/** The help of a command run once per deployment (cli/each-deployment.ts). */
+/** The help of a command run once per deployment (cli/deployments/each.ts). */
 export const eachDeploymentHelp = [
   ...chooseDeploymentHelp,
   '                    a section per deployment (JSON: { deployments: [{ deployment, account, exitCode, result }] }, CSV: a deployment column);',

@@ -184,7 +184,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     const ctx = Object.defineProperties({ command: { name: command.name, ...(command.deployments ? { deployments: command.deployments.runs } : {}) }, positionals: parsed.positionals, values: parsed.values, optionOrder, ...(afterTerminator ? { afterTerminator } : {}) }, Object.getOwnPropertyDescriptors(io)) as CommandContext;
     // --all and --deployment NAME: the command once per deployment of the configuration (each-deployment.ts).
     if (command.deployments && !command.deployments.unless?.(parsed.values) && (parsed.values.all === true || parsed.values.deployment !== undefined)) {
-      return await (await import('./each-deployment.js')).runForDeployments(ctx, command, module);
+      return await (await import('./deployments/each.js')).runForDeployments(ctx, command, module);
     }
     return await module.run(ctx);
   } catch (error) {

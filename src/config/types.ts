@@ -159,7 +159,7 @@ export interface DesiredResource<A extends object = Attributes> {
 
 /**
  * The refactoring blocks of the configuration (`moved`, `removed`, `import`), checked against the configuration;
- * the planner resolves them against state before diffing (planner/refactoring.ts).
+ * the planner resolves them against state before diffing (planner/stages/refactoring.ts).
  */
 export interface RefactoringBlocks {
   /** In file order; chains (`a -> b`, `b -> c`) are allowed, cycles are not. */

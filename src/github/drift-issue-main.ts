@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { issueTopics, syncDriftIssue, type IssueTopic } from './drift-issue.js';
 
-/** One issue to keep: a deployment's, from the `issues` output of `--all --github` (cli/each-deployment.ts). */
+/** One issue to keep: a deployment's, from the `issues` output of `--all --github` (cli/deployments/each.ts). */
 interface IssueJob {
   key: string;
   topic: string;

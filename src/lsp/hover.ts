@@ -5,7 +5,7 @@
  */
 import { relative } from 'node:path';
 import type { JsonSchema } from '../config/index.js';
-import { per30Days, shown } from '../planner/money.js';
+import { per30Days, shown } from '../spend/money.js';
 import { cursorAt } from './cursor.js';
 import type { NamesIndex } from './names-index.js';
 import { schemaAt } from './schema-at.js';

@@ -1,6 +1,6 @@
 /**
  * The access report (`cplane access report`): per record, who can read it and through which grant, with what a
- * reviewer should look at flagged. Plain data: planner/access-report.ts computes it from the configuration, the
+ * reviewer should look at flagged. Plain data: access/access-report.ts computes it from the configuration, the
  * state, the live grants and the record-access audit feed; render/access-report.ts only shows it (text, JSON,
  * CSV, Markdown). Its JSON form is schema/access-report.schema.json.
  */

@@ -88,7 +88,7 @@ export interface PlanStep {
 }
 
 /**
- * The API's clock and this machine's, when more than 5 minutes apart (planner/clocks.ts): a warning, since what
+ * The API's clock and this machine's, when more than 5 minutes apart (planner/stages/clocks.ts): a warning, since what
  * ends access was decided by the earlier deadline of the two. ISO times, read when the plan was made.
  */
 export interface ClockSkew {

@@ -3,7 +3,7 @@
  * causes), so no kind is named: the steps that change the key a reader is wrapped for, the steps that give a
  * record a new reader, and the steps that wrap for a key nobody vouches for. A run nobody reviews never applies
  * these (docs/security.md, "What an unattended run may do"): `cplane reconcile` withholds the last
- * (planner/withheld.ts), and a deployment's `autoApprove` rule never approves a plan with any of them
+ * (planner/stages/withheld.ts), and a deployment's `autoApprove` rule never approves a plan with any of them
  * (policy/auto-approve.ts), whatever the rule says.
  */
 import { eachPlaceholder, type WrapTarget } from './placeholder.js';

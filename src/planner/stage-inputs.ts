@@ -8,11 +8,11 @@ import type { DesiredResource, DesiredState } from '../config/types.js';
 import type { Drift, Plan, PlanStep, StepClass, Unreadable } from '../plan-model/index.js';
 import type { Known } from '../providers/types.js';
 import type { StateData } from '../state/types.js';
-import type { AddressBook } from './address-book.js';
-import type { LiveAccount } from './live-account.js';
+import type { AddressBook } from './stages/address-book.js';
+import type { LiveAccount } from './stages/live-account.js';
 import type { PlanProblem } from './problems.js';
-import type { Refactoring } from './refactoring.js';
-import type { Fingerprinter, WriteOnlyStatus } from './write-only-values.js';
+import type { Refactoring } from './stages/refactoring.js';
+import type { Fingerprinter, WriteOnlyStatus } from './stages/write-only-values.js';
 
 /** What the planner needs of the state store: its data, and fingerprints of write-only values. */
 export interface PlanState {
@@ -47,28 +47,48 @@ export interface MakePlanInput {
   env: NodeJS.ProcessEnv;
 }
 
-/** What every stage reads, given once by make-plan.ts (a stage calls it `given`): the inputs, indexed. */
+/**
+ * What every stage reads, given once by make-plan.ts (a stage calls it `given`): the inputs, indexed. No stage
+ * changes it: what a stage decides is its output (the desired stage's address book, `DesiredOutcome`).
+ */
 export interface StageInputs {
-  mode: Plan['mode'];
-  desired: DesiredState;
-  desiredByAddress: ReadonlyMap<string, DesiredResource>;
+  readonly mode: Plan['mode'];
+  readonly desired: DesiredState;
+  readonly desiredByAddress: ReadonlyMap<string, DesiredResource>;
   /** State entries by address: what cplane last applied. */
-  state: StateData['resources'];
-  live: LiveAccount;
-  book: AddressBook;
-  known: Known;
+  readonly state: StateData['resources'];
+  readonly live: LiveAccount;
+  /** What kinds may ask while planning, with the ids state records (the desired stage's outcome has the plan's). */
+  readonly known: Known;
   /** Per desired address: which write-only values differ from what was last applied. */
-  writeOnly: ReadonlyMap<string, WriteOnlyStatus>;
+  readonly writeOnly: ReadonlyMap<string, WriteOnlyStatus>;
   /** `import` blocks of addresses not yet in state: the remote id each adopts. */
-  imports: Refactoring['imports'];
+  readonly imports: Refactoring['imports'];
   /** `--replace` addresses. */
-  replace: ReadonlySet<string>;
-  /**
-   * Addresses whose step in this plan makes a new one-time secret (a token created, replaced or renewed), filled
-   * as the desired stage plans them: a value delivered from one (`{ output }` source) is written again.
-   */
-  sealing: Set<string>;
+  readonly replace: ReadonlySet<string>;
 }
+
+/** What the desired stage decides besides its steps, which the stages and checks after it read. */
+export interface AddressDecisions {
+  /** Which remote id each address names once this plan is applied (adopted, or pending a new object). */
+  readonly book: AddressBook;
+  /** `known` answering from that book. */
+  readonly known: Known;
+  /**
+   * Addresses whose step in this plan makes a new one-time secret (a token created, replaced or renewed): a value
+   * delivered from one (`{ output }` source) is written again.
+   */
+  readonly sealing: ReadonlySet<string>;
+}
+
+/** What the desired stage works with: the inputs, and the book and the sealing addresses it fills in and returns. */
+export interface DesiredWork extends StageInputs {
+  readonly book: AddressBook;
+  readonly sealing: Set<string>;
+}
+
+/** What the stages and checks after the desired stage read: the inputs, with what the desired stage decided. */
+export type PlannedInputs = Omit<StageInputs, 'known'> & AddressDecisions;
 
 export interface StageResult {
   steps: PlanStep[];

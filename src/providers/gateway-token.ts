@@ -7,7 +7,7 @@
  * `expires_at` is reported (identify), so the planner replaces it once expired,
  * or renews it `renewBeforeDays` ahead (the old one kept for `overlapHours`). With `deliverTo`, each new
  * plaintext becomes the named record's value (the loader gives the record the source, the record's own step
- * writes it), and a replaced token is revoked only after that delivery (planner/deliveries.ts).
+ * writes it), and a replaced token is revoked only after that delivery (planner/stages/deliveries.ts).
  */
 import type { GatewayTokenT } from '../api/shapes.js';
 import type { GatewayTokenAttributes } from '../config/types.js';

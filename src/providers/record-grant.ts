@@ -186,7 +186,7 @@ export interface UnvouchedKey {
  * Whether the key a `$wrap` is for is vouched for (docs/security.md, "What an unattended run may do"): by the
  * repository (a directory user's or group's key, a Service Account's pin) or by state (the key the grant of that
  * record to that reader was last wrapped for, `readerKeyId`). Otherwise the API chose it, and only a person may
- * let cplane wrap for it: the planner marks the step (planner/offered-keys.ts). `recordedKeyId` gives what state
+ * let cplane wrap for it: the planner marks the step (planner/stages/offered-keys.ts). `recordedKeyId` gives what state
  * recorded for a grant, by its kind and id.
  */
 export function unvouchedKey(known: Known, wrap: WrapTarget, recordedKeyId: (kind: string, id: string) => string | undefined): UnvouchedKey | undefined {

@@ -47,7 +47,7 @@ export interface Known {
   now: Date;
   /**
    * The clock what ends access is compared with (a grant's `until`, a token's expiry, the end of an overlap): the
-   * later of the API's clock and this machine's, so access never outlives what either says (planner/clocks.ts).
+   * later of the API's clock and this machine's, so access never outlives what either says (planner/stages/clocks.ts).
    */
   nowForEnds: Date;
 }
@@ -399,7 +399,7 @@ interface DefinitionCore<A extends object, L, E> {
   endsAt?(req: { attributes: A }): { at: string; reason?: string } | undefined;
   /** What the kind's objects authorise to be spent (a gateway, a token): the planner's spend stage reads this, never a kind's name. */
   readonly spend?: SpendFacts;
-  /** Fields that name AI models, checked against the models the credentials reach (planner/models.ts). */
+  /** Fields that name AI models, checked against the models the credentials reach (planner/checks/models.ts). */
   readonly models?: ModelFacts<A>;
   /** The kind's objects reach AI models: those of the vendor they are for (a credential). */
   readonly reachesModels?: { vendor(attributes: A): string };

@@ -2,7 +2,7 @@
  * The access report in four forms: aligned text for a terminal, JSON (schema/access-report.schema.json), CSV
  * (RFC 4180) for a spreadsheet and Markdown for a review. Names come from the account and are untrusted: each
  * form escapes them for where it is read (control characters in text, markup in Markdown, formulas in CSV).
- * Nothing here computes: the report is made by planner/access-report.ts.
+ * Nothing here computes: the report is made by access/access-report.ts.
  */
 import type { AccessFlag, AccessFlagCode, AccessReader, AccessReport } from '../plan-model/index.js';
 import { tableCell } from '../text/escape-for.js';

@@ -108,7 +108,7 @@ export function endingLine(ending: EndingGrant): string {
   return `${ending.address}: ends ${ending.left}, at ${ending.until.slice(0, 16).replace('T', ' ')} UTC${ending.reason ? ` (${ending.reason})` : ''}`;
 }
 
-/** The warning of a plan whose two clocks disagree (planner/clocks.ts). */
+/** The warning of a plan whose two clocks disagree (planner/stages/clocks.ts). */
 export function clockSkewLine(skew: ClockSkew): string {
   const minute = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
   return `the API's clock said ${minute(skew.api)} and this machine's ${minute(skew.machine)}, more than 5 minutes apart: grants, token expiries and overlaps were ended by the earlier deadline of the two. Check this machine's clock (NTP); a wrong API clock cannot keep access alive.`;

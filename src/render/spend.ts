@@ -1,5 +1,5 @@
 /**
- * The plan's spend (computed by planner/spend.ts) as lines of words, for the terminal and for Markdown: the
+ * The plan's spend (computed by planner/checks/spend.ts) as lines of words, for the terminal and for Markdown: the
  * headline `Max authorised: $1,200/30d → $3,900/30d (+$2,700)`, one line per gateway and per token it touches,
  * usage, the warnings and "spend not read". Only formatting: the amounts are the planner's decimal strings.
  */

@@ -38,7 +38,7 @@ export interface CommandContext {
     tokenEnv?: string;
     /** Its own API address (`baseUrl`), instead of CPLANE_BASE_URL. */
     baseUrl?: string;
-    /** Says in a few words what this deployment's run came to, for the run's line in the fleet's summary (cli/each-deployment.ts). */
+    /** Says in a few words what this deployment's run came to, for the run's line in the fleet's summary (cli/deployments/each.ts). */
     note?: (words: string) => void;
     /** `plan --all` (and a run over deployments that saves plans in a folder): every deployment the run chose, recorded in each plan's origin for `plan --merge` and `apply DIR`. */
     fleet?: string[];

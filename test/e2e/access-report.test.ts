@@ -11,7 +11,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
-import { accessReport, readAccess } from '../../src/planner/index.js';
+import { accessReport, readAccess } from '../../src/access/index.js';
 import type { AccessReader, AccessReport } from '../../src/plan-model/index.js';
 import { loadConfiguration } from '../../src/providers/index.js';
 import { lyingProxy } from '../helpers/lying-proxy.js';

@@ -31,7 +31,7 @@ const expired = () => w.emulator.setClockOffset(0);
 
 describe('an expired gateway token', () => {
   it('is replaced once this machine\'s clock passes its expiry, though the API\'s clock (three days behind) has not, with a warning naming both', async () => {
-    // What ends access takes the earlier deadline of the two clocks (planner/clocks.ts; test/e2e/server-clock.test.ts).
+    // What ends access takes the earlier deadline of the two clocks (planner/stages/clocks.ts; test/e2e/server-clock.test.ts).
     const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
     expect(plan.code).toBe(2);
     expect(plan.stdout).toContain('# gateway_token.main/ci must be replaced (it expired 2 days ago: a new one is created, then the old one is revoked)');

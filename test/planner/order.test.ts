@@ -1,6 +1,6 @@
 // Steps come after the steps they depend on (--target has its own story: stages.test.ts).
 import { describe, expect, it } from 'vitest';
-import { sortSteps } from '../../src/planner/order.js';
+import { sortSteps } from '../../src/planner/stages/order.js';
 import type { PlanStep } from '../../src/plan-model/index.js';
 
 const step = (address: string, dependsOn: string[] = []): PlanStep => ({ address, kind: 'project', action: 'create', changes: [], dependsOn, writes: [] });

@@ -1,8 +1,8 @@
 // The refactoring stage is a plain function of data (blocks + state): tested here without an API.
 import { describe, expect, it } from 'vitest';
 import type { RefactoringBlocks } from '../../src/config/types.js';
-import { childDestination, forgetSteps, resolveRefactoring, withMoves } from '../../src/planner/refactoring.js';
-import { summarize } from '../../src/planner/summary.js';
+import { childDestination, forgetSteps, resolveRefactoring, withMoves } from '../../src/planner/stages/refactoring.js';
+import { summarize } from '../../src/planner/stages/summary.js';
 import type { ResourceState } from '../../src/state/types.js';
 
 const at = { file: 'main.yaml', line: 40, col: 5 };

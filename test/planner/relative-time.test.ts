@@ -1,6 +1,6 @@
 /** How plans and `cplane output` say when: the largest whole unit, never "60 minutes" or "24 hours". */
 import { expect, test } from 'vitest';
-import { relativeTime } from '../../src/planner/reissue.js';
+import { relativeTime } from '../../src/planner/stages/reissue.js';
 
 const s = 1000, min = 60 * s, h = 60 * min, d = 24 * h;
 

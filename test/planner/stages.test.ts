@@ -2,12 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredResource } from '../../src/config/types.js';
 import type { PlanStep } from '../../src/plan-model/index.js';
-import { readClocks } from '../../src/planner/clocks.js';
-import { AddressBook } from '../../src/planner/address-book.js';
-import { linkDependencies } from '../../src/planner/dependencies.js';
+import { readClocks } from '../../src/planner/stages/clocks.js';
+import { accountFacts, AddressBook } from '../../src/planner/stages/address-book.js';
+import { linkDependencies } from '../../src/planner/stages/dependencies.js';
 import type { PlanProblem } from '../../src/planner/problems.js';
-import { summarize } from '../../src/planner/summary.js';
-import { scopeToTargets, type TargetInput } from '../../src/planner/targets.js';
+import { summarize } from '../../src/planner/stages/summary.js';
+import { scopeToTargets, type TargetInput } from '../../src/planner/stages/targets.js';
 import type { ResourceState } from '../../src/state/types.js';
 
 const step = (address: string, action: PlanStep['action'] = 'create', dependsOn: string[] = []): PlanStep => ({
@@ -85,7 +85,7 @@ describe('summary stage', () => {
 describe('address book', () => {
   it('knows state ids, forgets an id that gets replaced, and names adopted objects', () => {
     const book = new AddressBook({ 'project.a': entry('project', 'p1') });
-    const known = book.known('acct', new Map(), readClocks(new Date(), new Date()));
+    const known = book.known(accountFacts('acct', new Map(), readClocks(new Date(), new Date())));
     expect(known.idOf('project.a')).toBe('p1');
     book.markPending('project.a', 'project');
     expect(known.idOf('project.a')).toBeUndefined();

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PlanStep, StepCause } from '../../src/plan-model/index.js';
 import { classOf, classOfCause } from '../../src/planner/step-class.js';
-import { withholdByClass } from '../../src/planner/withheld.js';
+import { withholdByClass } from '../../src/planner/stages/withheld.js';
 
 const step = (address: string, causes: StepCause[], dependsOn: string[] = []): PlanStep => ({
   address, kind: 'gateway_token', action: 'update', changes: [], dependsOn, writes: [], causes, class: classOf(causes),

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Policy } from '../../src/config/index.js';
 import { compilePolicies, evaluatePolicies, policyDigest, type PolicyChange } from '../../src/policy/index.js';
-import { policyChanges } from '../../src/planner/policies.js';
+import { policyChanges } from '../../src/planner/checks/policies.js';
 import type { DesiredResource } from '../../src/config/types.js';
 import type { PlanStep } from '../../src/plan-model/index.js';
 
@@ -61,7 +61,7 @@ describe('results', () => {
   });
 });
 
-describe('what a rule sees (planner/policies.ts)', () => {
+describe('what a rule sees (planner/checks/policies.ts)', () => {
   const credential: DesiredResource = {
     kind: 'credential', address: 'credential.openai', localName: 'openai',
     attributes: { provider: 'openai', label: 'OpenAI', baseUrl: null },

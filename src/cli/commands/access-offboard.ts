@@ -3,10 +3,10 @@
  * "Offboarding"): the user's shares revoked, the generated values the user could read (directly or through a
  * group) rotated, and the values from a source listed for their owners. It is a plan, saved and authenticated
  * as `plan --out` saves one, so a person reviews it and `cplane apply FILE` applies it. It never edits the
- * configuration: it prints the lines to remove from it. planner/offboard.ts decides; the plan's text shows.
+ * configuration: it prints the lines to remove from it. access/offboard.ts decides; the plan's text shows.
  */
 import { resolve } from 'node:path';
-import { makeOffboardingPlan } from '../../planner/index.js';
+import { makeOffboardingPlan } from '../../access/index.js';
 import { renderPlanJson, renderPlanText } from '../../render/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { parseParallelism } from '../../session/connection.js';

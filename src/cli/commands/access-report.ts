@@ -1,9 +1,9 @@
 /**
  * `cplane access report [dir]`: per record, who can read it and through which grant, with what a reviewer should
  * look at flagged (docs/access.md, "Access report"). Reads only: the configuration, the state (without its lock)
- * and the account, once each, the account read while the configuration loads; planner/access-report.ts computes the report and render/access-report.ts prints it.
+ * and the account, once each, the account read while the configuration loads; access/access-report.ts computes the report and render/access-report.ts prints it.
  */
-import { accessReport, readAccess } from '../../planner/index.js';
+import { accessReport, readAccess } from '../../access/index.js';
 import { accessReportFormats, renderAccessReport, type AccessReportFormat } from '../../render/index.js';
 import type { AccessReport } from '../../plan-model/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';

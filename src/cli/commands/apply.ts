@@ -9,7 +9,8 @@ import { resolve } from 'node:path';
 import { identityOf, type ClientEvent } from '../../api/client.js';
 import { applyPlan, forwardClientEvents, resendJournal, stateKeyRing, type ApplyEvent, type ApplyResult } from '../../applier/index.js';
 import { resolveSecret } from '../../config/index.js';
-import { foreignPendingWrites, makeOffboardingPlan, makePlan, pendingWritesOf, type MakePlanInput } from '../../planner/index.js';
+import { makeOffboardingPlan } from '../../access/index.js';
+import { foreignPendingWrites, makePlan, pendingWritesOf, type MakePlanInput } from '../../planner/index.js';
 import { blockingFindings, findingLine, hasChanges, type Plan } from '../../plan-model/index.js';
 import { accountLabel, renderPendingWritesText, renderPlanMarkdown, renderPlanText, withoutValueNote } from '../../render/index.js';
 import { safeText } from '../../text/safe-text.js';
@@ -25,8 +26,8 @@ import { refuseTargetWithExclude } from '../target-flags.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { markdownText, suggestedCommand } from '../../text/escape-for.js';
 import { writeWeakSecretWarnings } from '../weak-secrets.js';
-import { wantsDeployments } from '../deployments.js';
-import { applyDeployments, isPlanFolder } from './apply-all.js';
+import { wantsDeployments } from '../deployments/choose.js';
+import { applyDeployments, isPlanFolder } from '../deployments/apply-all.js';
 
 export const applyCommand: CommandModule = {
   run: (ctx) => (wantsDeployments(ctx) || isPlanFolder(ctx) ? applyDeployments(ctx, runApply) : runApply(ctx, 'apply')),

@@ -13,7 +13,7 @@ import { AbortError, ConfigInvalidError } from '../../session/errors.js';
 import { variablesLoadOptions } from '../../session/variables-flags.js';
 import { formatDiagnostic, type Deployment } from '../../config/index.js';
 import { safeText } from '../../text/safe-text.js';
-import { chooseDeployments, deploymentContext } from '../deployments.js';
+import { chooseDeployments, deploymentContext } from '../deployments/choose.js';
 import { exitCodes } from '../exit-codes.js';
 
 export const compareCommand: CommandModule = {

@@ -10,7 +10,7 @@ import { writeStepOutputs } from '../../github/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
 import { safeText } from '../../text/safe-text.js';
-import { chooseDeployments } from '../deployments.js';
+import { chooseDeployments } from '../deployments/choose.js';
 
 /** One deployment as the matrix lists it: what a job needs to name and run it. */
 interface MatrixEntry {

@@ -59,7 +59,7 @@ const stateArgs = '[dir] [--account ID] [--state PATH|URL] [--workspace NAME] [-
 const allArgs = '[--all | --deployment NAME ...]';
 const oneArgs = '[--deployment NAME]';
 
-/** A command run once per deployment with --all or --deployment (cli/each-deployment.ts); `dirAt` is its folder's positional. */
+/** A command run once per deployment with --all or --deployment (cli/deployments/each.ts); `dirAt` is its folder's positional. */
 const each = (options: Omit<DeploymentRuns, 'runs'> & { dirAt?: number } = {}): DeploymentRuns => {
   const { dirAt, ...rest } = options;
   return { runs: 'each', ...(dirAt !== undefined ? { dir: (p) => p[dirAt] } : {}), ...rest };

@@ -12,7 +12,7 @@ import { renderPlanText } from '../../render/index.js';
 import { readPlanToMerge, type SavedPlan } from '../../saved-plan/index.js';
 import type { CommandContext } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
-import { planRunExitCode, showPlannedDeployments, type PlannedDeployment } from '../deployments-report.js';
+import { planRunExitCode, showPlannedDeployments, type PlannedDeployment } from '../deployments/report.js';
 import { exitCodes, planExitCode } from '../exit-codes.js';
 
 /** The flags that say how to show the merged report; every other flag of `plan` makes a plan, which --merge does not. */

@@ -18,7 +18,7 @@ import type { CommandContext, CommandModule } from '../../session/command-contex
 import { connectionSettings } from '../../session/connection.js';
 import { AbortError } from '../../session/errors.js';
 import { openWorkspace } from '../../session/workspace.js';
-import { chooseDeployments, deploymentContext, wantsDeployments } from '../deployments.js';
+import { chooseDeployments, deploymentContext, wantsDeployments } from '../deployments/choose.js';
 
 const usage = 'reader-manifest SERVICE_ACCOUNT [dir] [--all | --deployment NAME ...] [--out FILE]';
 /** The deployment name of a configuration without `deployments:`. */

@@ -12,7 +12,7 @@ import { AbortError } from '../../session/errors.js';
 import { combinedExitCode, exitCodes } from '../exit-codes.js';
 import { readPlanToShow, type SavedPlan } from '../../saved-plan/index.js';
 import { describeError } from '../describe-error.js';
-import { writeCombined, type Ran } from '../each-deployment.js';
+import { writeCombined, type Ran } from '../deployments/each.js';
 
 export const showCommand: CommandModule = {
   async run(ctx) {

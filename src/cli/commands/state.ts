@@ -6,7 +6,7 @@
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
 import { definitionOf } from '../../providers/index.js';
-import { renamesOf } from '../../planner/refactoring.js';
+import { renamesOf } from '../../planner/stages/refactoring.js';
 import { kindOf } from '../../plan-model/index.js';
 import { renamedEntry, StateError } from '../../state/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';

@@ -1,0 +1,266 @@
+/**
+ * The access report (`cplane access report`): who can read each record, and through which grant, derived from
+ * three sources that each know part of it. The configuration says which readers should have a grant (and until
+ * when) and which groups have a role on a project; the state says which record id an address names and when
+ * cplane made a grant; the account says which grants exist (the records list's `grants` ids), which Service
+ * Accounts are active, and, in the record-access audit feed, who read which record when and when each value
+ * version was written. `readAccess` reads the account (four lists, each read once, pages in parallel);
+ * `accessReport` is a plain function of what was read, and renders nothing.
+ *
+ * "May hold version N" comes from the audit feed: a data key is wrapped per reader, and a reader gets its wrapper
+ * only by reading the record, which appends a `read` row naming it. So a reader with no grant now that read the
+ * record after its current version was written holds that version's value; one that did not, does not.
+ */
+import type { ApiClient } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import type { ResultOf } from '../api/operations.js';
+import type { ProjectT, RecordMetaT, ServiceAccountT } from '../api/shapes.js';
+import type { DesiredResource, DesiredState } from '../config/types.js';
+import { resourceAddress, type AccessFlag, type AccessFlagCode, type AccessPath, type AccessReader, type AccessReaderType, type AccessRecord, type AccessReport } from '../plan-model/index.js';
+import { findServiceAccount, projectGroupRoleKind, projectKind, recordKind } from '../providers/index.js';
+import { groupReaders, readerKinds, serviceAccountReaders, userReaders, type GrantAttributes, type ReaderKind } from '../providers/record-grant.js';
+import type { ProjectGroupRoleAttributes } from '../providers/project-group-role.js';
+import type { ResourceState } from '../state/types.js';
+import { relativeTime } from '../planner/stages/reissue.js';
+
+const DAY_MS = 86_400_000;
+const SOON_MS = 7 * DAY_MS;
+
+/** The audit actions the report reads: reads, and the writes that make a new value version. */
+const FEED_ACTIONS = ['read', 'create', 'version', 'rotate', 'rollback'];
+const VALUE_WRITES = new Set(FEED_ACTIONS.slice(1));
+
+type AuditRowT = ResultOf<'listRecordAccess'>[number];
+
+/** What the report reads of the account. */
+export interface AccessReads {
+  records: RecordMetaT[];
+  projects: ProjectT[];
+  serviceAccounts: ServiceAccountT[];
+  /** The record-access feed (reads and value writes), or undefined when the token may not read it. */
+  audit: AuditRowT[] | undefined;
+  /** The API's clock after the reads. */
+  now: Date;
+}
+
+/** Reads the account once: its records (with their grants' ids), projects, Service Accounts and record-access feed. */
+export async function readAccess(client: ApiClient, account: string): Promise<AccessReads> {
+  const [records, projects, serviceAccounts, audit] = await Promise.all([
+    client.listAll('listRecords', { query: { accountId: account } }),
+    client.call('listProjects', { query: { accountId: account, includeArchived: true } }),
+    client.call('listServiceAccounts', { query: { accountId: account } }),
+    client
+      .listAll('listRecordAccess', { query: { scopeType: 'account', actions: FEED_ACTIONS.join(',') } })
+      // A role without the audit permission still gets the rest of the report, which says the feed was not read.
+      .catch((error: unknown) => (error instanceof ApiError && error.status === 403 ? undefined : Promise.reject(error))),
+  ]);
+  return { records, projects, serviceAccounts, audit, now: client.serverNow() };
+}
+
+export interface AccessReportInput {
+  desired: Pick<DesiredState, 'resources' | 'directory'>;
+  state: Readonly<Record<string, ResourceState>>;
+  reads: AccessReads;
+  account: string;
+  unusedDays: number;
+}
+
+/** A reader the configuration lists for a record. */
+interface Configured {
+  kind: ReaderKind;
+  id: string;
+  name: string;
+  address: string;
+  until?: string;
+  reason?: string;
+}
+
+const typeOf: Record<ReaderKind['section'], AccessReaderType> = { serviceAccounts: 'service_account', users: 'user', groups: 'group' };
+const pathOf: Record<ReaderKind['section'], AccessPath> = { serviceAccounts: 'service-account-grant', users: 'user-share', groups: 'group-share' };
+const TYPE_ORDER: AccessReaderType[] = ['service_account', 'user', 'group'];
+
+/** What the audit feed says per record: when its current value was written, and each actor's last read. */
+interface RecordActivity {
+  valueWrittenAt?: string;
+  lastReads: Map<string, string>;
+  /** Each actor's last read at or after the current value was written (the feed lists rows in creation order). */
+  readsOfCurrent: Map<string, { type: string; at: string }>;
+}
+
+function activityOf(audit: readonly AuditRowT[]): Map<string, RecordActivity> {
+  const byRecord = new Map<string, RecordActivity>();
+  for (const row of audit) {
+    if (!row.record_id) continue;
+    let activity = byRecord.get(row.record_id);
+    if (!activity) byRecord.set(row.record_id, (activity = { lastReads: new Map(), readsOfCurrent: new Map() }));
+    if (VALUE_WRITES.has(row.action)) {
+      // A new value: earlier reads were of an older version.
+      if (!activity.valueWrittenAt || row.created_at >= activity.valueWrittenAt) {
+        activity.valueWrittenAt = row.created_at;
+        activity.readsOfCurrent.clear();
+      }
+    } else if (row.action === 'read') {
+      activity.lastReads.set(row.actor_id, row.created_at);
+      activity.readsOfCurrent.set(row.actor_id, { type: row.actor_type, at: row.created_at });
+    }
+  }
+  return byRecord;
+}
+
+/** The id of the project at a configuration address: state's, else the live project of its name. */
+function projectIds(desired: AccessReportInput['desired'], state: AccessReportInput['state'], reads: AccessReads): (project: string) => string | undefined {
+  const names = new Map(desired.resources.filter((r) => r.kind === projectKind.kind).map((r) => [r.address, (r.attributes as { name?: string }).name ?? r.localName]));
+  const live = new Map(reads.projects.filter((p) => !p.archived).map((p) => [p.name, p.project_id]));
+  return (project) => {
+    const address = resourceAddress(projectKind.kind, project);
+    return state[address]?.id ?? live.get(names.get(address) ?? '');
+  };
+}
+
+/** The configuration's address of each record id: state's id for the address, else the live record of its project and name. */
+function recordAddresses(desired: AccessReportInput['desired'], state: AccessReportInput['state'], reads: AccessReads, projectIdOf: (project: string) => string | undefined): Map<string, string> {
+  const byKey = new Map(reads.records.map((r) => [`${r.project_id}/${r.name}`, r.record_id]));
+  const addresses = new Map<string, string>();
+  for (const r of desired.resources) {
+    if (r.kind !== recordKind.kind) continue;
+    const attributes = r.attributes as { project: string; name: string };
+    const projectId = projectIdOf(attributes.project);
+    const id = state[r.address]?.id ?? (projectId ? byKey.get(`${projectId}/${attributes.name}`) : undefined);
+    if (id) addresses.set(id, r.address);
+  }
+  return addresses;
+}
+
+/** The readers the configuration lists, by record address. */
+function configuredReaders(desired: AccessReportInput['desired'], reads: AccessReads, account: string): Map<string, Configured[]> {
+  const byKind = new Map(readerKinds.map((k) => [k.kind, k]));
+  const out = new Map<string, Configured[]>();
+  const ours = reads.serviceAccounts.filter((s) => s.account_id === account);
+  for (const r of desired.resources as unknown as DesiredResource<GrantAttributes>[]) {
+    const kind = byKind.get(r.kind);
+    if (!kind) continue;
+    const { record, reader, until, reason } = r.attributes;
+    const id = kind === serviceAccountReaders ? findServiceAccount(ours, reader)?.service_account_id : desired.directory?.[kind.section as 'users' | 'groups']?.[reader]?.id;
+    if (!id) continue;
+    const address = resourceAddress(recordKind.kind, record);
+    const list = out.get(address) ?? [];
+    list.push({ kind, id, name: reader, address: r.address, ...(until !== undefined ? { until } : {}), ...(reason !== undefined ? { reason } : {}) });
+    out.set(address, list);
+  }
+  return out;
+}
+
+/** The groups with a role on each project id (configuration's `groupRoles`; no operation reads them back). */
+function groupRoles(desired: AccessReportInput['desired'], projectIdOf: (project: string) => string | undefined): Map<string, { id: string; name: string; role: string; address: string }[]> {
+  const out = new Map<string, { id: string; name: string; role: string; address: string }[]>();
+  for (const r of desired.resources as unknown as DesiredResource<ProjectGroupRoleAttributes>[]) {
+    if (r.kind !== projectGroupRoleKind.kind) continue;
+    const { project, group, role } = r.attributes;
+    const projectId = projectIdOf(project);
+    const groupId = desired.directory?.groups[group]?.id;
+    if (!projectId || !groupId) continue;
+    out.set(projectId, [...(out.get(projectId) ?? []), { id: groupId, name: group, role, address: r.address }]);
+  }
+  return out;
+}
+
+/** The report: every live record of the account (archived ones aside), in project and name order. */
+export function accessReport(input: AccessReportInput): AccessReport {
+  const { desired, state, reads, account, unusedDays } = input;
+  const now = reads.now.getTime();
+  const unusedSince = now - unusedDays * DAY_MS;
+  const activity = reads.audit ? activityOf(reads.audit) : new Map<string, RecordActivity>();
+  const projectIdOf = projectIds(desired, state, reads);
+  const addresses = recordAddresses(desired, state, reads, projectIdOf);
+  const configured = configuredReaders(desired, reads, account);
+  const roles = groupRoles(desired, projectIdOf);
+  const serviceAccounts = new Map(reads.serviceAccounts.map((s) => [s.service_account_id, s]));
+  const projectNames = new Map(reads.projects.map((p) => [p.project_id, p.name]));
+  const directoryNames = (section: 'users' | 'groups') => new Map(Object.entries(desired.directory?.[section] ?? {}).map(([name, p]) => [p.id, name]));
+  const names = { users: directoryNames('users'), groups: directoryNames('groups') };
+  const nameOf = (kind: ReaderKind, id: string) => (kind === serviceAccountReaders ? serviceAccounts.get(id)?.name : names[kind.section as 'users' | 'groups'].get(id)) ?? id;
+
+  const records: AccessRecord[] = [];
+  for (const live of reads.records) {
+    if (live.archived) continue;
+    const address = addresses.get(live.record_id);
+    const wanted = (address && configured.get(address)) || [];
+    const seen = activity.get(live.record_id);
+    const readers: AccessReader[] = [];
+    const holders = new Set<string>();
+
+    for (const kind of readerKinds) {
+      const liveIds = live.grants?.[kind.liveIds] ?? [];
+      const listed = wanted.filter((c) => c.kind === kind);
+      for (const id of new Set([...liveIds, ...listed.map((c) => c.id)])) {
+        const entry = listed.find((c) => c.id === id);
+        const isLive = liveIds.includes(id);
+        if (isLive) holders.add(id);
+        const flags: AccessFlag[] = [];
+        const endsIn = entry?.until === undefined ? undefined : Date.parse(entry.until) - now;
+        if (!entry) flags.push({ code: 'unmanaged' });
+        // An ended grant is not granted again: only its end is said.
+        if (entry && !isLive && !(endsIn !== undefined && endsIn <= 0)) flags.push({ code: 'not-granted' });
+        const account = kind === serviceAccountReaders ? serviceAccounts.get(id) : undefined;
+        if (isLive && account && account.status !== 'active') flags.push({ code: 'inactive', status: account.status });
+        // The feed names the member who read, never the group: a group's use cannot be told.
+        const lastRead = kind === groupReaders || !reads.audit ? undefined : (seen?.lastReads.get(id) ?? null);
+        // When cplane made the grant (state), else no earlier than the record was made: a grant younger than the
+        // window is not called unused.
+        const grantedAt = (entry ? state[entry.address]?.createdAt : undefined) ?? live.created_at;
+        const grantedLongAgo = Date.parse(grantedAt) <= unusedSince;
+        if (isLive && lastRead !== undefined && (lastRead === null || Date.parse(lastRead) < unusedSince) && grantedLongAgo) flags.push({ code: 'unused', days: unusedDays, lastRead });
+        if (entry?.until !== undefined && endsIn !== undefined) {
+          if (endsIn <= 0) flags.push({ code: 'ended', until: new Date(entry.until).toISOString() });
+          else if (endsIn <= SOON_MS) flags.push({ code: 'ends-soon', until: new Date(entry.until).toISOString(), left: relativeTime(endsIn) });
+        }
+        readers.push({
+          type: typeOf[kind.section], id, name: entry?.name ?? nameOf(kind, id), via: pathOf[kind.section],
+          ...(entry ? { address: entry.address } : {}),
+          live: isLive,
+          ...(account ? { status: account.status } : {}),
+          ...(lastRead !== undefined ? { lastRead } : {}),
+          ...(entry?.until !== undefined ? { until: new Date(entry.until).toISOString() } : {}),
+          ...(entry?.reason !== undefined ? { reason: entry.reason } : {}),
+          flags,
+        });
+      }
+    }
+
+    for (const group of roles.get(live.project_id) ?? []) {
+      readers.push({ type: 'group', id: group.id, name: group.name, via: 'project-group-role', address: group.address, role: group.role, live: null, flags: [] });
+    }
+
+    // Whoever read the current version and holds no grant now (the owner reads with cplane's own wrapper).
+    if (live.current_version !== null) {
+      for (const [actor, read] of seen?.readsOfCurrent ?? []) {
+        if (holders.has(actor) || actor === live.owner_user_id) continue;
+        const kind = read.type === 'service_account' ? serviceAccountReaders : userReaders;
+        readers.push({
+          type: typeOf[kind.section], id: actor, name: nameOf(kind, actor), via: 'former', live: false,
+          ...(kind === serviceAccountReaders && serviceAccounts.get(actor) ? { status: serviceAccounts.get(actor)!.status } : {}),
+          lastRead: read.at,
+          flags: [{ code: 'may-hold-version', version: live.current_version, readAt: read.at }],
+        });
+      }
+    }
+
+    readers.sort((a, b) => TYPE_ORDER.indexOf(a.type) - TYPE_ORDER.indexOf(b.type) || compare(a.name, b.name) || compare(a.via, b.via));
+    records.push({
+      recordId: live.record_id, projectId: live.project_id, project: projectNames.get(live.project_id) ?? live.project_id, name: live.name,
+      ...(address ? { address } : {}), currentVersion: live.current_version, readers,
+    });
+  }
+  records.sort((a, b) => compare(a.project, b.project) || compare(a.name, b.name) || compare(a.recordId, b.recordId));
+  const flagged = Object.fromEntries(FLAG_CODES.map((code) => [code, 0])) as Record<AccessFlagCode, number>;
+  let readerCount = 0;
+  for (const record of records) {
+    readerCount += record.readers.length;
+    for (const reader of record.readers) for (const flag of reader.flags) flagged[flag.code]++;
+  }
+  return { account, now: reads.now.toISOString(), unusedDays, auditRead: reads.audit !== undefined, records, readerCount, flagged };
+}
+
+const FLAG_CODES: AccessFlagCode[] = ['unmanaged', 'not-granted', 'may-hold-version', 'inactive', 'unused', 'ends-soon', 'ended'];
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

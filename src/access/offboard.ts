@@ -1,0 +1,147 @@
+/**
+ * `cplane access offboard USER`: what taking one user's access away means, as data. The user reads a record
+ * through a share of it (`grants.users`), through a group that has a share of it (`grants.groups`), or through a
+ * group with a role on the record's project (`groupRoles`); the groups are those of `directory.groups` whose
+ * `members` list the user (no operation lists a group's members). The plan is the configuration's own plan with
+ * the user's shares taken out of it and every record the user could read given as `replace`: a value cplane
+ * generates is rotated; one from a source cannot be made here, so it is listed for its owner, with the source.
+ *
+ * Taking the shares out of the desired state (never out of the files) makes the planner's own removal revoke
+ * them, and the record's re-wraps leave the user out. Apply recomputes the same plan from the saved plan's
+ * `offboard.user` and `replace` (both under its MAC), so what it applies is what was reviewed.
+ */
+import { undeclaredInDirectory } from '../config/index.js';
+import { AbortError } from '../errors.js';
+import type { DesiredResource, DesiredState, RecordAttributes, SecretSource } from '../config/types.js';
+import { parentAddress, type Offboarding, type OffboardedRecord, type Plan } from '../plan-model/index.js';
+import { groupShareKind, projectGroupRoleKind, projectKind, recordKind, userShareKind } from '../providers/index.js';
+import type { GrantAttributes } from '../providers/record-grant.js';
+import type { ProjectGroupRoleAttributes } from '../providers/project-group-role.js';
+import type { StateData } from '../state/types.js';
+import { makePlan } from '../planner/make-plan.js';
+import type { MakePlanInput } from '../planner/stage-inputs.js';
+
+/** Why `user` cannot be offboarded from this configuration (not declared in `directory.users`, with the closest names), or undefined. */
+export function unknownUserProblem(desired: DesiredState, user: string): { code: string; summary: string; detail: string } | undefined {
+  const directory = desired.directory ?? { users: {}, groups: {}, roles: {}, serviceAccounts: {} };
+  return Object.hasOwn(directory.users, user) ? undefined : undeclaredInDirectory('users', user, directory);
+}
+
+// The attributes of the kinds read here, as their definitions (src/providers/) type them.
+const grantOf = (r: DesiredResource) => r.attributes as unknown as GrantAttributes;
+const roleOf = (r: DesiredResource) => r.attributes as unknown as ProjectGroupRoleAttributes;
+
+/** The source of a record's value in words a person can act on; never the value. */
+function sourceWords(source: SecretSource | undefined): string {
+  if (source === undefined) return 'none in the configuration';
+  if ('env' in source) return `env ${source.env}`;
+  if ('file' in source) return `file ${source.file}`;
+  if ('output' in source) return `delivered from ${source.output.address}`;
+  return 'generated';
+}
+
+export interface OffboardingDesign {
+  /** The configuration without the user's shares (and without the user in any record's `grants.users`). */
+  desired: DesiredState;
+  /** The records to rotate: generated values the user could read, in state. */
+  replace: string[];
+  offboard: Offboarding;
+}
+
+/** What offboarding `user` changes in the desired state, and the account of it the plan carries. The user must be declared. */
+export function designOffboarding(desired: DesiredState, user: string, state: StateData['resources']): OffboardingDesign {
+  const directory = desired.directory!;
+  const groups = Object.entries(directory.groups).filter(([, g]) => g.members?.some((m) => m.user === user)).map(([name]) => name);
+  const inGroup = new Set(groups);
+  const shares = desired.resources.filter((r) => r.kind === userShareKind.kind && grantOf(r).reader === user);
+  const ways = new Map<string, string[]>();
+  const via = (record: string | undefined, how: string) => {
+    if (record !== undefined) ways.set(record, [...(ways.get(record) ?? []), how]);
+  };
+  for (const share of shares) via(parentAddress(share.address, recordKind.kind), 'share');
+  for (const r of desired.resources) {
+    if (r.kind === groupShareKind.kind && inGroup.has(grantOf(r).reader)) via(parentAddress(r.address, recordKind.kind), `group ${grantOf(r).reader}`);
+  }
+  for (const role of desired.resources.filter((r) => r.kind === projectGroupRoleKind.kind && inGroup.has(roleOf(r).group))) {
+    const project = parentAddress(role.address, projectKind.kind);
+    for (const r of desired.resources) {
+      if (r.kind === recordKind.kind && parentAddress(r.address, projectKind.kind) === project) via(r.address, `group ${roleOf(role).group} (role ${roleOf(role).role} on ${project})`);
+    }
+  }
+
+  const records: OffboardedRecord[] = [];
+  const replace: string[] = [];
+  for (const r of desired.resources) {
+    const how = ways.get(r.address);
+    // A record never applied holds no value anyone read.
+    if (r.kind !== recordKind.kind || how === undefined || state[r.address] === undefined) continue;
+    const source = r.secrets.value;
+    if (source !== undefined && 'generate' in source) {
+      records.push({ address: r.address, via: how, value: 'rotated' });
+      replace.push(r.address);
+    } else {
+      records.push({ address: r.address, via: how, value: 'owner', source: sourceWords(source) });
+    }
+  }
+
+  const shareAddresses = new Set(shares.map((s) => s.address));
+  const resources = desired.resources.filter((r) => !shareAddresses.has(r.address)).map((r) => (r.kind === recordKind.kind ? withoutReader(r, user) : r));
+  const lines = [
+    ...shares.map((s) => ({ ...s.source, what: `${s.address}: ${user} in grants.users of ${parentAddress(s.address, recordKind.kind) ?? s.address}` })),
+    ...groups.flatMap((g) => (directory.groups[g]!.members ?? []).filter((m) => m.user === user).map((m) => ({ ...m.source, what: `${user} in directory.groups.${g}.members` }))),
+    ...(directory.users[user]!.source ? [{ ...directory.users[user]!.source, what: `directory.users.${user}, once nothing else names the user` }] : []),
+  ].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col);
+  return {
+    desired: { ...desired, resources },
+    replace,
+    offboard: {
+      user,
+      userId: directory.users[user]!.id,
+      revoked: shares.filter((s) => state[s.address] !== undefined).map((s) => s.address),
+      records,
+      groups,
+      lines,
+    },
+  };
+}
+
+/** A record's attributes without `user` among its readers (nor its `until`): the record's step then re-wraps for the others only. */
+function withoutReader(r: DesiredResource, user: string): DesiredResource {
+  const record = r.attributes as unknown as RecordAttributes;
+  const users = record.grants?.users;
+  if (!users?.includes(user)) return r;
+  const attributes: RecordAttributes = { ...record, grants: { ...record.grants, users: users.filter((u) => u !== user) } };
+  if (attributes.grantsUntil?.[`users/${user}`] !== undefined) {
+    const { [`users/${user}`]: _ended, ...rest } = attributes.grantsUntil;
+    if (Object.keys(rest).length > 0) attributes.grantsUntil = rest;
+    else delete attributes.grantsUntil;
+  }
+  return { ...r, attributes: attributes as unknown as DesiredResource['attributes'] };
+}
+
+/**
+ * The plan that offboards `user`: the configuration's plan with the user's shares revoked and the generated
+ * values the user could read rotated, its steps saying why. `cplane access offboard` makes it, and apply makes it
+ * again for a saved one (from `offboard.user`, under the plan's MAC) to compare with. The input's `replace`,
+ * `rewrap` and `mode` are not used: the offboarding decides what is replaced, in a normal plan.
+ */
+export async function makeOffboardingPlan(input: MakePlanInput, user: string): Promise<Plan> {
+  const problem = unknownUserProblem(input.desired, user);
+  if (problem) throw new AbortError(`${problem.summary.replace(/[^?.]$/, '$&.')} Nothing was planned.`, problem.detail);
+  const design = designOffboarding(input.desired, user, input.state.data.resources);
+  const plan = await makePlan({ ...input, mode: 'normal', rewrap: false, desired: design.desired, replace: design.replace });
+  return { ...annotated(plan, design), offboard: design.offboard };
+}
+
+/** The plan's steps saying that they offboard the user: the revocations' reason, and the rotations' note. */
+function annotated(plan: Plan, design: OffboardingDesign): Plan {
+  const why = `offboarding ${design.offboard.user}`;
+  const revoked = new Set(design.offboard.revoked);
+  const rotated = new Set(design.replace);
+  const steps = plan.steps.map((step) => {
+    if (revoked.has(step.address)) return { ...step, reason: why };
+    if (!rotated.has(step.address)) return step;
+    return { ...step, changes: step.changes.map((c) => (c.path === 'value' ? { ...c, note: [`rotate: ${why}`, c.note].filter(Boolean).join('; ') } : c)) };
+  });
+  return { ...plan, steps };
+}

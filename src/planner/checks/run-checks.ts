@@ -1,0 +1,69 @@
+/**
+ * The checks a plan makes of its steps, once the stages have decided them: the problems that stop it (values a grant
+ * needs, models that do not exist, sources a step sends but cannot read), then what it reports beside the steps (the
+ * objects left without a value, the spend, the policies' verdicts, what cannot be verified, what is ending or due).
+ */
+import type { ApiClient } from '../../api/client.js';
+import type { Plan, PlanStep, StepClass, WithheldStep } from '../../plan-model/index.js';
+import type { Compiled, Sandbox } from '../../policy/index.js';
+import { PlanError } from '../errors.js';
+import type { PlanProblem } from '../problems.js';
+import type { PlannedInputs } from '../stage-inputs.js';
+import { supersededWaiting } from '../stages/reissue.js';
+import { dueItems } from './due.js';
+import { endingSoon } from './ends.js';
+import { grantsWithoutValue } from './grants-without-value.js';
+import { notVerifiable } from './not-verifiable.js';
+import { checkPolicies } from './policies.js';
+import { planSpend } from './spend.js';
+import { withoutValue } from './without-value.js';
+
+export interface CheckInput {
+  after: PlannedInputs;
+  steps: PlanStep[];
+  targets: readonly string[];
+  /** Whether an address is in the plan's scope (`--target`, `--exclude`). */
+  covers: (address: string) => boolean;
+  /** The problems the stages found; those of a withheld address do not stop the rest. */
+  problems: PlanProblem[];
+  withheld: readonly WithheldStep[];
+  /** `cplane reconcile`'s classes, when it plans. */
+  classes: readonly StepClass[] | undefined;
+  client: ApiClient;
+  parallelism: number;
+  compiled: Compiled | undefined;
+  sandbox: Sandbox | undefined;
+}
+
+/** What the checks add to a plan. */
+export type PlanChecks = Pick<Plan, 'withoutValue' | 'spend' | 'policies' | 'notVerifiable' | 'superseded' | 'endingSoon' | 'due'>;
+
+export async function checkSteps(input: CheckInput): Promise<PlanChecks> {
+  const { after, steps, targets, classes } = input;
+  const { mode, desiredByAddress, state, known } = after;
+  const withheldAddresses = new Set(input.withheld.map((w) => w.address));
+  const emptyRecords = withoutValue(after, steps, targets).filter(input.covers);
+  // A source reconcile cannot read matters only to a step it applies that sends it: unread, the value could only
+  // differ by a change of the configuration, which a reconcile that may not apply changes withholds anyway.
+  const sentSources = new Set(steps.filter((s) => s.secrets).map((s) => s.address));
+  const unreadSourceMatters = (p: PlanProblem) => p.code !== 'secret_unavailable' || !classes || classes.includes('change') || sentSources.has(p.address!);
+  const problems = [...input.problems, ...grantsWithoutValue(steps, emptyRecords, desiredByAddress, (address) => state[address]?.id)]
+    .filter((p) => (p.address === undefined || !withheldAddresses.has(p.address)) && unreadSourceMatters(p));
+  if (problems.length > 0) throw new PlanError(problems);
+  // Spend is read and computed only when a step touches it (a limit, a window, allowed models, a rate).
+  const spend = mode === 'refresh-only' ? undefined : await planSpend({ given: after, steps, client: input.client, parallelism: input.parallelism });
+  const policies = await checkPolicies(input.compiled, input.sandbox, steps, desiredByAddress, state, spend, known.now);
+  const unverifiable = notVerifiable(after, steps, targets);
+  const superseded = mode === 'normal' ? supersededWaiting(state, steps, known.nowForEnds) : [];
+  const ending = mode === 'normal' ? endingSoon(after.desired.resources, known.nowForEnds).filter((e) => input.covers(e.address)) : [];
+  const due = mode === 'refresh-only' ? dueItems(after) : [];
+  return {
+    withoutValue: emptyRecords,
+    ...(spend ? { spend } : {}),
+    ...(policies ? { policies } : {}),
+    ...(unverifiable.length > 0 ? { notVerifiable: unverifiable } : {}),
+    ...(superseded.length > 0 ? { superseded } : {}),
+    ...(ending.length > 0 ? { endingSoon: ending } : {}),
+    ...(due.length > 0 ? { due } : {}),
+  };
+}

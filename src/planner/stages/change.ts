@@ -1,0 +1,128 @@
+/**
+ * The decision for an address whose live object exists and is, or is about
+ * to be, managed (an update of an address in state, or an import): the
+ * kind's definition reports facts (what differs, what forces a replacement, what
+ * rotates), reissue.ts adds expiry and `--replace`, and the action is decided here.
+ */
+import type { DesiredResource } from '../../config/types.js';
+import type { Action, PlanStep, StepCause } from '../../plan-model/index.js';
+import { definitionOf } from '../../providers/index.js';
+import type { WriteSpec } from '../../providers/types.js';
+import type { ResourceState } from '../../state/types.js';
+import type { DesiredWork } from '../stage-inputs.js';
+import { liveChildrenOf, type LiveObject } from './live-account.js';
+import { resourceProblem, type PlanProblem } from '../problems.js';
+import { expiredChange, renewalChange, replacementOf, supersededRevocations } from './reissue.js';
+import { inputsOf, makeStep } from '../steps.js';
+
+export interface ChangeBase {
+  action: 'update' | 'import';
+  reason: string | undefined;
+  adopt?: PlanStep['adopt'];
+  /** Paths changed outside cplane that the configuration did not change: setting them back is drift. */
+  changedOutside?: ReadonlySet<string>;
+}
+
+/** The step for `r` given its live object (none when nothing differs and nothing is adopted), and its problems. */
+export function planChange(given: DesiredWork, r: DesiredResource, found: LiveObject, entry: ResourceState | undefined, base: ChangeBase): { step?: PlanStep; problems: PlanProblem[] } {
+  const definition = definitionOf(r.kind);
+  const { known } = given;
+  const id = found.identity.id;
+  const writeOnly = given.writeOnly.get(r.address);
+  // `--replace` of an object cplane manages: its write-only values count as changed, or the object is replaced.
+  const requested = entry && given.replace.has(r.address) ? replacementOf(definition, r) : undefined;
+  // A value delivered from an object this plan issues anew (`deliverTo`) is written again, after it.
+  const delivered = Object.entries(r.secrets).filter(([, source]) => 'output' in source && given.sealing.has(source.output.address)).map(([field]) => field);
+  const changedSecrets = [...new Set([...(writeOnly?.changed ?? []), ...(typeof requested === 'object' ? requested.rotate : []), ...delivered])];
+  const facts = definition.diff({ desired: r, live: found.live, state: entry, known, changedSecrets });
+  const problems = (facts.problems ?? []).map((p) => resourceProblem(r, p));
+  const expired = entry ? expiredChange(found.identity, known.nowForEnds) : undefined;
+  if (expired) facts.changes.push(expired);
+  // Why the object must be issued anew, in the words of the plan's reason.
+  const renewals = [
+    ...(facts.replaceKeys.length > 0 ? [`${facts.replaceKeys.join(', ')} cannot change in place`] : []),
+    ...(expired ? [`it ${expired.note}`] : []),
+    ...(requested === 'replace' ? ['--replace asks for a new one'] : []),
+  ];
+  // Renewal ahead of expiry: only when nothing forces an immediate replacement (a leaked or expired one must go now).
+  const renewal = entry && renewals.length === 0 ? definition.renewal?.({ attributes: r.attributes }) : undefined;
+  const renewing = renewalChange(found.identity, renewal, definition.config.noun, known.now);
+  // What earlier renewals superseded: revoked once their overlap ended, or at once with --replace.
+  const revocations = entry ? supersededRevocations(given.live, r.address, entry, known.nowForEnds, requested === 'replace') : { writes: [], changes: [], why: [] };
+  // A `generate` value cplane never wrote stays as it is live (write-only-values.ts): say so when adopting.
+  const notes = entry ? [] : (writeOnly?.keptLive ?? []).map((field) => `${field} keeps its live value (generate makes a value only when cplane creates the object)`);
+  if (facts.changes.length === 0 && renewals.length === 0 && !renewing && revocations.writes.length === 0 && !base.adopt) return { problems };
+  let action: Action = base.action;
+  let reason = base.reason;
+  let writes: WriteSpec[];
+  if (renewing && renewal) {
+    action = 'renew';
+    reason = [base.reason, renewing.note].filter(Boolean).join('; ');
+    facts.changes.push(renewing);
+    given.book.markPending(r.address, r.kind);
+    const created = definition.planCreate({ desired: r, known });
+    // The write that gives the address its new id keeps the old object, superseded, for the overlap.
+    const supersede = { overlapHours: renewal.overlapHours, createdAt: renewal.createdAt };
+    writes = created.writes.map((w) => (w.effects.id ? { ...w, effects: { ...w.effects, supersede } } : w));
+    problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
+  } else if (renewals.length > 0) {
+    action = 'replace';
+    reason = [base.adopt ? base.reason : undefined, `${renewals.join('; ')}: a new one is created, then the old one is ${definition.removeAction}d`].filter(Boolean).join('; ');
+    // An expired object no longer works: revoking it destroys nothing, so preventDestroy does not stop its renewal.
+    if (r.lifecycle.preventDestroy && (facts.replaceKeys.length > 0 || requested === 'replace')) {
+      const why = facts.replaceKeys.length > 0 ? `the change to ${facts.replaceKeys.join(', ')}` : '--replace';
+      problems.push(resourceProblem(r, {
+        code: 'prevent_destroy',
+        summary: `lifecycle.preventDestroy is set, and ${why} would replace it (the old one is ${definition.removeAction}d)`,
+        detail: facts.replaceKeys.length > 0 ? 'Remove preventDestroy or undo the change.' : 'Remove preventDestroy to replace it.',
+      }));
+    }
+    given.book.markPending(r.address, r.kind);
+    const created = definition.planCreate({ desired: r, known });
+    const removed = definition.planDelete({ address: r.address, id, parents: found.identity.parents, live: found.live, children: liveChildrenOf(given.live, r.kind, id) });
+    // The old object goes, but the address now names the new one: it stays in state.
+    writes = [...created.writes, ...removed.writes.map((w) => ({ ...w, effects: { ...w.effects, forget: undefined } }))].map(dropUndefinedEffects);
+    // Its secret delivered elsewhere: the old object stays in state, superseded, until its revocation (which
+    // deliveries.ts moves after the delivery), so an apply killed in between still revokes it later.
+    const createdAt = definition.relations.createdAt;
+    if (entry && createdAt && definition.config.delivery?.(r.attributes as never)) {
+      writes = writes.map((w, i) => (i >= created.writes.length ? { ...w, effects: { ...w.effects, settleSuperseded: id } } : w.effects.id ? { ...w, effects: { ...w.effects, supersede: { overlapHours: 0, createdAt } } } : w));
+    }
+    problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
+  } else {
+    const rotate = facts.rotateKeys?.some((k) => facts.changedKeys.includes(k)) ?? false;
+    if (base.action === 'update' && rotate) action = 'rotate';
+    const updated = facts.changes.length > 0 ? definition.planUpdate({ desired: r, live: found.live, id, state: entry, changedKeys: facts.changedKeys, known }) : { writes: [] };
+    writes = updated.writes;
+    problems.push(...(updated.problems ?? []).map((p) => resourceProblem(r, p)));
+    notes.push(...(updated.notes ?? []));
+  }
+  if (revocations.writes.length > 0) {
+    // Alone, finishing a renewal is the step; beside another change, it rides along after that change's writes.
+    if (facts.changes.length === 0 && renewals.length === 0 && !renewing && !base.adopt) {
+      action = 'renew';
+      reason = `finishing a renewal: ${revocations.why.join('; ')}`;
+    }
+    writes = [...writes, ...revocations.writes];
+    facts.changes.push(...revocations.changes);
+  }
+  const inputs = { ...inputsOf(r), ...facts.inputs };
+  // Why the step exists: each change's own cause where it has one, drift where live moved away from what was
+  // applied, and otherwise the configuration (step-class.ts turns these into the step's class); a value written
+  // from another address's new secret is a delivery.
+  const delivering = Object.entries(r.secrets).some(([field, source]) => 'output' in source && changedSecrets.includes(field) && facts.changedKeys.includes(field));
+  const causes: StepCause[] = [
+    ...(delivering ? ['delivery' as const] : []),
+    ...(facts.causes ?? []),
+    ...(base.adopt || facts.replaceKeys.length > 0 ? ['configuration' as const] : []),
+    ...(requested ? ['replace-requested' as const] : []),
+    ...facts.changes.filter((c) => !(delivering && c.sensitive && !c.cause)).map((c) => c.cause ?? (base.changedOutside?.has(c.path) ? 'changed-outside' : 'configuration')),
+  ];
+  const step = makeStep({ address: r.address, kind: r.kind, action, reason, changes: facts.changes, writes, inputs, notes, causes, ...(base.adopt ? { adopt: base.adopt } : {}) }, r.secrets);
+  return { step, problems };
+}
+
+function dropUndefinedEffects(write: WriteSpec): WriteSpec {
+  const effects = Object.fromEntries(Object.entries(write.effects).filter(([, v]) => v !== undefined));
+  return { ...write, effects };
+}
