@@ -12,7 +12,7 @@ import { checkModels, modelChecks } from './checks/models.js';
 import { compileConfigured } from './checks/policies.js';
 import { checkSteps } from './checks/run-checks.js';
 import type { MakePlanInput, PlannedInputs, StageInputs } from './stage-inputs.js';
-import { accountFacts, AddressBook } from './stages/address-book.js';
+import { AddressBook, type AccountFacts } from './stages/address-book.js';
 import { readClocks } from './stages/clocks.js';
 import { revokeAfterDelivery } from './stages/deliveries.js';
 import { linkDependencies } from './stages/dependencies.js';
@@ -58,11 +58,11 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   const snapshot = await refreshing;
   // The API's clock, read from the answers of the refresh, and this machine's: what ends access takes the earlier deadline.
   const clocks = readClocks(client.serverNow(), new Date());
-  const known = new AddressBook(state).known(accountFacts(account, snapshot.lookups, clocks, desired.directory));
+  const facts: AccountFacts = { account, lookups: snapshot.lookups, clocks, directory: desired.directory }, known = new AddressBook(state).known(facts);
   // Model names are checked against what the credentials serve: the reads leave before the stages below run.
   const modelsChecked = mode === 'normal' ? checkModels(modelChecks(desired.resources, desiredByAddress, state), client, known, desiredByAddress, parallelism) : Promise.resolve([]);
   modelsChecked.catch(() => undefined);
-  const given: StageInputs = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), known, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
+  const given: StageInputs = { mode, desired, desiredByAddress, state, live: indexLive(snapshot), facts, known, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
   const planned = planDesired(given);
   const after: PlannedInputs = { ...given, book: planned.book, known: planned.known, sealing: planned.sealing };
   const removals = planRemovals(after);
