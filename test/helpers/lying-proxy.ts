@@ -9,6 +9,8 @@ export interface ProxiedRequest {
   method: string;
   /** The path without the query string (`/v1/records/ID/read`). */
   path: string;
+  /** The query string, `?` included (`?accountId=...`), or '' when there is none. */
+  query: string;
   body: unknown;
   /** The bearer token the caller sent. */
   token: string;
@@ -40,6 +42,7 @@ export async function lyingProxy(upstream: string, initial?: Lie): Promise<Lying
         const request: ProxiedRequest = {
           method: req.method!,
           path: req.url!.split('?')[0]!,
+          query: req.url!.slice(req.url!.split('?')[0]!.length),
           body: raw.length > 0 ? JSON.parse(raw.toString('utf8')) : undefined,
           token: (req.headers.authorization ?? '').replace(/^Bearer /, ''),
         };
