@@ -1,0 +1,1 @@
+export{n as runForDeployments}from"./each2.mjs";
