@@ -90,10 +90,10 @@ export async function readAccount(client: ApiClient, options: ReadAccountOptions
 
   const readKind = async (kind: ResourceKind, parentIds: readonly string[]): Promise<void> => {
     const definition = definitionOf(kind);
-    const recorded = profile.recorded.filter((r) => r.kind === kind);
+    const recorded = () => profile.recorded.filter((r) => r.kind === kind);
     if (definition.observation === 'state') {
       // Known only from state: no request; what state recorded stands for the live objects.
-      read.items[kind] = recorded.map(({ id, parents, inputs }): RecordedObject => ({ id, ...(parents ? { parents } : {}), inputs }));
+      read.items[kind] = recorded().map(({ id, parents, inputs }): RecordedObject => ({ id, ...(parents ? { parents } : {}), inputs }));
       return;
     }
     // A profile that stops sends the request and lets the client refuse it (IdentityRefusedError, nothing is sent).
@@ -111,7 +111,7 @@ export async function readAccount(client: ApiClient, options: ReadAccountOptions
         }
       } else if (!humanOnly(client, definition.readOperation)) {
         // Listing is human-only but reading one object is not: read those cplane manages, one by one.
-        const found = await Promise.all(recorded.map(({ id, parents }) => limiter.run(() => definition.read({ client, account, id, parents }))));
+        const found = await Promise.all(recorded().map(({ id, parents }) => limiter.run(() => definition.read({ client, account, id, parents }))));
         read.items[kind] = found.filter((item) => item !== null);
         read.byIdOnly.add(kind);
       } else {
