@@ -6,12 +6,31 @@ import { accessProfile, planProfile, readAccount } from '../../src/account/index
 import { createClient } from '../../src/api/index.js';
 import { IdentityRefusedError } from '../../src/api/errors.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
-import { kindOrder, projectKind, recordKind, serviceAccounts, type DataSource } from '../../src/providers/index.js';
+import { gatewayTokenKind, kindOrder, projectKind, recordKind, serviceAccounts, type DataSource } from '../../src/providers/index.js';
 import { refreshLive } from '../../src/planner/stages/refresh.js';
 import { lyingProxy } from '../helpers/lying-proxy.js';
-import { account, eachTestHarness } from '../planner/harness.js';
+import { account, eachTestHarness, fullConfig } from '../planner/harness.js';
+import { readAccount as readExported } from '../../src/export/index.js';
 
 const idsOf = (items: readonly unknown[] | undefined) => (items ?? []).map((r) => (r as { record_id?: string; service_account_id?: string }).record_id ?? (r as { service_account_id: string }).service_account_id).sort();
+
+describe('export reads through it', () => {
+  const h = eachTestHarness({ config: fullConfig, converge: true });
+
+  it("reads a gateway's tokens and OTel export only when it keeps the gateway's project", async () => {
+    await h().client.call('createProject', { body: { accountId: account, name: 'other', description: '' } });
+    const sentFor = async (projectNames: string[]) => {
+      h().emulator.resetStats();
+      const objects = await readExported({ client: h().client, account, projectNames, parallelism: 4 });
+      const { byOperation } = h().emulator.stats();
+      return { tokens: byOperation.listGatewayTokens ?? 0, otel: byOperation.getOtelExport ?? 0, kept: objects.objects[gatewayTokenKind.kind]?.length ?? 0 };
+    };
+    const all = await sentFor([]);
+    expect(all.tokens).toBeGreaterThan(0);
+    expect(all.otel).toBe(all.tokens);
+    expect(await sentFor(['other'])).toEqual({ tokens: 0, otel: 0, kept: 0 });
+  });
+});
 
 describe('one reader of the account', () => {
   const h = eachTestHarness();
