@@ -8,7 +8,8 @@ import { IdentityRefusedError } from '../../src/api/errors.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { gatewayTokenKind, kindOrder, projectKind, recordKind, serviceAccounts, type DataSource } from '../../src/providers/index.js';
 import { refreshLive } from '../../src/planner/stages/refresh.js';
-import { lyingProxy } from '../helpers/lying-proxy.js';
+import { AbortError } from '../../src/errors.js';
+import { lyingProxy, withStatus } from '../helpers/lying-proxy.js';
 import { account, eachTestHarness, fullConfig } from '../planner/harness.js';
 import { readAccount as readExported } from '../../src/export/index.js';
 
@@ -29,6 +30,19 @@ describe('export reads through it', () => {
     expect(all.tokens).toBeGreaterThan(0);
     expect(all.otel).toBe(all.tokens);
     expect(await sentFor(['other'])).toEqual({ tokens: 0, otel: 0, kept: 0 });
+  });
+
+  it("stops when a gateway's tokens may not be read, naming the gateway, rather than leave them out", async () => {
+    const refused = { ok: false, error: { code: 'forbidden', message: 'missing_permission' }, requestId: 'req-refused' };
+    const proxy = await lyingProxy(h().emulator.url, (request) => (/^\/v1\/gateways\/[^/]+\/tokens$/.test(request.path) ? withStatus(403, refused) : undefined));
+    const client = createClient({ baseUrl: proxy.url, token: fixtures.tokens.admin, accountId: account });
+    try {
+      const reading = readExported({ client, account, projectNames: [], parallelism: 4 });
+      await expect(reading).rejects.toBeInstanceOf(AbortError);
+      await expect(reading).rejects.toThrow(new RegExp(`^Could not read listGatewayTokens of gateway [0-9a-f-]+: 403 missing_permission \\(request id req-refused\\)(, and \\d+ more read\\(s\\) failed)?\\. Nothing was written\\.$`));
+    } finally {
+      await Promise.all([client.close(), proxy.close()]);
+    }
   });
 });
 
