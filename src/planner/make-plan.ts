@@ -57,8 +57,8 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   const desiredByAddress = new Map(desired.resources.map((r) => [r.address, r]));
   const snapshot = await refreshing;
   // The API's clock, read from the answers of the refresh, and this machine's: what ends access takes the earlier deadline.
-  const clocks = readClocks(client.serverNow(), new Date());
-  const facts: AccountFacts = { account, lookups: snapshot.lookups, clocks, directory: desired.directory }, known = new AddressBook(state).known(facts);
+  const facts: AccountFacts = { account, lookups: snapshot.lookups, clocks: readClocks(client.serverNow(), new Date()), directory: desired.directory };
+  const known = new AddressBook(state).known(facts);
   // Model names are checked against what the credentials serve: the reads leave before the stages below run.
   const modelsChecked = mode === 'normal' ? checkModels(modelChecks(desired.resources, desiredByAddress, state), client, known, desiredByAddress, parallelism) : Promise.resolve([]);
   modelsChecked.catch(() => undefined);
@@ -91,7 +91,7 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
     ...(replace.length > 0 ? { replace } : {}),
     steps: planSteps, drift: scoped.drift, unreadable: scoped.unreadable,
     ...checks,
-    ...(clocks.skew ? { clockSkew: clocks.skew } : {}),
+    ...(facts.clocks.skew ? { clockSkew: facts.clocks.skew } : {}),
     ...(withheld.length > 0 ? { withheld } : {}),
     summary: summarize(planSteps),
     ...(mode === 'refresh-only' ? { notChecked: uncheckedWriteOnly(desired, state, input.env) } : {}),

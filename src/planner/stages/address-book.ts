@@ -10,11 +10,12 @@
 import type { ResourceKind } from '../../config/types.js';
 import { localPart } from '../../plan-model/index.js';
 import { knownOf, type KnownFacts } from '../../providers/index.js';
+import type { PlanClocks } from './clocks.js';
 import type { Known } from '../../providers/types.js';
 import type { StateData } from '../../state/types.js';
 
-/** What a plan knows of the account besides addresses: its id, the two clocks, the data sources, the directory. */
-export type AccountFacts = Omit<KnownFacts, 'idOf' | 'nameOf'>;
+/** What a plan knows of the account besides addresses: its id, the two clocks (with their skew), the data sources, the directory. */
+export type AccountFacts = Omit<KnownFacts, 'idOf' | 'nameOf' | 'clocks'> & { clocks: PlanClocks };
 
 const keyOf = (kind: ResourceKind, id: string) => `${kind}:${id}`;
 
