@@ -12,9 +12,9 @@
  */
 import { undeclaredInDirectory } from '../config/index.js';
 import { AbortError } from '../errors.js';
-import type { DesiredResource, DesiredState, RecordAttributes, SecretSource } from '../config/types.js';
+import type { DesiredResource, DesiredState, SecretSource } from '../config/types.js';
 import { parentAddress, type Offboarding, type OffboardedRecord, type Plan } from '../plan-model/index.js';
-import { groupShareKind, projectGroupRoleKind, projectKind, recordKind, userShareKind } from '../providers/index.js';
+import { groupShareKind, projectGroupRoleKind, projectKind, recordKind, userShareKind, type RecordAttributes } from '../providers/index.js';
 import type { GrantAttributes } from '../providers/record-grant.js';
 import type { ProjectGroupRoleAttributes } from '../providers/project-group-role.js';
 import type { StateData } from '../state/types.js';

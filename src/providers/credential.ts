@@ -4,39 +4,34 @@
  * fingerprint changed, deleted when they leave the configuration.
  */
 import type { CredentialT } from '../api/shapes.js';
-import type { CredentialAttributes, SecretSource } from '../config/types.js';
-import type { LifecycleConfig } from '../config/config-file.js';
 import type { Template } from '../plan-model/index.js';
 import { vendors } from './lookups.js';
 import { defineKind, LOCAL_NAME } from './define-kind.js';
+import type { AttributesOf, EntryOf, Fields } from './field-types.js';
 import type { Known } from './types.js';
 import { unknownVendor } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
-
-/** An entry of this kind in a configuration file, as `schema` below describes it. */
-export interface CredentialConfig {
-  provider: string;
-  label?: string;
-  baseUrl?: string | null;
-  secret: SecretSource;
-  lifecycle?: LifecycleConfig<'provider' | 'label' | 'baseUrl' | 'secret'>;
-  dependsOn?: string[];
-}
 
 /** An AI vendor as its name, whether the configuration gave its name or its id. */
 function vendorName(nameOrId: unknown, known: Known): unknown {
   return known.find(vendors, String(nameOrId))?.name ?? nameOrId;
 }
 
+const fields = {
+  provider: { schema: { description: 'Provider name (e.g. openai) or provider id, as listed by GET /providers.', type: 'string', minLength: 1 }, required: true, live: 'provider_id', normalize: vendorName },
+  label: { schema: { description: 'Label of the credential. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 }, default: LOCAL_NAME },
+  baseUrl: { schema: { description: "Base URL of the provider's API, or null for the provider's default.", type: ['string', 'null'], format: 'uri' }, default: null, live: 'base_url' },
+  secret: { schema: { description: 'Source of the provider API key.', $ref: '#/$defs/secretSource' }, required: true, writeOnly: true },
+} as const satisfies Fields;
+
+/** An entry of this kind in a configuration file. */
+export type CredentialConfig = EntryOf<typeof fields>;
+export type CredentialAttributes = AttributesOf<typeof fields>;
+
 export const credentialKind = defineKind<CredentialAttributes, CredentialT, CredentialConfig>({
   kind: 'credential',
   description: 'A provider credential: a provider API key stored write-only by the service.',
-  fields: {
-    provider: { schema: { description: 'Provider name (e.g. openai) or provider id, as listed by GET /providers.', type: 'string', minLength: 1 }, required: true, live: 'provider_id', normalize: vendorName },
-    label: { schema: { description: 'Label of the credential. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 }, default: LOCAL_NAME },
-    baseUrl: { schema: { description: "Base URL of the provider's API, or null for the provider's default.", type: ['string', 'null'], format: 'uri' }, default: null, live: 'base_url' },
-    secret: { schema: { description: 'Source of the provider API key.', $ref: '#/$defs/secretSource' }, required: true, writeOnly: true },
-  },
+  fields,
   lifecycle: 'credential',
   config: { key: 'credentials', noun: 'credential', mapDescription: 'Provider credentials by local name; each is addressed as credential.<name>.' },
   lookups: [vendors],

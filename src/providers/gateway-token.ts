@@ -10,32 +10,14 @@
  * writes it), and a replaced token is revoked only after that delivery (planner/stages/deliveries.ts).
  */
 import type { GatewayTokenT } from '../api/shapes.js';
-import type { GatewayTokenAttributes } from '../config/types.js';
-import type { LifecycleConfig } from '../config/config-file.js';
 import { resourceAddress, type FieldChange, type SpendLimit, type Template } from '../plan-model/index.js';
 import { serviceAccounts } from './lookups.js';
 import { defineKind, LOCAL_NAME, NOT_READ } from './define-kind.js';
+import type { AttributesOf, EntryOf, Fields } from './field-types.js';
 import { resolveServiceAccount, serviceAccountLabel } from './service-accounts.js';
 import type { Known, ReadFailure } from './types.js';
 import { isRefusal, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
-
-/** An entry of this kind in a configuration file, as `schema` below describes it. */
-export interface TokenConfig {
-  name?: string;
-  scopes: string[];
-  expiresInDays?: number | null;
-  allowedModels?: string[];
-  rateLimitPerMin?: number | null;
-  serviceAccount?: string | null;
-  spendLimit?: string | null;
-  spendWindow?: 'daily' | 'weekly' | 'monthly' | null;
-  renewBeforeDays?: number | null;
-  overlapHours?: number;
-  deliverTo?: { record: string };
-  lifecycle?: LifecycleConfig<'name' | 'scopes' | 'expiresInDays' | 'allowedModels' | 'rateLimitPerMin' | 'serviceAccount' | 'spendLimit' | 'spendWindow'>;
-  dependsOn?: string[];
-}
 
 /** A local name, as the schema's `localName` (an instance of a forEach is NAME[KEY]). */
 const LOCAL_NAME_PATTERN = '[A-Za-z0-9][A-Za-z0-9_-]{0,99}(\\[[^\\[\\]/]{1,100}\\])?';
@@ -91,78 +73,90 @@ function renews(newer: GatewayTokenT, older: GatewayTokenT): boolean {
 /** A configured list as a set, on both sides. */
 const asSet = (values: unknown) => sortedSet(values as string[]);
 
+/** The windows a token's spend limit counts in. */
+const tokenWindows = ['daily', 'weekly', 'monthly'] as const;
+type TokenWindow = (typeof tokenWindows)[number];
+
+// Changing any field but the name needs a new token (`replace`). A callback's entry is typed in its body: its
+// signature cannot name the type these fields make.
+const fields = {
+  name: { schema: { description: 'Display name of the token. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 100 }, default: LOCAL_NAME },
+  scopes: {
+    schema: {
+      description: 'Scopes of the token, e.g. run, read_logs.',
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1 },
+    },
+    required: true, replace: true, normalize: asSet,
+  },
+  expiresInDays: {
+    schema: {
+      description: 'Days until the token expires, 1 to 3650, or null for never. Set at creation.',
+      type: ['integer', 'null'],
+      minimum: 1,
+      maximum: 3650,
+    },
+    // The live token shows only `expires_at`: compared in `diff` (expiryChange).
+    default: null, replace: true, observed: false,
+  },
+  allowedModels: {
+    schema: { description: 'Models the token may use; empty for all.', type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } },
+    default: [], replace: true, live: 'allowed_models', normalize: asSet,
+  },
+  rateLimitPerMin: {
+    schema: { description: 'Requests per minute, 1 to 1000000, or null for no limit.', type: ['integer', 'null'], minimum: 1, maximum: 1000000 },
+    default: null, replace: true, live: 'rate_limit_per_min',
+  },
+  serviceAccount: {
+    schema: {
+      description: 'Issue the token to this Service Account (its name as GET /service-accounts lists it): it must be active and of the account. Set at creation.',
+      type: ['string', 'null'],
+      minLength: 1,
+    },
+    // Absent in what older versions applied: not compared then (drift reads only the keys applied).
+    default: null, replace: true, live: 'service_account_id', fromLive: serviceAccountOf,
+  },
+  spendLimit: {
+    schema: {
+      description: 'Spend limit as a decimal string, e.g. "25.00" (at most 2 decimals), or null for none. Set at creation.',
+      type: ['string', 'null'],
+      pattern: '^[0-9]+(\\.[0-9]{1,2})?$',
+    },
+    default: null, replace: true, live: 'spend_limit',
+  },
+  spendWindow: {
+    schema: { description: 'Window the spend limit counts in; daily when a spendLimit is given without one. Set at creation.', enum: [...tokenWindows, null] },
+    // The API counts a spend limit given without a window daily: said here, so the plan compares like with like.
+    attribute: (entry): TokenWindow | null => { const given = entry as TokenConfig; return given.spendWindow ?? (given.spendLimit ? 'daily' : null); },
+    replace: true, live: 'spend_window',
+  },
+  // Shared with `defaults.tokens` (the hand-written part of the configuration schema). Only a token that renews
+  // carries the renewal settings, so every other token's attributes stay as they were.
+  renewBeforeDays: { schema: { $ref: '#/$defs/renewBeforeDays' }, inView: false, attribute: (entry): number | undefined => (entry as TokenConfig).renewBeforeDays ?? undefined },
+  overlapHours: { schema: { $ref: '#/$defs/overlapHours' }, inView: false, attribute(entry): number | undefined { const given = entry as TokenConfig; return given.renewBeforeDays != null ? given.overlapHours ?? 24 : undefined; } },
+  deliverTo: {
+    schema: {
+      description: "Write the token's plaintext, at every creation, renewal and re-issue, as a new value version of this record (declared in this configuration, without a value of its own), before the old token is revoked: its readers read the token with `cplane read`.",
+      type: 'object',
+      additionalProperties: false,
+      required: ['record'],
+      properties: { record: { description: 'The record as PROJECT/RECORD (local names, of this module in a module).', type: 'string', pattern: `^${LOCAL_NAME_PATTERN}/${LOCAL_NAME_PATTERN}$` } },
+    },
+    inView: false, attribute: (entry): string | undefined => (entry as TokenConfig).deliverTo?.record,
+  },
+} as const satisfies Fields;
+
+/** An entry of this kind in a configuration file. */
+export type TokenConfig = EntryOf<typeof fields>;
+export type GatewayTokenAttributes = AttributesOf<typeof fields, 'gateway'>;
+
 export const gatewayTokenKind = defineKind<GatewayTokenAttributes, GatewayTokenT, TokenConfig>({
   kind: 'gateway_token',
   parent: { kind: 'gateway', attribute: 'gateway', idField: 'gatewayId', removedWith: 'revoked by deleting' },
   description: 'A gateway token for data-plane traffic; addressed as gateway_token.<gateway>/<name>.',
-  // Changing any field but the name needs a new token (`replace`).
-  fields: {
-    name: { schema: { description: 'Display name of the token. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 100 }, default: LOCAL_NAME },
-    scopes: {
-      schema: {
-        description: 'Scopes of the token, e.g. run, read_logs.',
-        type: 'array',
-        minItems: 1,
-        uniqueItems: true,
-        items: { type: 'string', minLength: 1 },
-      },
-      required: true, replace: true, normalize: asSet,
-    },
-    expiresInDays: {
-      schema: {
-        description: 'Days until the token expires, 1 to 3650, or null for never. Set at creation.',
-        type: ['integer', 'null'],
-        minimum: 1,
-        maximum: 3650,
-      },
-      // The live token shows only `expires_at`: compared in `diff` (expiryChange).
-      default: null, replace: true, observed: false,
-    },
-    allowedModels: {
-      schema: { description: 'Models the token may use; empty for all.', type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } },
-      default: [], replace: true, live: 'allowed_models', normalize: asSet,
-    },
-    rateLimitPerMin: {
-      schema: { description: 'Requests per minute, 1 to 1000000, or null for no limit.', type: ['integer', 'null'], minimum: 1, maximum: 1000000 },
-      default: null, replace: true, live: 'rate_limit_per_min',
-    },
-    serviceAccount: {
-      schema: {
-        description: 'Issue the token to this Service Account (its name as GET /service-accounts lists it): it must be active and of the account. Set at creation.',
-        type: ['string', 'null'],
-        minLength: 1,
-      },
-      // Absent in what older versions applied: not compared then (drift reads only the keys applied).
-      default: null, replace: true, live: 'service_account_id', fromLive: serviceAccountOf,
-    },
-    spendLimit: {
-      schema: {
-        description: 'Spend limit as a decimal string, e.g. "25.00" (at most 2 decimals), or null for none. Set at creation.',
-        type: ['string', 'null'],
-        pattern: '^[0-9]+(\\.[0-9]{1,2})?$',
-      },
-      default: null, replace: true, live: 'spend_limit',
-    },
-    spendWindow: {
-      schema: { description: 'Window the spend limit counts in; daily when a spendLimit is given without one. Set at creation.', enum: ['daily', 'weekly', 'monthly', null] },
-      // The API counts a spend limit given without a window daily: said here, so the plan compares like with like.
-      attribute: (entry) => entry.spendWindow ?? (entry.spendLimit ? 'daily' : null), replace: true, live: 'spend_window',
-    },
-    // Shared with `defaults.tokens` (the hand-written part of the configuration schema). Only a token that renews
-    // carries the renewal settings, so every other token's attributes stay as they were.
-    renewBeforeDays: { schema: { $ref: '#/$defs/renewBeforeDays' }, inView: false, attribute: (entry) => entry.renewBeforeDays ?? undefined },
-    overlapHours: { schema: { $ref: '#/$defs/overlapHours' }, inView: false, attribute: (entry) => (entry.renewBeforeDays != null ? entry.overlapHours ?? 24 : undefined) },
-    deliverTo: {
-      schema: {
-        description: "Write the token's plaintext, at every creation, renewal and re-issue, as a new value version of this record (declared in this configuration, without a value of its own), before the old token is revoked: its readers read the token with `cplane read`.",
-        type: 'object',
-        additionalProperties: false,
-        required: ['record'],
-        properties: { record: { description: 'The record as PROJECT/RECORD (local names, of this module in a module).', type: 'string', pattern: `^${LOCAL_NAME_PATTERN}/${LOCAL_NAME_PATTERN}$` } },
-      },
-      inView: false, attribute: (entry) => entry.deliverTo?.record,
-    },
-  },
+  fields,
   viewOrder: ['name', 'scopes', 'allowedModels', 'rateLimitPerMin', 'expiresInDays', 'serviceAccount', 'spendLimit', 'spendWindow'],
   lifecycle: 'token',
   config: {

@@ -6,39 +6,16 @@
  * (which disables the gateway and revokes its tokens: the plan says so).
  */
 import type { GatewayTokenT, GatewayT } from '../api/shapes.js';
-import type { GatewayAttributes, GatewaySettingsConfig } from '../config/types.js';
-import type { LifecycleConfig } from '../config/config-file.js';
 import { didYouMean, type CompleteRequest } from '../config/index.js';
 import { resourceAddress, type SpendLimit, type Template } from '../plan-model/index.js';
 import { vendors } from './lookups.js';
 import type { OtelExportConfig } from './otel-export.js';
 import type { TokenConfig } from './gateway-token.js';
 import { defineKind, LOCAL_NAME } from './define-kind.js';
+import { pathsInside, type AttributesOf, type EntryOf, type Fields, type FromSchema } from './field-types.js';
 import type { Known, Problem } from './types.js';
 import { byCodeUnit, flatten, nullWhenNotFound, ref, sortedSet, unknownVendor } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
-
-/** Paths inside a gateway's settings that `ignoreChanges` may name (as the plan shows them). */
-const settingsPaths = [
-  'settings.requestsPerMinute', 'settings.tokensPerMinute', 'settings.spendLimitUsd', 'settings.window',
-  'settings.guardrails', 'settings.guardrails.blockPii', 'settings.guardrails.blockedTerms', 'settings.guardrails.maxInputTokens',
-  'settings.cache', 'settings.cache.enabled', 'settings.cache.ttlSeconds',
-] as const;
-export type GatewaySettingsPath = (typeof settingsPaths)[number];
-/** An entry of this kind in a configuration file, as `schema` below describes it. */
-export interface GatewayConfig {
-  project: string;
-  name?: string;
-  slug?: string;
-  defaultProvider?: string;
-  defaultModel: string;
-  credentials: string[];
-  settings?: GatewaySettingsConfig;
-  otelExport?: OtelExportConfig;
-  tokens?: Record<string, TokenConfig>;
-  lifecycle?: LifecycleConfig<'name' | 'slug' | 'defaultProvider' | 'defaultModel' | 'credentials' | 'settings' | GatewaySettingsPath>;
-  dependsOn?: string[];
-}
 
 /** Fields PATCH /gateways/{id} takes under the same name as the configuration. */
 const plainFields = ['name', 'slug', 'defaultModel'] as const;
@@ -89,91 +66,101 @@ function settingsBody(wanted: GatewaySettingsConfig, changedKeys: string[]): Rec
   return body;
 }
 
+const settingsSchema = {
+  description: 'Gateway settings. Only the keys given are managed; the others keep their live values.',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    requestsPerMinute: {
+      description: 'Requests allowed per minute, 1 to 1000000, or null for no limit.',
+      type: ['integer', 'null'],
+      minimum: 1,
+      maximum: 1000000,
+    },
+    tokensPerMinute: {
+      description: 'Model tokens allowed per minute, 1 to 100000000, or null for no limit.',
+      type: ['integer', 'null'],
+      minimum: 1,
+      maximum: 100000000,
+    },
+    spendLimitUsd: {
+      description: 'Spend limit in US dollars per window, as a decimal string such as "100.00", or null.',
+      type: ['string', 'null'],
+      pattern: '^[0-9]+(\\.[0-9]{1,2})?$',
+    },
+    window: { description: 'Window of the spend limit.', enum: ['minute', 'hour', 'day', 'month'] },
+    guardrails: {
+      description: 'Content guardrails.',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        blockPii: { description: 'Block requests that contain personal data.', type: 'boolean' },
+        blockedTerms: {
+          description: 'Terms that make a request be refused (at most 500).',
+          type: 'array',
+          maxItems: 500,
+          items: { type: 'string', minLength: 1 },
+        },
+        maxInputTokens: { description: 'Largest accepted input in tokens, or null for no limit.', type: ['integer', 'null'], minimum: 1 },
+      },
+    },
+    cache: {
+      description: 'Response cache.',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        enabled: { description: 'Whether responses are cached.', type: 'boolean' },
+        ttlSeconds: { description: 'Time to live of cached responses in seconds, 0 to 604800.', type: 'integer', minimum: 0, maximum: 604800 },
+      },
+    },
+  },
+} as const;
+/** Gateway settings as written in configuration: only the given keys are managed. */
+export type GatewaySettingsConfig = FromSchema<typeof settingsSchema>;
+/** Paths inside a gateway's settings that `ignoreChanges` may name (as the plan shows them), from the settings' schema. */
+const settingsPaths = pathsInside('settings', settingsSchema);
+export type GatewaySettingsPath = (typeof settingsPaths)[number];
+
+const fields = {
+  project: {
+    schema: { description: 'Local name of the project the gateway belongs to.', type: 'string', minLength: 1 },
+    required: true, references: 'project', live: 'project_id', fromLive: (id, known) => known.nameOf('project', String(id)),
+  },
+  name: { schema: { description: 'Name of the gateway. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 }, default: LOCAL_NAME },
+  slug: { schema: { description: 'Slug of the gateway, used in its URLs. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 100 }, default: LOCAL_NAME },
+  defaultProvider: {
+    schema: {
+      description: 'Provider name or id used by default; must be the provider of an attached credential. Defaults to the provider of the first credential.',
+      type: 'string',
+      minLength: 1,
+    },
+    // Completed from the credentials (completeDefaultProvider).
+    default: '', live: 'default_provider_id', normalize: vendorName,
+  },
+  defaultModel: { schema: { description: 'Model used by default.', type: 'string', minLength: 1 }, required: true, live: 'default_model' },
+  credentials: {
+    schema: {
+      description: 'Local names of the attached provider credentials (at least one).',
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1 },
+    },
+    required: true, references: 'credential', live: 'credential_ids',
+    fromLive: (ids, known) => (ids as string[]).map((id) => known.nameOf('credential', id)), normalize: (names) => sortedSet(names as string[]),
+  },
+  settings: { schema: settingsSchema, paths: settingsPaths },
+} as const satisfies Fields;
+
+/** An entry of this kind in a configuration file, with the kinds declared inside it. */
+export type GatewayConfig = EntryOf<typeof fields, 'project'> & { otelExport?: OtelExportConfig; tokens?: Record<string, TokenConfig> };
+export type GatewayAttributes = AttributesOf<typeof fields>;
+
 export const gatewayKind = defineKind<GatewayAttributes, GatewayT, GatewayConfig>({
   kind: 'gateway',
   parent: { kind: 'project', attribute: 'project', idField: 'projectId', inEntry: true },
   description: 'An AI gateway of a project, with its credentials, settings, OTel export and tokens.',
-  fields: {
-    project: {
-      schema: { description: 'Local name of the project the gateway belongs to.', type: 'string', minLength: 1 },
-      required: true, references: 'project', live: 'project_id', fromLive: (id, known) => known.nameOf('project', String(id)),
-    },
-    name: { schema: { description: 'Name of the gateway. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 }, default: LOCAL_NAME },
-    slug: { schema: { description: 'Slug of the gateway, used in its URLs. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 100 }, default: LOCAL_NAME },
-    defaultProvider: {
-      schema: {
-        description: 'Provider name or id used by default; must be the provider of an attached credential. Defaults to the provider of the first credential.',
-        type: 'string',
-        minLength: 1,
-      },
-      // Completed from the credentials (completeDefaultProvider).
-      default: '', live: 'default_provider_id', normalize: vendorName,
-    },
-    defaultModel: { schema: { description: 'Model used by default.', type: 'string', minLength: 1 }, required: true, live: 'default_model' },
-    credentials: {
-      schema: {
-        description: 'Local names of the attached provider credentials (at least one).',
-        type: 'array',
-        minItems: 1,
-        uniqueItems: true,
-        items: { type: 'string', minLength: 1 },
-      },
-      required: true, references: 'credential', live: 'credential_ids',
-      fromLive: (ids, known) => (ids as string[]).map((id) => known.nameOf('credential', id)), normalize: (names) => sortedSet(names as string[]),
-    },
-    settings: {
-      schema: {
-        description: 'Gateway settings. Only the keys given are managed; the others keep their live values.',
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          requestsPerMinute: {
-            description: 'Requests allowed per minute, 1 to 1000000, or null for no limit.',
-            type: ['integer', 'null'],
-            minimum: 1,
-            maximum: 1000000,
-          },
-          tokensPerMinute: {
-            description: 'Model tokens allowed per minute, 1 to 100000000, or null for no limit.',
-            type: ['integer', 'null'],
-            minimum: 1,
-            maximum: 100000000,
-          },
-          spendLimitUsd: {
-            description: 'Spend limit in US dollars per window, as a decimal string such as "100.00", or null.',
-            type: ['string', 'null'],
-            pattern: '^[0-9]+(\\.[0-9]{1,2})?$',
-          },
-          window: { description: 'Window of the spend limit.', enum: ['minute', 'hour', 'day', 'month'] },
-          guardrails: {
-            description: 'Content guardrails.',
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              blockPii: { description: 'Block requests that contain personal data.', type: 'boolean' },
-              blockedTerms: {
-                description: 'Terms that make a request be refused (at most 500).',
-                type: 'array',
-                maxItems: 500,
-                items: { type: 'string', minLength: 1 },
-              },
-              maxInputTokens: { description: 'Largest accepted input in tokens, or null for no limit.', type: ['integer', 'null'], minimum: 1 },
-            },
-          },
-          cache: {
-            description: 'Response cache.',
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              enabled: { description: 'Whether responses are cached.', type: 'boolean' },
-              ttlSeconds: { description: 'Time to live of cached responses in seconds, 0 to 604800.', type: 'integer', minimum: 0, maximum: 604800 },
-            },
-          },
-        },
-      },
-      paths: settingsPaths,
-    },
-  },
+  fields,
   lifecycle: 'gateway',
   config: {
     key: 'gateways',

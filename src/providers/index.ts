@@ -131,10 +131,10 @@ export { listAccounts, listVendors, findVendor, vendors, serviceAccounts, findSe
 export { knownOf, type KnownFacts } from './known.js';
 export { resolveServiceAccount, type ServiceAccountFound } from './service-accounts.js';
 export { unvouchedKey, type UnvouchedKey } from './record-grant.js';
-export type { LiveOtelExport, OtelExportConfig } from './otel-export.js';
-export type { ProjectConfig } from './project.js';
-export type { RecordConfig, RecordGrantsConfig } from './record.js';
-export type { CredentialConfig } from './credential.js';
-export type { GatewayConfig, GatewaySettingsPath } from './gateway.js';
-export type { TokenConfig } from './gateway-token.js';
+export type { LiveOtelExport, OtelExportAttributes, OtelExportConfig } from './otel-export.js';
+export type { ProjectAttributes, ProjectConfig } from './project.js';
+export type { RecordAttributes, RecordConfig, RecordGrantsConfig } from './record.js';
+export type { CredentialAttributes, CredentialConfig } from './credential.js';
+export type { GatewayAttributes, GatewayConfig, GatewaySettingsConfig, GatewaySettingsPath } from './gateway.js';
+export type { GatewayTokenAttributes, TokenConfig } from './gateway-token.js';
 export type * from './types.js';

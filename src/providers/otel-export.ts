@@ -6,25 +6,42 @@
  * Removing it from the configuration disables the export.
  */
 import type { OtelExportT } from '../api/shapes.js';
-import type { OtelExportAttributes, SecretSource } from '../config/types.js';
 import type { LifecycleConfig } from '../config/config-file.js';
 import { resourceAddress, type Template } from '../plan-model/index.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
 import { defineKind } from './define-kind.js';
+import type { FromSchema } from './field-types.js';
 import type { ReadFailure, View } from './types.js';
 import { byCodeUnit, isRefusal, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
-/** An entry of this kind in a configuration file, as `schema` below describes it. */
-export interface OtelExportConfig {
-  enabled?: boolean;
-  endpoint?: string | null;
-  exportMetrics?: boolean;
-  exportTraces?: boolean;
-  headers?: Record<string, SecretSource>;
-  lifecycle?: LifecycleConfig<'enabled' | 'endpoint' | 'exportMetrics' | 'exportTraces' | 'headers' | `headers.${string}`>;
+// Its schema is written whole (its `lifecycle` names any `headers.<Name>`, which no list of fields can), and its
+// types come from it and from `attributesOf`, as a kind's with `fields` come from those (field-types.ts).
+const properties = {
+  enabled: { description: 'Whether export is on. Default true.', type: 'boolean' },
+  endpoint: { description: 'OTLP endpoint URL. Required when enabled.', type: ['string', 'null'], format: 'uri' },
+  exportMetrics: { description: 'Export metrics. Default true.', type: 'boolean' },
+  exportTraces: { description: 'Export traces. Default true.', type: 'boolean' },
+  headers: {
+    description: 'Headers sent with every export, by name; values are write-only secret sources.',
+    type: 'object',
+    propertyNames: { description: 'An HTTP header name.', type: 'string', pattern: '^[A-Za-z0-9-]{1,100}$' },
+    additionalProperties: { $ref: '#/$defs/secretSource' },
+  },
+} as const;
+
+/** An entry of this kind in a configuration file. */
+export type OtelExportConfig = FromSchema<{ type: 'object'; properties: typeof properties }> & {
+  lifecycle?: LifecycleConfig<keyof typeof properties | `headers.${string}`>;
   dependsOn?: string[];
+};
+
+/** The attributes: the defaults filled, and the headers' names (their values are secrets: `secrets`, keys `headers.<Name>`). */
+function attributesOf(entry: OtelExportConfig, _local: string, gateway?: string) {
+  const headerNames = Object.keys(entry.headers ?? {}).sort((a, b) => a.localeCompare(b));
+  return { gateway: gateway!, enabled: entry.enabled ?? true, endpoint: entry.endpoint ?? null, exportMetrics: entry.exportMetrics ?? true, exportTraces: entry.exportTraces ?? true, headerNames };
 }
+export type OtelExportAttributes = ReturnType<typeof attributesOf>;
 
 /** The export settings of one gateway (the API's document does not name its gateway). */
 export interface LiveOtelExport {
@@ -76,16 +93,7 @@ export const otelExportKind = defineKind<OtelExportAttributes, LiveOtelExport, O
       type: 'object',
       additionalProperties: false,
       properties: {
-        enabled: { description: 'Whether export is on. Default true.', type: 'boolean' },
-        endpoint: { description: 'OTLP endpoint URL. Required when enabled.', type: ['string', 'null'], format: 'uri' },
-        exportMetrics: { description: 'Export metrics. Default true.', type: 'boolean' },
-        exportTraces: { description: 'Export traces. Default true.', type: 'boolean' },
-        headers: {
-          description: 'Headers sent with every export, by name; values are write-only secret sources.',
-          type: 'object',
-          propertyNames: { description: 'An HTTP header name.', type: 'string', pattern: '^[A-Za-z0-9-]{1,100}$' },
-          additionalProperties: { $ref: '#/$defs/secretSource' },
-        },
+        ...properties,
         lifecycle: lifecycleSchema('export', {
           description: "enabled, endpoint, exportMetrics, exportTraces, headers (every header value), or headers.<Name> (one header's value).",
           type: 'string',
@@ -94,10 +102,7 @@ export const otelExportKind = defineKind<OtelExportAttributes, LiveOtelExport, O
         dependsOn: dependsOnSchema,
       },
     },
-    attributes(entry, _local, gateway) {
-      const headerNames = Object.keys(entry.headers ?? {}).sort((a, b) => a.localeCompare(b));
-      return { gateway: gateway!, enabled: entry.enabled ?? true, endpoint: entry.endpoint ?? null, exportMetrics: entry.exportMetrics ?? true, exportTraces: entry.exportTraces ?? true, headerNames };
-    },
+    attributes: attributesOf,
     secrets: (entry) =>
       Object.fromEntries(Object.entries(entry.headers ?? {}).sort(([a], [b]) => a.localeCompare(b)).map(([name, source]) => [`headers.${name}`, source])),
     complete({ attributes, report, owner }) {

@@ -5,33 +5,30 @@
  * unarchived when they come back.
  */
 import type { ProjectT } from '../api/shapes.js';
-import type { ProjectAttributes } from '../config/types.js';
-import type { LifecycleConfig } from '../config/config-file.js';
 import type { RecordConfig } from './record.js';
 import { defineKind, LOCAL_NAME } from './define-kind.js';
+import type { AttributesOf, EntryOf, Fields } from './field-types.js';
 import { isIgnored, nullWhenNotFound } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
-/** An entry of this kind in a configuration file, as `schema` below describes it. */
-export interface ProjectConfig {
-  name?: string;
-  description?: string;
-  active?: boolean;
+const fields = {
+  name: { schema: { description: 'Name of the project. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 }, default: LOCAL_NAME },
+  description: { schema: { description: 'Description of the project. Default empty.', type: 'string', maxLength: 2000 }, default: '' },
+  active: { schema: { description: 'Whether the project is active (isActive). Default true.', type: 'boolean' }, default: true, live: 'is_active' },
+} as const satisfies Fields;
+
+/** An entry of this kind in a configuration file, with the kinds declared inside it. */
+export type ProjectConfig = EntryOf<typeof fields> & {
   records?: Record<string, RecordConfig>;
   /** Group name -> role name, both declared in `directory:` (project-group-role.ts). */
   groupRoles?: Record<string, string>;
-  lifecycle?: LifecycleConfig<'name' | 'description' | 'active'>;
-  dependsOn?: string[];
-}
+};
+export type ProjectAttributes = AttributesOf<typeof fields>;
 
 export const projectKind = defineKind<ProjectAttributes, ProjectT, ProjectConfig>({
   kind: 'project',
   description: 'A project, which groups records.',
-  fields: {
-    name: { schema: { description: 'Name of the project. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 }, default: LOCAL_NAME },
-    description: { schema: { description: 'Description of the project. Default empty.', type: 'string', maxLength: 2000 }, default: '' },
-    active: { schema: { description: 'Whether the project is active (isActive). Default true.', type: 'boolean' }, default: true, live: 'is_active' },
-  },
+  fields,
   lifecycle: 'project',
   config: { key: 'projects', noun: 'project', mapDescription: 'Projects by local name; each is addressed as project.<name>.' },
   refreshOperations: ['listProjects'],

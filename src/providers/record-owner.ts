@@ -8,17 +8,15 @@ import type { RecordMetaT } from '../api/shapes.js';
 import { undeclaredInDirectory } from '../config/index.js';
 import { resourceAddress } from '../plan-model/index.js';
 import { defineKind } from './define-kind.js';
+import type { AttributesOf, Fields, FieldsEntry } from './field-types.js';
 import { listRecordsOnce } from './record-list.js';
 import type { Known, WritesResponse } from './types.js';
 import { nullWhenNotFound, ref } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
-export interface RecordOwnerConfig {
-  user: string;
-}
 type LiveOwner = Pick<RecordMetaT, 'record_id' | 'owner_user_id'>;
 
-function transfer({ record, user }: { record: string; user: string }, known: Known): WritesResponse {
+function transfer({ record, user }: RecordOwnerAttributes, known: Known): WritesResponse {
   const found = known.directory.users[user];
   if (!found) return { writes: [], problems: [undeclaredInDirectory('users', user, known.directory)] };
   const id = ref(known, resourceAddress('record', record));
@@ -28,11 +26,19 @@ function transfer({ record, user }: { record: string; user: string }, known: Kno
 /** A user's name in `directory.users` for its id (the live owner); a name, or an id it does not declare, as it is. */
 const nameOfUser = (user: unknown, known: Known) => Object.entries(known.directory.users).find(([, u]) => u.id === user)?.[0] ?? user;
 
-export const recordOwnerKind = defineKind<{ record: string; user: string }, LiveOwner, RecordOwnerConfig>({
+const fields = {
+  user: { schema: { description: 'The owner: a name in directory.users.', type: 'string', minLength: 1 }, directory: 'users', required: true, live: 'owner_user_id', normalize: nameOfUser },
+} as const satisfies Fields;
+
+/** An entry of this kind in a configuration file (it has no `lifecycle`). */
+export type RecordOwnerConfig = FieldsEntry<typeof fields>;
+type RecordOwnerAttributes = AttributesOf<typeof fields, 'record'>;
+
+export const recordOwnerKind = defineKind<RecordOwnerAttributes, LiveOwner, RecordOwnerConfig>({
   kind: 'record_owner',
   parent: { kind: 'record', attribute: 'record', idField: 'recordId', removedWith: 'forgotten with' },
   description: "The record's owner, made so with POST /records/{id}/transfer-ownership. Ownership cannot be given back: removing owner forgets it.",
-  fields: { user: { schema: { description: 'The owner: a name in directory.users.', type: 'string', minLength: 1 }, directory: 'users', required: true, live: 'owner_user_id', normalize: nameOfUser } },
+  fields,
   config: { key: 'owner', single: true, noun: 'the owner of record' },
   // No `export`: an exported folder names no owner (each would have to be declared in `directory.users` by hand).
   refreshOperations: ['listRecords'], readOperation: 'getRecord', writeOperations: ['transferRecordOwnership'], removeAction: 'forget',

@@ -12,47 +12,16 @@
  * are revoked, and `rotateOnRevoke` rotates a generated value when a reader is removed.
  */
 import type { RecordMetaT } from '../api/shapes.js';
-import type { DesiredResource, RecordAttributes, SecretSource } from '../config/types.js';
-import type { LifecycleConfig } from '../config/config-file.js';
+import type { DesiredResource } from '../config/types.js';
 import { resourceAddress, VALUE_VERSION_INPUT, type FieldChange, type Template } from '../plan-model/index.js';
 import type { RecordOwnerConfig } from './record-owner.js';
 import { readerKinds, type Reader, type ReaderKind } from './record-grant.js';
 import { defineKind, LOCAL_NAME } from './define-kind.js';
+import type { AttributesOf, EntryOf, Fields, FromSchema } from './field-types.js';
 import type { Known } from './types.js';
 import { canonicalTime, isIgnored, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 import { listRecordsOnce } from './record-list.js';
-
-/** An entry of this kind in a configuration file, as `schema` below describes it. */
-export interface RecordConfig {
-  name?: string;
-  format?: string;
-  tags?: string[];
-  secretDueAt?: string | null;
-  rotationIntervalDays?: number | null;
-  value?: SecretSource;
-  grants?: RecordGrantsConfig;
-  rotateOnRevoke?: boolean;
-  owner?: RecordOwnerConfig;
-  lifecycle?: LifecycleConfig<'name' | 'format' | 'tags' | 'secretDueAt' | 'rotationIntervalDays' | 'value'>;
-  dependsOn?: string[];
-}
-
-/** A record's `grants:`: Service Accounts by name, users and groups by their name in `directory:`. */
-export interface RecordGrantsConfig {
-  serviceAccounts?: ReaderEntry[];
-  users?: ReaderEntry[];
-  groups?: ReaderEntry[];
-}
-
-/** A reader: its name, or its name with the time its grant ends (`until`, on the API's clock) and why it was given. */
-export type ReaderEntry = string | ReaderEntryConfig;
-
-export interface ReaderEntryConfig {
-  name: string;
-  until?: string;
-  reason?: string;
-}
 
 // `if`/`else` rather than `oneOf`: a mistake in an entry is reported once, by the form it was written in.
 const readerEntrySchema = {
@@ -68,7 +37,20 @@ const readerEntrySchema = {
         reason: { description: 'Why the grant is given (a ticket, an incident): policies can require it.', type: 'string', minLength: 1, maxLength: 200 },
       },
   },
-};
+} as const;
+/** A reader: its name, or its name with the time its grant ends (`until`, on the API's clock) and why it was given. */
+export type ReaderEntry = FromSchema<typeof readerEntrySchema>;
+
+type ReaderListSchema = { description: string; type: 'array'; uniqueItems: true; items: typeof readerEntrySchema };
+const grantsSchema = {
+  description: 'Who may read the value (docs/access.md): each kind named here is authoritative (a grant it does not list is revoked); a kind not named is left alone.',
+  type: 'object',
+  additionalProperties: false,
+  // One list per reader kind (record-grant.ts), typed as the kinds' sections.
+  properties: Object.fromEntries(readerKinds.map((k) => [k.section, { description: k.listDescription, type: 'array', uniqueItems: true, items: readerEntrySchema }])) as Record<ReaderKind['section'], ReaderListSchema>,
+} as const;
+/** A record's `grants:`: Service Accounts by name, users and groups by their name in `directory:`. */
+export type RecordGrantsConfig = FromSchema<typeof grantsSchema>;
 
 /** The name a reader entry gives. */
 const readerName = (entry: ReaderEntry) => (typeof entry === 'string' ? entry : entry.name);
@@ -164,42 +146,48 @@ function dueText(dueAt: string, now: Date): string {
   return days === 0 ? 'due today' : `due ${days} day${days === 1 ? '' : 's'} ago`;
 }
 
+// Unset optional fields are not managed: they stay out of the view, so their live value is left alone.
+const fields = {
+  name: { schema: { description: 'Name of the record, unique in its project. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 }, default: LOCAL_NAME },
+  // Set at creation and no call changes it: shown in a create (and in state), never diffed.
+  format: { schema: { description: "Format of the record's value, set at creation.", type: 'string', minLength: 1, maxLength: 50 }, observed: false },
+  tags: { schema: { description: 'Metadata tags.', type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 100 } }, normalize: (tags) => sortedSet(tags as string[]) },
+  secretDueAt: {
+    schema: { description: 'When the value is due for rotation (ISO 8601 date-time), or null.', type: ['string', 'null'], format: 'date-time' },
+    live: 'secret_due_at', normalize: (at) => canonicalTime(at as string),
+  },
+  rotationIntervalDays: {
+    schema: { description: 'Rotation interval in days, 1 to 3650, or null.', type: ['integer', 'null'], minimum: 1, maximum: 3650 },
+    live: 'rotation_interval_days',
+  },
+  value: { schema: { description: "Source of the record's value, encrypted locally before it is sent.", $ref: '#/$defs/secretSource' }, writeOnly: true },
+  grants: {
+    schema: grantsSchema,
+    inView: false,
+    // The readers' names, by kind. (A callback's entry is typed in its body: its signature cannot name the type its fields make.)
+    attribute(entry): Partial<Record<ReaderKind['section'], string[]>> | undefined {
+      const { grants } = entry as RecordConfig;
+      return grants && Object.fromEntries(Object.entries(grants).map(([section, list]) => [section, list.map(readerName)]));
+    },
+    // Only a record whose readers end carries their ends, so every other record's attributes stay as they were.
+    carries(entry): { grantsUntil: Record<string, string> | undefined } {
+      const { grants = {} } = entry as RecordConfig;
+      const ends = Object.entries(grants).flatMap(([section, list]) => list.flatMap((e) => (typeof e === 'object' && e.until !== undefined ? [[`${section}/${e.name}`, e.until] as const] : [])));
+      return { grantsUntil: ends.length > 0 ? Object.fromEntries(ends) : undefined };
+    },
+  },
+  rotateOnRevoke: { schema: { description: 'For a generated value: rotate it in the apply that removes one of its readers (otherwise the plan warns).', type: 'boolean' }, inView: false },
+} as const satisfies Fields;
+
+/** An entry of this kind in a configuration file, with the kind declared inside it. */
+export type RecordConfig = EntryOf<typeof fields> & { owner?: RecordOwnerConfig };
+export type RecordAttributes = AttributesOf<typeof fields, 'project'>;
+
 export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig>({
   kind: 'record',
   parent: { kind: 'project', attribute: 'project', idField: 'projectId' },
   description: 'A record of a project. Unset optional fields are not managed.',
-  // Unset optional fields are not managed: they stay out of the view, so their live value is left alone.
-  fields: {
-    name: { schema: { description: 'Name of the record, unique in its project. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 }, default: LOCAL_NAME },
-    // Set at creation and no call changes it: shown in a create (and in state), never diffed.
-    format: { schema: { description: "Format of the record's value, set at creation.", type: 'string', minLength: 1, maxLength: 50 }, observed: false },
-    tags: { schema: { description: 'Metadata tags.', type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 100 } }, normalize: (tags) => sortedSet(tags as string[]) },
-    secretDueAt: {
-      schema: { description: 'When the value is due for rotation (ISO 8601 date-time), or null.', type: ['string', 'null'], format: 'date-time' },
-      live: 'secret_due_at', normalize: (at) => canonicalTime(at as string),
-    },
-    rotationIntervalDays: {
-      schema: { description: 'Rotation interval in days, 1 to 3650, or null.', type: ['integer', 'null'], minimum: 1, maximum: 3650 },
-      live: 'rotation_interval_days',
-    },
-    value: { schema: { description: "Source of the record's value, encrypted locally before it is sent.", $ref: '#/$defs/secretSource' }, writeOnly: true },
-    grants: {
-      schema: {
-        description: 'Who may read the value (docs/access.md): each kind named here is authoritative (a grant it does not list is revoked); a kind not named is left alone.',
-        type: 'object',
-        additionalProperties: false,
-        properties: Object.fromEntries(readerKinds.map((k) => [k.section, { description: k.listDescription, type: 'array', uniqueItems: true, items: readerEntrySchema }])),
-      },
-      inView: false,
-      attribute: ({ grants }) => grants && Object.fromEntries(Object.entries(grants).map(([section, list]) => [section, (list as ReaderEntry[]).map(readerName)])),
-      // Only a record whose readers end carries their ends, so every other record's attributes stay as they were.
-      carries({ grants = {} }) {
-        const ends = Object.entries(grants).flatMap(([section, list]) => (list as ReaderEntry[]).flatMap((e) => (typeof e === 'object' && e.until !== undefined ? [[`${section}/${e.name}`, e.until] as const] : [])));
-        return { grantsUntil: ends.length > 0 ? Object.fromEntries(ends) : undefined };
-      },
-    },
-    rotateOnRevoke: { schema: { description: 'For a generated value: rotate it in the apply that removes one of its readers (otherwise the plan warns).', type: 'boolean' }, inView: false },
-  },
+  fields,
   // The plan shows a record's metadata before its format.
   viewOrder: ['name', 'tags', 'secretDueAt', 'rotationIntervalDays', 'format'],
   lifecycle: 'record',

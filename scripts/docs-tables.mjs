@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+/**
+ * The docs' tables that list the kinds (the top-level keys that declare resources, the addresses, the resources
+ * and the paths `ignoreChanges` may name) are generated from the kind registry (src/providers/index.ts), so a new
+ * kind, key or field appears in them with no edit of the docs. Each sits in a Markdown file between
+ *
+ *   <!-- generated: NAME -->
+ *   ...
+ *   <!-- end generated -->
+ *
+ * and this script compares what is there with what the registry generates: it exits 1 naming each stale or
+ * missing table (`npm run lint` runs it), or rewrites them with `--write` (`npm run schemas` runs it).
+ *
+ * The lint runs plain Node, which cannot load the TypeScript registry: the script bundles it in memory with
+ * rolldown (the bundler the build uses; dependencies stay outside) and imports the result from a file under
+ * node_modules/.cache, where the dependencies resolve. It needs `src/generated/` (`npm install` builds it).
+ *
+ *   node scripts/docs-tables.mjs [--write] [--docs DIR]   # DIR: the folder holding README.md and docs/ (default: this repository)
+ */
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { rolldown } from 'rolldown';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The registry, bundled from its TypeScript source. */
+async function loadRegistry() {
+  const bundle = await rolldown({ cwd: root, input: join(root, 'src/providers/index.ts'), platform: 'node', external: (id) => !id.startsWith('.') && !isAbsolute(id), logLevel: 'warn' });
+  const { output } = await bundle.generate({ format: 'esm' });
+  const dir = join(root, 'node_modules/.cache/cplane');
+  mkdirSync(dir, { recursive: true });
+  // One file per process, so two runs at once never import each other's half-written bundle.
+  const file = join(dir, `registry-${process.pid}.mjs`);
+  writeFileSync(file, output[0].code);
+  try {
+    return await import(pathToFileURL(file).href);
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+/** A text for a table cell: what holds a `<placeholder>` as code (so Markdown does not take it for HTML), `|` escaped. */
+const cell = (text) => text.replace(/([^\s`]*<[^>\s]+>[^\s`]*?)([.,;:]?)(?=\s|$)/g, '`$1`$2').replaceAll('|', '\\|');
+const code = (text) => `\`${text}\``;
+const table = (head, rows) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---|').join('')}`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+
+/** The tables, by name, from the registry's configuration blocks. */
+export function generateTables({ kindBlocks, nestingOrder }) {
+  const blockOf = new Map(kindBlocks.map((b) => [b.kind, b]));
+  const parentOf = (block) => (block.parent ? blockOf.get(block.parent.kind) : undefined);
+  // The placeholder of an entry's local name: its key in the singular (`tokens` -> `<token>`).
+  const placeholder = (block) => `<${block.key.split('.').at(-1).replace(/s$/, '')}>`;
+  const segments = (block) => [...(parentOf(block) ? segments(parentOf(block)) : []), ...(block.single ? [] : [placeholder(block)])];
+  const declaredAt = (block) => {
+    const at = `${parentOf(block) ? `${declaredAt(parentOf(block))}.` : ''}${block.key}`;
+    return block.single ? at : block.list ? `${at}: [${placeholder(block)}]` : `${at}.${placeholder(block)}`;
+  };
+  // A list block's entries are names in its parent's schema, which describes the list.
+  const schemaOf = (block) => (block.list ? block.key.split('.').reduce((schema, key) => schema?.properties?.[key], parentOf(block).schema) : block.schema);
+  const inNestingOrder = nestingOrder.map((kind) => blockOf.get(kind));
+  return {
+    'kinds-top-level-keys': table(['Key', 'Type', 'Meaning'], kindBlocks.filter((b) => !b.parent).map((b) => [code(b.key), 'map', cell(b.mapDescription ?? '')])),
+    'kinds-addresses': table(['Kind', 'Address', 'Declared at'], inNestingOrder.map((b) => [code(b.kind), code(`${b.kind}.${segments(b).join('/')}`), code(declaredAt(b))])),
+    'kinds-resources': table(['Kind', 'What it is'], inNestingOrder.map((b) => [code(b.kind), b.list ? `${cell(schemaOf(b).description)} One ${b.noun} per name in the ${b.parent.kind}'s ${code(b.key)}.` : cell(schemaOf(b).description ?? b.noun)])),
+    'kinds-ignore-changes': table(['Kind', 'Paths'], inNestingOrder.flatMap((b) => {
+      const items = b.schema.properties?.lifecycle?.properties?.ignoreChanges?.items;
+      return items ? [[code(b.kind), items.enum ? items.enum.map(code).join(', ') : cell(items.description)]] : [];
+    })),
+  };
+}
+
+const marked = /(<!-- generated: ([a-z-]+) -->\n)([\s\S]*?)(\n<!-- end generated -->)/g;
+
+/** The Markdown files that may hold tables: README.md and docs/*.md under `dir`. */
+function markdownFiles(dir) {
+  return ['README.md', ...readdirSync(join(dir, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+}
+
+/** Each stale, unknown or missing table as a line to print; with `write`, the stale ones are rewritten. */
+export function checkTables(dir, tables, { write = false } = {}) {
+  const problems = [];
+  const found = new Set();
+  for (const file of markdownFiles(dir)) {
+    const text = readFileSync(join(dir, file), 'utf8');
+    const updated = text.replace(marked, (whole, open, name, body, close) => {
+      found.add(name);
+      const wanted = tables[name];
+      if (wanted === undefined) {
+        problems.push(`${file}: no table is named "${name}" (the names are ${Object.keys(tables).join(', ')})`);
+        return whole;
+      }
+      const expected = `\n${wanted}\n`;
+      if (body === expected) return whole;
+      if (!write) problems.push(`${file}: the table "${name}" is not what the kind registry generates: run npm run schemas`);
+      return `${open}${expected}${close}`;
+    });
+    if (write && updated !== text) writeFileSync(join(dir, file), updated);
+  }
+  for (const name of Object.keys(tables)) if (!found.has(name)) problems.push(`the table "${name}" is in no Markdown file: put <!-- generated: ${name} --> and <!-- end generated --> where it belongs, then run npm run schemas`);
+  return problems;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const docsAt = args.indexOf('--docs');
+  const dir = docsAt >= 0 ? args[docsAt + 1] : root;
+  const registry = await loadRegistry().catch((error) => {
+    console.error(`scripts/docs-tables.mjs: cannot load the kind registry (src/providers/index.ts): ${error.message}\nIf src/generated/ is missing, run npm run build first.`);
+    process.exit(2);
+  });
+  const problems = checkTables(dir, generateTables(registry), { write: args.includes('--write') });
+  for (const line of problems) console.error(line);
+  process.exitCode = problems.length > 0 ? 1 : 0;
+}
