@@ -4,7 +4,8 @@
  * when) and which groups have a role on a project; the state says which record id an address names and when
  * cplane made a grant; the account says which grants exist (the records list's `grants` ids), which Service
  * Accounts are active, and, in the record-access audit feed, who read which record when and when each value
- * version was written. `readAccess` reads the account (four lists, each read once, pages in parallel);
+ * version was written. `readAccess` reads the account through the one reader of it (account/read-account.ts) and
+ * the feed beside it (four lists, each read once);
  * `accessReport` is a plain function of what was read, and renders nothing.
  *
  * "May hold version N" comes from the audit feed: a data key is wrapped per reader, and a reader gets its wrapper
@@ -17,7 +18,8 @@ import type { ResultOf } from '../api/operations.js';
 import type { ProjectT, RecordMetaT, ServiceAccountT } from '../api/shapes.js';
 import type { DesiredState } from '../config/types.js';
 import { parentAddress, type AccessFlag, type AccessFlagCode, type AccessReader, type AccessReaderType, type AccessRecord, type AccessReport } from '../plan-model/index.js';
-import { accessKinds, definitionOf, findServiceAccount, valueKind, type AccessKind } from '../providers/index.js';
+import { accessProfile, readAccount } from '../account/index.js';
+import { accessKinds, definitionOf, findServiceAccount, serviceAccounts, valueKind, type AccessKind, type DataSource } from '../providers/index.js';
 import type { ResourceState } from '../state/types.js';
 import { relativeTime } from '../planner/stages/reissue.js';
 
@@ -41,18 +43,27 @@ export interface AccessReads {
   now: Date;
 }
 
-/** Reads the account once: its records (with their grants' ids), projects, Service Accounts and record-access feed. */
+/**
+ * Reads the account once, through the one reader of the account (account/) with the access profile: its records
+ * (archived ones included, as the records kind lists them for a plan, with their grants' ids), projects and Service
+ * Accounts; beside them, the record-access feed, which is no object of the account but the report's own subject.
+ */
 export async function readAccess(client: ApiClient, account: string): Promise<AccessReads> {
-  const [records, projects, serviceAccounts, audit] = await Promise.all([
-    client.listAll('listRecords', { query: { accountId: account } }),
-    client.call('listProjects', { query: { accountId: account, includeArchived: true } }),
-    client.call('listServiceAccounts', { query: { accountId: account } }),
+  const [read, audit] = await Promise.all([
+    readAccount(client, { account, parallelism: 1, profile: accessProfile([valueKind, containerKind]) }),
     client
       .listAll('listRecordAccess', { query: { scopeType: 'account', actions: FEED_ACTIONS.join(',') } })
       // A role without the audit permission still gets the rest of the report, which says the feed was not read.
       .catch((error: unknown) => (error instanceof ApiError && error.status === 403 ? undefined : Promise.reject(error))),
   ]);
-  return { records, projects, serviceAccounts, audit, now: client.serverNow() };
+  const listed = <T>(kind: string) => (read.items[kind] ?? []) as T[];
+  return {
+    records: listed<RecordMetaT>(valueKind),
+    projects: listed<ProjectT>(containerKind),
+    serviceAccounts: (read.lookups.get(serviceAccounts as DataSource<unknown>) ?? []) as ServiceAccountT[],
+    audit,
+    now: client.serverNow(),
+  };
 }
 
 export interface AccessReportInput {

@@ -159,7 +159,8 @@ export const nestingOrder: readonly ResourceKind[] = (() => {
 })();
 
 export { projectKind, recordKind, credentialKind, gatewayKind, gatewayTokenKind, otelExportKind, projectGroupRoleKind, serviceAccountGrantKind, userShareKind, groupShareKind, recordOwnerKind };
-export { listAccounts, listVendors, findVendor, finder, lister, vendors, serviceAccounts, findServiceAccount, type DataSource, type LookupResults } from './lookups.js';
+export { listAccounts, listVendors, findVendor, vendors, serviceAccounts, findServiceAccount, type DataSource, type LookupResults } from './lookups.js';
+export { knownOf, type KnownFacts } from './known.js';
 export { resolveServiceAccount, type ServiceAccountFound } from './service-accounts.js';
 export { unvouchedKey, type UnvouchedKey } from './record-grant.js';
 export type { LiveOtelExport, OtelExportAttributes, OtelExportConfig } from './otel-export.js';

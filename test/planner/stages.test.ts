@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { DesiredResource } from '../../src/config/types.js';
 import type { PlanStep } from '../../src/plan-model/index.js';
 import { readClocks } from '../../src/planner/stages/clocks.js';
-import { accountFacts, AddressBook } from '../../src/planner/stages/address-book.js';
+import { AddressBook } from '../../src/planner/stages/address-book.js';
 import { linkDependencies } from '../../src/planner/stages/dependencies.js';
 import type { PlanProblem } from '../../src/planner/problems.js';
 import { summarize } from '../../src/planner/stages/summary.js';
@@ -85,7 +85,7 @@ describe('summary stage', () => {
 describe('address book', () => {
   it('knows state ids, forgets an id that gets replaced, and names adopted objects', () => {
     const book = new AddressBook({ 'project.a': entry('project', 'p1') });
-    const known = book.known(accountFacts('acct', new Map(), readClocks(new Date(), new Date())));
+    const known = book.known({ account: 'acct', lookups: new Map(), clocks: readClocks(new Date(), new Date()) });
     expect(known.idOf('project.a')).toBe('p1');
     book.markPending('project.a', 'project');
     expect(known.idOf('project.a')).toBeUndefined();
