@@ -26,13 +26,15 @@ export const layers = {
   policy: ['api', 'config', 'plan-model'],
   // Money as exact integers and the gateways' usage read for a plan's spend (the planner's spend check uses them).
   spend: ['api', 'plan-model', 'providers'],
-  planner: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'spend'],
+  // The one reader of the live account, with what a plan, an export and the access report each read.
+  account: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers'],
+  planner: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'account', 'policy', 'spend'],
   // Who can read what and taking it away (the access report, offboarding): they use the planner, which does not know them.
-  access: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'planner'],
+  access: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'account', 'policy', 'planner'],
   applier: ['api', 'config', 'plan-model', 'crypto', 'state'],
   render: ['api', 'config', 'plan-model'],
   ui: ['api', 'config', 'plan-model', 'applier', 'render'],
-  export: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers'],
+  export: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'account'],
   // crypto/: the emulator checks that a grant's wrapper opens with the recipient's key (emulator/keys.ts).
   emulator: ['api', 'crypto'],
   demo: ['api', 'emulator'],
@@ -48,7 +50,7 @@ export const layers = {
   // session's worker thread) and shows a spend limit as plan normalises it.
   lsp: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'spend', 'session'],
   // The top: every other folder.
-  cli: ['api', 'config', 'github', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'spend', 'planner', 'access', 'applier', 'render', 'ui', 'export', 'emulator', 'demo', 'session', 'faces', 'sdk', 'testing', 'saved-plan', 'lsp'],
+  cli: ['api', 'config', 'github', 'plan-model', 'crypto', 'state', 'providers', 'account', 'policy', 'spend', 'planner', 'access', 'applier', 'render', 'ui', 'export', 'emulator', 'demo', 'session', 'faces', 'sdk', 'testing', 'saved-plan', 'lsp'],
   // The SDK: the typed client and local decryption, as an application imports them (package.json `exports`).
   sdk: ['api', 'crypto'],
 };

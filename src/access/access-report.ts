@@ -4,7 +4,8 @@
  * when) and which groups have a role on a project; the state says which record id an address names and when
  * cplane made a grant; the account says which grants exist (the records list's `grants` ids), which Service
  * Accounts are active, and, in the record-access audit feed, who read which record when and when each value
- * version was written. `readAccess` reads the account (four lists, each read once, pages in parallel);
+ * version was written. `readAccess` reads the account through the one reader of it (account/read-account.ts) and
+ * the feed beside it (four lists, each read once);
  * `accessReport` is a plain function of what was read, and renders nothing.
  *
  * "May hold version N" comes from the audit feed: a data key is wrapped per reader, and a reader gets its wrapper
@@ -15,11 +16,10 @@ import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { ResultOf } from '../api/operations.js';
 import type { ProjectT, RecordMetaT, ServiceAccountT } from '../api/shapes.js';
-import type { DesiredResource, DesiredState } from '../config/types.js';
-import { resourceAddress, type AccessFlag, type AccessFlagCode, type AccessPath, type AccessReader, type AccessReaderType, type AccessRecord, type AccessReport } from '../plan-model/index.js';
-import { findServiceAccount, projectGroupRoleKind, projectKind, recordKind } from '../providers/index.js';
-import { groupReaders, readerKinds, serviceAccountReaders, userReaders, type GrantAttributes, type ReaderKind } from '../providers/record-grant.js';
-import type { ProjectGroupRoleAttributes } from '../providers/project-group-role.js';
+import type { DesiredState } from '../config/types.js';
+import { parentAddress, type AccessFlag, type AccessFlagCode, type AccessReader, type AccessReaderType, type AccessRecord, type AccessReport } from '../plan-model/index.js';
+import { accessProfile, readAccount } from '../account/index.js';
+import { accessKinds, definitionOf, findServiceAccount, serviceAccounts, valueKind, type AccessKind, type DataSource } from '../providers/index.js';
 import type { ResourceState } from '../state/types.js';
 import { relativeTime } from '../planner/stages/reissue.js';
 
@@ -43,18 +43,27 @@ export interface AccessReads {
   now: Date;
 }
 
-/** Reads the account once: its records (with their grants' ids), projects, Service Accounts and record-access feed. */
+/**
+ * Reads the account once, through the one reader of the account (account/) with the access profile: its records
+ * (archived ones included, as the records kind lists them for a plan, with their grants' ids), projects and Service
+ * Accounts; beside them, the record-access feed, which is no object of the account but the report's own subject.
+ */
 export async function readAccess(client: ApiClient, account: string): Promise<AccessReads> {
-  const [records, projects, serviceAccounts, audit] = await Promise.all([
-    client.listAll('listRecords', { query: { accountId: account } }),
-    client.call('listProjects', { query: { accountId: account, includeArchived: true } }),
-    client.call('listServiceAccounts', { query: { accountId: account } }),
+  const [read, audit] = await Promise.all([
+    readAccount(client, { account, parallelism: 1, profile: accessProfile([valueKind, containerKind]) }),
     client
       .listAll('listRecordAccess', { query: { scopeType: 'account', actions: FEED_ACTIONS.join(',') } })
       // A role without the audit permission still gets the rest of the report, which says the feed was not read.
       .catch((error: unknown) => (error instanceof ApiError && error.status === 403 ? undefined : Promise.reject(error))),
   ]);
-  return { records, projects, serviceAccounts, audit, now: client.serverNow() };
+  const listed = <T>(kind: string) => (read.items[kind] ?? []) as T[];
+  return {
+    records: listed<RecordMetaT>(valueKind),
+    projects: listed<ProjectT>(containerKind),
+    serviceAccounts: (read.lookups.get(serviceAccounts as DataSource<unknown>) ?? []) as ServiceAccountT[],
+    audit,
+    now: client.serverNow(),
+  };
 }
 
 export interface AccessReportInput {
@@ -67,7 +76,7 @@ export interface AccessReportInput {
 
 /** A reader the configuration lists for a record. */
 interface Configured {
-  kind: ReaderKind;
+  kind: AccessKind;
   id: string;
   name: string;
   address: string;
@@ -75,8 +84,14 @@ interface Configured {
   reason?: string;
 }
 
-const typeOf: Record<ReaderKind['section'], AccessReaderType> = { serviceAccounts: 'service_account', users: 'user', groups: 'group' };
-const pathOf: Record<ReaderKind['section'], AccessPath> = { serviceAccounts: 'service-account-grant', users: 'user-share', groups: 'group-share' };
+/**
+ * The kinds that give access, as they declare it (`accessKinds`): to a record itself (its grants and shares, which
+ * the records list shows), or to the object records live under (a project's group roles, which no operation reads).
+ */
+const toRecords = accessKinds.filter((a) => a.on === valueKind);
+/** The kind records are declared inside (the project). */
+const containerKind = definitionOf(valueKind).config.parent!.kind;
+const toContainers = accessKinds.filter((a) => a.on === containerKind);
 const TYPE_ORDER: AccessReaderType[] = ['service_account', 'user', 'group'];
 
 /** What the audit feed says per record: when its current value was written, and each actor's last read. */
@@ -108,13 +123,10 @@ function activityOf(audit: readonly AuditRowT[]): Map<string, RecordActivity> {
 }
 
 /** The id of the project at a configuration address: state's, else the live project of its name. */
-function projectIds(desired: AccessReportInput['desired'], state: AccessReportInput['state'], reads: AccessReads): (project: string) => string | undefined {
-  const names = new Map(desired.resources.filter((r) => r.kind === projectKind.kind).map((r) => [r.address, (r.attributes as { name?: string }).name ?? r.localName]));
+function projectIds(desired: AccessReportInput['desired'], state: AccessReportInput['state'], reads: AccessReads): (address: string) => string | undefined {
+  const names = new Map(desired.resources.filter((r) => r.kind === containerKind).map((r) => [r.address, (r.attributes as { name?: string }).name ?? r.localName]));
   const live = new Map(reads.projects.filter((p) => !p.archived).map((p) => [p.name, p.project_id]));
-  return (project) => {
-    const address = resourceAddress(projectKind.kind, project);
-    return state[address]?.id ?? live.get(names.get(address) ?? '');
-  };
+  return (address) => state[address]?.id ?? live.get(names.get(address) ?? '');
 }
 
 /** The configuration's address of each record id: state's id for the address, else the live record of its project and name. */
@@ -122,44 +134,56 @@ function recordAddresses(desired: AccessReportInput['desired'], state: AccessRep
   const byKey = new Map(reads.records.map((r) => [`${r.project_id}/${r.name}`, r.record_id]));
   const addresses = new Map<string, string>();
   for (const r of desired.resources) {
-    if (r.kind !== recordKind.kind) continue;
-    const attributes = r.attributes as { project: string; name: string };
-    const projectId = projectIdOf(attributes.project);
+    if (r.kind !== valueKind) continue;
+    const attributes = r.attributes as { name: string };
+    const projectId = projectIdOf(parentAddress(r.address, containerKind) ?? '');
     const id = state[r.address]?.id ?? (projectId ? byKey.get(`${projectId}/${attributes.name}`) : undefined);
     if (id) addresses.set(id, r.address);
   }
   return addresses;
 }
 
+/** The principal's id: a Service Account's of the account, or a user's or group's of the directory. */
+function principalId(desired: AccessReportInput['desired'], ours: readonly ServiceAccountT[], principal: AccessReaderType, name: string): string | undefined {
+  if (principal === 'service_account') return findServiceAccount(ours, name)?.service_account_id;
+  return desired.directory?.[principal === 'user' ? 'users' : 'groups']?.[name]?.id;
+}
+
+/** The configured resources of kinds in `kinds`, with their kind, the principal's name and the object they give access to. */
+function accessesIn(desired: AccessReportInput['desired'], kinds: readonly AccessKind[]) {
+  return desired.resources.flatMap((r) => kinds.filter((k) => k.kind === r.kind).flatMap((kind) => {
+    const attributes = r.attributes as Record<string, unknown>;
+    const name = attributes[kind.attribute];
+    const object = parentAddress(r.address, kind.on);
+    return typeof name === 'string' && object !== undefined ? [{ r, kind, name, object, attributes }] : [];
+  }));
+}
+
 /** The readers the configuration lists, by record address. */
 function configuredReaders(desired: AccessReportInput['desired'], reads: AccessReads, account: string): Map<string, Configured[]> {
-  const byKind = new Map(readerKinds.map((k) => [k.kind, k]));
   const out = new Map<string, Configured[]>();
   const ours = reads.serviceAccounts.filter((s) => s.account_id === account);
-  for (const r of desired.resources as unknown as DesiredResource<GrantAttributes>[]) {
-    const kind = byKind.get(r.kind);
-    if (!kind) continue;
-    const { record, reader, until, reason } = r.attributes;
-    const id = kind === serviceAccountReaders ? findServiceAccount(ours, reader)?.service_account_id : desired.directory?.[kind.section as 'users' | 'groups']?.[reader]?.id;
+  for (const { r, kind, name, object, attributes } of accessesIn(desired, toRecords)) {
+    const id = principalId(desired, ours, kind.principal, name);
     if (!id) continue;
-    const address = resourceAddress(recordKind.kind, record);
-    const list = out.get(address) ?? [];
-    list.push({ kind, id, name: reader, address: r.address, ...(until !== undefined ? { until } : {}), ...(reason !== undefined ? { reason } : {}) });
-    out.set(address, list);
+    const { until, reason } = attributes as { until?: string; reason?: string };
+    const list = out.get(object) ?? [];
+    list.push({ kind, id, name, address: r.address, ...(until !== undefined ? { until } : {}), ...(reason !== undefined ? { reason } : {}) });
+    out.set(object, list);
   }
   return out;
 }
 
-/** The groups with a role on each project id (configuration's `groupRoles`; no operation reads them back). */
-function groupRoles(desired: AccessReportInput['desired'], projectIdOf: (project: string) => string | undefined): Map<string, { id: string; name: string; role: string; address: string }[]> {
-  const out = new Map<string, { id: string; name: string; role: string; address: string }[]>();
-  for (const r of desired.resources as unknown as DesiredResource<ProjectGroupRoleAttributes>[]) {
-    if (r.kind !== projectGroupRoleKind.kind) continue;
-    const { project, group, role } = r.attributes;
-    const projectId = projectIdOf(project);
-    const groupId = desired.directory?.groups[group]?.id;
-    if (!projectId || !groupId) continue;
-    out.set(projectId, [...(out.get(projectId) ?? []), { id: groupId, name: group, role, address: r.address }]);
+/** Who has access to each project id through it (a group's role: the configuration's `groupRoles`, which no operation reads back). */
+function containerAccess(desired: AccessReportInput['desired'], reads: AccessReads, account: string, projectIdOf: (address: string) => string | undefined) {
+  const out = new Map<string, { kind: AccessKind; id: string; name: string; role?: string; address: string }[]>();
+  const ours = reads.serviceAccounts.filter((s) => s.account_id === account);
+  for (const { r, kind, name, object, attributes } of accessesIn(desired, toContainers)) {
+    const projectId = projectIdOf(object);
+    const id = principalId(desired, ours, kind.principal, name);
+    if (!projectId || !id) continue;
+    const role = kind.role === undefined ? undefined : String(attributes[kind.role]);
+    out.set(projectId, [...(out.get(projectId) ?? []), { kind, id, name, ...(role !== undefined ? { role } : {}), address: r.address }]);
   }
   return out;
 }
@@ -173,12 +197,12 @@ export function accessReport(input: AccessReportInput): AccessReport {
   const projectIdOf = projectIds(desired, state, reads);
   const addresses = recordAddresses(desired, state, reads, projectIdOf);
   const configured = configuredReaders(desired, reads, account);
-  const roles = groupRoles(desired, projectIdOf);
+  const roles = containerAccess(desired, reads, account, projectIdOf);
   const serviceAccounts = new Map(reads.serviceAccounts.map((s) => [s.service_account_id, s]));
   const projectNames = new Map(reads.projects.map((p) => [p.project_id, p.name]));
   const directoryNames = (section: 'users' | 'groups') => new Map(Object.entries(desired.directory?.[section] ?? {}).map(([name, p]) => [p.id, name]));
   const names = { users: directoryNames('users'), groups: directoryNames('groups') };
-  const nameOf = (kind: ReaderKind, id: string) => (kind === serviceAccountReaders ? serviceAccounts.get(id)?.name : names[kind.section as 'users' | 'groups'].get(id)) ?? id;
+  const nameOf = (principal: AccessReaderType, id: string) => (principal === 'service_account' ? serviceAccounts.get(id)?.name : names[principal === 'user' ? 'users' : 'groups'].get(id)) ?? id;
 
   const records: AccessRecord[] = [];
   for (const live of reads.records) {
@@ -189,8 +213,8 @@ export function accessReport(input: AccessReportInput): AccessReport {
     const readers: AccessReader[] = [];
     const holders = new Set<string>();
 
-    for (const kind of readerKinds) {
-      const liveIds = live.grants?.[kind.liveIds] ?? [];
+    for (const kind of toRecords) {
+      const liveIds = kind.holders?.(live) ?? [];
       const listed = wanted.filter((c) => c.kind === kind);
       for (const id of new Set([...liveIds, ...listed.map((c) => c.id)])) {
         const entry = listed.find((c) => c.id === id);
@@ -201,10 +225,10 @@ export function accessReport(input: AccessReportInput): AccessReport {
         if (!entry) flags.push({ code: 'unmanaged' });
         // An ended grant is not granted again: only its end is said.
         if (entry && !isLive && !(endsIn !== undefined && endsIn <= 0)) flags.push({ code: 'not-granted' });
-        const account = kind === serviceAccountReaders ? serviceAccounts.get(id) : undefined;
+        const account = kind.principal === 'service_account' ? serviceAccounts.get(id) : undefined;
         if (isLive && account && account.status !== 'active') flags.push({ code: 'inactive', status: account.status });
         // The feed names the member who read, never the group: a group's use cannot be told.
-        const lastRead = kind === groupReaders || !reads.audit ? undefined : (seen?.lastReads.get(id) ?? null);
+        const lastRead = kind.principal === 'group' || !reads.audit ? undefined : (seen?.lastReads.get(id) ?? null);
         // When cplane made the grant (state), else no earlier than the record was made: a grant younger than the
         // window is not called unused.
         const grantedAt = (entry ? state[entry.address]?.createdAt : undefined) ?? live.created_at;
@@ -215,7 +239,7 @@ export function accessReport(input: AccessReportInput): AccessReport {
           else if (endsIn <= SOON_MS) flags.push({ code: 'ends-soon', until: new Date(entry.until).toISOString(), left: relativeTime(endsIn) });
         }
         readers.push({
-          type: typeOf[kind.section], id, name: entry?.name ?? nameOf(kind, id), via: pathOf[kind.section],
+          type: kind.principal, id, name: entry?.name ?? nameOf(kind.principal, id), via: kind.via,
           ...(entry ? { address: entry.address } : {}),
           live: isLive,
           ...(account ? { status: account.status } : {}),
@@ -227,18 +251,18 @@ export function accessReport(input: AccessReportInput): AccessReport {
       }
     }
 
-    for (const group of roles.get(live.project_id) ?? []) {
-      readers.push({ type: 'group', id: group.id, name: group.name, via: 'project-group-role', address: group.address, role: group.role, live: null, flags: [] });
+    for (const holder of roles.get(live.project_id) ?? []) {
+      readers.push({ type: holder.kind.principal, id: holder.id, name: holder.name, via: holder.kind.via, address: holder.address, ...(holder.role !== undefined ? { role: holder.role } : {}), live: null, flags: [] });
     }
 
     // Whoever read the current version and holds no grant now (the owner reads with cplane's own wrapper).
     if (live.current_version !== null) {
       for (const [actor, read] of seen?.readsOfCurrent ?? []) {
         if (holders.has(actor) || actor === live.owner_user_id) continue;
-        const kind = read.type === 'service_account' ? serviceAccountReaders : userReaders;
+        const type: AccessReaderType = read.type === 'service_account' ? 'service_account' : 'user';
         readers.push({
-          type: typeOf[kind.section], id: actor, name: nameOf(kind, actor), via: 'former', live: false,
-          ...(kind === serviceAccountReaders && serviceAccounts.get(actor) ? { status: serviceAccounts.get(actor)!.status } : {}),
+          type, id: actor, name: nameOf(type, actor), via: 'former', live: false,
+          ...(type === 'service_account' && serviceAccounts.get(actor) ? { status: serviceAccounts.get(actor)!.status } : {}),
           lastRead: read.at,
           flags: [{ code: 'may-hold-version', version: live.current_version, readAt: read.at }],
         });

@@ -14,9 +14,7 @@ import { undeclaredInDirectory } from '../config/index.js';
 import { AbortError } from '../errors.js';
 import type { DesiredResource, DesiredState, SecretSource } from '../config/types.js';
 import { parentAddress, type Offboarding, type OffboardedRecord, type Plan } from '../plan-model/index.js';
-import { groupShareKind, projectGroupRoleKind, projectKind, recordKind, userShareKind, type RecordAttributes } from '../providers/index.js';
-import type { GrantAttributes } from '../providers/record-grant.js';
-import type { ProjectGroupRoleAttributes } from '../providers/project-group-role.js';
+import { accessKinds, valueKind, type AccessKind, type RecordAttributes } from '../providers/index.js';
 import type { StateData } from '../state/types.js';
 import { makePlan } from '../planner/make-plan.js';
 import type { MakePlanInput } from '../planner/stage-inputs.js';
@@ -27,9 +25,22 @@ export function unknownUserProblem(desired: DesiredState, user: string): { code:
   return Object.hasOwn(directory.users, user) ? undefined : undeclaredInDirectory('users', user, directory);
 }
 
-// The attributes of the kinds read here, as their definitions (src/providers/) type them.
-const grantOf = (r: DesiredResource) => r.attributes as unknown as GrantAttributes;
-const roleOf = (r: DesiredResource) => r.attributes as unknown as ProjectGroupRoleAttributes;
+/** A resource of a kind that gives access, with the kind's declaration, the principal it names and the object it gives access to. */
+interface Access {
+  resource: DesiredResource;
+  kind: AccessKind;
+  name: string;
+  object: string;
+}
+
+/** The configured resources that give access, from the kinds that declare it (`accessKinds`): no kind is named here. */
+function accessesOf(desired: DesiredState, kinds: readonly AccessKind[]): Access[] {
+  return desired.resources.flatMap((resource) => kinds.filter((kind) => kind.kind === resource.kind).flatMap((kind) => {
+    const name = (resource.attributes as Record<string, unknown>)[kind.attribute];
+    const object = parentAddress(resource.address, kind.on);
+    return typeof name === 'string' && object !== undefined ? [{ resource, kind, name, object }] : [];
+  }));
+}
 
 /** The source of a record's value in words a person can act on; never the value. */
 function sourceWords(source: SecretSource | undefined): string {
@@ -48,33 +59,36 @@ export interface OffboardingDesign {
   offboard: Offboarding;
 }
 
-/** What offboarding `user` changes in the desired state, and the account of it the plan carries. The user must be declared. */
-export function designOffboarding(desired: DesiredState, user: string, state: StateData['resources']): OffboardingDesign {
+/**
+ * What offboarding `user` changes in the desired state, and the account of it the plan carries. The user must be
+ * declared. `kinds`: the kinds that give access (the registry's; a test adds one it does not list).
+ */
+export function designOffboarding(desired: DesiredState, user: string, state: StateData['resources'], kinds: readonly AccessKind[] = accessKinds): OffboardingDesign {
   const directory = desired.directory!;
   const groups = Object.entries(directory.groups).filter(([, g]) => g.members?.some((m) => m.user === user)).map(([name]) => name);
   const inGroup = new Set(groups);
-  const shares = desired.resources.filter((r) => r.kind === userShareKind.kind && grantOf(r).reader === user);
+  const accesses = accessesOf(desired, kinds);
+  const shares = accesses.filter((a) => a.kind.principal === 'user' && a.name === user);
   const ways = new Map<string, string[]>();
-  const via = (record: string | undefined, how: string) => {
-    if (record !== undefined) ways.set(record, [...(ways.get(record) ?? []), how]);
+  // The records access to `object` reaches: the record itself, or every record declared inside it (a project's).
+  const recordsOf = (object: string, on: string) => (on === valueKind ? [object] : desired.resources.filter((r) => r.kind === valueKind && parentAddress(r.address, on) === object).map((r) => r.address));
+  const via = (a: Access, how: string) => {
+    for (const record of recordsOf(a.object, a.kind.on)) ways.set(record, [...(ways.get(record) ?? []), how]);
   };
-  for (const share of shares) via(parentAddress(share.address, recordKind.kind), 'share');
-  for (const r of desired.resources) {
-    if (r.kind === groupShareKind.kind && inGroup.has(grantOf(r).reader)) via(parentAddress(r.address, recordKind.kind), `group ${grantOf(r).reader}`);
-  }
-  for (const role of desired.resources.filter((r) => r.kind === projectGroupRoleKind.kind && inGroup.has(roleOf(r).group))) {
-    const project = parentAddress(role.address, projectKind.kind);
-    for (const r of desired.resources) {
-      if (r.kind === recordKind.kind && parentAddress(r.address, projectKind.kind) === project) via(r.address, `group ${roleOf(role).group} (role ${roleOf(role).role} on ${project})`);
-    }
-  }
+  // Access to a record is a share; to what holds records, a role (or plain access) on it.
+  const onWhat = (a: Access) => {
+    const role = a.kind.role === undefined ? undefined : (a.resource.attributes as Record<string, unknown>)[a.kind.role];
+    return `${role === undefined ? 'access' : `role ${String(role)}`} on ${a.object}`;
+  };
+  for (const share of shares) via(share, share.kind.on === valueKind ? 'share' : onWhat(share));
+  for (const a of accesses.filter((a) => a.kind.principal === 'group' && inGroup.has(a.name))) via(a, a.kind.on === valueKind ? `group ${a.name}` : `group ${a.name} (${onWhat(a)})`);
 
   const records: OffboardedRecord[] = [];
   const replace: string[] = [];
   for (const r of desired.resources) {
     const how = ways.get(r.address);
     // A record never applied holds no value anyone read.
-    if (r.kind !== recordKind.kind || how === undefined || state[r.address] === undefined) continue;
+    if (r.kind !== valueKind || how === undefined || state[r.address] === undefined) continue;
     const source = r.secrets.value;
     if (source !== undefined && 'generate' in source) {
       records.push({ address: r.address, via: how, value: 'rotated' });
@@ -84,10 +98,10 @@ export function designOffboarding(desired: DesiredState, user: string, state: St
     }
   }
 
-  const shareAddresses = new Set(shares.map((s) => s.address));
-  const resources = desired.resources.filter((r) => !shareAddresses.has(r.address)).map((r) => (r.kind === recordKind.kind ? withoutReader(r, user) : r));
+  const shareAddresses = new Set(shares.map((s) => s.resource.address));
+  const resources = desired.resources.filter((r) => !shareAddresses.has(r.address)).map((r) => (r.kind === valueKind ? withoutReader(r, user) : r));
   const lines = [
-    ...shares.map((s) => ({ ...s.source, what: `${s.address}: ${user} in grants.users of ${parentAddress(s.address, recordKind.kind) ?? s.address}` })),
+    ...shares.map(({ resource: s, kind, object }) => ({ ...s.source, what: `${s.address}: ${user} in ${kind.key} of ${object}` })),
     ...groups.flatMap((g) => (directory.groups[g]!.members ?? []).filter((m) => m.user === user).map((m) => ({ ...m.source, what: `${user} in directory.groups.${g}.members` }))),
     ...(directory.users[user]!.source ? [{ ...directory.users[user]!.source, what: `directory.users.${user}, once nothing else names the user` }] : []),
   ].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col);
@@ -97,7 +111,7 @@ export function designOffboarding(desired: DesiredState, user: string, state: St
     offboard: {
       user,
       userId: directory.users[user]!.id,
-      revoked: shares.filter((s) => state[s.address] !== undefined).map((s) => s.address),
+      revoked: [...shareAddresses].filter((address) => state[address] !== undefined),
       records,
       groups,
       lines,

@@ -13,7 +13,7 @@ import { didYouMean } from './suggest.js';
 import { emptyDirectory, undeclaredInDirectory } from './directory.js';
 import { childAddress, isInstanceAddress, localPart, modulesOf, nameInModule, resourceAddress } from '../plan-model/address.js';
 import type { ConfigFile, LifecycleConfig } from './config-file.js';
-import { VALUE, type Entry, type KindBlock } from './kind-block.js';
+import { VALUE, type Entry, type KindBlock, type Touch } from './kind-block.js';
 import { collectDefaults, withDefaults } from './defaults.js';
 import type { Attributes, DesiredResource, Directory, Lifecycle, ResourceKind, SecretSource, SourceRange } from './types.js';
 
@@ -225,9 +225,41 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
   }
 
   wireDeliveries(declared, sink);
+  checkPrincipals(declared, sink);
   checkExplicitDependencies(declared, sink);
   checkCycles(declared, sink);
   return [...declared.values()].map((d) => d.resource);
+}
+
+/**
+ * The principals the kinds declare they touch (kind-block.ts `Touch`): a configuration that removes a principal
+ * and also grants it access or creates it would have both done on every apply, one undoing the other (a role given
+ * to a group another entry deletes fails once the group is gone, and is proposed again forever). Each such use is
+ * refused where it is written, naming the removal.
+ */
+function checkPrincipals(declared: Map<string, Declared>, sink: DiagnosticSink): void {
+  const nameOf = (d: Declared, touch: Touch) => (d.resource.attributes as Record<string, unknown>)[touch.attribute];
+  const removals = new Map<string, { d: Declared; touch: Touch }>();
+  for (const d of declared.values()) {
+    for (const touch of d.block.touches ?? []) if (touch.as === 'removes') removals.set(`${touch.principal} ${String(nameOf(d, touch))}`, { d, touch });
+  }
+  if (removals.size === 0) return;
+  for (const d of declared.values()) {
+    for (const touch of d.block.touches ?? []) {
+      const name = nameOf(d, touch);
+      if (touch.as === 'removes' || typeof name !== 'string') continue;
+      const removal = removals.get(`${touch.principal} ${name}`);
+      if (!removal) continue;
+      const there = rangeAt(removal.d.file, valueOffset(removal.d.file, removal.d.entry, removal.touch.attribute, removal.d.at));
+      const offset = valueOffset(d.file, d.entry, touch.attribute, d.at);
+      sink.push(diagnosticAt(d.file, offset, {
+        code: 'principal_removed',
+        summary: `${d.resource.address} ${touch.as === 'grants' ? 'gives' : 'creates'} ${touch.principal} ${name}${touch.as === 'grants' ? ' access' : ''}, which ${removal.d.resource.address} deletes (${there.file}:${there.line}:${there.col})`,
+        detail: `Both would be applied on every run. Remove this entry, or the deletion of ${touch.principal} ${name}.`,
+        end: offset + name.length,
+      }));
+    }
+  }
 }
 
 /** The name of a list item: the name itself, or the `name` of an item written as an object. */

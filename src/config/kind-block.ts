@@ -57,6 +57,22 @@ export interface Delivery {
   output: string;
 }
 
+/**
+ * A principal an entry's object acts on, declared by its kind: what objects of other kinds are ordered around
+ * (planner/stages/principals.ts) and refused beside (`checkPrincipals` in build-desired.ts).
+ */
+export interface Touch {
+  /** A user or group of the configuration's `directory:`, or a Service Account by the name the account lists it under. */
+  principal: 'user' | 'group' | 'service_account';
+  /** The attribute holding the principal's name. */
+  attribute: string;
+  /**
+   * What the object does to it: `grants` gives it access to the object the kind lives under (its parent: the record
+   * a user is shared, the project a group has a role on); `creates` makes it; `removes` deletes it.
+   */
+  as: 'grants' | 'creates' | 'removes';
+}
+
 /** `A`: the kind's attributes; `E`: its entry's type in the file (config-file.ts). */
 export interface KindBlock<A extends object = Attributes, E = Entry> {
   kind: ResourceKind;
@@ -90,4 +106,6 @@ export interface KindBlock<A extends object = Attributes, E = Entry> {
   complete?(req: CompleteRequest<A, E>): void;
   /** The resource this entry's one-time secret is delivered to, if any (see `Delivery`). */
   delivery?(attributes: A): Delivery | undefined;
+  /** The principals its objects grant access, create or remove (see `Touch`). */
+  touches?: readonly Touch[];
 }

@@ -11,11 +11,13 @@ export interface AccountObjects {
   account: string;
   /** The AI vendors (the API's "providers"). */
   vendors: ProviderT[];
-  /** What was read of each data source an export mapping declares (`export.lookups`: the Service Accounts). */
+  /** What was read of each data source: the AI vendors, and those an export mapping declares (`export.lookups`: the Service Accounts). */
   lookups: LookupResults;
   /**
    * The live objects of each kind, archived and revoked ones included (the model counts what it skips);
    * a kind read per parent only under the parents export keeps.
    */
   objects: Partial<Record<ResourceKind, readonly unknown[]>>;
+  /** The API's clock after the reads. */
+  now: Date;
 }

@@ -8,7 +8,7 @@
 import type { Entry } from '../config/index.js';
 import type { ResourceKind } from '../config/types.js';
 import { childAddress, resourceAddress } from '../plan-model/index.js';
-import { exportedDefinitionOf, exportKinds, finder, kindsDeclaredIn, lister, type ExportEntryRequest } from '../providers/index.js';
+import { exportedDefinitionOf, exportKinds, kindsDeclaredIn, knownOf, type ExportEntryRequest } from '../providers/index.js';
 import { assignLocalNames, compare, upperSnake } from './local-names.js';
 import type { AccountObjects } from './account-objects.js';
 import { exportedObjects, parentIdOf } from './select.js';
@@ -97,7 +97,7 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
   const objectsOf = (kind: ResourceKind) => (live.objects[kind] ?? []).filter((object) => exported.get(kind)!.has(idOf(kind, object)));
 
   const envNames = new EnvNames();
-  const known = { account: live.account, find: finder(live.lookups), list: lister(live.lookups) };
+  const known = knownOf({ account: live.account, lookups: live.lookups, clocks: { api: live.now, forEnds: live.now } });
   const directory = directoryEntries(objectsOf);
   const pins = new Map<string, string>();
   for (const kind of exportKinds) {

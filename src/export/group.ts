@@ -8,7 +8,7 @@
  * becomes TEMPLATE[payments], what is declared inside it with it), for `--adopt`. Pure, like the model.
  */
 import { formatAddress, movedWithParent, resourceAddress } from '../plan-model/index.js';
-import { gatewayKind, projectKind } from '../providers/index.js';
+import { exportedDefinitionOf, exportKinds } from '../providers/index.js';
 import { compare } from './local-names.js';
 import type { ExportedEntry, ExportedFile, ExportModel } from './build-model.js';
 
@@ -26,16 +26,19 @@ export interface GatewayGroup {
   gateways: number;
 }
 
-/** The gateway's field that names its project (by local name). */
-const PROJECT = gatewayKind.config.references!.find((r) => 'kind' in r && r.kind === projectKind.kind)!.attribute;
-/** Fields that may differ between the members of a group: the project, and the two that default to the local name. */
-const NAMING: readonly string[] = [PROJECT, 'name', 'slug'];
+/** The kind written as templates: the one whose export mapping says how (`template`), the gateway. */
+const templated = exportKinds.map(exportedDefinitionOf).find((d) => d.export.template !== undefined)!;
+const { template: TEMPLATE, file: FILE } = templated.export;
+/** The field that names the entry its file goes with (a gateway's project, by local name). */
+const PROJECT = FILE && 'with' in FILE ? FILE.with.attribute : '';
+/** Fields that may differ between the members of a group: the project, and those that default to the local name. */
+const NAMING: readonly string[] = [PROJECT, ...TEMPLATE!.localNameFields];
 
 /** The smallest group written as a template: one gateway alone stays as it is. */
 const MIN_GROUP = 2;
 
 export function groupGateways(model: ExportModel): ExportModel & { groups: GatewayGroup[] } {
-  const members = model.files.flatMap((f) => f.entries).filter((e) => e.kind === gatewayKind.kind);
+  const members = model.files.flatMap((f) => f.entries).filter((e) => e.kind === templated.kind);
   // An entry with comments or notes for people (a spend limit the language cannot say, a header to set) keeps them: it stays as it is.
   const bySignature = new Map<string, ExportedEntry[]>();
   for (const member of members.filter(withoutRemarks)) {
@@ -51,16 +54,16 @@ export function groupGateways(model: ExportModel): ExportModel & { groups: Gatew
     const keys = sortedGroup.map((m) => m.local);
     const template = freeName(templateName(keys), taken);
     taken.add(template);
-    const address = resourceAddress(gatewayKind.kind, template);
-    const entry: ExportedEntry = { kind: gatewayKind.kind, local: template, address, entry: templateEntry(sortedGroup), live: undefined, comments: [], notes: [], children: [] };
+    const address = resourceAddress(templated.kind, template);
+    const entry: ExportedEntry = { kind: templated.kind, local: template, address, entry: templateEntry(sortedGroup), live: undefined, comments: [], notes: [], children: [] };
     files.push({
-      name: `gateways-${template}.yaml`,
+      name: `${templated.config.key}-${template}.yaml`,
       description: [`Gateways that differ only by name, written once (cplane export --group): ${address}[KEY] for each key of forEach,`, 'with what is declared inside it. Add a key to add a gateway like them.'],
       entries: [entry],
     });
     groups.push({ address, gateways: keys.length });
     for (const member of sortedGroup) {
-      const instance = formatAddress({ modules: [], kind: gatewayKind.kind, segments: [{ name: template, key: member.local }] });
+      const instance = formatAddress({ modules: [], kind: templated.kind, segments: [{ name: template, key: member.local }] });
       // What is declared inside a member follows it (movedWithParent: its own segments after the parent's stay).
       for (const inside of flatten(member)) renamed.set(inside.address, movedWithParent(inside.address, member.address, instance) ?? inside.address);
     }

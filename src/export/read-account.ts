@@ -1,15 +1,15 @@
 /**
- * Reads everything an export needs from one account, with the planner's
- * kind definitions, so that export and plan see a live object the same way. Each kind
- * read per account is listed once; a kind that lives under a parent
- * (`relations.within`) is read per parent, in parallel bounded by the limiter,
- * and only for the parents export keeps. `--project` narrows the kind its
- * definition marks `selectedByName` and what belongs to it.
+ * Reads everything an export needs from one account, through the one reader of the account
+ * (account/read-account.ts) with export's profile, so that export and plan see a live object the same way:
+ * each kind read per account is listed once; a kind that lives under a parent (`relations.within`) is read
+ * per parent, in parallel bounded by the limiter, and only for the parents export keeps; a refusal stops the
+ * export. `--project` narrows the kind its definition marks `selectedByName` and what belongs to it.
  */
 import type { ApiClient } from '../api/client.js';
-import { Limiter } from '../api/limiter.js';
+import { exportProfile, readAccount as readLive } from '../account/index.js';
 import type { ResourceKind } from '../config/types.js';
-import { exportedDefinitionOf, exportKinds, listVendors, type LookupResults, type ReadFailure, type RefreshRequest } from '../providers/index.js';
+import { exportedDefinitionOf, exportKinds, vendors, type DataSource, type LookupResults } from '../providers/index.js';
+import type { ProviderT } from '../api/shapes.js';
 import { AbortError } from '../errors.js';
 import type { AccountObjects } from './account-objects.js';
 import { exportedObjects, parentIdOf } from './select.js';
@@ -25,33 +25,27 @@ export interface ReadAccountOptions {
   parallelism: number;
 }
 
+type Objects = Partial<Record<ResourceKind, readonly unknown[]>>;
+
+const perParent = exportKinds.filter((kind) => exportedDefinitionOf(kind).relations.within);
+
 export async function readAccount(options: ReadAccountOptions): Promise<AccountObjects> {
   const { client, account } = options;
-  const limiter = new Limiter(options.parallelism);
-  // Nothing is known in advance about the size of a list, so each is read page after page.
-  const request: RefreshRequest = { client, account, parentIds: [], limiter, shared: new Map(), expected: () => 0 };
-  const perAccount = exportKinds.filter((kind) => !exportedDefinitionOf(kind).relations.within);
-  // The data sources the mappings name objects of (Service Accounts) are read once each, with the first lists.
-  const sources = [...new Set(exportKinds.flatMap((kind) => exportedDefinitionOf(kind).export.lookups ?? []))];
-  const [vendors, found, ...lists] = await Promise.all([
-    listVendors(client),
-    Promise.all(sources.map((source) => source.read(client))),
-    ...perAccount.map((kind) => exportedDefinitionOf(kind).refresh(request)),
-  ]);
-  const lookups: LookupResults = new Map(sources.map((source, i) => [source, found[i]!]));
-  const objects = selectByName(Object.fromEntries(perAccount.map((kind, i) => [kind, lists[i]!.items])), options.projectNames);
-
-  const perParent = exportKinds.filter((kind) => exportedDefinitionOf(kind).relations.within);
-  const kept = exportedObjects({ account, vendors, lookups, objects }, false).exported;
-  const read = await Promise.all(perParent.map((kind) => {
-    const parentKind = parentKindOf(kind);
-    const parentIds = [...(kept.get(parentKind) ?? [])].sort();
-    return exportedDefinitionOf(kind).refresh({ ...request, parentIds });
-  }));
-  failOn(perParent, read.flatMap((r) => r.failures));
-  perParent.forEach((kind, i) => (objects[kind] = read[i]!.items));
-  return { account, vendors, lookups, objects };
+  // The per-account objects, narrowed by --project: decided once, when the per-account lists have arrived.
+  let selected: { objects: Objects; kept: Map<ResourceKind, Set<string>> } | undefined;
+  const select = (items: Objects, lookups: LookupResults) => {
+    if (selected) return selected;
+    const objects = selectByName(Object.fromEntries(exportKinds.filter((kind) => !perParent.includes(kind)).map((kind) => [kind, items[kind] ?? []])), options.projectNames);
+    const kept = exportedObjects({ account, vendors: vendorsOf(lookups), lookups, objects, now: client.serverNow() }, false).exported;
+    return (selected = { objects, kept });
+  };
+  const profile = exportProfile((kind, read) => [...(select(read.items, read.lookups).kept.get(parentKindOf(kind)) ?? [])].sort());
+  const read = await readLive(client, { account, parallelism: options.parallelism, profile });
+  const objects: Objects = { ...select(read.items, read.lookups).objects, ...Object.fromEntries(perParent.map((kind) => [kind, read.items[kind] ?? []])) };
+  return { account, vendors: vendorsOf(read.lookups), lookups: read.lookups, objects, now: read.now };
 }
+
+const vendorsOf = (lookups: LookupResults) => (lookups.get(vendors as DataSource<unknown>) ?? []) as ProviderT[];
 
 function parentKindOf(kind: ResourceKind): ResourceKind {
   const { within, parentIds } = exportedDefinitionOf(kind).relations;
@@ -88,16 +82,4 @@ function selectByName(objects: Partial<Record<ResourceKind, readonly unknown[]>>
     if (key !== undefined) out[kind] = (objects[kind] ?? []).filter((live) => ids.has(parentIdOf(kind, live, key) ?? ''));
   }
   return out;
-}
-
-/** An export that silently left out what lives under a parent (a gateway's tokens) would look complete: refuse instead. */
-function failOn(kinds: ResourceKind[], failures: ReadFailure[]): void {
-  const first = failures[0];
-  if (!first) return;
-  const parentNoun = exportedDefinitionOf(parentKindOf(kinds.find((kind) => exportedDefinitionOf(kind).refreshOperations.includes(first.operation)) ?? kinds[0]!)).config.noun;
-  throw new AbortError(
-    `Could not read ${first.operation} of ${parentNoun} ${first.parentId ?? '?'}: ${first.reason}${first.requestId ? ` (request id ${first.requestId})` : ''}` +
-      (failures.length > 1 ? `, and ${failures.length - 1} more read(s) failed` : '') + '. Nothing was written.',
-    `Check that the token may call ${[...new Set(failures.map((f) => f.operation))].join(', ')} in this account.`,
-  );
 }

@@ -12,7 +12,7 @@ import { checkModels, modelChecks } from './checks/models.js';
 import { compileConfigured } from './checks/policies.js';
 import { checkSteps } from './checks/run-checks.js';
 import type { MakePlanInput, PlannedInputs, StageInputs } from './stage-inputs.js';
-import { accountFacts, AddressBook, objectsInState } from './stages/address-book.js';
+import { AddressBook, objectsInState, type AccountFacts } from './stages/address-book.js';
 import { readClocks } from './stages/clocks.js';
 import { revokeAfterDelivery } from './stages/deliveries.js';
 import { linkDependencies } from './stages/dependencies.js';
@@ -57,12 +57,12 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   const [desiredInOrder, inState] = [mode === 'destroy' ? [] : orderDesired(desired.resources), objectsInState(state)];
   const snapshot = await refreshing;
   // The API's clock, read from the answers of the refresh, and this machine's: what ends access takes the earlier deadline.
-  const clocks = readClocks(client.serverNow(), new Date());
-  const known = new AddressBook(state, inState).known(accountFacts(account, snapshot.lookups, clocks, desired.directory));
+  const facts: AccountFacts = { account, lookups: snapshot.lookups, clocks: readClocks(client.serverNow(), new Date()), directory: desired.directory };
+  const known = new AddressBook(state, inState).known(facts);
   // Model names are checked against what the credentials serve: the reads leave before the stages below run.
   const modelsChecked = mode === 'normal' ? checkModels(modelChecks(desired.resources, desiredByAddress, state), client, known, desiredByAddress, parallelism) : Promise.resolve([]);
   modelsChecked.catch(() => undefined);
-  const given: StageInputs = { mode, desired, desiredByAddress, desiredInOrder, state, objectsInState: inState, live: indexLive(snapshot), known, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
+  const given: StageInputs = { mode, desired, desiredByAddress, desiredInOrder, state, objectsInState: inState, live: indexLive(snapshot), facts, known, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
   const planned = planDesired(given);
   const after: PlannedInputs = { ...given, book: planned.book, known: planned.known, sealing: planned.sealing };
   const removals = planRemovals(after);
@@ -91,7 +91,7 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
     ...(replace.length > 0 ? { replace } : {}),
     steps: planSteps, drift: scoped.drift, unreadable: scoped.unreadable,
     ...checks,
-    ...(clocks.skew ? { clockSkew: clocks.skew } : {}),
+    ...(facts.clocks.skew ? { clockSkew: facts.clocks.skew } : {}),
     ...(withheld.length > 0 ? { withheld } : {}),
     summary: summarize(planSteps),
     ...(mode === 'refresh-only' ? { notChecked: uncheckedWriteOnly(desired, state, input.env) } : {}),

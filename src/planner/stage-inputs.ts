@@ -8,7 +8,7 @@ import type { DesiredResource, DesiredState } from '../config/types.js';
 import type { Drift, Plan, PlanStep, StepClass, Unreadable } from '../plan-model/index.js';
 import type { Known } from '../providers/types.js';
 import type { StateData } from '../state/types.js';
-import type { AddressBook, ObjectsInState } from './stages/address-book.js';
+import type { AccountFacts, AddressBook, ObjectsInState } from './stages/address-book.js';
 import type { LiveAccount } from './stages/live-account.js';
 import type { PlanProblem } from './problems.js';
 import type { Refactoring } from './stages/refactoring.js';
@@ -62,7 +62,9 @@ export interface StageInputs {
   /** State's addresses by kind and remote id. */
   readonly objectsInState: ObjectsInState;
   readonly live: LiveAccount;
-  /** What kinds may ask while planning, with the ids state records (the desired stage's outcome has the plan's). */
+  /** What the plan knows of the account besides addresses: its id, the clocks, the data sources read, the directory. */
+  readonly facts: AccountFacts;
+  /** What kinds may ask while planning (those facts), with the ids state records (the desired stage's outcome has the plan's). */
   readonly known: Known;
   /** Per desired address: which write-only values differ from what was last applied. */
   readonly writeOnly: ReadonlyMap<string, WriteOnlyStatus>;

@@ -107,6 +107,8 @@ export class Sandbox {
   /** The next message from the worker, or its death. */
   private waiting: { resolve: (m: Message) => void; reject: (e: Error) => void } | undefined;
   private died: Error | undefined;
+  /** Set by close(): the worker is being stopped, and its exit is awaited. */
+  private stopping = false;
   private readonly ready: Promise<Message>;
 
   /** Starts a worker that compiles `rules` (already compiled once in the main thread, so they compile) in `environment`. */
@@ -128,8 +130,10 @@ export class Sandbox {
     const waiting = this.waiting;
     this.waiting = undefined;
     // An idle worker never keeps the process alive (a plan that fails before its policies are checked);
-    // one that is being waited for does, or Node would exit with the answer still to come.
-    this.worker.unref();
+    // one that is being waited for does, or Node would exit with the answer still to come. So does one being
+    // stopped: close() awaits its exit, and a message already on its way (`ready`, when the plan needed no rule)
+    // must not unref it meanwhile, or Node ends the process with the plan unprinted and exit code 0.
+    if (!this.stopping) this.worker.unref();
     if (waiting) action(waiting);
   }
 
@@ -205,6 +209,7 @@ export class Sandbox {
   }
 
   async close(): Promise<void> {
+    this.stopping = true;
     this.died ??= new Error('the policy worker was stopped');
     await this.worker.terminate();
   }

@@ -196,6 +196,7 @@ export const gatewayKind = defineKind<GatewayAttributes, GatewayT, GatewayConfig
       return entry;
     },
     file: { with: { attribute: 'project', kind: 'project' } },
+    template: { localNameFields: ['name', 'slug'] },
   },
   removeAction: 'delete',
   spend: {

@@ -5,7 +5,7 @@
  * handed to config/, the parents and children of each kind.
  */
 import { loadConfig, type LoadOptions, type LoadResult } from '../config/index.js';
-import type { KindBlock } from '../config/kind-block.js';
+import type { KindBlock, Touch } from '../config/kind-block.js';
 import { topologicalOrder } from '../graph/index.js';
 import type { ResourceKind } from '../config/types.js';
 import { credentialKind } from './credential.js';
@@ -97,6 +97,38 @@ export function childKindsOf(kind: ResourceKind): ResourceKind[] {
   return kindOrder.filter((child) => parentOf(child)?.kind === kind);
 }
 
+/** The one kind whose objects hold a value readers read through wrappers of its data key (`relations.wrappedValue`): the record. */
+export const valueKind: ResourceKind = (() => {
+  const found = kindOrder.filter((kind) => definitionOf(kind).relations.wrappedValue !== undefined);
+  if (found.length !== 1) throw new Error(`one kind must declare relations.wrappedValue, not ${found.length}`);
+  return found[0]!;
+})();
+
+/**
+ * A kind whose objects give a principal access to the object they live under ("gives P access to O"): its `touches`
+ * say which principal (a `grants`), its `relations.access` how the access report shows the path.
+ */
+export type AccessKind = NonNullable<Relations['access']> & {
+  kind: ResourceKind;
+  principal: Touch['principal'];
+  /** The attribute naming the principal. */
+  attribute: string;
+  /** The kind of the object access is given to: the kind's parent (a record, a project). */
+  on: ResourceKind;
+  /** The key its entries are written under in the parent's entry (`grants.users`, `groupRoles`). */
+  key: string;
+};
+
+/** Every kind that gives access, in kind order: what the access report and offboarding read, never a list of their own. */
+export const accessKinds: readonly AccessKind[] = kindOrder.flatMap((kind) => {
+  const { config, relations } = definitionOf(kind);
+  const on = config.parent?.kind ?? Object.values(relations.parentIds ?? {})[0];
+  return (config.touches ?? []).filter((t) => t.as === 'grants').map((t) => {
+    if (on === undefined || !relations.access) throw new Error(`kind ${kind} grants access: it must live under an object and declare relations.access`);
+    return { ...relations.access, kind, principal: t.principal, attribute: t.attribute, on, key: config.key };
+  });
+});
+
 /** A kind read back through the API (not known only from state) with an export mapping: what export reads and writes. */
 export type ReadBackDefinition = Extract<KindDefinition, { readonly observation?: 'api' }> & { readonly export: NonNullable<Extract<KindDefinition, { readonly observation?: 'api' }>['export']> };
 
@@ -127,7 +159,8 @@ export const nestingOrder: readonly ResourceKind[] = (() => {
 })();
 
 export { projectKind, recordKind, credentialKind, gatewayKind, gatewayTokenKind, otelExportKind, projectGroupRoleKind, serviceAccountGrantKind, userShareKind, groupShareKind, recordOwnerKind };
-export { listAccounts, listVendors, findVendor, finder, lister, vendors, serviceAccounts, findServiceAccount, type DataSource, type LookupResults } from './lookups.js';
+export { listAccounts, listVendors, findVendor, vendors, serviceAccounts, findServiceAccount, type DataSource, type LookupResults } from './lookups.js';
+export { knownOf, type KnownFacts } from './known.js';
 export { resolveServiceAccount, type ServiceAccountFound } from './service-accounts.js';
 export { unvouchedKey, type UnvouchedKey } from './record-grant.js';
 export type { LiveOtelExport, OtelExportAttributes, OtelExportConfig } from './otel-export.js';

@@ -75,11 +75,13 @@ export const projectGroupRoleKind = defineKind<ProjectGroupRoleAttributes, Recor
     mapDescription: 'Roles of groups on the project: group name (in directory.groups) -> role name (POST /projects/{id}/group-grants/{groupId}).',
     // The entry is the role's name itself (`platform: admin`); the group's name is its key.
     attributes: (role, group, project) => ({ project: project!, group, role }),
+    touches: [{ principal: 'group', attribute: 'group', as: 'grants' }],
     complete({ attributes, directory, report }) {
       if (!Object.hasOwn(directory.groups, attributes.group)) report('', { ...undeclaredInDirectory('groups', attributes.group, directory), underline: attributes.group });
       if (!Object.hasOwn(directory.roles, attributes.role)) report(VALUE, { ...undeclaredInDirectory('roles', attributes.role, directory), underline: attributes.role });
     },
   },
+  relations: { access: { via: 'project-group-role', role: 'role' } },
   observation: 'state',
   writeOperations: ['grantProjectGroupRole'],
   removeAction: 'forget',

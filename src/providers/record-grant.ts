@@ -13,9 +13,9 @@
  */
 import type { RecordMetaT, ServiceAccountT } from '../api/shapes.js';
 import { keyIdOf } from '@cplane/sdk/internal/key-id';
-import type { Entry } from '../config/kind-block.js';
+import type { Entry, Touch } from '../config/kind-block.js';
 import type { Directory, DirectorySection } from '../config/types.js';
-import { resourceAddress, type Template, type WrapTarget } from '../plan-model/index.js';
+import { resourceAddress, type AccessPath, type Template, type WrapTarget } from '../plan-model/index.js';
 import { serviceAccounts } from './lookups.js';
 import { listRecordsOnce } from './record-list.js';
 import { resolveServiceAccount, serviceAccountLabel, type AccountLookups } from './service-accounts.js';
@@ -62,6 +62,9 @@ export interface ReaderKind {
   kind: string;
   /** The key of `grants` that lists them, and the key of the records list's `grants` holding their ids. */
   section: 'serviceAccounts' | 'users' | 'groups';
+  /** The principal a grant gives access to the record, and the access report's name for the path. */
+  principal: Touch['principal'];
+  via: AccessPath;
   liveIds: 'service_account_ids' | 'user_ids' | 'group_ids';
   noun: string;
   /** How the export report counts them (`Service Account grant`). */
@@ -100,6 +103,8 @@ function nameInDirectory(directory: Directory, section: 'users' | 'groups', id: 
 export const serviceAccountReaders: ReaderKind = {
   kind: 'service_account_grant',
   section: 'serviceAccounts',
+  principal: 'service_account',
+  via: 'service-account-grant',
   liveIds: 'service_account_ids',
   noun: 'Service Account',
   exportNoun: 'Service Account grant',
@@ -119,6 +124,8 @@ export const serviceAccountReaders: ReaderKind = {
 export const userReaders: ReaderKind = {
   kind: 'user_share',
   section: 'users',
+  principal: 'user',
+  via: 'user-share',
   liveIds: 'user_ids',
   noun: 'user',
   exportNoun: 'user share',
@@ -132,6 +139,8 @@ export const userReaders: ReaderKind = {
 export const groupReaders: ReaderKind = {
   kind: 'group_share',
   section: 'groups',
+  principal: 'group',
+  via: 'group-share',
   liveIds: 'group_ids',
   noun: 'group',
   exportNoun: 'group share',
@@ -252,9 +261,10 @@ export function grantKind(readers: ReaderKind) {
         ...(typeof entry.reason === 'string' ? { reason: entry.reason } : {}),
       }),
       ...(readers.section === 'serviceAccounts' ? {} : { references: [{ attribute: 'name', directory: readers.section }] }),
+      touches: [{ principal: readers.principal, attribute: 'reader', as: 'grants' }],
     },
     ...(readers.section === 'serviceAccounts' ? { lookups: [serviceAccounts] } : {}),
-    relations: { missingAs: 'revoked' },
+    relations: { missingAs: 'revoked', access: { via: readers.via, holders: (record) => (record as RecordMetaT).grants?.[readers.liveIds] ?? [] } },
     // A grant is a name in its record's list: a Service Account's name (so the folder applies to another account,
     // where a missing one is a plan problem), or a directory entry export declares from the id.
     export: {

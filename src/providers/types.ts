@@ -13,7 +13,7 @@ import type { OperationName } from '../api/operations.js';
 import type { Directory } from '../config/types.js';
 import type { Entry, KindBlock } from '../config/kind-block.js';
 import type { Attributes, DesiredResource, ResourceKind, SourceRange } from '../config/types.js';
-import type { FieldChange, PlannedWrite, SpendLimit, StepCause } from '../plan-model/index.js';
+import type { AccessPath, FieldChange, PlannedWrite, SpendLimit, StepCause } from '../plan-model/index.js';
 import type { ResourceState } from '../state/types.js';
 import type { DataSource } from './lookups.js';
 
@@ -210,6 +210,18 @@ export interface Relations {
   missingAs?: string;
   /** The write-only field whose value readers read through wrappers of its data key (a record's `value`): `--rewrap` writes it again. */
   wrappedValue?: string;
+  /**
+   * For a kind whose `touches` say it `grants` a principal access to its parent: how the access report shows that
+   * path (`accessKinds` in index.ts joins the two; the report and offboarding read them, never a kind's name).
+   */
+  access?: {
+    /** The path's name in the report (`user-share`, `project-group-role`). */
+    via: AccessPath;
+    /** The attribute naming the role the principal gets, for a role (a group's role on a project). */
+    role?: string;
+    /** The principals' ids the live parent lists as holding it (a record's `grants.user_ids`); absent: no operation reads it back. */
+    holders?(parent: unknown): readonly string[];
+  };
 }
 
 /**
@@ -336,6 +348,11 @@ export interface ExportMapping<L, E> {
   file?: { perEntry: (local: string) => string[] } | { with: { attribute: string; kind: ResourceKind } } | { description: string[] };
   /** The kind's write-only value is never exported: the report counts the entries written without it. */
   withoutValue?: boolean;
+  /**
+   * `cplane export --group` (src/export/group.ts): entries that differ only in the attribute `file.with` names and in
+   * these fields, which default to the local name, are written once as a forEach template (a team's gateways).
+   */
+  template?: { localNameFields: readonly string[] };
 }
 
 /** `A`: the kind's attributes; `L`: its live object as the API returns it; `E`: its entry in a configuration file. */

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { DesiredState } from '../../src/config/index.js';
 import { printableKeyPair } from '../../src/emulator/keys.js';
 import { designOffboarding, unknownUserProblem } from '../../src/access/index.js';
+import { accessKinds, type AccessKind } from '../../src/providers/index.js';
 import { load } from '../config/helpers.js';
 
 const ids = { alice: '0b000000-0000-4000-8000-000000000003', bob: '0b000000-0000-4000-8000-000000000001', ops: '0d000000-0000-4000-8000-000000000001' };
@@ -95,5 +96,20 @@ describe('offboarding design', () => {
     const desired = await loaded();
     expect(unknownUserProblem(desired, 'alcie')).toMatchObject({ code: 'unknown_directory_name', summary: 'Unknown user "alcie": it is not declared in directory.users; did you mean "alice"?', detail: 'Declared users: alice, bob.' });
     expect(unknownUserProblem(desired, 'alice')).toBeUndefined();
+  });
+
+  it('follows a kind that gives access by its declaration alone, one the registry does not list', async () => {
+    // A user's role on a project, declared as the registry's kinds declare access (touches + relations.access).
+    const userRole: AccessKind = { kind: 'project_user_role', principal: 'user', attribute: 'user', on: 'project', key: 'userRoles', via: 'project-group-role', role: 'role' };
+    const desired = await loaded();
+    const role = { ...desired.resources.find((r) => r.address === 'project.shop')!, kind: 'project_user_role', address: 'project_user_role.shop/alice', localName: 'alice', attributes: { project: 'shop', user: 'alice', role: 'reader' } };
+    const design = designOffboarding({ ...desired, resources: [...desired.resources, role] }, 'alice', applied(desired), [...accessKinds, userRole]);
+    expect(design.desired.resources.map((r) => r.address)).not.toContain('project_user_role.shop/alice');
+    expect(design.offboard.records.map((r) => [r.address, r.via])).toEqual([
+      ['record.shop/api-key', ['share', 'role reader on project.shop']],
+      ['record.shop/cert', ['role reader on project.shop', 'group ops']],
+      ['record.shop/notes', ['role reader on project.shop', 'group ops']],
+    ]);
+    expect(design.offboard.lines.map((l) => l.what)).toContain('project_user_role.shop/alice: alice in userRoles of project.shop');
   });
 });

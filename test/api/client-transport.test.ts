@@ -188,13 +188,19 @@ describe('API client transport', () => {
   it('keeps at most `concurrency` requests in flight', async () => {
     let inFlight = 0;
     let most = 0;
+    // No answer before the client has 3 requests in flight: on a loaded machine requests may arrive further apart
+    // than an answer takes, and the count would then depend on the machine's speed. Once 3 are in, each answer
+    // takes 20 ms, so a client that sent more would be seen with more.
+    let full!: () => void;
+    const threeInFlight = new Promise<void>((resolve) => (full = resolve));
     const slow: Reply = (res) => {
       inFlight++;
       most = Math.max(most, inFlight);
-      setTimeout(() => {
+      if (inFlight === 3) full();
+      void threeInFlight.then(() => setTimeout(() => {
         inFlight--;
         ok([])(res, undefined as never);
-      }, 20);
+      }, 20));
     };
     const { url, seen } = await scripted([slow]);
     const client = createClient({ baseUrl: url, token: PAT, concurrency: 3 });

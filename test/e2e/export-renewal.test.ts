@@ -3,22 +3,23 @@
 // and the report counts the old one as left out. Time passes by moving the emulator's clock, never by waiting.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { smallConfig, world, type World } from './helpers.js';
 
+// Each test arranges its own world, the overlap included (in-process: the process is not the subject).
 let w: World;
 
-beforeAll(async () => {
+beforeEach(async () => {
   // Made 25 days ago (by the emulator's clock) to live 30 days, renewed 7 days before it expires.
   w = await world({ clockOffset: '-25d' });
   w.config(smallConfig().replace('scopes: [run]', 'scopes: [run]\n        expiresInDays: 30\n        renewBeforeDays: 7'));
   expect((await w.run(['apply', w.dir, '--auto-approve'])).code).toBe(0);
   w.emulator.setClockOffset(0);
-  const renewed = await w.cli(['apply', w.dir, '--auto-approve']);
+  const renewed = await w.run(['apply', w.dir, '--auto-approve']);
   expect(renewed.stdout).toContain('renewed id=');
   expect(renewed.code).toBe(0);
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
 
 describe('export during a renewal overlap', () => {
   it('writes the token once and counts the superseded one as left out', async () => {
@@ -56,7 +57,9 @@ describe('export during a renewal overlap', () => {
 
   it('gives the same folder once the overlap ends and the old token is revoked', async () => {
     const out = join(w.dir, '..', 'exported');
+    expect((await w.run(['export', '--out', out])).code).toBe(0);
     const before = readFileSync(join(out, 'project-shop.yaml'), 'utf8');
+    w.emulator.moveClock('25h');
     expect((await w.run(['apply', w.dir, '--auto-approve'])).code).toBe(0);
     const exported = await w.cli(['export', '--out', out]);
     expect(exported.code).toBe(0);

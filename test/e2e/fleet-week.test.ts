@@ -7,7 +7,7 @@
 // Dana off every account; writer-key --deployment prod prints the key alone.
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { extraAccount, fixtures } from '../../src/emulator/index.js';
 import { printableKeyPair } from '../../src/emulator/keys.js';
@@ -66,7 +66,17 @@ const arranged = async (args: string[]) => {
 const clientOf = (name: keyof typeof accountOf) => createClient({ baseUrl: w.emulator.url, token: fixtures.tokens.admin, accountId: accountOf[name] });
 const config = (yaml: string) => writeFileSync(join(folder(), 'main.yaml'), yaml);
 
-beforeAll(async () => {
+/** staging's project changed outside cplane: the one account with drift. */
+async function stagingChangedByHand(): Promise<void> {
+  const staging = clientOf('staging');
+  const shop = (await staging.listAll('listProjects', {})).find((p) => p.name === 'shop-staging')!;
+  await staging.call('updateProject', { path: { id: shop.project_id }, body: { name: 'shop-staging', description: 'changed by hand', isActive: true } });
+  await staging.close();
+}
+
+// Each test arranges its own fleet (a world of four accounts, the configuration, a runner and an issues API); the
+// week's earlier days it needs are applied in-process (`arranged`).
+beforeEach(async () => {
   w = await world({ accounts: 4 });
   runner = fakeRunner();
   api = await issuesApi(repository);
@@ -80,8 +90,9 @@ beforeAll(async () => {
     GITHUB_REPOSITORY: repository,
     GITHUB_EVENT_NAME: 'schedule',
   };
+  config(configuration());
 });
-afterAll(async () => {
+afterEach(async () => {
   runner.close();
   await api.close();
   await w.close();
@@ -149,10 +160,7 @@ runs:
 
   it('drift --all: the one account changed outside cplane has drift, the others none; exit 2', async () => {
     await arranged(['apply', 'infra', '--all', '--auto-approve']);
-    const staging = clientOf('staging');
-    const shop = (await staging.listAll('listProjects', {})).find((p) => p.name === 'shop-staging')!;
-    await staging.call('updateProject', { path: { id: shop.project_id }, body: { name: 'shop-staging', description: 'changed by hand', isActive: true } });
-    await staging.close();
+    await stagingChangedByHand();
     const { code, stdout } = await cli(['drift', 'infra', '--all']);
     expect(code).toBe(2);
     const sections = Object.fromEntries(stdout.split('=== deployment ').slice(1).map((s) => [s.split(' ')[0], s]));
@@ -162,6 +170,8 @@ runs:
 
   it('reconcile --all --github: one issue per deployment that waits for a person, closed when it is clean again', async () => {
     // prod's values change (a change reconcile leaves for a person); staging's drift (left too: autoApply is maintenance).
+    await arranged(['apply', 'infra', '--all', '--auto-approve']);
+    await stagingChangedByHand();
     config(configuration(', seats: 7'));
     const inputs = { command: 'reconcile', 'working-directory': '.', args: 'infra --all', comment: 'true' };
     const job = async (extra: NodeJS.ProcessEnv = {}) => ({ run: await runner.step('cplane', inputs, { ...env, ...extra }), issue: await runner.step('drift-issue', inputs, env) });
@@ -194,6 +204,7 @@ runs:
   });
 
   it('state list --all: a section per deployment; state show ADDRESS --deployment NAME: that deployment\'s state alone', async () => {
+    await arranged(['apply', 'infra', '--all', '--auto-approve']);
     const list = await cli(['state', 'list', 'infra', '--all']);
     expect(list.code, list.stderr).toBe(0);
     const sections = list.stdout.split('=== deployment ').slice(1);
@@ -206,6 +217,7 @@ runs:
   });
 
   it('access report --all --format csv: one table, a deployment column, Dana in every account', async () => {
+    await arranged(['apply', 'infra', '--all', '--auto-approve']);
     const { code, stdout } = await cli(['access', 'report', 'infra', '--all', '--format', 'csv']);
     expect(code).toBe(0);
     const [header, ...rows] = stdout.trimEnd().split('\r\n');
@@ -215,6 +227,7 @@ runs:
   });
 
   it('access offboard dana --all --out DIR, then apply DIR: Dana is off every account', async () => {
+    await arranged(['apply', 'infra', '--all', '--auto-approve']);
     const offboard = await cli(['access', 'offboard', 'dana', 'infra', '--all', '--out', 'offboard']);
     expect(offboard.code, offboard.stderr).toBe(0);
     expect(readdirSync(join(runner.workspace, 'offboard')).sort()).toEqual(names.map((name) => `${name}.plan.json`).sort());
@@ -240,8 +253,10 @@ runs:
   });
 
   it('writer-key --deployment prod prints prod\'s writer key alone, as without deployments', async () => {
-    const { code, stdout } = await cli(['writer-key', 'infra', '--deployment', 'prod']);
-    expect(code).toBe(0);
+    // The key is the state's: each deployment's state made by an apply.
+    await arranged(['apply', 'infra', '--all', '--auto-approve']);
+    const { code, stdout, stderr } = await cli(['writer-key', 'infra', '--deployment', 'prod']);
+    expect(code, stdout + stderr).toBe(0);
     expect(stdout).toBe(`${w.writerKey}\n`);
     // --all: one JSON document, each deployment's own under `result`.
     const all = await cli(['writer-key', 'infra', '--all', '--json']);

@@ -196,17 +196,21 @@ export interface HostileProxy {
 
 /**
  * A hostile API between cplane and the emulator on 127.0.0.1: `answer` may answer a request itself (and return
- * true), with the request's body in hand; every other request is forwarded to the emulator as it came.
+ * true), with the request's body in hand, or hold it (return a promise: it is forwarded once that settles, a
+ * network as slow as the test needs, decided by events rather than time); every other request is forwarded to
+ * the emulator as it came.
  */
-export async function hostileProxy(emulatorUrl: string, answer: (req: IncomingMessage, body: Buffer, res: ServerResponse) => boolean): Promise<HostileProxy> {
+export async function hostileProxy(emulatorUrl: string, answer: (req: IncomingMessage, body: Buffer, res: ServerResponse) => boolean | Promise<void>): Promise<HostileProxy> {
   const proxy = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      if (answer(req, body, res)) return;
+      const answered = answer(req, body, res);
+      if (answered === true) return;
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name))) as Record<string, string>;
-      void fetch(`${emulatorUrl}${req.url}`, { method: req.method, headers, ...(body.length > 0 ? { body } : {}) }).then(async (forwarded) => {
+      void Promise.resolve(answered).then(async () => {
+        const forwarded = await fetch(`${emulatorUrl}${req.url}`, { method: req.method, headers, ...(body.length > 0 ? { body } : {}) });
         res.writeHead(forwarded.status, { 'content-type': forwarded.headers.get('content-type') ?? 'application/json', 'x-request-id': forwarded.headers.get('x-request-id') ?? '' });
         res.end(Buffer.from(await forwarded.arrayBuffer()));
       });

@@ -1,7 +1,7 @@
 // apply and policies: a mandatory violation stops apply before approval and before any write, whether it plans
 // itself or is given a saved plan; a saved plan checked under other policies than a plan made now is refused.
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { liveInventory, shopGateway, world, type World } from './helpers.js';
 
 const config = (expiresInDays: number | null) => `version: 1
@@ -15,11 +15,12 @@ policies:
     message: Tokens must expire within the team's limit.
 `;
 
+// Each test arranges its own world; an apply before the step under test runs in-process.
 let w: World;
-beforeAll(async () => {
+beforeEach(async () => {
   w = await world();
 });
-afterAll(() => w.close());
+afterEach(() => w.close());
 
 it('apply refuses a plan with a mandatory violation, and nothing is created', async () => {
   w.config(config(null));
@@ -33,6 +34,7 @@ it('apply refuses a plan with a mandatory violation, and nothing is created', as
 });
 
 it('apply refuses a saved plan with a mandatory violation (the plan was saved, and failed)', async () => {
+  w.config(config(null));
   const plan = await w.cli(['plan', w.dir, '--out', join(w.dir, '..', 'bad.plan.json')], { MAX_TOKEN_DAYS: '90' });
   expect(plan.code).toBe(1);
   const run = await w.cli(['apply', join(w.dir, '..', 'bad.plan.json')], { MAX_TOKEN_DAYS: '90' });
@@ -59,6 +61,9 @@ it('a saved plan whose policies changed since it was made is refused', async () 
 });
 
 it('a policy on `after` does not judge a removal: revoking the token is not refused', async () => {
+  w.config(config(60));
+  const applied = await w.run(['apply', w.dir, '--auto-approve'], { MAX_TOKEN_DAYS: '90' });
+  expect(applied.code, applied.stderr).toBe(0);
   w.config(config(60).replace(/ {4}tokens:\n.*\n/, ''));
   const run = await w.cli(['apply', w.dir, '--auto-approve'], { MAX_TOKEN_DAYS: '90' });
   // The exit code first, with stderr as its message: what went wrong is then said when it fails.

@@ -1,14 +1,21 @@
 // Saved plans: applied as reviewed, refused when stale, and applying the same file twice writes once.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { liveInventory, smallConfig, world, type World } from './helpers.js';
 
+// Each test arranges its own world; the later ones start from smallConfig() applied in-process.
 let w: World;
-beforeAll(async () => {
+beforeEach(async () => {
   w = await world();
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
+
+async function smallConfigApplied(): Promise<void> {
+  w.config(smallConfig());
+  const applied = await w.run(['apply', w.dir, '--auto-approve']);
+  expect(applied.code, applied.stderr).toBe(0);
+}
 
 describe('cplane apply PLANFILE', () => {
   it('applies a saved plan without a prompt; the same file again finds nothing to do and writes nothing', async () => {
@@ -31,6 +38,7 @@ describe('cplane apply PLANFILE', () => {
   });
 
   it('refuses a plan whose configuration changed since it was made', async () => {
+    await smallConfigApplied();
     w.config(smallConfig({ description: 'planned' }));
     const planFile = join(w.dir, '..', 'config.plan.json');
     expect((await w.run(['plan', w.dir, '--out', planFile])).code).toBe(0);
@@ -44,6 +52,7 @@ describe('cplane apply PLANFILE', () => {
   });
 
   it('refuses a plan whose live objects changed since it was made', async () => {
+    await smallConfigApplied();
     w.config(smallConfig({ description: 'planned again' }));
     const planFile = join(w.dir, '..', 'live.plan.json');
     expect((await w.run(['plan', w.dir, '--out', planFile])).code).toBe(0);

@@ -1,15 +1,16 @@
 // `cplane apply --target`: only the named address and what it depends on are written; the rest waits for a later run.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { liveInventory, smallConfig, world, type World } from './helpers.js';
 
+// Each test arranges its own world; an apply before the step under test runs in-process.
 let w: World;
 let seeded: Awaited<ReturnType<typeof liveInventory>>;
-beforeAll(async () => {
+beforeEach(async () => {
   w = await world();
   seeded = await liveInventory(w.client);
   w.config(smallConfig({ withProject2: true }));
 });
-afterAll(async () => w.close());
+afterEach(async () => w.close());
 
 describe('cplane apply --target', () => {
   it('creates the target and its dependencies only', async () => {
@@ -25,6 +26,8 @@ describe('cplane apply --target', () => {
   });
 
   it('leaves the rest for the next full run', async () => {
+    const targeted = await w.run(['apply', w.dir, '--auto-approve', '--target', 'gateway.main']);
+    expect(targeted.code, targeted.stderr).toBe(0);
     const plan = await w.cli(['plan', w.dir]);
     expect(plan.stdout).toContain('Plan: 2 to add, 0 to change, 0 to replace, 0 to remove.');
     expect(plan.stdout).toContain('# project.extra will be created');

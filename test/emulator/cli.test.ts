@@ -18,7 +18,8 @@ describe('cplane emulator', () => {
     const res = await fetch(`${first}/v1/accounts`, { headers: { authorization: `Bearer ${fixtures.tokens.admin}` } });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { data: unknown[] }).data).toHaveLength(2);
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    // 'close', not 'exit': the lines after the first may still be in the pipe when the process exits.
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(output).toEqual(expect.arrayContaining([`  export CPLANE_BASE_URL=${first}`, `  export CPLANE_TOKEN=${fixtures.tokens.admin}`, `  export CPLANE_ACCOUNT=${fixtures.accounts[0]!.id}`]));

@@ -39,6 +39,7 @@ const token = (n: number, gatewayN: number, name: string, extra: Partial<Gateway
 export function liveAccount(): LiveFixture {
   const live: Omit<LiveFixture, 'objects'> = {
     account: ACCOUNT,
+    now: new Date(t0),
     // The Service Accounts the export names tokens' accounts by.
     lookups: new Map([[serviceAccounts, [{ service_account_id: uuid(60), account_id: ACCOUNT, name: 'deploy-robot', status: 'active', created_at: t0, public_key: `${'A'.repeat(43)}=`, key_id: 'x25519:0000000000000000' }]]]),
     vendors: [

@@ -62,7 +62,8 @@ export async function startLsp(folder: string, env: NodeJS.ProcessEnv = process.
     }
   });
   connection.listen();
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': what the server wrote on stderr, said when it fails, is then all read.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const initializeResult = await connection.sendRequest<{ capabilities: Record<string, unknown> }>('initialize', {
     processId: process.pid,
     rootUri: uriOf(folder),

@@ -9,13 +9,26 @@ export interface ProxiedRequest {
   method: string;
   /** The path without the query string (`/v1/records/ID/read`). */
   path: string;
+  /** The query string, `?` included (`?accountId=...`), or '' when there is none. */
+  query: string;
   body: unknown;
   /** The bearer token the caller sent. */
   token: string;
 }
 
-/** Returns the answer to send instead of `answer` (the emulator's parsed JSON), or undefined to pass it on. */
+/**
+ * Returns the answer to send instead of `answer` (the emulator's parsed JSON), or undefined to pass it on; an answer
+ * made with `withStatus` is also sent with another status (a refusal the emulator would not give).
+ */
 export type Lie = (request: ProxiedRequest, answer: { status: number; json: unknown }) => unknown;
+
+const statusOf = new WeakMap<object, number>();
+
+/** An answer sent with `status` instead of the emulator's. */
+export function withStatus<T extends object>(status: number, json: T): T {
+  statusOf.set(json, status);
+  return json;
+}
 
 export interface LyingProxy {
   url: string;
@@ -40,12 +53,13 @@ export async function lyingProxy(upstream: string, initial?: Lie): Promise<Lying
         const request: ProxiedRequest = {
           method: req.method!,
           path: req.url!.split('?')[0]!,
+          query: req.url!.slice(req.url!.split('?')[0]!.length),
           body: raw.length > 0 ? JSON.parse(raw.toString('utf8')) : undefined,
           token: (req.headers.authorization ?? '').replace(/^Bearer /, ''),
         };
         const replaced = lie && text ? lie(request, { status: forwarded.status, json: JSON.parse(text) }) : undefined;
         if (replaced !== undefined) text = JSON.stringify(replaced);
-        res.writeHead(forwarded.status, {
+        res.writeHead((typeof replaced === 'object' && replaced !== null && statusOf.get(replaced)) || forwarded.status, {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(text),
           'x-request-id': forwarded.headers.get('x-request-id') ?? '',

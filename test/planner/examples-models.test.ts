@@ -2,10 +2,8 @@
 // example's model checks pass. (Its credentials are not created here, so each is checked against its vendor.)
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
-import { emptyDirectory } from '../../src/config/index.js';
 import { checkModels, modelChecks } from '../../src/planner/index.js';
-import { finder, lister, listVendors, loadConfiguration, vendors } from '../../src/providers/index.js';
-import type { Known } from '../../src/providers/types.js';
+import { knownOf, listVendors, loadConfiguration, vendors } from '../../src/providers/index.js';
 import { fixtures, withEmulator } from '../helpers/emulator.js';
 
 const emulator = withEmulator();
@@ -25,7 +23,7 @@ describe('the examples name models that exist', () => {
     const client = createClient({ baseUrl: emulator().url, token: fixtures.tokens.admin, accountId: ACCOUNT });
     try {
       const found = new Map([[vendors, await listVendors(client)]]);
-      const known: Known = { account: ACCOUNT, now: new Date(), nowForEnds: new Date(), find: finder(found), list: lister(found), directory: emptyDirectory(), idOf: () => undefined, nameOf: (_k, id) => id };
+      const known = knownOf({ account: ACCOUNT, lookups: found, clocks: { api: new Date(), forEnds: new Date() } });
       const byAddress = new Map(desired!.resources.map((r) => [r.address, r]));
       const checks = modelChecks(desired!.resources, byAddress, {});
       expect(checks.length).toBeGreaterThan(0);

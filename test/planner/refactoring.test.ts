@@ -120,3 +120,34 @@ describe('moving a project', () => {
     expect(out.forgotten.map((f) => f.address)).toEqual(['project.shop', 'record.shop/key']);
   });
 });
+
+describe('what lives under a record, which lives under a project', () => {
+  const deep = {
+    'project.payments': entry('project', 'p1'),
+    'record.payments/stripe-key': entry('record', 'r1', { parents: { projectId: 'p1' }, inputs: { project: 'payments', name: 'stripe-key' } }),
+    'user_share.payments/stripe-key/dana': entry('user_share', 'r1/u1', { parents: { recordId: 'r1' }, inputs: { record: 'payments/stripe-key', reader: 'dana' } }),
+    'record_owner.payments/stripe-key': entry('record_owner', 'r1', { parents: { recordId: 'r1' }, inputs: { record: 'payments/stripe-key', user: 'dana' } }),
+  };
+
+  it('moves with the project, naming the moved record', () => {
+    const out = resolveRefactoring({ blocks: blocks({ moved: [{ from: 'project.payments', to: 'project.billing', source: at }] }), state: deep });
+    expect([...out.movedFrom].sort()).toEqual([
+      ['project.billing', 'project.payments'],
+      ['record.billing/stripe-key', 'record.payments/stripe-key'],
+      ['record_owner.billing/stripe-key', 'record_owner.payments/stripe-key'],
+      ['user_share.billing/stripe-key/dana', 'user_share.payments/stripe-key/dana'],
+    ]);
+    expect(out.state['user_share.billing/stripe-key/dana']?.inputs).toEqual({ record: 'billing/stripe-key', reader: 'dana' });
+  });
+
+  it('is forgotten with the project', () => {
+    const out = resolveRefactoring({ blocks: blocks({ removed: [{ from: 'project.payments', source: at }] }), state: deep });
+    expect(out.forgotten.map((f) => [f.address, f.reason])).toEqual([
+      ['project.payments', 'removed block at main.yaml:40'],
+      ['record.payments/stripe-key', 'removed with project.payments'],
+      ['record_owner.payments/stripe-key', 'removed with project.payments'],
+      ['user_share.payments/stripe-key/dana', 'removed with project.payments'],
+    ]);
+    expect(out.state).toEqual({});
+  });
+});

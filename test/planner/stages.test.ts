@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { DesiredResource } from '../../src/config/types.js';
 import type { PlanStep } from '../../src/plan-model/index.js';
 import { readClocks } from '../../src/planner/stages/clocks.js';
-import { accountFacts, AddressBook, objectsInState } from '../../src/planner/stages/address-book.js';
+import { AddressBook, objectsInState } from '../../src/planner/stages/address-book.js';
 import { linkDependencies } from '../../src/planner/stages/dependencies.js';
 import type { PlanProblem } from '../../src/planner/problems.js';
 import { summarize } from '../../src/planner/stages/summary.js';
@@ -85,7 +85,7 @@ describe('summary stage', () => {
 describe('address book', () => {
   it('knows state ids, forgets an id that gets replaced, and names adopted objects', () => {
     const book = new AddressBook({ 'project.a': entry('project', 'p1') });
-    const known = book.known(accountFacts('acct', new Map(), readClocks(new Date(), new Date())));
+    const known = book.known({ account: 'acct', lookups: new Map(), clocks: readClocks(new Date(), new Date()) });
     expect(known.idOf('project.a')).toBe('p1');
     book.markPending('project.a', 'project');
     expect(known.idOf('project.a')).toBeUndefined();
@@ -103,7 +103,7 @@ describe('address book', () => {
       book.adopt('project.b', 'project', 'p2');
       book.markPending('project.b', 'project');
       book.adopt('project.d', 'project', 'p3');
-      const known = book.known(accountFacts('acct', new Map(), readClocks(new Date(), new Date())));
+      const known = book.known({ account: 'acct', lookups: new Map(), clocks: readClocks(new Date(), new Date()) });
       return {
         ids: ['project.a', 'project.b', 'project.c', 'project.d', 'gateway.g'].map((a) => known.idOf(a)),
         owners: [book.ownerOf('project', 'p1'), book.ownerOf('gateway', 'p1'), book.ownerOf('project', 'p2'), book.ownerOf('project', 'p3')],

@@ -7,9 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { operationNames } from '../../src/api/operations.js';
 import type { ResourceKind } from '../../src/config/types.js';
-import { emptyDirectory } from '../../src/config/index.js';
 import type { Plan } from '../../src/plan-model/index.js';
-import { finder, kindOrder, lister, listVendors, definitionOf, serviceAccounts, vendors, type DataSource, type RecordedObject } from '../../src/providers/index.js';
+import { kindOrder, knownOf, listVendors, definitionOf, serviceAccounts, vendors, type DataSource, type RecordedObject } from '../../src/providers/index.js';
 import type { Known } from '../../src/providers/types.js';
 import type { ResourceState } from '../../src/state/types.js';
 import { harness, type Harness } from '../planner/harness.js';
@@ -18,19 +17,17 @@ import { conformanceCases, type ConformanceCase } from './conformance-cases.js';
 async function lookupsOf(h: Harness): Promise<Known> {
   const all = new Map<DataSource<unknown>, unknown[]>([[vendors, await listVendors(h.client)], [serviceAccounts, await serviceAccounts.read(h.client)]]);
   const resources = h.state.data.resources;
-  return {
+  return knownOf({
     account: h.state.data.account,
-    now: h.client.serverNow(),
-    nowForEnds: h.client.serverNow(),
-    find: finder(all),
-    list: lister(all),
-    directory: (await h.desired()).directory ?? emptyDirectory(),
+    lookups: all,
+    clocks: { api: h.client.serverNow(), forEnds: h.client.serverNow() },
+    directory: (await h.desired()).directory,
     idOf: (address) => resources[address]?.id,
     nameOf: (kind, id) => {
       const address = Object.keys(resources).find((a) => resources[a]!.kind === kind && resources[a]!.id === id);
       return address ? address.slice(address.indexOf('.') + 1) : id;
     },
-  };
+  });
 }
 
 /** The live object of a state entry: read through the API, or for a kind known only from state, what state recorded. */

@@ -1,7 +1,7 @@
 // Providers report facts about differences and return writes; these tests pin both for each kind without a network.
 import { describe, expect, it } from 'vitest';
 import type { GatewayTokenT, ProjectT, RecordMetaT } from '../../src/api/shapes.js';
-import { gatewayKind, gatewayTokenKind, otelExportKind, projectKind, recordKind, credentialKind, finder, lister, serviceAccounts, type LookupResults } from '../../src/providers/index.js';
+import { gatewayKind, gatewayTokenKind, otelExportKind, projectKind, recordKind, credentialKind, serviceAccounts, type LookupResults } from '../../src/providers/index.js';
 import { desired, ids, liveGateway, known } from './fixtures.js';
 
 const project: ProjectT = {
@@ -203,8 +203,7 @@ describe('gateway token issued to a Service Account', () => {
   };
   const base = { gateway: 'prod', name: 'checkout', scopes: ['run'], expiresInDays: null, allowedModels: [], rateLimitPerMin: null, serviceAccount: 'ci-deployer', spendLimit: '25.00', spendWindow: 'daily' as 'daily' | 'weekly' };
   const withAccounts = (read: boolean) => {
-    const results = new Map(read ? [[serviceAccounts, [ciDeployer, other]]] : []) as LookupResults;
-    return { ...known({ 'gateway.prod': ids.gateway }), find: finder(results), list: lister(results) };
+    return known({ 'gateway.prod': ids.gateway }, new Map(read ? [[serviceAccounts, [ciDeployer, other]]] : []) as LookupResults);
   };
   const facts = (attributes: typeof base, read = true) => gatewayTokenKind.diff({ desired: desired(gatewayTokenKind, 'gateway_token.prod/checkout', attributes), live, known: withAccounts(read), changedSecrets: [] });
 

@@ -1,8 +1,7 @@
 // Builders of desired resources, live objects and known for the provider unit tests.
 import type { GatewayT, ProviderT } from '../../src/api/shapes.js';
 import type { DesiredResource, ResourceKind, SecretSource } from '../../src/config/types.js';
-import { emptyDirectory } from '../../src/config/index.js';
-import { finder, lister, vendors } from '../../src/providers/index.js';
+import { knownOf, vendors, type LookupResults } from '../../src/providers/index.js';
 import type { CreateRequest, Known } from '../../src/providers/types.js';
 
 export const ids = {
@@ -38,19 +37,11 @@ export function desired<P extends { readonly kind: ResourceKind; planCreate(req:
   };
 }
 
-/** Known where the given addresses have ids and everything else is new. */
-export function known(known: Record<string, string>): Known {
+/** Known where the given addresses have ids and everything else is new; the AI vendors read unless `lookups` says what was. */
+export function known(known: Record<string, string>, lookups: LookupResults = new Map([[vendors, [openai]]])): Known {
   const owners = new Map(Object.entries(known).map(([address, id]) => [id, address.slice(address.indexOf('.') + 1)]));
-  return {
-    account: ids.account,
-    now: new Date(),
-    nowForEnds: new Date(),
-    find: finder(new Map([[vendors, [openai]]])),
-    list: lister(new Map([[vendors, [openai]]])),
-    directory: emptyDirectory(),
-    idOf: (address) => known[address],
-    nameOf: (_kind, id) => owners.get(id) ?? id,
-  };
+  const now = new Date();
+  return knownOf({ account: ids.account, lookups, clocks: { api: now, forEnds: now }, idOf: (address) => known[address], nameOf: (_kind, id) => owners.get(id) ?? id });
 }
 
 export function liveGateway(overrides: Partial<GatewayT> = {}): GatewayT {

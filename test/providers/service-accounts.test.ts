@@ -2,7 +2,7 @@
 // the account's active Service Account by name or id, and otherwise says why not, with the closest names.
 import { describe, expect, it } from 'vitest';
 import type { ServiceAccountT } from '../../src/api/shapes.js';
-import { finder, lister, resolveServiceAccount, serviceAccounts } from '../../src/providers/index.js';
+import { resolveServiceAccount, serviceAccounts, type LookupResults } from '../../src/providers/index.js';
 import { serviceAccountLabel } from '../../src/providers/service-accounts.js';
 import type { Known } from '../../src/providers/types.js';
 import { ids, known } from './fixtures.js';
@@ -14,8 +14,7 @@ const sa = (n: number, name: string, status: 'active' | 'inactive' = 'active', a
 const listed = [sa(1, 'ci-deployer'), sa(2, 'legacy-bot', 'inactive'), sa(3, 'globex-bot', 'active', '0a000000-0000-4000-8000-000000000003')];
 
 function withAccounts(read: readonly ServiceAccountT[] | undefined): Known {
-  const results = new Map(read ? [[serviceAccounts, read]] : []) as Map<never, never>;
-  return { ...known({}), find: finder(results), list: lister(results) };
+  return known({}, new Map(read ? [[serviceAccounts, read]] : []) as LookupResults);
 }
 
 describe('resolveServiceAccount', () => {

@@ -14,7 +14,7 @@ import { identityOf } from '../../api/client.js';
 import type { ApiClient } from '../../api/client.js';
 import { decodeReaderKey, isHpkeWrapper, parseWriterKeys, readReaderKeyFile, ReaderKeyError, readRecordFields, readSecret, WrapError, WriterKeyListError } from '@cplane/sdk';
 import { kindOf } from '../../plan-model/index.js';
-import { recordKind } from '../../providers/index.js';
+import { valueKind } from '../../providers/index.js';
 import { openState, type StateStore } from '../../state/index.js';
 import { registerSecret } from '../../text/safe-text.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
@@ -25,7 +25,7 @@ import { explainWrap } from '../explain-read-error.js';
 import { manifestPathOf, readByName } from '../manifest-reading.js';
 
 /** An address of the record kind (its definition says the kind's name). */
-export const isRecordAddress = (text: string | undefined): text is string => text !== undefined && kindOf(text) === recordKind.kind;
+export const isRecordAddress = (text: string | undefined): text is string => text !== undefined && kindOf(text) === valueKind;
 const usage = 'read (ADDRESS [dir] | --record-id ID) [--key-file FILE] [--writer-key KEY] [--min-version N] [--account ID] [--state PATH]';
 
 /** The writer keys a reader trusts: --writer-key (repeatable, each comma-separated) or CPLANE_WRITER_KEY. */
@@ -149,7 +149,7 @@ export async function openRecordReading(ctx: CommandContext, options: { dir: str
       let recordId = target.recordId;
       if (target.address !== undefined) {
         const resource = store!.data.resources[target.address];
-        if (!resource || resource.kind !== recordKind.kind) throw new AbortError(`${target.address} is not a record in the state ${store!.path}.`, 'Run `cplane state list` to see the addresses it holds, or give --record-id ID.');
+        if (!resource || resource.kind !== valueKind) throw new AbortError(`${target.address} is not a record in the state ${store!.path}.`, 'Run `cplane state list` to see the addresses it holds, or give --record-id ID.');
         recordId = resource.id;
       }
       try {

@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { MANIFEST_VERSION, type ManifestDeployment, type ManifestRecord, type ReaderManifest } from '@cplane/sdk';
 import type { DesiredState } from '../../config/index.js';
 import { resourceAddress } from '../../plan-model/index.js';
-import { gatewayTokenKind, recordKind, serviceAccountGrantKind } from '../../providers/index.js';
+import { accessKinds, definitionOf, valueKind } from '../../providers/index.js';
 import type { StateStore } from '../../state/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { connectionSettings } from '../../session/connection.js';
@@ -26,19 +26,20 @@ export const SINGLE_DEPLOYMENT = 'default';
 
 /** One deployment of the manifest, from its configuration and state. */
 export async function manifestDeploymentOf(desired: DesiredState, state: StateStore, serviceAccount: string, baseUrl: string): Promise<ManifestDeployment> {
-  const grants = desired.resources.filter((r) => r.kind === serviceAccountGrantKind.kind && (r.attributes as { reader?: unknown }).reader === serviceAccount);
-  const delivered = new Map(
-    desired.resources
-      .filter((r) => r.kind === gatewayTokenKind.kind && typeof (r.attributes as { deliverTo?: unknown }).deliverTo === 'string')
-      .map((r) => [(r.attributes as { deliverTo: string }).deliverTo, r.address]),
-  );
+  // The kind that gives a Service Account access to a record, and the resources whose one-time secret is delivered to one.
+  const granting = accessKinds.find((a) => a.principal === 'service_account' && a.on === valueKind)!;
+  const grants = desired.resources.filter((r) => r.kind === granting.kind && (r.attributes as Record<string, unknown>)[granting.attribute] === serviceAccount);
+  const delivered = new Map(desired.resources.flatMap((r) => {
+    const delivery = definitionOf(r.kind).config.delivery?.(r.attributes as never);
+    return delivery?.kind === valueKind ? [[delivery.localName, r.address] as const] : [];
+  }));
   const records: Record<string, ManifestRecord> = {};
   const serviceAccountIds = new Set<string>();
   for (const grant of grants) {
     const name = (grant.attributes as { record: string }).record;
     // Declared and applied: the grant's entry (`RECORD_ID/READER_ID`) and the record's, both authenticated.
     const applied = state.data.resources[grant.address];
-    const record = state.data.resources[resourceAddress(recordKind.kind, name)];
+    const record = state.data.resources[resourceAddress(valueKind, name)];
     if (!applied || !record) continue;
     const [recordId, readerId] = applied.id.split('/');
     if (recordId !== record.id || !readerId) continue;

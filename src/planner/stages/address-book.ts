@@ -7,21 +7,15 @@
  * address, in dependency order, so each address sees the decisions made for
  * the ones it depends on, and returns it: the later stages read it.
  */
-import type { PlanClocks } from './clocks.js';
 import type { ResourceKind } from '../../config/types.js';
 import { localPart } from '../../plan-model/index.js';
-import { emptyDirectory, type Directory } from '../../config/index.js';
-import { finder, lister, type LookupResults } from '../../providers/index.js';
+import { knownOf, type KnownFacts } from '../../providers/index.js';
+import type { PlanClocks } from './clocks.js';
 import type { Known } from '../../providers/types.js';
 import type { StateData } from '../../state/types.js';
 
-/** What a plan knows of the account besides addresses: its id, the two clocks, the data sources, the directory. */
-export type AccountFacts = Omit<Known, 'idOf' | 'nameOf'>;
-
-/** The facts from what refresh read and the clocks the plan reads. */
-export function accountFacts(account: string, found: LookupResults, clocks: PlanClocks, directory: Directory = emptyDirectory()): AccountFacts {
-  return { account, now: clocks.api, nowForEnds: clocks.forEnds, find: finder(found), list: lister(found), directory };
-}
+/** What a plan knows of the account besides addresses: its id, the two clocks (with their skew), the data sources, the directory. */
+export type AccountFacts = Omit<KnownFacts, 'idOf' | 'nameOf' | 'clocks'> & { clocks: PlanClocks };
 
 /** Per kind, remote id -> the address state records for it. */
 export type ObjectsInState = ReadonlyMap<ResourceKind, ReadonlyMap<string, string>>;
@@ -95,14 +89,14 @@ export class AddressBook {
 
   /** What kind definitions may ask while planning: the account's facts, and ids and names from this book. */
   known(facts: AccountFacts): Known {
-    return {
+    return knownOf({
       ...facts,
       idOf: (address) => this.idOf(address),
       nameOf: (kind, id) => {
         const owner = this.ownerOf(kind, id);
         return owner === undefined ? id : localPart(owner);
       },
-    };
+    });
   }
 
   private currentId(address: string): string | undefined {

@@ -2,7 +2,8 @@
  * The dependencies stage: which step waits for which. A step of a configured
  * address waits for the steps of what it references (except removals, and unless it is a removal); an
  * object removed with its parent waits for the parent's removal; a removed
- * object goes after every step of an object that used it (dependents first).
+ * object goes after every step of an object that used it (dependents first); steps of kinds that touch the same
+ * principal wait for each other as their kinds declare (principals.ts).
  * Returns new steps; the input is left as it was.
  */
 import type { DesiredResource } from '../../config/types.js';
@@ -11,6 +12,7 @@ import { definitionOf } from '../../providers/index.js';
 import type { StateData } from '../../state/types.js';
 import type { AddressBook } from './address-book.js';
 import { orderDesired } from './desired.js';
+import { principalEdges } from './principals.js';
 
 export interface DependencyInput {
   mode: Plan['mode'];
@@ -59,8 +61,8 @@ export function linkDependencies(input: DependencyInput): PlanStep[] {
     step.dependsOn = [...deps];
   }
   // Only a removal waits for its dependents: without one, the pass over every address in state finds nothing.
-  if (!steps.some((s) => isRemoval(s.action))) return steps;
-  for (const address of Object.keys(input.state)) {
+  const removing = steps.some((s) => isRemoval(s.action));
+  for (const address of removing ? Object.keys(input.state) : []) {
     const dependent = stepOf.get(address);
     if (!dependent) continue;
     for (const dep of previousDependencies(input, address)) {
@@ -68,6 +70,11 @@ export function linkDependencies(input: DependencyInput): PlanStep[] {
       if (!removal || !isRemoval(removal.action) || dependent.dependsOn.includes(removal.address)) continue;
       if (!removal.dependsOn.includes(dependent.address)) removal.dependsOn.push(dependent.address);
     }
+  }
+  const attributesOf = (address: string) => input.desiredByAddress.get(address)?.attributes ?? input.state[address]?.inputs;
+  for (const { from, to } of principalEdges(steps, attributesOf)) {
+    const [waiting, first] = [stepOf.get(from)!, stepOf.get(to)!];
+    if (!waiting.dependsOn.includes(to) && !first.dependsOn.includes(from)) waiting.dependsOn.push(to);
   }
   return steps;
 }

@@ -29,7 +29,7 @@ export type DesiredOutcome = StageResult & AddressDecisions;
 
 export function planDesired(given: StageInputs): DesiredOutcome {
   const book = new AddressBook(given.state, given.objectsInState);
-  const work: DesiredWork = { ...given, book, known: book.known(given.known), sealing: new Set() };
+  const work: DesiredWork = { ...given, book, known: book.known(given.facts), sealing: new Set() };
   const out = emptyStage();
   if (given.mode !== 'destroy') for (const r of given.desiredInOrder) planAddress(work, r, out);
   return { ...out, book, known: work.known, sealing: work.sealing };

@@ -33,24 +33,38 @@ export interface Refactoring {
   problems: PlanProblem[];
 }
 
-/** State entries whose `parents` name the object at `address` (a project's records and gateways, a gateway's tokens), with the attribute that names it. */
-function referrersInState(state: StateData['resources'], address: string): { address: string; attribute: string | undefined }[] {
-  const entry = state[address];
-  if (!entry) return [];
-  const out: { address: string; attribute: string | undefined }[] = [];
-  for (const [other, candidate] of Object.entries(state)) {
+type Referrer = { address: string; attribute: string | undefined };
+
+/**
+ * For each object state holds (by `kind id`), the entries whose `parents` name it (a project's records and gateways,
+ * a record's grants, a gateway's tokens), with the attribute that names it: made once for a whole walk down the tree.
+ */
+function referrersIn(state: StateData['resources']): (address: string) => Referrer[] {
+  const byParent = new Map<string, Referrer[]>();
+  for (const [address, candidate] of Object.entries(state)) {
     const { parentIds, parentAttributes, within } = definitionOf(candidate.kind).relations;
     for (const [idField, id] of Object.entries(candidate.parents ?? {})) {
-      if (id !== entry.id || parentIds?.[idField] !== entry.kind) continue;
-      out.push({ address: other, attribute: parentAttributes?.[idField] ?? (within?.idField === idField ? within.attribute : undefined) });
+      const key = `${parentIds?.[idField]} ${id}`;
+      const referrer = { address, attribute: parentAttributes?.[idField] ?? (within?.idField === idField ? within.attribute : undefined) };
+      const list = byParent.get(key);
+      if (list) list.push(referrer);
+      else byParent.set(key, [referrer]);
     }
   }
-  return out.sort((a, b) => (a.address < b.address ? -1 : 1));
+  for (const list of byParent.values()) list.sort((a, b) => (a.address < b.address ? -1 : 1));
+  return (address) => {
+    const entry = state[address];
+    return entry ? (byParent.get(`${entry.kind} ${entry.id}`) ?? []) : [];
+  };
 }
 
-/** What lives under `address` in state and is declared inside it (its address follows the parent's, see `movedWithParent`). */
-export function childrenInState(state: StateData['resources'], address: string): string[] {
-  return referrersInState(state, address).map((r) => r.address).filter((child) => childDestination(child, address, address) !== undefined);
+/**
+ * What lives under `address` in state and is declared inside it, at every depth (a project's records, and their
+ * grants, shares and owner): its address follows the parent's, see `movedWithParent`.
+ */
+export function childrenInState(state: StateData['resources'], address: string, referrersOf = referrersIn(state)): string[] {
+  const direct = referrersOf(address).map((r) => r.address).filter((child) => childDestination(child, address, address) !== undefined);
+  return direct.flatMap((child) => [child, ...childrenInState(state, child, referrersOf)]);
 }
 
 /**
@@ -63,21 +77,27 @@ export function childDestination(child: string, from: string, to: string): strin
 }
 
 /**
- * The renames one move makes in state: the object itself and what is declared inside it, each with its entry as
- * it reads afterwards (fingerprints keep the address they were made for, since they cannot be made again without
- * the secret). Every entry that names the moved object by its local name (a token's gateway, a gateway's
- * project) names the new one; an entry that keeps its address appears with `from` equal to `to`.
+ * The renames one move makes in state: the object itself and what is declared inside it, at every depth (each
+ * child moves with its parent as its kind's parent relation says, and its own children with it), each with its entry
+ * as it reads afterwards (fingerprints keep the address they were made for, since they cannot be made again without
+ * the secret). Every entry that names a moved object by its local name (a token's gateway, a gateway's project, a
+ * share's record) names the new one; an entry that keeps its address appears with `from` equal to `to`.
  */
 export function renamesOf(state: StateData['resources'], from: string, to: string): { from: string; to: string; entry: ResourceState }[] {
   const entry = state[from];
   if (!entry) return [];
-  const out: { from: string; to: string; entry: ResourceState }[] = [{ from, to, entry: { ...entry, fingerprintAddress: entry.fingerprintAddress ?? from } }];
-  for (const { address, attribute } of referrersInState(state, from)) {
+  return [{ from, to, entry: { ...entry, fingerprintAddress: entry.fingerprintAddress ?? from } }, ...renamesUnder(state, referrersIn(state), from, to)];
+}
+
+/** The renames of what refers to the object moved from `from` to `to`: its children move, and their children with them. */
+function renamesUnder(state: StateData['resources'], referrersOf: (address: string) => Referrer[], from: string, to: string): { from: string; to: string; entry: ResourceState }[] {
+  const out: { from: string; to: string; entry: ResourceState }[] = [];
+  for (const { address, attribute } of referrersOf(from)) {
     const other = state[address]!;
     const renamesParent = attribute !== undefined && other.inputs[attribute] === localPart(from);
     const inputs = renamesParent ? { ...other.inputs, [attribute]: localPart(to) } : other.inputs;
     const destination = childDestination(address, from, to);
-    if (destination) out.push({ from: address, to: destination, entry: { ...other, inputs, fingerprintAddress: other.fingerprintAddress ?? address } });
+    if (destination) out.push({ from: address, to: destination, entry: { ...other, inputs, fingerprintAddress: other.fingerprintAddress ?? address } }, ...renamesUnder(state, referrersOf, address, destination));
     else if (renamesParent) out.push({ from: address, to: address, entry: { ...other, inputs } });
   }
   return out;

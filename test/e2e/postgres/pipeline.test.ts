@@ -1,23 +1,27 @@
 // The CI pipeline of docs/ci.md, with its state in PostgreSQL and every step run through the real CLI: a PR job
 // plans in checkout X with a var file and saves the plan; the merge job applies that file in checkout Y at another
-// path with no variables; a later job (checkout Z) finds nothing to do and reveals the token Y created. Then the
-// failures a shared state must survive: an apply killed with SIGKILL, two applies at once, a save racing another
-// writer's save; and `state history` lists every version.
+// path with no variables; a later job (checkout Z) finds nothing to do and reveals the token Y created: one story, one
+// test. Then the failures a shared state must survive: an apply killed with SIGKILL, two applies at once, a save
+// racing another writer's save; and `state history` lists every version. Each test has its own emulator, checkouts
+// and PostgreSQL schema; the ones after the story apply it in-process first (pipelineApplied).
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openState, StateError, type OpenStateOptions, type ResourceState } from '../../../src/state/index.js';
 import { withDatabase } from '../../helpers/postgres.js';
 import { authenticResource } from '../../state/helpers.js';
 import { account, liveInventory, runCli, world, type CliResult, type World } from '../helpers.js';
 import { builtCli } from '../../helpers/built-cli.js';
+import { runInProcess } from '../../helpers/in-process-cli.js';
 
-const schema = 'pipeline';
 const database = withDatabase();
+/** Each test's own schema of the file's database. */
+let schema: string;
+let schemas = 0;
 
 /** One gateway of the configuration, with a `ci` token and any more tokens given as YAML lines. */
 function gateway(key: string, project: string, name: string, slug: string, moreTokens = ''): string {
@@ -61,8 +65,6 @@ let stateUrl: string;
 let jobEnv: NodeJS.ProcessEnv;
 let seeded: Awaited<ReturnType<typeof liveInventory>>;
 const checkout = (name: 'x' | 'y' | 'z') => join(temp, name === 'y' ? 'elsewhere' : '', name);
-/** What `output --reveal` printed in Y, the job that created the token. */
-let revealedInY = '';
 
 function cliIn(name: 'x' | 'y' | 'z', args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   return runCli(args, { ...jobEnv, ...extraEnv }, checkout(name));
@@ -137,9 +139,10 @@ function startInZ(args: string[], env: NodeJS.ProcessEnv): { pid: number; done: 
   return { pid: child.pid!, done };
 }
 
-beforeAll(async () => {
+beforeEach(async () => {
   w = await world();
   seeded = await liveInventory(w.client);
+  schema = `pipeline_${++schemas}`;
   const url = new URL(database().url);
   url.searchParams.set('schema', schema);
   stateUrl = url.toString();
@@ -153,13 +156,40 @@ beforeAll(async () => {
   cpSync(x, checkout('y'), { recursive: true });
   cpSync(x, checkout('z'), { recursive: true });
 });
-afterAll(async () => {
+afterEach(async () => {
   await w?.close();
   if (temp) rmSync(temp, { recursive: true, force: true });
 });
 
+/** The story's apply, in-process in Z (the state then holds what Y's apply wrote); returns the token, revealed. */
+async function pipelineApplied(): Promise<string> {
+  const inProcessZ = (args: string[]) => runInProcess([...args, 'infra', '--var-file', 'envs/prod.yaml'], jobEnv, checkout('z'));
+  const applied = await inProcessZ(['apply', '--auto-approve']);
+  expect(applied.code, applied.stderr).toBe(0);
+  const revealed = await inProcessZ(['output', 'gateway_token.main/ci', '--reveal']);
+  expect(revealed.code, revealed.stderr).toBe(0);
+  return revealed.stdout.trim();
+}
+
+/**
+ * Another writer that ignores the lock (a hand-run script that holds the state key) saves `gateway.main` with
+ * another `updatedAt`: serial + 1 and one row of history (`state-fixer`). Returns the resource it saved.
+ */
+async function otherWriterSaves(before: Parameters<typeof authenticResource>[1] & { resources: Record<string, ResourceState> }, updatedAt: string): Promise<ResourceState> {
+  const otherGateway = authenticResource(jobEnv.CPLANE_STATE_KEY!, before, 'gateway.main', { ...before.resources['gateway.main']!, updatedAt });
+  await withClient(async (client) => {
+    await client.query('BEGIN');
+    const { rows } = await client.query<{ id: string; serial: string }>(`UPDATE ${schema}.states SET serial = serial + 1 WHERE account = $1 RETURNING id, serial`, [account]);
+    await client.query(`UPDATE ${schema}.resources SET data = $2::jsonb WHERE state_id = $1 AND address = 'gateway.main'`, [rows[0]!.id, JSON.stringify(otherGateway)]);
+    await client.query(`INSERT INTO ${schema}.versions (state_id, serial, who, host, command, changes, bytes) VALUES ($1, $2, 'ops', 'laptop', 'state-fixer', 1, 0)`, [rows[0]!.id, rows[0]!.serial]);
+    await client.query('COMMIT');
+  });
+  return otherGateway;
+}
+
 describe('the CI pipeline with its state in PostgreSQL', () => {
-  it('checkout X plans with --var-file and saves the plan with --out', { timeout: 90_000 }, async () => {
+  it('checkout X plans with --var-file and saves the plan with --out; checkout Y, at another path with no variables and no CPLANE_ACCOUNT, applies that plan file; checkout Z plans "No changes." and reveals the token created in Y', { timeout: 240_000 }, async () => {
+    // Checkout X: the plan, saved.
     const planned = await cliIn('x', ['plan', 'infra', '--var-file', 'envs/prod.yaml', '--out', 'prod.plan.json']);
     expect(planned.stderr).toContain('Saved the plan to');
     expect(planned.code).toBe(0);
@@ -174,9 +204,8 @@ describe('the CI pipeline with its state in PostgreSQL', () => {
     expect(writeRequests()).toBe(0);
     const history = await inZ(['state', 'history']);
     expect(history.stdout).toContain('has no versions yet');
-  });
 
-  it('checkout Y, at another path with no variables and no CPLANE_ACCOUNT, applies that plan file', { timeout: 120_000 }, async () => {
+    // Checkout Y: the plan file applied.
     cpSync(join(checkout('x'), 'prod.plan.json'), join(checkout('y'), 'prod.plan.json'));
     const applied = await cliIn('y', ['apply', 'prod.plan.json']);
     expect(applied.stderr).toBe('');
@@ -190,17 +219,16 @@ describe('the CI pipeline with its state in PostgreSQL', () => {
     });
     const revealed = await cliIn('y', ['output', 'gateway_token.main/ci', 'infra', '--var-file', 'envs/prod.yaml', '--reveal']);
     expect(revealed.code, revealed.stderr).toBe(0);
-    revealedInY = revealed.stdout.trim();
+    const revealedInY = revealed.stdout.trim();
     expect(revealedInY).toMatch(/^gwt_\w{20,}$/);
-  });
 
-  it('checkout Z plans "No changes." and reveals the token created in Y', { timeout: 90_000 }, async () => {
+    // Checkout Z: nothing left to do, and the token Y created.
     const plan = await inZ(['plan']);
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('No changes.');
-    const revealed = await inZ(['output', 'gateway_token.main/ci', '--reveal']);
-    expect(revealed.code, revealed.stderr).toBe(0);
-    const token = revealed.stdout.trim();
+    const revealedInZ = await inZ(['output', 'gateway_token.main/ci', '--reveal']);
+    expect(revealedInZ.code, revealedInZ.stderr).toBe(0);
+    const token = revealedInZ.stdout.trim();
     expect(token).toBe(revealedInY);
     const gateway = (await w.client.listAll('listGateways', {})).find((g) => g.slug === 'shop-prod')!;
     const [held] = (await w.client.listAll('listGatewayTokens', { path: { id: gateway.gateway_id } })).filter((t) => t.name === 'ci');
@@ -209,6 +237,7 @@ describe('the CI pipeline with its state in PostgreSQL', () => {
   });
 
   it('an apply killed with SIGKILL mid-run: the next one proceeds without force-unlock and converges with no duplicates', { timeout: 180_000 }, async () => {
+    await pipelineApplied();
     // The merged change adds a project, a gateway with its token and a second token: four writes, two in a chain.
     writeFileSync(join(checkout('z'), 'infra', 'main.yaml'), config({ extra: true }));
     const beforePlan = w.emulator.stats().requests;
@@ -236,6 +265,9 @@ describe('the CI pipeline with its state in PostgreSQL', () => {
   });
 
   it('two applies started at once: exactly one proceeds, the other fails naming the holder', { timeout: 180_000 }, async () => {
+    // The merged change applied (as after the killed apply's re-run), then one more change: a description.
+    writeFileSync(join(checkout('z'), 'infra', 'main.yaml'), config({ extra: true }));
+    await pipelineApplied();
     writeFileSync(join(checkout('z'), 'infra', 'main.yaml'), config({ extra: true, description: 'Shop services, now shared' }));
     // The API answers only once one of the two has given up, so neither can finish before the other has tried.
     const gate = await startGate(w.emulator.url);
@@ -263,19 +295,13 @@ describe('the CI pipeline with its state in PostgreSQL', () => {
   });
 
   it('a save racing another writer\'s save is refused by the compare-and-swap, and nothing is lost', { timeout: 90_000 }, async () => {
+    const revealedBefore = await pipelineApplied();
     const store = await openState(storeOptions(true));
     const before = structuredClone(store.data);
     expect(Object.keys(before.resources)).toContain('gateway_token.main/ci');
-    // Another writer that ignores the lock (a hand-run script that holds the state key) saves first: serial + 1 and one row.
+    // Another writer that ignores the lock saves first.
     const otherUpdatedAt = '2030-01-01T00:00:00.000Z';
-    const otherGateway = authenticResource(jobEnv.CPLANE_STATE_KEY!, before, 'gateway.main', { ...before.resources['gateway.main']!, updatedAt: otherUpdatedAt });
-    await withClient(async (client) => {
-      await client.query('BEGIN');
-      const { rows } = await client.query<{ id: string; serial: string }>(`UPDATE ${schema}.states SET serial = serial + 1 WHERE account = $1 RETURNING id, serial`, [account]);
-      await client.query(`UPDATE ${schema}.resources SET data = $2::jsonb WHERE state_id = $1 AND address = 'gateway.main'`, [rows[0]!.id, JSON.stringify(otherGateway)]);
-      await client.query(`INSERT INTO ${schema}.versions (state_id, serial, who, host, command, changes, bytes) VALUES ($1, $2, 'ops', 'laptop', 'state-fixer', 1, 0)`, [rows[0]!.id, rows[0]!.serial]);
-      await client.query('COMMIT');
-    });
+    const otherGateway = await otherWriterSaves(before, otherUpdatedAt);
     const ours = '2031-01-01T00:00:00.000Z';
     const refused = await store.update((draft) => void (draft.resources['project.shop'] = { ...draft.resources['project.shop']!, updatedAt: ours })).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(StateError);
@@ -300,11 +326,19 @@ describe('the CI pipeline with its state in PostgreSQL', () => {
     expect(after.data.resources['gateway.main']!.updatedAt).toBe(otherUpdatedAt);
     await after.close();
     const revealed = await inZ(['output', 'gateway_token.main/ci', '--reveal']);
-    expect(revealed.stdout.trim()).toBe(revealedInY);
+    expect(revealed.stdout.trim()).toBe(revealedBefore);
     expect((await inZ(['plan'])).stdout).toContain('No changes.');
   });
 
   it('state history lists every version, serials increasing, with the commands that saved them', { timeout: 90_000 }, async () => {
+    // Versions saved by an apply, by another writer, and by a store opened here.
+    await pipelineApplied();
+    const store = await openState(storeOptions(true));
+    await otherWriterSaves(structuredClone(store.data), '2030-01-01T00:00:00.000Z');
+    await store.close();
+    const again = await openState(storeOptions(true));
+    await again.update((draft) => void (draft.resources['project.shop'] = { ...draft.resources['project.shop']!, updatedAt: '2031-01-01T00:00:00.000Z' }));
+    await again.close();
     const reader = await openState(storeOptions(false));
     const latest = reader.data.serial;
     await reader.close();

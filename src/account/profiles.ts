@@ -1,0 +1,138 @@
+/**
+ * What each reader of the account reads (read-account.ts `ReadProfile`), side by side:
+ *
+ * - a plan reads the kinds its configuration or state has, the data sources those kinds declare (and those their
+ *   attributes name), the children of the parents in state at once and those of parents it adopts next, counts
+ *   on state's sizes for its pages, and records what it could not read;
+ * - an export reads every kind export writes, the AI vendors and the data sources its mappings name, the children
+ *   of the parents it keeps, and stops at a refusal;
+ * - the access report reads the kinds it is given (records and projects) and the Service Accounts, with no
+ *   configuration or state (it reads while the configuration loads), and stops at a refusal.
+ *
+ * The same kind is read the same way by all three (archived records included, as the records kind lists them),
+ * and a data source the same way (the Service Accounts as `GET /service-accounts` with the account header).
+ */
+import type { DesiredState, ResourceKind } from '../config/types.js';
+import { childKindsOf, definitionOf, exportedDefinitionOf, exportKinds, kindOrder, knownOf, parentOf, serviceAccounts, vendors, type DataSource } from '../providers/index.js';
+import type { StateData } from '../state/types.js';
+import type { AccountRead, ReadProfile } from './read-account.js';
+
+export interface PlanReading {
+  account: string;
+  /** The configuration; none when destroying (nothing is adopted). */
+  desired: DesiredState | undefined;
+  state: StateData;
+  /** The two clocks the plan reads (planner/stages/clocks.ts), asked once the account-wide lists have arrived. */
+  clocks(): { api: Date; forEnds: Date };
+}
+
+/** Kinds that live under a parent, and those of each parent kind. */
+const childKinds = kindOrder.filter((kind) => parentOf(kind));
+const childKindsByParent = new Map(kindOrder.map((kind) => [kind, childKindsOf(kind)]));
+
+/** A plan's reading: what its configuration and state have, each list in as many pages at once as state expects. */
+export function planProfile(input: PlanReading): ReadProfile {
+  const entries = Object.values(input.state.resources);
+  const { expected, managed, kindsInState } = outlineOf(entries);
+  // A kind neither configured nor in state has nothing to compare: it is not read at all.
+  const used = new Set<ResourceKind>([...(input.desired?.resources ?? []).map((r) => r.kind), ...kindsInState]);
+  // Each data source a kind in use declares is read once, whichever kinds share it; a refusal is reported under
+  // the first kind (in kind order) that needs it.
+  const lookups = new Map<DataSource<unknown>, ResourceKind>();
+  for (const kind of kindOrder) for (const source of (used.has(kind) && definitionOf(kind).lookups) || []) if (!lookups.has(source)) lookups.set(source, kind);
+  const attributesInUse = [...(input.desired?.resources ?? []).map((r) => [r.kind, r.attributes] as const), ...entries.map((e) => [e.kind, e.inputs] as const)];
+  for (const [kind, attributes] of attributesInUse) for (const source of definitionOf(kind).lookupsFor?.(attributes) ?? []) if (!lookups.has(source)) lookups.set(source, kind);
+  // Several kinds live under one parent kind (a record's grants, owner and shares): its live objects are
+  // identified once for all of them.
+  const adoptable = new Map<ResourceKind, Set<string>>();
+  return {
+    kinds: kindOrder.filter((kind) => used.has(kind)),
+    lookups,
+    recorded: entries,
+    expected: (kind, parentId) => expected.get(parentId === undefined ? kind : `${kind}:${parentId}`) ?? 0,
+    parentsKnown: (kind) => [...(managed.get(kind) ?? [])],
+    parentsFound(kind, read) {
+      const parent = parentOf(kind)!.kind;
+      if (definitionOf(kind).observation === 'state') return [];
+      return [...(adoptable.get(parent) ?? adoptable.set(parent, adoptableParents(input, read, parent)).get(parent)!)];
+    },
+    onRefusal: 'note',
+  };
+}
+
+/**
+ * What a plan needs from state, in one pass over it (it runs before the first request is sent): the kinds it
+ * holds; how many objects per kind, and per kind under each parent (`kind:parentId`); and, per child kind, the
+ * parents cplane manages, whose children to read: parents in state, and parents of such children in state.
+ */
+function outlineOf(entries: StateData['resources'][string][]) {
+  const expected = new Map<string, number>();
+  const managed = new Map<ResourceKind, Set<string>>(childKinds.map((kind) => [kind, new Set<string>()]));
+  const count = (key: string) => expected.set(key, (expected.get(key) ?? 0) + 1);
+  const kindsInState = new Set<ResourceKind>();
+  for (const entry of entries) {
+    kindsInState.add(entry.kind);
+    count(entry.kind);
+    const parent = parentOf(entry.kind);
+    if (parent) {
+      const parentId = entry.parents?.[parent.idField];
+      count(`${entry.kind}:${parentId}`);
+      if (parentId) managed.get(entry.kind)!.add(parentId);
+    }
+    for (const child of childKindsByParent.get(entry.kind) ?? []) managed.get(child)!.add(entry.id);
+  }
+  return { expected, managed, kindsInState };
+}
+
+/** Live objects of `kind` that the configuration claims by natural key and that still exist: their children may be adopted too. */
+function adoptableParents(input: PlanReading, read: AccountRead, kind: ResourceKind): Set<string> {
+  const items = read.items[kind] ?? [];
+  if (items.length === 0) return new Set();
+  const definition = definitionOf(kind);
+  const known = knownOf({ account: input.account, lookups: read.lookups, clocks: input.clocks(), ...(input.desired ? { directory: input.desired.directory } : {}), idOf: (address) => input.state.resources[address]?.id });
+  const claimed = new Set((input.desired?.resources ?? []).filter((r) => r.kind === kind).map((r) => definition.naturalKey({ desired: r, known })));
+  const ids = new Set<string>();
+  for (const live of items) {
+    const identity = definition.identify({ live });
+    if (identity.status === 'live' && claimed.has(identity.key)) ids.add(identity.id);
+  }
+  return ids;
+}
+
+/** The kinds export reads per account (the others live under a parent, read under the parents it keeps). */
+const exportedPerAccount = exportKinds.filter((kind) => !exportedDefinitionOf(kind).relations.within);
+
+/**
+ * An export's reading: every kind it writes, the AI vendors (named by local name in its entries) and the data
+ * sources its mappings name (`export.lookups`), each list page after page (nothing is known of its size), and the
+ * children of the parents `keptParents` chooses in what was read. A kind that lives under a parent is read only
+ * there, even one read through its parent's list.
+ */
+export function exportProfile(keptParents: (kind: ResourceKind, read: AccountRead) => readonly string[]): ReadProfile {
+  const sources = [vendors as DataSource<unknown>, ...exportKinds.flatMap((kind) => exportedDefinitionOf(kind).export.lookups ?? [])];
+  return {
+    kinds: exportKinds,
+    lookups: new Map(sources.map((source) => [source, undefined])),
+    recorded: [],
+    expected: () => 0,
+    parentsKnown: () => [],
+    parentsFound: (kind, read) => (exportedPerAccount.includes(kind) ? [] : keptParents(kind, read)),
+    onRefusal: 'stop',
+  };
+}
+
+/**
+ * The access report's reading: `kinds` per account (the records, with their grants' ids, and the projects) and the
+ * Service Accounts, all at once, with nothing of the configuration or state; a refusal stops the report.
+ */
+export function accessProfile(kinds: readonly ResourceKind[]): ReadProfile {
+  return {
+    kinds: kindOrder.filter((kind) => kinds.includes(kind)),
+    lookups: new Map([[serviceAccounts as DataSource<unknown>, undefined]]),
+    recorded: [],
+    expected: () => 0,
+    parentsKnown: () => [],
+    parentsFound: () => [],
+    onRefusal: 'stop',
+  };
+}
