@@ -84,13 +84,18 @@ function outlineOf(entries: StateData['resources'][string][]) {
   return { expected, managed, kindsInState };
 }
 
-/** Live objects of `kind` that the configuration claims by natural key and that still exist: their children may be adopted too. */
+/**
+ * Live objects of `kind` that the configuration claims by natural key and that still exist: their children may be
+ * adopted too. Only an address not in state can adopt (the children of parents in state are read already, as
+ * `parentsKnown`), so a plan whose configured parents are all in state identifies nothing.
+ */
 function adoptableParents(input: PlanReading, read: AccountRead, kind: ResourceKind): Set<string> {
   const items = read.items[kind] ?? [];
-  if (items.length === 0) return new Set();
+  const adopting = (input.desired?.resources ?? []).filter((r) => r.kind === kind && input.state.resources[r.address] === undefined);
+  if (items.length === 0 || adopting.length === 0) return new Set();
   const definition = definitionOf(kind);
   const known = knownOf({ account: input.account, lookups: read.lookups, clocks: input.clocks(), ...(input.desired ? { directory: input.desired.directory } : {}), idOf: (address) => input.state.resources[address]?.id });
-  const claimed = new Set((input.desired?.resources ?? []).filter((r) => r.kind === kind).map((r) => definition.naturalKey({ desired: r, known })));
+  const claimed = new Set(adopting.map((r) => definition.naturalKey({ desired: r, known })));
   const ids = new Set<string>();
   for (const live of items) {
     const identity = definition.identify({ live });

@@ -106,34 +106,43 @@ function comprehensionDepth(value: unknown): number {
 }
 
 /**
- * Whether each assertion holds over `facts`, and for a false one what it saw, evaluated in a worker: each
- * assertion (with the parts that explain it) within DEFAULT_TIMEOUT_MS, after which it is stopped and fails.
+ * Whether each assertion holds over a run's facts, evaluated in a worker: each assertion (with the parts that explain
+ * it) within DEFAULT_TIMEOUT_MS, after which it is stopped and fails. One worker serves every run of a test file (it
+ * compiles all their assertions once; starting one per run cost more than the run's plan): each run hands it its
+ * facts, and an assertion that is stopped ends the worker, so the next gets a new one.
  */
-export async function checkAssertions(assertions: readonly Assertion[], facts: Record<string, unknown>): Promise<AssertionOutcome[]> {
-  if (assertions.length === 0) return [];
-  const rules = assertions.flatMap((a) => [a.expression, ...a.parts]);
-  // Where each assertion's expression is among the rules; its parts follow it.
-  const firstRule: number[] = [];
-  let next = 0;
-  for (const assertion of assertions) {
-    firstRule.push(next);
-    next += 1 + assertion.parts.length;
-  }
-  let sandbox: Sandbox | undefined;
-  const outcomes: AssertionOutcome[] = [];
-  try {
-    for (const [i, assertion] of assertions.entries()) {
-      // A stopped assertion ended its worker: the next one gets a new one.
-      if (!sandbox?.alive) {
-        sandbox = new Sandbox(rules, ASSERTION_ENVIRONMENT);
-        await sandbox.store([facts]);
-      }
-      outcomes.push(await checkOne(sandbox, assertion, firstRule[i]!));
+export class AssertionChecker {
+  private readonly rules: string[] = [];
+  /** Per run's list of assertions: where each assertion's expression is among the rules (its parts follow it). */
+  private readonly firstRules = new Map<readonly Assertion[], number[]>();
+  private sandbox: Sandbox | undefined;
+
+  constructor(runs: readonly (readonly Assertion[])[]) {
+    for (const assertions of runs) {
+      this.firstRules.set(assertions, assertions.map((a) => this.rules.push(a.expression, ...a.parts) - 1 - a.parts.length));
     }
-  } finally {
-    await sandbox?.close();
   }
-  return outcomes;
+
+  /** The outcome of each of `assertions` (one run's, as given to the constructor) over `facts`. */
+  async check(assertions: readonly Assertion[], facts: Record<string, unknown>): Promise<AssertionOutcome[]> {
+    const firstRule = this.firstRules.get(assertions);
+    if (!firstRule) throw new Error('these assertions were not given to the checker');
+    const outcomes: AssertionOutcome[] = [];
+    let stored: Sandbox | undefined;
+    for (const [i, assertion] of assertions.entries()) {
+      if (!this.sandbox?.alive) this.sandbox = new Sandbox(this.rules, ASSERTION_ENVIRONMENT);
+      if (stored !== this.sandbox) {
+        await this.sandbox.store([facts]);
+        stored = this.sandbox;
+      }
+      outcomes.push(await checkOne(this.sandbox, assertion, firstRule[i]!));
+    }
+    return outcomes;
+  }
+
+  async close(): Promise<void> {
+    await this.sandbox?.close();
+  }
 }
 
 async function checkOne(sandbox: Sandbox, assertion: Assertion, rule: number): Promise<AssertionOutcome> {

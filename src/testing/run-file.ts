@@ -20,7 +20,7 @@ import { makePlan } from '../planner/index.js';
 import { loadConfiguration } from '../providers/index.js';
 import { openState, type StateStore } from '../state/index.js';
 import { safeLines } from '../text/safe-text.js';
-import { checkAssertions, namesRead, type Assertion } from './assertions.js';
+import { AssertionChecker, namesRead, type Assertion } from './assertions.js';
 import { planFacts, type ApplyOutcome } from './facts.js';
 import { readTestFile, type TestFile, type TestRun } from './test-file.js';
 
@@ -83,6 +83,7 @@ class TestSession {
   private readonly clients = new Map<string, ApiClient>();
   private readonly states = new Map<string, Promise<StateStore>>();
   private readonly loaded = new Map<string, Promise<{ desired?: DesiredState; diagnostics: Diagnostic[] }>>();
+  private readonly assertions: AssertionChecker;
 
   private constructor(
     private readonly file: TestFile,
@@ -90,7 +91,9 @@ class TestSession {
     private readonly emulator: RunningEmulator,
     private readonly temp: string,
     private readonly stateKey: string,
-  ) {}
+  ) {
+    this.assertions = new AssertionChecker(file.runs.map((run) => run.assertions));
+  }
 
   static async open(file: TestFile, options: RunFileOptions): Promise<TestSession> {
     const temp = await mkdtemp(join(tmpdir(), 'cplane-test-'));
@@ -123,7 +126,7 @@ class TestSession {
       if (!fixtures.accounts.some((a) => a.id === account)) this.emulator.addAccount(account);
       const { plan, apply } = await this.perform(run, desired, account);
       const facts = planFacts(plan, apply);
-      const outcomes = await checkAssertions(run.assertions, facts);
+      const outcomes = await this.assertions.check(run.assertions, facts);
       const assertions: AssertionResult[] = run.assertions.map((assertion, i) => {
         const outcome = outcomes[i]!;
         return { expression: assertion.expression, passed: outcome.passed, ...(outcome.passed ? {} : { message: outcome.message, ...(outcome.code ? { code: outcome.code } : {}) }) };
@@ -208,6 +211,7 @@ class TestSession {
   }
 
   async close(): Promise<void> {
+    await this.assertions.close();
     await Promise.allSettled([...this.clients.values()].map((c) => c.close()));
     await Promise.allSettled([...this.states.values()].map(async (state) => (await state).close()));
     await this.emulator.close();
