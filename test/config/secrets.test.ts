@@ -6,6 +6,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { resolveSecret } from '../../src/config/index.js';
+import { generateSecret } from '../../src/config/secrets.js';
+import { isWeakSecret } from '../../src/text/safe-text.js';
 import { writeConfig } from './helpers.js';
 
 test('env: the variable value, or an error naming the variable', async () => {
@@ -34,4 +36,12 @@ test('loading never reads a secret file', async () => {
   const { desired, diagnostics } = await loadConfiguration('.', { cwd: dir, env: {} });
   expect(diagnostics).toEqual([]);
   expect(JSON.stringify(desired)).not.toContain('sk-should-not-be-read');
+});
+
+test('generate never makes a value the redactor takes for a word (letters only): it would be hidden only where it stands alone, and warned about', () => {
+  // Of 4,000 draws of 16 characters, about 150 would be letters only without the redraw.
+  const draws = Array.from({ length: 4000 }, () => generateSecret(16));
+  expect(draws.filter(isWeakSecret)).toEqual([]);
+  expect(draws.every((d) => /^[A-Za-z0-9_-]{16}$/.test(d))).toBe(true);
+  expect(new Set(draws).size).toBe(4000);
 });
