@@ -13,7 +13,7 @@ import { safeName, secrets } from '../text/safe-text.js';
  */
 export function writeWeakSecretWarnings(ctx: Pick<CommandContext, 'stderr' | 'deployment'>): void {
   if (ctx.deployment) return;
-  for (const source of secrets.weakSources()) {
+  for (const source of secrets.takeWeakSources()) {
     ctx.stderr.write(
       `Warning: the secret from ${safeName(source)} is short or reads like an ordinary word, so it can match ordinary text: messages and values show (sensitive) wherever it stands as a word of its own (names and addresses never do). Use a long random value (for example \`openssl rand -base64 32\`).\n`,
     );

@@ -38,7 +38,7 @@ export class Redactor {
 
   /**
    * Registers a secret value: from now on it (and its encodings) never leaves `redact` in clear. `source` says
-   * where it came from (`env DB_PASSWORD`), for the warning about a weak one (`weakSources`); never the value.
+   * where it came from (`env DB_PASSWORD`), for the warning about a weak one (`takeWeakSources`); never the value.
    */
   register(secret: string | undefined, source?: string): void {
     if (secret !== undefined && source !== undefined && isWeakSecret(secret)) this.weak.add(source);
@@ -78,9 +78,15 @@ export class Redactor {
     return text.replace(this.pattern, REDACTED);
   }
 
-  /** The sources of registered secrets that are short or word-like (isWeakSecret), in registration order. */
-  weakSources(): string[] {
-    return [...this.weak];
+  /**
+   * The sources of secrets registered since the last call that are short or word-like (isWeakSecret), in
+   * registration order: a command says each once, and a process that runs several (`cplane mcp`) says a later
+   * command's own, not an earlier one's again.
+   */
+  takeWeakSources(): string[] {
+    const sources = [...this.weak];
+    this.weak.clear();
+    return sources;
   }
 
   /** Forgets every secret (tests). */

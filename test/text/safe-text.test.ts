@@ -55,5 +55,9 @@ test('a word-like secret is redacted only as a word of its own, and its source i
   redactor.register('Zm9vYmFyYmF6cXV4LXJhbmRvbS12YWx1ZQ', 'env STRONG');
   expect(redactor.redact('pw checkout, "checkout" in checkout-assist and pre-checkout and checkouts')).toBe(`pw ${REDACTED}, "${REDACTED}" in checkout-assist and pre-checkout and checkouts`);
   expect(redactor.redact('xZm9vYmFyYmF6cXV4LXJhbmRvbS12YWx1ZQx')).toBe(`x${REDACTED}x`);
-  expect(redactor.weakSources()).toEqual(['env DB_PW']);
+  expect(redactor.takeWeakSources()).toEqual(['env DB_PW']);
+  // Said once per command: a later command (cplane mcp runs several) says only its own.
+  expect(redactor.takeWeakSources()).toEqual([]);
+  redactor.register('checkout', 'env OTHER');
+  expect(redactor.takeWeakSources()).toEqual(['env OTHER']);
 });
