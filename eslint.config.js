@@ -50,14 +50,41 @@ export const layers = {
   // session's worker thread) and shows a spend limit as plan normalises it.
   lsp: ['api', 'config', 'plan-model', 'crypto', 'state', 'providers', 'policy', 'spend', 'session'],
   // The top: every other folder.
-  cli: ['api', 'config', 'github', 'plan-model', 'crypto', 'state', 'providers', 'account', 'policy', 'spend', 'planner', 'access', 'applier', 'render', 'ui', 'export', 'emulator', 'demo', 'session', 'faces', 'sdk', 'testing', 'saved-plan', 'lsp'],
+  cli: [
+    'api',
+    'config',
+    'github',
+    'plan-model',
+    'crypto',
+    'state',
+    'providers',
+    'account',
+    'policy',
+    'spend',
+    'planner',
+    'access',
+    'applier',
+    'render',
+    'ui',
+    'export',
+    'emulator',
+    'demo',
+    'session',
+    'faces',
+    'sdk',
+    'testing',
+    'saved-plan',
+    'lsp',
+  ],
   // The SDK: the typed client and local decryption, as an application imports them (package.json `exports`).
   sdk: ['api', 'crypto'],
 };
 
 /** One regular expression matching a relative import of any folder `folder` may not import. */
 function forbiddenImports(folder) {
-  const forbidden = Object.keys(layers).filter((other) => other !== folder && !groundFloor.includes(other) && !layers[folder].includes(other));
+  const forbidden = Object.keys(layers).filter(
+    (other) => other !== folder && !groundFloor.includes(other) && !layers[folder].includes(other),
+  );
   // \x2F is `/`: the same pattern goes into an esquery selector, whose regular expressions cannot hold a slash.
   return `^(\\.\\.\\x2F)+(${forbidden.join('|')})(\\x2F|$)`;
 }
@@ -68,7 +95,10 @@ const layerRules = Object.keys(layers).map((folder) => {
     files: [`src/${folder}/**/*.{ts,tsx}`],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ regex: forbiddenImports(folder), message }] }],
-      'no-restricted-syntax': ['error', { selector: `ImportExpression[source.value=/${forbiddenImports(folder)}/]`, message: `import(): ${message}` }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: `ImportExpression[source.value=/${forbiddenImports(folder)}/]`, message: `import(): ${message}` },
+      ],
     },
   };
 });
@@ -79,7 +109,18 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        URL: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+      },
     },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -96,22 +137,69 @@ export default tseslint.config(
   {
     // The MCP server and the other faces never decrypt a record (spec rule 1: plaintext only in trusted clients).
     files: ['src/faces/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^((\\.\\./)+(sdk/|crypto/(read-value|reader-key|data-key-wrap))|@cplane/sdk)', message: 'src/faces/ never decrypts a record value: no import of sdk/ or of the readers\' cryptography (@cplane/sdk; docs/access.md).' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^((\\.\\./)+(sdk/|crypto/(read-value|reader-key|data-key-wrap))|@cplane/sdk)',
+              message:
+                "src/faces/ never decrypts a record value: no import of sdk/ or of the readers' cryptography (@cplane/sdk; docs/access.md).",
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     // The SDK package (packages/sdk, `@cplane/sdk`) stands alone: its files import each other, Node and @noble/ciphers,
     // never cplane's src/ (cplane imports it, not the other way round), so it installs with one dependency.
     files: ['packages/sdk/src/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!node:|@noble/ciphers/|\\./)', message: 'packages/sdk imports only its own files (./x.js), node: modules and @noble/ciphers (docs/sdk.md).' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!node:|@noble/ciphers/|\\./)',
+              message: 'packages/sdk imports only its own files (./x.js), node: modules and @noble/ciphers (docs/sdk.md).',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     // The ground floor imports nothing of ours.
     files: ['src/errors.ts', 'src/paint.ts', 'src/version.ts', 'src/package-files.ts', 'src/text/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.(?!/package-files\\.js$)', message: 'src/errors.ts, src/paint.ts, src/version.ts, src/package-files.ts and src/text/ are the ground floor: they import nothing of ours but package-files.ts (docs/architecture.md).' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.(?!/package-files\\.js$)',
+              message:
+                'src/errors.ts, src/paint.ts, src/version.ts, src/package-files.ts and src/text/ are the ground floor: they import nothing of ours but package-files.ts (docs/architecture.md).',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     // src/text/ is one ground-floor folder: its files may use each other, and nothing above.
     files: ['src/text/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./', message: 'src/text/ is on the ground floor: it imports only its own files (docs/architecture.md).' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^\\.\\./', message: 'src/text/ is on the ground floor: it imports only its own files (docs/architecture.md).' },
+          ],
+        },
+      ],
+    },
   },
 );

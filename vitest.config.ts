@@ -60,7 +60,14 @@ export default defineConfig({
     // In CI also write a JSON report, from which .ci/run prints a plain `N passed, N failed` line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'coverage/test-report.json' }]] : ['default'],
     projects: [
-      { extends: true, test: { name: 'main', include: ['test/**/*.test.ts', 'test/**/*.test.tsx'], exclude: [...postgresTests, ...releaseTests, ...isolatedTests] } },
+      {
+        extends: true,
+        test: {
+          name: 'main',
+          include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+          exclude: [...postgresTests, ...releaseTests, ...isolatedTests],
+        },
+      },
       { extends: true, test: { name: 'isolated', include: isolatedTests, isolate: true } },
       // The global setup runs only when a test of this project is queued, so other runs never start a server.
       { extends: true, test: { name: 'postgres', include: postgresTests, globalSetup: ['test/helpers/postgres-global-setup.ts'] } },

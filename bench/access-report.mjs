@@ -44,36 +44,83 @@ const dana = fixtures.users[2];
 const platform = fixtures.groups[0];
 const projectId = '1a000000-0000-4000-8000-000000000900';
 const at = new Date(Date.now() - 10 * 86_400_000).toISOString();
-data.projects.push({ project_id: projectId, account_id: account, name: 'bench-access', description: '', is_active: true, archived: false, archived_at: null, created_at: at, updated_at: at });
+data.projects.push({
+  project_id: projectId,
+  account_id: account,
+  name: 'bench-access',
+  description: '',
+  is_active: true,
+  archived: false,
+  archived_at: null,
+  created_at: at,
+  updated_at: at,
+});
 const hex = (n, width) => n.toString(16).padStart(width, '0');
 for (let i = 0; i < RECORDS; i++) {
   const recordId = `1b000000-0000-4000-8000-${hex(0x100000 + i, 12)}`;
   data.records.push({
-    record_id: recordId, account_id: account, project_id: projectId, name: `r${i}`, tags: [], secret_due_at: null, rotation_interval_days: null, format: 'text',
-    owner_user_id: fixtures.users[0].id, current_version: 1, archived: false, archived_at: null, created_at: at, updated_at: at,
-    versions: [{ version: 1, reason: 'create', created_by: fixtures.users[0].id, created_at: at, ciphertext: 'Y2lwaGVy', wrapper: { alg: 'bench', keyId: 'bench', wrappedDek: 'ZGVr' } }],
-    user_grants: { [dana.id]: 'x' }, group_grants: { [platform.id]: 'x' }, service_account_grants: Object.fromEntries(serviceAccounts.map((s) => [s.service_account_id, 'x'])),
+    record_id: recordId,
+    account_id: account,
+    project_id: projectId,
+    name: `r${i}`,
+    tags: [],
+    secret_due_at: null,
+    rotation_interval_days: null,
+    format: 'text',
+    owner_user_id: fixtures.users[0].id,
+    current_version: 1,
+    archived: false,
+    archived_at: null,
+    created_at: at,
+    updated_at: at,
+    versions: [
+      {
+        version: 1,
+        reason: 'create',
+        created_by: fixtures.users[0].id,
+        created_at: at,
+        ciphertext: 'Y2lwaGVy',
+        wrapper: { alg: 'bench', keyId: 'bench', wrappedDek: 'ZGVr' },
+      },
+    ],
+    user_grants: { [dana.id]: 'x' },
+    group_grants: { [platform.id]: 'x' },
+    service_account_grants: Object.fromEntries(serviceAccounts.map((s) => [s.service_account_id, 'x'])),
   });
-  const row = (n, action, actorType, actorId, when) => ({ audit_id: `3a000000-0000-4000-8000-${hex(n, 12)}`, account_id: account, record_id: recordId, project_id: projectId, action, actor_type: actorType, actor_id: actorId, created_at: when });
+  const row = (n, action, actorType, actorId, when) => ({
+    audit_id: `3a000000-0000-4000-8000-${hex(n, 12)}`,
+    account_id: account,
+    record_id: recordId,
+    project_id: projectId,
+    action,
+    actor_type: actorType,
+    actor_id: actorId,
+    created_at: when,
+  });
   data.audit.push(row(2 * i, 'version', 'user', fixtures.users[0].id, at));
-  data.audit.push(row(2 * i + 1, 'read', 'service_account', serviceAccounts[i % 3].service_account_id, new Date(Date.parse(at) + 60_000).toISOString()));
+  data.audit.push(
+    row(2 * i + 1, 'read', 'service_account', serviceAccounts[i % 3].service_account_id, new Date(Date.parse(at) + 60_000).toISOString()),
+  );
 }
 data.audit.sort((a, b) => a.created_at.localeCompare(b.created_at));
 writeFileSync(dataFile, JSON.stringify(data));
 
 const grants = `grants: { serviceAccounts: [${serviceAccounts.map((s) => s.name).join(', ')}], users: [dana], groups: [platform] }`;
-writeFileSync(join(dir, 'main.yaml'), [
-  'version: 1',
-  `account: ${account}`,
-  'projects:',
-  '  bench:',
-  '    name: bench-access',
-  '    records:',
-  ...Array.from({ length: RECORDS }, (_, i) => `      r${i}: { ${grants} }`),
-  'directory:',
-  `  users: { dana: { id: ${dana.id}, publicKey: "${printableKeyPair(dana.id).publicKey}" } }`,
-  `  groups: { platform: { id: ${platform.id}, publicKey: "${printableKeyPair(platform.id).publicKey}" } }`,
-].join('\n') + '\n');
+writeFileSync(
+  join(dir, 'main.yaml'),
+  [
+    'version: 1',
+    `account: ${account}`,
+    'projects:',
+    '  bench:',
+    '    name: bench-access',
+    '    records:',
+    ...Array.from({ length: RECORDS }, (_, i) => `      r${i}: { ${grants} }`),
+    'directory:',
+    `  users: { dana: { id: ${dana.id}, publicKey: "${printableKeyPair(dana.id).publicKey}" } }`,
+    `  groups: { platform: { id: ${platform.id}, publicKey: "${printableKeyPair(platform.id).publicKey}" } }`,
+  ].join('\n') + '\n',
+);
 
 const emulator = await startEmulator({ dataFile, readOnlyData: true, latencyMs: LATENCY_MS });
 const client = createClient({ baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: account });
@@ -82,7 +129,12 @@ const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
 const ctx = {
   positionals: [dir],
   values: {},
-  env: { CPLANE_BASE_URL: emulator.url, CPLANE_TOKEN: fixtures.tokens.admin, CPLANE_ACCOUNT: account, CPLANE_STATE_KEY: Buffer.alloc(32, 9).toString('base64') },
+  env: {
+    CPLANE_BASE_URL: emulator.url,
+    CPLANE_TOKEN: fixtures.tokens.admin,
+    CPLANE_ACCOUNT: account,
+    CPLANE_STATE_KEY: Buffer.alloc(32, 9).toString('base64'),
+  },
   cwd: dir,
   stdout: discard,
   stderr: discard,
@@ -108,21 +160,34 @@ try {
     const t1 = performance.now();
     const at = (name) => performance.getEntriesByName(`cplane:${name}`, 'mark')[0].startTime;
     reports.push(t1 - t0);
-    phases.push({ configuration: at('configuration-loaded') - t0, reads: at('access-read') - t0, computing: at('access-computed') - at('access-read'), text: at('access-rendered') - at('access-computed') });
+    phases.push({
+      configuration: at('configuration-loaded') - t0,
+      reads: at('access-read') - t0,
+      computing: at('access-computed') - at('access-read'),
+      text: at('access-rendered') - at('access-computed'),
+    });
     readers = report.readerCount;
   }
   const [l, r] = [median(lists), median(reports)];
-  console.log(`access report: ${RECORDS} records × 5 readers (${readers} reader rows), ${data.audit.length} audit rows, ${LATENCY_MS} ms latency; ${requests} requests per report`);
-  console.log(`  lists alone ${(l / 1000).toFixed(2)} s; report ${(r / 1000).toFixed(2)} s: ${(r / l).toFixed(2)}× the lists (goal ≤ 1.5×; medians of ${RUNS})`);
+  console.log(
+    `access report: ${RECORDS} records × 5 readers (${readers} reader rows), ${data.audit.length} audit rows, ${LATENCY_MS} ms latency; ${requests} requests per report`,
+  );
+  console.log(
+    `  lists alone ${(l / 1000).toFixed(2)} s; report ${(r / 1000).toFixed(2)} s: ${(r / l).toFixed(2)}× the lists (goal ≤ 1.5×; medians of ${RUNS})`,
+  );
   const phase = (name) => median(phases.map((p) => p[name]));
-  console.log(`  of the report: configuration loaded (worker) at ${(phase('configuration') / 1000).toFixed(2)} s, reads and state done at ${(phase('reads') / 1000).toFixed(2)} s, then computing ${(phase('computing') / 1000).toFixed(2)} s, text ${(phase('text') / 1000).toFixed(2)} s`);
+  console.log(
+    `  of the report: configuration loaded (worker) at ${(phase('configuration') / 1000).toFixed(2)} s, reads and state done at ${(phase('reads') / 1000).toFixed(2)} s, then computing ${(phase('computing') / 1000).toFixed(2)} s, text ${(phase('text') / 1000).toFixed(2)} s`,
+  );
   let t0 = performance.now();
   const loaded = await loadConfiguration(dir, { env: {}, cwd: dir });
   const inThread = performance.now() - t0;
   t0 = performance.now();
   structuredClone(loaded);
   const clone = performance.now() - t0;
-  console.log(`  the configuration alone, in this thread ${(inThread / 1000).toFixed(2)} s (${loaded.desired.resources.length} addresses); structured clone of it (the worker's answer) ${(clone / 1000).toFixed(2)} s`);
+  console.log(
+    `  the configuration alone, in this thread ${(inThread / 1000).toFixed(2)} s (${loaded.desired.resources.length} addresses); structured clone of it (the worker's answer) ${(clone / 1000).toFixed(2)} s`,
+  );
 } finally {
   await client.close();
   await emulator.close();

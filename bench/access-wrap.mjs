@@ -29,9 +29,27 @@ function time(label, fn) {
   return ms / N;
 }
 
-const request = (version) => ({ dataKey, recipientPublicKey: reader.publicKey, accountId, recordId, version, recipientId, valueDigest, writer, wrappedAt: new Date() });
+const request = (version) => ({
+  dataKey,
+  recipientPublicKey: reader.publicKey,
+  accountId,
+  recordId,
+  version,
+  recipientId,
+  valueDigest,
+  writer,
+  wrappedAt: new Date(),
+});
 const wrapped = wrapDataKey(request(1));
-const unwrapping = (recipientPrivateKey) => ({ wrappedDek: wrapped, recipientPrivateKey, recordId, version: 1, recipientId, valueDigest, trustedWriters: [writerPair.publicKey] });
+const unwrapping = (recipientPrivateKey) => ({
+  wrappedDek: wrapped,
+  recipientPrivateKey,
+  recordId,
+  version: 1,
+  recipientId,
+  valueDigest,
+  trustedWriters: [writerPair.publicKey],
+});
 const own = time('state-key wrap + value encryption (today)', () => sealRecordValue(kek, 'sk_live_bench_value', place));
 const wrap = time('HPKE auth wrap for one reader', (i) => wrapDataKey(request(1 + (i % 5))));
 const unwrap = time('HPKE unwrap by the reader (raw private key)', () => unwrapDataKey(unwrapping(reader.privateKey)));

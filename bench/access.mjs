@@ -39,8 +39,13 @@ writeFileSync(dataFile, JSON.stringify(data));
 
 const config = (withGrants) => {
   const grants = withGrants ? `        grants: { serviceAccounts: [${readers.join(', ')}] }\n` : '';
-  const records = Array.from({ length: RECORDS }, (_, i) => `      r${i}:\n        value: { generate: { length: 24 } }\n${grants}`).join('');
-  writeFileSync(join(dir, 'main.yaml'), `version: 1\nprojects:\n  bench:\n    name: bench-access-${withGrants ? 'grants' : 'plain'}\n    records:\n${records}`);
+  const records = Array.from({ length: RECORDS }, (_, i) => `      r${i}:\n        value: { generate: { length: 24 } }\n${grants}`).join(
+    '',
+  );
+  writeFileSync(
+    join(dir, 'main.yaml'),
+    `version: 1\nprojects:\n  bench:\n    name: bench-access-${withGrants ? 'grants' : 'plain'}\n    records:\n${records}`,
+  );
 };
 
 /** One apply in a child process (its CPU and RSS are the CLI's alone); the apply's figures and the requests it sent. */
@@ -65,16 +70,47 @@ try {
   const writer = recipientOf(generateKeyPair().privateKey);
   const N = 2000;
   const t0 = process.hrtime.bigint();
-  for (let i = 0; i < N; i++) wrapDataKey({ dataKey, recipientPublicKey: key, accountId: account, recordId: '1b000000-0000-4000-8000-000000000001', version: 1 + (i % 5), recipientId: model.service_account_id, valueDigest: 'ab'.repeat(32), writer, wrappedAt: new Date() });
+  for (let i = 0; i < N; i++)
+    wrapDataKey({
+      dataKey,
+      recipientPublicKey: key,
+      accountId: account,
+      recordId: '1b000000-0000-4000-8000-000000000001',
+      version: 1 + (i % 5),
+      recipientId: model.service_account_id,
+      valueDigest: 'ab'.repeat(32),
+      writer,
+      wrappedAt: new Date(),
+    });
   const perWrapMs = Number(process.hrtime.bigint() - t0) / 1e6 / N;
 
-  console.log(`access: ${RECORDS} records granted to ${readers.length} Service Accounts, ${LATENCY_MS} ms latency, parallelism ${PARALLELISM}`);
+  console.log(
+    `access: ${RECORDS} records granted to ${readers.length} Service Accounts, ${LATENCY_MS} ms latency, parallelism ${PARALLELISM}`,
+  );
   console.log('             writes  requests   wall time  bound (writes × latency ÷ parallelism)  × bound   CPU s  peak RSS');
-  for (const [label, x] of [['no grants', plain], ['3 grants', r]]) {
-    console.log([label.padEnd(10), String(x.writes).padStart(8), String(x.requests).padStart(9), `${(x.wallMs / 1000).toFixed(2)} s`.padStart(11), `${(x.boundMs / 1000).toFixed(2)} s`.padStart(41), (x.wallMs / x.boundMs).toFixed(2).padStart(8), x.cpuS.toFixed(2).padStart(7), `${x.maxRssMB.toFixed(0)} MB`.padStart(9)].join('  '));
+  for (const [label, x] of [
+    ['no grants', plain],
+    ['3 grants', r],
+  ]) {
+    console.log(
+      [
+        label.padEnd(10),
+        String(x.writes).padStart(8),
+        String(x.requests).padStart(9),
+        `${(x.wallMs / 1000).toFixed(2)} s`.padStart(11),
+        `${(x.boundMs / 1000).toFixed(2)} s`.padStart(41),
+        (x.wallMs / x.boundMs).toFixed(2).padStart(8),
+        x.cpuS.toFixed(2).padStart(7),
+        `${x.maxRssMB.toFixed(0)} MB`.padStart(9),
+      ].join('  '),
+    );
   }
-  console.log(`  with grants: ${(r.wallMs / r.boundMs).toFixed(2)}× the write bound (goal ≤ 1.5×; before authenticated wrappers and bound values: 1.43–1.48× on a quiet machine, docs/performance.md); per write ${(r.wallMs / r.writes / (plain.wallMs / plain.writes)).toFixed(2)}× the plain apply's; ${r.requests - r.writes} requests beyond the writes`);
-  console.log(`  one wrap ${perWrapMs.toFixed(3)} ms of CPU (${((perWrapMs * RECORDS * readers.length) / 1000).toFixed(2)} s for all ${RECORDS * readers.length})`);
+  console.log(
+    `  with grants: ${(r.wallMs / r.boundMs).toFixed(2)}× the write bound (goal ≤ 1.5×; before authenticated wrappers and bound values: 1.43–1.48× on a quiet machine, docs/performance.md); per write ${(r.wallMs / r.writes / (plain.wallMs / plain.writes)).toFixed(2)}× the plain apply's; ${r.requests - r.writes} requests beyond the writes`,
+  );
+  console.log(
+    `  one wrap ${perWrapMs.toFixed(3)} ms of CPU (${((perWrapMs * RECORDS * readers.length) / 1000).toFixed(2)} s for all ${RECORDS * readers.length})`,
+  );
 } finally {
   await emulator.close();
   rmSync(dir, { recursive: true, force: true });

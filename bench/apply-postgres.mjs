@@ -35,7 +35,13 @@ async function run(resources, statePath) {
   try {
     const plan = await makePlan({ desired, state, client, account, mode: 'normal', targets: [], parallelism: PARALLELISM, env });
     const started = performance.now();
-    const result = await applyPlan({ plan, state, client, parallelism: PARALLELISM, keyRing: stateKeyRing(state, (s) => resolveSecret(s, env)) });
+    const result = await applyPlan({
+      plan,
+      state,
+      client,
+      parallelism: PARALLELISM,
+      keyRing: stateKeyRing(state, (s) => resolveSecret(s, env)),
+    });
     const wallMs = performance.now() - started;
     if (result.failed.length > 0) throw new Error(`${result.failed.length} steps failed: ${result.failed[0].reason}`);
     return { wallMs, serial: state.data.serial };
@@ -51,7 +57,9 @@ async function writeSizes(url, schema) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query(`SELECT count(*)::int AS saves, coalesce(sum(changes), 0)::int AS changes, coalesce(sum(bytes), 0)::int AS bytes FROM ${schema}.versions WHERE serial > 0`);
+    const { rows } = await client.query(
+      `SELECT count(*)::int AS saves, coalesce(sum(changes), 0)::int AS changes, coalesce(sum(bytes), 0)::int AS bytes FROM ${schema}.versions WHERE serial > 0`,
+    );
     return rows[0];
   } finally {
     await client.end();

@@ -15,7 +15,10 @@ import { runApplyChild } from './lib/run-apply-child.mjs';
 const LATENCY_MS = 20;
 const PARALLELISM = 32;
 const DEPTH = 3;
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 
 async function run(resources, mode) {
   const emulator = await startEmulator({ latencyMs: LATENCY_MS });
@@ -58,5 +61,6 @@ for (const [size, mode] of runs) {
       base ? (r.perWriteMs / base).toFixed(2).padStart(18) : '',
     ].join('  '),
   );
-  if (size === 2000 && mode === 'noop' && realAt2000) console.log(`  at 2,000: the real state writes take ${(realAt2000.wallMs / r.wallMs).toFixed(2)}× the no-op run`);
+  if (size === 2000 && mode === 'noop' && realAt2000)
+    console.log(`  at 2,000: the real state writes take ${(realAt2000.wallMs / r.wallMs).toFixed(2)}× the no-op run`);
 }

@@ -37,7 +37,8 @@ function timed(args, options, count = 1) {
   for (let i = 0; i < count; i++) {
     const result = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', ...options });
     if (result.status !== 0) throw new Error(`cplane ${args.join(' ')} exited ${result.status}:\n${result.stdout}\n${result.stderr}`);
-    if (args[0] === 'test' && !result.stdout.includes(`${RUNS} passed, 0 failed`)) throw new Error(`cplane test did not pass every run:\n${result.stdout}`);
+    if (args[0] === 'test' && !result.stdout.includes(`${RUNS} passed, 0 failed`))
+      throw new Error(`cplane test did not pass every run:\n${result.stdout}`);
   }
   return { ms: Number(process.hrtime.bigint() - started) / 1e6, cpuMs: childrenCpuMs() - cpuBefore };
 }
@@ -49,13 +50,20 @@ try {
   cpSync(join(root, 'examples/quickstart'), dir, { recursive: true });
   rmSync(join(dir, 'tests'), { recursive: true, force: true });
   mkdirSync(join(dir, 'tests'));
-  const secrets = Object.fromEntries(readFileSync(join(dir, 'demo.env'), 'utf8').split('\n').filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split('=')));
-  const runs = Array.from({ length: RUNS }, (_, i) => [
-    `  - name: plan ${i + 1}`,
-    '    command: plan',
-    `    variables: { env: r${i + 1} }`,
-    `    expect: [plan.add == 8, 'steps["gateway.prod"].changes["slug"].after == "payments-r${i + 1}"']`,
-  ].join('\n'));
+  const secrets = Object.fromEntries(
+    readFileSync(join(dir, 'demo.env'), 'utf8')
+      .split('\n')
+      .filter((l) => /^[A-Z_]+=/.test(l))
+      .map((l) => l.split('=')),
+  );
+  const runs = Array.from({ length: RUNS }, (_, i) =>
+    [
+      `  - name: plan ${i + 1}`,
+      '    command: plan',
+      `    variables: { env: r${i + 1} }`,
+      `    expect: [plan.add == 8, 'steps["gateway.prod"].changes["slug"].after == "payments-r${i + 1}"']`,
+    ].join('\n'),
+  );
   writeFileSync(join(dir, 'tests', 'bench.cptest.yaml'), `env: ${JSON.stringify(secrets)}\nruns:\n${runs.join('\n')}\n`);
 
   const base = { PATH: process.env.PATH, HOME: temp, XDG_CONFIG_HOME: join(temp, 'config'), NO_COLOR: '1', CI: '1' };
@@ -80,9 +88,15 @@ try {
   const wall = { test: median(test.map((t) => t.ms)), plans: median(plans.map((t) => t.ms)) };
   const cpu = { test: median(test.map((t) => t.cpuMs)), plans: median(plans.map((t) => t.cpuMs)) };
   const ratio = wall.test / wall.plans;
-  console.log(`${RUNS} runs in one \`cplane test\`:         ${(wall.test / 1000).toFixed(2)} s wall, ${(cpu.test / 1000).toFixed(2)} s CPU (${(wall.test / RUNS).toFixed(1)} ms a run)`);
-  console.log(`${PLANS} \`cplane plan\` processes, one by one: ${(wall.plans / 1000).toFixed(2)} s wall, ${(cpu.plans / 1000).toFixed(2)} s CPU (${(wall.plans / PLANS).toFixed(1)} ms a plan)`);
-  console.log(`ratio (test / plans): ${ratio.toFixed(2)} wall, ${(cpu.test / cpu.plans).toFixed(2)} CPU  (goal < 1: ${ratio < 1 ? 'met' : 'NOT met'}; medians of ${ROUNDS} rounds)`);
+  console.log(
+    `${RUNS} runs in one \`cplane test\`:         ${(wall.test / 1000).toFixed(2)} s wall, ${(cpu.test / 1000).toFixed(2)} s CPU (${(wall.test / RUNS).toFixed(1)} ms a run)`,
+  );
+  console.log(
+    `${PLANS} \`cplane plan\` processes, one by one: ${(wall.plans / 1000).toFixed(2)} s wall, ${(cpu.plans / 1000).toFixed(2)} s CPU (${(wall.plans / PLANS).toFixed(1)} ms a plan)`,
+  );
+  console.log(
+    `ratio (test / plans): ${ratio.toFixed(2)} wall, ${(cpu.test / cpu.plans).toFixed(2)} CPU  (goal < 1: ${ratio < 1 ? 'met' : 'NOT met'}; medians of ${ROUNDS} rounds)`,
+  );
   process.exitCode = ratio < 1 ? 0 : 1;
 } finally {
   emulator.close();

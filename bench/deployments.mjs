@@ -29,7 +29,14 @@ const preload = fileURLToPath(new URL('./lib/cpu-at-exit.cjs', import.meta.url))
 const onlyShards = process.argv[2] === 'shards';
 const asked = process.argv[onlyShards ? 3 : 2]?.match(/^(\d+)x(\d+)$/);
 const askedShape = asked ? { deployments: Number(asked[1]), resources: Number(asked[2]) } : undefined;
-const shapes = onlyShards ? [] : askedShape ? [askedShape] : [{ deployments: 50, resources: 200 }, { deployments: 200, resources: 20 }];
+const shapes = onlyShards
+  ? []
+  : askedShape
+    ? [askedShape]
+    : [
+        { deployments: 50, resources: 200 },
+        { deployments: 200, resources: 20 },
+      ];
 const SHARDS = 4;
 const ROUNDS = 3;
 const shardShape = onlyShards && askedShape ? askedShape : { deployments: 400, resources: 20 };
@@ -44,7 +51,11 @@ function configuration(shape) {
 function run(args, env, cwd, program = cli) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [program, ...args], { cwd, env: { ...env, NODE_OPTIONS: `--require ${preload}` }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [program, ...args], {
+      cwd,
+      env: { ...env, NODE_OPTIONS: `--require ${preload}` },
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
     let stderr = '';
     let usage = '';
     child.stdout.resume();
@@ -63,7 +74,16 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const s = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const cores = availableParallelism();
 let failed = false;
-const envFor = (dir, emulator) => ({ PATH: process.env.PATH, HOME: dir, CPLANE_BASE_URL: emulator.url, CPLANE_TOKEN: fixtures.tokens.admin, CPLANE_STATE_KEY: Buffer.alloc(32, 5).toString('base64'), OPENAI_API_KEY: 'sk-bench', NO_COLOR: '1', CI: '1' });
+const envFor = (dir, emulator) => ({
+  PATH: process.env.PATH,
+  HOME: dir,
+  CPLANE_BASE_URL: emulator.url,
+  CPLANE_TOKEN: fixtures.tokens.admin,
+  CPLANE_STATE_KEY: Buffer.alloc(32, 5).toString('base64'),
+  OPENAI_API_KEY: 'sk-bench',
+  NO_COLOR: '1',
+  CI: '1',
+});
 for (const shape of shapes) {
   const emulator = await startEmulator({ accounts: shape.deployments, latencyMs: LATENCY_MS });
   const dir = mkdtempSync(join(tmpdir(), 'cplane-bench-deployments-'));
@@ -71,7 +91,8 @@ for (const shape of shapes) {
     writeFileSync(join(dir, 'main.yaml'), configuration(shape));
     const env = envFor(dir, emulator);
     const singles = [];
-    for (let d = 1; d <= shape.deployments; d++) singles.push(await run(['plan', '--deployment', `d${d}`, '--detailed-exitcode'], env, dir));
+    for (let d = 1; d <= shape.deployments; d++)
+      singles.push(await run(['plan', '--deployment', `d${d}`, '--detailed-exitcode'], env, dir));
     const all = await run(['plan', '--all', '--detailed-exitcode'], env, dir);
     const sequentialMs = singles.reduce((sum, r) => sum + r.wallMs, 0);
     const slowestMs = Math.max(...singles.map((r) => r.wallMs));
@@ -105,19 +126,35 @@ for (const shape of shapes) {
     for (let round = 0; round < ROUNDS; round++) {
       const one = await run(['plan', '--all', '--out', `all-${round}`, '--detailed-exitcode'], env, dir, bin);
       const shards = [];
-      for (let i = 1; i <= SHARDS; i++) shards.push(await run(['plan', '--all', '--shard', `${i}/${SHARDS}`, '--out', `shard-${round}-${i}`, '--detailed-exitcode'], env, dir, bin));
+      for (let i = 1; i <= SHARDS; i++)
+        shards.push(
+          await run(['plan', '--all', '--shard', `${i}/${SHARDS}`, '--out', `shard-${round}-${i}`, '--detailed-exitcode'], env, dir, bin),
+        );
       rounds.push({ one, shards, shardCpuMs: shards.reduce((sum, r) => sum + r.cpuMs, 0) });
     }
-    const merge = await run(['plan', '--merge', ...Array.from({ length: SHARDS }, (_, i) => `shard-0-${i + 1}`), '--markdown', '--detailed-exitcode'], env, dir, bin);
+    const merge = await run(
+      ['plan', '--merge', ...Array.from({ length: SHARDS }, (_, i) => `shard-0-${i + 1}`), '--markdown', '--detailed-exitcode'],
+      env,
+      dir,
+      bin,
+    );
     const oneCpuMs = median(rounds.map((r) => r.one.cpuMs));
     const shardCpuMs = median(rounds.map((r) => r.shardCpuMs));
     const ratio = shardCpuMs / oneCpuMs;
-    console.log(`${shape.deployments} deployments x ${shape.resources} resources in ${SHARDS} shards, ${LATENCY_MS} ms latency, ${cores} cores, ${ROUNDS} rounds alternating:`);
+    console.log(
+      `${shape.deployments} deployments x ${shape.resources} resources in ${SHARDS} shards, ${LATENCY_MS} ms latency, ${cores} cores, ${ROUNDS} rounds alternating:`,
+    );
     for (const [i, { one, shards, shardCpuMs: sum }] of rounds.entries()) {
-      console.log(`  round ${i + 1}: one process ${s(one.wallMs)} wall, ${s(one.cpuMs)} CPU, peak RSS ${one.maxRssMb.toFixed(0)} MB; ${SHARDS} shards ${shards.map((r) => s(r.cpuMs)).join(' + ')} = ${s(sum)} CPU (${(sum / one.cpuMs).toFixed(2)}x)`);
+      console.log(
+        `  round ${i + 1}: one process ${s(one.wallMs)} wall, ${s(one.cpuMs)} CPU, peak RSS ${one.maxRssMb.toFixed(0)} MB; ${SHARDS} shards ${shards.map((r) => s(r.cpuMs)).join(' + ')} = ${s(sum)} CPU (${(sum / one.cpuMs).toFixed(2)}x)`,
+      );
     }
-    console.log(`  shards' CPU / one process's, medians: ${s(shardCpuMs)} / ${s(oneCpuMs)} = ${ratio.toFixed(2)}x (goal <= 1.2x)  ${ratio <= 1.2 ? 'ok' : 'OVER'}`);
-    console.log(`  plan --merge of the ${SHARDS} folders:   ${s(merge.wallMs)} wall (goal < 1 s), ${s(merge.cpuMs)} CPU, peak RSS ${merge.maxRssMb.toFixed(0)} MB  ${merge.wallMs < 1000 ? 'ok' : 'OVER'}`);
+    console.log(
+      `  shards' CPU / one process's, medians: ${s(shardCpuMs)} / ${s(oneCpuMs)} = ${ratio.toFixed(2)}x (goal <= 1.2x)  ${ratio <= 1.2 ? 'ok' : 'OVER'}`,
+    );
+    console.log(
+      `  plan --merge of the ${SHARDS} folders:   ${s(merge.wallMs)} wall (goal < 1 s), ${s(merge.cpuMs)} CPU, peak RSS ${merge.maxRssMb.toFixed(0)} MB  ${merge.wallMs < 1000 ? 'ok' : 'OVER'}`,
+    );
     if (ratio > 1.2 || merge.wallMs >= 1000) failed = true;
   } finally {
     await emulator.close();

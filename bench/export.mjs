@@ -30,7 +30,8 @@ try {
   );
   const gateways = [];
   for (let p = 0; p < PROJECTS; p++) {
-    const projectId = (await seeding.call('createProject', { body: { accountId: account, name: `project-${p}`, description: 'bench' } })).project_id;
+    const projectId = (await seeding.call('createProject', { body: { accountId: account, name: `project-${p}`, description: 'bench' } }))
+      .project_id;
     await Promise.all(
       Array.from({ length: RECORDS_PER_PROJECT }, (_, r) =>
         seeding.call('createRecord', { body: { projectId, name: `record-${r}`, tags: ['bench', `p${p}`], rotationIntervalDays: 30 } }),
@@ -40,7 +41,14 @@ try {
       ...(await Promise.all(
         Array.from({ length: GATEWAYS_PER_PROJECT }, (_, g) =>
           seeding.call('createGateway', {
-            body: { projectId, name: `gateway ${p}-${g}`, slug: `gw-${p}-${g}`, defaultProviderId: providerId, defaultModel: 'gpt-4o-mini', credentialIds: [credentials[(p + g) % CREDENTIALS].credential_id] },
+            body: {
+              projectId,
+              name: `gateway ${p}-${g}`,
+              slug: `gw-${p}-${g}`,
+              defaultProviderId: providerId,
+              defaultModel: 'gpt-4o-mini',
+              credentialIds: [credentials[(p + g) % CREDENTIALS].credential_id],
+            },
           }),
         ),
       )),
@@ -48,12 +56,18 @@ try {
   }
   await Promise.all(
     gateways.map((g, i) =>
-      seeding.call('updateOtelExport', { path: { id: g.gateway_id }, body: { enabled: true, endpoint: `https://otel.example.com/${i}`, headers: { Authorization: `Bearer bench-${i}` } } }),
+      seeding.call('updateOtelExport', {
+        path: { id: g.gateway_id },
+        body: { enabled: true, endpoint: `https://otel.example.com/${i}`, headers: { Authorization: `Bearer bench-${i}` } },
+      }),
     ),
   );
   await Promise.all(
     Array.from({ length: TOKENS }, (_, t) =>
-      seeding.call('createGatewayToken', { path: { id: gateways[t % gateways.length].gateway_id }, body: { name: `token-${t}`, scopes: ['run'], expiresInDays: 90 } }),
+      seeding.call('createGatewayToken', {
+        path: { id: gateways[t % gateways.length].gateway_id },
+        body: { name: `token-${t}`, scopes: ['run'], expiresInDays: 90 },
+      }),
     ),
   );
 
@@ -61,7 +75,8 @@ try {
   emulator.resetStats();
   const started = performance.now();
   const result = await exportAccount({
-    connect: (accountId) => createClient({ baseUrl: emulator.url, token: emulator.fixtures.tokens.admin, ...(accountId ? { accountId } : {}) }),
+    connect: (accountId) =>
+      createClient({ baseUrl: emulator.url, token: emulator.fixtures.tokens.admin, ...(accountId ? { accountId } : {}) }),
     account,
     projectNames: [],
     outDir: join(root, 'out'),
@@ -74,8 +89,15 @@ try {
   const stats = emulator.stats();
   const { counts } = result;
   const objects = counts.projects + counts.records + counts.credentials + counts.gateways + counts.tokens;
-  console.log(`export of ${objects} objects (+${counts.otelExports} OTel exports) with ${LATENCY_MS} ms latency per request, parallelism 10:`);
-  console.log(`  requests:  ${stats.requests} (${Object.entries(stats.byOperation).filter(([, n]) => n > 0).map(([op, n]) => `${op} ${n}`).join(', ')})`);
+  console.log(
+    `export of ${objects} objects (+${counts.otelExports} OTel exports) with ${LATENCY_MS} ms latency per request, parallelism 10:`,
+  );
+  console.log(
+    `  requests:  ${stats.requests} (${Object.entries(stats.byOperation)
+      .filter(([, n]) => n > 0)
+      .map(([op, n]) => `${op} ${n}`)
+      .join(', ')})`,
+  );
   console.log(`  wall time: ${(wallMs / 1000).toFixed(2)} s`);
   console.log(`  files:     ${readdirSync(join(root, 'out')).length}`);
 } finally {

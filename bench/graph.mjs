@@ -11,7 +11,8 @@ function formerSort(steps) {
   const position = new Map(steps.map((s, i) => [s.address, i]));
   const waiting = new Map(steps.map((s) => [s.address, new Set(s.dependsOn.filter((d) => position.has(d)))]));
   const dependents = new Map();
-  for (const step of steps) for (const dep of waiting.get(step.address) ?? []) dependents.set(dep, [...(dependents.get(dep) ?? []), step.address]);
+  for (const step of steps)
+    for (const dep of waiting.get(step.address) ?? []) dependents.set(dep, [...(dependents.get(dep) ?? []), step.address]);
   const ready = steps.filter((s) => waiting.get(s.address)?.size === 0).map((s) => s.address);
   const out = [];
   const byId = new Map(steps.map((s) => [s.address, s]));
@@ -34,7 +35,9 @@ const sortNow = (steps) => {
 };
 
 const steps = [];
-for (let p = 0; p < 200; p++) for (let g = 0; g < 100; g++) steps.push({ address: `gateway.p${p}-g${g}`, dependsOn: [`project.p${p}`, ...(g > 0 ? [`gateway.p${p}-g${g - 1}`] : [])] });
+for (let p = 0; p < 200; p++)
+  for (let g = 0; g < 100; g++)
+    steps.push({ address: `gateway.p${p}-g${g}`, dependsOn: [`project.p${p}`, ...(g > 0 ? [`gateway.p${p}-g${g - 1}`] : [])] });
 for (let p = 0; p < 200; p++) steps.push({ address: `project.p${p}`, dependsOn: [] });
 
 const same = JSON.stringify(formerSort(steps).map((s) => s.address)) === JSON.stringify(sortNow(steps).map((s) => s.address));
@@ -51,4 +54,6 @@ const time = (sort) => {
 };
 const former = time(formerSort);
 const now = time(sortNow);
-console.log(`${steps.length} steps, same order from both: former sort ${former.toFixed(0)} ms, graph module ${now.toFixed(0)} ms (median of 7, after a warm-up): ${(former / now).toFixed(1)}x`);
+console.log(
+  `${steps.length} steps, same order from both: former sort ${former.toFixed(0)} ms, graph module ${now.toFixed(0)} ms (median of 7, after a warm-up): ${(former / now).toFixed(1)}x`,
+);

@@ -17,7 +17,9 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
 /** The CPU time a process has used (user + system), in ms: on a busy machine, what it costs apart from waiting for a core. */
 const cpuMs = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
 
@@ -60,7 +62,14 @@ function fileOf(units, first) {
 const dir = mkdtempSync(join(tmpdir(), 'cplane-bench-lsp-'));
 const child = spawn(process.execPath, [cli, 'lsp', '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
 try {
-  for (let f = 0; f < FILES; f++) writeFileSync(join(dir, `f${String(f).padStart(3, '0')}.yaml`), fileOf(Array.from({ length: UNITS_PER_FILE }, (_, k) => f * UNITS_PER_FILE + k), f === 0));
+  for (let f = 0; f < FILES; f++)
+    writeFileSync(
+      join(dir, `f${String(f).padStart(3, '0')}.yaml`),
+      fileOf(
+        Array.from({ length: UNITS_PER_FILE }, (_, k) => f * UNITS_PER_FILE + k),
+        f === 0,
+      ),
+    );
   const connection = rpc.createMessageConnection(new rpc.StreamMessageReader(child.stdout), new rpc.StreamMessageWriter(child.stdin));
   const published = new Set();
   let first;
@@ -83,7 +92,12 @@ try {
     });
   });
   connection.listen();
-  await connection.sendRequest('initialize', { processId: process.pid, rootUri: pathToFileURL(dir).href, workspaceFolders: [{ uri: pathToFileURL(dir).href, name: 'bench' }], capabilities: {} });
+  await connection.sendRequest('initialize', {
+    processId: process.pid,
+    rootUri: pathToFileURL(dir).href,
+    workspaceFolders: [{ uri: pathToFileURL(dir).href, name: 'bench' }],
+    capabilities: {},
+  });
   await connection.sendNotification('initialized', {});
   await everyFile;
   if (errors > 0) throw new Error(`the generated configuration has ${errors} diagnostics`);
@@ -92,7 +106,9 @@ try {
   const text = readFileSync(path, 'utf8');
   const uri = pathToFileURL(path).href;
   // Opening a file diagnoses the folder again (on the worker): measured after that, so its CPU is not a request's.
-  const reDiagnosed = new Promise((resolve) => connection.onNotification('textDocument/publishDiagnostics', (params) => params.uri === uri && resolve()));
+  const reDiagnosed = new Promise((resolve) =>
+    connection.onNotification('textDocument/publishDiagnostics', (params) => params.uri === uri && resolve()),
+  );
   await connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'yaml', version: 1, text } });
   await reDiagnosed;
   const lines = text.split('\n');
@@ -106,7 +122,12 @@ try {
   const completionCpu = cpuMs(child.pid);
   for (let i = 0; i < 20; i++) {
     const t = process.hrtime.bigint();
-    offered = (await connection.sendRequest('textDocument/completion', { textDocument: { uri }, position: { line, character: '    project: p'.length } })).length;
+    offered = (
+      await connection.sendRequest('textDocument/completion', {
+        textDocument: { uri },
+        position: { line, character: '    project: p'.length },
+      })
+    ).length;
     completion.push(ms(t));
   }
   const completionCpuEach = (cpuMs(child.pid) - completionCpu) / 20;
@@ -116,7 +137,11 @@ try {
   const renameCpu = cpuMs(child.pid);
   for (let i = 0; i < 5; i++) {
     const t = process.hrtime.bigint();
-    const edit = await connection.sendRequest('textDocument/rename', { textDocument: { uri }, position: { line: credentialsLine, character: lines[credentialsLine].indexOf('common') + 2 }, newName: 'shared' });
+    const edit = await connection.sendRequest('textDocument/rename', {
+      textDocument: { uri },
+      position: { line: credentialsLine, character: lines[credentialsLine].indexOf('common') + 2 },
+      newName: 'shared',
+    });
     rename.push(ms(t));
     files = Object.keys(edit.changes).length;
   }
@@ -127,12 +152,19 @@ try {
   await connection.sendNotification('exit');
 
   console.log(`configuration: ${FILES} files, ${FILES * UNITS_PER_FILE * 10} resources`);
-  console.log(`first diagnostics after initialize: ${first.toFixed(0)} ms (goal <= 1500 ms; the server's CPU from its start: ${firstCpu} ms); every file's: ${all.toFixed(0)} ms`);
+  console.log(
+    `first diagnostics after initialize: ${first.toFixed(0)} ms (goal <= 1500 ms; the server's CPU from its start: ${firstCpu} ms); every file's: ${all.toFixed(0)} ms`,
+  );
   console.log(`first request after the diagnostics (waits for the index): ${indexReady.toFixed(0)} ms`);
-  console.log(`completion of a gateway's project (${offered} names): median ${median(completion).toFixed(1)} ms, max ${Math.max(...completion).toFixed(1)} ms, the server's CPU ${completionCpuEach.toFixed(1)} ms each (goal <= 50 ms)`);
-  console.log(`rename of a credential used in ${files} files (with its moved block): median ${median(rename).toFixed(0)} ms, the server's CPU ${renameCpuEach.toFixed(0)} ms each (goal <= 1000 ms)`);
+  console.log(
+    `completion of a gateway's project (${offered} names): median ${median(completion).toFixed(1)} ms, max ${Math.max(...completion).toFixed(1)} ms, the server's CPU ${completionCpuEach.toFixed(1)} ms each (goal <= 50 ms)`,
+  );
+  console.log(
+    `rename of a credential used in ${files} files (with its moved block): median ${median(rename).toFixed(0)} ms, the server's CPU ${renameCpuEach.toFixed(0)} ms each (goal <= 1000 ms)`,
+  );
   console.log(`server peak RSS: ${peakMb.toFixed(0)} MB (goal <= 300 MB)`);
 } finally {
   child.kill();
-  if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true }); else console.log(dir);
+  if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });
+  else console.log(dir);
 }

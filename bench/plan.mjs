@@ -43,26 +43,52 @@ function configYaml(shape) {
 /** The objects of `writtenOutYaml` from five templates: projects, records in each, credentials, gateways, tokens in each. */
 function forEachYaml(shape) {
   const range = (n, prefix = '') => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
-  const gateways = Object.fromEntries(range(shape.gateways).map((g) => {
-    const tokens = [];
-    for (let t = Number(g); t < shape.tokens; t += shape.gateways) tokens.push(`${t}`);
-    return [g, { project: `p[${Number(g) % shape.projects}]`, credential: `c[${g}]`, tokens }];
-  }));
+  const gateways = Object.fromEntries(
+    range(shape.gateways).map((g) => {
+      const tokens = [];
+      for (let t = Number(g); t < shape.tokens; t += shape.gateways) tokens.push(`${t}`);
+      return [g, { project: `p[${Number(g) % shape.projects}]`, credential: `c[${g}]`, tokens }];
+    }),
+  );
   return `${[
-    'version: 1', `account: ${account}`,
+    'version: 1',
+    `account: ${account}`,
     'variables:',
     `  projects: { type: list, default: ${JSON.stringify(range(shape.projects))} }`,
     `  records: { type: list, default: ${JSON.stringify(range(shape.recordsPerProject))} }`,
     `  credentials: { type: list, default: ${JSON.stringify(range(shape.credentials))} }`,
     `  gateways: { type: map, default: ${JSON.stringify(gateways)} }`,
     'projects:',
-    '  p:', '    forEach: ${var.projects}', '    name: p${each.key}', '    records:', '      r:', '        forEach: ${var.records}', '        name: r${each.key}', '        tags: [bench]',
+    '  p:',
+    '    forEach: ${var.projects}',
+    '    name: p${each.key}',
+    '    records:',
+    '      r:',
+    '        forEach: ${var.records}',
+    '        name: r${each.key}',
+    '        tags: [bench]',
     'credentials:',
-    '  c:', '    forEach: ${var.credentials}', '    label: c${each.key}', '    provider: openai', '    secret: { env: BENCH_KEY }',
+    '  c:',
+    '    forEach: ${var.credentials}',
+    '    label: c${each.key}',
+    '    provider: openai',
+    '    secret: { env: BENCH_KEY }',
     'gateways:',
-    '  g:', '    forEach: ${var.gateways}', '    name: g${each.key}', '    slug: g${each.key}', '    project: ${each.value.project}', '    defaultProvider: openai', '    defaultModel: gpt-4o-mini',
-    '    credentials:', '      - ${each.value.credential}', '    otelExport: { enabled: true, endpoint: https://otel.example.com }',
-    '    tokens:', '      t:', '        forEach: ${each.value.tokens}', '        name: t${each.key}', '        scopes: [run]',
+    '  g:',
+    '    forEach: ${var.gateways}',
+    '    name: g${each.key}',
+    '    slug: g${each.key}',
+    '    project: ${each.value.project}',
+    '    defaultProvider: openai',
+    '    defaultModel: gpt-4o-mini',
+    '    credentials:',
+    '      - ${each.value.credential}',
+    '    otelExport: { enabled: true, endpoint: https://otel.example.com }',
+    '    tokens:',
+    '      t:',
+    '        forEach: ${each.value.tokens}',
+    '        name: t${each.key}',
+    '        scopes: [run]',
   ].join('\n')}\n`;
 }
 
@@ -76,7 +102,13 @@ function writtenOutYaml(shape) {
   for (let c = 0; c < shape.credentials; c++) lines.push(`  c${c}: { provider: openai, secret: { env: BENCH_KEY } }`);
   lines.push('gateways:');
   for (let g = 0; g < shape.gateways; g++) {
-    lines.push(`  g${g}:`, `    project: p${g % shape.projects}`, '    defaultProvider: openai', '    defaultModel: gpt-4o-mini', `    credentials: [c${g}]`);
+    lines.push(
+      `  g${g}:`,
+      `    project: p${g % shape.projects}`,
+      '    defaultProvider: openai',
+      '    defaultModel: gpt-4o-mini',
+      `    credentials: [c${g}]`,
+    );
     lines.push('    otelExport: { enabled: true, endpoint: https://otel.example.com }', '    tokens:');
     for (let t = g; t < shape.tokens; t += shape.gateways) lines.push(`      t${t}: { scopes: [run] }`);
   }
@@ -91,19 +123,37 @@ async function arrange(client, state, desired) {
   const parents = new Map();
   const of = (kind) => desired.resources.filter((r) => r.kind === kind);
   const all = (items, fn) => Promise.all(items.map(fn));
-  await all(of('project'), async (r) => ids.set(r.address, (await client.call('createProject', { body: { accountId: account, name: r.attributes.name, description: '' } })).project_id));
+  await all(of('project'), async (r) =>
+    ids.set(
+      r.address,
+      (await client.call('createProject', { body: { accountId: account, name: r.attributes.name, description: '' } })).project_id,
+    ),
+  );
   await all(of('credential'), async (r) =>
-    ids.set(r.address, (await client.call('createCredential', { body: { providerId, label: r.attributes.label, secret: env.BENCH_KEY } })).credential_id),
+    ids.set(
+      r.address,
+      (await client.call('createCredential', { body: { providerId, label: r.attributes.label, secret: env.BENCH_KEY } })).credential_id,
+    ),
   );
   await all(of('record'), async (r) => {
     const projectId = ids.get(`project.${r.attributes.project}`);
-    ids.set(r.address, (await client.call('createRecord', { body: { projectId, name: r.attributes.name, tags: r.attributes.tags } })).record_id);
+    ids.set(
+      r.address,
+      (await client.call('createRecord', { body: { projectId, name: r.attributes.name, tags: r.attributes.tags } })).record_id,
+    );
     parents.set(r.address, { projectId });
   });
   await all(of('gateway'), async (r) => {
     const a = r.attributes;
     const projectId = ids.get(`project.${a.project}`);
-    const body = { projectId, name: a.name, slug: a.slug, defaultProviderId: providerId, defaultModel: a.defaultModel, credentialIds: a.credentials.map((c) => ids.get(`credential.${c}`)) };
+    const body = {
+      projectId,
+      name: a.name,
+      slug: a.slug,
+      defaultProviderId: providerId,
+      defaultModel: a.defaultModel,
+      credentialIds: a.credentials.map((c) => ids.get(`credential.${c}`)),
+    };
     ids.set(r.address, (await client.call('createGateway', { body })).gateway_id);
     parents.set(r.address, { projectId });
   });
@@ -117,7 +167,13 @@ async function arrange(client, state, desired) {
   await all(of('gateway_token'), async (r) => {
     const a = r.attributes;
     const gatewayId = ids.get(`gateway.${a.gateway}`);
-    const body = { name: a.name, scopes: a.scopes, expiresInDays: a.expiresInDays, allowedModels: a.allowedModels, rateLimitPerMin: a.rateLimitPerMin };
+    const body = {
+      name: a.name,
+      scopes: a.scopes,
+      expiresInDays: a.expiresInDays,
+      allowedModels: a.allowedModels,
+      rateLimitPerMin: a.rateLimitPerMin,
+    };
     ids.set(r.address, (await client.call('createGatewayToken', { path: { id: gatewayId }, body })).token_id);
     parents.set(r.address, { gatewayId });
   });
@@ -126,7 +182,15 @@ async function arrange(client, state, desired) {
     for (const [address, id] of ids) {
       const r = byAddress.get(address);
       const fingerprints = r.kind === 'credential' ? { secret: state.crypto.fingerprint(address, 'secret', env.BENCH_KEY) } : {};
-      draft.resources[address] = { kind: r.kind, id, ...(parents.has(address) ? { parents: parents.get(address) } : {}), inputs: structuredClone(r.attributes), fingerprints, createdAt: now, updatedAt: now };
+      draft.resources[address] = {
+        kind: r.kind,
+        id,
+        ...(parents.has(address) ? { parents: parents.get(address) } : {}),
+        inputs: structuredClone(r.attributes),
+        fingerprints,
+        createdAt: now,
+        updatedAt: now,
+      };
     }
   });
 }
@@ -194,8 +258,20 @@ async function requestFloor(url, requests) {
 async function cliPeakRssMb(dir, url) {
   const report = `import { writeSync } from 'node:fs'; process.on('exit', () => writeSync(3, String(process.resourceUsage().maxRSS)));`;
   const bin = fileURLToPath(new URL('../bin/cplane.js', import.meta.url));
-  const cliEnv = { PATH: process.env.PATH, HOME: dir, NO_COLOR: '1', CPLANE_BASE_URL: url, CPLANE_TOKEN: fixtures.tokens.admin, CPLANE_ACCOUNT: account, ...env };
-  const child = spawn(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(report)}`, bin, 'plan', dir, '--detailed-exitcode'], { cwd: dir, env: cliEnv, stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
+  const cliEnv = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    NO_COLOR: '1',
+    CPLANE_BASE_URL: url,
+    CPLANE_TOKEN: fixtures.tokens.admin,
+    CPLANE_ACCOUNT: account,
+    ...env,
+  };
+  const child = spawn(
+    process.execPath,
+    ['--import', `data:text/javascript,${encodeURIComponent(report)}`, bin, 'plan', dir, '--detailed-exitcode'],
+    { cwd: dir, env: cliEnv, stdio: ['ignore', 'ignore', 'inherit', 'pipe'] },
+  );
   const output = [];
   child.stdio[3].on('data', (chunk) => output.push(chunk));
   const [code] = await once(child, 'exit');
@@ -219,7 +295,9 @@ async function measureInChild(dir, url, root) {
   const state = await openState({ configDir: dir, account, env, command: 'bench', lock: true });
   const client = createClient({ baseUrl: url, token: fixtures.tokens.admin, accountId: account, concurrency: PARALLELISM });
   let sent;
-  dc.subscribe('http.client.request.start', ({ request: req }) => sent?.push({ method: req.method, path: req.path, headers: req.getHeaders() }));
+  dc.subscribe('http.client.request.start', ({ request: req }) =>
+    sent?.push({ method: req.method, path: req.path, headers: req.getHeaders() }),
+  );
   let cpuAtLastAnswer;
   dc.subscribe('http.client.response.finish', () => {
     cpuAtLastAnswer = process.cpuUsage();
@@ -238,7 +316,8 @@ async function measureInChild(dir, url, root) {
     planMs.push(performance.now() - started);
     cpuMs.push((cpu.user + cpu.system) / 1000);
     tailCpuMs.push((tail.user + tail.system) / 1000);
-    if (plan.steps.length > 0) throw new Error(`expected no changes, got ${plan.steps.length} steps (first: ${plan.steps[0].action} ${plan.steps[0].address})`);
+    if (plan.steps.length > 0)
+      throw new Error(`expected no changes, got ${plan.steps.length} steps (first: ${plan.steps[0].action} ${plan.steps[0].address})`);
     requests = sent;
   }
   sent = undefined;
@@ -271,7 +350,12 @@ async function measureSpendInChild(dir, url) {
     stagesMs.push(performance.now() - started);
   }
   // The same plan with a spend limit on every gateway: one usage read per gateway.
-  const limited = { ...desired, resources: desired.resources.map((r) => (r.kind === 'gateway' ? { ...r, attributes: { ...r.attributes, settings: { spendLimitUsd: '100.00', window: 'day' } } } : r)) };
+  const limited = {
+    ...desired,
+    resources: desired.resources.map((r) =>
+      r.kind === 'gateway' ? { ...r, attributes: { ...r.attributes, settings: { spendLimitUsd: '100.00', window: 'day' } } } : r,
+    ),
+  };
   const spendMs = [];
   let usageReads = 0;
   for (let i = 0; i < PLAN_RUNS; i++) {
@@ -290,7 +374,9 @@ async function measureSpendInChild(dir, url) {
 /** Runs one measuring child (`--measure`) with the build of `root`; with `cpuProfDir`, under V8's CPU profiler. */
 async function runMeasuringChild(dir, url, root, cpuProfDir) {
   const profile = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
-  const child = spawn(process.execPath, [...profile, fileURLToPath(import.meta.url), '--measure', dir, url, root], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...profile, fileURLToPath(import.meta.url), '--measure', dir, url, root], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const output = [];
   child.stdout.on('data', (chunk) => output.push(chunk));
   const [code] = await once(child, 'exit');
@@ -333,7 +419,9 @@ async function measure(shape, builds) {
       }
     }
     const rssMb = await cliPeakRssMb(dir, emulator.url);
-    const spendChild = spawn(process.execPath, [fileURLToPath(import.meta.url), '--measure-spend', dir, emulator.url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const spendChild = spawn(process.execPath, [fileURLToPath(import.meta.url), '--measure-spend', dir, emulator.url], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const spendOutput = [];
     spendChild.stdout.on('data', (chunk) => spendOutput.push(chunk));
     if ((await once(spendChild, 'exit'))[0] !== 0) throw new Error('the spend measuring process failed');
@@ -342,8 +430,13 @@ async function measure(shape, builds) {
 
     const records = shape.projects * shape.recordsPerProject;
     const label = `${desired.resources.length} resources${shape.forEach ? ' from forEach' : ' written out'}`;
-    console.log(`plan of ${desired.resources.length} resources${shape.forEach ? ' from forEach templates' : ''} (${shape.projects} projects, ${records} records, ${shape.credentials} credentials, ${shape.gateways} gateways with OTel export, ${shape.tokens} tokens)`);
-    const operations = Object.entries(byOperation).filter(([, n]) => n > 0).map(([op, n]) => `${op} ${n / passes}`).join(', ');
+    console.log(
+      `plan of ${desired.resources.length} resources${shape.forEach ? ' from forEach templates' : ''} (${shape.projects} projects, ${records} records, ${shape.credentials} credentials, ${shape.gateways} gateways with OTel export, ${shape.tokens} tokens)`,
+    );
+    const operations = Object.entries(byOperation)
+      .filter(([, n]) => n > 0)
+      .map(([op, n]) => `${op} ${n / passes}`)
+      .join(', ');
     console.log(`  requests sent: ${runs[0].requests} (${operations})`);
     const figures = runs.map((run, i) => {
       const best = Math.min(...run.planMs);
@@ -352,15 +445,31 @@ async function measure(shape, builds) {
       const latencyBoundMs = (run.requests / PARALLELISM) * LATENCY_MS;
       const by = builds.length > 1 ? ` [${builds[i].name}]` : '';
       if (i > 0) console.log(`  requests sent${by}: ${run.requests}`);
-      console.log(`  wall time${by}: best ${best.toFixed(0)} ms, median ${middle.toFixed(0)} ms of ${run.planMs.length} runs; CPU time median ${median(run.cpuMs).toFixed(0)} ms a plan, ${median(run.tailCpuMs).toFixed(0)} ms of it after the last answer (best ${Math.min(...run.tailCpuMs).toFixed(0)} ms)`);
-      console.log(`  latency bound${by}: ${run.requests} / ${PARALLELISM} x ${LATENCY_MS} ms = ${latencyBoundMs.toFixed(0)} ms; ratio ${(best / latencyBoundMs).toFixed(2)}x best, ${(middle / latencyBoundMs).toFixed(2)}x median`);
-      console.log(`  request floor${by} (the same requests alone, best of ${run.floorMs.length}): ${floor.toFixed(0)} ms; ratio ${(best / floor).toFixed(2)}x best, ${(middle / floor).toFixed(2)}x median (goal <= 1.5x)`);
-      return { best: best / floor, median: middle / floor, cpuMs: median(run.cpuMs), tailCpuMs: median(run.tailCpuMs), bestTailCpuMs: Math.min(...run.tailCpuMs) };
+      console.log(
+        `  wall time${by}: best ${best.toFixed(0)} ms, median ${middle.toFixed(0)} ms of ${run.planMs.length} runs; CPU time median ${median(run.cpuMs).toFixed(0)} ms a plan, ${median(run.tailCpuMs).toFixed(0)} ms of it after the last answer (best ${Math.min(...run.tailCpuMs).toFixed(0)} ms)`,
+      );
+      console.log(
+        `  latency bound${by}: ${run.requests} / ${PARALLELISM} x ${LATENCY_MS} ms = ${latencyBoundMs.toFixed(0)} ms; ratio ${(best / latencyBoundMs).toFixed(2)}x best, ${(middle / latencyBoundMs).toFixed(2)}x median`,
+      );
+      console.log(
+        `  request floor${by} (the same requests alone, best of ${run.floorMs.length}): ${floor.toFixed(0)} ms; ratio ${(best / floor).toFixed(2)}x best, ${(middle / floor).toFixed(2)}x median (goal <= 1.5x)`,
+      );
+      return {
+        best: best / floor,
+        median: middle / floor,
+        cpuMs: median(run.cpuMs),
+        tailCpuMs: median(run.tailCpuMs),
+        bestTailCpuMs: Math.min(...run.tailCpuMs),
+      };
     });
     const stages = median(spend.stagesMs);
     const middle = median(runs[0].planMs);
-    console.log(`  spend and models when nothing spend-related changes: ${stages.toFixed(2)} ms of the median plan; ratio to the plan without them ${(middle / (middle - stages)).toFixed(3)}x (goal <= 1.1x)`);
-    console.log(`  the same plan with a spend limit on each of ${shape.gateways} gateways: median ${median(spend.spendMs).toFixed(0)} ms, ${(median(spend.spendMs) / middle).toFixed(2)}x the unchanged plan; usage reads ${spend.usageReads} (one per gateway)`);
+    console.log(
+      `  spend and models when nothing spend-related changes: ${stages.toFixed(2)} ms of the median plan; ratio to the plan without them ${(middle / (middle - stages)).toFixed(3)}x (goal <= 1.1x)`,
+    );
+    console.log(
+      `  the same plan with a spend limit on each of ${shape.gateways} gateways: median ${median(spend.spendMs).toFixed(0)} ms, ${(median(spend.spendMs) / middle).toFixed(2)}x the unchanged plan; usage reads ${spend.usageReads} (one per gateway)`,
+    );
     console.log(`  peak RSS of one \`cplane plan\` of this folder: ${rssMb.toFixed(0)} MB (goal at 10,000: <= 200 MB)`);
     return { label, figures };
   } finally {
@@ -380,7 +489,9 @@ if (process.argv[2] === '--measure') {
 // --baseline DIR: another checkout (with its own dist/, built) planned side by side with this one, alternating.
 // --cpu-prof DIR: the measuring children run under V8's profiler (bench/lib/profile-summary.mjs reads the files).
 // --only N: only the shapes of N resources (2000 or 10000).
-const { values: options } = parseArgs({ options: { baseline: { type: 'string' }, 'cpu-prof': { type: 'string' }, only: { type: 'string' } } });
+const { values: options } = parseArgs({
+  options: { baseline: { type: 'string' }, 'cpu-prof': { type: 'string' }, only: { type: 'string' } },
+});
 const here = fileURLToPath(new URL('..', import.meta.url));
 const builds = [{ name: 'this build', root: here }, ...(options.baseline ? [{ name: 'baseline', root: options.baseline }] : [])];
 console.log(`latency ${LATENCY_MS} ms per request, parallelism ${PARALLELISM}; the emulator runs in its own process`);
@@ -391,12 +502,18 @@ for (const shape of shapes) {
   if (!options.only || Number(options.only) === size) results.push(await measure(shape, builds));
 }
 console.log('ratio to the request floor, side by side (goal <= 1.5x):');
-for (const { label, figures } of results) console.log(`  ${label.padEnd(32)} ${figures[0].best.toFixed(2)}x best, ${figures[0].median.toFixed(2)}x median`);
+for (const { label, figures } of results)
+  console.log(`  ${label.padEnd(32)} ${figures[0].best.toFixed(2)}x best, ${figures[0].median.toFixed(2)}x median`);
 if (options.baseline) {
   // A table to paste into docs/performance.md.
-  console.log(`\n| plan | baseline: ratio to the floor, best / median | this build | CPU a plan (median), baseline → this build | of it after the last answer, median | the same, best |`);
+  console.log(
+    `\n| plan | baseline: ratio to the floor, best / median | this build | CPU a plan (median), baseline → this build | of it after the last answer, median | the same, best |`,
+  );
   console.log('|---|---|---|---|---|---|');
-  for (const { label, figures: [after, before] } of results) {
+  for (const {
+    label,
+    figures: [after, before],
+  } of results) {
     const ratios = (f) => `${f.best.toFixed(2)}× / ${f.median.toFixed(2)}×`;
     const cpu = (key) => `${before[key].toFixed(0)} → ${after[key].toFixed(0)} ms (${(after[key] / before[key]).toFixed(2)}×)`;
     console.log(`| ${label} | ${ratios(before)} | ${ratios(after)} | ${cpu('cpuMs')} | ${cpu('tailCpuMs')} | ${cpu('bestTailCpuMs')} |`);

@@ -16,23 +16,61 @@ const policies = [
   rule('tokens-expire', 'mandatory', ['gateway_token'], 'action == "revoke" || (after.expiresInDays != null && after.expiresInDays <= 90)'),
   rule('tokens-scoped', 'mandatory', ['gateway_token'], 'action == "revoke" || after.scopes.all(s, s in ["run", "read_logs"])'),
   rule('spend-limit', 'advisory', ['gateway'], 'action == "delete" || (has(after.settings) && has(after.settings.spendLimitUsd))'),
-  rule('rate-limit', 'advisory', ['gateway'], 'action == "delete" || !has(after.settings) || !has(after.settings.requestsPerMinute) || after.settings.requestsPerMinute <= 10000'),
+  rule(
+    'rate-limit',
+    'advisory',
+    ['gateway'],
+    'action == "delete" || !has(after.settings) || !has(after.settings.requestsPerMinute) || after.settings.requestsPerMinute <= 10000',
+  ),
   rule('otel-on', 'mandatory', ['otel_export'], 'action == "delete" || after.enabled'),
   rule('otel-https', 'mandatory', ['otel_export'], 'action == "delete" || after.endpoint == null || after.endpoint.startsWith("https://")'),
   rule('no-project-delete', 'mandatory', ['project'], 'action != "archive"'),
-  rule('records-rotate', 'advisory', ['record'], 'action == "delete" || !has(after.rotationIntervalDays) || after.rotationIntervalDays == null || after.rotationIntervalDays <= 365'),
+  rule(
+    'records-rotate',
+    'advisory',
+    ['record'],
+    'action == "delete" || !has(after.rotationIntervalDays) || after.rotationIntervalDays == null || after.rotationIntervalDays <= 365',
+  ),
   rule('named', 'advisory', [], 'action in ["delete", "archive", "revoke"] || !has(after.name) || size(after.name) > 0'),
   rule('address-shape', 'advisory', [], 'address.startsWith(kind + ".")'),
 ];
 
 function attributesOf(kind, i) {
   switch (kind) {
-    case 'project': return { name: `p${i}`, description: 'Generated', active: true };
-    case 'record': return { project: `p${i}`, name: `r${i}`, tags: ['a', 'b'], rotationIntervalDays: 90 };
-    case 'credential': return { provider: 'openai', label: `c${i}`, baseUrl: null };
-    case 'gateway': return { project: `p${i}`, name: `g${i}`, slug: `g${i}`, defaultProvider: 'openai', defaultModel: 'gpt-4o-mini', credentials: [`c${i}`], settings: { requestsPerMinute: 600, ...(i % 3 ? { spendLimitUsd: '10.00' } : {}) } };
-    case 'gateway_token': return { gateway: `g${i}`, name: `t${i}`, scopes: ['run'], expiresInDays: i % 7 ? 30 : null, allowedModels: [], rateLimitPerMin: null };
-    default: return { gateway: `g${i}`, enabled: true, endpoint: 'https://otel.example.com/v1', exportMetrics: true, exportTraces: true, headerNames: ['Authorization'] };
+    case 'project':
+      return { name: `p${i}`, description: 'Generated', active: true };
+    case 'record':
+      return { project: `p${i}`, name: `r${i}`, tags: ['a', 'b'], rotationIntervalDays: 90 };
+    case 'credential':
+      return { provider: 'openai', label: `c${i}`, baseUrl: null };
+    case 'gateway':
+      return {
+        project: `p${i}`,
+        name: `g${i}`,
+        slug: `g${i}`,
+        defaultProvider: 'openai',
+        defaultModel: 'gpt-4o-mini',
+        credentials: [`c${i}`],
+        settings: { requestsPerMinute: 600, ...(i % 3 ? { spendLimitUsd: '10.00' } : {}) },
+      };
+    case 'gateway_token':
+      return {
+        gateway: `g${i}`,
+        name: `t${i}`,
+        scopes: ['run'],
+        expiresInDays: i % 7 ? 30 : null,
+        allowedModels: [],
+        rateLimitPerMin: null,
+      };
+    default:
+      return {
+        gateway: `g${i}`,
+        enabled: true,
+        endpoint: 'https://otel.example.com/v1',
+        exportMetrics: true,
+        exportTraces: true,
+        headerNames: ['Authorization'],
+      };
   }
 }
 
@@ -44,7 +82,16 @@ for (let i = 0; i < CHANGES; i++) {
   const address = `${kind}.r${i}`;
   const action = i % 5 === 0 ? 'update' : 'create';
   steps.push({ id: address, address, kind, action, changes: [], dependsOn: [], writes: [] });
-  desired.set(address, { kind, address, localName: `r${i}`, attributes: attributesOf(kind, i), secrets: {}, lifecycle: { preventDestroy: false, ignoreChanges: [] }, dependsOn: [], source });
+  desired.set(address, {
+    kind,
+    address,
+    localName: `r${i}`,
+    attributes: attributesOf(kind, i),
+    secrets: {},
+    lifecycle: { preventDestroy: false, ignoreChanges: [] },
+    dependsOn: [],
+    source,
+  });
   if (action === 'update') state[address] = { inputs: attributesOf(kind, i + 1) };
 }
 
@@ -66,7 +113,16 @@ const inProcessRules = policies.map((p) => {
   return { kinds: p.kinds, evaluate: parsed };
 });
 const changes = policyChanges(steps, desired, state);
-const cel = (value) => (typeof value === 'number' ? (Number.isInteger(value) ? BigInt(value) : value) : Array.isArray(value) ? value.map(cel) : value !== null && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cel(v)])) : value);
+const cel = (value) =>
+  typeof value === 'number'
+    ? Number.isInteger(value)
+      ? BigInt(value)
+      : value
+    : Array.isArray(value)
+      ? value.map(cel)
+      : value !== null && typeof value === 'object'
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cel(v)]))
+        : value;
 
 const inProcess = [];
 const inWorker = [];
@@ -76,7 +132,14 @@ for (let run = 0; run < RUNS; run++) {
   started = performance.now();
   for (const c of changes) {
     const variables = { action: c.action, address: c.address, kind: c.kind, before: cel(c.before), after: cel(c.after) };
-    for (const rule of inProcessRules) if (rule.kinds.length === 0 || rule.kinds.includes(c.kind)) { try { rule.evaluate(variables); } catch { /* an error is a finding */ } }
+    for (const rule of inProcessRules)
+      if (rule.kinds.length === 0 || rule.kinds.includes(c.kind)) {
+        try {
+          rule.evaluate(variables);
+        } catch {
+          /* an error is a finding */
+        }
+      }
   }
   inProcess.push(performance.now() - started);
 
@@ -89,12 +152,21 @@ for (let run = 0; run < RUNS; run++) {
   inWorker.push(performance.now() - started);
 }
 const median = (times) => [...times].sort((a, b) => a - b)[Math.floor(RUNS / 2)];
-const range = (times) => `median ${median(times).toFixed(0)} ms (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)})`;
+const range = (times) =>
+  `median ${median(times).toFixed(0)} ms (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)})`;
 const total = median(inWorker);
-console.log(`policy: ${policies.length} rules over ${CHANGES} changes: compile ${compileMs.toFixed(1)} ms (includes loading the CEL library); evaluate in the worker ${range(inWorker)} of ${RUNS} runs; goal <= 500 ms: ${total <= 500 ? 'met' : 'NOT met'}`);
-console.log(`        in-process, no deadline (the baseline): ${range(inProcess)}; worker / in-process: ${(total / median(inProcess)).toFixed(1)}x`);
+console.log(
+  `policy: ${policies.length} rules over ${CHANGES} changes: compile ${compileMs.toFixed(1)} ms (includes loading the CEL library); evaluate in the worker ${range(inWorker)} of ${RUNS} runs; goal <= 500 ms: ${total <= 500 ? 'met' : 'NOT met'}`,
+);
+console.log(
+  `        in-process, no deadline (the baseline): ${range(inProcess)}; worker / in-process: ${(total / median(inProcess)).toFixed(1)}x`,
+);
 // A CLI plan evaluates once per process: the first in-process run (the CEL code not yet optimised by V8) is what
 // it did before; every worker run starts cold.
-console.log(`        first runs (cold, as in one CLI plan): in-process ${inProcess[0].toFixed(0)} ms, worker ${inWorker[0].toFixed(0)} ms: ${(inWorker[0] / inProcess[0]).toFixed(1)}x`);
+console.log(
+  `        first runs (cold, as in one CLI plan): in-process ${inProcess[0].toFixed(0)} ms, worker ${inWorker[0].toFixed(0)} ms: ${(inWorker[0] / inProcess[0]).toFixed(1)}x`,
+);
 console.log(`        the worker's start-up (load the CEL library, compile the rules; overlaps a plan's refresh): ${range(startups)}`);
-console.log(`        ${report.checked} evaluations, ${report.findings.length} findings (${report.findings.filter((f) => f.level === 'mandatory').length} mandatory)`);
+console.log(
+  `        ${report.checked} evaluations, ${report.findings.length} findings (${report.findings.filter((f) => f.level === 'mandatory').length} mandatory)`,
+);

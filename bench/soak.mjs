@@ -24,7 +24,10 @@ const DAY_MS = 86_400_000;
 const TOKENS = ['api', 'batch', 'ci'];
 /** A grant that ends (`until`) 20 days in, for a record the reader may read until then. */
 const UNTIL_DAYS = 20;
-const RECORDS = [{ name: 'signing', firstDueDays: 10 }, { name: 'webhook', firstDueDays: 4 }];
+const RECORDS = [
+  { name: 'signing', firstDueDays: 10 },
+  { name: 'webhook', firstDueDays: 4 },
+];
 const account = fixtures.accounts[0].id;
 const reader = fixtures.serviceAccounts[0];
 const bin = join(import.meta.dirname, '..', 'bin', 'cplane.js');
@@ -35,32 +38,57 @@ const emulator = await startEmulator({});
 const client = createClient({ baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: account });
 const now = () => new Date(Date.now() + emulator.clockOffsetMs());
 const env = {
-  PATH: process.env.PATH, HOME: temp, NO_COLOR: '1', CI: '1',
-  CPLANE_BASE_URL: emulator.url, CPLANE_TOKEN: fixtures.tokens.admin, CPLANE_ACCOUNT: account,
-  CPLANE_STATE_KEY: Buffer.alloc(32, 3).toString('base64'), OPENAI_API_KEY: 'sk-soak-openai',
+  PATH: process.env.PATH,
+  HOME: temp,
+  NO_COLOR: '1',
+  CI: '1',
+  CPLANE_BASE_URL: emulator.url,
+  CPLANE_TOKEN: fixtures.tokens.admin,
+  CPLANE_ACCOUNT: account,
+  CPLANE_STATE_KEY: Buffer.alloc(32, 3).toString('base64'),
+  OPENAI_API_KEY: 'sk-soak-openai',
 };
 
 /** The configuration, one piece per concern, as YAML blocks under their keys. */
 const start = now();
 const pieces = {
-  projects: ['  soak:', '    name: soak', '    records:', ...RECORDS.flatMap((r) => [
-    `      ${r.name}:`,
-    '        value: { generate: { length: 32 } }',
-    '        rotationIntervalDays: 10',
-    `        secretDueAt: ${new Date(start.getTime() + r.firstDueDays * DAY_MS).toISOString()}`,
-    `        grants: { serviceAccounts: [${reader.name}] }`,
-  ]),
-  // Each token is delivered to a record of its own, granted to the reader: what its application reads.
-  ...TOKENS.flatMap((t) => [`      ${t}-token:`, `        grants: { serviceAccounts: [${reader.name}] }`]),
-  '      temporary:', '        value: { generate: { length: 16 } }',
-  `        grants: { serviceAccounts: [{ name: ${reader.name}, until: "${new Date(start.getTime() + UNTIL_DAYS * DAY_MS).toISOString().replace(/\.\d{3}Z$/, 'Z')}", reason: SOAK-1 }] }`,
+  projects: [
+    '  soak:',
+    '    name: soak',
+    '    records:',
+    ...RECORDS.flatMap((r) => [
+      `      ${r.name}:`,
+      '        value: { generate: { length: 32 } }',
+      '        rotationIntervalDays: 10',
+      `        secretDueAt: ${new Date(start.getTime() + r.firstDueDays * DAY_MS).toISOString()}`,
+      `        grants: { serviceAccounts: [${reader.name}] }`,
+    ]),
+    // Each token is delivered to a record of its own, granted to the reader: what its application reads.
+    ...TOKENS.flatMap((t) => [`      ${t}-token:`, `        grants: { serviceAccounts: [${reader.name}] }`]),
+    '      temporary:',
+    '        value: { generate: { length: 16 } }',
+    `        grants: { serviceAccounts: [{ name: ${reader.name}, until: "${new Date(start.getTime() + UNTIL_DAYS * DAY_MS).toISOString().replace(/\.\d{3}Z$/, 'Z')}", reason: SOAK-1 }] }`,
   ],
   credentials: ['  openai: { provider: openai, label: soak-openai, secret: { env: OPENAI_API_KEY } }'],
-  gateways: ['  main:', '    project: soak', '    name: Soak', '    slug: soak-main', '    defaultProvider: openai', '    defaultModel: gpt-4o-mini', '    credentials: [openai]', '    tokens:',
-    ...TOKENS.map((t) => `      ${t}: { scopes: [run], expiresInDays: 7, renewBeforeDays: 2, deliverTo: { record: soak/${t}-token } }`)],
+  gateways: [
+    '  main:',
+    '    project: soak',
+    '    name: Soak',
+    '    slug: soak-main',
+    '    defaultProvider: openai',
+    '    defaultModel: gpt-4o-mini',
+    '    credentials: [openai]',
+    '    tokens:',
+    ...TOKENS.map((t) => `      ${t}: { scopes: [run], expiresInDays: 7, renewBeforeDays: 2, deliverTo: { record: soak/${t}-token } }`),
+  ],
 };
 mkdirSync(dir);
-writeFileSync(join(dir, 'main.yaml'), `version: 1\n${Object.entries(pieces).map(([key, lines]) => `${key}:\n${lines.join('\n')}`).join('\n')}\n`);
+writeFileSync(
+  join(dir, 'main.yaml'),
+  `version: 1\n${Object.entries(pieces)
+    .map(([key, lines]) => `${key}:\n${lines.join('\n')}`)
+    .join('\n')}\n`,
+);
 
 function cli(args, extra = {}) {
   return new Promise((resolve, reject) => {
@@ -80,7 +108,12 @@ const gatewayId = async () => (await client.listAll('listGateways', {})).find((g
 const isActive = (t, at) => t.revoked_at === null && Date.parse(t.expires_at) > at.getTime();
 
 /** The daily checks: each counts the failures it sees after a run (goal 0 each), with a reason per failure. */
-const readerEnv = () => ({ CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_SA_KEY: Buffer.from(fixtureKeyPair(reader.id).privateKey).toString('base64'), CPLANE_WRITER_KEY: writerKey, CPLANE_STATE_KEY: '' });
+const readerEnv = () => ({
+  CPLANE_TOKEN: fixtures.tokens.serviceAccount,
+  CPLANE_SA_KEY: Buffer.from(fixtureKeyPair(reader.id).privateKey).toString('base64'),
+  CPLANE_WRITER_KEY: writerKey,
+  CPLANE_STATE_KEY: '',
+});
 /** The token a reader holds: the value of the record its token is delivered to, read as the reader, matched by prefix. */
 async function heldToken(t, tokens, allRecords) {
   const record = allRecords.find((r) => r.name === `${t}-token`);
@@ -91,7 +124,10 @@ async function heldToken(t, tokens, allRecords) {
 const checks = {
   'expired tokens a reader held as current': async ({ tokens, allRecords, at }) => {
     const out = [];
-    for (const t of TOKENS) { const held = await heldToken(t, tokens, allRecords); if (!held || Date.parse(held.expires_at) <= at.getTime()) out.push(`${t} ${held ? 'expired' : 'unreadable'}`); }
+    for (const t of TOKENS) {
+      const held = await heldToken(t, tokens, allRecords);
+      if (!held || Date.parse(held.expires_at) <= at.getTime()) out.push(`${t} ${held ? 'expired' : 'unreadable'}`);
+    }
     return out;
   },
   'days a reader held a revoked token': async ({ tokens, allRecords }) => {
@@ -104,11 +140,15 @@ const checks = {
     TOKENS.flatMap((t) => {
       const entry = state[`gateway_token.main/${t}`];
       const waiting = new Set((entry?.superseded ?? []).filter((s) => Date.parse(s.revocableAt) > at.getTime() - DAY_MS).map((s) => s.id));
-      return tokens.filter((x) => x.name === t && isActive(x, at) && x.token_id !== entry?.id && !waiting.has(x.token_id)).map((x) => `${t} ${x.token_id}`);
+      return tokens
+        .filter((x) => x.name === t && isActive(x, at) && x.token_id !== entry?.id && !waiting.has(x.token_id))
+        .map((x) => `${t} ${x.token_id}`);
     }),
   // Due for more than one run: a run rotates what is due on its day.
   'overdue rotations': async ({ records, at }) =>
-    records.filter((r) => r.secret_due_at && Date.parse(r.secret_due_at) < at.getTime() - DAY_MS).map((r) => `${r.name} due ${r.secret_due_at}`),
+    records
+      .filter((r) => r.secret_due_at && Date.parse(r.secret_due_at) < at.getTime() - DAY_MS)
+      .map((r) => `${r.name} due ${r.secret_due_at}`),
   // The reader reads each record every day, as its application would.
   'days a reader could not read its record': async ({ records }) => {
     const failures = [];
@@ -146,7 +186,13 @@ for (let day = 1; day <= DAYS; day++) {
   for (const step of report.apply ?? []) if (step.action in renewals) renewals[step.action]++;
   const at = now();
   const allRecords = await client.listAll('listRecords', {});
-  const input = { at, state: stateNow(), tokens: await client.listAll('listGatewayTokens', { path: { id: await gatewayId() } }), allRecords, records: allRecords.filter((r) => RECORDS.some((x) => x.name === r.name)) };
+  const input = {
+    at,
+    state: stateNow(),
+    tokens: await client.listAll('listGatewayTokens', { path: { id: await gatewayId() } }),
+    allRecords,
+    records: allRecords.filter((r) => RECORDS.some((x) => x.name === r.name)),
+  };
   for (const [name, check] of Object.entries(checks)) {
     const failures = await check(input);
     totals[name] += failures.length;
@@ -154,9 +200,14 @@ for (let day = 1; day <= DAYS; day++) {
   }
 }
 
-console.log(`soak${CONTROL ? ' (control: no reconcile)' : ''}: ${DAYS} simulated days, ${CONTROL ? 'no run' : 'one `cplane reconcile` a day'}; ${TOKENS.length} tokens (expiresInDays 7, renewBeforeDays 2), ${RECORDS.length} records rotated every 10 days, read daily by a Service Account; tokens delivered to records; a grant ending on day ${UNTIL_DAYS}`);
-console.log(`  steps applied by reconcile: ${applied} (renewals and revocations after overlaps: ${renewals.renew}, rotations: ${renewals.rotate})`);
-for (const [name, total] of Object.entries(totals)) console.log(`  ${name}: ${total}${examples[name] ? `  (${examples[name].slice(0, 3).join(' | ')})` : ''}`);
+console.log(
+  `soak${CONTROL ? ' (control: no reconcile)' : ''}: ${DAYS} simulated days, ${CONTROL ? 'no run' : 'one `cplane reconcile` a day'}; ${TOKENS.length} tokens (expiresInDays 7, renewBeforeDays 2), ${RECORDS.length} records rotated every 10 days, read daily by a Service Account; tokens delivered to records; a grant ending on day ${UNTIL_DAYS}`,
+);
+console.log(
+  `  steps applied by reconcile: ${applied} (renewals and revocations after overlaps: ${renewals.renew}, rotations: ${renewals.rotate})`,
+);
+for (const [name, total] of Object.entries(totals))
+  console.log(`  ${name}: ${total}${examples[name] ? `  (${examples[name].slice(0, 3).join(' | ')})` : ''}`);
 console.log(`  person steps (withheld for a person): ${personSteps}`);
 console.log(`  reconcile runs that failed: ${failedRuns}`);
 await client.close();

@@ -46,7 +46,10 @@ function modulesLoaded(args, options) {
   const out = join(dir, 'loaded');
   const hooks = join(dir, 'hooks.mjs');
   const register = join(dir, 'register.mjs');
-  writeFileSync(hooks, `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(out)}, url + '\\n'); return next(url, context); }\n`);
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(out)}, url + '\\n'); return next(url, context); }\n`,
+  );
   writeFileSync(
     register,
     [
@@ -58,7 +61,11 @@ function modulesLoaded(args, options) {
   );
   try {
     spawnSync(process.execPath, ['--import', register, ...args], options);
-    return new Set(readFileSync(out, 'utf8').split('\n').filter((url) => url.startsWith('file:') && /\.[cm]?js$/.test(url))).size;
+    return new Set(
+      readFileSync(out, 'utf8')
+        .split('\n')
+        .filter((url) => url.startsWith('file:') && /\.[cm]?js$/.test(url)),
+    ).size;
   } catch {
     return undefined;
   } finally {
@@ -71,7 +78,12 @@ const temp = mkdtempSync(join(tmpdir(), 'cplane-bench-startup-'));
 try {
   const dir = join(temp, 'quickstart');
   cpSync(join(root, 'examples/quickstart'), dir, { recursive: true });
-  const secrets = Object.fromEntries(readFileSync(join(dir, 'demo.env'), 'utf8').split('\n').filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split('=')));
+  const secrets = Object.fromEntries(
+    readFileSync(join(dir, 'demo.env'), 'utf8')
+      .split('\n')
+      .filter((l) => /^[A-Z_]+=/.test(l))
+      .map((l) => l.split('=')),
+  );
   const env = {
     PATH: process.env.PATH,
     HOME: temp,
@@ -128,7 +140,9 @@ try {
       uncached.push(timed([join(bare, 'bin', 'cplane.js'), ...command.args], options).cpuMs);
     }
     const [withCache, without] = [median(cached), median(uncached)];
-    console.log(`  ${command.label.padEnd(40)} ${withCache.toFixed(0).padStart(4)} ms with the cache, ${without.toFixed(0).padStart(4)} ms without: ${(withCache / without).toFixed(2)}x`);
+    console.log(
+      `  ${command.label.padEnd(40)} ${withCache.toFixed(0).padStart(4)} ms with the cache, ${without.toFixed(0).padStart(4)} ms without: ${(withCache / without).toFixed(2)}x`,
+    );
   }
 } finally {
   emulator.close();

@@ -73,11 +73,20 @@ try {
 } finally {
   for (const s of states) rmSync(s.root, { recursive: true, force: true });
 }
-const results = states.map((s) => ({ addresses: s.addresses, bytes: s.bytes, load: median(s.loads), save: median(s.saves), write: median(s.writes), writeCpu: median(s.writeCpu) }));
+const results = states.map((s) => ({
+  addresses: s.addresses,
+  bytes: s.bytes,
+  load: median(s.loads),
+  save: median(s.saves),
+  write: median(s.writes),
+  writeCpu: median(s.writeCpu),
+}));
 console.log(`state load, save and one recorded write; medians of ${RUNS} loads and saves and ${RUNS * WRITES} writes`);
 console.log('addresses      size      load      save (fold)   one recorded write (wall, CPU)');
 for (const r of results) {
-  console.log(`${String(r.addresses).padStart(9)}  ${(r.bytes / 1e6).toFixed(1).padStart(5)} MB  ${r.load.toFixed(1).padStart(6)} ms  ${r.save.toFixed(1).padStart(9)} ms  ${r.write.toFixed(2).padStart(12)} ms, ${r.writeCpu.toFixed(2)} ms CPU`);
+  console.log(
+    `${String(r.addresses).padStart(9)}  ${(r.bytes / 1e6).toFixed(1).padStart(5)} MB  ${r.load.toFixed(1).padStart(6)} ms  ${r.save.toFixed(1).padStart(9)} ms  ${r.write.toFixed(2).padStart(12)} ms, ${r.writeCpu.toFixed(2)} ms CPU`,
+  );
 }
 const [small, large] = results;
 console.log(

@@ -75,9 +75,12 @@ for (const { units: UNITS, goalMs } of SIZES) {
       const units = Array.from({ length: perFile }, (_, k) => unit(f * perFile + k));
       const text = [
         ...(f === 0 ? ['version: 1', 'variables:', '  env: { default: bench }'] : []),
-        'projects:', ...units.flatMap((u) => u.project),
-        'credentials:', ...units.flatMap((u) => u.credential),
-        'gateways:', ...units.flatMap((u) => u.gateway),
+        'projects:',
+        ...units.flatMap((u) => u.project),
+        'credentials:',
+        ...units.flatMap((u) => u.credential),
+        'gateways:',
+        ...units.flatMap((u) => u.gateway),
       ].join('\n');
       writeFileSync(join(dir, `part-${String(f).padStart(2, '0')}.yaml`), `${text}\n`);
     }
@@ -87,7 +90,9 @@ for (const { units: UNITS, goalMs } of SIZES) {
     const { resources, first, wall, cpu } = await loadFiveTimes(dir);
     console.log(`validate: ${resources} resources in ${FILES} files`);
     console.log(`  first run (cold): ${first.wall.toFixed(0)} ms wall, ${first.cpu.toFixed(0)} ms CPU`);
-    console.log(`  median of 5 runs: ${wall.toFixed(0)} ms wall, ${cpu.toFixed(0)} ms CPU (goal < ${goalMs} ms) ${wall < goalMs ? 'OK' : 'SLOW'}`);
+    console.log(
+      `  median of 5 runs: ${wall.toFixed(0)} ms wall, ${cpu.toFixed(0)} ms CPU (goal < ${goalMs} ms) ${wall < goalMs ? 'OK' : 'SLOW'}`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -99,22 +104,49 @@ for (const { units: UNITS, goalMs } of SIZES) {
 {
   const TEMPLATES = 10;
   const PER_TEMPLATE = 1000;
-  const stem = ['version: 1', 'projects:', '  core: { description: Core }', 'credentials:', '  openai: { provider: openai, secret: { env: OPENAI_API_KEY } }'];
+  const stem = [
+    'version: 1',
+    'projects:',
+    '  core: { description: Core }',
+    'credentials:',
+    '  openai: { provider: openai, secret: { env: OPENAI_API_KEY } }',
+  ];
   const gatewayBody = (indent, name, slug, rpm) => [
-    `${indent}project: core`, `${indent}name: ${name}`, `${indent}slug: ${slug}`, `${indent}defaultProvider: openai`, `${indent}defaultModel: gpt-4o-mini`,
-    `${indent}credentials: [openai]`, `${indent}settings:`, `${indent}  requestsPerMinute: ${rpm}`, `${indent}  window: day`,
+    `${indent}project: core`,
+    `${indent}name: ${name}`,
+    `${indent}slug: ${slug}`,
+    `${indent}defaultProvider: openai`,
+    `${indent}defaultModel: gpt-4o-mini`,
+    `${indent}credentials: [openai]`,
+    `${indent}settings:`,
+    `${indent}  requestsPerMinute: ${rpm}`,
+    `${indent}  window: day`,
   ];
   const rpmOf = (t, k) => 10 + ((t * PER_TEMPLATE + k) % 900);
   const write = (dir, fileText) => {
-    for (let t = 0; t < TEMPLATES; t++) writeFileSync(join(dir, `part-${String(t).padStart(2, '0')}.yaml`), `${[...(t === 0 ? stem : []), ...fileText(t)].join('\n')}\n`);
+    for (let t = 0; t < TEMPLATES; t++)
+      writeFileSync(join(dir, `part-${String(t).padStart(2, '0')}.yaml`), `${[...(t === 0 ? stem : []), ...fileText(t)].join('\n')}\n`);
   };
   const written = mkdtempSync(join(tmpdir(), 'cplane-bench-written-'));
   const templated = mkdtempSync(join(tmpdir(), 'cplane-bench-foreach-'));
   try {
-    write(written, (t) => ['gateways:', ...Array.from({ length: PER_TEMPLATE }, (_, k) => [`  g${t}-k${k}:`, ...gatewayBody('    ', `team k${k}`, `gw-${t}-k${k}`, rpmOf(t, k))]).flat()]);
+    write(written, (t) => [
+      'gateways:',
+      ...Array.from({ length: PER_TEMPLATE }, (_, k) => [
+        `  g${t}-k${k}:`,
+        ...gatewayBody('    ', `team k${k}`, `gw-${t}-k${k}`, rpmOf(t, k)),
+      ]).flat(),
+    ]);
     write(templated, (t) => [
-      'variables:', `  teams${t}:`, '    type: map', '    default:', ...Array.from({ length: PER_TEMPLATE }, (_, k) => `      k${k}: { rpm: ${rpmOf(t, k)} }`),
-      'gateways:', `  g${t}:`, `    forEach: \${var.teams${t}}`, ...gatewayBody('    ', 'team ${each.key}', `gw-${t}-\${each.key}`, '${each.value.rpm}'),
+      'variables:',
+      `  teams${t}:`,
+      '    type: map',
+      '    default:',
+      ...Array.from({ length: PER_TEMPLATE }, (_, k) => `      k${k}: { rpm: ${rpmOf(t, k)} }`),
+      'gateways:',
+      `  g${t}:`,
+      `    forEach: \${var.teams${t}}`,
+      ...gatewayBody('    ', 'team ${each.key}', `gw-${t}-\${each.key}`, '${each.value.rpm}'),
     ]);
     // Alternated, so that load on the shared machine falls on both alike.
     const out = await loadFiveTimes(written);
@@ -122,10 +154,14 @@ for (const { units: UNITS, goalMs } of SIZES) {
     const out2 = await loadFiveTimes(written);
     const outWall = Math.min(out.wall, out2.wall);
     const outCpu = Math.min(out.cpu, out2.cpu);
-    console.log(`validate forEach: ${each.resources} resources (${TEMPLATES * PER_TEMPLATE} gateways from ${TEMPLATES} templates) vs ${out.resources} written out`);
+    console.log(
+      `validate forEach: ${each.resources} resources (${TEMPLATES * PER_TEMPLATE} gateways from ${TEMPLATES} templates) vs ${out.resources} written out`,
+    );
     console.log(`  written out: ${outWall.toFixed(0)} ms wall, ${outCpu.toFixed(0)} ms CPU (median of 5)`);
     console.log(`  forEach:     ${each.wall.toFixed(0)} ms wall, ${each.cpu.toFixed(0)} ms CPU (median of 5)`);
-    console.log(`  ratio forEach / written out: ${(each.wall / outWall).toFixed(2)}x wall, ${(each.cpu / outCpu).toFixed(2)}x CPU (goal <= 1.5x) ${each.wall / outWall <= 1.5 ? 'OK' : 'SLOW'}`);
+    console.log(
+      `  ratio forEach / written out: ${(each.wall / outWall).toFixed(2)}x wall, ${(each.cpu / outCpu).toFixed(2)}x CPU (goal <= 1.5x) ${each.wall / outWall <= 1.5 ? 'OK' : 'SLOW'}`,
+    );
   } finally {
     rmSync(written, { recursive: true, force: true });
     rmSync(templated, { recursive: true, force: true });

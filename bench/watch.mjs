@@ -27,20 +27,43 @@ async function cplane(args, extraEnv = {}) {
   let stdout = '';
   let stderr = '';
   const sink = (append) => new Writable({ write: (chunk, _encoding, done) => (append(chunk.toString()), done()) });
-  const env = { PATH: process.env.PATH, HOME: dir, CPLANE_BASE_URL: emulator.url, CPLANE_TOKEN: fixtures.tokens.admin, CPLANE_ACCOUNT: account, CPLANE_STATE_KEY: Buffer.alloc(32, 7).toString('base64'), NO_COLOR: '1', ...extraEnv };
-  const code = await runCli(args, { env, cwd: dir, stdout: sink((t) => (stdout += t)), stderr: sink((t) => (stderr += t)), stdin: Readable.from([]) });
+  const env = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    CPLANE_BASE_URL: emulator.url,
+    CPLANE_TOKEN: fixtures.tokens.admin,
+    CPLANE_ACCOUNT: account,
+    CPLANE_STATE_KEY: Buffer.alloc(32, 7).toString('base64'),
+    NO_COLOR: '1',
+    ...extraEnv,
+  };
+  const code = await runCli(args, {
+    env,
+    cwd: dir,
+    stdout: sink((t) => (stdout += t)),
+    stderr: sink((t) => (stderr += t)),
+    stdin: Readable.from([]),
+  });
   if (code !== 0) throw new Error(`cplane ${args.join(' ')} failed: ${stderr}`);
   return stdout;
 }
 
 try {
-  const records = Array.from({ length: NAMES }, (_, i) => `      secret-${i}:\n        value: { env: SECRET_VALUE }\n        grants: { serviceAccounts: [ci-deployer] }\n`).join('');
+  const records = Array.from(
+    { length: NAMES },
+    (_, i) => `      secret-${i}:\n        value: { env: SECRET_VALUE }\n        grants: { serviceAccounts: [ci-deployer] }\n`,
+  ).join('');
   writeFileSync(join(dir, 'main.yaml'), `version: 1\nprojects:\n  app:\n    name: bench-watch\n    records:\n${records}`);
   await cplane(['apply', dir, '--auto-approve'], { SECRET_VALUE: 'bench-watch-value-0001' });
   const manifest = JSON.parse(await cplane(['reader-manifest', 'ci-deployer', dir]));
-  const credential = encodeReaderCredential({ token: fixtures.tokens.serviceAccount, privateKey: fixtureKeyPair(ciDeployer.id).privateKey });
+  const credential = encodeReaderCredential({
+    token: fixtures.tokens.serviceAccount,
+    privateKey: fixtureKeyPair(ciDeployer.id).privateKey,
+  });
 
-  console.log(`watching names of one Service Account (${NAMES} records in the account), polling every ${INTERVAL_MS} ms, nothing changing:`);
+  console.log(
+    `watching names of one Service Account (${NAMES} records in the account), polling every ${INTERVAL_MS} ms, nothing changing:`,
+  );
   for (const count of [1, 10, 100]) {
     const reader = createReader({ manifest, credential });
     const names = Object.keys(manifest.deployments.default.records).slice(0, count);
@@ -53,7 +76,9 @@ try {
     await reader.close();
     const intervals = stats.byOperation.listRecords ?? 0;
     const perInterval = stats.requests / Math.max(1, intervals);
-    console.log(`  ${String(count).padStart(3)} name(s): ${perInterval.toFixed(2)} request(s) per interval (${stats.requests} requests over ${intervals} intervals, ${stats.byOperation.readRecord ?? 0} reads)`);
+    console.log(
+      `  ${String(count).padStart(3)} name(s): ${perInterval.toFixed(2)} request(s) per interval (${stats.requests} requests over ${intervals} intervals, ${stats.byOperation.readRecord ?? 0} reads)`,
+    );
     if (intervals === 0 || perInterval !== 1) process.exitCode = 1;
   }
 } finally {

@@ -8,7 +8,20 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** What `npm run build` reads: a change to any of these makes dist/ stale. */
-const buildInputs = ['src', 'packages/sdk/src', 'schema', 'scripts/build.mjs', 'scripts/bundle.mjs', 'scripts/code-cache.mjs', 'scripts/compile-schemas.mjs', 'scripts/compile-result-checks.mjs', 'tsconfig.build.json', 'tsconfig.sdk.json', 'tsconfig.json', 'package.json'];
+const buildInputs = [
+  'src',
+  'packages/sdk/src',
+  'schema',
+  'scripts/build.mjs',
+  'scripts/bundle.mjs',
+  'scripts/code-cache.mjs',
+  'scripts/compile-schemas.mjs',
+  'scripts/compile-result-checks.mjs',
+  'tsconfig.build.json',
+  'tsconfig.sdk.json',
+  'tsconfig.json',
+  'package.json',
+];
 /** Written by `npm run build` (scripts/build.mjs) once every step has succeeded, so its time is when the build finished. */
 const buildStamp = 'dist/build-done';
 
@@ -27,8 +40,11 @@ function newestFile(root, path) {
 /** Why the build in `root` cannot be trusted to be the sources' (missing, or older than a source), or undefined when it can. */
 export function staleBuild(root) {
   const built = statSync(join(root, buildStamp), { throwIfNoEntry: false });
-  if (!built) return `dist/ is missing or incomplete (no ${buildStamp}): run \`npm run build\` before the tests that start the CLI (\`npm test\` builds first).`;
-  const newest = buildInputs.map((input) => newestFile(root, input)).reduce((a, b) => (b && (!a || b.mtimeMs > a.mtimeMs) ? b : a), undefined);
+  if (!built)
+    return `dist/ is missing or incomplete (no ${buildStamp}): run \`npm run build\` before the tests that start the CLI (\`npm test\` builds first).`;
+  const newest = buildInputs
+    .map((input) => newestFile(root, input))
+    .reduce((a, b) => (b && (!a || b.mtimeMs > a.mtimeMs) ? b : a), undefined);
   if (newest && newest.mtimeMs > built.mtimeMs) {
     return `dist/ is older than the sources: ${relative(root, join(root, newest.path))} changed after the last build. Run \`npm run build\`, then the tests again (\`npm test\` builds first).`;
   }

@@ -14,7 +14,9 @@ function node(...args) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
     child.on('error', reject);
-    child.on('close', (code, signal) => (code === 0 ? resolve() : reject(new Error(`\`node ${args.join(' ')}\` failed (${signal ?? `exit ${code}`})`))));
+    child.on('close', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`\`node ${args.join(' ')}\` failed (${signal ?? `exit ${code}`})`)),
+    );
   });
 }
 

@@ -39,7 +39,15 @@ await build({
   platform: 'node',
   // `cplane mcp`'s SDK (and zod, which it uses) and `cplane lsp`'s protocol library, which the action never runs, and
   // what Ink and the PostgreSQL driver load only when asked (React's developer tools, the native driver, Cloudflare's sockets).
-  external: [/^node:/, /^@modelcontextprotocol\//, /^zod(\/|$)/, /^vscode-languageserver/, 'react-devtools-core', 'pg-native', 'cloudflare:sockets'],
+  external: [
+    /^node:/,
+    /^@modelcontextprotocol\//,
+    /^zod(\/|$)/,
+    /^vscode-languageserver/,
+    'react-devtools-core',
+    'pg-native',
+    'cloudflare:sockets',
+  ],
   plugins: [{ name: 'cplane-action-modules', load: (id) => replaced[id] }],
   logLevel: 'warn',
   output: {

@@ -58,7 +58,10 @@ const { output } = await build({
   // Only the entry runs anything when it is loaded: every other module of ours (and the bundler's helpers)
   // only declares. So a module that imports one name from a folder's index does not load the whole folder,
   // and the entry does not load the helpers' chunk just to run it. Dependencies are taken as they are.
-  treeshake: { moduleSideEffects: (id) => id.startsWith(`${root}node_modules/`) || [`${root}dist/cli/main.js`, `${root}dist/session/configuration-worker.js`].includes(id) },
+  treeshake: {
+    moduleSideEffects: (id) =>
+      id.startsWith(`${root}node_modules/`) || [`${root}dist/cli/main.js`, `${root}dist/session/configuration-worker.js`].includes(id),
+  },
   logLevel: 'warn',
   output: {
     dir: outDir,
@@ -90,5 +93,7 @@ writeFileSync(`${outDir}/help.json`, `${JSON.stringify({ version, help: globalHe
 
 // The files that `import()` a module outside the bundle (Ink, the PostgreSQL driver): scripts/code-cache.mjs makes no cache for them.
 const inBundle = new Set(output.map((file) => file.fileName));
-const dynamicImports = output.filter((file) => file.type === 'chunk' && file.dynamicImports.some((id) => !inBundle.has(id))).map((file) => file.fileName);
+const dynamicImports = output
+  .filter((file) => file.type === 'chunk' && file.dynamicImports.some((id) => !inBundle.has(id)))
+  .map((file) => file.fileName);
 writeFileSync(`${outDir}/dynamic-imports.json`, `${JSON.stringify(dynamicImports)}\n`);

@@ -31,7 +31,9 @@ if (role === '--run') {
   const files = ['cplane.cjs', ...readdirSync(join(bundle, 'chunks')).map((name) => `chunks/${name}`)]
     .filter((name) => name.endsWith('.cjs') && !uncached.has(name))
     .map((name) => join(bundle, name));
-  writeCodeCache(new Map(files.map((filename) => [filename, { script: new Script(Module.wrap(readFileSync(filename, 'utf8')), { filename }) }])));
+  writeCodeCache(
+    new Map(files.map((filename) => [filename, { script: new Script(Module.wrap(readFileSync(filename, 'utf8')), { filename }) }])),
+  );
 
   const { startEmulator } = await import('../dist/emulator/index.js');
   const { fixtures } = await import('../dist/emulator/fixtures.js');
@@ -56,11 +58,19 @@ if (role === '--run') {
   };
   const common = [example, '--account', fixtures.accounts[0].id, '--state', join(temp, 'state.json')];
   try {
-    for (const command of [['validate', example], ['apply', ...common, '--auto-approve'], ['plan', ...common], ['output', ...common], ['api', 'listProjects', '--account', fixtures.accounts[0].id]]) {
+    for (const command of [
+      ['validate', example],
+      ['apply', ...common, '--auto-approve'],
+      ['plan', ...common],
+      ['output', ...common],
+      ['api', 'listProjects', '--account', fixtures.accounts[0].id],
+    ]) {
       // Not spawnSync: the emulator answers from this process.
-      await promisify(execFile)(process.execPath, [fileURLToPath(import.meta.url), '--run', ...command], { cwd: temp, env }).catch((error) => {
-        throw new Error(`code cache: \`cplane ${command[0]}\` exited with ${error.code}:\n${error.stdout}${error.stderr}`);
-      });
+      await promisify(execFile)(process.execPath, [fileURLToPath(import.meta.url), '--run', ...command], { cwd: temp, env }).catch(
+        (error) => {
+          throw new Error(`code cache: \`cplane ${command[0]}\` exited with ${error.code}:\n${error.stdout}${error.stderr}`);
+        },
+      );
     }
   } finally {
     await emulator.close();

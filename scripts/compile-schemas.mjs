@@ -37,7 +37,12 @@ const validators = [
   },
   { file: 'plan-schema', schema: 'schema/plan.schema.json', options: { strict: true, allErrors: true }, formats: ['date-time', 'uuid'] },
   // `cplane test`'s files (tests/*.cptest.yaml): verbose, for the same error translation as the configuration's.
-  { file: 'test-schema', schema: 'schema/test.schema.json', options: { strict: true, allErrors: true, verbose: true, allowUnionTypes: true }, formats: [] },
+  {
+    file: 'test-schema',
+    schema: 'schema/test.schema.json',
+    options: { strict: true, allErrors: true, verbose: true, allowUnionTypes: true },
+    formats: [],
+  },
 ];
 
 /**
@@ -81,7 +86,10 @@ for (const v of validators) {
   ajv.addSchema(schema);
   const parts = v.parts ?? {};
   // The whole schema is `validate`, also the default export; each part is a named export of the same module.
-  const exports = { validate: schema.$id, ...Object.fromEntries(Object.entries(parts).map(([name, ref]) => [name, `${schema.$id}${ref}`])) };
+  const exports = {
+    validate: schema.$id,
+    ...Object.fromEntries(Object.entries(parts).map(([name, ref]) => [name, `${schema.$id}${ref}`])),
+  };
   const code = `${asImports(standaloneCode(ajv, exports))}\nexport default validate;\n`;
   writeFileSync(join(outDirs[0], `${v.file}.js`), code);
   writeFileSync(join(outDirs[0], `${v.file}.d.ts`), declaration(parts));

@@ -26,7 +26,13 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** The registry, bundled from its TypeScript source. */
 async function loadRegistry() {
-  const bundle = await rolldown({ cwd: root, input: join(root, 'src/providers/index.ts'), platform: 'node', external: (id) => !id.startsWith('.') && !isAbsolute(id), logLevel: 'warn' });
+  const bundle = await rolldown({
+    cwd: root,
+    input: join(root, 'src/providers/index.ts'),
+    platform: 'node',
+    external: (id) => !id.startsWith('.') && !isAbsolute(id),
+    logLevel: 'warn',
+  });
   const { output } = await bundle.generate({ format: 'esm' });
   const dir = join(root, 'node_modules/.cache/cplane');
   mkdirSync(dir, { recursive: true });
@@ -43,7 +49,8 @@ async function loadRegistry() {
 /** A text for a table cell: what holds a `<placeholder>` as code (so Markdown does not take it for HTML), `|` escaped. */
 const cell = (text) => text.replace(/([^\s`]*<[^>\s]+>[^\s`]*?)([.,;:]?)(?=\s|$)/g, '`$1`$2').replaceAll('|', '\\|');
 const code = (text) => `\`${text}\``;
-const table = (head, rows) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---|').join('')}`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+const table = (head, rows) =>
+  [`| ${head.join(' | ')} |`, `|${head.map(() => '---|').join('')}`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 
 /** The tables, by name, from the registry's configuration blocks. */
 export function generateTables({ kindBlocks, nestingOrder }) {
@@ -57,16 +64,34 @@ export function generateTables({ kindBlocks, nestingOrder }) {
     return block.single ? at : block.list ? `${at}: [${placeholder(block)}]` : `${at}.${placeholder(block)}`;
   };
   // A list block's entries are names in its parent's schema, which describes the list.
-  const schemaOf = (block) => (block.list ? block.key.split('.').reduce((schema, key) => schema?.properties?.[key], parentOf(block).schema) : block.schema);
+  const schemaOf = (block) =>
+    block.list ? block.key.split('.').reduce((schema, key) => schema?.properties?.[key], parentOf(block).schema) : block.schema;
   const inNestingOrder = nestingOrder.map((kind) => blockOf.get(kind));
   return {
-    'kinds-top-level-keys': table(['Key', 'Type', 'Meaning'], kindBlocks.filter((b) => !b.parent).map((b) => [code(b.key), 'map', cell(b.mapDescription ?? '')])),
-    'kinds-addresses': table(['Kind', 'Address', 'Declared at'], inNestingOrder.map((b) => [code(b.kind), code(`${b.kind}.${segments(b).join('/')}`), code(declaredAt(b))])),
-    'kinds-resources': table(['Kind', 'What it is'], inNestingOrder.map((b) => [code(b.kind), b.list ? `${cell(schemaOf(b).description)} One ${b.noun} per name in the ${b.parent.kind}'s ${code(b.key)}.` : cell(schemaOf(b).description ?? b.noun)])),
-    'kinds-ignore-changes': table(['Kind', 'Paths'], inNestingOrder.flatMap((b) => {
-      const items = b.schema.properties?.lifecycle?.properties?.ignoreChanges?.items;
-      return items ? [[code(b.kind), items.enum ? items.enum.map(code).join(', ') : cell(items.description)]] : [];
-    })),
+    'kinds-top-level-keys': table(
+      ['Key', 'Type', 'Meaning'],
+      kindBlocks.filter((b) => !b.parent).map((b) => [code(b.key), 'map', cell(b.mapDescription ?? '')]),
+    ),
+    'kinds-addresses': table(
+      ['Kind', 'Address', 'Declared at'],
+      inNestingOrder.map((b) => [code(b.kind), code(`${b.kind}.${segments(b).join('/')}`), code(declaredAt(b))]),
+    ),
+    'kinds-resources': table(
+      ['Kind', 'What it is'],
+      inNestingOrder.map((b) => [
+        code(b.kind),
+        b.list
+          ? `${cell(schemaOf(b).description)} One ${b.noun} per name in the ${b.parent.kind}'s ${code(b.key)}.`
+          : cell(schemaOf(b).description ?? b.noun),
+      ]),
+    ),
+    'kinds-ignore-changes': table(
+      ['Kind', 'Paths'],
+      inNestingOrder.flatMap((b) => {
+        const items = b.schema.properties?.lifecycle?.properties?.ignoreChanges?.items;
+        return items ? [[code(b.kind), items.enum ? items.enum.map(code).join(', ') : cell(items.description)]] : [];
+      }),
+    ),
   };
 }
 
@@ -74,7 +99,12 @@ const marked = /(<!-- generated: ([a-z-]+) -->\n)([\s\S]*?)(\n<!-- end generated
 
 /** The Markdown files that may hold tables: README.md and docs/*.md under `dir`. */
 function markdownFiles(dir) {
-  return ['README.md', ...readdirSync(join(dir, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+  return [
+    'README.md',
+    ...readdirSync(join(dir, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`),
+  ];
 }
 
 /** Each stale, unknown or missing table as a line to print; with `write`, the stale ones are rewritten. */
@@ -97,7 +127,11 @@ export function checkTables(dir, tables, { write = false } = {}) {
     });
     if (write && updated !== text) writeFileSync(join(dir, file), updated);
   }
-  for (const name of Object.keys(tables)) if (!found.has(name)) problems.push(`the table "${name}" is in no Markdown file: put <!-- generated: ${name} --> and <!-- end generated --> where it belongs, then run npm run schemas`);
+  for (const name of Object.keys(tables))
+    if (!found.has(name))
+      problems.push(
+        `the table "${name}" is in no Markdown file: put <!-- generated: ${name} --> and <!-- end generated --> where it belongs, then run npm run schemas`,
+      );
   return problems;
 }
 
@@ -106,7 +140,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const docsAt = args.indexOf('--docs');
   const dir = docsAt >= 0 ? args[docsAt + 1] : root;
   const registry = await loadRegistry().catch((error) => {
-    console.error(`scripts/docs-tables.mjs: cannot load the kind registry (src/providers/index.ts): ${error.message}\nIf src/generated/ is missing, run npm run build first.`);
+    console.error(
+      `scripts/docs-tables.mjs: cannot load the kind registry (src/providers/index.ts): ${error.message}\nIf src/generated/ is missing, run npm run build first.`,
+    );
     process.exit(2);
   });
   const problems = checkTables(dir, generateTables(registry), { write: args.includes('--write') });

@@ -37,27 +37,47 @@ function codeFiles(root, dir) {
 /** For each kind, the files (relative to `root`, outside the excluded folders) that hold its name as a quoted literal. */
 export function filesNamingKinds(root, kinds) {
   const files = ['src', 'scripts'].flatMap((dir) => codeFiles(root, dir)).map((file) => file.split('\\').join('/'));
-  const sources = files.filter((file) => !excludedFolders.some((prefix) => file.startsWith(prefix))).map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
-  return new Map(kinds.map((kind) => {
-    const literal = new RegExp(`(['"\`])${kind}(\\1|\\.)`);
-    return [kind, sources.filter(({ text }) => literal.test(text)).map(({ file }) => file)];
-  }));
+  const sources = files
+    .filter((file) => !excludedFolders.some((prefix) => file.startsWith(prefix)))
+    .map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
+  return new Map(
+    kinds.map((kind) => {
+      const literal = new RegExp(`(['"\`])${kind}(\\1|\\.)`);
+      return [kind, sources.filter(({ text }) => literal.test(text)).map(({ file }) => file)];
+    }),
+  );
 }
 
 /** The names of the kind definitions the registry lists (its `definitions` array in src/providers/index.ts). */
 export function definitionNames(root) {
   const registry = readFileSync(join(root, 'src', 'providers', 'index.ts'), 'utf8');
   const listed = /const definitions\b[^=]*=\s*\[([^\]]*)\]/.exec(registry)?.[1] ?? '';
-  return new Set(listed.split(',').map((name) => name.trim()).filter((name) => /^\w+$/.test(name)));
+  return new Set(
+    listed
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => /^\w+$/.test(name)),
+  );
 }
 
 /** Each file of src/ and scripts/ outside src/providers/ that imports a kind definition by name, with the names. */
 export function definitionImports(root, names = definitionNames(root)) {
-  const files = ['src', 'scripts'].flatMap((dir) => codeFiles(root, dir)).map((file) => file.split('\\').join('/')).filter((file) => !file.startsWith('src/providers/'));
+  const files = ['src', 'scripts']
+    .flatMap((dir) => codeFiles(root, dir))
+    .map((file) => file.split('\\').join('/'))
+    .filter((file) => !file.startsWith('src/providers/'));
   return files.flatMap((file) => {
     const text = readFileSync(join(root, file), 'utf8');
     const imported = [...text.matchAll(/import\s*(?:type\s*)?\{([^}]*)\}\s*from\s*['"][^'"]*providers\/[^'"]*['"]/g)]
-      .flatMap((m) => m[1].split(',').map((spec) => spec.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]))
+      .flatMap((m) =>
+        m[1].split(',').map(
+          (spec) =>
+            spec
+              .trim()
+              .replace(/^type\s+/, '')
+              .split(/\s+as\s+/)[0],
+        ),
+      )
       .filter((name) => names.has(name));
     return imported.length > 0 ? [{ file, names: imported }] : [];
   });
@@ -73,12 +93,21 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const kinds = schemaKinds(root);
   const over = [...filesNamingKinds(root, kinds)].filter(([, files]) => files.length > allowedFiles);
   for (const [kind, files] of over) {
-    console.log(`kind ${kind} is named in ${files.length} files outside its definition (at most ${allowedFiles}): ${files.map((f) => relative('.', join(root, f))).join(', ')}`);
+    console.log(
+      `kind ${kind} is named in ${files.length} files outside its definition (at most ${allowedFiles}): ${files.map((f) => relative('.', join(root, f))).join(', ')}`,
+    );
   }
-  if (over.length > 0) console.log('Read the kind from its definition (src/providers/index.ts) instead of writing its name (docs/architecture.md).');
+  if (over.length > 0)
+    console.log('Read the kind from its definition (src/providers/index.ts) instead of writing its name (docs/architecture.md).');
   const imports = definitionImports(root);
-  for (const { file, names } of imports) console.log(`${relative('.', join(root, file))} imports the kind definition${names.length > 1 ? 's' : ''} ${names.join(', ')} by name`);
-  if (imports.length > 0) console.log('Ask the registry (src/providers/index.ts) for the kind by what it declares (its relations, its touches) instead (docs/architecture.md).');
+  for (const { file, names } of imports)
+    console.log(`${relative('.', join(root, file))} imports the kind definition${names.length > 1 ? 's' : ''} ${names.join(', ')} by name`);
+  if (imports.length > 0)
+    console.log(
+      'Ask the registry (src/providers/index.ts) for the kind by what it declares (its relations, its touches) instead (docs/architecture.md).',
+    );
   if (over.length > 0 || imports.length > 0) process.exit(1);
-  console.log(`each of the ${kinds.length} kinds is named in at most ${allowedFiles} files outside its definition, and imported by name in none`);
+  console.log(
+    `each of the ${kinds.length} kinds is named in at most ${allowedFiles} files outside its definition, and imported by name in none`,
+  );
 }

@@ -28,7 +28,8 @@ function parseArgs(argv) {
     else if (arg.startsWith('-')) throw new Error(`unknown option ${arg}`);
     else options.files.push(arg);
   }
-  if (options.files.length === 0 || !(options.jobs >= 1)) throw new Error('usage: node scripts/tests-alone.mjs [--jobs N] [--include-first] FILE...');
+  if (options.files.length === 0 || !(options.jobs >= 1))
+    throw new Error('usage: node scripts/tests-alone.mjs [--jobs N] [--include-first] FILE...');
   return options;
 }
 
@@ -72,10 +73,14 @@ async function runAlone(test, scratch, index) {
   const failed = results.filter((result) => result.status === 'failed');
   const fileErrors = report.testResults.map((file) => file.message).filter(Boolean);
   if (failed.length > 0 || fileErrors.length > 0 || run.code !== 0) {
-    return { outcome: 'failed', detail: [...failed.flatMap((result) => result.failureMessages), ...fileErrors].join('\n').slice(0, 4000) || run.output.slice(-4000) };
+    return {
+      outcome: 'failed',
+      detail: [...failed.flatMap((result) => result.failureMessages), ...fileErrors].join('\n').slice(0, 4000) || run.output.slice(-4000),
+    };
   }
   if (ran.length === 0) return { outcome: 'skipped' };
-  if (ran.length > 1) return { outcome: 'failed', detail: `the pattern selected ${ran.length} tests: ${ran.map((result) => result.fullName).join(' | ')}` };
+  if (ran.length > 1)
+    return { outcome: 'failed', detail: `the pattern selected ${ran.length} tests: ${ran.map((result) => result.fullName).join(' | ')}` };
   return { outcome: 'passed' };
 }
 
@@ -107,7 +112,11 @@ try {
     }
   };
   await Promise.all(Array.from({ length: options.jobs }, worker));
-  console.log(failures.length === 0 ? 'Every test passed alone.' : `${failures.length} failed alone:\n${failures.map((where) => `  ${where}`).join('\n')}`);
+  console.log(
+    failures.length === 0
+      ? 'Every test passed alone.'
+      : `${failures.length} failed alone:\n${failures.map((where) => `  ${where}`).join('\n')}`,
+  );
   process.exitCode = failures.length === 0 ? 0 : 1;
 } finally {
   rmSync(scratch, { recursive: true, force: true });

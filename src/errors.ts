@@ -48,7 +48,16 @@ interface ApiLike {
  * The spec's per-resource not-found reasons (its "Not found" row): a 404 with one of these says the object
  * is not there. Any other 404 (e.g. `route_not_found`: a wrong base URL) is not a refusal but a failure.
  */
-export const notFoundReasons: ReadonlySet<string> = new Set(['project_not_found', 'record_not_found', 'group_not_found', 'provider_not_found', 'credential_not_found', 'gateway_not_found', 'token_not_found', 'log_not_found']);
+export const notFoundReasons: ReadonlySet<string> = new Set([
+  'project_not_found',
+  'record_not_found',
+  'group_not_found',
+  'provider_not_found',
+  'credential_not_found',
+  'gateway_not_found',
+  'token_not_found',
+  'log_not_found',
+]);
 
 /**
  * 403 reasons that say the account refuses the token itself, so every request in it will be refused: the token's
@@ -64,7 +73,9 @@ export function isAccountRefusal(status: number, reason: string | undefined): bo
 }
 
 function isApiLike(error: unknown): error is Error & ApiLike {
-  return error instanceof Error && typeof (error as Partial<ApiLike>).status === 'number' && typeof (error as Partial<ApiLike>).code === 'string';
+  return (
+    error instanceof Error && typeof (error as Partial<ApiLike>).status === 'number' && typeof (error as Partial<ApiLike>).code === 'string'
+  );
 }
 
 export function classifyError(error: unknown): ErrorClass {

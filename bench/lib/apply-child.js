@@ -31,7 +31,14 @@ function noopBackend() {
 
 const { desired, diagnostics } = await loadConfiguration(dir, { env, cwd: dir, account });
 if (!desired) throw new Error(diagnostics.map((d) => d.summary).join('\n'));
-const state = await openState({ configDir: dir, account, env, command: 'bench', lock: true, ...(mode === 'noop' ? { backend: noopBackend() } : {}) });
+const state = await openState({
+  configDir: dir,
+  account,
+  env,
+  command: 'bench',
+  lock: true,
+  ...(mode === 'noop' ? { backend: noopBackend() } : {}),
+});
 const client = createClient({ baseUrl: url, token: fixtures.tokens.admin, accountId: account, concurrency: parallelism });
 const plan = await makePlan({ desired, state, client, account, mode: 'normal', targets: [], parallelism, env });
 const writes = plan.steps.reduce((n, s) => n + s.writes.length, 0);

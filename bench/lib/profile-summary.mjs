@@ -7,7 +7,10 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '40' }, match: { type: 'string' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { top: { type: 'string', default: '40' }, match: { type: 'string' } },
+});
 const self = new Map();
 const inclusive = new Map();
 let totalMs = 0;
@@ -41,8 +44,12 @@ for (const file of positionals) {
 const keep = ([name]) => !values.match || name.includes(values.match);
 const table = (title, map) => {
   console.log(`${title} (of ${totalMs.toFixed(0)} ms sampled)`);
-  const rows = [...map].filter(keep).sort((a, b) => b[1] - a[1]).slice(0, Number(values.top));
-  for (const [name, ms] of rows) console.log(`  ${ms.toFixed(1).padStart(9)} ms ${((100 * ms) / totalMs).toFixed(1).padStart(5)} %  ${name}`);
+  const rows = [...map]
+    .filter(keep)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, Number(values.top));
+  for (const [name, ms] of rows)
+    console.log(`  ${ms.toFixed(1).padStart(9)} ms ${((100 * ms) / totalMs).toFixed(1).padStart(5)} %  ${name}`);
 };
 table('self time', self);
 table('inclusive time', inclusive);

@@ -17,9 +17,25 @@ import { ApiError } from '../api/errors.js';
 import type { ResultOf } from '../api/operations.js';
 import type { ProjectT, RecordMetaT, ServiceAccountT } from '../api/shapes.js';
 import type { DesiredState } from '../config/types.js';
-import { parentAddress, type AccessFlag, type AccessFlagCode, type AccessReader, type AccessReaderType, type AccessRecord, type AccessReport } from '../plan-model/index.js';
+import {
+  parentAddress,
+  type AccessFlag,
+  type AccessFlagCode,
+  type AccessReader,
+  type AccessReaderType,
+  type AccessRecord,
+  type AccessReport,
+} from '../plan-model/index.js';
 import { accessProfile, readAccount } from '../account/index.js';
-import { accessKinds, definitionOf, findServiceAccount, serviceAccounts, valueKind, type AccessKind, type DataSource } from '../providers/index.js';
+import {
+  accessKinds,
+  definitionOf,
+  findServiceAccount,
+  serviceAccounts,
+  valueKind,
+  type AccessKind,
+  type DataSource,
+} from '../providers/index.js';
 import type { ResourceState } from '../state/types.js';
 import { relativeTime } from '../planner/stages/reissue.js';
 
@@ -123,14 +139,27 @@ function activityOf(audit: readonly AuditRowT[]): Map<string, RecordActivity> {
 }
 
 /** The id of the project at a configuration address: state's, else the live project of its name. */
-function projectIds(desired: AccessReportInput['desired'], state: AccessReportInput['state'], reads: AccessReads): (address: string) => string | undefined {
-  const names = new Map(desired.resources.filter((r) => r.kind === containerKind).map((r) => [r.address, (r.attributes as { name?: string }).name ?? r.localName]));
+function projectIds(
+  desired: AccessReportInput['desired'],
+  state: AccessReportInput['state'],
+  reads: AccessReads,
+): (address: string) => string | undefined {
+  const names = new Map(
+    desired.resources
+      .filter((r) => r.kind === containerKind)
+      .map((r) => [r.address, (r.attributes as { name?: string }).name ?? r.localName]),
+  );
   const live = new Map(reads.projects.filter((p) => !p.archived).map((p) => [p.name, p.project_id]));
   return (address) => state[address]?.id ?? live.get(names.get(address) ?? '');
 }
 
 /** The configuration's address of each record id: state's id for the address, else the live record of its project and name. */
-function recordAddresses(desired: AccessReportInput['desired'], state: AccessReportInput['state'], reads: AccessReads, projectIdOf: (project: string) => string | undefined): Map<string, string> {
+function recordAddresses(
+  desired: AccessReportInput['desired'],
+  state: AccessReportInput['state'],
+  reads: AccessReads,
+  projectIdOf: (project: string) => string | undefined,
+): Map<string, string> {
   const byKey = new Map(reads.records.map((r) => [`${r.project_id}/${r.name}`, r.record_id]));
   const addresses = new Map<string, string>();
   for (const r of desired.resources) {
@@ -144,19 +173,28 @@ function recordAddresses(desired: AccessReportInput['desired'], state: AccessRep
 }
 
 /** The principal's id: a Service Account's of the account, or a user's or group's of the directory. */
-function principalId(desired: AccessReportInput['desired'], ours: readonly ServiceAccountT[], principal: AccessReaderType, name: string): string | undefined {
+function principalId(
+  desired: AccessReportInput['desired'],
+  ours: readonly ServiceAccountT[],
+  principal: AccessReaderType,
+  name: string,
+): string | undefined {
   if (principal === 'service_account') return findServiceAccount(ours, name)?.service_account_id;
   return desired.directory?.[principal === 'user' ? 'users' : 'groups']?.[name]?.id;
 }
 
 /** The configured resources of kinds in `kinds`, with their kind, the principal's name and the object they give access to. */
 function accessesIn(desired: AccessReportInput['desired'], kinds: readonly AccessKind[]) {
-  return desired.resources.flatMap((r) => kinds.filter((k) => k.kind === r.kind).flatMap((kind) => {
-    const attributes = r.attributes as Record<string, unknown>;
-    const name = attributes[kind.attribute];
-    const object = parentAddress(r.address, kind.on);
-    return typeof name === 'string' && object !== undefined ? [{ r, kind, name, object, attributes }] : [];
-  }));
+  return desired.resources.flatMap((r) =>
+    kinds
+      .filter((k) => k.kind === r.kind)
+      .flatMap((kind) => {
+        const attributes = r.attributes as Record<string, unknown>;
+        const name = attributes[kind.attribute];
+        const object = parentAddress(r.address, kind.on);
+        return typeof name === 'string' && object !== undefined ? [{ r, kind, name, object, attributes }] : [];
+      }),
+  );
 }
 
 /** The readers the configuration lists, by record address. */
@@ -168,14 +206,26 @@ function configuredReaders(desired: AccessReportInput['desired'], reads: AccessR
     if (!id) continue;
     const { until, reason } = attributes as { until?: string; reason?: string };
     const list = out.get(object) ?? [];
-    list.push({ kind, id, name, address: r.address, ...(until !== undefined ? { until } : {}), ...(reason !== undefined ? { reason } : {}) });
+    list.push({
+      kind,
+      id,
+      name,
+      address: r.address,
+      ...(until !== undefined ? { until } : {}),
+      ...(reason !== undefined ? { reason } : {}),
+    });
     out.set(object, list);
   }
   return out;
 }
 
 /** Who has access to each project id through it (a group's role: the configuration's `groupRoles`, which no operation reads back). */
-function containerAccess(desired: AccessReportInput['desired'], reads: AccessReads, account: string, projectIdOf: (address: string) => string | undefined) {
+function containerAccess(
+  desired: AccessReportInput['desired'],
+  reads: AccessReads,
+  account: string,
+  projectIdOf: (address: string) => string | undefined,
+) {
   const out = new Map<string, { kind: AccessKind; id: string; name: string; role?: string; address: string }[]>();
   const ours = reads.serviceAccounts.filter((s) => s.account_id === account);
   for (const { r, kind, name, object, attributes } of accessesIn(desired, toContainers)) {
@@ -200,9 +250,11 @@ export function accessReport(input: AccessReportInput): AccessReport {
   const roles = containerAccess(desired, reads, account, projectIdOf);
   const serviceAccounts = new Map(reads.serviceAccounts.map((s) => [s.service_account_id, s]));
   const projectNames = new Map(reads.projects.map((p) => [p.project_id, p.name]));
-  const directoryNames = (section: 'users' | 'groups') => new Map(Object.entries(desired.directory?.[section] ?? {}).map(([name, p]) => [p.id, name]));
+  const directoryNames = (section: 'users' | 'groups') =>
+    new Map(Object.entries(desired.directory?.[section] ?? {}).map(([name, p]) => [p.id, name]));
   const names = { users: directoryNames('users'), groups: directoryNames('groups') };
-  const nameOf = (principal: AccessReaderType, id: string) => (principal === 'service_account' ? serviceAccounts.get(id)?.name : names[principal === 'user' ? 'users' : 'groups'].get(id)) ?? id;
+  const nameOf = (principal: AccessReaderType, id: string) =>
+    (principal === 'service_account' ? serviceAccounts.get(id)?.name : names[principal === 'user' ? 'users' : 'groups'].get(id)) ?? id;
 
   const records: AccessRecord[] = [];
   for (const live of reads.records) {
@@ -233,13 +285,18 @@ export function accessReport(input: AccessReportInput): AccessReport {
         // window is not called unused.
         const grantedAt = (entry ? state[entry.address]?.createdAt : undefined) ?? live.created_at;
         const grantedLongAgo = Date.parse(grantedAt) <= unusedSince;
-        if (isLive && lastRead !== undefined && (lastRead === null || Date.parse(lastRead) < unusedSince) && grantedLongAgo) flags.push({ code: 'unused', days: unusedDays, lastRead });
+        if (isLive && lastRead !== undefined && (lastRead === null || Date.parse(lastRead) < unusedSince) && grantedLongAgo)
+          flags.push({ code: 'unused', days: unusedDays, lastRead });
         if (entry?.until !== undefined && endsIn !== undefined) {
           if (endsIn <= 0) flags.push({ code: 'ended', until: new Date(entry.until).toISOString() });
-          else if (endsIn <= SOON_MS) flags.push({ code: 'ends-soon', until: new Date(entry.until).toISOString(), left: relativeTime(endsIn) });
+          else if (endsIn <= SOON_MS)
+            flags.push({ code: 'ends-soon', until: new Date(entry.until).toISOString(), left: relativeTime(endsIn) });
         }
         readers.push({
-          type: kind.principal, id, name: entry?.name ?? nameOf(kind.principal, id), via: kind.via,
+          type: kind.principal,
+          id,
+          name: entry?.name ?? nameOf(kind.principal, id),
+          via: kind.via,
           ...(entry ? { address: entry.address } : {}),
           live: isLive,
           ...(account ? { status: account.status } : {}),
@@ -252,7 +309,16 @@ export function accessReport(input: AccessReportInput): AccessReport {
     }
 
     for (const holder of roles.get(live.project_id) ?? []) {
-      readers.push({ type: holder.kind.principal, id: holder.id, name: holder.name, via: holder.kind.via, address: holder.address, ...(holder.role !== undefined ? { role: holder.role } : {}), live: null, flags: [] });
+      readers.push({
+        type: holder.kind.principal,
+        id: holder.id,
+        name: holder.name,
+        via: holder.kind.via,
+        address: holder.address,
+        ...(holder.role !== undefined ? { role: holder.role } : {}),
+        live: null,
+        flags: [],
+      });
     }
 
     // Whoever read the current version and holds no grant now (the owner reads with cplane's own wrapper).
@@ -261,7 +327,11 @@ export function accessReport(input: AccessReportInput): AccessReport {
         if (holders.has(actor) || actor === live.owner_user_id) continue;
         const type: AccessReaderType = read.type === 'service_account' ? 'service_account' : 'user';
         readers.push({
-          type, id: actor, name: nameOf(type, actor), via: 'former', live: false,
+          type,
+          id: actor,
+          name: nameOf(type, actor),
+          via: 'former',
+          live: false,
           ...(type === 'service_account' && serviceAccounts.get(actor) ? { status: serviceAccounts.get(actor)!.status } : {}),
           lastRead: read.at,
           flags: [{ code: 'may-hold-version', version: live.current_version, readAt: read.at }],
@@ -271,8 +341,13 @@ export function accessReport(input: AccessReportInput): AccessReport {
 
     readers.sort((a, b) => TYPE_ORDER.indexOf(a.type) - TYPE_ORDER.indexOf(b.type) || compare(a.name, b.name) || compare(a.via, b.via));
     records.push({
-      recordId: live.record_id, projectId: live.project_id, project: projectNames.get(live.project_id) ?? live.project_id, name: live.name,
-      ...(address ? { address } : {}), currentVersion: live.current_version, readers,
+      recordId: live.record_id,
+      projectId: live.project_id,
+      project: projectNames.get(live.project_id) ?? live.project_id,
+      name: live.name,
+      ...(address ? { address } : {}),
+      currentVersion: live.current_version,
+      readers,
     });
   }
   records.sort((a, b) => compare(a.project, b.project) || compare(a.name, b.name) || compare(a.recordId, b.recordId));

@@ -35,11 +35,15 @@ interface Access {
 
 /** The configured resources that give access, from the kinds that declare it (`accessKinds`): no kind is named here. */
 function accessesOf(desired: DesiredState, kinds: readonly AccessKind[]): Access[] {
-  return desired.resources.flatMap((resource) => kinds.filter((kind) => kind.kind === resource.kind).flatMap((kind) => {
-    const name = (resource.attributes as Record<string, unknown>)[kind.attribute];
-    const object = parentAddress(resource.address, kind.on);
-    return typeof name === 'string' && object !== undefined ? [{ resource, kind, name, object }] : [];
-  }));
+  return desired.resources.flatMap((resource) =>
+    kinds
+      .filter((kind) => kind.kind === resource.kind)
+      .flatMap((kind) => {
+        const name = (resource.attributes as Record<string, unknown>)[kind.attribute];
+        const object = parentAddress(resource.address, kind.on);
+        return typeof name === 'string' && object !== undefined ? [{ resource, kind, name, object }] : [];
+      }),
+  );
 }
 
 /** The source of a record's value in words a person can act on; never the value. */
@@ -63,15 +67,25 @@ export interface OffboardingDesign {
  * What offboarding `user` changes in the desired state, and the account of it the plan carries. The user must be
  * declared. `kinds`: the kinds that give access (the registry's; a test adds one it does not list).
  */
-export function designOffboarding(desired: DesiredState, user: string, state: StateData['resources'], kinds: readonly AccessKind[] = accessKinds): OffboardingDesign {
+export function designOffboarding(
+  desired: DesiredState,
+  user: string,
+  state: StateData['resources'],
+  kinds: readonly AccessKind[] = accessKinds,
+): OffboardingDesign {
   const directory = desired.directory!;
-  const groups = Object.entries(directory.groups).filter(([, g]) => g.members?.some((m) => m.user === user)).map(([name]) => name);
+  const groups = Object.entries(directory.groups)
+    .filter(([, g]) => g.members?.some((m) => m.user === user))
+    .map(([name]) => name);
   const inGroup = new Set(groups);
   const accesses = accessesOf(desired, kinds);
   const shares = accesses.filter((a) => a.kind.principal === 'user' && a.name === user);
   const ways = new Map<string, string[]>();
   // The records access to `object` reaches: the record itself, or every record declared inside it (a project's).
-  const recordsOf = (object: string, on: string) => (on === valueKind ? [object] : desired.resources.filter((r) => r.kind === valueKind && parentAddress(r.address, on) === object).map((r) => r.address));
+  const recordsOf = (object: string, on: string) =>
+    on === valueKind
+      ? [object]
+      : desired.resources.filter((r) => r.kind === valueKind && parentAddress(r.address, on) === object).map((r) => r.address);
   const via = (a: Access, how: string) => {
     for (const record of recordsOf(a.object, a.kind.on)) ways.set(record, [...(ways.get(record) ?? []), how]);
   };
@@ -81,7 +95,8 @@ export function designOffboarding(desired: DesiredState, user: string, state: St
     return `${role === undefined ? 'access' : `role ${String(role)}`} on ${a.object}`;
   };
   for (const share of shares) via(share, share.kind.on === valueKind ? 'share' : onWhat(share));
-  for (const a of accesses.filter((a) => a.kind.principal === 'group' && inGroup.has(a.name))) via(a, a.kind.on === valueKind ? `group ${a.name}` : `group ${a.name} (${onWhat(a)})`);
+  for (const a of accesses.filter((a) => a.kind.principal === 'group' && inGroup.has(a.name)))
+    via(a, a.kind.on === valueKind ? `group ${a.name}` : `group ${a.name} (${onWhat(a)})`);
 
   const records: OffboardedRecord[] = [];
   const replace: string[] = [];
@@ -99,11 +114,19 @@ export function designOffboarding(desired: DesiredState, user: string, state: St
   }
 
   const shareAddresses = new Set(shares.map((s) => s.resource.address));
-  const resources = desired.resources.filter((r) => !shareAddresses.has(r.address)).map((r) => (r.kind === valueKind ? withoutReader(r, user) : r));
+  const resources = desired.resources
+    .filter((r) => !shareAddresses.has(r.address))
+    .map((r) => (r.kind === valueKind ? withoutReader(r, user) : r));
   const lines = [
     ...shares.map(({ resource: s, kind, object }) => ({ ...s.source, what: `${s.address}: ${user} in ${kind.key} of ${object}` })),
-    ...groups.flatMap((g) => (directory.groups[g]!.members ?? []).filter((m) => m.user === user).map((m) => ({ ...m.source, what: `${user} in directory.groups.${g}.members` }))),
-    ...(directory.users[user]!.source ? [{ ...directory.users[user]!.source, what: `directory.users.${user}, once nothing else names the user` }] : []),
+    ...groups.flatMap((g) =>
+      (directory.groups[g]!.members ?? [])
+        .filter((m) => m.user === user)
+        .map((m) => ({ ...m.source, what: `${user} in directory.groups.${g}.members` })),
+    ),
+    ...(directory.users[user]!.source
+      ? [{ ...directory.users[user]!.source, what: `directory.users.${user}, once nothing else names the user` }]
+      : []),
   ].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col);
   return {
     desired: { ...desired, resources },
@@ -155,7 +178,10 @@ function annotated(plan: Plan, design: OffboardingDesign): Plan {
   const steps = plan.steps.map((step) => {
     if (revoked.has(step.address)) return { ...step, reason: why };
     if (!rotated.has(step.address)) return step;
-    return { ...step, changes: step.changes.map((c) => (c.path === 'value' ? { ...c, note: [`rotate: ${why}`, c.note].filter(Boolean).join('; ') } : c)) };
+    return {
+      ...step,
+      changes: step.changes.map((c) => (c.path === 'value' ? { ...c, note: [`rotate: ${why}`, c.note].filter(Boolean).join('; ') } : c)),
+    };
   });
   return { ...plan, steps };
 }

@@ -13,7 +13,18 @@
  * and a data source the same way (the Service Accounts as `GET /service-accounts` with the account header).
  */
 import type { DesiredState, ResourceKind } from '../config/types.js';
-import { childKindsOf, definitionOf, exportedDefinitionOf, exportKinds, kindOrder, knownOf, parentOf, serviceAccounts, vendors, type DataSource } from '../providers/index.js';
+import {
+  childKindsOf,
+  definitionOf,
+  exportedDefinitionOf,
+  exportKinds,
+  kindOrder,
+  knownOf,
+  parentOf,
+  serviceAccounts,
+  vendors,
+  type DataSource,
+} from '../providers/index.js';
 import type { StateData } from '../state/types.js';
 import type { AccountRead, ReadProfile } from './read-account.js';
 
@@ -39,9 +50,14 @@ export function planProfile(input: PlanReading): ReadProfile {
   // Each data source a kind in use declares is read once, whichever kinds share it; a refusal is reported under
   // the first kind (in kind order) that needs it.
   const lookups = new Map<DataSource<unknown>, ResourceKind>();
-  for (const kind of kindOrder) for (const source of (used.has(kind) && definitionOf(kind).lookups) || []) if (!lookups.has(source)) lookups.set(source, kind);
-  const attributesInUse = [...(input.desired?.resources ?? []).map((r) => [r.kind, r.attributes] as const), ...entries.map((e) => [e.kind, e.inputs] as const)];
-  for (const [kind, attributes] of attributesInUse) for (const source of definitionOf(kind).lookupsFor?.(attributes) ?? []) if (!lookups.has(source)) lookups.set(source, kind);
+  for (const kind of kindOrder)
+    for (const source of (used.has(kind) && definitionOf(kind).lookups) || []) if (!lookups.has(source)) lookups.set(source, kind);
+  const attributesInUse = [
+    ...(input.desired?.resources ?? []).map((r) => [r.kind, r.attributes] as const),
+    ...entries.map((e) => [e.kind, e.inputs] as const),
+  ];
+  for (const [kind, attributes] of attributesInUse)
+    for (const source of definitionOf(kind).lookupsFor?.(attributes) ?? []) if (!lookups.has(source)) lookups.set(source, kind);
   // Several kinds live under one parent kind (a record's grants, owner and shares): its live objects are
   // identified once for all of them.
   const adoptable = new Map<ResourceKind, Set<string>>();
@@ -94,7 +110,13 @@ function adoptableParents(input: PlanReading, read: AccountRead, kind: ResourceK
   const adopting = (input.desired?.resources ?? []).filter((r) => r.kind === kind && input.state.resources[r.address] === undefined);
   if (items.length === 0 || adopting.length === 0) return new Set();
   const definition = definitionOf(kind);
-  const known = knownOf({ account: input.account, lookups: read.lookups, clocks: input.clocks(), ...(input.desired ? { directory: input.desired.directory } : {}), idOf: (address) => input.state.resources[address]?.id });
+  const known = knownOf({
+    account: input.account,
+    lookups: read.lookups,
+    clocks: input.clocks(),
+    ...(input.desired ? { directory: input.desired.directory } : {}),
+    idOf: (address) => input.state.resources[address]?.id,
+  });
   const claimed = new Set(adopting.map((r) => definition.naturalKey({ desired: r, known })));
   const ids = new Set<string>();
   for (const live of items) {

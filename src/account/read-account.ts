@@ -69,7 +69,8 @@ export interface ReadAccountOptions {
   profile: ReadProfile;
 }
 
-const humanOnly = (client: ApiClient, operation: OperationName) => client.identity === 'service_account' && routes[operation].identity === 'H';
+const humanOnly = (client: ApiClient, operation: OperationName) =>
+  client.identity === 'service_account' && routes[operation].identity === 'H';
 
 /** The reason a read was refused, for the unreadable list; a read that failed is thrown on (see isRefusal). */
 function reasonOf(error: unknown): { reason: string; requestId?: string } {
@@ -86,7 +87,14 @@ export async function readAccount(client: ApiClient, options: ReadAccountOptions
   const shared = new Map<string, Promise<unknown>>();
   // Children that could not be read under some parent (a profile that stops throws on them once all is read).
   const refused: (ReadFailure & { kind: ResourceKind })[] = [];
-  const read: AccountRead = { lookups: new Map(), items: {}, byIdOnly: new Set(), failedParents: {}, unreadable: [], now: client.serverNow() };
+  const read: AccountRead = {
+    lookups: new Map(),
+    items: {},
+    byIdOnly: new Set(),
+    failedParents: {},
+    unreadable: [],
+    now: client.serverNow(),
+  };
 
   const readKind = async (kind: ResourceKind, parentIds: readonly string[]): Promise<void> => {
     const definition = definitionOf(kind);
@@ -100,10 +108,22 @@ export async function readAccount(client: ApiClient, options: ReadAccountOptions
     const blocked = noting ? definition.refreshOperations.find((op) => humanOnly(client, op)) : undefined;
     try {
       if (!blocked) {
-        const { items, failures } = await definition.refresh({ client, account, parentIds: [...parentIds], limiter, shared, expected: (parentId) => profile.expected(kind, parentId) });
+        const { items, failures } = await definition.refresh({
+          client,
+          account,
+          parentIds: [...parentIds],
+          limiter,
+          shared,
+          expected: (parentId) => profile.expected(kind, parentId),
+        });
         read.items[kind] = [...(read.items[kind] ?? []), ...items];
         for (const failure of failures) {
-          const unreadable: Unreadable = { kind, operation: failure.operation, reason: failure.reason, ...(failure.requestId ? { requestId: failure.requestId } : {}) };
+          const unreadable: Unreadable = {
+            kind,
+            operation: failure.operation,
+            reason: failure.reason,
+            ...(failure.requestId ? { requestId: failure.requestId } : {}),
+          };
           const failed = (read.failedParents[kind] ??= new Map());
           if (failure.parentId) failed.set(failure.parentId, unreadable);
           read.unreadable.push(unreadable);
@@ -111,15 +131,25 @@ export async function readAccount(client: ApiClient, options: ReadAccountOptions
         }
       } else if (!humanOnly(client, definition.readOperation)) {
         // Listing is human-only but reading one object is not: read those cplane manages, one by one.
-        const found = await Promise.all(recorded().map(({ id, parents }) => limiter.run(() => definition.read({ client, account, id, parents }))));
+        const found = await Promise.all(
+          recorded().map(({ id, parents }) => limiter.run(() => definition.read({ client, account, id, parents }))),
+        );
         read.items[kind] = found.filter((item) => item !== null);
         read.byIdOnly.add(kind);
       } else {
-        read.unreadable.push({ kind, operation: blocked, reason: 'human-only operation: a Service Account token cannot read it; no request was sent' });
+        read.unreadable.push({
+          kind,
+          operation: blocked,
+          reason: 'human-only operation: a Service Account token cannot read it; no request was sent',
+        });
       }
     } catch (error) {
       if (!noting) throw error;
-      read.unreadable.push({ kind, operation: error instanceof ApiError ? error.operation : definition.refreshOperations[0] ?? definition.readOperation, ...reasonOf(error) });
+      read.unreadable.push({
+        kind,
+        operation: error instanceof ApiError ? error.operation : (definition.refreshOperations[0] ?? definition.readOperation),
+        ...reasonOf(error),
+      });
     }
   };
 
@@ -133,14 +163,19 @@ export async function readAccount(client: ApiClient, options: ReadAccountOptions
   };
 
   // One wave of requests: the data sources, the account-wide lists, and the children of the parents known now.
-  await Promise.all([...[...profile.lookups].map(([source, kind]) => readLookup(source, kind)), ...profile.kinds.map((kind) => readKind(kind, profile.parentsKnown(kind)))]);
+  await Promise.all([
+    ...[...profile.lookups].map(([source, kind]) => readLookup(source, kind)),
+    ...profile.kinds.map((kind) => readKind(kind, profile.parentsKnown(kind))),
+  ]);
   // Then the children of the parents found in what was read.
   await Promise.all(
-    profile.kinds.filter((kind) => parentOf(kind)).map((kind) => {
-      const known = new Set(profile.parentsKnown(kind));
-      const found = profile.parentsFound(kind, read).filter((id) => !known.has(id));
-      return found.length > 0 ? readKind(kind, found) : undefined;
-    }),
+    profile.kinds
+      .filter((kind) => parentOf(kind))
+      .map((kind) => {
+        const known = new Set(profile.parentsKnown(kind));
+        const found = profile.parentsFound(kind, read).filter((id) => !known.has(id));
+        return found.length > 0 ? readKind(kind, found) : undefined;
+      }),
   );
   if (!noting) stopOn(refused);
   read.now = client.serverNow();
@@ -155,7 +190,8 @@ function stopOn(failures: readonly (ReadFailure & { kind: ResourceKind })[]): vo
   const under = parent ? ` of ${definitionOf(parent.kind).config.noun} ${first.parentId ?? '?'}` : '';
   throw new AbortError(
     `Could not read ${first.operation}${under}: ${first.reason}${first.requestId ? ` (request id ${first.requestId})` : ''}` +
-      (failures.length > 1 ? `, and ${failures.length - 1} more read(s) failed` : '') + '. Nothing was written.',
+      (failures.length > 1 ? `, and ${failures.length - 1} more read(s) failed` : '') +
+      '. Nothing was written.',
     `Check that the token may call ${[...new Set(failures.map((f) => f.operation))].join(', ')} in this account.`,
   );
 }

@@ -78,8 +78,7 @@ export interface ApiResponse<T> {
 type Paginated = { [K in OperationName]: Routes[K] extends { pages: string } ? K : never }[OperationName];
 export type PaginatedOperation = Paginated;
 /** The element type of a paginated list. */
-export type ItemOf<K extends OperationName> =
-  ResultOf<K> extends (infer I)[] ? I : ResultOf<K> extends { rows: (infer R)[] } ? R : never;
+export type ItemOf<K extends OperationName> = ResultOf<K> extends (infer I)[] ? I : ResultOf<K> extends { rows: (infer R)[] } ? R : never;
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
@@ -106,14 +105,18 @@ export class ApiClient {
     if (!options.token) throw new TypeError('an API token is required (set CPLANE_TOKEN)');
     if (/[\s]/.test(options.token)) throw new TypeError('the API token contains white space; check CPLANE_TOKEN');
     const url = new URL(options.baseUrl);
-    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !options.allowInsecureHttp) throw new InsecureTransportError(url.hostname);
+    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !options.allowInsecureHttp)
+      throw new InsecureTransportError(url.hostname);
     this.basePath = url.pathname.replace(/\/+$/, '') + '/v1';
     this.transport = createTransport(url, Math.max(options.concurrency ?? 10, 1));
     this.identity = identityOf(options.token);
     this.accountId = options.accountId || undefined;
     this.retry = { ...defaultRetryPolicy, ...options.retry };
     this.limiter = new Limiter(options.concurrency ?? 10);
-    this.limits = { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES };
+    this.limits = {
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    };
   }
 
   /** Calls one operation and returns its `data`. */
@@ -168,8 +171,15 @@ export class ApiClient {
   }
 
   private async attempts<K extends OperationName>(
-    operation: K, spec: Route, path: string, headers: Record<string, string>, bodyBytes: string | undefined,
-    write: boolean, idempotencyKey: string | undefined, signal: AbortSignal, startDeadline: () => void,
+    operation: K,
+    spec: Route,
+    path: string,
+    headers: Record<string, string>,
+    bodyBytes: string | undefined,
+    write: boolean,
+    idempotencyKey: string | undefined,
+    signal: AbortSignal,
+    startDeadline: () => void,
   ): Promise<ApiResponse<ResultOf<K>>> {
     for (let attempt = 1; ; attempt++) {
       this.emit({ type: 'request', operation, method: spec.method, path: spec.path, attempt });
@@ -179,7 +189,11 @@ export class ApiClient {
         const exchange = () => {
           startDeadline();
           const tooLarge = () => new ResponseTooLargeError(operation, this.limits.maxResponseBytes);
-          return this.transport.exchange({ method: spec.method, path, headers, body: bodyBytes, signal }, this.limits.maxResponseBytes, tooLarge);
+          return this.transport.exchange(
+            { method: spec.method, path, headers, body: bodyBytes, signal },
+            this.limits.maxResponseBytes,
+            tooLarge,
+          );
         };
         const shared = this.options.sharedLimiter;
         answer = await this.limiter.run(() => (shared ? shared.run(exchange) : exchange()));
@@ -200,12 +214,27 @@ export class ApiClient {
 
       const requestId = header(answer.headers, 'x-request-id');
       this.readServerClock(header(answer.headers, 'date'));
-      this.emit({ type: 'response', operation, status: answer.status, attempt, requestId, durationMs: Math.round(performance.now() - started) });
+      this.emit({
+        type: 'response',
+        operation,
+        status: answer.status,
+        attempt,
+        requestId,
+        durationMs: Math.round(performance.now() - started),
+      });
       const envelope = parseEnvelope(answer.text);
       if (answer.status >= 200 && answer.status < 300 && envelope?.ok === true) {
         const problem = await resultProblem(operation, envelope.data);
         if (problem) {
-          throw new ApiError(operation, answer.status, 'invalid_response', `the answer does not match the API spec: ${problem}`, undefined, requestId, attempt);
+          throw new ApiError(
+            operation,
+            answer.status,
+            'invalid_response',
+            `the answer does not match the API spec: ${problem}`,
+            undefined,
+            requestId,
+            attempt,
+          );
         }
         return { data: envelope.data as ResultOf<K>, status: answer.status, requestId, attempts: attempt };
       }
@@ -220,7 +249,8 @@ export class ApiClient {
         operation,
         answer.status,
         error?.code ?? (answer.status < 300 ? 'invalid_response' : `http_${answer.status}`),
-        error?.message ?? (answer.status < 300 ? 'the API answered without a success envelope' : 'the API answered without an error envelope'),
+        error?.message ??
+          (answer.status < 300 ? 'the API answered without a success envelope' : 'the API answered without an error envelope'),
         error?.details,
         (envelope?.ok === false ? envelope.requestId : undefined) ?? requestId,
         attempt,
@@ -245,12 +275,17 @@ export class ApiClient {
     const req = request as { path?: Record<string, string>; query?: Record<string, unknown> };
     let total: number | undefined;
     const page = async (index: number): Promise<ItemOf<K>[]> => {
-      const response = await this.send(operation, { path: req.path, query: { ...req.query, limit: pageSize, offset: index * pageSize }, accountId: options.accountId });
+      const response = await this.send(operation, {
+        path: req.path,
+        query: { ...req.query, limit: pageSize, offset: index * pageSize },
+        accountId: options.accountId,
+      });
       const data = response.data as unknown;
       if (!Array.isArray(data)) total = (data as { total: number }).total;
       return (Array.isArray(data) ? data : (data as { rows: unknown[] }).rows) as ItemOf<K>[];
     };
-    const more = (pages: ItemOf<K>[][]) => (pages.at(-1)?.length ?? 0) === pageSize && (total === undefined || pages.length * pageSize < total);
+    const more = (pages: ItemOf<K>[][]) =>
+      (pages.at(-1)?.length ?? 0) === pageSize && (total === undefined || pages.length * pageSize < total);
     // One more object than expected still fits: a page that comes back full means there may be more.
     const first = Math.max(1, Math.ceil(((options.expected ?? 0) + 1) / pageSize));
     const pages = await Promise.all(Array.from({ length: first }, (_, i) => page(i)));
@@ -284,7 +319,8 @@ export function createClient(options: ClientOptions): ApiClient {
   return new ApiClient(options);
 }
 
-type Envelope = { ok: true; data?: unknown } | { ok: false; error?: { code?: string; message?: string; details?: unknown }; requestId?: string };
+type Envelope =
+  { ok: true; data?: unknown } | { ok: false; error?: { code?: string; message?: string; details?: unknown }; requestId?: string };
 
 function parseEnvelope(text: string): Envelope | undefined {
   try {

@@ -24,7 +24,11 @@ export class ApiError extends Error {
     /** The account the request was sent for (`x-account-id`), when it named one. */
     readonly accountId?: string,
   ) {
-    super(isAccountRefusal(status, reason) ? describeAccountRefusal(operation, status, code, reason, requestId, accountId) : describeApiFailure(operation, status, code, reason, details, requestId, attempts));
+    super(
+      isAccountRefusal(status, reason)
+        ? describeAccountRefusal(operation, status, code, reason, requestId, accountId)
+        : describeApiFailure(operation, status, code, reason, details, requestId, attempts),
+    );
     this.code = code;
   }
 }
@@ -33,11 +37,19 @@ export class ApiError extends Error {
  * The account refuses the token itself (src/errors.ts, isAccountRefusal): one error for the whole run, naming the
  * account and the API's reason, since every other request in that account would be refused too.
  */
-function describeAccountRefusal(operation: OperationName, status: number, code: string, reason: string, requestId: string | undefined, accountId: string | undefined): string {
+function describeAccountRefusal(
+  operation: OperationName,
+  status: number,
+  code: string,
+  reason: string,
+  requestId: string | undefined,
+  accountId: string | undefined,
+): string {
   const answer = `${status} ${safeText(code)} (${safeText(reason)})${requestId ? `, request id ${safeText(requestId)}` : ''}`;
-  const what = reason === 'service_account_inactive'
-    ? 'the token\'s Service Account is inactive. An admin of the account reactivates it in the dashboard.'
-    : 'the token\'s user or Service Account is not a member of it, or no such account exists. Check the account id (--account, CPLANE_ACCOUNT, `account:` of the configuration or of the deployment) and that CPLANE_TOKEN is a token of a member.';
+  const what =
+    reason === 'service_account_inactive'
+      ? "the token's Service Account is inactive. An admin of the account reactivates it in the dashboard."
+      : "the token's user or Service Account is not a member of it, or no such account exists. Check the account id (--account, CPLANE_ACCOUNT, `account:` of the configuration or of the deployment) and that CPLANE_TOKEN is a token of a member.";
   return `The API refuses this token${accountId ? ` in account ${safeText(accountId)}` : ''}: ${operation} answered ${answer}; ${what}`;
 }
 
@@ -45,7 +57,11 @@ function describeAccountRefusal(operation: OperationName, status: number, code: 
 export class IdentityRefusedError extends Error {
   override readonly name = 'IdentityRefusedError';
   readonly code = 'identity_refused';
-  constructor(readonly operation: OperationName, method: string, path: string) {
+  constructor(
+    readonly operation: OperationName,
+    method: string,
+    path: string,
+  ) {
     super(
       `${operation} (${method} ${path}) is a human-only operation and the token is a Service Account token (sk-svc-sa-); ` +
         'no request was sent. Use a personal access token (sk-svc-pat-) for this command.',
@@ -77,7 +93,10 @@ export class NetworkError extends Error {
 export class ResponseTooLargeError extends Error {
   override readonly name = 'ResponseTooLargeError';
   readonly code = 'response_too_large';
-  constructor(readonly operation: OperationName, readonly limitBytes: number) {
+  constructor(
+    readonly operation: OperationName,
+    readonly limitBytes: number,
+  ) {
     super(
       `${operation}: the API answer is larger than ${formatBytes(limitBytes)}, the limit for one answer; no more of it was read. ` +
         'If the answer is expected to be this large, raise CPLANE_MAX_RESPONSE_MB.',
@@ -111,7 +130,7 @@ const hints: Record<number, string> = {
 };
 
 const routeHint = 'The API has no such route: is CPLANE_BASE_URL the address without /v1?';
-const notTheApiHint = 'The answer is not the control-plane API\'s: check that CPLANE_BASE_URL is the API\'s address (without /v1).';
+const notTheApiHint = "The answer is not the control-plane API's: check that CPLANE_BASE_URL is the API's address (without /v1).";
 
 function describeApiFailure(
   operation: OperationName,
@@ -124,11 +143,17 @@ function describeApiFailure(
 ): string {
   // Everything from the server is untrusted text: escaped, and redacted of the run's secrets (a server may echo the request).
   const parts = [`${operation} failed: ${status} ${safeText(code)}${reason && reason !== code ? ` (${safeText(reason)})` : ''}`];
-  if (Array.isArray(details) && details.length > 0) parts.push(`details: ${safeText(details.map((d) => (typeof d === 'string' ? d : JSON.stringify(d))).join('; '))}`);
+  if (Array.isArray(details) && details.length > 0)
+    parts.push(`details: ${safeText(details.map((d) => (typeof d === 'string' ? d : JSON.stringify(d))).join('; '))}`);
   if (attempts > 1) parts.push(`after ${attempts} attempts`);
   if (requestId) parts.push(`request id ${safeText(requestId)}`);
   // A 404 that names no object is the API saying it has no such route: almost always a base URL with the
   // version prefix in it (the client adds /v1 itself).
-  const hint = status === 404 && reason === 'route_not_found' ? routeHint : reason.startsWith('the API answered without') || (status >= 300 && status < 400) ? notTheApiHint : hints[status];
+  const hint =
+    status === 404 && reason === 'route_not_found'
+      ? routeHint
+      : reason.startsWith('the API answered without') || (status >= 300 && status < 400)
+        ? notTheApiHint
+        : hints[status];
   return `${parts.join(', ')}.${hint ? ` ${hint}` : ''}`;
 }

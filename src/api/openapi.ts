@@ -50,7 +50,12 @@ const ErrorEnvelope: Json = {
 
 function successEnvelope(result: TSchema | undefined): Json {
   if (!result) return { type: 'object', additionalProperties: false, required: ['ok'], properties: { ok: { const: true } } };
-  return { type: 'object', additionalProperties: false, required: ['ok', 'data'], properties: { ok: { const: true }, data: plain(result) } };
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['ok', 'data'],
+    properties: { ok: { const: true }, data: plain(result) },
+  };
 }
 
 function queryParameters(query: TSchema | undefined): Json[] {
@@ -109,15 +114,27 @@ export function openApiDocument(): Json {
     paths,
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A human PAT (`sk-svc-pat-...`) or a Service Account token (`sk-svc-sa-...`).' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'A human PAT (`sk-svc-pat-...`) or a Service Account token (`sk-svc-sa-...`).',
+        },
       },
       parameters: {
-        AccountId: { name: 'x-account-id', in: 'header', required: true, description: 'The account the operation works in.', schema: { type: 'string', format: 'uuid' } },
+        AccountId: {
+          name: 'x-account-id',
+          in: 'header',
+          required: true,
+          description: 'The account the operation works in.',
+          schema: { type: 'string', format: 'uuid' },
+        },
         IdempotencyKey: {
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          description: 'One UUID per intended write: the same key with the same body returns the same result for 24 hours; with another body, 409.',
+          description:
+            'One UUID per intended write: the same key with the same body returns the same result for 24 hours; with another body, 409.',
           schema: { type: 'string' },
         },
       },

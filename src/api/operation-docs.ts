@@ -106,5 +106,12 @@ export interface OperationFacts {
 
 export function operationFacts(name: OperationName): OperationFacts {
   const spec: OperationSpec = operations[name];
-  return { name, spec, summary: operationSummaries[name], pathParams: pathParamNames(spec.path), readOnly: isReadOnly(name), destructive: isDestructive(name) };
+  return {
+    name,
+    spec,
+    summary: operationSummaries[name],
+    pathParams: pathParamNames(spec.path),
+    readOnly: isReadOnly(name),
+    destructive: isDestructive(name),
+  };
 }

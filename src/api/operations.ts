@@ -38,7 +38,8 @@ export const operations = {
   // ------------------------------------------------------------ projects
   listProjects: {
     ...routes.listProjects,
-    query: S.Query({ accountId: Opt(Id), includeArchived: Opt(Bool), ...S.Page }), result: Type.Array(S.Project),
+    query: S.Query({ accountId: Opt(Id), includeArchived: Opt(Bool), ...S.Page }),
+    result: Type.Array(S.Project),
   },
   getProject: { ...routes.getProject, result: S.Project },
   createProject: {
@@ -48,22 +49,29 @@ export const operations = {
   },
   updateProject: {
     ...routes.updateProject,
-    body: S.Body({ name: Type.String({ minLength: 1, maxLength: 200 }), description: Opt(Type.String({ maxLength: 2000 })), isActive: Opt(Bool) }),
+    body: S.Body({
+      name: Type.String({ minLength: 1, maxLength: 200 }),
+      description: Opt(Type.String({ maxLength: 2000 })),
+      isActive: Opt(Bool),
+    }),
     result: S.Project,
   },
   archiveProject: {
     ...routes.archiveProject,
-    body: S.Body({ archived: Bool }), result: S.Project,
+    body: S.Body({ archived: Bool }),
+    result: S.Project,
   },
 
   // ------------------------------------------------------------ records
   listRecords: {
     ...routes.listRecords,
-    query: S.Query({ accountId: Opt(Id), includeArchived: Opt(Bool), ...S.Page }), result: Type.Array(S.RecordMeta),
+    query: S.Query({ accountId: Opt(Id), includeArchived: Opt(Bool), ...S.Page }),
+    result: Type.Array(S.RecordMeta),
   },
   listProjectRecords: {
     ...routes.listProjectRecords,
-    query: S.Query({ includeArchived: Opt(Bool), ...S.Page }), result: Type.Array(S.RecordMeta),
+    query: S.Query({ includeArchived: Opt(Bool), ...S.Page }),
+    result: Type.Array(S.RecordMeta),
   },
   getRecord: { ...routes.getRecord, result: S.RecordMeta },
   readRecord: {
@@ -77,23 +85,28 @@ export const operations = {
   listRecordVersions: { ...routes.listRecordVersions, result: Type.Array(S.RecordVersion) },
   listRecordAudit: {
     ...routes.listRecordAudit,
-    query: S.Query({ limit: S.Page.limit }), result: Type.Array(S.AuditRow),
+    query: S.Query({ limit: S.Page.limit }),
+    result: Type.Array(S.AuditRow),
   },
   listRecordAnomalies: {
     ...routes.listRecordAnomalies,
-    query: S.Query(scope), result: Type.Array(S.AnomalyRow),
+    query: S.Query(scope),
+    result: Type.Array(S.AnomalyRow),
   },
   listRecordActivity: {
     ...routes.listRecordActivity,
-    query: S.Query({ ...scope, day: Opt(Str) }), result: Type.Array(S.ActivityRow),
+    query: S.Query({ ...scope, day: Opt(Str) }),
+    result: Type.Array(S.ActivityRow),
   },
   listRecordAlerts: {
     ...routes.listRecordAlerts,
-    query: S.Query({ ...scope, ...S.Page }), result: Type.Array(S.AlertRow),
+    query: S.Query({ ...scope, ...S.Page }),
+    result: Type.Array(S.AlertRow),
   },
   listRecordAccess: {
     ...routes.listRecordAccess,
-    query: S.Query({ ...scope, actions: Opt(Str), ...S.Page }), result: Type.Array(S.AuditRow),
+    query: S.Query({ ...scope, actions: Opt(Str), ...S.Page }),
+    result: Type.Array(S.AuditRow),
   },
   createRecord: {
     ...routes.createRecord,
@@ -110,7 +123,8 @@ export const operations = {
   },
   createRecordVersion: {
     ...routes.createRecordVersion,
-    body: S.EncryptedValue, result: S.RecordVersionCreated,
+    body: S.EncryptedValue,
+    result: S.RecordVersionCreated,
   },
   updateRecord: {
     ...routes.updateRecord,
@@ -124,46 +138,56 @@ export const operations = {
   },
   archiveRecord: {
     ...routes.archiveRecord,
-    body: S.Body({ archived: Bool }), result: S.RecordMeta,
+    body: S.Body({ archived: Bool }),
+    result: S.RecordMeta,
   },
   transferRecordOwnership: {
     ...routes.transferRecordOwnership,
-    body: S.Body({ userId: Id }), result: S.RecordOwner,
+    body: S.Body({ userId: Id }),
+    result: S.RecordOwner,
   },
   rollbackRecord: {
     ...routes.rollbackRecord,
-    body: S.Body({ version: Type.Integer({ minimum: 1 }) }), result: S.RecordVersionCreated,
+    body: S.Body({ version: Type.Integer({ minimum: 1 }) }),
+    result: S.RecordVersionCreated,
   },
   rotateRecord: {
     ...routes.rotateRecord,
-    body: S.EncryptedValue, result: S.RecordVersionCreated,
+    body: S.EncryptedValue,
+    result: S.RecordVersionCreated,
   },
   shareRecordWithUser: {
     ...routes.shareRecordWithUser,
-    body: S.Body({ userId: Id, wrappedDek: Type.String({ minLength: 1 }) }), result: S.UserGrant,
+    body: S.Body({ userId: Id, wrappedDek: Type.String({ minLength: 1 }) }),
+    result: S.UserGrant,
   },
   shareRecordWithGroup: {
     ...routes.shareRecordWithGroup,
-    body: S.Body({ groupId: Id, wrappedDek: Type.String({ minLength: 1 }) }), result: S.GroupGrant,
+    body: S.Body({ groupId: Id, wrappedDek: Type.String({ minLength: 1 }) }),
+    result: S.GroupGrant,
   },
   revokeRecordUser: {
     ...routes.revokeRecordUser,
-    body: S.Body({ userId: Id }), result: S.UserGrant,
+    body: S.Body({ userId: Id }),
+    result: S.UserGrant,
   },
   revokeRecordGroup: {
     ...routes.revokeRecordGroup,
-    body: S.Body({ groupId: Id }), result: S.GroupGrant,
+    body: S.Body({ groupId: Id }),
+    result: S.GroupGrant,
   },
   revokeRecordServiceAccount: {
     ...routes.revokeRecordServiceAccount,
-    body: S.Body({ serviceAccountId: Id }), result: S.ServiceAccountGrant,
+    body: S.Body({ serviceAccountId: Id }),
+    result: S.ServiceAccountGrant,
   },
 
   // ------------------------------------------------------------ providers and credentials
   listProviders: { ...routes.listProviders, result: Type.Array(S.Provider) },
   listCredentials: {
     ...routes.listCredentials,
-    query: S.Query({ includeRevoked: Opt(Bool), ...S.Page }), result: Type.Array(S.Credential),
+    query: S.Query({ includeRevoked: Opt(Bool), ...S.Page }),
+    result: Type.Array(S.Credential),
   },
   createCredential: {
     ...routes.createCredential,
@@ -173,48 +197,65 @@ export const operations = {
   listCredentialModels: { ...routes.listCredentialModels, result: Type.Array(S.Model) },
   rotateCredential: {
     ...routes.rotateCredential,
-    body: S.Body({ secret: S.Secret }), result: S.Credential,
+    body: S.Body({ secret: S.Secret }),
+    result: S.Credential,
   },
   updateCredential: {
     ...routes.updateCredential,
-    body: S.Body({ label: Opt(Type.String({ minLength: 1, maxLength: 200 })), baseUrl: Opt(S.Nullable(Str)) }), result: S.Credential,
+    body: S.Body({ label: Opt(Type.String({ minLength: 1, maxLength: 200 })), baseUrl: Opt(S.Nullable(Str)) }),
+    result: S.Credential,
   },
   deleteCredential: { ...routes.deleteCredential, result: S.Credential },
 
   // ------------------------------------------------------------ gateways
   listGateways: {
     ...routes.listGateways,
-    query: S.Query({ projectId: Opt(Id), includeDisabled: Opt(Bool), ...S.Page }), result: Type.Array(S.Gateway),
+    query: S.Query({ projectId: Opt(Id), includeDisabled: Opt(Bool), ...S.Page }),
+    result: Type.Array(S.Gateway),
   },
   getGateway: { ...routes.getGateway, result: S.Gateway },
   createGateway: {
     ...routes.createGateway,
     body: S.Body({
-      projectId: Id, name: Type.String({ minLength: 1, maxLength: 200 }), slug: Str,
-      defaultProviderId: Id, defaultModel: Type.String({ minLength: 1 }), credentialIds: Type.Array(Id, { minItems: 1 }),
+      projectId: Id,
+      name: Type.String({ minLength: 1, maxLength: 200 }),
+      slug: Str,
+      defaultProviderId: Id,
+      defaultModel: Type.String({ minLength: 1 }),
+      credentialIds: Type.Array(Id, { minItems: 1 }),
     }),
     result: S.Gateway,
   },
   updateGateway: {
     ...routes.updateGateway,
-    body: S.Body({ name: Opt(Type.String({ minLength: 1, maxLength: 200 })), slug: Opt(Str), defaultProviderId: Opt(Id), defaultModel: Opt(Type.String({ minLength: 1 })) }),
+    body: S.Body({
+      name: Opt(Type.String({ minLength: 1, maxLength: 200 })),
+      slug: Opt(Str),
+      defaultProviderId: Opt(Id),
+      defaultModel: Opt(Type.String({ minLength: 1 })),
+    }),
     result: S.Gateway,
   },
   deleteGateway: { ...routes.deleteGateway },
   attachGatewayCredential: {
     ...routes.attachGatewayCredential,
-    body: S.Body({ credentialId: Id }), result: S.Gateway,
+    body: S.Body({ credentialId: Id }),
+    result: S.Gateway,
   },
   detachGatewayCredential: { ...routes.detachGatewayCredential, result: S.Gateway },
   updateGatewaySettings: {
     ...routes.updateGatewaySettings,
-    body: S.GatewaySettingsPatch, result: S.GatewaySettings,
+    body: S.GatewaySettingsPatch,
+    result: S.GatewaySettings,
   },
   getOtelExport: { ...routes.getOtelExport, result: S.OtelExport },
   updateOtelExport: {
     ...routes.updateOtelExport,
     body: S.Body({
-      enabled: Opt(Bool), endpoint: Opt(S.Nullable(Str)), exportMetrics: Opt(Bool), exportTraces: Opt(Bool),
+      enabled: Opt(Bool),
+      endpoint: Opt(S.Nullable(Str)),
+      exportMetrics: Opt(Bool),
+      exportTraces: Opt(Bool),
       headers: Opt(Type.Record(Type.String({ pattern: '^[A-Za-z0-9-]{1,100}$' }), Type.String({ maxLength: 4096, writeOnly: true }))),
     }),
     result: S.OtelExport,
@@ -223,7 +264,8 @@ export const operations = {
   // ------------------------------------------------------------ gateway tokens
   listGatewayTokens: {
     ...routes.listGatewayTokens,
-    query: S.Query({ ...S.Page }), result: Type.Array(S.GatewayToken),
+    query: S.Query({ ...S.Page }),
+    result: Type.Array(S.GatewayToken),
   },
   createGatewayToken: {
     ...routes.createGatewayToken,
@@ -241,7 +283,8 @@ export const operations = {
   },
   renameGatewayToken: {
     ...routes.renameGatewayToken,
-    body: S.Body({ name: Type.String({ minLength: 1, maxLength: 100 }) }), result: S.GatewayToken,
+    body: S.Body({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
+    result: S.GatewayToken,
   },
   revokeGatewayToken: { ...routes.revokeGatewayToken, result: S.GatewayToken },
   deleteGatewayToken: { ...routes.deleteGatewayToken, result: S.TokenDeleted },
@@ -249,43 +292,52 @@ export const operations = {
   // ------------------------------------------------------------ logs, usage, key access
   listGatewayLogs: {
     ...routes.listGatewayLogs,
-    query: S.Query({ status: Opt(Str), model: Opt(Str), ...S.Page }), result: Type.Array(S.LogEntry),
+    query: S.Query({ status: Opt(Str), model: Opt(Str), ...S.Page }),
+    result: Type.Array(S.LogEntry),
   },
   getGatewayLog: { ...routes.getGatewayLog, result: S.LogDetail },
   listGatewayKeyAccess: {
     ...routes.listGatewayKeyAccess,
-    query: S.Query({ outcome: Opt(Str), ...S.Page }), result: S.KeyAccessPage,
+    query: S.Query({ outcome: Opt(Str), ...S.Page }),
+    result: S.KeyAccessPage,
   },
   listUsageLogs: {
     ...routes.listUsageLogs,
-    query: S.Query({ projectId: Opt(Str), gatewayId: Opt(Id), status: Opt(Str), ...S.Page }), result: Type.Array(S.LogEntry),
+    query: S.Query({ projectId: Opt(Str), gatewayId: Opt(Id), status: Opt(Str), ...S.Page }),
+    result: Type.Array(S.LogEntry),
   },
   getUsageLog: {
     ...routes.getUsageLog,
-    query: S.Query({ projectId: Opt(Str) }), result: S.LogBodies,
+    query: S.Query({ projectId: Opt(Str) }),
+    result: S.LogBodies,
   },
   getUsageSpend: {
     ...routes.getUsageSpend,
-    query: S.Query({ projectId: Opt(Str), since: Opt(Str) }), result: S.Spend,
+    query: S.Query({ projectId: Opt(Str), since: Opt(Str) }),
+    result: S.Spend,
   },
   getUsageMetrics: {
     ...routes.getUsageMetrics,
-    query: S.Query({ projectId: Opt(Str), gatewayId: Opt(Id), since: Opt(Str), bucket: Opt(Str), groupBy: Opt(Str) }), result: Type.Array(S.MetricsBucket),
+    query: S.Query({ projectId: Opt(Str), gatewayId: Opt(Id), since: Opt(Str), bucket: Opt(Str), groupBy: Opt(Str) }),
+    result: Type.Array(S.MetricsBucket),
   },
 
   // ------------------------------------------------------------ service accounts and groups
   listServiceAccounts: {
     ...routes.listServiceAccounts,
-    query: S.Query({ accountId: Opt(Id) }), result: Type.Array(S.ServiceAccount),
+    query: S.Query({ accountId: Opt(Id) }),
+    result: Type.Array(S.ServiceAccount),
   },
   grantServiceAccount: {
     ...routes.grantServiceAccount,
-    body: S.Body({ recordId: Id, wrappedDek: Type.String({ minLength: 1 }) }), result: S.ServiceAccountGrant,
+    body: S.Body({ recordId: Id, wrappedDek: Type.String({ minLength: 1 }) }),
+    result: S.ServiceAccountGrant,
   },
   deleteGroup: { ...routes.deleteGroup, result: S.GroupMutationResult },
   grantProjectGroupRole: {
     ...routes.grantProjectGroupRole,
-    body: S.Body({ roleId: Id }), result: S.GroupMutationResult,
+    body: S.Body({ roleId: Id }),
+    result: S.GroupMutationResult,
   },
 } as const satisfies { [K in RouteName]: OperationSpec };
 
@@ -302,8 +354,9 @@ export type BodyOf<K extends OperationName> = Operations[K] extends { body: infe
 export type ResultOf<K extends OperationName> = Operations[K] extends { result: infer R } ? StaticOf<R> : undefined;
 
 /** What a caller passes for one operation: only the parts the operation has. */
-export type RequestOf<K extends OperationName> =
-  (PathParamNames<Operations[K]['path']> extends never ? { path?: undefined } : { path: PathParams<K> }) &
+export type RequestOf<K extends OperationName> = (PathParamNames<Operations[K]['path']> extends never
+  ? { path?: undefined }
+  : { path: PathParams<K> }) &
   (Operations[K] extends { query: unknown } ? { query?: QueryOf<K> } : { query?: undefined }) &
   (Operations[K] extends { body: unknown } ? { body: BodyOf<K> } : { body?: undefined });
 

@@ -17,7 +17,11 @@ import type { OperationName } from './operations.js';
 export async function resultProblem(operation: OperationName, data: unknown): Promise<string | undefined> {
   const check = resultChecks[operation];
   if (!check || check(data)) return undefined;
-  const [{ Value }, { FormatRegistry }, { operations }] = await Promise.all([import('@sinclair/typebox/value'), import('@sinclair/typebox'), import('./operations.js')]);
+  const [{ Value }, { FormatRegistry }, { operations }] = await Promise.all([
+    import('@sinclair/typebox/value'),
+    import('@sinclair/typebox'),
+    import('./operations.js'),
+  ]);
   const schema = (operations[operation] as { result: TSchema }).result;
   acceptFormats(schema, FormatRegistry);
   const first = Value.Errors(schema, data).First();

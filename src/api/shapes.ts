@@ -66,11 +66,13 @@ export const RecordMeta = Type.Object({
    * Who holds a grant of the record (ids only, safe metadata), so a grant added or revoked elsewhere shows as
    * drift. The emulator always sends it; optional so that an answer without it still reads.
    */
-  grants: Type.Optional(Type.Object({
-    user_ids: Type.Array(Uuid),
-    group_ids: Type.Array(Uuid),
-    service_account_ids: Type.Array(Uuid),
-  })),
+  grants: Type.Optional(
+    Type.Object({
+      user_ids: Type.Array(Uuid),
+      group_ids: Type.Array(Uuid),
+      service_account_ids: Type.Array(Uuid),
+    }),
+  ),
 });
 
 export const RecordRead = Type.Object({
@@ -303,10 +305,7 @@ const ChangeItem = Type.Object(
     wrappers_deleted: Type.Integer(),
     project_wrappers_deleted: Type.Integer(),
     rekey_queued: Type.Boolean(),
-    material_pending: Type.Object(
-      { project_key: Type.Boolean(), record_key: Type.Boolean() },
-      { additionalProperties: false },
-    ),
+    material_pending: Type.Object({ project_key: Type.Boolean(), record_key: Type.Boolean() }, { additionalProperties: false }),
     sources_removed: Type.Array(Type.Array(Type.String())),
     sources_added: Type.Array(Type.Array(Type.String())),
     secret_sources_remaining: Type.Array(Type.Record(Type.String(), Type.Unknown())),
@@ -348,8 +347,7 @@ export const Page = {
   offset: Type.Optional(Type.Integer({ minimum: 0 })),
 };
 
-export const Body = <T extends Record<string, TSchema>>(properties: T) =>
-  Type.Object(properties, { additionalProperties: false });
+export const Body = <T extends Record<string, TSchema>>(properties: T) => Type.Object(properties, { additionalProperties: false });
 export const Query = Body;
 
 /** A provider secret: accepted at creation or rotation, never returned (JSON Schema `writeOnly`, which cplane's output redaction reads). */

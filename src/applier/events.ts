@@ -41,7 +41,15 @@ export interface StepDone extends StepRef {
 }
 
 export type ApplyEvent =
-  | { type: 'journal-resent'; address: string; operation: string; outcome: 'done' | 'failed'; reason?: string; requestId?: string; notices?: string[] }
+  | {
+      type: 'journal-resent';
+      address: string;
+      operation: string;
+      outcome: 'done' | 'failed';
+      reason?: string;
+      requestId?: string;
+      notices?: string[];
+    }
   | { type: 'journal-dropped'; address: string; operation: string; createdAt: string }
   | ({ type: 'step-started'; total: number } & StepRef)
   | ({ type: 'step-retry'; attempt: number; delayMs: number; status?: number; reason: string } & StepRef)

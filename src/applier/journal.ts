@@ -32,7 +32,11 @@ export function bodyBytesOf(state: StateStore, entry: JournalEntry): string | un
 }
 
 /** Sends an entry's write with its key and exact bytes (the client retries with both unchanged). */
-export async function sendEntry(client: ApiClient, entry: JournalEntry, bytes: string | undefined): Promise<{ data: unknown; requestId?: string }> {
+export async function sendEntry(
+  client: ApiClient,
+  entry: JournalEntry,
+  bytes: string | undefined,
+): Promise<{ data: unknown; requestId?: string }> {
   const response = await client.send(entry.operation, { path: entry.pathParams, bodyBytes: bytes, idempotencyKey: entry.idempotencyKey });
   return { data: response.data, requestId: response.requestId };
 }
@@ -75,7 +79,9 @@ function refuseOtherAnswer(state: StateStore, entry: JournalEntry, result: unkno
     const expected = 'path' in asked ? entry.pathParams[asked.path] : readResultPath(body, asked.body);
     const answered = readResultPath(result, answerPath);
     if (answered !== expected) {
-      throw new Error(`the answer of ${entry.operation} is not about what was asked: its ${answerPath} is ${JSON.stringify(answered)}, the request's ${'path' in asked ? asked.path : asked.body} is ${JSON.stringify(expected)}. Nothing of it was recorded; the write stays in the journal and is sent again (with the same idempotency key) by the next apply`);
+      throw new Error(
+        `the answer of ${entry.operation} is not about what was asked: its ${answerPath} is ${JSON.stringify(answered)}, the request's ${'path' in asked ? asked.path : asked.body} is ${JSON.stringify(expected)}. Nothing of it was recorded; the write stays in the journal and is sent again (with the same idempotency key) by the next apply`,
+      );
     }
   }
 }
@@ -119,23 +125,39 @@ function applyEffects(draft: StateData, entry: JournalEntry, result: unknown, se
   const existing = draft.resources[entry.address];
   let id: string | undefined;
   if (effects.id) {
-    const found = 'result' in effects.id ? readResultPath(result, effects.id.result) : 'results' in effects.id ? joinedIds(result, effects.id.results) : idOf(draft.resources, effects.id.$ref);
-    if (typeof found !== 'string' || found === '') throw new Error(`the answer of ${entry.operation} has no id at ${JSON.stringify(effects.id)}`);
+    const found =
+      'result' in effects.id
+        ? readResultPath(result, effects.id.result)
+        : 'results' in effects.id
+          ? joinedIds(result, effects.id.results)
+          : idOf(draft.resources, effects.id.$ref);
+    if (typeof found !== 'string' || found === '')
+      throw new Error(`the answer of ${entry.operation} has no id at ${JSON.stringify(effects.id)}`);
     id = found;
   }
   const kind = entry.kind ?? existing?.kind;
   if (id !== undefined && existing?.id !== id && !kind) throw new Error(`journal entry for ${entry.address} has no kind`);
   const parents: Record<string, string> = {};
-  for (const [name, value] of Object.entries(effects.parents ?? {})) parents[name] = typeof value === 'string' ? value : idOf(draft.resources, value.$ref);
+  for (const [name, value] of Object.entries(effects.parents ?? {}))
+    parents[name] = typeof value === 'string' ? value : idOf(draft.resources, value.$ref);
 
-  const renewing = effects.supersede && existing && id !== undefined && existing.id !== id ? supersededBy(existing, result, effects.supersede) : undefined;
+  const renewing =
+    effects.supersede && existing && id !== undefined && existing.id !== id ? supersededBy(existing, result, effects.supersede) : undefined;
 
   let resource = existing;
   if (id !== undefined && (!resource || resource.id !== id)) {
     // A new remote object: fingerprints and sealed values of the one it replaces no longer describe it; what the
     // address superseded earlier (and, for a renewal, the object it named until now) still awaits its revocation.
     const superseded = [...(existing?.superseded ?? []), ...(renewing ? [renewing] : [])];
-    resource = { kind: kind!, id, inputs: resource?.inputs ?? {}, fingerprints: {}, ...(superseded.length > 0 ? { superseded } : {}), createdAt: now, updatedAt: now };
+    resource = {
+      kind: kind!,
+      id,
+      inputs: resource?.inputs ?? {},
+      fingerprints: {},
+      ...(superseded.length > 0 ? { superseded } : {}),
+      createdAt: now,
+      updatedAt: now,
+    };
     draft.resources[entry.address] = resource;
   }
   if (!resource) return;
@@ -159,7 +181,8 @@ function applyEffects(draft: StateData, entry: JournalEntry, result: unknown, se
 function supersededBy(existing: ResourceState, result: unknown, supersede: NonNullable<WriteEffects['supersede']>): SupersededObject {
   const created = readResultPath(result, supersede.createdAt);
   const at = typeof created === 'string' ? Date.parse(created) : Number.NaN;
-  if (!Number.isFinite(at)) throw new Error(`the answer has no creation time at ${supersede.createdAt}, so the old object's overlap cannot be timed`);
+  if (!Number.isFinite(at))
+    throw new Error(`the answer has no creation time at ${supersede.createdAt}, so the old object's overlap cannot be timed`);
   return {
     id: existing.id,
     ...(existing.parents ? { parents: existing.parents } : {}),
@@ -198,13 +221,27 @@ export async function resendJournal(options: ResendOptions): Promise<RecoveryRes
       await recordResult(state, entry, data, now());
       outcome.resent++;
       const notices = noticesOf(entry, data);
-      emit({ type: 'journal-resent', address: entry.address, operation: entry.operation, outcome: 'done', ...(requestId ? { requestId } : {}), ...(notices.length > 0 ? { notices } : {}) });
+      emit({
+        type: 'journal-resent',
+        address: entry.address,
+        operation: entry.operation,
+        outcome: 'done',
+        ...(requestId ? { requestId } : {}),
+        ...(notices.length > 0 ? { notices } : {}),
+      });
     } catch (error) {
       const kept = await settleFailure(state, entry, error);
       const reason = error instanceof Error ? error.message : String(error);
       const requestId = error instanceof ApiError ? error.requestId : undefined;
       outcome.failed.push({ address: entry.address, operation: entry.operation, reason, requestId, kept });
-      emit({ type: 'journal-resent', address: entry.address, operation: entry.operation, outcome: 'failed', reason, ...(requestId ? { requestId } : {}) });
+      emit({
+        type: 'journal-resent',
+        address: entry.address,
+        operation: entry.operation,
+        outcome: 'failed',
+        reason,
+        ...(requestId ? { requestId } : {}),
+      });
     }
   }
   return outcome;

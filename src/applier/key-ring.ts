@@ -21,7 +21,12 @@ import type { StateStore } from '../state/index.js';
 import { registerSecret } from '../text/safe-text.js';
 import { readResultPath, type KeyRing, type WrittenValue } from './template.js';
 
-export function stateKeyRing(state: StateStore, readSecret: (source: SecretSource) => string | Promise<string>, client?: ApiClient, now: () => Date = () => new Date()): KeyRing {
+export function stateKeyRing(
+  state: StateStore,
+  readSecret: (source: SecretSource) => string | Promise<string>,
+  client?: ApiClient,
+  now: () => Date = () => new Date(),
+): KeyRing {
   const accountId = state.data.account;
   const dataKeys = new Map<string, Promise<WrittenValue>>();
   const currentDataKey = (recordId: string) => {
@@ -32,7 +37,12 @@ export function stateKeyRing(state: StateStore, readSecret: (source: SecretSourc
         if (!read.fields) throw new Error(`record ${recordId} has no value to wrap for a reader: give it a value first`);
         const { version } = read.fields;
         refuseOlderThanWritten(state, recordId, version);
-        return { recordId, version, dataKey: state.crypto.openRecordDataKey(read.fields, { accountId, recordId, version }), digest: valueDigest(read.fields) };
+        return {
+          recordId,
+          version,
+          dataKey: state.crypto.openRecordDataKey(read.fields, { accountId, recordId, version }),
+          digest: valueDigest(read.fields),
+        };
       });
       // A failed read is not kept: a resend of the write reads again.
       found.catch(() => dataKeys.delete(recordId));
@@ -60,7 +70,17 @@ export function stateKeyRing(state: StateStore, readSecret: (source: SecretSourc
       const { wrapDataKey } = await import('@cplane/sdk/internal/data-key-wrap');
       const recipientPublicKey = new Uint8Array(Buffer.from(publicKey, 'base64'));
       const writer = (await state.crypto.writerKey()).sender;
-      return wrapDataKey({ dataKey, recipientPublicKey, accountId, recordId, version, recipientId, valueDigest: digest, writer, wrappedAt: now() });
+      return wrapDataKey({
+        dataKey,
+        recipientPublicKey,
+        accountId,
+        recordId,
+        version,
+        recipientId,
+        valueDigest: digest,
+        writer,
+        wrappedAt: now(),
+      });
     },
   };
 }
@@ -71,7 +91,9 @@ export function stateKeyRing(state: StateStore, readSecret: (source: SecretSourc
  * wrapped for a new reader. A newer one (written outside cplane since) is the record's current value.
  */
 function refuseOlderThanWritten(state: StateStore, recordId: string, version: number): void {
-  const written = Object.values(state.data.resources).find((entry) => entry.id === recordId && typeof entry.inputs[VALUE_VERSION_INPUT] === 'number')?.inputs[VALUE_VERSION_INPUT] as number | undefined;
+  const written = Object.values(state.data.resources).find(
+    (entry) => entry.id === recordId && typeof entry.inputs[VALUE_VERSION_INPUT] === 'number',
+  )?.inputs[VALUE_VERSION_INPUT] as number | undefined;
   if (written === undefined || version >= written) return;
   throw new WrapError(
     'WRAP_ROLLBACK',
@@ -85,12 +107,19 @@ function refuseOlderThanWritten(state: StateStore, recordId: string, version: nu
  * the step's own record (the API is not trusted: an answer naming another record must not get this value's key
  * wrapped for that record's readers) and the version the value was encrypted for; another version is a problem.
  */
-export function boundWrittenValue(paths: { record: string; version: string }, written: WrittenValue, answer: unknown, ownId: string | undefined): { value?: WrittenValue; problem?: string } {
+export function boundWrittenValue(
+  paths: { record: string; version: string },
+  written: WrittenValue,
+  answer: unknown,
+  ownId: string | undefined,
+): { value?: WrittenValue; problem?: string } {
   const recordId = readResultPath(answer, paths.record);
   const version = readResultPath(answer, paths.version);
   if (typeof recordId !== 'string' || recordId !== ownId || recordId !== written.recordId) return {};
   if (version !== written.version) {
-    return { problem: `record ${recordId}: the API stored the value as version ${String(version)}, and it was encrypted for version ${written.version} (another writer changed the record since the plan); plan and apply again` };
+    return {
+      problem: `record ${recordId}: the API stored the value as version ${String(version)}, and it was encrypted for version ${written.version} (another writer changed the record since the plan); plan and apply again`,
+    };
   }
   return { value: written };
 }

@@ -21,20 +21,34 @@ export interface WriteOutcome {
  * Sends one write of a step through the journal; `fingerprints` gathers the step's, given to the entry of its last
  * write (an earlier write records the values it carries as unfinished).
  */
-export async function sendWrite(step: PlanStep, write: PlannedWrite, last: boolean, fingerprints: Record<string, string>, run: ApplyRun): Promise<WriteOutcome> {
+export async function sendWrite(
+  step: PlanStep,
+  write: PlannedWrite,
+  last: boolean,
+  fingerprints: Record<string, string>,
+  run: ApplyRun,
+): Promise<WriteOutcome> {
   const { options, interrupted } = run;
   const { state, client } = options;
   const other = write.address !== undefined && write.address !== step.address;
   // Only a settlement of a superseded object may be recorded on another address (a saved plan is checked, but
   // the applier never lets a write change another address's id, secrets or presence in state).
-  if (other && Object.keys(write.effects).some((key) => key !== 'settleSuperseded')) throw new Error(`${step.address}: the write ${write.id} for ${write.address} may only settle a superseded object`);
-  const scope: TemplateScope = { resources: state.data.resources, sources: other ? {} : (step.secrets ?? {}), address: step.address, keyRing: options.keyRing };
+  if (other && Object.keys(write.effects).some((key) => key !== 'settleSuperseded'))
+    throw new Error(`${step.address}: the write ${write.id} for ${write.address} may only settle a superseded object`);
+  const scope: TemplateScope = {
+    resources: state.data.resources,
+    sources: other ? {} : (step.secrets ?? {}),
+    address: step.address,
+    keyRing: options.keyRing,
+  };
   const pathParams = await resolvePathParams(write.path, scope);
   const resolved = write.body === undefined ? undefined : await resolveTemplate(write.body, scope);
   const bytes = resolved === undefined ? undefined : JSON.stringify(resolved.value);
   const secrets = resolved?.secrets ?? new Map<string, string>();
   for (const [field, plaintext] of secrets) fingerprints[field] = state.crypto.fingerprint(step.address, field, plaintext);
-  const recorded = last ? { ...fingerprints } : Object.fromEntries([...secrets.keys()].map((field) => [field, state.crypto.unfinished(step.address, field)]));
+  const recorded = last
+    ? { ...fingerprints }
+    : Object.fromEntries([...secrets.keys()].map((field) => [field, state.crypto.unfinished(step.address, field)]));
   const entry: JournalEntry = {
     id: randomUUID(),
     address: other ? write.address! : step.address,
@@ -62,10 +76,20 @@ export async function sendWrite(step: PlanStep, write: PlannedWrite, last: boole
     else await settleFailure(state, entry, error);
     throw error;
   }
-  const written = resolved?.written && write.effects?.valueVersion ? boundWrittenValue(write.effects.valueVersion, resolved.written, answer.data, state.data.resources[step.address]?.id) : undefined;
+  const written =
+    resolved?.written && write.effects?.valueVersion
+      ? boundWrittenValue(write.effects.valueVersion, resolved.written, answer.data, state.data.resources[step.address]?.id)
+      : undefined;
   // A value the API stored as another version than the one it was bound to cannot be read by anyone: its field is
   // recorded as unfinished (the next plan writes it again), and the step fails saying why.
-  const recordedEntry = written?.problem ? { ...entry, fingerprints: Object.fromEntries(Object.keys(entry.fingerprints ?? {}).map((field) => [field, state.crypto.unfinished(step.address, field)])) } : entry;
+  const recordedEntry = written?.problem
+    ? {
+        ...entry,
+        fingerprints: Object.fromEntries(
+          Object.keys(entry.fingerprints ?? {}).map((field) => [field, state.crypto.unfinished(step.address, field)]),
+        ),
+      }
+    : entry;
   const sealed = await recordResult(state, recordedEntry, answer.data, options.now ? options.now() : new Date());
   if (written?.problem) throw new Error(written.problem);
   if (written?.value) options.keyRing.remember(written.value);

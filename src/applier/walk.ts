@@ -22,7 +22,14 @@ export function forwardClientEvents(onEvent: (event: ApplyEvent) => void): (even
   return (event) => {
     const step = currentStep.getStore();
     if (event.type !== 'retry' || !step) return;
-    onEvent({ type: 'step-retry', ...step, attempt: event.attempt, delayMs: event.delayMs, reason: event.reason, ...(event.status ? { status: event.status } : {}) });
+    onEvent({
+      type: 'step-retry',
+      ...step,
+      attempt: event.attempt,
+      delayMs: event.delayMs,
+      reason: event.reason,
+      ...(event.status ? { status: event.status } : {}),
+    });
   };
 }
 
@@ -49,7 +56,13 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
     try {
       const { sealed, notices } = await currentStep.run(ref, () => runStep(step, run));
       const id = options.state.data.resources[step.address]?.id;
-      const done = { ...ref, ...(id && !step.forget ? { id } : {}), durationMs: Math.round(performance.now() - t0), sealed, ...(notices.length > 0 ? { notices } : {}) };
+      const done = {
+        ...ref,
+        ...(id && !step.forget ? { id } : {}),
+        durationMs: Math.round(performance.now() - t0),
+        sealed,
+        ...(notices.length > 0 ? { notices } : {}),
+      };
       result.done.push(done);
       emit({ type: 'step-done', ...done });
       ready.done(i);
@@ -94,7 +107,14 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyResult> {
 
 /** A no-op step still has work when it records something in state (a refresh-only plan's live values or a forget). */
 function hasWork(step: PlanStep): boolean {
-  return step.action !== 'no-op' || step.writes.length > 0 || step.adopt !== undefined || step.inputs !== undefined || step.forget === true || step.moved !== undefined;
+  return (
+    step.action !== 'no-op' ||
+    step.writes.length > 0 ||
+    step.adopt !== undefined ||
+    step.inputs !== undefined ||
+    step.forget === true ||
+    step.moved !== undefined
+  );
 }
 
 function refOf(step: PlanStep): StepRef {

@@ -15,7 +15,11 @@ const isCplaneOwn = (name: string) => name.startsWith('CPLANE_');
 export function passEnvNames(values: Record<string, unknown>): string[] {
   const given = Array.isArray(values['pass-env']) ? (values['pass-env'] as string[]) : [];
   for (const name of given) {
-    if (!VARIABLE_NAME.test(name)) throw new AbortError(`--pass-env ${JSON.stringify(name)}: expected a variable name (letters, digits, _).`, 'For example: --pass-env DATABASE_URL');
+    if (!VARIABLE_NAME.test(name))
+      throw new AbortError(
+        `--pass-env ${JSON.stringify(name)}: expected a variable name (letters, digits, _).`,
+        'For example: --pass-env DATABASE_URL',
+      );
   }
   return given;
 }

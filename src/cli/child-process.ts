@@ -19,7 +19,11 @@ export function startChild(command: string, args: string[], options: { cwd: stri
   const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: 'inherit' });
   const exited = new Promise<number>((resolve, reject) => {
     child.on('error', (error: NodeJS.ErrnoException) => {
-      reject(error.code === 'ENOENT' ? new AbortError(`${command}: command not found.`, 'Give the command\'s path, or a command on PATH, after --.') : error);
+      reject(
+        error.code === 'ENOENT'
+          ? new AbortError(`${command}: command not found.`, "Give the command's path, or a command on PATH, after --.")
+          : error,
+      );
     });
     child.on('exit', (code, signal) => resolve(code ?? 128 + (signal ? constants.signals[signal] : 0)));
   });

@@ -51,7 +51,8 @@ export const workspaceHelp = [...connectionHelp, ...variablesHelp, ...stateFlags
 /** `--github` (validate, plan, apply, destroy): reports for GitHub Actions. */
 export const githubOptions: OptionSpec = { github: { type: 'boolean' } };
 
-export const githubHelp = '--github            for GitHub Actions: Markdown to $GITHUB_STEP_SUMMARY, ::error annotations, step outputs to $GITHUB_OUTPUT';
+export const githubHelp =
+  '--github            for GitHub Actions: Markdown to $GITHUB_STEP_SUMMARY, ::error annotations, step outputs to $GITHUB_OUTPUT';
 
 /** Commands that only read or repair the state (state list/show/rm/mv, output, force-unlock). */
 export const stateOptions: OptionSpec = {
@@ -71,7 +72,8 @@ export const stateHelp = [
 /** `--lock-timeout` (every command that takes the state lock). */
 export const lockOptions: OptionSpec = { 'lock-timeout': { type: 'string' } };
 
-export const lockHelp = '--lock-timeout DURATION  wait up to DURATION (e.g. 30s, 5m) while another run holds the state lock (default 0s: fail at once)';
+export const lockHelp =
+  '--lock-timeout DURATION  wait up to DURATION (e.g. 30s, 5m) while another run holds the state lock (default 0s: fail at once)';
 
 /** `--all` and `--deployment` (every command that reads a configuration): the deployments of its `deployments:` (docs/deployments.md). */
 export const chooseDeploymentOptions: OptionSpec = {
@@ -80,7 +82,7 @@ export const chooseDeploymentOptions: OptionSpec = {
 };
 
 const chooseDeploymentHelp = [
-  '--all               every deployment of the configuration\'s deployments: (docs/deployments.md), each with its own account and state',
+  "--all               every deployment of the configuration's deployments: (docs/deployments.md), each with its own account and state",
   '--deployment NAME   only this deployment (repeatable; with or without --all)',
 ];
 
@@ -92,7 +94,8 @@ export const eachDeploymentHelp = [
 ];
 
 /** A command that needs one deployment (read, run, destroy...): `--deployment NAME`, once. */
-export const oneDeploymentHelp = '--deployment NAME   the deployment of the configuration\'s deployments: to use: its account, workspace, variables and token';
+export const oneDeploymentHelp =
+  "--deployment NAME   the deployment of the configuration's deployments: to use: its account, workspace, variables and token";
 
 /** plan and apply: --all and --deployment, and --changed. */
 export const deploymentsOptions: OptionSpec = {

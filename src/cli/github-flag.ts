@@ -50,7 +50,12 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
   const { env } = ctx;
   const markdownFileOf = (markdown: string) => writeMarkdownFile(env, markdown);
   /** `infra/prod:<account>@default`: the configuration folder (relative to the checkout), the account and the workspace. */
-  const keyOf = (dir: string, account: string, workspace: string) => `${relative(env.GITHUB_WORKSPACE || ctx.cwd, dir).split('\\').join('/') || '.'}:${account}@${workspace}`;
+  const keyOf = (dir: string, account: string, workspace: string) =>
+    `${
+      relative(env.GITHUB_WORKSPACE || ctx.cwd, dir)
+        .split('\\')
+        .join('/') || '.'
+    }:${account}@${workspace}`;
   return {
     plan(plan, markdown, options) {
       const where = options.planFile ? `in the job log above and in the saved plan \`${options.planFile}\`` : 'in the job log above';

@@ -19,7 +19,7 @@ type Io = Omit<CommandContext, 'positionals' | 'values'>;
 /** What a group of sub-commands (`cplane state`) is for, printed above its list. */
 const groupSummaries: Record<string, string> = {
   state: 'Look at and repair the state without touching remote objects.',
-  access: 'Who can read each record, and taking a person\'s access away.',
+  access: "Who can read each record, and taking a person's access away.",
 };
 
 const nameOf = (command: Command) => command.name.join(' ');
@@ -90,7 +90,9 @@ function unknownCommand(argv: string[], io: Io): number {
     io.stderr.write(`Error: unknown command "${first} ${second}"${hint || '.'}\nRun \`cplane ${first}\` to see its subcommands.\n`);
     return 1;
   }
-  io.stderr.write(`Error: unknown command "${first}"${didYouMean(first, firstWords()) || '.'}\nRun \`cplane --help\` to see the commands.\n`);
+  io.stderr.write(
+    `Error: unknown command "${first}"${didYouMean(first, firstWords()) || '.'}\nRun \`cplane --help\` to see the commands.\n`,
+  );
   return 1;
 }
 
@@ -144,10 +146,17 @@ function unknownFlag(error: unknown, command: Command): string | undefined {
  * The command `argv` (the words after `cplane`) names, and its flags parsed as a run parses them; throws parseArgs'
  * error for a flag the command does not take. test/cli/suggested-commands.test.ts checks every suggested command with it.
  */
-export function parseCommandLine(argv: string[]): { command: Command; positionals: string[]; values: CommandContext['values'] } | undefined {
+export function parseCommandLine(
+  argv: string[],
+): { command: Command; positionals: string[]; values: CommandContext['values'] } | undefined {
   const found = findCommand(argv);
   if (!found) return undefined;
-  const parsed = parseArgs({ args: joinNegativeValues(found.rest, found.command), options: found.command.options, allowPositionals: true, strict: true });
+  const parsed = parseArgs({
+    args: joinNegativeValues(found.rest, found.command),
+    options: found.command.options,
+    allowPositionals: true,
+    strict: true,
+  });
   return { command: found.command, positionals: parsed.positionals, values: parsed.values };
 }
 
@@ -173,17 +182,38 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
   const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
   if (!command.ownHelp && (own.includes('--help') || own.includes('-h'))) return help(command.name, io);
   try {
-    const parsed = parseArgs({ args: joinNegativeValues(rest, command), options: command.options, allowPositionals: true, strict: true, tokens: true });
+    const parsed = parseArgs({
+      args: joinNegativeValues(rest, command),
+      options: command.options,
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    });
     // A command with its own help (`cplane api OPERATION --help`) still has the list's help when named alone.
     if (command.ownHelp && parsed.values.help === true && parsed.positionals.length === 0) return help(command.name, io);
     const optionOrder = parsed.tokens.flatMap((token) => ('name' in token ? [token.name] : []));
     const terminator = parsed.tokens.find((token) => token.kind === 'option-terminator');
-    const afterTerminator = terminator ? parsed.tokens.flatMap((token) => (token.kind === 'positional' && token.index > terminator.index ? [token.value] : [])) : undefined;
+    const afterTerminator = terminator
+      ? parsed.tokens.flatMap((token) => (token.kind === 'positional' && token.index > terminator.index ? [token.value] : []))
+      : undefined;
     const module = await command.load();
     // Copies io's property descriptors, not their values, so a lazy `stdin` stays lazy.
-    const ctx = Object.defineProperties({ command: { name: command.name, ...(command.deployments ? { deployments: command.deployments.runs } : {}) }, positionals: parsed.positionals, values: parsed.values, optionOrder, ...(afterTerminator ? { afterTerminator } : {}) }, Object.getOwnPropertyDescriptors(io)) as CommandContext;
+    const ctx = Object.defineProperties(
+      {
+        command: { name: command.name, ...(command.deployments ? { deployments: command.deployments.runs } : {}) },
+        positionals: parsed.positionals,
+        values: parsed.values,
+        optionOrder,
+        ...(afterTerminator ? { afterTerminator } : {}),
+      },
+      Object.getOwnPropertyDescriptors(io),
+    ) as CommandContext;
     // --all and --deployment NAME: the command once per deployment of the configuration (each-deployment.ts).
-    if (command.deployments && !command.deployments.unless?.(parsed.values) && (parsed.values.all === true || parsed.values.deployment !== undefined)) {
+    if (
+      command.deployments &&
+      !command.deployments.unless?.(parsed.values) &&
+      (parsed.values.all === true || parsed.values.deployment !== undefined)
+    ) {
       return await (await import('./deployments/each.js')).runForDeployments(ctx, command, module);
     }
     return await module.run(ctx);

@@ -30,18 +30,28 @@ const NOT_WITH_MANIFEST = ['key-file', 'writer-key', 'min-version', 'record-id',
 
 const manifestHints: Record<ManifestError['code'], string> = {
   MANIFEST_INVALID: 'Write the manifest again with `cplane reader-manifest SERVICE_ACCOUNT [dir] --out FILE`.',
-  SECRET_NOT_IN_MANIFEST: 'Names are PROJECT/RECORD as the configuration writes them; a record not granted to the Service Account needs a grant, an apply and `cplane reader-manifest` again.',
-  DEPLOYMENT_NOT_IN_MANIFEST: 'Give --deployment NAME or CPLANE_DEPLOYMENT as the manifest names it, or write the manifest with that deployment (`cplane reader-manifest ... --deployment NAME`).',
+  SECRET_NOT_IN_MANIFEST:
+    'Names are PROJECT/RECORD as the configuration writes them; a record not granted to the Service Account needs a grant, an apply and `cplane reader-manifest` again.',
+  DEPLOYMENT_NOT_IN_MANIFEST:
+    'Give --deployment NAME or CPLANE_DEPLOYMENT as the manifest names it, or write the manifest with that deployment (`cplane reader-manifest ... --deployment NAME`).',
   DEPLOYMENT_REQUIRED: 'Give --deployment NAME or set CPLANE_DEPLOYMENT.',
 };
 
 /** Any failure of reading by name as the CLI says it: what went wrong, its code, and what to do. */
 export function explainNamed(error: unknown, name: string | undefined): never {
   if (error instanceof ManifestError) throw new AbortError(`${error.code}: ${error.message}`, manifestHints[error.code]);
-  if (error instanceof ReaderCredentialError) throw new AbortError(`${error.code}: ${error.message}`, 'Set CPLANE_READER to the string `cplane reader-credential` printed for the Service Account.');
-  if (error instanceof NetworkError) throw new AbortError(error.message, 'Check the baseUrl of the manifest\'s deployment and the network.');
+  if (error instanceof ReaderCredentialError)
+    throw new AbortError(
+      `${error.code}: ${error.message}`,
+      'Set CPLANE_READER to the string `cplane reader-credential` printed for the Service Account.',
+    );
+  if (error instanceof NetworkError) throw new AbortError(error.message, "Check the baseUrl of the manifest's deployment and the network.");
   // The client refuses a base URL it cannot use (plain http to another machine) before sending anything.
-  if (error instanceof TypeError) throw new AbortError(`The manifest's base URL cannot be used: ${error.message}.`, 'Fix baseUrl in the manifest (or pass --allow-insecure-http on a trusted network).');
+  if (error instanceof TypeError)
+    throw new AbortError(
+      `The manifest's base URL cannot be used: ${error.message}.`,
+      'Fix baseUrl in the manifest (or pass --allow-insecure-http on a trusted network).',
+    );
   explainWrap(error, name ?? 'the record');
 }
 
@@ -49,11 +59,20 @@ export function explainNamed(error: unknown, name: string | undefined): never {
 export function openManifestReader(ctx: CommandContext, manifest: string): Reader {
   const flag = ctx.values.deployment;
   const given = Array.isArray(flag) ? (flag as string[]) : typeof flag === 'string' ? [flag] : [];
-  if (given.length > 1) throw new AbortError('With --manifest, give one --deployment: the application runs in one.', 'For example: --deployment staging');
+  if (given.length > 1)
+    throw new AbortError('With --manifest, give one --deployment: the application runs in one.', 'For example: --deployment staging');
   const unused = NOT_WITH_MANIFEST.find((name) => ctx.values[name] !== undefined);
-  if (unused) throw new AbortError(`--${unused} is not used when reading by name: the manifest and CPLANE_READER say where, what and who.`, `Leave --${unused} out, or read by address or record id without --manifest.`);
+  if (unused)
+    throw new AbortError(
+      `--${unused} is not used when reading by name: the manifest and CPLANE_READER say where, what and who.`,
+      `Leave --${unused} out, or read by address or record id without --manifest.`,
+    );
   const credential = ctx.env.CPLANE_READER;
-  if (!credential) throw new AbortError('CPLANE_READER is not set: reading by name is done as a Service Account, with its reader credential.', 'Set CPLANE_READER to the string `cplane reader-credential` printed for the Service Account.');
+  if (!credential)
+    throw new AbortError(
+      'CPLANE_READER is not set: reading by name is done as a Service Account, with its reader credential.',
+      'Set CPLANE_READER to the string `cplane reader-credential` printed for the Service Account.',
+    );
   try {
     // Its parts too, so neither the token nor the key can show in a message of the run.
     const { token, privateKey } = decodeReaderCredential(credential, 'CPLANE_READER');
@@ -62,7 +81,9 @@ export function openManifestReader(ctx: CommandContext, manifest: string): Reade
       manifest,
       credential,
       ...((given[0] ?? ctx.env.CPLANE_DEPLOYMENT) ? { deployment: given[0] ?? ctx.env.CPLANE_DEPLOYMENT! } : {}),
-      client: { allowInsecureHttp: ctx.values['allow-insecure-http'] === true || ['1', 'true'].includes(ctx.env.CPLANE_ALLOW_INSECURE_HTTP ?? '') },
+      client: {
+        allowInsecureHttp: ctx.values['allow-insecure-http'] === true || ['1', 'true'].includes(ctx.env.CPLANE_ALLOW_INSECURE_HTTP ?? ''),
+      },
     });
   } catch (error) {
     explainNamed(error, undefined);
@@ -84,7 +105,10 @@ export async function readNamed(reader: Reader, name: string): Promise<string> {
 export async function readByName(ctx: CommandContext, manifest: string): Promise<number> {
   const [name, ...extra] = ctx.positionals;
   if (name === undefined || extra.length > 0) {
-    throw new AbortError('With --manifest, say which secret to read by its one name: PROJECT/RECORD, as the manifest lists it.', 'Usage: cplane read --manifest FILE PROJECT/RECORD [--deployment NAME]');
+    throw new AbortError(
+      'With --manifest, say which secret to read by its one name: PROJECT/RECORD, as the manifest lists it.',
+      'Usage: cplane read --manifest FILE PROJECT/RECORD [--deployment NAME]',
+    );
   }
   const reader = openManifestReader(ctx, manifest);
   try {

@@ -18,7 +18,9 @@ export function reportPlanProblems(error: unknown, ctx: CommandContext, output: 
     for (const d of error.diagnostics) ctx.stdout.write(`${formatGithub(d)}\n`);
   } else {
     const color = ctx.stderr.isTTY === true && !ctx.env.NO_COLOR;
-    ctx.stderr.write(`Error: the plan cannot be made:\n\n${error.diagnostics.map((d) => formatDiagnostic(d, { color })).join('\n\n')}\n\n${error.hint ?? ''}\n`);
+    ctx.stderr.write(
+      `Error: the plan cannot be made:\n\n${error.diagnostics.map((d) => formatDiagnostic(d, { color })).join('\n\n')}\n\n${error.hint ?? ''}\n`,
+    );
   }
   return exitCodes.error;
 }

@@ -20,9 +20,11 @@ export async function runByName(
   manifest: string,
   run: { command: string; args: string[]; entries: { name: string; source: string }[]; env: NodeJS.ProcessEnv; own: string[] },
 ): Promise<number> {
-  if (run.own.length > 0) throw new AbortError(`With --manifest, no configuration folder is read: unexpected ${run.own.join(' ')} before --.`, 'Leave it out.');
+  if (run.own.length > 0)
+    throw new AbortError(`With --manifest, no configuration folder is read: unexpected ${run.own.join(' ')} before --.`, 'Leave it out.');
   const watch = ctx.values.watch === true;
-  if (!watch && (ctx.values.grace !== undefined || ctx.values.interval !== undefined)) throw new AbortError('--grace and --interval are used with --watch.', 'Add --watch, or leave them out.');
+  if (!watch && (ctx.values.grace !== undefined || ctx.values.interval !== undefined))
+    throw new AbortError('--grace and --interval are used with --watch.', 'Add --watch, or leave them out.');
   const graceMs = durationFlagMs(ctx.values, 'grace', DEFAULT_GRACE_MS);
   const intervalMs = durationFlagMs(ctx.values, 'interval', DEFAULT_INTERVAL_MS);
   const reader = openManifestReader(ctx, manifest);

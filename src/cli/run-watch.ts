@@ -34,7 +34,10 @@ export async function runRestarting(run: RestartingRun): Promise<number> {
   let again = false;
 
   return await new Promise<number>((resolve, reject) => {
-    const stopSignals = forwardSignals(() => current.child, () => (signalled = true));
+    const stopSignals = forwardSignals(
+      () => current.child,
+      () => (signalled = true),
+    );
     let stopWatching = () => {};
     const finish = (outcome: { code: number } | { error: unknown }) => {
       stopWatching();
@@ -74,7 +77,9 @@ export async function runRestarting(run: RestartingRun): Promise<number> {
         return;
       }
       restarting = restart()
-        .catch((error: unknown) => finish({ error: error instanceof AbortError ? error : new AbortError(`Restarting ${run.command} failed: ${String(error)}`) }))
+        .catch((error: unknown) =>
+          finish({ error: error instanceof AbortError ? error : new AbortError(`Restarting ${run.command} failed: ${String(error)}`) }),
+        )
         .finally(() => (restarting = undefined));
     });
   });

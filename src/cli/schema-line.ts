@@ -12,7 +12,10 @@ const SCHEMA_LINE = /^#\s*yaml-language-server:\s*\$schema=/m;
 /** Adds the line to each *.yaml and *.yml file of `dir` without one; the names of the files it changed, sorted. */
 export async function addSchemaLines(dir: string): Promise<string[]> {
   const schema = relative(dir, packageFile('schema', 'config.schema.json')).split(sep).join('/');
-  const names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name)).map((e) => e.name).sort();
+  const names = (await readdir(dir, { withFileTypes: true }))
+    .filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name))
+    .map((e) => e.name)
+    .sort();
   const changed: string[] = [];
   for (const name of names) {
     const text = await readFile(join(dir, name), 'utf8');

@@ -64,7 +64,8 @@ function rangeAt(file: SourceFile, offset: number) {
 /** The value at a dotted path of an entry (`grants.serviceAccounts`), or undefined. */
 function valueAtPath(entry: Entry, path: string): unknown {
   let node: unknown = entry;
-  for (const part of path.split('.')) node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+  for (const part of path.split('.'))
+    node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
   return node;
 }
 
@@ -81,7 +82,12 @@ function fieldRangesOf(file: SourceFile, entry: Entry): Record<string, SourceRan
   return out;
 }
 
-export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], sink: DiagnosticSink, directory: Directory = emptyDirectory()): DesiredResource[] {
+export function buildDesired(
+  files: LoadedFile[],
+  kinds: readonly KindBlock[],
+  sink: DiagnosticSink,
+  directory: Directory = emptyDirectory(),
+): DesiredResource[] {
   const declared = new Map<string, Declared>();
   const defaults = collectDefaults(files, sink);
   // Declaration order decides which of two duplicates is "first" and the order of suggestions: within an
@@ -90,24 +96,47 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
   const childrenOf = new Map<string, KindBlock[]>();
   const childBlocks = (kind: string) => {
     let children = childrenOf.get(kind);
-    if (!children) childrenOf.set(kind, (children = [...kinds.filter((b) => b.parent?.kind === kind && b.single), ...kinds.filter((b) => b.parent?.kind === kind && !b.single)]));
+    if (!children)
+      childrenOf.set(
+        kind,
+        (children = [
+          ...kinds.filter((b) => b.parent?.kind === kind && b.single),
+          ...kinds.filter((b) => b.parent?.kind === kind && !b.single),
+        ]),
+      );
     return children;
   };
 
-  function add(block: KindBlock, address: string, localName: string, parentName: string | undefined, file: SourceFile, at: number, valueAt: number, entry: Entry, implied: string[]): boolean {
+  function add(
+    block: KindBlock,
+    address: string,
+    localName: string,
+    parentName: string | undefined,
+    file: SourceFile,
+    at: number,
+    valueAt: number,
+    entry: Entry,
+    implied: string[],
+  ): boolean {
     const earlier = declared.get(address);
     if (earlier) {
       const first = rangeAt(earlier.file, earlier.at);
-      sink.push(diagnosticAt(file, at, {
-        code: 'duplicate_address',
-        summary: `Duplicate address ${address}: declared in ${first.file}:${first.line}:${first.col} and again here`,
-        detail: 'Each resource may be declared once across all files of the configuration; rename or remove one of them.',
-        end: at + localName.length,
-      }));
+      sink.push(
+        diagnosticAt(file, at, {
+          code: 'duplicate_address',
+          summary: `Duplicate address ${address}: declared in ${first.file}:${first.line}:${first.col} and again here`,
+          detail: 'Each resource may be declared once across all files of the configuration; rename or remove one of them.',
+          end: at + localName.length,
+        }),
+      );
       return false;
     }
     const attributes = block.attributes(withDefaults(defaults, block.key, entry), localName, parentName);
-    const references = (block.references ?? []).flatMap((rule) => ('kind' in rule ? [attributes[rule.attribute as keyof typeof attributes]].flat().map((name) => resourceAddress(rule.kind, String(name))) : []));
+    const references = (block.references ?? []).flatMap((rule) =>
+      'kind' in rule
+        ? [attributes[rule.attribute as keyof typeof attributes]].flat().map((name) => resourceAddress(rule.kind, String(name)))
+        : [],
+    );
     const explicit = entry.dependsOn as string[] | undefined;
     const sources = block.secrets?.(entry);
     const secrets = sources ? Object.fromEntries(Object.entries(sources).map(([field, source]) => [field, secretOf(source, file)])) : {};
@@ -116,7 +145,11 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
     for (const address of references) needs.add(address);
     for (const address of explicit ?? []) needs.add(address);
     const resource: DesiredResource = {
-      kind: block.kind, address, localName, attributes: attributes as Attributes, secrets,
+      kind: block.kind,
+      address,
+      localName,
+      attributes: attributes as Attributes,
+      secrets,
       lifecycle: lifecycleOf(entry.lifecycle as LifecycleConfig<string> | undefined),
       dependsOn: [...needs],
       source: rangeAt(file, at),
@@ -128,7 +161,16 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
 
   /** An entry and, when it was declared, what is declared inside it. */
   /** `container[key]` is the entry: its position is kept on the container's node. */
-  function declare(block: KindBlock, address: string, localName: string, parent: { address: string; name: string } | undefined, file: SourceFile, container: object, key: string, fallback: number): void {
+  function declare(
+    block: KindBlock,
+    address: string,
+    localName: string,
+    parent: { address: string; name: string } | undefined,
+    file: SourceFile,
+    container: object,
+    key: string,
+    fallback: number,
+  ): void {
     const entry = (container as Record<string, Entry>)[key]!;
     const position = positionIn(file, container, key);
     const at = position?.key ?? position?.value[0] ?? fallback;
@@ -138,16 +180,18 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
     for (const child of childBlocks(block.kind)) {
       if (child.list) {
         const names = valueAtPath(entry, child.key);
-        if (Array.isArray(names)) names.forEach((item, i) => {
-          const name = listedName(item);
-          declareListed(child, childAddress(address, child.kind, name), name, here, file, names, i, at);
-        });
+        if (Array.isArray(names))
+          names.forEach((item, i) => {
+            const name = listedName(item);
+            declareListed(child, childAddress(address, child.kind, name), name, here, file, names, i, at);
+          });
         continue;
       }
       const value = entry[child.key] as Entry | Record<string, Entry> | undefined;
       if (value === undefined) continue;
       if (child.single) declare(child, childAddress(address, child.kind), localName, here, file, entry, child.key, at);
-      else for (const name of Object.keys(value)) declare(child, childAddress(address, child.kind, name), name, here, file, value, name, at);
+      else
+        for (const name of Object.keys(value)) declare(child, childAddress(address, child.kind, name), name, here, file, value, name, at);
     }
   }
 
@@ -155,10 +199,21 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
    * A name of a list (`grants.serviceAccounts`), declared as an entry `{ name }` at the name's place; an item
    * written as an object (`{ name: dana, until: ... }`) is the entry itself, so its fields keep their positions.
    */
-  function declareListed(block: KindBlock, address: string, name: string, parent: { address: string; name: string }, file: SourceFile, list: unknown[], index: number, fallback: number): void {
+  function declareListed(
+    block: KindBlock,
+    address: string,
+    name: string,
+    parent: { address: string; name: string },
+    file: SourceFile,
+    list: unknown[],
+    index: number,
+    fallback: number,
+  ): void {
     const at = positionIn(file, list, index)?.value[0] ?? fallback;
     const item = list[index];
-    add(block, address, name, parent.name, file, at, at, item !== null && typeof item === 'object' ? (item as Entry) : { name }, [parent.address]);
+    add(block, address, name, parent.name, file, at, at, item !== null && typeof item === 'object' ? (item as Entry) : { name }, [
+      parent.address,
+    ]);
   }
 
   // Kinds that refer to no other kind are declared first, file by file; then those that do.
@@ -167,14 +222,16 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
     for (const { file, config, modules = [] } of files) {
       for (const block of pass) {
         const entries = (config as unknown as Record<string, Record<string, Entry> | undefined>)[block.key] ?? {};
-        for (const name of Object.keys(entries)) declare(block, resourceAddress(block.kind, nameInModule(modules, name)), name, undefined, file, entries, name, 0);
+        for (const name of Object.keys(entries))
+          declare(block, resourceAddress(block.kind, nameInModule(modules, name)), name, undefined, file, entries, name, 0);
       }
     }
   }
 
   // References and checks that span files run once every resource of every file is declared.
   // Names as references write them: with the module prefixes of the resource they name.
-  const names = (kind: ResourceKind) => [...declared.values()].filter((d) => d.resource.kind === kind).map((d) => localPart(d.resource.address));
+  const names = (kind: ResourceKind) =>
+    [...declared.values()].filter((d) => d.resource.kind === kind).map((d) => localPart(d.resource.address));
   for (const { resource, block, entry, file, at, valueAt } of [...declared.values()]) {
     // An instance of a forEach is named by its address, which says which key it is (KIND.NAME[KEY], e.g. team[search] of the gateways).
     const owner = isInstanceAddress(resource.address) ? resource.address : `${block.noun} "${resource.localName}"`;
@@ -184,7 +241,11 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
       const written = entry[rule.attribute] !== undefined;
       const value = written ? entry[rule.attribute] : (resource.attributes as Record<string, unknown>)[rule.attribute];
       const fieldAt = written ? valueOffset(file, entry, rule.attribute, at) : at;
-      const listed: [string, number][] = Array.isArray(value) ? value.map((name, i) => [String(name), written ? valueOffset(file, value, i, fieldAt) : at]) : typeof value === 'string' ? [[value, fieldAt]] : [];
+      const listed: [string, number][] = Array.isArray(value)
+        ? value.map((name, i) => [String(name), written ? valueOffset(file, value, i, fieldAt) : at])
+        : typeof value === 'string'
+          ? [[value, fieldAt]]
+          : [];
       const end = (offset: number, name: string) => (written ? offset + name.length : at + resource.localName.length);
       const byDefault = written ? '' : ` (the default of ${rule.attribute})`;
       if (!('kind' in rule)) {
@@ -199,16 +260,24 @@ export function buildDesired(files: LoadedFile[], kinds: readonly KindBlock[], s
       for (const [name, offset] of listed) {
         if (declared.has(resourceAddress(kind, name))) continue;
         const known = names(kind);
-        sink.push(diagnosticAt(file, offset, {
-          code: 'unknown_reference',
-          summary: `Unknown ${kind} "${name}" in ${owner}${byDefault}${didYouMean(name, known)}`,
-          detail: [
-            known.length ? `Declared ${kind}s: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', ...' : ''}.` : `No ${kind} is declared in this configuration.`,
-            // In a module, a plain name is the module's own: the caller's resources come through inputs (modules.ts).
-            ...(file.within ? [`A module names the caller's resources only through its inputs: write \${var.NAME} here and give NAME in the module call's inputs.`] : []),
-          ].join('\n'),
-          end: end(offset, name),
-        }));
+        sink.push(
+          diagnosticAt(file, offset, {
+            code: 'unknown_reference',
+            summary: `Unknown ${kind} "${name}" in ${owner}${byDefault}${didYouMean(name, known)}`,
+            detail: [
+              known.length
+                ? `Declared ${kind}s: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', ...' : ''}.`
+                : `No ${kind} is declared in this configuration.`,
+              // In a module, a plain name is the module's own: the caller's resources come through inputs (modules.ts).
+              ...(file.within
+                ? [
+                    `A module names the caller's resources only through its inputs: write \${var.NAME} here and give NAME in the module call's inputs.`,
+                  ]
+                : []),
+            ].join('\n'),
+            end: end(offset, name),
+          }),
+        );
       }
     }
     block.complete?.({
@@ -241,7 +310,8 @@ function checkPrincipals(declared: Map<string, Declared>, sink: DiagnosticSink):
   const nameOf = (d: Declared, touch: Touch) => (d.resource.attributes as Record<string, unknown>)[touch.attribute];
   const removals = new Map<string, { d: Declared; touch: Touch }>();
   for (const d of declared.values()) {
-    for (const touch of d.block.touches ?? []) if (touch.as === 'removes') removals.set(`${touch.principal} ${String(nameOf(d, touch))}`, { d, touch });
+    for (const touch of d.block.touches ?? [])
+      if (touch.as === 'removes') removals.set(`${touch.principal} ${String(nameOf(d, touch))}`, { d, touch });
   }
   if (removals.size === 0) return;
   for (const d of declared.values()) {
@@ -252,12 +322,14 @@ function checkPrincipals(declared: Map<string, Declared>, sink: DiagnosticSink):
       if (!removal) continue;
       const there = rangeAt(removal.d.file, valueOffset(removal.d.file, removal.d.entry, removal.touch.attribute, removal.d.at));
       const offset = valueOffset(d.file, d.entry, touch.attribute, d.at);
-      sink.push(diagnosticAt(d.file, offset, {
-        code: 'principal_removed',
-        summary: `${d.resource.address} ${touch.as === 'grants' ? 'gives' : 'creates'} ${touch.principal} ${name}${touch.as === 'grants' ? ' access' : ''}, which ${removal.d.resource.address} deletes (${there.file}:${there.line}:${there.col})`,
-        detail: `Both would be applied on every run. Remove this entry, or the deletion of ${touch.principal} ${name}.`,
-        end: offset + name.length,
-      }));
+      sink.push(
+        diagnosticAt(d.file, offset, {
+          code: 'principal_removed',
+          summary: `${d.resource.address} ${touch.as === 'grants' ? 'gives' : 'creates'} ${touch.principal} ${name}${touch.as === 'grants' ? ' access' : ''}, which ${removal.d.resource.address} deletes (${there.file}:${there.line}:${there.col})`,
+          detail: `Both would be applied on every run. Remove this entry, or the deletion of ${touch.principal} ${name}.`,
+          end: offset + name.length,
+        }),
+      );
     }
   }
 }
@@ -279,27 +351,43 @@ function wireDeliveries(declared: Map<string, Declared>, sink: DiagnosticSink): 
     const container = delivery.at.length > 1 ? valueAtPath(entry, delivery.at.slice(0, -1).join('.')) : entry;
     const offset = valueOffset(file, container, delivery.at.at(-1)!, valueOffset(file, entry, delivery.at[0]!, at));
     const where = delivery.at.join('.');
-    const report = (code: string, summary: string, detail: string) => sink.push(diagnosticAt(file, offset, { code, summary, detail, end: offset + delivery.localName.length }));
+    const report = (code: string, summary: string, detail: string) =>
+      sink.push(diagnosticAt(file, offset, { code, summary, detail, end: offset + delivery.localName.length }));
     // A name written in a module names the module's own resource, as its references do.
     const target = declared.get(resourceAddress(delivery.kind, nameInModule(modulesOf(resource.address), delivery.localName)));
     if (!target) {
       const known = [...declared.values()].filter((d) => d.resource.kind === delivery.kind).map((d) => localPart(d.resource.address));
-      report('unknown_delivery_target', `${where} of ${resource.address}: no ${delivery.kind} "${delivery.localName}" is declared${didYouMean(delivery.localName, known)}`, `Declare the ${delivery.kind} in this configuration (without a ${delivery.field}), or correct the name (PROJECT/RECORD).`);
+      report(
+        'unknown_delivery_target',
+        `${where} of ${resource.address}: no ${delivery.kind} "${delivery.localName}" is declared${didYouMean(delivery.localName, known)}`,
+        `Declare the ${delivery.kind} in this configuration (without a ${delivery.field}), or correct the name (PROJECT/RECORD).`,
+      );
       continue;
     }
     const own = target.resource.secrets[delivery.field];
     if (own && !('output' in own)) {
       const there = target.resource.source;
-      report('delivery_target_has_value', `${where} of ${resource.address}: ${target.resource.address} has its own ${delivery.field} (${there.file}:${there.line}:${there.col})`, `A ${delivery.kind} that receives a delivery takes its ${delivery.field} from it alone: remove the ${delivery.field} of ${target.resource.address}, or deliver to another ${delivery.kind}.`);
+      report(
+        'delivery_target_has_value',
+        `${where} of ${resource.address}: ${target.resource.address} has its own ${delivery.field} (${there.file}:${there.line}:${there.col})`,
+        `A ${delivery.kind} that receives a delivery takes its ${delivery.field} from it alone: remove the ${delivery.field} of ${target.resource.address}, or deliver to another ${delivery.kind}.`,
+      );
       continue;
     }
     const first = taken.get(target.resource.address);
     if (first !== undefined) {
-      report('delivery_target_taken', `${where} of ${resource.address}: ${target.resource.address} already receives the delivery of ${first}`, `A ${delivery.kind} holds one delivered ${delivery.field}: give each a ${delivery.kind} of its own.`);
+      report(
+        'delivery_target_taken',
+        `${where} of ${resource.address}: ${target.resource.address} already receives the delivery of ${first}`,
+        `A ${delivery.kind} holds one delivered ${delivery.field}: give each a ${delivery.kind} of its own.`,
+      );
       continue;
     }
     taken.set(target.resource.address, resource.address);
-    target.resource.secrets = { ...target.resource.secrets, [delivery.field]: { output: { address: resource.address, name: delivery.output } } };
+    target.resource.secrets = {
+      ...target.resource.secrets,
+      [delivery.field]: { output: { address: resource.address, name: delivery.output } },
+    };
     if (!target.resource.dependsOn.includes(resource.address)) target.resource.dependsOn = [...target.resource.dependsOn, resource.address];
   }
 }
@@ -309,11 +397,13 @@ function checkExplicitDependencies(declared: Map<string, Declared>, sink: Diagno
     explicit.forEach((address, i) => {
       if (declared.has(address)) return;
       const offset = valueOffset(file, entry.dependsOn, i, at);
-      sink.push(diagnosticAt(file, offset, {
-        code: 'unknown_reference',
-        summary: `Unknown address "${address}" in dependsOn of ${resource.address}${didYouMean(address, declared.keys())}`,
-        end: offset + address.length,
-      }));
+      sink.push(
+        diagnosticAt(file, offset, {
+          code: 'unknown_reference',
+          summary: `Unknown address "${address}" in dependsOn of ${resource.address}${didYouMean(address, declared.keys())}`,
+          end: offset + address.length,
+        }),
+      );
       resource.dependsOn = resource.dependsOn.filter((a) => a !== address);
     });
   }
@@ -333,12 +423,14 @@ function reportCycle(cycle: string[], declared: Map<string, Declared>, sink: Dia
     const index = from.explicit.indexOf(cycle[i + 1]!);
     if (index === -1) continue;
     const offset = valueOffset(from.file, from.entry.dependsOn, index, from.at);
-    sink.push(diagnosticAt(from.file, offset, {
-      code: 'dependency_cycle',
-      summary: `Dependency cycle: ${cycle.join(' -> ')}`,
-      detail: 'Resources cannot depend on each other in a loop; remove this dependsOn entry or another one of the cycle.',
-      end: offset + cycle[i + 1]!.length,
-    }));
+    sink.push(
+      diagnosticAt(from.file, offset, {
+        code: 'dependency_cycle',
+        summary: `Dependency cycle: ${cycle.join(' -> ')}`,
+        detail: 'Resources cannot depend on each other in a loop; remove this dependsOn entry or another one of the cycle.',
+        end: offset + cycle[i + 1]!.length,
+      }),
+    );
     return;
   }
 }

@@ -12,22 +12,37 @@ import { offsetIn, positionIn, readSourceFile, type OpenDocuments, type SourceFi
 import type { VariableDeclaration } from './variables.js';
 import type { VariableConfig } from './config-file.js';
 
-const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The configuration files of `dir`, sorted; undefined (and a diagnostic) when there are none. */
 export async function listConfigFiles(dir: string, sink: DiagnosticSink): Promise<string[] | undefined> {
   try {
     const entries = await readdir(dir, { withFileTypes: true });
-    const names = entries.filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name)).map((e) => e.name).sort();
+    const names = entries
+      .filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name))
+      .map((e) => e.name)
+      .sort();
     if (names.length === 0) {
-      sink.push({ severity: 'error', code: 'no_config_files', summary: `No configuration files in ${dir}: expected at least one *.yaml or *.yml file`, detail: 'Subfolders are not read. `cplane init DIR` writes a starter cplane.yaml into a folder that has none.' });
+      sink.push({
+        severity: 'error',
+        code: 'no_config_files',
+        summary: `No configuration files in ${dir}: expected at least one *.yaml or *.yml file`,
+        detail: 'Subfolders are not read. `cplane init DIR` writes a starter cplane.yaml into a folder that has none.',
+      });
       return undefined;
     }
     return names;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    sink.push({ severity: 'error', code: 'config_dir_missing', summary: code === 'ENOTDIR' ? `${dir} is not a folder: give the folder that holds the configuration files` : `Configuration folder ${dir} does not exist` });
+    sink.push({
+      severity: 'error',
+      code: 'config_dir_missing',
+      summary:
+        code === 'ENOTDIR'
+          ? `${dir} is not a folder: give the folder that holds the configuration files`
+          : `Configuration folder ${dir} does not exist`,
+    });
     return undefined;
   }
 }
@@ -41,11 +56,15 @@ export function collectDeclarations(files: SourceFile[], sink: DiagnosticSink): 
     for (const [name, config] of Object.entries(variables)) {
       const earlier = declarations.get(name);
       if (earlier) {
-        const { line, col } = earlier.file.lines.linePos(offsetIn(earlier.file, (earlier.file.value as Record<string, unknown>).variables, name));
-        sink.push(diagnosticAt(file, offsetIn(file, variables, name), {
-          code: 'duplicate_variable',
-          summary: `Variable "${name}" is declared twice: in ${earlier.file.display}:${line}:${col} and again here`,
-        }));
+        const { line, col } = earlier.file.lines.linePos(
+          offsetIn(earlier.file, (earlier.file.value as Record<string, unknown>).variables, name),
+        );
+        sink.push(
+          diagnosticAt(file, offsetIn(file, variables, name), {
+            code: 'duplicate_variable',
+            summary: `Variable "${name}" is declared twice: in ${earlier.file.display}:${line}:${col} and again here`,
+          }),
+        );
         continue;
       }
       declarations.set(name, { name, config: (isMapping(config) ? config : {}) as VariableConfig, file });
@@ -58,7 +77,14 @@ export function collectDeclarations(files: SourceFile[], sink: DiagnosticSink): 
  * The files `names` of `root`, parsed; each must be a map of top-level keys. `within` names the module call they are
  * read for; a file of `open` (an editor's unsaved buffer) is read from there.
  */
-export async function readConfigFiles(root: string, names: readonly string[], display: (name: string) => string, sink: DiagnosticSink, within?: string, open?: OpenDocuments): Promise<SourceFile[]> {
+export async function readConfigFiles(
+  root: string,
+  names: readonly string[],
+  display: (name: string) => string,
+  sink: DiagnosticSink,
+  within?: string,
+  open?: OpenDocuments,
+): Promise<SourceFile[]> {
   const files: SourceFile[] = [];
   for (const name of names) {
     try {
@@ -68,12 +94,21 @@ export async function readConfigFiles(root: string, names: readonly string[], di
       if (within) file.within = within;
       file.value ??= {};
       if (!isMapping(file.value)) {
-        sink.push(diagnosticAt(file, 0, { code: 'wrong_type', summary: `${file.display} must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import, policies, directory, defaults, modules)` }));
+        sink.push(
+          diagnosticAt(file, 0, {
+            code: 'wrong_type',
+            summary: `${file.display} must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import, policies, directory, defaults, modules)`,
+          }),
+        );
         continue;
       }
       files.push(file);
     } catch (error) {
-      sink.push({ severity: 'error', code: 'file_unreadable', summary: `Cannot read ${display(name)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` });
+      sink.push({
+        severity: 'error',
+        code: 'file_unreadable',
+        summary: `Cannot read ${display(name)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      });
     }
   }
 
@@ -120,12 +155,14 @@ export async function confineSecretFiles(files: readonly SourceFile[], bounds: P
       const checked = await checkPathInside(resolve(dirname(file.path), written), bounds);
       if ('real' in checked) continue;
       const offset = positionIn(file, source, 'file')?.value[0] ?? 0;
-      sink.push(diagnosticAt(file, offset, {
-        code: 'path_outside',
-        summary: `The secret source file "${written}" ${refusalWords(checked.refused, bounds)}: it is not read`,
-        detail: PATH_HINT,
-        end: offset + written.length,
-      }));
+      sink.push(
+        diagnosticAt(file, offset, {
+          code: 'path_outside',
+          summary: `The secret source file "${written}" ${refusalWords(checked.refused, bounds)}: it is not read`,
+          detail: PATH_HINT,
+          end: offset + written.length,
+        }),
+      );
     }
   }
 }

@@ -20,11 +20,13 @@ export function collectDefaults(files: readonly { file: SourceFile; config: Conf
       for (const [field, value] of Object.entries(fields)) {
         const earlier = givenIn.get(`${key}.${field}`);
         if (earlier !== undefined) {
-          sink.push(diagnosticAt(file, offsetIn(file, fields, field), {
-            code: 'duplicate_default',
-            summary: `defaults.${key}.${field} is given twice: in ${earlier} and again here`,
-            detail: 'Give each default in one file of the configuration.',
-          }));
+          sink.push(
+            diagnosticAt(file, offsetIn(file, fields, field), {
+              code: 'duplicate_default',
+              summary: `defaults.${key}.${field} is given twice: in ${earlier} and again here`,
+              detail: 'Give each default in one file of the configuration.',
+            }),
+          );
           continue;
         }
         givenIn.set(`${key}.${field}`, file.display);

@@ -72,21 +72,25 @@ export function collectDeployments(files: readonly SourceFile[], root: string, s
       const earlier = at.get(name);
       if (earlier) {
         const first = rangeAt(earlier.file, offsetIn(earlier.file, earlier.block, name));
-        sink.push(diagnosticAt(file, keyAt, {
-          code: 'duplicate_deployment',
-          summary: `The deployment "${name}" is declared twice: in ${first.file}:${first.line}:${first.col} and again here`,
-          detail: 'Declare each deployment once across all files of the configuration.',
-          end: keyAt + name.length,
-        }));
+        sink.push(
+          diagnosticAt(file, keyAt, {
+            code: 'duplicate_deployment',
+            summary: `The deployment "${name}" is declared twice: in ${first.file}:${first.line}:${first.col} and again here`,
+            detail: 'Declare each deployment once across all files of the configuration.',
+            end: keyAt + name.length,
+          }),
+        );
         continue;
       }
       if (interpolationIn(entry)) {
-        sink.push(diagnosticAt(file, keyAt, {
-          code: 'deployment_interpolation',
-          summary: `The deployment "${name}" uses \${...}: a deployment is written literally, since it is what gives the variables their values`,
-          detail: 'Write the account, workspace and values themselves; per-deployment values go in its variables: or varFiles:.',
-          end: keyAt + name.length,
-        }));
+        sink.push(
+          diagnosticAt(file, keyAt, {
+            code: 'deployment_interpolation',
+            summary: `The deployment "${name}" uses \${...}: a deployment is written literally, since it is what gives the variables their values`,
+            detail: 'Write the account, workspace and values themselves; per-deployment values go in its variables: or varFiles:.',
+            end: keyAt + name.length,
+          }),
+        );
         continue;
       }
       at.set(name, { file, entry, block });
@@ -149,12 +153,14 @@ function refuseTopLevelAccount(files: readonly SourceFile[], holder: SourceFile,
   for (const file of files) {
     if (!isMapping(file.value) || !('account' in file.value)) continue;
     const offset = offsetIn(file, file.value, 'account');
-    sink.push(diagnosticAt(file, offset, {
-      code: 'account_beside_deployments',
-      summary: `account: cannot be given beside deployments: (${where.file}:${where.line}:${where.col}): each deployment names its own account`,
-      detail: 'Remove this account: line, and give the account in each deployment, e.g. deployments: { staging: { account: ... } }.',
-      end: offset + 'account'.length,
-    }));
+    sink.push(
+      diagnosticAt(file, offset, {
+        code: 'account_beside_deployments',
+        summary: `account: cannot be given beside deployments: (${where.file}:${where.line}:${where.col}): each deployment names its own account`,
+        detail: 'Remove this account: line, and give the account in each deployment, e.g. deployments: { staging: { account: ... } }.',
+        end: offset + 'account'.length,
+      }),
+    );
   }
 }
 
@@ -165,12 +171,17 @@ function checkAfter(deployments: Deployment[], at: Map<string, { file: SourceFil
     deployment.after.forEach((other, i) => {
       if (at.has(other)) return;
       const offset = offsetIn(file, entry.after, i, 'value');
-      sink.push(diagnosticAt(file, offset, {
-        code: 'unknown_deployment',
-        summary: `The deployment "${deployment.name}" comes after "${other}", which is not a deployment${didYouMean(other, names.filter((n) => n !== deployment.name))}`,
-        detail: `Declared deployments: ${names.join(', ')}.`,
-        end: offset + other.length,
-      }));
+      sink.push(
+        diagnosticAt(file, offset, {
+          code: 'unknown_deployment',
+          summary: `The deployment "${deployment.name}" comes after "${other}", which is not a deployment${didYouMean(
+            other,
+            names.filter((n) => n !== deployment.name),
+          )}`,
+          detail: `Declared deployments: ${names.join(', ')}.`,
+          end: offset + other.length,
+        }),
+      );
     });
     deployment.after = deployment.after.filter((other) => at.has(other));
   }
@@ -188,12 +199,14 @@ function checkAfter(deployments: Deployment[], at: Map<string, { file: SourceFil
       reported.add(key);
       const { file, entry } = at.get(name)!;
       const offset = offsetIn(file, entry, 'after');
-      sink.push(diagnosticAt(file, offset, {
-        code: 'deployment_cycle',
-        summary: `The deployments wait for each other in a cycle: ${cycle.join(' after ')}`,
-        detail: 'apply --all could never start any of them: remove one of these after: entries.',
-        end: offset + 'after'.length,
-      }));
+      sink.push(
+        diagnosticAt(file, offset, {
+          code: 'deployment_cycle',
+          summary: `The deployments wait for each other in a cycle: ${cycle.join(' after ')}`,
+          detail: 'apply --all could never start any of them: remove one of these after: entries.',
+          end: offset + 'after'.length,
+        }),
+      );
       return;
     }
     for (const other of byName.get(name)?.after ?? []) walk(other, [...path, name]);
@@ -215,12 +228,14 @@ function checkTargets(deployments: Deployment[], at: Map<string, { file: SourceF
     const { file, entry } = at.get(deployment.name)!;
     const position = positionIn(file, entry, 'account');
     const offset = position?.value[0] ?? 0;
-    sink.push(diagnosticAt(file, offset, {
-      code: 'duplicate_deployment_target',
-      summary: `The deployments "${earlier.name}" (${earlier.source.file}:${earlier.source.line}:${earlier.source.col}) and "${deployment.name}" are both on account ${deployment.account}, workspace ${deployment.workspace}: they would share one state`,
-      detail: 'Give one of them another account, or another workspace: (e.g. workspace: eu) for a second state in the same account.',
-      end: position?.value[1] ?? offset + 1,
-    }));
+    sink.push(
+      diagnosticAt(file, offset, {
+        code: 'duplicate_deployment_target',
+        summary: `The deployments "${earlier.name}" (${earlier.source.file}:${earlier.source.line}:${earlier.source.col}) and "${deployment.name}" are both on account ${deployment.account}, workspace ${deployment.workspace}: they would share one state`,
+        detail: 'Give one of them another account, or another workspace: (e.g. workspace: eu) for a second state in the same account.',
+        end: position?.value[1] ?? offset + 1,
+      }),
+    );
   }
 }
 

@@ -59,10 +59,12 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
 
 /** Errors first within a file, files and positions in order. */
 export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
-  return diagnostics.sort((a, b) =>
-    (a.range?.file ?? '').localeCompare(b.range?.file ?? '') ||
-    (a.range?.line ?? 0) - (b.range?.line ?? 0) ||
-    (a.range?.col ?? 0) - (b.range?.col ?? 0));
+  return diagnostics.sort(
+    (a, b) =>
+      (a.range?.file ?? '').localeCompare(b.range?.file ?? '') ||
+      (a.range?.line ?? 0) - (b.range?.line ?? 0) ||
+      (a.range?.col ?? 0) - (b.range?.col ?? 0),
+  );
 }
 
 /** `file:line:col: error: summary`, the snippet with its caret, then the detail. */

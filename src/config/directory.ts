@@ -12,7 +12,6 @@ import type { SourceFile } from './source-file.js';
 import type { ConfigFile } from './config-file.js';
 import type { Directory, DirectoryPrincipal, DirectorySection, SourceRange } from './types.js';
 
-
 /** How diagnostics name an entry of each section: `user "dana"`. */
 const nouns: Record<DirectorySection, string> = { users: 'user', groups: 'group', roles: 'role' };
 
@@ -39,12 +38,14 @@ export function collectDirectory(files: readonly { file: SourceFile; config: Con
         const keyAt = offsetIn(file, entries, name);
         const earlier = declaredAt.get(`${section}/${name}`);
         if (earlier) {
-          sink.push(diagnosticAt(file, keyAt, {
-            code: 'duplicate_directory_entry',
-            summary: `The ${nouns[section]} "${name}" is declared twice in directory.${section}: in ${earlier.file}:${earlier.line}:${earlier.col} and again here`,
-            detail: 'Declare each user, group and role once across all files of the configuration.',
-            end: keyAt + name.length,
-          }));
+          sink.push(
+            diagnosticAt(file, keyAt, {
+              code: 'duplicate_directory_entry',
+              summary: `The ${nouns[section]} "${name}" is declared twice in directory.${section}: in ${earlier.file}:${earlier.line}:${earlier.col} and again here`,
+              detail: 'Declare each user, group and role once across all files of the configuration.',
+              end: keyAt + name.length,
+            }),
+          );
           continue;
         }
         const { line, col } = file.lines.linePos(keyAt);
@@ -54,12 +55,14 @@ export function collectDirectory(files: readonly { file: SourceFile; config: Con
           const problem = /\$\{\s*var\./.test(entry.publicKey) ? undefined : publicKeyProblem(entry.publicKey);
           if (problem) {
             const at = positionIn(file, entry, 'publicKey')?.value ?? [keyAt, keyAt + 1];
-            sink.push(diagnosticAt(file, at[0], {
-              code: 'invalid_public_key',
-              summary: `The publicKey of ${nouns[section]} "${name}" ${problem}: it must be base64 of an X25519 public key of exactly 32 bytes`,
-              detail: 'Copy the key as the dashboard (or `cplane emulator --print-fixtures`) shows it: 44 characters ending in "=".',
-              end: at[1],
-            }));
+            sink.push(
+              diagnosticAt(file, at[0], {
+                code: 'invalid_public_key',
+                summary: `The publicKey of ${nouns[section]} "${name}" ${problem}: it must be base64 of an X25519 public key of exactly 32 bytes`,
+                detail: 'Copy the key as the dashboard (or `cplane emulator --print-fixtures`) shows it: 44 characters ending in "=".',
+                end: at[1],
+              }),
+            );
             continue;
           }
           const principal: DirectoryPrincipal = { id: entry.id, publicKey: entry.publicKey, source: { file: file.display, line, col } };
@@ -81,12 +84,14 @@ export function collectDirectory(files: readonly { file: SourceFile; config: Con
       const keyAt = offsetIn(file, pins, name);
       const earlier = directory.serviceAccounts[name];
       if (earlier) {
-        sink.push(diagnosticAt(file, keyAt, {
-          code: 'duplicate_directory_entry',
-          summary: `The Service Account "${name}" is pinned twice in directory.serviceAccounts: in ${earlier.source.file}:${earlier.source.line}:${earlier.source.col} and again here`,
-          detail: 'Pin each Service Account\'s key once across all files of the configuration.',
-          end: keyAt + name.length,
-        }));
+        sink.push(
+          diagnosticAt(file, keyAt, {
+            code: 'duplicate_directory_entry',
+            summary: `The Service Account "${name}" is pinned twice in directory.serviceAccounts: in ${earlier.source.file}:${earlier.source.line}:${earlier.source.col} and again here`,
+            detail: "Pin each Service Account's key once across all files of the configuration.",
+            end: keyAt + name.length,
+          }),
+        );
         continue;
       }
       const at = positionIn(file, pin, 'keyId')?.value[0] ?? keyAt;
@@ -95,13 +100,18 @@ export function collectDirectory(files: readonly { file: SourceFile; config: Con
     }
   }
   for (const { file, at, user } of members) {
-    if (!Object.hasOwn(directory.users, user)) sink.push(diagnosticAt(file, at, { ...undeclaredInDirectory('users', user, directory), end: at + user.length }));
+    if (!Object.hasOwn(directory.users, user))
+      sink.push(diagnosticAt(file, at, { ...undeclaredInDirectory('users', user, directory), end: at + user.length }));
   }
   return directory;
 }
 
 /** The diagnostic for a name that `section` of the directory does not declare, with the closest declared names. */
-export function undeclaredInDirectory(section: DirectorySection, name: string, directory: Directory): { code: string; summary: string; detail: string } {
+export function undeclaredInDirectory(
+  section: DirectorySection,
+  name: string,
+  directory: Directory,
+): { code: string; summary: string; detail: string } {
   const known = Object.keys(directory[section]);
   return {
     code: 'unknown_directory_name',

@@ -37,7 +37,10 @@ async function givenNames(variables: readonly VariableArgument[], cwd: string): 
     if ('name' in argument) names.add(argument.name);
     else if ('values' in argument) Object.keys(argument.values).forEach((name) => names.add(name));
     else {
-      const value: unknown = await readFile(resolve(cwd, argument.file), 'utf8').then((text) => parse(text) as unknown, () => undefined);
+      const value: unknown = await readFile(resolve(cwd, argument.file), 'utf8').then(
+        (text) => parse(text) as unknown,
+        () => undefined,
+      );
       if (value && typeof value === 'object' && !Array.isArray(value)) Object.keys(value).forEach((name) => names.add(name));
     }
   }
@@ -97,14 +100,20 @@ export async function secretEnvironmentNames(dir: string, cwd: string): Promise<
   return new Set([...secretEnvNames([...values, ...(await moduleValues(root, values))]), ...stateUrlNames(values)]);
 }
 
-export async function environmentNeeds(dir: string, options: { env: NodeJS.ProcessEnv; cwd: string; variables?: readonly VariableArgument[]; deployment?: string }): Promise<{ needs: EnvironmentNeed[]; diagnostics: Diagnostic[] }> {
+export async function environmentNeeds(
+  dir: string,
+  options: { env: NodeJS.ProcessEnv; cwd: string; variables?: readonly VariableArgument[]; deployment?: string },
+): Promise<{ needs: EnvironmentNeed[]; diagnostics: Diagnostic[] }> {
   const diagnostics: Diagnostic[] = [];
   const root = resolve(options.cwd, dir);
   const files = await readFolder(root, options.cwd, diagnostics);
   if (!files) return { needs: [], diagnostics };
   // A deployment's own values (its varFiles, then its variables) give those variables, as when it is loaded.
-  const deployment = options.deployment === undefined ? undefined : collectDeployments(files, root, [])?.find((d) => d.name === options.deployment);
-  const ofDeployment: VariableArgument[] = deployment ? [...deployment.varFiles.map((file) => ({ file })), { values: deployment.variables, origin: `deployment ${deployment.name}` }] : [];
+  const deployment =
+    options.deployment === undefined ? undefined : collectDeployments(files, root, [])?.find((d) => d.name === options.deployment);
+  const ofDeployment: VariableArgument[] = deployment
+    ? [...deployment.varFiles.map((file) => ({ file })), { values: deployment.variables, origin: `deployment ${deployment.name}` }]
+    : [];
   const given = await givenNames([...(options.variables ?? []), ...ofDeployment], options.cwd);
   // `deployments:` names no secret source here: its `token: { env }` is a connection's (the command lists its own),
   // and its `variables:` are values (`{ env: dev }` is the value of a variable named env).

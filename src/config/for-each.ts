@@ -42,7 +42,11 @@ function copyWithPositions(file: SourceFile, value: unknown, omit?: string): unk
   if (value === null || typeof value !== 'object') return value;
   const copy: unknown = Array.isArray(value)
     ? value.map((item) => copyWithPositions(file, item))
-    : Object.fromEntries(Object.entries(value).filter(([k]) => k !== omit).map(([k, v]) => [k, copyWithPositions(file, v)]));
+    : Object.fromEntries(
+        Object.entries(value)
+          .filter(([k]) => k !== omit)
+          .map(([k, v]) => [k, copyWithPositions(file, v)]),
+      );
   const positions = file.nodes.get(value);
   if (positions) file.nodes.set(copy as object, positions);
   return copy;
@@ -57,7 +61,8 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
     if (!children) childrenOf.set(kind, (children = kinds.filter((b) => b.parent?.kind === kind)));
     return children;
   };
-  const report = (offset: number, code: string, summary: string, detail?: string, end?: number) => sink.push(diagnosticAt(file, offset, { code, summary, detail, end }));
+  const report = (offset: number, code: string, summary: string, detail?: string, end?: number) =>
+    sink.push(diagnosticAt(file, offset, { code, summary, detail, end }));
 
   /** The keys of `entry.forEach` (interpolated in the enclosing scope), or undefined after reporting why there are none. */
   function instancesOf(entry: Mapping, owner: string, outer: InterpolationScope): Instance[] | undefined {
@@ -67,25 +72,50 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
     const unknown = unknownVariables(over, outer);
     if (unknown.length > 0) {
       const names = unknown.map((n) => `"${n}"`).join(', ');
-      report(at.value[0], 'for_each_unknown', `The keys of ${owner} depend on variable ${names}, which has no value: forEach keys must be known before planning`,
-        `Give ${unknown.length === 1 ? 'it' : 'them'} a default, or a value with --var ${unknown[0]}=JSON or a --var-file.`, at.value[1]);
+      report(
+        at.value[0],
+        'for_each_unknown',
+        `The keys of ${owner} depend on variable ${names}, which has no value: forEach keys must be known before planning`,
+        `Give ${unknown.length === 1 ? 'it' : 'them'} a default, or a value with --var ${unknown[0]}=JSON or a --var-file.`,
+        at.value[1],
+      );
       return undefined;
     }
     if (typeof over === 'string' && over.includes('${')) return undefined; // an interpolation error, already reported
-    if (isMapping(over)) return checkKeys(Object.entries(over).map(([key, v]) => ({ key, value: v, at: positionIn(file, over, key) ?? at })), owner);
+    if (isMapping(over))
+      return checkKeys(
+        Object.entries(over).map(([key, v]) => ({ key, value: v, at: positionIn(file, over, key) ?? at })),
+        owner,
+      );
     if (Array.isArray(over)) {
       const found: (Instance & { at: NodePosition })[] = [];
       over.forEach((item, i) => {
         const itemAt = positionIn(file, over, i) ?? at;
-        const key = ['string', 'number', 'boolean'].includes(typeof item) ? String(item) : isMapping(item) && typeof item.name === 'string' ? item.name : undefined;
+        const key = ['string', 'number', 'boolean'].includes(typeof item)
+          ? String(item)
+          : isMapping(item) && typeof item.name === 'string'
+            ? item.name
+            : undefined;
         if (key === undefined) {
-          report(itemAt.value[0], 'for_each_key_type', `Item ${i} of the forEach list of ${owner} has no key: a list's item must be text, or a map with a "name"`, 'A list of maps is keyed by each map\'s name; or give forEach a map of keys to values.', itemAt.value[1]);
+          report(
+            itemAt.value[0],
+            'for_each_key_type',
+            `Item ${i} of the forEach list of ${owner} has no key: a list's item must be text, or a map with a "name"`,
+            "A list of maps is keyed by each map's name; or give forEach a map of keys to values.",
+            itemAt.value[1],
+          );
         } else found.push({ key, value: item, at: itemAt });
       });
       return found.length === over.length ? checkKeys(found, owner) : undefined;
     }
     const got = over === null ? 'null' : typeof over === 'string' ? 'text' : `a ${typeof over}`;
-    report(at.value[0], 'for_each_type', `forEach of ${owner} must be a map or a list; got ${got}`, 'Write a map or a list here, or ${var.NAME} of a variable declared with type: map or type: list.', at.value[1]);
+    report(
+      at.value[0],
+      'for_each_type',
+      `forEach of ${owner} must be a map or a list; got ${got}`,
+      'Write a map or a list here, or ${var.NAME} of a variable declared with type: map or type: list.',
+      at.value[1],
+    );
     return undefined;
   }
 
@@ -95,13 +125,31 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
     for (const { key, at } of found) {
       if (unknownIn(key)) {
         ok = false;
-        report(at.value[0], 'for_each_unknown', `A key of ${owner} depends on ${JSON.stringify(key)}, which has no value: forEach keys must be known before planning`, 'Give the variable a default or a value with --var.', at.value[1]);
+        report(
+          at.value[0],
+          'for_each_unknown',
+          `A key of ${owner} depends on ${JSON.stringify(key)}, which has no value: forEach keys must be known before planning`,
+          'Give the variable a default or a value with --var.',
+          at.value[1],
+        );
       } else if (!VALID_KEY.test(key)) {
         ok = false;
-        report(at.value[0], 'invalid_for_each_key', `Invalid forEach key ${JSON.stringify(key)} in ${owner}: a key is 1 to 100 printable characters without "[", "]" or "/"`, 'The key becomes part of the address, as in gateway.team[payments].', at.value[1]);
+        report(
+          at.value[0],
+          'invalid_for_each_key',
+          `Invalid forEach key ${JSON.stringify(key)} in ${owner}: a key is 1 to 100 printable characters without "[", "]" or "/"`,
+          'The key becomes part of the address, as in gateway.team[payments].',
+          at.value[1],
+        );
       } else if (seen.has(key)) {
         ok = false;
-        report(at.value[0], 'duplicate_for_each_key', `Duplicate forEach key "${key}" in ${owner}: each key makes one instance`, 'Remove or rename one of the items.', at.value[1]);
+        report(
+          at.value[0],
+          'duplicate_for_each_key',
+          `Duplicate forEach key "${key}" in ${owner}: each key makes one instance`,
+          'Remove or rename one of the items.',
+          at.value[1],
+        );
       }
       seen.add(key);
     }
@@ -126,8 +174,13 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
       // Only a key is written in brackets: most names need no parse.
       if (name.includes('[') && parseLocalName(name)?.some((s) => s.key !== undefined)) {
         const offset = at?.key ?? 0;
-        report(offset, 'instance_name_written', `"${name}" names an instance: instances are made by forEach, not written`,
-          `Write the entry once with forEach (e.g. ${name.replace(/\[.*$/, '')}: { forEach: [...] }), or use a name without "[ ]".`, offset + name.length);
+        report(
+          offset,
+          'instance_name_written',
+          `"${name}" names an instance: instances are made by forEach, not written`,
+          `Write the entry once with forEach (e.g. ${name.replace(/\[.*$/, '')}: { forEach: [...] }), or use a name without "[ ]".`,
+          offset + name.length,
+        );
         continue;
       }
       if (!isMapping(entry) || !('forEach' in entry)) {
@@ -159,7 +212,13 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
       else if (!child.single) expandMap(child, entry, field, address, inner);
       else if (isMapping(entry[field]) && 'forEach' in (entry[field] as Mapping)) {
         const at = positionIn(file, entry[field], 'forEach')?.key ?? 0;
-        report(at, 'for_each_on_single', `forEach is not allowed in ${field}: there is one per ${block.noun}`, `Put forEach on the ${block.noun} instead.`, at + 'forEach'.length);
+        report(
+          at,
+          'for_each_on_single',
+          `forEach is not allowed in ${field}: there is one per ${block.noun}`,
+          `Put forEach on the ${block.noun} instead.`,
+          at + 'forEach'.length,
+        );
       } else if (isMapping(entry[field])) expandEntry(child, entry[field] as Mapping, childAddress(address, child.kind), inner);
       else interpolateEntry(entry, field, file, inner, sink);
     }
@@ -183,7 +242,13 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
       for (const { key, value: instanceValue } of instancesOf(block, `import block ${i + 1}`, scope) ?? []) {
         const copy = copyWithPositions(file, block, 'forEach') as Mapping;
         place(copy);
-        interpolateEntry(out as unknown as Mapping, out.length - 1, file, { ...scope, each: { key, value: instanceValue, address: `the import of key "${key}"` } }, sink);
+        interpolateEntry(
+          out as unknown as Mapping,
+          out.length - 1,
+          file,
+          { ...scope, each: { key, value: instanceValue, address: `the import of key "${key}"` } },
+          sink,
+        );
       }
     });
     value.import = out;

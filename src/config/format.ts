@@ -28,7 +28,15 @@ const TO_STRING = { indent: 2, indentSeq: true, lineWidth: 0, flowCollectionPadd
 /** Duplicate keys are found before (readSourceFile): the parser's own check is quadratic in a map's size. */
 const PARSE = { uniqueKeys: false } as const;
 
-type Schema = JsonSchema & { properties?: Record<string, JsonSchema>; additionalProperties?: unknown; items?: unknown; $ref?: string; anyOf?: JsonSchema[]; oneOf?: JsonSchema[]; allOf?: JsonSchema[] };
+type Schema = JsonSchema & {
+  properties?: Record<string, JsonSchema>;
+  additionalProperties?: unknown;
+  items?: unknown;
+  $ref?: string;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+};
 
 /** The schema `schema` means, following a local `$ref` (`#/$defs/gateway`). */
 function resolveRef(root: Schema, schema: unknown): Schema | undefined {
@@ -136,7 +144,9 @@ function tight(seq: YAMLSeq): YAMLSeq {
  * anything else, and anything that does not fit, is a block.
  */
 function chooseFlow(node: YAMLSeq | YAMLMap, start: number): void {
-  const candidate = isSeq(node) ? node.items.every((item) => simple(item, false)) : node.flow === true && node.items.every((pair) => simple(pair.key, false) && simple(pair.value, true));
+  const candidate = isSeq(node)
+    ? node.items.every((item) => simple(item, false))
+    : node.flow === true && node.items.every((pair) => simple(pair.key, false) && simple(pair.value, true));
   const line = candidate ? flowLine(node) : undefined;
   node.flow = line !== undefined && start + line.length <= FLOW_WIDTH;
 }
@@ -204,7 +214,11 @@ export function formatConfigText(text: string, schema: JsonSchema): FormatOutcom
   };
   const faithful = (out: string) => {
     const doc = parseDocument(out, PARSE);
-    return doc.errors.length === 0 && isDeepStrictEqual(doc.toJS({ maxAliasCount: -1 }), before) && isDeepStrictEqual(commentsOf(out).sort(), comments);
+    return (
+      doc.errors.length === 0 &&
+      isDeepStrictEqual(doc.toJS({ maxAliasCount: -1 }), before) &&
+      isDeepStrictEqual(commentsOf(out).sort(), comments)
+    );
   };
   for (const reorder of [true, false]) {
     const out = attempt(reorder);
@@ -226,7 +240,11 @@ export interface FormattedFile {
  * module folders they call (`modules: { NAME: { source } }`, inside the folder). Files that do not parse, or
  * whose canonical form would change their meaning, are diagnostics (at file:line:col when they have a place).
  */
-export async function formatConfigFolder(root: string, display: (path: string) => string, schema: JsonSchema): Promise<{ files: FormattedFile[]; diagnostics: Diagnostic[] }> {
+export async function formatConfigFolder(
+  root: string,
+  display: (path: string) => string,
+  schema: JsonSchema,
+): Promise<{ files: FormattedFile[]; diagnostics: Diagnostic[] }> {
   const diagnostics: Diagnostic[] = [];
   const files: FormattedFile[] = [];
   const folders = [root];
@@ -241,11 +259,19 @@ export async function formatConfigFolder(root: string, display: (path: string) =
       for (const source of moduleSources(file.value)) {
         const folderPath = resolve(folder, source);
         const inside = relative(root, folderPath);
-        if (folder === root && inside !== '' && !inside.startsWith('..') && !isAbsolute(inside) && !folders.includes(folderPath)) folders.push(folderPath);
+        if (folder === root && inside !== '' && !inside.startsWith('..') && !isAbsolute(inside) && !folders.includes(folderPath))
+          folders.push(folderPath);
       }
       const outcome = formatConfigText(file.text, schema);
       if (outcome.ok) files.push({ path, display: file.display, text: file.text, formatted: outcome.text });
-      else diagnostics.push({ severity: 'error', code: 'fmt_unfaithful', summary: `${file.display} was left as it is: ${outcome.reason}`, detail: 'Please report this with the file: cplane fmt must never change what a configuration means.', range: { file: file.display, line: 1, col: 1 } });
+      else
+        diagnostics.push({
+          severity: 'error',
+          code: 'fmt_unfaithful',
+          summary: `${file.display} was left as it is: ${outcome.reason}`,
+          detail: 'Please report this with the file: cplane fmt must never change what a configuration means.',
+          range: { file: file.display, line: 1, col: 1 },
+        });
     }
   }
   return { files, diagnostics: sortDiagnostics(diagnostics) };

@@ -14,7 +14,15 @@ export { VALUE } from './kind-block.js';
 export type * from './types.js';
 export { emptyDirectory, publicKeyProblem, undeclaredInDirectory } from './directory.js';
 // For other YAML files read the same way (`cplane test`'s files): positions, bounds and diagnostics.
-export { readSourceFile, parseSourceFile, offsetIn, positionIn, type SourceFile, type OpenDocuments, type NodePosition } from './source-file.js';
+export {
+  readSourceFile,
+  parseSourceFile,
+  offsetIn,
+  positionIn,
+  type SourceFile,
+  type OpenDocuments,
+  type NodePosition,
+} from './source-file.js';
 export { diagnosticAt, sortDiagnostics } from './diagnostics.js';
 export { reportSchemaErrors } from './schema-check.js';
 export { formatConfigFolder, formatConfigText, type FormattedFile } from './format.js';

@@ -49,10 +49,23 @@ const isText = (value: unknown) => ['string', 'number', 'boolean'].includes(type
 /** The value of `${each.key}`, `${each.value}` or `${each.value.FIELD}`. */
 function resolveEach(match: string, part: string, path: string, each: EachInstance | undefined): Resolved {
   if (!each) {
-    return { problem: { code: 'each_outside_for_each', summary: `${match} is used outside a forEach entry`, detail: 'each.key and each.value exist only inside a resource entry that has forEach.' } };
+    return {
+      problem: {
+        code: 'each_outside_for_each',
+        summary: `${match} is used outside a forEach entry`,
+        detail: 'each.key and each.value exist only inside a resource entry that has forEach.',
+      },
+    };
   }
   if (part === 'key') {
-    if (path) return { problem: { code: 'unknown_each_field', summary: `${match}: each.key is text and has no fields, in ${each.address}`, detail: 'Write ${each.key}, or ${each.value.FIELD} for a field of the value.' } };
+    if (path)
+      return {
+        problem: {
+          code: 'unknown_each_field',
+          summary: `${match}: each.key is text and has no fields, in ${each.address}`,
+          detail: 'Write ${each.key}, or ${each.value.FIELD} for a field of the value.',
+        },
+      };
     return { value: each.key };
   }
   let value: unknown = each.value;
@@ -76,11 +89,18 @@ function resolveEach(match: string, part: string, path: string, each: EachInstan
 }
 
 /** Interpolates `text`, the value of entry `key` of `container` (whose node keeps its position, for errors). */
-function interpolateString(text: string, container: object, key: string | number, file: SourceFile, scope: InterpolationScope, sink: DiagnosticSink): unknown {
+function interpolateString(
+  text: string,
+  container: object,
+  key: string | number,
+  file: SourceFile,
+  scope: InterpolationScope,
+  sink: DiagnosticSink,
+): unknown {
   const position = positionIn(file, container, key);
   const report = (match: string, code: string, summary: string, detail: string) => {
     const start = position ? file.text.indexOf(match, position.value[0]) : -1;
-    const offset = start !== -1 && start < (position?.value[1] ?? 0) ? start : position?.value[0] ?? 0;
+    const offset = start !== -1 && start < (position?.value[1] ?? 0) ? start : (position?.value[0] ?? 0);
     sink.push(diagnosticAt(file, offset, { code, summary, detail, end: offset + match.length }));
   };
   const resolve = (match: string, inner: string): Resolved => {
@@ -88,21 +108,48 @@ function interpolateString(text: string, container: object, key: string | number
     if (each) return resolveEach(match, each[1]!, each[2] ?? '', scope.each);
     const [, kind, name] = VARIABLE.exec(inner) ?? [];
     if (!kind || !name) {
-      return { problem: { code: 'invalid_interpolation', summary: `Invalid interpolation "${match}": write \${var.NAME}, \${env.NAME}, or inside forEach \${each.key} or \${each.value}`, detail: 'Write $${ for a literal "${".' } };
+      return {
+        problem: {
+          code: 'invalid_interpolation',
+          summary: `Invalid interpolation "${match}": write \${var.NAME}, \${env.NAME}, or inside forEach \${each.key} or \${each.value}`,
+          detail: 'Write $${ for a literal "${".',
+        },
+      };
     }
     if (kind === 'env') {
-      const rule = ownSecretRule(name, scope.env) ?? (scope.secretEnv.has(name) ? `${name} is used as a secret source in this configuration` : undefined);
+      const rule =
+        ownSecretRule(name, scope.env) ??
+        (scope.secretEnv.has(name) ? `${name} is used as a secret source in this configuration` : undefined);
       if (rule) {
-        return { problem: { code: 'secret_env_interpolated', summary: `${match} would put a secret into an ordinary field: ${rule}`,
-          detail: 'Fields that are not write-only are shown in plans and state. Give secrets with a secret source ({ env: NAME } or { file: PATH }) where the field takes one.' } };
+        return {
+          problem: {
+            code: 'secret_env_interpolated',
+            summary: `${match} would put a secret into an ordinary field: ${rule}`,
+            detail:
+              'Fields that are not write-only are shown in plans and state. Give secrets with a secret source ({ env: NAME } or { file: PATH }) where the field takes one.',
+          },
+        };
       }
       const value = scope.env[name];
-      if (value === undefined) return { problem: { code: 'unresolved_variable', summary: `Environment variable "${name}" is not set (used as ${match})`, detail: `Set ${name} in the environment, or use a variable with a default.` } };
+      if (value === undefined)
+        return {
+          problem: {
+            code: 'unresolved_variable',
+            summary: `Environment variable "${name}" is not set (used as ${match})`,
+            detail: `Set ${name} in the environment, or use a variable with a default.`,
+          },
+        };
       return { value };
     }
     if (scope.values.has(name)) return { value: scope.values.get(name) };
     if (!scope.declared.has(name)) {
-      return { problem: { code: 'unresolved_variable', summary: `Unknown variable "${name}" in ${match}${didYouMean(name, scope.declared)}`, detail: 'Declare it under "variables:" in any file of the configuration.' } };
+      return {
+        problem: {
+          code: 'unresolved_variable',
+          summary: `Unknown variable "${name}" in ${match}${didYouMean(name, scope.declared)}`,
+          detail: 'Declare it under "variables:" in any file of the configuration.',
+        },
+      };
     }
     return { unknown: true };
   };
@@ -120,8 +167,12 @@ function interpolateString(text: string, container: object, key: string | number
     if ('problem' in found) report(match, found.problem.code, found.problem.summary, found.problem.detail);
     if (!('value' in found)) return match;
     if (!isText(found.value)) {
-      report(match, 'not_text', `${match} is ${Array.isArray(found.value) ? 'a list' : found.value === null ? 'null' : 'a map'} and cannot be spliced into text`,
-        'A list or a map can only be the whole value: write the reference alone, as the field\'s entire value.');
+      report(
+        match,
+        'not_text',
+        `${match} is ${Array.isArray(found.value) ? 'a list' : found.value === null ? 'null' : 'a map'} and cannot be spliced into text`,
+        "A list or a map can only be the whole value: write the reference alone, as the field's entire value.",
+      );
       return match;
     }
     return String(found.value);
@@ -134,7 +185,13 @@ function structuredCloneIfObject(value: unknown): unknown {
 }
 
 /** Interpolates every string of `container[key]` in place (its nodes keep their positions). */
-export function interpolateEntry(container: Record<string | number, unknown>, key: string | number, file: SourceFile, scope: InterpolationScope, sink: DiagnosticSink): void {
+export function interpolateEntry(
+  container: Record<string | number, unknown>,
+  key: string | number,
+  file: SourceFile,
+  scope: InterpolationScope,
+  sink: DiagnosticSink,
+): void {
   const node = container[key];
   if (typeof node === 'string') {
     if (node.includes('${')) container[key] = interpolateString(node, container, key, file, scope, sink);
@@ -151,7 +208,8 @@ export function interpolateEntry(container: Record<string | number, unknown>, ke
  */
 export function interpolate(value: unknown, file: SourceFile, scope: InterpolationScope, sink: DiagnosticSink): unknown {
   if (value && typeof value === 'object' && !Array.isArray(value)) {
-    for (const key of Object.keys(value)) if (key !== 'variables') interpolateEntry(value as Record<string, unknown>, key, file, scope, sink);
+    for (const key of Object.keys(value))
+      if (key !== 'variables') interpolateEntry(value as Record<string, unknown>, key, file, scope, sink);
   }
   return value;
 }

@@ -21,7 +21,7 @@ export type ReferenceRule =
   | { attribute: string; directory: DirectorySection };
 
 /** `report`'s place for the entry's own value, when the entry is one value rather than a map of fields. */
-export const VALUE = Symbol('the entry\'s value');
+export const VALUE = Symbol("the entry's value");
 
 /** What `complete` may ask and report once every resource of every file is declared. */
 export interface CompleteRequest<A extends object, E = Entry> {

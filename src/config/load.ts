@@ -67,7 +67,8 @@ export interface LoadResult {
   deployments?: Deployment[];
 }
 
-const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * A problem in a `forEach` template is found once per instance, at the same place, in words that differ only
@@ -90,11 +91,13 @@ function pickAccount(files: LoadedFile[], sink: DiagnosticSink): string | undefi
     if (loaded.config.account === undefined) continue;
     if (first && first.config.account !== loaded.config.account) {
       const { line, col } = first.file.lines.linePos(offsetIn(first.file, first.file.value, 'account'));
-      sink.push(diagnosticAt(loaded.file, offsetIn(loaded.file, loaded.file.value, 'account'), {
-        code: 'duplicate_account',
-        summary: `The account is given twice with different values: in ${first.file.display}:${line}:${col} and again here`,
-        detail: 'Give the account in one file only.',
-      }));
+      sink.push(
+        diagnosticAt(loaded.file, offsetIn(loaded.file, loaded.file.value, 'account'), {
+          code: 'duplicate_account',
+          summary: `The account is given twice with different values: in ${first.file.display}:${line}:${col} and again here`,
+          detail: 'Give the account in one file only.',
+        }),
+      );
     }
     first ??= loaded;
   }
@@ -156,7 +159,18 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
   }
   const allowUnset = options.allowUnsetVariables === true;
   const variables = deployment ? [...(options.variables ?? []), ...deploymentVariables(deployment)] : options.variables;
-  const values = await resolveVariables(declarations, { variables, env, cwd, saved: options.savedVariables, ...(options.savedVariablesOrigin ? { savedOrigin: options.savedVariablesOrigin } : {}), allowUnset }, diagnostics);
+  const values = await resolveVariables(
+    declarations,
+    {
+      variables,
+      env,
+      cwd,
+      saved: options.savedVariables,
+      ...(options.savedVariablesOrigin ? { savedOrigin: options.savedVariablesOrigin } : {}),
+      allowUnset,
+    },
+    diagnostics,
+  );
   const scope = { values, declared: new Set(declarations.keys()), env, secretEnv: secretEnvNames(files.map((f) => f.value)) };
   if (allowUnset) unset = new Map([...declarations].filter(([name]) => !values.has(name)).map(([name, d]) => [name, d.config.type]));
 
@@ -172,7 +186,11 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
   if (hasErrors(diagnostics)) return done();
   const modules = await loadModules(loaded, { root, display, kinds: options.kinds, env, unset, open: options.open }, diagnostics);
   read.files = [...files, ...modules.files.map((l) => l.file)];
-  await confineSecretFiles([...loaded, ...modules.files].map((l) => l.file), bounds, diagnostics);
+  await confineSecretFiles(
+    [...loaded, ...modules.files].map((l) => l.file),
+    bounds,
+    diagnostics,
+  );
   if (hasErrors(diagnostics)) return done();
 
   const directory = collectDirectory(loaded, diagnostics);
@@ -182,18 +200,29 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
     // A leftover CPLANE_ACCOUNT must never send a configuration's changes to another account.
     const at = loaded.find((l) => l.config.account !== undefined) as LoadedFile;
     const chosenBy = options.account !== undefined ? '--account' : 'CPLANE_ACCOUNT';
-    diagnostics.push(diagnosticAt(at.file, offsetIn(at.file, at.file.value, 'account', 'value'), {
-      code: 'account_mismatch',
-      summary: `${chosenBy} is ${chosenAccount}, but the configuration's account is ${configured}`,
-      detail: `Unset ${chosenBy} to use ${configured}, or change the configuration (or the variable it takes its account from).`,
-    }));
+    diagnostics.push(
+      diagnosticAt(at.file, offsetIn(at.file, at.file.value, 'account', 'value'), {
+        code: 'account_mismatch',
+        summary: `${chosenBy} is ${chosenAccount}, but the configuration's account is ${configured}`,
+        detail: `Unset ${chosenBy} to use ${configured}, or change the configuration (or the variable it takes its account from).`,
+      }),
+    );
   }
   const account = chosenAccount ?? configured;
   const refactoring = collectRefactoringBlocks(loaded, resources, diagnostics);
   const policies = collectPolicies(loaded, diagnostics);
   const reconcile = collectReconcile(loaded, diagnostics);
   const hasDirectory = loaded.some((l) => l.config.directory !== undefined);
-  const desired: DesiredState = { resources, ...(refactoring ? { refactoring } : {}), ...(policies ? { policies } : {}), ...(hasDirectory ? { directory } : {}), ...(reconcile ? { reconcile } : {}), dir: root, files: [...names, ...modules.paths], variables: Object.fromEntries(values) };
+  const desired: DesiredState = {
+    resources,
+    ...(refactoring ? { refactoring } : {}),
+    ...(policies ? { policies } : {}),
+    ...(hasDirectory ? { directory } : {}),
+    ...(reconcile ? { reconcile } : {}),
+    dir: root,
+    files: [...names, ...modules.paths],
+    variables: Object.fromEntries(values),
+  };
   if (account !== undefined && account !== '') desired.account = account;
   const stateUrl = loaded.find((l) => l.config.state)?.config.state?.url;
   if (stateUrl) desired.stateUrl = stateUrl;
@@ -221,7 +250,12 @@ function chosenDeployment(name: string | undefined, deployments: Deployment[] | 
 function deploymentVariables(deployment: Deployment): VariableArgument[] {
   return [
     ...deployment.varFiles.map((file) => ({ file })),
-    { values: deployment.variables, origin: `deployment ${deployment.name}`, deployment: deployment.name, ...(deployment.variablesAt ? { file: deployment.variablesAt.file } : {}) },
+    {
+      values: deployment.variables,
+      origin: `deployment ${deployment.name}`,
+      deployment: deployment.name,
+      ...(deployment.variablesAt ? { file: deployment.variablesAt.file } : {}),
+    },
   ];
 }
 
@@ -238,11 +272,14 @@ function refuseVariablesInStateUrl(file: SourceFile, sink: DiagnosticSink): void
   for (const match of url.matchAll(/(?<!\$)\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g)) {
     const start = position ? file.text.indexOf(match[0], position.value[0]) : -1;
     const offset = start !== -1 ? start : (position?.value[0] ?? 0);
-    sink.push(diagnosticAt(file, offset, {
-      code: 'secret_var_in_state_url',
-      summary: `state.url may not use a variable (${match[0]}): variable values are saved in plan files and shown by plan --json, so a password given this way would leak`,
-      detail: 'Take the password from the environment instead: postgres://USER:${env.CPLANE_DB_PASSWORD}@HOST/DB, or give the whole URL in CPLANE_STATE or --state.',
-      end: offset + match[0].length,
-    }));
+    sink.push(
+      diagnosticAt(file, offset, {
+        code: 'secret_var_in_state_url',
+        summary: `state.url may not use a variable (${match[0]}): variable values are saved in plan files and shown by plan --json, so a password given this way would leak`,
+        detail:
+          'Take the password from the environment instead: postgres://USER:${env.CPLANE_DB_PASSWORD}@HOST/DB, or give the whole URL in CPLANE_STATE or --state.',
+        end: offset + match[0].length,
+      }),
+    );
   }
 }

@@ -52,7 +52,8 @@ export interface LoadedModules {
 const CALLER_ONLY = ['account', 'state', 'policies', 'directory', 'defaults', 'modules', 'moved', 'removed', 'import'] as const;
 
 const WHOLE_VARIABLE = /^\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}$/;
-const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** One module call, where it is written. */
 interface Call {
@@ -78,12 +79,14 @@ export async function loadModules(callers: LoadedFile[], options: ModuleLoadOpti
       const here: Call = { name, call, file, calls, calledAt, within: `module.${name}, called at ${calledAt}` };
       const earlier = seen.get(name);
       if (earlier) {
-        sink.push(diagnosticAt(file, offsetIn(file, calls, name), {
-          code: 'duplicate_module',
-          summary: `Module "${name}" is called twice: in ${earlier.calledAt} and again here`,
-          detail: 'Each module call needs its own name: it prefixes the addresses of its resources (module.NAME.).',
-          end: offsetIn(file, calls, name) + name.length,
-        }));
+        sink.push(
+          diagnosticAt(file, offsetIn(file, calls, name), {
+            code: 'duplicate_module',
+            summary: `Module "${name}" is called twice: in ${earlier.calledAt} and again here`,
+            detail: 'Each module call needs its own name: it prefixes the addresses of its resources (module.NAME.).',
+            end: offsetIn(file, calls, name) + name.length,
+          }),
+        );
         continue;
       }
       seen.set(name, here);
@@ -131,12 +134,15 @@ const sourceAt = ({ name, file, calls }: Call) => positionIn(file, calls[name], 
 /** The folder checked is no longer there as it was (replaced, or a link put on the way to it): nothing of it is used. */
 function refuseChanged(call: Call, sink: DiagnosticSink): undefined {
   const at = sourceAt(call);
-  sink.push(diagnosticAt(call.file, at, {
-    code: 'module_source_changed',
-    summary: `module.${call.name}: source folder "${call.call.source}" changed while it was read`,
-    detail: 'Something replaced the folder, or a folder or link on the way to it, after it was checked to be inside the configuration folder. Nothing of it is used: run the command again once the folder stays put.',
-    end: at + call.call.source.length,
-  }));
+  sink.push(
+    diagnosticAt(call.file, at, {
+      code: 'module_source_changed',
+      summary: `module.${call.name}: source folder "${call.call.source}" changed while it was read`,
+      detail:
+        'Something replaced the folder, or a folder or link on the way to it, after it was checked to be inside the configuration folder. Nothing of it is used: run the command again once the folder stays put.',
+      end: at + call.call.source.length,
+    }),
+  );
   return undefined;
 }
 
@@ -150,7 +156,11 @@ async function moduleFolder(here: Call, { root }: ModuleLoadOptions, sink: Diagn
   };
   const local = 'Give a folder inside the configuration folder, relative to this file: source: ./modules/team';
   if (isAbsolute(call.source) || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(call.source) || !/^\.\.?(\/|$)/.test(call.source)) {
-    return refuse('module_source_not_local', `module.${name}: source "${call.source}" must be a relative path starting with ./ or ../`, `${local}. Remote and absolute sources are not read: copy the module into the configuration.`);
+    return refuse(
+      'module_source_not_local',
+      `module.${name}: source "${call.source}" must be a relative path starting with ./ or ../`,
+      `${local}. Remote and absolute sources are not read: copy the module into the configuration.`,
+    );
   }
   const folder = resolve(dirname(file.path), call.source);
   let real: string;
@@ -167,8 +177,11 @@ async function moduleFolder(here: Call, { root }: ModuleLoadOptions, sink: Diagn
   const inside = relative(realRoot, real);
   // Symbolic links are followed before the check, so a link cannot lead a module out of the configuration.
   if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) {
-    return refuse('module_source_outside', `module.${name}: source "${call.source}" is ${inside === '' ? 'the configuration folder itself' : 'outside the configuration folder'}`,
-      `${local}. A saved plan records the configuration folder's files, so a module must live inside it.`);
+    return refuse(
+      'module_source_outside',
+      `module.${name}: source "${call.source}" is ${inside === '' ? 'the configuration folder itself' : 'outside the configuration folder'}`,
+      `${local}. A saved plan records the configuration folder's files, so a module must live inside it.`,
+    );
   }
   return { written: folder, real, realRoot, identity };
 }
@@ -184,7 +197,14 @@ async function loadCall(call: Call, folder: ModuleFolder, options: ModuleLoadOpt
   }
   const names = await listConfigFiles(folder.real, sink);
   if (!names) return [];
-  const files = await readConfigFiles(folder.real, names, (n) => options.display(relative(options.root, resolve(folder.written, n))), sink, call.within, options.open);
+  const files = await readConfigFiles(
+    folder.real,
+    names,
+    (n) => options.display(relative(options.root, resolve(folder.written, n))),
+    sink,
+    call.within,
+    options.open,
+  );
   if (!sameFolder(await folderIdentity(folder.real), folder.identity)) {
     refuseChanged(call, sink);
     return [];
@@ -197,15 +217,18 @@ async function loadCall(call: Call, folder: ModuleFolder, options: ModuleLoadOpt
   for (const input of Object.keys(inputs)) {
     if (declarations.has(input)) continue;
     const offset = offsetIn(call.file, inputs, input);
-    sink.push(diagnosticAt(call.file, offset, {
-      code: 'unknown_module_input',
-      summary: `module.${call.name} has no variable "${input}"${didYouMean(input, declarations.keys())}`,
-      detail: declarations.size ? `The module's variables: ${[...declarations.keys()].join(', ')}.` : 'The module declares no variables.',
-      end: offset + input.length,
-    }));
+    sink.push(
+      diagnosticAt(call.file, offset, {
+        code: 'unknown_module_input',
+        summary: `module.${call.name} has no variable "${input}"${didYouMean(input, declarations.keys())}`,
+        detail: declarations.size ? `The module's variables: ${[...declarations.keys()].join(', ')}.` : 'The module declares no variables.',
+        end: offset + input.length,
+      }),
+    );
   }
   // Inputs that an unset variable of the caller decides (cplane validate) leave the module's variable unknown too.
-  const unknownInput = (value: unknown) => typeof value === 'string' && [...value.matchAll(/\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g)].some((m) => options.unset?.has(m[1]!));
+  const unknownInput = (value: unknown) =>
+    typeof value === 'string' && [...value.matchAll(/\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g)].some((m) => options.unset?.has(m[1]!));
   const given: Record<string, VariableValue> = {};
   const unset: UnsetVariables = new Map();
   for (const [name, declaration] of declarations) {
@@ -213,14 +236,18 @@ async function loadCall(call: Call, folder: ModuleFolder, options: ModuleLoadOpt
     if (value !== undefined && unknownInput(value)) unset.set(name, declaration.config.type);
     else if (value !== undefined) given[name] = value as VariableValue;
     else if (declaration.config.default === undefined) {
-      const { line, col } = declaration.file.lines.linePos(offsetIn(declaration.file, (declaration.file.value as Record<string, unknown>).variables, name));
+      const { line, col } = declaration.file.lines.linePos(
+        offsetIn(declaration.file, (declaration.file.value as Record<string, unknown>).variables, name),
+      );
       const offset = offsetIn(call.file, call.calls, call.name);
-      sink.push(diagnosticAt(call.file, offset, {
-        code: 'missing_module_input',
-        summary: `module.${call.name} is missing the input "${name}" (required by the module's variable at ${declaration.file.display}:${line}:${col})`,
-        detail: `Give it under inputs: inputs: { ${name}: VALUE }.`,
-        end: offset + call.name.length,
-      }));
+      sink.push(
+        diagnosticAt(call.file, offset, {
+          code: 'missing_module_input',
+          summary: `module.${call.name} is missing the input "${name}" (required by the module's variable at ${declaration.file.display}:${line}:${col})`,
+          detail: `Give it under inputs: inputs: { ${name}: VALUE }.`,
+          end: offset + call.name.length,
+        }),
+      );
     }
   }
   const values = await resolveVariables(
@@ -247,14 +274,17 @@ function refuseCallerKeys(file: SourceFile, call: Call, sink: DiagnosticSink): v
   for (const key of CALLER_ONLY) {
     if (!(key in (file.value as Record<string, unknown>))) continue;
     const offset = offsetIn(file, file.value, key);
-    sink.push(diagnosticAt(file, offset, {
-      code: 'module_key_not_allowed',
-      summary: `"${key}" cannot be set in a module's file`,
-      detail: key === 'modules'
-        ? 'Modules cannot call modules: call both from the configuration folder, and pass what one needs of the other through inputs.'
-        : `It belongs to the whole configuration: set it in the files of the configuration folder that calls module.${call.name}.`,
-      end: offset + key.length,
-    }));
+    sink.push(
+      diagnosticAt(file, offset, {
+        code: 'module_key_not_allowed',
+        summary: `"${key}" cannot be set in a module's file`,
+        detail:
+          key === 'modules'
+            ? 'Modules cannot call modules: call both from the configuration folder, and pass what one needs of the other through inputs.'
+            : `It belongs to the whole configuration: set it in the files of the configuration folder that calls module.${call.name}.`,
+        end: offset + key.length,
+      }),
+    );
   }
 }
 
@@ -272,7 +302,8 @@ function forEachReference(config: ConfigFile, kinds: readonly KindBlock[], visit
       if (Array.isArray(value)) value.forEach((_, i) => visit({ container: value as unknown as Record<number, unknown>, key: i }, false));
       else if (value !== undefined) visit({ container: entry, key: rule.attribute }, false);
     }
-    if (Array.isArray(entry.dependsOn)) entry.dependsOn.forEach((_, i) => visit({ container: entry.dependsOn as Record<number, unknown>, key: i }, true));
+    if (Array.isArray(entry.dependsOn))
+      entry.dependsOn.forEach((_, i) => visit({ container: entry.dependsOn as Record<number, unknown>, key: i }, true));
     for (const child of kinds.filter((k) => k.parent?.kind === block.kind)) {
       const value = entry[child.key];
       if (child.single) walk(child, value as Entry);

@@ -33,7 +33,10 @@ const PRIVATE_FOLDERS = new Set(['.git', '.cplane']);
 export type PathRefusal = 'outside' | 'link_outside' | 'private';
 
 async function exists(path: string): Promise<boolean> {
-  return lstat(path).then(() => true, () => false);
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** The bounds of the configuration folder `folder` (absolute). */
@@ -57,7 +60,10 @@ const within = (root: string, path: string) => {
   return !inside.startsWith('..') && !isAbsolute(inside);
 };
 
-const throughPrivate = (root: string, path: string) => relative(root, path).split(sep).some((part) => PRIVATE_FOLDERS.has(part));
+const throughPrivate = (root: string, path: string) =>
+  relative(root, path)
+    .split(sep)
+    .some((part) => PRIVATE_FOLDERS.has(part));
 
 /**
  * The path `path` (absolute) resolves to once its links are followed, when it stays in `bounds`; else why not.
@@ -87,4 +93,5 @@ export function refusalWords(refusal: PathRefusal, bounds: PathBounds): string {
 }
 
 /** What every refusal tells the user to do. */
-export const PATH_HINT = 'Keep the file inside the configuration folder, or elsewhere in the same Git work tree (not through a link that leaves it): nothing outside is read, since a pull request could otherwise name any file of the machine.';
+export const PATH_HINT =
+  'Keep the file inside the configuration folder, or elsewhere in the same Git work tree (not through a link that leaves it): nothing outside is read, since a pull request could otherwise name any file of the machine.';

@@ -17,11 +17,13 @@ export function collectPolicies(files: LoadedFile[], sink: DiagnosticSink): Poli
       const { line, col } = file.lines.linePos(positionIn(file, policy, 'rule')?.value[0] ?? 0);
       const earlier = byName.get(name);
       if (earlier) {
-        sink.push(diagnosticAt(file, offsetIn(file, config.policies, name), {
-          code: 'duplicate_policy',
-          summary: `Policy "${name}" is declared twice: in ${earlier.source.file}:${earlier.source.line} and again here`,
-          detail: 'Give each policy one name across all files of the configuration.',
-        }));
+        sink.push(
+          diagnosticAt(file, offsetIn(file, config.policies, name), {
+            code: 'duplicate_policy',
+            summary: `Policy "${name}" is declared twice: in ${earlier.source.file}:${earlier.source.line} and again here`,
+            detail: 'Give each policy one name across all files of the configuration.',
+          }),
+        );
         continue;
       }
       byName.set(name, {

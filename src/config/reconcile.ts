@@ -15,11 +15,13 @@ export function collectReconcile(files: readonly LoadedFile[], sink: DiagnosticS
     const at = offsetIn(file, config, 'reconcile');
     const { line, col } = file.lines.linePos(at);
     if (found) {
-      sink.push(diagnosticAt(file, at, {
-        code: 'duplicate_reconcile',
-        summary: `reconcile: is given twice: in ${found.source.file}:${found.source.line} and again here`,
-        detail: 'Keep one reconcile: block for the configuration.',
-      }));
+      sink.push(
+        diagnosticAt(file, at, {
+          code: 'duplicate_reconcile',
+          summary: `reconcile: is given twice: in ${found.source.file}:${found.source.line} and again here`,
+          detail: 'Keep one reconcile: block for the configuration.',
+        }),
+      );
       continue;
     }
     found = { autoApply: [...(config.reconcile.autoApply ?? ['maintenance'])], source: { file: file.display, line, col } };

@@ -18,10 +18,9 @@ interface Placed {
   index: number;
 }
 
-
 function offsetOf({ file, list, index }: Placed, field?: string): number {
   const block = offsetIn(file, list, index, 'value');
-  return field ? positionIn(file, list[index], field)?.value[0] ?? block : block;
+  return field ? (positionIn(file, list[index], field)?.value[0] ?? block) : block;
 }
 
 function rangeAt(placed: Placed, field?: string): SourceRange {
@@ -29,7 +28,11 @@ function rangeAt(placed: Placed, field?: string): SourceRange {
   return { file: placed.file.display, line, col };
 }
 
-export function collectRefactoringBlocks(files: LoadedFile[], resources: DesiredResource[], sink: DiagnosticSink): RefactoringBlocks | undefined {
+export function collectRefactoringBlocks(
+  files: LoadedFile[],
+  resources: DesiredResource[],
+  sink: DiagnosticSink,
+): RefactoringBlocks | undefined {
   const configured = new Set(resources.map((r) => r.address));
   const blocks: RefactoringBlocks = { moved: [], removed: [], imports: [] };
   const at = (placed: Placed, field: string, value: string, init: { code: string; summary: string; detail?: string }) => {
@@ -87,7 +90,11 @@ export function collectRefactoringBlocks(files: LoadedFile[], resources: Desired
         });
       }
       if (importedTo.has(to)) {
-        return at(placed, 'to', to, { code: 'import_duplicate', summary: `import: ${to} is imported twice`, detail: 'One address adopts one object; delete one of the blocks.' });
+        return at(placed, 'to', to, {
+          code: 'import_duplicate',
+          summary: `import: ${to} is imported twice`,
+          detail: 'One address adopts one object; delete one of the blocks.',
+        });
       }
       importedTo.add(to);
       blocks.imports.push({ to, id, source: rangeAt(placed) });

@@ -67,7 +67,8 @@ export function describePath(path: readonly Segment[], kinds: readonly KindBlock
     // An instance of a forEach is named by its address, which says which key it is (KIND.NAME[KEY], e.g. team[search] of the gateways).
     const named = (noun: string, name: string, instance: string) => (isInstanceAddress(instance) ? instance : `${noun} "${name}"`);
     if (child?.single) [owner, inner] = [named(child.noun, String(a), childAddress(address, child.kind)), path.slice(3)];
-    else if (child && b !== undefined) [owner, inner] = [named(child.noun, `${a}/${b}`, childAddress(address, child.kind, String(b))), rest];
+    else if (child && b !== undefined)
+      [owner, inner] = [named(child.noun, `${a}/${b}`, childAddress(address, child.kind, String(b))), rest];
     else [owner, inner] = [named(block.noun, String(a), address), path.slice(2)];
   } else if (top === 'variables' && a !== undefined) [owner, inner] = [`variable "${a}"`, path.slice(2)];
   const field = inner.reduce<string>((acc, s) => (typeof s === 'number' ? `${acc}[${s}]` : acc ? `${acc}.${s}` : s), '');
@@ -83,12 +84,23 @@ function typeName(value: unknown): string {
 }
 
 const expectedType = (t: string) =>
-  ({ object: 'a map', map: 'a map', array: 'a list', list: 'a list', integer: 'an integer', number: 'a number', string: 'a string', boolean: 'true or false', null: 'null' })[t] ?? t;
+  ({
+    object: 'a map',
+    map: 'a map',
+    array: 'a list',
+    list: 'a list',
+    integer: 'an integer',
+    number: 'a number',
+    string: 'a string',
+    boolean: 'true or false',
+    null: 'null',
+  })[t] ?? t;
 
 /** The node of the file's value at `path` (undefined once the path leaves the value). */
 function nodeAt(file: SourceFile, path: readonly Segment[]): unknown {
   let node = file.value;
-  for (const segment of path) node = node !== null && typeof node === 'object' ? (node as Record<string | number, unknown>)[segment] : undefined;
+  for (const segment of path)
+    node = node !== null && typeof node === 'object' ? (node as Record<string | number, unknown>)[segment] : undefined;
   return node;
 }
 
@@ -101,7 +113,14 @@ function locate(file: SourceFile, path: readonly Segment[]): NodePosition {
   return { value: [0, 0] };
 }
 
-function translate(file: SourceFile, kinds: readonly KindBlock[], error: ErrorObject, errors: ErrorObject[], sink: DiagnosticSink, unset: UnsetVariables | undefined): void {
+function translate(
+  file: SourceFile,
+  kinds: readonly KindBlock[],
+  error: ErrorObject,
+  errors: ErrorObject[],
+  sink: DiagnosticSink,
+  unset: UnsetVariables | undefined,
+): void {
   const path = segmentsOf(error.instancePath, file.value);
   const { owner, field } = describePath(path, kinds);
   const schema = error.parentSchema as Record<string, unknown> | undefined;
@@ -122,39 +141,70 @@ function translate(file: SourceFile, kinds: readonly KindBlock[], error: ErrorOb
       const { owner: keyOwner } = describePath(keyPath, kinds);
       const target = positionIn(file, nodeAt(file, path), key);
       const summary = `Unknown key "${key}" in ${field ? `"${field}" of ${keyOwner}` : keyOwner}${didYouMean(key, valid)}`;
-      sink.push(diagnosticAt(file, target?.key ?? at.value[0], { code: 'unknown_key', summary, detail: `Valid keys: ${valid.join(', ')}.`, end: (target?.key ?? 0) + key.length }));
+      sink.push(
+        diagnosticAt(file, target?.key ?? at.value[0], {
+          code: 'unknown_key',
+          summary,
+          detail: `Valid keys: ${valid.join(', ')}.`,
+          end: (target?.key ?? 0) + key.length,
+        }),
+      );
       return;
     }
     case 'type':
       if (isSecretSource && typeof error.data !== 'object') {
-        here('inline_secret', `A secret must not be written inline: ${name} takes a secret source, not a value`,
-          'Give where the value comes from instead: { env: NAME }, { file: ./path } or { generate: { length: 32 } }.', false, true);
+        here(
+          'inline_secret',
+          `A secret must not be written inline: ${name} takes a secret source, not a value`,
+          'Give where the value comes from instead: { env: NAME }, { file: ./path } or { generate: { length: 32 } }.',
+          false,
+          true,
+        );
         return;
       }
       {
         const expected = [params.type].flat().map(String);
         const variable = typeof error.data === 'string' ? WHOLE_REFERENCE.exec(error.data)?.[1] : undefined;
         if (variable !== undefined && unset?.has(variable)) {
-          here('wrong_type', `Wrong type for ${name}: expected ${expected.map(expectedType).join(' or ')}, but variable "${variable}" is declared as ${expectedType(unset.get(variable)!)}`);
+          here(
+            'wrong_type',
+            `Wrong type for ${name}: expected ${expected.map(expectedType).join(' or ')}, but variable "${variable}" is declared as ${expectedType(unset.get(variable)!)}`,
+          );
           return;
         }
-        const quoteHint = expected.includes('string') && ['number', 'boolean'].includes(typeof error.data)
-          ? 'YAML reads this as a number or boolean: quote it to keep it text, e.g. "100.00".'
-          : undefined;
-        here('wrong_type', `Wrong type for ${name}: expected ${expected.map(expectedType).join(' or ')}, got ${typeName(error.data)}`, quoteHint);
+        const quoteHint =
+          expected.includes('string') && ['number', 'boolean'].includes(typeof error.data)
+            ? 'YAML reads this as a number or boolean: quote it to keep it text, e.g. "100.00".'
+            : undefined;
+        here(
+          'wrong_type',
+          `Wrong type for ${name}: expected ${expected.map(expectedType).join(' or ')}, got ${typeName(error.data)}`,
+          quoteHint,
+        );
       }
       return;
     case 'minimum':
     case 'maximum': {
       const min = schema?.minimum;
       const max = schema?.maximum;
-      const bound = min !== undefined && max !== undefined ? `between ${min} and ${max}` : min !== undefined ? `at least ${min}` : `at most ${max}`;
+      const bound =
+        min !== undefined && max !== undefined ? `between ${min} and ${max}` : min !== undefined ? `at least ${min}` : `at most ${max}`;
       here('out_of_range', `${name} must be ${bound}; got ${String(error.data)}`);
       return;
     }
     case 'format':
-      if (params.format === 'date-time') here('invalid_datetime', `${name} is not a valid date-time: "${String(error.data)}"`, 'Write an ISO 8601 date-time with a time zone, e.g. 2027-01-01T00:00:00Z.');
-      else here('invalid_url', `${name} is not a valid URL: "${String(error.data)}"`, 'Write an absolute URL, e.g. https://api.example.com/v1.');
+      if (params.format === 'date-time')
+        here(
+          'invalid_datetime',
+          `${name} is not a valid date-time: "${String(error.data)}"`,
+          'Write an ISO 8601 date-time with a time zone, e.g. 2027-01-01T00:00:00Z.',
+        );
+      else
+        here(
+          'invalid_url',
+          `${name} is not a valid URL: "${String(error.data)}"`,
+          'Write an absolute URL, e.g. https://api.example.com/v1.',
+        );
       return;
     case 'enum': {
       const allowed = (params.allowedValues as unknown[]).map(String);
@@ -163,25 +213,40 @@ function translate(file: SourceFile, kinds: readonly KindBlock[], error: ErrorOb
       return;
     }
     case 'const':
-      here('unsupported_version', `${name} must be ${JSON.stringify(params.allowedValue)}; got ${JSON.stringify(error.data)}`, 'This version of cplane reads configuration language version 1.');
+      here(
+        'unsupported_version',
+        `${name} must be ${JSON.stringify(params.allowedValue)}; got ${JSON.stringify(error.data)}`,
+        'This version of cplane reads configuration language version 1.',
+      );
       return;
     case 'required':
-      here('missing_key', `Missing required key "${String(params.missingProperty)}" in ${name}`, `Required keys here: ${((schema?.required as string[] | undefined) ?? []).join(', ')}.`, true);
+      here(
+        'missing_key',
+        `Missing required key "${String(params.missingProperty)}" in ${name}`,
+        `Required keys here: ${((schema?.required as string[] | undefined) ?? []).join(', ')}.`,
+        true,
+      );
       return;
     case 'pattern':
       if (error.propertyName !== undefined) {
         const target = positionIn(file, nodeAt(file, path), error.propertyName);
         const what = path[0] === 'variables' ? 'variable name' : path.at(-1) === 'headers' ? 'header name' : 'name';
-        sink.push(diagnosticAt(file, target?.key ?? at.value[0], {
-          code: 'invalid_name',
-          summary: `Invalid ${what} "${error.propertyName}" in ${name}`,
-          detail: String((schema?.description as string | undefined) ?? `It must match ${String(params.pattern)}.`),
-          end: (target?.key ?? 0) + error.propertyName.length,
-        }));
+        sink.push(
+          diagnosticAt(file, target?.key ?? at.value[0], {
+            code: 'invalid_name',
+            summary: `Invalid ${what} "${error.propertyName}" in ${name}`,
+            detail: String((schema?.description as string | undefined) ?? `It must match ${String(params.pattern)}.`),
+            end: (target?.key ?? 0) + error.propertyName.length,
+          }),
+        );
         return;
       }
       // A value in a secret source's `env` may be a pasted secret: never echo it.
-      here('invalid_value', isSecretSource ? `${name} has an invalid form` : `${name} has an invalid form: "${String(error.data)}"`, String((schema?.description as string | undefined) ?? `It must match ${String(params.pattern)}.`));
+      here(
+        'invalid_value',
+        isSecretSource ? `${name} has an invalid form` : `${name} has an invalid form: "${String(error.data)}"`,
+        String((schema?.description as string | undefined) ?? `It must match ${String(params.pattern)}.`),
+      );
       return;
     case 'minProperties':
     case 'maxProperties':

@@ -27,7 +27,9 @@ export async function secretSourceValues(files: readonly SourceFile[], env: Node
     }
   }
   // Each line of a value too: a snippet shows one line.
-  return [...new Set(values.flatMap((v) => [v, ...v.split(/\r?\n/)]))].filter((v) => v.trim().length >= MIN_LENGTH).sort((a, b) => b.length - a.length);
+  return [...new Set(values.flatMap((v) => [v, ...v.split(/\r?\n/)]))]
+    .filter((v) => v.trim().length >= MIN_LENGTH)
+    .sort((a, b) => b.length - a.length);
 }
 
 /** The diagnostics with every one of `values` taken out of their snippets, summaries and details. */

@@ -25,7 +25,8 @@ export async function resolveSecret(source: SecretSource, env: NodeJS.ProcessEnv
 async function readSecret(source: SecretSource, env: NodeJS.ProcessEnv): Promise<string> {
   if ('env' in source) {
     const value = env[source.env];
-    if (value === undefined || value === '') throw new Error(`Secret source "env ${source.env}": environment variable ${source.env} is not set`);
+    if (value === undefined || value === '')
+      throw new Error(`Secret source "env ${source.env}": environment variable ${source.env} is not set`);
     return value;
   }
   if ('file' in source) {
@@ -54,7 +55,9 @@ async function readSecret(source: SecretSource, env: NodeJS.ProcessEnv): Promise
  */
 export function generateSecret(length: number): string {
   for (;;) {
-    const value = randomBytes(Math.ceil((length * 3) / 4)).toString('base64url').slice(0, length);
+    const value = randomBytes(Math.ceil((length * 3) / 4))
+      .toString('base64url')
+      .slice(0, length);
     if (!isWeakSecret(value)) return value;
   }
 }

@@ -32,7 +32,11 @@ const tooDeep = (display: string) => ({
  * compares each key with every earlier one of its map, which is quadratic in a map of 5,000 records,
  * and one walk rather than two keeps loading a large file cheap.
  */
-function structureProblem(doc: Document, file: SourceFile, duplicates: number[]): { offset: number; code: string; summary: string; detail: string } | undefined {
+function structureProblem(
+  doc: Document,
+  file: SourceFile,
+  duplicates: number[],
+): { offset: number; code: string; summary: string; detail: string } | undefined {
   const stack: { node: unknown; depth: number; key?: boolean }[] = [{ node: doc.contents, depth: 1 }];
   while (stack.length > 0) {
     const { node, depth, key: inKey } = stack.pop()!;
@@ -106,7 +110,10 @@ function attachPositions(node: Node | null | undefined, value: unknown, into: We
       const valueNode = item.value as Node | null;
       const key = String(item.key.value);
       const keyStart = keyNode.range?.[0] ?? 0;
-      entries.set(key, { key: keyStart, value: valueNode?.range ? [valueNode.range[0], valueNode.range[1]] : [keyStart, keyNode.range?.[1] ?? keyStart] });
+      entries.set(key, {
+        key: keyStart,
+        value: valueNode?.range ? [valueNode.range[0], valueNode.range[1]] : [keyStart, keyNode.range?.[1] ?? keyStart],
+      });
       attachPositions(valueNode, (value as Record<string, unknown>)[key], into);
     }
   } else if (isSeq(node)) {
@@ -170,7 +177,12 @@ const tooLarge = (display: string, size: number): Diagnostic => ({
  * swapped for a link after the folder was listed must not lead outside it. (Windows has no O_NOFOLLOW.)
  * A file of `open` is taken from there rather than from the disk.
  */
-export async function readSourceFile(path: string, display: string, sink: DiagnosticSink, { noFollow = false, open: openDocuments }: { noFollow?: boolean; open?: OpenDocuments } = {}): Promise<SourceFile | undefined> {
+export async function readSourceFile(
+  path: string,
+  display: string,
+  sink: DiagnosticSink,
+  { noFollow = false, open: openDocuments }: { noFollow?: boolean; open?: OpenDocuments } = {},
+): Promise<SourceFile | undefined> {
   const held = openDocuments?.get(path);
   if (held !== undefined) return parseSourceFile(Buffer.from(held, 'utf8'), path, display, sink);
   // One open handle for the size and the bytes, so both are of the same file.
@@ -202,11 +214,13 @@ export function parseSourceFile(bytes: Buffer, path: string, display: string, si
   if (invalidAt !== undefined) {
     lines.addNewLine(0);
     for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines.addNewLine(i + 1);
-    sink.push(diagnosticAt(file, invalidAt, {
-      code: 'not_utf8',
-      summary: `${display} is not valid UTF-8`,
-      detail: 'Save the file with UTF-8 encoding.',
-    }));
+    sink.push(
+      diagnosticAt(file, invalidAt, {
+        code: 'not_utf8',
+        summary: `${display} is not valid UTF-8`,
+        detail: 'Save the file with UTF-8 encoding.',
+      }),
+    );
     return undefined;
   }
   const doc: Document = parseDocument(text, { lineCounter: lines, uniqueKeys: false, prettyErrors: false });
@@ -221,13 +235,15 @@ export function parseSourceFile(bytes: Buffer, path: string, display: string, si
     // One broken token makes the parser report every later token too: only the first says anything.
     if (code === 'yaml_syntax' && syntaxReported) continue;
     syntaxReported ||= code === 'yaml_syntax';
-    const summary = code === 'duplicate_key'
-      ? `Duplicate key "${duplicateKeyAt(text, error.pos[0])}": a key may appear only once in a map`
-      : YAML_MESSAGES[error.code] ?? `YAML syntax error: ${error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`;
+    const summary =
+      code === 'duplicate_key'
+        ? `Duplicate key "${duplicateKeyAt(text, error.pos[0])}": a key may appear only once in a map`
+        : (YAML_MESSAGES[error.code] ?? `YAML syntax error: ${error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
     const line = text.slice(text.lastIndexOf('\n', error.pos[0] - 1) + 1, error.pos[0] + 1);
-    const detail = code === 'yaml_syntax' && /[[{][^\]}]*\$\{/.test(line)
-      ? 'Inside [ ] or { }, quote a value that contains "${...}", e.g. ["${var.env}"].'
-      : undefined;
+    const detail =
+      code === 'yaml_syntax' && /[[{][^\]}]*\$\{/.test(line)
+        ? 'Inside [ ] or { }, quote a value that contains "${...}", e.g. ["${var.env}"].'
+        : undefined;
     sink.push(diagnosticAt(file, error.pos[0], { code, summary, detail }));
   }
   if (doc.errors.length > 0) return undefined;
@@ -241,7 +257,12 @@ export function parseSourceFile(bytes: Buffer, path: string, display: string, si
   // Duplicates are sorted into the order of the text, as a walk of the file meets them.
   duplicates.sort((a, b) => a - b);
   for (const offset of duplicates) {
-    sink.push(diagnosticAt(file, offset, { code: 'duplicate_key', summary: `Duplicate key "${duplicateKeyAt(text, offset)}": a key may appear only once in a map` }));
+    sink.push(
+      diagnosticAt(file, offset, {
+        code: 'duplicate_key',
+        summary: `Duplicate key "${duplicateKeyAt(text, offset)}": a key may appear only once in a map`,
+      }),
+    );
   }
   if (duplicates.length > 0) return undefined;
   // After the structure check: this walk recurses, so it may only see a bounded depth.

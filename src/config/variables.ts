@@ -25,7 +25,10 @@ export interface VariableDeclaration {
  * One `--var name=value` or `--var-file path`, kept in command-line order; or the `variables:` of a
  * deployment (config/deployments.ts): values as YAML typed them, reported at their line when wrong.
  */
-export type VariableArgument = { name: string; value: string } | { file: string } | { values: Record<string, unknown>; origin: string; file?: SourceFile; deployment?: string };
+export type VariableArgument =
+  | { name: string; value: string }
+  | { file: string }
+  | { values: Record<string, unknown>; origin: string; file?: SourceFile; deployment?: string };
 
 export interface VariableInputs {
   variables?: VariableArgument[];
@@ -89,12 +92,18 @@ function parseJson(text: string): unknown {
 /** How an error names the values a type takes. */
 function typeWords(type: VariableConfig['type']): string {
   switch (type) {
-    case 'integer': return 'an integer';
-    case 'boolean': return 'true or false';
-    case 'list': return 'a list (in --var and CPLANE_VAR_*, as JSON: ["a","b"])';
-    case 'map': return 'a map (in --var and CPLANE_VAR_*, as JSON: {"key":"value"})';
-    case undefined: return 'a string, number or boolean (declare `type: list` or `type: map` for a list or a map)';
-    default: return `a ${type}`;
+    case 'integer':
+      return 'an integer';
+    case 'boolean':
+      return 'true or false';
+    case 'list':
+      return 'a list (in --var and CPLANE_VAR_*, as JSON: ["a","b"])';
+    case 'map':
+      return 'a map (in --var and CPLANE_VAR_*, as JSON: {"key":"value"})';
+    case undefined:
+      return 'a string, number or boolean (declare `type: list` or `type: map` for a list or a map)';
+    default:
+      return `a ${type}`;
   }
 }
 
@@ -105,7 +114,11 @@ async function readVarFile(path: string, inputs: VariableInputs, sink: Diagnosti
   try {
     file = await readSourceFile(absolute, display, sink);
   } catch (error) {
-    sink.push({ severity: 'error', code: 'var_file_unreadable', summary: `Cannot read variable file ${display}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` });
+    sink.push({
+      severity: 'error',
+      code: 'var_file_unreadable',
+      summary: `Cannot read variable file ${display}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    });
     return [];
   }
   if (!file) return [];
@@ -114,7 +127,10 @@ async function readVarFile(path: string, inputs: VariableInputs, sink: Diagnosti
     sink.push(diagnosticAt(file, 0, { code: 'wrong_type', summary: `Variable file ${display} must be a map of variable names to values` }));
     return [];
   }
-  return Object.entries(value).map(([name, v]) => [name, { value: v, origin: `--var-file ${display}`, file, offset: positionIn(file!, value, name)?.value[0] }]);
+  return Object.entries(value).map(([name, v]) => [
+    name,
+    { value: v, origin: `--var-file ${display}`, file, offset: positionIn(file!, value, name)?.value[0] },
+  ]);
 }
 
 export async function resolveVariables(
@@ -126,7 +142,11 @@ export async function resolveVariables(
   const offer = (name: string, value: Given, warnUnknown: boolean) => {
     if (!declarations.has(name)) {
       if (warnUnknown) {
-        const warning = { code: 'undeclared_variable', summary: `Variable "${name}" given by ${value.origin} is not declared${didYouMean(name, declarations.keys())}`, severity: 'warning' as const };
+        const warning = {
+          code: 'undeclared_variable',
+          summary: `Variable "${name}" given by ${value.origin} is not declared${didYouMean(name, declarations.keys())}`,
+          severity: 'warning' as const,
+        };
         sink.push(value.file && value.offset !== undefined ? diagnosticAt(value.file, value.offset, warning) : warning);
       }
       return;
@@ -134,13 +154,18 @@ export async function resolveVariables(
     given.set(name, value);
   };
   for (const [key, value] of Object.entries(inputs.env)) {
-    if (key.startsWith('CPLANE_VAR_') && value !== undefined) offer(key.slice('CPLANE_VAR_'.length), { value, origin: `environment variable ${key}` }, false);
+    if (key.startsWith('CPLANE_VAR_') && value !== undefined)
+      offer(key.slice('CPLANE_VAR_'.length), { value, origin: `environment variable ${key}` }, false);
   }
   for (const argument of inputs.variables ?? []) {
     if ('values' in argument) {
       const { file } = argument;
       for (const [name, value] of Object.entries(argument.values)) {
-        offer(name, { value, origin: argument.origin, ...(file ? { file, offset: positionIn(file, argument.values, name)?.value[0] } : {}) }, true);
+        offer(
+          name,
+          { value, origin: argument.origin, ...(file ? { file, offset: positionIn(file, argument.values, name)?.value[0] } : {}) },
+          true,
+        );
       }
     } else if ('file' in argument) {
       for (const [name, value] of await readVarFile(argument.file, inputs, sink)) offer(name, value, true);
@@ -148,24 +173,30 @@ export async function resolveVariables(
       offer(argument.name, { value: argument.value, origin: `--var ${argument.name}=...` }, true);
     }
   }
-  for (const [name, value] of Object.entries(inputs.saved ?? {})) offer(name, { value, origin: inputs.savedOrigin ?? 'the saved plan' }, true);
+  for (const [name, value] of Object.entries(inputs.saved ?? {}))
+    offer(name, { value, origin: inputs.savedOrigin ?? 'the saved plan' }, true);
 
   const values = new Map<string, VariableValue>();
   const deployment = inputs.variables?.flatMap((a) => ('deployment' in a && a.deployment !== undefined ? [a.deployment] : []))[0];
   for (const [name, declaration] of declarations) {
-    const found = given.get(name) ?? (declaration.config.default !== undefined ? { value: declaration.config.default, origin: 'its default' } : undefined);
+    const found =
+      given.get(name) ??
+      (declaration.config.default !== undefined ? { value: declaration.config.default, origin: 'its default' } : undefined);
     const declaredAt = offsetIn(declaration.file, (declaration.file.value as Record<string, unknown>).variables, name);
     if (!found) {
       if (inputs.allowUnset) continue;
-      sink.push(diagnosticAt(declaration.file, declaredAt, {
-        code: 'variable_unset',
-        summary: `Variable "${name}" is required but has no value`,
-        // A deployment's values are the configuration's own: the place to give it is the deployment's entry.
-        detail: deployment !== undefined
-          ? `Give it in deployments.${deployment}.variables (${name}: VALUE), or in one of the deployment's varFiles.`
-          : `Set it with --var ${name}=VALUE, in a --var-file, or with the environment variable CPLANE_VAR_${name}.`,
-        end: declaredAt + name.length,
-      }));
+      sink.push(
+        diagnosticAt(declaration.file, declaredAt, {
+          code: 'variable_unset',
+          summary: `Variable "${name}" is required but has no value`,
+          // A deployment's values are the configuration's own: the place to give it is the deployment's entry.
+          detail:
+            deployment !== undefined
+              ? `Give it in deployments.${deployment}.variables (${name}: VALUE), or in one of the deployment's varFiles.`
+              : `Set it with --var ${name}=VALUE, in a --var-file, or with the environment variable CPLANE_VAR_${name}.`,
+          end: declaredAt + name.length,
+        }),
+      );
       continue;
     }
     const converted = convert(found.value, declaration.config.type);
@@ -174,7 +205,11 @@ export async function resolveVariables(
         code: 'invalid_variable_value',
         summary: `Variable "${name}" must be ${typeWords(declaration.config.type)}; ${found.origin} gives ${shortJson(found.value)}`,
       };
-      sink.push(found.file && found.offset !== undefined ? diagnosticAt(found.file, found.offset, problem) : diagnosticAt(declaration.file, declaredAt, problem));
+      sink.push(
+        found.file && found.offset !== undefined
+          ? diagnosticAt(found.file, found.offset, problem)
+          : diagnosticAt(declaration.file, declaredAt, problem),
+      );
       continue;
     }
     values.set(name, converted);

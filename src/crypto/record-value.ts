@@ -28,10 +28,24 @@ import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { randomBytes } from '@noble/ciphers/utils.js';
 import { createHash, hkdfSync } from 'node:crypto';
 import type { EncryptedValueT } from '../api/shapes.js';
-import { bindingParts, checkValueAlg, decryptWithDataKey, RECORD_VALUE_ALG, valueDigest, valueMismatch, type ValueBinding } from '@cplane/sdk/internal/record-value';
+import {
+  bindingParts,
+  checkValueAlg,
+  decryptWithDataKey,
+  RECORD_VALUE_ALG,
+  valueDigest,
+  valueMismatch,
+  type ValueBinding,
+} from '@cplane/sdk/internal/record-value';
 import { WrapError } from '@cplane/sdk/internal/wrap-error';
 
-export { decryptWithDataKey, RECORD_VALUE_ALG, UNBOUND_RECORD_VALUE_ALG, valueDigest, type ValueBinding } from '@cplane/sdk/internal/record-value';
+export {
+  decryptWithDataKey,
+  RECORD_VALUE_ALG,
+  UNBOUND_RECORD_VALUE_ALG,
+  valueDigest,
+  type ValueBinding,
+} from '@cplane/sdk/internal/record-value';
 
 const encoder = new TextEncoder();
 
@@ -56,14 +70,21 @@ function ownWrapperAad(keyId: string, binding: ValueBinding): Uint8Array {
 }
 
 /** Encrypts `plaintext` for its place; returns the value, its fresh data key, and its digest for the readers' wrappers. */
-export function sealRecordValue(kek: Uint8Array, plaintext: string, binding: ValueBinding): { value: EncryptedValueT; dataKey: Uint8Array; digest: string } {
+export function sealRecordValue(
+  kek: Uint8Array,
+  plaintext: string,
+  binding: ValueBinding,
+): { value: EncryptedValueT; dataKey: Uint8Array; digest: string } {
   const keyId = recordKeyId(kek);
   const dek = randomBytes(32);
   const nonce = randomBytes(24);
   const ciphertext = xchacha20poly1305(dek, nonce, bindingAad(binding)).encrypt(encoder.encode(plaintext));
   const wrapNonce = randomBytes(24);
   const wrapped = xchacha20poly1305(kek, wrapNonce, ownWrapperAad(keyId, binding)).encrypt(dek);
-  const value = { ciphertext: base64(ciphertext), wrapper: { alg: RECORD_VALUE_ALG, keyId, wrappedDek: base64(concat(wrapNonce, wrapped)), nonce: base64(nonce) } };
+  const value = {
+    ciphertext: base64(ciphertext),
+    wrapper: { alg: RECORD_VALUE_ALG, keyId, wrappedDek: base64(concat(wrapNonce, wrapped)), nonce: base64(nonce) },
+  };
   return { value, dataKey: dek, digest: valueDigest(value) };
 }
 
@@ -81,7 +102,10 @@ export function openDataKey(kek: Uint8Array, value: EncryptedValueT, binding: Va
   const keyId = recordKeyId(kek);
   checkValueAlg(value, binding);
   if (value.wrapper.keyId !== keyId) {
-    throw new WrapError('WRAP_OTHER_KEY', `The value of record ${binding.recordId} was wrapped with key ${value.wrapper.keyId}, not this state's key ${keyId}.`);
+    throw new WrapError(
+      'WRAP_OTHER_KEY',
+      `The value of record ${binding.recordId} was wrapped with key ${value.wrapper.keyId}, not this state's key ${keyId}.`,
+    );
   }
   const wrapped = Buffer.from(value.wrapper.wrappedDek, 'base64');
   try {

@@ -60,7 +60,8 @@ export interface ResolveKeyOptions {
 /** scrypt cost: N=2^17, r=8, p=1 (about 0.4 s once per process and salt). */
 export const SCRYPT_PARAMS = { N: 2 ** 17, r: 8, p: 1 } as const;
 
-const KEY_HINT = 'Provide the key: set CPLANE_STATE_KEY (base64 of 32 bytes, e.g. from `openssl rand -base64 32`), or CPLANE_PASSPHRASE, or let cplane create its key file.';
+const KEY_HINT =
+  'Provide the key: set CPLANE_STATE_KEY (base64 of 32 bytes, e.g. from `openssl rand -base64 32`), or CPLANE_PASSPHRASE, or let cplane create its key file.';
 
 export function keyFilePath(env: NodeJS.ProcessEnv, configHome?: string): string {
   const base = configHome ?? (env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'));
@@ -80,7 +81,9 @@ function deriveFromPassphrase(passphrase: string, kdf: KdfParams): Uint8Array {
   if (!key) {
     // maxmem: scrypt needs 128 * N * r bytes (128 MiB at the default cost), above Node's 32 MiB default;
     // twice that leaves room for Node's own accounting.
-    key = new Uint8Array(scryptSync(passphrase, Buffer.from(kdf.salt, 'base64'), 32, { N: kdf.N, r: kdf.r, p: kdf.p, maxmem: 2 * 128 * kdf.N * kdf.r }));
+    key = new Uint8Array(
+      scryptSync(passphrase, Buffer.from(kdf.salt, 'base64'), 32, { N: kdf.N, r: kdf.r, p: kdf.p, maxmem: 2 * 128 * kdf.N * kdf.r }),
+    );
     derivedKeys.set(cacheKey, key);
   }
   return key;
@@ -172,7 +175,9 @@ const KEY_CHECK_LABEL_ENTRY_MACS = 'cplane state key check v1; entries authentic
 
 /** Hex HMAC of a constant: stored in the state header to recognise the key without revealing it. */
 export function keyCheckOf(key: Uint8Array, entryMacs: boolean): string {
-  return createHmac('sha256', key).update(entryMacs ? KEY_CHECK_LABEL_ENTRY_MACS : KEY_CHECK_LABEL, 'utf8').digest('hex');
+  return createHmac('sha256', key)
+    .update(entryMacs ? KEY_CHECK_LABEL_ENTRY_MACS : KEY_CHECK_LABEL, 'utf8')
+    .digest('hex');
 }
 
 export function keyMatchesCheck(key: Uint8Array, check: string, entryMacs: boolean): boolean {

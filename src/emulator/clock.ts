@@ -15,7 +15,8 @@ const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 } as const;
  */
 export function parseDuration(text: string): number {
   const match = /^([+-]?)((?:\d{1,6}[dhms])+|0)$/.exec(text.trim());
-  if (!match) throw new Error(`"${text}" is not a duration: use a number with d, h, m or s, optionally signed and combined (-25d, 36h, 1d12h, 0)`);
+  if (!match)
+    throw new Error(`"${text}" is not a duration: use a number with d, h, m or s, optionally signed and combined (-25d, 36h, 1d12h, 0)`);
   let ms = 0;
   for (const [, amount, unit] of match[2]!.matchAll(/(\d+)([dhms])/g)) ms += Number(amount) * UNIT_MS[unit as keyof typeof UNIT_MS];
   return match[1] === '-' ? -ms : ms;

@@ -25,7 +25,10 @@ const STATUSES = [429, 500, 503] as const;
 
 export function parseFaultSpec(text: string): FaultSpec {
   const spec: FaultSpec = { status: {} };
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [key, raw, extra] = part.split('=');
     const value = Number(raw);
     if (key === undefined || raw === undefined || extra !== undefined || raw.trim() === '' || !Number.isFinite(value)) {

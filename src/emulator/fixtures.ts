@@ -33,7 +33,15 @@ const roles = [
 const [adminRole, readerRole, saRole] = roles.map((r) => r.id) as [string, string, string];
 
 const users = [
-  { id: id('0b', 1), name: 'Ada Admin', email: 'ada@acme.example', memberships: [{ accountId: acme, roleId: adminRole }, { accountId: staging, roleId: adminRole }] },
+  {
+    id: id('0b', 1),
+    name: 'Ada Admin',
+    email: 'ada@acme.example',
+    memberships: [
+      { accountId: acme, roleId: adminRole },
+      { accountId: staging, roleId: adminRole },
+    ],
+  },
   { id: id('0b', 2), name: 'Rex Reader', email: 'rex@acme.example', memberships: [{ accountId: acme, roleId: readerRole }] },
   { id: id('0b', 3), name: 'Dana Developer', email: 'dana@acme.example', memberships: [{ accountId: acme, roleId: readerRole }] },
   { id: id('0b', 4), name: 'Gus Globex', email: 'gus@globex.example', memberships: [{ accountId: globex, roleId: adminRole }] },
@@ -66,9 +74,18 @@ export function extraAccountFixtures(count: number) {
   const extras = Array.from({ length: count }, (_, i) => extraAccount(i + 1));
   return {
     accounts: extras.map((e) => ({ id: e.id, name: e.name })),
-    memberships: extras.flatMap((e) => [{ userId: ada, accountId: e.id, roleId: adminRole }, { userId: dana, accountId: e.id, roleId: readerRole }]),
+    memberships: extras.flatMap((e) => [
+      { userId: ada, accountId: e.id, roleId: adminRole },
+      { userId: dana, accountId: e.id, roleId: readerRole },
+    ]),
     groups: extras.map((e) => ({ id: e.teamGroupId, accountId: e.id, name: 'team', memberIds: [ada, dana] })),
-    serviceAccounts: extras.map((e) => ({ id: e.serviceAccountId, accountId: e.id, name: 'deployer', status: 'active' as const, roleId: saRole })),
+    serviceAccounts: extras.map((e) => ({
+      id: e.serviceAccountId,
+      accountId: e.id,
+      name: 'deployer',
+      status: 'active' as const,
+      roleId: saRole,
+    })),
     tokens: extras.map((e) => ({ token: e.serviceAccountToken, serviceAccountId: e.serviceAccountId })),
   };
 }
@@ -80,9 +97,46 @@ const serviceAccounts = [
 ];
 
 const providers = [
-  { id: id('0f', 1), name: 'openai', displayName: 'OpenAI', defaultBaseUrl: 'https://api.openai.com/v1', models: ['gpt-4o', 'gpt-4o-mini', 'o3-mini', 'gpt-4.1', 'gpt-4.1-mini', 'gpt-4.1-nano', 'o3', 'o4-mini', 'text-embedding-3-small', 'text-embedding-3-large'] },
-  { id: id('0f', 2), name: 'anthropic', displayName: 'Anthropic', defaultBaseUrl: 'https://api.anthropic.com', models: ['claude-sonnet-4', 'claude-3-5-haiku', 'claude-opus-4-1', 'claude-opus-4', 'claude-sonnet-4-5', 'claude-3-7-sonnet', 'claude-haiku-4-5'] },
-  { id: id('0f', 3), name: 'mistral', displayName: 'Mistral AI', defaultBaseUrl: 'https://api.mistral.ai/v1', models: ['mistral-large', 'mistral-small', 'mistral-medium', 'codestral', 'mistral-embed'] },
+  {
+    id: id('0f', 1),
+    name: 'openai',
+    displayName: 'OpenAI',
+    defaultBaseUrl: 'https://api.openai.com/v1',
+    models: [
+      'gpt-4o',
+      'gpt-4o-mini',
+      'o3-mini',
+      'gpt-4.1',
+      'gpt-4.1-mini',
+      'gpt-4.1-nano',
+      'o3',
+      'o4-mini',
+      'text-embedding-3-small',
+      'text-embedding-3-large',
+    ],
+  },
+  {
+    id: id('0f', 2),
+    name: 'anthropic',
+    displayName: 'Anthropic',
+    defaultBaseUrl: 'https://api.anthropic.com',
+    models: [
+      'claude-sonnet-4',
+      'claude-3-5-haiku',
+      'claude-opus-4-1',
+      'claude-opus-4',
+      'claude-sonnet-4-5',
+      'claude-3-7-sonnet',
+      'claude-haiku-4-5',
+    ],
+  },
+  {
+    id: id('0f', 3),
+    name: 'mistral',
+    displayName: 'Mistral AI',
+    defaultBaseUrl: 'https://api.mistral.ai/v1',
+    models: ['mistral-large', 'mistral-small', 'mistral-medium', 'codestral', 'mistral-embed'],
+  },
 ];
 const [openai, anthropic, mistral] = providers.map((p) => p.id) as [string, string, string];
 
@@ -106,9 +160,36 @@ const credentials = [
   { id: id('1c', 4), accountId: globex, providerId: openai, label: 'globex-openai' },
 ];
 const gateways = [
-  { id: id('1d', 1), accountId: acme, projectId: id('1a', 1), name: 'Payments gateway', slug: 'payments', providerId: openai, model: 'gpt-4o-mini', credentialIds: [id('1c', 1), id('1c', 2)] },
-  { id: id('1d', 2), accountId: staging, projectId: id('1a', 3), name: 'Analytics gateway', slug: 'analytics', providerId: mistral, model: 'mistral-small', credentialIds: [id('1c', 3)] },
-  { id: id('1d', 3), accountId: globex, projectId: id('1a', 4), name: 'Globex gateway', slug: 'globex', providerId: openai, model: 'gpt-4o', credentialIds: [id('1c', 4)] },
+  {
+    id: id('1d', 1),
+    accountId: acme,
+    projectId: id('1a', 1),
+    name: 'Payments gateway',
+    slug: 'payments',
+    providerId: openai,
+    model: 'gpt-4o-mini',
+    credentialIds: [id('1c', 1), id('1c', 2)],
+  },
+  {
+    id: id('1d', 2),
+    accountId: staging,
+    projectId: id('1a', 3),
+    name: 'Analytics gateway',
+    slug: 'analytics',
+    providerId: mistral,
+    model: 'mistral-small',
+    credentialIds: [id('1c', 3)],
+  },
+  {
+    id: id('1d', 3),
+    accountId: globex,
+    projectId: id('1a', 4),
+    name: 'Globex gateway',
+    slug: 'globex',
+    providerId: openai,
+    model: 'gpt-4o',
+    credentialIds: [id('1c', 4)],
+  },
 ];
 const gatewayTokens = [
   { id: id('1e', 1), gatewayId: id('1d', 1), accountId: acme, name: 'checkout-service', ownerId: ada },
@@ -170,11 +251,23 @@ export function servedFixtures(accounts = 0) {
   return {
     ...fixtures,
     accounts: [...fixtures.accounts, ...extra.accounts],
-    users: fixtures.users.map((u) => ({ ...u, memberships: [...u.memberships, ...extra.memberships.filter((m) => m.userId === u.id).map(({ accountId, roleId }) => ({ accountId, roleId }))] })),
+    users: fixtures.users.map((u) => ({
+      ...u,
+      memberships: [
+        ...u.memberships,
+        ...extra.memberships.filter((m) => m.userId === u.id).map(({ accountId, roleId }) => ({ accountId, roleId })),
+      ],
+    })),
     groups: [...fixtures.groups, ...extra.groups],
     serviceAccounts: [...fixtures.serviceAccounts, ...extra.serviceAccounts],
-    tokens: { ...fixtures.tokens, ...Object.fromEntries(extra.tokens.map((t, i) => [`tenant${i + 1}ServiceAccount`, t.token])) } as Record<string, string>,
-    tokenOwners: { ...fixtures.tokenOwners, ...Object.fromEntries(extra.tokens.map((t, i) => [`tenant${i + 1}ServiceAccount`, { serviceAccountId: t.serviceAccountId }])) } as Record<string, { userId: string; expiresAt: string | null } | { serviceAccountId: string }>,
+    tokens: { ...fixtures.tokens, ...Object.fromEntries(extra.tokens.map((t, i) => [`tenant${i + 1}ServiceAccount`, t.token])) } as Record<
+      string,
+      string
+    >,
+    tokenOwners: {
+      ...fixtures.tokenOwners,
+      ...Object.fromEntries(extra.tokens.map((t, i) => [`tenant${i + 1}ServiceAccount`, { serviceAccountId: t.serviceAccountId }])),
+    } as Record<string, { userId: string; expiresAt: string | null } | { serviceAccountId: string }>,
   };
 }
 

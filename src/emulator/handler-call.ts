@@ -10,9 +10,7 @@ import { forbidden, notFound } from './errors.js';
 import type { Prng } from './prng.js';
 import type { AuditRowStored, Db, RecordRow } from './store.js';
 
-export type Caller =
-  | { kind: 'user'; userId: string; token: string }
-  | { kind: 'service_account'; serviceAccountId: string; token: string };
+export type Caller = { kind: 'user'; userId: string; token: string } | { kind: 'service_account'; serviceAccountId: string; token: string };
 
 export interface HandlerCall<K extends OperationName> {
   db: Db;

@@ -93,12 +93,16 @@ const emptyStats = (): EmulatorStats => ({
   byOperation: Object.fromEntries(operationNames.map((name) => [name, 0])) as Record<OperationName, number>,
 });
 
-const toFaults = (spec: string | FaultSpec | undefined) => new FaultInjector(typeof spec === 'string' ? parseFaultSpec(spec) : (spec ?? {}));
+const toFaults = (spec: string | FaultSpec | undefined) =>
+  new FaultInjector(typeof spec === 'string' ? parseFaultSpec(spec) : (spec ?? {}));
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const rng = createPrng(options.seed ?? 1);
   const saved = options.dataFile ? loadDatabase(options.dataFile) : undefined;
-  const clock = new EmulatorClock(options.now ?? (() => new Date()), options.clockOffset !== undefined ? toMs(options.clockOffset) : (saved?.clockOffsetMs ?? 0));
+  const clock = new EmulatorClock(
+    options.now ?? (() => new Date()),
+    options.clockOffset !== undefined ? toMs(options.clockOffset) : (saved?.clockOffsetMs ?? 0),
+  );
   const db = saved ?? seedDatabase(clock.now(), rng);
   db.clockOffsetMs = clock.offsetMs;
   addExtraAccounts(db, options.accounts ?? 0, clock.now());
@@ -167,7 +171,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     acceptedGatewayToken: (plaintext) => {
       const hash = fingerprint(plaintext);
       const now = clock.now().getTime();
-      return state.db.tokens.find((t) => t.token_hash === hash && t.revoked_at === null && (t.expires_at === null || Date.parse(t.expires_at) > now))?.token_id;
+      return state.db.tokens.find(
+        (t) => t.token_hash === hash && t.revoked_at === null && (t.expires_at === null || Date.parse(t.expires_at) > now),
+      )?.token_id;
     },
     resetStats: () => {
       state.stats = emptyStats();

@@ -55,7 +55,11 @@ export function publicKeyFields(principalId: string): { public_key: string; key_
 /** The base64 key pair as `--print-fixtures` shows it. */
 export function printableKeyPair(principalId: string): { publicKey: string; privateKey: string; keyId: string } {
   const { publicKey, privateKey } = fixtureKeyPair(principalId);
-  return { publicKey: Buffer.from(publicKey).toString('base64'), privateKey: Buffer.from(privateKey).toString('base64'), keyId: keyIdOf(publicKey) };
+  return {
+    publicKey: Buffer.from(publicKey).toString('base64'),
+    privateKey: Buffer.from(privateKey).toString('base64'),
+    keyId: keyIdOf(publicKey),
+  };
 }
 
 /** The record a wrapper is checked against: its id, account, and current value version (with its ciphertext). */
@@ -86,8 +90,17 @@ export function checkWrapper(wrappedDek: string, record: WrappedRecord, recipien
   if (header.version !== currentVersion) throw conflict('key_version_conflict');
   const current = record.versions.find((v) => v.version === currentVersion)!;
   try {
-    if (header.accountId !== record.account_id) throw new WrapError('WRAP_OPEN_FAILED', `the wrapper is for account ${header.accountId}, not ${record.account_id}`);
-    unwrapDataKey({ wrappedDek, recipientPrivateKey: fixtureRecipient(recipientId), recordId, version: currentVersion, recipientId, valueDigest: valueDigest(current), trustedWriters: 'any' });
+    if (header.accountId !== record.account_id)
+      throw new WrapError('WRAP_OPEN_FAILED', `the wrapper is for account ${header.accountId}, not ${record.account_id}`);
+    unwrapDataKey({
+      wrappedDek,
+      recipientPrivateKey: fixtureRecipient(recipientId),
+      recordId,
+      version: currentVersion,
+      recipientId,
+      valueDigest: valueDigest(current),
+      trustedWriters: 'any',
+    });
   } catch (error) {
     if (error instanceof WrapError) throw badRequest('invalid_wrapper', [`wrappedDek: ${error.message}`]);
     throw error;
@@ -97,7 +110,9 @@ export function checkWrapper(wrappedDek: string, record: WrappedRecord, recipien
 /** A data file saved before readers had keys: gives its Service Accounts, users and groups their fixed keys. */
 export function addMissingReaderKeys(db: Db): Db {
   for (const sa of db.serviceAccounts) if (!sa.public_key) Object.assign(sa, publicKeyFields(sa.service_account_id));
-  for (const user of db.users) if (user.public_key === undefined) user.public_key = KEYLESS_USER_IDS.includes(user.user_id) ? null : publicKeyFields(user.user_id).public_key;
+  for (const user of db.users)
+    if (user.public_key === undefined)
+      user.public_key = KEYLESS_USER_IDS.includes(user.user_id) ? null : publicKeyFields(user.user_id).public_key;
   for (const group of db.groups) if (!group.public_key) group.public_key = publicKeyFields(group.group_id).public_key;
   return db;
 }

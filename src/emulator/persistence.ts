@@ -11,7 +11,8 @@ export function loadDatabase(file: string): Db | undefined {
   if (!existsSync(file)) return undefined;
   const data = JSON.parse(readFileSync(file, 'utf8')) as Db;
   if (data?.version !== 1 || !Array.isArray(data.projects)) throw new Error(`${file} is not an emulator data file`);
-  if (data.clockOffsetMs !== undefined && !Number.isSafeInteger(data.clockOffsetMs)) throw new Error(`${file}: clockOffsetMs must be a whole number of milliseconds`);
+  if (data.clockOffsetMs !== undefined && !Number.isSafeInteger(data.clockOffsetMs))
+    throw new Error(`${file}: clockOffsetMs must be a whole number of milliseconds`);
   return addMissingReaderKeys(data);
 }
 
@@ -29,7 +30,11 @@ export function saveDatabase(file: string, db: Db): void {
 
 export class Persister {
   private timer: NodeJS.Timeout | undefined;
-  constructor(private readonly file: string, private readonly db: () => Db, private readonly delayMs = 20) {}
+  constructor(
+    private readonly file: string,
+    private readonly db: () => Db,
+    private readonly delayMs = 20,
+  ) {}
 
   schedule(): void {
     if (this.timer) return;

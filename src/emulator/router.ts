@@ -22,9 +22,7 @@ const routes: Route[] = operationNames.map((name) => {
 });
 
 export type RouteMatch =
-  | { kind: 'operation'; name: OperationName; params: Record<string, string> }
-  | { kind: 'method_not_allowed' }
-  | { kind: 'not_found' };
+  { kind: 'operation'; name: OperationName; params: Record<string, string> } | { kind: 'method_not_allowed' } | { kind: 'not_found' };
 
 export function matchRoute(method: string, pathname: string): RouteMatch {
   if (!pathname.startsWith('/v1/')) return { kind: 'not_found' };

@@ -19,30 +19,66 @@ export function seedDatabase(now: Date, rng: Prng): Db {
   const db: Db = {
     version: 1,
     accounts: fixtures.accounts.map((a) => ({ account_id: a.id, name: a.name })),
-    users: fixtures.users.map((u) => ({ user_id: u.id, name: u.name, email: u.email, public_key: KEYLESS_USER_IDS.includes(u.id) ? null : publicKeyFields(u.id).public_key })),
+    users: fixtures.users.map((u) => ({
+      user_id: u.id,
+      name: u.name,
+      email: u.email,
+      public_key: KEYLESS_USER_IDS.includes(u.id) ? null : publicKeyFields(u.id).public_key,
+    })),
     memberships: fixtures.users.flatMap((u) => u.memberships.map((m) => ({ account_id: m.accountId, user_id: u.id, role_id: m.roleId }))),
     roles: fixtures.roles.map((r) => ({ role_id: r.id, name: r.name, permissions: [...r.permissions] })),
-    groups: fixtures.groups.map((g) => ({ group_id: g.id, account_id: g.accountId, name: g.name, member_ids: [...g.memberIds], public_key: publicKeyFields(g.id).public_key })),
+    groups: fixtures.groups.map((g) => ({
+      group_id: g.id,
+      account_id: g.accountId,
+      name: g.name,
+      member_ids: [...g.memberIds],
+      public_key: publicKeyFields(g.id).public_key,
+    })),
     groupProjectRoles: [],
     serviceAccounts: fixtures.serviceAccounts.map((s) => ({
-      service_account_id: s.id, account_id: s.accountId, name: s.name, status: s.status, created_at: created, role_id: s.roleId, ...publicKeyFields(s.id),
+      service_account_id: s.id,
+      account_id: s.accountId,
+      name: s.name,
+      status: s.status,
+      created_at: created,
+      role_id: s.roleId,
+      ...publicKeyFields(s.id),
     })),
     pats: [],
     saTokens: [],
     projects: fixtures.projects.map((p) => ({
-      project_id: p.id, account_id: p.accountId, name: p.name, description: p.description, is_active: !p.archived,
-      archived: p.archived, archived_at: p.archived ? at(10 * DAY) : null, created_at: created, updated_at: created,
+      project_id: p.id,
+      account_id: p.accountId,
+      name: p.name,
+      description: p.description,
+      is_active: !p.archived,
+      archived: p.archived,
+      archived_at: p.archived ? at(10 * DAY) : null,
+      created_at: created,
+      updated_at: created,
     })),
     records: [],
     audit: [],
     anomalies: [],
     alerts: [],
     providers: fixtures.providers.map((p) => ({
-      provider_id: p.id, name: p.name, display_name: p.displayName, default_base_url: p.defaultBaseUrl, models: [...p.models],
+      provider_id: p.id,
+      name: p.name,
+      display_name: p.displayName,
+      default_base_url: p.defaultBaseUrl,
+      models: [...p.models],
     })),
     credentials: fixtures.credentials.map((c) => ({
-      credential_id: c.id, account_id: c.accountId, provider_id: c.providerId, label: c.label, base_url: null, status: 'active' as const,
-      created_at: created, updated_at: created, rotated_at: null, secret_fingerprint: fingerprint(`seeded-${c.id}`),
+      credential_id: c.id,
+      account_id: c.accountId,
+      provider_id: c.providerId,
+      label: c.label,
+      base_url: null,
+      status: 'active' as const,
+      created_at: created,
+      updated_at: created,
+      rotated_at: null,
+      secret_fingerprint: fingerprint(`seeded-${c.id}`),
     })),
     gateways: [],
     tokens: [],
@@ -58,38 +94,80 @@ export function seedDatabase(now: Date, rng: Prng): Db {
 
   for (const r of fixtures.records) {
     const record: RecordRow = {
-      record_id: r.id, account_id: r.accountId, project_id: r.projectId, name: r.name, tags: ['seeded'], secret_due_at: null,
-      rotation_interval_days: 90, format: 'text', owner_user_id: r.ownerId, current_version: r.versions, archived: false, archived_at: null,
-      created_at: created, updated_at: at(2 * DAY), versions: [], user_grants: {}, group_grants: {}, service_account_grants: {},
+      record_id: r.id,
+      account_id: r.accountId,
+      project_id: r.projectId,
+      name: r.name,
+      tags: ['seeded'],
+      secret_due_at: null,
+      rotation_interval_days: 90,
+      format: 'text',
+      owner_user_id: r.ownerId,
+      current_version: r.versions,
+      archived: false,
+      archived_at: null,
+      created_at: created,
+      updated_at: at(2 * DAY),
+      versions: [],
+      user_grants: {},
+      group_grants: {},
+      service_account_grants: {},
     };
     for (let v = 1; v <= r.versions; v++) {
       record.versions.push({
-        version: v, reason: v === 1 ? 'create' : 'rotate', created_by: r.ownerId, created_at: at((r.versions - v + 1) * 2 * DAY),
+        version: v,
+        reason: v === 1 ? 'create' : 'rotate',
+        created_by: r.ownerId,
+        created_at: at((r.versions - v + 1) * 2 * DAY),
         ciphertext: Buffer.from(`seeded ciphertext ${r.id} v${v}`).toString('base64'),
-        wrapper: { alg: 'xchacha20poly1305', keyId: `user:${r.ownerId}`, wrappedDek: Buffer.from(`seeded dek ${r.id} v${v}`).toString('base64') },
+        wrapper: {
+          alg: 'xchacha20poly1305',
+          keyId: `user:${r.ownerId}`,
+          wrappedDek: Buffer.from(`seeded dek ${r.id} v${v}`).toString('base64'),
+        },
       });
       db.audit.push({
-        audit_id: rng.uuid(), account_id: r.accountId, record_id: r.id, project_id: r.projectId, action: v === 1 ? 'create' : 'rotate',
-        actor_type: 'user', actor_id: r.ownerId, created_at: record.versions[v - 1]!.created_at,
+        audit_id: rng.uuid(),
+        account_id: r.accountId,
+        record_id: r.id,
+        project_id: r.projectId,
+        action: v === 1 ? 'create' : 'rotate',
+        actor_type: 'user',
+        actor_id: r.ownerId,
+        created_at: record.versions[v - 1]!.created_at,
       });
     }
     // A few reads today, so the activity and access feeds have rows for the current day.
     const sa = fixtures.serviceAccounts.find((s) => s.accountId === r.accountId && s.status === 'active');
     for (let i = 0; i < 3; i++) {
       db.audit.push({
-        audit_id: rng.uuid(), account_id: r.accountId, record_id: r.id, project_id: r.projectId, action: 'read',
-        actor_type: sa && i === 2 ? 'service_account' : 'user', actor_id: sa && i === 2 ? sa.id : r.ownerId, created_at: at(rng.int(1, 30) * 60_000),
+        audit_id: rng.uuid(),
+        account_id: r.accountId,
+        record_id: r.id,
+        project_id: r.projectId,
+        action: 'read',
+        actor_type: sa && i === 2 ? 'service_account' : 'user',
+        actor_id: sa && i === 2 ? sa.id : r.ownerId,
+        created_at: at(rng.int(1, 30) * 60_000),
       });
     }
     db.records.push(record);
     db.anomalies.push({
-      anomaly_id: rng.uuid(), account_id: r.accountId, project_id: r.projectId, record_id: r.id,
-      kind: rng.pick(['unusual_read_volume', 'read_outside_business_hours', 'new_client_location']), severity: rng.pick(['low', 'medium', 'high']),
+      anomaly_id: rng.uuid(),
+      account_id: r.accountId,
+      project_id: r.projectId,
+      record_id: r.id,
+      kind: rng.pick(['unusual_read_volume', 'read_outside_business_hours', 'new_client_location']),
+      severity: rng.pick(['low', 'medium', 'high']),
       detected_at: at(rng.int(1, 72) * 3_600_000),
     });
     db.alerts.push({
-      alert_id: rng.uuid(), account_id: r.accountId, project_id: r.projectId, record_id: r.id,
-      kind: rng.pick(['secret_due', 'rotation_overdue', 'access_spike']), created_at: at(rng.int(1, 48) * 3_600_000),
+      alert_id: rng.uuid(),
+      account_id: r.accountId,
+      project_id: r.projectId,
+      record_id: r.id,
+      kind: rng.pick(['secret_due', 'rotation_overdue', 'access_spike']),
+      created_at: at(rng.int(1, 48) * 3_600_000),
     });
   }
   db.audit.sort((a, b) => a.created_at.localeCompare(b.created_at));
@@ -98,22 +176,55 @@ export function seedDatabase(now: Date, rng: Prng): Db {
 
   for (const g of fixtures.gateways) {
     db.gateways.push({
-      gateway_id: g.id, account_id: g.accountId, project_id: g.projectId, name: g.name, slug: g.slug, default_provider_id: g.providerId,
-      default_model: g.model, status: 'enabled', credential_ids: [...g.credentialIds], settings: defaultGatewaySettings(),
-      endpoints: gatewayEndpoints(g.slug), routing: { state: 'ready' }, created_at: created, updated_at: created, disabled_at: null, otel: defaultOtel(),
+      gateway_id: g.id,
+      account_id: g.accountId,
+      project_id: g.projectId,
+      name: g.name,
+      slug: g.slug,
+      default_provider_id: g.providerId,
+      default_model: g.model,
+      status: 'enabled',
+      credential_ids: [...g.credentialIds],
+      settings: defaultGatewaySettings(),
+      endpoints: gatewayEndpoints(g.slug),
+      routing: { state: 'ready' },
+      created_at: created,
+      updated_at: created,
+      disabled_at: null,
+      otel: defaultOtel(),
     });
   }
   for (const t of fixtures.gatewayTokens) {
     const plaintext = `gwt_seeded_${t.id.replace(/-/g, '')}`;
     db.tokens.push({
-      token_id: t.id, gateway_id: t.gatewayId, account_id: t.accountId, name: t.name, token_prefix: plaintext.slice(0, 8), scopes: ['run'],
-      principal_type: 'user', owner_user_id: t.ownerId, service_account_id: null, allowed_models: [], spend_limit: null, spend_window: null,
-      rate_limit_per_min: 600, created_at: created, last_used_at: null, expires_at: null, revoked_at: null, token_hash: fingerprint(plaintext),
+      token_id: t.id,
+      gateway_id: t.gatewayId,
+      account_id: t.accountId,
+      name: t.name,
+      token_prefix: plaintext.slice(0, 8),
+      scopes: ['run'],
+      principal_type: 'user',
+      owner_user_id: t.ownerId,
+      service_account_id: null,
+      allowed_models: [],
+      spend_limit: null,
+      spend_window: null,
+      rate_limit_per_min: 600,
+      created_at: created,
+      last_used_at: null,
+      expires_at: null,
+      revoked_at: null,
+      token_hash: fingerprint(plaintext),
     });
   }
   for (const gateway of db.gateways) {
     const tokenIds = db.tokens.filter((t) => t.gateway_id === gateway.gateway_id).map((t) => t.token_id);
-    simulateTraffic(db, gateway, rng, { count: gateway.account_id === fixtures.accounts[0]!.id ? 120 : 40, end: now, spanMs: 7 * DAY, tokenIds });
+    simulateTraffic(db, gateway, rng, {
+      count: gateway.account_id === fixtures.accounts[0]!.id ? 120 : 40,
+      end: now,
+      spanMs: 7 * DAY,
+      tokenIds,
+    });
   }
   // Lists page in creation order: interleave the gateways' traffic by time.
   db.logs.sort((a, b) => a.created_at.localeCompare(b.created_at));
@@ -145,10 +256,26 @@ export function addExtraAccounts(db: Db, count: number, now: Date): void {
     const mine = <T extends { accountId: string }>(rows: T[]) => rows.filter((r) => r.accountId === account.id);
     db.accounts.push({ account_id: account.id, name: account.name });
     for (const m of mine(extra.memberships)) db.memberships.push({ account_id: m.accountId, user_id: m.userId, role_id: m.roleId });
-    for (const g of mine(extra.groups)) db.groups.push({ group_id: g.id, account_id: g.accountId, name: g.name, member_ids: [...g.memberIds], public_key: publicKeyFields(g.id).public_key });
+    for (const g of mine(extra.groups))
+      db.groups.push({
+        group_id: g.id,
+        account_id: g.accountId,
+        name: g.name,
+        member_ids: [...g.memberIds],
+        public_key: publicKeyFields(g.id).public_key,
+      });
     for (const s of mine(extra.serviceAccounts)) {
-      db.serviceAccounts.push({ service_account_id: s.id, account_id: s.accountId, name: s.name, status: s.status, created_at: now.toISOString(), role_id: s.roleId, ...publicKeyFields(s.id) });
-      for (const t of extra.tokens.filter((t) => t.serviceAccountId === s.id)) db.saTokens.push({ token: t.token, service_account_id: s.id });
+      db.serviceAccounts.push({
+        service_account_id: s.id,
+        account_id: s.accountId,
+        name: s.name,
+        status: s.status,
+        created_at: now.toISOString(),
+        role_id: s.roleId,
+        ...publicKeyFields(s.id),
+      });
+      for (const t of extra.tokens.filter((t) => t.serviceAccountId === s.id))
+        db.saTokens.push({ token: t.token, service_account_id: s.id });
     }
   }
 }

@@ -111,7 +111,8 @@ export function createRequestListener(state: EmulatorState) {
     handleRequest(state, req, res, requestId).catch((error: unknown) => {
       // Last line of defence: nothing a request does may stop the server.
       write(res, failure(new HttpError(500, 'internal_error'), requestId), requestId);
-      if (!(error instanceof HttpError)) process.stderr.write(`emulator: internal error on ${req.method} ${req.url?.split('?')[0]}: ${String(error)}\n`);
+      if (!(error instanceof HttpError))
+        process.stderr.write(`emulator: internal error on ${req.method} ${req.url?.split('?')[0]}: ${String(error)}\n`);
     });
   };
 }
@@ -147,13 +148,17 @@ async function handleRequest(state: EmulatorState, req: IncomingMessage, res: Se
 
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > MAX_BODY_BYTES) {
-    write(res, failure(new HttpError(413, 'request_body_too_large', [`body: at most ${MAX_BODY_BYTES} bytes`]), requestId), requestId, { connection: 'close' });
+    write(res, failure(new HttpError(413, 'request_body_too_large', [`body: at most ${MAX_BODY_BYTES} bytes`]), requestId), requestId, {
+      connection: 'close',
+    });
     req.resume();
     return;
   }
   const text = await readBody(req);
   if (text === undefined) {
-    write(res, failure(new HttpError(413, 'request_body_too_large', [`body: at most ${MAX_BODY_BYTES} bytes`]), requestId), requestId, { connection: 'close' });
+    write(res, failure(new HttpError(413, 'request_body_too_large', [`body: at most ${MAX_BODY_BYTES} bytes`]), requestId), requestId, {
+      connection: 'close',
+    });
     return;
   }
 
@@ -188,7 +193,10 @@ async function handleRequest(state: EmulatorState, req: IncomingMessage, res: Se
   if (idempotencyKey !== undefined) {
     const stored = state.idempotency.lookup(principalOf(caller), idempotencyKey, state.now().getTime());
     if (stored) {
-      const answer = stored.fingerprint === fingerprint ? { status: stored.status, body: stored.body, headers: { 'idempotent-replayed': 'true' } } : failure(conflict('idempotency_key_reused_with_different_params'), requestId);
+      const answer =
+        stored.fingerprint === fingerprint
+          ? { status: stored.status, body: stored.body, headers: { 'idempotent-replayed': 'true' } }
+          : failure(conflict('idempotency_key_reused_with_different_params'), requestId);
       write(res, answer, requestId);
       return;
     }
@@ -196,7 +204,12 @@ async function handleRequest(state: EmulatorState, req: IncomingMessage, res: Se
 
   const answer = perform(state, name, route.params, url.searchParams, text, req, caller, requestId);
   if (idempotencyKey !== undefined) {
-    state.idempotency.store(principalOf(caller), idempotencyKey, { fingerprint, status: answer.status, body: answer.body, storedAt: state.now().getTime() });
+    state.idempotency.store(principalOf(caller), idempotencyKey, {
+      fingerprint,
+      status: answer.status,
+      body: answer.body,
+      storedAt: state.now().getTime(),
+    });
   }
   const committed = isWrite && answer.status >= 200 && answer.status < 300;
   if (committed) {
@@ -244,13 +257,24 @@ function perform(
     const permissions = spec.accountScoped ? permissionsOf(caller, accountId, state.db) : new Set<string>();
     if (spec.accountScoped && !permissions.has(spec.permission)) {
       const recordId = name === 'grantServiceAccount' ? (body as { recordId: string }).recordId : params['id'];
-      const owns = 'ownerMay' in spec && spec.ownerMay && caller.kind === 'user' && state.db.records.some((r) => r.record_id === recordId && r.owner_user_id === caller.userId);
+      const owns =
+        'ownerMay' in spec &&
+        spec.ownerMay &&
+        caller.kind === 'user' &&
+        state.db.records.some((r) => r.record_id === recordId && r.owner_user_id === caller.userId);
       if (!owns) throw forbidden('insufficient_permission');
     }
     if ('planLimited' in spec) checkPlanLimit(state, spec.planLimited, accountId);
     const call: HandlerCall<OperationName> = {
-      db: state.db, now: state.now(), caller, accountId, params, query: query as never, body: body as never,
-      can: (permission) => permissions.has(permission), rng: state.rng,
+      db: state.db,
+      now: state.now(),
+      caller,
+      accountId,
+      params,
+      query: query as never,
+      body: body as never,
+      can: (permission) => permissions.has(permission),
+      rng: state.rng,
     };
     const handler = handlers[name] as (call: HandlerCall<OperationName>) => unknown;
     return { status: 200, body: success(handler(call)) };

@@ -5,18 +5,59 @@
  * that the `view` functions in the handlers strip before answering.
  */
 import type {
-  AccountT, CredentialT, GatewayT, GatewayTokenT, KeyAccessRowT, LogEntryT, ProjectT, ProviderT, RecordMetaT, ServiceAccountT,
+  AccountT,
+  CredentialT,
+  GatewayT,
+  GatewayTokenT,
+  KeyAccessRowT,
+  LogEntryT,
+  ProjectT,
+  ProviderT,
+  RecordMetaT,
+  ServiceAccountT,
 } from '../api/shapes.js';
 
 /** `public_key`: base64 X25519 key that shares are wrapped for; null for a user who has not set one up. No operation returns it. */
-export interface UserRow { user_id: string; name: string; email: string; public_key: string | null }
-export interface MembershipRow { account_id: string; user_id: string; role_id: string }
-export interface RoleRow { role_id: string; name: string; permissions: string[] }
-export interface GroupRow { group_id: string; account_id: string; name: string; member_ids: string[]; public_key: string }
-export interface GroupProjectRoleRow { group_id: string; project_id: string; role_id: string }
-export interface ServiceAccountRow extends ServiceAccountT { role_id: string }
-export interface PatRow { token: string; user_id: string; expires_at: string | null }
-export interface SaTokenRow { token: string; service_account_id: string }
+export interface UserRow {
+  user_id: string;
+  name: string;
+  email: string;
+  public_key: string | null;
+}
+export interface MembershipRow {
+  account_id: string;
+  user_id: string;
+  role_id: string;
+}
+export interface RoleRow {
+  role_id: string;
+  name: string;
+  permissions: string[];
+}
+export interface GroupRow {
+  group_id: string;
+  account_id: string;
+  name: string;
+  member_ids: string[];
+  public_key: string;
+}
+export interface GroupProjectRoleRow {
+  group_id: string;
+  project_id: string;
+  role_id: string;
+}
+export interface ServiceAccountRow extends ServiceAccountT {
+  role_id: string;
+}
+export interface PatRow {
+  token: string;
+  user_id: string;
+  expires_at: string | null;
+}
+export interface SaTokenRow {
+  token: string;
+  service_account_id: string;
+}
 
 export interface RecordVersionRow {
   version: number;
@@ -43,8 +84,23 @@ export interface AuditRowStored {
   actor_id: string;
   created_at: string;
 }
-export interface AnomalyRowStored { anomaly_id: string; account_id: string; project_id: string; record_id: string; kind: string; severity: string; detected_at: string }
-export interface AlertRowStored { alert_id: string; account_id: string; project_id: string; record_id: string; kind: string; created_at: string }
+export interface AnomalyRowStored {
+  anomaly_id: string;
+  account_id: string;
+  project_id: string;
+  record_id: string;
+  kind: string;
+  severity: string;
+  detected_at: string;
+}
+export interface AlertRowStored {
+  alert_id: string;
+  account_id: string;
+  project_id: string;
+  record_id: string;
+  kind: string;
+  created_at: string;
+}
 
 export interface CredentialRow extends CredentialT {
   /** sha256 of the provider secret: the secret itself is never kept. */
@@ -59,10 +115,23 @@ export interface OtelRow {
   headers: Record<string, string>;
   updatedAt: string | null;
 }
-export interface GatewayRow extends GatewayT { otel: OtelRow }
-export interface TokenRow extends GatewayTokenT { account_id: string; token_hash: string }
-export interface LogRow extends LogEntryT { account_id: string; cost_micros: number; request_body: unknown; response_body: unknown }
-export interface KeyAccessRowStored extends KeyAccessRowT { account_id: string; gateway_id: string }
+export interface GatewayRow extends GatewayT {
+  otel: OtelRow;
+}
+export interface TokenRow extends GatewayTokenT {
+  account_id: string;
+  token_hash: string;
+}
+export interface LogRow extends LogEntryT {
+  account_id: string;
+  cost_micros: number;
+  request_body: unknown;
+  response_body: unknown;
+}
+export interface KeyAccessRowStored extends KeyAccessRowT {
+  account_id: string;
+  gateway_id: string;
+}
 
 export interface Db {
   version: 1;

@@ -27,7 +27,9 @@ export function simulateTraffic(db: Db, gateway: GatewayRow, rng: Prng, options:
   const credentials = db.credentials.filter((c) => gateway.credential_ids.includes(c.credential_id));
   if (credentials.length === 0) return;
   for (let i = 0; i < options.count; i++) {
-    const at = new Date(options.end.getTime() - Math.floor((options.spanMs * (options.count - 1 - i)) / Math.max(options.count, 1))).toISOString();
+    const at = new Date(
+      options.end.getTime() - Math.floor((options.spanMs * (options.count - 1 - i)) / Math.max(options.count, 1)),
+    ).toISOString();
     const credential = rng.pick(credentials);
     const provider = db.providers.find((p) => p.provider_id === credential.provider_id)!;
     const model = rng.pick(provider.models);
@@ -60,7 +62,11 @@ export function simulateTraffic(db: Db, gateway: GatewayRow, rng: Prng, options:
       request_body: { model, messages: [{ role: 'user', content: `Summarise support ticket #${ticket}.` }] },
       response_body:
         statusCode === 200
-          ? { id: `resp_${ticket}`, model, choices: [{ message: { role: 'assistant', content: `Ticket #${ticket}: customer asks for a refund.` } }] }
+          ? {
+              id: `resp_${ticket}`,
+              model,
+              choices: [{ message: { role: 'assistant', content: `Ticket #${ticket}: customer asks for a refund.` } }],
+            }
           : { error: { type: outcome === 'denied' ? 'permission_denied' : 'upstream_error', status: statusCode } },
     });
     db.keyAccess.push({
@@ -111,10 +117,24 @@ export function recordUsage(db: Db, rng: Prng, now: Date, seed: UsageSeed): void
     // The first requests carry the remainder, so the sum is exact.
     const micros = Math.floor(total / seed.requests) + (i < total % seed.requests ? 1 : 0);
     db.logs.push({
-      log_id: rng.uuid(), account_id: gateway.account_id, gateway_id: gateway.gateway_id, project_id: gateway.project_id,
-      token_id: seed.tokenId ?? null, provider_id: credential.provider_id, credential_id: credential.credential_id, model: seed.model,
-      status: 'success', status_code: 200, latency_ms: 100, input_tokens: 100, output_tokens: 50, cost_usd: formatUsd(micros), cost_micros: micros,
-      created_at: at, request_body: { model: seed.model }, response_body: { model: seed.model },
+      log_id: rng.uuid(),
+      account_id: gateway.account_id,
+      gateway_id: gateway.gateway_id,
+      project_id: gateway.project_id,
+      token_id: seed.tokenId ?? null,
+      provider_id: credential.provider_id,
+      credential_id: credential.credential_id,
+      model: seed.model,
+      status: 'success',
+      status_code: 200,
+      latency_ms: 100,
+      input_tokens: 100,
+      output_tokens: 50,
+      cost_usd: formatUsd(micros),
+      cost_micros: micros,
+      created_at: at,
+      request_body: { model: seed.model },
+      response_body: { model: seed.model },
     });
   }
   db.logs.sort((a, b) => a.created_at.localeCompare(b.created_at));

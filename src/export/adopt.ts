@@ -37,7 +37,14 @@ export interface PendingAdoption {
 
 /** Takes the state's lock; a state with writes of an interrupted apply still in its journal is refused. */
 export async function beginAdoption(options: AdoptOptions): Promise<PendingAdoption> {
-  const store = await openState({ configDir: options.outDir, account: options.account, env: options.env, command: options.command, lock: true, lockTimeoutMs: options.lockTimeoutMs });
+  const store = await openState({
+    configDir: options.outDir,
+    account: options.account,
+    env: options.env,
+    command: options.command,
+    lock: true,
+    lockTimeoutMs: options.lockTimeoutMs,
+  });
   const pending = store.data.journal.length;
   if (pending > 0) {
     await store.close();
@@ -54,11 +61,24 @@ export async function beginAdoption(options: AdoptOptions): Promise<PendingAdopt
 /** A well-formed X25519 public key that opens nothing: it only lets the folder load to read addresses and attributes. */
 const STAND_IN_KEY = Buffer.alloc(32).toString('base64');
 
-async function record(store: StateStore, options: AdoptOptions, adoptions: Adoption[], directory: { name: string; value: string | undefined }[]): Promise<number> {
+async function record(
+  store: StateStore,
+  options: AdoptOptions,
+  adoptions: Adoption[],
+  directory: { name: string; value: string | undefined }[],
+): Promise<number> {
   // The directory's public keys are not known; no attribute state records depends on them (a share's
   // attributes are its record and reader names), and no key reaches a plan from here.
-  const variables = [{ name: 'account', value: options.account }, ...directory.map(({ name, value }) => ({ name, value: value ?? STAND_IN_KEY }))];
-  const { desired, diagnostics } = await loadConfiguration(options.outDir, { account: options.account, variables, env: {}, cwd: options.outDir });
+  const variables = [
+    { name: 'account', value: options.account },
+    ...directory.map(({ name, value }) => ({ name, value: value ?? STAND_IN_KEY })),
+  ];
+  const { desired, diagnostics } = await loadConfiguration(options.outDir, {
+    account: options.account,
+    variables,
+    env: {},
+    cwd: options.outDir,
+  });
   if (!desired) {
     throw new Error(`the exported folder does not load (${diagnostics.map((d) => d.summary).join('; ')}); no state was written`);
   }

@@ -54,11 +54,21 @@ function directoryVariables(doc: Document): string[] {
 
 export async function findDeploymentsFile(dir: string, name: string): Promise<DeploymentsFile> {
   if (!DEPLOYMENT_NAME.test(name)) {
-    throw new AbortError(`--as-deployment "${name}" is not a deployment name.`, 'Use lowercase letters, digits, "-" and "_", starting with a letter or digit (e.g. prod-us).');
+    throw new AbortError(
+      `--as-deployment "${name}" is not a deployment name.`,
+      'Use lowercase letters, digits, "-" and "_", starting with a letter or digit (e.g. prod-us).',
+    );
   }
-  const names = (await readdir(dir).catch(() => {
-    throw new AbortError(`No configuration folder ${dir}.`, 'Give the folder of the configuration that has `deployments:` (e.g. `cplane export --as-deployment b infra`).');
-  })).filter((f) => !f.startsWith('.') && /\.ya?ml$/.test(f)).sort();
+  const names = (
+    await readdir(dir).catch(() => {
+      throw new AbortError(
+        `No configuration folder ${dir}.`,
+        'Give the folder of the configuration that has `deployments:` (e.g. `cplane export --as-deployment b infra`).',
+      );
+    })
+  )
+    .filter((f) => !f.startsWith('.') && /\.ya?ml$/.test(f))
+    .sort();
   let found: DeploymentsFile | undefined;
   const declared = new Set<string>();
   const declarations = new Map<string, { type?: unknown; default?: unknown }>();
@@ -67,7 +77,11 @@ export async function findDeploymentsFile(dir: string, name: string): Promise<De
   for (const file of names) {
     const text = await readFile(join(dir, file), 'utf8');
     const doc = parseDocument(text);
-    if (doc.errors.length > 0) throw new AbortError(`${join(dir, file)} is not valid YAML: ${doc.errors[0]!.message}`, 'Fix it (`cplane validate`), then export again.');
+    if (doc.errors.length > 0)
+      throw new AbortError(
+        `${join(dir, file)} is not valid YAML: ${doc.errors[0]!.message}`,
+        'Fix it (`cplane validate`), then export again.',
+      );
     directoryVars.push(...directoryVariables(doc));
     const variables = doc.get('variables');
     if (isMap(variables)) {
@@ -82,8 +96,16 @@ export async function findDeploymentsFile(dir: string, name: string): Promise<De
     if (!doc.has('deployments')) continue;
     const deployments = doc.get('deployments');
     if (deployments === null) doc.set('deployments', doc.createNode({}));
-    else if (!isMap(deployments)) throw new AbortError(`${join(dir, file)}: deployments: is not a map of deployments.`, 'Fix it (`cplane validate`), then export again.');
-    else if (deployments.has(name)) throw new AbortError(`The configuration ${dir} already has a deployment "${name}" (${join(dir, file)}); nothing was read or written.`, 'Choose another name, or remove that deployment first.');
+    else if (!isMap(deployments))
+      throw new AbortError(
+        `${join(dir, file)}: deployments: is not a map of deployments.`,
+        'Fix it (`cplane validate`), then export again.',
+      );
+    else if (deployments.has(name))
+      throw new AbortError(
+        `The configuration ${dir} already has a deployment "${name}" (${join(dir, file)}); nothing was read or written.`,
+        'Choose another name, or remove that deployment first.',
+      );
     found ??= { file: join(dir, file), doc, text, declared, declarations, contents, directoryVars };
   }
   if (!found) {
@@ -127,7 +149,13 @@ async function entryLines(name: string, value: Record<string, unknown>, indent: 
   const flow = line.toString({ lineWidth: 0 }).trimEnd();
   const schema = JSON.parse(await readFile(packageFile('schema', 'config.schema.json'), 'utf8')) as Record<string, unknown>;
   const formatted = formatConfigText(`deployments:\n  ${flow}\n`, schema);
-  const lines = formatted.ok ? formatted.text.trimEnd().split('\n').slice(1).map((l) => l.slice(2)) : [flow];
+  const lines = formatted.ok
+    ? formatted.text
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((l) => l.slice(2))
+    : [flow];
   return lines.map((l) => `${' '.repeat(indent)}${l}`).join('\n');
 }
 
@@ -163,10 +191,23 @@ function typed(text: string, type: unknown): unknown {
  * Adds `name: { account, variables }` to the `deployments:` of `target` and writes the file: the directory's ids, and
  * the values `inferred` read off the account's objects (one equal to its variable's default is left out).
  */
-export async function addDeployment(target: DeploymentsFile, name: string, account: string, directory: DirectoryEntry[], inferred: Inferred): Promise<AddedDeployment> {
+export async function addDeployment(
+  target: DeploymentsFile,
+  name: string,
+  account: string,
+  directory: DirectoryEntry[],
+  inferred: Inferred,
+): Promise<AddedDeployment> {
   const block = target.doc.get('deployments');
   // Two deployments on one account and workspace would share one state (`duplicate_deployment_target`).
-  const taken = isMap(block) ? block.items.find((pair) => isMap(pair.value) && pair.value.get('account') === account && [undefined, 'default'].includes(pair.value.get('workspace') as string | undefined)) : undefined;
+  const taken = isMap(block)
+    ? block.items.find(
+        (pair) =>
+          isMap(pair.value) &&
+          pair.value.get('account') === account &&
+          [undefined, 'default'].includes(pair.value.get('workspace') as string | undefined),
+      )
+    : undefined;
   if (taken) {
     throw new AbortError(
       `Account ${account} is already the deployment "${String((taken.key as { value?: unknown }).value ?? taken.key)}" of ${target.file}; nothing was written.`,
@@ -194,9 +235,20 @@ export async function addDeployment(target: DeploymentsFile, name: string, accou
     if ('default' in declaration && String(declaration.default) === String(value)) continue;
     variables[variable] = value;
   }
-  const missing = [...target.declarations].filter(([variable, d]) => !('default' in d) && !(variable in variables) && !inferred.values.has(variable) && !inferred.conflicts.has(variable) && !target.directoryVars.includes(variable)).map(([variable]) => variable);
+  const missing = [...target.declarations]
+    .filter(
+      ([variable, d]) =>
+        !('default' in d) &&
+        !(variable in variables) &&
+        !inferred.values.has(variable) &&
+        !inferred.conflicts.has(variable) &&
+        !target.directoryVars.includes(variable),
+    )
+    .map(([variable]) => variable);
   const value = Object.keys(variables).length > 0 ? { account, variables } : { account };
   await writeFile(target.file, await withDeployment(target, name, value));
-  const conflicts = [...inferred.conflicts].filter(([variable]) => target.declarations.has(variable)).map(([variable, evidence]) => ({ name: variable, evidence }));
+  const conflicts = [...inferred.conflicts]
+    .filter(([variable]) => target.declarations.has(variable))
+    .map(([variable, evidence]) => ({ name: variable, evidence }));
   return { file: target.file, given, toFill, unmatched, inferred: fromObjects, missing, conflicts };
 }

@@ -107,7 +107,8 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
       if (found) pins.set(found.name, found.keyId);
     }
   }
-  const directoryName = (section: DirectoryEntry['section'], id: string) => directory.find((d) => d.section === section && d.id === id)!.local;
+  const directoryName = (section: DirectoryEntry['section'], id: string) =>
+    directory.find((d) => d.section === section && d.id === id)!.local;
 
   // Local names, among the exported objects of one scope: the account for a top-level kind, the parent for the
   // others. An object of a list block is named as its parent's list names it.
@@ -115,14 +116,15 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
   for (const kind of exportKinds) {
     const { config, export: mapping } = exportedDefinitionOf(kind);
     if (config.list) {
-      const listed = (object: unknown) => (mapping.directory ? directoryName(mapping.directory.section, mapping.directory.id(object)) : mapping.listItem!(object, known));
+      const listed = (object: unknown) =>
+        mapping.directory ? directoryName(mapping.directory.section, mapping.directory.id(object)) : mapping.listItem!(object, known);
       names.set(kind, new Map(objectsOf(kind).map((object) => [idOf(kind, object), listed(object)])));
       continue;
     }
     const kindNames = new Map<string, string>();
     const byScope = new Map<string, unknown[]>();
     for (const object of objectsOf(kind)) {
-      const scope = config.parent ? parentIdOf(kind, object) ?? '' : '';
+      const scope = config.parent ? (parentIdOf(kind, object) ?? '') : '';
       byScope.set(scope, [...(byScope.get(scope) ?? []), object]);
     }
     for (const [scope, objects] of byScope) {
@@ -130,7 +132,10 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
         for (const object of objects) kindNames.set(idOf(kind, object), names.get(config.parent!.kind)!.get(scope)!);
         continue;
       }
-      const named = assignLocalNames(objects.map((object) => ({ id: idOf(kind, object), name: mapping.name!(object) })), config.noun);
+      const named = assignLocalNames(
+        objects.map((object) => ({ id: idOf(kind, object), name: mapping.name!(object) })),
+        config.noun,
+      );
       for (const [id, name] of named) kindNames.set(id, name);
     }
     names.set(kind, kindNames);
@@ -145,7 +150,11 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
       .map((object) => {
         const id = idOf(kind, object);
         const local = nameOf(kind, id)!;
-        const address = !parent ? resourceAddress(kind, local) : config.single ? childAddress(parent.address, kind) : childAddress(parent.address, kind, local);
+        const address = !parent
+          ? resourceAddress(kind, local)
+          : config.single
+            ? childAddress(parent.address, kind)
+            : childAddress(parent.address, kind, local);
         const made: ExportedEntry = { kind, local, address, entry: {}, live: object, comments: [], notes: [], children: [] };
         const request: ExportEntryRequest<unknown> = {
           live: object,
@@ -158,17 +167,23 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
           note: (text) => made.notes.push(text),
         };
         made.entry = mapping.entry(request) as Entry;
-        made.children = kindsDeclaredIn(kind).filter((child) => exportKinds.includes(child)).flatMap((child) => entriesOf(child, { id, address }));
+        made.children = kindsDeclaredIn(kind)
+          .filter((child) => exportKinds.includes(child))
+          .flatMap((child) => entriesOf(child, { id, address }));
         return made;
       })
       .sort((a, b) => compare(a.local, b.local));
   };
   // Entries are made in kind order, so placeholders are taken in it (a clash gets `_2` in that order).
-  const topLevel = new Map(exportKinds.filter((kind) => !exportedDefinitionOf(kind).config.parent).map((kind) => [kind, entriesOf(kind)] as const));
+  const topLevel = new Map(
+    exportKinds.filter((kind) => !exportedDefinitionOf(kind).config.parent).map((kind) => [kind, entriesOf(kind)] as const),
+  );
   for (const entries of topLevel.values()) for (const entry of entries) nest(entry);
 
   const files = filesOf(topLevel);
-  const adoptions = files.flatMap((file) => file.entries.flatMap(flatten)).map(({ address, kind, live: object }) => ({ address, kind, live: object }));
+  const adoptions = files
+    .flatMap((file) => file.entries.flatMap(flatten))
+    .map(({ address, kind, live: object }) => ({ address, kind, live: object }));
   const pinList = [...pins].sort((a, b) => compare(a[0], b[0])).map(([name, keyId]) => ({ name, keyId }));
   return { files, directory, pins: pinList, placeholders: envNames.all(), adoptions, skipped };
 }
@@ -206,7 +221,10 @@ function directoryEntries(objectsOf: (kind: ResourceKind) => unknown[]): Directo
       const wanted = exportedDefinitionOf(kind).export.directory;
       if (wanted?.section === section) for (const object of objectsOf(kind)) ids.set(wanted.id(object), wanted.noun);
     }
-    const named = assignLocalNames([...ids].map(([id, noun]) => ({ id, name: `${noun}-${id}` })), section === 'users' ? 'user' : 'group');
+    const named = assignLocalNames(
+      [...ids].map(([id, noun]) => ({ id, name: `${noun}-${id}` })),
+      section === 'users' ? 'user' : 'group',
+    );
     for (const [id, local] of [...named].sort((a, b) => compare(a[1], b[1]))) {
       const noun = ids.get(id)!;
       const prefix = upperSnake(local).toLowerCase();
@@ -229,7 +247,8 @@ function filesOf(topLevel: Map<ResourceKind, ExportedEntry[]>): ExportedFile[] {
   const files: ExportedFile[] = [];
   for (const [kind, entries] of topLevel) {
     const { export: mapping, config } = exportedDefinitionOf(kind);
-    if (mapping.file && 'description' in mapping.file && entries.length > 0) files.push({ name: `${config.key}.yaml`, description: mapping.file.description, entries });
+    if (mapping.file && 'description' in mapping.file && entries.length > 0)
+      files.push({ name: `${config.key}.yaml`, description: mapping.file.description, entries });
   }
   for (const [kind, entries] of topLevel) {
     const file = exportedDefinitionOf(kind).export.file;

@@ -47,7 +47,8 @@ function replacements(own: Variables, other: Variables): [string, string][] {
     if (typeof value === 'string' && other[name] !== value) add(value, `\${var.${name}}`);
     if (!Array.isArray(value)) continue;
     const theirs = Array.isArray(other[name]) ? (other[name] as unknown[]) : [];
-    for (const element of value) if (typeof element === 'string' && !theirs.includes(element)) add(element, `\${var.${name}${LIST_ELEMENT}`);
+    for (const element of value)
+      if (typeof element === 'string' && !theirs.includes(element)) add(element, `\${var.${name}${LIST_ELEMENT}`);
   }
   return out.sort((x, y) => y[0].length - x[0].length);
 }
@@ -55,12 +56,17 @@ function replacements(own: Variables, other: Variables): [string, string][] {
 function normalise(value: unknown, swaps: readonly [string, string][]): unknown {
   if (typeof value === 'string') return swaps.reduce((text, [from, to]) => text.split(from).join(to), value);
   if (Array.isArray(value)) return value.map((v) => normalise(v, swaps));
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [normalise(k, swaps) as string, normalise(v, swaps)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [normalise(k, swaps) as string, normalise(v, swaps)]));
   return value;
 }
 
 /** Every exported entry of an account by (normalised) address, without the entries declared inside it; with `managed`, only those. */
-function entriesOf(objects: AccountObjects, swaps: readonly [string, string][], managed: ReadonlySet<string> | undefined): Map<string, Record<string, unknown>> {
+function entriesOf(
+  objects: AccountObjects,
+  swaps: readonly [string, string][],
+  managed: ReadonlySet<string> | undefined,
+): Map<string, Record<string, unknown>> {
   const out = new Map<string, Record<string, unknown>>();
   const walk = (entry: ExportedEntry) => {
     if (!managed || managed.has(managedKey(entry.kind, definitionOf(entry.kind).identify({ live: entry.live as never }).id))) {
@@ -97,7 +103,8 @@ export function compareAccounts(a: CompareSide, b: CompareSide): ParityDifferenc
       for (const field of [...new Set([...Object.keys(x), ...Object.keys(y)])].sort()) {
         // Entries declared inside this one are compared at their own address.
         if (isChildMap(x[field]) || isChildMap(y[field])) continue;
-        if (canonicalJson(x[field] ?? null) !== canonicalJson(y[field] ?? null)) differences.push({ address, kind: 'different', field, a: x[field], b: y[field] });
+        if (canonicalJson(x[field] ?? null) !== canonicalJson(y[field] ?? null))
+          differences.push({ address, kind: 'different', field, a: x[field], b: y[field] });
       }
     }
   }
@@ -106,5 +113,11 @@ export function compareAccounts(a: CompareSide, b: CompareSide): ParityDifferenc
 
 /** A map of entries by local name (a project's `records`, a gateway's `tokens`), which `children` holds too. */
 function isChildMap(value: unknown): boolean {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).length > 0 && Object.values(value).every((v) => v !== null && typeof v === 'object' && !Array.isArray(v));
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Object.values(value).length > 0 &&
+    Object.values(value).every((v) => v !== null && typeof v === 'object' && !Array.isArray(v))
+  );
 }

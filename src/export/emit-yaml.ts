@@ -42,7 +42,11 @@ export function emitFiles(model: ExportModel, schemaRef: string): EmittedFile[] 
       (content[key] ??= {})[entry.local] = entry.entry;
       commentsOf(entry, [key, entry.local], comments);
     }
-    const doc = newDocument(Object.fromEntries(Object.entries(content).map(([key, entries]) => [key, sortKeys(entries)])), schemaRef, file.description);
+    const doc = newDocument(
+      Object.fromEntries(Object.entries(content).map(([key, entries]) => [key, sortKeys(entries)])),
+      schemaRef,
+      file.description,
+    );
     for (const { path, text } of comments) {
       const pair = pairAt(doc.contents, path);
       if (pair) comment(pair, text);
@@ -61,7 +65,8 @@ function commentsOf(entry: ExportedEntry, path: string[], out: Comment[]): void 
   for (const child of entry.children) {
     const { config, export: mapping } = exportedDefinitionOf(child.kind);
     // A list block's key is a dotted path (`grants.serviceAccounts`); its children are names, with no comments of their own.
-    if (mapping.holderComment && !held.has(child.kind)) out.push({ path: [...path, ...config.key.split('.')], text: mapping.holderComment });
+    if (mapping.holderComment && !held.has(child.kind))
+      out.push({ path: [...path, ...config.key.split('.')], text: mapping.holderComment });
     held.add(child.kind);
     if (config.list) continue;
     commentsOf(child, config.single ? [...path, config.key] : [...path, config.key, child.local], out);
@@ -69,34 +74,40 @@ function commentsOf(entry: ExportedEntry, path: string[], out: Comment[]): void 
 }
 
 function emitMain(model: ExportModel, schemaRef: string): EmittedFile {
-  const lines = [
-    'The account is a variable, so this folder applies unchanged to another account:',
-    '  cplane apply <dir> --account <id>',
-  ];
+  const lines = ['The account is a variable, so this folder applies unchanged to another account:', '  cplane apply <dir> --account <id>'];
   if (model.placeholders.length > 0) {
     lines.push('', 'Values that cannot be exported are read from these environment variables at apply:');
     const width = Math.max(...model.placeholders.map((p) => p.env.length));
     for (const p of model.placeholders) lines.push(`  ${p.env.padEnd(width)}  ${p.what}`);
   }
   if (model.directory.length > 0) {
-    lines.push('', 'Each account applied to gives the ids and public keys of its users and groups (--var, a var file,', "or a deployment's variables): no operation returns a public key, and ids differ between accounts.");
+    lines.push(
+      '',
+      'Each account applied to gives the ids and public keys of its users and groups (--var, a var file,',
+      "or a deployment's variables): no operation returns a public key, and ids differ between accounts.",
+    );
   }
   const variables: Record<string, unknown> = { account: { description: 'Id of the account to apply to (see GET /accounts).' } };
   for (const d of model.directory) {
     variables[d.idVar] = { description: `Id of ${d.noun} ${d.local} (directory.${d.section}) in the account applied to.` };
-    variables[d.keyVar] = { description: `Public key (X25519, base64) of ${d.noun} ${d.local} (directory.${d.section}) in the account applied to.` };
+    variables[d.keyVar] = {
+      description: `Public key (X25519, base64) of ${d.noun} ${d.local} (directory.${d.section}) in the account applied to.`,
+    };
   }
   const content: Record<string, unknown> = { version: 1, account: '${var.account}', variables };
   if (model.directory.length > 0 || model.pins.length > 0) content.directory = directoryOf(model);
   const doc = newDocument(content, schemaRef, lines);
   const pair = pairAt(doc.contents, ['directory']);
   if (pair) {
-    comment(pair, [
-      'Users and groups the records are shared with: their ids and public keys are variables that each',
-      'account applied to gives (never the exported account\'s ids, which name nothing elsewhere).',
-      'serviceAccounts pins the key each Service Account had at export: check each keyId in the dashboard;',
-      'a record is only ever wrapped for a pinned key (docs/access.md).',
-    ].join('\n'));
+    comment(
+      pair,
+      [
+        'Users and groups the records are shared with: their ids and public keys are variables that each',
+        "account applied to gives (never the exported account's ids, which name nothing elsewhere).",
+        'serviceAccounts pins the key each Service Account had at export: check each keyId in the dashboard;',
+        'a record is only ever wrapped for a pinned key (docs/access.md).',
+      ].join('\n'),
+    );
   }
   flowLeaves(doc);
   return { name: 'main.yaml', text: doc.toString(toStringOptions) };
@@ -118,7 +129,11 @@ function directoryOf(model: ExportModel): Record<string, unknown> {
 
 function newDocument(content: Record<string, unknown>, schemaRef: string, description: string[]): Document {
   const doc = new Document(content);
-  doc.commentBefore = [`yaml-language-server: $schema=${schemaRef}`, `${MARKER}: edit freely; a new export into this folder replaces the file.`, ...description]
+  doc.commentBefore = [
+    `yaml-language-server: $schema=${schemaRef}`,
+    `${MARKER}: edit freely; a new export into this folder replaces the file.`,
+    ...description,
+  ]
     .map((line) => (line === '' ? '' : ` ${line}`))
     .join('\n');
   return doc;
@@ -139,7 +154,10 @@ function flowLeaves(doc: Document): void {
 }
 
 function comment(pair: Pair, text: string): void {
-  (pair.key as Node).commentBefore = text.split('\n').map((line) => ` ${line}`).join('\n');
+  (pair.key as Node).commentBefore = text
+    .split('\n')
+    .map((line) => ` ${line}`)
+    .join('\n');
 }
 
 function pairOf(node: unknown, key: string): Pair | undefined {
@@ -174,7 +192,12 @@ function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value !== null && typeof value === 'object') {
     const object = value as Record<string, unknown>;
-    return Object.fromEntries(Object.keys(object).filter((k) => object[k] !== undefined).sort(compare).map((k) => [k, sortKeys(object[k])]));
+    return Object.fromEntries(
+      Object.keys(object)
+        .filter((k) => object[k] !== undefined)
+        .sort(compare)
+        .map((k) => [k, sortKeys(object[k])]),
+    );
   }
   return value;
 }

@@ -17,7 +17,11 @@ import type { ExportedEntry, ExportedFile, ExportModel } from './build-model.js'
  * written as it is, the texts escaped like every string from the account (emit-yaml.ts).
  */
 export class EachReference {
-  constructor(readonly reference: string, readonly before = '', readonly after = '') {}
+  constructor(
+    readonly reference: string,
+    readonly before = '',
+    readonly after = '',
+  ) {}
 }
 
 /** A template written: its address and how many gateways it stands for. */
@@ -55,23 +59,39 @@ export function groupGateways(model: ExportModel): ExportModel & { groups: Gatew
     const template = freeName(templateName(keys), taken);
     taken.add(template);
     const address = resourceAddress(templated.kind, template);
-    const entry: ExportedEntry = { kind: templated.kind, local: template, address, entry: templateEntry(sortedGroup), live: undefined, comments: [], notes: [], children: [] };
+    const entry: ExportedEntry = {
+      kind: templated.kind,
+      local: template,
+      address,
+      entry: templateEntry(sortedGroup),
+      live: undefined,
+      comments: [],
+      notes: [],
+      children: [],
+    };
     files.push({
       name: `${templated.config.key}-${template}.yaml`,
-      description: [`Gateways that differ only by name, written once (cplane export --group): ${address}[KEY] for each key of forEach,`, 'with what is declared inside it. Add a key to add a gateway like them.'],
+      description: [
+        `Gateways that differ only by name, written once (cplane export --group): ${address}[KEY] for each key of forEach,`,
+        'with what is declared inside it. Add a key to add a gateway like them.',
+      ],
       entries: [entry],
     });
     groups.push({ address, gateways: keys.length });
     for (const member of sortedGroup) {
       const instance = formatAddress({ modules: [], kind: templated.kind, segments: [{ name: template, key: member.local }] });
       // What is declared inside a member follows it (movedWithParent: its own segments after the parent's stay).
-      for (const inside of flatten(member)) renamed.set(inside.address, movedWithParent(inside.address, member.address, instance) ?? inside.address);
+      for (const inside of flatten(member))
+        renamed.set(inside.address, movedWithParent(inside.address, member.address, instance) ?? inside.address);
     }
   }
   const grouped = new Set(renamed.keys());
   return {
     ...model,
-    files: [...model.files.map((f) => ({ ...f, entries: f.entries.filter((e) => !grouped.has(e.address)) })), ...files.sort((a, b) => compare(a.name, b.name))],
+    files: [
+      ...model.files.map((f) => ({ ...f, entries: f.entries.filter((e) => !grouped.has(e.address)) })),
+      ...files.sort((a, b) => compare(a.name, b.name)),
+    ],
     adoptions: model.adoptions.map((a) => ({ ...a, address: renamed.get(a.address) ?? a.address })),
     groups: groups.sort((a, b) => compare(a.address, b.address)),
   };
@@ -150,6 +170,11 @@ function freeName(wanted: string, taken: ReadonlySet<string>): string {
 /** A copy with every map's keys sorted, so that two equal entries give the same text. */
 function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort(compare).map((k) => [k, sorted((value as Record<string, unknown>)[k])]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort(compare)
+        .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+    );
   return value;
 }

@@ -83,7 +83,9 @@ export interface AsDeploymentResult extends AddedDeployment {
  * Adds the account to an existing configuration's `deployments:` (as-deployment.ts). The folder is checked
  * before the account is read, so a name already taken or a configuration without deployments reads nothing.
  */
-export async function exportAsDeployment(options: ExportOptions & { asDeployment: { name: string; dir: string } }): Promise<AsDeploymentResult> {
+export async function exportAsDeployment(
+  options: ExportOptions & { asDeployment: { name: string; dir: string } },
+): Promise<AsDeploymentResult> {
   const { name, dir } = options.asDeployment;
   const target = await findDeploymentsFile(resolve(dir), name);
   const account = await withClient(options.connect(), (client) => accessibleAccount(client, options.account));
@@ -106,15 +108,31 @@ export async function exportAccount(options: ExportOptions): Promise<ExportResul
   const model: ExportModel & { groups?: GatewayGroup[] } = options.group ? groupGateways(built) : built;
   const files = emitFiles(model, relative(outDir, schemaFile).split(sep).join('/'));
   // The state's lock is taken before the folder changes, so a state in use stops the export with the folder as it was.
-  const adoption = options.adopt ? await beginAdoption({ outDir, account, env: options.env, command: options.command, lockTimeoutMs: options.lockTimeoutMs ?? 0 }) : undefined;
+  const adoption = options.adopt
+    ? await beginAdoption({ outDir, account, env: options.env, command: options.command, lockTimeoutMs: options.lockTimeoutMs ?? 0 })
+    : undefined;
   try {
     const { written, removed } = await writeOutputFolder(outDir, files, existing);
     const result: ExportResult = {
-      account, outDir, files: written, removed, counts: countsOf(model), skipped: skippedOf(model), placeholders: model.placeholders, withoutValue: withoutValueOf(model),
+      account,
+      outDir,
+      files: written,
+      removed,
+      counts: countsOf(model),
+      skipped: skippedOf(model),
+      placeholders: model.placeholders,
+      withoutValue: withoutValueOf(model),
       directory: model.directory.map(({ section, local, idVar, keyVar }) => ({ section, local, idVar, keyVar })),
     };
     if (model.groups) result.groups = model.groups;
-    if (adoption) result.adopted = await adoption.record(model.adoptions, model.directory.flatMap((d) => [{ name: d.idVar, value: d.id }, { name: d.keyVar, value: undefined }]));
+    if (adoption)
+      result.adopted = await adoption.record(
+        model.adoptions,
+        model.directory.flatMap((d) => [
+          { name: d.idVar, value: d.id },
+          { name: d.keyVar, value: undefined },
+        ]),
+      );
     return result;
   } finally {
     await adoption?.close();
@@ -163,7 +181,11 @@ function countsOf(model: ExportModel): ExportCounts {
 }
 
 function skippedOf(model: ExportModel): SkipCounts {
-  return exportNesting.flatMap((kind) => (exportedDefinitionOf(kind).export.skip ?? []).flatMap(({ count }) => (count ? [{ ...count, count: model.skipped[count.key] ?? 0 }] : [])));
+  return exportNesting.flatMap((kind) =>
+    (exportedDefinitionOf(kind).export.skip ?? []).flatMap(({ count }) =>
+      count ? [{ ...count, count: model.skipped[count.key] ?? 0 }] : [],
+    ),
+  );
 }
 
 /** The objects written without their value (the kind whose value export never reads). */

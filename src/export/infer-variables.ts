@@ -28,7 +28,19 @@ export interface Inferred {
 const REFERENCE = /\$\$\{|\$\{([^}]*)\}/g;
 const VARIABLE = /^\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*$/;
 /** Keys of a configuration file that hold no resource entries. */
-const NOT_RESOURCES = new Set(['version', 'variables', 'deployments', 'directory', 'account', 'policies', 'imports', 'moved', 'removed', 'modules', 'outputs']);
+const NOT_RESOURCES = new Set([
+  'version',
+  'variables',
+  'deployments',
+  'directory',
+  'account',
+  'policies',
+  'imports',
+  'moved',
+  'removed',
+  'modules',
+  'outputs',
+]);
 
 const isMap = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -65,7 +77,8 @@ export function solveTemplate(template: string, live: string): Map<string, strin
 /** The values `configured` (an entry of the configuration, as written) takes to be `live` (the exported entry). */
 function solveEntry(configured: unknown, live: unknown, address: string, field: string, out: Evidence[]): void {
   if (typeof configured === 'string' && configured.includes('${') && ['string', 'number', 'boolean'].includes(typeof live)) {
-    for (const [variable, value] of solveTemplate(configured, String(live)) ?? []) out.push({ variable, address, field, live: String(live), value });
+    for (const [variable, value] of solveTemplate(configured, String(live)) ?? [])
+      out.push({ variable, address, field, live: String(live), value });
   } else if (Array.isArray(configured) && Array.isArray(live) && configured.length === live.length) {
     configured.forEach((item, i) => solveEntry(item, live[i], address, `${field}[${i}]`, out));
   } else if (isMap(configured) && isMap(live) && !isSecretSource(live)) {

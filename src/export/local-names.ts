@@ -60,5 +60,10 @@ export function compare(a: string, b: string): number {
 
 /** `openai-prod` -> `OPENAI_PROD`: the part of an environment variable name made from a name. */
 export function upperSnake(name: string): string {
-  return name.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '') || 'X';
+  return (
+    name
+      .toUpperCase()
+      .replace(/[^A-Z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '') || 'X'
+  );
 }

@@ -29,8 +29,13 @@ export async function checkOutputFolder(dir: string, force: boolean): Promise<st
   if (!info.isDirectory()) throw new AbortError(`${dir} is not a folder.`, 'Give --out a folder (it is created when missing).');
   // Dot entries (.git, .cplane with its state, .gitignore) belong to the folder's owner and never make it foreign.
   const entries = (await readdir(dir, { withFileTypes: true })).filter((e) => !e.name.startsWith('.'));
-  const yamlFiles = entries.filter((e) => e.isFile() && YAML_FILE.test(e.name)).map((e) => e.name).sort();
-  const marked = await Promise.all(yamlFiles.map(async (name) => (await readFile(join(dir, name), 'utf8')).split('\n', 6).some((line) => line.includes(MARKER))));
+  const yamlFiles = entries
+    .filter((e) => e.isFile() && YAML_FILE.test(e.name))
+    .map((e) => e.name)
+    .sort();
+  const marked = await Promise.all(
+    yamlFiles.map(async (name) => (await readFile(join(dir, name), 'utf8')).split('\n', 6).some((line) => line.includes(MARKER))),
+  );
   const ours = yamlFiles.length > 0 && marked.every(Boolean);
   if (entries.length > 0 && !ours && !force) {
     const foreign = yamlFiles.filter((_, i) => !marked[i]);

@@ -35,13 +35,19 @@ export async function readAccount(options: ReadAccountOptions): Promise<AccountO
   let selected: { objects: Objects; kept: Map<ResourceKind, Set<string>> } | undefined;
   const select = (items: Objects, lookups: LookupResults) => {
     if (selected) return selected;
-    const objects = selectByName(Object.fromEntries(exportKinds.filter((kind) => !perParent.includes(kind)).map((kind) => [kind, items[kind] ?? []])), options.projectNames);
+    const objects = selectByName(
+      Object.fromEntries(exportKinds.filter((kind) => !perParent.includes(kind)).map((kind) => [kind, items[kind] ?? []])),
+      options.projectNames,
+    );
     const kept = exportedObjects({ account, vendors: vendorsOf(lookups), lookups, objects, now: client.serverNow() }, false).exported;
     return (selected = { objects, kept });
   };
   const profile = exportProfile((kind, read) => [...(select(read.items, read.lookups).kept.get(parentKindOf(kind)) ?? [])].sort());
   const read = await readLive(client, { account, parallelism: options.parallelism, profile });
-  const objects: Objects = { ...select(read.items, read.lookups).objects, ...Object.fromEntries(perParent.map((kind) => [kind, read.items[kind] ?? []])) };
+  const objects: Objects = {
+    ...select(read.items, read.lookups).objects,
+    ...Object.fromEntries(perParent.map((kind) => [kind, read.items[kind] ?? []])),
+  };
   return { account, vendors: vendorsOf(read.lookups), lookups: read.lookups, objects, now: read.now };
 }
 
@@ -56,21 +62,27 @@ function parentKindOf(kind: ResourceKind): ResourceKind {
  * The objects of the kind selected by name (--project; all when none is named), refusing a name the account
  * does not have, and of the other kinds only those that belong to a selected object.
  */
-function selectByName(objects: Partial<Record<ResourceKind, readonly unknown[]>>, names: string[]): Partial<Record<ResourceKind, readonly unknown[]>> {
+function selectByName(
+  objects: Partial<Record<ResourceKind, readonly unknown[]>>,
+  names: string[],
+): Partial<Record<ResourceKind, readonly unknown[]>> {
   const selected = exportKinds.find((kind) => exportedDefinitionOf(kind).export.selectedByName);
   if (names.length === 0 || selected === undefined) return objects;
   const { export: mapping, identify, config } = exportedDefinitionOf(selected);
   const all = objects[selected] ?? [];
   // The names a user may give: those of the objects export would keep, by the kind's own skip reasons
   // (archived projects are not offered), judged alone since nothing else is decided yet.
-  const skipped = (live: unknown) => (mapping.skip ?? []).some((s) => s.when(live, { listed: () => true, exported: () => true, objects: (kind) => objects[kind] ?? [] }));
+  const skipped = (live: unknown) =>
+    (mapping.skip ?? []).some((s) => s.when(live, { listed: () => true, exported: () => true, objects: (kind) => objects[kind] ?? [] }));
   const known = [...new Set(all.filter((live) => !skipped(live)).map((live) => mapping.name!(live)))].sort();
   for (const name of names) {
     if (!known.includes(name)) {
       const plural = `${config.noun.charAt(0).toUpperCase()}${config.noun.slice(1)}s`;
       throw new AbortError(
         `No ${config.noun} named "${name}" in this account.`,
-        known.length > 0 ? `${plural}: ${known.join(', ')}. --${config.noun} takes a ${config.noun}'s name.` : `The account has no ${config.noun}s.`,
+        known.length > 0
+          ? `${plural}: ${known.join(', ')}. --${config.noun} takes a ${config.noun}'s name.`
+          : `The account has no ${config.noun}s.`,
       );
     }
   }

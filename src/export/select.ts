@@ -24,14 +24,17 @@ export function parentIdOf(kind: ResourceKind, live: unknown, key?: string): str
 
 export function exportedObjects(live: AccountObjects, narrowed: boolean): Selection {
   const exported = new Map<ResourceKind, Set<string>>();
-  const listed = new Map(exportKinds.map((kind) => [kind, new Set((live.objects[kind] ?? []).map((o) => exportedDefinitionOf(kind).identify({ live: o }).id))]));
+  const listed = new Map(
+    exportKinds.map((kind) => [kind, new Set((live.objects[kind] ?? []).map((o) => exportedDefinitionOf(kind).identify({ live: o }).id))]),
+  );
   const soFar: ExportedSoFar = {
     listed: (kind, id) => listed.get(kind)?.has(id) ?? false,
     exported: (kind, id) => exported.get(kind)?.has(id) ?? false,
     objects: (kind) => live.objects[kind] ?? [],
   };
   const skipped: Record<string, number> = {};
-  for (const kind of exportKinds) for (const reason of exportedDefinitionOf(kind).export.skip ?? []) if (reason.count) skipped[reason.count.key] = 0;
+  for (const kind of exportKinds)
+    for (const reason of exportedDefinitionOf(kind).export.skip ?? []) if (reason.count) skipped[reason.count.key] = 0;
 
   for (const kind of exportKinds) {
     const { export: mapping, identify, config } = exportedDefinitionOf(kind);

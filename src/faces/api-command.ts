@@ -40,7 +40,8 @@ export async function runApiCommand(ctx: CommandContext): Promise<number> {
       return 0;
     }
     const operation = resolveOperation(name);
-    if (extra.length > 0) throw new AbortError(`Unexpected arguments after the operation: ${extra.join(' ')}.`, 'Give parameters as --param NAME=VALUE.');
+    if (extra.length > 0)
+      throw new AbortError(`Unexpected arguments after the operation: ${extra.join(' ')}.`, 'Give parameters as --param NAME=VALUE.');
     if (ctx.values.help) {
       out(operationHelp(operationFacts(operation)));
       return 0;
@@ -117,17 +118,32 @@ function operationHelp(facts: OperationFacts): string {
     ...(spec.pages ? ['[--all-pages]'] : []),
     ...(write ? ['[--idempotency-key KEY]'] : []),
   ].join(' ');
-  const lines = [`Usage: ${usage}`, '', facts.summary, '', `  ${spec.method} /v1${spec.path}`, `  identity: ${spec.identity} (${identityWords[spec.identity]})`];
+  const lines = [
+    `Usage: ${usage}`,
+    '',
+    facts.summary,
+    '',
+    `  ${spec.method} /v1${spec.path}`,
+    `  identity: ${spec.identity} (${identityWords[spec.identity]})`,
+  ];
   if (spec.accountScoped) lines.push('  account: sent as x-account-id, from --account or $CPLANE_ACCOUNT');
-  if (write) lines.push('  write: carries an Idempotency-Key (--idempotency-key, or a new one printed on stderr); retried only on 429, 500, 503');
-  if (facts.pathParams.length > 0) lines.push('', 'Path parameters (--param NAME=VALUE):', ...facts.pathParams.map((p) => field(p, 'uuid, required')));
+  if (write)
+    lines.push('  write: carries an Idempotency-Key (--idempotency-key, or a new one printed on stderr); retried only on 429, 500, 503');
+  if (facts.pathParams.length > 0)
+    lines.push('', 'Path parameters (--param NAME=VALUE):', ...facts.pathParams.map((p) => field(p, 'uuid, required')));
   const query = fieldsOf(spec.query);
-  if (query.length > 0) lines.push('', 'Query parameters (--param NAME=VALUE):', ...query.map((f) => field(f.name, `${f.label}${f.required ? ', required' : ''}`)));
+  if (query.length > 0)
+    lines.push(
+      '',
+      'Query parameters (--param NAME=VALUE):',
+      ...query.map((f) => field(f.name, `${f.label}${f.required ? ', required' : ''}`)),
+    );
   if (spec.body) {
     const body = fieldsOf(spec.body);
     lines.push('', 'Body (--body JSON, --body @FILE or --body - for stdin):');
     if (body.length === 0) lines.push(`  ${typeLabel(spec.body)}`);
-    for (const f of body) lines.push(field(f.name, `${f.label}${f.required ? ', required' : ''}${f.writeOnly ? ', write-only (never printed)' : ''}`));
+    for (const f of body)
+      lines.push(field(f.name, `${f.label}${f.required ? ', required' : ''}${f.writeOnly ? ', write-only (never printed)' : ''}`));
   }
   lines.push('', 'Result (printed as JSON):', `  ${spec.result ? typeLabel(spec.result) : 'nothing (printed as null)'}`);
   if (spec.pages) lines.push('  --all-pages reads every page and prints them as one result');
@@ -158,8 +174,12 @@ async function callOperation(ctx: CommandContext, facts: OperationFacts, secrets
   }
 
   const account = spec.accountScoped ? (await locateState(ctx, undefined, () => ({}))).account : undefined;
-  if (spec.accountScoped && !account) throw new AbortError(`${name} works inside one account, and none is given.`, 'Set CPLANE_ACCOUNT or pass --account ID.');
-  if (call.keyIsNew) err(`Idempotency-Key: ${call.idempotencyKey} (to retry this write safely, run it again with --idempotency-key ${call.idempotencyKey})\n`);
+  if (spec.accountScoped && !account)
+    throw new AbortError(`${name} works inside one account, and none is given.`, 'Set CPLANE_ACCOUNT or pass --account ID.');
+  if (call.keyIsNew)
+    err(
+      `Idempotency-Key: ${call.idempotencyKey} (to retry this write safely, run it again with --idempotency-key ${call.idempotencyKey})\n`,
+    );
   const client = connect(ctx, { settings, ...(account ? { account } : {}), onEvent: (event) => reportRetry(event, err) });
   try {
     const data = await sendCall(client, call);
@@ -178,14 +198,16 @@ async function callOperation(ctx: CommandContext, facts: OperationFacts, secrets
 }
 
 function reportRetry(event: ClientEvent, err: Print): void {
-  if (event.type === 'retry') err(`Retrying ${event.operation} in ${event.delayMs} ms (attempt ${event.attempt} failed: ${event.reason}).\n`);
+  if (event.type === 'retry')
+    err(`Retrying ${event.operation} in ${event.delayMs} ms (attempt ${event.attempt} failed: ${event.reason}).\n`);
 }
 
 function parseParams(raw: unknown): Record<string, string> {
   const params: Record<string, string> = {};
   for (const item of (raw as string[] | undefined) ?? []) {
     const at = item.indexOf('=');
-    if (at <= 0) throw new AbortError(`--param "${item.slice(0, 40)}" is not NAME=VALUE.`, 'Example: --param id=0a000000-0000-4000-8000-000000000001');
+    if (at <= 0)
+      throw new AbortError(`--param "${item.slice(0, 40)}" is not NAME=VALUE.`, 'Example: --param id=0a000000-0000-4000-8000-000000000001');
     const name = item.slice(0, at);
     if (name in params) throw new AbortError(`--param ${name} is given more than once.`);
     params[name] = item.slice(at + 1);
@@ -219,7 +241,10 @@ async function readBody(ctx: CommandContext): Promise<unknown> {
   } catch (error) {
     // JSON.parse quotes the text around the mistake, which may hold a secret: keep only the position.
     const position = /position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
-    throw new AbortError(`--body: ${source} is not valid JSON${position ? ` (at character ${position})` : ''}.`, `Example: --body '{"name": "payments"}'`);
+    throw new AbortError(
+      `--body: ${source} is not valid JSON${position ? ` (at character ${position})` : ''}.`,
+      `Example: --body '{"name": "payments"}'`,
+    );
   }
 }
 

@@ -8,7 +8,13 @@ import type { TSchema } from '@sinclair/typebox';
 type Schema = Record<string, unknown>;
 
 const range = (min: unknown, max: unknown): string =>
-  min !== undefined && max !== undefined ? `${String(min)}..${String(max)}` : min !== undefined ? `>= ${String(min)}` : max !== undefined ? `<= ${String(max)}` : '';
+  min !== undefined && max !== undefined
+    ? `${String(min)}..${String(max)}`
+    : min !== undefined
+      ? `>= ${String(min)}`
+      : max !== undefined
+        ? `<= ${String(max)}`
+        : '';
 
 export function typeLabel(schema: TSchema | undefined): string {
   if (!schema) return 'any JSON';
@@ -18,7 +24,8 @@ export function typeLabel(schema: TSchema | undefined): string {
   if (branches) {
     const nonNull = branches.filter((b) => (b as Schema)['type'] !== 'null');
     const nullable = nonNull.length < branches.length ? ' or null' : '';
-    if (nonNull.every((b) => 'const' in b)) return `one of ${nonNull.map((b) => JSON.stringify((b as Schema)['const'])).join(', ')}${nullable}`;
+    if (nonNull.every((b) => 'const' in b))
+      return `one of ${nonNull.map((b) => JSON.stringify((b as Schema)['const'])).join(', ')}${nullable}`;
     return `${nonNull.map(typeLabel).join(' or ')}${nullable}`;
   }
   switch (s['type']) {

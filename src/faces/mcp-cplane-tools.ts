@@ -59,20 +59,44 @@ interface Captured {
 const variablesInput = {
   variables: Type.Optional(
     Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
-      description: 'Values of the configuration\'s variables by name, like `--var NAME=VALUE`; they win over varFiles.',
+      description: "Values of the configuration's variables by name, like `--var NAME=VALUE`; they win over varFiles.",
     }),
   ),
-  varFiles: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'YAML files of variable values, relative to the configuration folder, like `--var-file FILE`; each must be inside the configuration folder or its Git work tree.' })),
+  varFiles: Type.Optional(
+    Type.Array(Type.String({ minLength: 1 }), {
+      description:
+        'YAML files of variable values, relative to the configuration folder, like `--var-file FILE`; each must be inside the configuration folder or its Git work tree.',
+    }),
+  ),
 };
 const validateInput = Type.Object(variablesInput, { additionalProperties: false });
 const planInput = Type.Object(
   {
     ...variablesInput,
-    workspace: Type.Optional(Type.String({ minLength: 1, description: 'The workspace whose state to plan against, like `--workspace NAME` (default: $CPLANE_WORKSPACE, else `default`).' })),
-    targets: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Plan only these addresses and what they depend on, like `--target ADDRESS`.' })),
-    exclude: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'Plan all but these addresses (or module.NAME) and what depends on them, like `--exclude ADDRESS`; not with targets.' })),
+    workspace: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'The workspace whose state to plan against, like `--workspace NAME` (default: $CPLANE_WORKSPACE, else `default`).',
+      }),
+    ),
+    targets: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: 'Plan only these addresses and what they depend on, like `--target ADDRESS`.',
+      }),
+    ),
+    exclude: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: 'Plan all but these addresses (or module.NAME) and what depends on them, like `--exclude ADDRESS`; not with targets.',
+      }),
+    ),
     destroy: Type.Optional(Type.Boolean({ description: 'Plan the removal of everything in state instead.' })),
-    deployment: Type.Optional(Type.String({ minLength: 1, description: 'A deployment of the configuration\'s deployments: (docs/deployments.md): plan its account, workspace and variables, like `cplane plan --deployment NAME`. Required when the configuration has deployments; not with workspace.' })),
+    deployment: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "A deployment of the configuration's deployments: (docs/deployments.md): plan its account, workspace and variables, like `cplane plan --deployment NAME`. Required when the configuration has deployments; not with workspace.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -105,7 +129,12 @@ function flagsOf(args: PlanInput): CommandContext['values'] {
 function inToolTerms(diagnostics: Diagnostic[]): Diagnostic[] {
   return diagnostics.map((d) => {
     const name = d.code === 'variable_unset' ? /^Variable "([^"]+)"/.exec(d.summary)?.[1] : undefined;
-    return name === undefined ? d : { ...d, detail: `Give it a value in this tool's "variables" input ({"${name}": VALUE}), in a file listed in "varFiles", or with the environment variable CPLANE_VAR_${name} of the MCP server.` };
+    return name === undefined
+      ? d
+      : {
+          ...d,
+          detail: `Give it a value in this tool's "variables" input ({"${name}": VALUE}), in a file listed in "varFiles", or with the environment variable CPLANE_VAR_${name} of the MCP server.`,
+        };
   });
 }
 
@@ -120,7 +149,12 @@ async function varFilesOutside(args: PlanInput, dir: string): Promise<ToolOutcom
   for (const [i, path] of args.varFiles.entries()) {
     const checked = await checkPathInside(resolve(dir, path), bounds);
     if ('refused' in checked) {
-      diagnostics.push({ severity: 'error', code: 'path_outside', summary: `varFiles[${i}] "${path}" ${refusalWords(checked.refused, bounds)}: it is not read`, detail: PATH_HINT });
+      diagnostics.push({
+        severity: 'error',
+        code: 'path_outside',
+        summary: `varFiles[${i}] "${path}" ${refusalWords(checked.refused, bounds)}: it is not read`,
+        detail: PATH_HINT,
+      });
     }
   }
   return diagnostics.length > 0 ? { isError: true, parts: [{ planned: false, diagnostics }] } : undefined;
@@ -138,7 +172,12 @@ function failure(run: Captured): ToolOutcome {
 }
 
 /** Runs one cplane command in-process with its output captured; an abort becomes its message on stderr. */
-async function runCommand(command: CommandModule, options: CplaneToolsOptions, positionals: string[], values: CommandContext['values']): Promise<Captured> {
+async function runCommand(
+  command: CommandModule,
+  options: CplaneToolsOptions,
+  positionals: string[],
+  values: CommandContext['values'],
+): Promise<Captured> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
@@ -158,7 +197,11 @@ async function runCommand(command: CommandModule, options: CplaneToolsOptions, p
     });
   } catch (error) {
     if (error instanceof ConfigInvalidError) return { code: 1, stdout: '', stderr: error.message, diagnostics: error.diagnostics };
-    if (!(error instanceof AbortError) && !(error instanceof Error && ['ApiError', 'NetworkError', 'IdentityRefusedError'].includes(error.name))) throw error;
+    if (
+      !(error instanceof AbortError) &&
+      !(error instanceof Error && ['ApiError', 'NetworkError', 'IdentityRefusedError'].includes(error.name))
+    )
+      throw error;
     stderr.write(`${error.message}${error instanceof AbortError && error.hint ? `\n${error.hint}` : ''}\n`);
     code = 1;
   }
@@ -171,7 +214,12 @@ export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; cl
   /** `cplane plan --deployment NAME --out DIR --json`: the one deployment's plan, saved as DIR/NAME.plan.json. */
   const planDeployment = async (name: string, planId: string, input: PlanInput): Promise<ToolOutcome> => {
     const dir = join(plansDir, planId);
-    const run = await runCommand(await options.commands.plan(), options, [options.dir], { out: dir, json: true, ...flagsOf(input), deployment: [name] });
+    const run = await runCommand(await options.commands.plan(), options, [options.dir], {
+      out: dir,
+      json: true,
+      ...flagsOf(input),
+      deployment: [name],
+    });
     if (!run.stdout.trim().startsWith('{')) return failure(run);
     const [only] = (JSON.parse(run.stdout) as { deployments: { plan?: unknown; error?: string }[] }).deployments;
     if (!only?.plan || run.code === 1) return { isError: true, parts: [only?.error ?? run.stderr.trim()] };
@@ -190,7 +238,10 @@ export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; cl
         if (problems.length > 0) return { isError: true, parts: [`cplane_validate was not run: ${problems.join('; ')}`] };
         const outside = await varFilesOutside(args as PlanInput, options.dir);
         if (outside) return outside;
-        const run = await runCommand(await options.commands.validate(), options, [options.dir], { json: true, ...flagsOf(args as PlanInput) });
+        const run = await runCommand(await options.commands.validate(), options, [options.dir], {
+          json: true,
+          ...flagsOf(args as PlanInput),
+        });
         if (run.stdout === '') return failure(run);
         return { isError: run.code !== 0, parts: [JSON.parse(run.stdout) as unknown] };
       },
@@ -224,11 +275,20 @@ export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; cl
       description:
         'Perform a plan made by cplane_plan, given its planId. It re-plans first: when the configuration or the live objects changed since the plan was made, ' +
         'the plan is stale and is refused (nothing is changed); make a new plan. Returns the events and the summary of the run.',
-      inputSchema: { type: 'object', properties: { planId: { type: 'string', description: 'The planId returned by cplane_plan.' } }, required: ['planId'], additionalProperties: false },
+      inputSchema: {
+        type: 'object',
+        properties: { planId: { type: 'string', description: 'The planId returned by cplane_plan.' } },
+        required: ['planId'],
+        additionalProperties: false,
+      },
       annotations: { title: 'Apply a plan', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       async run(args): Promise<ToolOutcome> {
         const file = typeof args.planId === 'string' ? plans.get(args.planId) : undefined;
-        if (!file) return { isError: true, parts: [`Unknown planId ${JSON.stringify(args.planId)}: call cplane_plan and pass the planId it returns.`] };
+        if (!file)
+          return {
+            isError: true,
+            parts: [`Unknown planId ${JSON.stringify(args.planId)}: call cplane_plan and pass the planId it returns.`],
+          };
         const run = await runCommand(await options.commands.apply(), options, [file], { json: true });
         const events = run.stdout
           .split('\n')

@@ -18,10 +18,10 @@ import { helperTools, operationTools, type McpTool, type ToolConnection, type To
 import { safeFaceText } from './safe-text.js';
 import { version } from '../version.js';
 
-
 /** `commands` are the cplane commands behind cplane_validate, cplane_plan and cplane_apply, given by the CLI. */
 export async function runMcpServer(ctx: CommandContext, commands: CplaneCommands): Promise<number> {
-  if (ctx.positionals.length > 1) throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Usage: cplane mcp [dir]');
+  if (ctx.positionals.length > 1)
+    throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Usage: cplane mcp [dir]');
   const settings = connectionSettings(ctx);
   const dir = resolve(ctx.cwd, ctx.positionals[0] ?? '.');
   const account = (typeof ctx.values.account === 'string' && ctx.values.account) || ctx.env.CPLANE_ACCOUNT || undefined;
@@ -34,29 +34,53 @@ export async function runMcpServer(ctx: CommandContext, commands: CplaneCommands
   // In Service Account mode only the Service Account operations and the three helpers exist (spec, rule 4).
   const own = serviceAccount
     ? undefined
-    : cplaneTools({ dir, env: ctx.env, allowApply, connection: Object.fromEntries(['base-url', 'token', 'account'].filter((k) => ctx.values[k] !== undefined).map((k) => [k, ctx.values[k]])), commands });
+    : cplaneTools({
+        dir,
+        env: ctx.env,
+        allowApply,
+        connection: Object.fromEntries(
+          ['base-url', 'token', 'account'].filter((k) => ctx.values[k] !== undefined).map((k) => [k, ctx.values[k]]),
+        ),
+        commands,
+      });
   const tools: McpTool[] = [...operationTools(connection), ...(own?.tools ?? []), ...helperTools(connection)];
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
   const server = new Server({ name: 'cplane', version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.map(({ name, description, inputSchema, annotations }) => ({ name, description, inputSchema, ...(annotations ? { annotations } : {}) })),
+    tools: tools.map(({ name, description, inputSchema, annotations }) => ({
+      name,
+      description,
+      inputSchema,
+      ...(annotations ? { annotations } : {}),
+    })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = byName.get(request.params.name);
     // Refused as a tool result rather than a protocol error, so the assistant reads how a person turns it on.
-    if (!tool && own && request.params.name === 'cplane_apply') return { content: [{ type: 'text' as const, text: applyNotAllowed }], isError: true };
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}"${serviceAccount ? ' (a Service Account token has only the Service Account operations and the helpers)' : ''}.`);
+    if (!tool && own && request.params.name === 'cplane_apply')
+      return { content: [{ type: 'text' as const, text: applyNotAllowed }], isError: true };
+    if (!tool)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool "${request.params.name}"${serviceAccount ? ' (a Service Account token has only the Service Account operations and the helpers)' : ''}.`,
+      );
     let outcome: ToolOutcome;
     try {
       outcome = await tool.run(request.params.arguments ?? {});
     } catch (error) {
       log(`${tool.name} failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
-      outcome = { isError: true, parts: [`cplane hit an unexpected problem (a bug) in ${tool.name}: ${error instanceof Error ? error.message : String(error)}`] };
+      outcome = {
+        isError: true,
+        parts: [`cplane hit an unexpected problem (a bug) in ${tool.name}: ${error instanceof Error ? error.message : String(error)}`],
+      };
     }
     const secrets = [settings.token, ...(outcome.secrets ?? [])];
     return {
-      content: outcome.parts.map((part) => ({ type: 'text' as const, text: safeFaceText(typeof part === 'string' ? part : JSON.stringify(part, null, 2), secrets) })),
+      content: outcome.parts.map((part) => ({
+        type: 'text' as const,
+        text: safeFaceText(typeof part === 'string' ? part : JSON.stringify(part, null, 2), secrets),
+      })),
       ...(outcome.isError ? { isError: true } : {}),
     };
   });

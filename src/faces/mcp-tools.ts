@@ -62,11 +62,17 @@ function inputSchemaOf(facts: OperationFacts): McpTool['inputSchema'] {
   const { spec } = facts;
   const query = (spec.query ? plain(spec.query) : {}) as { properties?: Record<string, unknown>; required?: string[] };
   const properties: Record<string, unknown> = {};
-  for (const param of facts.pathParams) properties[param] = { type: 'string', format: 'uuid', description: `Path parameter {${param}} of ${spec.path}.` };
+  for (const param of facts.pathParams)
+    properties[param] = { type: 'string', format: 'uuid', description: `Path parameter {${param}} of ${spec.path}.` };
   Object.assign(properties, query.properties ?? {});
   if (spec.body) properties.body = { ...plain(spec.body), description: 'The JSON request body.' };
-  if (spec.pages) properties.allPages = { type: 'boolean', description: 'Read every page (limit/offset from 0) and return them as one result.' };
-  if (!facts.readOnly) properties.idempotencyKey = { type: 'string', description: 'Idempotency-Key of this write; reuse it to retry safely. Default: a new one, returned with the result.' };
+  if (spec.pages)
+    properties.allPages = { type: 'boolean', description: 'Read every page (limit/offset from 0) and return them as one result.' };
+  if (!facts.readOnly)
+    properties.idempotencyKey = {
+      type: 'string',
+      description: 'Idempotency-Key of this write; reuse it to retry safely. Default: a new one, returned with the result.',
+    };
   const required = [...facts.pathParams, ...(query.required ?? []), ...(spec.body ? ['body'] : [])];
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
 }
@@ -100,17 +106,24 @@ export function operationTool(name: OperationName, connection: ToolConnection): 
         idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : undefined,
       });
       if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') call.problems.push('idempotencyKey must be a string');
-      if (call.problems.length > 0) return { isError: true, parts: [`${name} was not sent: ${call.problems.join('; ')}`], secrets: call.secrets };
+      if (call.problems.length > 0)
+        return { isError: true, parts: [`${name} was not sent: ${call.problems.join('; ')}`], secrets: call.secrets };
       try {
         const data = await sendCall(connection.client, call);
-        return { parts: [data ?? null, ...(call.idempotencyKey ? [`Idempotency-Key: ${call.idempotencyKey}`] : [])], secrets: call.secrets };
+        return {
+          parts: [data ?? null, ...(call.idempotencyKey ? [`Idempotency-Key: ${call.idempotencyKey}`] : [])],
+          secrets: call.secrets,
+        };
       } catch (error) {
-        return { isError: true, parts: [error instanceof ApiError ? errorEnvelope(error) : error instanceof Error ? error.message : String(error)], secrets: call.secrets };
+        return {
+          isError: true,
+          parts: [error instanceof ApiError ? errorEnvelope(error) : error instanceof Error ? error.message : String(error)],
+          secrets: call.secrets,
+        };
       }
     },
   };
 }
-
 
 // ------------------------------------------------------------------ the three local helpers
 
@@ -133,7 +146,8 @@ export function helperTools(connection: ToolConnection): McpTool[] {
   return [
     {
       name: 'service_status',
-      description: 'The identity of the token in use (human or Service Account), the account, and whether the API is reachable. Local helper: reads only the provider list.',
+      description:
+        'The identity of the token in use (human or Service Account), the account, and whether the API is reachable. Local helper: reads only the provider list.',
       inputSchema: { type: 'object', properties: {}, additionalProperties: false },
       annotations: { title: 'Service status', readOnlyHint: true, openWorldHint: false },
       async run() {
@@ -144,8 +158,18 @@ export function helperTools(connection: ToolConnection): McpTool[] {
           Object.assign(status, { reachable: true, authenticated: true });
         } catch (error) {
           // An inactive Service Account's token is known to the API but may do nothing: not authenticated, for whoever relies on the flag.
-          if (error instanceof ApiError) Object.assign(status, { reachable: true, authenticated: error.status !== 401 && error.reason !== 'service_account_inactive', error: errorEnvelope(error) });
-          else Object.assign(status, { reachable: false, authenticated: false, error: error instanceof Error ? error.message : String(error) });
+          if (error instanceof ApiError)
+            Object.assign(status, {
+              reachable: true,
+              authenticated: error.status !== 401 && error.reason !== 'service_account_inactive',
+              error: errorEnvelope(error),
+            });
+          else
+            Object.assign(status, {
+              reachable: false,
+              authenticated: false,
+              error: error instanceof Error ? error.message : String(error),
+            });
         } finally {
           await probe.close();
         }
@@ -154,7 +178,8 @@ export function helperTools(connection: ToolConnection): McpTool[] {
     },
     {
       name: 'list_secret_types',
-      description: 'The secret sources the cplane configuration language knows (where a write-only value such as a provider key comes from). Local helper: sends nothing.',
+      description:
+        'The secret sources the cplane configuration language knows (where a write-only value such as a provider key comes from). Local helper: sends nothing.',
       inputSchema: { type: 'object', properties: {}, additionalProperties: false },
       annotations: { title: 'Secret sources', readOnlyHint: true, openWorldHint: false },
       async run() {
@@ -163,7 +188,11 @@ export function helperTools(connection: ToolConnection): McpTool[] {
           parts: [
             {
               description: sources.description,
-              sources: Object.entries(sources.properties).map(([type, source]) => ({ type, description: source.description, ...(type === 'generate' ? { length: lengths } : {}) })),
+              sources: Object.entries(sources.properties).map(([type, source]) => ({
+                type,
+                description: source.description,
+                ...(type === 'generate' ? { length: lengths } : {}),
+              })),
             },
           ],
         };
@@ -174,7 +203,15 @@ export function helperTools(connection: ToolConnection): McpTool[] {
       description: `A random secret in the format of the configuration's \`generate\` source (base64url, ${lengths.minimum}..${lengths.maximum} characters), made locally and never sent anywhere.`,
       inputSchema: {
         type: 'object',
-        properties: { length: { type: 'integer', minimum: lengths.minimum, maximum: lengths.maximum, default: 32, description: 'Number of characters.' } },
+        properties: {
+          length: {
+            type: 'integer',
+            minimum: lengths.minimum,
+            maximum: lengths.maximum,
+            default: 32,
+            description: 'Number of characters.',
+          },
+        },
         additionalProperties: false,
       },
       annotations: { title: 'Generate a secret', readOnlyHint: true, openWorldHint: false },
@@ -194,5 +231,7 @@ export function helperTools(connection: ToolConnection): McpTool[] {
 /** The operation tools the token may call: all of them, or only the Service Account operations. */
 export function operationTools(connection: ToolConnection): McpTool[] {
   const serviceAccount = identityOf(connection.token) === 'service_account';
-  return operationNames.filter((name) => !serviceAccount || operationFacts(name).spec.identity === 'SA').map((name) => operationTool(name, connection));
+  return operationNames
+    .filter((name) => !serviceAccount || operationFacts(name).spec.identity === 'SA')
+    .map((name) => operationTool(name, connection));
 }

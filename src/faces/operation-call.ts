@@ -44,7 +44,8 @@ export function prepareCall(name: OperationName, request: CallRequest): Prepared
   const checked = checkRequest(name, request.params, request.body);
   const problems = [...checked.problems];
   if (request.allPages && !spec.pages) problems.push(`${name} is not a paginated list, so it has no pages to read`);
-  if (request.allPages && checked.query && 'offset' in checked.query) problems.push('all pages are read from offset 0: leave out the offset parameter');
+  if (request.allPages && checked.query && 'offset' in checked.query)
+    problems.push('all pages are read from offset 0: leave out the offset parameter');
   // A read sent as a POST (readRecord) is still a read: retrying it is safe without a key, so none is chosen or shown.
   const write = !isReadOnly(name);
   if (request.idempotencyKey !== undefined && !write) problems.push(`${name} is a read: only writes carry an Idempotency-Key`);
@@ -66,7 +67,11 @@ export function prepareCall(name: OperationName, request: CallRequest): Prepared
 export async function sendCall(client: ApiClient, call: PreparedCall): Promise<unknown> {
   if (call.allPages) {
     const { limit, ...rest } = call.query ?? {};
-    const items = await client.listAll(call.name as never, { path: call.path, query: rest } as never, typeof limit === 'number' ? { pageSize: limit } : {});
+    const items = await client.listAll(
+      call.name as never,
+      { path: call.path, query: rest } as never,
+      typeof limit === 'number' ? { pageSize: limit } : {},
+    );
     // `rows` lists keep their shape, with the total of what was read.
     return (operations[call.name] as OperationSpec).pages === 'rows' ? { rows: items, total: items.length } : items;
   }

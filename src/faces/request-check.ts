@@ -24,7 +24,6 @@ export function queryParamNames(spec: OperationSpec): string[] {
   return Object.keys((spec.query as { properties?: object } | undefined)?.properties ?? {});
 }
 
-
 /**
  * `params` holds path and query parameters by name; `body` is undefined when
  * none was given. Returns the request parts ready for the client, and the

@@ -33,7 +33,11 @@ export function writeOnlyValues(schema: TSchema | undefined, value: unknown): st
   const s = schema as Record<string, unknown>;
   if (s['writeOnly'] === true) return typeof value === 'string' ? [value] : collectStrings(value);
   const found: string[] = [];
-  for (const branch of [...((s['anyOf'] as TSchema[] | undefined) ?? []), ...((s['oneOf'] as TSchema[] | undefined) ?? []), ...((s['allOf'] as TSchema[] | undefined) ?? [])]) {
+  for (const branch of [
+    ...((s['anyOf'] as TSchema[] | undefined) ?? []),
+    ...((s['oneOf'] as TSchema[] | undefined) ?? []),
+    ...((s['allOf'] as TSchema[] | undefined) ?? []),
+  ]) {
     found.push(...writeOnlyValues(branch, value));
   }
   if (Array.isArray(value)) {

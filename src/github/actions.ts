@@ -70,7 +70,12 @@ export function errorAnnotation(message: string, at?: { file: string; line: numb
 }
 
 /** The same as errorAnnotation, as a warning (`::warning ...::`) or an error. */
-export function annotation(level: 'error' | 'warning', message: string, at?: { file: string; line: number; col: number }, title?: string): string {
+export function annotation(
+  level: 'error' | 'warning',
+  message: string,
+  at?: { file: string; line: number; col: number },
+  title?: string,
+): string {
   const properties = at ? [`file=${annotationProperty({ name: at.file })}`, `line=${at.line}`, `col=${at.col}`] : [];
   if (title) properties.push(`title=${annotationProperty(title)}`);
   return `::${level}${properties.length ? ` ${properties.join(',')}` : ''}::${annotationMessage(message)}`;

@@ -39,7 +39,7 @@ export function splitComment(markdown: string, key: string, limit = COMMENT_LIMI
   };
   for (const whole of markdown.split(/(?<=\n)/)) {
     // A single line longer than a comment is cut into pieces (only a pathological value does this).
-    for (let line = whole; line.length > 0; ) {
+    for (let line = whole; line.length > 0;) {
       const piece = line.slice(0, room - 8);
       line = line.slice(piece.length);
       if (current.length + piece.length > room - (fence ? 4 : 0) && current.trim() !== (fence ?? '')) flush();
@@ -48,5 +48,7 @@ export function splitComment(markdown: string, key: string, limit = COMMENT_LIMI
     }
   }
   if (current.length > 0 || chunks.length === 0) chunks.push(current);
-  return chunks.map((chunk, i) => `${markerOf(key, i)}\n${chunks.length > 1 ? `_Plan, part ${i + 1} of ${chunks.length}_\n\n` : ''}${chunk}`);
+  return chunks.map(
+    (chunk, i) => `${markerOf(key, i)}\n${chunks.length > 1 ? `_Plan, part ${i + 1} of ${chunks.length}_\n\n` : ''}${chunk}`,
+  );
 }

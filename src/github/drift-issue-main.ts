@@ -28,7 +28,14 @@ function issueJobs(text: string): IssueJob[] | undefined {
   }
   const valid = (job: unknown): job is IssueJob => {
     const j = job as Partial<IssueJob>;
-    return typeof job === 'object' && job !== null && typeof j.key === 'string' && typeof j.topic === 'string' && typeof j.open === 'boolean' && typeof j.markdownFile === 'string';
+    return (
+      typeof job === 'object' &&
+      job !== null &&
+      typeof j.key === 'string' &&
+      typeof j.topic === 'string' &&
+      typeof j.open === 'boolean' &&
+      typeof j.markdownFile === 'string'
+    );
   };
   return Array.isArray(parsed) && parsed.every(valid) ? parsed : undefined;
 }
@@ -37,13 +44,22 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
   if (env.CPLANE_ISSUES) {
     const jobs = issueJobs(env.CPLANE_ISSUES);
     if (!jobs) {
-      process.stderr.write('::error::cplane issue: CPLANE_ISSUES is not the issues output of `cplane drift --all --github` or `cplane reconcile --all --github`\n');
+      process.stderr.write(
+        '::error::cplane issue: CPLANE_ISSUES is not the issues output of `cplane drift --all --github` or `cplane reconcile --all --github`\n',
+      );
       return 1;
     }
     let code = 0;
     // One deployment's issue that cannot be kept does not keep the others from being kept.
     for (const job of jobs) {
-      const one = await main({ ...env, CPLANE_ISSUES: '', CPLANE_ISSUE_KEY: job.key, CPLANE_ISSUE_TOPIC: job.topic, CPLANE_HAS_DRIFT: String(job.open), CPLANE_MARKDOWN_FILE: job.markdownFile }).catch((error: unknown) => {
+      const one = await main({
+        ...env,
+        CPLANE_ISSUES: '',
+        CPLANE_ISSUE_KEY: job.key,
+        CPLANE_ISSUE_TOPIC: job.topic,
+        CPLANE_HAS_DRIFT: String(job.open),
+        CPLANE_MARKDOWN_FILE: job.markdownFile,
+      }).catch((error: unknown) => {
         process.stderr.write(`::error::cplane issue for ${job.key} failed: ${error instanceof Error ? error.message : String(error)}\n`);
         return 1;
       });
@@ -51,7 +67,9 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
     }
     return code;
   }
-  const missing = ['GITHUB_TOKEN', 'GITHUB_REPOSITORY', 'CPLANE_HAS_DRIFT', 'CPLANE_MARKDOWN_FILE', 'CPLANE_ISSUE_KEY'].filter((name) => !env[name]);
+  const missing = ['GITHUB_TOKEN', 'GITHUB_REPOSITORY', 'CPLANE_HAS_DRIFT', 'CPLANE_MARKDOWN_FILE', 'CPLANE_ISSUE_KEY'].filter(
+    (name) => !env[name],
+  );
   if (missing.length > 0) {
     process.stderr.write(`::error::cplane drift issue: ${missing.join(', ')} not set\n`);
     return 1;
@@ -62,7 +80,10 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
     process.stderr.write(`::error::cplane issue: CPLANE_ISSUE_TOPIC must be one of ${Object.keys(issueTopics).join(', ')}\n`);
     return 1;
   }
-  const runUrl = env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
+  const runUrl =
+    env.GITHUB_SERVER_URL && env.GITHUB_RUN_ID
+      ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
+      : undefined;
   const result = await syncDriftIssue({
     apiUrl: env.GITHUB_API_URL || 'https://api.github.com',
     repository: env.GITHUB_REPOSITORY!,
@@ -74,7 +95,11 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
     ...(runUrl ? { runUrl } : {}),
   });
   const noun = topic === 'drift' ? 'drift' : 'reconcile';
-  process.stdout.write(result.action === 'none' ? `No ${topic === 'drift' ? 'drift' : 'step waiting for a person'} for ${env.CPLANE_ISSUE_KEY}, and no open ${noun} issue.\n` : `${noun === 'drift' ? 'Drift' : 'Reconcile'} issue #${result.number} for ${env.CPLANE_ISSUE_KEY}: ${result.action}.\n`);
+  process.stdout.write(
+    result.action === 'none'
+      ? `No ${topic === 'drift' ? 'drift' : 'step waiting for a person'} for ${env.CPLANE_ISSUE_KEY}, and no open ${noun} issue.\n`
+      : `${noun === 'drift' ? 'Drift' : 'Reconcile'} issue #${result.number} for ${env.CPLANE_ISSUE_KEY}: ${result.action}.\n`,
+  );
   return 0;
 }
 

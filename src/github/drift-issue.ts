@@ -21,7 +21,11 @@ export const DRIFT_LABEL = 'cplane-drift';
  */
 export const issueTopics = {
   drift: { label: DRIFT_LABEL, title: 'drift in', closing: 'No drift found by the latest check' },
-  reconcile: { label: 'cplane-reconcile', title: 'changes waiting for a person in', closing: 'Nothing waits for a person after the latest reconcile' },
+  reconcile: {
+    label: 'cplane-reconcile',
+    title: 'changes waiting for a person in',
+    closing: 'Nothing waits for a person after the latest reconcile',
+  },
 } as const;
 export type IssueTopic = keyof typeof issueTopics;
 
@@ -62,7 +66,8 @@ export function driftIssueBody(key: string, markdown: string, runUrl?: string, t
 }
 
 /** The issue title: plain text, so only control characters need to go. */
-export const driftIssueTitle = (key: string, topic: IssueTopic = 'drift') => `cplane: ${issueTopics[topic].title} ${key.replace(/\p{Cc}/gu, '')}`.slice(0, 200);
+export const driftIssueTitle = (key: string, topic: IssueTopic = 'drift') =>
+  `cplane: ${issueTopics[topic].title} ${key.replace(/\p{Cc}/gu, '')}`.slice(0, 200);
 
 export async function syncDriftIssue(request: DriftIssueRequest): Promise<DriftIssueResult> {
   const call = githubRepository(request.apiUrl, request.repository, request.token);
@@ -80,7 +85,9 @@ export async function syncDriftIssue(request: DriftIssueRequest): Promise<DriftI
 
   if (!request.hasDrift) {
     if (!ours) return { action: 'none' };
-    await call('POST', `/issues/${ours.number}/comments`, { body: `${marker}\n${closing}${request.runUrl ? ` ([run](${encodeURI(request.runUrl)}))` : ''}: closing.` });
+    await call('POST', `/issues/${ours.number}/comments`, {
+      body: `${marker}\n${closing}${request.runUrl ? ` ([run](${encodeURI(request.runUrl)}))` : ''}: closing.`,
+    });
     await call('PATCH', `/issues/${ours.number}`, { state: 'closed', state_reason: 'completed' });
     return { action: 'closed', number: ours.number };
   }

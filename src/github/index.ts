@@ -3,4 +3,12 @@
  * marker and splitting of pull-request comments (comment-parts.ts); the
  * action's comment step runs pr-comment.ts.
  */
-export { annotation, appendStepSummary, cutMarkdown, errorAnnotation, readStepOutputs, STEP_SUMMARY_LIMIT, writeStepOutputs } from './actions.js';
+export {
+  annotation,
+  appendStepSummary,
+  cutMarkdown,
+  errorAnnotation,
+  readStepOutputs,
+  STEP_SUMMARY_LIMIT,
+  writeStepOutputs,
+} from './actions.js';

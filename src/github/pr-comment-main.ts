@@ -9,7 +9,9 @@ import { readFileSync } from 'node:fs';
 import { upsertPlanComments } from './pr-comment.js';
 
 async function main(env: NodeJS.ProcessEnv): Promise<number> {
-  const missing = ['GITHUB_TOKEN', 'GITHUB_REPOSITORY', 'GITHUB_EVENT_PATH', 'CPLANE_MARKDOWN_FILE', 'CPLANE_COMMENT_KEY'].filter((name) => !env[name]);
+  const missing = ['GITHUB_TOKEN', 'GITHUB_REPOSITORY', 'GITHUB_EVENT_PATH', 'CPLANE_MARKDOWN_FILE', 'CPLANE_COMMENT_KEY'].filter(
+    (name) => !env[name],
+  );
   if (missing.length > 0) {
     process.stderr.write(`::error::cplane comment: ${missing.join(', ')} not set\n`);
     return 1;
@@ -28,7 +30,9 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
     key: env.CPLANE_COMMENT_KEY!,
     markdown: readFileSync(env.CPLANE_MARKDOWN_FILE!, 'utf8'),
   });
-  process.stdout.write(`Plan comment for ${env.CPLANE_COMMENT_KEY}: ${result.created} created, ${result.updated} updated, ${result.deleted} deleted.\n`);
+  process.stdout.write(
+    `Plan comment for ${env.CPLANE_COMMENT_KEY}: ${result.created} created, ${result.updated} updated, ${result.deleted} deleted.\n`,
+  );
   return 0;
 }
 

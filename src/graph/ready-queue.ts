@@ -12,7 +12,7 @@ export class ReadyQueue {
   push(position: number): void {
     const heap = this.heap;
     heap.push(position);
-    for (let i = heap.length - 1; i > 0; ) {
+    for (let i = heap.length - 1; i > 0;) {
       const parent = (i - 1) >> 1;
       if (heap[parent]! <= heap[i]!) break;
       [heap[parent], heap[i]] = [heap[i]!, heap[parent]!];
@@ -27,7 +27,7 @@ export class ReadyQueue {
     const last = heap.pop()!;
     if (heap.length > 0) {
       heap[0] = last;
-      for (let i = 0; ; ) {
+      for (let i = 0; ;) {
         const l = 2 * i + 1;
         const r = l + 1;
         let m = i;

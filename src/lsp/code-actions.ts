@@ -33,7 +33,10 @@ function addUnder(path: string, text: string, file: SourceFile | undefined, key:
     at = position.value[1];
     depth++;
   }
-  const missing = keys.slice(depth).map((k, i) => `${'  '.repeat(depth + i)}${k}:\n`).join('');
+  const missing = keys
+    .slice(depth)
+    .map((k, i) => `${'  '.repeat(depth + i)}${k}:\n`)
+    .join('');
   const body = entry.map((line) => `${'  '.repeat(keys.length)}${line}\n`).join('');
   if (depth === 0) {
     const newline = text === '' || text.endsWith('\n') ? '' : '\n';
@@ -48,7 +51,14 @@ const UNKNOWN_VARIABLE = /^Unknown variable "([A-Za-z_][A-Za-z0-9_]*)"/;
 const UNKNOWN_DIRECTORY = /^Unknown (user|group) "([^"]+)": it is not declared in directory\.(users|groups)/;
 
 /** The fixes for one diagnostic of the loader (its code and summary) in a file of the configuration. */
-export function fixesFor(code: string, summary: string, path: string, text: string, file: SourceFile | undefined, directoryFile: DirectoryFile): Fix[] {
+export function fixesFor(
+  code: string,
+  summary: string,
+  path: string,
+  text: string,
+  file: SourceFile | undefined,
+  directoryFile: DirectoryFile,
+): Fix[] {
   const variable = code === 'unresolved_variable' ? UNKNOWN_VARIABLE.exec(summary)?.[1] : undefined;
   if (variable !== undefined) {
     return [{ title: `Declare variable "${variable}"`, change: addUnder(path, text, file, 'variables', [], [`${variable}: {}`]) }];
@@ -56,10 +66,19 @@ export function fixesFor(code: string, summary: string, path: string, text: stri
   const unknown = code === 'unknown_directory_name' ? UNKNOWN_DIRECTORY.exec(summary) : undefined;
   if (unknown) {
     const [, noun, name, section] = unknown;
-    return [{
-      title: `Add ${noun} "${name}" to directory.${section}`,
-      change: addUnder(directoryFile.path, directoryFile.text, directoryFile.file, 'directory', [section!], [`${name}:`, '  id: TODO', '  publicKey: TODO']),
-    }];
+    return [
+      {
+        title: `Add ${noun} "${name}" to directory.${section}`,
+        change: addUnder(
+          directoryFile.path,
+          directoryFile.text,
+          directoryFile.file,
+          'directory',
+          [section!],
+          [`${name}:`, '  id: TODO', '  publicKey: TODO'],
+        ),
+      },
+    ];
   }
   return [];
 }
@@ -68,6 +87,13 @@ export function fixesFor(code: string, summary: string, path: string, text: stri
 export function pinServiceAccount(name: string, directoryFile: DirectoryFile): Fix {
   return {
     title: `Pin Service Account "${name}" in directory.serviceAccounts`,
-    change: addUnder(directoryFile.path, directoryFile.text, directoryFile.file, 'directory', ['serviceAccounts'], [`${name}:`, '  keyId: TODO']),
+    change: addUnder(
+      directoryFile.path,
+      directoryFile.text,
+      directoryFile.file,
+      'directory',
+      ['serviceAccounts'],
+      [`${name}:`, '  keyId: TODO'],
+    ),
   };
 }

@@ -63,35 +63,68 @@ export function slotAt(path: readonly string[], kinds: readonly KindBlock[]): Sl
 
 const where = (o: Occurrence, root: string) => `${relative(root, o.path)}`;
 
-export function complete(index: NamesIndex, kinds: readonly KindBlock[], schema: JsonSchema, path: string, text: string, offset: number): Suggestion[] {
+export function complete(
+  index: NamesIndex,
+  kinds: readonly KindBlock[],
+  schema: JsonSchema,
+  path: string,
+  text: string,
+  offset: number,
+): Suggestion[] {
   const cursor = cursorAt(text, offset);
   const scope = dirname(path);
   const replaceFrom = cursor.prefixStart;
   const names = (space: Space): Suggestion[] => {
     const seen = new Set<string>();
-    return index.declared(scope, space).filter((o) => !seen.has(o.name) && seen.add(o.name)).map((o) => ({ label: o.name, what: 'name', detail: `${space.replace(/^[a-z]+:/, '')} (${where(o, index.root)})`, replaceFrom }));
+    return index
+      .declared(scope, space)
+      .filter((o) => !seen.has(o.name) && seen.add(o.name))
+      .map((o) => ({ label: o.name, what: 'name', detail: `${space.replace(/^[a-z]+:/, '')} (${where(o, index.root)})`, replaceFrom }));
   };
   if (cursor.variable) return names('variable').map((s) => ({ ...s, what: 'variable' }));
   if (cursor.part === 'key') {
     const [top, call, inputs] = cursor.path;
     if (top === 'modules' && call !== undefined && inputs === 'inputs' && cursor.path.length === 3) {
       const folder = index.moduleFolder(call);
-      return folder === undefined ? [] : index.declared(folder, 'variable').map((o) => ({ label: o.name, what: 'variable', detail: `variable of module ${call} (${where(o, index.root)})`, replaceFrom }));
+      return folder === undefined
+        ? []
+        : index
+            .declared(folder, 'variable')
+            .map((o) => ({ label: o.name, what: 'variable', detail: `variable of module ${call} (${where(o, index.root)})`, replaceFrom }));
     }
-    return propertiesAt(schema, cursor.path).map((p) => ({ label: p.name, what: 'key', replaceFrom, ...(p.description ? { documentation: p.description } : {}) }));
+    return propertiesAt(schema, cursor.path).map((p) => ({
+      label: p.name,
+      what: 'key',
+      replaceFrom,
+      ...(p.description ? { documentation: p.description } : {}),
+    }));
   }
   const slot = slotAt(cursor.path, kinds);
   if (slot === undefined) return [];
   if (slot === 'policy-rule') return RULE_VARIABLES.map(([name, type]) => ({ label: name, what: 'cel', detail: type, replaceFrom }));
-  if (slot === 'auto-approve') return AUTO_APPROVE_FIELDS.map((field) => ({ label: `plan.${field}`, what: 'cel', detail: field === 'kinds' ? 'map of ints by kind' : 'int', replaceFrom }));
-  if (slot === 'model') return modelsFor(index, kinds, scope, cursor.path).map((model) => ({ label: model, what: 'name', detail: 'model', replaceFrom }));
+  if (slot === 'auto-approve')
+    return AUTO_APPROVE_FIELDS.map((field) => ({
+      label: `plan.${field}`,
+      what: 'cel',
+      detail: field === 'kinds' ? 'map of ints by kind' : 'int',
+      replaceFrom,
+    }));
+  if (slot === 'model')
+    return modelsFor(index, kinds, scope, cursor.path).map((model) => ({ label: model, what: 'name', detail: 'model', replaceFrom }));
   if (slot === 'address') {
-    return kinds.filter((b) => !b.single && !b.list).flatMap((b) => index.declared(scope, `resource:${b.kind}`).map((o) => ({ label: resourceAddress(b.kind, o.name), what: 'name' as const, detail: where(o, index.root), replaceFrom })));
+    return kinds
+      .filter((b) => !b.single && !b.list)
+      .flatMap((b) =>
+        index
+          .declared(scope, `resource:${b.kind}`)
+          .map((o) => ({ label: resourceAddress(b.kind, o.name), what: 'name' as const, detail: where(o, index.root), replaceFrom })),
+      );
   }
   return names(slot);
 }
 
-const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The models the configuration already names for a provider of the credentials the entry at `path` attaches: the
@@ -104,7 +137,11 @@ function modelsFor(index: NamesIndex, kinds: readonly KindBlock[], scope: string
   if (!block || !rule || !('kind' in rule)) return [];
   const providerOf = new Map(index.declared(scope, `resource:${rule.kind}`).map((o) => [o.name, o.entry?.provider]));
   const providersOf = (entry: Record<string, unknown> | undefined) =>
-    new Set((Array.isArray(entry?.credentials) ? entry.credentials : []).map((name) => providerOf.get(String(name))).filter((p): p is string => typeof p === 'string'));
+    new Set(
+      (Array.isArray(entry?.credentials) ? entry.credentials : [])
+        .map((name) => providerOf.get(String(name)))
+        .filter((p): p is string => typeof p === 'string'),
+    );
   const entries = index.declared(scope, `resource:${block.kind}`);
   const mine = providersOf(entries.find((o) => o.name === path[1])?.entry);
   const children = kinds.filter((b) => b.parent?.kind === block.kind && !b.single && !b.list).map((b) => b.key);

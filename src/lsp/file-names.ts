@@ -68,7 +68,8 @@ export interface FileNames {
 
 export const symbolKey = (scope: string, space: Space, name: string) => `${scope}\u0000${space}\u0000${name}`;
 
-const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const VARIABLE_USE = /\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g;
 const WHOLE_VARIABLE = /^\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}$/;
 
@@ -77,19 +78,47 @@ const WHOLE_VARIABLE = /^\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}$/;
  * `scope` the folder the file's names belong to (the root, or a module's folder).
  */
 export function fileNames(path: string, text: string, scope: string, root: string, kinds: readonly KindBlock[]): FileNames {
-  const out: FileNames = { path, scope, text, occurrences: [], moduleInputs: [], variablesAsReferences: new Map(), listed: [], calls: new Map(), file: undefined };
+  const out: FileNames = {
+    path,
+    scope,
+    text,
+    occurrences: [],
+    moduleInputs: [],
+    variablesAsReferences: new Map(),
+    listed: [],
+    calls: new Map(),
+    file: undefined,
+  };
   const file = parseSourceFile(Buffer.from(text, 'utf8'), path, path, []);
   out.file = file;
   if (!file || !isMapping(file.value)) return out;
   const value = file.value;
 
   /** The name `name` as written in the text from `from` on (a key or value may be quoted). */
-  const add = (space: Space, name: string, written: string, from: number, declaration: boolean, extra: Partial<Occurrence> = {}, inScope = scope) => {
+  const add = (
+    space: Space,
+    name: string,
+    written: string,
+    from: number,
+    declaration: boolean,
+    extra: Partial<Occurrence> = {},
+    inScope = scope,
+  ) => {
     const start = text.indexOf(written, from);
     if (start === -1) return;
-    out.occurrences.push({ symbol: symbolKey(inScope, space, name), space, name, path, start, end: start + written.length, declaration, ...extra });
+    out.occurrences.push({
+      symbol: symbolKey(inScope, space, name),
+      space,
+      name,
+      path,
+      start,
+      end: start + written.length,
+      declaration,
+      ...extra,
+    });
   };
-  const keyAt = (container: unknown, key: string | number) => positionIn(file, container, key)?.key ?? positionIn(file, container, key)?.value[0];
+  const keyAt = (container: unknown, key: string | number) =>
+    positionIn(file, container, key)?.key ?? positionIn(file, container, key)?.value[0];
   const valueAt = (container: unknown, key: string | number) => positionIn(file, container, key)?.value;
 
   // Every `${var.NAME}` in every string, at its place in the text.
@@ -103,7 +132,15 @@ export function fileNames(path: string, text: string, scope: string, root: strin
         const raw = text.slice(at[0], at[1]);
         for (const match of raw.matchAll(VARIABLE_USE)) {
           const nameStart = at[0] + match.index + match[0].indexOf('var.') + 'var.'.length;
-          out.occurrences.push({ symbol: symbolKey(scope, 'variable', match[1]!), space: 'variable', name: match[1]!, path, start: nameStart, end: nameStart + match[1]!.length, declaration: false });
+          out.occurrences.push({
+            symbol: symbolKey(scope, 'variable', match[1]!),
+            space: 'variable',
+            name: match[1]!,
+            path,
+            start: nameStart,
+            end: nameStart + match[1]!.length,
+            declaration: false,
+          });
         }
       } else walkStrings(inner);
     }
@@ -122,7 +159,10 @@ export function fileNames(path: string, text: string, scope: string, root: strin
       for (const [name, entry] of Object.entries(entries)) {
         add(`directory:${section}`, name, name, keyAt(entries, name) ?? 0, true, isMapping(entry) ? { entry } : {});
         if (section === 'groups' && isMapping(entry) && Array.isArray(entry.members)) {
-          entry.members.forEach((user, i) => typeof user === 'string' && add('directory:users', user, user, valueAt(entry.members, i)?.[0] ?? 0, false, {}, root));
+          entry.members.forEach(
+            (user, i) =>
+              typeof user === 'string' && add('directory:users', user, user, valueAt(entry.members, i)?.[0] ?? 0, false, {}, root),
+          );
         }
       }
     }
@@ -166,7 +206,14 @@ export function fileNames(path: string, text: string, scope: string, root: strin
     if (!isMapping(entries)) return;
     for (const [name, entry] of Object.entries(entries)) {
       const full = parent === undefined ? name : `${parent}/${name}`;
-      add(`resource:${block.kind}`, full, name, keyAt(entries, name) ?? 0, true, isMapping(entry) ? { entry, ...(entry.forEach !== undefined ? { forEach: entry.forEach } : {}) } : {});
+      add(
+        `resource:${block.kind}`,
+        full,
+        name,
+        keyAt(entries, name) ?? 0,
+        true,
+        isMapping(entry) ? { entry, ...(entry.forEach !== undefined ? { forEach: entry.forEach } : {}) } : {},
+      );
       if (isMapping(entry)) readEntry(block, entry, full);
     }
   };
@@ -213,7 +260,10 @@ export function fileNames(path: string, text: string, scope: string, root: strin
     let from = text.indexOf(written, at[0]) + address.kind.length + 1;
     address.segments.forEach((segment, i) => {
       const kind = chain[i];
-      const full = address.segments.slice(0, i + 1).map((s) => s.name).join('/');
+      const full = address.segments
+        .slice(0, i + 1)
+        .map((s) => s.name)
+        .join('/');
       if (kind !== undefined && !blockOf.get(kind)?.list) add(`resource:${kind}`, full, segment.name, from, false);
       from = text.indexOf('/', from) + 1;
     });

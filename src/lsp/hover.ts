@@ -10,7 +10,8 @@ import { cursorAt } from './cursor.js';
 import type { NamesIndex } from './names-index.js';
 import { schemaAt } from './schema-at.js';
 
-const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function instances(forEach: unknown): string {
   if (Array.isArray(forEach)) return `forEach makes ${forEach.length} instance${forEach.length === 1 ? '' : 's'}`;

@@ -16,7 +16,10 @@ const configFile = (name: string) => /\.ya?ml$/i.test(name);
 
 async function configFilesOf(folder: string): Promise<string[]> {
   try {
-    return (await readdir(folder, { withFileTypes: true })).filter((e) => e.isFile() && configFile(e.name)).map((e) => join(folder, e.name)).sort();
+    return (await readdir(folder, { withFileTypes: true }))
+      .filter((e) => e.isFile() && configFile(e.name))
+      .map((e) => join(folder, e.name))
+      .sort();
   } catch {
     return [];
   }
@@ -26,7 +29,11 @@ export class NamesIndex {
   private readonly files = new Map<string, FileNames>();
   private bySymbol: Map<string, Occurrence[]> | undefined;
 
-  constructor(readonly root: string, private readonly kinds: readonly KindBlock[], private readonly readText: ReadText) {}
+  constructor(
+    readonly root: string,
+    private readonly kinds: readonly KindBlock[],
+    private readonly readText: ReadText,
+  ) {}
 
   /** Reads every file of the folder and of the modules it calls. */
   async load(): Promise<void> {
@@ -112,7 +119,15 @@ export class NamesIndex {
         const kind = asReference.get(input.folder)?.get(input.variable);
         if (kind === undefined) continue;
         const space: Space = `resource:${kind}`;
-        put({ symbol: symbolKey(this.root, space, input.value), space, name: input.value, path: input.path, start: input.start, end: input.end, declaration: false });
+        put({
+          symbol: symbolKey(this.root, space, input.value),
+          space,
+          name: input.value,
+          path: input.path,
+          start: input.start,
+          end: input.end,
+          declaration: false,
+        });
       }
     }
     this.bySymbol = table;

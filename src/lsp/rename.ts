@@ -31,14 +31,18 @@ function kindOfSpace(occurrence: Occurrence): string | undefined {
 /** The name at the cursor, if it can be renamed; refused with why otherwise. */
 export function renameTarget(index: NamesIndex, kinds: readonly KindBlock[], path: string, offset: number): Occurrence {
   const at = index.occurrenceAt(path, offset);
-  if (!at) throw new RenameRefused('Nothing to rename here: put the cursor on a local name, a directory name, a variable or a module call.');
+  if (!at)
+    throw new RenameRefused('Nothing to rename here: put the cursor on a local name, a directory name, a variable or a module call.');
   const kind = kindOfSpace(at);
   const block = kinds.find((b) => b.kind === kind);
   if (block?.list || block?.single) throw new RenameRefused(`A ${block.noun} has no name of its own to rename.`);
   const declarations = index.declarationsOf(at.symbol);
-  if (declarations.length === 0) throw new RenameRefused(`"${at.name}" is not declared in this configuration: declare it before renaming it.`);
+  if (declarations.length === 0)
+    throw new RenameRefused(`"${at.name}" is not declared in this configuration: declare it before renaming it.`);
   if (declarations.some((d) => d.forEach !== undefined)) {
-    throw new RenameRefused(`"${at.name}" has forEach: its instances' addresses carry keys known only when the configuration loads. Rename it by hand, with a moved block per instance (docs/configuration.md).`);
+    throw new RenameRefused(
+      `"${at.name}" has forEach: its instances' addresses carry keys known only when the configuration loads. Rename it by hand, with a moved block per instance (docs/configuration.md).`,
+    );
   }
   return at;
 }
@@ -48,7 +52,9 @@ export function renameChanges(index: NamesIndex, kinds: readonly KindBlock[], pa
   const target = renameTarget(index, kinds, path, offset);
   const pattern = target.space === 'variable' ? VARIABLE_NAME : LOCAL_NAME;
   if (!pattern.test(newName)) {
-    throw new RenameRefused(`"${newName}" is not a valid name: ${target.space === 'variable' ? "letters, digits and '_', starting with a letter or '_'" : "letters, digits, '_' and '-', starting with a letter or digit"}, at most 100 characters.`);
+    throw new RenameRefused(
+      `"${newName}" is not a valid name: ${target.space === 'variable' ? "letters, digits and '_', starting with a letter or '_'" : "letters, digits, '_' and '-', starting with a letter or digit"}, at most 100 characters.`,
+    );
   }
   const parts = target.name.split('/');
   const renamed = [...parts.slice(0, -1), newName].join('/');
@@ -57,7 +63,8 @@ export function renameChanges(index: NamesIndex, kinds: readonly KindBlock[], pa
   const taken = index.declarationsOf(symbolKey(scope, target.space, renamed))[0];
   if (taken) throw new RenameRefused(`"${newName}" is already declared (${relative(index.root, taken.path)}): choose another name.`);
 
-  const changes: TextChange[] = index.occurrencesOf(target.symbol)
+  const changes: TextChange[] = index
+    .occurrencesOf(target.symbol)
     .map((o) => ({ path: o.path, start: o.start, end: o.end, newText: newName }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.start - b.start));
   const moves = movesOf(index, target, renamed, scope);
@@ -69,7 +76,11 @@ export function renameChanges(index: NamesIndex, kinds: readonly KindBlock[], pa
 function movesOf(index: NamesIndex, target: Occurrence, renamed: string, scope: string): { from: string; to: string }[] {
   const prefixes = scope === index.root ? [[]] : index.callsOf(scope).map((call) => [call]);
   const kind = kindOfSpace(target);
-  if (kind !== undefined) return prefixes.map((modules) => ({ from: resourceAddress(kind, nameInModule(modules, target.name)), to: resourceAddress(kind, nameInModule(modules, renamed)) }));
+  if (kind !== undefined)
+    return prefixes.map((modules) => ({
+      from: resourceAddress(kind, nameInModule(modules, target.name)),
+      to: resourceAddress(kind, nameInModule(modules, renamed)),
+    }));
   if (!target.space.startsWith('directory:')) return [];
   // A grant named by the directory name (`grants.users: [dana]`) is the resource user_share.P/R/dana.
   const moves: { from: string; to: string }[] = [];
@@ -79,7 +90,10 @@ function movesOf(index: NamesIndex, target: Occurrence, renamed: string, scope: 
     for (const listed of names.listed) {
       if (listed.space !== target.space || listed.name !== target.name) continue;
       for (const prefix of modules) {
-        moves.push({ from: resourceAddress(listed.kind, nameInModule(prefix, `${listed.parent}/${target.name}`)), to: resourceAddress(listed.kind, nameInModule(prefix, `${listed.parent}/${renamed}`)) });
+        moves.push({
+          from: resourceAddress(listed.kind, nameInModule(prefix, `${listed.parent}/${target.name}`)),
+          to: resourceAddress(listed.kind, nameInModule(prefix, `${listed.parent}/${renamed}`)),
+        });
       }
     }
   }
@@ -94,7 +108,9 @@ function movesOf(index: NamesIndex, target: Occurrence, renamed: string, scope: 
 function movedBlocks(index: NamesIndex, moves: { from: string; to: string }[], target: Occurrence): TextChange {
   const declaration = index.declarationsOf(target.symbol)[0]!;
   const rootFiles = index.paths().filter((p) => index.fileNamesOf(p)!.scope === index.root);
-  const home = rootFiles.includes(declaration.path) ? declaration.path : rootFiles.find((p) => index.fileNamesOf(p)!.calls.size > 0) ?? rootFiles[0] ?? declaration.path;
+  const home = rootFiles.includes(declaration.path)
+    ? declaration.path
+    : (rootFiles.find((p) => index.fileNamesOf(p)!.calls.size > 0) ?? rootFiles[0] ?? declaration.path);
   const text = index.fileNamesOf(home)?.text ?? '';
   const file = index.fileNamesOf(home)?.file;
   const list = file ? (file.value as Record<string, unknown>).moved : undefined;
@@ -116,4 +132,5 @@ function movedBlocks(index: NamesIndex, moves: { from: string; to: string }[], t
   return { path: home, start: text.length, end: text.length, newText: `${newline}\nmoved:\n${items(moves, '  ')}` };
 }
 
-const items = (moves: { from: string; to: string }[], indent: string) => moves.map((m) => `${indent}- from: ${m.from}\n${indent}  to: ${m.to}\n`).join('');
+const items = (moves: { from: string; to: string }[], indent: string) =>
+  moves.map((m) => `${indent}- from: ${m.from}\n${indent}  to: ${m.to}\n`).join('');

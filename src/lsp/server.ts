@@ -12,7 +12,14 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import lsp from 'vscode-languageserver/node.js';
-import type { CodeAction, CompletionItem, Diagnostic as LspDiagnostic, Location, TextEdit, WorkspaceEdit } from 'vscode-languageserver/node.js';
+import type {
+  CodeAction,
+  CompletionItem,
+  Diagnostic as LspDiagnostic,
+  Location,
+  TextEdit,
+  WorkspaceEdit,
+} from 'vscode-languageserver/node.js';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { formatConfigText, type Diagnostic, type JsonSchema } from '../config/index.js';
 import { packageFile } from '../package-files.js';
@@ -23,7 +30,19 @@ import { hoverAt } from './hover.js';
 import { RenameRefused, renameChanges, renameTarget, type TextChange } from './rename.js';
 import { Workspace } from './workspace.js';
 
-const { createConnection, DidChangeWatchedFilesNotification, StreamMessageReader, StreamMessageWriter, TextDocuments, TextDocumentSyncKind, ResponseError, ErrorCodes, CompletionItemKind, DiagnosticSeverity, CodeActionKind } = lsp;
+const {
+  createConnection,
+  DidChangeWatchedFilesNotification,
+  StreamMessageReader,
+  StreamMessageWriter,
+  TextDocuments,
+  TextDocumentSyncKind,
+  ResponseError,
+  ErrorCodes,
+  CompletionItemKind,
+  DiagnosticSeverity,
+  CodeActionKind,
+} = lsp;
 
 /** How long the diagnostics of a folder wait after a change for the next one (typing) before the loader runs. */
 const DEBOUNCE_MS = 200;
@@ -72,10 +91,12 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
 
   const readText = async (path: string) => open.get(path) ?? (await readFile(path, 'utf8').catch(() => undefined));
   const schemaOf = async () => (schema ??= JSON.parse(await readFile(packageFile('schema', 'config.schema.json'), 'utf8')) as JsonSchema);
-  const inFolders = (path: string) => folders.length === 0 || folders.some((f) => {
-    const inside = relative(f, path);
-    return !inside.startsWith('..') && !isAbsolute(inside);
-  });
+  const inFolders = (path: string) =>
+    folders.length === 0 ||
+    folders.some((f) => {
+      const inside = relative(f, path);
+      return !inside.startsWith('..') && !isAbsolute(inside);
+    });
 
   /**
    * The configuration folder a file belongs to: one already served that calls its folder as a module, else a folder
@@ -115,7 +136,9 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     }
     // A problem of no one file (no configuration file left) is shown on each open file of the folder.
     const general = byPath.get(workspace.root) ?? [];
-    for (const path of open.keys()) if (general.length > 0 && dirname(path) === workspace.root) void connection.sendDiagnostics({ uri: uriOf(path), diagnostics: general.map(toLsp) });
+    for (const path of open.keys())
+      if (general.length > 0 && dirname(path) === workspace.root)
+        void connection.sendDiagnostics({ uri: uriOf(path), diagnostics: general.map(toLsp) });
     for (const path of before) void connection.sendDiagnostics({ uri: uriOf(path), diagnostics: [] });
     published.set(workspace, new Set(byPath.keys()));
   }
@@ -123,11 +146,19 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
   /** Diagnostics after the changes stop for DEBOUNCE_MS; one run at a time per folder, the last change always seen. */
   function schedule(workspace: Workspace): void {
     clearTimeout(timers.get(workspace));
-    timers.set(workspace, setTimeout(() => {
-      timers.delete(workspace);
-      const previous = running.get(workspace) ?? Promise.resolve();
-      running.set(workspace, previous.then(() => publish(workspace)).catch((error: unknown) => connection.console.error(`cplane lsp: diagnostics failed: ${String(error)}`)));
-    }, DEBOUNCE_MS));
+    timers.set(
+      workspace,
+      setTimeout(() => {
+        timers.delete(workspace);
+        const previous = running.get(workspace) ?? Promise.resolve();
+        running.set(
+          workspace,
+          previous
+            .then(() => publish(workspace))
+            .catch((error: unknown) => connection.console.error(`cplane lsp: diagnostics failed: ${String(error)}`)),
+        );
+      }, DEBOUNCE_MS),
+    );
   }
 
   async function changed(uri: string, text: string | undefined): Promise<void> {
@@ -139,13 +170,19 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     if (!inFolders(path)) {
       void connection.sendDiagnostics({
         uri,
-        diagnostics: text === undefined ? [] : [{
-          range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
-          severity: DiagnosticSeverity.Information,
-          code: 'outside_workspace',
-          source: 'cplane',
-          message: 'This file is outside the workspace folders: cplane reads configuration folders inside them only. Open its folder as a workspace folder.',
-        }],
+        diagnostics:
+          text === undefined
+            ? []
+            : [
+                {
+                  range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+                  severity: DiagnosticSeverity.Information,
+                  code: 'outside_workspace',
+                  source: 'cplane',
+                  message:
+                    'This file is outside the workspace folders: cplane reads configuration folders inside them only. Open its folder as a workspace folder.',
+                },
+              ],
       });
       return;
     }
@@ -159,10 +196,15 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
   async function served(uri: string): Promise<{ workspace: Workspace; path: string; text: string; doc: TextDocument }> {
     await settled;
     const path = pathOf(uri);
-    if (path === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `cplane lsp serves files on disk (file: URIs), not ${uri.split(':')[0]}:`);
+    if (path === undefined)
+      throw new ResponseError(ErrorCodes.InvalidParams, `cplane lsp serves files on disk (file: URIs), not ${uri.split(':')[0]}:`);
     if (!isConfigFile(path)) throw new ResponseError(ErrorCodes.InvalidParams, `${path} is not a configuration file (*.yaml or *.yml)`);
     const workspace = inFolders(path) ? await workspaceOf(path) : undefined;
-    if (!workspace) throw new ResponseError(ErrorCodes.InvalidParams, `${path} is outside the workspace folders: cplane reads configuration folders inside them only`);
+    if (!workspace)
+      throw new ResponseError(
+        ErrorCodes.InvalidParams,
+        `${path} is outside the workspace folders: cplane reads configuration folders inside them only`,
+      );
     const text = (await readText(path)) ?? '';
     return { workspace, path, text, doc: TextDocument.create(uri, 'yaml', 0, text) };
   }
@@ -182,7 +224,10 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     const documentFor = documentsFor();
     for (const change of changes) {
       const doc = await documentFor(change.path);
-      (edits[doc.uri] ??= []).push({ range: { start: doc.positionAt(change.start), end: doc.positionAt(change.end) }, newText: change.newText });
+      (edits[doc.uri] ??= []).push({
+        range: { start: doc.positionAt(change.start), end: doc.positionAt(change.end) },
+        newText: change.newText,
+      });
     }
     return { changes: edits };
   }
@@ -201,13 +246,16 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
   connection.onInitialize((params) => {
     watchFiles = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     const given = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
-    folders = given.map(pathOf).filter((p): p is string => p !== undefined).map((p) => {
-      try {
-        return realpathSync(p);
-      } catch {
-        return resolve(p);
-      }
-    });
+    folders = given
+      .map(pathOf)
+      .filter((p): p is string => p !== undefined)
+      .map((p) => {
+        try {
+          return realpathSync(p);
+        } catch {
+          return resolve(p);
+        }
+      });
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -225,17 +273,22 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
 
   // A workspace folder that is a configuration folder is diagnosed at once, before any file is opened; its index
   // is made after, so that the first diagnostics wait for one reading of the files, not two.
-  connection.onInitialized(() => inTurn(async () => {
-    // Files changed on disk but not open (a checkout, a rename's edit written without opening) reach the index too.
-    if (watchFiles) void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.{yaml,yml}' }] });
-    for (const folder of folders) {
-      if (!(await readdir(folder).catch(() => [])).some(isConfigFile)) continue;
-      const workspace = new Workspace(folder, open, readText);
-      workspaces.set(folder, workspace);
-      await publish(workspace, { inThread: true }).catch((error: unknown) => connection.console.error(`cplane lsp: diagnostics failed: ${String(error)}`));
-      await workspace.names.load();
-    }
-  }));
+  connection.onInitialized(() =>
+    inTurn(async () => {
+      // Files changed on disk but not open (a checkout, a rename's edit written without opening) reach the index too.
+      if (watchFiles)
+        void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.{yaml,yml}' }] });
+      for (const folder of folders) {
+        if (!(await readdir(folder).catch(() => [])).some(isConfigFile)) continue;
+        const workspace = new Workspace(folder, open, readText);
+        workspaces.set(folder, workspace);
+        await publish(workspace, { inThread: true }).catch((error: unknown) =>
+          connection.console.error(`cplane lsp: diagnostics failed: ${String(error)}`),
+        );
+        await workspace.names.load();
+      }
+    }),
+  );
 
   // Opening a document fires its change of content too: one handler for both.
   documents.onDidChangeContent((e) => inTurn(() => changed(e.document.uri, e.document.getText())));
@@ -246,7 +299,14 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     const offset = doc.offsetAt(position);
     return complete(workspace.names, kindBlocks, await schemaOf(), path, text, offset).map((s) => ({
       label: s.label,
-      kind: s.what === 'key' ? CompletionItemKind.Property : s.what === 'variable' ? CompletionItemKind.Variable : s.what === 'cel' ? CompletionItemKind.Variable : CompletionItemKind.Reference,
+      kind:
+        s.what === 'key'
+          ? CompletionItemKind.Property
+          : s.what === 'variable'
+            ? CompletionItemKind.Variable
+            : s.what === 'cel'
+              ? CompletionItemKind.Variable
+              : CompletionItemKind.Reference,
       ...(s.detail ? { detail: s.detail } : {}),
       ...(s.documentation ? { documentation: s.documentation } : {}),
       textEdit: { range: { start: doc.positionAt(s.replaceFrom), end: position }, newText: s.label },
@@ -271,7 +331,8 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     return at ? locations(workspace.names.occurrencesOf(at.symbol).filter((o) => context.includeDeclaration || !o.declaration)) : null;
   });
 
-  const refused = (error: unknown) => (error instanceof RenameRefused ? new ResponseError(ErrorCodes.InvalidRequest, error.message) : error);
+  const refused = (error: unknown) =>
+    error instanceof RenameRefused ? new ResponseError(ErrorCodes.InvalidRequest, error.message) : error;
 
   connection.onPrepareRename(async ({ textDocument, position }) => {
     const { workspace, path, doc } = await served(textDocument.uri);
@@ -295,13 +356,31 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
   connection.onCodeAction(async ({ textDocument, range, context }) => {
     const { workspace, path, text, doc } = await served(textDocument.uri);
     const rootFiles = workspace.names.paths().filter((p) => dirname(p) === workspace.root);
-    const directoryPath = rootFiles.find((p) => workspace.names.fileNamesOf(p)?.occurrences.some((o) => o.declaration && o.space.startsWith('directory:'))) ?? (dirname(path) === workspace.root ? path : rootFiles[0] ?? path);
-    const directoryFile = { path: directoryPath, text: (await readText(directoryPath)) ?? '', file: workspace.names.fileNamesOf(directoryPath)?.file };
+    const directoryPath =
+      rootFiles.find((p) => workspace.names.fileNamesOf(p)?.occurrences.some((o) => o.declaration && o.space.startsWith('directory:'))) ??
+      (dirname(path) === workspace.root ? path : (rootFiles[0] ?? path));
+    const directoryFile = {
+      path: directoryPath,
+      text: (await readText(directoryPath)) ?? '',
+      file: workspace.names.fileNamesOf(directoryPath)?.file,
+    };
     const actions: CodeAction[] = [];
     for (const diagnostic of context.diagnostics) {
       if (diagnostic.source !== 'cplane' || typeof diagnostic.code !== 'string') continue;
-      for (const fix of fixesFor(diagnostic.code, diagnostic.message.split('\n')[0]!, path, text, workspace.names.fileNamesOf(path)?.file, directoryFile)) {
-        actions.push({ title: fix.title, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], edit: await workspaceEdit([fix.change]) });
+      for (const fix of fixesFor(
+        diagnostic.code,
+        diagnostic.message.split('\n')[0]!,
+        path,
+        text,
+        workspace.names.fileNamesOf(path)?.file,
+        directoryFile,
+      )) {
+        actions.push({
+          title: fix.title,
+          kind: CodeActionKind.QuickFix,
+          diagnostics: [diagnostic],
+          edit: await workspaceEdit([fix.change]),
+        });
       }
     }
     const at = workspace.names.occurrenceAt(path, doc.offsetAt(range.start));
@@ -316,25 +395,31 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     const { text, doc } = await served(textDocument.uri);
     const formatted = formatConfigText(text, await schemaOf());
     if (!formatted.ok) throw new ResponseError(ErrorCodes.InvalidRequest, `Not formatted: ${formatted.reason}`);
-    return formatted.text === text ? [] : [{ range: { start: doc.positionAt(0), end: doc.positionAt(text.length) }, newText: formatted.text }];
+    return formatted.text === text
+      ? []
+      : [{ range: { start: doc.positionAt(0), end: doc.positionAt(text.length) }, newText: formatted.text }];
   });
 
-  connection.onDidChangeWatchedFiles(({ changes }) => inTurn(async () => {
-    for (const change of changes) {
-      const path = pathOf(change.uri);
-      if (path === undefined || open.has(path)) continue;
-      for (const workspace of workspaces.values()) {
-        if (!workspace.names.covers(path)) continue;
-        await workspace.names.update(path);
-        schedule(workspace);
+  connection.onDidChangeWatchedFiles(({ changes }) =>
+    inTurn(async () => {
+      for (const change of changes) {
+        const path = pathOf(change.uri);
+        if (path === undefined || open.has(path)) continue;
+        for (const workspace of workspaces.values()) {
+          if (!workspace.names.covers(path)) continue;
+          await workspace.names.update(path);
+          schedule(workspace);
+        }
       }
-    }
-  }));
+    }),
+  );
 
   documents.listen(connection);
   connection.listen();
-  return new Promise((done) => connection.onExit(() => {
-    for (const timer of timers.values()) clearTimeout(timer);
-    done();
-  }));
+  return new Promise((done) =>
+    connection.onExit(() => {
+      for (const timer of timers.values()) clearTimeout(timer);
+      done();
+    }),
+  );
 }

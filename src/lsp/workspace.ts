@@ -13,7 +13,11 @@ import { NamesIndex, type ReadText } from './names-index.js';
 export class Workspace {
   readonly names: NamesIndex;
 
-  constructor(readonly root: string, private readonly open: OpenDocuments, readText: ReadText) {
+  constructor(
+    readonly root: string,
+    private readonly open: OpenDocuments,
+    readText: ReadText,
+  ) {
     this.names = new NamesIndex(root, kindBlocks, readText);
   }
 
@@ -28,7 +32,8 @@ export class Workspace {
     const { unsetVariables = [] } = loaded;
     // As validate: a rule that uses a variable without a value is compiled by plan, with the value.
     const compilable = (loaded.desired?.policies ?? []).filter((p) => !unsetVariables.some((name) => p.rule.includes(`\${var.${name}}`)));
-    const policyProblems = compilable.length > 0 ? (await (await import('../policy/index.js')).compilePolicies(compilable)).diagnostics : [];
+    const policyProblems =
+      compilable.length > 0 ? (await (await import('../policy/index.js')).compilePolicies(compilable)).diagnostics : [];
     // Every file read gets its list, empty or not, so that a problem fixed is cleared (before the index is made, the loader's list).
     const files = loaded.desired?.files.map((name) => resolve(this.root, name)) ?? this.names.paths();
     const byPath = new Map<string, Diagnostic[]>(files.map((path) => [path, []]));

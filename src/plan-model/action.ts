@@ -4,7 +4,8 @@
  * summaries), so they never disagree.
  */
 
-export type Action = 'create' | 'update' | 'replace' | 'renew' | 'rotate' | 'import' | 'move' | 'forget' | 'archive' | 'delete' | 'revoke' | 'no-op';
+export type Action =
+  'create' | 'update' | 'replace' | 'renew' | 'rotate' | 'import' | 'move' | 'forget' | 'archive' | 'delete' | 'revoke' | 'no-op';
 
 /** The actions that take an object off the account. */
 export type RemoveAction = Extract<Action, 'archive' | 'delete' | 'revoke'>;
@@ -33,16 +34,37 @@ export interface ActionWords {
 export const actionWords: Readonly<Record<Action, ActionWords>> = {
   create: { symbol: '+', future: 'will be created', progressive: 'creating', past: 'created', tone: 'add', counts: 'add' },
   update: { symbol: '~', future: 'will be updated in place', progressive: 'updating', past: 'updated', tone: 'change', counts: 'change' },
-  rotate: { symbol: '~', future: 'will have its secret rotated', progressive: 'rotating', past: 'rotated', tone: 'change', counts: 'change' },
+  rotate: {
+    symbol: '~',
+    future: 'will have its secret rotated',
+    progressive: 'rotating',
+    past: 'rotated',
+    tone: 'change',
+    counts: 'change',
+  },
   // Create before revoke, with the revocation of the old object left to a later apply (an overlap): one `~`.
   renew: { symbol: '~', future: 'will be renewed', progressive: 'renewing', past: 'renewed', tone: 'change', counts: 'change' },
   replace: { symbol: '-/+', future: 'must be replaced', progressive: 'replacing', past: 'replaced', tone: 'replace', counts: 'replace' },
   // Not `<=`: Terraform uses it for reading a data source. `.` for forget is Terraform's own.
   import: { symbol: '>', future: 'will be imported', progressive: 'importing', past: 'imported', tone: 'import', counts: 'import' },
   move: { symbol: '->', future: 'has moved to', progressive: 'moving', past: 'moved', tone: 'plain', counts: 'move' },
-  forget: { symbol: '.', future: 'will no longer be managed', progressive: 'forgetting', past: 'forgotten', tone: 'plain', counts: 'forget' },
+  forget: {
+    symbol: '.',
+    future: 'will no longer be managed',
+    progressive: 'forgetting',
+    past: 'forgotten',
+    tone: 'plain',
+    counts: 'forget',
+  },
   archive: { symbol: '-', future: 'will be archived', progressive: 'archiving', past: 'archived', tone: 'remove', counts: 'remove' },
   delete: { symbol: '-', future: 'will be deleted', progressive: 'deleting', past: 'deleted', tone: 'remove', counts: 'remove' },
   revoke: { symbol: '-', future: 'will be revoked', progressive: 'revoking', past: 'revoked', tone: 'remove', counts: 'remove' },
-  'no-op': { symbol: ' ', future: 'will be recorded in state', progressive: 'checking', past: 'unchanged', tone: 'plain', counts: undefined },
+  'no-op': {
+    symbol: ' ',
+    future: 'will be recorded in state',
+    progressive: 'checking',
+    past: 'unchanged',
+    tone: 'plain',
+    counts: undefined,
+  },
 };

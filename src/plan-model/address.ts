@@ -86,7 +86,11 @@ export function resourceAddress(kind: string, localName: string): string {
   const text = String(localName);
   const split = splitModules(text);
   const segments = split ? parseLocalName(split.rest) : undefined;
-  return formatAddress(split && segments ? { modules: split.modules, kind, segments } : { modules: [], kind, segments: parseLocalName(text) ?? [{ name: text }] });
+  return formatAddress(
+    split && segments
+      ? { modules: split.modules, kind, segments }
+      : { modules: [], kind, segments: parseLocalName(text) ?? [{ name: text }] },
+  );
 }
 
 /** A local name inside the module calls `modules` (`['payments']` + `core` -> `module.payments.core`). */
@@ -153,7 +157,11 @@ export function movedWithParent(address: string, from: string, to: string): stri
   const own = formatLocalName(child.segments);
   if (own !== prefix && !own.startsWith(`${prefix}/`)) return undefined;
   if (child.modules.join('.') !== parentFrom.modules.join('.')) return undefined;
-  return formatAddress({ modules: parentTo.modules, kind: child.kind, segments: [...parentTo.segments, ...child.segments.slice(parentFrom.segments.length)] });
+  return formatAddress({
+    modules: parentTo.modules,
+    kind: child.kind,
+    segments: [...parentTo.segments, ...child.segments.slice(parentFrom.segments.length)],
+  });
 }
 
 /**
@@ -168,9 +176,19 @@ export function addressMatches(address: string, pattern: string): boolean {
   const prefix = splitModules(`${pattern}.`);
   if (prefix && prefix.rest === '' && prefix.modules.length > 0) return prefix.modules.every((m, i) => parsed.modules[i] === m);
   const named = parseAddress(pattern);
-  if (!named || named.kind !== parsed.kind || named.modules.join('.') !== parsed.modules.join('.') || named.segments.length !== parsed.segments.length) return false;
+  if (
+    !named ||
+    named.kind !== parsed.kind ||
+    named.modules.join('.') !== parsed.modules.join('.') ||
+    named.segments.length !== parsed.segments.length
+  )
+    return false;
   const last = named.segments.length - 1;
-  return named.segments.every((s, i) => (i < last ? s.name === parsed.segments[i]!.name && s.key === parsed.segments[i]!.key : s.name === parsed.segments[i]!.name && s.key === undefined));
+  return named.segments.every((s, i) =>
+    i < last
+      ? s.name === parsed.segments[i]!.name && s.key === parsed.segments[i]!.key
+      : s.name === parsed.segments[i]!.name && s.key === undefined,
+  );
 }
 
 /** The address of the object `address` is declared inside (`gateway_token.prod/ci` + `gateway` -> `gateway.prod`); undefined for a top-level one. */

@@ -7,7 +7,11 @@ import type { Plan } from './plan.js';
 
 /** Whether applying the plan would change anything (in state or live). */
 export function hasChanges(plan: Pick<Plan, 'steps' | 'mode' | 'drift' | 'pendingWrites'>): boolean {
-  return plan.steps.some((s) => s.action !== 'no-op') || (plan.mode === 'refresh-only' && plan.drift.length > 0) || (plan.pendingWrites?.length ?? 0) > 0;
+  return (
+    plan.steps.some((s) => s.action !== 'no-op') ||
+    (plan.mode === 'refresh-only' && plan.drift.length > 0) ||
+    (plan.pendingWrites?.length ?? 0) > 0
+  );
 }
 
 export function isIncomplete(plan: Pick<Plan, 'unreadable'>): boolean {

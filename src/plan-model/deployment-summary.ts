@@ -52,5 +52,19 @@ export function deploymentSummary(deployment: string, plan: Plan): DeploymentSum
 }
 
 export function failedDeploymentSummary(deployment: string, account: string, error: string): DeploymentSummary {
-  return { deployment, account, accountName: null, add: 0, change: 0, replace: 0, remove: 0, import: 0, policyViolations: 0, incomplete: 0, blocked: false, changes: false, error };
+  return {
+    deployment,
+    account,
+    accountName: null,
+    add: 0,
+    change: 0,
+    replace: 0,
+    remove: 0,
+    import: 0,
+    policyViolations: 0,
+    incomplete: 0,
+    blocked: false,
+    changes: false,
+    error,
+  };
 }

@@ -58,7 +58,13 @@ const tags: { [T in PlaceholderTag]: (value: unknown) => Extract<Placeholder, { 
 
 /** A record named by its id or by a `$ref` to its address. */
 function isRecordTarget(record: unknown): boolean {
-  return typeof record === 'string' || (record !== null && typeof record === 'object' && Object.keys(record).length === 1 && typeof (record as { $ref?: unknown }).$ref === 'string');
+  return (
+    typeof record === 'string' ||
+    (record !== null &&
+      typeof record === 'object' &&
+      Object.keys(record).length === 1 &&
+      typeof (record as { $ref?: unknown }).$ref === 'string')
+  );
 }
 
 function isWrapTarget(value: unknown): value is WrapTarget {
@@ -70,7 +76,13 @@ function isWrapTarget(value: unknown): value is WrapTarget {
 function isEncryptTarget(value: unknown): value is EncryptTarget {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const { field, record, version, ...rest } = value as Record<string, unknown>;
-  return typeof field === 'string' && isRecordTarget(record) && Number.isInteger(version) && (version as number) >= 1 && Object.keys(rest).length === 0;
+  return (
+    typeof field === 'string' &&
+    isRecordTarget(record) &&
+    Number.isInteger(version) &&
+    (version as number) >= 1 &&
+    Object.keys(rest).length === 0
+  );
 }
 
 /** The placeholders that take the plaintext of a write-only field. */
@@ -105,11 +117,15 @@ export function eachPlaceholder(
   const placeholder = placeholderOf(template);
   if (placeholder) visit(placeholder, at);
   else if (Array.isArray(template)) template.forEach((item, i) => eachPlaceholder(item, `${at}[${i}]`, visit));
-  else if (template !== null && typeof template === 'object') for (const [key, value] of Object.entries(template)) eachPlaceholder(value, `${at}.${key}`, visit);
+  else if (template !== null && typeof template === 'object')
+    for (const [key, value] of Object.entries(template)) eachPlaceholder(value, `${at}.${key}`, visit);
 }
 
 /** A copy of the template with every placeholder replaced by what `resolve` gives for it. */
-export async function mapPlaceholders(template: Template, resolve: (placeholder: Placeholder | MalformedPlaceholder) => Promise<unknown>): Promise<unknown> {
+export async function mapPlaceholders(
+  template: Template,
+  resolve: (placeholder: Placeholder | MalformedPlaceholder) => Promise<unknown>,
+): Promise<unknown> {
   const placeholder = placeholderOf(template);
   if (placeholder) return resolve(placeholder);
   if (Array.isArray(template)) return Promise.all(template.map((item) => mapPlaceholders(item, resolve)));

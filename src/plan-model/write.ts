@@ -96,4 +96,3 @@ export interface PlannedWrite {
   /** One line for people: `POST /projects (create project payments-staging)`. */
   summary: string;
 }
-

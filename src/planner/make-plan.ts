@@ -48,48 +48,112 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
   // moved, removed and import blocks first: every later stage sees the state under its new addresses.
   const refactored = resolveRefactoring({ blocks: desired.refactoring, state: input.state.data.resources });
   const state = refactored.state;
-  const refreshing = refreshLive({ client, account, desired: mode === 'destroy' ? undefined : desired, state: { ...input.state.data, resources: state }, parallelism });
+  const refreshing = refreshLive({
+    client,
+    account,
+    desired: mode === 'destroy' ? undefined : desired,
+    state: { ...input.state.data, resources: state },
+    parallelism,
+  });
   refreshing.catch(() => undefined); // awaited below; until then its failure is no unhandled rejection
   // Work that needs no live data is done while the refresh requests are in flight (yielding once first lets them leave).
   await new Promise((resolve) => setImmediate(resolve));
-  const writeOnly = mode === 'normal' ? await writeOnlyChanges(desired, state, input.state.crypto, input.env) : { statuses: new Map<string, WriteOnlyStatus>(), problems: [] };
+  const writeOnly =
+    mode === 'normal'
+      ? await writeOnlyChanges(desired, state, input.state.crypto, input.env)
+      : { statuses: new Map<string, WriteOnlyStatus>(), problems: [] };
   const desiredByAddress = new Map(desired.resources.map((r) => [r.address, r]));
   const [desiredInOrder, inState] = [mode === 'destroy' ? [] : orderDesired(desired.resources), objectsInState(state)];
   const snapshot = await refreshing;
   // The API's clock, read from the answers of the refresh, and this machine's: what ends access takes the earlier deadline.
-  const facts: AccountFacts = { account, lookups: snapshot.lookups, clocks: readClocks(client.serverNow(), new Date()), directory: desired.directory };
+  const facts: AccountFacts = {
+    account,
+    lookups: snapshot.lookups,
+    clocks: readClocks(client.serverNow(), new Date()),
+    directory: desired.directory,
+  };
   const known = new AddressBook(state, inState).known(facts);
   // Model names are checked against what the credentials serve: the reads leave before the stages below run.
-  const modelsChecked = mode === 'normal' ? checkModels(modelChecks(desired.resources, desiredByAddress, state), client, known, desiredByAddress, parallelism) : Promise.resolve([]);
+  const modelsChecked =
+    mode === 'normal'
+      ? checkModels(modelChecks(desired.resources, desiredByAddress, state), client, known, desiredByAddress, parallelism)
+      : Promise.resolve([]);
   modelsChecked.catch(() => undefined);
-  const given: StageInputs = { mode, desired, desiredByAddress, desiredInOrder, state, objectsInState: inState, live: indexLive(snapshot), facts, known, writeOnly: writeOnly.statuses, imports: refactored.imports, replace: new Set(replace) };
+  const given: StageInputs = {
+    mode,
+    desired,
+    desiredByAddress,
+    desiredInOrder,
+    state,
+    objectsInState: inState,
+    live: indexLive(snapshot),
+    facts,
+    known,
+    writeOnly: writeOnly.statuses,
+    imports: refactored.imports,
+    replace: new Set(replace),
+  };
   const planned = planDesired(given);
   const after: PlannedInputs = { ...given, book: planned.book, known: planned.known, sealing: planned.sealing };
   const removals = planRemovals(after);
   // An address with a pending write gets no step: the resend that comes first finishes it (pending-writes.ts).
   const pendingWrites = pendingWritesOf(input.state.data);
   const inFlight = new Set(pendingWrites.map((w) => w.address));
-  const steps = revokeAfterDelivery(withMoves([...planned.steps, ...removals.steps, ...forgetSteps(refactored)], refactored, state).filter((s) => !inFlight.has(s.address)));
+  const steps = revokeAfterDelivery(
+    withMoves([...planned.steps, ...removals.steps, ...forgetSteps(refactored)], refactored, state).filter((s) => !inFlight.has(s.address)),
+  );
   const linked = linkDependencies({ mode, steps, desiredByAddress, state, book: after.book, removedWith: removals.removedWith });
   // Refresh reads only the kinds the configuration or the state has, so all it could not read matters.
   const unreadable = [...snapshot.unreadable, ...planned.unreadable, ...removals.unreadable];
   const scoped = scopeToTargets({
-    mode, targets, exclude, desiredByAddress, state, removedWith: removals.removedWith,
+    mode,
+    targets,
+    exclude,
+    desiredByAddress,
+    state,
+    removedWith: removals.removedWith,
     steps: sortSteps(linked),
     drift: [...planned.drift, ...removals.drift],
     // A kind-wide entry says nothing more once the addresses of that kind are listed one by one.
     unreadable: unreadable.filter((u) => u.address !== undefined || !unreadable.some((v) => v.address !== undefined && v.kind === u.kind)),
-    problems: [...refactored.problems, ...writeOnly.problems, ...(await modelsChecked), ...replaceProblems(replace, desiredByAddress, state, (r) => definitionOf(r.kind)), ...planned.problems, ...removals.problems],
+    problems: [
+      ...refactored.problems,
+      ...writeOnly.problems,
+      ...(await modelsChecked),
+      ...replaceProblems(replace, desiredByAddress, state, (r) => definitionOf(r.kind)),
+      ...planned.problems,
+      ...removals.problems,
+    ],
   });
   // A step that wraps for a key the API chose says so, whoever applies it; reconcile plans only the classes it may apply.
   const marked = markOfferedKeys(scoped.steps, after);
-  const { steps: planSteps, withheld } = input.classes && mode === 'normal' ? withholdByClass(marked, input.classes) : { steps: marked, withheld: [] };
-  const checks = await checkSteps({ after, steps: planSteps, targets, covers: scoped.covers, problems: scoped.problems, withheld, classes: input.classes, client, parallelism, compiled, sandbox });
+  const { steps: planSteps, withheld } =
+    input.classes && mode === 'normal' ? withholdByClass(marked, input.classes) : { steps: marked, withheld: [] };
+  const checks = await checkSteps({
+    after,
+    steps: planSteps,
+    targets,
+    covers: scoped.covers,
+    problems: scoped.problems,
+    withheld,
+    classes: input.classes,
+    client,
+    parallelism,
+    compiled,
+    sandbox,
+  });
   return {
-    formatVersion: PLAN_FORMAT_VERSION, cplaneVersion, createdAt: new Date().toISOString(), account, mode, targets,
+    formatVersion: PLAN_FORMAT_VERSION,
+    cplaneVersion,
+    createdAt: new Date().toISOString(),
+    account,
+    mode,
+    targets,
     ...(exclude.length > 0 ? { exclude } : {}),
     ...(replace.length > 0 ? { replace } : {}),
-    steps: planSteps, drift: scoped.drift, unreadable: scoped.unreadable,
+    steps: planSteps,
+    drift: scoped.drift,
+    unreadable: scoped.unreadable,
     ...checks,
     ...(facts.clocks.skew ? { clockSkew: facts.clocks.skew } : {}),
     ...(withheld.length > 0 ? { withheld } : {}),

@@ -25,7 +25,11 @@ export function problemAt(address: string | undefined, range: SourceRange | unde
 
 /** A problem of a desired resource, at its place in the configuration. */
 export function resourceProblem(r: DesiredResource, problem: Problem): PlanProblem {
-  return problemAt(r.address, problem.at ?? (problem.field !== undefined ? r.fieldRanges?.[problem.field] : undefined) ?? r.source, problem);
+  return problemAt(
+    r.address,
+    problem.at ?? (problem.field !== undefined ? r.fieldRanges?.[problem.field] : undefined) ?? r.source,
+    problem,
+  );
 }
 
 /** `main.yaml:12` (as recorded in state) back to a range. */

@@ -19,7 +19,8 @@ export function makeStep(draft: StepDraft, secrets?: Record<string, SecretSource
   for (const write of writes) secretFields(write.body, used);
   const causes = [...new Set(draft.causes)];
   const step: PlanStep = { ...draft, dependsOn: [], writes, causes, class: classOf(causes) };
-  if (secrets && used.size > 0) step.secrets = Object.fromEntries([...used].filter((f) => secrets[f]).map((f) => [f, secrets[f] as SecretSource]));
+  if (secrets && used.size > 0)
+    step.secrets = Object.fromEntries([...used].filter((f) => secrets[f]).map((f) => [f, secrets[f] as SecretSource]));
   if (draft.forget || writes.some((w) => w.effects.forget)) step.forget = true;
   if (!step.notes?.length) delete step.notes;
   if (!step.reason) delete step.reason;

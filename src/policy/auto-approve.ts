@@ -38,25 +38,51 @@ export function autoApproveVariables(plan: Plan): Record<string, bigint | Record
 export async function compileAutoApprove(deployment: string, rule: string, source: SourceRange): Promise<AutoApprove | Diagnostic> {
   const { Environment } = await import('@marcbachmann/cel-js');
   const env = new Environment({ unlistedVariablesAreDyn: false }).registerVariable('plan', 'map');
-  const problem = (code: string, summary: string, detail: string): Diagnostic => ({ severity: 'error', code, summary: `The autoApprove rule of deployment "${deployment}" ${summary}`, detail, range: source });
+  const problem = (code: string, summary: string, detail: string): Diagnostic => ({
+    severity: 'error',
+    code,
+    summary: `The autoApprove rule of deployment "${deployment}" ${summary}`,
+    detail,
+    range: source,
+  });
   let parsed: ReturnType<typeof env.parse>;
   try {
     parsed = env.parse(rule);
   } catch (error) {
-    return problem('auto_approve_syntax', `is not valid CEL: ${firstLine((error as Error).message)}`, 'e.g. autoApprove: "plan.remove == 0 && plan.replace == 0"');
+    return problem(
+      'auto_approve_syntax',
+      `is not valid CEL: ${firstLine((error as Error).message)}`,
+      'e.g. autoApprove: "plan.remove == 0 && plan.replace == 0"',
+    );
   }
   const checked = parsed.check();
-  if (!checked.valid) return problem('auto_approve_type', `does not type-check: ${firstLine(checked.error?.message ?? 'type error')}`, `It sees plan.${FIELDS.join(', plan.')} (ints) and plan.kinds (kind -> int).`);
-  if (checked.type !== 'bool' && checked.type !== 'dyn') return problem('auto_approve_not_bool', `gives a ${checked.type}, not a bool`, 'It is true when the deployment may be applied without asking.');
+  if (!checked.valid)
+    return problem(
+      'auto_approve_type',
+      `does not type-check: ${firstLine(checked.error?.message ?? 'type error')}`,
+      `It sees plan.${FIELDS.join(', plan.')} (ints) and plan.kinds (kind -> int).`,
+    );
+  if (checked.type !== 'bool' && checked.type !== 'dyn')
+    return problem(
+      'auto_approve_not_bool',
+      `gives a ${checked.type}, not a bool`,
+      'It is true when the deployment may be applied without asking.',
+    );
   return (plan) => {
     const unruled = stepsNeedingPerson(plan);
     if (unruled.length > 0) {
-      return { approved: false, why: `no autoApprove rule approves a plan that changes who can read a record: ${unruled.map((s) => `${s.address} ${s.why}`).join('; ')}` };
+      return {
+        approved: false,
+        why: `no autoApprove rule approves a plan that changes who can read a record: ${unruled.map((s) => `${s.address} ${s.why}`).join('; ')}`,
+      };
     }
     try {
       const result = parsed({ plan: autoApproveVariables(plan) });
       if (result === true) return { approved: true };
-      return { approved: false, why: result === false ? 'its autoApprove rule is false for this plan' : 'its autoApprove rule did not give a bool' };
+      return {
+        approved: false,
+        why: result === false ? 'its autoApprove rule is false for this plan' : 'its autoApprove rule did not give a bool',
+      };
     } catch (error) {
       return { approved: false, why: `its autoApprove rule failed: ${firstLine(error instanceof Error ? error.message : String(error))}` };
     }

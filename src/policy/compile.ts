@@ -38,7 +38,15 @@ const firstLine = (text: string) => text.split('\n')[0] ?? text;
 
 export function policyDigest(policies: readonly Policy[]): string {
   // A deadline is part of what a policy says only when it sets one, so older plans keep their digest.
-  const said = policies.map(({ name, level, kinds, actions, rule, message, timeoutMs }) => ({ name, level, kinds, actions, rule, message, ...(timeoutMs === undefined ? {} : { timeoutMs }) }));
+  const said = policies.map(({ name, level, kinds, actions, rule, message, timeoutMs }) => ({
+    name,
+    level,
+    kinds,
+    actions,
+    rule,
+    message,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  }));
   return createHash('sha256').update(canonicalJson(said)).digest('hex');
 }
 
@@ -62,18 +70,31 @@ export async function compilePolicies(policies: readonly Policy[]): Promise<Comp
     const checked = parsed.check();
     if (!checked.valid) {
       const message = checked.error?.message ?? 'type error';
-      problem(policy, 'policy_type', `the rule does not type-check: ${firstLine(message)}`, `${message.split('\n').slice(1).join('\n').trim()}\nA rule sees action, address, kind (strings), before and after (maps, or null), plan (a map), usage (a map, or null) and now (a timestamp); docs/policies.md.`.trim());
+      problem(
+        policy,
+        'policy_type',
+        `the rule does not type-check: ${firstLine(message)}`,
+        `${message.split('\n').slice(1).join('\n').trim()}\nA rule sees action, address, kind (strings), before and after (maps, or null), plan (a map), usage (a map, or null) and now (a timestamp); docs/policies.md.`.trim(),
+      );
       continue;
     }
     if (checked.type !== 'bool' && checked.type !== 'dyn') {
-      problem(policy, 'policy_not_bool', `the rule gives a ${checked.type}, not a bool`, 'A rule is true when the change is allowed, e.g. `after.expiresInDays != null && after.expiresInDays <= 90`.');
+      problem(
+        policy,
+        'policy_not_bool',
+        `the rule gives a ${checked.type}, not a bool`,
+        'A rule is true when the change is allowed, e.g. `after.expiresInDays != null && after.expiresInDays <= 90`.',
+      );
       continue;
     }
     const cost = ruleCost(parsed.ast);
     if (cost.steps > MAX_RULE_COST) {
-      problem(policy, 'policy_too_costly',
+      problem(
+        policy,
+        'policy_too_costly',
         `the rule may take about ${steps(cost.steps)} steps for one change (${cost.depth} nested macro${cost.depth === 1 ? '' : 's'} over up to ${cost.widest} elements each); at most ${MAX_RULE_COST.toLocaleString('en-US')} are allowed`,
-        `A rule runs once for every planned change, so its cost is bounded before it runs: each macro (all, exists, exists_one, map, filter) runs its body once per element, and nested macros multiply. A list the rule does not write out (after.scopes) counts as ${UNKNOWN_SIZE} elements. Nest fewer macros or iterate over fewer elements; docs/policies.md#bounds.`);
+        `A rule runs once for every planned change, so its cost is bounded before it runs: each macro (all, exists, exists_one, map, filter) runs its body once per element, and nested macros multiply. A list the rule does not write out (after.scopes) counts as ${UNKNOWN_SIZE} elements. Nest fewer macros or iterate over fewer elements; docs/policies.md#bounds.`,
+      );
       continue;
     }
     compiled.push({ policy, cost });

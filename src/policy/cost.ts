@@ -25,7 +25,10 @@ interface Shape {
 
 const UNKNOWN: Shape = { n: UNKNOWN_SIZE };
 const elemOf = (shape: Shape): Shape => shape.elem ?? UNKNOWN;
-const widest = (a: Shape, b: Shape): Shape => ({ n: Math.max(a.n, b.n), ...(a.elem || b.elem ? { elem: widest(elemOf(a), elemOf(b)) } : {}) });
+const widest = (a: Shape, b: Shape): Shape => ({
+  n: Math.max(a.n, b.n),
+  ...(a.elem || b.elem ? { elem: widest(elemOf(a), elemOf(b)) } : {}),
+});
 
 export interface RuleCost {
   /** Estimated steps for one change. */

@@ -52,7 +52,8 @@ export const PLAN_BUDGET_MS = 30_000;
 const REMOVALS: readonly string[] = ['archive', 'delete', 'revoke', 'forget'];
 
 const appliesTo = (policy: Compiled['policies'][number]['policy'], change: PolicyChange) =>
-  (policy.kinds.length === 0 || policy.kinds.includes(change.kind)) && (policy.actions.length > 0 ? policy.actions.includes(change.action) : !REMOVALS.includes(change.action));
+  (policy.kinds.length === 0 || policy.kinds.includes(change.kind)) &&
+  (policy.actions.length > 0 ? policy.actions.includes(change.action) : !REMOVALS.includes(change.action));
 
 /** Starts the worker the rules will run in; a plan starts it early, so that its start-up overlaps the refresh. */
 export function openSandbox(compiled: Compiled): Sandbox {
@@ -74,13 +75,23 @@ export interface EvaluateOptions {
   now?: Date;
 }
 
-export async function evaluatePolicies(compiled: Compiled, changes: readonly PolicyChange[], options: EvaluateOptions = {}): Promise<PolicyReport> {
+export async function evaluatePolicies(
+  compiled: Compiled,
+  changes: readonly PolicyChange[],
+  options: EvaluateOptions = {},
+): Promise<PolicyReport> {
   const { sandbox: given, budgetMs = PLAN_BUDGET_MS, plan = NO_SPEND, now = new Date(0) } = options;
   // Dollars stay JS numbers, which CEL reads as doubles whatever the amount: `plan.spend.delta <= 500.0`.
   const planValue = { spend: { ...plan.spend } };
   const variables = changes.map((change) => ({
-    action: change.action, address: change.address, kind: change.kind, before: celValue(change.before), after: celValue(change.after), plan: planValue,
-    usage: change.usage ? { spend7d: change.usage.spend7d, requests7d: BigInt(change.usage.requests7d) } : null, now,
+    action: change.action,
+    address: change.address,
+    kind: change.kind,
+    before: celValue(change.before),
+    after: celValue(change.after),
+    plan: planValue,
+    usage: change.usage ? { spend7d: change.usage.spend7d, requests7d: BigInt(change.usage.requests7d) } : null,
+    now,
   }));
   /** Findings with the change and the policy they are of, so they can be listed change by change. */
   const found: { change: number; policy: number; finding: PolicyFinding }[] = [];
@@ -95,7 +106,19 @@ export async function evaluatePolicies(compiled: Compiled, changes: readonly Pol
       checked += indices.length;
       const finding = (i: number, outcome: PolicyFinding['outcome'], message: string) => {
         const change = changes[indices[i]!]!;
-        found.push({ change: indices[i]!, policy: p, finding: { policy: policy.name, level: policy.level, address: change.address, kind: change.kind, outcome, message, ...(change.at ? { at: change.at } : {}) } });
+        found.push({
+          change: indices[i]!,
+          policy: p,
+          finding: {
+            policy: policy.name,
+            level: policy.level,
+            address: change.address,
+            kind: change.kind,
+            outcome,
+            message,
+            ...(change.at ? { at: change.at } : {}),
+          },
+        });
       };
       // A stopped rule ended its worker: the next policy gets a new one.
       if (!sandbox?.alive) {

@@ -171,7 +171,11 @@ export class Sandbox {
    * The values of the expressions `rules` (by their place in the rules given) over stored change `change`, all
    * within `deadlineMs` from now; stopped at the deadline (or by the worker's death) as `run` is.
    */
-  async values(rules: readonly number[], change: number, deadlineMs: number): Promise<{ finished: true; results: ValueResult[] } | { finished: false; reason?: string }> {
+  async values(
+    rules: readonly number[],
+    change: number,
+    deadlineMs: number,
+  ): Promise<{ finished: true; results: ValueResult[] } | { finished: false; reason?: string }> {
     const answer = await this.ask({ values: rules, change }, deadlineMs);
     if (!answer.finished) return answer;
     if (!('results' in answer.message)) throw new Error('the policy worker answered out of turn');
@@ -179,7 +183,10 @@ export class Sandbox {
   }
 
   /** Sends `message` and waits for the answer for at most `deadlineMs`; a run stopped there, or ended by the worker's death, ends this sandbox. */
-  private async ask(message: object, deadlineMs: number): Promise<{ finished: true; message: Message } | { finished: false; at: number; reason?: string }> {
+  private async ask(
+    message: object,
+    deadlineMs: number,
+  ): Promise<{ finished: true; message: Message } | { finished: false; at: number; reason?: string }> {
     Atomics.store(this.at, 0, 0);
     const answer = this.next();
     this.worker.postMessage(message);

@@ -18,9 +18,21 @@ function vendorName(nameOrId: unknown, known: Known): unknown {
 }
 
 const fields = {
-  provider: { schema: { description: 'Provider name (e.g. openai) or provider id, as listed by GET /providers.', type: 'string', minLength: 1 }, required: true, live: 'provider_id', normalize: vendorName },
-  label: { schema: { description: 'Label of the credential. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 }, default: LOCAL_NAME },
-  baseUrl: { schema: { description: "Base URL of the provider's API, or null for the provider's default.", type: ['string', 'null'], format: 'uri' }, default: null, live: 'base_url' },
+  provider: {
+    schema: { description: 'Provider name (e.g. openai) or provider id, as listed by GET /providers.', type: 'string', minLength: 1 },
+    required: true,
+    live: 'provider_id',
+    normalize: vendorName,
+  },
+  label: {
+    schema: { description: 'Label of the credential. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 },
+    default: LOCAL_NAME,
+  },
+  baseUrl: {
+    schema: { description: "Base URL of the provider's API, or null for the provider's default.", type: ['string', 'null'], format: 'uri' },
+    default: null,
+    live: 'base_url',
+  },
   secret: { schema: { description: 'Source of the provider API key.', $ref: '#/$defs/secretSource' }, required: true, writeOnly: true },
 } as const satisfies Fields;
 
@@ -33,7 +45,11 @@ export const credentialKind = defineKind<CredentialAttributes, CredentialT, Cred
   description: 'A provider credential: a provider API key stored write-only by the service.',
   fields,
   lifecycle: 'credential',
-  config: { key: 'credentials', noun: 'credential', mapDescription: 'Provider credentials by local name; each is addressed as credential.<name>.' },
+  config: {
+    key: 'credentials',
+    noun: 'credential',
+    mapDescription: 'Provider credentials by local name; each is addressed as credential.<name>.',
+  },
   lookups: [vendors],
   refreshOperations: ['listCredentials'],
   writeOperations: ['createCredential', 'updateCredential', 'rotateCredential', 'deleteCredential'],
@@ -76,7 +92,13 @@ export const credentialKind = defineKind<CredentialAttributes, CredentialT, Cred
   diff(_req, derived) {
     const facts = derived();
     const problems = facts.changes.some((c) => c.path === 'provider')
-      ? [{ code: 'immutable_vendor', summary: 'the provider of a credential cannot be changed', detail: 'Add a credential under a new name and point the gateways at it.' }]
+      ? [
+          {
+            code: 'immutable_vendor',
+            summary: 'the provider of a credential cannot be changed',
+            detail: 'Add a credential under a new name and point the gateways at it.',
+          },
+        ]
       : [];
     return { ...facts, rotateKeys: ['secret'], problems };
   },
@@ -87,7 +109,11 @@ export const credentialKind = defineKind<CredentialAttributes, CredentialT, Cred
     if (!vendor) return { writes: [], problems: [unknownVendor(attributes.provider)] };
     const body: Record<string, Template> = { providerId: vendor.provider_id, label: attributes.label, secret: { $secret: 'secret' } };
     if (attributes.baseUrl !== null) body.baseUrl = attributes.baseUrl;
-    return { writes: [writeSpec('createCredential', { body, effects: { id: { result: 'credential_id' } } }, `create credential ${attributes.label}`)] };
+    return {
+      writes: [
+        writeSpec('createCredential', { body, effects: { id: { result: 'credential_id' } } }, `create credential ${attributes.label}`),
+      ],
+    };
   },
 
   planUpdate({ desired, id, changedKeys }) {
@@ -96,9 +122,16 @@ export const credentialKind = defineKind<CredentialAttributes, CredentialT, Cred
     const body: Record<string, Template> = {};
     if (changedKeys.includes('label')) body.label = attributes.label;
     if (changedKeys.includes('baseUrl')) body.baseUrl = attributes.baseUrl;
-    if (Object.keys(body).length > 0) writes.push(writeSpec('updateCredential', { path: { id }, body }, `update credential ${attributes.label}`));
+    if (Object.keys(body).length > 0)
+      writes.push(writeSpec('updateCredential', { path: { id }, body }, `update credential ${attributes.label}`));
     if (changedKeys.includes('secret')) {
-      writes.push(writeSpec('rotateCredential', { path: { id }, body: { secret: { $secret: 'secret' } } }, `rotate the secret of credential ${attributes.label}`));
+      writes.push(
+        writeSpec(
+          'rotateCredential',
+          { path: { id }, body: { secret: { $secret: 'secret' } } },
+          `rotate the secret of credential ${attributes.label}`,
+        ),
+      );
     }
     return { writes };
   },

@@ -78,7 +78,8 @@ type Derived = 'config' | 'relations' | 'references' | 'view' | 'desiredView' | 
 
 /** What a kind writes: its own members; the derived ones optional. */
 export type KindSpec<A extends object, L, E> = DistributiveOmit<KindDefinition<A, L, E>, Derived> & {
-  readonly config: Omit<KindBlock<A, E>, 'kind' | 'parent' | 'schema' | 'references' | 'attributes'> & Partial<Pick<KindBlock<A, E>, 'schema' | 'references' | 'attributes'>>;
+  readonly config: Omit<KindBlock<A, E>, 'kind' | 'parent' | 'schema' | 'references' | 'attributes'> &
+    Partial<Pick<KindBlock<A, E>, 'schema' | 'references' | 'attributes'>>;
   readonly parent?: ParentSpec;
   readonly fields?: Readonly<Record<string, FieldSpec<E>>>;
   /** The order the views (and so the plan) show the fields in, when it is not the order of `fields` (the schema's, and `cplane fmt`'s). */
@@ -102,40 +103,71 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
   const observed = viewed.filter(([, f]) => f.observed !== false);
   const written = named.filter(([, f]) => f.writeOnly).map(([name]) => name);
   const fieldRules = named.flatMap(([attribute, f]): ReferenceRule[] =>
-    f.references ? [{ attribute, kind: f.references }] : f.directory ? [{ attribute, directory: f.directory }] : []);
+    f.references ? [{ attribute, kind: f.references }] : f.directory ? [{ attribute, directory: f.directory }] : [],
+  );
   const rules = [...(spec.config.references ?? []), ...fieldRules];
   const value = (from: object, name: string) => (from as Record<string, unknown>)[name];
 
-  const attributes = spec.config.attributes ?? ((entry: E, local: string, parentName?: string): A => {
-    const out: Record<string, unknown> = parent && !parent.inEntry ? { [parent.attribute]: parentName } : {};
-    for (const [name, f] of kept) {
-      // An explicit null is kept (`secretDueAt: null` clears it); only a field left out takes the default.
-      const inEntry = value(entry as object, name);
-      const given = f.attribute ? f.attribute(entry, local) : inEntry !== undefined ? inEntry : f.default === LOCAL_NAME ? local : f.default;
-      // A copy: the attributes never share a list or an object with the entry they come from.
-      if (given !== undefined) out[name] = structuredClone(given);
-      for (const [key, v] of Object.entries(f.carries?.(entry) ?? {})) if (v !== undefined) out[key] = v;
-    }
-    return out as A;
-  });
+  const attributes =
+    spec.config.attributes ??
+    ((entry: E, local: string, parentName?: string): A => {
+      const out: Record<string, unknown> = parent && !parent.inEntry ? { [parent.attribute]: parentName } : {};
+      for (const [name, f] of kept) {
+        // An explicit null is kept (`secretDueAt: null` clears it); only a field left out takes the default.
+        const inEntry = value(entry as object, name);
+        const given = f.attribute
+          ? f.attribute(entry, local)
+          : inEntry !== undefined
+            ? inEntry
+            : f.default === LOCAL_NAME
+              ? local
+              : f.default;
+        // A copy: the attributes never share a list or an object with the entry they come from.
+        if (given !== undefined) out[name] = structuredClone(given);
+        for (const [key, v] of Object.entries(f.carries?.(entry) ?? {})) if (v !== undefined) out[key] = v;
+      }
+      return out as A;
+    });
   const config: KindBlock<A, E> = {
     ...spec.config,
     kind: spec.kind,
     ...(parent && !parent.inEntry ? { parent: { kind: parent.kind, attribute: parent.attribute } } : {}),
     schema: spec.config.schema ?? entrySchema(fields, description, lifecycle, parent?.inEntry ? parent.attribute : undefined),
     attributes,
-    ...(written.length > 0 && !spec.config.secrets ? { secrets: (entry: E) => Object.fromEntries(written.filter((name) => value(entry as object, name) !== undefined).map((name) => [name, value(entry as object, name) as SecretSource])) } : {}),
+    ...(written.length > 0 && !spec.config.secrets
+      ? {
+          secrets: (entry: E) =>
+            Object.fromEntries(
+              written
+                .filter((name) => value(entry as object, name) !== undefined)
+                .map((name) => [name, value(entry as object, name) as SecretSource]),
+            ),
+        }
+      : {}),
     ...(rules.length > 0 ? { references: rules } : {}),
   };
-  const nesting: Relations = !parent ? {}
+  const nesting: Relations = !parent
+    ? {}
     : parent.removedWith !== undefined
-      ? { parentIds: { [parent.idField]: parent.kind }, within: { idField: parent.idField, attribute: parent.attribute, removedWith: parent.removedWith } }
+      ? {
+          parentIds: { [parent.idField]: parent.kind },
+          within: { idField: parent.idField, attribute: parent.attribute, removedWith: parent.removedWith },
+        }
       : { parentIds: { [parent.idField]: parent.kind }, parentAttributes: { [parent.idField]: parent.attribute } };
 
-  const references = spec.references ?? (({ attributes: a }: { attributes: A }) => [
-    ...(parent && !parent.inEntry ? [resourceAddress(parent.kind, String(value(a, parent.attribute)))] : []),
-    ...rules.flatMap((r) => ('kind' in r ? [value(a, r.attribute)].flat().filter((n) => n !== undefined).map((n) => resourceAddress(r.kind, String(n))) : [])),
-  ]);
+  const references =
+    spec.references ??
+    (({ attributes: a }: { attributes: A }) => [
+      ...(parent && !parent.inEntry ? [resourceAddress(parent.kind, String(value(a, parent.attribute)))] : []),
+      ...rules.flatMap((r) =>
+        'kind' in r
+          ? [value(a, r.attribute)]
+              .flat()
+              .filter((n) => n !== undefined)
+              .map((n) => resourceAddress(r.kind, String(n)))
+          : [],
+      ),
+    ]);
   const shown = (f: FieldSpec<E>, v: unknown, known: Known) => (f.normalize && v !== undefined && v !== null ? f.normalize(v, known) : v);
   // A field with `paths` is shown as its leaves; every other as itself. Views are made for every resource of every
   // plan (three times each), so they are built by plain loops into one object, without intermediate arrays.
@@ -154,25 +186,30 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
   };
   const desiredView = spec.desiredView ?? (({ attributes: a, known }: { attributes: A; known: Known }): View => viewOf(viewed, a, known));
   // A kind known only from state is seen as the attributes it last applied; one read back, as its live fields.
-  const view = spec.view ?? (({ live, known }: { live: L; known: Known }): View => {
-    if (spec.observation === 'state') return desiredView({ attributes: (live as RecordedObject).inputs as A, known });
-    const into: View = {};
-    for (const [name, f] of observed) {
-      const v = value(live as object, f.live ?? name);
-      const read = f.fromLive ? f.fromLive(v, known) : v;
-      show(into, name, f, read === NOT_READ ? read : shown(f, read, known));
-    }
-    return into;
-  });
+  const view =
+    spec.view ??
+    (({ live, known }: { live: L; known: Known }): View => {
+      if (spec.observation === 'state') return desiredView({ attributes: (live as RecordedObject).inputs as A, known });
+      const into: View = {};
+      for (const [name, f] of observed) {
+        const v = value(live as object, f.live ?? name);
+        const read = f.fromLive ? f.fromLive(v, known) : v;
+        show(into, name, f, read === NOT_READ ? read : shown(f, read, known));
+      }
+      return into;
+    });
   // Field names hold no dot: a path's first segment is its field.
   const observedNames = new Set(observed.map(([name]) => name));
   const replaceFields = named.filter(([, f]) => f.replace).map(([name]) => name);
   const derivedDiff = ({ desired, live, known, changedSecrets, observed: seen }: DiffRequest<A, L>): KindDiff => {
     const isObserved = (k: string) => observedNames.has(k.includes('.') ? k.slice(0, k.indexOf('.')) : k);
     // What a live object shows of the desired view: with the derived view, the view of the observed fields alone.
-    const compared = named.length === 0 ? desiredView({ attributes: desired.attributes, known })
-      : spec.desiredView ? Object.fromEntries(Object.entries(spec.desiredView({ attributes: desired.attributes, known })).filter(([k]) => isObserved(k)))
-        : viewOf(observed, desired.attributes, known);
+    const compared =
+      named.length === 0
+        ? desiredView({ attributes: desired.attributes, known })
+        : spec.desiredView
+          ? Object.fromEntries(Object.entries(spec.desiredView({ attributes: desired.attributes, known })).filter(([k]) => isObserved(k)))
+          : viewOf(observed, desired.attributes, known);
     const { ignoreChanges } = desired.lifecycle;
     const changes = diffViews(compared, seen ?? view({ live, known }), ignoreChanges);
     changes.push(...sensitiveChanges(changedSecrets, ignoreChanges));
@@ -185,14 +222,39 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
     return { ...facts, changedKeys: paths, replaceKeys: facts.replaceKeys ?? paths.filter((p) => replaceFields.includes(p)) };
   };
   const writeOnly = own.writeOnly ?? (written.length > 0 ? written : undefined);
-  return { ...own, ...(writeOnly ? { writeOnly } : {}), config, relations: { ...nesting, ...spec.relations }, references, view, desiredView, diff } as unknown as KindDefinition<A, L, E>;
+  return {
+    ...own,
+    ...(writeOnly ? { writeOnly } : {}),
+    config,
+    relations: { ...nesting, ...spec.relations },
+    references,
+    view,
+    desiredView,
+    diff,
+  } as unknown as KindDefinition<A, L, E>;
 }
 
 /** An entry that is an object of the declared fields (then `lifecycle` and `dependsOn`, when it has them), and nothing else. */
-function entrySchema<E>(fields: Readonly<Record<string, FieldSpec<E>>>, description: string | undefined, lifecycle: string | undefined, parentField: string | undefined): JsonSchema {
-  const required = Object.entries(fields).filter(([, f]) => f.required).map(([name]) => name);
+function entrySchema<E>(
+  fields: Readonly<Record<string, FieldSpec<E>>>,
+  description: string | undefined,
+  lifecycle: string | undefined,
+  parentField: string | undefined,
+): JsonSchema {
+  const required = Object.entries(fields)
+    .filter(([, f]) => f.required)
+    .map(([name]) => name);
   const properties: Record<string, JsonSchema> = Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, f.schema]));
-  const ignorable = Object.entries(fields).filter(([name, f]) => name !== parentField && f.inView !== false).flatMap(([name, f]) => [name, ...(f.paths ?? [])]);
-  if (lifecycle !== undefined) Object.assign(properties, { lifecycle: lifecycleSchema(lifecycle, { enum: ignorable }), dependsOn: dependsOnSchema });
-  return { ...(description !== undefined ? { description } : {}), type: 'object', additionalProperties: false, ...(required.length > 0 ? { required } : {}), properties };
+  const ignorable = Object.entries(fields)
+    .filter(([name, f]) => name !== parentField && f.inView !== false)
+    .flatMap(([name, f]) => [name, ...(f.paths ?? [])]);
+  if (lifecycle !== undefined)
+    Object.assign(properties, { lifecycle: lifecycleSchema(lifecycle, { enum: ignorable }), dependsOn: dependsOnSchema });
+  return {
+    ...(description !== undefined ? { description } : {}),
+    type: 'object',
+    additionalProperties: false,
+    ...(required.length > 0 ? { required } : {}),
+    properties,
+  };
 }

@@ -31,7 +31,11 @@ const gatewayAddress = (attributes: GatewayTokenAttributes) => resourceAddress('
  * The live token shows only `expires_at`, so `expiresInDays` is compared with the value cplane last applied;
  * a token cplane never applied is compared by whether it expires at all.
  */
-function expiryChange(attributes: GatewayTokenAttributes, live: GatewayTokenT, applied: Record<string, unknown> | undefined): FieldChange | undefined {
+function expiryChange(
+  attributes: GatewayTokenAttributes,
+  live: GatewayTokenT,
+  applied: Record<string, unknown> | undefined,
+): FieldChange | undefined {
   if (applied && 'expiresInDays' in applied) {
     const before = applied.expiresInDays ?? null;
     return before === attributes.expiresInDays ? undefined : { path: 'expiresInDays', before, after: attributes.expiresInDays };
@@ -63,7 +67,8 @@ export function expiresInDays(token: Pick<GatewayTokenT, 'created_at' | 'expires
  * same name on the same gateway, created later (or at the same time with a greater id) and expiring no sooner.
  */
 function renews(newer: GatewayTokenT, older: GatewayTokenT): boolean {
-  if (newer.token_id === older.token_id || newer.revoked_at !== null || newer.name !== older.name || newer.gateway_id !== older.gateway_id) return false;
+  if (newer.token_id === older.token_id || newer.revoked_at !== null || newer.name !== older.name || newer.gateway_id !== older.gateway_id)
+    return false;
   const created = Date.parse(newer.created_at) - Date.parse(older.created_at);
   if (created < 0 || (created === 0 && newer.token_id < older.token_id)) return false;
   if (older.expires_at === null) return newer.expires_at === null;
@@ -80,7 +85,10 @@ type TokenWindow = (typeof tokenWindows)[number];
 // Changing any field but the name needs a new token (`replace`). A callback's entry is typed in its body: its
 // signature cannot name the type these fields make.
 const fields = {
-  name: { schema: { description: 'Display name of the token. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 100 }, default: LOCAL_NAME },
+  name: {
+    schema: { description: 'Display name of the token. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 100 },
+    default: LOCAL_NAME,
+  },
   scopes: {
     schema: {
       description: 'Scopes of the token, e.g. run, read_logs.',
@@ -89,7 +97,9 @@ const fields = {
       uniqueItems: true,
       items: { type: 'string', minLength: 1 },
     },
-    required: true, replace: true, normalize: asSet,
+    required: true,
+    replace: true,
+    normalize: asSet,
   },
   expiresInDays: {
     schema: {
@@ -99,24 +109,45 @@ const fields = {
       maximum: 3650,
     },
     // The live token shows only `expires_at`: compared in `diff` (expiryChange).
-    default: null, replace: true, observed: false,
+    default: null,
+    replace: true,
+    observed: false,
   },
   allowedModels: {
-    schema: { description: 'Models the token may use; empty for all.', type: 'array', uniqueItems: true, items: { type: 'string', minLength: 1 } },
-    default: [], replace: true, live: 'allowed_models', normalize: asSet,
+    schema: {
+      description: 'Models the token may use; empty for all.',
+      type: 'array',
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1 },
+    },
+    default: [],
+    replace: true,
+    live: 'allowed_models',
+    normalize: asSet,
   },
   rateLimitPerMin: {
-    schema: { description: 'Requests per minute, 1 to 1000000, or null for no limit.', type: ['integer', 'null'], minimum: 1, maximum: 1000000 },
-    default: null, replace: true, live: 'rate_limit_per_min',
+    schema: {
+      description: 'Requests per minute, 1 to 1000000, or null for no limit.',
+      type: ['integer', 'null'],
+      minimum: 1,
+      maximum: 1000000,
+    },
+    default: null,
+    replace: true,
+    live: 'rate_limit_per_min',
   },
   serviceAccount: {
     schema: {
-      description: 'Issue the token to this Service Account (its name as GET /service-accounts lists it): it must be active and of the account. Set at creation.',
+      description:
+        'Issue the token to this Service Account (its name as GET /service-accounts lists it): it must be active and of the account. Set at creation.',
       type: ['string', 'null'],
       minLength: 1,
     },
     // Absent in what older versions applied: not compared then (drift reads only the keys applied).
-    default: null, replace: true, live: 'service_account_id', fromLive: serviceAccountOf,
+    default: null,
+    replace: true,
+    live: 'service_account_id',
+    fromLive: serviceAccountOf,
   },
   spendLimit: {
     schema: {
@@ -124,27 +155,55 @@ const fields = {
       type: ['string', 'null'],
       pattern: '^[0-9]+(\\.[0-9]{1,2})?$',
     },
-    default: null, replace: true, live: 'spend_limit',
+    default: null,
+    replace: true,
+    live: 'spend_limit',
   },
   spendWindow: {
-    schema: { description: 'Window the spend limit counts in; daily when a spendLimit is given without one. Set at creation.', enum: [...tokenWindows, null] },
+    schema: {
+      description: 'Window the spend limit counts in; daily when a spendLimit is given without one. Set at creation.',
+      enum: [...tokenWindows, null],
+    },
     // The API counts a spend limit given without a window daily: said here, so the plan compares like with like.
-    attribute: (entry): TokenWindow | null => { const given = entry as TokenConfig; return given.spendWindow ?? (given.spendLimit ? 'daily' : null); },
-    replace: true, live: 'spend_window',
+    attribute: (entry): TokenWindow | null => {
+      const given = entry as TokenConfig;
+      return given.spendWindow ?? (given.spendLimit ? 'daily' : null);
+    },
+    replace: true,
+    live: 'spend_window',
   },
   // Shared with `defaults.tokens` (the hand-written part of the configuration schema). Only a token that renews
   // carries the renewal settings, so every other token's attributes stay as they were.
-  renewBeforeDays: { schema: { $ref: '#/$defs/renewBeforeDays' }, inView: false, attribute: (entry): number | undefined => (entry as TokenConfig).renewBeforeDays ?? undefined },
-  overlapHours: { schema: { $ref: '#/$defs/overlapHours' }, inView: false, attribute(entry): number | undefined { const given = entry as TokenConfig; return given.renewBeforeDays != null ? given.overlapHours ?? 24 : undefined; } },
+  renewBeforeDays: {
+    schema: { $ref: '#/$defs/renewBeforeDays' },
+    inView: false,
+    attribute: (entry): number | undefined => (entry as TokenConfig).renewBeforeDays ?? undefined,
+  },
+  overlapHours: {
+    schema: { $ref: '#/$defs/overlapHours' },
+    inView: false,
+    attribute(entry): number | undefined {
+      const given = entry as TokenConfig;
+      return given.renewBeforeDays != null ? (given.overlapHours ?? 24) : undefined;
+    },
+  },
   deliverTo: {
     schema: {
-      description: "Write the token's plaintext, at every creation, renewal and re-issue, as a new value version of this record (declared in this configuration, without a value of its own), before the old token is revoked: its readers read the token with `cplane read`.",
+      description:
+        "Write the token's plaintext, at every creation, renewal and re-issue, as a new value version of this record (declared in this configuration, without a value of its own), before the old token is revoked: its readers read the token with `cplane read`.",
       type: 'object',
       additionalProperties: false,
       required: ['record'],
-      properties: { record: { description: 'The record as PROJECT/RECORD (local names, of this module in a module).', type: 'string', pattern: `^${LOCAL_NAME_PATTERN}/${LOCAL_NAME_PATTERN}$` } },
+      properties: {
+        record: {
+          description: 'The record as PROJECT/RECORD (local names, of this module in a module).',
+          type: 'string',
+          pattern: `^${LOCAL_NAME_PATTERN}/${LOCAL_NAME_PATTERN}$`,
+        },
+      },
     },
-    inView: false, attribute: (entry): string | undefined => (entry as TokenConfig).deliverTo?.record,
+    inView: false,
+    attribute: (entry): string | undefined => (entry as TokenConfig).deliverTo?.record,
   },
 } as const satisfies Fields;
 
@@ -163,7 +222,10 @@ export const gatewayTokenKind = defineKind<GatewayTokenAttributes, GatewayTokenT
     key: 'tokens',
     noun: 'token',
     mapDescription: 'Tokens of the gateway by local name.',
-    delivery: (attributes) => (attributes.deliverTo === undefined ? undefined : { at: ['deliverTo', 'record'], kind: 'record', localName: attributes.deliverTo, field: 'value', output: 'plaintext' }),
+    delivery: (attributes) =>
+      attributes.deliverTo === undefined
+        ? undefined
+        : { at: ['deliverTo', 'record'], kind: 'record', localName: attributes.deliverTo, field: 'value', output: 'plaintext' },
     complete({ attributes, report, owner }) {
       const { renewBeforeDays, expiresInDays } = attributes;
       if (attributes.spendWindow !== null && attributes.spendLimit === null) {
@@ -178,7 +240,8 @@ export const gatewayTokenKind = defineKind<GatewayTokenAttributes, GatewayTokenT
         report('renewBeforeDays', {
           code: 'renewal_window_too_long',
           summary: `renewBeforeDays (${renewBeforeDays}) of ${owner} must be less than its expiresInDays (${expiresInDays})`,
-          detail: 'Otherwise the token is renewed on every apply. Lower renewBeforeDays (here or in defaults.tokens), or raise expiresInDays.',
+          detail:
+            'Otherwise the token is renewed on every apply. Lower renewBeforeDays (here or in defaults.tokens), or raise expiresInDays.',
         });
       }
     },
@@ -202,7 +265,11 @@ export const gatewayTokenKind = defineKind<GatewayTokenAttributes, GatewayTokenT
       // folder declares the token once (the renewal), never the old one as a permanent token of its own.
       {
         when: (live, account) => (account.objects('gateway_token') as GatewayTokenT[]).some((other) => renews(other, live)),
-        count: { key: 'supersededTokens', one: 'token superseded by a renewal, left out', many: 'tokens superseded by a renewal, left out' },
+        count: {
+          key: 'supersededTokens',
+          one: 'token superseded by a renewal, left out',
+          many: 'tokens superseded by a renewal, left out',
+        },
       },
     ],
     lookups: [serviceAccounts],
@@ -227,7 +294,8 @@ export const gatewayTokenKind = defineKind<GatewayTokenAttributes, GatewayTokenT
   removeAction: 'revoke',
   spend: {
     paths: ['spendLimit', 'spendWindow', 'allowedModels', 'rateLimitPerMin'],
-    limit: (view) => (typeof view.spendLimit === 'string' ? { usd: view.spendLimit, window: TOKEN_WINDOWS[String(view.spendWindow)] ?? 'day' } : null),
+    limit: (view) =>
+      typeof view.spendLimit === 'string' ? { usd: view.spendLimit, window: TOKEN_WINDOWS[String(view.spendWindow)] ?? 'day' } : null,
     allowedModels: (view) => (Array.isArray(view.allowedModels) ? (view.allowedModels as string[]) : []),
     // Only `run` sends model requests: a `read_logs` token reads, and spends nothing.
     spends: (view) => !Array.isArray(view.scopes) || view.scopes.includes('run'),
@@ -243,7 +311,13 @@ export const gatewayTokenKind = defineKind<GatewayTokenAttributes, GatewayTokenT
             return await client.listAll('listGatewayTokens', { path: { id } }, { expected: expected(id) });
           } catch (error) {
             if (!isRefusal(error)) throw error;
-            if (error.status !== 404) failures.push({ operation: 'listGatewayTokens', reason: `${error.status} ${error.reason}`, requestId: error.requestId, parentId: id });
+            if (error.status !== 404)
+              failures.push({
+                operation: 'listGatewayTokens',
+                reason: `${error.status} ${error.reason}`,
+                requestId: error.requestId,
+                parentId: id,
+              });
             return [];
           }
         }),
@@ -276,10 +350,14 @@ export const gatewayTokenKind = defineKind<GatewayTokenAttributes, GatewayTokenT
     const facts = derived();
     const { serviceAccount } = desired.attributes;
     // Not compared when the Service Accounts could not be read; the configuration names one by name or by id: the same account is no change.
-    const same = () => serviceAccountOf(live.service_account_id, known) === NOT_READ
-      || (serviceAccount !== null && resolveServiceAccount(known, serviceAccount).serviceAccount?.service_account_id === live.service_account_id);
+    const same = () =>
+      serviceAccountOf(live.service_account_id, known) === NOT_READ ||
+      (serviceAccount !== null &&
+        resolveServiceAccount(known, serviceAccount).serviceAccount?.service_account_id === live.service_account_id);
     const changes = facts.changes.filter((c) => c.path !== 'serviceAccount' || !same());
-    const expiry = desired.lifecycle.ignoreChanges.includes('expiresInDays') ? undefined : expiryChange(desired.attributes, live, state?.inputs);
+    const expiry = desired.lifecycle.ignoreChanges.includes('expiresInDays')
+      ? undefined
+      : expiryChange(desired.attributes, live, state?.inputs);
     return { ...facts, changes: expiry ? [...changes, expiry] : changes };
   },
 
@@ -302,7 +380,10 @@ export const gatewayTokenKind = defineKind<GatewayTokenAttributes, GatewayTokenT
     }
     // The answer must be about the token asked for: another gateway's token recorded as this one would leave the new one unmanaged.
     const effects = {
-      id: { result: 'token_id' }, parents: { gatewayId: gateway }, seal: { name: 'plaintext', result: 'plaintext' }, outputs: { tokenPrefix: 'token_prefix', expiresAt: 'expires_at' },
+      id: { result: 'token_id' },
+      parents: { gatewayId: gateway },
+      seal: { name: 'plaintext', result: 'plaintext' },
+      outputs: { tokenPrefix: 'token_prefix', expiresAt: 'expires_at' },
       echoes: { gateway_id: { path: 'id' }, name: { body: 'name' } },
     };
     return { writes: [writeSpec('createGatewayToken', { path: { id: gateway }, body, effects }, `create token ${attributes.name}`)] };
@@ -311,10 +392,21 @@ export const gatewayTokenKind = defineKind<GatewayTokenAttributes, GatewayTokenT
   planUpdate({ desired, live, id, changedKeys }) {
     if (!changedKeys.includes('name')) return { writes: [] };
     const path = { id: live.gateway_id, tokenId: id };
-    return { writes: [writeSpec('renameGatewayToken', { path, body: { name: desired.attributes.name } }, `rename token ${live.name} to ${desired.attributes.name}`)] };
+    return {
+      writes: [
+        writeSpec(
+          'renameGatewayToken',
+          { path, body: { name: desired.attributes.name } },
+          `rename token ${live.name} to ${desired.attributes.name}`,
+        ),
+      ],
+    };
   },
 
-  renewal: ({ attributes }) => (attributes.renewBeforeDays == null ? undefined : { beforeDays: attributes.renewBeforeDays, overlapHours: attributes.overlapHours ?? 24, createdAt: 'created_at' }),
+  renewal: ({ attributes }) =>
+    attributes.renewBeforeDays == null
+      ? undefined
+      : { beforeDays: attributes.renewBeforeDays, overlapHours: attributes.overlapHours ?? 24, createdAt: 'created_at' },
 
   planDelete({ address, id, parents }) {
     const path = { id: parents?.gatewayId ?? '', tokenId: id };

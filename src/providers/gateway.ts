@@ -26,7 +26,13 @@ const credentialAddress = (name: string) => resourceAddress('credential', name);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The default provider is the first attached credential's unless given; a given name must be one of theirs. */
-function completeDefaultProvider({ attributes, entry, attributesOf, report, owner }: CompleteRequest<GatewayAttributes, GatewayConfig>): void {
+function completeDefaultProvider({
+  attributes,
+  entry,
+  attributesOf,
+  report,
+  owner,
+}: CompleteRequest<GatewayAttributes, GatewayConfig>): void {
   const providers = attributes.credentials
     .map((c) => attributesOf('credential', c)?.provider)
     .filter((p): p is string => typeof p === 'string');
@@ -110,7 +116,12 @@ const settingsSchema = {
       additionalProperties: false,
       properties: {
         enabled: { description: 'Whether responses are cached.', type: 'boolean' },
-        ttlSeconds: { description: 'Time to live of cached responses in seconds, 0 to 604800.', type: 'integer', minimum: 0, maximum: 604800 },
+        ttlSeconds: {
+          description: 'Time to live of cached responses in seconds, 0 to 604800.',
+          type: 'integer',
+          minimum: 0,
+          maximum: 604800,
+        },
       },
     },
   },
@@ -124,18 +135,35 @@ export type GatewaySettingsPath = (typeof settingsPaths)[number];
 const fields = {
   project: {
     schema: { description: 'Local name of the project the gateway belongs to.', type: 'string', minLength: 1 },
-    required: true, references: 'project', live: 'project_id', fromLive: (id, known) => known.nameOf('project', String(id)),
+    required: true,
+    references: 'project',
+    live: 'project_id',
+    fromLive: (id, known) => known.nameOf('project', String(id)),
   },
-  name: { schema: { description: 'Name of the gateway. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 }, default: LOCAL_NAME },
-  slug: { schema: { description: 'Slug of the gateway, used in its URLs. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 100 }, default: LOCAL_NAME },
+  name: {
+    schema: { description: 'Name of the gateway. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 },
+    default: LOCAL_NAME,
+  },
+  slug: {
+    schema: {
+      description: 'Slug of the gateway, used in its URLs. Defaults to the local name.',
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+    },
+    default: LOCAL_NAME,
+  },
   defaultProvider: {
     schema: {
-      description: 'Provider name or id used by default; must be the provider of an attached credential. Defaults to the provider of the first credential.',
+      description:
+        'Provider name or id used by default; must be the provider of an attached credential. Defaults to the provider of the first credential.',
       type: 'string',
       minLength: 1,
     },
     // Completed from the credentials (completeDefaultProvider).
-    default: '', live: 'default_provider_id', normalize: vendorName,
+    default: '',
+    live: 'default_provider_id',
+    normalize: vendorName,
   },
   defaultModel: { schema: { description: 'Model used by default.', type: 'string', minLength: 1 }, required: true, live: 'default_model' },
   credentials: {
@@ -146,8 +174,11 @@ const fields = {
       uniqueItems: true,
       items: { type: 'string', minLength: 1 },
     },
-    required: true, references: 'credential', live: 'credential_ids',
-    fromLive: (ids, known) => (ids as string[]).map((id) => known.nameOf('credential', id)), normalize: (names) => sortedSet(names as string[]),
+    required: true,
+    references: 'credential',
+    live: 'credential_ids',
+    fromLive: (ids, known) => (ids as string[]).map((id) => known.nameOf('credential', id)),
+    normalize: (names) => sortedSet(names as string[]),
   },
   settings: { schema: settingsSchema, paths: settingsPaths },
 } as const satisfies Fields;
@@ -170,20 +201,37 @@ export const gatewayKind = defineKind<GatewayAttributes, GatewayT, GatewayConfig
   },
   lookups: [vendors],
   refreshOperations: ['listGateways'],
-  writeOperations: ['createGateway', 'updateGateway', 'updateGatewaySettings', 'attachGatewayCredential', 'detachGatewayCredential', 'deleteGateway'],
+  writeOperations: [
+    'createGateway',
+    'updateGateway',
+    'updateGatewaySettings',
+    'attachGatewayCredential',
+    'detachGatewayCredential',
+    'deleteGateway',
+  ],
   readOperation: 'getGateway',
   export: {
     name: (live) => live.slug,
     skip: [
-      { when: (live, account) => live.status !== 'enabled' || !account.exported('project', live.project_id), count: { key: 'disabledGateways', one: 'disabled gateway' } },
+      {
+        when: (live, account) => live.status !== 'enabled' || !account.exported('project', live.project_id),
+        count: { key: 'disabledGateways', one: 'disabled gateway' },
+      },
       {
         when: (live, account) => !live.credential_ids.some((id) => account.listed('credential', id)),
-        count: { key: 'gatewaysWithoutCredentials', one: 'gateway without an active credential', many: 'gateways without an active credential' },
+        count: {
+          key: 'gatewaysWithoutCredentials',
+          one: 'gateway without an active credential',
+          many: 'gateways without an active credential',
+        },
       },
     ],
     refersTo: (live) => [{ kind: 'credential', ids: live.credential_ids }],
     entry({ live, local, nameOf, vendorName }) {
-      const credentials = live.credential_ids.map((id) => nameOf('credential', id)).filter((name): name is string => name !== undefined).sort(byCodeUnit);
+      const credentials = live.credential_ids
+        .map((id) => nameOf('credential', id))
+        .filter((name): name is string => name !== undefined)
+        .sort(byCodeUnit);
       const entry: GatewayConfig = {
         project: nameOf('project', live.project_id) ?? live.project_id,
         defaultProvider: vendorName(live.default_provider_id),
@@ -223,7 +271,13 @@ export const gatewayKind = defineKind<GatewayAttributes, GatewayT, GatewayConfig
   diff(_req, derived) {
     const facts = derived();
     const problems = facts.changes.some((c) => c.path === 'project')
-      ? [{ code: 'immovable_gateway', summary: 'a gateway cannot be moved to another project', detail: 'Add a gateway under a new name in that project.' }]
+      ? [
+          {
+            code: 'immovable_gateway',
+            summary: 'a gateway cannot be moved to another project',
+            detail: 'Add a gateway under a new name in that project.',
+          },
+        ]
       : [];
     return { ...facts, problems };
   },
@@ -242,12 +296,22 @@ export const gatewayKind = defineKind<GatewayAttributes, GatewayT, GatewayConfig
       credentialIds: attributes.credentials.map((name) => ref(known, credentialAddress(name))),
     };
     const writes = [
-      writeSpec('createGateway', { body, effects: { id: { result: 'gateway_id' }, parents: { projectId: project } } }, `create gateway ${attributes.slug}`),
+      writeSpec(
+        'createGateway',
+        { body, effects: { id: { result: 'gateway_id' }, parents: { projectId: project } } },
+        `create gateway ${attributes.slug}`,
+      ),
     ];
     if (attributes.settings && Object.keys(attributes.settings).length > 0) {
       const all = Object.keys(flatten('settings', attributes.settings));
       const settings = settingsBody(attributes.settings, all);
-      writes.push(writeSpec('updateGatewaySettings', { path: { id: { $ref: address } }, body: settings }, `set the settings of gateway ${attributes.slug}`));
+      writes.push(
+        writeSpec(
+          'updateGatewaySettings',
+          { path: { id: { $ref: address } }, body: settings },
+          `set the settings of gateway ${attributes.slug}`,
+        ),
+      );
     }
     return { writes };
   },
@@ -274,19 +338,29 @@ export const gatewayKind = defineKind<GatewayAttributes, GatewayT, GatewayConfig
         const credentialId = ref(known, credentialAddress(name));
         if (typeof credentialId === 'string') wantedIds.add(credentialId);
         if (typeof credentialId !== 'string' || !live.credential_ids.includes(credentialId)) {
-          writes.push(writeSpec('attachGatewayCredential', { path: { id }, body: { credentialId } }, `attach credential ${name} to gateway ${attributes.slug}`));
+          writes.push(
+            writeSpec(
+              'attachGatewayCredential',
+              { path: { id }, body: { credentialId } },
+              `attach credential ${name} to gateway ${attributes.slug}`,
+            ),
+          );
         }
       }
       for (const credentialId of live.credential_ids) {
         if (wantedIds.has(credentialId)) continue;
         const name = known.nameOf('credential', credentialId);
-        writes.push(writeSpec('detachGatewayCredential', { path: { id, credentialId } }, `detach credential ${name} from gateway ${attributes.slug}`));
+        writes.push(
+          writeSpec('detachGatewayCredential', { path: { id, credentialId } }, `detach credential ${name} from gateway ${attributes.slug}`),
+        );
       }
     }
 
     if (attributes.settings && changedKeys.some((k) => k.startsWith('settings.'))) {
       const settings = settingsBody(attributes.settings, changedKeys);
-      writes.push(writeSpec('updateGatewaySettings', { path: { id }, body: settings }, `update the settings of gateway ${attributes.slug}`));
+      writes.push(
+        writeSpec('updateGatewaySettings', { path: { id }, body: settings }, `update the settings of gateway ${attributes.slug}`),
+      );
     }
     return { writes, problems };
   },

@@ -54,7 +54,11 @@ export function definitionOf(kind: ResourceKind): KindDefinition {
 /** The kinds a kind needs to exist first: the kinds of its parents (`parentIds`) and of the resources its configuration refers to. */
 export function kindsNeededBy(kind: ResourceKind): ResourceKind[] {
   const { relations, config } = definitionOf(kind);
-  const needed = [...Object.values(relations.parentIds ?? {}), ...(config.parent ? [config.parent.kind] : []), ...(config.references ?? []).flatMap((r) => ('kind' in r ? [r.kind] : []))];
+  const needed = [
+    ...Object.values(relations.parentIds ?? {}),
+    ...(config.parent ? [config.parent.kind] : []),
+    ...(config.references ?? []).flatMap((r) => ('kind' in r ? [r.kind] : [])),
+  ];
   return [...new Set(needed)].filter((k) => k !== kind);
 }
 
@@ -123,14 +127,19 @@ export type AccessKind = NonNullable<Relations['access']> & {
 export const accessKinds: readonly AccessKind[] = kindOrder.flatMap((kind) => {
   const { config, relations } = definitionOf(kind);
   const on = config.parent?.kind ?? Object.values(relations.parentIds ?? {})[0];
-  return (config.touches ?? []).filter((t) => t.as === 'grants').map((t) => {
-    if (on === undefined || !relations.access) throw new Error(`kind ${kind} grants access: it must live under an object and declare relations.access`);
-    return { ...relations.access, kind, principal: t.principal, attribute: t.attribute, on, key: config.key };
-  });
+  return (config.touches ?? [])
+    .filter((t) => t.as === 'grants')
+    .map((t) => {
+      if (on === undefined || !relations.access)
+        throw new Error(`kind ${kind} grants access: it must live under an object and declare relations.access`);
+      return { ...relations.access, kind, principal: t.principal, attribute: t.attribute, on, key: config.key };
+    });
 });
 
 /** A kind read back through the API (not known only from state) with an export mapping: what export reads and writes. */
-export type ReadBackDefinition = Extract<KindDefinition, { readonly observation?: 'api' }> & { readonly export: NonNullable<Extract<KindDefinition, { readonly observation?: 'api' }>['export']> };
+export type ReadBackDefinition = Extract<KindDefinition, { readonly observation?: 'api' }> & {
+  readonly export: NonNullable<Extract<KindDefinition, { readonly observation?: 'api' }>['export']>;
+};
 
 export function isReadBack(provider: KindDefinition): provider is ReadBackDefinition {
   return provider.observation !== 'state' && provider.export !== undefined;
@@ -158,8 +167,29 @@ export const nestingOrder: readonly ResourceKind[] = (() => {
   return kindBlocks.filter((b) => !b.parent).flatMap((b) => walk(b.kind));
 })();
 
-export { projectKind, recordKind, credentialKind, gatewayKind, gatewayTokenKind, otelExportKind, projectGroupRoleKind, serviceAccountGrantKind, userShareKind, groupShareKind, recordOwnerKind };
-export { listAccounts, listVendors, findVendor, vendors, serviceAccounts, findServiceAccount, type DataSource, type LookupResults } from './lookups.js';
+export {
+  projectKind,
+  recordKind,
+  credentialKind,
+  gatewayKind,
+  gatewayTokenKind,
+  otelExportKind,
+  projectGroupRoleKind,
+  serviceAccountGrantKind,
+  userShareKind,
+  groupShareKind,
+  recordOwnerKind,
+};
+export {
+  listAccounts,
+  listVendors,
+  findVendor,
+  vendors,
+  serviceAccounts,
+  findServiceAccount,
+  type DataSource,
+  type LookupResults,
+} from './lookups.js';
 export { knownOf, type KnownFacts } from './known.js';
 export { resolveServiceAccount, type ServiceAccountFound } from './service-accounts.js';
 export { unvouchedKey, type UnvouchedKey } from './record-grant.js';

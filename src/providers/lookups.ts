@@ -53,7 +53,8 @@ export const serviceAccounts: DataSource<ServiceAccountT> = {
 
 /** `Known.find` over what was read: an object of `source` by name or id, or undefined. */
 export function finder(results: LookupResults): <T>(source: DataSource<T>, nameOrId: string) => T | undefined {
-  return <T>(source: DataSource<T>, nameOrId: string) => source.find((results.get(source as DataSource<unknown>) ?? []) as readonly T[], nameOrId);
+  return <T>(source: DataSource<T>, nameOrId: string) =>
+    source.find((results.get(source as DataSource<unknown>) ?? []) as readonly T[], nameOrId);
 }
 
 /** `Known.list` over what was read: every object of `source`, or undefined when it was not read. */

@@ -39,7 +39,14 @@ export type OtelExportConfig = FromSchema<{ type: 'object'; properties: typeof p
 /** The attributes: the defaults filled, and the headers' names (their values are secrets: `secrets`, keys `headers.<Name>`). */
 function attributesOf(entry: OtelExportConfig, _local: string, gateway?: string) {
   const headerNames = Object.keys(entry.headers ?? {}).sort((a, b) => a.localeCompare(b));
-  return { gateway: gateway!, enabled: entry.enabled ?? true, endpoint: entry.endpoint ?? null, exportMetrics: entry.exportMetrics ?? true, exportTraces: entry.exportTraces ?? true, headerNames };
+  return {
+    gateway: gateway!,
+    enabled: entry.enabled ?? true,
+    endpoint: entry.endpoint ?? null,
+    exportMetrics: entry.exportMetrics ?? true,
+    exportTraces: entry.exportTraces ?? true,
+    headerNames,
+  };
 }
 export type OtelExportAttributes = ReturnType<typeof attributesOf>;
 
@@ -95,7 +102,8 @@ export const otelExportKind = defineKind<OtelExportAttributes, LiveOtelExport, O
       properties: {
         ...properties,
         lifecycle: lifecycleSchema('export', {
-          description: "enabled, endpoint, exportMetrics, exportTraces, headers (every header value), or headers.<Name> (one header's value).",
+          description:
+            "enabled, endpoint, exportMetrics, exportTraces, headers (every header value), or headers.<Name> (one header's value).",
           type: 'string',
           pattern: '^(enabled|endpoint|exportMetrics|exportTraces|headers|headers\\.[A-Za-z0-9-]+)$',
         }),
@@ -104,7 +112,11 @@ export const otelExportKind = defineKind<OtelExportAttributes, LiveOtelExport, O
     },
     attributes: attributesOf,
     secrets: (entry) =>
-      Object.fromEntries(Object.entries(entry.headers ?? {}).sort(([a], [b]) => a.localeCompare(b)).map(([name, source]) => [`headers.${name}`, source])),
+      Object.fromEntries(
+        Object.entries(entry.headers ?? {})
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([name, source]) => [`headers.${name}`, source]),
+      ),
     complete({ attributes, report, owner }) {
       if (attributes.enabled && attributes.endpoint === null) {
         report('', {
@@ -123,10 +135,20 @@ export const otelExportKind = defineKind<OtelExportAttributes, LiveOtelExport, O
     // An export that was never set up (off, no endpoint, no headers) is left to the target account's default.
     skip: [{ when: (live) => unconfigured(live.export) }],
     entry({ live: { export: live }, local, placeholder, comment }) {
-      const entry: OtelExportConfig = { enabled: live.enabled, endpoint: live.endpoint, exportMetrics: live.exportMetrics, exportTraces: live.exportTraces };
+      const entry: OtelExportConfig = {
+        enabled: live.enabled,
+        endpoint: live.endpoint,
+        exportMetrics: live.exportMetrics,
+        exportTraces: live.exportTraces,
+      };
       const names = [...live.headerNames].sort(byCodeUnit);
       if (names.length > 0) {
-        entry.headers = Object.fromEntries(names.map((name) => [name, placeholder(['CPLANE_OTEL', local, name], `the ${name} header of the OTel export of gateway ${local}`)]));
+        entry.headers = Object.fromEntries(
+          names.map((name) => [
+            name,
+            placeholder(['CPLANE_OTEL', local, name], `the ${name} header of the OTel export of gateway ${local}`),
+          ]),
+        );
         comment('headers', 'Header values cannot be exported: set these environment variables before `cplane apply`.');
       }
       return entry;
@@ -144,7 +166,13 @@ export const otelExportKind = defineKind<OtelExportAttributes, LiveOtelExport, O
             return { gatewayId, export: await client.call('getOtelExport', { path: { id: gatewayId } }) };
           } catch (error) {
             if (!isRefusal(error)) throw error;
-            if (error.status !== 404) failures.push({ operation: 'getOtelExport', reason: `${error.status} ${error.reason}`, requestId: error.requestId, parentId: gatewayId });
+            if (error.status !== 404)
+              failures.push({
+                operation: 'getOtelExport',
+                reason: `${error.status} ${error.reason}`,
+                requestId: error.requestId,
+                parentId: gatewayId,
+              });
             return null;
           }
         }),
@@ -193,6 +221,8 @@ export const otelExportKind = defineKind<OtelExportAttributes, LiveOtelExport, O
   },
 
   planDelete({ address, id }) {
-    return { writes: [writeSpec('updateOtelExport', { path: { id }, body: { enabled: false }, effects: { forget: true } }, `disable ${address}`)] };
+    return {
+      writes: [writeSpec('updateOtelExport', { path: { id }, body: { enabled: false }, effects: { forget: true } }, `disable ${address}`)],
+    };
   },
 });

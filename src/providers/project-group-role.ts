@@ -30,15 +30,18 @@ const view = (attributes: ProjectGroupRoleAttributes): View => ({ role: attribut
 function noticesFor(group: string): ResultNotice[] {
   return [
     {
-      list: 'changes', flag: 'material_pending.project_key',
+      list: 'changes',
+      flag: 'material_pending.project_key',
       text: `group ${group}: the project key is not yet sealed for {count} of its members (material pending): they can read the project's records once a client that holds the project key seals it for them (cplane holds no such key)`,
     },
     {
-      list: 'changes', flag: 'material_pending.record_key',
+      list: 'changes',
+      flag: 'material_pending.record_key',
       text: `group ${group}: record keys are not yet sealed for {count} of its members (material pending): a client that holds them must seal them before those members can read the records`,
     },
     {
-      list: 'changes', flag: 'rekey_queued',
+      list: 'changes',
+      flag: 'rekey_queued',
       text: `group ${group}: keys for {count} of its members are queued for re-sealing (rekey queued): they can read once a client that holds the keys re-seals them`,
     },
   ];
@@ -58,7 +61,11 @@ function assign(attributes: ProjectGroupRoleAttributes, known: Known, what: stri
   if ('problem' in ids) return { writes: [], problems: [ids.problem] };
   const project = ref(known, projectAddress(attributes));
   const effects = { id: { result: 'groupId' }, parents: { projectId: project }, notices: noticesFor(attributes.group) };
-  return { writes: [writeSpec('grantProjectGroupRole', { path: { id: project, groupId: ids.groupId }, body: { roleId: ids.roleId }, effects }, what)] };
+  return {
+    writes: [
+      writeSpec('grantProjectGroupRole', { path: { id: project, groupId: ids.groupId }, body: { roleId: ids.roleId }, effects }, what),
+    ],
+  };
 }
 
 export const projectGroupRoleKind = defineKind<ProjectGroupRoleAttributes, RecordedObject, string>({
@@ -68,17 +75,21 @@ export const projectGroupRoleKind = defineKind<ProjectGroupRoleAttributes, Recor
     key: 'groupRoles',
     noun: 'group role of',
     schema: {
-      description: 'The role (its name in directory.roles) the group gets on the project; addressed as project_group_role.<project>/<group>. No operation reads or removes it: leaving the configuration forgets it (remove it in the dashboard).',
+      description:
+        'The role (its name in directory.roles) the group gets on the project; addressed as project_group_role.<project>/<group>. No operation reads or removes it: leaving the configuration forgets it (remove it in the dashboard).',
       type: 'string',
       minLength: 1,
     },
-    mapDescription: 'Roles of groups on the project: group name (in directory.groups) -> role name (POST /projects/{id}/group-grants/{groupId}).',
+    mapDescription:
+      'Roles of groups on the project: group name (in directory.groups) -> role name (POST /projects/{id}/group-grants/{groupId}).',
     // The entry is the role's name itself (`platform: admin`); the group's name is its key.
     attributes: (role, group, project) => ({ project: project!, group, role }),
     touches: [{ principal: 'group', attribute: 'group', as: 'grants' }],
     complete({ attributes, directory, report }) {
-      if (!Object.hasOwn(directory.groups, attributes.group)) report('', { ...undeclaredInDirectory('groups', attributes.group, directory), underline: attributes.group });
-      if (!Object.hasOwn(directory.roles, attributes.role)) report(VALUE, { ...undeclaredInDirectory('roles', attributes.role, directory), underline: attributes.role });
+      if (!Object.hasOwn(directory.groups, attributes.group))
+        report('', { ...undeclaredInDirectory('groups', attributes.group, directory), underline: attributes.group });
+      if (!Object.hasOwn(directory.roles, attributes.role))
+        report(VALUE, { ...undeclaredInDirectory('roles', attributes.role, directory), underline: attributes.role });
     },
   },
   relations: { access: { via: 'project-group-role', role: 'role' } },
@@ -86,24 +97,37 @@ export const projectGroupRoleKind = defineKind<ProjectGroupRoleAttributes, Recor
   writeOperations: ['grantProjectGroupRole'],
   removeAction: 'forget',
 
-  identify: ({ live }) => ({ id: live.id, ...(live.parents ? { parents: live.parents } : {}), key: `${live.parents?.projectId}/${live.id}`, status: 'live' }),
+  identify: ({ live }) => ({
+    id: live.id,
+    ...(live.parents ? { parents: live.parents } : {}),
+    key: `${live.parents?.projectId}/${live.id}`,
+    status: 'live',
+  }),
   // Never adopted: no operation lists assignments made outside cplane.
   naturalKey: () => undefined,
   desiredView: ({ attributes }) => view(attributes),
 
-  planCreate: ({ desired, known }) => assign(desired.attributes, known, `give group ${desired.attributes.group} the role ${desired.attributes.role}`),
+  planCreate: ({ desired, known }) =>
+    assign(desired.attributes, known, `give group ${desired.attributes.group} the role ${desired.attributes.role}`),
 
   planUpdate({ desired, live, known }) {
     const before = (live.inputs as unknown as ProjectGroupRoleAttributes).role;
     const planned = assign(desired.attributes, known, `give group ${desired.attributes.group} the role ${desired.attributes.role}`);
-    return { ...planned, notes: [`a new POST gives the group the role ${desired.attributes.role} in place of ${before} (the API keeps one role per group on a project)`] };
+    return {
+      ...planned,
+      notes: [
+        `a new POST gives the group the role ${desired.attributes.role} in place of ${before} (the API keeps one role per group on a project)`,
+      ],
+    };
   },
 
   planDelete({ live }) {
     const { group, role } = (live as RecordedObject).inputs as unknown as ProjectGroupRoleAttributes;
     return {
       writes: [],
-      notes: [`the API has no operation that removes a group's role: cplane forgets it, and group ${group} keeps the role ${role} on the project until someone removes it in the dashboard`],
+      notes: [
+        `the API has no operation that removes a group's role: cplane forgets it, and group ${group} keeps the role ${role} on the project until someone removes it in the dashboard`,
+      ],
     };
   },
 });

@@ -12,9 +12,16 @@ import { isIgnored, nullWhenNotFound } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
 const fields = {
-  name: { schema: { description: 'Name of the project. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 }, default: LOCAL_NAME },
+  name: {
+    schema: { description: 'Name of the project. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 },
+    default: LOCAL_NAME,
+  },
   description: { schema: { description: 'Description of the project. Default empty.', type: 'string', maxLength: 2000 }, default: '' },
-  active: { schema: { description: 'Whether the project is active (isActive). Default true.', type: 'boolean' }, default: true, live: 'is_active' },
+  active: {
+    schema: { description: 'Whether the project is active (isActive). Default true.', type: 'boolean' },
+    default: true,
+    live: 'is_active',
+  },
 } as const satisfies Fields;
 
 /** An entry of this kind in a configuration file, with the kinds declared inside it. */
@@ -45,7 +52,12 @@ export const projectKind = defineKind<ProjectAttributes, ProjectT, ProjectConfig
       if (!live.is_active) entry.active = false;
       return entry;
     },
-    file: { perEntry: (local) => [`Project ${local}: its records (metadata only) and its gateways, with their settings,`, 'OTel export and tokens.'] },
+    file: {
+      perEntry: (local) => [
+        `Project ${local}: its records (metadata only) and its gateways, with their settings,`,
+        'OTel export and tokens.',
+      ],
+    },
   },
   removeAction: 'archive',
 
@@ -61,16 +73,25 @@ export const projectKind = defineKind<ProjectAttributes, ProjectT, ProjectConfig
   identify: ({ live }) => ({ id: live.project_id, key: live.name, status: live.archived ? 'archived' : 'live' }),
   naturalKey: ({ desired }) => desired.attributes.name,
   // An archived project is brought back first.
-  diff: ({ live }, derived) => (live.archived ? { changes: [{ path: 'archived', before: true, after: false }, ...derived().changes] } : derived()),
+  diff: ({ live }, derived) =>
+    live.archived ? { changes: [{ path: 'archived', before: true, after: false }, ...derived().changes] } : derived(),
 
   planCreate({ desired, known }) {
     const { name, description, active } = desired.attributes;
     const writes = [
-      writeSpec('createProject', { body: { accountId: known.account, name, description }, effects: { id: { result: 'project_id' } } }, `create project ${name}`),
+      writeSpec(
+        'createProject',
+        { body: { accountId: known.account, name, description }, effects: { id: { result: 'project_id' } } },
+        `create project ${name}`,
+      ),
     ];
     if (!active) {
       writes.push(
-        writeSpec('updateProject', { path: { id: { $ref: desired.address } }, body: { name, description, isActive: false } }, `deactivate project ${name}`),
+        writeSpec(
+          'updateProject',
+          { path: { id: { $ref: desired.address } }, body: { name, description, isActive: false } },
+          `deactivate project ${name}`,
+        ),
       );
     }
     return { writes };

@@ -83,14 +83,18 @@ export interface ReaderKind {
 }
 
 /** The `$wrap` placeholder: the record's current data key wrapped for the reader at apply time. */
-const wrapOf = (record: string | { $ref: string }, reader: Reader): Template => ({ $wrap: { record, recipient: reader.id, publicKey: reader.publicKey } });
+const wrapOf = (record: string | { $ref: string }, reader: Reader): Template => ({
+  $wrap: { record, recipient: reader.id, publicKey: reader.publicKey },
+});
 
 function directoryReader(section: Extract<DirectorySection, 'users' | 'groups'>, noun: string) {
   return {
     resolve(known: Known, name: string) {
       const found = known.directory[section][name];
       // The loader has checked the name against the directory; a plan made without it (a test) still says why.
-      return found ? { reader: { id: found.id, publicKey: found.publicKey, keyFromRepository: true } } : { problem: { code: 'unknown_directory_name', summary: `the ${noun} "${name}" is not declared in directory.${section}` } };
+      return found
+        ? { reader: { id: found.id, publicKey: found.publicKey, keyFromRepository: true } }
+        : { problem: { code: 'unknown_directory_name', summary: `the ${noun} "${name}" is not declared in directory.${section}` } };
     },
     nameOf: (known: Known, id: string) => nameInDirectory(known.directory, section, id) ?? id,
   };
@@ -113,11 +117,27 @@ export const serviceAccountReaders: ReaderKind = {
     const found = resolveServiceAccount(known, name);
     if (!found.serviceAccount) return { problem: found.problem! };
     const { problem, pinned } = checkServiceAccountKey(known, name, found.serviceAccount);
-    return problem ? { problem } : { reader: { id: found.serviceAccount.service_account_id, publicKey: found.serviceAccount.public_key, keyFromRepository: pinned } };
+    return problem
+      ? { problem }
+      : { reader: { id: found.serviceAccount.service_account_id, publicKey: found.serviceAccount.public_key, keyFromRepository: pinned } };
   },
   nameOf: (known, id) => serviceAccountLabel(known, id),
-  grant: (record, reader, summary) => writeSpec('grantServiceAccount', { path: { id: reader.id }, body: { recordId: record, wrappedDek: wrapOf(record, reader) }, effects: { id: { results: ['recordId', 'serviceAccountId'] }, parents: { recordId: record } } }, summary),
-  revoke: (recordId, readerId, summary, forget) => writeSpec('revokeRecordServiceAccount', { path: { id: recordId }, body: { serviceAccountId: readerId }, effects: forget ? { forget: true } : {} }, summary),
+  grant: (record, reader, summary) =>
+    writeSpec(
+      'grantServiceAccount',
+      {
+        path: { id: reader.id },
+        body: { recordId: record, wrappedDek: wrapOf(record, reader) },
+        effects: { id: { results: ['recordId', 'serviceAccountId'] }, parents: { recordId: record } },
+      },
+      summary,
+    ),
+  revoke: (recordId, readerId, summary, forget) =>
+    writeSpec(
+      'revokeRecordServiceAccount',
+      { path: { id: recordId }, body: { serviceAccountId: readerId }, effects: forget ? { forget: true } : {} },
+      summary,
+    ),
   writeOperations: ['grantServiceAccount', 'revokeRecordServiceAccount'],
 };
 
@@ -131,8 +151,18 @@ export const userReaders: ReaderKind = {
   exportNoun: 'user share',
   listDescription: 'Users by their name in directory.users.',
   ...directoryReader('users', 'user'),
-  grant: (record, reader, summary) => writeSpec('shareRecordWithUser', { path: { id: record }, body: { userId: reader.id, wrappedDek: wrapOf(record, reader) }, effects: { id: { results: ['recordId', 'userId'] }, parents: { recordId: record } } }, summary),
-  revoke: (recordId, readerId, summary, forget) => writeSpec('revokeRecordUser', { path: { id: recordId }, body: { userId: readerId }, effects: forget ? { forget: true } : {} }, summary),
+  grant: (record, reader, summary) =>
+    writeSpec(
+      'shareRecordWithUser',
+      {
+        path: { id: record },
+        body: { userId: reader.id, wrappedDek: wrapOf(record, reader) },
+        effects: { id: { results: ['recordId', 'userId'] }, parents: { recordId: record } },
+      },
+      summary,
+    ),
+  revoke: (recordId, readerId, summary, forget) =>
+    writeSpec('revokeRecordUser', { path: { id: recordId }, body: { userId: readerId }, effects: forget ? { forget: true } : {} }, summary),
   writeOperations: ['shareRecordWithUser', 'revokeRecordUser'],
 };
 
@@ -146,8 +176,22 @@ export const groupReaders: ReaderKind = {
   exportNoun: 'group share',
   listDescription: 'Groups by their name in directory.groups.',
   ...directoryReader('groups', 'group'),
-  grant: (record, reader, summary) => writeSpec('shareRecordWithGroup', { path: { id: record }, body: { groupId: reader.id, wrappedDek: wrapOf(record, reader) }, effects: { id: { results: ['recordId', 'groupId'] }, parents: { recordId: record } } }, summary),
-  revoke: (recordId, readerId, summary, forget) => writeSpec('revokeRecordGroup', { path: { id: recordId }, body: { groupId: readerId }, effects: forget ? { forget: true } : {} }, summary),
+  grant: (record, reader, summary) =>
+    writeSpec(
+      'shareRecordWithGroup',
+      {
+        path: { id: record },
+        body: { groupId: reader.id, wrappedDek: wrapOf(record, reader) },
+        effects: { id: { results: ['recordId', 'groupId'] }, parents: { recordId: record } },
+      },
+      summary,
+    ),
+  revoke: (recordId, readerId, summary, forget) =>
+    writeSpec(
+      'revokeRecordGroup',
+      { path: { id: recordId }, body: { groupId: readerId }, effects: forget ? { forget: true } : {} },
+      summary,
+    ),
   writeOperations: ['shareRecordWithGroup', 'revokeRecordGroup'],
 };
 
@@ -164,7 +208,8 @@ function checkServiceAccountKey(known: Known, name: string, account: ServiceAcco
       problem: {
         code: 'service_account_key_id_mismatch',
         summary: `the Service Account "${name}" is listed with key id ${account.key_id}, but the public key listed with it is ${keyId}: cplane wraps nothing for a key the API describes two ways`,
-        detail: 'Pin the key you verified in the dashboard (directory.serviceAccounts.NAME.keyId), and report the answer of GET /service-accounts.',
+        detail:
+          'Pin the key you verified in the dashboard (directory.serviceAccounts.NAME.keyId), and report the answer of GET /service-accounts.',
       },
     };
   }
@@ -176,7 +221,8 @@ function checkServiceAccountKey(known: Known, name: string, account: ServiceAcco
     problem: {
       code: 'service_account_key_mismatch',
       summary: `the Service Account "${name}" is offered with the key ${keyId}, and its pinned key is ${pin.keyId}`,
-      detail: "Nothing is wrapped for it. If its key was rotated in the dashboard, check the new key id there and change the pin in a reviewed change; if not, the API is offering a key that is not the Service Account's: do not apply.",
+      detail:
+        "Nothing is wrapped for it. If its key was rotated in the dashboard, check the new key id there and change the pin in a reviewed change; if not, the API is offering a key that is not the Service Account's: do not apply.",
       at: pin.source,
     },
   };
@@ -198,16 +244,26 @@ export interface UnvouchedKey {
  * let cplane wrap for it: the planner marks the step (planner/stages/offered-keys.ts). `recordedKeyId` gives what state
  * recorded for a grant, by its kind and id.
  */
-export function unvouchedKey(known: Known, wrap: WrapTarget, recordedKeyId: (kind: string, id: string) => string | undefined): UnvouchedKey | undefined {
+export function unvouchedKey(
+  known: Known,
+  wrap: WrapTarget,
+  recordedKeyId: (kind: string, id: string) => string | undefined,
+): UnvouchedKey | undefined {
   const offered = keyIdOf(Buffer.from(wrap.publicKey, 'base64'));
   const { users, groups } = known.directory;
-  if ([...Object.values(users), ...Object.values(groups)].some((entry) => entry.id === wrap.recipient && entry.publicKey === wrap.publicKey)) return undefined;
+  if (
+    [...Object.values(users), ...Object.values(groups)].some((entry) => entry.id === wrap.recipient && entry.publicKey === wrap.publicKey)
+  )
+    return undefined;
   const account = known.find(serviceAccounts, wrap.recipient);
   const name = serviceAccountLabel(known, wrap.recipient);
   const pin = known.directory.serviceAccounts[name] ?? (account ? known.directory.serviceAccounts[account.name] : undefined);
   if (pin?.keyId === offered) return undefined;
   const recordId = typeof wrap.record === 'string' ? wrap.record : known.idOf(wrap.record.$ref);
-  const recorded = recordId === undefined ? undefined : readerKinds.map((kind) => recordedKeyId(kind.kind, grantId(recordId, wrap.recipient))).find((id) => id !== undefined);
+  const recorded =
+    recordId === undefined
+      ? undefined
+      : readerKinds.map((kind) => recordedKeyId(kind.kind, grantId(recordId, wrap.recipient))).find((id) => id !== undefined);
   if (recorded === offered) return undefined;
   return { reader: `${serviceAccountReaders.noun} ${name}`, offered, ...(recorded !== undefined ? { recorded } : {}) };
 }
@@ -217,7 +273,9 @@ export const readerKinds: readonly ReaderKind[] = [serviceAccountReaders, userRe
 
 /** The live grants of one reader kind, from the records list. */
 export function liveGrantsOf(records: readonly RecordMetaT[], readers: ReaderKind): LiveGrant[] {
-  return records.flatMap((r) => (r.grants?.[readers.liveIds] ?? []).map((reader_id) => ({ record_id: r.record_id, project_id: r.project_id, reader_id })));
+  return records.flatMap((r) =>
+    (r.grants?.[readers.liveIds] ?? []).map((reader_id) => ({ record_id: r.record_id, project_id: r.project_id, reader_id })),
+  );
 }
 
 /** What a local name may be (the configuration schema's `localName`, without an instance key). */
@@ -264,7 +322,10 @@ export function grantKind(readers: ReaderKind) {
       touches: [{ principal: readers.principal, attribute: 'reader', as: 'grants' }],
     },
     ...(readers.section === 'serviceAccounts' ? { lookups: [serviceAccounts] } : {}),
-    relations: { missingAs: 'revoked', access: { via: readers.via, holders: (record) => (record as RecordMetaT).grants?.[readers.liveIds] ?? [] } },
+    relations: {
+      missingAs: 'revoked',
+      access: { via: readers.via, holders: (record) => (record as RecordMetaT).grants?.[readers.liveIds] ?? [] },
+    },
     // A grant is a name in its record's list: a Service Account's name (so the folder applies to another account,
     // where a missing one is a plan problem), or a directory entry export declares from the id.
     export: {
@@ -294,10 +355,17 @@ export function grantKind(readers: ReaderKind) {
     async read({ client, id }) {
       const { recordId, readerId } = splitGrantId(id);
       const record = await nullWhenNotFound(() => client.call('getRecord', { path: { id: recordId } }));
-      return record && liveGrantsOf([record], readers).find((g) => g.reader_id === readerId) ? { record_id: recordId, project_id: record.project_id, reader_id: readerId } : null;
+      return record && liveGrantsOf([record], readers).find((g) => g.reader_id === readerId)
+        ? { record_id: recordId, project_id: record.project_id, reader_id: readerId }
+        : null;
     },
 
-    identify: ({ live }) => ({ id: grantId(live.record_id, live.reader_id), parents: { recordId: live.record_id }, key: grantId(live.record_id, live.reader_id), status: 'live' }),
+    identify: ({ live }) => ({
+      id: grantId(live.record_id, live.reader_id),
+      parents: { recordId: live.record_id },
+      key: grantId(live.record_id, live.reader_id),
+      status: 'live',
+    }),
 
     naturalKey({ desired, known }) {
       const recordId = known.idOf(recordAddress(desired.attributes));
@@ -309,8 +377,15 @@ export function grantKind(readers: ReaderKind) {
     // a `moved` block names the same reader, which state recorded under the old name.
     view: () => ({}),
     // `until` and `reason` are cplane's own (no operation reads them back): shown in a create, never diffed.
-    desiredView: ({ attributes }) => ({ reader: attributes.reader, ...(attributes.until !== undefined ? { until: attributes.until } : {}), ...(attributes.reason !== undefined ? { reason: attributes.reason } : {}) }),
-    endsAt: ({ attributes }) => (attributes.until === undefined ? undefined : { at: attributes.until, ...(attributes.reason !== undefined ? { reason: attributes.reason } : {}) }),
+    desiredView: ({ attributes }) => ({
+      reader: attributes.reader,
+      ...(attributes.until !== undefined ? { until: attributes.until } : {}),
+      ...(attributes.reason !== undefined ? { reason: attributes.reason } : {}),
+    }),
+    endsAt: ({ attributes }) =>
+      attributes.until === undefined
+        ? undefined
+        : { at: attributes.until, ...(attributes.reason !== undefined ? { reason: attributes.reason } : {}) },
 
     // A grant exists or not; what can change is the reader's key it was wrapped for (state records its id, as no
     // operation reads it back): a new key is a change of the grant, wrapped again for it. Its reader must still be
@@ -321,7 +396,9 @@ export function grantKind(readers: ReaderKind) {
       const before = state?.inputs.readerKeyId;
       const after = readerKeyId(reader);
       if (typeof before !== 'string' || before === after) return { changes: [] };
-      const note = reader.keyFromRepository ? 'the key the repository gives' : 'offered by the API, not pinned: only a pin in directory.serviceAccounts makes this safe';
+      const note = reader.keyFromRepository
+        ? 'the key the repository gives'
+        : 'offered by the API, not pinned: only a pin in directory.serviceAccounts makes this safe';
       return { changes: [{ path: 'readerKey', before, after, note, cause: 'reader-key-changed' }], inputs: { readerKeyId: after } };
     },
 
@@ -329,14 +406,27 @@ export function grantKind(readers: ReaderKind) {
       const { reader, problem } = readers.resolve(known, desired.attributes.reader);
       if (!reader) return { writes: [], problems: [problem] };
       const record = known.idOf(recordAddress(desired.attributes)) ?? { $ref: recordAddress(desired.attributes) };
-      return { writes: [readers.grant(record, reader, `grant record ${desired.attributes.record} to ${noun} ${desired.attributes.reader}, its data key wrapped for it`)], inputs: { readerKeyId: readerKeyId(reader) } };
+      return {
+        writes: [
+          readers.grant(
+            record,
+            reader,
+            `grant record ${desired.attributes.record} to ${noun} ${desired.attributes.reader}, its data key wrapped for it`,
+          ),
+        ],
+        inputs: { readerKeyId: readerKeyId(reader) },
+      };
     },
 
     planUpdate({ desired, id, changedKeys, known }) {
       const { reader } = readers.resolve(known, desired.attributes.reader);
       if (!reader || !changedKeys.includes('readerKey')) return { writes: [] };
       const { recordId } = splitGrantId(id);
-      const write = readers.grant(recordId, reader, `wrap record ${desired.attributes.record} again for ${noun} ${desired.attributes.reader}'s new key ${readerKeyId(reader)}`);
+      const write = readers.grant(
+        recordId,
+        reader,
+        `wrap record ${desired.attributes.record} again for ${noun} ${desired.attributes.reader}'s new key ${readerKeyId(reader)}`,
+      );
       const warning = `${recordAddress(desired.attributes)}: the key of ${noun} ${desired.attributes.reader} changed to ${readerKeyId(reader)}, as the API offers it; it is not pinned, so the API could have chosen it. Check the key id in the dashboard, and pin it in directory.serviceAccounts.${desired.attributes.reader}.keyId.`;
       return { writes: [write], ...(reader.keyFromRepository ? {} : { notes: [warning] }) };
     },
@@ -346,7 +436,9 @@ export function grantKind(readers: ReaderKind) {
       return {
         writes: [readers.revoke(recordId, readerId, `revoke ${address}`, true)],
         // True whether or not the same plan rotates the value (the record's line then says `rotate: … removed`).
-        notes: [`${address}: the reader may still hold the value it could read until now; rotate the record's value unless this plan does (rotateOnRevoke: true rotates a generated value in the same apply).`],
+        notes: [
+          `${address}: the reader may still hold the value it could read until now; rotate the record's value unless this plan does (rotateOnRevoke: true rotates a generated value in the same apply).`,
+        ],
       };
     },
   });

@@ -28,14 +28,23 @@ const readerEntrySchema = {
   if: { type: 'string' },
   then: { $ref: '#/$defs/localName' },
   else: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['name'],
-      properties: {
-        name: { $ref: '#/$defs/localName' },
-        until: { description: 'When the grant ends (ISO 8601 date-time with a time zone): every plan after it, on the API\'s clock, revokes it.', type: 'string', format: 'date-time' },
-        reason: { description: 'Why the grant is given (a ticket, an incident): policies can require it.', type: 'string', minLength: 1, maxLength: 200 },
+    type: 'object',
+    additionalProperties: false,
+    required: ['name'],
+    properties: {
+      name: { $ref: '#/$defs/localName' },
+      until: {
+        description: "When the grant ends (ISO 8601 date-time with a time zone): every plan after it, on the API's clock, revokes it.",
+        type: 'string',
+        format: 'date-time',
       },
+      reason: {
+        description: 'Why the grant is given (a ticket, an incident): policies can require it.',
+        type: 'string',
+        minLength: 1,
+        maxLength: 200,
+      },
+    },
   },
 } as const;
 /** A reader: its name, or its name with the time its grant ends (`until`, on the API's clock) and why it was given. */
@@ -43,11 +52,14 @@ export type ReaderEntry = FromSchema<typeof readerEntrySchema>;
 
 type ReaderListSchema = { description: string; type: 'array'; uniqueItems: true; items: typeof readerEntrySchema };
 const grantsSchema = {
-  description: 'Who may read the value (docs/access.md): each kind named here is authoritative (a grant it does not list is revoked); a kind not named is left alone.',
+  description:
+    'Who may read the value (docs/access.md): each kind named here is authoritative (a grant it does not list is revoked); a kind not named is left alone.',
   type: 'object',
   additionalProperties: false,
   // One list per reader kind (record-grant.ts), typed as the kinds' sections.
-  properties: Object.fromEntries(readerKinds.map((k) => [k.section, { description: k.listDescription, type: 'array', uniqueItems: true, items: readerEntrySchema }])) as Record<ReaderKind['section'], ReaderListSchema>,
+  properties: Object.fromEntries(
+    readerKinds.map((k) => [k.section, { description: k.listDescription, type: 'array', uniqueItems: true, items: readerEntrySchema }]),
+  ) as Record<ReaderKind['section'], ReaderListSchema>,
 } as const;
 /** A record's `grants:`: Service Accounts by name, users and groups by their name in `directory:`. */
 export type RecordGrantsConfig = FromSchema<typeof grantsSchema>;
@@ -107,24 +119,36 @@ function hasEnded(attributes: RecordAttributes, key: string, now: Date): boolean
 }
 
 /** A grant made outside cplane that the record's `grants` does not list, as the plan shows its revocation. */
-const unlistedChange = ({ kind, name }: { kind: ReaderKind; name: string }): FieldChange => ({ path: `grants.${kind.section}`, before: name, after: null, note: 'granted outside cplane; not listed, so revoked', cause: 'granted-outside' });
+const unlistedChange = ({ kind, name }: { kind: ReaderKind; name: string }): FieldChange => ({
+  path: `grants.${kind.section}`,
+  before: name,
+  after: null,
+  note: 'granted outside cplane; not listed, so revoked',
+  cause: 'granted-outside',
+});
 
 const projectAddress = (attributes: RecordAttributes) => resourceAddress('project', attributes.project);
 
 const DAY_MS = 86_400_000;
 
 /** A value cplane makes itself (`generate`): making a new one is a rotation. */
-const isGenerated = (desired: DesiredResource<RecordAttributes>) => desired.secrets.value !== undefined && 'generate' in desired.secrets.value;
+const isGenerated = (desired: DesiredResource<RecordAttributes>) =>
+  desired.secrets.value !== undefined && 'generate' in desired.secrets.value;
 
 /** The start of the API's day plus `days`: a due date that a saved plan applied the same day plans again unchanged. */
-const daysFromToday = (now: Date, days: number) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) + days * DAY_MS).toISOString();
+const daysFromToday = (now: Date, days: number) =>
+  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) + days * DAY_MS).toISOString();
 
 /**
  * When a generated value with an interval is due for rotation: its live due date, or without one, the interval
  * counted from its last value write (the record's last change on the API's clock bounds it: a later metadata
  * change only delays the first rotation), once passed; with the next due date.
  */
-function rotationDue(desired: DesiredResource<RecordAttributes>, live: RecordMetaT, now: Date): { dueAt: string; nextDueAt: string } | undefined {
+function rotationDue(
+  desired: DesiredResource<RecordAttributes>,
+  live: RecordMetaT,
+  now: Date,
+): { dueAt: string; nextDueAt: string } | undefined {
   const interval = desired.attributes.rotationIntervalDays;
   if (!isGenerated(desired) || !interval || live.current_version === null) return undefined;
   const dueAt = live.secret_due_at ?? new Date(Date.parse(live.updated_at) + interval * DAY_MS).toISOString();
@@ -148,19 +172,41 @@ function dueText(dueAt: string, now: Date): string {
 
 // Unset optional fields are not managed: they stay out of the view, so their live value is left alone.
 const fields = {
-  name: { schema: { description: 'Name of the record, unique in its project. Defaults to the local name.', type: 'string', minLength: 1, maxLength: 200 }, default: LOCAL_NAME },
+  name: {
+    schema: {
+      description: 'Name of the record, unique in its project. Defaults to the local name.',
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+    },
+    default: LOCAL_NAME,
+  },
   // Set at creation and no call changes it: shown in a create (and in state), never diffed.
-  format: { schema: { description: "Format of the record's value, set at creation.", type: 'string', minLength: 1, maxLength: 50 }, observed: false },
-  tags: { schema: { description: 'Metadata tags.', type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 100 } }, normalize: (tags) => sortedSet(tags as string[]) },
+  format: {
+    schema: { description: "Format of the record's value, set at creation.", type: 'string', minLength: 1, maxLength: 50 },
+    observed: false,
+  },
+  tags: {
+    schema: { description: 'Metadata tags.', type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 100 } },
+    normalize: (tags) => sortedSet(tags as string[]),
+  },
   secretDueAt: {
-    schema: { description: 'When the value is due for rotation (ISO 8601 date-time), or null.', type: ['string', 'null'], format: 'date-time' },
-    live: 'secret_due_at', normalize: (at) => canonicalTime(at as string),
+    schema: {
+      description: 'When the value is due for rotation (ISO 8601 date-time), or null.',
+      type: ['string', 'null'],
+      format: 'date-time',
+    },
+    live: 'secret_due_at',
+    normalize: (at) => canonicalTime(at as string),
   },
   rotationIntervalDays: {
     schema: { description: 'Rotation interval in days, 1 to 3650, or null.', type: ['integer', 'null'], minimum: 1, maximum: 3650 },
     live: 'rotation_interval_days',
   },
-  value: { schema: { description: "Source of the record's value, encrypted locally before it is sent.", $ref: '#/$defs/secretSource' }, writeOnly: true },
+  value: {
+    schema: { description: "Source of the record's value, encrypted locally before it is sent.", $ref: '#/$defs/secretSource' },
+    writeOnly: true,
+  },
   grants: {
     schema: grantsSchema,
     inView: false,
@@ -172,11 +218,19 @@ const fields = {
     // Only a record whose readers end carries their ends, so every other record's attributes stay as they were.
     carries(entry): { grantsUntil: Record<string, string> | undefined } {
       const { grants = {} } = entry as RecordConfig;
-      const ends = Object.entries(grants).flatMap(([section, list]) => list.flatMap((e) => (typeof e === 'object' && e.until !== undefined ? [[`${section}/${e.name}`, e.until] as const] : [])));
+      const ends = Object.entries(grants).flatMap(([section, list]) =>
+        list.flatMap((e) => (typeof e === 'object' && e.until !== undefined ? [[`${section}/${e.name}`, e.until] as const] : [])),
+      );
       return { grantsUntil: ends.length > 0 ? Object.fromEntries(ends) : undefined };
     },
   },
-  rotateOnRevoke: { schema: { description: 'For a generated value: rotate it in the apply that removes one of its readers (otherwise the plan warns).', type: 'boolean' }, inView: false },
+  rotateOnRevoke: {
+    schema: {
+      description: 'For a generated value: rotate it in the apply that removes one of its readers (otherwise the plan warns).',
+      type: 'boolean',
+    },
+    inView: false,
+  },
 } as const satisfies Fields;
 
 /** An entry of this kind in a configuration file, with the kind declared inside it. */
@@ -198,7 +252,14 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
   },
   relations: { wrappedValue: 'value' },
   refreshOperations: ['listRecords'],
-  writeOperations: ['createRecord', 'createRecordVersion', 'updateRecord', 'rotateRecord', 'archiveRecord', ...readerKinds.flatMap((k) => k.writeOperations)],
+  writeOperations: [
+    'createRecord',
+    'createRecordVersion',
+    'updateRecord',
+    'rotateRecord',
+    'archiveRecord',
+    ...readerKinds.flatMap((k) => k.writeOperations),
+  ],
   readOperation: 'getRecord',
   export: {
     name: (live) => live.name,
@@ -239,14 +300,30 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
     const ignore = desired.lifecycle.ignoreChanges;
     const dueAt = canonicalTime(desired.attributes.secretDueAt);
     // A rotating value moves its due date: the configured `secretDueAt` is only the first one.
-    const moved = isGenerated(desired) && desired.attributes.rotationIntervalDays && typeof dueAt === 'string' && live.secret_due_at && Date.parse(live.secret_due_at) > Date.parse(dueAt);
+    const moved =
+      isGenerated(desired) &&
+      desired.attributes.rotationIntervalDays &&
+      typeof dueAt === 'string' &&
+      live.secret_due_at &&
+      Date.parse(live.secret_due_at) > Date.parse(dueAt);
     const changes = derived().changes.filter((c) => !(moved && c.path === 'secretDueAt'));
     if (live.archived) changes.unshift({ path: 'archived', before: true, after: false });
     const due = isIgnored('value', ignore) ? undefined : rotationDue(desired, live, known.now);
     const readers = readersOf(desired.attributes, live, known);
-    if (readers.revoked.length > 0 && desired.attributes.rotateOnRevoke && isGenerated(desired) && !isIgnored('value', ignore) && !changes.some((c) => c.path === 'value')) {
+    if (
+      readers.revoked.length > 0 &&
+      desired.attributes.rotateOnRevoke &&
+      isGenerated(desired) &&
+      !isIgnored('value', ignore) &&
+      !changes.some((c) => c.path === 'value')
+    ) {
       const n = readers.revoked.length;
-      const ended = readers.ended.length === 0 ? '' : readers.ended.length === n ? ` (${n === 1 ? 'its grant' : 'their grants'} ended)` : ` (${readers.ended.length} grant${readers.ended.length === 1 ? '' : 's'} ended)`;
+      const ended =
+        readers.ended.length === 0
+          ? ''
+          : readers.ended.length === n
+            ? ` (${n === 1 ? 'its grant' : 'their grants'} ended)`
+            : ` (${readers.ended.length} grant${readers.ended.length === 1 ? '' : 's'} ended)`;
       changes.push({ path: 'value', sensitive: true, note: `rotate: ${n} reader${n === 1 ? '' : 's'} removed${ended}` });
     }
     changes.push(...readers.unlisted.map(unlistedChange));
@@ -258,7 +335,16 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
       else changes.push({ path: 'value', sensitive: true, note, cause: 'rotation-due' });
       const dueChange = changes.find((c) => c.path === 'secretDueAt');
       if (dueChange) dueChange.after = due.nextDueAt;
-      else changes.push({ path: 'secretDueAt', before: live.secret_due_at === null ? null : canonicalTime(live.secret_due_at), after: due.nextDueAt, cause: 'rotation-due', ...(live.secret_due_at === null ? { note: `no due date: every ${desired.attributes.rotationIntervalDays} days from the last value write` } : {}) });
+      else
+        changes.push({
+          path: 'secretDueAt',
+          before: live.secret_due_at === null ? null : canonicalTime(live.secret_due_at),
+          after: due.nextDueAt,
+          cause: 'rotation-due',
+          ...(live.secret_due_at === null
+            ? { note: `no due date: every ${desired.attributes.rotationIntervalDays} days from the last value write` }
+            : {}),
+        });
       inputs.secretDueAt = due.nextDueAt;
     }
     const value = changes.find((c) => c.path === 'value');
@@ -267,7 +353,8 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
     const valueVersion = value ? (live.current_version ?? 0) + 1 : state?.inputs[VALUE_VERSION_INPUT];
     if (typeof valueVersion === 'number') inputs[VALUE_VERSION_INPUT] = valueVersion;
     const source = desired.secrets.value;
-    if (value && source && 'output' in source) value.note = [`delivered from ${source.output.address}`, value.note].filter(Boolean).join('; ');
+    if (value && source && 'output' in source)
+      value.note = [`delivered from ${source.output.address}`, value.note].filter(Boolean).join('; ');
     if (value && readers.kept.length > 0) {
       const words = `re-wrapped for ${readers.kept.length} reader${readers.kept.length === 1 ? '' : 's'}`;
       value.note = value.note ? `${value.note}; ${words}` : words;
@@ -276,7 +363,12 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
     const causes = readers.ended.length > 0 && changes.some((c) => c.path === 'value') ? { causes: ['grant-expired' as const] } : {};
     // The value change says so too, so the step's class (planner/step-class.ts) is not taken for a configuration change.
     if (readers.ended.length > 0 && value && !value.cause) value.cause = 'grant-expired';
-    return { changes, ...(isGenerated(desired) ? { rotateKeys: ['value'] } : {}), ...(Object.keys(inputs).length > 0 ? { inputs } : {}), ...causes };
+    return {
+      changes,
+      ...(isGenerated(desired) ? { rotateKeys: ['value'] } : {}),
+      ...(Object.keys(inputs).length > 0 ? { inputs } : {}),
+      ...causes,
+    };
   },
 
   planCreate({ desired, known }) {
@@ -289,17 +381,31 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
     if (attributes.rotationIntervalDays !== undefined) body.rotationIntervalDays = attributes.rotationIntervalDays;
     const dueAt = firstDueAt(desired, known.now);
     if (dueAt) body.secretDueAt = dueAt;
-    const writes = [writeSpec('createRecord', { body, effects: { id: { result: 'record_id' }, parents: { projectId: project } } }, `create record ${attributes.name}`)];
+    const writes = [
+      writeSpec(
+        'createRecord',
+        { body, effects: { id: { result: 'record_id' }, parents: { projectId: project } } },
+        `create record ${attributes.name}`,
+      ),
+    ];
     // The value is written once the record has its id, so that it is bound to the record (crypto/record-value.ts):
     // the id is the API's to assign, and the first version of a new record is 1.
     if (desired.secrets.value) {
       const self = { $ref: desired.address };
-      writes.push(writeSpec('createRecordVersion', { path: { id: self }, body: encrypted(self, 1), effects: { valueVersion } }, `write the first value of record ${attributes.name}`));
+      writes.push(
+        writeSpec(
+          'createRecordVersion',
+          { path: { id: self }, body: encrypted(self, 1), effects: { valueVersion } },
+          `write the first value of record ${attributes.name}`,
+        ),
+      );
     }
     return {
       writes,
       ...(desired.secrets.value ? { inputs: { [VALUE_VERSION_INPUT]: 1 } } : {}),
-      ...(dueAt ? { notes: [`${desired.address}: rotated every ${attributes.rotationIntervalDays} days; first due ${utcDay(dueAt)}`] } : {}),
+      ...(dueAt
+        ? { notes: [`${desired.address}: rotated every ${attributes.rotationIntervalDays} days; first due ${utcDay(dueAt)}`] }
+        : {}),
     };
   },
 
@@ -323,17 +429,39 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
       // Bound to the version it makes: the API numbers versions one after the other, and a write made since the
       // plan (another version) makes the apply fail rather than leave a value no one can read.
       const body = encrypted(id, (live.current_version ?? 0) + 1);
-      writes.push(isGenerated(desired)
-        ? writeSpec('rotateRecord', { path: { id }, body, effects: { valueVersion } }, `rotate record ${attributes.name} (a new generated value)`)
-        : writeSpec('createRecordVersion', { path: { id }, body, effects: { valueVersion } }, `new value version of record ${attributes.name}`));
+      writes.push(
+        isGenerated(desired)
+          ? writeSpec(
+              'rotateRecord',
+              { path: { id }, body, effects: { valueVersion } },
+              `rotate record ${attributes.name} (a new generated value)`,
+            )
+          : writeSpec(
+              'createRecordVersion',
+              { path: { id }, body, effects: { valueVersion } },
+              `new value version of record ${attributes.name}`,
+            ),
+      );
       // The new version has a new data key: every reader that keeps its grant gets it wrapped again, in this
       // step, so the apply reports success only once they can all read the new value.
       // Sent by the record's step, these record nothing of their own in state (the grant's address keeps its id).
-      for (const { kind, name, reader } of readers.kept) writes.push({ ...kind.grant(id, reader, `wrap the new value of record ${attributes.name} for ${kind.noun} ${name}`), effects: {} });
+      for (const { kind, name, reader } of readers.kept)
+        writes.push({ ...kind.grant(id, reader, `wrap the new value of record ${attributes.name} for ${kind.noun} ${name}`), effects: {} });
     }
-    for (const { kind, name, readerId } of readers.unlisted) writes.push(kind.revoke(id, readerId, `revoke the grant of record ${attributes.name} to ${kind.noun} ${name}, which the configuration does not list`, false));
+    for (const { kind, name, readerId } of readers.unlisted)
+      writes.push(
+        kind.revoke(
+          id,
+          readerId,
+          `revoke the grant of record ${attributes.name} to ${kind.noun} ${name}, which the configuration does not list`,
+          false,
+        ),
+      );
     // The due date moves only once the new value is written: a failed rotation stays due.
-    if (due) writes.push(writeSpec('updateRecord', { path: { id }, body: { secretDueAt: due.nextDueAt } }, `move the due date of record ${attributes.name}`));
+    if (due)
+      writes.push(
+        writeSpec('updateRecord', { path: { id }, body: { secretDueAt: due.nextDueAt } }, `move the due date of record ${attributes.name}`),
+      );
     return { writes };
   },
 

@@ -14,7 +14,8 @@ export function lifecycleSchema(noun: string, items: JsonSchema): JsonSchema {
     properties: {
       preventDestroy: { description: 'Refuse any plan that would delete this resource.', type: 'boolean' },
       ignoreChanges: {
-        description: 'Paths whose differences are ignored after creation, as the plan shows them: an attribute, or a path inside one (settings.requestsPerMinute, headers.Authorization); an attribute covers every path inside it.',
+        description:
+          'Paths whose differences are ignored after creation, as the plan shows them: an attribute, or a path inside one (settings.requestsPerMinute, headers.Authorization); an attribute covers every path inside it.',
         type: 'array',
         uniqueItems: true,
         items,

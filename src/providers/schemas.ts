@@ -58,14 +58,19 @@ export function generateSchemas(current: SchemaFiles, blocks: readonly KindBlock
   // (A kind listed by name in its parent, as grants are, has no entry of its own to template.)
   // An entry that is a single value (a group role's `platform: admin`) has no keys, so no forEach either.
   // It comes first: the declared order is `cplane fmt`'s key order, and a template reads best from what it repeats over.
-  for (const block of blocks) if (!block.single && !block.list && defs[block.kind]?.type === 'object') defs[block.kind]!.properties = { forEach: { $ref: '#/$defs/forEach' }, ...defs[block.kind]!.properties };
+  for (const block of blocks)
+    if (!block.single && !block.list && defs[block.kind]?.type === 'object')
+      defs[block.kind]!.properties = { forEach: { $ref: '#/$defs/forEach' }, ...defs[block.kind]!.properties };
   const segment = '[A-Za-z0-9][A-Za-z0-9_-]*(\\[[^\\[\\]/]+\\])?';
   // As deep as kinds nest: a record grant is `service_account_grant.PROJECT/RECORD/READER`.
   const depth = (block: KindBlock): number => (block.parent ? 1 + depth(blocks.find((b) => b.kind === block.parent!.kind)!) : 0);
   const deepest = Math.max(0, ...blocks.filter((b) => !b.single).map(depth));
   // Any address may sit inside module calls: `module.payments.gateway.main` (config/modules.ts).
   const moduleName = '[A-Za-z0-9][A-Za-z0-9_-]*';
-  defs.address = { ...defs.address, pattern: `^(module\\.${moduleName}\\.)*(${kinds.join('|')})\\.${segment}(/${segment})${deepest > 1 ? `{0,${deepest}}` : '?'}$` };
+  defs.address = {
+    ...defs.address,
+    pattern: `^(module\\.${moduleName}\\.)*(${kinds.join('|')})\\.${segment}(/${segment})${deepest > 1 ? `{0,${deepest}}` : '?'}$`,
+  };
   const policy = defs.policy!;
   policy.properties!.kinds = { ...policy.properties!.kinds, items: { enum: [...kinds] } };
   config.$defs = defs;

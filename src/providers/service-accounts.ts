@@ -9,7 +9,8 @@ import { didYouMean } from '../config/index.js';
 import { serviceAccounts } from './lookups.js';
 import type { Known, Problem } from './types.js';
 
-export type ServiceAccountFound = { serviceAccount: ServiceAccountT; problem?: undefined } | { serviceAccount?: undefined; problem: Problem };
+export type ServiceAccountFound =
+  { serviceAccount: ServiceAccountT; problem?: undefined } | { serviceAccount?: undefined; problem: Problem };
 
 /** What naming a Service Account needs of what the planner knows: the account and the Service Accounts read. */
 export type AccountLookups = Pick<Known, 'account' | 'find' | 'list'>;
@@ -47,7 +48,15 @@ export function resolveServiceAccount(known: AccountLookups, nameOrId: string, f
   const at = field === undefined ? {} : { field };
   const all = known.list(serviceAccounts);
   if (all === undefined) {
-    return { problem: { ...at, code: 'service_accounts_unreadable', summary: `the Service Account "${nameOrId}" cannot be checked: the account's Service Accounts could not be read`, detail: 'Plan with a token that may list Service Accounts (GET /service-accounts needs a person\'s token with service-accounts:read).' } };
+    return {
+      problem: {
+        ...at,
+        code: 'service_accounts_unreadable',
+        summary: `the Service Account "${nameOrId}" cannot be checked: the account's Service Accounts could not be read`,
+        detail:
+          "Plan with a token that may list Service Accounts (GET /service-accounts needs a person's token with service-accounts:read).",
+      },
+    };
   }
   const matches = candidates(all, known.account, nameOrId);
   if (matches.length > 1) {
@@ -68,15 +77,31 @@ export function resolveServiceAccount(known: AccountLookups, nameOrId: string, f
         ...at,
         code: 'unknown_service_account',
         summary: `no Service Account "${nameOrId}" in account ${known.account}${didYouMean(nameOrId, names)}`,
-        detail: names.length ? `Its Service Accounts: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', ...' : ''}. Names are as GET /service-accounts lists them.` : 'The account has no Service Account; create one in the dashboard.',
+        detail: names.length
+          ? `Its Service Accounts: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', ...' : ''}. Names are as GET /service-accounts lists them.`
+          : 'The account has no Service Account; create one in the dashboard.',
       },
     };
   }
   if (found.account_id !== known.account) {
-    return { problem: { ...at, code: 'service_account_other_account', summary: `the Service Account "${nameOrId}" belongs to account ${found.account_id}, not to ${known.account}`, detail: 'Name a Service Account of the account this configuration is applied to.' } };
+    return {
+      problem: {
+        ...at,
+        code: 'service_account_other_account',
+        summary: `the Service Account "${nameOrId}" belongs to account ${found.account_id}, not to ${known.account}`,
+        detail: 'Name a Service Account of the account this configuration is applied to.',
+      },
+    };
   }
   if (found.status !== 'active') {
-    return { problem: { ...at, code: 'service_account_inactive', summary: `the Service Account "${found.name}" is inactive`, detail: 'An inactive Service Account cannot read or use anything: activate it in the dashboard, or name another one.' } };
+    return {
+      problem: {
+        ...at,
+        code: 'service_account_inactive',
+        summary: `the Service Account "${found.name}" is inactive`,
+        detail: 'An inactive Service Account cannot read or use anything: activate it in the dashboard, or name another one.',
+      },
+    };
   }
   return { serviceAccount: found };
 }

@@ -94,7 +94,11 @@ export { localPart };
 
 /** A vendor name the API does not know (`provider: opnai`). */
 export function unknownVendor(name: string): Problem {
-  return { code: 'unknown_vendor', summary: `unknown provider "${name}"`, detail: 'Use the name of one of the AI providers the API lists (GET /providers).' };
+  return {
+    code: 'unknown_vendor',
+    summary: `unknown provider "${name}"`,
+    detail: 'Use the name of one of the AI providers the API lists (GET /providers).',
+  };
 }
 
 /** Code-unit order, independent of the locale of the machine (for lists written into files). */

@@ -13,7 +13,12 @@ export function writeSpec(
   what: string,
 ): WriteSpec {
   const spec = routes[operation];
-  const write: WriteSpec = { operation, path: parts.path ?? {}, effects: parts.effects ?? {}, summary: `${spec.method} ${spec.path} (${what})` };
+  const write: WriteSpec = {
+    operation,
+    path: parts.path ?? {},
+    effects: parts.effects ?? {},
+    summary: `${spec.method} ${spec.path} (${what})`,
+  };
   if (parts.body !== undefined) write.body = parts.body;
   return write;
 }

@@ -34,14 +34,19 @@ function status(row: DeploymentSummary): string {
   return row.changes ? 'changes' : 'no changes';
 }
 
-const accountOf = (row: DeploymentSummary) => (row.accountName ? `${safeText(row.accountName)} (${safeText(row.account)})` : safeText(row.account));
+const accountOf = (row: DeploymentSummary) =>
+  row.accountName ? `${safeText(row.accountName)} (${safeText(row.account)})` : safeText(row.account);
 
 export function renderDeploymentMatrixText(rows: readonly DeploymentSummary[], options: { color: boolean }): string {
   const columns = columnsOf(rows);
   const header = ['DEPLOYMENT', 'ACCOUNT', ...columns.map((c) => c.name.toUpperCase()), 'STATUS'];
   const body = rows.map((row) => [safeText(row.deployment), accountOf(row), ...cells(row, columns), status(row)]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => (i === header.length - 1 ? 0 : r[i]!.length))));
-  const line = (r: string[]) => r.map((cell, i) => (i === r.length - 1 ? cell : i >= 2 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : i >= 2 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const paint = painter(options.color);
   const colored = (row: DeploymentSummary, text: string) =>
     row.error || row.blocked ? paint('error', text) : row.incomplete > 0 ? paint('warn', text) : row.changes ? paint('change', text) : text;
@@ -62,14 +67,21 @@ export interface DeploymentSection {
  * The one comment: a heading, the matrix, then one `<details>` per deployment while they fit in `limit`
  * characters; the sections that do not are named at the end (their plans are in the step summary).
  */
-export function renderDeploymentsMarkdown(rows: readonly DeploymentSummary[], sections: readonly DeploymentSection[], options: { title: string; limit: number }): { markdown: string; left: string[] } {
+export function renderDeploymentsMarkdown(
+  rows: readonly DeploymentSummary[],
+  sections: readonly DeploymentSection[],
+  options: { title: string; limit: number },
+): { markdown: string; left: string[] } {
   const columns = columnsOf(rows);
   const head = [
     `### ${markdownText(options.title)}`,
     '',
     `| deployment | account | ${columns.map((c) => c.name).join(' | ')} | status |`,
     `|---|---|${columns.map(() => '---:').join('|')}|---|`,
-    ...rows.map((row) => `| ${tableCell({ name: row.deployment })} | ${tableCell(row.account, { code: true })}${row.accountName ? ` ${tableCell(row.accountName)}` : ''} | ${cells(row, columns).join(' | ')} | ${tableCell(status(row))} |`),
+    ...rows.map(
+      (row) =>
+        `| ${tableCell({ name: row.deployment })} | ${tableCell(row.account, { code: true })}${row.accountName ? ` ${tableCell(row.accountName)}` : ''} | ${cells(row, columns).join(' | ')} | ${tableCell(status(row))} |`,
+    ),
     '',
   ].join('\n');
   const left: string[] = [];

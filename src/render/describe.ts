@@ -5,7 +5,16 @@
  */
 import { safeText } from '../text/safe-text.js';
 import { diffLines } from 'diff';
-import { isIncomplete, unreadableNames, type ClockSkew, type FieldChange, type EndingGrant, type PendingWrite, type Plan, type SupersededWait } from '../plan-model/index.js';
+import {
+  isIncomplete,
+  unreadableNames,
+  type ClockSkew,
+  type FieldChange,
+  type EndingGrant,
+  type PendingWrite,
+  type Plan,
+  type SupersededWait,
+} from '../plan-model/index.js';
 
 export type { Tone } from '../plan-model/index.js';
 
@@ -43,7 +52,10 @@ export function summaryLine(plan: Plan): string {
   const { add, change, replace, remove, move, forget } = plan.summary;
   const imports = plan.summary.import > 0 ? `${plan.summary.import} to import, ` : '';
   // Moves and forgets send no write: counted after the rest, only when there are some (as Terraform's `to forget`).
-  const extra = [move > 0 ? `${move} to move` : '', forget > 0 ? `${forget} to forget` : ''].filter(Boolean).map((part) => `, ${part}`).join('');
+  const extra = [move > 0 ? `${move} to move` : '', forget > 0 ? `${forget} to forget` : '']
+    .filter(Boolean)
+    .map((part) => `, ${part}`)
+    .join('');
   const counts = `${imports}${add} to add, ${change} to change, ${replace} to replace, ${remove} to remove${extra}.`;
   if (!isIncomplete(plan)) return `Plan: ${counts}`;
   const names = unreadableNames(plan);
@@ -78,12 +90,14 @@ export function noChangesLine(plan: Plan): string | undefined {
   const empty = plan.withoutValue?.length ?? 0;
   if (empty > 0) return `No changes to make, but ${records(empty)} ${empty === 1 ? 'has' : 'have'} no value (listed above).`;
   const unverifiable = plan.notVerifiable?.length ?? 0;
-  if (unverifiable > 0) return `No changes. Your infrastructure matches the configuration as far as the API shows it (${unverifiable} not verifiable from the API, listed above).`;
+  if (unverifiable > 0)
+    return `No changes. Your infrastructure matches the configuration as far as the API shows it (${unverifiable} not verifiable from the API, listed above).`;
   return 'No changes. Your infrastructure matches the configuration.';
 }
 
 /** The heading of `plan.notVerifiable` in every renderer. */
-export const NOT_VERIFIABLE_HEADING = 'Not verifiable from the API (no operation reads these back: compared with what cplane last applied):';
+export const NOT_VERIFIABLE_HEADING =
+  'Not verifiable from the API (no operation reads these back: compared with what cplane last applied):';
 
 /** The heading of the pending writes, and one line per write: `ADDRESS: createGateway will be resent first (then created)`. */
 export const PENDING_HEADING = 'Pending writes an earlier apply left unconfirmed (they will be resent first, with their saved keys):';
@@ -93,10 +107,13 @@ export function pendingWriteLine(write: PendingWrite): string {
 }
 
 /** The heading of the superseded objects still in their overlap, and one line each. */
-export const SUPERSEDED_HEADING = 'Superseded by a renewal, still working during their overlap (the first apply after the time shown revokes each):';
+export const SUPERSEDED_HEADING =
+  'Superseded by a renewal, still working during their overlap (the first apply after the time shown revokes each):';
 
 export function supersededLine(wait: SupersededWait): string {
-  const outputs = Object.entries(wait.outputs ?? {}).map(([name, value]) => `${name} ${value}`).join(', ');
+  const outputs = Object.entries(wait.outputs ?? {})
+    .map(([name, value]) => `${name} ${value}`)
+    .join(', ');
   const until = `${wait.revocableAt.slice(0, 16).replace('T', ' ')} UTC`;
   return `${wait.address}: old ${wait.kind} ${wait.id}${outputs ? ` (${outputs})` : ''} until ${until}`;
 }

@@ -23,7 +23,7 @@ export const dueWords: Readonly<Partial<Record<StepCause, string>>> = {
   'overlap-ended': 'a superseded one whose overlap ended, to revoke',
   'rotation-due': 'rotation due',
   'grant-expired': 'a grant past its until, to revoke',
-  'delivery': 'a token to deliver',
+  delivery: 'a token to deliver',
 };
 
 /** The one line that says whether there is drift, and whether something is due. */
@@ -45,12 +45,18 @@ export function renderDriftText(plan: Plan, options: { color: boolean; width?: n
   if (plan.drift.length > 0) out.push(...driftLines(plan, paint), '');
   if (plan.due?.length) {
     out.push(paint('bold', 'Due (time made these due; `cplane reconcile` or `cplane apply` does them):'), '');
-    for (const item of plan.due) out.push(`  ${paint('warn', '!')} ${safeName(item.address)} ${dueWords[item.cause] ?? item.cause}${item.note ? `: ${safeText(item.note)}` : ''}`);
+    for (const item of plan.due)
+      out.push(
+        `  ${paint('warn', '!')} ${safeName(item.address)} ${dueWords[item.cause] ?? item.cause}${item.note ? `: ${safeText(item.note)}` : ''}`,
+      );
     out.push('');
   }
   out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint), ...notVerifiableLines(plan, paint));
   out.push(paint('bold', driftHeadline(plan)));
-  if (plan.drift.length > 0) out.push('`cplane plan` shows how apply would set these back; `cplane plan --refresh-only --out FILE` then `cplane apply FILE` records them in state instead.');
+  if (plan.drift.length > 0)
+    out.push(
+      '`cplane plan` shows how apply would set these back; `cplane plan --refresh-only --out FILE` then `cplane apply FILE` records them in state instead.',
+    );
   return `${wrapText(out.join('\n'), options.width)}\n`;
 }
 
@@ -68,13 +74,17 @@ export function renderDriftMarkdown(plan: Plan): string {
         continue;
       }
       lines.push(`! ${drift.address} ${drift.reason ?? 'was changed outside cplane'}`);
-      for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) lines.push(`${diffSymbol(symbol)}     ${text}`);
+      for (const change of drift.changes)
+        for (const { symbol, text } of changeLines(change, false)) lines.push(`${diffSymbol(symbol)}     ${text}`);
     }
     out.push(codeBlock(lines, 'diff'), '');
   }
   if (plan.due?.length) {
     out.push('**Due** (time made these due; `cplane reconcile` or `cplane apply` does them):', '');
-    out.push(codeBlock(plan.due.map((item) => `! ${item.address} ${dueWords[item.cause] ?? item.cause}${item.note ? `: ${item.note}` : ''}`)), '');
+    out.push(
+      codeBlock(plan.due.map((item) => `! ${item.address} ${dueWords[item.cause] ?? item.cause}${item.note ? `: ${item.note}` : ''}`)),
+      '',
+    );
   }
   out.push(...notCheckedMarkdown(plan), ...unreadableMarkdown(plan), ...notVerifiableMarkdown(plan));
   return `${out.join('\n').trimEnd()}\n`;

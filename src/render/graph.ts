@@ -35,8 +35,10 @@ export function renderGraphMermaid(graph: AddressGraph): string {
   for (const node of graph.nodes) lines.push(`  ${id.get(node.address)}["${mermaidLabel({ name: labelOf(node) })}"]`);
   for (const edge of graph.edges) lines.push(`  ${id.get(edge.from)} --> ${id.get(edge.to)}`);
   const toned = new Map<Tone, string[]>();
-  for (const node of graph.nodes) if (node.action) toned.set(actionWords[node.action].tone, [...(toned.get(actionWords[node.action].tone) ?? []), id.get(node.address)!]);
-  for (const [tone, ids] of toned) lines.push(`  classDef ${tone} fill:${toneColours[tone].fill},stroke:${toneColours[tone].line}`, `  class ${ids.join(',')} ${tone}`);
+  for (const node of graph.nodes)
+    if (node.action) toned.set(actionWords[node.action].tone, [...(toned.get(actionWords[node.action].tone) ?? []), id.get(node.address)!]);
+  for (const [tone, ids] of toned)
+    lines.push(`  classDef ${tone} fill:${toneColours[tone].fill},stroke:${toneColours[tone].line}`, `  class ${ids.join(',')} ${tone}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -44,7 +46,9 @@ export function renderGraphDot(graph: AddressGraph): string {
   const lines = ['digraph cplane {', '  rankdir = "LR";', '  node [shape = "box"];'];
   for (const node of graph.nodes) {
     const colours = node.action ? toneColours[actionWords[node.action].tone] : undefined;
-    const style = colours ? `, style = "filled", fillcolor = ${dotString({ name: colours.fill })}, color = ${dotString({ name: colours.line })}` : '';
+    const style = colours
+      ? `, style = "filled", fillcolor = ${dotString({ name: colours.fill })}, color = ${dotString({ name: colours.line })}`
+      : '';
     lines.push(`  ${dotString({ name: node.address })} [label = ${dotString({ name: labelOf(node) })}${style}];`);
   }
   for (const edge of graph.edges) lines.push(`  ${dotString({ name: edge.from })} -> ${dotString({ name: edge.to })};`);

@@ -6,7 +6,20 @@
  */
 import { actionWords, stepGraph, type Plan } from '../plan-model/index.js';
 import { codeBlock, codeSpan, markdownText, tableCell } from '../text/escape-for.js';
-import { changeLines, clockSkewLine, ENDING_HEADING, endingLine, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
+import {
+  changeLines,
+  clockSkewLine,
+  ENDING_HEADING,
+  endingLine,
+  noChangesLine,
+  NOT_VERIFIABLE_HEADING,
+  PENDING_HEADING,
+  pendingWriteLine,
+  SUPERSEDED_HEADING,
+  supersededLine,
+  summaryLine,
+  withoutValueNote,
+} from './describe.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
 import { renderGraphMermaid } from './graph.js';
 import { spendHeadline, spendLines, spendNotRead } from './spend.js';
@@ -24,7 +37,10 @@ export const MAX_GRAPHED_CHANGES = 50;
 export function changeGraphMarkdown(plan: Plan): string[] {
   const graph = stepGraph(plan.steps, (step) => step.action !== 'no-op');
   if (graph.nodes.length === 0 || graph.nodes.length > MAX_GRAPHED_CHANGES) return [];
-  const lines = renderGraphMermaid(graph).trimEnd().split('\n').map((line) => ({ name: line }));
+  const lines = renderGraphMermaid(graph)
+    .trimEnd()
+    .split('\n')
+    .map((line) => ({ name: line }));
   return ['<details><summary>Graph of the changes</summary>', '', codeBlock(lines, 'mermaid'), '', '</details>', ''];
 }
 
@@ -33,7 +49,9 @@ export function notCheckedMarkdown(plan: Plan): string[] {
   if (!plan.notChecked?.length) return [];
   return [
     '> **Write-only values not checked** (a drift check reads no secret, and the API never returns them):',
-    ...plan.notChecked.map((n) => `> - ${codeSpan({ name: n.address })} ${codeSpan({ name: n.field })}: not checked (${markdownText(n.reason)})`),
+    ...plan.notChecked.map(
+      (n) => `> - ${codeSpan({ name: n.address })} ${codeSpan({ name: n.field })}: not checked (${markdownText(n.reason)})`,
+    ),
     '',
   ];
 }
@@ -54,7 +72,11 @@ export function unreadableMarkdown(plan: Plan): string[] {
 /** Configured addresses no operation reads back, as a quoted list. */
 export function notVerifiableMarkdown(plan: Plan): string[] {
   if (!plan.notVerifiable?.length) return [];
-  return [`> **${NOT_VERIFIABLE_HEADING}**`, ...plan.notVerifiable.map((n) => `> - ${codeSpan({ name: n.address })}: not verifiable from the API`), ''];
+  return [
+    `> **${NOT_VERIFIABLE_HEADING}**`,
+    ...plan.notVerifiable.map((n) => `> - ${codeSpan({ name: n.address })}: not verifiable from the API`),
+    '',
+  ];
 }
 
 /** Spend: the headline in bold, the warnings as a caution list, the gateways and tokens in a table. */
@@ -64,11 +86,13 @@ export function spendMarkdown(plan: Plan): string[] {
   const out = [`**${markdownText(spendHeadline(spend))}**`, ''];
   const lines = spendLines(spend);
   const warnings = lines.filter((l) => l.warning);
-  if (warnings.length > 0) out.push('> [!WARNING]', ...warnings.map((w) => `> - ${codeSpan({ name: w.name })}: ${markdownText(w.text)}`), '');
+  if (warnings.length > 0)
+    out.push('> [!WARNING]', ...warnings.map((w) => `> - ${codeSpan({ name: w.name })}: ${markdownText(w.text)}`), '');
   const notRead = spendNotRead(spend);
   if (notRead) out.push(`> ${markdownText(notRead)}`, '');
   out.push('| Spend | Before → after, per 30 days |', '|---|---|');
-  for (const line of lines.filter((l) => !l.warning)) out.push(`| ${line.depth === 1 ? '↳ ' : ''}${tableCell({ name: line.name }, { code: true })} | ${tableCell(line.text)} |`);
+  for (const line of lines.filter((l) => !l.warning))
+    out.push(`| ${line.depth === 1 ? '↳ ' : ''}${tableCell({ name: line.name }, { code: true })} | ${tableCell(line.text)} |`);
   out.push('');
   return out;
 }
@@ -85,7 +109,12 @@ export function renderPlanMarkdown(plan: Plan): string {
   const name = plan.origin?.accountName;
   const account = name ? `${codeSpan(name)} (${codeSpan({ name: plan.account })})` : codeSpan({ name: plan.account });
   const workspace = plan.origin ? `, workspace ${codeSpan({ name: plan.origin.workspace })}` : '';
-  out.push(`#### cplane plan${plan.mode !== 'normal' ? ` (${plan.mode})` : ''} for account ${account}${workspace}`, '', `**${markdownText(headline)}**`, '');
+  out.push(
+    `#### cplane plan${plan.mode !== 'normal' ? ` (${plan.mode})` : ''} for account ${account}${workspace}`,
+    '',
+    `**${markdownText(headline)}**`,
+    '',
+  );
   const refused = refusedLine(plan);
   if (refused) out.push('> [!CAUTION]', `> **${markdownText(refused)}**`, '');
 
@@ -93,14 +122,20 @@ export function renderPlanMarkdown(plan: Plan): string {
     out.push('| | Address | Action | Why |', '|---|---|---|---|');
     for (const step of acting) {
       const moved = step.moved ? `moved from ${tableCell({ name: step.moved.from }, { code: true })}` : undefined;
-      const why = [moved, ...[step.reason, ...(step.notes ?? [])].filter((t): t is string => Boolean(t)).map((t) => tableCell(t))].filter(Boolean).join('; ');
-      out.push(`| \`${actionWords[step.action].symbol}\` | ${tableCell({ name: step.address }, { code: true })} | ${step.action} | ${why} |`);
+      const why = [moved, ...[step.reason, ...(step.notes ?? [])].filter((t): t is string => Boolean(t)).map((t) => tableCell(t))]
+        .filter(Boolean)
+        .join('; ');
+      out.push(
+        `| \`${actionWords[step.action].symbol}\` | ${tableCell({ name: step.address }, { code: true })} | ${step.action} | ${why} |`,
+      );
     }
     const diff: (string | { name: string })[] = [];
     for (const step of acting) {
       const words = actionWords[step.action].future;
       const symbol = diffSymbol(actionWords[step.action].symbol);
-      diff.push({ name: `${symbol} ${step.action === 'move' && step.moved ? `${step.moved.from} ${words} ${step.address}` : `${step.address} ${words}`}` });
+      diff.push({
+        name: `${symbol} ${step.action === 'move' && step.moved ? `${step.moved.from} ${words} ${step.address}` : `${step.address} ${words}`}`,
+      });
       for (const change of step.changes) {
         for (const { symbol, text } of changeLines(change, step.action === 'create')) diff.push(`${diffSymbol(symbol)}     ${text}`);
       }
@@ -113,7 +148,12 @@ export function renderPlanMarkdown(plan: Plan): string {
     out.push(`<details><summary>Changed outside cplane (${plan.drift.length})</summary>`, '');
     for (const drift of plan.drift) {
       const fields = drift.changes.map((c) => codeSpan({ name: c.path })).join(', ');
-      const what = drift.type === 'deleted' ? markdownText(drift.reason ?? 'deleted outside cplane') : drift.reason ? markdownText(drift.reason) : `changed (${fields})`;
+      const what =
+        drift.type === 'deleted'
+          ? markdownText(drift.reason ?? 'deleted outside cplane')
+          : drift.reason
+            ? markdownText(drift.reason)
+            : `changed (${fields})`;
       out.push(`- ${codeSpan({ name: drift.address })}: ${what}`);
     }
     out.push('', '</details>', '');
@@ -147,7 +187,8 @@ export function renderPlanMarkdown(plan: Plan): string {
     const findings = findingLines(plan);
     if (findings.length > 0) {
       out.push('| | Policy finding | Where |', '|---|---|---|');
-      for (const f of findings) out.push(`| \`${f.symbol}\` | ${tableCell(f.text)} | ${f.place ? tableCell({ name: f.place }, { code: true }) : ''} |`);
+      for (const f of findings)
+        out.push(`| \`${f.symbol}\` | ${tableCell(f.text)} | ${f.place ? tableCell({ name: f.place }, { code: true }) : ''} |`);
       out.push('');
     }
   }

@@ -28,7 +28,9 @@ export function reconcileHeadline(plan: Plan, view: ReconcileView): string {
   const applied = plan.steps.length;
   const withheld = plan.withheld?.length ?? 0;
   const did = applied === 0 ? 'Nothing to apply' : `${view.dryRun ? 'Would apply' : 'Applies'} ${plural(applied, 'step')}`;
-  return withheld === 0 ? `${did}; nothing waits for a person.` : `${did}; ${plural(withheld, 'step')} ${withheld === 1 ? 'waits' : 'wait'} for a person (not in reconcile.autoApply: ${view.classes.join(', ')}).`;
+  return withheld === 0
+    ? `${did}; nothing waits for a person.`
+    : `${did}; ${plural(withheld, 'step')} ${withheld === 1 ? 'waits' : 'wait'} for a person (not in reconcile.autoApply: ${view.classes.join(', ')}).`;
 }
 
 export function renderReconcileText(plan: Plan, view: ReconcileView, options: { color: boolean }): string {
@@ -58,7 +60,12 @@ export function renderReconcileMarkdown(plan: Plan, view: ReconcileView): string
   const out = [`#### cplane reconcile for account ${account}${workspace}`, '', `**${markdownText(reconcileHeadline(plan, view))}**`, ''];
   if (plan.steps.length > 0) out.push(view.dryRun ? 'Would apply:' : 'Applied:', '', codeBlock(plan.steps.map(stepLine)), '');
   if (plan.withheld?.length) {
-    out.push('Waiting for a person (`cplane plan`, then `cplane apply`; or add the class to `reconcile.autoApply`):', '', codeBlock(plan.withheld.map(withheldLine)), '');
+    out.push(
+      'Waiting for a person (`cplane plan`, then `cplane apply`; or add the class to `reconcile.autoApply`):',
+      '',
+      codeBlock(plan.withheld.map(withheldLine)),
+      '',
+    );
   }
   return `${out.join('\n').trimEnd()}\n`;
 }
@@ -71,7 +78,14 @@ export function reconcileJson(plan: Plan, view: ReconcileView): Record<string, u
     autoApply: view.classes,
     account: plan.account,
     workspace: plan.origin?.workspace,
-    apply: plan.steps.map((s) => ({ address: s.address, kind: s.kind, action: s.action, class: s.class ?? 'change', causes: s.causes ?? [], ...(s.reason ? { reason: s.reason } : {}) })),
+    apply: plan.steps.map((s) => ({
+      address: s.address,
+      kind: s.kind,
+      action: s.action,
+      class: s.class ?? 'change',
+      causes: s.causes ?? [],
+      ...(s.reason ? { reason: s.reason } : {}),
+    })),
     withheld: plan.withheld ?? [],
     unreadable: plan.unreadable,
   };

@@ -21,7 +21,8 @@ function amount(usd: string): string {
 
 const per30d = (usd: string | null) => (usd === null ? 'unlimited' : `${dollars(usd)}/30d`);
 const limitText = (limit: SpendLimit | null) => (limit === null ? 'no limit' : `$${limit.usd}/${limit.window}`);
-const sideText = (s: SpendSide | null) => (s === null ? 'none' : s.limit === null ? 'no limit' : `${limitText(s.limit)} (${per30d(s.per30d)})`);
+const sideText = (s: SpendSide | null) =>
+  s === null ? 'none' : s.limit === null ? 'no limit' : `${limitText(s.limit)} (${per30d(s.per30d)})`;
 
 function deltaText(delta: string | null): string {
   if (delta === null) return '';
@@ -51,7 +52,8 @@ export function spendLines(spend: PlanSpend): SpendLine[] {
   const out: SpendLine[] = [];
   for (const g of spend.gateways) {
     out.push({
-      depth: 0, name: g.address,
+      depth: 0,
+      name: g.address,
       text: `own limit ${sidesText(g)}; tokens ${per30d(g.tokensBefore)} → ${per30d(g.tokensAfter)}; max ${per30d(g.maxBefore)} → ${per30d(g.maxAfter)}`,
     });
     if (g.usage) out.push({ depth: 1, name: 'usage', text: usageText(g.usage) });
@@ -63,4 +65,6 @@ export function spendLines(spend: PlanSpend): SpendLine[] {
 
 /** Said when usage could not be read: the figures are missing, the rest of the plan is not. */
 export const spendNotRead = (spend: PlanSpend): string | undefined =>
-  spend.usageNotRead === undefined ? undefined : `spend not read: ${spend.usageNotRead}. Limits and steps are complete; usage figures and the warnings that need them are missing.`;
+  spend.usageNotRead === undefined
+    ? undefined
+    : `spend not read: ${spend.usageNotRead}. Limits and steps are complete; usage figures and the warnings that need them are missing.`;

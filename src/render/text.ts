@@ -8,7 +8,21 @@ import { actionWords, localPart, type PendingWrite, type Plan, type PlanStep, ty
 import { painter as makePainter, type Paint } from '../paint.js';
 import { safeName, safeText } from '../text/safe-text.js';
 import { wrapText } from '../text/wrap.js';
-import { accountLabel, changeLines, clockSkewLine, ENDING_HEADING, endingLine, noChangesLine, NOT_VERIFIABLE_HEADING, PENDING_HEADING, pendingWriteLine, SUPERSEDED_HEADING, supersededLine, summaryLine, withoutValueNote } from './describe.js';
+import {
+  accountLabel,
+  changeLines,
+  clockSkewLine,
+  ENDING_HEADING,
+  endingLine,
+  noChangesLine,
+  NOT_VERIFIABLE_HEADING,
+  PENDING_HEADING,
+  pendingWriteLine,
+  SUPERSEDED_HEADING,
+  supersededLine,
+  summaryLine,
+  withoutValueNote,
+} from './describe.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
 import { spendHeadline, spendLines, spendNotRead } from './spend.js';
 import { offboardLines } from './offboard.js';
@@ -25,10 +39,15 @@ function renderStep(step: PlanStep, paint: Paint): string[] {
   const words = actionWords[step.action];
   // Names and values come from configuration and the API: escaped (and redacted) before colour is added.
   const address = safeName(step.address);
-  const header = step.action === 'move' && step.moved ? `${paint('bold', `# ${safeName(step.moved.from)}`)} ${words.future} ${address}` : `${paint('bold', `# ${address}`)} ${words.future}`;
+  const header =
+    step.action === 'move' && step.moved
+      ? `${paint('bold', `# ${safeName(step.moved.from)}`)} ${words.future} ${address}`
+      : `${paint('bold', `# ${address}`)} ${words.future}`;
   const lines = [`  ${header}${step.reason ? ` (${safeText(step.reason)})` : ''}`];
   if (step.moved && step.action !== 'move') lines.push(`  ${paint('bold', `# (moved from ${safeName(step.moved.from)})`)}`);
-  lines.push(`  ${paint(words.tone, words.symbol.padEnd(3))} ${step.kind} "${safeName(localPart(step.address))}"${step.adopt ? ` (id ${safeText(step.adopt.id)})` : ''}`);
+  lines.push(
+    `  ${paint(words.tone, words.symbol.padEnd(3))} ${step.kind} "${safeName(localPart(step.address))}"${step.adopt ? ` (id ${safeText(step.adopt.id)})` : ''}`,
+  );
   const creating = step.action === 'create';
   for (const change of step.changes) {
     for (const { symbol, text } of changeLines(change, creating)) {
@@ -47,8 +66,12 @@ export function driftLines(plan: Plan, paint: Paint): string[] {
       out.push(`  ${paint('remove', '-')} ${safeName(drift.address)} was ${safeText(drift.reason ?? 'deleted outside cplane')}`);
       continue;
     }
-    out.push(`  ${paint('change', '~')} ${safeName(drift.address)} ${drift.reason ? safeText(drift.reason) : 'was changed outside cplane'}`);
-    for (const change of drift.changes) for (const { symbol, text } of changeLines(change, false)) out.push(`      ${paint(symbolTone[symbol] ?? 'plain', symbol)} ${safeText(text)}`);
+    out.push(
+      `  ${paint('change', '~')} ${safeName(drift.address)} ${drift.reason ? safeText(drift.reason) : 'was changed outside cplane'}`,
+    );
+    for (const change of drift.changes)
+      for (const { symbol, text } of changeLines(change, false))
+        out.push(`      ${paint(symbolTone[symbol] ?? 'plain', symbol)} ${safeText(text)}`);
   }
   return out;
 }
@@ -68,7 +91,10 @@ export function unreadableLines(plan: Plan, paint: Paint): string[] {
   if (plan.unreadable.length === 0) return [];
   return [
     paint('warn', 'Could not be read (nothing is planned for these):'),
-    ...plan.unreadable.map((u) => `  ${paint('warn', '!')} ${safeName(u.address ?? `every ${u.kind}`)}: ${safeName(u.operation)}: ${safeText(`${u.reason}${u.requestId ? ` (request id ${u.requestId})` : ''}`)}`),
+    ...plan.unreadable.map(
+      (u) =>
+        `  ${paint('warn', '!')} ${safeName(u.address ?? `every ${u.kind}`)}: ${safeName(u.operation)}: ${safeText(`${u.reason}${u.requestId ? ` (request id ${u.requestId})` : ''}`)}`,
+    ),
     '',
   ];
 }
@@ -76,7 +102,11 @@ export function unreadableLines(plan: Plan, paint: Paint): string[] {
 /** Configured addresses no operation reads back, one line each. */
 export function notVerifiableLines(plan: Plan, paint: Paint): string[] {
   if (!plan.notVerifiable?.length) return [];
-  return [paint('warn', NOT_VERIFIABLE_HEADING), ...plan.notVerifiable.map((n) => `  ${paint('warn', '?')} ${safeName(n.address)}: not verifiable from the API`), ''];
+  return [
+    paint('warn', NOT_VERIFIABLE_HEADING),
+    ...plan.notVerifiable.map((n) => `  ${paint('warn', '?')} ${safeName(n.address)}: not verifiable from the API`),
+    '',
+  ];
 }
 
 function pendingWritesLines(writes: readonly PendingWrite[], paint: Paint): string[] {
@@ -94,7 +124,11 @@ export function spendTextLines(plan: Plan, paint: Paint): string[] {
   const out = [paint('bold', 'Spend (maximum authorised, normalised to 30 days):')];
   for (const line of spendLines(plan.spend)) {
     const indent = line.depth === 0 ? '  ' : '      ';
-    out.push(line.warning ? `${indent}${paint('warn', '!')} ${safeName(line.name)}: ${safeText(line.text)}` : `${indent}${safeName(line.name)}: ${safeText(line.text)}`);
+    out.push(
+      line.warning
+        ? `${indent}${paint('warn', '!')} ${safeName(line.name)}: ${safeText(line.text)}`
+        : `${indent}${safeName(line.name)}: ${safeText(line.text)}`,
+    );
   }
   const notRead = spendNotRead(plan.spend);
   if (notRead) out.push(`  ${paint('warn', '?')} ${safeText(notRead)}`);
@@ -124,24 +158,50 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     for (const step of acting) out.push(...renderStep(step, paint), '');
   }
 
-  if (plan.superseded?.length) out.push(paint('bold', SUPERSEDED_HEADING), ...plan.superseded.map((wait) => `  ${paint('change', '~')} ${safeText(supersededLine(wait))}`), '');
-  if (plan.endingSoon?.length) out.push(paint('bold', ENDING_HEADING), ...plan.endingSoon.map((ending) => `  ${paint('change', '~')} ${safeText(endingLine(ending))}`), '');
+  if (plan.superseded?.length)
+    out.push(
+      paint('bold', SUPERSEDED_HEADING),
+      ...plan.superseded.map((wait) => `  ${paint('change', '~')} ${safeText(supersededLine(wait))}`),
+      '',
+    );
+  if (plan.endingSoon?.length)
+    out.push(
+      paint('bold', ENDING_HEADING),
+      ...plan.endingSoon.map((ending) => `  ${paint('change', '~')} ${safeText(endingLine(ending))}`),
+      '',
+    );
 
-  out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint), ...notVerifiableLines(plan, paint), ...spendTextLines(plan, paint));
+  out.push(
+    ...notCheckedLines(plan, paint),
+    ...unreadableLines(plan, paint),
+    ...notVerifiableLines(plan, paint),
+    ...spendTextLines(plan, paint),
+  );
   if (plan.offboard) out.push(...offboardLines(plan.offboard, paint));
 
   const policies = policyHeadline(plan);
   if (policies) {
     out.push(paint('bold', policies));
-    for (const f of findingLines(plan)) out.push(`  ${paint(f.level === 'mandatory' ? 'remove' : 'warn', f.symbol)} ${safeText(f.text)}${f.place ? paint('dim', `  (${safeName(f.place)})`) : ''}`);
+    for (const f of findingLines(plan))
+      out.push(
+        `  ${paint(f.level === 'mandatory' ? 'remove' : 'warn', f.symbol)} ${safeText(f.text)}${f.place ? paint('dim', `  (${safeName(f.place)})`) : ''}`,
+      );
     out.push('');
   }
 
   const empty = withoutValueNote(plan);
   if (empty) out.push(`${paint('warn', '!')} ${safeText(empty.what)}: ${empty.addresses.map(safeName).join(', ')}`, `  ${empty.todo}`, '');
 
-  if (plan.targets.length > 0) out.push(paint('warn', `Only part of the configuration was planned (--target ${plan.targets.join(', ')}).`), '');
-  if (plan.exclude?.length) out.push(paint('warn', `Only part of the configuration was planned (--exclude ${plan.exclude.map(safeName).join(', ')}): the excluded addresses and what depends on them were left out.`), '');
+  if (plan.targets.length > 0)
+    out.push(paint('warn', `Only part of the configuration was planned (--target ${plan.targets.join(', ')}).`), '');
+  if (plan.exclude?.length)
+    out.push(
+      paint(
+        'warn',
+        `Only part of the configuration was planned (--exclude ${plan.exclude.map(safeName).join(', ')}): the excluded addresses and what depends on them were left out.`,
+      ),
+      '',
+    );
   out.push(paint('bold', noChangesLine(plan) ?? summaryLine(plan)));
   const refused = refusedLine(plan);
   if (refused) out.push(paint('remove', refused));

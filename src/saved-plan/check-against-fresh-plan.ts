@@ -14,15 +14,16 @@ import { eachPlaceholder, writeOnlyField, type Plan, type PlanStep, type Templat
 import { REPLAN, type SavedPlan } from './read.js';
 
 const isWriteOnly = (step: PlanStep, field: string): boolean =>
-  (definitionOf(step.kind).writeOnly ?? []).some((pattern) => (pattern.endsWith('.*') ? field.startsWith(pattern.slice(0, -1)) && field.length > pattern.length - 1 : field === pattern));
+  (definitionOf(step.kind).writeOnly ?? []).some((pattern) =>
+    pattern.endsWith('.*') ? field.startsWith(pattern.slice(0, -1)) && field.length > pattern.length - 1 : field === pattern,
+  );
 
 /** Each placeholder of a template that takes a secret (or is malformed), with where it is (`body.description`). */
 function placeholders(template: Template | undefined, at: string, into: { at: string; field: unknown }[]): void {
   eachPlaceholder(template, at, (placeholder, where) => {
     if (placeholder.tag === 'malformed') {
       if (placeholder.key !== '$ref') into.push({ at: where, field: placeholder.value });
-    }
-    else if (writeOnlyField(placeholder) !== undefined) into.push({ at: where, field: writeOnlyField(placeholder) });
+    } else if (writeOnlyField(placeholder) !== undefined) into.push({ at: where, field: writeOnlyField(placeholder) });
   });
 }
 
@@ -40,8 +41,10 @@ export function placeholderProblems(plan: Plan): string[] {
       placeholders(write.body, 'body', found);
       for (const { at, field } of found) {
         const name = typeof field === 'string' ? field : JSON.stringify(field);
-        if (typeof field !== 'string' || !isWriteOnly(step, field)) problems.push(`${step.address}: ${write.id} ${at} takes a secret ("${name}"), but ${step.kind} has no such write-only field`);
-        else if (!step.secrets?.[field]) problems.push(`${step.address}: ${write.id} ${at} takes the secret "${field}", which has no source`);
+        if (typeof field !== 'string' || !isWriteOnly(step, field))
+          problems.push(`${step.address}: ${write.id} ${at} takes a secret ("${name}"), but ${step.kind} has no such write-only field`);
+        else if (!step.secrets?.[field])
+          problems.push(`${step.address}: ${write.id} ${at} takes the secret "${field}", which has no source`);
         else used.add(field);
       }
     }
@@ -66,7 +69,8 @@ function comparable(step: PlanStep): unknown {
 export function firstDifference(a: unknown, b: unknown, at = ''): string | undefined {
   if (canonicalJson(a) === canonicalJson(b)) return undefined;
   const bothArrays = Array.isArray(a) && Array.isArray(b);
-  const bothObjects = !bothArrays && a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b);
+  const bothObjects =
+    !bothArrays && a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b);
   if (bothArrays) {
     if (a.length !== b.length) return `${at || '.'} (${a.length} item(s) saved, ${b.length} now)`;
     for (let i = 0; i < a.length; i++) {
@@ -101,7 +105,8 @@ export function stepDifferences(saved: Plan, fresh: Plan): string[] {
     const where = firstDifference(comparable(step), comparable(now));
     if (where) lines.push(`${step.address}: differs at ${where}`);
   }
-  for (const step of fresh.steps) if (!savedAddresses.has(step.address)) lines.push(`${step.address}: a plan made now would ${step.action} it; the saved plan does not`);
+  for (const step of fresh.steps)
+    if (!savedAddresses.has(step.address)) lines.push(`${step.address}: a plan made now would ${step.action} it; the saved plan does not`);
   return lines;
 }
 
@@ -128,7 +133,10 @@ export function withSavedKeys(fresh: Plan, saved: Plan): Plan {
   const keys = new Map(saved.steps.flatMap((s) => s.writes.map((w) => [w.id, w.idempotencyKey] as const)));
   return {
     ...fresh,
-    steps: fresh.steps.map((step) => ({ ...step, writes: step.writes.map((w) => ({ ...w, idempotencyKey: keys.get(w.id) ?? w.idempotencyKey })) })),
+    steps: fresh.steps.map((step) => ({
+      ...step,
+      writes: step.writes.map((w) => ({ ...w, idempotencyKey: keys.get(w.id) ?? w.idempotencyKey })),
+    })),
   };
 }
 
@@ -140,7 +148,9 @@ export function withSavedKeys(fresh: Plan, saved: Plan): Plan {
 export function policyDifferences(saved: Plan, fresh: Plan): string[] {
   const digest = (plan: Plan) => plan.policies?.digest ?? 'none';
   if (digest(saved) !== digest(fresh)) {
-    return [`the policies changed since the plan was made (${saved.policies ? `${saved.policies.policies} then` : 'none then'}, ${fresh.policies ? `${fresh.policies.policies} now` : 'none now'})`];
+    return [
+      `the policies changed since the plan was made (${saved.policies ? `${saved.policies.policies} then` : 'none then'}, ${fresh.policies ? `${fresh.policies.policies} now` : 'none now'})`,
+    ];
   }
   // Where a resource is shown depends on the folder each command ran in: only what the findings say is compared.
   const said = (plan: Plan) => (plan.policies?.findings ?? []).map(({ at: _at, ...finding }) => finding);
@@ -152,17 +162,28 @@ export function policyDifferences(saved: Plan, fresh: Plan): string[] {
  * The plan to execute for a saved plan: the fresh one, with the saved Idempotency-Keys, when the saved
  * steps are exactly the fresh steps; otherwise the saved plan is refused, naming each address that differs.
  */
-export function trustedPlan(saved: SavedPlan, fresh: Plan, planPath: string, resent: { count: number; idNow: (address: string) => string | undefined }): Plan {
+export function trustedPlan(
+  saved: SavedPlan,
+  fresh: Plan,
+  planPath: string,
+  resent: { count: number; idNow: (address: string) => string | undefined },
+): Plan {
   const policies = policyDifferences(saved, fresh);
   if (policies.length > 0) {
-    const done = resent.count > 0 ? `${resent.count} pending write(s) an earlier run left were resent first; none of the saved plan's steps was applied` : 'Nothing was applied';
+    const done =
+      resent.count > 0
+        ? `${resent.count} pending write(s) an earlier run left were resent first; none of the saved plan's steps was applied`
+        : 'Nothing was applied';
     throw new AbortError(`The saved plan ${planPath} was checked under other policies: ${policies.join('; ')}. ${done}.`, REPLAN);
   }
   const differences = stepDifferences(withPendingResolved(saved, resent.idNow), fresh);
   if (differences.length > 0) {
     const shown = differences.slice(0, 20);
     // Pending writes are resent before the saved plan is checked: say so, rather than claim nothing happened.
-    const done = resent.count > 0 ? `${resent.count} pending write(s) an earlier run left were resent first; none of the saved plan's steps was applied` : 'Nothing was applied';
+    const done =
+      resent.count > 0
+        ? `${resent.count} pending write(s) an earlier run left were resent first; none of the saved plan's steps was applied`
+        : 'Nothing was applied';
     throw new AbortError(
       `The saved plan ${planPath} is stale or was altered: its steps are not the ones a plan made now from the configuration and the live objects has. ${done}:\n${shown.map((d) => `  - ${d}`).join('\n')}${differences.length > shown.length ? `\n  - and ${differences.length - shown.length} more` : ''}`,
       REPLAN,

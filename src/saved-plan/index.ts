@@ -7,6 +7,23 @@
 export { writePlanFile } from './write.js';
 export { checkPlanMac, planMac, planMacKey, planMacMatches, readPlanToMerge, readPlanToShow, withMac } from './mac.js';
 export { MAX_PLAN_FILE_BYTES, planSchemaProblems, readPlanFile, REPLAN, type SavedPlan } from './read.js';
-export { accountNameOf, changedFiles, isStateUrl, planOrigin, plannedFiles, recordedStatePath, relativePosix, stateRecord } from './origin.js';
+export {
+  accountNameOf,
+  changedFiles,
+  isStateUrl,
+  planOrigin,
+  plannedFiles,
+  recordedStatePath,
+  relativePosix,
+  stateRecord,
+} from './origin.js';
 export { prepareSavedPlan } from './prepare-apply.js';
-export { firstDifference, placeholderProblems, policyDifferences, stepDifferences, trustedPlan, withPendingResolved, withSavedKeys } from './check-against-fresh-plan.js';
+export {
+  firstDifference,
+  placeholderProblems,
+  policyDifferences,
+  stepDifferences,
+  trustedPlan,
+  withPendingResolved,
+  withSavedKeys,
+} from './check-against-fresh-plan.js';

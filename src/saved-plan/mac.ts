@@ -23,7 +23,9 @@ export function planMacKey(stateKey: Uint8Array): Uint8Array {
 /** Hex MAC of `plan` (without its `auth` member). */
 export function planMac(macKey: Uint8Array, plan: object): string {
   const { auth: _auth, ...rest } = plan as { auth?: unknown };
-  return createHmac('sha256', macKey).update(`cplane/plan-file/v1\0${canonicalJson(rest)}`, 'utf8').digest('hex');
+  return createHmac('sha256', macKey)
+    .update(`cplane/plan-file/v1\0${canonicalJson(rest)}`, 'utf8')
+    .digest('hex');
 }
 
 export function planMacMatches(macKey: Uint8Array, plan: object, mac: string): boolean {
@@ -53,7 +55,8 @@ export function checkPlanMac(env: NodeJS.ProcessEnv, plan: SavedPlan, planPath: 
     );
   if (!plan.auth) throw refused(NO_MAC);
   const check = planMacCheck(env, plan);
-  if (check.status === 'no-key') throw new AbortError(`The saved plan ${planPath} cannot be checked: ${check.error.message} Nothing was applied.`, check.error.hint);
+  if (check.status === 'no-key')
+    throw new AbortError(`The saved plan ${planPath} cannot be checked: ${check.error.message} Nothing was applied.`, check.error.hint);
   if (check.status !== 'verified') throw refused(MAC_MISMATCH);
 }
 
@@ -85,8 +88,15 @@ export async function readPlanToShow(env: NodeJS.ProcessEnv, planPath: string): 
   const plan = await readPlanFile(planPath);
   const check = planMacCheck(env, plan);
   const refused = (why: string) =>
-    new AbortError(`The saved plan ${planPath} ${why}. It is not shown: what it says cannot be trusted.`, `Show only a plan made by \`cplane plan --out\` with this state key (CPLANE_STATE_KEY, or CPLANE_PASSPHRASE). ${REPLAN}`);
-  if (check.status === 'no-key') return { plan, unverified: `UNVERIFIED: no state key at hand (CPLANE_STATE_KEY, CPLANE_PASSPHRASE or the key file), so the MAC of ${planPath} was not checked: it may have been altered.` };
+    new AbortError(
+      `The saved plan ${planPath} ${why}. It is not shown: what it says cannot be trusted.`,
+      `Show only a plan made by \`cplane plan --out\` with this state key (CPLANE_STATE_KEY, or CPLANE_PASSPHRASE). ${REPLAN}`,
+    );
+  if (check.status === 'no-key')
+    return {
+      plan,
+      unverified: `UNVERIFIED: no state key at hand (CPLANE_STATE_KEY, CPLANE_PASSPHRASE or the key file), so the MAC of ${planPath} was not checked: it may have been altered.`,
+    };
   if (check.status === 'no-mac') throw refused(NO_MAC);
   if (check.status === 'mismatch') throw refused(MAC_MISMATCH);
   return { plan };
@@ -100,7 +110,8 @@ export async function readPlanToShow(env: NodeJS.ProcessEnv, planPath: string): 
 export async function readPlanToMerge(env: NodeJS.ProcessEnv, planPath: string): Promise<SavedPlan> {
   const plan = await readPlanFile(planPath);
   const check = planMacCheck(env, plan);
-  if (check.status === 'no-key') throw new AbortError(`The saved plan ${planPath} cannot be checked: ${check.error.message} Nothing was merged.`, check.error.hint);
+  if (check.status === 'no-key')
+    throw new AbortError(`The saved plan ${planPath} cannot be checked: ${check.error.message} Nothing was merged.`, check.error.hint);
   if (check.status !== 'verified') {
     throw new AbortError(
       `The saved plan ${planPath} ${check.status === 'no-mac' ? NO_MAC : MAC_MISMATCH}. Nothing was merged: what it says cannot be trusted.`,

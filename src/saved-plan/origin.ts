@@ -20,7 +20,8 @@ const CONFIG_FILE = /\.ya?ml$/i;
 const posix = (path: string) => path.split(sep).join('/');
 
 /** A path relative to the configuration folder that stays inside it (a module's file: `modules/team/main.yaml`). */
-const insideFolder = (path: string) => CONFIG_FILE.test(path) && !isAbsolute(path) && !path.split('/').some((part) => part === '..' || part === '');
+const insideFolder = (path: string) =>
+  CONFIG_FILE.test(path) && !isAbsolute(path) && !path.split('/').some((part) => part === '..' || part === '');
 
 /**
  * The configuration files of `dir` (the same ones loadConfig reads) with the sha256 of their content, and the
@@ -31,12 +32,21 @@ export async function plannedFiles(dir: string, modules: readonly string[] = [])
   const paths = [...new Set([...names, ...modules.filter(insideFolder)])].sort();
   const read = async (path: string) => readFile(join(dir, ...path.split('/'))).catch(() => undefined);
   const files = await Promise.all(paths.map(async (path) => ({ path: posix(path), content: await read(path) })));
-  return files.filter((f) => f.content !== undefined).map((f) => ({ path: f.path, sha256: createHash('sha256').update(f.content!).digest('hex') }));
+  return files
+    .filter((f) => f.content !== undefined)
+    .map((f) => ({ path: f.path, sha256: createHash('sha256').update(f.content!).digest('hex') }));
 }
 
 /** Files whose content differs from the plan's, as `main.yaml (changed)`, `new.yaml (added)`, `old.yaml (removed)`. */
 export async function changedFiles(planned: PlannedFile[], dir: string): Promise<string[]> {
-  const now = new Map((await plannedFiles(dir, planned.map((f) => f.path))).map((f) => [f.path, f.sha256]));
+  const now = new Map(
+    (
+      await plannedFiles(
+        dir,
+        planned.map((f) => f.path),
+      )
+    ).map((f) => [f.path, f.sha256]),
+  );
   const then = new Map(planned.map((f) => [f.path, f.sha256]));
   const changes: string[] = [];
   for (const [path, sha] of then) {

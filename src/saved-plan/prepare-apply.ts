@@ -22,7 +22,12 @@ import { REPLAN, type SavedPlan } from './read.js';
  * Checks a saved plan before any request is sent (its placeholders, contradicting flags and
  * environment, the configuration files) and returns the command context to open its workspace with.
  */
-export async function prepareSavedPlan(ctx: CommandContext, plan: SavedPlan, planPath: string, dirArgument: string | undefined): Promise<CommandContext> {
+export async function prepareSavedPlan(
+  ctx: CommandContext,
+  plan: SavedPlan,
+  planPath: string,
+  dirArgument: string | undefined,
+): Promise<CommandContext> {
   checkPlanMac(ctx.env, plan, planPath);
   const altered = placeholderProblems(plan);
   if (altered.length > 0) {
@@ -32,19 +37,29 @@ export async function prepareSavedPlan(ctx: CommandContext, plan: SavedPlan, pla
     );
   }
   for (const flag of ['var', 'var-file', 'target', 'exclude', 'replace']) {
-    if (ctx.values[flag] !== undefined) throw new AbortError(`--${flag} cannot be used with a saved plan: the plan carries the values it was made with.`, REPLAN);
+    if (ctx.values[flag] !== undefined)
+      throw new AbortError(`--${flag} cannot be used with a saved plan: the plan carries the values it was made with.`, REPLAN);
   }
   const refuse = (what: string, given: string, where: string, planned: string) =>
-    new AbortError(`${where} says ${what} ${given}, but the saved plan ${planPath} was made for ${what} ${planned}.`, `Unset ${where.split(' ')[0]}, or make a new plan for ${given}.`);
+    new AbortError(
+      `${where} says ${what} ${given}, but the saved plan ${planPath} was made for ${what} ${planned}.`,
+      `Unset ${where.split(' ')[0]}, or make a new plan for ${given}.`,
+    );
 
   const flagAccount = typeof ctx.values.account === 'string' ? ctx.values.account : undefined;
   // A deployment's account and workspace are the configuration's: an inherited CPLANE_ACCOUNT or CPLANE_WORKSPACE says nothing of them.
   const ofDeployment = plan.origin.deployment !== undefined;
   const givenAccount = flagAccount ?? (ofDeployment ? undefined : ctx.env.CPLANE_ACCOUNT || undefined);
-  if (givenAccount !== undefined && givenAccount !== plan.account) throw refuse('account', givenAccount, flagAccount !== undefined ? '--account' : 'CPLANE_ACCOUNT', plan.account);
+  if (givenAccount !== undefined && givenAccount !== plan.account)
+    throw refuse('account', givenAccount, flagAccount !== undefined ? '--account' : 'CPLANE_ACCOUNT', plan.account);
   const explicitWorkspace = typeof ctx.values.workspace === 'string' || (!ofDeployment && Boolean(ctx.env.CPLANE_WORKSPACE));
   if (explicitWorkspace && workspaceName(ctx) !== plan.origin.workspace) {
-    throw refuse('workspace', workspaceName(ctx), typeof ctx.values.workspace === 'string' ? '--workspace' : 'CPLANE_WORKSPACE', plan.origin.workspace);
+    throw refuse(
+      'workspace',
+      workspaceName(ctx),
+      typeof ctx.values.workspace === 'string' ? '--workspace' : 'CPLANE_WORKSPACE',
+      plan.origin.workspace,
+    );
   }
 
   const configDir = resolve(ctx.cwd, dirArgument ?? plan.origin.configDir);
@@ -66,19 +81,33 @@ export async function prepareSavedPlan(ctx: CommandContext, plan: SavedPlan, pla
   // A deployment's plan loads the configuration as that deployment (its account and variables; docs/deployments.md),
   // and connects with its own token and address: `apply DIR` knows them already, a plan applied alone reads them here.
   const name = plan.origin.deployment;
-  const deployment = name !== undefined ? { deployment: { ...(ctx.deployment ?? (await deploymentCredential(ctx, configDir, name))), name } } : {};
-  return { ...ctx, positionals: [configDir], values: { ...ctx.values, account: plan.account, workspace: plan.origin.workspace, state }, ...deployment };
+  const deployment =
+    name !== undefined ? { deployment: { ...(ctx.deployment ?? (await deploymentCredential(ctx, configDir, name))), name } } : {};
+  return {
+    ...ctx,
+    positionals: [configDir],
+    values: { ...ctx.values, account: plan.account, workspace: plan.origin.workspace, state },
+    ...deployment,
+  };
 }
 
 /** A deployment's own credential (`token: { env }`, `baseUrl`) as the configuration declares it: the files, checked unchanged, the plan was made from. */
-async function deploymentCredential(ctx: CommandContext, configDir: string, name: string): Promise<{ tokenEnv?: string; baseUrl?: string }> {
+async function deploymentCredential(
+  ctx: CommandContext,
+  configDir: string,
+  name: string,
+): Promise<{ tokenEnv?: string; baseUrl?: string }> {
   const loaded = await loadConfiguration(configDir, { ...variablesLoadOptions(ctx), allowUnsetVariables: true }).catch(() => undefined);
   const declared = loaded?.deployments?.find((d) => d.name === name);
   return { ...(declared?.tokenEnv ? { tokenEnv: declared.tokenEnv } : {}), ...(declared?.baseUrl ? { baseUrl: declared.baseUrl } : {}) };
 }
 
 /** The configuration's `state: { url }` with the plan's variables and the applying job's environment; undefined when it has none or does not load. */
-async function configuredStateUrl(ctx: CommandContext, configDir: string, variables: Workspace['desired']['variables']): Promise<string | undefined> {
+async function configuredStateUrl(
+  ctx: CommandContext,
+  configDir: string,
+  variables: Workspace['desired']['variables'],
+): Promise<string | undefined> {
   const loaded = await loadConfiguration(configDir, { ...variablesLoadOptions(ctx), savedVariables: variables }).catch(() => undefined);
   return loaded?.desired?.stateUrl;
 }
@@ -100,13 +129,19 @@ async function savedStateLocation(ctx: CommandContext, plan: SavedPlan, planPath
     }
     if (isStateUrl(given) && urlWithoutPasswords(given) === recorded.url) return given;
     const shown = isStateUrl(given) ? urlWithoutPasswords(given) : given;
-    throw new AbortError(`${flag !== undefined ? '--state' : 'CPLANE_STATE'} is ${shown}, but the saved plan ${planPath} was made against the state ${recorded.url}.`, `Unset it, or make a new plan against ${shown}.`);
+    throw new AbortError(
+      `${flag !== undefined ? '--state' : 'CPLANE_STATE'} is ${shown}, but the saved plan ${planPath} was made against the state ${recorded.url}.`,
+      `Unset it, or make a new plan against ${shown}.`,
+    );
   }
   const planned = isAbsolute(recorded.path) ? recorded.path : resolve(configDir, recorded.path);
   if (given !== undefined) {
     const shown = isStateUrl(given) ? urlWithoutPasswords(given) : resolve(ctx.cwd, given);
-    if (shown !== planned) throw new AbortError(`${flag !== undefined ? '--state' : 'CPLANE_STATE'} is ${shown}, but the saved plan ${planPath} was made against the state ${planned}.`, `Unset it, or make a new plan against ${shown}.`);
+    if (shown !== planned)
+      throw new AbortError(
+        `${flag !== undefined ? '--state' : 'CPLANE_STATE'} is ${shown}, but the saved plan ${planPath} was made against the state ${planned}.`,
+        `Unset it, or make a new plan against ${shown}.`,
+      );
   }
   return planned;
 }
-

@@ -46,7 +46,10 @@ async function readBounded(path: string): Promise<string> {
       size += bytesRead;
     }
     if (size > MAX_PLAN_FILE_BYTES) {
-      throw new AbortError(`${path} is larger than ${MAX_PLAN_FILE_BYTES / 1024 / 1024} MiB: it is not a plan file cplane wrote, and is not read further.`, 'Give the path of a file written by `cplane plan --out FILE`.');
+      throw new AbortError(
+        `${path} is larger than ${MAX_PLAN_FILE_BYTES / 1024 / 1024} MiB: it is not a plan file cplane wrote, and is not read further.`,
+        'Give the path of a file written by `cplane plan --out FILE`.',
+      );
     }
     // A file that grew after its size was taken is read to that size and one byte more, which then does not parse.
     return buffer.toString('utf8', 0, size);
@@ -61,7 +64,10 @@ export async function readPlanFile(path: string): Promise<SavedPlan> {
     text = await readBounded(path);
   } catch (error) {
     if (error instanceof AbortError) throw error;
-    throw new AbortError(`cannot read the plan file ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'Give the path of a file written by `cplane plan --out FILE`.');
+    throw new AbortError(
+      `cannot read the plan file ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      'Give the path of a file written by `cplane plan --out FILE`.',
+    );
   }
   let document: unknown;
   try {
@@ -71,17 +77,30 @@ export async function readPlanFile(path: string): Promise<SavedPlan> {
   }
   const version = (document as { formatVersion?: unknown } | null)?.formatVersion;
   if (version === 1) {
-    throw new AbortError(`${path} was made by an older cplane (plan format 1), which cannot be applied from another folder or job.`, 'Make a new plan with `cplane plan --out FILE`.');
+    throw new AbortError(
+      `${path} was made by an older cplane (plan format 1), which cannot be applied from another folder or job.`,
+      'Make a new plan with `cplane plan --out FILE`.',
+    );
   }
   // Format 2 named each step twice (`id` and `address`, always equal); its steps are not read as format 3's.
   if (version === 2) {
-    throw new AbortError(`${path} was made by an older cplane (plan format 2): this cplane reads plan format ${PLAN_FORMAT_VERSION} only.`, 'Run `cplane plan --out FILE` again with this cplane, review the plan, and apply that.');
+    throw new AbortError(
+      `${path} was made by an older cplane (plan format 2): this cplane reads plan format ${PLAN_FORMAT_VERSION} only.`,
+      'Run `cplane plan --out FILE` again with this cplane, review the plan, and apply that.',
+    );
   }
   const problems = await planSchemaProblems(document);
   if (problems.length > 0) {
-    throw new AbortError(`${path} is not a valid plan file:\n${problems.map((p) => `  ${p}`).join('\n')}`, 'Make a new plan with `cplane plan --out FILE`.');
+    throw new AbortError(
+      `${path} is not a valid plan file:\n${problems.map((p) => `  ${p}`).join('\n')}`,
+      'Make a new plan with `cplane plan --out FILE`.',
+    );
   }
   const plan = document as Plan;
-  if (!plan.origin) throw new AbortError(`${path} is not a saved plan: it has no origin (it was printed by \`cplane plan --json\` without --out?).`, 'Save plans with `cplane plan --out FILE`.');
+  if (!plan.origin)
+    throw new AbortError(
+      `${path} is not a saved plan: it has no origin (it was printed by \`cplane plan --json\` without --out?).`,
+      'Save plans with `cplane plan --out FILE`.',
+    );
   return plan as SavedPlan;
 }

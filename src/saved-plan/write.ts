@@ -14,7 +14,11 @@ export async function writePlanFile(path: string, plan: Plan): Promise<void> {
     file = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') throw new AbortError(`${path} is a symbolic link: cplane does not write a plan through a link.`, 'Give --out a path that is not a link (remove the link, or choose another name).');
+    if (code === 'ELOOP')
+      throw new AbortError(
+        `${path} is a symbolic link: cplane does not write a plan through a link.`,
+        'Give --out a path that is not a link (remove the link, or choose another name).',
+      );
     throw new AbortError(`cannot write the plan file ${path} (${code ?? 'error'})`, 'Give --out a path in a folder you can write to.');
   }
   try {

@@ -66,7 +66,10 @@ export type LoadedWhere = 'worker' | 'thread';
  * `loadConfiguration(dir, options)`, on a worker thread when the built worker exists. The promise settles as the
  * in-thread call would: with its result, or with its error.
  */
-export async function loadConfigurationOffThread(dir: string, options: ConfigurationLoadOptions): Promise<LoadResult & { loadedIn: LoadedWhere }> {
+export async function loadConfigurationOffThread(
+  dir: string,
+  options: ConfigurationLoadOptions,
+): Promise<LoadResult & { loadedIn: LoadedWhere }> {
   const entry = workerEntry();
   const answer = entry === undefined ? undefined : await askWorker(entry, dir, options);
   if (answer && 'result' in answer) {

@@ -73,31 +73,53 @@ function tokenOf(ctx: CommandContext): string {
   const own = ctx.deployment?.tokenEnv;
   const fromFlag = flag(ctx, 'token');
   if (own !== undefined) {
-    if (fromFlag) throw new AbortError(`--token cannot be used for the deployment ${ctx.deployment!.name}: it names its own token (token: { env: ${own} }).`, `Leave --token out and set ${own}.`);
+    if (fromFlag)
+      throw new AbortError(
+        `--token cannot be used for the deployment ${ctx.deployment!.name}: it names its own token (token: { env: ${own} }).`,
+        `Leave --token out and set ${own}.`,
+      );
     const token = ctx.env[own];
-    if (!token) throw new AbortError(`No API token for the deployment ${ctx.deployment!.name}: ${own} is not set.`, `Set ${own} to the token of its account (its deployments: entry says token: { env: ${own} }); CPLANE_TOKEN is not used for it.`);
+    if (!token)
+      throw new AbortError(
+        `No API token for the deployment ${ctx.deployment!.name}: ${own} is not set.`,
+        `Set ${own} to the token of its account (its deployments: entry says token: { env: ${own} }); CPLANE_TOKEN is not used for it.`,
+      );
     return token;
   }
   if (fromFlag) ctx.stderr.write('Warning: --token puts the token in the process list and shell history; prefer setting CPLANE_TOKEN.\n');
   const token = fromFlag ?? ctx.env.CPLANE_TOKEN;
-  if (!token) throw new AbortError('No API token: CPLANE_TOKEN is not set.', 'Set CPLANE_TOKEN to a personal access token (sk-svc-pat-...) or a Service Account token (sk-svc-sa-...).');
+  if (!token)
+    throw new AbortError(
+      'No API token: CPLANE_TOKEN is not set.',
+      'Set CPLANE_TOKEN to a personal access token (sk-svc-pat-...) or a Service Account token (sk-svc-sa-...).',
+    );
   return token;
 }
 
 export function connectionSettings(ctx: CommandContext): ConnectionSettings {
   const baseUrl = ctx.deployment?.baseUrl ?? flag(ctx, 'base-url') ?? ctx.env.CPLANE_BASE_URL;
   if (!baseUrl) {
-    throw new AbortError('No API address: CPLANE_BASE_URL is not set.', 'Set CPLANE_BASE_URL (e.g. http://127.0.0.1:4010 for `cplane emulator`) or pass --base-url.');
+    throw new AbortError(
+      'No API address: CPLANE_BASE_URL is not set.',
+      'Set CPLANE_BASE_URL (e.g. http://127.0.0.1:4010 for `cplane emulator`) or pass --base-url.',
+    );
   }
   try {
     const url = new URL(baseUrl);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('not http');
   } catch {
-    throw new AbortError(`The API address "${baseUrl}" is not an http(s) URL.`, 'Set CPLANE_BASE_URL to the API address, e.g. https://api.example.com.');
+    throw new AbortError(
+      `The API address "${baseUrl}" is not an http(s) URL.`,
+      'Set CPLANE_BASE_URL to the API address, e.g. https://api.example.com.',
+    );
   }
   const token = tokenOf(ctx);
   registerSecret(token);
-  if (/\s/.test(token)) throw new AbortError('The API token contains white space.', `Check ${ctx.deployment?.tokenEnv ?? 'CPLANE_TOKEN'}: copy the token again without spaces or line breaks.`);
+  if (/\s/.test(token))
+    throw new AbortError(
+      'The API token contains white space.',
+      `Check ${ctx.deployment?.tokenEnv ?? 'CPLANE_TOKEN'}: copy the token again without spaces or line breaks.`,
+    );
   const timeoutSeconds = positiveEnv(ctx, 'CPLANE_REQUEST_TIMEOUT');
   const maxResponseMb = positiveEnv(ctx, 'CPLANE_MAX_RESPONSE_MB');
   return {
@@ -116,5 +138,9 @@ export function connect(
 ): ApiClient {
   const settings = options.settings ?? connectionSettings(ctx);
   const shared = ctx.deployment?.sharedLimiter;
-  return createClient({ ...clientOptionsOf(settings, options.account), ...(options.onEvent ? { onEvent: options.onEvent } : {}), ...(shared ? { sharedLimiter: shared } : {}) });
+  return createClient({
+    ...clientOptionsOf(settings, options.account),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(shared ? { sharedLimiter: shared } : {}),
+  });
 }

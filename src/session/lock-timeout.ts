@@ -18,7 +18,10 @@ export function durationFlagMs(values: Record<string, unknown>, name: string, fa
   if (text === undefined) return fallback;
   const parts = typeof text === 'string' ? [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)] : [];
   if (typeof text !== 'string' || parts.length === 0 || parts.map((p) => p[0]).join('') !== text) {
-    throw new AbortError(`--${name} expects a duration such as 30s, 5m or 1m30s, got "${String(text)}".`, 'Write a number with a unit: ms, s, m or h.');
+    throw new AbortError(
+      `--${name} expects a duration such as 30s, 5m or 1m30s, got "${String(text)}".`,
+      'Write a number with a unit: ms, s, m or h.',
+    );
   }
   return Math.round(parts.reduce((sum, p) => sum + Number(p[1]) * UNIT_MS[p[2] as keyof typeof UNIT_MS], 0));
 }

@@ -21,8 +21,10 @@ function parseAssignment(assignment: string): VariableArgument {
  */
 export function variablesLoadOptions(ctx: CommandContext): Omit<LoadOptions, 'kinds'> {
   const pending = { var: strings(ctx.values.var), 'var-file': strings(ctx.values['var-file']) };
-  const order = ctx.optionOrder?.filter((name) => name === 'var' || name === 'var-file')
-    ?? [...pending['var-file'].map(() => 'var-file'), ...pending.var.map(() => 'var')];
+  const order = ctx.optionOrder?.filter((name) => name === 'var' || name === 'var-file') ?? [
+    ...pending['var-file'].map(() => 'var-file'),
+    ...pending.var.map(() => 'var'),
+  ];
   const variables = order.map((name): VariableArgument => {
     const given = name === 'var' ? pending.var.shift()! : pending['var-file'].shift()!;
     return name === 'var' ? parseAssignment(given) : { file: given };

@@ -58,7 +58,10 @@ export async function locateState(
 ): Promise<StateLocation> {
   const configDir = resolve(ctx.cwd, dir ?? '.');
   if (dir !== undefined && !statSync(configDir, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new AbortError(`The configuration folder ${configDir} does not exist.`, 'Give an existing folder as [dir], or leave it out to use the current one.');
+    throw new AbortError(
+      `The configuration folder ${configDir} does not exist.`,
+      'Give an existing folder as [dir], or leave it out to use the current one.',
+    );
   }
   let fromConfig: ConfiguredState | undefined;
   const config = async () => (fromConfig ??= await configured());
@@ -66,7 +69,11 @@ export async function locateState(
   // Whatever the source, the URL's passwords are redacted from every message from now on.
   registerUrlPasswords(state);
   const statePath = state === undefined ? undefined : isPostgresUrl(state) ? state : resolve(ctx.cwd, state);
-  const account = flag(ctx, 'account') ?? (ctx.env.CPLANE_ACCOUNT || undefined) ?? (await config()).account ?? (statePath === undefined ? onlyStateAccount(configDir) : undefined);
+  const account =
+    flag(ctx, 'account') ??
+    (ctx.env.CPLANE_ACCOUNT || undefined) ??
+    (await config()).account ??
+    (statePath === undefined ? onlyStateAccount(configDir) : undefined);
   return { configDir, ...(account ? { account } : {}), ...(statePath !== undefined ? { statePath } : {}), workspace: workspaceName(ctx) };
 }
 
@@ -81,7 +88,10 @@ function onlyStateAccount(configDir: string): string | undefined {
     .map((entry) => entry.name)
     .sort();
   if (accounts.length > 1) {
-    throw new AbortError(`${folder} holds the states of ${accounts.length} accounts: ${accounts.join(', ')}.`, 'Choose one with --account ID or CPLANE_ACCOUNT.');
+    throw new AbortError(
+      `${folder} holds the states of ${accounts.length} accounts: ${accounts.join(', ')}.`,
+      'Choose one with --account ID or CPLANE_ACCOUNT.',
+    );
   }
   return accounts[0];
 }
@@ -101,11 +111,17 @@ export async function configuredState(ctx: CommandContext, configDir: string): P
  * without one, its account is not known. The hint is the command as it was run, with the flag to add; every command it
  * names takes that flag (test/cli/suggested-commands.test.ts walks them).
  */
-export function refuseUnchosenDeployments(ctx: CommandContext, dir: string, deployments: readonly { name: string }[] | undefined, fallback = 'cplane'): void {
+export function refuseUnchosenDeployments(
+  ctx: CommandContext,
+  dir: string,
+  deployments: readonly { name: string }[] | undefined,
+  fallback = 'cplane',
+): void {
   if (!deployments || ctx.deployment) return;
   const names = deployments.map((d) => d.name);
   const own = ctx.afterTerminator ? ctx.positionals.slice(0, ctx.positionals.length - ctx.afterTerminator.length) : ctx.positionals;
-  const again = (...flags: string[]) => `\`${ctx.command ? suggestedCommand([...ctx.command.name, ...own, ...flags]) : `${fallback} ${flags.join(' ')}`}\``;
+  const again = (...flags: string[]) =>
+    `\`${ctx.command ? suggestedCommand([...ctx.command.name, ...own, ...flags]) : `${fallback} ${flags.join(' ')}`}\``;
   const one = again('--deployment', names[0]!);
   throw new AbortError(
     `The configuration in ${dir} has deployments (${names.join(', ')}): each names its own account, so one is not chosen by --account or CPLANE_ACCOUNT.`,
@@ -121,9 +137,20 @@ export function locateStateOnly(ctx: CommandContext, dir: string | undefined): P
 }
 
 /** Opens the state of a command that reads or repairs only the state; `dir` is its [dir] positional. */
-export async function openStateFor(ctx: CommandContext, dir: string | undefined, options: { lock: boolean; command: string }): Promise<StateStore> {
+export async function openStateFor(
+  ctx: CommandContext,
+  dir: string | undefined,
+  options: { lock: boolean; command: string },
+): Promise<StateStore> {
   const lockTimeout = options.lock ? { lockTimeoutMs: lockTimeoutMs(ctx.values) } : {};
-  return openState({ ...(await locateStateOnly(ctx, dir)), env: ctx.env, command: options.command, lock: options.lock, mustExist: true, ...lockTimeout });
+  return openState({
+    ...(await locateStateOnly(ctx, dir)),
+    env: ctx.env,
+    command: options.command,
+    lock: options.lock,
+    mustExist: true,
+    ...lockTimeout,
+  });
 }
 
 export interface Workspace {
@@ -155,7 +182,12 @@ export async function openWorkspace(ctx: CommandContext, options: WorkspaceOptio
   const settings = connectionSettings(ctx);
   const desired = checkedConfiguration(ctx, dir, options, await loadConfiguration(dir, workspaceLoadOptions(ctx, options)));
   const location = await workspaceLocation(ctx, desired);
-  return openRest(ctx, options, { desired, dir, location, client: () => connect(ctx, clientSettings(location.account, settings, options)) });
+  return openRest(ctx, options, {
+    desired,
+    dir,
+    location,
+    client: () => connect(ctx, clientSettings(location.account, settings, options)),
+  });
 }
 
 /**
@@ -247,7 +279,8 @@ function accountKnownWithoutConfiguration(ctx: CommandContext, dir: string): str
 }
 
 function workspaceDir(ctx: CommandContext): string {
-  if (ctx.positionals.length > 1) throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Give at most one configuration folder.');
+  if (ctx.positionals.length > 1)
+    throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Give at most one configuration folder.');
   return resolve(ctx.cwd, ctx.positionals[0] ?? '.');
 }
 
@@ -260,10 +293,19 @@ function workspaceLoadOptions(ctx: CommandContext, options: WorkspaceOptions): C
   };
 }
 
-const clientSettings = (account: string, settings: ConnectionSettings, options: WorkspaceOptions) => ({ account, settings, ...(options.onClientEvent ? { onEvent: options.onClientEvent } : {}) });
+const clientSettings = (account: string, settings: ConnectionSettings, options: WorkspaceOptions) => ({
+  account,
+  settings,
+  ...(options.onClientEvent ? { onEvent: options.onClientEvent } : {}),
+});
 
 /** The loaded configuration, its warnings printed; its errors (or deployments without --deployment) thrown together. */
-function checkedConfiguration(ctx: CommandContext, dir: string, options: WorkspaceOptions, { desired, diagnostics, deployments }: LoadResult): DesiredState {
+function checkedConfiguration(
+  ctx: CommandContext,
+  dir: string,
+  options: WorkspaceOptions,
+  { desired, diagnostics, deployments }: LoadResult,
+): DesiredState {
   const color = ctx.stderr.isTTY === true && !ctx.env.NO_COLOR;
   refuseUnchosenDeployments(ctx, dir, deployments, options.command);
   const errors = diagnostics.filter((d) => d.severity === 'error');
@@ -282,7 +324,10 @@ async function workspaceLocation(ctx: CommandContext, desired: DesiredState): Pr
   const location = await locateState(ctx, ctx.positionals[0], () => ({ account: desired.account, stateUrl: desired.stateUrl }));
   const account = location.account;
   if (!account) {
-    throw new AbortError('No account: CPLANE_ACCOUNT is not set and the configuration gives none.', 'Set CPLANE_ACCOUNT, pass --account ID, or add `account:` to the configuration.');
+    throw new AbortError(
+      'No account: CPLANE_ACCOUNT is not set and the configuration gives none.',
+      'Set CPLANE_ACCOUNT, pass --account ID, or add `account:` to the configuration.',
+    );
   }
   return { ...location, account };
 }
@@ -294,7 +339,13 @@ async function openRest(
 ): Promise<Workspace> {
   const { desired, dir, location } = opened;
   const { account } = location;
-  const state = await openState({ ...location, env: ctx.env, command: options.command, lock: options.lock, ...(options.lock ? { lockTimeoutMs: lockTimeoutMs(ctx.values) } : {}) });
+  const state = await openState({
+    ...location,
+    env: ctx.env,
+    command: options.command,
+    lock: options.lock,
+    ...(options.lock ? { lockTimeoutMs: lockTimeoutMs(ctx.values) } : {}),
+  });
   let client: ApiClient;
   try {
     client = opened.client();

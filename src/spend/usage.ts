@@ -43,7 +43,10 @@ export class UsageOf {
   readonly inWindow = { day: 0n, week: 0n, month: 0n };
 
   add(start: number, micros: bigint, requests: number, at: Starts): void {
-    for (const [from, into] of [[at.last7, this.last7], [at.last30, this.last30]] as const) {
+    for (const [from, into] of [
+      [at.last7, this.last7],
+      [at.last30, this.last30],
+    ] as const) {
       if (start < from) continue;
       into.micros += micros;
       into.requests += requests;
@@ -116,7 +119,10 @@ export async function readUsage(client: ApiClient, gatewayIds: readonly string[]
   if (gatewayIds.length === 0) return out;
   const route = routes.getUsageMetrics;
   if (client.identity === 'service_account' && route.identity === 'H') {
-    return { ...out, notRead: `${route.method} ${route.path} is human-only: a Service Account token cannot read usage; no request was sent` };
+    return {
+      ...out,
+      notRead: `${route.method} ${route.path} is human-only: a Service Account token cannot read usage; no request was sent`,
+    };
   }
   const since = new Date(periodStarts(now).since).toISOString();
   const limiter = new Limiter(Math.max(1, parallelism));
@@ -130,7 +136,8 @@ export async function readUsage(client: ApiClient, gatewayIds: readonly string[]
           out.byGateway.set(gatewayId, gatewayUsage(rows, now));
         } catch (error) {
           if (error instanceof IdentityRefusedError) out.notRead ??= 'human-only operation: a Service Account token cannot read usage';
-          else if (isRefusal(error)) out.notRead ??= `${route.method} ${route.path}: ${error.status} ${error.reason}${error.requestId ? ` (request id ${error.requestId})` : ''}`;
+          else if (isRefusal(error))
+            out.notRead ??= `${route.method} ${route.path}: ${error.status} ${error.reason}${error.requestId ? ` (request id ${error.requestId})` : ''}`;
           else throw error;
         }
       }),

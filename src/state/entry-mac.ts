@@ -28,7 +28,13 @@ export function entryMacKey(stateKey: Uint8Array): Uint8Array {
   return deriveSubkey(stateKey, 'entry mac');
 }
 
-function macOf(key: Uint8Array, binding: MacBinding, what: 'resource' | 'journal', address: string, entry: ResourceState | JournalEntry): string {
+function macOf(
+  key: Uint8Array,
+  binding: MacBinding,
+  what: 'resource' | 'journal',
+  address: string,
+  entry: ResourceState | JournalEntry,
+): string {
   const { mac: _mac, ...rest } = entry;
   const text = `cplane/state-entry/v1\0${what}\0${binding.account}\0${binding.lineage}\0${address}\0${canonicalJson(rest)}`;
   return createHmac('sha256', key).update(text, 'utf8').digest('hex');
@@ -69,7 +75,8 @@ export function unauthenticatedEntries(key: Uint8Array, binding: MacBinding, dat
     if (!matches(macOf(key, binding, 'resource', address, resource), resource.mac)) found.push(`resource ${address}`);
   }
   for (const entry of data.journal) {
-    if (!matches(macOf(key, binding, 'journal', entry.address, entry), entry.mac)) found.push(`pending write ${entry.operation} of ${entry.address} (journal entry ${entry.id})`);
+    if (!matches(macOf(key, binding, 'journal', entry.address, entry), entry.mac))
+      found.push(`pending write ${entry.operation} of ${entry.address} (journal entry ${entry.id})`);
   }
   return found;
 }

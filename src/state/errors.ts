@@ -89,9 +89,7 @@ export class StateLockedError extends StateError {
     const who = `pid ${shown.pid} on ${shown.host}, running \`${shown.command}\` since ${shown.time}, lock id ${shown.id}`;
     super(
       stale ? 'STATE_LOCK_STALE' : 'STATE_LOCKED',
-      stale
-        ? `The state lock ${lockPath} is stale: its holder (${who}) is no longer running.`
-        : `The state is locked by ${who}.`,
+      stale ? `The state lock ${lockPath} is stale: its holder (${who}) is no longer running.` : `The state is locked by ${who}.`,
       stale
         ? `If no other cplane uses this state, clear the lock with \`${suggestedCommand(['force-unlock', shown.id])}\` (same --account/--state flags).`
         : `Wait for it to finish. If it is gone, clear the lock with \`${suggestedCommand(['force-unlock', shown.id])}\`.`,

@@ -31,7 +31,9 @@ export function parseStateFile(text: string, path: string, options: { checked?: 
   } catch (error) {
     const detail = (error as Error).message;
     if (isTruncation(text, error as Error)) {
-      throw new StateError('STATE_TRUNCATED', `The state file ${path} is truncated (${text.length} bytes; ${detail}).`, RESTORE_HINT, { cause: error });
+      throw new StateError('STATE_TRUNCATED', `The state file ${path} is truncated (${text.length} bytes; ${detail}).`, RESTORE_HINT, {
+        cause: error,
+      });
     }
     throw new StateError('STATE_CORRUPT', `The state file ${path} is not valid JSON: ${detail}.`, RESTORE_HINT, { cause: error });
   }
@@ -39,7 +41,11 @@ export function parseStateFile(text: string, path: string, options: { checked?: 
     throw new StateError('STATE_CORRUPT', `The state file ${path} does not hold a JSON object.`, RESTORE_HINT);
   }
   if ('resealFrom' in document) {
-    throw new StateError('STATE_SCHEMA', `The state file ${path} does not match schema/state.schema.json: /resealFrom: is set only while upgrading a state.`, RESTORE_HINT);
+    throw new StateError(
+      'STATE_SCHEMA',
+      `The state file ${path} does not match schema/state.schema.json: /resealFrom: is set only while upgrading a state.`,
+      RESTORE_HINT,
+    );
   }
   const before = (document as StateDocument).version;
   const upgraded = upgradeDocument(document as StateDocument, path);
@@ -47,7 +53,11 @@ export function parseStateFile(text: string, path: string, options: { checked?: 
   if (!options.checked || upgraded.version !== before) {
     const problems = schemaProblems(upgraded);
     if (problems.length > 0) {
-      throw new StateError('STATE_SCHEMA', `The state file ${path} does not match schema/state.schema.json: ${problems.join('; ')}.`, RESTORE_HINT);
+      throw new StateError(
+        'STATE_SCHEMA',
+        `The state file ${path} does not match schema/state.schema.json: ${problems.join('; ')}.`,
+        RESTORE_HINT,
+      );
     }
   }
   return upgraded as unknown as StateFileContents;

@@ -14,12 +14,15 @@ import { openBackend, type StateLocationOptions } from './open-backend.js';
 import { PostgresBackend } from './postgres/index.js';
 import { suggestedCommand } from '../text/escape-for.js';
 
-export async function forceUnlockState(options: StateLocationOptions & { lockId: string; force?: boolean }): Promise<{ path: string; removed: LockInfo }> {
+export async function forceUnlockState(
+  options: StateLocationOptions & { lockId: string; force?: boolean },
+): Promise<{ path: string; removed: LockInfo }> {
   const opened = openBackend(options);
   const { backend, location } = opened;
   const force = options.force ?? false;
   try {
-    if (backend instanceof PostgresBackend) return { path: location, removed: await backend.forceUnlockWith(options.lockId, { terminate: force }) };
+    if (backend instanceof PostgresBackend)
+      return { path: location, removed: await backend.forceUnlockWith(options.lockId, { terminate: force }) };
     if (!force && backend instanceof LocalFileBackend) {
       const holder = await backend.currentLock();
       if (holder.id === options.lockId && holderIsAlive(holder)) {

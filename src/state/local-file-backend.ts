@@ -120,7 +120,8 @@ export class LocalFileBackend implements StateBackend {
   }
 
   async append(group: ChangeGroup): Promise<void> {
-    if (group.serial !== this.last + 1) throw this.changedError(`it holds serial ${this.last}, and a change to serial ${group.serial} was offered`);
+    if (group.serial !== this.last + 1)
+      throw this.changedError(`it holds serial ${this.last}, and a change to serial ${group.serial} was offered`);
     const line = `${JSON.stringify(group)}\n`;
     // One stat: a snapshot replaced by someone else would make the log describe the wrong state.
     this.refuseIfChanged();
@@ -230,7 +231,12 @@ export class LocalFileBackend implements StateBackend {
       if (isErrno(error, 'ENOENT')) {
         throw new StateError('STATE_NOT_LOCKED', `The state ${this.location} is not locked.`, 'There is nothing to unlock.');
       }
-      throw new StateError('STATE_LOCK_UNREADABLE', `The lock file ${this.lockPath} cannot be read.`, `If no cplane is running, delete ${this.lockPath} by hand.`, { cause: error });
+      throw new StateError(
+        'STATE_LOCK_UNREADABLE',
+        `The lock file ${this.lockPath} cannot be read.`,
+        `If no cplane is running, delete ${this.lockPath} by hand.`,
+        { cause: error },
+      );
     }
   }
 
@@ -279,13 +285,28 @@ export class LocalFileBackend implements StateBackend {
           torn = true;
           break;
         }
-        throw new StateError('STATE_CORRUPT', `The change log ${this.logPath} is damaged at line ${index + 1}: ${(error as Error).message}.`, 'The files were left untouched. Restore state.json and its log from your own copy.', { cause: error });
+        throw new StateError(
+          'STATE_CORRUPT',
+          `The change log ${this.logPath} is damaged at line ${index + 1}: ${(error as Error).message}.`,
+          'The files were left untouched. Restore state.json and its log from your own copy.',
+          { cause: error },
+        );
       }
       if (index === 0) {
-        if (!isLogHeader(record)) throw new StateError('STATE_CORRUPT', `The change log ${this.logPath} does not start with its header line.`, 'The files were left untouched. Restore state.json and its log from your own copy.');
+        if (!isLogHeader(record))
+          throw new StateError(
+            'STATE_CORRUPT',
+            `The change log ${this.logPath} does not start with its header line.`,
+            'The files were left untouched. Restore state.json and its log from your own copy.',
+          );
         header = record;
       } else {
-        if (!isGroup(record)) throw new StateError('STATE_CORRUPT', `The change log ${this.logPath} has a line that is not a group of changes, at line ${index + 1}.`, 'The files were left untouched. Restore state.json and its log from your own copy.');
+        if (!isGroup(record))
+          throw new StateError(
+            'STATE_CORRUPT',
+            `The change log ${this.logPath} has a line that is not a group of changes, at line ${index + 1}.`,
+            'The files were left untouched. Restore state.json and its log from your own copy.',
+          );
         groups.push(record);
       }
       validLength += Buffer.byteLength(line) + 1;

@@ -28,7 +28,11 @@ export function upgradeDocument(
 ): StateDocument {
   const version = document.version;
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 0) {
-    throw new StateError('STATE_VERSION_UNKNOWN', `The state file ${path} has no valid version field (found ${JSON.stringify(version)}).`, 'Restore it from its backup (state.json.backup) or from your own copy.');
+    throw new StateError(
+      'STATE_VERSION_UNKNOWN',
+      `The state file ${path} has no valid version field (found ${JSON.stringify(version)}).`,
+      'Restore it from its backup (state.json.backup) or from your own copy.',
+    );
   }
   if (version > current) {
     throw new StateError(
@@ -41,7 +45,11 @@ export function upgradeDocument(
   for (let from = version; from < current; from++) {
     const upgrade = upgrades[from];
     if (!upgrade) {
-      throw new StateError('STATE_VERSION_UNKNOWN', `The state file ${path} has format version ${version}, which this cplane cannot upgrade.`, 'Restore it from its backup (state.json.backup).');
+      throw new StateError(
+        'STATE_VERSION_UNKNOWN',
+        `The state file ${path} has format version ${version}, which this cplane cannot upgrade.`,
+        'Restore it from its backup (state.json.backup).',
+      );
     }
     upgraded = { ...upgrade(upgraded), version: from + 1 };
   }

@@ -33,7 +33,11 @@ export interface OpenedBackend {
 
 export function checkWorkspace(workspace: string): string {
   if (!WORKSPACE_PATTERN.test(workspace)) {
-    throw new StateError('STATE_WORKSPACE_INVALID', `The workspace name ${JSON.stringify(workspace)} is not allowed.`, 'Workspace names hold letters, digits, ".", "_" and "-" (at most 64), starting with a letter or digit.');
+    throw new StateError(
+      'STATE_WORKSPACE_INVALID',
+      `The workspace name ${JSON.stringify(workspace)} is not allowed.`,
+      'Workspace names hold letters, digits, ".", "_" and "-" (at most 64), starting with a letter or digit.',
+    );
   }
   return workspace;
 }
@@ -42,13 +46,18 @@ export function openBackend(options: StateLocationOptions): OpenedBackend {
   const workspace = checkWorkspace(options.workspace ?? DEFAULT_WORKSPACE);
   if (options.statePath && isPostgresUrl(options.statePath)) {
     if (!options.account) {
-      throw new StateError('STATE_ACCOUNT_MISSING', 'No account given: a PostgreSQL state is kept per account and workspace.', 'Pass --account ID or set CPLANE_ACCOUNT (or `account:` in the configuration).');
+      throw new StateError(
+        'STATE_ACCOUNT_MISSING',
+        'No account given: a PostgreSQL state is kept per account and workspace.',
+        'Pass --account ID or set CPLANE_ACCOUNT (or `account:` in the configuration).',
+      );
     }
     const backend = new PostgresBackend({ url: options.statePath, account: options.account, workspace });
     return { backend, location: backend.location, inStateFolder: false };
   }
   let path = resolveStatePath(options);
-  if (!options.statePath && workspace !== DEFAULT_WORKSPACE) path = join(stateFolder(options.configDir), options.account!, 'workspaces', workspace, 'state.json');
+  if (!options.statePath && workspace !== DEFAULT_WORKSPACE)
+    path = join(stateFolder(options.configDir), options.account!, 'workspaces', workspace, 'state.json');
   const backend = new LocalFileBackend(path);
   // By where the file is, not by how it was named: `apply PLANFILE` names the plan's state by its path.
   const inFolder = relative(stateFolder(options.configDir), path);

@@ -49,13 +49,22 @@ async function nearestFolder(path: string): Promise<string> {
 async function prepareFile(path: string): Promise<LocationReport> {
   const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
-    throw new StateError('STATE_PERMISSION', `Cannot read the state file ${path}: ${error.code ?? error.message}.`, 'Check the file\'s permissions, or give another one with --state PATH.');
+    throw new StateError(
+      'STATE_PERMISSION',
+      `Cannot read the state file ${path}: ${error.code ?? error.message}.`,
+      "Check the file's permissions, or give another one with --state PATH.",
+    );
   });
   const folder = await nearestFolder(path);
   await access(folder, constants.W_OK).catch(() => {
-    throw new StateError('STATE_PERMISSION', `The state cannot be written: the folder ${folder} is not writable.`, 'Make it writable, or keep the state elsewhere with --state PATH (or a postgres:// URL).');
+    throw new StateError(
+      'STATE_PERMISSION',
+      `The state cannot be written: the folder ${folder} is not writable.`,
+      'Make it writable, or keep the state elsewhere with --state PATH (or a postgres:// URL).',
+    );
   });
-  if (text === undefined) return { backend: 'file', location: path, exists: false, status: `no state yet; the first apply creates it (${folder} is writable)` };
+  if (text === undefined)
+    return { backend: 'file', location: path, exists: false, status: `no state yet; the first apply creates it (${folder} is writable)` };
   const version = (() => {
     try {
       return (JSON.parse(text) as { version?: unknown }).version;
@@ -63,9 +72,27 @@ async function prepareFile(path: string): Promise<LocationReport> {
       return undefined;
     }
   })();
-  if (typeof version !== 'number') throw new StateError('STATE_CORRUPT', `The state file ${path} is not a cplane state (no format version).`, 'Restore it from its backup (state.json.backup) or from your own copy.');
-  if (version > CURRENT_VERSION) throw new StateError('STATE_VERSION_FUTURE', `The state file ${path} has format version ${version}, written by a newer cplane; this cplane reads up to version ${CURRENT_VERSION}.`, 'Upgrade cplane.');
-  return { backend: 'file', location: path, exists: true, status: version === CURRENT_VERSION ? `format version ${version} (current)` : `format version ${version}: the next apply upgrades it to ${CURRENT_VERSION}` };
+  if (typeof version !== 'number')
+    throw new StateError(
+      'STATE_CORRUPT',
+      `The state file ${path} is not a cplane state (no format version).`,
+      'Restore it from its backup (state.json.backup) or from your own copy.',
+    );
+  if (version > CURRENT_VERSION)
+    throw new StateError(
+      'STATE_VERSION_FUTURE',
+      `The state file ${path} has format version ${version}, written by a newer cplane; this cplane reads up to version ${CURRENT_VERSION}.`,
+      'Upgrade cplane.',
+    );
+  return {
+    backend: 'file',
+    location: path,
+    exists: true,
+    status:
+      version === CURRENT_VERSION
+        ? `format version ${version} (current)`
+        : `format version ${version}: the next apply upgrades it to ${CURRENT_VERSION}`,
+  };
 }
 
 async function preparePostgres(url: string): Promise<LocationReport> {
@@ -75,19 +102,31 @@ async function preparePostgres(url: string): Promise<LocationReport> {
     const schema = `"${target.schema}"`;
     const before = await schemaStatus(client, schema);
     if (before !== 'current') await migrate(client, schema);
-    const status = before === 'current' ? `reachable; cplane's tables in schema ${target.schema} are current (version ${SCHEMA_VERSION})`
-      : `reachable; cplane's tables in schema ${target.schema} ${before === 'missing' ? 'created' : 'upgraded'} (version ${SCHEMA_VERSION})`;
+    const status =
+      before === 'current'
+        ? `reachable; cplane's tables in schema ${target.schema} are current (version ${SCHEMA_VERSION})`
+        : `reachable; cplane's tables in schema ${target.schema} ${before === 'missing' ? 'created' : 'upgraded'} (version ${SCHEMA_VERSION})`;
     return { backend: 'postgres', location: target.masked, exists: before !== 'missing', status };
   } catch (error) {
     if (error instanceof StateError) throw error;
-    throw new StateError('STATE_UNREACHABLE', `Cannot prepare the PostgreSQL state at ${target.masked}: ${(error as Error).message}.`, 'Check that the user may create a schema and tables in the database (or create them with a user that may).', { cause: error });
+    throw new StateError(
+      'STATE_UNREACHABLE',
+      `Cannot prepare the PostgreSQL state at ${target.masked}: ${(error as Error).message}.`,
+      'Check that the user may create a schema and tables in the database (or create them with a user that may).',
+      { cause: error },
+    );
   } finally {
     await client.end().catch(() => undefined);
   }
 }
 
 /** Checks (and for PostgreSQL, migrates) the state location a command would use. */
-export async function prepareStateLocation(options: { configDir: string; account?: string; statePath?: string; workspace?: string }): Promise<LocationReport> {
+export async function prepareStateLocation(options: {
+  configDir: string;
+  account?: string;
+  statePath?: string;
+  workspace?: string;
+}): Promise<LocationReport> {
   if (options.statePath && isPostgresUrl(options.statePath)) return preparePostgres(options.statePath);
   return prepareFile(openBackend(options).location);
 }

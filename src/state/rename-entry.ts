@@ -12,6 +12,7 @@ export interface Resealer {
 
 export function renamedEntry(keys: Resealer, entry: ResourceState, from: string, to: string): ResourceState {
   const renamed: ResourceState = { ...entry, fingerprintAddress: entry.fingerprintAddress ?? from };
-  if (entry.sealed) renamed.sealed = Object.fromEntries(Object.entries(entry.sealed).map(([name, value]) => [name, keys.seal(to, keys.open(from, value))]));
+  if (entry.sealed)
+    renamed.sealed = Object.fromEntries(Object.entries(entry.sealed).map(([name, value]) => [name, keys.seal(to, keys.open(from, value))]));
   return renamed;
 }

@@ -25,7 +25,11 @@ export function replay(loaded: LoadedState, location: string): Replayed {
   for (const group of loaded.groups) {
     const problems = group.changes.flatMap(changeProblems);
     if (problems.length > 0) {
-      throw new StateError('STATE_SCHEMA', `The change log of ${location} holds a change that does not match schema/state.schema.json (serial ${group.serial}): ${problems.slice(0, 3).join('; ')}.`, 'The files were left untouched. Restore state.json and its log from your own copy.');
+      throw new StateError(
+        'STATE_SCHEMA',
+        `The change log of ${location} holds a change that does not match schema/state.schema.json (serial ${group.serial}): ${problems.slice(0, 3).join('; ')}.`,
+        'The files were left untouched. Restore state.json and its log from your own copy.',
+      );
     }
     applyChanges(contents, group.changes);
     contents.serial = group.serial;
@@ -42,6 +46,9 @@ export function changeProblems(change: StateChange): string[] {
     case 'journal':
       return journalEntryProblems(change.entry);
     default:
-      return typeof (change as { address?: unknown; id?: unknown }).address === 'string' || typeof (change as { id?: unknown }).id === 'string' ? [] : [`unknown change ${JSON.stringify(change).slice(0, 80)}`];
+      return typeof (change as { address?: unknown; id?: unknown }).address === 'string' ||
+        typeof (change as { id?: unknown }).id === 'string'
+        ? []
+        : [`unknown change ${JSON.stringify(change).slice(0, 80)}`];
   }
 }

@@ -78,7 +78,8 @@ export function stateKeys(key: Uint8Array): StateKeys {
     fingerprint: deriveSubkey(key, 'fingerprint'),
     record: recordKek(key),
     subkey: (use) => deriveSubkey(key, use),
-    writer: () => (writer ??= import('@cplane/sdk/internal/writer-key').then(({ writerKeyOf }) => writerKeyOf(deriveSubkey(key, 'writer key')))),
+    writer: () =>
+      (writer ??= import('@cplane/sdk/internal/writer-key').then(({ writerKeyOf }) => writerKeyOf(deriveSubkey(key, 'writer key')))),
   };
 }
 
@@ -86,7 +87,11 @@ export function stateKeys(key: Uint8Array): StateKeys {
  * `fingerprintAddress` names the address a resource's fingerprints were made
  * for (it differs after `cplane state mv`, since they cannot be remade without the secret).
  */
-export function createStateCrypto(keys: () => StateKeys, binding: SealBinding | 'address-only', fingerprintAddress: (address: string) => string): StateCrypto {
+export function createStateCrypto(
+  keys: () => StateKeys,
+  binding: SealBinding | 'address-only',
+  fingerprintAddress: (address: string) => string,
+): StateCrypto {
   const openWith = (address: string, sealed: SealedValue, aad: string): string => {
     try {
       return openSecret(keys().seal, sealed, aad);
@@ -116,13 +121,24 @@ export function createStateCrypto(keys: () => StateKeys, binding: SealBinding | 
 }
 
 /** Re-seals a value sealed under format 1 (bound to the address only) for this state (format 2). */
-export function resealLegacy(keys: StateKeys, binding: SealBinding, address: string, use: 'value' | 'body', sealed: SealedValue): SealedValue {
+export function resealLegacy(
+  keys: StateKeys,
+  binding: SealBinding,
+  address: string,
+  use: 'value' | 'body',
+  sealed: SealedValue,
+): SealedValue {
   let plaintext: string;
   try {
     plaintext = openSecret(keys.seal, sealed, sealedAad('address-only', address, use));
   } catch (error) {
     if (!(error instanceof SealError)) throw error;
-    throw new StateError('STATE_SEALED_VALUE', `A sealed value of ${address} does not open while upgrading the state: it was sealed for another address, or altered.`, 'Restore the state from state.json.backup or your own copy, or remove the address with `cplane state rm`.', { cause: error });
+    throw new StateError(
+      'STATE_SEALED_VALUE',
+      `A sealed value of ${address} does not open while upgrading the state: it was sealed for another address, or altered.`,
+      'Restore the state from state.json.backup or your own copy, or remove the address with `cplane state rm`.',
+      { cause: error },
+    );
   }
   return sealSecret(keys.seal, plaintext, sealedAad(binding, address, use));
 }

@@ -151,14 +151,22 @@ const LOCK_POLL_MS = [100, 250, 500, 1000, 2000];
  * Takes the lock, waiting up to `timeoutMs` while another run holds it (as Terraform's -lock-timeout),
  * with one note saying who is waited for; then fails naming the holder, as without a timeout.
  */
-export async function takeLock(backend: StateBackend, info: LockInfo, notice: (message: string) => void, timeoutMs: number): Promise<LockHandle> {
+export async function takeLock(
+  backend: StateBackend,
+  info: LockInfo,
+  notice: (message: string) => void,
+  timeoutMs: number,
+): Promise<LockHandle> {
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 0; ; attempt++) {
     try {
       return await takeLockNow(backend, info, notice);
     } catch (error) {
       if (!(error instanceof StateLockedError) || Date.now() >= deadline) throw error;
-      if (attempt === 0) notice(`Waiting up to ${Math.ceil(timeoutMs / 1000)} s for the state lock of ${backend.location}, held by ${describeHolder(error.holder)}.`);
+      if (attempt === 0)
+        notice(
+          `Waiting up to ${Math.ceil(timeoutMs / 1000)} s for the state lock of ${backend.location}, held by ${describeHolder(error.holder)}.`,
+        );
       const pause = Math.min(LOCK_POLL_MS[Math.min(attempt, LOCK_POLL_MS.length - 1)]!, Math.max(0, deadline - Date.now()));
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
@@ -170,13 +178,21 @@ function noticeOf(options: OpenStateOptions): (message: string) => void {
 }
 
 export async function openState(options: OpenStateOptions): Promise<StateStore> {
-  const opened = options.backend ? { backend: options.backend, location: options.backend.location, inStateFolder: false } : openBackend(options);
+  const opened = options.backend
+    ? { backend: options.backend, location: options.backend.location, inStateFolder: false }
+    : openBackend(options);
   const { backend, location: path } = opened;
   const notice = noticeOf(options);
   let handle: LockHandle | undefined;
   if (options.lock) {
     if (opened.inStateFolder) await writeStateGitignore(options.configDir);
-    const info: LockInfo = { id: randomUUID(), pid: process.pid, host: hostname(), time: new Date().toISOString(), command: options.command };
+    const info: LockInfo = {
+      id: randomUUID(),
+      pid: process.pid,
+      host: hostname(),
+      time: new Date().toISOString(),
+      command: options.command,
+    };
     // A refused lock must still end the backend's connections (a database's), or the process never exits.
     handle = await takeLock(backend, info, notice, options.lockTimeoutMs ?? 0).catch(async (error: unknown) => {
       await backend.close?.();
@@ -192,7 +208,12 @@ export async function openState(options: OpenStateOptions): Promise<StateStore> 
   }
 }
 
-async function openLoaded(options: OpenStateOptions, backend: StateBackend, path: string, handle: LockHandle | undefined): Promise<StateStore> {
+async function openLoaded(
+  options: OpenStateOptions,
+  backend: StateBackend,
+  path: string,
+  handle: LockHandle | undefined,
+): Promise<StateStore> {
   const loaded = await backend.load();
   if (!loaded && options.mustExist) {
     throw new StateError(
@@ -210,7 +231,12 @@ async function openLoaded(options: OpenStateOptions, backend: StateBackend, path
       'Each account has its own state: check --account / CPLANE_ACCOUNT, or the --state path.',
     );
   }
-  if (!account) throw new StateError('STATE_ACCOUNT_MISSING', `There is no state at ${path}, and no account to create one for.`, 'Pass --account ID or set CPLANE_ACCOUNT.');
+  if (!account)
+    throw new StateError(
+      'STATE_ACCOUNT_MISSING',
+      `There is no state at ${path}, and no account to create one for.`,
+      'Pass --account ID or set CPLANE_ACCOUNT.',
+    );
   const replayed = loaded ? replay(loaded, backend.location) : undefined;
 
   // A writer (or a new state) needs the key now: a wrong key must be refused before anything is written.
@@ -259,9 +285,24 @@ async function openLoaded(options: OpenStateOptions, backend: StateBackend, path
     header.keyCheck = keyCheckOf(findKey().key, true);
   }
   // A reader of a format-1 state opens its values the old way; it never stores any.
-  const crypto = createStateCrypto(keysOnce, upgrading && !handle ? 'address-only' : binding, (address) => data.resources[address]?.fingerprintAddress ?? address);
+  const crypto = createStateCrypto(
+    keysOnce,
+    upgrading && !handle ? 'address-only' : binding,
+    (address) => data.resources[address]?.fingerprintAddress ?? address,
+  );
   const authenticate = (changes: StateChange[]) => macChanges(macKeyOnce(), binding, changes);
-  const store = new BackendStateStore(backend, path, handle, header, data, replayed?.changes ?? 0, crypto, authenticate, options.env, noticeOf(options));
+  const store = new BackendStateStore(
+    backend,
+    path,
+    handle,
+    header,
+    data,
+    replayed?.changes ?? 0,
+    crypto,
+    authenticate,
+    options.env,
+    noticeOf(options),
+  );
   // Written at once so the passphrase salt, and thus every fingerprint made from now on, is fixed from the first use;
   // and an upgraded state at once in its new format.
   if ((!existing || upgrading || authenticating) && handle) await backend.compact({ ...data, header });
@@ -335,7 +376,13 @@ class BackendStateStore implements StateStore {
 
   update(mutate: (draft: StateData) => void): Promise<void> {
     if (!this.handle || this.closed) {
-      return Promise.reject(new StateError('STATE_READ_ONLY', `The state ${this.path} was opened without its lock (or closed); it cannot be changed.`, 'This is a bug in cplane: open the state with lock: true to change it.'));
+      return Promise.reject(
+        new StateError(
+          'STATE_READ_ONLY',
+          `The state ${this.path} was opened without its lock (or closed); it cannot be changed.`,
+          'This is a bug in cplane: open the state with lock: true to change it.',
+        ),
+      );
     }
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ mutate, resolve, reject });
@@ -417,7 +464,9 @@ class BackendStateStore implements StateStore {
         // Every change is safe in the log already: a fold that fails is reported, and the next writer folds.
         await this.fold().catch((error: unknown) => {
           const reason = error instanceof Error ? error.message : String(error);
-          this.notice(`The change log of ${this.path} was not folded into it: ${reason} Its changes are kept in the log; the next command that writes the state folds them.`);
+          this.notice(
+            `The change log of ${this.path} was not folded into it: ${reason} Its changes are kept in the log; the next command that writes the state folds them.`,
+          );
         });
       }
     } finally {
@@ -437,7 +486,9 @@ class BackendStateStore implements StateStore {
 function resealAll(data: StateData, keys: StateKeys, binding: { account: string; lineage: string }): void {
   for (const [address, resource] of Object.entries(data.resources)) {
     if (!resource.sealed) continue;
-    resource.sealed = Object.fromEntries(Object.entries(resource.sealed).map(([name, sealed]) => [name, resealLegacy(keys, binding, address, 'value', sealed)]));
+    resource.sealed = Object.fromEntries(
+      Object.entries(resource.sealed).map(([name, sealed]) => [name, resealLegacy(keys, binding, address, 'value', sealed)]),
+    );
   }
   delete data.resealFrom;
 }

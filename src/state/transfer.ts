@@ -46,7 +46,12 @@ async function withLock<T>(opened: OpenedBackend, command: string, work: () => P
 export function pullState(options: StateLocationOptions): Promise<{ location: string; contents: StateFileContents }> {
   return withBackend(options, async ({ backend, location }) => {
     const contents = await current(backend);
-    if (!contents) throw new StateError('STATE_NOT_FOUND', `There is no state at ${location}${backend.absence?.() ? `: ${backend.absence()}` : ''}.`, 'Check --state, --account and --workspace.');
+    if (!contents)
+      throw new StateError(
+        'STATE_NOT_FOUND',
+        `There is no state at ${location}${backend.absence?.() ? `: ${backend.absence()}` : ''}.`,
+        'Check --state, --account and --workspace.',
+      );
     return { location, contents };
   });
 }
@@ -59,7 +64,11 @@ async function writeWhole(opened: OpenedBackend, contents: StateFileContents, co
   const stored = await current(backend);
   if (stored) {
     if (stored.account !== contents.account) {
-      throw new StateError('STATE_ACCOUNT_MISMATCH', `The state at ${location} belongs to account ${stored.account}, not ${contents.account}; nothing was written.`, 'Each account has its own state: check --account and the file.');
+      throw new StateError(
+        'STATE_ACCOUNT_MISMATCH',
+        `The state at ${location} belongs to account ${stored.account}, not ${contents.account}; nothing was written.`,
+        'Each account has its own state: check --account and the file.',
+      );
     }
     if (stored.lineage !== contents.lineage) {
       throw new StateError(
@@ -69,7 +78,11 @@ async function writeWhole(opened: OpenedBackend, contents: StateFileContents, co
       );
     }
     if (stored.header.keyCheck !== contents.header.keyCheck) {
-      throw new StateError('STATE_KEY_WRONG', `The state to write was sealed with another state key than the one at ${location}; nothing was written.`, 'Push only states of the same lineage and key.');
+      throw new StateError(
+        'STATE_KEY_WRONG',
+        `The state to write was sealed with another state key than the one at ${location}; nothing was written.`,
+        'Push only states of the same lineage and key.',
+      );
     }
     const same = isDeepStrictEqual({ ...stored, serial: 0 }, { ...contents, serial: 0 });
     if (contents.serial < stored.serial || (contents.serial === stored.serial && !same)) {
@@ -86,27 +99,61 @@ async function writeWhole(opened: OpenedBackend, contents: StateFileContents, co
   return 'written';
 }
 
-export function pushState(options: StateLocationOptions, contents: StateFileContents, command: string): Promise<{ location: string; outcome: WriteOutcome }> {
-  return withBackend(options, (opened) => withLock(opened, command, async () => ({ location: opened.location, outcome: await writeWhole(opened, contents, command) }), options.lockTimeoutMs));
+export function pushState(
+  options: StateLocationOptions,
+  contents: StateFileContents,
+  command: string,
+): Promise<{ location: string; outcome: WriteOutcome }> {
+  return withBackend(options, (opened) =>
+    withLock(
+      opened,
+      command,
+      async () => ({ location: opened.location, outcome: await writeWhole(opened, contents, command) }),
+      options.lockTimeoutMs,
+    ),
+  );
 }
 
 /** Copies the state at `from` to `to` (a file or a URL), both locked meanwhile. The source is left as it was. */
-export function migrateState(from: StateLocationOptions, to: StateLocationOptions, command: string): Promise<{ from: string; to: string; contents: StateFileContents; outcome: WriteOutcome }> {
+export function migrateState(
+  from: StateLocationOptions,
+  to: StateLocationOptions,
+  command: string,
+): Promise<{ from: string; to: string; contents: StateFileContents; outcome: WriteOutcome }> {
   return withBackend(from, (source) =>
-    withLock(source, command, async () => {
-      const contents = await current(source.backend);
-      if (!contents) throw new StateError('STATE_NOT_FOUND', `There is no state at ${source.location} to migrate.`, 'Check --state, --account and --workspace.');
-      return withBackend({ ...to, account: contents.account }, (target) =>
-        withLock(target, command, async () => ({ from: source.location, to: target.location, contents, outcome: await writeWhole(target, contents, command) }), to.lockTimeoutMs),
-      );
-    }, from.lockTimeoutMs),
+    withLock(
+      source,
+      command,
+      async () => {
+        const contents = await current(source.backend);
+        if (!contents)
+          throw new StateError(
+            'STATE_NOT_FOUND',
+            `There is no state at ${source.location} to migrate.`,
+            'Check --state, --account and --workspace.',
+          );
+        return withBackend({ ...to, account: contents.account }, (target) =>
+          withLock(
+            target,
+            command,
+            async () => ({ from: source.location, to: target.location, contents, outcome: await writeWhole(target, contents, command) }),
+            to.lockTimeoutMs,
+          ),
+        );
+      },
+      from.lockTimeoutMs,
+    ),
   );
 }
 
 export function stateHistory(options: StateLocationOptions, limit: number): Promise<{ location: string; versions: StateVersion[] }> {
   return withBackend(options, async ({ backend, location }) => {
     if (!(backend instanceof PostgresBackend)) {
-      throw new StateError('STATE_NOT_FOUND', `The state ${location} is a local file, which keeps no history (only state.json.backup).`, 'History is kept by the PostgreSQL backend: see `cplane state migrate --to postgres://…`.');
+      throw new StateError(
+        'STATE_NOT_FOUND',
+        `The state ${location} is a local file, which keeps no history (only state.json.backup).`,
+        'History is kept by the PostgreSQL backend: see `cplane state migrate --to postgres://…`.',
+      );
     }
     return { location, versions: await backend.history(limit) };
   });

@@ -31,7 +31,10 @@ export interface AssertionProblem {
 export type AssertionOutcome = { passed: true } | { passed: false; message: string; code?: 'assertion_deadline' | 'assertion_stopped' };
 
 /** What the worker compiles assertions in: the facts' names, as the one environment of the main thread. */
-const ASSERTION_ENVIRONMENT: SandboxEnvironment = { variables: FACT_NAMES.map((name) => [name, 'dyn'] as const), options: { unlistedVariablesAreDyn: false } };
+const ASSERTION_ENVIRONMENT: SandboxEnvironment = {
+  variables: FACT_NAMES.map((name) => [name, 'dyn'] as const),
+  options: { unlistedVariablesAreDyn: false },
+};
 
 let environment: Promise<CelEnvironment> | undefined;
 
@@ -55,7 +58,9 @@ export async function compileAssertion(expression: string): Promise<Assertion | 
     parsed = env.parse(expression);
   } catch (error) {
     const message = (error as Error).message;
-    return { problem: { code: 'assertion_syntax', summary: `The assertion is not valid CEL: ${firstLine(message)}`, detail: rest(message) } };
+    return {
+      problem: { code: 'assertion_syntax', summary: `The assertion is not valid CEL: ${firstLine(message)}`, detail: rest(message) },
+    };
   }
   const checked = parsed.check();
   if (!checked.valid) {
@@ -69,7 +74,13 @@ export async function compileAssertion(expression: string): Promise<Assertion | 
     };
   }
   if (checked.type !== 'bool' && checked.type !== 'dyn') {
-    return { problem: { code: 'assertion_not_bool', summary: `The assertion gives a ${checked.type}, not a bool`, detail: 'An assertion is true when the run passes, e.g. `plan.add == 3`.' } };
+    return {
+      problem: {
+        code: 'assertion_not_bool',
+        summary: `The assertion gives a ${checked.type}, not a bool`,
+        detail: 'An assertion is true when the run passes, e.g. `plan.add == 3`.',
+      },
+    };
   }
   // CEL has no loop but its macros, and a plan may have 10,000 steps: one macro inside another is 10^8
   // evaluations, a third inside them would never end. The library bounds the size of an expression, not its cost.
@@ -78,7 +89,7 @@ export async function compileAssertion(expression: string): Promise<Assertion | 
       problem: {
         code: 'assertion_too_costly',
         summary: `The assertion nests more than ${MAX_COMPREHENSION_DEPTH} of all(), exists(), exists_one(), map() and filter() inside each other`,
-        detail: 'Its cost would grow with the power of the plan\'s size. Split it into several assertions.',
+        detail: "Its cost would grow with the power of the plan's size. Split it into several assertions.",
       },
     };
   }
@@ -119,7 +130,10 @@ export class AssertionChecker {
 
   constructor(runs: readonly (readonly Assertion[])[]) {
     for (const assertions of runs) {
-      this.firstRules.set(assertions, assertions.map((a) => this.rules.push(a.expression, ...a.parts) - 1 - a.parts.length));
+      this.firstRules.set(
+        assertions,
+        assertions.map((a) => this.rules.push(a.expression, ...a.parts) - 1 - a.parts.length),
+      );
     }
   }
 
@@ -156,16 +170,25 @@ async function checkOne(sandbox: Sandbox, assertion: Assertion, rule: number): P
   if (result !== false) return { passed: false, message: `gave ${showValue(result)}, not a bool` };
   if (assertion.parts.length === 0) return { passed: false, message: 'was false' };
   // What it saw is worked out in the worker too, within what is left of the deadline.
-  const parts = await sandbox.values(assertion.parts.map((_, k) => rule + 1 + k), 0, left());
+  const parts = await sandbox.values(
+    assertion.parts.map((_, k) => rule + 1 + k),
+    0,
+    left(),
+  );
   if (!parts.finished) return stopped(parts.reason);
   const values = new Map(assertion.parts.map((part, k) => [part, parts.results[k]!]));
   const seen = whatItSaw(assertion.ast, (node) => values.get(textOf(node)));
   return { passed: false, message: seen.length > 0 ? `was false: ${seen.join(', ')}` : 'was false' };
 }
 
-const stopped = (reason: string | undefined): AssertionOutcome => (reason
-  ? { passed: false, code: 'assertion_stopped', message: `was stopped: it ended its evaluator (${reason}), so it fails` }
-  : { passed: false, code: 'assertion_deadline', message: `did not finish within ${DEFAULT_TIMEOUT_MS} ms (a policy rule's deadline): it was stopped, so it fails` });
+const stopped = (reason: string | undefined): AssertionOutcome =>
+  reason
+    ? { passed: false, code: 'assertion_stopped', message: `was stopped: it ended its evaluator (${reason}), so it fails` }
+    : {
+        passed: false,
+        code: 'assertion_deadline',
+        message: `did not finish within ${DEFAULT_TIMEOUT_MS} ms (a policy rule's deadline): it was stopped, so it fails`,
+      };
 
 const COMPARISONS = new Set(['==', '!=', '<', '<=', '>', '>=', 'in']);
 
@@ -205,7 +228,9 @@ const sourceOf = (node: ASTNode) => node.input.slice(node.range.start, node.rang
 
 /** A CEL value as a person reads it: ints without `n`, JSON otherwise, cut at 200 characters. */
 export function showValue(value: unknown): string {
-  const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? Number(v) : v instanceof Map ? Object.fromEntries(v) : v)) ?? String(value);
+  const text =
+    JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? Number(v) : v instanceof Map ? Object.fromEntries(v) : v)) ??
+    String(value);
   return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }
 

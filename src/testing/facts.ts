@@ -24,16 +24,30 @@ export interface ApplyOutcome {
 
 export function planFacts(plan: Plan, apply: ApplyOutcome | undefined): Record<string, unknown> {
   const findings = (plan.policies?.findings ?? []).map(({ at: _at, ...finding }) => finding);
-  const steps = Object.fromEntries(plan.steps.map((step) => [step.address, {
-    address: step.address,
-    kind: step.kind,
-    action: step.action,
-    reason: step.reason ?? '',
-    // By attribute path; a write-only value's change has only `sensitive: true`.
-    changes: Object.fromEntries(step.changes.map((c) => [c.path, { ...('before' in c ? { before: c.before } : {}), ...('after' in c ? { after: c.after } : {}), sensitive: c.sensitive === true }])),
-    dependsOn: step.dependsOn,
-    notes: step.notes ?? [],
-  }]));
+  const steps = Object.fromEntries(
+    plan.steps.map((step) => [
+      step.address,
+      {
+        address: step.address,
+        kind: step.kind,
+        action: step.action,
+        reason: step.reason ?? '',
+        // By attribute path; a write-only value's change has only `sensitive: true`.
+        changes: Object.fromEntries(
+          step.changes.map((c) => [
+            c.path,
+            {
+              ...('before' in c ? { before: c.before } : {}),
+              ...('after' in c ? { after: c.after } : {}),
+              sensitive: c.sensitive === true,
+            },
+          ]),
+        ),
+        dependsOn: step.dependsOn,
+        notes: step.notes ?? [],
+      },
+    ]),
+  );
   return celValue({
     plan: {
       ...plan.summary,

@@ -45,13 +45,18 @@ export function testReportLines(files: readonly FileResult[], options: { color: 
     if (!file.valid) {
       lines.push(...file.diagnostics.map((d) => formatDiagnostic(d, { color: options.color })));
       const errors = file.diagnostics.filter((d) => d.severity === 'error').length;
-      lines.push(`${paint('error', 'FAIL')} ${where}: the test file is not valid (${errors} error${errors === 1 ? '' : 's'}); none of its runs ran`);
+      lines.push(
+        `${paint('error', 'FAIL')} ${where}: the test file is not valid (${errors} error${errors === 1 ? '' : 's'}); none of its runs ran`,
+      );
       continue;
     }
     for (const run of file.runs) {
       const label = run.passed ? paint('add', 'PASS') : paint('error', 'FAIL');
       // A run that failed before its assertions has none to count.
-      const count = run.assertions.length > 0 || run.error === undefined ? `, ${run.assertions.length} assertion${run.assertions.length === 1 ? '' : 's'}` : '';
+      const count =
+        run.assertions.length > 0 || run.error === undefined
+          ? `, ${run.assertions.length} assertion${run.assertions.length === 1 ? '' : 's'}`
+          : '';
       lines.push(`${label} ${where}: ${safeText(run.name)} (${run.command}${count}) ${paint('dim', `${seconds(run.durationMs)}s`)}`);
       for (const failure of failureLines(run)) lines.push(...failure.split('\n').map((l) => `    ${l}`));
     }
@@ -67,21 +72,25 @@ export function testSummaryLine(files: readonly FileResult[]): string {
 
 export function testReportJson(files: readonly FileResult[]): string {
   const totals = testTotals(files);
-  return `${JSON.stringify({
-    ...totals,
-    files: files.map((file) => ({
-      file: file.file,
-      valid: file.valid,
-      diagnostics: file.diagnostics,
-      // Redacted as the lines are: an error may quote a value read from a secret source.
-      runs: file.runs.map((run) => ({
-        ...run,
-        assertions: run.assertions.map((a) => ({ ...a, ...(a.message !== undefined ? { message: safeText(a.message) } : {}) })),
-        ...(run.error !== undefined ? { error: safeLines(run.error) } : {}),
-        durationMs: Math.round(run.durationMs),
+  return `${JSON.stringify(
+    {
+      ...totals,
+      files: files.map((file) => ({
+        file: file.file,
+        valid: file.valid,
+        diagnostics: file.diagnostics,
+        // Redacted as the lines are: an error may quote a value read from a secret source.
+        runs: file.runs.map((run) => ({
+          ...run,
+          assertions: run.assertions.map((a) => ({ ...a, ...(a.message !== undefined ? { message: safeText(a.message) } : {}) })),
+          ...(run.error !== undefined ? { error: safeLines(run.error) } : {}),
+          durationMs: Math.round(run.durationMs),
+        })),
       })),
-    })),
-  }, null, 2)}\n`;
+    },
+    null,
+    2,
+  )}\n`;
 }
 
 /**
@@ -101,14 +110,20 @@ export function testReportJunit(files: readonly FileResult[]): string {
       ? file.runs.map((run) => ({ name: run.name, time: run.durationMs, failure: run.passed ? undefined : failureLines(run) }))
       : [{ name: 'the test file is valid', time: 0, failure: file.diagnostics.map((d) => formatDiagnostic(d, { color: false })) }];
     const failures = cases.filter((c) => c.failure).length;
-    out.push(`  <testsuite name="${xmlAttribute({ name: file.file })}" tests="${cases.length}" failures="${failures}" errors="0" skipped="0" time="${seconds(file.durationMs)}">`);
+    out.push(
+      `  <testsuite name="${xmlAttribute({ name: file.file })}" tests="${cases.length}" failures="${failures}" errors="0" skipped="0" time="${seconds(file.durationMs)}">`,
+    );
     for (const c of cases) {
       const open = `    <testcase name="${xmlAttribute(c.name)}" classname="${xmlAttribute({ name: file.file })}" time="${seconds(c.time)}"`;
       if (!c.failure) {
         out.push(`${open}/>`);
         continue;
       }
-      out.push(`${open}>`, `      <failure message="${xmlAttribute(c.failure[0]?.split('\n')[0] ?? 'failed')}" type="${file.valid ? 'assertion' : 'invalid_test_file'}">${xmlText(c.failure.join('\n'))}</failure>`, '    </testcase>');
+      out.push(
+        `${open}>`,
+        `      <failure message="${xmlAttribute(c.failure[0]?.split('\n')[0] ?? 'failed')}" type="${file.valid ? 'assertion' : 'invalid_test_file'}">${xmlText(c.failure.join('\n'))}</failure>`,
+        '    </testcase>',
+      );
     }
     out.push('  </testsuite>');
   }

@@ -119,20 +119,33 @@ class TestSession {
       // A variable the configuration does not declare is only a warning for --var; in a test it is a typo that would test the defaults.
       const errors = diagnostics.filter((d) => d.severity === 'error' || d.code === 'undeclared_variable');
       if (!desired || errors.length > 0) {
-        return result({ assertions: [], error: `the configuration has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n${errors.map((d) => formatDiagnostic(d, { color: false })).join('\n')}` });
+        return result({
+          assertions: [],
+          error: `the configuration has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n${errors.map((d) => formatDiagnostic(d, { color: false })).join('\n')}`,
+        });
       }
       const account = desired.account ?? DEFAULT_TEST_ACCOUNT;
-      if (!UUID.test(account)) return result({ assertions: [], error: `the account "${account}" is not an account id (a uuid): give one with \`account:\` in the test file.` });
+      if (!UUID.test(account))
+        return result({
+          assertions: [],
+          error: `the account "${account}" is not an account id (a uuid): give one with \`account:\` in the test file.`,
+        });
       if (!fixtures.accounts.some((a) => a.id === account)) this.emulator.addAccount(account);
       const { plan, apply } = await this.perform(run, desired, account);
       const facts = planFacts(plan, apply);
       const outcomes = await this.assertions.check(run.assertions, facts);
       const assertions: AssertionResult[] = run.assertions.map((assertion, i) => {
         const outcome = outcomes[i]!;
-        return { expression: assertion.expression, passed: outcome.passed, ...(outcome.passed ? {} : { message: outcome.message, ...(outcome.code ? { code: outcome.code } : {}) }) };
+        return {
+          expression: assertion.expression,
+          passed: outcome.passed,
+          ...(outcome.passed ? {} : { message: outcome.message, ...(outcome.code ? { code: outcome.code } : {}) }),
+        };
       });
       // A failed write is said when it fails the run, or when an assertion failed (which it may explain).
-      const error = unexpectedFailure(plan, apply, run.assertions) ?? (apply && apply.failed > 0 && assertions.some((a) => !a.passed) ? applyFailures(apply) : undefined);
+      const error =
+        unexpectedFailure(plan, apply, run.assertions) ??
+        (apply && apply.failed > 0 && assertions.some((a) => !a.passed) ? applyFailures(apply) : undefined);
       return result({ assertions, ...(error ? { error } : {}) });
     } catch (error) {
       return result({ assertions: [], error: error instanceof Error ? error.message : String(error) });
@@ -148,13 +161,33 @@ class TestSession {
     if (blockingFindings(plan).length > 0) {
       // Refused, no step is applied: each counts as failed, so `apply.failed == 0` cannot pass a refused apply.
       const refused = plan.steps.filter((s) => s.action !== 'no-op');
-      return { plan, apply: { refused: true, done: 0, failed: refused.length, skipped: 0, errors: refused.map((s) => `${s.address}: not applied: a mandatory policy refused the apply`) } };
+      return {
+        plan,
+        apply: {
+          refused: true,
+          done: 0,
+          failed: refused.length,
+          skipped: 0,
+          errors: refused.map((s) => `${s.address}: not applied: a mandatory policy refused the apply`),
+        },
+      };
     }
     if (!hasChanges(plan)) return { plan, apply: { refused: false, done: 0, failed: 0, skipped: 0, errors: [] } };
-    const applied = await applyPlan({ plan, state, client, keyRing: stateKeyRing(state, (source) => resolveSecret(source, run.env), client) });
+    const applied = await applyPlan({
+      plan,
+      state,
+      client,
+      keyRing: stateKeyRing(state, (source) => resolveSecret(source, run.env), client),
+    });
     return {
       plan,
-      apply: { refused: false, done: applied.done.length, failed: applied.failed.length, skipped: applied.skipped.length, errors: applied.failed.map((f) => `${f.address}: ${f.reason}`) },
+      apply: {
+        refused: false,
+        done: applied.done.length,
+        failed: applied.failed.length,
+        skipped: applied.skipped.length,
+        errors: applied.failed.map((f) => `${f.address}: ${f.reason}`),
+      },
     };
   }
 
@@ -195,7 +228,8 @@ class TestSession {
           ...(this.options.deployment ? { deployment: this.options.deployment } : {}),
         });
       found = load(this.file.account ?? DEFAULT_TEST_ACCOUNT).then((first) =>
-        !this.file.account && first.diagnostics.some((d) => d.code === 'account_mismatch') ? load(undefined) : first);
+        !this.file.account && first.diagnostics.some((d) => d.code === 'account_mismatch') ? load(undefined) : first,
+      );
       this.loaded.set(key, found);
     }
     return found;
@@ -227,10 +261,15 @@ function unexpectedFailure(plan: Plan, apply: ApplyOutcome | undefined, assertio
   const read = new Set(assertions.flatMap((a) => namesRead(a)));
   const blocking = blockingFindings(plan);
   if (blocking.length > 0 && !read.has('policies') && !read.has('apply')) {
-    return safeLines(`refused by policy: ${blocking.length} mandatory finding${blocking.length === 1 ? '' : 's'} (assert on \`policies\` to test them):\n${blocking.map((f) => `  - ${findingLine(f)}`).join('\n')}`);
+    return safeLines(
+      `refused by policy: ${blocking.length} mandatory finding${blocking.length === 1 ? '' : 's'} (assert on \`policies\` to test them):\n${blocking.map((f) => `  - ${findingLine(f)}`).join('\n')}`,
+    );
   }
   if (apply && apply.failed > 0 && !read.has('apply')) return applyFailures(apply, ' (assert on `apply` to test it)');
   return undefined;
 }
 
-const applyFailures = (apply: ApplyOutcome, hint = '') => safeLines(`the apply failed${hint}: ${apply.failed} step${apply.failed === 1 ? '' : 's'}:\n${apply.errors.map((e) => `  - ${e}`).join('\n')}`);
+const applyFailures = (apply: ApplyOutcome, hint = '') =>
+  safeLines(
+    `the apply failed${hint}: ${apply.failed} step${apply.failed === 1 ? '' : 's'}:\n${apply.errors.map((e) => `  - ${e}`).join('\n')}`,
+  );

@@ -7,7 +7,18 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import validateTestFile from '../generated/test-schema.js';
-import { checkPathInside, diagnosticAt, pathBounds, PATH_HINT, positionIn, readSourceFile, refusalWords, reportSchemaErrors, type Diagnostic, type SourceFile } from '../config/index.js';
+import {
+  checkPathInside,
+  diagnosticAt,
+  pathBounds,
+  PATH_HINT,
+  positionIn,
+  readSourceFile,
+  refusalWords,
+  reportSchemaErrors,
+  type Diagnostic,
+  type SourceFile,
+} from '../config/index.js';
 import { AbortError } from '../errors.js';
 import { compileAssertion, type Assertion } from './assertions.js';
 
@@ -59,12 +70,16 @@ export async function findTestFiles(configDir: string): Promise<string[]> {
   const folder = join(configDir, TESTS_FOLDER);
   const bounds = await pathBounds(configDir);
   const checked = await checkPathInside(folder, bounds);
-  if ('refused' in checked) throw new AbortError(`The test folder ${folder} ${refusalWords(checked.refused, bounds)}: no test file was read.`, PATH_HINT);
+  if ('refused' in checked)
+    throw new AbortError(`The test folder ${folder} ${refusalWords(checked.refused, bounds)}: no test file was read.`, PATH_HINT);
   const entries = await readdir(folder, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return [];
     throw error;
   });
-  return entries.filter((e) => e.isFile() && e.name.endsWith(TEST_FILE_ENDING)).map((e) => join(folder, e.name)).sort();
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith(TEST_FILE_ENDING))
+    .map((e) => join(folder, e.name))
+    .sort();
 }
 
 /** One test file, read and checked; `file` is undefined when any diagnostic is an error. */
@@ -92,7 +107,13 @@ async function testRun(source: SourceFile, text: TestFileText, run: RunText, ind
     const compiled = await compileAssertion(expression);
     if ('problem' in compiled) {
       const at = positionIn(source, run.expect, i)?.value[0] ?? 0;
-      sink.push(diagnosticAt(source, at, { code: compiled.problem.code, summary: compiled.problem.summary, ...(compiled.problem.detail ? { detail: compiled.problem.detail } : {}) }));
+      sink.push(
+        diagnosticAt(source, at, {
+          code: compiled.problem.code,
+          summary: compiled.problem.summary,
+          ...(compiled.problem.detail ? { detail: compiled.problem.detail } : {}),
+        }),
+      );
     } else assertions.push(compiled);
   }
   return {

@@ -45,7 +45,9 @@ const BLOCK_START = /^( {0,3})([#+\-=>]|\d+(?=[.)]))/;
 /** For a paragraph, a list item or a heading: renders as exactly the text, with no markup, HTML or mention. */
 export function markdownText(text: Untrusted): string {
   const escaped = unlinked(printable(text)).replace(INLINE_MARKUP, '\\$&');
-  return escaped.replace(BLOCK_START, (_, indent: string, start: string) => (/^\d/.test(start) ? `${indent}${start}\\` : `${indent}\\${start}`));
+  return escaped.replace(BLOCK_START, (_, indent: string, start: string) =>
+    /^\d/.test(start) ? `${indent}${start}\\` : `${indent}\\${start}`,
+  );
 }
 
 /** A code span, backticks included: the text shown as code whatever backticks it holds. */

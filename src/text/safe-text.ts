@@ -44,7 +44,13 @@ export class Redactor {
     if (secret !== undefined && source !== undefined && isWeakSecret(secret)) this.weak.add(source);
     if (secret === undefined || secret.length < MIN_SECRET_LENGTH) return;
     const bytes = Buffer.from(secret, 'utf8');
-    const encodings = [secret, JSON.stringify(secret).slice(1, -1), bytes.toString('base64'), bytes.toString('base64url'), ...embeddedBase64(bytes)];
+    const encodings = [
+      secret,
+      JSON.stringify(secret).slice(1, -1),
+      bytes.toString('base64'),
+      bytes.toString('base64url'),
+      ...embeddedBase64(bytes),
+    ];
     let added = false;
     for (const form of encodings) {
       if (form.length >= MIN_SECRET_LENGTH && !this.forms.has(form)) {
@@ -106,7 +112,9 @@ export class Redactor {
 function embeddedBase64(bytes: Buffer): string[] {
   const forms: string[] = [];
   for (let shift = 0; shift < 3; shift++) {
-    const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64').replace(/=+$/, '');
+    const encoded = Buffer.concat([Buffer.alloc(shift), bytes])
+      .toString('base64')
+      .replace(/=+$/, '');
     const head = shift === 0 ? 0 : shift + 1;
     const tail = (shift + bytes.length) % 3 === 0 ? 0 : 1;
     const core = encoded.slice(head, encoded.length - tail);

@@ -52,5 +52,8 @@ export function wrapLine(line: string, width: number): string[] {
 /** Every line of `text` wrapped to `width` columns (see wrapLine); a text without a width is left as it is. */
 export function wrapText(text: string, width: number | undefined): string {
   if (width === undefined || width <= 0) return text;
-  return text.split('\n').flatMap((line) => wrapLine(line, width)).join('\n');
+  return text
+    .split('\n')
+    .flatMap((line) => wrapLine(line, width))
+    .join('\n');
 }

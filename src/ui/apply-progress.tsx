@@ -33,7 +33,11 @@ function Marked({ symbol, color, children }: { symbol: string; color?: string; c
 
 /** `6 done, 1 failed, 7 skipped of 14 steps`: the words and counts of the end-of-apply summary. */
 export function counterText(model: ProgressModel): string {
-  const parts = [`${model.done} done`, ...(model.failed > 0 ? [`${model.failed} failed`] : []), ...(model.skipped > 0 ? [`${model.skipped} skipped`] : [])];
+  const parts = [
+    `${model.done} done`,
+    ...(model.failed > 0 ? [`${model.failed} failed`] : []),
+    ...(model.skipped > 0 ? [`${model.skipped} skipped`] : []),
+  ];
   return `${parts.join(', ')} of ${model.total} steps`;
 }
 
@@ -58,7 +62,10 @@ function LogLine({ item }: { item: LogItem }) {
     case 'skipped':
       return (
         <Marked symbol="-" color="yellow">
-          {item.address} <Text dimColor>{item.action} {item.why}</Text>
+          {item.address}{' '}
+          <Text dimColor>
+            {item.action} {item.why}
+          </Text>
         </Marked>
       );
     case 'notice':
@@ -74,9 +81,14 @@ export function ApplyProgress({ model, now, frame }: ApplyProgressProps) {
       <Static items={model.log}>{(item) => <LogLine key={item.key} item={item} />}</Static>
       {model.running.map((step) => (
         <Marked key={step.stepId} symbol={spinner ?? ''} color="cyan">
-          {step.address} {progressiveTense(step.action)}…
-          <Text dimColor> {formatDuration(Math.max(0, now - step.startedAt))}</Text>
-          {step.retries > 0 ? <Text color="yellow"> (retry {step.retries}{step.lastRetry ? `: ${step.lastRetry}` : ''})</Text> : null}
+          {step.address} {progressiveTense(step.action)}…<Text dimColor> {formatDuration(Math.max(0, now - step.startedAt))}</Text>
+          {step.retries > 0 ? (
+            <Text color="yellow">
+              {' '}
+              (retry {step.retries}
+              {step.lastRetry ? `: ${step.lastRetry}` : ''})
+            </Text>
+          ) : null}
         </Marked>
       ))}
       {model.total > 0 && model.finished < model.total ? <Text dimColor>{counterText(model)}</Text> : null}

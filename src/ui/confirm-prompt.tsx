@@ -17,7 +17,7 @@ export function ConfirmPrompt({ question, value, answered }: ConfirmPromptProps)
   return (
     <Box flexDirection="column" marginTop={1}>
       <Text bold>{question}</Text>
-      <Text>  Only &apos;yes&apos; will be accepted to approve.</Text>
+      <Text>{'  '}Only &apos;yes&apos; will be accepted to approve.</Text>
       <Text>
         {'  '}Enter a value: {value}
         {answered ? '' : <Text inverse> </Text>}

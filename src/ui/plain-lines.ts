@@ -18,7 +18,8 @@ export function eventLine(event: ApplyEvent, prefix: string): string {
 export function safeEvent(event: ApplyEvent): ApplyEvent {
   const clean = { ...event } as Record<string, unknown>;
   for (const field of ['address', 'after']) if (typeof clean[field] === 'string') clean[field] = safeName(clean[field]);
-  for (const field of ['id', 'reason', 'operation', 'createdAt']) if (typeof clean[field] === 'string') clean[field] = safeText(clean[field]);
+  for (const field of ['id', 'reason', 'operation', 'createdAt'])
+    if (typeof clean[field] === 'string') clean[field] = safeText(clean[field]);
   if (Array.isArray(clean.notices)) clean.notices = clean.notices.map((n) => safeText(String(n)));
   return clean as unknown as ApplyEvent;
 }

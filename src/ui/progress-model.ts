@@ -42,11 +42,17 @@ export function reduceProgress(model: ProgressModel, untrusted: ApplyEvent, now:
   const without = (stepId: string) => model.running.filter((r) => r.stepId !== stepId);
   switch (event.type) {
     case 'step-started':
-      return { ...model, total: event.total, running: [...model.running, { stepId: event.stepId, address: event.address, action: event.action, startedAt: now, retries: 0 }] };
+      return {
+        ...model,
+        total: event.total,
+        running: [...model.running, { stepId: event.stepId, address: event.address, action: event.action, startedAt: now, retries: 0 }],
+      };
     case 'step-retry':
       return {
         ...model,
-        running: model.running.map((r) => (r.stepId === event.stepId ? { ...r, retries: r.retries + 1, lastRetry: event.status ? String(event.status) : event.reason } : r)),
+        running: model.running.map((r) =>
+          r.stepId === event.stepId ? { ...r, retries: r.retries + 1, lastRetry: event.status ? String(event.status) : event.reason } : r,
+        ),
       };
     case 'step-done':
       return {
@@ -56,21 +62,57 @@ export function reduceProgress(model: ProgressModel, untrusted: ApplyEvent, now:
         running: without(event.stepId),
         log: [
           ...model.log,
-          { key, type: 'done', address: event.address, action: event.action, ...(event.id ? { id: event.id } : {}), durationMs: event.durationMs, sealed: event.sealed.length > 0 },
-          ...(event.notices ?? []).map((text, i): LogItem => ({ key: `${key}.${i}`, type: 'notice', text: `${event.address}: ${text}`, tone: 'warning' })),
+          {
+            key,
+            type: 'done',
+            address: event.address,
+            action: event.action,
+            ...(event.id ? { id: event.id } : {}),
+            durationMs: event.durationMs,
+            sealed: event.sealed.length > 0,
+          },
+          ...(event.notices ?? []).map((text, i): LogItem => ({
+            key: `${key}.${i}`,
+            type: 'notice',
+            text: `${event.address}: ${text}`,
+            tone: 'warning',
+          })),
         ],
       };
     case 'step-failed':
-      return { ...model, finished: model.finished + 1, failed: model.failed + 1, running: without(event.stepId), log: [...model.log, { key, type: 'failed', address: event.address, action: event.action, reason: event.reason }] };
+      return {
+        ...model,
+        finished: model.finished + 1,
+        failed: model.failed + 1,
+        running: without(event.stepId),
+        log: [...model.log, { key, type: 'failed', address: event.address, action: event.action, reason: event.reason }],
+      };
     case 'step-skipped': {
-      const why = event.cause === 'interrupted' ? 'not started (interrupted)' : `skipped: depends on ${event.after ?? 'a step'}, which failed`;
-      return { ...model, finished: model.finished + 1, skipped: model.skipped + 1, running: without(event.stepId), log: [...model.log, { key, type: 'skipped', address: event.address, action: event.action, why }] };
+      const why =
+        event.cause === 'interrupted' ? 'not started (interrupted)' : `skipped: depends on ${event.after ?? 'a step'}, which failed`;
+      return {
+        ...model,
+        finished: model.finished + 1,
+        skipped: model.skipped + 1,
+        running: without(event.stepId),
+        log: [...model.log, { key, type: 'skipped', address: event.address, action: event.action, why }],
+      };
     }
     case 'interrupted':
-      return { ...model, log: [...model.log, { key, type: 'notice', text: 'Interrupted: no new writes start; waiting for the writes in flight (Ctrl-C again to quit at once).', tone: 'warning' }] };
+      return {
+        ...model,
+        log: [
+          ...model.log,
+          {
+            key,
+            type: 'notice',
+            text: 'Interrupted: no new writes start; waiting for the writes in flight (Ctrl-C again to quit at once).',
+            tone: 'warning',
+          },
+        ],
+      };
     case 'journal-resent':
     case 'journal-dropped':
       return { ...model, log: [...model.log, { key, type: 'notice', text: eventLine(event, 'recovery'), tone: 'plain' }] };
   }
 }
-

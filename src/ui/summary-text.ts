@@ -41,10 +41,14 @@ export function summaryLines(result: ApplyResult, verb: 'Apply' | 'Destroy'): Su
   const noticed = result.done.filter((d) => (d.notices ?? []).length > 0);
   if (noticed.length > 0) {
     lines.push({ text: 'To know:', tone: 'heading' });
-    for (const d of noticed) for (const notice of d.notices ?? []) lines.push({ text: `  ${safeName(d.address)}: ${safeText(notice)}`, tone: 'warning' });
+    for (const d of noticed)
+      for (const notice of d.notices ?? []) lines.push({ text: `  ${safeName(d.address)}: ${safeText(notice)}`, tone: 'warning' });
   }
   if (result.interrupted || result.failed.length > 0) {
-    lines.push({ text: 'State holds everything that finished. Run the command again to continue: pending writes are resent with their saved keys.', tone: 'plain' });
+    lines.push({
+      text: 'State holds everything that finished. Run the command again to continue: pending writes are resent with their saved keys.',
+      tone: 'plain',
+    });
   }
   // Names and reasons came from configuration and the API: escaped above (reasons also redacted), names never redacted.
   return lines;

@@ -10,7 +10,11 @@ import { designOffboarding, unknownUserProblem } from '../../src/access/index.js
 import { accessKinds, type AccessKind } from '../../src/providers/index.js';
 import { load } from '../config/helpers.js';
 
-const ids = { alice: '0b000000-0000-4000-8000-000000000003', bob: '0b000000-0000-4000-8000-000000000001', ops: '0d000000-0000-4000-8000-000000000001' };
+const ids = {
+  alice: '0b000000-0000-4000-8000-000000000003',
+  bob: '0b000000-0000-4000-8000-000000000001',
+  ops: '0d000000-0000-4000-8000-000000000001',
+};
 const principal = (id: string) => `{ id: ${id}, publicKey: "${printableKeyPair(id).publicKey}" }`;
 
 const CONFIG = `version: 1
@@ -47,7 +51,8 @@ async function loaded(): Promise<DesiredState> {
 }
 
 /** State holding every address of the configuration but `never-applied`'s: what a first apply before it made. */
-const applied = (desired: DesiredState) => Object.fromEntries(desired.resources.filter((r) => !r.address.includes('never-applied')).map((r) => [r.address, {}])) as never;
+const applied = (desired: DesiredState) =>
+  Object.fromEntries(desired.resources.filter((r) => !r.address.includes('never-applied')).map((r) => [r.address, {}])) as never;
 
 describe('offboarding design', () => {
   it("takes out the user's shares, also one that ends, and leaves the others'", async () => {
@@ -94,16 +99,37 @@ describe('offboarding design', () => {
 
   it('an unknown user is named with the closest declared users', async () => {
     const desired = await loaded();
-    expect(unknownUserProblem(desired, 'alcie')).toMatchObject({ code: 'unknown_directory_name', summary: 'Unknown user "alcie": it is not declared in directory.users; did you mean "alice"?', detail: 'Declared users: alice, bob.' });
+    expect(unknownUserProblem(desired, 'alcie')).toMatchObject({
+      code: 'unknown_directory_name',
+      summary: 'Unknown user "alcie": it is not declared in directory.users; did you mean "alice"?',
+      detail: 'Declared users: alice, bob.',
+    });
     expect(unknownUserProblem(desired, 'alice')).toBeUndefined();
   });
 
   it('follows a kind that gives access by its declaration alone, one the registry does not list', async () => {
     // A user's role on a project, declared as the registry's kinds declare access (touches + relations.access).
-    const userRole: AccessKind = { kind: 'project_user_role', principal: 'user', attribute: 'user', on: 'project', key: 'userRoles', via: 'project-group-role', role: 'role' };
+    const userRole: AccessKind = {
+      kind: 'project_user_role',
+      principal: 'user',
+      attribute: 'user',
+      on: 'project',
+      key: 'userRoles',
+      via: 'project-group-role',
+      role: 'role',
+    };
     const desired = await loaded();
-    const role = { ...desired.resources.find((r) => r.address === 'project.shop')!, kind: 'project_user_role', address: 'project_user_role.shop/alice', localName: 'alice', attributes: { project: 'shop', user: 'alice', role: 'reader' } };
-    const design = designOffboarding({ ...desired, resources: [...desired.resources, role] }, 'alice', applied(desired), [...accessKinds, userRole]);
+    const role = {
+      ...desired.resources.find((r) => r.address === 'project.shop')!,
+      kind: 'project_user_role',
+      address: 'project_user_role.shop/alice',
+      localName: 'alice',
+      attributes: { project: 'shop', user: 'alice', role: 'reader' },
+    };
+    const design = designOffboarding({ ...desired, resources: [...desired.resources, role] }, 'alice', applied(desired), [
+      ...accessKinds,
+      userRole,
+    ]);
     expect(design.desired.resources.map((r) => r.address)).not.toContain('project_user_role.shop/alice');
     expect(design.offboard.records.map((r) => [r.address, r.via])).toEqual([
       ['record.shop/api-key', ['share', 'role reader on project.shop']],

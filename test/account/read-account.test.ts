@@ -13,7 +13,13 @@ import { lyingProxy, withStatus } from '../helpers/lying-proxy.js';
 import { account, eachTestHarness, fullConfig } from '../planner/harness.js';
 import { readAccount as readExported } from '../../src/export/index.js';
 
-const idsOf = (items: readonly unknown[] | undefined) => (items ?? []).map((r) => (r as { record_id?: string; service_account_id?: string }).record_id ?? (r as { service_account_id: string }).service_account_id).sort();
+const idsOf = (items: readonly unknown[] | undefined) =>
+  (items ?? [])
+    .map(
+      (r) =>
+        (r as { record_id?: string; service_account_id?: string }).record_id ?? (r as { service_account_id: string }).service_account_id,
+    )
+    .sort();
 
 describe('export reads through it', () => {
   const h = eachTestHarness({ config: fullConfig, converge: true });
@@ -24,7 +30,11 @@ describe('export reads through it', () => {
       h().emulator.resetStats();
       const objects = await readExported({ client: h().client, account, projectNames, parallelism: 4 });
       const { byOperation } = h().emulator.stats();
-      return { tokens: byOperation.listGatewayTokens ?? 0, otel: byOperation.getOtelExport ?? 0, kept: objects.objects[gatewayTokenKind.kind]?.length ?? 0 };
+      return {
+        tokens: byOperation.listGatewayTokens ?? 0,
+        otel: byOperation.getOtelExport ?? 0,
+        kept: objects.objects[gatewayTokenKind.kind]?.length ?? 0,
+      };
     };
     const all = await sentFor([]);
     expect(all.tokens).toBeGreaterThan(0);
@@ -34,12 +44,18 @@ describe('export reads through it', () => {
 
   it("stops when a gateway's tokens may not be read, naming the gateway, rather than leave them out", async () => {
     const refused = { ok: false, error: { code: 'forbidden', message: 'missing_permission' }, requestId: 'req-refused' };
-    const proxy = await lyingProxy(h().emulator.url, (request) => (/^\/v1\/gateways\/[^/]+\/tokens$/.test(request.path) ? withStatus(403, refused) : undefined));
+    const proxy = await lyingProxy(h().emulator.url, (request) =>
+      /^\/v1\/gateways\/[^/]+\/tokens$/.test(request.path) ? withStatus(403, refused) : undefined,
+    );
     const client = createClient({ baseUrl: proxy.url, token: fixtures.tokens.admin, accountId: account });
     try {
       const reading = readExported({ client, account, projectNames: [], parallelism: 4 });
       await expect(reading).rejects.toBeInstanceOf(AbortError);
-      await expect(reading).rejects.toThrow(new RegExp(`^Could not read listGatewayTokens of gateway [0-9a-f-]+: 403 missing_permission \\(request id req-refused\\)(, and \\d+ more read\\(s\\) failed)?\\. Nothing was written\\.$`));
+      await expect(reading).rejects.toThrow(
+        new RegExp(
+          `^Could not read listGatewayTokens of gateway [0-9a-f-]+: 403 missing_permission \\(request id req-refused\\)(, and \\d+ more read\\(s\\) failed)?\\. Nothing was written\\.$`,
+        ),
+      );
     } finally {
       await Promise.all([client.close(), proxy.close()]);
     }
@@ -59,7 +75,13 @@ describe('one reader of the account', () => {
     let sent: string[] = [];
     const proxy = await lyingProxy(h().emulator.url, (request) => void sent.push(`${request.method} ${request.path}${request.query}`));
     const client = createClient({ baseUrl: proxy.url, token: fixtures.tokens.admin, accountId: account });
-    const [snapshot, planSent] = await refreshLive({ client, account, desired: await h().desired(), state: h().state.data, parallelism: 4 }).then((r) => [r, sent] as const);
+    const [snapshot, planSent] = await refreshLive({
+      client,
+      account,
+      desired: await h().desired(),
+      state: h().state.data,
+      parallelism: 4,
+    }).then((r) => [r, sent] as const);
     sent = [];
     const reads = await readAccess(client, account).finally(() => Promise.all([client.close(), proxy.close()]));
     const accessSent = sent;
@@ -89,12 +111,23 @@ describe('one reader of the account', () => {
       h().emulator.resetStats();
       const state = { ...h().state.data, resources: {} };
       const desired = { ...(await (h().config('projects:\n  b: {}\n'), h().desired())) };
-      const planned = await readAccount(client, { account: fixtures.accounts[0]!.id, parallelism: 2, profile: planProfile({ account: fixtures.accounts[0]!.id, desired, state, clocks: () => ({ api: new Date(), forEnds: new Date() }) }) });
+      const planned = await readAccount(client, {
+        account: fixtures.accounts[0]!.id,
+        parallelism: 2,
+        profile: planProfile({
+          account: fixtures.accounts[0]!.id,
+          desired,
+          state,
+          clocks: () => ({ api: new Date(), forEnds: new Date() }),
+        }),
+      });
       expect(planned.unreadable).toEqual([expect.objectContaining({ kind: projectKind.kind, operation: 'listProjects' })]);
       expect(planned.items[projectKind.kind]).toBeUndefined();
 
       const profile = accessProfile([recordKind.kind, projectKind.kind]);
-      await expect(readAccount(client, { account: fixtures.accounts[0]!.id, parallelism: 2, profile })).rejects.toBeInstanceOf(IdentityRefusedError);
+      await expect(readAccount(client, { account: fixtures.accounts[0]!.id, parallelism: 2, profile })).rejects.toBeInstanceOf(
+        IdentityRefusedError,
+      );
       expect(h().emulator.stats().byOperation.listProjects ?? 0).toBe(0);
     } finally {
       await client.close();
@@ -104,8 +137,12 @@ describe('one reader of the account', () => {
   it('a plan reads only the kinds its configuration or state has; the access report only the kinds it is given', () => {
     const state = { ...h().state.data, resources: {} };
     const desired = { resources: [{ kind: projectKind.kind }], directory: undefined } as never;
-    expect(planProfile({ account, desired, state, clocks: () => ({ api: new Date(), forEnds: new Date() }) }).kinds).toEqual([projectKind.kind]);
-    expect(accessProfile([recordKind.kind, projectKind.kind]).kinds).toEqual(kindOrder.filter((k) => k === recordKind.kind || k === projectKind.kind));
+    expect(planProfile({ account, desired, state, clocks: () => ({ api: new Date(), forEnds: new Date() }) }).kinds).toEqual([
+      projectKind.kind,
+    ]);
+    expect(accessProfile([recordKind.kind, projectKind.kind]).kinds).toEqual(
+      kindOrder.filter((k) => k === recordKind.kind || k === projectKind.kind),
+    );
     expect([...accessProfile([]).lookups.keys()]).toEqual([serviceAccounts]);
   });
 });

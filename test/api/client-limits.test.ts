@@ -66,8 +66,10 @@ describe('response size cap', () => {
     await client.close();
     expect(error).toBeInstanceOf(ResponseTooLargeError);
     expect((error as ResponseTooLargeError).code).toBe('response_too_large');
-    expect((error as Error).message).toBe('listProjects: the API answer is larger than 1 MiB, the limit for one answer; no more of it was read. ' +
-      'If the answer is expected to be this large, raise CPLANE_MAX_RESPONSE_MB.');
+    expect((error as Error).message).toBe(
+      'listProjects: the API answer is larger than 1 MiB, the limit for one answer; no more of it was read. ' +
+        'If the answer is expected to be this large, raise CPLANE_MAX_RESPONSE_MB.',
+    );
     // The server could push only what fits in socket buffers before the client hung up, far from 256 MiB.
     expect(sent.bytes).toBeLessThan(64 * MiB);
     expect((process.memoryUsage().rss - before) / MiB).toBeLessThan(100);
@@ -100,8 +102,10 @@ describe('request deadline', () => {
     const error = await client.call('listProjects', {}).catch((e: unknown) => e);
     await client.close();
     expect(error).toBeInstanceOf(NetworkError);
-    expect((error as Error).message).toBe('listProjects: no complete answer from the API within 0.4 s (the deadline of one request, retries included; set CPLANE_REQUEST_TIMEOUT in seconds to change it). ' +
-      'Check CPLANE_BASE_URL and the network, then run the command again.');
+    expect((error as Error).message).toBe(
+      'listProjects: no complete answer from the API within 0.4 s (the deadline of one request, retries included; set CPLANE_REQUEST_TIMEOUT in seconds to change it). ' +
+        'Check CPLANE_BASE_URL and the network, then run the command again.',
+    );
     expect(requests()).toBe(1);
   }, 10_000);
 
@@ -126,7 +130,13 @@ describe('plain http', () => {
   });
 
   it('allows http to loopback addresses, https anywhere, and http anywhere when the user opts in', () => {
-    for (const baseUrl of ['http://127.0.0.1:4010', 'http://localhost:4010', 'http://[::1]:4010', 'http://127.5.6.7', 'https://api.example.com']) {
+    for (const baseUrl of [
+      'http://127.0.0.1:4010',
+      'http://localhost:4010',
+      'http://[::1]:4010',
+      'http://127.5.6.7',
+      'https://api.example.com',
+    ]) {
       void createClient({ baseUrl, token: PAT }).close();
     }
     void createClient({ baseUrl: 'http://api.example.com', token: PAT, allowInsecureHttp: true }).close();
@@ -158,16 +168,30 @@ describe('the CLI', () => {
   async function cplane(args: string[], env: Record<string, string>) {
     let stderr = '';
     const out = { write: () => true } as unknown as NodeJS.WritableStream;
-    const err = { write: (chunk: string) => { stderr += chunk; return true; } } as unknown as NodeJS.WritableStream;
+    const err = {
+      write: (chunk: string) => {
+        stderr += chunk;
+        return true;
+      },
+    } as unknown as NodeJS.WritableStream;
     const cwd = mkdtempSync(join(tmpdir(), 'cplane-limits-'));
     onTestFinished(() => rmSync(cwd, { recursive: true, force: true }));
-    const code = await runCli(args, { env: { CPLANE_TOKEN: PAT, CPLANE_ACCOUNT: ACCOUNT, ...env }, cwd, stdout: out, stderr: err, stdin: process.stdin });
+    const code = await runCli(args, {
+      env: { CPLANE_TOKEN: PAT, CPLANE_ACCOUNT: ACCOUNT, ...env },
+      cwd,
+      stdout: out,
+      stderr: err,
+      stdin: process.stdin,
+    });
     return { code, stderr };
   }
 
   it('refuses plain http to another machine, and --allow-insecure-http or CPLANE_ALLOW_INSECURE_HTTP=1 opts in', async () => {
     const refused = await cplane(['export', '--out', 'x'], { CPLANE_BASE_URL: 'http://10.255.255.1' });
-    expect(refused).toEqual({ code: 1, stderr: expect.stringMatching(/^Error: Refusing to send the API token over plain http to 10\.255\.255\.1/) });
+    expect(refused).toEqual({
+      code: 1,
+      stderr: expect.stringMatching(/^Error: Refusing to send the API token over plain http to 10\.255\.255\.1/),
+    });
     // 0.0.0.0 is not a loopback name, yet on this machine it reaches the scripted server, which sees the opted-in request.
     // It answers 400, which is never retried, so each opted-in run ends on its first request with no backoff.
     const seen: string[] = [];
@@ -176,9 +200,14 @@ describe('the CLI', () => {
       res.writeHead(400).end();
     });
     const wildcard = url.replace('127.0.0.1', '0.0.0.0');
-    expect((await cplane(['export', '--out', 'x'], { CPLANE_BASE_URL: wildcard })).stderr).toMatch(/^Error: Refusing to send the API token over plain http to 0\.0\.0\.0/);
+    expect((await cplane(['export', '--out', 'x'], { CPLANE_BASE_URL: wildcard })).stderr).toMatch(
+      /^Error: Refusing to send the API token over plain http to 0\.0\.0\.0/,
+    );
     expect(seen).toEqual([]);
-    const optIns: { args: string[]; env: Record<string, string> }[] = [{ args: ['--allow-insecure-http'], env: {} }, { args: [], env: { CPLANE_ALLOW_INSECURE_HTTP: '1' } }];
+    const optIns: { args: string[]; env: Record<string, string> }[] = [
+      { args: ['--allow-insecure-http'], env: {} },
+      { args: [], env: { CPLANE_ALLOW_INSECURE_HTTP: '1' } },
+    ];
     for (const optIn of optIns) {
       const sent = await cplane(['export', '--out', 'x', ...optIn.args], { CPLANE_BASE_URL: wildcard, ...optIn.env });
       expect(sent.code).toBe(1);
@@ -188,7 +217,13 @@ describe('the CLI', () => {
   }, 20_000);
 
   it('explains a bad CPLANE_REQUEST_TIMEOUT or CPLANE_MAX_RESPONSE_MB', async () => {
-    expect(await cplane(['export'], { CPLANE_BASE_URL: 'http://127.0.0.1:9', CPLANE_REQUEST_TIMEOUT: 'soon' })).toEqual({ code: 1, stderr: 'Error: CPLANE_REQUEST_TIMEOUT must be a positive number, not "soon".\n' });
-    expect(await cplane(['export'], { CPLANE_BASE_URL: 'http://127.0.0.1:9', CPLANE_MAX_RESPONSE_MB: '0' })).toEqual({ code: 1, stderr: 'Error: CPLANE_MAX_RESPONSE_MB must be a positive number, not "0".\n' });
+    expect(await cplane(['export'], { CPLANE_BASE_URL: 'http://127.0.0.1:9', CPLANE_REQUEST_TIMEOUT: 'soon' })).toEqual({
+      code: 1,
+      stderr: 'Error: CPLANE_REQUEST_TIMEOUT must be a positive number, not "soon".\n',
+    });
+    expect(await cplane(['export'], { CPLANE_BASE_URL: 'http://127.0.0.1:9', CPLANE_MAX_RESPONSE_MB: '0' })).toEqual({
+      code: 1,
+      stderr: 'Error: CPLANE_MAX_RESPONSE_MB must be a positive number, not "0".\n',
+    });
   });
 });

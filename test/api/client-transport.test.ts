@@ -16,14 +16,18 @@ interface Seen {
 
 type Reply = (res: ServerResponse, seen: Seen) => void;
 
-const ok = (data: unknown): Reply => (res) => {
-  res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req-ok' });
-  res.end(JSON.stringify({ ok: true, data }));
-};
-const fail = (status: number, code: string, message: string, headers: Record<string, string> = {}): Reply => (res) => {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ ok: false, error: { code, message }, requestId: `req-${status}` }));
-};
+const ok =
+  (data: unknown): Reply =>
+  (res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req-ok' });
+    res.end(JSON.stringify({ ok: true, data }));
+  };
+const fail =
+  (status: number, code: string, message: string, headers: Record<string, string> = {}): Reply =>
+  (res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify({ ok: false, error: { code, message }, requestId: `req-${status}` }));
+  };
 const drop: Reply = (res) => res.socket?.destroy();
 
 let server: Server | undefined;
@@ -57,7 +61,11 @@ const project = { accountId: ACCOUNT, name: 'payments', description: 'Payment se
 
 describe('API client transport', () => {
   it('retries a write after 503 with the same Idempotency-Key and the exact same body bytes', async () => {
-    const { url, seen } = await scripted([fail(503, 'service_unavailable', 'Service temporarily unavailable'), drop, ok({ project_id: ACCOUNT })]);
+    const { url, seen } = await scripted([
+      fail(503, 'service_unavailable', 'Service temporarily unavailable'),
+      drop,
+      ok({ project_id: ACCOUNT }),
+    ]);
     const client = createClient({ baseUrl: url, token: PAT, accountId: ACCOUNT, retry: fast });
     const result = await client.call('createProject', { body: project }, { idempotencyKey: 'key-1' });
     await client.close();
@@ -100,7 +108,11 @@ describe('API client transport', () => {
   });
 
   it('retries 429, 500 and 503 up to the bounded number of attempts, then reports them', async () => {
-    const { url, seen } = await scripted([fail(429, 'rate_limited', 'Too many requests'), fail(500, 'internal_error', 'boom'), fail(503, 'service_unavailable', 'down')]);
+    const { url, seen } = await scripted([
+      fail(429, 'rate_limited', 'Too many requests'),
+      fail(500, 'internal_error', 'boom'),
+      fail(503, 'service_unavailable', 'down'),
+    ]);
     const client = createClient({ baseUrl: url, token: PAT, accountId: ACCOUNT, retry: { ...fast, maxAttempts: 4 } });
     const error = await client.call('listProviders', {}).catch((e: unknown) => e);
     await client.close();
@@ -134,7 +146,9 @@ describe('API client transport', () => {
     expect(error).toBeInstanceOf(NetworkError);
     // The whole message, as the CLI prints it after "Error: " (test/planner/read-errors.test.ts checks that rendering
     // with the deadline's form of the same error, so it needs no wait for the backoff of a refused connection).
-    expect((error as Error).message).toMatch(/^listProviders: no answer from the API after 3 attempt\(s\) \(.+\)\. Check CPLANE_BASE_URL and the network, then run the command again\.$/);
+    expect((error as Error).message).toMatch(
+      /^listProviders: no answer from the API after 3 attempt\(s\) \(.+\)\. Check CPLANE_BASE_URL and the network, then run the command again\.$/,
+    );
   });
 
   it('refuses a human-only operation with a Service Account token before sending anything', async () => {
@@ -162,16 +176,30 @@ describe('API client transport', () => {
   });
 
   it('checks a success body against the result schema and names the operation and the field', async () => {
-    const { url } = await scripted([ok([{ provider_id: 'x', name: { not: 'a string' }, display_name: 'X', default_base_url: 'https://x', models: [] }])]);
+    const { url } = await scripted([
+      ok([{ provider_id: 'x', name: { not: 'a string' }, display_name: 'X', default_base_url: 'https://x', models: [] }]),
+    ]);
     const client = createClient({ baseUrl: url, token: PAT, accountId: ACCOUNT });
     const error = await client.call('listProviders', {}).catch((e: unknown) => e);
     await client.close();
     expect(error).toMatchObject({ name: 'ApiError', code: 'invalid_response', operation: 'listProviders' });
-    expect((error as Error).message).toMatch(/^listProviders failed: 200 invalid_response \(the answer does not match the API spec: field 0\.name: Expected string\)/);
+    expect((error as Error).message).toMatch(
+      /^listProviders failed: 200 invalid_response \(the answer does not match the API spec: field 0\.name: Expected string\)/,
+    );
   });
 
   it('reads every page from offset 0 until a short page', async () => {
-    const items = Array.from({ length: 5 }, (_, i) => ({ project_id: `p${i}`, account_id: ACCOUNT, name: `n${i}`, description: '', is_active: true, archived: false, archived_at: null, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' }));
+    const items = Array.from({ length: 5 }, (_, i) => ({
+      project_id: `p${i}`,
+      account_id: ACCOUNT,
+      name: `n${i}`,
+      description: '',
+      is_active: true,
+      archived: false,
+      archived_at: null,
+      created_at: '2026-01-01T00:00:00Z',
+      updated_at: '2026-01-01T00:00:00Z',
+    }));
     const page: Reply = (res, seen) => {
       const q = new URL(seen.url, 'http://x').searchParams;
       const offset = Number(q.get('offset'));
@@ -182,7 +210,11 @@ describe('API client transport', () => {
     const all = await client.listAll('listProjects', {}, { pageSize: 2 });
     await client.close();
     expect(all).toEqual(items);
-    expect(seen.map((s) => s.url)).toEqual(['/v1/projects?limit=2&offset=0', '/v1/projects?limit=2&offset=2', '/v1/projects?limit=2&offset=4']);
+    expect(seen.map((s) => s.url)).toEqual([
+      '/v1/projects?limit=2&offset=0',
+      '/v1/projects?limit=2&offset=2',
+      '/v1/projects?limit=2&offset=4',
+    ]);
   });
 
   it('keeps at most `concurrency` requests in flight', async () => {
@@ -197,10 +229,12 @@ describe('API client transport', () => {
       inFlight++;
       most = Math.max(most, inFlight);
       if (inFlight === 3) full();
-      void threeInFlight.then(() => setTimeout(() => {
-        inFlight--;
-        ok([])(res, undefined as never);
-      }, 20));
+      void threeInFlight.then(() =>
+        setTimeout(() => {
+          inFlight--;
+          ok([])(res, undefined as never);
+        }, 20),
+      );
     };
     const { url, seen } = await scripted([slow]);
     const client = createClient({ baseUrl: url, token: PAT, concurrency: 3 });

@@ -91,7 +91,12 @@ describe('the route table and the schema table', () => {
       const spec = operations[name] as Record<string, unknown>;
       const fromRoute = Object.fromEntries(Object.entries(spec).filter(([key]) => routeKeys.includes(key)));
       expect(fromRoute, name).toEqual(routes[name]);
-      expect(Object.keys(spec).filter((key) => !routeKeys.includes(key)).every((key) => ['query', 'body', 'result'].includes(key)), name).toBe(true);
+      expect(
+        Object.keys(spec)
+          .filter((key) => !routeKeys.includes(key))
+          .every((key) => ['query', 'body', 'result'].includes(key)),
+        name,
+      ).toBe(true);
     }
   });
 });

@@ -12,13 +12,28 @@ describe('a failing step', () => {
   it('skips its dependents, lets independent steps finish, and reports the reason and request id', async () => {
     const gateway = gatewayStep('broken', 'delta', 'openai-d');
     (gateway.writes[0]!.body as { credentialIds: unknown[] }).credentialIds = [];
-    const plan = makePlanOf([projectStep('delta'), credentialStep('openai-d'), gateway, tokenStep('broken', 'ci'), projectStep('independent')]);
+    const plan = makePlanOf([
+      projectStep('delta'),
+      credentialStep('openai-d'),
+      gateway,
+      tokenStep('broken', 'ci'),
+      projectStep('independent'),
+    ]);
     const result = await h.apply(plan);
 
     expect(result.failed.map((f) => [f.address, f.status])).toEqual([['gateway.broken', 400]]);
     expect(result.failed[0]!.reason).toMatch(/^createGateway failed: 400 bad_request/);
     expect(result.failed[0]!.requestId).toBeTruthy();
-    expect(result.skipped).toEqual([{ stepId: 'gateway_token.broken/ci', address: 'gateway_token.broken/ci', kind: 'gateway_token', action: 'create', cause: 'dependency-failed', after: 'gateway.broken' }]);
+    expect(result.skipped).toEqual([
+      {
+        stepId: 'gateway_token.broken/ci',
+        address: 'gateway_token.broken/ci',
+        kind: 'gateway_token',
+        action: 'create',
+        cause: 'dependency-failed',
+        after: 'gateway.broken',
+      },
+    ]);
     expect(result.done.map((d) => d.address).sort()).toEqual(['credential.openai-d', 'project.delta', 'project.independent']);
     expect(h.events.filter((e) => e.type === 'step-failed')).toHaveLength(1);
     // A 400 says the write did not happen: nothing is left to resend.

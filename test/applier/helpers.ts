@@ -15,7 +15,11 @@ import { closeArrangement } from '../helpers/close-arrangement.js';
 export const account = fixtures.accounts[1]!.id;
 export const openaiId = fixtures.providers[0]!.id;
 export const stateKey = new Uint8Array(32).fill(3);
-export const env: NodeJS.ProcessEnv = { CPLANE_STATE_KEY: Buffer.from(stateKey).toString('base64'), OPENAI_KEY: 'sk-openai-secret-value', RECORD_VALUE: 'record-plaintext-42' };
+export const env: NodeJS.ProcessEnv = {
+  CPLANE_STATE_KEY: Buffer.from(stateKey).toString('base64'),
+  OPENAI_KEY: 'sk-openai-secret-value',
+  RECORD_VALUE: 'record-plaintext-42',
+};
 
 export interface Harness {
   url: string;
@@ -40,7 +44,13 @@ export async function harness(options: { latencyMs?: number; faults?: string; ma
     baseUrl: emulator.url,
     token: fixtures.tokens.admin,
     accountId: account,
-    retry: { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 5, random: () => 0.5, ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}) },
+    retry: {
+      baseDelayMs: 1,
+      maxDelayMs: 5,
+      maxRetryAfterMs: 5,
+      random: () => 0.5,
+      ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
+    },
     onEvent: (e) => {
       clientEvents.push(e);
       h.onClientEvent?.(e);
@@ -110,47 +120,96 @@ function createStep(
 }
 
 export function projectStep(name: string, dependsOn: string[] = []): PlanStep {
-  return createStep('project', `project.${name}`, dependsOn, {
-    operation: 'createProject',
-    body: { accountId: account, name, description: '' },
-    effects: { id: { result: 'project_id' } },
-  }, { inputs: { name, description: '' } });
+  return createStep(
+    'project',
+    `project.${name}`,
+    dependsOn,
+    {
+      operation: 'createProject',
+      body: { accountId: account, name, description: '' },
+      effects: { id: { result: 'project_id' } },
+    },
+    { inputs: { name, description: '' } },
+  );
 }
 
 export function credentialStep(name: string): PlanStep {
-  return createStep('credential', `credential.${name}`, [], {
-    operation: 'createCredential',
-    body: { providerId: openaiId, label: name, secret: { $secret: 'secret' } },
-    effects: { id: { result: 'credential_id' } },
-  }, { secrets: { secret: { env: 'OPENAI_KEY' } }, inputs: { label: name } });
+  return createStep(
+    'credential',
+    `credential.${name}`,
+    [],
+    {
+      operation: 'createCredential',
+      body: { providerId: openaiId, label: name, secret: { $secret: 'secret' } },
+      effects: { id: { result: 'credential_id' } },
+    },
+    { secrets: { secret: { env: 'OPENAI_KEY' } }, inputs: { label: name } },
+  );
 }
 
 export function gatewayStep(name: string, project: string, credential: string): PlanStep {
-  return createStep('gateway', `gateway.${name}`, [`project.${project}`, `credential.${credential}`], {
-    operation: 'createGateway',
-    body: { projectId: { $ref: `project.${project}` }, name, slug: name, defaultProviderId: openaiId, defaultModel: 'gpt-4o-mini', credentialIds: [{ $ref: `credential.${credential}` }] },
-    effects: { id: { result: 'gateway_id' }, parents: { projectId: { $ref: `project.${project}` } } },
-  }, { inputs: { name } });
+  return createStep(
+    'gateway',
+    `gateway.${name}`,
+    [`project.${project}`, `credential.${credential}`],
+    {
+      operation: 'createGateway',
+      body: {
+        projectId: { $ref: `project.${project}` },
+        name,
+        slug: name,
+        defaultProviderId: openaiId,
+        defaultModel: 'gpt-4o-mini',
+        credentialIds: [{ $ref: `credential.${credential}` }],
+      },
+      effects: { id: { result: 'gateway_id' }, parents: { projectId: { $ref: `project.${project}` } } },
+    },
+    { inputs: { name } },
+  );
 }
 
 export function tokenStep(gateway: string, name: string): PlanStep {
-  return createStep('gateway_token', `gateway_token.${gateway}/${name}`, [`gateway.${gateway}`], {
-    operation: 'createGatewayToken',
-    path: { id: { $ref: `gateway.${gateway}` } },
-    body: { name, scopes: ['run'] },
-    effects: { id: { result: 'token_id' }, parents: { gatewayId: { $ref: `gateway.${gateway}` } }, seal: { name: 'plaintext', result: 'plaintext' } },
-  }, { inputs: { name } });
+  return createStep(
+    'gateway_token',
+    `gateway_token.${gateway}/${name}`,
+    [`gateway.${gateway}`],
+    {
+      operation: 'createGatewayToken',
+      path: { id: { $ref: `gateway.${gateway}` } },
+      body: { name, scopes: ['run'] },
+      effects: {
+        id: { result: 'token_id' },
+        parents: { gatewayId: { $ref: `gateway.${gateway}` } },
+        seal: { name: 'plaintext', result: 'plaintext' },
+      },
+    },
+    { inputs: { name } },
+  );
 }
 
 export function recordStep(project: string, name: string): PlanStep {
   const address = `record.${project}/${name}`;
-  const step = createStep('record', address, [`project.${project}`], {
-    operation: 'createRecord',
-    body: { projectId: { $ref: `project.${project}` }, name },
-    effects: { id: { result: 'record_id' }, parents: { projectId: { $ref: `project.${project}` } } },
-  }, { secrets: { value: { env: 'RECORD_VALUE' } }, inputs: { name } });
+  const step = createStep(
+    'record',
+    address,
+    [`project.${project}`],
+    {
+      operation: 'createRecord',
+      body: { projectId: { $ref: `project.${project}` }, name },
+      effects: { id: { result: 'record_id' }, parents: { projectId: { $ref: `project.${project}` } } },
+    },
+    { secrets: { value: { env: 'RECORD_VALUE' } }, inputs: { name } },
+  );
   const first = step.writes[0]!;
   // The value is written once the record has its id, bound to it (as record.ts plans it).
-  step.writes.push({ ...first, id: `${address}#1`, idempotencyKey: randomUUID(), operation: 'createRecordVersion', path: { id: { $ref: address } }, body: { $encrypt: { field: 'value', record: { $ref: address }, version: 1 } }, effects: { valueVersion: { record: 'record_id', version: 'version' } } });
+  step.writes.push({
+    ...first,
+    id: `${address}#1`,
+    idempotencyKey: randomUUID(),
+    operation: 'createRecordVersion',
+    path: { id: { $ref: address } },
+    body: { $encrypt: { field: 'value', record: { $ref: address }, version: 1 } },
+    effects: { valueVersion: { record: 'record_id', version: 'version' } },
+  });
   return step;
 }

@@ -17,7 +17,12 @@ describe('the write journal', () => {
     const result = await h.apply(makePlanOf([credentialStep('lost')]));
     expect(result.failed[0]?.reason).toMatch(/no answer from the API/);
     const [entry] = h.state.data.journal;
-    expect(entry).toMatchObject({ address: 'credential.lost', operation: 'createCredential', kind: 'credential', inputs: { label: 'lost' } });
+    expect(entry).toMatchObject({
+      address: 'credential.lost',
+      operation: 'createCredential',
+      kind: 'credential',
+      inputs: { label: 'lost' },
+    });
     expect(entry!.body).toHaveProperty('sealed');
     expect(readFileSync(h.state.path, 'utf8')).not.toContain(env.OPENAI_KEY!);
 
@@ -30,7 +35,9 @@ describe('the write journal', () => {
     const live = (await h.client.listAll('listCredentials', {})).filter((c) => c.label === 'lost');
     expect(live).toHaveLength(1);
     expect(state.data.resources['credential.lost']).toMatchObject({ id: live[0]!.credential_id, inputs: { label: 'lost' } });
-    expect(state.data.resources['credential.lost']!.fingerprints.secret).toBe(state.crypto.fingerprint('credential.lost', 'secret', env.OPENAI_KEY!));
+    expect(state.data.resources['credential.lost']!.fingerprints.secret).toBe(
+      state.crypto.fingerprint('credential.lost', 'secret', env.OPENAI_KEY!),
+    );
   });
 
   it('recovers a token created before its answer was lost, with the plaintext the API showed once', async () => {
@@ -52,7 +59,17 @@ describe('the write journal', () => {
   it('drops entries older than the 24 h idempotency window without sending them', async () => {
     const old = new Date(Date.now() - IDEMPOTENCY_RETENTION_MS - 60_000).toISOString();
     await h.state.update((draft) => {
-      draft.journal.push({ id: 'e1', address: 'project.old', stepId: 'project.old', operation: 'createProject', pathParams: {}, idempotencyKey: 'k-old', body: { plain: '{}' }, createdAt: old, kind: 'project' });
+      draft.journal.push({
+        id: 'e1',
+        address: 'project.old',
+        stepId: 'project.old',
+        operation: 'createProject',
+        pathParams: {},
+        idempotencyKey: 'k-old',
+        body: { plain: '{}' },
+        createdAt: old,
+        kind: 'project',
+      });
     });
     const events: unknown[] = [];
     const recovery = await resendJournal({ state: h.state, client: h.client, onEvent: (e) => events.push(e) });

@@ -3,7 +3,18 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decryptRecordValue, recordKek } from '../../src/crypto/record-value.js';
 import type { EncryptedValueT } from '../../src/api/shapes.js';
-import { credentialStep, env, gatewayStep, harness, makePlanOf, projectStep, recordStep, stateKey, tokenStep, type Harness } from './helpers.js';
+import {
+  credentialStep,
+  env,
+  gatewayStep,
+  harness,
+  makePlanOf,
+  projectStep,
+  recordStep,
+  stateKey,
+  tokenStep,
+  type Harness,
+} from './helpers.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -27,8 +38,10 @@ describe('applyPlan walks the plan graph', () => {
     expect(result.failed).toEqual([]);
     expect(result.skipped).toEqual([]);
     expect(result.done.map((d) => d.address).sort()).toEqual(steps.map((s) => s.address).sort());
-    const position = (type: string, address: string) => h.events.findIndex((e) => e.type === type && 'address' in e && e.address === address);
-    for (const step of steps) for (const dep of step.dependsOn) expect(position('step-started', step.address)).toBeGreaterThan(position('step-done', dep));
+    const position = (type: string, address: string) =>
+      h.events.findIndex((e) => e.type === type && 'address' in e && e.address === address);
+    for (const step of steps)
+      for (const dep of step.dependsOn) expect(position('step-started', step.address)).toBeGreaterThan(position('step-done', dep));
     // At most 3 writes in flight; up to twice as many steps run, the others preparing their next write.
     const most = (events: { type: string }[], start: string, ends: string[]) => {
       let now = 0;
@@ -47,12 +60,24 @@ describe('applyPlan walks the plan graph', () => {
     expect(resources['gateway.gw-a']?.parents).toEqual({ projectId: resources['project.alpha']?.id });
     expect(resources['gateway_token.gw-a/ci']?.parents).toEqual({ gatewayId: resources['gateway.gw-a']?.id });
     expect(resources['project.p1']?.inputs).toEqual({ name: 'p1', description: '' });
-    expect(resources['credential.openai-a']?.fingerprints).toEqual({ secret: h.state.crypto.fingerprint('credential.openai-a', 'secret', env.OPENAI_KEY!) });
-    expect(resources['record.alpha/db-password']?.fingerprints.value).toBe(h.state.crypto.fingerprint('record.alpha/db-password', 'value', env.RECORD_VALUE!));
+    expect(resources['credential.openai-a']?.fingerprints).toEqual({
+      secret: h.state.crypto.fingerprint('credential.openai-a', 'secret', env.OPENAI_KEY!),
+    });
+    expect(resources['record.alpha/db-password']?.fingerprints.value).toBe(
+      h.state.crypto.fingerprint('record.alpha/db-password', 'value', env.RECORD_VALUE!),
+    );
   });
 
   it('seals a new token plaintext in the same save as its id, and never stores a secret in plaintext', async () => {
-    const result = await h.apply(makePlanOf([projectStep('beta'), credentialStep('openai-b'), gatewayStep('gw-b', 'beta', 'openai-b'), tokenStep('gw-b', 'ci'), recordStep('beta', 'api-key')]));
+    const result = await h.apply(
+      makePlanOf([
+        projectStep('beta'),
+        credentialStep('openai-b'),
+        gatewayStep('gw-b', 'beta', 'openai-b'),
+        tokenStep('gw-b', 'ci'),
+        recordStep('beta', 'api-key'),
+      ]),
+    );
     expect(result.done.find((d) => d.address === 'gateway_token.gw-b/ci')?.sealed).toEqual(['plaintext']);
 
     const token = h.state.data.resources['gateway_token.gw-b/ci']!;
@@ -71,6 +96,8 @@ describe('applyPlan walks the plan graph', () => {
     const id = h.state.data.resources['record.gamma/dsn']!.id;
     const read = await h.client.call('readRecord', { path: { id }, body: { scope: ['fields'] } });
     const value: EncryptedValueT = { ciphertext: read.fields!.ciphertext, wrapper: read.fields!.wrapper };
-    expect(decryptRecordValue(recordKek(stateKey), value, { accountId: h.state.data.account, recordId: id, version: read.fields!.version })).toBe(env.RECORD_VALUE);
+    expect(
+      decryptRecordValue(recordKek(stateKey), value, { accountId: h.state.data.account, recordId: id, version: read.fields!.version }),
+    ).toBe(env.RECORD_VALUE);
   });
 });

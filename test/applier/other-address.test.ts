@@ -13,7 +13,15 @@ beforeEach(async () => {
   await h.apply(makePlanOf([projectStep('p'), credentialStep('c'), gatewayStep('gw', 'p', 'c'), tokenStep('gw', 'ci')]));
   // Renewed with no overlap: the old token is superseded in state, revocable at once.
   const step = tokenStep('gw', 'ci');
-  await h.apply(makePlanOf([{ ...step, action: 'renew', writes: step.writes.map((w) => ({ ...w, effects: { ...w.effects, supersede: { overlapHours: 0, createdAt: 'created_at' } } })) }]));
+  await h.apply(
+    makePlanOf([
+      {
+        ...step,
+        action: 'renew',
+        writes: step.writes.map((w) => ({ ...w, effects: { ...w.effects, supersede: { overlapHours: 0, createdAt: 'created_at' } } })),
+      },
+    ]),
+  );
 });
 afterEach(async () => h.close());
 
@@ -21,8 +29,27 @@ afterEach(async () => h.close());
 function revokingStep(effects: PlannedWrite['effects']): { step: PlanStep; oldId: string } {
   const entry = h.state.data.resources[TOKEN]!;
   const old = entry.superseded![0]!;
-  const write: PlannedWrite = { id: 'project.p#0', operation: 'revokeGatewayToken', path: { id: old.parents!.gatewayId!, tokenId: old.id }, idempotencyKey: crypto.randomUUID(), effects, summary: 'revoke the old token', address: TOKEN };
-  return { step: { address: 'project.p', kind: 'project', action: 'update', changes: [], dependsOn: [], writes: [write], inputs: { name: 'p', description: 'changed' } }, oldId: old.id };
+  const write: PlannedWrite = {
+    id: 'project.p#0',
+    operation: 'revokeGatewayToken',
+    path: { id: old.parents!.gatewayId!, tokenId: old.id },
+    idempotencyKey: crypto.randomUUID(),
+    effects,
+    summary: 'revoke the old token',
+    address: TOKEN,
+  };
+  return {
+    step: {
+      address: 'project.p',
+      kind: 'project',
+      action: 'update',
+      changes: [],
+      dependsOn: [],
+      writes: [write],
+      inputs: { name: 'p', description: 'changed' },
+    },
+    oldId: old.id,
+  };
 }
 
 const revokes = () => h.emulator.stats().byOperation.revokeGatewayToken;
@@ -41,7 +68,9 @@ describe('a write recorded on another address', () => {
     // The step's own inputs go to its own address.
     expect(h.state.data.resources['project.p']!.inputs).toEqual({ name: 'p', description: 'changed' });
     const gatewayId = entry.parents!.gatewayId!;
-    expect((await h.client.listAll('listGatewayTokens', { path: { id: gatewayId } })).find((t) => t.token_id === oldId)!.revoked_at).not.toBeNull();
+    expect(
+      (await h.client.listAll('listGatewayTokens', { path: { id: gatewayId } })).find((t) => t.token_id === oldId)!.revoked_at,
+    ).not.toBeNull();
   });
 
   it.each([
@@ -52,7 +81,12 @@ describe('a write recorded on another address', () => {
     const before = structuredClone(h.state.data.resources[TOKEN]!);
     const sent = revokes();
     const result = await h.apply(makePlanOf([step]));
-    expect(result.failed).toEqual([expect.objectContaining({ address: 'project.p', reason: `project.p: the write project.p#0 for ${TOKEN} may only settle a superseded object` })]);
+    expect(result.failed).toEqual([
+      expect.objectContaining({
+        address: 'project.p',
+        reason: `project.p: the write project.p#0 for ${TOKEN} may only settle a superseded object`,
+      }),
+    ]);
     expect(revokes()).toBe(sent);
     expect(h.state.data.resources[TOKEN]).toEqual(before);
     expect(h.state.data.journal).toEqual([]);

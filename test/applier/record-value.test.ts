@@ -3,7 +3,14 @@
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import { EncryptedValue } from '../../src/api/shapes.js';
-import { RECORD_VALUE_ALG, UNBOUND_RECORD_VALUE_ALG, decryptRecordValue, sealRecordValue, recordKek, recordKeyId } from '../../src/crypto/record-value.js';
+import {
+  RECORD_VALUE_ALG,
+  UNBOUND_RECORD_VALUE_ALG,
+  decryptRecordValue,
+  sealRecordValue,
+  recordKek,
+  recordKeyId,
+} from '../../src/crypto/record-value.js';
 
 const stateKey = new Uint8Array(32).fill(7);
 const otherKey = new Uint8Array(32).fill(8);
@@ -40,15 +47,26 @@ describe('record value encryption', () => {
     expect(() => decryptRecordValue(recordKek(otherKey), value, place)).toThrow(expect.objectContaining({ code: 'WRAP_OTHER_KEY' }));
     const flipped = Buffer.from(value.ciphertext, 'base64');
     flipped[0] = flipped[0]! ^ 1;
-    expect(() => decryptRecordValue(recordKek(stateKey), { ...value, ciphertext: flipped.toString('base64') }, place)).toThrow(expect.objectContaining({ code: 'WRAP_VALUE_MISMATCH', message: expect.stringContaining(`The value of record ${place.recordId} does not match its wrapper`) }));
+    expect(() => decryptRecordValue(recordKek(stateKey), { ...value, ciphertext: flipped.toString('base64') }, place)).toThrow(
+      expect.objectContaining({
+        code: 'WRAP_VALUE_MISMATCH',
+        message: expect.stringContaining(`The value of record ${place.recordId} does not match its wrapper`),
+      }),
+    );
   });
 
   it('refuses the value of another account, record or version, and a value of the first, unbound, format', () => {
     const kek = recordKek(stateKey);
     const value = encryptRecordValue(kek, 'secret');
-    for (const other of [{ ...place, accountId: '0a000000-0000-4000-8000-000000000002' }, { ...place, recordId: '1b000000-0000-4000-8000-000000000002' }, { ...place, version: 2 }]) {
+    for (const other of [
+      { ...place, accountId: '0a000000-0000-4000-8000-000000000002' },
+      { ...place, recordId: '1b000000-0000-4000-8000-000000000002' },
+      { ...place, version: 2 },
+    ]) {
       expect(() => decryptRecordValue(kek, value, other)).toThrow(expect.objectContaining({ code: 'WRAP_VALUE_MISMATCH' }));
     }
-    expect(() => decryptRecordValue(kek, { ...value, wrapper: { ...value.wrapper, alg: UNBOUND_RECORD_VALUE_ALG } }, place)).toThrow(expect.objectContaining({ code: 'WRAP_UNBOUND_VALUE' }));
+    expect(() => decryptRecordValue(kek, { ...value, wrapper: { ...value.wrapper, alg: UNBOUND_RECORD_VALUE_ALG } }, place)).toThrow(
+      expect.objectContaining({ code: 'WRAP_UNBOUND_VALUE' }),
+    );
   });
 });

@@ -17,7 +17,11 @@ afterEach(async () => h.close());
 /** The token step again, as a renewal: its create keeps the old token for `overlapHours`, read from `createdAt`. */
 function renewal(createdAt: string): PlanStep {
   const step = tokenStep('gw', 'ci');
-  return { ...step, action: 'renew', writes: step.writes.map((w) => ({ ...w, effects: { ...w.effects, supersede: { overlapHours: 24, createdAt } } })) };
+  return {
+    ...step,
+    action: 'renew',
+    writes: step.writes.map((w) => ({ ...w, effects: { ...w.effects, supersede: { overlapHours: 24, createdAt } } })),
+  };
 }
 
 describe('superseding and settling', () => {
@@ -26,13 +30,30 @@ describe('superseding and settling', () => {
     const result = await h.apply(makePlanOf([renewal('created_at')]));
     expect(result.failed).toEqual([]);
     const entry = h.state.data.resources[ADDRESS]!;
-    const created = (await h.client.listAll('listGatewayTokens', { path: { id: old.parents!.gatewayId! } })).find((t) => t.token_id === entry.id)!;
+    const created = (await h.client.listAll('listGatewayTokens', { path: { id: old.parents!.gatewayId! } })).find(
+      (t) => t.token_id === entry.id,
+    )!;
     expect(entry.id).not.toBe(old.id);
-    expect(entry.superseded).toEqual([{ id: old.id, parents: old.parents, revocableAt: new Date(Date.parse(created.created_at) + 24 * HOUR).toISOString() }]);
+    expect(entry.superseded).toEqual([
+      { id: old.id, parents: old.parents, revocableAt: new Date(Date.parse(created.created_at) + 24 * HOUR).toISOString() },
+    ]);
 
     const settle: PlanStep = {
-      address: ADDRESS, kind: 'gateway_token', action: 'renew', changes: [], dependsOn: [],
-      writes: [{ id: `${ADDRESS}#0`, operation: 'revokeGatewayToken', path: { id: old.parents!.gatewayId!, tokenId: old.id }, idempotencyKey: crypto.randomUUID(), effects: { settleSuperseded: old.id }, summary: 'revoke' }],
+      address: ADDRESS,
+      kind: 'gateway_token',
+      action: 'renew',
+      changes: [],
+      dependsOn: [],
+      writes: [
+        {
+          id: `${ADDRESS}#0`,
+          operation: 'revokeGatewayToken',
+          path: { id: old.parents!.gatewayId!, tokenId: old.id },
+          idempotencyKey: crypto.randomUUID(),
+          effects: { settleSuperseded: old.id },
+          summary: 'revoke',
+        },
+      ],
     };
     expect((await h.apply(makePlanOf([settle]))).failed).toEqual([]);
     expect(h.state.data.resources[ADDRESS]).toMatchObject({ id: entry.id });
@@ -42,7 +63,7 @@ describe('superseding and settling', () => {
   it('fails the write, and records nothing, when the answer has no creation time at the path given', async () => {
     const before = structuredClone(h.state.data.resources[ADDRESS]);
     const result = await h.apply(makePlanOf([renewal('no_such_field')]));
-    expect(result.failed[0]?.reason).toBe('the answer has no creation time at no_such_field, so the old object\'s overlap cannot be timed');
+    expect(result.failed[0]?.reason).toBe("the answer has no creation time at no_such_field, so the old object's overlap cannot be timed");
     expect(h.state.data.resources[ADDRESS]).toEqual(before);
   });
 });

@@ -59,7 +59,9 @@ test('a stale table fails the check with its file and name, and --write brings i
   writeFileSync(file, fresh.replace(/^\| `gateway_token` \| `gateway_token\..*\n/m, ''));
   const stale = await check(copy);
   expect(stale.code).toBe(1);
-  expect(stale.stderr).toContain('docs/configuration.md: the table "kinds-addresses" is not what the kind registry generates: run npm run schemas');
+  expect(stale.stderr).toContain(
+    'docs/configuration.md: the table "kinds-addresses" is not what the kind registry generates: run npm run schemas',
+  );
   expect((await check(copy, '--write')).code).toBe(0);
   expect(readFileSync(file, 'utf8')).toBe(fresh);
   expect(await check(copy)).toEqual({ code: 0, stderr: '' });
@@ -83,7 +85,13 @@ test('a table whose markers are gone, or a marker no table has, is named', () =>
 
 test('a new kind appears in the tables with no edit of the docs', () => {
   const project = kindBlocks.find((b) => b.kind === 'project')!;
-  const widget = { ...project, kind: 'widget', key: 'widgets', parent: { kind: 'project', attribute: 'project' }, schema: { description: 'A widget of a project.', type: 'object', properties: {} } };
+  const widget = {
+    ...project,
+    kind: 'widget',
+    key: 'widgets',
+    parent: { kind: 'project', attribute: 'project' },
+    schema: { description: 'A widget of a project.', type: 'object', properties: {} },
+  };
   const tables = generateTables({ kindBlocks: [...kindBlocks, widget], nestingOrder: [...nestingOrder, 'widget'] });
   expect(tables['kinds-addresses']).toContain('| `widget` | `widget.<project>/<widget>` | `projects.<project>.widgets.<widget>` |');
   expect(tables['kinds-resources']).toContain('| `widget` | A widget of a project. |');

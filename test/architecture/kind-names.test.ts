@@ -22,7 +22,7 @@ test.each([...kindOrder])('the name of kind %s is a quoted literal in at most 2 
   expect(allowedFiles).toBe(2);
 });
 
-test('npm run lint counts the same kinds: the kind enum of the generated state schema is the registry\'s', () => {
+test("npm run lint counts the same kinds: the kind enum of the generated state schema is the registry's", () => {
   expect([...(schemaKinds(root) as string[])].sort()).toEqual([...kindOrder].sort());
 });
 
@@ -40,7 +40,11 @@ test('the count finds a kind written as a quoted literal or an address, outside 
     write('src/providers/widget.ts', "export const kind = 'widget';\n");
     write('src/emulator/store.ts', "export const kind = 'widget';\n");
     write('src/generated/kinds.ts', "export const kind = 'widget';\n");
-    expect((filesNamingKinds(dir, ['widget']) as Map<string, string[]>).get('widget')!.sort()).toEqual(['scripts/double.mjs', 'src/a/literal.ts', 'src/b/address.ts']);
+    expect((filesNamingKinds(dir, ['widget']) as Map<string, string[]>).get('widget')!.sort()).toEqual([
+      'scripts/double.mjs',
+      'src/a/literal.ts',
+      'src/b/address.ts',
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -55,7 +59,10 @@ test('the lint fails on a module outside src/providers/ that imports a kind defi
   const lint = () => spawnSync(process.execPath, [join(root, 'scripts', 'kind-names.mjs'), dir], { cwd: dir, encoding: 'utf8' });
   try {
     write('schema/state.schema.json', JSON.stringify({ $defs: { kind: { enum: ['widget'] } } }));
-    write('src/providers/index.ts', "import { widgetKind } from './widget.js';\nconst definitions: readonly KindDefinition[] = [\n  widgetKind,\n] as unknown as KindDefinition[];\nexport const valueKind = definitions[0].kind;\n");
+    write(
+      'src/providers/index.ts',
+      "import { widgetKind } from './widget.js';\nconst definitions: readonly KindDefinition[] = [\n  widgetKind,\n] as unknown as KindDefinition[];\nexport const valueKind = definitions[0].kind;\n",
+    );
     write('src/providers/widget.ts', 'export const widgetKind = defineKind({});\n');
     write('scripts/build.mjs', '');
     // A registry query by what a kind declares is how the layers above find a kind.
@@ -65,11 +72,13 @@ test('the lint fails on a module outside src/providers/ that imports a kind defi
     write('src/cli/names.ts', "import {\n  isKind,\n  widgetKind as w,\n} from '../providers/index.js';\n");
     const run = lint();
     expect(run.status).toBe(1);
-    expect(run.stdout).toBe([
-      'src/cli/names.ts imports the kind definition widgetKind by name',
-      'Ask the registry (src/providers/index.ts) for the kind by what it declares (its relations, its touches) instead (docs/architecture.md).',
-      '',
-    ].join('\n'));
+    expect(run.stdout).toBe(
+      [
+        'src/cli/names.ts imports the kind definition widgetKind by name',
+        'Ask the registry (src/providers/index.ts) for the kind by what it declares (its relations, its touches) instead (docs/architecture.md).',
+        '',
+      ].join('\n'),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -22,14 +22,18 @@ const eslint = new ESLint({ cwd: root });
 
 async function layerErrors(file: string, text: string): Promise<string[]> {
   const [result] = await eslint.lintText(text, { filePath: `${root}/${file}` });
-  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-syntax').map((m) => m.message);
+  return (result?.messages ?? [])
+    .filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-syntax')
+    .map((m) => m.message);
 }
 
 describe('layers', () => {
   it('refuses an upward import: src/state/ importing src/planner/', async () => {
     const errors = await layerErrors('src/state/upward-fixture.ts', "export { makePlan } from '../planner/index.js';\n");
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/^'..\/planner\/index.js' import is restricted .*src\/state\/ may import only errors\.ts, paint\.ts, api\/, config\/, plan-model\/, crypto\/ /);
+    expect(errors[0]).toMatch(
+      /^'..\/planner\/index.js' import is restricted .*src\/state\/ may import only errors\.ts, paint\.ts, api\/, config\/, plan-model\/, crypto\/ /,
+    );
   });
 
   it('refuses the planner importing the applier, the CLI or the renderer', async () => {
@@ -43,24 +47,38 @@ describe('layers', () => {
   });
 
   it('refuses an upward import(): the lazy import of a higher layer is an import all the same', async () => {
-    const errors = await layerErrors('src/faces/upward-fixture.ts', "export const load = async () => (await import('../cli/commands/plan.js')).planCommand;\n");
-    expect(errors).toEqual([expect.stringMatching(/^import\(\): src\/faces\/ may import only errors\.ts, paint\.ts, api\/, config\/, session\/ /)]);
+    const errors = await layerErrors(
+      'src/faces/upward-fixture.ts',
+      "export const load = async () => (await import('../cli/commands/plan.js')).planCommand;\n",
+    );
+    expect(errors).toEqual([
+      expect.stringMatching(/^import\(\): src\/faces\/ may import only errors\.ts, paint\.ts, api\/, config\/, session\/ /),
+    ]);
     expect(await layerErrors('src/state/upward-fixture.ts', "export const load = () => import('../planner/index.js');\n")).toHaveLength(1);
   });
 
   it('accepts a downward import(): the CLI loading a command module or a face', async () => {
-    expect(await layerErrors('src/cli/commands/downward-fixture.ts', "export const load = () => import('../../faces/mcp-server.js');\n")).toEqual([]);
+    expect(
+      await layerErrors('src/cli/commands/downward-fixture.ts', "export const load = () => import('../../faces/mcp-server.js');\n"),
+    ).toEqual([]);
   });
 
   it('every folder of src/ is in the layer table (a new folder must be placed in it)', () => {
-    const folders = readdirSync(`${root}/src`, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    const folders = readdirSync(`${root}/src`, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
     expect(folders.filter((folder) => !(folder in layers))).toEqual([]);
     // Every folder a layer may import is itself in the table.
-    expect(Object.values(layers).flat().filter((folder) => !(folder in layers))).toEqual([]);
+    expect(
+      Object.values(layers)
+        .flat()
+        .filter((folder) => !(folder in layers)),
+    ).toEqual([]);
   });
 
   it('accepts a downward import: src/planner/ importing src/providers/ and the plan model', async () => {
-    const text = "export { kindOrder } from '../providers/index.js';\nexport type { Plan } from '../plan-model/index.js';\nexport { AbortError } from '../errors.js';\n";
+    const text =
+      "export { kindOrder } from '../providers/index.js';\nexport type { Plan } from '../plan-model/index.js';\nexport { AbortError } from '../errors.js';\n";
     expect(await layerErrors('src/planner/downward-fixture.ts', text)).toEqual([]);
   });
 });

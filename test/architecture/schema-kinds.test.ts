@@ -12,7 +12,15 @@ import { expect, test } from 'vitest';
 import { kindBlocks, kindOrder } from '../../src/providers/index.js';
 import { generateSchemas, type SchemaFiles } from '../../src/providers/schemas.js';
 
-type Schema = { properties?: Record<string, Schema>; $defs?: Record<string, Schema>; $ref?: string; additionalProperties?: Schema; items?: Schema; enum?: string[]; pattern?: string };
+type Schema = {
+  properties?: Record<string, Schema>;
+  $defs?: Record<string, Schema>;
+  $ref?: string;
+  additionalProperties?: Schema;
+  items?: Schema;
+  enum?: string[];
+  pattern?: string;
+};
 const read = (name: string) => JSON.parse(readFileSync(`schema/${name}.schema.json`, 'utf8')) as Schema;
 const names = ['config', 'plan', 'state'] as const;
 // Compact: an object that fits in 160 characters stays on one line, as people read and review these files.
@@ -24,27 +32,32 @@ test('the committed schemas are what the kind definitions generate (run npm run 
   for (const name of names) {
     const file = `schema/${name}.schema.json`;
     if (process.env.CPLANE_WRITE_SCHEMAS === '1') writeFileSync(file, text(generated[name]));
-    else expect(readFileSync(file, 'utf8') === text(generated[name]), `${file} differs from what the kind definitions generate: run npm run schemas`).toBe(true);
+    else
+      expect(
+        readFileSync(file, 'utf8') === text(generated[name]),
+        `${file} differs from what the kind definitions generate: run npm run schemas`,
+      ).toBe(true);
   }
 });
 
 const sorted = (list: readonly string[]) => [...list].sort();
 
-test('the state and plan schemas list exactly the registry\'s kinds', () => {
+test("the state and plan schemas list exactly the registry's kinds", () => {
   expect(sorted(read('state').$defs!.kind!.enum!)).toEqual(sorted(kindOrder));
   expect(sorted(read('plan').$defs!.kind!.enum!)).toEqual(sorted(kindOrder));
 });
 
-test('an address in the configuration may name exactly the registry\'s kinds', () => {
+test("an address in the configuration may name exactly the registry's kinds", () => {
   const pattern = read('config').$defs!.address!.pattern!;
   // The alternation of kind names (after the optional module prefixes).
   const named = /\(([a-z_]+(?:\|[a-z_]+)+)\)/.exec(pattern)![1]!.split('|');
   expect(sorted(named)).toEqual(sorted(kindOrder));
 });
 
-test('each kind\'s configuration block is where the configuration schema puts it', () => {
+test("each kind's configuration block is where the configuration schema puts it", () => {
   const config = read('config');
-  const resolve = (schema: Schema | undefined): Schema | undefined => (schema?.$ref ? config.$defs![schema.$ref.replace('#/$defs/', '')] : schema);
+  const resolve = (schema: Schema | undefined): Schema | undefined =>
+    schema?.$ref ? config.$defs![schema.$ref.replace('#/$defs/', '')] : schema;
   const entrySchema = new Map<string, Schema | undefined>();
   for (const block of kindBlocks) {
     const holder = block.parent ? entrySchema.get(block.parent.kind) : config;
@@ -63,9 +76,16 @@ test('each kind\'s configuration block is where the configuration schema puts it
   }
 });
 
-test('a new kind declared inside another is generated under its parent\'s key, before its lifecycle, and in every kind list', () => {
+test("a new kind declared inside another is generated under its parent's key, before its lifecycle, and in every kind list", () => {
   const parent = kindBlocks.find((b) => !b.parent)!;
-  const widget = { ...parent, kind: 'widget', key: 'widgets', parent: { kind: parent.kind, attribute: 'owner' }, mapDescription: 'Widgets by local name.', schema: { description: 'A widget.', type: 'object', properties: { size: { type: 'integer' } } } };
+  const widget = {
+    ...parent,
+    kind: 'widget',
+    key: 'widgets',
+    parent: { kind: parent.kind, attribute: 'owner' },
+    mapDescription: 'Widgets by local name.',
+    schema: { description: 'A widget.', type: 'object', properties: { size: { type: 'integer' } } },
+  };
   const committed = Object.fromEntries(names.map((name) => [name, read(name)])) as unknown as SchemaFiles;
   const generated = generateSchemas(committed, [...kindBlocks, widget]) as unknown as Record<(typeof names)[number], Schema>;
   const holder = generated.config.$defs![parent.kind]!.properties!;
@@ -74,7 +94,10 @@ test('a new kind declared inside another is generated under its parent\'s key, b
   expect(Object.keys(holder)[0]).toBe('forEach');
   expect(holder.widgets).toMatchObject({ description: 'Widgets by local name.', additionalProperties: { $ref: '#/$defs/widget' } });
   // Held in a map by local name, so it may be a forEach template.
-  expect(generated.config.$defs!.widget).toEqual({ ...widget.schema, properties: { forEach: { $ref: '#/$defs/forEach' }, ...widget.schema.properties } });
+  expect(generated.config.$defs!.widget).toEqual({
+    ...widget.schema,
+    properties: { forEach: { $ref: '#/$defs/forEach' }, ...widget.schema.properties },
+  });
   expect(generated.config.$defs!.address!.pattern).toContain('|widget)\\.');
   expect(generated.state.$defs!.kind!.enum).toContain('widget');
   expect(generated.plan.$defs!.kind!.enum).toContain('widget');

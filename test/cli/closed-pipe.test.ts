@@ -16,7 +16,11 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 /** Runs the CLI with `closed` (stdout or stderr) closed at our end from the start; returns the exit code and the other stream. */
 function runWithClosed(closed: 'stdout' | 'stderr', args: string[]): Promise<{ code: number | null; other: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: folder, env: { PATH: process.env.PATH, HOME: folder, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: folder,
+      env: { PATH: process.env.PATH, HOME: folder, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child[closed].destroy();
     let other = '';
     child[closed === 'stdout' ? 'stderr' : 'stdout'].on('data', (chunk: Buffer) => (other += chunk.toString()));

@@ -17,9 +17,14 @@ it('the build made a cache for each bundle file but those with a dynamic import,
   const bundle = join(builtCli(), '..', '..', 'dist', 'bundle');
   const uncached: string[] = JSON.parse(readFileSync(join(bundle, 'dynamic-imports.json'), 'utf8'));
   // The two modules that `import()` what the bundle leaves outside (Ink, the PostgreSQL driver), each in a small chunk.
-  expect(uncached).toEqual([expect.stringMatching(/^chunks\/ink-[\w-]+\.cjs$/), expect.stringMatching(/^chunks\/postgres-driver-[\w-]+\.cjs$/)]);
+  expect(uncached).toEqual([
+    expect.stringMatching(/^chunks\/ink-[\w-]+\.cjs$/),
+    expect.stringMatching(/^chunks\/postgres-driver-[\w-]+\.cjs$/),
+  ]);
   for (const name of uncached) expect(readFileSync(join(bundle, name), 'utf8')).toMatch(/\bimport\("(ink|pg)"\)/);
-  const files = ['cplane.cjs', ...readdirSync(join(bundle, 'chunks')).map((name) => `chunks/${name}`)].filter((name) => name.endsWith('.cjs'));
+  const files = ['cplane.cjs', ...readdirSync(join(bundle, 'chunks')).map((name) => `chunks/${name}`)].filter((name) =>
+    name.endsWith('.cjs'),
+  );
   expect(files.filter((name) => !existsSync(join(bundle, `${name}.v8cache`)))).toEqual(uncached);
 
   // The CLI as bin/cplane.js starts it, reporting at exit what compiled from a cache.
@@ -48,9 +53,15 @@ it('never uses a cache for a file other than the one it was made from, even one 
   const file = join(root, 'dist', 'bundle', 'answer.cjs');
   writeFileSync(file, 'exports.answer = () => "made";\n');
   const run = (code: string) =>
-    spawnSync(process.execPath, ['-e', `const c = require(${JSON.stringify(join(root, 'bin', 'code-cache.js'))}); const compiled = c.useCodeCache(); ${code}`], { encoding: 'utf8' });
+    spawnSync(
+      process.execPath,
+      ['-e', `const c = require(${JSON.stringify(join(root, 'bin', 'code-cache.js'))}); const compiled = c.useCodeCache(); ${code}`],
+      { encoding: 'utf8' },
+    );
 
-  const made = run(`const { answer } = require(${JSON.stringify(file)}); answer(); c.writeCodeCache(compiled); console.log(answer(), [...compiled.values()].map((s) => s.cached))`);
+  const made = run(
+    `const { answer } = require(${JSON.stringify(file)}); answer(); c.writeCodeCache(compiled); console.log(answer(), [...compiled.values()].map((s) => s.cached))`,
+  );
   expect(made.stdout).toBe('made []\n'); // no cache yet: Node compiled it, so there is nothing to keep
 
   // The build's way: compile, run, keep.

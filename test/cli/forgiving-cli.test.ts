@@ -62,16 +62,24 @@ describe('help', () => {
     ]);
     expect(await cli('help', 'plan')).toEqual(plan);
     expect(await cli('help', 'state', 'list')).toEqual(await cli('state', 'list', '--help'));
-    expect((await cli('state', 'list', '--help')).stdout).toContain('--var-file FILE     read variables from a YAML file (repeatable); with --var, the last one given wins\n');
+    expect((await cli('state', 'list', '--help')).stdout).toContain(
+      '--var-file FILE     read variables from a YAML file (repeatable); with --var, the last one given wins\n',
+    );
   });
 
   it('`destroy --help` says --target removes what depends on ADDRESS (apply keeps what ADDRESS depends on), and the README lists it', async () => {
     const destroy = (await cli('destroy', '--help')).stdout;
     expect(destroy).toContain('  --target ADDRESS    remove only ADDRESS and what depends on it (repeatable)\n');
-    expect(destroy).toContain('  --exclude ADDRESS   keep ADDRESS (or module.NAME) and the objects it needs; not with --target (repeatable)\n');
+    expect(destroy).toContain(
+      '  --exclude ADDRESS   keep ADDRESS (or module.NAME) and the objects it needs; not with --target (repeatable)\n',
+    );
     expect(destroy).not.toContain('what it depends on');
-    expect((await cli('apply', '--help')).stdout).toContain('  --target ADDRESS    limit the run to ADDRESS and what it depends on (repeatable)\n');
-    expect(readFileSync('README.md', 'utf8')).toContain('| `cplane destroy [dir] [--auto-approve] [--target ADDR ... \\| --exclude ADDR ...]` |');
+    expect((await cli('apply', '--help')).stdout).toContain(
+      '  --target ADDRESS    limit the run to ADDRESS and what it depends on (repeatable)\n',
+    );
+    expect(readFileSync('README.md', 'utf8')).toContain(
+      '| `cplane destroy [dir] [--auto-approve] [--target ADDR ... \\| --exclude ADDR ...]` |',
+    );
   });
 
   it('`cplane`, `cplane --help` and `cplane help` print the global help, which names `cplane help <command>`', async () => {
@@ -87,31 +95,57 @@ describe('help', () => {
 
 describe('did you mean', () => {
   it('suggests the closest command', async () => {
-    expect(await cli('pla')).toEqual({ code: 1, stdout: '', stderr: 'Error: unknown command "pla"; did you mean "plan"?\nRun `cplane --help` to see the commands.\n' });
-    expect(await cli('stat', 'list')).toEqual({ code: 1, stdout: '', stderr: 'Error: unknown command "stat"; did you mean "state"?\nRun `cplane --help` to see the commands.\n' });
-    expect(await cli('help', 'valdate')).toEqual({ code: 1, stdout: '', stderr: 'Error: unknown command "valdate"; did you mean "validate"?\nRun `cplane --help` to see the commands.\n' });
+    expect(await cli('pla')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'Error: unknown command "pla"; did you mean "plan"?\nRun `cplane --help` to see the commands.\n',
+    });
+    expect(await cli('stat', 'list')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'Error: unknown command "stat"; did you mean "state"?\nRun `cplane --help` to see the commands.\n',
+    });
+    expect(await cli('help', 'valdate')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'Error: unknown command "valdate"; did you mean "validate"?\nRun `cplane --help` to see the commands.\n',
+    });
   });
 
   it('suggests the closest subcommand', async () => {
-    expect(await cli('state', 'lst')).toEqual({ code: 1, stdout: '', stderr: 'Error: unknown command "state lst"; did you mean "state list"?\nRun `cplane state` to see its subcommands.\n' });
+    expect(await cli('state', 'lst')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'Error: unknown command "state lst"; did you mean "state list"?\nRun `cplane state` to see its subcommands.\n',
+    });
   });
 
   it('says plainly when nothing is close', async () => {
-    expect(await cli('frobnicate')).toEqual({ code: 1, stdout: '', stderr: 'Error: unknown command "frobnicate".\nRun `cplane --help` to see the commands.\n' });
+    expect(await cli('frobnicate')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'Error: unknown command "frobnicate".\nRun `cplane --help` to see the commands.\n',
+    });
   });
 
   it('suggests the closest flag of the command instead of the parser message', async () => {
     expect(await cli('apply', '--auto-aprove')).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'Error: unknown flag --auto-aprove for `cplane apply`; did you mean --auto-approve?\nRun `cplane apply --help` for the options.\n',
+      stderr:
+        'Error: unknown flag --auto-aprove for `cplane apply`; did you mean --auto-approve?\nRun `cplane apply --help` for the options.\n',
     });
     expect(await cli('state', 'list', '--acount', 'x')).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'Error: unknown flag --acount for `cplane state list`; did you mean --account?\nRun `cplane state list --help` for the options.\n',
+      stderr:
+        'Error: unknown flag --acount for `cplane state list`; did you mean --account?\nRun `cplane state list --help` for the options.\n',
     });
-    expect(await cli('validate', '--zzz')).toEqual({ code: 1, stdout: '', stderr: 'Error: unknown flag --zzz for `cplane validate`.\nRun `cplane validate --help` for the options.\n' });
+    expect(await cli('validate', '--zzz')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'Error: unknown flag --zzz for `cplane validate`.\nRun `cplane validate --help` for the options.\n',
+    });
   });
 });
 

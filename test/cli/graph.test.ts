@@ -65,7 +65,7 @@ describe('cplane graph of a configuration', () => {
     expect(run.stdout).toBe('');
   });
 
-  it('prints the configuration\'s errors, at their line, and exits 1 when it does not load', async () => {
+  it("prints the configuration's errors, at their line, and exits 1 when it does not load", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cplane-graph-'));
     try {
       writeFileSync(join(dir, 'main.yaml'), 'version: 1\naccount: acc_1\nprojects:\n  core:\n    dependsOn: [project.nowhere]\n');
@@ -82,7 +82,15 @@ describe('cplane graph of a configuration', () => {
 
 describe('hostile names', () => {
   // forEach keys may hold anything printable but `[`, `]` and `/`: quotes, backslashes, markup, entity codes.
-  const keys = ['x" --> evil("pwned', 'back\\slash"', '<img src=x onerror=alert(1)>', '`md` #quot; &amp;', '#35; %% comment', '}; digraph x {', 'a\\"b'];
+  const keys = [
+    'x" --> evil("pwned',
+    'back\\slash"',
+    '<img src=x onerror=alert(1)>',
+    '`md` #quot; &amp;',
+    '#35; %% comment',
+    '}; digraph x {',
+    'a\\"b',
+  ];
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'cplane-graph-'));
@@ -94,19 +102,26 @@ describe('hostile names', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it.each(['mermaid', 'dot'])('in %s: each address is one node whose label reads back exactly, and nothing else is added', async (format) => {
-    const run = await runInProcess(['graph', dir, '--format', format], env, root);
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    const graph = format === 'dot' ? parseDot(run.stdout) : parseMermaid(run.stdout);
-    const gateways = keys.map((key) => `gateway.team[${key}]`);
-    expect([...graph.nodes.values()].sort()).toEqual(['credential.openai', 'project.core', ...gateways].sort());
-    expect(labelledEdges(graph)).toEqual(gateways.flatMap((g) => [`${g} -> credential.openai`, `${g} -> project.core`]).sort());
-  });
+  it.each(['mermaid', 'dot'])(
+    'in %s: each address is one node whose label reads back exactly, and nothing else is added',
+    async (format) => {
+      const run = await runInProcess(['graph', dir, '--format', format], env, root);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const graph = format === 'dot' ? parseDot(run.stdout) : parseMermaid(run.stdout);
+      const gateways = keys.map((key) => `gateway.team[${key}]`);
+      expect([...graph.nodes.values()].sort()).toEqual(['credential.openai', 'project.core', ...gateways].sort());
+      expect(labelledEdges(graph)).toEqual(gateways.flatMap((g) => [`${g} -> credential.openai`, `${g} -> project.core`]).sort());
+    },
+  );
 
-  it('every hostile string of the escaping tests, as an address in a plan\'s graph, reads back as itself in both formats', () => {
+  it("every hostile string of the escaping tests, as an address in a plan's graph, reads back as itself in both formats", () => {
     const graph = {
-      nodes: HOSTILE.map((address, i) => ({ address: `gateway.k${i}[${address}]`, kind: 'gateway', action: i % 2 ? ('create' as const) : ('replace' as const) })),
+      nodes: HOSTILE.map((address, i) => ({
+        address: `gateway.k${i}[${address}]`,
+        kind: 'gateway',
+        action: i % 2 ? ('create' as const) : ('replace' as const),
+      })),
       edges: HOSTILE.slice(1).map((_, i) => ({ from: `gateway.k${i + 1}[${HOSTILE[i + 1]}]`, to: `gateway.k${i}[${HOSTILE[i]}]` })),
     };
     const labels = graph.nodes.map((n, i) => `${i % 2 ? '+' : '-/+'} ${escapeControl(n.address)}`);

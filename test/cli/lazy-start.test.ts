@@ -17,7 +17,10 @@ const temp = mkdtempSync(join(tmpdir(), 'cplane-lazy-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 const out = join(temp, 'loaded');
-writeFileSync(join(temp, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(out)}, url + '\\n'); return next(url, context); }\n`);
+writeFileSync(
+  join(temp, 'hooks.mjs'),
+  `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(out)}, url + '\\n'); return next(url, context); }\n`,
+);
 writeFileSync(
   join(temp, 'register.mjs'),
   [
@@ -31,9 +34,16 @@ writeFileSync(
 /** Paths of the modules one run of the CLI loaded, relative to the repository. */
 function modulesOf(...args: string[]): string[] {
   rmSync(out, { force: true });
-  spawnSync(process.execPath, ['--import', join(temp, 'register.mjs'), builtCli(), ...args], { cwd: temp, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+  spawnSync(process.execPath, ['--import', join(temp, 'register.mjs'), builtCli(), ...args], {
+    cwd: temp,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '' },
+  });
   const root = resolve('.');
-  const files = readFileSync(out, 'utf8').split('\n').filter(Boolean).map((entry) => decodeURIComponent(entry.replace(/^file:\/\//, '')));
+  const files = readFileSync(out, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((entry) => decodeURIComponent(entry.replace(/^file:\/\//, '')));
   return files.flatMap((file) => {
     if (!file.startsWith(resolve('dist/bundle'))) return [relative(root, file)];
     // The bundler's own helpers (rolldown-runtime) come from no module and have no map.
@@ -43,7 +53,14 @@ function modulesOf(...args: string[]): string[] {
   });
 }
 
-const heavy = [/node_modules\/ink\//, /node_modules\/react\//, /node_modules\/@sinclair\/typebox\//, /dist\/emulator\//, /dist\/export\//, /node_modules\/ajv\/dist\/(2020|core|compile)/];
+const heavy = [
+  /node_modules\/ink\//,
+  /node_modules\/react\//,
+  /node_modules\/@sinclair\/typebox\//,
+  /dist\/emulator\//,
+  /dist\/export\//,
+  /node_modules\/ajv\/dist\/(2020|core|compile)/,
+];
 const loadedHeavy = (modules: string[]) => modules.filter((m) => heavy.some((pattern) => pattern.test(m)));
 
 it('`cplane --help` and `--version` load no ES module: the front door answers them from the text written at build time', () => {

@@ -18,7 +18,13 @@ async function cli(...argv: string[]) {
   let stdout = '';
   let stderr = '';
   const sink = (append: (text: string) => void) => ({ write: (text: string) => (append(text), true) }) as unknown as NodeJS.WritableStream;
-  const code = await runCli(argv, { env, cwd: dir, stdout: sink((t) => (stdout += t)), stderr: sink((t) => (stderr += t)), stdin: process.stdin });
+  const code = await runCli(argv, {
+    env,
+    cwd: dir,
+    stdout: sink((t) => (stdout += t)),
+    stderr: sink((t) => (stderr += t)),
+    stdin: process.stdin,
+  });
   return { code, stdout, stderr };
 }
 
@@ -30,7 +36,14 @@ beforeAll(async () => {
     const store = await openState({ configDir: dir, account, env, command: 'seed', lock: true });
     await store.update((draft) => {
       const now = new Date().toISOString();
-      draft.resources['project.web'] = { kind: 'project', id: `prj_${account}`, inputs: { name: 'web' }, fingerprints: {}, createdAt: now, updatedAt: now };
+      draft.resources['project.web'] = {
+        kind: 'project',
+        id: `prj_${account}`,
+        inputs: { name: 'web' },
+        fingerprints: {},
+        createdAt: now,
+        updatedAt: now,
+      };
     });
     await store.close();
   }
@@ -38,12 +51,22 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('--var-file names the account, so state list reads that environment', async () => {
-  expect(await cli('state', 'list', '--var-file', 'staging.yaml.vars')).toEqual({ code: 0, stderr: '', stdout: 'project.web  project  prj_acc_staging\n' });
-  expect(await cli('state', 'list', '--var', 'account=acc_prod')).toEqual({ code: 0, stderr: '', stdout: 'project.web  project  prj_acc_prod\n' });
+  expect(await cli('state', 'list', '--var-file', 'staging.yaml.vars')).toEqual({
+    code: 0,
+    stderr: '',
+    stdout: 'project.web  project  prj_acc_staging\n',
+  });
+  expect(await cli('state', 'list', '--var', 'account=acc_prod')).toEqual({
+    code: 0,
+    stderr: '',
+    stdout: 'project.web  project  prj_acc_prod\n',
+  });
 });
 
 it('--account wins over the configuration', async () => {
-  expect((await cli('state', 'list', '--var-file', 'staging.yaml.vars', '--account', 'acc_prod')).stdout).toBe('project.web  project  prj_acc_prod\n');
+  expect((await cli('state', 'list', '--var-file', 'staging.yaml.vars', '--account', 'acc_prod')).stdout).toBe(
+    'project.web  project  prj_acc_prod\n',
+  );
 });
 
 it('without any account, two states in the folder must be chosen between', async () => {
@@ -52,5 +75,9 @@ it('without any account, two states in the folder must be chosen between', async
     stdout: '',
     stderr: `Error: ${join(dir, '.cplane')} holds the states of 2 accounts: acc_prod, acc_staging.\nChoose one with --account ID or CPLANE_ACCOUNT.\n`,
   });
-  expect(await cli('output', '--var-file', 'prod.yaml.vars')).toEqual({ code: 0, stderr: '', stdout: 'The state holds no gateway tokens.\n' });
+  expect(await cli('output', '--var-file', 'prod.yaml.vars')).toEqual({
+    code: 0,
+    stderr: '',
+    stdout: 'The state holds no gateway tokens.\n',
+  });
 });

@@ -13,7 +13,9 @@ describe('--lock-timeout DURATION', () => {
 
   it('refuses anything else, naming the forms it takes', () => {
     for (const bad of ['', '30', 's', '5 m', '-1s', '1d', '1m x']) {
-      expect(() => lockTimeoutMs({ 'lock-timeout': bad })).toThrow(`--lock-timeout expects a duration such as 30s, 5m or 1m30s, got "${bad}".`);
+      expect(() => lockTimeoutMs({ 'lock-timeout': bad })).toThrow(
+        `--lock-timeout expects a duration such as 30s, 5m or 1m30s, got "${bad}".`,
+      );
     }
   });
 });

@@ -5,7 +5,10 @@ import { readingStatus, readingStatusText } from '../../src/cli/reading-status.j
 
 function terminal(isTTY: boolean) {
   const writes: string[] = [];
-  return { writes, stream: { isTTY, write: (text: string) => (writes.push(text), true) } as unknown as NodeJS.WritableStream & { isTTY?: boolean } };
+  return {
+    writes,
+    stream: { isTTY, write: (text: string) => (writes.push(text), true) } as unknown as NodeJS.WritableStream & { isTTY?: boolean },
+  };
 }
 
 const request: ClientEvent = { type: 'request', operation: 'listProjects', method: 'GET', path: '/projects', attempt: 1 };
@@ -35,7 +38,10 @@ describe('reading status line', () => {
   });
 
   it('without a terminal, or when disabled (--json, CI), writes nothing', () => {
-    for (const [isTTY, enabled] of [[false, true], [true, false]] as const) {
+    for (const [isTTY, enabled] of [
+      [false, true],
+      [true, false],
+    ] as const) {
       const { writes, stream } = terminal(isTTY);
       const status = readingStatus(stream, { enabled });
       status.onClientEvent(request);

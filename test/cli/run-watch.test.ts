@@ -18,13 +18,22 @@ setInterval(() => { if (fs.existsSync(process.env.LOG + '.stop')) process.exit(5
 
 async function restartStory(name: string, env: NodeJS.ProcessEnv, changes: string[]) {
   const log = join(temp, name);
-  const lines = () => (readFileSync(log, { encoding: 'utf8', flag: 'a+' })).split('\n').filter(Boolean);
+  const lines = () => readFileSync(log, { encoding: 'utf8', flag: 'a+' }).split('\n').filter(Boolean);
   const until = async (test: () => boolean) => {
     while (!test()) await new Promise((r) => setTimeout(r, 20));
   };
   const said: string[] = [];
   let changed!: (variable: string, value: string, version: number) => void;
-  const done = runRestarting({ command: process.execPath, args: ['-e', child], cwd: temp, env: { PATH: process.env.PATH, LOG: log, ...env }, values: { VALUE: 'v1' }, graceMs: 200, say: (line) => said.push(line), watch: (c) => ((changed = c), () => undefined) });
+  const done = runRestarting({
+    command: process.execPath,
+    args: ['-e', child],
+    cwd: temp,
+    env: { PATH: process.env.PATH, LOG: log, ...env },
+    values: { VALUE: 'v1' },
+    graceMs: 200,
+    say: (line) => said.push(line),
+    watch: (c) => ((changed = c), () => undefined),
+  });
   await until(() => lines().length === 1);
   changes.forEach((value, i) => changed('VALUE', value, i + 2));
   await until(() => lines().at(-1) === changes.at(-1));

@@ -17,7 +17,8 @@ const root = join(import.meta.dirname, '..', '..', 'src');
 /** The words of a suggested command line as a shell splits them (single quotes as suggestedCommand writes them). */
 function shellWords(line: string): string[] {
   const words: string[] = [];
-  for (const match of line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)) words.push(match[1] !== undefined ? match[1].replace(/'\\''/g, "'") : match[2]!);
+  for (const match of line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g))
+    words.push(match[1] !== undefined ? match[1].replace(/'\\''/g, "'") : match[2]!);
   return words;
 }
 
@@ -51,14 +52,16 @@ const filled = (text: string) => text.replace(/\$\{(?:[^{}]|\{[^{}]*\})*\}/g, 'X
 function suggestionsInSources(): { where: string; line: string }[] {
   const found: { where: string; line: string }[] = [];
   for (const file of sourceFiles(root)) {
-    readFileSync(file, 'utf8').split('\n').forEach((text, i) => {
-      if (/^\s*(\/\/|\*|\/\*)/.test(text)) return;
-      const where = `${file.slice(root.length + 1)}:${i + 1}`;
-      for (const m of text.matchAll(/\\`cplane ((?:[^`\\]|\\[^`])*)\\`/g)) found.push({ where, line: filled(m[1]!) });
-      for (const literal of text.matchAll(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g)) {
-        for (const m of literal[0].matchAll(/`cplane ([^`]*)`/g)) found.push({ where, line: filled(m[1]!) });
-      }
-    });
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((text, i) => {
+        if (/^\s*(\/\/|\*|\/\*)/.test(text)) return;
+        const where = `${file.slice(root.length + 1)}:${i + 1}`;
+        for (const m of text.matchAll(/\\`cplane ((?:[^`\\]|\\[^`])*)\\`/g)) found.push({ where, line: filled(m[1]!) });
+        for (const literal of text.matchAll(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g)) {
+          for (const m of literal[0].matchAll(/`cplane ([^`]*)`/g)) found.push({ where, line: filled(m[1]!) });
+        }
+      });
   }
   // A command chosen at run time (`cplane ${verb}`) or a placeholder for one (`cplane <command> --help`) is walked below, run.
   return found.filter((s) => !/^(X|<)/.test(s.line));
@@ -79,7 +82,9 @@ beforeAll(() => {
   temp = mkdtempSync(join(tmpdir(), 'cplane-hints-'));
   mkdirSync(join(temp, 'infra'));
   writeFileSync(join(temp, 'state.json'), '{}');
-  writeFileSync(join(temp, 'infra', 'main.yaml'), `version: 1
+  writeFileSync(
+    join(temp, 'infra', 'main.yaml'),
+    `version: 1
 variables:
   env: { type: string }
 deployments:
@@ -87,7 +92,8 @@ deployments:
   prod: { account: ${extraAccount(2).id}, variables: { env: prod } }
 projects:
   shop: { description: "shop \${var.env}" }
-`);
+`,
+  );
 });
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
@@ -107,14 +113,35 @@ const argumentsOf: Record<string, string[]> = {
 };
 
 it('every command that reads a configuration, given one with deployments, suggests only commands that parse', async () => {
-  const env = { PATH: process.env.PATH, HOME: temp, NO_COLOR: '1', CPLANE_BASE_URL: 'http://127.0.0.1:9', CPLANE_TOKEN: 'sk-svc-pat-hints', CPLANE_STATE_KEY: Buffer.alloc(32, 3).toString('base64') };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: temp,
+    NO_COLOR: '1',
+    CPLANE_BASE_URL: 'http://127.0.0.1:9',
+    CPLANE_TOKEN: 'sk-svc-pat-hints',
+    CPLANE_STATE_KEY: Buffer.alloc(32, 3).toString('base64'),
+  };
   const walked: string[] = [];
   const refused: string[] = [];
   for (const command of commands.filter((c) => c.deployments || ['plan', 'apply'].includes(c.name[0]!))) {
     const name = command.name.join(' ');
     const args = [...command.name, ...(argumentsOf[name] ?? []), 'infra', ...(name === 'run' ? ['--', 'true'] : [])];
     // As a new user runs it first; then, for a command that needs one deployment, with --all (it says what to give instead).
-    const runs = [args, ...(command.deployments?.runs === 'one' ? [[...args.slice(0, -(name === 'run' ? 3 : 1)), '--deployment', 'dev', '--deployment', 'prod', ...args.slice(-(name === 'run' ? 3 : 1))]] : [])];
+    const runs = [
+      args,
+      ...(command.deployments?.runs === 'one'
+        ? [
+            [
+              ...args.slice(0, -(name === 'run' ? 3 : 1)),
+              '--deployment',
+              'dev',
+              '--deployment',
+              'prod',
+              ...args.slice(-(name === 'run' ? 3 : 1)),
+            ],
+          ]
+        : []),
+    ];
     for (const argv of runs) {
       const { stderr } = await runInProcess(argv, env, temp);
       const hints = [...stderr.matchAll(/`cplane ([^`]*)`/g)].map((m) => m[1]!);
@@ -127,7 +154,28 @@ it('every command that reads a configuration, given one with deployments, sugges
   }
   // Without a flag, each command that needs an account says so (validate and graph check the configuration offline,
   // without any deployment's values; state push reads its file first).
-  expect(refused.sort()).toEqual(['access offboard', 'access report', 'apply', 'destroy', 'drift', 'force-unlock', 'init', 'output', 'plan', 'read', 'reconcile', 'run', 'state history', 'state list', 'state migrate', 'state mv', 'state pull', 'state rm', 'state show', 'writer-key']);
+  expect(refused.sort()).toEqual([
+    'access offboard',
+    'access report',
+    'apply',
+    'destroy',
+    'drift',
+    'force-unlock',
+    'init',
+    'output',
+    'plan',
+    'read',
+    'reconcile',
+    'run',
+    'state history',
+    'state list',
+    'state migrate',
+    'state mv',
+    'state pull',
+    'state rm',
+    'state show',
+    'writer-key',
+  ]);
   // The has-deployments hint names the command as it was run, with the flag to add.
   expect(walked).toContain('state show project.shop infra --all');
   expect(walked).toContain('read record.shop/key infra --deployment dev');

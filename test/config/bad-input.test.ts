@@ -21,7 +21,9 @@ describe('YAML itself', () => {
   });
 
   test('an unquoted ${...} inside a flow collection gets a hint to quote it', async () => {
-    const d = await only({ 'main.yaml': 'variables:\n  env: { default: x }\nprojects:\n  a: { records: { r: { tags: [${var.env}] } } }\n' });
+    const d = await only({
+      'main.yaml': 'variables:\n  env: { default: x }\nprojects:\n  a: { records: { r: { tags: [${var.env}] } } }\n',
+    });
     expect(d.code).toBe('yaml_syntax');
     expect(d.detail).toBe('Inside [ ] or { }, quote a value that contains "${...}", e.g. ["${var.env}"].');
   });
@@ -72,7 +74,10 @@ describe('YAML itself', () => {
 
   test('flow collections nested past what the parser can hold are reported as too deep, not as a stack overflow', async () => {
     const d = await only({ 'main.yaml': `projects:\n  p:\n    description: ${'['.repeat(5000)}${']'.repeat(5000)}\n` });
-    expect(d).toMatchObject({ code: 'yaml_too_deep', summary: 'main.yaml nests lists or maps too deeply: a configuration file may nest at most 64 levels' });
+    expect(d).toMatchObject({
+      code: 'yaml_too_deep',
+      summary: 'main.yaml nests lists or maps too deeply: a configuration file may nest at most 64 levels',
+    });
     expect(d.range).toMatchObject({ file: 'main.yaml', line: 3 });
     expect(JSON.stringify(d)).not.toContain('call stack');
   });
@@ -82,18 +87,24 @@ describe('YAML itself', () => {
     for (let i = 0; i < 200; i++) text += `${' '.repeat(6 + i)}k${i}:\n`;
     text += `${' '.repeat(206)}v: 1\n`;
     const d = await only({ 'main.yaml': text });
-    expect(d).toMatchObject({ code: 'yaml_too_deep', summary: 'main.yaml nests lists or maps too deeply: a configuration file may nest at most 64 levels', range: { file: 'main.yaml', line: 65, col: 68 } });
+    expect(d).toMatchObject({
+      code: 'yaml_too_deep',
+      summary: 'main.yaml nests lists or maps too deeply: a configuration file may nest at most 64 levels',
+      range: { file: 'main.yaml', line: 65, col: 68 },
+    });
   });
 
   test('an empty folder', async () => {
     const result = await load({});
     expect(result.desired).toBeUndefined();
-    expect(result.diagnostics).toEqual([{
-      severity: 'error',
-      code: 'no_config_files',
-      summary: `No configuration files in ${result.dir}: expected at least one *.yaml or *.yml file`,
-      detail: 'Subfolders are not read. `cplane init DIR` writes a starter cplane.yaml into a folder that has none.',
-    }]);
+    expect(result.diagnostics).toEqual([
+      {
+        severity: 'error',
+        code: 'no_config_files',
+        summary: `No configuration files in ${result.dir}: expected at least one *.yaml or *.yml file`,
+        detail: 'Subfolders are not read. `cplane init DIR` writes a starter cplane.yaml into a folder that has none.',
+      },
+    ]);
   });
 
   test('a folder that does not exist', async () => {
@@ -108,7 +119,9 @@ describe('the schema', () => {
   test('wrong type says what was expected', async () => {
     const d = await only({ 'main.yaml': BASE.replace('rotationIntervalDays: 90', 'rotationIntervalDays: ninety') });
     expect(d).toMatchObject({ code: 'wrong_type', range: { line: 7, col: 31 } });
-    expect(d.summary).toBe('Wrong type for "rotationIntervalDays" in record "payments/stripe-key": expected an integer or null, got a string');
+    expect(d.summary).toBe(
+      'Wrong type for "rotationIntervalDays" in record "payments/stripe-key": expected an integer or null, got a string',
+    );
   });
 
   test('a number where text is expected gets a hint to quote it', async () => {
@@ -119,7 +132,11 @@ describe('the schema', () => {
 
   test('a file that is not a map', async () => {
     const d = await only({ 'main.yaml': '- projects\n' });
-    expect(d).toMatchObject({ code: 'wrong_type', summary: 'main.yaml must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import, policies, directory, defaults, modules)' });
+    expect(d).toMatchObject({
+      code: 'wrong_type',
+      summary:
+        'main.yaml must be a map of top-level keys (version, account, variables, projects, credentials, gateways, moved, removed, import, policies, directory, defaults, modules)',
+    });
   });
 
   test('unknown key suggests the closest valid one', async () => {
@@ -149,7 +166,11 @@ describe('the schema', () => {
 
   test('a missing required key points at the resource', async () => {
     const d = await only({ 'main.yaml': BASE.replace('    provider: openai\n', '') });
-    expect(d).toMatchObject({ code: 'missing_key', summary: 'Missing required key "provider" in credential "openai-prod"', range: { line: 9, col: 3 } });
+    expect(d).toMatchObject({
+      code: 'missing_key',
+      summary: 'Missing required key "provider" in credential "openai-prod"',
+      range: { line: 9, col: 3 },
+    });
   });
 
   test('an invalid local name', async () => {
@@ -169,13 +190,18 @@ describe('the schema', () => {
   });
 
   test('an inline OTel header value is refused the same way', async () => {
-    const result = await load({ 'main.yaml': `${BASE}    otelExport:\n      endpoint: https://otel.example.com\n      headers: { Authorization: Bearer s3cr3t }\n` });
+    const result = await load({
+      'main.yaml': `${BASE}    otelExport:\n      endpoint: https://otel.example.com\n      headers: { Authorization: Bearer s3cr3t }\n`,
+    });
     expect(result.diagnostics.map((d) => d.code)).toEqual(['inline_secret']);
     expect(JSON.stringify(result.diagnostics)).not.toContain('s3cr3t');
   });
 
   test('a secret interpolated from the environment is still refused, and not echoed', async () => {
-    const result = await load({ 'main.yaml': BASE.replace('secret: { env: OPENAI_API_KEY }', 'secret: "${env.KEY}"') }, { env: { KEY: 'sk-live-from-env' } });
+    const result = await load(
+      { 'main.yaml': BASE.replace('secret: { env: OPENAI_API_KEY }', 'secret: "${env.KEY}"') },
+      { env: { KEY: 'sk-live-from-env' } },
+    );
     expect(result.diagnostics.map((d) => d.code)).toEqual(['inline_secret']);
     expect(JSON.stringify(result.diagnostics)).not.toContain('sk-live');
   });
@@ -188,14 +214,20 @@ describe('the schema', () => {
 
 describe('variables', () => {
   test('an unresolved variable suggests the declared one', async () => {
-    const d = await only({ 'main.yaml': `${BASE.replace('description: Payment services', 'description: ${var.enviroment}')}variables:\n  environment: { default: x }\n` });
+    const d = await only({
+      'main.yaml': `${BASE.replace('description: Payment services', 'description: ${var.enviroment}')}variables:\n  environment: { default: x }\n`,
+    });
     expect(d).toMatchObject({ code: 'unresolved_variable', range: { line: 4, col: 18 } });
     expect(d.summary).toBe('Unknown variable "enviroment" in ${var.enviroment}; did you mean "environment"?');
   });
 
   test('a required variable left unset names it and how to set it', async () => {
     const d = await only({ 'main.yaml': 'variables:\n  account: {}\naccount: ${var.account}\n' });
-    expect(d).toMatchObject({ code: 'variable_unset', summary: 'Variable "account" is required but has no value', range: { line: 2, col: 3 } });
+    expect(d).toMatchObject({
+      code: 'variable_unset',
+      summary: 'Variable "account" is required but has no value',
+      range: { line: 2, col: 3 },
+    });
     expect(d.detail).toBe('Set it with --var account=VALUE, in a --var-file, or with the environment variable CPLANE_VAR_account.');
   });
 
@@ -210,11 +242,16 @@ describe('variables', () => {
 
   test('an unset environment variable', async () => {
     const d = await only({ 'main.yaml': 'projects:\n  a: { description: "${env.NOPE}" }\n' });
-    expect(d).toMatchObject({ code: 'unresolved_variable', summary: 'Environment variable "NOPE" is not set (used as ${env.NOPE})', range: { line: 2, col: 22 } });
+    expect(d).toMatchObject({
+      code: 'unresolved_variable',
+      summary: 'Environment variable "NOPE" is not set (used as ${env.NOPE})',
+      range: { line: 2, col: 22 },
+    });
   });
 
   test('a value that does not fit the declared type', async () => {
-    const d = (await load({ 'main.yaml': 'variables:\n  days: { type: integer }\n' }, { variables: [{ name: 'days', value: 'ten' }] })).diagnostics[0];
+    const d = (await load({ 'main.yaml': 'variables:\n  days: { type: integer }\n' }, { variables: [{ name: 'days', value: 'ten' }] }))
+      .diagnostics[0];
     expect(d?.summary).toBe('Variable "days" must be an integer; --var days=... gives "ten"');
   });
 });
@@ -228,8 +265,13 @@ describe('across files', () => {
   });
 
   test('an unknown credential in another file', async () => {
-    const result = await load({ 'a.yaml': BASE.replace('credentials:\n  openai-prod:\n    provider: openai\n    secret: { env: OPENAI_API_KEY }\n', ''), 'b.yaml': 'credentials:\n  openai-dev:\n    provider: openai\n    secret: { env: K }\n' });
-    expect(result.diagnostics.map((d) => d.summary)).toEqual(['Unknown credential "openai-prod" in gateway "prod"; did you mean "openai-dev"?']);
+    const result = await load({
+      'a.yaml': BASE.replace('credentials:\n  openai-prod:\n    provider: openai\n    secret: { env: OPENAI_API_KEY }\n', ''),
+      'b.yaml': 'credentials:\n  openai-dev:\n    provider: openai\n    secret: { env: K }\n',
+    });
+    expect(result.diagnostics.map((d) => d.summary)).toEqual([
+      'Unknown credential "openai-prod" in gateway "prod"; did you mean "openai-dev"?',
+    ]);
   });
 
   test('a duplicate address across files names both places', async () => {
@@ -246,7 +288,9 @@ describe('across files', () => {
 
   test('an unknown dependsOn address', async () => {
     const d = await only({ 'main.yaml': BASE.replace('description: Payment services', 'dependsOn: [credential.openai-prd]') });
-    expect(d.summary).toBe('Unknown address "credential.openai-prd" in dependsOn of project.payments; did you mean "credential.openai-prod"?');
+    expect(d.summary).toBe(
+      'Unknown address "credential.openai-prd" in dependsOn of project.payments; did you mean "credential.openai-prod"?',
+    );
   });
 
   test('a default provider that no attached credential has', async () => {

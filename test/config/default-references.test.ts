@@ -23,7 +23,10 @@ const widget: KindBlock = {
   key: 'widgets',
   noun: 'widget',
   schema: {},
-  references: [{ attribute: 'project', kind: 'project' }, { attribute: 'group', directory: 'groups' }],
+  references: [
+    { attribute: 'project', kind: 'project' },
+    { attribute: 'group', directory: 'groups' },
+  ],
   attributes: (entry) => ({ project: entry.project ?? 'main', group: entry.group ?? 'platform' }),
 };
 
@@ -33,7 +36,12 @@ async function build(yaml: string): Promise<{ diagnostics: Diagnostic[]; depends
   const diagnostics: Diagnostic[] = [];
   const file = (await readSourceFile(path, 'main.yaml', diagnostics))!;
   const config = file.value as ConfigFile;
-  const resources = buildDesired([{ file, config }], [...kindBlocks, widget], diagnostics, collectDirectory([{ file, config }], diagnostics));
+  const resources = buildDesired(
+    [{ file, config }],
+    [...kindBlocks, widget],
+    diagnostics,
+    collectDirectory([{ file, config }], diagnostics),
+  );
   return { diagnostics, dependsOn: resources.find((r) => r.address === 'widget.w')?.dependsOn ?? [] };
 }
 
@@ -42,13 +50,22 @@ it('reports a defaulted project and group that are not declared, at the entry, s
   expect(dependsOn).toEqual(['project.main']);
   expect(diagnostics.map((d) => [d.code, d.summary, d.range])).toEqual([
     ['unknown_reference', 'Unknown project "main" in widget "w" (the default of project)', { file: 'main.yaml', line: 5, col: 3 }],
-    ['unknown_directory_name', 'Unknown group "platform": it is not declared in directory.groups (the default of group)', { file: 'main.yaml', line: 5, col: 3 }],
+    [
+      'unknown_directory_name',
+      'Unknown group "platform": it is not declared in directory.groups (the default of group)',
+      { file: 'main.yaml', line: 5, col: 3 },
+    ],
   ]);
 });
 
 it('is satisfied by a declared project and group, and still checks a written name at its own place', async () => {
-  const declared = 'version: 1\ndirectory:\n  groups:\n    platform: { id: 00000000-0000-4000-8000-000000000001, publicKey: ' + 'A'.repeat(43) + '= }\nprojects:\n  main: {}\n';
+  const declared =
+    'version: 1\ndirectory:\n  groups:\n    platform: { id: 00000000-0000-4000-8000-000000000001, publicKey: ' +
+    'A'.repeat(43) +
+    '= }\nprojects:\n  main: {}\n';
   expect((await build(`${declared}widgets:\n  w: {}\n`)).diagnostics).toEqual([]);
   const written = await build(`${declared}widgets:\n  w: { project: mian }\n`);
-  expect(written.diagnostics.map((d) => [d.code, d.summary, d.range?.line, d.range?.col])).toEqual([['unknown_reference', 'Unknown project "mian" in widget "w"; did you mean "main"?', 8, 17]]);
+  expect(written.diagnostics.map((d) => [d.code, d.summary, d.range?.line, d.range?.col])).toEqual([
+    ['unknown_reference', 'Unknown project "mian" in widget "w"; did you mean "main"?', 8, 17],
+  ]);
 });

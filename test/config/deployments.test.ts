@@ -54,72 +54,126 @@ describe('deployments', () => {
     expect(us.desired?.directory?.groups.ops?.id).toBe('0d000000-0000-4000-8000-000000000004');
   });
 
-  it('lets a deployment\'s values win over --var, and reports a wrong value at its line', async () => {
+  it("lets a deployment's values win over --var, and reports a wrong value at its line", async () => {
     const files = { 'main.yaml': CONFIG, 'vars/prod-us.yaml': US };
-    const staging = await load(files, { deployment: 'staging', variables: [{ name: 'env', value: 'from-flag' }, { name: 'limit', value: '5' }] });
+    const staging = await load(files, {
+      deployment: 'staging',
+      variables: [
+        { name: 'env', value: 'from-flag' },
+        { name: 'limit', value: '5' },
+      ],
+    });
     expect(staging.desired?.resources.find((r) => r.address === 'project.app')?.attributes.description).toBe('staging app (5)');
-    const wrong = await load({ 'main.yaml': CONFIG.replace('limit: 99', 'limit: lots'), 'vars/prod-us.yaml': US }, { deployment: 'prod-eu' });
+    const wrong = await load(
+      { 'main.yaml': CONFIG.replace('limit: 99', 'limit: lots'), 'vars/prod-us.yaml': US },
+      { deployment: 'prod-eu' },
+    );
     expect(wrong.diagnostics.map((d) => [d.code, d.summary, d.range])).toEqual([
-      ['invalid_variable_value', 'Variable "limit" must be an integer; deployment prod-eu gives "lots"', { file: 'main.yaml', line: 11, col: 36 }],
+      [
+        'invalid_variable_value',
+        'Variable "limit" must be an integer; deployment prod-eu gives "lots"',
+        { file: 'main.yaml', line: 11, col: 36 },
+      ],
     ]);
   });
 
   it('refuses an unknown deployment name, with a suggestion', async () => {
     const { diagnostics } = await load({ 'main.yaml': CONFIG, 'vars/prod-us.yaml': US }, { deployment: 'prod_eu' });
     expect(diagnostics.map((d) => [d.code, d.summary, d.detail])).toEqual([
-      ['unknown_deployment', 'The configuration has no deployment "prod_eu"; did you mean "prod-eu"?', 'Its deployments: staging, prod-eu, prod-us.'],
+      [
+        'unknown_deployment',
+        'The configuration has no deployment "prod_eu"; did you mean "prod-eu"?',
+        'Its deployments: staging, prod-eu, prod-us.',
+      ],
     ]);
   });
 
   it('refuses an unknown deployment in after, with a suggestion, at the name', async () => {
-    const { diagnostics } = await load({ 'main.yaml': `version: 1\ndeployments:\n  staging: { account: ${A2} }\n  prod:\n    account: ${A1}\n    after: [stagin]\n` }, { allowUnsetVariables: true });
+    const { diagnostics } = await load(
+      { 'main.yaml': `version: 1\ndeployments:\n  staging: { account: ${A2} }\n  prod:\n    account: ${A1}\n    after: [stagin]\n` },
+      { allowUnsetVariables: true },
+    );
     expect(diagnostics.map((d) => [d.code, d.summary, d.range])).toEqual([
-      ['unknown_deployment', 'The deployment "prod" comes after "stagin", which is not a deployment; did you mean "staging"?', { file: 'main.yaml', line: 6, col: 13 }],
+      [
+        'unknown_deployment',
+        'The deployment "prod" comes after "stagin", which is not a deployment; did you mean "staging"?',
+        { file: 'main.yaml', line: 6, col: 13 },
+      ],
     ]);
   });
 
   it('refuses a cycle of after, naming its path', async () => {
-    const { diagnostics } = await load({
-      'main.yaml': `version: 1\ndeployments:\n  a: { account: ${A1}, after: [c] }\n  b: { account: ${A2}, after: [a] }\n  c: { account: ${A3}, after: [b] }\n  d: { account: ${A3}, workspace: d, after: [d] }\n`,
-    }, { allowUnsetVariables: true });
+    const { diagnostics } = await load(
+      {
+        'main.yaml': `version: 1\ndeployments:\n  a: { account: ${A1}, after: [c] }\n  b: { account: ${A2}, after: [a] }\n  c: { account: ${A3}, after: [b] }\n  d: { account: ${A3}, workspace: d, after: [d] }\n`,
+      },
+      { allowUnsetVariables: true },
+    );
     expect(diagnostics.map((d) => [d.code, d.summary, d.range])).toEqual([
-      ['deployment_cycle', 'The deployments wait for each other in a cycle: a after c after b after a', { file: 'main.yaml', line: 3, col: 55 }],
+      [
+        'deployment_cycle',
+        'The deployments wait for each other in a cycle: a after c after b after a',
+        { file: 'main.yaml', line: 3, col: 55 },
+      ],
       ['deployment_cycle', 'The deployments wait for each other in a cycle: d after d', { file: 'main.yaml', line: 6, col: 69 }],
     ]);
   });
 
   it('refuses two deployments on the same account and workspace, at the second account', async () => {
-    const { diagnostics } = await load({
-      'main.yaml': `version: 1\ndeployments:\n  eu: { account: ${A1} }\n  eu2: { account: ${A1}, workspace: eu2 }\n  us:\n    account: ${A1}\n`,
-    }, { allowUnsetVariables: true });
+    const { diagnostics } = await load(
+      {
+        'main.yaml': `version: 1\ndeployments:\n  eu: { account: ${A1} }\n  eu2: { account: ${A1}, workspace: eu2 }\n  us:\n    account: ${A1}\n`,
+      },
+      { allowUnsetVariables: true },
+    );
     expect(diagnostics.map((d) => [d.code, d.summary, d.range])).toEqual([
-      ['duplicate_deployment_target', `The deployments "eu" (main.yaml:3:3) and "us" are both on account ${A1}, workspace default: they would share one state`, { file: 'main.yaml', line: 6, col: 14 }],
+      [
+        'duplicate_deployment_target',
+        `The deployments "eu" (main.yaml:3:3) and "us" are both on account ${A1}, workspace default: they would share one state`,
+        { file: 'main.yaml', line: 6, col: 14 },
+      ],
     ]);
   });
 
   it('refuses an account: beside deployments:, at the account, in any file', async () => {
-    const { diagnostics } = await load({
-      'a.yaml': `version: 1\ndeployments:\n  eu: { account: ${A1} }\n`,
-      'b.yaml': `account: ${A2}\n`,
-    }, { allowUnsetVariables: true });
+    const { diagnostics } = await load(
+      {
+        'a.yaml': `version: 1\ndeployments:\n  eu: { account: ${A1} }\n`,
+        'b.yaml': `account: ${A2}\n`,
+      },
+      { allowUnsetVariables: true },
+    );
     expect(diagnostics.map((d) => [d.code, d.summary, d.range])).toEqual([
-      ['account_beside_deployments', 'account: cannot be given beside deployments: (a.yaml:2:1): each deployment names its own account', { file: 'b.yaml', line: 1, col: 1 }],
+      [
+        'account_beside_deployments',
+        'account: cannot be given beside deployments: (a.yaml:2:1): each deployment names its own account',
+        { file: 'b.yaml', line: 1, col: 1 },
+      ],
     ]);
   });
 
   it('refuses ${...} in a deployment: it is what gives the variables their values', async () => {
-    const { diagnostics } = await load({ 'main.yaml': `version: 1\nvariables:\n  a: {}\ndeployments:\n  eu: { account: "\${var.a}" }\n` }, { allowUnsetVariables: true });
+    const { diagnostics } = await load(
+      { 'main.yaml': `version: 1\nvariables:\n  a: {}\ndeployments:\n  eu: { account: "\${var.a}" }\n` },
+      { allowUnsetVariables: true },
+    );
     expect(diagnostics.map((d) => [d.code, d.range?.line])).toEqual([['deployment_interpolation', 5]]);
   });
 
   it('refuses a badly shaped deployment through the schema', async () => {
-    const { diagnostics } = await load({ 'main.yaml': `version: 1\ndeployments:\n  eu: { acount: ${A1} }\n` }, { allowUnsetVariables: true });
+    const { diagnostics } = await load(
+      { 'main.yaml': `version: 1\ndeployments:\n  eu: { acount: ${A1} }\n` },
+      { allowUnsetVariables: true },
+    );
     expect(diagnostics.map((d) => d.code)).toContain('unknown_key');
   });
 
   it('orders deployments in waves of after', () => {
     const waves = deploymentWaves([
-      { name: 'prod-eu', after: ['staging'] }, { name: 'staging', after: [] }, { name: 'prod-us', after: ['staging'] }, { name: 'canary', after: ['prod-eu', 'prod-us'] },
+      { name: 'prod-eu', after: ['staging'] },
+      { name: 'staging', after: [] },
+      { name: 'prod-us', after: ['staging'] },
+      { name: 'canary', after: ['prod-eu', 'prod-us'] },
     ]);
     expect(waves.map((w) => w.map((d) => d.name))).toEqual([['staging'], ['prod-eu', 'prod-us'], ['canary']]);
     // A deployment not chosen is not waited for.

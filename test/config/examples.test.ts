@@ -14,7 +14,10 @@ test('every example folder is covered here', () => {
 });
 
 test('quickstart: one project with two records, a credential, a gateway with OTel export and two tokens', async () => {
-  const { desired, diagnostics } = await loadConfiguration('examples/quickstart', { variables: [{ name: 'account', value: ACCOUNT }], env: {} });
+  const { desired, diagnostics } = await loadConfiguration('examples/quickstart', {
+    variables: [{ name: 'account', value: ACCOUNT }],
+    env: {},
+  });
   expect(diagnostics).toEqual([]);
   expect(desired?.account).toBe(ACCOUNT);
   expect(desired?.files).toEqual(['main.yaml']);
@@ -34,9 +37,16 @@ test('quickstart: one project with two records, a credential, a gateway with OTe
 
 test('quickstart: the secrets it names are exactly those demo.env provides', async () => {
   const { readFileSync } = await import('node:fs');
-  const provided = readFileSync('examples/quickstart/demo.env', 'utf8').split('\n').filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.split('=')[0]).sort();
+  const provided = readFileSync('examples/quickstart/demo.env', 'utf8')
+    .split('\n')
+    .filter((l) => /^[A-Z_]+=/.test(l))
+    .map((l) => l.split('=')[0])
+    .sort();
   const { desired } = await loadConfiguration('examples/quickstart', { variables: [{ name: 'account', value: ACCOUNT }], env: {} });
-  const named = desired!.resources.flatMap((r) => Object.values(r.secrets)).flatMap((s) => ('env' in s ? [s.env] : [])).sort();
+  const named = desired!.resources
+    .flatMap((r) => Object.values(r.secrets))
+    .flatMap((s) => ('env' in s ? [s.env] : []))
+    .sort();
   expect(named).toEqual(provided);
 });
 
@@ -47,10 +57,17 @@ test.each([
 ])('multi-env: deployment %s', async (deployment, env, account, requestsPerMinute, expiresInDays, preventDestroy, region) => {
   const { desired, diagnostics, deployments } = await loadConfiguration('examples/multi-env', { deployment, env: {} });
   expect(diagnostics).toEqual([]);
-  expect(deployments?.map((d) => [d.name, d.after])).toEqual([['staging', []], ['prod-eu', ['staging']], ['prod-us', ['staging']]]);
+  expect(deployments?.map((d) => [d.name, d.after])).toEqual([
+    ['staging', []],
+    ['prod-eu', ['staging']],
+    ['prod-us', ['staging']],
+  ]);
   expect(desired?.account).toBe(account);
   const byAddress = new Map(desired!.resources.map((r) => [r.address, r]));
-  expect(byAddress.get('project.app')).toMatchObject({ attributes: { name: `app-${env}`, description: `Application services (${env}, ${region})` }, lifecycle: { preventDestroy } });
+  expect(byAddress.get('project.app')).toMatchObject({
+    attributes: { name: `app-${env}`, description: `Application services (${env}, ${region})` },
+    lifecycle: { preventDestroy },
+  });
   expect(byAddress.get('gateway.main')?.attributes).toMatchObject({ slug: `app-${env}`, settings: { requestsPerMinute, window: 'day' } });
   expect(byAddress.get('gateway_token.main/ci')?.attributes).toMatchObject({ expiresInDays });
 });
@@ -63,20 +80,47 @@ test('teams: one gateway per team from a map variable, one credential per vendor
     'project.core',
     'credential.vendor[openai]',
     'credential.vendor[mistral]',
-    'module.alice.project.sandbox', 'module.bob.project.sandbox',
-    'gateway.team[payments]', 'otel_export.team[payments]', 'gateway_token.team[payments]/ci',
-    'gateway.team[search]', 'otel_export.team[search]', 'gateway_token.team[search]/ci',
-    'gateway.team[support]', 'otel_export.team[support]', 'gateway_token.team[support]/ci',
-    'module.alice.gateway.main', 'module.bob.gateway.main',
+    'module.alice.project.sandbox',
+    'module.bob.project.sandbox',
+    'gateway.team[payments]',
+    'otel_export.team[payments]',
+    'gateway_token.team[payments]/ci',
+    'gateway.team[search]',
+    'otel_export.team[search]',
+    'gateway_token.team[search]/ci',
+    'gateway.team[support]',
+    'otel_export.team[support]',
+    'gateway_token.team[support]/ci',
+    'module.alice.gateway.main',
+    'module.bob.gateway.main',
   ]);
   // The module's gateway is in the module's own project, with the caller's credential given as an input.
   expect(desired?.resources.find((r) => r.address === 'module.bob.gateway.main')?.attributes).toMatchObject({
-    project: 'module.bob.sandbox', slug: 'sandbox-bob', defaultProvider: 'mistral', credentials: ['vendor[mistral]'], settings: { requestsPerMinute: 10 },
+    project: 'module.bob.sandbox',
+    slug: 'sandbox-bob',
+    defaultProvider: 'mistral',
+    credentials: ['vendor[mistral]'],
+    settings: { requestsPerMinute: 10 },
   });
   expect(desired?.resources.find((r) => r.address === 'gateway.team[search]')?.attributes).toMatchObject({
-    name: 'search gateway', slug: 'gw-search', defaultProvider: 'mistral', defaultModel: 'mistral-small', credentials: ['vendor[mistral]'], settings: { requestsPerMinute: 100, window: 'day' },
+    name: 'search gateway',
+    slug: 'gw-search',
+    defaultProvider: 'mistral',
+    defaultModel: 'mistral-small',
+    credentials: ['vendor[mistral]'],
+    settings: { requestsPerMinute: 100, window: 'day' },
   });
-  const more = await loadConfiguration('examples/teams', { variables: [{ name: 'account', value: ACCOUNT }, { file: 'examples/teams/vars/more-teams.yaml' }], env: {} });
+  const more = await loadConfiguration('examples/teams', {
+    variables: [{ name: 'account', value: ACCOUNT }, { file: 'examples/teams/vars/more-teams.yaml' }],
+    env: {},
+  });
   expect(more.diagnostics).toEqual([]);
-  expect(more.desired?.resources.filter((r) => r.kind === 'gateway').map((r) => r.address)).toEqual(['gateway.team[payments]', 'gateway.team[search]', 'gateway.team[support]', 'gateway.team[billing]', 'module.alice.gateway.main', 'module.bob.gateway.main']);
+  expect(more.desired?.resources.filter((r) => r.kind === 'gateway').map((r) => r.address)).toEqual([
+    'gateway.team[payments]',
+    'gateway.team[search]',
+    'gateway.team[support]',
+    'gateway.team[billing]',
+    'module.alice.gateway.main',
+    'module.bob.gateway.main',
+  ]);
 });

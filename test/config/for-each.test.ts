@@ -30,10 +30,18 @@ test('a map makes one instance per key, its children carry the key, and a whole 
   expect(diagnostics).toEqual([]);
   const byAddress = new Map(desired!.resources.map((r) => [r.address, r]));
   expect([...byAddress.keys()].filter((a) => a.includes('['))).toEqual([
-    'gateway.team[payments]', 'otel_export.team[payments]', 'gateway_token.team[payments]/ci',
-    'gateway.team[search]', 'otel_export.team[search]', 'gateway_token.team[search]/ci',
+    'gateway.team[payments]',
+    'otel_export.team[payments]',
+    'gateway_token.team[payments]/ci',
+    'gateway.team[search]',
+    'otel_export.team[search]',
+    'gateway_token.team[search]/ci',
   ]);
-  expect(byAddress.get('gateway.team[search]')?.attributes).toMatchObject({ name: 'search gateway', slug: 'gw-search', settings: { requestsPerMinute: 100 } });
+  expect(byAddress.get('gateway.team[search]')?.attributes).toMatchObject({
+    name: 'search gateway',
+    slug: 'gw-search',
+    settings: { requestsPerMinute: 100 },
+  });
   expect(byAddress.get('gateway_token.team[search]/ci')?.attributes).toMatchObject({ gateway: 'team[search]', name: 'search-ci' });
   expect(byAddress.get('gateway_token.team[search]/ci')?.dependsOn).toContain('gateway.team[search]');
   expect(byAddress.get('otel_export.team[payments]')?.attributes).toMatchObject({ endpoint: 'https://otel.example.com/payments' });
@@ -61,13 +69,21 @@ gateways:
 `,
   });
   expect(diagnostics).toEqual([]);
-  expect(desired!.resources.map((r) => r.address)).toEqual(['project.core', 'credential.vendor[openai]', 'credential.vendor[mistral]', 'gateway.main']);
+  expect(desired!.resources.map((r) => r.address)).toEqual([
+    'project.core',
+    'credential.vendor[openai]',
+    'credential.vendor[mistral]',
+    'gateway.main',
+  ]);
   const gateway = desired!.resources.find((r) => r.address === 'gateway.main')!;
   expect(gateway.dependsOn).toContain('credential.vendor[mistral]');
-  expect(desired!.resources.find((r) => r.address === 'credential.vendor[openai]')?.attributes).toMatchObject({ provider: 'openai', label: 'vendor[openai]' });
+  expect(desired!.resources.find((r) => r.address === 'credential.vendor[openai]')?.attributes).toMatchObject({
+    provider: 'openai',
+    label: 'vendor[openai]',
+  });
 });
 
-test('a list of maps is keyed by each map\'s name; a nested forEach reads its own each', async () => {
+test("a list of maps is keyed by each map's name; a nested forEach reads its own each", async () => {
   const { desired, diagnostics } = await load({
     'main.yaml': `${stem}gateways:
   team:
@@ -94,10 +110,17 @@ test('a list of maps is keyed by each map\'s name; a nested forEach reads its ow
 });
 
 test('list and map variables take JSON from --var and YAML from a var file', async () => {
-  const files = { 'main.yaml': stem + teams.replace(/ {4}default:\n( {6}.*\n)+/, ''), 'vars/teams.yaml': 'teams:\n  billing: { rpm: 7 }\n' };
+  const files = {
+    'main.yaml': stem + teams.replace(/ {4}default:\n( {6}.*\n)+/, ''),
+    'vars/teams.yaml': 'teams:\n  billing: { rpm: 7 }\n',
+  };
   const fromFlag = await load(files, { variables: [{ name: 'teams', value: '{"ops":{"rpm":5}}' }] });
   expect(fromFlag.diagnostics).toEqual([]);
-  expect(fromFlag.desired!.resources.filter((r) => r.kind === 'gateway').map((r) => [r.address, (r.attributes.settings as { requestsPerMinute: number }).requestsPerMinute])).toEqual([['gateway.team[ops]', 5]]);
+  expect(
+    fromFlag
+      .desired!.resources.filter((r) => r.kind === 'gateway')
+      .map((r) => [r.address, (r.attributes.settings as { requestsPerMinute: number }).requestsPerMinute]),
+  ).toEqual([['gateway.team[ops]', 5]]);
   expect(fromFlag.desired!.variables.teams).toEqual({ ops: { rpm: 5 } });
   const fromFile = await load(files, { variables: [{ file: 'vars/teams.yaml' }] });
   expect(fromFile.diagnostics).toEqual([]);
@@ -105,11 +128,22 @@ test('list and map variables take JSON from --var and YAML from a var file', asy
 });
 
 test('wrong values for list and map variables are exact errors: the flag, or the file:line:col', async () => {
-  const files = { 'main.yaml': `version: 1\nvariables:\n  teams: { type: map }\n  ids: { type: list, default: { a: 1 } }\n`, 'vars/bad.yaml': 'teams: [a, b]\n' };
+  const files = {
+    'main.yaml': `version: 1\nvariables:\n  teams: { type: map }\n  ids: { type: list, default: { a: 1 } }\n`,
+    'vars/bad.yaml': 'teams: [a, b]\n',
+  };
   const flag = await load(files, { variables: [{ name: 'teams', value: '{not json' }] });
   expect(flag.diagnostics.map((d) => [d.code, d.summary, d.range?.line])).toEqual([
-    ['invalid_variable_value', 'Variable "teams" must be a map (in --var and CPLANE_VAR_*, as JSON: {"key":"value"}); --var teams=... gives "{not json"', 3],
-    ['invalid_variable_value', 'Variable "ids" must be a list (in --var and CPLANE_VAR_*, as JSON: ["a","b"]); its default gives {"a":1}', 4],
+    [
+      'invalid_variable_value',
+      'Variable "teams" must be a map (in --var and CPLANE_VAR_*, as JSON: {"key":"value"}); --var teams=... gives "{not json"',
+      3,
+    ],
+    [
+      'invalid_variable_value',
+      'Variable "ids" must be a list (in --var and CPLANE_VAR_*, as JSON: ["a","b"]); its default gives {"a":1}',
+      4,
+    ],
   ]);
   const file = await load(files, { variables: [{ file: 'vars/bad.yaml' }] });
   const teamsError = file.diagnostics.find((d) => d.summary.startsWith('Variable "teams"'));
@@ -117,7 +151,7 @@ test('wrong values for list and map variables are exact errors: the flag, or the
   expect(teamsError?.summary).toContain('--var-file vars/bad.yaml gives ["a","b"]');
 });
 
-test('a typo inside a template is reported at the template\'s line, naming the instance', async () => {
+test("a typo inside a template is reported at the template's line, naming the instance", async () => {
   const typo = teams.replace('      requestsPerMinute: ${each.value.rpm}', '      requestsPerMinute: ${each.value.rmp}');
   const { diagnostics } = await load({ 'gateways.yaml': stem + typo });
   expect(diagnostics.map((d) => `${d.range?.file}:${d.range?.line}:${d.range?.col}: ${d.code}: ${d.summary}`)).toEqual([
@@ -141,21 +175,31 @@ test('keys must be known: a forEach over a variable without a value is an error 
 });
 
 test('duplicate, malformed and missing keys, forEach over text, each outside forEach, and a written instance name are errors', async () => {
-  const gateway = (forEach: string, extra = '') => `${stem}gateways:\n  team:\n    forEach: ${forEach}\n    project: core\n    defaultProvider: openai\n    defaultModel: gpt-4o-mini\n    credentials: [openai]\n${extra}`;
-  const codes = async (yaml: string) => (await load({ 'main.yaml': yaml })).diagnostics.map((d) => `${d.range?.line}:${d.range?.col}: ${d.code}: ${d.summary}`);
-  expect(await codes(gateway('[a, b, a]'))).toEqual(['8:21: duplicate_for_each_key: Duplicate forEach key "a" in gateway.team: each key makes one instance']);
-  expect(await codes(gateway('["a/b"]'))).toEqual(['8:15: invalid_for_each_key: Invalid forEach key "a/b" in gateway.team: a key is 1 to 100 printable characters without "[", "]" or "/"']);
-  expect(await codes(gateway('[{ id: 1 }]'))).toEqual(['8:15: for_each_key_type: Item 0 of the forEach list of gateway.team has no key: a list\'s item must be text, or a map with a "name"']);
-  expect(await codes(gateway('just-text'))).toEqual(['8:14: for_each_type: forEach of gateway.team must be a map or a list; got text']);
-  expect(await codes(`${stem}gateways:\n  main:\n    project: core\n    defaultModel: gpt-4o-mini\n    slug: \${each.key}\n    credentials: [openai]\n`)).toEqual([
-    '10:11: each_outside_for_each: ${each.key} is used outside a forEach entry',
+  const gateway = (forEach: string, extra = '') =>
+    `${stem}gateways:\n  team:\n    forEach: ${forEach}\n    project: core\n    defaultProvider: openai\n    defaultModel: gpt-4o-mini\n    credentials: [openai]\n${extra}`;
+  const codes = async (yaml: string) =>
+    (await load({ 'main.yaml': yaml })).diagnostics.map((d) => `${d.range?.line}:${d.range?.col}: ${d.code}: ${d.summary}`);
+  expect(await codes(gateway('[a, b, a]'))).toEqual([
+    '8:21: duplicate_for_each_key: Duplicate forEach key "a" in gateway.team: each key makes one instance',
   ]);
+  expect(await codes(gateway('["a/b"]'))).toEqual([
+    '8:15: invalid_for_each_key: Invalid forEach key "a/b" in gateway.team: a key is 1 to 100 printable characters without "[", "]" or "/"',
+  ]);
+  expect(await codes(gateway('[{ id: 1 }]'))).toEqual([
+    '8:15: for_each_key_type: Item 0 of the forEach list of gateway.team has no key: a list\'s item must be text, or a map with a "name"',
+  ]);
+  expect(await codes(gateway('just-text'))).toEqual(['8:14: for_each_type: forEach of gateway.team must be a map or a list; got text']);
+  expect(
+    await codes(
+      `${stem}gateways:\n  main:\n    project: core\n    defaultModel: gpt-4o-mini\n    slug: \${each.key}\n    credentials: [openai]\n`,
+    ),
+  ).toEqual(['10:11: each_outside_for_each: ${each.key} is used outside a forEach entry']);
   expect(await codes(gateway('[a]', '    otelExport:\n      forEach: [x]\n'))).toEqual([
     '14:7: for_each_on_single: forEach is not allowed in otelExport: there is one per gateway',
   ]);
-  expect(await codes(`${stem}gateways:\n  team[a]:\n    project: core\n    defaultModel: gpt-4o-mini\n    credentials: [openai]\n`)).toEqual([
-    '7:3: instance_name_written: "team[a]" names an instance: instances are made by forEach, not written',
-  ]);
+  expect(
+    await codes(`${stem}gateways:\n  team[a]:\n    project: core\n    defaultModel: gpt-4o-mini\n    credentials: [openai]\n`),
+  ).toEqual(['7:3: instance_name_written: "team[a]" names an instance: instances are made by forEach, not written']);
 });
 
 test('an import block with forEach adopts one object per key', async () => {
@@ -183,7 +227,9 @@ import:
 });
 
 test('moved between a plain address and an instance is accepted', async () => {
-  const { desired, diagnostics } = await load({ 'main.yaml': `${stem + teams}moved:\n  - from: gateway.payments\n    to: gateway.team[payments]\n` });
+  const { desired, diagnostics } = await load({
+    'main.yaml': `${stem + teams}moved:\n  - from: gateway.payments\n    to: gateway.team[payments]\n`,
+  });
   expect(diagnostics).toEqual([]);
   expect(desired!.refactoring?.moved.map(({ from, to }) => [from, to])).toEqual([['gateway.payments', 'gateway.team[payments]']]);
 });
@@ -200,13 +246,25 @@ gateways:
     defaultModel: gpt-4o-mini
     credentials: [openai]
 `;
-  const escape = await load({ 'main.yaml': gateway }, { variables: [{ name: 'teams', value: JSON.stringify({ '\u001b]8;;x\u0007': {} }) }] });
+  const escape = await load(
+    { 'main.yaml': gateway },
+    { variables: [{ name: 'teams', value: JSON.stringify({ '\u001b]8;;x\u0007': {} }) }] },
+  );
   expect(escape.diagnostics.map((d) => d.code)).toEqual(['invalid_for_each_key']);
   const bidi = await load({ 'main.yaml': gateway }, { variables: [{ name: 'teams', value: JSON.stringify({ 'a\u202eb': {} }) }] });
   expect(bidi.diagnostics.map((d) => d.code)).toEqual(['invalid_for_each_key']);
-  const lookalike = await load({ 'main.yaml': gateway }, { variables: [{ name: 'teams', value: JSON.stringify({ '${env.OPENAI_API_KEY}': {} }) }], env: { OPENAI_API_KEY: 'sk-must-not-appear' } });
+  const lookalike = await load(
+    { 'main.yaml': gateway },
+    {
+      variables: [{ name: 'teams', value: JSON.stringify({ '${env.OPENAI_API_KEY}': {} }) }],
+      env: { OPENAI_API_KEY: 'sk-must-not-appear' },
+    },
+  );
   expect(lookalike.diagnostics).toEqual([]);
-  expect(lookalike.desired!.resources.find((r) => r.kind === 'gateway')).toMatchObject({ address: 'gateway.team[${env.OPENAI_API_KEY}]', attributes: { slug: '${env.OPENAI_API_KEY}' } });
+  expect(lookalike.desired!.resources.find((r) => r.kind === 'gateway')).toMatchObject({
+    address: 'gateway.team[${env.OPENAI_API_KEY}]',
+    attributes: { slug: '${env.OPENAI_API_KEY}' },
+  });
   expect(JSON.stringify(lookalike.desired)).not.toContain('sk-must-not-appear');
 });
 

@@ -9,7 +9,10 @@ import { afterAll, expect, test } from 'vitest';
 import { commentsOf, FLOW_WIDTH, formatConfigFolder, formatConfigText } from '../../src/config/format.js';
 import { loadConfiguration } from '../../src/providers/index.js';
 
-const schema = JSON.parse(readFileSync('schema/config.schema.json', 'utf8')) as Record<string, unknown> & { properties: Record<string, unknown>; $defs: Record<string, { properties: Record<string, unknown> }> };
+const schema = JSON.parse(readFileSync('schema/config.schema.json', 'utf8')) as Record<string, unknown> & {
+  properties: Record<string, unknown>;
+  $defs: Record<string, { properties: Record<string, unknown> }>;
+};
 const temps: string[] = [];
 afterAll(() => temps.forEach((t) => rmSync(t, { recursive: true, force: true })));
 const tempDir = () => {
@@ -146,28 +149,36 @@ const examplesVariables: Record<string, { variables: { name?: string; value?: st
   'multi-env': { variables: [{ file: 'examples/multi-env/vars/prod.yaml' }] },
 };
 
-test.each(exampleFolders)('examples/%s: fmt keeps the DesiredState and every comment, and fmt of its output changes nothing', async (name) => {
-  const copy = join(tempDir(), name);
-  cpSync(join('examples', name), copy, { recursive: true });
-  const { files, diagnostics } = await formatConfigFolder(copy, (p) => p, schema);
-  expect(diagnostics).toEqual([]);
-  expect(files.length).toBeGreaterThan(0);
-  for (const file of files) {
-    expect(commentsOf(file.formatted).sort()).toEqual(commentsOf(file.text).sort());
-    writeFileSync(file.path, file.formatted);
-  }
-  const options = { variables: examplesVariables[name]?.variables ?? [{ name: 'account', value: '00000000-0000-4000-8000-000000000001' }], env: {} };
-  const before = await loadConfiguration(join('examples', name), options as never);
-  const after = await loadConfiguration(copy, options as never);
-  expect(before.diagnostics).toEqual([]);
-  expect(after.diagnostics).toEqual([]);
-  // Everything but where each value is written (the folder, and lines that moved).
-  const placeless = (value: unknown): unknown => JSON.parse(JSON.stringify(value), (key, v: unknown) =>
-    key === 'dir' ? 'DIR' : v && typeof v === 'object' && 'line' in v && 'col' in v && 'file' in v ? 'PLACE' : v);
-  expect(placeless(after.desired)).toEqual(placeless(before.desired));
-  const again = await formatConfigFolder(copy, (p) => p, schema);
-  for (const file of again.files) expect(file.formatted).toBe(file.text);
-});
+test.each(exampleFolders)(
+  'examples/%s: fmt keeps the DesiredState and every comment, and fmt of its output changes nothing',
+  async (name) => {
+    const copy = join(tempDir(), name);
+    cpSync(join('examples', name), copy, { recursive: true });
+    const { files, diagnostics } = await formatConfigFolder(copy, (p) => p, schema);
+    expect(diagnostics).toEqual([]);
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      expect(commentsOf(file.formatted).sort()).toEqual(commentsOf(file.text).sort());
+      writeFileSync(file.path, file.formatted);
+    }
+    const options = {
+      variables: examplesVariables[name]?.variables ?? [{ name: 'account', value: '00000000-0000-4000-8000-000000000001' }],
+      env: {},
+    };
+    const before = await loadConfiguration(join('examples', name), options as never);
+    const after = await loadConfiguration(copy, options as never);
+    expect(before.diagnostics).toEqual([]);
+    expect(after.diagnostics).toEqual([]);
+    // Everything but where each value is written (the folder, and lines that moved).
+    const placeless = (value: unknown): unknown =>
+      JSON.parse(JSON.stringify(value), (key, v: unknown) =>
+        key === 'dir' ? 'DIR' : v && typeof v === 'object' && 'line' in v && 'col' in v && 'file' in v ? 'PLACE' : v,
+      );
+    expect(placeless(after.desired)).toEqual(placeless(before.desired));
+    const again = await formatConfigFolder(copy, (p) => p, schema);
+    for (const file of again.files) expect(file.formatted).toBe(file.text);
+  },
+);
 
 /** Every configuration folder under examples/: the examples and the modules they call. */
 const canonicalFolders = exampleFolders.flatMap((name) => {
@@ -186,28 +197,47 @@ test('property: any order of keys, any flow or block style and any comments give
   const scalar = fc.stringMatching(/^[a-z][a-z0-9-]{0,14}$/);
   const list = fc.array(scalar, { minLength: 0, maxLength: 9 });
   const record = fc.record({ tags: list, format: scalar, rotationIntervalDays: fc.integer({ min: 1, max: 999 }) }, { requiredKeys: [] });
-  const project = fc.record({ name: scalar, description: scalar, records: fc.dictionary(scalar, record, { maxKeys: 3 }), lifecycle: fc.record({ preventDestroy: fc.boolean() }) }, { requiredKeys: [] });
-  const config = fc.record({ version: fc.constant(1), account: scalar, projects: fc.dictionary(scalar, project, { minKeys: 1, maxKeys: 3 }) }, { requiredKeys: ['projects'] });
-  fc.assert(fc.property(config, fc.infiniteStream(fc.boolean()), fc.infiniteStream(fc.boolean()), (value, flows, commented) => {
-    // Written with shuffled keys (reversed), each collection in a random style, and random comments above keys.
-    const comments: string[] = [];
-    const write = (node: unknown, indent: string): string => {
-      if (Array.isArray(node)) return flows.next().value || node.length === 0 ? ` [${node.join(', ')}]\n` : `\n${node.map((v) => `${indent}- ${String(v)}\n`).join('')}`;
-      if (node && typeof node === 'object') {
-        const entries = Object.entries(node).reverse();
-        if (entries.length === 0) return ' {}\n';
-        return `\n${entries.map(([k, v]) => {
-          const comment = commented.next().value ? `${indent}# note ${comments.push(k)}\n` : '';
-          return `${comment}${indent}${k}:${write(v, `${indent}  `)}`;
-        }).join('')}`;
-      }
-      return ` ${String(node)}\n`;
-    };
-    const text = write(value, '').slice(1);
-    const out = format(text);
-    expect(parse(out)).toEqual(parse(text));
-    expect(commentsOf(out).sort()).toEqual(commentsOf(text).sort());
-    expect(format(out)).toBe(out);
-    void entryKeys;
-  }), { numRuns: 150 });
+  const project = fc.record(
+    {
+      name: scalar,
+      description: scalar,
+      records: fc.dictionary(scalar, record, { maxKeys: 3 }),
+      lifecycle: fc.record({ preventDestroy: fc.boolean() }),
+    },
+    { requiredKeys: [] },
+  );
+  const config = fc.record(
+    { version: fc.constant(1), account: scalar, projects: fc.dictionary(scalar, project, { minKeys: 1, maxKeys: 3 }) },
+    { requiredKeys: ['projects'] },
+  );
+  fc.assert(
+    fc.property(config, fc.infiniteStream(fc.boolean()), fc.infiniteStream(fc.boolean()), (value, flows, commented) => {
+      // Written with shuffled keys (reversed), each collection in a random style, and random comments above keys.
+      const comments: string[] = [];
+      const write = (node: unknown, indent: string): string => {
+        if (Array.isArray(node))
+          return flows.next().value || node.length === 0
+            ? ` [${node.join(', ')}]\n`
+            : `\n${node.map((v) => `${indent}- ${String(v)}\n`).join('')}`;
+        if (node && typeof node === 'object') {
+          const entries = Object.entries(node).reverse();
+          if (entries.length === 0) return ' {}\n';
+          return `\n${entries
+            .map(([k, v]) => {
+              const comment = commented.next().value ? `${indent}# note ${comments.push(k)}\n` : '';
+              return `${comment}${indent}${k}:${write(v, `${indent}  `)}`;
+            })
+            .join('')}`;
+        }
+        return ` ${String(node)}\n`;
+      };
+      const text = write(value, '').slice(1);
+      const out = format(text);
+      expect(parse(out)).toEqual(parse(text));
+      expect(commentsOf(out).sort()).toEqual(commentsOf(text).sort());
+      expect(format(out)).toBe(out);
+      void entryKeys;
+    }),
+    { numRuns: 150 },
+  );
 });

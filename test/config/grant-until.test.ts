@@ -23,15 +23,26 @@ ${directoryYaml({ users: { dana }, groups: { platform } })}`;
 
 describe('grants with until and reason', () => {
   test('each kind takes an entry with until and reason; plain names keep working', async () => {
-    const result = await load({ 'main.yaml': config(`          serviceAccounts: [{ name: ci-deployer, until: "2026-12-01T18:00:00Z", reason: INC-123 }]
+    const result = await load({
+      'main.yaml': config(`          serviceAccounts: [{ name: ci-deployer, until: "2026-12-01T18:00:00Z", reason: INC-123 }]
           users:
             - name: dana
               until: 2026-12-02T09:00:00+01:00
-          groups: [platform]`) });
+          groups: [platform]`),
+    });
     expect(result.diagnostics).toEqual([]);
     const attributes = (address: string) => result.desired!.resources.find((r) => r.address === address)!.attributes;
-    expect(attributes('service_account_grant.payments/stripe-key/ci-deployer')).toEqual({ record: 'payments/stripe-key', reader: 'ci-deployer', until: '2026-12-01T18:00:00Z', reason: 'INC-123' });
-    expect(attributes('user_share.payments/stripe-key/dana')).toEqual({ record: 'payments/stripe-key', reader: 'dana', until: '2026-12-02T09:00:00+01:00' });
+    expect(attributes('service_account_grant.payments/stripe-key/ci-deployer')).toEqual({
+      record: 'payments/stripe-key',
+      reader: 'ci-deployer',
+      until: '2026-12-01T18:00:00Z',
+      reason: 'INC-123',
+    });
+    expect(attributes('user_share.payments/stripe-key/dana')).toEqual({
+      record: 'payments/stripe-key',
+      reader: 'dana',
+      until: '2026-12-02T09:00:00+01:00',
+    });
     expect(attributes('group_share.payments/stripe-key/platform')).toEqual({ record: 'payments/stripe-key', reader: 'platform' });
     expect(attributes('record.payments/stripe-key')).toMatchObject({
       grants: { serviceAccounts: ['ci-deployer'], users: ['dana'], groups: ['platform'] },

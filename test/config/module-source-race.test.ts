@@ -76,7 +76,9 @@ test('a link that leads outside the configuration folder is refused as outside',
   symlinkSync(outside, link);
   const loaded = await load(root);
   expect(loaded.desired).toBeUndefined();
-  expect(loaded.diagnostics.map((d) => [d.code, d.summary])).toEqual([['module_source_outside', 'module.team: source "./modules/team" is outside the configuration folder']]);
+  expect(loaded.diagnostics.map((d) => [d.code, d.summary])).toEqual([
+    ['module_source_outside', 'module.team: source "./modules/team" is outside the configuration folder'],
+  ]);
 });
 
 test('a link flipped to a folder outside right after the check: the folder checked is read, not the outside one', async () => {
@@ -101,7 +103,11 @@ test('the checked folder itself replaced by a link outside after the check: refu
   const loaded = await load(root);
   expect(loaded.desired).toBeUndefined();
   expect(loaded.diagnostics.map((d) => [d.code, d.summary, d.range])).toEqual([
-    ['module_source_changed', 'module.team: source folder "./modules/team" changed while it was read', { file: 'main.yaml', line: 3, col: 19 }],
+    [
+      'module_source_changed',
+      'module.team: source folder "./modules/team" changed while it was read',
+      { file: 'main.yaml', line: 3, col: 19 },
+    ],
   ]);
 });
 
@@ -122,11 +128,21 @@ test('another process flipping the link between inside and outside while 40 load
   const { root, inside, outside, link } = arrange();
   // Each flip replaces the link in one rename, so the link always exists and points at one of the two folders.
   // It says when it has begun (a synchronous write: its loop never yields), so no load runs before the race does.
-  const flipper = spawn(process.execPath, ['-e', `
+  const flipper = spawn(
+    process.execPath,
+    [
+      '-e',
+      `
     const { symlinkSync, renameSync, writeSync } = require('node:fs');
     const [link, a, b] = process.argv.slice(1);
     for (let i = 0; ; i++) { symlinkSync(i % 2 ? a : b, link + '.next'); renameSync(link + '.next', link); if (i === 1) writeSync(1, 'flipping\\n'); }
-  `, link, inside, outside], { stdio: ['ignore', 'pipe', 'inherit'] });
+  `,
+      link,
+      inside,
+      outside,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const outcomes = { inside: 0, evil: 0, refused: 0 };
   try {
     await once(flipper.stdout, 'data');

@@ -31,7 +31,8 @@ function repository(options: { git: boolean }): { top: string; infra: string } {
   return { top, infra };
 }
 
-const loadIn = (dir: string, options: { deployment?: string; allowUnsetVariables?: boolean; env?: NodeJS.ProcessEnv } = {}) => loadConfiguration('.', { env: {}, cwd: dir, ...options });
+const loadIn = (dir: string, options: { deployment?: string; allowUnsetVariables?: boolean; env?: NodeJS.ProcessEnv } = {}) =>
+  loadConfiguration('.', { env: {}, cwd: dir, ...options });
 
 describe('paths the configuration names stay inside its folder or its Git work tree', () => {
   it.each([
@@ -87,7 +88,7 @@ describe('paths the configuration names stay inside its folder or its Git work t
     }
   });
 
-  it('inside the work tree, .git (the checkout\'s credentials) is never read', async () => {
+  it("inside the work tree, .git (the checkout's credentials) is never read", async () => {
     const { infra } = repository({ git: true });
     writeFileSync(join(infra, '..', '.git', 'config'), '[http]\n\textraheader = AUTHORIZATION: basic c2VjcmV0LXRva2Vu\n');
     writeFileSync(join(infra, 'main.yaml'), deployments('../.git/config'));
@@ -109,14 +110,17 @@ describe('paths the configuration names stay inside its folder or its Git work t
   it('a { file: } secret source outside is an error at its path; one inside is taken', async () => {
     const { top, infra } = repository({ git: false });
     writeFileSync(join(infra, 'key.txt'), 'sk-inside-the-folder\n');
-    writeFileSync(join(infra, 'main.yaml'), `version: 1
+    writeFileSync(
+      join(infra, 'main.yaml'),
+      `version: 1
 account: ${A1}
 projects:
   app:
     records:
       inside: { value: { file: ./key.txt } }
       outside: { value: { file: ${join(top, 'outside', 'state.key')} } }
-`);
+`,
+    );
     const { diagnostics } = await loadIn(infra);
     expect(diagnostics.map((d) => [d.code, d.range?.line, d.range?.col])).toEqual([['path_outside', 7, 33]]);
     expect(diagnostics[0]!.summary).toMatch(/^The secret source file ".*state\.key" is outside the configuration folder/);
@@ -125,7 +129,9 @@ projects:
   it('a diagnostic never quotes the value of a secret source (a var file that is also a secret file)', async () => {
     const { infra } = repository({ git: false });
     writeFileSync(join(infra, 'token.txt'), 'tok-0123456789abcdef\n');
-    writeFileSync(join(infra, 'main.yaml'), `version: 1
+    writeFileSync(
+      join(infra, 'main.yaml'),
+      `version: 1
 variables:
   env: { type: string, default: x }
 deployments:
@@ -135,7 +141,8 @@ projects:
     records:
       api: { value: { file: ./token.txt } }
       env: { value: { env: SECRET_FROM_ENV } }
-`);
+`,
+    );
     writeFileSync(join(infra, 'other.yaml'), 'projects:\n  extra: { description: "pasted sk-env-value-12345 by mistake"\n');
     const { diagnostics } = await loadIn(infra, { deployment: 'staging', env: { SECRET_FROM_ENV: 'sk-env-value-12345' } });
     const text = JSON.stringify(diagnostics);

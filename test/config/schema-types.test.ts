@@ -37,33 +37,90 @@ test('every property has a description', () => {
 
 test('a typed sample that uses every key validates in strict mode', () => {
   // The kinds' keys are typed by their definitions; the rest of the file by ConfigFile.
-  const sample: ConfigFile & { projects: Record<string, ProjectConfig>; credentials: Record<string, CredentialConfig>; gateways: Record<string, GatewayConfig> } = {
+  const sample: ConfigFile & {
+    projects: Record<string, ProjectConfig>;
+    credentials: Record<string, CredentialConfig>;
+    gateways: Record<string, GatewayConfig>;
+  } = {
     version: 1,
     account: 'acc',
     variables: { env: { description: 'd', type: 'string', default: 'x' } },
     projects: {
       p: {
-        name: 'p', description: 'd', active: true, dependsOn: [], lifecycle: { preventDestroy: true, ignoreChanges: ['name'] },
+        name: 'p',
+        description: 'd',
+        active: true,
+        dependsOn: [],
+        lifecycle: { preventDestroy: true, ignoreChanges: ['name'] },
         groupRoles: { platform: 'admin' },
         records: {
           r: {
-            name: 'r', format: 'text', tags: ['t'], secretDueAt: '2027-01-01T00:00:00Z', rotationIntervalDays: 90, value: { generate: { length: 32 } },
-            grants: { serviceAccounts: ['ci'], users: ['dana', { name: 'erin', until: '2027-01-01T00:00:00Z', reason: 'incident 12' }], groups: [] },
-            rotateOnRevoke: true, owner: { user: 'dana' }, lifecycle: { ignoreChanges: ['tags'] }, dependsOn: ['project.p'],
+            name: 'r',
+            format: 'text',
+            tags: ['t'],
+            secretDueAt: '2027-01-01T00:00:00Z',
+            rotationIntervalDays: 90,
+            value: { generate: { length: 32 } },
+            grants: {
+              serviceAccounts: ['ci'],
+              users: ['dana', { name: 'erin', until: '2027-01-01T00:00:00Z', reason: 'incident 12' }],
+              groups: [],
+            },
+            rotateOnRevoke: true,
+            owner: { user: 'dana' },
+            lifecycle: { ignoreChanges: ['tags'] },
+            dependsOn: ['project.p'],
           },
         },
       },
     },
-    credentials: { c: { provider: 'openai', label: 'l', baseUrl: 'https://api.openai.com/v1', secret: { env: 'K' }, lifecycle: { ignoreChanges: ['label'] } } },
+    credentials: {
+      c: {
+        provider: 'openai',
+        label: 'l',
+        baseUrl: 'https://api.openai.com/v1',
+        secret: { env: 'K' },
+        lifecycle: { ignoreChanges: ['label'] },
+      },
+    },
     gateways: {
       g: {
-        project: 'p', name: 'g', slug: 'g', defaultProvider: 'openai', defaultModel: 'm', credentials: ['c'],
-        settings: { requestsPerMinute: 1, tokensPerMinute: null, spendLimitUsd: '1.00', window: 'hour', guardrails: { blockPii: true, blockedTerms: ['x'], maxInputTokens: 10 }, cache: { enabled: true, ttlSeconds: 0 } },
-        otelExport: { enabled: true, endpoint: 'https://o.example.com', exportMetrics: false, exportTraces: true, headers: { Authorization: { file: './h' } }, lifecycle: { ignoreChanges: ['headers.Authorization', 'endpoint'] } },
+        project: 'p',
+        name: 'g',
+        slug: 'g',
+        defaultProvider: 'openai',
+        defaultModel: 'm',
+        credentials: ['c'],
+        settings: {
+          requestsPerMinute: 1,
+          tokensPerMinute: null,
+          spendLimitUsd: '1.00',
+          window: 'hour',
+          guardrails: { blockPii: true, blockedTerms: ['x'], maxInputTokens: 10 },
+          cache: { enabled: true, ttlSeconds: 0 },
+        },
+        otelExport: {
+          enabled: true,
+          endpoint: 'https://o.example.com',
+          exportMetrics: false,
+          exportTraces: true,
+          headers: { Authorization: { file: './h' } },
+          lifecycle: { ignoreChanges: ['headers.Authorization', 'endpoint'] },
+        },
         tokens: {
           t: {
-            name: 't', scopes: ['run'], expiresInDays: 1, allowedModels: ['m'], rateLimitPerMin: 5, serviceAccount: 'ci', spendLimit: '25.00', spendWindow: 'weekly',
-            renewBeforeDays: null, overlapHours: 2, deliverTo: { record: 'p/r' }, lifecycle: { ignoreChanges: ['name', 'spendWindow'] },
+            name: 't',
+            scopes: ['run'],
+            expiresInDays: 1,
+            allowedModels: ['m'],
+            rateLimitPerMin: 5,
+            serviceAccount: 'ci',
+            spendLimit: '25.00',
+            spendWindow: 'weekly',
+            renewBeforeDays: null,
+            overlapHours: 2,
+            deliverTo: { record: 'p/r' },
+            lifecycle: { ignoreChanges: ['name', 'spendWindow'] },
           },
         },
         lifecycle: { preventDestroy: false, ignoreChanges: ['settings.requestsPerMinute', 'settings.cache.ttlSeconds'] },

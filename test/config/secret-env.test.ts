@@ -17,13 +17,35 @@ const ENV = {
 };
 
 test("cplane's own secrets are refused, with the rule and file:line:col", async () => {
-  const { desired, diagnostics } = await load({ 'main.yaml': 'projects:\n  p:\n    description: "${env.CPLANE_TOKEN} ${env.CPLANE_STATE_KEY}"\n    name: "x-${env.CPLANE_PASSPHRASE}-${env.CPLANE_STATE}"\n' }, { env: ENV });
+  const { desired, diagnostics } = await load(
+    {
+      'main.yaml':
+        'projects:\n  p:\n    description: "${env.CPLANE_TOKEN} ${env.CPLANE_STATE_KEY}"\n    name: "x-${env.CPLANE_PASSPHRASE}-${env.CPLANE_STATE}"\n',
+    },
+    { env: ENV },
+  );
   expect(desired).toBeUndefined();
   expect(diagnostics.map((d) => [d.code, `${d.range?.file}:${d.range?.line}:${d.range?.col}`, d.summary])).toEqual([
-    ['secret_env_interpolated', 'main.yaml:3:19', "${env.CPLANE_TOKEN} would put a secret into an ordinary field: CPLANE_TOKEN is one of cplane's own secrets"],
-    ['secret_env_interpolated', 'main.yaml:3:39', "${env.CPLANE_STATE_KEY} would put a secret into an ordinary field: CPLANE_STATE_KEY is one of cplane's own secrets"],
-    ['secret_env_interpolated', 'main.yaml:4:14', "${env.CPLANE_PASSPHRASE} would put a secret into an ordinary field: CPLANE_PASSPHRASE is one of cplane's own secrets"],
-    ['secret_env_interpolated', 'main.yaml:4:39', '${env.CPLANE_STATE} would put a secret into an ordinary field: CPLANE_STATE holds a password'],
+    [
+      'secret_env_interpolated',
+      'main.yaml:3:19',
+      "${env.CPLANE_TOKEN} would put a secret into an ordinary field: CPLANE_TOKEN is one of cplane's own secrets",
+    ],
+    [
+      'secret_env_interpolated',
+      'main.yaml:3:39',
+      "${env.CPLANE_STATE_KEY} would put a secret into an ordinary field: CPLANE_STATE_KEY is one of cplane's own secrets",
+    ],
+    [
+      'secret_env_interpolated',
+      'main.yaml:4:14',
+      "${env.CPLANE_PASSPHRASE} would put a secret into an ordinary field: CPLANE_PASSPHRASE is one of cplane's own secrets",
+    ],
+    [
+      'secret_env_interpolated',
+      'main.yaml:4:39',
+      '${env.CPLANE_STATE} would put a secret into an ordinary field: CPLANE_STATE holds a password',
+    ],
   ]);
   const text = diagnostics.map((d) => formatDiagnostic(d, { color: false })).join('\n');
   for (const secret of [ENV.CPLANE_TOKEN, ENV.CPLANE_STATE_KEY, ENV.CPLANE_PASSPHRASE, 'hunter22']) expect(text).not.toContain(secret);
@@ -40,11 +62,18 @@ credentials:
 `;
   const { diagnostics } = await load({ 'main.yaml': config }, { env: ENV });
   expect(diagnostics.map((d) => [d.code, `${d.range?.line}:${d.range?.col}`, d.summary])).toEqual([
-    ['secret_env_interpolated', '3:40', '${env.OPENAI_API_KEY} would put a secret into an ordinary field: OPENAI_API_KEY is used as a secret source in this configuration'],
+    [
+      'secret_env_interpolated',
+      '3:40',
+      '${env.OPENAI_API_KEY} would put a secret into an ordinary field: OPENAI_API_KEY is used as a secret source in this configuration',
+    ],
   ]);
 });
 
 test('a state address without a password may be read', async () => {
-  const { desired } = await load({ 'main.yaml': 'projects:\n  p:\n    description: "${env.CPLANE_STATE}"\n' }, { env: { CPLANE_STATE: 'postgres://db.internal/state' } });
+  const { desired } = await load(
+    { 'main.yaml': 'projects:\n  p:\n    description: "${env.CPLANE_STATE}"\n' },
+    { env: { CPLANE_STATE: 'postgres://db.internal/state' } },
+  );
   expect(desired!.resources[0]!.attributes).toMatchObject({ description: 'postgres://db.internal/state' });
 });

@@ -21,7 +21,9 @@ test('env: the variable value, or an error naming the variable', async () => {
 test('file: the content without its final newline, or an error naming the path and not the content', async () => {
   const dir = writeConfig({ 'key.txt': 'sk-file-value\n', 'empty.txt': '\n' });
   expect(await resolveSecret({ file: join(dir, 'key.txt') }, {})).toBe('sk-file-value');
-  await expect(resolveSecret({ file: join(dir, 'missing.txt') }, {})).rejects.toThrow(`Secret source "file ${join(dir, 'missing.txt')}" cannot be read (ENOENT)`);
+  await expect(resolveSecret({ file: join(dir, 'missing.txt') }, {})).rejects.toThrow(
+    `Secret source "file ${join(dir, 'missing.txt')}" cannot be read (ENOENT)`,
+  );
   await expect(resolveSecret({ file: join(dir, 'empty.txt') }, {})).rejects.toThrow('is empty');
 });
 

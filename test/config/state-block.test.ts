@@ -21,10 +21,19 @@ describe('the state block', () => {
   });
 
   it('says which environment variable is missing, and refuses unknown keys in the block', async () => {
-    const missing = await load({ 'main.yaml': `${BASE}state:\n  url: postgres://cplane:\${env.DB_PASSWORD}@db/infra\n` }, { env: { OPENAI_API_KEY: 'sk' } });
+    const missing = await load(
+      { 'main.yaml': `${BASE}state:\n  url: postgres://cplane:\${env.DB_PASSWORD}@db/infra\n` },
+      { env: { OPENAI_API_KEY: 'sk' } },
+    );
     folders.push(missing.dir);
-    expect(missing.diagnostics.map((d) => [d.code, d.summary])).toContainEqual(['unresolved_variable', 'Environment variable "DB_PASSWORD" is not set (used as ${env.DB_PASSWORD})']);
-    const unknown = await load({ 'main.yaml': `${BASE}state:\n  url: postgres://db/infra\n  schema: other\n` }, { env: { OPENAI_API_KEY: 'sk' } });
+    expect(missing.diagnostics.map((d) => [d.code, d.summary])).toContainEqual([
+      'unresolved_variable',
+      'Environment variable "DB_PASSWORD" is not set (used as ${env.DB_PASSWORD})',
+    ]);
+    const unknown = await load(
+      { 'main.yaml': `${BASE}state:\n  url: postgres://db/infra\n  schema: other\n` },
+      { env: { OPENAI_API_KEY: 'sk' } },
+    );
     folders.push(unknown.dir);
     expect(unknown.diagnostics.map((d) => d.code)).toContain('unknown_key');
   });

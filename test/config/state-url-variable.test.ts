@@ -10,7 +10,10 @@ const PASSWORD = 'v4r-P4ssw0rd/Secret+x=';
 const config = `${BASE}variables:\n  dbpw: {}\nstate:\n  url: postgres://cplane:\${var.dbpw}@127.0.0.1:1/infra\n`;
 
 it('refuses ${var.NAME} in state.url, at its line and column', async () => {
-  const { diagnostics } = await load({ 'main.yaml': config }, { env: { OPENAI_API_KEY: 'sk' }, variables: [{ name: 'dbpw', value: PASSWORD }] });
+  const { diagnostics } = await load(
+    { 'main.yaml': config },
+    { env: { OPENAI_API_KEY: 'sk' }, variables: [{ name: 'dbpw', value: PASSWORD }] },
+  );
   const refusal = diagnostics.find((d) => d.code === 'secret_var_in_state_url');
   const line = config.split('\n').findIndex((l) => l.includes('${var.dbpw}')) + 1;
   expect(refusal?.range).toMatchObject({ file: 'main.yaml', line, col: '  url: postgres://cplane:'.length + 1 });
@@ -20,7 +23,10 @@ it('refuses ${var.NAME} in state.url, at its line and column', async () => {
 });
 
 it('keeps ${env.NAME} and a literal $${var.x}', async () => {
-  const ok = await load({ 'main.yaml': `${BASE}state:\n  url: postgres://cplane:\${env.DB_PW}@h/infra?application_name=$\${var.x}\n` }, { env: { OPENAI_API_KEY: 'sk', DB_PW: 'pw' } });
+  const ok = await load(
+    { 'main.yaml': `${BASE}state:\n  url: postgres://cplane:\${env.DB_PW}@h/infra?application_name=$\${var.x}\n` },
+    { env: { OPENAI_API_KEY: 'sk', DB_PW: 'pw' } },
+  );
   expect(ok.diagnostics).toEqual([]);
 });
 

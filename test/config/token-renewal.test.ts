@@ -26,16 +26,36 @@ describe('renewal settings', () => {
     const plain = await tokenAttributes({ 'main.yaml': withToken('        expiresInDays: 30\n') });
     expect(plain).not.toHaveProperty('renewBeforeDays');
     expect(plain).not.toHaveProperty('overlapHours');
-    expect(await tokenAttributes({ 'main.yaml': withToken('        expiresInDays: 30\n        renewBeforeDays: 7\n') })).toMatchObject({ renewBeforeDays: 7, overlapHours: 24 });
-    expect(await tokenAttributes({ 'main.yaml': withToken('        expiresInDays: 30\n        renewBeforeDays: 7\n        overlapHours: 48\n') })).toMatchObject({ renewBeforeDays: 7, overlapHours: 48 });
+    expect(await tokenAttributes({ 'main.yaml': withToken('        expiresInDays: 30\n        renewBeforeDays: 7\n') })).toMatchObject({
+      renewBeforeDays: 7,
+      overlapHours: 24,
+    });
+    expect(
+      await tokenAttributes({
+        'main.yaml': withToken('        expiresInDays: 30\n        renewBeforeDays: 7\n        overlapHours: 48\n'),
+      }),
+    ).toMatchObject({ renewBeforeDays: 7, overlapHours: 48 });
   });
 
   test('defaults.tokens applies to every token that gives no value of its own, in any file', async () => {
     const defaults = 'defaults:\n  tokens:\n    renewBeforeDays: 7\n    overlapHours: 12\n';
-    expect(await tokenAttributes({ 'main.yaml': withToken('        expiresInDays: 30\n'), 'defaults.yaml': defaults })).toMatchObject({ renewBeforeDays: 7, overlapHours: 12 });
-    expect(await tokenAttributes({ 'main.yaml': withToken('        expiresInDays: 30\n        renewBeforeDays: 3\n'), 'defaults.yaml': defaults })).toMatchObject({ renewBeforeDays: 3, overlapHours: 12 });
+    expect(await tokenAttributes({ 'main.yaml': withToken('        expiresInDays: 30\n'), 'defaults.yaml': defaults })).toMatchObject({
+      renewBeforeDays: 7,
+      overlapHours: 12,
+    });
+    expect(
+      await tokenAttributes({
+        'main.yaml': withToken('        expiresInDays: 30\n        renewBeforeDays: 3\n'),
+        'defaults.yaml': defaults,
+      }),
+    ).toMatchObject({ renewBeforeDays: 3, overlapHours: 12 });
     // null on the token turns the default off for it.
-    expect(await tokenAttributes({ 'main.yaml': withToken('        expiresInDays: 30\n        renewBeforeDays: null\n'), 'defaults.yaml': defaults })).not.toHaveProperty('renewBeforeDays');
+    expect(
+      await tokenAttributes({
+        'main.yaml': withToken('        expiresInDays: 30\n        renewBeforeDays: null\n'),
+        'defaults.yaml': defaults,
+      }),
+    ).not.toHaveProperty('renewBeforeDays');
   });
 
   test('renewBeforeDays out of range', async () => {
@@ -60,7 +80,9 @@ describe('renewal settings', () => {
     const d = await only({ 'main.yaml': withToken('        expiresInDays: 7\n        renewBeforeDays: 7\n') });
     expect(d).toMatchObject({ code: 'renewal_window_too_long', range: { file: 'main.yaml', line: 21, col: 26 } });
     expect(d.summary).toBe('renewBeforeDays (7) of token "ci" must be less than its expiresInDays (7)');
-    expect(d.detail).toBe('Otherwise the token is renewed on every apply. Lower renewBeforeDays (here or in defaults.tokens), or raise expiresInDays.');
+    expect(d.detail).toBe(
+      'Otherwise the token is renewed on every apply. Lower renewBeforeDays (here or in defaults.tokens), or raise expiresInDays.',
+    );
   });
 
   test('a spend window without a spend limit has nothing to count', async () => {
@@ -72,12 +94,19 @@ describe('renewal settings', () => {
   });
 
   test('the same, from the default: pointed at the token', async () => {
-    const d = await only({ 'main.yaml': withToken('        expiresInDays: 5\n'), 'defaults.yaml': 'defaults:\n  tokens:\n    renewBeforeDays: 7\n' });
+    const d = await only({
+      'main.yaml': withToken('        expiresInDays: 5\n'),
+      'defaults.yaml': 'defaults:\n  tokens:\n    renewBeforeDays: 7\n',
+    });
     expect(d).toMatchObject({ code: 'renewal_window_too_long', range: { file: 'main.yaml', line: 18, col: 7 } });
   });
 
   test('a default given in two files', async () => {
-    const d = await only({ 'a.yaml': 'defaults:\n  tokens:\n    renewBeforeDays: 7\n', 'b.yaml': 'defaults:\n  tokens:\n    renewBeforeDays: 5\n', 'main.yaml': withToken('') });
+    const d = await only({
+      'a.yaml': 'defaults:\n  tokens:\n    renewBeforeDays: 7\n',
+      'b.yaml': 'defaults:\n  tokens:\n    renewBeforeDays: 5\n',
+      'main.yaml': withToken(''),
+    });
     expect(d).toMatchObject({ code: 'duplicate_default', range: { file: 'b.yaml', line: 3, col: 5 } });
     expect(d.summary).toBe('defaults.tokens.renewBeforeDays is given twice: in a.yaml and again here');
   });

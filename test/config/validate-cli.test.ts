@@ -30,13 +30,18 @@ test('without variable values: valid, checked for type only, and says which vari
     stdout: 'Configuration is valid: 8 resources in 1 file (without a value for "account": checked for type only).\n',
     stderr: '',
   });
-  const json = JSON.parse((await cplane(['validate', 'examples/multi-env', '--json'])).stdout) as { valid: boolean; unsetVariables: string[] };
+  const json = JSON.parse((await cplane(['validate', 'examples/multi-env', '--json'])).stdout) as {
+    valid: boolean;
+    unsetVariables: string[];
+  };
   expect(json).toMatchObject({ valid: true, unsetVariables: ['env'] });
 });
 
 test('variables from a var file and from CPLANE_VAR_', async () => {
   expect((await cplane(['validate', 'examples/multi-env', '--var-file', 'examples/multi-env/vars/staging.yaml'])).code).toBe(0);
-  expect((await cplane(['validate', 'examples/multi-env'], process.cwd(), { CPLANE_VAR_account: 'a', CPLANE_VAR_env: 'dev' })).code).toBe(0);
+  expect((await cplane(['validate', 'examples/multi-env'], process.cwd(), { CPLANE_VAR_account: 'a', CPLANE_VAR_env: 'dev' })).code).toBe(
+    0,
+  );
 });
 
 test('an invalid folder: exit 1, every error on stderr without colour when not a terminal', async () => {
@@ -44,15 +49,17 @@ test('an invalid folder: exit 1, every error on stderr without colour when not a
   const run = await cplane(['validate'], dir);
   expect(run.code).toBe(1);
   expect(run.stdout).toBe('');
-  expect(run.stderr).toBe([
-    'main.yaml:4:5: error: Unknown key "descripton" in project "payments"; did you mean "description"?',
-    '   4 |     descripton: Payment services',
-    '     |     ^^^^^^^^^^',
-    '  Valid keys: forEach, name, description, active, records, groupRoles, lifecycle, dependsOn.',
-    '',
-    '1 error found.',
-    '',
-  ].join('\n'));
+  expect(run.stderr).toBe(
+    [
+      'main.yaml:4:5: error: Unknown key "descripton" in project "payments"; did you mean "description"?',
+      '   4 |     descripton: Payment services',
+      '     |     ^^^^^^^^^^',
+      '  Valid keys: forEach, name, description, active, records, groupRoles, lifecycle, dependsOn.',
+      '',
+      '1 error found.',
+      '',
+    ].join('\n'),
+  );
 });
 
 test('--json prints the diagnostics as data', async () => {
@@ -68,10 +75,16 @@ test('--format github prints workflow annotations', async () => {
   const dir = writeConfig({ 'main.yaml': 'projects:\n  a: { active: yes-please }\n' });
   const run = await cplane(['validate', '--format', 'github'], dir);
   expect(run.code).toBe(1);
-  expect(run.stdout).toBe('::error file=main.yaml,line=2,col=16,title=wrong_type::Wrong type for "active" in project "a": expected true or false, got a string\n');
+  expect(run.stdout).toBe(
+    '::error file=main.yaml,line=2,col=16,title=wrong_type::Wrong type for "active" in project "a": expected true or false, got a string\n',
+  );
 });
 
 test('bad flags are explained', async () => {
-  expect((await cplane(['validate', '--var', 'novalue'])).stderr).toBe('Error: --var expects NAME=VALUE, got "novalue".\nExample: --var env=staging\n');
-  expect((await cplane(['validate', '--format', 'xml'])).stderr).toBe('Error: Unknown --format "xml".\nUse --format github, or --json for machine-readable output.\n');
+  expect((await cplane(['validate', '--var', 'novalue'])).stderr).toBe(
+    'Error: --var expects NAME=VALUE, got "novalue".\nExample: --var env=staging\n',
+  );
+  expect((await cplane(['validate', '--format', 'xml'])).stderr).toBe(
+    'Error: Unknown --format "xml".\nUse --format github, or --json for machine-readable output.\n',
+  );
 });

@@ -23,10 +23,14 @@ policies:
 `;
 
 test('valid rules: the summary counts the policies', async () => {
-  expect(await cplane(['validate'], writeConfig({ 'main.yaml': withRule('after.active == true') }))).toEqual({ code: 0, stdout: 'Configuration is valid: 1 resource and 2 policies in 1 file.\n', stderr: '' });
+  expect(await cplane(['validate'], writeConfig({ 'main.yaml': withRule('after.active == true') }))).toEqual({
+    code: 0,
+    stdout: 'Configuration is valid: 1 resource and 2 policies in 1 file.\n',
+    stderr: '',
+  });
 });
 
-test('a syntax error: exit 1, at the rule\'s line, with CEL\'s caret under the place', async () => {
+test("a syntax error: exit 1, at the rule's line, with CEL's caret under the place", async () => {
   const run = await cplane(['validate'], writeConfig({ 'main.yaml': withRule('after.active == ') }));
   expect(run.code).toBe(1);
   expect(run.stderr).toContain('main.yaml:11:11: error: Policy "second": the rule is not valid CEL: Unexpected token: EOF');
@@ -43,13 +47,25 @@ test('type errors and a rule that is not a bool, as JSON with their codes and ra
     expect(run.code).toBe(1);
     const report = JSON.parse(run.stdout) as { valid: boolean; diagnostics: { code: string; summary: string; range: unknown }[] };
     expect(report.valid).toBe(false);
-    expect(report.diagnostics.map((d) => [d.code, d.summary, d.range])).toEqual([[code, summary, { file: 'main.yaml', line: 11, col: 11 }]]);
+    expect(report.diagnostics.map((d) => [d.code, d.summary, d.range])).toEqual([
+      [code, summary, { file: 'main.yaml', line: 11, col: 11 }],
+    ]);
   }
 });
 
 test('plan reports the same error before it reads anything', async () => {
   const dir = writeConfig({ 'main.yaml': withRule('after.active ==') });
-  const result = await runInProcess(['plan'], { PATH: process.env.PATH ?? '', CPLANE_BASE_URL: 'http://127.0.0.1:9', CPLANE_TOKEN: 'sk-svc-pat-x', CPLANE_ACCOUNT: '0a000000-0000-4000-8000-000000000002', CPLANE_STATE_KEY: Buffer.alloc(32, 1).toString('base64') }, dir);
+  const result = await runInProcess(
+    ['plan'],
+    {
+      PATH: process.env.PATH ?? '',
+      CPLANE_BASE_URL: 'http://127.0.0.1:9',
+      CPLANE_TOKEN: 'sk-svc-pat-x',
+      CPLANE_ACCOUNT: '0a000000-0000-4000-8000-000000000002',
+      CPLANE_STATE_KEY: Buffer.alloc(32, 1).toString('base64'),
+    },
+    dir,
+  );
   expect(result.code).toBe(1);
   expect(result.stderr).toContain('main.yaml:11:11: error: Policy "second": the rule is not valid CEL');
 });
@@ -61,8 +77,16 @@ test('a level the schema does not know is refused like any other key', async () 
 });
 
 test('a rule that uses a variable without a value is left to plan; with the value it is compiled', async () => {
-  const dir = writeConfig({ 'main.yaml': `${withRule('true')}variables:\n  maxDays: { type: integer }\n`.replace('rule: "true"', 'rule: "after.active || ${var.maxDays} > 0"') });
-  expect(await cplane(['validate'], dir)).toMatchObject({ code: 0, stdout: 'Configuration is valid: 1 resource and 2 policies in 1 file (without a value for "maxDays": checked for type only).\n' });
+  const dir = writeConfig({
+    'main.yaml': `${withRule('true')}variables:\n  maxDays: { type: integer }\n`.replace(
+      'rule: "true"',
+      'rule: "after.active || ${var.maxDays} > 0"',
+    ),
+  });
+  expect(await cplane(['validate'], dir)).toMatchObject({
+    code: 0,
+    stdout: 'Configuration is valid: 1 resource and 2 policies in 1 file (without a value for "maxDays": checked for type only).\n',
+  });
   expect((await cplane(['validate', '--var', 'maxDays=90'], dir)).code).toBe(0);
   const bad = await cplane(['validate', '--var', 'maxDays=ninety'], dir);
   expect(bad.code).toBe(1);

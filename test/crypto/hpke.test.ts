@@ -4,7 +4,17 @@
 // RFC's source (cfrg/draft-irtf-cfrg-hpke) into rfc9180-a2-vectors.json.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { deriveKeyPair, generateKeyPair, HpkeOpenError, open, openBase, recipientOf, seal, setupRecipient, setupSender } from '@cplane/sdk/internal/hpke';
+import {
+  deriveKeyPair,
+  generateKeyPair,
+  HpkeOpenError,
+  open,
+  openBase,
+  recipientOf,
+  seal,
+  setupRecipient,
+  setupSender,
+} from '@cplane/sdk/internal/hpke';
 
 interface Vector {
   setup: Record<string, string>;
@@ -22,8 +32,20 @@ describe.each([
   const v = vectors[name]!;
   const s = v.setup;
   const sender = mode === 'auth' ? recipientOf(hex(s.skSm!)) : undefined;
-  const senderContext = () => setupSender({ recipientPublicKey: hex(s.pkRm!), info: hex(s.info!), ephemeral: deriveKeyPair(hex(s.ikmE!)), ...(sender ? { sender } : {}) });
-  const recipientContext = () => setupRecipient({ recipient: hex(s.skRm!), enc: hex(s.enc!), info: hex(s.info!), ...(mode === 'auth' ? { senderPublicKey: hex(s.pkSm!) } : {}) });
+  const senderContext = () =>
+    setupSender({
+      recipientPublicKey: hex(s.pkRm!),
+      info: hex(s.info!),
+      ephemeral: deriveKeyPair(hex(s.ikmE!)),
+      ...(sender ? { sender } : {}),
+    });
+  const recipientContext = () =>
+    setupRecipient({
+      recipient: hex(s.skRm!),
+      enc: hex(s.enc!),
+      info: hex(s.info!),
+      ...(mode === 'auth' ? { senderPublicKey: hex(s.pkSm!) } : {}),
+    });
 
   it('is the mode the vector says', () => {
     expect(s.mode).toBe(mode === 'base' ? '0' : '2');
@@ -89,15 +111,27 @@ describe('HPKE auth mode: the sender is authenticated', () => {
 
   it('does not open as base mode, nor with another sender public key', () => {
     expect(() => openBase(hex(s.skRm!), sealed, hex(s.info!), hex(first.aad))).toThrow(HpkeOpenError);
-    expect(() => open({ recipient: hex(s.skRm!), sealed, info: hex(s.info!), aad: hex(first.aad), senderPublicKey: generateKeyPair().publicKey })).toThrow(HpkeOpenError);
+    expect(() =>
+      open({ recipient: hex(s.skRm!), sealed, info: hex(s.info!), aad: hex(first.aad), senderPublicKey: generateKeyPair().publicKey }),
+    ).toThrow(HpkeOpenError);
   });
 
   it('a message sealed by a forger with the recipient public key alone does not open as from the sender', () => {
-    const forged = seal({ recipientPublicKey: hex(s.pkRm!), info: hex(s.info!), aad: hex(first.aad), plaintext: hex(first.pt), sender: recipientOf(generateKeyPair().privateKey) });
-    expect(() => open({ recipient: hex(s.skRm!), sealed: forged, info: hex(s.info!), aad: hex(first.aad), senderPublicKey: hex(s.pkSm!) })).toThrow(HpkeOpenError);
+    const forged = seal({
+      recipientPublicKey: hex(s.pkRm!),
+      info: hex(s.info!),
+      aad: hex(first.aad),
+      plaintext: hex(first.pt),
+      sender: recipientOf(generateKeyPair().privateKey),
+    });
+    expect(() =>
+      open({ recipient: hex(s.skRm!), sealed: forged, info: hex(s.info!), aad: hex(first.aad), senderPublicKey: hex(s.pkSm!) }),
+    ).toThrow(HpkeOpenError);
   });
 
   it('refuses a small-order public key (an all-zero shared secret)', () => {
-    expect(() => seal({ recipientPublicKey: new Uint8Array(32), info: hex(s.info!), aad: hex(''), plaintext: hex('00') })).toThrow(/small-order|zero/);
+    expect(() => seal({ recipientPublicKey: new Uint8Array(32), info: hex(s.info!), aad: hex(''), plaintext: hex('00') })).toThrow(
+      /small-order|zero/,
+    );
   });
 });

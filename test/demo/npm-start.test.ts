@@ -11,7 +11,12 @@ const root = resolve(import.meta.dirname, '../..');
 
 /** The demo, run once for the whole file. */
 let demo: SpawnSyncReturns<string> | undefined;
-const run = () => (demo ??= spawnSync(process.execPath, [builtModule('demo/main.js')], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } }));
+const run = () =>
+  (demo ??= spawnSync(process.execPath, [builtModule('demo/main.js')], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  }));
 
 /**
  * What stays the same from run to run: ids, the port, the temporary folder, durations and token prefixes
@@ -26,7 +31,7 @@ function stable(text: string): string[] {
     .replace(/gwt_\w+/g, 'gwt_PREFIX');
   const lines = masked.trimEnd().split('\n');
   const out: string[] = [];
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     let j = i;
     while (j < lines.length && lines[j]!.startsWith('apply: ')) j++;
     if (j > i) {
@@ -61,7 +66,7 @@ describe('npm start (the demo)', () => {
     expect(done).toMatch(/^ {2}npx cplane init examples\/quickstart +make the state key/m);
   });
 
-  it("is what the README's \"Demo output\" shows (ids, port, temporary folder, durations and token prefixes aside)", () => {
+  it('is what the README\'s "Demo output" shows (ids, port, temporary folder, durations and token prefixes aside)', () => {
     const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
     const block = /<summary>Demo output<\/summary>\n\n```text\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block, 'README.md has a "Demo output" block').toBeDefined();

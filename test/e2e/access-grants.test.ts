@@ -15,7 +15,8 @@ const SECOND = 'sk_live_grant_second_8830';
 let w: World;
 let recordId: string;
 
-const config = (serviceAccounts: string) => w.config(`version: 1
+const config = (serviceAccounts: string) =>
+  w.config(`version: 1
 projects:
   shop:
     name: shop-grants
@@ -27,7 +28,8 @@ projects:
 `);
 
 /** `cplane read` as ci-deployer: its token and its private key. */
-const readAsServiceAccount = () => w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', recordId], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id) });
+const readAsServiceAccount = () =>
+  w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', recordId], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id) });
 
 // Each test arranges its own world: the steps before the one under test run in-process (the CLI's entry, no
 // subprocess); the step under test runs the real CLI. The leak scan runs the whole story itself.
@@ -49,7 +51,18 @@ const steps = {
   },
   rewrapped: () => appliedInProcess(SECOND),
   async repaired() {
-    expect((await w.run(['api', 'revokeRecordServiceAccount', '--param', `id=${recordId}`, '--body', JSON.stringify({ serviceAccountId: ciDeployer.id })])).code).toBe(0);
+    expect(
+      (
+        await w.run([
+          'api',
+          'revokeRecordServiceAccount',
+          '--param',
+          `id=${recordId}`,
+          '--body',
+          JSON.stringify({ serviceAccountId: ciDeployer.id }),
+        ])
+      ).code,
+    ).toBe(0);
     await appliedInProcess(SECOND);
   },
   async removed() {
@@ -91,7 +104,14 @@ it('4. a new value is wrapped for the reader again in the same apply, and the pl
 
 it('5. a grant revoked with `cplane api` is drift (exit 2), and apply repairs it', async () => {
   await story('granted', 'rewrapped');
-  const revoke = await w.cli(['api', 'revokeRecordServiceAccount', '--param', `id=${recordId}`, '--body', JSON.stringify({ serviceAccountId: ciDeployer.id })]);
+  const revoke = await w.cli([
+    'api',
+    'revokeRecordServiceAccount',
+    '--param',
+    `id=${recordId}`,
+    '--body',
+    JSON.stringify({ serviceAccountId: ciDeployer.id }),
+  ]);
   expect(revoke.code).toBe(0);
   expect((await readAsServiceAccount()).code).toBe(1);
 
@@ -116,12 +136,14 @@ it('7. an inactive Service Account in grants is a plan error naming it at its fi
   expect(typo.stderr).toContain(`no Service Account "ci-deployr" in account ${acme}; did you mean "ci-deployer"?`);
 });
 
-it('6. removing the reader revokes its grant, with a warning that it may hold the value; its read then fails with the API\'s reason', async () => {
+it("6. removing the reader revokes its grant, with a warning that it may hold the value; its read then fails with the API's reason", async () => {
   await story('granted', 'rewrapped', 'repaired');
   config('[]');
   const plan = await w.cli(['plan', w.dir], { STRIPE_KEY: SECOND });
   expect(plan.stdout).toContain('# service_account_grant.shop/stripe-key/ci-deployer will be revoked');
-  expect(plan.stdout).toContain('the reader may still hold the value it could read until now; rotate the record\'s value unless this plan does');
+  expect(plan.stdout).toContain(
+    "the reader may still hold the value it could read until now; rotate the record's value unless this plan does",
+  );
   const apply = await w.cli(['apply', w.dir, '--auto-approve'], { STRIPE_KEY: SECOND });
   expect(apply.code).toBe(0);
   const read = await readAsServiceAccount();
@@ -130,7 +152,7 @@ it('6. removing the reader revokes its grant, with a warning that it may hold th
   expect(read.stderr).toContain('409 service_account_grant_not_found');
 });
 
-it('leaks neither the values nor the private key: not in any output, the state folder or the service\'s data', async () => {
+it("leaks neither the values nor the private key: not in any output, the state folder or the service's data", async () => {
   await story('granted', 'rewrapped', 'repaired', 'removed');
   const stored = await w.stored();
   expect(stored.length).toBeGreaterThan(1);

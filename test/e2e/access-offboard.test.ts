@@ -85,7 +85,9 @@ async function offboarded(applied = false): Promise<void> {
 it('an unknown user is an error naming the closest declared user; nothing is planned or saved', async () => {
   const result = await w.cli(['access', 'offboard', 'alicia', w.dir, '--out', 'p.plan'], env);
   expect(result.code).toBe(1);
-  expect(result.stderr).toContain('Unknown user "alicia": it is not declared in directory.users; did you mean "alice"? Nothing was planned.');
+  expect(result.stderr).toContain(
+    'Unknown user "alicia": it is not declared in directory.users; did you mean "alice"? Nothing was planned.',
+  );
   expect(result.stderr).toContain('Declared users: alice.');
   expect(() => readFileSync(planFile())).toThrow();
   // A name is text from the command line: control characters in it are printed escaped, never sent to the terminal.
@@ -102,20 +104,32 @@ it('plans the share revoked, the generated values rotated and the env value for 
   expect(out).toContain('# user_share.shop/api-key/alice will be revoked');
   expect(out).toContain(`Offboarding user alice (${dana.id}):`);
   expect(out).toContain('- user_share.shop/api-key/alice: share revoked');
-  expect(out).toContain('~ record.shop/api-key: rotated by cplane (a new generated value)  (read through: share; group platform (role reader on project.shop))');
+  expect(out).toContain(
+    '~ record.shop/api-key: rotated by cplane (a new generated value)  (read through: share; group platform (role reader on project.shop))',
+  );
   expect(out).toContain('~ record.ops/deploy-key: rotated by cplane (a new generated value)  (read through: group platform)');
-  expect(out).toContain('! record.shop/db-password: needs a new value from its owner (env DB_PASSWORD); then apply  (read through: group platform (role reader on project.shop))');
-  expect(out).toContain("! remove alice from the group platform in the dashboard before applying (no API operation changes a group's members)");
+  expect(out).toContain(
+    '! record.shop/db-password: needs a new value from its owner (env DB_PASSWORD); then apply  (read through: group platform (role reader on project.shop))',
+  );
+  expect(out).toContain(
+    "! remove alice from the group platform in the dashboard before applying (no API operation changes a group's members)",
+  );
   // In file order, each where the name is written.
-  expect(out).toContain([
-    `  ${placeOf('alice]', 'users: [')}  user_share.shop/api-key/alice: alice in grants.users of record.shop/api-key`,
-    `  ${placeOf('alice:', 'directory:')}  directory.users.alice, once nothing else names the user`,
-    `  ${placeOf('alice]', 'members:')}  alice in directory.groups.platform.members`,
-  ].join('\n'));
+  expect(out).toContain(
+    [
+      `  ${placeOf('alice]', 'users: [')}  user_share.shop/api-key/alice: alice in grants.users of record.shop/api-key`,
+      `  ${placeOf('alice:', 'directory:')}  directory.users.alice, once nothing else names the user`,
+      `  ${placeOf('alice]', 'members:')}  alice in directory.groups.platform.members`,
+    ].join('\n'),
+  );
   // The env record is not rotated: only its owner can give a new value.
   expect(out).not.toContain('# record.shop/db-password will be');
   expect(result.stderr).toContain('Saved the plan that offboards alice to');
-  const saved = JSON.parse(readFileSync(planFile(), 'utf8')) as { replace: string[]; offboard: { user: string; revoked: string[] }; auth: { mac: string } };
+  const saved = JSON.parse(readFileSync(planFile(), 'utf8')) as {
+    replace: string[];
+    offboard: { user: string; revoked: string[] };
+    auth: { mac: string };
+  };
   expect(saved.replace.sort()).toEqual(['record.ops/deploy-key', 'record.shop/api-key']);
   expect(saved.offboard).toMatchObject({ user: 'alice', revoked: ['user_share.shop/api-key/alice'] });
   expect(saved.auth.mac).toMatch(/\S/);
@@ -133,7 +147,12 @@ it('--json prints the plan with its offboard part for machines', async () => {
   expect(result.code).toBe(0);
   const plan = JSON.parse(result.stdout) as { offboard: { records: unknown[]; groups: string[] } };
   expect(plan.offboard.groups).toEqual(['platform']);
-  expect(plan.offboard.records).toContainEqual({ address: 'record.shop/db-password', via: ['group platform (role reader on project.shop)'], value: 'owner', source: 'env DB_PASSWORD' });
+  expect(plan.offboard.records).toContainEqual({
+    address: 'record.shop/db-password',
+    via: ['group platform (role reader on project.shop)'],
+    value: 'owner',
+    source: 'env DB_PASSWORD',
+  });
 });
 
 it('an edited plan is refused by its MAC: another user, or a rotation taken out', async () => {
@@ -146,7 +165,9 @@ it('an edited plan is refused by its MAC: another user, or a rotation taken out'
     writeFileSync(forged, JSON.stringify(plan));
     const result = await w.cli(['apply', forged], env);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('was changed since it was made, or made with another state key: its MAC does not match. Nothing was applied, and no connection was opened.');
+    expect(result.stderr).toContain(
+      'was changed since it was made, or made with another state key: its MAC does not match. Nothing was applied, and no connection was opened.',
+    );
   }
   expect((await record('api-key')).current_version).toBe(1);
 });
@@ -169,7 +190,11 @@ it('apply FILE applies it: the share is gone and each generated record has a new
 it('once the printed lines are removed, the configuration plans no change: it says what apply did', async () => {
   await offboarded(true);
   // `users:` is left empty by its only entry: a person removes it too.
-  w.config(CONFIG.replace('users: [alice]', 'users: []').replace('      members: [alice]\n', '').replace(/ {2}users:\n {4}alice: \{ id: [^\n]*\n/, ''));
+  w.config(
+    CONFIG.replace('users: [alice]', 'users: []')
+      .replace('      members: [alice]\n', '')
+      .replace(/ {2}users:\n {4}alice: \{ id: [^\n]*\n/, ''),
+  );
   const plan = await w.cli(['plan', w.dir, '--detailed-exitcode'], env);
   expect(plan.stderr).toBe('');
   expect(plan.stdout).toContain('No changes.');
@@ -186,7 +211,9 @@ function withoutDanasShare(json: unknown): unknown {
 }
 
 it('a server that hides her share cannot give Alice the rotated value: the plan rotates it for the readers it knows only', async () => {
-  const proxy = await lyingProxy(w.emulator.url, (request, answer) => (request.method === 'GET' && request.path.includes('/records') ? withoutDanasShare(answer.json) : undefined));
+  const proxy = await lyingProxy(w.emulator.url, (request, answer) =>
+    request.method === 'GET' && request.path.includes('/records') ? withoutDanasShare(answer.json) : undefined,
+  );
   try {
     const viaProxy = { ...env, CPLANE_BASE_URL: proxy.url };
     const saved = await w.run(['access', 'offboard', 'alice', w.dir, '--out', 'p.plan'], viaProxy);
@@ -201,7 +228,9 @@ it('a server that hides her share cannot give Alice the rotated value: the plan 
   expect(apiKey.current_version).toBe(2);
   // The lie kept her share from being revoked, so the server still lists her; what it holds for her opens no version 2.
   expect(apiKey.grants?.user_ids).toEqual([dana.id]);
-  const read = await w.cliAs(fixtures.tokens.recordOwner, ['read', '--record-id', apiKey.record_id, '--account', acme], { CPLANE_SA_KEY: privateKeyOf(dana.id) });
+  const read = await w.cliAs(fixtures.tokens.recordOwner, ['read', '--record-id', apiKey.record_id, '--account', acme], {
+    CPLANE_SA_KEY: privateKeyOf(dana.id),
+  });
   expect(read.code).not.toBe(0);
   expect(read.stdout).toBe('');
   // Her wrapper is of version 1's data key, which sealed the value she may already have read; version 2's is not hers.

@@ -43,7 +43,7 @@ beforeAll(async () => {
 afterAll(() => w.close());
 
 describe('reads started in an account the configuration then does not name', () => {
-  it('are discarded and sent again in the configuration\'s account: the report is of that account', async () => {
+  it("are discarded and sent again in the configuration's account: the report is of that account", async () => {
     w.config(config(`account: ${staging}\n`));
     const [acmeIds, stagingIds] = [await recordIds(acme), await recordIds(staging)];
     expect(stagingIds.length).toBeGreaterThan(0);
@@ -87,7 +87,7 @@ projects:
     expect(report.stdout).toBe('');
   });
 
-  it('a configuration error and a failed read at once: the configuration\'s errors, not the read\'s', async () => {
+  it("a configuration error and a failed read at once: the configuration's errors, not the read's", async () => {
     w.config(broken);
     const bogus = { CPLANE_TOKEN: 'sk-svc-pat-not-a-token-of-this-api' };
     const report = await w.cli(['access', 'report', w.dir], bogus);

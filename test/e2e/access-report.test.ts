@@ -24,7 +24,7 @@ const dana = fixtures.users[2]!;
 const [platform, auditors] = [fixtures.groups[0]!, fixtures.groups[1]!];
 const readerRole = fixtures.roles.find((r) => r.name === 'reader')!.id;
 const DAY = 86_400_000;
-const HOSTILE = "=HYPERLINK(\"http://x\")|\u001b[31mred,`*_[x]";
+const HOSTILE = '=HYPERLINK("http://x")|\u001b[31mred,`*_[x]';
 
 let w: World;
 let until: string;
@@ -62,8 +62,10 @@ async function report(unusedDays = 90): Promise<AccessReport> {
   return accessReport({ desired: desired!, state, reads: await readAccess(w.client, acme), account: acme, unusedDays });
 }
 
-const readersOf = (r: AccessReport, project: string, name: string) => r.records.find((x) => x.project === project && x.name === name)!.readers;
-const reader = (readers: AccessReader[], name: string, via?: string) => readers.find((x) => x.name === name && (via === undefined || x.via === via))!;
+const readersOf = (r: AccessReport, project: string, name: string) =>
+  r.records.find((x) => x.project === project && x.name === name)!.readers;
+const reader = (readers: AccessReader[], name: string, via?: string) =>
+  readers.find((x) => x.name === name && (via === undefined || x.via === via))!;
 const codes = (x: AccessReader) => x.flags.map((f) => f.code);
 
 beforeAll(async () => {
@@ -78,16 +80,24 @@ beforeAll(async () => {
   writeFileSync(keyFile, privateKeyOf(dana.id), { mode: 0o600 });
   const danaRead = await w.cliAs(fixtures.tokens.recordOwner, ['read', '--record-id', ids['db-password']!, '--key-file', keyFile]);
   expect(danaRead.code, danaRead.stderr).toBe(0);
-  const saRead = await w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', ids['api-key']!], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id) });
+  const saRead = await w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', ids['api-key']!], {
+    CPLANE_SA_KEY: privateKeyOf(ciDeployer.id),
+  });
   expect(saRead.code, saRead.stderr).toBe(0);
   // Dana leaves db-password: her share is revoked, and the value (version 1) is not rotated.
   w.config(config(false));
   await applied();
   // Outside cplane: a share to Dana, and a grant to legacy-bot made while it was active, then paused.
   const place = await placeOf(w.client, ids['api-key']!, acme);
-  await w.client.call('shareRecordWithUser', { path: { id: ids['api-key']! }, body: { userId: dana.id, wrappedDek: wrapperFor(place, dana.id) } });
+  await w.client.call('shareRecordWithUser', {
+    path: { id: ids['api-key']! },
+    body: { userId: dana.id, wrappedDek: wrapperFor(place, dana.id) },
+  });
   w.emulator.setServiceAccountStatus(legacyBot.id, 'active');
-  await w.client.call('grantServiceAccount', { path: { id: legacyBot.id }, body: { recordId: ids['api-key']!, wrappedDek: wrapperFor(place, legacyBot.id) } });
+  await w.client.call('grantServiceAccount', {
+    path: { id: legacyBot.id },
+    body: { recordId: ids['api-key']!, wrappedDek: wrapperFor(place, legacyBot.id) },
+  });
   w.emulator.setServiceAccountStatus(legacyBot.id, 'inactive');
   const project = (await w.client.call('listProjects', {})).find((p) => p.name === 'shop-access')!;
   await w.client.call('createRecord', { body: { projectId: project.project_id, name: HOSTILE } });
@@ -95,7 +105,7 @@ beforeAll(async () => {
 afterAll(async () => w.close());
 
 describe('the access report', () => {
-  it('lists each record\'s readers with the grant they read through, and flags what the account has that the configuration does not', async () => {
+  it("lists each record's readers with the grant they read through, and flags what the account has that the configuration does not", async () => {
     const r = await report();
     const apiKey = readersOf(r, 'shop-access', 'api-key');
     expect(apiKey.map((x) => [x.type, x.name, x.via, x.live])).toEqual([
@@ -145,7 +155,7 @@ describe('the access report', () => {
     }
   });
 
-  it('flags grants not read for --unused-days days, from the audit feed, once the emulator\'s clock moves past them', async () => {
+  it("flags grants not read for --unused-days days, from the audit feed, once the emulator's clock moves past them", async () => {
     const now = await report();
     expect(now.flagged.unused).toBe(0);
     w.emulator.moveClock('91d');
@@ -191,20 +201,35 @@ describe('cplane access report, as a user runs it', () => {
     const json = JSON.parse(run.stdout) as AccessReport & { formatVersion: number };
     const ajv = new Ajv2020({ strict: true, allErrors: true });
     addFormats(ajv);
-    const validate = ajv.compile(JSON.parse(readFileSync(new URL('../../schema/access-report.schema.json', import.meta.url), 'utf8')) as object);
+    const validate = ajv.compile(
+      JSON.parse(readFileSync(new URL('../../schema/access-report.schema.json', import.meta.url), 'utf8')) as object,
+    );
     expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
-    expect(json).toMatchObject({ formatVersion: 1, account: acme, unusedDays: 30, auditRead: true, readerCount: 11, flagged: { unmanaged: 2, 'may-hold-version': 3, inactive: 1, 'ends-soon': 1 } });
+    expect(json).toMatchObject({
+      formatVersion: 1,
+      account: acme,
+      unusedDays: 30,
+      auditRead: true,
+      readerCount: 11,
+      flagged: { unmanaged: 2, 'may-hold-version': 3, inactive: 1, 'ends-soon': 1 },
+    });
   });
 
   it('prints CSV with RFC 4180 quoting, a formula-looking cell made inert', async () => {
     const run = await w.cli(['access', 'report', w.dir, '--format', 'csv']);
     expect(run.code, run.stderr).toBe(2);
     const rows = run.stdout.split('\r\n');
-    expect(rows[0]).toBe('project,record,record_id,address,version,reader_type,reader,reader_id,through,role,live,status,last_read,until,reason,flags');
+    expect(rows[0]).toBe(
+      'project,record,record_id,address,version,reader_type,reader,reader_id,through,role,live,status,last_read,until,reason,flags',
+    );
     expect(rows.at(-1)).toBe('');
     // The record name starts with `=`: prefixed with ', its quotes doubled, quoted for its comma and quotes.
     expect(run.stdout).toContain(`shop-access,"'=HYPERLINK(""http://x"")|\\e[31mred,\`*_[x]",`);
-    expect(rows).toContainEqual(expect.stringMatching(/^shop-access,api-key,[0-9a-f-]{36},record\.shop\/api-key,1,service_account,legacy-bot,[0-9a-f-]{36},service-account-grant,,true,inactive,,,,unmanaged \(not in the configuration\); Service Account inactive$/));
+    expect(rows).toContainEqual(
+      expect.stringMatching(
+        /^shop-access,api-key,[0-9a-f-]{36},record\.shop\/api-key,1,service_account,legacy-bot,[0-9a-f-]{36},service-account-grant,,true,inactive,,,,unmanaged \(not in the configuration\); Service Account inactive$/,
+      ),
+    );
   });
 
   it('prints Markdown with the hostile name escaped in its table', async () => {
@@ -212,15 +237,21 @@ describe('cplane access report, as a user runs it', () => {
     expect(run.code, run.stderr).toBe(2);
     expect(run.stdout).not.toContain('\u001b');
     // A code span longer than the backtick in the name, and the `|` escaped, so the row keeps its cells.
-    expect(run.stdout).toContain('| ``shop-access/=HYPERLINK("http://x")\\|\\e[31mred,`*_[x]`` | no value | auditors | group | project role reader (not verifiable) |  |');
-    expect(run.stdout).toMatch(/\| `shop-access\/db-password` \| version 1 \| dana \| user \| no grant now \| may hold version 1 \(read [^|]+\): rotate the value \|/);
+    expect(run.stdout).toContain(
+      '| ``shop-access/=HYPERLINK("http://x")\\|\\e[31mred,`*_[x]`` | no value | auditors | group | project role reader (not verifiable) |  |',
+    );
+    expect(run.stdout).toMatch(
+      /\| `shop-access\/db-password` \| version 1 \| dana \| user \| no grant now \| may hold version 1 \(read [^|]+\): rotate the value \|/,
+    );
   });
 
   it('refuses an unknown --format with the formats it takes, before reading anything', async () => {
     const run = await w.cli(['access', 'report', w.dir, '--format', 'xml']);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe('Error: --format must be one of text, json, csv, markdown (got "xml").\nLeave --format out for aligned text.\n');
+    expect(run.stderr).toBe(
+      'Error: --format must be one of text, json, csv, markdown (got "xml").\nLeave --format out for aligned text.\n',
+    );
   });
 });
 
@@ -229,23 +260,37 @@ describe('a lying API server', () => {
   function lied(json: unknown): unknown {
     if (Array.isArray(json)) return json.map(lied);
     if (json === null || typeof json !== 'object') return json;
-    const copy = Object.fromEntries(Object.entries(json).map(([key, value]) => [key, lied(value)])) as { record_id?: string; grants?: { service_account_ids: string[] } };
-    if (copy.grants && copy.record_id === ids['api-key']) copy.grants = { ...copy.grants, service_account_ids: copy.grants.service_account_ids.filter((id) => id !== ciDeployer.id) };
-    if (copy.grants && copy.record_id === ids['db-password']) copy.grants = { ...copy.grants, service_account_ids: [...copy.grants.service_account_ids, INVENTED] };
+    const copy = Object.fromEntries(Object.entries(json).map(([key, value]) => [key, lied(value)])) as {
+      record_id?: string;
+      grants?: { service_account_ids: string[] };
+    };
+    if (copy.grants && copy.record_id === ids['api-key'])
+      copy.grants = { ...copy.grants, service_account_ids: copy.grants.service_account_ids.filter((id) => id !== ciDeployer.id) };
+    if (copy.grants && copy.record_id === ids['db-password'])
+      copy.grants = { ...copy.grants, service_account_ids: [...copy.grants.service_account_ids, INVENTED] };
     return copy;
   }
   const INVENTED = '0e000000-0000-4000-8000-00000000dead';
 
   it('cannot hide a grant the configuration lists, nor add one unseen: each is flagged', async () => {
-    const proxy = await lyingProxy(w.emulator.url, (request, answer) => (request.method === 'GET' && request.path.startsWith('/v1/records') ? lied(answer.json) : undefined));
+    const proxy = await lyingProxy(w.emulator.url, (request, answer) =>
+      request.method === 'GET' && request.path.startsWith('/v1/records') ? lied(answer.json) : undefined,
+    );
     try {
       const run = await w.cli(['access', 'report', w.dir, '--format', 'json'], { CPLANE_BASE_URL: proxy.url });
       expect(run.code, run.stderr).toBe(2);
       const lies = JSON.parse(run.stdout) as AccessReport;
       // The grant it hid is one the configuration lists: still a row, said not granted.
-      expect(reader(readersOf(lies, 'shop-access', 'api-key'), 'ci-deployer', 'service-account-grant')).toMatchObject({ live: false, flags: [{ code: 'not-granted' }] });
+      expect(reader(readersOf(lies, 'shop-access', 'api-key'), 'ci-deployer', 'service-account-grant')).toMatchObject({
+        live: false,
+        flags: [{ code: 'not-granted' }],
+      });
       // The grant it made up is not in the configuration: a row by its id (no such Service Account), said unmanaged.
-      expect(reader(readersOf(lies, 'shop-access', 'db-password'), INVENTED)).toMatchObject({ id: INVENTED, live: true, flags: [{ code: 'unmanaged' }] });
+      expect(reader(readersOf(lies, 'shop-access', 'db-password'), INVENTED)).toMatchObject({
+        id: INVENTED,
+        live: true,
+        flags: [{ code: 'unmanaged' }],
+      });
     } finally {
       await proxy.close();
     }

@@ -14,7 +14,8 @@ let w: World;
 let recordId: string;
 let seen: string[];
 
-const config = (users: string, rotateOnRevoke = false) => w.config(`version: 1
+const config = (users: string, rotateOnRevoke = false) =>
+  w.config(`version: 1
 projects:
   shop:
     name: shop-rotation
@@ -30,7 +31,9 @@ ${directoryYaml({ users: { dana: dana.id } })}`);
 
 /** The value as ci-deployer reads it; it must be the value cplane itself reads, and a new one each time it is asked after a rotation. */
 async function readAsServiceAccount(): Promise<string> {
-  const run = await w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', recordId], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id) });
+  const run = await w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', recordId], {
+    CPLANE_SA_KEY: privateKeyOf(ciDeployer.id),
+  });
   expect(run.stderr).toBe('');
   const own = await w.cli(['read', 'record.shop/api-key', w.dir]);
   expect(run.stdout).toBe(own.stdout);
@@ -64,7 +67,11 @@ async function rotatedInProcess(...runs: string[][]): Promise<void> {
 const steps = {
   applied: () => rotatedInProcess(),
   replaced: () => rotatedInProcess(['apply', w.dir, '--auto-approve', '--replace', 'record.shop/api-key']),
-  rotatedWhenDue: () => rotatedInProcess(['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: '2020-01-01T00:00:00Z' })], ['apply', w.dir, '--auto-approve']),
+  rotatedWhenDue: () =>
+    rotatedInProcess(
+      ['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: '2020-01-01T00:00:00Z' })],
+      ['apply', w.dir, '--auto-approve'],
+    ),
   async danaRemoved() {
     config('[]', true);
     await rotatedInProcess(['apply', w.dir, '--auto-approve']);
@@ -85,7 +92,14 @@ it('--replace generates a new value, wrapped for both readers in the same apply'
 
 it('rotation when due: the reader decrypts the new value', async () => {
   await story('applied', 'replaced');
-  const moved = await w.run(['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: '2020-01-01T00:00:00Z' })]);
+  const moved = await w.run([
+    'api',
+    'updateRecord',
+    '--param',
+    `id=${recordId}`,
+    '--body',
+    JSON.stringify({ secretDueAt: '2020-01-01T00:00:00Z' }),
+  ]);
   expect(moved.code).toBe(0);
   const plan = await w.cli(['plan', w.dir]);
   expect(plan.stdout).toMatch(/~ value = \(sensitive\) +\(rotate: due \d+ days ago; re-wrapped for 2 readers\)/);

@@ -17,7 +17,8 @@ const SECOND = 'db_password_share_second_7781';
 let w: World;
 let recordId: string;
 
-const config = (grants: string) => w.config(`version: 1
+const config = (grants: string) =>
+  w.config(`version: 1
 projects:
   shop:
     name: shop-shares
@@ -58,7 +59,10 @@ const steps = {
   repaired: () => appliedInProcess(FIRST),
   async sharedWithAdaOutside() {
     const ada = fixtures.users[0]!;
-    await w.client.call('shareRecordWithUser', { path: { id: recordId }, body: { userId: ada.id, wrappedDek: wrapperFor(await placeOf(w.client, recordId), ada.id) } });
+    await w.client.call('shareRecordWithUser', {
+      path: { id: recordId },
+      body: { userId: ada.id, wrappedDek: wrapperFor(await placeOf(w.client, recordId), ada.id) },
+    });
     await appliedInProcess(FIRST);
   },
   async rewrapped() {
@@ -105,7 +109,10 @@ it('a share revoked outside cplane is drift, repaired by apply', async () => {
 it('a share made outside cplane to a user the configuration does not list is revoked by apply (the list is authoritative)', async () => {
   await story('shared', 'revokedOutside', 'repaired');
   const ada = fixtures.users[0]!;
-  await w.client.call('shareRecordWithUser', { path: { id: recordId }, body: { userId: ada.id, wrappedDek: wrapperFor(await placeOf(w.client, recordId), ada.id) } });
+  await w.client.call('shareRecordWithUser', {
+    path: { id: recordId },
+    body: { userId: ada.id, wrappedDek: wrapperFor(await placeOf(w.client, recordId), ada.id) },
+  });
   const plan = await w.cli(['plan', w.dir, '--detailed-exitcode'], { DB_PASSWORD: FIRST });
   expect(plan.code).toBe(2);
   expect(plan.stdout).toContain(`~ grants.users = "${ada.id}" -> null`);
@@ -133,7 +140,7 @@ it('a user the directory does not declare is an error at the name, with the clos
   expect(validate.stderr).toContain('Unknown user "dan": it is not declared in directory.users; did you mean "dana"?');
 });
 
-it('removing the group revokes its share and leaves the user\'s', async () => {
+it("removing the group revokes its share and leaves the user's", async () => {
   await story('shared', 'revokedOutside', 'repaired', 'sharedWithAdaOutside', 'rewrapped');
   config('          users: [dana]\n          groups: []');
   const plan = await w.cli(['plan', w.dir], { DB_PASSWORD: SECOND });
@@ -143,9 +150,10 @@ it('removing the group revokes its share and leaves the user\'s', async () => {
   expect(record.grants).toMatchObject({ user_ids: [dana.id], group_ids: [] });
 });
 
-it('leaks neither the values nor the private keys: not in any output, the state folder or the service\'s data', async () => {
+it("leaks neither the values nor the private keys: not in any output, the state folder or the service's data", async () => {
   await story('shared', 'revokedOutside', 'repaired', 'sharedWithAdaOutside', 'rewrapped', 'groupRemoved');
   for (const text of [...w.outputs, ...(await w.stored())]) {
-    for (const secret of [FIRST, SECOND, privateKeyOf(dana.id), privateKeyOf(platform.id), w.env.CPLANE_STATE_KEY!]) expect(text).not.toContain(secret);
+    for (const secret of [FIRST, SECOND, privateKeyOf(dana.id), privateKeyOf(platform.id), w.env.CPLANE_STATE_KEY!])
+      expect(text).not.toContain(secret);
   }
 });

@@ -45,7 +45,9 @@ describe('an account that refuses the token', () => {
   it('an inactive Service Account is the same error, naming its reason', async () => {
     const run = await w.cli(['plan', 'infra'], { CPLANE_TOKEN: fixtures.tokens.inactiveServiceAccount, CPLANE_ACCOUNT: acme, SHOP_KEY });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^Error: The API refuses this token( in account \S+)?: \w+ answered 403 forbidden \(service_account_inactive\)/);
+    expect(run.stderr).toMatch(
+      /^Error: The API refuses this token( in account \S+)?: \w+ answered 403 forbidden \(service_account_inactive\)/,
+    );
     expect(run.stderr).toContain('is inactive');
   });
 

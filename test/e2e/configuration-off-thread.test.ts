@@ -37,7 +37,8 @@ projects:
       db-password: { value: { generate: { length: 32 } } }
 `;
 
-const built = async (): Promise<typeof OffThread> => (await import(pathToFileURL(builtModule('session/configuration-off-thread.js')).href)) as typeof OffThread;
+const built = async (): Promise<typeof OffThread> =>
+  (await import(pathToFileURL(builtModule('session/configuration-off-thread.js')).href)) as typeof OffThread;
 
 describe('the built loader', () => {
   it('loads on its worker and answers what loading in this thread answers, with the environment it was given', async () => {
@@ -49,7 +50,7 @@ describe('the built loader', () => {
     expect(answered.desired?.variables).toEqual({ team: 'blue' });
   });
 
-  it('answers a broken configuration\'s diagnostics as this thread does, with their places', async () => {
+  it("answers a broken configuration's diagnostics as this thread does, with their places", async () => {
     const dir = folder('broken', 'version: 1\nprojects:\n  vault:\n    name: vault\n    colour: blue\n');
     const { loadedIn, ...answered } = await (await built()).loadConfigurationOffThread(dir, { env: {}, cwd: dir });
     expect(loadedIn).toBe('worker');
@@ -58,7 +59,7 @@ describe('the built loader', () => {
     expect(answered).toEqual(await loadConfiguration(dir, { env: {}, cwd: dir }));
   });
 
-  it('registers the state URL\'s password for redaction in this thread, as loading here does', async () => {
+  it("registers the state URL's password for redaction in this thread, as loading here does", async () => {
     const password = 'off-thread-state-pw-7c1d9e';
     const dir = folder('state-url', `version: 1\nstate: { url: "postgres://cplane:${password}@db.example:5432/cplane" }\n`);
     const { loadedIn, desired } = await (await built()).loadConfigurationOffThread(dir, { env: {}, cwd: dir });
@@ -82,14 +83,24 @@ function threadsOf(dir: string, name: string, env: NodeJS.ProcessEnv): string[][
   // No API listens on port 9: the reads fail at once (the deadline is 50 ms) and the command, which reports the
   // configuration's problems first, waits for the worker before it fails; what matters is which threads loaded what.
   spawnSync(process.execPath, ['--require', preload, builtCli(), 'access', 'report', dir], {
-    env: { PATH: process.env.PATH, HOME: temp, CPLANE_BASE_URL: 'http://127.0.0.1:9', CPLANE_TOKEN: 'sk-svc-pat-offthread', CPLANE_REQUEST_TIMEOUT: '0.05', ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: temp,
+      CPLANE_BASE_URL: 'http://127.0.0.1:9',
+      CPLANE_TOKEN: 'sk-svc-pat-offthread',
+      CPLANE_REQUEST_TIMEOUT: '0.05',
+      ...env,
+    },
     encoding: 'utf8',
   });
-  const threads = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { isMainThread: boolean; files: string[] });
+  const threads = readFileSync(out, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { isMainThread: boolean; files: string[] });
   return threads.sort((a, b) => Number(b.isMainThread) - Number(a.isMainThread)).map((thread) => thread.files);
 }
 
-describe('the CLI\'s bundle', () => {
+describe("the CLI's bundle", () => {
   const dir = () => folder('cli', valid.replace('${var.team}', 'x').replace(/variables:\n.*\n/, ''));
 
   it('loads the configuration of `cplane access report` on the worker entry of the bundle', () => {

@@ -52,7 +52,9 @@ const secrets = 'env: { STRIPE_KEY: sk_test_fake, OPENAI_API_KEY: sk-fake-openai
 
 describe('assertions', () => {
   it('reports one line per run, what a failed assertion saw, and N passed, N failed; exit 1', async () => {
-    testFile('shop.cptest.yaml', `${secrets}runs:
+    testFile(
+      'shop.cptest.yaml',
+      `${secrets}runs:
   - name: plans the shop
     command: plan
     expect:
@@ -67,7 +69,8 @@ describe('assertions', () => {
       - plan.add == 5
       - steps["project.shop"].changes["name"].after == "shop" && plan.remove == 0
       - steps["gateway.nope"].action == "create"
-`);
+`,
+    );
     const run = await cli(['test']);
     expect(run.stderr).toBe('');
     const lines = run.stdout.split('\n');
@@ -89,25 +92,55 @@ describe('assertions', () => {
     testFile('a.cptest.yaml', `${secrets}runs:\n  - command: plan\n    expect: ["plan.add == 3", "plan.mode == 'normal'"]\n`);
     const run = await cli(['test', dir, '--json']);
     expect(run.code).toBe(0);
-    const report = JSON.parse(run.stdout) as { passed: number; failed: number; files: { file: string; valid: boolean; runs: { name: string; passed: boolean; assertions: { expression: string; passed: boolean }[] }[] }[] };
+    const report = JSON.parse(run.stdout) as {
+      passed: number;
+      failed: number;
+      files: {
+        file: string;
+        valid: boolean;
+        runs: { name: string; passed: boolean; assertions: { expression: string; passed: boolean }[] }[];
+      }[];
+    };
     expect(report).toMatchObject({ passed: 1, failed: 0, files: [{ file: join('tests', 'a.cptest.yaml'), valid: true }] });
-    expect(report.files[0]!.runs).toEqual([expect.objectContaining({ name: 'run 1', passed: true, assertions: [{ expression: 'plan.add == 3', passed: true }, { expression: "plan.mode == 'normal'", passed: true }] })]);
+    expect(report.files[0]!.runs).toEqual([
+      expect.objectContaining({
+        name: 'run 1',
+        passed: true,
+        assertions: [
+          { expression: 'plan.add == 3', passed: true },
+          { expression: "plan.mode == 'normal'", passed: true },
+        ],
+      }),
+    ]);
   });
 
-  it('an assertion that backtracks without end is stopped at the policies\' deadline and fails closed; the next ones, and the next runs\' with their own facts, are checked', async () => {
+  it("an assertion that backtracks without end is stopped at the policies' deadline and fails closed; the next ones, and the next runs' with their own facts, are checked", async () => {
     const catastrophic = `"${'a'.repeat(40)}!".matches("^(a+)+$") == false`;
     const later = '  - command: apply\n    expect: ["apply.done == 3"]\n  - command: plan\n    expect: ["plan.add == 0"]\n';
-    testFile('a.cptest.yaml', `${secrets}runs:\n  - command: plan\n    expect: ['${catastrophic}', "plan.add == 4", "plan.add == 3"]\n${later}`);
+    testFile(
+      'a.cptest.yaml',
+      `${secrets}runs:\n  - command: plan\n    expect: ['${catastrophic}', "plan.add == 4", "plan.add == 3"]\n${later}`,
+    );
     const run = await cli(['test', '--json']);
     expect(run.code).toBe(1);
-    const report = JSON.parse(run.stdout) as { files: { runs: { passed: boolean; assertions: { expression: string; passed: boolean; code?: string; message?: string }[] }[] }[] };
+    const report = JSON.parse(run.stdout) as {
+      files: { runs: { passed: boolean; assertions: { expression: string; passed: boolean; code?: string; message?: string }[] }[] }[];
+    };
     expect(report.files[0]!.runs[0]!.assertions).toEqual([
-      { expression: catastrophic, passed: false, code: 'assertion_deadline', message: 'did not finish within 5000 ms (a policy rule\'s deadline): it was stopped, so it fails' },
+      {
+        expression: catastrophic,
+        passed: false,
+        code: 'assertion_deadline',
+        message: "did not finish within 5000 ms (a policy rule's deadline): it was stopped, so it fails",
+      },
       { expression: 'plan.add == 4', passed: false, message: 'was false: plan.add = 3' },
       { expression: 'plan.add == 3', passed: true },
     ]);
     // One worker serves the file's runs: the one the stopped assertion ended is replaced, and each run sees its own facts.
-    expect(report.files[0]!.runs.slice(1).map((r) => r.assertions)).toEqual([[{ expression: 'apply.done == 3', passed: true }], [{ expression: 'plan.add == 0', passed: true }]]);
+    expect(report.files[0]!.runs.slice(1).map((r) => r.assertions)).toEqual([
+      [{ expression: 'apply.done == 3', passed: true }],
+      [{ expression: 'plan.add == 0', passed: true }],
+    ]);
   });
 
   it('a tests folder that is a link out of the configuration folder is refused, and nothing of it is read', async () => {
@@ -117,7 +150,9 @@ describe('assertions', () => {
     symlinkSync(join(temp, 'elsewhere'), join(dir, 'tests'));
     const run = await cli(['test']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`The test folder ${join(dir, 'tests')} leads outside the configuration folder ${dir} through a symbolic link: no test file was read.`);
+    expect(run.stderr).toContain(
+      `The test folder ${join(dir, 'tests')} leads outside the configuration folder ${dir} through a symbolic link: no test file was read.`,
+    );
     expect(run.stdout + run.stderr).not.toContain('secret-line-outside');
   });
 
@@ -142,7 +177,9 @@ describe('assertions', () => {
 
 describe('runs in order against one emulator', () => {
   it('an apply is seen by the plans after it, and a changed variable is an update', async () => {
-    testFile('lifecycle.cptest.yaml', `${secrets}runs:
+    testFile(
+      'lifecycle.cptest.yaml',
+      `${secrets}runs:
   - name: apply creates the shop
     command: apply
     expect: [apply.done == 3, apply.failed == 0, "!apply.refused"]
@@ -156,7 +193,8 @@ describe('runs in order against one emulator', () => {
       - plan.change == 2
       - steps["project.shop"].action == "update"
       - steps["project.shop"].changes["name"].before == "shop"
-`);
+`,
+    );
     const run = await cli(['test']);
     expect(run.stdout).toContain('3 passed, 0 failed');
     expect(run.code).toBe(0);
@@ -176,12 +214,18 @@ describe('runs in order against one emulator', () => {
     expect(run.code).toBe(0);
   });
 
-  it('a configuration\'s own account, unknown to the fixtures, is added to the emulator; a test file\'s account: is the one planned in', async () => {
-    testFile('own.cptest.yaml', `${secrets}variables: { account: 12345678-1234-4123-8123-123456789abc }\nruns:
+  it("a configuration's own account, unknown to the fixtures, is added to the emulator; a test file's account: is the one planned in", async () => {
+    testFile(
+      'own.cptest.yaml',
+      `${secrets}variables: { account: 12345678-1234-4123-8123-123456789abc }\nruns:
   - { command: apply, expect: [apply.done == 3, plan.account == "12345678-1234-4123-8123-123456789abc"] }
   - { command: plan, expect: ["!plan.changes"] }
-`);
-    testFile('staging.cptest.yaml', `${secrets}account: ${fixtures.accounts[1]!.id}\nruns:\n  - { command: plan, expect: [plan.account == "${fixtures.accounts[1]!.id}"] }\n`);
+`,
+    );
+    testFile(
+      'staging.cptest.yaml',
+      `${secrets}account: ${fixtures.accounts[1]!.id}\nruns:\n  - { command: plan, expect: [plan.account == "${fixtures.accounts[1]!.id}"] }\n`,
+    );
     const run = await cli(['test']);
     expect(run.stdout).toContain('3 passed, 0 failed');
   });
@@ -193,10 +237,12 @@ describe('policies', () => {
   it('a mandatory finding fails a run that does not assert on policies, and refuses its apply', async () => {
     testFile('p.cptest.yaml', `${legacy}runs:\n  - { command: plan, expect: [plan.add == 3] }\n  - { command: apply }\n`);
     const run = await cli(['test']);
-    expect(run.stdout).toContain([
-      '    refused by policy: 1 mandatory finding (assert on `policies` to test them):',
-      '      - project.shop: no-legacy: No project may be called legacy.',
-    ].join('\n'));
+    expect(run.stdout).toContain(
+      [
+        '    refused by policy: 1 mandatory finding (assert on `policies` to test them):',
+        '      - project.shop: no-legacy: No project may be called legacy.',
+      ].join('\n'),
+    );
     expect(run.stdout).toContain('0 passed, 2 failed');
   });
 
@@ -210,14 +256,17 @@ describe('policies', () => {
   });
 
   it('a run that asserts on the findings tests the policy itself', async () => {
-    testFile('p.cptest.yaml', `${legacy}runs:
+    testFile(
+      'p.cptest.yaml',
+      `${legacy}runs:
   - command: apply
     expect:
       - policies.mandatory.size() == 1
       - policies.violations[0].policy == "no-legacy" && policies.violations[0].address == "project.shop"
       - apply.refused && apply.done == 0
   - { command: plan, expect: [plan.add == 3] , variables: { team: shop } }
-`);
+`,
+    );
     const run = await cli(['test']);
     expect(run.stdout).toContain('2 passed, 0 failed');
     expect(run.code).toBe(0);
@@ -225,8 +274,10 @@ describe('policies', () => {
 });
 
 describe('a malformed test file', () => {
-  it('is reported at file:line:col with the configuration\'s words, and none of its runs run', async () => {
-    testFile('bad.cptest.yaml', `runs:
+  it("is reported at file:line:col with the configuration's words, and none of its runs run", async () => {
+    testFile(
+      'bad.cptest.yaml',
+      `runs:
   - command: destroy
   - comand: plan
     command: plan
@@ -235,7 +286,8 @@ describe('a malformed test file', () => {
       - plan.add ==
       - plan.nonsense + 1
       - nothing.here == 1
-`);
+`,
+    );
     const run = await cli(['test']);
     expect(run.code).toBe(1);
     const out = run.stdout;
@@ -246,10 +298,15 @@ describe('a malformed test file', () => {
   });
 
   it('reports an assertion that is not CEL, or names what a run does not have, at its line', async () => {
-    testFile('cel.cptest.yaml', 'runs:\n  - command: plan\n    expect:\n      - plan.add ==\n      - nothing.here == 1\n      - "\'text\'"\n      - plan.addresses.all(a, plan.addresses.exists(b, plan.addresses.exists(c, a == b && b == c)))\n      - plan.addresses.all(a, plan.addresses.exists(b, a == b))\n');
+    testFile(
+      'cel.cptest.yaml',
+      'runs:\n  - command: plan\n    expect:\n      - plan.add ==\n      - nothing.here == 1\n      - "\'text\'"\n      - plan.addresses.all(a, plan.addresses.exists(b, plan.addresses.exists(c, a == b && b == c)))\n      - plan.addresses.all(a, plan.addresses.exists(b, a == b))\n',
+    );
     const run = await cli(['test', '--json']);
     expect(run.code).toBe(1);
-    const report = JSON.parse(run.stdout) as { files: { valid: boolean; diagnostics: { code: string; summary: string; range: { line: number; col: number } }[] }[] };
+    const report = JSON.parse(run.stdout) as {
+      files: { valid: boolean; diagnostics: { code: string; summary: string; range: { line: number; col: number } }[] }[];
+    };
     expect(report.files[0]!.valid).toBe(false);
     expect(report.files[0]!.diagnostics.map((d) => [d.code, d.range.line, d.range.col])).toEqual([
       ['assertion_syntax', 4, 9],
@@ -264,7 +321,9 @@ describe('a malformed test file', () => {
   it('a folder without tests/*.cptest.yaml is an error that says where they go', async () => {
     const run = await cli(['test']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`No test files in ${join(dir, 'tests')}: \`cplane test\` runs the files tests/*.cptest.yaml of the configuration folder.`);
+    expect(run.stderr).toContain(
+      `No test files in ${join(dir, 'tests')}: \`cplane test\` runs the files tests/*.cptest.yaml of the configuration folder.`,
+    );
   });
 });
 
@@ -272,10 +331,13 @@ describe('--junit-xml', () => {
   const hostile = '<script>&"\' \u001b[31m]]> \u202e';
 
   it('writes JUnit XML that a strict parser reads: suites, cases, failures, every name escaped', async () => {
-    testFile('a.cptest.yaml', `${secrets}runs:
+    testFile(
+      'a.cptest.yaml',
+      `${secrets}runs:
   - { name: passes, command: plan, expect: [plan.add == 3] }
   - { name: ${JSON.stringify(hostile)}, command: plan, expect: ["plan.add == 4", "'<b>' == '</failure>'"] }
-`);
+`,
+    );
     testFile('b.cptest.yaml', 'runs: [{ command: nope }]\n');
     const run = await cli(['test', '--junit-xml', join(temp, 'report.xml')]);
     expect(run.code).toBe(1);
@@ -287,8 +349,21 @@ describe('--junit-xml', () => {
     expect(xml).not.toContain('<script>');
     expect(xml).not.toContain('\u001b');
 
-    const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase'].includes(name) }).parse(xml) as {
-      testsuites: { tests: string; failures: string; testsuite: { name: string; tests: string; failures: string; testcase: { name: string; classname: string; failure?: { message: string; type: string; '#text': string } }[] }[] };
+    const parsed = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: '',
+      isArray: (name) => ['testsuite', 'testcase'].includes(name),
+    }).parse(xml) as {
+      testsuites: {
+        tests: string;
+        failures: string;
+        testsuite: {
+          name: string;
+          tests: string;
+          failures: string;
+          testcase: { name: string; classname: string; failure?: { message: string; type: string; '#text': string } }[];
+        }[];
+      };
     };
     const { testsuites } = parsed;
     expect([testsuites.tests, testsuites.failures]).toEqual(['3', '2']);
@@ -311,7 +386,7 @@ describe('--junit-xml', () => {
 });
 
 describe('examples/quickstart/tests', () => {
-  it('the quickstart\'s own test file passes, run from another folder', async () => {
+  it("the quickstart's own test file passes, run from another folder", async () => {
     const quickstart = fileURLToPath(new URL('../../examples/quickstart', import.meta.url));
     const run = await runCli(['test', quickstart], env, temp);
     expect(run.stdout).toMatch(/^PASS .*quickstart\.cptest\.yaml: a first plan creates everything \(plan, 5 assertions\)/);

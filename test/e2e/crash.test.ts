@@ -13,11 +13,16 @@ afterEach(async () => {
   w = undefined;
 });
 
-
 const total = await answersOfCleanApply();
 
 /** Runs apply again after the kill and checks that it converged: no duplicates, nothing lost, the token's plaintext kept. */
-async function expectConvergence(w: World, killed: { stdout: string }, seeded: Awaited<ReturnType<typeof liveInventory>>, context: string, options: { planAfter?: boolean } = {}): Promise<{ resent: boolean }> {
+async function expectConvergence(
+  w: World,
+  killed: { stdout: string },
+  seeded: Awaited<ReturnType<typeof liveInventory>>,
+  context: string,
+  options: { planAfter?: boolean } = {},
+): Promise<{ resent: boolean }> {
   // A killed run cannot release its lock: the next run sees its holder is gone and takes the lock over.
   const rerun = await w.cli(['apply', w.dir, '--auto-approve']);
   expect(rerun.code, `${context}: ${rerun.stderr}`).toBe(0);
@@ -48,15 +53,19 @@ describe('apply killed after the k-th request', () => {
   const resentAt = new Set<number>();
   const ran = new Set<number>();
 
-  it.each(Array.from({ length: total }, (_, i) => i + 1))('converges on the next run when killed after answer %i', { timeout: BUDGET_MS }, async (k) => {
-    w = await world();
-    w.config(smallConfig());
-    const seeded = await liveInventory(w.client);
-    const killed = await w.cli(['apply', w.dir, '--auto-approve'], { CPLANE_TEST_KILL_AFTER_REQUESTS: String(k) });
-    expect(killed.signal, `k=${k}`).toBe('SIGKILL');
-    if ((await expectConvergence(w, killed, seeded, `k=${k}`)).resent) resentAt.add(k);
-    ran.add(k);
-  });
+  it.each(Array.from({ length: total }, (_, i) => i + 1))(
+    'converges on the next run when killed after answer %i',
+    { timeout: BUDGET_MS },
+    async (k) => {
+      w = await world();
+      w.config(smallConfig());
+      const seeded = await liveInventory(w.client);
+      const killed = await w.cli(['apply', w.dir, '--auto-approve'], { CPLANE_TEST_KILL_AFTER_REQUESTS: String(k) });
+      expect(killed.signal, `k=${k}`).toBe('SIGKILL');
+      if ((await expectConvergence(w, killed, seeded, `k=${k}`)).resent) resentAt.add(k);
+      ran.add(k);
+    },
+  );
 
   it('finished each of the 4 writes by a resend once it was killed between its commit and its record', (ctx) => {
     if (ran.size < total) ctx.skip('needs every k above: run the whole describe');

@@ -23,6 +23,6 @@ it('names deployments.NAME.variables as where to give it', async () => {
   const plan = await w.cli(['plan', '--all', w.dir]);
   expect(plan.code).toBe(1);
   expect(plan.stdout).toContain('Variable "env" is required but has no value');
-  expect(plan.stdout).toContain('Give it in deployments.b.variables (env: VALUE), or in one of the deployment\'s varFiles.');
+  expect(plan.stdout).toContain("Give it in deployments.b.variables (env: VALUE), or in one of the deployment's varFiles.");
   expect(plan.stdout).not.toContain('--var env=VALUE');
 });

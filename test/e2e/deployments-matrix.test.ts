@@ -61,7 +61,11 @@ describe('plan --all --shard I/N, then plan --merge', () => {
 
     // A shard's --github makes no comment of its own (the action's comment step is skipped): the merge's is the one.
     const gh = mkdtempSync(join(w.temp, 'gh-'));
-    const shard = await w.cli(['plan', '--all', '--shard', '2/3', '--github', 'infra'], { GITHUB_OUTPUT: join(gh, 'out'), GITHUB_STEP_SUMMARY: join(gh, 'summary'), RUNNER_TEMP: gh });
+    const shard = await w.cli(['plan', '--all', '--shard', '2/3', '--github', 'infra'], {
+      GITHUB_OUTPUT: join(gh, 'out'),
+      GITHUB_STEP_SUMMARY: join(gh, 'summary'),
+      RUNNER_TEMP: gh,
+    });
     expect(shard.code).toBe(0);
     expect(outputs(join(gh, 'out'))).toMatchObject({ markdown_file: '', comment_key: '', has_changes: 'true' });
     expect(readFileSync(join(gh, 'summary'), 'utf8')).toContain('<summary>prod-eu</summary>');
@@ -77,8 +81,15 @@ describe('plan --all --shard I/N, then plan --merge', () => {
 
     const markdown = await w.cli(['plan', '--merge', 'shard-3', 'shard-1', 'shard-2', '--markdown']);
     expect(markdown.stdout).toBe((await w.cli(['plan', '--all', '--markdown', 'infra'])).stdout);
-    const json = JSON.parse((await w.cli(['plan', '--merge', 'shard-1', 'shard-2', 'shard-3', '--json', '--detailed-exitcode'])).stdout) as { deployments: { deployment: string; exitCode: number }[] };
-    expect(json.deployments.map((d) => [d.deployment, d.exitCode])).toEqual([['staging', 2], ['prod-eu', 2], ['prod-us', 2], ['canary', 2]]);
+    const json = JSON.parse(
+      (await w.cli(['plan', '--merge', 'shard-1', 'shard-2', 'shard-3', '--json', '--detailed-exitcode'])).stdout,
+    ) as { deployments: { deployment: string; exitCode: number }[] };
+    expect(json.deployments.map((d) => [d.deployment, d.exitCode])).toEqual([
+      ['staging', 2],
+      ['prod-eu', 2],
+      ['prod-us', 2],
+      ['canary', 2],
+    ]);
     const text = await w.cli(['plan', '--merge', 'shard-1', 'shard-2', 'shard-3', '--detailed-exitcode']);
     expect(text.code).toBe(2);
     expect(text.stdout).toContain('Deployments: 4 planned, 4 with changes, 0 without.');
@@ -95,7 +106,9 @@ describe('plan --all --shard I/N, then plan --merge', () => {
   it('a deployment planned twice is refused', async () => {
     const merged = await w.cli(['plan', '--merge', 'shard-1', 'shard-2', 'shard-3', 'shard-1']);
     expect(merged.code).toBe(1);
-    expect(merged.stderr).toContain(`Error: Two plans for one deployment: canary (${join(w.temp, 'shard-1', 'canary.plan.json')} and ${join(w.temp, 'shard-1', 'canary.plan.json')}); staging (`);
+    expect(merged.stderr).toContain(
+      `Error: Two plans for one deployment: canary (${join(w.temp, 'shard-1', 'canary.plan.json')} and ${join(w.temp, 'shard-1', 'canary.plan.json')}); staging (`,
+    );
     expect(merged.stdout).toBe('');
   });
 
@@ -108,7 +121,9 @@ describe('plan --all --shard I/N, then plan --merge', () => {
     const tampered = await w.cli(['plan', '--merge', 'shard-1', folder, 'shard-3', '--markdown']);
     expect(tampered.code).toBe(1);
     expect(tampered.stdout).toBe('');
-    expect(tampered.stderr).toContain(`Error: The saved plan ${file} was changed since it was made, or made with another state key: its MAC does not match. Nothing was merged`);
+    expect(tampered.stderr).toContain(
+      `Error: The saved plan ${file} was changed since it was made, or made with another state key: its MAC does not match. Nothing was merged`,
+    );
 
     // A whole plan made up by someone without the state key, with a MAC of its own.
     const forged = JSON.parse(saved.replace('prod app', 'harmless app')) as { auth: { mac: string } };
@@ -128,13 +143,17 @@ describe('plan --all --shard I/N, then plan --merge', () => {
     expect(made.code, made.stderr).toBe(0);
     const lone = await w.cli(['plan', '--merge', 'shard-1', 'lone']);
     expect(lone.code).toBe(1);
-    expect(lone.stderr).toContain(`Error: ${join(w.temp, 'lone', 'single.plan.json')} is not the plan of a deployment made by \`cplane plan --all\`. Nothing was merged.`);
+    expect(lone.stderr).toContain(
+      `Error: ${join(w.temp, 'lone', 'single.plan.json')} is not the plan of a deployment made by \`cplane plan --all\`. Nothing was merged.`,
+    );
     // Another commit: the same deployments, other configuration files.
     w.config(`${configuration}# a later commit\n`);
     expect((await w.cli(['plan', '--all', '--shard', '2/3', '--out', 'later', 'infra'])).code).toBe(0);
     const mixed = await w.cli(['plan', '--merge', 'shard-1', 'later', 'shard-3']);
     expect(mixed.code).toBe(1);
-    expect(mixed.stderr).toMatch(/were made by two different runs: their configuration files differ \(planned at two commits\?\)\. Nothing was merged\./);
+    expect(mixed.stderr).toMatch(
+      /were made by two different runs: their configuration files differ \(planned at two commits\?\)\. Nothing was merged\./,
+    );
     w.config(configuration);
   });
 
@@ -145,7 +164,7 @@ describe('plan --all --shard I/N, then plan --merge', () => {
     expect(alone.stderr).toContain('--shard plans a share of the deployments: it needs --all');
     const bad = await w.cli(['plan', '--all', '--shard', '3/2', 'infra']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('--shard 3/2: give I/N, this job\'s number I of N jobs, with 1 <= I <= N.');
+    expect(bad.stderr).toContain("--shard 3/2: give I/N, this job's number I of N jobs, with 1 <= I <= N.");
     const none = await w.cli(['plan', '--merge']);
     expect(none.stderr).toContain('--merge needs the folders of saved plans');
   });
@@ -178,7 +197,9 @@ describe('cplane deployments --matrix', () => {
 
     const gh = mkdtempSync(join(w.temp, 'gh-'));
     const listed = await w.cli(['deployments', 'infra', '--wave', '2', '--github'], { GITHUB_OUTPUT: join(gh, 'out') });
-    expect(listed.stdout).toMatch(/^Wave 2 of 3: 2 deployments\.\n\nWAVE +DEPLOYMENT +ACCOUNT +WORKSPACE +AFTER\n2 +prod-eu +\S+ +default +staging\n/);
+    expect(listed.stdout).toMatch(
+      /^Wave 2 of 3: 2 deployments\.\n\nWAVE +DEPLOYMENT +ACCOUNT +WORKSPACE +AFTER\n2 +prod-eu +\S+ +default +staging\n/,
+    );
     expect(JSON.parse(outputs(join(gh, 'out')).matrix!)).toEqual(waves[1]);
     expect(outputs(join(gh, 'out'))).toMatchObject({ count: '2', waves: '3' });
     const bad = await w.cli(['deployments', 'infra', '--wave', '0']);
@@ -186,7 +207,10 @@ describe('cplane deployments --matrix', () => {
     mkdirSync(join(w.temp, 'single'));
     writeFileSync(join(w.temp, 'single', 'main.yaml'), 'version: 1\nprojects:\n  app: {}\n');
     const single = await w.cli(['deployments', 'single', '--matrix']);
-    expect([single.code, single.stderr]).toEqual([1, `Error: The configuration in ${join(w.temp, 'single')} declares no deployments: it has one account.\nDeclare deployments: to plan and apply it in several accounts (docs/deployments.md).\n`]);
+    expect([single.code, single.stderr]).toEqual([
+      1,
+      `Error: The configuration in ${join(w.temp, 'single')} declares no deployments: it has one account.\nDeclare deployments: to plan and apply it in several accounts (docs/deployments.md).\n`,
+    ]);
   });
 
   it('--changed: only the deployments a git diff touches, in their own waves', async () => {
@@ -198,6 +222,11 @@ describe('cplane deployments --matrix', () => {
     writeFileSync(join(w.dir, 'canary.yaml'), 'env: canary-2\n');
     expect((await matrixOf(['--changed', '--wave', '1'])).include.map((e) => e.deployment)).toEqual(['canary']);
     writeFileSync(join(w.dir, 'main.yaml'), `${readFileSync(join(w.dir, 'main.yaml'), 'utf8')}# touched\n`);
-    expect((await matrixOf(['--changed', '--base', 'HEAD'])).include.map((e) => `${e.wave}:${e.deployment}`)).toEqual(['1:staging', '2:prod-eu', '2:prod-us', '3:canary']);
+    expect((await matrixOf(['--changed', '--base', 'HEAD'])).include.map((e) => `${e.wave}:${e.deployment}`)).toEqual([
+      '1:staging',
+      '2:prod-eu',
+      '2:prod-us',
+      '3:canary',
+    ]);
   });
 });

@@ -12,7 +12,9 @@ const [t1, t2, t3] = [extraAccount(1).id, extraAccount(2).id, extraAccount(3).id
 const globex = fixtures.accounts[2]!.id;
 
 /** staging first; prod-eu and prod-us after it; canary after both. `projects` gives each deployment's project names. */
-function configuration(options: { projects?: Record<string, string[]>; canary?: string; canaryVarFile?: string; autoApprove?: string } = {}): string {
+function configuration(
+  options: { projects?: Record<string, string[]>; canary?: string; canaryVarFile?: string; autoApprove?: string } = {},
+): string {
   const projects = { staging: ['app'], 'prod-eu': ['app'], 'prod-us': ['app'], canary: ['canary-app'], ...options.projects };
   const rule = options.autoApprove ? `, autoApprove: "${options.autoApprove}"` : '';
   return `version: 1
@@ -60,8 +62,18 @@ describe('deployments over three accounts', () => {
   /** The story so far, in-process, step by step as the tests below take it. */
   const steps = {
     applied: () => appliedInProcess(configuration(), ['--all', '--auto-approve']),
-    waveFailed: () => appliedInProcess(configuration({ projects: { staging: ['app', 'web'], 'prod-eu': ['app', 'web'], 'prod-us': ['app', 'web', 'jobs'] } }), ['--all', '--auto-approve'], 1),
-    docsApproved: () => appliedInProcess(configuration({ autoApprove: 'plan.remove == 0', projects: { staging: ['app', 'web', 'docs'] } }), ['--all', '--deployment', 'staging']),
+    waveFailed: () =>
+      appliedInProcess(
+        configuration({ projects: { staging: ['app', 'web'], 'prod-eu': ['app', 'web'], 'prod-us': ['app', 'web', 'jobs'] } }),
+        ['--all', '--auto-approve'],
+        1,
+      ),
+    docsApproved: () =>
+      appliedInProcess(configuration({ autoApprove: 'plan.remove == 0', projects: { staging: ['app', 'web', 'docs'] } }), [
+        '--all',
+        '--deployment',
+        'staging',
+      ]),
   };
   async function story(...names: (keyof typeof steps)[]): Promise<void> {
     for (const name of names) await steps[name]();
@@ -88,10 +100,17 @@ describe('deployments over three accounts', () => {
     const some = await w.cli(['plan', '--deployment', 'prod-eu', '--deployment', 'staging', 'infra']);
     expect(some.code).toBe(0);
     expect(some.stdout).toContain('Deployments: 2 planned');
-    expect(some.stdout.split('\n=== deployment ').slice(1).map((d) => d.split(' ')[0])).toEqual(['staging', 'prod-eu']);
+    expect(
+      some.stdout
+        .split('\n=== deployment ')
+        .slice(1)
+        .map((d) => d.split(' ')[0]),
+    ).toEqual(['staging', 'prod-eu']);
     const unknown = await w.cli(['plan', '--deployment', 'prod-es', 'infra']);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('--deployment prod-es: the configuration has no deployment "prod-es"; did you mean "prod-eu" or "prod-us"?');
+    expect(unknown.stderr).toContain(
+      '--deployment prod-es: the configuration has no deployment "prod-es"; did you mean "prod-eu" or "prod-us"?',
+    );
     // Without --all or --deployment, a configuration with deployments says how to choose.
     const plain = await w.cli(['plan', 'infra']);
     expect(plain.code).toBe(1);
@@ -112,7 +131,11 @@ describe('deployments over three accounts', () => {
     w.config(configuration({ canary: globex }));
     const { code, stdout } = await w.cli(['plan', '--all', '--detailed-exitcode', 'infra']);
     expect(code).toBe(1);
-    expect(stdout).toMatch(new RegExp(`canary +${globex} +- +- +- +- +- +- +error: The API refuses this token in account ${globex}: listProjects answered 403 forbidden \\(not_account_member\\)`));
+    expect(stdout).toMatch(
+      new RegExp(
+        `canary +${globex} +- +- +- +- +- +- +error: The API refuses this token in account ${globex}: listProjects answered 403 forbidden \\(not_account_member\\)`,
+      ),
+    );
     expect(stdout).toContain('+ description = "prod app"');
   });
 
@@ -121,8 +144,17 @@ describe('deployments over three accounts', () => {
     const planned = await w.cli(['plan', '--all', '--out', 'plans', 'infra']);
     expect(planned.code).toBe(0);
     const files = ['canary', 'prod-eu', 'prod-us', 'staging'].map((n) => join(w.temp, 'plans', `${n}.plan.json`));
-    const saved = JSON.parse(readFileSync(files[0]!, 'utf8')) as { account: string; origin: { deployment: string; workspace: string }; auth: { mac: string } };
-    expect([saved.account, saved.origin.deployment, saved.origin.workspace, typeof saved.auth.mac]).toEqual([t3, 'canary', 'canary', 'string']);
+    const saved = JSON.parse(readFileSync(files[0]!, 'utf8')) as {
+      account: string;
+      origin: { deployment: string; workspace: string };
+      auth: { mac: string };
+    };
+    expect([saved.account, saved.origin.deployment, saved.origin.workspace, typeof saved.auth.mac]).toEqual([
+      t3,
+      'canary',
+      'canary',
+      'string',
+    ]);
 
     // An edited plan is refused before any wave starts.
     const edited = readFileSync(files[3]!, 'utf8');
@@ -155,7 +187,9 @@ describe('deployments over three accounts', () => {
     rmSync(file('staging'));
     const missing = await w.cli(['apply', 'plans']);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('lack the plan of staging (staging.plan.json), which their run chose: the deployments after it would apply without waiting for it. Nothing was applied.');
+    expect(missing.stderr).toContain(
+      'lack the plan of staging (staging.plan.json), which their run chose: the deployments after it would apply without waiting for it. Nothing was applied.',
+    );
     expect(missing.stdout).not.toContain('Wave 1');
 
     // Each plan lists the run's deployments under its MAC: a list edited to leave staging out is refused.
@@ -190,7 +224,9 @@ describe('deployments over three accounts', () => {
     const { code, stdout } = await w.cli(['apply', '--all', '--auto-approve', 'infra']);
     expect(code).toBe(1);
     expect(stdout).toContain('plan_limit_reached');
-    expect(stdout).toMatch(/Deployments: applied staging, prod-eu; failed prod-us(?: \([^)]*\))?; not started canary \(they wait for a failed wave\)\./);
+    expect(stdout).toMatch(
+      /Deployments: applied staging, prod-eu; failed prod-us(?: \([^)]*\))?; not started canary \(they wait for a failed wave\)\./,
+    );
     expect(await projectNames(w, t1)).toEqual(['app', 'web']);
     expect(await projectNames(w, t2)).toEqual(['app', 'web']);
   });
@@ -201,7 +237,9 @@ describe('deployments over three accounts', () => {
     // Each deployment goes back to one project: a removal, which the rule does not approve.
     const refused = await w.cli(['apply', '--all', 'infra']);
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toContain('Deployment staging needs approval: its autoApprove rule is false for this plan; nothing was changed.');
+    expect(refused.stdout).toContain(
+      'Deployment staging needs approval: its autoApprove rule is false for this plan; nothing was changed.',
+    );
     expect(refused.stdout).toContain('not started prod-eu, prod-us, canary');
     expect(await projectNames(w, t1)).toEqual(['app', 'web']);
 
@@ -218,7 +256,7 @@ describe('deployments over three accounts', () => {
     expect(bad.stderr).toMatch(/main\.yaml:6:122: error: The autoApprove rule of deployment "staging" is not valid CEL/);
   });
 
-  it('compare: live differences the deployments\' variables do not explain, as text and JSON', async () => {
+  it("compare: live differences the deployments' variables do not explain, as text and JSON", async () => {
     await story('applied', 'waveFailed', 'docsApproved');
     // By now staging (Tenant 1) has app, docs and web; prod-eu (Tenant 2) app and web. Their descriptions differ
     // only by ${var.env} ("staging app", "prod app"): explained, so not reported.
@@ -235,13 +273,19 @@ describe('deployments over three accounts', () => {
     await client.call('updateProject', { path: { id: web.project_id }, body: { name: 'web', description: 'hand-edited', isActive: true } });
     await client.close();
     const edited = await w.cli(['compare', 'staging', 'prod-eu', 'infra', '--json']);
-    expect(JSON.parse(edited.stdout).differences).toContainEqual({ address: 'project.web', kind: 'different', field: 'description', a: '${var.env} web', b: 'hand-edited' });
+    expect(JSON.parse(edited.stdout).differences).toContainEqual({
+      address: 'project.web',
+      kind: 'different',
+      field: 'description',
+      a: '${var.env} web',
+      b: 'hand-edited',
+    });
     const unknown = await w.cli(['compare', 'staging', 'prod-es', 'infra']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('did you mean "prod-eu" or "prod-us"?');
   });
 
-  it('--github: one pull-request comment for the whole configuration, within GitHub\'s limit', async () => {
+  it("--github: one pull-request comment for the whole configuration, within GitHub's limit", async () => {
     const gh = mkdtempSync(join(w.temp, 'gh-'));
     const env = { GITHUB_OUTPUT: join(gh, 'out'), GITHUB_STEP_SUMMARY: join(gh, 'summary'), RUNNER_TEMP: gh, GITHUB_WORKSPACE: w.temp };
     // Enough projects that the four plans cannot all fit in one comment.
@@ -257,7 +301,9 @@ describe('deployments over three accounts', () => {
     const comment = readFileSync(markdownFile, 'utf8');
     expect(comment.length).toBeLessThan(65_536);
     expect(comment).toContain('| deployment | account | add | change | replace | remove | policy | incomplete | status |');
-    expect(comment).toMatch(/\| staging \| `0a000000-0000-4000-8000-000000001001` Tenant 1 \| \d{3} \| 0 \| 0 \| \d \| 0 \| 0 \| changes \|/);
+    expect(comment).toMatch(
+      /\| staging \| `0a000000-0000-4000-8000-000000001001` Tenant 1 \| \d{3} \| 0 \| 0 \| \d \| 0 \| 0 \| changes \|/,
+    );
     // The two long plans do not fit; the short ones after them do.
     expect(comment).toContain('<details><summary>prod-us</summary>');
     expect(comment).toContain('<details><summary>canary</summary>');

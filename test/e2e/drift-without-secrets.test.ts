@@ -39,7 +39,7 @@ it('no drift: exit 0, and the values it could not check are named', async () => 
   expect(run.stdout).toContain('? otel_export.main headers.X-Team: not checked (OTEL_TEAM not set)');
 });
 
-it('a gateway changed behind cplane\'s back: drift reported, exit 2, no secret read', async () => {
+it("a gateway changed behind cplane's back: drift reported, exit 2, no secret read", async () => {
   await changedBehind();
   const run = await w.cli(['drift', w.dir], noSecrets);
   expect(run.code).toBe(2);
@@ -48,7 +48,11 @@ it('a gateway changed behind cplane\'s back: drift reported, exit 2, no secret r
   expect(run.stdout).toContain('? otel_export.main headers.X-Team: not checked (OTEL_TEAM not set)');
   expect(run.stdout).toContain('Drift: 1 object changed outside cplane since the last apply.');
 
-  const json = JSON.parse((await w.cli(['drift', w.dir, '--json'], noSecrets)).stdout) as { hasDrift: boolean; drift: { address: string }[]; notChecked: unknown[] };
+  const json = JSON.parse((await w.cli(['drift', w.dir, '--json'], noSecrets)).stdout) as {
+    hasDrift: boolean;
+    drift: { address: string }[];
+    notChecked: unknown[];
+  };
   expect(json.hasDrift).toBe(true);
   expect(json.drift.map((d) => d.address)).toEqual(['gateway.main']);
   expect(json.notChecked).toEqual([

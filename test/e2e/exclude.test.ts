@@ -13,7 +13,8 @@ let w: World;
 beforeEach(async () => {
   w = await world();
   writeModule(w.dir);
-  w.config(`${callerConfig}  side: { source: ./modules/team, inputs: { team: side, project: extra, credential: openai } }
+  w.config(
+    `${callerConfig}  side: { source: ./modules/team, inputs: { team: side, project: extra, credential: openai } }
 gateways:
   direct:
     project: core
@@ -22,7 +23,8 @@ gateways:
     credentials: [openai]
     tokens:
       ci: { scopes: [run] }
-`.replace('projects:\n', 'projects:\n  extra: { description: Extra }\n'));
+`.replace('projects:\n', 'projects:\n  extra: { description: Extra }\n'),
+  );
 });
 afterEach(async () => w.close());
 
@@ -33,7 +35,8 @@ async function appliedInProcess(...args: string[]): Promise<void> {
   expect(run.code).toBe(0);
 }
 
-const stateAddresses = () => Object.keys((JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, unknown> }).resources).sort();
+const stateAddresses = () =>
+  Object.keys((JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, unknown> }).resources).sort();
 
 describe('--exclude', () => {
   it('plans all but the excluded address and what depends on it, and says so', async () => {
@@ -46,7 +49,9 @@ describe('--exclude', () => {
     expect(plan.stdout).toContain('# module.payments.gateway.main will be created');
     expect(plan.stdout).toContain('# gateway_token.direct/ci will be created');
     expect(plan.stdout).toContain('Plan: 8 to add, 0 to change, 0 to replace, 0 to remove.');
-    expect(plan.stdout).toContain('Only part of the configuration was planned (--exclude project.extra): the excluded addresses and what depends on them were left out.');
+    expect(plan.stdout).toContain(
+      'Only part of the configuration was planned (--exclude project.extra): the excluded addresses and what depends on them were left out.',
+    );
   });
 
   it('refuses --target with --exclude', async () => {
@@ -75,7 +80,13 @@ describe('--exclude', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(stateAddresses()).toEqual([
-      'credential.openai', 'gateway.direct', 'gateway_token.direct/ci', 'module.payments.gateway.main', 'module.payments.gateway_token.main/ci', 'project.core', 'project.extra',
+      'credential.openai',
+      'gateway.direct',
+      'gateway_token.direct/ci',
+      'module.payments.gateway.main',
+      'module.payments.gateway_token.main/ci',
+      'project.core',
+      'project.extra',
     ]);
   });
 
@@ -92,6 +103,11 @@ describe('--exclude', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     // The token stays, so do its gateway (deleting it would revoke the token), the gateway's project and credential.
-    expect(stateAddresses()).toEqual(['credential.openai', 'module.payments.gateway.main', 'module.payments.gateway_token.main/ci', 'project.core']);
+    expect(stateAddresses()).toEqual([
+      'credential.openai',
+      'module.payments.gateway.main',
+      'module.payments.gateway_token.main/ci',
+      'project.core',
+    ]);
   });
 });

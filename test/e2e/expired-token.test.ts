@@ -9,7 +9,9 @@ let w: World;
 let gatewayId: string;
 let firstTokenId: string;
 
-const tokenIn = (statePath: string) => (JSON.parse(readFileSync(statePath, 'utf8')) as { resources: Record<string, { id: string; outputs?: Record<string, string> }> }).resources['gateway_token.main/ci']!;
+const tokenIn = (statePath: string) =>
+  (JSON.parse(readFileSync(statePath, 'utf8')) as { resources: Record<string, { id: string; outputs?: Record<string, string> }> })
+    .resources['gateway_token.main/ci']!;
 const tokensLive = async () => w.client.listAll('listGatewayTokens', { path: { id: gatewayId } });
 
 // Each test arranges its own world, applied in-process (the CLI's entry, no subprocess); the step under test runs
@@ -30,12 +32,16 @@ afterEach(async () => w.close());
 const expired = () => w.emulator.setClockOffset(0);
 
 describe('an expired gateway token', () => {
-  it('is replaced once this machine\'s clock passes its expiry, though the API\'s clock (three days behind) has not, with a warning naming both', async () => {
+  it("is replaced once this machine's clock passes its expiry, though the API's clock (three days behind) has not, with a warning naming both", async () => {
     // What ends access takes the earlier deadline of the two clocks (planner/stages/clocks.ts; test/e2e/server-clock.test.ts).
     const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
     expect(plan.code).toBe(2);
-    expect(plan.stdout).toContain('# gateway_token.main/ci must be replaced (it expired 2 days ago: a new one is created, then the old one is revoked)');
-    expect(plan.stdout).toMatch(/Warning: the API's clock said \d{4}-\d\d-\d\d \d\d:\d\d UTC and this machine's \d{4}-\d\d-\d\d \d\d:\d\d UTC, more than 5 minutes apart/);
+    expect(plan.stdout).toContain(
+      '# gateway_token.main/ci must be replaced (it expired 2 days ago: a new one is created, then the old one is revoked)',
+    );
+    expect(plan.stdout).toMatch(
+      /Warning: the API's clock said \d{4}-\d\d-\d\d \d\d:\d\d UTC and this machine's \d{4}-\d\d-\d\d \d\d:\d\d UTC, more than 5 minutes apart/,
+    );
   });
 
   it('is drift and replaced once the clock reaches its expiry; --detailed-exitcode exits 2', async () => {
@@ -44,7 +50,9 @@ describe('an expired gateway token', () => {
     expect(plan.stderr).toBe('');
     expect(plan.code).toBe(2);
     expect(plan.stdout).toMatch(/~ gateway_token\.main\/ci expired 2 days ago\n/);
-    expect(plan.stdout).toContain('# gateway_token.main/ci must be replaced (it expired 2 days ago: a new one is created, then the old one is revoked)');
+    expect(plan.stdout).toContain(
+      '# gateway_token.main/ci must be replaced (it expired 2 days ago: a new one is created, then the old one is revoked)',
+    );
     expect(plan.stdout).toMatch(/~ expiresAt = "[0-9T:.-]+Z" {2}\(expired 2 days ago\) {2}# forces replacement/);
     expect(plan.stdout).toContain('Plan: 0 to add, 0 to change, 1 to replace, 0 to remove.');
   });
@@ -53,7 +61,9 @@ describe('an expired gateway token', () => {
     expired();
     const output = await w.cli(['output', w.dir]);
     expect(output.code).toBe(0);
-    expect(output.stdout).toMatch(/^gateway_token\.main\/ci = \(sensitive: use --reveal\) {2}\[id [0-9a-f-]+, prefix [^,]+, EXPIRED 2 days ago: cplane apply replaces it\]\n$/);
+    expect(output.stdout).toMatch(
+      /^gateway_token\.main\/ci = \(sensitive: use --reveal\) {2}\[id [0-9a-f-]+, prefix [^,]+, EXPIRED 2 days ago: cplane apply replaces it\]\n$/,
+    );
     const json = JSON.parse((await w.cli(['output', w.dir, '--json'])).stdout) as Record<string, { expiry: string; expiresAt: string }>;
     expect(json['gateway_token.main/ci']!.expiry).toBe('expired');
     expect(Date.parse(json['gateway_token.main/ci']!.expiresAt)).toBeLessThan(Date.now() - DAY);
@@ -61,8 +71,13 @@ describe('an expired gateway token', () => {
 
   it('is replaced by apply: a new token is created before the old one is revoked, and then there is nothing to do', async () => {
     expired();
-    const planned = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as { steps: { address: string; writes: { operation: string }[] }[] };
-    expect(planned.steps.find((s) => s.address === 'gateway_token.main/ci')!.writes.map((x) => x.operation)).toEqual(['createGatewayToken', 'revokeGatewayToken']);
+    const planned = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as {
+      steps: { address: string; writes: { operation: string }[] }[];
+    };
+    expect(planned.steps.find((s) => s.address === 'gateway_token.main/ci')!.writes.map((x) => x.operation)).toEqual([
+      'createGatewayToken',
+      'revokeGatewayToken',
+    ]);
 
     const applied = await w.cli(['apply', w.dir, '--auto-approve']);
     expect(applied.stderr).toBe('');

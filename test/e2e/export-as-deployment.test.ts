@@ -77,7 +77,9 @@ describe('export --as-deployment', () => {
     const before = main();
     const run = await w.cli(['export', '--account', b, '--as-deployment', 'a', out]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`The configuration ${out} already has a deployment "a" (${join(out, 'main.yaml')}); nothing was read or written.`);
+    expect(run.stderr).toContain(
+      `The configuration ${out} already has a deployment "a" (${join(out, 'main.yaml')}); nothing was read or written.`,
+    );
     expect(main()).toBe(before);
   });
 
@@ -99,7 +101,9 @@ describe('export --as-deployment: the variables the new deployment needs', () =>
   /** Account B holds `names` (applied from a folder of their own); the fleet folder is `yaml`, in canonical form. */
   async function arrange(names: string[], yaml: string): Promise<void> {
     w = await world({ accounts: 2 });
-    w.config(`version: 1\nprojects:\n${names.map((n) => `  ${n.replace(/-/g, '_')}: { name: ${n}, description: payments in us }\n`).join('')}`);
+    w.config(
+      `version: 1\nprojects:\n${names.map((n) => `  ${n.replace(/-/g, '_')}: { name: ${n}, description: payments in us }\n`).join('')}`,
+    );
     expect((await w.run(['apply', w.dir, '--auto-approve', '--account', b])).code).toBe(0);
     fleet = join(w.dir, '..', 'fleet');
     mkdirSync(fleet);
@@ -126,12 +130,21 @@ projects:
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("Its variables read off this account's objects: env: staging, team: payments, region: us");
-    expect(fleetMain()).toBe(before.replace('variables: { env: dev }\n', `variables: { env: dev }\n  staging:\n    account: ${b}\n    variables: { env: staging, region: us }\n`));
+    expect(fleetMain()).toBe(
+      before.replace(
+        'variables: { env: dev }\n',
+        `variables: { env: dev }\n  staging:\n    account: ${b}\n    variables: { env: staging, region: us }\n`,
+      ),
+    );
     expect((await w.run(['fmt', '--check', fleet])).code).toBe(0);
     const plan = await w.cli(['plan', '--deployment', 'staging', fleet, '--json']);
     expect(plan.stderr).toBe('');
     // The account's object is adopted as it is: nothing added, removed or changed.
-    const [planned] = (JSON.parse(plan.stdout) as { deployments: { summary: Record<string, unknown>; plan: { steps: { address: string; action: string; changes: unknown[] }[] } }[] }).deployments;
+    const [planned] = (
+      JSON.parse(plan.stdout) as {
+        deployments: { summary: Record<string, unknown>; plan: { steps: { address: string; action: string; changes: unknown[] }[] } }[];
+      }
+    ).deployments;
     expect(planned!.summary).toMatchObject({ add: 0, change: 0, replace: 0, remove: 0, import: 1 });
     expect(planned!.plan.steps.map((s) => [s.address, s.action, s.changes])).toEqual([['project.payments', 'import', []]]);
   });
@@ -140,7 +153,9 @@ projects:
     await arrange(['ledger'], FLEET);
     const run = await w.cli(['export', '--account', b, '--as-deployment', 'staging', fleet]);
     expect(run.code).toBe(0);
-    expect(run.stderr).toBe(`Variable "env" is required and no object of account ${b} gives its value; none was written.\nAdd to fleet/main.yaml: deployments.staging.variables.env: VALUE\n`);
+    expect(run.stderr).toBe(
+      `Variable "env" is required and no object of account ${b} gives its value; none was written.\nAdd to fleet/main.yaml: deployments.staging.variables.env: VALUE\n`,
+    );
     expect(fleetMain()).toContain(`  staging: { account: ${b} }\n`);
     expect((await w.run(['fmt', '--check', fleet])).code).toBe(0);
   });
@@ -149,7 +164,9 @@ projects:
     await arrange(['payments-staging', 'web-prod'], `${FLEET}  web: { name: "web-\${var.env}" }\n`);
     const run = await w.cli(['export', '--account', b, '--as-deployment', 'staging', fleet]);
     expect(run.code).toBe(0);
-    expect(run.stderr).toContain('Variable "env": projects.payments (name) gives "staging" (live "payments-staging") but projects.web (name) gives "prod" (live "web-prod"); none was written.\n');
+    expect(run.stderr).toContain(
+      'Variable "env": projects.payments (name) gives "staging" (live "payments-staging") but projects.web (name) gives "prod" (live "web-prod"); none was written.\n',
+    );
     expect(run.stderr).toContain('Add to fleet/main.yaml: deployments.staging.variables.env: VALUE\n');
     expect(fleetMain()).toContain(`  staging:\n    account: ${b}\n    variables: { region: us }\n`);
   });

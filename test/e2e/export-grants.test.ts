@@ -49,14 +49,24 @@ const userVar = userLocal.replaceAll('-', '_');
 const groupVar = groupLocal.replaceAll('-', '_');
 /** The directory variables with the values of the exported account (the fixtures' ids and keys). */
 const directoryVars = () => [
-  '--var', `${userVar}_id=${dana.id}`, '--var', `${userVar}_public_key=${printableKeyPair(dana.id).publicKey}`,
-  '--var', `${groupVar}_id=${platform.id}`, '--var', `${groupVar}_public_key=${printableKeyPair(platform.id).publicKey}`,
+  '--var',
+  `${userVar}_id=${dana.id}`,
+  '--var',
+  `${userVar}_public_key=${printableKeyPair(dana.id).publicKey}`,
+  '--var',
+  `${groupVar}_id=${platform.id}`,
+  '--var',
+  `${groupVar}_public_key=${printableKeyPair(platform.id).publicKey}`,
 ];
 
 describe('export of record grants', () => {
   it('lists the readers in the record: the Service Account by name, the user and group by directory name', () => {
-    expect(projectYaml).toContain(`        grants:\n          groups: [${groupLocal}]\n          serviceAccounts: [ci-deployer]\n          users: [${userLocal}]\n`);
-    expect(mainYaml).toContain(`directory:\n  groups:\n    ${groupLocal}:\n      id: \${var.${groupVar}_id}\n      publicKey: \${var.${groupVar}_public_key}\n`);
+    expect(projectYaml).toContain(
+      `        grants:\n          groups: [${groupLocal}]\n          serviceAccounts: [ci-deployer]\n          users: [${userLocal}]\n`,
+    );
+    expect(mainYaml).toContain(
+      `directory:\n  groups:\n    ${groupLocal}:\n      id: \${var.${groupVar}_id}\n      publicKey: \${var.${groupVar}_public_key}\n`,
+    );
     expect(mainYaml).not.toContain(`id: ${platform.id}`);
     expect(exportReport).toContain('for each account you apply this folder to, give these variables');
     expect(exportReport).toContain(`  directory.users.${userLocal}: ${userVar}_id, ${userVar}_public_key\n`);
@@ -84,6 +94,8 @@ describe('export of record grants', () => {
     expect(plan.code).toBe(1);
     const line = projectYaml.split('\n').findIndex((l) => l.includes('serviceAccounts: [ci-deployer]')) + 1;
     const col = projectYaml.split('\n')[line - 1]!.indexOf('ci-deployer') + 1;
-    expect(plan.stderr).toContain(`project-shop.yaml:${line}:${col}: error: service_account_grant.shop/db-password/ci-deployer: no Service Account "ci-deployer" in account ${staging}`);
+    expect(plan.stderr).toContain(
+      `project-shop.yaml:${line}:${col}: error: service_account_grant.shop/db-password/ci-deployer: no Service Account "ci-deployer" in account ${staging}`,
+    );
   });
 });

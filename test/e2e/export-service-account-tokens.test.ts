@@ -34,7 +34,9 @@ afterAll(async () => w.close());
 
 describe('export of a token issued to a Service Account', () => {
   it('writes the Service Account by name, with the spend limit and window', () => {
-    expect(gatewayYaml).toMatch(/ {6}checkout:\n(?: {8}.*\n)* {8}serviceAccount: ci-deployer\n {8}spendLimit: "25\.00"\n {8}spendWindow: weekly\n/);
+    expect(gatewayYaml).toMatch(
+      / {6}checkout:\n(?: {8}.*\n)* {8}serviceAccount: ci-deployer\n {8}spendLimit: "25\.00"\n {8}spendWindow: weekly\n/,
+    );
   });
 
   it('plans no changes against the same account', async () => {
@@ -48,6 +50,8 @@ describe('export of a token issued to a Service Account', () => {
     const plan = await w.cli(['plan', out, '--account', staging]);
     expect(plan.code).toBe(1);
     const line = gatewayYaml.split('\n').findIndex((l) => l.includes('serviceAccount: ci-deployer')) + 1;
-    expect(plan.stderr).toContain(`project-shop.yaml:${line}:25: error: gateway_token.main/checkout: no Service Account "ci-deployer" in account ${staging}`);
+    expect(plan.stderr).toContain(
+      `project-shop.yaml:${line}:25: error: gateway_token.main/checkout: no Service Account "ci-deployer" in account ${staging}`,
+    );
   });
 });

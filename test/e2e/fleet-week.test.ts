@@ -63,14 +63,18 @@ const arranged = async (args: string[]) => {
   const run = await runInProcess(args, env, runner.workspace);
   expect(run.code, run.stdout + run.stderr).toBe(0);
 };
-const clientOf = (name: keyof typeof accountOf) => createClient({ baseUrl: w.emulator.url, token: fixtures.tokens.admin, accountId: accountOf[name] });
+const clientOf = (name: keyof typeof accountOf) =>
+  createClient({ baseUrl: w.emulator.url, token: fixtures.tokens.admin, accountId: accountOf[name] });
 const config = (yaml: string) => writeFileSync(join(folder(), 'main.yaml'), yaml);
 
 /** staging's project changed outside cplane: the one account with drift. */
 async function stagingChangedByHand(): Promise<void> {
   const staging = clientOf('staging');
   const shop = (await staging.listAll('listProjects', {})).find((p) => p.name === 'shop-staging')!;
-  await staging.call('updateProject', { path: { id: shop.project_id }, body: { name: 'shop-staging', description: 'changed by hand', isActive: true } });
+  await staging.call('updateProject', {
+    path: { id: shop.project_id },
+    body: { name: 'shop-staging', description: 'changed by hand', isActive: true },
+  });
   await staging.close();
 }
 
@@ -84,7 +88,12 @@ beforeEach(async () => {
   const { CPLANE_TOKEN: _token, CPLANE_ACCOUNT: _account, ...base } = w.env;
   env = {
     ...base,
-    ...Object.fromEntries(names.flatMap((name) => [[tokenVariable(name), fixtures.tokens.admin], [secretVariable(name), `db-password-of-${name}-0123456789abcdef`]])),
+    ...Object.fromEntries(
+      names.flatMap((name) => [
+        [tokenVariable(name), fixtures.tokens.admin],
+        [secretVariable(name), `db-password-of-${name}-0123456789abcdef`],
+      ]),
+    ),
     CI: '1',
     GITHUB_API_URL: api.url,
     GITHUB_REPOSITORY: repository,
@@ -98,7 +107,7 @@ afterEach(async () => {
   await w.close();
 });
 
-describe('the new user\'s week over four deployments', () => {
+describe("the new user's week over four deployments", () => {
   it('validate --all checks each deployment with its own values: a value only prod gives fails prod alone', async () => {
     config(configuration(', seats: many'));
     const { code, stdout } = await cli(['validate', 'infra', '--all']);
@@ -107,20 +116,27 @@ describe('the new user\'s week over four deployments', () => {
     expect(sections.map((s) => s.split(' ')[0])).toEqual([...names]);
     expect(sections[0]).toContain('Configuration is valid: 4 resources in 1 file.');
     expect(sections[2]).toMatch(/infra\/main\.yaml:\d+:\d+: error: Variable "seats" must be a number; deployment prod gives "many"/);
-    expect(stdout).toMatch(/Deployments:\n {2}dev +\S+ +ok\n {2}staging +\S+ +ok\n {2}prod +\S+ +failed \(see its section\)\n {2}sandbox +\S+ +ok\n$/);
+    expect(stdout).toMatch(
+      /Deployments:\n {2}dev +\S+ +ok\n {2}staging +\S+ +ok\n {2}prod +\S+ +failed \(see its section\)\n {2}sandbox +\S+ +ok\n$/,
+    );
     // Without --all it has no values to check, so the error went unseen (what the team met).
     expect((await cli(['validate', 'infra'])).code).toBe(0);
     // cplane test --all runs the test files once per deployment, with its account and values.
     mkdirSync(join(folder(), 'tests'));
-    writeFileSync(join(folder(), 'tests', 'shop.cptest.yaml'), `env: { ${names.map((name) => `${secretVariable(name)}: fake-password-of-${name}-0123456789`).join(', ')} }
+    writeFileSync(
+      join(folder(), 'tests', 'shop.cptest.yaml'),
+      `env: { ${names.map((name) => `${secretVariable(name)}: fake-password-of-${name}-0123456789`).join(', ')} }
 runs:
   - name: a first plan creates the shop
     command: plan
     expect: ['plan.add == 4']
-`);
+`,
+    );
     const tested = await cli(['test', 'infra', '--all']);
     expect(tested.code).toBe(1);
-    expect(tested.stdout).toMatch(/ {2}dev +\S+ +ok\n {2}staging +\S+ +ok\n {2}prod +\S+ +failed \(see its section\)\n {2}sandbox +\S+ +ok\n$/);
+    expect(tested.stdout).toMatch(
+      / {2}dev +\S+ +ok\n {2}staging +\S+ +ok\n {2}prod +\S+ +failed \(see its section\)\n {2}sandbox +\S+ +ok\n$/,
+    );
     expect(tested.stdout.split('=== deployment ')[3]).toContain('Variable "seats" must be a number; deployment prod gives "many"');
   });
 
@@ -128,21 +144,30 @@ runs:
     config(configuration());
     const { code, stdout } = await cli(['init', 'infra', '--all', '--json']);
     expect(code).toBe(0);
-    const { deployments } = JSON.parse(stdout) as { deployments: { deployment: string; result: { environment: { name: string; use: string }[] } }[] };
+    const { deployments } = JSON.parse(stdout) as {
+      deployments: { deployment: string; result: { environment: { name: string; use: string }[] } }[];
+    };
     for (const { deployment, result } of deployments) {
       const read = result.environment.map((e) => e.name);
       expect(read, deployment).not.toContain('CPLANE_TOKEN');
       expect(read, deployment).not.toContain('CPLANE_VAR_env');
-      expect(read.filter((name) => name.endsWith('_TOKEN')), deployment).toEqual([tokenVariable(deployment)]);
+      expect(
+        read.filter((name) => name.endsWith('_TOKEN')),
+        deployment,
+      ).toEqual([tokenVariable(deployment)]);
     }
     // dev names its address itself.
     expect(deployments[0]!.result.environment.map((e) => e.name)).not.toContain('CPLANE_BASE_URL');
   });
 
-  it('a dev plan needs dev\'s token and secret only: prod\'s are unset', async () => {
+  it("a dev plan needs dev's token and secret only: prod's are unset", async () => {
     config(configuration());
     // Not even CPLANE_BASE_URL: dev's baseUrl says where its account is.
-    const devOnly = Object.fromEntries(Object.entries(env).filter(([name]) => !/^(STAGING|PROD|SANDBOX)_TOKEN$|^DB_PASSWORD_(staging|prod|sandbox)$|^CPLANE_BASE_URL$/.test(name)));
+    const devOnly = Object.fromEntries(
+      Object.entries(env).filter(
+        ([name]) => !/^(STAGING|PROD|SANDBOX)_TOKEN$|^DB_PASSWORD_(staging|prod|sandbox)$|^CPLANE_BASE_URL$/.test(name),
+      ),
+    );
     const dev = await cli(['plan', 'infra', '--deployment', 'dev', '--detailed-exitcode'], devOnly);
     expect(dev.stderr).toBe('');
     expect(dev.code).toBe(2);
@@ -163,7 +188,12 @@ runs:
     await stagingChangedByHand();
     const { code, stdout } = await cli(['drift', 'infra', '--all']);
     expect(code).toBe(2);
-    const sections = Object.fromEntries(stdout.split('=== deployment ').slice(1).map((s) => [s.split(' ')[0], s]));
+    const sections = Object.fromEntries(
+      stdout
+        .split('=== deployment ')
+        .slice(1)
+        .map((s) => [s.split(' ')[0], s]),
+    );
     expect(sections.staging).toContain('project.shop');
     for (const name of ['dev', 'prod', 'sandbox']) expect(sections[name]).toContain('No drift');
   });
@@ -174,20 +204,32 @@ runs:
     await stagingChangedByHand();
     config(configuration(', seats: 7'));
     const inputs = { command: 'reconcile', 'working-directory': '.', args: 'infra --all', comment: 'true' };
-    const job = async (extra: NodeJS.ProcessEnv = {}) => ({ run: await runner.step('cplane', inputs, { ...env, ...extra }), issue: await runner.step('drift-issue', inputs, env) });
+    const job = async (extra: NodeJS.ProcessEnv = {}) => ({
+      run: await runner.step('cplane', inputs, { ...env, ...extra }),
+      issue: await runner.step('drift-issue', inputs, env),
+    });
     const key = (name: keyof typeof accountOf) => `infra:${accountOf[name]}@default`;
 
     const first = await job();
     expect(first.run.code, first.run.stdout + first.run.stderr).toBe(0);
-    expect(JSON.parse(first.run.outputs.issues!)).toEqual(names.map((name) => expect.objectContaining({ deployment: name, key: key(name), topic: 'reconcile', open: name === 'staging' || name === 'prod' })));
-    expect(first.issue.stdout).toBe([
-      `No step waiting for a person for ${key('dev')}, and no open reconcile issue.`,
-      `Reconcile issue #1 for ${key('staging')}: opened.`,
-      `Reconcile issue #2 for ${key('prod')}: opened.`,
-      `No step waiting for a person for ${key('sandbox')}, and no open reconcile issue.`,
-      '',
-    ].join('\n'));
-    expect(api.issues.map((i) => i.title)).toEqual([`cplane: changes waiting for a person in ${key('staging')}`, `cplane: changes waiting for a person in ${key('prod')}`]);
+    expect(JSON.parse(first.run.outputs.issues!)).toEqual(
+      names.map((name) =>
+        expect.objectContaining({ deployment: name, key: key(name), topic: 'reconcile', open: name === 'staging' || name === 'prod' }),
+      ),
+    );
+    expect(first.issue.stdout).toBe(
+      [
+        `No step waiting for a person for ${key('dev')}, and no open reconcile issue.`,
+        `Reconcile issue #1 for ${key('staging')}: opened.`,
+        `Reconcile issue #2 for ${key('prod')}: opened.`,
+        `No step waiting for a person for ${key('sandbox')}, and no open reconcile issue.`,
+        '',
+      ].join('\n'),
+    );
+    expect(api.issues.map((i) => i.title)).toEqual([
+      `cplane: changes waiting for a person in ${key('staging')}`,
+      `cplane: changes waiting for a person in ${key('prod')}`,
+    ]);
     expect(api.issues[0]!.body.startsWith(driftMarkerOf(key('staging'), 'reconcile'))).toBe(true);
     expect(api.issues[1]!.body).toContain('project.shop');
     expect(runner.summary()).toContain(`### deployment prod (account ${accountOf.prod})`);
@@ -203,7 +245,7 @@ runs:
     expect(api.issues.map((i) => i.state)).toEqual(['closed', 'closed']);
   });
 
-  it('state list --all: a section per deployment; state show ADDRESS --deployment NAME: that deployment\'s state alone', async () => {
+  it("state list --all: a section per deployment; state show ADDRESS --deployment NAME: that deployment's state alone", async () => {
     await arranged(['apply', 'infra', '--all', '--auto-approve']);
     const list = await cli(['state', 'list', 'infra', '--all']);
     expect(list.code, list.stderr).toBe(0);
@@ -238,7 +280,12 @@ runs:
     // A reviewer reads the folder again: one section per deployment, each plan checked by its MAC.
     const shown = await cli(['show', 'offboard']);
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout.split('=== deployment ').slice(1).map((s) => s.split(' ')[0])).toEqual([...names].sort());
+    expect(
+      shown.stdout
+        .split('=== deployment ')
+        .slice(1)
+        .map((s) => s.split(' ')[0]),
+    ).toEqual([...names].sort());
     expect(shown.stdout).toContain('Offboarding user dana');
     const applied = await cli(['apply', 'offboard']);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
@@ -252,7 +299,7 @@ runs:
     }
   });
 
-  it('writer-key --deployment prod prints prod\'s writer key alone, as without deployments', async () => {
+  it("writer-key --deployment prod prints prod's writer key alone, as without deployments", async () => {
     // The key is the state's: each deployment's state made by an apply.
     await arranged(['apply', 'infra', '--all', '--auto-approve']);
     const { code, stdout, stderr } = await cli(['writer-key', 'infra', '--deployment', 'prod']);
@@ -261,7 +308,11 @@ runs:
     // --all: one JSON document, each deployment's own under `result`.
     const all = await cli(['writer-key', 'infra', '--all', '--json']);
     expect(all.code).toBe(0);
-    const { deployments } = JSON.parse(all.stdout) as { deployments: { deployment: string; account: string; exitCode: number; result: { publicKey: string; account: string } }[] };
-    expect(deployments.map((d) => [d.deployment, d.account, d.exitCode, d.result.publicKey, d.result.account])).toEqual(names.map((name) => [name, accountOf[name], 0, w.writerKey, accountOf[name]]));
+    const { deployments } = JSON.parse(all.stdout) as {
+      deployments: { deployment: string; account: string; exitCode: number; result: { publicKey: string; account: string } }[];
+    };
+    expect(deployments.map((d) => [d.deployment, d.account, d.exitCode, d.result.publicKey, d.result.account])).toEqual(
+      names.map((name) => [name, accountOf[name], 0, w.writerKey, accountOf[name]]),
+    );
   });
 });

@@ -64,7 +64,9 @@ test('fmt --check lists the files that differ and exits 3 without writing; fmt r
   expect(write.code).toBe(exitCodes.ok);
   expect(write.stdout).toBe(check.stdout);
   expect(readFileSync(join(dir, 'main.yaml'), 'utf8')).toBe(canonical);
-  expect(readFileSync(join(dir, 'modules', 'box', 'box.yaml'), 'utf8')).toBe('gateways:\n  main:\n    project: box\n    credentials: [openai]\n');
+  expect(readFileSync(join(dir, 'modules', 'box', 'box.yaml'), 'utf8')).toBe(
+    'gateways:\n  main:\n    project: box\n    credentials: [openai]\n',
+  );
 
   const again = await fmt('infra', '--check');
   expect(again).toMatchObject({ code: 0, stdout: '', stderr: '' });

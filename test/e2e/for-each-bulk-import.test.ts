@@ -27,7 +27,14 @@ async function madeByHand(): Promise<Map<string, string>> {
   const credentialId = state.resources['credential.openai']!.id;
   const openai = fixtures.providers.find((p) => p.name === 'openai')!.id;
   for (const team of teams) {
-    const body = { projectId, name: `${team} gateway`, slug: `bulk-${team}`, defaultProviderId: openai, defaultModel: 'gpt-4o-mini', credentialIds: [credentialId] };
+    const body = {
+      projectId,
+      name: `${team} gateway`,
+      slug: `bulk-${team}`,
+      defaultProviderId: openai,
+      defaultModel: 'gpt-4o-mini',
+      credentialIds: [credentialId],
+    };
     const run = await w.run(['api', 'createGateway', '--body', JSON.stringify(body)]);
     expect(run.code).toBe(0);
     ids.set(team, (JSON.parse(run.stdout) as { gateway_id: string }).gateway_id);
@@ -38,7 +45,12 @@ async function madeByHand(): Promise<Map<string, string>> {
 it('has a project and a credential under management, and ten gateways made by hand with cplane api', async () => {
   const ids = await madeByHand();
   expect(ids.size).toBe(10);
-  expect((await w.client.listAll('listGateways', {})).filter((g) => g.slug.startsWith('bulk-')).map((g) => g.gateway_id).sort()).toEqual([...ids.values()].sort());
+  expect(
+    (await w.client.listAll('listGateways', {}))
+      .filter((g) => g.slug.startsWith('bulk-'))
+      .map((g) => g.gateway_id)
+      .sort(),
+  ).toEqual([...ids.values()].sort());
 });
 
 it('plans ten imports and nothing to add, then applies them without a single create', async () => {

@@ -25,22 +25,28 @@ it('a typo inside the template: its line in gateways.yaml, and the instance', as
   writeFileSync(join(w.dir, 'gateways.yaml'), gateways('      requestsPerMinute: ${each.value.rmp}\n'));
   const run = await w.run(['validate', w.dir]);
   expect(run.code).toBe(1);
-  expect(run.stderr).toContain('infra/gateways.yaml:10:26: error: ${each.value.rmp}: each.value has no field "rmp" in gateway.team[search]; did you mean "rpm"?\n');
+  expect(run.stderr).toContain(
+    'infra/gateways.yaml:10:26: error: ${each.value.rmp}: each.value has no field "rmp" in gateway.team[search]; did you mean "rpm"?\n',
+  );
   // Found in every instance, said once.
   expect(run.stderr.match(/error:/g)).toHaveLength(1);
 
   writeFileSync(join(w.dir, 'gateways.yaml'), gateways('      requestsPerMinte: ${each.value.rpm}\n'));
   const key = await w.run(['validate', w.dir]);
   expect(key.code).toBe(1);
-  expect(key.stderr).toContain('infra/gateways.yaml:10:7: error: Unknown key "requestsPerMinte" in "settings" of gateway.team[search]; did you mean "requestsPerMinute"?\n');
+  expect(key.stderr).toContain(
+    'infra/gateways.yaml:10:7: error: Unknown key "requestsPerMinte" in "settings" of gateway.team[search]; did you mean "requestsPerMinute"?\n',
+  );
 });
 
-it('a value of one key that the template cannot take: the template\'s line, that key\'s instance', async () => {
+it("a value of one key that the template cannot take: the template's line, that key's instance", async () => {
   w.config(main.replace('payments: { rpm: 600 }', 'payments: { rpm: lots }'));
   writeFileSync(join(w.dir, 'gateways.yaml'), gateways('      requestsPerMinute: ${each.value.rpm}\n'));
   const run = await w.run(['validate', w.dir]);
   expect(run.code).toBe(1);
-  expect(run.stderr).toContain('infra/gateways.yaml:10:26: error: Wrong type for "settings.requestsPerMinute" in gateway.team[payments]: expected an integer or null, got a string\n');
+  expect(run.stderr).toContain(
+    'infra/gateways.yaml:10:26: error: Wrong type for "settings.requestsPerMinute" in gateway.team[payments]: expected an integer or null, got a string\n',
+  );
 });
 
 it('keys that depend on a variable without a value are refused, naming it', async () => {
@@ -48,7 +54,9 @@ it('keys that depend on a variable without a value are refused, naming it', asyn
   writeFileSync(join(w.dir, 'gateways.yaml'), gateways('      requestsPerMinute: ${each.value.rpm}\n'));
   const run = await w.run(['validate', w.dir]);
   expect(run.code).toBe(1);
-  expect(run.stderr).toContain('infra/gateways.yaml:3:14: error: The keys of gateway.team depend on variable "teams", which has no value: forEach keys must be known before planning\n');
+  expect(run.stderr).toContain(
+    'infra/gateways.yaml:3:14: error: The keys of gateway.team depend on variable "teams", which has no value: forEach keys must be known before planning\n',
+  );
   const given = await w.run(['validate', w.dir, '--var', 'teams={"ops":{"rpm":5}}']);
   expect(given.stderr).toBe('');
   expect(given.code).toBe(0);

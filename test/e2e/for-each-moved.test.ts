@@ -27,7 +27,9 @@ const gateway = (name: string, team: string) => `  ${name}:
 
 function writeRequests(): number {
   const byOperation = w.emulator.stats().byOperation;
-  return Object.entries(byOperation).filter(([name]) => operations[name as OperationName].method !== 'GET').reduce((sum, [, n]) => sum + n, 0);
+  return Object.entries(byOperation)
+    .filter(([name]) => operations[name as OperationName].method !== 'GET')
+    .reduce((sum, [, n]) => sum + n, 0);
 }
 
 const writtenOut = () => `${stem}gateways:\n${gateway('payments', 'payments')}${gateway('search', 'search')}`;

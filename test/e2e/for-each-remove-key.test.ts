@@ -6,7 +6,11 @@ import { coreAndOpenai, liveInventory, teamGateways, world, type World } from '.
 /** The teams' gateways and tokens the API holds (the account has fixture objects of its own). */
 async function teamsLive() {
   const live = await liveInventory(w.client);
-  return { gateways: live.gateways.filter((g) => g.startsWith('gw-')), tokens: live.tokens.filter((t) => t.startsWith('gw-')), projects: live.projects };
+  return {
+    gateways: live.gateways.filter((g) => g.startsWith('gw-')),
+    tokens: live.tokens.filter((t) => t.startsWith('gw-')),
+    projects: live.projects,
+  };
 }
 
 // Each test arranges its own world (the arrangement applied in-process, the step under test through the real CLI).

@@ -26,12 +26,17 @@ projects:
   expect(plan.stderr).toContain('Saved the plan to');
   expect(plan.code).toBe(0);
   expect(plan.stdout).toContain('# project.team[ops] will be created');
-  expect((JSON.parse(readFileSync(planFile, 'utf8')) as { origin: { variables: unknown } }).origin.variables).toEqual({ teams: { ops: { about: 'Operations' }, web: { about: 'Web' } } });
+  expect((JSON.parse(readFileSync(planFile, 'utf8')) as { origin: { variables: unknown } }).origin.variables).toEqual({
+    teams: { ops: { about: 'Operations' }, web: { about: 'Web' } },
+  });
 
   const apply = await w.cli(['apply', planFile]);
   expect(apply.stderr).toBe('');
   expect(apply.code).toBe(0);
   expect(apply.stdout).toMatch(/Apply complete: 2 done/);
   const projects = (await w.client.listAll('listProjects', {})).filter((p) => p.name.startsWith('team-'));
-  expect(projects.map((p) => [p.name, p.description]).sort()).toEqual([['team-ops', 'Operations'], ['team-web', 'Web']]);
+  expect(projects.map((p) => [p.name, p.description]).sort()).toEqual([
+    ['team-ops', 'Operations'],
+    ['team-web', 'Web'],
+  ]);
 });

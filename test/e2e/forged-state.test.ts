@@ -37,7 +37,16 @@ function editState(w: World, edit: (state: StateFileContents) => void): void {
 }
 
 function deleteGatewayEntry(gatewayId: string): JournalEntry {
-  return { id: randomUUID(), address: 'project.shop', stepId: 'project.shop', operation: 'deleteGateway', pathParams: { id: gatewayId }, idempotencyKey: randomUUID(), body: null, createdAt: new Date().toISOString() };
+  return {
+    id: randomUUID(),
+    address: 'project.shop',
+    stepId: 'project.shop',
+    operation: 'deleteGateway',
+    pathParams: { id: gatewayId },
+    idempotencyKey: randomUUID(),
+    body: null,
+    createdAt: new Date().toISOString(),
+  };
 }
 
 describe('a forged state', () => {
@@ -46,44 +55,55 @@ describe('a forged state', () => {
     const { gatewayId } = await unmanaged(w);
     editState(w, (state) => state.journal.push(deleteGatewayEntry(gatewayId)));
 
-    for (const args of [['plan', w.dir], ['apply', w.dir, '--auto-approve']]) {
+    for (const args of [
+      ['plan', w.dir],
+      ['apply', w.dir, '--auto-approve'],
+    ]) {
       const run = await w.cli(args);
       expect(run.code, args[0]).not.toBe(0);
       expect(run.stderr).toContain('pending write deleteGateway of project.shop');
-      expect(run.stderr).toContain('did not write with this state\'s key');
+      expect(run.stderr).toContain("did not write with this state's key");
       expect(run.stdout).not.toContain('resent');
     }
     const gateway = await w.client.send('getGateway', { path: { id: gatewayId } });
     expect((gateway.data as { status: string }).status).not.toBe('disabled');
   });
 
-  it('an authentic journal entry whose operation its address\'s kind never sends is refused before it is resent', { timeout: 90_000 }, async () => {
-    w = await applied();
-    const { gatewayId } = await unmanaged(w);
-    // Made with the state key (as a bug could): the MAC holds, the kind check does not.
-    const key = entryMacKey(Buffer.from(w.env.CPLANE_STATE_KEY!, 'base64'));
-    editState(w, (state) => state.journal.push(macJournalEntry(key, state, deleteGatewayEntry(gatewayId))));
+  it(
+    "an authentic journal entry whose operation its address's kind never sends is refused before it is resent",
+    { timeout: 90_000 },
+    async () => {
+      w = await applied();
+      const { gatewayId } = await unmanaged(w);
+      // Made with the state key (as a bug could): the MAC holds, the kind check does not.
+      const key = entryMacKey(Buffer.from(w.env.CPLANE_STATE_KEY!, 'base64'));
+      editState(w, (state) => state.journal.push(macJournalEntry(key, state, deleteGatewayEntry(gatewayId))));
 
-    const run = await w.cli(['apply', w.dir, '--auto-approve']);
-    expect(run.code).not.toBe(0);
-    expect(run.stderr).toContain('that their address\'s kind never sends: deleteGateway of project.shop');
-    const gateway = await w.client.send('getGateway', { path: { id: gatewayId } });
-    expect((gateway.data as { status: string }).status).not.toBe('disabled');
-  });
+      const run = await w.cli(['apply', w.dir, '--auto-approve']);
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toContain("that their address's kind never sends: deleteGateway of project.shop");
+      const gateway = await w.client.send('getGateway', { path: { id: gatewayId } });
+      expect((gateway.data as { status: string }).status).not.toBe('disabled');
+    },
+  );
 
-  it('a resource entry pointed at a token cplane does not manage is refused before destroy --target revokes it', { timeout: 90_000 }, async () => {
-    w = await applied();
-    const { gatewayId, tokenId } = await unmanaged(w);
-    editState(w, (state) => {
-      const entry = state.resources['gateway_token.main/ci']!;
-      entry.id = tokenId;
-      entry.parents = { gatewayId };
-    });
+  it(
+    'a resource entry pointed at a token cplane does not manage is refused before destroy --target revokes it',
+    { timeout: 90_000 },
+    async () => {
+      w = await applied();
+      const { gatewayId, tokenId } = await unmanaged(w);
+      editState(w, (state) => {
+        const entry = state.resources['gateway_token.main/ci']!;
+        entry.id = tokenId;
+        entry.parents = { gatewayId };
+      });
 
-    const run = await w.cli(['destroy', w.dir, '--target', 'gateway_token.main/ci', '--auto-approve']);
-    expect(run.code).not.toBe(0);
-    expect(run.stderr).toContain('resource gateway_token.main/ci');
-    const tokens = await w.client.listAll('listGatewayTokens', { path: { id: gatewayId } });
-    expect(tokens.find((t) => t.token_id === tokenId)!.revoked_at).toBeNull();
-  });
+      const run = await w.cli(['destroy', w.dir, '--target', 'gateway_token.main/ci', '--auto-approve']);
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toContain('resource gateway_token.main/ci');
+      const tokens = await w.client.listAll('listGatewayTokens', { path: { id: gatewayId } });
+      expect(tokens.find((t) => t.token_id === tokenId)!.revoked_at).toBeNull();
+    },
+  );
 });

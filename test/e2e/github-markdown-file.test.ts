@@ -17,7 +17,11 @@ describe('--github: the Markdown file for the comment', () => {
     const shared = join(w.temp, 'shared-tmp');
     mkdirSync(shared, { mode: 0o777 });
     const output = join(w.temp, 'github-output');
-    const { code, stderr } = await w.cli(['plan', '--github', 'infra'], { TMPDIR: shared, GITHUB_OUTPUT: output, GITHUB_STEP_SUMMARY: join(w.temp, 'summary') });
+    const { code, stderr } = await w.cli(['plan', '--github', 'infra'], {
+      TMPDIR: shared,
+      GITHUB_OUTPUT: output,
+      GITHUB_STEP_SUMMARY: join(w.temp, 'summary'),
+    });
     expect(code, stderr).toBe(0);
     const file = /markdown_file<<(\S+)\n(.*)\n/.exec(readFileSync(output, 'utf8'))![2]!;
     const folder = dirname(file);

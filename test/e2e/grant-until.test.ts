@@ -33,7 +33,8 @@ projects:
 ${grants}
 ${directoryYaml({ users: { dana: dana.id } })}${policies}`;
 
-const readAsServiceAccount = () => w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', recordId], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id) });
+const readAsServiceAccount = () =>
+  w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', recordId], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id) });
 /** Dana's private key in a 0600 file, for `cplane read --key-file`. */
 function danaKeyFile(): string {
   const keyFile = join(w.temp, 'dana.key');
@@ -48,7 +49,10 @@ async function readAsDana(): Promise<string> {
 }
 let danaRead: string;
 let saUntil: string;
-const granted = () => config(`          serviceAccounts: [{ name: ci-deployer, until: "${saUntil}", reason: INC-123 }]\n          users: [{ name: dana, until: "${at(30 * DAY)}" }]`);
+const granted = () =>
+  config(
+    `          serviceAccounts: [{ name: ci-deployer, until: "${saUntil}", reason: INC-123 }]\n          users: [{ name: dana, until: "${at(30 * DAY)}" }]`,
+  );
 
 /** The story so far, in-process: the grants applied (the value Dana reads kept in `danaRead`), then `steps`. */
 async function arranged(...steps: ('expired' | 'revoked')[]): Promise<void> {
@@ -57,7 +61,11 @@ async function arranged(...steps: ('expired' | 'revoked')[]): Promise<void> {
   await appliedInProcess();
   recordId = (await w.client.listAll('listRecords', {})).find((r) => r.name === 'db-password')!.record_id;
   const { CPLANE_STATE_KEY: _stateKey, ...readerEnv } = w.env;
-  const read = await runInProcess(['read', '--record-id', recordId, '--key-file', danaKeyFile()], { ...readerEnv, CPLANE_TOKEN: fixtures.tokens.recordOwner, CPLANE_WRITER_KEY: w.writerKey }, w.temp);
+  const read = await runInProcess(
+    ['read', '--record-id', recordId, '--key-file', danaKeyFile()],
+    { ...readerEnv, CPLANE_TOKEN: fixtures.tokens.recordOwner, CPLANE_WRITER_KEY: w.writerKey },
+    w.temp,
+  );
   expect(read.code, read.stderr).toBe(0);
   danaRead = read.stdout;
   if (steps.includes('expired')) {
@@ -89,7 +97,9 @@ describe('a grant with until', () => {
     const plan = await w.cli(['plan', w.dir]);
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('Grants that end within 7 days (every plan after the time shown revokes each):');
-    expect(plan.stdout).toContain(`service_account_grant.shop/db-password/ci-deployer: ends in 3 days, at ${saUntil.slice(0, 16).replace('T', ' ')} UTC (INC-123)`);
+    expect(plan.stdout).toContain(
+      `service_account_grant.shop/db-password/ci-deployer: ends in 3 days, at ${saUntil.slice(0, 16).replace('T', ' ')} UTC (INC-123)`,
+    );
     expect(plan.stdout).not.toMatch(/user_share\.shop\/db-password\/dana: ends/);
     const applied = await w.cli(['apply', w.dir, '--auto-approve']);
     expect(applied.code, applied.stderr).toBe(0);
@@ -99,28 +109,48 @@ describe('a grant with until', () => {
     expect(await liveGrants()).toMatchObject({ service_account_ids: [ciDeployer.id], user_ids: [dana.id] });
     const json = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as JsonPlan;
     expect(json.steps).toEqual([]);
-    expect(json.endingSoon).toEqual([{ address: 'service_account_grant.shop/db-password/ci-deployer', kind: 'service_account_grant', until: saUntil.replace('Z', '.000Z'), left: 'in 3 days', reason: 'INC-123' }]);
+    expect(json.endingSoon).toEqual([
+      {
+        address: 'service_account_grant.shop/db-password/ci-deployer',
+        kind: 'service_account_grant',
+        until: saUntil.replace('Z', '.000Z'),
+        left: 'in 3 days',
+        reason: 'INC-123',
+      },
+    ]);
   });
 
-  it('past until on the API clock, the plan revokes it and rotates the value for the reader left, as maintenance', { timeout: 90_000 }, async () => {
-    await arranged();
-    w.emulator.moveClock('3d');
-    w.emulator.moveClock('1h');
-    const json = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as JsonPlan;
-    const grant = json.steps.find((s) => s.address === 'service_account_grant.shop/db-password/ci-deployer')!;
-    expect(grant).toMatchObject({ action: 'revoke', causes: ['grant-expired'], reason: `it ended 1 hour ago (until ${saUntil.slice(0, 16).replace('T', ' ')} UTC, INC-123)` });
-    const record = json.steps.find((s) => s.address === 'record.shop/db-password')!;
-    expect(record).toMatchObject({ action: 'rotate', causes: ['grant-expired'] });
-    expect(record.changes.find((c) => c.path === 'value')!.note).toBe('rotate: 1 reader removed (its grant ended); re-wrapped for 1 reader');
-    expect(json.steps).toHaveLength(2);
-  });
+  it(
+    'past until on the API clock, the plan revokes it and rotates the value for the reader left, as maintenance',
+    { timeout: 90_000 },
+    async () => {
+      await arranged();
+      w.emulator.moveClock('3d');
+      w.emulator.moveClock('1h');
+      const json = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as JsonPlan;
+      const grant = json.steps.find((s) => s.address === 'service_account_grant.shop/db-password/ci-deployer')!;
+      expect(grant).toMatchObject({
+        action: 'revoke',
+        causes: ['grant-expired'],
+        reason: `it ended 1 hour ago (until ${saUntil.slice(0, 16).replace('T', ' ')} UTC, INC-123)`,
+      });
+      const record = json.steps.find((s) => s.address === 'record.shop/db-password')!;
+      expect(record).toMatchObject({ action: 'rotate', causes: ['grant-expired'] });
+      expect(record.changes.find((c) => c.path === 'value')!.note).toBe(
+        'rotate: 1 reader removed (its grant ended); re-wrapped for 1 reader',
+      );
+      expect(json.steps).toHaveLength(2);
+    },
+  );
 
   it('drift lists it in its Due section (what reconcile revokes), and exits 2', { timeout: 90_000 }, async () => {
     await arranged('expired');
     const drift = await w.cli(['drift', w.dir]);
     expect(drift.code, drift.stderr).toBe(2);
     expect(drift.stdout).toContain('Due (time made these due; `cplane reconcile` or `cplane apply` does them):');
-    expect(drift.stdout).toContain(`  ! service_account_grant.shop/db-password/ci-deployer a grant past its until, to revoke: it ended 1 hour ago (until ${saUntil.slice(0, 16).replace('T', ' ')} UTC, INC-123)`);
+    expect(drift.stdout).toContain(
+      `  ! service_account_grant.shop/db-password/ci-deployer a grant past its until, to revoke: it ended 1 hour ago (until ${saUntil.slice(0, 16).replace('T', ' ')} UTC, INC-123)`,
+    );
     expect(drift.stdout).not.toContain('user_share.shop/db-password/dana');
   });
 
@@ -163,10 +193,16 @@ describe('policies on grants that end', () => {
   beforeEach(async () => arranged('expired', 'revoked'));
 
   it('a grant without a reason that ends too late fails the plan, naming each policy', { timeout: 90_000 }, async () => {
-    w.config(config(`          serviceAccounts: [{ name: ci-deployer, until: "${at(60 * DAY)}" }]\n          users: [{ name: dana, until: "${at(30 * DAY)}" }]`, policies));
+    w.config(
+      config(
+        `          serviceAccounts: [{ name: ci-deployer, until: "${at(60 * DAY)}" }]\n          users: [{ name: dana, until: "${at(30 * DAY)}" }]`,
+        policies,
+      ),
+    );
     const plan = await w.cli(['plan', w.dir, '--json']);
     expect(plan.code).toBe(1);
-    const findings = (JSON.parse(plan.stdout) as { policies: { findings: { policy: string; address: string; outcome: string }[] } }).policies.findings;
+    const findings = (JSON.parse(plan.stdout) as { policies: { findings: { policy: string; address: string; outcome: string }[] } })
+      .policies.findings;
     expect(findings.map((f) => [f.policy, f.address, f.outcome])).toEqual([
       ['grants-end-within-30-days', 'service_account_grant.shop/db-password/ci-deployer', 'violated'],
       ['grants-say-why', 'service_account_grant.shop/db-password/ci-deployer', 'violated'],
@@ -174,7 +210,12 @@ describe('policies on grants that end', () => {
   });
 
   it('grants with a reason that end within 30 days pass', { timeout: 90_000 }, async () => {
-    w.config(config(`          serviceAccounts: [{ name: ci-deployer, until: "${at(20 * DAY)}", reason: INC-124 }]\n          users: [{ name: dana, until: "${at(29 * DAY)}", reason: ONCALL-7 }]`, policies));
+    w.config(
+      config(
+        `          serviceAccounts: [{ name: ci-deployer, until: "${at(20 * DAY)}", reason: INC-124 }]\n          users: [{ name: dana, until: "${at(29 * DAY)}", reason: ONCALL-7 }]`,
+        policies,
+      ),
+    );
     const plan = await w.cli(['plan', w.dir]);
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
   });

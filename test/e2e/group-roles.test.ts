@@ -52,8 +52,12 @@ describe('a group role on a project', () => {
     expect(applied.code).toBe(0);
     expect(posts()).toBe(1);
     // platform has two members, new to the project: the emulator queues a rekey and marks the project key pending for both.
-    expect(applied.stdout).toContain('group platform: the project key is not yet sealed for 2 of its members (material pending): they can read the project\'s records once a client that holds the project key seals it for them (cplane holds no such key)');
-    expect(applied.stdout).toContain('group platform: keys for 2 of its members are queued for re-sealing (rekey queued): they can read once a client that holds the keys re-seals them');
+    expect(applied.stdout).toContain(
+      "group platform: the project key is not yet sealed for 2 of its members (material pending): they can read the project's records once a client that holds the project key seals it for them (cplane holds no such key)",
+    );
+    expect(applied.stdout).toContain(
+      'group platform: keys for 2 of its members are queued for re-sealing (rekey queued): they can read once a client that holds the keys re-seals them',
+    );
     expect(inState()).toBeDefined();
   });
 
@@ -63,7 +67,9 @@ describe('a group role on a project', () => {
     expect(plan.stderr).toBe('');
     expect(plan.code).toBe(0);
     expect(plan.stdout).toContain(`? ${ADDRESS}: not verifiable from the API`);
-    expect(plan.stdout).toContain('No changes. Your infrastructure matches the configuration as far as the API shows it (1 not verifiable from the API, listed above).');
+    expect(plan.stdout).toContain(
+      'No changes. Your infrastructure matches the configuration as far as the API shows it (1 not verifiable from the API, listed above).',
+    );
     const json = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as { steps: unknown[]; notVerifiable: unknown[] };
     expect(json.steps).toEqual([]);
     expect(json.notVerifiable).toEqual([{ address: ADDRESS, kind: 'project_group_role' }]);
@@ -87,7 +93,9 @@ describe('a group role on a project', () => {
     w.config(withRole(undefined));
     const plan = await w.cli(['plan', w.dir]);
     expect(plan.stdout).toContain(`# ${ADDRESS} will no longer be managed (not in configuration)`);
-    expect(plan.stdout).toContain("the API has no operation that removes a group's role: cplane forgets it, and group platform keeps the role reader on the project until someone removes it in the dashboard");
+    expect(plan.stdout).toContain(
+      "the API has no operation that removes a group's role: cplane forgets it, and group platform keeps the role reader on the project until someone removes it in the dashboard",
+    );
     expect(plan.stdout).toContain('0 to remove, 1 to forget.');
     const writes = w.emulator.stats().writes;
     const applied = await w.cli(['apply', w.dir, '--auto-approve']);
@@ -110,7 +118,9 @@ ${directory}`);
     expect(killed.signal).toBe('SIGKILL');
     const rerun = await w.cli(['apply', w.dir, '--auto-approve']);
     expect(rerun.code, rerun.stderr).toBe(0);
-    expect(rerun.stdout).toMatch(/project_group_role\.billing\/platform: resent pending grantProjectGroupRole with its saved key: done; group platform: the project key is not yet sealed for 2 of its members \(material pending\)/);
+    expect(rerun.stdout).toMatch(
+      /project_group_role\.billing\/platform: resent pending grantProjectGroupRole with its saved key: done; group platform: the project key is not yet sealed for 2 of its members \(material pending\)/,
+    );
   });
 });
 
@@ -119,13 +129,17 @@ describe('a group or role the directory does not declare', () => {
     w.config(withRole('admn'));
     const plan = await w.cli(['plan', w.dir]);
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toMatch(/main\.yaml:4:29: error: Unknown role "admn": it is not declared in directory\.roles; did you mean "admin"\?/);
+    expect(plan.stderr).toMatch(
+      /main\.yaml:4:29: error: Unknown role "admn": it is not declared in directory\.roles; did you mean "admin"\?/,
+    );
   });
 
-  it('an unknown group is an error at the group\'s name', async () => {
+  it("an unknown group is an error at the group's name", async () => {
     w.config(withRole('admin').replace('{ platform: admin }', '{ platfrom: admin }'));
     const plan = await w.cli(['plan', w.dir]);
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toMatch(/main\.yaml:4:19: error: Unknown group "platfrom": it is not declared in directory\.groups; did you mean "platform"\?/);
+    expect(plan.stderr).toMatch(
+      /main\.yaml:4:19: error: Unknown group "platfrom": it is not declared in directory\.groups; did you mean "platform"\?/,
+    );
   });
 });

@@ -10,7 +10,8 @@ import { acme, world, type World } from './helpers.js';
 const platform = fixtures.groups[0]!;
 let w: World;
 
-const config = (group: string, moved = '') => w.config(`version: 1
+const config = (group: string, moved = '') =>
+  w.config(`version: 1
 projects:
   shop:
     name: shop-moved-share

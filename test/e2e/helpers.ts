@@ -56,7 +56,17 @@ export interface World {
 /** `account`: the account the CLI and the client work in (default: Acme Staging, which has no Service Accounts). */
 /** `dataFile`: the emulator saves its data in the world's folder, so a leak scan reads what the service stored. */
 /** `accounts`: extra accounts (`extraAccount(n)`, Ada their admin, Dana a reader, a group `team`, a Service Account `deployer`); `planLimits`: the emulator's objects per account. */
-export async function world(options: { faults?: string; latencyMs?: number; clockOffset?: string; account?: string; dataFile?: boolean; accounts?: number; planLimits?: PlanLimits } = {}): Promise<World> {
+export async function world(
+  options: {
+    faults?: string;
+    latencyMs?: number;
+    clockOffset?: string;
+    account?: string;
+    dataFile?: boolean;
+    accounts?: number;
+    planLimits?: PlanLimits;
+  } = {},
+): Promise<World> {
   const temp = mkdtempSync(join(tmpdir(), 'cplane-e2e-'));
   const dataFile = options.dataFile ? join(temp, 'emulator-data.json') : undefined;
   const emulator = await startEmulator({
@@ -102,12 +112,14 @@ export async function world(options: { faults?: string; latencyMs?: number; cloc
     cli: (args, extraEnv = {}, onStdout) => kept(runCli(args, { ...env, ...extraEnv }, temp, onStdout)),
     run: (args, extraEnv = {}) => kept(runInProcess(args, { ...env, ...extraEnv }, temp).then((done) => ({ ...done, signal: null }))),
     // A reader pins cplane's writer key (derived from the state key), as `cplane writer-key` prints it.
-    cliAs: (token, args, extraEnv = {}) => runCli(args, { ...readerEnv, CPLANE_TOKEN: token, CPLANE_WRITER_KEY: writerKey, ...extraEnv }, temp),
+    cliAs: (token, args, extraEnv = {}) =>
+      runCli(args, { ...readerEnv, CPLANE_TOKEN: token, CPLANE_WRITER_KEY: writerKey, ...extraEnv }, temp),
     writerKey,
     async stored() {
       running = false;
       await emulator.close();
-      const files = (root: string): string[] => readdirSync(root).flatMap((name) => (statSync(join(root, name)).isDirectory() ? files(join(root, name)) : [join(root, name)]));
+      const files = (root: string): string[] =>
+        readdirSync(root).flatMap((name) => (statSync(join(root, name)).isDirectory() ? files(join(root, name)) : [join(root, name)]));
       return [...(dataFile ? [dataFile] : []), ...files(join(dir, '.cplane'))].map((path) => readFileSync(path, 'utf8'));
     },
     async close() {
@@ -121,7 +133,12 @@ export async function world(options: { faults?: string; latencyMs?: number; cloc
 export { coreAndOpenai, teamGateways } from '../helpers/config-yaml.js';
 
 /** Runs the CLI; `onStdout` sees the output so far as it arrives and may signal the process. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string, onStdout?: (soFar: string, child: ChildProcess) => void): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  onStdout?: (soFar: string, child: ChildProcess) => void,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [builtCli(), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -137,7 +154,9 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string, onSt
 }
 
 /** A small configuration: one project, one credential, one gateway with one token. */
-export function smallConfig(options: { description?: string; scopes?: string[]; preventDestroy?: boolean; withProject2?: boolean } = {}): string {
+export function smallConfig(
+  options: { description?: string; scopes?: string[]; preventDestroy?: boolean; withProject2?: boolean } = {},
+): string {
   return `version: 1
 projects:
   shop:
@@ -164,15 +183,26 @@ gateways:
 }
 
 /** What the API holds, by natural key, to check there are no duplicates. */
-export async function liveInventory(client: ApiClient): Promise<{ projects: string[]; credentials: string[]; gateways: string[]; tokens: string[] }> {
+export async function liveInventory(
+  client: ApiClient,
+): Promise<{ projects: string[]; credentials: string[]; gateways: string[]; tokens: string[] }> {
   const projects = (await client.listAll('listProjects', {})).map((p) => p.name).sort();
   const credentials = (await client.listAll('listCredentials', {})).map((c) => c.label).sort();
   const gateways = await client.listAll('listGateways', {});
   const tokens: string[] = [];
   for (const g of gateways) {
-    for (const t of await client.listAll('listGatewayTokens', { path: { id: g.gateway_id } })) if (!t.revoked_at) tokens.push(`${g.slug}/${t.name}`);
+    for (const t of await client.listAll('listGatewayTokens', { path: { id: g.gateway_id } }))
+      if (!t.revoked_at) tokens.push(`${g.slug}/${t.name}`);
   }
-  return { projects, credentials, gateways: gateways.filter((g) => g.status !== 'disabled').map((g) => g.slug).sort(), tokens: tokens.sort() };
+  return {
+    projects,
+    credentials,
+    gateways: gateways
+      .filter((g) => g.status !== 'disabled')
+      .map((g) => g.slug)
+      .sort(),
+    tokens: tokens.sort(),
+  };
 }
 
 /** How many API answers a clean apply of `smallConfig()` takes, counted on a world of its own. */
@@ -200,7 +230,10 @@ export interface HostileProxy {
  * network as slow as the test needs, decided by events rather than time); every other request is forwarded to
  * the emulator as it came.
  */
-export async function hostileProxy(emulatorUrl: string, answer: (req: IncomingMessage, body: Buffer, res: ServerResponse) => boolean | Promise<void>): Promise<HostileProxy> {
+export async function hostileProxy(
+  emulatorUrl: string,
+  answer: (req: IncomingMessage, body: Buffer, res: ServerResponse) => boolean | Promise<void>,
+): Promise<HostileProxy> {
   const proxy = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -208,10 +241,15 @@ export async function hostileProxy(emulatorUrl: string, answer: (req: IncomingMe
       const body = Buffer.concat(chunks);
       const answered = answer(req, body, res);
       if (answered === true) return;
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name))) as Record<string, string>;
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name)),
+      ) as Record<string, string>;
       void Promise.resolve(answered).then(async () => {
         const forwarded = await fetch(`${emulatorUrl}${req.url}`, { method: req.method, headers, ...(body.length > 0 ? { body } : {}) });
-        res.writeHead(forwarded.status, { 'content-type': forwarded.headers.get('content-type') ?? 'application/json', 'x-request-id': forwarded.headers.get('x-request-id') ?? '' });
+        res.writeHead(forwarded.status, {
+          'content-type': forwarded.headers.get('content-type') ?? 'application/json',
+          'x-request-id': forwarded.headers.get('x-request-id') ?? '',
+        });
         res.end(Buffer.from(await forwarded.arrayBuffer()));
       });
     });

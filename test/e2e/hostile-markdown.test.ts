@@ -41,7 +41,11 @@ credentials:
 `);
   const summary = join(w.dir, '..', 'summary.md');
   writeFileSync(summary, '');
-  const run = await w.cli(['plan', w.dir, '--github'], { CPLANE_BASE_URL: proxy.url, GITHUB_STEP_SUMMARY: summary, GITHUB_OUTPUT: join(w.dir, '..', 'out') });
+  const run = await w.cli(['plan', w.dir, '--github'], {
+    CPLANE_BASE_URL: proxy.url,
+    GITHUB_STEP_SUMMARY: summary,
+    GITHUB_OUTPUT: join(w.dir, '..', 'out'),
+  });
   const markdown = readFileSync(summary, 'utf8');
   expect(markdown, run.stderr).toContain('Could not be read');
   const html = new MarkdownIt({ html: true }).render(markdown);

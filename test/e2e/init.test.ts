@@ -13,7 +13,9 @@ let home: string;
 beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), 'cplane-init-'));
   mkdirSync(join(home, 'infra'));
-  writeFileSync(join(home, 'infra', 'main.yaml'), `version: 1
+  writeFileSync(
+    join(home, 'infra', 'main.yaml'),
+    `version: 1
 account: \${var.account}
 variables:
   account: { description: The account }
@@ -21,11 +23,18 @@ variables:
 credentials:
   openai: { provider: openai, label: OpenAI, secret: { env: OPENAI_API_KEY } }
   mistral: { provider: mistral, label: Mistral, secret: { env: MISTRAL_API_KEY } }
-`);
+`,
+  );
 });
 afterEach(() => rmSync(home, { recursive: true, force: true }));
 
-const cleanEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), NO_COLOR: '1', ...extra });
+const cleanEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, 'config'),
+  NO_COLOR: '1',
+  ...extra,
+});
 const keyFile = () => join(home, 'config', 'cplane', 'state.key');
 
 test('on a clean home init creates the key file with mode 0600 and says to keep it; the second run reports it found', async () => {
@@ -34,7 +43,9 @@ test('on a clean home init creates the key file with mode 0600 and says to keep 
   expect(first.code).toBe(exitCodes.ok);
   expect(statSync(keyFile()).mode & 0o777).toBe(0o600);
   expect(first.stdout).toContain(`State key:   created ${keyFile()} (mode 0600). Keep it and back it up`);
-  expect(first.stdout).toContain(`State:       ${join(home, 'infra', '.cplane', 'acct-1', 'state.json')}: no state yet; the first apply creates it (${join(home, 'infra')} is writable)`);
+  expect(first.stdout).toContain(
+    `State:       ${join(home, 'infra', '.cplane', 'acct-1', 'state.json')}: no state yet; the first apply creates it (${join(home, 'infra')} is writable)`,
+  );
   // The unset ones are named; a set one is marked set, and its value is never printed.
   expect(first.stdout).toMatch(/^ {2}MISTRAL_API_KEY +UNSET +secret source$/m);
   expect(first.stdout).toMatch(/^ {2}OPENAI_API_KEY +set +secret source$/m);
@@ -52,7 +63,11 @@ test('on a clean home init creates the key file with mode 0600 and says to keep 
 });
 
 test('a key in CPLANE_STATE_KEY is reported by its source, and no key file is made', async () => {
-  const run = await runCli(['init', 'infra', '--account', 'acct-1'], cleanEnv({ CPLANE_STATE_KEY: Buffer.alloc(32, 7).toString('base64') }), home);
+  const run = await runCli(
+    ['init', 'infra', '--account', 'acct-1'],
+    cleanEnv({ CPLANE_STATE_KEY: Buffer.alloc(32, 7).toString('base64') }),
+    home,
+  );
   expect(run.code).toBe(0);
   expect(run.stdout).toContain('State key:   from the environment variable CPLANE_STATE_KEY\n');
   expect(statSync(keyFile(), { throwIfNoEntry: false })).toBeUndefined();
@@ -74,9 +89,15 @@ test('an unreachable PostgreSQL state: a clear error naming the masked URL, exit
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  const run = await runCli(['init', 'infra', '--account', 'acct-1', '--state', `postgres://cplane:hunter2-pw@127.0.0.1:${port}/infra`], cleanEnv(), home);
+  const run = await runCli(
+    ['init', 'infra', '--account', 'acct-1', '--state', `postgres://cplane:hunter2-pw@127.0.0.1:${port}/infra`],
+    cleanEnv(),
+    home,
+  );
   expect(run.code).toBe(exitCodes.error);
-  expect(run.stdout).toContain(`State:       Cannot use the PostgreSQL state at postgres://cplane:***@127.0.0.1:${port}/infra: connect ECONNREFUSED 127.0.0.1:${port}.`);
+  expect(run.stdout).toContain(
+    `State:       Cannot use the PostgreSQL state at postgres://cplane:***@127.0.0.1:${port}/infra: connect ECONNREFUSED 127.0.0.1:${port}.`,
+  );
   expect(run.stdout).toContain('Check the host, port, database, user and password');
   expect(run.stderr).toContain('Not ready: fix the problems above and run `cplane init` again.');
   expect(`${run.stdout}${run.stderr}`).not.toContain('hunter2-pw');
@@ -91,7 +112,9 @@ test('the first apply that creates the key says so in one line on stderr; the ne
     expect(first.code).toBe(0);
     const created = join(w.temp, 'config', 'cplane', 'state.key');
     const notes = first.stderr.split('\n').filter((line) => line.includes('state key'));
-    expect(notes).toEqual([`Note: created the state key ${created} (mode 0600): keep it and back it up with your other secrets; without it this state's sealed values cannot be opened.`]);
+    expect(notes).toEqual([
+      `Note: created the state key ${created} (mode 0600): keep it and back it up with your other secrets; without it this state's sealed values cannot be opened.`,
+    ]);
     const second = await w.cli(['apply', w.dir, '--auto-approve'], noKey);
     expect(second.code).toBe(0);
     expect(second.stderr).not.toContain('created the state key');
@@ -106,7 +129,9 @@ test('in an empty folder init writes a starter cplane.yaml, which validates and 
     const first = await w.cli(['init', w.dir]);
     expect(first.code).toBe(0);
     const starter = join(w.dir, 'cplane.yaml');
-    expect(first.stdout.split('\n')[0]).toBe(`Wrote ${starter}: a starter configuration (one project, one record with a generated value). Edit it, then run \`cplane plan\`.`);
+    expect(first.stdout.split('\n')[0]).toBe(
+      `Wrote ${starter}: a starter configuration (one project, one record with a generated value). Edit it, then run \`cplane plan\`.`,
+    );
     const written = readFileSync(starter, 'utf8');
     expect((await w.cli(['validate', w.dir])).code).toBe(0);
     const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);

@@ -30,12 +30,14 @@ describe('SIGINT during apply', () => {
       return released;
     });
     let interrupted = false;
-    const run = await w.cli(['apply', w.dir, '--auto-approve', '--parallelism', '1'], { CPLANE_BASE_URL: gate.url }, (soFar, child) => {
-      if (soFar.includes('apply: interrupted')) release();
-      if (interrupted || !soFar.includes('create started')) return;
-      interrupted = true;
-      void firstWrite.then(() => child.kill('SIGINT'));
-    }).finally(() => gate.close());
+    const run = await w
+      .cli(['apply', w.dir, '--auto-approve', '--parallelism', '1'], { CPLANE_BASE_URL: gate.url }, (soFar, child) => {
+        if (soFar.includes('apply: interrupted')) release();
+        if (interrupted || !soFar.includes('create started')) return;
+        interrupted = true;
+        void firstWrite.then(() => child.kill('SIGINT'));
+      })
+      .finally(() => gate.close());
     expect(run.code).toBe(130);
     expect(run.stdout).toContain('apply: interrupted: no new writes start; waiting for the writes in flight to finish');
     const first = /apply: project\.(\w+): create started/.exec(run.stdout)![1]!;

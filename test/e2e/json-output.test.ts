@@ -19,7 +19,10 @@ credentials:
 `);
     const run = await w.cli(['apply', w.dir, '--auto-approve', '--json']);
     expect(run.code).toBe(0);
-    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; address?: string; done?: unknown[] });
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; address?: string; done?: unknown[] });
     expect(lines.map((l) => l.type)).toEqual(['plan', 'step-started', 'step-done', 'summary']);
     expect(lines[2]).toMatchObject({ type: 'step-done', address: 'credential.openai', action: 'create', kind: 'credential', sealed: [] });
     expect(lines[3]!.done).toHaveLength(1);

@@ -27,7 +27,10 @@ describe('--lock-timeout', () => {
     expect(atOnce.code).toBe(1);
     expect(atOnce.stderr).toContain(`The state is locked by pid ${held.pid}`);
 
-    const waiting = spawn(process.execPath, [join(root, 'bin', 'cplane.js'), 'apply', w.dir, '--auto-approve', '--lock-timeout', '10m'], { env: w.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const waiting = spawn(process.execPath, [join(root, 'bin', 'cplane.js'), 'apply', w.dir, '--auto-approve', '--lock-timeout', '10m'], {
+      env: w.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     waiting.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -51,20 +51,32 @@ describe('rename in the editor', () => {
       const uri = lsp.open(join(w.dir, 'gateways.yaml'));
       expect(await lsp.diagnosticsOf(uri)).toEqual([]);
       const at = positionOf(gateways, 'project: payments', 12);
-      expect(await lsp.request('textDocument/prepareRename', { textDocument: { uri }, position: at })).toMatchObject({ placeholder: 'payments' });
+      expect(await lsp.request('textDocument/prepareRename', { textDocument: { uri }, position: at })).toMatchObject({
+        placeholder: 'payments',
+      });
       edit = await lsp.request<WorkspaceEdit>('textDocument/rename', { textDocument: { uri }, position: at, newName: 'billing' });
     } finally {
       await lsp.close();
     }
-    expect(Object.keys(edit.changes!).map((u) => u.split('/').at(-1)).sort()).toEqual(['gateways.yaml', 'main.yaml', 'staging.yaml']);
-    expect(edit.changes![uriOf(join(w.dir, 'main.yaml'))]!.at(-1)!.newText).toBe('\nmoved:\n  - from: project.payments\n    to: project.billing\n');
+    expect(
+      Object.keys(edit.changes!)
+        .map((u) => u.split('/').at(-1))
+        .sort(),
+    ).toEqual(['gateways.yaml', 'main.yaml', 'staging.yaml']);
+    expect(edit.changes![uriOf(join(w.dir, 'main.yaml'))]!.at(-1)!.newText).toBe(
+      '\nmoved:\n  - from: project.payments\n    to: project.billing\n',
+    );
     applyWorkspaceEdit(edit);
-    expect(readFileSync(join(w.dir, 'staging.yaml'), 'utf8')).toContain('    project: billing\n    defaultModel: gpt-4o-mini\n    credentials: [openai]\n    dependsOn: [project.billing, gateway.prod]\n');
+    expect(readFileSync(join(w.dir, 'staging.yaml'), 'utf8')).toContain(
+      '    project: billing\n    defaultModel: gpt-4o-mini\n    credentials: [openai]\n    dependsOn: [project.billing, gateway.prod]\n',
+    );
 
     const plan = await w.cli(['plan', w.dir]);
     expect(plan.stderr).toBe('');
     // The project moves with its record; its name, which defaults to the local name, follows it in place.
-    expect(plan.stdout).toContain('  # project.billing will be updated in place\n  # (moved from project.payments)\n  ~   project "billing"\n      ~ name = "payments" -> "billing"\n');
+    expect(plan.stdout).toContain(
+      '  # project.billing will be updated in place\n  # (moved from project.payments)\n  ~   project "billing"\n      ~ name = "payments" -> "billing"\n',
+    );
     expect(plan.stdout).toContain('# record.payments/stripe-key has moved to record.billing/stripe-key');
     expect(plan.stdout).toContain('Plan: 0 to add, 1 to change, 0 to replace, 0 to remove, 2 to move.');
   });

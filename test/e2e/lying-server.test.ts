@@ -85,10 +85,14 @@ function swapKey(json: unknown, consistent: boolean): unknown {
   return envelope;
 }
 const readAsServiceAccount = (recordId: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) =>
-  w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', recordId, ...args], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id), ...viaProxy(), ...env });
+  w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', recordId, ...args], {
+    CPLANE_SA_KEY: privateKeyOf(ciDeployer.id),
+    ...viaProxy(),
+    ...env,
+  });
 
 describe('1. the API cannot choose the key a record is wrapped for', () => {
-  it('refuses a Service Account whose listed key id is not its public key\'s', async () => {
+  it("refuses a Service Account whose listed key id is not its public key's", async () => {
     await arrange();
     proxy.setLie((r, a) => (isList(r) ? swapKey(a.json, false) : undefined));
     const plan = await w.cli(['plan', w.dir, '--json'], { ALPHA: FIRST, BETA, ...viaProxy() });
@@ -101,7 +105,9 @@ describe('1. the API cannot choose the key a record is wrapped for', () => {
     proxy.setLie((r, a) => (isList(r) ? swapKey(a.json, true) : undefined));
     const plan = await w.cli(['plan', w.dir], { ALPHA: FIRST, BETA, ...viaProxy() });
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toMatch(/main\.yaml:10:27: error: service_account_grant.atk\/alpha\/ci-deployer: .*the Service Account "ci-deployer" is offered with the key x25519:[0-9a-f]{16}, and its pinned key is x25519:[0-9a-f]{16}/);
+    expect(plan.stderr).toMatch(
+      /main\.yaml:10:27: error: service_account_grant.atk\/alpha\/ci-deployer: .*the Service Account "ci-deployer" is offered with the key x25519:[0-9a-f]{16}, and its pinned key is x25519:[0-9a-f]{16}/,
+    );
     expect(plan.stderr).toContain(keyIdOf(attacker.publicKey));
     expect(plan.stderr).toContain(realKeyId);
     // The honest API with the same pin: no change.
@@ -125,22 +131,44 @@ describe('1. the API cannot choose the key a record is wrapped for', () => {
     const run = await w.cli(['export', '--out', out]);
     expect(run.code).toBe(0);
     const { readFileSync } = await import('node:fs');
-    expect(readFileSync(`${out}/main.yaml`, 'utf8')).toMatch(new RegExp(`serviceAccounts:\\n\\s+ci-deployer:\\n\\s+keyId: ${realKeyId.replace(':', ':')}`));
+    expect(readFileSync(`${out}/main.yaml`, 'utf8')).toMatch(
+      new RegExp(`serviceAccounts:\\n\\s+ci-deployer:\\n\\s+keyId: ${realKeyId.replace(':', ':')}`),
+    );
   });
 });
 
 describe('2. the server cannot make a reader accept a value it made up', () => {
   /** The attacker's forgery of alpha's current value: its own data key and value, wrapped for ci-deployer. */
   function forge(recordId: string, version: number, claimWriter: string | undefined): unknown {
-    const { value, dataKey, digest } = sealRecordValue(new Uint8Array(32).fill(1), 'forged by the server', { accountId: acme, recordId, version });
+    const { value, dataKey, digest } = sealRecordValue(new Uint8Array(32).fill(1), 'forged by the server', {
+      accountId: acme,
+      recordId,
+      version,
+    });
     const sender = recipientOf(generateKeyPair().privateKey);
-    const wrapped = wrapDataKey({ dataKey, recipientPublicKey: fixtureKeyPair(ciDeployer.id).publicKey, accountId: acme, recordId, version, recipientId: ciDeployer.id, valueDigest: digest, writer: sender, wrappedAt: new Date() });
+    const wrapped = wrapDataKey({
+      dataKey,
+      recipientPublicKey: fixtureKeyPair(ciDeployer.id).publicKey,
+      accountId: acme,
+      recordId,
+      version,
+      recipientId: ciDeployer.id,
+      valueDigest: digest,
+      writer: sender,
+      wrappedAt: new Date(),
+    });
     const parts = wrapped.split('.');
     if (claimWriter) parts[5] = Buffer.from(claimWriter, 'base64').toString('base64url');
-    return { ok: true, data: { record_id: recordId, fields: { version, ciphertext: value.ciphertext, wrapper: { ...value.wrapper, wrappedDek: parts.join('.') } } } };
+    return {
+      ok: true,
+      data: {
+        record_id: recordId,
+        fields: { version, ciphertext: value.ciphertext, wrapper: { ...value.wrapper, wrappedDek: parts.join('.') } },
+      },
+    };
   }
 
-  it('refuses a forged wrapper from another writer, or one claiming cplane\'s writer key, and reads the honest value', async () => {
+  it("refuses a forged wrapper from another writer, or one claiming cplane's writer key, and reads the honest value", async () => {
     const { alpha } = await arrange();
     const honest = await readAsServiceAccount(alpha);
     expect(honest.stderr).toBe('');
@@ -171,8 +199,20 @@ describe('2. the server cannot make a reader accept a value it made up', () => {
     proxy.setLie((r, a) => {
       if (!isRead(r, alpha)) return undefined;
       const envelope = a.json as { data: { fields: { wrapper: { wrappedDek: string } } } };
-      const sealed = sealBase(fixtureKeyPair(ciDeployer.id).publicKey, new TextEncoder().encode('cplane/data-key-wrap/v1'), new Uint8Array(0), new Uint8Array(32));
-      envelope.data.fields.wrapper.wrappedDek = ['cplane-hpke1', '1', ciDeployer.id, realKeyId, Buffer.from(sealed.enc).toString('base64url'), Buffer.from(sealed.ct).toString('base64url')].join('.');
+      const sealed = sealBase(
+        fixtureKeyPair(ciDeployer.id).publicKey,
+        new TextEncoder().encode('cplane/data-key-wrap/v1'),
+        new Uint8Array(0),
+        new Uint8Array(32),
+      );
+      envelope.data.fields.wrapper.wrappedDek = [
+        'cplane-hpke1',
+        '1',
+        ciDeployer.id,
+        realKeyId,
+        Buffer.from(sealed.enc).toString('base64url'),
+        Buffer.from(sealed.ct).toString('base64url'),
+      ].join('.');
       return envelope;
     });
     const run = await readAsServiceAccount(alpha);
@@ -230,7 +270,7 @@ describe('3. an old version replayed after a rotation is refused', () => {
   });
 });
 
-describe('3b. an old version replayed to an apply\'s key ring is refused', () => {
+describe("3b. an old version replayed to an apply's key ring is refused", () => {
   it('adding a reader after a rotation: the key ring refuses version 1 when state recorded version 2, naming the record, and wraps nothing', async () => {
     const { alpha } = await arrange();
     // What the server saw of version 1 when cplane read it, replayed after version 2.
@@ -245,7 +285,10 @@ describe('3b. an old version replayed to an apply\'s key ring is refused', () =>
     expect((await w.run(['apply', w.dir, '--auto-approve'], { ALPHA: SECOND, BETA })).code).toBe(0);
 
     const dana = fixtures.users[2]!;
-    const withDana = atkConfig({ extra: directoryYaml({ users: { dana: dana.id } }) }).replace('grants: { serviceAccounts: [ci-deployer] }', 'grants: { serviceAccounts: [ci-deployer], users: [dana] }');
+    const withDana = atkConfig({ extra: directoryYaml({ users: { dana: dana.id } }) }).replace(
+      'grants: { serviceAccounts: [ci-deployer] }',
+      'grants: { serviceAccounts: [ci-deployer], users: [dana] }',
+    );
     w.config(withDana);
     const wraps: unknown[] = [];
     proxy.setLie((r) => {
@@ -256,7 +299,9 @@ describe('3b. an old version replayed to an apply\'s key ring is refused', () =>
     expect(apply.code).toBe(1);
     // Not sent at all (the emulator would refuse a wrapper of an old version; a lying server would keep it).
     expect(wraps).toEqual([]);
-    expect(apply.stderr + apply.stdout).toContain(`The value of record ${alpha} the API returned is version 1, older than version 2 that cplane wrote and state recorded`);
+    expect(apply.stderr + apply.stdout).toContain(
+      `The value of record ${alpha} the API returned is version 1, older than version 2 that cplane wrote and state recorded`,
+    );
     expect((await w.client.call('getRecord', { path: { id: alpha } })).grants?.user_ids).toEqual([]);
 
     // The honest API: dana is granted version 2.
@@ -267,7 +312,7 @@ describe('3b. an old version replayed to an apply\'s key ring is refused', () =>
   });
 });
 
-describe('4. another record\'s value returned for the record asked for is refused', () => {
+describe("4. another record's value returned for the record asked for is refused", () => {
   /** Answers reads of `asked` with the fields of `given` (as the same caller would get them). */
   const swap = (asked: string, given: string) => {
     let fieldsOfGiven: unknown;
@@ -299,7 +344,7 @@ describe('4. another record\'s value returned for the record asked for is refuse
     await expect(readWithSdk(alpha)).rejects.toMatchObject({ code: 'WRAP_OPEN_FAILED' });
   });
 
-  it('by an apply\'s key ring: no grant on one record carries another record\'s data key', async () => {
+  it("by an apply's key ring: no grant on one record carries another record's data key", async () => {
     const { alpha, beta } = await arrange();
     // beta gets a reader; the lying server answers the key ring's read of beta with alpha's value.
     const dana = fixtures.users[2]!;

@@ -29,7 +29,7 @@ type StateFile = { resources: Record<string, { id: string; parents?: Record<stri
 const stateOf = () => JSON.parse(readFileSync(w.statePath, 'utf8')) as StateFile;
 
 describe('the answer to a token creation', () => {
-  it('about another gateway\'s token is an error, nothing is recorded, and the next honest apply records the real one', async () => {
+  it("about another gateway's token is an error, nothing is recorded, and the next honest apply records the real one", async () => {
     w = await world();
     proxy = await lyingProxy(w.emulator.url);
     w.config(config(''));
@@ -47,7 +47,9 @@ describe('the answer to a token creation', () => {
     w.config(config('    tokens:\n      ci: { scopes: [run] }\n'));
     const lied = await w.cli(['apply', w.dir, '--auto-approve'], { CPLANE_BASE_URL: proxy.url });
     expect(lied.code).toBe(1);
-    expect(lied.stdout + lied.stderr).toContain(`the answer of createGatewayToken is not about what was asked: its gateway_id is "${bId}", the request's id is "${aId}"`);
+    expect(lied.stdout + lied.stderr).toContain(
+      `the answer of createGatewayToken is not about what was asked: its gateway_id is "${bId}", the request's id is "${aId}"`,
+    );
     const after = stateOf();
     expect(after.resources['gateway_token.a/ci']).toBeUndefined();
     expect(after.resources['gateway_token.b/ci']!.id).toBe(bToken);

@@ -23,8 +23,12 @@ async function appliedInProcess(config: string): Promise<void> {
   if (run.code !== 0) throw new Error(`the arranging apply failed: ${run.stderr}`);
 }
 
-const writeRequests = () => Object.entries(w.emulator.stats().byOperation).filter(([name]) => operations[name as OperationName].method !== 'GET').reduce((sum, [, n]) => sum + n, 0);
-const stateAddresses = () => Object.keys((JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, unknown> }).resources).sort();
+const writeRequests = () =>
+  Object.entries(w.emulator.stats().byOperation)
+    .filter(([name]) => operations[name as OperationName].method !== 'GET')
+    .reduce((sum, [, n]) => sum + n, 0);
+const stateAddresses = () =>
+  Object.keys((JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, unknown> }).resources).sort();
 
 const stem = `version: 1
 projects:
@@ -81,7 +85,12 @@ describe('moved into a module', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(writeRequests()).toBe(before);
-    expect(stateAddresses()).toEqual(['credential.openai', 'module.payments.gateway.main', 'module.payments.gateway_token.main/ci', 'project.core']);
+    expect(stateAddresses()).toEqual([
+      'credential.openai',
+      'module.payments.gateway.main',
+      'module.payments.gateway_token.main/ci',
+      'project.core',
+    ]);
   });
 
   it('has nothing left to do once the moved block is gone', async () => {

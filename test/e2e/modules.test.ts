@@ -27,7 +27,12 @@ describe('a module used twice', () => {
     const plan = await w.cli(['plan', w.dir]);
     expect(plan.stderr).toBe('');
     expect(plan.code).toBe(0);
-    for (const address of ['module.payments.gateway.main', 'module.search.gateway.main', 'module.payments.gateway_token.main/ci', 'module.search.gateway_token.main/ci']) {
+    for (const address of [
+      'module.payments.gateway.main',
+      'module.search.gateway.main',
+      'module.payments.gateway_token.main/ci',
+      'module.search.gateway_token.main/ci',
+    ]) {
       expect(plan.stdout).toContain(`# ${address} will be created`);
     }
     expect(plan.stdout).toContain('Plan: 6 to add, 0 to change, 0 to replace, 0 to remove.');
@@ -43,8 +48,15 @@ describe('a module used twice', () => {
       ['gw-search', 'search gateway', 100],
     ]);
     const state = JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, unknown> };
-    expect(Object.keys(state.resources).filter((a) => a.startsWith('module.')).sort()).toEqual([
-      'module.payments.gateway.main', 'module.payments.gateway_token.main/ci', 'module.search.gateway.main', 'module.search.gateway_token.main/ci',
+    expect(
+      Object.keys(state.resources)
+        .filter((a) => a.startsWith('module.'))
+        .sort(),
+    ).toEqual([
+      'module.payments.gateway.main',
+      'module.payments.gateway_token.main/ci',
+      'module.search.gateway.main',
+      'module.search.gateway_token.main/ci',
     ]);
   });
 
@@ -66,7 +78,10 @@ describe('a module used twice', () => {
   it('refuses a saved plan once a module file changed, naming it', async () => {
     await appliedInProcess();
     const planFile = join(w.dir, '..', 'modules.plan.json');
-    writeModule(w.dir, teamModule.replace('rpm: { type: integer, default: 60 }', 'rpm: { type: integer, default: 60, description: Requests per minute }'));
+    writeModule(
+      w.dir,
+      teamModule.replace('rpm: { type: integer, default: 60 }', 'rpm: { type: integer, default: 60, description: Requests per minute }'),
+    );
     expect((await w.run(['plan', w.dir, '--out', planFile])).code).toBe(0);
     writeModule(w.dir, teamModule.replace('scopes: [run]', 'scopes: [run, read_logs]'));
     const run = await w.cli(['apply', planFile]);

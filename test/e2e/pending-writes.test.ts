@@ -10,7 +10,6 @@ afterEach(async () => {
   w = undefined;
 });
 
-
 const total = await answersOfCleanApply();
 
 describe('pending writes of a killed apply', () => {
@@ -48,24 +47,28 @@ describe('pending writes of a killed apply', () => {
     expect((await w.run(['plan', w.dir, '--detailed-exitcode'])).code).toBe(0);
   });
 
-  it('a plan saved while the gateway\'s create is pending creates its token under the gateway the resend finishes', { timeout: 180_000 }, async () => {
-    w = await world();
-    w.config(smallConfig());
-    const seeded = await liveInventory(w.client);
-    // Killed right after the gateway's create answers: the token's create has not been planned for it yet.
-    const killed = await w.cli(['apply', w.dir, '--auto-approve'], { CPLANE_TEST_KILL_AFTER_REQUESTS: String(total - 1) });
-    expect(killed.signal).toBe('SIGKILL');
+  it(
+    "a plan saved while the gateway's create is pending creates its token under the gateway the resend finishes",
+    { timeout: 180_000 },
+    async () => {
+      w = await world();
+      w.config(smallConfig());
+      const seeded = await liveInventory(w.client);
+      // Killed right after the gateway's create answers: the token's create has not been planned for it yet.
+      const killed = await w.cli(['apply', w.dir, '--auto-approve'], { CPLANE_TEST_KILL_AFTER_REQUESTS: String(total - 1) });
+      expect(killed.signal).toBe('SIGKILL');
 
-    const plan = await w.cli(['plan', w.dir, '--out', join(w.dir, '..', 'r.json')]);
-    expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.stdout).toMatch(/> gateway\.main: createGateway will be resent first \(then created\)/);
-    expect(plan.stdout).toContain('gateway_token.main/ci will be created');
+      const plan = await w.cli(['plan', w.dir, '--out', join(w.dir, '..', 'r.json')]);
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stdout).toMatch(/> gateway\.main: createGateway will be resent first \(then created\)/);
+      expect(plan.stdout).toContain('gateway_token.main/ci will be created');
 
-    const apply = await w.cli(['apply', join(w.dir, '..', 'r.json')]);
-    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
-    expect(apply.stdout).toContain('resent pending createGateway');
-    expect(apply.stdout).toMatch(/Apply complete: 1 done, 0 failed/);
-    expect((await liveInventory(w.client)).tokens).toEqual([...seeded.tokens, 'shop-main/ci'].sort());
-    expect((await liveInventory(w.client)).gateways).toEqual([...seeded.gateways, 'shop-main'].sort());
-  });
+      const apply = await w.cli(['apply', join(w.dir, '..', 'r.json')]);
+      expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+      expect(apply.stdout).toContain('resent pending createGateway');
+      expect(apply.stdout).toMatch(/Apply complete: 1 done, 0 failed/);
+      expect((await liveInventory(w.client)).tokens).toEqual([...seeded.tokens, 'shop-main/ci'].sort());
+      expect((await liveInventory(w.client)).gateways).toEqual([...seeded.gateways, 'shop-main'].sort());
+    },
+  );
 });

@@ -68,7 +68,11 @@ afterEach(async () => {
 
 /** X's plan for prod, saved to `prod.plan.json` next to the checkouts, made in-process. */
 async function prodPlanSaved(): Promise<void> {
-  const planned = await runInProcess(['plan', 'infra', '--var-file', 'envs/prod.yaml', '--out', '../prod.plan.json'], jobEnv, join(temp, 'x'));
+  const planned = await runInProcess(
+    ['plan', 'infra', '--var-file', 'envs/prod.yaml', '--out', '../prod.plan.json'],
+    jobEnv,
+    join(temp, 'x'),
+  );
   expect(planned.code, planned.stderr).toBe(0);
 }
 
@@ -114,7 +118,9 @@ describe('cplane apply PLANFILE in another checkout', () => {
     writeFileSync(join(y, 'infra', 'extra.yml'), 'version: 1\n');
     const run = await runCli(['apply', '../../stage.plan.json'], jobEnv, y);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`is stale: the configuration in ${join(y, 'infra')} changed since it was made: extra.yml (added), main.yaml (changed). Nothing was applied.`);
+    expect(run.stderr).toContain(
+      `is stale: the configuration in ${join(y, 'infra')} changed since it was made: extra.yml (added), main.yaml (changed). Nothing was applied.`,
+    );
     expect((await w.client.listAll('listProjects', {})).some((p) => p.name === 'shop-stage')).toBe(false);
   });
 
@@ -123,7 +129,9 @@ describe('cplane apply PLANFILE in another checkout', () => {
     const path = join(temp, 'prod.plan.json');
     const byEnv = await runCli(['apply', path], { ...jobEnv, CPLANE_ACCOUNT: other.id }, join(temp, 'x'));
     expect(byEnv.code).toBe(1);
-    expect(byEnv.stderr).toContain(`Error: CPLANE_ACCOUNT says account ${other.id}, but the saved plan ${path} was made for account ${account}.`);
+    expect(byEnv.stderr).toContain(
+      `Error: CPLANE_ACCOUNT says account ${other.id}, but the saved plan ${path} was made for account ${account}.`,
+    );
     const byFlag = await runCli(['apply', path, '--workspace', 'blue'], jobEnv, join(temp, 'x'));
     expect(byFlag.stderr).toContain(`Error: --workspace says workspace blue, but the saved plan ${path} was made for workspace default.`);
     const withVars = await runCli(['apply', path, '--var', 'env=dev'], jobEnv, join(temp, 'x'));
@@ -135,7 +143,9 @@ describe('cplane apply PLANFILE in another checkout', () => {
     writeFileSync(path, JSON.stringify({ formatVersion: 1, configDir: '/somewhere' }));
     const run = await runCli(['apply', path], jobEnv, temp);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`Error: ${path} was made by an older cplane (plan format 1), which cannot be applied from another folder or job.`);
+    expect(run.stderr).toContain(
+      `Error: ${path} was made by an older cplane (plan format 1), which cannot be applied from another folder or job.`,
+    );
   });
 });
 
@@ -149,7 +159,9 @@ describe('an explicit account', () => {
     const byFlag = await runCli(['plan', 'infra', '--var-file', 'envs/prod.yaml', '--account', other.id], jobEnv, x);
     expect(byFlag.code).toBe(1);
     expect(byFlag.stderr).toContain(`--account is ${other.id}, but the configuration's account is ${account}`);
-    const validate = JSON.parse((await runCli(['validate', 'infra', '--var-file', 'envs/prod.yaml', '--json'], { ...jobEnv, CPLANE_ACCOUNT: other.id }, x)).stdout) as { diagnostics: { code: string }[] };
+    const validate = JSON.parse(
+      (await runCli(['validate', 'infra', '--var-file', 'envs/prod.yaml', '--json'], { ...jobEnv, CPLANE_ACCOUNT: other.id }, x)).stdout,
+    ) as { diagnostics: { code: string }[] };
     expect(validate.diagnostics.map((d) => d.code)).toEqual(['account_mismatch']);
   });
 

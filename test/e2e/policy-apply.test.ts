@@ -26,8 +26,10 @@ it('apply refuses a plan with a mandatory violation, and nothing is created', as
   w.config(config(null));
   const run = await w.cli(['apply', w.dir, '--auto-approve'], { MAX_TOKEN_DAYS: '90' });
   expect(run.code).toBe(1);
-  expect(run.stdout).toContain('x mandatory gateway_token.main/ci: tokens-expire: Tokens must expire within the team\'s limit.');
-  expect(run.stderr).toContain('cplane apply refused by policy: 1 mandatory finding; nothing was changed:\n  - gateway_token.main/ci: tokens-expire: Tokens must expire within the team\'s limit.');
+  expect(run.stdout).toContain("x mandatory gateway_token.main/ci: tokens-expire: Tokens must expire within the team's limit.");
+  expect(run.stderr).toContain(
+    "cplane apply refused by policy: 1 mandatory finding; nothing was changed:\n  - gateway_token.main/ci: tokens-expire: Tokens must expire within the team's limit.",
+  );
   const live = await liveInventory(w.client);
   expect(live.projects).not.toContain('shop');
   expect(live.gateways).not.toContain('main');
@@ -52,7 +54,9 @@ it('a saved plan whose policies changed since it was made is refused', async () 
   // The same files, but the rule now reads another limit: the plan was reviewed under other policies.
   const run = await w.cli(['apply', planFile], { MAX_TOKEN_DAYS: '30' });
   expect(run.code).toBe(1);
-  expect(run.stderr).toContain(`The saved plan ${planFile} was checked under other policies: the policies changed since the plan was made (1 then, 1 now). Nothing was applied.`);
+  expect(run.stderr).toContain(
+    `The saved plan ${planFile} was checked under other policies: the policies changed since the plan was made (1 then, 1 now). Nothing was applied.`,
+  );
   expect((await liveInventory(w.client)).projects).not.toContain('shop');
   // Under the policies it was made with, it applies.
   const applied = await w.cli(['apply', planFile], { MAX_TOKEN_DAYS: '90' });

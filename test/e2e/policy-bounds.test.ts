@@ -31,7 +31,8 @@ policies:
     timeoutMs: 300
 `;
 
-const refusal = 'infra/main.yaml:7:11: error: Policy "deep": the rule may take about 2.1e10 steps for one change (6 nested macros over up to 40 elements each); at most 1,000,000 are allowed';
+const refusal =
+  'infra/main.yaml:7:11: error: Policy "deep": the rule may take about 2.1e10 steps for one change (6 nested macros over up to 40 elements each); at most 1,000,000 are allowed';
 
 let w: World;
 beforeAll(async () => {
@@ -40,7 +41,7 @@ beforeAll(async () => {
 afterAll(() => w.close());
 
 describe('the CLI', () => {
-  it('validate refuses the six nested .all() at the rule\'s line, naming the policy', async () => {
+  it("validate refuses the six nested .all() at the rule's line, naming the policy", async () => {
     w.config(costly);
     const run = await w.cli(['validate', w.dir]);
     expect(run.code).toBe(1);
@@ -58,8 +59,12 @@ describe('the CLI', () => {
     w.config(endless);
     const run = await w.cli(['plan', w.dir]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain('  x mandatory project.shop: redos: the rule could not be evaluated: it did not finish within 300 ms (its timeoutMs)  (infra/main.yaml:3:3)');
-    expect(run.stdout).toContain('  ! advisory project.shop: redos-advisory: the rule could not be evaluated: it did not finish within 300 ms (its timeoutMs)  (infra/main.yaml:3:3)');
+    expect(run.stdout).toContain(
+      '  x mandatory project.shop: redos: the rule could not be evaluated: it did not finish within 300 ms (its timeoutMs)  (infra/main.yaml:3:3)',
+    );
+    expect(run.stdout).toContain(
+      '  ! advisory project.shop: redos-advisory: the rule could not be evaluated: it did not finish within 300 ms (its timeoutMs)  (infra/main.yaml:3:3)',
+    );
     expect(run.stdout).toContain('Refused by policy: 1 mandatory finding; cplane apply will not perform this plan.');
   });
 });
@@ -71,19 +76,23 @@ describe('cplane mcp', () => {
   }, SESSION_BUDGET_MS);
   afterAll(async () => s?.close());
 
-  it('cplane_validate refuses the costly rule; cplane_plan of a rule that never ends answers, and the server goes on', async () => {
-    w.config(costly);
-    const validated = await call(s, 'cplane_validate');
-    expect(validated.isError).toBe(true);
-    expect(JSON.stringify(json(validated))).toContain('"code":"policy_too_costly"');
+  it(
+    'cplane_validate refuses the costly rule; cplane_plan of a rule that never ends answers, and the server goes on',
+    async () => {
+      w.config(costly);
+      const validated = await call(s, 'cplane_validate');
+      expect(validated.isError).toBe(true);
+      expect(JSON.stringify(json(validated))).toContain('"code":"policy_too_costly"');
 
-    w.config(endless);
-    const planned = await call(s, 'cplane_plan');
-    expect(planned.content[0]!.text).toContain('it did not finish within 300 ms (its timeoutMs)');
+      w.config(endless);
+      const planned = await call(s, 'cplane_plan');
+      expect(planned.content[0]!.text).toContain('it did not finish within 300 ms (its timeoutMs)');
 
-    w.config(endless.replaceAll(BACKTRACKS, "after.name != ''"));
-    const again = await call(s, 'cplane_plan');
-    expect(again.isError).toBeUndefined();
-    expect(again.content[0]!.text).not.toContain('did not finish');
-  }, SESSION_BUDGET_MS);
+      w.config(endless.replaceAll(BACKTRACKS, "after.name != ''"));
+      const again = await call(s, 'cplane_plan');
+      expect(again.isError).toBeUndefined();
+      expect(again.content[0]!.text).not.toContain('did not finish');
+    },
+    SESSION_BUDGET_MS,
+  );
 });

@@ -46,9 +46,13 @@ describe('a plan with every kind of finding', () => {
     const run = await w.cli(['plan', w.dir]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('Policies: 4 policies, 6 checks: 1 mandatory failed, 2 advisory warnings.');
-    expect(run.stdout).toContain('  ! advisory project.shop: owner-tag: the rule could not be evaluated: No such key: owner  (infra/main.yaml:3:3)');
+    expect(run.stdout).toContain(
+      '  ! advisory project.shop: owner-tag: the rule could not be evaluated: No such key: owner  (infra/main.yaml:3:3)',
+    );
     expect(run.stdout).toContain('  ! advisory gateway.main: spend-limit: Every gateway should have a spend limit.  (infra/main.yaml:7:3)');
-    expect(run.stdout).toContain('  x mandatory gateway_token.main/ci: tokens-expire: Tokens must expire within 90 days.  (infra/main.yaml:13:7)');
+    expect(run.stdout).toContain(
+      '  x mandatory gateway_token.main/ci: tokens-expire: Tokens must expire within 90 days.  (infra/main.yaml:13:7)',
+    );
     expect(run.stdout).not.toContain('names-set');
     expect(run.stdout.trimEnd().split('\n').slice(-2)).toEqual([
       'Plan: 4 to add, 0 to change, 0 to replace, 0 to remove.',
@@ -63,9 +67,33 @@ describe('a plan with every kind of finding', () => {
     expect(plan.policies).toMatchObject({ policies: 4, checked: 6 });
     expect(plan.policies.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(plan.policies.findings).toEqual([
-      { policy: 'owner-tag', level: 'advisory', address: 'project.shop', kind: 'project', outcome: 'error', message: 'No such key: owner', at: { file: 'infra/main.yaml', line: 3, col: 3 } },
-      { policy: 'spend-limit', level: 'advisory', address: 'gateway.main', kind: 'gateway', outcome: 'violated', message: 'Every gateway should have a spend limit.', at: { file: 'infra/main.yaml', line: 7, col: 3 } },
-      { policy: 'tokens-expire', level: 'mandatory', address: 'gateway_token.main/ci', kind: 'gateway_token', outcome: 'violated', message: 'Tokens must expire within 90 days.', at: { file: 'infra/main.yaml', line: 13, col: 7 } },
+      {
+        policy: 'owner-tag',
+        level: 'advisory',
+        address: 'project.shop',
+        kind: 'project',
+        outcome: 'error',
+        message: 'No such key: owner',
+        at: { file: 'infra/main.yaml', line: 3, col: 3 },
+      },
+      {
+        policy: 'spend-limit',
+        level: 'advisory',
+        address: 'gateway.main',
+        kind: 'gateway',
+        outcome: 'violated',
+        message: 'Every gateway should have a spend limit.',
+        at: { file: 'infra/main.yaml', line: 7, col: 3 },
+      },
+      {
+        policy: 'tokens-expire',
+        level: 'mandatory',
+        address: 'gateway_token.main/ci',
+        kind: 'gateway_token',
+        outcome: 'violated',
+        message: 'Tokens must expire within 90 days.',
+        at: { file: 'infra/main.yaml', line: 13, col: 7 },
+      },
     ]);
   });
 
@@ -74,9 +102,15 @@ describe('a plan with every kind of finding', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('> [!CAUTION]\n> **Refused by policy: 1 mandatory finding; cplane apply will not perform this plan.**');
     expect(run.stdout).toContain('**Policies: 4 policies, 6 checks: 1 mandatory failed, 2 advisory warnings.**');
-    expect(run.stdout).toContain('| `!` | advisory project.shop: owner-tag: the rule could not be evaluated: No such key: owner | `infra/main.yaml:3:3` |');
-    expect(run.stdout).toContain('| `!` | advisory gateway.main: spend-limit: Every gateway should have a spend limit. | `infra/main.yaml:7:3` |');
-    expect(run.stdout).toContain('| `x` | mandatory gateway\\_token.main/ci: tokens-expire: Tokens must expire within 90 days. | `infra/main.yaml:13:7` |');
+    expect(run.stdout).toContain(
+      '| `!` | advisory project.shop: owner-tag: the rule could not be evaluated: No such key: owner | `infra/main.yaml:3:3` |',
+    );
+    expect(run.stdout).toContain(
+      '| `!` | advisory gateway.main: spend-limit: Every gateway should have a spend limit. | `infra/main.yaml:7:3` |',
+    );
+    expect(run.stdout).toContain(
+      '| `x` | mandatory gateway\\_token.main/ci: tokens-expire: Tokens must expire within 90 days. | `infra/main.yaml:13:7` |',
+    );
   });
 
   it('--github: annotations at the resource, the report in the step summary, policy_failed in the outputs', async () => {
@@ -94,13 +128,15 @@ describe('a plan with every kind of finding', () => {
       '::warning file=infra/main.yaml,line=7,col=3,title=Policy spend-limit (advisory)::gateway.main: spend-limit: Every gateway should have a spend limit.',
       '::error file=infra/main.yaml,line=13,col=7,title=Policy tokens-expire (mandatory)::gateway_token.main/ci: tokens-expire: Tokens must expire within 90 days.',
     ]);
-    expect(readFileSync(summary, 'utf8')).toContain('| `x` | mandatory gateway\\_token.main/ci: tokens-expire: Tokens must expire within 90 days. | `infra/main.yaml:13:7` |');
+    expect(readFileSync(summary, 'utf8')).toContain(
+      '| `x` | mandatory gateway\\_token.main/ci: tokens-expire: Tokens must expire within 90 days. | `infra/main.yaml:13:7` |',
+    );
     expect(readFileSync(output, 'utf8')).toMatch(/^policy_failed<<ghadelimiter_[0-9a-f-]+\ntrue\n/m);
   });
 });
 
 describe('a plan that passes every policy', () => {
-  beforeAll(() => w.config(config(30, true).replace("rule: \"after.owner == 'platform'\"", "rule: \"!has(after.owner)\"")));
+  beforeAll(() => w.config(config(30, true).replace('rule: "after.owner == \'platform\'"', 'rule: "!has(after.owner)"')));
 
   it('says so in every format, and exits 0 (2 with --detailed-exitcode: it has changes)', async () => {
     const text = await w.cli(['plan', w.dir]);
@@ -108,7 +144,10 @@ describe('a plan that passes every policy', () => {
     expect(text.stdout).toContain('Policies: 4 policies, 6 checks: all passed.');
     expect(text.stdout).not.toContain('Refused by policy');
     const json = await w.cli(['plan', w.dir, '--json']);
-    expect((JSON.parse(json.stdout) as { policies: { findings: unknown[]; checked: number } }).policies).toMatchObject({ checked: 6, findings: [] });
+    expect((JSON.parse(json.stdout) as { policies: { findings: unknown[]; checked: number } }).policies).toMatchObject({
+      checked: 6,
+      findings: [],
+    });
     const markdown = await w.cli(['plan', w.dir, '--markdown']);
     expect(markdown.stdout).toContain('**Policies: 4 policies, 6 checks: all passed.**');
     expect(markdown.stdout).not.toContain('Policy finding');

@@ -44,8 +44,12 @@ ${directoryYaml({ users: { dana: dana.id }, groups: { platform: platform.id } })
 ${moved}`;
 
 /** Write requests (any method but GET) the emulator received. */
-const writeRequests = () => Object.entries(w.emulator.stats().byOperation).filter(([name]) => operations[name as OperationName].method !== 'GET').reduce((sum, [, n]) => sum + n, 0);
-const stateAddresses = () => Object.keys((JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, unknown> }).resources).sort();
+const writeRequests = () =>
+  Object.entries(w.emulator.stats().byOperation)
+    .filter(([name]) => operations[name as OperationName].method !== 'GET')
+    .reduce((sum, [, n]) => sum + n, 0);
+const stateAddresses = () =>
+  Object.keys((JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, unknown> }).resources).sort();
 
 beforeEach(async () => {
   w = await world({ account: acme });
@@ -58,17 +62,32 @@ afterEach(async () => w.close());
 it('renaming a project moves its records, grants, shares, owner and role; its gateway and tokens stay: only moves', async () => {
   const before = stateAddresses();
   expect(before).toEqual([
-    'credential.openai', 'gateway.main', 'gateway_token.main/ci', 'group_share.payments/stripe-key/platform', 'project.payments',
-    'project_group_role.payments/platform', 'record.payments/stripe-key', 'record_owner.payments/stripe-key',
-    'service_account_grant.payments/stripe-key/ci-deployer', 'user_share.payments/stripe-key/dana',
+    'credential.openai',
+    'gateway.main',
+    'gateway_token.main/ci',
+    'group_share.payments/stripe-key/platform',
+    'project.payments',
+    'project_group_role.payments/platform',
+    'record.payments/stripe-key',
+    'record_owner.payments/stripe-key',
+    'service_account_grant.payments/stripe-key/ci-deployer',
+    'user_share.payments/stripe-key/dana',
   ]);
   w.config(config('billing', 'moved:\n  - from: project.payments\n    to: project.billing\n'));
 
   const plan = await w.cli(['plan', w.dir, '--json']);
   expect(plan.stderr).toBe('');
-  const json = JSON.parse(plan.stdout) as { summary: Record<string, number>; steps: { address: string; action: string; moved?: { from: string }; writes: unknown[] }[] };
+  const json = JSON.parse(plan.stdout) as {
+    summary: Record<string, number>;
+    steps: { address: string; action: string; moved?: { from: string }; writes: unknown[] }[];
+  };
   expect(json.summary).toMatchObject({ add: 0, change: 0, replace: 0, remove: 0, move: 7 });
-  expect(json.steps.filter((s) => s.moved).map((s) => [s.moved!.from, s.address, s.action]).sort()).toEqual([
+  expect(
+    json.steps
+      .filter((s) => s.moved)
+      .map((s) => [s.moved!.from, s.address, s.action])
+      .sort(),
+  ).toEqual([
     ['group_share.payments/stripe-key/platform', 'group_share.billing/stripe-key/platform', 'move'],
     ['project.payments', 'project.billing', 'move'],
     ['project_group_role.payments/platform', 'project_group_role.billing/platform', 'move'],

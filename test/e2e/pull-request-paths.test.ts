@@ -25,7 +25,9 @@ projects:
 
 /** Every file a directory tree holds, read. */
 const filesUnder = (root: string): string[] =>
-  readdirSync(root, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(root, e.name)) : [readFileSync(join(root, e.name), 'utf8')]));
+  readdirSync(root, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(join(root, e.name)) : [readFileSync(join(root, e.name), 'utf8')],
+  );
 
 describe('a pull request naming a file outside the configuration folder', () => {
   let w: World;
@@ -60,7 +62,10 @@ describe('a pull request naming a file outside the configuration folder', () => 
     w.config(configuration('../config/cplane/state.key'));
     const { code, stdout } = await w.cli(['validate', '--json', 'infra']);
     expect(code).toBe(1);
-    const report = JSON.parse(stdout) as { valid: boolean; diagnostics: { code: string; range: { file: string; line: number; col: number } }[] };
+    const report = JSON.parse(stdout) as {
+      valid: boolean;
+      diagnostics: { code: string; range: { file: string; line: number; col: number } }[];
+    };
     expect(report.valid).toBe(false);
     expect(report.diagnostics.map((d) => [d.code, d.range])).toEqual([['path_outside', { file: 'infra/main.yaml', line: 5, col: 72 }]]);
     expect(stdout).not.toContain(KEY);

@@ -32,7 +32,15 @@ async function wrapAsCplane(id: string, readerId: string, readerPublicKey: Uint8
   const place = { accountId: acme, recordId: id, version: fields.version };
   const dataKey = openDataKey(recordKek(stateKey()), fields, place);
   const writer = writerKeyOf(deriveSubkey(stateKey(), 'writer key')).sender;
-  return wrapDataKey({ dataKey, recipientPublicKey: readerPublicKey, ...place, recipientId: readerId, valueDigest: valueDigest(fields), writer, wrappedAt: new Date() });
+  return wrapDataKey({
+    dataKey,
+    recipientPublicKey: readerPublicKey,
+    ...place,
+    recipientId: readerId,
+    valueDigest: valueDigest(fields),
+    writer,
+    wrappedAt: new Date(),
+  });
 }
 
 /**
@@ -43,13 +51,21 @@ async function wrapAsCplane(id: string, readerId: string, readerPublicKey: Uint8
 async function read(token: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}, keep = false, inProcess = false): Promise<CliResult> {
   const { CPLANE_STATE_KEY: _stateKey, ...readerEnv } = w.env;
   const run = inProcess
-    ? { ...(await runInProcess(['read', ...args], { ...readerEnv, CPLANE_TOKEN: token, CPLANE_WRITER_KEY: w.writerKey, ...extraEnv }, w.temp)), signal: null }
+    ? {
+        ...(await runInProcess(
+          ['read', ...args],
+          { ...readerEnv, CPLANE_TOKEN: token, CPLANE_WRITER_KEY: w.writerKey, ...extraEnv },
+          w.temp,
+        )),
+        signal: null,
+      }
     : await w.cliAs(token, ['read', ...args], extraEnv);
   if (keep) w.outputs.push(run.stdout, run.stderr);
   return run;
 }
 /** cplane itself reading by address: its PAT and the state key. */
-const readAsCplane = (address: string, keep = false) => read(fixtures.tokens.admin, [address, w.dir], { CPLANE_STATE_KEY: w.env.CPLANE_STATE_KEY }, keep);
+const readAsCplane = (address: string, keep = false) =>
+  read(fixtures.tokens.admin, [address, w.dir], { CPLANE_STATE_KEY: w.env.CPLANE_STATE_KEY }, keep);
 
 async function recordId(name: string): Promise<string> {
   const records = await w.client.listAll('listRecords', {});
@@ -112,7 +128,13 @@ describe('cplane read', () => {
   it('is what the SDK example does: an application reads the secret through `cplane/sdk` (the package export)', async () => {
     const example = join(import.meta.dirname, '..', '..', 'examples', 'sdk', 'read-secret.mjs');
     await grantedToCiDeployer(await recordId('stripe-key'));
-    const env: NodeJS.ProcessEnv = { ...w.env, CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_SA_KEY: saKey, CPLANE_WRITER_KEY: w.writerKey, RECORD_ID: await recordId('stripe-key') };
+    const env: NodeJS.ProcessEnv = {
+      ...w.env,
+      CPLANE_TOKEN: fixtures.tokens.serviceAccount,
+      CPLANE_SA_KEY: saKey,
+      CPLANE_WRITER_KEY: w.writerKey,
+      RECORD_ID: await recordId('stripe-key'),
+    };
     delete env.CPLANE_STATE_KEY; // the application has its own key, never cplane's
     // Asynchronously: the emulator answers from this process.
     const run = await promisify(execFile)(process.execPath, [example], { env, encoding: 'utf8' });
@@ -139,11 +161,13 @@ describe('cplane read', () => {
     expect(run.stdout).toBe(`${STRIPE_KEY}\n`);
   });
 
-  it('fails with the API\'s reason and request id for a record not granted to the Service Account', async () => {
+  it("fails with the API's reason and request id for a record not granted to the Service Account", async () => {
     const run = await read(fixtures.tokens.serviceAccount, ['--record-id', await recordId('other-key')], { CPLANE_SA_KEY: saKey }, true);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^Error: Record [0-9a-f-]{36} is not granted to this reader: the API answered 409 service_account_grant_not_found, request id req_[0-9a-f-]+\.\n/);
+    expect(run.stderr).toMatch(
+      /^Error: Record [0-9a-f-]{36} is not granted to this reader: the API answered 409 service_account_grant_not_found, request id req_[0-9a-f-]+\.\n/,
+    );
     expect(run.stderr).toContain('Ask an owner of the record to grant it to this reader');
   });
 
@@ -157,11 +181,18 @@ describe('cplane read', () => {
     expect(own.stderr).toContain('Pass --account ID or set CPLANE_ACCOUNT');
     // Ada is in two accounts: which one holds the record is hers to say.
     const ada = fixtures.users[0]!;
-    const several = await read(fixtures.tokens.admin, ['--record-id', id], { CPLANE_SA_KEY: privateKeyOf(ada.id), CPLANE_ACCOUNT: '' }, true);
+    const several = await read(
+      fixtures.tokens.admin,
+      ['--record-id', id],
+      { CPLANE_SA_KEY: privateKeyOf(ada.id), CPLANE_ACCOUNT: '' },
+      true,
+    );
     expect(several.code).toBe(1);
     expect(several.stdout).toBe('');
     const names = fixtures.accounts.filter((a) => ada.memberships.some((m) => m.accountId === a.id)).map((a) => `${a.name} (${a.id})`);
-    expect(several.stderr).toContain(`Error: ACCOUNT_AMBIGUOUS: The token can act in 2 accounts (${names.join(', ')}), so which one holds the record is not known: give accountId.`);
+    expect(several.stderr).toContain(
+      `Error: ACCOUNT_AMBIGUOUS: The token can act in 2 accounts (${names.join(', ')}), so which one holds the record is not known: give accountId.`,
+    );
     expect(several.stderr).toContain('Pass --account ID or set CPLANE_ACCOUNT');
   });
 
@@ -201,7 +232,7 @@ describe('cplane read', () => {
     expect(viaGroup.stdout).toBe(`${STRIPE_KEY}\n`);
     const ownKey = await read(danaToken, ['--record-id', id], { CPLANE_SA_KEY: privateKeyOf(dana.id) }, true);
     expect(ownKey.code).toBe(1);
-    expect(ownKey.stderr).toContain('it is another reader\'s key');
+    expect(ownKey.stderr).toContain("it is another reader's key");
   });
 
   it('names an address that is not a record of the state', async () => {
@@ -209,13 +240,12 @@ describe('cplane read', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('record.shop/nope is not a record in the state');
   });
-
 });
 
 describe('cplane read, its leak scan', () => {
   beforeEach(async () => seeded({ dataFile: true }));
 
-  it('leaks neither the values nor the private keys: not in other output, the state folder or the service\'s data', async () => {
+  it("leaks neither the values nor the private keys: not in other output, the state folder or the service's data", async () => {
     // The story so far, in-process: the grant and shares, and every read above that must print no value.
     const id = await recordId('stripe-key');
     await grantedToCiDeployer(id);

@@ -32,8 +32,19 @@ function writtenForStaging(version: number): unknown {
   const binding = { accountId: staging, recordId: alpha, version };
   const { value, dataKey, digest } = sealRecordValue(new Uint8Array(32).fill(5), STAGING_VALUE, binding);
   const writer = writerKeyOf(deriveSubkey(Buffer.from(w.env.CPLANE_STATE_KEY!, 'base64'), 'writer key'));
-  const wrappedDek = wrapDataKey({ dataKey, recipientPublicKey: fixtureKeyPair(ciDeployer.id).publicKey, ...binding, recipientId: ciDeployer.id, valueDigest: digest, writer: writer.sender, wrappedAt: new Date() });
-  return { ok: true, data: { record_id: alpha, fields: { version, ciphertext: value.ciphertext, wrapper: { ...value.wrapper, wrappedDek } } } };
+  const wrappedDek = wrapDataKey({
+    dataKey,
+    recipientPublicKey: fixtureKeyPair(ciDeployer.id).publicKey,
+    ...binding,
+    recipientId: ciDeployer.id,
+    valueDigest: digest,
+    writer: writer.sender,
+    wrappedAt: new Date(),
+  });
+  return {
+    ok: true,
+    data: { record_id: alpha, fields: { version, ciphertext: value.ciphertext, wrapper: { ...value.wrapper, wrappedDek } } },
+  };
 }
 
 beforeAll(async () => {
@@ -80,7 +91,11 @@ describe('a value written for another account', () => {
 
   it('is never reached with a Service Account token and no account: ACCOUNT_REQUIRED before any read', async () => {
     const before = reads.length;
-    await expect(readWithSdk(undefined)).rejects.toMatchObject({ name: 'AccountError', code: 'ACCOUNT_REQUIRED', message: expect.stringContaining('give accountId') });
+    await expect(readWithSdk(undefined)).rejects.toMatchObject({
+      name: 'AccountError',
+      code: 'ACCOUNT_REQUIRED',
+      message: expect.stringContaining('give accountId'),
+    });
     expect(reads.length).toBe(before);
   });
 
@@ -89,13 +104,22 @@ describe('a value written for another account', () => {
     const read = await w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', alpha], env);
     expect(read.code).toBe(1);
     expect(read.stdout).toBe('');
-    expect(read.stderr).toContain(`Error: WRAP_OTHER_ACCOUNT: The value of record ${alpha} was written for account ${staging}, not for ${acme}`);
+    expect(read.stderr).toContain(
+      `Error: WRAP_OTHER_ACCOUNT: The value of record ${alpha} was written for account ${staging}, not for ${acme}`,
+    );
     expect(read.stderr).toContain('Check --account (or CPLANE_ACCOUNT)');
-    const run = await w.cliAs(fixtures.tokens.serviceAccount, ['run', '--env', `A=${alpha}`, '--', process.execPath, '-e', 'process.stdout.write("started")'], env);
+    const run = await w.cliAs(
+      fixtures.tokens.serviceAccount,
+      ['run', '--env', `A=${alpha}`, '--', process.execPath, '-e', 'process.stdout.write("started")'],
+      env,
+    );
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('WRAP_OTHER_ACCOUNT');
-    const honest = await w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', alpha], { ...env, CPLANE_BASE_URL: w.emulator.url });
+    const honest = await w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', alpha], {
+      ...env,
+      CPLANE_BASE_URL: w.emulator.url,
+    });
     expect(honest.stderr).toBe('');
     expect(honest.stdout).toBe(`${PROD_VALUE}\n`);
     for (const output of [read.stdout, read.stderr, run.stdout, run.stderr]) expect(output).not.toContain(STAGING_VALUE);

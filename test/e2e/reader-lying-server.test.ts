@@ -34,11 +34,19 @@ projects:
 let w: World;
 let proxy: LyingProxy;
 let manifest: ReaderManifest;
-const credential = encodeReaderCredential({ token: fixtures.tokens.serviceAccount, privateKey: Buffer.from(privateKeyOf(ciDeployer.id), 'base64') });
+const credential = encodeReaderCredential({
+  token: fixtures.tokens.serviceAccount,
+  privateKey: Buffer.from(privateKeyOf(ciDeployer.id), 'base64'),
+});
 const idOf = (name: string) => manifest.deployments.default!.records[name]!.recordId;
 /** A reader of the manifest through the proxy. */
 const readerThroughProxy = (onError?: (error: Error, name: string) => void) =>
-  createReader({ manifest: { ...manifest, deployments: { default: { ...manifest.deployments.default!, baseUrl: proxy.url } } }, credential, intervalMs: 0, ...(onError ? { onError } : {}) });
+  createReader({
+    manifest: { ...manifest, deployments: { default: { ...manifest.deployments.default!, baseUrl: proxy.url } } },
+    credential,
+    intervalMs: 0,
+    ...(onError ? { onError } : {}),
+  });
 const codeOf = (error: unknown) => (error as { code?: string }).code;
 
 beforeAll(async () => {
@@ -55,14 +63,22 @@ afterAll(async () => {
   await w?.close();
 });
 
-it('a list naming another record id under the name changes nothing: the read goes to the manifest\'s id', async () => {
+it("a list naming another record id under the name changes nothing: the read goes to the manifest's id", async () => {
   const reads: string[] = [];
   proxy.setLie((request, answer) => {
     if (request.path.endsWith('/read')) reads.push(request.path);
     if (request.method !== 'GET' || request.path !== '/v1/records') return undefined;
     // Every row says it is stripe-key, at a newer version, under the other record's id.
     const rows = (answer.json as { data: { record_id: string; name: string; current_version: number }[] }).data;
-    return { ok: true, data: rows.map((row) => ({ ...row, name: 'stripe-key', record_id: row.record_id === idOf('payments/stripe-key') ? idOf('payments/db-password') : row.record_id, current_version: 9 })) };
+    return {
+      ok: true,
+      data: rows.map((row) => ({
+        ...row,
+        name: 'stripe-key',
+        record_id: row.record_id === idOf('payments/stripe-key') ? idOf('payments/db-password') : row.record_id,
+        current_version: 9,
+      })),
+    };
   });
   const reader = readerThroughProxy();
   try {
@@ -76,18 +92,23 @@ it('a list naming another record id under the name changes nothing: the read goe
   }
 });
 
-it('another record\'s value served for the manifest\'s id is refused, naming the secret', async () => {
+it("another record's value served for the manifest's id is refused, naming the secret", async () => {
   // The Service Account's own view of db-password (its wrapper), served when stripe-key is asked for.
   let dbFields: unknown;
   proxy.setLie((request, answer) => {
-    if (request.path === `/v1/records/${idOf('payments/db-password')}/read`) dbFields = (answer.json as { data: { fields: unknown } }).data.fields;
-    if (request.path === `/v1/records/${idOf('payments/stripe-key')}/read`) return { ok: true, data: { record_id: idOf('payments/stripe-key'), fields: dbFields } };
+    if (request.path === `/v1/records/${idOf('payments/db-password')}/read`)
+      dbFields = (answer.json as { data: { fields: unknown } }).data.fields;
+    if (request.path === `/v1/records/${idOf('payments/stripe-key')}/read`)
+      return { ok: true, data: { record_id: idOf('payments/stripe-key'), fields: dbFields } };
     return undefined;
   });
   const reader = readerThroughProxy();
   try {
     expect(await reader.get('payments/db-password')).toBe(env.DB_PASSWORD);
-    const refused = await reader.get('payments/stripe-key').then(() => undefined, (error: unknown) => error as Error);
+    const refused = await reader.get('payments/stripe-key').then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
     expect(codeOf(refused)).toBe('WRAP_OPEN_FAILED');
     expect(refused!.message).toMatch(/^Secret "payments\/stripe-key": /);
     expect(refused!.message).not.toContain(env.DB_PASSWORD);
@@ -97,7 +118,7 @@ it('another record\'s value served for the manifest\'s id is refused, naming the
   }
 });
 
-it('another account\'s wrapper, made by the trusted writer for this reader, record and version, is refused', async () => {
+it("another account's wrapper, made by the trusted writer for this reader, record and version, is refused", async () => {
   const writer = writerKeyOf(deriveSubkey(Buffer.from(w.env.CPLANE_STATE_KEY!, 'base64'), 'writer key'));
   const recordId = idOf('payments/stripe-key');
   proxy.setLie((request, answer) => {
@@ -105,13 +126,33 @@ it('another account\'s wrapper, made by the trusted writer for this reader, reco
     const data = (answer.json as { data: { fields: { version: number; ciphertext: string; wrapper: { wrappedDek: string } } } }).data;
     const { fields } = data;
     const digest = valueDigest(fields as never);
-    const { dataKey } = unwrapDataKey({ wrappedDek: fields.wrapper.wrappedDek, recipientPrivateKey: Buffer.from(privateKeyOf(ciDeployer.id), 'base64'), recordId, version: fields.version, valueDigest: digest, trustedWriters: [Buffer.from(writer.publicKey, 'base64')] });
-    const wrappedDek = wrapDataKey({ dataKey, recipientPublicKey: fixtureKeyPair(ciDeployer.id).publicKey, accountId: globex, recordId, version: fields.version, recipientId: ciDeployer.id, valueDigest: digest, writer: writer.sender, wrappedAt: new Date() });
+    const { dataKey } = unwrapDataKey({
+      wrappedDek: fields.wrapper.wrappedDek,
+      recipientPrivateKey: Buffer.from(privateKeyOf(ciDeployer.id), 'base64'),
+      recordId,
+      version: fields.version,
+      valueDigest: digest,
+      trustedWriters: [Buffer.from(writer.publicKey, 'base64')],
+    });
+    const wrappedDek = wrapDataKey({
+      dataKey,
+      recipientPublicKey: fixtureKeyPair(ciDeployer.id).publicKey,
+      accountId: globex,
+      recordId,
+      version: fields.version,
+      recipientId: ciDeployer.id,
+      valueDigest: digest,
+      writer: writer.sender,
+      wrappedAt: new Date(),
+    });
     return { ok: true, data: { ...data, fields: { ...fields, wrapper: { ...fields.wrapper, wrappedDek } } } };
   });
   const reader = readerThroughProxy();
   try {
-    const refused = await reader.get('payments/stripe-key').then(() => undefined, (error: unknown) => error as Error);
+    const refused = await reader.get('payments/stripe-key').then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
     expect(codeOf(refused)).toBe('WRAP_OTHER_ACCOUNT');
     expect(refused!.message).toContain(`for account ${globex}, not for ${acme}`);
   } finally {
@@ -129,7 +170,8 @@ it('a new version not yet wrapped for the reader keeps the last good value, is r
     // The list says version 2, and the read gives a version 2 whose wrapper is still version 1's.
     proxy.setLie((request, answer) => {
       const data = (answer.json as { data: unknown }).data;
-      if (request.method === 'GET' && request.path === '/v1/records') return { ok: true, data: (data as { current_version: number }[]).map((row) => ({ ...row, current_version: 2 })) };
+      if (request.method === 'GET' && request.path === '/v1/records')
+        return { ok: true, data: (data as { current_version: number }[]).map((row) => ({ ...row, current_version: 2 })) };
       if (request.path === `/v1/records/${idOf('payments/stripe-key')}/read`) {
         const read = data as { fields: { version: number } };
         return { ok: true, data: { ...read, fields: { ...read.fields, version: 2 } } };

@@ -11,13 +11,20 @@ import { deliveredConfig, readAs } from './token-delivery-config.js';
 let w: World;
 afterEach(async () => w?.close());
 
-const renewing = (extra = '') => smallConfig().replace('scopes: [run]', 'scopes: [run]\n        expiresInDays: 30\n        renewBeforeDays: 7') + extra;
-interface StateEntry { id: string; superseded?: { id: string }[] }
-const stateOf = (): Record<string, StateEntry> => (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, StateEntry> }).resources;
+const renewing = (extra = '') =>
+  smallConfig().replace('scopes: [run]', 'scopes: [run]\n        expiresInDays: 30\n        renewBeforeDays: 7') + extra;
+interface StateEntry {
+  id: string;
+  superseded?: { id: string }[];
+}
+const stateOf = (): Record<string, StateEntry> =>
+  (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, StateEntry> }).resources;
 const activeTokens = async () => {
   const gateway = (await w.client.listAll('listGateways', {})).find((g) => g.slug === 'shop-main')!;
   const now = Date.now() + w.emulator.clockOffsetMs();
-  return (await w.client.listAll('listGatewayTokens', { path: { id: gateway.gateway_id } })).filter((t) => t.revoked_at === null && Date.parse(t.expires_at!) > now);
+  return (await w.client.listAll('listGatewayTokens', { path: { id: gateway.gateway_id } })).filter(
+    (t) => t.revoked_at === null && Date.parse(t.expires_at!) > now,
+  );
 };
 /** A token made 25 days ago (the emulator's clock) to live 30 days, renewed 7 days before its expiry: due now. */
 async function tokenInItsRenewalWindow(extra = ''): Promise<void> {
@@ -45,13 +52,17 @@ describe('cplane drift lists what is due', () => {
     expect(due.stdout).toContain('Due (time made these due; `cplane reconcile` or `cplane apply` does them):');
     expect(due.stdout).toMatch(/ {2}! gateway_token\.main\/ci in its renewal window: renew: expires in 5 days/);
     expect(due.stdout).toContain('No drift, but 1 item due: `cplane reconcile` (or apply) does it.');
-    const json = JSON.parse((await w.cli(['drift', w.dir, '--json'])).stdout) as { hasDrift: boolean; hasDue: boolean; due: { address: string; cause: string }[] };
+    const json = JSON.parse((await w.cli(['drift', w.dir, '--json'])).stdout) as {
+      hasDrift: boolean;
+      hasDue: boolean;
+      due: { address: string; cause: string }[];
+    };
     expect(json).toMatchObject({ hasDrift: false, hasDue: true, due: [{ address: 'gateway_token.main/ci', cause: 'renewal' }] });
   });
 });
 
 describe('cplane reconcile', () => {
-  it('needs only the sources of the steps it applies: a renewal goes ahead with the credential\'s key unset, which a change would need', async () => {
+  it("needs only the sources of the steps it applies: a renewal goes ahead with the credential's key unset, which a change would need", async () => {
     await tokenInItsRenewalWindow();
     const run = await w.cli(['reconcile', w.dir], { OPENAI_API_KEY: '' });
     expect(run.stderr).toBe('');
@@ -61,7 +72,9 @@ describe('cplane reconcile', () => {
     w.config(renewing('reconcile: { autoApply: [maintenance, change] }\n'));
     const changes = await w.cli(['reconcile', w.dir], { OPENAI_API_KEY: '' });
     expect(changes.code).toBe(exitCodes.error);
-    expect(changes.stderr).toContain('error: credential.openai: Secret source "env OPENAI_API_KEY": environment variable OPENAI_API_KEY is not set');
+    expect(changes.stderr).toContain(
+      'error: credential.openai: Secret source "env OPENAI_API_KEY": environment variable OPENAI_API_KEY is not set',
+    );
   });
 
   it('renews a token in its renewal window with no person, then revokes the old one after the overlap', async () => {
@@ -101,14 +114,22 @@ describe('cplane reconcile', () => {
     const project = (await w.client.listAll('listProjects', {})).find((p) => p.name === 'shop')!;
     expect(project.description).toBe('Shop services');
 
-    const json = JSON.parse((await w.cli(['reconcile', w.dir, '--json'])).stdout.split('\n')[0]!) as { apply: unknown[]; withheld: { address: string; class: string }[] };
+    const json = JSON.parse((await w.cli(['reconcile', w.dir, '--json'])).stdout.split('\n')[0]!) as {
+      apply: unknown[];
+      withheld: { address: string; class: string }[];
+    };
     expect(json.apply).toEqual([]);
     expect(json.withheld).toEqual([{ address: 'project.shop', kind: 'project', action: 'update', class: 'change' }]);
   });
 
   it('applies a change of the configuration when reconcile.autoApply lists change', async () => {
     await tokenInItsRenewalWindow('reconcile: { autoApply: [maintenance, change] }\n');
-    w.config(renewing('reconcile: { autoApply: [maintenance, change] }\n').replace('description: Shop services', 'description: Shop services, changed'));
+    w.config(
+      renewing('reconcile: { autoApply: [maintenance, change] }\n').replace(
+        'description: Shop services',
+        'description: Shop services, changed',
+      ),
+    );
     const run = await w.cli(['reconcile', w.dir]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(exitCodes.ok);
@@ -123,12 +144,19 @@ describe('cplane reconcile', () => {
     w.config(smallConfig());
     expect((await w.run(['apply', w.dir, '--auto-approve'])).code).toBe(0);
     const project = (await w.client.listAll('listProjects', {})).find((p) => p.name === 'shop')!;
-    await w.client.call('updateProject', { path: { id: project.project_id }, body: { name: 'shop', description: 'changed in the console' } });
+    await w.client.call('updateProject', {
+      path: { id: project.project_id },
+      body: { name: 'shop', description: 'changed in the console' },
+    });
     const held = await w.cli(['reconcile', w.dir]);
     expect(held.code).toBe(exitCodes.changes);
-    expect(held.stdout).toContain('[drift] ~ project.shop will be updated in place (changed outside cplane (description): setting it back)');
+    expect(held.stdout).toContain(
+      '[drift] ~ project.shop will be updated in place (changed outside cplane (description): setting it back)',
+    );
     // The class is plain data on the plan's step, from its causes.
-    const planned = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as { steps: { address: string; causes: string[]; class: string }[] };
+    const planned = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as {
+      steps: { address: string; causes: string[]; class: string }[];
+    };
     expect(planned.steps.find((s) => s.address === 'project.shop')).toMatchObject({ causes: ['changed-outside'], class: 'drift' });
 
     w.config(`${smallConfig()}reconcile: { autoApply: [drift] }\n`);
@@ -157,37 +185,43 @@ describe('cplane reconcile', () => {
     w.config(`${smallConfig()}reconcile:\n  autoApply: [maintenance, everything]\n`);
     const run = await w.cli(['reconcile', w.dir]);
     expect(run.code).toBe(exitCodes.error);
-    expect(run.stderr).toMatch(/main\.yaml:\d+:28: error: "reconcile\.autoApply\[1\]" must be one of maintenance, drift, change; got "everything"/);
+    expect(run.stderr).toMatch(
+      /main\.yaml:\d+:28: error: "reconcile\.autoApply\[1\]" must be one of maintenance, drift, change; got "everything"/,
+    );
     expect(w.emulator.stats().writes).toBe(0);
   });
 });
 
 describe('cplane reconcile killed with SIGKILL mid-run', () => {
-  it('converges on the next reconcile: one new token, no duplicate, the old one revoked after its overlap', { timeout: 90_000 }, async () => {
-    await tokenInItsRenewalWindow();
-    const gatewayId = (await w.client.listAll('listGateways', {})).find((g) => g.slug === 'shop-main')!.gateway_id;
-    const named = async () => (await w.client.listAll('listGatewayTokens', { path: { id: gatewayId } })).filter((t) => t.name === 'ci');
-    const oldId = stateOf()['gateway_token.main/ci']!.id;
-    const killed = await w.cli(['reconcile', w.dir], { CPLANE_TEST_KILL_AFTER_OPERATION: 'createGatewayToken' });
-    expect(killed.signal).toBe('SIGKILL');
-    expect(stateOf()['gateway_token.main/ci']!.id).toBe(oldId);
+  it(
+    'converges on the next reconcile: one new token, no duplicate, the old one revoked after its overlap',
+    { timeout: 90_000 },
+    async () => {
+      await tokenInItsRenewalWindow();
+      const gatewayId = (await w.client.listAll('listGateways', {})).find((g) => g.slug === 'shop-main')!.gateway_id;
+      const named = async () => (await w.client.listAll('listGatewayTokens', { path: { id: gatewayId } })).filter((t) => t.name === 'ci');
+      const oldId = stateOf()['gateway_token.main/ci']!.id;
+      const killed = await w.cli(['reconcile', w.dir], { CPLANE_TEST_KILL_AFTER_OPERATION: 'createGatewayToken' });
+      expect(killed.signal).toBe('SIGKILL');
+      expect(stateOf()['gateway_token.main/ci']!.id).toBe(oldId);
 
-    const rerun = await w.cli(['reconcile', w.dir]);
-    expect(rerun.code, rerun.stderr).toBe(exitCodes.ok);
-    expect(rerun.stderr).toContain('Took over the state lock');
-    const tokens = await named();
-    expect(tokens).toHaveLength(2);
-    const created = tokens.find((t) => t.token_id !== oldId)!;
-    expect(stateOf()['gateway_token.main/ci']!.id).toBe(created.token_id);
-    // Nothing left to do: the resend finished the renewal, which a third run does not repeat.
-    expect((await w.cli(['reconcile', w.dir])).stdout).toContain('Nothing to apply; nothing waits for a person.');
+      const rerun = await w.cli(['reconcile', w.dir]);
+      expect(rerun.code, rerun.stderr).toBe(exitCodes.ok);
+      expect(rerun.stderr).toContain('Took over the state lock');
+      const tokens = await named();
+      expect(tokens).toHaveLength(2);
+      const created = tokens.find((t) => t.token_id !== oldId)!;
+      expect(stateOf()['gateway_token.main/ci']!.id).toBe(created.token_id);
+      // Nothing left to do: the resend finished the renewal, which a third run does not repeat.
+      expect((await w.cli(['reconcile', w.dir])).stdout).toContain('Nothing to apply; nothing waits for a person.');
 
-    w.emulator.moveClock('25h');
-    expect((await w.cli(['reconcile', w.dir])).code).toBe(exitCodes.ok);
-    const after = await named();
-    expect(after).toHaveLength(2);
-    expect(after.filter((t) => t.revoked_at === null).map((t) => t.token_id)).toEqual([created.token_id]);
-  });
+      w.emulator.moveClock('25h');
+      expect((await w.cli(['reconcile', w.dir])).code).toBe(exitCodes.ok);
+      const after = await named();
+      expect(after).toHaveLength(2);
+      expect(after.filter((t) => t.revoked_at === null).map((t) => t.token_id)).toEqual([created.token_id]);
+    },
+  );
 });
 
 describe('a rotation that is due', () => {
@@ -196,7 +230,12 @@ describe('a rotation that is due', () => {
     // The first due date is the configuration's; each rotation moves it an interval ahead.
     // An hour early: the API's clock (from its Date header, whole seconds) may lag this process's by a second.
     const firstDue = new Date(Date.now() + 10 * 86_400_000 - 3_600_000).toISOString();
-    w.config(smallConfig().replace('    lifecycle: { preventDestroy: false }\n', `    lifecycle: { preventDestroy: false }\n    records:\n      signing:\n        rotationIntervalDays: 10\n        secretDueAt: ${firstDue}\n        value: { generate: { length: 32 } }\n`));
+    w.config(
+      smallConfig().replace(
+        '    lifecycle: { preventDestroy: false }\n',
+        `    lifecycle: { preventDestroy: false }\n    records:\n      signing:\n        rotationIntervalDays: 10\n        secretDueAt: ${firstDue}\n        value: { generate: { length: 32 } }\n`,
+      ),
+    );
     expect((await w.run(['apply', w.dir, '--auto-approve'])).code).toBe(0);
     const version = async () => (await w.client.listAll('listRecords', {})).find((r) => r.name === 'signing')!.current_version;
     const first = await version();
@@ -217,8 +256,10 @@ describe('reconcile with tokens delivered to records and grants that end', () =>
     w = await world({ account: acme, clockOffset: '-25d' });
     // A day ahead of this machine's clock: the grant is made, and it has ended once the API's clock is two days ahead.
     const until = new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const config = deliveredConfig('rc').replace('      ci-token:\n        grants:\n          serviceAccounts: [ci-deployer]\n',
-      `      ci-token:\n        grants:\n          serviceAccounts: [ci-deployer]\n      shared:\n        value: { generate: { length: 24 } }\n        grants:\n          serviceAccounts: [{ name: ci-deployer, until: "${until}", reason: INC-1 }]\n`);
+    const config = deliveredConfig('rc').replace(
+      '      ci-token:\n        grants:\n          serviceAccounts: [ci-deployer]\n',
+      `      ci-token:\n        grants:\n          serviceAccounts: [ci-deployer]\n      shared:\n        value: { generate: { length: 24 } }\n        grants:\n          serviceAccounts: [{ name: ci-deployer, until: "${until}", reason: INC-1 }]\n`,
+    );
     w.config(config);
     const applied = await w.run(['apply', w.dir, '--auto-approve']);
     expect(applied.code, applied.stderr).toBe(0);

@@ -23,10 +23,12 @@ beforeAll(async () => {
 afterAll(async () => w.close());
 
 describe('a record owner', () => {
-  it('is transferred by apply, seen on the emulator\'s record, and then plans no change', async () => {
+  it("is transferred by apply, seen on the emulator's record, and then plans no change", async () => {
     w.config(withOwner('vault', 'dana'));
     const plan = await w.cli(['plan', w.dir]);
-    expect(plan.stdout).toContain('# record_owner.vault/stripe-key will be created\n  +   record_owner "vault/stripe-key"\n      + user = "dana"');
+    expect(plan.stdout).toContain(
+      '# record_owner.vault/stripe-key will be created\n  +   record_owner "vault/stripe-key"\n      + user = "dana"',
+    );
     const applied = await w.cli(['apply', w.dir, '--auto-approve']);
     expect(applied.stderr).toBe('');
     expect(applied.code).toBe(0);
@@ -40,6 +42,8 @@ describe('a record owner', () => {
     w.config(withOwner('billing', 'dnaa'));
     const plan = await w.cli(['plan', w.dir]);
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toContain('infra/main.yaml:5:24: error: Unknown user "dnaa": it is not declared in directory.users; did you mean "dana"?');
+    expect(plan.stderr).toContain(
+      'infra/main.yaml:5:24: error: Unknown user "dnaa": it is not declared in directory.users; did you mean "dana"?',
+    );
   });
 });

@@ -17,10 +17,13 @@ afterEach(async () => w.close());
 /** Write requests (any method but GET) the emulator received, by operation. */
 function writeRequests(): number {
   const byOperation = w.emulator.stats().byOperation;
-  return Object.entries(byOperation).filter(([name]) => operations[name as OperationName].method !== 'GET').reduce((sum, [, n]) => sum + n, 0);
+  return Object.entries(byOperation)
+    .filter(([name]) => operations[name as OperationName].method !== 'GET')
+    .reduce((sum, [, n]) => sum + n, 0);
 }
 
-const stateAddresses = () => Object.keys((JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, unknown> }).resources).sort();
+const stateAddresses = () =>
+  Object.keys((JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, unknown> }).resources).sort();
 
 /** The configuration with the gateway under the local name `gateway`; `project.side` is there until it is removed. */
 const config = (gateway: string, extra = '', side = true) => `version: 1
@@ -94,7 +97,10 @@ describe('moved: a renamed gateway keeps its objects', () => {
     expect(run.stdout).toContain('# otel_export.search-gw has moved to otel_export.search');
     expect(run.stdout).toContain('Plan: 0 to add, 0 to change, 0 to replace, 0 to remove, 4 to move.');
 
-    const json = JSON.parse((await w.cli(['plan', w.dir, '--json'], env)).stdout) as { summary: Record<string, number>; steps: { action: string; writes: unknown[] }[] };
+    const json = JSON.parse((await w.cli(['plan', w.dir, '--json'], env)).stdout) as {
+      summary: Record<string, number>;
+      steps: { action: string; writes: unknown[] }[];
+    };
     expect(json.summary).toMatchObject({ add: 0, remove: 0, move: 4 });
     expect(json.steps.every((s) => s.action === 'move' && s.writes.length === 0)).toBe(true);
   });
@@ -108,7 +114,12 @@ describe('moved: a renamed gateway keeps its objects', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(writeRequests()).toBe(before);
-    expect(stateAddresses().filter((a) => a.includes('search'))).toEqual(['gateway.search', 'gateway_token.search/ci', 'gateway_token.search/web', 'otel_export.search']);
+    expect(stateAddresses().filter((a) => a.includes('search'))).toEqual([
+      'gateway.search',
+      'gateway_token.search/ci',
+      'gateway_token.search/web',
+      'otel_export.search',
+    ]);
     expect((await w.cli(['output', 'gateway_token.search/ci', w.dir, '--reveal'])).stdout.trim()).toBe(tokenBefore);
   });
 
@@ -130,7 +141,12 @@ describe('cplane state mv moves what lives under the object too', () => {
     expect(run.stdout).toContain('Moved gateway_token.search/ci to gateway_token.renamed/ci with it.\n');
     expect(run.stdout).toContain('Moved gateway_token.search/web to gateway_token.renamed/web with it.\n');
     expect(run.stdout).toContain('Moved otel_export.search to otel_export.renamed with it.\n');
-    expect(stateAddresses().filter((a) => a.includes('renamed'))).toEqual(['gateway.renamed', 'gateway_token.renamed/ci', 'gateway_token.renamed/web', 'otel_export.renamed']);
+    expect(stateAddresses().filter((a) => a.includes('renamed'))).toEqual([
+      'gateway.renamed',
+      'gateway_token.renamed/ci',
+      'gateway_token.renamed/web',
+      'otel_export.renamed',
+    ]);
     expect((await w.cli(['output', 'gateway_token.renamed/ci', w.dir, '--reveal'])).stdout.trim()).toBe(token);
     expect((await w.cli(['state', 'mv', 'gateway.renamed', 'gateway.search', w.dir])).code).toBe(0);
     expect((await w.cli(['plan', w.dir], env)).stdout).toContain('No changes.');
@@ -160,7 +176,12 @@ describe('import: adopting an object by id', () => {
     await applied(config('search', '', false));
     const made = await w.client.call('createProject', { body: { accountId: account, name: 'by-hand', description: 'Made by hand' } });
     const id = (made as { project_id: string }).project_id;
-    w.config(config('search', `import:\n  - to: project.legacy\n    id: ${id}\n`, false).replace('projects:\n', 'projects:\n  legacy:\n    name: by-hand\n    description: Made by hand\n'));
+    w.config(
+      config('search', `import:\n  - to: project.legacy\n    id: ${id}\n`, false).replace(
+        'projects:\n',
+        'projects:\n  legacy:\n    name: by-hand\n    description: Made by hand\n',
+      ),
+    );
     const plan = await w.cli(['plan', w.dir], env);
     expect(plan.stdout).toContain('# project.legacy will be imported (import block at infra/main.yaml:');
     expect(plan.stdout).toContain(`>   project "legacy" (id ${id})`);
@@ -220,13 +241,24 @@ describe('errors of the blocks', () => {
   });
 
   it('an import into an address already in state', async () => {
-    const other = (await w.client.call('createProject', { body: { accountId: account, name: 'by-hand', description: 'Made by hand' } })) as { project_id: string };
+    const other = (await w.client.call('createProject', {
+      body: { accountId: account, name: 'by-hand', description: 'Made by hand' },
+    })) as { project_id: string };
     const { stderr } = await refused(`import:\n  - to: project.shop\n    id: ${other.project_id}\n`);
-    expect(stderr).toMatch(new RegExp(`infra/main\\.yaml:28:5: error: project\\.shop: import: project\\.shop is already in state \\(id [0-9a-f-]{36}\\), so it cannot import ${other.project_id}\\n`));
+    expect(stderr).toMatch(
+      new RegExp(
+        `infra/main\\.yaml:28:5: error: project\\.shop: import: project\\.shop is already in state \\(id [0-9a-f-]{36}\\), so it cannot import ${other.project_id}\\n`,
+      ),
+    );
   });
 
   it('an import of an id that does not exist', async () => {
-    const { stderr } = await refused('import:\n  - to: project.ghost\n    id: 00000000-0000-0000-0000-000000000000\n', ['projects:\n', 'projects:\n  ghost:\n    description: Ghost\n']);
-    expect(stderr).toMatch(/infra\/main\.yaml:\d+:5: error: project\.ghost: import: no project with id 00000000-0000-0000-0000-000000000000 exists in the account\n/);
+    const { stderr } = await refused('import:\n  - to: project.ghost\n    id: 00000000-0000-0000-0000-000000000000\n', [
+      'projects:\n',
+      'projects:\n  ghost:\n    description: Ghost\n',
+    ]);
+    expect(stderr).toMatch(
+      /infra\/main\.yaml:\d+:5: error: project\.ghost: import: no project with id 00000000-0000-0000-0000-000000000000 exists in the account\n/,
+    );
   });
 });

@@ -11,7 +11,9 @@ let w: World;
 let gatewayId: string;
 let oldId: string;
 
-interface StateFile { resources: Record<string, { id: string; superseded?: { id: string; revocableAt: string }[] }> }
+interface StateFile {
+  resources: Record<string, { id: string; superseded?: { id: string; revocableAt: string }[] }>;
+}
 const state = (): StateFile => JSON.parse(readFileSync(w.statePath, 'utf8')) as StateFile;
 const tokensNamedCi = async () => (await w.client.listAll('listGatewayTokens', { path: { id: gatewayId } })).filter((t) => t.name === 'ci');
 
@@ -59,7 +61,9 @@ describe('a renewal killed after the new token was created, before state recorde
     const entry = state().resources['gateway_token.main/ci']!;
     const created = tokens.find((t) => t.token_id !== oldId)!;
     expect(entry.id).toBe(created.token_id);
-    expect(entry.superseded).toEqual([expect.objectContaining({ id: oldId, revocableAt: new Date(Date.parse(created.created_at) + 24 * HOUR).toISOString() })]);
+    expect(entry.superseded).toEqual([
+      expect.objectContaining({ id: oldId, revocableAt: new Date(Date.parse(created.created_at) + 24 * HOUR).toISOString() }),
+    ]);
 
     const revealed = await w.cli(['output', 'gateway_token.main/ci', w.dir, '--reveal']);
     expect(revealed.stdout.trim().startsWith(created.token_prefix)).toBe(true);

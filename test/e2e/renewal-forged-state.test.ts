@@ -46,7 +46,8 @@ function pointSupersededAt(w: World, tokenId: string, mac: 'keep' | 'remake'): v
   const state = JSON.parse(readFileSync(w.statePath, 'utf8')) as StateFileContents;
   const entry = state.resources[ADDRESS]!;
   const forged: ResourceState = { ...entry, superseded: [{ ...entry.superseded![0]!, id: tokenId }] };
-  state.resources[ADDRESS] = mac === 'keep' ? forged : macResource(entryMacKey(Buffer.from(w.env.CPLANE_STATE_KEY!, 'base64')), state, ADDRESS, forged);
+  state.resources[ADDRESS] =
+    mac === 'keep' ? forged : macResource(entryMacKey(Buffer.from(w.env.CPLANE_STATE_KEY!, 'base64')), state, ADDRESS, forged);
   writeFileSync(w.statePath, JSON.stringify(state, null, 2));
 }
 
@@ -56,11 +57,14 @@ describe('a superseded token in a forged state', () => {
     const target = await foreignToken(w);
     pointSupersededAt(w, target, 'keep');
 
-    for (const args of [['plan', w.dir], ['apply', w.dir, '--auto-approve']]) {
+    for (const args of [
+      ['plan', w.dir],
+      ['apply', w.dir, '--auto-approve'],
+    ]) {
       const run = await w.cli(args);
       expect(run.code, args[0]).not.toBe(0);
       expect(run.stderr).toContain(`resource ${ADDRESS}`);
-      expect(run.stderr).toContain('did not write with this state\'s key');
+      expect(run.stderr).toContain("did not write with this state's key");
     }
     expect(await isRevoked(w, target)).toBe(false);
   });

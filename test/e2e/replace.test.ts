@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { smallConfig, world, type World } from './helpers.js';
 
-interface StateFile { resources: Record<string, { id: string; fingerprints: Record<string, string> }> }
+interface StateFile {
+  resources: Record<string, { id: string; fingerprints: Record<string, string> }>;
+}
 
 let w: World;
 const state = () => (JSON.parse(readFileSync(w.statePath, 'utf8')) as StateFile).resources;
@@ -14,7 +16,12 @@ const state = () => (JSON.parse(readFileSync(w.statePath, 'utf8')) as StateFile)
 // Each test starts from its own world with the configuration applied in-process (arrangement, not the subject).
 beforeEach(async () => {
   w = await world();
-  w.config(smallConfig().replace('    lifecycle: { preventDestroy: false }\n', '    lifecycle: { preventDestroy: false }\n    records:\n      salt:\n        value: { generate: { length: 32 } }\n'));
+  w.config(
+    smallConfig().replace(
+      '    lifecycle: { preventDestroy: false }\n',
+      '    lifecycle: { preventDestroy: false }\n    records:\n      salt:\n        value: { generate: { length: 32 } }\n',
+    ),
+  );
   const applied = await w.run(['apply', w.dir, '--auto-approve']);
   expect(applied.stderr).toBe('');
   expect(applied.code).toBe(0);
@@ -26,14 +33,21 @@ describe('--replace', () => {
     const before = state()['gateway_token.main/ci']!.id;
     const plan = await w.cli(['plan', w.dir, '--replace', 'gateway_token.main/ci', '--json']);
     expect(plan.code).toBe(0);
-    const step = (JSON.parse(plan.stdout) as { replace: string[]; steps: { address: string; action: string; writes: { operation: string }[] }[] });
+    const step = JSON.parse(plan.stdout) as {
+      replace: string[];
+      steps: { address: string; action: string; writes: { operation: string }[] }[];
+    };
     expect(step.replace).toEqual(['gateway_token.main/ci']);
-    expect(step.steps.map((s) => [s.address, s.action, s.writes.map((x) => x.operation)])).toEqual([['gateway_token.main/ci', 'replace', ['createGatewayToken', 'revokeGatewayToken']]]);
+    expect(step.steps.map((s) => [s.address, s.action, s.writes.map((x) => x.operation)])).toEqual([
+      ['gateway_token.main/ci', 'replace', ['createGatewayToken', 'revokeGatewayToken']],
+    ]);
 
     const applied = await w.cli(['apply', w.dir, '--auto-approve', '--replace', 'gateway_token.main/ci']);
     expect(applied.stderr).toBe('');
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toContain('# gateway_token.main/ci must be replaced (--replace asks for a new one: a new one is created, then the old one is revoked)');
+    expect(applied.stdout).toContain(
+      '# gateway_token.main/ci must be replaced (--replace asks for a new one: a new one is created, then the old one is revoked)',
+    );
     const after = state()['gateway_token.main/ci']!.id;
     expect(after).not.toBe(before);
     const gateway = (await w.client.listAll('listGateways', {})).find((g) => g.slug === 'shop-main')!;

@@ -17,7 +17,8 @@ let w: World;
 let recordId: string;
 
 /** `cplane read` as ci-deployer: its token and its private key. */
-const readAsServiceAccount = () => w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', recordId], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id) });
+const readAsServiceAccount = () =>
+  w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', recordId], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id) });
 
 const liveRecord = async () => (await w.client.listAll('listRecords', {})).find((r) => r.record_id === recordId)!;
 
@@ -40,26 +41,40 @@ projects:
   expect(applied.code, applied.stderr).toBe(0);
   recordId = (await w.client.listAll('listRecords', {})).find((r) => r.name === 'stripe-key')!.record_id;
   const { CPLANE_STATE_KEY: _stateKey, ...readerEnv } = w.env;
-  const read = await runInProcess(['read', '--record-id', recordId], { ...readerEnv, CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_WRITER_KEY: w.writerKey, CPLANE_SA_KEY: privateKeyOf(ciDeployer.id) }, w.temp);
+  const read = await runInProcess(
+    ['read', '--record-id', recordId],
+    {
+      ...readerEnv,
+      CPLANE_TOKEN: fixtures.tokens.serviceAccount,
+      CPLANE_WRITER_KEY: w.writerKey,
+      CPLANE_SA_KEY: privateKeyOf(ciDeployer.id),
+    },
+    w.temp,
+  );
   expect(read.stdout).toBe(`${FIRST}\n`);
 });
 afterEach(async () => w.close());
 
 /** The apply of SECOND killed right after the API answered the new value version (a real subprocess). */
-const killedApply = () => w.cli(['apply', w.dir, '--auto-approve'], { STRIPE_KEY: SECOND, CPLANE_TEST_KILL_AFTER_OPERATION: 'createRecordVersion' });
+const killedApply = () =>
+  w.cli(['apply', w.dir, '--auto-approve'], { STRIPE_KEY: SECOND, CPLANE_TEST_KILL_AFTER_OPERATION: 'createRecordVersion' });
 async function killed(): Promise<void> {
   const run = await killedApply();
   if (run.signal !== 'SIGKILL') throw new Error(`the apply was not killed: ${run.stderr}`);
 }
 
-it('is killed after the new value version was answered, before its re-wrap: the reader cannot read the new value yet', { timeout: 90_000 }, async () => {
-  const run = await killedApply();
-  expect(run.signal).toBe('SIGKILL');
-  const read = await readAsServiceAccount();
-  expect(read.code).not.toBe(0);
-  expect(read.stdout).not.toContain(FIRST);
-  expect(read.stdout).not.toContain(SECOND);
-});
+it(
+  'is killed after the new value version was answered, before its re-wrap: the reader cannot read the new value yet',
+  { timeout: 90_000 },
+  async () => {
+    const run = await killedApply();
+    expect(run.signal).toBe('SIGKILL');
+    const read = await readAsServiceAccount();
+    expect(read.code).not.toBe(0);
+    expect(read.stdout).not.toContain(FIRST);
+    expect(read.stdout).not.toContain(SECOND);
+  },
+);
 
 it('the next plan is truthful: the value write is pending, so it is not "No changes"', { timeout: 90_000 }, async () => {
   await killed();
@@ -69,22 +84,26 @@ it('the next plan is truthful: the value write is pending, so it is not "No chan
   expect(plan.stdout).not.toContain('No changes');
 });
 
-it('the next apply converges: the value is written again and re-wrapped, and the reader reads the NEW value', { timeout: 90_000 }, async () => {
-  await killed();
-  const rerun = await w.cli(['apply', w.dir, '--auto-approve'], { STRIPE_KEY: SECOND });
-  expect(rerun.code, rerun.stderr).toBe(0);
-  expect(rerun.stdout).toContain('re-wrapped for 1 reader');
+it(
+  'the next apply converges: the value is written again and re-wrapped, and the reader reads the NEW value',
+  { timeout: 90_000 },
+  async () => {
+    await killed();
+    const rerun = await w.cli(['apply', w.dir, '--auto-approve'], { STRIPE_KEY: SECOND });
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stdout).toContain('re-wrapped for 1 reader');
 
-  const read = await readAsServiceAccount();
-  expect(read.stderr).toBe('');
-  expect(read.stdout).toBe(`${SECOND}\n`);
-  // Exactly one grant, for ci-deployer.
-  expect((await liveRecord()).grants?.service_account_ids).toEqual([ciDeployer.id]);
+    const read = await readAsServiceAccount();
+    expect(read.stderr).toBe('');
+    expect(read.stdout).toBe(`${SECOND}\n`);
+    // Exactly one grant, for ci-deployer.
+    expect((await liveRecord()).grants?.service_account_ids).toEqual([ciDeployer.id]);
 
-  const again = await w.cli(['plan', w.dir, '--detailed-exitcode'], { STRIPE_KEY: SECOND });
-  expect(again.code, again.stdout).toBe(0);
-  expect(again.stdout).toContain('No changes');
-});
+    const again = await w.cli(['plan', w.dir, '--detailed-exitcode'], { STRIPE_KEY: SECOND });
+    expect(again.code, again.stdout).toBe(0);
+    expect(again.stdout).toContain('No changes');
+  },
+);
 
 it('leaves no value in plaintext in the state folder (state and journal)', { timeout: 90_000 }, async () => {
   // The story: the killed apply, then the apply that converges (in-process).

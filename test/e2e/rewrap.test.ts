@@ -36,7 +36,9 @@ it('plans a new, re-wrapped version of every record value, applies it, and the r
   expect(plan.stdout).toContain('Plan: 0 to add, 2 to change, 0 to replace, 0 to remove.');
   expect((await w.cli(['apply', w.dir, '--rewrap', '--auto-approve'], { STRIPE_KEY: VALUE })).code).toBe(0);
   expect((await w.client.call('getRecord', { path: { id: recordId } })).current_version).toBe(2);
-  const read = await w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', recordId, '--min-version', '2'], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id) });
+  const read = await w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', recordId, '--min-version', '2'], {
+    CPLANE_SA_KEY: privateKeyOf(ciDeployer.id),
+  });
   expect(read.stderr).toBe('');
   expect(read.stdout).toBe(`${VALUE}\n`);
   expect((await w.cli(['plan', w.dir, '--detailed-exitcode'], { STRIPE_KEY: VALUE })).code).toBe(0);

@@ -9,7 +9,10 @@ import { smallConfig, world, type World } from './helpers.js';
 const DAY = 86_400_000;
 let w: World;
 let recordId: string;
-const fingerprint = () => (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, { fingerprints: Record<string, string> }> }).resources['record.shop/signing']!.fingerprints.value;
+const fingerprint = () =>
+  (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, { fingerprints: Record<string, string> }> }).resources[
+    'record.shop/signing'
+  ]!.fingerprints.value;
 // cplane reads the API's clock from the HTTP Date header, whole seconds: a due date exactly three days before
 // this process's clock could be under three days before the API's, so it is set an hour further back.
 const HOUR = 3_600_000;
@@ -19,20 +22,42 @@ const startOfToday = () => Math.floor(Date.now() / DAY) * DAY;
 // under test runs the real CLI.
 beforeEach(async () => {
   w = await world();
-  w.config(smallConfig().replace('    lifecycle: { preventDestroy: false }\n', '    lifecycle: { preventDestroy: false }\n    records:\n      signing:\n        rotationIntervalDays: 30\n        value: { generate: { length: 32 } }\n'));
+  w.config(
+    smallConfig().replace(
+      '    lifecycle: { preventDestroy: false }\n',
+      '    lifecycle: { preventDestroy: false }\n    records:\n      signing:\n        rotationIntervalDays: 30\n        value: { generate: { length: 32 } }\n',
+    ),
+  );
   const applied = await w.run(['apply', w.dir, '--auto-approve']);
   expect(applied.stderr).toBe('');
   expect(applied.code).toBe(0);
-  recordId = (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, { id: string }> }).resources['record.shop/signing']!.id;
+  recordId = (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, { id: string }> }).resources[
+    'record.shop/signing'
+  ]!.id;
 });
 afterEach(async () => w.close());
 
 /** The record's due date moved `ms` from now, through `cplane api updateRecord` in-process: for arranging. */
-const dueIn = (ms: number) => w.run(['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: new Date(Date.now() + ms).toISOString() })]);
+const dueIn = (ms: number) =>
+  w.run([
+    'api',
+    'updateRecord',
+    '--param',
+    `id=${recordId}`,
+    '--body',
+    JSON.stringify({ secretDueAt: new Date(Date.now() + ms).toISOString() }),
+  ]);
 
 describe('a generated record value that is due', () => {
   it('is left alone while its due date is ahead', async () => {
-    const moved = await w.run(['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: new Date(Date.now() + 3 * DAY).toISOString() })]);
+    const moved = await w.run([
+      'api',
+      'updateRecord',
+      '--param',
+      `id=${recordId}`,
+      '--body',
+      JSON.stringify({ secretDueAt: new Date(Date.now() + 3 * DAY).toISOString() }),
+    ]);
     expect(moved.code).toBe(0);
     // The configuration does not manage secretDueAt: the live value is not drift.
     const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
@@ -41,7 +66,14 @@ describe('a generated record value that is due', () => {
   });
 
   it('is planned for rotation once `cplane api updateRecord` moves its due date into the past', async () => {
-    const moved = await w.cli(['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: new Date(Date.now() - 3 * DAY - HOUR).toISOString() })]);
+    const moved = await w.cli([
+      'api',
+      'updateRecord',
+      '--param',
+      `id=${recordId}`,
+      '--body',
+      JSON.stringify({ secretDueAt: new Date(Date.now() - 3 * DAY - HOUR).toISOString() }),
+    ]);
     expect(moved.code).toBe(0);
     const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
     expect(plan.stderr).toBe('');
@@ -74,7 +106,12 @@ describe('a generated record value with an interval and no due date', () => {
   const apiDay = (days: number) => new Date(Math.floor(w.emulator.now().getTime() / DAY) * DAY + days * DAY).toISOString();
 
   it('gets its first due date when it is created, and the plan shows it', async () => {
-    w.config(smallConfig().replace('    lifecycle: { preventDestroy: false }\n', '    lifecycle: { preventDestroy: false }\n    records:\n      signing:\n        rotationIntervalDays: 30\n        value: { generate: { length: 32 } }\n      webhook:\n        rotationIntervalDays: 7\n        value: { generate: { length: 32 } }\n'));
+    w.config(
+      smallConfig().replace(
+        '    lifecycle: { preventDestroy: false }\n',
+        '    lifecycle: { preventDestroy: false }\n    records:\n      signing:\n        rotationIntervalDays: 30\n        value: { generate: { length: 32 } }\n      webhook:\n        rotationIntervalDays: 7\n        value: { generate: { length: 32 } }\n',
+      ),
+    );
     const plan = await w.cli(['plan', w.dir]);
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain(`record.shop/webhook: rotated every 7 days; first due ${apiDay(7).slice(0, 10)} UTC`);
@@ -85,7 +122,9 @@ describe('a generated record value with an interval and no due date', () => {
 
   it('rotates an interval after its last value write: drift lists it due, and reconcile applies it as maintenance', async () => {
     // A record without a due date (made before cplane set one, or cleared on the dashboard).
-    expect((await w.run(['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: null })])).code).toBe(0);
+    expect((await w.run(['api', 'updateRecord', '--param', `id=${recordId}`, '--body', JSON.stringify({ secretDueAt: null })])).code).toBe(
+      0,
+    );
     w.emulator.moveClock('29d');
     const early = await w.cli(['plan', w.dir, '--detailed-exitcode']);
     expect(early.stdout).toContain('No changes.');

@@ -16,21 +16,33 @@ const STRIPE_KEY = 'sk_live_e2e_run_value_4417';
 const OTHER_KEY = 'sk_live_e2e_run_never_granted_5521';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 /** A child that prints the hash of $SECRET (or `unset`) and whether it can see cplane's state key, then exits 7. */
-const hashChild = [process.execPath, '-e', "const s = process.env.SECRET; process.stdout.write((s === undefined ? 'unset' : require('crypto').createHash('sha256').update(s).digest('hex')) + ' state-key:' + (process.env.CPLANE_STATE_KEY === undefined ? 'hidden' : 'seen')); process.exit(7)"];
+const hashChild = [
+  process.execPath,
+  '-e',
+  "const s = process.env.SECRET; process.stdout.write((s === undefined ? 'unset' : require('crypto').createHash('sha256').update(s).digest('hex')) + ' state-key:' + (process.env.CPLANE_STATE_KEY === undefined ? 'hidden' : 'seen')); process.exit(7)",
+];
 
 const STATE_PASSWORD = 'pg_pass_e2e_run_7731';
 /**
  * A child that prints what of its environment the test asks about, never a value: the names of the CPLANE_* variables
  * it sees, whether any value holds the state URL's password, and the hash (or `unset`) of each variable named.
  */
-const envChild = (...names: string[]) => [process.execPath, '-e', `const e = process.env, h = (s) => s === undefined ? 'unset' : require('crypto').createHash('sha256').update(s).digest('hex');
-process.stdout.write(JSON.stringify({ cplane: Object.keys(e).filter((n) => n.startsWith('CPLANE_')).sort(), password: Object.values(e).some((v) => v.includes(${JSON.stringify(STATE_PASSWORD)})), ${names.map((n) => `${n}: h(e.${n})`).join(', ')} }))`];
+const envChild = (...names: string[]) => [
+  process.execPath,
+  '-e',
+  `const e = process.env, h = (s) => s === undefined ? 'unset' : require('crypto').createHash('sha256').update(s).digest('hex');
+process.stdout.write(JSON.stringify({ cplane: Object.keys(e).filter((n) => n.startsWith('CPLANE_')).sort(), password: Object.values(e).some((v) => v.includes(${JSON.stringify(STATE_PASSWORD)})), ${names.map((n) => `${n}: h(e.${n})`).join(', ')} }))`,
+];
 
 let w: World;
 let writerKey: string;
 const recordId = async (name: string) => (await w.client.listAll('listRecords', {})).find((r) => r.name === name)!.record_id;
 const asServiceAccount = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
-  w.cliAs(fixtures.tokens.serviceAccount, ['run', ...args], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id), CPLANE_WRITER_KEY: writerKey, ...extra });
+  w.cliAs(fixtures.tokens.serviceAccount, ['run', ...args], {
+    CPLANE_SA_KEY: privateKeyOf(ciDeployer.id),
+    CPLANE_WRITER_KEY: writerKey,
+    ...extra,
+  });
 
 beforeAll(async () => {
   w = await world({ account: acme });
@@ -54,7 +66,7 @@ projects:
 afterAll(async () => w.close());
 
 describe('cplane run', () => {
-  it('as cplane, by address: the command gets the value (not the state key), and its exit code is cplane\'s', async () => {
+  it("as cplane, by address: the command gets the value (not the state key), and its exit code is cplane's", async () => {
     const run = await w.cli(['run', w.dir, '--env', 'SECRET=record.shop/stripe-key', '--', ...hashChild]);
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe(`${sha256(STRIPE_KEY)} state-key:hidden`);
@@ -71,23 +83,36 @@ describe('cplane run', () => {
   it.each([
     ['SIGTERM', 143],
     ['SIGINT', 130],
-  ] as const)('passes %s sent to cplane on to the command, and exits with the command\'s code', async (signal, code) => {
+  ] as const)("passes %s sent to cplane on to the command, and exits with the command's code", async (signal, code) => {
     const child = `process.on('${signal}', () => { process.stdout.write('child got ${signal}'); process.exit(${code}); }); process.stdout.write('ready\\n'); setInterval(() => {}, 1000);`;
     let sent = false;
-    const run = await w.cli(['run', w.dir, '--env', 'SECRET=record.shop/stripe-key', '--', process.execPath, '-e', child], {}, (soFar, cplane) => {
-      if (!sent && soFar.includes('ready')) {
-        sent = true;
-        cplane.kill(signal);
-      }
-    });
+    const run = await w.cli(
+      ['run', w.dir, '--env', 'SECRET=record.shop/stripe-key', '--', process.execPath, '-e', child],
+      {},
+      (soFar, cplane) => {
+        if (!sent && soFar.includes('ready')) {
+          sent = true;
+          cplane.kill(signal);
+        }
+      },
+    );
     expect(run.stdout).toBe(`ready\nchild got ${signal}`);
     expect(run.signal).toBeNull();
     expect(run.code).toBe(code);
   });
 
-  it('stops before the command starts when a record is not granted to the reader, with the API\'s reason', async () => {
+  it("stops before the command starts when a record is not granted to the reader, with the API's reason", async () => {
     const marker = join(w.temp, 'started-not-granted');
-    const run = await asServiceAccount(['--env', `A=${await recordId('stripe-key')}`, '--env', `B=${await recordId('other-key')}`, '--', process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`]);
+    const run = await asServiceAccount([
+      '--env',
+      `A=${await recordId('stripe-key')}`,
+      '--env',
+      `B=${await recordId('other-key')}`,
+      '--',
+      process.execPath,
+      '-e',
+      `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`,
+    ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('is not granted to this reader');
     expect(existsSync(marker)).toBe(false);
@@ -95,21 +120,42 @@ describe('cplane run', () => {
 
   it('stops before the command starts when the value was not wrapped by a writer the reader pins (WRAP_UNTRUSTED_WRITER)', async () => {
     const marker = join(w.temp, 'started-untrusted');
-    const run = await asServiceAccount(['--env', `A=${await recordId('stripe-key')}`, '--', process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`], { CPLANE_WRITER_KEY: testWriter.publicKey });
+    const run = await asServiceAccount(
+      [
+        '--env',
+        `A=${await recordId('stripe-key')}`,
+        '--',
+        process.execPath,
+        '-e',
+        `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`,
+      ],
+      { CPLANE_WRITER_KEY: testWriter.publicKey },
+    );
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('WRAP_UNTRUSTED_WRITER');
     expect(existsSync(marker)).toBe(false);
   });
 
-  it('keeps cplane\'s credentials and the configuration\'s secret sources from the command; --pass-env lets one through', async () => {
+  it("keeps cplane's credentials and the configuration's secret sources from the command; --pass-env lets one through", async () => {
     // The state URL holds a password; as a reader by record id the state is never opened, so no database is needed.
-    const run = await asServiceAccount(['--env', `SECRET=${await recordId('stripe-key')}`, '--pass-env', 'OTHER_KEY', w.dir, '--', ...envChild('SECRET', 'STRIPE_KEY', 'OTHER_KEY', 'PLAIN')], {
-      CPLANE_STATE: `postgres://cplane:${STATE_PASSWORD}@127.0.0.1:1/cplane`,
-      CPLANE_ACCOUNT: acme,
-      STRIPE_KEY,
-      OTHER_KEY,
-      PLAIN: 'an ordinary variable',
-    });
+    const run = await asServiceAccount(
+      [
+        '--env',
+        `SECRET=${await recordId('stripe-key')}`,
+        '--pass-env',
+        'OTHER_KEY',
+        w.dir,
+        '--',
+        ...envChild('SECRET', 'STRIPE_KEY', 'OTHER_KEY', 'PLAIN'),
+      ],
+      {
+        CPLANE_STATE: `postgres://cplane:${STATE_PASSWORD}@127.0.0.1:1/cplane`,
+        CPLANE_ACCOUNT: acme,
+        STRIPE_KEY,
+        OTHER_KEY,
+        PLAIN: 'an ordinary variable',
+      },
+    );
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toEqual({
       // Not CPLANE_TOKEN (the caller's token), CPLANE_STATE (with its password), CPLANE_SA_KEY, CPLANE_WRITER_KEY, CPLANE_ACCOUNT.
@@ -124,22 +170,57 @@ describe('cplane run', () => {
     });
   });
 
-  it('withholds the secret sources of the configuration\'s modules and of its state URL too, and --pass-env CPLANE_TOKEN passes the token', async () => {
+  it("withholds the secret sources of the configuration's modules and of its state URL too, and --pass-env CPLANE_TOKEN passes the token", async () => {
     const app = join(w.temp, 'app');
     mkdirSync(join(app, 'team'), { recursive: true });
-    writeFileSync(join(app, 'main.yaml'), 'version: 1\nstate: { url: "postgres://cplane:${env.PG_PASSWORD}@127.0.0.1:1/cplane" }\nmodules:\n  team: { source: ./team }\n');
-    writeFileSync(join(app, 'team', 'main.yaml'), 'version: 1\nprojects:\n  team:\n    records:\n      key: { value: { env: MODULE_SECRET } }\n');
-    const run = await asServiceAccount(['--env', `SECRET=${await recordId('stripe-key')}`, '--pass-env', 'CPLANE_TOKEN', app, '--', ...envChild('MODULE_SECRET', 'PG_PASSWORD', 'CPLANE_TOKEN')], {
-      CPLANE_ACCOUNT: acme,
-      MODULE_SECRET: 'module secret value',
-      PG_PASSWORD: 'pg password value',
-    });
+    writeFileSync(
+      join(app, 'main.yaml'),
+      'version: 1\nstate: { url: "postgres://cplane:${env.PG_PASSWORD}@127.0.0.1:1/cplane" }\nmodules:\n  team: { source: ./team }\n',
+    );
+    writeFileSync(
+      join(app, 'team', 'main.yaml'),
+      'version: 1\nprojects:\n  team:\n    records:\n      key: { value: { env: MODULE_SECRET } }\n',
+    );
+    const run = await asServiceAccount(
+      [
+        '--env',
+        `SECRET=${await recordId('stripe-key')}`,
+        '--pass-env',
+        'CPLANE_TOKEN',
+        app,
+        '--',
+        ...envChild('MODULE_SECRET', 'PG_PASSWORD', 'CPLANE_TOKEN'),
+      ],
+      {
+        CPLANE_ACCOUNT: acme,
+        MODULE_SECRET: 'module secret value',
+        PG_PASSWORD: 'pg password value',
+      },
+    );
     expect(run.stderr).toBe('');
-    expect(JSON.parse(run.stdout)).toEqual({ cplane: ['CPLANE_TOKEN'], password: false, MODULE_SECRET: 'unset', PG_PASSWORD: 'unset', CPLANE_TOKEN: sha256(fixtures.tokens.serviceAccount) });
+    expect(JSON.parse(run.stdout)).toEqual({
+      cplane: ['CPLANE_TOKEN'],
+      password: false,
+      MODULE_SECRET: 'unset',
+      PG_PASSWORD: 'unset',
+      CPLANE_TOKEN: sha256(fixtures.tokens.serviceAccount),
+    });
   });
 
   it('hands everything after -- to the command, --help included', async () => {
-    const run = await w.cli(['run', w.dir, '--env', 'SECRET=record.shop/stripe-key', '--', process.execPath, '-e', "process.stdout.write(process.argv.slice(1).join(' '))", '--', '--help', '-h']);
+    const run = await w.cli([
+      'run',
+      w.dir,
+      '--env',
+      'SECRET=record.shop/stripe-key',
+      '--',
+      process.execPath,
+      '-e',
+      "process.stdout.write(process.argv.slice(1).join(' '))",
+      '--',
+      '--help',
+      '-h',
+    ]);
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('--help -h');
     expect(run.code).toBe(0);
@@ -159,7 +240,16 @@ describe('cplane run', () => {
     // as cplane by address, as the Service Account refused a record not granted to it, and a malformed --env.
     await w.run(['run', w.dir, '--env', 'SECRET=record.shop/stripe-key', '--', ...hashChild]);
     const { CPLANE_STATE_KEY: _stateKey, ...readerEnv } = w.env;
-    const refused = await runInProcess(['run', '--env', `A=${await recordId('stripe-key')}`, '--env', `B=${await recordId('other-key')}`, '--', 'true'], { ...readerEnv, CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_SA_KEY: privateKeyOf(ciDeployer.id), CPLANE_WRITER_KEY: writerKey }, w.temp);
+    const refused = await runInProcess(
+      ['run', '--env', `A=${await recordId('stripe-key')}`, '--env', `B=${await recordId('other-key')}`, '--', 'true'],
+      {
+        ...readerEnv,
+        CPLANE_TOKEN: fixtures.tokens.serviceAccount,
+        CPLANE_SA_KEY: privateKeyOf(ciDeployer.id),
+        CPLANE_WRITER_KEY: writerKey,
+      },
+      w.temp,
+    );
     w.outputs.push(refused.stdout, refused.stderr);
     expect(refused.stderr).toContain('is not granted to this reader');
     await w.run(['run', w.dir, '--env', '1X=record.shop/stripe-key', '--', 'true']);

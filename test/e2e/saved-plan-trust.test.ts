@@ -63,7 +63,9 @@ describe('apply of an altered plan file', () => {
     const before = w.emulator.stats().requests;
     const run = await cli(['apply', path]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`Error: The saved plan ${path} was changed since it was made, or made with another state key: its MAC does not match. Nothing was applied, and no connection was opened.`);
+    expect(run.stderr).toContain(
+      `Error: The saved plan ${path} was changed since it was made, or made with another state key: its MAC does not match. Nothing was applied, and no connection was opened.`,
+    );
     expect(w.emulator.stats().requests).toBe(before);
     expect(existsSync(elsewhere())).toBe(false);
   });
@@ -80,8 +82,12 @@ describe('apply of an altered plan file', () => {
     w.emulator.resetStats();
     const run = await cli(['apply', path]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`Error: The saved plan ${path} was altered: it sends secrets where no plan made by cplane does. Nothing was applied:`);
-    expect(run.stderr).toContain('  - project.shop: project.shop#0 body.description takes a secret ("x"), but project has no such write-only field');
+    expect(run.stderr).toContain(
+      `Error: The saved plan ${path} was altered: it sends secrets where no plan made by cplane does. Nothing was applied:`,
+    );
+    expect(run.stderr).toContain(
+      '  - project.shop: project.shop#0 body.description takes a secret ("x"), but project has no such write-only field',
+    );
     expect(run.stderr).toContain('  - project.shop: secrets.x is not a write-only field of project');
     expect(w.emulator.stats().requests).toBe(0);
   });
@@ -100,7 +106,9 @@ describe('apply of an altered plan file', () => {
     w.emulator.resetStats();
     const run = await cli(['apply', path]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`Error: The saved plan ${path} is stale or was altered: its steps are not the ones a plan made now from the configuration and the live objects has. Nothing was applied:`);
+    expect(run.stderr).toContain(
+      `Error: The saved plan ${path} is stale or was altered: its steps are not the ones a plan made now from the configuration and the live objects has. Nothing was applied:`,
+    );
     expect(run.stderr).toContain('  - credential.openai: differs at secrets.secret.env');
     expect(w.emulator.stats().writes).toBe(0);
   });
@@ -116,9 +124,13 @@ describe('apply of an altered plan file', () => {
 
   it('applies the unedited plan, and nothing of the run holds the token or its base64 form', async () => {
     // The story so far, in-process: every altered plan above made and refused.
-    const refused = async (path: Promise<string>, env?: NodeJS.ProcessEnv) => expect((await inProcess(['apply', await path], env)).code).toBe(1);
+    const refused = async (path: Promise<string>, env?: NodeJS.ProcessEnv) =>
+      expect((await inProcess(['apply', await path], env)).code).toBe(1);
     await refused(editedPlan('location.plan.json', stateMoved, { remac: false }));
-    await refused(editedPlan('other-key.plan.json', () => undefined, { remac: false }), otherKey);
+    await refused(
+      editedPlan('other-key.plan.json', () => undefined, { remac: false }),
+      otherKey,
+    );
     await refused(editedPlan('token.plan.json', tokenInDescription));
     await refused(editedPlan('file.plan.json', hostnameInDescription));
     await refused(editedPlan('source.plan.json', sourceChanged));
@@ -137,7 +149,10 @@ describe('apply of an altered plan file', () => {
     const files = (folder: string): string[] =>
       readdirSync(folder, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(folder, e.name)) : [join(folder, e.name)]));
     for (const file of files(join(w.dir, '..'))) texts.push(readFileSync(file, 'utf8'));
-    const live = [...(await w.client.listAll('listProjects', {})).map((p) => `${p.name} ${p.description}`), ...(await w.client.listAll('listCredentials', {})).map((c) => c.label)];
+    const live = [
+      ...(await w.client.listAll('listProjects', {})).map((p) => `${p.name} ${p.description}`),
+      ...(await w.client.listAll('listCredentials', {})).map((c) => c.label),
+    ];
     texts.push(...live);
     for (const secret of secrets) for (const text of texts) expect(text.includes(secret)).toBe(false);
   });

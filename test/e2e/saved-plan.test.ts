@@ -45,7 +45,9 @@ describe('cplane apply PLANFILE', () => {
     w.config(smallConfig({ description: 'edited after planning' }));
     const run = await w.cli(['apply', planFile]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`Error: The saved plan ${planFile} is stale: the configuration in ${w.dir} changed since it was made: main.yaml (changed). Nothing was applied.`);
+    expect(run.stderr).toContain(
+      `Error: The saved plan ${planFile} is stale: the configuration in ${w.dir} changed since it was made: main.yaml (changed). Nothing was applied.`,
+    );
     expect(run.stderr).toContain('Make a new plan with `cplane plan --out FILE`');
     const project = (await w.client.listAll('listProjects', {})).find((p) => p.name === 'shop');
     expect(project?.description).toBe('Shop services');

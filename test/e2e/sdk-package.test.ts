@@ -50,14 +50,27 @@ afterAll(async () => {
 
 /** Bytes of every file under `dir`. */
 const sizeOf = (dir: string): number =>
-  readdirSync(dir, { withFileTypes: true }).reduce((sum, entry) => sum + (entry.isDirectory() ? sizeOf(join(dir, entry.name)) : statSync(join(dir, entry.name)).size), 0);
+  readdirSync(dir, { withFileTypes: true }).reduce(
+    (sum, entry) => sum + (entry.isDirectory() ? sizeOf(join(dir, entry.name)) : statSync(join(dir, entry.name)).size),
+    0,
+  );
 /** The packages installed under node_modules (`@scope/name` counted once each). */
 const packagesIn = (modules: string): string[] =>
-  readdirSync(modules).filter((name) => !name.startsWith('.')).flatMap((name) => (name.startsWith('@') ? readdirSync(join(modules, name)).map((inner) => `${name}/${inner}`) : [name]));
+  readdirSync(modules)
+    .filter((name) => !name.startsWith('.'))
+    .flatMap((name) => (name.startsWith('@') ? readdirSync(join(modules, name)).map((inner) => `${name}/${inner}`) : [name]));
 
 /** The example application run from the install folder, as the Service Account, in its account. */
 async function runExample(recordId: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { PATH: process.env.PATH, CPLANE_BASE_URL: w.emulator.url, CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_ACCOUNT: acme, CPLANE_SA_KEY: privateKeyOf(ciDeployer.id), CPLANE_WRITER_KEY: w.writerKey, RECORD_ID: recordId };
+  const env = {
+    PATH: process.env.PATH,
+    CPLANE_BASE_URL: w.emulator.url,
+    CPLANE_TOKEN: fixtures.tokens.serviceAccount,
+    CPLANE_ACCOUNT: acme,
+    CPLANE_SA_KEY: privateKeyOf(ciDeployer.id),
+    CPLANE_WRITER_KEY: w.writerKey,
+    RECORD_ID: recordId,
+  };
   // Asynchronously: the emulator answers from this process.
   return promisify(execFile)(process.execPath, ['read-secret.mjs'], { cwd: app, env, encoding: 'utf8' }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
@@ -74,11 +87,15 @@ it('installs from its packed tarball into an empty folder, offline, within the g
   const own = sizeOf(join(modules, '@cplane', 'sdk'));
   const installed = sizeOf(modules);
   const dependencies = packagesIn(modules).filter((name) => name !== '@cplane/sdk');
-  console.log(`@cplane/sdk installed: its own files ${(own / 1024).toFixed(1)} kB, ${(installed / 1024).toFixed(1)} kB in all, ${dependencies.length} dependency (${dependencies.join(', ')})`);
+  console.log(
+    `@cplane/sdk installed: its own files ${(own / 1024).toFixed(1)} kB, ${(installed / 1024).toFixed(1)} kB in all, ${dependencies.length} dependency (${dependencies.join(', ')})`,
+  );
   expect(own).toBeLessThan(200 * 1024);
   expect(installed).toBeLessThan(1.5 * 1024 * 1024);
   expect(dependencies.length).toBeLessThanOrEqual(2);
-  const manifest = JSON.parse(readFileSync(join(modules, '@cplane', 'sdk', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(modules, '@cplane', 'sdk', 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
   expect(Object.keys(manifest.dependencies)).toEqual(['@noble/ciphers']);
   // Only the built files: no sources, tests or source maps.
   expect(readdirSync(join(modules, '@cplane', 'sdk')).sort()).toEqual(['README.md', 'dist', 'package.json']);
@@ -91,7 +108,15 @@ it('reads the granted secret from there, in the account it names, and sees its v
   const script = `import { createClient, decodeReaderKey, readSecret } from '@cplane/sdk';
 const client = createClient({ baseUrl: process.env.CPLANE_BASE_URL, token: process.env.CPLANE_TOKEN, accountId: process.env.CPLANE_ACCOUNT });
 try { process.stdout.write(await readSecret(client, { recordId: process.env.RECORD_ID, privateKey: decodeReaderKey(process.env.CPLANE_SA_KEY, 'CPLANE_SA_KEY'), writerKeys: [process.env.CPLANE_WRITER_KEY] })); } finally { await client.close(); }`;
-  const env = { PATH: process.env.PATH, CPLANE_BASE_URL: w.emulator.url, CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_ACCOUNT: acme, CPLANE_SA_KEY: privateKeyOf(ciDeployer.id), CPLANE_WRITER_KEY: w.writerKey, RECORD_ID: ids['stripe-key']! };
+  const env = {
+    PATH: process.env.PATH,
+    CPLANE_BASE_URL: w.emulator.url,
+    CPLANE_TOKEN: fixtures.tokens.serviceAccount,
+    CPLANE_ACCOUNT: acme,
+    CPLANE_SA_KEY: privateKeyOf(ciDeployer.id),
+    CPLANE_WRITER_KEY: w.writerKey,
+    RECORD_ID: ids['stripe-key']!,
+  };
   const value = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: app, env, encoding: 'utf8' });
   expect(value.stdout).toBe(STRIPE_KEY);
 });

@@ -40,10 +40,11 @@ const viaLyingClock = () => {
   proxy.setClockShift(-WEEK);
   return { CPLANE_BASE_URL: proxy.url };
 };
-const warning = /Warning: the API's clock said (\S+ \S+) UTC and this machine's (\S+ \S+) UTC, more than 5 minutes apart: grants, token expiries and overlaps were ended by the earlier deadline of the two\./;
+const warning =
+  /Warning: the API's clock said (\S+ \S+) UTC and this machine's (\S+ \S+) UTC, more than 5 minutes apart: grants, token expiries and overlaps were ended by the earlier deadline of the two\./;
 
 describe('a server whose clock is a week behind', () => {
-  it('cannot have a share created whose until has passed by this machine\'s clock; the plan names both clocks', async () => {
+  it("cannot have a share created whose until has passed by this machine's clock; the plan names both clocks", async () => {
     const until = isoSecond(Date.now() - 3_600_000);
     w.config(config(`          users: [{ name: dana, until: "${until}" }]`));
     const plan = await w.cli(['plan', w.dir, '--json'], viaLyingClock());
@@ -66,12 +67,13 @@ describe('a server whose clock is a week behind', () => {
     expect(shown.stdout).toMatch(warning);
   });
 
-  it('cannot keep a grant in state whose until has passed: it is revoked, though the API\'s clock says it has not ended', async () => {
+  it("cannot keep a grant in state whose until has passed: it is revoked, though the API's clock says it has not ended", async () => {
     w.config(config(`          users: [{ name: dana, until: "${isoSecond(Date.now() + 30 * 86_400_000)}" }]`));
     const applied = await w.run(['apply', w.dir, '--auto-approve']);
     expect(applied.code, applied.stderr).toBe(0);
     const record = (await w.client.listAll('listRecords', {})).find((r) => r.name === 'db-password')!;
-    const readers = async () => JSON.stringify(await w.client.call('readRecord', { path: { id: record.record_id }, body: { scope: ['meta'] } }));
+    const readers = async () =>
+      JSON.stringify(await w.client.call('readRecord', { path: { id: record.record_id }, body: { scope: ['meta'] } }));
     expect(await readers()).toContain(dana.id);
     // The `until` moved to an hour ago (by this machine's clock): a week ahead of what the lying server says.
     w.config(config(`          users: [{ name: dana, until: "${isoSecond(Date.now() - 3_600_000)}" }]`));
@@ -84,10 +86,10 @@ describe('a server whose clock is a week behind', () => {
     expect(await readers()).not.toContain(dana.id);
   });
 
-  it('an honest server\'s plan has no clock warning', async () => {
+  it("an honest server's plan has no clock warning", async () => {
     proxy.setClockShift(0);
     const plan = await w.cli(['plan', w.dir], { CPLANE_BASE_URL: proxy.url });
     expect(plan.code).toBe(0);
-    expect(plan.stdout).not.toContain('Warning: the API\'s clock');
+    expect(plan.stdout).not.toContain("Warning: the API's clock");
   });
 });

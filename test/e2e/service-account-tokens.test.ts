@@ -32,7 +32,8 @@ beforeAll(async () => {
   const applied = await w.cli(['apply', w.dir, '--auto-approve']);
   expect(applied.stderr).toBe('');
   expect(applied.code).toBe(0);
-  gatewayId = (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, { id: string }> }).resources['gateway.main']!.id;
+  gatewayId = (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, { id: string }> }).resources['gateway.main']!
+    .id;
 });
 afterAll(async () => w.close());
 
@@ -41,7 +42,14 @@ describe('a token issued to a Service Account with a spend limit', () => {
     const listed = await w.cli(['api', 'listGatewayTokens', '--param', `id=${gatewayId}`]);
     expect(listed.code).toBe(0);
     const [token] = JSON.parse(listed.stdout) as Record<string, unknown>[];
-    expect(token).toMatchObject({ name: 'checkout', principal_type: 'service_account', service_account_id: ciDeployer.id, owner_user_id: null, spend_limit: '25.00', spend_window: 'weekly' });
+    expect(token).toMatchObject({
+      name: 'checkout',
+      principal_type: 'service_account',
+      service_account_id: ciDeployer.id,
+      owner_user_id: null,
+      spend_limit: '25.00',
+      spend_window: 'weekly',
+    });
   });
 
   it('plans no changes after apply, reading the Service Accounts once', async () => {
@@ -69,7 +77,14 @@ describe('a token issued to a Service Account with a spend limit', () => {
 
   it('is replaced, the new token first, when its spend limit changes', async () => {
     w.config(withToken('ci-deployer', '40.00'));
-    const plan = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as { steps: { address: string; action: string; changes: { path: string; before: unknown; after: unknown; forcesReplace?: boolean }[]; writes: { operation: string }[] }[] };
+    const plan = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as {
+      steps: {
+        address: string;
+        action: string;
+        changes: { path: string; before: unknown; after: unknown; forcesReplace?: boolean }[];
+        writes: { operation: string }[];
+      }[];
+    };
     const step = plan.steps.find((s) => s.address === 'gateway_token.main/checkout')!;
     expect(step.action).toBe('replace');
     expect(step.changes).toContainEqual({ path: 'spendLimit', before: '25.00', after: '40.00', forcesReplace: true });

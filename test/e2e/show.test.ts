@@ -60,7 +60,9 @@ describe('cplane show PLANFILE', () => {
     });
     const run = await w.cli(['show', forged]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`The saved plan ${forged} was changed since it was made, or made with another state key: its MAC does not match. It is not shown`);
+    expect(run.stderr).toContain(
+      `The saved plan ${forged} was changed since it was made, or made with another state key: its MAC does not match. It is not shown`,
+    );
     expect(run.stdout).toBe('');
     expect((await w.cli(['show', forged, '--json'])).stdout).toBe('');
     expect((await w.cli(['graph', '--plan', forged])).code).toBe(1);
@@ -79,7 +81,9 @@ describe('cplane show PLANFILE', () => {
   it('without the state key says so in one line, and shows the plan all the same', async () => {
     const run = await w.cli(['show', planFile], noKey);
     expect(run.code).toBe(0);
-    expect(run.stderr).toBe(`UNVERIFIED: no state key at hand (CPLANE_STATE_KEY, CPLANE_PASSPHRASE or the key file), so the MAC of ${planFile} was not checked: it may have been altered.\n`);
+    expect(run.stderr).toBe(
+      `UNVERIFIED: no state key at hand (CPLANE_STATE_KEY, CPLANE_PASSPHRASE or the key file), so the MAC of ${planFile} was not checked: it may have been altered.\n`,
+    );
     expect(run.stdout).toBe(printed);
   });
 
@@ -104,12 +108,13 @@ describe('cplane show PLANFILE', () => {
 });
 
 describe('cplane graph --plan PLANFILE', () => {
-  it('draws the saved plan\'s steps coloured by action, an arrow from each to the steps it waits for', async () => {
+  it("draws the saved plan's steps coloured by action, an arrow from each to the steps it waits for", async () => {
     const run = await w.cli(['graph', '--plan', planFile]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const graph = parseMermaid(run.stdout);
-    const steps = (JSON.parse(readFileSync(planFile, 'utf8')) as { steps: { address: string; action: string; dependsOn: string[] }[] }).steps;
+    const steps = (JSON.parse(readFileSync(planFile, 'utf8')) as { steps: { address: string; action: string; dependsOn: string[] }[] })
+      .steps;
     expect([...graph.nodes.values()]).toEqual(steps.map((s) => `+ ${s.address}`));
     expect((graph.styles.get('add') ?? []).length).toBe(steps.length);
     expect(graph.edges.length).toBe(steps.reduce((n, s) => n + s.dependsOn.length, 0));

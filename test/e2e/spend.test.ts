@@ -22,7 +22,8 @@ ${coreAndOpenai('spend-e2e')}gateways:
 `;
 
 let w: World;
-const idOf = (address: string): string => (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, { id: string }> }).resources[address]!.id;
+const idOf = (address: string): string =>
+  (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, { id: string }> }).resources[address]!.id;
 
 beforeAll(async () => {
   // The emulator's clock at noon (UTC) of today, whatever the hour: the usage an hour ago then falls in the current
@@ -34,9 +35,23 @@ beforeAll(async () => {
   const applied = await w.run(['apply', w.dir, '--auto-approve']);
   if (applied.code !== 0) throw new Error(applied.stderr);
   w.emulator.addUsage([
-    { gatewayId: idOf('gateway.main'), tokenId: idOf('gateway_token.main/ci'), model: 'gpt-4o', requests: 40, costUsd: '26.00', ago: 3_600_000 },
+    {
+      gatewayId: idOf('gateway.main'),
+      tokenId: idOf('gateway_token.main/ci'),
+      model: 'gpt-4o',
+      requests: 40,
+      costUsd: '26.00',
+      ago: 3_600_000,
+    },
     // A model name as a hostile service might send it: terminal escapes and HTML.
-    { gatewayId: idOf('gateway.main'), tokenId: idOf('gateway_token.main/ci'), model: 'evil\u001b[31m<img src=x onerror=alert(1)>', requests: 3, costUsd: '1.00', ago: 3_600_000 },
+    {
+      gatewayId: idOf('gateway.main'),
+      tokenId: idOf('gateway_token.main/ci'),
+      model: 'evil\u001b[31m<img src=x onerror=alert(1)>',
+      requests: 3,
+      costUsd: '1.00',
+      ago: 3_600_000,
+    },
   ]);
   w.config(config('25.00', 'gpt-4o-mini'));
 }, 60_000);
@@ -47,9 +62,13 @@ describe('cplane plan shows spend', () => {
     const run = await w.cli(['plan', w.dir]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Spend (maximum authorised, normalised to 30 days):');
-    expect(run.stdout).toContain('gateway.main: own limit $40.00/day ($1,200/30d) → $25.00/day ($750/30d); tokens unlimited → unlimited; max $1,200/30d → $750/30d');
+    expect(run.stdout).toContain(
+      'gateway.main: own limit $40.00/day ($1,200/30d) → $25.00/day ($750/30d); tokens unlimited → unlimited; max $1,200/30d → $750/30d',
+    );
     expect(run.stdout).toContain('Max authorised: $1,200/30d → $750/30d (-$450)');
-    expect(run.stdout).toContain('! gateway.main: new limit $25.00/day is below the $27.00 already spent in the current day: requests would be refused at once');
+    expect(run.stdout).toContain(
+      '! gateway.main: new limit $25.00/day is below the $27.00 already spent in the current day: requests would be refused at once',
+    );
     expect(run.stdout).toContain('! gateway_token.main/batch: no spend limit, on a gateway limited to $25.00/day');
     expect(run.stdout).toContain('! gateway_token.main/ci: model "gpt-4o" leaves allowedModels but carried 40 requests in the last 7 days');
     expect(run.stdout).not.toContain('\u001b');
@@ -63,7 +82,12 @@ describe('cplane plan shows spend', () => {
     expect(w.emulator.stats().byOperation.getUsageMetrics).toBe(1);
     expect(plan.spend).toMatchObject({ before: '1200.00', after: '750.00', delta: '-450.00', usageReads: 1 });
     expect(plan.spend!.gateways[0]!.usage).toMatchObject({ spend7d: '27.00', requests7d: 48 });
-    expect(plan.spend!.warnings.map((w) => w.code).sort()).toEqual(['limit_below_spend', 'model_with_traffic_removed', 'model_with_traffic_removed', 'token_without_limit']);
+    expect(plan.spend!.warnings.map((w) => w.code).sort()).toEqual([
+      'limit_below_spend',
+      'model_with_traffic_removed',
+      'model_with_traffic_removed',
+      'token_without_limit',
+    ]);
   });
 
   it('--markdown and the --github step summary: the headline and the warnings, with no HTML from the API', async () => {
@@ -77,7 +101,11 @@ describe('cplane plan shows spend', () => {
     onTestFinished(() => rmSync(temp, { recursive: true, force: true }));
     const summary = join(temp, 'summary.md');
     writeFileSync(summary, '');
-    const run = await w.cli(['plan', w.dir, '--github'], { GITHUB_STEP_SUMMARY: summary, GITHUB_OUTPUT: join(temp, 'output'), RUNNER_TEMP: temp });
+    const run = await w.cli(['plan', w.dir, '--github'], {
+      GITHUB_STEP_SUMMARY: summary,
+      GITHUB_OUTPUT: join(temp, 'output'),
+      RUNNER_TEMP: temp,
+    });
     expect(run.code).toBe(0);
     expect(readFileSync(summary, 'utf8')).toContain('**Max authorised: $1,200/30d → $750/30d (-$450)**');
   });
@@ -97,7 +125,23 @@ describe('a hostile usage answer', () => {
     const proxy = await hostileProxy(w.emulator.url, (req, _body, res) => {
       if (!req.url?.startsWith('/v1/usage/metrics')) return false;
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ ok: true, data: [{ bucket_start: new Date().toISOString(), token_id: null, model: 'gpt-4o', requests: 1, errors: 0, input_tokens: 1, output_tokens: 1, cost_usd: '1e309' }] }));
+      res.end(
+        JSON.stringify({
+          ok: true,
+          data: [
+            {
+              bucket_start: new Date().toISOString(),
+              token_id: null,
+              model: 'gpt-4o',
+              requests: 1,
+              errors: 0,
+              input_tokens: 1,
+              output_tokens: 1,
+              cost_usd: '1e309',
+            },
+          ],
+        }),
+      );
       return true;
     });
     try {

@@ -36,7 +36,10 @@ test('the apply summary suggests quoted reveal commands, which a shell runs as p
   expect(suggested).toHaveLength(2);
   const revealed: string[] = [];
   for (const command of suggested) {
-    const { stdout } = await promisify(execFile)('sh', ['-c', command], { cwd: w.dir, env: { ...w.env, PATH: `${bin}:${process.env.PATH}` } });
+    const { stdout } = await promisify(execFile)('sh', ['-c', command], {
+      cwd: w.dir,
+      env: { ...w.env, PATH: `${bin}:${process.env.PATH}` },
+    });
     revealed.push(stdout);
   }
   // Each command reached its own token: the address arrived whole, quote, `$` and spaces included.

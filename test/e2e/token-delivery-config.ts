@@ -33,4 +33,5 @@ gateways:
 `;
 
 /** `cplane read` as ci-deployer (its token and private key): what the application reads. */
-export const readAs = (world: World, id: string) => world.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', id], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id) });
+export const readAs = (world: World, id: string) =>
+  world.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', id], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id) });

@@ -14,7 +14,9 @@ let w: World;
 let recordId: string;
 let gatewayId: string;
 
-interface StateFile { resources: Record<string, { id: string; superseded?: { id: string }[] }> }
+interface StateFile {
+  resources: Record<string, { id: string; superseded?: { id: string }[] }>;
+}
 const state = (): StateFile => JSON.parse(readFileSync(w.statePath, 'utf8')) as StateFile;
 const tokensNamedCi = async () => (await w.client.listAll('listGatewayTokens', { path: { id: gatewayId } })).filter((t) => t.name === 'ci');
 const readToken = async () => {
@@ -39,7 +41,10 @@ afterEach(async () => w.close());
 /** The renewal killed right after the API answered the new token's creation (a real subprocess). */
 const killedRenewal = () => w.cli(['apply', w.dir, '--auto-approve'], { CPLANE_TEST_KILL_AFTER_OPERATION: 'createGatewayToken' });
 /** The `--replace` killed right after the API answered the delivery (a real subprocess). */
-const killedReplace = () => w.cli(['apply', w.dir, '--auto-approve', '--replace', 'gateway_token.main/ci'], { CPLANE_TEST_KILL_AFTER_OPERATION: 'createRecordVersion' });
+const killedReplace = () =>
+  w.cli(['apply', w.dir, '--auto-approve', '--replace', 'gateway_token.main/ci'], {
+    CPLANE_TEST_KILL_AFTER_OPERATION: 'createRecordVersion',
+  });
 async function killed(run: Promise<{ signal: NodeJS.Signals | null; stderr: string }>): Promise<void> {
   const done = await run;
   if (done.signal !== 'SIGKILL') throw new Error(`the apply was not killed: ${done.stderr}`);
@@ -47,7 +52,16 @@ async function killed(run: Promise<{ signal: NodeJS.Signals | null; stderr: stri
 /** The delivered token as ci-deployer reads it, in-process (for arranging). */
 async function readTokenInProcess(): Promise<string> {
   const { CPLANE_STATE_KEY: _stateKey, ...readerEnv } = w.env;
-  const read = await runInProcess(['read', '--record-id', recordId], { ...readerEnv, CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_WRITER_KEY: w.writerKey, CPLANE_SA_KEY: privateKeyOf(fixtures.serviceAccounts[0]!.id) }, w.temp);
+  const read = await runInProcess(
+    ['read', '--record-id', recordId],
+    {
+      ...readerEnv,
+      CPLANE_TOKEN: fixtures.tokens.serviceAccount,
+      CPLANE_WRITER_KEY: w.writerKey,
+      CPLANE_SA_KEY: privateKeyOf(fixtures.serviceAccounts[0]!.id),
+    },
+    w.temp,
+  );
   if (read.code !== 0) throw new Error(`the arranging read failed: ${read.stderr}`);
   return read.stdout.replace(/\n$/, '');
 }
@@ -61,14 +75,18 @@ async function renewalConverged(): Promise<void> {
 describe('a renewal killed after the new token was created, before it was delivered', () => {
   let old: string;
 
-  it('is killed with the new token live but neither recorded nor delivered: the reader still holds the old, working token', { timeout: 90_000 }, async () => {
-    old = await readToken();
-    const run = await killedRenewal();
-    expect(run.signal).toBe('SIGKILL');
-    expect((await tokensNamedCi()).filter((t) => !t.revoked_at)).toHaveLength(2);
-    expect(await readToken()).toBe(old);
-    expect(w.emulator.acceptedGatewayToken(old)).toBeDefined();
-  });
+  it(
+    'is killed with the new token live but neither recorded nor delivered: the reader still holds the old, working token',
+    { timeout: 90_000 },
+    async () => {
+      old = await readToken();
+      const run = await killedRenewal();
+      expect(run.signal).toBe('SIGKILL');
+      expect((await tokensNamedCi()).filter((t) => !t.revoked_at)).toHaveLength(2);
+      expect(await readToken()).toBe(old);
+      expect(w.emulator.acceptedGatewayToken(old)).toBeDefined();
+    },
+  );
 
   it('the next apply delivers the new token once, with no second token created', { timeout: 90_000 }, async () => {
     old = await readTokenInProcess();
@@ -100,21 +118,28 @@ describe('a --replace killed after the delivery was answered, before the old tok
     expect((await tokensNamedCi()).find((t) => t.token_id === old)!.revoked_at).toBeNull();
   });
 
-  it('the next apply finishes: delivered, then the replaced token revoked, and the reader holds the current one', { timeout: 90_000 }, async () => {
-    await renewalConverged();
-    old = state().resources['gateway_token.main/ci']!.id;
-    await killed(killedReplace());
-    const rerun = await w.cli(['apply', w.dir, '--auto-approve']);
-    expect(rerun.code, rerun.stderr).toBe(0);
-    const current = await readToken();
-    const entry = state().resources['gateway_token.main/ci']!;
-    expect(w.emulator.acceptedGatewayToken(current)).toBe(entry.id);
-    expect((await tokensNamedCi()).find((t) => t.token_id === old)!.revoked_at).not.toBeNull();
-    // What still works: the current token, and the renewal's old one until its overlap ends (a plain apply, not
-    // a --replace, leaves an overlap alone).
-    const working = (await tokensNamedCi()).filter((t) => !t.revoked_at).map((t) => t.token_id).sort();
-    expect(working).toEqual([entry.id, ...(entry.superseded ?? []).map((s) => s.id)].sort());
-    expect(entry.superseded?.map((s) => s.id)).not.toContain(old);
-    expect((await w.cli(['plan', w.dir, '--detailed-exitcode'])).code).toBe(0);
-  });
+  it(
+    'the next apply finishes: delivered, then the replaced token revoked, and the reader holds the current one',
+    { timeout: 90_000 },
+    async () => {
+      await renewalConverged();
+      old = state().resources['gateway_token.main/ci']!.id;
+      await killed(killedReplace());
+      const rerun = await w.cli(['apply', w.dir, '--auto-approve']);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      const current = await readToken();
+      const entry = state().resources['gateway_token.main/ci']!;
+      expect(w.emulator.acceptedGatewayToken(current)).toBe(entry.id);
+      expect((await tokensNamedCi()).find((t) => t.token_id === old)!.revoked_at).not.toBeNull();
+      // What still works: the current token, and the renewal's old one until its overlap ends (a plain apply, not
+      // a --replace, leaves an overlap alone).
+      const working = (await tokensNamedCi())
+        .filter((t) => !t.revoked_at)
+        .map((t) => t.token_id)
+        .sort();
+      expect(working).toEqual([entry.id, ...(entry.superseded ?? []).map((s) => s.id)].sort());
+      expect(entry.superseded?.map((s) => s.id)).not.toContain(old);
+      expect((await w.cli(['plan', w.dir, '--detailed-exitcode'])).code).toBe(0);
+    },
+  );
 });

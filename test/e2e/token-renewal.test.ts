@@ -16,8 +16,12 @@ let plaintext = '';
 /** Every CLI run of the story, to check at the end that the plaintext never appeared in one. */
 let runs: CliResult[];
 
-interface StateEntry { id: string; superseded?: { id: string; revocableAt: string }[] }
-const tokenIn = (): StateEntry => (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, StateEntry> }).resources['gateway_token.main/ci']!;
+interface StateEntry {
+  id: string;
+  superseded?: { id: string; revocableAt: string }[];
+}
+const tokenIn = (): StateEntry =>
+  (JSON.parse(readFileSync(w.statePath, 'utf8')) as { resources: Record<string, StateEntry> }).resources['gateway_token.main/ci']!;
 const tokensLive = async () => w.client.listAll('listGatewayTokens', { path: { id: gatewayId } });
 const isActive = (t: GatewayTokenT | undefined) => t !== undefined && t.revoked_at === null && Date.parse(t.expires_at!) > Date.now();
 const cli = async (args: string[]) => {
@@ -86,12 +90,16 @@ describe('a token renewed before it expires', () => {
     expect(plan.code).toBe(2);
     const when = /old token revoked by the first apply after (\d{4}-\d\d-\d\d \d\d:\d\d) UTC/.exec(plan.stdout)?.[1];
     expect(Math.abs(Date.parse(`${when}Z`) - (Date.now() + 24 * HOUR))).toBeLessThan(2 * 60_000);
-    expect(plan.stdout).toContain(`# gateway_token.main/ci will be renewed (renew: expires in 5 days (old token revoked by the first apply after ${when} UTC))`);
+    expect(plan.stdout).toContain(
+      `# gateway_token.main/ci will be renewed (renew: expires in 5 days (old token revoked by the first apply after ${when} UTC))`,
+    );
     expect(plan.stdout).toMatch(/ {2}~ {3}gateway_token "main\/ci"\n/);
     expect(plan.stdout).toMatch(/~ expiresAt = "[0-9T:.-]+Z" {2}\(renew: expires in 5 days/);
     expect(plan.stdout).toContain('Plan: 0 to add, 1 to change, 0 to replace, 0 to remove.');
 
-    const planned = JSON.parse((await cli(['plan', w.dir, '--json'])).stdout) as { steps: { address: string; action: string; writes: { operation: string }[] }[] };
+    const planned = JSON.parse((await cli(['plan', w.dir, '--json'])).stdout) as {
+      steps: { address: string; action: string; writes: { operation: string }[] }[];
+    };
     const step = planned.steps.find((s) => s.address === 'gateway_token.main/ci')!;
     expect(step.action).toBe('renew');
     // The new token first, and nothing revoked now.
@@ -113,7 +121,14 @@ describe('a token renewed before it expires', () => {
     expect(isActive(newToken)).toBe(true);
     expect(isActive(tokens.find((t) => t.token_id === oldToken.token_id))).toBe(true);
     // The overlap is timed from the new token's creation, on the API's clock.
-    expect(tokenIn().superseded).toEqual([{ id: oldToken.token_id, parents: { gatewayId }, outputs: { tokenPrefix: oldToken.token_prefix, expiresAt: oldToken.expires_at }, revocableAt: new Date(Date.parse(newToken.created_at) + 24 * HOUR).toISOString() }]);
+    expect(tokenIn().superseded).toEqual([
+      {
+        id: oldToken.token_id,
+        parents: { gatewayId },
+        outputs: { tokenPrefix: oldToken.token_prefix, expiresAt: oldToken.expires_at },
+        revocableAt: new Date(Date.parse(newToken.created_at) + 24 * HOUR).toISOString(),
+      },
+    ]);
   });
 
   it('reveals the new token with cplane output', async () => {
@@ -130,9 +145,13 @@ describe('a token renewed before it expires', () => {
     w.emulator.moveClock('23h');
     const plan = await cli(['plan', w.dir, '--detailed-exitcode']);
     expect(plan.code).toBe(0);
-    expect(plan.stdout).toContain('Superseded by a renewal, still working during their overlap (the first apply after the time shown revokes each):');
+    expect(plan.stdout).toContain(
+      'Superseded by a renewal, still working during their overlap (the first apply after the time shown revokes each):',
+    );
     const until = tokenIn().superseded![0]!.revocableAt.slice(0, 16).replace('T', ' ');
-    expect(plan.stdout).toContain(`~ gateway_token.main/ci: old gateway_token ${oldToken.token_id} (tokenPrefix ${oldToken.token_prefix}, expiresAt ${oldToken.expires_at}) until ${until} UTC`);
+    expect(plan.stdout).toContain(
+      `~ gateway_token.main/ci: old gateway_token ${oldToken.token_id} (tokenPrefix ${oldToken.token_prefix}, expiresAt ${oldToken.expires_at}) until ${until} UTC`,
+    );
     expect(plan.stdout).toContain('No changes.');
     const applied = await cli(['apply', w.dir, '--auto-approve']);
     expect(applied.code).toBe(0);
@@ -144,7 +163,9 @@ describe('a token renewed before it expires', () => {
     w.emulator.moveClock('2h');
     const plan = await cli(['plan', w.dir, '--detailed-exitcode']);
     expect(plan.code).toBe(2);
-    expect(plan.stdout).toContain('# gateway_token.main/ci will be renewed (finishing a renewal: the overlap of the old token ended 1 hour ago)');
+    expect(plan.stdout).toContain(
+      '# gateway_token.main/ci will be renewed (finishing a renewal: the overlap of the old token ended 1 hour ago)',
+    );
     expect(plan.stdout).toContain(`      - revoke superseded token = "${oldToken.token_id}"\n`);
     expect(plan.stdout).toContain('Plan: 0 to add, 1 to change, 0 to replace, 0 to remove.');
 

@@ -47,7 +47,8 @@ function lie(dueRecord?: string) {
     }
     if (dueRecord && r.method === 'GET' && r.path === '/v1/records') {
       const envelope = a.json as { data: { name: string; secret_due_at: string | null }[] };
-      for (const record of envelope.data.filter((x) => x.name === dueRecord)) record.secret_due_at = new Date(Date.now() - 86_400_000).toISOString();
+      for (const record of envelope.data.filter((x) => x.name === dueRecord))
+        record.secret_due_at = new Date(Date.now() - 86_400_000).toISOString();
       return envelope;
     }
     return undefined;
@@ -70,14 +71,17 @@ projects:
 ${extra}`;
 
 const versionOf = async (name: string) => (await w.client.listAll('listRecords', {})).find((r) => r.name === name)!;
-const readAsCiDeployer = (recordId: string) => w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', recordId], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id) });
+const readAsCiDeployer = (recordId: string) =>
+  w.cliAs(fixtures.tokens.serviceAccount, ['read', '--record-id', recordId], { CPLANE_SA_KEY: privateKeyOf(ciDeployer.id) });
 
 /** The held-back step's line names the reader and both key ids. */
 function expectHeldBack(stdout: string, address: string): void {
   expect(stdout).toContain('Not applied');
   const line = stdout.split('\n').find((l) => l.includes(address) && l.includes('[change]'));
   expect(line, stdout).toBeDefined();
-  expect(line).toContain(`wraps for Service Account ci-deployer's key ${attackerKeyId}, which the API offers and no pin fixes; state recorded ${realKeyId}`);
+  expect(line).toContain(
+    `wraps for Service Account ci-deployer's key ${attackerKeyId}, which the API offers and no pin fixes; state recorded ${realKeyId}`,
+  );
 }
 
 /** `all`: the configuration has deployments (`apply --all`). */
@@ -147,27 +151,33 @@ ${directoryYaml({ users: { dana: dana.id } })}`);
 });
 
 describe('cplane reconcile delivers a renewed token only for the keys state recorded', () => {
-  it('renews the token, holds back its delivery with the key change (the old token stays until it is delivered), and sends no wrapper for the attacker\'s key', { timeout: 90_000 }, async () => {
-    await arrange(deliveredConfig('unattended'), { clockOffset: '-25d' });
-    w.emulator.setClockOffset(0);
-    const recordId = (await versionOf('ci-token')).record_id;
-    const before = await versionOf('ci-token');
-    proxy.setLie(lie());
-    const run = await w.cli(['reconcile', w.dir], { CPLANE_BASE_URL: proxy.url });
-    expect(run.stderr).toBe('');
-    expect(run.code, run.stdout).toBe(exitCodes.changes);
-    expect(run.stdout).toMatch(/\[maintenance\] ~ gateway_token\.main\/ci will be renewed/);
-    expectHeldBack(run.stdout, 'record.core/ci-token');
-    expect(wrappedForAttacker()).toEqual([]);
-    expect((await versionOf('ci-token')).current_version).toBe(before.current_version);
-    // ci-deployer still reads the token it had, which is still active: its revocation waits for the delivery.
-    const read = await readAs(w, recordId);
-    expect(read.code, read.stderr).toBe(0);
-    const gateway = (await w.client.listAll('listGateways', {})).find((g) => g.slug === 'unattended-main')!;
-    const active = (await w.client.listAll('listGatewayTokens', { path: { id: gateway.gateway_id } })).filter((t) => t.revoked_at === null);
-    expect(active).toHaveLength(2);
-    expect(active.some((t) => read.stdout.trim().startsWith(t.token_prefix))).toBe(true);
-  });
+  it(
+    "renews the token, holds back its delivery with the key change (the old token stays until it is delivered), and sends no wrapper for the attacker's key",
+    { timeout: 90_000 },
+    async () => {
+      await arrange(deliveredConfig('unattended'), { clockOffset: '-25d' });
+      w.emulator.setClockOffset(0);
+      const recordId = (await versionOf('ci-token')).record_id;
+      const before = await versionOf('ci-token');
+      proxy.setLie(lie());
+      const run = await w.cli(['reconcile', w.dir], { CPLANE_BASE_URL: proxy.url });
+      expect(run.stderr).toBe('');
+      expect(run.code, run.stdout).toBe(exitCodes.changes);
+      expect(run.stdout).toMatch(/\[maintenance\] ~ gateway_token\.main\/ci will be renewed/);
+      expectHeldBack(run.stdout, 'record.core/ci-token');
+      expect(wrappedForAttacker()).toEqual([]);
+      expect((await versionOf('ci-token')).current_version).toBe(before.current_version);
+      // ci-deployer still reads the token it had, which is still active: its revocation waits for the delivery.
+      const read = await readAs(w, recordId);
+      expect(read.code, read.stderr).toBe(0);
+      const gateway = (await w.client.listAll('listGateways', {})).find((g) => g.slug === 'unattended-main')!;
+      const active = (await w.client.listAll('listGatewayTokens', { path: { id: gateway.gateway_id } })).filter(
+        (t) => t.revoked_at === null,
+      );
+      expect(active).toHaveLength(2);
+      expect(active.some((t) => read.stdout.trim().startsWith(t.token_prefix))).toBe(true);
+    },
+  );
 });
 
 describe('an autoApprove rule never approves a plan that changes who can read a record', () => {
@@ -179,28 +189,37 @@ projects:
     name: atk-unattended
     records:
 ${records}`;
-  const granted = (names: string[], users = '') => names.map((n) => `      ${n}: { value: { generate: { length: 16 } }, grants: { serviceAccounts: [ci-deployer]${users} } }\n`).join('');
+  const granted = (names: string[], users = '') =>
+    names.map((n) => `      ${n}: { value: { generate: { length: 16 } }, grants: { serviceAccounts: [ci-deployer]${users} } }\n`).join('');
 
-  it('refuses a reader-key swap the docs\' own rule would pass, naming the steps, and sends no wrapper for the attacker\'s key', async () => {
+  it("refuses a reader-key swap the docs' own rule would pass, naming the steps, and sends no wrapper for the attacker's key", async () => {
     await arrange(deployed(granted(['one', 'two', 'three'])), { all: true });
     proxy.setLie(lie());
     const run = await w.cli(['apply', '--all', w.dir], { CPLANE_BASE_URL: proxy.url });
     expect(run.code, run.stdout + run.stderr).toBe(exitCodes.error);
     expect(run.stdout).not.toContain('Approved by the autoApprove rule');
-    expect(run.stdout).toContain('Deployment prod needs approval: no autoApprove rule approves a plan that changes who can read a record: service_account_grant.atk/one/ci-deployer changes the key a reader is wrapped for');
-    expect(run.stdout).toContain(`wraps for Service Account ci-deployer's key ${attackerKeyId}, which the API offers and no pin fixes; state recorded ${realKeyId}`);
+    expect(run.stdout).toContain(
+      'Deployment prod needs approval: no autoApprove rule approves a plan that changes who can read a record: service_account_grant.atk/one/ci-deployer changes the key a reader is wrapped for',
+    );
+    expect(run.stdout).toContain(
+      `wraps for Service Account ci-deployer's key ${attackerKeyId}, which the API offers and no pin fixes; state recorded ${realKeyId}`,
+    );
     expect(wrappedForAttacker()).toEqual([]);
   });
 
-  it('refuses a plan that adds a reader, even one the repository names, and approves the same rule\'s plan without it', async () => {
+  it("refuses a plan that adds a reader, even one the repository names, and approves the same rule's plan without it", async () => {
     await arrange(deployed(granted(['one'])), { all: true });
     w.config(`${deployed(granted(['one'], ', users: [dana]'))}${directoryYaml({ users: { dana: dana.id } })}`);
     const added = await w.cli(['apply', '--all', w.dir]);
     expect(added.code, added.stdout + added.stderr).toBe(exitCodes.error);
-    expect(added.stdout).toContain('Deployment prod needs approval: no autoApprove rule approves a plan that changes who can read a record: user_share.atk/one/dana adds a reader to a record');
+    expect(added.stdout).toContain(
+      'Deployment prod needs approval: no autoApprove rule approves a plan that changes who can read a record: user_share.atk/one/dana adds a reader to a record',
+    );
     w.config(`${deployed(granted(['one', 'two']))}`);
     // A new record granted to ci-deployer adds a reader too; a new record alone is the rule's to decide.
-    expect((await w.cli(['apply', '--all', w.dir])).stdout).toContain('service_account_grant.atk/two/ci-deployer adds a reader to a record');
+    expect((await w.cli(['apply', '--all', w.dir])).stdout).toContain(
+      'service_account_grant.atk/two/ci-deployer adds a reader to a record',
+    );
     w.config(`${deployed(`${granted(['one'])}      two: { value: { generate: { length: 16 } } }\n`)}`);
     const approved = await w.cli(['apply', '--all', w.dir]);
     expect(approved.code, approved.stdout + approved.stderr).toBe(exitCodes.ok);

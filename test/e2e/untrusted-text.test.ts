@@ -15,11 +15,21 @@ beforeAll(async () => {
   proxy = await hostileProxy(w.emulator.url, (req, body, res) => {
     if (req.method === 'POST' && req.url === '/v1/provider-credentials') {
       res.writeHead(400, { 'content-type': 'application/json', 'x-request-id': 'req-evil' });
-      res.end(JSON.stringify({
-        ok: false,
-        error: { code: 'bad_request', message: `invalid credential ${EVIL}`, details: [`body was ${body.toString('utf8')}`, `as base64 ${body.toString('base64')}`, `secret as base64 ${Buffer.from(SECRET).toString('base64')}`] },
-        requestId: `req-${EVIL}`,
-      }));
+      res.end(
+        JSON.stringify({
+          ok: false,
+          error: {
+            code: 'bad_request',
+            message: `invalid credential ${EVIL}`,
+            details: [
+              `body was ${body.toString('utf8')}`,
+              `as base64 ${body.toString('base64')}`,
+              `secret as base64 ${Buffer.from(SECRET).toString('base64')}`,
+            ],
+          },
+          requestId: `req-${EVIL}`,
+        }),
+      );
       return true;
     }
     return false;
@@ -54,7 +64,14 @@ credentials:
   expect(printed).toContain('shop \\u001b[2J');
   // The body echoed as base64 holds the secret's base64 at some offset: that part is redacted too.
   expect(printed).toMatch(/as base64 [A-Za-z0-9+/]+\(sensitive\)/);
-  for (const leak of [SECRET, Buffer.from(SECRET).toString('base64'), Buffer.from(SECRET).toString('base64').replace(/=+$/, ''), '\u001b[2J', '\u202e', '\u0007']) {
+  for (const leak of [
+    SECRET,
+    Buffer.from(SECRET).toString('base64'),
+    Buffer.from(SECRET).toString('base64').replace(/=+$/, ''),
+    '\u001b[2J',
+    '\u202e',
+    '\u0007',
+  ]) {
     expect(printed).not.toContain(leak);
   }
 }, 60_000);

@@ -33,7 +33,9 @@ describe('durations', () => {
 
   it('refuses anything else, saying what is accepted', () => {
     for (const bad of ['', '25', 'd', '3x', '1.5d', '--1d', '1d-2h']) {
-      expect(() => parseDuration(bad)).toThrow(`"${bad}" is not a duration: use a number with d, h, m or s, optionally signed and combined (-25d, 36h, 1d12h, 0)`);
+      expect(() => parseDuration(bad)).toThrow(
+        `"${bad}" is not a duration: use a number with d, h, m or s, optionally signed and combined (-25d, 36h, 1d12h, 0)`,
+      );
     }
   });
 });
@@ -44,7 +46,10 @@ describe('the emulator clock', () => {
     const client = createClient({ baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: acme, retry: { maxAttempts: 1 } });
     try {
       const gateway = (await client.listAll('listGateways', {}))[0]!;
-      const token = await client.call('createGatewayToken', { path: { id: gateway.gateway_id }, body: { name: 'clocked', scopes: ['run'], expiresInDays: 30 } });
+      const token = await client.call('createGatewayToken', {
+        path: { id: gateway.gateway_id },
+        body: { name: 'clocked', scopes: ['run'], expiresInDays: 30 },
+      });
       expect(token.created_at).toBe(new Date(fixed.getTime() - 25 * DAY).toISOString());
       expect(token.expires_at).toBe(new Date(fixed.getTime() + 5 * DAY).toISOString());
       const res = await fetch(`${emulator.url}/v1/accounts`, { headers: { authorization: `Bearer ${fixtures.tokens.admin}` } });
@@ -108,13 +113,19 @@ describe('cplane emulator --clock-offset', () => {
   const bin = 'bin/cplane.js';
 
   it('takes a negative offset as the next argument and says the clock it runs on', async () => {
-    const child = spawn(process.execPath, [bin, 'emulator', '--port', '0', '--clock-offset', '-25d'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'emulator', '--port', '0', '--clock-offset', '-25d'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const lines: string[] = [];
-    await new Promise<void>((resolve) => createInterface({ input: child.stdout! }).on('line', (line) => (lines.push(line), line.startsWith('Press Ctrl-C') && resolve())));
+    await new Promise<void>((resolve) =>
+      createInterface({ input: child.stdout! }).on('line', (line) => (lines.push(line), line.startsWith('Press Ctrl-C') && resolve())),
+    );
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(lines.find((l) => l.startsWith('Clock: '))).toMatch(/^Clock: \d{4}-\d\d-\d\dT[0-9:.]+Z \(offset -25d from this machine's clock\)\.$/);
+    expect(lines.find((l) => l.startsWith('Clock: '))).toMatch(
+      /^Clock: \d{4}-\d\d-\d\dT[0-9:.]+Z \(offset -25d from this machine's clock\)\.$/,
+    );
   });
 
   it('explains a bad offset', async () => {

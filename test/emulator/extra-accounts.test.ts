@@ -18,7 +18,12 @@ test('the extra accounts: Tenant 1 and 2, with Ada as their admin', async () => 
   expect((await client.call('listProjects', {})).map((p) => p.name)).toEqual(['app']);
   await client.close();
   // Gus (admin of Globex only) is not a member.
-  const gus = createClient({ baseUrl: emulator().url, token: fixtures.tokens.otherAccountAdmin, accountId: extraAccount(1).id, retry: { maxAttempts: 1 } });
+  const gus = createClient({
+    baseUrl: emulator().url,
+    token: fixtures.tokens.otherAccountAdmin,
+    accountId: extraAccount(1).id,
+    retry: { maxAttempts: 1 },
+  });
   await expect(gus.call('listProjects', {})).rejects.toThrow(/not_account_member/);
   await gus.close();
 });
@@ -30,14 +35,26 @@ test('each extra account has an active Service Account with its own token, and D
     expect(await bot.call('listRecords', {})).toEqual([]);
     await bot.close();
     const admin = createClient({ baseUrl: emulator().url, token: fixtures.tokens.admin, accountId: extra.id });
-    expect((await admin.call('listServiceAccounts', { query: { accountId: extra.id } })).map((s) => [s.name, s.status])).toEqual([['deployer', 'active']]);
+    expect((await admin.call('listServiceAccounts', { query: { accountId: extra.id } })).map((s) => [s.name, s.status])).toEqual([
+      ['deployer', 'active'],
+    ]);
     await admin.close();
-    const dana = createClient({ baseUrl: emulator().url, token: fixtures.tokens.recordOwner, accountId: extra.id, retry: { maxAttempts: 1 } });
+    const dana = createClient({
+      baseUrl: emulator().url,
+      token: fixtures.tokens.recordOwner,
+      accountId: extra.id,
+      retry: { maxAttempts: 1 },
+    });
     expect(await dana.call('listProjects', {})).toEqual(n === 2 ? [expect.objectContaining({ name: 'app' })] : []);
     await dana.close();
   }
   // One account's Service Account is refused in another.
-  const stray = createClient({ baseUrl: emulator().url, token: extraAccount(1).serviceAccountToken, accountId: extraAccount(2).id, retry: { maxAttempts: 1 } });
+  const stray = createClient({
+    baseUrl: emulator().url,
+    token: extraAccount(1).serviceAccountToken,
+    accountId: extraAccount(2).id,
+    retry: { maxAttempts: 1 },
+  });
   await expect(stray.call('listRecords', {})).rejects.toThrow(/403|not_account_member|account/);
   await stray.close();
 });
@@ -45,8 +62,18 @@ test('each extra account has an active Service Account with its own token, and D
 test('faults limited to one account fail its requests only', async () => {
   emulator().setFaults({ status: { 500: 1 }, accounts: [extraAccount(1).id] });
   try {
-    const failing = createClient({ baseUrl: emulator().url, token: fixtures.tokens.admin, accountId: extraAccount(1).id, retry: { maxAttempts: 1 } });
-    const fine = createClient({ baseUrl: emulator().url, token: fixtures.tokens.admin, accountId: extraAccount(2).id, retry: { maxAttempts: 1 } });
+    const failing = createClient({
+      baseUrl: emulator().url,
+      token: fixtures.tokens.admin,
+      accountId: extraAccount(1).id,
+      retry: { maxAttempts: 1 },
+    });
+    const fine = createClient({
+      baseUrl: emulator().url,
+      token: fixtures.tokens.admin,
+      accountId: extraAccount(2).id,
+      retry: { maxAttempts: 1 },
+    });
     await expect(failing.call('listProjects', {})).rejects.toThrow(/500/);
     expect((await fine.call('listProjects', {})).map((p) => p.name)).toEqual(['app']);
     await Promise.all([failing.close(), fine.close()]);

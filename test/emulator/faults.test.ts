@@ -36,7 +36,11 @@ describe('fault injection', () => {
 
   it('answers faults before doing anything: a faulted write creates nothing', async () => {
     emulator = await startEmulator({ faults: '503=1' });
-    const res = await fetch(`${emulator.url}/v1/projects`, { method: 'POST', headers, body: JSON.stringify({ accountId: acme, name: 'never', description: '' }) });
+    const res = await fetch(`${emulator.url}/v1/projects`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ accountId: acme, name: 'never', description: '' }),
+    });
     expect(res.status).toBe(503);
     expect(((await res.json()) as { error: unknown }).error).toEqual({ code: 'service_unavailable', message: 'service_unavailable' });
     expect(emulator.stats().writes).toBe(0);
@@ -47,7 +51,11 @@ describe('fault injection', () => {
 
   it('drop: performs and commits the write, then closes the connection without an answer', async () => {
     emulator = await startEmulator({ faults: 'drop=1' });
-    const sent = fetch(`${emulator.url}/v1/projects`, { method: 'POST', headers, body: JSON.stringify({ accountId: acme, name: 'dropped', description: '' }) });
+    const sent = fetch(`${emulator.url}/v1/projects`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ accountId: acme, name: 'dropped', description: '' }),
+    });
     await expect(sent).rejects.toThrow();
     expect(emulator.stats().writes).toBe(1);
     const list = await fetch(`${emulator.url}/v1/projects`, { headers });
@@ -59,12 +67,19 @@ describe('fault injection', () => {
     emulator = await startEmulator();
     emulator.setFaults('drop=1');
     const client = createClient({
-      baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: acme, retry: { baseDelayMs: 1, maxDelayMs: 2 },
+      baseUrl: emulator.url,
+      token: fixtures.tokens.admin,
+      accountId: acme,
+      retry: { baseDelayMs: 1, maxDelayMs: 2 },
       onEvent: (e) => {
         if (e.type === 'retry') emulator!.setFaults(undefined);
       },
     });
-    const created = await client.call('createProject', { body: { accountId: acme, name: 'exactly-once', description: '' } }, { idempotencyKey: 'drop-key' });
+    const created = await client.call(
+      'createProject',
+      { body: { accountId: acme, name: 'exactly-once', description: '' } },
+      { idempotencyKey: 'drop-key' },
+    );
     const projects = await client.call('listProjects', {});
     await client.close();
     expect(projects.filter((p) => p.name === 'exactly-once').map((p) => p.project_id)).toEqual([created.project_id]);
@@ -77,7 +92,10 @@ describe('fault injection', () => {
   it('a client retrying a write after an injected 503 sends the same key and bytes and creates one object', async () => {
     emulator = await startEmulator({ faults: '503=1' });
     const client = createClient({
-      baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: acme, retry: { baseDelayMs: 1, maxDelayMs: 2 },
+      baseUrl: emulator.url,
+      token: fixtures.tokens.admin,
+      accountId: acme,
+      retry: { baseDelayMs: 1, maxDelayMs: 2 },
       onEvent: (e) => {
         if (e.type === 'retry') emulator!.setFaults(undefined);
       },
@@ -92,7 +110,9 @@ describe('fault injection', () => {
   it('receives no request at all when a Service Account client refuses a human-only operation', async () => {
     emulator = await startEmulator();
     const client = createClient({ baseUrl: emulator.url, token: fixtures.tokens.serviceAccount, accountId: acme });
-    await expect(client.call('createProject', { body: { accountId: acme, name: 'no', description: '' } })).rejects.toMatchObject({ name: 'IdentityRefusedError' });
+    await expect(client.call('createProject', { body: { accountId: acme, name: 'no', description: '' } })).rejects.toMatchObject({
+      name: 'IdentityRefusedError',
+    });
     await client.close();
     expect(emulator.stats().requests).toBe(0);
   });
@@ -107,7 +127,10 @@ describe('fault injection', () => {
 
   it('parses the spec string and explains a bad one', () => {
     expect(parseFaultSpec('429=0.05,500=0.05,503=0.1,drop=0.1,seed=42,latency=5')).toEqual({
-      status: { 429: 0.05, 500: 0.05, 503: 0.1 }, drop: 0.1, seed: 42, latencyMs: 5,
+      status: { 429: 0.05, 500: 0.05, 503: 0.1 },
+      drop: 0.1,
+      seed: 42,
+      latencyMs: 5,
     });
     expect(() => parseFaultSpec('502=0.1')).toThrow('unknown fault "502": use 429, 500, 503, drop, latency or seed');
     expect(() => parseFaultSpec('503=2')).toThrow('fault 503=2: a fraction between 0 and 1 is expected');

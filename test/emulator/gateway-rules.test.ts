@@ -17,7 +17,9 @@ beforeAll(() => {
 afterAll(() => client.close());
 
 const newGateway = (slug: string, credentialIds = [openaiCredential]) =>
-  client.call('createGateway', { body: { projectId: project, name: `gateway ${slug}`, slug, defaultProviderId: openai, defaultModel: 'gpt-4o', credentialIds } });
+  client.call('createGateway', {
+    body: { projectId: project, name: `gateway ${slug}`, slug, defaultProviderId: openai, defaultModel: 'gpt-4o', credentialIds },
+  });
 
 describe('gateways', () => {
   it('delete disables the gateway, revokes its tokens, keeps its logs and hides it from the list unless includeDisabled', async () => {
@@ -34,7 +36,9 @@ describe('gateways', () => {
     expect(tokens.find((t) => t.token_id === token.token_id)?.revoked_at).toEqual(expect.any(String));
     expect(await client.call('listGatewayLogs', { path: { id: gateway.gateway_id } })).toEqual(logsBefore);
     expect((await client.call('listGateways', {})).map((g) => g.gateway_id)).not.toContain(gateway.gateway_id);
-    expect((await client.call('listGateways', { query: { includeDisabled: true } })).map((g) => g.gateway_id)).toContain(gateway.gateway_id);
+    expect((await client.call('listGateways', { query: { includeDisabled: true } })).map((g) => g.gateway_id)).toContain(
+      gateway.gateway_id,
+    );
     // The shared credential stays active; the slug is free again.
     expect((await client.call('listCredentials', {})).map((c) => c.credential_id)).toContain(openaiCredential);
     await expect(newGateway('to-disable')).resolves.toMatchObject({ slug: 'to-disable', status: 'enabled' });
@@ -54,36 +58,58 @@ describe('gateways', () => {
     await client.call('deleteCredential', { path: { id: credential.credential_id } });
     await expect(newGateway('revoked', [credential.credential_id])).rejects.toMatchObject({ status: 409, reason: 'credential_revoked' });
     const gateway = await newGateway('attach-revoked');
-    await expect(client.call('attachGatewayCredential', { path: { id: gateway.gateway_id }, body: { credentialId: credential.credential_id } })).rejects.toMatchObject({
-      status: 409, reason: 'credential_revoked',
+    await expect(
+      client.call('attachGatewayCredential', { path: { id: gateway.gateway_id }, body: { credentialId: credential.credential_id } }),
+    ).rejects.toMatchObject({
+      status: 409,
+      reason: 'credential_revoked',
     });
   });
 
   it('attaches and detaches credentials, but never the last one', async () => {
     const gateway = await newGateway('attachments');
-    const attached = await client.call('attachGatewayCredential', { path: { id: gateway.gateway_id }, body: { credentialId: anthropicCredential } });
+    const attached = await client.call('attachGatewayCredential', {
+      path: { id: gateway.gateway_id },
+      body: { credentialId: anthropicCredential },
+    });
     expect(attached.credential_ids).toEqual([openaiCredential, anthropicCredential]);
-    await expect(client.call('attachGatewayCredential', { path: { id: gateway.gateway_id }, body: { credentialId: anthropicCredential } })).rejects.toMatchObject({ status: 409 });
+    await expect(
+      client.call('attachGatewayCredential', { path: { id: gateway.gateway_id }, body: { credentialId: anthropicCredential } }),
+    ).rejects.toMatchObject({ status: 409 });
     const detached = await client.call('detachGatewayCredential', { path: { id: gateway.gateway_id, credentialId: anthropicCredential } });
     expect(detached.credential_ids).toEqual([openaiCredential]);
-    await expect(client.call('detachGatewayCredential', { path: { id: gateway.gateway_id, credentialId: openaiCredential } })).rejects.toMatchObject({ status: 409, reason: 'last_credential' });
+    await expect(
+      client.call('detachGatewayCredential', { path: { id: gateway.gateway_id, credentialId: openaiCredential } }),
+    ).rejects.toMatchObject({ status: 409, reason: 'last_credential' });
   });
 
   it('starts with the default settings and merges a PATCH one level deep', async () => {
     const gateway = await newGateway('settings');
     expect(gateway.settings).toEqual({
-      requestsPerMinute: null, tokensPerMinute: null, spendLimitUsd: null, window: 'day',
-      guardrails: { blockPii: false, blockedTerms: [], maxInputTokens: null }, cache: { enabled: false, ttlSeconds: 0 },
+      requestsPerMinute: null,
+      tokensPerMinute: null,
+      spendLimitUsd: null,
+      window: 'day',
+      guardrails: { blockPii: false, blockedTerms: [], maxInputTokens: null },
+      cache: { enabled: false, ttlSeconds: 0 },
     });
     await client.call('updateGatewaySettings', { path: { id: gateway.gateway_id }, body: { requestsPerMinute: 100 } });
     const settings = await client.call('updateGatewaySettings', {
       path: { id: gateway.gateway_id },
       body: { cache: { enabled: true, ttlSeconds: 60 }, spendLimitUsd: '25.50' },
     });
-    expect(settings).toMatchObject({ requestsPerMinute: 100, spendLimitUsd: '25.50', cache: { enabled: true, ttlSeconds: 60 }, window: 'day' });
+    expect(settings).toMatchObject({
+      requestsPerMinute: 100,
+      spendLimitUsd: '25.50',
+      cache: { enabled: true, ttlSeconds: 60 },
+      window: 'day',
+    });
     expect((await client.call('getGateway', { path: { id: gateway.gateway_id } })).settings).toEqual(settings);
     // A group given in part keeps its other members.
-    const partial = await client.call('updateGatewaySettings', { path: { id: gateway.gateway_id }, body: { cache: { ttlSeconds: 5 }, guardrails: { blockPii: true } } });
+    const partial = await client.call('updateGatewaySettings', {
+      path: { id: gateway.gateway_id },
+      body: { cache: { ttlSeconds: 5 }, guardrails: { blockPii: true } },
+    });
     expect(partial.cache).toEqual({ enabled: true, ttlSeconds: 5 });
     expect(partial.guardrails).toEqual({ blockPii: true, blockedTerms: [], maxInputTokens: null });
   });
@@ -91,16 +117,33 @@ describe('gateways', () => {
   it('never returns OTel header values; a PATCH changes only what it names and `headers` replaces the set', async () => {
     const gateway = await newGateway('otel');
     expect(await client.call('getOtelExport', { path: { id: gateway.gateway_id } })).toEqual({
-      enabled: false, endpoint: null, exportMetrics: false, exportTraces: false, headerNames: [], updatedAt: null,
+      enabled: false,
+      endpoint: null,
+      exportMetrics: false,
+      exportTraces: false,
+      headerNames: [],
+      updatedAt: null,
     });
-    await client.call('updateOtelExport', { path: { id: gateway.gateway_id }, body: { endpoint: 'https://otel.example.com', headers: { 'X-Api-Key': 'otel-secret-value', Tenant: 'acme' } } });
+    await client.call('updateOtelExport', {
+      path: { id: gateway.gateway_id },
+      body: { endpoint: 'https://otel.example.com', headers: { 'X-Api-Key': 'otel-secret-value', Tenant: 'acme' } },
+    });
     await client.call('updateOtelExport', { path: { id: gateway.gateway_id }, body: { exportTraces: true } });
     let otel = await client.call('getOtelExport', { path: { id: gateway.gateway_id } });
-    expect(otel).toMatchObject({ enabled: false, endpoint: 'https://otel.example.com', exportTraces: true, headerNames: ['Tenant', 'X-Api-Key'] });
+    expect(otel).toMatchObject({
+      enabled: false,
+      endpoint: 'https://otel.example.com',
+      exportTraces: true,
+      headerNames: ['Tenant', 'X-Api-Key'],
+    });
     await client.call('updateOtelExport', { path: { id: gateway.gateway_id }, body: { headers: { Tenant: 'acme' } } });
     otel = await client.call('getOtelExport', { path: { id: gateway.gateway_id } });
     expect(otel.headerNames).toEqual(['Tenant']);
-    const everything = JSON.stringify([otel, await client.call('getGateway', { path: { id: gateway.gateway_id } }), await client.call('listGateways', { query: { limit: 200 } })]);
+    const everything = JSON.stringify([
+      otel,
+      await client.call('getGateway', { path: { id: gateway.gateway_id } }),
+      await client.call('listGateways', { query: { limit: 200 } }),
+    ]);
     expect(everything).not.toContain('otel-secret-value');
   });
 });
@@ -108,7 +151,10 @@ describe('gateways', () => {
 describe('gateway tokens', () => {
   it('returns the plaintext only at creation; reads show the 8-character prefix', async () => {
     const gateway = await newGateway('tokens');
-    const created = await client.call('createGatewayToken', { path: { id: gateway.gateway_id }, body: { name: 'svc', scopes: ['run'], expiresInDays: 7, allowedModels: ['gpt-4o'], rateLimitPerMin: 60 } });
+    const created = await client.call('createGatewayToken', {
+      path: { id: gateway.gateway_id },
+      body: { name: 'svc', scopes: ['run'], expiresInDays: 7, allowedModels: ['gpt-4o'], rateLimitPerMin: 60 },
+    });
     expect(created.plaintext).toMatch(/^gwt_[A-Za-z0-9]{40}$/);
     expect(created.token_prefix).toBe(created.plaintext.slice(0, 8));
     expect(created).toMatchObject({ principal_type: 'user', allowed_models: ['gpt-4o'], rate_limit_per_min: 60, revoked_at: null });
@@ -120,7 +166,10 @@ describe('gateway tokens', () => {
   it('allows the same name twice (a replacement is created before the old token is revoked)', async () => {
     const gateway = await newGateway('replace');
     const old = await client.call('createGatewayToken', { path: { id: gateway.gateway_id }, body: { name: 'app', scopes: ['run'] } });
-    const replacement = await client.call('createGatewayToken', { path: { id: gateway.gateway_id }, body: { name: 'app', scopes: ['run'] } });
+    const replacement = await client.call('createGatewayToken', {
+      path: { id: gateway.gateway_id },
+      body: { name: 'app', scopes: ['run'] },
+    });
     const revoked = await client.call('revokeGatewayToken', { path: { id: gateway.gateway_id, tokenId: old.token_id } });
     expect(revoked.revoked_at).toEqual(expect.any(String));
     const listed = await client.call('listGatewayTokens', { path: { id: gateway.gateway_id } });
@@ -132,28 +181,52 @@ describe('gateway tokens', () => {
 
   it('counts a spend limit given without a window daily, and refuses a window without a limit', async () => {
     const gateway = await newGateway('spend');
-    const daily = await client.call('createGatewayToken', { path: { id: gateway.gateway_id }, body: { name: 'limited', scopes: ['run'], spendLimit: '25.00' } });
+    const daily = await client.call('createGatewayToken', {
+      path: { id: gateway.gateway_id },
+      body: { name: 'limited', scopes: ['run'], spendLimit: '25.00' },
+    });
     expect(daily).toMatchObject({ spend_limit: '25.00', spend_window: 'daily' });
-    await expect(client.call('createGatewayToken', { path: { id: gateway.gateway_id }, body: { name: 'window', scopes: ['run'], spendWindow: 'weekly' } })).rejects.toMatchObject({ status: 400, reason: 'spend_window_without_limit' });
+    await expect(
+      client.call('createGatewayToken', {
+        path: { id: gateway.gateway_id },
+        body: { name: 'window', scopes: ['run'], spendWindow: 'weekly' },
+      }),
+    ).rejects.toMatchObject({ status: 400, reason: 'spend_window_without_limit' });
   });
 
   it('delete removes the row, revoked or not', async () => {
     const gateway = await newGateway('delete-token');
     const token = await client.call('createGatewayToken', { path: { id: gateway.gateway_id }, body: { name: 'gone', scopes: ['run'] } });
     await client.call('revokeGatewayToken', { path: { id: gateway.gateway_id, tokenId: token.token_id } });
-    expect(await client.call('deleteGatewayToken', { path: { id: gateway.gateway_id, tokenId: token.token_id } })).toEqual({ token_id: token.token_id, deleted: true });
+    expect(await client.call('deleteGatewayToken', { path: { id: gateway.gateway_id, tokenId: token.token_id } })).toEqual({
+      token_id: token.token_id,
+      deleted: true,
+    });
     expect(await client.call('listGatewayTokens', { path: { id: gateway.gateway_id } })).toEqual([]);
   });
 
   it('issues a token for a Service Account only of this account (403) and only while active (409)', async () => {
     const gateway = await newGateway('sa-tokens');
-    const ok = await client.call('createGatewayToken', { path: { id: gateway.gateway_id }, body: { name: 'ci', scopes: ['run'], serviceAccountId: fixtures.serviceAccounts[0]!.id } });
-    expect(ok).toMatchObject({ principal_type: 'service_account', service_account_id: fixtures.serviceAccounts[0]!.id, owner_user_id: null });
+    const ok = await client.call('createGatewayToken', {
+      path: { id: gateway.gateway_id },
+      body: { name: 'ci', scopes: ['run'], serviceAccountId: fixtures.serviceAccounts[0]!.id },
+    });
+    expect(ok).toMatchObject({
+      principal_type: 'service_account',
+      service_account_id: fixtures.serviceAccounts[0]!.id,
+      owner_user_id: null,
+    });
     await expect(
-      client.call('createGatewayToken', { path: { id: gateway.gateway_id }, body: { name: 'x', scopes: ['run'], serviceAccountId: fixtures.serviceAccounts[2]!.id } }),
+      client.call('createGatewayToken', {
+        path: { id: gateway.gateway_id },
+        body: { name: 'x', scopes: ['run'], serviceAccountId: fixtures.serviceAccounts[2]!.id },
+      }),
     ).rejects.toMatchObject({ status: 403, reason: 'service_account_not_in_account' });
     await expect(
-      client.call('createGatewayToken', { path: { id: gateway.gateway_id }, body: { name: 'x', scopes: ['run'], serviceAccountId: fixtures.serviceAccounts[1]!.id } }),
+      client.call('createGatewayToken', {
+        path: { id: gateway.gateway_id },
+        body: { name: 'x', scopes: ['run'], serviceAccountId: fixtures.serviceAccounts[1]!.id },
+      }),
     ).rejects.toMatchObject({ status: 409, reason: 'service_account_inactive' });
   });
 });

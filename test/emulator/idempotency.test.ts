@@ -24,7 +24,12 @@ async function start() {
 async function post(path: string, body: string, key: string | undefined, token = fixtures.tokens.admin) {
   const res = await fetch(`${emulator!.url}/v1${path}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'x-account-id': acme, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'x-account-id': acme,
+      'content-type': 'application/json',
+      ...(key ? { 'idempotency-key': key } : {}),
+    },
     body,
   });
   return { status: res.status, text: await res.text(), replayed: res.headers.get('idempotent-replayed') };
@@ -33,7 +38,9 @@ async function post(path: string, body: string, key: string | undefined, token =
 const projectBody = (name: string) => JSON.stringify({ accountId: acme, name, description: 'idempotency' });
 
 async function projectNames(): Promise<string[]> {
-  const res = await fetch(`${emulator!.url}/v1/projects?limit=200`, { headers: { authorization: `Bearer ${fixtures.tokens.admin}`, 'x-account-id': acme } });
+  const res = await fetch(`${emulator!.url}/v1/projects?limit=200`, {
+    headers: { authorization: `Bearer ${fixtures.tokens.admin}`, 'x-account-id': acme },
+  });
   return ((await res.json()) as { data: { name: string }[] }).data.map((p) => p.name);
 }
 
@@ -62,9 +69,13 @@ describe('Idempotency-Key', () => {
 
   it('replays stored 4xx answers too, but not 5xx or 429', async () => {
     await start();
-    const bad = await post('/projects', JSON.stringify({ accountId: acme, name: '' , description: '' }), 'key-3');
+    const bad = await post('/projects', JSON.stringify({ accountId: acme, name: '', description: '' }), 'key-3');
     expect(bad.status).toBe(400);
-    expect(await post('/projects', JSON.stringify({ accountId: acme, name: '', description: '' }), 'key-3')).toMatchObject({ status: 400, text: bad.text, replayed: 'true' });
+    expect(await post('/projects', JSON.stringify({ accountId: acme, name: '', description: '' }), 'key-3')).toMatchObject({
+      status: 400,
+      text: bad.text,
+      replayed: 'true',
+    });
   });
 
   it('keeps keys per caller: another user may use the same key', async () => {
@@ -91,7 +102,9 @@ describe('Idempotency-Key', () => {
 
   it('ignores the key on reads', async () => {
     await start();
-    const res = await fetch(`${emulator!.url}/v1/projects`, { headers: { authorization: `Bearer ${fixtures.tokens.admin}`, 'x-account-id': acme, 'idempotency-key': 'k' } });
+    const res = await fetch(`${emulator!.url}/v1/projects`, {
+      headers: { authorization: `Bearer ${fixtures.tokens.admin}`, 'x-account-id': acme, 'idempotency-key': 'k' },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('idempotent-replayed')).toBeNull();
   });
@@ -107,7 +120,10 @@ describe('Idempotency-Key memory', () => {
     const big = (i: number) => JSON.stringify({ accountId: acme, name: `big-${i}`, description: 'x'.repeat(1024 * 1024 - 200) });
     await post('/projects', big(-1), 'warm-up');
     gc();
-    const retained = () => { const m = process.memoryUsage(); return m.heapUsed + m.external; };
+    const retained = () => {
+      const m = process.memoryUsage();
+      return m.heapUsed + m.external;
+    };
     const before = retained();
     for (let i = 0; i < 300; i++) {
       const answer = await post('/projects', big(i), `burst-${i}`);
@@ -122,7 +138,8 @@ describe('Idempotency-Key memory', () => {
 
   it('caps the number of stored answers, dropping the oldest first', () => {
     const store = new IdempotencyStore(3);
-    for (const key of ['a', 'b', 'c', 'd']) store.store('p', key, { fingerprint: hashFingerprint(`POST /x\n${key}`), status: 200, body: key, storedAt: 0 });
+    for (const key of ['a', 'b', 'c', 'd'])
+      store.store('p', key, { fingerprint: hashFingerprint(`POST /x\n${key}`), status: 200, body: key, storedAt: 0 });
     expect(['a', 'b', 'c', 'd'].map((key) => store.lookup('p', key, 0)?.body)).toEqual([undefined, 'b', 'c', 'd']);
   });
 });

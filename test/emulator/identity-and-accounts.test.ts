@@ -40,9 +40,14 @@ describe('authentication', () => {
   });
 
   it('refuses a request carrying two identities', async () => {
-    const both = await call('GET', '/providers', { ...as(fixtures.tokens.admin), 'x-service-account-token': fixtures.tokens.serviceAccount });
+    const both = await call('GET', '/providers', {
+      ...as(fixtures.tokens.admin),
+      'x-service-account-token': fixtures.tokens.serviceAccount,
+    });
     expect(reason(both)).toEqual([400, 'bad_request', 'multiple_identities']);
-    const twoBearers = await call('GET', '/providers', { authorization: `Bearer ${fixtures.tokens.admin}, Bearer ${fixtures.tokens.serviceAccount}` });
+    const twoBearers = await call('GET', '/providers', {
+      authorization: `Bearer ${fixtures.tokens.admin}, Bearer ${fixtures.tokens.serviceAccount}`,
+    });
     expect(reason(twoBearers)).toEqual([400, 'bad_request', 'multiple_identities']);
   });
 
@@ -108,20 +113,37 @@ describe('accounts', () => {
 
   it('requires x-account-id on account operations, and membership of that account', async () => {
     expect(reason(await call('GET', '/projects', as(fixtures.tokens.admin)))).toEqual([400, 'bad_request', 'account_id_required']);
-    expect(reason(await call('GET', '/projects', as(fixtures.tokens.admin, 'acme')))).toEqual([400, 'bad_request', 'Request validation failed']);
+    expect(reason(await call('GET', '/projects', as(fixtures.tokens.admin, 'acme')))).toEqual([
+      400,
+      'bad_request',
+      'Request validation failed',
+    ]);
     expect(reason(await call('GET', '/projects', as(fixtures.tokens.admin, globex)))).toEqual([403, 'forbidden', 'not_account_member']);
   });
 
   it('never lets accountId in a query or body select another account than the header', async () => {
-    expect(reason(await call('GET', `/projects?accountId=${staging}`, as(fixtures.tokens.admin, acme)))).toEqual([403, 'forbidden', 'not_authorized']);
-    const create = await call('POST', '/projects', as(fixtures.tokens.admin, acme), { accountId: staging, name: 'sneaky', description: '' });
+    expect(reason(await call('GET', `/projects?accountId=${staging}`, as(fixtures.tokens.admin, acme)))).toEqual([
+      403,
+      'forbidden',
+      'not_authorized',
+    ]);
+    const create = await call('POST', '/projects', as(fixtures.tokens.admin, acme), {
+      accountId: staging,
+      name: 'sneaky',
+      description: '',
+    });
     expect(reason(create)).toEqual([403, 'forbidden', 'not_authorized']);
   });
 
   it('denies an id of another account even when the caller is a member of both (never 404)', async () => {
     const stagingProject = fixtures.projects[2]!.id;
     expect((await call('GET', `/projects/${stagingProject}`, as(fixtures.tokens.admin, staging))).status).toBe(200);
-    for (const path of [`/projects/${stagingProject}`, `/records/${fixtures.records[2]!.id}`, `/gateways/${fixtures.gateways[1]!.id}`, `/provider-credentials/${fixtures.credentials[2]!.id}/models`]) {
+    for (const path of [
+      `/projects/${stagingProject}`,
+      `/records/${fixtures.records[2]!.id}`,
+      `/gateways/${fixtures.gateways[1]!.id}`,
+      `/provider-credentials/${fixtures.credentials[2]!.id}/models`,
+    ]) {
       expect(reason(await call('GET', path, as(fixtures.tokens.admin, acme))), path).toEqual([403, 'forbidden', 'not_authorized']);
     }
   });

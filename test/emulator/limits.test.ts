@@ -39,7 +39,10 @@ describe('rate limit', () => {
     emulator = await startEmulator({ rateLimit: 1, now: () => new Date(now) });
     const waits: number[] = [];
     const client = createClient({
-      baseUrl: emulator.url, token: fixtures.tokens.admin, accountId: acme, retry: { maxRetryAfterMs: 5 },
+      baseUrl: emulator.url,
+      token: fixtures.tokens.admin,
+      accountId: acme,
+      retry: { maxRetryAfterMs: 5 },
       onEvent: (e) => {
         if (e.type === 'retry') {
           waits.push(e.delayMs);
@@ -68,15 +71,30 @@ describe('plan limits', () => {
     // Account 1 starts with one active project (and one archived, which does not count), two credentials and one gateway.
     await client.call('createProject', { body: { accountId: acme, name: 'second', description: '' } });
     await expect(client.call('createProject', { body: { accountId: acme, name: 'third', description: '' } })).rejects.toMatchObject({
-      status: 409, code: 'conflict', reason: 'plan_limit_reached',
+      status: 409,
+      code: 'conflict',
+      reason: 'plan_limit_reached',
     });
-    await expect(client.call('createCredential', { body: { providerId: fixtures.providers[0]!.id, label: 'x', secret: 'sk-long-enough' } })).rejects.toMatchObject({ reason: 'plan_limit_reached' });
     await expect(
-      client.call('createGateway', { body: { projectId: fixtures.projects[0]!.id, name: 'g', slug: 'g2', defaultProviderId: fixtures.providers[0]!.id, defaultModel: 'gpt-4o', credentialIds: [fixtures.credentials[0]!.id] } }),
+      client.call('createCredential', { body: { providerId: fixtures.providers[0]!.id, label: 'x', secret: 'sk-long-enough' } }),
+    ).rejects.toMatchObject({ reason: 'plan_limit_reached' });
+    await expect(
+      client.call('createGateway', {
+        body: {
+          projectId: fixtures.projects[0]!.id,
+          name: 'g',
+          slug: 'g2',
+          defaultProviderId: fixtures.providers[0]!.id,
+          defaultModel: 'gpt-4o',
+          credentialIds: [fixtures.credentials[0]!.id],
+        },
+      }),
     ).rejects.toMatchObject({ reason: 'plan_limit_reached' });
     // Another account has its own allowance.
     const staging = fixtures.accounts[1]!.id;
-    await expect(client.call('createProject', { body: { accountId: staging, name: 'ok', description: '' } }, { accountId: staging })).resolves.toHaveProperty('project_id');
+    await expect(
+      client.call('createProject', { body: { accountId: staging, name: 'ok', description: '' } }, { accountId: staging }),
+    ).resolves.toHaveProperty('project_id');
     await client.close();
   });
 });

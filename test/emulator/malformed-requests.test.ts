@@ -14,7 +14,11 @@ const admin = { authorization: `Bearer ${fixtures.tokens.admin}`, 'x-account-id'
 async function send(method: string, path: string, body?: string, headers: Record<string, string> = admin) {
   const res = await fetch(`${emulator().url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body });
   const text = await res.text();
-  return { status: res.status, requestId: res.headers.get('x-request-id'), json: JSON.parse(text) as { ok: boolean; error?: { code: string; message: string; details?: string[] } } };
+  return {
+    status: res.status,
+    requestId: res.headers.get('x-request-id'),
+    json: JSON.parse(text) as { ok: boolean; error?: { code: string; message: string; details?: string[] } },
+  };
 }
 
 describe('malformed requests', () => {
@@ -57,28 +61,74 @@ describe('malformed requests', () => {
     const rng = createPrng(2024);
     const templates = Object.values(operations);
     const ids = [
-      '99999999-9999-4999-8999-999999999999', fixtures.gateways[2]!.id, fixtures.projects[3]!.id, fixtures.records[0]!.id, fixtures.gateways[0]!.id,
-      'not-a-uuid', '..', '%E0%A4%A', '%2F..%2F', 'x'.repeat(3000), '',
+      '99999999-9999-4999-8999-999999999999',
+      fixtures.gateways[2]!.id,
+      fixtures.projects[3]!.id,
+      fixtures.records[0]!.id,
+      fixtures.gateways[0]!.id,
+      'not-a-uuid',
+      '..',
+      '%E0%A4%A',
+      '%2F..%2F',
+      'x'.repeat(3000),
+      '',
     ];
     const bodies = [
-      '{', 'null', '[]', '"string"', '42', 'true', '{"a":', '{"name":{"$gt":""}}', JSON.stringify({ accountId: 'x', name: 1 }),
-      JSON.stringify({ projectId: fixtures.projects[3]!.id, name: 'n', slug: 'ok', defaultProviderId: fixtures.providers[0]!.id, defaultModel: 'm', credentialIds: [] }),
-      JSON.stringify({ scope: [], environment: 5 }), JSON.stringify({ archived: 'yes' }), '\u0000\u0001', '{"__proto__":{"polluted":true}}',
+      '{',
+      'null',
+      '[]',
+      '"string"',
+      '42',
+      'true',
+      '{"a":',
+      '{"name":{"$gt":""}}',
+      JSON.stringify({ accountId: 'x', name: 1 }),
+      JSON.stringify({
+        projectId: fixtures.projects[3]!.id,
+        name: 'n',
+        slug: 'ok',
+        defaultProviderId: fixtures.providers[0]!.id,
+        defaultModel: 'm',
+        credentialIds: [],
+      }),
+      JSON.stringify({ scope: [], environment: 5 }),
+      JSON.stringify({ archived: 'yes' }),
+      '\u0000\u0001',
+      '{"__proto__":{"polluted":true}}',
     ];
     const headerSets: Record<string, string>[] = [
-      admin, {}, { authorization: 'Bearer' }, { authorization: `Bearer ${fixtures.tokens.admin}` }, { ...admin, 'x-account-id': 'nope' },
-      { ...admin, 'x-account-id': fixtures.accounts[2]!.id }, { authorization: `Bearer ${fixtures.tokens.serviceAccount}`, 'x-account-id': acme },
-      { ...admin, 'idempotency-key': 'fuzz' }, { authorization: `Bearer ${fixtures.tokens.reader}`, 'x-account-id': acme },
+      admin,
+      {},
+      { authorization: 'Bearer' },
+      { authorization: `Bearer ${fixtures.tokens.admin}` },
+      { ...admin, 'x-account-id': 'nope' },
+      { ...admin, 'x-account-id': fixtures.accounts[2]!.id },
+      { authorization: `Bearer ${fixtures.tokens.serviceAccount}`, 'x-account-id': acme },
+      { ...admin, 'idempotency-key': 'fuzz' },
+      { authorization: `Bearer ${fixtures.tokens.reader}`, 'x-account-id': acme },
     ];
     const methods = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'OPTIONS'];
-    const queries = ['', '?limit=abc', '?limit=-1&offset=x', '?includeArchived=maybe', '?limit=1&limit=2', '?a[b]=c', `?projectId=${ids[2]}`, '?outcome=%00'];
+    const queries = [
+      '',
+      '?limit=abc',
+      '?limit=-1&offset=x',
+      '?includeArchived=maybe',
+      '?limit=1&limit=2',
+      '?a[b]=c',
+      `?projectId=${ids[2]}`,
+      '?outcome=%00',
+    ];
     let answered = 0;
     for (let i = 0; i < 300; i++) {
       const template = rng.pick(templates);
       const path = '/v1' + template.path.replace(/\{\w+\}/g, () => encodeURIComponent(rng.pick(ids)).replace(/%25/g, '%'));
       const method = rng.next() < 0.7 ? template.method : rng.pick(methods);
       const body = method === 'GET' || method === 'OPTIONS' ? undefined : rng.pick(bodies);
-      const res = await fetch(`${emulator().url}${path}${rng.pick(queries)}`, { method, headers: { 'content-type': 'application/json', ...rng.pick(headerSets) }, body });
+      const res = await fetch(`${emulator().url}${path}${rng.pick(queries)}`, {
+        method,
+        headers: { 'content-type': 'application/json', ...rng.pick(headerSets) },
+        body,
+      });
       const text = await res.text();
       expect(res.status, `${method} ${path}`).toBeLessThan(500);
       expect(res.headers.get('x-request-id')).toMatch(/^req_/);
@@ -98,7 +148,11 @@ describe('malformed requests', () => {
     expect(raw).toMatch(/^HTTP\/1\.1 400/);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
 
-    const valid = await send('POST', '/v1/projects', JSON.stringify({ accountId: acme, name: 'after-the-storm', description: 'still alive' }));
+    const valid = await send(
+      'POST',
+      '/v1/projects',
+      JSON.stringify({ accountId: acme, name: 'after-the-storm', description: 'still alive' }),
+    );
     expect(valid.status).toBe(200);
     expect(valid.json.ok).toBe(true);
   });

@@ -22,9 +22,18 @@ describe('data file', () => {
     const first = await startEmulator({ dataFile });
     const client = createClient({ baseUrl: first.url, token: fixtures.tokens.admin, accountId: acme, retry: { maxAttempts: 1 } });
     const { project_id } = await client.call('createProject', { body: { accountId: acme, name: 'persisted', description: '' } });
-    const credential = await client.call('createCredential', { body: { providerId: fixtures.providers[0]!.id, label: 'p', secret: 'sk-persisted-secret' } });
+    const credential = await client.call('createCredential', {
+      body: { providerId: fixtures.providers[0]!.id, label: 'p', secret: 'sk-persisted-secret' },
+    });
     const gateway = await client.call('createGateway', {
-      body: { projectId: project_id, name: 'p', slug: 'persisted', defaultProviderId: fixtures.providers[0]!.id, defaultModel: 'gpt-4o', credentialIds: [credential.credential_id] },
+      body: {
+        projectId: project_id,
+        name: 'p',
+        slug: 'persisted',
+        defaultProviderId: fixtures.providers[0]!.id,
+        defaultModel: 'gpt-4o',
+        credentialIds: [credential.credential_id],
+      },
     });
     await client.call('updateOtelExport', { path: { id: gateway.gateway_id }, body: { headers: { 'X-Key': 'otel-persisted-secret' } } });
     const token = await client.call('createGatewayToken', { path: { id: gateway.gateway_id }, body: { name: 't', scopes: ['run'] } });

@@ -31,11 +31,13 @@ interface Printed {
 }
 
 /** `cplane emulator --print-fixtures` as a process of its own: "the same on every run" means across processes. */
-const printFixtures = (): Printed => JSON.parse(spawnSync(process.execPath, [bin, 'emulator', '--print-fixtures'], { encoding: 'utf8' }).stdout) as Printed;
+const printFixtures = (): Printed =>
+  JSON.parse(spawnSync(process.execPath, [bin, 'emulator', '--print-fixtures'], { encoding: 'utf8' }).stdout) as Printed;
 /** The same command in-process, where only what it prints matters. */
-const printFixturesInProcess = async (): Promise<Printed> => JSON.parse((await runInProcess(['emulator', '--print-fixtures'], process.env, process.cwd())).stdout) as Printed;
+const printFixturesInProcess = async (): Promise<Printed> =>
+  JSON.parse((await runInProcess(['emulator', '--print-fixtures'], process.env, process.cwd())).stdout) as Printed;
 
-describe('fixture readers\' keys', () => {
+describe("fixture readers' keys", () => {
   it('prints each private key beside its public key, marked as test values, the same on every run', () => {
     const printed = printFixtures();
     expect(printed.readerKeysNote).toMatch(/^Test values of the emulator, public by design/);
@@ -75,7 +77,9 @@ describe('fixture readers\' keys', () => {
     try {
       writeFileSync(join(temp, 'data.json'), JSON.stringify(db));
       const loaded = loadDatabase(join(temp, 'data.json'))!;
-      expect({ sa: loaded.serviceAccounts[0]!.public_key, user: loaded.users[0]!.public_key, group: loaded.groups[0]!.public_key }).toEqual(keys);
+      expect({ sa: loaded.serviceAccounts[0]!.public_key, user: loaded.users[0]!.public_key, group: loaded.groups[0]!.public_key }).toEqual(
+        keys,
+      );
       expect(loaded.users.find((u) => u.name === 'Rex Reader')!.public_key).toBeNull();
     } finally {
       rmSync(temp, { recursive: true, force: true });

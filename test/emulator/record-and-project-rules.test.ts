@@ -16,8 +16,12 @@ beforeAll(() => {
 });
 afterAll(() => client.close());
 
-const value = (text: string) => ({ ciphertext: Buffer.from(text).toString('base64'), wrapper: { alg: 'xchacha20poly1305', keyId: 'k1', wrappedDek: `dek:${text}` } });
-const newProject = async (name: string) => (await client.call('createProject', { body: { accountId: acme, name, description: 'd' } })).project_id;
+const value = (text: string) => ({
+  ciphertext: Buffer.from(text).toString('base64'),
+  wrapper: { alg: 'xchacha20poly1305', keyId: 'k1', wrappedDek: `dek:${text}` },
+});
+const newProject = async (name: string) =>
+  (await client.call('createProject', { body: { accountId: acme, name, description: 'd' } })).project_id;
 
 describe('projects', () => {
   it('PATCH replaces name, description and isActive: an omitted value is reset, not preserved', async () => {
@@ -25,23 +29,41 @@ describe('projects', () => {
     const updated = await client.call('updateProject', { path: { id }, body: { name: 'replaced', description: 'kept?', isActive: false } });
     expect(updated).toMatchObject({ name: 'replaced', description: 'kept?', is_active: false });
     // Spec: "Full replacement of editable values: an omitted value is not preserved".
-    expect(await client.call('updateProject', { path: { id }, body: { name: 'x', isActive: false } })).toMatchObject({ name: 'x', description: '', is_active: false });
-    expect(await client.call('updateProject', { path: { id }, body: { name: 'y', description: 'd' } })).toMatchObject({ name: 'y', description: 'd', is_active: true });
+    expect(await client.call('updateProject', { path: { id }, body: { name: 'x', isActive: false } })).toMatchObject({
+      name: 'x',
+      description: '',
+      is_active: false,
+    });
+    expect(await client.call('updateProject', { path: { id }, body: { name: 'y', description: 'd' } })).toMatchObject({
+      name: 'y',
+      description: 'd',
+      is_active: true,
+    });
     // A project cannot be nameless, so the name stays required.
     await expect(client.call('updateProject', { path: { id }, body: { isActive: true } as never })).rejects.toMatchObject({
-      status: 400, reason: 'Request validation failed', details: ['body: missing required member "name"'],
+      status: 400,
+      reason: 'Request validation failed',
+      details: ['body: missing required member "name"'],
     });
   });
 
   it('archives and unarchives with conflicts, and lists archived projects only with includeArchived', async () => {
     const id = await newProject('archivable');
     await client.call('archiveProject', { path: { id }, body: { archived: true } });
-    await expect(client.call('archiveProject', { path: { id }, body: { archived: true } })).rejects.toMatchObject({ status: 409, reason: 'project_already_archived' });
+    await expect(client.call('archiveProject', { path: { id }, body: { archived: true } })).rejects.toMatchObject({
+      status: 409,
+      reason: 'project_already_archived',
+    });
     expect((await client.call('listProjects', {})).map((p) => p.project_id)).not.toContain(id);
-    expect((await client.call('listProjects', { query: { includeArchived: true } })).find((p) => p.project_id === id)).toMatchObject({ archived: true });
+    expect((await client.call('listProjects', { query: { includeArchived: true } })).find((p) => p.project_id === id)).toMatchObject({
+      archived: true,
+    });
     expect(await client.call('getProject', { path: { id } })).toMatchObject({ archived: true, archived_at: expect.any(String) });
     await client.call('archiveProject', { path: { id }, body: { archived: false } });
-    await expect(client.call('archiveProject', { path: { id }, body: { archived: false } })).rejects.toMatchObject({ status: 409, reason: 'project_not_archived' });
+    await expect(client.call('archiveProject', { path: { id }, body: { archived: false } })).rejects.toMatchObject({
+      status: 409,
+      reason: 'project_not_archived',
+    });
   });
 
   it('pages with limit and offset in creation order, 50 by default, at most 200', async () => {
@@ -66,9 +88,14 @@ describe('records', () => {
     expect(upserted).toEqual({ record_id: created.record_id, created: false, version: 2 });
     expect((await client.call('getRecord', { path: { id: created.record_id } })).tags).toEqual(['b']);
     await client.call('archiveRecord', { path: { id: created.record_id }, body: { archived: true } });
-    await expect(client.call('createRecord', { body: { projectId, name: 'db' } })).rejects.toMatchObject({ status: 409, reason: 'record_archived' });
+    await expect(client.call('createRecord', { body: { projectId, name: 'db' } })).rejects.toMatchObject({
+      status: 409,
+      reason: 'record_archived',
+    });
     expect((await client.call('listProjectRecords', { path: { projectId } })).map((r) => r.name)).toEqual([]);
-    expect((await client.call('listProjectRecords', { path: { projectId }, query: { includeArchived: true } })).map((r) => r.name)).toEqual(['db']);
+    expect((await client.call('listProjectRecords', { path: { projectId }, query: { includeArchived: true } })).map((r) => r.name)).toEqual(
+      ['db'],
+    );
   });
 
   it('keeps only ciphertext and wrappers, with versions for create, version, rotate and rollback, and audits every write', async () => {
@@ -78,7 +105,12 @@ describe('records', () => {
     await client.call('rotateRecord', { path: { id }, body: value('three') });
     expect(await client.call('rollbackRecord', { path: { id }, body: { version: 1 } })).toEqual({ record_id: id, version: 4 });
     const versions = await client.call('listRecordVersions', { path: { id } });
-    expect(versions.map((v) => [v.version, v.reason])).toEqual([[1, 'create'], [2, 'version'], [3, 'rotate'], [4, 'rollback to 1']]);
+    expect(versions.map((v) => [v.version, v.reason])).toEqual([
+      [1, 'create'],
+      [2, 'version'],
+      [3, 'rotate'],
+      [4, 'rollback to 1'],
+    ]);
     const read = await client.call('readRecord', { path: { id }, body: { scope: ['fields'] } });
     expect(read.fields).toEqual({ version: 4, ciphertext: value('one').ciphertext, wrapper: value('one').wrapper });
     await client.call('updateRecord', { path: { id }, body: { rotationIntervalDays: 30 } });
@@ -91,13 +123,19 @@ describe('records', () => {
     const projectId = await newProject('rename');
     await client.call('createRecord', { body: { projectId, name: 'a' } });
     const { record_id: b } = await client.call('createRecord', { body: { projectId, name: 'b' } });
-    await expect(client.call('updateRecord', { path: { id: b }, body: { name: 'a' } })).rejects.toMatchObject({ status: 409, reason: 'record_name_exists' });
+    await expect(client.call('updateRecord', { path: { id: b }, body: { name: 'a' } })).rejects.toMatchObject({
+      status: 409,
+      reason: 'record_name_exists',
+    });
   });
 
   it('gives a Service Account the fields only with its grant', async () => {
     const sa = createClient({ baseUrl: emulator().url, token: fixtures.tokens.serviceAccount, accountId: acme, retry: { maxAttempts: 1 } });
     const id = fixtures.records[0]!.id;
-    await expect(sa.call('readRecord', { path: { id }, body: { scope: ['fields'] } })).rejects.toMatchObject({ status: 409, reason: 'service_account_grant_not_found' });
+    await expect(sa.call('readRecord', { path: { id }, body: { scope: ['fields'] } })).rejects.toMatchObject({
+      status: 409,
+      reason: 'service_account_grant_not_found',
+    });
     const wrappedDek = wrapperFor(await placeOf(client, id), fixtures.serviceAccounts[0]!.id);
     await client.call('grantServiceAccount', { path: { id: fixtures.serviceAccounts[0]!.id }, body: { recordId: id, wrappedDek } });
     const read = await sa.call('readRecord', { path: { id }, body: { scope: ['fields', 'meta'] } });
@@ -109,7 +147,9 @@ describe('records', () => {
 
 describe('provider credentials', () => {
   it('never returns the secret, and lists revoked credentials only with includeRevoked', async () => {
-    const created = await client.call('createCredential', { body: { providerId: openai, label: 'secret-test', secret: 'sk-very-secret-value' } });
+    const created = await client.call('createCredential', {
+      body: { providerId: openai, label: 'secret-test', secret: 'sk-very-secret-value' },
+    });
     await client.call('rotateCredential', { path: { id: created.credential_id }, body: { secret: 'sk-another-secret-value' } });
     const all = JSON.stringify([created, await client.call('listCredentials', { query: { includeRevoked: true } })]);
     expect(all).not.toContain('sk-very-secret-value');
@@ -117,19 +157,37 @@ describe('provider credentials', () => {
     const deleted = await client.call('deleteCredential', { path: { id: created.credential_id } });
     expect(deleted.status).toBe('revoked');
     expect((await client.call('listCredentials', {})).map((c) => c.credential_id)).not.toContain(created.credential_id);
-    expect((await client.call('listCredentials', { query: { includeRevoked: true } })).map((c) => c.credential_id)).toContain(created.credential_id);
-    await expect(client.call('rotateCredential', { path: { id: created.credential_id }, body: { secret: 'sk-third-secret' } })).rejects.toMatchObject({ status: 409, reason: 'credential_revoked' });
+    expect((await client.call('listCredentials', { query: { includeRevoked: true } })).map((c) => c.credential_id)).toContain(
+      created.credential_id,
+    );
+    await expect(
+      client.call('rotateCredential', { path: { id: created.credential_id }, body: { secret: 'sk-third-secret' } }),
+    ).rejects.toMatchObject({ status: 409, reason: 'credential_revoked' });
   });
 
   it('accepts only https base URLs to public hosts (400 base_url_not_allowed)', async () => {
-    const create = (baseUrl: string) => client.call('createCredential', { body: { providerId: openai, label: 'url', baseUrl, secret: 'sk-long-enough' } });
-    for (const bad of ['http://api.example.com', 'https://localhost/v1', 'https://127.0.0.1', 'https://10.1.2.3', 'https://192.168.0.1', 'https://172.16.5.4', 'https://169.254.169.254', 'https://[::1]/', 'https://[fe80::1]/', 'not a url']) {
+    const create = (baseUrl: string) =>
+      client.call('createCredential', { body: { providerId: openai, label: 'url', baseUrl, secret: 'sk-long-enough' } });
+    for (const bad of [
+      'http://api.example.com',
+      'https://localhost/v1',
+      'https://127.0.0.1',
+      'https://10.1.2.3',
+      'https://192.168.0.1',
+      'https://172.16.5.4',
+      'https://169.254.169.254',
+      'https://[::1]/',
+      'https://[fe80::1]/',
+      'not a url',
+    ]) {
       await expect(create(bad), bad).rejects.toMatchObject({ status: 400, reason: 'base_url_not_allowed' });
     }
     await expect(create('https://llm-proxy.example.com/v1')).resolves.toMatchObject({ base_url: 'https://llm-proxy.example.com/v1' });
   });
 
   it('rejects a provider secret shorter than 8 characters', async () => {
-    await expect(client.call('createCredential', { body: { providerId: openai, label: 'short', secret: 'sk-1234' } })).rejects.toMatchObject({ status: 400, reason: 'provider_key_rejected' });
+    await expect(
+      client.call('createCredential', { body: { providerId: openai, label: 'short', secret: 'sk-1234' } }),
+    ).rejects.toMatchObject({ status: 400, reason: 'provider_key_rejected' });
   });
 });

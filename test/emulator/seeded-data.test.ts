@@ -61,8 +61,11 @@ describe('seeded data', () => {
     expect(fixtures.accounts).toHaveLength(3);
     expect(fixtures.users[0]!.memberships.map((m) => m.accountId)).toEqual([fixtures.accounts[0]!.id, fixtures.accounts[1]!.id]);
     expect(fixtures.tokens).toMatchObject({
-      admin: expect.stringMatching(/^sk-svc-pat-/), reader: expect.stringMatching(/^sk-svc-pat-/), expired: expect.stringMatching(/^sk-svc-pat-/),
-      serviceAccount: expect.stringMatching(/^sk-svc-sa-/), inactiveServiceAccount: expect.stringMatching(/^sk-svc-sa-/),
+      admin: expect.stringMatching(/^sk-svc-pat-/),
+      reader: expect.stringMatching(/^sk-svc-pat-/),
+      expired: expect.stringMatching(/^sk-svc-pat-/),
+      serviceAccount: expect.stringMatching(/^sk-svc-sa-/),
+      inactiveServiceAccount: expect.stringMatching(/^sk-svc-sa-/),
     });
     expect(fixtures.providers.map((p) => p.name)).toEqual(['openai', 'anthropic', 'mistral']);
     expect(fixtures.roles.find((r) => r.name === 'reader')!.permissions.every((p) => /:read/.test(p))).toBe(true);

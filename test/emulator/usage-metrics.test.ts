@@ -21,9 +21,16 @@ afterAll(() => client.close());
 
 describe('GET /usage/metrics with gatewayId and groupBy', () => {
   it('gives one row per bucket, token and model, with the exact cost set down', async () => {
-    const rows = await client.call('getUsageMetrics', { query: { gatewayId: gateway, groupBy: 'token,model', since: new Date(emulator().now().getTime() - 3_600_000).toISOString() } });
+    const rows = await client.call('getUsageMetrics', {
+      query: { gatewayId: gateway, groupBy: 'token,model', since: new Date(emulator().now().getTime() - 3_600_000).toISOString() },
+    });
     // The seeded traffic of the last hour is there too, under the seeded models.
-    expect(rows.filter((r) => r.model === 'usage-test-model').map((r) => [r.token_id, r.model, r.requests, r.cost_usd]).sort()).toEqual([
+    expect(
+      rows
+        .filter((r) => r.model === 'usage-test-model')
+        .map((r) => [r.token_id, r.model, r.requests, r.cost_usd])
+        .sort(),
+    ).toEqual([
       [null, 'usage-test-model', 2, '0.500000'],
       [token, 'usage-test-model', 3, '1.000001'],
     ]);

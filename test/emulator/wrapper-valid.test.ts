@@ -36,16 +36,24 @@ async function newRecord(name: string, plaintext = `value of ${name}`): Promise<
 }
 
 /** Writes version 2 of the record. */
-const secondVersion = async (id: string, plaintext: string) => admin.call('createRecordVersion', { path: { id }, body: sealRecordValue(kek, plaintext, { accountId: acme, recordId: id, version: 2 }).value });
-const readAs = (sa: ApiClient, id: string, privateKey: Uint8Array, more: { readerId?: string } = {}) => readSecret(sa, { recordId: id, privateKey, writerKeys: [testWriter.publicKey], ...more });
+const secondVersion = async (id: string, plaintext: string) =>
+  admin.call('createRecordVersion', {
+    path: { id },
+    body: sealRecordValue(kek, plaintext, { accountId: acme, recordId: id, version: 2 }).value,
+  });
+const readAs = (sa: ApiClient, id: string, privateKey: Uint8Array, more: { readerId?: string } = {}) =>
+  readSecret(sa, { recordId: id, privateKey, writerKeys: [testWriter.publicKey], ...more });
 
-describe('readers\' keys', () => {
+describe("readers' keys", () => {
   it('lists each Service Account with its fixed X25519 public key and key id', async () => {
     const accounts = await admin.call('listServiceAccounts', { query: { accountId: acme } });
     const ci = accounts.find((s) => s.name === 'ci-deployer')!;
     expect(ci).toMatchObject({ status: 'active', public_key: Buffer.from(fixtureKeyPair(ciDeployer).publicKey).toString('base64') });
     expect(ci.key_id).toBe(keyIdOf(fixtureKeyPair(ciDeployer).publicKey));
-    expect(accounts.find((s) => s.name === 'legacy-bot')).toMatchObject({ status: 'inactive', key_id: expect.stringMatching(/^x25519:[0-9a-f]{16}$/) });
+    expect(accounts.find((s) => s.name === 'legacy-bot')).toMatchObject({
+      status: 'inactive',
+      key_id: expect.stringMatching(/^x25519:[0-9a-f]{16}$/),
+    });
   });
 });
 
@@ -53,9 +61,16 @@ describe('a grant or share whose wrapper does not open is refused', () => {
   it('refuses a fake wrapper (400 invalid_wrapper) for a Service Account, a user and a group', async () => {
     const { id } = await newRecord('fake-wrapper');
     const fake = 'not-a-real-wrapper';
-    await expect(admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: fake } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
-    await expect(admin.call('shareRecordWithUser', { path: { id }, body: { userId: dana, wrappedDek: fake } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
-    await expect(admin.call('shareRecordWithGroup', { path: { id }, body: { groupId: platform, wrappedDek: fake } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
+    await expect(
+      admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: fake } }),
+    ).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
+    await expect(admin.call('shareRecordWithUser', { path: { id }, body: { userId: dana, wrappedDek: fake } })).rejects.toMatchObject({
+      status: 400,
+      reason: 'invalid_wrapper',
+    });
+    await expect(admin.call('shareRecordWithGroup', { path: { id }, body: { groupId: platform, wrappedDek: fake } })).rejects.toMatchObject(
+      { status: 400, reason: 'invalid_wrapper' },
+    );
     expect((await admin.call('getRecord', { path: { id } })).grants).toEqual({ user_ids: [], group_ids: [], service_account_ids: [] });
   });
 
@@ -64,34 +79,61 @@ describe('a grant or share whose wrapper does not open is refused', () => {
     const { place: other } = await newRecord('other-record');
     // Made for globex-bot's key, posted as ci-deployer's grant: it does not open with ci-deployer's key.
     const forGlobex = wrapperFor(place, globexBot).replace(globexBot, ciDeployer);
-    await expect(admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: forGlobex } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
-    await expect(admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(other, ciDeployer) } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
-    await expect(admin.call('shareRecordWithUser', { path: { id }, body: { userId: dana, wrappedDek: wrapperFor(place, ada) } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
+    await expect(
+      admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: forGlobex } }),
+    ).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
+    await expect(
+      admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(other, ciDeployer) } }),
+    ).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
+    await expect(
+      admin.call('shareRecordWithUser', { path: { id }, body: { userId: dana, wrappedDek: wrapperFor(place, ada) } }),
+    ).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
     // Made for this record and reader, but for another value (digest) or account: it does not open either.
-    await expect(admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor({ ...place, digest: other.digest }, ciDeployer) } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
-    await expect(admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor({ ...place, accountId: fixtures.accounts[2]!.id }, ciDeployer) } })).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
+    await expect(
+      admin.call('grantServiceAccount', {
+        path: { id: ciDeployer },
+        body: { recordId: id, wrappedDek: wrapperFor({ ...place, digest: other.digest }, ciDeployer) },
+      }),
+    ).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
+    await expect(
+      admin.call('grantServiceAccount', {
+        path: { id: ciDeployer },
+        body: { recordId: id, wrappedDek: wrapperFor({ ...place, accountId: fixtures.accounts[2]!.id }, ciDeployer) },
+      }),
+    ).rejects.toMatchObject({ status: 400, reason: 'invalid_wrapper' });
   });
 
   it('refuses a wrapper of an older value version (409 key_version_conflict)', async () => {
     const { id, place } = await newRecord('versions');
     await secondVersion(id, 'second');
-    await expect(admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(place, ciDeployer) } })).rejects.toMatchObject({ status: 409, reason: 'key_version_conflict' });
+    await expect(
+      admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(place, ciDeployer) } }),
+    ).rejects.toMatchObject({ status: 409, reason: 'key_version_conflict' });
   });
 
   it('refuses a share to a user who has no key (400 recipient_public_key_not_found)', async () => {
     const { id, place } = await newRecord('keyless');
-    await expect(admin.call('shareRecordWithUser', { path: { id }, body: { userId: rex, wrappedDek: wrapperFor(place, rex) } })).rejects.toMatchObject({
-      status: 400, reason: 'recipient_public_key_not_found',
+    await expect(
+      admin.call('shareRecordWithUser', { path: { id }, body: { userId: rex, wrappedDek: wrapperFor(place, rex) } }),
+    ).rejects.toMatchObject({
+      status: 400,
+      reason: 'recipient_public_key_not_found',
     });
   });
 });
 
 describe('a valid wrapper', () => {
-  it('is accepted, shows in the record\'s grants (ids only), and the Service Account decrypts the value with its key', async () => {
+  it("is accepted, shows in the record's grants (ids only), and the Service Account decrypts the value with its key", async () => {
     const { id, dataKey, place } = await newRecord('granted', 'sk_live_granted_4242');
-    await admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(place, ciDeployer, dataKey) } });
+    await admin.call('grantServiceAccount', {
+      path: { id: ciDeployer },
+      body: { recordId: id, wrappedDek: wrapperFor(place, ciDeployer, dataKey) },
+    });
     await admin.call('shareRecordWithUser', { path: { id }, body: { userId: dana, wrappedDek: wrapperFor(place, dana, dataKey) } });
-    await admin.call('shareRecordWithGroup', { path: { id }, body: { groupId: platform, wrappedDek: wrapperFor(place, platform, dataKey) } });
+    await admin.call('shareRecordWithGroup', {
+      path: { id },
+      body: { groupId: platform, wrappedDek: wrapperFor(place, platform, dataKey) },
+    });
     const meta = await admin.call('getRecord', { path: { id } });
     expect(meta.grants).toEqual({ user_ids: [dana], group_ids: [platform], service_account_ids: [ciDeployer] });
 
@@ -102,7 +144,16 @@ describe('a valid wrapper', () => {
       await expect(readAs(sa, id, fixtureKeyPair(globexBot).privateKey)).rejects.toMatchObject({ code: 'WRAP_OTHER_KEY' });
       // No writer key trusted (left out, or an unset variable split on commas): refused, saying who hands one out (never a CLI command).
       for (const writerKeys of [undefined, [''], []]) {
-        await expect(readSecret(sa, { recordId: id, privateKey: fixtureKeyPair(ciDeployer).privateKey, writerKeys: writerKeys as unknown as string[] })).rejects.toMatchObject({ code: 'WRAP_UNTRUSTED_WRITER', message: expect.stringMatching(/^No writer key is trusted.*its owner hands it out[^`]*$/) });
+        await expect(
+          readSecret(sa, {
+            recordId: id,
+            privateKey: fixtureKeyPair(ciDeployer).privateKey,
+            writerKeys: writerKeys as unknown as string[],
+          }),
+        ).rejects.toMatchObject({
+          code: 'WRAP_UNTRUSTED_WRITER',
+          message: expect.stringMatching(/^No writer key is trusted.*its owner hands it out[^`]*$/),
+        });
       }
     } finally {
       await sa.close();
@@ -111,7 +162,10 @@ describe('a valid wrapper', () => {
 
   it('is stale once the value changes: the reader is told the new version has not been wrapped for it', async () => {
     const { id, dataKey, place } = await newRecord('stale');
-    await admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: id, wrappedDek: wrapperFor(place, ciDeployer, dataKey) } });
+    await admin.call('grantServiceAccount', {
+      path: { id: ciDeployer },
+      body: { recordId: id, wrappedDek: wrapperFor(place, ciDeployer, dataKey) },
+    });
     await secondVersion(id, 'rotated');
     const sa = createClient({ baseUrl: emulator().url, token: fixtures.tokens.serviceAccount, accountId: acme, retry: { maxAttempts: 1 } });
     try {

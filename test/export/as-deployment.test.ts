@@ -44,19 +44,35 @@ describe('adding a deployment', () => {
     await writeFile(join(dir, 'main.yaml'), MAIN);
     const target = await findDeploymentsFile(dir, 'b');
     expect(target.directoryVars).toEqual(['user_x_id', 'user_x_public_key', 'group_y_id', 'group_y_public_key']);
-    const added = await addDeployment(target, 'b', '0a000000-0000-4000-8000-000000001002', [entry('users', 'user-x', '0b000000-0000-4000-8000-0000000000aa'), entry('groups', 'group-z', '0c000000-0000-4000-8000-0000000000bb')], nothingInferred);
+    const added = await addDeployment(
+      target,
+      'b',
+      '0a000000-0000-4000-8000-000000001002',
+      [
+        entry('users', 'user-x', '0b000000-0000-4000-8000-0000000000aa'),
+        entry('groups', 'group-z', '0c000000-0000-4000-8000-0000000000bb'),
+      ],
+      nothingInferred,
+    );
     expect(added.given).toEqual(['user_x_id']);
     expect(added.toFill).toEqual(['user_x_public_key', 'group_y_id', 'group_y_public_key']);
     expect(added.unmatched.map((d) => d.local)).toEqual(['group-z']);
     const text = await readFile(join(dir, 'main.yaml'), 'utf8');
-    expect(text).toBe(MAIN.replace('# first\n', '# first\n  b:\n    account: 0a000000-0000-4000-8000-000000001002\n    variables: { user_x_id: 0b000000-0000-4000-8000-0000000000aa }\n'));
+    expect(text).toBe(
+      MAIN.replace(
+        '# first\n',
+        '# first\n  b:\n    account: 0a000000-0000-4000-8000-000000001002\n    variables: { user_x_id: 0b000000-0000-4000-8000-0000000000aa }\n',
+      ),
+    );
   });
 
   it('refuses a taken name, an account a deployment has, a folder without deployments:, and a name that is not one', async () => {
     await writeFile(join(dir, 'main.yaml'), MAIN);
     await expect(findDeploymentsFile(dir, 'a')).rejects.toThrow(`The configuration ${dir} already has a deployment "a"`);
     await expect(findDeploymentsFile(dir, '../x')).rejects.toThrow('--as-deployment "../x" is not a deployment name.');
-    await expect(addDeployment(await findDeploymentsFile(dir, 'b'), 'b', '0a000000-0000-4000-8000-000000001001', [], nothingInferred)).rejects.toThrow('Account 0a000000-0000-4000-8000-000000001001 is already the deployment "a" of');
+    await expect(
+      addDeployment(await findDeploymentsFile(dir, 'b'), 'b', '0a000000-0000-4000-8000-000000001001', [], nothingInferred),
+    ).rejects.toThrow('Account 0a000000-0000-4000-8000-000000001001 is already the deployment "a" of');
     expect(await readFile(join(dir, 'main.yaml'), 'utf8')).toBe(MAIN);
     await writeFile(join(dir, 'main.yaml'), 'version: 1\naccount: ${var.account}\n');
     await expect(findDeploymentsFile(dir, 'b')).rejects.toThrow('has no `deployments:`');

@@ -12,7 +12,8 @@ import { world, type World } from '../e2e/helpers.js';
 const source = fixtures.accounts[1]!.id;
 const target = fixtures.accounts[0]!.id;
 const values = { STRIPE_KEY: 'sk-live-stripe-0001', WEBHOOK_SECRET: 'whsec-0001-0001-0001' };
-const todo = 'Give each a `value:` in the configuration (`{ env: NAME }` or `{ file: PATH }`) and apply; values are never exported or copied from another account.';
+const todo =
+  'Give each a `value:` in the configuration (`{ env: NAME }` or `{ file: PATH }`) and apply; values are never exported or copied from another account.';
 
 describe('records exported without their value', () => {
   let w: World;
@@ -34,8 +35,15 @@ projects:
     const built = await w.cli(['apply', w.dir, '--auto-approve', '--no-input'], values);
     expect(built.code).toBe(0);
     const vault = (await w.client.listAll('listProjects', { query: { accountId: source } })).find((p) => p.name === 'vault')!;
-    const records = (await w.client.listAll('listRecords', { query: { accountId: source } })).filter((r) => r.project_id === vault.project_id);
-    expect(records.filter((r) => r.current_version !== null).map((r) => r.name).sort()).toEqual(['stripe-key', 'webhook']);
+    const records = (await w.client.listAll('listRecords', { query: { accountId: source } })).filter(
+      (r) => r.project_id === vault.project_id,
+    );
+    expect(
+      records
+        .filter((r) => r.current_version !== null)
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(['stripe-key', 'webhook']);
   }, 60_000);
   afterAll(async () => {
     await w?.close();
@@ -58,26 +66,39 @@ projects:
     expect(applied.stdout).toContain(`! ${note}\n  ${todo}\n`);
     expect(applied.stdout.trimEnd().split('\n').slice(-2)).toEqual([`${note}.`, todo]);
     const json = await w.run(['apply', ...inTarget, '--auto-approve', '--json']);
-    expect(JSON.parse(json.stdout.split('\n')[0]!)).toMatchObject({ type: 'plan', changes: false, withoutValue: ['record.vault/stripe-key', 'record.vault/webhook'] });
+    expect(JSON.parse(json.stdout.split('\n')[0]!)).toMatchObject({
+      type: 'plan',
+      changes: false,
+      withoutValue: ['record.vault/stripe-key', 'record.vault/webhook'],
+    });
   });
 
   it('plan there says so instead of a clean "No changes", in text, JSON and Markdown; the exit code stays 0', async () => {
     const text = await w.run(['plan', ...inTarget, '--detailed-exitcode']);
     expect(text.code).toBe(0);
     expect(text.stdout).not.toContain('No changes. Your infrastructure matches the configuration.');
-    expect(text.stdout).toContain('! 2 records have no value, and applying gives them none: record.vault/stripe-key, record.vault/webhook\n');
+    expect(text.stdout).toContain(
+      '! 2 records have no value, and applying gives them none: record.vault/stripe-key, record.vault/webhook\n',
+    );
     expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('No changes to make, but 2 records have no value (listed above).');
     const plan = JSON.parse((await w.run(['plan', ...inTarget, '--json'])).stdout) as Plan;
     expect(plan.steps).toEqual([]);
     expect(plan.withoutValue).toEqual(['record.vault/stripe-key', 'record.vault/webhook']);
     const markdown = (await w.run(['plan', ...inTarget, '--markdown'])).stdout;
-    expect(markdown).toContain('> **2 records have no value, and applying gives them none**: `record.vault/stripe-key`, `record.vault/webhook`');
+    expect(markdown).toContain(
+      '> **2 records have no value, and applying gives them none**: `record.vault/stripe-key`, `record.vault/webhook`',
+    );
   });
 
   it('once each record is given a value and applied, the plan is clean again', async () => {
     const file = join(w.dir, '..', 'copy', 'project-vault.yaml');
     const yaml = readFileSync(file, 'utf8');
-    writeFileSync(file, yaml.replace(/( +)stripe-key:\n/, '$1stripe-key:\n$1  value: { env: STRIPE_KEY }\n').replace(/( +)webhook:\n/, '$1webhook:\n$1  value: { env: WEBHOOK_SECRET }\n'));
+    writeFileSync(
+      file,
+      yaml
+        .replace(/( +)stripe-key:\n/, '$1stripe-key:\n$1  value: { env: STRIPE_KEY }\n')
+        .replace(/( +)webhook:\n/, '$1webhook:\n$1  value: { env: WEBHOOK_SECRET }\n'),
+    );
     const one = JSON.parse((await w.run(['plan', ...inTarget, '--json'], values)).stdout) as Plan;
     expect(one.withoutValue).toEqual([]);
     expect(one.summary.change).toBe(2);

@@ -23,7 +23,39 @@ afterEach(async () => {
 });
 
 /** Pieces that stress interpolation and YAML quoting, and some ordinary text between them. */
-const PIECES = ['${', '$${', '$$', '$', '{', '}', '${env.CPLANE_TOKEN}', '${var.account}', '$${z}', '"', "'", '\\', '\n', '\t', ': ', ' #', '- ', 'é', '日本', '🚀', 'ǅ', 'a', 'b', ' ', '&x', '*y', '!t', '%', '@', '|', '>'];
+const PIECES = [
+  '${',
+  '$${',
+  '$$',
+  '$',
+  '{',
+  '}',
+  '${env.CPLANE_TOKEN}',
+  '${var.account}',
+  '$${z}',
+  '"',
+  "'",
+  '\\',
+  '\n',
+  '\t',
+  ': ',
+  ' #',
+  '- ',
+  'é',
+  '日本',
+  '🚀',
+  'ǅ',
+  'a',
+  'b',
+  ' ',
+  '&x',
+  '*y',
+  '!t',
+  '%',
+  '@',
+  '|',
+  '>',
+];
 
 function randomString(prng: Prng): string {
   const length = prng.int(1, 8);
@@ -35,12 +67,19 @@ async function roundTrip(texts: { name: string; description: string }[]) {
   const live = liveAccount();
   live.projects = live.projects.map((p, i) => ({ ...p, ...(texts[i] ?? {}) }));
   const folder = await mkdtemp(join(dir, 'round-'));
-  for (const file of emitFiles(buildModel(live, { onlyUsedCredentials: false }), 'x.json')) await writeFile(join(folder, file.name), file.text);
-  const { desired, diagnostics } = await loadConfiguration(folder, { variables: [{ name: 'account', value: 'acct' }], env: { CPLANE_TOKEN: 'sk-svc-pat-never-read' } });
+  for (const file of emitFiles(buildModel(live, { onlyUsedCredentials: false }), 'x.json'))
+    await writeFile(join(folder, file.name), file.text);
+  const { desired, diagnostics } = await loadConfiguration(folder, {
+    variables: [{ name: 'account', value: 'acct' }],
+    env: { CPLANE_TOKEN: 'sk-svc-pat-never-read' },
+  });
   expect(diagnostics).toEqual([]);
   const projects = live.projects.filter((p) => !p.archived);
   const loaded = desired!.resources.filter((r) => r.kind === 'project').map((r) => r.attributes as { name: string; description: string });
-  return { sent: projects.map((p) => ({ name: p.name, description: p.description })).sort(byName), loaded: loaded.map(({ name, description }) => ({ name, description })).sort(byName) };
+  return {
+    sent: projects.map((p) => ({ name: p.name, description: p.description })).sort(byName),
+    loaded: loaded.map(({ name, description }) => ({ name, description })).sort(byName),
+  };
 }
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
@@ -48,7 +87,10 @@ describe('exported strings round-trip exactly', () => {
   it('keeps ${env.CPLANE_TOKEN} and $${z} as written', async () => {
     const { sent, loaded } = await roundTrip([{ name: 'x ${env.CPLANE_TOKEN} y', description: '$${z} and ${var.account}' }]);
     expect(loaded).toEqual(sent);
-    expect(loaded.find((p) => p.name.startsWith('x '))).toEqual({ name: 'x ${env.CPLANE_TOKEN} y', description: '$${z} and ${var.account}' });
+    expect(loaded.find((p) => p.name.startsWith('x '))).toEqual({
+      name: 'x ${env.CPLANE_TOKEN} y',
+      description: '$${z} and ${var.account}',
+    });
   });
 
   for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
@@ -74,7 +116,11 @@ describe('cplane export --adopt of names holding ${...}', () => {
     await api.call('createProject', { body: { accountId: account, name: 'x ${env.CPLANE_TOKEN} y', description: '$${z}' } });
     await api.close();
     work = await mkdtemp(join(tmpdir(), 'cplane-export-adopt-'));
-    const env = { CPLANE_BASE_URL: emulator().url, CPLANE_TOKEN: fixtures.tokens.admin, CPLANE_STATE_KEY: Buffer.alloc(32, 3).toString('base64') };
+    const env = {
+      CPLANE_BASE_URL: emulator().url,
+      CPLANE_TOKEN: fixtures.tokens.admin,
+      CPLANE_STATE_KEY: Buffer.alloc(32, 3).toString('base64'),
+    };
     const exported = await runCplane(['export', '--account', account, '--out', 'out', '--adopt'], { cwd: work, env });
     expect(exported.stderr).toBe('');
     expect(exported.code).toBe(0);

@@ -21,15 +21,17 @@ const team = (name: string, rpm = 600) => `  ${name}:
 let w: World;
 beforeAll(async () => {
   w = await world();
-  w.config(`version: 1
+  w.config(
+    `version: 1
 projects:
   core: { description: Core }
 credentials:
   openai: { provider: openai, secret: { env: OPENAI_API_KEY } }
 gateways:
 ${team('payments-gw')}${team('search-gw')}${team('billing-gw')}${team('odd-gw', 5)}${team('alpha-x', 7)}${team('beta-x', 7)}`
-    // Names from the account that look like interpolations must come back as written.
-    .replace(/name: (alpha-x|beta-x) gateway/g, (_, local: string) => `name: $\${env.HOME} ${local}`));
+      // Names from the account that look like interpolations must come back as written.
+      .replace(/name: (alpha-x|beta-x) gateway/g, (_, local: string) => `name: $\${env.HOME} ${local}`),
+  );
   const built = await w.cli(['apply', w.dir, '--auto-approve']);
   expect(built.stderr).toBe('');
   expect(built.code).toBe(0);
@@ -44,7 +46,13 @@ describe('cplane export --group', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Grouped with forEach: gateway.gw (3 gateways), gateway.x (2 gateways).');
-    expect(readdirSync(out()).sort()).toEqual(['credentials.yaml', 'gateways-gw.yaml', 'gateways-x.yaml', 'main.yaml', 'project-core.yaml']);
+    expect(readdirSync(out()).sort()).toEqual([
+      'credentials.yaml',
+      'gateways-gw.yaml',
+      'gateways-x.yaml',
+      'main.yaml',
+      'project-core.yaml',
+    ]);
     // The first line points at the schema from wherever the test runs.
     const written = readFileSync(join(out(), 'gateways-gw.yaml'), 'utf8').split('\n').slice(1).join('\n');
     expect(written).toMatchInlineSnapshot(`
@@ -98,12 +106,26 @@ describe('cplane export --group', () => {
     const run = await w.run(['export', '--account', account, '--project', 'core', '--out', 'adopted', '--group', '--adopt']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    const state = JSON.parse(readFileSync(join(w.dir, '..', 'adopted', '.cplane', account, 'state.json'), 'utf8')) as { resources: Record<string, unknown> };
-    const gateways = Object.keys(state.resources).filter((a) => a.startsWith('gateway')).sort();
-    expect(gateways).toEqual([
-      'gateway.gw[billing-gw]', 'gateway.gw[payments-gw]', 'gateway.gw[search-gw]', 'gateway.odd-gw', 'gateway.x[alpha-x]', 'gateway.x[beta-x]',
-      ...['gw[billing-gw]', 'gw[payments-gw]', 'gw[search-gw]', 'odd-gw', 'x[alpha-x]', 'x[beta-x]'].flatMap((g) => [`gateway_token.${g}/app`, `gateway_token.${g}/ci`]),
-    ].sort());
+    const state = JSON.parse(readFileSync(join(w.dir, '..', 'adopted', '.cplane', account, 'state.json'), 'utf8')) as {
+      resources: Record<string, unknown>;
+    };
+    const gateways = Object.keys(state.resources)
+      .filter((a) => a.startsWith('gateway'))
+      .sort();
+    expect(gateways).toEqual(
+      [
+        'gateway.gw[billing-gw]',
+        'gateway.gw[payments-gw]',
+        'gateway.gw[search-gw]',
+        'gateway.odd-gw',
+        'gateway.x[alpha-x]',
+        'gateway.x[beta-x]',
+        ...['gw[billing-gw]', 'gw[payments-gw]', 'gw[search-gw]', 'odd-gw', 'x[alpha-x]', 'x[beta-x]'].flatMap((g) => [
+          `gateway_token.${g}/app`,
+          `gateway_token.${g}/ci`,
+        ]),
+      ].sort(),
+    );
   });
 
   it('plans the adopted folder against the same account with no changes: the round trip holds', async () => {

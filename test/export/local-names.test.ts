@@ -33,7 +33,14 @@ describe('assignLocalNames', () => {
   });
 
   it('never takes a real name away with a suffixed duplicate', () => {
-    const names = assignLocalNames([{ id: '1', name: 'api' }, { id: '2', name: 'api' }, { id: '3', name: 'api-2' }], 'x');
+    const names = assignLocalNames(
+      [
+        { id: '1', name: 'api' },
+        { id: '2', name: 'api' },
+        { id: '3', name: 'api-2' },
+      ],
+      'x',
+    );
     expect(Object.fromEntries(names)).toEqual({ 1: 'api', 2: 'api-3', 3: 'api-2' });
   });
 });

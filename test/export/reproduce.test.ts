@@ -29,39 +29,84 @@ const clientFor = (account: string) => {
 
 /** Builds a small environment in account A with the API directly, as a person would by hand. */
 async function buildEnvironment(api: ApiClient): Promise<void> {
-  const checkout = (await api.call('createProject', { body: { accountId: A, name: 'Checkout (EU)', description: 'Checkout services' } })).project_id;
+  const checkout = (await api.call('createProject', { body: { accountId: A, name: 'Checkout (EU)', description: 'Checkout services' } }))
+    .project_id;
   const search = (await api.call('createProject', { body: { accountId: A, name: 'search', description: '' } })).project_id;
   await api.call('updateProject', { path: { id: search }, body: { name: 'search', description: '', isActive: false } });
-  await api.call('createRecord', { body: { projectId: checkout, name: 'Stripe key', tags: ['stripe', 'payments'], secretDueAt: '2027-03-01T00:00:00.000Z', rotationIntervalDays: 90 } });
+  await api.call('createRecord', {
+    body: {
+      projectId: checkout,
+      name: 'Stripe key',
+      tags: ['stripe', 'payments'],
+      secretDueAt: '2027-03-01T00:00:00.000Z',
+      rotationIntervalDays: 90,
+    },
+  });
   await api.call('createRecord', { body: { projectId: checkout, name: 'webhook-secret', format: 'json' } });
   const old = (await api.call('createRecord', { body: { projectId: search, name: 'old-index-key', tags: ['old'] } })).record_id;
   await api.call('archiveRecord', { path: { id: old }, body: { archived: true } });
 
-  const openai = await api.call('createCredential', { body: { providerId: provider('openai'), label: 'OpenAI checkout', baseUrl: 'https://api.openai.com/v1', secret: 'sk-test-openai-0001' } });
-  const anthropic = await api.call('createCredential', { body: { providerId: provider('anthropic'), label: 'anthropic search', secret: 'sk-test-anthropic-0001' } });
+  const openai = await api.call('createCredential', {
+    body: { providerId: provider('openai'), label: 'OpenAI checkout', baseUrl: 'https://api.openai.com/v1', secret: 'sk-test-openai-0001' },
+  });
+  const anthropic = await api.call('createCredential', {
+    body: { providerId: provider('anthropic'), label: 'anthropic search', secret: 'sk-test-anthropic-0001' },
+  });
 
   const gw1 = await api.call('createGateway', {
-    body: { projectId: checkout, name: 'Checkout gateway', slug: 'checkout-eu', defaultProviderId: provider('openai'), defaultModel: 'gpt-4o-mini', credentialIds: [openai.credential_id] },
+    body: {
+      projectId: checkout,
+      name: 'Checkout gateway',
+      slug: 'checkout-eu',
+      defaultProviderId: provider('openai'),
+      defaultModel: 'gpt-4o-mini',
+      credentialIds: [openai.credential_id],
+    },
   });
   await api.call('attachGatewayCredential', { path: { id: gw1.gateway_id }, body: { credentialId: anthropic.credential_id } });
   await api.call('updateGatewaySettings', {
     path: { id: gw1.gateway_id },
-    body: { requestsPerMinute: 600, spendLimitUsd: '250.50', window: 'month', guardrails: { blockPii: true, blockedTerms: ['ssn', 'iban'], maxInputTokens: 8000 }, cache: { enabled: true, ttlSeconds: 300 } },
+    body: {
+      requestsPerMinute: 600,
+      spendLimitUsd: '250.50',
+      window: 'month',
+      guardrails: { blockPii: true, blockedTerms: ['ssn', 'iban'], maxInputTokens: 8000 },
+      cache: { enabled: true, ttlSeconds: 300 },
+    },
   });
   await api.call('updateOtelExport', {
     path: { id: gw1.gateway_id },
-    body: { enabled: true, endpoint: 'https://otel.example.com/v1', exportMetrics: true, exportTraces: false, headers: { Authorization: 'Bearer otel-secret-1' } },
+    body: {
+      enabled: true,
+      endpoint: 'https://otel.example.com/v1',
+      exportMetrics: true,
+      exportTraces: false,
+      headers: { Authorization: 'Bearer otel-secret-1' },
+    },
   });
-  await api.call('createGatewayToken', { path: { id: gw1.gateway_id }, body: { name: 'ci', scopes: ['run'], expiresInDays: 30, allowedModels: ['gpt-4o-mini'], rateLimitPerMin: 60 } });
+  await api.call('createGatewayToken', {
+    path: { id: gw1.gateway_id },
+    body: { name: 'ci', scopes: ['run'], expiresInDays: 30, allowedModels: ['gpt-4o-mini'], rateLimitPerMin: 60 },
+  });
   await api.call('createGatewayToken', { path: { id: gw1.gateway_id }, body: { name: 'Log reader', scopes: ['read_logs'] } });
   const revoked = await api.call('createGatewayToken', { path: { id: gw1.gateway_id }, body: { name: 'retired', scopes: ['run'] } });
   await api.call('revokeGatewayToken', { path: { id: gw1.gateway_id, tokenId: revoked.token_id } });
 
   const gw2 = await api.call('createGateway', {
-    body: { projectId: search, name: 'Search', slug: 'search', defaultProviderId: provider('anthropic'), defaultModel: 'claude-3-5-haiku', credentialIds: [anthropic.credential_id] },
+    body: {
+      projectId: search,
+      name: 'Search',
+      slug: 'search',
+      defaultProviderId: provider('anthropic'),
+      defaultModel: 'claude-3-5-haiku',
+      credentialIds: [anthropic.credential_id],
+    },
   });
   await api.call('updateGatewaySettings', { path: { id: gw2.gateway_id }, body: { tokensPerMinute: 100000, window: 'hour' } });
-  await api.call('createGatewayToken', { path: { id: gw2.gateway_id }, body: { name: 'indexer', scopes: ['run', 'read_logs'], expiresInDays: 365, rateLimitPerMin: 120 } });
+  await api.call('createGatewayToken', {
+    path: { id: gw2.gateway_id },
+    body: { name: 'indexer', scopes: ['run', 'read_logs'], expiresInDays: 365, rateLimitPerMin: 120 },
+  });
 }
 
 /** Everything the export reproduces, by names only, as the API shows it: ids and timestamps left out. */
@@ -80,14 +125,22 @@ async function snapshot(api: ApiClient, account: string, projectNames: string[])
       active: p.is_active,
       records: records
         .filter((r) => r.project_id === p.project_id)
-        .map((r) => ({ name: r.name, tags: r.tags, secretDueAt: r.secret_due_at, rotationIntervalDays: r.rotation_interval_days, format: r.format }))
+        .map((r) => ({
+          name: r.name,
+          tags: r.tags,
+          secretDueAt: r.secret_due_at,
+          rotationIntervalDays: r.rotation_interval_days,
+          format: r.format,
+        }))
         .sort((x, y) => x.name.localeCompare(y.name)),
     })),
     credentials: [] as unknown[],
     gateways: [] as unknown[],
   };
   const used = new Set(gateways.flatMap((g) => g.credential_ids));
-  out.credentials = credentials.filter((c) => used.has(c.credential_id)).map((c) => ({ label: c.label, provider: providerName(c.provider_id), baseUrl: c.base_url }));
+  out.credentials = credentials
+    .filter((c) => used.has(c.credential_id))
+    .map((c) => ({ label: c.label, provider: providerName(c.provider_id), baseUrl: c.base_url }));
   for (const g of gateways) {
     const otel = await api.call('getOtelExport', { path: { id: g.gateway_id } });
     const tokens = (await api.listAll('listGatewayTokens', { path: { id: g.gateway_id } })).filter((t) => !t.revoked_at);
@@ -99,10 +152,19 @@ async function snapshot(api: ApiClient, account: string, projectNames: string[])
       defaultModel: g.default_model,
       settings: g.settings,
       credentials: g.credential_ids.map(label).sort(),
-      otel: { enabled: otel.enabled, endpoint: otel.endpoint, exportMetrics: otel.exportMetrics, exportTraces: otel.exportTraces, headerNames: otel.headerNames },
+      otel: {
+        enabled: otel.enabled,
+        endpoint: otel.endpoint,
+        exportMetrics: otel.exportMetrics,
+        exportTraces: otel.exportTraces,
+        headerNames: otel.headerNames,
+      },
       tokens: tokens
         .map((t) => ({
-          name: t.name, scopes: t.scopes, allowedModels: t.allowed_models, rateLimitPerMin: t.rate_limit_per_min,
+          name: t.name,
+          scopes: t.scopes,
+          allowedModels: t.allowed_models,
+          rateLimitPerMin: t.rate_limit_per_min,
           lifetimeDays: t.expires_at === null ? null : Math.round((Date.parse(t.expires_at) - Date.parse(t.created_at)) / 86_400_000),
         }))
         .sort((x, y) => x.name.localeCompare(y.name)),
@@ -116,7 +178,14 @@ async function snapshot(api: ApiClient, account: string, projectNames: string[])
 }
 
 /** What export writes of account A, by kind: the objects built above and the seeded ones. Every other kind export reads has none there. */
-const exportedOfA: Partial<Record<ResourceKind, number>> = { project: 3, record: 4, credential: 4, gateway: 3, otel_export: 1, gateway_token: 5 };
+const exportedOfA: Partial<Record<ResourceKind, number>> = {
+  project: 3,
+  record: 4,
+  credential: 4,
+  gateway: 3,
+  otel_export: 1,
+  gateway_token: 5,
+};
 const exportedInA = Object.values(exportedOfA).reduce((sum: number, n) => sum + (n ?? 0), 0);
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
@@ -126,10 +195,13 @@ const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
  * counted here too (0 in this account), so the expected line never needs writing out again.
  */
 function exportedCounts(): string {
-  return nestingOrder.filter((kind) => exportKinds.includes(kind)).map((kind) => {
-    const { export: mapping, config } = exportedDefinitionOf(kind);
-    return plural(exportedOfA[kind] ?? 0, mapping.noun ?? config.noun);
-  }).join(', ');
+  return nestingOrder
+    .filter((kind) => exportKinds.includes(kind))
+    .map((kind) => {
+      const { export: mapping, config } = exportedDefinitionOf(kind);
+      return plural(exportedOfA[kind] ?? 0, mapping.noun ?? config.noun);
+    })
+    .join(', ');
 }
 
 async function readFolder(dir: string): Promise<Record<string, string>> {
@@ -173,14 +245,25 @@ describe('cplane export, then apply to another account', () => {
     expect(exportedCounts()).toMatch(/^3 projects, 4 records, .*4 credentials, 3 gateways, 1 OTel export, 5 tokens/);
     // A kind known only from state is never read, and one without an export mapping (a record's owner) never
     // written, so neither is exported nor counted; every other kind is.
-    const unexported = kindOrder.filter((kind) => { const d = definitionOf(kind); return d.observation === 'state' || !d.export; });
+    const unexported = kindOrder.filter((kind) => {
+      const d = definitionOf(kind);
+      return d.observation === 'state' || !d.export;
+    });
     expect([...exportKinds]).toEqual(kindOrder.filter((kind) => !unexported.includes(kind)));
     const counts = result.stdout.split('\n')[0]!;
     for (const kind of unexported) expect(counts).not.toContain(definitionOf(kind).config.noun);
     expect(result.stdout).toContain('Skipped (not exported): 1 archived project, 1 archived record, 1 revoked token.');
-    expect(result.stdout).toContain('  CPLANE_OTEL_CHECKOUT_EU_AUTHORIZATION  the Authorization header of the OTel export of gateway checkout-eu');
+    expect(result.stdout).toContain(
+      '  CPLANE_OTEL_CHECKOUT_EU_AUTHORIZATION  the Authorization header of the OTel export of gateway checkout-eu',
+    );
     exported = await readFolder(join(work, 'env'));
-    expect(Object.keys(exported)).toEqual(['credentials.yaml', 'main.yaml', 'project-checkout-eu.yaml', 'project-payments.yaml', 'project-search.yaml']);
+    expect(Object.keys(exported)).toEqual([
+      'credentials.yaml',
+      'main.yaml',
+      'project-checkout-eu.yaml',
+      'project-payments.yaml',
+      'project-search.yaml',
+    ]);
     expect(Object.values(exported).join('\n')).not.toContain(A);
     secrets = placeholderEnv(result.stdout);
     expect(Object.keys(secrets).sort()).toEqual([
@@ -201,7 +284,9 @@ describe('cplane export, then apply to another account', () => {
     const plan = await runCplane(['plan', 'env', ...target], { cwd: work, env: { ...env, ...secrets } });
     expect(plan.stderr).toBe('');
     // Values are never exported: the copies are empty, and the plan says so rather than a clean "No changes".
-    expect(plan.stdout).toContain('! 4 records have no value, and applying gives them none: record.checkout-eu/stripe-key, record.checkout-eu/webhook-secret, record.payments/database-password, record.payments/stripe-api-key\n');
+    expect(plan.stdout).toContain(
+      '! 4 records have no value, and applying gives them none: record.checkout-eu/stripe-key, record.checkout-eu/webhook-secret, record.payments/database-password, record.payments/stripe-api-key\n',
+    );
     expect(plan.stdout).toContain('No changes to make, but 4 records have no value (listed above).');
     expect(plan.code).toBe(0);
   });
@@ -233,8 +318,16 @@ describe('cplane export --adopt', () => {
     const state = JSON.parse(await readFile(join(work, 'managed', '.cplane', A, 'state.json'), 'utf8')) as StateData;
     expect(state.account).toBe(A);
     expect(Object.keys(state.resources)).toHaveLength(exportedInA);
-    expect(state.resources['gateway.payments']).toMatchObject({ kind: 'gateway', id: fixtures.gateways[0]!.id, adoptedBy: 'export', fingerprints: {} });
-    expect(state.resources['credential.openai-prod']).toMatchObject({ id: fixtures.credentials[0]!.id, inputs: { provider: 'openai', label: 'openai-prod', baseUrl: null } });
+    expect(state.resources['gateway.payments']).toMatchObject({
+      kind: 'gateway',
+      id: fixtures.gateways[0]!.id,
+      adoptedBy: 'export',
+      fingerprints: {},
+    });
+    expect(state.resources['credential.openai-prod']).toMatchObject({
+      id: fixtures.credentials[0]!.id,
+      inputs: { provider: 'openai', label: 'openai-prod', baseUrl: null },
+    });
   });
 
   it('leaves a plan in A with no changes at all, without the secrets set', async () => {
@@ -270,7 +363,10 @@ describe('cplane export --adopt', () => {
     expect(state.resources['credential.openai-prod']!.adoptedBy).toBeUndefined();
     expect(state.resources['credential.anthropic-prod']).toMatchObject({ fingerprints: {}, adoptedBy: 'export' });
 
-    const plan = await runCplane(['plan', 'managed', '--account', A, '--var', `account=${A}`, '--json'], { cwd: work, env: { ...env, ...secrets } });
+    const plan = await runCplane(['plan', 'managed', '--account', A, '--var', `account=${A}`, '--json'], {
+      cwd: work,
+      env: { ...env, ...secrets },
+    });
     expect(plan.stderr).toBe('');
     expect((JSON.parse(plan.stdout) as Plan).steps.map((s) => s.address)).not.toContain('credential.openai-prod');
   });
@@ -291,7 +387,9 @@ describe('bad input', () => {
   it('refuses an unknown --project name and lists the projects', async () => {
     const result = await runCplane(['export', '--account', A, '--project', 'Checkout', '--out', 'nope'], { cwd: work, env });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('Error: No project named "Checkout" in this account.\nProjects: Checkout (EU), payments, search. --project takes a project\'s name.\n');
+    expect(result.stderr).toBe(
+      'Error: No project named "Checkout" in this account.\nProjects: Checkout (EU), payments, search. --project takes a project\'s name.\n',
+    );
     expect(await readdir(work)).not.toContain('nope');
   });
 
@@ -301,8 +399,14 @@ describe('bad input', () => {
     const store = await openState({ configDir: join(work, 'interrupted'), account: A, env, command: 'test', lock: true });
     await store.update((draft) => {
       draft.journal.push({
-        id: '00000000-0000-4000-8000-000000000001', address: 'project.search', stepId: 'project.search', operation: 'updateProject',
-        pathParams: { id: 'x' }, idempotencyKey: '00000000-0000-4000-8000-000000000002', body: null, createdAt: new Date().toISOString(),
+        id: '00000000-0000-4000-8000-000000000001',
+        address: 'project.search',
+        stepId: 'project.search',
+        operation: 'updateProject',
+        pathParams: { id: 'x' },
+        idempotencyKey: '00000000-0000-4000-8000-000000000002',
+        body: null,
+        createdAt: new Date().toISOString(),
       });
     });
     await store.close();

@@ -15,9 +15,12 @@ it('the shares cover the operation table once, in order, none larger than ~20 su
 
 it('each share has its test file, and each file runs its own share', () => {
   const folder = new URL('.', import.meta.url);
-  const files = readdirSync(folder).filter((name) => /^api-cli-calls-\d+\.test\.ts$/.test(name)).sort();
+  const files = readdirSync(folder)
+    .filter((name) => /^api-cli-calls-\d+\.test\.ts$/.test(name))
+    .sort();
   expect(files).toEqual(Array.from({ length: CALL_FILES }, (_, i) => `api-cli-calls-${i + 1}.test.ts`));
-  for (const [i, name] of files.entries()) expect(readFileSync(new URL(name, folder), 'utf8')).toContain(`cliCallSuite(callShare(${i + 1}));`);
+  for (const [i, name] of files.entries())
+    expect(readFileSync(new URL(name, folder), 'utf8')).toContain(`cliCallSuite(callShare(${i + 1}));`);
 });
 
 it('every operation has an arranged call', () => {

@@ -72,7 +72,10 @@ export function cliCallSuite(names: OperationName[]): void {
         }
         // Writes carry a key, generated and shown so that a retry can reuse it; reads (readRecord, a POST, included) show none.
         if (isReadOnly(name)) expect(run.stderr).toBe('');
-        else expect(run.stderr).toMatch(/^Idempotency-Key: [0-9a-f-]{36} \(to retry this write safely, run it again with --idempotency-key [0-9a-f-]{36}\)\n$/);
+        else
+          expect(run.stderr).toMatch(
+            /^Idempotency-Key: [0-9a-f-]{36} \(to retry this write safely, run it again with --idempotency-key [0-9a-f-]{36}\)\n$/,
+          );
         for (const secret of [...Object.values(sentSecrets), token]) expect(run.stdout + run.stderr).not.toContain(secret);
       });
     }

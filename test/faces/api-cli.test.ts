@@ -39,12 +39,17 @@ beforeEach(() => {
 
 const cli = (args: string[], token = fixtures.tokens.admin) => runInProcess(args, cliEnv(emulator.url, home, token), home);
 /** The built CLI as a subprocess, as a user starts it. */
-const spawned = (args: string[], token = fixtures.tokens.admin): Promise<CliResult> => runCli(args, cliEnv(emulator.url, home, token), home);
+const spawned = (args: string[], token = fixtures.tokens.admin): Promise<CliResult> =>
+  runCli(args, cliEnv(emulator.url, home, token), home);
 
 /** The CLI with text on its stdin (for --body -). */
 function cliWithInput(args: string[], input: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [builtCli(), ...args], { cwd: home, env: cliEnv(emulator.url, home, fixtures.tokens.admin), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [builtCli(), ...args], {
+      cwd: home,
+      env: cliEnv(emulator.url, home, fixtures.tokens.admin),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -81,7 +86,7 @@ describe('cplane api without an operation', () => {
 });
 
 describe('cplane api <operation> --help', () => {
-  it('without an operation, shows the command\'s own usage and flags, as `cplane help api` does', { timeout: CLI_BUDGET_MS }, async () => {
+  it("without an operation, shows the command's own usage and flags, as `cplane help api` does", { timeout: CLI_BUDGET_MS }, async () => {
     const run = await cli(['api', '--help']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Usage: cplane api \[OPERATION \[--param NAME=VALUE \.\.\.\]/);
@@ -105,19 +110,31 @@ describe('cplane api <operation> --help', () => {
 });
 
 describe('refused before anything is sent', () => {
-  it('refuses a human-only operation with a Service Account token, with no request reaching the emulator', { timeout: CLI_BUDGET_MS }, async () => {
-    const run = await cli(['api', 'createProject', '--body', JSON.stringify({ accountId: acme, name: 'x', description: '' })], fixtures.tokens.serviceAccount);
-    expect(run.code).toBe(1);
-    expect(run.stdout).toBe('');
-    expect(run.stderr).toBe(
-      'Error: createProject (POST /projects) is a human-only operation and the token is a Service Account token (sk-svc-sa-); no request was sent. ' +
-        'Use a personal access token (sk-svc-pat-) for this command.\n',
-    );
-    expect(emulator.stats().requests).toBe(0);
-  });
+  it(
+    'refuses a human-only operation with a Service Account token, with no request reaching the emulator',
+    { timeout: CLI_BUDGET_MS },
+    async () => {
+      const run = await cli(
+        ['api', 'createProject', '--body', JSON.stringify({ accountId: acme, name: 'x', description: '' })],
+        fixtures.tokens.serviceAccount,
+      );
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        'Error: createProject (POST /projects) is a human-only operation and the token is a Service Account token (sk-svc-sa-); no request was sent. ' +
+          'Use a personal access token (sk-svc-pat-) for this command.\n',
+      );
+      expect(emulator.stats().requests).toBe(0);
+    },
+  );
 
   it('rejects a body that does not match the table, naming each problem', { timeout: CLI_BUDGET_MS }, async () => {
-    const run = await cli(['api', 'createGateway', '--body', JSON.stringify({ projectId: 'shop', name: '', slug: 'x', defaultProviderId: openai, credentialIds: [], color: 'red' })]);
+    const run = await cli([
+      'api',
+      'createGateway',
+      '--body',
+      JSON.stringify({ projectId: 'shop', name: '', slug: 'x', defaultProviderId: openai, credentialIds: [], color: 'red' }),
+    ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
       [
@@ -137,9 +154,13 @@ describe('refused before anything is sent', () => {
   it('suggests the operation or parameter meant, and checks path parameters', { timeout: CLI_BUDGET_MS }, async () => {
     const typo = await cli(['api', 'listProject']);
     expect(typo.code).toBe(1);
-    expect(typo.stderr).toBe('Error: Unknown operation "listProject"; did you mean "listProjects" or "getProject"?\nRun `cplane api` to list all operations.\n');
+    expect(typo.stderr).toBe(
+      'Error: Unknown operation "listProject"; did you mean "listProjects" or "getProject"?\nRun `cplane api` to list all operations.\n',
+    );
     const param = await cli(['api', 'listProjects', '--param', 'includeArchive=true']);
-    expect(param.stderr).toContain('Error: listProjects was not sent: unknown parameter "includeArchive"; did you mean "includeArchived"? (listProjects takes accountId, includeArchived, limit, offset)\n');
+    expect(param.stderr).toContain(
+      'Error: listProjects was not sent: unknown parameter "includeArchive"; did you mean "includeArchived"? (listProjects takes accountId, includeArchived, limit, offset)\n',
+    );
     const path = await cli(['api', 'getGateway', '--param', 'id=payments']);
     expect(path.stderr).toContain('Error: getGateway was not sent: path parameter "id" must be a uuid\n');
     const json = await cli(['api', 'createProject', '--body', '{"name": sk-not-json-secret']);
@@ -162,7 +183,14 @@ describe('answers and writes', () => {
 
   it('sends the Idempotency-Key given, so a repeated write returns the first result', { timeout: CLI_BUDGET_MS }, async () => {
     const key = '5f1c2d3e-0000-4000-8000-000000000042';
-    const args = ['api', 'createProject', '--idempotency-key', key, '--body', JSON.stringify({ accountId: acme, name: 'once', description: '' })];
+    const args = [
+      'api',
+      'createProject',
+      '--idempotency-key',
+      key,
+      '--body',
+      JSON.stringify({ accountId: acme, name: 'once', description: '' }),
+    ];
     const first = await cli(args);
     const second = await cli(args);
     expect([first.code, second.code]).toEqual([0, 0]);
@@ -207,7 +235,10 @@ describe('answers and writes', () => {
     writeFileSync(file, JSON.stringify({ accountId: acme, name: 'from-file', description: '' }));
     const fromFile = await cli(['api', 'createProject', '--body', `@${file}`]);
     expect(fromFile.code).toBe(0);
-    const fromStdin = await cliWithInput(['api', 'updateProject', '--param', `id=${JSON.parse(fromFile.stdout).project_id as string}`, '--body', '-'], JSON.stringify({ name: 'from-stdin', description: 'piped', isActive: true }));
+    const fromStdin = await cliWithInput(
+      ['api', 'updateProject', '--param', `id=${JSON.parse(fromFile.stdout).project_id as string}`, '--body', '-'],
+      JSON.stringify({ name: 'from-stdin', description: 'piped', isActive: true }),
+    );
     expect(fromStdin.code).toBe(0);
     expect(JSON.parse(fromStdin.stdout)).toMatchObject({ name: 'from-stdin', description: 'piped' });
   });

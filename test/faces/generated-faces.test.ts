@@ -12,7 +12,9 @@ describe('safeFaceText', () => {
   it('redacts control-plane tokens and the secrets given, raw and JSON-escaped, longest first', () => {
     const secret = 'pa"ss\\word-123';
     const text = `token sk-svc-pat-abc.DEF_9 and sk-svc-sa-x1; ${secret}; ${JSON.stringify({ secret })}; part pa"ss`;
-    expect(safeFaceText(text, [secret, 'pa"ss'])).toBe(`token ${REDACTED} and ${REDACTED}; ${REDACTED}; {"secret":"${REDACTED}"}; part pa"ss`);
+    expect(safeFaceText(text, [secret, 'pa"ss'])).toBe(
+      `token ${REDACTED} and ${REDACTED}; ${REDACTED}; {"secret":"${REDACTED}"}; part pa"ss`,
+    );
   });
 
   it('leaves values too short to hide anything, and the bare prefixes of error messages', () => {
@@ -20,8 +22,12 @@ describe('safeFaceText', () => {
   });
 
   it('finds the write-only values of a body from the table: provider secrets and OTel header values', () => {
-    expect(writeOnlyValues(operations.createCredential.body, { providerId: 'p', label: 'l', secret: 'sk-provider' })).toEqual(['sk-provider']);
-    expect(writeOnlyValues(operations.updateOtelExport.body, { enabled: true, headers: { Authorization: 'Bearer h', 'X-Key': 'k2' } }).sort()).toEqual(['Bearer h', 'k2']);
+    expect(writeOnlyValues(operations.createCredential.body, { providerId: 'p', label: 'l', secret: 'sk-provider' })).toEqual([
+      'sk-provider',
+    ]);
+    expect(
+      writeOnlyValues(operations.updateOtelExport.body, { enabled: true, headers: { Authorization: 'Bearer h', 'X-Key': 'k2' } }).sort(),
+    ).toEqual(['Bearer h', 'k2']);
     expect(writeOnlyValues(operations.createProject.body, { accountId: 'a', name: 'n', description: 'd' })).toEqual([]);
     expect(writeOnlyValues(operations.createCredential.body, undefined)).toEqual([]);
   });
@@ -49,8 +55,13 @@ describe('checkRequest', () => {
       'body/secret: must NOT have fewer than 1 characters',
     ]);
     expect(checked.problems.join('\n')).not.toContain('sk-do-not-echo');
-    expect(checkRequest('listAccounts', { limit: '1' }, {}).problems).toEqual(['listAccounts takes no parameters, not "limit"', 'listAccounts takes no body']);
-    expect(checkRequest('createProject', {}, undefined).problems).toEqual(['createProject needs a body (see `cplane api createProject --help`)']);
+    expect(checkRequest('listAccounts', { limit: '1' }, {}).problems).toEqual([
+      'listAccounts takes no parameters, not "limit"',
+      'listAccounts takes no body',
+    ]);
+    expect(checkRequest('createProject', {}, undefined).problems).toEqual([
+      'createProject needs a body (see `cplane api createProject --help`)',
+    ]);
     expect(checkRequest('listProjects', { limit: '0' }, undefined).problems).toEqual(['query/limit: must be >= 1']);
   });
 });
@@ -66,13 +77,25 @@ describe('facts derived from the table', () => {
     expect(readOnly).toEqual(operationNames.filter((name) => operations[name].method === 'GET' || name === 'readRecord'));
     const destructive = operationNames.filter((name) => operationFacts(name).destructive);
     expect(destructive.sort()).toEqual(
-      ['deleteCredential', 'deleteGateway', 'detachGatewayCredential', 'revokeGatewayToken', 'deleteGatewayToken', 'deleteGroup', 'revokeRecordUser', 'revokeRecordGroup', 'revokeRecordServiceAccount'].sort(),
+      [
+        'deleteCredential',
+        'deleteGateway',
+        'detachGatewayCredential',
+        'revokeGatewayToken',
+        'deleteGatewayToken',
+        'deleteGroup',
+        'revokeRecordUser',
+        'revokeRecordGroup',
+        'revokeRecordServiceAccount',
+      ].sort(),
     );
   });
 
   it('gives every MCP tool a distinct snake_case name and an input schema whose names do not clash', () => {
     const client = createClient({ baseUrl: 'http://127.0.0.1:9', token: 'sk-svc-pat-unit' });
-    const tools = operationNames.map((name) => operationTool(name, { client, baseUrl: 'http://127.0.0.1:9', token: 'sk-svc-pat-unit', account: undefined, env: {} }));
+    const tools = operationNames.map((name) =>
+      operationTool(name, { client, baseUrl: 'http://127.0.0.1:9', token: 'sk-svc-pat-unit', account: undefined, env: {} }),
+    );
     expect(new Set(tools.map((t) => t.name)).size).toBe(61);
     expect(toolName('listGatewayKeyAccess')).toBe('list_gateway_key_access');
     for (const name of operationNames) {

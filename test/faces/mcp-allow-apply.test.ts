@@ -25,29 +25,39 @@ describe('cplane mcp without --allow-apply', () => {
     expect(names).toContain('cplane_validate');
     expect(names).not.toContain('cplane_apply');
     expect(tools).toHaveLength(66);
-    expect(tools.find((t) => t.name === 'cplane_plan')!.description).toContain('Applying is left to a person (`cplane apply`): this server was started without --allow-apply.');
-    expect(s.stderr()).toContain('cplane mcp: serving 66 tools over stdio (human token; cplane_apply off (start with --allow-apply to offer it);');
+    expect(tools.find((t) => t.name === 'cplane_plan')!.description).toContain(
+      'Applying is left to a person (`cplane apply`): this server was started without --allow-apply.',
+    );
+    expect(s.stderr()).toContain(
+      'cplane mcp: serving 66 tools over stdio (human token; cplane_apply off (start with --allow-apply to offer it);',
+    );
   });
 
-  it('plans, but refuses to apply the plan, sending no write and saying how to enable it', async () => {
-    const planned = await call(s, 'cplane_plan');
-    expect(planned.isError).toBeUndefined();
-    const { planId, plan } = json(planned) as { planId: string; plan: { summary: Record<string, number> } };
-    expect(plan.summary).toMatchObject({ add: 4 });
+  it(
+    'plans, but refuses to apply the plan, sending no write and saying how to enable it',
+    async () => {
+      const planned = await call(s, 'cplane_plan');
+      expect(planned.isError).toBeUndefined();
+      const { planId, plan } = json(planned) as { planId: string; plan: { summary: Record<string, number> } };
+      expect(plan.summary).toMatchObject({ add: 4 });
 
-    w.emulator.resetStats();
-    const refused = await call(s, 'cplane_apply', { planId });
-    expect(refused.isError).toBe(true);
-    expect(refused.content[0]!.text).toBe(
-      'cplane_apply is not offered: this MCP server was started without --allow-apply, so applying a plan is left to a person. ' +
-        'Show the plan to the user and let them run `cplane apply` themselves, or ask them to restart the server with `cplane mcp --allow-apply` (see docs/mcp.md).',
-    );
-    expect(w.emulator.stats().writes).toBe(0);
-    expect((await liveInventory(w.client)).projects).not.toContain('shop');
-  }, SESSION_BUDGET_MS);
+      w.emulator.resetStats();
+      const refused = await call(s, 'cplane_apply', { planId });
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]!.text).toBe(
+        'cplane_apply is not offered: this MCP server was started without --allow-apply, so applying a plan is left to a person. ' +
+          'Show the plan to the user and let them run `cplane apply` themselves, or ask them to restart the server with `cplane mcp --allow-apply` (see docs/mcp.md).',
+      );
+      expect(w.emulator.stats().writes).toBe(0);
+      expect((await liveInventory(w.client)).projects).not.toContain('shop');
+    },
+    SESSION_BUDGET_MS,
+  );
 
   it('documents the flag in `cplane mcp --help`', async () => {
     const help = await w.run(['mcp', '--help']);
-    expect(help.stdout).toContain('--allow-apply       offer cplane_apply, so the assistant can change the account with no person approving');
+    expect(help.stdout).toContain(
+      '--allow-apply       offer cplane_apply, so the assistant can change the account with no person approving',
+    );
   });
 });

@@ -32,24 +32,42 @@ describe('cplane_plan with a deployment', () => {
     await w?.close();
   });
 
-  it('plans one deployment in its account, and applies it there', async () => {
-    const result = await call(s, 'cplane_plan', { deployment: 'prod' });
-    expect(result.isError).toBeUndefined();
-    const { planId, deployment, plan } = json(result) as { planId: string; deployment: string; plan: { account: string; origin: { deployment: string; variables: Record<string, unknown> }; summary: { add: number } } };
-    expect([deployment, plan.account, plan.origin.deployment, plan.origin.variables.env, plan.summary.add]).toEqual(['prod', t2, 'prod', 'prod', 1]);
-    const applied = await call(s, 'cplane_apply', { planId });
-    expect(applied.isError).toBeUndefined();
-    const client = createClient({ baseUrl: w.emulator.url, token: fixtures.tokens.admin, accountId: t2 });
-    expect((await client.listAll('listProjects', {})).map((p) => p.name)).toEqual(['shop-prod']);
-    await client.close();
-  }, SESSION_BUDGET_MS);
+  it(
+    'plans one deployment in its account, and applies it there',
+    async () => {
+      const result = await call(s, 'cplane_plan', { deployment: 'prod' });
+      expect(result.isError).toBeUndefined();
+      const { planId, deployment, plan } = json(result) as {
+        planId: string;
+        deployment: string;
+        plan: { account: string; origin: { deployment: string; variables: Record<string, unknown> }; summary: { add: number } };
+      };
+      expect([deployment, plan.account, plan.origin.deployment, plan.origin.variables.env, plan.summary.add]).toEqual([
+        'prod',
+        t2,
+        'prod',
+        'prod',
+        1,
+      ]);
+      const applied = await call(s, 'cplane_apply', { planId });
+      expect(applied.isError).toBeUndefined();
+      const client = createClient({ baseUrl: w.emulator.url, token: fixtures.tokens.admin, accountId: t2 });
+      expect((await client.listAll('listProjects', {})).map((p) => p.name)).toEqual(['shop-prod']);
+      await client.close();
+    },
+    SESSION_BUDGET_MS,
+  );
 
-  it('without a deployment, or with an unknown one, says what to give', async () => {
-    const none = await call(s, 'cplane_plan');
-    expect(none.isError).toBe(true);
-    expect(none.content[0]!.text).toContain('has deployments (staging, prod)');
-    const unknown = await call(s, 'cplane_plan', { deployment: 'prd' });
-    expect(unknown.isError).toBe(true);
-    expect(unknown.content[0]!.text).toContain('the configuration has no deployment "prd"; did you mean "prod"?');
-  }, SESSION_BUDGET_MS);
+  it(
+    'without a deployment, or with an unknown one, says what to give',
+    async () => {
+      const none = await call(s, 'cplane_plan');
+      expect(none.isError).toBe(true);
+      expect(none.content[0]!.text).toContain('has deployments (staging, prod)');
+      const unknown = await call(s, 'cplane_plan', { deployment: 'prd' });
+      expect(unknown.isError).toBe(true);
+      expect(unknown.content[0]!.text).toContain('the configuration has no deployment "prd"; did you mean "prod"?');
+    },
+    SESSION_BUDGET_MS,
+  );
 });

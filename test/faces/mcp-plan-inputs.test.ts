@@ -44,36 +44,53 @@ describe('cplane_plan and cplane_validate with variables, var files, workspace a
     await w?.close();
   });
 
-  it('a variable without a value is an error that names the tool inputs, not --var', async () => {
-    const result = await call(s, 'cplane_plan');
-    expect(result.isError).toBe(true);
-    const { diagnostics } = json(result) as { diagnostics: { code: string; summary: string; detail: string }[] };
-    expect(diagnostics).toMatchObject([{ code: 'variable_unset', summary: 'Variable "env" is required but has no value' }]);
-    expect(diagnostics[0]!.detail).toBe(
-      'Give it a value in this tool\'s "variables" input ({"env": VALUE}), in a file listed in "varFiles", or with the environment variable CPLANE_VAR_env of the MCP server.',
-    );
-    expect(result.content[0]!.text).not.toContain('--var');
-  }, SESSION_BUDGET_MS);
+  it(
+    'a variable without a value is an error that names the tool inputs, not --var',
+    async () => {
+      const result = await call(s, 'cplane_plan');
+      expect(result.isError).toBe(true);
+      const { diagnostics } = json(result) as { diagnostics: { code: string; summary: string; detail: string }[] };
+      expect(diagnostics).toMatchObject([{ code: 'variable_unset', summary: 'Variable "env" is required but has no value' }]);
+      expect(diagnostics[0]!.detail).toBe(
+        'Give it a value in this tool\'s "variables" input ({"env": VALUE}), in a file listed in "varFiles", or with the environment variable CPLANE_VAR_env of the MCP server.',
+      );
+      expect(result.content[0]!.text).not.toContain('--var');
+    },
+    SESSION_BUDGET_MS,
+  );
 
-  it('plans with variables, a var file (variables win), a workspace and targets', async () => {
-    const result = await call(s, 'cplane_plan', { varFiles: ['vars/staging.yaml'], variables: { env: 'prod' }, workspace: 'blue', targets: ['project.shop'] });
-    expect(result.isError).toBeUndefined();
-    const { plan } = json(result) as { plan: PlanJson };
-    expect(plan.origin.workspace).toBe('blue');
-    expect(plan.origin.variables).toEqual({ env: 'prod', blurb: 'from the var file' });
-    expect(plan.summary).toMatchObject({ add: 1 });
-    expect(plan.steps.map((step) => step.address)).toEqual(['project.shop']);
-    expect(JSON.stringify(plan.steps[0])).toContain('"shop-prod"');
-    expect(JSON.stringify(plan.steps[0])).toContain('"from the var file"');
-  }, SESSION_BUDGET_MS);
+  it(
+    'plans with variables, a var file (variables win), a workspace and targets',
+    async () => {
+      const result = await call(s, 'cplane_plan', {
+        varFiles: ['vars/staging.yaml'],
+        variables: { env: 'prod' },
+        workspace: 'blue',
+        targets: ['project.shop'],
+      });
+      expect(result.isError).toBeUndefined();
+      const { plan } = json(result) as { plan: PlanJson };
+      expect(plan.origin.workspace).toBe('blue');
+      expect(plan.origin.variables).toEqual({ env: 'prod', blurb: 'from the var file' });
+      expect(plan.summary).toMatchObject({ add: 1 });
+      expect(plan.steps.map((step) => step.address)).toEqual(['project.shop']);
+      expect(JSON.stringify(plan.steps[0])).toContain('"shop-prod"');
+      expect(JSON.stringify(plan.steps[0])).toContain('"from the var file"');
+    },
+    SESSION_BUDGET_MS,
+  );
 
-  it('plans with exclude, like --exclude', async () => {
-    const result = await call(s, 'cplane_plan', { variables: { env: 'prod' }, exclude: ['project.shop'] });
-    expect(result.isError).toBeUndefined();
-    const { plan } = json(result) as { plan: PlanJson & { exclude: string[] } };
-    expect(plan.exclude).toEqual(['project.shop']);
-    expect(plan.steps.map((step) => step.address)).not.toContain('project.shop');
-  }, SESSION_BUDGET_MS);
+  it(
+    'plans with exclude, like --exclude',
+    async () => {
+      const result = await call(s, 'cplane_plan', { variables: { env: 'prod' }, exclude: ['project.shop'] });
+      expect(result.isError).toBeUndefined();
+      const { plan } = json(result) as { plan: PlanJson & { exclude: string[] } };
+      expect(plan.exclude).toEqual(['project.shop']);
+      expect(plan.steps.map((step) => step.address)).not.toContain('project.shop');
+    },
+    SESSION_BUDGET_MS,
+  );
 
   it('validates with the same inputs', async () => {
     const unset = json(await call(s, 'cplane_validate')) as { valid: boolean; unsetVariables: string[] };

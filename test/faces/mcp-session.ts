@@ -18,8 +18,16 @@ export interface Session {
 
 /** Starts `cplane mcp <dir> ...flags` with `token`. */
 export async function session(w: World, token: string, flags: string[] = []): Promise<Session> {
-  const env = Object.fromEntries(Object.entries({ ...w.env, CPLANE_TOKEN: token }).filter((e): e is [string, string] => e[1] !== undefined));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [join(root, 'bin', 'cplane.js'), 'mcp', w.dir, ...flags], env, cwd: w.dir, stderr: 'pipe' });
+  const env = Object.fromEntries(
+    Object.entries({ ...w.env, CPLANE_TOKEN: token }).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(root, 'bin', 'cplane.js'), 'mcp', w.dir, ...flags],
+    env,
+    cwd: w.dir,
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'cplane-test', version: '1.0.0' });
@@ -30,5 +38,6 @@ export async function session(w: World, token: string, flags: string[] = []): Pr
 }
 
 export type ToolResult = { content: { type: string; text: string }[]; isError?: boolean };
-export const call = async (s: Session, name: string, args: Record<string, unknown> = {}) => (await s.client.callTool({ name, arguments: args })) as ToolResult;
+export const call = async (s: Session, name: string, args: Record<string, unknown> = {}) =>
+  (await s.client.callTool({ name, arguments: args })) as ToolResult;
 export const json = (result: ToolResult): unknown => JSON.parse(result.content[0]!.text);

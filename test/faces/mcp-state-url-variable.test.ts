@@ -13,9 +13,19 @@ let client: Client;
 
 beforeAll(async () => {
   w = await world();
-  w.config(`version: 1\nvariables:\n  dbpw:\n    default: "${PASSWORD}"\nstate:\n  url: postgres://cplane:\${var.dbpw}@127.0.0.1:1/infra\nprojects:\n  shop:\n    name: shop\n`);
-  const env = Object.fromEntries(Object.entries({ ...w.env, CPLANE_TOKEN: fixtures.tokens.admin }).filter((e): e is [string, string] => e[1] !== undefined));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [join(import.meta.dirname, '..', '..', 'bin', 'cplane.js'), 'mcp', w.dir], env, cwd: w.dir, stderr: 'pipe' });
+  w.config(
+    `version: 1\nvariables:\n  dbpw:\n    default: "${PASSWORD}"\nstate:\n  url: postgres://cplane:\${var.dbpw}@127.0.0.1:1/infra\nprojects:\n  shop:\n    name: shop\n`,
+  );
+  const env = Object.fromEntries(
+    Object.entries({ ...w.env, CPLANE_TOKEN: fixtures.tokens.admin }).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(import.meta.dirname, '..', '..', 'bin', 'cplane.js'), 'mcp', w.dir],
+    env,
+    cwd: w.dir,
+    stderr: 'pipe',
+  });
   client = new Client({ name: 'cplane-test', version: '1.0.0' });
   await client.connect(transport);
 }, 90_000);

@@ -35,20 +35,28 @@ describe('cplane_plan and cplane_validate refuse var files outside the configura
     ['an absolute path', () => keyFile],
     ['a ../ path', () => '../config/cplane/state.key'],
     ['a link inside the folder', () => 'vars/staging.yaml'],
-  ])('%s: an error naming the input, and no byte of the file', async (_what, path) => {
-    for (const tool of ['cplane_plan', 'cplane_validate']) {
-      const result = await call(s, tool, { varFiles: ['vars/prod.yaml', path()] });
-      expect(result.isError).toBe(true);
-      const { diagnostics } = json(result) as { diagnostics: { code: string; summary: string }[] };
-      expect(diagnostics.map((d) => d.code)).toEqual(['path_outside']);
-      expect(diagnostics[0]!.summary).toContain(`varFiles[1] "${path()}"`);
-      expect(JSON.stringify(result)).not.toContain(KEY);
-    }
-  }, SESSION_BUDGET_MS);
+  ])(
+    '%s: an error naming the input, and no byte of the file',
+    async (_what, path) => {
+      for (const tool of ['cplane_plan', 'cplane_validate']) {
+        const result = await call(s, tool, { varFiles: ['vars/prod.yaml', path()] });
+        expect(result.isError).toBe(true);
+        const { diagnostics } = json(result) as { diagnostics: { code: string; summary: string }[] };
+        expect(diagnostics.map((d) => d.code)).toEqual(['path_outside']);
+        expect(diagnostics[0]!.summary).toContain(`varFiles[1] "${path()}"`);
+        expect(JSON.stringify(result)).not.toContain(KEY);
+      }
+    },
+    SESSION_BUDGET_MS,
+  );
 
-  it('a var file inside the folder is read as before', async () => {
-    const result = await call(s, 'cplane_plan', { varFiles: ['vars/prod.yaml'] });
-    expect(result.isError).toBeUndefined();
-    expect(JSON.stringify(json(result))).toContain('shop-prod');
-  }, SESSION_BUDGET_MS);
+  it(
+    'a var file inside the folder is read as before',
+    async () => {
+      const result = await call(s, 'cplane_plan', { varFiles: ['vars/prod.yaml'] });
+      expect(result.isError).toBeUndefined();
+      expect(JSON.stringify(json(result))).toContain('shop-prod');
+    },
+    SESSION_BUDGET_MS,
+  );
 });

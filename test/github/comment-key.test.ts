@@ -25,7 +25,10 @@ async function commentKey(varFile: string, workspace?: string): Promise<string> 
   // RUNNER_TEMP as a runner gives it: the plan's Markdown goes there, inside the world's folder.
   const env = { CPLANE_ACCOUNT: '', GITHUB_OUTPUT: output, GITHUB_WORKSPACE: join(w.dir, '..'), RUNNER_TEMP: w.temp };
   // The key it writes is the subject, not the process: in-process (World.run).
-  const run = await w.run(['plan', 'infra', '--github', '--var-file', `infra/vars/${varFile}.yaml`, ...(workspace ? ['--workspace', workspace] : [])], env);
+  const run = await w.run(
+    ['plan', 'infra', '--github', '--var-file', `infra/vars/${varFile}.yaml`, ...(workspace ? ['--workspace', workspace] : [])],
+    env,
+  );
   expect(run.stderr).not.toContain('Error');
   expect(run.code).toBe(0);
   return parseOutputs(readFileSync(output, 'utf8')).comment_key!;

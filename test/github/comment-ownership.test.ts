@@ -20,7 +20,13 @@ beforeEach(async () => {
   const markdown = join(runner.workspace, 'plan.md');
   writeFileSync(markdown, '#### cplane plan\n\n**Plan: 1 to add, 0 to change, 0 to replace, 0 to remove.**\n');
   runner.setOutputs('cplane', { markdown_file: markdown, comment_key: key });
-  env = { PATH: process.env.PATH, GITHUB_API_URL: api.url, GITHUB_REPOSITORY: 'acme/infra', GITHUB_EVENT_PATH: event, GITHUB_EVENT_NAME: 'pull_request' };
+  env = {
+    PATH: process.env.PATH,
+    GITHUB_API_URL: api.url,
+    GITHUB_REPOSITORY: 'acme/infra',
+    GITHUB_EVENT_PATH: event,
+    GITHUB_EVENT_NAME: 'pull_request',
+  };
 });
 afterEach(async () => {
   runner.close();
@@ -59,6 +65,9 @@ it("with a person's token, counts that person's comments (and the Actions bot's)
   api.comments.push({ id: 4, body: `${markerOf(key, 1)}\nthe bot's old part two`, user: { login: 'github-actions[bot]' } });
   const run = await runner.step('comment', { 'github-token': 'gh-pat-alice' }, env);
   expect(run.stdout).toContain(`Plan comment for ${key}: 0 created, 1 updated, 1 deleted.`);
-  expect(api.requests.filter((r) => !r.startsWith('GET'))).toEqual(['PATCH /repos/acme/infra/issues/comments/3', 'DELETE /repos/acme/infra/issues/comments/4']);
+  expect(api.requests.filter((r) => !r.startsWith('GET'))).toEqual([
+    'PATCH /repos/acme/infra/issues/comments/3',
+    'DELETE /repos/acme/infra/issues/comments/4',
+  ]);
   expect(api.comments.map((c) => c.id)).toEqual([1, 2, 3]);
 });

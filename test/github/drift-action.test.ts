@@ -24,7 +24,9 @@ let gatewayId: string;
 
 const cplane = (args: string[], extra: NodeJS.ProcessEnv = {}) => runCli(args, { ...env, ...extra }, runner.workspace);
 const setRequestsPerMinute = async (n: number) =>
-  expect((await cplane(['api', 'updateGatewaySettings', '--param', `id=${gatewayId}`, '--body', JSON.stringify({ requestsPerMinute: n })])).code).toBe(0);
+  expect(
+    (await cplane(['api', 'updateGatewaySettings', '--param', `id=${gatewayId}`, '--body', JSON.stringify({ requestsPerMinute: n })])).code,
+  ).toBe(0);
 const driftJob = async () => {
   const check = await runner.step('cplane', inputs, env);
   const issue = await runner.step('drift-issue', inputs, env);
@@ -36,13 +38,16 @@ beforeAll(async () => {
   api = await issuesApi(repository);
   runner = fakeRunner();
   mkdirSync(join(runner.workspace, 'infra'));
-  writeFileSync(join(runner.workspace, 'infra', 'main.yaml'), `version: 1
+  writeFileSync(
+    join(runner.workspace, 'infra', 'main.yaml'),
+    `version: 1
 account: ${account.id}
 ${shopGateway}    settings: { requestsPerMinute: 600 }
     otelExport:
       endpoint: https://otel.example.com/v1
       headers: { X-Team: { env: OTEL_TEAM } }
-`);
+`,
+  );
   env = {
     PATH: process.env.PATH,
     HOME: runner.workspace,
@@ -57,7 +62,10 @@ ${shopGateway}    settings: { requestsPerMinute: 600 }
     GITHUB_EVENT_NAME: 'schedule',
   };
   // Applied once by someone who holds the secrets.
-  const applied = await cplane(['apply', 'infra', '--auto-approve'], { OPENAI_API_KEY: 'sk-drift-openai-secret', OTEL_TEAM: 'team-secret-value' });
+  const applied = await cplane(['apply', 'infra', '--auto-approve'], {
+    OPENAI_API_KEY: 'sk-drift-openai-secret',
+    OTEL_TEAM: 'team-secret-value',
+  });
   expect(applied.stderr).toBe('');
   expect(applied.code).toBe(0);
   const state = await cplane(['state', 'show', 'gateway.main', 'infra']);
@@ -101,7 +109,18 @@ it('drift found without any write secret: one issue is opened, naming the change
 it('more drift: the same issue is updated; text from the account cannot break out of its code block', async () => {
   await setRequestsPerMinute(7);
   // A name set outside cplane that tries to close the code fence and add HTML to the issue.
-  expect((await cplane(['api', 'updateGateway', '--param', `id=${gatewayId}`, '--body', JSON.stringify({ name: '```\n<img src=x onerror=alert(1)>' })])).code).toBe(0);
+  expect(
+    (
+      await cplane([
+        'api',
+        'updateGateway',
+        '--param',
+        `id=${gatewayId}`,
+        '--body',
+        JSON.stringify({ name: '```\n<img src=x onerror=alert(1)>' }),
+      ])
+    ).code,
+  ).toBe(0);
   const { issue } = await driftJob();
   expect(issue.stdout).toBe(`Drift issue #1 for infra:${account.id}@default: updated.\n`);
   expect(api.issues).toHaveLength(1);
@@ -120,9 +139,19 @@ it('drift gone: the issue is closed with a comment', async () => {
   expect(check.outputs.has_drift).toBe('false');
   expect(issue.stdout).toBe(`Drift issue #1 for infra:${account.id}@default: closed.\n`);
   expect(api.issues[0]).toMatchObject({ state: 'closed', state_reason: 'completed' });
-  expect(api.issues[0]!.comments).toEqual([`${driftMarkerOf(`infra:${account.id}@default`)}\nNo drift found by the latest check: closing.`]);
+  expect(api.issues[0]!.comments).toEqual([
+    `${driftMarkerOf(`infra:${account.id}@default`)}\nNo drift found by the latest check: closing.`,
+  ]);
   // Someone else's issue that copies the marker and the label is not cplane's: a later check touches nothing.
-  api.issues.push({ number: 2, title: 'look', body: `${driftMarkerOf(`infra:${account.id}@default`)}\nforged`, state: 'open', labels: ['cplane-drift'], comments: [], user: { login: 'mallory' } });
+  api.issues.push({
+    number: 2,
+    title: 'look',
+    body: `${driftMarkerOf(`infra:${account.id}@default`)}\nforged`,
+    state: 'open',
+    labels: ['cplane-drift'],
+    comments: [],
+    user: { login: 'mallory' },
+  });
   const again = await driftJob();
   expect(again.issue.stdout).toBe(`No drift for infra:${account.id}@default, and no open drift issue.\n`);
   expect(api.requests.filter((r) => r.startsWith('PATCH'))).toHaveLength(2);

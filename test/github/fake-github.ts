@@ -85,7 +85,9 @@ export async function commentsApi(repository: string, pullRequest: number): Prom
       const user = tokenUsers[req.headers.authorization ?? ''];
       if (!user) return send(401, { message: 'Bad credentials' });
       if (req.method === 'GET' && url.pathname === '/user') {
-        return user.readsUser ? send(200, { login: user.login, type: 'User' }) : send(403, { message: 'Resource not accessible by integration' });
+        return user.readsUser
+          ? send(200, { login: user.login, type: 'User' })
+          : send(403, { message: 'Resource not accessible by integration' });
       }
       const list = `/repos/${repository}/issues/${pullRequest}/comments`;
       const one = new RegExp(`^/repos/${repository}/issues/comments/(\\d+)$`).exec(url.pathname);
@@ -134,7 +136,11 @@ export interface Runner {
   /** Runs one step of action.yml with `${{ }}` in its `env` and `working-directory` filled from `inputs`, `github` and earlier step outputs. */
   /** Sets the outputs of an earlier step, as if it had run. */
   setOutputs(id: string, outputs: Record<string, string>): void;
-  step(id: string, inputs: Record<string, string>, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string; outputs: Record<string, string> }>;
+  step(
+    id: string,
+    inputs: Record<string, string>,
+    env: NodeJS.ProcessEnv,
+  ): Promise<{ code: number | null; stdout: string; stderr: string; outputs: Record<string, string> }>;
   close(): void;
 }
 
@@ -168,15 +174,32 @@ export function fakeRunner(actionPath = repoRoot): Runner {
       writeFileSync(outputFile, '');
       const context: Record<string, string> = { 'github.action_path': actionPath, 'github.token': 'gh-test-token' };
       // Inputs not given take their defaults, as GitHub fills them.
-      for (const [name, input] of Object.entries(action(actionPath).inputs)) context[`inputs.${name}`] = inputs[name] ?? (input.default ?? '').replace('${{ github.token }}', context['github.token']!);
-      for (const [stepId, outputs] of Object.entries(stepOutputs)) for (const [name, value] of Object.entries(outputs)) context[`steps.${stepId}.outputs.${name}`] = value;
+      for (const [name, input] of Object.entries(action(actionPath).inputs))
+        context[`inputs.${name}`] = inputs[name] ?? (input.default ?? '').replace('${{ github.token }}', context['github.token']!);
+      for (const [stepId, outputs] of Object.entries(stepOutputs))
+        for (const [name, value] of Object.entries(outputs)) context[`steps.${stepId}.outputs.${name}`] = value;
       // `${{ a }}`, and `${{ a || b }}`: the first that is not empty, as GitHub's expressions give it.
-      const fill = (text: string) => text.replace(/\$\{\{\s*([\w.-]+(?:\s*\|\|\s*[\w.-]+)*)\s*\}\}/g, (_, names: string) => names.split('||').map((name) => context[name.trim()] ?? '').find((value) => value !== '') ?? '');
+      const fill = (text: string) =>
+        text.replace(
+          /\$\{\{\s*([\w.-]+(?:\s*\|\|\s*[\w.-]+)*)\s*\}\}/g,
+          (_, names: string) =>
+            names
+              .split('||')
+              .map((name) => context[name.trim()] ?? '')
+              .find((value) => value !== '') ?? '',
+        );
       const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, fill(v)]));
       const cwd = resolve(workspace, fill(step['working-directory'] ?? '.'));
       const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], {
         cwd,
-        env: { ...env, ...stepEnv, GITHUB_WORKSPACE: workspace, GITHUB_STEP_SUMMARY: summaryFile, GITHUB_OUTPUT: outputFile, RUNNER_TEMP: join(temp, 'runner-temp') },
+        env: {
+          ...env,
+          ...stepEnv,
+          GITHUB_WORKSPACE: workspace,
+          GITHUB_STEP_SUMMARY: summaryFile,
+          GITHUB_OUTPUT: outputFile,
+          RUNNER_TEMP: join(temp, 'runner-temp'),
+        },
       });
       let stdout = '';
       let stderr = '';
@@ -223,14 +246,22 @@ export async function issuesApi(repository: string): Promise<IssuesApi> {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(body === undefined ? '' : JSON.stringify(body));
       };
-      const shown = (issue: Issue) => ({ number: issue.number, title: issue.title, body: issue.body, state: issue.state, labels: issue.labels.map((name) => ({ name })), user: issue.user });
+      const shown = (issue: Issue) => ({
+        number: issue.number,
+        title: issue.title,
+        body: issue.body,
+        state: issue.state,
+        labels: issue.labels.map((name) => ({ name })),
+        user: issue.user,
+      });
       // The workflow's GITHUB_TOKEN: it writes as the Actions bot and may not read /user.
       if (req.headers.authorization !== 'Bearer gh-test-token') return send(401, { message: 'Bad credentials' });
       if (req.method === 'GET' && url.pathname === '/user') return send(403, { message: 'Resource not accessible by integration' });
       const list = `/repos/${repository}/issues`;
       const one = new RegExp(`^/repos/${repository}/issues/(\\d+)(/comments)?$`).exec(url.pathname);
       const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-      if (typeof body.body === 'string' && body.body.length > 65_536) return send(422, { message: 'body is too long (maximum is 65536 characters)' });
+      if (typeof body.body === 'string' && body.body.length > 65_536)
+        return send(422, { message: 'body is too long (maximum is 65536 characters)' });
       if (req.method === 'GET' && url.pathname === list) {
         const state = url.searchParams.get('state') ?? 'open';
         const label = url.searchParams.get('labels');
@@ -240,7 +271,15 @@ export async function issuesApi(repository: string): Promise<IssuesApi> {
         return send(200, found.slice((page - 1) * perPage, page * perPage).map(shown));
       }
       if (req.method === 'POST' && url.pathname === list) {
-        const issue: Issue = { number: issues.length + 1, title: String(body.title), body: String(body.body ?? ''), state: 'open', labels: (body.labels as string[] | undefined) ?? [], comments: [], user: { login: 'github-actions[bot]' } };
+        const issue: Issue = {
+          number: issues.length + 1,
+          title: String(body.title),
+          body: String(body.body ?? ''),
+          state: 'open',
+          labels: (body.labels as string[] | undefined) ?? [],
+          comments: [],
+          user: { login: 'github-actions[bot]' },
+        };
         issues.push(issue);
         return send(201, shown(issue));
       }
@@ -269,7 +308,10 @@ export async function issuesApi(repository: string): Promise<IssuesApi> {
 }
 
 /** The environment of a pull-request job in `runner`'s workspace, with its event file written beside the workspace. */
-export function pullRequestJobEnv(runner: Runner, job: { emulatorUrl: string; token: string; stateKeyByte: number; apiUrl: string; repository: string; pullRequest: number }): NodeJS.ProcessEnv {
+export function pullRequestJobEnv(
+  runner: Runner,
+  job: { emulatorUrl: string; token: string; stateKeyByte: number; apiUrl: string; repository: string; pullRequest: number },
+): NodeJS.ProcessEnv {
   const event = join(runner.workspace, '..', 'event.json');
   writeFileSync(event, JSON.stringify({ pull_request: { number: job.pullRequest } }));
   return {

@@ -21,11 +21,15 @@ let api: IssuesApi;
 let runner: Runner;
 let env: NodeJS.ProcessEnv;
 
-const config = (description: string) => writeFileSync(join(runner.workspace, 'infra', 'main.yaml'), `version: 1
+const config = (description: string) =>
+  writeFileSync(
+    join(runner.workspace, 'infra', 'main.yaml'),
+    `version: 1
 account: ${account.id}
 projects:
   shop: { description: ${description} }
-`);
+`,
+  );
 const reconcileJob = async () => ({ run: await runner.step('cplane', inputs, env), issue: await runner.step('drift-issue', inputs, env) });
 
 beforeAll(async () => {
@@ -83,5 +87,7 @@ it('once a person applies the change, the next run closes the issue', async () =
   const { issue } = await reconcileJob();
   expect(issue.stdout).toBe(`Reconcile issue #1 for ${key}: closed.\n`);
   expect(api.issues[0]).toMatchObject({ state: 'closed' });
-  expect(api.issues[0]!.comments).toEqual([`${driftMarkerOf(key, 'reconcile')}\nNothing waits for a person after the latest reconcile: closing.`]);
+  expect(api.issues[0]!.comments).toEqual([
+    `${driftMarkerOf(key, 'reconcile')}\nNothing waits for a person after the latest reconcile: closing.`,
+  ]);
 });

@@ -27,7 +27,9 @@ describe('the step summary', () => {
     appendStepSummary({ GITHUB_STEP_SUMMARY: file }, plan, 'in the job log above and in the saved plan `prod.plan.json`');
     const written = readFileSync(file, 'utf8');
     expect(Buffer.byteLength(written)).toBeLessThanOrEqual(STEP_SUMMARY_LIMIT);
-    expect(written).toContain(`> **Cut here:** the full text (${Buffer.byteLength(plan)} bytes) is more than the 1 MiB a step summary holds. The full plan is in the job log above and in the saved plan \`prod.plan.json\`.`);
+    expect(written).toContain(
+      `> **Cut here:** the full text (${Buffer.byteLength(plan)} bytes) is more than the 1 MiB a step summary holds. The full plan is in the job log above and in the saved plan \`prod.plan.json\`.`,
+    );
     expect(written).not.toContain('\uFFFD');
     expect((written.match(/^```/gm) ?? []).length).toBe(2);
     rmSync(dir, { recursive: true });

@@ -5,7 +5,12 @@ import type { ApiClient } from '../../src/api/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import type { StateStore } from '../../src/state/index.js';
 
-export async function closeArrangement(parts: { state: StateStore; client: ApiClient; emulator: RunningEmulator; dir: string }): Promise<void> {
+export async function closeArrangement(parts: {
+  state: StateStore;
+  client: ApiClient;
+  emulator: RunningEmulator;
+  dir: string;
+}): Promise<void> {
   await parts.state.close();
   await parts.client.close();
   await parts.emulator.close();

@@ -15,7 +15,20 @@
  * child processes' 'error' events are always handled.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -89,7 +102,9 @@ function run(command: string, args: string[], user: { uid: number; gid: number }
     child.stdout.on('data', (chunk: Buffer) => void (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => void (output += chunk.toString()));
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`${command} exited with code ${String(code)}: ${output.trim().slice(-2000)}`))));
+    child.once('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${command} exited with code ${String(code)}: ${output.trim().slice(-2000)}`)),
+    );
   });
 }
 
@@ -123,10 +138,25 @@ export async function startEmbeddedPostgres(options: StartOptions): Promise<Star
       chownSync(data, user.uid, user.gid);
       chownSync(passwordFile, user.uid, user.gid);
     }
-    await run(join(binaries, 'bin', 'initdb'), [`--pgdata=${data}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C'], user);
+    await run(
+      join(binaries, 'bin', 'initdb'),
+      [`--pgdata=${data}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C'],
+      user,
+    );
     rmSync(passwordFile);
     // Durability is not under test here; without fsync the server is much lighter on a busy 2-core machine.
-    const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${data}`, '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
+    const flags = [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      `unix_socket_directories=${data}`,
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+    ];
     const server = await serve(join(binaries, 'bin', 'postgres'), ['-D', data, '-p', String(options.port), ...flags], user);
     return {
       url: `postgres://postgres:${PASSWORD}@127.0.0.1:${options.port}/postgres`,

@@ -13,7 +13,7 @@ export interface ParsedGraph {
 /** A Graphviz DOT `digraph` of cplane's subset: graph and node defaults, node statements with attributes, edges. */
 export function parseDot(text: string): ParsedGraph {
   const tokens: { type: 'id' | 'quoted' | 'punct'; value: string }[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const char = text[i]!;
     if (/\s/.test(char)) i++;
     else if (text.startsWith('->', i)) {
@@ -22,8 +22,7 @@ export function parseDot(text: string): ParsedGraph {
     } else if ('{}[]=;,'.includes(char)) {
       tokens.push({ type: 'punct', value: char });
       i++;
-    }
-    else if (char === '"') {
+    } else if (char === '"') {
       let value = '';
       for (i++; ; i++) {
         if (i >= text.length) throw new Error('DOT: unterminated string');
@@ -49,7 +48,8 @@ export function parseDot(text: string): ParsedGraph {
   const peek = () => tokens[at];
   const take = (value?: string) => {
     const token = tokens[at++];
-    if (!token || (value !== undefined && (token.type !== 'punct' && token.type !== 'id' ? true : token.value !== value))) throw new Error(`DOT: expected ${value ?? 'a token'}, got ${JSON.stringify(token)}`);
+    if (!token || (value !== undefined && (token.type !== 'punct' && token.type !== 'id' ? true : token.value !== value)))
+      throw new Error(`DOT: expected ${value ?? 'a token'}, got ${JSON.stringify(token)}`);
     return token;
   };
   const id = () => {
@@ -85,7 +85,8 @@ export function parseDot(text: string): ParsedGraph {
       } else if (peek()?.type === 'punct' && peek()?.value === '->') {
         take('->');
         const second = id();
-        if (!graph.nodes.has(first) || !graph.nodes.has(second)) throw new Error(`DOT: edge between undeclared nodes ${first} -> ${second}`);
+        if (!graph.nodes.has(first) || !graph.nodes.has(second))
+          throw new Error(`DOT: edge between undeclared nodes ${first} -> ${second}`);
         graph.edges.push([first, second]);
       } else {
         const attrs = attributes();
@@ -113,9 +114,13 @@ export function parseMermaid(text: string): ParsedGraph {
     let m: RegExpExecArray | null;
     if ((m = /^ {2}(n\d+)\["([^"]*)"\]$/.exec(line))) {
       const label = m[2]!;
-      if (/[<>&`]/.test(label) || /#(?!(quot|num|amp|lt|gt|grave);)/.test(label)) throw new Error(`Mermaid: unescaped markup in label ${JSON.stringify(label)}`);
+      if (/[<>&`]/.test(label) || /#(?!(quot|num|amp|lt|gt|grave);)/.test(label))
+        throw new Error(`Mermaid: unescaped markup in label ${JSON.stringify(label)}`);
       if (graph.nodes.has(m[1]!)) throw new Error(`Mermaid: node ${m[1]} declared twice`);
-      graph.nodes.set(m[1]!, label.replace(/#(quot|num|amp|lt|gt|grave);/g, (_, name: string) => ENTITIES[name]!));
+      graph.nodes.set(
+        m[1]!,
+        label.replace(/#(quot|num|amp|lt|gt|grave);/g, (_, name: string) => ENTITIES[name]!),
+      );
     } else if ((m = /^ {2}(n\d+) --> (n\d+)$/.exec(line))) {
       if (!graph.nodes.has(m[1]!) || !graph.nodes.has(m[2]!)) throw new Error(`Mermaid: edge between undeclared nodes: ${line}`);
       graph.edges.push([m[1]!, m[2]!]);

@@ -18,7 +18,11 @@ function collector(): { stream: Writable; text: () => string } {
 }
 
 /** Runs `cplane ARGS` in this process with `env` and `cwd`, stdin empty (as a subprocess with stdin ignored). */
-export async function runInProcess(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runInProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = collector();
   const stderr = collector();
   const code = await runCli(args, { env, cwd, stdout: stdout.stream, stderr: stderr.stream, stdin: Readable.from([]) });

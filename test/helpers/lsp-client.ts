@@ -45,7 +45,10 @@ export interface LspSession {
 }
 
 /** Starts `cplane lsp --stdio` and initializes it with `folder` as the workspace folder. */
-export async function startLsp(folder: string, env: NodeJS.ProcessEnv = process.env): Promise<LspSession & { initializeResult: { capabilities: Record<string, unknown> } }> {
+export async function startLsp(
+  folder: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<LspSession & { initializeResult: { capabilities: Record<string, unknown> } }> {
   const child = spawn(process.execPath, [builtCli(), 'lsp', '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -83,11 +86,16 @@ export async function startLsp(folder: string, env: NodeJS.ProcessEnv = process.
     },
     open(path, text) {
       const uri = uriOf(path);
-      void connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'yaml', version: 1, text: text ?? readFileSync(path, 'utf8') } });
+      void connection.sendNotification('textDocument/didOpen', {
+        textDocument: { uri, languageId: 'yaml', version: 1, text: text ?? readFileSync(path, 'utf8') },
+      });
       return uri;
     },
     change(path, text, version) {
-      void connection.sendNotification('textDocument/didChange', { textDocument: { uri: uriOf(path), version }, contentChanges: [{ text }] });
+      void connection.sendNotification('textDocument/didChange', {
+        textDocument: { uri: uriOf(path), version },
+        contentChanges: [{ text }],
+      });
     },
     request: (method, params) => connection.sendRequest(method, params),
     async close() {

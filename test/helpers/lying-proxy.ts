@@ -47,26 +47,32 @@ export async function lyingProxy(upstream: string, initial?: Lie): Promise<Lying
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name))) as Record<string, string>;
-      void fetch(`${upstream}${req.url}`, { method: req.method!, headers, ...(raw.length > 0 ? { body: raw } : {}) }).then(async (forwarded) => {
-        let text = await forwarded.text();
-        const request: ProxiedRequest = {
-          method: req.method!,
-          path: req.url!.split('?')[0]!,
-          query: req.url!.slice(req.url!.split('?')[0]!.length),
-          body: raw.length > 0 ? JSON.parse(raw.toString('utf8')) : undefined,
-          token: (req.headers.authorization ?? '').replace(/^Bearer /, ''),
-        };
-        const replaced = lie && text ? lie(request, { status: forwarded.status, json: JSON.parse(text) }) : undefined;
-        if (replaced !== undefined) text = JSON.stringify(replaced);
-        res.writeHead((typeof replaced === 'object' && replaced !== null && statusOf.get(replaced)) || forwarded.status, {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(text),
-          'x-request-id': forwarded.headers.get('x-request-id') ?? '',
-          ...(forwarded.headers.get('date') ? { date: new Date(Date.parse(forwarded.headers.get('date')!) + clockShiftMs).toUTCString() } : {}),
-        });
-        res.end(text);
-      });
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name)),
+      ) as Record<string, string>;
+      void fetch(`${upstream}${req.url}`, { method: req.method!, headers, ...(raw.length > 0 ? { body: raw } : {}) }).then(
+        async (forwarded) => {
+          let text = await forwarded.text();
+          const request: ProxiedRequest = {
+            method: req.method!,
+            path: req.url!.split('?')[0]!,
+            query: req.url!.slice(req.url!.split('?')[0]!.length),
+            body: raw.length > 0 ? JSON.parse(raw.toString('utf8')) : undefined,
+            token: (req.headers.authorization ?? '').replace(/^Bearer /, ''),
+          };
+          const replaced = lie && text ? lie(request, { status: forwarded.status, json: JSON.parse(text) }) : undefined;
+          if (replaced !== undefined) text = JSON.stringify(replaced);
+          res.writeHead((typeof replaced === 'object' && replaced !== null && statusOf.get(replaced)) || forwarded.status, {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(text),
+            'x-request-id': forwarded.headers.get('x-request-id') ?? '',
+            ...(forwarded.headers.get('date')
+              ? { date: new Date(Date.parse(forwarded.headers.get('date')!) + clockShiftMs).toUTCString() }
+              : {}),
+          });
+          res.end(text);
+        },
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -13,9 +13,14 @@ const root = resolve(import.meta.dirname, '..', '..');
 export function installPackedSdk(temp: string, app: string): string {
   const sdk = join(root, 'packages', 'sdk');
   if (!existsSync(join(sdk, 'dist', 'index.js'))) throw new Error('packages/sdk is built by `npm run build`');
-  const pack = (cwd: string) => execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', temp], { cwd, encoding: 'utf8' }).trim();
+  const pack = (cwd: string) =>
+    execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', temp], { cwd, encoding: 'utf8' }).trim();
   const tarball = pack(sdk);
   const ciphers = pack(join(root, 'node_modules', '@noble', 'ciphers'));
-  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(temp, tarball), join(temp, ciphers)], { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(temp, tarball), join(temp, ciphers)], {
+    cwd: app,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return tarball;
 }

@@ -10,7 +10,10 @@ import { fixtures } from '../../src/emulator/index.js';
 
 /** A writer key of the tests' own (not cplane's): the writer of the wrappers these helpers make. */
 const testWriterPair = deriveKeyPair(new TextEncoder().encode('cplane tests: a writer key (a public test value)'));
-export const testWriter = { sender: recipientOf(testWriterPair.privateKey), publicKey: Buffer.from(testWriterPair.publicKey).toString('base64') };
+export const testWriter = {
+  sender: recipientOf(testWriterPair.privateKey),
+  publicKey: Buffer.from(testWriterPair.publicKey).toString('base64'),
+};
 
 /** The value version a wrapper is made for: its record, account, version and the digest of its ciphertext. */
 export interface ValuePlace {
@@ -29,7 +32,17 @@ export async function placeOf(client: ApiClient, recordId: string, accountId: st
 /** A data key wrapped for a fixture reader (Service Account, user or group id) for one value version, by the tests' writer. */
 export function wrapperFor(place: ValuePlace, readerId: string, dataKey: Uint8Array = randomBytes(32)): string {
   const { accountId, recordId, version, digest } = place;
-  return wrapDataKey({ dataKey, recipientPublicKey: fixtureKeyPair(readerId).publicKey, accountId, recordId, version, recipientId: readerId, valueDigest: digest, writer: testWriter.sender, wrappedAt: new Date() });
+  return wrapDataKey({
+    dataKey,
+    recipientPublicKey: fixtureKeyPair(readerId).publicKey,
+    accountId,
+    recordId,
+    version,
+    recipientId: readerId,
+    valueDigest: digest,
+    writer: testWriter.sender,
+    wrappedAt: new Date(),
+  });
 }
 
 /** A fixture reader's private key, base64, as `cplane emulator --print-fixtures` prints it. */
@@ -40,6 +53,10 @@ export function privateKeyOf(readerId: string): string {
 /** A `directory:` block declaring fixture users and groups (local name -> id) with their public keys. */
 export function directoryYaml(readers: { users?: Record<string, string>; groups?: Record<string, string> }): string {
   const section = (name: string, entries: Record<string, string> | undefined) =>
-    entries ? `  ${name}:\n${Object.entries(entries).map(([local, id]) => `    ${local}: { id: ${id}, publicKey: "${printableKeyPair(id).publicKey}" }\n`).join('')}` : '';
+    entries
+      ? `  ${name}:\n${Object.entries(entries)
+          .map(([local, id]) => `    ${local}: { id: ${id}, publicKey: "${printableKeyPair(id).publicKey}" }\n`)
+          .join('')}`
+      : '';
   return `directory:\n${section('users', readers.users)}${section('groups', readers.groups)}`;
 }

@@ -31,14 +31,18 @@ async function renamed(index: NamesIndex, file: string, needle: string, to: stri
   const text = await readFile(join(dir, file), 'utf8');
   let at = -1;
   for (let i = 0; i <= nth; i++) at = text.indexOf(needle, at + 1);
-  return renameChanges(index, kindBlocks, join(dir, file), at + 1, to).map((c) => `${c.path.slice(dir.length + 1)}:${c.start} ${JSON.stringify(c.newText)}`);
+  return renameChanges(index, kindBlocks, join(dir, file), at + 1, to).map(
+    (c) => `${c.path.slice(dir.length + 1)}:${c.start} ${JSON.stringify(c.newText)}`,
+  );
 }
 
-const module = 'variables:\n  project: {}\ngateways:\n  team:\n    project: ${var.project}\n    defaultModel: m\n    credentials: [own]\ncredentials:\n  own: { provider: openai, secret: { env: K } }\n';
+const module =
+  'variables:\n  project: {}\ngateways:\n  team:\n    project: ${var.project}\n    defaultModel: m\n    credentials: [own]\ncredentials:\n  own: { provider: openai, secret: { env: K } }\n';
 
 describe('rename: the moved blocks', () => {
-  it('moves a module\'s resource once per call, in the file that calls the module', async () => {
-    const main = 'projects:\n  core: {}\nmodules:\n  a: { source: ./modules/team, inputs: { project: core } }\n  b: { source: ./modules/team, inputs: { project: core } }\n';
+  it("moves a module's resource once per call, in the file that calls the module", async () => {
+    const main =
+      'projects:\n  core: {}\nmodules:\n  a: { source: ./modules/team, inputs: { project: core } }\n  b: { source: ./modules/team, inputs: { project: core } }\n';
     const index = await indexOf({ 'main.yaml': main, 'modules/team/main.yaml': module });
     const changes = await renamed(index, 'modules/team/main.yaml', 'own', 'mine');
     expect(changes).toEqual([
@@ -48,7 +52,7 @@ describe('rename: the moved blocks', () => {
     ]);
   });
 
-  it('renames the caller\'s project in a module call\'s input too', async () => {
+  it("renames the caller's project in a module call's input too", async () => {
     const main = 'projects:\n  core: {}\nmodules:\n  a: { source: ./modules/team, inputs: { project: core } }\n';
     const index = await indexOf({ 'main.yaml': main, 'modules/team/main.yaml': module });
     expect(await renamed(index, 'main.yaml', 'core', 'base')).toEqual([
@@ -58,7 +62,7 @@ describe('rename: the moved blocks', () => {
     ]);
   });
 
-  it('moves the grants a directory user\'s name names, at the end of the moved list already there', async () => {
+  it("moves the grants a directory user's name names, at the end of the moved list already there", async () => {
     const main = [
       'directory:',
       '  users:',
@@ -85,7 +89,8 @@ describe('rename: the moved blocks', () => {
   });
 
   it('moves a token under its gateway, into a moved list written in flow style', async () => {
-    const main = 'gateways:\n  prod:\n    project: p\n    defaultModel: m\n    credentials: [c]\n    tokens:\n      ci: { scopes: [run] }\nmoved: [{ from: project.a, to: project.p }]\n';
+    const main =
+      'gateways:\n  prod:\n    project: p\n    defaultModel: m\n    credentials: [c]\n    tokens:\n      ci: { scopes: [run] }\nmoved: [{ from: project.a, to: project.p }]\n';
     const index = await indexOf({ 'main.yaml': main });
     expect(await renamed(index, 'main.yaml', 'ci:', 'deploy')).toEqual([
       `main.yaml:${main.indexOf('ci:')} "deploy"`,
@@ -96,8 +101,13 @@ describe('rename: the moved blocks', () => {
   it('renames a variable with no moved block, and refuses what cannot be renamed', async () => {
     const main = 'variables:\n  env: { default: dev }\nprojects:\n  p:\n    name: p-${var.env}\n    forEach: [a, b]\n';
     const index = await indexOf({ 'main.yaml': main });
-    expect(await renamed(index, 'main.yaml', 'env', 'stage')).toEqual([`main.yaml:${main.indexOf('env')} "stage"`, `main.yaml:${main.lastIndexOf('env')} "stage"`]);
-    await expect(renamed(index, 'main.yaml', 'env', '1bad')).rejects.toThrow(new RenameRefused('"1bad" is not a valid name: letters, digits and \'_\', starting with a letter or \'_\', at most 100 characters.'));
+    expect(await renamed(index, 'main.yaml', 'env', 'stage')).toEqual([
+      `main.yaml:${main.indexOf('env')} "stage"`,
+      `main.yaml:${main.lastIndexOf('env')} "stage"`,
+    ]);
+    await expect(renamed(index, 'main.yaml', 'env', '1bad')).rejects.toThrow(
+      new RenameRefused("\"1bad\" is not a valid name: letters, digits and '_', starting with a letter or '_', at most 100 characters."),
+    );
     await expect(renamed(index, 'main.yaml', 'p:', 'q')).rejects.toThrow('"p" has forEach');
   });
 });

@@ -1,21 +1,46 @@
 // Addresses have one parser and one formatter, with room for nested kinds, instance keys and module prefixes.
 import { describe, expect, test } from 'vitest';
-import { childAddress, formatAddress, kindOf, localPart, movedWithParent, parseAddress, resourceAddress } from '../../src/plan-model/index.js';
+import {
+  childAddress,
+  formatAddress,
+  kindOf,
+  localPart,
+  movedWithParent,
+  parseAddress,
+  resourceAddress,
+} from '../../src/plan-model/index.js';
 
 describe('parseAddress and formatAddress', () => {
   test.each([
     ['project.payments', { modules: [], kind: 'project', segments: [{ name: 'payments' }] }],
     ['record.payments/stripe-key', { modules: [], kind: 'record', segments: [{ name: 'payments' }, { name: 'stripe-key' }] }],
     ['gateway.team[payments]', { modules: [], kind: 'gateway', segments: [{ name: 'team', key: 'payments' }] }],
-    ['gateway_token.team[payments]/ci', { modules: [], kind: 'gateway_token', segments: [{ name: 'team', key: 'payments' }, { name: 'ci' }] }],
+    [
+      'gateway_token.team[payments]/ci',
+      { modules: [], kind: 'gateway_token', segments: [{ name: 'team', key: 'payments' }, { name: 'ci' }] },
+    ],
     ['module.payments.gateway.prod', { modules: ['payments'], kind: 'gateway', segments: [{ name: 'prod' }] }],
-    ['module.a.module.b.record_grant.p/r/ci-deployer', { modules: ['a', 'b'], kind: 'record_grant', segments: [{ name: 'p' }, { name: 'r' }, { name: 'ci-deployer' }] }],
+    [
+      'module.a.module.b.record_grant.p/r/ci-deployer',
+      { modules: ['a', 'b'], kind: 'record_grant', segments: [{ name: 'p' }, { name: 'r' }, { name: 'ci-deployer' }] },
+    ],
   ])('%s parses and formats back to itself', (text, parsed) => {
     expect(parseAddress(text)).toEqual(parsed);
     expect(formatAddress(parseAddress(text)!)).toBe(text);
   });
 
-  test.each(['', 'gateway', 'gateway.', '.prod', 'Gateway.prod', 'gateway.prod/', 'gateway.a[]', 'gateway.a[x]y', 'module.gateway.prod', 'module..gateway.prod'])('refuses %j', (text) => {
+  test.each([
+    '',
+    'gateway',
+    'gateway.',
+    '.prod',
+    'Gateway.prod',
+    'gateway.prod/',
+    'gateway.a[]',
+    'gateway.a[x]y',
+    'module.gateway.prod',
+    'module..gateway.prod',
+  ])('refuses %j', (text) => {
     expect(parseAddress(text)).toBeUndefined();
   });
 });

@@ -15,17 +15,33 @@ describe('$wrap', () => {
 
   it('is malformed with another shape: a missing or extra member, or a record that is neither an id nor a $ref', () => {
     const { publicKey: _p, ...missing } = target;
-    for (const value of [missing, { ...target, extra: 'x' }, { ...target, record: { $ref: 'a', more: 1 } }, { ...target, record: 3 }, 'text']) {
+    for (const value of [
+      missing,
+      { ...target, extra: 'x' },
+      { ...target, record: { $ref: 'a', more: 1 } },
+      { ...target, record: 3 },
+      'text',
+    ]) {
       expect(placeholderOf({ $wrap: value } as Template)).toMatchObject({ tag: 'malformed', key: '$wrap' });
     }
     expect(placeholderOf({ $wrap: target, other: 1 } as Template)).toMatchObject({ tag: 'malformed' });
   });
 
-  it('is resolved by the key ring with the record\'s id from state, and never counts as a secret', async () => {
+  it("is resolved by the key ring with the record's id from state, and never counts as a secret", async () => {
     const calls: unknown[] = [];
-    const keyRing: KeyRing = { secret: () => 'unused', encrypt: () => ({ value: {}, dataKey: new Uint8Array(32), digest: '' }), wrap: async (request) => (calls.push(request), 'cplane-hpke2.wrapped'), remember: () => undefined };
+    const keyRing: KeyRing = {
+      secret: () => 'unused',
+      encrypt: () => ({ value: {}, dataKey: new Uint8Array(32), digest: '' }),
+      wrap: async (request) => (calls.push(request), 'cplane-hpke2.wrapped'),
+      remember: () => undefined,
+    };
     const resources = { 'record.shop/key': { kind: 'record', id: 'rec-9', inputs: {}, fingerprints: {}, createdAt: '', updatedAt: '' } };
-    const { value, secrets } = await resolveTemplate({ wrappedDek: { $wrap: target } }, { resources, sources: {}, address: 'service_account_grant.shop/key/ci', keyRing } as never);
+    const { value, secrets } = await resolveTemplate({ wrappedDek: { $wrap: target } }, {
+      resources,
+      sources: {},
+      address: 'service_account_grant.shop/key/ci',
+      keyRing,
+    } as never);
     expect(value).toEqual({ wrappedDek: 'cplane-hpke2.wrapped' });
     expect(calls).toEqual([{ recordId: 'rec-9', recipientId: 'reader-1', publicKey: 'cHVibGlj' }]);
     expect(secrets.size).toBe(0);

@@ -6,7 +6,9 @@ describe('adoption', () => {
   const h = eachTestHarness();
 
   it('imports objects that already exist and updates them where they differ', async () => {
-    const { project_id } = await h().client.call('createProject', { body: { accountId: h().state.data.account, name: 'payments', description: 'made by hand' } });
+    const { project_id } = await h().client.call('createProject', {
+      body: { accountId: h().state.data.account, name: 'payments', description: 'made by hand' },
+    });
     h().config(fullConfig);
     const plan = await h().plan();
     expect(actions(plan)).toEqual([
@@ -34,8 +36,12 @@ describe('adoption', () => {
 
   it('adopts one live object for one address only', async () => {
     const openai = (await h().client.call('listProviders', {})).find((p) => p.name === 'openai')!;
-    const live = await h().client.call('createCredential', { body: { providerId: openai.provider_id, label: 'shared', secret: 'x-secret' } });
-    h().config('credentials:\n  a: { provider: openai, label: shared, secret: { env: OPENAI_KEY } }\n  b: { provider: openai, label: shared, secret: { env: OPENAI_KEY } }\n');
+    const live = await h().client.call('createCredential', {
+      body: { providerId: openai.provider_id, label: 'shared', secret: 'x-secret' },
+    });
+    h().config(
+      'credentials:\n  a: { provider: openai, label: shared, secret: { env: OPENAI_KEY } }\n  b: { provider: openai, label: shared, secret: { env: OPENAI_KEY } }\n',
+    );
     const plan = await h().plan();
     expect(actions(plan)).toEqual(['import credential.a', 'create credential.b']);
     expect(plan.steps[0]!.adopt).toEqual({ id: live.credential_id });

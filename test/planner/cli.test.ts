@@ -20,13 +20,19 @@ describe('cplane plan', () => {
 
     await h().converge();
     const second = await h().cli(['plan', '--detailed-exitcode']);
-    expect(second).toEqual({ code: 0, stdout: `Account: ${fixtures.accounts[1]!.name} (${fixtures.accounts[1]!.id})   Workspace: default\n\nNo changes. Your infrastructure matches the configuration.\n`, stderr: '' });
+    expect(second).toEqual({
+      code: 0,
+      stdout: `Account: ${fixtures.accounts[1]!.name} (${fixtures.accounts[1]!.id})   Workspace: default\n\nNo changes. Your infrastructure matches the configuration.\n`,
+      stderr: '',
+    });
   });
 
   it('saves a plan with --out that reads back valid and applies to convergence', async () => {
     const saved = await h().cli(['plan', '--out', 'plan.json']);
     expect(saved.code).toBe(0);
-    expect(saved.stderr).toBe(`Saved the plan to ${join(h().dir, 'plan.json')}; apply exactly this plan with \`cplane apply plan.json\`.\n`);
+    expect(saved.stderr).toBe(
+      `Saved the plan to ${join(h().dir, 'plan.json')}; apply exactly this plan with \`cplane apply plan.json\`.\n`,
+    );
     const plan = await readPlanFile(join(h().dir, 'plan.json'));
     expect(plan.steps).toHaveLength(6);
     expect(plan.origin).toMatchObject({ configDir: '.', workspace: 'default', state: { path: `.cplane/${plan.account}/state.json` } });
@@ -36,7 +42,9 @@ describe('cplane plan', () => {
 
   it('refuses a plan file that does not match the schema', async () => {
     writeFileSync(join(h().dir, 'bad.json'), JSON.stringify({ formatVersion: 3 }));
-    await expect(readPlanFile(join(h().dir, 'bad.json'))).rejects.toThrow(`${join(h().dir, 'bad.json')} is not a valid plan file:\n  /: must have required property 'cplaneVersion'`);
+    await expect(readPlanFile(join(h().dir, 'bad.json'))).rejects.toThrow(
+      `${join(h().dir, 'bad.json')} is not a valid plan file:\n  /: must have required property 'cplaneVersion'`,
+    );
   });
 
   it('prints JSON that validates against schema/plan.schema.json, and Markdown for a pull request', async () => {
@@ -55,10 +63,13 @@ describe('cplane plan', () => {
     expect(result).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'Error: No API address: CPLANE_BASE_URL is not set.\nSet CPLANE_BASE_URL (e.g. http://127.0.0.1:4010 for `cplane emulator`) or pass --base-url.\n',
+      stderr:
+        'Error: No API address: CPLANE_BASE_URL is not set.\nSet CPLANE_BASE_URL (e.g. http://127.0.0.1:4010 for `cplane emulator`) or pass --base-url.\n',
     });
     const token = await h().run(['plan'], { CPLANE_TOKEN: '' });
-    expect(token.stderr).toBe('Error: No API token: CPLANE_TOKEN is not set.\nSet CPLANE_TOKEN to a personal access token (sk-svc-pat-...) or a Service Account token (sk-svc-sa-...).\n');
+    expect(token.stderr).toBe(
+      'Error: No API token: CPLANE_TOKEN is not set.\nSet CPLANE_TOKEN to a personal access token (sk-svc-pat-...) or a Service Account token (sk-svc-sa-...).\n',
+    );
   });
 
   it('takes the token from --token too, with a warning to prefer CPLANE_TOKEN', async () => {
@@ -69,8 +80,12 @@ describe('cplane plan', () => {
   });
 
   it('refuses conflicting flags and a bad --parallelism', async () => {
-    expect((await h().run(['plan', '--json', '--markdown'])).stderr).toBe('Error: --json and --markdown cannot be used together.\nPick one output format.\n');
-    expect((await h().run(['plan', '--parallelism', '0'])).stderr).toBe('Error: --parallelism must be a whole number from 1 to 256, not "0".\n');
+    expect((await h().run(['plan', '--json', '--markdown'])).stderr).toBe(
+      'Error: --json and --markdown cannot be used together.\nPick one output format.\n',
+    );
+    expect((await h().run(['plan', '--parallelism', '0'])).stderr).toBe(
+      'Error: --parallelism must be a whole number from 1 to 256, not "0".\n',
+    );
   });
 
   it('fails on a corrupt state instead of planning from nothing', async () => {

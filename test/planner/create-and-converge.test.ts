@@ -21,7 +21,10 @@ describe('create, then converge', () => {
     const gateway = plan.steps.find((s) => s.address === 'gateway.prod')!;
     expect(gateway.dependsOn.sort()).toEqual(['credential.openai', 'project.payments']);
     expect(gateway.writes.map((w) => w.operation)).toEqual(['createGateway', 'updateGatewaySettings']);
-    expect(gateway.writes[0]!.body).toMatchObject({ projectId: { $ref: 'project.payments' }, credentialIds: [{ $ref: 'credential.openai' }] });
+    expect(gateway.writes[0]!.body).toMatchObject({
+      projectId: { $ref: 'project.payments' },
+      credentialIds: [{ $ref: 'credential.openai' }],
+    });
     expect(plan.summary).toEqual({ add: 6, change: 0, replace: 0, remove: 0, import: 0, move: 0, forget: 0 });
     expect(new Set(plan.steps.flatMap((s) => s.writes.map((w) => w.idempotencyKey))).size).toBe(plan.steps.flatMap((s) => s.writes).length);
 
@@ -39,7 +42,9 @@ describe('create, then converge', () => {
     const plan = await h().plan();
     const record = plan.steps.find((s) => s.address === 'record.payments/stripe-key')!;
     expect(record.changes).toContainEqual({ path: 'format', after: 'json' });
-    expect(renderPlanText(plan, { color: false })).toMatch(/\+ {3}record "payments\/stripe-key"\n(?: {6}\+ .*\n)*? {6}\+ format = "json"\n/);
+    expect(renderPlanText(plan, { color: false })).toMatch(
+      /\+ {3}record "payments\/stripe-key"\n(?: {6}\+ .*\n)*? {6}\+ format = "json"\n/,
+    );
     expect((await h().apply(plan)).failed).toEqual([]);
     expect(hasChanges(await h().plan())).toBe(false);
   });

@@ -9,18 +9,40 @@ import { revokeAfterDelivery } from '../../src/planner/stages/deliveries.js';
 const TOKEN = 'gateway_token.prod/ci';
 const RECORD = 'record.core/ci-token';
 
-const write = (id: string, operation: PlannedWrite['operation'], effects: PlannedWrite['effects'] = {}): PlannedWrite => ({ id, operation, path: {}, idempotencyKey: id, effects, summary: id });
-const step = (address: string, writes: PlannedWrite[], rest: Partial<PlanStep> = {}): PlanStep => ({ address, kind: address.split('.')[0]!, action: 'update', changes: [], dependsOn: [], writes, ...rest });
+const write = (id: string, operation: PlannedWrite['operation'], effects: PlannedWrite['effects'] = {}): PlannedWrite => ({
+  id,
+  operation,
+  path: {},
+  idempotencyKey: id,
+  effects,
+  summary: id,
+});
+const step = (address: string, writes: PlannedWrite[], rest: Partial<PlanStep> = {}): PlanStep => ({
+  address,
+  kind: address.split('.')[0]!,
+  action: 'update',
+  changes: [],
+  dependsOn: [],
+  writes,
+  ...rest,
+});
 
 const create = write(`${TOKEN}#0`, 'createGatewayToken', { id: { result: 'token_id' }, seal: { name: 'plaintext', result: 'plaintext' } });
 const revoke = write(`${TOKEN}#1`, 'revokeGatewayToken', { settleSuperseded: 'old-id' });
-const delivery = step(RECORD, [write(`${RECORD}#0`, 'createRecordVersion'), write(`${RECORD}#1`, 'grantServiceAccount')], { secrets: { value: { output: { address: TOKEN, name: 'plaintext' } } }, causes: ['delivery'] });
+const delivery = step(RECORD, [write(`${RECORD}#0`, 'createRecordVersion'), write(`${RECORD}#1`, 'grantServiceAccount')], {
+  secrets: { value: { output: { address: TOKEN, name: 'plaintext' } } },
+  causes: ['delivery'],
+});
 
 describe('revocations after a delivery', () => {
-  it('moves the revocation after the delivery, for the token\'s address, and keeps the creation in the token\'s step', () => {
+  it("moves the revocation after the delivery, for the token's address, and keeps the creation in the token's step", () => {
     const [token, record] = revokeAfterDelivery([step(TOKEN, [create, revoke], { action: 'replace' }), delivery]);
     expect(token!.writes).toEqual([create]);
-    expect(record!.writes.map((w) => [w.id, w.address])).toEqual([[`${RECORD}#0`, undefined], [`${RECORD}#1`, undefined], [`${TOKEN}#1`, TOKEN]]);
+    expect(record!.writes.map((w) => [w.id, w.address])).toEqual([
+      [`${RECORD}#0`, undefined],
+      [`${RECORD}#1`, undefined],
+      [`${TOKEN}#1`, TOKEN],
+    ]);
     expect(record!.causes).toEqual(['delivery']);
     expect(record!.notes).toEqual([`${TOKEN}: the old one is revoked only after the new one is delivered here`]);
   });

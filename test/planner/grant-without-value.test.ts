@@ -24,7 +24,10 @@ ${value}        grants: { serviceAccounts: [ci-deployer] }
 
 it('refuses the plan, at the grant, naming the record and how to give it a value', async () => {
   h.config(config(''));
-  const error = await h.plan().then(() => undefined, (e: unknown) => e);
+  const error = await h.plan().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(PlanError);
   const [problem, ...rest] = (error as PlanError).diagnostics;
   expect(rest).toEqual([]);

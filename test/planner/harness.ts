@@ -60,7 +60,12 @@ export async function harness(options: { token?: string; account?: string } = {}
   const dir = mkdtempSync(join(tmpdir(), 'cplane-planner-'));
   const events: ClientEvent[] = [];
   const acct = options.account ?? account;
-  const client = createClient({ baseUrl: emulator.url, token: options.token ?? fixtures.tokens.admin, accountId: acct, onEvent: (e) => events.push(e) });
+  const client = createClient({
+    baseUrl: emulator.url,
+    token: options.token ?? fixtures.tokens.admin,
+    accountId: acct,
+    onEvent: (e) => events.push(e),
+  });
   const env = { ...baseEnv };
   const state = await openState({ configDir: dir, account: acct, env, command: 'test', lock: true });
   const h: Harness = {
@@ -107,7 +112,14 @@ export async function harness(options: { token?: string; account?: string } = {}
   };
   /** What the CLI runs with: the scenario's secrets and state key, the emulator's address, the token and account. */
   function cliEnv(extraEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-    return { PATH: process.env.PATH, ...env, CPLANE_BASE_URL: emulator.url, CPLANE_TOKEN: options.token ?? fixtures.tokens.admin, CPLANE_ACCOUNT: acct, ...extraEnv };
+    return {
+      PATH: process.env.PATH,
+      ...env,
+      CPLANE_BASE_URL: emulator.url,
+      CPLANE_TOKEN: options.token ?? fixtures.tokens.admin,
+      CPLANE_ACCOUNT: acct,
+      ...extraEnv,
+    };
   }
   return h;
 }
@@ -176,5 +188,9 @@ export function eachTestHarness(setup: { config?: string; converge?: boolean } =
 /** The diagnostics a failed plan ended with, as code, address and `file:line`: what tests assert on (never the sentences). */
 export function problemsOf(error: unknown): { code: string; address?: string; at?: string }[] {
   if (!(error instanceof PlanError)) throw error;
-  return error.diagnostics.map((d) => ({ code: d.code, ...(d.address ? { address: d.address } : {}), ...(d.range ? { at: `${d.range.file}:${d.range.line}` } : {}) }));
+  return error.diagnostics.map((d) => ({
+    code: d.code,
+    ...(d.address ? { address: d.address } : {}),
+    ...(d.range ? { at: `${d.range.file}:${d.range.line}` } : {}),
+  }));
 }

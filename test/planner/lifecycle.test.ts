@@ -3,13 +3,18 @@ import { describe, expect, it } from 'vitest';
 import { PlanError } from '../../src/planner/index.js';
 import { eachTestHarness, fullConfig, problemsOf } from './harness.js';
 
-const guarded = fullConfig.replace('    description: Payment services', '    description: Payment services\n    lifecycle: { preventDestroy: true, ignoreChanges: [description] }');
+const guarded = fullConfig.replace(
+  '    description: Payment services',
+  '    description: Payment services\n    lifecycle: { preventDestroy: true, ignoreChanges: [description] }',
+);
 
 describe('lifecycle', () => {
   const h = eachTestHarness({ config: guarded, converge: true });
 
   it('preventDestroy fails a destroy plan with the address and file:line', async () => {
-    const error = await h().plan({ mode: 'destroy' }).catch((e: unknown) => e);
+    const error = await h()
+      .plan({ mode: 'destroy' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlanError);
     expect(problemsOf(error)).toEqual([{ code: 'prevent_destroy', address: 'project.payments', at: 'main.yaml:5' }]);
     expect((error as PlanError).message).toContain('the plan cannot be made (1 problem):');
@@ -17,7 +22,9 @@ describe('lifecycle', () => {
 
   it('preventDestroy still holds when the block is deleted from the configuration (it is remembered in state)', async () => {
     h().config('');
-    const error = await h().plan().catch((e: unknown) => e);
+    const error = await h()
+      .plan()
+      .catch((e: unknown) => e);
     expect(problemsOf(error)).toEqual([{ code: 'prevent_destroy', address: 'project.payments', at: 'main.yaml:5' }]);
     expect((error as PlanError).diagnostics[0]?.detail).toMatch(/^Recorded in state from main\.yaml:5/);
   });

@@ -21,7 +21,10 @@ ${withAnthropic ? '  anthropic: { provider: anthropic, label: models-anthropic, 
 `;
 
 async function planError(h: Harness): Promise<PlanError> {
-  const error = await h.plan().then(() => undefined, (e: unknown) => e);
+  const error = await h.plan().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(error instanceof PlanError)) throw new Error(`expected a PlanError, got ${String(error)}`);
   return error;
 }
@@ -45,7 +48,9 @@ describe('models that exist', () => {
     const [gateway, token] = error.diagnostics;
     expect(gateway!.range).toMatchObject({ file: 'main.yaml', line: 12, col: 19 });
     expect(gateway!.summary).toBe('gateway.main: defaultModel: no attached credential serves the model "claude-9-ultra"');
-    expect(token!.summary).toBe('gateway_token.main/ci: allowedModels: no attached credential serves the model "gpt-4o-mni"; did you mean "gpt-4o-mini", "gpt-4.1-mini" or "gpt-4o"?');
+    expect(token!.summary).toBe(
+      'gateway_token.main/ci: allowedModels: no attached credential serves the model "gpt-4o-mni"; did you mean "gpt-4o-mini", "gpt-4.1-mini" or "gpt-4o"?',
+    );
     expect(token!.detail).toContain('The credentials openai, anthropic serve: ');
   });
 

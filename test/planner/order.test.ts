@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { sortSteps } from '../../src/planner/stages/order.js';
 import type { PlanStep } from '../../src/plan-model/index.js';
 
-const step = (address: string, dependsOn: string[] = []): PlanStep => ({ address, kind: 'project', action: 'create', changes: [], dependsOn, writes: [] });
+const step = (address: string, dependsOn: string[] = []): PlanStep => ({
+  address,
+  kind: 'project',
+  action: 'create',
+  changes: [],
+  dependsOn,
+  writes: [],
+});
 
 describe('step order', () => {
   it('puts dependencies first and otherwise keeps the given order', () => {

@@ -10,9 +10,14 @@ describe('plan problems as diagnostics', () => {
   it('--json carries the code and the range of the resource', async () => {
     const result = await h().run(['plan', '--json'], { OTEL_AUTH: '' });
     expect(result.code).toBe(1);
-    const report = JSON.parse(result.stdout) as { planned: boolean; diagnostics: { code: string; address?: string; range?: { file: string; line: number } }[] };
+    const report = JSON.parse(result.stdout) as {
+      planned: boolean;
+      diagnostics: { code: string; address?: string; range?: { file: string; line: number } }[];
+    };
     expect(report.planned).toBe(false);
-    expect(report.diagnostics.map((d) => [d.code, d.address, d.range?.file, d.range?.line])).toEqual([['secret_unavailable', 'otel_export.prod', 'main.yaml', 26]]);
+    expect(report.diagnostics.map((d) => [d.code, d.address, d.range?.file, d.range?.line])).toEqual([
+      ['secret_unavailable', 'otel_export.prod', 'main.yaml', 26],
+    ]);
   });
 
   it('--format github annotates the line, and the text form reads like a configuration error', async () => {

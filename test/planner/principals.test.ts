@@ -35,38 +35,55 @@ async function load(yaml: string): Promise<Diagnostic[]> {
   const diagnostics: Diagnostic[] = [];
   const file = (await readSourceFile(path, 'main.yaml', diagnostics))!;
   const config = file.value as ConfigFile;
-  buildDesired([{ file, config }], [...kindBlocks, groupDeletionKind.config], diagnostics, collectDirectory([{ file, config }], diagnostics));
+  buildDesired(
+    [{ file, config }],
+    [...kindBlocks, groupDeletionKind.config],
+    diagnostics,
+    collectDirectory([{ file, config }], diagnostics),
+  );
   return diagnostics;
 }
 
 describe('a grant beside the deletion of its principal, at load', () => {
   it('refuses a group role of the deleted group, at the role, naming the deletion', async () => {
-    const diagnostics = await load('projects:\n  payments:\n    groupRoles: { platform: admin }\ngroupDeletions:\n  retire: { group: platform }\n');
-    expect(diagnostics.map((d) => [d.code, d.summary, d.range])).toEqual([[
-      'principal_removed',
-      'project_group_role.payments/platform gives group platform access, which group_deletion.retire deletes (main.yaml:12:20)',
-      { file: 'main.yaml', line: 10, col: 19 },
-    ]]);
+    const diagnostics = await load(
+      'projects:\n  payments:\n    groupRoles: { platform: admin }\ngroupDeletions:\n  retire: { group: platform }\n',
+    );
+    expect(diagnostics.map((d) => [d.code, d.summary, d.range])).toEqual([
+      [
+        'principal_removed',
+        'project_group_role.payments/platform gives group platform access, which group_deletion.retire deletes (main.yaml:12:20)',
+        { file: 'main.yaml', line: 10, col: 19 },
+      ],
+    ]);
     expect(diagnostics[0]!.detail).toBe('Both would be applied on every run. Remove this entry, or the deletion of group platform.');
   });
 
   it('refuses a share of a record with the deleted group, at its name in the list', async () => {
-    const diagnostics = await load('projects:\n  payments:\n    records:\n      stripe-key:\n        grants: { groups: [ops] }\ngroupDeletions:\n  retire: { group: ops }\n');
-    expect(diagnostics.map((d) => [d.code, d.summary, d.range])).toEqual([[
-      'principal_removed',
-      'group_share.payments/stripe-key/ops gives group ops access, which group_deletion.retire deletes (main.yaml:14:20)',
-      { file: 'main.yaml', line: 12, col: 28 },
-    ]]);
+    const diagnostics = await load(
+      'projects:\n  payments:\n    records:\n      stripe-key:\n        grants: { groups: [ops] }\ngroupDeletions:\n  retire: { group: ops }\n',
+    );
+    expect(diagnostics.map((d) => [d.code, d.summary, d.range])).toEqual([
+      [
+        'principal_removed',
+        'group_share.payments/stripe-key/ops gives group ops access, which group_deletion.retire deletes (main.yaml:14:20)',
+        { file: 'main.yaml', line: 12, col: 28 },
+      ],
+    ]);
   });
 
   it('takes a role of another group as it is', async () => {
-    expect(await load('projects:\n  payments:\n    groupRoles: { ops: admin }\ngroupDeletions:\n  retire: { group: platform }\n')).toEqual([]);
+    expect(await load('projects:\n  payments:\n    groupRoles: { ops: admin }\ngroupDeletions:\n  retire: { group: platform }\n')).toEqual(
+      [],
+    );
   });
 });
 
 describe('a plan that deletes a group', () => {
-  const registryAnd = (kind: string) => (kind === groupDeletionKind.kind ? groupDeletionKind.config.touches! : definitionOf(kind).config.touches ?? []);
-  const step = (address: string, kind: string, action: Action) => makeStep({ address, kind, action, changes: [], writes: [], causes: ['configuration'] });
+  const registryAnd = (kind: string) =>
+    kind === groupDeletionKind.kind ? groupDeletionKind.config.touches! : (definitionOf(kind).config.touches ?? []);
+  const step = (address: string, kind: string, action: Action) =>
+    makeStep({ address, kind, action, changes: [], writes: [], causes: ['configuration'] });
   const attributes: Record<string, Record<string, unknown>> = {
     'project_group_role.payments/platform': { project: 'payments', group: 'platform', role: 'admin' },
     'group_share.payments/stripe-key/platform': { record: 'payments/stripe-key', reader: 'platform' },
@@ -90,7 +107,10 @@ describe('a plan that deletes a group', () => {
   });
 
   it('orders nothing once the deletion leaves the configuration (it is forgotten)', () => {
-    const steps = [step('project_group_role.payments/platform', 'project_group_role', 'create'), step('group_deletion.retire', 'group_deletion', 'forget')];
+    const steps = [
+      step('project_group_role.payments/platform', 'project_group_role', 'create'),
+      step('group_deletion.retire', 'group_deletion', 'forget'),
+    ];
     expect(principalEdges(steps, (a) => attributes[a], registryAnd)).toEqual([]);
   });
 });

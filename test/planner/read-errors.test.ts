@@ -12,11 +12,24 @@ describe('read errors', () => {
   it('ends with one error naming the account when the account refuses the token itself (not a member), instead of an incomplete plan', async () => {
     // Gus is an admin of another account: the account refuses his token, so every read in it would be refused.
     // (Reads refused one by one are listed per resource: test/planner/service-account.test.ts.)
-    const outsider = createClient({ baseUrl: h().emulator.url, token: fixtures.tokens.otherAccountAdmin, accountId: h().state.data.account });
+    const outsider = createClient({
+      baseUrl: h().emulator.url,
+      token: fixtures.tokens.otherAccountAdmin,
+      accountId: h().state.data.account,
+    });
     try {
-      const refused = await h().plan({ client: outsider }).then(() => undefined, (error: unknown) => error);
+      const refused = await h()
+        .plan({ client: outsider })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
       expect(refused).toMatchObject({ name: 'ApiError', status: 403, reason: 'not_account_member', accountId: h().state.data.account });
-      expect((refused as Error).message).toMatch(new RegExp(`^The API refuses this token in account ${h().state.data.account}: \\w+ answered 403 forbidden \\(not_account_member\\), request id \\S+; `));
+      expect((refused as Error).message).toMatch(
+        new RegExp(
+          `^The API refuses this token in account ${h().state.data.account}: \\w+ answered 403 forbidden \\(not_account_member\\), request id \\S+; `,
+        ),
+      );
     } finally {
       await outsider.close();
     }
@@ -26,7 +39,9 @@ describe('read errors', () => {
     // The API's refusals as the user reads them: the message is the subject, so in-process.
     const result = await h().run(['plan'], { CPLANE_TOKEN: 'sk-svc-pat-not-a-real-token' });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^Error: \w+ failed: 401 unauthorized \(invalid_pat\), request id \S+\. Check CPLANE_TOKEN: it must be a valid, unexpired token\.\n$/);
+    expect(result.stderr).toMatch(
+      /^Error: \w+ failed: 401 unauthorized \(invalid_pat\), request id \S+\. Check CPLANE_TOKEN: it must be a valid, unexpired token\.\n$/,
+    );
   });
 
   it('ends with a clear message when the API does not answer', async () => {
@@ -34,7 +49,9 @@ describe('read errors', () => {
     // ends the plan within 0.05 s instead of after every backoff. Retries running out are tested in test/api/client-transport.test.ts.
     const result = await h().run(['plan'], { CPLANE_BASE_URL: 'http://127.0.0.1:1', CPLANE_REQUEST_TIMEOUT: '0.05' });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^Error: \w+: no complete answer from the API within 0\.05 s .*set CPLANE_REQUEST_TIMEOUT in seconds to change it\)\. Check CPLANE_BASE_URL and the network, then run the command again\.\n$/);
+    expect(result.stderr).toMatch(
+      /^Error: \w+: no complete answer from the API within 0\.05 s .*set CPLANE_REQUEST_TIMEOUT in seconds to change it\)\. Check CPLANE_BASE_URL and the network, then run the command again\.\n$/,
+    );
   });
 
   it('a base URL with /v1 in it fails the plan (exit 1) and says what to check, instead of planning deletions', async () => {

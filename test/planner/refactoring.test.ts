@@ -6,14 +6,29 @@ import { summarize } from '../../src/planner/stages/summary.js';
 import type { ResourceState } from '../../src/state/types.js';
 
 const at = { file: 'main.yaml', line: 40, col: 5 };
-const entry = (kind: ResourceState['kind'], id: string, extra: Partial<ResourceState> = {}): ResourceState => ({ kind, id, inputs: {}, fingerprints: {}, createdAt: '', updatedAt: '', ...extra });
+const entry = (kind: ResourceState['kind'], id: string, extra: Partial<ResourceState> = {}): ResourceState => ({
+  kind,
+  id,
+  inputs: {},
+  fingerprints: {},
+  createdAt: '',
+  updatedAt: '',
+  ...extra,
+});
 const blocks = (over: Partial<RefactoringBlocks>): RefactoringBlocks => ({ moved: [], removed: [], imports: [], ...over });
 
 const state = {
   'project.shop': entry('project', 'p1'),
   'gateway.search-gw': entry('gateway', 'g1', { inputs: { project: 'shop' } }),
-  'gateway_token.search-gw/ci': entry('gateway_token', 't1', { parents: { gatewayId: 'g1' }, inputs: { gateway: 'search-gw', name: 'ci' } }),
-  'otel_export.search-gw': entry('otel_export', 'g1', { parents: { gatewayId: 'g1' }, inputs: { gateway: 'search-gw' }, fingerprints: { 'headers.Authorization': 'f' } }),
+  'gateway_token.search-gw/ci': entry('gateway_token', 't1', {
+    parents: { gatewayId: 'g1' },
+    inputs: { gateway: 'search-gw', name: 'ci' },
+  }),
+  'otel_export.search-gw': entry('otel_export', 'g1', {
+    parents: { gatewayId: 'g1' },
+    inputs: { gateway: 'search-gw' },
+    fingerprints: { 'headers.Authorization': 'f' },
+  }),
   'gateway.other': entry('gateway', 'g2'),
   'gateway_token.other/ci': entry('gateway_token', 't2', { parents: { gatewayId: 'g2' }, inputs: { gateway: 'other' } }),
 };
@@ -22,7 +37,14 @@ describe('moved', () => {
   it('renames the gateway and what lives under it, with the parent reference and fingerprint address kept right', () => {
     const out = resolveRefactoring({ blocks: blocks({ moved: [{ from: 'gateway.search-gw', to: 'gateway.search', source: at }] }), state });
     expect(out.problems).toEqual([]);
-    expect(Object.keys(out.state).sort()).toEqual(['gateway.other', 'gateway.search', 'gateway_token.other/ci', 'gateway_token.search/ci', 'otel_export.search', 'project.shop']);
+    expect(Object.keys(out.state).sort()).toEqual([
+      'gateway.other',
+      'gateway.search',
+      'gateway_token.other/ci',
+      'gateway_token.search/ci',
+      'otel_export.search',
+      'project.shop',
+    ]);
     expect([...out.movedFrom]).toEqual([
       ['gateway.search', 'gateway.search-gw'],
       ['gateway_token.search/ci', 'gateway_token.search-gw/ci'],
@@ -35,7 +57,15 @@ describe('moved', () => {
   });
 
   it('follows a chain to its end', () => {
-    const out = resolveRefactoring({ blocks: blocks({ moved: [{ from: 'project.shop', to: 'project.store', source: at }, { from: 'project.store', to: 'project.market', source: at }] }), state });
+    const out = resolveRefactoring({
+      blocks: blocks({
+        moved: [
+          { from: 'project.shop', to: 'project.store', source: at },
+          { from: 'project.store', to: 'project.market', source: at },
+        ],
+      }),
+      state,
+    });
     expect(out.movedFrom.get('project.market')).toBe('project.shop');
     expect('project.store' in out.state).toBe(false);
   });
@@ -55,8 +85,19 @@ describe('moved', () => {
   });
 
   it('puts each rename on its step, or a move step of its own, counted in the summary', () => {
-    const refactoring = resolveRefactoring({ blocks: blocks({ moved: [{ from: 'gateway.search-gw', to: 'gateway.search', source: at }] }), state });
-    const update = { id: 'gateway.search', address: 'gateway.search', kind: 'gateway' as const, action: 'update' as const, changes: [], dependsOn: [], writes: [] };
+    const refactoring = resolveRefactoring({
+      blocks: blocks({ moved: [{ from: 'gateway.search-gw', to: 'gateway.search', source: at }] }),
+      state,
+    });
+    const update = {
+      id: 'gateway.search',
+      address: 'gateway.search',
+      kind: 'gateway' as const,
+      action: 'update' as const,
+      changes: [],
+      dependsOn: [],
+      writes: [],
+    };
     const steps = withMoves([update], refactoring, refactoring.state);
     expect(steps.map((s) => [s.action, s.address, s.moved?.from, s.writes.length])).toEqual([
       ['update', 'gateway.search', 'gateway.search-gw', 0],
@@ -83,7 +124,10 @@ describe('removed', () => {
     ]);
     expect('gateway.other' in out.state).toBe(false);
     const steps = forgetSteps(out);
-    expect(steps.map((s) => [s.action, s.forget, s.writes.length])).toEqual([['forget', true, 0], ['forget', true, 0]]);
+    expect(steps.map((s) => [s.action, s.forget, s.writes.length])).toEqual([
+      ['forget', true, 0],
+      ['forget', true, 0],
+    ]);
     expect(summarize(steps)).toMatchObject({ forget: 2, remove: 0 });
   });
 });
@@ -91,7 +135,13 @@ describe('removed', () => {
 describe('import', () => {
   it('keeps the import of an address not in state, allows the same object again, refuses another (import_already_managed)', () => {
     const out = resolveRefactoring({
-      blocks: blocks({ imports: [{ to: 'project.legacy', id: 'p9', source: at }, { to: 'project.shop', id: 'p1', source: at }, { to: 'gateway.other', id: 'g7', source: at }] }),
+      blocks: blocks({
+        imports: [
+          { to: 'project.legacy', id: 'p9', source: at },
+          { to: 'project.shop', id: 'p1', source: at },
+          { to: 'gateway.other', id: 'g7', source: at },
+        ],
+      }),
       state,
     });
     expect([...out.imports.keys()]).toEqual(['project.legacy']);
@@ -107,12 +157,22 @@ describe('moving a project', () => {
   };
 
   it('moves its records (declared inside it) and renames the project a gateway names, without moving the gateway', () => {
-    const out = resolveRefactoring({ blocks: blocks({ moved: [{ from: 'project.shop', to: 'project.store', source: at }] }), state: projectState });
-    expect([...out.movedFrom]).toEqual([['project.store', 'project.shop'], ['record.store/key', 'record.shop/key']]);
+    const out = resolveRefactoring({
+      blocks: blocks({ moved: [{ from: 'project.shop', to: 'project.store', source: at }] }),
+      state: projectState,
+    });
+    expect([...out.movedFrom]).toEqual([
+      ['project.store', 'project.shop'],
+      ['record.store/key', 'record.shop/key'],
+    ]);
     expect(out.state['record.store/key']?.inputs).toEqual({ project: 'store', name: 'key' });
     expect(out.state['gateway.prod']?.inputs).toEqual({ project: 'store', name: 'Prod' });
     const steps = withMoves([], out, out.state);
-    expect(steps.map((s) => [s.action, s.address, s.inputs?.project])).toEqual([['move', 'project.store', undefined], ['move', 'record.store/key', 'store'], ['no-op', 'gateway.prod', 'store']]);
+    expect(steps.map((s) => [s.action, s.address, s.inputs?.project])).toEqual([
+      ['move', 'project.store', undefined],
+      ['move', 'record.store/key', 'store'],
+      ['no-op', 'gateway.prod', 'store'],
+    ]);
   });
 
   it('a removed project forgets its records, not the gateways that name it', () => {
@@ -124,13 +184,25 @@ describe('moving a project', () => {
 describe('what lives under a record, which lives under a project', () => {
   const deep = {
     'project.payments': entry('project', 'p1'),
-    'record.payments/stripe-key': entry('record', 'r1', { parents: { projectId: 'p1' }, inputs: { project: 'payments', name: 'stripe-key' } }),
-    'user_share.payments/stripe-key/dana': entry('user_share', 'r1/u1', { parents: { recordId: 'r1' }, inputs: { record: 'payments/stripe-key', reader: 'dana' } }),
-    'record_owner.payments/stripe-key': entry('record_owner', 'r1', { parents: { recordId: 'r1' }, inputs: { record: 'payments/stripe-key', user: 'dana' } }),
+    'record.payments/stripe-key': entry('record', 'r1', {
+      parents: { projectId: 'p1' },
+      inputs: { project: 'payments', name: 'stripe-key' },
+    }),
+    'user_share.payments/stripe-key/dana': entry('user_share', 'r1/u1', {
+      parents: { recordId: 'r1' },
+      inputs: { record: 'payments/stripe-key', reader: 'dana' },
+    }),
+    'record_owner.payments/stripe-key': entry('record_owner', 'r1', {
+      parents: { recordId: 'r1' },
+      inputs: { record: 'payments/stripe-key', user: 'dana' },
+    }),
   };
 
   it('moves with the project, naming the moved record', () => {
-    const out = resolveRefactoring({ blocks: blocks({ moved: [{ from: 'project.payments', to: 'project.billing', source: at }] }), state: deep });
+    const out = resolveRefactoring({
+      blocks: blocks({ moved: [{ from: 'project.payments', to: 'project.billing', source: at }] }),
+      state: deep,
+    });
     expect([...out.movedFrom].sort()).toEqual([
       ['project.billing', 'project.payments'],
       ['record.billing/stripe-key', 'record.payments/stripe-key'],

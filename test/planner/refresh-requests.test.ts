@@ -8,7 +8,9 @@ describe('refresh requests', () => {
   it('reads 250 records in 2 list pages, with no request per record or per project, and no list of a kind it does not use', async () => {
     const names = Array.from({ length: 250 }, (_, i) => `r${i}`);
     h().config(`projects:\n  a: {}\n  b:\n    records:\n${names.map((n) => `      ${n}: {}`).join('\n')}\n`);
-    const { project_id: projectId } = await h().client.call('createProject', { body: { accountId: h().state.data.account, name: 'b', description: '' } });
+    const { project_id: projectId } = await h().client.call('createProject', {
+      body: { accountId: h().state.data.account, name: 'b', description: '' },
+    });
     await Promise.all(names.map((name) => h().client.call('createRecord', { body: { projectId, name } })));
     h().emulator.resetStats();
 

@@ -2,10 +2,13 @@
 import { expect, test } from 'vitest';
 import { relativeTime } from '../../src/planner/stages/reissue.js';
 
-const s = 1000, min = 60 * s, h = 60 * min, d = 24 * h;
+const s = 1000,
+  min = 60 * s,
+  h = 60 * min,
+  d = 24 * h;
 
 test.each([
-  [-(h - 400), '1 hour ago'],        // 59 min 59.6 s: the API's whole-second clock makes these common
+  [-(h - 400), '1 hour ago'], // 59 min 59.6 s: the API's whole-second clock makes these common
   [-(h + 2 * s), '1 hour ago'],
   [-45 * min, '45 minutes ago'],
   [90 * s, 'in 2 minutes'],

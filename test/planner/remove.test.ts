@@ -31,8 +31,17 @@ describe('remove', () => {
     before('gateway.prod', 'credential.openai');
     before('gateway.prod', 'gateway_token.prod/ci');
     const byAddress = Object.fromEntries(plan.steps.map((s) => [s.address, s]));
-    expect(byAddress['gateway.prod']).toMatchObject({ action: 'delete', notes: ['deleting the gateway disables it and revokes its 1 active token'] });
-    expect(byAddress['gateway_token.prod/ci']).toMatchObject({ action: 'revoke', reason: 'revoked by deleting gateway.prod', writes: [], forget: true, dependsOn: ['gateway.prod'] });
+    expect(byAddress['gateway.prod']).toMatchObject({
+      action: 'delete',
+      notes: ['deleting the gateway disables it and revokes its 1 active token'],
+    });
+    expect(byAddress['gateway_token.prod/ci']).toMatchObject({
+      action: 'revoke',
+      reason: 'revoked by deleting gateway.prod',
+      writes: [],
+      forget: true,
+      dependsOn: ['gateway.prod'],
+    });
     expect(byAddress['otel_export.prod']).toMatchObject({ reason: 'removed with gateway.prod', writes: [] });
     expect(byAddress['project.payments']!.writes.map((w) => [w.operation, w.body])).toEqual([['archiveProject', { archived: true }]]);
     expect(byAddress['credential.openai']!.writes.map((w) => w.operation)).toEqual(['deleteCredential']);

@@ -28,7 +28,11 @@ describe('replace', () => {
     expect(entry.id).not.toBe(oldId);
     const tokens = await h().client.listAll('listGatewayTokens', { path: { id: entry.parents!.gatewayId! } });
     expect(tokens.find((t) => t.token_id === oldId)?.revoked_at).not.toBeNull();
-    expect(tokens.find((t) => t.token_id === entry.id)).toMatchObject({ scopes: ['run', 'read_logs'], rate_limit_per_min: 120, revoked_at: null });
+    expect(tokens.find((t) => t.token_id === entry.id)).toMatchObject({
+      scopes: ['run', 'read_logs'],
+      rate_limit_per_min: 120,
+      revoked_at: null,
+    });
     expect((await h().plan()).steps).toEqual([]);
   });
 
@@ -40,7 +44,9 @@ describe('replace', () => {
 
   it('refuses a replacement of a token with preventDestroy', async () => {
     h().config(fullConfig.replace('rateLimitPerMin: 60', 'rateLimitPerMin: 61\n        lifecycle: { preventDestroy: true }'));
-    const error = await h().plan().catch((e: unknown) => e);
+    const error = await h()
+      .plan()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlanError);
     expect(problemsOf(error)).toEqual([{ code: 'prevent_destroy', address: 'gateway_token.prod/ci', at: 'main.yaml:34' }]);
   });

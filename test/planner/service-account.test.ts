@@ -38,7 +38,12 @@ describe('Service Account token', () => {
     h = await harness({ account: production });
     h.config(config('a', 60));
     await h.converge();
-    sa = createClient({ baseUrl: h.emulator.url, token: fixtures.tokens.serviceAccount, accountId: production, onEvent: (e) => events.push(e) });
+    sa = createClient({
+      baseUrl: h.emulator.url,
+      token: fixtures.tokens.serviceAccount,
+      accountId: production,
+      onEvent: (e) => events.push(e),
+    });
     h.emulator.resetStats();
   });
   afterEach(async () => {
@@ -50,37 +55,61 @@ describe('Service Account token', () => {
     h.config(config('a, b', 120));
     const plan = await h.plan({ client: sa });
 
-    const sent = Object.entries(h.emulator.stats().byOperation).filter(([, n]) => n > 0).map(([op]) => op);
+    const sent = Object.entries(h.emulator.stats().byOperation)
+      .filter(([, n]) => n > 0)
+      .map(([op]) => op);
     expect(sent.filter((op) => operations[op as keyof typeof operations].identity === 'H')).toEqual([]);
     expect(sent.sort()).toEqual(['getGateway', 'listGatewayTokens', 'listProviders', 'listRecords']);
-    expect(events.filter((e) => e.type === 'request').every((e) => e.type === 'request' && operations[e.operation].identity === 'SA')).toBe(true);
+    expect(events.filter((e) => e.type === 'request').every((e) => e.type === 'request' && operations[e.operation].identity === 'SA')).toBe(
+      true,
+    );
 
     expect(plan.steps.map((s) => `${s.action} ${s.address}`)).toEqual(['update record.sa-app/api-key', 'replace gateway_token.sa-gw/ci']);
     expect(plan.unreadable.map((u) => `${u.address ?? '*'} ${u.operation}`).sort()).toEqual([
       'credential.sa-openai listCredentials',
       'project.sa-app listProjects',
     ]);
-    expect(plan.unreadable.find((u) => u.address === 'project.sa-app')?.reason).toBe('human-only operation: a Service Account token cannot read it; no request was sent');
-    expect(renderPlanText(plan, { color: false })).toContain('Could not be read (nothing is planned for these):\n  ! project.sa-app: listProjects: human-only operation');
+    expect(plan.unreadable.find((u) => u.address === 'project.sa-app')?.reason).toBe(
+      'human-only operation: a Service Account token cannot read it; no request was sent',
+    );
+    expect(renderPlanText(plan, { color: false })).toContain(
+      'Could not be read (nothing is planned for these):\n  ! project.sa-app: listProjects: human-only operation',
+    );
   });
 
   it('an incomplete plan never says "No changes", lists what it could not read, and --detailed-exitcode exits 3', async () => {
-    const result = await h.cli(['plan', '--detailed-exitcode'], { CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_ACCOUNT: production, OPENAI_KEY: 'sk-test-openai-0001' });
+    const result = await h.cli(['plan', '--detailed-exitcode'], {
+      CPLANE_TOKEN: fixtures.tokens.serviceAccount,
+      CPLANE_ACCOUNT: production,
+      OPENAI_KEY: 'sk-test-openai-0001',
+    });
     expect(result.stdout).not.toContain('No changes');
-    expect(result.stdout).toMatch(/^Plan incomplete: 2 items could not be read \((credential\.sa-openai|project\.sa-app), (credential\.sa-openai|project\.sa-app)\)/m);
+    expect(result.stdout).toMatch(
+      /^Plan incomplete: 2 items could not be read \((credential\.sa-openai|project\.sa-app), (credential\.sa-openai|project\.sa-app)\)/m,
+    );
     expect(result.code).toBe(3);
   });
 
   it('an inactive Service Account is an authentication error (exit 1), not a list of unreadable items', async () => {
     // The errors are the subject here, not the process: in-process (Harness.run).
-    const result = await h.run(['plan', '--detailed-exitcode'], { CPLANE_TOKEN: fixtures.tokens.inactiveServiceAccount, CPLANE_ACCOUNT: production, OPENAI_KEY: 'sk-test-openai-0001' });
+    const result = await h.run(['plan', '--detailed-exitcode'], {
+      CPLANE_TOKEN: fixtures.tokens.inactiveServiceAccount,
+      CPLANE_ACCOUNT: production,
+      OPENAI_KEY: 'sk-test-openai-0001',
+    });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^Error: The API refuses this token( in account \S+)?: \w+ answered 403 forbidden \(service_account_inactive\), .*the token's Service Account is inactive/);
+    expect(result.stderr).toMatch(
+      /^Error: The API refuses this token( in account \S+)?: \w+ answered 403 forbidden \(service_account_inactive\), .*the token's Service Account is inactive/,
+    );
   });
 
   it('apply and destroy with a Service Account token stop before sending any request, naming the token needed', async () => {
     for (const verb of ['apply', 'destroy']) {
-      const result = await h.run([verb, '--auto-approve'], { CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_ACCOUNT: production, OPENAI_KEY: 'sk-test-openai-0001' });
+      const result = await h.run([verb, '--auto-approve'], {
+        CPLANE_TOKEN: fixtures.tokens.serviceAccount,
+        CPLANE_ACCOUNT: production,
+        OPENAI_KEY: 'sk-test-openai-0001',
+      });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`cplane ${verb} needs a personal access token (sk-svc-pat-)`);
     }

@@ -95,7 +95,9 @@ describe('spend in plans', () => {
     h.config(config({ gateway: '130.00', window: 'day', ci: '10.00', batch: '5.00', extraGateway: true }));
     h.events.length = 0;
     const plan = await h.plan();
-    const usageReads = h.events.filter((e) => e.type === 'request' && (e.operation === 'getUsageMetrics' || e.operation === 'getUsageSpend'));
+    const usageReads = h.events.filter(
+      (e) => e.type === 'request' && (e.operation === 'getUsageMetrics' || e.operation === 'getUsageSpend'),
+    );
     expect(usageReads).toHaveLength(1);
     expect(plan.spend!.usageReads).toBe(1);
     const gateway = plan.spend!.gateways.find((g) => g.address === 'gateway.main')!;
@@ -104,7 +106,9 @@ describe('spend in plans', () => {
   });
 
   it('reads no usage when nothing spend-related changes', async () => {
-    h.config(config({ gateway: '40.00', window: 'day', ci: '10.00', batch: '5.00' }).replace('defaultModel: gpt-4o\n', 'defaultModel: gpt-4.1\n'));
+    h.config(
+      config({ gateway: '40.00', window: 'day', ci: '10.00', batch: '5.00' }).replace('defaultModel: gpt-4o\n', 'defaultModel: gpt-4.1\n'),
+    );
     h.events.length = 0;
     const plan = await h.plan();
     expect(plan.steps.filter((s) => s.action !== 'no-op').map((s) => s.address)).toEqual(['gateway.quiet']);
@@ -113,12 +117,16 @@ describe('spend in plans', () => {
   });
 
   it('warns of a new limit below what the current window has spent', async () => {
-    h.emulator.addUsage([{ gatewayId: idOf('gateway.main'), tokenId: idOf('gateway_token.main/ci'), model: 'gpt-4o', requests: 12, costUsd: '31.25' }]);
+    h.emulator.addUsage([
+      { gatewayId: idOf('gateway.main'), tokenId: idOf('gateway_token.main/ci'), model: 'gpt-4o', requests: 12, costUsd: '31.25' },
+    ]);
     h.config(config({ gateway: '25.00', window: 'day', ci: '10.00', batch: '5.00' }));
     const plan = await h.plan();
     const warning = plan.spend!.warnings.find((w) => w.code === 'limit_below_spend')!;
     expect(warning.address).toBe('gateway.main');
-    expect(warning.message).toBe('new limit $25.00/day is below the $31.25 already spent in the current day: requests would be refused at once');
+    expect(warning.message).toBe(
+      'new limit $25.00/day is below the $31.25 already spent in the current day: requests would be refused at once',
+    );
     expect(warning.at!.file).toBe('main.yaml');
     expect(renderPlanText(plan, { color: false })).toContain('! gateway.main: new limit $25.00/day is below the $31.25 already spent');
   });
@@ -145,7 +153,12 @@ describe('spend in plans', () => {
     const codes = plan.spend!.warnings.map((w) => [w.code, w.address]);
     expect(codes).toContainEqual(['token_without_limit', 'gateway_token.main/batch']);
     // A token that only reads logs sends no model request: it spends nothing, so it is not warned about.
-    h.config(config({ gateway: '12.00', window: 'day', ci: '10.00' }).replace('      batch:\n        scopes: [run]', '      batch:\n        scopes: [read_logs]'));
+    h.config(
+      config({ gateway: '12.00', window: 'day', ci: '10.00' }).replace(
+        '      batch:\n        scopes: [run]',
+        '      batch:\n        scopes: [read_logs]',
+      ),
+    );
     const reading = (await h.plan()).spend!.warnings.map((w) => [w.code, w.address]);
     expect(reading).not.toContainEqual(['token_without_limit', 'gateway_token.main/batch']);
     h.config(config({ gateway: '12.00', window: 'day', ci: '10.00', batch: '5.00' }));
@@ -161,7 +174,9 @@ describe('spend in plans', () => {
   });
 
   it('lets a mandatory policy block on the rise in authorised spend, and advisory ones read usage', async () => {
-    h.emulator.addUsage([{ gatewayId: idOf('gateway.main'), tokenId: idOf('gateway_token.main/ci'), model: 'gpt-4o', requests: 12, costUsd: '8.00', ago: DAY }]);
+    h.emulator.addUsage([
+      { gatewayId: idOf('gateway.main'), tokenId: idOf('gateway_token.main/ci'), model: 'gpt-4o', requests: 12, costUsd: '8.00', ago: DAY },
+    ]);
     const policies = `
 policies:
   spend-cap:
@@ -214,7 +229,12 @@ describe('spend with a token that may not read usage', () => {
     h.config(config({ gateway: '130.00', window: 'day', ci: '10.00', batch: '5.00' }));
     const full = await h.plan();
     const events: string[] = [];
-    const sa = createClient({ baseUrl: h.emulator.url, token: fixtures.tokens.serviceAccount, accountId: fixtures.accounts[0]!.id, onEvent: (e) => e.type === 'request' && events.push(e.operation) });
+    const sa = createClient({
+      baseUrl: h.emulator.url,
+      token: fixtures.tokens.serviceAccount,
+      accountId: fixtures.accounts[0]!.id,
+      onEvent: (e) => e.type === 'request' && events.push(e.operation),
+    });
     try {
       const plan: Plan = await h.plan({ client: sa });
       expect(plan.spend!.usageNotRead).toMatch(/^GET \/usage\/metrics is human-only/);
@@ -222,7 +242,9 @@ describe('spend with a token that may not read usage', () => {
       expect(events.filter((op) => op.startsWith('getUsage'))).toEqual([]);
       // Everything but the usage is as the admin's plan has it.
       expect(plan.steps.map((s) => [s.address, s.action])).toEqual(full.steps.map((s) => [s.address, s.action]));
-      expect(plan.spend!.gateways.map((g) => [g.address, g.before, g.after, g.maxAfter, g.usage])).toEqual(full.spend!.gateways.map((g) => [g.address, g.before, g.after, g.maxAfter, undefined]));
+      expect(plan.spend!.gateways.map((g) => [g.address, g.before, g.after, g.maxAfter, g.usage])).toEqual(
+        full.spend!.gateways.map((g) => [g.address, g.before, g.after, g.maxAfter, undefined]),
+      );
       expect(renderPlanText(plan, { color: false })).toContain('? spend not read: GET /usage/metrics is human-only');
     } finally {
       await sa.close();

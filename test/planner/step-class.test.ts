@@ -6,16 +6,32 @@ import { classOf, classOfCause } from '../../src/planner/step-class.js';
 import { withholdByClass } from '../../src/planner/stages/withheld.js';
 
 const step = (address: string, causes: StepCause[], dependsOn: string[] = []): PlanStep => ({
-  address, kind: 'gateway_token', action: 'update', changes: [], dependsOn, writes: [], causes, class: classOf(causes),
+  address,
+  kind: 'gateway_token',
+  action: 'update',
+  changes: [],
+  dependsOn,
+  writes: [],
+  causes,
+  class: classOf(causes),
 });
 
 describe('step classes', () => {
   it('maps every cause to one class', () => {
     expect(classOfCause).toEqual({
-      configuration: 'change', 'replace-requested': 'change',
-      'deleted-outside': 'drift', 'changed-outside': 'drift', 'granted-outside': 'drift',
-      expired: 'maintenance', renewal: 'maintenance', 'overlap-ended': 'maintenance', 'rotation-due': 'maintenance', 'grant-expired': 'maintenance', delivery: 'maintenance',
-      'reader-key-changed': 'change', 'reader-key-offered': 'change',
+      configuration: 'change',
+      'replace-requested': 'change',
+      'deleted-outside': 'drift',
+      'changed-outside': 'drift',
+      'granted-outside': 'drift',
+      expired: 'maintenance',
+      renewal: 'maintenance',
+      'overlap-ended': 'maintenance',
+      'rotation-due': 'maintenance',
+      'grant-expired': 'maintenance',
+      delivery: 'maintenance',
+      'reader-key-changed': 'change',
+      'reader-key-offered': 'change',
     });
   });
 
@@ -27,7 +43,12 @@ describe('step classes', () => {
   });
 
   it('withholds the steps of other classes and those that wait for them, and keeps the rest in order', () => {
-    const steps = [step('gateway.a', ['configuration']), step('gateway_token.a/t', ['renewal'], ['gateway.a']), step('gateway_token.b/t', ['renewal']), step('record.p/r', ['changed-outside'])];
+    const steps = [
+      step('gateway.a', ['configuration']),
+      step('gateway_token.a/t', ['renewal'], ['gateway.a']),
+      step('gateway_token.b/t', ['renewal']),
+      step('record.p/r', ['changed-outside']),
+    ];
     const { steps: kept, withheld } = withholdByClass(steps, ['maintenance']);
     expect(kept.map((s) => s.address)).toEqual(['gateway_token.b/t']);
     expect(withheld).toEqual([
@@ -40,10 +61,19 @@ describe('step classes', () => {
 
   it('withholds a step that wraps for a key the API offers whatever the classes, and says why', () => {
     const offered = step('service_account_grant.p/r/ci', ['configuration', 'reader-key-offered']);
-    const { steps: kept, withheld } = withholdByClass([offered, step('gateway_token.b/t', ['renewal'], [offered.address])], ['maintenance', 'drift', 'change']);
+    const { steps: kept, withheld } = withholdByClass(
+      [offered, step('gateway_token.b/t', ['renewal'], [offered.address])],
+      ['maintenance', 'drift', 'change'],
+    );
     expect(kept.map((s) => s.address)).toEqual([]);
     expect(withheld).toEqual([
-      { address: offered.address, kind: 'gateway_token', action: 'update', class: 'change', reason: 'wraps for a reader key the API offers, which neither state nor a pin vouches for: only a person applies this' },
+      {
+        address: offered.address,
+        kind: 'gateway_token',
+        action: 'update',
+        class: 'change',
+        reason: 'wraps for a reader key the API offers, which neither state nor a pin vouches for: only a person applies this',
+      },
       { address: 'gateway_token.b/t', kind: 'gateway_token', action: 'update', class: 'maintenance', needs: [offered.address] },
     ]);
   });

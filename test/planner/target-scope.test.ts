@@ -3,7 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { actions, eachTestHarness, fullConfig } from './harness.js';
 
-const guarded = fullConfig.replace('    description: Payment services', '    description: Payment services\n    lifecycle: { preventDestroy: true }');
+const guarded = fullConfig.replace(
+  '    description: Payment services',
+  '    description: Payment services\n    lifecycle: { preventDestroy: true }',
+);
 
 describe('--target scope', () => {
   const h = eachTestHarness({ config: guarded, converge: true });

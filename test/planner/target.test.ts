@@ -8,7 +8,12 @@ describe('--target', () => {
 
   it('keeps the target and, transitively, its dependencies', async () => {
     const plan = await h().plan({ targets: ['gateway_token.prod/ci'] });
-    expect(actions(plan)).toEqual(['create project.payments', 'create credential.openai', 'create gateway.prod', 'create gateway_token.prod/ci']);
+    expect(actions(plan)).toEqual([
+      'create project.payments',
+      'create credential.openai',
+      'create gateway.prod',
+      'create gateway_token.prod/ci',
+    ]);
     expect(plan.targets).toEqual(['gateway_token.prod/ci']);
     expect(plan.summary.add).toBe(4);
     expect((await h().apply(plan)).failed).toEqual([]);
@@ -16,8 +21,13 @@ describe('--target', () => {
   });
 
   it('refuses an address that is neither configured nor in state', async () => {
-    const error = await h().plan({ targets: ['gateway.staging', 'gateway_token.prod'] }).catch((e: unknown) => e);
+    const error = await h()
+      .plan({ targets: ['gateway.staging', 'gateway_token.prod'] })
+      .catch((e: unknown) => e);
     expect(problemsOf(error)).toEqual([{ code: 'unknown_target' }, { code: 'unknown_target' }]);
-    expect((error as PlanError).diagnostics.map((d) => d.detail)).toEqual([undefined, 'Did you mean gateway.prod, otel_export.prod, gateway_token.prod/ci?']);
+    expect((error as PlanError).diagnostics.map((d) => d.detail)).toEqual([
+      undefined,
+      'Did you mean gateway.prod, otel_export.prod, gateway_token.prod/ci?',
+    ]);
   });
 });

@@ -26,10 +26,19 @@ describe('update in place', () => {
       'update otel_export.prod',
     ]);
     const byAddress = Object.fromEntries(plan.steps.map((s) => [s.address, s]));
-    expect(byAddress['project.payments']!.changes).toEqual([{ path: 'description', before: 'Payment services', after: 'Payments and refunds' }]);
-    expect(byAddress['project.payments']!.writes[0]).toMatchObject({ operation: 'updateProject', body: { name: 'payments', description: 'Payments and refunds', isActive: true } });
-    expect(byAddress['record.payments/stripe-key']!.writes.map((w) => [w.operation, w.body])).toEqual([['updateRecord', { tags: ['payments', 'pci'] }]]);
-    expect(byAddress['gateway.prod']!.writes.map((w) => [w.operation, w.body])).toEqual([['updateGatewaySettings', { requestsPerMinute: 900 }]]);
+    expect(byAddress['project.payments']!.changes).toEqual([
+      { path: 'description', before: 'Payment services', after: 'Payments and refunds' },
+    ]);
+    expect(byAddress['project.payments']!.writes[0]).toMatchObject({
+      operation: 'updateProject',
+      body: { name: 'payments', description: 'Payments and refunds', isActive: true },
+    });
+    expect(byAddress['record.payments/stripe-key']!.writes.map((w) => [w.operation, w.body])).toEqual([
+      ['updateRecord', { tags: ['payments', 'pci'] }],
+    ]);
+    expect(byAddress['gateway.prod']!.writes.map((w) => [w.operation, w.body])).toEqual([
+      ['updateGatewaySettings', { requestsPerMinute: 900 }],
+    ]);
     expect(byAddress['gateway_token.prod/ci']!.writes.map((w) => w.operation)).toEqual(['renameGatewayToken']);
     expect(byAddress['otel_export.prod']!.writes.map((w) => w.body)).toEqual([{ exportTraces: true }]);
     expect(plan.summary.change).toBe(6);
@@ -47,15 +56,21 @@ describe('update in place', () => {
     expect(plan.steps[0]!.writes.map((w) => [w.operation, w.body])).toEqual([['rotateCredential', { secret: { $secret: 'secret' } }]]);
     expect(plan.steps[0]!.secrets).toEqual({ secret: { env: 'OPENAI_KEY' } });
     const recordId = h().state.data.resources['record.payments/stripe-key']!.id;
-    expect(plan.steps[1]!.writes.map((w) => [w.operation, w.body])).toEqual([['createRecordVersion', { $encrypt: { field: 'value', record: recordId, version: 2 } }]]);
+    expect(plan.steps[1]!.writes.map((w) => [w.operation, w.body])).toEqual([
+      ['createRecordVersion', { $encrypt: { field: 'value', record: recordId, version: 2 } }],
+    ]);
     expect((await h().apply(plan)).failed).toEqual([]);
     expect((await h().plan()).steps).toEqual([]);
   });
 
   it('refuses to plan when a secret source is missing, naming the variable and never a value', async () => {
     delete h().env.OTEL_AUTH;
-    const error = (await h().plan().catch((e: unknown) => e)) as PlanError;
+    const error = (await h()
+      .plan()
+      .catch((e: unknown) => e)) as PlanError;
     expect(problemsOf(error)).toEqual([{ code: 'secret_unavailable', address: 'otel_export.prod', at: 'main.yaml:26' }]);
-    expect(error.diagnostics[0]?.summary).toBe('otel_export.prod: Secret source "env OTEL_AUTH": environment variable OTEL_AUTH is not set');
+    expect(error.diagnostics[0]?.summary).toBe(
+      'otel_export.prod: Secret source "env OTEL_AUTH": environment variable OTEL_AUTH is not set',
+    );
   });
 });

@@ -50,7 +50,12 @@ async function readAsServiceAccount(address = 'record.shop/stripe-key'): Promise
   const recordId = h.state.data.resources[address]!.id;
   const client = createClient({ baseUrl: h.emulator.url, token: fixtures.tokens.serviceAccount, accountId: acme });
   try {
-    return await readSecret(client, { recordId, privateKey: fixtureKeyPair(ciDeployer.id).privateKey, readerId: ciDeployer.id, writerKeys: [(await h.state.crypto.writerKey()).publicKey] });
+    return await readSecret(client, {
+      recordId,
+      privateKey: fixtureKeyPair(ciDeployer.id).privateKey,
+      readerId: ciDeployer.id,
+      writerKeys: [(await h.state.crypto.writerKey()).publicKey],
+    });
   } finally {
     await client.close();
   }
@@ -94,11 +99,14 @@ async function rewritingProxy(target: string, recordId: string): Promise<{ url: 
     req.pipe(upstream);
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((done) => server.close(() => done())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((done) => server.close(() => done())),
+  };
 }
 
 describe('an answer naming another record', () => {
-  it('does not make the key ring wrap this value\'s data key for that record', async () => {
+  it("does not make the key ring wrap this value's data key for that record", async () => {
     h.config(`
 projects:
   shop:
@@ -119,10 +127,26 @@ projects:
       const result = await applyPlan({ plan, state: h.state, client, keyRing });
       expect(result.failed).toEqual([]);
       // Record two's data key, wrapped by the same key ring after the apply, is two's own (from a read), not one's new one.
-      const wrapped = await keyRing.wrap({ recordId: two, recipientId: ciDeployer.id, publicKey: Buffer.from(fixtureKeyPair(ciDeployer.id).publicKey).toString('base64') });
+      const wrapped = await keyRing.wrap({
+        recordId: two,
+        recipientId: ciDeployer.id,
+        publicKey: Buffer.from(fixtureKeyPair(ciDeployer.id).publicKey).toString('base64'),
+      });
       const read = await h.client.call('readRecord', { path: { id: two }, body: { scope: ['fields'] } });
-      const { dataKey } = unwrapDataKey({ wrappedDek: wrapped, recipientPrivateKey: fixtureKeyPair(ciDeployer.id).privateKey, recordId: two, version: read.fields!.version, recipientId: ciDeployer.id, valueDigest: valueDigest(read.fields!), trustedWriters: 'any' });
-      expect(Buffer.from(dataKey).equals(Buffer.from(h.state.crypto.openRecordDataKey(read.fields!, { accountId: acme, recordId: two, version: read.fields!.version })))).toBe(true);
+      const { dataKey } = unwrapDataKey({
+        wrappedDek: wrapped,
+        recipientPrivateKey: fixtureKeyPair(ciDeployer.id).privateKey,
+        recordId: two,
+        version: read.fields!.version,
+        recipientId: ciDeployer.id,
+        valueDigest: valueDigest(read.fields!),
+        trustedWriters: 'any',
+      });
+      expect(
+        Buffer.from(dataKey).equals(
+          Buffer.from(h.state.crypto.openRecordDataKey(read.fields!, { accountId: acme, recordId: two, version: read.fields!.version })),
+        ),
+      ).toBe(true);
       expect(await readAsServiceAccount('record.shop/one')).toBe('stripe-planner-plaintext-hostile-version');
       expect(await readAsServiceAccount('record.shop/two')).toBe(h.env.OPENAI_KEY);
       expect(one).not.toBe(two);

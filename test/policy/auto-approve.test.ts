@@ -6,15 +6,44 @@ import { PLAN_FORMAT_VERSION, type Plan, type PlanStep } from '../../src/plan-mo
 import { autoApproveVariables, compileAutoApprove } from '../../src/policy/auto-approve.js';
 
 const at = { file: 'main.yaml', line: 4, col: 20 };
-const step = (address: string, kind: string, action: PlanStep['action'], extra: Partial<PlanStep> = {}): PlanStep => ({ address, kind, action, changes: [], dependsOn: [], writes: [], causes: ['configuration'], class: 'change', ...extra });
-const wrap = (recordId: string) => ({ id: 'w#0', operation: 'grantServiceAccount' as const, path: { id: 'sa' }, body: { recordId, wrappedDek: { $wrap: { record: recordId, recipient: 'sa', publicKey: 'AAAA' } } }, idempotencyKey: 'k', effects: {}, summary: 'grant' });
+const step = (address: string, kind: string, action: PlanStep['action'], extra: Partial<PlanStep> = {}): PlanStep => ({
+  address,
+  kind,
+  action,
+  changes: [],
+  dependsOn: [],
+  writes: [],
+  causes: ['configuration'],
+  class: 'change',
+  ...extra,
+});
+const wrap = (recordId: string) => ({
+  id: 'w#0',
+  operation: 'grantServiceAccount' as const,
+  path: { id: 'sa' },
+  body: { recordId, wrappedDek: { $wrap: { record: recordId, recipient: 'sa', publicKey: 'AAAA' } } },
+  idempotencyKey: 'k',
+  effects: {},
+  summary: 'grant',
+});
 function planOf(steps: PlanStep[], summary: Partial<Plan['summary']> = {}): Plan {
   return {
-    formatVersion: PLAN_FORMAT_VERSION, cplaneVersion: 'test', createdAt: '2026-01-01T00:00:00Z', account: 'a', mode: 'normal', targets: [], steps, drift: [], unreadable: [],
+    formatVersion: PLAN_FORMAT_VERSION,
+    cplaneVersion: 'test',
+    createdAt: '2026-01-01T00:00:00Z',
+    account: 'a',
+    mode: 'normal',
+    targets: [],
+    steps,
+    drift: [],
+    unreadable: [],
     summary: { add: 0, change: 0, replace: 0, remove: 0, import: 0, move: 0, forget: 0, ...summary },
   };
 }
-const twoProjects = planOf([step('project.a', 'project', 'create'), step('project.b', 'project', 'create'), step('gateway.g', 'gateway', 'update')], { add: 2, change: 1 });
+const twoProjects = planOf(
+  [step('project.a', 'project', 'create'), step('project.b', 'project', 'create'), step('gateway.g', 'gateway', 'update')],
+  { add: 2, change: 1 },
+);
 
 async function compiled(rule: string) {
   const made = await compileAutoApprove('staging', rule, at);
@@ -25,12 +54,32 @@ async function compiled(rule: string) {
 test('true approves, false says why', async () => {
   const rule = await compiled('plan.remove == 0 && plan.replace == 0 && plan.add < 10');
   expect(rule(twoProjects)).toEqual({ approved: true });
-  expect(rule(planOf([step('project.a', 'project', 'delete')], { remove: 1 }))).toEqual({ approved: false, why: 'its autoApprove rule is false for this plan' });
+  expect(rule(planOf([step('project.a', 'project', 'delete')], { remove: 1 }))).toEqual({
+    approved: false,
+    why: 'its autoApprove rule is false for this plan',
+  });
 });
 
 test('the rule sees reader changes, warnings and the changed count of each kind', async () => {
-  const noted = planOf([step('gateway.g', 'gateway', 'delete', { notes: ['deleting the gateway revokes its 2 tokens'] }), step('project.a', 'project', 'no-op')], { remove: 1 });
-  expect(autoApproveVariables(noted)).toEqual({ add: 0n, change: 0n, replace: 0n, remove: 1n, policyViolations: 0n, incomplete: 0n, readerKeyChanges: 0n, newReaders: 0n, warnings: 1n, kinds: { gateway: 1n } });
+  const noted = planOf(
+    [
+      step('gateway.g', 'gateway', 'delete', { notes: ['deleting the gateway revokes its 2 tokens'] }),
+      step('project.a', 'project', 'no-op'),
+    ],
+    { remove: 1 },
+  );
+  expect(autoApproveVariables(noted)).toEqual({
+    add: 0n,
+    change: 0n,
+    replace: 0n,
+    remove: 1n,
+    policyViolations: 0n,
+    incomplete: 0n,
+    readerKeyChanges: 0n,
+    newReaders: 0n,
+    warnings: 1n,
+    kinds: { gateway: 1n },
+  });
   expect((await compiled('plan.warnings == 0'))(noted).approved).toBe(false);
   expect((await compiled('plan.warnings == 0'))(twoProjects).approved).toBe(true);
   expect((await compiled("!('gateway' in plan.kinds)"))(twoProjects).approved).toBe(false);
@@ -40,7 +89,12 @@ test('the rule sees reader changes, warnings and the changed count of each kind'
 
 test('a plan that changes a reader key, adds a reader or wraps for a key the API chose is never approved by a rule, naming the step', async () => {
   const always = await compiled('true');
-  const keyChange = step('service_account_grant.p/r/ci', 'service_account_grant', 'update', { writes: [wrap('r1')], causes: ['reader-key-changed', 'reader-key-offered'], reason: "wraps for Service Account ci's key x25519:bb, which the API offers and no pin fixes; state recorded x25519:aa: only a person applies this" });
+  const keyChange = step('service_account_grant.p/r/ci', 'service_account_grant', 'update', {
+    writes: [wrap('r1')],
+    causes: ['reader-key-changed', 'reader-key-offered'],
+    reason:
+      "wraps for Service Account ci's key x25519:bb, which the API offers and no pin fixes; state recorded x25519:aa: only a person applies this",
+  });
   expect(autoApproveVariables(planOf([keyChange], { change: 1 }))).toMatchObject({ readerKeyChanges: 1n, newReaders: 0n });
   expect(always(planOf([keyChange], { change: 1 }))).toEqual({
     approved: false,
@@ -48,28 +102,40 @@ test('a plan that changes a reader key, adds a reader or wraps for a key the API
   });
   const newReader = step('user_share.p/r/dana', 'user_share', 'create', { writes: [wrap('r1')] });
   expect(autoApproveVariables(planOf([newReader], { add: 1 }))).toMatchObject({ readerKeyChanges: 0n, newReaders: 1n });
-  expect(always(planOf([newReader], { add: 1 })).why).toBe('no autoApprove rule approves a plan that changes who can read a record: user_share.p/r/dana adds a reader to a record');
+  expect(always(planOf([newReader], { add: 1 })).why).toBe(
+    'no autoApprove rule approves a plan that changes who can read a record: user_share.p/r/dana adds a reader to a record',
+  );
   const rotation = step('record.p/r', 'record', 'rotate', { writes: [wrap('r1')], causes: ['rotation-due', 'reader-key-offered'] });
-  expect(always(planOf([rotation], { change: 1 })).why).toContain('record.p/r wraps for a reader key the API offers, which neither state nor a pin vouches for (only a pin makes this safe)');
+  expect(always(planOf([rotation], { change: 1 })).why).toContain(
+    'record.p/r wraps for a reader key the API offers, which neither state nor a pin vouches for (only a pin makes this safe)',
+  );
   // A rotation that re-wraps for the keys state recorded is the rule's to decide.
-  expect(always(planOf([step('record.p/r', 'record', 'rotate', { writes: [wrap('r1')], causes: ['rotation-due'] })], { change: 1 }))).toEqual({ approved: true });
+  expect(
+    always(planOf([step('record.p/r', 'record', 'rotate', { writes: [wrap('r1')], causes: ['rotation-due'] })], { change: 1 })),
+  ).toEqual({ approved: true });
 });
 
 test('a rule that does not compile, type-check or give a bool is an error at its place', async () => {
-  expect(await compileAutoApprove('staging', 'plan.remove ==', at)).toMatchObject({ code: 'auto_approve_syntax', range: at, summary: expect.stringMatching(/^The autoApprove rule of deployment "staging" is not valid CEL/) });
+  expect(await compileAutoApprove('staging', 'plan.remove ==', at)).toMatchObject({
+    code: 'auto_approve_syntax',
+    range: at,
+    summary: expect.stringMatching(/^The autoApprove rule of deployment "staging" is not valid CEL/),
+  });
   expect(await compileAutoApprove('staging', 'remove == 0', at)).toMatchObject({ code: 'auto_approve_type' });
   expect(await compileAutoApprove('staging', '1 + 2', at)).toMatchObject({ code: 'auto_approve_not_bool' });
 });
 
 test('a rule that fails or gives no bool approves nothing', async () => {
   expect((await compiled('plan.nothing == 0'))(twoProjects).approved).toBe(false);
-  expect((await compiled("plan.kinds.record == 0"))(twoProjects).approved).toBe(false);
+  expect((await compiled('plan.kinds.record == 0'))(twoProjects).approved).toBe(false);
   expect((await compiled('plan.add'))(twoProjects)).toEqual({ approved: false, why: 'its autoApprove rule did not give a bool' });
 });
 
 test('the examples of docs/deployments.md compile and decide', async () => {
   const { readFileSync } = await import('node:fs');
-  const rules = [...readFileSync(new URL('../../docs/deployments.md', import.meta.url), 'utf8').matchAll(/autoApprove: "([^"]+)" \}/g)].map((m) => m[1]!);
+  const rules = [...readFileSync(new URL('../../docs/deployments.md', import.meta.url), 'utf8').matchAll(/autoApprove: "([^"]+)" \}/g)].map(
+    (m) => m[1]!,
+  );
   expect(rules.length).toBeGreaterThanOrEqual(5);
   for (const rule of rules) expect(typeof (await compiled(rule))(twoProjects).approved).toBe('boolean');
   expect((await compiled(rules.find((r) => r.includes('gateway_token <= 5'))!))(twoProjects).approved).toBe(false);

@@ -8,21 +8,39 @@ import { compilePolicies, DEFAULT_TIMEOUT_MS, evaluatePolicies, MAX_RULE_COST, t
 import { load } from '../config/helpers.js';
 import { BACKTRACKS, FORTY, SIX_NESTED, THREE_NESTED } from './costly-rules.js';
 
-const policy = (name: string, rule: string, extra: Partial<Policy> = {}): Policy => ({ name, level: 'mandatory', kinds: [], actions: [], rule, message: `${name} says no`, source: { file: 'policies.yaml', line: 4, col: 11 }, ...extra });
-const change = (i: number): PolicyChange => ({ action: 'create', address: `project.p${i}`, kind: 'project', before: null, after: { name: `p${i}` } });
+const policy = (name: string, rule: string, extra: Partial<Policy> = {}): Policy => ({
+  name,
+  level: 'mandatory',
+  kinds: [],
+  actions: [],
+  rule,
+  message: `${name} says no`,
+  source: { file: 'policies.yaml', line: 4, col: 11 },
+  ...extra,
+});
+const change = (i: number): PolicyChange => ({
+  action: 'create',
+  address: `project.p${i}`,
+  kind: 'project',
+  before: null,
+  after: { name: `p${i}` },
+});
 
 describe('the cost bound, at compile time', () => {
-  it('refuses the 724-character rule of six nested .all() over [0..39], at the rule\'s place, naming the policy', async () => {
+  it("refuses the 724-character rule of six nested .all() over [0..39], at the rule's place, naming the policy", async () => {
     expect(SIX_NESTED).toHaveLength(724);
     const compiled = await compilePolicies([policy('deep', SIX_NESTED)]);
     expect(compiled.policies).toEqual([]);
-    expect(compiled.diagnostics).toEqual([{
-      severity: 'error',
-      code: 'policy_too_costly',
-      summary: 'Policy "deep": the rule may take about 2.1e10 steps for one change (6 nested macros over up to 40 elements each); at most 1,000,000 are allowed',
-      detail: expect.stringContaining('nested macros multiply'),
-      range: { file: 'policies.yaml', line: 4, col: 11 },
-    }]);
+    expect(compiled.diagnostics).toEqual([
+      {
+        severity: 'error',
+        code: 'policy_too_costly',
+        summary:
+          'Policy "deep": the rule may take about 2.1e10 steps for one change (6 nested macros over up to 40 elements each); at most 1,000,000 are allowed',
+        detail: expect.stringContaining('nested macros multiply'),
+        range: { file: 'policies.yaml', line: 4, col: 11 },
+      },
+    ]);
   });
 
   it('keeps a rule just under the bound, and the everyday rules, which cost next to nothing', async () => {
@@ -47,10 +65,17 @@ describe('the cost bound, at compile time', () => {
       `'${'x'.repeat(1000)}'.split('').all(a, '${'x'.repeat(1000)}'.split('').all(b, a == b))`,
       `cel.bind(l, ${FORTY}, l.all(a, l.all(b, l.all(c, l.all(d, a + b + c + d >= 0)))))`,
       // No macro at all: a list doubled 16 times (2.6 million elements) by nested cel.bind().
-      Array.from({ length: 16 }, (_, i) => `cel.bind(l${i + 1}, l${i} + l${i}, `).join('').replace(/^/, `cel.bind(l0, ${FORTY}, `) + 'size(l16) > 0' + ')'.repeat(17),
+      Array.from({ length: 16 }, (_, i) => `cel.bind(l${i + 1}, l${i} + l${i}, `)
+        .join('')
+        .replace(/^/, `cel.bind(l0, ${FORTY}, `) +
+        'size(l16) > 0' +
+        ')'.repeat(17),
     ]) {
       const { diagnostics } = await compilePolicies([policy('p', rule)]);
-      expect(diagnostics.map((d) => d.code), rule).toEqual(['policy_too_costly']);
+      expect(
+        diagnostics.map((d) => d.code),
+        rule,
+      ).toEqual(['policy_too_costly']);
     }
   });
 });
@@ -67,10 +92,18 @@ describe('the deadline, at evaluation', () => {
     const report = await evaluatePolicies(compiled, changes);
     expect(report.checked).toBe(90);
     const stopped = report.findings.filter((f) => f.policy !== 'c-next');
-    expect(stopped.map((f) => [f.policy, f.level, f.outcome])).toEqual(expect.arrayContaining([['a-slow', 'mandatory', 'error'], ['b-slow', 'advisory', 'error']]));
+    expect(stopped.map((f) => [f.policy, f.level, f.outcome])).toEqual(
+      expect.arrayContaining([
+        ['a-slow', 'mandatory', 'error'],
+        ['b-slow', 'advisory', 'error'],
+      ]),
+    );
     expect(stopped).toHaveLength(2);
-    for (const f of stopped) expect(f.message).toMatch(/^it did not finish within 1 ms \(its timeoutMs\)(; \d+ more changes? (was|were) not checked)?$/);
-    expect(report.findings.filter((f) => f.policy === 'c-next').map((f) => [f.address, f.outcome, f.message])).toEqual([['project.p3', 'violated', 'c-next says no']]);
+    for (const f of stopped)
+      expect(f.message).toMatch(/^it did not finish within 1 ms \(its timeoutMs\)(; \d+ more changes? (was|were) not checked)?$/);
+    expect(report.findings.filter((f) => f.policy === 'c-next').map((f) => [f.address, f.outcome, f.message])).toEqual([
+      ['project.p3', 'violated', 'c-next says no'],
+    ]);
   });
 
   it('stops a rule that would never end (a backtracking regular expression), at the change it was on', async () => {
@@ -78,7 +111,14 @@ describe('the deadline, at evaluation', () => {
     expect(compiled.diagnostics).toEqual([]);
     const report = await evaluatePolicies(compiled, [change(0), change(1), change(2)]);
     expect(report.findings).toEqual([
-      { policy: 'redos', level: 'mandatory', address: 'project.p0', kind: 'project', outcome: 'error', message: 'it did not finish within 50 ms (its timeoutMs); 2 more changes were not checked' },
+      {
+        policy: 'redos',
+        level: 'mandatory',
+        address: 'project.p0',
+        kind: 'project',
+        outcome: 'error',
+        message: 'it did not finish within 50 ms (its timeoutMs); 2 more changes were not checked',
+      },
     ]);
   });
 
@@ -123,8 +163,10 @@ policies:
     expect(diagnostics.map((d) => [d.code, d.summary, d.range?.line, d.range?.col])).toEqual([[code, summary, 8, 16]]);
   });
 
-  it('may only lower the default: the schema\'s maximum is the default deadline', () => {
-    const schema = JSON.parse(readFileSync('schema/config.schema.json', 'utf8')) as { $defs: { policy: { properties: { timeoutMs: { maximum: number } } } } };
+  it("may only lower the default: the schema's maximum is the default deadline", () => {
+    const schema = JSON.parse(readFileSync('schema/config.schema.json', 'utf8')) as {
+      $defs: { policy: { properties: { timeoutMs: { maximum: number } } } };
+    };
     expect(schema.$defs.policy.properties.timeoutMs.maximum).toBe(DEFAULT_TIMEOUT_MS);
   });
 });

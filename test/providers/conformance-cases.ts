@@ -134,9 +134,15 @@ export const conformanceCases: Readonly<Partial<Record<ResourceKind, Conformance
         config: acmeRecord(generated, noReaders, '[c]'),
         async arrange(h, id) {
           const place = await placeOf(h.client, id);
-          await h.client.call('grantServiceAccount', { path: { id: ciDeployer.id }, body: { recordId: id, wrappedDek: wrapperFor(place, ciDeployer.id) } });
+          await h.client.call('grantServiceAccount', {
+            path: { id: ciDeployer.id },
+            body: { recordId: id, wrappedDek: wrapperFor(place, ciDeployer.id) },
+          });
           await h.client.call('shareRecordWithUser', { path: { id }, body: { userId: ada.id, wrappedDek: wrapperFor(place, ada.id) } });
-          await h.client.call('shareRecordWithGroup', { path: { id }, body: { groupId: auditors.id, wrappedDek: wrapperFor(place, auditors.id) } });
+          await h.client.call('shareRecordWithGroup', {
+            path: { id },
+            body: { groupId: auditors.id, wrappedDek: wrapperFor(place, auditors.id) },
+          });
         },
       },
     ],
@@ -162,8 +168,16 @@ export const conformanceCases: Readonly<Partial<Record<ResourceKind, Conformance
   },
   otel_export: {
     address: 'otel_export.gw',
-    create: gatewayBase('    otelExport:\n      enabled: true\n      endpoint: https://otel.example.com\n      headers: { Authorization: { env: OTEL_AUTH } }\n'),
-    changes: [{ config: gatewayBase('    otelExport:\n      enabled: true\n      endpoint: https://otel2.example.com\n      exportMetrics: true\n      headers: { Authorization: { env: OTEL_AUTH } }\n') }],
+    create: gatewayBase(
+      '    otelExport:\n      enabled: true\n      endpoint: https://otel.example.com\n      headers: { Authorization: { env: OTEL_AUTH } }\n',
+    ),
+    changes: [
+      {
+        config: gatewayBase(
+          '    otelExport:\n      enabled: true\n      endpoint: https://otel2.example.com\n      exportMetrics: true\n      headers: { Authorization: { env: OTEL_AUTH } }\n',
+        ),
+      },
+    ],
     remove: gatewayBase(),
     // Every gateway has an export document: removing it means disabling it.
     removed: (live: { export: { enabled: boolean } }) => !live.export.enabled,

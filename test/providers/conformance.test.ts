@@ -8,14 +8,26 @@ import { describe, expect, it } from 'vitest';
 import { operationNames } from '../../src/api/operations.js';
 import type { ResourceKind } from '../../src/config/types.js';
 import type { Plan } from '../../src/plan-model/index.js';
-import { kindOrder, knownOf, listVendors, definitionOf, serviceAccounts, vendors, type DataSource, type RecordedObject } from '../../src/providers/index.js';
+import {
+  kindOrder,
+  knownOf,
+  listVendors,
+  definitionOf,
+  serviceAccounts,
+  vendors,
+  type DataSource,
+  type RecordedObject,
+} from '../../src/providers/index.js';
 import type { Known } from '../../src/providers/types.js';
 import type { ResourceState } from '../../src/state/types.js';
 import { harness, type Harness } from '../planner/harness.js';
 import { conformanceCases, type ConformanceCase } from './conformance-cases.js';
 
 async function lookupsOf(h: Harness): Promise<Known> {
-  const all = new Map<DataSource<unknown>, unknown[]>([[vendors, await listVendors(h.client)], [serviceAccounts, await serviceAccounts.read(h.client)]]);
+  const all = new Map<DataSource<unknown>, unknown[]>([
+    [vendors, await listVendors(h.client)],
+    [serviceAccounts, await serviceAccounts.read(h.client)],
+  ]);
   const resources = h.state.data.resources;
   return knownOf({
     account: h.state.data.account,
@@ -33,8 +45,14 @@ async function lookupsOf(h: Harness): Promise<Known> {
 /** The live object of a state entry: read through the API, or for a kind known only from state, what state recorded. */
 async function liveOf(h: Harness, kind: ResourceKind, entry: ResourceState): Promise<unknown> {
   const provider = definitionOf(kind);
-  if (provider.observation === 'state') return { id: entry.id, ...(entry.parents ? { parents: entry.parents } : {}), inputs: entry.inputs } satisfies RecordedObject;
-  return provider.read({ client: h.client, account: h.state.data.account, id: entry.id, ...(entry.parents ? { parents: entry.parents } : {}) });
+  if (provider.observation === 'state')
+    return { id: entry.id, ...(entry.parents ? { parents: entry.parents } : {}), inputs: entry.inputs } satisfies RecordedObject;
+  return provider.read({
+    client: h.client,
+    account: h.state.data.account,
+    id: entry.id,
+    ...(entry.parents ? { parents: entry.parents } : {}),
+  });
 }
 
 async function readAndDiff(h: Harness, kind: ResourceKind, c: ConformanceCase) {
@@ -53,14 +71,18 @@ function sentBy(plan: Plan, sent: Map<ResourceKind, Set<string>>): void {
   for (const step of plan.steps) {
     const declared = definitionOf(step.kind).writeOperations;
     for (const { operation } of step.writes) {
-      expect(declared, `${step.address} (${step.action}) sends ${operation}, which writeOperations of ${step.kind} does not declare`).toContain(operation);
+      expect(
+        declared,
+        `${step.address} (${step.action}) sends ${operation}, which writeOperations of ${step.kind} does not declare`,
+      ).toContain(operation);
       sent.set(step.kind, (sent.get(step.kind) ?? new Set()).add(operation));
     }
   }
 }
 
 it('every conformance case is of a kind of the registry', () => {
-  for (const kind of Object.keys(conformanceCases)) expect(kindOrder, `conformance case for "${kind}", which is not a registered kind`).toContain(kind);
+  for (const kind of Object.keys(conformanceCases))
+    expect(kindOrder, `conformance case for "${kind}", which is not a registered kind`).toContain(kind);
 });
 
 describe.each([...kindOrder])('kind %s', (kind) => {
@@ -112,7 +134,10 @@ describe.each([...kindOrder])('kind %s', (kind) => {
       const declared = [...provider.writeOperations].sort();
       const walked = [...(sent.get(kind) ?? [])].sort();
       const unsent = declared.filter((operation) => !walked.includes(operation));
-      expect(walked, `writeOperations of ${kind} declares ${unsent.join(', ')}, which its conformance case never sends: add a change that sends it in test/providers/conformance-cases.ts, or take it out of writeOperations`).toEqual(declared);
+      expect(
+        walked,
+        `writeOperations of ${kind} declares ${unsent.join(', ')}, which its conformance case never sends: add a change that sends it in test/providers/conformance-cases.ts, or take it out of writeOperations`,
+      ).toEqual(declared);
     } finally {
       await h.close();
     }

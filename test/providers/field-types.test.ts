@@ -8,9 +8,24 @@ import { describe, expect, expectTypeOf, test } from 'vitest';
 import type { SecretSource } from '../../src/config/types.js';
 import { pathsInside, type FromSchema, type PathsInside } from '../../src/providers/field-types.js';
 import {
-  credentialKind, gatewayTokenKind, projectKind, recordKind,
-  type CredentialAttributes, type CredentialConfig, type GatewayAttributes, type GatewayConfig, type GatewaySettingsConfig,
-  type GatewaySettingsPath, type GatewayTokenAttributes, type OtelExportAttributes, type OtelExportConfig, type ProjectAttributes, type ProjectConfig, type RecordAttributes, type RecordConfig, type TokenConfig,
+  credentialKind,
+  gatewayTokenKind,
+  projectKind,
+  recordKind,
+  type CredentialAttributes,
+  type CredentialConfig,
+  type GatewayAttributes,
+  type GatewayConfig,
+  type GatewaySettingsConfig,
+  type GatewaySettingsPath,
+  type GatewayTokenAttributes,
+  type OtelExportAttributes,
+  type OtelExportConfig,
+  type ProjectAttributes,
+  type ProjectConfig,
+  type RecordAttributes,
+  type RecordConfig,
+  type TokenConfig,
 } from '../../src/providers/index.js';
 
 describe('FromSchema', () => {
@@ -19,9 +34,15 @@ describe('FromSchema', () => {
     expectTypeOf<FromSchema<{ type: readonly ['integer', 'null'] }>>().toEqualTypeOf<number | null>();
     expectTypeOf<FromSchema<{ enum: readonly ['a', 'b', null] }>>().toEqualTypeOf<'a' | 'b' | null>();
     expectTypeOf<FromSchema<{ type: 'array'; items: { type: 'boolean' } }>>().toEqualTypeOf<boolean[]>();
-    expectTypeOf<FromSchema<{ type: 'object'; required: readonly ['a']; properties: { a: { type: 'string' }; b: { type: 'integer' } } }>>().toEqualTypeOf<{ a: string; b?: number }>();
-    expectTypeOf<FromSchema<{ type: 'object'; additionalProperties: { $ref: '#/$defs/secretSource' } }>>().toEqualTypeOf<Record<string, SecretSource>>();
-    expectTypeOf<FromSchema<{ if: { type: 'string' }; then: { type: 'string' }; else: { type: 'integer' } }>>().toEqualTypeOf<string | number>();
+    expectTypeOf<
+      FromSchema<{ type: 'object'; required: readonly ['a']; properties: { a: { type: 'string' }; b: { type: 'integer' } } }>
+    >().toEqualTypeOf<{ a: string; b?: number }>();
+    expectTypeOf<FromSchema<{ type: 'object'; additionalProperties: { $ref: '#/$defs/secretSource' } }>>().toEqualTypeOf<
+      Record<string, SecretSource>
+    >();
+    expectTypeOf<FromSchema<{ if: { type: 'string' }; then: { type: 'string' }; else: { type: 'integer' } }>>().toEqualTypeOf<
+      string | number
+    >();
     // A `$ref` to a definition the types do not know cannot be used by mistake.
     expectTypeOf<FromSchema<{ $ref: '#/$defs/noSuchDefinition' }>>().toBeNever();
   });
@@ -29,13 +50,24 @@ describe('FromSchema', () => {
 
 describe('paths inside an object field', () => {
   test('each path before the paths inside it, at run time and as a type', () => {
-    const schema = { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'object', properties: { c: { type: 'boolean' } } } } } as const;
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'integer' }, b: { type: 'object', properties: { c: { type: 'boolean' } } } },
+    } as const;
     expect(pathsInside('x', schema)).toEqual(['x.a', 'x.b', 'x.b.c']);
     expectTypeOf<PathsInside<'x', typeof schema>>().toEqualTypeOf<'x.a' | 'x.b' | 'x.b.c'>();
     expectTypeOf<GatewaySettingsPath>().toEqualTypeOf<
-      | 'settings.requestsPerMinute' | 'settings.tokensPerMinute' | 'settings.spendLimitUsd' | 'settings.window'
-      | 'settings.guardrails' | 'settings.guardrails.blockPii' | 'settings.guardrails.blockedTerms' | 'settings.guardrails.maxInputTokens'
-      | 'settings.cache' | 'settings.cache.enabled' | 'settings.cache.ttlSeconds'
+      | 'settings.requestsPerMinute'
+      | 'settings.tokensPerMinute'
+      | 'settings.spendLimitUsd'
+      | 'settings.window'
+      | 'settings.guardrails'
+      | 'settings.guardrails.blockPii'
+      | 'settings.guardrails.blockedTerms'
+      | 'settings.guardrails.maxInputTokens'
+      | 'settings.cache'
+      | 'settings.cache.enabled'
+      | 'settings.cache.ttlSeconds'
     >();
   });
 });
@@ -48,7 +80,9 @@ describe('entry types', () => {
     expectTypeOf<TokenConfig['spendWindow']>().toEqualTypeOf<'daily' | 'weekly' | 'monthly' | null | undefined>();
     expectTypeOf<OtelExportConfig['headers']>().toEqualTypeOf<Record<string, SecretSource> | undefined>();
     expectTypeOf<GatewaySettingsConfig['window']>().toEqualTypeOf<'minute' | 'hour' | 'day' | 'month' | undefined>();
-    expectTypeOf<NonNullable<RecordConfig['grants']>['users']>().toEqualTypeOf<(string | { name: string; until?: string; reason?: string })[] | undefined>();
+    expectTypeOf<NonNullable<RecordConfig['grants']>['users']>().toEqualTypeOf<
+      (string | { name: string; until?: string; reason?: string })[] | undefined
+    >();
   });
 
   test('a wrong field use fails to compile', () => {
@@ -68,8 +102,15 @@ describe('entry types', () => {
     const otelPath: OtelExportConfig = { lifecycle: { ignoreChanges: ['headerz.Authorization'] } };
     // @ts-expect-error ignoreChanges never names the gateway's project (it moves only with the object)
     const parentIgnored: GatewayConfig = { project: 'p', defaultModel: 'm', credentials: ['c'], lifecycle: { ignoreChanges: ['project'] } };
-    const settingsPath: GatewayConfig = { project: 'p', defaultModel: 'm', credentials: ['c'], lifecycle: { ignoreChanges: ['settings.cache.ttlSeconds'] } };
-    expect([noSecret, unknownKey, wrongType, wrongWindow, wrongSetting, notIgnorable, otelPath, parentIgnored, settingsPath]).toHaveLength(9);
+    const settingsPath: GatewayConfig = {
+      project: 'p',
+      defaultModel: 'm',
+      credentials: ['c'],
+      lifecycle: { ignoreChanges: ['settings.cache.ttlSeconds'] },
+    };
+    expect([noSecret, unknownKey, wrongType, wrongWindow, wrongSetting, notIgnorable, otelPath, parentIgnored, settingsPath]).toHaveLength(
+      9,
+    );
   });
 });
 
@@ -77,7 +118,14 @@ describe('attribute types', () => {
   test('a field with a default or required is always present; a write-only one never is', () => {
     expectTypeOf<ProjectAttributes>().toEqualTypeOf<{ name: string; description: string; active: boolean }>();
     expectTypeOf<CredentialAttributes>().toEqualTypeOf<{ provider: string; label: string; baseUrl: string | null }>();
-    expectTypeOf<OtelExportAttributes>().toEqualTypeOf<{ gateway: string; enabled: boolean; endpoint: string | null; exportMetrics: boolean; exportTraces: boolean; headerNames: string[] }>();
+    expectTypeOf<OtelExportAttributes>().toEqualTypeOf<{
+      gateway: string;
+      enabled: boolean;
+      endpoint: string | null;
+      exportMetrics: boolean;
+      exportTraces: boolean;
+      headerNames: string[];
+    }>();
     expectTypeOf<GatewayAttributes['defaultProvider']>().toEqualTypeOf<string>();
     expectTypeOf<GatewayAttributes['settings']>().toEqualTypeOf<GatewaySettingsConfig | undefined>();
   });
@@ -85,7 +133,9 @@ describe('attribute types', () => {
   test('the parent, computed attributes and what a field carries', () => {
     expectTypeOf<RecordAttributes['project']>().toEqualTypeOf<string>();
     expectTypeOf<RecordAttributes['tags']>().toEqualTypeOf<string[] | undefined>();
-    expectTypeOf<RecordAttributes['grants']>().toEqualTypeOf<Partial<Record<'serviceAccounts' | 'users' | 'groups', string[]>> | undefined>();
+    expectTypeOf<RecordAttributes['grants']>().toEqualTypeOf<
+      Partial<Record<'serviceAccounts' | 'users' | 'groups', string[]>> | undefined
+    >();
     expectTypeOf<RecordAttributes['grantsUntil']>().toEqualTypeOf<Record<string, string> | undefined>();
     expectTypeOf<GatewayTokenAttributes['gateway']>().toEqualTypeOf<string>();
     expectTypeOf<GatewayTokenAttributes['spendWindow']>().toEqualTypeOf<'daily' | 'weekly' | 'monthly' | null>();
@@ -99,9 +149,22 @@ describe('attribute types', () => {
     expect(project).toEqual({ name: 'payments', description: '', active: true });
     const credential: CredentialAttributes = credentialKind.config.attributes({ provider: 'openai', secret: { env: 'K' } }, 'main');
     expect(credential).toEqual({ provider: 'openai', label: 'main', baseUrl: null });
-    const record: RecordAttributes = recordKind.config.attributes({ grants: { users: ['dana', { name: 'erin', until: '2027-01-01T00:00:00Z' }] } }, 'key', 'payments');
-    expect(record).toEqual({ project: 'payments', name: 'key', grants: { users: ['dana', 'erin'] }, grantsUntil: { 'users/erin': '2027-01-01T00:00:00Z' } });
-    const token: GatewayTokenAttributes = gatewayTokenKind.config.attributes({ scopes: ['run'], spendLimit: '5.00', deliverTo: { record: 'p/r' } }, 't', 'main');
+    const record: RecordAttributes = recordKind.config.attributes(
+      { grants: { users: ['dana', { name: 'erin', until: '2027-01-01T00:00:00Z' }] } },
+      'key',
+      'payments',
+    );
+    expect(record).toEqual({
+      project: 'payments',
+      name: 'key',
+      grants: { users: ['dana', 'erin'] },
+      grantsUntil: { 'users/erin': '2027-01-01T00:00:00Z' },
+    });
+    const token: GatewayTokenAttributes = gatewayTokenKind.config.attributes(
+      { scopes: ['run'], spendLimit: '5.00', deliverTo: { record: 'p/r' } },
+      't',
+      'main',
+    );
     expect(token).toMatchObject({ gateway: 'main', name: 't', spendWindow: 'daily', deliverTo: 'p/r' });
   });
 });

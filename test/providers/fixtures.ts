@@ -13,7 +13,13 @@ export const ids = {
   gateway: '00000000-0000-4000-8000-000000000006',
 };
 
-export const openai: ProviderT = { provider_id: ids.openai, name: 'openai', display_name: 'OpenAI', default_base_url: 'https://api.openai.com/v1', models: ['gpt-4o-mini'] };
+export const openai: ProviderT = {
+  provider_id: ids.openai,
+  name: 'openai',
+  display_name: 'OpenAI',
+  default_base_url: 'https://api.openai.com/v1',
+  models: ['gpt-4o-mini'],
+};
 
 /** The attributes of a kind's definition, as its `planCreate` takes them. */
 type AttributesOf<P> = P extends { planCreate(req: CreateRequest<infer A>): unknown } ? A : never;
@@ -41,7 +47,13 @@ export function desired<P extends { readonly kind: ResourceKind; planCreate(req:
 export function known(known: Record<string, string>, lookups: LookupResults = new Map([[vendors, [openai]]])): Known {
   const owners = new Map(Object.entries(known).map(([address, id]) => [id, address.slice(address.indexOf('.') + 1)]));
   const now = new Date();
-  return knownOf({ account: ids.account, lookups, clocks: { api: now, forEnds: now }, idOf: (address) => known[address], nameOf: (_kind, id) => owners.get(id) ?? id });
+  return knownOf({
+    account: ids.account,
+    lookups,
+    clocks: { api: now, forEnds: now },
+    idOf: (address) => known[address],
+    nameOf: (_kind, id) => owners.get(id) ?? id,
+  });
 }
 
 export function liveGateway(overrides: Partial<GatewayT> = {}): GatewayT {

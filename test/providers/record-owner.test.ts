@@ -8,7 +8,8 @@ import { harness, type Harness } from '../planner/harness.js';
 
 const [ada, rex, dana] = fixtures.users;
 const user = (u: typeof ada) => `{ id: ${u!.id}, publicKey: "${printableKeyPair(u!.id).publicKey}" }`;
-const config = (records: string) => `projects:\n  app:\n    records:\n${records}directory:\n  users:\n    ada: ${user(ada)}\n    dana: ${user(dana)}\n    rex: ${user(rex)}\n`;
+const config = (records: string) =>
+  `projects:\n  app:\n    records:\n${records}directory:\n  users:\n    ada: ${user(ada)}\n    dana: ${user(dana)}\n    rex: ${user(rex)}\n`;
 const owned = (name: string) => config(`      r:\n        tags: [a]\n        owner: { user: ${name} }\n`);
 const ADDRESS = 'record_owner.app/r';
 
@@ -53,7 +54,9 @@ describe('record_owner', () => {
     const plan = await h.plan();
     const step = plan.steps.find((s) => s.address === ADDRESS)!;
     expect(step).toMatchObject({ action: 'forget', writes: [] });
-    expect(step.notes).toEqual([`ownership cannot be given back: cplane forgets ${ADDRESS}, and the record keeps its owner until someone transfers it`]);
+    expect(step.notes).toEqual([
+      `ownership cannot be given back: cplane forgets ${ADDRESS}, and the record keeps its owner until someone transfers it`,
+    ]);
     await h.converge();
     expect(h.state.data.resources[ADDRESS]).toBeUndefined();
     expect(await ownerId()).toBe(dana!.id);

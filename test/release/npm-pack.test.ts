@@ -30,7 +30,11 @@ it('packs, installs with npm install -g, and runs `cplane --help` and `cplane va
   const elsewhere = join(temp, 'elsewhere');
   cpSync(join(root, 'examples', 'quickstart'), join(elsewhere, 'infra'), { recursive: true });
   const cplane = (...args: string[]) =>
-    spawnSync(join(prefix, 'bin', 'cplane'), args, { cwd: elsewhere, encoding: 'utf8', env: { PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`, HOME: temp } });
+    spawnSync(join(prefix, 'bin', 'cplane'), args, {
+      cwd: elsewhere,
+      encoding: 'utf8',
+      env: { PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`, HOME: temp },
+    });
 
   const help = cplane('--help');
   expect(help.status).toBe(0);

@@ -11,15 +11,40 @@ import { HOSTILE } from '../text/hostile-strings.js';
 const md = new MarkdownIt({ html: true });
 const OWN_TAGS = new Set(['h2', 'p', 'strong', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'code']);
 /** A control character other than the line feed that ends each line, DEL, or a bidi embedding or override. */
-const unprintable = (c: string) => { const code = c.charCodeAt(0); return (code < 0x20 && c !== '\n') || code === 0x7f || (code >= 0x202a && code <= 0x202e); };
+const unprintable = (c: string) => {
+  const code = c.charCodeAt(0);
+  return (code < 0x20 && c !== '\n') || code === 0x7f || (code >= 0x202a && code <= 0x202e);
+};
 const ID = '0e000000-0000-4000-8000-000000000001';
 
 function reportNaming(text: string): AccessReport {
-  const reader = (name: string) => ({ type: 'service_account' as const, id: ID, name, via: 'service-account-grant' as const, live: true, reason: text, until: '2026-12-01T18:00:00.000Z', flags: [{ code: 'unmanaged' as const }, { code: 'ends-soon' as const, until: '2026-12-01T18:00:00.000Z', left: 'in 3 days' }] });
+  const reader = (name: string) => ({
+    type: 'service_account' as const,
+    id: ID,
+    name,
+    via: 'service-account-grant' as const,
+    live: true,
+    reason: text,
+    until: '2026-12-01T18:00:00.000Z',
+    flags: [{ code: 'unmanaged' as const }, { code: 'ends-soon' as const, until: '2026-12-01T18:00:00.000Z', left: 'in 3 days' }],
+  });
   return {
-    account: '0a000000-0000-4000-8000-000000000001', now: '2026-11-28T18:00:00.000Z', unusedDays: 90, auditRead: true, readerCount: 2,
-    records: [{ recordId: '1b000000-0000-4000-8000-000000000001', projectId: '1a000000-0000-4000-8000-000000000001', project: text, name: text, currentVersion: 2, readers: [reader(text), reader(`=${text}`)] }],
-    flagged: { 'unmanaged': 2, 'not-granted': 0, 'may-hold-version': 0, 'inactive': 0, 'unused': 0, 'ends-soon': 2, 'ended': 0 },
+    account: '0a000000-0000-4000-8000-000000000001',
+    now: '2026-11-28T18:00:00.000Z',
+    unusedDays: 90,
+    auditRead: true,
+    readerCount: 2,
+    records: [
+      {
+        recordId: '1b000000-0000-4000-8000-000000000001',
+        projectId: '1a000000-0000-4000-8000-000000000001',
+        project: text,
+        name: text,
+        currentVersion: 2,
+        readers: [reader(text), reader(`=${text}`)],
+      },
+    ],
+    flagged: { unmanaged: 2, 'not-granted': 0, 'may-hold-version': 0, inactive: 0, unused: 0, 'ends-soon': 2, ended: 0 },
   };
 }
 
@@ -38,7 +63,10 @@ it.each(HOSTILE.filter((text) => text !== ''))('%j', (text) => {
   expect(lines).toHaveLength(4);
   for (const line of lines.slice(1, 3)) {
     // Split at the commas outside quotes: every cell is one of the 16 columns, and none would start a formula.
-    const cells = line.match(/("([^"]|"")*"|[^,]*)(,|$)/g)!.filter((c) => c !== '').map((c) => c.replace(/,$/, '').replace(/^"|"$/g, ''));
+    const cells = line
+      .match(/("([^"]|"")*"|[^,]*)(,|$)/g)!
+      .filter((c) => c !== '')
+      .map((c) => c.replace(/,$/, '').replace(/^"|"$/g, ''));
     expect(cells).toHaveLength(16);
     for (const cell of cells) expect(cell).not.toMatch(/^[=+\-@]/);
   }

@@ -5,7 +5,19 @@ import type { DeploymentSummary } from '../../src/plan-model/index.js';
 import { renderDeploymentMatrixText, renderDeploymentsMarkdown } from '../../src/render/index.js';
 
 const row = (deployment: string, extra: Partial<DeploymentSummary> = {}): DeploymentSummary => ({
-  deployment, account: '0a000000-0000-4000-8000-000000001001', accountName: 'Tenant 1', add: 1, change: 2, replace: 0, remove: 3, import: 0, policyViolations: 1, incomplete: 0, blocked: false, changes: true, ...extra,
+  deployment,
+  account: '0a000000-0000-4000-8000-000000001001',
+  accountName: 'Tenant 1',
+  add: 1,
+  change: 2,
+  replace: 0,
+  remove: 3,
+  import: 0,
+  policyViolations: 1,
+  incomplete: 0,
+  blocked: false,
+  changes: true,
+  ...extra,
 });
 
 it('prints one line per deployment with its counts, and "-" for a deployment without a plan', () => {
@@ -28,13 +40,20 @@ it('escapes a hostile account name: no terminal escape, no Markdown or HTML mark
   const hostile = row('staging', { accountName: 'Evil\u001b[31m | <img src=x> @team' });
   const text = renderDeploymentMatrixText([hostile], { color: false });
   expect(text).not.toContain('\u001b');
-  const { markdown } = renderDeploymentsMarkdown([hostile], [{ deployment: 'staging', markdown: 'plan' }], { title: 'cplane plan', limit: 65_000 });
+  const { markdown } = renderDeploymentsMarkdown([hostile], [{ deployment: 'staging', markdown: 'plan' }], {
+    title: 'cplane plan',
+    limit: 65_000,
+  });
   expect(markdown).toContain('Evil\\\\e\\[31m \\| \\<img src=x\\> @\u200bteam');
   expect(markdown).not.toMatch(/[^\\]<img/);
 });
 
 it('keeps the comment within its limit: sections that do not fit are named at the end', () => {
-  const sections = [{ deployment: 'a', markdown: 'x'.repeat(3000) }, { deployment: 'b', markdown: 'y'.repeat(200) }, { deployment: 'c', markdown: 'z'.repeat(3000) }];
+  const sections = [
+    { deployment: 'a', markdown: 'x'.repeat(3000) },
+    { deployment: 'b', markdown: 'y'.repeat(200) },
+    { deployment: 'c', markdown: 'z'.repeat(3000) },
+  ];
   const { markdown, left } = renderDeploymentsMarkdown([row('a'), row('b'), row('c')], sections, { title: 'cplane plan', limit: 4200 });
   expect(markdown.length).toBeLessThanOrEqual(4200);
   expect(left).toEqual(['c']);

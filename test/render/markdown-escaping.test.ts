@@ -9,7 +9,24 @@ import { HOSTILE } from '../text/hostile-strings.js';
 import { samplePlan } from './plan-fixture.js';
 
 const md = new MarkdownIt({ html: true });
-const OWN_TAGS = new Set(['h4', 'p', 'strong', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'code', 'details', 'summary', 'pre', 'ul', 'li', 'blockquote']);
+const OWN_TAGS = new Set([
+  'h4',
+  'p',
+  'strong',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'code',
+  'details',
+  'summary',
+  'pre',
+  'ul',
+  'li',
+  'blockquote',
+]);
 
 it.each(HOSTILE.filter((text) => text !== ''))('%j', (text) => {
   const base = samplePlan();
@@ -18,7 +35,9 @@ it.each(HOSTILE.filter((text) => text !== ''))('%j', (text) => {
     steps: base.steps.map((step) => ({ ...step, reason: text, notes: [text] })),
     drift: [{ address: 'gateway.gone', kind: 'gateway', type: 'deleted', reason: text, changes: [] }],
     unreadable: [{ kind: 'credential', operation: 'listCredentials', reason: text, requestId: text }],
-    endingSoon: [{ address: 'user_share.p/r/dana', kind: 'user_share', until: '2026-12-01T18:00:00.000Z', left: 'in 3 days', reason: text }],
+    endingSoon: [
+      { address: 'user_share.p/r/dana', kind: 'user_share', until: '2026-12-01T18:00:00.000Z', left: 'in 3 days', reason: text },
+    ],
   });
   const html = md.render(renderPlanMarkdown(plan));
   const tags = new Set([...html.matchAll(/<\/?([a-z0-9]+)/gi)].map((m) => m[1]!.toLowerCase()));

@@ -12,20 +12,41 @@ import { samplePlan } from './plan-fixture.js';
 
 /** The content of each fenced `mermaid` block of the Markdown, as markdown-it reads it. */
 function mermaidBlocks(markdown: string): string[] {
-  return new MarkdownIt().parse(markdown, {}).filter((t) => t.type === 'fence' && t.info === 'mermaid').map((t) => t.content);
+  return new MarkdownIt()
+    .parse(markdown, {})
+    .filter((t) => t.type === 'fence' && t.info === 'mermaid')
+    .map((t) => t.content);
 }
 
-const step = (address: string, dependsOn: string[] = [], action: PlanStep['action'] = 'create'): PlanStep => ({ address, kind: 'project', action, changes: [], dependsOn, writes: [] });
+const step = (address: string, dependsOn: string[] = [], action: PlanStep['action'] = 'create'): PlanStep => ({
+  address,
+  kind: 'project',
+  action,
+  changes: [],
+  dependsOn,
+  writes: [],
+});
 
 describe('the graph of the changes in the Markdown plan', () => {
   it('draws each changed address, coloured by action, with an arrow to the changed steps it waits for', () => {
     const base = samplePlan();
-    const plan = samplePlan({ steps: [...base.steps, step('project.same', ['project.payments'], 'no-op'), step('gateway.waits', ['gateway.prod', 'project.same'])] });
+    const plan = samplePlan({
+      steps: [...base.steps, step('project.same', ['project.payments'], 'no-op'), step('gateway.waits', ['gateway.prod', 'project.same'])],
+    });
     const [block, ...more] = mermaidBlocks(renderPlanMarkdown(plan));
     expect(more).toEqual([]);
     const graph = parseMermaid(block!);
     // The no-op step is not a change: neither drawn nor an edge end.
-    expect([...graph.nodes.values()]).toEqual(['+ project.payments', '~ record.payments/key', '~ credential.openai', '-/+ gateway_token.prod/ci', '- gateway.old', '> project.legacy', '~ gateway.prod', '+ gateway.waits']);
+    expect([...graph.nodes.values()]).toEqual([
+      '+ project.payments',
+      '~ record.payments/key',
+      '~ credential.openai',
+      '-/+ gateway_token.prod/ci',
+      '- gateway.old',
+      '> project.legacy',
+      '~ gateway.prod',
+      '+ gateway.waits',
+    ]);
     expect(labelledEdges(graph)).toEqual(['+ gateway.waits -> ~ gateway.prod', '~ record.payments/key -> + project.payments']);
     const labelsOf = (tone: string) => (graph.styles.get(tone) ?? []).map((id) => graph.nodes.get(id));
     expect(labelsOf('add')).toEqual(['+ project.payments', '+ gateway.waits']);
@@ -46,7 +67,12 @@ describe('the graph of the changes in the Markdown plan', () => {
   });
 
   it('draws nothing when nothing changes', () => {
-    const markdown = renderPlanMarkdown(samplePlan({ steps: [step('project.same', [], 'no-op')], summary: { add: 0, change: 0, replace: 0, remove: 0, import: 0, move: 0, forget: 0 } }));
+    const markdown = renderPlanMarkdown(
+      samplePlan({
+        steps: [step('project.same', [], 'no-op')],
+        summary: { add: 0, change: 0, replace: 0, remove: 0, import: 0, move: 0, forget: 0 },
+      }),
+    );
     expect(mermaidBlocks(markdown)).toEqual([]);
   });
 });

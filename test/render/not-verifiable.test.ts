@@ -4,14 +4,23 @@ import { describe, expect, it } from 'vitest';
 import { renderDriftText, renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../src/render/index.js';
 import { samplePlan } from './plan-fixture.js';
 
-const quiet = samplePlan({ steps: [], drift: [], unreadable: [], summary: { add: 0, change: 0, replace: 0, remove: 0, import: 0, move: 0, forget: 0 } });
+const quiet = samplePlan({
+  steps: [],
+  drift: [],
+  unreadable: [],
+  summary: { add: 0, change: 0, replace: 0, remove: 0, import: 0, move: 0, forget: 0 },
+});
 const plan = { ...quiet, notVerifiable: [{ address: 'project_group_role.payments/platform', kind: 'project_group_role' }] };
 
 describe('addresses not verifiable from the API', () => {
   it('are listed in text, and "No changes" says it holds as far as the API shows', () => {
     const text = renderPlanText(plan, { color: false });
-    expect(text).toContain('Not verifiable from the API (no operation reads these back: compared with what cplane last applied):\n  ? project_group_role.payments/platform: not verifiable from the API\n');
-    expect(text.trimEnd().split('\n').at(-1)).toBe('No changes. Your infrastructure matches the configuration as far as the API shows it (1 not verifiable from the API, listed above).');
+    expect(text).toContain(
+      'Not verifiable from the API (no operation reads these back: compared with what cplane last applied):\n  ? project_group_role.payments/platform: not verifiable from the API\n',
+    );
+    expect(text.trimEnd().split('\n').at(-1)).toBe(
+      'No changes. Your infrastructure matches the configuration as far as the API shows it (1 not verifiable from the API, listed above).',
+    );
   });
 
   it('are listed in Markdown, as code spans', () => {
@@ -19,15 +28,21 @@ describe('addresses not verifiable from the API', () => {
   });
 
   it('are plain data in the JSON plan', () => {
-    expect(JSON.parse(renderPlanJson(plan)).notVerifiable).toEqual([{ address: 'project_group_role.payments/platform', kind: 'project_group_role' }]);
+    expect(JSON.parse(renderPlanJson(plan)).notVerifiable).toEqual([
+      { address: 'project_group_role.payments/platform', kind: 'project_group_role' },
+    ]);
   });
 
   it('are listed by the drift report too', () => {
-    expect(renderDriftText({ ...plan, mode: 'refresh-only' }, { color: false })).toContain('? project_group_role.payments/platform: not verifiable from the API');
+    expect(renderDriftText({ ...plan, mode: 'refresh-only' }, { color: false })).toContain(
+      '? project_group_role.payments/platform: not verifiable from the API',
+    );
   });
 
   it('leave the plain "No changes" line alone when there are none', () => {
-    expect(renderPlanText(quiet, { color: false }).trimEnd().split('\n').at(-1)).toBe('No changes. Your infrastructure matches the configuration.');
+    expect(renderPlanText(quiet, { color: false }).trimEnd().split('\n').at(-1)).toBe(
+      'No changes. Your infrastructure matches the configuration.',
+    );
   });
 
   it('escape a hostile address for the terminal and for Markdown', () => {

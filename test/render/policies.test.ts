@@ -7,7 +7,11 @@ import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../src/re
 import { samplePlan } from './plan-fixture.js';
 
 const hostile: PolicyFinding = {
-  policy: 'evil', level: 'mandatory', address: 'gateway.main', kind: 'gateway', outcome: 'violated',
+  policy: 'evil',
+  level: 'mandatory',
+  address: 'gateway.main',
+  kind: 'gateway',
+  outcome: 'violated',
   message: 'no | extra cell\n::warning::forged \u001b[31mred',
   at: { file: 'infra/main.yaml', line: 7, col: 3 },
 };
@@ -15,8 +19,12 @@ const plan = samplePlan({ unreadable: [], policies: { digest: 'a'.repeat(64), po
 
 describe('a hostile policy message', () => {
   it('Markdown: one table row, the pipe escaped, no line break', () => {
-    const row = renderPlanMarkdown(plan).split('\n').filter((l) => l.startsWith('| `x` |'));
-    expect(row).toEqual(['| `x` | mandatory gateway.main: evil: no \\| extra cell\\\\n::warning::forged \\\\e\\[31mred | `infra/main.yaml:7:3` |']);
+    const row = renderPlanMarkdown(plan)
+      .split('\n')
+      .filter((l) => l.startsWith('| `x` |'));
+    expect(row).toEqual([
+      '| `x` | mandatory gateway.main: evil: no \\| extra cell\\\\n::warning::forged \\\\e\\[31mred | `infra/main.yaml:7:3` |',
+    ]);
   });
 
   it('text: the escape sequence is shown, not run; the line break cannot start a line of its own', () => {
@@ -26,7 +34,9 @@ describe('a hostile policy message', () => {
   });
 
   it('annotation: one workflow command, the message escaped', () => {
-    expect(policyAnnotation(hostile)).toBe('::error file=infra/main.yaml,line=7,col=3,title=Policy evil (mandatory)::gateway.main: evil: no | extra cell\\n::warning::forged \\e[31mred');
+    expect(policyAnnotation(hostile)).toBe(
+      '::error file=infra/main.yaml,line=7,col=3,title=Policy evil (mandatory)::gateway.main: evil: no | extra cell\\n::warning::forged \\e[31mred',
+    );
   });
 
   it('JSON: the report as it is', () => {

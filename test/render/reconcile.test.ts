@@ -28,7 +28,7 @@ it.each(HOSTILE.filter((text) => text !== ''))('%j', (text) => {
   expect([...renderReconcileText(plan, view, { color: false })].filter((c) => c !== '\n' && /\p{Cc}/u.test(c))).toEqual([]);
 });
 
-it('names each step\'s class, and what a withheld step needs', () => {
+it("names each step's class, and what a withheld step needs", () => {
   const base = samplePlan();
   const plan = samplePlan({
     steps: [{ ...base.steps[0]!, reason: 'renew: expires in 1 day', class: 'maintenance' }],

@@ -5,12 +5,51 @@ import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../src/re
 import { samplePlan } from './plan-fixture.js';
 
 const steps: PlanStep[] = [
-  { address: 'gateway.search', kind: 'gateway', action: 'move', moved: { from: 'gateway.search-gw' }, changes: [], dependsOn: [], writes: [] },
-  { address: 'project.shop', kind: 'project', action: 'update', moved: { from: 'project.store' }, changes: [{ path: 'description', before: 'a', after: 'b' }], dependsOn: [], writes: [] },
-  { address: 'project.side', kind: 'project', action: 'forget', reason: 'removed block at main.yaml:30', forget: true, changes: [], dependsOn: [], writes: [] },
-  { address: 'project.legacy', kind: 'project', action: 'import', reason: 'import block at main.yaml:33', adopt: { id: 'p-9' }, changes: [], dependsOn: [], writes: [] },
+  {
+    address: 'gateway.search',
+    kind: 'gateway',
+    action: 'move',
+    moved: { from: 'gateway.search-gw' },
+    changes: [],
+    dependsOn: [],
+    writes: [],
+  },
+  {
+    address: 'project.shop',
+    kind: 'project',
+    action: 'update',
+    moved: { from: 'project.store' },
+    changes: [{ path: 'description', before: 'a', after: 'b' }],
+    dependsOn: [],
+    writes: [],
+  },
+  {
+    address: 'project.side',
+    kind: 'project',
+    action: 'forget',
+    reason: 'removed block at main.yaml:30',
+    forget: true,
+    changes: [],
+    dependsOn: [],
+    writes: [],
+  },
+  {
+    address: 'project.legacy',
+    kind: 'project',
+    action: 'import',
+    reason: 'import block at main.yaml:33',
+    adopt: { id: 'p-9' },
+    changes: [],
+    dependsOn: [],
+    writes: [],
+  },
 ];
-const plan = samplePlan({ steps, drift: [], unreadable: [], summary: { add: 0, change: 1, replace: 0, remove: 0, import: 1, move: 2, forget: 1 } });
+const plan = samplePlan({
+  steps,
+  drift: [],
+  unreadable: [],
+  summary: { add: 0, change: 1, replace: 0, remove: 0, import: 1, move: 2, forget: 1 },
+});
 
 describe('refactoring steps', () => {
   it('text: "has moved to", "(moved from ...)", "will no longer be managed", "will be imported", and the summary line', () => {
@@ -19,7 +58,9 @@ describe('refactoring steps', () => {
     expect(text).toContain('  # project.shop will be updated in place\n  # (moved from project.store)\n  ~   project "shop"\n');
     expect(text).toContain('  # project.side will no longer be managed (removed block at main.yaml:30)\n  .   project "side"\n');
     expect(text).toContain('  # project.legacy will be imported (import block at main.yaml:33)\n  >   project "legacy" (id p-9)\n');
-    expect(text.trimEnd().split('\n').at(-1)).toBe('Plan: 1 to import, 0 to add, 1 to change, 0 to replace, 0 to remove, 2 to move, 1 to forget.');
+    expect(text.trimEnd().split('\n').at(-1)).toBe(
+      'Plan: 1 to import, 0 to add, 1 to change, 0 to replace, 0 to remove, 2 to move, 1 to forget.',
+    );
   });
 
   it('Markdown: one row each, the move in the Why column, the same summary line', () => {

@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import type { PlanSpend } from '../../src/plan-model/index.js';
 import { dollars, spendHeadline, spendLines } from '../../src/render/spend.js';
 
-const spend = (before: string | null, after: string | null, delta: string | null): PlanSpend => ({ before, after, delta, gateways: [], warnings: [], usageReads: 0 });
+const spend = (before: string | null, after: string | null, delta: string | null): PlanSpend => ({
+  before,
+  after,
+  delta,
+  gateways: [],
+  warnings: [],
+  usageReads: 0,
+});
 
 describe('spend words', () => {
   it('writes the headline as the issue asks: Max authorised: $1,200/30d → $3,900/30d (+$2,700)', () => {
@@ -19,11 +26,20 @@ describe('spend words', () => {
   it('shows usage with its cents, and a created object as none before', () => {
     const lines = spendLines({
       ...spend('0.00', '300.00', '300.00'),
-      gateways: [{
-        address: 'gateway.g', kind: 'gateway', before: null, after: { limit: { usd: '10.00', window: 'day' }, per30d: '300.00' },
-        usage: { spend7d: '1234.50', requests7d: 1, spend30d: '2000.00', requests30d: 3 },
-        tokensBefore: '0.00', tokensAfter: '0.00', maxBefore: '0.00', maxAfter: '300.00', tokens: [],
-      }],
+      gateways: [
+        {
+          address: 'gateway.g',
+          kind: 'gateway',
+          before: null,
+          after: { limit: { usd: '10.00', window: 'day' }, per30d: '300.00' },
+          usage: { spend7d: '1234.50', requests7d: 1, spend30d: '2000.00', requests30d: 3 },
+          tokensBefore: '0.00',
+          tokensAfter: '0.00',
+          maxBefore: '0.00',
+          maxAfter: '300.00',
+          tokens: [],
+        },
+      ],
     });
     expect(lines.map((l) => `${l.name}: ${l.text}`)).toEqual([
       'gateway.g: own limit none → $10.00/day ($300/30d); tokens $0/30d → $0/30d; max $0/30d → $300/30d',

@@ -12,10 +12,14 @@ const plan = samplePlan({
   steps: [
     ...samplePlan().steps,
     {
-      address: 'gateway_token.team[payments]/ci', kind: 'gateway_token', action: 'create',
+      address: 'gateway_token.team[payments]/ci',
+      kind: 'gateway_token',
+      action: 'create',
       reason: 'the token expires in 3 days: a new one is issued before the old one is revoked, so the gateway never stops answering',
       changes: [{ path: 'description', after: 'a long description of the token that the team wrote to remind itself of what it is for' }],
-      dependsOn: [], writes: [], notes: ['x'.repeat(130)],
+      dependsOn: [],
+      writes: [],
+      notes: ['x'.repeat(130)],
     },
   ],
 });
@@ -52,12 +56,19 @@ test('drift text wraps the same way', () => {
 
 test('property: any line at any width of 60 or more: words kept in order and whole, lines within the width but for longer words', () => {
   const word = fc.stringMatching(/^[a-z0-9[\]/._:"(),-]{1,90}$/);
-  fc.assert(fc.property(fc.nat({ max: 12 }), fc.array(word, { minLength: 1, maxLength: 30 }), fc.integer({ min: 60, max: 200 }), (indent, ws, width) => {
-    const line = `${' '.repeat(indent)}${ws.join(' ')}`;
-    const lines = wrapLine(line, width);
-    expect(words(lines.join(' '))).toEqual(ws);
-    for (const l of lines) if (l.length > width) expect(words(l)).toHaveLength(1);
-    // Each break was needed: the next word would not have fitted on the line before.
-    for (let i = 1; i < lines.length; i++) expect(lines[i - 1]!.length + 1 + words(lines[i]!)[0]!.length).toBeGreaterThan(width);
-  }));
+  fc.assert(
+    fc.property(
+      fc.nat({ max: 12 }),
+      fc.array(word, { minLength: 1, maxLength: 30 }),
+      fc.integer({ min: 60, max: 200 }),
+      (indent, ws, width) => {
+        const line = `${' '.repeat(indent)}${ws.join(' ')}`;
+        const lines = wrapLine(line, width);
+        expect(words(lines.join(' '))).toEqual(ws);
+        for (const l of lines) if (l.length > width) expect(words(l)).toHaveLength(1);
+        // Each break was needed: the next word would not have fitted on the line before.
+        for (let i = 1; i < lines.length; i++) expect(lines[i - 1]!.length + 1 + words(lines[i]!)[0]!.length).toBeGreaterThan(width);
+      },
+    ),
+  );
 });

@@ -11,10 +11,28 @@ const step = (days: number, scopes = ['run']): PlanStep => ({
   reason: `it expired ${days} days ago: a new one is created, then the old one is revoked`,
   changes: [{ path: 'expiresAt', before: '2026-11-22T00:00:00.000Z', note: `expired ${days} days ago`, forcesReplace: true }],
   dependsOn: [],
-  writes: [{ id: 'gateway_token.main/ci#0', idempotencyKey: `key-${days}`, operation: 'createGatewayToken', path: { id: 'g1' }, body: { name: 'ci', scopes }, effects: {}, summary: 'create token ci' }],
+  writes: [
+    {
+      id: 'gateway_token.main/ci#0',
+      idempotencyKey: `key-${days}`,
+      operation: 'createGatewayToken',
+      path: { id: 'g1' },
+      body: { name: 'ci', scopes },
+      effects: {},
+      summary: 'create token ci',
+    },
+  ],
 });
 const plan = (s: PlanStep): Plan => ({
-  formatVersion: 3, cplaneVersion: '0', createdAt: '', account: 'a', mode: 'normal', targets: [], steps: [s], drift: [], unreadable: [],
+  formatVersion: 3,
+  cplaneVersion: '0',
+  createdAt: '',
+  account: 'a',
+  mode: 'normal',
+  targets: [],
+  steps: [s],
+  drift: [],
+  unreadable: [],
   summary: { add: 0, change: 0, replace: 1, remove: 0, import: 0, move: 0, forget: 0 },
 });
 
@@ -24,6 +42,8 @@ describe('saved plan comparison', () => {
   });
 
   it('still sees a different write', () => {
-    expect(stepDifferences(plan(step(2)), plan(step(2, ['run', 'read_logs'])))).toEqual(['gateway_token.main/ci: differs at writes[0].body.scopes (1 item(s) saved, 2 now)']);
+    expect(stepDifferences(plan(step(2)), plan(step(2, ['run', 'read_logs'])))).toEqual([
+      'gateway_token.main/ci: differs at writes[0].body.scopes (1 item(s) saved, 2 now)',
+    ]);
   });
 });

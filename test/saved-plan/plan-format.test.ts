@@ -20,7 +20,10 @@ const saved = (name: string, document: unknown) => {
 
 describe('plan format', () => {
   it('is 3, and a plan of it names each step by its address only', async () => {
-    const plan = { ...samplePlan(), origin: { workspace: 'default', accountName: null, configDir: '.', files: [], variables: {}, state: { path: 'state.json' } } };
+    const plan = {
+      ...samplePlan(),
+      origin: { workspace: 'default', accountName: null, configDir: '.', files: [], variables: {}, state: { path: 'state.json' } },
+    };
     expect(PLAN_FORMAT_VERSION).toBe(3);
     expect(await planSchemaProblems(plan)).toEqual([]);
     expect(plan.steps.every((step) => !('id' in step))).toBe(true);

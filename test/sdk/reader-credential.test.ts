@@ -4,7 +4,7 @@
 // left unnamed among several.
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { ManifestError} from '@cplane/sdk';
+import type { ManifestError } from '@cplane/sdk';
 import { checkManifest, createReader, decodeReaderCredential, encodeReaderCredential, ReaderCredentialError } from '@cplane/sdk';
 
 const token = 'sk-svc-sa-reader.credential.test-4471';
@@ -37,9 +37,15 @@ describe('the reader credential', () => {
     const [prefix, tokenPart, keyPart, check] = credential.split('.') as [string, string, string, string];
     expect(refusal(undefined)).toMatch(/^CPLANE_READER is not set/);
     expect(refusal('sk-svc-sa-plain-token')).toBe('CPLANE_READER does not start with "cplane-reader-1.": it is not a reader credential.');
-    expect(refusal(credential.replace(prefix, 'cplane-reader-2'))).toContain('a format this version of @cplane/sdk does not read: upgrade it');
-    expect(refusal(`${prefix}.${tokenPart}.${keyPart}`)).toBe('CPLANE_READER has 3 parts separated by dots, not 4 (cplane-reader-1, token, key, check): copy it again whole.');
-    expect(refusal(`${prefix}.${tokenPart}.${keyPart.slice(1)}.${check}`)).toBe('CPLANE_READER fails its check (its last part): it was cut short or altered in a copy; copy it again whole.');
+    expect(refusal(credential.replace(prefix, 'cplane-reader-2'))).toContain(
+      'a format this version of @cplane/sdk does not read: upgrade it',
+    );
+    expect(refusal(`${prefix}.${tokenPart}.${keyPart}`)).toBe(
+      'CPLANE_READER has 3 parts separated by dots, not 4 (cplane-reader-1, token, key, check): copy it again whole.',
+    );
+    expect(refusal(`${prefix}.${tokenPart}.${keyPart.slice(1)}.${check}`)).toBe(
+      'CPLANE_READER fails its check (its last part): it was cut short or altered in a copy; copy it again whole.',
+    );
   });
 
   it('names the token or the key part when the check passes but the part is not one', () => {
@@ -48,8 +54,12 @@ describe('the reader credential', () => {
       // The check of a well-formed string, computed as the encoder does (it refuses these parts itself).
       return `${body}.${createHash('sha256').update(body).digest('base64url').slice(0, 8)}`;
     };
-    expect(refusal(made('sk-svc-pat-human', privateKey))).toBe('The token part of CPLANE_READER (its second part) is not a Service Account token.');
-    expect(refusal(made(token, privateKey.subarray(0, 16)))).toBe('The key part of CPLANE_READER (its third part) is not an X25519 private key of 32 bytes.');
+    expect(refusal(made('sk-svc-pat-human', privateKey))).toBe(
+      'The token part of CPLANE_READER (its second part) is not a Service Account token.',
+    );
+    expect(refusal(made(token, privateKey.subarray(0, 16)))).toBe(
+      'The key part of CPLANE_READER (its third part) is not an X25519 private key of 32 bytes.',
+    );
   });
 
   it('is never made from a personal access token', () => {
@@ -61,8 +71,12 @@ describe('the manifest', () => {
   const deployment = { baseUrl: 'https://api.example.com', accountId: '0a000000-0000-4000-8000-000000000001', writerKeys: [], records: {} };
 
   it('refuses a file that is not a manifest this version reads, saying what to do', () => {
-    expect(() => checkManifest({ version: 2, serviceAccount: 'x', deployments: {} }, 'm.json')).toThrow('The reader manifest m.json is not valid: its version is 2, and this version of @cplane/sdk reads version 1 (upgrade @cplane/sdk for a newer one). Write it again with `cplane reader-manifest`.');
-    expect(() => checkManifest({ version: 1, serviceAccount: 'x', deployments: { prod: deployment } }, 'm.json')).toThrow('deployment "prod": writerKeys is not a list of writer keys');
+    expect(() => checkManifest({ version: 2, serviceAccount: 'x', deployments: {} }, 'm.json')).toThrow(
+      'The reader manifest m.json is not valid: its version is 2, and this version of @cplane/sdk reads version 1 (upgrade @cplane/sdk for a newer one). Write it again with `cplane reader-manifest`.',
+    );
+    expect(() => checkManifest({ version: 1, serviceAccount: 'x', deployments: { prod: deployment } }, 'm.json')).toThrow(
+      'deployment "prod": writerKeys is not a list of writer keys',
+    );
   });
 
   it('wants a deployment named when it has several', () => {

@@ -30,6 +30,11 @@ describe('money', () => {
   });
 
   it('rounds sevenths half away from zero, symmetrically', () => {
-    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 15n }), (v) => roundSevenths(-v) === -roundSevenths(v) && (roundSevenths(v) * 7n - v) * 2n <= 7n && (v - roundSevenths(v) * 7n) * 2n < 7n));
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 10n ** 15n }),
+        (v) => roundSevenths(-v) === -roundSevenths(v) && (roundSevenths(v) * 7n - v) * 2n <= 7n && (v - roundSevenths(v) * 7n) * 2n < 7n,
+      ),
+    );
   });
 });

@@ -47,7 +47,14 @@ export function describeStateBackend(name: string, backendUnderTest: () => Backe
       box = makeSandbox();
       key = newKey();
       location = backendUnderTest().locate(box);
-      options = { configDir: box.configDir, account: 'acc_1', ...(location.statePath ? { statePath: location.statePath } : {}), env: { ...box.env, CPLANE_STATE_KEY: key }, command: 'cplane apply', lock: true };
+      options = {
+        configDir: box.configDir,
+        account: 'acc_1',
+        ...(location.statePath ? { statePath: location.statePath } : {}),
+        env: { ...box.env, CPLANE_STATE_KEY: key },
+        command: 'cplane apply',
+        lock: true,
+      };
     });
     afterEach(async () => {
       await Promise.all(opened.splice(0).map((backend) => backend.close?.()));
@@ -59,12 +66,26 @@ export function describeStateBackend(name: string, backendUnderTest: () => Backe
       opened.push(made);
       return made;
     };
-    const lockInfo = (command: string): LockInfo => ({ id: randomUUID(), pid: process.pid, host: hostname(), time: new Date().toISOString(), command });
+    const lockInfo = (command: string): LockInfo => ({
+      id: randomUUID(),
+      pid: process.pid,
+      host: hostname(),
+      time: new Date().toISOString(),
+      command,
+    });
     const current = async (of: StateBackend): Promise<StateFileContents | undefined> => {
       const loaded = await of.load();
       return loaded && replay(loaded, of.location).contents;
     };
-    const base = (serial: number): StateFileContents => ({ version: CURRENT_VERSION, account: 'acc_1', lineage: 'lineage-1', serial, resources: {}, journal: [], header: { keyCheck: 'ab'.repeat(32) } });
+    const base = (serial: number): StateFileContents => ({
+      version: CURRENT_VERSION,
+      account: 'acc_1',
+      lineage: 'lineage-1',
+      serial,
+      resources: {},
+      journal: [],
+      header: { keyCheck: 'ab'.repeat(32) },
+    });
 
     it('holds no state until one is stored; a stored state reads back as stored', async () => {
       const store = backend();
@@ -81,11 +102,19 @@ export function describeStateBackend(name: string, backendUnderTest: () => Backe
       await store.compact(base(0));
       await store.append({ serial: 1, changes: [{ type: 'resource', address: 'project.a', resource: resource('project', 'prj_a') }] });
       for (const serial of [1, 3]) {
-        const refused = await store.append({ serial, changes: [{ type: 'resource', address: 'project.b', resource: resource('project', 'prj_b') }] }).catch((error: unknown) => error);
+        const refused = await store
+          .append({ serial, changes: [{ type: 'resource', address: 'project.b', resource: resource('project', 'prj_b') }] })
+          .catch((error: unknown) => error);
         expect(refused).toBeInstanceOf(StateError);
         expect((refused as StateError).code).toBe('STATE_CHANGED');
       }
-      await store.append({ serial: 2, changes: [{ type: 'resource-removed', address: 'project.a' }, { type: 'resource', address: 'project.c', resource: resource('project', 'prj_c') }] });
+      await store.append({
+        serial: 2,
+        changes: [
+          { type: 'resource-removed', address: 'project.a' },
+          { type: 'resource', address: 'project.c', resource: resource('project', 'prj_c') },
+        ],
+      });
       const stored = await current(backend());
       expect(stored?.serial).toBe(2);
       expect(Object.keys(stored!.resources)).toEqual(['project.c']);
@@ -130,7 +159,9 @@ export function describeStateBackend(name: string, backendUnderTest: () => Backe
       await (await openState(options)).close();
       for (let round = 0; round < 2; round++) {
         // Both children load first, then get their go at once: the race is for the lock, not for starting Node.
-        const children = [0, 1].map(() => startChild('hold-lock.mjs', [box.configDir, 'acc_1', 'go', ...(location.statePath ? [location.statePath] : [])], options.env));
+        const children = [0, 1].map(() =>
+          startChild('hold-lock.mjs', [box.configDir, 'acc_1', 'go', ...(location.statePath ? [location.statePath] : [])], options.env),
+        );
         await Promise.all(children.map(readyToGo));
         for (const child of children) child.stdin.write('go\n');
         const reports = await Promise.all(children.map(firstReport));

@@ -30,7 +30,11 @@ async function crashAfterTwoGroups(): Promise<StateStore> {
   return store;
 }
 
-const codeOf = (promise: Promise<unknown>) => promise.then(() => undefined, (e: unknown) => (e as StateError).code);
+const codeOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (e: unknown) => (e as StateError).code,
+  );
 
 describe('the change log', () => {
   it('replays the groups after the snapshot, ignores a torn last record, and cuts it before the next append', async () => {
@@ -88,8 +92,17 @@ describe('the change log', () => {
     // Whole and valid JSON, but the resource has no id: the one replay checks each change before applying it.
     lines[2] = JSON.stringify({ serial: 2, changes: [{ type: 'resource', address: 'project.b', resource: { kind: 'project' } }] });
     writeFileSync(`${path}.log`, lines.join('\n'));
-    const message = new RegExp(`^The change log of ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} holds a change that does not match schema/state\\.schema\\.json \\(serial 2\\): `);
-    const refusals = await Promise.all([openState({ ...options, lock: false }), readStateFile(path), pullState(options)].map((reading) => reading.then(() => undefined, (e: unknown) => e as StateError)));
+    const message = new RegExp(
+      `^The change log of ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} holds a change that does not match schema/state\\.schema\\.json \\(serial 2\\): `,
+    );
+    const refusals = await Promise.all(
+      [openState({ ...options, lock: false }), readStateFile(path), pullState(options)].map((reading) =>
+        reading.then(
+          () => undefined,
+          (e: unknown) => e as StateError,
+        ),
+      ),
+    );
     for (const error of refusals) {
       expect(error?.code).toBe('STATE_SCHEMA');
       expect(error?.message).toMatch(message);

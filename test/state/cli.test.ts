@@ -27,14 +27,20 @@ beforeEach(async () => {
   providerFingerprint = store.crypto.fingerprint('credential.openai', 'secret', PROVIDER_KEY);
   await store.update((draft) => {
     draft.resources['project.web'] = resource('project', 'prj_1', { inputs: { name: 'web', active: true } });
-    draft.resources['credential.openai'] = resource('credential', 'cred_1', { inputs: { label: 'main' }, fingerprints: { secret: providerFingerprint } });
+    draft.resources['credential.openai'] = resource('credential', 'cred_1', {
+      inputs: { label: 'main' },
+      fingerprints: { secret: providerFingerprint },
+    });
     draft.resources['gateway_token.prod/ci'] = resource('gateway_token', 'tok_1', {
       parents: { gatewayId: 'gw_1' },
       inputs: { name: 'ci' },
       outputs: { tokenPrefix: 'gwt_ab12' },
       sealed: { plaintext: store.crypto.seal('gateway_token.prod/ci', TOKEN) },
     });
-    draft.resources['gateway_token.prod/imported'] = resource('gateway_token', 'tok_2', { parents: { gatewayId: 'gw_1' }, inputs: { name: 'imported' } });
+    draft.resources['gateway_token.prod/imported'] = resource('gateway_token', 'tok_2', {
+      parents: { gatewayId: 'gw_1' },
+      inputs: { name: 'imported' },
+    });
   });
   await store.close();
   statePath = store.path;
@@ -65,18 +71,29 @@ describe('cplane state list / show', () => {
     const second = await openState({ configDir: box.configDir, account: 'acc_2', env, command: 'seed', lock: true });
     await second.close();
     const two = await cplane(['state', 'list']);
-    expect(two).toEqual({ code: 1, stdout: '', stderr: `Error: ${box.configDir}/.cplane holds the states of 2 accounts: acc_1, acc_2.\nChoose one with --account ID or CPLANE_ACCOUNT.\n` });
+    expect(two).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `Error: ${box.configDir}/.cplane holds the states of 2 accounts: acc_1, acc_2.\nChoose one with --account ID or CPLANE_ACCOUNT.\n`,
+    });
   });
 
   it('says no account was given when the folder holds no state', async () => {
     const empty = await cplane(['state', 'list', box.root]);
-    expect(empty).toEqual({ code: 1, stdout: '', stderr: 'Error: No account given: cplane keeps one state per account.\nPass --account ID, set CPLANE_ACCOUNT, or give the state file with --state PATH.\n' });
+    expect(empty).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'Error: No account given: cplane keeps one state per account.\nPass --account ID, set CPLANE_ACCOUNT, or give the state file with --state PATH.\n',
+    });
   });
 
   it('refuses the state of another account', async () => {
     const run = await cplane(['state', 'list', '--account', 'acc_2', '--state', statePath]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(`Error: The state ${statePath} belongs to account acc_1, not acc_2.\nEach account has its own state: check --account / CPLANE_ACCOUNT, or the --state path.\n`);
+    expect(run.stderr).toBe(
+      `Error: The state ${statePath} belongs to account acc_1, not acc_2.\nEach account has its own state: check --account / CPLANE_ACCOUNT, or the --state path.\n`,
+    );
   });
 
   it('shows one address without any secret', async () => {
@@ -99,10 +116,16 @@ describe('cplane state list / show', () => {
     expect(credential.stdout).not.toContain(providerFingerprint);
     const token = await cplane(['state', 'show', 'gateway_token.prod/ci', '--account', 'acc_1']);
     expect(token.stdout).toContain('parents:  gatewayId=gw_1\n');
-    expect(token.stdout).toContain('sealed secrets:\n  plaintext: (sensitive, sealed; `cplane output gateway_token.prod/ci --reveal` shows it)\n');
+    expect(token.stdout).toContain(
+      'sealed secrets:\n  plaintext: (sensitive, sealed; `cplane output gateway_token.prod/ci --reveal` shows it)\n',
+    );
     expect(token.stdout).not.toContain(TOKEN);
     const unknown = await cplane(['state', 'show', 'project.nope', '--account', 'acc_1']);
-    expect(unknown).toEqual({ code: 1, stdout: '', stderr: `Error: project.nope is not in the state ${statePath}.\nRun \`cplane state list\` to see the addresses it holds.\n` });
+    expect(unknown).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `Error: project.nope is not in the state ${statePath}.\nRun \`cplane state list\` to see the addresses it holds.\n`,
+    });
   });
 });
 
@@ -173,14 +196,24 @@ describe('cplane output', () => {
   });
 
   it('prints the plaintext only with --reveal', async () => {
-    expect(await cplane(['output', 'gateway_token.prod/ci', '--reveal', '--account', 'acc_1'])).toEqual({ code: 0, stdout: `${TOKEN}\n`, stderr: '' });
+    expect(await cplane(['output', 'gateway_token.prod/ci', '--reveal', '--account', 'acc_1'])).toEqual({
+      code: 0,
+      stdout: `${TOKEN}\n`,
+      stderr: '',
+    });
     const json = await cplane(['output', 'gateway_token.prod/ci', '--reveal', '--json', '--account', 'acc_1']);
-    expect(JSON.parse(json.stdout)).toEqual({ 'gateway_token.prod/ci': { id: 'tok_1', prefix: 'gwt_ab12', sensitive: true, expiresAt: null, expiry: null, value: TOKEN } });
+    expect(JSON.parse(json.stdout)).toEqual({
+      'gateway_token.prod/ci': { id: 'tok_1', prefix: 'gwt_ab12', sensitive: true, expiresAt: null, expiry: null, value: TOKEN },
+    });
     const imported = await cplane(['output', 'gateway_token.prod/imported', '--reveal', '--account', 'acc_1']);
     expect(imported.code).toBe(1);
-    expect(imported.stderr).toBe('Error: The state keeps no plaintext for gateway_token.prod/imported: the API shows it only at creation.\nRotate the token to get a new plaintext.\n');
+    expect(imported.stderr).toBe(
+      'Error: The state keeps no plaintext for gateway_token.prod/imported: the API shows it only at creation.\nRotate the token to get a new plaintext.\n',
+    );
     const missing = await cplane(['output', 'gateway_token.prod/nope', '--account', 'acc_1']);
-    expect(missing.stderr).toBe(`Error: gateway_token.prod/nope is not a gateway token in the state ${statePath}.\nRun \`cplane output\` to list the tokens it holds.\n`);
+    expect(missing.stderr).toBe(
+      `Error: gateway_token.prod/nope is not a gateway token in the state ${statePath}.\nRun \`cplane output\` to list the tokens it holds.\n`,
+    );
   });
 
   it('says which key is wrong instead of printing anything', async () => {
@@ -202,19 +235,29 @@ describe('cplane state rm / mv', () => {
 
   it('mv renames, keeping the sealed token and the fingerprints usable', async () => {
     const run = await cplane(['state', 'mv', 'gateway_token.prod/ci', 'gateway_token.prod/deploy', '--account', 'acc_1']);
-    expect(run).toEqual({ code: 0, stderr: '', stdout: 'Moved gateway_token.prod/ci to gateway_token.prod/deploy (remote gateway_token tok_1 unchanged).\n' });
+    expect(run).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: 'Moved gateway_token.prod/ci to gateway_token.prod/deploy (remote gateway_token tok_1 unchanged).\n',
+    });
     expect((await cplane(['output', 'gateway_token.prod/deploy', '--reveal', '--account', 'acc_1'])).stdout).toBe(`${TOKEN}\n`);
     await cplane(['state', 'mv', 'credential.openai', 'credential.primary', '--account', 'acc_1']);
     const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: false });
-    expect(store.data.resources['credential.primary']!.fingerprints.secret).toBe(store.crypto.fingerprint('credential.primary', 'secret', PROVIDER_KEY));
+    expect(store.data.resources['credential.primary']!.fingerprints.secret).toBe(
+      store.crypto.fingerprint('credential.primary', 'secret', PROVIDER_KEY),
+    );
     expect(store.data.resources['credential.openai']).toBeUndefined();
   });
 
   it('mv refuses an existing target and a change of kind', async () => {
     const exists = await cplane(['state', 'mv', 'gateway_token.prod/ci', 'gateway_token.prod/imported', '--account', 'acc_1']);
-    expect(exists.stderr).toBe('Error: gateway_token.prod/imported is already in the state; nothing was moved.\nRemove it first with `cplane state rm gateway_token.prod/imported` if it is stale.\n');
+    expect(exists.stderr).toBe(
+      'Error: gateway_token.prod/imported is already in the state; nothing was moved.\nRemove it first with `cplane state rm gateway_token.prod/imported` if it is stale.\n',
+    );
     const kind = await cplane(['state', 'mv', 'project.web', 'record.web', '--account', 'acc_1']);
-    expect(kind.stderr).toBe('Error: project.web is a project, so its new address must be project.NAME (got record.web).\nAn address can be renamed but never change kind.\n');
+    expect(kind.stderr).toBe(
+      'Error: project.web is a project, so its new address must be project.NAME (got record.web).\nAn address can be renamed but never change kind.\n',
+    );
     expect((await readStateFile(statePath))!.serial).toBe(1);
   });
 });
@@ -226,7 +269,13 @@ describe('cplane force-unlock', () => {
     const deadPid = await new Promise<number>((resolve) => {
       const child = execFile(process.execPath, ['-e', '0'], () => resolve(child.pid!));
     });
-    const info = { id: 'lock-1234', pid: deadPid, host: (await import('node:os')).hostname(), time: '2025-01-02T03:04:05.000Z', command: 'cplane apply' };
+    const info = {
+      id: 'lock-1234',
+      pid: deadPid,
+      host: (await import('node:os')).hostname(),
+      time: '2025-01-02T03:04:05.000Z',
+      command: 'cplane apply',
+    };
     await backend.lock(info);
 
     const run = await cplaneProcess(['state', 'rm', 'project.web', '--account', 'acc_1']);
@@ -241,14 +290,24 @@ describe('cplane force-unlock', () => {
 
   it('force-unlock refuses a holder alive on this host without --force, and removes it with --force', async () => {
     const backend = new LocalFileBackend(statePath);
-    const info = { id: 'lock-5678', pid: process.pid, host: (await import('node:os')).hostname(), time: '2025-01-02T03:04:05.000Z', command: 'cplane apply' };
+    const info = {
+      id: 'lock-5678',
+      pid: process.pid,
+      host: (await import('node:os')).hostname(),
+      time: '2025-01-02T03:04:05.000Z',
+      command: 'cplane apply',
+    };
     await backend.lock(info);
     const refused = await cplaneProcess(['force-unlock', 'lock-5678', '--account', 'acc_1']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`Error: The lock lock-5678 is held by pid ${process.pid} on this host, which is still running`);
     expect(refused.stderr).toContain('cplane force-unlock lock-5678 --force');
     const forced = await cplaneProcess(['force-unlock', 'lock-5678', '--force', '--account', 'acc_1']);
-    expect(forced).toEqual({ code: 0, stderr: '', stdout: `Removed lock lock-5678 of ${statePath} (held by pid ${process.pid} on ${info.host}, \`cplane apply\`, since 2025-01-02T03:04:05.000Z).\n` });
+    expect(forced).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: `Removed lock lock-5678 of ${statePath} (held by pid ${process.pid} on ${info.host}, \`cplane apply\`, since 2025-01-02T03:04:05.000Z).\n`,
+    });
     expect((await cplaneProcess(['state', 'rm', 'project.web', '--account', 'acc_1'])).code).toBe(0);
   });
 });

@@ -59,7 +59,10 @@ describe('crash safety', () => {
       expect(loaded!.serial, context).toBeGreaterThanOrEqual(previousSerial);
       const resources = Object.values(loaded!.resources);
       expect(resources, context).toHaveLength(RESOURCES);
-      expect(resources.every((r) => r.inputs.n === loaded!.serial), context).toBe(true);
+      expect(
+        resources.every((r) => r.inputs.n === loaded!.serial),
+        context,
+      ).toBe(true);
       // Killed between keeping the backup and the rename, the backup is the current file: still a whole state.
       // (There is a backup once the change log was folded into state.json at least once.)
       const backup = await readStateFile(`${path}.backup`);

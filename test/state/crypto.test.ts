@@ -32,7 +32,10 @@ describe('sealSecret / openSecret', () => {
 
   it('refuses a wrong key, wrong associated data and altered bytes with SealError', () => {
     const sealed = sealSecret(key, 'gwt_secret', 'gateway_token.prod/ci');
-    const altered = { ...sealed, data: Buffer.from(Buffer.from(sealed.data, 'base64').map((byte, i) => (i === 0 ? byte ^ 1 : byte))).toString('base64') };
+    const altered = {
+      ...sealed,
+      data: Buffer.from(Buffer.from(sealed.data, 'base64').map((byte, i) => (i === 0 ? byte ^ 1 : byte))).toString('base64'),
+    };
     for (const attempt of [
       () => openSecret(new Uint8Array(randomBytes(32)), sealed, 'gateway_token.prod/ci'),
       () => openSecret(key, sealed, 'gateway_token.prod/other'),
@@ -69,7 +72,9 @@ describe('resolveStateKey', () => {
     expect(error.code).toBe('STATE_KEY_INVALID');
     expect(error.message).toBe('CPLANE_STATE_KEY must be base64 of exactly 32 bytes (it decodes to 16 bytes).');
     expect(error.hint).toBe('Make a key with `openssl rand -base64 32`.');
-    expect((thrown(() => resolveStateKey({ ...box.env, CPLANE_STATE_KEY: 'not base64 at all!' })) as StateErrorType).code).toBe('STATE_KEY_INVALID');
+    expect((thrown(() => resolveStateKey({ ...box.env, CPLANE_STATE_KEY: 'not base64 at all!' })) as StateErrorType).code).toBe(
+      'STATE_KEY_INVALID',
+    );
     expect(existsSync(join(box.configHome, 'cplane'))).toBe(false);
   });
 
@@ -88,10 +93,14 @@ describe('resolveStateKey', () => {
     resolveStateKey(box.env);
     const path = join(box.configHome, 'cplane', 'state.key');
     chmodSync(path, 0o644);
-    const error = (await openState({ configDir: box.configDir, account: 'acc_1', env: box.env, command: 'test', lock: true }).catch((e: unknown) => e)) as StateErrorType;
+    const error = (await openState({ configDir: box.configDir, account: 'acc_1', env: box.env, command: 'test', lock: true }).catch(
+      (e: unknown) => e,
+    )) as StateErrorType;
     expect(error).toBeInstanceOf(StateError);
     expect(error.code).toBe('STATE_KEY_FILE_OPEN');
-    expect(error.message).toBe(`The key file ${path} can be read by others (mode 644); cplane refuses to use a key that others may have copied.`);
+    expect(error.message).toBe(
+      `The key file ${path} can be read by others (mode 644); cplane refuses to use a key that others may have copied.`,
+    );
     expect(error.hint).toBe(`Make it private with \`chmod 600 ${path}\`, and if others may have read it, make a new key and state.`);
     chmodSync(path, 0o600);
     await (await openState({ configDir: box.configDir, account: 'acc_1', env: box.env, command: 'test', lock: true })).close();

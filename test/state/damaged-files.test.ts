@@ -12,10 +12,18 @@ let options: OpenStateOptions;
 
 beforeEach(async () => {
   box = makeSandbox();
-  options = { configDir: box.configDir, account: 'acc_1', env: { ...box.env, CPLANE_STATE_KEY: newKey() }, command: 'cplane apply', lock: true };
+  options = {
+    configDir: box.configDir,
+    account: 'acc_1',
+    env: { ...box.env, CPLANE_STATE_KEY: newKey() },
+    command: 'cplane apply',
+    lock: true,
+  };
   const store = await openState(options);
   await store.update((draft) => {
-    draft.resources['credential.openai'] = resource('credential', 'cred_1', { fingerprints: { secret: store.crypto.fingerprint('credential.openai', 'secret', 'sk-1') } });
+    draft.resources['credential.openai'] = resource('credential', 'cred_1', {
+      fingerprints: { secret: store.crypto.fingerprint('credential.openai', 'secret', 'sk-1') },
+    });
   });
   await store.close();
   statePath = store.path;
@@ -73,7 +81,9 @@ describe('a state that cannot be used is reported and never overwritten', () => 
     expect(error.message).toBe(
       `This state was written with a key, and none is available: CPLANE_STATE_KEY and CPLANE_PASSPHRASE are unset and there is no key file at ${keyFile}.`,
     );
-    expect(error.hint).toBe(`Set CPLANE_STATE_KEY to the key used when the state was created, or restore the key file ${keyFile} (and XDG_CONFIG_HOME, if it was set).`);
+    expect(error.hint).toBe(
+      `Set CPLANE_STATE_KEY to the key used when the state was created, or restore the key file ${keyFile} (and XDG_CONFIG_HOME, if it was set).`,
+    );
     expect(readdirSync(join(box.configHome, 'cplane'))).toEqual([]);
   });
 
@@ -101,7 +111,9 @@ describe('a state that cannot be used is reported and never overwritten', () => 
     writeFileSync(statePath, JSON.stringify({ ...doc, version: 3 }));
     const error = await expectRefusal();
     expect(error.code).toBe('STATE_VERSION_FUTURE');
-    expect(error.message).toBe(`The state file ${statePath} has format version 3, written by a newer cplane; this cplane reads up to version 2.`);
+    expect(error.message).toBe(
+      `The state file ${statePath} has format version 3, written by a newer cplane; this cplane reads up to version 2.`,
+    );
     expect(error.hint).toBe('Upgrade cplane. The file was left untouched.');
   });
 
@@ -110,7 +122,9 @@ describe('a state that cannot be used is reported and never overwritten', () => 
     writeFileSync(statePath, JSON.stringify(doc));
     const error = await expectRefusal();
     expect(error.code).toBe('STATE_SCHEMA');
-    expect(error.message).toBe(`The state file ${statePath} does not match schema/state.schema.json: /: must have required property 'lineage'.`);
+    expect(error.message).toBe(
+      `The state file ${statePath} does not match schema/state.schema.json: /: must have required property 'lineage'.`,
+    );
   });
 
   it('the backup of the previous version is a complete, loadable state', async () => {

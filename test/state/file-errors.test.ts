@@ -8,9 +8,24 @@ const errno = (code: string) => Object.assign(new Error(`${code}: failed, write`
 
 describe('state file-system errors', () => {
   it.each([
-    ['EROFS', 'STATE_FS_READ_ONLY', 'Cannot write /s/state.json: the file system is read-only (EROFS).', 'Run cplane where the state folder is writable, or point --state at a writable place.'],
-    ['ENOSPC', 'STATE_DISK_FULL', 'Cannot write /s/state.json: the disk is full (ENOSPC).', 'Free some space on that disk and run the command again; the state was left as it was before this write.'],
-    ['EACCES', 'STATE_PERMISSION', 'Cannot write /s/state.json: permission denied (EACCES).', 'Give your user write access to the state folder (and its files), or run cplane as the user who owns them.'],
+    [
+      'EROFS',
+      'STATE_FS_READ_ONLY',
+      'Cannot write /s/state.json: the file system is read-only (EROFS).',
+      'Run cplane where the state folder is writable, or point --state at a writable place.',
+    ],
+    [
+      'ENOSPC',
+      'STATE_DISK_FULL',
+      'Cannot write /s/state.json: the disk is full (ENOSPC).',
+      'Free some space on that disk and run the command again; the state was left as it was before this write.',
+    ],
+    [
+      'EACCES',
+      'STATE_PERMISSION',
+      'Cannot write /s/state.json: permission denied (EACCES).',
+      'Give your user write access to the state folder (and its files), or run cplane as the user who owns them.',
+    ],
   ])('%s names the file and what to do', (code, stateCode, message, hint) => {
     const error = fileSystemError(errno(code), '/s/state.json', 'write') as StateError;
     expect(error).toBeInstanceOf(StateError);

@@ -17,7 +17,14 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const resource = (id: string) => ({ kind: 'project' as const, id, inputs: {}, fingerprints: {}, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' });
+const resource = (id: string) => ({
+  kind: 'project' as const,
+  id,
+  inputs: {},
+  fingerprints: {},
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+});
 
 describe('group commit of state updates', () => {
   it('saves concurrent changes together, and each is on disk when its caller resumes', async () => {
@@ -25,11 +32,13 @@ describe('group commit of state updates', () => {
     const serialBefore = state.data.serial;
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        store.update((draft) => {
-          draft.resources[`project.p${i}`] = resource(`id-${i}`);
-        }).then(async () => {
-          expect((await readStateFile(state.path))!.resources[`project.p${i}`]!.id).toBe(`id-${i}`);
-        }),
+        store
+          .update((draft) => {
+            draft.resources[`project.p${i}`] = resource(`id-${i}`);
+          })
+          .then(async () => {
+            expect((await readStateFile(state.path))!.resources[`project.p${i}`]!.id).toBe(`id-${i}`);
+          }),
       ),
     );
     expect(Object.keys(state.data.resources)).toHaveLength(20);

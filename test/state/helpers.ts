@@ -59,6 +59,11 @@ export function runCplane(args: string[], cwd: string, env: NodeJS.ProcessEnv): 
 }
 
 /** A resource entry with the MAC the store would give it in the state of `binding`, under the base64 state `key`. */
-export function authenticResource(key: string, binding: { account: string; lineage: string }, address: string, entry: ResourceState): ResourceState {
+export function authenticResource(
+  key: string,
+  binding: { account: string; lineage: string },
+  address: string,
+  entry: ResourceState,
+): ResourceState {
   return macResource(entryMacKey(Buffer.from(key, 'base64')), binding, address, entry);
 }

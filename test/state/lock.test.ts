@@ -10,15 +10,19 @@ import { makeSandbox, newKey } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 import { builtModule } from '../helpers/built-cli.js';
 
-
 let box: Sandbox;
 let options: OpenStateOptions;
 beforeEach(() => {
   box = makeSandbox();
-  options = { configDir: box.configDir, account: 'acc_1', env: { ...box.env, CPLANE_STATE_KEY: newKey() }, command: 'cplane apply', lock: true };
+  options = {
+    configDir: box.configDir,
+    account: 'acc_1',
+    env: { ...box.env, CPLANE_STATE_KEY: newKey() },
+    command: 'cplane apply',
+    lock: true,
+  };
 });
 afterEach(() => box.cleanup());
-
 
 describe('the state lock', () => {
   // The race of two processes for the lock is in the conformance suite every backend passes (backend-conformance.ts).
@@ -48,7 +52,9 @@ describe('the state lock', () => {
     const store = await openState({ ...options, onNotice: (note) => notes.push(note) });
     expect(notes).toHaveLength(1);
     expect(notes[0]).toMatch(
-      new RegExp(`^Took over the state lock of .*state\\.json: its holder \\(pid ${holder.pid} on ${hostname()}, running \`hold-lock ${holder.pid}\` since .*, lock id ${holder.lockId}\\) is no longer running\\.$`),
+      new RegExp(
+        `^Took over the state lock of .*state\\.json: its holder \\(pid ${holder.pid} on ${hostname()}, running \`hold-lock ${holder.pid}\` since .*, lock id ${holder.lockId}\\) is no longer running\\.$`,
+      ),
     );
     expect(store.lockId).not.toBe(holder.lockId);
     await store.close();
@@ -67,8 +73,14 @@ describe('the state lock', () => {
 
     const alive = (await forceUnlockState({ ...options, lockId: holder.lockId! }).catch((e: unknown) => e)) as StateErrorType;
     expect(alive.code).toBe('STATE_LOCK_HOLDER_ALIVE');
-    expect(alive.message).toMatch(new RegExp(`^The lock ${holder.lockId} is held by pid ${holder.pid} on this host, which is still running \\(\`hold-lock ${holder.pid}\` since .*\\); nothing was removed\\.$`));
-    expect(alive.hint).toBe(`Wait for it to finish, or stop it. To remove the lock anyway, run \`cplane force-unlock ${holder.lockId} --force\`.`);
+    expect(alive.message).toMatch(
+      new RegExp(
+        `^The lock ${holder.lockId} is held by pid ${holder.pid} on this host, which is still running \\(\`hold-lock ${holder.pid}\` since .*\\); nothing was removed\\.$`,
+      ),
+    );
+    expect(alive.hint).toBe(
+      `Wait for it to finish, or stop it. To remove the lock anyway, run \`cplane force-unlock ${holder.lockId} --force\`.`,
+    );
 
     const { removed } = await forceUnlockState({ ...options, lockId: holder.lockId!, force: true });
     expect(removed.pid).toBe(holder.pid);
@@ -84,7 +96,10 @@ describe('the state lock', () => {
     const script = `import { openState } from '${dist}';
       await openState({ configDir: process.argv[1], account: 'acc_1', env: process.env, command: 'exits', lock: true });
       process.exit(3);`;
-    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script, box.configDir], { env: options.env, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script, box.configDir], {
+      env: options.env,
+      encoding: 'utf8',
+    });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(3);
     expect(existsSync(`${box.configDir}/.cplane/acc_1/state.json`)).toBe(true);

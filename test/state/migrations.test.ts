@@ -15,7 +15,12 @@ describe('the upgrade chain', () => {
 
   it('chains several steps in order', () => {
     const v1ToV2: Upgrade = (doc) => ({ ...doc, upgradedTwice: true });
-    expect(upgradeDocument({ version: 0, entries: {} }, 'state.json', [v0ToV1, v1ToV2], 2)).toEqual({ version: 2, resources: {}, journal: [], upgradedTwice: true });
+    expect(upgradeDocument({ version: 0, entries: {} }, 'state.json', [v0ToV1, v1ToV2], 2)).toEqual({
+      version: 2,
+      resources: {},
+      journal: [],
+      upgradedTwice: true,
+    });
   });
 
   it('leaves a current document alone', () => {
@@ -34,6 +39,8 @@ describe('the upgrade chain', () => {
     expect(noStep).toBeInstanceOf(StateError);
     expect(noStep.code).toBe('STATE_VERSION_UNKNOWN');
     expect(noStep.message).toBe('The state file state.json has format version 0, which this cplane cannot upgrade.');
-    expect(() => upgradeDocument({ serial: 1 }, 'state.json')).toThrow('The state file state.json has no valid version field (found undefined).');
+    expect(() => upgradeDocument({ serial: 1 }, 'state.json')).toThrow(
+      'The state file state.json has no valid version field (found undefined).',
+    );
   });
 });

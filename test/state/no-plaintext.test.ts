@@ -51,28 +51,47 @@ describe('no secret is stored in plaintext', () => {
       const store = await openState({ configDir: box.configDir, account, env, command: 'test', lock: true });
       // First save: resources with fingerprints and a sealed token; writes in flight in the journal.
       await store.update((draft) => {
-        draft.resources['credential.openai'] = resource('credential', 'cred_1', { fingerprints: { secret: store.crypto.fingerprint('credential.openai', 'secret', secrets.providerKey) } });
-        draft.resources['otel_export.prod'] = resource('otel_export', 'gw_1', {
-          fingerprints: { 'headers.Authorization': store.crypto.fingerprint('otel_export.prod', 'headers.Authorization', secrets.otelHeader) },
+        draft.resources['credential.openai'] = resource('credential', 'cred_1', {
+          fingerprints: { secret: store.crypto.fingerprint('credential.openai', 'secret', secrets.providerKey) },
         });
-        draft.resources['record.db'] = resource('record', 'rec_1', { fingerprints: { value: store.crypto.fingerprint('record.db', 'value', secrets.recordValue) } });
-        draft.resources['gateway_token.prod/ci'] = resource('gateway_token', 'tok_1', { sealed: { plaintext: store.crypto.seal('gateway_token.prod/ci', secrets.tokenPlaintext) } });
+        draft.resources['otel_export.prod'] = resource('otel_export', 'gw_1', {
+          fingerprints: {
+            'headers.Authorization': store.crypto.fingerprint('otel_export.prod', 'headers.Authorization', secrets.otelHeader),
+          },
+        });
+        draft.resources['record.db'] = resource('record', 'rec_1', {
+          fingerprints: { value: store.crypto.fingerprint('record.db', 'value', secrets.recordValue) },
+        });
+        draft.resources['gateway_token.prod/ci'] = resource('gateway_token', 'tok_1', {
+          sealed: { plaintext: store.crypto.seal('gateway_token.prod/ci', secrets.tokenPlaintext) },
+        });
         draft.journal.push(
           journalEntry(store, 'credential.openai', 'rotateCredential', { secret: secrets.rotatedProviderKey }),
           journalEntry(store, 'otel_export.prod', 'updateOtelExport', { headers: { Authorization: secrets.otelHeader } }),
-          journalEntry(store, 'record.db', 'createRecordVersion', { value: store.crypto.sealRecordValue(secrets.recordValue, { accountId: store.data.account, recordId: 'rec_1', version: 2 }).value }),
+          journalEntry(store, 'record.db', 'createRecordVersion', {
+            value: store.crypto.sealRecordValue(secrets.recordValue, { accountId: store.data.account, recordId: 'rec_1', version: 2 })
+              .value,
+          }),
         );
       });
       // Second save; the change log holds both until the close folds them into state.json.
       await store.update((draft) => {
-        draft.resources['credential.openai']!.fingerprints.secret = store.crypto.fingerprint('credential.openai', 'secret', secrets.rotatedProviderKey);
+        draft.resources['credential.openai']!.fingerprints.secret = store.crypto.fingerprint(
+          'credential.openai',
+          'secret',
+          secrets.rotatedProviderKey,
+        );
       });
       expect(store.data.journal).toHaveLength(3);
       const log = readFileSync(`${store.path}.log`, 'utf8');
       expect(log.match(/"type":"journal"/g)).toHaveLength(3);
       await store.close();
 
-      const files = { 'state.json': readFileSync(store.path, 'utf8'), 'state.json.backup': readFileSync(`${store.path}.backup`, 'utf8'), 'state.json.log': log };
+      const files = {
+        'state.json': readFileSync(store.path, 'utf8'),
+        'state.json.backup': readFileSync(`${store.path}.backup`, 'utf8'),
+        'state.json.log': log,
+      };
       expect(JSON.parse(files['state.json']).journal).toHaveLength(3);
       for (const [file, text] of Object.entries(files)) {
         for (const [name, plaintext] of Object.entries({ ...secrets, passphrase, stateKey })) {
@@ -82,7 +101,9 @@ describe('no secret is stored in plaintext', () => {
 
       // The secrets are still there for whoever holds the key.
       const reopened = await openState({ configDir: box.configDir, account, env, command: 'test', lock: false });
-      expect(reopened.crypto.open('gateway_token.prod/ci', reopened.data.resources['gateway_token.prod/ci']!.sealed!.plaintext!)).toBe(secrets.tokenPlaintext);
+      expect(reopened.crypto.open('gateway_token.prod/ci', reopened.data.resources['gateway_token.prod/ci']!.sealed!.plaintext!)).toBe(
+        secrets.tokenPlaintext,
+      );
       const { body } = reopened.data.journal[0]!;
       if (!body || !('sealed' in body)) throw new Error('the journal body with a secret is not sealed');
       expect(JSON.parse(reopened.crypto.openBody('credential.openai', body.sealed))).toEqual({ secret: secrets.rotatedProviderKey });

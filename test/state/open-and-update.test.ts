@@ -14,7 +14,10 @@ beforeEach(() => {
 afterEach(() => box.cleanup());
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
-  const error = (await promise.then(() => undefined, (e: unknown) => e)) as StateErrorType | undefined;
+  const error = (await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as StateErrorType | undefined;
   expect(error).toBeInstanceOf(StateError);
   return error!.code;
 }
@@ -99,7 +102,14 @@ describe('openState and update', () => {
   it('refuses to save over a file someone else replaced since it was read', async () => {
     const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
     const notes: string[] = [];
-    const store = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true, onNotice: (note) => notes.push(note) });
+    const store = await openState({
+      configDir: box.configDir,
+      account: 'acc_1',
+      env,
+      command: 'test',
+      lock: true,
+      onNotice: (note) => notes.push(note),
+    });
     await store.update((draft) => {
       draft.resources['project.a'] = resource('project', 'prj_a');
     });
@@ -114,14 +124,25 @@ describe('openState and update', () => {
     // The close does not fold over it either; it says why, and the change stays in the log.
     await store.close();
     expect(readFileSync(store.path).equals(before)).toBe(true);
-    expect(notes).toEqual([expect.stringMatching(/^The change log of .* was not folded into it: The state file .* was changed by someone else since cplane read it/)]);
+    expect(notes).toEqual([
+      expect.stringMatching(
+        /^The change log of .* was not folded into it: The state file .* was changed by someone else since cplane read it/,
+      ),
+    ]);
   });
 
   it('refuses a state of account A when opened for account B', async () => {
     const env = { ...box.env, CPLANE_STATE_KEY: newKey() };
     const a = await openState({ configDir: box.configDir, account: 'acc_A', env, command: 'test', lock: true });
     await a.close();
-    const error = await openState({ configDir: box.configDir, account: 'acc_B', statePath: a.path, env, command: 'test', lock: true }).catch((e: unknown) => e);
+    const error = await openState({
+      configDir: box.configDir,
+      account: 'acc_B',
+      statePath: a.path,
+      env,
+      command: 'test',
+      lock: true,
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StateError);
     expect((error as StateErrorType).code).toBe('STATE_ACCOUNT_MISMATCH');
     expect((error as StateErrorType).message).toBe(`The state ${a.path} belongs to account acc_A, not acc_B.`);
@@ -131,18 +152,29 @@ describe('openState and update', () => {
 
   it('asks for an account when neither an account nor a state path is given', async () => {
     expect(await codeOf(openState({ configDir: box.configDir, env: box.env, command: 'test', lock: false }))).toBe('STATE_ACCOUNT_MISSING');
-    expect(await codeOf(openState({ configDir: box.configDir, account: '../x', env: box.env, command: 'test', lock: false }))).toBe('STATE_ACCOUNT_INVALID');
+    expect(await codeOf(openState({ configDir: box.configDir, account: '../x', env: box.env, command: 'test', lock: false }))).toBe(
+      'STATE_ACCOUNT_INVALID',
+    );
   });
 
   it('reports a missing state when it must exist', async () => {
-    const error = (await openState({ configDir: box.configDir, account: 'acc_1', env: box.env, command: 'test', lock: false, mustExist: true }).catch((e: unknown) => e)) as StateErrorType;
+    const error = (await openState({
+      configDir: box.configDir,
+      account: 'acc_1',
+      env: box.env,
+      command: 'test',
+      lock: false,
+      mustExist: true,
+    }).catch((e: unknown) => e)) as StateErrorType;
     expect(error.code).toBe('STATE_NOT_FOUND');
     expect(error.hint).toContain('--account or --state');
   });
 
   it('refuses a key file inside the configuration folder', async () => {
     const env = { ...box.env, XDG_CONFIG_HOME: join(box.configDir, 'conf') };
-    expect(await codeOf(openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true }))).toBe('STATE_KEY_IN_REPO');
+    expect(await codeOf(openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true }))).toBe(
+      'STATE_KEY_IN_REPO',
+    );
   });
 });
 
@@ -157,7 +189,13 @@ describe('fingerprints and sealed values', () => {
     expect(second.crypto.fingerprint('credential.openai', 'secret', 'sk-live-123')).toBe(fp);
     expect(second.crypto.fingerprint('credential.other', 'secret', 'sk-live-123')).not.toBe(fp);
     expect(second.crypto.fingerprint('credential.openai', 'label', 'sk-live-123')).not.toBe(fp);
-    const otherKey = await openState({ configDir: box.configDir, account: 'acc_2', env: { ...box.env, CPLANE_STATE_KEY: newKey() }, command: 'test', lock: false });
+    const otherKey = await openState({
+      configDir: box.configDir,
+      account: 'acc_2',
+      env: { ...box.env, CPLANE_STATE_KEY: newKey() },
+      command: 'test',
+      lock: false,
+    });
     expect(otherKey.crypto.fingerprint('credential.openai', 'secret', 'sk-live-123')).not.toBe(fp);
   });
 
@@ -189,7 +227,14 @@ describe('sealed values are bound to account, lineage and address', () => {
     expect(a.crypto.open('gateway_token.prod/ci', sealed)).toBe('gwt_plaintext');
     await a.close();
     // Same key, same address, another state (another lineage).
-    const b = await openState({ configDir: box.configDir, account: 'acc_1', statePath: join(box.root, 'other', 'state.json'), env, command: 'test', lock: true });
+    const b = await openState({
+      configDir: box.configDir,
+      account: 'acc_1',
+      statePath: join(box.root, 'other', 'state.json'),
+      env,
+      command: 'test',
+      lock: true,
+    });
     const error = (() => {
       try {
         return b.crypto.open('gateway_token.prod/ci', sealed);
@@ -198,7 +243,9 @@ describe('sealed values are bound to account, lineage and address', () => {
       }
     })() as StateErrorType;
     expect(error.code).toBe('STATE_SEALED_VALUE');
-    expect(error.message).toBe('A sealed value of gateway_token.prod/ci does not open: it was sealed for another address or another state, or altered.');
+    expect(error.message).toBe(
+      'A sealed value of gateway_token.prod/ci does not open: it was sealed for another address or another state, or altered.',
+    );
     await b.close();
   });
 
@@ -223,17 +270,24 @@ describe('sealed values are bound to account, lineage and address', () => {
 
     // A reader opens the old values as they are and writes nothing.
     const reader = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: false });
-    expect(reader.crypto.open('gateway_token.prod/ci', reader.data.resources['gateway_token.prod/ci']!.sealed!.plaintext!)).toBe('gwt_old_plaintext');
+    expect(reader.crypto.open('gateway_token.prod/ci', reader.data.resources['gateway_token.prod/ci']!.sealed!.plaintext!)).toBe(
+      'gwt_old_plaintext',
+    );
     expect((JSON.parse(readFileSync(store.path, 'utf8')) as { version: number }).version).toBe(1);
 
     const writer = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true });
     await writer.close();
-    const migrated = JSON.parse(readFileSync(store.path, 'utf8')) as { version: number; resources: Record<string, { sealed: { plaintext: { data: string } } }> };
+    const migrated = JSON.parse(readFileSync(store.path, 'utf8')) as {
+      version: number;
+      resources: Record<string, { sealed: { plaintext: { data: string } } }>;
+    };
     expect(migrated.version).toBe(2);
     expect(migrated).not.toHaveProperty('resealFrom');
     expect(migrated.resources['gateway_token.prod/ci']!.sealed.plaintext.data).not.toBe(legacy.data);
     const after = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: false });
-    expect(after.crypto.open('gateway_token.prod/ci', after.data.resources['gateway_token.prod/ci']!.sealed!.plaintext!)).toBe('gwt_old_plaintext');
+    expect(after.crypto.open('gateway_token.prod/ci', after.data.resources['gateway_token.prod/ci']!.sealed!.plaintext!)).toBe(
+      'gwt_old_plaintext',
+    );
     // The old binding no longer opens anything in a format-2 state.
     expect(() => after.crypto.open('gateway_token.prod/ci', legacy)).toThrow(/does not open/);
     // Its writer gave every entry a MAC.
@@ -249,11 +303,24 @@ describe('sealed values are bound to account, lineage and address', () => {
     const legacy = {
       ...doc,
       header: { keyCheck: keyCheckOf(Buffer.from(key, 'base64'), false) },
-      journal: [{ id: 'e1', address: 'record.payments/stripe-key', stepId: 's', operation: 'deleteGateway', pathParams: { id: 'gw_x' }, idempotencyKey: 'k', body: null, createdAt: new Date().toISOString() }],
+      journal: [
+        {
+          id: 'e1',
+          address: 'record.payments/stripe-key',
+          stepId: 's',
+          operation: 'deleteGateway',
+          pathParams: { id: 'gw_x' },
+          idempotencyKey: 'k',
+          body: null,
+          createdAt: new Date().toISOString(),
+        },
+      ],
     };
     writeFileSync(store.path, JSON.stringify(legacy));
     rmSync(`${store.path}.log`);
-    const refused = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true }).catch((error: unknown) => error);
+    const refused = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true }).catch(
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(StateError);
     expect((refused as StateError).code).toBe('STATE_ENTRY_FORGED');
     expect((refused as StateError).message).toContain('deleteGateway of record.payments/stripe-key');
@@ -274,7 +341,9 @@ describe('sealed values are bound to account, lineage and address', () => {
     };
     writeFileSync(store.path, JSON.stringify(stripped));
     rmSync(`${store.path}.log`);
-    const refused = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true }).catch((error: unknown) => error);
+    const refused = await openState({ configDir: box.configDir, account: 'acc_1', env, command: 'test', lock: true }).catch(
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(StateError);
     expect((refused as StateError).code).toBe('STATE_ENTRY_FORGED');
     expect((refused as StateError).message).toContain("someone removed the entries' MACs");

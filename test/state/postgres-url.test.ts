@@ -18,8 +18,12 @@ function refusal(url: string): StateError {
 
 describe('maskUrl', () => {
   it('hides the password in the user part and in a password parameter, and nothing else', () => {
-    expect(maskUrl('postgres://cplane:s3cr%40t@db.example.com:5432/infra?sslmode=verify-full')).toBe('postgres://cplane:***@db.example.com:5432/infra?sslmode=verify-full');
-    expect(maskUrl('postgresql://db.example.com/infra?user=cplane&password=hunter2')).toBe('postgresql://db.example.com/infra?user=cplane&password=***');
+    expect(maskUrl('postgres://cplane:s3cr%40t@db.example.com:5432/infra?sslmode=verify-full')).toBe(
+      'postgres://cplane:***@db.example.com:5432/infra?sslmode=verify-full',
+    );
+    expect(maskUrl('postgresql://db.example.com/infra?user=cplane&password=hunter2')).toBe(
+      'postgresql://db.example.com/infra?user=cplane&password=***',
+    );
     expect(maskUrl('postgres://cplane@db.example.com/infra')).toBe('postgres://cplane@db.example.com/infra');
     expect(maskUrl('postgres://u:p w@[bad')).toBe('postgres://u:***@[bad');
   });
@@ -42,7 +46,10 @@ describe('parsePostgresUrl', () => {
       expect(parsePostgresUrl('postgres://h/db').client.ssl).toBeUndefined();
       expect(parsePostgresUrl('postgres://h/db?sslmode=disable').client.ssl).toBe(false);
       expect(parsePostgresUrl('postgres://h/db?sslmode=require').client.ssl).toMatchObject({ rejectUnauthorized: false });
-      const verifyCa = parsePostgresUrl(`postgres://h/db?sslmode=verify-ca&sslrootcert=${ca}`).client.ssl as { ca: string; checkServerIdentity: unknown };
+      const verifyCa = parsePostgresUrl(`postgres://h/db?sslmode=verify-ca&sslrootcert=${ca}`).client.ssl as {
+        ca: string;
+        checkServerIdentity: unknown;
+      };
       expect(verifyCa.ca).toContain('BEGIN CERTIFICATE');
       expect(typeof verifyCa.checkServerIdentity).toBe('function');
       const verifyFull = parsePostgresUrl(`postgres://h/db?sslmode=verify-full&sslrootcert=${ca}`).client.ssl as Record<string, unknown>;
@@ -57,7 +64,9 @@ describe('parsePostgresUrl', () => {
   });
 
   it('refuses an unknown sslmode, a bad schema and a missing CA file, without showing the password', () => {
-    expect(refusal('postgres://u:pw1@h/db?sslmode=sometimes').message).toBe('The state URL postgres://u:***@h/db?sslmode=sometimes has sslmode=sometimes, which libpq does not know.');
+    expect(refusal('postgres://u:pw1@h/db?sslmode=sometimes').message).toBe(
+      'The state URL postgres://u:***@h/db?sslmode=sometimes has sslmode=sometimes, which libpq does not know.',
+    );
     expect(refusal('postgres://u:pw1@h/db?schema=Drop;Table').code).toBe('STATE_URL_INVALID');
     const missing = refusal('postgres://u:pw1@h/db?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem');
     expect(missing.code).toBe('STATE_URL_INVALID');

@@ -48,12 +48,14 @@ const user = fc.constantFrom('cplane', 'u', 'app_user');
 const host = fc.constantFrom('db.example.com', '127.0.0.1', '[::1]', '[2001:db8::5]', 'h');
 const form = fc.constantFrom(...Object.keys(forms));
 
-describe('one reading of a URL\'s passwords', () => {
+describe("one reading of a URL's passwords", () => {
   it('masks and records a password with a raw / and @ alike: no part of it survives either form', () => {
     const url = 'postgres://app:p@ss/word@db.example:5432/cplane';
     expect(maskUrl(url)).toBe('postgres://app:***@db.example:5432/cplane');
     expect(urlWithoutPasswords(url)).toBe('postgres://app@db.example:5432/cplane');
-    expect(urlWithoutPasswords('postgres://h/infra?user=u&password=s3cr%2Ft&sslmode=disable')).toBe('postgres://h/infra?user=u&password=&sslmode=disable');
+    expect(urlWithoutPasswords('postgres://h/infra?user=u&password=s3cr%2Ft&sslmode=disable')).toBe(
+      'postgres://h/infra?user=u&password=&sslmode=disable',
+    );
     expect(urlWithoutPasswords('postgres://u@h/infra')).toBe('postgres://u@h/infra');
   });
 });
@@ -82,7 +84,9 @@ describe('in process: 200 random passwords in every form', () => {
   });
 
   it('keeps what is not secret: the user, the host, the database and the other parameters', () => {
-    expect(maskUrl('postgres://cplane:ab/cd+e=@[::1]:5432/infra?sslmode=verify-full&sslpassword=x/y')).toBe('postgres://cplane:***@[::1]:5432/infra?sslmode=verify-full&sslpassword=***');
+    expect(maskUrl('postgres://cplane:ab/cd+e=@[::1]:5432/infra?sslmode=verify-full&sslpassword=x/y')).toBe(
+      'postgres://cplane:***@[::1]:5432/infra?sslmode=verify-full&sslpassword=***',
+    );
     expect(maskUrl('postgres://h/db?user=u&PASSWORD=a%2Fb&schema=team')).toBe('postgres://h/db?user=u&PASSWORD=***&schema=team');
     expect(maskUrl('postgres://cplane@h/db')).toBe('postgres://cplane@h/db');
   });
@@ -109,7 +113,10 @@ describe('the CLI: each form through every way of giving the state', () => {
       const folder = mkdtempSync(join(temp, 'run-'));
       // The three ways of giving the state, in turn: --state, CPLANE_STATE, and the configuration's `state: { url }`.
       const how = i % 3;
-      writeFileSync(join(folder, 'main.yaml'), how === 2 && command[0] === 'plan' ? `${emptyConfig}state:\n  url: "${url}"\n` : emptyConfig);
+      writeFileSync(
+        join(folder, 'main.yaml'),
+        how === 2 && command[0] === 'plan' ? `${emptyConfig}state:\n  url: "${url}"\n` : emptyConfig,
+      );
       const summary = join(folder, 'summary.md');
       writeFileSync(summary, '');
       const env = {

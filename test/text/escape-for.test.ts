@@ -5,10 +5,20 @@
 import MarkdownIt from 'markdown-it';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { annotationMessage, annotationProperty, codeBlock, codeSpan, htmlComment, htmlText, markdownText, tableCell, xmlAttribute, xmlText } from '../../src/text/escape-for.js';
+import {
+  annotationMessage,
+  annotationProperty,
+  codeBlock,
+  codeSpan,
+  htmlComment,
+  htmlText,
+  markdownText,
+  tableCell,
+  xmlAttribute,
+  xmlText,
+} from '../../src/text/escape-for.js';
 import { REDACTED, safeLines, safeText, secrets } from '../../src/text/safe-text.js';
 import { HOSTILE, SECRET } from './hostile-strings.js';
-
 
 const md = new MarkdownIt({ html: true });
 
@@ -17,7 +27,9 @@ function visible(html: string): string {
   const named: Record<string, string> = { quot: '"', lt: '<', gt: '>', amp: '&' };
   return html
     .replace(/<[^>]*>/g, '')
-    .replace(/&(?:#(\d+)|(quot|lt|gt|amp));/g, (_, code: string | undefined, name: string | undefined) => (code ? String.fromCharCode(Number(code)) : named[name!]!))
+    .replace(/&(?:#(\d+)|(quot|lt|gt|amp));/g, (_, code: string | undefined, name: string | undefined) =>
+      code ? String.fromCharCode(Number(code)) : named[name!]!,
+    )
     .replace(/\u200b/g, '');
 }
 
@@ -25,7 +37,8 @@ function visible(html: string): string {
 const tags = (html: string) => [...html.matchAll(/<\/?([a-z0-9]+)/gi)].map((m) => m[1]!.toLowerCase());
 
 /** GitHub links `@login` and `#123` in rendered text: never left linkable. */
-const linkable = (html: string) => /@[\w-]|#\d/.test(html.replace(/<[^>]*>/g, '').replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c))));
+const linkable = (html: string) =>
+  /@[\w-]|#\d/.test(html.replace(/<[^>]*>/g, '').replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c))));
 
 beforeAll(() => secrets.register(SECRET));
 afterAll(() => secrets.clear());
@@ -40,7 +53,15 @@ describe.each(HOSTILE.map((text) => [JSON.stringify(text).slice(0, 60), text] as
   });
 
   it('is redacted and escaped first, in every place but names', () => {
-    for (const out of [markdownText(text), codeSpan(text), tableCell(text), htmlText(text), htmlComment(text), annotationMessage(text), codeBlock([text])]) {
+    for (const out of [
+      markdownText(text),
+      codeSpan(text),
+      tableCell(text),
+      htmlText(text),
+      htmlComment(text),
+      annotationMessage(text),
+      codeBlock([text]),
+    ]) {
       expect(out).not.toContain(SECRET);
       // eslint-disable-next-line no-control-regex -- looking for control characters is the point
       expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e]/);
@@ -106,7 +127,8 @@ describe.each(HOSTILE.map((text) => [JSON.stringify(text).slice(0, 60), text] as
     const property = annotationProperty(text);
     for (const out of [message, property]) expect(out).not.toMatch(/[\r\n]/);
     expect(property).not.toMatch(/[,:]/);
-    const decode = (s: string) => s.replace(/%0A/g, '\n').replace(/%0D/g, '\r').replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%25/g, '%');
+    const decode = (s: string) =>
+      s.replace(/%0A/g, '\n').replace(/%0D/g, '\r').replace(/%3A/g, ':').replace(/%2C/g, ',').replace(/%25/g, '%');
     expect(decode(message)).toBe(safeLines(text));
     expect(decode(property)).toBe(shown);
   });
@@ -114,7 +136,13 @@ describe.each(HOSTILE.map((text) => [JSON.stringify(text).slice(0, 60), text] as
   it('xmlText and xmlAttribute (JUnit): a strict XML parser reads back exactly the text, in one element and one attribute', () => {
     const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<case name="${xmlAttribute(text)}">${xmlText(text)}</case>`;
     expect(XMLValidator.validate(xml)).toBe(true);
-    const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', trimValues: false, parseTagValue: false, parseAttributeValue: false }).parse(xml) as { case: string | { name: string; '#text'?: string } };
+    const parsed = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: '',
+      trimValues: false,
+      parseTagValue: false,
+      parseAttributeValue: false,
+    }).parse(xml) as { case: string | { name: string; '#text'?: string } };
     const element = typeof parsed.case === 'string' ? { name: undefined, '#text': parsed.case } : parsed.case;
     expect(element.name).toBe(shown);
     expect(element['#text'] ?? '').toBe(safeLines(text).replace(/\r\n?/g, '\n'));

@@ -10,7 +10,11 @@ import { HOSTILE, SECRET } from './hostile-strings.js';
 beforeAll(() => secrets.register(SECRET));
 afterAll(() => secrets.clear());
 
-const decodeMermaid = (label: string) => label.replace(/#(quot|num|amp|lt|gt|grave);/g, (_, name: string) => ({ quot: '"', num: '#', amp: '&', lt: '<', gt: '>', grave: '`' })[name]!);
+const decodeMermaid = (label: string) =>
+  label.replace(
+    /#(quot|num|amp|lt|gt|grave);/g,
+    (_, name: string) => ({ quot: '"', num: '#', amp: '&', lt: '<', gt: '>', grave: '`' })[name]!,
+  );
 const decodeDot = (quoted: string) => quoted.slice(1, -1).replace(/\\(["\\])/g, '$1');
 
 describe.each(HOSTILE.map((text) => [JSON.stringify(text).slice(0, 60), text] as const))('%s', (_, text) => {

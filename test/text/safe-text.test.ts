@@ -38,7 +38,9 @@ test('short values are not registered, so they cannot blank out ordinary words',
 
 test('escapes C0, DEL, C1 and the bidi overrides and isolates; leaves other unicode alone', () => {
   expect(escapeControl('a\u001b[31mred\u0007\u007f\u0085\u009b')).toBe('a\\e[31mred\\x07\\x7f\\x85\\x9b');
-  expect(escapeControl('\u202aA\u202bB\u202cC\u202dD\u202eE\u2066F\u2067G\u2068H\u2069')).toBe('\\u202aA\\u202bB\\u202cC\\u202dD\\u202eE\\u2066F\\u2067G\\u2068H\\u2069');
+  expect(escapeControl('\u202aA\u202bB\u202cC\u202dD\u202eE\u2066F\u2067G\u2068H\u2069')).toBe(
+    '\\u202aA\\u202bB\\u202cC\\u202dD\\u202eE\\u2066F\\u2067G\\u2068H\\u2069',
+  );
   expect(escapeControl('line\nbreak\ttab\r')).toBe('line\\nbreak\\ttab\\r');
   expect(escapeControl('café ✓ 日本 🚀 \u200f')).toBe('café ✓ 日本 🚀 \u200f');
 });
@@ -53,7 +55,9 @@ test('a word-like secret is redacted only as a word of its own, and its source i
   const redactor = new Redactor();
   redactor.register('checkout', 'env DB_PW');
   redactor.register('Zm9vYmFyYmF6cXV4LXJhbmRvbS12YWx1ZQ', 'env STRONG');
-  expect(redactor.redact('pw checkout, "checkout" in checkout-assist and pre-checkout and checkouts')).toBe(`pw ${REDACTED}, "${REDACTED}" in checkout-assist and pre-checkout and checkouts`);
+  expect(redactor.redact('pw checkout, "checkout" in checkout-assist and pre-checkout and checkouts')).toBe(
+    `pw ${REDACTED}, "${REDACTED}" in checkout-assist and pre-checkout and checkouts`,
+  );
   expect(redactor.redact('xZm9vYmFyYmF6cXV4LXJhbmRvbS12YWx1ZQx')).toBe(`x${REDACTED}x`);
   expect(redactor.takeWeakSources()).toEqual(['env DB_PW']);
   // Said once per command: a later command (cplane mcp runs several) says only its own.

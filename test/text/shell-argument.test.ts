@@ -25,18 +25,43 @@ test.each([
 });
 
 test('a suggested command quotes each of its words, and only those that need it', () => {
-  expect(suggestedCommand(['output', 'gateway_token.team[payments]/ci', '--reveal'])).toBe("cplane output 'gateway_token.team[payments]/ci' --reveal");
-  expect(suggestedCommand(['force-unlock', '7c1e2f00-0000-4000-8000-000000000000'])).toBe('cplane force-unlock 7c1e2f00-0000-4000-8000-000000000000');
+  expect(suggestedCommand(['output', 'gateway_token.team[payments]/ci', '--reveal'])).toBe(
+    "cplane output 'gateway_token.team[payments]/ci' --reveal",
+  );
+  expect(suggestedCommand(['force-unlock', '7c1e2f00-0000-4000-8000-000000000000'])).toBe(
+    'cplane force-unlock 7c1e2f00-0000-4000-8000-000000000000',
+  );
 });
 
 /** What `shell` passes to a command for the quoted words: one line each (printf '%s\n'). */
 function throughShell(shell: string[], words: string[]): string[] {
   const script = `printf '%s\\n' ${words.map(shellArgument).join(' ')}`;
-  return execFileSync(shell[0]!, [...shell.slice(1), '-c', script], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/nonexistent-home' } }).split('\n').slice(0, -1);
+  return execFileSync(shell[0]!, [...shell.slice(1), '-c', script], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: '/nonexistent-home' },
+  })
+    .split('\n')
+    .slice(0, -1);
 }
 
 const shells = [['sh'], ['bash', '-O', 'failglob']];
-const hostile = ["team[payments]", "o'neil", "it's $HOME and ${PATH}", 'a b  c', '`id`', '$(id)', '*?[x]', '!x', '#not a comment', '~', '=cmd', 'x\\y', '"quoted"', 'semi;colon&amp|pipe', '{a,b}'];
+const hostile = [
+  'team[payments]',
+  "o'neil",
+  "it's $HOME and ${PATH}",
+  'a b  c',
+  '`id`',
+  '$(id)',
+  '*?[x]',
+  '!x',
+  '#not a comment',
+  '~',
+  '=cmd',
+  'x\\y',
+  '"quoted"',
+  'semi;colon&amp|pipe',
+  '{a,b}',
+];
 
 test.each(shells)('%s receives every hostile word exactly as it was', (...shell) => {
   expect(throughShell(shell, hostile)).toEqual(hostile);
@@ -44,7 +69,10 @@ test.each(shells)('%s receives every hostile word exactly as it was', (...shell)
 
 test('property: any printable word reaches sh unchanged', () => {
   const word = fc.string({ unit: fc.constantFrom(...'ab/[]{}*?$`\'" \\~=!#;&|<>()%@+,.:-_'.split('')), minLength: 0, maxLength: 12 });
-  fc.assert(fc.property(fc.array(word, { minLength: 1, maxLength: 6 }), (words) => {
-    expect(throughShell(['sh'], words)).toEqual(words);
-  }), { numRuns: 60 });
+  fc.assert(
+    fc.property(fc.array(word, { minLength: 1, maxLength: 6 }), (words) => {
+      expect(throughShell(['sh'], words)).toEqual(words);
+    }),
+    { numRuns: 60 },
+  );
 });

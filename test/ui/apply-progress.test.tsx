@@ -3,7 +3,15 @@ import { stripVTControlCharacters } from 'node:util';
 import { render } from 'ink-testing-library';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApplyEvent, ApplyResult } from '../../src/applier/index.js';
-import { ApplyProgress, counterText, loadInk, emptyProgress, reduceProgress, summaryLines, type ProgressModel } from '../../src/ui/index.js';
+import {
+  ApplyProgress,
+  counterText,
+  loadInk,
+  emptyProgress,
+  reduceProgress,
+  summaryLines,
+  type ProgressModel,
+} from '../../src/ui/index.js';
 
 // The components take Ink from the loader, as they do in the CLI.
 beforeAll(loadInk);
@@ -15,7 +23,8 @@ function fold(events: [ApplyEvent, number][]): ProgressModel {
   return events.reduce((model, [event, at]) => reduceProgress(model, event, at), emptyProgress);
 }
 
-const frame = (model: ProgressModel, now: number, tick = 0) => stripVTControlCharacters(render(<ApplyProgress model={model} now={now} frame={tick} />).lastFrame() ?? '');
+const frame = (model: ProgressModel, now: number, tick = 0) =>
+  stripVTControlCharacters(render(<ApplyProgress model={model} now={now} frame={tick} />).lastFrame() ?? '');
 
 describe('ApplyProgress', () => {
   it('shows running steps with spinner, action, elapsed time and retries', () => {
@@ -36,8 +45,30 @@ describe('ApplyProgress', () => {
     const model = fold([
       [{ type: 'step-started', ...ref(1), total: 4 }, 0],
       [{ type: 'step-done', ...ref(1), id: 'id-1', durationMs: 1200, sealed: [] }, 1200],
-      [{ type: 'step-started', stepId: 'gateway_token.prod/ci', address: 'gateway_token.prod/ci', kind: 'gateway_token', action: 'create', total: 4 }, 1200],
-      [{ type: 'step-done', stepId: 'gateway_token.prod/ci', address: 'gateway_token.prod/ci', kind: 'gateway_token', action: 'create', id: 'tok-1', durationMs: 300, sealed: ['plaintext'] }, 1500],
+      [
+        {
+          type: 'step-started',
+          stepId: 'gateway_token.prod/ci',
+          address: 'gateway_token.prod/ci',
+          kind: 'gateway_token',
+          action: 'create',
+          total: 4,
+        },
+        1200,
+      ],
+      [
+        {
+          type: 'step-done',
+          stepId: 'gateway_token.prod/ci',
+          address: 'gateway_token.prod/ci',
+          kind: 'gateway_token',
+          action: 'create',
+          id: 'tok-1',
+          durationMs: 300,
+          sealed: ['plaintext'],
+        },
+        1500,
+      ],
       [{ type: 'step-failed', ...ref(2, 'delete'), reason: 'deleteProject failed: 409 conflict', durationMs: 10 }, 1500],
       [{ type: 'step-skipped', ...ref(3), cause: 'dependency-failed', after: 'project.p2' }, 1500],
     ]);
@@ -69,13 +100,23 @@ describe('ApplyProgress', () => {
 describe('the counter after an interrupt', () => {
   it('counts as the summary does: steps not started are skipped, not finished work', () => {
     const events: [ApplyEvent, number][] = [];
-    for (let n = 1; n <= 6; n++) events.push([{ type: 'step-started', ...ref(n), total: 14 }, 0], [{ type: 'step-done', ...ref(n), durationMs: 10, sealed: [] }, 10]);
+    for (let n = 1; n <= 6; n++)
+      events.push([{ type: 'step-started', ...ref(n), total: 14 }, 0], [{ type: 'step-done', ...ref(n), durationMs: 10, sealed: [] }, 10]);
     events.push([{ type: 'interrupted' }, 10]);
     for (let n = 7; n <= 12; n++) events.push([{ type: 'step-skipped', ...ref(n), cause: 'interrupted' }, 10]);
     const model = fold(events);
     expect(counterText(model)).toBe('6 done, 6 skipped of 14 steps');
     expect(frame(model, 20).split('\n').at(-1)).toBe('6 done, 6 skipped of 14 steps');
-    const summary = summaryLines({ done: Array(6).fill({ sealed: [] }), failed: [], skipped: Array(6).fill({ address: 'project.p', cause: 'interrupted' }), interrupted: true, durationMs: 20 } as unknown as ApplyResult, 'Apply');
+    const summary = summaryLines(
+      {
+        done: Array(6).fill({ sealed: [] }),
+        failed: [],
+        skipped: Array(6).fill({ address: 'project.p', cause: 'interrupted' }),
+        interrupted: true,
+        durationMs: 20,
+      } as unknown as ApplyResult,
+      'Apply',
+    );
     expect(summary[0]?.text).toBe('Apply interrupted: 6 done, 0 failed, 6 skipped (0.0s).');
   });
 });

@@ -13,10 +13,37 @@ const plain = (text: string | undefined) => stripVTControlCharacters(text ?? '')
 const result: ApplyResult = {
   done: [
     { stepId: 'project.a', address: 'project.a', kind: 'project', action: 'create', id: 'p-1', durationMs: 100, sealed: [] },
-    { stepId: 'gateway_token.g/ci', address: 'gateway_token.g/ci', kind: 'gateway_token', action: 'create', id: 't-1', durationMs: 100, sealed: ['plaintext'] },
+    {
+      stepId: 'gateway_token.g/ci',
+      address: 'gateway_token.g/ci',
+      kind: 'gateway_token',
+      action: 'create',
+      id: 't-1',
+      durationMs: 100,
+      sealed: ['plaintext'],
+    },
   ],
-  failed: [{ stepId: 'gateway.g2', address: 'gateway.g2', kind: 'gateway', action: 'create', reason: 'createGateway failed: 400 bad_request (invalid slug).', status: 400, requestId: 'req-9' }],
-  skipped: [{ stepId: 'gateway_token.g2/x', address: 'gateway_token.g2/x', kind: 'gateway_token', action: 'create', cause: 'dependency-failed', after: 'gateway.g2' }],
+  failed: [
+    {
+      stepId: 'gateway.g2',
+      address: 'gateway.g2',
+      kind: 'gateway',
+      action: 'create',
+      reason: 'createGateway failed: 400 bad_request (invalid slug).',
+      status: 400,
+      requestId: 'req-9',
+    },
+  ],
+  skipped: [
+    {
+      stepId: 'gateway_token.g2/x',
+      address: 'gateway_token.g2/x',
+      kind: 'gateway_token',
+      action: 'create',
+      cause: 'dependency-failed',
+      after: 'gateway.g2',
+    },
+  ],
   interrupted: false,
   durationMs: 2500,
 };
@@ -92,7 +119,12 @@ describe('summary', () => {
   });
 
   it('says complete when nothing failed, and interrupted after Ctrl-C', () => {
-    expect(summaryLines({ ...result, failed: [], skipped: [] }, 'Destroy')[0]).toEqual({ text: 'Destroy complete: 2 done, 0 failed, 0 skipped (2.5s).', tone: 'ok' });
-    expect(summaryLines({ ...result, failed: [], interrupted: true }, 'Apply')[0]?.text).toBe('Apply interrupted: 2 done, 0 failed, 1 skipped (2.5s).');
+    expect(summaryLines({ ...result, failed: [], skipped: [] }, 'Destroy')[0]).toEqual({
+      text: 'Destroy complete: 2 done, 0 failed, 0 skipped (2.5s).',
+      tone: 'ok',
+    });
+    expect(summaryLines({ ...result, failed: [], interrupted: true }, 'Apply')[0]?.text).toBe(
+      'Apply interrupted: 2 done, 0 failed, 1 skipped (2.5s).',
+    );
   });
 });

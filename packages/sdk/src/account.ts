@@ -39,8 +39,15 @@ export async function expectedAccount(client: ReaderClient, accountId: string | 
 
 function onlyAccount(accounts: readonly Account[]): string {
   if (accounts.length === 1) return accounts[0]!.account_id;
-  if (accounts.length === 0) throw new AccountError('ACCOUNT_NONE', 'The token can act in no account: ask an admin of the account that holds the record to add its user or Service Account.');
-  const named = accounts.slice(0, 10).map((a) => `${clean(a.name)} (${clean(a.account_id)})`).join(', ');
+  if (accounts.length === 0)
+    throw new AccountError(
+      'ACCOUNT_NONE',
+      'The token can act in no account: ask an admin of the account that holds the record to add its user or Service Account.',
+    );
+  const named = accounts
+    .slice(0, 10)
+    .map((a) => `${clean(a.name)} (${clean(a.account_id)})`)
+    .join(', ');
   throw new AccountError(
     'ACCOUNT_AMBIGUOUS',
     `The token can act in ${accounts.length} accounts (${named}${accounts.length > 10 ? ', …' : ''}), so which one holds the record is not known: give accountId.`,

@@ -43,8 +43,17 @@ export interface RecordVersionRow {
  * joined, rather than overloads: a generic client of every operation is then assignable to it.)
  */
 export type ReaderClient = { readonly identity: TokenIdentity; readonly accountId?: string | undefined } & {
-  call(operation: 'readRecord', request: ReaderOperations['readRecord']['request'], options?: { accountId?: string }): Promise<ReaderOperations['readRecord']['result']>;
-} & { call(operation: 'listAccounts', request: ReaderOperations['listAccounts']['request']): Promise<ReaderOperations['listAccounts']['result']> };
+  call(
+    operation: 'readRecord',
+    request: ReaderOperations['readRecord']['request'],
+    options?: { accountId?: string },
+  ): Promise<ReaderOperations['readRecord']['result']>;
+} & {
+  call(
+    operation: 'listAccounts',
+    request: ReaderOperations['listAccounts']['request'],
+  ): Promise<ReaderOperations['listAccounts']['result']>;
+};
 
 export interface ClientOptions {
   /** The API's address without the version prefix, e.g. `https://api.example.com`. */
@@ -62,8 +71,16 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>;
 }
 
-const routes: Record<keyof ReaderOperations, { method: string; path: string; accountScoped: boolean; check: (data: unknown) => string | undefined }> = {
-  readRecord: { method: 'POST', path: '/records/{id}/read', accountScoped: true, check: (data) => (isObject(data) ? fieldsProblem(data.fields) : 'the result is not an object') },
+const routes: Record<
+  keyof ReaderOperations,
+  { method: string; path: string; accountScoped: boolean; check: (data: unknown) => string | undefined }
+> = {
+  readRecord: {
+    method: 'POST',
+    path: '/records/{id}/read',
+    accountScoped: true,
+    check: (data) => (isObject(data) ? fieldsProblem(data.fields) : 'the result is not an object'),
+  },
   listAccounts: { method: 'GET', path: '/accounts', accountScoped: false, check: accountsProblem },
   listRecords: { method: 'GET', path: '/records', accountScoped: true, check: recordRowsProblem },
 };
@@ -91,7 +108,9 @@ export class Client {
     const url = new URL(options.baseUrl);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`the base URL must be http(s), not ${url.protocol}`);
     if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !options.allowInsecureHttp) {
-      throw new TypeError(`refusing to send the API token over plain http to ${url.hostname}: use https (or allowInsecureHttp: true on a trusted network)`);
+      throw new TypeError(
+        `refusing to send the API token over plain http to ${url.hostname}: use https (or allowInsecureHttp: true on a trusted network)`,
+      );
     }
     this.basePath = url.pathname.replace(/\/+$/, '') + '/v1';
     this.transport = createTransport(url, 4);
@@ -102,14 +121,32 @@ export class Client {
     this.maxResponseBytes = options.maxResponseBytes ?? 8 * 1024 * 1024;
   }
 
-  call(operation: 'readRecord', request: ReaderOperations['readRecord']['request'], options?: { accountId?: string }): Promise<ReaderOperations['readRecord']['result']>;
+  call(
+    operation: 'readRecord',
+    request: ReaderOperations['readRecord']['request'],
+    options?: { accountId?: string },
+  ): Promise<ReaderOperations['readRecord']['result']>;
   call(operation: 'listAccounts', request: Record<string, never>): Promise<readonly Account[]>;
-  call(operation: 'listRecords', request: ReaderOperations['listRecords']['request'], options?: { accountId?: string }): Promise<ReaderOperations['listRecords']['result']>;
-  async call(operation: keyof ReaderOperations, request: { path?: { id: string }; query?: Record<string, number>; body?: unknown }, options: { accountId?: string } = {}): Promise<unknown> {
+  call(
+    operation: 'listRecords',
+    request: ReaderOperations['listRecords']['request'],
+    options?: { accountId?: string },
+  ): Promise<ReaderOperations['listRecords']['result']>;
+  async call(
+    operation: keyof ReaderOperations,
+    request: { path?: { id: string }; query?: Record<string, number>; body?: unknown },
+    options: { accountId?: string } = {},
+  ): Promise<unknown> {
     const route = routes[operation];
-    const query = request.query ? `?${new URLSearchParams(Object.entries(request.query).map(([name, value]): [string, string] => [name, String(value)])).toString()}` : '';
+    const query = request.query
+      ? `?${new URLSearchParams(Object.entries(request.query).map(([name, value]): [string, string] => [name, String(value)])).toString()}`
+      : '';
     const path = this.basePath + route.path.replace('{id}', encodeURIComponent(request.path?.id ?? '')) + query;
-    const headers: Record<string, string> = { authorization: `Bearer ${this.options.token}`, accept: 'application/json', 'user-agent': '@cplane/sdk' };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.options.token}`,
+      accept: 'application/json',
+      'user-agent': '@cplane/sdk',
+    };
     const accountId = options.accountId ?? this.accountId;
     if (route.accountScoped && accountId) headers['x-account-id'] = accountId;
     const body = request.body === undefined ? undefined : JSON.stringify(request.body);
@@ -129,11 +166,19 @@ export class Client {
     }
   }
 
-  private async attempts(operation: string, route: (typeof routes)[keyof ReaderOperations], path: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<unknown> {
+  private async attempts(
+    operation: string,
+    route: (typeof routes)[keyof ReaderOperations],
+    path: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal,
+  ): Promise<unknown> {
     for (let attempt = 1; ; attempt++) {
       let answer: Answer;
       try {
-        const tooLarge = () => new ApiError(operation, 0, 'response_too_large', `the answer is larger than ${this.maxResponseBytes} bytes`, undefined, attempt);
+        const tooLarge = () =>
+          new ApiError(operation, 0, 'response_too_large', `the answer is larger than ${this.maxResponseBytes} bytes`, undefined, attempt);
         answer = await this.transport.exchange({ method: route.method, path, headers, body, signal }, this.maxResponseBytes, tooLarge);
       } catch (cause) {
         if (cause instanceof ApiError || signal.aborted) throw cause;
@@ -147,7 +192,15 @@ export class Client {
       const envelope = parseEnvelope(answer.text);
       if (answer.status >= 200 && answer.status < 300 && envelope?.ok === true) {
         const problem = route.check(envelope.data);
-        if (problem) throw new ApiError(operation, answer.status, 'invalid_response', `the answer does not match the API spec: ${problem}`, requestId, attempt);
+        if (problem)
+          throw new ApiError(
+            operation,
+            answer.status,
+            'invalid_response',
+            `the answer does not match the API spec: ${problem}`,
+            requestId,
+            attempt,
+          );
         return envelope.data;
       }
       if (this.retry.retryStatuses.includes(answer.status) && attempt < this.retry.maxAttempts) {
@@ -160,7 +213,8 @@ export class Client {
         operation,
         answer.status,
         text(error?.code) ?? (answer.status < 300 ? 'invalid_response' : `http_${answer.status}`),
-        text(error?.message) ?? (answer.status < 300 ? 'the API answered without a success envelope' : 'the API answered without an error envelope'),
+        text(error?.message) ??
+          (answer.status < 300 ? 'the API answered without a success envelope' : 'the API answered without an error envelope'),
         (envelope?.ok === false ? text(envelope.requestId) : undefined) ?? requestId,
         attempt,
       );
@@ -203,7 +257,8 @@ function fieldsProblem(fields: unknown): string | undefined {
   if (typeof fields.ciphertext !== 'string') return 'fields.ciphertext is not a string';
   const wrapper = fields.wrapper;
   if (!isObject(wrapper)) return 'fields.wrapper is not an object';
-  for (const name of ['alg', 'keyId', 'wrappedDek'] as const) if (typeof wrapper[name] !== 'string') return `fields.wrapper.${name} is not a string`;
+  for (const name of ['alg', 'keyId', 'wrappedDek'] as const)
+    if (typeof wrapper[name] !== 'string') return `fields.wrapper.${name} is not a string`;
   if (wrapper.nonce !== undefined && typeof wrapper.nonce !== 'string') return 'fields.wrapper.nonce is not a string';
   return undefined;
 }
@@ -216,6 +271,11 @@ function accountsProblem(data: unknown): string | undefined {
 
 function recordRowsProblem(data: unknown): string | undefined {
   if (!Array.isArray(data)) return 'the result is not a list';
-  const bad = data.findIndex((r) => !isObject(r) || typeof r.record_id !== 'string' || !(r.current_version === null || (Number.isSafeInteger(r.current_version) && (r.current_version as number) >= 1)));
+  const bad = data.findIndex(
+    (r) =>
+      !isObject(r) ||
+      typeof r.record_id !== 'string' ||
+      !(r.current_version === null || (Number.isSafeInteger(r.current_version) && (r.current_version as number) >= 1)),
+  );
   return bad === -1 ? undefined : `item ${bad} is not a record {record_id, current_version}`;
 }

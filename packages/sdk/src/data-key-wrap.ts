@@ -94,7 +94,15 @@ export function wrapDataKey(request: WrapDataKeyRequest): string {
   checkHeaderField(accountId, 'accountId');
   checkHeaderField(recipientId, 'recipientId');
   checkVersion(version);
-  const header = [WRAP_FORMAT, accountId, String(version), recipientId, keyIdOf(recipientPublicKey), b64url(writer.publicKey), String(Math.floor(wrappedAt.getTime() / 1000))].join('.');
+  const header = [
+    WRAP_FORMAT,
+    accountId,
+    String(version),
+    recipientId,
+    keyIdOf(recipientPublicKey),
+    b64url(writer.publicKey),
+    String(Math.floor(wrappedAt.getTime() / 1000)),
+  ].join('.');
   const sealed = seal({ recipientPublicKey, info: INFO, aad: aadOf(header, recordId, valueDigest), plaintext: dataKey, sender: writer });
   return [header, b64url(sealed.enc), b64url(sealed.ct)].join('.');
 }
@@ -121,16 +129,30 @@ export function unwrapDataKey(request: UnwrapDataKeyRequest): UnwrappedDataKey {
   }
   const writerKeyId = keyIdOf(wrapper.writerKey);
   if (trustedWriters !== 'any' && !trustedWriters.some((key) => Buffer.from(key).equals(wrapper.writerKey))) {
-    throw new WrapError('WRAP_UNTRUSTED_WRITER', `The data key of record ${recordId} was wrapped by the writer ${writerKeyId}, which is not one of the writer keys this reader trusts: the API server, or a writer you have not pinned, made it. Check the writer keys you trust; if they are right, do not use the value.`);
+    throw new WrapError(
+      'WRAP_UNTRUSTED_WRITER',
+      `The data key of record ${recordId} was wrapped by the writer ${writerKeyId}, which is not one of the writer keys this reader trusts: the API server, or a writer you have not pinned, made it. Check the writer keys you trust; if they are right, do not use the value.`,
+    );
   }
   let dataKey: Uint8Array;
   try {
-    dataKey = open({ recipient, sealed: wrapper, info: INFO, aad: aadOf(wrapper.header, recordId, valueDigest), senderPublicKey: wrapper.writerKey });
+    dataKey = open({
+      recipient,
+      sealed: wrapper,
+      info: INFO,
+      aad: aadOf(wrapper.header, recordId, valueDigest),
+      senderPublicKey: wrapper.writerKey,
+    });
   } catch (error) {
     if (!(error instanceof HpkeOpenError)) throw error;
-    throw new WrapError('WRAP_OPEN_FAILED', `The wrapped data key of record ${recordId} does not open: it was made for another record, version, value or reader, not by the writer ${writerKeyId}, or altered. Do not use it.`, { cause: error });
+    throw new WrapError(
+      'WRAP_OPEN_FAILED',
+      `The wrapped data key of record ${recordId} does not open: it was made for another record, version, value or reader, not by the writer ${writerKeyId}, or altered. Do not use it.`,
+      { cause: error },
+    );
   }
-  if (dataKey.length !== DATA_KEY_BYTES) throw new WrapError('WRAP_MALFORMED', `the wrapped data key is ${dataKey.length} bytes, not ${DATA_KEY_BYTES}`);
+  if (dataKey.length !== DATA_KEY_BYTES)
+    throw new WrapError('WRAP_MALFORMED', `the wrapped data key is ${dataKey.length} bytes, not ${DATA_KEY_BYTES}`);
   return { dataKey, accountId: wrapper.accountId, version: wrapper.version, writerKeyId, wrappedAt: wrapper.wrappedAt };
 }
 
@@ -149,10 +171,18 @@ export function parseWrappedDek(text: string): ParsedWrapper {
   const parts = text.split('.');
   const [format, accountId, version, recipientId, keyId, writerKey, wrappedAt, enc, ct] = parts;
   if (
-    parts.length !== 9 || format !== WRAP_FORMAT || !/^[A-Za-z0-9_:-]{1,100}$/.test(accountId!) || !/^[1-9][0-9]{0,9}$/.test(version!) ||
-    !/^[A-Za-z0-9_:-]{1,100}$/.test(recipientId!) || !/^x25519:[0-9a-f]{16}$/.test(keyId!) || !/^[0-9]{1,12}$/.test(wrappedAt!)
+    parts.length !== 9 ||
+    format !== WRAP_FORMAT ||
+    !/^[A-Za-z0-9_:-]{1,100}$/.test(accountId!) ||
+    !/^[1-9][0-9]{0,9}$/.test(version!) ||
+    !/^[A-Za-z0-9_:-]{1,100}$/.test(recipientId!) ||
+    !/^x25519:[0-9a-f]{16}$/.test(keyId!) ||
+    !/^[0-9]{1,12}$/.test(wrappedAt!)
   ) {
-    throw new WrapError('WRAP_MALFORMED', `The wrapped data key is not in the ${WRAP_FORMAT} format (${WRAP_FORMAT}.<account>.<version>.<recipientId>.<keyId>.<writerKey>.<wrappedAt>.<enc>.<ct>).`);
+    throw new WrapError(
+      'WRAP_MALFORMED',
+      `The wrapped data key is not in the ${WRAP_FORMAT} format (${WRAP_FORMAT}.<account>.<version>.<recipientId>.<keyId>.<writerKey>.<wrappedAt>.<enc>.<ct>).`,
+    );
   }
   const writerBytes = fromB64url(writerKey!);
   const encBytes = fromB64url(enc!);

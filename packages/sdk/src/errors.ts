@@ -18,7 +18,9 @@ export class ApiError extends Error {
     readonly requestId: string | undefined,
     readonly attempts: number,
   ) {
-    const parts = [`${operation} failed: the control-plane API answered ${status} ${clean(code)}${reason && reason !== code ? ` (${clean(reason)})` : ''}`];
+    const parts = [
+      `${operation} failed: the control-plane API answered ${status} ${clean(code)}${reason && reason !== code ? ` (${clean(reason)})` : ''}`,
+    ];
     if (attempts > 1) parts.push(`after ${attempts} attempts`);
     if (requestId) parts.push(`request id ${clean(requestId)}`);
     const who = whoActs(status, reason);
@@ -30,7 +32,12 @@ export class ApiError extends Error {
 export class NetworkError extends Error {
   override readonly name = 'NetworkError';
   readonly code = 'NETWORK_ERROR';
-  constructor(readonly operation: string, readonly attempts: number, override readonly cause: unknown, deadlineMs?: number) {
+  constructor(
+    readonly operation: string,
+    readonly attempts: number,
+    override readonly cause: unknown,
+    deadlineMs?: number,
+  ) {
     const why = cause instanceof Error ? cause.message : String(cause);
     super(
       deadlineMs !== undefined
@@ -51,19 +58,27 @@ export type AccountErrorCode =
 /** The account to read in is not known: the caller gave none, and it could not be found. */
 export class AccountError extends Error {
   override readonly name = 'AccountError';
-  constructor(readonly code: AccountErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly code: AccountErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }
 
 /** Who must act on a refusal, by status: the application's operator, or an admin of the account. */
 function whoActs(status: number, reason: string): string | undefined {
-  if (status === 401) return 'The token is missing, invalid or expired: the application needs a valid Service Account token from an admin of the account.';
-  if (status === 403 && reason === 'service_account_inactive') return 'The Service Account is not active: ask an admin of the account to activate it.';
-  if (status === 403) return 'This token may not do this in this account: check the account id, and ask the owner of the configuration to grant the record to this Service Account.';
+  if (status === 401)
+    return 'The token is missing, invalid or expired: the application needs a valid Service Account token from an admin of the account.';
+  if (status === 403 && reason === 'service_account_inactive')
+    return 'The Service Account is not active: ask an admin of the account to activate it.';
+  if (status === 403)
+    return 'This token may not do this in this account: check the account id, and ask the owner of the configuration to grant the record to this Service Account.';
   if (status === 404) return 'There is no such object in the account: check the record id and the account id.';
   if (status === 429 || status >= 500) return 'The API is busy or failing: try again later, and quote the request id if it persists.';
-  if (status >= 200 && status < 400) return 'The answer is not the control-plane API\'s: check the base URL (the API\'s address, without /v1).';
+  if (status >= 200 && status < 400)
+    return "The answer is not the control-plane API's: check the base URL (the API's address, without /v1).";
   return undefined;
 }
 

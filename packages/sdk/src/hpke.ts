@@ -12,7 +12,14 @@
  * synchronous implementation keeps both simple.
  */
 import { chacha20poly1305 } from '@noble/ciphers/chacha.js';
-import { createHmac, createPrivateKey, createPublicKey, diffieHellman as nodeDiffieHellman, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  diffieHellman as nodeDiffieHellman,
+  generateKeyPairSync,
+  type KeyObject,
+} from 'node:crypto';
 
 const encoder = new TextEncoder();
 const bytes = (text: string) => encoder.encode(text);
@@ -92,7 +99,10 @@ export function deriveKeyPair(ikm: Uint8Array): HpkeKeyPair {
 /** GenerateKeyPair: a fresh random key pair. */
 export function generateKeyPair(): HpkeKeyPair {
   const { privateKey, publicKey } = generateKeyPairSync('x25519');
-  return { privateKey: new Uint8Array(privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(PKCS8_PREFIX.length)), publicKey: rawPublicKey(publicKey) };
+  return {
+    privateKey: new Uint8Array(privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(PKCS8_PREFIX.length)),
+    publicKey: rawPublicKey(publicKey),
+  };
 }
 
 export function publicKeyOf(privateKey: Uint8Array): Uint8Array {
@@ -179,12 +189,20 @@ export function open(request: Omit<SetupRecipientRequest, 'enc'> & { sealed: Hpk
     return setupRecipient({ ...request, enc: request.sealed.enc }).open(request.aad, request.sealed.ct);
   } catch (cause) {
     if (cause instanceof HpkeOpenError) throw cause;
-    throw new HpkeOpenError('the HPKE message does not open: another recipient or sender key, other associated data, or altered bytes', { cause });
+    throw new HpkeOpenError('the HPKE message does not open: another recipient or sender key, other associated data, or altered bytes', {
+      cause,
+    });
   }
 }
 
 /** SealBase, single shot (kept for readers of the first wrapper format). */
-export function sealBase(recipientPublicKey: Uint8Array, info: Uint8Array, aad: Uint8Array, plaintext: Uint8Array, ephemeral?: HpkeKeyPair): HpkeSealed {
+export function sealBase(
+  recipientPublicKey: Uint8Array,
+  info: Uint8Array,
+  aad: Uint8Array,
+  plaintext: Uint8Array,
+  ephemeral?: HpkeKeyPair,
+): HpkeSealed {
   return seal({ recipientPublicKey, info, aad, plaintext, ...(ephemeral ? { ephemeral } : {}) });
 }
 
@@ -213,7 +231,10 @@ function context(enc: Uint8Array, sharedSecret: Uint8Array, schedule: KeySchedul
         return chacha20poly1305(schedule.key, nonce, aad).decrypt(ciphertext);
       } catch (cause) {
         sequence--;
-        throw new HpkeOpenError('the HPKE message does not open: another recipient or sender key, other associated data, or altered bytes', { cause });
+        throw new HpkeOpenError(
+          'the HPKE message does not open: another recipient or sender key, other associated data, or altered bytes',
+          { cause },
+        );
       }
     },
     export: (exporterContext, length) => labeledExpand(HPKE_SUITE_ID, schedule.exporterSecret, 'sec', exporterContext, length),

@@ -5,7 +5,16 @@
  * say what is missing and who must act. Tools that grant a record to a reader wrap its data key with
  * `wrapDataKey`. An application that reads by name uses `createReader` with a manifest and one credential.
  */
-export { Client, createClient, identityOf, type Account, type ClientOptions, type ReaderClient, type ReaderOperations, type TokenIdentity } from './client.js';
+export {
+  Client,
+  createClient,
+  identityOf,
+  type Account,
+  type ClientOptions,
+  type ReaderClient,
+  type ReaderOperations,
+  type TokenIdentity,
+} from './client.js';
 export { AccountError, ApiError, NetworkError, type AccountErrorCode } from './errors.js';
 export { discoverAccount } from './account.js';
 export { wrapDataKey, unwrapDataKey, keyIdOf, isHpkeWrapper, WrapError, WRAP_FORMAT } from './data-key-wrap.js';
@@ -17,5 +26,20 @@ export { decodeReaderKey, readReaderKeyFile, ReaderKeyError, type ReaderKeyError
 export { parseWriterKeys, WriterKeyListError } from './writer-key.js';
 export { readSecret, readSecretValue, readRecordFields, type ReadSecretOptions } from './read-secret.js';
 export { createReader, type NamedValue, type Reader, type ReaderOptions, type WatchOptions } from './reader.js';
-export { checkManifest, loadManifest, ManifestError, MANIFEST_VERSION, type ManifestDeployment, type ManifestErrorCode, type ManifestRecord, type ReaderManifest } from './manifest.js';
-export { decodeReaderCredential, encodeReaderCredential, ReaderCredentialError, READER_CREDENTIAL_PREFIX, type ReaderCredential } from './reader-credential.js';
+export {
+  checkManifest,
+  loadManifest,
+  ManifestError,
+  MANIFEST_VERSION,
+  type ManifestDeployment,
+  type ManifestErrorCode,
+  type ManifestRecord,
+  type ReaderManifest,
+} from './manifest.js';
+export {
+  decodeReaderCredential,
+  encodeReaderCredential,
+  ReaderCredentialError,
+  READER_CREDENTIAL_PREFIX,
+  type ReaderCredential,
+} from './reader-credential.js';

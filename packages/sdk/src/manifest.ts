@@ -47,7 +47,10 @@ export type ManifestErrorCode =
 
 export class ManifestError extends Error {
   override readonly name = 'ManifestError';
-  constructor(readonly code: ManifestErrorCode, message: string) {
+  constructor(
+    readonly code: ManifestErrorCode,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -62,58 +65,93 @@ export function loadManifest(manifest: string | unknown, where = typeof manifest
   try {
     text = readFileSync(manifest, 'utf8');
   } catch (error) {
-    throw new ManifestError('MANIFEST_INVALID', `The reader manifest ${where} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): check the path (CPLANE_MANIFEST, or the manifest option).`);
+    throw new ManifestError(
+      'MANIFEST_INVALID',
+      `The reader manifest ${where} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): check the path (CPLANE_MANIFEST, or the manifest option).`,
+    );
   }
   try {
     return checkManifest(JSON.parse(text), where);
   } catch (error) {
     if (error instanceof ManifestError) throw error;
-    throw new ManifestError('MANIFEST_INVALID', `The reader manifest ${where} is not JSON: write it again with \`cplane reader-manifest\`.`);
+    throw new ManifestError(
+      'MANIFEST_INVALID',
+      `The reader manifest ${where} is not JSON: write it again with \`cplane reader-manifest\`.`,
+    );
   }
 }
 
 /** Checks the shape reading relies on; the first problem is the error. */
 export function checkManifest(value: unknown, where: string): ReaderManifest {
-  const invalid = (problem: string) => new ManifestError('MANIFEST_INVALID', `The reader manifest ${where} is not valid: ${problem}. Write it again with \`cplane reader-manifest\`.`);
+  const invalid = (problem: string) =>
+    new ManifestError(
+      'MANIFEST_INVALID',
+      `The reader manifest ${where} is not valid: ${problem}. Write it again with \`cplane reader-manifest\`.`,
+    );
   if (!isObject(value)) throw invalid('it is not a JSON object');
-  if (value.version !== MANIFEST_VERSION) throw invalid(`its version is ${JSON.stringify(value.version)}, and this version of @cplane/sdk reads version ${MANIFEST_VERSION} (upgrade @cplane/sdk for a newer one)`);
+  if (value.version !== MANIFEST_VERSION)
+    throw invalid(
+      `its version is ${JSON.stringify(value.version)}, and this version of @cplane/sdk reads version ${MANIFEST_VERSION} (upgrade @cplane/sdk for a newer one)`,
+    );
   if (typeof value.serviceAccount !== 'string') throw invalid('serviceAccount is not a string');
   if (!isObject(value.deployments)) throw invalid('deployments is not an object');
   for (const [name, deployment] of Object.entries(value.deployments)) {
     const at = `deployment "${name}"`;
     if (!isObject(deployment)) throw invalid(`${at} is not an object`);
-    if (typeof deployment.baseUrl !== 'string' || !/^https?:\/\//.test(deployment.baseUrl)) throw invalid(`${at}: baseUrl is not an http(s) URL`);
+    if (typeof deployment.baseUrl !== 'string' || !/^https?:\/\//.test(deployment.baseUrl))
+      throw invalid(`${at}: baseUrl is not an http(s) URL`);
     if (typeof deployment.accountId !== 'string' || !UUID.test(deployment.accountId)) throw invalid(`${at}: accountId is not a uuid`);
-    if (deployment.serviceAccountId !== undefined && (typeof deployment.serviceAccountId !== 'string' || !UUID.test(deployment.serviceAccountId))) throw invalid(`${at}: serviceAccountId is not a uuid`);
-    if (!Array.isArray(deployment.writerKeys) || deployment.writerKeys.length === 0) throw invalid(`${at}: writerKeys is not a list of writer keys`);
+    if (
+      deployment.serviceAccountId !== undefined &&
+      (typeof deployment.serviceAccountId !== 'string' || !UUID.test(deployment.serviceAccountId))
+    )
+      throw invalid(`${at}: serviceAccountId is not a uuid`);
+    if (!Array.isArray(deployment.writerKeys) || deployment.writerKeys.length === 0)
+      throw invalid(`${at}: writerKeys is not a list of writer keys`);
     for (const key of deployment.writerKeys as unknown[]) {
       const bytes = isObject(key) && typeof key.publicKey === 'string' ? Buffer.from(key.publicKey, 'base64') : undefined;
-      if (!bytes || bytes.length !== 32 || !isObject(key) || key.keyId !== keyIdOf(bytes)) throw invalid(`${at}: a writer key is not {publicKey, keyId} of a 32-byte X25519 public key`);
+      if (!bytes || bytes.length !== 32 || !isObject(key) || key.keyId !== keyIdOf(bytes))
+        throw invalid(`${at}: a writer key is not {publicKey, keyId} of a 32-byte X25519 public key`);
     }
     if (!isObject(deployment.records)) throw invalid(`${at}: records is not an object`);
     for (const [secret, record] of Object.entries(deployment.records)) {
-      if (!isObject(record) || typeof record.recordId !== 'string' || !UUID.test(record.recordId)) throw invalid(`${at}: record "${secret}" has no recordId uuid`);
+      if (!isObject(record) || typeof record.recordId !== 'string' || !UUID.test(record.recordId))
+        throw invalid(`${at}: record "${secret}" has no recordId uuid`);
     }
   }
   return value as unknown as ReaderManifest;
 }
 
 /** The deployment named (else the only one), or why there is none. */
-export function manifestDeployment(manifest: ReaderManifest, name: string | undefined, where: string): { name: string; deployment: ManifestDeployment } {
+export function manifestDeployment(
+  manifest: ReaderManifest,
+  name: string | undefined,
+  where: string,
+): { name: string; deployment: ManifestDeployment } {
   const names = Object.keys(manifest.deployments);
   if (name === undefined || name === '') {
     if (names.length === 1) return { name: names[0]!, deployment: manifest.deployments[names[0]!]! };
-    throw new ManifestError('DEPLOYMENT_REQUIRED', `The reader manifest ${where} has ${names.length} deployments (${names.join(', ') || 'none'}) and none was named: set CPLANE_DEPLOYMENT (or the deployment option) to the one this application runs in.`);
+    throw new ManifestError(
+      'DEPLOYMENT_REQUIRED',
+      `The reader manifest ${where} has ${names.length} deployments (${names.join(', ') || 'none'}) and none was named: set CPLANE_DEPLOYMENT (or the deployment option) to the one this application runs in.`,
+    );
   }
   const deployment = Object.hasOwn(manifest.deployments, name) ? manifest.deployments[name] : undefined;
   if (!deployment) {
-    throw new ManifestError('DEPLOYMENT_NOT_IN_MANIFEST', `Deployment "${name}" is not in the reader manifest ${where}${didYouMean(name, names)}; it has ${names.join(', ') || 'none'}. Check CPLANE_DEPLOYMENT, or ask the owner of the configuration for a manifest written with that deployment (\`--all\` or \`--deployment ${name}\`).`);
+    throw new ManifestError(
+      'DEPLOYMENT_NOT_IN_MANIFEST',
+      `Deployment "${name}" is not in the reader manifest ${where}${didYouMean(name, names)}; it has ${names.join(', ') || 'none'}. Check CPLANE_DEPLOYMENT, or ask the owner of the configuration for a manifest written with that deployment (\`--all\` or \`--deployment ${name}\`).`,
+    );
   }
   return { name, deployment };
 }
 
 /** The record of a secret's name in a deployment, or why the application may not read it. */
-export function manifestRecord(manifest: ReaderManifest, deployment: { name: string; deployment: ManifestDeployment }, secret: string): ManifestRecord {
+export function manifestRecord(
+  manifest: ReaderManifest,
+  deployment: { name: string; deployment: ManifestDeployment },
+  secret: string,
+): ManifestRecord {
   const record = Object.hasOwn(deployment.deployment.records, secret) ? deployment.deployment.records[secret] : undefined;
   if (!record) {
     throw new ManifestError(
@@ -129,7 +167,8 @@ function didYouMean(name: string, names: string[]): string {
   let best: { name: string; distance: number } | undefined;
   for (const candidate of names) {
     const distance = editDistance(name, candidate);
-    if (distance <= Math.min(3, Math.max(1, Math.floor(name.length / 4))) && (!best || distance < best.distance)) best = { name: candidate, distance };
+    if (distance <= Math.min(3, Math.max(1, Math.floor(name.length / 4))) && (!best || distance < best.distance))
+      best = { name: candidate, distance };
   }
   return best ? ` (did you mean "${best.name}"?)` : '';
 }
@@ -138,7 +177,8 @@ function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     previous = current;
   }
   return previous[b.length]!;

@@ -4,10 +4,7 @@
  */
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 
-export type OwnerOnlyRead =
-  | { found: 'missing' }
-  | { found: 'open-to-others'; mode: string }
-  | { found: 'private'; text: string };
+export type OwnerOnlyRead = { found: 'missing' } | { found: 'open-to-others'; mode: string } | { found: 'private'; text: string };
 
 export function readOwnerOnlyFile(path: string): OwnerOnlyRead {
   let fd: number;

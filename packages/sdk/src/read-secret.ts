@@ -50,7 +50,11 @@ export async function readRecordFields(client: ReaderClient, recordId: string, a
   } catch (error) {
     throw refusal(error, recordId) ?? error;
   }
-  if (!read.fields) throw new WrapError('WRAP_MALFORMED', `Record ${recordId} has no value yet: ask the owner of the configuration that manages it to write one.`);
+  if (!read.fields)
+    throw new WrapError(
+      'WRAP_MALFORMED',
+      `Record ${recordId} has no value yet: ask the owner of the configuration that manages it to write one.`,
+    );
   return read.fields;
 }
 
@@ -64,7 +68,10 @@ export async function readSecretValue(client: ReaderClient, options: ReadSecretO
   // A JavaScript caller may leave it out, or pass an unset variable split on commas: that is the refusal below.
   const trustedWriters = (options.writerKeys ?? []).filter((key) => typeof key !== 'string' || key.trim() !== '').map(writerKeyBytes);
   if (trustedWriters.length === 0) {
-    throw new WrapError('WRAP_UNTRUSTED_WRITER', 'No writer key is trusted, so no value can be accepted: give writerKeys, the public writer key of the configuration that writes your secrets (its owner hands it out; it is not secret).');
+    throw new WrapError(
+      'WRAP_UNTRUSTED_WRITER',
+      'No writer key is trusted, so no value can be accepted: give writerKeys, the public writer key of the configuration that writes your secrets (its owner hands it out; it is not secret).',
+    );
   }
   // The account asked for, or a human token's only one (./account.ts): the wrapper must name it too.
   const accountId = await expectedAccount(client, options.accountId);
@@ -94,10 +101,18 @@ function refusal(error: unknown, recordId: string): Error | undefined {
   if (typeof status !== 'number' || typeof reason !== 'string') return undefined;
   const quoted = `the API answered ${status} ${reason}${typeof requestId === 'string' ? `, request id ${requestId}` : ''}`;
   if (status === 409 && reason.endsWith('grant_not_found')) {
-    return new WrapError('WRAP_NOT_GRANTED', `Record ${recordId} is not granted to this reader (${quoted}). Ask the owner of the configuration that manages the record to grant it to this reader.`, { cause: error });
+    return new WrapError(
+      'WRAP_NOT_GRANTED',
+      `Record ${recordId} is not granted to this reader (${quoted}). Ask the owner of the configuration that manages the record to grant it to this reader.`,
+      { cause: error },
+    );
   }
   if (status === 400 && reason === 'account_id_required') {
-    return new AccountError('ACCOUNT_REQUIRED', `The API needs the account of record ${recordId} (${quoted}): give accountId, the id of the account the record is in (its owner knows it).`, { cause: error });
+    return new AccountError(
+      'ACCOUNT_REQUIRED',
+      `The API needs the account of record ${recordId} (${quoted}): give accountId, the id of the account the record is in (its owner knows it).`,
+      { cause: error },
+    );
   }
   return undefined;
 }
@@ -105,6 +120,7 @@ function refusal(error: unknown, recordId: string): Error | undefined {
 function writerKeyBytes(key: Uint8Array | string): Uint8Array {
   if (typeof key !== 'string') return key;
   const bytes = Buffer.from(key.trim(), 'base64');
-  if (bytes.length !== 32) throw new TypeError('a writer key is base64 of a 32-byte X25519 public key, as the owner of the configuration hands it out');
+  if (bytes.length !== 32)
+    throw new TypeError('a writer key is base64 of a 32-byte X25519 public key, as the owner of the configuration hands it out');
   return new Uint8Array(bytes);
 }

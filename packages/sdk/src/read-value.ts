@@ -42,7 +42,10 @@ export interface ReaderValue {
 export function decryptAsReader(request: ReaderDecryptRequest): ReaderValue {
   const { recordId, fields, privateKey, readerId, trustedWriters, minVersion, accountId } = request;
   if (!isHpkeWrapper(fields.wrapper.wrappedDek)) {
-    throw new WrapError('WRAP_MALFORMED', `The API returned no data key wrapped for this reader for record ${recordId}: it holds no grant of it. Ask the owner of the configuration that manages the record to grant it to this reader.`);
+    throw new WrapError(
+      'WRAP_MALFORMED',
+      `The API returned no data key wrapped for this reader for record ${recordId}: it holds no grant of it. Ask the owner of the configuration that manages the record to grant it to this reader.`,
+    );
   }
   const opened = unwrapDataKey({
     wrappedDek: fields.wrapper.wrappedDek,
@@ -55,10 +58,16 @@ export function decryptAsReader(request: ReaderDecryptRequest): ReaderValue {
   });
   // The version is now the writer's word, not only the server's: compare it with what the reader accepts.
   if (minVersion !== undefined && opened.version < minVersion) {
-    throw new WrapError('WRAP_ROLLBACK', `Record ${recordId} was returned at value version ${opened.version} (wrapped ${opened.wrappedAt.toISOString()}), older than version ${minVersion}, the oldest this reader accepts: the API returned an old value.`);
+    throw new WrapError(
+      'WRAP_ROLLBACK',
+      `Record ${recordId} was returned at value version ${opened.version} (wrapped ${opened.wrappedAt.toISOString()}), older than version ${minVersion}, the oldest this reader accepts: the API returned an old value.`,
+    );
   }
   if (accountId !== undefined && opened.accountId !== accountId) {
-    throw new WrapError('WRAP_OTHER_ACCOUNT', `The value of record ${recordId} was written for account ${opened.accountId}, not for ${accountId}, the account this reader expects: the API returned another deployment's value.`);
+    throw new WrapError(
+      'WRAP_OTHER_ACCOUNT',
+      `The value of record ${recordId} was written for account ${opened.accountId}, not for ${accountId}, the account this reader expects: the API returned another deployment's value.`,
+    );
   }
   const value = decryptWithDataKey(opened.dataKey, fields, { accountId: opened.accountId, recordId, version: opened.version });
   return { value, version: opened.version, accountId: opened.accountId, writerKeyId: opened.writerKeyId, wrappedAt: opened.wrappedAt };

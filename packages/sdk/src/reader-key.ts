@@ -27,7 +27,7 @@ export function decodeReaderKey(text: string, where: string): Uint8Array {
     throw new ReaderKeyError(
       'READER_KEY_INVALID',
       `${where} must be base64 of an X25519 private key of exactly 32 bytes (it decodes to ${bytes.length} bytes).`,
-      'Give the Service Account\'s private key, base64 of 32 bytes, as it was issued with the Service Account.',
+      "Give the Service Account's private key, base64 of 32 bytes, as it was issued with the Service Account.",
     );
   }
   return new Uint8Array(bytes);
@@ -36,7 +36,8 @@ export function decodeReaderKey(text: string, where: string): Uint8Array {
 /** Reads a private key file, refusing one that others can read. */
 export function readReaderKeyFile(path: string): Uint8Array {
   const read = readOwnerOnlyFile(path);
-  if (read.found === 'missing') throw new ReaderKeyError('READER_KEY_FILE_MISSING', `The key file ${path} does not exist.`, 'Check the path of the key file.');
+  if (read.found === 'missing')
+    throw new ReaderKeyError('READER_KEY_FILE_MISSING', `The key file ${path} does not exist.`, 'Check the path of the key file.');
   if (read.found === 'open-to-others') {
     throw new ReaderKeyError(
       'READER_KEY_FILE_OPEN',

@@ -12,7 +12,14 @@
  * reader is still to come) is not taken as seen, so the next poll tries it again.
  */
 import { createClient, type Client, type ClientOptions } from './client.js';
-import { loadManifest, ManifestError, manifestDeployment, manifestRecord, type ManifestDeployment, type ReaderManifest } from './manifest.js';
+import {
+  loadManifest,
+  ManifestError,
+  manifestDeployment,
+  manifestRecord,
+  type ManifestDeployment,
+  type ReaderManifest,
+} from './manifest.js';
 import { decodeReaderCredential, type ReaderCredential } from './reader-credential.js';
 import { readSecretValue } from './read-secret.js';
 import type { ReaderValue } from './read-value.js';
@@ -74,10 +81,17 @@ interface Watcher {
 /** A reader of the secrets a manifest names, as the Service Account of the credential. */
 export function createReader(options: ReaderOptions = {}): Reader {
   const source = options.manifest ?? process.env.CPLANE_MANIFEST;
-  if (source === undefined || source === '') throw new ManifestError('MANIFEST_INVALID', 'No reader manifest: set CPLANE_MANIFEST to its path (the file `cplane reader-manifest` writes), or pass manifest.');
+  if (source === undefined || source === '')
+    throw new ManifestError(
+      'MANIFEST_INVALID',
+      'No reader manifest: set CPLANE_MANIFEST to its path (the file `cplane reader-manifest` writes), or pass manifest.',
+    );
   const where = typeof source === 'string' ? source : 'given';
   const manifest = loadManifest(source, where);
-  const credential = decodeReaderCredential(options.credential ?? process.env.CPLANE_READER, options.credential !== undefined ? 'the credential' : 'CPLANE_READER');
+  const credential = decodeReaderCredential(
+    options.credential ?? process.env.CPLANE_READER,
+    options.credential !== undefined ? 'the credential' : 'CPLANE_READER',
+  );
   const chosen = manifestDeployment(manifest, options.deployment ?? process.env.CPLANE_DEPLOYMENT, where);
   return new ManifestReader(manifest, chosen, credential, options);
 }
@@ -102,7 +116,12 @@ class ManifestReader implements Reader {
   ) {
     this.deployment = chosen.name;
     this.place = chosen.deployment;
-    this.client = createClient({ ...options.client, baseUrl: this.place.baseUrl, token: credential.token, accountId: this.place.accountId });
+    this.client = createClient({
+      ...options.client,
+      baseUrl: this.place.baseUrl,
+      token: credential.token,
+      accountId: this.place.accountId,
+    });
   }
 
   private recordOf(name: string) {
@@ -123,7 +142,13 @@ class ManifestReader implements Reader {
   }
 
   watch(name: string, onChange: (value: string, read: NamedValue) => void, options: WatchOptions = {}): () => void {
-    const watcher: Watcher = { name, recordId: this.recordOf(name).recordId, onChange, intervalMs: options.intervalMs ?? DEFAULT_INTERVAL_MS, onError: options.onError };
+    const watcher: Watcher = {
+      name,
+      recordId: this.recordOf(name).recordId,
+      onChange,
+      intervalMs: options.intervalMs ?? DEFAULT_INTERVAL_MS,
+      onError: options.onError,
+    };
     this.watchers.add(watcher);
     const known = this.values.get(watcher.recordId);
     if (known) queueMicrotask(() => onChange(known.value, { name, ...known }));
@@ -197,7 +222,8 @@ class ManifestReader implements Reader {
       if (known && (version === undefined || version === null || version <= known.version)) continue;
       try {
         const read = await this.readRecord(recordId);
-        if (!known || read.version > known.version) for (const w of this.watchers) if (w.recordId === recordId) w.onChange(read.value, { name: w.name, ...read });
+        if (!known || read.version > known.version)
+          for (const w of this.watchers) if (w.recordId === recordId) w.onChange(read.value, { name: w.name, ...read });
       } catch (error) {
         this.report(recordId, error);
       }
@@ -216,12 +242,20 @@ class ManifestReader implements Reader {
   private report(recordId: string, error: unknown): void {
     const failure = error instanceof Error ? error : new Error(String(error));
     const watchers = [...this.watchers].filter((w) => w.recordId === recordId);
-    const names = watchers.length > 0 ? watchers.map((w) => w.name) : Object.entries(this.place.records).filter(([, r]) => r.recordId === recordId).map(([name]) => name);
+    const names =
+      watchers.length > 0
+        ? watchers.map((w) => w.name)
+        : Object.entries(this.place.records)
+            .filter(([, r]) => r.recordId === recordId)
+            .map(([name]) => name);
     for (const w of watchers) if (w.onError) w.onError(named(failure, w.name));
     if (watchers.some((w) => w.onError)) return;
     for (const name of names) {
       if (this.options.onError) this.options.onError(named(failure, name), name);
-      else process.emitWarning(`@cplane/sdk kept the last good value of ${name}: ${failure.message}`, { code: (failure as { code?: string }).code ?? 'CPLANE_REFRESH_FAILED' });
+      else
+        process.emitWarning(`@cplane/sdk kept the last good value of ${name}: ${failure.message}`, {
+          code: (failure as { code?: string }).code ?? 'CPLANE_REFRESH_FAILED',
+        });
     }
   }
 }

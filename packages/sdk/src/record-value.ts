@@ -39,16 +39,24 @@ export function bindingParts(binding: ValueBinding): string[] {
 
 /** SHA-256 (hex) of a value's ciphertext and nonce: what a reader's wrapper is bound to (./data-key-wrap.ts). */
 export function valueDigest(value: { ciphertext: string; wrapper: { nonce?: string | undefined } }): string {
-  return createHash('sha256').update(`${value.ciphertext}\0${value.wrapper.nonce ?? ''}`).digest('hex');
+  return createHash('sha256')
+    .update(`${value.ciphertext}\0${value.wrapper.nonce ?? ''}`)
+    .digest('hex');
 }
 
 /** The plaintext of a value, given its data key (from cplane's wrapper or a reader's HPKE wrapper) and its place. */
-export function decryptWithDataKey(dataKey: Uint8Array, value: Pick<EncryptedValue, 'ciphertext' | 'wrapper'>, binding: ValueBinding): string {
+export function decryptWithDataKey(
+  dataKey: Uint8Array,
+  value: Pick<EncryptedValue, 'ciphertext' | 'wrapper'>,
+  binding: ValueBinding,
+): string {
   checkValueAlg(value, binding);
   const nonce = Buffer.from(value.wrapper.nonce ?? '', 'base64');
   let bytes: Uint8Array;
   try {
-    bytes = xchacha20poly1305(dataKey, nonce, encoder.encode(bindingParts(binding).join('\0'))).decrypt(Buffer.from(value.ciphertext, 'base64'));
+    bytes = xchacha20poly1305(dataKey, nonce, encoder.encode(bindingParts(binding).join('\0'))).decrypt(
+      Buffer.from(value.ciphertext, 'base64'),
+    );
   } catch (cause) {
     throw valueMismatch(binding, cause);
   }

@@ -28,7 +28,16 @@ export const defaultRetryPolicy: RetryPolicy = {
   maxRetryAfterMs: 60_000,
   retryStatuses: [429, 500, 503],
   retryNetworkCodes: [
-    'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'ENETUNREACH', 'ENETDOWN', 'EHOSTUNREACH', 'EHOSTDOWN', 'EAI_AGAIN',
+    'ECONNRESET',
+    'ECONNREFUSED',
+    'ECONNABORTED',
+    'EPIPE',
+    'ETIMEDOUT',
+    'ENETUNREACH',
+    'ENETDOWN',
+    'EHOSTUNREACH',
+    'EHOSTDOWN',
+    'EAI_AGAIN',
   ],
   random: Math.random,
 };

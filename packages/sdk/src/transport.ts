@@ -40,10 +40,26 @@ export function createTransport(origin: URL, connections: number): Transport {
   return {
     exchange: (request, maxBytes, tooLarge) =>
       new Promise<Answer>((resolve, reject) => {
-        const headers = { ...request.headers, ...(request.body !== undefined ? { 'content-length': String(Buffer.byteLength(request.body)) } : {}) };
+        const headers = {
+          ...request.headers,
+          ...(request.body !== undefined ? { 'content-length': String(Buffer.byteLength(request.body)) } : {}),
+        };
         const req = send(
-          { agent, protocol: origin.protocol, hostname: origin.hostname, port: origin.port, method: request.method, path: request.path, headers, signal: request.signal },
-          (res) => readCapped(res, maxBytes, tooLarge).then((text) => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }), reject),
+          {
+            agent,
+            protocol: origin.protocol,
+            hostname: origin.hostname,
+            port: origin.port,
+            method: request.method,
+            path: request.path,
+            headers,
+            signal: request.signal,
+          },
+          (res) =>
+            readCapped(res, maxBytes, tooLarge).then(
+              (text) => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }),
+              reject,
+            ),
         );
         req.on('error', reject);
         req.end(request.body);

@@ -20,7 +20,11 @@ export interface WriterKey {
 /** The writer key derived from `seed`, the state key's `writer key` subkey (state-key.ts `deriveSubkey`). */
 export function writerKeyOf(seed: Uint8Array): WriterKey {
   const pair = deriveKeyPair(seed);
-  return { sender: recipientOf(pair.privateKey), publicKey: Buffer.from(pair.publicKey).toString('base64'), keyId: keyIdOf(pair.publicKey) };
+  return {
+    sender: recipientOf(pair.privateKey),
+    publicKey: Buffer.from(pair.publicKey).toString('base64'),
+    keyId: keyIdOf(pair.publicKey),
+  };
 }
 
 /** Thrown for a writer key list that cannot be read; `where` names its source. */
@@ -30,12 +34,17 @@ export class WriterKeyListError extends Error {
 
 /** Trusted writer keys written as base64 public keys separated by commas (`--writer-key`, CPLANE_WRITER_KEY). */
 export function parseWriterKeys(text: string, where: string): Uint8Array[] {
-  const keys = text.split(',').map((part) => part.trim()).filter((part) => part.length > 0);
+  const keys = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
   if (keys.length === 0) throw new WriterKeyListError(`${where} names no writer key.`);
   return keys.map((key, i) => {
     const bytes = Buffer.from(key, 'base64');
     if (!/^[A-Za-z0-9+/]{43}=$/.test(key) || bytes.length !== 32) {
-      throw new WriterKeyListError(`Writer key ${i + 1} of ${where} is not base64 of a 32-byte X25519 public key (44 characters ending in "="); give the writer's public key as the owner of the configuration hands it out, not its id.`);
+      throw new WriterKeyListError(
+        `Writer key ${i + 1} of ${where} is not base64 of a 32-byte X25519 public key (44 characters ending in "="); give the writer's public key as the owner of the configuration hands it out, not its id.`,
+      );
     }
     return new Uint8Array(bytes);
   });

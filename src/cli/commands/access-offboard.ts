@@ -23,13 +23,27 @@ const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 /** The command as `cplane access offboard` runs it (the access dispatcher calls this with the words after `offboard`). */
 export async function runOffboard(ctx: CommandContext): Promise<number> {
   const [user, ...rest] = ctx.positionals;
-  if (user === undefined || user === '') throw new AbortError('cplane access offboard needs the user to offboard: their name in directory.users.', 'Run `cplane access offboard USER [dir] --out FILE`.');
+  if (user === undefined || user === '')
+    throw new AbortError(
+      'cplane access offboard needs the user to offboard: their name in directory.users.',
+      'Run `cplane access offboard USER [dir] --out FILE`.',
+    );
   const parallelism = parseParallelism(ctx.values.parallelism);
   const workspace = await openWorkspace({ ...ctx, positionals: rest }, { lock: false, command: 'cplane access offboard' });
   try {
     // An unknown user is refused before the account is read (makeOffboardingPlan), naming the closest declared users.
     const made = await Promise.all([
-      makeOffboardingPlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, parallelism, env: ctx.env }, user),
+      makeOffboardingPlan(
+        {
+          desired: workspace.desired,
+          state: workspace.state,
+          client: workspace.client,
+          account: workspace.account,
+          parallelism,
+          env: ctx.env,
+        },
+        user,
+      ),
       accountNameOf(workspace.client, workspace.account),
     ]).catch((error: unknown) => reportPlanProblems(error, ctx, { json: ctx.values.json === true }));
     if (typeof made === 'number') return made;
@@ -38,7 +52,9 @@ export async function runOffboard(ctx: CommandContext): Promise<number> {
     // Run for a fleet (--all), each account's line in the summary says what this plan takes away there.
     if (offboard) {
       const owners = offboard.records.filter((r) => r.value === 'owner').length;
-      ctx.deployment?.note?.(`${plural(offboard.revoked.length, 'share')} revoked, ${plural(offboard.records.filter((r) => r.value === 'rotated').length, 'value')} rotated${owners > 0 ? `, ${plural(owners, 'value')} for its owner to give again` : ''}`);
+      ctx.deployment?.note?.(
+        `${plural(offboard.revoked.length, 'share')} revoked, ${plural(offboard.records.filter((r) => r.value === 'rotated').length, 'value')} rotated${owners > 0 ? `, ${plural(owners, 'value')} for its owner to give again` : ''}`,
+      );
     }
     const out = typeof ctx.values.out === 'string' ? resolve(ctx.cwd, ctx.values.out) : undefined;
     if (out) {
@@ -49,7 +65,12 @@ export async function runOffboard(ctx: CommandContext): Promise<number> {
       ctx.stdout.write(renderPlanJson(plan));
       return exitCodes.ok;
     }
-    ctx.stdout.write(renderPlanText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}) }));
+    ctx.stdout.write(
+      renderPlanText(plan, {
+        color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR,
+        ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}),
+      }),
+    );
     ctx.stderr.write(
       out
         ? `Saved the plan that offboards ${safeName(user)} to ${out}; review it, then apply exactly this plan with \`${suggestedCommand(['apply', String(ctx.values.out)])}\`.\n`

@@ -16,13 +16,20 @@ const MAX_DAYS = 3650;
 function formatOf(value: unknown): AccessReportFormat {
   if (value === undefined) return 'text';
   if (accessReportFormats.includes(value as AccessReportFormat)) return value as AccessReportFormat;
-  throw new AbortError(`--format must be one of ${accessReportFormats.join(', ')} (got "${String(value)}").`, 'Leave --format out for aligned text.');
+  throw new AbortError(
+    `--format must be one of ${accessReportFormats.join(', ')} (got "${String(value)}").`,
+    'Leave --format out for aligned text.',
+  );
 }
 
 function unusedDaysOf(value: unknown): number {
   if (value === undefined) return 90;
   const days = /^\d+$/.test(String(value)) ? Number(value) : Number.NaN;
-  if (!(days >= 1 && days <= MAX_DAYS)) throw new AbortError(`--unused-days must be a whole number of days from 1 to ${MAX_DAYS} (got "${String(value)}").`, 'The default is 90.');
+  if (!(days >= 1 && days <= MAX_DAYS))
+    throw new AbortError(
+      `--unused-days must be a whole number of days from 1 to ${MAX_DAYS} (got "${String(value)}").`,
+      'The default is 90.',
+    );
   return days;
 }
 
@@ -31,11 +38,21 @@ function unusedDaysOf(value: unknown): number {
  * read (session/workspace.ts, `openWorkspaceWhileReading`), then the report is computed and rendered. The bench
  * (bench/access-report.mjs) calls this very function; the performance marks name its phases for it.
  */
-export async function produceAccessReport(ctx: CommandContext, format: AccessReportFormat, unusedDays: number): Promise<{ report: AccessReport; text: string }> {
+export async function produceAccessReport(
+  ctx: CommandContext,
+  format: AccessReportFormat,
+  unusedDays: number,
+): Promise<{ report: AccessReport; text: string }> {
   const { workspace, read: reads } = await openWorkspaceWhileReading(ctx, { lock: false, command: 'cplane access report' }, readAccess);
   try {
     performance.mark('cplane:access-read');
-    const report = accessReport({ desired: workspace.desired, state: workspace.state.data.resources, reads, account: workspace.account, unusedDays });
+    const report = accessReport({
+      desired: workspace.desired,
+      state: workspace.state.data.resources,
+      reads,
+      account: workspace.account,
+      unusedDays,
+    });
     performance.mark('cplane:access-computed');
     const text = renderAccessReport(report, format);
     performance.mark('cplane:access-rendered');

@@ -57,15 +57,32 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
   const replace = (ctx.values.replace as string[] | undefined) ?? [];
   const rewrap = ctx.values.rewrap === true;
   const [where, ...rest] = ctx.positionals;
-  const planPath = where !== undefined && statSync(resolve(ctx.cwd, where), { throwIfNoEntry: false })?.isFile() ? resolve(ctx.cwd, where) : undefined;
+  const planPath =
+    where !== undefined && statSync(resolve(ctx.cwd, where), { throwIfNoEntry: false })?.isFile() ? resolve(ctx.cwd, where) : undefined;
   // A saved plan may be followed by the configuration folder it was made for.
   const planDir = planPath && verb === 'apply' && rest.length === 1 ? rest[0] : undefined;
   const extra = planDir !== undefined ? [] : rest;
-  if (extra.length > 0) throw new AbortError(`Unexpected arguments: ${extra.join(' ')}.`, `Usage: cplane ${verb} [${verb === 'apply' ? 'dir | PLANFILE' : 'dir'}] [options]`);
+  if (extra.length > 0)
+    throw new AbortError(
+      `Unexpected arguments: ${extra.join(' ')}.`,
+      `Usage: cplane ${verb} [${verb === 'apply' ? 'dir | PLANFILE' : 'dir'}] [options]`,
+    );
 
-  if (planPath && verb === 'destroy') throw new AbortError('cplane destroy takes a configuration folder, not a plan file.', `To apply a saved destroy plan, run \`${suggestedCommand(['apply', where!])}\`.`);
-  if (planPath && targets.length > 0) throw new AbortError('--target cannot be used with a saved plan: the plan already says what it changes.', 'Make a new plan with `cplane plan --target ... --out FILE`.');
-  if (planPath && exclude.length > 0) throw new AbortError('--exclude cannot be used with a saved plan: the plan already says what it changes.', 'Make a new plan with `cplane plan --exclude ... --out FILE`.');
+  if (planPath && verb === 'destroy')
+    throw new AbortError(
+      'cplane destroy takes a configuration folder, not a plan file.',
+      `To apply a saved destroy plan, run \`${suggestedCommand(['apply', where!])}\`.`,
+    );
+  if (planPath && targets.length > 0)
+    throw new AbortError(
+      '--target cannot be used with a saved plan: the plan already says what it changes.',
+      'Make a new plan with `cplane plan --target ... --out FILE`.',
+    );
+  if (planPath && exclude.length > 0)
+    throw new AbortError(
+      '--exclude cannot be used with a saved plan: the plan already says what it changes.',
+      'Make a new plan with `cplane plan --exclude ... --out FILE`.',
+    );
   // A saved plan was reviewed when it was made: applying it is the approval (as in Terraform).
   // A deployment with an autoApprove rule is asked about (or refused) once its plan is known.
   if (!planPath && ctx.values['auto-approve'] !== true && !interactive && !ctx.deployment?.autoApprove) {
@@ -93,14 +110,21 @@ interface ApplySettings {
   github: GithubReporter | undefined;
 }
 
-async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, parallelism, targets, exclude, replace, rewrap, planPath, planDir, github }: ApplySettings): Promise<number> {
+async function applyWith(
+  ctx: CommandContext,
+  verb: Verb,
+  { json, interactive, parallelism, targets, exclude, replace, rewrap, planPath, planDir, github }: ApplySettings,
+): Promise<number> {
   const saved = planPath ? await readPlanFile(planPath) : undefined;
   // Everything that can be checked without the network is, so an altered or misplaced plan sends no request.
   const opening = saved ? await prepareSavedPlan(ctx, saved, planPath!, planDir) : ctx;
 
   // Every write is a human-only operation: say so before any request rather than after a refresh.
   if (identityOf(givenToken(ctx)) === 'service_account') {
-    throw new AbortError(`cplane ${verb} needs a personal access token (sk-svc-pat-): ${tokenVariable(ctx)} is a Service Account token (sk-svc-sa-), which cannot write; no request was sent.`, 'Run it with a personal access token; a Service Account token can run `cplane plan`.');
+    throw new AbortError(
+      `cplane ${verb} needs a personal access token (sk-svc-pat-): ${tokenVariable(ctx)} is a Service Account token (sk-svc-sa-), which cannot write; no request was sent.`,
+      'Run it with a personal access token; a Service Account token can run `cplane plan`.',
+    );
   }
   // On a terminal, journal resends and notices before the live view are plain lines too.
   let sink: Output = json ? jsonOutput(ctx) : plainOutput(ctx, verb);
@@ -120,12 +144,36 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
   });
   const { state, client } = workspace;
   try {
-    const recovery = await finishJournal({ state, client, onEvent, verb, json, color: interactive && !ctx.env.NO_COLOR, stdout: ctx.stdout, text: (message) => sink.text(message) });
+    const recovery = await finishJournal({
+      state,
+      client,
+      onEvent,
+      verb,
+      json,
+      color: interactive && !ctx.env.NO_COLOR,
+      stdout: ctx.stdout,
+      text: (message) => sink.text(message),
+    });
 
     const mode = saved ? saved.mode : verb === 'destroy' ? 'destroy' : 'normal';
     status = readingStatus(ctx.stderr, { enabled: !json && !ctx.env.CI });
     const [fresh, accountName] = await Promise.all([
-      planAgain({ desired: workspace.desired, state, client, account: workspace.account, mode, targets: saved ? saved.targets : targets, exclude: saved ? (saved.exclude ?? []) : exclude, replace: saved ? (saved.replace ?? []) : replace, rewrap: saved ? false : rewrap, parallelism, env: ctx.env }, saved),
+      planAgain(
+        {
+          desired: workspace.desired,
+          state,
+          client,
+          account: workspace.account,
+          mode,
+          targets: saved ? saved.targets : targets,
+          exclude: saved ? (saved.exclude ?? []) : exclude,
+          replace: saved ? (saved.replace ?? []) : replace,
+          rewrap: saved ? false : rewrap,
+          parallelism,
+          env: ctx.env,
+        },
+        saved,
+      ),
       // Read again even for a saved plan: the name shown for approval must not come from a file anyone could edit.
       accountNameOf(client, workspace.account),
     ]).finally(() => status.stop());
@@ -138,15 +186,31 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
         if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: false, withoutValue: fresh.withoutValue ?? [] })}\n`);
         return 0;
       }
-      plan = { ...trustedPlan(saved, fresh, planPath!, { count: recovery.resent, idNow: (address) => state.data.resources[address]?.id }), origin: plan.origin };
+      plan = {
+        ...trustedPlan(saved, fresh, planPath!, { count: recovery.resent, idNow: (address) => state.data.resources[address]?.id }),
+        origin: plan.origin,
+      };
     }
     // Every plan made here comes from the configuration; this only guards against a bug that would send a secret elsewhere.
     const misplaced = placeholderProblems(plan);
     if (misplaced.length > 0) throw new Error(`the plan puts secrets in fields that are not write-only: ${misplaced.join('; ')}`);
     writeWeakSecretWarnings(ctx);
-    if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length, withoutValue: plan.withoutValue ?? [] })}\n`);
-    else ctx.stdout.write(renderPlanText(plan, { color: interactive && !ctx.env.NO_COLOR, ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}) }));
-    github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, ...(planPath ? { planFile: planPath } : {}) });
+    if (json)
+      ctx.stdout.write(
+        `${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length, withoutValue: plan.withoutValue ?? [] })}\n`,
+      );
+    else
+      ctx.stdout.write(
+        renderPlanText(plan, {
+          color: interactive && !ctx.env.NO_COLOR,
+          ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}),
+        }),
+      );
+    github?.plan(plan, renderPlanMarkdown(plan), {
+      dir: workspace.dir,
+      workspace: workspace.workspace,
+      ...(planPath ? { planFile: planPath } : {}),
+    });
     if (!hasChanges(plan)) return 0;
     // A mandatory policy finding stops the run before approval and before any write (docs/policies.md).
     const blocking = blockingFindings(plan);
@@ -161,7 +225,10 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     const ruled = !saved && ctx.values['auto-approve'] !== true ? ctx.deployment?.autoApprove?.(plan) : undefined;
     if (ruled?.approved) sink.text(`Approved by the autoApprove rule of deployment ${ctx.deployment!.name}.`);
     else if (ruled && !interactive) {
-      throw new AbortError(`Deployment ${ctx.deployment!.name} needs approval: ${ruled.why ?? 'its autoApprove rule does not hold'}; nothing was changed.`, 'Run it in a terminal to approve it, or pass --auto-approve.');
+      throw new AbortError(
+        `Deployment ${ctx.deployment!.name} needs approval: ${ruled.why ?? 'its autoApprove rule does not hold'}; nothing was changed.`,
+        'Run it in a terminal to approve it, or pass --auto-approve.',
+      );
     }
     if (!saved && ctx.values['auto-approve'] !== true && !ruled?.approved) {
       // Ink and React load only here and for the live view: runs without a terminal never need them.
@@ -199,7 +266,11 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
     await sink.finish(result);
     // Said again after the run, where it is read: the plan above scrolled away.
     if (!json && withoutValueNote(plan)) ctx.stdout.write(`${withoutValueLine(plan)}\n`);
-    github?.summary(`#### cplane ${verb} result\n\n${summaryLines(result, verb === 'destroy' ? 'Destroy' : 'Apply').map((l) => `- ${markdownText(l.text.trim())}`).join('\n')}\n`);
+    github?.summary(
+      `#### cplane ${verb} result\n\n${summaryLines(result, verb === 'destroy' ? 'Destroy' : 'Apply')
+        .map((l) => `- ${markdownText(l.text.trim())}`)
+        .join('\n')}\n`,
+    );
     return result.interrupted ? 130 : result.failed.length > 0 ? 1 : 0;
   } finally {
     await workspace.close();
@@ -211,7 +282,16 @@ async function applyWith(ctx: CommandContext, verb: Verb, { json, interactive, p
  * (apply and reconcile). Refuses a journal that holds writes its address's kind never sends, and stops when
  * a resend cannot be confirmed.
  */
-export async function finishJournal(input: { state: Parameters<typeof resendJournal>[0]['state']; client: Parameters<typeof resendJournal>[0]['client']; onEvent: (event: ApplyEvent) => void; verb: string; json: boolean; color: boolean; stdout: NodeJS.WritableStream; text: (message: string) => void }) {
+export async function finishJournal(input: {
+  state: Parameters<typeof resendJournal>[0]['state'];
+  client: Parameters<typeof resendJournal>[0]['client'];
+  onEvent: (event: ApplyEvent) => void;
+  verb: string;
+  json: boolean;
+  color: boolean;
+  stdout: NodeJS.WritableStream;
+  text: (message: string) => void;
+}) {
   const { state, client, onEvent, verb, json } = input;
   // The store authenticated every entry; one its address's kind never sends is refused all the same.
   const foreign = foreignPendingWrites(state.data);
@@ -233,7 +313,9 @@ export async function finishJournal(input: { state: Parameters<typeof resendJour
     );
   }
   if (recovery.dropped.length > 0) {
-    input.text(`${recovery.dropped.length} pending write(s) were older than the API's 24 h idempotency window and were dropped; the refresh below reconciles them.`);
+    input.text(
+      `${recovery.dropped.length} pending write(s) were older than the API's 24 h idempotency window and were dropped; the refresh below reconciles them.`,
+    );
   }
   return recovery;
 }
@@ -251,7 +333,8 @@ export function approvalQuestion(verb: Verb, plan: Plan, workspace: string, depl
 }
 
 /** The fresh plan: a saved offboarding plan (`cplane access offboard`) is made again as one, for its user. */
-const planAgain = (input: MakePlanInput, saved: Plan | undefined) => (saved?.offboard ? makeOffboardingPlan(input, saved.offboard.user) : makePlan(input));
+const planAgain = (input: MakePlanInput, saved: Plan | undefined) =>
+  saved?.offboard ? makeOffboardingPlan(input, saved.offboard.user) : makePlan(input);
 
 /** First Ctrl-C: `stop` (no new writes; those in flight finish and are saved). Second: exit at once; the journal makes the next run safe. */
 export function onInterrupt(stop: () => void): () => void {
@@ -293,7 +376,11 @@ export function plainOutput(ctx: CommandContext, verb: Verb): Output {
     event: (event) => ctx.stdout.write(`${eventLine(event, verb)}\n`),
     text: (message) => ctx.stdout.write(`${message}\n`),
     async finish(result) {
-      ctx.stdout.write(`\n${summaryLines(result, label).map((l) => l.text).join('\n')}\n`);
+      ctx.stdout.write(
+        `\n${summaryLines(result, label)
+          .map((l) => l.text)
+          .join('\n')}\n`,
+      );
     },
   };
 }

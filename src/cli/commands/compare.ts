@@ -19,7 +19,11 @@ import { exitCodes } from '../exit-codes.js';
 export const compareCommand: CommandModule = {
   async run(ctx) {
     const [a, b, dir, ...rest] = ctx.positionals;
-    if (a === undefined || b === undefined || rest.length > 0) throw new AbortError('cplane compare takes two deployment names and, optionally, the configuration folder.', 'Usage: cplane compare DEPLOYMENT_A DEPLOYMENT_B [dir] [--json]');
+    if (a === undefined || b === undefined || rest.length > 0)
+      throw new AbortError(
+        'cplane compare takes two deployment names and, optionally, the configuration folder.',
+        'Usage: cplane compare DEPLOYMENT_A DEPLOYMENT_B [dir] [--json]',
+      );
     if (a === b) throw new AbortError(`cplane compare needs two different deployments; both are ${a}.`);
     const base: CommandContext = { ...ctx, positionals: dir !== undefined ? [dir] : [], values: { ...ctx.values, deployment: [a, b] } };
     const { chosen } = await chooseDeployments(base, 'compare');
@@ -27,7 +31,9 @@ export const compareCommand: CommandModule = {
     const [x, y] = await Promise.all([first, second].map((d) => readDeployment(base, d)));
     const differences = compareAccounts(x!, y!);
     if (ctx.values.json === true) {
-      ctx.stdout.write(`${JSON.stringify({ a: { deployment: a, account: first.account }, b: { deployment: b, account: second.account }, differences }, null, 2)}\n`);
+      ctx.stdout.write(
+        `${JSON.stringify({ a: { deployment: a, account: first.account }, b: { deployment: b, account: second.account }, differences }, null, 2)}\n`,
+      );
     } else {
       ctx.stdout.write(renderText(first, second, differences, ctx.values.unmanaged === true));
     }
@@ -42,7 +48,11 @@ async function readDeployment(ctx: CommandContext, deployment: Deployment) {
   const { desired, diagnostics } = await loadConfiguration(dir, { ...variablesLoadOptions(run.ctx) });
   const errors = diagnostics.filter((d) => d.severity === 'error');
   if (!desired || errors.length > 0) {
-    throw new ConfigInvalidError(`The configuration of deployment ${deployment.name} has ${errors.length} error(s):\n\n${errors.map((d) => formatDiagnostic(d, { color: false })).join('\n')}`, 'Fix them and run the command again.', errors);
+    throw new ConfigInvalidError(
+      `The configuration of deployment ${deployment.name} has ${errors.length} error(s):\n\n${errors.map((d) => formatDiagnostic(d, { color: false })).join('\n')}`,
+      'Fix them and run the command again.',
+      errors,
+    );
   }
   const managed = ctx.values.unmanaged === true ? undefined : await managedBy(run.ctx, dir);
   const client = connect(run.ctx, { account: deployment.account });
@@ -73,11 +83,14 @@ async function managedBy(ctx: CommandContext, dir: string): Promise<Set<string>>
 const shown = (value: unknown) => safeText(value === undefined ? '(not set)' : JSON.stringify(value));
 
 function renderText(a: Deployment, b: Deployment, differences: ParityDifference[], unmanaged: boolean): string {
-  const head = `Comparing deployment ${a.name} (account ${a.account}) with ${b.name} (account ${b.account}), values their variables explain left out${unmanaged ? '' : ', objects no deployment\'s state manages left out'}.`;
+  const head = `Comparing deployment ${a.name} (account ${a.account}) with ${b.name} (account ${b.account}), values their variables explain left out${unmanaged ? '' : ", objects no deployment's state manages left out"}.`;
   if (differences.length === 0) return `${head}\n\nNo differences: the two accounts match.\n`;
   const lines = differences.map((d) =>
-    d.kind === 'only-in-a' ? `  + ${safeText(d.address)}: only in ${a.name}`
-      : d.kind === 'only-in-b' ? `  + ${safeText(d.address)}: only in ${b.name}`
-        : `  ~ ${safeText(d.address)}: ${safeText(d.field ?? '')} is ${shown(d.a)} in ${a.name}, ${shown(d.b)} in ${b.name}`);
+    d.kind === 'only-in-a'
+      ? `  + ${safeText(d.address)}: only in ${a.name}`
+      : d.kind === 'only-in-b'
+        ? `  + ${safeText(d.address)}: only in ${b.name}`
+        : `  ~ ${safeText(d.address)}: ${safeText(d.field ?? '')} is ${shown(d.a)} in ${a.name}, ${shown(d.b)} in ${b.name}`,
+  );
   return `${head}\n\n${differences.length} difference${differences.length === 1 ? '' : 's'}:\n${lines.join('\n')}\n`;
 }

@@ -22,7 +22,11 @@ interface MatrixEntry {
 
 function parseWave(value: unknown): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !/^[1-9]\d{0,3}$/.test(value)) throw new AbortError(`--wave ${String(value)}: give the number of a wave, 1 for the first.`, 'Run `cplane deployments` to see the waves.');
+  if (typeof value !== 'string' || !/^[1-9]\d{0,3}$/.test(value))
+    throw new AbortError(
+      `--wave ${String(value)}: give the number of a wave, 1 for the first.`,
+      'Run `cplane deployments` to see the waves.',
+    );
   return Number(value);
 }
 
@@ -34,7 +38,8 @@ export const deploymentsCommand: CommandModule = {
     const { chosen } = await chooseDeployments(ctx, 'deployments');
     const waves = deploymentWaves(chosen);
     const entries: (MatrixEntry & { after: string[] })[] = waves.flatMap((members, i) =>
-      members.map((d) => ({ deployment: d.name, account: d.account, workspace: d.workspace, wave: i + 1, after: d.after })));
+      members.map((d) => ({ deployment: d.name, account: d.account, workspace: d.workspace, wave: i + 1, after: d.after })),
+    );
     const shown = wave === undefined ? entries : entries.filter((e) => e.wave === wave);
     const matrix = JSON.stringify({ include: shown.map(({ after: _after, ...entry }) => entry) });
 
@@ -47,10 +52,21 @@ export const deploymentsCommand: CommandModule = {
 };
 
 function table(entries: readonly (MatrixEntry & { after: string[] })[], waves: number, wave: number | undefined): string {
-  const heading = wave === undefined
-    ? `${entries.length} deployment${entries.length === 1 ? '' : 's'} in ${waves} wave${waves === 1 ? '' : 's'}.`
-    : `Wave ${wave} of ${waves}: ${entries.length} deployment${entries.length === 1 ? '' : 's'}.`;
-  const rows = [['WAVE', 'DEPLOYMENT', 'ACCOUNT', 'WORKSPACE', 'AFTER'], ...entries.map((e) => [String(e.wave), e.deployment, safeText(e.account), safeText(e.workspace), e.after.join(', ') || '-'])];
+  const heading =
+    wave === undefined
+      ? `${entries.length} deployment${entries.length === 1 ? '' : 's'} in ${waves} wave${waves === 1 ? '' : 's'}.`
+      : `Wave ${wave} of ${waves}: ${entries.length} deployment${entries.length === 1 ? '' : 's'}.`;
+  const rows = [
+    ['WAVE', 'DEPLOYMENT', 'ACCOUNT', 'WORKSPACE', 'AFTER'],
+    ...entries.map((e) => [String(e.wave), e.deployment, safeText(e.account), safeText(e.workspace), e.after.join(', ') || '-']),
+  ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return `${heading}\n\n${rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')}\n`;
+  return `${heading}\n\n${rows
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')}\n`;
 }

@@ -26,13 +26,23 @@ export const driftCommand: CommandModule = {
     const parallelism = parseParallelism(values.parallelism);
     const github = githubReporter(ctx);
     const status = readingStatus(ctx.stderr, { enabled: !values.json && !ctx.env.CI });
-    const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane drift', onClientEvent: status.onClientEvent }).catch((error: unknown) => {
-      github?.failed(error, 'drift');
-      throw error;
-    });
+    const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane drift', onClientEvent: status.onClientEvent }).catch(
+      (error: unknown) => {
+        github?.failed(error, 'drift');
+        throw error;
+      },
+    );
     try {
       const made = await Promise.all([
-        makePlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, mode: 'refresh-only', parallelism, env: ctx.env }),
+        makePlan({
+          desired: workspace.desired,
+          state: workspace.state,
+          client: workspace.client,
+          account: workspace.account,
+          mode: 'refresh-only',
+          parallelism,
+          env: ctx.env,
+        }),
         accountNameOf(workspace.client, workspace.account),
       ])
         .catch((error: unknown) => {
@@ -45,7 +55,13 @@ export const driftCommand: CommandModule = {
       const markdown = renderDriftMarkdown(plan);
       if (values.json) ctx.stdout.write(renderDriftJson(plan));
       else if (values.markdown) ctx.stdout.write(markdown);
-      else ctx.stdout.write(renderDriftText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}) }));
+      else
+        ctx.stdout.write(
+          renderDriftText(plan, {
+            color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR,
+            ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}),
+          }),
+        );
       github?.drift(plan, markdown, { dir: workspace.dir, workspace: workspace.workspace });
       if (plan.drift.length > 0 || (plan.due?.length ?? 0) > 0) return exitCodes.changes;
       return plan.unreadable.length > 0 ? exitCodes.incomplete : exitCodes.ok;

@@ -5,7 +5,15 @@
  */
 import type { CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
-import { fixtures, formatDuration, parseDuration, parseFaultSpec, printableFixtures, servedFixtures, startEmulator } from '../../emulator/index.js';
+import {
+  fixtures,
+  formatDuration,
+  parseDuration,
+  parseFaultSpec,
+  printableFixtures,
+  servedFixtures,
+  startEmulator,
+} from '../../emulator/index.js';
 
 function integerFlag(values: Record<string, unknown>, name: string, min: number, max: number): number | undefined {
   const raw = values[name];
@@ -22,7 +30,10 @@ function clockOffsetFlag(raw: unknown): number | undefined {
   try {
     return parseDuration(String(raw));
   } catch (error) {
-    throw new AbortError(`--clock-offset: ${(error as Error).message}.`, 'Example: --clock-offset -25d (25 days behind), --clock-offset 36h');
+    throw new AbortError(
+      `--clock-offset: ${(error as Error).message}.`,
+      'Example: --clock-offset -25d (25 days behind), --clock-offset 36h',
+    );
   }
 }
 
@@ -33,11 +44,13 @@ function clockOffsetFlag(raw: unknown): number | undefined {
 function accountsServed(accounts: number): string[] {
   const served = printableFixtures(accounts);
   const { tokens, tokenOwners } = servedFixtures(accounts);
-  const tokenOf = (serviceAccountId: string) => tokens[Object.entries(tokenOwners).find(([, owner]) => 'serviceAccountId' in owner && owner.serviceAccountId === serviceAccountId)![0]];
+  const tokenOf = (serviceAccountId: string) =>
+    tokens[Object.entries(tokenOwners).find(([, owner]) => 'serviceAccountId' in owner && owner.serviceAccountId === serviceAccountId)![0]];
   const lines = ['', `Accounts served (test values; all of it as JSON: cplane emulator --print-fixtures --accounts ${accounts}):`];
   for (const account of served.accounts) {
     lines.push(`  ${account.name}: ${account.id}`);
-    for (const g of served.groups.filter((g) => g.accountId === account.id)) lines.push(`    group ${g.name}: id ${g.id}, publicKey ${g.publicKey}`);
+    for (const g of served.groups.filter((g) => g.accountId === account.id))
+      lines.push(`    group ${g.name}: id ${g.id}, publicKey ${g.publicKey}`);
     for (const s of served.serviceAccounts.filter((s) => s.accountId === account.id)) {
       lines.push(`    Service Account ${s.name} (${s.status}): keyId ${s.keyId}${s.status === 'active' ? `, token ${tokenOf(s.id)}` : ''}`);
     }
@@ -74,10 +87,19 @@ export const emulatorCommand: CommandModule = {
 
     let emulator;
     try {
-      emulator = await startEmulator({ port, latencyMs, rateLimit, faults, dataFile, ...(accounts !== undefined ? { accounts } : {}), ...(clockOffset !== undefined ? { clockOffset } : {}) });
+      emulator = await startEmulator({
+        port,
+        latencyMs,
+        rateLimit,
+        faults,
+        dataFile,
+        ...(accounts !== undefined ? { accounts } : {}),
+        ...(clockOffset !== undefined ? { clockOffset } : {}),
+      });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE') throw new AbortError(`port ${port} is already in use.`, 'Pick another with --port N, or --port 0 for a free one.');
+      if (code === 'EADDRINUSE')
+        throw new AbortError(`port ${port} is already in use.`, 'Pick another with --port N, or --port 0 for a free one.');
       if (dataFile && error instanceof Error) throw new AbortError(`cannot use the data file ${dataFile}: ${error.message}`);
       throw error;
     }
@@ -95,7 +117,9 @@ export const emulatorCommand: CommandModule = {
         `  export CPLANE_TOKEN=${fixtures.tokens.admin}`,
         `  export CPLANE_ACCOUNT=${fixtures.accounts[0]!.id}`,
         ...(accounts ? accountsServed(accounts) : ['Seeded accounts, users and tokens: cplane emulator --print-fixtures']),
-        ...(emulator.clockOffsetMs() !== 0 ? [`Clock: ${emulator.now().toISOString()} (offset ${formatDuration(emulator.clockOffsetMs())} from this machine's clock).`] : []),
+        ...(emulator.clockOffsetMs() !== 0
+          ? [`Clock: ${emulator.now().toISOString()} (offset ${formatDuration(emulator.clockOffsetMs())} from this machine's clock).`]
+          : []),
         'Press Ctrl-C to stop.',
         '',
       ].join('\n'),

@@ -18,13 +18,15 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []);
 /** The account asked for: --account, else CPLANE_ACCOUNT (undefined when neither is given). */
 const accountOf = (ctx: CommandContext): string | undefined =>
-  (typeof ctx.values.account === 'string' && ctx.values.account !== '' ? ctx.values.account : undefined) ?? (ctx.env.CPLANE_ACCOUNT || undefined);
+  (typeof ctx.values.account === 'string' && ctx.values.account !== '' ? ctx.values.account : undefined) ??
+  (ctx.env.CPLANE_ACCOUNT || undefined);
 
 export const exportCommand: CommandModule = {
   async run(ctx) {
     const asDeployment = typeof ctx.values['as-deployment'] === 'string' ? ctx.values['as-deployment'] : undefined;
     if (asDeployment !== undefined) return runAsDeployment(ctx, asDeployment);
-    if (ctx.positionals.length > 0) throw new AbortError(`export takes no positional arguments (got "${ctx.positionals[0]}").`, 'Give the output folder with --out DIR.');
+    if (ctx.positionals.length > 0)
+      throw new AbortError(`export takes no positional arguments (got "${ctx.positionals[0]}").`, 'Give the output folder with --out DIR.');
     // Checked once, before anything else, so a missing variable is the first thing said.
     const settings = connectionSettings(ctx);
     const out = typeof ctx.values.out === 'string' ? ctx.values.out : 'export';
@@ -53,9 +55,13 @@ export const exportCommand: CommandModule = {
 /** `export --as-deployment NAME [DIR]`: DIR is the configuration folder, as `plan` and `apply` take it (default `.`). */
 async function runAsDeployment(ctx: Parameters<CommandModule['run']>[0], name: string): Promise<number> {
   for (const flag of ['out', 'adopt', 'group', 'force']) {
-    if (ctx.values[flag] !== undefined) throw new AbortError(`--${flag} cannot be combined with --as-deployment: it adds a deployment to an existing configuration and writes no folder.`);
+    if (ctx.values[flag] !== undefined)
+      throw new AbortError(
+        `--${flag} cannot be combined with --as-deployment: it adds a deployment to an existing configuration and writes no folder.`,
+      );
   }
-  if (ctx.positionals.length > 1) throw new AbortError(`export --as-deployment takes one configuration folder (got ${ctx.positionals.length}).`);
+  if (ctx.positionals.length > 1)
+    throw new AbortError(`export --as-deployment takes one configuration folder (got ${ctx.positionals.length}).`);
   const dir = ctx.positionals[0] ?? '.';
   const settings = connectionSettings(ctx);
   const result = await exportAsDeployment({
@@ -76,22 +82,38 @@ async function runAsDeployment(ctx: Parameters<CommandModule['run']>[0], name: s
   const lines = [`Added deployment ${result.name} (account ${result.account}) to ${relative(ctx.cwd, result.file) || result.file}.`];
   const skippedParts = result.skipped.filter(({ count }) => count > 0).map(({ count, one, many }) => plural(count, one, many));
   if (skippedParts.length > 0) lines.push(`Skipped (not exported): ${skippedParts.join(', ')}.`);
-  if (result.given.length > 0) lines.push(`Its variables give the ids of ${plural(result.given.length, 'directory entry', 'directory entries')} in this account: ${result.given.join(', ')}.`);
-  if (result.toFill.length > 0) lines.push(`Its directory still needs these variables (public keys, which no operation returns, and ids of users and groups not matched in this account): add them to deployments.${result.name}.variables: ${result.toFill.join(', ')}.`);
+  if (result.given.length > 0)
+    lines.push(
+      `Its variables give the ids of ${plural(result.given.length, 'directory entry', 'directory entries')} in this account: ${result.given.join(', ')}.`,
+    );
+  if (result.toFill.length > 0)
+    lines.push(
+      `Its directory still needs these variables (public keys, which no operation returns, and ids of users and groups not matched in this account): add them to deployments.${result.name}.variables: ${result.toFill.join(', ')}.`,
+    );
   if (result.unmatched.length > 0) {
-    lines.push(`This account's records are also shared with ${plural(result.unmatched.length, 'user or group', 'users or groups')} the configuration has no directory entry for: ${result.unmatched.map((d) => `${d.section}.${d.local}`).join(', ')}.`);
+    lines.push(
+      `This account's records are also shared with ${plural(result.unmatched.length, 'user or group', 'users or groups')} the configuration has no directory entry for: ${result.unmatched.map((d) => `${d.section}.${d.local}`).join(', ')}.`,
+    );
   }
-  if (result.inferred.length > 0) lines.push(`Its variables read off this account's objects: ${result.inferred.map((v) => `${v.name}: ${v.value}`).join(', ')} (a value equal to the variable's default is not written).`);
+  if (result.inferred.length > 0)
+    lines.push(
+      `Its variables read off this account's objects: ${result.inferred.map((v) => `${v.name}: ${v.value}`).join(', ')} (a value equal to the variable's default is not written).`,
+    );
   lines.push(`Next: \`${suggestedCommand(['plan', '--deployment', result.name, dir])}\`.`);
   ctx.stdout.write(`${lines.join('\n')}\n`);
   // A required variable no object gives is never guessed: the deployment is written without it, and stderr says what to add.
   const file = relative(ctx.cwd, result.file) || result.file;
   const problems = [
-    ...result.conflicts.map(({ name, evidence: [x, y] }) =>
-      `Variable "${name}": ${x.address}${x.field ? ` (${x.field})` : ''} gives "${x.value}" (live "${x.live}") but ${y.address}${y.field ? ` (${y.field})` : ''} gives "${y.value}" (live "${y.live}"); none was written.`),
-    ...result.missing.map((name) => `Variable "${name}" is required and no object of account ${result.account} gives its value; none was written.`),
+    ...result.conflicts.map(
+      ({ name, evidence: [x, y] }) =>
+        `Variable "${name}": ${x.address}${x.field ? ` (${x.field})` : ''} gives "${x.value}" (live "${x.live}") but ${y.address}${y.field ? ` (${y.field})` : ''} gives "${y.value}" (live "${y.live}"); none was written.`,
+    ),
+    ...result.missing.map(
+      (name) => `Variable "${name}" is required and no object of account ${result.account} gives its value; none was written.`,
+    ),
   ];
-  for (const name of [...result.conflicts.map((c) => c.name), ...result.missing]) problems.push(`Add to ${file}: deployments.${result.name}.variables.${name}: VALUE`);
+  for (const name of [...result.conflicts.map((c) => c.name), ...result.missing])
+    problems.push(`Add to ${file}: deployments.${result.name}.variables.${name}: VALUE`);
   if (problems.length > 0) ctx.stderr.write(`${problems.join('\n')}\n`);
   return 0;
 }
@@ -104,11 +126,14 @@ function report(result: ExportResult, out: string): string {
   const skippedParts = skipped.filter(({ count }) => count > 0).map(({ count, one, many }) => plural(count, one, many));
   lines.push(skippedParts.length > 0 ? `Skipped (not exported): ${skippedParts.join(', ')}.` : 'Skipped: nothing.');
   if (result.groups !== undefined) {
-    lines.push(result.groups.length > 0
-      ? `Grouped with forEach: ${result.groups.map((g) => `${g.address} (${g.gateways} gateways)`).join(', ')}.`
-      : 'Grouped with forEach: nothing (no two gateways differ only by name).');
+    lines.push(
+      result.groups.length > 0
+        ? `Grouped with forEach: ${result.groups.map((g) => `${g.address} (${g.gateways} gateways)`).join(', ')}.`
+        : 'Grouped with forEach: nothing (no two gateways differ only by name).',
+    );
   }
-  if (result.removed.length > 0) lines.push(`Removed ${plural(result.removed.length, 'file')} no longer produced: ${result.removed.join(', ')}.`);
+  if (result.removed.length > 0)
+    lines.push(`Removed ${plural(result.removed.length, 'file')} no longer produced: ${result.removed.join(', ')}.`);
   if (result.placeholders.length > 0) {
     lines.push('Secrets cannot be exported. Before `cplane apply` of this folder, set:');
     const width = Math.max(...result.placeholders.map((p) => p.env.length));
@@ -117,7 +142,7 @@ function report(result: ExportResult, out: string): string {
   if (result.directory.length > 0) {
     lines.push(
       'Users and groups are named per account: for each account you apply this folder to, give these variables ' +
-        '(--var NAME=VALUE, a var file, or a deployment\'s variables) the id and public key there:',
+        "(--var NAME=VALUE, a var file, or a deployment's variables) the id and public key there:",
     );
     for (const d of result.directory) lines.push(`  directory.${d.section}.${d.local}: ${d.idVar}, ${d.keyVar}`);
   }
@@ -129,7 +154,9 @@ function report(result: ExportResult, out: string): string {
     );
   }
   if (result.adopted !== undefined) {
-    lines.push(`Adopted ${plural(result.adopted, 'address', 'addresses')} into the state of account ${result.account}: \`${suggestedCommand(['plan', out, '--account', result.account])}\` should show no changes.`);
+    lines.push(
+      `Adopted ${plural(result.adopted, 'address', 'addresses')} into the state of account ${result.account}: \`${suggestedCommand(['plan', out, '--account', result.account])}\` should show no changes.`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -17,7 +17,9 @@ export const forceUnlockCommand: CommandModule = {
     const location = await locateStateOnly(ctx, dir);
     const { path, removed } = await forceUnlockState({ ...location, lockId, force: ctx.values.force === true });
     const shown = printableLock(removed);
-    ctx.stdout.write(`Removed lock ${shown.id} of ${path} (held by pid ${shown.pid} on ${shown.host}, \`${shown.command}\`, since ${shown.time}).\n`);
+    ctx.stdout.write(
+      `Removed lock ${shown.id} of ${path} (held by pid ${shown.pid} on ${shown.host}, \`${shown.command}\`, since ${shown.time}).\n`,
+    );
     return 0;
   },
 };

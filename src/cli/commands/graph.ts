@@ -19,7 +19,8 @@ const formats: readonly GraphFormat[] = ['mermaid', 'dot'];
 export const graphCommand: CommandModule = {
   async run(ctx) {
     const format = ctx.values.format ?? 'mermaid';
-    if (!formats.includes(format as GraphFormat)) throw new AbortError(`Unknown --format "${String(format)}".`, 'Use --format mermaid (the default) or --format dot.');
+    if (!formats.includes(format as GraphFormat))
+      throw new AbortError(`Unknown --format "${String(format)}".`, 'Use --format mermaid (the default) or --format dot.');
     const graph = typeof ctx.values.plan === 'string' ? await planGraph(ctx, ctx.values.plan) : await configGraph(ctx);
     if (typeof graph === 'number') return graph;
     ctx.stdout.write(renderGraph(graph, format as GraphFormat));
@@ -28,7 +29,11 @@ export const graphCommand: CommandModule = {
 };
 
 async function planGraph(ctx: CommandContext, planFile: string): Promise<AddressGraph> {
-  if (ctx.positionals.length > 0) throw new AbortError('graph --plan takes no configuration folder: the plan is drawn as it was saved.', 'Usage: cplane graph --plan PLANFILE [--format mermaid|dot]');
+  if (ctx.positionals.length > 0)
+    throw new AbortError(
+      'graph --plan takes no configuration folder: the plan is drawn as it was saved.',
+      'Usage: cplane graph --plan PLANFILE [--format mermaid|dot]',
+    );
   const { plan, unverified } = await planFileArgument(ctx, [planFile], 'graph --plan PLANFILE');
   if (unverified) ctx.stderr.write(`${unverified}\n`);
   return stepGraph(plan.steps);
@@ -36,7 +41,8 @@ async function planGraph(ctx: CommandContext, planFile: string): Promise<Address
 
 /** The configuration's graph; its diagnostics and exit code 1 when it does not load. Variable values are not needed. */
 async function configGraph(ctx: CommandContext): Promise<AddressGraph | number> {
-  if (ctx.positionals.length > 1) throw new AbortError('graph takes at most one folder.', 'Usage: cplane graph [dir] [--format mermaid|dot]');
+  if (ctx.positionals.length > 1)
+    throw new AbortError('graph takes at most one folder.', 'Usage: cplane graph [dir] [--format mermaid|dot]');
   const loaded = await loadConfiguration(ctx.positionals[0] ?? '.', { ...variablesLoadOptions(ctx), allowUnsetVariables: true });
   const color = Boolean(ctx.stderr.isTTY) && !ctx.env.NO_COLOR;
   for (const d of loaded.diagnostics) ctx.stderr.write(`${formatDiagnostic(d, { color })}\n\n`);

@@ -12,7 +12,25 @@
  *   command from loading Ink, the emulator, TypeBox and the rest (bench/startup.mjs measures it).
  */
 import type { Command, DeploymentRuns, OptionSpec } from '../command.js';
-import { chooseDeploymentOptions, connectionHelp, connectionOptions, deploymentsHelp, deploymentsOptions, eachDeploymentHelp, oneDeploymentHelp, githubHelp, githubOptions, lockHelp, lockOptions, stateHelp, stateOptions, variablesHelp, variablesOptions, workspaceHelp, workspaceOptions } from '../flags.js';
+import {
+  chooseDeploymentOptions,
+  connectionHelp,
+  connectionOptions,
+  deploymentsHelp,
+  deploymentsOptions,
+  eachDeploymentHelp,
+  oneDeploymentHelp,
+  githubHelp,
+  githubOptions,
+  lockHelp,
+  lockOptions,
+  stateHelp,
+  stateOptions,
+  variablesHelp,
+  variablesOptions,
+  workspaceHelp,
+  workspaceOptions,
+} from '../flags.js';
 
 const applyOptions: OptionSpec = {
   ...workspaceOptions,
@@ -50,7 +68,7 @@ const byManifest = (values: Record<string, unknown>) => values.manifest !== unde
 const manifestHelp = [
   '--manifest FILE     read by name (PROJECT/RECORD) with a reader manifest, as the Service Account of $CPLANE_READER: no configuration,',
   '                    state or state key (default: $CPLANE_MANIFEST, unless a record is named by address or id)',
-  '--deployment NAME   with --manifest: the manifest\'s deployment (default: $CPLANE_DEPLOYMENT, else its only one)',
+  "--deployment NAME   with --manifest: the manifest's deployment (default: $CPLANE_DEPLOYMENT, else its only one)",
 ];
 
 const stateArgs = '[dir] [--account ID] [--state PATH|URL] [--workspace NAME] [--var NAME=VALUE ...] [--var-file FILE ...]';
@@ -105,7 +123,7 @@ export const commands: Command[] = [
     usage: `init ${stateArgs} [--json] ${allArgs}`,
     help: [
       'Finds the state key and says where it comes from, or creates the key file (mode 0600: keep it and back it up);',
-      'checks that the state location can be written (a PostgreSQL database: that it answers; cplane\'s tables are made);',
+      "checks that the state location can be written (a PostgreSQL database: that it answers; cplane's tables are made);",
       'lists the environment variables the configuration reads, and which are unset (names only, never values).',
       '--json              print { ready, stateKey, state, environment, unset } as JSON',
       ...stateHelp,
@@ -135,7 +153,7 @@ export const commands: Command[] = [
       ...workspaceHelp,
       ...deploymentsHelp,
       '                    with --all: one summary table, then each plan; --out DIR saves DIR/NAME.plan.json for `cplane apply DIR`',
-      '--shard I/N         with --all: plan only job I\'s share of N (every N-th deployment from the I-th), for a CI matrix',
+      "--shard I/N         with --all: plan only job I's share of N (every N-th deployment from the I-th), for a CI matrix",
       '--merge DIR...      make the one report (--markdown, --github, --json) of the plans `plan --all --shard I/N --out DIR` saved; checks each MAC',
     ],
     options: {
@@ -173,14 +191,21 @@ export const commands: Command[] = [
       ...eachDeploymentHelp,
       '                    with --github: one drift issue per deployment',
     ],
-    options: { ...workspaceOptions, ...githubOptions, ...chooseDeploymentOptions, json: { type: 'boolean' }, markdown: { type: 'boolean' } },
+    options: {
+      ...workspaceOptions,
+      ...githubOptions,
+      ...chooseDeploymentOptions,
+      json: { type: 'boolean' },
+      markdown: { type: 'boolean' },
+    },
     deployments: each(),
     load: async () => (await import('./drift.js')).driftCommand,
   },
   {
     name: ['apply'],
     summary: 'Perform the changes of a plan (resends interrupted writes first)',
-    usage: 'apply [dir | PLANFILE [dir]] [--auto-approve] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+    usage:
+      'apply [dir | PLANFILE [dir]] [--auto-approve] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
     help: [
       ...applyHelp,
       ...replaceHelp,
@@ -201,7 +226,7 @@ export const commands: Command[] = [
     help: [
       'dir                 configuration folder (default: the current folder)',
       '--dry-run           print what it would apply, and what it would leave; write nothing',
-      '--json              one JSON object for the plan ({type: reconcile, apply, withheld}), then the apply\'s events (NDJSON)',
+      "--json              one JSON object for the plan ({type: reconcile, apply, withheld}), then the apply's events (NDJSON)",
       'Classes: maintenance (renewals, revocations after an overlap, rotations due, expired tokens), drift (putting back',
       'what was changed outside cplane), change (what a change of the configuration asks for). No prompt: the configuration is the approval.',
       'Exit codes: 0 all applied, 2 steps wait for a person, 3 something could not be read, 1 error, 130 interrupted.',
@@ -211,7 +236,14 @@ export const commands: Command[] = [
       ...eachDeploymentHelp,
       '                    each deployment under its own state lock; one that fails never stops the others; with --github: one issue per deployment',
     ],
-    options: { ...workspaceOptions, ...lockOptions, ...githubOptions, ...chooseDeploymentOptions, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } },
+    options: {
+      ...workspaceOptions,
+      ...lockOptions,
+      ...githubOptions,
+      ...chooseDeploymentOptions,
+      'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
     deployments: each(),
     load: async () => (await import('./reconcile.js')).reconcileCommand,
   },
@@ -221,16 +253,22 @@ export const commands: Command[] = [
     usage: `destroy [dir] [--auto-approve] [--target ADDRESS ... | --exclude ADDRESS ...] [--parallelism N] [--json] [--no-input] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH] ${oneArgs}`,
     // Removing ADDRESS removes what depends on it first (its dependencies stay): not apply's meaning of --target.
     // Excluding ADDRESS keeps it and what it depends on (removing those would remove it): OpenTofu's meaning.
-    help: applyHelp.map((line) =>
-      line.startsWith('--target') ? '--target ADDRESS    remove only ADDRESS and what depends on it (repeatable)'
-        : line.startsWith('--exclude') ? '--exclude ADDRESS   keep ADDRESS (or module.NAME) and the objects it needs; not with --target (repeatable)' : line).concat(oneDeploymentHelp),
+    help: applyHelp
+      .map((line) =>
+        line.startsWith('--target')
+          ? '--target ADDRESS    remove only ADDRESS and what depends on it (repeatable)'
+          : line.startsWith('--exclude')
+            ? '--exclude ADDRESS   keep ADDRESS (or module.NAME) and the objects it needs; not with --target (repeatable)'
+            : line,
+      )
+      .concat(oneDeploymentHelp),
     options: { ...applyOptions, ...oneDeploymentOptions },
     deployments: one(),
     load: async () => (await import('./destroy.js')).destroyCommand,
   },
   {
     name: ['test'],
-    summary: 'Run the configuration\'s tests (tests/*.cptest.yaml) against a fresh emulator: plan, apply, CEL assertions',
+    summary: "Run the configuration's tests (tests/*.cptest.yaml) against a fresh emulator: plan, apply, CEL assertions",
     usage: `test [dir] [--json] [--junit-xml FILE] ${allArgs}`,
     help: [
       'dir                 configuration folder (default: the current folder); its tests/*.cptest.yaml are run, in name order',
@@ -239,7 +277,7 @@ export const commands: Command[] = [
       'Needs no API, token or state: each file runs against an emulator in this process (docs/testing.md).',
       'Exit codes: 0 every run passed, 1 a run failed or a test file is not valid.',
       ...eachDeploymentHelp,
-      '                    each deployment\'s account and values, under the test file\'s own',
+      "                    each deployment's account and values, under the test file's own",
     ],
     options: { json: { type: 'boolean' }, 'junit-xml': { type: 'string' }, ...chooseDeploymentOptions },
     deployments: each(),
@@ -265,10 +303,10 @@ export const commands: Command[] = [
   },
   {
     name: ['access', 'offboard'],
-    summary: 'Plan taking one user\'s access away: revoke their shares, rotate what they could read; save it for `apply`',
+    summary: "Plan taking one user's access away: revoke their shares, rotate what they could read; save it for `apply`",
     usage: `access offboard USER [dir] [--out FILE] [--json] [--parallelism N] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH] ${allArgs}`,
     help: [
-      'USER                the user\'s name in directory.users',
+      "USER                the user's name in directory.users",
       '--out FILE          save the plan for `cplane apply FILE` (authenticated as `plan --out` saves one); without it the plan is only shown',
       '--json              print the plan as JSON (schema/plan.schema.json), its `offboard` part included',
       'Revokes every share of a record with USER and rotates every generated value USER could read, directly or through',
@@ -285,7 +323,8 @@ export const commands: Command[] = [
   {
     name: ['export'],
     summary: 'Write a configuration folder that reproduces a live account',
-    usage: 'export [--account ID] [--project NAME ...] [--out DIR] [--group] [--adopt] [--force] | export --as-deployment NAME [--account ID] [DIR]',
+    usage:
+      'export [--account ID] [--project NAME ...] [--out DIR] [--group] [--adopt] [--force] | export --as-deployment NAME [--account ID] [DIR]',
     help: [
       '--project NAME      export only this project, its gateways and the credentials they use (repeatable)',
       '--out DIR           folder to write (default ./export); created when missing',
@@ -313,8 +352,8 @@ export const commands: Command[] = [
     summary: 'Compare the live accounts of two deployments: differences their variables do not explain (exit 2)',
     usage: 'compare DEPLOYMENT_A DEPLOYMENT_B [dir] [--unmanaged] [--json] [--var NAME=VALUE ...] [--var-file FILE ...]',
     help: [
-      'DEPLOYMENT_A/B      two deployments of the configuration\'s deployments: (docs/deployments.md)',
-      '--unmanaged         compare every object of the accounts, also those no deployment\'s state manages',
+      "DEPLOYMENT_A/B      two deployments of the configuration's deployments: (docs/deployments.md)",
+      "--unmanaged         compare every object of the accounts, also those no deployment's state manages",
       '--json              print { a, b, differences: [{ address, kind, field?, a?, b? }] }',
       'Reads only. Exit codes: 0 the accounts match, 2 they differ, 1 error.',
       ...connectionHelp.filter((line) => !line.startsWith('--account')),
@@ -336,7 +375,16 @@ export const commands: Command[] = [
       ...deploymentsHelp.slice(1),
       ...variablesHelp,
     ],
-    options: { ...variablesOptions, ...githubOptions, deployment: deploymentsOptions.deployment!, changed: deploymentsOptions.changed!, base: deploymentsOptions.base!, wave: { type: 'string' }, matrix: { type: 'boolean' }, json: { type: 'boolean' } },
+    options: {
+      ...variablesOptions,
+      ...githubOptions,
+      deployment: deploymentsOptions.deployment!,
+      changed: deploymentsOptions.changed!,
+      base: deploymentsOptions.base!,
+      wave: { type: 'string' },
+      matrix: { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
     load: async () => (await import('./deployments.js')).deploymentsCommand,
   },
   {
@@ -379,7 +427,12 @@ export const commands: Command[] = [
     name: ['state', 'history'],
     summary: 'List the saved versions of a PostgreSQL state: serial, time, who, command',
     usage: `state history ${stateArgs} [--limit N] [--json] ${allArgs}`,
-    help: [...stateHelp, '--limit N           newest versions to list (default 50)', '--json              one JSON document instead of lines', ...eachDeploymentHelp],
+    help: [
+      ...stateHelp,
+      '--limit N           newest versions to list (default 50)',
+      '--json              one JSON document instead of lines',
+      ...eachDeploymentHelp,
+    ],
     options: { ...stateOptions, limit: { type: 'string' }, json: { type: 'boolean' }, ...chooseDeploymentOptions },
     deployments: each(),
     load: async () => (await import('./state-transfer.js')).stateHistoryCommand,
@@ -406,7 +459,12 @@ export const commands: Command[] = [
     name: ['state', 'migrate'],
     summary: 'Copy the state to another location: a local file to PostgreSQL, or back',
     usage: `state migrate --to PATH|URL ${stateArgs} ${oneArgs}`,
-    help: ['--to PATH|URL       where to copy the state: a postgres:// URL or a state file path (same account and workspace)', ...stateHelp, lockHelp, oneDeploymentHelp],
+    help: [
+      '--to PATH|URL       where to copy the state: a postgres:// URL or a state file path (same account and workspace)',
+      ...stateHelp,
+      lockHelp,
+      oneDeploymentHelp,
+    ],
     options: { ...stateOptions, ...lockOptions, to: { type: 'string' }, ...oneDeploymentOptions },
     deployments: one(),
     load: async () => (await import('./state-transfer.js')).stateMigrateCommand,
@@ -434,20 +492,29 @@ export const commands: Command[] = [
     help: [
       ...manifestHelp,
       'ADDRESS             a record address in the state, e.g. record.payments/stripe-key',
-      '--record-id ID      the record\'s id instead of an address (needs no state when reading as a reader)',
-      '--key-file FILE     the reader\'s X25519 private key, base64 (mode 0600; default: $CPLANE_SA_KEY)',
-      '--writer-key KEY    a writer\'s public key the reader trusts, as `cplane writer-key` prints it (repeatable, or comma-separated; default: $CPLANE_WRITER_KEY); needed with a reader\'s key',
+      "--record-id ID      the record's id instead of an address (needs no state when reading as a reader)",
+      "--key-file FILE     the reader's X25519 private key, base64 (mode 0600; default: $CPLANE_SA_KEY)",
+      "--writer-key KEY    a writer's public key the reader trusts, as `cplane writer-key` prints it (repeatable, or comma-separated; default: $CPLANE_WRITER_KEY); needed with a reader's key",
       '--min-version N     refuse a value version older than N (a rollback by the API server)',
       '--account ID        the account the record is in (default: $CPLANE_ACCOUNT); a reader refuses a value written for another (needed with a Service Account token)',
-      'With a reader\'s key the data key wrapped for that reader is opened; without one (a personal access token),',
-      'cplane\'s state key opens the value of a record this state wrote. The value goes to stdout only.',
+      "With a reader's key the data key wrapped for that reader is opened; without one (a personal access token),",
+      "cplane's state key opens the value of a record this state wrote. The value goes to stdout only.",
       ...connectionHelp.filter((line) => !line.startsWith('--parallelism')),
       ...stateHelp.filter((line) => !line.startsWith('--account')),
       oneDeploymentHelp,
     ],
     // With --manifest, --deployment names the manifest's deployment: no configuration is read.
     deployments: { ...one(1), unless: byManifest },
-    options: { ...connectionOptions, ...stateOptions, ...oneDeploymentOptions, 'record-id': { type: 'string' }, 'key-file': { type: 'string' }, 'writer-key': { type: 'string', multiple: true }, 'min-version': { type: 'string' }, ...manifestOptions },
+    options: {
+      ...connectionOptions,
+      ...stateOptions,
+      ...oneDeploymentOptions,
+      'record-id': { type: 'string' },
+      'key-file': { type: 'string' },
+      'writer-key': { type: 'string', multiple: true },
+      'min-version': { type: 'string' },
+      ...manifestOptions,
+    },
     load: async () => (await import('./read.js')).readCommand,
   },
   {
@@ -458,29 +525,42 @@ export const commands: Command[] = [
       ...manifestHelp,
       '--watch             with --manifest: when a value changes (a renewal, a rotation), restart COMMAND with the new values',
       '--grace DURATION    with --watch: how long COMMAND has to stop after SIGTERM before SIGKILL (default 10s)',
-      '--interval DURATION with --watch: how often the Service Account\'s record list is asked, one request for every name (default 30s)',
+      "--interval DURATION with --watch: how often the Service Account's record list is asked, one request for every name (default 30s)",
       '--env NAME=ADDRESS  set NAME to the value of a record: its address in the state (record.payments/stripe-key) or its id (repeatable)',
       '--pass-env NAME     give COMMAND this variable although it is withheld (a CPLANE_* variable or a secret source; repeatable)',
-      '--key-file FILE     the reader\'s X25519 private key, base64 (mode 0600; default: $CPLANE_SA_KEY)',
-      '--writer-key KEY    a writer\'s public key the reader trusts (default: $CPLANE_WRITER_KEY); needed with a reader\'s key',
+      "--key-file FILE     the reader's X25519 private key, base64 (mode 0600; default: $CPLANE_SA_KEY)",
+      "--writer-key KEY    a writer's public key the reader trusts (default: $CPLANE_WRITER_KEY); needed with a reader's key",
       '--min-version N     refuse a value version older than N',
       '--account ID        the account the records are in (default: $CPLANE_ACCOUNT); a reader refuses a value written for another (needed with a Service Account token)',
       'Every record is read, and checked as `cplane read` checks it, before COMMAND starts: one that cannot be read stops it.',
       'COMMAND gets the environment without every CPLANE_* variable (the token, the state URL, the keys; CPLANE_READER,',
       'CPLANE_MANIFEST and CPLANE_DEPLOYMENT are consumed by --manifest) and without the',
       'variables the configuration in [dir] reads as secret sources ({ env: NAME }); --pass-env lets one through.',
-      'SIGINT and SIGTERM are passed on; the exit code is COMMAND\'s (128 + the signal number when a signal ended it).',
+      "SIGINT and SIGTERM are passed on; the exit code is COMMAND's (128 + the signal number when a signal ended it).",
       ...connectionHelp.filter((line) => !line.startsWith('--parallelism')),
       ...stateHelp.filter((line) => !line.startsWith('--account')),
       oneDeploymentHelp,
     ],
     deployments: { ...one(), unless: byManifest },
-    options: { ...connectionOptions, ...stateOptions, ...oneDeploymentOptions, env: { type: 'string', multiple: true }, 'pass-env': { type: 'string', multiple: true }, 'key-file': { type: 'string' }, 'writer-key': { type: 'string', multiple: true }, 'min-version': { type: 'string' }, ...manifestOptions, watch: { type: 'boolean' }, grace: { type: 'string' }, interval: { type: 'string' } },
+    options: {
+      ...connectionOptions,
+      ...stateOptions,
+      ...oneDeploymentOptions,
+      env: { type: 'string', multiple: true },
+      'pass-env': { type: 'string', multiple: true },
+      'key-file': { type: 'string' },
+      'writer-key': { type: 'string', multiple: true },
+      'min-version': { type: 'string' },
+      ...manifestOptions,
+      watch: { type: 'boolean' },
+      grace: { type: 'string' },
+      interval: { type: 'string' },
+    },
     load: async () => (await import('./run.js')).runCommand,
   },
   {
     name: ['writer-key'],
-    summary: 'Print cplane\'s writer public key and its id: what applications pin to accept only values cplane wrote',
+    summary: "Print cplane's writer public key and its id: what applications pin to accept only values cplane wrote",
     usage: `writer-key ${stateArgs} [--json] ${allArgs}`,
     help: [
       '--json              print {publicKey, keyId} as JSON',
@@ -495,11 +575,12 @@ export const commands: Command[] = [
   },
   {
     name: ['reader-manifest'],
-    summary: 'Write the public manifest an application reads its secrets by name with (per deployment: base URL, account, writer key, record ids)',
+    summary:
+      'Write the public manifest an application reads its secrets by name with (per deployment: base URL, account, writer key, record ids)',
     usage: 'reader-manifest SERVICE_ACCOUNT [dir] [--all | --deployment NAME ...] [--out FILE]',
     help: [
       'SERVICE_ACCOUNT     the Service Account the application reads as, by its name in grants.serviceAccounts',
-      '--all               every deployment of the configuration\'s deployments: (as `plan --all`)',
+      "--all               every deployment of the configuration's deployments: (as `plan --all`)",
       '--deployment NAME   only this deployment (repeatable)',
       '--out FILE          write the manifest to FILE (default: stdout)',
       'Built from the configuration and its state only (never from what the API lists); it holds no secret.',
@@ -510,12 +591,12 @@ export const commands: Command[] = [
   },
   {
     name: ['reader-credential'],
-    summary: 'Print CPLANE_READER, the one secret of an application: a Service Account\'s token and private key as one string',
+    summary: "Print CPLANE_READER, the one secret of an application: a Service Account's token and private key as one string",
     usage: 'reader-credential --token-env NAME [--key-file FILE]',
     help: [
-      '--token-env NAME    the environment variable that holds the Service Account\'s token (never the token itself)',
+      "--token-env NAME    the environment variable that holds the Service Account's token (never the token itself)",
       '--key-file FILE     its X25519 private key, base64 (mode 0600); without it, the key is read from stdin',
-      'The credential goes to stdout alone, to be piped into the application\'s secret store.',
+      "The credential goes to stdout alone, to be piped into the application's secret store.",
     ],
     options: { 'token-env': { type: 'string' }, 'key-file': { type: 'string' } },
     load: async () => (await import('./reader-credential.js')).readerCredentialCommand,
@@ -538,7 +619,8 @@ export const commands: Command[] = [
   {
     name: ['api'],
     summary: 'List the API operations, or call one directly',
-    usage: 'api [OPERATION [--param NAME=VALUE ...] [--body JSON | --body @FILE | --body -] [--all-pages] [--idempotency-key KEY]] [--json]',
+    usage:
+      'api [OPERATION [--param NAME=VALUE ...] [--body JSON | --body @FILE | --body -] [--all-pages] [--idempotency-key KEY]] [--json]',
     help: [
       'OPERATION           an operation name from `cplane api` (e.g. listProjects); without one, list them all',
       '--param NAME=VALUE  a path or query parameter (repeatable); checked against the operation before sending',
@@ -598,11 +680,12 @@ export const commands: Command[] = [
   {
     name: ['emulator'],
     summary: 'Run the local emulator of the control-plane API',
-    usage: 'emulator [--port N] [--data FILE] [--clock-offset DURATION] [--latency-ms N] [--faults SPEC] [--rate-limit N] [--accounts N] [--print-fixtures]',
+    usage:
+      'emulator [--port N] [--data FILE] [--clock-offset DURATION] [--latency-ms N] [--faults SPEC] [--rate-limit N] [--accounts N] [--print-fixtures]',
     help: [
       '--port N            port on 127.0.0.1 (default 4010; 0 picks a free port)',
       '--data FILE         load the data from FILE and save every change to it (atomically)',
-      '--clock-offset DURATION  shift the emulator\'s clock, e.g. --clock-offset=-25d, 36h, 1d12h, 0 (default: the offset saved in --data, else 0)',
+      "--clock-offset DURATION  shift the emulator's clock, e.g. --clock-offset=-25d, 36h, 1d12h, 0 (default: the offset saved in --data, else 0)",
       '--latency-ms N      add N milliseconds to every request',
       '--faults SPEC       inject faults, e.g. "429=0.05,500=0.05,503=0.1,drop=0.1,seed=42"',
       '--rate-limit N      answer 429 beyond N requests per second per token',

@@ -34,7 +34,8 @@ async function attempt<T>(run: () => T | Promise<T>): Promise<Checked<T>> {
 const KEY_SOURCES = { env: 'the environment variable CPLANE_STATE_KEY', passphrase: 'the environment variable CPLANE_PASSPHRASE' } as const;
 
 function keyLine(key: KeyReport): string {
-  if (key.created) return `created ${key.path} (mode 0600). Keep it and back it up with your other secrets: without it the state's sealed values cannot be opened.`;
+  if (key.created)
+    return `created ${key.path} (mode 0600). Keep it and back it up with your other secrets: without it the state's sealed values cannot be opened.`;
   return key.source === 'keyfile' ? `found the key file ${key.path}` : `from ${KEY_SOURCES[key.source]}`;
 }
 
@@ -64,7 +65,12 @@ export const initCommand: CommandModule = {
     const location = await locateStateOnly(ctx, dir);
     const key = await attempt(() => prepareStateKey(location.configDir, ctx.env));
     const state = await attempt<LocationReport>(() => prepareStateLocation(location));
-    const found = await environmentNeeds(location.configDir, { env: ctx.env, cwd: ctx.cwd, variables: variablesLoadOptions(ctx).variables ?? [], ...(ctx.deployment ? { deployment: ctx.deployment.name } : {}) });
+    const found = await environmentNeeds(location.configDir, {
+      env: ctx.env,
+      cwd: ctx.cwd,
+      variables: variablesLoadOptions(ctx).variables ?? [],
+      ...(ctx.deployment ? { deployment: ctx.deployment.name } : {}),
+    });
     const connection = connectionNeeds(ctx);
     const environment: EnvironmentNeed[] = [
       ...connection.map((c) => ({ ...c, set: Boolean(ctx.env[c.name]) })),
@@ -91,13 +97,18 @@ export const initCommand: CommandModule = {
     }
     const failed = (check: { error: string; hint?: string }) => `${check.error}${check.hint ? `\n             ${check.hint}` : ''}`;
     const lines = [
-      ...(starter ? [`Wrote ${starter}: a starter configuration (one project, one record with a generated value). Edit it, then run \`cplane plan\`.`] : []),
+      ...(starter
+        ? [`Wrote ${starter}: a starter configuration (one project, one record with a generated value). Edit it, then run \`cplane plan\`.`]
+        : []),
       `State key:   ${key.ok ? keyLine(key.value) : failed(key)}`,
       `State:       ${state.ok ? `${state.value.location}: ${state.value.status}` : failed(state)}`,
     ];
-    if (schemaLines.length > 0) lines.push(`Editor:      added the schema line (# yaml-language-server: $schema=...) to ${schemaLines.map(safeName).join(', ')}`);
+    if (schemaLines.length > 0)
+      lines.push(`Editor:      added the schema line (# yaml-language-server: $schema=...) to ${schemaLines.map(safeName).join(', ')}`);
     const unset = environment.filter((e) => !e.set);
-    lines.push(`Environment: ${environment.length} variable${environment.length === 1 ? '' : 's'} read, ${unset.length === 0 ? 'all set' : `${unset.length} unset`}:`);
+    lines.push(
+      `Environment: ${environment.length} variable${environment.length === 1 ? '' : 's'} read, ${unset.length === 0 ? 'all set' : `${unset.length} unset`}:`,
+    );
     const width = Math.max(...environment.map((e) => e.name.length));
     for (const need of environment) lines.push(`  ${safeName(need.name).padEnd(width)}  ${need.set ? 'set  ' : 'UNSET'}  ${need.use}`);
     const color = Boolean(ctx.stderr.isTTY) && !ctx.env.NO_COLOR;

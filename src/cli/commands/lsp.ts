@@ -9,7 +9,8 @@ import { exitCodes } from '../exit-codes.js';
 
 export const lspCommand: CommandModule = {
   async run(ctx) {
-    if (ctx.positionals.length > 0) throw new AbortError('lsp takes no folder: it serves the folders of the files the editor opens.', 'Usage: cplane lsp [--stdio]');
+    if (ctx.positionals.length > 0)
+      throw new AbortError('lsp takes no folder: it serves the folders of the files the editor opens.', 'Usage: cplane lsp [--stdio]');
     const { startLanguageServer } = await import('../../lsp/server.js');
     await startLanguageServer(ctx.stdin as Readable, ctx.stdout as Writable);
     return exitCodes.ok;

@@ -8,7 +8,8 @@ import { AbortError } from '../../session/errors.js';
 
 export const openapiCommand: CommandModule = {
   async run(ctx) {
-    if (ctx.positionals.length > 0) throw new AbortError(`Unexpected arguments: ${ctx.positionals.join(' ')}.`, 'Usage: cplane openapi > openapi.json');
+    if (ctx.positionals.length > 0)
+      throw new AbortError(`Unexpected arguments: ${ctx.positionals.join(' ')}.`, 'Usage: cplane openapi > openapi.json');
     ctx.stdout.write(`${JSON.stringify(openApiDocument(), null, 2)}\n`);
     return 0;
   },

@@ -14,8 +14,13 @@ import type { ResourceState, StateStore } from '../../state/index.js';
 import { openStateFor } from '../../session/workspace.js';
 
 /** The kinds whose one-time secret the state keeps (`relations.revealable`): what NAME may name. */
-const revealable = (kind: string | undefined) => kind !== undefined && isKind(kind) && definitionOf(kind).relations.revealable !== undefined;
-const namePrefixes = () => kindOrder.filter(revealable).map((kind) => `${kind}.`).join(' or ');
+const revealable = (kind: string | undefined) =>
+  kind !== undefined && isKind(kind) && definitionOf(kind).relations.revealable !== undefined;
+const namePrefixes = () =>
+  kindOrder
+    .filter(revealable)
+    .map((kind) => `${kind}.`)
+    .join(' or ');
 const usage = 'output [NAME] [dir] [--reveal] [--json] [options]';
 /** A token that expires within this is marked as expiring soon. */
 const SOON_MS = 7 * 86_400_000;
@@ -53,7 +58,8 @@ function describeToken(store: StateStore, address: string, token: ResourceState,
 function textLine(address: string, out: TokenOutput, hasPlaintext: boolean): string {
   const shown = out.value ?? (hasPlaintext ? '(sensitive: use --reveal)' : '(no plaintext kept: the API shows it only at creation)');
   const when = out.expiresAt ? relativeTime(Date.parse(out.expiresAt) - Date.now()) : '';
-  const expiry = out.expiry === 'expired' ? `, EXPIRED ${when}: cplane apply replaces it` : out.expiry === 'expiring' ? `, expires ${when}` : '';
+  const expiry =
+    out.expiry === 'expired' ? `, EXPIRED ${when}: cplane apply replaces it` : out.expiry === 'expiring' ? `, expires ${when}` : '';
   return `${address} = ${shown}  [id ${out.id}${out.prefix ? `, prefix ${out.prefix}` : ''}${expiry}]`;
 }
 
@@ -63,7 +69,10 @@ export const outputCommand: CommandModule = {
     const name = first !== undefined && revealable(kindOf(first)) ? first : undefined;
     const dir = name ? second : first;
     if (extra.length > 0 || (!name && second !== undefined)) {
-      throw new AbortError(`Unexpected arguments: ${ctx.positionals.join(' ')}.`, `Usage: cplane ${usage} (NAME starts with ${namePrefixes()})`);
+      throw new AbortError(
+        `Unexpected arguments: ${ctx.positionals.join(' ')}.`,
+        `Usage: cplane ${usage} (NAME starts with ${namePrefixes()})`,
+      );
     }
     const reveal = ctx.values.reveal === true;
     const store = await openStateFor(ctx, dir, { lock: false, command: 'output' });
@@ -72,14 +81,23 @@ export const outputCommand: CommandModule = {
         .filter(([address, r]) => definitionOf(r.kind).relations.revealable !== undefined && (!name || address === name))
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       if (name && tokens.length === 0) {
-        throw new AbortError(`${name} is not a gateway token in the state ${store.path}.`, 'Run `cplane output` to list the tokens it holds.');
+        throw new AbortError(
+          `${name} is not a gateway token in the state ${store.path}.`,
+          'Run `cplane output` to list the tokens it holds.',
+        );
       }
-      const outputs = tokens.map(([address, token]) => [address, describeToken(store, address, token, reveal), Boolean(token.sealed?.plaintext)] as const);
+      const outputs = tokens.map(
+        ([address, token]) => [address, describeToken(store, address, token, reveal), Boolean(token.sealed?.plaintext)] as const,
+      );
       if (ctx.values.json === true) {
         ctx.stdout.write(`${JSON.stringify(Object.fromEntries(outputs.map(([address, out]) => [address, out])), null, 2)}\n`);
       } else if (name && reveal) {
         const value = outputs[0]![1].value;
-        if (value === null) throw new AbortError(`The state keeps no plaintext for ${name}: the API shows it only at creation.`, 'Rotate the token to get a new plaintext.');
+        if (value === null)
+          throw new AbortError(
+            `The state keeps no plaintext for ${name}: the API shows it only at creation.`,
+            'Rotate the token to get a new plaintext.',
+          );
         // Alone on stdout, so it can be piped: `cplane output gateway_token.prod/ci --reveal | ...`.
         ctx.stdout.write(`${value}\n`);
       } else if (outputs.length === 0) {

@@ -28,10 +28,18 @@ interface Found {
 export async function mergePlans(ctx: CommandContext): Promise<number> {
   const { values } = ctx;
   for (const [flag, value] of Object.entries(values)) {
-    if (value !== undefined && !MERGE_FLAGS.has(flag)) throw new AbortError(`--${flag} cannot be used with --merge: the merge reads saved plans and makes none.`, 'Give it to the `cplane plan --all --out DIR` runs whose plans are merged.');
+    if (value !== undefined && !MERGE_FLAGS.has(flag))
+      throw new AbortError(
+        `--${flag} cannot be used with --merge: the merge reads saved plans and makes none.`,
+        'Give it to the `cplane plan --all --out DIR` runs whose plans are merged.',
+      );
   }
   if (values.json && values.markdown) throw new AbortError('--json and --markdown cannot be used together.', 'Pick one output format.');
-  if (ctx.positionals.length === 0) throw new AbortError('--merge needs the folders of saved plans: `cplane plan --merge DIR...`.', 'Give the folders `cplane plan --all --shard I/N --out DIR` wrote (in CI, the downloaded artifacts).');
+  if (ctx.positionals.length === 0)
+    throw new AbortError(
+      '--merge needs the folders of saved plans: `cplane plan --merge DIR...`.',
+      'Give the folders `cplane plan --all --shard I/N --out DIR` wrote (in CI, the downloaded artifacts).',
+    );
 
   const found = await savedPlans(ctx);
   const first = found[0]!.plan;
@@ -45,7 +53,10 @@ export async function mergePlans(ctx: CommandContext): Promise<number> {
     refuseOtherRun(f, found[0]!);
   }
   if (doubled.length > 0) {
-    throw new AbortError(`Two plans for one deployment: ${doubled.join('; ')}. Nothing was merged.`, 'Give each deployment\'s plan once: one folder per job of `plan --all --shard I/N --out DIR`, each job with its own I.');
+    throw new AbortError(
+      `Two plans for one deployment: ${doubled.join('; ')}. Nothing was merged.`,
+      "Give each deployment's plan once: one folder per job of `plan --all --shard I/N --out DIR`, each job with its own I.",
+    );
   }
 
   const planned: PlannedDeployment[] = fleet.map((name) => {
@@ -55,7 +66,8 @@ export async function mergePlans(ctx: CommandContext): Promise<number> {
     return { deployment: name, account: f.plan.account, code: planExitCode(f.plan, true), plan: f.plan, stdout: text, stderr: '' };
   });
   const missing = fleet.filter((name) => !byDeployment.has(name));
-  if (missing.length > 0) ctx.stderr.write(`No plan for ${missing.join(', ')} (${missing.length} of ${fleet.length} deployments): ${NO_PLAN}.\n`);
+  if (missing.length > 0)
+    ctx.stderr.write(`No plan for ${missing.join(', ')} (${missing.length} of ${fleet.length} deployments): ${NO_PLAN}.\n`);
 
   showPlannedDeployments(ctx, planned, { dir: resolve(ctx.cwd, first.origin.configDir), count: fleet.length });
   return planRunExitCode(planned, values['detailed-exitcode'] === true);
@@ -66,18 +78,33 @@ async function savedPlans(ctx: CommandContext): Promise<Found[]> {
   const paths: string[] = [];
   for (const folder of ctx.positionals) {
     const dir = resolve(ctx.cwd, folder);
-    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new AbortError(`--merge ${folder}: not a folder.`, 'Give the folders `cplane plan --all --out DIR` wrote.');
-    paths.push(...readdirSync(dir).filter((name) => name.endsWith('.plan.json')).sort().map((name) => join(dir, name)));
+    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+      throw new AbortError(`--merge ${folder}: not a folder.`, 'Give the folders `cplane plan --all --out DIR` wrote.');
+    paths.push(
+      ...readdirSync(dir)
+        .filter((name) => name.endsWith('.plan.json'))
+        .sort()
+        .map((name) => join(dir, name)),
+    );
   }
-  if (paths.length === 0) throw new AbortError(`No saved plans (NAME.plan.json) in ${ctx.positionals.join(', ')}.`, 'Give the folders `cplane plan --all --out DIR` wrote (in CI, the downloaded artifacts).');
-  return Promise.all(paths.map(async (path) => {
-    const plan = await readPlanToMerge(ctx.env, path);
-    const { deployment, fleet } = plan.origin;
-    if (deployment === undefined || fleet === undefined) {
-      throw new AbortError(`${path} is not the plan of a deployment made by \`cplane plan --all\`. Nothing was merged.`, 'Merge only the folders `cplane plan --all --shard I/N --out DIR` wrote.');
-    }
-    return { path, plan: plan as Found['plan'] };
-  }));
+  if (paths.length === 0)
+    throw new AbortError(
+      `No saved plans (NAME.plan.json) in ${ctx.positionals.join(', ')}.`,
+      'Give the folders `cplane plan --all --out DIR` wrote (in CI, the downloaded artifacts).',
+    );
+  return Promise.all(
+    paths.map(async (path) => {
+      const plan = await readPlanToMerge(ctx.env, path);
+      const { deployment, fleet } = plan.origin;
+      if (deployment === undefined || fleet === undefined) {
+        throw new AbortError(
+          `${path} is not the plan of a deployment made by \`cplane plan --all\`. Nothing was merged.`,
+          'Merge only the folders `cplane plan --all --shard I/N --out DIR` wrote.',
+        );
+      }
+      return { path, plan: plan as Found['plan'] };
+    }),
+  );
 }
 
 /**
@@ -86,11 +113,15 @@ async function savedPlans(ctx: CommandContext): Promise<Found[]> {
  */
 function refuseOtherRun(f: Found, first: Found): void {
   const differs = (what: string) =>
-    new AbortError(`${f.path} and ${first.path} were made by two different runs: ${what}. Nothing was merged.`, 'Merge the plans of one run: every job of the matrix plans the same commit with the same flags (only --shard differs).');
+    new AbortError(
+      `${f.path} and ${first.path} were made by two different runs: ${what}. Nothing was merged.`,
+      'Merge the plans of one run: every job of the matrix plans the same commit with the same flags (only --shard differs).',
+    );
   const [mine, theirs] = [f.plan.origin, first.plan.origin];
   if (mine.fleet.length !== theirs.fleet.length || mine.fleet.some((name, i) => name !== theirs.fleet[i])) {
     throw differs(`one chose ${mine.fleet.join(', ')}, the other ${theirs.fleet.join(', ')}`);
   }
-  if (mine.configDir !== theirs.configDir || JSON.stringify(mine.files) !== JSON.stringify(theirs.files)) throw differs('their configuration files differ (planned at two commits?)');
+  if (mine.configDir !== theirs.configDir || JSON.stringify(mine.files) !== JSON.stringify(theirs.files))
+    throw differs('their configuration files differ (planned at two commits?)');
   if (!mine.fleet.includes(mine.deployment)) throw differs(`its deployment ${mine.deployment} is not among the run's`);
 }

@@ -30,7 +30,11 @@ export const planCommand: CommandModule = {
   run(ctx) {
     if (ctx.values.merge === true) return mergePlans(ctx);
     if (wantsDeployments(ctx)) return planDeployments(ctx, planOne);
-    if (ctx.values.shard !== undefined) throw new AbortError('--shard plans a share of the deployments: it needs --all (or --deployment, or --changed).', 'Run `cplane plan --all --shard I/N --out DIR` in each of N jobs, then `cplane plan --merge DIR...` (docs/ci.md).');
+    if (ctx.values.shard !== undefined)
+      throw new AbortError(
+        '--shard plans a share of the deployments: it needs --all (or --deployment, or --changed).',
+        'Run `cplane plan --all --shard I/N --out DIR` in each of N jobs, then `cplane plan --merge DIR...` (docs/ci.md).',
+      );
     return planOne(ctx);
   },
 };
@@ -40,7 +44,11 @@ export async function planOne(ctx: CommandContext, onPlan?: (plan: Plan) => void
   {
     const { values } = ctx;
     if (values.json && values.markdown) throw new AbortError('--json and --markdown cannot be used together.', 'Pick one output format.');
-    if (values['refresh-only'] && values.destroy) throw new AbortError('--refresh-only and --destroy cannot be used together.', 'A refresh-only plan never removes anything; run them separately.');
+    if (values['refresh-only'] && values.destroy)
+      throw new AbortError(
+        '--refresh-only and --destroy cannot be used together.',
+        'A refresh-only plan never removes anything; run them separately.',
+      );
     const parallelism = parseParallelism(values.parallelism);
     const mode = values.destroy ? 'destroy' : values['refresh-only'] ? 'refresh-only' : 'normal';
     const targets = (values.target as string[] | undefined) ?? [];
@@ -48,18 +56,36 @@ export async function planOne(ctx: CommandContext, onPlan?: (plan: Plan) => void
     refuseTargetWithExclude(targets, exclude);
     const replace = (values.replace as string[] | undefined) ?? [];
     const rewrap = values.rewrap === true;
-    if ((replace.length > 0 || rewrap) && mode !== 'normal') throw new AbortError(`--${rewrap ? 'rewrap' : 'replace'} cannot be used with --${mode}.`, 'A replacement is a write: plan it in a normal plan.');
+    if ((replace.length > 0 || rewrap) && mode !== 'normal')
+      throw new AbortError(
+        `--${rewrap ? 'rewrap' : 'replace'} cannot be used with --${mode}.`,
+        'A replacement is a write: plan it in a normal plan.',
+      );
 
     const github = githubReporter(ctx);
     // On a terminal, a status line counts the requests while the account is read.
     const status = readingStatus(ctx.stderr, { enabled: !values.json && !ctx.env.CI });
-    const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane plan', onClientEvent: status.onClientEvent }).catch((error: unknown) => {
-      github?.failed(error, 'plan');
-      throw error;
-    });
+    const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane plan', onClientEvent: status.onClientEvent }).catch(
+      (error: unknown) => {
+        github?.failed(error, 'plan');
+        throw error;
+      },
+    );
     try {
       const made = await Promise.all([
-        makePlan({ desired: workspace.desired, state: workspace.state, client: workspace.client, account: workspace.account, mode, targets, exclude, replace, rewrap, parallelism, env: ctx.env }),
+        makePlan({
+          desired: workspace.desired,
+          state: workspace.state,
+          client: workspace.client,
+          account: workspace.account,
+          mode,
+          targets,
+          exclude,
+          replace,
+          rewrap,
+          parallelism,
+          env: ctx.env,
+        }),
         accountNameOf(workspace.client, workspace.account),
       ])
         .catch((error: unknown) => {
@@ -74,13 +100,26 @@ export async function planOne(ctx: CommandContext, onPlan?: (plan: Plan) => void
       if (planFile) {
         // The whole file is authenticated, so the applying job refuses any edit before it connects anywhere.
         await writePlanFile(planFile, withMac(plan, workspace.state));
-        if (!values.json && !values.markdown) ctx.stderr.write(`Saved the plan to ${planFile}; apply exactly this plan with \`${suggestedCommand(['apply', String(values.out)])}\`.\n`);
+        if (!values.json && !values.markdown)
+          ctx.stderr.write(
+            `Saved the plan to ${planFile}; apply exactly this plan with \`${suggestedCommand(['apply', String(values.out)])}\`.\n`,
+          );
       }
       writeWeakSecretWarnings(ctx);
       if (values.json) ctx.stdout.write(renderPlanJson(plan));
       else if (values.markdown) ctx.stdout.write(renderPlanMarkdown(plan));
-      else ctx.stdout.write(renderPlanText(plan, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}) }));
-      github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, ...(planFile ? { planFile } : {}) });
+      else
+        ctx.stdout.write(
+          renderPlanText(plan, {
+            color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR,
+            ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}),
+          }),
+        );
+      github?.plan(plan, renderPlanMarkdown(plan), {
+        dir: workspace.dir,
+        workspace: workspace.workspace,
+        ...(planFile ? { planFile } : {}),
+      });
       return planExitCode(plan, values['detailed-exitcode'] === true);
     } finally {
       await workspace.close();

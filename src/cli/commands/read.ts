@@ -12,7 +12,17 @@
  */
 import { identityOf } from '../../api/client.js';
 import type { ApiClient } from '../../api/client.js';
-import { decodeReaderKey, isHpkeWrapper, parseWriterKeys, readReaderKeyFile, ReaderKeyError, readRecordFields, readSecret, WrapError, WriterKeyListError } from '@cplane/sdk';
+import {
+  decodeReaderKey,
+  isHpkeWrapper,
+  parseWriterKeys,
+  readReaderKeyFile,
+  ReaderKeyError,
+  readRecordFields,
+  readSecret,
+  WrapError,
+  WriterKeyListError,
+} from '@cplane/sdk';
 import { kindOf } from '../../plan-model/index.js';
 import { valueKind } from '../../providers/index.js';
 import { openState, type StateStore } from '../../state/index.js';
@@ -41,7 +51,8 @@ function trustedWriters(ctx: CommandContext): Uint8Array[] {
   try {
     return parseWriterKeys(text, where);
   } catch (error) {
-    if (error instanceof WriterKeyListError) throw new AbortError(error.message, 'Copy the public key `cplane writer-key` prints (or its `publicKey` in --json).');
+    if (error instanceof WriterKeyListError)
+      throw new AbortError(error.message, 'Copy the public key `cplane writer-key` prints (or its `publicKey` in --json).');
     throw error;
   }
 }
@@ -50,13 +61,14 @@ function trustedWriters(ctx: CommandContext): Uint8Array[] {
 function minVersionOf(ctx: CommandContext): number | undefined {
   const text = ctx.values['min-version'];
   if (typeof text !== 'string') return undefined;
-  if (!/^[1-9][0-9]{0,9}$/.test(text)) throw new AbortError(`--min-version must be a whole number from 1, not "${text}".`, `Usage: cplane ${usage}`);
+  if (!/^[1-9][0-9]{0,9}$/.test(text))
+    throw new AbortError(`--min-version must be a whole number from 1, not "${text}".`, `Usage: cplane ${usage}`);
   return Number(text);
 }
 
 /** The CLI's own advice on a private key it cannot use (the SDK's hints name no flag or command). */
 const readerKeyHints: Partial<Record<ReaderKeyError['code'], string>> = {
-  READER_KEY_INVALID: 'Give the Service Account\'s private key as its dashboard (or `cplane emulator --print-fixtures`) shows it.',
+  READER_KEY_INVALID: "Give the Service Account's private key as its dashboard (or `cplane emulator --print-fixtures`) shows it.",
   READER_KEY_FILE_MISSING: 'Check the path given to --key-file.',
 };
 
@@ -88,7 +100,10 @@ function target(ctx: CommandContext): { address?: string; recordId?: string; dir
     return { recordId, ...(first !== undefined ? { dir: first } : {}) };
   }
   if (!isRecordAddress(first) || extra.length > 0) {
-    throw new AbortError('Say which record to read: a record address (e.g. record.payments/stripe-key) or --record-id ID.', `Usage: cplane ${usage}`);
+    throw new AbortError(
+      'Say which record to read: a record address (e.g. record.payments/stripe-key) or --record-id ID.',
+      `Usage: cplane ${usage}`,
+    );
   }
   return { address: first, ...(second !== undefined ? { dir: second } : {}) };
 }
@@ -106,7 +121,10 @@ async function readAsCplane(client: ApiClient, store: StateStore, recordId: stri
   const value = store.crypto.decryptRecordValue(fields, binding);
   // Checked once the value opened: its version is then cplane's own word, bound into it, not the server's.
   if (minVersion !== undefined && fields.version < minVersion) {
-    throw new WrapError('WRAP_ROLLBACK', `Record ${recordId} was returned at value version ${fields.version}, older than version ${minVersion}, the oldest accepted: the API returned an old value.`);
+    throw new WrapError(
+      'WRAP_ROLLBACK',
+      `Record ${recordId} was returned at value version ${fields.version}, older than version ${minVersion}, the oldest accepted: the API returned an old value.`,
+    );
   }
   return value;
 }
@@ -126,7 +144,10 @@ export interface RecordReading {
  * writer keys it pins (a reader), or the state and its key (cplane); the state also when an address must be
  * found in it. Every value read is registered as a secret, so no later message of the run can show it.
  */
-export async function openRecordReading(ctx: CommandContext, options: { dir: string | undefined; byAddress: boolean }): Promise<RecordReading> {
+export async function openRecordReading(
+  ctx: CommandContext,
+  options: { dir: string | undefined; byAddress: boolean },
+): Promise<RecordReading> {
   const settings = connectionSettings(ctx);
   const privateKey = readerKey(ctx);
   const writers = privateKey ? trustedWriters(ctx) : undefined;
@@ -134,27 +155,40 @@ export async function openRecordReading(ctx: CommandContext, options: { dir: str
   if (!privateKey && identityOf(settings.token) === 'service_account') {
     throw new AbortError(
       'A Service Account reads a record with its private key, and none was given.',
-      'Set CPLANE_SA_KEY to the Service Account\'s private key (base64), or pass --key-file FILE (a file of mode 0600).',
+      "Set CPLANE_SA_KEY to the Service Account's private key (base64), or pass --key-file FILE (a file of mode 0600).",
     );
   }
   const location = await locateStateOnly(ctx, options.dir);
   // A reader reads in the account it expects its values in (the SDK refuses a Service Account token without one, and
   // a wrapper for another account: docs/sdk.md); cplane reads in its state's.
-  if (!location.account && !privateKey) throw new AbortError('No account: the record\'s account is not known.', 'Pass --account ID or set CPLANE_ACCOUNT.');
+  if (!location.account && !privateKey)
+    throw new AbortError("No account: the record's account is not known.", 'Pass --account ID or set CPLANE_ACCOUNT.');
   // The state is opened only when it is needed: to find an address, or for its key (reading as cplane).
-  const store = options.byAddress || !privateKey ? await openState({ ...location, env: ctx.env, command: 'read', lock: false, mustExist: true }) : undefined;
+  const store =
+    options.byAddress || !privateKey
+      ? await openState({ ...location, env: ctx.env, command: 'read', lock: false, mustExist: true })
+      : undefined;
   const client = connect(ctx, { account: location.account ?? store?.data.account, settings });
   return {
     async read(target) {
       let recordId = target.recordId;
       if (target.address !== undefined) {
         const resource = store!.data.resources[target.address];
-        if (!resource || resource.kind !== valueKind) throw new AbortError(`${target.address} is not a record in the state ${store!.path}.`, 'Run `cplane state list` to see the addresses it holds, or give --record-id ID.');
+        if (!resource || resource.kind !== valueKind)
+          throw new AbortError(
+            `${target.address} is not a record in the state ${store!.path}.`,
+            'Run `cplane state list` to see the addresses it holds, or give --record-id ID.',
+          );
         recordId = resource.id;
       }
       try {
         const value = privateKey
-          ? await readSecret(client, { recordId: recordId!, privateKey, writerKeys: writers!, ...(minVersion !== undefined ? { minVersion } : {}) })
+          ? await readSecret(client, {
+              recordId: recordId!,
+              privateKey,
+              writerKeys: writers!,
+              ...(minVersion !== undefined ? { minVersion } : {}),
+            })
           : await readAsCplane(client, store!, recordId!, minVersion);
         registerSecret(value);
         return value;

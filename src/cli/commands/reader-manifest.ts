@@ -25,14 +25,23 @@ const usage = 'reader-manifest SERVICE_ACCOUNT [dir] [--all | --deployment NAME 
 export const SINGLE_DEPLOYMENT = 'default';
 
 /** One deployment of the manifest, from its configuration and state. */
-export async function manifestDeploymentOf(desired: DesiredState, state: StateStore, serviceAccount: string, baseUrl: string): Promise<ManifestDeployment> {
+export async function manifestDeploymentOf(
+  desired: DesiredState,
+  state: StateStore,
+  serviceAccount: string,
+  baseUrl: string,
+): Promise<ManifestDeployment> {
   // The kind that gives a Service Account access to a record, and the resources whose one-time secret is delivered to one.
   const granting = accessKinds.find((a) => a.principal === 'service_account' && a.on === valueKind)!;
-  const grants = desired.resources.filter((r) => r.kind === granting.kind && (r.attributes as Record<string, unknown>)[granting.attribute] === serviceAccount);
-  const delivered = new Map(desired.resources.flatMap((r) => {
-    const delivery = definitionOf(r.kind).config.delivery?.(r.attributes as never);
-    return delivery?.kind === valueKind ? [[delivery.localName, r.address] as const] : [];
-  }));
+  const grants = desired.resources.filter(
+    (r) => r.kind === granting.kind && (r.attributes as Record<string, unknown>)[granting.attribute] === serviceAccount,
+  );
+  const delivered = new Map(
+    desired.resources.flatMap((r) => {
+      const delivery = definitionOf(r.kind).config.delivery?.(r.attributes as never);
+      return delivery?.kind === valueKind ? [[delivery.localName, r.address] as const] : [];
+    }),
+  );
   const records: Record<string, ManifestRecord> = {};
   const serviceAccountIds = new Set<string>();
   for (const grant of grants) {
@@ -59,23 +68,36 @@ export async function manifestDeploymentOf(desired: DesiredState, state: StateSt
 }
 
 /** A view of `ctx` with other positionals (a prototype, so the lazy stdin is not touched). */
-const withPositionals = (ctx: CommandContext, positionals: string[]): CommandContext => Object.assign(Object.create(ctx) as CommandContext, { positionals });
+const withPositionals = (ctx: CommandContext, positionals: string[]): CommandContext =>
+  Object.assign(Object.create(ctx) as CommandContext, { positionals });
 
 export const readerManifestCommand: CommandModule = {
   async run(ctx) {
     const [serviceAccount, dir, ...extra] = ctx.positionals;
-    if (!serviceAccount) throw new AbortError('Say which Service Account the manifest is for: its name, as grants.serviceAccounts lists it.', `Usage: cplane ${usage}`);
+    if (!serviceAccount)
+      throw new AbortError(
+        'Say which Service Account the manifest is for: its name, as grants.serviceAccounts lists it.',
+        `Usage: cplane ${usage}`,
+      );
     if (extra.length > 0) throw new AbortError(`Unexpected arguments: ${extra.join(' ')}.`, `Usage: cplane ${usage}`);
     const folder = withPositionals(ctx, dir === undefined ? [] : [dir]);
     const runs = wantsDeployments(ctx)
-      ? (await chooseDeployments(folder, 'reader-manifest')).chosen.map((d) => ({ name: d.name, ctx: deploymentContext(folder, d, { capture: false }).ctx }))
+      ? (await chooseDeployments(folder, 'reader-manifest')).chosen.map((d) => ({
+          name: d.name,
+          ctx: deploymentContext(folder, d, { capture: false }).ctx,
+        }))
       : [{ name: SINGLE_DEPLOYMENT, ctx: folder }];
     const manifest: ReaderManifest = { version: MANIFEST_VERSION, serviceAccount, deployments: {} };
     for (const run of runs) {
       const workspace = await openWorkspace(run.ctx, { lock: false, command: 'cplane reader-manifest' });
       try {
         // Each deployment's own API address, as its commands use it.
-        const deployment = await manifestDeploymentOf(workspace.desired, workspace.state, serviceAccount, connectionSettings(run.ctx).baseUrl);
+        const deployment = await manifestDeploymentOf(
+          workspace.desired,
+          workspace.state,
+          serviceAccount,
+          connectionSettings(run.ctx).baseUrl,
+        );
         if (Object.keys(deployment.records).length === 0) {
           throw new AbortError(
             `Service Account ${serviceAccount} may read no record in ${run.name === SINGLE_DEPLOYMENT ? `account ${workspace.account}` : `deployment ${run.name}`}: the configuration grants it none, or they are not applied yet.`,
@@ -92,7 +114,9 @@ export const readerManifestCommand: CommandModule = {
     if (out) writeFileSync(out, text);
     else ctx.stdout.write(text);
     const counts = Object.entries(manifest.deployments).map(([name, d]) => `${name}: ${Object.keys(d.records).length} record(s)`);
-    ctx.stderr.write(`Reader manifest of ${serviceAccount}${out ? ` written to ${out}` : ''} (${counts.join(', ')}). It holds no secret: commit it with the application, which reads with it and CPLANE_READER.\n`);
+    ctx.stderr.write(
+      `Reader manifest of ${serviceAccount}${out ? ` written to ${out}` : ''} (${counts.join(', ')}). It holds no secret: commit it with the application, which reads with it and CPLANE_READER.\n`,
+    );
     return 0;
   },
 };

@@ -31,10 +31,14 @@ export const reconcileCommand: CommandModule = {
     const json = ctx.values.json === true;
     const dryRun = ctx.values['dry-run'] === true;
     const parallelism = parseParallelism(ctx.values.parallelism);
-    if (ctx.positionals.length > 1) throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Usage: cplane reconcile [dir] [options]');
+    if (ctx.positionals.length > 1)
+      throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Usage: cplane reconcile [dir] [options]');
     // Every write is a human-only operation: say so before any request (a dry run only reads).
     if (!dryRun && identityOf(givenToken(ctx)) === 'service_account') {
-      throw new AbortError(`cplane reconcile needs a personal access token (sk-svc-pat-): ${tokenVariable(ctx)} is a Service Account token (sk-svc-sa-), which cannot write; no request was sent.`, 'Run it with a personal access token, or with --dry-run to see what it would do.');
+      throw new AbortError(
+        `cplane reconcile needs a personal access token (sk-svc-pat-): ${tokenVariable(ctx)} is a Service Account token (sk-svc-sa-), which cannot write; no request was sent.`,
+        'Run it with a personal access token, or with --dry-run to see what it would do.',
+      );
     }
     const github = githubReporter(ctx);
     const sink = json ? jsonOutput(ctx) : plainOutput(ctx, 'apply');
@@ -52,12 +56,31 @@ export const reconcileCommand: CommandModule = {
       });
       const { state, client } = workspace;
       try {
-        if (!dryRun) await finishJournal({ state, client, onEvent, verb: 'reconcile', json, color: false, stdout: ctx.stdout, text: (message) => sink.text(message) });
+        if (!dryRun)
+          await finishJournal({
+            state,
+            client,
+            onEvent,
+            verb: 'reconcile',
+            json,
+            color: false,
+            stdout: ctx.stdout,
+            text: (message) => sink.text(message),
+          });
         const classes = workspace.desired.reconcile?.autoApply ?? DEFAULT_CLASSES;
         const view: ReconcileView = { classes, dryRun };
         status = readingStatus(ctx.stderr, { enabled: !json && !ctx.env.CI });
         const [made, accountName] = await Promise.all([
-          makePlan({ desired: workspace.desired, state, client, account: workspace.account, mode: 'normal', classes, parallelism, env: ctx.env }),
+          makePlan({
+            desired: workspace.desired,
+            state,
+            client,
+            account: workspace.account,
+            mode: 'normal',
+            classes,
+            parallelism,
+            env: ctx.env,
+          }),
           accountNameOf(client, workspace.account),
         ]).finally(() => status.stop());
         const plan: Plan = { ...made, origin: await planOrigin(ctx, workspace, accountName) };
@@ -80,7 +103,15 @@ export const reconcileCommand: CommandModule = {
             sink.event({ type: 'interrupted' });
           });
           try {
-            result = await applyPlan({ plan, state, client, parallelism, signal: controller.signal, onEvent, keyRing: stateKeyRing(state, (source) => resolveSecret(source, ctx.env), client) });
+            result = await applyPlan({
+              plan,
+              state,
+              client,
+              parallelism,
+              signal: controller.signal,
+              onEvent,
+              keyRing: stateKeyRing(state, (source) => resolveSecret(source, ctx.env), client),
+            });
           } finally {
             stopInterrupts();
           }
@@ -88,7 +119,12 @@ export const reconcileCommand: CommandModule = {
         }
         const markdown = renderReconcileMarkdown(plan, view);
         github?.reconcile(plan, markdown, { dir: workspace.dir, workspace: workspace.workspace });
-        if (result) github?.summary(`#### cplane reconcile result\n\n${summaryLines(result, 'Apply').map((l) => `- ${markdownText(l.text.trim())}`).join('\n')}\n`);
+        if (result)
+          github?.summary(
+            `#### cplane reconcile result\n\n${summaryLines(result, 'Apply')
+              .map((l) => `- ${markdownText(l.text.trim())}`)
+              .join('\n')}\n`,
+          );
         if (result?.interrupted) return exitCodes.interrupted;
         if (result && result.failed.length > 0) return exitCodes.error;
         if ((plan.withheld?.length ?? 0) > 0) return exitCodes.changes;

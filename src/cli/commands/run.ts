@@ -28,14 +28,18 @@ export interface EnvEntry {
 
 function envEntries(ctx: CommandContext): EnvEntry[] {
   const given = Array.isArray(ctx.values.env) ? (ctx.values.env as string[]) : [];
-  if (given.length === 0) throw new AbortError('Say which records to hand to the command: --env NAME=ADDRESS or --env NAME=RECORD_ID.', `Usage: cplane ${usage}`);
+  if (given.length === 0)
+    throw new AbortError('Say which records to hand to the command: --env NAME=ADDRESS or --env NAME=RECORD_ID.', `Usage: cplane ${usage}`);
   const seen = new Set<string>();
   return given.map((text) => {
     const at = text.indexOf('=');
     const name = at > 0 ? text.slice(0, at) : '';
     const source = text.slice(at + 1);
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || source === '') {
-      throw new AbortError(`--env ${JSON.stringify(text)}: expected NAME=ADDRESS or NAME=RECORD_ID, where NAME is a variable name (letters, digits, _).`, 'For example: --env STRIPE_KEY=record.payments/stripe-key');
+      throw new AbortError(
+        `--env ${JSON.stringify(text)}: expected NAME=ADDRESS or NAME=RECORD_ID, where NAME is a variable name (letters, digits, _).`,
+        'For example: --env STRIPE_KEY=record.payments/stripe-key',
+      );
     }
     if (seen.has(name)) throw new AbortError(`--env ${name} is given twice.`, 'Give each variable one record.');
     seen.add(name);
@@ -52,12 +56,29 @@ export const runCommand: CommandModule = {
     if (own.length > 1) throw new AbortError(`Unexpected arguments before --: ${own.join(' ')}.`, `Usage: cplane ${usage}`);
     const entries = envEntries(ctx);
     // Without the values: the command is given them last, over anything of the same name.
-    const env = await childEnvironment({ parent: ctx.env, dir: own[0] ?? '.', cwd: ctx.cwd, passEnv: passEnvNames(ctx.values), values: {} });
-    const manifest = manifestPathOf(ctx, entries.some((e) => e.target.address !== undefined || isRecordId(e.source)));
+    const env = await childEnvironment({
+      parent: ctx.env,
+      dir: own[0] ?? '.',
+      cwd: ctx.cwd,
+      passEnv: passEnvNames(ctx.values),
+      values: {},
+    });
+    const manifest = manifestPathOf(
+      ctx,
+      entries.some((e) => e.target.address !== undefined || isRecordId(e.source)),
+    );
     if (manifest !== undefined) return await runByName(ctx, manifest, { command, args, entries, env, own });
     const named = entries.find((e) => e.target.address === undefined && !isRecordId(e.source));
-    if (named) throw new AbortError(`--env ${named.name}=${named.source}: "${named.source}" is neither a record address nor a record id, and no reader manifest names it.`, `Read by name with --manifest FILE (or CPLANE_MANIFEST), or give the address record.${named.source}.`);
-    if (['watch', 'grace', 'interval'].some((flag) => ctx.values[flag] !== undefined)) throw new AbortError('--watch reads by name: it needs --manifest FILE.', 'Give --manifest FILE and --env NAME=PROJECT/RECORD (docs/sdk.md), or leave --watch out.');
+    if (named)
+      throw new AbortError(
+        `--env ${named.name}=${named.source}: "${named.source}" is neither a record address nor a record id, and no reader manifest names it.`,
+        `Read by name with --manifest FILE (or CPLANE_MANIFEST), or give the address record.${named.source}.`,
+      );
+    if (['watch', 'grace', 'interval'].some((flag) => ctx.values[flag] !== undefined))
+      throw new AbortError(
+        '--watch reads by name: it needs --manifest FILE.',
+        'Give --manifest FILE and --env NAME=PROJECT/RECORD (docs/sdk.md), or leave --watch out.',
+      );
     const reading = await openRecordReading(ctx, { dir: own[0], byAddress: entries.some((e) => e.target.address !== undefined) });
     const values: Record<string, string> = {};
     try {

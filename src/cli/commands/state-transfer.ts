@@ -9,12 +9,20 @@ import { resolve } from 'node:path';
 import type { CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
 import { lockTimeoutMs } from '../../session/lock-timeout.js';
-import { isPostgresUrl, maskUrl, migrateState, parseStateFile, pullState, pushState, serializeStateFile, stateHistory } from '../../state/index.js';
+import {
+  isPostgresUrl,
+  maskUrl,
+  migrateState,
+  parseStateFile,
+  pullState,
+  pushState,
+  serializeStateFile,
+  stateHistory,
+} from '../../state/index.js';
 import { locateStateOnly } from '../../session/workspace.js';
 import { takePositionals } from './state.js';
 import { safeName, safeText } from '../../text/safe-text.js';
 import { shellArgument } from '../../text/escape-for.js';
-
 
 const historyUsage = 'state history [dir] [--account ID] [--state URL] [--workspace NAME] [--limit N] [--json]';
 
@@ -23,7 +31,8 @@ export const stateHistoryCommand: CommandModule = {
     const { dir } = takePositionals(ctx, [], historyUsage);
     const limitText = (ctx.values.limit as string | undefined) ?? '50';
     const limit = Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1) throw new AbortError(`--limit must be a whole number of at least 1 (got ${JSON.stringify(limitText)}).`, 'For example --limit 20.');
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new AbortError(`--limit must be a whole number of at least 1 (got ${JSON.stringify(limitText)}).`, 'For example --limit 20.');
     const { location, versions } = await stateHistory(await locateStateOnly(ctx, dir), limit);
     if (ctx.values.json === true) {
       ctx.stdout.write(`${JSON.stringify({ location, versions }, null, 2)}\n`);
@@ -37,7 +46,9 @@ export const stateHistoryCommand: CommandModule = {
     ctx.stdout.write(`${'serial'.padStart(serialWidth)}  ${'saved at'.padEnd(24)}  by\n`);
     for (const v of versions) {
       // Rows of a table anyone with write access can fill: escaped (and the command line redacted) like any untrusted text.
-      ctx.stdout.write(`${String(v.serial).padStart(serialWidth)}  ${v.savedAt.padEnd(24)}  ${safeName(`${v.who}@${v.host}`)}  \`${safeText(v.command)}\`  ${v.changes} change(s), ${v.bytes} bytes\n`);
+      ctx.stdout.write(
+        `${String(v.serial).padStart(serialWidth)}  ${v.savedAt.padEnd(24)}  ${safeName(`${v.who}@${v.host}`)}  \`${safeText(v.command)}\`  ${v.changes} change(s), ${v.bytes} bytes\n`,
+      );
     }
     return 0;
   },
@@ -61,12 +72,23 @@ export const statePushCommand: CommandModule = {
     const { args, dir } = takePositionals(ctx, ['FILE'], pushUsage);
     const file = resolve(ctx.cwd, args[0]!);
     const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      throw new AbortError(`Cannot read ${file}: ${error.code ?? error.message}.`, 'Give the path of a state file, e.g. one written by `cplane state pull > state.json`.');
+      throw new AbortError(
+        `Cannot read ${file}: ${error.code ?? error.message}.`,
+        'Give the path of a state file, e.g. one written by `cplane state pull > state.json`.',
+      );
     });
     const contents = parseStateFile(text, file);
     const location = await locateStateOnly(ctx, dir);
-    const { location: shown, outcome } = await pushState({ ...location, account: location.account ?? contents.account, lockTimeoutMs: lockTimeoutMs(ctx.values) }, contents, 'cplane state push');
-    ctx.stdout.write(outcome === 'unchanged' ? `The state ${shown} already holds serial ${contents.serial} of that file; nothing was written.\n` : `Pushed ${file} (serial ${contents.serial}) to ${shown}.\n`);
+    const { location: shown, outcome } = await pushState(
+      { ...location, account: location.account ?? contents.account, lockTimeoutMs: lockTimeoutMs(ctx.values) },
+      contents,
+      'cplane state push',
+    );
+    ctx.stdout.write(
+      outcome === 'unchanged'
+        ? `The state ${shown} already holds serial ${contents.serial} of that file; nothing was written.\n`
+        : `Pushed ${file} (serial ${contents.serial}) to ${shown}.\n`,
+    );
     return 0;
   },
 };

@@ -17,7 +17,10 @@ import { suggestedCommand } from '../../text/escape-for.js';
 export function takePositionals(ctx: CommandContext, names: string[], usage: string): { args: string[]; dir: string | undefined } {
   if (ctx.positionals.length < names.length || ctx.positionals.length > names.length + 1) {
     const expected = names.length ? names.join(' and ') : 'no arguments';
-    throw new AbortError(`Expected ${expected} (and an optional [dir]); got ${ctx.positionals.length} argument(s).`, `Usage: cplane ${usage}`);
+    throw new AbortError(
+      `Expected ${expected} (and an optional [dir]); got ${ctx.positionals.length} argument(s).`,
+      `Usage: cplane ${usage}`,
+    );
   }
   return { args: ctx.positionals.slice(0, names.length), dir: ctx.positionals[names.length] };
 }
@@ -25,7 +28,11 @@ export function takePositionals(ctx: CommandContext, names: string[], usage: str
 function mustFind(store: StateStore, address: string): ResourceState {
   const found = store.data.resources[address];
   if (!found) {
-    throw new StateError('STATE_ADDRESS_UNKNOWN', `${address} is not in the state ${store.path}.`, 'Run `cplane state list` to see the addresses it holds.');
+    throw new StateError(
+      'STATE_ADDRESS_UNKNOWN',
+      `${address} is not in the state ${store.path}.`,
+      'Run `cplane state list` to see the addresses it holds.',
+    );
   }
   return found;
 }
@@ -101,14 +108,21 @@ function describeResource(address: string, r: ResourceState, store: StateStore):
 function pendingLines(address: string, store: StateStore): string[] {
   const pending = store.data.journal.filter((entry) => entry.address === address);
   if (pending.length === 0) return [];
-  return ['pending writes:', ...pending.map((entry) => `  ${entry.operation} (Idempotency-Key ${entry.idempotencyKey}, since ${entry.createdAt})`)];
+  return [
+    'pending writes:',
+    ...pending.map((entry) => `  ${entry.operation} (Idempotency-Key ${entry.idempotencyKey}, since ${entry.createdAt})`),
+  ];
 }
 
 /** An address whose first write was saved but whose answer was never recorded (an interrupted apply). */
 function describeJournalOnly(address: string, store: StateStore): string[] | undefined {
   const pending = pendingLines(address, store);
   if (pending.length === 0) return undefined;
-  return [`address:  ${address}`, 'recorded: not yet: the object may or may not exist; `cplane apply` resends these writes and records it', ...pending];
+  return [
+    `address:  ${address}`,
+    'recorded: not yet: the object may or may not exist; `cplane apply` resends these writes and records it',
+    ...pending,
+  ];
 }
 
 export const stateShowCommand = stateCommand({
@@ -117,7 +131,9 @@ export const stateShowCommand = stateCommand({
   lock: false,
   body(ctx, store, args) {
     const [address] = args as [string];
-    const lines = store.data.resources[address] ? describeResource(address, store.data.resources[address], store) : (describeJournalOnly(address, store) ?? describeResource(address, mustFind(store, address), store));
+    const lines = store.data.resources[address]
+      ? describeResource(address, store.data.resources[address], store)
+      : (describeJournalOnly(address, store) ?? describeResource(address, mustFind(store, address), store));
     ctx.stdout.write(`${lines.join('\n')}\n`);
   },
 });
@@ -145,23 +161,36 @@ export const stateMvCommand = stateCommand({
     const [from, to] = args as [string, string];
     const moving = mustFind(store, from);
     if (store.data.resources[to]) {
-      throw new StateError('STATE_ADDRESS_EXISTS', `${to} is already in the state; nothing was moved.`, `Remove it first with \`${suggestedCommand(['state', 'rm', to])}\` if it is stale.`);
+      throw new StateError(
+        'STATE_ADDRESS_EXISTS',
+        `${to} is already in the state; nothing was moved.`,
+        `Remove it first with \`${suggestedCommand(['state', 'rm', to])}\` if it is stale.`,
+      );
     }
     if (kindOf(to) !== moving.kind) {
-      throw new StateError('STATE_KIND_MISMATCH', `${from} is a ${moving.kind}, so its new address must be ${moving.kind}.NAME (got ${to}).`, 'An address can be renamed but never change kind.');
+      throw new StateError(
+        'STATE_KIND_MISMATCH',
+        `${from} is a ${moving.kind}, so its new address must be ${moving.kind}.NAME (got ${to}).`,
+        'An address can be renamed but never change kind.',
+      );
     }
     // What lives under the object (a gateway's tokens and OTel export) moves with it.
     const renames = renamesOf(store.data.resources, from, to);
     for (const rename of renames) {
       refusePendingWrites(store, rename.from);
       if (rename.from !== from && rename.from !== rename.to && store.data.resources[rename.to]) {
-        throw new StateError('STATE_ADDRESS_EXISTS', `${rename.to} is already in the state; nothing was moved.`, `Remove it first with \`${suggestedCommand(['state', 'rm', rename.to])}\` if it is stale.`);
+        throw new StateError(
+          'STATE_ADDRESS_EXISTS',
+          `${rename.to} is already in the state; nothing was moved.`,
+          `Remove it first with \`${suggestedCommand(['state', 'rm', rename.to])}\` if it is stale.`,
+        );
       }
     }
     await store.update((draft) => {
       for (const rename of renames) {
         delete draft.resources[rename.from];
-        draft.resources[rename.to] = rename.from === rename.to ? rename.entry : renamedEntry(store.crypto, rename.entry, rename.from, rename.to);
+        draft.resources[rename.to] =
+          rename.from === rename.to ? rename.entry : renamedEntry(store.crypto, rename.entry, rename.from, rename.to);
       }
     });
     ctx.stdout.write(`Moved ${from} to ${to} (remote ${moving.kind} ${moving.id} unchanged).\n`);

@@ -30,7 +30,8 @@ export const validateCommand: CommandModule = {
     // A rule that uses a variable without a value still holds `${var.NAME}`: it is compiled by plan, with the value.
     const compilable = (loaded.desired?.policies ?? []).filter((p) => !unsetVariables.some((name) => p.rule.includes(`\${var.${name}}`)));
     // Loaded only then: a configuration without policies never loads the policy layer or the CEL library.
-    const policyProblems = compilable.length > 0 ? (await (await import('../../policy/index.js')).compilePolicies(compilable)).diagnostics : [];
+    const policyProblems =
+      compilable.length > 0 ? (await (await import('../../policy/index.js')).compilePolicies(compilable)).diagnostics : [];
     const diagnostics = [...loaded.diagnostics, ...policyProblems];
     const desired = policyProblems.length > 0 ? undefined : loaded.desired;
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
@@ -42,11 +43,20 @@ export const validateCommand: CommandModule = {
     if (github) {
       // Annotations on stdout (GitHub reads workflow commands there), the result in the step summary.
       for (const d of diagnostics) ctx.stdout.write(`${formatGithub(d)}\n`);
-      const listed = diagnostics.map((d) => `- ${d.severity}: ${d.range ? `${codeSpan({ name: `${d.range.file}:${d.range.line}:${d.range.col}` })} ` : ''}${markdownText(d.summary)}`);
+      const listed = diagnostics.map(
+        (d) =>
+          `- ${d.severity}: ${d.range ? `${codeSpan({ name: `${d.range.file}:${d.range.line}:${d.range.col}` })} ` : ''}${markdownText(d.summary)}`,
+      );
       github.summary(`#### cplane validate\n\n**${summary}**\n${listed.length ? `\n${listed.join('\n')}\n` : ''}`);
     }
     if (ctx.values.json) {
-      const report = { valid: desired !== undefined, resources: desired?.resources.length ?? 0, files: desired?.files.length ?? 0, unsetVariables, diagnostics };
+      const report = {
+        valid: desired !== undefined,
+        resources: desired?.resources.length ?? 0,
+        files: desired?.files.length ?? 0,
+        unsetVariables,
+        diagnostics,
+      };
       ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else if (format === 'github' || github) {
       if (!github) for (const d of diagnostics) ctx.stdout.write(`${formatGithub(d)}\n`);

@@ -18,7 +18,9 @@ export const writerKeyCommand: CommandModule = {
       }
       // The key alone on stdout, so it can be captured: `CPLANE_WRITER_KEY=$(cplane writer-key)`.
       ctx.stdout.write(`${publicKey}\n`);
-      ctx.stderr.write(`cplane's writer key for account ${store.data.account} (${keyId}). Readers pin it: --writer-key, CPLANE_WRITER_KEY, or writerKeys in the SDK.\n`);
+      ctx.stderr.write(
+        `cplane's writer key for account ${store.data.account} (${keyId}). Readers pin it: --writer-key, CPLANE_WRITER_KEY, or writerKeys in the SDK.\n`,
+      );
       return 0;
     } finally {
       await store.close();

@@ -42,7 +42,12 @@ export async function applyDeployments(ctx: CommandContext, runApply: RunApply):
   const json = ctx.values.json === true;
   const interactive = !json && ctx.values['no-input'] !== true && ctx.stdout.isTTY === true && ctx.stdin.isTTY === true;
   const saved = isPlanFolder(ctx) ? await savedPlans(ctx) : undefined;
-  const { chosen } = saved ? await chooseDeployments({ ...ctx, positionals: [saved.configDir], values: { ...ctx.values, deployment: [...saved.plans.keys()] } }, 'apply') : await chooseDeployments(ctx, 'apply');
+  const { chosen } = saved
+    ? await chooseDeployments(
+        { ...ctx, positionals: [saved.configDir], values: { ...ctx.values, deployment: [...saved.plans.keys()] } },
+        'apply',
+      )
+    : await chooseDeployments(ctx, 'apply');
 
   const rules = saved ? new Map<string, AutoApprove>() : await autoApproveRules(ctx, chosen);
   if (!saved && ctx.values['auto-approve'] !== true && !interactive) {
@@ -50,28 +55,44 @@ export async function applyDeployments(ctx: CommandContext, runApply: RunApply):
     if (unruled.length > 0) {
       throw new AbortError(
         `cplane apply --all needs approval for ${unruled.join(', ')} (no autoApprove rule): run it in a terminal, or pass --auto-approve. Nothing was applied.`,
-        'A deployment\'s autoApprove rule (docs/deployments.md) lets it apply without asking when its plan satisfies the rule.',
+        "A deployment's autoApprove rule (docs/deployments.md) lets it apply without asking when its plan satisfies the rule.",
       );
     }
   }
 
   const waves = deploymentWaves(chosen);
   const limiter = sharedLimiter(ctx, Math.max(...waves.map((w) => w.length)));
-  const say = (line: string) => (json ? ctx.stdout.write(`${JSON.stringify({ type: 'deployments', message: line })}\n`) : ctx.stdout.write(`${line}\n`));
+  const say = (line: string) =>
+    json ? ctx.stdout.write(`${JSON.stringify({ type: 'deployments', message: line })}\n`) : ctx.stdout.write(`${line}\n`);
   const applied: string[] = [];
   for (const [index, wave] of waves.entries()) {
-    say(`${json ? '' : '\n'}Wave ${index + 1} of ${waves.length}: ${wave.map((d) => `${d.name} (account ${safeText(d.account)})`).join(', ')}`);
+    say(
+      `${json ? '' : '\n'}Wave ${index + 1} of ${waves.length}: ${wave.map((d) => `${d.name} (account ${safeText(d.account)})`).join(', ')}`,
+    );
     const outcomes = interactive
-      ? await inTurn(wave, (d) => applyOne(ctx, d, { runApply, rule: rules.get(d.name), planPath: saved?.plans.get(d.name), capture: false, json }))
-      : await Promise.all(wave.map((d) => applyOne(ctx, d, { runApply, rule: rules.get(d.name), planPath: saved?.plans.get(d.name), capture: true, json, limiter })));
+      ? await inTurn(wave, (d) =>
+          applyOne(ctx, d, { runApply, rule: rules.get(d.name), planPath: saved?.plans.get(d.name), capture: false, json }),
+        )
+      : await Promise.all(
+          wave.map((d) =>
+            applyOne(ctx, d, { runApply, rule: rules.get(d.name), planPath: saved?.plans.get(d.name), capture: true, json, limiter }),
+          ),
+        );
     applied.push(...outcomes.filter((o) => o.code === 0).map((o) => o.deployment));
     const failed = outcomes.filter((o) => o.code !== 0);
     if (failed.length > 0) {
       writeWeakSecretWarnings(ctx);
-      const notStarted = waves.slice(index + 1).flat().map((d) => d.name);
+      const notStarted = waves
+        .slice(index + 1)
+        .flat()
+        .map((d) => d.name);
       const failures = failed.map((f) => `${f.deployment}${f.error ? ` (${f.error})` : ''}`).join('; ');
-      if (json) ctx.stdout.write(`${JSON.stringify({ type: 'deployments', applied, failed: failed.map((f) => f.deployment), notStarted })}\n`);
-      else ctx.stdout.write(`\nDeployments: applied ${applied.length > 0 ? applied.join(', ') : 'none'}; failed ${failures}; not started ${notStarted.length > 0 ? `${notStarted.join(', ')} (they wait for a failed wave)` : 'none'}.\n`);
+      if (json)
+        ctx.stdout.write(`${JSON.stringify({ type: 'deployments', applied, failed: failed.map((f) => f.deployment), notStarted })}\n`);
+      else
+        ctx.stdout.write(
+          `\nDeployments: applied ${applied.length > 0 ? applied.join(', ') : 'none'}; failed ${failures}; not started ${notStarted.length > 0 ? `${notStarted.join(', ')} (they wait for a failed wave)` : 'none'}.\n`,
+        );
       return failed.some((f) => f.code === exitCodes.interrupted) ? exitCodes.interrupted : exitCodes.error;
     }
   }
@@ -90,20 +111,30 @@ async function inTurn<T>(items: readonly Deployment[], run: (d: Deployment) => P
 async function applyOne(
   ctx: CommandContext,
   deployment: Deployment,
-  options: { runApply: RunApply; rule: AutoApprove | undefined; planPath: string | undefined; capture: boolean; json: boolean; limiter?: ReturnType<typeof sharedLimiter> },
+  options: {
+    runApply: RunApply;
+    rule: AutoApprove | undefined;
+    planPath: string | undefined;
+    capture: boolean;
+    json: boolean;
+    limiter?: ReturnType<typeof sharedLimiter>;
+  },
 ): Promise<Outcome> {
   const run = deploymentContext(ctx, deployment, { capture: options.capture, ...(options.limiter ? { limiter: options.limiter } : {}) });
   const rule = options.rule;
   if (rule) run.ctx.deployment = { ...run.ctx.deployment!, autoApprove: rule };
   if (options.planPath) run.ctx.positionals = [options.planPath];
-  if (!options.capture && !options.json) ctx.stdout.write(`\n=== deployment ${deployment.name} (account ${safeText(deployment.account)}) ===\n\n`);
+  if (!options.capture && !options.json)
+    ctx.stdout.write(`\n=== deployment ${deployment.name} (account ${safeText(deployment.account)}) ===\n\n`);
   const { code, error } = await runCaught(() => options.runApply(run.ctx, 'apply'), ['apply'], run.ctx);
   if (options.capture) {
     const { stdout, stderr } = run.captured();
     if (options.json) {
       for (const line of stdout.split('\n').filter(Boolean)) {
         const parsed = parseJson(line);
-        ctx.stdout.write(`${JSON.stringify(parsed && typeof parsed === 'object' ? { deployment: deployment.name, ...parsed } : { deployment: deployment.name, text: line })}\n`);
+        ctx.stdout.write(
+          `${JSON.stringify(parsed && typeof parsed === 'object' ? { deployment: deployment.name, ...parsed } : { deployment: deployment.name, text: line })}\n`,
+        );
       }
       if (stderr.trim()) ctx.stdout.write(`${JSON.stringify({ deployment: deployment.name, type: 'error', message: stderr.trim() })}\n`);
     } else {
@@ -133,7 +164,11 @@ async function autoApproveRules(ctx: CommandContext, chosen: readonly Deployment
   }
   if (problems.length > 0) {
     const color = ctx.stderr.isTTY === true && !ctx.env.NO_COLOR;
-    throw new ConfigInvalidError(`The configuration has ${problems.length} error(s):\n\n${problems.map((d) => formatDiagnostic(d, { color })).join('\n')}`, 'Fix the autoApprove rule (docs/deployments.md); nothing was applied.', problems);
+    throw new ConfigInvalidError(
+      `The configuration has ${problems.length} error(s):\n\n${problems.map((d) => formatDiagnostic(d, { color })).join('\n')}`,
+      'Fix the autoApprove rule (docs/deployments.md); nothing was applied.',
+      problems,
+    );
   }
   return rules;
 }
@@ -150,26 +185,48 @@ async function savedPlans(ctx: CommandContext): Promise<{ configDir: string; pla
   const plans = new Map<string, string>();
   let configDir: string | undefined;
   let first: { path: string; origin: SavedPlan['origin'] & { fleet: string[] } } | undefined;
-  const refuse = (why: string) => new AbortError(`The plans in ${folder} ${why}. Nothing was applied.`, `Apply only the whole folder one \`cplane plan --all --out DIR\` wrote. ${REPLAN}`);
-  for (const name of readdirSync(folder).filter((n) => n.endsWith('.plan.json')).sort()) {
+  const refuse = (why: string) =>
+    new AbortError(
+      `The plans in ${folder} ${why}. Nothing was applied.`,
+      `Apply only the whole folder one \`cplane plan --all --out DIR\` wrote. ${REPLAN}`,
+    );
+  for (const name of readdirSync(folder)
+    .filter((n) => n.endsWith('.plan.json'))
+    .sort()) {
     const path = join(folder, name);
     const plan = await readPlanFile(path);
     checkPlanMac(ctx.env, plan, path);
     const { deployment, fleet } = plan.origin;
-    if (deployment === undefined) throw new AbortError(`${path} is the plan of no deployment: it was not made by \`cplane plan --all --out DIR\`.`, `Apply it alone with \`cplane apply ${path}\`, or move it out of ${folder}.`);
+    if (deployment === undefined)
+      throw new AbortError(
+        `${path} is the plan of no deployment: it was not made by \`cplane plan --all --out DIR\`.`,
+        `Apply it alone with \`cplane apply ${path}\`, or move it out of ${folder}.`,
+      );
     const dir = resolve(ctx.cwd, plan.origin.configDir);
-    if (configDir !== undefined && configDir !== dir) throw new AbortError(`The plans in ${folder} were made from two configurations: ${configDir} and ${dir}.`, 'Keep one configuration\'s plans per folder.');
+    if (configDir !== undefined && configDir !== dir)
+      throw new AbortError(
+        `The plans in ${folder} were made from two configurations: ${configDir} and ${dir}.`,
+        "Keep one configuration's plans per folder.",
+      );
     configDir = dir;
-    if (!fleet) throw refuse(`do not say which deployments their run chose (${name} was made by an older cplane, or by \`plan --out FILE\`)`);
-    if (first && (first.origin.fleet.join('\n') !== fleet.join('\n') || JSON.stringify(first.origin.files) !== JSON.stringify(plan.origin.files))) {
-      throw refuse(`were made by two runs of \`cplane plan --all\` (${first.path} and ${path}: other deployments chosen, or other configuration files)`);
+    if (!fleet)
+      throw refuse(`do not say which deployments their run chose (${name} was made by an older cplane, or by \`plan --out FILE\`)`);
+    if (
+      first &&
+      (first.origin.fleet.join('\n') !== fleet.join('\n') || JSON.stringify(first.origin.files) !== JSON.stringify(plan.origin.files))
+    ) {
+      throw refuse(
+        `were made by two runs of \`cplane plan --all\` (${first.path} and ${path}: other deployments chosen, or other configuration files)`,
+      );
     }
     first ??= { path, origin: { ...plan.origin, fleet } };
     plans.set(deployment, path);
   }
   const missing = first?.origin.fleet.filter((name) => !plans.has(name)) ?? [];
   if (missing.length > 0) {
-    throw refuse(`lack the plan${missing.length === 1 ? '' : 's'} of ${missing.join(', ')} (${missing.map(planFileName).join(', ')}), which their run chose: the deployments after ${missing.length === 1 ? 'it' : 'them'} would apply without waiting for ${missing.length === 1 ? 'it' : 'them'}`);
+    throw refuse(
+      `lack the plan${missing.length === 1 ? '' : 's'} of ${missing.join(', ')} (${missing.map(planFileName).join(', ')}), which their run chose: the deployments after ${missing.length === 1 ? 'it' : 'them'} would apply without waiting for ${missing.length === 1 ? 'it' : 'them'}`,
+    );
   }
   return { configDir: configDir!, plans };
 }

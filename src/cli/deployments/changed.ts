@@ -17,7 +17,10 @@ function git(dir: string, args: string[]): string {
     return execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr?.trim();
-    throw new AbortError(`--changed could not read the git diff in ${dir}: ${stderr || (error as Error).message}`, 'Run it in a git checkout, and give --base a commit or branch that exists (e.g. --base origin/main).');
+    throw new AbortError(
+      `--changed could not read the git diff in ${dir}: ${stderr || (error as Error).message}`,
+      'Run it in a git checkout, and give --base a commit or branch that exists (e.g. --base origin/main).',
+    );
   }
 }
 
@@ -39,12 +42,21 @@ function moduleFolders(dir: string): string[] {
 
 const inside = (folder: string, path: string) => path === folder || path.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
 
-export function changedDeployments(dir: string, deployments: readonly Deployment[], base: string): { chosen: Deployment[]; changed: string[] } {
+export function changedDeployments(
+  dir: string,
+  deployments: readonly Deployment[],
+  base: string,
+): { chosen: Deployment[]; changed: string[] } {
   const root = git(dir, ['rev-parse', '--show-toplevel']).trim();
-  const listed = [...git(dir, ['diff', '--name-only', base, '--']).split('\n'), ...git(dir, ['ls-files', '--others', '--exclude-standard', '--full-name', '--', '.']).split('\n')];
+  const listed = [
+    ...git(dir, ['diff', '--name-only', base, '--']).split('\n'),
+    ...git(dir, ['ls-files', '--others', '--exclude-standard', '--full-name', '--', '.']).split('\n'),
+  ];
   const changed = [...new Set(listed.filter(Boolean).map((path) => resolve(root, path)))];
   const shared = [dir, ...moduleFolders(dir)];
-  const touchesAll = changed.some((path) => !deployments.some((d) => d.varFiles.includes(path)) && shared.some((folder) => inside(folder, path)));
+  const touchesAll = changed.some(
+    (path) => !deployments.some((d) => d.varFiles.includes(path)) && shared.some((folder) => inside(folder, path)),
+  );
   const chosen = touchesAll ? [...deployments] : deployments.filter((d) => d.varFiles.some((file) => changed.includes(file)));
   return { chosen, changed };
 }

@@ -27,7 +27,15 @@ export const DEPLOYMENTS_AT_FULL_SPEED = 8;
  * The codes of config/deployments.ts: problems of the deployments themselves; and a path that leads outside the
  * configuration's bounds (a var file, a secret file), said once and before any deployment reads anything.
  */
-const DEPLOYMENT_CODES = new Set(['duplicate_deployment', 'deployment_interpolation', 'account_beside_deployments', 'unknown_deployment', 'deployment_cycle', 'duplicate_deployment_target', 'path_outside']);
+const DEPLOYMENT_CODES = new Set([
+  'duplicate_deployment',
+  'deployment_interpolation',
+  'account_beside_deployments',
+  'unknown_deployment',
+  'deployment_cycle',
+  'duplicate_deployment_target',
+  'path_outside',
+]);
 
 /** Whether the command was asked to run for deployments. */
 export function wantsDeployments(ctx: CommandContext): boolean {
@@ -46,16 +54,28 @@ export interface ChosenDeployments {
  * The configuration's deployments and those chosen. The configuration is loaded once without variable values
  * (as `cplane validate` does), so a problem that does not depend on them is said once, not once per deployment.
  */
-export async function chooseDeployments(ctx: CommandContext, verb: string, options: { dir?: string | undefined } = {}): Promise<ChosenDeployments> {
+export async function chooseDeployments(
+  ctx: CommandContext,
+  verb: string,
+  options: { dir?: string | undefined } = {},
+): Promise<ChosenDeployments> {
   for (const flag of ['account', 'workspace']) {
-    if (typeof ctx.values[flag] === 'string') throw new AbortError(`--${flag} cannot be used with --all or --deployment: each deployment names its own ${flag}.`, 'Leave it out; the configuration\'s deployments: says where each one goes.');
+    if (typeof ctx.values[flag] === 'string')
+      throw new AbortError(
+        `--${flag} cannot be used with --all or --deployment: each deployment names its own ${flag}.`,
+        "Leave it out; the configuration's deployments: says where each one goes.",
+      );
   }
   const state = typeof ctx.values.state === 'string' ? ctx.values.state : ctx.env.CPLANE_STATE || undefined;
   if (state !== undefined && !isPostgresUrl(state)) {
-    throw new AbortError('--state (or CPLANE_STATE) names one state file, and each deployment has its own state.', 'Leave it out (each deployment keeps its state under <dir>/.cplane/<account>/), or give a postgres:// URL, which keeps one state per account and workspace.');
+    throw new AbortError(
+      '--state (or CPLANE_STATE) names one state file, and each deployment has its own state.',
+      'Leave it out (each deployment keeps its state under <dir>/.cplane/<account>/), or give a postgres:// URL, which keeps one state per account and workspace.',
+    );
   }
   // A command with other arguments (`state show ADDRESS [dir]`) says where its folder is; plan and apply take only the folder.
-  if (!('dir' in options) && ctx.positionals.length > 1) throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Give at most one configuration folder.');
+  if (!('dir' in options) && ctx.positionals.length > 1)
+    throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Give at most one configuration folder.');
   const dir = resolve(ctx.cwd, ('dir' in options ? options.dir : ctx.positionals[0]) ?? '.');
   const { deployments, diagnostics } = await loadConfiguration(dir, { ...variablesLoadOptions(ctx), allowUnsetVariables: true });
   // Without values, a forEach over a variable cannot be expanded, and so on: those are each deployment's to say.
@@ -71,22 +91,37 @@ export async function chooseDeployments(ctx: CommandContext, verb: string, optio
   }
   if (!deployments) {
     // `cplane deployments` lists them, flags or not; the other commands were asked for them by a flag.
-    if (!wantsDeployments(ctx)) throw new AbortError(`The configuration in ${dir} declares no deployments: it has one account.`, 'Declare deployments: to plan and apply it in several accounts (docs/deployments.md).');
-    throw new AbortError(`--all and --deployment need deployments:, and the configuration in ${dir} declares none.`, `Run \`cplane ${verb}\` without them for its one account, or declare deployments: (docs/deployments.md).`);
+    if (!wantsDeployments(ctx))
+      throw new AbortError(
+        `The configuration in ${dir} declares no deployments: it has one account.`,
+        'Declare deployments: to plan and apply it in several accounts (docs/deployments.md).',
+      );
+    throw new AbortError(
+      `--all and --deployment need deployments:, and the configuration in ${dir} declares none.`,
+      `Run \`cplane ${verb}\` without them for its one account, or declare deployments: (docs/deployments.md).`,
+    );
   }
   // Every deployment's token is a secret of this run from now on, whichever deployments it chooses: none is ever printed.
   for (const d of deployments) if (d.tokenEnv) registerSecret(ctx.env[d.tokenEnv]);
-  const names = ((ctx.values.deployment as string[] | undefined) ?? []);
+  const names = (ctx.values.deployment as string[] | undefined) ?? [];
   for (const name of names) {
     if (!deployments.some((d) => d.name === name)) {
-      throw new AbortError(`--deployment ${name}: the configuration has no deployment "${name}"${didYouMean(name, deployments.map((d) => d.name))}.`, `Its deployments: ${deployments.map((d) => d.name).join(', ')}.`);
+      throw new AbortError(
+        `--deployment ${name}: the configuration has no deployment "${name}"${didYouMean(
+          name,
+          deployments.map((d) => d.name),
+        )}.`,
+        `Its deployments: ${deployments.map((d) => d.name).join(', ')}.`,
+      );
     }
   }
   let chosen = names.length > 0 ? deployments.filter((d) => names.includes(d.name)) : deployments;
   if (ctx.values.changed === true) {
     const base = typeof ctx.values.base === 'string' ? ctx.values.base : 'HEAD';
     const touched = changedDeployments(dir, chosen, base);
-    ctx.stderr.write(`--changed: ${touched.changed.length} file(s) changed since ${base}; ${touched.chosen.length === 0 ? 'no deployment is' : `${touched.chosen.map((d) => d.name).join(', ')} ${touched.chosen.length === 1 ? 'is' : 'are'}`} affected.\n`);
+    ctx.stderr.write(
+      `--changed: ${touched.changed.length} file(s) changed since ${base}; ${touched.chosen.length === 0 ? 'no deployment is' : `${touched.chosen.map((d) => d.name).join(', ')} ${touched.chosen.length === 1 ? 'is' : 'are'}`} affected.\n`,
+    );
     chosen = touched.chosen;
   } else if (typeof ctx.values.base === 'string') {
     throw new AbortError('--base is only used with --changed.', 'Add --changed, or leave --base out.');
@@ -154,7 +189,11 @@ export function deploymentContext(
 }
 
 /** Runs `run` for a deployment; a throw becomes its message (as the CLI would print it) and exit code 1. */
-export async function runCaught(run: () => Promise<number>, command: string[], ctx: CommandContext): Promise<{ code: number; error?: string }> {
+export async function runCaught(
+  run: () => Promise<number>,
+  command: string[],
+  ctx: CommandContext,
+): Promise<{ code: number; error?: string }> {
   try {
     return { code: await run() };
   } catch (error) {

@@ -58,7 +58,10 @@ export async function runForDeployments(ctx: CommandContext, command: Command, m
   const { chosen } = await chooseDeployments(ctx, words.join(' '), { dir: (spec.dir ?? ((p) => p[0]))(own) });
   const alone = ctx.values.all !== true && named.length === 1;
   if (spec.runs === 'one' && !alone) {
-    throw new AbortError(`cplane ${words.join(' ')} runs for one deployment at a time: give one --deployment NAME${ctx.values.all === true ? ' instead of --all' : ''}.`, `For example \`${suggestedCommand([...words, ...own, '--deployment', chosen[0]?.name ?? 'NAME'])}\`.`);
+    throw new AbortError(
+      `cplane ${words.join(' ')} runs for one deployment at a time: give one --deployment NAME${ctx.values.all === true ? ' instead of --all' : ''}.`,
+      `For example \`${suggestedCommand([...words, ...own, '--deployment', chosen[0]?.name ?? 'NAME'])}\`.`,
+    );
   }
   const outDir = spec.outFolder && typeof ctx.values.out === 'string' ? resolve(ctx.cwd, ctx.values.out) : undefined;
   if (outDir) mkdirSync(outDir, { recursive: true });
@@ -73,9 +76,17 @@ export async function runForDeployments(ctx: CommandContext, command: Command, m
   const github = ctx.values.github === true ? mkdtempSync(join(ctx.env.RUNNER_TEMP || tmpdir(), 'cplane-deployments-')) : undefined;
   const runOne = async (deployment: Deployment): Promise<Ran> => {
     // With --github, each run's outputs and summary go to files of its own, combined below in declaration order.
-    const files = github ? { GITHUB_OUTPUT: join(github, `${deployment.name}.outputs`), GITHUB_STEP_SUMMARY: join(github, `${deployment.name}.md`) } : undefined;
+    const files = github
+      ? { GITHUB_OUTPUT: join(github, `${deployment.name}.outputs`), GITHUB_STEP_SUMMARY: join(github, `${deployment.name}.md`) }
+      : undefined;
     if (files) for (const file of Object.values(files)) writeFileSync(file, '', { mode: 0o600 });
-    const run = deploymentContext(ctx, deployment, { limiter, capture: true, values: outOf(deployment), ...fleet, ...(files ? { env: files } : {}) });
+    const run = deploymentContext(ctx, deployment, {
+      limiter,
+      capture: true,
+      values: outOf(deployment),
+      ...fleet,
+      ...(files ? { env: files } : {}),
+    });
     let note: string | undefined;
     run.ctx.deployment = { ...run.ctx.deployment!, note: (words) => (note = words) };
     const { code, error } = await runCaught(() => module.run(run.ctx), words, run.ctx);
@@ -85,7 +96,9 @@ export async function runForDeployments(ctx: CommandContext, command: Command, m
       ...(error ? { error } : {}),
       ...(note !== undefined ? { note } : {}),
       ...run.captured(),
-      ...(files ? { outputs: readStepOutputs(readFileSync(files.GITHUB_OUTPUT, 'utf8')), summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8') } : {}),
+      ...(files
+        ? { outputs: readStepOutputs(readFileSync(files.GITHUB_OUTPUT, 'utf8')), summary: readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8') }
+        : {}),
     };
   };
   let ran: Ran[];
@@ -97,7 +110,10 @@ export async function runForDeployments(ctx: CommandContext, command: Command, m
 
   writeCombined(ctx, formatOf(ctx.values), ran);
   if (github) reportToGithub(ctx, ran);
-  if (outDir) ctx.stderr.write(`Saved ${ran.filter((r) => r.code === exitCodes.ok).length} plan(s) to ${outDir}; review them, then apply exactly these plans with \`${suggestedCommand(['apply', String(ctx.values.out)])}\`.\n`);
+  if (outDir)
+    ctx.stderr.write(
+      `Saved ${ran.filter((r) => r.code === exitCodes.ok).length} plan(s) to ${outDir}; review them, then apply exactly these plans with \`${suggestedCommand(['apply', String(ctx.values.out)])}\`.\n`,
+    );
   return combinedExitCode(ran.map((r) => r.code));
 }
 
@@ -112,14 +128,23 @@ const heading = (r: Ran) => `deployment ${r.deployment.name} (account ${safeText
 /** The runs' outputs as one: sections (and the fleet's lines) in text, one JSON document, one CSV table. */
 export function writeCombined(ctx: CommandContext, format: Format, ran: readonly Ran[]): void {
   if (format === 'json') {
-    const deployments = ran.map((r) => ({ deployment: r.deployment.name, account: r.deployment.account, exitCode: r.code, ...parsedOutput(r.stdout), ...(r.error ? { error: r.error } : {}) }));
+    const deployments = ran.map((r) => ({
+      deployment: r.deployment.name,
+      account: r.deployment.account,
+      exitCode: r.code,
+      ...parsedOutput(r.stdout),
+      ...(r.error ? { error: r.error } : {}),
+    }));
     ctx.stdout.write(`${JSON.stringify({ deployments }, null, 2)}\n`);
     passStderr(ctx, ran);
   } else if (format === 'csv') {
     ctx.stdout.write(combinedCsv(ran));
     passStderr(ctx, ran);
   } else {
-    for (const r of ran) ctx.stdout.write(`${format === 'markdown' ? `## ${heading(r)}` : `=== ${heading(r)} ===`}\n\n${r.stdout}${r.stderr}${r.stdout || r.stderr ? '\n' : ''}`);
+    for (const r of ran)
+      ctx.stdout.write(
+        `${format === 'markdown' ? `## ${heading(r)}` : `=== ${heading(r)} ===`}\n\n${r.stdout}${r.stderr}${r.stdout || r.stderr ? '\n' : ''}`,
+      );
     if (format === 'text') ctx.stdout.write(fleetSummary(ran));
   }
 }
@@ -127,7 +152,14 @@ export function writeCombined(ctx: CommandContext, format: Format, ran: readonly
 /** What the runs amount to, one line per deployment: the fleet at a glance after the sections. */
 function fleetSummary(ran: readonly Ran[]): string {
   const width = Math.max(...ran.map((r) => r.deployment.name.length));
-  const code = (r: Ran) => (r.error ? `failed: ${r.error}` : r.code === exitCodes.ok ? 'ok' : r.code === exitCodes.error ? 'failed (see its section)' : `exit ${r.code}`);
+  const code = (r: Ran) =>
+    r.error
+      ? `failed: ${r.error}`
+      : r.code === exitCodes.ok
+        ? 'ok'
+        : r.code === exitCodes.error
+          ? 'failed (see its section)'
+          : `exit ${r.code}`;
   const result = (r: Ran) => (r.note !== undefined && !r.error ? `${code(r)}: ${r.note}` : code(r));
   return `Deployments:\n${ran.map((r) => `  ${r.deployment.name.padEnd(width)}  ${safeText(r.deployment.account)}  ${safeText(result(r))}`).join('\n')}\n`;
 }
@@ -140,7 +172,10 @@ function parsedOutput(stdout: string): Record<string, unknown> {
   if (stdout.trim() === '') return {};
   const one = parseJson(stdout);
   if (one !== undefined) return { result: one };
-  const lines = stdout.split('\n').filter((l) => l.trim() !== '').map(parseJson);
+  const lines = stdout
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map(parseJson);
   return lines.every((l) => l !== undefined) ? { events: lines } : { output: stdout };
 }
 
@@ -201,14 +236,24 @@ function reportToGithub(ctx: CommandContext, ran: readonly Ran[]): void {
   const issues = ran.flatMap((r) => {
     const o = r.outputs ?? {};
     if (!o.issue_key || !o.markdown_file) return [];
-    return [{ deployment: r.deployment.name, key: o.issue_key, topic: o.issue_topic || 'drift', open: o.has_drift === 'true' || o.has_withheld === 'true', markdownFile: o.markdown_file }];
+    return [
+      {
+        deployment: r.deployment.name,
+        key: o.issue_key,
+        topic: o.issue_topic || 'drift',
+        open: o.has_drift === 'true' || o.has_withheld === 'true',
+        markdownFile: o.markdown_file,
+      },
+    ];
   });
   const markdownFiles = ran.flatMap((r) => (r.outputs?.markdown_file ? [r.outputs.markdown_file] : []));
   const combined = join(env.RUNNER_TEMP || tmpdir(), `cplane-${process.pid}-${Date.now()}-deployments.md`);
   writeFileSync(combined, markdownFiles.map((file) => readFileSync(file, 'utf8')).join('\n'), { mode: 0o600 });
   const any = (name: string) => String(ran.some((r) => r.outputs?.[name] === 'true'));
   writeStepOutputs(env, {
-    deployments: JSON.stringify(ran.map((r) => ({ deployment: r.deployment.name, account: r.deployment.account, exitCode: r.code, outputs: r.outputs ?? {} }))),
+    deployments: JSON.stringify(
+      ran.map((r) => ({ deployment: r.deployment.name, account: r.deployment.account, exitCode: r.code, outputs: r.outputs ?? {} })),
+    ),
     issues: JSON.stringify(issues),
     has_drift: any('has_drift'),
     has_withheld: any('has_withheld'),

@@ -36,11 +36,16 @@ export function reportDeploymentsToGithub(ctx: CommandContext, report: Deploymen
   appendStepSummary(env, full, `in the job log above${report.planDir ? ` and in the saved plans of ${report.planDir}` : ''}`);
   for (const plan of report.plans) for (const f of plan.policies?.findings ?? []) ctx.stdout.write(`${policyAnnotation(f)}\n`);
   const markdownFile = report.share ? '' : writeMarkdownFile(env, comment.markdown);
-  const folder = relative(env.GITHUB_WORKSPACE || ctx.cwd, report.dir).split('\\').join('/') || '.';
-  const perDeployment = Object.fromEntries(report.rows.flatMap((row) => [
-    [`has_changes_${row.deployment}`, String(!row.error && row.changes)],
-    [`failed_${row.deployment}`, String(row.error !== undefined || row.blocked)],
-  ]));
+  const folder =
+    relative(env.GITHUB_WORKSPACE || ctx.cwd, report.dir)
+      .split('\\')
+      .join('/') || '.';
+  const perDeployment = Object.fromEntries(
+    report.rows.flatMap((row) => [
+      [`has_changes_${row.deployment}`, String(!row.error && row.changes)],
+      [`failed_${row.deployment}`, String(row.error !== undefined || row.blocked)],
+    ]),
+  );
   writeStepOutputs(env, {
     has_changes: String(report.rows.some((row) => !row.error && row.changes)),
     failed: String(report.rows.some((row) => row.error !== undefined || row.blocked)),

@@ -20,7 +20,10 @@ import { writeWeakSecretWarnings } from '../weak-secrets.js';
 /** The file `plan --all --out DIR` saves a deployment's plan in. */
 export const planFileName = (deployment: string) => `${deployment}.plan.json`;
 
-export async function planDeployments(ctx: CommandContext, planOne: (ctx: CommandContext, onPlan: (plan: Plan) => void) => Promise<number>): Promise<number> {
+export async function planDeployments(
+  ctx: CommandContext,
+  planOne: (ctx: CommandContext, onPlan: (plan: Plan) => void) => Promise<number>,
+): Promise<number> {
   const { values } = ctx;
   if (values.json && values.markdown) throw new AbortError('--json and --markdown cannot be used together.', 'Pick one output format.');
   const shard = parseShard(values.shard);
@@ -30,29 +33,49 @@ export async function planDeployments(ctx: CommandContext, planOne: (ctx: Comman
     throw error;
   });
   const share = shard ? shareOf(chosen, shard) : chosen;
-  if (shard) ctx.stderr.write(`--shard ${shard.index}/${shard.count}: ${share.length === 0 ? 'no deployment' : share.map((d) => d.name).join(', ')} (${share.length} of ${chosen.length}).\n`);
+  if (shard)
+    ctx.stderr.write(
+      `--shard ${shard.index}/${shard.count}: ${share.length === 0 ? 'no deployment' : share.map((d) => d.name).join(', ')} (${share.length} of ${chosen.length}).\n`,
+    );
   // Each plan records the whole run's choice, so `plan --merge` can tell a missing or doubled shard.
   const fleet = chosen.map((d) => d.name);
   const outDir = typeof values.out === 'string' ? resolve(ctx.cwd, values.out) : undefined;
   if (outDir) mkdirSync(outDir, { recursive: true });
   const limiter = sharedLimiter(ctx, share.length);
 
-  const planned: PlannedDeployment[] = await Promise.all(share.map(async (deployment): Promise<PlannedDeployment> => {
-    const run = deploymentContext(ctx, deployment, {
-      limiter,
-      capture: true,
-      fleet,
-      // Each deployment's own exit code says what its plan amounts to; the matrix and the code of the run add them up.
-      values: { github: false, 'detailed-exitcode': true, ...(outDir ? { out: join(outDir, planFileName(deployment.name)) } : {}) },
-    });
-    let plan: Plan | undefined;
-    const { code, error } = await runCaught(() => planOne(run.ctx, (made) => (plan = made)), ['plan'], run.ctx);
-    return { deployment: deployment.name, account: deployment.account, code, ...(plan ? { plan } : {}), ...(error ? { error } : {}), ...run.captured() };
-  }));
+  const planned: PlannedDeployment[] = await Promise.all(
+    share.map(async (deployment): Promise<PlannedDeployment> => {
+      const run = deploymentContext(ctx, deployment, {
+        limiter,
+        capture: true,
+        fleet,
+        // Each deployment's own exit code says what its plan amounts to; the matrix and the code of the run add them up.
+        values: { github: false, 'detailed-exitcode': true, ...(outDir ? { out: join(outDir, planFileName(deployment.name)) } : {}) },
+      });
+      let plan: Plan | undefined;
+      const { code, error } = await runCaught(() => planOne(run.ctx, (made) => (plan = made)), ['plan'], run.ctx);
+      return {
+        deployment: deployment.name,
+        account: deployment.account,
+        code,
+        ...(plan ? { plan } : {}),
+        ...(error ? { error } : {}),
+        ...run.captured(),
+      };
+    }),
+  );
 
   // Once for the run, on stderr, not in each deployment's section.
   writeWeakSecretWarnings(ctx);
-  showPlannedDeployments(ctx, planned, { dir, count: chosen.length, ...(outDir ? { planDir: outDir } : {}), ...(shard ? { share: true } : {}) });
-  if (outDir && !values.json && !values.markdown) ctx.stderr.write(`Saved ${planned.filter((p) => p.plan).length} plan(s) to ${outDir}; apply exactly these plans with \`cplane apply ${String(values.out)}\`.\n`);
+  showPlannedDeployments(ctx, planned, {
+    dir,
+    count: chosen.length,
+    ...(outDir ? { planDir: outDir } : {}),
+    ...(shard ? { share: true } : {}),
+  });
+  if (outDir && !values.json && !values.markdown)
+    ctx.stderr.write(
+      `Saved ${planned.filter((p) => p.plan).length} plan(s) to ${outDir}; apply exactly these plans with \`cplane apply ${String(values.out)}\`.\n`,
+    );
   return planRunExitCode(planned, values['detailed-exitcode'] === true);
 }

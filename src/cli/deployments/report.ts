@@ -40,7 +40,10 @@ export interface ShowOptions {
 export function showPlannedDeployments(ctx: CommandContext, planned: readonly PlannedDeployment[], options: ShowOptions): void {
   const { values } = ctx;
   const rows: DeploymentSummary[] = planned.map((p) =>
-    p.plan ? deploymentSummary(p.deployment, p.plan) : failedDeploymentSummary(p.deployment, p.account, p.error ?? 'the plan could not be made (see its section)'));
+    p.plan
+      ? deploymentSummary(p.deployment, p.plan)
+      : failedDeploymentSummary(p.deployment, p.account, p.error ?? 'the plan could not be made (see its section)'),
+  );
   const sections = planned.map((p) => ({
     deployment: p.deployment,
     markdown: p.plan ? renderPlanMarkdown(p.plan) : codeBlock([...`${p.stderr}${p.stdout}`.trimEnd().split('\n')]),
@@ -48,22 +51,41 @@ export function showPlannedDeployments(ctx: CommandContext, planned: readonly Pl
   const title = `cplane plan: ${options.count} deployment${options.count === 1 ? '' : 's'}`;
 
   if (values.json) {
-    const document = planned.map((p, i) => ({ deployment: p.deployment, account: p.account, exitCode: p.code, summary: rows[i], ...(p.plan ? { plan: p.plan } : { error: `${p.stderr}${p.stdout}`.trim() }) }));
+    const document = planned.map((p, i) => ({
+      deployment: p.deployment,
+      account: p.account,
+      exitCode: p.code,
+      summary: rows[i],
+      ...(p.plan ? { plan: p.plan } : { error: `${p.stderr}${p.stdout}`.trim() }),
+    }));
     ctx.stdout.write(`${JSON.stringify({ deployments: document }, null, 2)}\n`);
   } else if (values.markdown) {
     ctx.stdout.write(renderDeploymentsMarkdown(rows, sections, { title, limit: COMMENT_LIMIT }).markdown);
   } else {
     ctx.stdout.write(renderDeploymentMatrixText(rows, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR }));
     for (const p of planned) {
-      ctx.stdout.write(`\n=== deployment ${p.deployment} (account ${safeText(`${p.plan?.origin?.accountName ? `${p.plan.origin.accountName}, ` : ''}${p.account}`)}) ===\n\n`);
+      ctx.stdout.write(
+        `\n=== deployment ${p.deployment} (account ${safeText(`${p.plan?.origin?.accountName ? `${p.plan.origin.accountName}, ` : ''}${p.account}`)}) ===\n\n`,
+      );
       ctx.stdout.write(p.stdout);
       if (p.stderr) ctx.stdout.write(p.stderr);
     }
   }
   if (values.github === true) {
     const plans = planned.flatMap((p) => (p.plan ? [p.plan] : []));
-    const { left } = reportDeploymentsToGithub(ctx, { dir: options.dir, rows, sections, plans, title, ...(options.planDir ? { planDir: options.planDir } : {}), ...(options.share ? { share: true } : {}) });
-    if (left.length > 0 && !options.share) ctx.stderr.write(`The plans of ${left.join(', ')} do not fit in the one pull-request comment: the comment names them, and the step summary has them.\n`);
+    const { left } = reportDeploymentsToGithub(ctx, {
+      dir: options.dir,
+      rows,
+      sections,
+      plans,
+      title,
+      ...(options.planDir ? { planDir: options.planDir } : {}),
+      ...(options.share ? { share: true } : {}),
+    });
+    if (left.length > 0 && !options.share)
+      ctx.stderr.write(
+        `The plans of ${left.join(', ')} do not fit in the one pull-request comment: the comment names them, and the step summary has them.\n`,
+      );
   }
 }
 

@@ -20,7 +20,10 @@ export function parseShard(value: unknown): Shard | undefined {
   const index = Number(match?.[1]);
   const count = Number(match?.[2]);
   if (!match || index < 1 || index > count) {
-    throw new AbortError(`--shard ${String(value)}: give I/N, this job's number I of N jobs, with 1 <= I <= N.`, 'For example --shard 1/4, --shard 2/4, --shard 3/4 and --shard 4/4 in four jobs (a CI matrix: docs/ci.md).');
+    throw new AbortError(
+      `--shard ${String(value)}: give I/N, this job's number I of N jobs, with 1 <= I <= N.`,
+      'For example --shard 1/4, --shard 2/4, --shard 3/4 and --shard 4/4 in four jobs (a CI matrix: docs/ci.md).',
+    );
   }
   return { index, count };
 }

@@ -10,9 +10,25 @@ import type { AuditRowStored } from '../store.js';
 import { isUuid } from '../validate.js';
 
 /** Actions that count as access to a record (the record-access feed). */
-const ACCESS_ACTIONS = ['read', 'share_user', 'share_group', 'revoke_user', 'revoke_group', 'grant_service_account', 'revoke_service_account'];
+const ACCESS_ACTIONS = [
+  'read',
+  'share_user',
+  'share_group',
+  'revoke_user',
+  'revoke_group',
+  'grant_service_account',
+  'revoke_service_account',
+];
 const ALL_ACTIONS = new Set([
-  ...ACCESS_ACTIONS, 'create', 'update', 'version', 'rotate', 'rollback', 'archive', 'unarchive', 'transfer_ownership',
+  ...ACCESS_ACTIONS,
+  'create',
+  'update',
+  'version',
+  'rotate',
+  'rollback',
+  'archive',
+  'unarchive',
+  'transfer_ownership',
 ]);
 
 const auditView = (row: AuditRowStored) => omit(row, 'account_id');
@@ -22,7 +38,8 @@ type Ctx = Pick<HandlerCall<OperationName>, 'db' | 'accountId'>;
 /** The rows' filter for `scopeType` + `scopeId`. */
 function inScope(call: Ctx, query: { scopeType: string; scopeId?: string }): (row: { account_id: string; project_id: string }) => boolean {
   if (query.scopeType === 'account') {
-    if (query.scopeId !== undefined && query.scopeId !== call.accountId) throw badRequest('invalid_scope', ['scopeId: must be the x-account-id account for scopeType=account']);
+    if (query.scopeId !== undefined && query.scopeId !== call.accountId)
+      throw badRequest('invalid_scope', ['scopeId: must be the x-account-id account for scopeType=account']);
     return (row) => row.account_id === call.accountId;
   }
   if (query.scopeType !== 'project') throw badRequest('invalid_scope', ['scopeType: one of project, account']);
@@ -35,7 +52,10 @@ function inScope(call: Ctx, query: { scopeType: string; scopeId?: string }): (ro
 export const auditHandlers = {
   listRecordAudit: ({ db, accountId, params, query }) => {
     const record = owned(db.records, 'record_id', params.id!, accountId, 'record_not_found');
-    return page(db.audit.filter((a) => a.record_id === record.record_id), query).map(auditView);
+    return page(
+      db.audit.filter((a) => a.record_id === record.record_id),
+      query,
+    ).map(auditView);
   },
 
   listRecordAnomalies: (call) => {
@@ -46,7 +66,11 @@ export const auditHandlers = {
   listRecordActivity: (call) => {
     const scoped = inScope(call, call.query);
     const day = call.query.day ?? call.now.toISOString().slice(0, 10);
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`)) || new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) !== day) {
+    if (
+      !/^\d{4}-\d{2}-\d{2}$/.test(day) ||
+      Number.isNaN(Date.parse(`${day}T00:00:00Z`)) ||
+      new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) !== day
+    ) {
       throw badRequest('invalid_day', ['day: a date as YYYY-MM-DD']);
     }
     const counts = new Map<string, { record_id: string; action: string; count: number }>();
@@ -69,7 +93,14 @@ export const auditHandlers = {
     const scoped = inScope(call, call.query);
     const actions = call.query.actions === undefined ? ACCESS_ACTIONS : call.query.actions.split(',').map((a) => a.trim());
     const unknown = actions.filter((a) => !ALL_ACTIONS.has(a));
-    if (unknown.length) throw badRequest('invalid_actions', unknown.map((a) => `actions: unknown action "${a}"`));
-    return page(call.db.audit.filter((a) => scoped(a) && actions.includes(a.action)), call.query).map(auditView);
+    if (unknown.length)
+      throw badRequest(
+        'invalid_actions',
+        unknown.map((a) => `actions: unknown action "${a}"`),
+      );
+    return page(
+      call.db.audit.filter((a) => scoped(a) && actions.includes(a.action)),
+      call.query,
+    ).map(auditView);
   },
 } satisfies Partial<Handlers>;

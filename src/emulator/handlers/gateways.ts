@@ -15,8 +15,12 @@ const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export const gatewayView = (row: GatewayRow): GatewayT => structuredClone(omit(row, 'otel'));
 
 const otelView = (otel: GatewayRow['otel']): OtelExportT => ({
-  enabled: otel.enabled, endpoint: otel.endpoint, exportMetrics: otel.exportMetrics, exportTraces: otel.exportTraces,
-  headerNames: Object.keys(otel.headers).sort(), updatedAt: otel.updatedAt,
+  enabled: otel.enabled,
+  endpoint: otel.endpoint,
+  exportMetrics: otel.exportMetrics,
+  exportTraces: otel.exportTraces,
+  headerNames: Object.keys(otel.headers).sort(),
+  updatedAt: otel.updatedAt,
 });
 
 export function findGateway(db: Db, id: string, accountId: string): GatewayRow {
@@ -30,8 +34,11 @@ export function enabledGateway(db: Db, id: string, accountId: string): GatewayRo
 }
 
 function checkSlug(db: Db, accountId: string, slug: string, exceptId?: string): void {
-  if (!SLUG.test(slug)) throw badRequest('invalid_slug', ['slug: lowercase letters, digits and "-", starting with a letter or digit, at most 63 characters']);
-  const taken = db.gateways.some((g) => g.account_id === accountId && g.status === 'enabled' && g.slug === slug && g.gateway_id !== exceptId);
+  if (!SLUG.test(slug))
+    throw badRequest('invalid_slug', ['slug: lowercase letters, digits and "-", starting with a letter or digit, at most 63 characters']);
+  const taken = db.gateways.some(
+    (g) => g.account_id === accountId && g.status === 'enabled' && g.slug === slug && g.gateway_id !== exceptId,
+  );
   if (taken) throw conflict('gateway_slug_exists');
 }
 
@@ -60,7 +67,10 @@ export const gatewayHandlers = {
   listGateways: ({ db, accountId, query }) => {
     if (query.projectId) owned(db.projects, 'project_id', query.projectId, accountId, 'project_not_found');
     const rows = db.gateways.filter(
-      (g) => g.account_id === accountId && (query.includeDisabled || g.status === 'enabled') && (!query.projectId || g.project_id === query.projectId),
+      (g) =>
+        g.account_id === accountId &&
+        (query.includeDisabled || g.status === 'enabled') &&
+        (!query.projectId || g.project_id === query.projectId),
     );
     return page(rows, query).map(gatewayView);
   },
@@ -76,10 +86,22 @@ export const gatewayHandlers = {
     checkDefaultProvider(db, body.defaultProviderId, credentialIds);
     const at = now.toISOString();
     const gateway: GatewayRow = {
-      gateway_id: newId(), account_id: accountId, project_id: project.project_id, name: body.name, slug: body.slug,
-      default_provider_id: body.defaultProviderId, default_model: body.defaultModel, status: 'enabled', credential_ids: credentialIds,
-      settings: defaultGatewaySettings(), endpoints: gatewayEndpoints(body.slug), routing: { state: 'ready' },
-      created_at: at, updated_at: at, disabled_at: null, otel: defaultOtel(),
+      gateway_id: newId(),
+      account_id: accountId,
+      project_id: project.project_id,
+      name: body.name,
+      slug: body.slug,
+      default_provider_id: body.defaultProviderId,
+      default_model: body.defaultModel,
+      status: 'enabled',
+      credential_ids: credentialIds,
+      settings: defaultGatewaySettings(),
+      endpoints: gatewayEndpoints(body.slug),
+      routing: { state: 'ready' },
+      created_at: at,
+      updated_at: at,
+      disabled_at: null,
+      otel: defaultOtel(),
     };
     db.gateways.push(gateway);
     // A little playground traffic, so a new gateway's logs, spend and key-access feeds have rows to read.
@@ -154,13 +176,15 @@ export const gatewayHandlers = {
     const enabled = body.enabled ?? otel.enabled;
     if (enabled && !endpoint) throw badRequest('endpoint_required', ['endpoint: required while export is enabled']);
     Object.assign(otel, {
-      enabled, endpoint,
+      enabled,
+      endpoint,
       exportMetrics: body.exportMetrics ?? otel.exportMetrics,
       exportTraces: body.exportTraces ?? otel.exportTraces,
       updatedAt: now.toISOString(),
     });
     // Header values are write-only: only a fingerprint is kept; a given `headers` replaces the whole set.
-    if (body.headers !== undefined) otel.headers = Object.fromEntries(Object.entries(body.headers).map(([name, value]) => [name, fingerprint(value)]));
+    if (body.headers !== undefined)
+      otel.headers = Object.fromEntries(Object.entries(body.headers).map(([name, value]) => [name, fingerprint(value)]));
     return otelView(otel);
   },
 } satisfies Partial<Handlers>;

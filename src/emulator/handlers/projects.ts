@@ -14,15 +14,25 @@ export const projectHandlers = {
   },
 
   listProjects: ({ db, accountId, query }) =>
-    page(db.projects.filter((p) => p.account_id === accountId && (query.includeArchived || !p.archived)), query).map((p) => ({ ...p })),
+    page(
+      db.projects.filter((p) => p.account_id === accountId && (query.includeArchived || !p.archived)),
+      query,
+    ).map((p) => ({ ...p })),
 
   getProject: ({ db, accountId, params }) => ({ ...owned(db.projects, 'project_id', params.id!, accountId, 'project_not_found') }),
 
   createProject: ({ db, accountId, body, now }) => {
     const at = now.toISOString();
     const project: ProjectT = {
-      project_id: newId(), account_id: accountId, name: body.name, description: body.description, is_active: true,
-      archived: false, archived_at: null, created_at: at, updated_at: at,
+      project_id: newId(),
+      account_id: accountId,
+      name: body.name,
+      description: body.description,
+      is_active: true,
+      archived: false,
+      archived_at: null,
+      created_at: at,
+      updated_at: at,
     };
     db.projects.push(project);
     return { project_id: project.project_id };
@@ -33,7 +43,12 @@ export const projectHandlers = {
     if (project.archived) throw conflict('project_archived');
     // Full replacement (spec): every editable value comes from the body, and an omitted
     // one is reset to what a new project has rather than kept.
-    Object.assign(project, { name: body.name, description: body.description ?? '', is_active: body.isActive ?? true, updated_at: now.toISOString() });
+    Object.assign(project, {
+      name: body.name,
+      description: body.description ?? '',
+      is_active: body.isActive ?? true,
+      updated_at: now.toISOString(),
+    });
     return { ...project };
   },
 

@@ -14,7 +14,15 @@ export const credentialView = (row: CredentialRow): CredentialT => omit(row, 'se
 
 function privateIpv4(host: string): boolean {
   const [a = 0, b = 0] = host.split('.').map(Number);
-  return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+  return (
+    a === 0 ||
+    a === 10 ||
+    a === 127 ||
+    (a === 169 && b === 254) ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 100 && b >= 64 && b <= 127)
+  );
 }
 
 function privateIpv6(host: string): boolean {
@@ -38,9 +46,11 @@ export function checkBaseUrl(value: string | null | undefined): void {
   const reasons: string[] = [];
   if (url.protocol !== 'https:') reasons.push('baseUrl: must use https');
   if (url.username || url.password) reasons.push('baseUrl: must not carry credentials');
-  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) reasons.push('baseUrl: host is local');
+  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal'))
+    reasons.push('baseUrl: host is local');
   const ip = isIP(host);
-  if ((ip === 4 && privateIpv4(host)) || (ip === 6 && privateIpv6(host))) reasons.push('baseUrl: host is a loopback, private or link-local address');
+  if ((ip === 4 && privateIpv4(host)) || (ip === 6 && privateIpv6(host)))
+    reasons.push('baseUrl: host is a loopback, private or link-local address');
   if (reasons.length) throw badRequest('base_url_not_allowed', reasons);
 }
 
@@ -63,7 +73,10 @@ export const providerHandlers = {
   listProviders: ({ db }) => db.providers.map((p) => ({ ...p, models: [...p.models] })),
 
   listCredentials: ({ db, accountId, query }) =>
-    page(db.credentials.filter((c) => c.account_id === accountId && (query.includeRevoked || c.status === 'active')), query).map(credentialView),
+    page(
+      db.credentials.filter((c) => c.account_id === accountId && (query.includeRevoked || c.status === 'active')),
+      query,
+    ).map(credentialView),
 
   createCredential: ({ db, accountId, body, now }) => {
     if (!db.providers.some((p) => p.provider_id === body.providerId)) throw notFound('provider_not_found');
@@ -71,8 +84,16 @@ export const providerHandlers = {
     checkSecret(body.secret);
     const at = now.toISOString();
     const row: CredentialRow = {
-      credential_id: newId(), account_id: accountId, provider_id: body.providerId, label: body.label, base_url: body.baseUrl ?? null,
-      status: 'active', created_at: at, updated_at: at, rotated_at: null, secret_fingerprint: fingerprint(body.secret),
+      credential_id: newId(),
+      account_id: accountId,
+      provider_id: body.providerId,
+      label: body.label,
+      base_url: body.baseUrl ?? null,
+      status: 'active',
+      created_at: at,
+      updated_at: at,
+      rotated_at: null,
+      secret_fingerprint: fingerprint(body.secret),
     };
     db.credentials.push(row);
     return credentialView(row);

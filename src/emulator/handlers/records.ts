@@ -14,7 +14,11 @@ import type { Db, RecordRow } from '../store.js';
 export function recordMeta(record: RecordRow): RecordMetaT {
   const { versions: _v, user_grants: users, group_grants: groups, service_account_grants: serviceAccounts, ...meta } = record;
   const ids = (grants: Record<string, string>) => Object.keys(grants).sort();
-  return { ...meta, tags: [...meta.tags], grants: { user_ids: ids(users), group_ids: ids(groups), service_account_ids: ids(serviceAccounts) } };
+  return {
+    ...meta,
+    tags: [...meta.tags],
+    grants: { user_ids: ids(users), group_ids: ids(groups), service_account_ids: ids(serviceAccounts) },
+  };
 }
 
 type Ctx = Pick<HandlerCall<OperationName>, 'db' | 'accountId' | 'now' | 'caller'>;
@@ -33,7 +37,12 @@ function addVersion(call: Ctx, record: RecordRow, value: EncryptedValueT, reason
   const version = (record.versions.at(-1)?.version ?? 0) + 1;
   const at = call.now.toISOString();
   record.versions.push({
-    version, reason, ciphertext: value.ciphertext, wrapper: { ...value.wrapper }, created_by: userOf(call.caller), created_at: at,
+    version,
+    reason,
+    ciphertext: value.ciphertext,
+    wrapper: { ...value.wrapper },
+    created_by: userOf(call.caller),
+    created_at: at,
   });
   record.current_version = version;
   record.updated_at = at;
@@ -53,7 +62,14 @@ function userGrant(db: Db, record: RecordRow, userId: string): string | undefine
 }
 
 /** Removes a reader's wrapper from one of the record's grant maps, audited; a reader without one is a conflict. */
-function revokeGrant(call: Ctx, record: RecordRow, grants: Record<string, unknown>, readerId: string, notFound: string, action: string): void {
+function revokeGrant(
+  call: Ctx,
+  record: RecordRow,
+  grants: Record<string, unknown>,
+  readerId: string,
+  notFound: string,
+  action: string,
+): void {
   if (!(readerId in grants)) throw conflict(notFound);
   delete grants[readerId];
   audit(call, record, action);
@@ -77,7 +93,11 @@ export const recordHandlers = {
 
   readRecord: (call) => {
     const record = findRecord(call, call.params.id!);
-    const result: { record_id: string; meta?: RecordMetaT; fields?: { version: number; ciphertext: string; wrapper: RecordRow['versions'][number]['wrapper'] } | null } = {
+    const result: {
+      record_id: string;
+      meta?: RecordMetaT;
+      fields?: { version: number; ciphertext: string; wrapper: RecordRow['versions'][number]['wrapper'] } | null;
+    } = {
       record_id: record.record_id,
     };
     if (call.body.scope.includes('meta')) result.meta = recordMeta(record);
@@ -95,7 +115,11 @@ export const recordHandlers = {
               ? undefined
               : userGrant(call.db, record, call.caller.userId);
         if (call.caller.kind === 'service_account' && grant === undefined) throw conflict('service_account_grant_not_found');
-        result.fields = { version: current.version, ciphertext: current.ciphertext, wrapper: { ...current.wrapper, ...(grant ? { wrappedDek: grant } : {}) } };
+        result.fields = {
+          version: current.version,
+          ciphertext: current.ciphertext,
+          wrapper: { ...current.wrapper, ...(grant ? { wrappedDek: grant } : {}) },
+        };
       }
       audit(call, record, 'read');
     }
@@ -103,7 +127,12 @@ export const recordHandlers = {
   },
 
   listRecordVersions: (call) =>
-    findRecord(call, call.params.id!).versions.map((v) => ({ version: v.version, reason: v.reason, created_by: v.created_by, created_at: v.created_at })),
+    findRecord(call, call.params.id!).versions.map((v) => ({
+      version: v.version,
+      reason: v.reason,
+      created_by: v.created_by,
+      created_at: v.created_at,
+    })),
 
   createRecord: (call) => {
     const { db, accountId, body, now } = call;
@@ -127,10 +156,24 @@ export const recordHandlers = {
     }
     const at = now.toISOString();
     const record: RecordRow = {
-      record_id: newId(), account_id: accountId, project_id: project.project_id, name: body.name, tags: [...(body.tags ?? [])],
-      secret_due_at: body.secretDueAt ?? null, rotation_interval_days: body.rotationIntervalDays ?? null, format: body.format ?? 'text',
-      owner_user_id: userOf(call.caller), current_version: null, archived: false, archived_at: null, created_at: at, updated_at: at,
-      versions: [], user_grants: {}, group_grants: {}, service_account_grants: {},
+      record_id: newId(),
+      account_id: accountId,
+      project_id: project.project_id,
+      name: body.name,
+      tags: [...(body.tags ?? [])],
+      secret_due_at: body.secretDueAt ?? null,
+      rotation_interval_days: body.rotationIntervalDays ?? null,
+      format: body.format ?? 'text',
+      owner_user_id: userOf(call.caller),
+      current_version: null,
+      archived: false,
+      archived_at: null,
+      created_at: at,
+      updated_at: at,
+      versions: [],
+      user_grants: {},
+      group_grants: {},
+      service_account_grants: {},
     };
     db.records.push(record);
     audit(call, record, 'create');
@@ -231,7 +274,14 @@ export const recordHandlers = {
   revokeRecordServiceAccount: (call) => {
     const record = findRecord(call, call.params.id!);
     owned(call.db.serviceAccounts, 'service_account_id', call.body.serviceAccountId, call.accountId, 'service_account_not_found');
-    revokeGrant(call, record, record.service_account_grants, call.body.serviceAccountId, 'service_account_grant_not_found', 'revoke_service_account');
+    revokeGrant(
+      call,
+      record,
+      record.service_account_grants,
+      call.body.serviceAccountId,
+      'service_account_grant_not_found',
+      'revoke_service_account',
+    );
     return { recordId: record.record_id, serviceAccountId: call.body.serviceAccountId };
   },
 

@@ -33,14 +33,22 @@ function findToken(db: Db, gatewayId: string, tokenId: string): TokenRow {
 export const tokenHandlers = {
   listGatewayTokens: ({ db, accountId, params, query }) => {
     const gateway = findGateway(db, params.id!, accountId);
-    return page(db.tokens.filter((t) => t.gateway_id === gateway.gateway_id), query).map(tokenView);
+    return page(
+      db.tokens.filter((t) => t.gateway_id === gateway.gateway_id),
+      query,
+    ).map(tokenView);
   },
 
   createGatewayToken: ({ db, accountId, params, body, now, caller }) => {
     const gateway = enabledGateway(db, params.id!, accountId);
     const unknownScopes = body.scopes.filter((s) => !SCOPES.has(s));
-    if (unknownScopes.length) throw badRequest('invalid_token_scope', unknownScopes.map((s) => `scopes: unknown scope "${s}" (known: run, read_logs)`));
-    if (body.spendWindow && !SPEND_WINDOWS.has(body.spendWindow)) throw badRequest('invalid_spend_window', ['spendWindow: one of daily, weekly, monthly']);
+    if (unknownScopes.length)
+      throw badRequest(
+        'invalid_token_scope',
+        unknownScopes.map((s) => `scopes: unknown scope "${s}" (known: run, read_logs)`),
+      );
+    if (body.spendWindow && !SPEND_WINDOWS.has(body.spendWindow))
+      throw badRequest('invalid_spend_window', ['spendWindow: one of daily, weekly, monthly']);
     if (body.spendWindow && !body.spendLimit) throw badRequest('spend_window_without_limit', ['spendWindow: only with a spendLimit']);
     let serviceAccountId: string | null = null;
     if (body.serviceAccountId !== undefined) {
@@ -52,13 +60,24 @@ export const tokenHandlers = {
     const plaintext = newPlaintext();
     const at = now.toISOString();
     const row: TokenRow = {
-      token_id: newId(), gateway_id: gateway.gateway_id, account_id: accountId, name: body.name, token_prefix: plaintext.slice(0, 8),
-      scopes: [...body.scopes], principal_type: serviceAccountId ? 'service_account' : 'user',
-      owner_user_id: serviceAccountId ? null : userOf(caller), service_account_id: serviceAccountId, allowed_models: [...(body.allowedModels ?? [])],
-      spend_limit: body.spendLimit ?? null, spend_window: body.spendLimit ? (body.spendWindow ?? 'daily') : (body.spendWindow ?? null),
-      rate_limit_per_min: body.rateLimitPerMin ?? null, created_at: at, last_used_at: null,
+      token_id: newId(),
+      gateway_id: gateway.gateway_id,
+      account_id: accountId,
+      name: body.name,
+      token_prefix: plaintext.slice(0, 8),
+      scopes: [...body.scopes],
+      principal_type: serviceAccountId ? 'service_account' : 'user',
+      owner_user_id: serviceAccountId ? null : userOf(caller),
+      service_account_id: serviceAccountId,
+      allowed_models: [...(body.allowedModels ?? [])],
+      spend_limit: body.spendLimit ?? null,
+      spend_window: body.spendLimit ? (body.spendWindow ?? 'daily') : (body.spendWindow ?? null),
+      rate_limit_per_min: body.rateLimitPerMin ?? null,
+      created_at: at,
+      last_used_at: null,
       expires_at: body.expiresInDays ? new Date(now.getTime() + body.expiresInDays * 86_400_000).toISOString() : null,
-      revoked_at: null, token_hash: fingerprint(plaintext),
+      revoked_at: null,
+      token_hash: fingerprint(plaintext),
     };
     db.tokens.push(row);
     return { ...tokenView(row), plaintext };

@@ -30,7 +30,8 @@ function projectFilter(db: Db, accountId: string, projectId: string | undefined)
 function parseSince(since: string | undefined, now: Date, defaultDays: number): Date {
   if (since === undefined) return new Date(now.getTime() - defaultDays * 86_400_000);
   const at = Date.parse(since);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(since) || Number.isNaN(at)) throw badRequest('invalid_date', ['since: must be a date-time, e.g. 2026-01-31T00:00:00Z']);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(since) || Number.isNaN(at))
+    throw badRequest('invalid_date', ['since: must be a date-time, e.g. 2026-01-31T00:00:00Z']);
   return new Date(at);
 }
 
@@ -62,7 +63,9 @@ export const usageHandlers = {
   listGatewayLogs: ({ db, accountId, params, query }) => {
     const gateway = findGateway(db, params.id!, accountId);
     const byStatus = statusFilter(query.status);
-    const rows = db.logs.filter((l) => l.gateway_id === gateway.gateway_id && byStatus(l) && (query.model === undefined || l.model === query.model));
+    const rows = db.logs.filter(
+      (l) => l.gateway_id === gateway.gateway_id && byStatus(l) && (query.model === undefined || l.model === query.model),
+    );
     return page(rows, query).map(logView);
   },
 
@@ -78,7 +81,9 @@ export const usageHandlers = {
     if (query.outcome !== undefined && !['granted', 'denied', 'failed'].includes(query.outcome)) {
       throw badRequest('invalid_outcome', ['outcome: one of granted, denied, failed']);
     }
-    const rows = db.keyAccess.filter((r) => r.gateway_id === gateway.gateway_id && (query.outcome === undefined || r.outcome === query.outcome));
+    const rows = db.keyAccess.filter(
+      (r) => r.gateway_id === gateway.gateway_id && (query.outcome === undefined || r.outcome === query.outcome),
+    );
     return { rows: page(rows, query).map(keyAccessView), total: rows.length };
   },
 
@@ -87,7 +92,11 @@ export const usageHandlers = {
     if (query.gatewayId) findGateway(db, query.gatewayId, accountId);
     const byStatus = statusFilter(query.status);
     const rows = db.logs.filter(
-      (l) => l.account_id === accountId && (!projectId || l.project_id === projectId) && (!query.gatewayId || l.gateway_id === query.gatewayId) && byStatus(l),
+      (l) =>
+        l.account_id === accountId &&
+        (!projectId || l.project_id === projectId) &&
+        (!query.gatewayId || l.gateway_id === query.gatewayId) &&
+        byStatus(l),
     );
     return page(rows, query).map(logView);
   },
@@ -127,7 +136,13 @@ export const usageHandlers = {
     const size = bucket === 'day' ? 86_400_000 : 3_600_000;
     const buckets = new Map<string, MetricsRow>();
     for (const log of db.logs) {
-      if (log.account_id !== accountId || (projectId && log.project_id !== projectId) || (gatewayId && log.gateway_id !== gatewayId) || log.created_at < sinceIso) continue;
+      if (
+        log.account_id !== accountId ||
+        (projectId && log.project_id !== projectId) ||
+        (gatewayId && log.gateway_id !== gatewayId) ||
+        log.created_at < sinceIso
+      )
+        continue;
       const start = Math.floor(Date.parse(log.created_at) / size) * size;
       const group = {
         ...(groups.has('gateway') ? { gateway_id: log.gateway_id } : {}),
@@ -146,8 +161,13 @@ export const usageHandlers = {
     return [...buckets.values()]
       .sort((a, b) => a.start - b.start)
       .map((b) => ({
-        bucket_start: new Date(b.start).toISOString(), ...b.group, requests: b.requests, errors: b.errors,
-        input_tokens: b.input_tokens, output_tokens: b.output_tokens, cost_usd: formatUsd(b.micros),
+        bucket_start: new Date(b.start).toISOString(),
+        ...b.group,
+        requests: b.requests,
+        errors: b.errors,
+        input_tokens: b.input_tokens,
+        output_tokens: b.output_tokens,
+        cost_usd: formatUsd(b.micros),
       }));
   },
 } satisfies Partial<Handlers>;

@@ -28,7 +28,9 @@ export function dueItems(given: PlannedInputs): DueItem[] {
       continue;
     }
     const expired = expiredChange(found.identity, nowForEnds);
-    const renewing = expired ? undefined : renewalChange(found.identity, definition.renewal?.({ attributes: r.attributes }), definition.config.noun, now);
+    const renewing = expired
+      ? undefined
+      : renewalChange(found.identity, definition.renewal?.({ attributes: r.attributes }), definition.config.noun, now);
     const changes: FieldChange[] = [
       ...(expired ? [expired] : []),
       ...(renewing ? [renewing] : []),

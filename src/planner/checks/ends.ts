@@ -32,11 +32,29 @@ export function endedStep(given: StageInputs, r: DesiredResource, ends: { at: st
   if (!entry) return undefined;
   const ended = endedWords(ends, given.known.nowForEnds);
   const found = liveObjectOf(given.live, entry);
-  if (!found || isDeletedLive(given.live, entry)) return forgetStep(r.address, r.kind, 'forget', `${ended}, and it is gone already`, 'grant-expired');
+  if (!found || isDeletedLive(given.live, entry))
+    return forgetStep(r.address, r.kind, 'forget', `${ended}, and it is gone already`, 'grant-expired');
   const definition = definitionOf(r.kind);
-  const removed = definition.planDelete({ address: r.address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(given.live, r.kind, entry.id) });
-  const changes = [{ path: 'until', before: ends.at, note: `ended ${relativeTime(Date.parse(ends.at) - given.known.nowForEnds.getTime())}` }];
-  return makeStep({ address: r.address, kind: r.kind, action: definition.removeAction, reason: ended, changes, writes: removed.writes, notes: removed.notes, causes: ['grant-expired'] });
+  const removed = definition.planDelete({
+    address: r.address,
+    id: entry.id,
+    parents: entry.parents,
+    live: found.live,
+    children: liveChildrenOf(given.live, r.kind, entry.id),
+  });
+  const changes = [
+    { path: 'until', before: ends.at, note: `ended ${relativeTime(Date.parse(ends.at) - given.known.nowForEnds.getTime())}` },
+  ];
+  return makeStep({
+    address: r.address,
+    kind: r.kind,
+    action: definition.removeAction,
+    reason: ended,
+    changes,
+    writes: removed.writes,
+    notes: removed.notes,
+    causes: ['grant-expired'],
+  });
 }
 
 /** Configured ends within 7 days of `now` (the clock for ends), not yet passed, in address order. */
@@ -46,7 +64,13 @@ export function endingSoon(resources: readonly DesiredResource[], now: Date): En
     const ends = definitionOf(r.kind).endsAt?.({ attributes: r.attributes as never });
     const left = ends ? Date.parse(ends.at) - now.getTime() : Number.NaN;
     if (!ends || !(left > 0 && left <= SOON_MS)) continue;
-    out.push({ address: r.address, kind: r.kind, until: new Date(ends.at).toISOString(), left: relativeTime(left), ...(ends.reason ? { reason: ends.reason } : {}) });
+    out.push({
+      address: r.address,
+      kind: r.kind,
+      until: new Date(ends.at).toISOString(),
+      left: relativeTime(left),
+      ...(ends.reason ? { reason: ends.reason } : {}),
+    });
   }
   return out.sort((a, b) => (a.address < b.address ? -1 : 1));
 }

@@ -9,7 +9,12 @@ import type { DesiredResource } from '../../config/types.js';
 import { wrapsOf, type PlanStep } from '../../plan-model/index.js';
 import { problemAt, type PlanProblem } from '../problems.js';
 
-export function grantsWithoutValue(steps: readonly PlanStep[], withoutValue: readonly string[], byAddress: ReadonlyMap<string, DesiredResource>, idOf: (address: string) => string | undefined): PlanProblem[] {
+export function grantsWithoutValue(
+  steps: readonly PlanStep[],
+  withoutValue: readonly string[],
+  byAddress: ReadonlyMap<string, DesiredResource>,
+  idOf: (address: string) => string | undefined,
+): PlanProblem[] {
   const wrapping = steps.map((step) => ({ step, wraps: wrapsOf(step) })).filter(({ wraps }) => wraps.length > 0);
   // A plan with no grant to write checks nothing: indexing the records without a value (every record of a folder
   // whose values are not managed, 9,000 in bench/plan.mjs) would be wasted.
@@ -29,11 +34,13 @@ export function grantsWithoutValue(steps: readonly PlanStep[], withoutValue: rea
     }
     for (const record of records) {
       const desired = byAddress.get(record);
-      problems.push(problemAt(step.address, byAddress.get(step.address)?.source ?? desired?.source, {
-        code: 'grant_without_value',
-        summary: `grants ${record}, which will hold no value: a grant gives the reader the record's data key, and a record without a value has none`,
-        detail: `Give ${record} a value in the configuration${desired ? ` (${desired.source.file}:${desired.source.line})` : ''}: \`value: { env: NAME }\`, \`value: { file: PATH }\` or \`generate: …\` (docs/configuration.md), or remove the grant until it has one.`,
-      }));
+      problems.push(
+        problemAt(step.address, byAddress.get(step.address)?.source ?? desired?.source, {
+          code: 'grant_without_value',
+          summary: `grants ${record}, which will hold no value: a grant gives the reader the record's data key, and a record without a value has none`,
+          detail: `Give ${record} a value in the configuration${desired ? ` (${desired.source.file}:${desired.source.line})` : ''}: \`value: { env: NAME }\`, \`value: { file: PATH }\` or \`generate: …\` (docs/configuration.md), or remove the grant until it has one.`,
+        }),
+      );
     }
   }
   return problems;

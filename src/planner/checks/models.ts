@@ -32,7 +32,8 @@ const attributesOf = (r: DesiredResource) => r.attributes as unknown as Record<s
 function reached(r: DesiredResource): string[] {
   const through = definitionOf(r.kind).models?.through;
   if (!through) return [];
-  const rule = (definitionOf(r.kind).config.references ?? []).find((ref) => ref.attribute === through && 'kind' in ref) as { kind: ResourceKind } | undefined;
+  const rule = (definitionOf(r.kind).config.references ?? []).find((ref) => ref.attribute === through && 'kind' in ref) as
+    { kind: ResourceKind } | undefined;
   const names = attributesOf(r)[through];
   return rule && Array.isArray(names) ? names.map((name) => resourceAddress(rule.kind, String(name))) : [];
 }
@@ -44,7 +45,11 @@ function changed(r: DesiredResource, state: StateData['resources'], fields: read
 }
 
 /** The checks a plan needs: cheap, from configuration and state only (it runs before anything is read). */
-export function modelChecks(desired: readonly DesiredResource[], byAddress: ReadonlyMap<string, DesiredResource>, state: StateData['resources']): ModelCheck[] {
+export function modelChecks(
+  desired: readonly DesiredResource[],
+  byAddress: ReadonlyMap<string, DesiredResource>,
+  state: StateData['resources'],
+): ModelCheck[] {
   const checks: ModelCheck[] = [];
   for (const r of desired) {
     const facts = definitionOf(r.kind).models;
@@ -53,10 +58,18 @@ export function modelChecks(desired: readonly DesiredResource[], byAddress: Read
     if (named.length === 0) continue;
     // A kind without credentials of its own reaches its parent's (a token, its gateway's).
     const parent = parentOf(r.kind);
-    const holder = facts.through ? r : parent ? byAddress.get(resourceAddress(parent.kind, String(attributesOf(r)[parent.attribute]))) : undefined;
+    const holder = facts.through
+      ? r
+      : parent
+        ? byAddress.get(resourceAddress(parent.kind, String(attributesOf(r)[parent.attribute])))
+        : undefined;
     const through = holder && definitionOf(holder.kind).models?.through;
     if (!holder || !through) continue;
-    const mine = changed(r, state, named.map((n) => n.field));
+    const mine = changed(
+      r,
+      state,
+      named.map((n) => n.field),
+    );
     if (!mine && !changed(holder, state, [through])) continue;
     checks.push({ resource: r, named, credentials: reached(holder) });
   }
@@ -64,7 +77,13 @@ export function modelChecks(desired: readonly DesiredResource[], byAddress: Read
 }
 
 /** What each credential serves; undefined when it could not be told. */
-async function servedModels(client: ApiClient, known: Known, credentials: readonly string[], byAddress: ReadonlyMap<string, DesiredResource>, parallelism: number): Promise<Map<string, readonly string[] | undefined>> {
+async function servedModels(
+  client: ApiClient,
+  known: Known,
+  credentials: readonly string[],
+  byAddress: ReadonlyMap<string, DesiredResource>,
+  parallelism: number,
+): Promise<Map<string, readonly string[] | undefined>> {
   const out = new Map<string, readonly string[] | undefined>();
   const limiter = new Limiter(Math.max(1, parallelism));
   const humanOnly = client.identity === 'service_account' && routes.listCredentialModels.identity === 'H';
@@ -77,7 +96,10 @@ async function servedModels(client: ApiClient, known: Known, credentials: readon
         const id = known.idOf(address);
         if (id === undefined || humanOnly) return void out.set(address, fromVendor);
         try {
-          out.set(address, (await client.call('listCredentialModels', { path: { id } })).map((m) => m.model_id));
+          out.set(
+            address,
+            (await client.call('listCredentialModels', { path: { id } })).map((m) => m.model_id),
+          );
         } catch {
           // Refused, revoked or unreachable: the vendor's list says what the credential would serve.
           out.set(address, fromVendor);
@@ -88,7 +110,13 @@ async function servedModels(client: ApiClient, known: Known, credentials: readon
   return out;
 }
 
-export async function checkModels(checks: readonly ModelCheck[], client: ApiClient, known: Known, byAddress: ReadonlyMap<string, DesiredResource>, parallelism: number): Promise<PlanProblem[]> {
+export async function checkModels(
+  checks: readonly ModelCheck[],
+  client: ApiClient,
+  known: Known,
+  byAddress: ReadonlyMap<string, DesiredResource>,
+  parallelism: number,
+): Promise<PlanProblem[]> {
   if (checks.length === 0) return [];
   const credentials = [...new Set(checks.flatMap((c) => c.credentials))].sort();
   const served = await servedModels(client, known, credentials, byAddress, parallelism);
@@ -102,12 +130,14 @@ export async function checkModels(checks: readonly ModelCheck[], client: ApiClie
       for (const model of models) {
         if (known.has(model)) continue;
         const names = check.credentials.map((c) => byAddress.get(c)?.localName ?? c).join(', ');
-        problems.push(resourceProblem(check.resource, {
-          code: 'unknown_model',
-          field,
-          summary: `${field}: no attached credential serves the model "${model}"${didYouMean(model, known)}`,
-          detail: `The credentials ${names} serve: ${[...known].sort().join(', ')}. Use one of these, or attach a credential of a provider that serves "${model}".`,
-        }));
+        problems.push(
+          resourceProblem(check.resource, {
+            code: 'unknown_model',
+            field,
+            summary: `${field}: no attached credential serves the model "${model}"${didYouMean(model, known)}`,
+            detail: `The credentials ${names} serve: ${[...known].sort().join(', ')}. Use one of these, or attach a credential of a provider that serves "${model}".`,
+          }),
+        );
       }
     }
   }

@@ -42,7 +42,12 @@ function usageByAddress(spend: PlanSpend | undefined): Map<string, { spend7d: nu
   return out;
 }
 
-export function policyChanges(steps: readonly PlanStep[], desiredByAddress: ReadonlyMap<string, DesiredResource>, state: StateData['resources'], spend?: PlanSpend): PolicyChange[] {
+export function policyChanges(
+  steps: readonly PlanStep[],
+  desiredByAddress: ReadonlyMap<string, DesiredResource>,
+  state: StateData['resources'],
+  spend?: PlanSpend,
+): PolicyChange[] {
   const usage = usageByAddress(spend);
   return steps
     .filter((step) => step.action !== 'no-op')
@@ -53,7 +58,15 @@ export function policyChanges(steps: readonly PlanStep[], desiredByAddress: Read
       // Not copied: evaluate.ts turns it into CEL values (a copy) before any rule sees it.
       const after = removing || !desired ? null : (desired.attributes as unknown as Record<string, unknown>);
       const used = usage.get(step.address);
-      return { action: step.action, address: step.address, kind: step.kind, before, after, ...(used ? { usage: used } : {}), ...(desired ? { at: desired.source } : {}) };
+      return {
+        action: step.action,
+        address: step.address,
+        kind: step.kind,
+        before,
+        after,
+        ...(used ? { usage: used } : {}),
+        ...(desired ? { at: desired.source } : {}),
+      };
     });
 }
 
@@ -77,5 +90,8 @@ export async function checkPolicies(
   /** The API's clock, which rules see as `now`. */
   now: Date,
 ): Promise<PolicyReport | undefined> {
-  return compiled && (await evaluatePolicies(compiled, policyChanges(steps, desiredByAddress, state, spend), { sandbox, plan: policyPlan(spend), now }));
+  return (
+    compiled &&
+    (await evaluatePolicies(compiled, policyChanges(steps, desiredByAddress, state, spend), { sandbox, plan: policyPlan(spend), now }))
+  );
 }

@@ -46,12 +46,16 @@ export async function checkSteps(input: CheckInput): Promise<PlanChecks> {
   // A source reconcile cannot read matters only to a step it applies that sends it: unread, the value could only
   // differ by a change of the configuration, which a reconcile that may not apply changes withholds anyway.
   const sentSources = new Set(steps.filter((s) => s.secrets).map((s) => s.address));
-  const unreadSourceMatters = (p: PlanProblem) => p.code !== 'secret_unavailable' || !classes || classes.includes('change') || sentSources.has(p.address!);
-  const problems = [...input.problems, ...grantsWithoutValue(steps, emptyRecords, desiredByAddress, (address) => state[address]?.id)]
-    .filter((p) => (p.address === undefined || !withheldAddresses.has(p.address)) && unreadSourceMatters(p));
+  const unreadSourceMatters = (p: PlanProblem) =>
+    p.code !== 'secret_unavailable' || !classes || classes.includes('change') || sentSources.has(p.address!);
+  const problems = [
+    ...input.problems,
+    ...grantsWithoutValue(steps, emptyRecords, desiredByAddress, (address) => state[address]?.id),
+  ].filter((p) => (p.address === undefined || !withheldAddresses.has(p.address)) && unreadSourceMatters(p));
   if (problems.length > 0) throw new PlanError(problems);
   // Spend is read and computed only when a step touches it (a limit, a window, allowed models, a rate).
-  const spend = mode === 'refresh-only' ? undefined : await planSpend({ given: after, steps, client: input.client, parallelism: input.parallelism });
+  const spend =
+    mode === 'refresh-only' ? undefined : await planSpend({ given: after, steps, client: input.client, parallelism: input.parallelism });
   const policies = await checkPolicies(input.compiled, input.sandbox, steps, desiredByAddress, state, spend, known.now);
   const unverifiable = notVerifiable(after, steps, targets);
   const superseded = mode === 'normal' ? supersededWaiting(state, steps, known.nowForEnds) : [];

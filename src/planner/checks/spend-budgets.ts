@@ -19,7 +19,8 @@ const spenderKinds = new Map(budgetKinds.map((kind) => [kind, childKindsOf(kind)
 
 /** Whether a step touches spend: it creates or removes the object, or changes one of its spend paths. */
 export function touchesSpend(step: PlanStep, facts: SpendFacts): boolean {
-  if (step.action === 'no-op' || step.action === 'forget' || step.action === 'move') return step.changes.some((c) => facts.paths.includes(c.path));
+  if (step.action === 'no-op' || step.action === 'forget' || step.action === 'move')
+    return step.changes.some((c) => facts.paths.includes(c.path));
   if (step.action === 'create' || isRemoval(step.action)) return true;
   return step.changes.some((c) => facts.paths.some((p) => c.path === p || c.path.startsWith(`${p}.`)));
 }
@@ -48,7 +49,6 @@ export function spendTouched(steps: readonly PlanStep[]): Map<string, PlanStep[]
 
 export const exact = (limit: SpendLimit | null): Sevenths | null => (limit ? per30Days(limit.usd, limit.window) : null);
 
-
 /** One object before and after the plan, in configuration terms; null where it does not exist. */
 export interface Sides {
   address?: string;
@@ -60,7 +60,12 @@ export interface Sides {
 }
 
 /** The desired view over the live one: keys the configuration does not give keep their live values. */
-function afterView(given: PlannedInputs, desired: DesiredResource | undefined, before: View | null, step: PlanStep | undefined): View | null {
+function afterView(
+  given: PlannedInputs,
+  desired: DesiredResource | undefined,
+  before: View | null,
+  step: PlanStep | undefined,
+): View | null {
   if (step && isRemoval(step.action)) return null;
   if (!desired) return before;
   const wanted = definitionOf(desired.kind).desiredView({ attributes: desired.attributes, known: given.known });
@@ -114,7 +119,13 @@ export interface Budget {
   spenders: Sides[];
 }
 
-export function budgetSides(given: PlannedInputs, address: string, stepsByAddress: ReadonlyMap<string, PlanStep>, children: ReturnType<typeof childrenByParent>, declared: ReturnType<typeof desiredByBudget>): Budget | undefined {
+export function budgetSides(
+  given: PlannedInputs,
+  address: string,
+  stepsByAddress: ReadonlyMap<string, PlanStep>,
+  children: ReturnType<typeof childrenByParent>,
+  declared: ReturnType<typeof desiredByBudget>,
+): Budget | undefined {
   const step = stepsByAddress.get(address);
   const desired = given.desiredByAddress.get(address);
   const kind = step?.kind ?? desired?.kind;
@@ -122,20 +133,32 @@ export function budgetSides(given: PlannedInputs, address: string, stepsByAddres
   const id = given.state[address]?.id ?? given.known.idOf(address);
   const found = id === undefined ? undefined : given.live.kinds.get(kind)?.byId.get(id);
   const before = liveView(given, kind, found);
-  const own: Sides = { address, kind, before, after: afterView(given, desired, before, step), ...(step ? { step } : {}), ...(before && id ? { id } : {}) };
+  const own: Sides = {
+    address,
+    kind,
+    before,
+    after: afterView(given, desired, before, step),
+    ...(step ? { step } : {}),
+    ...(before && id ? { id } : {}),
+  };
 
   const spenders: Sides[] = [];
   const matched = new Set<string>();
   for (const child of before && id ? (children.get(id) ?? []) : []) {
     // State keeps the address of an object the plan replaces (the book no longer does); an adopted one is the book's.
-    const childAddress = given.book.stateAddressOf(child.kind, child.found.identity.id) ?? given.book.ownerOf(child.kind, child.found.identity.id);
+    const childAddress =
+      given.book.stateAddressOf(child.kind, child.found.identity.id) ?? given.book.ownerOf(child.kind, child.found.identity.id);
     const childStep = childAddress === undefined ? undefined : stepsByAddress.get(childAddress);
     const childBefore = liveView(given, child.kind, child.found);
     if (childAddress !== undefined) matched.add(childAddress);
     const childDesired = childAddress === undefined ? undefined : given.desiredByAddress.get(childAddress);
     spenders.push({
-      ...(childAddress !== undefined ? { address: childAddress } : {}), kind: child.kind, id: child.found.identity.id,
-      before: childBefore, after: own.after === null ? null : afterView(given, childDesired, childBefore, childStep), ...(childStep ? { step: childStep } : {}),
+      ...(childAddress !== undefined ? { address: childAddress } : {}),
+      kind: child.kind,
+      id: child.found.identity.id,
+      before: childBefore,
+      after: own.after === null ? null : afterView(given, childDesired, childBefore, childStep),
+      ...(childStep ? { step: childStep } : {}),
     });
   }
   // Tokens the plan creates (new, or again after being deleted outside cplane).
@@ -160,7 +183,10 @@ function spendersSum(spenders: readonly Sides[], which: 'before' | 'after'): Sev
 }
 
 /** What a gateway authorises on one side: its own limit, bounded by its tokens' sum when it has tokens. */
-export function authorised(budget: Budget, which: 'before' | 'after'): { own: Sevenths | null; tokens: Sevenths | null; max: Sevenths | null; exists: boolean } {
+export function authorised(
+  budget: Budget,
+  which: 'before' | 'after',
+): { own: Sevenths | null; tokens: Sevenths | null; max: Sevenths | null; exists: boolean } {
   const exists = budget.own[which] !== null;
   const own = exact(limitOf(budget.own, which));
   const present = budget.spenders.filter((s) => s[which] !== null);

@@ -9,12 +9,22 @@ import type { GatewaySpend, PlanSpend, PlanStep, SpendEntry, SpendLimit, SpendSi
 import type { PlannedInputs } from '../stage-inputs.js';
 import { per30Days, roundSevenths, shown, sumLimits, usdOf, usdOfMicros, centsOf, type Sevenths } from '../../spend/money.js';
 import { readUsage, type GatewayUsage } from '../../spend/usage.js';
-import { authorised, budgetSides, childrenByParent, desiredByBudget, limitOf, spendOf, spendTouched, touchesSpend, type Budget, type Sides } from './spend-budgets.js';
+import {
+  authorised,
+  budgetSides,
+  childrenByParent,
+  desiredByBudget,
+  limitOf,
+  spendOf,
+  spendTouched,
+  touchesSpend,
+  type Budget,
+  type Sides,
+} from './spend-budgets.js';
 
 export { spendTouched } from './spend-budgets.js';
 
 const side = (limit: SpendLimit | null): SpendSide => ({ limit, per30d: shown(limit && per30Days(limit.usd, limit.window)) });
-
 
 const money = (usd: string) => `$${usd}`;
 const limitText = (limit: SpendLimit) => `${money(limit.usd)}/${limit.window}`;
@@ -39,14 +49,18 @@ function warningsOf(given: PlannedInputs, budget: Budget, usage: GatewayUsage | 
     const spent = usage.gateway.spentInWindow(ownLimit.window);
     if (spent !== undefined && centsOf(ownLimit.usd) * 10_000n < spent) {
       out.push({
-        code: 'limit_below_spend', address: budget.address, ...placeOf(given, budget.address, 'settings'),
+        code: 'limit_below_spend',
+        address: budget.address,
+        ...placeOf(given, budget.address, 'settings'),
         message: `new limit ${limitText(ownLimit)} is below the ${money(usdOfMicros(spent))} already spent in the current ${ownLimit.window}: requests would be refused at once`,
       });
     }
   }
   if (after.own !== null && after.tokens !== null && after.tokens > after.own) {
     out.push({
-      code: 'tokens_oversubscribe_gateway', address: budget.address, ...placeOf(given, budget.address, 'settings'),
+      code: 'tokens_oversubscribe_gateway',
+      address: budget.address,
+      ...placeOf(given, budget.address, 'settings'),
       message: `its tokens' limits add up to ${money(shown(after.tokens)!)}/30d, above its own ${money(shown(after.own)!)}/30d: the gateway's limit is reached first`,
     });
   }
@@ -55,7 +69,9 @@ function warningsOf(given: PlannedInputs, budget: Budget, usage: GatewayUsage | 
     const facts = spendOf(spender.kind)!;
     if (after.own !== null && limitOf(spender, 'after') === null && facts.spends?.(spender.after) !== false) {
       out.push({
-        code: 'token_without_limit', address: labelOf(spender), ...placeOf(given, spender.address),
+        code: 'token_without_limit',
+        address: labelOf(spender),
+        ...placeOf(given, spender.address),
         message: `no spend limit, on a gateway limited to ${limitText(ownLimit!)}: it can spend the gateway's whole budget`,
       });
     }
@@ -67,7 +83,9 @@ function warningsOf(given: PlannedInputs, budget: Budget, usage: GatewayUsage | 
     for (const [model, requests] of [...(usage.models7d.get(spender.id) ?? [])].sort(([a], [b]) => (a < b ? -1 : 1))) {
       if (requests === 0 || !leaves(model)) continue;
       out.push({
-        code: 'model_with_traffic_removed', address: labelOf(spender), ...placeOf(given, spender.address, 'allowedModels'),
+        code: 'model_with_traffic_removed',
+        address: labelOf(spender),
+        ...placeOf(given, spender.address, 'allowedModels'),
         message: `model "${model}" leaves allowedModels but carried ${requests} request${requests === 1 ? '' : 's'} in the last 7 days`,
       });
     }
@@ -81,7 +99,8 @@ function entryOf(sides: Sides, usage: GatewayUsage | undefined, ofToken: boolean
   const window = (after ?? before)?.limit?.window;
   const figures = usage && sides.id ? (ofToken ? usage.tokens.get(sides.id) : usage.gateway) : undefined;
   // A token with no usage row spent nothing: zeros, not "unknown".
-  const known = usage && sides.id ? (figures?.figures(window) ?? { spend7d: '0.00', requests7d: 0, spend30d: '0.00', requests30d: 0 }) : undefined;
+  const known =
+    usage && sides.id ? (figures?.figures(window) ?? { spend7d: '0.00', requests7d: 0, spend30d: '0.00', requests30d: 0 }) : undefined;
   return { address: labelOf(sides), kind: sides.kind, before, after, ...(known ? { usage: known } : {}) };
 }
 
@@ -99,7 +118,10 @@ export async function planSpend({ given, steps, client, parallelism }: SpendInpu
   const stepsByAddress = new Map(steps.map((s) => [s.address, s]));
   const children = childrenByParent(given);
   const declared = desiredByBudget(given);
-  const budgets = [...touched.keys()].sort().map((address) => budgetSides(given, address, stepsByAddress, children, declared)).filter((b): b is Budget => b !== undefined);
+  const budgets = [...touched.keys()]
+    .sort()
+    .map((address) => budgetSides(given, address, stepsByAddress, children, declared))
+    .filter((b): b is Budget => b !== undefined);
 
   // One read per gateway that exists before the plan and stays: a new one has spent nothing, a removed one will spend nothing.
   const reading = budgets.filter((b) => b.id !== undefined && b.own.after !== null).map((b) => b.id!);

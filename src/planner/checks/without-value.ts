@@ -32,6 +32,8 @@ export function withoutValue(given: PlannedInputs, steps: readonly PlanStep[], t
 /** The live object the address is, or will adopt; undefined when the plan creates it. */
 function liveOf(given: PlannedInputs, r: DesiredResource): LiveObject | undefined {
   const entry = given.state[r.address];
-  const found = entry ? liveObjectOf(given.live, entry) : liveByKey(given.live, r.kind, definitionOf(r.kind).naturalKey({ desired: r, known: given.known }));
+  const found = entry
+    ? liveObjectOf(given.live, entry)
+    : liveByKey(given.live, r.kind, definitionOf(r.kind).naturalKey({ desired: r, known: given.known }));
   return found && found.identity.status !== 'gone' ? found : undefined;
 }

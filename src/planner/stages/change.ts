@@ -26,7 +26,13 @@ export interface ChangeBase {
 }
 
 /** The step for `r` given its live object (none when nothing differs and nothing is adopted), and its problems. */
-export function planChange(given: DesiredWork, r: DesiredResource, found: LiveObject, entry: ResourceState | undefined, base: ChangeBase): { step?: PlanStep; problems: PlanProblem[] } {
+export function planChange(
+  given: DesiredWork,
+  r: DesiredResource,
+  found: LiveObject,
+  entry: ResourceState | undefined,
+  base: ChangeBase,
+): { step?: PlanStep; problems: PlanProblem[] } {
   const definition = definitionOf(r.kind);
   const { known } = given;
   const id = found.identity.id;
@@ -34,9 +40,20 @@ export function planChange(given: DesiredWork, r: DesiredResource, found: LiveOb
   // `--replace` of an object cplane manages: its write-only values count as changed, or the object is replaced.
   const requested = entry && given.replace.has(r.address) ? replacementOf(definition, r) : undefined;
   // A value delivered from an object this plan issues anew (`deliverTo`) is written again, after it.
-  const delivered = Object.entries(r.secrets).filter(([, source]) => 'output' in source && given.sealing.has(source.output.address)).map(([field]) => field);
-  const changedSecrets = [...new Set([...(writeOnly?.changed ?? []), ...(typeof requested === 'object' ? requested.rotate : []), ...delivered])];
-  const facts = definition.diff({ desired: r, live: found.live, state: entry, known, changedSecrets, ...(base.observed ? { observed: base.observed } : {}) });
+  const delivered = Object.entries(r.secrets)
+    .filter(([, source]) => 'output' in source && given.sealing.has(source.output.address))
+    .map(([field]) => field);
+  const changedSecrets = [
+    ...new Set([...(writeOnly?.changed ?? []), ...(typeof requested === 'object' ? requested.rotate : []), ...delivered]),
+  ];
+  const facts = definition.diff({
+    desired: r,
+    live: found.live,
+    state: entry,
+    known,
+    changedSecrets,
+    ...(base.observed ? { observed: base.observed } : {}),
+  });
   const problems = (facts.problems ?? []).map((p) => resourceProblem(r, p));
   const expired = entry ? expiredChange(found.identity, known.nowForEnds) : undefined;
   if (expired) facts.changes.push(expired);
@@ -50,10 +67,17 @@ export function planChange(given: DesiredWork, r: DesiredResource, found: LiveOb
   const renewal = entry && renewals.length === 0 ? definition.renewal?.({ attributes: r.attributes }) : undefined;
   const renewing = renewalChange(found.identity, renewal, definition.config.noun, known.now);
   // What earlier renewals superseded: revoked once their overlap ended, or at once with --replace.
-  const revocations = entry ? supersededRevocations(given.live, r.address, entry, known.nowForEnds, requested === 'replace') : { writes: [], changes: [], why: [] };
+  const revocations = entry
+    ? supersededRevocations(given.live, r.address, entry, known.nowForEnds, requested === 'replace')
+    : { writes: [], changes: [], why: [] };
   // A `generate` value cplane never wrote stays as it is live (write-only-values.ts): say so when adopting.
-  const notes = entry ? [] : (writeOnly?.keptLive ?? []).map((field) => `${field} keeps its live value (generate makes a value only when cplane creates the object)`);
-  if (facts.changes.length === 0 && renewals.length === 0 && !renewing && revocations.writes.length === 0 && !base.adopt) return { problems };
+  const notes = entry
+    ? []
+    : (writeOnly?.keptLive ?? []).map(
+        (field) => `${field} keeps its live value (generate makes a value only when cplane creates the object)`,
+      );
+  if (facts.changes.length === 0 && renewals.length === 0 && !renewing && revocations.writes.length === 0 && !base.adopt)
+    return { problems };
   let action: Action = base.action;
   let reason = base.reason;
   let writes: WriteSpec[];
@@ -69,32 +93,56 @@ export function planChange(given: DesiredWork, r: DesiredResource, found: LiveOb
     problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
   } else if (renewals.length > 0) {
     action = 'replace';
-    reason = [base.adopt ? base.reason : undefined, `${renewals.join('; ')}: a new one is created, then the old one is ${definition.removeAction}d`].filter(Boolean).join('; ');
+    reason = [
+      base.adopt ? base.reason : undefined,
+      `${renewals.join('; ')}: a new one is created, then the old one is ${definition.removeAction}d`,
+    ]
+      .filter(Boolean)
+      .join('; ');
     // An expired object no longer works: revoking it destroys nothing, so preventDestroy does not stop its renewal.
     if (r.lifecycle.preventDestroy && (facts.replaceKeys.length > 0 || requested === 'replace')) {
       const why = facts.replaceKeys.length > 0 ? `the change to ${facts.replaceKeys.join(', ')}` : '--replace';
-      problems.push(resourceProblem(r, {
-        code: 'prevent_destroy',
-        summary: `lifecycle.preventDestroy is set, and ${why} would replace it (the old one is ${definition.removeAction}d)`,
-        detail: facts.replaceKeys.length > 0 ? 'Remove preventDestroy or undo the change.' : 'Remove preventDestroy to replace it.',
-      }));
+      problems.push(
+        resourceProblem(r, {
+          code: 'prevent_destroy',
+          summary: `lifecycle.preventDestroy is set, and ${why} would replace it (the old one is ${definition.removeAction}d)`,
+          detail: facts.replaceKeys.length > 0 ? 'Remove preventDestroy or undo the change.' : 'Remove preventDestroy to replace it.',
+        }),
+      );
     }
     given.book.markPending(r.address, r.kind);
     const created = definition.planCreate({ desired: r, known });
-    const removed = definition.planDelete({ address: r.address, id, parents: found.identity.parents, live: found.live, children: liveChildrenOf(given.live, r.kind, id) });
+    const removed = definition.planDelete({
+      address: r.address,
+      id,
+      parents: found.identity.parents,
+      live: found.live,
+      children: liveChildrenOf(given.live, r.kind, id),
+    });
     // The old object goes, but the address now names the new one: it stays in state.
-    writes = [...created.writes, ...removed.writes.map((w) => ({ ...w, effects: { ...w.effects, forget: undefined } }))].map(dropUndefinedEffects);
+    writes = [...created.writes, ...removed.writes.map((w) => ({ ...w, effects: { ...w.effects, forget: undefined } }))].map(
+      dropUndefinedEffects,
+    );
     // Its secret delivered elsewhere: the old object stays in state, superseded, until its revocation (which
     // deliveries.ts moves after the delivery), so an apply killed in between still revokes it later.
     const createdAt = definition.relations.createdAt;
     if (entry && createdAt && definition.config.delivery?.(r.attributes as never)) {
-      writes = writes.map((w, i) => (i >= created.writes.length ? { ...w, effects: { ...w.effects, settleSuperseded: id } } : w.effects.id ? { ...w, effects: { ...w.effects, supersede: { overlapHours: 0, createdAt } } } : w));
+      writes = writes.map((w, i) =>
+        i >= created.writes.length
+          ? { ...w, effects: { ...w.effects, settleSuperseded: id } }
+          : w.effects.id
+            ? { ...w, effects: { ...w.effects, supersede: { overlapHours: 0, createdAt } } }
+            : w,
+      );
     }
     problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
   } else {
     const rotate = facts.rotateKeys?.some((k) => facts.changedKeys.includes(k)) ?? false;
     if (base.action === 'update' && rotate) action = 'rotate';
-    const updated = facts.changes.length > 0 ? definition.planUpdate({ desired: r, live: found.live, id, state: entry, changedKeys: facts.changedKeys, known }) : { writes: [] };
+    const updated =
+      facts.changes.length > 0
+        ? definition.planUpdate({ desired: r, live: found.live, id, state: entry, changedKeys: facts.changedKeys, known })
+        : { writes: [] };
     writes = updated.writes;
     problems.push(...(updated.problems ?? []).map((p) => resourceProblem(r, p)));
     notes.push(...(updated.notes ?? []));
@@ -112,15 +160,33 @@ export function planChange(given: DesiredWork, r: DesiredResource, found: LiveOb
   // Why the step exists: each change's own cause where it has one, drift where live moved away from what was
   // applied, and otherwise the configuration (step-class.ts turns these into the step's class); a value written
   // from another address's new secret is a delivery.
-  const delivering = Object.entries(r.secrets).some(([field, source]) => 'output' in source && changedSecrets.includes(field) && facts.changedKeys.includes(field));
+  const delivering = Object.entries(r.secrets).some(
+    ([field, source]) => 'output' in source && changedSecrets.includes(field) && facts.changedKeys.includes(field),
+  );
   const causes: StepCause[] = [
     ...(delivering ? ['delivery' as const] : []),
     ...(facts.causes ?? []),
     ...(base.adopt || facts.replaceKeys.length > 0 ? ['configuration' as const] : []),
     ...(requested ? ['replace-requested' as const] : []),
-    ...facts.changes.filter((c) => !(delivering && c.sensitive && !c.cause)).map((c) => c.cause ?? (base.changedOutside?.has(c.path) ? 'changed-outside' : 'configuration')),
+    ...facts.changes
+      .filter((c) => !(delivering && c.sensitive && !c.cause))
+      .map((c) => c.cause ?? (base.changedOutside?.has(c.path) ? 'changed-outside' : 'configuration')),
   ];
-  const step = makeStep({ address: r.address, kind: r.kind, action, reason, changes: facts.changes, writes, inputs, notes, causes, ...(base.adopt ? { adopt: base.adopt } : {}) }, r.secrets);
+  const step = makeStep(
+    {
+      address: r.address,
+      kind: r.kind,
+      action,
+      reason,
+      changes: facts.changes,
+      writes,
+      inputs,
+      notes,
+      causes,
+      ...(base.adopt ? { adopt: base.adopt } : {}),
+    },
+    r.secrets,
+  );
   return { step, problems };
 }
 

@@ -24,7 +24,13 @@ export function revokeAfterDelivery(steps: readonly PlanStep[]): PlanStep[] {
       // A maker left with nothing to do is this step's: its change lines (`revoke superseded token = ID`) come along.
       const changes = kept.length === 0 ? [...current.changes, ...maker.changes] : current.changes;
       const causes = current.causes?.includes('delivery') ? current.causes : [...(current.causes ?? []), 'delivery' as const];
-      moved.set(receiver.address, { ...current, changes, causes, notes, writes: [...current.writes, ...revocations.map((w) => ({ ...w, address: maker.address }))] });
+      moved.set(receiver.address, {
+        ...current,
+        changes,
+        causes,
+        notes,
+        writes: [...current.writes, ...revocations.map((w) => ({ ...w, address: maker.address }))],
+      });
       if (kept.length === 0) dropped.add(maker.address);
       else moved.set(maker.address, { ...maker, writes: kept });
     }

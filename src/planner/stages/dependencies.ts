@@ -38,7 +38,9 @@ export function configurationGraph(desired: DesiredResource[]): AddressGraph {
   const declared = new Set(resources.map((r) => r.address));
   return {
     nodes: resources.map((r) => ({ address: r.address, kind: r.kind })),
-    edges: resources.flatMap((r) => [...new Set(dependenciesOf(r))].filter((to) => to !== r.address && declared.has(to)).map((to) => ({ from: r.address, to }))),
+    edges: resources.flatMap((r) =>
+      [...new Set(dependenciesOf(r))].filter((to) => to !== r.address && declared.has(to)).map((to) => ({ from: r.address, to })),
+    ),
   };
 }
 

@@ -55,7 +55,22 @@ function planAddress(given: DesiredWork, r: DesiredResource, out: StageResult): 
     book.markPending(r.address, r.kind);
     const created = definition.planCreate({ desired: r, known });
     out.problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
-    push(makeStep({ address: r.address, kind: r.kind, action: 'create', reason, changes: createChanges(definition, r, known), writes: created.writes, inputs: { ...inputsOf(r), ...created.inputs }, notes: created.notes, causes: [cause] }, r.secrets));
+    push(
+      makeStep(
+        {
+          address: r.address,
+          kind: r.kind,
+          action: 'create',
+          reason,
+          changes: createChanges(definition, r, known),
+          writes: created.writes,
+          inputs: { ...inputsOf(r), ...created.inputs },
+          notes: created.notes,
+          causes: [cause],
+        },
+        r.secrets,
+      ),
+    );
   };
   const change = (found: LiveObject, state: ResourceState | undefined, base: ChangeBase) => {
     const { step, problems } = planChange(given, r, found, state, base);
@@ -71,7 +86,19 @@ function planAddress(given: DesiredWork, r: DesiredResource, out: StageResult): 
   if (entry && isDeletedLive(given.live, entry, found)) {
     const gone = goneReason(given.live, entry);
     out.drift.push({ address: r.address, kind: r.kind, type: 'deleted', reason: gone, changes: [] });
-    if (mode === 'refresh-only') out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'no-op', reason: gone, changes: [], writes: [], forget: true, causes: ['deleted-outside'] }));
+    if (mode === 'refresh-only')
+      out.steps.push(
+        makeStep({
+          address: r.address,
+          kind: r.kind,
+          action: 'no-op',
+          reason: gone,
+          changes: [],
+          writes: [],
+          forget: true,
+          causes: ['deleted-outside'],
+        }),
+      );
     else create('deleted-outside', gone);
     return;
   }
@@ -82,7 +109,12 @@ function planAddress(given: DesiredWork, r: DesiredResource, out: StageResult): 
     if (imported) return planImport(given, r, imported.id, out, change);
     if (given.live.snapshot.byIdOnly.has(r.kind) && definition.observation !== 'state') {
       const op = definition.refreshOperations[0] ?? definition.readOperation;
-      out.unreadable.push({ address: r.address, kind: r.kind, operation: op, reason: `not in state, and finding an existing one needs ${routes[op].method} ${routes[op].path}, a human-only operation` });
+      out.unreadable.push({
+        address: r.address,
+        kind: r.kind,
+        operation: op,
+        reason: `not in state, and finding an existing one needs ${routes[op].method} ${routes[op].path}, a human-only operation`,
+      });
       return;
     }
     const candidate = liveByKey(given.live, r.kind, definition.naturalKey({ desired: r, known }));
@@ -105,12 +137,35 @@ function planAddress(given: DesiredWork, r: DesiredResource, out: StageResult): 
   if (mode === 'refresh-only') {
     if (changes.length === 0) return;
     const inputs = changes.filter((c) => c.path !== 'archived').reduce((acc, c) => setPath(acc, c.path, c.after), entry.inputs);
-    out.steps.push(makeStep({ address: r.address, kind: r.kind, action: 'no-op', reason: 'changed outside cplane: recording the live values', changes, writes: [], inputs, causes: ['changed-outside'] }));
+    out.steps.push(
+      makeStep({
+        address: r.address,
+        kind: r.kind,
+        action: 'no-op',
+        reason: 'changed outside cplane: recording the live values',
+        changes,
+        writes: [],
+        inputs,
+        causes: ['changed-outside'],
+      }),
+    );
     return;
   }
   // Every repair of drift says why, so a reviewer reading only the step (Markdown's Why column) knows.
-  const repair = found.identity.status === 'archived' ? 'archived outside cplane: unarchiving it' : changes.length > 0 ? `changed outside cplane (${changes.map((c) => c.path).join(', ')}): setting it back` : undefined;
-  change(found, entry, { action: 'update', reason: repair, observed, ...(changes.length > 0 ? { changedOutside: changedOutsideOnly(definition.desiredView({ attributes: r.attributes, known }), changes) } : {}) });
+  const repair =
+    found.identity.status === 'archived'
+      ? 'archived outside cplane: unarchiving it'
+      : changes.length > 0
+        ? `changed outside cplane (${changes.map((c) => c.path).join(', ')}): setting it back`
+        : undefined;
+  change(found, entry, {
+    action: 'update',
+    reason: repair,
+    observed,
+    ...(changes.length > 0
+      ? { changedOutside: changedOutsideOnly(definition.desiredView({ attributes: r.attributes, known }), changes) }
+      : {}),
+  });
 }
 
 /**
@@ -122,24 +177,34 @@ function changedOutsideOnly(wanted: View, drifted: readonly FieldChange[]): Set<
 }
 
 /** An `import` block: the address adopts the live object with that id, or the plan says why it cannot. */
-function planImport(given: DesiredWork, r: DesiredResource, id: string, out: StageResult, change: (found: LiveObject, state: undefined, base: ChangeBase) => void): void {
+function planImport(
+  given: DesiredWork,
+  r: DesiredResource,
+  id: string,
+  out: StageResult,
+  change: (found: LiveObject, state: undefined, base: ChangeBase) => void,
+): void {
   const found = given.live.kinds.get(r.kind)?.byId.get(id);
   const where = given.imports.get(r.address)!.source;
   if (!found || found.identity.status === 'gone') {
-    out.problems.push(problemAt(r.address, where, {
-      code: 'import_not_found',
-      summary: `import: no ${r.kind} with id ${id} exists in the account`,
-      detail: `Check the id (the API and the console show it); for an object that lives under another, its parent must be in the configuration.`,
-    }));
+    out.problems.push(
+      problemAt(r.address, where, {
+        code: 'import_not_found',
+        summary: `import: no ${r.kind} with id ${id} exists in the account`,
+        detail: `Check the id (the API and the console show it); for an object that lives under another, its parent must be in the configuration.`,
+      }),
+    );
     return;
   }
   const owner = given.book.stateAddressOf(r.kind, id);
   if (owner !== undefined) {
-    out.problems.push(problemAt(r.address, where, {
-      code: 'import_already_managed',
-      summary: `import: the ${r.kind} ${id} is already managed as ${owner}`,
-      detail: `One object is managed by one address: use a moved block from ${owner} instead.`,
-    }));
+    out.problems.push(
+      problemAt(r.address, where, {
+        code: 'import_already_managed',
+        summary: `import: the ${r.kind} ${id} is already managed as ${owner}`,
+        detail: `One object is managed by one address: use a moved block from ${owner} instead.`,
+      }),
+    );
     return;
   }
   given.book.adopt(r.address, r.kind, id);
@@ -152,7 +217,9 @@ function parentIdOf(given: StageInputs, r: DesiredResource, entry: ResourceState
   const parent = parentOf(r.kind);
   if (!parent) return undefined;
   const local = (r.attributes as unknown as Record<string, unknown>)[parent.attribute];
-  return entry?.parents?.[parent.idField] ?? (typeof local === 'string' ? given.known.idOf(resourceAddress(parent.kind, local)) : undefined);
+  return (
+    entry?.parents?.[parent.idField] ?? (typeof local === 'string' ? given.known.idOf(resourceAddress(parent.kind, local)) : undefined)
+  );
 }
 
 /** Live values (the live object's view, `observed`) that differ from what cplane last applied, field by field. */
@@ -175,5 +242,8 @@ export function orderDesired(resources: DesiredResource[]): DesiredResource[] {
   const rank = new Map(kindOrder.map((kind, i) => [kind, i]));
   const sorted = [...resources].sort((a, b) => rank.get(a.kind)! - rank.get(b.kind)! || (a.address < b.address ? -1 : 1));
   const needs = new Map(resources.map((r) => [r.address, r.dependsOn]));
-  return depthFirstOrder(needs, sorted.map((r) => r.address)).map((address) => byAddress.get(address)!);
+  return depthFirstOrder(
+    needs,
+    sorted.map((r) => r.address),
+  ).map((address) => byAddress.get(address)!);
 }

@@ -89,7 +89,13 @@ export function unreadableFor(account: LiveAccount, kind: ResourceKind, parentId
   const { snapshot } = account;
   const definition = definitionOf(kind);
   if (snapshot.items[kind] === undefined && definition.observation !== 'state') {
-    return snapshot.unreadable.find((u) => u.kind === kind) ?? { kind, operation: definition.refreshOperations[0] ?? definition.readOperation, reason: 'not read' };
+    return (
+      snapshot.unreadable.find((u) => u.kind === kind) ?? {
+        kind,
+        operation: definition.refreshOperations[0] ?? definition.readOperation,
+        reason: 'not read',
+      }
+    );
   }
   return parentId === undefined ? undefined : snapshot.failedParents[kind]?.get(parentId);
 }
@@ -99,8 +105,9 @@ export function liveChildrenOf(account: LiveAccount, kind: ResourceKind, id: str
   const children: Partial<Record<ResourceKind, unknown[]>> = {};
   for (const child of childKindsOf(kind)) {
     const idField = parentOf(child)?.idField as string;
-    children[child] = [...(account.kinds.get(child)?.byId.values() ?? [])].filter((o) => o.identity.parents?.[idField] === id).map((o) => o.live);
+    children[child] = [...(account.kinds.get(child)?.byId.values() ?? [])]
+      .filter((o) => o.identity.parents?.[idField] === id)
+      .map((o) => o.live);
   }
   return children;
 }
-

@@ -33,7 +33,11 @@ export function pendingWritesOf(state: Pick<StateData, 'journal' | 'resources'>)
     address: entry.address,
     kind: kindOf(entry, state.resources) ?? (entry.kind as ResourceKind),
     operation: entry.operation,
-    becomes: entry.effects?.forget ? 'removed' : entry.effects?.id && ('result' in entry.effects.id || 'results' in entry.effects.id) && !state.resources[entry.address] ? 'created' : 'updated',
+    becomes: entry.effects?.forget
+      ? 'removed'
+      : entry.effects?.id && ('result' in entry.effects.id || 'results' in entry.effects.id) && !state.resources[entry.address]
+        ? 'created'
+        : 'updated',
     savedAt: entry.createdAt,
   }));
 }

@@ -63,7 +63,9 @@ function referrersIn(state: StateData['resources']): (address: string) => Referr
  * grants, shares and owner): its address follows the parent's, see `movedWithParent`.
  */
 export function childrenInState(state: StateData['resources'], address: string, referrersOf = referrersIn(state)): string[] {
-  const direct = referrersOf(address).map((r) => r.address).filter((child) => childDestination(child, address, address) !== undefined);
+  const direct = referrersOf(address)
+    .map((r) => r.address)
+    .filter((child) => childDestination(child, address, address) !== undefined);
   return direct.flatMap((child) => [child, ...childrenInState(state, child, referrersOf)]);
 }
 
@@ -86,25 +88,44 @@ export function childDestination(child: string, from: string, to: string): strin
 export function renamesOf(state: StateData['resources'], from: string, to: string): { from: string; to: string; entry: ResourceState }[] {
   const entry = state[from];
   if (!entry) return [];
-  return [{ from, to, entry: { ...entry, fingerprintAddress: entry.fingerprintAddress ?? from } }, ...renamesUnder(state, referrersIn(state), from, to)];
+  return [
+    { from, to, entry: { ...entry, fingerprintAddress: entry.fingerprintAddress ?? from } },
+    ...renamesUnder(state, referrersIn(state), from, to),
+  ];
 }
 
 /** The renames of what refers to the object moved from `from` to `to`: its children move, and their children with them. */
-function renamesUnder(state: StateData['resources'], referrersOf: (address: string) => Referrer[], from: string, to: string): { from: string; to: string; entry: ResourceState }[] {
+function renamesUnder(
+  state: StateData['resources'],
+  referrersOf: (address: string) => Referrer[],
+  from: string,
+  to: string,
+): { from: string; to: string; entry: ResourceState }[] {
   const out: { from: string; to: string; entry: ResourceState }[] = [];
   for (const { address, attribute } of referrersOf(from)) {
     const other = state[address]!;
     const renamesParent = attribute !== undefined && other.inputs[attribute] === localPart(from);
     const inputs = renamesParent ? { ...other.inputs, [attribute]: localPart(to) } : other.inputs;
     const destination = childDestination(address, from, to);
-    if (destination) out.push({ from: address, to: destination, entry: { ...other, inputs, fingerprintAddress: other.fingerprintAddress ?? address } }, ...renamesUnder(state, referrersOf, address, destination));
+    if (destination)
+      out.push(
+        { from: address, to: destination, entry: { ...other, inputs, fingerprintAddress: other.fingerprintAddress ?? address } },
+        ...renamesUnder(state, referrersOf, address, destination),
+      );
     else if (renamesParent) out.push({ from: address, to: address, entry: { ...other, inputs } });
   }
   return out;
 }
 
 export function resolveRefactoring({ blocks, state }: RefactoringInput): Refactoring {
-  const out: Refactoring = { state: { ...state }, movedFrom: new Map(), rewritten: new Map(), forgotten: [], imports: new Map(), problems: [] };
+  const out: Refactoring = {
+    state: { ...state },
+    movedFrom: new Map(),
+    rewritten: new Map(),
+    forgotten: [],
+    imports: new Map(),
+    problems: [],
+  };
   if (!blocks) return out;
 
   // Moves: each address in state follows its chain (a -> b -> c) to its end; the config loader refused cycles.
@@ -120,11 +141,13 @@ export function resolveRefactoring({ blocks, state }: RefactoringInput): Refacto
         continue;
       }
       if (rename.to in out.state) {
-        out.problems.push(problemAt(rename.to, move.source, {
-          code: 'moved_target_exists',
-          summary: `moved: cannot move ${rename.from} here, the state already has ${rename.to}`,
-          detail: `Remove one of them from the state first (\`${suggestedCommand(['state', 'rm', rename.to])}\`), or delete the moved block.`,
-        }));
+        out.problems.push(
+          problemAt(rename.to, move.source, {
+            code: 'moved_target_exists',
+            summary: `moved: cannot move ${rename.from} here, the state already has ${rename.to}`,
+            detail: `Remove one of them from the state first (\`${suggestedCommand(['state', 'rm', rename.to])}\`), or delete the moved block.`,
+          }),
+        );
         continue;
       }
       delete out.state[rename.from];
@@ -137,7 +160,10 @@ export function resolveRefactoring({ blocks, state }: RefactoringInput): Refacto
     const address = from;
     if (!(address in out.state)) continue; // already forgotten
     const children = childrenInState(out.state, address);
-    for (const [forgotten, reason] of [[address, `removed block at ${source.file}:${source.line}`] as const, ...children.map((c) => [c, `removed with ${address}`] as const)]) {
+    for (const [forgotten, reason] of [
+      [address, `removed block at ${source.file}:${source.line}`] as const,
+      ...children.map((c) => [c, `removed with ${address}`] as const),
+    ]) {
       out.forgotten.push({ address: forgotten, kind: out.state[forgotten]!.kind, reason });
       delete out.state[forgotten];
     }
@@ -148,11 +174,13 @@ export function resolveRefactoring({ blocks, state }: RefactoringInput): Refacto
     // The block may stay after the import was applied: the same object at the same address is nothing to do.
     if (entry?.id === id) continue;
     if (entry) {
-      out.problems.push(problemAt(to, source, {
-        code: 'import_already_managed',
-        summary: `import: ${to} is already in state (id ${entry.id}), so it cannot import ${id}`,
-        detail: `Delete the import block, or run \`${suggestedCommand(['state', 'rm', to])}\` first if the state is wrong.`,
-      }));
+      out.problems.push(
+        problemAt(to, source, {
+          code: 'import_already_managed',
+          summary: `import: ${to} is already in state (id ${entry.id}), so it cannot import ${id}`,
+          detail: `Delete the import block, or run \`${suggestedCommand(['state', 'rm', to])}\` first if the state is wrong.`,
+        }),
+      );
       continue;
     }
     out.imports.set(to, { id, source });
@@ -162,7 +190,9 @@ export function resolveRefactoring({ blocks, state }: RefactoringInput): Refacto
 
 /** One `forget` step per address a removed block stops managing: it leaves state, its object is not touched. */
 export function forgetSteps(refactoring: Refactoring): PlanStep[] {
-  return refactoring.forgotten.map(({ address, kind, reason }) => makeStep({ address, kind, action: 'forget', reason, changes: [], writes: [], forget: true, causes: ['configuration'] }));
+  return refactoring.forgotten.map(({ address, kind, reason }) =>
+    makeStep({ address, kind, action: 'forget', reason, changes: [], writes: [], forget: true, causes: ['configuration'] }),
+  );
 }
 
 /**
@@ -172,16 +202,39 @@ export function forgetSteps(refactoring: Refactoring): PlanStep[] {
  */
 export function withMoves(steps: PlanStep[], refactoring: Refactoring, state: StateData['resources']): PlanStep[] {
   // A rename is a change of the configuration, whatever else the step does.
-  const out = steps.map((s) => (refactoring.movedFrom.has(s.address) ? { ...s, moved: { from: refactoring.movedFrom.get(s.address)! }, causes: [...new Set([...(s.causes ?? []), 'configuration' as const])], class: 'change' as const } : s));
+  const out = steps.map((s) =>
+    refactoring.movedFrom.has(s.address)
+      ? {
+          ...s,
+          moved: { from: refactoring.movedFrom.get(s.address)! },
+          causes: [...new Set([...(s.causes ?? []), 'configuration' as const])],
+          class: 'change' as const,
+        }
+      : s,
+  );
   const stepped = new Set(out.map((s) => s.address));
   for (const [to, from] of refactoring.movedFrom) {
     if (stepped.has(to)) continue;
     const entry = state[to]!;
-    out.push({ ...makeStep({ address: to, kind: entry.kind, action: 'move', changes: [], writes: [], inputs: entry.inputs, causes: ['configuration'] }), moved: { from } });
+    out.push({
+      ...makeStep({
+        address: to,
+        kind: entry.kind,
+        action: 'move',
+        changes: [],
+        writes: [],
+        inputs: entry.inputs,
+        causes: ['configuration'],
+      }),
+      moved: { from },
+    });
   }
   // An address that stays but named a moved parent: apply records its inputs with the new name (no write).
   for (const [address, inputs] of refactoring.rewritten) {
-    if (!stepped.has(address) && !refactoring.movedFrom.has(address)) out.push(makeStep({ address, kind: state[address]!.kind, action: 'no-op', changes: [], writes: [], inputs, causes: ['configuration'] }));
+    if (!stepped.has(address) && !refactoring.movedFrom.has(address))
+      out.push(
+        makeStep({ address, kind: state[address]!.kind, action: 'no-op', changes: [], writes: [], inputs, causes: ['configuration'] }),
+      );
   }
   return out;
 }

@@ -41,7 +41,11 @@ export function relativeTime(ms: number): string {
   // (the API's clock has whole seconds, so such times are common).
   let count = Math.round(ms / 1000);
   let unit: Intl.RelativeTimeFormatUnit = 'second';
-  for (const [next, per] of [['minute', 60], ['hour', 60], ['day', 24]] as const) {
+  for (const [next, per] of [
+    ['minute', 60],
+    ['hour', 60],
+    ['day', 24],
+  ] as const) {
     if (Math.abs(count) < per) break;
     count = Math.round(count / per);
     unit = next;
@@ -55,11 +59,20 @@ export function expiredChange(identity: LiveIdentity, now: Date): FieldChange | 
   if (identity.expiresAt === undefined) return undefined;
   const at = Date.parse(identity.expiresAt);
   if (!(at <= now.getTime())) return undefined;
-  return { path: 'expiresAt', before: identity.expiresAt, note: `expired ${relativeTime(at - now.getTime())}`, forcesReplace: true, cause: 'expired' };
+  return {
+    path: 'expiresAt',
+    before: identity.expiresAt,
+    note: `expired ${relativeTime(at - now.getTime())}`,
+    forcesReplace: true,
+    cause: 'expired',
+  };
 }
 
 /** What `--replace` does to an address of this kind: rotate these write-only fields, replace the object, or nothing it can do. */
-export function replacementOf(definition: Pick<KindDefinition, 'writeOnly' | 'relations'>, r: DesiredResource): { rotate: string[] } | 'replace' | undefined {
+export function replacementOf(
+  definition: Pick<KindDefinition, 'writeOnly' | 'relations'>,
+  r: DesiredResource,
+): { rotate: string[] } | 'replace' | undefined {
   // `headers.*` names every header value.
   const matches = (pattern: string, field: string) => (pattern.endsWith('.*') ? field.startsWith(pattern.slice(0, -1)) : field === pattern);
   const fields = Object.keys(r.secrets).filter((field) => (definition.writeOnly ?? []).some((pattern) => matches(pattern, field)));
@@ -83,19 +96,27 @@ export function replaceProblems(
     if (!r) {
       // Typos, and a local name given without its parent (a token's name without its gateway's).
       const local = localPart(address);
-      const close = [...new Set([...closest(address, known), ...known.filter((a) => localPart(a) === local || localPart(a).endsWith(`/${local}`))])].slice(0, 3);
+      const close = [
+        ...new Set([...closest(address, known), ...known.filter((a) => localPart(a) === local || localPart(a).endsWith(`/${local}`))]),
+      ].slice(0, 3);
       problems.push({
         severity: 'error',
         code: 'unknown_replace',
         summary: `--replace ${address}: no such address in the configuration`,
-        detail: close.length > 0 ? `Did you mean ${close.join(', ')}?` : 'Addresses look like gateway_token.GATEWAY/TOKEN, record.PROJECT/NAME or credential.NAME: `cplane state list` shows them.',
+        detail:
+          close.length > 0
+            ? `Did you mean ${close.join(', ')}?`
+            : 'Addresses look like gateway_token.GATEWAY/TOKEN, record.PROJECT/NAME or credential.NAME: `cplane state list` shows them.',
       });
     } else if (!replacementOf(definitionOfResource(r), r)) {
-      problems.push(resourceProblem(r, {
-        code: 'replace_unsupported',
-        summary: `--replace: a ${r.kind} without a secret value has nothing to issue again`,
-        detail: '--replace re-issues a gateway token, generates a record value again, or sends a secret (credential, record value, OTel header) again from its source.',
-      }));
+      problems.push(
+        resourceProblem(r, {
+          code: 'replace_unsupported',
+          summary: `--replace: a ${r.kind} without a secret value has nothing to issue again`,
+          detail:
+            '--replace re-issues a gateway token, generates a record value again, or sends a secret (credential, record value, OTel header) again from its source.',
+        }),
+      );
     }
   }
   return problems;
@@ -108,7 +129,12 @@ export function renewalChange(identity: LiveIdentity, renewal: Renewal | undefin
   if (!(at - renewal.beforeDays * DAY_MS <= now.getTime()) || at <= now.getTime()) return undefined;
   // The new object's creation time is the API's now, give or take the apply's delay: the plan says the earliest.
   const revocable = utcMinute(new Date(now.getTime() + renewal.overlapHours * HOUR_MS));
-  return { path: 'expiresAt', before: identity.expiresAt, note: `renew: expires ${relativeTime(at - now.getTime())} (old ${noun} revoked by the first apply after ${revocable})`, cause: 'renewal' };
+  return {
+    path: 'expiresAt',
+    before: identity.expiresAt,
+    note: `renew: expires ${relativeTime(at - now.getTime())} (old ${noun} revoked by the first apply after ${revocable})`,
+    cause: 'renewal',
+  };
 }
 
 /**
@@ -143,10 +169,24 @@ export function supersededRevocations(live: LiveAccount, address: string, entry:
     const found = live.kinds.get(entry.kind)?.byId.get(old.id);
     const sameParents = Object.entries(old.parents ?? {}).every(([key, id]) => found?.identity.parents?.[key] === id);
     if (!found || found.identity.status === 'gone' || !sameParents) continue;
-    const removed = definition.planDelete({ address, id: old.id, parents: old.parents, live: found.live, children: liveChildrenOf(live, entry.kind, old.id) });
+    const removed = definition.planDelete({
+      address,
+      id: old.id,
+      parents: old.parents,
+      live: found.live,
+      children: liveChildrenOf(live, entry.kind, old.id),
+    });
     out.writes.push(...removed.writes.map((w) => ({ ...w, effects: { settleSuperseded: old.id } })));
-    out.changes.push({ path: `revoke superseded ${definition.config.noun}`, before: old.id, ...(all ? {} : { cause: 'overlap-ended' as const }) });
-    out.why.push(overlapEnded(revocableAt, now) ? `the overlap of the old ${definition.config.noun} ended ${relativeTime(revocableAt - now.getTime())}` : `the old ${definition.config.noun} goes at once, before its overlap ends`);
+    out.changes.push({
+      path: `revoke superseded ${definition.config.noun}`,
+      before: old.id,
+      ...(all ? {} : { cause: 'overlap-ended' as const }),
+    });
+    out.why.push(
+      overlapEnded(revocableAt, now)
+        ? `the overlap of the old ${definition.config.noun} ended ${relativeTime(revocableAt - now.getTime())}`
+        : `the old ${definition.config.noun} goes at once, before its overlap ends`,
+    );
   }
   return out;
 }
@@ -159,7 +199,13 @@ export function supersededWaiting(state: StateData['resources'], steps: readonly
     const entry = state[address]!;
     for (const old of entry.superseded ?? []) {
       if (revoked.has(old.id) || overlapEnded(Date.parse(old.revocableAt), now)) continue;
-      waiting.push({ address, kind: entry.kind, id: old.id, ...(old.outputs ? { outputs: old.outputs } : {}), revocableAt: old.revocableAt });
+      waiting.push({
+        address,
+        kind: entry.kind,
+        id: old.id,
+        ...(old.outputs ? { outputs: old.outputs } : {}),
+        revocableAt: old.revocableAt,
+      });
     }
   }
   return waiting;

@@ -42,18 +42,31 @@ function planRemoval(given: PlannedInputs, address: string, entry: ResourceState
     if (deleted) {
       const gone = goneReason(given.live, entry);
       out.drift.push({ address, kind: entry.kind, type: 'deleted', reason: gone, changes: [] });
-      out.steps.push(makeStep({ address, kind: entry.kind, action: 'no-op', reason: gone, changes: [], writes: [], forget: true, causes: ['deleted-outside'] }));
+      out.steps.push(
+        makeStep({
+          address,
+          kind: entry.kind,
+          action: 'no-op',
+          reason: gone,
+          changes: [],
+          writes: [],
+          forget: true,
+          causes: ['deleted-outside'],
+        }),
+      );
     }
     return;
   }
   const r = given.desiredByAddress.get(address);
   const recorded = entry.inputs.lifecycle as { preventDestroy?: boolean; source?: string } | undefined;
   if (r?.lifecycle.preventDestroy || (!r && recorded?.preventDestroy)) {
-    out.problems.push(problemAt(address, r ? r.source : rangeOf(recorded?.source), {
-      code: 'prevent_destroy',
-      summary: `lifecycle.preventDestroy is set, and this plan would ${definition.removeAction} it`,
-      detail: `${r ? `Set at ${whereOf(r)}` : `Recorded in state from ${recorded?.source ?? 'the configuration'}`}; remove preventDestroy first if it really must go.`,
-    }));
+    out.problems.push(
+      problemAt(address, r ? r.source : rangeOf(recorded?.source), {
+        code: 'prevent_destroy',
+        summary: `lifecycle.preventDestroy is set, and this plan would ${definition.removeAction} it`,
+        detail: `${r ? `Set at ${whereOf(r)}` : `Recorded in state from ${recorded?.source ?? 'the configuration'}`}; remove preventDestroy first if it really must go.`,
+      }),
+    );
   }
   if (deleted || found?.identity.status !== 'live') {
     if (deleted) out.drift.push({ address, kind: entry.kind, type: 'deleted', reason: goneReason(given.live, entry), changes: [] });
@@ -67,11 +80,29 @@ function planRemoval(given: PlannedInputs, address: string, entry: ResourceState
     out.removedWith.set(address, parentAddress);
     return;
   }
-  const { writes, notes } = definition.planDelete({ address, id: entry.id, parents: entry.parents, live: found.live, children: liveChildrenOf(given.live, entry.kind, entry.id) });
+  const { writes, notes } = definition.planDelete({
+    address,
+    id: entry.id,
+    parents: entry.parents,
+    live: found.live,
+    children: liveChildrenOf(given.live, entry.kind, entry.id),
+  });
   // Old objects a renewal kept working go first, at once: nothing may outlive the address.
   const superseded = supersededRevocations(given.live, address, entry, given.known.nowForEnds, true);
   // Terraform's "because it is not in configuration"; with --destroy every address goes, and the mode says why.
   const reason = given.mode === 'destroy' ? undefined : 'not in configuration';
   const forget = definition.removeAction === 'forget' ? { forget: true } : {};
-  out.steps.push(makeStep({ address, kind: entry.kind, action: definition.removeAction, reason, changes: superseded.changes, writes: [...superseded.writes, ...writes], notes, ...forget, causes: ['configuration'] }));
+  out.steps.push(
+    makeStep({
+      address,
+      kind: entry.kind,
+      action: definition.removeAction,
+      reason,
+      changes: superseded.changes,
+      writes: [...superseded.writes, ...writes],
+      notes,
+      ...forget,
+      causes: ['configuration'],
+    }),
+  );
 }

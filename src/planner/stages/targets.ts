@@ -57,7 +57,8 @@ export function scopeToTargets(input: TargetInput): Scoped {
   const steps = input.steps.filter((s) => covers(s.address));
   const kept = new Set(steps.map((s) => s.address));
   // Drift of a targeted address with no step of its own still shows; with --exclude, all but the excluded do.
-  const within = <T extends { address?: string }>(item: T) => item.address !== undefined && (targets.length > 0 ? kept.has(item.address) || named.has(item.address) : covers(item.address));
+  const within = <T extends { address?: string }>(item: T) =>
+    item.address !== undefined && (targets.length > 0 ? kept.has(item.address) || named.has(item.address) : covers(item.address));
   return {
     steps,
     drift: input.drift.filter(within),

@@ -10,7 +10,10 @@ import { wrapsForOfferedKey, type PlanStep, type StepClass, type WithheldStep } 
 const OFFERED = 'wraps for a reader key the API offers, which neither state nor a pin vouches for: only a person applies this';
 
 /** `sorted`: each step after the steps it depends on. */
-export function withholdByClass(sorted: readonly PlanStep[], classes: readonly StepClass[]): { steps: PlanStep[]; withheld: WithheldStep[] } {
+export function withholdByClass(
+  sorted: readonly PlanStep[],
+  classes: readonly StepClass[],
+): { steps: PlanStep[]; withheld: WithheldStep[] } {
   const withheldAddresses = new Set<string>();
   const steps: PlanStep[] = [];
   const withheld: WithheldStep[] = [];
@@ -25,7 +28,14 @@ export function withholdByClass(sorted: readonly PlanStep[], classes: readonly S
     }
     withheldAddresses.add(step.address);
     const reason = step.reason ?? (offered ? OFFERED : undefined);
-    withheld.push({ address: step.address, kind: step.kind, action: step.action, class: stepClass, ...(reason ? { reason } : {}), ...(classes.includes(stepClass) && !offered ? { needs } : {}) });
+    withheld.push({
+      address: step.address,
+      kind: step.kind,
+      action: step.action,
+      class: stepClass,
+      ...(reason ? { reason } : {}),
+      ...(classes.includes(stepClass) && !offered ? { needs } : {}),
+    });
   }
   return { steps, withheld };
 }

@@ -61,14 +61,21 @@ export async function writeOnlyChanges(
         const sealed = maker?.sealed?.[source.output.name];
         const value = sealed && state.open(source.output.address, sealed);
         if (value !== undefined) registerSecret(value);
-        if (value === undefined ? !maker : applied !== state.fingerprint(entry?.fingerprintAddress ?? r.address, field, value)) status.changed.push(field);
+        if (value === undefined ? !maker : applied !== state.fingerprint(entry?.fingerprintAddress ?? r.address, field, value))
+          status.changed.push(field);
         continue;
       }
       try {
         const value = await resolveSecret(source, env);
         if (applied !== state.fingerprint(entry?.fingerprintAddress ?? r.address, field, value)) status.changed.push(field);
       } catch (error) {
-        problems.push(resourceProblem(r, { code: 'secret_unavailable', summary: (error as Error).message, detail: 'Set it and run the command again.' }));
+        problems.push(
+          resourceProblem(r, {
+            code: 'secret_unavailable',
+            summary: (error as Error).message,
+            detail: 'Set it and run the command again.',
+          }),
+        );
       }
     }
     statuses.set(r.address, status);
@@ -87,7 +94,8 @@ export function uncheckedWriteOnly(desired: DesiredState, resources: StateData['
     if (!resources[r.address]) continue;
     for (const [field, source] of Object.entries(r.secrets).sort(([a], [b]) => (a < b ? -1 : 1))) {
       if ('env' in source && !env[source.env]) out.push({ address: r.address, field, reason: `${source.env} not set` });
-      else if ('file' in source && !existsSync(source.file)) out.push({ address: r.address, field, reason: `file ${source.file} not found` });
+      else if ('file' in source && !existsSync(source.file))
+        out.push({ address: r.address, field, reason: `file ${source.file} not found` });
     }
   }
   return out;

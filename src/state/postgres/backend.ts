@@ -87,7 +87,13 @@ function who(): string {
 
 /** The lock row as it may be printed (escaped: anyone who can write the table writes it). */
 function infoOf(row: LockRow): LockInfo {
-  return printableLock({ id: row.lock_id, pid: row.pid, host: `${row.who}@${row.host}`, time: row.since.toISOString(), command: row.command });
+  return printableLock({
+    id: row.lock_id,
+    pid: row.pid,
+    host: `${row.who}@${row.host}`,
+    time: row.since.toISOString(),
+    command: row.command,
+  });
 }
 
 /** The last change of each entry in a group wins: changes name whole values, so this is what applying them in order gives. */
@@ -100,9 +106,15 @@ function netChanges(changes: readonly StateChange[]) {
     else if (change.type === 'journal') journal.set(change.entry.id, change.entry);
     else journal.set(change.id, null);
   }
-  const upserts = <T>(map: Map<string, T | null>) => [...map].filter((e): e is [string, T] => e[1] !== null).map(([k, v]) => [k, JSON.stringify(v)] as const);
+  const upserts = <T>(map: Map<string, T | null>) =>
+    [...map].filter((e): e is [string, T] => e[1] !== null).map(([k, v]) => [k, JSON.stringify(v)] as const);
   const removals = <T>(map: Map<string, T | null>) => [...map].filter(([, v]) => v === null).map(([k]) => k);
-  return { resourceUpserts: upserts(resources), resourceRemovals: removals(resources), journalUpserts: upserts(journal), journalRemovals: removals(journal) };
+  return {
+    resourceUpserts: upserts(resources),
+    resourceRemovals: removals(resources),
+    journalUpserts: upserts(journal),
+    journalRemovals: removals(journal),
+  };
 }
 
 export class PostgresBackend implements StateBackend {
@@ -145,8 +157,13 @@ export class PostgresBackend implements StateBackend {
     try {
       const state = await this.stateRow(db);
       if (!state) return undefined;
-      const resources = await db.query<{ address: string; data: ResourceState }>(`SELECT address, data FROM ${this.schema}.resources WHERE state_id = $1 ORDER BY address`, [state.id]);
-      const journal = await db.query<{ data: JournalEntry }>(`SELECT data FROM ${this.schema}.journal WHERE state_id = $1 ORDER BY seq`, [state.id]);
+      const resources = await db.query<{ address: string; data: ResourceState }>(
+        `SELECT address, data FROM ${this.schema}.resources WHERE state_id = $1 ORDER BY address`,
+        [state.id],
+      );
+      const journal = await db.query<{ data: JournalEntry }>(`SELECT data FROM ${this.schema}.journal WHERE state_id = $1 ORDER BY seq`, [
+        state.id,
+      ]);
       this.stateId = state.id;
       const snapshot: StateFileContents = {
         version: state.format_version as StateFileContents['version'],
@@ -184,10 +201,12 @@ export class PostgresBackend implements StateBackend {
       session.handle.info.command,
       group.changes.length,
     ];
-    const bytes = [...net.resourceUpserts, ...net.journalUpserts].reduce((sum, [k, json]) => sum + Buffer.byteLength(k) + Buffer.byteLength(json), 0)
-      + [...net.resourceRemovals, ...net.journalRemovals].reduce((sum, k) => sum + Buffer.byteLength(k), 0);
-    const result = await db.query<{ ok: number }>(
-      `WITH cas AS (
+    const bytes =
+      [...net.resourceUpserts, ...net.journalUpserts].reduce((sum, [k, json]) => sum + Buffer.byteLength(k) + Buffer.byteLength(json), 0) +
+      [...net.resourceRemovals, ...net.journalRemovals].reduce((sum, k) => sum + Buffer.byteLength(k), 0);
+    const result = await db
+      .query<{ ok: number }>(
+        `WITH cas AS (
          UPDATE ${s}.states SET serial = $2, updated_at = now() WHERE id = $1 AND serial = $2 - 1 RETURNING id
        ), resource_upserts AS (
          INSERT INTO ${s}.resources (state_id, address, data)
@@ -206,10 +225,11 @@ export class PostgresBackend implements StateBackend {
          SELECT cas.id, $2, split_part($9, '@', 1), substr($9, length(split_part($9, '@', 1)) + 2), $10, $11, ${bytes} FROM cas
        )
        SELECT count(*)::int AS ok FROM cas`,
-      params,
-    ).catch((error: unknown) => {
-      throw this.failure(error);
-    });
+        params,
+      )
+      .catch((error: unknown) => {
+        throw this.failure(error);
+      });
     if (result.rows[0]!.ok !== 1) throw this.changed(`serial ${group.serial - 1} is no longer the latest`);
     this.written.appends += 1;
     this.written.bytes += bytes;
@@ -225,7 +245,9 @@ export class PostgresBackend implements StateBackend {
     }
     // The rows already hold every appended group: there is nothing to fold, only the bounds to check.
     if (snapshot.lineage !== state.lineage || snapshot.serial > Number(state.serial)) {
-      throw this.changed(`it holds serial ${state.serial} of lineage ${state.lineage}, and cplane tried to compact serial ${snapshot.serial} of ${snapshot.lineage}`);
+      throw this.changed(
+        `it holds serial ${state.serial} of lineage ${state.lineage}, and cplane tried to compact serial ${snapshot.serial} of ${snapshot.lineage}`,
+      );
     }
   }
 
@@ -245,9 +267,10 @@ export class PostgresBackend implements StateBackend {
       } else {
         if (!state || Number(state.serial) !== expectedSerial) throw this.changed(`serial ${expectedSerial} is no longer the latest`);
         const s = this.schema;
-        await db.query(`UPDATE ${s}.states SET lineage = $2, serial = $3, header = $4, format_version = $5, updated_at = now() WHERE id = $1`, [
-          state.id, snapshot.lineage, snapshot.serial, JSON.stringify(snapshot.header), snapshot.version,
-        ]);
+        await db.query(
+          `UPDATE ${s}.states SET lineage = $2, serial = $3, header = $4, format_version = $5, updated_at = now() WHERE id = $1`,
+          [state.id, snapshot.lineage, snapshot.serial, JSON.stringify(snapshot.header), snapshot.version],
+        );
         await db.query(`DELETE FROM ${s}.resources WHERE state_id = $1`, [state.id]);
         await db.query(`DELETE FROM ${s}.journal WHERE state_id = $1`, [state.id]);
         await this.insertRows(db, state.id, snapshot, command);
@@ -264,7 +287,10 @@ export class PostgresBackend implements StateBackend {
     await this.migrated();
     const client = await connect(this.target, 'lock');
     try {
-      const { rows } = await client.query<{ ok: boolean; pid: number }>('SELECT pg_try_advisory_lock($1::bigint) AS ok, pg_backend_pid() AS pid', [this.key.key]);
+      const { rows } = await client.query<{ ok: boolean; pid: number }>(
+        'SELECT pg_try_advisory_lock($1::bigint) AS ok, pg_backend_pid() AS pid',
+        [this.key.key],
+      );
       if (!rows[0]!.ok) throw new PostgresLockedError(await this.describeHolder(), this.location);
       const stored: LockInfo = { ...info, host: `${who()}@${info.host}` };
       await client.query(
@@ -292,7 +318,13 @@ export class PostgresBackend implements StateBackend {
     if (!session || session.handle.id !== handle.id) return;
     this.lockSession = undefined;
     if (!session.lost) {
-      await session.client.query(`DELETE FROM ${this.schema}.locks WHERE account = $1 AND workspace = $2 AND lock_id = $3`, [this.account, this.workspace, handle.id]).catch(() => undefined);
+      await session.client
+        .query(`DELETE FROM ${this.schema}.locks WHERE account = $1 AND workspace = $2 AND lock_id = $3`, [
+          this.account,
+          this.workspace,
+          handle.id,
+        ])
+        .catch(() => undefined);
       await session.client.query('SELECT pg_advisory_unlock($1::bigint)', [this.key.key]).catch(() => undefined);
     }
     await session.client.end().catch(() => undefined);
@@ -308,13 +340,25 @@ export class PostgresBackend implements StateBackend {
    */
   async forceUnlockWith(id: string, options: { terminate: boolean }): Promise<LockInfo> {
     const db = await this.db();
-    if (!(await this.readable(db))) throw new StateError('STATE_NOT_LOCKED', `The state ${this.location} is not locked: ${this.absent ?? 'there is no state'}.`, 'There is nothing to unlock.');
+    if (!(await this.readable(db)))
+      throw new StateError(
+        'STATE_NOT_LOCKED',
+        `The state ${this.location} is not locked: ${this.absent ?? 'there is no state'}.`,
+        'There is nothing to unlock.',
+      );
     const holder = await this.holder(db);
     const row = holder?.row ?? (await this.lockRow(db));
-    if (!holder && !row) throw new StateError('STATE_NOT_LOCKED', `The state ${this.location} is not locked.`, 'There is nothing to unlock.');
+    if (!holder && !row)
+      throw new StateError('STATE_NOT_LOCKED', `The state ${this.location} is not locked.`, 'There is nothing to unlock.');
     if (!row || row.lock_id !== id) {
-      const current = row ? `lock id ${infoOf(row).id} (${infoOf(row).host}, \`${infoOf(row).command}\`)` : `a session (backend pid ${holder!.sessionPid}) that stored no details`;
-      throw new StateError('STATE_LOCK_ID_MISMATCH', `The state ${this.location} is locked by ${current}, not ${id}; nothing was changed.`, 'Check the lock id in the error that reported the lock.');
+      const current = row
+        ? `lock id ${infoOf(row).id} (${infoOf(row).host}, \`${infoOf(row).command}\`)`
+        : `a session (backend pid ${holder!.sessionPid}) that stored no details`;
+      throw new StateError(
+        'STATE_LOCK_ID_MISMATCH',
+        `The state ${this.location} is locked by ${current}, not ${id}; nothing was changed.`,
+        'Check the lock id in the error that reported the lock.',
+      );
     }
     if (holder) {
       if (!options.terminate) {
@@ -329,7 +373,11 @@ export class PostgresBackend implements StateBackend {
       });
       for (let attempt = 0; attempt < 100 && (await this.holder(db)); attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    await db.query(`DELETE FROM ${this.schema}.locks WHERE account = $1 AND workspace = $2 AND lock_id = $3`, [this.account, this.workspace, id]);
+    await db.query(`DELETE FROM ${this.schema}.locks WHERE account = $1 AND workspace = $2 AND lock_id = $3`, [
+      this.account,
+      this.workspace,
+      id,
+    ]);
     return infoOf(row);
   }
 
@@ -346,11 +394,27 @@ export class PostgresBackend implements StateBackend {
       throw this.failure(error);
     });
     if (!state) return [];
-    const { rows } = await db.query<{ serial: string; saved_at: Date; who: string; host: string; command: string; changes: number; bytes: number }>(
+    const { rows } = await db.query<{
+      serial: string;
+      saved_at: Date;
+      who: string;
+      host: string;
+      command: string;
+      changes: number;
+      bytes: number;
+    }>(
       `SELECT serial, saved_at, who, host, command, changes, bytes FROM ${this.schema}.versions WHERE state_id = $1 ORDER BY serial DESC LIMIT $2`,
       [state.id, limit],
     );
-    return rows.map((r) => ({ serial: Number(r.serial), savedAt: r.saved_at.toISOString(), who: r.who, host: r.host, command: r.command, changes: r.changes, bytes: r.bytes }));
+    return rows.map((r) => ({
+      serial: Number(r.serial),
+      savedAt: r.saved_at.toISOString(),
+      who: r.who,
+      host: r.host,
+      command: r.command,
+      changes: r.changes,
+      bytes: r.bytes,
+    }));
   }
 
   /** Ends both connections. The lock, if still held, ends with its session. */
@@ -392,7 +456,11 @@ export class PostgresBackend implements StateBackend {
       return false;
     }
     if (status === 'older') {
-      throw new StateError('STATE_VERSION_UNKNOWN', `The cplane tables in ${this.location} were made by an older cplane; a command that only reads does not upgrade them.`, 'Run a command that writes the state (`cplane apply`) with this cplane first: it upgrades the tables.');
+      throw new StateError(
+        'STATE_VERSION_UNKNOWN',
+        `The cplane tables in ${this.location} were made by an older cplane; a command that only reads does not upgrade them.`,
+        'Run a command that writes the state (`cplane apply`) with this cplane first: it upgrades the tables.',
+      );
     }
     this.schemaReady = true;
     return true;
@@ -421,23 +489,36 @@ export class PostgresBackend implements StateBackend {
     const s = this.schema;
     const resources = Object.entries(snapshot.resources).map(([address, r]) => [address, JSON.stringify(r)] as const);
     const journal = snapshot.journal.map((entry) => [entry.id, JSON.stringify(entry)] as const);
-    await db.query(`INSERT INTO ${s}.resources (state_id, address, data) SELECT $1, a, d::jsonb FROM unnest($2::text[], $3::text[]) AS u(a, d)`, [
-      stateId, resources.map(([a]) => a), resources.map(([, d]) => d),
-    ]);
-    await db.query(`INSERT INTO ${s}.journal (state_id, id, data) SELECT $1, i, d::jsonb FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS u(i, d, n) ORDER BY n`, [
-      stateId, journal.map(([i]) => i), journal.map(([, d]) => d),
-    ]);
+    await db.query(
+      `INSERT INTO ${s}.resources (state_id, address, data) SELECT $1, a, d::jsonb FROM unnest($2::text[], $3::text[]) AS u(a, d)`,
+      [stateId, resources.map(([a]) => a), resources.map(([, d]) => d)],
+    );
+    await db.query(
+      `INSERT INTO ${s}.journal (state_id, id, data) SELECT $1, i, d::jsonb FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS u(i, d, n) ORDER BY n`,
+      [stateId, journal.map(([i]) => i), journal.map(([, d]) => d)],
+    );
     const bytes = [...resources, ...journal].reduce((sum, [k, d]) => sum + Buffer.byteLength(k) + Buffer.byteLength(d), 0);
     const holder = this.lockSession?.handle.info;
     await db.query(
       `INSERT INTO ${s}.versions (state_id, serial, who, host, command, changes, bytes) VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (state_id, serial) DO UPDATE SET saved_at = now(), who = $3, host = $4, command = $5, changes = $6, bytes = $7`,
-      [stateId, snapshot.serial, who(), hostname(), holder ? `${holder.command} (${command})` : command, resources.length + journal.length, bytes],
+      [
+        stateId,
+        snapshot.serial,
+        who(),
+        hostname(),
+        holder ? `${holder.command} (${command})` : command,
+        resources.length + journal.length,
+        bytes,
+      ],
     );
   }
 
   private async lockRow(db: pg.Client): Promise<LockRow | undefined> {
-    const { rows } = await db.query<LockRow>(`SELECT lock_id, who, host, pid, command, since, session_pid FROM ${this.schema}.locks WHERE account = $1 AND workspace = $2`, [this.account, this.workspace]);
+    const { rows } = await db.query<LockRow>(
+      `SELECT lock_id, who, host, pid, command, since, session_pid FROM ${this.schema}.locks WHERE account = $1 AND workspace = $2`,
+      [this.account, this.workspace],
+    );
     return rows[0];
   }
 
@@ -468,22 +549,45 @@ export class PostgresBackend implements StateBackend {
 
   private requireLock(): { handle: LockHandle; lost: boolean } {
     const session = this.lockSession;
-    if (!session) throw new StateError('STATE_READ_ONLY', `The state ${this.location} was opened without its lock; it cannot be changed.`, 'This is a bug in cplane: take the lock before writing.');
+    if (!session)
+      throw new StateError(
+        'STATE_READ_ONLY',
+        `The state ${this.location} was opened without its lock; it cannot be changed.`,
+        'This is a bug in cplane: take the lock before writing.',
+      );
     if (session.lost) {
-      throw new StateError('STATE_LOCK_LOST', `The connection holding the lock of ${this.location} was lost, so another run may hold it now; nothing more was written.`, 'Run the command again: the journal lets the next apply finish what this one started.');
+      throw new StateError(
+        'STATE_LOCK_LOST',
+        `The connection holding the lock of ${this.location} was lost, so another run may hold it now; nothing more was written.`,
+        'Run the command again: the journal lets the next apply finish what this one started.',
+      );
     }
     return session;
   }
 
   private changed(detail: string): StateError {
-    return new StateError('STATE_CHANGED', `The state ${this.location} was changed by another writer (${detail}); nothing was written.`, 'Run the command again: it will start from the latest state.');
+    return new StateError(
+      'STATE_CHANGED',
+      `The state ${this.location} was changed by another writer (${detail}); nothing was written.`,
+      'Run the command again: it will start from the latest state.',
+    );
   }
 
   private failure(error: unknown): unknown {
     if (error instanceof StateError) return error;
-    if (error instanceof Error && 'code' in error && typeof (error as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((error as { code: string }).code)) {
+    if (
+      error instanceof Error &&
+      'code' in error &&
+      typeof (error as { code?: unknown }).code === 'string' &&
+      /^[0-9A-Z]{5}$/.test((error as { code: string }).code)
+    ) {
       // A server-side SQL error: a bug or missing privilege, shown with the masked location.
-      return new StateError('STATE_UNREACHABLE', `The PostgreSQL state at ${this.target.masked} refused a request: ${error.message}.`, 'Check that the user may create and write tables in the schema (or ask your DBA to run cplane once with such a user).', { cause: error });
+      return new StateError(
+        'STATE_UNREACHABLE',
+        `The PostgreSQL state at ${this.target.masked} refused a request: ${error.message}.`,
+        'Check that the user may create and write tables in the schema (or ask your DBA to run cplane once with such a user).',
+        { cause: error },
+      );
     }
     return unreachable(this.target, error);
   }

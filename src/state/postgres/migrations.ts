@@ -81,33 +81,38 @@ export const SCHEMA_VERSION = migrations.at(-1)!.version;
  * nothing was ever written in the schema, `current`, or `older` (a writer of this cplane upgrades it).
  */
 export async function schemaStatus(client: pg.Client, schema: string): Promise<'missing' | 'current' | 'older'> {
-  const ready = await client.query<{ version: number }>(`SELECT max(version)::int AS version FROM ${schema}.migrations`).catch((error: { code?: string }) => {
-    // 42P01 undefined_table, 3F000 invalid_schema_name: nothing was ever written here.
-    if (error.code === '42P01' || error.code === '3F000') return undefined;
-    throw error;
-  });
+  const ready = await client
+    .query<{ version: number }>(`SELECT max(version)::int AS version FROM ${schema}.migrations`)
+    .catch((error: { code?: string }) => {
+      // 42P01 undefined_table, 3F000 invalid_schema_name: nothing was ever written here.
+      if (error.code === '42P01' || error.code === '3F000') return undefined;
+      throw error;
+    });
   if (!ready) return 'missing';
   const version = ready.rows[0]!.version;
-  if (version > SCHEMA_VERSION) throw new Error(`the schema ${schema} is at version ${version}, made by a newer cplane (this one knows up to ${SCHEMA_VERSION})`);
+  if (version > SCHEMA_VERSION)
+    throw new Error(`the schema ${schema} is at version ${version}, made by a newer cplane (this one knows up to ${SCHEMA_VERSION})`);
   return version === SCHEMA_VERSION ? 'current' : 'older';
 }
 
 /** Creates the schema and runs the migrations it lacks (only commands that write: they hold the lock next). `schema` is a checked identifier (see url.ts). */
 export async function migrate(client: pg.Client, schema: string): Promise<void> {
-  const ready = await client.query<{ version: number }>(
-    `SELECT max(version)::int AS version FROM ${schema}.migrations`,
-  ).catch((error: { code?: string }) => {
-    // 42P01 undefined_table, 3F000 invalid_schema_name: a first use.
-    if (error.code === '42P01' || error.code === '3F000') return undefined;
-    throw error;
-  });
+  const ready = await client
+    .query<{ version: number }>(`SELECT max(version)::int AS version FROM ${schema}.migrations`)
+    .catch((error: { code?: string }) => {
+      // 42P01 undefined_table, 3F000 invalid_schema_name: a first use.
+      if (error.code === '42P01' || error.code === '3F000') return undefined;
+      throw error;
+    });
   if (ready && ready.rows[0]!.version === SCHEMA_VERSION) return;
   await client.query('BEGIN');
   try {
     // One key for every schema's migrations: first runs in different schemas simply take turns.
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('cplane migrations'))`);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${schema}.migrations (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${schema}.migrations (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
     const { rows } = await client.query<{ version: number }>(`SELECT coalesce(max(version), 0)::int AS version FROM ${schema}.migrations`);
     const current = rows[0]!.version;
     if (current > SCHEMA_VERSION) {

@@ -36,16 +36,28 @@ export function parsePostgresUrl(url: string): PostgresLocation {
   try {
     parsed = new URL(url);
   } catch {
-    throw new StateError('STATE_URL_INVALID', `The state URL ${masked} is not a valid URL.`, 'Write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=verify-full (percent-encode special characters in the password).');
+    throw new StateError(
+      'STATE_URL_INVALID',
+      `The state URL ${masked} is not a valid URL.`,
+      'Write it as postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=verify-full (percent-encode special characters in the password).',
+    );
   }
   const schema = parsed.searchParams.get('schema') ?? DEFAULT_SCHEMA;
   if (!SCHEMA_PATTERN.test(schema)) {
-    throw new StateError('STATE_URL_INVALID', `The schema ${JSON.stringify(schema)} in the state URL ${masked} is not a plain lower-case identifier.`, 'Use letters a-z, digits and "_" (at most 63), starting with a letter or "_".');
+    throw new StateError(
+      'STATE_URL_INVALID',
+      `The schema ${JSON.stringify(schema)} in the state URL ${masked} is not a plain lower-case identifier.`,
+      'Use letters a-z, digits and "_" (at most 63), starting with a letter or "_".',
+    );
   }
   parsed.searchParams.delete('schema');
   const sslmode = parsed.searchParams.get('sslmode') ?? undefined;
   if (sslmode !== undefined && !['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'].includes(sslmode)) {
-    throw new StateError('STATE_URL_INVALID', `The state URL ${masked} has sslmode=${sslmode}, which libpq does not know.`, 'Use one of disable, prefer, require, verify-ca, verify-full.');
+    throw new StateError(
+      'STATE_URL_INVALID',
+      `The state URL ${masked} has sslmode=${sslmode}, which libpq does not know.`,
+      'Use one of disable, prefer, require, verify-ca, verify-full.',
+    );
   }
   let client: ClientConfig;
   try {
@@ -53,7 +65,12 @@ export function parsePostgresUrl(url: string): PostgresLocation {
     client = toClientConfig(parseConnectionString(parsed.toString(), { useLibpqCompat: true })) as ClientConfig;
   } catch (error) {
     // Never include the input: it holds the password. Messages here name a file or an option, never the URL.
-    throw new StateError('STATE_URL_INVALID', `The state URL ${masked} cannot be used: ${(error as Error).message}`, 'Check the sslrootcert/sslcert/sslkey files and the sslmode.', { cause: error });
+    throw new StateError(
+      'STATE_URL_INVALID',
+      `The state URL ${masked} cannot be used: ${(error as Error).message}`,
+      'Check the sslrootcert/sslcert/sslkey files and the sslmode.',
+      { cause: error },
+    );
   }
   if (sslmode === 'allow') client.ssl = false;
   return { masked, schema, client, preferTls: sslmode === 'prefer' || sslmode === 'allow' };

@@ -12,7 +12,15 @@ import { AbortError } from '../../../src/errors.js';
 let repo: string;
 let dir: string;
 const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { stdio: 'ignore' });
-const deployment = (name: string, varFiles: string[]): Deployment => ({ name, account: name, workspace: 'default', variables: {}, varFiles: varFiles.map((f) => join(dir, f)), after: [], source: { file: 'main.yaml', line: 1, col: 1 } });
+const deployment = (name: string, varFiles: string[]): Deployment => ({
+  name,
+  account: name,
+  workspace: 'default',
+  variables: {},
+  varFiles: varFiles.map((f) => join(dir, f)),
+  after: [],
+  source: { file: 'main.yaml', line: 1, col: 1 },
+});
 let deployments: Deployment[];
 
 beforeAll(() => {
@@ -28,7 +36,11 @@ beforeAll(() => {
   git('init', '-q');
   git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'add', '-A');
   git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'base');
-  deployments = [deployment('staging', ['vars/staging.yaml']), deployment('prod-eu', ['vars/prod.yaml']), deployment('prod-us', ['vars/prod.yaml'])];
+  deployments = [
+    deployment('staging', ['vars/staging.yaml']),
+    deployment('prod-eu', ['vars/prod.yaml']),
+    deployment('prod-us', ['vars/prod.yaml']),
+  ];
 });
 afterAll(() => rmSync(repo, { recursive: true, force: true }));
 
@@ -46,7 +58,7 @@ it('a var file: the deployments that list it', () => {
   git('checkout', '--', '.');
 });
 
-it('a file of the folder, a new file in it, or a module\'s file: every deployment', () => {
+it("a file of the folder, a new file in it, or a module's file: every deployment", () => {
   writeFileSync(join(repo, 'modules', 'team', 'team.yaml'), 'version: 1\n# changed\n');
   expect(names()).toEqual(['staging', 'prod-eu', 'prod-us']);
   git('checkout', '--', '.');

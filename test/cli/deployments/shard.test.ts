@@ -6,13 +6,15 @@ import { parseShard, shareOf } from '../../../src/cli/deployments/shard.js';
 
 describe('--shard I/N', () => {
   it('splits any list into N disjoint shares that cover it, in order, balanced', () => {
-    fc.assert(fc.property(fc.uniqueArray(fc.string(), { maxLength: 60 }), fc.integer({ min: 1, max: 12 }), (names, count) => {
-      const shares = Array.from({ length: count }, (_, i) => shareOf(names, { index: i + 1, count }));
-      expect(shares.flat().sort()).toEqual([...names].sort());
-      for (const share of shares) expect(share).toEqual(names.filter((n) => share.includes(n)));
-      const sizes = shares.map((s) => s.length);
-      expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
-    }));
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string(), { maxLength: 60 }), fc.integer({ min: 1, max: 12 }), (names, count) => {
+        const shares = Array.from({ length: count }, (_, i) => shareOf(names, { index: i + 1, count }));
+        expect(shares.flat().sort()).toEqual([...names].sort());
+        for (const share of shares) expect(share).toEqual(names.filter((n) => share.includes(n)));
+        const sizes = shares.map((s) => s.length);
+        expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
+      }),
+    );
   });
 
   it('reads I/N, and refuses what is not one', () => {

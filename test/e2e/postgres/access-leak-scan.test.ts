@@ -58,7 +58,17 @@ it('leaks no value and no private key into output, the plan file or the state ta
   const admin = createClient({ baseUrl: w.emulator.url, token: fixtures.tokens.admin, accountId: acme });
   const recordId = (await admin.listAll('listRecords', {})).find((r) => r.name === 'api-key')!.record_id;
   await admin.close();
-  const read = await runCli(['read', '--record-id', recordId], { ...w.env, CPLANE_ACCOUNT: acme, CPLANE_TOKEN: fixtures.tokens.serviceAccount, CPLANE_SA_KEY: privateKeyOf(ciDeployer.id), CPLANE_WRITER_KEY: w.writerKey }, w.dir);
+  const read = await runCli(
+    ['read', '--record-id', recordId],
+    {
+      ...w.env,
+      CPLANE_ACCOUNT: acme,
+      CPLANE_TOKEN: fixtures.tokens.serviceAccount,
+      CPLANE_SA_KEY: privateKeyOf(ciDeployer.id),
+      CPLANE_WRITER_KEY: w.writerKey,
+    },
+    w.dir,
+  );
   expect(read.stdout).toBe(`${SECOND}\n`);
 
   const stored = [readFileSync(planFile, 'utf8'), await dumpSchema(stateUrl, 'access')];

@@ -26,6 +26,8 @@ it('creates the tables on the first run and finds them current on the second, ne
 
   const second = await runCli(['init', 'infra', '--account', 'acct-1'], env, home);
   expect(second.code).toBe(0);
-  expect(second.stdout).toMatch(/^State: {7}postgres:\/\/.*: reachable; cplane's tables in schema init_check are current \(version \d+\)$/m);
+  expect(second.stdout).toMatch(
+    /^State: {7}postgres:\/\/.*: reachable; cplane's tables in schema init_check are current \(version \d+\)$/m,
+  );
   if (url.password) for (const run of [first, second]) expect(`${run.stdout}${run.stderr}`).not.toContain(url.password);
 });

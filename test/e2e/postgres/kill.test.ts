@@ -36,27 +36,31 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('apply killed mid-run, state in PostgreSQL', () => {
-  it.each([0.5, 0.9])('after %s of its requests: the next apply proceeds without force-unlock and converges', { timeout: 180_000 }, async (fraction) => {
-    const k = Math.max(1, Math.floor(total * fraction));
-    w = await world();
-    w.config(smallConfig());
-    const env = stateEnv();
-    const seeded = await liveInventory(w.client);
-    const killed = await w.cli(['apply', w.dir, '--auto-approve'], { ...env, CPLANE_TEST_KILL_AFTER_REQUESTS: String(k) });
-    expect(killed.signal, `k=${k}`).toBe('SIGKILL');
+  it.each([0.5, 0.9])(
+    'after %s of its requests: the next apply proceeds without force-unlock and converges',
+    { timeout: 180_000 },
+    async (fraction) => {
+      const k = Math.max(1, Math.floor(total * fraction));
+      w = await world();
+      w.config(smallConfig());
+      const env = stateEnv();
+      const seeded = await liveInventory(w.client);
+      const killed = await w.cli(['apply', w.dir, '--auto-approve'], { ...env, CPLANE_TEST_KILL_AFTER_REQUESTS: String(k) });
+      expect(killed.signal, `k=${k}`).toBe('SIGKILL');
 
-    const rerun = await w.cli(['apply', w.dir, '--auto-approve'], env);
-    expect(rerun.stderr, `k=${k}`).toBe('');
-    expect(rerun.code, `k=${k}`).toBe(0);
-    expect(await liveInventory(w.client), `k=${k}`).toEqual({
-      projects: [...seeded.projects, 'shop'].sort(),
-      credentials: [...seeded.credentials, 'openai-shop'].sort(),
-      gateways: [...seeded.gateways, 'shop-main'].sort(),
-      tokens: [...seeded.tokens, 'shop-main/ci'].sort(),
-    });
-    expect((await w.cli(['plan', w.dir], env)).stdout).toContain('No changes.');
-    const revealed = await w.cli(['output', 'gateway_token.main/ci', w.dir, '--reveal'], env);
-    expect(revealed.code, revealed.stderr).toBe(0);
-    expect(revealed.stdout.trim().length).toBeGreaterThan(10);
-  });
+      const rerun = await w.cli(['apply', w.dir, '--auto-approve'], env);
+      expect(rerun.stderr, `k=${k}`).toBe('');
+      expect(rerun.code, `k=${k}`).toBe(0);
+      expect(await liveInventory(w.client), `k=${k}`).toEqual({
+        projects: [...seeded.projects, 'shop'].sort(),
+        credentials: [...seeded.credentials, 'openai-shop'].sort(),
+        gateways: [...seeded.gateways, 'shop-main'].sort(),
+        tokens: [...seeded.tokens, 'shop-main/ci'].sort(),
+      });
+      expect((await w.cli(['plan', w.dir], env)).stdout).toContain('No changes.');
+      const revealed = await w.cli(['output', 'gateway_token.main/ci', w.dir, '--reveal'], env);
+      expect(revealed.code, revealed.stderr).toBe(0);
+      expect(revealed.stdout.trim().length).toBeGreaterThan(10);
+    },
+  );
 });

@@ -75,7 +75,9 @@ const inZ = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => cliIn('z', [..
 
 /** Requests that change something in the API, as the emulator counted them. */
 function writeRequests(): number {
-  return Object.entries(w.emulator.stats().byOperation).filter(([name]) => /^(create|update|delete|add|attach|rotate)/.test(name)).reduce((sum, [, n]) => sum + n, 0);
+  return Object.entries(w.emulator.stats().byOperation)
+    .filter(([name]) => /^(create|update|delete|add|attach|rotate)/.test(name))
+    .reduce((sum, [, n]) => sum + n, 0);
 }
 
 function storeOptions(lock: boolean): OpenStateOptions {
@@ -118,10 +120,11 @@ async function startGate(target: string): Promise<{ url: string; open: () => voi
       opened = true;
       for (const forward of held.splice(0)) forward();
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -175,94 +178,117 @@ async function pipelineApplied(): Promise<string> {
  * Another writer that ignores the lock (a hand-run script that holds the state key) saves `gateway.main` with
  * another `updatedAt`: serial + 1 and one row of history (`state-fixer`). Returns the resource it saved.
  */
-async function otherWriterSaves(before: Parameters<typeof authenticResource>[1] & { resources: Record<string, ResourceState> }, updatedAt: string): Promise<ResourceState> {
-  const otherGateway = authenticResource(jobEnv.CPLANE_STATE_KEY!, before, 'gateway.main', { ...before.resources['gateway.main']!, updatedAt });
+async function otherWriterSaves(
+  before: Parameters<typeof authenticResource>[1] & { resources: Record<string, ResourceState> },
+  updatedAt: string,
+): Promise<ResourceState> {
+  const otherGateway = authenticResource(jobEnv.CPLANE_STATE_KEY!, before, 'gateway.main', {
+    ...before.resources['gateway.main']!,
+    updatedAt,
+  });
   await withClient(async (client) => {
     await client.query('BEGIN');
-    const { rows } = await client.query<{ id: string; serial: string }>(`UPDATE ${schema}.states SET serial = serial + 1 WHERE account = $1 RETURNING id, serial`, [account]);
-    await client.query(`UPDATE ${schema}.resources SET data = $2::jsonb WHERE state_id = $1 AND address = 'gateway.main'`, [rows[0]!.id, JSON.stringify(otherGateway)]);
-    await client.query(`INSERT INTO ${schema}.versions (state_id, serial, who, host, command, changes, bytes) VALUES ($1, $2, 'ops', 'laptop', 'state-fixer', 1, 0)`, [rows[0]!.id, rows[0]!.serial]);
+    const { rows } = await client.query<{ id: string; serial: string }>(
+      `UPDATE ${schema}.states SET serial = serial + 1 WHERE account = $1 RETURNING id, serial`,
+      [account],
+    );
+    await client.query(`UPDATE ${schema}.resources SET data = $2::jsonb WHERE state_id = $1 AND address = 'gateway.main'`, [
+      rows[0]!.id,
+      JSON.stringify(otherGateway),
+    ]);
+    await client.query(
+      `INSERT INTO ${schema}.versions (state_id, serial, who, host, command, changes, bytes) VALUES ($1, $2, 'ops', 'laptop', 'state-fixer', 1, 0)`,
+      [rows[0]!.id, rows[0]!.serial],
+    );
     await client.query('COMMIT');
   });
   return otherGateway;
 }
 
 describe('the CI pipeline with its state in PostgreSQL', () => {
-  it('checkout X plans with --var-file and saves the plan with --out; checkout Y, at another path with no variables and no CPLANE_ACCOUNT, applies that plan file; checkout Z plans "No changes." and reveals the token created in Y', { timeout: 240_000 }, async () => {
-    // Checkout X: the plan, saved.
-    const planned = await cliIn('x', ['plan', 'infra', '--var-file', 'envs/prod.yaml', '--out', 'prod.plan.json']);
-    expect(planned.stderr).toContain('Saved the plan to');
-    expect(planned.code).toBe(0);
-    expect(planned.stdout).toMatch(/Plan: 4 to add, 0 to change, 0 to replace, 0 to remove\./);
-    const saved = readFileSync(join(checkout('x'), 'prod.plan.json'), 'utf8');
-    const withoutPassword = new URL(stateUrl);
-    withoutPassword.password = '';
-    expect((JSON.parse(saved) as { origin: { state: unknown } }).origin.state).toEqual({ url: withoutPassword.toString() });
-    expect(saved).not.toContain(new URL(stateUrl).password);
-    expect(saved).not.toContain(temp);
-    // Planning writes nothing: neither the API nor the state.
-    expect(writeRequests()).toBe(0);
-    const history = await inZ(['state', 'history']);
-    expect(history.stdout).toContain('has no versions yet');
+  it(
+    'checkout X plans with --var-file and saves the plan with --out; checkout Y, at another path with no variables and no CPLANE_ACCOUNT, applies that plan file; checkout Z plans "No changes." and reveals the token created in Y',
+    { timeout: 240_000 },
+    async () => {
+      // Checkout X: the plan, saved.
+      const planned = await cliIn('x', ['plan', 'infra', '--var-file', 'envs/prod.yaml', '--out', 'prod.plan.json']);
+      expect(planned.stderr).toContain('Saved the plan to');
+      expect(planned.code).toBe(0);
+      expect(planned.stdout).toMatch(/Plan: 4 to add, 0 to change, 0 to replace, 0 to remove\./);
+      const saved = readFileSync(join(checkout('x'), 'prod.plan.json'), 'utf8');
+      const withoutPassword = new URL(stateUrl);
+      withoutPassword.password = '';
+      expect((JSON.parse(saved) as { origin: { state: unknown } }).origin.state).toEqual({ url: withoutPassword.toString() });
+      expect(saved).not.toContain(new URL(stateUrl).password);
+      expect(saved).not.toContain(temp);
+      // Planning writes nothing: neither the API nor the state.
+      expect(writeRequests()).toBe(0);
+      const history = await inZ(['state', 'history']);
+      expect(history.stdout).toContain('has no versions yet');
 
-    // Checkout Y: the plan file applied.
-    cpSync(join(checkout('x'), 'prod.plan.json'), join(checkout('y'), 'prod.plan.json'));
-    const applied = await cliIn('y', ['apply', 'prod.plan.json']);
-    expect(applied.stderr).toBe('');
-    expect(applied.code).toBe(0);
-    expect(applied.stdout).toMatch(/Apply complete: 4 done, 0 failed, 0 skipped/);
-    expect(await liveInventory(w.client)).toEqual({
-      projects: [...seeded.projects, 'shop-prod'].sort(),
-      credentials: [...seeded.credentials, 'openai-prod'].sort(),
-      gateways: [...seeded.gateways, 'shop-prod'].sort(),
-      tokens: [...seeded.tokens, 'shop-prod/ci'].sort(),
-    });
-    const revealed = await cliIn('y', ['output', 'gateway_token.main/ci', 'infra', '--var-file', 'envs/prod.yaml', '--reveal']);
-    expect(revealed.code, revealed.stderr).toBe(0);
-    const revealedInY = revealed.stdout.trim();
-    expect(revealedInY).toMatch(/^gwt_\w{20,}$/);
+      // Checkout Y: the plan file applied.
+      cpSync(join(checkout('x'), 'prod.plan.json'), join(checkout('y'), 'prod.plan.json'));
+      const applied = await cliIn('y', ['apply', 'prod.plan.json']);
+      expect(applied.stderr).toBe('');
+      expect(applied.code).toBe(0);
+      expect(applied.stdout).toMatch(/Apply complete: 4 done, 0 failed, 0 skipped/);
+      expect(await liveInventory(w.client)).toEqual({
+        projects: [...seeded.projects, 'shop-prod'].sort(),
+        credentials: [...seeded.credentials, 'openai-prod'].sort(),
+        gateways: [...seeded.gateways, 'shop-prod'].sort(),
+        tokens: [...seeded.tokens, 'shop-prod/ci'].sort(),
+      });
+      const revealed = await cliIn('y', ['output', 'gateway_token.main/ci', 'infra', '--var-file', 'envs/prod.yaml', '--reveal']);
+      expect(revealed.code, revealed.stderr).toBe(0);
+      const revealedInY = revealed.stdout.trim();
+      expect(revealedInY).toMatch(/^gwt_\w{20,}$/);
 
-    // Checkout Z: nothing left to do, and the token Y created.
-    const plan = await inZ(['plan']);
-    expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.stdout).toContain('No changes.');
-    const revealedInZ = await inZ(['output', 'gateway_token.main/ci', '--reveal']);
-    expect(revealedInZ.code, revealedInZ.stderr).toBe(0);
-    const token = revealedInZ.stdout.trim();
-    expect(token).toBe(revealedInY);
-    const gateway = (await w.client.listAll('listGateways', {})).find((g) => g.slug === 'shop-prod')!;
-    const [held] = (await w.client.listAll('listGatewayTokens', { path: { id: gateway.gateway_id } })).filter((t) => t.name === 'ci');
-    expect(held!.token_prefix).toHaveLength(8);
-    expect(token.startsWith(held!.token_prefix)).toBe(true);
-  });
+      // Checkout Z: nothing left to do, and the token Y created.
+      const plan = await inZ(['plan']);
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stdout).toContain('No changes.');
+      const revealedInZ = await inZ(['output', 'gateway_token.main/ci', '--reveal']);
+      expect(revealedInZ.code, revealedInZ.stderr).toBe(0);
+      const token = revealedInZ.stdout.trim();
+      expect(token).toBe(revealedInY);
+      const gateway = (await w.client.listAll('listGateways', {})).find((g) => g.slug === 'shop-prod')!;
+      const [held] = (await w.client.listAll('listGatewayTokens', { path: { id: gateway.gateway_id } })).filter((t) => t.name === 'ci');
+      expect(held!.token_prefix).toHaveLength(8);
+      expect(token.startsWith(held!.token_prefix)).toBe(true);
+    },
+  );
 
-  it('an apply killed with SIGKILL mid-run: the next one proceeds without force-unlock and converges with no duplicates', { timeout: 180_000 }, async () => {
-    await pipelineApplied();
-    // The merged change adds a project, a gateway with its token and a second token: four writes, two in a chain.
-    writeFileSync(join(checkout('z'), 'infra', 'main.yaml'), config({ extra: true }));
-    const beforePlan = w.emulator.stats().requests;
-    const plan = await inZ(['plan']);
-    expect(plan.stdout).toMatch(/Plan: 4 to add, 0 to change, 0 to replace, 0 to remove\./);
-    const reads = w.emulator.stats().requests - beforePlan;
+  it(
+    'an apply killed with SIGKILL mid-run: the next one proceeds without force-unlock and converges with no duplicates',
+    { timeout: 180_000 },
+    async () => {
+      await pipelineApplied();
+      // The merged change adds a project, a gateway with its token and a second token: four writes, two in a chain.
+      writeFileSync(join(checkout('z'), 'infra', 'main.yaml'), config({ extra: true }));
+      const beforePlan = w.emulator.stats().requests;
+      const plan = await inZ(['plan']);
+      expect(plan.stdout).toMatch(/Plan: 4 to add, 0 to change, 0 to replace, 0 to remove\./);
+      const reads = w.emulator.stats().requests - beforePlan;
 
-    const writesBefore = writeRequests();
-    const killed = await inZ(['apply', '--auto-approve'], { CPLANE_TEST_KILL_AFTER_REQUESTS: String(reads + 2) });
-    expect(killed.signal).toBe('SIGKILL');
-    const writesByKilled = writeRequests() - writesBefore;
-    expect(writesByKilled).toBeGreaterThan(0);
+      const writesBefore = writeRequests();
+      const killed = await inZ(['apply', '--auto-approve'], { CPLANE_TEST_KILL_AFTER_REQUESTS: String(reads + 2) });
+      expect(killed.signal).toBe('SIGKILL');
+      const writesByKilled = writeRequests() - writesBefore;
+      expect(writesByKilled).toBeGreaterThan(0);
 
-    const rerun = await inZ(['apply', '--auto-approve']);
-    expect(rerun.stderr).toBe('');
-    expect(rerun.code).toBe(0);
-    expect(writeRequests() - writesBefore - writesByKilled).toBeGreaterThan(0);
-    expect(await liveInventory(w.client)).toEqual({
-      projects: [...seeded.projects, 'extra-prod', 'shop-prod'].sort(),
-      credentials: [...seeded.credentials, 'openai-prod'].sort(),
-      gateways: [...seeded.gateways, 'shop-prod', 'side-prod'].sort(),
-      tokens: [...seeded.tokens, 'shop-prod/ci', 'shop-prod/deploy', 'side-prod/ci'].sort(),
-    });
-    expect((await inZ(['plan'])).stdout).toContain('No changes.');
-  });
+      const rerun = await inZ(['apply', '--auto-approve']);
+      expect(rerun.stderr).toBe('');
+      expect(rerun.code).toBe(0);
+      expect(writeRequests() - writesBefore - writesByKilled).toBeGreaterThan(0);
+      expect(await liveInventory(w.client)).toEqual({
+        projects: [...seeded.projects, 'extra-prod', 'shop-prod'].sort(),
+        credentials: [...seeded.credentials, 'openai-prod'].sort(),
+        gateways: [...seeded.gateways, 'shop-prod', 'side-prod'].sort(),
+        tokens: [...seeded.tokens, 'shop-prod/ci', 'shop-prod/deploy', 'side-prod/ci'].sort(),
+      });
+      expect((await inZ(['plan'])).stdout).toContain('No changes.');
+    },
+  );
 
   it('two applies started at once: exactly one proceeds, the other fails naming the holder', { timeout: 180_000 }, async () => {
     // The merged change applied (as after the killed apply's re-run), then one more change: a description.
@@ -281,7 +307,9 @@ describe('the CI pipeline with its state in PostgreSQL', () => {
       const won = await winner.done;
 
       expect(first.result.code).toBe(1);
-      expect(first.result.stderr).toContain(`Error: The state is locked by pid ${winner.pid} on ${userInfo().username}@${hostname()}, running \`cplane apply\` since `);
+      expect(first.result.stderr).toContain(
+        `Error: The state is locked by pid ${winner.pid} on ${userInfo().username}@${hostname()}, running \`cplane apply\` since `,
+      );
       expect(first.result.stderr).toMatch(/cplane force-unlock [0-9a-f-]{36} --force/);
       expect(first.result.stdout).toBe('');
       expect(won.stderr).toBe('');
@@ -294,7 +322,7 @@ describe('the CI pipeline with its state in PostgreSQL', () => {
     expect(project.map((p) => p.description)).toEqual(['Shop services, now shared']);
   });
 
-  it('a save racing another writer\'s save is refused by the compare-and-swap, and nothing is lost', { timeout: 90_000 }, async () => {
+  it("a save racing another writer's save is refused by the compare-and-swap, and nothing is lost", { timeout: 90_000 }, async () => {
     const revealedBefore = await pipelineApplied();
     const store = await openState(storeOptions(true));
     const before = structuredClone(store.data);
@@ -303,7 +331,9 @@ describe('the CI pipeline with its state in PostgreSQL', () => {
     const otherUpdatedAt = '2030-01-01T00:00:00.000Z';
     const otherGateway = await otherWriterSaves(before, otherUpdatedAt);
     const ours = '2031-01-01T00:00:00.000Z';
-    const refused = await store.update((draft) => void (draft.resources['project.shop'] = { ...draft.resources['project.shop']!, updatedAt: ours })).catch((error: unknown) => error);
+    const refused = await store
+      .update((draft) => void (draft.resources['project.shop'] = { ...draft.resources['project.shop']!, updatedAt: ours }))
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(StateError);
     expect((refused as StateError).code).toBe('STATE_CHANGED');
     expect((refused as StateError).message).toContain('nothing was written');
@@ -337,7 +367,9 @@ describe('the CI pipeline with its state in PostgreSQL', () => {
     await otherWriterSaves(structuredClone(store.data), '2030-01-01T00:00:00.000Z');
     await store.close();
     const again = await openState(storeOptions(true));
-    await again.update((draft) => void (draft.resources['project.shop'] = { ...draft.resources['project.shop']!, updatedAt: '2031-01-01T00:00:00.000Z' }));
+    await again.update(
+      (draft) => void (draft.resources['project.shop'] = { ...draft.resources['project.shop']!, updatedAt: '2031-01-01T00:00:00.000Z' }),
+    );
     await again.close();
     const reader = await openState(storeOptions(false));
     const latest = reader.data.serial;

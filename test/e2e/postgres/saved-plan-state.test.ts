@@ -40,58 +40,85 @@ function stateUrl(schema: string, password: string): string {
 }
 
 describe('a saved plan with its state in PostgreSQL', () => {
-  it('made with `state: { url }` taking ${env.PW} applies without CPLANE_STATE; the plan file never holds the password', { timeout: 180_000 }, async () => {
-    const password = new URL(database().url).password;
-    w.config(`${smallConfig()}state:\n  url: ${stateUrl('by_reference', '${env.PW}')}\n`);
-    const planFile = join(w.dir, '..', 'by-reference.json');
-    const plan = await w.cli(['plan', w.dir, '--out', planFile], { PW: password });
-    expect(plan.code, plan.stderr).toBe(0);
-    expect(readFileSync(planFile, 'utf8')).not.toContain(password);
+  it(
+    'made with `state: { url }` taking ${env.PW} applies without CPLANE_STATE; the plan file never holds the password',
+    { timeout: 180_000 },
+    async () => {
+      const password = new URL(database().url).password;
+      w.config(`${smallConfig()}state:\n  url: ${stateUrl('by_reference', '${env.PW}')}\n`);
+      const planFile = join(w.dir, '..', 'by-reference.json');
+      const plan = await w.cli(['plan', w.dir, '--out', planFile], { PW: password });
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(readFileSync(planFile, 'utf8')).not.toContain(password);
 
-    const apply = await w.cli(['apply', planFile], { PW: password });
-    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
-    expect(apply.stdout).toMatch(/Apply complete: 4 done, 0 failed/);
-    expect(apply.stdout + apply.stderr).not.toContain(password);
-  });
+      const apply = await w.cli(['apply', planFile], { PW: password });
+      expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+      expect(apply.stdout).toMatch(/Apply complete: 4 done, 0 failed/);
+      expect(apply.stdout + apply.stderr).not.toContain(password);
+    },
+  );
 
-  it('whose state URL was edited to another host is refused before any connection, and the password is sent nowhere', { timeout: 180_000 }, async () => {
-    const password = new URL(database().url).password;
-    w.config(smallConfig({ description: 'edited-plan case' }));
-    const env = { CPLANE_STATE: stateUrl('edited', password) };
-    const planFile = join(w.dir, '..', 'edited.json');
-    expect((await w.run(['plan', w.dir, '--out', planFile], env)).code).toBe(0);
-    const saved = JSON.parse(readFileSync(planFile, 'utf8')) as Plan;
-    saved.origin!.state = { url: `postgres://postgres@127.0.0.1:${decoyPort}/cplane?schema=edited` };
-    writeFileSync(planFile, JSON.stringify(saved));
+  it(
+    'whose state URL was edited to another host is refused before any connection, and the password is sent nowhere',
+    { timeout: 180_000 },
+    async () => {
+      const password = new URL(database().url).password;
+      w.config(smallConfig({ description: 'edited-plan case' }));
+      const env = { CPLANE_STATE: stateUrl('edited', password) };
+      const planFile = join(w.dir, '..', 'edited.json');
+      expect((await w.run(['plan', w.dir, '--out', planFile], env)).code).toBe(0);
+      const saved = JSON.parse(readFileSync(planFile, 'utf8')) as Plan;
+      saved.origin!.state = { url: `postgres://postgres@127.0.0.1:${decoyPort}/cplane?schema=edited` };
+      writeFileSync(planFile, JSON.stringify(saved));
 
-    const apply = await w.cli(['apply', planFile], { PGPASSWORD: password });
-    expect(apply.code).toBe(1);
-    expect(apply.stderr).toContain('its MAC does not match. Nothing was applied, and no connection was opened.');
-    expect(decoyConnections).toBe(0);
-  });
+      const apply = await w.cli(['apply', planFile], { PGPASSWORD: password });
+      expect(apply.code).toBe(1);
+      expect(apply.stderr).toContain('its MAC does not match. Nothing was applied, and no connection was opened.');
+      expect(decoyConnections).toBe(0);
+    },
+  );
 });
 
 describe('a forged row in the cplane.journal table', () => {
-  it('resending deleteGateway against a gateway cplane does not manage is refused by plan and apply, naming it', { timeout: 180_000 }, async () => {
-    w.config(smallConfig({ description: 'forged-journal case' }));
-    const url = stateUrl('forged', new URL(database().url).password);
-    expect((await w.run(['apply', w.dir, '--auto-approve'], { CPLANE_STATE: url })).code).toBe(0);
-    const gateway = (await w.client.listAll('listGateways', {})).find((g) => g.slug !== 'shop-main' && g.status !== 'disabled')!;
-    const entry = { id: randomUUID(), address: 'record.payments/stripe-key', stepId: 'x', operation: 'deleteGateway', pathParams: { id: gateway.gateway_id }, idempotencyKey: randomUUID(), body: null, createdAt: new Date().toISOString() };
-    const admin = new pg.Client({ connectionString: database().url });
-    await admin.connect();
-    await admin.query('INSERT INTO forged.journal (state_id, id, data) SELECT id, $1, $2::jsonb FROM forged.states', [entry.id, JSON.stringify(entry)]);
-    await admin.end();
+  it(
+    'resending deleteGateway against a gateway cplane does not manage is refused by plan and apply, naming it',
+    { timeout: 180_000 },
+    async () => {
+      w.config(smallConfig({ description: 'forged-journal case' }));
+      const url = stateUrl('forged', new URL(database().url).password);
+      expect((await w.run(['apply', w.dir, '--auto-approve'], { CPLANE_STATE: url })).code).toBe(0);
+      const gateway = (await w.client.listAll('listGateways', {})).find((g) => g.slug !== 'shop-main' && g.status !== 'disabled')!;
+      const entry = {
+        id: randomUUID(),
+        address: 'record.payments/stripe-key',
+        stepId: 'x',
+        operation: 'deleteGateway',
+        pathParams: { id: gateway.gateway_id },
+        idempotencyKey: randomUUID(),
+        body: null,
+        createdAt: new Date().toISOString(),
+      };
+      const admin = new pg.Client({ connectionString: database().url });
+      await admin.connect();
+      await admin.query('INSERT INTO forged.journal (state_id, id, data) SELECT id, $1, $2::jsonb FROM forged.states', [
+        entry.id,
+        JSON.stringify(entry),
+      ]);
+      await admin.end();
 
-    for (const args of [['plan', w.dir], ['apply', w.dir, '--auto-approve']]) {
-      const run = await w.cli(args, { CPLANE_STATE: url });
-      expect(run.code, args[0]).toBe(1);
-      expect(run.stderr).toContain('pending write deleteGateway of record.payments/stripe-key');
-      expect(run.stdout).not.toContain('resent');
-    }
-    const after = await w.client.send('getGateway', { path: { id: gateway.gateway_id } });
-    expect((after.data as { status: string }).status).not.toBe('disabled');
-  });
+      for (const args of [
+        ['plan', w.dir],
+        ['apply', w.dir, '--auto-approve'],
+      ]) {
+        const run = await w.cli(args, { CPLANE_STATE: url });
+        expect(run.code, args[0]).toBe(1);
+        expect(run.stderr).toContain('pending write deleteGateway of record.payments/stripe-key');
+        expect(run.stdout).not.toContain('resent');
+      }
+      const after = await w.client.send('getGateway', { path: { id: gateway.gateway_id } });
+      expect((after.data as { status: string }).status).not.toBe('disabled');
+    },
+  );
 });
 
 describe('plan on a schema where cplane never wrote', () => {

@@ -15,7 +15,6 @@ import { dumpSchema, open, schemaUrl, storeOptions, withClient } from './helpers
 
 const database = withDatabase();
 
-
 let box: Sandbox;
 let key: string;
 let url: string;
@@ -31,7 +30,6 @@ function holdLock(startAt: number) {
   return startChild('hold-lock.mjs', [box.configDir, 'acc_1', String(startAt), url], { ...box.env, CPLANE_STATE_KEY: key });
 }
 
-
 describe('writes', () => {
   it('a save racing another writer is refused by the compare-and-swap, and neither side loses what it stored', async () => {
     const store = await open(box, url, key);
@@ -40,9 +38,13 @@ describe('writes', () => {
     await withClient(url, (client) => client.query(`UPDATE ${schema}.states SET serial = serial + 1`));
     const b = authenticResource(key, store.data, 'project.b', resource('project', 'prj_b'));
     await withClient(url, (client) =>
-      client.query(`INSERT INTO ${schema}.resources (state_id, address, data) SELECT id, 'project.b', $1::jsonb FROM ${schema}.states`, [JSON.stringify(b)]),
+      client.query(`INSERT INTO ${schema}.resources (state_id, address, data) SELECT id, 'project.b', $1::jsonb FROM ${schema}.states`, [
+        JSON.stringify(b),
+      ]),
     );
-    const refused = await store.update((draft) => void (draft.resources['project.c'] = resource('project', 'prj_c'))).catch((error: unknown) => error);
+    const refused = await store
+      .update((draft) => void (draft.resources['project.c'] = resource('project', 'prj_c')))
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(StateError);
     expect((refused as StateError).code).toBe('STATE_CHANGED');
     expect((refused as StateError).message).toContain('nothing was written');
@@ -61,7 +63,9 @@ describe('writes', () => {
     await other.forceUnlockWith(first.lockId!, { terminate: true });
     const second = await open(box, url, key);
     await second.update((draft) => void (draft.resources['project.b'] = resource('project', 'prj_b')));
-    const refused = await first.update((draft) => void (draft.resources['project.c'] = resource('project', 'prj_c'))).catch((error: unknown) => error);
+    const refused = await first
+      .update((draft) => void (draft.resources['project.c'] = resource('project', 'prj_c')))
+      .catch((error: unknown) => error);
     expect(['STATE_LOCK_LOST', 'STATE_CHANGED']).toContain((refused as StateError).code);
     await second.close();
     await first.close();
@@ -76,9 +80,15 @@ describe('writes', () => {
     await store.update((draft) => {
       for (let i = 0; i < 200; i++) draft.resources[`project.p${i}`] = resource('project', `prj_${i}`);
     });
-    const backendBytes = async () => withClient(url, async (c) => (await c.query<{ bytes: number }>(`SELECT bytes FROM ${schema}.versions ORDER BY serial DESC LIMIT 1`)).rows[0]!.bytes);
+    const backendBytes = async () =>
+      withClient(
+        url,
+        async (c) => (await c.query<{ bytes: number }>(`SELECT bytes FROM ${schema}.versions ORDER BY serial DESC LIMIT 1`)).rows[0]!.bytes,
+      );
     const big = await backendBytes();
-    await store.update((draft) => void (draft.resources['project.p7'] = { ...draft.resources['project.p7']!, inputs: { name: 'renamed' } }));
+    await store.update(
+      (draft) => void (draft.resources['project.p7'] = { ...draft.resources['project.p7']!, inputs: { name: 'renamed' } }),
+    );
     const small = await backendBytes();
     expect(small).toBeLessThan(big / 100);
     await store.close();
@@ -148,11 +158,21 @@ describe('secrets', () => {
     const recordValue = `record-value-${newKey()}`;
     const store = await open(box, url, key);
     await store.update((draft) => {
-      draft.resources['gateway_token.prod/ci'] = resource('gateway_token', 'tok_1', { sealed: { plaintext: store.crypto.seal('gateway_token.prod/ci', token) } });
-      draft.resources['credential.openai'] = resource('credential', 'cred_1', { fingerprints: { secret: store.crypto.fingerprint('credential.openai', 'secret', providerKey) } });
+      draft.resources['gateway_token.prod/ci'] = resource('gateway_token', 'tok_1', {
+        sealed: { plaintext: store.crypto.seal('gateway_token.prod/ci', token) },
+      });
+      draft.resources['credential.openai'] = resource('credential', 'cred_1', {
+        fingerprints: { secret: store.crypto.fingerprint('credential.openai', 'secret', providerKey) },
+      });
       draft.journal.push({
-        id: 'j1', address: 'record.db', stepId: 's1', operation: 'createRecord', pathParams: {}, idempotencyKey: 'k1',
-        body: { sealed: store.crypto.sealBody('record.db', JSON.stringify({ value: recordValue })) }, createdAt: new Date().toISOString(),
+        id: 'j1',
+        address: 'record.db',
+        stepId: 's1',
+        operation: 'createRecord',
+        pathParams: {},
+        idempotencyKey: 'k1',
+        body: { sealed: store.crypto.sealBody('record.db', JSON.stringify({ value: recordValue })) },
+        createdAt: new Date().toISOString(),
       } as never);
     });
     const dump = await dumpSchema(url, schema);
@@ -175,7 +195,12 @@ describe('secrets', () => {
       open(box, url.replace('schema=', 'schema=Bad-'), key).catch((error: unknown) => error),
     ]);
     await holder.close();
-    expect(errors.map((e) => (e as StateError).code)).toEqual(['STATE_UNREACHABLE', 'STATE_UNREACHABLE', 'STATE_LOCKED', 'STATE_URL_INVALID']);
+    expect(errors.map((e) => (e as StateError).code)).toEqual([
+      'STATE_UNREACHABLE',
+      'STATE_UNREACHABLE',
+      'STATE_LOCKED',
+      'STATE_URL_INVALID',
+    ]);
     for (const error of errors) {
       const text = `${(error as StateError).message}\n${(error as StateError).hint ?? ''}`;
       expect(text).not.toContain(password);

@@ -16,7 +16,15 @@ export function schemaUrl(databaseUrl: string, schema = `s_${randomBytes(4).toSt
 }
 
 export function storeOptions(box: Sandbox, url: string, key: string, extra: Partial<OpenStateOptions> = {}): OpenStateOptions {
-  return { configDir: box.configDir, account: 'acc_1', statePath: url, env: { ...box.env, CPLANE_STATE_KEY: key }, command: 'cplane apply', lock: true, ...extra };
+  return {
+    configDir: box.configDir,
+    account: 'acc_1',
+    statePath: url,
+    env: { ...box.env, CPLANE_STATE_KEY: key },
+    command: 'cplane apply',
+    lock: true,
+    ...extra,
+  };
 }
 
 export function open(box: Sandbox, url: string, key: string, extra: Partial<OpenStateOptions> = {}): Promise<StateStore> {
@@ -38,7 +46,10 @@ export async function withClient<T>(url: string, work: (client: pg.Client) => Pr
 /** Every row of every table in `schema`, as JSON text, one line per row. */
 export async function dumpSchema(url: string, schema: string): Promise<string> {
   return withClient(url, async (client) => {
-    const tables = await client.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [schema]);
+    const tables = await client.query<{ table_name: string }>(
+      'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
+      [schema],
+    );
     const lines: string[] = [];
     for (const { table_name } of tables.rows) {
       const { rows } = await client.query<{ row: string }>(`SELECT row_to_json(t)::text AS row FROM ${schema}.${table_name} t`);

@@ -20,7 +20,8 @@ let box: Sandbox;
 let key: string;
 let url: string;
 let schema: string;
-const cplane = (args: string[]) => runInProcess([...args, '--account', 'acc_1', '--state', url], { ...box.env, CPLANE_STATE_KEY: key }, box.configDir);
+const cplane = (args: string[]) =>
+  runInProcess([...args, '--account', 'acc_1', '--state', url], { ...box.env, CPLANE_STATE_KEY: key }, box.configDir);
 
 beforeEach(async () => {
   box = makeSandbox();

@@ -29,7 +29,11 @@ beforeEach(() => {
 afterEach(() => box.cleanup());
 
 const tablesInPublic = () =>
-  withClient(url, async (client) => (await client.query<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'`)).rows.map((r) => r.name));
+  withClient(url, async (client) =>
+    (
+      await client.query<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'`)
+    ).rows.map((r) => r.name),
+  );
 
 describe('read-only commands on a PostgreSQL state', () => {
   it('run no DDL, and say that the schema holds no cplane tables', { timeout: 120_000 }, async () => {
