@@ -34,9 +34,9 @@ export interface CommandContext {
   deployment?: {
     name: string;
     sharedLimiter?: Limiter;
-    /** The environment variable of its own API token (`token: { env }`): read instead of CPLANE_TOKEN, never as well. */
-    tokenEnv?: string;
-    /** Its own API address (`baseUrl`), instead of CPLANE_BASE_URL. */
+    /** The token it chooses (`token: NAME`): CPLANE_TOKEN_<NAME>, read instead of CPLANE_TOKEN, never as well. */
+    tokenName?: string;
+    /** The address its configuration says it is at (`baseUrl`): checked against where its token is bound, never used as such. */
     baseUrl?: string;
     /** Says in a few words what this deployment's run came to, for the run's line in the fleet's summary (cli/deployments/each.ts). */
     note?: (words: string) => void;
