@@ -81,6 +81,8 @@ export interface DeploymentConfig {
   token?: string;
   /** The address its token must be bound to: a check, never where a token is sent. */
   baseUrl?: string;
+  /** Its GitHub environment (default: its name), as `cplane deployments --matrix` gives it to a CI job. */
+  environment?: string;
   autoApprove?: string;
 }
 

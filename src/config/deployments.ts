@@ -32,6 +32,8 @@ export interface Deployment {
   tokenName?: string;
   /** The address its token must be bound to (`baseUrl`): a check, never where a token is sent (token-binding.ts). */
   baseUrl?: string;
+  /** Its GitHub environment (`environment:`, default its name): where a CI job finds its token (`cplane deployments --matrix`). */
+  environment: string;
   /** The CEL rule over the plan's summary that approves its apply, and where its text is. */
   autoApprove?: { rule: string; source: SourceRange };
   /** Where the deployment is declared. */
@@ -107,6 +109,7 @@ export function collectDeployments(files: readonly SourceFile[], root: string, s
         variables: isMapping(entry.variables) ? entry.variables : {},
         varFiles: strings(entry.varFiles).map((path) => resolve(root, path)),
         after: strings(entry.after),
+        environment: typeof entry.environment === 'string' ? entry.environment : name,
         ...(tokenName !== undefined ? { tokenName } : {}),
         ...(typeof entry.baseUrl === 'string' ? { baseUrl: entry.baseUrl } : {}),
         ...(rule !== undefined ? { autoApprove: { rule, source: rangeAt(file, offsetIn(file, entry, 'autoApprove', 'value')) } } : {}),

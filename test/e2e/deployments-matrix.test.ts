@@ -18,7 +18,7 @@ variables:
 deployments:
   staging: { account: ${t1}, variables: { env: staging } }
   prod-eu: { account: ${t2}, variables: { env: prod }, after: [staging] }
-  prod-us: { account: ${t3}, variables: { env: prod }, after: [staging] }
+  prod-us: { account: ${t3}, variables: { env: prod }, after: [staging], environment: production-us }
   canary: { account: ${t3}, workspace: canary, variables: { env: canary }, after: [prod-eu, prod-us] }
 projects:
   app: { description: "\${var.env} app" }
@@ -179,7 +179,7 @@ describe('cplane deployments --matrix', () => {
   });
   afterAll(() => w.close());
 
-  type Matrix = { include: { deployment: string; account: string; workspace: string; wave: number }[] };
+  type Matrix = { include: { deployment: string; account: string; workspace: string; wave: number; environment: string }[] };
   const matrixOf = async (args: string[]): Promise<Matrix> => {
     const run = await w.cli(['deployments', 'infra', '--matrix', ...args]);
     expect(run.code, run.stderr).toBe(0);
@@ -190,7 +190,12 @@ describe('cplane deployments --matrix', () => {
   it('one matrix per wave: every deployment once, in the wave apply --all runs it in', async () => {
     const waves = await Promise.all([1, 2, 3, 4].map((k) => matrixOf(['--wave', String(k)])));
     expect(waves.map((m) => m.include.map((e) => e.deployment))).toEqual([['staging'], ['prod-eu', 'prod-us'], ['canary'], []]);
-    expect(waves[2]!.include[0]).toEqual({ deployment: 'canary', account: t3, workspace: 'canary', wave: 3 });
+    expect(waves[2]!.include[0]).toEqual({ deployment: 'canary', account: t3, workspace: 'canary', wave: 3, environment: 'canary' });
+    // Each entry's GitHub environment, which holds that deployment's token alone: its name unless `environment:` says otherwise.
+    expect(waves[1]!.include.map((e) => [e.deployment, e.environment])).toEqual([
+      ['prod-eu', 'prod-eu'],
+      ['prod-us', 'production-us'],
+    ]);
     const all = (await matrixOf([])).include;
     expect(all.map((e) => e.deployment).sort()).toEqual(['canary', 'prod-eu', 'prod-us', 'staging']);
     expect(all).toEqual(waves.flatMap((m) => m.include));
