@@ -1,5 +1,5 @@
 import type { Limiter } from '../api/limiter.js';
-import type { Plan } from '../plan-model/plan.js';
+import type { Plan, PlanRun } from '../plan-model/plan.js';
 
 /**
  * What a running command sees and returns. A command never reads process.*
@@ -42,6 +42,8 @@ export interface CommandContext {
     note?: (words: string) => void;
     /** `plan --all` (and a run over deployments that saves plans in a folder): every deployment the run chose, recorded in each plan's origin for `plan --merge` and `apply DIR`. */
     fleet?: string[];
+    /** The CI run it belongs to (`--run`, GITHUB_RUN_ID): recorded in each saved plan, for `plan --merge`. */
+    run?: PlanRun;
     /** The deployment's `autoApprove` rule (apply --all): whether its plan may be applied without asking, and if not why. */
     autoApprove?: (plan: Plan) => { approved: boolean; why?: string };
   };

@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { Limiter } from '../../api/limiter.js';
 import { formatDiagnostic, type Deployment } from '../../config/index.js';
 import { didYouMean, tokenVariableOf } from '../../config/index.js';
+import type { PlanRun } from '../../plan-model/index.js';
 import { loadConfiguration } from '../../providers/index.js';
 import type { CommandContext } from '../../session/command-context.js';
 import { DEFAULT_PARALLELISM, parseParallelism } from '../../session/connection.js';
@@ -162,7 +163,14 @@ export function sharedLimiter(ctx: CommandContext, count: number): Limiter {
 export function deploymentContext(
   ctx: CommandContext,
   deployment: Deployment,
-  options: { limiter?: Limiter; capture: boolean; values?: CommandContext['values']; env?: NodeJS.ProcessEnv; fleet?: string[] },
+  options: {
+    limiter?: Limiter;
+    capture: boolean;
+    values?: CommandContext['values'];
+    env?: NodeJS.ProcessEnv;
+    fleet?: string[];
+    run?: PlanRun;
+  },
 ): { ctx: CommandContext; captured(): Captured } {
   const { CPLANE_ACCOUNT: _account, CPLANE_WORKSPACE: _workspace, ...inherited } = ctx.env;
   const env = { ...inherited, ...options.env };
@@ -184,6 +192,7 @@ export function deploymentContext(
       ...(deployment.tokenName ? { tokenName: deployment.tokenName } : {}),
       ...(deployment.baseUrl ? { baseUrl: deployment.baseUrl } : {}),
       ...(options.fleet ? { fleet: options.fleet } : {}),
+      ...(options.run ? { run: options.run } : {}),
     },
   } as Omit<CommandContext, 'stdin'> as CommandContext;
   // Lazy, as the CLI's own: creating process.stdin costs time at exit, and only an interactive apply reads it.
