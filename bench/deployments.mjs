@@ -128,7 +128,22 @@ for (const shape of shapes) {
       const shards = [];
       for (let i = 1; i <= SHARDS; i++)
         shards.push(
-          await run(['plan', '--all', '--shard', `${i}/${SHARDS}`, '--out', `shard-${round}-${i}`, '--detailed-exitcode'], env, dir, bin),
+          await run(
+            [
+              'plan',
+              '--all',
+              '--shard',
+              `${i}/${SHARDS}`,
+              '--run',
+              `bench-${round}`,
+              '--out',
+              `shard-${round}-${i}`,
+              '--detailed-exitcode',
+            ],
+            env,
+            dir,
+            bin,
+          ),
         );
       rounds.push({ one, shards, shardCpuMs: shards.reduce((sum, r) => sum + r.cpuMs, 0) });
     }

@@ -77,10 +77,12 @@ export interface DeploymentConfig {
   variables?: Record<string, string | number | boolean | unknown[] | Record<string, unknown>>;
   varFiles?: string[];
   after?: string[];
-  /** Where its API token is (session/connection.ts): read instead of CPLANE_TOKEN. */
-  token?: { env: string };
-  /** Its API address, when not CPLANE_BASE_URL's. */
+  /** The token it uses, by name: CPLANE_TOKEN_<NAME>, read instead of CPLANE_TOKEN (token-binding.ts). */
+  token?: string;
+  /** The address its token must be bound to: a check, never where a token is sent. */
   baseUrl?: string;
+  /** Its GitHub environment (default: its name), as `cplane deployments --matrix` gives it to a CI job. */
+  environment?: string;
   autoApprove?: string;
 }
 

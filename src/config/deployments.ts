@@ -1,17 +1,19 @@
 /**
  * `deployments:` (docs/deployments.md): the accounts one configuration is applied to, by name, each with its
- * own account and workspace (so its own state), its own variable values, its own token and API address (`token`,
- * `baseUrl`: session/connection.ts), the deployments that must apply
+ * own account and workspace (so its own state), its own variable values, the token it chooses among those the
+ * runner bound (`token: NAME`, `baseUrl`: token-binding.ts), the deployments that must apply
  * before it (`after`) and an `autoApprove` rule. The block is read from the files as written, before any
  * variable has a value (a deployment gives the values), so it is never interpolated. Checked here, each at its
  * file:line:col: an unknown name in `after` (with a suggestion), a cycle of `after` (its path), two deployments
- * on the same account and workspace, `${...}` in a deployment, and an `account:` beside `deployments:`.
+ * on the same account and workspace, `${...}` in a deployment, an `account:` beside `deployments:`, a `token:`
+ * that names a variable, and a `baseUrl` its token is not bound to (checkTokenBindings).
  */
 import { resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { checkPathInside, PATH_HINT, refusalWords, type PathBounds } from './path-bounds.js';
 import { offsetIn, positionIn, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
+import { addressVariableOf, boundAddress, sameAddress, shownAddress, TOKEN_NAME, tokenVariableOf } from './token-binding.js';
 import type { SourceRange } from './types.js';
 
 /** One deployment, as the configuration declares it. */
@@ -26,10 +28,12 @@ export interface Deployment {
   varFiles: string[];
   /** Names of the deployments that must apply before it. */
   after: string[];
-  /** The environment variable holding its API token (`token: { env }`), read instead of CPLANE_TOKEN. */
-  tokenEnv?: string;
-  /** Its API address (`baseUrl`), when its account is not behind CPLANE_BASE_URL. */
+  /** The token it chooses (`token: NAME`): CPLANE_TOKEN_<NAME>, read instead of CPLANE_TOKEN (token-binding.ts). */
+  tokenName?: string;
+  /** The address its token must be bound to (`baseUrl`): a check, never where a token is sent (token-binding.ts). */
   baseUrl?: string;
+  /** Its GitHub environment (`environment:`, default its name): where a CI job finds its token (`cplane deployments --matrix`). */
+  environment: string;
   /** The CEL rule over the plan's summary that approves its apply, and where its text is. */
   autoApprove?: { rule: string; source: SourceRange };
   /** Where the deployment is declared. */
@@ -38,6 +42,8 @@ export interface Deployment {
   variablesAt?: { file: SourceFile; node: Record<string, unknown> };
   /** The file and list of its `varFiles:`, so a path refused is reported at its line. */
   varFilesAt?: { file: SourceFile; node: unknown[] };
+  /** The file and map of the entry itself, so a setting refused is reported at its line. */
+  entryAt?: { file: SourceFile; node: Record<string, unknown> };
 }
 
 type Mapping = Record<string, unknown>;
@@ -94,6 +100,7 @@ export function collectDeployments(files: readonly SourceFile[], root: string, s
         continue;
       }
       at.set(name, { file, entry, block });
+      const tokenName = tokenNameOf(name, file, entry, sink);
       const rule = typeof entry.autoApprove === 'string' ? entry.autoApprove : undefined;
       deployments.push({
         name,
@@ -102,12 +109,14 @@ export function collectDeployments(files: readonly SourceFile[], root: string, s
         variables: isMapping(entry.variables) ? entry.variables : {},
         varFiles: strings(entry.varFiles).map((path) => resolve(root, path)),
         after: strings(entry.after),
-        ...(isMapping(entry.token) && typeof entry.token.env === 'string' ? { tokenEnv: entry.token.env } : {}),
+        environment: typeof entry.environment === 'string' ? entry.environment : name,
+        ...(tokenName !== undefined ? { tokenName } : {}),
         ...(typeof entry.baseUrl === 'string' ? { baseUrl: entry.baseUrl } : {}),
         ...(rule !== undefined ? { autoApprove: { rule, source: rangeAt(file, offsetIn(file, entry, 'autoApprove', 'value')) } } : {}),
         source: rangeAt(file, keyAt),
         ...(isMapping(entry.variables) ? { variablesAt: { file, node: entry.variables } } : {}),
         ...(Array.isArray(entry.varFiles) ? { varFilesAt: { file, node: entry.varFiles } } : {}),
+        entryAt: { file, node: entry },
       });
     }
   }
@@ -115,6 +124,69 @@ export function collectDeployments(files: readonly SourceFile[], root: string, s
   checkAfter(deployments, at, sink);
   checkTargets(deployments, at, sink);
   return deployments;
+}
+
+/**
+ * The token a deployment chooses (`token: NAME`), or undefined with a diagnostic when `token:` names anything else.
+ * The old form `token: { env: VARIABLE }` let a pull request send any variable of the runner (the state key,
+ * GITHUB_TOKEN, another deployment's token) as a bearer token: it is refused, with the form that replaces it.
+ */
+function tokenNameOf(name: string, file: SourceFile, entry: Mapping, sink: DiagnosticSink): string | undefined {
+  const token = entry.token;
+  if (token === undefined) return undefined;
+  if (typeof token === 'string' && TOKEN_NAME.test(token)) return token;
+  const offset = offsetIn(file, entry, 'token');
+  const suggested = /^[A-Za-z][A-Za-z0-9_]*$/.test(name) ? name : 'NAME';
+  const instead = `Write token: ${suggested}, and set the token as ${tokenVariableOf(suggested)} on the runner (a secret of its CI job, never of the repository); it is sent only to ${addressVariableOf(suggested)}, or CPLANE_BASE_URL when that is unset (docs/deployments.md#one-credential-per-deployment).`;
+  const named = isMapping(token) && typeof token.env === 'string' ? token.env : undefined;
+  sink.push(
+    diagnosticAt(file, offset, {
+      code: named !== undefined ? 'deployment_token_env' : 'deployment_token_name',
+      summary:
+        named !== undefined
+          ? `The deployment "${name}" names the environment variable ${named} as its token (token: { env: ... }): a configuration may not choose which variable is sent as a token, so nothing is sent for it`
+          : `The deployment "${name}" has token: ${JSON.stringify(token)}: a token's name is a letter, then letters, digits and '_' (at most 63)`,
+      detail: instead,
+      end: offset + 'token'.length,
+    }),
+  );
+  return undefined;
+}
+
+/**
+ * A deployment's `baseUrl` must be where the runner sends its token (token-binding.ts): a pull request that points
+ * it elsewhere gets an error at the `baseUrl`, naming the deployment and the token, and nothing is sent for it. A
+ * token the runner does not hold is not checked here: its deployment fails when it connects, saying what to set.
+ */
+export function checkTokenBindings(
+  deployments: readonly Deployment[],
+  env: NodeJS.ProcessEnv,
+  baseUrlFlag: string | undefined,
+  sink: DiagnosticSink,
+): void {
+  for (const deployment of deployments) {
+    const at = deployment.entryAt;
+    if (deployment.baseUrl === undefined || !at) continue;
+    const variable = tokenVariableOf(deployment.tokenName);
+    const bound = boundAddress(env, deployment.tokenName, baseUrlFlag);
+    if (bound.url !== undefined ? sameAddress(bound.url, deployment.baseUrl) : !env[variable]) continue;
+    const offset = offsetIn(at.file, at.node, 'baseUrl', 'value');
+    const where =
+      bound.url !== undefined
+        ? `the runner bound ${variable} to ${shownAddress(bound.url)} (${bound.from})`
+        : `the runner bound ${variable} to no address (${bound.from} is not set)`;
+    sink.push(
+      diagnosticAt(at.file, offset, {
+        code: 'token_not_bound',
+        summary: `The deployment "${deployment.name}" has baseUrl: ${shownAddress(deployment.baseUrl)}, but ${where}: a configuration cannot send a token anywhere else, so nothing is sent for ${deployment.name}`,
+        detail:
+          deployment.tokenName !== undefined
+            ? `Leave baseUrl out (the deployment goes where its token is bound), or bind the token to that address on the runner: set ${addressVariableOf(deployment.tokenName)}.`
+            : `Leave baseUrl out (the deployment goes to ${bound.from}), or give it a token of its own bound to that address: token: NAME, with CPLANE_TOKEN_NAME and CPLANE_BASE_URL_NAME set on the runner.`,
+        end: offset + deployment.baseUrl.length,
+      }),
+    );
+  }
 }
 
 /**

@@ -115,7 +115,7 @@ export async function environmentNeeds(
     ? [...deployment.varFiles.map((file) => ({ file })), { values: deployment.variables, origin: `deployment ${deployment.name}` }]
     : [];
   const given = await givenNames([...(options.variables ?? []), ...ofDeployment], options.cwd);
-  // `deployments:` names no secret source here: its `token: { env }` is a connection's (the command lists its own),
+  // `deployments:` names no secret source here: its `token: NAME` is a connection's (the command lists its own),
   // and its `variables:` are values (`{ env: dev }` is the value of a variable named env).
   const values = files.map((f) => withoutDeployments(f.value));
   const needs = new Map<string, string>();

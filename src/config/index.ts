@@ -28,4 +28,5 @@ export { reportSchemaErrors } from './schema-check.js';
 export { formatConfigFolder, formatConfigText, type FormattedFile } from './format.js';
 export { environmentNeeds, secretEnvironmentNames, type EnvironmentNeed } from './environment-needs.js';
 export { deploymentWaves, type Deployment } from './deployments.js';
+export { addressVariableOf, boundAddress, sameAddress, shownAddress, tokenVariableOf } from './token-binding.js';
 export { checkPathInside, pathBounds, PATH_HINT, refusalWords, type PathBounds } from './path-bounds.js';

@@ -12,7 +12,7 @@ import { collectDeclarations, confineSecretFiles, listConfigFiles, readConfigFil
 import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from './diagnostics.js';
 import { expandFile } from './for-each.js';
 import { collectDirectory } from './directory.js';
-import { collectDeployments, confineVarFiles, type Deployment } from './deployments.js';
+import { checkTokenBindings, collectDeployments, confineVarFiles, type Deployment } from './deployments.js';
 import { pathBounds, type PathBounds } from './path-bounds.js';
 import { secretSourceValues, withoutSecretValues } from './secret-snippets.js';
 import { collectPolicies } from './policies.js';
@@ -35,6 +35,8 @@ export interface LoadOptions {
   variables?: VariableArgument[];
   /** Environment for `${env.NAME}`, CPLANE_VAR_* and CPLANE_ACCOUNT; defaults to process.env. */
   env?: NodeJS.ProcessEnv;
+  /** `--base-url`: the address CPLANE_TOKEN is bound to, instead of CPLANE_BASE_URL (config/token-binding.ts). */
+  baseUrl?: string;
   /** `--account`: wins over CPLANE_ACCOUNT and the configuration. */
   account?: string;
   /** Folder that relative paths are shown from and resolved against; defaults to process.cwd(). */
@@ -148,6 +150,7 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
   // What the files name is read only inside the folder (or its Git work tree): every deployment's var files are
   // checked, not only the chosen one's, so `cplane validate` says it too.
   if (deployments) await confineVarFiles(deployments, bounds, diagnostics);
+  if (deployments) checkTokenBindings(deployments, env, options.baseUrl, diagnostics);
   const deployment = chosenDeployment(options.deployment, deployments, diagnostics);
   if (options.deployment !== undefined && !deployment) return done();
   // `account: ${var.account}` is the convention (and what export writes): a required `account`

@@ -195,6 +195,12 @@ export interface PlannedFile {
  * checkout, at another path, in another job. It never holds a secret: variable values are the
  * non-secret ones (secrets have their own sources, read at apply), and a state URL has no password.
  */
+/** A CI run: its id (the same in every job of it) and, when known, the commit it runs. */
+export interface PlanRun {
+  id: string;
+  commit?: string;
+}
+
 export interface PlanOrigin {
   workspace: string;
   /** The deployment of the configuration's `deployments:` the plan is for; absent without deployments. */
@@ -205,6 +211,8 @@ export interface PlanOrigin {
    * refuses a folder that lacks one (a deleted plan would skip its `after` gate).
    */
   fleet?: string[];
+  /** The CI run that saved it (`--run`, or GITHUB_RUN_ID and GITHUB_SHA): `plan --merge` takes the shards of one run only. */
+  run?: PlanRun;
   /** The account's name as `GET /accounts` gives it; null when the token may not list accounts. */
   accountName: string | null;
   /** Configuration folder relative to the working folder of the plan (`/` separators). */

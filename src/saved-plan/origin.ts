@@ -94,6 +94,7 @@ export async function planOrigin(ctx: CommandContext, workspace: Workspace, acco
     workspace: workspace.workspace,
     ...(ctx.deployment ? { deployment: ctx.deployment.name } : {}),
     ...(ctx.deployment?.fleet ? { fleet: ctx.deployment.fleet } : {}),
+    ...(ctx.deployment?.run ? { run: ctx.deployment.run } : {}),
     accountName,
     configDir: relativePosix(ctx.cwd, workspace.dir),
     files: await plannedFiles(workspace.dir, workspace.desired.files),

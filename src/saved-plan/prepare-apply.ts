@@ -91,15 +91,15 @@ export async function prepareSavedPlan(
   };
 }
 
-/** A deployment's own credential (`token: { env }`, `baseUrl`) as the configuration declares it: the files, checked unchanged, the plan was made from. */
+/** The token a deployment chooses (`token: NAME`) and the address it says it is at (`baseUrl`), as the configuration declares them: the files, checked unchanged, the plan was made from. */
 async function deploymentCredential(
   ctx: CommandContext,
   configDir: string,
   name: string,
-): Promise<{ tokenEnv?: string; baseUrl?: string }> {
+): Promise<{ tokenName?: string; baseUrl?: string }> {
   const loaded = await loadConfiguration(configDir, { ...variablesLoadOptions(ctx), allowUnsetVariables: true }).catch(() => undefined);
   const declared = loaded?.deployments?.find((d) => d.name === name);
-  return { ...(declared?.tokenEnv ? { tokenEnv: declared.tokenEnv } : {}), ...(declared?.baseUrl ? { baseUrl: declared.baseUrl } : {}) };
+  return { ...(declared?.tokenName ? { tokenName: declared.tokenName } : {}), ...(declared?.baseUrl ? { baseUrl: declared.baseUrl } : {}) };
 }
 
 /** The configuration's `state: { url }` with the plan's variables and the applying job's environment; undefined when it has none or does not load. */

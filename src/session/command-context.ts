@@ -1,5 +1,5 @@
 import type { Limiter } from '../api/limiter.js';
-import type { Plan } from '../plan-model/plan.js';
+import type { Plan, PlanRun } from '../plan-model/plan.js';
 
 /**
  * What a running command sees and returns. A command never reads process.*
@@ -34,14 +34,16 @@ export interface CommandContext {
   deployment?: {
     name: string;
     sharedLimiter?: Limiter;
-    /** The environment variable of its own API token (`token: { env }`): read instead of CPLANE_TOKEN, never as well. */
-    tokenEnv?: string;
-    /** Its own API address (`baseUrl`), instead of CPLANE_BASE_URL. */
+    /** The token it chooses (`token: NAME`): CPLANE_TOKEN_<NAME>, read instead of CPLANE_TOKEN, never as well. */
+    tokenName?: string;
+    /** The address its configuration says it is at (`baseUrl`): checked against where its token is bound, never used as such. */
     baseUrl?: string;
     /** Says in a few words what this deployment's run came to, for the run's line in the fleet's summary (cli/deployments/each.ts). */
     note?: (words: string) => void;
     /** `plan --all` (and a run over deployments that saves plans in a folder): every deployment the run chose, recorded in each plan's origin for `plan --merge` and `apply DIR`. */
     fleet?: string[];
+    /** The CI run it belongs to (`--run`, GITHUB_RUN_ID): recorded in each saved plan, for `plan --merge`. */
+    run?: PlanRun;
     /** The deployment's `autoApprove` rule (apply --all): whether its plan may be applied without asking, and if not why. */
     autoApprove?: (plan: Plan) => { approved: boolean; why?: string };
   };

@@ -1,7 +1,7 @@
 /**
  * Connection settings shared by every command that talks to the API (plan,
- * apply, destroy, export): the API address, the token and the account, from
- * flags or the environment (flags win), and the number of requests in flight.
+ * apply, destroy, export): the token and the address the runner bound it to
+ * (config/token-binding.ts), from flags or the environment (flags win), and the number of requests in flight.
  * Missing settings are aborts that name the variable to set. The flags
  * themselves are declared in src/cli/flags.ts; the account is found by locateState.
  */
@@ -9,6 +9,7 @@ import { createClient, type ApiClient, type ClientEvent, type ClientOptions } fr
 import type { CommandContext } from './command-context.js';
 import { AbortError } from './errors.js';
 import { registerSecret } from '../text/safe-text.js';
+import { addressVariableOf, boundAddress, sameAddress, shownAddress, tokenVariableOf } from '../config/index.js';
 
 export const DEFAULT_PARALLELISM = 10;
 
@@ -59,30 +60,31 @@ export function parseParallelism(value: unknown): number {
   return n;
 }
 
-/** The environment variable the token is read from: the deployment's own (`token: { env }`), else CPLANE_TOKEN. */
-export const tokenVariable = (ctx: CommandContext): string => ctx.deployment?.tokenEnv ?? 'CPLANE_TOKEN';
+/** The environment variable the token is read from: CPLANE_TOKEN_<NAME> for a deployment's `token: NAME`, else CPLANE_TOKEN. */
+export const tokenVariable = (ctx: CommandContext): string => tokenVariableOf(ctx.deployment?.tokenName);
 
 /** The token as given, before any check (empty when none is): what a command looks at before it sends anything. */
 export const givenToken = (ctx: CommandContext): string => String(ctx.values.token ?? ctx.env[tokenVariable(ctx)] ?? '');
 
 /**
- * The token: --token, else CPLANE_TOKEN; for a deployment that names its own (`token: { env: NAME }`, docs/deployments.md),
- * NAME only: a job holding one deployment's token runs that deployment, and a shared token never reaches another's account.
+ * The token: --token, else CPLANE_TOKEN; for a deployment that chooses its own (`token: NAME`, docs/deployments.md),
+ * CPLANE_TOKEN_<NAME> only: a job holding one deployment's token runs that deployment, and a shared token never reaches another's account.
  */
 function tokenOf(ctx: CommandContext): string {
-  const own = ctx.deployment?.tokenEnv;
+  const own = ctx.deployment?.tokenName;
   const fromFlag = flag(ctx, 'token');
   if (own !== undefined) {
+    const variable = tokenVariableOf(own);
     if (fromFlag)
       throw new AbortError(
-        `--token cannot be used for the deployment ${ctx.deployment!.name}: it names its own token (token: { env: ${own} }).`,
-        `Leave --token out and set ${own}.`,
+        `--token cannot be used for the deployment ${ctx.deployment!.name}: it chooses its own token (token: ${own}, read from ${variable}).`,
+        `Leave --token out and set ${variable}.`,
       );
-    const token = ctx.env[own];
+    const token = ctx.env[variable];
     if (!token)
       throw new AbortError(
-        `No API token for the deployment ${ctx.deployment!.name}: ${own} is not set.`,
-        `Set ${own} to the token of its account (its deployments: entry says token: { env: ${own} }); CPLANE_TOKEN is not used for it.`,
+        `No API token for the deployment ${ctx.deployment!.name}: ${variable} is not set.`,
+        `Set ${variable} to the token of its account (its deployments: entry says token: ${own}); CPLANE_TOKEN is not used for it.`,
       );
     return token;
   }
@@ -96,14 +98,35 @@ function tokenOf(ctx: CommandContext): string {
   return token;
 }
 
-export function connectionSettings(ctx: CommandContext): ConnectionSettings {
-  const baseUrl = ctx.deployment?.baseUrl ?? flag(ctx, 'base-url') ?? ctx.env.CPLANE_BASE_URL;
-  if (!baseUrl) {
+/**
+ * Where the token goes: the address the runner bound it to (config/token-binding.ts), never one the configuration
+ * names. A deployment's `baseUrl` is only checked against it (loading the configuration already refused a mismatch:
+ * this is the last guard before anything is sent).
+ */
+function boundBaseUrl(ctx: CommandContext): string {
+  const deployment = ctx.deployment;
+  const bound = boundAddress(ctx.env, deployment?.tokenName, flag(ctx, 'base-url'));
+  if (!bound.url) {
     throw new AbortError(
-      'No API address: CPLANE_BASE_URL is not set.',
-      'Set CPLANE_BASE_URL (e.g. http://127.0.0.1:4010 for `cplane emulator`) or pass --base-url.',
+      deployment?.tokenName !== undefined
+        ? `No API address for the deployment ${deployment.name}: ${bound.from} is not set.`
+        : 'No API address: CPLANE_BASE_URL is not set.',
+      deployment?.tokenName !== undefined
+        ? `Set ${addressVariableOf(deployment.tokenName)} (or CPLANE_BASE_URL) to the address its token is for: the configuration's baseUrl never says where a token goes.`
+        : 'Set CPLANE_BASE_URL (e.g. http://127.0.0.1:4010 for `cplane emulator`) or pass --base-url.',
     );
   }
+  if (deployment?.baseUrl !== undefined && !sameAddress(deployment.baseUrl, bound.url)) {
+    throw new AbortError(
+      `The deployment ${deployment.name} has baseUrl: ${shownAddress(deployment.baseUrl)}, but its token (${tokenVariable(ctx)}) is bound to ${shownAddress(bound.url)} (${bound.from}). Nothing was sent.`,
+      'A configuration cannot send a token elsewhere: leave baseUrl out, or bind the token to that address on the runner (docs/deployments.md#one-credential-per-deployment).',
+    );
+  }
+  return bound.url;
+}
+
+export function connectionSettings(ctx: CommandContext): ConnectionSettings {
+  const baseUrl = boundBaseUrl(ctx);
   try {
     const url = new URL(baseUrl);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('not http');
@@ -118,7 +141,7 @@ export function connectionSettings(ctx: CommandContext): ConnectionSettings {
   if (/\s/.test(token))
     throw new AbortError(
       'The API token contains white space.',
-      `Check ${ctx.deployment?.tokenEnv ?? 'CPLANE_TOKEN'}: copy the token again without spaces or line breaks.`,
+      `Check ${tokenVariable(ctx)}: copy the token again without spaces or line breaks.`,
     );
   const timeoutSeconds = positiveEnv(ctx, 'CPLANE_REQUEST_TIMEOUT');
   const maxResponseMb = positiveEnv(ctx, 'CPLANE_MAX_RESPONSE_MB');

@@ -29,5 +29,12 @@ export function variablesLoadOptions(ctx: CommandContext): Omit<LoadOptions, 'ki
     const given = name === 'var' ? pending.var.shift()! : pending['var-file'].shift()!;
     return name === 'var' ? parseAssignment(given) : { file: given };
   });
-  return { variables, env: ctx.env, cwd: ctx.cwd, ...(ctx.deployment ? { deployment: ctx.deployment.name } : {}) };
+  const baseUrl = typeof ctx.values['base-url'] === 'string' && ctx.values['base-url'] !== '' ? ctx.values['base-url'] : undefined;
+  return {
+    variables,
+    env: ctx.env,
+    cwd: ctx.cwd,
+    ...(baseUrl ? { baseUrl } : {}),
+    ...(ctx.deployment ? { deployment: ctx.deployment.name } : {}),
+  };
 }

@@ -1,5 +1,5 @@
 // The new user's week over a fleet (issue 41), with the real CLI against the emulator: four deployments on four
-// accounts, each with its own token (deployments.NAME.token: { env }) and its own secret; no CPLANE_TOKEN at all.
+// accounts, each with its own token (deployments.NAME.token: NAME, read from CPLANE_TOKEN_<NAME>) and its own secret; no CPLANE_TOKEN at all.
 // validate --all fails for prod's value alone; a dev plan runs with dev's token and secret only; drift --all finds the
 // one account changed outside cplane; reconcile --all --github (the action's steps on a fake runner) keeps one issue
 // per deployment, closed when that deployment is clean again, and one deployment that fails stops no other;
@@ -20,13 +20,13 @@ const names = ['dev', 'staging', 'prod', 'sandbox'] as const;
 const accountOf = { dev: extraAccount(1).id, staging: extraAccount(2).id, prod: extraAccount(3).id, sandbox: extraAccount(4).id };
 const dana = fixtures.users.find((u) => u.name === 'Dana Developer')!;
 const repository = 'acme/infra';
-const tokenVariable = (name: string) => `${name.toUpperCase()}_TOKEN`;
+const tokenVariable = (name: string) => `CPLANE_TOKEN_${name.toUpperCase()}`;
 const secretVariable = (name: string) => `DB_PASSWORD_${name}`;
 
-/** `prod` is prod's extra variable values, as YAML flow entries (`, seats: 7`). dev names its API address itself (baseUrl). */
+/** `prod` is prod's extra variable values, as YAML flow entries (`, seats: 7`). dev's token is bound to its own address (CPLANE_BASE_URL_DEV), which its baseUrl checks. */
 function configuration(prod = ''): string {
   const entry = (name: string, extra = '', after = '') =>
-    `  ${name}: { account: ${accountOf[name as keyof typeof accountOf]}, token: { env: ${tokenVariable(name)} }, variables: { env: ${name}${extra} }${after}${name === 'dev' ? `, baseUrl: "${w.emulator.url}"` : ''} }`;
+    `  ${name}: { account: ${accountOf[name as keyof typeof accountOf]}, token: ${name}, variables: { env: ${name}${extra} }${after}${name === 'dev' ? `, baseUrl: "${w.emulator.url}"` : ''} }`;
   return `version: 1
 variables:
   env: { type: string }
@@ -94,6 +94,7 @@ beforeEach(async () => {
         [secretVariable(name), `db-password-of-${name}-0123456789abcdef`],
       ]),
     ),
+    CPLANE_BASE_URL_DEV: w.emulator.url,
     CI: '1',
     GITHUB_API_URL: api.url,
     GITHUB_REPOSITORY: repository,
@@ -152,20 +153,20 @@ runs:
       expect(read, deployment).not.toContain('CPLANE_TOKEN');
       expect(read, deployment).not.toContain('CPLANE_VAR_env');
       expect(
-        read.filter((name) => name.endsWith('_TOKEN')),
+        read.filter((name) => name.startsWith('CPLANE_TOKEN')),
         deployment,
       ).toEqual([tokenVariable(deployment)]);
     }
-    // dev names its address itself.
+    // dev's token has an address of its own.
     expect(deployments[0]!.result.environment.map((e) => e.name)).not.toContain('CPLANE_BASE_URL');
   });
 
   it("a dev plan needs dev's token and secret only: prod's are unset", async () => {
     config(configuration());
-    // Not even CPLANE_BASE_URL: dev's baseUrl says where its account is.
+    // Not even CPLANE_BASE_URL: dev's token is bound to CPLANE_BASE_URL_DEV.
     const devOnly = Object.fromEntries(
       Object.entries(env).filter(
-        ([name]) => !/^(STAGING|PROD|SANDBOX)_TOKEN$|^DB_PASSWORD_(staging|prod|sandbox)$|^CPLANE_BASE_URL$/.test(name),
+        ([name]) => !/^CPLANE_TOKEN_(STAGING|PROD|SANDBOX)$|^DB_PASSWORD_(staging|prod|sandbox)$|^CPLANE_BASE_URL$/.test(name),
       ),
     );
     const dev = await cli(['plan', 'infra', '--deployment', 'dev', '--detailed-exitcode'], devOnly);
@@ -180,7 +181,7 @@ runs:
     // prod, planned with what dev's job holds, says which variable it lacks; never CPLANE_TOKEN's word for it.
     const prod = await cli(['plan', 'infra', '--deployment', 'prod'], { ...devOnly, CPLANE_BASE_URL: w.emulator.url });
     expect(prod.code).toBe(1);
-    expect(prod.stdout).toContain('error: No API token for the deployment prod: PROD_TOKEN is not set.');
+    expect(prod.stdout).toContain('error: No API token for the deployment prod: CPLANE_TOKEN_PROD is not set.');
   });
 
   it('drift --all: the one account changed outside cplane has drift, the others none; exit 2', async () => {
@@ -236,9 +237,9 @@ runs:
 
     // A person applies; the next scheduled run, with sandbox's token gone, still reconciles the other three and closes both issues.
     await arranged(['apply', 'infra', '--all', '--auto-approve']);
-    const second = await job({ SANDBOX_TOKEN: '' });
+    const second = await job({ CPLANE_TOKEN_SANDBOX: '' });
     expect(second.run.code).toBe(1);
-    expect(second.run.stdout).toContain('No API token for the deployment sandbox: SANDBOX_TOKEN is not set.');
+    expect(second.run.stdout).toContain('No API token for the deployment sandbox: CPLANE_TOKEN_SANDBOX is not set.');
     expect(second.run.stdout).toMatch(/ {2}dev +\S+ +ok\n {2}staging +\S+ +ok\n {2}prod +\S+ +ok\n {2}sandbox +\S+ +failed: No API token/);
     expect(second.issue.stdout).toContain(`Reconcile issue #1 for ${key('staging')}: closed.`);
     expect(second.issue.stdout).toContain(`Reconcile issue #2 for ${key('prod')}: closed.`);

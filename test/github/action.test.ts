@@ -157,7 +157,9 @@ describe('action.yml', () => {
     );
     const run = await runner.step('cplane', { command: 'deployments', 'working-directory': '.', args: 'fleet --wave 2 --matrix' }, env);
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.outputs.matrix!)).toEqual({ include: [{ deployment: 'prod', account: second, workspace: 'default', wave: 2 }] });
+    expect(JSON.parse(run.outputs.matrix!)).toEqual({
+      include: [{ deployment: 'prod', account: second, workspace: 'default', wave: 2, environment: 'prod' }],
+    });
     expect(run.outputs).toMatchObject({ count: '1', waves: '2' });
   });
 

@@ -1,7 +1,8 @@
 /**
  * `cplane deployments [dir]` (docs/deployments.md, docs/ci.md): the configuration's deployments and the wave each
  * applies in, offline. `--matrix` prints them as a GitHub Actions matrix (`{"include":[{deployment, account,
- * workspace, wave}]}`, one line, for `fromJSON`), `--wave K` only wave K's, so a workflow runs a matrix job per
+ * workspace, wave, environment}]}`, one line, for `fromJSON`; the environment holds that deployment's token, so
+ * each job holds its own), `--wave K` only wave K's, so a workflow runs a matrix job per
  * wave with `needs:` between them; `--changed` and `--deployment` choose as `plan --all` does, and the waves are
  * those of the chosen deployments, as `apply --all` runs them.
  */
@@ -18,6 +19,8 @@ interface MatrixEntry {
   account: string;
   workspace: string;
   wave: number;
+  /** Its GitHub environment (`environment:`, default its name): the job's `environment:`, which holds its token alone. */
+  environment: string;
 }
 
 function parseWave(value: unknown): number | undefined {
@@ -38,7 +41,14 @@ export const deploymentsCommand: CommandModule = {
     const { chosen } = await chooseDeployments(ctx, 'deployments');
     const waves = deploymentWaves(chosen);
     const entries: (MatrixEntry & { after: string[] })[] = waves.flatMap((members, i) =>
-      members.map((d) => ({ deployment: d.name, account: d.account, workspace: d.workspace, wave: i + 1, after: d.after })),
+      members.map((d) => ({
+        deployment: d.name,
+        account: d.account,
+        workspace: d.workspace,
+        wave: i + 1,
+        environment: d.environment,
+        after: d.after,
+      })),
     );
     const shown = wave === undefined ? entries : entries.filter((e) => e.wave === wave);
     const matrix = JSON.stringify({ include: shown.map(({ after: _after, ...entry }) => entry) });

@@ -154,6 +154,8 @@ export const commands: Command[] = [
       ...deploymentsHelp,
       '                    with --all: one summary table, then each plan; --out DIR saves DIR/NAME.plan.json for `cplane apply DIR`',
       "--shard I/N         with --all: plan only job I's share of N (every N-th deployment from the I-th), for a CI matrix",
+      '--shard NAME        with --all: plan only the deployment NAME of the run, in a job of its own',
+      '--run ID            the CI run the shards belong to (default: GITHUB_RUN_ID, with GITHUB_SHA); --merge takes one run only',
       '--merge DIR...      make the one report (--markdown, --github, --json) of the plans `plan --all --shard I/N --out DIR` saved; checks each MAC',
     ],
     options: {
@@ -161,6 +163,7 @@ export const commands: Command[] = [
       ...githubOptions,
       ...deploymentsOptions,
       shard: { type: 'string' },
+      run: { type: 'string' },
       merge: { type: 'boolean' },
       out: { type: 'string' },
       target: { type: 'string', multiple: true },

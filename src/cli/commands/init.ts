@@ -13,7 +13,7 @@ import { tokenVariable } from '../../session/connection.js';
 import { AbortError } from '../../session/errors.js';
 import { locateStateOnly } from '../../session/workspace.js';
 import { variablesLoadOptions } from '../../session/variables-flags.js';
-import { environmentNeeds, formatDiagnostic, type EnvironmentNeed } from '../../config/index.js';
+import { addressVariableOf, environmentNeeds, formatDiagnostic, type EnvironmentNeed } from '../../config/index.js';
 import { prepareStateKey, prepareStateLocation, type KeyReport, type LocationReport } from '../../state/index.js';
 import { safeLines, safeName } from '../../text/safe-text.js';
 import { exitCodes } from '../exit-codes.js';
@@ -39,11 +39,15 @@ function keyLine(key: KeyReport): string {
   return key.source === 'keyfile' ? `found the key file ${key.path}` : `from ${KEY_SOURCES[key.source]}`;
 }
 
-/** What a run against the API reads besides the configuration's own variables: a deployment's own token and address (docs/deployments.md) when it names them. */
-const connectionNeeds = (ctx: CommandContext): readonly { name: string; use: string }[] => [
-  ...(ctx.deployment?.baseUrl ? [] : [{ name: 'CPLANE_BASE_URL', use: 'API address (or --base-url)' }]),
-  { name: tokenVariable(ctx), use: ctx.deployment?.tokenEnv ? `API token of the deployment ${ctx.deployment.name}` : 'API token' },
-];
+/** What a run against the API reads besides the configuration's own variables: the token a deployment chooses, and the address it is bound to (docs/deployments.md). */
+const connectionNeeds = (ctx: CommandContext): readonly { name: string; use: string }[] => {
+  const own = ctx.deployment?.tokenName;
+  const ownAddress = own !== undefined && ctx.env[addressVariableOf(own)] ? addressVariableOf(own) : undefined;
+  return [
+    { name: ownAddress ?? 'CPLANE_BASE_URL', use: ownAddress ? `API address of ${tokenVariable(ctx)}` : 'API address (or --base-url)' },
+    { name: tokenVariable(ctx), use: own !== undefined ? `API token of the deployment ${ctx.deployment!.name}` : 'API token' },
+  ];
+};
 
 /**
  * Writes the starter configuration into `dir` (made when missing) when it holds no configuration file; returns

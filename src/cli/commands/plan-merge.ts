@@ -2,8 +2,9 @@
  * `cplane plan --merge DIR...` (docs/ci.md): the plans the jobs of a CI matrix saved with `plan --all --shard I/N
  * --out DIR`, put together into the report one `plan --all` run makes: the same matrix, the same pull-request
  * comment byte for byte (--markdown, --github), the same JSON and exit code. Nothing is trusted before it is
- * checked: each plan's MAC (a forged or edited file stops the merge), one run's choice of deployments and one
- * version of the configuration for all of them, and each deployment once. A deployment with no plan (its job
+ * checked: each plan's MAC (a forged or edited file stops the merge), one CI run for all of them (the one this job
+ * belongs to, when it knows it: a shard replayed from an earlier run is refused), one run's choice of deployments
+ * and one version of the configuration, and each deployment once. A deployment with no plan (its job
  * failed, its artifact was not downloaded) is a row that says so, and the merge exits 1.
  */
 import { readdirSync, statSync } from 'node:fs';
@@ -13,10 +14,11 @@ import { readPlanToMerge, type SavedPlan } from '../../saved-plan/index.js';
 import type { CommandContext } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
 import { planRunExitCode, showPlannedDeployments, type PlannedDeployment } from '../deployments/report.js';
+import { runOf, runWords } from '../deployments/shard.js';
 import { exitCodes, planExitCode } from '../exit-codes.js';
 
 /** The flags that say how to show the merged report; every other flag of `plan` makes a plan, which --merge does not. */
-const MERGE_FLAGS = new Set(['merge', 'json', 'markdown', 'github', 'detailed-exitcode']);
+const MERGE_FLAGS = new Set(['merge', 'json', 'markdown', 'github', 'detailed-exitcode', 'run']);
 
 const NO_PLAN = 'no saved plan among the merged folders (did its job fail, or its artifact not download?)';
 
@@ -42,6 +44,7 @@ export async function mergePlans(ctx: CommandContext): Promise<number> {
     );
 
   const found = await savedPlans(ctx);
+  refuseOtherRunThanThis(found, runOf(ctx));
   const first = found[0]!.plan;
   const fleet = first.origin.fleet;
   const byDeployment = new Map<string, Found>();
@@ -108,6 +111,22 @@ async function savedPlans(ctx: CommandContext): Promise<Found[]> {
 }
 
 /**
+ * Refuses plans of another CI run than the one this merge belongs to (`--run`, GITHUB_RUN_ID and GITHUB_SHA), when it
+ * knows it: a folder of shards replayed whole from an earlier run of the same deployments has one run of its own.
+ */
+function refuseOtherRunThanThis(found: readonly Found[], run: ReturnType<typeof runOf>): void {
+  if (!run) return;
+  for (const f of found) {
+    const made = f.plan.origin.run;
+    if (made?.id === run.id && (made.commit === undefined || run.commit === undefined || made.commit === run.commit)) continue;
+    throw new AbortError(
+      `${f.path} was made by ${runWords(made)}, and this merge belongs to ${runWords(run)}: a shard of an earlier run is not merged. Nothing was merged.`,
+      'Merge the plans this run saved: download the artifacts of this workflow run only (or give --run the id of the run that made them).',
+    );
+  }
+}
+
+/**
  * Refuses a plan made by another run (another choice of deployments) or from another version of the configuration.
  * Both were written by cplane and are under the plan's MAC, so plain JSON text compares them.
  */
@@ -118,6 +137,8 @@ function refuseOtherRun(f: Found, first: Found): void {
       'Merge the plans of one run: every job of the matrix plans the same commit with the same flags (only --shard differs).',
     );
   const [mine, theirs] = [f.plan.origin, first.plan.origin];
+  if (JSON.stringify(mine.run ?? null) !== JSON.stringify(theirs.run ?? null))
+    throw differs(`${runWords(mine.run)} and ${runWords(theirs.run)} (a shard of an earlier run?)`);
   if (mine.fleet.length !== theirs.fleet.length || mine.fleet.some((name, i) => name !== theirs.fleet[i])) {
     throw differs(`one chose ${mine.fleet.join(', ')}, the other ${theirs.fleet.join(', ')}`);
   }

@@ -30,6 +30,11 @@ export const planCommand: CommandModule = {
   run(ctx) {
     if (ctx.values.merge === true) return mergePlans(ctx);
     if (wantsDeployments(ctx)) return planDeployments(ctx, planOne);
+    if (ctx.values.run !== undefined)
+      throw new AbortError(
+        '--run names the CI run that shards belong to: it is used with --all and with --merge.',
+        'Leave it out, or run `cplane plan --all --shard I/N --run ID --out DIR` in each job (docs/ci.md).',
+      );
     if (ctx.values.shard !== undefined)
       throw new AbortError(
         '--shard plans a share of the deployments: it needs --all (or --deployment, or --changed).',

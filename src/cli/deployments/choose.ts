@@ -2,14 +2,15 @@
  * Running a command once per deployment (docs/deployments.md): which deployments `--all` and `--deployment`
  * choose, and the command context each runs with: its account and workspace as flags, the inherited
  * CPLANE_ACCOUNT and CPLANE_WORKSPACE dropped (the configuration names the account), its name (the loader
- * adds its variables), its own token and API address when it names them (session/connection.ts), the limit of requests in flight it shares with the others, and its own output
+ * adds its variables), the token it chooses and the address it says it is at (session/connection.ts), the limit of requests in flight it shares with the others, and its own output
  * buffers, so each deployment's plan is shown whole, after the matrix, whatever order they finish in.
  */
 import { Writable } from 'node:stream';
 import { resolve } from 'node:path';
 import { Limiter } from '../../api/limiter.js';
 import { formatDiagnostic, type Deployment } from '../../config/index.js';
-import { didYouMean } from '../../config/index.js';
+import { didYouMean, tokenVariableOf } from '../../config/index.js';
+import type { PlanRun } from '../../plan-model/index.js';
 import { loadConfiguration } from '../../providers/index.js';
 import type { CommandContext } from '../../session/command-context.js';
 import { DEFAULT_PARALLELISM, parseParallelism } from '../../session/connection.js';
@@ -35,6 +36,9 @@ const DEPLOYMENT_CODES = new Set([
   'deployment_cycle',
   'duplicate_deployment_target',
   'path_outside',
+  'deployment_token_env',
+  'deployment_token_name',
+  'token_not_bound',
 ]);
 
 /** Whether the command was asked to run for deployments. */
@@ -102,7 +106,7 @@ export async function chooseDeployments(
     );
   }
   // Every deployment's token is a secret of this run from now on, whichever deployments it chooses: none is ever printed.
-  for (const d of deployments) if (d.tokenEnv) registerSecret(ctx.env[d.tokenEnv]);
+  for (const d of deployments) registerSecret(ctx.env[tokenVariableOf(d.tokenName)]);
   const names = (ctx.values.deployment as string[] | undefined) ?? [];
   for (const name of names) {
     if (!deployments.some((d) => d.name === name)) {
@@ -159,7 +163,14 @@ export function sharedLimiter(ctx: CommandContext, count: number): Limiter {
 export function deploymentContext(
   ctx: CommandContext,
   deployment: Deployment,
-  options: { limiter?: Limiter; capture: boolean; values?: CommandContext['values']; env?: NodeJS.ProcessEnv; fleet?: string[] },
+  options: {
+    limiter?: Limiter;
+    capture: boolean;
+    values?: CommandContext['values'];
+    env?: NodeJS.ProcessEnv;
+    fleet?: string[];
+    run?: PlanRun;
+  },
 ): { ctx: CommandContext; captured(): Captured } {
   const { CPLANE_ACCOUNT: _account, CPLANE_WORKSPACE: _workspace, ...inherited } = ctx.env;
   const env = { ...inherited, ...options.env };
@@ -178,9 +189,10 @@ export function deploymentContext(
     deployment: {
       name: deployment.name,
       ...(options.limiter ? { sharedLimiter: options.limiter } : {}),
-      ...(deployment.tokenEnv ? { tokenEnv: deployment.tokenEnv } : {}),
+      ...(deployment.tokenName ? { tokenName: deployment.tokenName } : {}),
       ...(deployment.baseUrl ? { baseUrl: deployment.baseUrl } : {}),
       ...(options.fleet ? { fleet: options.fleet } : {}),
+      ...(options.run ? { run: options.run } : {}),
     },
   } as Omit<CommandContext, 'stdin'> as CommandContext;
   // Lazy, as the CLI's own: creating process.stdin costs time at exit, and only an interactive apply reads it.

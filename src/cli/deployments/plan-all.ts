@@ -3,15 +3,16 @@
  * at once (sharing one limit of requests in flight), then one matrix (deployment x add / change / replace /
  * remove / policy / incomplete) before each deployment's own plan. A deployment that fails does not hide the
  * others. `--out DIR` saves one authenticated plan per deployment (`DIR/NAME.plan.json`, for `cplane apply
- * DIR`); `--github` writes one pull-request comment for the whole configuration. `--shard I/N` plans job I's
- * share of the deployments (cli/deployments/shard.ts), for `plan --merge` (commands/plan-merge.ts) to put together.
+ * DIR`); `--github` writes one pull-request comment for the whole configuration. `--shard I/N` (or `--shard NAME`)
+ * plans one job's share of the deployments (cli/deployments/shard.ts), for `plan --merge` (commands/plan-merge.ts) to
+ * put together; each plan records the CI run it belongs to.
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Plan } from '../../plan-model/index.js';
 import type { CommandContext } from '../../session/command-context.js';
 import { AbortError } from '../../session/errors.js';
-import { parseShard, shareOf } from './shard.js';
+import { parseShard, runOf, shardRun, shardWords, shareOf } from './shard.js';
 import { planRunExitCode, showPlannedDeployments, type PlannedDeployment } from './report.js';
 import { chooseDeployments, deploymentContext, runCaught, sharedLimiter } from './choose.js';
 import { githubReporter } from '../github-flag.js';
@@ -33,9 +34,10 @@ export async function planDeployments(
     throw error;
   });
   const share = shard ? shareOf(chosen, shard) : chosen;
+  const ciRun = shard ? shardRun(ctx, shard) : runOf(ctx);
   if (shard)
     ctx.stderr.write(
-      `--shard ${shard.index}/${shard.count}: ${share.length === 0 ? 'no deployment' : share.map((d) => d.name).join(', ')} (${share.length} of ${chosen.length}).\n`,
+      `--shard ${shardWords(shard)}: ${share.length === 0 ? 'no deployment' : share.map((d) => d.name).join(', ')} (${share.length} of ${chosen.length}).\n`,
     );
   // Each plan records the whole run's choice, so `plan --merge` can tell a missing or doubled shard.
   const fleet = chosen.map((d) => d.name);
@@ -49,6 +51,7 @@ export async function planDeployments(
         limiter,
         capture: true,
         fleet,
+        ...(ciRun ? { run: ciRun } : {}),
         // Each deployment's own exit code says what its plan amounts to; the matrix and the code of the run add them up.
         values: { github: false, 'detailed-exitcode': true, ...(outDir ? { out: join(outDir, planFileName(deployment.name)) } : {}) },
       });

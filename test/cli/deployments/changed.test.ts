@@ -16,6 +16,7 @@ const deployment = (name: string, varFiles: string[]): Deployment => ({
   name,
   account: name,
   workspace: 'default',
+  environment: name,
   variables: {},
   varFiles: varFiles.map((f) => join(dir, f)),
   after: [],
