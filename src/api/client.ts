@@ -8,7 +8,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError, IdentityRefusedError, InsecureTransportError, ListTooLargeError, NetworkError, ResponseTooLargeError } from './errors.js';
+import {
+  ApiError,
+  IdentityRefusedError,
+  InsecureTransportError,
+  ListTooLargeError,
+  NetworkError,
+  ResponseTooLargeError,
+} from './errors.js';
 import { Limiter } from './limiter.js';
 import type { OperationName, RequestOf, ResultOf } from './operations.js';
 import { resultProblem } from './result-check.js';

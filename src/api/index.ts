@@ -20,7 +20,14 @@ export {
   type TokenIdentity,
   type ItemOf,
 } from './client.js';
-export { ApiError, IdentityRefusedError, InsecureTransportError, ListTooLargeError, NetworkError, ResponseTooLargeError } from './errors.js';
+export {
+  ApiError,
+  IdentityRefusedError,
+  InsecureTransportError,
+  ListTooLargeError,
+  NetworkError,
+  ResponseTooLargeError,
+} from './errors.js';
 export { routes, routeNames, fillPath, type Route, type RouteName } from './routes.js';
 export {
   operations,
