@@ -94,6 +94,8 @@ describe('a value read off a live object with a line break', () => {
     const text = await readFile(join(dir, 'main.yaml'), 'utf8');
     expect(text).toContain('  b:\n    account: 0a000000-0000-4000-8000-000000001002\n    variables: { env: "pr\\nod" }\n');
     const reread = await findDeploymentsFile(dir, 'c');
-    expect((reread.contents[0] as { deployments: Record<string, { variables: { env: string } }> }).deployments.b!.variables.env).toBe('pr\nod');
+    expect((reread.contents[0] as { deployments: Record<string, { variables: { env: string } }> }).deployments.b!.variables.env).toBe(
+      'pr\nod',
+    );
   });
 });

@@ -86,3 +86,21 @@ modules:
     await lsp.close();
   }
 });
+
+test("a record value that a map variable without a value decides keeps the folder's diagnostics (they vanished)", async () => {
+  writeFileSync(
+    join(temp, 'main.yaml'),
+    'version: 1\nvariables:\n  source: { type: map }\nprojects:\n  core:\n    records:\n      key:\n        value: ${var.source}\n',
+  );
+  writeFileSync(
+    join(temp, 'gateways.yaml'),
+    'credentials:\n  openai: { provider: openai, secret: { env: OPENAI_API_KEY } }\ngateways:\n  g:\n    project: cor\n    defaultModel: gpt-4o-mini\n    credentials: [openai]\n',
+  );
+  const lsp = await startLsp(temp);
+  try {
+    const problems = await lsp.diagnosticsOf(uriOf(join(temp, 'gateways.yaml')), (d) => d.length > 0);
+    expect(problems.map((d) => d.code)).toEqual(['unknown_reference']);
+  } finally {
+    await lsp.close();
+  }
+});
