@@ -36,7 +36,7 @@ const isMapping = (value: unknown): value is Mapping => typeof value === 'object
 const VALID_KEY = /^[^[\]/\p{Cc}\p{Cf}]{1,100}$/u;
 
 /** Instances one file may make, nested ones included: far above any real configuration. */
-export const MAX_INSTANCES_PER_FILE = 10_000;
+export const MAX_INSTANCES_PER_FILE = 20_000;
 
 const UNSET_VARIABLE = /\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g;
 

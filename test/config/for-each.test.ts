@@ -305,8 +305,8 @@ test('a nested forEach that asks for about a million resources is refused at the
       'main.yaml',
       innerForEachAt.line,
       innerForEachAt.col,
-      'forEach of gateway_token.team[k009]/app would make more than 10000 instances in this file (nested forEach entries multiply)',
-      'Split the configuration into several files or modules, or make the forEach maps smaller; 10000 instances per file is the bound.',
+      'forEach of gateway_token.team[k019]/app would make more than 20000 instances in this file (nested forEach entries multiply)',
+      'Split the configuration into several files or modules, or make the forEach maps smaller; 20000 instances per file is the bound.',
     ],
   ]);
 });

@@ -32,8 +32,8 @@ test('the million-resource forEach file gets a diagnostic at the forEach, and th
     code: 'for_each_too_many',
     range: { start: { line: innerForEachAt.line - 1, character: innerForEachAt.col - 1 } },
     message:
-      'forEach of gateway_token.team[k009]/app would make more than 10000 instances in this file (nested forEach entries multiply)\n' +
-      'Split the configuration into several files or modules, or make the forEach maps smaller; 10000 instances per file is the bound.',
+      'forEach of gateway_token.team[k019]/app would make more than 20000 instances in this file (nested forEach entries multiply)\n' +
+      'Split the configuration into several files or modules, or make the forEach maps smaller; 20000 instances per file is the bound.',
   });
   const exited = exitOf(lsp);
   lsp.child.stdin!.end();
