@@ -83,6 +83,8 @@ export function classifyError(error: unknown): ErrorClass {
   const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
   // Refused by the client before sending (a Service Account on a human-only operation, a token over plain http).
   if (code === 'identity_refused' || code === 'insecure_http') return 'rejected';
+  // A list past the client's bounds (a broken or hostile server): only reads were sent.
+  if (code === 'list_too_large') return 'rejected';
   // No usable answer: the request may have been carried out.
   if (code === 'network_error' || code === 'response_too_large') return 'unsure';
   if (isApiLike(error)) {

@@ -8,7 +8,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError, IdentityRefusedError, InsecureTransportError, NetworkError, ResponseTooLargeError } from './errors.js';
+import {
+  ApiError,
+  IdentityRefusedError,
+  InsecureTransportError,
+  ListTooLargeError,
+  NetworkError,
+  ResponseTooLargeError,
+} from './errors.js';
 import { Limiter } from './limiter.js';
 import type { OperationName, RequestOf, ResultOf } from './operations.js';
 import { resultProblem } from './result-check.js';
@@ -42,6 +49,8 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Largest answer read, in bytes (default 32 MiB); a larger one fails without being read further. */
   maxResponseBytes?: number;
+  /** Bounds of one paginated list (listAll); each defaults to DEFAULT_LIST_LIMITS. */
+  listLimits?: Partial<ListLimits>;
   /** Send the token over plain http to a host other than this machine (refused by default). */
   allowInsecureHttp?: boolean;
   onEvent?: (event: ClientEvent) => void;
@@ -73,7 +82,34 @@ export interface ApiResponse<T> {
   status: number;
   requestId: string | undefined;
   attempts: number;
+  /** Length of the answer's body in bytes. */
+  bytes: number;
 }
+
+/**
+ * How much one list may read (docs/security.md, "Bounds"): a server that always answers with a full page, or with
+ * huge pages, would otherwise keep the walk going and growing without end. Far above any real account.
+ */
+export interface ListLimits {
+  /** Pages requested for one list. */
+  pages: number;
+  /** Objects kept from one list. */
+  objects: number;
+  /** Bytes read for one list, all pages together. */
+  bytes: number;
+  /**
+   * Bytes of one page's answer: smaller than the default maxResponseBytes, as a page holds at most MAX_PAGE_SIZE
+   * objects of metadata; a maxResponseBytes the user set (CPLANE_MAX_RESPONSE_MB) applies to pages too.
+   */
+  pageBytes: number;
+}
+
+export const DEFAULT_LIST_LIMITS: ListLimits = {
+  pages: 1_000,
+  objects: 100_000,
+  bytes: 64 * 1024 * 1024,
+  pageBytes: 4 * 1024 * 1024,
+};
 
 type Paginated = { [K in OperationName]: Routes[K] extends { pages: string } ? K : never }[OperationName];
 export type PaginatedOperation = Paginated;
@@ -97,7 +133,7 @@ export class ApiClient {
   private readonly basePath: string;
   private readonly retry: RetryPolicy;
   private readonly limiter: Limiter;
-  readonly limits: { timeoutMs: number; maxResponseBytes: number };
+  readonly limits: { timeoutMs: number; maxResponseBytes: number; list: ListLimits };
   /** The API's clock minus this machine's, from the `Date` header of the last answer (docs/api-assumptions.md). */
   private clockSkewMs = 0;
 
@@ -116,6 +152,11 @@ export class ApiClient {
     this.limits = {
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      list: {
+        ...DEFAULT_LIST_LIMITS,
+        ...(options.maxResponseBytes !== undefined ? { pageBytes: options.maxResponseBytes } : {}),
+        ...options.listLimits,
+      },
     };
   }
 
@@ -133,7 +174,11 @@ export class ApiClient {
   }
 
   /** Sends one operation with a pre-serialised body, retrying as the policy allows with the same key and bytes. */
-  async send<K extends OperationName>(operation: K, request: RawRequest): Promise<ApiResponse<ResultOf<K>>> {
+  async send<K extends OperationName>(
+    operation: K,
+    request: RawRequest,
+    maxResponseBytes = this.limits.maxResponseBytes,
+  ): Promise<ApiResponse<ResultOf<K>>> {
     const spec: Route = routes[operation];
     const path = this.basePath + fillPath(spec.path, request.path) + queryString(request.query);
     if (this.identity === 'service_account' && spec.identity === 'H') throw new IdentityRefusedError(operation, spec.method, spec.path);
@@ -159,7 +204,18 @@ export class ApiClient {
       timer ??= setTimeout(() => deadline.abort(new DeadlinePassed()), this.limits.timeoutMs);
     };
     try {
-      return await this.attempts(operation, spec, path, headers, request.bodyBytes, write, idempotencyKey, deadline.signal, startDeadline);
+      return await this.attempts(
+        operation,
+        spec,
+        path,
+        headers,
+        request.bodyBytes,
+        write,
+        idempotencyKey,
+        deadline.signal,
+        startDeadline,
+        maxResponseBytes,
+      );
     } catch (error) {
       if (deadline.signal.aborted && !(error instanceof ApiError) && !(error instanceof ResponseTooLargeError)) {
         throw new NetworkError(operation, 1, error, this.limits.timeoutMs);
@@ -180,6 +236,7 @@ export class ApiClient {
     idempotencyKey: string | undefined,
     signal: AbortSignal,
     startDeadline: () => void,
+    maxResponseBytes: number,
   ): Promise<ApiResponse<ResultOf<K>>> {
     for (let attempt = 1; ; attempt++) {
       this.emit({ type: 'request', operation, method: spec.method, path: spec.path, attempt });
@@ -188,12 +245,8 @@ export class ApiClient {
       try {
         const exchange = () => {
           startDeadline();
-          const tooLarge = () => new ResponseTooLargeError(operation, this.limits.maxResponseBytes);
-          return this.transport.exchange(
-            { method: spec.method, path, headers, body: bodyBytes, signal },
-            this.limits.maxResponseBytes,
-            tooLarge,
-          );
+          const tooLarge = () => new ResponseTooLargeError(operation, maxResponseBytes);
+          return this.transport.exchange({ method: spec.method, path, headers, body: bodyBytes, signal }, maxResponseBytes, tooLarge);
         };
         const shared = this.options.sharedLimiter;
         answer = await this.limiter.run(() => (shared ? shared.run(exchange) : exchange()));
@@ -236,7 +289,8 @@ export class ApiClient {
             attempt,
           );
         }
-        return { data: envelope.data as ResultOf<K>, status: answer.status, requestId, attempts: attempt };
+        const bytes = Buffer.byteLength(answer.text);
+        return { data: envelope.data as ResultOf<K>, status: answer.status, requestId, attempts: attempt, bytes };
       }
       const error = envelope?.ok === false ? envelope.error : undefined;
       if (this.retry.retryStatuses.includes(answer.status) && attempt < this.retry.maxAttempts) {
@@ -264,7 +318,7 @@ export class ApiClient {
    * The API pages by offset with no total for most lists, so a plain walk waits one round trip per page;
    * when the caller knows roughly how many objects to expect (from state), those pages are requested
    * together (the limiter bounds how many are in flight), and the walk continues one page at a time only
-   * past the last full page.
+   * past the last full page. The walk stops with a ListTooLargeError past the client's list limits.
    */
   async listAll<K extends PaginatedOperation>(
     operation: K,
@@ -273,16 +327,29 @@ export class ApiClient {
   ): Promise<ItemOf<K>[]> {
     const pageSize = options.pageSize ?? MAX_PAGE_SIZE;
     const req = request as { path?: Record<string, string>; query?: Record<string, unknown> };
+    const limits = this.limits.list;
     let total: number | undefined;
+    const read = { pages: 0, objects: 0, bytes: 0 };
+    const check = () => {
+      for (const bound of ['pages', 'objects', 'bytes'] as const) {
+        if (read[bound] > limits[bound]) throw new ListTooLargeError(operation, bound, limits[bound]);
+      }
+    };
     const page = async (index: number): Promise<ItemOf<K>[]> => {
-      const response = await this.send(operation, {
-        path: req.path,
-        query: { ...req.query, limit: pageSize, offset: index * pageSize },
-        accountId: options.accountId,
-      });
+      read.pages++;
+      check();
+      const response = await this.send(
+        operation,
+        { path: req.path, query: { ...req.query, limit: pageSize, offset: index * pageSize }, accountId: options.accountId },
+        limits.pageBytes,
+      );
       const data = response.data as unknown;
       if (!Array.isArray(data)) total = (data as { total: number }).total;
-      return (Array.isArray(data) ? data : (data as { rows: unknown[] }).rows) as ItemOf<K>[];
+      const items = (Array.isArray(data) ? data : (data as { rows: unknown[] }).rows) as ItemOf<K>[];
+      read.objects += items.length;
+      read.bytes += response.bytes;
+      check();
+      return items;
     };
     const more = (pages: ItemOf<K>[][]) =>
       (pages.at(-1)?.length ?? 0) === pageSize && (total === undefined || pages.length * pageSize < total);

@@ -104,6 +104,26 @@ export class ResponseTooLargeError extends Error {
   }
 }
 
+/**
+ * A list went past one of the client's bounds (ClientOptions.listLimits): far more than any real account holds,
+ * so the server is taken to be broken or hostile, and the command stops before it writes anything.
+ */
+export class ListTooLargeError extends Error {
+  override readonly name = 'ListTooLargeError';
+  readonly code = 'list_too_large';
+  constructor(
+    readonly operation: OperationName,
+    readonly bound: 'pages' | 'objects' | 'bytes',
+    readonly limit: number,
+  ) {
+    const what = bound === 'pages' ? `${limit} pages` : bound === 'objects' ? `${limit} objects` : `${formatBytes(limit)} in all`;
+    super(
+      `${operation}: the API kept answering this list past ${what}, far more than any real account holds; reading stopped and nothing was written. ` +
+        'Check CPLANE_BASE_URL: the server may be broken or not the control-plane API.',
+    );
+  }
+}
+
 /** The client refused to send the token over plain http to another machine. */
 export class InsecureTransportError extends Error {
   override readonly name = 'InsecureTransportError';

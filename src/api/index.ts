@@ -10,6 +10,8 @@ export {
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_TIMEOUT_MS,
   MAX_PAGE_SIZE,
+  DEFAULT_LIST_LIMITS,
+  type ListLimits,
   type ClientEvent,
   type ClientOptions,
   type CallOptions,
@@ -18,7 +20,14 @@ export {
   type TokenIdentity,
   type ItemOf,
 } from './client.js';
-export { ApiError, IdentityRefusedError, InsecureTransportError, NetworkError, ResponseTooLargeError } from './errors.js';
+export {
+  ApiError,
+  IdentityRefusedError,
+  InsecureTransportError,
+  ListTooLargeError,
+  NetworkError,
+  ResponseTooLargeError,
+} from './errors.js';
 export { routes, routeNames, fillPath, type Route, type RouteName } from './routes.js';
 export {
   operations,

@@ -139,7 +139,10 @@ export function buildDesired(
     );
     const explicit = entry.dependsOn as string[] | undefined;
     const sources = block.secrets?.(entry);
-    const secrets = sources ? Object.fromEntries(Object.entries(sources).map(([field, source]) => [field, secretOf(source, file)])) : {};
+    // A source that a variable without a value decides (`value: ${var.m}` of a `type: map`, in validate) is still the
+    // reference's text: there is nothing to resolve until the variable has a value.
+    const known = Object.entries(sources ?? {}).filter(([, source]) => typeof source === 'object' && source !== null);
+    const secrets = Object.fromEntries(known.map(([field, source]) => [field, secretOf(source, file)]));
     // One set, in order and without repeats, rather than arrays spread into it: this runs for every declared resource.
     const needs = new Set(implied);
     for (const address of references) needs.add(address);

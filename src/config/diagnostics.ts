@@ -16,6 +16,8 @@ interface PositionedText {
   lines: LineCounter;
   /** For a module's file: the call it is read for (`module.payments, called at main.yaml:3:3`), named in every diagnostic. */
   within?: string;
+  /** Its text is never quoted in a snippet (source-file.ts: a file with more than one hard link). */
+  unquoted?: boolean;
 }
 
 export interface DiagnosticInit {
@@ -36,7 +38,10 @@ export function diagnosticAt(file: PositionedText, offset: number, init: Diagnos
   const newline = file.text.indexOf('\n', lineStart);
   let source = file.text.slice(lineStart, newline === -1 ? undefined : newline).replace(/\r$/, '');
   let width = Math.max(1, Math.min((init.end ?? offset + 1) - offset, source.length - (col - 1)));
-  if (init.redact) {
+  if (file.unquoted) {
+    source = `${' '.repeat(col - 1)}<not quoted: the file has more than one hard link>`;
+    width = 1;
+  } else if (init.redact) {
     source = `${source.slice(0, col - 1)}<redacted>`;
     width = '<redacted>'.length;
   }

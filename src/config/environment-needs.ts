@@ -112,7 +112,10 @@ export async function environmentNeeds(
   const deployment =
     options.deployment === undefined ? undefined : collectDeployments(files, root, [])?.find((d) => d.name === options.deployment);
   const ofDeployment: VariableArgument[] = deployment
-    ? [...deployment.varFiles.map((file) => ({ file })), { values: deployment.variables, origin: `deployment ${deployment.name}` }]
+    ? [
+        ...deployment.varFiles.map((file) => ({ file, fromConfiguration: true })),
+        { values: deployment.variables, origin: `deployment ${deployment.name}` },
+      ]
     : [];
   const given = await givenNames([...(options.variables ?? []), ...ofDeployment], options.cwd);
   // `deployments:` names no secret source here: its `token: NAME` is a connection's (the command lists its own),

@@ -8,6 +8,10 @@
  * Instances are copies of the template whose nodes keep the template's positions (source-file.ts `nodes`),
  * so every later diagnostic about an instance points at the template's line, and names the instance by its
  * address. Keys must be known now: a `forEach` over a variable without a value is an error naming it.
+ *
+ * A file makes at most MAX_INSTANCES_PER_FILE instances (docs/security.md, "Bounds"): nested `forEach`
+ * entries multiply, so a few kilobytes of keys could otherwise ask for millions of resources and hold
+ * `validate` and the language server for ever. The `forEach` that would go past it gets the diagnostic.
  */
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { interpolateEntry, type EachInstance, type InterpolationScope } from './interpolate.js';
@@ -30,6 +34,9 @@ const isMapping = (value: unknown): value is Mapping => typeof value === 'object
  * format characters (terminal escapes, bidirectional overrides), and no `[`, `]` or `/`.
  */
 const VALID_KEY = /^[^[\]/\p{Cc}\p{Cf}]{1,100}$/u;
+
+/** Instances one file may make, nested ones included: far above any real configuration. */
+export const MAX_INSTANCES_PER_FILE = 20_000;
 
 const UNSET_VARIABLE = /\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g;
 
@@ -63,6 +70,27 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
   };
   const report = (offset: number, code: string, summary: string, detail?: string, end?: number) =>
     sink.push(diagnosticAt(file, offset, { code, summary, detail, end }));
+
+  let made = 0;
+  let overBound = false;
+  /** Counts `instances` of `entry`'s forEach against the file's bound; past it, reports once and expands nothing more. */
+  function withinBound(instances: Instance[] | undefined, entry: Mapping, owner: string): Instance[] {
+    if (!instances || overBound) return [];
+    if (made + instances.length <= MAX_INSTANCES_PER_FILE) {
+      made += instances.length;
+      return instances;
+    }
+    overBound = true;
+    const at = positionIn(file, entry, 'forEach')?.key ?? 0;
+    report(
+      at,
+      'for_each_too_many',
+      `forEach of ${owner} would make more than ${MAX_INSTANCES_PER_FILE} instances in this file (nested forEach entries multiply)`,
+      `Split the configuration into several files or modules, or make the forEach maps smaller; ${MAX_INSTANCES_PER_FILE} instances per file is the bound.`,
+      at + 'forEach'.length,
+    );
+    return [];
+  }
 
   /** The keys of `entry.forEach` (interpolated in the enclosing scope), or undefined after reporting why there are none. */
   function instancesOf(entry: Mapping, owner: string, outer: InterpolationScope): Instance[] | undefined {
@@ -190,7 +218,8 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
         continue;
       }
       const owner = addressOf(name);
-      for (const { key: instanceKey, value: instanceValue } of instancesOf(entry, owner, outer) ?? []) {
+      for (const { key: instanceKey, value: instanceValue } of withinBound(instancesOf(entry, owner, outer), entry, owner)) {
+        if (overBound) break; // the rest would only repeat the work the bound refused
         const instanceName = formatLocalName([{ name, key: instanceKey }]);
         const copy = copyWithPositions(file, entry, 'forEach') as Entry;
         out[instanceName] = copy;
@@ -239,7 +268,8 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
         interpolateEntry(out as unknown as Mapping, out.length - 1, file, scope, sink);
         return;
       }
-      for (const { key, value: instanceValue } of instancesOf(block, `import block ${i + 1}`, scope) ?? []) {
+      const owner = `import block ${i + 1}`;
+      for (const { key, value: instanceValue } of withinBound(instancesOf(block, owner, scope), block, owner)) {
         const copy = copyWithPositions(file, block, 'forEach') as Mapping;
         place(copy);
         interpolateEntry(

@@ -252,7 +252,7 @@ function chosenDeployment(name: string | undefined, deployments: Deployment[] | 
 /** A deployment's variable files, then its own values (the later wins). */
 function deploymentVariables(deployment: Deployment): VariableArgument[] {
   return [
-    ...deployment.varFiles.map((file) => ({ file })),
+    ...deployment.varFiles.map((file) => ({ file, fromConfiguration: true })),
     {
       values: deployment.variables,
       origin: `deployment ${deployment.name}`,

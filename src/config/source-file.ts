@@ -97,6 +97,11 @@ export interface SourceFile {
   value: unknown;
   /** For a module's file: the module call it is read for, named in its diagnostics (modules.ts). */
   within?: string;
+  /**
+   * Never quoted in a snippet: the file had more than one hard link when it was read, so its bytes may be another
+   * file's (a link inside the tree to a key file outside it), which a diagnostic would publish.
+   */
+  unquoted?: boolean;
 }
 
 /** Records, for each map and list of the parsed value, the positions of its entries (aliases keep their anchor's). */
@@ -185,24 +190,32 @@ export async function readSourceFile(
 ): Promise<SourceFile | undefined> {
   const held = openDocuments?.get(path);
   if (held !== undefined) return parseSourceFile(Buffer.from(held, 'utf8'), path, display, sink);
-  // One open handle for the size and the bytes, so both are of the same file.
+  // One open handle for the size, the links and the bytes, so all are of the same file: the opened one, not the path.
   const handle = await open(path, constants.O_RDONLY | (noFollow ? (constants.O_NOFOLLOW ?? 0) : 0));
   let bytes: Buffer;
+  let unquoted: boolean;
   try {
-    const size = (await handle.stat()).size;
-    if (size > MAX_FILE_BYTES) {
-      sink.push(tooLarge(display, size));
+    const stat = await handle.stat();
+    if (stat.size > MAX_FILE_BYTES) {
+      sink.push(tooLarge(display, stat.size));
       return undefined;
     }
+    unquoted = stat.nlink > 1;
     bytes = await handle.readFile();
   } finally {
     await handle.close();
   }
-  return parseSourceFile(bytes, path, display, sink);
+  return parseSourceFile(bytes, path, display, sink, { unquoted });
 }
 
 /** A file's bytes parsed with positions kept (the checks of readSourceFile but reading): undefined after a diagnostic. */
-export function parseSourceFile(bytes: Buffer, path: string, display: string, sink: DiagnosticSink): SourceFile | undefined {
+export function parseSourceFile(
+  bytes: Buffer,
+  path: string,
+  display: string,
+  sink: DiagnosticSink,
+  { unquoted = false }: { unquoted?: boolean } = {},
+): SourceFile | undefined {
   if (bytes.length > MAX_FILE_BYTES) {
     sink.push(tooLarge(display, bytes.length));
     return undefined;
@@ -210,7 +223,7 @@ export function parseSourceFile(bytes: Buffer, path: string, display: string, si
   const invalidAt = firstInvalidUtf8(bytes);
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   const lines = new LineCounter();
-  const file: SourceFile = { display, path, text, lines, nodes: new WeakMap(), value: undefined };
+  const file: SourceFile = { display, path, text, lines, nodes: new WeakMap(), value: undefined, ...(unquoted ? { unquoted } : {}) };
   if (invalidAt !== undefined) {
     lines.addNewLine(0);
     for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines.addNewLine(i + 1);

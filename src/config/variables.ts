@@ -27,7 +27,8 @@ export interface VariableDeclaration {
  */
 export type VariableArgument =
   | { name: string; value: string }
-  | { file: string }
+  /** `fromConfiguration`: a deployment's varFiles entry (a pull request may write it): a link there is refused. */
+  | { file: string; fromConfiguration?: boolean }
   | { values: Record<string, unknown>; origin: string; file?: SourceFile; deployment?: string };
 
 export interface VariableInputs {
@@ -107,18 +108,31 @@ function typeWords(type: VariableConfig['type']): string {
   }
 }
 
-async function readVarFile(path: string, inputs: VariableInputs, sink: DiagnosticSink): Promise<[string, Given][]> {
+async function readVarFile(
+  path: string,
+  fromConfiguration: boolean,
+  inputs: VariableInputs,
+  sink: DiagnosticSink,
+): Promise<[string, Given][]> {
   const absolute = resolve(inputs.cwd, path);
   const display = relative(inputs.cwd, absolute).startsWith('..') ? absolute : relative(inputs.cwd, absolute);
   let file: SourceFile | undefined;
   try {
-    file = await readSourceFile(absolute, display, sink);
+    // A deployment's var file was checked to be inside the bounds (deployments.ts); opened once without following a
+    // link, a link put there since the check (a swap) is refused rather than read.
+    file = await readSourceFile(absolute, display, sink, { noFollow: fromConfiguration });
   } catch (error) {
-    sink.push({
-      severity: 'error',
-      code: 'var_file_unreadable',
-      summary: `Cannot read variable file ${display}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-    });
+    const code = (error as NodeJS.ErrnoException).code;
+    sink.push(
+      code === 'ELOOP' && fromConfiguration
+        ? {
+            severity: 'error',
+            code: 'var_file_link',
+            summary: `Variable file ${display} is a symbolic link: a deployment's var file is read only as a plain file`,
+            detail: 'Put the file itself at this path, inside the configuration folder or its Git work tree.',
+          }
+        : { severity: 'error', code: 'var_file_unreadable', summary: `Cannot read variable file ${display}: ${code ?? String(error)}` },
+    );
     return [];
   }
   if (!file) return [];
@@ -168,7 +182,8 @@ export async function resolveVariables(
         );
       }
     } else if ('file' in argument) {
-      for (const [name, value] of await readVarFile(argument.file, inputs, sink)) offer(name, value, true);
+      for (const [name, value] of await readVarFile(argument.file, argument.fromConfiguration === true, inputs, sink))
+        offer(name, value, true);
     } else {
       offer(argument.name, { value: argument.value, origin: `--var ${argument.name}=...` }, true);
     }

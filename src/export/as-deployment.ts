@@ -7,7 +7,7 @@
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Document, isMap, isNode, isScalar, parseDocument } from 'yaml';
+import { Document, isMap, isNode, isScalar, parseDocument, Scalar, visit } from 'yaml';
 import { formatConfigText } from '../config/index.js';
 import { AbortError } from '../errors.js';
 import { packageFile } from '../package-files.js';
@@ -146,6 +146,13 @@ async function entryLines(name: string, value: Record<string, unknown>, indent: 
   const line = new Document({ [name]: value });
   const entry = line.get(name);
   if (isMap(entry)) entry.flow = true;
+  // A value read off a live object may hold a line break (a name): plain or folded, it would spread the flow map
+  // over lines that the indentation below breaks; double-quoted, it stays on one line, "\n" escaped.
+  visit(line, {
+    Scalar(_, node) {
+      if (typeof node.value === 'string' && /[\r\n]/.test(node.value)) node.type = Scalar.QUOTE_DOUBLE;
+    },
+  });
   const flow = line.toString({ lineWidth: 0 }).trimEnd();
   const schema = JSON.parse(await readFile(packageFile('schema', 'config.schema.json'), 'utf8')) as Record<string, unknown>;
   const formatted = formatConfigText(`deployments:\n  ${flow}\n`, schema);

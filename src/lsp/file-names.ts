@@ -5,7 +5,7 @@
  * call. The file is parsed by the loader's own reader (config/ `parseSourceFile`, positions on the nodes), and
  * what is a reference is read from the kinds' blocks (their `references`), as the loader does.
  */
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { parseSourceFile, positionIn, type Entry, type KindBlock, type SourceFile } from '../config/index.js';
 import { parseAddress } from '../plan-model/index.js';
 
@@ -174,6 +174,10 @@ export function fileNames(path: string, text: string, scope: string, root: strin
       add('module', name, name, keyAt(modules, name) ?? 0, true);
       if (!isMapping(call) || typeof call.source !== 'string') continue;
       const folder = resolve(dirname(path), call.source);
+      // A module outside the configuration folder is refused by the loader (module_source_outside): its files are
+      // not the configuration's, so no definition, reference or rename follows the call there.
+      const inside = relative(root, folder);
+      if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) continue;
       out.calls.set(name, folder);
       if (!isMapping(call.inputs)) continue;
       for (const [input, given] of Object.entries(call.inputs)) {

@@ -4,8 +4,8 @@
  * module call's inputs are resolved here, since what an input names depends on the module's files: an input the
  * module uses as exactly `${var.X}` where a resource is named is a reference to the caller's resource.
  */
-import { readdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readdir, realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import type { KindBlock } from '../config/index.js';
 import { fileNames, symbolKey, type FileNames, type Occurrence, type Space } from './file-names.js';
 
@@ -28,6 +28,8 @@ async function configFilesOf(folder: string): Promise<string[]> {
 export class NamesIndex {
   private readonly files = new Map<string, FileNames>();
   private bySymbol: Map<string, Occurrence[]> | undefined;
+  /** Module folders called that lead out of the configuration folder through a link: never read nor served. */
+  private readonly outside = new Set<string>();
 
   constructor(
     readonly root: string,
@@ -43,7 +45,8 @@ export class NamesIndex {
 
   /** The folders of the configuration: the root and each module folder called. */
   folders(): string[] {
-    return [this.root, ...new Set([...this.files.values()].flatMap((f) => [...f.calls.values()]))];
+    const called = [...this.files.values()].flatMap((f) => [...f.calls.values()]).filter((folder) => !this.outside.has(folder));
+    return [this.root, ...new Set(called)];
   }
 
   /** Whether `path` is a configuration file of this folder or of a module it calls. */
@@ -93,8 +96,20 @@ export class NamesIndex {
     const known = new Set([...this.files.keys()].map((p) => dirname(p)));
     for (const folder of this.folders()) {
       if (known.has(folder)) continue;
+      if (!(await this.within(folder))) {
+        this.outside.add(folder);
+        continue;
+      }
       for (const path of await configFilesOf(folder)) await this.index(path);
     }
+  }
+
+  /** Whether `folder`, its links followed, is inside the configuration folder (as the loader checks a module's source). */
+  private async within(folder: string): Promise<boolean> {
+    const [real, realRoot] = await Promise.all([realpath(folder).catch(() => undefined), realpath(this.root).catch(() => this.root)]);
+    if (real === undefined) return true; // missing: nothing to read
+    const inside = relative(realRoot, real);
+    return inside !== '' && !inside.startsWith('..') && !isAbsolute(inside);
   }
 
   /** Every occurrence of each symbol, with the module calls' inputs resolved. */

@@ -13,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import lsp from 'vscode-languageserver/node.js';
 import type {
+  CancellationToken,
   CodeAction,
   CompletionItem,
   Diagnostic as LspDiagnostic,
@@ -39,6 +40,7 @@ const {
   TextDocumentSyncKind,
   ResponseError,
   ErrorCodes,
+  LSPErrorCodes,
   CompletionItemKind,
   DiagnosticSeverity,
   CodeActionKind,
@@ -50,6 +52,11 @@ const DEBOUNCE_MS = 200;
 const pathOf = (uri: string): string | undefined => (uri.startsWith('file:') ? fileURLToPath(uri) : undefined);
 const uriOf = (path: string) => pathToFileURL(path).href;
 const isConfigFile = (path: string) => /\.ya?ml$/i.test(path);
+/** Whether `path` is in the configuration folder `root` (or is it): what the server may publish for or edit. */
+const within = (root: string, path: string) => {
+  const inside = relative(root, path);
+  return !inside.startsWith('..') && !isAbsolute(inside);
+};
 
 /** The range of a loader diagnostic: its line and column, as wide as the caret under it in its snippet. */
 function rangeOf(d: Diagnostic) {
@@ -78,6 +85,8 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
   const published = new Map<Workspace, Set<string>>();
   const timers = new Map<Workspace, NodeJS.Timeout>();
   const running = new Map<Workspace, Promise<void>>();
+  /** The diagnostics run each folder's last change asked for: a newer change aborts it (its result would be stale). */
+  const current = new Map<Workspace, AbortController>();
   let folders: string[] = [];
   let schema: JsonSchema | undefined;
   /**
@@ -126,11 +135,12 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     return workspace;
   }
 
-  async function publish(workspace: Workspace, how: { inThread?: boolean } = {}): Promise<void> {
+  async function publish(workspace: Workspace, how: { inThread?: boolean; signal?: AbortSignal } = {}): Promise<void> {
     const byPath = await workspace.diagnose(how);
+    if (how.signal?.aborted) return;
     const before = published.get(workspace) ?? new Set();
     for (const [path, diagnostics] of byPath) {
-      if (path === workspace.root) continue;
+      if (path === workspace.root || !within(workspace.root, path)) continue;
       void connection.sendDiagnostics({ uri: uriOf(path), diagnostics: diagnostics.map(toLsp) });
       before.delete(path);
     }
@@ -146,6 +156,9 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
   /** Diagnostics after the changes stop for DEBOUNCE_MS; one run at a time per folder, the last change always seen. */
   function schedule(workspace: Workspace): void {
     clearTimeout(timers.get(workspace));
+    current.get(workspace)?.abort();
+    const run = new AbortController();
+    current.set(workspace, run);
     timers.set(
       workspace,
       setTimeout(() => {
@@ -154,8 +167,10 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
         running.set(
           workspace,
           previous
-            .then(() => publish(workspace))
-            .catch((error: unknown) => connection.console.error(`cplane lsp: diagnostics failed: ${String(error)}`)),
+            .then(() => publish(workspace, { signal: run.signal }))
+            .catch((error: unknown) => {
+              if (!run.signal.aborted) connection.console.error(`cplane lsp: diagnostics failed: ${String(error)}`);
+            }),
         );
       }, DEBOUNCE_MS),
     );
@@ -193,8 +208,13 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
   }
 
   /** The workspace and file of a request, or an LSP error that says why there is none. */
-  async function served(uri: string): Promise<{ workspace: Workspace; path: string; text: string; doc: TextDocument }> {
+  async function served(
+    uri: string,
+    token?: CancellationToken,
+  ): Promise<{ workspace: Workspace; path: string; text: string; doc: TextDocument }> {
     await settled;
+    // The client gave up while the changes before its request were handled: nothing is worked out for it.
+    if (token?.isCancellationRequested) throw new ResponseError(LSPErrorCodes.RequestCancelled, 'The request was cancelled');
     const path = pathOf(uri);
     if (path === undefined)
       throw new ResponseError(ErrorCodes.InvalidParams, `cplane lsp serves files on disk (file: URIs), not ${uri.split(':')[0]}:`);
@@ -294,8 +314,8 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
   documents.onDidChangeContent((e) => inTurn(() => changed(e.document.uri, e.document.getText())));
   documents.onDidClose((e) => inTurn(() => changed(e.document.uri, undefined)));
 
-  connection.onCompletion(async ({ textDocument, position }): Promise<CompletionItem[]> => {
-    const { workspace, path, text, doc } = await served(textDocument.uri);
+  connection.onCompletion(async ({ textDocument, position }, token): Promise<CompletionItem[]> => {
+    const { workspace, path, text, doc } = await served(textDocument.uri, token);
     const offset = doc.offsetAt(position);
     return complete(workspace.names, kindBlocks, await schemaOf(), path, text, offset).map((s) => ({
       label: s.label,
@@ -313,20 +333,20 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     }));
   });
 
-  connection.onHover(async ({ textDocument, position }) => {
-    const { workspace, path, text, doc } = await served(textDocument.uri);
+  connection.onHover(async ({ textDocument, position }, token) => {
+    const { workspace, path, text, doc } = await served(textDocument.uri, token);
     const value = hoverAt(workspace.names, await schemaOf(), path, text, doc.offsetAt(position));
     return value === undefined ? null : { contents: { kind: 'markdown', value } };
   });
 
-  connection.onDefinition(async ({ textDocument, position }) => {
-    const { workspace, path, doc } = await served(textDocument.uri);
+  connection.onDefinition(async ({ textDocument, position }, token) => {
+    const { workspace, path, doc } = await served(textDocument.uri, token);
     const at = workspace.names.occurrenceAt(path, doc.offsetAt(position));
     return at ? locations(workspace.names.declarationsOf(at.symbol)) : null;
   });
 
-  connection.onReferences(async ({ textDocument, position, context }) => {
-    const { workspace, path, doc } = await served(textDocument.uri);
+  connection.onReferences(async ({ textDocument, position, context }, token) => {
+    const { workspace, path, doc } = await served(textDocument.uri, token);
     const at = workspace.names.occurrenceAt(path, doc.offsetAt(position));
     return at ? locations(workspace.names.occurrencesOf(at.symbol).filter((o) => context.includeDeclaration || !o.declaration)) : null;
   });
@@ -334,8 +354,8 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
   const refused = (error: unknown) =>
     error instanceof RenameRefused ? new ResponseError(ErrorCodes.InvalidRequest, error.message) : error;
 
-  connection.onPrepareRename(async ({ textDocument, position }) => {
-    const { workspace, path, doc } = await served(textDocument.uri);
+  connection.onPrepareRename(async ({ textDocument, position }, token) => {
+    const { workspace, path, doc } = await served(textDocument.uri, token);
     try {
       const at = renameTarget(workspace.names, kindBlocks, path, doc.offsetAt(position));
       return { range: { start: doc.positionAt(at.start), end: doc.positionAt(at.end) }, placeholder: at.name.split('/').at(-1)! };
@@ -344,17 +364,25 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     }
   });
 
-  connection.onRenameRequest(async ({ textDocument, position, newName }) => {
-    const { workspace, path, doc } = await served(textDocument.uri);
+  connection.onRenameRequest(async ({ textDocument, position, newName }, token) => {
+    const { workspace, path, doc } = await served(textDocument.uri, token);
     try {
-      return await workspaceEdit(renameChanges(workspace.names, kindBlocks, path, doc.offsetAt(position), newName));
+      const changes = renameChanges(workspace.names, kindBlocks, path, doc.offsetAt(position), newName);
+      // Never an edit of a file outside the configuration folder (the index reads none; this holds whatever it reads).
+      const outside = changes.find((c) => !within(workspace.root, c.path));
+      if (outside)
+        throw new ResponseError(
+          ErrorCodes.InvalidRequest,
+          `Not renamed: ${outside.path} is outside the configuration folder ${workspace.root}`,
+        );
+      return await workspaceEdit(changes);
     } catch (error) {
       throw refused(error);
     }
   });
 
-  connection.onCodeAction(async ({ textDocument, range, context }) => {
-    const { workspace, path, text, doc } = await served(textDocument.uri);
+  connection.onCodeAction(async ({ textDocument, range, context }, token) => {
+    const { workspace, path, text, doc } = await served(textDocument.uri, token);
     const rootFiles = workspace.names.paths().filter((p) => dirname(p) === workspace.root);
     const directoryPath =
       rootFiles.find((p) => workspace.names.fileNamesOf(p)?.occurrences.some((o) => o.declaration && o.space.startsWith('directory:'))) ??
@@ -391,8 +419,8 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
     return actions;
   });
 
-  connection.onDocumentFormatting(async ({ textDocument }) => {
-    const { text, doc } = await served(textDocument.uri);
+  connection.onDocumentFormatting(async ({ textDocument }, token) => {
+    const { text, doc } = await served(textDocument.uri, token);
     const formatted = formatConfigText(text, await schemaOf());
     if (!formatted.ok) throw new ResponseError(ErrorCodes.InvalidRequest, `Not formatted: ${formatted.reason}`);
     return formatted.text === text
@@ -413,6 +441,16 @@ export function startLanguageServer(input: Readable, output: Writable): Promise<
       }
     }),
   );
+
+  // The client is gone when its end of stdin closes (the library's own watch of the client's process id, given in
+  // `initialize`, covers a client killed with stdin held open): the server exits rather than work for no one.
+  let shutdown = false;
+  connection.onShutdown(() => {
+    shutdown = true;
+  });
+  const clientGone = () => process.exit(shutdown ? 0 : 1);
+  input.once('end', clientGone);
+  input.once('close', clientGone);
 
   documents.listen(connection);
   connection.listen();

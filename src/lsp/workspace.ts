@@ -25,10 +25,11 @@ export class Workspace {
    * Every diagnostic of the folder and its modules, by absolute path (a problem of no file is the folder's). On a
    * worker thread (built), so that completion, hover and rename are answered while a large folder loads; the first
    * time in this thread, which has nothing to answer yet and so spares the worker's start and the result's copy.
+   * `signal` stops the worker's load when a newer edit makes it stale.
    */
-  async diagnose({ inThread = false } = {}): Promise<Map<string, Diagnostic[]>> {
+  async diagnose({ inThread = false, signal }: { inThread?: boolean; signal?: AbortSignal } = {}): Promise<Map<string, Diagnostic[]>> {
     const options = { cwd: this.root, allowUnsetVariables: true, open: this.open, env: process.env };
-    const loaded = inThread ? await loadConfiguration(this.root, options) : await loadConfigurationOffThread(this.root, options);
+    const loaded = inThread ? await loadConfiguration(this.root, options) : await loadConfigurationOffThread(this.root, options, signal);
     const { unsetVariables = [] } = loaded;
     // As validate: a rule that uses a variable without a value is compiled by plan, with the value.
     const compilable = (loaded.desired?.policies ?? []).filter((p) => !unsetVariables.some((name) => p.rule.includes(`\${var.${name}}`)));

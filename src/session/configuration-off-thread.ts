@@ -69,9 +69,12 @@ export type LoadedWhere = 'worker' | 'thread';
 export async function loadConfigurationOffThread(
   dir: string,
   options: ConfigurationLoadOptions,
+  /** Stops the worker (the language server: an edit made the load stale); the promise then rejects with its reason. */
+  signal?: AbortSignal,
 ): Promise<LoadResult & { loadedIn: LoadedWhere }> {
   const entry = workerEntry();
-  const answer = entry === undefined ? undefined : await askWorker(entry, dir, options);
+  const answer = entry === undefined ? undefined : await askWorker(entry, dir, options, signal);
+  signal?.throwIfAborted();
   if (answer && 'result' in answer) {
     // The loader registers the state URL's passwords for redaction, in the worker's registry: this thread's must know
     // them before it prints anything of the configuration (its warnings), as after loading here.
@@ -81,7 +84,12 @@ export async function loadConfigurationOffThread(
   return { ...(await loadConfiguration(dir, options)), loadedIn: 'thread' };
 }
 
-function askWorker(entry: string, dir: string, options: ConfigurationLoadOptions): Promise<ConfigurationAnswer | undefined> {
+function askWorker(
+  entry: string,
+  dir: string,
+  options: ConfigurationLoadOptions,
+  signal: AbortSignal | undefined,
+): Promise<ConfigurationAnswer | undefined> {
   const { env, ...rest } = options;
   const job: ConfigurationJob = { dir, options: rest };
   return new Promise((resolve) => {
@@ -97,5 +105,6 @@ function askWorker(entry: string, dir: string, options: ConfigurationLoadOptions
     // An error or an exit without an answer: this thread loads again, and says what the loader says.
     worker.once('error', () => resolve(undefined));
     worker.once('exit', () => resolve(undefined));
+    signal?.addEventListener('abort', () => void worker.terminate(), { once: true });
   });
 }

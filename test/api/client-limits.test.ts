@@ -84,9 +84,19 @@ describe('response size cap', () => {
     expect(error).toBeInstanceOf(ResponseTooLargeError);
   });
 
-  it('is 32 MiB by default', () => {
+  it('is 32 MiB by default, and 4 MiB for a page of a list, of which one list reads at most 64 MiB', () => {
     const client = createClient({ baseUrl: 'http://127.0.0.1:9', token: PAT });
-    expect(client.limits).toEqual({ maxResponseBytes: 32 * MiB, timeoutMs: 60_000 });
+    expect(client.limits).toEqual({
+      maxResponseBytes: 32 * MiB,
+      timeoutMs: 60_000,
+      list: { pages: 1_000, objects: 100_000, bytes: 64 * MiB, pageBytes: 4 * MiB },
+    });
+    void client.close();
+  });
+
+  it('applies a maximum the user set (CPLANE_MAX_RESPONSE_MB) to the pages of a list too', () => {
+    const client = createClient({ baseUrl: 'http://127.0.0.1:9', token: PAT, maxResponseBytes: 10 * MiB });
+    expect(client.limits.list.pageBytes).toBe(10 * MiB);
     void client.close();
   });
 });

@@ -4,7 +4,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, createClient, defaultRetryPolicy, IdentityRefusedError, NetworkError, type ClientEvent } from '../../src/api/index.js';
+import {
+  ApiError,
+  createClient,
+  defaultRetryPolicy,
+  IdentityRefusedError,
+  ListTooLargeError,
+  NetworkError,
+  type ClientEvent,
+  type ListLimits,
+} from '../../src/api/index.js';
 import { backoffDelay } from '@cplane/sdk/internal/retry';
 
 interface Seen {
@@ -215,6 +224,40 @@ describe('API client transport', () => {
       '/v1/projects?limit=2&offset=2',
       '/v1/projects?limit=2&offset=4',
     ]);
+  });
+
+  it('stops a list that never ends at its bound of pages, objects or bytes, naming the operation and the bound', async () => {
+    const row = (i: number) => ({
+      project_id: `p${i}`,
+      account_id: ACCOUNT,
+      name: `n${i}`,
+      description: '',
+      is_active: true,
+      archived: false,
+      archived_at: null,
+      created_at: '2026-01-01T00:00:00Z',
+      updated_at: '2026-01-01T00:00:00Z',
+    });
+    // Always a full page: the walk would never end.
+    const endless: Reply = (res, seen) => {
+      const q = new URL(seen.url, 'http://x').searchParams;
+      ok(Array.from({ length: Number(q.get('limit')) }, (_, i) => row(Number(q.get('offset')) + i)))(res, seen);
+    };
+    const { url, seen } = await scripted([endless]);
+    const walk = async (listLimits: Partial<ListLimits>) => {
+      const client = createClient({ baseUrl: url, token: PAT, accountId: ACCOUNT, listLimits });
+      const error = await client.listAll('listProjects', {}, { pageSize: 2 }).catch((e: unknown) => e);
+      await client.close();
+      return error;
+    };
+    const pages = await walk({ pages: 3 });
+    expect(pages).toBeInstanceOf(ListTooLargeError);
+    expect((pages as Error).message).toBe(
+      'listProjects: the API kept answering this list past 3 pages, far more than any real account holds; reading stopped and nothing was written. Check CPLANE_BASE_URL: the server may be broken or not the control-plane API.',
+    );
+    expect(seen).toHaveLength(3);
+    expect(await walk({ objects: 5 })).toMatchObject({ code: 'list_too_large', bound: 'objects', limit: 5 });
+    expect(await walk({ bytes: 1000 })).toMatchObject({ code: 'list_too_large', bound: 'bytes', limit: 1000 });
   });
 
   it('keeps at most `concurrency` requests in flight', async () => {

@@ -6,6 +6,7 @@
 import { expect, test } from 'vitest';
 import { teamGateways } from '../helpers/config-yaml.js';
 import { load } from './helpers.js';
+import { innerForEachAt, millionForEach } from '../helpers/million-for-each.js';
 
 const stem = `version: 1
 projects:
@@ -293,4 +294,19 @@ moved:
   expect(validateConfig(template), JSON.stringify(validateConfig.errors)).toBe(true);
   expect(validateConfig(parse('gateways:\n  team: { forEach: 5, project: p, defaultModel: m, credentials: [c] }\n'))).toBe(false);
   expect(validateConfig(parse('variables:\n  teams: { type: set }\n'))).toBe(false);
+});
+
+test('a nested forEach that asks for about a million resources is refused at the forEach that goes past the bound', async () => {
+  const { desired, diagnostics } = await load({ 'main.yaml': millionForEach });
+  expect(desired).toBeUndefined();
+  expect(diagnostics.map((d) => [d.code, d.range?.file, d.range?.line, d.range?.col, d.summary, d.detail])).toEqual([
+    [
+      'for_each_too_many',
+      'main.yaml',
+      innerForEachAt.line,
+      innerForEachAt.col,
+      'forEach of gateway_token.team[k019]/app would make more than 20000 instances in this file (nested forEach entries multiply)',
+      'Split the configuration into several files or modules, or make the forEach maps smaller; 20000 instances per file is the bound.',
+    ],
+  ]);
 });

@@ -88,3 +88,15 @@ test('bad flags are explained', async () => {
     'Error: Unknown --format "xml".\nUse --format github, or --json for machine-readable output.\n',
   );
 });
+
+test('a record value that a map variable without a value decides is checked for type only (it crashed: "a bug")', async () => {
+  const dir = writeConfig({
+    'main.yaml':
+      'version: 1\nvariables:\n  source: { type: map }\nprojects:\n  core:\n    records:\n      key:\n        value: ${var.source}\n',
+  });
+  expect(await cplane(['validate'], dir)).toEqual({
+    code: 0,
+    stdout: 'Configuration is valid: 2 resources in 1 file (without a value for "source": checked for type only).\n',
+    stderr: '',
+  });
+});

@@ -208,6 +208,9 @@ afterAll(async () => {
   await w?.close();
 });
 
+/** A child that exits 7 when it was given X, 3 when not. */
+const exitsWithX = [process.execPath, '-e', 'process.exit(process.env.X ? 7 : 3)'];
+
 describe('the reader manifest', () => {
   it('names each record the Service Account may read, per deployment, with its id from the state; the delivered token marked; nothing secret', () => {
     const written = manifest();
@@ -246,10 +249,21 @@ describe('the reader manifest', () => {
     expect(byName.stderr).toBe(
       'Error: --env T=core/ci-token: "core/ci-token" is neither a record address nor a record id, and no reader manifest names it.\nRead by name with --manifest FILE (or CPLANE_MANIFEST), or give the address record.core/ci-token.\n',
     );
+    // With --deployment the command after -- reaches the run (it said "No command to run" whatever followed).
+    const inProd = await w.run(['run', w.dir, '--deployment', 'prod', '--env', 'X=record.payments/stripe-key', '--', ...exitsWithX]);
+    expect(inProd.stderr).toBe('');
+    expect(inProd.code).toBe(7);
     const watch = await w.run(['run', '--watch', '--env', 'X=record.payments/stripe-key', '--', 'true']);
     expect(watch.stderr).toBe(
       'Error: --watch reads by name: it needs --manifest FILE.\nGive --manifest FILE and --env NAME=PROJECT/RECORD (docs/sdk.md), or leave --watch out.\n',
     );
+  });
+
+  it('--out into a folder that does not exist makes the folder (it failed with ENOENT, "a bug")', async () => {
+    const nested = join(w.temp, 'not', 'made', 'reader.json');
+    const written = await w.run(['reader-manifest', 'ci-deployer', w.dir, '--all', '--out', nested]);
+    expect(written.code, written.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(nested, 'utf8'))).toEqual(manifest());
   });
 
   it('reader-credential takes the key from stdin, and refuses a personal access token', () => {

@@ -79,3 +79,23 @@ describe('adding a deployment', () => {
     await expect(findDeploymentsFile(join(dir, 'missing'), 'b')).rejects.toThrow(`No configuration folder ${join(dir, 'missing')}.`);
   });
 });
+
+describe('a value read off a live object with a line break', () => {
+  it('is written double-quoted on one line, and the file stays valid YAML (it failed: "Document with errors cannot be stringified")', async () => {
+    await writeFile(
+      join(dir, 'main.yaml'),
+      'version: 1\nvariables:\n  env: {}\ndeployments:\n  a: { account: 0a000000-0000-4000-8000-000000001001, variables: { env: dev } }\nprojects:\n  app: { name: "app-${var.env}" }\n',
+    );
+    const target = await findDeploymentsFile(dir, 'b');
+    await addDeployment(target, 'b', '0a000000-0000-4000-8000-000000001002', [], {
+      values: new Map([['env', 'pr\nod']]),
+      conflicts: new Map(),
+    });
+    const text = await readFile(join(dir, 'main.yaml'), 'utf8');
+    expect(text).toContain('  b:\n    account: 0a000000-0000-4000-8000-000000001002\n    variables: { env: "pr\\nod" }\n');
+    const reread = await findDeploymentsFile(dir, 'c');
+    expect((reread.contents[0] as { deployments: Record<string, { variables: { env: string } }> }).deployments.b!.variables.env).toBe(
+      'pr\nod',
+    );
+  });
+});

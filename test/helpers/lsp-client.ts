@@ -48,6 +48,8 @@ export interface LspSession {
 export async function startLsp(
   folder: string,
   env: NodeJS.ProcessEnv = process.env,
+  /** The client's process id the server watches (default: this process). */
+  processId: number = process.pid,
 ): Promise<LspSession & { initializeResult: { capabilities: Record<string, unknown> } }> {
   const child = spawn(process.execPath, [builtCli(), 'lsp', '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env });
   let stderr = '';
@@ -68,7 +70,7 @@ export async function startLsp(
   // 'close', not 'exit': what the server wrote on stderr, said when it fails, is then all read.
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const initializeResult = await connection.sendRequest<{ capabilities: Record<string, unknown> }>('initialize', {
-    processId: process.pid,
+    processId,
     rootUri: uriOf(folder),
     workspaceFolders: [{ uri: uriOf(folder), name: 'configuration' }],
     capabilities: {},

@@ -7,8 +7,8 @@
  * state's entries authenticated by their MACs under the state key), never from what the API lists: a server cannot
  * put a name in it nor point one at another record. It holds no secret.
  */
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { MANIFEST_VERSION, type ManifestDeployment, type ManifestRecord, type ReaderManifest } from '@cplane/sdk';
 import type { DesiredState } from '../../config/index.js';
 import { resourceAddress } from '../../plan-model/index.js';
@@ -111,8 +111,11 @@ export const readerManifestCommand: CommandModule = {
     }
     const text = `${JSON.stringify(manifest, null, 2)}\n`;
     const out = typeof ctx.values.out === 'string' ? resolve(ctx.cwd, ctx.values.out) : undefined;
-    if (out) writeFileSync(out, text);
-    else ctx.stdout.write(text);
+    if (out) {
+      // `--out deploy/reader.json` into a folder not made yet: made, as the application's tree expects it there.
+      mkdirSync(dirname(out), { recursive: true });
+      writeFileSync(out, text);
+    } else ctx.stdout.write(text);
     const counts = Object.entries(manifest.deployments).map(([name, d]) => `${name}: ${Object.keys(d.records).length} record(s)`);
     ctx.stderr.write(
       `Reader manifest of ${serviceAccount}${out ? ` written to ${out}` : ''} (${counts.join(', ')}). It holds no secret: commit it with the application, which reads with it and CPLANE_READER.\n`,

@@ -180,6 +180,8 @@ export function deploymentContext(
   const derived = {
     ...(ctx.command ? { command: ctx.command } : {}),
     positionals: ctx.positionals,
+    // What follows `--` (`cplane run --deployment dev --env ... -- cmd`): the command's, kept for it.
+    ...(ctx.afterTerminator ? { afterTerminator: ctx.afterTerminator } : {}),
     values: { ...values, account: deployment.account, workspace: deployment.workspace, ...options.values },
     ...(ctx.optionOrder ? { optionOrder: ctx.optionOrder } : {}),
     env,
