@@ -49,6 +49,9 @@ if (ramTemp) {
 export default defineConfig({
   test: {
     testTimeout: 60_000,
+    // GitHub's workflow parser imports its JSON schema without `with { type: 'json' }`, which Node 20 refuses:
+    // vitest transforms it (as the bundlers it is made for do) instead of handing it to Node.
+    server: { deps: { inline: ['@actions/workflow-parser'] } },
     sequence: { sequencer: PostgresFirst },
     hookTimeout: 60_000,
     // Two cores: integration tests spawn servers and CLI subprocesses.
