@@ -12,6 +12,8 @@ export interface DocumentedBlock {
   where: string;
   /** `name:` of a complete workflow, or undefined for a part. */
   name?: string;
+  /** The file the doc says to save it as (`.github/workflows/cplane-fleet.yml`: `gh run list --workflow` finds it by that name). */
+  file?: string;
   text: string;
   /** The block as a workflow file: the text itself, or a part inside the smallest workflow that holds it. */
   workflow: string;
@@ -21,14 +23,15 @@ const looksLikeWorkflow = (text: string) => /^\s*(jobs:|runs-on:|steps:|-?\s*use
 
 export function documentedWorkflowBlocks(root: string): DocumentedBlock[] {
   const blocks: DocumentedBlock[] = [];
-  for (const file of documentedFiles) {
-    const doc = readFileSync(join(root, file), 'utf8');
+  for (const docFile of documentedFiles) {
+    const doc = readFileSync(join(root, docFile), 'utf8');
     for (const match of doc.matchAll(/^```ya?ml\n([\s\S]*?)^```/gm)) {
       const text = match[1]!;
       if (!looksLikeWorkflow(text)) continue;
-      const where = `${file}:${doc.slice(0, match.index).split('\n').length + 1}`;
+      const where = `${docFile}:${doc.slice(0, match.index).split('\n').length + 1}`;
       const name = /^name: (.*)$/m.exec(text)?.[1];
-      blocks.push({ where, name: /^on:/m.test(text) ? name : undefined, text, workflow: asWorkflow(text) });
+      const file = [...doc.slice(Math.max(0, match.index - 600), match.index).matchAll(/\.github\/workflows\/([\w.-]+\.yml)/g)].at(-1)?.[1];
+      blocks.push({ where, name: /^on:/m.test(text) ? name : undefined, file, text, workflow: asWorkflow(text) });
     }
   }
   return blocks;

@@ -349,7 +349,10 @@ interface StepPlace {
 const actionName = (uses: string) => uses.split('@')[0]!;
 
 async function runStep(step: Step, raw: MappingToken, context: Context, status: Status, place: StepPlace): Promise<StepRun> {
-  const name = asString(evaluateToken((step as RunStep).name, context)) || step.id;
+  // Unnamed, a step is shown as GitHub shows it: `Run <action>` or `Run <its script's first line>`.
+  const name =
+    asString(evaluateToken((step as RunStep).name, context)) ||
+    `Run ${'uses' in step ? (step as ActionStep).uses.value : asString((step as RunStep).run.toDisplayString()).split('\n')[0]}`;
   const skipped: StepRun = { id: step.id, name, outcome: 'skipped', stdout: '', stderr: '', outputs: {} };
   if (!truthy(evaluateToken((step as RunStep).if, context, status))) return skipped;
   const stepEnv = { ...place.env, ...stringMap(evaluateToken((step as RunStep).env, context)) };

@@ -46,8 +46,8 @@ const commit = (files: Record<string, string>, message: string) => {
 };
 const workflow = (name: string) => {
   const block = documentedWorkflowBlocks(repoRoot).find((b) => b.name === name);
-  if (!block) throw new Error(`docs/ci.md has no workflow named ${name}`);
-  return parseWorkflowFile(`.github/workflows/${name.replace(/ /g, '-')}.yml`, block.text);
+  if (!block?.file) throw new Error(`docs/ci.md has no workflow named ${name} with the file to save it as`);
+  return { file: block.file, parsed: parseWorkflowFile(`.github/workflows/${block.file}`, block.text) };
 };
 
 /** The fleet: three deployments in three waves, each in its own account. */
@@ -87,8 +87,8 @@ async function run(
 ): Promise<WorkflowRun> {
   const runId = nextRunId++;
   writeFileSync(join(temp, 'gh-state.json'), JSON.stringify(ghState));
-  const file = `${name.replace(/ /g, '-')}.yml`;
-  const result = await runWorkflow(await workflow(name), {
+  const { file, parsed } = workflow(name);
+  const result = await runWorkflow(await parsed, {
     repo,
     repository,
     runId,
@@ -201,6 +201,42 @@ describe('the documented workflows, run as GitHub runs them', () => {
       expect(job!.concurrency).toMatchObject({ group: `cplane-apply-${name}` });
       expect(job!.steps.at(-1)!.stdout).toMatch(/Apply complete|1 added|added/);
     }
+  });
+
+  it('cplane deployments: a pull request with a change gets a green plan (exit 2 is its changes), its plans and a comment; the push applies them', async () => {
+    git('checkout', '--quiet', '-b', 'describe-again');
+    const before = git('rev-parse', 'main');
+    const head = commit({ 'infra/main.yaml': fleet('The application') }, 'describe the application');
+    const pullRequest = { number: 7, base: { sha: before, ref: 'main' }, head: { sha: head, ref: 'describe-again' } };
+    const pr = await run('cplane deployments', {
+      eventName: 'pull_request',
+      event: { pull_request: pullRequest, number: 7 },
+      sha: head,
+      ref: 'refs/pull/7/merge',
+      apiUrl: comments.url,
+    });
+    expect(why(pr.jobs)).toBe('');
+    const [plan] = pr.job('plan');
+    expect(plan!.result).toBe('success');
+    const step = plan!.steps.find((s) => s.id === 'plan')!;
+    expect(step.outputs.has_changes).toBe('true');
+    expect(step.steps!.find((s) => s.id === 'cplane')!.outputs.has_changes).toBe('true');
+    expect(plan!.steps.at(-1)).toMatchObject({ name: 'Run actions/upload-artifact@v4', outcome: 'success' });
+    expect(comments.comments.map((c) => c.body).join('')).toContain('The application (prod)');
+
+    git('checkout', '--quiet', 'main');
+    git('merge', '--quiet', '--no-ff', '-m', 'Merge pull request #8', 'describe-again');
+    const merge = git('rev-parse', 'HEAD');
+    ghState.pulls.push({ number: 8, head, mergeCommit: merge });
+    const push = await run('cplane deployments', {
+      eventName: 'push',
+      event: { before, after: merge, ref: 'refs/heads/main' },
+      sha: merge,
+      ref: 'refs/heads/main',
+      apiUrl: comments.url,
+    });
+    expect(why(push.jobs)).toBe('');
+    expect(push.job('apply').map((j) => [j.environment, j.result])).toEqual([['production', 'success']]);
   });
 
   it('cplane drift: the scheduled job opens an issue when a deployment changed outside cplane, and closes it once it did not', async () => {
