@@ -11,6 +11,8 @@ export default defineConfig({
     testTimeout: 300_000,
     hookTimeout: 300_000,
     maxWorkers: 1,
+    // GitHub's workflow parser (the release workflow's harness) imports JSON without an import attribute: vitest transforms it.
+    server: { deps: { inline: ['@actions/workflow-parser'] } },
     // In CI its own JSON report, beside npm test's: .ci/run's summary line counts both.
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'coverage/release-report.json' }]] : ['default'],
   },

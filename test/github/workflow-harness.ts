@@ -149,6 +149,10 @@ export interface RunOptions {
   baseEnv: NodeJS.ProcessEnv;
   /** A folder for the run's job workspaces and temporary files. */
   temp: string;
+  /** Jobs the harness does not run (a release's publish job), shown as skipped. */
+  skipJobs?: string[];
+  /** Scripts run instead of the named `run:` steps' (a release's `npm ci` and test suite, which the caller's own run already did). */
+  standIns?: Record<string, string>;
 }
 
 export interface StepRun {
@@ -203,6 +207,7 @@ export async function runWorkflow(workflow: ParsedWorkflow, options: RunOptions)
     event: options.event,
     sha: options.sha,
     ref: options.ref,
+    ref_name: options.ref.replace(/^refs\/(heads|tags)\//, ''),
     repository: options.repository,
     run_id: String(options.runId),
     run_attempt: '1',
@@ -246,7 +251,7 @@ async function runJob(job: Job, raw: MappingToken, run: RunContext, workflow: Pa
   // The job's `if:` sees no matrix; `success()` there means every needed job succeeded.
   const needsFailed = Object.values(run.needs).some((n) => (n as { result: string }).result !== 'success');
   const skipped = (): JobRun[] => [{ name: id, id, result: 'skipped', outputs: {}, steps: [], env: {}, summary: '' }];
-  if (!truthy(evaluateToken(job.if, base, { failed: needsFailed }))) return skipped();
+  if (options.skipJobs?.includes(id) || !truthy(evaluateToken(job.if, base, { failed: needsFailed }))) return skipped();
   const strategy = (evaluateToken(job.strategy, base) ?? {}) as Record<string, Json>;
   const combos = strategy.matrix === undefined ? [undefined] : expandMatrix(strategy.matrix);
   const results: JobRun[] = [];
@@ -298,6 +303,7 @@ async function runSteps(job: Job, raw: MappingToken, setup: JobSetup): Promise<J
     GITHUB_RUN_ATTEMPT: '1',
     GITHUB_SHA: options.sha,
     GITHUB_REF: options.ref,
+    GITHUB_REF_NAME: options.ref.replace(/^refs\/(heads|tags)\//, ''),
     GITHUB_REPOSITORY: options.repository,
     GITHUB_EVENT_NAME: options.eventName,
     GITHUB_EVENT_PATH: setup.run.eventFile,
@@ -357,7 +363,7 @@ async function runStep(step: Step, raw: MappingToken, context: Context, status: 
   if (!truthy(evaluateToken((step as RunStep).if, context, status))) return skipped;
   const stepEnv = { ...place.env, ...stringMap(evaluateToken((step as RunStep).env, context)) };
   if ('run' in step) {
-    const script = asString(evaluateToken(step.run, { ...context, env: stepEnv }));
+    const script = place.options.standIns?.[name] ?? asString(evaluateToken(step.run, { ...context, env: stepEnv }));
     const cwd = resolve(place.workspace, asString(evaluateToken(raw.find('working-directory'), context)) || '.');
     return { id: step.id, name, ...(await runScript(script, cwd, { ...place.githubEnv, ...stepEnv }, place.temp, step.id)) };
   }
