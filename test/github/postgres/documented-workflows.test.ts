@@ -95,7 +95,7 @@ async function run(
     secrets: event.secrets ?? secrets(),
     environments,
     vars: { CPLANE_BASE_URL: emulator.url },
-    action: { ref: 'OWNER/cplane@REF', path: actionPath },
+    action: { ref: 'OWNER/cplane@v0', path: actionPath },
     artifacts: ghState.artifacts,
     temp,
     baseEnv: {
