@@ -104,8 +104,8 @@ export function expandMatrix(matrix: Json): Record<string, Json>[] {
   for (const entry of (Array.isArray(include) ? include : []) as Record<string, Json>[]) {
     // Added to every original combination none of whose original values it overwrites; else a combination of its own.
     let added = false;
-    for (const [i, combo] of combos.entries()) {
-      const base = original[i]!;
+    for (const [i, base] of original.entries()) {
+      const combo = combos[i]!;
       if (Object.entries(entry).every(([k, v]) => !(k in base) || JSON.stringify(base[k]) === JSON.stringify(v))) {
         Object.assign(combo, entry);
         added = true;
