@@ -300,6 +300,46 @@ describe('the documented workflows, run as GitHub runs them', () => {
     expect(why(back.jobs)).toBe('');
     expect(issues.issues.map((i) => i.state)).toEqual(['closed']);
   });
+  it('cplane (one folder, after the drift test made it): the pull request plans and saves prod-plan; the push downloads and applies it', async () => {
+    const before = git('rev-parse', 'main');
+    git('checkout', '--quiet', '-b', 'add-docs');
+    const head = commit(
+      { 'infra/prod/main.yaml': `${single(accounts.prod)}  docs:\n    name: docs-\${var.env}\n    description: Docs\n` },
+      'the docs project',
+    );
+    const pullRequest = { number: 7, base: { sha: before, ref: 'main' }, head: { sha: head, ref: 'add-docs' } };
+    const pr = await run('cplane', {
+      eventName: 'pull_request',
+      event: { pull_request: pullRequest, number: 7 },
+      sha: head,
+      ref: 'refs/pull/7/merge',
+      apiUrl: comments.url,
+    });
+    expect(why(pr.jobs)).toBe('');
+    expect(pr.jobs.map((j) => [j.id, j.result])).toEqual([
+      ['plan', 'success'],
+      ['apply', 'skipped'],
+      ['replan', 'skipped'],
+    ]);
+    expect(pr.job('plan')[0]!.steps.find((s) => s.id === 'plan')!.outputs).toMatchObject({ has_changes: 'true', add: '1' });
+    expect(comments.comments.some((c) => c.body.includes('docs-prod'))).toBe(true);
+
+    git('checkout', '--quiet', 'main');
+    git('merge', '--quiet', '--no-ff', '-m', 'Merge pull request #9', 'add-docs');
+    const merge = git('rev-parse', 'HEAD');
+    ghState.pulls.push({ number: 9, head, mergeCommit: merge });
+    const push = await run('cplane', {
+      eventName: 'push',
+      event: { before, after: merge },
+      sha: merge,
+      ref: 'refs/heads/main',
+      apiUrl: comments.url,
+    });
+    expect(why(push.jobs)).toBe('');
+    const [apply] = push.job('apply');
+    expect([apply!.environment, apply!.result]).toEqual(['production', 'success']);
+    expect(apply!.steps.at(-1)!.outputs).toMatchObject({ add: '1' });
+  });
 });
 
 async function findProject(cli: (args: string[]) => Promise<string>): Promise<string> {
