@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { workflowParserWithoutSourceMaps } from './test/helpers/workflow-parser-plugin.js';
 
 /**
  * `npm run test:release`: the checks of what a release ships, too slow for every `npm test` (packing and
@@ -6,6 +7,7 @@ import { defineConfig } from 'vitest/config';
  * runs both. They test the built dist/: run after `npm test` or `npm run build`.
  */
 export default defineConfig({
+  plugins: [workflowParserWithoutSourceMaps],
   test: {
     include: ['test/release/**/*.test.ts'],
     testTimeout: 300_000,

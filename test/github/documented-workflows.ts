@@ -30,7 +30,9 @@ export function documentedWorkflowBlocks(root: string): DocumentedBlock[] {
       if (!looksLikeWorkflow(text)) continue;
       const where = `${docFile}:${doc.slice(0, match.index).split('\n').length + 1}`;
       const name = /^name: (.*)$/m.exec(text)?.[1];
-      const file = [...doc.slice(Math.max(0, match.index - 1200), match.index).matchAll(/\.github\/workflows\/([\w.-]+\.yml)/g)].at(-1)?.[1];
+      const file = [...doc.slice(Math.max(0, match.index - 1200), match.index).matchAll(/\.github\/workflows\/([\w.-]+\.yml)/g)].at(
+        -1,
+      )?.[1];
       blocks.push({ where, name: /^on:/m.test(text) ? name : undefined, file, text, workflow: asWorkflow(text) });
     }
   }
