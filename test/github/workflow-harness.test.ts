@@ -106,6 +106,22 @@ jobs:
     expect(result.conclusion).toBe('failure');
   });
 
+  it('continue-on-error: the step fails, the job goes on and succeeds', async () => {
+    const result = await run(`on: push
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    steps:
+      - id: flaky
+        continue-on-error: true
+        run: exit 1
+      - run: echo "\${{ steps.flaky.outcome }}/\${{ steps.flaky.conclusion }}"
+`);
+    expect(result.job('a')[0]!.steps.map((s) => s.outcome)).toEqual(['failure', 'success']);
+    expect(result.job('a')[0]!.steps[1]!.stdout).toBe('failure/success\n');
+    expect(result.result('a')).toBe('success');
+  });
+
   it("a job in an environment gets that environment's secrets over the repository's, and no other environment's", async () => {
     const result = await run(
       `on: push

@@ -323,9 +323,11 @@ async function runSteps(job: Job, raw: MappingToken, setup: JobSetup): Promise<J
     const stepContext = { ...context, env, steps, job: { status: status.failed ? 'failure' : 'success' } };
     const result = await runStep(step, rawStep, stepContext, status, { workspace, temp, githubEnv, env, options, summaryFile });
     stepRuns.push(result);
-    if (step.id && !step.id.startsWith('__'))
-      steps[step.id] = { outputs: result.outputs, outcome: result.outcome, conclusion: result.outcome };
-    if (result.outcome === 'failure') status.failed = true;
+    // `continue-on-error: true`: the step's outcome is failure, its conclusion success, and the job goes on.
+    const continues = result.outcome === 'failure' && truthy(evaluateToken(rawStep.find('continue-on-error'), stepContext));
+    const conclusion = continues ? 'success' : result.outcome;
+    if (step.id && !step.id.startsWith('__')) steps[step.id] = { outputs: result.outputs, outcome: result.outcome, conclusion };
+    if (conclusion === 'failure') status.failed = true;
   }
   const outputs = stringMap(evaluateToken(job.outputs, { ...context, env, steps }));
   return {
