@@ -138,3 +138,17 @@ describe('the action from a copy of only its files', () => {
     expect(run.stderr).not.toContain('pw@');
   });
 });
+
+it('a ref without the bundle (a branch of main) fails the step, saying to pin a release tag', async () => {
+  const bare = mkdtempSync(join(tmpdir(), 'cplane-action-nobundle-'));
+  writeFileSync(join(bare, 'action.yml'), readFileSync(join(repoRoot, 'action.yml')));
+  const noBundle = fakeRunner(bare);
+  try {
+    const run = await noBundle.step('cplane', { command: 'validate', args: '.' }, { PATH: process.env.PATH, HOME: noBundle.workspace });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('::error::cplane action: this ref has no action/dist/ bundle. Pin a release tag (uses: OWNER/cplane@v0)');
+  } finally {
+    noBundle.close();
+    rmSync(bare, { recursive: true, force: true });
+  }
+});
