@@ -147,7 +147,8 @@ afterAll(async () => {
   rmSync(temp, { recursive: true, force: true });
 });
 
-describe('the documented workflows, run as GitHub runs them', () => {
+// Each test runs whole workflows (a dozen jobs, each starting the CLI several times): minutes on a busy machine.
+describe('the documented workflows, run as GitHub runs them', { timeout: 600_000 }, () => {
   let base: string;
 
   it('cplane fleet: a pull request planned by shards gets a green plan and one comment; the push applies wave by wave, one environment each', async () => {
