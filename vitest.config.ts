@@ -1,5 +1,6 @@
 import { chmodSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+import { workflowParserWithoutSourceMaps } from './test/helpers/workflow-parser-plugin.js';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Tests that need a real PostgreSQL server: their project starts one for the run (test/helpers/postgres-global-setup.ts). */
@@ -47,8 +48,12 @@ if (ramTemp) {
 }
 
 export default defineConfig({
+  plugins: [workflowParserWithoutSourceMaps],
   test: {
     testTimeout: 60_000,
+    // GitHub's workflow parser imports its JSON schema without `with { type: 'json' }`, which Node 20 refuses:
+    // vitest transforms it (as the bundlers it is made for do) instead of handing it to Node.
+    server: { deps: { inline: ['@actions/workflow-parser'] } },
     sequence: { sequencer: PostgresFirst },
     hookTimeout: 60_000,
     // Two cores: integration tests spawn servers and CLI subprocesses.

@@ -1,12 +1,13 @@
-// Bundles what action.yml runs into action/dist/, committed, so a workflow's job runs the action with Node
-// and nothing installed: no `npm ci`, no dev dependencies, no install scripts (docs/ci.md).
+// Bundles what action.yml runs into action/dist/, so a workflow's job runs the action with Node and nothing
+// installed: no `npm ci`, no dev dependencies, no install scripts (docs/ci.md). git ignores action/dist/: the release
+// workflow (.github/workflows/release.yml) commits it onto the action's release ref, never onto main.
 //   cplane.mjs       the CLI (`validate`, `plan`, `apply`, `drift`, `reconcile` with --github)
 //   pr-comment.mjs   the pull-request comment step (src/github/pr-comment-main.ts)
 //   drift-issue.mjs  the drift and reconcile issue step (src/github/drift-issue-main.ts)
 //   cel.mjs          the CEL library, which the policy worker imports by its file (src/policy/cel-module.ts)
 // plus the chunks that only some commands load. It reads the compiled dist/ (run after `npm run build`, as
 // `npm run build:action` does), and writes to action/dist/, or to the folder given as its argument
-// (test/github/action-bundle.test.ts rebuilds into a temporary folder to check the committed one is current).
+// (test/helpers/action-bundle.ts builds into dist/action-bundle/ for the tests that run the action).
 // The same bundler and the same reading of dist/ as the CLI's bundle (scripts/bundle.mjs), but ES modules:
 // Ink's top-level await then needs no special loading, and the files are not the installed CLI's.
 import { readFileSync, rmSync } from 'node:fs';

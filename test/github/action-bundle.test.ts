@@ -1,15 +1,17 @@
-// The action as a workflow's job gets it: only action.yml and action/ (its committed bundle), no node_modules, no
-// package.json, nothing installed. Its own steps run from that copy against the emulator and a stand-in for the
-// comments API; and the committed bundle is what `npm run build:action` makes of the sources today.
+// The action as a workflow's job gets it at a release tag: only action.yml and action/dist/ (the bundle a release
+// builds with `npm run build:action` and commits onto its release ref; never committed on main), no node_modules,
+// no package.json, nothing installed. The bundle is built from the sources into a temporary copy
+// (test/helpers/action-bundle.ts), and the action's own steps run from that copy against the emulator and a
+// stand-in for the comments API.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
-import { assertFreshBuild } from '../helpers/built-cli.js';
+import { actionCopy } from '../helpers/action-bundle.js';
 import { actionSteps, commentsApi, fakeRunner, pullRequestJobEnv, repoRoot, type CommentsApi, type Runner } from './fake-github.js';
 
 const account = fixtures.accounts[1]!;
@@ -35,8 +37,7 @@ function digests(dir: string): Record<string, string> {
 }
 
 beforeAll(async () => {
-  cpSync(join(repoRoot, 'action.yml'), join(copy, 'action', 'action.yml'));
-  cpSync(join(repoRoot, 'action'), join(copy, 'action', 'action'), { recursive: true });
+  actionCopy(join(copy, 'action'));
   emulator = await startEmulator();
   api = await commentsApi(repository, 7);
   runner = fakeRunner(join(copy, 'action'));
@@ -92,6 +93,14 @@ describe('the action from a copy of only its files', () => {
     expect(files.filter((file) => /(^|\/)(node_modules|package\.json)(\/|$)/.test(file))).toEqual([]);
   });
 
+  it('is not committed: git ignores action/dist/, so a change to src/ changes no bundle', () => {
+    const tracked = execFileSync('git', ['ls-files', 'action'], { cwd: repoRoot, encoding: 'utf8' });
+    expect(tracked).toBe('');
+    expect(execFileSync('git', ['check-ignore', 'action/dist/cplane.mjs'], { cwd: repoRoot, encoding: 'utf8' }).trim()).toBe(
+      'action/dist/cplane.mjs',
+    );
+  });
+
   it('plans with a policy, writes the step outputs and summary, and keeps the pull request comment', async () => {
     const inputs = { command: 'plan', 'working-directory': '.', args: 'infra --out prod.plan.json', comment: 'true' };
     const run = await runner.step('cplane', inputs, env);
@@ -130,15 +139,16 @@ describe('the action from a copy of only its files', () => {
   });
 });
 
-it('the committed action/dist/ is what `npm run build:action` makes of the sources', { timeout: 120_000 }, () => {
-  assertFreshBuild();
-  const rebuilt = mkdtempSync(join(tmpdir(), 'cplane-action-build-'));
+it('a ref without the bundle (a branch of main) fails the step, saying to pin a release tag', async () => {
+  const bare = mkdtempSync(join(tmpdir(), 'cplane-action-nobundle-'));
+  writeFileSync(join(bare, 'action.yml'), readFileSync(join(repoRoot, 'action.yml')));
+  const noBundle = fakeRunner(bare);
   try {
-    execFileSync(process.execPath, [join(repoRoot, 'scripts', 'bundle-action.mjs'), rebuilt], { stdio: 'pipe' });
-    const [committed, fresh] = [digests(join(repoRoot, 'action', 'dist')), digests(rebuilt)];
-    const differing = [...new Set([...Object.keys(committed), ...Object.keys(fresh)])].filter((file) => committed[file] !== fresh[file]);
-    expect(differing, 'action/dist/ is not the build of the sources: run `npm run build:action` and commit action/dist/').toEqual([]);
+    const run = await noBundle.step('cplane', { command: 'validate', args: '.' }, { PATH: process.env.PATH, HOME: noBundle.workspace });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('::error::cplane action: this ref has no action/dist/ bundle. Pin a release tag (uses: OWNER/cplane@v0)');
   } finally {
-    rmSync(rebuilt, { recursive: true, force: true });
+    noBundle.close();
+    rmSync(bare, { recursive: true, force: true });
   }
 });

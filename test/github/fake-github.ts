@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { actionCopy } from '../helpers/action-bundle.js';
 import { assertFreshBuild } from '../helpers/built-cli.js';
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
@@ -145,12 +146,12 @@ export interface Runner {
 }
 
 /**
- * `actionPath` is where the action is checked out (github.action_path): the repository, whose action steps run
- * the committed bundle in action/dist/ (test/github/action-bundle.test.ts checks it is the sources' build), or
- * a copy of only the action's files.
+ * `actionPath` is where the action is checked out (github.action_path): by default a copy of what a release ships
+ * (action.yml and the bundle built from the sources: test/helpers/action-bundle.ts), or a folder the test made.
  */
-export function fakeRunner(actionPath = repoRoot): Runner {
+export function fakeRunner(given?: string): Runner {
   const temp = mkdtempSync(join(tmpdir(), 'cplane-gha-'));
+  const actionPath = given ?? actionCopy(join(temp, 'action'));
   const workspace = join(temp, 'workspace');
   mkdirSync(workspace);
   mkdirSync(join(temp, 'runner-temp'));

@@ -1,1 +1,0 @@
-const e={run:async e=>(await import(`./api-command.mjs`)).runApiCommand(e)};export{e as apiCommand};

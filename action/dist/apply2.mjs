@@ -1,1 +1,0 @@
-export{t as applyCommand}from"./apply.mjs";

@@ -1,1 +1,0 @@
-import"./key-id.mjs";import"./wrap-error.mjs";export{a as wrapDataKey}from"./data-key-wrap2.mjs";

@@ -1,1 +1,0 @@
-import{c as e}from"./apply.mjs";const t={run:t=>e(t,`destroy`)};export{t as destroyCommand};

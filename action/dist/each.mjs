@@ -1,1 +1,0 @@
-export{n as runForDeployments}from"./each2.mjs";

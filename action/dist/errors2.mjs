@@ -1,1 +1,0 @@
-import{t as e}from"./errors.mjs";var t=class extends e{diagnostics;constructor(e,t,n){super(e,t),this.diagnostics=n}};export{t};

@@ -1,2 +1,0 @@
-import{S as e}from"./config.mjs";import{t}from"./errors.mjs";var n=class extends t{diagnostics;name=`PlanError`;code=`plan_failed`;constructor(t){let n=t.length;super(`the plan cannot be made (${n} problem${n===1?``:`s`}):\n${t.map(t=>e(t,{color:!1})).join(`
-`)}`,"Fix the problems above and run `cplane plan` again."),this.diagnostics=t}};export{n as t};

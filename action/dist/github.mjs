@@ -1,1 +1,0 @@
-import"./actions.mjs";export{};

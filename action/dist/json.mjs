@@ -1,1 +1,0 @@
-function e(e){return`${JSON.stringify(e,null,2)}\n`}export{e as t};

@@ -1,1 +1,0 @@
-import{createHash as e}from"node:crypto";function t(t){return`x25519:${e(`sha256`).update(t).digest(`hex`).slice(0,16)}`}export{t};

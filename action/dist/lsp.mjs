@@ -1,1 +1,0 @@
-import{t as e}from"./errors.mjs";import{n as t}from"./exit-codes.mjs";const n={async run(n){if(n.positionals.length>0)throw new e(`lsp takes no folder: it serves the folders of the files the editor opens.`,`Usage: cplane lsp [--stdio]`);let{startLanguageServer:r}=await import(`./server.mjs`);return await r(n.stdin,n.stdout),t.ok}};export{n as lspCommand};

@@ -1,1 +1,0 @@
-const e={run:async e=>(await import(`./mcp-server.mjs`)).runMcpServer(e,{validate:async()=>(await import(`./validate.mjs`)).validateCommand,plan:async()=>(await import(`./plan.mjs`)).planCommand,apply:async()=>(await import(`./apply2.mjs`)).applyCommand})};export{e as mcpCommand};

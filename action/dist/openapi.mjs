@@ -1,1 +1,0 @@
-export{t as openApiDocument}from"./openapi2.mjs";

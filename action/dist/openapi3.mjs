@@ -1,1 +1,0 @@
-import{t as e}from"./openapi2.mjs";import{t}from"./errors.mjs";const n={async run(n){if(n.positionals.length>0)throw new t(`Unexpected arguments: ${n.positionals.join(` `)}.`,`Usage: cplane openapi > openapi.json`);return n.stdout.write(`${JSON.stringify(e(),null,2)}\n`),0}};export{n as openapiCommand};

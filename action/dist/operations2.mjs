@@ -1,1 +1,0 @@
-import{t as e}from"./routes.mjs";import{n as t,t as n}from"./operations.mjs";export{e as fillPath,n as operationNames,t as operations};

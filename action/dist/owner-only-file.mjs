@@ -1,1 +1,0 @@
-import{closeSync as e,fstatSync as t,openSync as n,readFileSync as r}from"node:fs";function i(i){let a;try{a=n(i,`r`)}catch(e){if(e.code===`ENOENT`)return{found:`missing`};throw e}try{let e=t(a).mode&511;return e&63?{found:`open-to-others`,mode:e.toString(8).padStart(3,`0`)}:{found:`private`,text:r(a,`utf8`)}}finally{e(a)}}export{i as t};

@@ -1,3 +1,0 @@
-import{C as e,S as t}from"./config.mjs";import{t as n}from"./errors4.mjs";import"./planner.mjs";import{n as r}from"./exit-codes.mjs";function i(i,a,o){if(!(i instanceof n))throw i;if(o.json)a.stdout.write(`${JSON.stringify({planned:!1,diagnostics:i.diagnostics},null,2)}\n`);else if(o.format===`github`)for(let t of i.diagnostics)a.stdout.write(`${e(t)}\n`);else{let e=a.stderr.isTTY===!0&&!a.env.NO_COLOR;a.stderr.write(`Error: the plan cannot be made:\n\n${i.diagnostics.map(n=>t(n,{color:e})).join(`
-
-`)}\n\n${i.hint??``}\n`)}return r.error}export{i as t};

@@ -1,1 +1,0 @@
-import"./make-plan.mjs";import"./errors4.mjs";export{};

@@ -1,1 +1,0 @@
-export{l as compilePolicies}from"./policy.mjs";

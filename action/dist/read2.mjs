@@ -1,1 +1,0 @@
-export{r as readCommand}from"./read.mjs";

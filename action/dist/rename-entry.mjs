@@ -1,1 +1,0 @@
-function e(e,t,n,r){let i={...t,fingerprintAddress:t.fingerprintAddress??n};return t.sealed&&(i.sealed=Object.fromEntries(Object.entries(t.sealed).map(([t,i])=>[t,e.seal(r,e.open(n,i))]))),i}export{e as t};

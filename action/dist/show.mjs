@@ -1,1 +1,0 @@
-export{n as showCommand}from"./show2.mjs";

@@ -1,1 +1,0 @@
-export{t as stateListCommand,n as stateMvCommand,r as stateRmCommand,i as stateShowCommand}from"./state3.mjs";

@@ -1,1 +1,0 @@
-import{t as e}from"./errors.mjs";function t(t,n){if(t.length>0&&n.length>0)throw new e(`--target and --exclude cannot be used together.`,`A run either plans only the targeted addresses or all but the excluded ones: give one of the two flags.`)}export{t};

@@ -1,1 +1,0 @@
-const e=`0.1.0`;export{e as t};

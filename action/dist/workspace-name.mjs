@@ -1,1 +1,0 @@
-import{l as e}from"./state.mjs";function t(t){let n=typeof t.values.workspace==`string`?t.values.workspace:void 0;return e(n??(t.env.CPLANE_WORKSPACE||`default`))}export{t};

@@ -1,1 +1,0 @@
-var e=class extends Error{code;name=`WrapError`;constructor(e,t,n){super(t,n),this.code=e}};export{e as t};

@@ -1,1 +1,0 @@
-export{r as writerKeyOf}from"./writer-key2.mjs";
