@@ -23,6 +23,8 @@ import { parseWorkflowFile, runWorkflow, type JobRun, type RunOptions, type Work
 const database = withDatabase();
 const repository = 'acme/infra';
 const accounts = { dev: extraAccount(1).id, staging: fixtures.accounts[1]!.id, prod: fixtures.accounts[0]!.id };
+/** The fleet of docs/ci.md's `cplane fleet`: each deployment chooses its own token by name (CPLANE_TOKEN_<NAME>). */
+const fleetDeployments = { staging: accounts.dev, 'prod-eu': accounts.staging, 'prod-us': accounts.prod } as const;
 const stateKey = Buffer.alloc(32, 9).toString('base64');
 
 let temp: string;
@@ -50,7 +52,7 @@ const workflow = (name: string) => {
   return { file: block.file, parsed: parseWorkflowFile(`.github/workflows/${block.file}`, block.text) };
 };
 
-/** The fleet: three deployments in three waves, each in its own account. */
+/** Three deployments in three waves, each in its own account, on the one CPLANE_TOKEN (`cplane deployments`). */
 const fleet = (description: string) => `version: 1
 variables:
   env: {}
@@ -58,6 +60,19 @@ deployments:
   dev: { account: ${accounts.dev}, variables: { env: dev } }
   staging: { account: ${accounts.staging}, variables: { env: staging }, after: [dev] }
   prod: { account: ${accounts.prod}, variables: { env: prod }, after: [staging] }
+projects:
+  app:
+    name: app-\${var.env}
+    description: ${description} (\${var.env})
+`;
+/** The same fleet as `cplane fleet` runs it: deployments that each choose their own token. */
+const tokenFleet = (description: string) => `version: 1
+variables:
+  env: {}
+deployments:
+  staging: { account: ${fleetDeployments.staging}, token: staging, variables: { env: staging } }
+  prod-eu: { account: ${fleetDeployments['prod-eu']}, token: prod_eu, variables: { env: prod-eu }, after: [staging] }
+  prod-us: { account: ${fleetDeployments['prod-us']}, token: prod_us, variables: { env: prod-us }, after: [prod-eu] }
 projects:
   app:
     name: app-\${var.env}
@@ -76,9 +91,13 @@ projects:
 /** Secrets as a repository and its environments hold them: each environment has its own deployment's token. */
 const secrets = () => ({ CPLANE_TOKEN: fixtures.tokens.admin, CPLANE_STATE: database().url, CPLANE_STATE_KEY: stateKey });
 const environments = {
-  dev: { CPLANE_TOKEN: `${fixtures.tokens.admin}` },
-  staging: { CPLANE_TOKEN: `${fixtures.tokens.admin}` },
-  prod: { CPLANE_TOKEN: `${fixtures.tokens.admin}` },
+  staging: { CPLANE_TOKEN_STAGING: `${fixtures.tokens.admin}` },
+  'prod-eu': { CPLANE_TOKEN_PROD_EU: `${fixtures.tokens.admin}` },
+  'prod-us': { CPLANE_TOKEN_PROD_US: `${fixtures.tokens.admin}` },
+  // A pull request's plan job runs in NAME-plan (open to every branch), holding that deployment's token alone.
+  'staging-plan': { CPLANE_TOKEN_STAGING: `${fixtures.tokens.admin}` },
+  'prod-eu-plan': { CPLANE_TOKEN_PROD_EU: `${fixtures.tokens.admin}` },
+  'prod-us-plan': { CPLANE_TOKEN_PROD_US: `${fixtures.tokens.admin}` },
 };
 
 async function run(
@@ -152,9 +171,9 @@ describe('the documented workflows, run as GitHub runs them', { timeout: 600_000
   let base: string;
 
   it('cplane fleet: a pull request planned by shards gets a green plan and one comment; the push applies wave by wave, one environment each', async () => {
-    base = commit({ 'infra/main.yaml': fleet('First'), 'README.md': 'infra\n' }, 'the fleet');
+    base = commit({ 'infra/main.yaml': tokenFleet('First'), 'README.md': 'infra\n' }, 'the fleet');
     git('checkout', '--quiet', '-b', 'change');
-    const head = commit({ 'infra/main.yaml': fleet('The app') }, 'describe the app');
+    const head = commit({ 'infra/main.yaml': tokenFleet('The app') }, 'describe the app');
     const pullRequest = { number: 7, base: { sha: base, ref: 'main' }, head: { sha: head, ref: 'change' } };
     const pr = await run('cplane fleet', {
       eventName: 'pull_request',
@@ -165,11 +184,16 @@ describe('the documented workflows, run as GitHub runs them', { timeout: 600_000
     });
     expect(why(pr.jobs)).toBe('');
     expect(pr.result('plan')).toBe('success');
-    expect(pr.job('plan').map((j) => j.name)).toEqual(['plan (1)', 'plan (2)', 'plan (3)', 'plan (4)']);
+    // A job per touched deployment, each in its plan environment with that deployment's token alone.
+    expect(pr.job('plan').map((j) => [j.environment, j.result])).toEqual([
+      ['staging-plan', 'success'],
+      ['prod-eu-plan', 'success'],
+      ['prod-us-plan', 'success'],
+    ]);
     expect(pr.result('comment')).toBe('success');
     expect(pr.job('apply-wave-1')[0]!.result).toBe('skipped');
     expect(comments.comments).toHaveLength(1);
-    for (const name of ['dev', 'staging', 'prod']) expect(comments.comments[0]!.body).toContain(name);
+    for (const name of Object.keys(fleetDeployments)) expect(comments.comments[0]!.body).toContain(name);
 
     // Merged: main gets the pull request's commit, and the push runs the apply waves.
     git('checkout', '--quiet', 'main');
@@ -187,18 +211,20 @@ describe('the documented workflows, run as GitHub runs them', { timeout: 600_000
     expect(push.result('plan')).toBe('skipped');
     const waves = ['apply-wave-1', 'apply-wave-2', 'apply-wave-3'].map((id) => push.job(id));
     expect(waves.map((jobs) => jobs.map((j) => [j.environment, j.result]))).toEqual([
-      [['dev', 'success']],
       [['staging', 'success']],
-      [['prod', 'success']],
+      [['prod-eu', 'success']],
+      [['prod-us', 'success']],
     ]);
     // Wave after wave (the order the harness ran them), each with its environment's token and concurrency group.
     expect(push.jobs.map((j) => j.id).filter((id) => id.startsWith('apply'))).toEqual(['apply-wave-1', 'apply-wave-2', 'apply-wave-3']);
-    for (const [name, [job]] of [
-      ['dev', waves[0]!],
-      ['staging', waves[1]!],
-      ['prod', waves[2]!],
+    for (const [name, variable, [job]] of [
+      ['staging', 'CPLANE_TOKEN_STAGING', waves[0]!],
+      ['prod-eu', 'CPLANE_TOKEN_PROD_EU', waves[1]!],
+      ['prod-us', 'CPLANE_TOKEN_PROD_US', waves[2]!],
     ] as const) {
-      expect(job!.env.CPLANE_TOKEN).toBe(environments[name].CPLANE_TOKEN);
+      // Its own token, and no other deployment's (a secret its environment lacks reads as empty).
+      for (const other of ['CPLANE_TOKEN_STAGING', 'CPLANE_TOKEN_PROD_EU', 'CPLANE_TOKEN_PROD_US'])
+        expect(job!.env[other] ?? '').toBe(other === variable ? fixtures.tokens.admin : '');
       expect(job!.concurrency).toMatchObject({ group: `cplane-apply-${name}` });
       expect(job!.steps.at(-1)!.stdout).toMatch(/Apply complete|1 added|added/);
     }
