@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvNames } from './config-folder.js';
+import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvMatcher, secretEnvNames } from './config-folder.js';
 import { collectDeployments } from './deployments.js';
 import type { SourceFile } from './source-file.js';
 import type { Diagnostic } from './types.js';
@@ -90,44 +90,19 @@ function stateUrlNames(values: readonly unknown[]): string[] {
   });
 }
 
-/** The variables a configuration reads secrets from, some of them known only as a pattern (see secretEnvironmentNames). */
-export interface SecretEnvironmentNames {
-  has(variable: string): boolean;
-}
-
-/** `${...}` (a reference) or `$${` (a literal `${`) in a source's name. */
-const NAME_REFERENCE = /\$\$\{|\$\{[^}]*\}/g;
-
-/**
- * A source's name as a test of variable names: the name itself, or, when it is interpolated
- * (`DB_PASSWORD_${var.env}`), every name it can become (`DB_PASSWORD_` and anything), whatever the variables' values.
- */
-function nameTest(written: string): (variable: string) => boolean {
-  if (!written.includes('${')) return (variable) => variable === written;
-  let source = '';
-  let last = 0;
-  for (const match of written.matchAll(NAME_REFERENCE)) {
-    source += escapeRegExp(written.slice(last, match.index)) + (match[0] === '$${' ? '\\$\\{' : '[^=]*');
-    last = match.index + match[0].length;
-  }
-  const pattern = new RegExp(`^${source}${escapeRegExp(written.slice(last))}$`);
-  return (variable) => pattern.test(variable);
-}
-
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
  * The variables a configuration folder reads secrets from: its secret sources (`{ env: NAME }`, its modules' and its
  * deployments' tokens included) and those in its state URL. A source whose name is interpolated
  * (`{ env: "DB_PASSWORD_${var.env}" }`, one per deployment) stands for every variable it can become, in every
- * deployment. None when the folder holds no configuration.
+ * deployment; one that is only a reference (`${var.source}`) stands for every variable, the command gets only what
+ * `--env` and `--pass-env` give it. None when the folder holds no configuration.
  */
-export async function secretEnvironmentNames(dir: string, cwd: string): Promise<SecretEnvironmentNames> {
+export async function secretEnvironmentNames(dir: string, cwd: string): Promise<{ has(variable: string): boolean }> {
   const root = resolve(cwd, dir);
   const values = ((await readFolder(root, cwd, [])) ?? []).map((f) => f.value);
-  const names = [...secretEnvNames([...values, ...(await moduleValues(root, values))]), ...stateUrlNames(values)];
-  const tests = names.map(nameTest);
-  return { has: (variable) => tests.some((test) => test(variable)) };
+  const isSource = secretEnvMatcher([...values, ...(await moduleValues(root, values))], { bareReference: 'every variable' });
+  const stateUrl = new Set(stateUrlNames(values));
+  return { has: (variable) => isSource(variable) || stateUrl.has(variable) };
 }
 
 export async function environmentNeeds(

@@ -26,6 +26,6 @@ export {
 export { diagnosticAt, sortDiagnostics } from './diagnostics.js';
 export { reportSchemaErrors } from './schema-check.js';
 export { formatConfigFolder, formatConfigText, type FormattedFile } from './format.js';
-export { environmentNeeds, secretEnvironmentNames, type EnvironmentNeed, type SecretEnvironmentNames } from './environment-needs.js';
+export { environmentNeeds, secretEnvironmentNames, type EnvironmentNeed } from './environment-needs.js';
 export { deploymentWaves, type Deployment } from './deployments.js';
 export { checkPathInside, pathBounds, PATH_HINT, refusalWords, type PathBounds } from './path-bounds.js';
