@@ -2,8 +2,8 @@
  * The environment `cplane run` starts its command with. The command gets the values it asked for (`--env`), not
  * what opens or writes every value: the parent's environment goes without every `CPLANE_*` variable (the token,
  * which may be an admin's; a state URL, which may hold a database password; the state key, passphrase and reader
- * key) and without the variables the configuration reads secrets from (its `{ env: NAME }` sources, its state
- * URL's password). `--pass-env NAME` lets one of them through on purpose.
+ * key) and without the variables the configuration reads secrets from (its `{ env: NAME }` sources, every variable
+ * an interpolated one such as `DB_PASSWORD_${var.env}` can become, its state URL's password). `--pass-env NAME` lets one of them through on purpose.
  */
 import { secretEnvironmentNames } from '../config/index.js';
 import { AbortError } from '../session/errors.js';

@@ -1,7 +1,7 @@
 /**
  * `cplane run --watch`: the command runs with the values it was given until one of them changes (a token renewed and
- * delivered by `reconcile`, a value rotated), then it is stopped (SIGTERM, then SIGKILL once `graceMs` has passed)
- * and started again with the new values, for programs that read their environment once. Changes that arrive while
+ * delivered by `reconcile`, a value rotated), then it is stopped with every process it started (its process group:
+ * SIGTERM, then SIGKILL once `graceMs` has passed, and waited for until none is left) and started again with the new values, for programs that read their environment once. Changes that arrive while
  * it restarts are taken by the same restart, or by one more. cplane ends when the command ends on its own (its exit
  * code is cplane's), or when SIGINT or SIGTERM sent to cplane has ended it.
  */
@@ -25,7 +25,8 @@ export interface RestartingRun {
 
 export async function runRestarting(run: RestartingRun): Promise<number> {
   const values = { ...run.values };
-  const start = () => startChild(run.command, run.args, { cwd: run.cwd, env: { ...run.env, ...values } });
+  // In a group of its own: a restart stops every process the command started, not only the command.
+  const start = () => startChild(run.command, run.args, { cwd: run.cwd, env: { ...run.env, ...values }, ownGroup: true });
   let current: RunningChild = start();
   /** Children stopped by a restart: their end is not cplane's. */
   const replaced = new WeakSet<RunningChild>();
@@ -35,7 +36,7 @@ export async function runRestarting(run: RestartingRun): Promise<number> {
 
   return await new Promise<number>((resolve, reject) => {
     const stopSignals = forwardSignals(
-      () => current.child,
+      () => current,
       () => (signalled = true),
     );
     let stopWatching = () => {};
@@ -58,10 +59,7 @@ export async function runRestarting(run: RestartingRun): Promise<number> {
         again = false;
         const old = current;
         replaced.add(old);
-        old.child.kill('SIGTERM');
-        const kill = setTimeout(() => old.child.kill('SIGKILL'), run.graceMs);
-        const code = await old.exited.catch(() => undefined);
-        clearTimeout(kill);
+        const code = await old.stop(run.graceMs);
         if (signalled) return finish({ code: code ?? 1 });
         current = start();
         follow(current);

@@ -130,6 +130,41 @@ export function secretEnvNames(values: unknown[]): Set<string> {
   return names;
 }
 
+/** `${...}` (a reference) or `$${` (a literal `${`) in a source's name. */
+const NAME_REFERENCE = /\$\$\{|\$\{[^}]*\}/g;
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A test of the variables the files' secret sources read, in every deployment: a source's name, or, when it is
+ * interpolated (`DB_PASSWORD_${var.env}`), every name it can become (`DB_PASSWORD_` and anything), whatever the
+ * variables' values. A name that is only references (`${var.source}`) can become any name: it matches every variable
+ * with `bareReference: 'every variable'` (what to withhold), none with `'none'` (what to redact: not every value of
+ * the environment).
+ */
+export function secretEnvMatcher(values: unknown[], options: { bareReference: 'every variable' | 'none' }): (variable: string) => boolean {
+  const exact = new Set<string>();
+  const patterns: RegExp[] = [];
+  for (const written of secretEnvNames(values)) {
+    if (!written.includes('${')) {
+      exact.add(written);
+      continue;
+    }
+    let source = '';
+    let literal = '';
+    let last = 0;
+    for (const match of written.matchAll(NAME_REFERENCE)) {
+      literal += written.slice(last, match.index) + (match[0] === '$${' ? '${' : '');
+      source += escapeRegExp(written.slice(last, match.index)) + (match[0] === '$${' ? '\\$\\{' : '[^=]*');
+      last = match.index + match[0].length;
+    }
+    literal += written.slice(last);
+    if (literal === '' && options.bareReference === 'none') continue;
+    patterns.push(new RegExp(`^${source}${escapeRegExp(written.slice(last))}$`));
+  }
+  return (variable) => exact.has(variable) || patterns.some((pattern) => pattern.test(variable));
+}
+
 /** The `{ file: PATH }` secret sources of a file: the map (for its position) and the path as written. */
 export function secretFileSources(file: SourceFile): { source: Record<string, unknown>; written: string }[] {
   const found: { source: Record<string, unknown>; written: string }[] = [];

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvNames } from './config-folder.js';
+import { collectDeclarations, listConfigFiles, readConfigFiles, secretEnvMatcher, secretEnvNames } from './config-folder.js';
 import { collectDeployments } from './deployments.js';
 import type { SourceFile } from './source-file.js';
 import type { Diagnostic } from './types.js';
@@ -91,13 +91,18 @@ function stateUrlNames(values: readonly unknown[]): string[] {
 }
 
 /**
- * The variables a configuration folder reads secrets from: its secret sources (`{ env: NAME }`, its modules'
- * included) and those in its state URL. None when the folder holds no configuration.
+ * The variables a configuration folder reads secrets from: its secret sources (`{ env: NAME }`, its modules' and its
+ * deployments' tokens included) and those in its state URL. A source whose name is interpolated
+ * (`{ env: "DB_PASSWORD_${var.env}" }`, one per deployment) stands for every variable it can become, in every
+ * deployment; one that is only a reference (`${var.source}`) stands for every variable, the command gets only what
+ * `--env` and `--pass-env` give it. None when the folder holds no configuration.
  */
-export async function secretEnvironmentNames(dir: string, cwd: string): Promise<Set<string>> {
+export async function secretEnvironmentNames(dir: string, cwd: string): Promise<{ has(variable: string): boolean }> {
   const root = resolve(cwd, dir);
   const values = ((await readFolder(root, cwd, [])) ?? []).map((f) => f.value);
-  return new Set([...secretEnvNames([...values, ...(await moduleValues(root, values))]), ...stateUrlNames(values)]);
+  const isSource = secretEnvMatcher([...values, ...(await moduleValues(root, values))], { bareReference: 'every variable' });
+  const stateUrl = new Set(stateUrlNames(values));
+  return { has: (variable) => isSource(variable) || stateUrl.has(variable) };
 }
 
 export async function environmentNeeds(

@@ -8,7 +8,15 @@
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { buildDesired, type LoadedFile } from './build-desired.js';
-import { collectDeclarations, confineSecretFiles, listConfigFiles, readConfigFiles, secretEnvNames } from './config-folder.js';
+import {
+  collectDeclarations,
+  confineSecretFiles,
+  listConfigFiles,
+  readConfigFiles,
+  secretEnvMatcher,
+  secretEnvNames,
+} from './config-folder.js';
+import { registerSecret } from '../text/safe-text.js';
 import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from './diagnostics.js';
 import { expandFile } from './for-each.js';
 import { collectDirectory } from './directory.js';
@@ -111,7 +119,7 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   const result = await loadFolder(dir, options, read);
   // Only a diagnostic that quotes something needs the secret values looked for; they are read only then.
   if (!read.bounds || !result.diagnostics.some((d) => d.snippet !== undefined)) return result;
-  const values = await secretSourceValues(read.files, options.env ?? process.env, read.bounds);
+  const values = await secretSourceValues(read.files, options.env ?? process.env, read.bounds, read.isSourceName);
   return { ...result, diagnostics: withoutSecretValues(result.diagnostics, values) };
 }
 
@@ -119,6 +127,8 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
 interface FilesRead {
   files: SourceFile[];
   bounds?: PathBounds;
+  /** The variables the secret sources read as written, in every deployment (before interpolation made them this one's). */
+  isSourceName?: (variable: string) => boolean;
 }
 
 async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): Promise<LoadResult> {
@@ -144,6 +154,13 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
   const bounds = await pathBounds(root);
   read.files = files;
   read.bounds = bounds;
+  // Every deployment's secret sources are secrets of this run, whichever deployment this load is for: another
+  // deployment's value in this one's output is redacted too.
+  read.isSourceName = secretEnvMatcher(
+    files.map((f) => f.value),
+    { bareReference: 'none' },
+  );
+  for (const [name, value] of Object.entries(env)) if (read.isSourceName(name)) registerSecret(value);
 
   const declarations = collectDeclarations(files, diagnostics);
   deployments = collectDeployments(files, root, diagnostics);

@@ -9,6 +9,11 @@
  * - Control characters (C0, DEL, C1) and bidirectional overrides are escaped,
  *   so text from the API or from configuration names cannot move the cursor,
  *   change colours, or make a line read differently from what it says.
+ * - Workflow commands are broken: GitHub Actions' runner obeys `##[command]`
+ *   anywhere in a line of a step's log and `::command::` at its start, so text
+ *   from the account or the configuration (`##[add-mask]`, `::stop-commands::`)
+ *   gets a zero-width space inside the marker (`##\u200b[`, `:\u200b:`): a
+ *   person reads the same text, the runner reads no command.
  *
  * This is the one place for both; output code calls `safeText` (or
  * `safeLines` for text whose line breaks are its own) on what it prints.
@@ -145,9 +150,20 @@ const escapeOne = (char: string): string => {
   return named[char] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
 };
 
-/** One line of untrusted text: every control character (line breaks included) and bidi override escaped, e.g. ESC as `\e`, U+202E as `\u202e`. */
+/** `##[` anywhere, `::` at the start of a line (after blanks): what the Actions runner reads as a workflow command. */
+const WORKFLOW_COMMAND = /##\[|^([ \t]*):(?=:)/gm;
+
+/** The text with every workflow-command marker broken by a zero-width space (see the top of this file). */
+export function withoutWorkflowCommands(text: string): string {
+  return text.replace(WORKFLOW_COMMAND, (marker, blanks: string | undefined) => (blanks === undefined ? '##\u200b[' : `${blanks}:\u200b`));
+}
+
+/**
+ * One line of untrusted text: every control character (line breaks included) and bidi override escaped, e.g. ESC as
+ * `\e`, U+202E as `\u202e`, and no workflow command.
+ */
 export function escapeControl(text: string): string {
-  return text.replace(UNSAFE, escapeOne);
+  return withoutWorkflowCommands(text.replace(UNSAFE, escapeOne));
 }
 
 /**
@@ -165,5 +181,5 @@ export function safeText(text: string): string {
 
 /** Redacted and escaped, keeping line breaks and tabs: for a multi-line message cplane composed itself. */
 export function safeLines(text: string): string {
-  return secrets.redact(text).replace(UNSAFE_BUT_LINE_BREAKS, escapeOne);
+  return withoutWorkflowCommands(secrets.redact(text).replace(UNSAFE_BUT_LINE_BREAKS, escapeOne));
 }

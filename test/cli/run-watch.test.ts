@@ -54,3 +54,59 @@ it('ends with the newest value when changes arrive during a restart, the same va
   expect(lines.at(-1)).toBe('v3');
   expect(lines.length).toBeLessThanOrEqual(3);
 });
+
+/** Alive: `kill(pid, 0)` succeeds and it is not a zombie (exited, waiting to be reaped by a parent that may never reap it). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = readFileSync(`/proc/${pid}/stat`, { encoding: 'utf8', flag: 'r' });
+  return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!);
+}
+
+it.skipIf(process.platform !== 'linux')(
+  'a restart stops every process the command started (its process group), one that ignores SIGTERM too, before the next starts',
+  async () => {
+    const log = join(temp, 'grandchildren');
+    const pidFile = join(temp, 'grandchildren.pids');
+    // A shell that starts two `sleep`s (one ignoring SIGTERM), notes their pids, and runs until the stop file exists.
+    const shell = `echo "$VALUE" >> "$LOG"
+sleep 1000 & echo $! >> "$PIDS"
+(trap '' TERM; exec sleep 1000) & echo $! >> "$PIDS"
+while [ ! -f "$LOG.stop" ]; do sleep 0.05; done
+exit 5`;
+    const lines = () => readFileSync(log, { encoding: 'utf8', flag: 'a+' }).split('\n').filter(Boolean);
+    const pids = () => readFileSync(pidFile, { encoding: 'utf8', flag: 'a+' }).split('\n').filter(Boolean).map(Number);
+    const until = async (test: () => boolean) => {
+      while (!test()) await new Promise((r) => setTimeout(r, 20));
+    };
+    let changed!: (variable: string, value: string, version: number) => void;
+    const done = runRestarting({
+      command: '/bin/sh',
+      args: ['-c', shell],
+      cwd: temp,
+      env: { PATH: process.env.PATH, LOG: log, PIDS: pidFile },
+      values: { VALUE: 'v1' },
+      graceMs: 200,
+      say: () => undefined,
+      watch: (c) => ((changed = c), () => undefined),
+    });
+    try {
+      await until(() => pids().length === 2);
+      const first = pids();
+      expect(first.every(alive)).toBe(true);
+      changed('VALUE', 'v2', 2);
+      await until(() => pids().length === 4);
+      // The new command started only once the old group had ended: no copy holding v1 is left.
+      expect(first.filter(alive)).toEqual([]);
+      expect(pids().slice(2).every(alive)).toBe(true);
+      expect(lines()).toEqual(['v1', 'v2']);
+      writeFileSync(`${log}.stop`, '');
+      expect(await done).toBe(5);
+    } finally {
+      for (const pid of pids()) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  },
+);

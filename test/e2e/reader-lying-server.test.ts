@@ -4,7 +4,7 @@
 // version whose wrap for this reader has not come yet (WRAP_OTHER_VERSION) keeps the last good value and is not taken
 // as seen: the reader tries it again, and takes it once it can be read. Also: a refresh costs one request for every
 // name, whatever their number, while nothing changes.
-import { createReader, encodeReaderCredential, unwrapDataKey, wrapDataKey, type NamedValue, type ReaderManifest } from '@cplane/sdk';
+import { createReader, encodeReaderCredential, unwrapDataKey, wrapDataKey, type ReaderManifest, type WatchedVersion } from '@cplane/sdk';
 import { writerKeyOf } from '@cplane/sdk/internal/writer-key';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { deriveSubkey } from '../../src/crypto/state-key.js';
@@ -163,7 +163,7 @@ it("another account's wrapper, made by the trusted writer for this reader, recor
 
 it('a new version not yet wrapped for the reader keeps the last good value, is reported, and is read once it can be', async () => {
   const errors: string[] = [];
-  const changes: NamedValue[] = [];
+  const changes: WatchedVersion[] = [];
   const reader = readerThroughProxy((error) => errors.push(`${codeOf(error)} ${error.message.split(':')[0]}`));
   try {
     expect(await reader.get('payments/stripe-key')).toBe(env.STRIPE_KEY);

@@ -207,6 +207,49 @@ describe('cplane run', () => {
     });
   });
 
+  it('withholds every variable an interpolated source name can become (`DB_PASSWORD_${var.env}`), whatever its value', async () => {
+    const app = join(w.temp, 'app-interpolated');
+    mkdirSync(app, { recursive: true });
+    writeFileSync(
+      join(app, 'main.yaml'),
+      `version: 1
+variables:
+  env: { type: string, default: dev }
+projects:
+  db:
+    records:
+      password: { value: { env: "DB_PASSWORD_\${var.env}" } }
+      literal: { value: { env: "KEY_$\${x}" } }
+`,
+    );
+    const run = await asServiceAccount(
+      [
+        '--env',
+        `SECRET=${await recordId('stripe-key')}`,
+        app,
+        '--',
+        ...envChild('DB_PASSWORD_dev', 'DB_PASSWORD_prod', 'DB_PASSWORD', 'PLAIN'),
+      ],
+      {
+        CPLANE_ACCOUNT: acme,
+        DB_PASSWORD_dev: 'dev database password',
+        DB_PASSWORD_prod: 'prod database password',
+        DB_PASSWORD: 'x',
+        PLAIN: 'plain',
+      },
+    );
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({
+      cplane: [],
+      password: false,
+      DB_PASSWORD_dev: 'unset',
+      DB_PASSWORD_prod: 'unset',
+      // Not a name the source can become: kept.
+      DB_PASSWORD: sha256('x'),
+      PLAIN: sha256('plain'),
+    });
+  });
+
   it('hands everything after -- to the command, --help included', async () => {
     const run = await w.cli([
       'run',

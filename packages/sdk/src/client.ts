@@ -35,6 +35,8 @@ export interface ReaderOperations {
 export interface RecordVersionRow {
   record_id: string;
   current_version: number | null;
+  /** When the record last changed (a value, a grant, its metadata): a watcher checks a version the list keeps while this moves. */
+  updated_at?: string;
 }
 
 /**
@@ -275,7 +277,8 @@ function recordRowsProblem(data: unknown): string | undefined {
     (r) =>
       !isObject(r) ||
       typeof r.record_id !== 'string' ||
-      !(r.current_version === null || (Number.isSafeInteger(r.current_version) && (r.current_version as number) >= 1)),
+      !(r.current_version === null || (Number.isSafeInteger(r.current_version) && (r.current_version as number) >= 1)) ||
+      !(r.updated_at === undefined || typeof r.updated_at === 'string'),
   );
   return bad === -1 ? undefined : `item ${bad} is not a record {record_id, current_version}`;
 }

@@ -88,3 +88,22 @@ export function clean(text: string): string {
   const plain = text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, '?');
   return plain.length > 200 ? `${plain.slice(0, 200)}…` : plain;
 }
+
+export type WatchErrorCode =
+  /** The record list (`GET /records`) no longer lists a record being watched: removed, ungranted, or hidden by the server. */
+  | 'RECORD_NOT_LISTED'
+  /** The record list kept a record's version while a read found a newer one: the list is stale or the server lies. */
+  | 'RECORD_LIST_STALE'
+  /** The record list did not end within the bound of pages a reader asks for in one refresh. */
+  | 'RECORD_LIST_TOO_LONG';
+
+/** What a watcher found wrong with the record list: reported through `onError`, the last good value kept. */
+export class WatchError extends Error {
+  override readonly name = 'WatchError';
+  constructor(
+    readonly code: WatchErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -15,7 +15,7 @@ export {
   type ReaderOperations,
   type TokenIdentity,
 } from './client.js';
-export { AccountError, ApiError, NetworkError, type AccountErrorCode } from './errors.js';
+export { AccountError, ApiError, NetworkError, WatchError, type AccountErrorCode, type WatchErrorCode } from './errors.js';
 export { discoverAccount } from './account.js';
 export { wrapDataKey, unwrapDataKey, keyIdOf, isHpkeWrapper, WrapError, WRAP_FORMAT } from './data-key-wrap.js';
 export type { WrapDataKeyRequest, UnwrapDataKeyRequest, UnwrappedDataKey, WrapErrorCode } from './data-key-wrap.js';
@@ -25,7 +25,15 @@ export { valueDigest, type EncryptedValue } from './record-value.js';
 export { decodeReaderKey, readReaderKeyFile, ReaderKeyError, type ReaderKeyErrorCode } from './reader-key.js';
 export { parseWriterKeys, WriterKeyListError } from './writer-key.js';
 export { readSecret, readSecretValue, readRecordFields, type ReadSecretOptions } from './read-secret.js';
-export { createReader, type NamedValue, type Reader, type ReaderOptions, type WatchOptions } from './reader.js';
+export {
+  createReader,
+  type NamedValue,
+  type PollTimers,
+  type Reader,
+  type ReaderOptions,
+  type WatchedVersion,
+  type WatchOptions,
+} from './reader.js';
 export {
   checkManifest,
   loadManifest,
