@@ -77,7 +77,13 @@ export function makeReaderVectors(): ReaderVectors {
       fields: sealFor('pässwörd ✓ 秘密', { recordId: recordA, version: 3 }),
       expect: ok('pässwörd ✓ 秘密', 3),
     },
-    { case: "another record's value and wrapper, served for this record", recordId: recordA, ...base, fields: b1, expect: { code: 'WRAP_OPEN_FAILED' } },
+    {
+      case: "another record's value and wrapper, served for this record",
+      recordId: recordA,
+      ...base,
+      fields: b1,
+      expect: { code: 'WRAP_OPEN_FAILED' },
+    },
     {
       case: "another account's value, wrapped by the trusted writer",
       recordId: recordA,

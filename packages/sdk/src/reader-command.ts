@@ -123,7 +123,8 @@ async function runCommand(args: string[], io: Io): Promise<number> {
   const [command, ...commandArgs] = args.slice(split + 1) as [string, ...string[]];
   const wanted = (values.env ?? []).map((pair) => {
     const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.+)$/.exec(pair);
-    if (!match) throw new UsageError(`--env ${JSON.stringify(pair)}: expected VAR=PROJECT/RECORD, e.g. --env STRIPE_KEY=payments/stripe-key.`);
+    if (!match)
+      throw new UsageError(`--env ${JSON.stringify(pair)}: expected VAR=PROJECT/RECORD, e.g. --env STRIPE_KEY=payments/stripe-key.`);
     return { variable: match[1]!, name: match[2]! };
   });
   if (wanted.length === 0) throw new UsageError('run needs at least one --env VAR=PROJECT/RECORD.');
@@ -141,7 +142,14 @@ async function runCommand(args: string[], io: Io): Promise<number> {
       await r.close();
       return await new Group(command, commandArgs, environment()).ended();
     }
-    return await runWatching({ command, commandArgs, graceMs, environment, io, watch: (changed) => watchAll(r, first, intervalMs, changed, io) });
+    return await runWatching({
+      command,
+      commandArgs,
+      graceMs,
+      environment,
+      io,
+      watch: (changed) => watchAll(r, first, intervalMs, changed, io),
+    });
   } finally {
     await r.close();
   }
