@@ -6,7 +6,7 @@
 // `cplane-reader run --watch` restarts its command's whole process group with it. Also: the installed size.
 import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
@@ -240,6 +240,91 @@ describe('one manifest and one credential, three runtimes', () => {
     const own = Number(execFileSync('du', ['-sk', join(app, 'node_modules', '@cplane', 'sdk')], { encoding: 'utf8' }).split('\t')[0]);
     console.log(`cplane-reader installed (npm pack of @cplane/sdk + @noble/ciphers): ${kb} kB in all, ${own} kB of its own (du -sk)`);
     expect(kb).toBeLessThan(1024);
+  });
+});
+
+describe('the container recipes (examples/containers), run as shell scripts: no container runtime is assumed', () => {
+  const recipes = join(root, 'examples', 'containers');
+  /** A Python that builds wheels offline: python3 when it has setuptools and wheel, else Debian's. */
+  const builder = () =>
+    ['python3', '/usr/bin/python3'].find(
+      (python) => spawnSync(python, ['-c', 'import setuptools, wheel'], { encoding: 'utf8' }).status === 0,
+    );
+
+  it(
+    'python.Dockerfile: the service reads its secret with cplane_reader, given only CPLANE_READER at run time',
+    { timeout: 120_000 },
+    async () => {
+      const python = builder();
+      if (!python)
+        throw new Error(
+          'building the wheel needs a Python with setuptools and wheel (Debian: apt-get install python3-setuptools python3-wheel).',
+        );
+      const context = join(w.temp, 'python-context');
+      mkdirSync(context);
+      // Built from a copy: a build in place leaves build/ and *.egg-info in the repository.
+      const source = join(w.temp, 'python-source');
+      cpSync(join(root, 'packages', 'python'), source, {
+        recursive: true,
+        filter: (path) => !/(^|\/)(build|tests|__pycache__|[^/]*\.egg-info)$/.test(path),
+      });
+      const wheels = await finished(python, [
+        '-m',
+        'pip',
+        'wheel',
+        '--no-build-isolation',
+        '--no-deps',
+        '--no-index',
+        '-w',
+        context,
+        source,
+      ]);
+      expect(wheels.status, wheels.stderr).toBe(0);
+      for (const file of ['app.py']) writeFileSync(join(context, file), readFileSync(join(recipes, file)));
+      writeFileSync(join(context, 'cplane-reader.json'), readFileSync(manifestPath));
+      const ran = await finished(
+        join(recipes, 'run-recipe.sh'),
+        [join(recipes, 'python.Dockerfile'), context, join(w.temp, 'python-root')],
+        {
+          PATH: process.env.PATH,
+          CPLANE_READER: credential,
+          PASS_ENV: 'CPLANE_READER',
+        },
+      );
+      expect(ran.status, ran.stderr).toBe(0);
+      expect(ran.stdout).toBe(`payments/stripe-key ${sha256(values.STRIPE_KEY)}\nsettings CPLANE_MANIFEST CPLANE_READER\n`);
+    },
+  );
+
+  it('go.Dockerfile: `cplane-reader run` gives the service its secrets and nothing of its own', { timeout: 120_000 }, async () => {
+    const context = join(w.temp, 'go-context');
+    mkdirSync(context);
+    // The Go build stage is not run (no Go toolchain is assumed): the service it would build is stood in for by a
+    // program that prints what it was given, as the recipe's COPY --from names it.
+    writeFileSync(
+      join(context, 'server'),
+      '#!/bin/sh\nprintf "%s %s\\n" OPENAI_TOKEN "$(printf %s "$OPENAI_TOKEN" | sha256sum | cut -d" " -f1)" STRIPE_KEY "$(printf %s "$STRIPE_KEY" | sha256sum | cut -d" " -f1)"\nenv | grep -c "^CPLANE_" || true\n',
+      { mode: 0o755 },
+    );
+    /** `npm pack` of a folder into the context, under the name the recipe copies. */
+    const pack = (cwd: string, name: string) => {
+      const packed = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', context], {
+        cwd,
+        encoding: 'utf8',
+      }).trim();
+      if (packed !== name) renameSync(join(context, packed), join(context, name));
+    };
+    pack(join(root, 'packages', 'sdk'), 'cplane-sdk-0.1.0.tgz');
+    pack(join(root, 'node_modules', '@noble', 'ciphers'), 'noble-ciphers.tgz');
+    writeFileSync(join(context, 'cplane-reader.json'), readFileSync(manifestPath));
+    const ran = await finished(join(recipes, 'run-recipe.sh'), [join(recipes, 'go.Dockerfile'), context, join(w.temp, 'go-root')], {
+      PATH: process.env.PATH,
+      CPLANE_READER: credential,
+      PASS_ENV: 'CPLANE_READER',
+    });
+    expect(ran.status, ran.stderr).toBe(0);
+    const token = (await w.run(['output', 'gateway_token.main/ci', w.dir, '--reveal'])).stdout.trim();
+    expect(ran.stdout).toBe(`OPENAI_TOKEN ${sha256(token)}\nSTRIPE_KEY ${sha256(values.STRIPE_KEY)}\n0\n`);
   });
 });
 
