@@ -197,3 +197,60 @@ def test_a_stalled_list_is_reported_and_the_last_good_value_kept(world, caplog):
         assert errors[0].message.startswith('Secret "payments/db-password": ')
         assert reader.get("payments/db-password") == ENV["DB_PASSWORD"]
     assert world.reader_credential not in caplog.text
+
+
+def test_the_renewal_window_keeps_the_last_good_value_and_is_tried_again(world):
+    stripe = record_id(world, "payments/stripe-key")
+    reads: list = []
+
+    def window(method, path, answer):
+        # A new version is listed, and the read returns it before its wrap for this reader: the wrapper is version 1's.
+        if method == "GET" and path == "/v1/records":
+            return {**answer, "data": [{**row, "current_version": row["current_version"] + 1} if row["record_id"] == stripe else row for row in answer["data"]]}
+        if path == f"/v1/records/{stripe}/read":
+            reads.append(path)
+            fields = answer["data"]["fields"]
+            return {**answer, "data": {**answer["data"], "fields": {**fields, "version": fields["version"] + 1}}}
+        return None
+
+    errors: list = []
+    with create_reader(through(world.manifest_json, world.proxy.url), world.reader_credential, interval=0, on_error=lambda e, n: errors.append(e)) as reader:
+        before = reader.read("payments/stripe-key")
+        world.proxy.lie = window
+        try:
+            reads.clear()
+            reader.refresh()
+            reader.refresh()
+        finally:
+            world.proxy.lie = None
+        # Not taken as seen: each interval reads it again, and the last good value stays.
+        assert [e.code for e in errors] == ["WRAP_OTHER_VERSION", "WRAP_OTHER_VERSION"]
+        assert len(reads) == 2
+        after = reader.read("payments/stripe-key")
+        assert (after.value, after.version) == (before.value, before.version)
+
+
+def test_a_version_held_back_while_the_record_moves_is_reported_and_the_new_value_used(world):
+    db = record_id(world, "payments/db-password")
+    errors: list = []
+    changes: list = []
+    with create_reader(through(world.manifest_json, world.proxy.url), world.reader_credential, interval=0, on_error=lambda e, n: errors.append(e)) as reader:
+        reader.watch("payments/db-password", lambda value, read: changes.append(read.version), interval=3600)
+        reader.refresh()
+        first = changes[-1]
+
+        def hold_back(method, path, answer):
+            if method == "GET" and path == "/v1/records":
+                return {**answer, "data": [{**row, "current_version": first} if row["record_id"] == db else row for row in answer["data"]]}
+            return None
+
+        world.proxy.lie = hold_back
+        try:
+            world.apply({**ENV, "API_KEY": "api-key-python-v2-9912", "DB_PASSWORD": "db-python-e2e-v2-8823"})
+            reader.refresh()
+        finally:
+            world.proxy.lie = None
+        assert changes[-1] == first + 1
+        assert reader.get("payments/db-password") == "db-python-e2e-v2-8823"
+        assert [e.code for e in errors] == ["WATCH_STALLED"]
+        assert f"says record {db} is at version {first}" in errors[0].message
