@@ -88,7 +88,10 @@ class Reader:
                 return replace(self._read_record(record_id), name=name)
             except ReaderError as error:
                 raise named(error, name) from None
-        if self._thread is None and time.monotonic() - self._last_listed >= self._interval:
+        # Watchers keep the cache current; otherwise a value older than the interval is checked against the list.
+        with self._lock:
+            watched = bool(self._watchers)
+        if not watched and time.monotonic() - self._last_listed >= self._interval:
             self.refresh()
         with self._lock:
             return replace(self._values[record_id], name=name)
