@@ -80,6 +80,12 @@ reader.watch("core/ci-token", lambda value, read: print("version", read.version,
              interval=0.1, on_error=lambda error: print("error", error.code, file=sys.stderr, flush=True))
 done.wait()
 reader.close()`;
+/** Ignores SIGTERM: a restart must end it with SIGKILL once --grace has passed, and wait for that. */
+const STUBBORN_APP_PY = `import hashlib, os, signal, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+print("start", hashlib.sha256(os.environ["STRIPE_KEY"].encode()).hexdigest(), os.getpid(), flush=True)
+while True:
+    time.sleep(1)`;
 /** Started by `cplane-reader run --watch`: a grandchild in its process group (its pid printed), then the token's hash. */
 const GROUP_APP_PY = `import hashlib, os, subprocess, time
 sleeper = subprocess.Popen(["sleep", "600"])
@@ -188,6 +194,7 @@ beforeAll(async () => {
   writeFileSync(join(app, 'app.py'), APP_PY);
   writeFileSync(join(app, 'watch.py'), PYTHON_WATCH);
   writeFileSync(join(app, 'group-app.py'), GROUP_APP_PY);
+  writeFileSync(join(app, 'stubborn-app.py'), STUBBORN_APP_PY);
 }, 240_000);
 afterAll(async () => {
   await proxy?.close();
@@ -385,3 +392,49 @@ describe('a renewal reaches a Python process and `cplane-reader run --watch`', (
     },
   );
 });
+
+it(
+  'a command that ignores SIGTERM is killed once --grace has passed, and started again only after it has exited',
+  { timeout: 180_000 },
+  async () => {
+    const started = running(
+      bin(),
+      [
+        'run',
+        '--watch',
+        '--interval',
+        '100ms',
+        '--grace',
+        '1s',
+        '--env',
+        'STRIPE_KEY=payments/stripe-key',
+        '--',
+        'python3',
+        'stubborn-app.py',
+      ],
+      appEnv(),
+    );
+    try {
+      const first = await started.next(/^start /);
+      const [, firstHash, firstPid] = first.split(' ');
+      expect(firstHash).toBe(sha256(values.STRIPE_KEY));
+      const rotated = 'sk_live_python_reader_rotated_7781';
+      const applied = await w.run(['apply', w.dir, '--auto-approve'], { ...values, STRIPE_KEY: rotated });
+      expect(applied.code, applied.stderr).toBe(0);
+      await started.next(new RegExp(`^start ${sha256(rotated)} `));
+      // The new command started only once the old one, which ignored SIGTERM, had been killed and had exited.
+      expect(alive(Number(firstPid))).toBe(false);
+      expect(started.output().stderr).toContain('cplane-reader: payments/stripe-key changed (value version 2); restarting python3.');
+    } finally {
+      // The command ignores SIGTERM, which cplane-reader would forward: both are ended with SIGKILL.
+      for (const line of started
+        .output()
+        .stdout.split('\n')
+        .filter((l) => l.startsWith('start ')))
+        if (alive(Number(line.split(' ')[2]))) process.kill(Number(line.split(' ')[2]), 'SIGKILL');
+      started.child.kill('SIGKILL');
+      await started.exited;
+      if (started.output().stderr.includes('Error')) console.log(started.output());
+    }
+  },
+);
