@@ -2,7 +2,8 @@
 # The Python reader's tests (packages/python), as CI runs them: pytest on a Python 3 that has `cryptography`, pytest,
 # and what builds and installs a wheel offline (setuptools, wheel, venv). `python3` on PATH when it has them all,
 # else Debian's /usr/bin/python3; when neither does, they are installed with apt-get (as root), and otherwise the run
-# fails saying what to install. It never skips.
+# fails saying what to install. It never skips. `--setup` only makes sure of the Python (before `npm test`, whose
+# test/e2e/python-reader.test.ts runs readers in Python too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need='import cryptography, pytest, setuptools, wheel, venv, pip'
@@ -25,5 +26,6 @@ if ! has "$PYTHON"; then
   exit 1
 fi
 echo "python-tests: $("$PYTHON" --version) ($PYTHON)" >&2
+[ "${1:-}" = --setup ] && exit 0
 # pytest's exit code 5 (no tests collected) fails the run like any other.
 exec "$PYTHON" -m pytest -q -p no:cacheprovider packages/python

@@ -7,7 +7,7 @@
 import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { lyingProxy, type LyingProxy } from '../helpers/lying-proxy.js';
@@ -93,6 +93,15 @@ print("start", hashlib.sha256(os.environ["TOKEN"].encode()).hexdigest(), sleeper
 while True:
     time.sleep(1)`;
 
+/**
+ * The Python the readers run on: PYTHON, else python3 when it has `cryptography`, else Debian's (scripts/python-tests.sh
+ * chooses, and installs, the same way).
+ */
+const python = [process.env.PYTHON, 'python3', '/usr/bin/python3'].find(
+  (candidate) => candidate && spawnSync(candidate, ['-c', 'import cryptography'], { encoding: 'utf8' }).status === 0,
+);
+/** PATH with the chosen Python's folder first: the commands below, and those the recipes and cplane-reader start, say python3. */
+const pathWithPython = () => (python && python !== 'python3' ? `${dirname(python)}:${process.env.PATH}` : (process.env.PATH ?? ''));
 let w: World;
 let proxy: LyingProxy;
 let app: string;
@@ -100,11 +109,11 @@ let manifestPath: string;
 let credential: string;
 const bin = () => join(app, 'node_modules', '.bin', 'cplane-reader');
 const appEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
-  PATH: process.env.PATH,
   HOME: w.temp,
   CPLANE_MANIFEST: manifestPath,
   CPLANE_READER: credential,
   PYTHONPATH: join(root, 'packages', 'python', 'src'),
+  PATH: pathWithPython(),
   NO_COLOR: '1',
   ...extra,
 });
@@ -164,8 +173,7 @@ const alive = (pid: number) => {
 };
 
 beforeAll(async () => {
-  if (spawnSync('python3', ['-c', 'import cryptography'], { encoding: 'utf8' }).status !== 0)
-    throw new Error('python3 with the cryptography package is needed (Debian: apt-get install python3 python3-cryptography).');
+  if (!python) throw new Error('python3 with the cryptography package is needed (Debian: apt-get install python3 python3-cryptography).');
   w = await world({ account: acme, clockOffset: '-25d' });
   w.config(configuration);
   const applied = await w.run(['apply', w.dir, '--auto-approve'], values);
@@ -293,7 +301,7 @@ describe('the container recipes (examples/containers), run as shell scripts: no 
         join(recipes, 'run-recipe.sh'),
         [join(recipes, 'python.Dockerfile'), context, join(w.temp, 'python-root')],
         {
-          PATH: process.env.PATH,
+          PATH: pathWithPython(),
           CPLANE_READER: credential,
           PASS_ENV: 'CPLANE_READER',
         },
@@ -325,7 +333,7 @@ describe('the container recipes (examples/containers), run as shell scripts: no 
     pack(join(root, 'node_modules', '@noble', 'ciphers'), 'noble-ciphers.tgz');
     writeFileSync(join(context, 'cplane-reader.json'), readFileSync(manifestPath));
     const ran = await finished(join(recipes, 'run-recipe.sh'), [join(recipes, 'go.Dockerfile'), context, join(w.temp, 'go-root')], {
-      PATH: process.env.PATH,
+      PATH: pathWithPython(),
       CPLANE_READER: credential,
       PASS_ENV: 'CPLANE_READER',
     });
