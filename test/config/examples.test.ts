@@ -9,8 +9,9 @@ import { loadConfiguration } from '../../src/providers/index.js';
 const ACCOUNT = '00000000-0000-4000-8000-000000000001';
 
 test('every example folder is covered here', () => {
-  // examples/sdk is a program, not a configuration: test/e2e/read-secret.test.ts and reader-manifest.test.ts run it.
-  expect(readdirSync('examples').sort()).toEqual(['multi-env', 'quickstart', 'sdk', 'teams']);
+  // examples/sdk is a program, not a configuration: test/e2e/read-secret.test.ts and reader-manifest.test.ts run it;
+  // examples/containers holds Dockerfile recipes, which test/e2e/python-reader.test.ts runs.
+  expect(readdirSync('examples').sort()).toEqual(['containers', 'multi-env', 'quickstart', 'sdk', 'teams']);
 });
 
 test('quickstart: one project with two records, a credential, a gateway with OTel export and two tokens', async () => {
