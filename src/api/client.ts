@@ -6,7 +6,7 @@
  * flight is bounded by a Limiter. The bearer token is only ever put in the
  * Authorization header: never in a URL, an event, an error or a log.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ApiError,
@@ -16,6 +16,7 @@ import {
   NetworkError,
   ResponseTooLargeError,
 } from './errors.js';
+import { adaptiveRateFor, type AdaptiveRate } from './adaptive-rate.js';
 import { Limiter } from './limiter.js';
 import type { OperationName, RequestOf, ResultOf } from './operations.js';
 import { resultProblem } from './result-check.js';
@@ -31,7 +32,11 @@ export { identityOf, isLoopbackHost, type TokenIdentity } from '@cplane/sdk/inte
 export type ClientEvent =
   | { type: 'request'; operation: OperationName; method: string; path: string; attempt: number }
   | { type: 'response'; operation: OperationName; status: number; attempt: number; requestId?: string; durationMs: number }
-  | { type: 'retry'; operation: OperationName; attempt: number; delayMs: number; status?: number; reason: string };
+  | { type: 'retry'; operation: OperationName; attempt: number; delayMs: number; status?: number; reason: string }
+  /** A 429 set the token's request rate (adaptive-rate.ts): requests wait for their turn at this rate. */
+  | { type: 'rate'; operation: OperationName; ratePerSecond: number }
+  /** A request waited this long for its turn at the token's rate before it was sent. */
+  | { type: 'held'; operation: OperationName; heldMs: number; ratePerSecond: number };
 
 export interface ClientOptions {
   /** Base address without the version prefix, e.g. `https://api.example.com` or `http://127.0.0.1:4010`. */
@@ -40,8 +45,13 @@ export interface ClientOptions {
   /** Default `x-account-id` for account-scoped operations. */
   accountId?: string;
   retry?: Partial<RetryPolicy>;
-  /** Requests in flight at once (default 10). */
+  /** Requests in flight at once (default 10): the cap under which the token's request rate is found. */
   concurrency?: number;
+  /**
+   * Find the token's request rate from the API's 429 answers and send at it (default true; adaptive-rate.ts).
+   * false sends at `concurrency` alone and only backs off per request (CPLANE_RATE=fixed, for comparison).
+   */
+  adaptiveRate?: boolean;
   /**
    * Deadline of one request in ms (default 60 s): it covers the headers, the whole body and
    * every retry, so a server that never answers, or drips its body, fails by then.
@@ -133,6 +143,8 @@ export class ApiClient {
   private readonly basePath: string;
   private readonly retry: RetryPolicy;
   private readonly limiter: Limiter;
+  /** What this token may send, shared with every client of the process that uses the same token and address. */
+  private readonly rate: AdaptiveRate | undefined;
   readonly limits: { timeoutMs: number; maxResponseBytes: number; list: ListLimits };
   /** The API's clock minus this machine's, from the `Date` header of the last answer (docs/api-assumptions.md). */
   private clockSkewMs = 0;
@@ -149,6 +161,8 @@ export class ApiClient {
     this.accountId = options.accountId || undefined;
     this.retry = { ...defaultRetryPolicy, ...options.retry };
     this.limiter = new Limiter(options.concurrency ?? 10);
+    const tokenDigest = createHash('sha256').update(options.token).digest('hex');
+    this.rate = options.adaptiveRate === false ? undefined : adaptiveRateFor(options.baseUrl, tokenDigest);
     this.limits = {
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
@@ -249,7 +263,9 @@ export class ApiClient {
           return this.transport.exchange({ method: spec.method, path, headers, body: bodyBytes, signal }, maxResponseBytes, tooLarge);
         };
         const shared = this.options.sharedLimiter;
-        answer = await this.limiter.run(() => (shared ? shared.run(exchange) : exchange()));
+        answer = await this.limiter.run(() =>
+          shared ? shared.run(() => this.paced(operation, exchange, signal)) : this.paced(operation, exchange, signal),
+        );
       } catch (cause) {
         if (cause instanceof ResponseTooLargeError || signal.aborted) throw cause;
         // Only a transient network failure (a named code, see retry.ts) is worth another attempt; anything else
@@ -311,6 +327,25 @@ export class ApiClient {
         headers['x-account-id'],
       );
     }
+  }
+
+  /** Sends at the token's rate: waits for its turn, then tells the rate how the API answered. */
+  private async paced(operation: OperationName, exchange: () => Promise<Answer>, signal: AbortSignal): Promise<Answer> {
+    const rate = this.rate;
+    if (!rate) return exchange();
+    const turn = await rate.turn(signal);
+    if (turn.ratePerSecond !== undefined && turn.heldMs > 0)
+      this.emit({ type: 'held', operation, heldMs: turn.heldMs, ratePerSecond: turn.ratePerSecond });
+    let answer: Answer;
+    try {
+      answer = await exchange();
+    } catch (error) {
+      rate.unanswered();
+      throw error;
+    }
+    const changed = rate.answered(turn, answer.status === 429);
+    if (changed !== undefined) this.emit({ type: 'rate', operation, ratePerSecond: changed });
+    return answer;
   }
 
   /**

@@ -53,6 +53,8 @@ export type ApplyEvent =
   | { type: 'journal-dropped'; address: string; operation: string; createdAt: string }
   | ({ type: 'step-started'; total: number } & StepRef)
   | ({ type: 'step-retry'; attempt: number; delayMs: number; status?: number; reason: string } & StepRef)
+  /** The API refused a request for its rate (429): the token's requests are held back to this rate from now on. */
+  | { type: 'rate-limited'; ratePerSecond: number }
   | ({ type: 'step-done' } & StepDone)
   | ({ type: 'step-failed'; durationMs: number } & StepFailure)
   | ({ type: 'step-skipped' } & StepSkip)

@@ -17,9 +17,16 @@ import { runStep } from './run-step.js';
 /** The step a request belongs to, so the client's retry events can be shown on the right line. */
 const currentStep = new AsyncLocalStorage<StepRef>();
 
-/** Turns the client's retry events into `step-retry` events of the step that sent the request. */
+/**
+ * Turns the client's retry events into `step-retry` events of the step that sent the request, and a new request rate
+ * (a 429 the client learned from) into `rate-limited`.
+ */
 export function forwardClientEvents(onEvent: (event: ApplyEvent) => void): (event: ClientEvent) => void {
   return (event) => {
+    if (event.type === 'rate') {
+      onEvent({ type: 'rate-limited', ratePerSecond: Math.round(event.ratePerSecond * 10) / 10 });
+      return;
+    }
     const step = currentStep.getStore();
     if (event.type !== 'retry' || !step) return;
     onEvent({

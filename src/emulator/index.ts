@@ -90,6 +90,7 @@ export interface RunningEmulator {
 const emptyStats = (): EmulatorStats => ({
   requests: 0,
   writes: 0,
+  throttled: 0,
   byOperation: Object.fromEntries(operationNames.map((name) => [name, 0])) as Record<OperationName, number>,
 });
 

@@ -36,6 +36,8 @@ export interface EmulatorStats {
   byOperation: Record<OperationName, number>;
   /** Writes performed and committed (2xx answers to non-GET operations). */
   writes: number;
+  /** Requests answered 429 by the rate limit (`--rate-limit`). */
+  throttled: number;
 }
 
 /** Everything the pipeline works with; owned by the running emulator. */
@@ -183,6 +185,7 @@ async function handleRequest(state: EmulatorState, req: IncomingMessage, res: Se
 
   const retryAfter = state.rateLimiter.check(caller.token, state.now().getTime());
   if (retryAfter !== undefined) {
+    state.stats.throttled++;
     write(res, failure(new HttpError(429, 'Too many requests'), requestId), requestId, { 'retry-after': String(retryAfter) });
     return;
   }

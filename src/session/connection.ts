@@ -22,6 +22,8 @@ export interface ConnectionSettings {
   /** CPLANE_MAX_RESPONSE_MB as bytes; undefined for the client's default. */
   maxResponseBytes?: number;
   allowInsecureHttp: boolean;
+  /** CPLANE_RATE=fixed: send at --parallelism alone, without finding the token's request rate (for comparison). */
+  fixedRate?: boolean;
 }
 
 /** A positive number from an environment variable, or undefined when it is not set. */
@@ -40,6 +42,7 @@ export function clientOptionsOf(settings: ConnectionSettings, account?: string):
     token: settings.token,
     concurrency: settings.parallelism,
     allowInsecureHttp: settings.allowInsecureHttp,
+    ...(settings.fixedRate ? { adaptiveRate: false } : {}),
     ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
     ...(settings.maxResponseBytes !== undefined ? { maxResponseBytes: settings.maxResponseBytes } : {}),
     ...(account ? { accountId: account } : {}),
@@ -152,6 +155,7 @@ export function connectionSettings(ctx: CommandContext): ConnectionSettings {
     ...(timeoutSeconds !== undefined ? { timeoutMs: Math.round(timeoutSeconds * 1000) } : {}),
     ...(maxResponseMb !== undefined ? { maxResponseBytes: Math.round(maxResponseMb * 1024 * 1024) } : {}),
     allowInsecureHttp: ctx.values['allow-insecure-http'] === true || ['1', 'true'].includes(ctx.env.CPLANE_ALLOW_INSECURE_HTTP ?? ''),
+    ...(ctx.env.CPLANE_RATE === 'fixed' ? { fixedRate: true } : {}),
   };
 }
 

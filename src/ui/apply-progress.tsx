@@ -91,6 +91,9 @@ export function ApplyProgress({ model, now, frame }: ApplyProgressProps) {
           ) : null}
         </Marked>
       ))}
+      {model.ratePerSecond !== undefined && model.finished < model.total ? (
+        <Text color="yellow">Held back by the API&apos;s rate limit: about {model.ratePerSecond} requests a second</Text>
+      ) : null}
       {model.total > 0 && model.finished < model.total ? <Text dimColor>{counterText(model)}</Text> : null}
     </Box>
   );

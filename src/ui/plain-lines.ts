@@ -47,6 +47,8 @@ function composeLine(event: ApplyEvent, prefix: string): string {
       return event.cause === 'interrupted'
         ? `${prefix}: ${event.address}: ${event.action} not started (interrupted)`
         : `${prefix}: ${event.address}: ${event.action} skipped: depends on ${event.after ?? 'a step'}, which failed`;
+    case 'rate-limited':
+      return `${prefix}: the API's rate limit: requests held back to about ${event.ratePerSecond} a second`;
     case 'interrupted':
       return `${prefix}: interrupted: no new writes start; waiting for the writes in flight to finish (Ctrl-C again to quit at once)`;
   }

@@ -32,6 +32,8 @@ export interface ProgressModel {
   skipped: number;
   log: LogItem[];
   running: RunningStep[];
+  /** Requests a second the API's rate limit holds the token to, once it refused one (429). */
+  ratePerSecond?: number;
 }
 
 export const emptyProgress: ProgressModel = { total: 0, finished: 0, done: 0, failed: 0, skipped: 0, log: [], running: [] };
@@ -47,6 +49,8 @@ export function reduceProgress(model: ProgressModel, untrusted: ApplyEvent, now:
         total: event.total,
         running: [...model.running, { stepId: event.stepId, address: event.address, action: event.action, startedAt: now, retries: 0 }],
       };
+    case 'rate-limited':
+      return { ...model, ratePerSecond: event.ratePerSecond };
     case 'step-retry':
       return {
         ...model,
