@@ -104,7 +104,9 @@ function watchAll(
   const stops = [...first.keys()].map((name) =>
     r.watch(
       name,
-      (_, read) => {
+      (value, version) => {
+        // The watch callback's metadata holds no value (it may be logged); the value comes as its first argument.
+        const read: NamedValue = { ...version, value };
         const known = first.get(name)!;
         if (read.version <= known.version) return;
         first.set(name, read);
