@@ -65,6 +65,8 @@ export interface LoadResult {
   unsetVariables?: string[];
   /** The configuration's `deployments:`, when it has any (even when other diagnostics are errors). */
   deployments?: Deployment[];
+  /** The account the configuration is for, once its files load (even when a later stage, references, has errors). */
+  account?: string;
 }
 
 const isMapping = (value: unknown): value is Record<string, unknown> =>
@@ -126,8 +128,10 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
   const diagnostics: Diagnostic[] = [];
   let unset: UnsetVariables | undefined;
   let deployments: Deployment[] | undefined = undefined;
+  let account: string | undefined;
   const done = (desired?: DesiredState): LoadResult => ({
     desired: hasErrors(diagnostics) ? undefined : desired,
+    ...(account ? { account } : {}),
     diagnostics: sortDiagnostics(withoutRepeats(diagnostics)),
     ...(unset ? { unsetVariables: [...unset.keys()].sort() } : {}),
     ...(deployments ? { deployments } : {}),
@@ -208,7 +212,7 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
       }),
     );
   }
-  const account = chosenAccount ?? configured;
+  account = chosenAccount ?? configured;
   const refactoring = collectRefactoringBlocks(loaded, resources, diagnostics);
   const policies = collectPolicies(loaded, diagnostics);
   const reconcile = collectReconcile(loaded, diagnostics);
