@@ -117,7 +117,7 @@ export function openApiDocument(): Json {
         bearer: {
           type: 'http',
           scheme: 'bearer',
-          bearerFormat: 'JWT',
+          // Opaque: a token is a prefix and random text, not a JWT, so no bearerFormat is claimed.
           description: 'A human PAT (`sk-svc-pat-...`) or a Service Account token (`sk-svc-sa-...`).',
         },
       },
