@@ -128,10 +128,11 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
   const diagnostics: Diagnostic[] = [];
   let unset: UnsetVariables | undefined;
   let deployments: Deployment[] | undefined = undefined;
-  let account: string | undefined;
+  // Known once the files load; `done` reports it even when a later stage fails.
+  const found: { account?: string } = {};
   const done = (desired?: DesiredState): LoadResult => ({
     desired: hasErrors(diagnostics) ? undefined : desired,
-    ...(account ? { account } : {}),
+    ...(found.account ? { account: found.account } : {}),
     diagnostics: sortDiagnostics(withoutRepeats(diagnostics)),
     ...(unset ? { unsetVariables: [...unset.keys()].sort() } : {}),
     ...(deployments ? { deployments } : {}),
@@ -212,7 +213,8 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
       }),
     );
   }
-  account = chosenAccount ?? configured;
+  const account = chosenAccount ?? configured;
+  found.account = account;
   const refactoring = collectRefactoringBlocks(loaded, resources, diagnostics);
   const policies = collectPolicies(loaded, diagnostics);
   const reconcile = collectReconcile(loaded, diagnostics);
