@@ -1,4 +1,4 @@
-// `npm test` runs this first: it builds (`npm run build`) only when dist/ is missing or older than a source, so
+// `npm test` and `npm start` run this first: it builds (`npm run build`) only when dist/ is missing or older than a source, so
 // a second run of the tests does not spend half a minute rebuilding what did not change. The tests that start
 // the CLI check the same thing with the same function (test/helpers/built-cli.ts) and fail, saying to build,
 // when the build is stale; `npm run build` always builds.

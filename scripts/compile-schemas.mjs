@@ -75,6 +75,22 @@ const declaration = (parts) =>
     '',
   ].join('\n');
 
+/**
+ * The configuration schema as cplane checks it: after interpolation, so without the `${…}` variants that the
+ * published schema gives an editor (`anyOf: [the value's schema, { $ref: '#/$defs/interpolation' }]`, made by
+ * src/providers/schemas.ts, which takes them out the same way before it generates).
+ */
+function withoutInterpolation(schema) {
+  if (Array.isArray(schema)) return schema.map(withoutInterpolation);
+  if (!schema || typeof schema !== 'object') return schema;
+  const { anyOf, ...rest } = schema;
+  if (Array.isArray(anyOf) && anyOf.length === 2 && anyOf[1].$ref === '#/$defs/interpolation')
+    return withoutInterpolation({ ...rest, ...anyOf[0] });
+  const out = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, withoutInterpolation(value)]));
+  if (out.$defs) delete out.$defs.interpolation;
+  return out;
+}
+
 const outDirs = [join(root, 'src/generated'), join(root, 'dist/generated')];
 for (const dir of outDirs) mkdirSync(dir, { recursive: true });
 
@@ -82,7 +98,7 @@ for (const v of validators) {
   const ajv = new Ajv2020({ ...v.options, code: { source: true, esm: true } });
   addFormats(ajv, v.formats);
   if (v.fastFormats) addFormats(ajv, { mode: 'fast', formats: v.fastFormats });
-  const schema = JSON.parse(readFileSync(join(root, v.schema), 'utf8'));
+  const schema = withoutInterpolation(JSON.parse(readFileSync(join(root, v.schema), 'utf8')));
   ajv.addSchema(schema);
   const parts = v.parts ?? {};
   // The whole schema is `validate`, also the default export; each part is a named export of the same module.

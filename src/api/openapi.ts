@@ -110,14 +110,17 @@ export function openApiDocument(): Json {
     // The variable has no `description`: the official OAS 3.1 schema of 2021-09-28 misspells it, so validators reject it.
     servers: [{ url: '{base_url}/v1', variables: { base_url: { default: 'https://api.example.com' } } }],
     security: [{ bearer: [] }],
-    tags: [...new Set(operationNames.map((name) => tagOf(operationFacts(name).spec.path)))].map((tag) => ({ name: tag })),
+    tags: [...new Set(operationNames.map((name) => tagOf(operationFacts(name).spec.path)))].map((tag) => ({
+      name: tag,
+      description: tagDescriptions[tag] ?? `Operations under /${tag}.`,
+    })),
     paths,
     components: {
       securitySchemes: {
         bearer: {
           type: 'http',
           scheme: 'bearer',
-          bearerFormat: 'JWT',
+          // Opaque: a token is a prefix and random text, not a JWT, so no bearerFormat is claimed.
           description: 'A human PAT (`sk-svc-pat-...`) or a Service Account token (`sk-svc-sa-...`).',
         },
       },
@@ -151,3 +154,17 @@ export function openApiDocument(): Json {
 
 /** `/gateways/{id}/tokens` -> `gateways`. */
 const tagOf = (path: string): string => path.split('/')[1] ?? 'other';
+
+/** What each group of operations (the first segment of their path) is about, as the specification's sections say. */
+const tagDescriptions: Record<string, string> = {
+  accounts: 'The accounts the token may work in.',
+  projects: 'Projects: the containers of records and gateways.',
+  records: 'Records: secrets encrypted on the client, their versions, and who may read them.',
+  audit: "The account's audit log.",
+  providers: 'The AI providers a credential may be for.',
+  'provider-credentials': "Provider credentials: a provider's API key, held write-only.",
+  gateways: 'AI gateways: their settings, credentials, tokens and OpenTelemetry export.',
+  usage: "The gateways' usage and spend.",
+  'service-accounts': 'Service Accounts and their public keys.',
+  groups: 'Groups of users, and their roles in projects.',
+};

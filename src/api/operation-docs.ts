@@ -89,9 +89,15 @@ export function isReadOnly(name: OperationName): boolean {
   return operations[name].method === 'GET' || ['list', 'get', 'read'].includes(verbOf(name));
 }
 
-/** Writes that remove or revoke something (MCP's destructiveHint). */
+/**
+ * Writes that are not only additive (MCP's destructiveHint: "false: the tool performs only additive updates"):
+ * what removes or revokes, what overwrites (every PATCH: an update, an archive, a rename), and what replaces a
+ * value for good or moves it away (a rotation, a rollback, an ownership transfer). Creating, attaching, granting,
+ * sharing and a new record version add.
+ */
 export function isDestructive(name: OperationName): boolean {
-  return operations[name].method === 'DELETE' || ['delete', 'revoke'].includes(verbOf(name));
+  const { method } = operations[name];
+  return method === 'DELETE' || method === 'PATCH' || ['delete', 'revoke', 'rotate', 'rollback', 'transfer'].includes(verbOf(name));
 }
 
 /** What one operation is, for the generated faces. */

@@ -75,6 +75,8 @@ export interface LoadResult {
   unsetVariables?: string[];
   /** The configuration's `deployments:`, when it has any (even when other diagnostics are errors). */
   deployments?: Deployment[];
+  /** The account the configuration is for, once its files load (even when a later stage, references, has errors). */
+  account?: string;
 }
 
 const isMapping = (value: unknown): value is Record<string, unknown> =>
@@ -138,8 +140,11 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
   const diagnostics: Diagnostic[] = [];
   let unset: UnsetVariables | undefined;
   let deployments: Deployment[] | undefined = undefined;
+  // Known once the files load; `done` reports it even when a later stage fails.
+  const found: { account?: string } = {};
   const done = (desired?: DesiredState): LoadResult => ({
     desired: hasErrors(diagnostics) ? undefined : desired,
+    ...(found.account ? { account: found.account } : {}),
     diagnostics: sortDiagnostics(withoutRepeats(diagnostics)),
     ...(unset ? { unsetVariables: [...unset.keys()].sort() } : {}),
     ...(deployments ? { deployments } : {}),
@@ -229,6 +234,7 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
     );
   }
   const account = chosenAccount ?? configured;
+  found.account = account;
   const refactoring = collectRefactoringBlocks(loaded, resources, diagnostics);
   const policies = collectPolicies(loaded, diagnostics);
   const reconcile = collectReconcile(loaded, diagnostics);

@@ -4,7 +4,7 @@
  * (build-model.ts), so two objects are compared in configuration terms (local names, not ids). What their
  * variables explain is not a difference: in every name and value, each variable's value (where the two
  * deployments give it different text, also as the environment variable names export derives from names, and the
- * elements of list variables) is first replaced by `${var.NAME}` on both sides. What is left (an object only one
+ * elements of list variables) is first replaced by `${var.NAME}` on both sides, where it stands as a word. What is left (an object only one
  * account has, a setting that differs) is reported, of the objects the deployments' states manage (all of them
  * with `--unmanaged`).
  */
@@ -53,8 +53,18 @@ function replacements(own: Variables, other: Variables): [string, string][] {
   return out.sort((x, y) => y[0].length - x[0].length);
 }
 
+/**
+ * `text` with each value replaced where it stands as a word: between the text's ends, spaces or punctuation
+ * (`-`, `_`, `.`, `/`...), as a name template puts it (`app-${var.region}`), never inside another word (`ap`
+ * in `app`), which would make two identical accounts differ.
+ */
+function replaceWords(text: string, from: string, to: string): string {
+  const escaped = from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return text.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), () => to);
+}
+
 function normalise(value: unknown, swaps: readonly [string, string][]): unknown {
-  if (typeof value === 'string') return swaps.reduce((text, [from, to]) => text.split(from).join(to), value);
+  if (typeof value === 'string') return swaps.reduce((text, [from, to]) => replaceWords(text, from, to), value);
   if (Array.isArray(value)) return value.map((v) => normalise(v, swaps));
   if (value !== null && typeof value === 'object')
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [normalise(k, swaps) as string, normalise(v, swaps)]));

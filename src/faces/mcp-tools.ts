@@ -129,9 +129,15 @@ export function operationTool(name: OperationName, connection: ToolConnection): 
 
 const configSchemaFile = packageFile('schema', 'config.schema.json');
 
+interface Bounds {
+  minimum: number;
+  maximum: number;
+}
+
 interface SecretSourceSchema {
   description: string;
-  properties: Record<string, { description: string; properties?: { length?: { minimum: number; maximum: number } } }>;
+  // A value an editor may also see as `${…}` text is `anyOf: [its schema, interpolation]` (providers/schemas.ts).
+  properties: Record<string, { description: string; properties?: { length?: { anyOf: [Bounds, unknown] } } }>;
 }
 
 /** The secret sources of the configuration language, read from its JSON Schema (the one place they are declared). */
@@ -142,7 +148,8 @@ function secretSources(): SecretSourceSchema {
 
 export function helperTools(connection: ToolConnection): McpTool[] {
   const identity: TokenIdentity = identityOf(connection.token);
-  const lengths = secretSources().properties['generate']?.properties?.length ?? { minimum: 16, maximum: 4096 };
+  const { minimum, maximum } = secretSources().properties['generate']?.properties?.length?.anyOf[0] ?? { minimum: 16, maximum: 4096 };
+  const lengths: Bounds = { minimum, maximum };
   return [
     {
       name: 'service_status',

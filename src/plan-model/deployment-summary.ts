@@ -22,6 +22,8 @@ export interface PlanCounts {
 export interface DeploymentSummary extends PlanCounts {
   /** Objects adopted (`import` blocks, a deployment export adopted): the matrix has a column for them when any row has one. */
   import: number;
+  /** Addresses renamed by `moved` blocks: the matrix has a column for them when any row has one. */
+  move: number;
   deployment: string;
   account: string;
   /** The account's name, when the token may list accounts. */
@@ -44,6 +46,7 @@ export function deploymentSummary(deployment: string, plan: Plan): DeploymentSum
     replace: plan.summary.replace,
     remove: plan.summary.remove,
     import: plan.summary.import,
+    move: plan.summary.move,
     policyViolations: plan.policies?.findings.length ?? 0,
     incomplete: isIncomplete(plan) ? plan.unreadable.length : 0,
     blocked: blockingFindings(plan).length > 0,
@@ -61,6 +64,7 @@ export function failedDeploymentSummary(deployment: string, account: string, err
     replace: 0,
     remove: 0,
     import: 0,
+    move: 0,
     policyViolations: 0,
     incomplete: 0,
     blocked: false,

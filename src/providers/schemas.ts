@@ -37,7 +37,7 @@ function holderProperty(block: KindBlock): Schema {
  */
 export function generateSchemas(current: SchemaFiles, blocks: readonly KindBlock[]): SchemaFiles {
   const kinds = blocks.map((b) => b.kind);
-  const config = structuredClone(current.config) as Schema;
+  const config = withoutInterpolation(current.config) as Schema;
   const defs = { ...config.$defs } as Record<string, Schema>;
   for (const block of blocks) delete defs[block.kind];
   // A block whose entries are names in a list (a record's `grants.serviceAccounts`) is described by its parent's schema.
@@ -79,5 +79,78 @@ export function generateSchemas(current: SchemaFiles, blocks: readonly KindBlock
     copy.$defs = { ...copy.$defs, kind: { ...copy.$defs?.kind, enum: [...kinds] } };
     return copy;
   };
-  return { config, plan: withKinds(current.plan), state: withKinds(current.state) };
+  return { config: acceptInterpolation(config), plan: withKinds(current.plan), state: withKinds(current.state) };
+}
+
+/** The definition an editor checks `${…}` text against where a value of another type is written. */
+export const INTERPOLATION_DEF = 'interpolation';
+const interpolationRef = { $ref: `#/$defs/${INTERPOLATION_DEF}` };
+
+// Read as written, never interpolated: variables give values, deployments give the variables theirs, keys are names.
+const literalProperties = new Set(['version', 'variables', 'deployments']);
+const literalDefs = new Set(['deploymentName', 'deployment', 'variable', 'variableName', 'localName', 'forEach', INTERPOLATION_DEF]);
+// What `${…}` text could fail, before interpolation gives the value that is checked: a type other than text,
+// a format, a list of values, a pattern.
+const textFails = (schema: Schema): boolean => {
+  const types = [schema.type].flat();
+  return (
+    (schema.type !== undefined && types.some((t) => t !== 'string' && t !== 'null')) ||
+    ['format', 'enum', 'const', 'pattern'].some((keyword) => keyword in schema)
+  );
+};
+
+/**
+ * `schema` with the variants acceptInterpolation adds taken out: the hand-written parts come from the committed
+ * file, which holds the last generation. (scripts/compile-schemas.mjs does the same, before tsc, for cplane's own check.)
+ */
+export function withoutInterpolation(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutInterpolation);
+  if (!schema || typeof schema !== 'object') return schema;
+  const { anyOf, ...rest } = schema as Schema;
+  if (Array.isArray(anyOf) && anyOf.length === 2 && (anyOf[1] as Schema).$ref === interpolationRef.$ref)
+    return withoutInterpolation({ ...rest, ...(anyOf[0] as Schema) });
+  const out = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, withoutInterpolation(value)])) as Schema;
+  if (out.$defs) delete out.$defs[INTERPOLATION_DEF];
+  return out;
+}
+
+/**
+ * The configuration schema as an editor reads it: before interpolation, where every value outside `variables`
+ * and `deployments` may be `${…}` text (config/for-each.ts). Each value whose schema such text would fail
+ * becomes `anyOf: [its schema, interpolation]`, its description kept outside so hover still shows it; a
+ * literal of the wrong type keeps its precise error (the editor reports the closest variant). cplane checks
+ * the values after interpolation, so scripts/compile-schemas.mjs takes these variants out again.
+ */
+function acceptInterpolation(config: Schema): Schema {
+  const map = (schemas: Record<string, unknown>, keep: (name: string) => boolean = () => false) =>
+    Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, keep(name) ? schema : visit(schema)])) as Record<
+      string,
+      Schema
+    >;
+  function visit(schema: unknown): unknown {
+    if (!schema || typeof schema !== 'object') return schema;
+    const node = schema as Schema;
+    const holds = ['properties', 'additionalProperties', 'items', 'anyOf', 'oneOf', '$ref'].some((k) => k in node);
+    if (!holds && textFails(node)) {
+      const { description, ...rest } = node;
+      return { ...(description === undefined ? {} : { description }), anyOf: [rest, interpolationRef] };
+    }
+    const out: Schema = { ...node };
+    if (node.properties) out.properties = map(node.properties, (name) => node === config && literalProperties.has(name));
+    if (node.$defs) out.$defs = map(node.$defs, (name) => literalDefs.has(name));
+    for (const key of ['additionalProperties', 'items'] as const) if (key in node) out[key] = visit(node[key]);
+    for (const key of ['anyOf', 'oneOf'] as const) if (Array.isArray(node[key])) out[key] = (node[key] as unknown[]).map(visit);
+    return out;
+  }
+  const out = visit(config) as Schema;
+  out.$defs = {
+    ...out.$defs,
+    [INTERPOLATION_DEF]: {
+      description:
+        'Text with ${var.NAME}, ${env.NAME}, or inside forEach ${each.key} and ${each.value}: its value is known once the configuration loads, and `cplane validate` checks it then.',
+      type: 'string',
+      pattern: '\\$\\{[^}]+\\}',
+    },
+  };
+  return out;
 }

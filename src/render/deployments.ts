@@ -9,7 +9,7 @@ import { painter } from '../paint.js';
 import { safeText } from '../text/safe-text.js';
 import { codeSpan, htmlText, markdownText, tableCell } from '../text/escape-for.js';
 
-/** The counted columns: `import` only when a row counts one (most runs adopt nothing). */
+/** The counted columns: `import` and `move` only when a row counts one (most runs adopt and rename nothing). */
 function columnsOf(rows: readonly DeploymentSummary[]): { name: string; count: (row: DeploymentSummary) => number }[] {
   return [
     { name: 'add', count: (row) => row.add },
@@ -17,6 +17,7 @@ function columnsOf(rows: readonly DeploymentSummary[]): { name: string; count: (
     { name: 'replace', count: (row) => row.replace },
     { name: 'remove', count: (row) => row.remove },
     ...(rows.some((row) => row.import > 0) ? [{ name: 'import', count: (row: DeploymentSummary) => row.import }] : []),
+    ...(rows.some((row) => row.move > 0) ? [{ name: 'move', count: (row: DeploymentSummary) => row.move }] : []),
     { name: 'policy', count: (row) => row.policyViolations },
     { name: 'incomplete', count: (row) => row.incomplete },
   ];

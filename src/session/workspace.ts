@@ -101,9 +101,10 @@ function onlyStateAccount(configDir: string): string | undefined {
  * folder that does not load (or has no configuration) says nothing, since these commands do not need it.
  */
 export async function configuredState(ctx: CommandContext, configDir: string): Promise<ConfiguredState> {
-  const { desired, deployments } = await loadConfiguration(configDir, variablesLoadOptions(ctx));
+  const { desired, deployments, account } = await loadConfiguration(configDir, variablesLoadOptions(ctx));
   refuseUnchosenDeployments(ctx, configDir, deployments);
-  return { ...(desired?.account ? { account: desired.account } : {}), ...(desired?.stateUrl ? { stateUrl: desired.stateUrl } : {}) };
+  // The account is known even when a later stage (a reference) has errors: `init` reports those, not a missing account.
+  return { ...(account ? { account } : {}), ...(desired?.stateUrl ? { stateUrl: desired.stateUrl } : {}) };
 }
 
 /**

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { commands } from '../../src/cli/commands/index.js';
 import { runCli } from '../../src/cli/main.js';
 import { builtCli } from '../helpers/built-cli.js';
 
@@ -50,6 +51,19 @@ describe('help', () => {
     });
     expect(await cli('state', '--help')).toEqual(await cli('state'));
     expect(await cli('help', 'state')).toEqual(await cli('state'));
+  });
+
+  it("every command's --help lists each flag once (run listed --account and --deployment twice)", async () => {
+    const twice: string[] = [];
+    for (const command of commands) {
+      const { stdout } = await cli(...command.name, '--help');
+      const flags = [...stdout.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]!);
+      for (const flag of new Set(flags)) if (flags.filter((f) => f === flag).length > 1) twice.push(`${command.name.join(' ')} ${flag}`);
+    }
+    expect(twice).toEqual([]);
+    const run = (await cli('run', '--help')).stdout;
+    expect(run).toContain("--deployment NAME   with --manifest: the manifest's deployment");
+    expect(run).toContain("the deployment of the configuration's deployments: to use");
   });
 
   it('`cplane help <command>` prints exactly `<command> --help`', async () => {

@@ -52,9 +52,9 @@ test('quickstart: the secrets it names are exactly those demo.env provides', asy
 });
 
 test.each([
-  ['staging', 'staging', '11111111-1111-4111-8111-111111111111', 60, 7, false, 'eu'],
-  ['prod-eu', 'prod', '22222222-2222-4222-8222-222222222222', 6000, 30, true, 'eu'],
-  ['prod-us', 'prod', '33333333-3333-4333-8333-333333333333', 6000, 30, true, 'us'],
+  ['staging', 'staging', '0a000000-0000-4000-8000-000000001001', 60, 7, false, 'eu'],
+  ['prod-eu', 'prod', '0a000000-0000-4000-8000-000000001002', 6000, 30, true, 'eu'],
+  ['prod-us', 'prod', '0a000000-0000-4000-8000-000000001003', 6000, 30, true, 'us'],
 ])('multi-env: deployment %s', async (deployment, env, account, requestsPerMinute, expiresInDays, preventDestroy, region) => {
   const { desired, diagnostics, deployments } = await loadConfiguration('examples/multi-env', { deployment, env: {} });
   expect(diagnostics).toEqual([]);

@@ -73,3 +73,9 @@ describe('npm start (the demo)', () => {
     expect(stable(block!)).toEqual(stable(run().stdout));
   });
 });
+
+it('`npm start` builds only when a source changed, as `npm test` does (it rebuilt everything on every start)', () => {
+  const { scripts } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  expect(scripts.prestart).toBe('node scripts/build-if-stale.mjs');
+  expect(scripts.pretest).toBe(scripts.prestart);
+});

@@ -1,6 +1,6 @@
 // `cplane compare A B` as a team runs it after applying two deployments: what their variables explain is not a
 // difference (a name built from `env`, the environment variable name export makes from it for an OTel header,
-// the objects a list variable makes), and an object no deployment's state manages is left out unless --unmanaged.
+// the objects a list variable makes; a value matched as a word, never inside another), and an object no deployment's state manages is left out unless --unmanaged.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { extraAccount, fixtures } from '../../src/emulator/index.js';
@@ -14,10 +14,14 @@ beforeAll(async () => {
 variables:
   env: { type: string }
   teams: { type: list }
+  region: { type: string }
 deployments:
-  dev: { account: ${t1}, variables: { env: dev, teams: [billing, search] } }
-  prod: { account: ${t2}, variables: { env: prod, teams: [billing] } }
+  dev: { account: ${t1}, variables: { env: dev, teams: [billing, search], region: ap } }
+  prod: { account: ${t2}, variables: { env: prod, teams: [billing], region: eu } }
 projects:
+  # A value is replaced where it stands as a word, not inside one: "ap" of dev's region is not in "app".
+  app:
+    description: Runs in \${var.region}
   shop:
     name: shop-\${var.env}
     description: Shop \${var.env}

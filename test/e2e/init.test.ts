@@ -161,3 +161,14 @@ test('init puts the schema line for the editor at the top of each configuration 
   expect((JSON.parse(second.stdout) as { schemaLineAdded: string[] }).schemaLineAdded).toEqual([]);
   expect(readFileSync(join(home, 'infra', 'main.yaml'), 'utf8')).toBe(text);
 });
+
+test('a configuration with a reference error: init finds the state by its `account:` (it said "No account given")', async () => {
+  const account = '0a000000-0000-4000-8000-000000000001';
+  writeFileSync(
+    join(home, 'infra', 'main.yaml'),
+    `version: 1\naccount: ${account}\ngateways:\n  main: { project: nope, defaultModel: gpt-4o-mini, credentials: [openai] }\n`,
+  );
+  const done = await runCli(['init', 'infra'], cleanEnv(), home);
+  expect(done.stdout).not.toContain('No account given');
+  expect(done.stdout).toContain(`State:       ${join(home, 'infra', '.cplane', account, 'state.json')}: no state yet`);
+});

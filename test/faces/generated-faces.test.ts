@@ -72,7 +72,7 @@ describe('facts derived from the table', () => {
     for (const summary of Object.values(operationSummaries)) expect(summary).toMatch(/^[A-Z][^\n]{5,120}\.$/);
   });
 
-  it('marks reads read-only and DELETEs and revokes destructive', () => {
+  it('marks reads read-only, and every write that is not only additive destructive (an update or a rotation replaces for good)', () => {
     const readOnly = operationNames.filter((name) => operationFacts(name).readOnly);
     expect(readOnly).toEqual(operationNames.filter((name) => operations[name].method === 'GET' || name === 'readRecord'));
     const destructive = operationNames.filter((name) => operationFacts(name).destructive);
@@ -87,6 +87,19 @@ describe('facts derived from the table', () => {
         'revokeRecordUser',
         'revokeRecordGroup',
         'revokeRecordServiceAccount',
+        'archiveProject',
+        'archiveRecord',
+        'renameGatewayToken',
+        'updateCredential',
+        'updateGateway',
+        'updateGatewaySettings',
+        'updateOtelExport',
+        'updateProject',
+        'updateRecord',
+        'rotateCredential',
+        'rotateRecord',
+        'rollbackRecord',
+        'transferRecordOwnership',
       ].sort(),
     );
   });

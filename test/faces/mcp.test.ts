@@ -34,6 +34,9 @@ describe('cplane mcp --allow-apply with a human token', () => {
     expect(byName.get('create_project')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     expect(byName.get('delete_gateway')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(byName.get('revoke_record_user')!.annotations).toMatchObject({ destructiveHint: true });
+    // A rotation or an update replaces a secret or a setting for good: not additive.
+    expect(byName.get('rotate_credential')!.annotations).toMatchObject({ destructiveHint: true });
+    expect(byName.get('update_credential')!.annotations).toMatchObject({ destructiveHint: true });
     expect(byName.get('get_gateway')!.inputSchema).toMatchObject({
       type: 'object',
       required: ['id'],

@@ -13,6 +13,7 @@ const row = (deployment: string, extra: Partial<DeploymentSummary> = {}): Deploy
   replace: 0,
   remove: 3,
   import: 0,
+  move: 0,
   policyViolations: 1,
   incomplete: 0,
   blocked: false,
@@ -34,6 +35,15 @@ it('has an import column when a deployment adopts objects, and none otherwise', 
   const { markdown } = renderDeploymentsMarkdown([row('sandbox', { import: 4 })], [], { title: 'cplane plan', limit: 65_000 });
   expect(markdown).toContain('| deployment | account | add | change | replace | remove | import | policy | incomplete | status |');
   expect(renderDeploymentMatrixText([row('prod')], { color: false })).not.toContain('IMPORT');
+});
+
+it('has a move column when a deployment renames addresses (`moved` blocks), and none otherwise', () => {
+  const text = renderDeploymentMatrixText([row('staging', { add: 0, change: 0, remove: 0, move: 2 }), row('prod')], { color: false });
+  expect(text).toMatch(/DEPLOYMENT +ACCOUNT +ADD +CHANGE +REPLACE +REMOVE +MOVE +POLICY +INCOMPLETE +STATUS/);
+  expect(text).toMatch(/staging +Tenant 1 \(0a000000-0000-4000-8000-000000001001\) +0 +0 +0 +0 +2 +1 +0 +changes/);
+  const { markdown } = renderDeploymentsMarkdown([row('staging', { move: 2 })], [], { title: 'cplane plan', limit: 65_000 });
+  expect(markdown).toContain('| deployment | account | add | change | replace | remove | move | policy | incomplete | status |');
+  expect(renderDeploymentMatrixText([row('prod')], { color: false })).not.toMatch(/\bMOVE\b/);
 });
 
 it('escapes a hostile account name: no terminal escape, no Markdown or HTML markup', () => {

@@ -68,7 +68,14 @@ const byManifest = (values: Record<string, unknown>) => values.manifest !== unde
 const manifestHelp = [
   '--manifest FILE     read by name (PROJECT/RECORD) with a reader manifest, as the Service Account of $CPLANE_READER: no configuration,',
   '                    state or state key (default: $CPLANE_MANIFEST, unless a record is named by address or id)',
-  "--deployment NAME   with --manifest: the manifest's deployment (default: $CPLANE_DEPLOYMENT, else its only one)",
+  "--deployment NAME   with --manifest: the manifest's deployment (default: $CPLANE_DEPLOYMENT, else its only one); without it,",
+  "                    the deployment of the configuration's deployments: to use (its account, workspace, variables and token)",
+];
+
+/** read and run: the connection's and the state's flags, less what their own lines say (--account) or they do not take. */
+const readerConnectionHelp = [
+  ...connectionHelp.filter((line) => !line.startsWith('--parallelism') && !line.startsWith('--account')),
+  ...stateHelp.filter((line) => !line.startsWith('--account')),
 ];
 
 const stateArgs = '[dir] [--account ID] [--state PATH|URL] [--workspace NAME] [--var NAME=VALUE ...] [--var-file FILE ...]';
@@ -502,9 +509,7 @@ export const commands: Command[] = [
       '--account ID        the account the record is in (default: $CPLANE_ACCOUNT); a reader refuses a value written for another (needed with a Service Account token)',
       "With a reader's key the data key wrapped for that reader is opened; without one (a personal access token),",
       "cplane's state key opens the value of a record this state wrote. The value goes to stdout only.",
-      ...connectionHelp.filter((line) => !line.startsWith('--parallelism')),
-      ...stateHelp.filter((line) => !line.startsWith('--account')),
-      oneDeploymentHelp,
+      ...readerConnectionHelp,
     ],
     // With --manifest, --deployment names the manifest's deployment: no configuration is read.
     deployments: { ...one(1), unless: byManifest },
@@ -540,9 +545,7 @@ export const commands: Command[] = [
       'CPLANE_MANIFEST and CPLANE_DEPLOYMENT are consumed by --manifest) and without the',
       'variables the configuration in [dir] reads as secret sources ({ env: NAME }); --pass-env lets one through.',
       "SIGINT and SIGTERM are passed on; the exit code is COMMAND's (128 + the signal number when a signal ended it).",
-      ...connectionHelp.filter((line) => !line.startsWith('--parallelism')),
-      ...stateHelp.filter((line) => !line.startsWith('--account')),
-      oneDeploymentHelp,
+      ...readerConnectionHelp,
     ],
     deployments: { ...one(), unless: byManifest },
     options: {
