@@ -17,9 +17,10 @@ export {
   relativePosix,
   stateRecord,
 } from './origin.js';
-export { prepareSavedPlan } from './prepare-apply.js';
+export { prepareSavedPlan, type PreparedSavedPlan } from './prepare-apply.js';
 export {
   firstDifference,
+  outsideSavedPlan,
   placeholderProblems,
   policyDifferences,
   stepDifferences,

@@ -21,7 +21,15 @@ import { AbortError } from '../../session/errors.js';
 import { givenToken, parseParallelism, tokenVariable } from '../../session/connection.js';
 import { githubReporter, type GithubReporter } from '../github-flag.js';
 import { readingStatus } from '../reading-status.js';
-import { accountNameOf, placeholderProblems, planOrigin, prepareSavedPlan, readPlanFile, trustedPlan } from '../../saved-plan/index.js';
+import {
+  accountNameOf,
+  outsideSavedPlan,
+  placeholderProblems,
+  planOrigin,
+  prepareSavedPlan,
+  readPlanFile,
+  trustedPlan,
+} from '../../saved-plan/index.js';
 import { refuseTargetWithExclude } from '../target-flags.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { markdownText, suggestedCommand } from '../../text/escape-for.js';
@@ -117,7 +125,8 @@ async function applyWith(
 ): Promise<number> {
   const saved = planPath ? await readPlanFile(planPath) : undefined;
   // Everything that can be checked without the network is, so an altered or misplaced plan sends no request.
-  const opening = saved ? await prepareSavedPlan(ctx, saved, planPath!, planDir) : ctx;
+  const prepared = saved ? await prepareSavedPlan(ctx, saved, planPath!, planDir) : undefined;
+  const opening = prepared?.ctx ?? ctx;
 
   // Every write is a human-only operation: say so before any request rather than after a refresh.
   if (identityOf(givenToken(ctx)) === 'service_account') {
@@ -187,9 +196,25 @@ async function applyWith(
         return 0;
       }
       plan = {
-        ...trustedPlan(saved, fresh, planPath!, { count: recovery.resent, idNow: (address) => state.data.resources[address]?.id }),
+        ...trustedPlan(saved, fresh, planPath!, {
+          count: recovery.resent,
+          idNow: (address) => state.data.resources[address]?.id,
+          updatedAt: (address) => state.data.resources[address]?.updatedAt,
+          changedFiles: prepared!.changedFiles,
+        }),
         origin: plan.origin,
       };
+      const elsewhere = outsideSavedPlan(saved, fresh);
+      if (prepared!.changedFiles.length > 0)
+        sink.text(
+          `The configuration changed since the plan was made (${prepared!.changedFiles.join(', ')}); the plan made now has exactly the saved steps at the plan's ${saved.steps.length} address(es), so they are applied as reviewed.`,
+        );
+      if (elsewhere.length > 0)
+        sink.text(
+          safeText(
+            `Not in this plan, so not applied (left for a plan of its own): ${elsewhere.map((s) => `${s.address} (${s.action})`).join(', ')}.`,
+          ),
+        );
     }
     // Every plan made here comes from the configuration; this only guards against a bug that would send a secret elsewhere.
     const misplaced = placeholderProblems(plan);
