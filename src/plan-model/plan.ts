@@ -205,6 +205,8 @@ export interface PlanOrigin {
    * refuses a folder that lacks one (a deleted plan would skip its `after` gate).
    */
   fleet?: string[];
+  /** The pull request the plan was made for and its head commit (`--pr`, `--commit`, or the GitHub event): registered with the state (docs/state.md). */
+  pullRequest?: { number: number; commit: string };
   /** The account's name as `GET /accounts` gives it; null when the token may not list accounts. */
   accountName: string | null;
   /** Configuration folder relative to the working folder of the plan (`/` separators). */

@@ -27,9 +27,10 @@ import {
   placeholderProblems,
   planOrigin,
   prepareSavedPlan,
-  readPlanFile,
+  readPlanFileWithDigest,
   trustedPlan,
 } from '../../saved-plan/index.js';
+import type { StateStore } from '../../state/index.js';
 import { refuseTargetWithExclude } from '../target-flags.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { markdownText, suggestedCommand } from '../../text/escape-for.js';
@@ -123,7 +124,8 @@ async function applyWith(
   verb: Verb,
   { json, interactive, parallelism, targets, exclude, replace, rewrap, planPath, planDir, github }: ApplySettings,
 ): Promise<number> {
-  const saved = planPath ? await readPlanFile(planPath) : undefined;
+  const read = planPath ? await readPlanFileWithDigest(planPath) : undefined;
+  const saved = read?.plan;
   // Everything that can be checked without the network is, so an altered or misplaced plan sends no request.
   const prepared = saved ? await prepareSavedPlan(ctx, saved, planPath!, planDir) : undefined;
   const opening = prepared?.ctx ?? ctx;
@@ -145,7 +147,8 @@ async function applyWith(
   const workspace = await openWorkspace(opening, {
     lock: true,
     ...(saved ? { savedVariables: saved.origin.variables } : {}),
-    command: `cplane ${verb}`,
+    // The lock names the pull request whose plan is applied: an apply that finds the state held says which one.
+    command: `cplane ${verb}${saved?.origin.pullRequest ? ` (PR #${saved.origin.pullRequest.number} at ${saved.origin.pullRequest.commit.slice(0, 12)})` : ''}`,
     onClientEvent: (event) => {
       status.onClientEvent(event);
       forward(event);
@@ -289,6 +292,8 @@ async function applyWith(
       stopInterrupts();
     }
     await sink.finish(result);
+    if (saved?.origin.pullRequest && !result.interrupted && result.failed.length === 0)
+      await forgetAppliedPlan(ctx, state, saved.origin.pullRequest.number, read!.digest);
     // Said again after the run, where it is read: the plan above scrolled away.
     if (!json && withoutValueNote(plan)) ctx.stdout.write(`${withoutValueLine(plan)}\n`);
     github?.summary(
@@ -300,6 +305,15 @@ async function applyWith(
   } finally {
     await workspace.close();
   }
+}
+
+/** An applied plan leaves the open-plan registry (only that plan: a newer one of the pull request stays). */
+async function forgetAppliedPlan(ctx: CommandContext, state: StateStore, pr: number, digest: string): Promise<void> {
+  await state.openPlans?.forget(pr, digest).catch((error: unknown) => {
+    ctx.stderr.write(
+      `Warning: the plan of PR #${pr} could not be removed from the open plans of ${safeText(state.path)} (${safeText(error instanceof Error ? error.message : String(error))}).\n`,
+    );
+  });
 }
 
 /**

@@ -137,9 +137,10 @@ export const commands: Command[] = [
     name: ['plan'],
     summary: 'Show what apply would change, and why',
     usage:
-      'plan [dir] [--out FILE] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+      'plan [dir] [--out FILE] [--pr N --commit SHA] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
     help: [
       '--out FILE          save the plan as JSON for `cplane apply FILE`',
+      "--pr N --commit SHA the pull request and head commit the plan is for (default: a GitHub pull_request event's): with --out, registered in the state's open plans (docs/state.md)",
       '--target ADDRESS    plan only ADDRESS and what it depends on (repeatable)',
       '--exclude ADDRESS   plan all but ADDRESS (or module.NAME) and what depends on it; not with --target (repeatable)',
       ...replaceHelp,
@@ -163,6 +164,8 @@ export const commands: Command[] = [
       shard: { type: 'string' },
       merge: { type: 'boolean' },
       out: { type: 'string' },
+      pr: { type: 'string' },
+      commit: { type: 'string' },
       target: { type: 'string', multiple: true },
       exclude: { type: 'string', multiple: true },
       ...replaceOption,
