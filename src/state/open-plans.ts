@@ -98,7 +98,8 @@ export class FileOpenPlans implements OpenPlanRegistry {
     return entries
       .slice(0, MAX_OPEN_PLANS)
       .map(checkedOpenPlan)
-      .filter((p): p is OpenPlan => p !== undefined);
+      .filter((p): p is OpenPlan => p !== undefined)
+      .sort((a, b) => a.pr - b.pr);
   }
 
   async register(plan: OpenPlan): Promise<void> {
