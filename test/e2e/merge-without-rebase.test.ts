@@ -3,6 +3,7 @@
 // new plan, no write beyond its own), and the next plan is clean. A shared address: the second PR's comment, made
 // while the first was open, names it; once the first applies, the second is refused naming the address, writing nothing.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +64,8 @@ describe('pull requests that merge without rebasing', () => {
     'disjoint addresses: both apply after merge, the second as reviewed with no write beyond its own; the next plan is clean',
     { timeout: 120_000 },
     async () => {
+      const summary = join(w.temp, 'summary.md');
+      writeFileSync(summary, '');
       const a = await openPullRequest(1, { 'alpha.yaml': project('alpha', 'A1') });
       const b = await openPullRequest(2, { 'beta.yaml': project('beta', 'B1') });
       expect(registered().sort()).toEqual([1, 2]);
@@ -71,7 +74,7 @@ describe('pull requests that merge without rebasing', () => {
 
       merge(1);
       w.emulator.resetStats();
-      const appliedA = await w.cli(['apply', a.planFile], env);
+      const appliedA = await w.cli(['apply', a.planFile, '--github'], { ...env, GITHUB_STEP_SUMMARY: summary, GITHUB_ACTOR: 'merger' });
       expect(appliedA.code, appliedA.stderr).toBe(0);
       expect(w.emulator.stats().writes).toBe(1);
 

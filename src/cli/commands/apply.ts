@@ -148,7 +148,7 @@ async function applyWith(
     lock: true,
     ...(saved ? { savedVariables: saved.origin.variables } : {}),
     // The lock names the pull request whose plan is applied: an apply that finds the state held says which one.
-    command: `cplane ${verb}${saved?.origin.pullRequest ? ` (PR #${saved.origin.pullRequest.number} at ${saved.origin.pullRequest.commit.slice(0, 12)})` : ''}`,
+    command: `cplane ${verb}${read ? ` (${allowance(ctx.env, read.plan, read.digest)})` : ''}`,
     onClientEvent: (event) => {
       status.onClientEvent(event);
       forward(event);
@@ -297,7 +297,10 @@ async function applyWith(
     // Said again after the run, where it is read: the plan above scrolled away.
     if (!json && withoutValueNote(plan)) ctx.stdout.write(`${withoutValueLine(plan)}\n`);
     github?.summary(
-      `#### cplane ${verb} result\n\n${summaryLines(result, verb === 'destroy' ? 'Destroy' : 'Apply')
+      `#### cplane ${verb} result\n\n${read ? `Applied: ${markdownText(allowance(ctx.env, read.plan, read.digest))}.\n\n` : ''}${summaryLines(
+        result,
+        verb === 'destroy' ? 'Destroy' : 'Apply',
+      )
         .map((l) => `- ${markdownText(l.text.trim())}`)
         .join('\n')}\n`,
     );
@@ -305,6 +308,16 @@ async function applyWith(
   } finally {
     await workspace.close();
   }
+}
+
+/**
+ * Who allowed a saved plan's apply, as its lock and every state version it saves record it (`cplane state history`):
+ * the pull request and commit it was made for, the digest of the very file applied, and who ran it.
+ */
+function allowance(env: NodeJS.ProcessEnv, plan: Plan, digest: string): string {
+  const pr = plan.origin?.pullRequest;
+  const actor = env.GITHUB_ACTOR ? `by ${env.GITHUB_ACTOR}` : undefined;
+  return safeText([pr ? `PR #${pr.number} at ${pr.commit.slice(0, 12)}` : undefined, `plan ${digest}`, actor].filter(Boolean).join(', '));
 }
 
 /** An applied plan leaves the open-plan registry (only that plan: a newer one of the pull request stays). */
