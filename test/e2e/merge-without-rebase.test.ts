@@ -77,6 +77,8 @@ describe('pull requests that merge without rebasing', () => {
       const appliedA = await w.cli(['apply', a.planFile, '--github'], { ...env, GITHUB_STEP_SUMMARY: summary, GITHUB_ACTOR: 'merger' });
       expect(appliedA.code, appliedA.stderr).toBe(0);
       expect(w.emulator.stats().writes).toBe(1);
+      const digest = `sha256:${createHash('sha256').update(readFileSync(a.planFile)).digest('hex')}`;
+      expect(readFileSync(summary, 'utf8')).toContain(`Applied: PR #1 at \`${a.commit.slice(0, 12)}\`, plan \`${digest}\`, by merger.`);
 
       // main is now base + A + B: B's branch never saw A's change.
       merge(2);

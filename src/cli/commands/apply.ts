@@ -33,7 +33,7 @@ import {
 import type { StateStore } from '../../state/index.js';
 import { refuseTargetWithExclude } from '../target-flags.js';
 import { openWorkspace } from '../../session/workspace.js';
-import { markdownText, suggestedCommand } from '../../text/escape-for.js';
+import { codeSpan, markdownText, suggestedCommand } from '../../text/escape-for.js';
 import { writeWeakSecretWarnings } from '../weak-secrets.js';
 import { wantsDeployments } from '../deployments/choose.js';
 import { applyDeployments, isPlanFolder } from '../deployments/apply-all.js';
@@ -297,7 +297,7 @@ async function applyWith(
     // Said again after the run, where it is read: the plan above scrolled away.
     if (!json && withoutValueNote(plan)) ctx.stdout.write(`${withoutValueLine(plan)}\n`);
     github?.summary(
-      `#### cplane ${verb} result\n\n${read ? `Applied: ${markdownText(allowance(ctx.env, read.plan, read.digest))}.\n\n` : ''}${summaryLines(
+      `#### cplane ${verb} result\n\n${read ? `Applied: ${allowanceMarkdown(ctx.env, read.plan, read.digest)}.\n\n` : ''}${summaryLines(
         result,
         verb === 'destroy' ? 'Destroy' : 'Apply',
       )
@@ -318,6 +318,18 @@ function allowance(env: NodeJS.ProcessEnv, plan: Plan, digest: string): string {
   const pr = plan.origin?.pullRequest;
   const actor = env.GITHUB_ACTOR ? `by ${env.GITHUB_ACTOR}` : undefined;
   return safeText([pr ? `PR #${pr.number} at ${pr.commit.slice(0, 12)}` : undefined, `plan ${digest}`, actor].filter(Boolean).join(', '));
+}
+
+/** The same for the step summary: the pull request as a link GitHub makes of `#N` (a number from the authenticated plan). */
+function allowanceMarkdown(env: NodeJS.ProcessEnv, plan: Plan, digest: string): string {
+  const pr = plan.origin?.pullRequest;
+  return [
+    pr ? `PR #${pr.number} at ${codeSpan(pr.commit.slice(0, 12))}` : undefined,
+    `plan ${codeSpan(digest)}`,
+    env.GITHUB_ACTOR ? `by ${markdownText(env.GITHUB_ACTOR)}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
 
 /** An applied plan leaves the open-plan registry (only that plan: a newer one of the pull request stays). */
