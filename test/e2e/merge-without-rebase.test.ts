@@ -128,6 +128,11 @@ describe('pull requests that merge without rebasing', () => {
       expect(await description('alpha')).toMatchObject({ description: 'A2', is_active: true });
       // B stays registered until it is planned again (its new commit supersedes it) or its PR is closed.
       expect(registered()).toEqual([4]);
+      const listed = await w.run(['state', 'plans', infra], env);
+      expect(listed.stdout).toMatch(/^PR #4 {2}[0-9a-f]{12} {2}\S+ {2}sha256:[0-9a-f]{64} {2}1 address\(es\): project\.alpha\n$/);
+      // Its pull request closed: the closing workflow forgets it (docs/state.md).
+      expect((await w.run(['state', 'plans', infra, '--forget', '4'], env)).stdout).toBe('Forgot the plan of PR #4.\n');
+      expect(registered()).toEqual([]);
     },
   );
 });

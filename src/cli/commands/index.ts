@@ -400,6 +400,20 @@ export const commands: Command[] = [
     load: async () => (await import('./state.js')).stateListCommand,
   },
   {
+    name: ['state', 'plans'],
+    summary: "List the open plans registered with the state (each PR's saved plan), or forget a closed PR's",
+    usage: `state plans ${stateArgs} [--forget PR] [--json] ${oneArgs}`,
+    help: [
+      "--forget PR         forget the plan of pull request PR (a closed pull request's: docs/state.md)",
+      '--json              print the plans as JSON',
+      ...stateHelp,
+      oneDeploymentHelp,
+    ],
+    options: { ...stateOptions, forget: { type: 'string' }, json: { type: 'boolean' }, ...oneDeploymentOptions },
+    deployments: one(),
+    load: async () => (await import('./state-plans.js')).statePlansCommand,
+  },
+  {
     name: ['state', 'show'],
     summary: 'Show what the state holds for one address (never a secret)',
     usage: `state show ADDRESS ${stateArgs} ${allArgs}`,
