@@ -162,9 +162,10 @@ export function policyDifferences(saved: Plan, fresh: Plan): string[] {
     ];
   }
   // Where a resource is shown depends on the folder each command ran in: only what the findings say is compared,
-  // and only on the saved plan's addresses (a plan made now may also judge another pull request's change).
-  const own = new Set(saved.steps.map((s) => s.address));
-  const said = (plan: Plan) => (plan.policies?.findings ?? []).filter((f) => own.has(f.address)).map(({ at: _at, ...finding }) => finding);
+  // and not on the addresses only a plan made now changes (another pull request's change, judged by its own plan).
+  const elsewhere = new Set(outsideSavedPlan(saved, fresh).map((s) => s.address));
+  const said = (plan: Plan) =>
+    (plan.policies?.findings ?? []).filter((f) => !elsewhere.has(f.address)).map(({ at: _at, ...finding }) => finding);
   const where = firstDifference(said(saved), said(fresh));
   return where ? [`the policy findings differ from a plan made now (at findings${where.startsWith('.') ? where.slice(1) : where})`] : [];
 }
