@@ -213,6 +213,8 @@ export interface PlanOrigin {
   fleet?: string[];
   /** The CI run that saved it (`--run`, or GITHUB_RUN_ID and GITHUB_SHA): `plan --merge` takes the shards of one run only. */
   run?: PlanRun;
+  /** The pull request the plan was made for and its head commit (`--pr`, `--commit`, or the GitHub event): registered with the state (docs/state.md). */
+  pullRequest?: { number: number; commit: string };
   /** The account's name as `GET /accounts` gives it; null when the token may not list accounts. */
   accountName: string | null;
   /** Configuration folder relative to the working folder of the plan (`/` separators). */

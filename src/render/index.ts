@@ -12,3 +12,4 @@ export { driftHeadline, renderDriftJson, renderDriftMarkdown, renderDriftText } 
 export { renderDeploymentMatrixText, renderDeploymentsMarkdown, type DeploymentSection } from './deployments.js';
 export { reconcileHeadline, reconcileJson, renderReconcileMarkdown, renderReconcileText, type ReconcileView } from './reconcile.js';
 export { accessReportFormats, csvCell, renderAccessReport, type AccessReportFormat } from './access-report.js';
+export { renderPullRequestNotes, type SharedAddresses } from './pull-request.js';

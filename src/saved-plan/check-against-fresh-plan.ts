@@ -11,6 +11,7 @@ import { canonicalJson } from '../config/index.js';
 import { definitionOf } from '../providers/index.js';
 import { AbortError } from '../errors.js';
 import { eachPlaceholder, writeOnlyField, type Plan, type PlanStep, type Template } from '../plan-model/index.js';
+import { summarize } from '../planner/stages/summary.js';
 import { REPLAN, type SavedPlan } from './read.js';
 
 const isWriteOnly = (step: PlanStep, field: string): boolean =>
@@ -89,12 +90,12 @@ export function firstDifference(a: unknown, b: unknown, at = ''): string | undef
 }
 
 /**
- * How the saved steps differ from a fresh plan's, one line per address; empty when they are the same
- * steps. Idempotency-Keys are left out: each plan makes its own.
+ * How the saved steps differ from a fresh plan's at the saved plan's addresses, one line per address; empty
+ * when a plan made now has exactly the saved steps there. Idempotency-Keys are left out: each plan makes its
+ * own. What a plan made now would do elsewhere is not the saved plan's (outsideSavedPlan).
  */
 export function stepDifferences(saved: Plan, fresh: Plan): string[] {
   const freshByAddress = new Map(fresh.steps.map((s) => [s.address, s]));
-  const savedAddresses = new Set(saved.steps.map((s) => s.address));
   const lines: string[] = [];
   for (const step of saved.steps) {
     const now = freshByAddress.get(step.address);
@@ -105,9 +106,17 @@ export function stepDifferences(saved: Plan, fresh: Plan): string[] {
     const where = firstDifference(comparable(step), comparable(now));
     if (where) lines.push(`${step.address}: differs at ${where}`);
   }
-  for (const step of fresh.steps)
-    if (!savedAddresses.has(step.address)) lines.push(`${step.address}: a plan made now would ${step.action} it; the saved plan does not`);
   return lines;
+}
+
+/**
+ * The steps of a plan made now at addresses the saved plan does not change: another pull request's change
+ * merged and not applied yet, or a change made outside cplane. Applying a saved plan never writes them: it
+ * applies what was reviewed, and each is left for a plan of its own (or the next `cplane plan`).
+ */
+export function outsideSavedPlan(saved: Plan, fresh: Plan): PlanStep[] {
+  const own = new Set(saved.steps.map((s) => s.address));
+  return fresh.steps.filter((s) => !own.has(s.address));
 }
 
 /**
@@ -152,21 +161,43 @@ export function policyDifferences(saved: Plan, fresh: Plan): string[] {
       `the policies changed since the plan was made (${saved.policies ? `${saved.policies.policies} then` : 'none then'}, ${fresh.policies ? `${fresh.policies.policies} now` : 'none now'})`,
     ];
   }
-  // Where a resource is shown depends on the folder each command ran in: only what the findings say is compared.
-  const said = (plan: Plan) => (plan.policies?.findings ?? []).map(({ at: _at, ...finding }) => finding);
+  // Where a resource is shown depends on the folder each command ran in: only what the findings say is compared,
+  // and not on the addresses only a plan made now changes (another pull request's change, judged by its own plan).
+  const elsewhere = new Set(outsideSavedPlan(saved, fresh).map((s) => s.address));
+  const said = (plan: Plan) =>
+    (plan.policies?.findings ?? []).filter((f) => !elsewhere.has(f.address)).map(({ at: _at, ...finding }) => finding);
   const where = firstDifference(said(saved), said(fresh));
   return where ? [`the policy findings differ from a plan made now (at findings${where.startsWith('.') ? where.slice(1) : where})`] : [];
 }
 
+/** Why an address of the saved plan may differ now: its state entry was written after the plan was made (another apply). */
+function writtenSince(saved: Plan, updatedAt: (address: string) => string | undefined): (line: string) => string {
+  return (line) => {
+    const address = line.slice(0, line.indexOf(': '));
+    const at = updatedAt(address);
+    return at !== undefined && at > saved.createdAt ? `${line} (applied by another run at ${at}, after this plan was made)` : line;
+  };
+}
+
 /**
- * The plan to execute for a saved plan: the fresh one, with the saved Idempotency-Keys, when the saved
- * steps are exactly the fresh steps; otherwise the saved plan is refused, naming each address that differs.
+ * The plan to execute for a saved plan: the fresh steps at the saved plan's addresses, with the saved
+ * Idempotency-Keys, when they are exactly the saved steps; otherwise the saved plan is refused, naming each
+ * address that differs. A plan is stale only where it is wrong: steps a plan made now has elsewhere (another
+ * pull request merged meanwhile, in a merge commit the plan never saw) are not applied, and the configuration
+ * files may have changed as long as they still want exactly the saved steps.
  */
 export function trustedPlan(
   saved: SavedPlan,
   fresh: Plan,
   planPath: string,
-  resent: { count: number; idNow: (address: string) => string | undefined },
+  resent: {
+    count: number;
+    idNow: (address: string) => string | undefined;
+    /** When each address's state entry was last written (the refusal says which were applied after the plan was made). */
+    updatedAt?: (address: string) => string | undefined;
+    /** The configuration files changed since the plan was made (prepare-apply.ts), named in a refusal. */
+    changedFiles?: string[];
+  },
 ): Plan {
   const policies = policyDifferences(saved, fresh);
   if (policies.length > 0) {
@@ -176,7 +207,9 @@ export function trustedPlan(
         : 'Nothing was applied';
     throw new AbortError(`The saved plan ${planPath} was checked under other policies: ${policies.join('; ')}. ${done}.`, REPLAN);
   }
-  const differences = stepDifferences(withPendingResolved(saved, resent.idNow), fresh);
+  const differences = stepDifferences(withPendingResolved(saved, resent.idNow), fresh).map(
+    writtenSince(saved, resent.updatedAt ?? (() => undefined)),
+  );
   if (differences.length > 0) {
     const shown = differences.slice(0, 20);
     // Pending writes are resent before the saved plan is checked: say so, rather than claim nothing happened.
@@ -185,10 +218,12 @@ export function trustedPlan(
         ? `${resent.count} pending write(s) an earlier run left were resent first; none of the saved plan's steps was applied`
         : 'Nothing was applied';
     throw new AbortError(
-      `The saved plan ${planPath} is stale or was altered: its steps are not the ones a plan made now from the configuration and the live objects has. ${done}:\n${shown.map((d) => `  - ${d}`).join('\n')}${differences.length > shown.length ? `\n  - and ${differences.length - shown.length} more` : ''}`,
+      `The saved plan ${planPath} is stale or was altered at ${differences.length === 1 ? '1 address' : `${differences.length} addresses`}: a plan made now from the configuration and the live objects has other steps there (changed since the plan was made, by another apply or outside cplane, or the configuration now wants something else${resent.changedFiles?.length ? `; changed files: ${resent.changedFiles.join(', ')}` : ''}). ${done}:\n${shown.map((d) => `  - ${d}`).join('\n')}${differences.length > shown.length ? `\n  - and ${differences.length - shown.length} more` : ''}`,
       REPLAN,
     );
   }
   const { auth: _auth, ...plan } = withSavedKeys(fresh, saved);
-  return { ...plan, origin: saved.origin };
+  const own = new Set(saved.steps.map((s) => s.address));
+  const steps = plan.steps.filter((s) => own.has(s.address));
+  return { ...plan, steps, summary: summarize(steps), origin: saved.origin };
 }

@@ -4,9 +4,9 @@
  * checked before anything is opened (prepare-apply.ts), and applied only as a fresh plan with exactly their
  * steps (check-against-fresh-plan.ts).
  */
-export { writePlanFile } from './write.js';
+export { planDigest, writePlanFile } from './write.js';
 export { checkPlanMac, planMac, planMacKey, planMacMatches, readPlanToMerge, readPlanToShow, withMac } from './mac.js';
-export { MAX_PLAN_FILE_BYTES, planSchemaProblems, readPlanFile, REPLAN, type SavedPlan } from './read.js';
+export { MAX_PLAN_FILE_BYTES, planSchemaProblems, readPlanFile, readPlanFileWithDigest, REPLAN, type SavedPlan } from './read.js';
 export {
   accountNameOf,
   changedFiles,
@@ -17,9 +17,10 @@ export {
   relativePosix,
   stateRecord,
 } from './origin.js';
-export { prepareSavedPlan } from './prepare-apply.js';
+export { prepareSavedPlan, type PreparedSavedPlan } from './prepare-apply.js';
 export {
   firstDifference,
+  outsideSavedPlan,
   placeholderProblems,
   policyDifferences,
   stepDifferences,

@@ -1,8 +1,9 @@
 /**
  * The checks of a saved plan before `cplane apply PLANFILE` opens anything: its MAC (mac.ts), its placeholders
  * (check-against-fresh-plan.ts), flags and environment that contradict it (each refused, naming both values),
- * the configuration files it was made from (origin.ts), and where its state is. What it returns is the command
- * context the workspace is opened with, as the plan recorded it.
+ * the configuration files it was made from (origin.ts, which may have changed: a plan is stale only where it is
+ * wrong, check-against-fresh-plan.ts), and where its state is. What it returns is the command context the
+ * workspace is opened with, as the plan recorded it, and the files that changed since the plan was made.
  */
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
@@ -18,16 +19,23 @@ import { checkPlanMac } from './mac.js';
 import { changedFiles, isStateUrl } from './origin.js';
 import { REPLAN, type SavedPlan } from './read.js';
 
+/** A saved plan checked before any request: the context to open its workspace with, and its configuration files that changed. */
+export interface PreparedSavedPlan {
+  ctx: CommandContext;
+  /** `main.yaml (changed)`, `new.yaml (added)`: a merge commit the plan never saw. Empty when none changed. */
+  changedFiles: string[];
+}
+
 /**
  * Checks a saved plan before any request is sent (its placeholders, contradicting flags and
- * environment, the configuration files) and returns the command context to open its workspace with.
+ * environment) and returns the command context to open its workspace with.
  */
 export async function prepareSavedPlan(
   ctx: CommandContext,
   plan: SavedPlan,
   planPath: string,
   dirArgument: string | undefined,
-): Promise<CommandContext> {
+): Promise<PreparedSavedPlan> {
   checkPlanMac(ctx.env, plan, planPath);
   const altered = placeholderProblems(plan);
   if (altered.length > 0) {
@@ -69,13 +77,9 @@ export async function prepareSavedPlan(
       `Run \`cplane apply\` from the same place in your checkout, or name the folder: \`cplane apply PLANFILE DIR\`.`,
     );
   }
+  // Changed files do not make the plan stale (a pull request merged without rebasing applies on the merge
+  // commit): the plan made now from them must still have exactly the saved steps at the saved addresses.
   const changed = await changedFiles(plan.origin.files, configDir);
-  if (changed.length > 0) {
-    throw new AbortError(
-      `The saved plan ${planPath} is stale: the configuration in ${configDir} changed since it was made: ${changed.join(', ')}. Nothing was applied.`,
-      REPLAN,
-    );
-  }
 
   const state = await savedStateLocation(ctx, plan, planPath, configDir);
   // A deployment's plan loads the configuration as that deployment (its account and variables; docs/deployments.md),
@@ -84,10 +88,13 @@ export async function prepareSavedPlan(
   const deployment =
     name !== undefined ? { deployment: { ...(ctx.deployment ?? (await deploymentCredential(ctx, configDir, name))), name } } : {};
   return {
-    ...ctx,
-    positionals: [configDir],
-    values: { ...ctx.values, account: plan.account, workspace: plan.origin.workspace, state },
-    ...deployment,
+    ctx: {
+      ...ctx,
+      positionals: [configDir],
+      values: { ...ctx.values, account: plan.account, workspace: plan.origin.workspace, state },
+      ...deployment,
+    },
+    changedFiles: changed,
   };
 }
 

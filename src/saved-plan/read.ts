@@ -8,6 +8,7 @@ import { open } from 'node:fs/promises';
 import type { ErrorObject } from 'ajv';
 import { AbortError } from '../errors.js';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanOrigin } from '../plan-model/index.js';
+import { planDigest } from './write.js';
 
 /** A plan as `cplane plan --out` saves it: with its origin, where it was made (origin.ts). */
 export type SavedPlan = Plan & { origin: PlanOrigin };
@@ -59,6 +60,11 @@ async function readBounded(path: string): Promise<string> {
 }
 
 export async function readPlanFile(path: string): Promise<SavedPlan> {
+  return (await readPlanFileWithDigest(path)).plan;
+}
+
+/** The plan and the digest of the very bytes it was read from (write.ts `planDigest`): what an apply records it applied. */
+export async function readPlanFileWithDigest(path: string): Promise<{ plan: SavedPlan; digest: string }> {
   let text: string;
   try {
     text = await readBounded(path);
@@ -102,5 +108,5 @@ export async function readPlanFile(path: string): Promise<SavedPlan> {
       `${path} is not a saved plan: it has no origin (it was printed by \`cplane plan --json\` without --out?).`,
       'Save plans with `cplane plan --out FILE`.',
     );
-  return plan as SavedPlan;
+  return { plan: plan as SavedPlan, digest: planDigest(text) };
 }

@@ -12,6 +12,7 @@
 import type { LockInfo } from './errors.js';
 import type { StateFileContents } from './file-format.js';
 import type { JournalEntry, ResourceState } from './types.js';
+import type { OpenPlanRegistry } from './open-plans.js';
 
 export interface LockHandle {
   id: string;
@@ -77,6 +78,8 @@ export interface StateBackend {
   forceUnlock(id: string): Promise<LockInfo>;
   /** After `load` found no state: why, when it is more than "nothing stored yet" (a database schema without cplane's tables). */
   absence?(): string | undefined;
+  /** The open-plan registry kept with this state (open-plans.ts): the saved plans of open pull requests. */
+  openPlans?(): OpenPlanRegistry;
   /** Ends what the backend holds open (a database's connections); a file backend has nothing to end. */
   close?(): Promise<void>;
 }

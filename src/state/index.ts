@@ -24,3 +24,4 @@ export { maskUrl, isPostgresUrl, DEFAULT_WORKSPACE } from './postgres/index.js';
 export { checkWorkspace } from './open-backend.js';
 export type { StateVersion } from './postgres/index.js';
 export { prepareStateKey, prepareStateLocation, type KeyReport, type LocationReport } from './prepare.js';
+export { checkedOpenPlan, overlappingPlans, type OpenPlan, type OpenPlanRegistry } from './open-plans.js';

@@ -24,6 +24,7 @@ import { parseStateFile, serializeStateFile } from './file-format.js';
 import type { StateFileContents } from './types.js';
 import { fileSystemError, isErrno } from './file-errors.js';
 import { holderIsGone } from './lock-holder.js';
+import { FileOpenPlans, type OpenPlanRegistry } from './open-plans.js';
 
 interface FileIdentity {
   ino: number;
@@ -70,6 +71,11 @@ export class LocalFileBackend implements StateBackend {
   private folds = 0;
 
   constructor(readonly location: string) {}
+
+  /** The open plans of this state: `state.json.plans.json` beside it. */
+  openPlans(): OpenPlanRegistry {
+    return new FileOpenPlans(`${this.location}.plans.json`);
+  }
 
   get lockPath(): string {
     return `${this.location}.lock`;

@@ -12,6 +12,7 @@ import { relative, isAbsolute, resolve } from 'node:path';
 import { KeyError, keyCheckOf, keyFilePath, keyMatchesCheck, resolveStateKey } from '../crypto/state-key.js';
 import type { KdfParams, StateKey } from '../crypto/state-key.js';
 import type { ChangeGroup, LockHandle, StateBackend, StateChange } from './backend.js';
+import type { OpenPlanRegistry } from './open-plans.js';
 import { applyChanges, trackDraft } from './draft.js';
 import { changeProblems, replay } from './replay.js';
 import { StateError, StateLockedError } from './errors.js';
@@ -64,6 +65,8 @@ export interface StateStore {
    * stored share the next group; a `mutate` that throws is rejected alone.
    */
   update(mutate: (draft: StateData) => void): Promise<void>;
+  /** The open-plan registry kept with this state (open-plans.ts), used before `close`; undefined for a backend without one. */
+  readonly openPlans: OpenPlanRegistry | undefined;
   /** Waits for pending updates, folds the change log into the snapshot and releases the lock. */
   close(): Promise<void>;
 }
@@ -368,6 +371,10 @@ class BackendStateStore implements StateStore {
 
   get lockId(): string | undefined {
     return this.handle?.id;
+  }
+
+  get openPlans(): OpenPlanRegistry | undefined {
+    return this.backend.openPlans?.();
   }
 
   get kdf(): KdfParams | undefined {

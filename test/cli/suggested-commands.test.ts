@@ -171,6 +171,7 @@ it('every command that reads a configuration, given one with deployments, sugges
     'state list',
     'state migrate',
     'state mv',
+    'state plans',
     'state pull',
     'state rm',
     'state show',

@@ -109,7 +109,7 @@ describe('cplane apply PLANFILE in another checkout', () => {
     expect(() => readFileSync(join(x, 'infra', '.cplane', account, 'state.json'))).toThrow();
   });
 
-  it('refuses when the configuration in Y differs, naming the changed file', async () => {
+  it("refuses when the configuration in Y wants something else at the plan's addresses, naming the changed files", async () => {
     const x = join(temp, 'x');
     const y = join(temp, 'elsewhere', 'y');
     writeFileSync(join(x, 'envs', 'stage.yaml'), `env: stage\naccount: ${account}\n`);
@@ -119,7 +119,7 @@ describe('cplane apply PLANFILE in another checkout', () => {
     const run = await runCli(['apply', '../../stage.plan.json'], jobEnv, y);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
-      `is stale: the configuration in ${join(y, 'infra')} changed since it was made: extra.yml (added), main.yaml (changed). Nothing was applied.`,
+      `or the configuration now wants something else; changed files: extra.yml (added), main.yaml (changed)). Nothing was applied:`,
     );
     expect((await w.client.listAll('listProjects', {})).some((p) => p.name === 'shop-stage')).toBe(false);
   });

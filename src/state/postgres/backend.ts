@@ -20,6 +20,7 @@ import type { LockInfo } from '../errors.js';
 import type { StateFileContents, StateHeader } from '../file-format.js';
 import type { JournalEntry, ResourceState } from '../types.js';
 import { connect, unreachable } from './connect.js';
+import { checkedOpenPlan, MAX_OPEN_PLANS, type OpenPlan, type OpenPlanRegistry } from '../open-plans.js';
 import { lockKeyOf, type LockKey } from './lock-key.js';
 import { migrate, schemaStatus } from './migrations.js';
 import { parsePostgresUrl, type PostgresLocation } from './url.js';
@@ -415,6 +416,45 @@ export class PostgresBackend implements StateBackend {
       changes: r.changes,
       bytes: r.bytes,
     }));
+  }
+
+  /**
+   * The open plans of this account and workspace, one row per pull request. Registering is a write (it creates
+   * or upgrades the tables), but it never takes the state's lock: planning never locks.
+   */
+  openPlans(): OpenPlanRegistry {
+    const s = this.schema;
+    const key = [this.account, this.workspace];
+    const run = async <T>(work: (db: pg.Client) => Promise<T>): Promise<T> =>
+      work(await this.migrated()).catch((error: unknown) => {
+        throw this.failure(error);
+      });
+    return {
+      list: () =>
+        run(async (db) => {
+          const { rows } = await db.query<{ data: unknown }>(
+            `SELECT data FROM ${s}.open_plans WHERE account = $1 AND workspace = $2 ORDER BY pr LIMIT ${MAX_OPEN_PLANS}`,
+            key,
+          );
+          return rows.map((r) => checkedOpenPlan(r.data)).filter((p): p is OpenPlan => p !== undefined);
+        }),
+      register: (plan) =>
+        run(async (db) => {
+          await db.query(
+            `INSERT INTO ${s}.open_plans (account, workspace, pr, data) VALUES ($1, $2, $3, $4::jsonb)
+             ON CONFLICT (account, workspace, pr) DO UPDATE SET data = excluded.data, registered_at = now()`,
+            [...key, plan.pr, JSON.stringify(plan)],
+          );
+        }),
+      forget: (pr, digest) =>
+        run(async (db) => {
+          const { rowCount } = await db.query(
+            `DELETE FROM ${s}.open_plans WHERE account = $1 AND workspace = $2 AND pr = $3 AND ($4::text IS NULL OR data->>'digest' = $4)`,
+            [...key, pr, digest ?? null],
+          );
+          return (rowCount ?? 0) > 0;
+        }),
+    };
   }
 
   /** Ends both connections. The lock, if still held, ends with its session. */

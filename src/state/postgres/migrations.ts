@@ -8,7 +8,8 @@
  * entries are rows, so recording a write touches only the rows it changes.
  * `versions` keeps one row per save (serial, time, who, command) for
  * `cplane state history`; `locks` holds the details of the run holding a
- * state's advisory lock, for the "locked by …" message.
+ * state's advisory lock, for the "locked by …" message; `open_plans` the saved
+ * plans of open pull requests (../open-plans.ts), one row per pull request.
  */
 import type pg from 'pg';
 
@@ -70,6 +71,19 @@ export const migrations: readonly Migration[] = [
         since timestamptz NOT NULL,
         session_pid integer NOT NULL,
         PRIMARY KEY (account, workspace)
+      );`,
+  },
+  {
+    version: 2,
+    description: 'open plans: the saved plans of open pull requests (docs/state.md)',
+    sql: (s) => `
+      CREATE TABLE ${s}.open_plans (
+        account text NOT NULL,
+        workspace text NOT NULL,
+        pr integer NOT NULL,
+        data jsonb NOT NULL,
+        registered_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (account, workspace, pr)
       );`,
   },
 ];
