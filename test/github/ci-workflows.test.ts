@@ -46,8 +46,8 @@ describe('the workflows of docs/ci.md', () => {
       'cplane',
       'cplane drift',
       'cplane reconcile',
-      'cplane deployments',
       'cplane-forget-closed',
+      'cplane deployments',
       'cplane fleet',
     ]);
     expect(blocks.map((b) => b.where.split(':')[0])).toEqual([...Array(8).fill('docs/ci.md'), 'docs/testing.md']);
