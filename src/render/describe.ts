@@ -64,7 +64,7 @@ export function noChangesLine(plan: Plan): string | undefined {
   if (plan.mode === 'destroy') return 'No changes. No objects need to be destroyed.';
   // "No changes" never stands alone beside a notice: a record without a value, an address the API cannot show.
   const warnings = warningCount(plan.notices);
-  if (warnings > 0) return `No changes to make, but ${warnings} warning${warnings === 1 ? '' : 's'} (listed above).`;
+  if (warnings > 0) return `No changes. The plan has ${warnings} warning${warnings === 1 ? '' : 's'} (listed above).`;
   const notices = plan.notices?.length ?? 0;
   if (notices > 0)
     return `No changes. Your infrastructure matches the configuration as far as the plan shows it (${notices} notice${notices === 1 ? '' : 's'} listed above).`;

@@ -82,7 +82,7 @@ projects:
     expect(text.code).toBe(0);
     expect(text.stdout).not.toContain('No changes. Your infrastructure matches the configuration.');
     expect(text.stdout).toContain('  ! record.vault/stripe-key: no value\n  ! record.vault/webhook: no value\n');
-    expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('No changes to make, but 2 warnings (listed above).');
+    expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('No changes. The plan has 2 warnings (listed above).');
     const plan = JSON.parse((await w.run(['plan', ...inTarget, '--json'])).stdout) as Plan;
     expect(plan.steps).toEqual([]);
     expect(plan.notices.filter((n) => n.code === 'without_value').map((n) => n.address)).toEqual([

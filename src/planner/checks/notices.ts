@@ -107,7 +107,7 @@ export const noticeChecks: readonly NoticeCheck[] = [
   check<{ cause: StepCause; note?: string }>({
     code: 'due',
     heading: 'Due (time made these due; `cplane reconcile` or `cplane apply` does them):',
-    severity: 'info',
+    severity: 'warning',
     shownBy: { plan: false, drift: true },
     dataKeys: { cause: 'why (`renewal`, `expired`, `rotation-due`, `overlap-ended`, `grant-expired`, `delivery`)', note: 'in words' },
     find: ({ after }) => dueItems(after).map(({ address, kind, ...data }) => ({ address, kind, data })),
