@@ -11,7 +11,7 @@ type Item = Record<string, unknown>;
 
 /** The findings of one old field, as the checks of today would have made them. */
 function findingsOf(field: string, value: unknown): Finding<Item>[] {
-  if (field === 'withoutValue') return (value as string[]).map((address) => ({ address, kind: 'record', data: {} }));
+  if (field === 'withoutValue') return (value as string[]).map((address) => ({ address, data: {} }));
   if (field === 'clockSkew') return [{ data: value as Item }];
   return (value as Item[]).map(({ address, kind, ...data }) => ({
     ...(typeof address === 'string' ? { address } : {}),

@@ -151,7 +151,7 @@ export const noticeChecks: readonly NoticeCheck[] = [
     severity: 'warning',
     shownBy: { plan: true, drift: true },
     dataKeys: {},
-    find: ({ emptyRecords }) => emptyRecords.map((address) => ({ address, kind: 'record', data: {} })),
+    find: ({ emptyRecords }) => emptyRecords.map((address) => ({ address, data: {} })),
     message: ({ address }) => `${address}: no value`,
   }),
 ];
