@@ -101,7 +101,12 @@ function onlyStateAccount(configDir: string): string | undefined {
  * folder that does not load (or has no configuration) says nothing, since these commands do not need it.
  */
 export async function configuredState(ctx: CommandContext, configDir: string): Promise<ConfiguredState> {
-  const { desired, deployments } = await loadConfiguration(configDir, variablesLoadOptions(ctx));
+  const loaded = await loadConfiguration(configDir, variablesLoadOptions(ctx));
+  const { desired, deployments, diagnostics } = loaded;
+  // A configuration file with errors is said as `validate` says it (file:line:col), not read as "no account given"; a
+  // folder with no configuration (the state alone), or a variable left unset (the state is then chosen among those present), is not.
+  if (diagnostics.some((d) => d.severity === 'error' && d.range && d.code !== 'variable_unset'))
+    checkedConfiguration(ctx, configDir, { lock: false, command: 'cplane' }, loaded);
   refuseUnchosenDeployments(ctx, configDir, deployments);
   return { ...(desired?.account ? { account: desired.account } : {}), ...(desired?.stateUrl ? { stateUrl: desired.stateUrl } : {}) };
 }
