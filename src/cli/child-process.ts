@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
-import { AbortError } from '../session/errors.js';
+import { AbortError } from '../errors.js';
 
 export interface RunningChild {
   child: ChildProcess;

@@ -17,7 +17,7 @@ import { painter } from '../../paint.js';
 import { eventLine } from '../../ui/plain-lines.js';
 import { summaryLines } from '../../ui/summary-text.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { givenToken, parseParallelism, tokenVariable } from '../../session/connection.js';
 import { githubReporter, type GithubReporter } from '../github-flag.js';
 import { readingStatus } from '../reading-status.js';

@@ -12,7 +12,7 @@ import { makePlan } from '../../planner/index.js';
 import { renderDriftJson, renderDriftMarkdown, renderDriftText } from '../../render/index.js';
 import type { CommandModule } from '../../session/command-context.js';
 import { parseParallelism } from '../../session/connection.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { exitCodes } from '../exit-codes.js';
 import { githubReporter } from '../github-flag.js';
 import { reportPlanProblems } from '../plan-problems.js';

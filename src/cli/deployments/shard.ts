@@ -5,7 +5,7 @@
  * --changed) and takes every N-th deployment from the I-th on, so the shares are disjoint, cover the list, and
  * differ in size by one at most.
  */
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 
 export interface Shard {
   /** 1-based: job I of `count`. */
