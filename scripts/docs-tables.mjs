@@ -2,7 +2,8 @@
 /**
  * The docs' tables that list the kinds (the top-level keys that declare resources, the addresses, the resources
  * and the paths `ignoreChanges` may name) are generated from the kind registry (src/providers/index.ts), so a new
- * kind, key or field appears in them with no edit of the docs. Each sits in a Markdown file between
+ * kind, key or field appears in them with no edit of the docs; the table of a plan's notices (docs/planning.md) is
+ * generated from planner/checks/notices.ts. Each sits in a Markdown file between
  *
  *   <!-- generated: NAME -->
  *   ...
@@ -24,11 +25,11 @@ import { rolldown } from 'rolldown';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** The registry, bundled from its TypeScript source. */
-async function loadRegistry() {
+/** A TypeScript module of src/ (the kind registry, the table of notices), bundled from its source. */
+async function loadModule(path) {
   const bundle = await rolldown({
     cwd: root,
-    input: join(root, 'src/providers/index.ts'),
+    input: join(root, path),
     platform: 'node',
     external: (id) => !id.startsWith('.') && !isAbsolute(id),
     logLevel: 'warn',
@@ -37,7 +38,7 @@ async function loadRegistry() {
   const dir = join(root, 'node_modules/.cache/cplane');
   mkdirSync(dir, { recursive: true });
   // One file per process, so two runs at once never import each other's half-written bundle.
-  const file = join(dir, `registry-${process.pid}.mjs`);
+  const file = join(dir, `${path.replace(/\W+/g, '-')}-${process.pid}.mjs`);
   writeFileSync(file, output[0].code);
   try {
     return await import(pathToFileURL(file).href);
@@ -52,8 +53,21 @@ const code = (text) => `\`${text}\``;
 const table = (head, rows) =>
   [`| ${head.join(' | ')} |`, `|${head.map(() => '---|').join('')}`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 
-/** The tables, by name, from the registry's configuration blocks. */
-export function generateTables({ kindBlocks, nestingOrder }) {
+/** The table of notices (docs/planning.md), from planner/checks/notices.ts: one row per check, in the table's order. */
+export function noticesTable(noticeChecks) {
+  const shown = (c) => [c.shownBy.plan ? 'plan' : '', c.shownBy.drift ? 'drift' : ''].filter(Boolean).join(', ');
+  const keys = (c) =>
+    Object.entries(c.dataKeys)
+      .map(([key, meaning]) => `${code(key)}: ${cell(meaning)}`)
+      .join('; ') || '(none)';
+  return table(
+    ['Code', 'Severity', 'Shown by', 'Heading', '`data`'],
+    noticeChecks.map((c) => [code(c.code), c.severity, shown(c), cell(c.heading), keys(c)]),
+  );
+}
+
+/** The tables, by name, from the registry's configuration blocks and the table of notices. */
+export function generateTables({ kindBlocks, nestingOrder, noticeChecks }) {
   const blockOf = new Map(kindBlocks.map((b) => [b.kind, b]));
   const parentOf = (block) => (block.parent ? blockOf.get(block.parent.kind) : undefined);
   // The placeholder of an entry's local name: its key in the singular (`tokens` -> `<token>`).
@@ -68,6 +82,7 @@ export function generateTables({ kindBlocks, nestingOrder }) {
     block.list ? block.key.split('.').reduce((schema, key) => schema?.properties?.[key], parentOf(block).schema) : block.schema;
   const inNestingOrder = nestingOrder.map((kind) => blockOf.get(kind));
   return {
+    'plan-notices': noticesTable(noticeChecks),
     'kinds-top-level-keys': table(
       ['Key', 'Type', 'Meaning'],
       kindBlocks.filter((b) => !b.parent).map((b) => [code(b.key), 'map', cell(b.mapDescription ?? '')]),
@@ -139,13 +154,17 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const docsAt = args.indexOf('--docs');
   const dir = docsAt >= 0 ? args[docsAt + 1] : root;
-  const registry = await loadRegistry().catch((error) => {
-    console.error(
-      `scripts/docs-tables.mjs: cannot load the kind registry (src/providers/index.ts): ${error.message}\nIf src/generated/ is missing, run npm run build first.`,
-    );
-    process.exit(2);
+  const load = (path) =>
+    loadModule(path).catch((error) => {
+      console.error(
+        `scripts/docs-tables.mjs: cannot load ${path}: ${error.message}\nIf src/generated/ is missing, run npm run build first.`,
+      );
+      process.exit(2);
+    });
+  const [registry, notices] = await Promise.all([load('src/providers/index.ts'), load('src/planner/checks/notices.ts')]);
+  const problems = checkTables(dir, generateTables({ ...registry, noticeChecks: notices.noticeChecks }), {
+    write: args.includes('--write'),
   });
-  const problems = checkTables(dir, generateTables(registry), { write: args.includes('--write') });
   for (const line of problems) console.error(line);
   process.exitCode = problems.length > 0 ? 1 : 0;
 }

@@ -6,7 +6,7 @@
  * an interpolated one such as `DB_PASSWORD_${var.env}` can become, its state URL's password). `--pass-env NAME` lets one of them through on purpose.
  */
 import { secretEnvironmentNames } from '../config/index.js';
-import { AbortError } from '../session/errors.js';
+import { AbortError } from '../errors.js';
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const isCplaneOwn = (name: string) => name.startsWith('CPLANE_');

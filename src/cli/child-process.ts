@@ -8,7 +8,7 @@
 import { signalGroup, stopGroup } from '@cplane/sdk/internal/process-group';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
-import { AbortError } from '../session/errors.js';
+import { AbortError } from '../errors.js';
 
 export interface RunningChild {
   child: ChildProcess;

@@ -4,7 +4,7 @@
  */
 import { ApiError } from '../api/errors.js';
 import { AccountError, WrapError, type WrapErrorCode } from '@cplane/sdk';
-import { AbortError } from '../session/errors.js';
+import { AbortError } from '../errors.js';
 
 /**
  * Turns a refusal to read, or a wrapper that cannot be used, into an abort that says what to do with cplane (keeping

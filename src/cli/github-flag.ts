@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { formatGithub } from '../config/index.js';
 import { annotation, appendStepSummary, errorAnnotation, writeStepOutputs } from '../github/index.js';
-import { blockingFindings, findingLine, hasChanges, type Plan, type PolicyFinding } from '../plan-model/index.js';
+import { blockingFindings, dueNotices, findingLine, hasChanges, type Plan, type PolicyFinding } from '../plan-model/index.js';
 import { safeText } from '../text/safe-text.js';
 import { PlanError } from '../planner/errors.js';
 import type { CommandContext } from '../session/command-context.js';
@@ -82,7 +82,7 @@ export function githubReporter(ctx: CommandContext): GithubReporter | undefined 
       writeStepOutputs(env, {
         has_drift: String(plan.drift.length > 0),
         drift_count: String(plan.drift.length),
-        due_count: String(plan.due?.length ?? 0),
+        due_count: String(dueNotices(plan).length),
         markdown_file: markdownFileOf(markdown),
         // One drift issue per configuration, account and workspace.
         issue_key: keyOf(options.dir, plan.account, options.workspace),

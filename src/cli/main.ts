@@ -10,7 +10,7 @@ import { version } from '../version.js';
 import type { Command } from './command.js';
 import type { CommandContext } from '../session/command-context.js';
 import { commands } from './commands/index.js';
-import { AbortError } from '../session/errors.js';
+import { AbortError } from '../errors.js';
 import { describeError } from './describe-error.js';
 import { registerOwnSecrets, registerUrlPasswords } from '../config/own-variables.js';
 

@@ -8,7 +8,7 @@
 import { createReader, decodeReaderCredential, ManifestError, NetworkError, ReaderCredentialError, type Reader } from '@cplane/sdk';
 import { registerSecret } from '../text/safe-text.js';
 import type { CommandContext } from '../session/command-context.js';
-import { AbortError } from '../session/errors.js';
+import { AbortError } from '../errors.js';
 import { explainWrap } from './explain-read-error.js';
 
 /** Whether a source is a record id (a uuid), not a secret's name. */

@@ -4,7 +4,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import type { CommandContext } from '../session/command-context.js';
-import { AbortError } from '../session/errors.js';
+import { AbortError } from '../errors.js';
 
 export interface PullRequestRef {
   number: number;

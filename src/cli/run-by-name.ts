@@ -5,7 +5,7 @@
  * (./run-watch.ts). A refresh that fails keeps the last good value and is said on stderr.
  */
 import type { CommandContext } from '../session/command-context.js';
-import { AbortError } from '../session/errors.js';
+import { AbortError } from '../errors.js';
 import { durationFlagMs } from '../session/lock-timeout.js';
 import { registerSecret, safeText } from '../text/safe-text.js';
 import { runChildOnce } from './child-process.js';

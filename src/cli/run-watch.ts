@@ -5,7 +5,7 @@
  * it restarts are taken by the same restart, or by one more. cplane ends when the command ends on its own (its exit
  * code is cplane's), or when SIGINT or SIGTERM sent to cplane has ended it.
  */
-import { AbortError } from '../session/errors.js';
+import { AbortError } from '../errors.js';
 import { forwardSignals, startChild, type RunningChild } from './child-process.js';
 
 export interface RestartingRun {

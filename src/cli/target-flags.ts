@@ -1,4 +1,4 @@
-import { AbortError } from '../session/errors.js';
+import { AbortError } from '../errors.js';
 
 /** `--target` and `--exclude` are opposites (OpenTofu refuses them together too): a run uses one or the other. */
 export function refuseTargetWithExclude(targets: readonly string[], exclude: readonly string[]): void {

@@ -14,6 +14,7 @@ export * from './placeholder.js';
 export * from './reader-changes.js';
 export type * from './kind.js';
 export type * from './plan.js';
+export * from './notice.js';
 export { PLAN_FORMAT_VERSION } from './plan.js';
 export type * from './write.js';
 export { VALUE_VERSION_INPUT } from './write.js';

@@ -10,6 +10,7 @@ import type { OperationName } from '../api/operations.js';
 import type { ResourceKind, SecretSource, SourceRange } from './kind.js';
 import type { Action } from './action.js';
 import type { PlannedWrite } from './write.js';
+import type { Notice } from './notice.js';
 
 export interface FieldChange {
   /** Attribute path as in configuration, e.g. `description`, `settings.cache.ttlSeconds`. */
@@ -227,7 +228,7 @@ export interface PlanOrigin {
 }
 
 /** The plan format this cplane writes and reads (schema/plan.schema.json's `formatVersion`). */
-export const PLAN_FORMAT_VERSION = 3;
+export const PLAN_FORMAT_VERSION = 4;
 
 export interface Plan {
   formatVersion: typeof PLAN_FORMAT_VERSION;
@@ -248,32 +249,14 @@ export interface Plan {
   drift: Drift[];
   unreadable: Unreadable[];
   /**
-   * Objects left without a value (a record whose configuration gives no `value`, and that holds none live or
-   * is created here): applying gives them none, so a plan with no steps is not "all is well". Absent in plans
-   * of older versions.
+   * What the plan says beside its steps (records without a value, grants ending soon, spend warnings, what is due…),
+   * one list made by the table of planner/checks/notices.ts: plan-model/notice.ts. Plans of format 3 had a field
+   * per kind of notice instead; they are read into this list (saved-plan/read.ts).
    */
-  withoutValue?: string[];
-  /**
-   * Objects a renewal superseded that are still in their overlap (old and new both work): no change yet, but said.
-   * The first apply after `revocableAt` revokes each. Absent when there are none.
-   */
-  superseded?: SupersededWait[];
-  /** Grants whose `until` is within 7 days (not yet passed). Absent when there are none. */
-  endingSoon?: EndingGrant[];
-  /** The API's clock and this machine's, when more than 5 minutes apart. */
-  clockSkew?: ClockSkew;
+  notices: Notice[];
   summary: PlanSummary;
   /** Present when the configuration has policies (every mode but refresh-only, which plans no change). */
   policies?: PolicyReport;
-  /** Refresh-only plans: write-only values whose source is absent, reported instead of failing. */
-  notChecked?: NotChecked[];
-  /** Configured addresses known only from state ("not verifiable from the API"); absent when there are none. */
-  notVerifiable?: NotVerifiable[];
-  /**
-   * What time has made due on the account (a token in its renewal window or expired, a rotation due, an overlap
-   * ended, a grant past its `until`): `cplane drift` lists it, `cplane reconcile` applies it. Absent when nothing is.
-   */
-  due?: DueItem[];
   /** `cplane reconcile`: the steps of classes it does not apply, and those left out because they need one. */
   withheld?: WithheldStep[];
   /**
@@ -391,6 +374,7 @@ export interface GatewaySpend extends SpendEntry {
   tokens: SpendEntry[];
 }
 
+/** A warning of the spend check, which becomes a notice of code `spend` (plan format 3 had them in `spend.warnings`). */
 export interface SpendWarning {
   /** `limit_below_spend`, `model_with_traffic_removed`, `token_without_limit`, `tokens_oversubscribe_gateway`. */
   code: string;
@@ -407,7 +391,6 @@ export interface PlanSpend {
   /** after - before; null when either is unlimited. */
   delta: string | null;
   gateways: GatewaySpend[];
-  warnings: SpendWarning[];
   /** Why the usage could not be read ("spend not read"); everything else in the plan is complete. */
   usageNotRead?: string;
   /** Usage reads sent: one per gateway that exists and whose spend the plan touches. */

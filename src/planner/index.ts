@@ -18,4 +18,6 @@ export { relativeTime } from './stages/reissue.js';
 export type { MakePlanInput, PlanState } from './stage-inputs.js';
 export type { PlanProblem } from './problems.js';
 export { PlanError } from './errors.js';
+/** The table of notices: the docs table, and saved plans of format 3 read into notices (saved-plan/format-3.ts). */
+export { noticeChecks, noticeOf, type Finding, type NoticeCheck } from './checks/notices.js';
 export type * from '../plan-model/index.js';

@@ -28,7 +28,7 @@ import { planRemovals } from './stages/removals.js';
 import { summarize } from './stages/summary.js';
 import { scopeToTargets } from './stages/targets.js';
 import { withholdByClass } from './stages/withheld.js';
-import { uncheckedWriteOnly, writeOnlyChanges, type WriteOnlyStatus } from './stages/write-only-values.js';
+import { writeOnlyChanges, type WriteOnlyStatus } from './stages/write-only-values.js';
 
 export async function makePlan(input: MakePlanInput): Promise<Plan> {
   // Policies judge the changes a plan makes (a refresh-only plan makes none); a rule that does not compile stops the plan before any request.
@@ -141,6 +141,7 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
     parallelism,
     compiled,
     sandbox,
+    env: input.env,
   });
   return {
     formatVersion: PLAN_FORMAT_VERSION,
@@ -155,10 +156,8 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
     drift: scoped.drift,
     unreadable: scoped.unreadable,
     ...checks,
-    ...(facts.clocks.skew ? { clockSkew: facts.clocks.skew } : {}),
     ...(withheld.length > 0 ? { withheld } : {}),
     summary: summarize(planSteps),
-    ...(mode === 'refresh-only' ? { notChecked: uncheckedWriteOnly(desired, state, input.env) } : {}),
     ...(pendingWrites.length > 0 ? { pendingWrites } : {}),
   };
 }

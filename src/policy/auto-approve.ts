@@ -10,7 +10,7 @@
  * names each such step (docs/security.md, "What an unattended run may do").
  */
 import type { Diagnostic, SourceRange } from '../config/index.js';
-import { addsReader, changesReaderKey, deploymentSummary, stepsNeedingPerson, type Plan } from '../plan-model/index.js';
+import { addsReader, changesReaderKey, deploymentSummary, stepsNeedingPerson, warningCount, type Plan } from '../plan-model/index.js';
 
 export type AutoApprove = (plan: Plan) => { approved: boolean; why?: string };
 
@@ -29,8 +29,8 @@ export function autoApproveVariables(plan: Plan): Record<string, bigint | Record
     ...Object.fromEntries(COUNTS.map((field) => [field, BigInt(summary[field])])),
     readerKeyChanges: BigInt(plan.steps.filter(changesReaderKey).length),
     newReaders: BigInt(plan.steps.filter(addsReader).length),
-    // What the plan shows with `!`: each step's notes and the spend warnings.
-    warnings: BigInt(plan.steps.reduce((n, step) => n + (step.notes?.length ?? 0), 0) + (plan.spend?.warnings.length ?? 0)),
+    // What the plan shows with `!`: each step's notes and every notice of severity warning.
+    warnings: BigInt(plan.steps.reduce((n, step) => n + (step.notes?.length ?? 0), 0) + warningCount(plan.notices)),
     kinds,
   };
 }

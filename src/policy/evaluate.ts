@@ -30,9 +30,14 @@ export interface PolicyChange {
   usage?: { spend7d: number; requests7d: number } | null;
 }
 
-/** What a rule sees of the whole plan: `plan.spend.before|after|delta`, dollars per 30 days (no limit: infinity). */
+/**
+ * What a rule sees of the whole plan: `plan.spend.before|after|delta`, dollars per 30 days (no limit: infinity), and
+ * `plan.notices` (planner/checks/notices.ts), with the old names of plan format 3 as aliases (docs/policies.md).
+ */
 export interface PolicyPlan {
   spend: { before: number; after: number; delta: number };
+  notices?: readonly { code: string; severity: string; address: string; kind: string; message: string; data: unknown }[];
+  [alias: string]: unknown;
 }
 
 const NO_SPEND: PolicyPlan = { spend: { before: 0, after: 0, delta: 0 } };
@@ -82,7 +87,8 @@ export async function evaluatePolicies(
 ): Promise<PolicyReport> {
   const { sandbox: given, budgetMs = PLAN_BUDGET_MS, plan = NO_SPEND, now = new Date(0) } = options;
   // Dollars stay JS numbers, which CEL reads as doubles whatever the amount: `plan.spend.delta <= 500.0`.
-  const planValue = { spend: { ...plan.spend } };
+  const { spend, ...said } = plan;
+  const planValue = { notices: [], ...(celValue(said) as object), spend: { ...spend } };
   const variables = changes.map((change) => ({
     action: change.action,
     address: change.address,

@@ -1,35 +1,26 @@
 /**
  * The report of `cplane drift`: only what changed outside cplane since the
- * last apply, the write-only values it could not check, what could not
- * be read, and what no operation reads back (not verifiable from the API). Text for the terminal, Markdown for the step summary and the
+ * last apply, the notices a drift check shows (what is due, the write-only values it could not check, what no
+ * operation reads back), and what could not be read. Text for the terminal, Markdown for the step summary and the
  * drift issue, JSON for machines. Made from a refresh-only plan; shows, never
  * computes.
  */
 import { wrapText } from '../text/wrap.js';
 import { painter as makePainter } from '../paint.js';
-import type { Plan, StepCause } from '../plan-model/index.js';
-import { safeName, safeText } from '../text/safe-text.js';
+import { dueNotices, legacyNoticeFields, type Plan } from '../plan-model/index.js';
 import { codeBlock, codeSpan, markdownText } from '../text/escape-for.js';
 import { accountLabel, changeLines } from './describe.js';
-import { diffSymbol, notCheckedMarkdown, notVerifiableMarkdown, unreadableMarkdown } from './markdown.js';
-import { driftLines, notCheckedLines, notVerifiableLines, unreadableLines } from './text.js';
+import { diffSymbol, unreadableMarkdown } from './markdown.js';
+import { noticeLines, noticesMarkdown } from './notices.js';
+import { driftLines, unreadableLines } from './text.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-
-/** What each cause of something due is called in the drift report. */
-export const dueWords: Readonly<Partial<Record<StepCause, string>>> = {
-  expired: 'expired: issued again by the next reconcile or apply',
-  renewal: 'in its renewal window',
-  'overlap-ended': 'a superseded one whose overlap ended, to revoke',
-  'rotation-due': 'rotation due',
-  'grant-expired': 'a grant past its until, to revoke',
-  delivery: 'a token to deliver',
-};
 
 /** The one line that says whether there is drift, and whether something is due. */
 export function driftHeadline(plan: Plan): string {
   const n = plan.drift.length;
-  const due = plan.due?.length ? ` ${plural(plan.due.length, 'item')} due.` : '';
+  const dueCount = dueNotices(plan).length;
+  const due = dueCount ? ` ${plural(dueCount, 'item')} due.` : '';
   if (n > 0) return `Drift: ${plural(n, 'object')} changed outside cplane since the last apply.${due}`;
   if (due) return `No drift, but${due.slice(0, -1)}: \`cplane reconcile\` (or apply) does it.`;
   return plan.unreadable.length > 0
@@ -43,15 +34,7 @@ export function renderDriftText(plan: Plan, options: { color: boolean; width?: n
   const out: string[] = [];
   if (plan.origin) out.push(`Account: ${accountLabel(plan)}   Workspace: ${plan.origin.workspace}`, '');
   if (plan.drift.length > 0) out.push(...driftLines(plan, paint), '');
-  if (plan.due?.length) {
-    out.push(paint('bold', 'Due (time made these due; `cplane reconcile` or `cplane apply` does them):'), '');
-    for (const item of plan.due)
-      out.push(
-        `  ${paint('warn', '!')} ${safeName(item.address)} ${dueWords[item.cause] ?? item.cause}${item.note ? `: ${safeText(item.note)}` : ''}`,
-      );
-    out.push('');
-  }
-  out.push(...notCheckedLines(plan, paint), ...unreadableLines(plan, paint), ...notVerifiableLines(plan, paint));
+  out.push(...noticeLines(plan.notices, paint), ...unreadableLines(plan, paint));
   out.push(paint('bold', driftHeadline(plan)));
   if (plan.drift.length > 0)
     out.push(
@@ -79,14 +62,7 @@ export function renderDriftMarkdown(plan: Plan): string {
     }
     out.push(codeBlock(lines, 'diff'), '');
   }
-  if (plan.due?.length) {
-    out.push('**Due** (time made these due; `cplane reconcile` or `cplane apply` does them):', '');
-    out.push(
-      codeBlock(plan.due.map((item) => `! ${item.address} ${dueWords[item.cause] ?? item.cause}${item.note ? `: ${item.note}` : ''}`)),
-      '',
-    );
-  }
-  out.push(...notCheckedMarkdown(plan), ...unreadableMarkdown(plan), ...notVerifiableMarkdown(plan));
+  out.push(...noticesMarkdown(plan.notices), ...unreadableMarkdown(plan));
   return `${out.join('\n').trimEnd()}\n`;
 }
 
@@ -97,11 +73,14 @@ export function renderDriftJson(plan: Plan): string {
     workspace: plan.origin?.workspace,
     hasDrift: plan.drift.length > 0,
     drift: plan.drift,
-    hasDue: (plan.due?.length ?? 0) > 0,
-    due: plan.due ?? [],
-    notChecked: plan.notChecked ?? [],
+    hasDue: dueNotices(plan).length > 0,
+    notices: plan.notices ?? [],
     unreadable: plan.unreadable,
-    notVerifiable: plan.notVerifiable ?? [],
+    // The report's fields before notices, kept for the scripts that read them (docs/planning.md, "Notices").
+    due: [],
+    notChecked: [],
+    notVerifiable: [],
+    ...legacyNoticeFields(plan.notices),
   };
   return `${JSON.stringify(report, null, 2)}\n`;
 }

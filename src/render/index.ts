@@ -6,7 +6,8 @@ export { renderPendingWritesText, renderPlanText, type TextOptions } from './tex
 export { renderPlanMarkdown } from './markdown.js';
 export { renderPlanJson } from './json.js';
 export { renderGraph, renderGraphDot, renderGraphMermaid, type GraphFormat } from './graph.js';
-export { accountLabel, summaryLine, noChangesLine, withoutValueNote } from './describe.js';
+export { accountLabel, summaryLine, noChangesLine } from './describe.js';
+export { noticeLines } from './notices.js';
 export { findingPlace, policyHeadline, refusedLine } from './policies.js';
 export { driftHeadline, renderDriftJson, renderDriftMarkdown, renderDriftText } from './drift.js';
 export { renderDeploymentMatrixText, renderDeploymentsMarkdown, type DeploymentSection } from './deployments.js';

@@ -6,20 +6,8 @@
  */
 import { actionWords, stepGraph, type Plan } from '../plan-model/index.js';
 import { codeBlock, codeSpan, markdownText, tableCell } from '../text/escape-for.js';
-import {
-  changeLines,
-  clockSkewLine,
-  ENDING_HEADING,
-  endingLine,
-  noChangesLine,
-  NOT_VERIFIABLE_HEADING,
-  PENDING_HEADING,
-  pendingWriteLine,
-  SUPERSEDED_HEADING,
-  supersededLine,
-  summaryLine,
-  withoutValueNote,
-} from './describe.js';
+import { changeLines, noChangesLine, PENDING_HEADING, pendingWriteLine, summaryLine } from './describe.js';
+import { noticesMarkdown } from './notices.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
 import { renderGraphMermaid } from './graph.js';
 import { spendHeadline, spendLines, spendNotRead } from './spend.js';
@@ -44,18 +32,6 @@ export function changeGraphMarkdown(plan: Plan): string[] {
   return ['<details><summary>Graph of the changes</summary>', '', codeBlock(lines, 'mermaid'), '', '</details>', ''];
 }
 
-/** Write-only values a refresh-only plan did not check, as a quoted list. */
-export function notCheckedMarkdown(plan: Plan): string[] {
-  if (!plan.notChecked?.length) return [];
-  return [
-    '> **Write-only values not checked** (a drift check reads no secret, and the API never returns them):',
-    ...plan.notChecked.map(
-      (n) => `> - ${codeSpan({ name: n.address })} ${codeSpan({ name: n.field })}: not checked (${markdownText(n.reason)})`,
-    ),
-    '',
-  ];
-}
-
 /** What could not be read, as a quoted list. */
 export function unreadableMarkdown(plan: Plan): string[] {
   if (plan.unreadable.length === 0) return [];
@@ -69,29 +45,16 @@ export function unreadableMarkdown(plan: Plan): string[] {
   ];
 }
 
-/** Configured addresses no operation reads back, as a quoted list. */
-export function notVerifiableMarkdown(plan: Plan): string[] {
-  if (!plan.notVerifiable?.length) return [];
-  return [
-    `> **${NOT_VERIFIABLE_HEADING}**`,
-    ...plan.notVerifiable.map((n) => `> - ${codeSpan({ name: n.address })}: not verifiable from the API`),
-    '',
-  ];
-}
-
-/** Spend: the headline in bold, the warnings as a caution list, the gateways and tokens in a table. */
+/** Spend: the headline in bold and the gateways and tokens in a table (its warnings are notices). */
 export function spendMarkdown(plan: Plan): string[] {
   const spend = plan.spend;
   if (!spend) return [];
   const out = [`**${markdownText(spendHeadline(spend))}**`, ''];
   const lines = spendLines(spend);
-  const warnings = lines.filter((l) => l.warning);
-  if (warnings.length > 0)
-    out.push('> [!WARNING]', ...warnings.map((w) => `> - ${codeSpan({ name: w.name })}: ${markdownText(w.text)}`), '');
   const notRead = spendNotRead(spend);
   if (notRead) out.push(`> ${markdownText(notRead)}`, '');
   out.push('| Spend | Before → after, per 30 days |', '|---|---|');
-  for (const line of lines.filter((l) => !l.warning))
+  for (const line of lines)
     out.push(`| ${line.depth === 1 ? '↳ ' : ''}${tableCell({ name: line.name }, { code: true })} | ${tableCell(line.text)} |`);
   out.push('');
   return out;
@@ -159,27 +122,13 @@ export function renderPlanMarkdown(plan: Plan): string {
     out.push('', '</details>', '');
   }
 
-  if (plan.clockSkew) out.push(`> **Warning:** ${markdownText(clockSkewLine(plan.clockSkew))}`, '');
-
   if (plan.pendingWrites?.length) {
     out.push(`> **${PENDING_HEADING}**`);
     for (const write of plan.pendingWrites) out.push(`> - ${markdownText(pendingWriteLine(write))}`);
     out.push('');
   }
 
-  if (plan.superseded?.length) {
-    out.push(`> **${SUPERSEDED_HEADING}**`);
-    for (const wait of plan.superseded) out.push(`> - ${markdownText(supersededLine(wait))}`);
-    out.push('');
-  }
-
-  if (plan.endingSoon?.length) {
-    out.push(`> **${ENDING_HEADING}**`);
-    for (const ending of plan.endingSoon) out.push(`> - ${markdownText(endingLine(ending))}`);
-    out.push('');
-  }
-
-  out.push(...notCheckedMarkdown(plan), ...spendMarkdown(plan));
+  out.push(...noticesMarkdown(plan.notices), ...spendMarkdown(plan));
 
   const policies = policyHeadline(plan);
   if (policies) {
@@ -192,9 +141,6 @@ export function renderPlanMarkdown(plan: Plan): string {
       out.push('');
     }
   }
-  out.push(...unreadableMarkdown(plan), ...notVerifiableMarkdown(plan));
-  const empty = withoutValueNote(plan);
-  // `what` and `todo` are cplane's own words (the Markdown in `todo` is meant); the addresses are names.
-  if (empty) out.push(`> **${empty.what}**: ${empty.addresses.map((a) => codeSpan({ name: a })).join(', ')}`, `> ${empty.todo}`, '');
+  out.push(...unreadableMarkdown(plan));
   return `${out.join('\n').trimEnd()}\n`;
 }

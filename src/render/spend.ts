@@ -1,7 +1,7 @@
 /**
  * The plan's spend (computed by planner/checks/spend.ts) as lines of words, for the terminal and for Markdown: the
  * headline `Max authorised: $1,200/30d → $3,900/30d (+$2,700)`, one line per gateway and per token it touches,
- * usage, the warnings and "spend not read". Only formatting: the amounts are the planner's decimal strings.
+ * usage and "spend not read" (the spend warnings are notices: notices.ts). Only formatting: the amounts are the planner's decimal strings.
  */
 import type { PlanSpend, SpendEntry, SpendLimit, SpendSide, UsageFigures } from '../plan-model/index.js';
 
@@ -42,7 +42,6 @@ export interface SpendLine {
   depth: 0 | 1;
   name: string;
   text: string;
-  warning?: boolean;
 }
 
 const sidesText = (e: SpendEntry) => `${sideText(e.before)} → ${sideText(e.after)}`;
@@ -59,7 +58,6 @@ export function spendLines(spend: PlanSpend): SpendLine[] {
     if (g.usage) out.push({ depth: 1, name: 'usage', text: usageText(g.usage) });
     for (const t of g.tokens) out.push({ depth: 1, name: t.address, text: entryText(t) });
   }
-  for (const w of spend.warnings) out.push({ depth: 0, name: w.address, text: w.message, warning: true });
   return out;
 }
 

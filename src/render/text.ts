@@ -2,27 +2,14 @@
  * The plan as text for a terminal, in the Terraform manner: drift first, then
  * one block per step (`+ create`, `~ update`, `-/+ replace`, `- remove`,
  * `> import`, `-> move`, `. forget`) with its field changes, reason and notes, what could not be
- * read, what is not verifiable from the API, the records left without a value, and the summary line. Colour is a parameter: the command decides it.
+ * read, the spend, the policies, the plan's notices, and the summary line. Colour is a parameter: the command decides it.
  */
 import { actionWords, localPart, type PendingWrite, type Plan, type PlanStep, type Tone } from '../plan-model/index.js';
 import { painter as makePainter, type Paint } from '../paint.js';
 import { safeName, safeText } from '../text/safe-text.js';
 import { wrapText } from '../text/wrap.js';
-import {
-  accountLabel,
-  changeLines,
-  clockSkewLine,
-  ENDING_HEADING,
-  endingLine,
-  noChangesLine,
-  NOT_VERIFIABLE_HEADING,
-  PENDING_HEADING,
-  pendingWriteLine,
-  SUPERSEDED_HEADING,
-  supersededLine,
-  summaryLine,
-  withoutValueNote,
-} from './describe.js';
+import { accountLabel, changeLines, noChangesLine, PENDING_HEADING, pendingWriteLine, summaryLine } from './describe.js';
+import { noticeLines } from './notices.js';
 import { findingLines, policyHeadline, refusedLine } from './policies.js';
 import { spendHeadline, spendLines, spendNotRead } from './spend.js';
 import { offboardLines } from './offboard.js';
@@ -76,16 +63,6 @@ export function driftLines(plan: Plan, paint: Paint): string[] {
   return out;
 }
 
-/** Write-only values a refresh-only plan did not check because their source is absent. */
-export function notCheckedLines(plan: Plan, paint: Paint): string[] {
-  if (!plan.notChecked?.length) return [];
-  return [
-    paint('warn', 'Write-only values not checked (a drift check reads no secret, and the API never returns them):'),
-    ...plan.notChecked.map((n) => `  ${paint('warn', '?')} ${safeName(`${n.address} ${n.field}`)}: not checked (${safeText(n.reason)})`),
-    '',
-  ];
-}
-
 /** What could not be read, one line each. */
 export function unreadableLines(plan: Plan, paint: Paint): string[] {
   if (plan.unreadable.length === 0) return [];
@@ -99,16 +76,6 @@ export function unreadableLines(plan: Plan, paint: Paint): string[] {
   ];
 }
 
-/** Configured addresses no operation reads back, one line each. */
-export function notVerifiableLines(plan: Plan, paint: Paint): string[] {
-  if (!plan.notVerifiable?.length) return [];
-  return [
-    paint('warn', NOT_VERIFIABLE_HEADING),
-    ...plan.notVerifiable.map((n) => `  ${paint('warn', '?')} ${safeName(n.address)}: not verifiable from the API`),
-    '',
-  ];
-}
-
 function pendingWritesLines(writes: readonly PendingWrite[], paint: Paint): string[] {
   return [paint('warn', PENDING_HEADING), ...writes.map((write) => `  ${paint('warn', '>')} ${safeText(pendingWriteLine(write))}`)];
 }
@@ -118,18 +85,12 @@ export function renderPendingWritesText(writes: readonly PendingWrite[], options
   return `${pendingWritesLines(writes, makePainter(options.color)).join('\n')}\n`;
 }
 
-/** Spend: per gateway and token, the warnings, and the headline with the total over the plan. */
+/** Spend: per gateway and token (its warnings are notices), and the headline with the total over the plan. */
 export function spendTextLines(plan: Plan, paint: Paint): string[] {
   if (!plan.spend) return [];
   const out = [paint('bold', 'Spend (maximum authorised, normalised to 30 days):')];
-  for (const line of spendLines(plan.spend)) {
-    const indent = line.depth === 0 ? '  ' : '      ';
-    out.push(
-      line.warning
-        ? `${indent}${paint('warn', '!')} ${safeName(line.name)}: ${safeText(line.text)}`
-        : `${indent}${safeName(line.name)}: ${safeText(line.text)}`,
-    );
-  }
+  for (const line of spendLines(plan.spend))
+    out.push(`${line.depth === 0 ? '  ' : '      '}${safeName(line.name)}: ${safeText(line.text)}`);
   const notRead = spendNotRead(plan.spend);
   if (notRead) out.push(`  ${paint('warn', '?')} ${safeText(notRead)}`);
   out.push(paint('bold', spendHeadline(plan.spend)), '');
@@ -141,7 +102,6 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   const rule = paint('dim', '─'.repeat(Math.max(20, Math.min(options.width ?? 80, 100))));
   const out: string[] = [];
   if (plan.origin) out.push(`Account: ${accountLabel(plan)}   Workspace: ${safeName(plan.origin.workspace)}`, '');
-  if (plan.clockSkew) out.push(`${paint('warn', 'Warning:')} ${safeText(clockSkewLine(plan.clockSkew))}`, '');
 
   if (plan.drift.length > 0) out.push(...driftLines(plan, paint), '', rule, '');
 
@@ -158,25 +118,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     for (const step of acting) out.push(...renderStep(step, paint), '');
   }
 
-  if (plan.superseded?.length)
-    out.push(
-      paint('bold', SUPERSEDED_HEADING),
-      ...plan.superseded.map((wait) => `  ${paint('change', '~')} ${safeText(supersededLine(wait))}`),
-      '',
-    );
-  if (plan.endingSoon?.length)
-    out.push(
-      paint('bold', ENDING_HEADING),
-      ...plan.endingSoon.map((ending) => `  ${paint('change', '~')} ${safeText(endingLine(ending))}`),
-      '',
-    );
-
-  out.push(
-    ...notCheckedLines(plan, paint),
-    ...unreadableLines(plan, paint),
-    ...notVerifiableLines(plan, paint),
-    ...spendTextLines(plan, paint),
-  );
+  out.push(...unreadableLines(plan, paint), ...spendTextLines(plan, paint));
   if (plan.offboard) out.push(...offboardLines(plan.offboard, paint));
 
   const policies = policyHeadline(plan);
@@ -189,8 +131,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     out.push('');
   }
 
-  const empty = withoutValueNote(plan);
-  if (empty) out.push(`${paint('warn', '!')} ${safeText(empty.what)}: ${empty.addresses.map(safeName).join(', ')}`, `  ${empty.todo}`, '');
+  out.push(...noticeLines(plan.notices, paint));
 
   if (plan.targets.length > 0)
     out.push(paint('warn', `Only part of the configuration was planned (--target ${plan.targets.join(', ')}).`), '');

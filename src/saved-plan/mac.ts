@@ -11,7 +11,7 @@ import { deriveSubkey, KeyError, resolveStateKey, type KdfParams } from '../cryp
 import { AbortError } from '../errors.js';
 import type { Plan } from '../plan-model/index.js';
 import type { StateCrypto } from '../state/index.js';
-import { readPlanFile, REPLAN, type SavedPlan } from './read.js';
+import { readPlanFile, REPLAN, writtenForm, type SavedPlan } from './read.js';
 
 /** What the MAC key is derived from the state key for. */
 const MAC_KEY_USE = 'plan file mac' as const;
@@ -76,7 +76,7 @@ function planMacCheck(env: NodeJS.ProcessEnv, plan: SavedPlan): MacCheck {
     throw error;
   }
   if (!plan.auth) return { status: 'no-mac' };
-  return { status: planMacMatches(planMacKey(key), plan, plan.auth.mac) ? 'verified' : 'mismatch' };
+  return { status: planMacMatches(planMacKey(key), writtenForm(plan), plan.auth.mac) ? 'verified' : 'mismatch' };
 }
 
 /**

@@ -9,7 +9,7 @@ import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { loadConfiguration } from '../providers/index.js';
 import type { CommandContext } from '../session/command-context.js';
-import { AbortError } from '../session/errors.js';
+import { AbortError } from '../errors.js';
 import { variablesLoadOptions } from '../session/variables-flags.js';
 import type { Workspace } from '../session/workspace.js';
 import { workspaceName } from '../session/workspace-name.js';

@@ -13,6 +13,11 @@ import { planDigest } from './write.js';
 /** A plan as `cplane plan --out` saves it: with its origin, where it was made (origin.ts). */
 export type SavedPlan = Plan & { origin: PlanOrigin };
 
+const writtenForms = new WeakMap<object, object>();
+
+/** The plan as its file holds it, which its MAC is over: a plan of format 3 was read into today's format. */
+export const writtenForm = (plan: object): object => writtenForms.get(plan) ?? plan;
+
 /** What every refusal of a saved plan tells the user to do. */
 export const REPLAN = 'Make a new plan with `cplane plan --out FILE`, review it, and apply that.';
 
@@ -91,7 +96,7 @@ export async function readPlanFileWithDigest(path: string): Promise<{ plan: Save
   // Format 2 named each step twice (`id` and `address`, always equal); its steps are not read as format 3's.
   if (version === 2) {
     throw new AbortError(
-      `${path} was made by an older cplane (plan format 2): this cplane reads plan format ${PLAN_FORMAT_VERSION} only.`,
+      `${path} was made by an older cplane (plan format 2): this cplane reads plan formats 3 and ${PLAN_FORMAT_VERSION} only.`,
       'Run `cplane plan --out FILE` again with this cplane, review the plan, and apply that.',
     );
   }
@@ -102,7 +107,10 @@ export async function readPlanFileWithDigest(path: string): Promise<{ plan: Save
       'Make a new plan with `cplane plan --out FILE`.',
     );
   }
-  const plan = document as Plan;
+  const written = document as Plan;
+  // Read into notices (format-3.ts); the MAC is checked over the document as written.
+  const plan = version === 3 ? (await import('./format-3.js')).fromFormat3(written as never) : written;
+  if (plan !== written) writtenForms.set(plan, written);
   if (!plan.origin)
     throw new AbortError(
       `${path} is not a saved plan: it has no origin (it was printed by \`cplane plan --json\` without --out?).`,

@@ -7,7 +7,7 @@
  */
 import { createClient, type ApiClient, type ClientEvent, type ClientOptions } from '../api/client.js';
 import type { CommandContext } from './command-context.js';
-import { AbortError } from './errors.js';
+import { AbortError } from '../errors.js';
 import { registerSecret } from '../text/safe-text.js';
 import { addressVariableOf, boundAddress, sameAddress, shownAddress, tokenVariableOf } from '../config/index.js';
 

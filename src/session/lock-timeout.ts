@@ -3,7 +3,7 @@
  * the state lock waits while another run holds it; other duration flags (`run --grace`) are read alike. A duration is one or more
  * numbers with a unit, as Go writes them: `500ms`, `30s`, `5m`, `1h`, `1m30s`.
  */
-import { AbortError } from './errors.js';
+import { AbortError } from '../errors.js';
 
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 

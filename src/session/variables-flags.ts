@@ -4,7 +4,7 @@
  */
 import type { LoadOptions, VariableArgument } from '../config/index.js';
 import type { CommandContext } from './command-context.js';
-import { AbortError } from './errors.js';
+import { AbortError } from '../errors.js';
 
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []);
 

@@ -16,7 +16,8 @@ import { openState, type StateStore } from '../state/index.js';
 import type { CommandContext } from './command-context.js';
 import { connect, connectionSettings, type ConnectionSettings } from './connection.js';
 import { loadConfigurationOffThread, type ConfigurationLoadOptions } from './configuration-off-thread.js';
-import { AbortError, ConfigInvalidError } from './errors.js';
+import { AbortError } from '../errors.js';
+import { ConfigInvalidError } from './errors.js';
 import { variablesLoadOptions } from './variables-flags.js';
 import { isPostgresUrl } from '../state/index.js';
 import { workspaceName } from './workspace-name.js';
@@ -101,7 +102,12 @@ function onlyStateAccount(configDir: string): string | undefined {
  * folder that does not load (or has no configuration) says nothing, since these commands do not need it.
  */
 export async function configuredState(ctx: CommandContext, configDir: string): Promise<ConfiguredState> {
-  const { desired, deployments, account } = await loadConfiguration(configDir, variablesLoadOptions(ctx));
+  const loaded = await loadConfiguration(configDir, variablesLoadOptions(ctx));
+  const { desired, deployments, account, diagnostics } = loaded;
+  // A configuration file with errors is said as `validate` says it (file:line:col), not read as "no account given"; a
+  // folder with no configuration (the state alone), or a variable left unset (the state is then chosen among those present), is not.
+  if (diagnostics.some((d) => d.severity === 'error' && d.range && d.code !== 'variable_unset'))
+    checkedConfiguration(ctx, configDir, { lock: false, command: 'cplane' }, loaded);
   refuseUnchosenDeployments(ctx, configDir, deployments);
   // The account is known even when a later stage (a reference) has errors: `init` reports those, not a missing account.
   return { ...(account ? { account } : {}), ...(desired?.stateUrl ? { stateUrl: desired.stateUrl } : {}) };

@@ -5,7 +5,7 @@
  * CEL ints and doubles as policies see them (policy/'s celValue).
  */
 import { celValue } from '../policy/index.js';
-import { hasChanges, isIncomplete, type Plan } from '../plan-model/index.js';
+import { hasChanges, isIncomplete, legacyNoticeFields, type Plan } from '../plan-model/index.js';
 
 /** The variables an assertion may name; any other name is a type error when the file is read. */
 export const FACT_NAMES = ['plan', 'steps', 'policies', 'drift', 'apply'] as const;
@@ -57,7 +57,10 @@ export function planFacts(plan: Plan, apply: ApplyOutcome | undefined): Record<s
       incomplete: isIncomplete(plan),
       addresses: plan.steps.map((s) => s.address),
       unreadable: plan.unreadable.map((u) => u.address ?? u.kind),
-      withoutValue: plan.withoutValue ?? [],
+      notices: plan.notices ?? [],
+      // The fields of plan format 3 that test files may still read (`plan.withoutValue`).
+      withoutValue: [],
+      ...legacyNoticeFields(plan.notices),
     },
     steps,
     policies: {

@@ -86,7 +86,8 @@ export async function harness(options: { latencyMs?: number; faults?: string; ma
 
 export function makePlanOf(steps: PlanStep[]): Plan {
   return {
-    formatVersion: 3,
+    formatVersion: 4,
+    notices: [],
     cplaneVersion: '0.1.0',
     createdAt: new Date().toISOString(),
     account,

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, expect, test } from 'vitest';
 import { checkTables, generateTables } from '../../scripts/docs-tables.mjs';
+import { noticeChecks } from '../../src/planner/index.js';
 import { kindBlocks, kindOrder, nestingOrder } from '../../src/providers/index.js';
 
 const run = promisify(execFile);
@@ -41,11 +42,11 @@ test('npm run lint runs the check, and npm run schemas writes the tables after t
 });
 
 test('the committed docs hold every table as the registry generates it (run npm run schemas)', () => {
-  expect(checkTables('.', generateTables({ kindBlocks, nestingOrder }))).toEqual([]);
+  expect(checkTables('.', generateTables({ kindBlocks, nestingOrder, noticeChecks }))).toEqual([]);
 });
 
 test('every kind is in the addresses and resources tables', () => {
-  const tables = generateTables({ kindBlocks, nestingOrder });
+  const tables = generateTables({ kindBlocks, nestingOrder, noticeChecks });
   for (const kind of kindOrder) {
     expect(tables['kinds-addresses'], kind).toContain(`| \`${kind}\` | \`${kind}.`);
     expect(tables['kinds-resources'], kind).toContain(`| \`${kind}\` |`);
@@ -68,14 +69,14 @@ test('a stale table fails the check with its file and name, and --write brings i
 });
 
 test('a table whose markers are gone, or a marker no table has, is named', () => {
-  const tables = generateTables({ kindBlocks, nestingOrder });
+  const tables = generateTables({ kindBlocks, nestingOrder, noticeChecks });
   const dir = mkdtempSync(join(tmpdir(), 'cplane-docs-markers-'));
   try {
     cpSync(copy, dir, { recursive: true });
     const file = join(dir, 'docs/configuration.md');
     writeFileSync(file, readFileSync(file, 'utf8').replace('<!-- generated: kinds-resources -->', '<!-- generated: kinds-widgets -->'));
     expect(checkTables(dir, tables)).toEqual([
-      'docs/configuration.md: no table is named "kinds-widgets" (the names are kinds-top-level-keys, kinds-addresses, kinds-resources, kinds-ignore-changes)',
+      'docs/configuration.md: no table is named "kinds-widgets" (the names are plan-notices, kinds-top-level-keys, kinds-addresses, kinds-resources, kinds-ignore-changes)',
       'the table "kinds-resources" is in no Markdown file: put <!-- generated: kinds-resources --> and <!-- end generated --> where it belongs, then run npm run schemas',
     ]);
   } finally {
@@ -92,7 +93,7 @@ test('a new kind appears in the tables with no edit of the docs', () => {
     parent: { kind: 'project', attribute: 'project' },
     schema: { description: 'A widget of a project.', type: 'object', properties: {} },
   };
-  const tables = generateTables({ kindBlocks: [...kindBlocks, widget], nestingOrder: [...nestingOrder, 'widget'] });
+  const tables = generateTables({ kindBlocks: [...kindBlocks, widget], nestingOrder: [...nestingOrder, 'widget'], noticeChecks });
   expect(tables['kinds-addresses']).toContain('| `widget` | `widget.<project>/<widget>` | `projects.<project>.widgets.<widget>` |');
   expect(tables['kinds-resources']).toContain('| `widget` | A widget of a project. |');
 });

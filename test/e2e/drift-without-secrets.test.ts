@@ -35,8 +35,8 @@ it('no drift: exit 0, and the values it could not check are named', async () => 
   const run = await w.cli(['drift', w.dir], noSecrets);
   expect(run.code).toBe(0);
   expect(run.stdout).toContain('No drift: every managed object matches what cplane last applied.');
-  expect(run.stdout).toContain('? credential.openai secret: not checked (OPENAI_API_KEY not set)');
-  expect(run.stdout).toContain('? otel_export.main headers.X-Team: not checked (OTEL_TEAM not set)');
+  expect(run.stdout).toContain('! credential.openai secret: not checked (OPENAI_API_KEY not set)');
+  expect(run.stdout).toContain('! otel_export.main headers.X-Team: not checked (OTEL_TEAM not set)');
 });
 
 it("a gateway changed behind cplane's back: drift reported, exit 2, no secret read", async () => {
@@ -45,7 +45,7 @@ it("a gateway changed behind cplane's back: drift reported, exit 2, no secret re
   expect(run.code).toBe(2);
   expect(run.stderr).toBe('');
   expect(run.stdout).toContain('  ~ gateway.main was changed outside cplane\n      ~ settings.requestsPerMinute = 600 -> 5');
-  expect(run.stdout).toContain('? otel_export.main headers.X-Team: not checked (OTEL_TEAM not set)');
+  expect(run.stdout).toContain('! otel_export.main headers.X-Team: not checked (OTEL_TEAM not set)');
   expect(run.stdout).toContain('Drift: 1 object changed outside cplane since the last apply.');
 
   const json = JSON.parse((await w.cli(['drift', w.dir, '--json'], noSecrets)).stdout) as {
@@ -66,7 +66,7 @@ it('plan --refresh-only is the same check: it runs without the secrets and says 
   const run = await w.cli(['plan', w.dir, '--refresh-only', '--detailed-exitcode'], noSecrets);
   expect(run.code).toBe(2);
   expect(run.stdout).toContain('~ settings.requestsPerMinute = 600 -> 5');
-  expect(run.stdout).toContain('? otel_export.main headers.X-Team: not checked (OTEL_TEAM not set)');
+  expect(run.stdout).toContain('! otel_export.main headers.X-Team: not checked (OTEL_TEAM not set)');
   // An ordinary plan compares the secrets with what was applied, so it still needs them.
   const plan = await w.cli(['plan', w.dir], noSecrets);
   expect(plan.code).toBe(1);

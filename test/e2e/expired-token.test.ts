@@ -40,7 +40,7 @@ describe('an expired gateway token', () => {
       '# gateway_token.main/ci must be replaced (it expired 2 days ago: a new one is created, then the old one is revoked)',
     );
     expect(plan.stdout).toMatch(
-      /Warning: the API's clock said \d{4}-\d\d-\d\d \d\d:\d\d UTC and this machine's \d{4}-\d\d-\d\d \d\d:\d\d UTC, more than 5 minutes apart/,
+      /! the API's clock said \d{4}-\d\d-\d\d \d\d:\d\d UTC and this machine's \d{4}-\d\d-\d\d \d\d:\d\d UTC, more than 5 minutes apart/,
     );
   });
 

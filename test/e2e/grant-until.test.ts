@@ -82,7 +82,7 @@ const liveGrants = async () => (await w.client.listAll('listRecords', {})).find(
 
 interface JsonPlan {
   steps: { address: string; action: string; causes?: string[]; reason?: string; changes: { path: string; note?: string }[] }[];
-  endingSoon?: { address: string; until: string; left: string; reason?: string }[];
+  notices: { code: string; address?: string; kind?: string; data: Record<string, unknown> }[];
 }
 
 beforeEach(async () => {
@@ -109,13 +109,11 @@ describe('a grant with until', () => {
     expect(await liveGrants()).toMatchObject({ service_account_ids: [ciDeployer.id], user_ids: [dana.id] });
     const json = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as JsonPlan;
     expect(json.steps).toEqual([]);
-    expect(json.endingSoon).toEqual([
+    expect(json.notices.filter((n) => n.code === 'ending_soon')).toMatchObject([
       {
         address: 'service_account_grant.shop/db-password/ci-deployer',
         kind: 'service_account_grant',
-        until: saUntil.replace('Z', '.000Z'),
-        left: 'in 3 days',
-        reason: 'INC-123',
+        data: { until: saUntil.replace('Z', '.000Z'), left: 'in 3 days', reason: 'INC-123' },
       },
     ]);
   });

@@ -66,13 +66,13 @@ describe('a group role on a project', () => {
     const plan = await w.cli(['plan', w.dir, '--detailed-exitcode']);
     expect(plan.stderr).toBe('');
     expect(plan.code).toBe(0);
-    expect(plan.stdout).toContain(`? ${ADDRESS}: not verifiable from the API`);
+    expect(plan.stdout).toContain(`~ ${ADDRESS}: not verifiable from the API`);
     expect(plan.stdout).toContain(
-      'No changes. Your infrastructure matches the configuration as far as the API shows it (1 not verifiable from the API, listed above).',
+      'No changes. Your infrastructure matches the configuration as far as the plan shows it (1 notice listed above).',
     );
-    const json = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as { steps: unknown[]; notVerifiable: unknown[] };
+    const json = JSON.parse((await w.cli(['plan', w.dir, '--json'])).stdout) as { steps: unknown[]; notices: unknown[] };
     expect(json.steps).toEqual([]);
-    expect(json.notVerifiable).toEqual([{ address: ADDRESS, kind: 'project_group_role' }]);
+    expect(json.notices).toMatchObject([{ code: 'not_verifiable', severity: 'info', address: ADDRESS, kind: 'project_group_role' }]);
     expect(posts()).toBe(1);
   });
 

@@ -82,12 +82,12 @@ describe('cplane plan shows spend', () => {
     expect(w.emulator.stats().byOperation.getUsageMetrics).toBe(1);
     expect(plan.spend).toMatchObject({ before: '1200.00', after: '750.00', delta: '-450.00', usageReads: 1 });
     expect(plan.spend!.gateways[0]!.usage).toMatchObject({ spend7d: '27.00', requests7d: 48 });
-    expect(plan.spend!.warnings.map((w) => w.code).sort()).toEqual([
-      'limit_below_spend',
-      'model_with_traffic_removed',
-      'model_with_traffic_removed',
-      'token_without_limit',
-    ]);
+    expect(
+      plan.notices
+        .filter((n) => n.code === 'spend')
+        .map((n) => n.data.warning)
+        .sort(),
+    ).toEqual(['limit_below_spend', 'model_with_traffic_removed', 'model_with_traffic_removed', 'token_without_limit']);
   });
 
   it('--markdown and the --github step summary: the headline and the warnings, with no HTML from the API', async () => {

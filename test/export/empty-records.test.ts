@@ -12,8 +12,8 @@ import { world, type World } from '../e2e/helpers.js';
 const source = fixtures.accounts[1]!.id;
 const target = fixtures.accounts[0]!.id;
 const values = { STRIPE_KEY: 'sk-live-stripe-0001', WEBHOOK_SECRET: 'whsec-0001-0001-0001' };
-const todo =
-  'Give each a `value:` in the configuration (`{ env: NAME }` or `{ file: PATH }`) and apply; values are never exported or copied from another account.';
+const heading =
+  'Records without a value: applying gives them none. Give each a `value:` in the configuration (`{ env: NAME }` or `{ file: PATH }`) and apply; values are never exported or copied from another account:';
 
 describe('records exported without their value', () => {
   let w: World;
@@ -62,14 +62,18 @@ projects:
     const applied = await w.run(['apply', ...inTarget, '--auto-approve', '--no-input']);
     expect(applied.stderr).toBe('');
     expect(applied.code).toBe(0);
-    const note = '2 records have no value, and applying gives them none: record.vault/stripe-key, record.vault/webhook';
-    expect(applied.stdout).toContain(`! ${note}\n  ${todo}\n`);
-    expect(applied.stdout.trimEnd().split('\n').slice(-2)).toEqual([`${note}.`, todo]);
+    const note = `${heading}\n  ! record.vault/stripe-key: no value\n  ! record.vault/webhook: no value`;
+    expect(applied.stdout).toContain(`${note}\n`);
+    // Said again after the run, where the output ends.
+    expect(applied.stdout.trimEnd().endsWith(note)).toBe(true);
     const json = await w.run(['apply', ...inTarget, '--auto-approve', '--json']);
     expect(JSON.parse(json.stdout.split('\n')[0]!)).toMatchObject({
       type: 'plan',
       changes: false,
-      withoutValue: ['record.vault/stripe-key', 'record.vault/webhook'],
+      notices: [
+        { code: 'without_value', severity: 'warning', address: 'record.vault/stripe-key' },
+        { code: 'without_value', severity: 'warning', address: 'record.vault/webhook' },
+      ],
     });
   });
 
@@ -77,17 +81,16 @@ projects:
     const text = await w.run(['plan', ...inTarget, '--detailed-exitcode']);
     expect(text.code).toBe(0);
     expect(text.stdout).not.toContain('No changes. Your infrastructure matches the configuration.');
-    expect(text.stdout).toContain(
-      '! 2 records have no value, and applying gives them none: record.vault/stripe-key, record.vault/webhook\n',
-    );
-    expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('No changes to make, but 2 records have no value (listed above).');
+    expect(text.stdout).toContain('  ! record.vault/stripe-key: no value\n  ! record.vault/webhook: no value\n');
+    expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('No changes. The plan has 2 warnings (listed above).');
     const plan = JSON.parse((await w.run(['plan', ...inTarget, '--json'])).stdout) as Plan;
     expect(plan.steps).toEqual([]);
-    expect(plan.withoutValue).toEqual(['record.vault/stripe-key', 'record.vault/webhook']);
+    expect(plan.notices.filter((n) => n.code === 'without_value').map((n) => n.address)).toEqual([
+      'record.vault/stripe-key',
+      'record.vault/webhook',
+    ]);
     const markdown = (await w.run(['plan', ...inTarget, '--markdown'])).stdout;
-    expect(markdown).toContain(
-      '> **2 records have no value, and applying gives them none**: `record.vault/stripe-key`, `record.vault/webhook`',
-    );
+    expect(markdown).toContain('> - record.vault/stripe-key: no value\n> - record.vault/webhook: no value');
   });
 
   it('once each record is given a value and applied, the plan is clean again', async () => {
@@ -100,7 +103,7 @@ projects:
         .replace(/( +)webhook:\n/, '$1webhook:\n$1  value: { env: WEBHOOK_SECRET }\n'),
     );
     const one = JSON.parse((await w.run(['plan', ...inTarget, '--json'], values)).stdout) as Plan;
-    expect(one.withoutValue).toEqual([]);
+    expect(one.notices.filter((n) => n.code === 'without_value')).toEqual([]);
     expect(one.summary.change).toBe(2);
     expect((await w.run(['apply', ...inTarget, '--auto-approve', '--no-input'], values)).code).toBe(0);
     const clean = await w.run(['plan', ...inTarget], values);

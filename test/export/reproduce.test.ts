@@ -285,9 +285,14 @@ describe('cplane export, then apply to another account', () => {
     expect(plan.stderr).toBe('');
     // Values are never exported: the copies are empty, and the plan says so rather than a clean "No changes".
     expect(plan.stdout).toContain(
-      '! 4 records have no value, and applying gives them none: record.checkout-eu/stripe-key, record.checkout-eu/webhook-secret, record.payments/database-password, record.payments/stripe-api-key\n',
+      [
+        '  ! record.checkout-eu/stripe-key: no value',
+        '  ! record.checkout-eu/webhook-secret: no value',
+        '  ! record.payments/database-password: no value',
+        '  ! record.payments/stripe-api-key: no value\n',
+      ].join('\n'),
     );
-    expect(plan.stdout).toContain('No changes to make, but 4 records have no value (listed above).');
+    expect(plan.stdout).toContain('No changes. The plan has 4 warnings (listed above).');
     expect(plan.code).toBe(0);
   });
 
@@ -334,8 +339,8 @@ describe('cplane export --adopt', () => {
     const plan = await runCplane(['plan', 'managed', '--account', A], { cwd: work, env });
     expect(plan.stderr).toBe('');
     // The two records made by hand above never had a value; the seeded ones have one.
-    expect(plan.stdout).toContain('No changes to make, but 2 records have no value (listed above).');
-    expect(plan.stdout).toContain('record.checkout-eu/stripe-key, record.checkout-eu/webhook-secret\n');
+    expect(plan.stdout).toContain('No changes. The plan has 2 warnings (listed above).');
+    expect(plan.stdout).toContain('  ! record.checkout-eu/stripe-key: no value\n  ! record.checkout-eu/webhook-secret: no value\n');
   });
 
   it('takes the write-only values export could not read as they are live, even with the secrets set', async () => {

@@ -33,7 +33,7 @@ describe('a kind known only from state', () => {
     h.events.length = 0;
     const plan = await h.plan();
     expect(plan.steps).toEqual([]);
-    expect(plan.notVerifiable).toEqual([{ address: ADDRESS, kind: 'project_group_role' }]);
+    expect(plan.notices.filter((n) => n.code === 'not_verifiable')).toMatchObject([{ address: ADDRESS, kind: 'project_group_role' }]);
     const paths = h.events.filter((e) => e.type === 'request').map((e) => (e as { path: string }).path);
     expect(paths.length).toBeGreaterThan(0);
     expect(paths.filter((path) => path.includes('group'))).toEqual([]);
@@ -47,7 +47,7 @@ describe('a kind known only from state', () => {
       const plan = await h.plan({ client: sa });
       expect(plan.steps.filter((s) => s.address === ADDRESS)).toEqual([]);
       expect(plan.unreadable.filter((u) => u.kind === 'project_group_role')).toEqual([]);
-      expect(plan.notVerifiable).toEqual([{ address: ADDRESS, kind: 'project_group_role' }]);
+      expect(plan.notices.filter((n) => n.code === 'not_verifiable')).toMatchObject([{ address: ADDRESS, kind: 'project_group_role' }]);
     } finally {
       await sa.close();
     }
@@ -57,6 +57,6 @@ describe('a kind known only from state', () => {
     const plan = await h.plan({ mode: 'destroy' });
     const step = plan.steps.find((s) => s.address === ADDRESS)!;
     expect(step).toMatchObject({ action: 'forget', forget: true, writes: [], reason: 'forgotten with project.roles-app' });
-    expect(plan.notVerifiable).toBeUndefined();
+    expect(plan.notices.filter((n) => n.code === 'not_verifiable')).toEqual([]);
   });
 });

@@ -3,11 +3,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
-import type { Plan } from '../../src/plan-model/index.js';
+import { legacySpendWarnings, type Plan } from '../../src/plan-model/index.js';
 import { renderPlanMarkdown, renderPlanText } from '../../src/render/index.js';
 import { harness, type Harness } from './harness.js';
 
 const HOUR = 3_600_000;
+
+/** The plan's spend warnings as plan format 3 had them (`spend.warnings`), from its notices. */
+const spendWarnings = (plan: Plan) =>
+  legacySpendWarnings(plan.notices) as { code: string; address: string; message: string; at?: { file: string } }[];
 const DAY = 24 * HOUR;
 
 interface Limits {
@@ -122,7 +126,7 @@ describe('spend in plans', () => {
     ]);
     h.config(config({ gateway: '25.00', window: 'day', ci: '10.00', batch: '5.00' }));
     const plan = await h.plan();
-    const warning = plan.spend!.warnings.find((w) => w.code === 'limit_below_spend')!;
+    const warning = spendWarnings(plan).find((w) => w.code === 'limit_below_spend')!;
     expect(warning.address).toBe('gateway.main');
     expect(warning.message).toBe(
       'new limit $25.00/day is below the $31.25 already spent in the current day: requests would be refused at once',
@@ -140,7 +144,7 @@ describe('spend in plans', () => {
     ]);
     h.config(config({ gateway: '40.00', window: 'day', ci: '10.00', ciModels: ['gpt-4o-mini'], batch: '5.00' }));
     const plan = await h.plan();
-    const removed = plan.spend!.warnings.filter((w) => w.code === 'model_with_traffic_removed');
+    const removed = spendWarnings(plan).filter((w) => w.code === 'model_with_traffic_removed');
     // o3-mini's traffic is older than 7 days; gpt-4o-mini stays allowed.
     expect(removed.map((w) => [w.address, w.message])).toEqual([
       ['gateway_token.main/ci', 'model "gpt-4o" leaves allowedModels but carried 42 requests in the last 7 days'],
@@ -150,7 +154,7 @@ describe('spend in plans', () => {
   it('warns of a token without a limit on a gateway with one, and of tokens over-subscribing the gateway', async () => {
     h.config(config({ gateway: '12.00', window: 'day', ci: '10.00' }));
     const plan = await h.plan();
-    const codes = plan.spend!.warnings.map((w) => [w.code, w.address]);
+    const codes = spendWarnings(plan).map((w) => [w.code, w.address]);
     expect(codes).toContainEqual(['token_without_limit', 'gateway_token.main/batch']);
     // A token that only reads logs sends no model request: it spends nothing, so it is not warned about.
     h.config(
@@ -159,10 +163,10 @@ describe('spend in plans', () => {
         '      batch:\n        scopes: [read_logs]',
       ),
     );
-    const reading = (await h.plan()).spend!.warnings.map((w) => [w.code, w.address]);
+    const reading = spendWarnings(await h.plan()).map((w) => [w.code, w.address]);
     expect(reading).not.toContainEqual(['token_without_limit', 'gateway_token.main/batch']);
     h.config(config({ gateway: '12.00', window: 'day', ci: '10.00', batch: '5.00' }));
-    const over = (await h.plan()).spend!.warnings.find((w) => w.code === 'tokens_oversubscribe_gateway')!;
+    const over = spendWarnings(await h.plan()).find((w) => w.code === 'tokens_oversubscribe_gateway')!;
     expect(over.message).toBe("its tokens' limits add up to $450.00/30d, above its own $360.00/30d: the gateway's limit is reached first");
   });
 

@@ -3,6 +3,7 @@
 // plan that changes who can read a record is never approved by a rule, whatever it says.
 import { expect, test } from 'vitest';
 import { PLAN_FORMAT_VERSION, type Plan, type PlanStep } from '../../src/plan-model/index.js';
+import { noticeChecks, noticeOf, type NoticeCheck } from '../../src/planner/index.js';
 import { autoApproveVariables, compileAutoApprove } from '../../src/policy/auto-approve.js';
 
 const at = { file: 'main.yaml', line: 4, col: 20 };
@@ -37,6 +38,7 @@ function planOf(steps: PlanStep[], summary: Partial<Plan['summary']> = {}): Plan
     steps,
     drift: [],
     unreadable: [],
+    notices: [],
     summary: { add: 0, change: 0, replace: 0, remove: 0, import: 0, move: 0, forget: 0, ...summary },
   };
 }
@@ -139,4 +141,27 @@ test('the examples of docs/deployments.md compile and decide', async () => {
   expect(rules.length).toBeGreaterThanOrEqual(5);
   for (const rule of rules) expect(typeof (await compiled(rule))(twoProjects).approved).toBe('boolean');
   expect((await compiled(rules.find((r) => r.includes('gateway_token <= 5'))!))(twoProjects).approved).toBe(false);
+});
+
+test('plan.warnings counts every notice of severity warning, whatever its code, and no notice of severity info', async () => {
+  // A notice no other code knows, as a new check of planner/checks/notices.ts would add it.
+  const neverExpires: NoticeCheck = {
+    code: 'token_never_expires',
+    heading: 'Gateway tokens that never expire:',
+    severity: 'warning',
+    shownBy: { plan: true, drift: false },
+    dataKeys: {},
+    find: () => [],
+    message: ({ address }) => `${address}: never expires`,
+  };
+  const info = noticeOf(
+    noticeChecks.find((c) => c.code === 'not_verifiable')!,
+    { address: 'project_group_role.a/b', data: {} },
+  );
+  const plain = { ...twoProjects, notices: [info] };
+  const warned = { ...plain, notices: [info, noticeOf(neverExpires, { address: 'gateway_token.g/ci', kind: 'gateway_token', data: {} })] };
+  expect(autoApproveVariables(plain).warnings).toBe(0n);
+  expect(autoApproveVariables(warned).warnings).toBe(1n);
+  expect((await compiled('plan.warnings == 0'))(plain).approved).toBe(true);
+  expect((await compiled('plan.warnings == 0'))(warned).approved).toBe(false);
 });

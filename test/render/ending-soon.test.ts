@@ -2,18 +2,16 @@
 // measured, and the grant's `reason` (configuration text, from a pull request) with its control characters escaped.
 import { expect, it } from 'vitest';
 import { renderPlanText } from '../../src/render/index.js';
-import { samplePlan } from './plan-fixture.js';
+import { noticeFor, samplePlan } from './plan-fixture.js';
 
 const ending = (reason?: string) =>
   samplePlan({
-    endingSoon: [
-      {
+    notices: [
+      noticeFor('ending_soon', {
         address: 'user_share.payments/stripe-key/dana',
         kind: 'user_share',
-        until: '2026-12-01T18:00:00.000Z',
-        left: 'in 3 days',
-        ...(reason !== undefined ? { reason } : {}),
-      },
+        data: { until: '2026-12-01T18:00:00.000Z', left: 'in 3 days', ...(reason !== undefined ? { reason } : {}) },
+      }),
     ],
   });
 

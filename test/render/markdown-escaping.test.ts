@@ -6,7 +6,7 @@ import MarkdownIt from 'markdown-it';
 import { expect, it } from 'vitest';
 import { renderPlanMarkdown } from '../../src/render/index.js';
 import { HOSTILE } from '../text/hostile-strings.js';
-import { samplePlan } from './plan-fixture.js';
+import { noticeFor, samplePlan } from './plan-fixture.js';
 
 const md = new MarkdownIt({ html: true });
 const OWN_TAGS = new Set([
@@ -35,8 +35,12 @@ it.each(HOSTILE.filter((text) => text !== ''))('%j', (text) => {
     steps: base.steps.map((step) => ({ ...step, reason: text, notes: [text] })),
     drift: [{ address: 'gateway.gone', kind: 'gateway', type: 'deleted', reason: text, changes: [] }],
     unreadable: [{ kind: 'credential', operation: 'listCredentials', reason: text, requestId: text }],
-    endingSoon: [
-      { address: 'user_share.p/r/dana', kind: 'user_share', until: '2026-12-01T18:00:00.000Z', left: 'in 3 days', reason: text },
+    notices: [
+      noticeFor('ending_soon', {
+        address: 'user_share.p/r/dana',
+        kind: 'user_share',
+        data: { until: '2026-12-01T18:00:00.000Z', left: 'in 3 days', reason: text },
+      }),
     ],
   });
   const html = md.render(renderPlanMarkdown(plan));

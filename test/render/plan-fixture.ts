@@ -1,5 +1,14 @@
 // A hand-built plan with one step of every action, for the renderer tests (rendering is a pure function of it).
-import type { Plan } from '../../src/plan-model/index.js';
+import type { Notice, Plan } from '../../src/plan-model/index.js';
+import { noticeChecks, noticeOf, type Finding } from '../../src/planner/index.js';
+
+/** The notice the planner's check of `code` makes of `found`. */
+export function noticeFor(code: string, found: Finding<Record<string, unknown>>): Notice {
+  return noticeOf(
+    noticeChecks.find((entry) => entry.code === code)!,
+    found,
+  );
+}
 
 export function samplePlan(overrides: Partial<Plan> = {}): Plan {
   const write = (id: string, operation: string, summary: string) =>
@@ -12,7 +21,8 @@ export function samplePlan(overrides: Partial<Plan> = {}): Plan {
       summary,
     }) as Plan['steps'][number]['writes'][number];
   return {
-    formatVersion: 3,
+    formatVersion: 4,
+    notices: [],
     cplaneVersion: '0.1.0',
     createdAt: '2026-11-22T08:00:00.000Z',
     account: 'acc-1',

@@ -8,7 +8,6 @@ const spend = (before: string | null, after: string | null, delta: string | null
   after,
   delta,
   gateways: [],
-  warnings: [],
   usageReads: 0,
 });
 

@@ -24,7 +24,8 @@ const step = (days: number, scopes = ['run']): PlanStep => ({
   ],
 });
 const plan = (s: PlanStep): Plan => ({
-  formatVersion: 3,
+  formatVersion: 4,
+  notices: [],
   cplaneVersion: '0',
   createdAt: '',
   account: 'a',

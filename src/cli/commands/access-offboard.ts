@@ -10,7 +10,7 @@ import { makeOffboardingPlan } from '../../access/index.js';
 import { renderPlanJson, renderPlanText } from '../../render/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { parseParallelism } from '../../session/connection.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { suggestedCommand } from '../../text/escape-for.js';
 import { safeName } from '../../text/safe-text.js';

@@ -7,7 +7,7 @@ import { accessReport, readAccess } from '../../access/index.js';
 import { accessReportFormats, renderAccessReport, type AccessReportFormat } from '../../render/index.js';
 import type { AccessReport } from '../../plan-model/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { openWorkspaceWhileReading } from '../../session/workspace.js';
 import { exitCodes } from '../exit-codes.js';
 

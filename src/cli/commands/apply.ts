@@ -12,12 +12,12 @@ import { resolveSecret } from '../../config/index.js';
 import { makeOffboardingPlan } from '../../access/index.js';
 import { foreignPendingWrites, makePlan, pendingWritesOf, type MakePlanInput } from '../../planner/index.js';
 import { blockingFindings, findingLine, hasChanges, type Plan } from '../../plan-model/index.js';
-import { accountLabel, renderPendingWritesText, renderPlanMarkdown, renderPlanText, withoutValueNote } from '../../render/index.js';
-import { safeText } from '../../text/safe-text.js';
+import { accountLabel, noticeLines, renderPendingWritesText, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
+import { painter } from '../../paint.js';
 import { eventLine } from '../../ui/plain-lines.js';
 import { summaryLines } from '../../ui/summary-text.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { givenToken, parseParallelism, tokenVariable } from '../../session/connection.js';
 import { githubReporter, type GithubReporter } from '../github-flag.js';
 import { readingStatus } from '../reading-status.js';
@@ -34,6 +34,7 @@ import type { StateStore } from '../../state/index.js';
 import { refuseTargetWithExclude } from '../target-flags.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { codeSpan, markdownText, suggestedCommand } from '../../text/escape-for.js';
+import { safeText } from '../../text/safe-text.js';
 import { writeWeakSecretWarnings } from '../weak-secrets.js';
 import { wantsDeployments } from '../deployments/choose.js';
 import { applyDeployments, isPlanFolder } from '../deployments/apply-all.js';
@@ -194,8 +195,9 @@ async function applyWith(
       if (!hasChanges(fresh)) {
         github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, planFile: planPath! });
         sink.text(`No changes. The plan ${planPath} has nothing left to do (it was applied already, or the objects already match).`);
-        if (withoutValueNote(fresh)) sink.text(withoutValueLine(fresh));
-        if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: false, withoutValue: fresh.withoutValue ?? [] })}\n`);
+        const warnings = warningsToRepeat(fresh);
+        if (warnings) sink.text(warnings);
+        if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: false, notices: fresh.notices })}\n`);
         return 0;
       }
       plan = {
@@ -225,7 +227,7 @@ async function applyWith(
     writeWeakSecretWarnings(ctx);
     if (json)
       ctx.stdout.write(
-        `${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length, withoutValue: plan.withoutValue ?? [] })}\n`,
+        `${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length, notices: plan.notices })}\n`,
       );
     else
       ctx.stdout.write(
@@ -295,7 +297,8 @@ async function applyWith(
     if (saved?.origin.pullRequest && !result.interrupted && result.failed.length === 0)
       await forgetAppliedPlan(ctx, state, saved.origin.pullRequest.number, read!.digest);
     // Said again after the run, where it is read: the plan above scrolled away.
-    if (!json && withoutValueNote(plan)) ctx.stdout.write(`${withoutValueLine(plan)}\n`);
+    const warnings = json ? undefined : warningsToRepeat(plan);
+    if (warnings) ctx.stdout.write(`${warnings}\n`);
     github?.summary(
       `#### cplane ${verb} result\n\n${read ? `Applied: ${allowanceMarkdown(ctx.env, read.plan, read.digest)}.\n\n` : ''}${summaryLines(
         result,
@@ -384,10 +387,13 @@ export async function finishJournal(input: {
   return recovery;
 }
 
-/** The records the plan leaves without a value, and what to do, as one paragraph. */
-function withoutValueLine(plan: Plan): string {
-  const note = withoutValueNote(plan)!;
-  return `${safeText(`${note.what}: ${note.addresses.join(', ')}.`)}\n${note.todo}`;
+/** The plan's warnings (its notices of severity warning), said again where an apply's output ends; undefined without any. */
+function warningsToRepeat(plan: Plan): string | undefined {
+  const lines = noticeLines(
+    plan.notices?.filter((n) => n.severity === 'warning'),
+    painter(false),
+  );
+  return lines.length > 0 ? lines.join('\n').trimEnd() : undefined;
 }
 
 /** The approval question, naming the account (name and id) and the workspace the writes go to. */

@@ -9,7 +9,7 @@
 import { deploymentWaves } from '../../config/index.js';
 import { writeStepOutputs } from '../../github/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { safeText } from '../../text/safe-text.js';
 import { chooseDeployments } from '../deployments/choose.js';
 

@@ -7,11 +7,12 @@
  * not be read). With --github it writes the report to the step summary and
  * the step outputs the action's drift-issue step reads.
  */
+import { dueNotices } from '../../plan-model/index.js';
 import { makePlan } from '../../planner/index.js';
 import { renderDriftJson, renderDriftMarkdown, renderDriftText } from '../../render/index.js';
 import type { CommandModule } from '../../session/command-context.js';
 import { parseParallelism } from '../../session/connection.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { exitCodes } from '../exit-codes.js';
 import { githubReporter } from '../github-flag.js';
 import { reportPlanProblems } from '../plan-problems.js';
@@ -63,7 +64,7 @@ export const driftCommand: CommandModule = {
           }),
         );
       github?.drift(plan, markdown, { dir: workspace.dir, workspace: workspace.workspace });
-      if (plan.drift.length > 0 || (plan.due?.length ?? 0) > 0) return exitCodes.changes;
+      if (plan.drift.length > 0 || dueNotices(plan).length > 0) return exitCodes.changes;
       return plan.unreadable.length > 0 ? exitCodes.incomplete : exitCodes.ok;
     } finally {
       await workspace.close();

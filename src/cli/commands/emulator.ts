@@ -4,7 +4,7 @@
  * read it; `--print-fixtures` prints the seeded data as JSON and exits.
  */
 import type { CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import {
   fixtures,
   formatDuration,

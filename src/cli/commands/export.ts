@@ -11,7 +11,7 @@ import { NetworkError } from '../../api/errors.js';
 import { exportAccount, exportAsDeployment, type ExportResult } from '../../export/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { clientOptionsOf, connectionSettings } from '../../session/connection.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { suggestedCommand } from '../../text/escape-for.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import type { CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { formatConfigFolder, formatDiagnostic } from '../../config/index.js';
 import { packageFile } from '../../package-files.js';
 import { safeLines, safeName } from '../../text/safe-text.js';

@@ -4,7 +4,7 @@
  * holder still running on this host is refused unless --force is given.
  */
 import type { CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { forceUnlockState, printableLock } from '../../state/index.js';
 import { locateStateOnly } from '../../session/workspace.js';
 

@@ -9,7 +9,7 @@ import { configurationGraph } from '../../planner/index.js';
 import { loadConfiguration } from '../../providers/index.js';
 import { renderGraph, type GraphFormat } from '../../render/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { variablesLoadOptions } from '../../session/variables-flags.js';
 import { exitCodes } from '../exit-codes.js';
 import { planFileArgument } from './show.js';

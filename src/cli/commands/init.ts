@@ -10,7 +10,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { tokenVariable } from '../../session/connection.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { locateStateOnly } from '../../session/workspace.js';
 import { variablesLoadOptions } from '../../session/variables-flags.js';
 import { addressVariableOf, environmentNeeds, formatDiagnostic, type EnvironmentNeed } from '../../config/index.js';

@@ -4,7 +4,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { exitCodes } from '../exit-codes.js';
 
 export const lspCommand: CommandModule = {

@@ -4,7 +4,7 @@
  */
 import type { CommandModule } from '../../session/command-context.js';
 import { openApiDocument } from '../../api/openapi.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 
 export const openapiCommand: CommandModule = {
   async run(ctx) {

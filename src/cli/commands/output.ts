@@ -6,7 +6,7 @@
  * at creation, against this machine's clock: the command reads no API).
  */
 import type { CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { kindOf } from '../../plan-model/index.js';
 import { relativeTime } from '../../planner/index.js';
 import { isKind, kindOrder, definitionOf } from '../../providers/index.js';

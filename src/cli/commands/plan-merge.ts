@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { renderPlanText } from '../../render/index.js';
 import { readPlanToMerge, type SavedPlan } from '../../saved-plan/index.js';
 import type { CommandContext } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { planRunExitCode, showPlannedDeployments, type PlannedDeployment } from '../deployments/report.js';
 import { runOf, runWords } from '../deployments/shard.js';
 import { exitCodes, planExitCode } from '../exit-codes.js';

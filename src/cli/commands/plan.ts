@@ -18,7 +18,7 @@ import { wantsDeployments } from '../deployments/choose.js';
 import { planDeployments } from '../deployments/plan-all.js';
 import { mergePlans } from './plan-merge.js';
 import { parseParallelism } from '../../session/connection.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { planExitCode } from '../exit-codes.js';
 import { githubReporter } from '../github-flag.js';
 import { reportPlanProblems } from '../plan-problems.js';

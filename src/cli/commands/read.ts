@@ -29,7 +29,7 @@ import { openState, type StateStore } from '../../state/index.js';
 import { registerSecret } from '../../text/safe-text.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { connect, connectionSettings } from '../../session/connection.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { locateStateOnly } from '../../session/workspace.js';
 import { explainWrap } from '../explain-read-error.js';
 import { manifestPathOf, readByName } from '../manifest-reading.js';

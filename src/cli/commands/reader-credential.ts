@@ -9,7 +9,7 @@ import { text } from 'node:stream/consumers';
 import { decodeReaderKey, encodeReaderCredential, readReaderKeyFile, ReaderCredentialError, ReaderKeyError } from '@cplane/sdk';
 import { registerSecret } from '../../text/safe-text.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 
 const usage = 'reader-credential --token-env NAME [--key-file FILE]';
 

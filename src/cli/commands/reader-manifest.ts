@@ -16,7 +16,7 @@ import { accessKinds, definitionOf, valueKind } from '../../providers/index.js';
 import type { StateStore } from '../../state/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { connectionSettings } from '../../session/connection.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { chooseDeployments, deploymentContext, wantsDeployments } from '../deployments/choose.js';
 

@@ -13,7 +13,7 @@ import { blockingFindings, findingLine, type Plan, type StepClass } from '../../
 import { reconcileJson, renderReconcileMarkdown, renderReconcileText, type ReconcileView } from '../../render/index.js';
 import { summaryLines } from '../../ui/summary-text.js';
 import type { CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { givenToken, parseParallelism, tokenVariable } from '../../session/connection.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { markdownText } from '../../text/escape-for.js';

@@ -10,7 +10,7 @@
  * restarts COMMAND when a value changes (../run-by-name.ts).
  */
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { childEnvironment, passEnvNames } from '../child-environment.js';
 import { runChildOnce } from '../child-process.js';
 import { isRecordId, manifestPathOf } from '../manifest-reading.js';

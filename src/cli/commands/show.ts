@@ -8,7 +8,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { renderPlanJson, renderPlanText } from '../../render/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { combinedExitCode, exitCodes } from '../exit-codes.js';
 import { readPlanToShow, type SavedPlan } from '../../saved-plan/index.js';
 import { describeError } from '../describe-error.js';

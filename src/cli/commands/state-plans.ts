@@ -3,7 +3,7 @@
  * closed pull request's. Registry entries are untrusted text: printed through safeText.
  */
 import type { CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { openStateFor } from '../../session/workspace.js';
 import { safeText } from '../../text/safe-text.js';
 import { takePositionals } from './state.js';

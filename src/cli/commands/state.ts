@@ -4,7 +4,7 @@
  * (locateState in ../workspace.ts).
  */
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { definitionOf } from '../../providers/index.js';
 import { renamesOf } from '../../planner/stages/refactoring.js';
 import { kindOf } from '../../plan-model/index.js';

@@ -19,7 +19,7 @@ import {
   type FileResult,
 } from '../../testing/index.js';
 import type { CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { exitCodes } from '../exit-codes.js';
 
 export const testCommand: CommandModule = {

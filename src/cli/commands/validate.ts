@@ -4,7 +4,7 @@
  * GitHub Actions annotations. The policies' rules are compiled as well.
  */
 import type { CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { formatDiagnostic, formatGithub } from '../../config/index.js';
 import { loadConfiguration } from '../../providers/index.js';
 import { variablesLoadOptions } from '../../session/variables-flags.js';

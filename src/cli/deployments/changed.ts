@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { parse } from 'yaml';
 import type { Deployment } from '../../config/index.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 
 function git(dir: string, args: string[]): string {
   try {

@@ -18,7 +18,7 @@ import type { Deployment } from '../../config/index.js';
 import { appendStepSummary, readStepOutputs, writeStepOutputs } from '../../github/index.js';
 import { csvCell } from '../../render/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { safeText } from '../../text/safe-text.js';
 import { suggestedCommand } from '../../text/escape-for.js';
 import type { Command } from '../command.js';

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Plan } from '../../plan-model/index.js';
 import type { CommandContext } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 import { parseShard, runOf, shardRun, shardWords, shareOf } from './shard.js';
 import { planRunExitCode, showPlannedDeployments, type PlannedDeployment } from './report.js';
 import { chooseDeployments, deploymentContext, runCaught, sharedLimiter } from './choose.js';

@@ -12,7 +12,7 @@
  */
 import type { PlanRun } from '../../plan-model/index.js';
 import type { CommandContext } from '../../session/command-context.js';
-import { AbortError } from '../../session/errors.js';
+import { AbortError } from '../../errors.js';
 
 /** Job I of `count` (1-based), or the one deployment `name`. */
 export type Shard = { index: number; count: number } | { name: string };

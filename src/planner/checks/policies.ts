@@ -9,7 +9,7 @@
  * rule's line.
  */
 import type { DesiredResource, DesiredState } from '../../config/types.js';
-import { isRemoval, type PlanSpend, type PlanStep, type PolicyReport } from '../../plan-model/index.js';
+import { isRemoval, legacyNoticeFields, type Notice, type PlanSpend, type PlanStep, type PolicyReport } from '../../plan-model/index.js';
 import { compilePolicies, evaluatePolicies, type Compiled, type PolicyChange, type PolicyPlan, type Sandbox } from '../../policy/index.js';
 import type { StateData } from '../../state/types.js';
 import { PlanError } from '../errors.js';
@@ -24,13 +24,28 @@ function applied(inputs: Record<string, unknown> | undefined): Record<string, un
 /** Dollars for a rule: a number; no limit is infinity (so `plan.spend.after <= 5000.0` is false for it). */
 const dollars = (usd: string | null): number => (usd === null ? Infinity : Number(usd));
 
-/** The plan as rules see it: its spend, zero when it touches none. */
-export function policyPlan(spend: PlanSpend | undefined): PolicyPlan {
-  if (!spend) return { spend: { before: 0, after: 0, delta: 0 } };
+/**
+ * The plan as rules see it: its spend (zero when it touches none) and its notices (`plan.notices`, each with `code`,
+ * `severity`, `address`, `message`, `data`), with the fields of plan format 3 (`plan.withoutValue`, `plan.due`…) as
+ * aliases for rules written against them.
+ */
+export function policyPlan(spend: PlanSpend | undefined, notices: readonly Notice[] = []): PolicyPlan {
+  const said = {
+    notices: notices.map(({ code, severity, address, kind, message, data }) => ({
+      code,
+      severity,
+      address: address ?? '',
+      kind: kind ?? '',
+      message,
+      data,
+    })),
+    ...legacyNoticeFields(notices),
+  };
+  if (!spend) return { spend: { before: 0, after: 0, delta: 0 }, ...said };
   const [before, after] = [dollars(spend.before), dollars(spend.after)];
   // Unlimited on both sides is no change; on one side only, an infinite step up or down.
   const delta = spend.delta !== null ? Number(spend.delta) : before === after ? 0 : after - before;
-  return { spend: { before, after, delta } };
+  return { spend: { before, after, delta }, ...said };
 }
 
 /** Each gateway's and token's usage by address, as rules see it (`usage.spend7d`, `usage.requests7d`). */
@@ -87,11 +102,16 @@ export async function checkPolicies(
   /** State under the plan's addresses (after moved blocks). */
   state: StateData['resources'],
   spend: PlanSpend | undefined,
+  notices: readonly Notice[],
   /** The API's clock, which rules see as `now`. */
   now: Date,
 ): Promise<PolicyReport | undefined> {
   return (
     compiled &&
-    (await evaluatePolicies(compiled, policyChanges(steps, desiredByAddress, state, spend), { sandbox, plan: policyPlan(spend), now }))
+    (await evaluatePolicies(compiled, policyChanges(steps, desiredByAddress, state, spend), {
+      sandbox,
+      plan: policyPlan(spend, notices),
+      now,
+    }))
   );
 }

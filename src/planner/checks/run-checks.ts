@@ -9,11 +9,8 @@ import type { Compiled, Sandbox } from '../../policy/index.js';
 import { PlanError } from '../errors.js';
 import type { PlanProblem } from '../problems.js';
 import type { PlannedInputs } from '../stage-inputs.js';
-import { supersededWaiting } from '../stages/reissue.js';
-import { dueItems } from './due.js';
-import { endingSoon } from './ends.js';
 import { grantsWithoutValue } from './grants-without-value.js';
-import { notVerifiable } from './not-verifiable.js';
+import { findNotices } from './notices.js';
 import { checkPolicies } from './policies.js';
 import { planSpend } from './spend.js';
 import { withoutValue } from './without-value.js';
@@ -33,10 +30,12 @@ export interface CheckInput {
   parallelism: number;
   compiled: Compiled | undefined;
   sandbox: Sandbox | undefined;
+  /** Where the sources of write-only values are looked for (a refresh-only plan says which are absent). */
+  env: NodeJS.ProcessEnv;
 }
 
 /** What the checks add to a plan. */
-export type PlanChecks = Pick<Plan, 'withoutValue' | 'spend' | 'policies' | 'notVerifiable' | 'superseded' | 'endingSoon' | 'due'>;
+export type PlanChecks = Pick<Plan, 'notices' | 'spend' | 'policies'>;
 
 export async function checkSteps(input: CheckInput): Promise<PlanChecks> {
   const { after, steps, targets, classes } = input;
@@ -54,20 +53,18 @@ export async function checkSteps(input: CheckInput): Promise<PlanChecks> {
   ].filter((p) => (p.address === undefined || !withheldAddresses.has(p.address)) && unreadSourceMatters(p));
   if (problems.length > 0) throw new PlanError(problems);
   // Spend is read and computed only when a step touches it (a limit, a window, allowed models, a rate).
-  const spend =
+  const spent =
     mode === 'refresh-only' ? undefined : await planSpend({ given: after, steps, client: input.client, parallelism: input.parallelism });
-  const policies = await checkPolicies(input.compiled, input.sandbox, steps, desiredByAddress, state, spend, known.now);
-  const unverifiable = notVerifiable(after, steps, targets);
-  const superseded = mode === 'normal' ? supersededWaiting(state, steps, known.nowForEnds) : [];
-  const ending = mode === 'normal' ? endingSoon(after.desired.resources, known.nowForEnds).filter((e) => input.covers(e.address)) : [];
-  const due = mode === 'refresh-only' ? dueItems(after) : [];
-  return {
-    withoutValue: emptyRecords,
-    ...(spend ? { spend } : {}),
-    ...(policies ? { policies } : {}),
-    ...(unverifiable.length > 0 ? { notVerifiable: unverifiable } : {}),
-    ...(superseded.length > 0 ? { superseded } : {}),
-    ...(ending.length > 0 ? { endingSoon: ending } : {}),
-    ...(due.length > 0 ? { due } : {}),
-  };
+  const notices = findNotices({
+    after,
+    steps,
+    targets,
+    covers: input.covers,
+    emptyRecords,
+    spendWarnings: spent?.warnings ?? [],
+    env: input.env,
+  });
+  const spend = spent?.spend;
+  const policies = await checkPolicies(input.compiled, input.sandbox, steps, desiredByAddress, state, spend, notices, known.now);
+  return { notices, ...(spend ? { spend } : {}), ...(policies ? { policies } : {}) };
 }

@@ -112,7 +112,13 @@ export interface SpendInput {
 }
 
 /** Spend of the plan, or undefined when no step touches it (then nothing is read). */
-export async function planSpend({ given, steps, client, parallelism }: SpendInput): Promise<PlanSpend | undefined> {
+/** The plan's spend, and the warnings that become its notices of code `spend` (notices.ts). */
+export interface SpendFindings {
+  spend: PlanSpend;
+  warnings: SpendWarning[];
+}
+
+export async function planSpend({ given, steps, client, parallelism }: SpendInput): Promise<SpendFindings | undefined> {
   const touched = spendTouched(steps);
   if (touched.size === 0) return undefined;
   const stepsByAddress = new Map(steps.map((s) => [s.address, s]));
@@ -147,13 +153,13 @@ export async function planSpend({ given, steps, client, parallelism }: SpendInpu
     warnings.push(...warningsOf(given, budget, gatewayUsage));
   }
   const [before, after] = [sumLimits(totals.before), sumLimits(totals.after)];
-  return {
+  const spend: PlanSpend = {
     before: shown(before),
     after: shown(after),
     delta: before === null || after === null ? null : usdOf(roundSevenths(after - before)),
     gateways,
-    warnings,
     ...(usage.notRead ? { usageNotRead: usage.notRead } : {}),
     usageReads: usage.reads,
   };
+  return { spend, warnings };
 }
