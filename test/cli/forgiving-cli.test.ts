@@ -37,6 +37,7 @@ describe('help', () => {
         '',
         'Subcommands:',
         '  list     List the addresses in the state, with their kind and remote id',
+        "  plans    List the open plans registered with the state (each PR's saved plan), or forget a closed PR's",
         '  show     Show what the state holds for one address (never a secret)',
         '  rm       Forget an address: cplane stops managing it; the remote object is not touched',
         '  mv       Rename an address in the state, keeping its remote object',
@@ -70,7 +71,7 @@ describe('help', () => {
     const plan = await cli('plan', '--help');
     expect(plan.code).toBe(0);
     expect(plan.stdout.split('\n').slice(0, 3)).toEqual([
-      'Usage: cplane plan [dir] [--out FILE] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
+      'Usage: cplane plan [dir] [--out FILE] [--pr N --commit SHA] [--target ADDRESS ... | --exclude ADDRESS ...] [--replace ADDRESS ...] [--refresh-only] [--destroy] [--detailed-exitcode] [--parallelism N] [--json | --markdown] [--format github] [--github] [--var NAME=VALUE ...] [--var-file FILE ...] [--account ID] [--state PATH]',
       '',
       'Show what apply would change, and why',
     ]);

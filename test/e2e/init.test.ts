@@ -162,13 +162,14 @@ test('init puts the schema line for the editor at the top of each configuration 
   expect(readFileSync(join(home, 'infra', 'main.yaml'), 'utf8')).toBe(text);
 });
 
-test('a configuration with a reference error: init finds the state by its `account:` (it said "No account given")', async () => {
+test('a configuration with a reference error: init says the error at its file:line:col, as validate does (it said "No account given")', async () => {
   const account = '0a000000-0000-4000-8000-000000000001';
   writeFileSync(
     join(home, 'infra', 'main.yaml'),
     `version: 1\naccount: ${account}\ngateways:\n  main: { project: nope, defaultModel: gpt-4o-mini, credentials: [openai] }\n`,
   );
   const done = await runCli(['init', 'infra'], cleanEnv(), home);
-  expect(done.stdout).not.toContain('No account given');
-  expect(done.stdout).toContain(`State:       ${join(home, 'infra', '.cplane', account, 'state.json')}: no state yet`);
+  expect(done.code).toBe(1);
+  expect(done.stdout + done.stderr).not.toContain('No account given');
+  expect(done.stderr).toContain('infra/main.yaml:4:20: error: Unknown project "nope" in gateway "main"');
 });

@@ -219,7 +219,6 @@ projects:
   db:
     records:
       password: { value: { env: "DB_PASSWORD_\${var.env}" } }
-      literal: { value: { env: "KEY_$\${x}" } }
 `,
     );
     const run = await asServiceAccount(

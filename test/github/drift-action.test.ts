@@ -101,8 +101,8 @@ it('drift found without any write secret: one issue is opened, naming the change
   expect(opened).toMatchObject({ title: `cplane: drift in infra:${account.id}@default`, state: 'open', labels: ['cplane-drift'] });
   expect(opened.body.startsWith(`${driftMarkerOf(`infra:${account.id}@default`)}\n#### cplane drift for account`)).toBe(true);
   expect(opened.body).toContain('!     settings.requestsPerMinute = 600 -> 5');
-  expect(opened.body).toContain('> - `otel_export.main` `headers.X-Team`: not checked (OTEL\\_TEAM not set)');
-  expect(opened.body).toContain('> - `credential.openai` `secret`: not checked (OPENAI\\_API\\_KEY not set)');
+  expect(opened.body).toContain('> - otel\\_export.main headers.X-Team: not checked (OTEL\\_TEAM not set)');
+  expect(opened.body).toContain('> - credential.openai secret: not checked (OPENAI\\_API\\_KEY not set)');
   expect(opened.body).not.toContain('team-secret-value');
 });
 
