@@ -24,7 +24,7 @@
  * `{ name }`: it is escaped the same way but never redacted, since names are
  * not secret and a secret that happens to match part of one must not garble it.
  */
-import { escapeControl, safeLines, safeText } from './safe-text.js';
+import { escapeControl, escapeControlCharacters, safeLines, safeText } from './safe-text.js';
 
 /** Untrusted text: a plain string is redacted and escaped; `{ name }` is only escaped. */
 export type Untrusted = string | { name: string };
@@ -148,9 +148,11 @@ const SHELL_PLAIN = /^[A-Za-z0-9_@%+,./:-][A-Za-z0-9_@%+,./:=~-]*$/;
  * Control characters are escaped first (they are not valid in any name cplane suggests).
  */
 export function shellArgument(text: string): string {
-  const printed = escapeControl(text);
+  const printed = escapeControlCharacters(text);
   if (SHELL_PLAIN.test(printed)) return printed;
-  return `'${printed.replace(/'/g, `'\\''`)}'`;
+  // A word never starts a line (`cplane` does), so `::` cannot begin a workflow command; `##[` can stand anywhere, so
+  // it is split across two quoted strings, which the shell joins back: the command still runs as printed.
+  return `'${printed.replace(/'/g, `'\\''`).replace(/##\[/g, `#''#[`)}'`;
 }
 
 /** A cplane command suggested to a person: `cplane` and its words, each quoted when it needs to be. */

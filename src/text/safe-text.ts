@@ -163,7 +163,12 @@ export function withoutWorkflowCommands(text: string): string {
  * `\e`, U+202E as `\u202e`, and no workflow command.
  */
 export function escapeControl(text: string): string {
-  return withoutWorkflowCommands(text.replace(UNSAFE, escapeOne));
+  return withoutWorkflowCommands(escapeControlCharacters(text));
+}
+
+/** Control characters and bidi overrides escaped, nothing else: for a caller that breaks workflow commands its own way. */
+export function escapeControlCharacters(text: string): string {
+  return text.replace(UNSAFE, escapeOne);
 }
 
 /**
