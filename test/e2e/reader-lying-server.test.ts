@@ -4,7 +4,7 @@
 // version whose wrap for this reader has not come yet (WRAP_OTHER_VERSION) keeps the last good value and is not taken
 // as seen: the reader tries it again, and takes it once it can be read. Also: a refresh costs one request for every
 // name, whatever their number, while nothing changes.
-import { createReader, encodeReaderCredential, unwrapDataKey, wrapDataKey, type ReaderManifest, type WatchedVersion } from '@cplane/sdk';
+import { createReader, unwrapDataKey, wrapDataKey, type ReaderManifest, type WatchedVersion } from '@cplane/sdk';
 import { writerKeyOf } from '@cplane/sdk/internal/writer-key';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { deriveSubkey } from '../../src/crypto/state-key.js';
@@ -12,32 +12,18 @@ import { fixtureKeyPair } from '../../src/emulator/keys.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { valueDigest } from '../../src/crypto/record-value.js';
 import { lyingProxy, type LyingProxy } from '../helpers/lying-proxy.js';
-import { privateKeyOf } from '../helpers/readers.js';
+import { ciDeployerCredential, privateKeyOf, twoGrantedRecords } from '../helpers/readers.js';
 import { acme, world, type World } from './helpers.js';
 
 const ciDeployer = fixtures.serviceAccounts[0]!;
 const globex = fixtures.accounts[2]!.id;
 const env = { STRIPE_KEY: 'sk_live_lying_reader_5120', DB_PASSWORD: 'db-lying-reader-8841' };
-const configuration = `version: 1
-projects:
-  payments:
-    name: payments-lying
-    records:
-      stripe-key:
-        value: { env: STRIPE_KEY }
-        grants: { serviceAccounts: [ci-deployer] }
-      db-password:
-        value: { env: DB_PASSWORD }
-        grants: { serviceAccounts: [ci-deployer] }
-`;
+const configuration = twoGrantedRecords('payments-lying');
 
 let w: World;
 let proxy: LyingProxy;
 let manifest: ReaderManifest;
-const credential = encodeReaderCredential({
-  token: fixtures.tokens.serviceAccount,
-  privateKey: Buffer.from(privateKeyOf(ciDeployer.id), 'base64'),
-});
+const credential = ciDeployerCredential();
 const idOf = (name: string) => manifest.deployments.default!.records[name]!.recordId;
 /** A reader of the manifest through the proxy. */
 const readerThroughProxy = (onError?: (error: Error, name: string) => void) =>

@@ -5,38 +5,22 @@
 // polls wait longer and longer (exponential, jittered, capped), then the interval again once the list answers.
 // Time is stepped through injected timers, never waited for. Also: what `onChange` is told besides the value holds
 // no value, however it is logged.
-import { createReader, encodeReaderCredential, type PollTimers, type ReaderManifest, type WatchedVersion } from '@cplane/sdk';
+import { createReader, type PollTimers, type ReaderManifest, type WatchedVersion } from '@cplane/sdk';
 import { backoffDelay } from '@cplane/sdk/internal/reader';
 import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { fixtures } from '../../src/emulator/fixtures.js';
 import { lyingProxy, type LyingProxy } from '../helpers/lying-proxy.js';
-import { privateKeyOf } from '../helpers/readers.js';
+import { ciDeployerCredential, twoGrantedRecords } from '../helpers/readers.js';
 import { acme, world, type World } from './helpers.js';
 
-const ciDeployer = fixtures.serviceAccounts[0]!;
 const env = { STRIPE_KEY: 'sk_live_watch_liveness_4410', DB_PASSWORD: 'db-watch-liveness-9921' };
-const configuration = `version: 1
-projects:
-  payments:
-    name: payments-watch-liveness
-    records:
-      stripe-key:
-        value: { env: STRIPE_KEY }
-        grants: { serviceAccounts: [ci-deployer] }
-      db-password:
-        value: { env: DB_PASSWORD }
-        grants: { serviceAccounts: [ci-deployer] }
-`;
+const configuration = twoGrantedRecords('payments-watch-liveness');
 
 let w: World;
 let proxy: LyingProxy;
 let manifest: ReaderManifest;
-const credential = encodeReaderCredential({
-  token: fixtures.tokens.serviceAccount,
-  privateKey: Buffer.from(privateKeyOf(ciDeployer.id), 'base64'),
-});
+const credential = ciDeployerCredential();
 const idOf = (name: string) => manifest.deployments.default!.records[name]!.recordId;
 const codeOf = (error: unknown) => (error as { code?: string }).code;
 

@@ -2,6 +2,7 @@
 // emulator derives from a public seed), so tests can grant and share records with wrappers that open.
 import { randomBytes } from 'node:crypto';
 import type { ApiClient } from '../../src/api/client.js';
+import { encodeReaderCredential } from '@cplane/sdk';
 import { wrapDataKey } from '@cplane/sdk/internal/data-key-wrap';
 import { deriveKeyPair, recipientOf } from '@cplane/sdk/internal/hpke';
 import { valueDigest } from '../../src/crypto/record-value.js';
@@ -59,4 +60,28 @@ export function directoryYaml(readers: { users?: Record<string, string>; groups?
           .join('')}`
       : '';
   return `directory:\n${section('users', readers.users)}${section('groups', readers.groups)}`;
+}
+
+/** The configuration the reader tests read through a lying server: two records granted to the CI deployer. */
+export function twoGrantedRecords(projectName: string): string {
+  return `version: 1
+projects:
+  payments:
+    name: ${projectName}
+    records:
+      stripe-key:
+        value: { env: STRIPE_KEY }
+        grants: { serviceAccounts: [ci-deployer] }
+      db-password:
+        value: { env: DB_PASSWORD }
+        grants: { serviceAccounts: [ci-deployer] }
+`;
+}
+
+/** The CI deployer's reader credential (its token and the private key the emulator derives for it). */
+export function ciDeployerCredential(): string {
+  return encodeReaderCredential({
+    token: fixtures.tokens.serviceAccount,
+    privateKey: Buffer.from(privateKeyOf(fixtures.serviceAccounts[0]!.id), 'base64'),
+  });
 }
