@@ -5,22 +5,25 @@
  */
 import type { OptionSpec } from './command.js';
 
-/** The API address, token, account and requests in flight (commands that talk to the API). */
-export const connectionOptions: OptionSpec = {
+/** The API address, token and account (commands that send a request or a few: api, mcp, read, run). */
+export const endpointOptions: OptionSpec = {
   'base-url': { type: 'string' },
   token: { type: 'string' },
   account: { type: 'string' },
-  parallelism: { type: 'string' },
   'allow-insecure-http': { type: 'boolean' },
 };
 
-export const connectionHelp = [
+export const endpointHelp = [
   '--base-url URL      API address without /v1 (default: $CPLANE_BASE_URL)',
   '--token TOKEN       API token (prefer $CPLANE_TOKEN: a flag shows in the process list and shell history)',
   '--account ID        account to work in (default: $CPLANE_ACCOUNT, then the configuration, then the one state under <dir>/.cplane/)',
-  '--parallelism N     requests in flight at once (default 10)',
   '--allow-insecure-http  send the token over plain http to another machine (or CPLANE_ALLOW_INSECURE_HTTP=1)',
 ];
+
+/** The endpoint's flags and the requests in flight (commands that read or write a whole account). */
+export const connectionOptions: OptionSpec = { ...endpointOptions, parallelism: { type: 'string' } };
+
+export const connectionHelp = [...endpointHelp, '--parallelism N     requests in flight at once (default 10)'];
 
 /** `--var` and `--var-file` (every command that reads the configuration, or its account). */
 export const variablesOptions: OptionSpec = {

@@ -8,7 +8,7 @@ import { StateError } from '../../state/index.js';
 import { openStateFor } from '../../session/workspace.js';
 import { loadConfiguration } from '../../providers/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
-import { connect } from '../../session/connection.js';
+import { connect, parseParallelism } from '../../session/connection.js';
 import { AbortError } from '../../errors.js';
 import { ConfigInvalidError } from '../../session/errors.js';
 import { variablesLoadOptions } from '../../session/variables-flags.js';
@@ -58,7 +58,12 @@ async function readDeployment(ctx: CommandContext, deployment: Deployment) {
   const managed = ctx.values.unmanaged === true ? undefined : await managedBy(run.ctx, dir);
   const client = connect(run.ctx, { account: deployment.account });
   try {
-    const objects = await readAccount({ client, account: deployment.account, projectNames: [], parallelism: 10 });
+    const objects = await readAccount({
+      client,
+      account: deployment.account,
+      projectNames: [],
+      parallelism: parseParallelism(ctx.values.parallelism),
+    });
     return { objects, variables: desired.variables, ...(managed ? { managed } : {}) };
   } finally {
     await client.close();

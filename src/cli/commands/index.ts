@@ -16,6 +16,8 @@ import {
   chooseDeploymentOptions,
   connectionHelp,
   connectionOptions,
+  endpointHelp,
+  endpointOptions,
   deploymentsHelp,
   deploymentsOptions,
   eachDeploymentHelp,
@@ -74,9 +76,15 @@ const manifestHelp = [
 
 /** read and run: the connection's and the state's flags, less what their own lines say (--account) or they do not take. */
 const readerConnectionHelp = [
-  ...connectionHelp.filter((line) => !line.startsWith('--parallelism') && !line.startsWith('--account')),
+  ...endpointHelp.filter((line) => !line.startsWith('--account')),
   ...stateHelp.filter((line) => !line.startsWith('--account')),
 ];
+
+/** Options without `--account`, for a command whose deployments name their accounts (compare). */
+function withoutAccount(options: OptionSpec): OptionSpec {
+  const { account: _account, ...rest } = options;
+  return rest;
+}
 
 const stateArgs = '[dir] [--account ID] [--state PATH|URL] [--workspace NAME] [--var NAME=VALUE ...] [--var-file FILE ...]';
 
@@ -371,7 +379,7 @@ export const commands: Command[] = [
       ...connectionHelp.filter((line) => !line.startsWith('--account')),
       ...variablesHelp,
     ],
-    options: { ...connectionOptions, ...variablesOptions, json: { type: 'boolean' }, unmanaged: { type: 'boolean' } },
+    options: { ...withoutAccount(connectionOptions), ...variablesOptions, json: { type: 'boolean' }, unmanaged: { type: 'boolean' } },
     load: async () => (await import('./compare.js')).compareCommand,
   },
   {
@@ -530,7 +538,7 @@ export const commands: Command[] = [
     // With --manifest, --deployment names the manifest's deployment: no configuration is read.
     deployments: { ...one(1), unless: byManifest },
     options: {
-      ...connectionOptions,
+      ...endpointOptions,
       ...stateOptions,
       ...oneDeploymentOptions,
       'record-id': { type: 'string' },
@@ -565,7 +573,7 @@ export const commands: Command[] = [
     ],
     deployments: { ...one(), unless: byManifest },
     options: {
-      ...connectionOptions,
+      ...endpointOptions,
       ...stateOptions,
       ...oneDeploymentOptions,
       env: { type: 'string', multiple: true },
@@ -651,11 +659,11 @@ export const commands: Command[] = [
       '--idempotency-key K key of a write (default: a new one, printed on stderr so a retry can reuse it)',
       '--json              list the operations as JSON',
       'OPERATION --help    the parameters, body and result of one operation',
-      ...connectionHelp.filter((line) => !line.startsWith('--parallelism')),
+      ...endpointHelp,
     ],
     ownHelp: true,
     options: {
-      ...connectionOptions,
+      ...endpointOptions,
       param: { type: 'string', multiple: true },
       body: { type: 'string' },
       'all-pages': { type: 'boolean' },
@@ -685,10 +693,10 @@ export const commands: Command[] = [
     help: [
       'dir                 configuration folder for cplane_validate, cplane_plan and cplane_apply (default: the current folder)',
       '--allow-apply       offer cplane_apply, so the assistant can change the account with no person approving (off by default; see docs/mcp.md)',
-      ...connectionHelp.filter((line) => !line.startsWith('--parallelism')),
+      ...endpointHelp,
       'See docs/mcp.md for registering the server with an MCP client.',
     ],
-    options: { ...connectionOptions, 'allow-apply': { type: 'boolean' } },
+    options: { ...endpointOptions, 'allow-apply': { type: 'boolean' } },
     load: async () => (await import('./mcp.js')).mcpCommand,
   },
   {
