@@ -59,6 +59,8 @@ export const defaultRateTuning: RateTuning = {
 /** A request's turn: when it was sent, how long it waited for the rate, and the rate then (undefined before the first 429). */
 export interface Turn {
   sentAt: number;
+  /** How many cuts the rate had had when the request was sent: an answer to a request sent before the last cut is stale. */
+  cuts: number;
   heldMs: number;
   ratePerSecond: number | undefined;
 }
@@ -95,6 +97,9 @@ export class AdaptiveRate {
   private rate: number | undefined;
   /** When the next paced request may go (ms). */
   private nextAt = 0;
+  /** Paced requests waiting for their turn, first come first served; one timer serves the head of the queue. */
+  private readonly paced: { go: () => void }[] = [];
+  private pacing = false;
   private lastThrottleAt = Number.NEGATIVE_INFINITY;
   /** The rate the last 429 refused, and how it grows back: seconds to reach it, and requests a second per second. */
   private refusedRate = 0;
@@ -131,30 +136,60 @@ export class AdaptiveRate {
       await new Promise<void>((resolve) => this.windowWaiters.push(resolve));
       signal?.throwIfAborted();
     }
-    if (this.rate !== undefined) {
-      // A throttle while this request waited moves its turn back: it re-reserves at the new rate.
-      for (;;) {
-        const now = this.clock.now();
-        const at = Math.max(now, this.nextAt);
-        this.nextAt = at + 1000 / this.rate;
-        if (at <= now) break;
-        const throttlesBefore = this.throttles;
-        await this.clock.sleep(at - now, signal);
-        if (this.throttles === throttlesBefore) break;
-      }
-    }
+    if (this.rate !== undefined) await new Promise<void>((resolve, reject) => this.queueTurn(resolve, reject, signal));
     const sentAt = this.clock.now();
     this.inFlight++;
     this.sent.add(sentAt);
-    return { sentAt, heldMs: Math.round(sentAt - started), ratePerSecond: this.rate };
+    return { sentAt, cuts: this.throttles, heldMs: Math.round(sentAt - started), ratePerSecond: this.rate };
+  }
+
+  /**
+   * Lets waiting requests go one at a time at the rate as it is when each goes, not as it was when it came: a queue
+   * of reservations made at a low rate would hold a rate that has since grown back for as long as the queue is.
+   */
+  private queueTurn(resolve: () => void, reject: (reason: unknown) => void, signal: AbortSignal | undefined): void {
+    const waiter = {
+      go: () => {
+        signal?.removeEventListener('abort', abort);
+        resolve();
+      },
+    };
+    const abort = () => {
+      const at = this.paced.indexOf(waiter);
+      if (at >= 0) this.paced.splice(at, 1);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', abort, { once: true });
+    this.paced.push(waiter);
+    void this.pace();
+  }
+
+  private async pace(): Promise<void> {
+    if (this.pacing) return;
+    this.pacing = true;
+    try {
+      while (this.paced.length > 0) {
+        const now = this.clock.now();
+        // A cut while the head waited moves its turn back (nextAt moved): the loop looks again after the sleep.
+        if (now < this.nextAt) {
+          await this.clock.sleep(this.nextAt - now);
+          continue;
+        }
+        // A timer that fired late does not slow the rate: the lateness is made up, up to one interval.
+        const interval = 1000 / this.rate!;
+        this.nextAt = Math.max(this.nextAt, now - interval) + interval;
+        this.paced.shift()!.go();
+      }
+    } finally {
+      this.pacing = false;
+    }
   }
 
   /** The answer to a request: `throttled` when it was 429. Returns the new rate when this answer changed it. */
   answered(turn: Turn, throttled: boolean): number | undefined {
     this.release();
     const now = this.clock.now();
-    const stale = turn.sentAt < this.lastThrottleAt;
-    if (stale) this.sentBeforeCut--;
+    const stale = this.settle(turn);
     if (!throttled) {
       this.accepted.add(now);
       if (this.rate === undefined) this.window += this.tuning.windowGrowth;
@@ -184,8 +219,16 @@ export class AdaptiveRate {
   }
 
   /** A request that got no answer (a network failure, an abort): it no longer counts as in flight. */
-  unanswered(): void {
+  unanswered(turn: Turn): void {
     this.release();
+    this.settle(turn);
+  }
+
+  /** Whether the request was sent before the last cut; if so, one fewer of those is still in flight. */
+  private settle(turn: Turn): boolean {
+    const stale = turn.cuts < this.throttles;
+    if (stale) this.sentBeforeCut--;
+    return stale;
   }
 
   private release(): void {

@@ -340,7 +340,7 @@ export class ApiClient {
     try {
       answer = await exchange();
     } catch (error) {
-      rate.unanswered();
+      rate.unanswered(turn);
       throw error;
     }
     const changed = rate.answered(turn, answer.status === 429);

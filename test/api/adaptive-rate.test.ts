@@ -57,6 +57,46 @@ describe('the adaptive rate', () => {
     expect(rate.refusals).toBe(1);
   });
 
+  it('a request of before the cut that gets no answer, or was sent in the cut’s millisecond, does not stop later cuts', async () => {
+    const clock = testClock();
+    const rate = new AdaptiveRate(clock, { initialWindow: 100 });
+    for (let i = 0; i < 10; i++) rate.answered(await rate.turn(), false);
+    const cutter = await rate.turn();
+    const lost = await rate.turn(); // sent in the same millisecond as the cut below
+    const sameMillisecond = await rate.turn();
+    expect(rate.answered(cutter, true)).toBe(5);
+    rate.unanswered(lost); // a network failure: no answer will come
+    rate.answered(sameMillisecond, false);
+    clock.advance(1000);
+    const after = await rate.turn();
+    expect(rate.answered(after, true)).toBeDefined();
+    expect(rate.refusals).toBe(2);
+  });
+
+  it('a request waiting for its turn goes at the rate when its turn comes, not the rate when it began to wait', async () => {
+    // A clock whose sleeps end only when the test moves it, so that several waiters interleave.
+    let now = 0;
+    const sleepers: { at: number; wake: () => void }[] = [];
+    const clock: RateClock = { now: () => now, sleep: (ms) => new Promise<void>((wake) => sleepers.push({ at: now + ms, wake })) };
+    const moveTo = async (at: number) => {
+      for (let step = now; step <= at; step++) {
+        now = step;
+        for (const sleeper of sleepers.filter((s) => s.at <= now)) (sleepers.splice(sleepers.indexOf(sleeper), 1), sleeper.wake());
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    const rate = new AdaptiveRate(clock, { initialWindow: 100, minRate: 2 });
+    rate.answered(await rate.turn(), true); // nothing accepted: the rate is its floor, 2 a second
+    expect(rate.ratePerSecond).toBe(2);
+    const sentAt: number[] = [];
+    const waiting = Array.from({ length: 4 }, () => rate.turn().then((turn) => sentAt.push(turn.sentAt)));
+    (rate as unknown as { rate: number }).rate = 1000; // as regrowth sets it while they wait
+    await moveTo(520);
+    await Promise.all(waiting);
+    // Reserved at 2 a second, the fourth would go at 2,000 ms; at the rate of its turn, right after the first.
+    expect(sentAt).toEqual([500, 501, 502, 503]);
+  });
+
   it('grows back to the refused rate, and past it, while nothing is refused', async () => {
     const clock = testClock();
     const rate = new AdaptiveRate(clock, { initialWindow: 100, cycleRequests: 20 });
