@@ -127,7 +127,11 @@ export async function environmentNeeds(
   // and its `variables:` are values (`{ env: dev }` is the value of a variable named env).
   const values = files.map((f) => withoutDeployments(f.value));
   const needs = new Map<string, string>();
-  for (const name of secretEnvNames([...values, ...(await moduleValues(root, values))])) needs.set(name, 'secret source');
+  const known = knownValues(files, [...(options.variables ?? []), ...ofDeployment], options.env);
+  for (const written of secretEnvNames([...values, ...(await moduleValues(root, values))])) {
+    const name = withValues(written, known);
+    needs.set(name, name === written ? 'secret source' : `secret source (${written})`);
+  }
   for (const name of stateUrlNames(values)) needs.set(name, 'in the state URL');
   for (const text of values.flatMap((v) => strings(v, []))) {
     for (const match of text.matchAll(ENV_REFERENCE)) if (!needs.has(match[1]!)) needs.set(match[1]!, '${env.NAME} in a value');
@@ -140,6 +144,32 @@ export async function environmentNeeds(
   }
   const list = [...needs].map(([name, use]) => ({ name, use, set: Boolean(options.env[name]) }));
   return { needs: list.sort((a, b) => a.name.localeCompare(b.name)), diagnostics };
+}
+
+/**
+ * The variables' values this machine gives without reading any file: `--var`, the deployment's `variables:`, then
+ * `CPLANE_VAR_<name>`, then the declared defaults. A var file's values are left out (its names only are read here).
+ */
+function knownValues(files: SourceFile[], given: readonly VariableArgument[], env: NodeJS.ProcessEnv): Map<string, unknown> {
+  const known = new Map<string, unknown>();
+  for (const [name, declaration] of collectDeclarations(files, [])) {
+    const value = env[`CPLANE_VAR_${name}`] ?? declaration.config.default;
+    if (value !== undefined) known.set(name, value);
+  }
+  for (const argument of given) {
+    if ('name' in argument) known.set(argument.name, argument.value);
+    else if ('values' in argument) for (const [name, value] of Object.entries(argument.values)) known.set(name, value);
+  }
+  return known;
+}
+
+/** A secret source's name with its `${var.NAME}` filled (`DB_PASSWORD_${var.env}` is DB_PASSWORD_dev for dev), when every one is known. */
+function withValues(name: string, known: ReadonlyMap<string, unknown>): string {
+  const filled = name.replace(/\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g, (whole, variable: string) => {
+    const value = known.get(variable);
+    return typeof value === 'string' || typeof value === 'number' ? String(value) : whole;
+  });
+  return filled.includes('${') ? name : filled;
 }
 
 function withoutDeployments(value: unknown): unknown {

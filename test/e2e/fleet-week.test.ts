@@ -141,7 +141,7 @@ runs:
     expect(tested.stdout.split('=== deployment ')[3]).toContain('Variable "seats" must be a number; deployment prod gives "many"');
   });
 
-  it('init --all lists what each deployment reads: its own token, not CPLANE_TOKEN nor the values it gives', async () => {
+  it('init --all lists what each deployment reads: its own token and secret source, not CPLANE_TOKEN nor the values it gives', async () => {
     config(configuration());
     const { code, stdout } = await cli(['init', 'infra', '--all', '--json']);
     expect(code).toBe(0);
@@ -156,6 +156,11 @@ runs:
         read.filter((name) => name.startsWith('CPLANE_TOKEN')),
         deployment,
       ).toEqual([tokenVariable(deployment)]);
+      // Its secret source's interpolated name, with the deployment's value filled in.
+      expect(
+        read.filter((name) => name.startsWith('DB_PASSWORD')),
+        deployment,
+      ).toEqual([secretVariable(deployment)]);
     }
     // dev's token has an address of its own.
     expect(deployments[0]!.result.environment.map((e) => e.name)).not.toContain('CPLANE_BASE_URL');
