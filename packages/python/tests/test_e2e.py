@@ -193,7 +193,7 @@ def test_a_stalled_list_is_reported_and_the_last_good_value_kept(world, caplog):
                 time.sleep(0.01)
         finally:
             world.proxy.lie = None
-        assert errors[0].code == "WATCH_STALLED"
+        assert errors[0].code == "RECORD_NOT_LISTED"
         assert errors[0].message.startswith('Secret "payments/db-password": ')
         assert reader.get("payments/db-password") == ENV["DB_PASSWORD"]
     assert world.reader_credential not in caplog.text
@@ -252,5 +252,5 @@ def test_a_version_held_back_while_the_record_moves_is_reported_and_the_new_valu
             world.proxy.lie = None
         assert changes[-1] == first + 1
         assert reader.get("payments/db-password") == "db-python-e2e-v2-8823"
-        assert [e.code for e in errors] == ["WATCH_STALLED"]
+        assert [e.code for e in errors] == ["RECORD_LIST_STALE"]
         assert f"says record {db} is at version {first}" in errors[0].message

@@ -54,7 +54,7 @@ class AccountError(ReaderError):
 
 
 class WatchError(ReaderError):
-    """WATCH_STALLED: the record list no longer moves as the record does (a record left out, or a version held back)."""
+    """RECORD_NOT_LISTED (the record list leaves out a record being read) or RECORD_LIST_STALE (it holds a version back), as the TypeScript SDK names them."""
 
 
 class ApiError(ReaderError):

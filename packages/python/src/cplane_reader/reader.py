@@ -6,9 +6,9 @@ Values are cached and kept current by one thread that polls the Service Account'
 one request per interval for every name watched, whatever their number (one per 200 records), then a read of only
 the records whose version moved. A version never goes backwards; a failed refresh keeps the last good value and
 reports the error; a new version that cannot be read yet (WRAP_OTHER_VERSION: its wrap for this reader is still to
-come) is not taken as seen, so the next poll tries it again. A stall is reported (WATCH_STALLED): a record whose
-value this reader holds that the list leaves out, or a listed version that stays while the record moves (its
-`updated_at` changes and the read finds a newer version than the list said)."""
+come) is not taken as seen, so the next poll tries it again. A stall is reported: a record whose
+value this reader holds that the list leaves out (RECORD_NOT_LISTED), or a listed version that stays while the record moves (its
+`updated_at` changes and the read finds a newer version than the list said: RECORD_LIST_STALE)."""
 
 from __future__ import annotations
 
@@ -206,7 +206,7 @@ class Reader:
                 self._listed_meta[record_id] = row.get("updated_at")
             version = row.get("current_version") if row is not None else None
             if known is not None and row is None:
-                self._report(record_id, WatchError("WATCH_STALLED", f"Record {record_id} is not in the Service Account's record list any more, so a new value of it would not be seen: the last good value is kept. If the grant was removed, ask the owner of the configuration; otherwise the API left it out: report it."))
+                self._report(record_id, WatchError("RECORD_NOT_LISTED", f"Record {record_id} is not in the Service Account's record list any more, so a new value of it would not be seen: the last good value is kept. If the grant was removed, ask the owner of the configuration; otherwise the API left it out: report it."))
                 continue
             # Only a newer version is read, or one whose record moved while the list kept its version.
             if known is not None and (version is None or version <= known.version) and not moved:
@@ -225,7 +225,7 @@ class Reader:
                     except Exception as error:  # noqa: BLE001 - the application's callback: reported, the watcher goes on
                         self._report(record_id, ReaderError("WATCH_CALLBACK_FAILED", f"on_change raised {type(error).__name__}"))
                 if known is not None and version is not None and read.version > version:
-                    self._report(record_id, WatchError("WATCH_STALLED", f"The record list says record {record_id} is at version {version}, and it was read at version {read.version}: the list is held back, so renewals would not be seen in time. The new value is used; report it."))
+                    self._report(record_id, WatchError("RECORD_LIST_STALE", f"The record list says record {record_id} is at version {version}, and it was read at version {read.version}: the list is held back, so renewals would not be seen in time. The new value is used; report it."))
 
     def _list_versions(self) -> dict[str, dict]:
         rows: dict[str, dict] = {}
