@@ -386,13 +386,14 @@ describe('the documented workflows, run as GitHub runs them', { timeout: 600_000
     );
     git('checkout', '--quiet', 'main');
     const pullRequest = { number: 10, base: { sha: before, ref: 'main' }, head: { sha: head, ref: 'comment-apply' } };
+    const planComments = await commentsApi(repository, 10);
     const planned = await run('cplane', {
       eventName: 'pull_request',
       event: { pull_request: pullRequest, number: 10 },
       sha: head,
       ref: 'refs/pull/10/merge',
-      apiUrl: comments.url,
-    });
+      apiUrl: planComments.url,
+    }).finally(() => planComments.close());
     expect(why(planned.jobs)).toBe('');
     ghState.pulls.push({ number: 10, head, branch: 'comment-apply' });
 
