@@ -31,15 +31,16 @@ export async function gateFromComment(ctx: CommandContext): Promise<CommentApply
     );
   const call = githubRepository(env.GITHUB_API_URL || 'https://api.github.com', env.GITHUB_REPOSITORY!, env.GITHUB_TOKEN!);
   const parsed = parseApplyComment(readEvent(env.GITHUB_EVENT_PATH!));
-  if (!parsed.ok) return refuse(call, parsed.pullRequest, parsed.reason);
+  const refuse = (pullRequest: number | undefined, reason: string) => refuseWithComment(ctx, call, pullRequest, reason);
+  if (!parsed.ok) return refuse(parsed.pullRequest, parsed.reason);
   const { comment } = parsed;
   const approvals = approvalsWanted(ctx.values.approvals);
   const plans = await plansGiven(ctx, comment.deployments).catch((error: unknown) => {
-    if (error instanceof GateRefusal) return refuse(call, comment.pullRequest, error.message);
+    if (error instanceof GateRefusal) return refuse(comment.pullRequest, error.message);
     throw error;
   });
   const result = await checkApplyGate({ call, comment, plans, approvals });
-  if (!result.ok) return refuse(call, comment.pullRequest, result.reason);
+  if (!result.ok) return refuse(comment.pullRequest, result.reason);
   return { approval: result.approval, deployments: comment.deployments };
 }
 
@@ -84,10 +85,14 @@ async function plansGiven(ctx: CommandContext, deployments: string[]) {
     }));
 }
 
-async function refuse(call: GithubCall, pullRequest: number | undefined, reason: string): Promise<never> {
+async function refuseWithComment(ctx: CommandContext, call: GithubCall, pullRequest: number | undefined, reason: string): Promise<never> {
   if (pullRequest !== undefined) {
     const body = `**cplane apply refused:** ${markdownText(reason)}.\n\nNothing was applied.`;
-    await call('POST', `/issues/${pullRequest}/comments`, { body }).catch(() => undefined);
+    await call('POST', `/issues/${pullRequest}/comments`, { body }).catch((error: unknown) =>
+      ctx.stderr.write(
+        `Warning: the refusal could not be commented on pull request #${pullRequest} (${safeText(error instanceof Error ? error.message : String(error))}).\n`,
+      ),
+    );
   }
   throw new AbortError(
     `cplane apply refused: ${safeText(reason)}. Nothing was applied.`,

@@ -46,6 +46,8 @@ import { applyDeployments, isPlanFolder } from '../deployments/apply-all.js';
 export const applyCommand: CommandModule = {
   async run(ctx) {
     // A `/cplane apply` comment: the gate holds before anything opens, and who allowed it goes with every plan applied.
+    if (ctx.values.approvals !== undefined && ctx.values['from-comment'] !== true)
+      throw new AbortError('--approvals is the bar of --from-comment: give both, in the issue_comment workflow (docs/ci.md).');
     const fromComment = ctx.values['from-comment'] === true ? await gateFromComment(ctx) : undefined;
     const approval = fromComment?.approval;
     const chosen =
@@ -419,11 +421,18 @@ function allowance(env: NodeJS.ProcessEnv, plan: Plan, digest: string, approval:
       pr ? `PR #${pr.number} at ${pr.commit.slice(0, 12)}` : undefined,
       `plan ${digest}`,
       actor ? `by ${actor}` : undefined,
-      approval ? `approved by ${approval.approvers.join(', ') || 'nobody (0 approvals required)'}` : undefined,
+      approval ? `approved by ${approverList(approval.approvers, (a) => a)}` : undefined,
     ]
       .filter(Boolean)
       .join(', '),
   );
+}
+
+/** The approvers as the lock and the summary name them: the first 20 (a lock's text stays short), then how many more. */
+function approverList(approvers: string[], show: (login: string) => string): string {
+  if (approvers.length === 0) return 'nobody (0 approvals required)';
+  const more = approvers.length > 20 ? ` and ${approvers.length - 20} more` : '';
+  return `${approvers.slice(0, 20).map(show).join(', ')}${more}`;
 }
 
 /** The same for the step summary: the pull request as a link GitHub makes of `#N` (a number from the authenticated plan). */
@@ -434,7 +443,7 @@ function allowanceMarkdown(env: NodeJS.ProcessEnv, plan: Plan, digest: string, a
     pr ? `PR #${pr.number} at ${codeSpan(pr.commit.slice(0, 12))}` : undefined,
     `plan ${codeSpan(digest)}`,
     actor ? `by ${markdownText(actor)}` : undefined,
-    approval ? `approved by ${approval.approvers.map((a) => markdownText(a)).join(', ') || 'nobody (0 approvals required)'}` : undefined,
+    approval ? `approved by ${approverList(approval.approvers, markdownText)}` : undefined,
   ]
     .filter(Boolean)
     .join(', ');
