@@ -16,7 +16,7 @@ import type { OpenPlanRegistry } from './open-plans.js';
 import { applyChanges, trackDraft } from './draft.js';
 import { changeProblems, replay } from './replay.js';
 import { StateError, StateLockedError } from './errors.js';
-import type { LockInfo } from './errors.js';
+import type { Allowance, LockInfo } from './errors.js';
 import { openBackend } from './open-backend.js';
 import { CURRENT_VERSION } from './migrations.js';
 import { writeStateGitignore } from './paths.js';
@@ -37,6 +37,8 @@ export interface OpenStateOptions {
   env: NodeJS.ProcessEnv;
   /** The command line, recorded in the lock so a second writer can say who holds it. */
   command: string;
+  /** Who allowed the run, recorded with every version it saves (a backend with history: PostgreSQL). */
+  allowance?: Allowance;
   /** Take the lock: needed to call `update`. */
   lock: boolean;
   /** How long to wait for a lock another live run holds (`--lock-timeout`), in milliseconds; 0 (the default) fails at once. */
@@ -195,6 +197,7 @@ export async function openState(options: OpenStateOptions): Promise<StateStore> 
       host: hostname(),
       time: new Date().toISOString(),
       command: options.command,
+      ...(options.allowance ? { allowance: options.allowance } : {}),
     };
     // A refused lock must still end the backend's connections (a database's), or the process never exits.
     handle = await takeLock(backend, info, notice, options.lockTimeoutMs ?? 0).catch(async (error: unknown) => {

@@ -34,7 +34,7 @@ import {
 } from '../../saved-plan/index.js';
 import type { Approval } from '../../github/index.js';
 import { gateFromComment } from './apply-from-comment.js';
-import type { StateStore } from '../../state/index.js';
+import type { Allowance, StateStore } from '../../state/index.js';
 import { refuseTargetWithExclude } from '../target-flags.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { codeSpan, markdownText, suggestedCommand } from '../../text/escape-for.js';
@@ -220,6 +220,7 @@ function openForApply(ctx: CommandContext, verb: Verb, settings: ApplySettings, 
     ...(saved ? { savedVariables: saved.plan.origin.variables } : {}),
     // The lock names the pull request whose plan is applied: an apply that finds the state held says which one.
     command: `cplane ${verb}${saved ? ` (${allowance(ctx.env, saved.plan, saved.digest, settings.approval)})` : ''}`,
+    ...(saved ? { allowance: allowanceRecord(ctx.env, saved.plan, saved.digest, settings.approval) } : {}),
     onClientEvent: (event) => {
       io.status.onClientEvent(event);
       forward(event);
@@ -426,6 +427,18 @@ function allowance(env: NodeJS.ProcessEnv, plan: Plan, digest: string, approval:
       .filter(Boolean)
       .join(', '),
   );
+}
+
+/** The same as data, for the state's history (`cplane state history --json`). */
+function allowanceRecord(env: NodeJS.ProcessEnv, plan: Plan, digest: string, approval: Approval | undefined): Allowance {
+  const pr = plan.origin?.pullRequest;
+  const actor = approval?.actor ?? env.GITHUB_ACTOR;
+  return {
+    digest,
+    ...(pr ? { pullRequest: pr.number, commit: pr.commit } : {}),
+    ...(actor ? { actor } : {}),
+    ...(approval ? { approvers: approval.approvers } : {}),
+  };
 }
 
 /** The approvers as the lock and the summary name them: the first 20 (a lock's text stays short), then how many more. */

@@ -158,8 +158,9 @@ describe('apply from a /cplane apply comment', { timeout: 120_000 }, () => {
     const digest = `sha256:${createHash('sha256').update(readFileSync(planFile)).digest('hex')}`;
     const allowed = `PR #7 at aaaaaaaaaaaa, plan ${digest}, by alice, approved by bob, erin`;
     const history = await w.cli(['state', 'history', w.dir, '--json'], env);
-    const { versions } = JSON.parse(history.stdout) as { versions: { command: string }[] };
+    const { versions } = JSON.parse(history.stdout) as { versions: { command: string; allowance?: object }[] };
     expect(versions[0]!.command).toBe(`cplane apply (${allowed})`);
+    expect(versions[0]!.allowance).toEqual({ digest, pullRequest: 7, commit: head, actor: 'alice', approvers: ['bob', 'erin'] });
     expect((await w.cli(['state', 'history', w.dir], env)).stdout).toContain(allowed);
     expect(readFileSync(summary, 'utf8')).toContain('by alice, approved by bob, erin.');
   });
