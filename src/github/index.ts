@@ -12,3 +12,5 @@ export {
   STEP_SUMMARY_LIMIT,
   writeStepOutputs,
 } from './actions.js';
+export { checkApplyGate, parseApplyComment, type ApplyComment, type Approval, type GateResult } from './apply-gate.js';
+export { githubRepository, type GithubCall } from './rest.js';

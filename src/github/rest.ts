@@ -21,9 +21,25 @@ export function githubApi(apiUrl: string, token: string): GithubCall {
       ...(body ? { body: JSON.stringify(body) } : {}),
       redirect: 'error',
     });
-    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status} ${(await response.text()).slice(0, 300)}`);
-    return response.status === 204 ? undefined : response.json();
+    const text = await boundedText(response);
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status} ${text.slice(0, 300)}`);
+    return response.status === 204 ? undefined : (JSON.parse(text) as unknown);
   };
+}
+
+/** The most of one answer read: GitHub's answers are untrusted, and a page of 100 items is far below this. */
+export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
+async function boundedText(response: Response): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += (chunk as Uint8Array).byteLength;
+    // Leaving the loop by throwing cancels the rest of the body.
+    if (size > MAX_ANSWER_BYTES) throw new Error(`${response.url} answered more than ${MAX_ANSWER_BYTES} bytes`);
+    chunks.push(Buffer.from(chunk as Uint8Array));
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Calls relative to `${apiUrl}/repos/${repository}`. */

@@ -12,7 +12,7 @@ import type { ApiClient, ClientEvent } from '../api/client.js';
 import { formatDiagnostic, type DesiredState, type LoadResult } from '../config/index.js';
 import { registerUrlPasswords } from '../config/own-variables.js';
 import { loadConfiguration } from '../providers/index.js';
-import { openState, type StateStore } from '../state/index.js';
+import { openState, type Allowance, type StateStore } from '../state/index.js';
 import type { CommandContext } from './command-context.js';
 import { connect, connectionSettings, type ConnectionSettings } from './connection.js';
 import { loadConfigurationOffThread, type ConfigurationLoadOptions } from './configuration-off-thread.js';
@@ -178,6 +178,8 @@ export interface WorkspaceOptions {
   lock: boolean;
   /** Command line recorded in the lock, e.g. `cplane apply`. */
   command: string;
+  /** Who allowed the run (a saved plan's apply), recorded with the state's versions. */
+  allowance?: Allowance;
   onClientEvent?: (event: ClientEvent) => void;
   /** Variable values of a saved plan (win over every other source). */
   savedVariables?: DesiredState['variables'];
@@ -352,6 +354,7 @@ async function openRest(
     command: options.command,
     lock: options.lock,
     ...(options.lock ? { lockTimeoutMs: lockTimeoutMs(ctx.values) } : {}),
+    ...(options.allowance ? { allowance: options.allowance } : {}),
   });
   let client: ApiClient;
   try {

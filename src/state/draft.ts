@@ -20,10 +20,42 @@ type Slot = ResourceState | typeof REMOVED;
 
 export function trackDraft(base: StateData): TrackedDraft {
   const touched = new Map<string, Slot>();
-  let replaced: Record<string, ResourceState> | undefined;
-  let journal: JournalEntry[] | undefined;
+  const edits: DraftEdits = { touched, replaced: undefined, journal: undefined };
+  const overlay = resourceOverlay(base.resources, touched);
+  const draft: StateData = {
+    version: base.version,
+    account: base.account,
+    lineage: base.lineage,
+    serial: base.serial,
+    get resources() {
+      return edits.replaced ?? overlay;
+    },
+    set resources(value) {
+      // A whole new map (state mv, export adoption): compared entry by entry below.
+      edits.replaced = { ...value };
+      touched.clear();
+    },
+    get journal() {
+      edits.journal ??= [...base.journal];
+      return edits.journal;
+    },
+    set journal(value) {
+      edits.journal = value;
+    },
+  };
+  return { draft, changes: () => changesOf(base, draft, edits) };
+}
 
-  const overlay = new Proxy(base.resources, {
+/** What a draft changed so far: the entries read or written (`touched`), or a whole new map, and the journal once read. */
+interface DraftEdits {
+  touched: Map<string, Slot>;
+  replaced: Record<string, ResourceState> | undefined;
+  journal: JournalEntry[] | undefined;
+}
+
+/** The resources as the draft sees them: the state's entries, copied on first read, under the draft's own writes. */
+function resourceOverlay(resources: Record<string, ResourceState>, touched: Map<string, Slot>): Record<string, ResourceState> {
+  return new Proxy(resources, {
     get(target, key, receiver) {
       if (typeof key !== 'string') return Reflect.get(target, key, receiver) as unknown;
       const slot = touched.get(key);
@@ -63,55 +95,36 @@ export function trackDraft(base: StateData): TrackedDraft {
       return { value: slot ?? target[key], writable: true, enumerable: true, configurable: true };
     },
   });
+}
 
-  const draft: StateData = {
-    version: base.version,
-    account: base.account,
-    lineage: base.lineage,
-    serial: base.serial,
-    get resources() {
-      return replaced ?? overlay;
-    },
-    set resources(value) {
-      // A whole new map (state mv, export adoption): compared entry by entry below.
-      replaced = { ...value };
-      touched.clear();
-    },
-    get journal() {
-      journal ??= [...base.journal];
-      return journal;
-    },
-    set journal(value) {
-      journal = value;
-    },
-  };
+/** The changes a draft made, removals of journal entries first; only entries that really differ. */
+function changesOf(base: StateData, draft: StateData, edits: DraftEdits): StateChange[] {
+  if (draft.account !== base.account || draft.lineage !== base.lineage || draft.version !== base.version) {
+    throw new Error('a state update may not change account, lineage or version');
+  }
+  const out: StateChange[] = edits.journal ? journalChanges(base.journal, edits.journal) : [];
+  const slots: Iterable<[string, Slot]> = edits.replaced ? slotsOfReplacement(base.resources, edits.replaced) : edits.touched;
+  for (const [address, slot] of slots) {
+    const old = base.resources[address];
+    if (slot === REMOVED) {
+      if (old) out.push({ type: 'resource-removed', address });
+    } else if (!isDeepStrictEqual(old, slot)) {
+      out.push({ type: 'resource', address, resource: slot });
+    }
+  }
+  return out;
+}
 
-  const changes = (): StateChange[] => {
-    if (draft.account !== base.account || draft.lineage !== base.lineage || draft.version !== base.version) {
-      throw new Error('a state update may not change account, lineage or version');
-    }
-    const out: StateChange[] = [];
-    if (journal) {
-      const kept = new Set(journal.map((e) => e.id));
-      for (const entry of base.journal) if (!kept.has(entry.id)) out.push({ type: 'journal-removed', id: entry.id });
-      const before = new Map(base.journal.map((e) => [e.id, e]));
-      for (const entry of journal) {
-        const old = before.get(entry.id);
-        if (old !== entry && !isDeepStrictEqual(old, entry)) out.push({ type: 'journal', entry });
-      }
-    }
-    const slots: Iterable<[string, Slot]> = replaced ? slotsOfReplacement(base.resources, replaced) : touched;
-    for (const [address, slot] of slots) {
-      const old = base.resources[address];
-      if (slot === REMOVED) {
-        if (old) out.push({ type: 'resource-removed', address });
-      } else if (!isDeepStrictEqual(old, slot)) {
-        out.push({ type: 'resource', address, resource: slot });
-      }
-    }
-    return out;
-  };
-  return { draft, changes };
+function journalChanges(before: readonly JournalEntry[], after: readonly JournalEntry[]): StateChange[] {
+  const out: StateChange[] = [];
+  const kept = new Set(after.map((e) => e.id));
+  for (const entry of before) if (!kept.has(entry.id)) out.push({ type: 'journal-removed', id: entry.id });
+  const old = new Map(before.map((e) => [e.id, e]));
+  for (const entry of after) {
+    const was = old.get(entry.id);
+    if (was !== entry && !isDeepStrictEqual(was, entry)) out.push({ type: 'journal', entry });
+  }
+  return out;
 }
 
 function* slotsOfReplacement(before: Record<string, ResourceState>, after: Record<string, ResourceState>): Generator<[string, Slot]> {

@@ -67,6 +67,18 @@ export interface LockInfo {
   /** ISO time the lock was taken. */
   time: string;
   command: string;
+  /** Who allowed the run (a saved plan's apply): recorded with every version it saves (`cplane state history`). */
+  allowance?: Allowance;
+}
+
+/** Who allowed an apply: the plan applied (its digest), its pull request and commit, who ran it and who approved it. */
+export interface Allowance {
+  digest: string;
+  pullRequest?: number;
+  commit?: string;
+  actor?: string;
+  /** From a `/cplane apply` comment: who approved the pull request's head commit. */
+  approvers?: string[];
 }
 
 /**

@@ -10,7 +10,7 @@ export { forceUnlockState } from './force-unlock.js';
 export { resolveStatePath } from './paths.js';
 export { renamedEntry } from './rename-entry.js';
 export { printableLock, StateError, StateLockedError } from './errors.js';
-export type { StateErrorCode, LockInfo } from './errors.js';
+export type { Allowance, StateErrorCode, LockInfo } from './errors.js';
 export type { StateBackend, LockHandle, StateChange, ChangeGroup, LoadedState } from './backend.js';
 export { LocalFileBackend } from './local-file-backend.js';
 export { readStateFile } from './read-state.js';

@@ -11,12 +11,12 @@ import { hostname } from 'node:os';
 import { relative, isAbsolute, resolve } from 'node:path';
 import { KeyError, keyCheckOf, keyFilePath, keyMatchesCheck, resolveStateKey } from '../crypto/state-key.js';
 import type { KdfParams, StateKey } from '../crypto/state-key.js';
-import type { ChangeGroup, LockHandle, StateBackend, StateChange } from './backend.js';
+import type { ChangeGroup, LoadedState, LockHandle, StateBackend, StateChange } from './backend.js';
 import type { OpenPlanRegistry } from './open-plans.js';
 import { applyChanges, trackDraft } from './draft.js';
 import { changeProblems, replay } from './replay.js';
 import { StateError, StateLockedError } from './errors.js';
-import type { LockInfo } from './errors.js';
+import type { Allowance, LockInfo } from './errors.js';
 import { openBackend } from './open-backend.js';
 import { CURRENT_VERSION } from './migrations.js';
 import { writeStateGitignore } from './paths.js';
@@ -37,6 +37,8 @@ export interface OpenStateOptions {
   env: NodeJS.ProcessEnv;
   /** The command line, recorded in the lock so a second writer can say who holds it. */
   command: string;
+  /** Who allowed the run, recorded with every version it saves (a backend with history: PostgreSQL). */
+  allowance?: Allowance;
   /** Take the lock: needed to call `update`. */
   lock: boolean;
   /** How long to wait for a lock another live run holds (`--lock-timeout`), in milliseconds; 0 (the default) fails at once. */
@@ -195,6 +197,7 @@ export async function openState(options: OpenStateOptions): Promise<StateStore> 
       host: hostname(),
       time: new Date().toISOString(),
       command: options.command,
+      ...(options.allowance ? { allowance: options.allowance } : {}),
     };
     // A refused lock must still end the backend's connections (a database's), or the process never exits.
     handle = await takeLock(backend, info, notice, options.lockTimeoutMs ?? 0).catch(async (error: unknown) => {
@@ -218,47 +221,13 @@ async function openLoaded(
   handle: LockHandle | undefined,
 ): Promise<StateStore> {
   const loaded = await backend.load();
-  if (!loaded && options.mustExist) {
-    throw new StateError(
-      'STATE_NOT_FOUND',
-      `There is no state at ${path}${backend.absence?.() ? `: ${backend.absence()}` : ''}.`,
-      'Check --account or --state. A state is created by the first `cplane apply` for an account.',
-    );
-  }
-  const existing = loaded?.snapshot;
-  const account = existing?.account ?? options.account;
-  if (existing && options.account && existing.account !== options.account) {
-    throw new StateError(
-      'STATE_ACCOUNT_MISMATCH',
-      `The state ${path} belongs to account ${existing.account}, not ${options.account}.`,
-      'Each account has its own state: check --account / CPLANE_ACCOUNT, or the --state path.',
-    );
-  }
-  if (!account)
-    throw new StateError(
-      'STATE_ACCOUNT_MISSING',
-      `There is no state at ${path}, and no account to create one for.`,
-      'Pass --account ID or set CPLANE_ACCOUNT.',
-    );
+  const { existing, account } = checkLoaded(options, backend, path, loaded);
   const replayed = loaded ? replay(loaded, backend.location) : undefined;
-
+  const findKey = keyFinder(options, existing, path);
   // A writer (or a new state) needs the key now: a wrong key must be refused before anything is written.
   // A reader finds it on first use, so commands that show nothing secret work without it.
-  let key: StateKey | undefined;
-  const findKey = (): StateKey => {
-    if (!key) {
-      const found = stateKeyFor(options.configDir, options.env, existing?.header);
-      if (existing) checkKey(found, existing.header, path);
-      // Made silently, it would be lost with the machine: the one line says where it is and that it must be kept.
-      if (found.created) noticeOf(options)(createdKeyNotice(found.keyFile!));
-      key = found;
-    }
-    return key;
-  };
   if (handle || !existing) findKey();
-  const header: StateHeader = existing?.header
-    ? { ...existing.header }
-    : { keyCheck: keyCheckOf(key!.key, true), ...(key!.kdf ? { kdf: key!.kdf } : {}), entryMacs: ENTRY_MACS };
+  const header: StateHeader = existing?.header ? { ...existing.header } : newHeader(findKey());
   const data: StateData = replayed ? withoutHeader(replayed.contents) : emptyState(account);
   let keys: StateKeys | undefined;
   const keysOnce = () => (keys ??= stateKeys(findKey().key));
@@ -267,26 +236,7 @@ async function openLoaded(
   const macKeyOnce = () => (macKey ??= entryMacKey(findKey().key));
   const upgrading = data.resealFrom !== undefined;
   if (upgrading && handle) resealAll(data, keysOnce(), binding);
-  const authenticating = existing !== undefined && header.entryMacs !== ENTRY_MACS && handle !== undefined;
-  if (header.entryMacs === ENTRY_MACS) {
-    // Every entry must carry its MAC. A reader without the key shows nothing it could be misled into doing;
-    // every writer, and every reader that has the key, refuses a forged entry before anything else.
-    const macKeyIfAny = handle ? macKeyOnce() : tryKey(macKeyOnce);
-    if (macKeyIfAny) assertAuthentic(macKeyIfAny, binding, data, path);
-  } else if (authenticating) {
-    // A state written before entries were authenticated: its resources are trusted once, as its writer
-    // upgrades it; a pending write could have been added by anyone, so one is never resent unauthenticated.
-    if (data.journal.length > 0) {
-      throw new StateError(
-        'STATE_ENTRY_FORGED',
-        `The state ${path} was written by an older cplane and holds ${data.journal.length} pending write(s) that cannot be authenticated: ${data.journal.map((e) => `${e.operation} of ${e.address}`).join('; ')}. Nothing was sent or written.`,
-        'Finish them with the cplane version that saved them (`cplane apply`), then run this one; or restore the state from a copy without pending writes.',
-      );
-    }
-    macAll(macKeyOnce(), binding, data);
-    header.entryMacs = ENTRY_MACS;
-    header.keyCheck = keyCheckOf(findKey().key, true);
-  }
+  const authenticating = authenticateEntries({ existing, header, data, path, writer: handle !== undefined, binding, macKeyOnce, findKey });
   // A reader of a format-1 state opens its values the old way; it never stores any.
   const crypto = createStateCrypto(
     keysOnce,
@@ -310,6 +260,89 @@ async function openLoaded(
   // and an upgraded state at once in its new format.
   if ((!existing || upgrading || authenticating) && handle) await backend.compact({ ...data, header });
   return store;
+}
+
+/** The loaded state checked against the options: it exists when it must, belongs to the account, and there is an account. */
+function checkLoaded(options: OpenStateOptions, backend: StateBackend, path: string, loaded: LoadedState | undefined) {
+  if (!loaded && options.mustExist) {
+    throw new StateError(
+      'STATE_NOT_FOUND',
+      `There is no state at ${path}${backend.absence?.() ? `: ${backend.absence()}` : ''}.`,
+      'Check --account or --state. A state is created by the first `cplane apply` for an account.',
+    );
+  }
+  const existing = loaded?.snapshot;
+  const account = existing?.account ?? options.account;
+  if (existing && options.account && existing.account !== options.account) {
+    throw new StateError(
+      'STATE_ACCOUNT_MISMATCH',
+      `The state ${path} belongs to account ${existing.account}, not ${options.account}.`,
+      'Each account has its own state: check --account / CPLANE_ACCOUNT, or the --state path.',
+    );
+  }
+  if (!account)
+    throw new StateError(
+      'STATE_ACCOUNT_MISSING',
+      `There is no state at ${path}, and no account to create one for.`,
+      'Pass --account ID or set CPLANE_ACCOUNT.',
+    );
+  return { existing, account };
+}
+
+/** Finds the state key once, checked against the existing state's header. */
+function keyFinder(options: OpenStateOptions, existing: StateFileContents | undefined, path: string): () => StateKey {
+  let key: StateKey | undefined;
+  return () => {
+    if (!key) {
+      const found = stateKeyFor(options.configDir, options.env, existing?.header);
+      if (existing) checkKey(found, existing.header, path);
+      // Made silently, it would be lost with the machine: the one line says where it is and that it must be kept.
+      if (found.created) noticeOf(options)(createdKeyNotice(found.keyFile!));
+      key = found;
+    }
+    return key;
+  };
+}
+
+function newHeader(key: StateKey): StateHeader {
+  return { keyCheck: keyCheckOf(key.key, true), ...(key.kdf ? { kdf: key.kdf } : {}), entryMacs: ENTRY_MACS };
+}
+
+/**
+ * Every entry must carry its MAC: a writer, and a reader that has the key, refuses a forged entry before anything else.
+ * A state written before entries were authenticated is authenticated by its writer (true: it must be stored at once).
+ */
+function authenticateEntries(input: {
+  existing: StateFileContents | undefined;
+  header: StateHeader;
+  data: StateData;
+  path: string;
+  writer: boolean;
+  binding: { account: string; lineage: string };
+  macKeyOnce: () => Uint8Array;
+  findKey: () => StateKey;
+}): boolean {
+  const { header, data, path, binding, macKeyOnce } = input;
+  if (header.entryMacs === ENTRY_MACS) {
+    // A reader without the key shows nothing it could be misled into doing.
+    const macKeyIfAny = input.writer ? macKeyOnce() : tryKey(macKeyOnce);
+    if (macKeyIfAny) assertAuthentic(macKeyIfAny, binding, data, path);
+    return false;
+  }
+  if (input.existing === undefined || !input.writer) return false;
+  // Its resources are trusted once, as its writer upgrades it; a pending write could have been added by anyone,
+  // so one is never resent unauthenticated.
+  if (data.journal.length > 0) {
+    throw new StateError(
+      'STATE_ENTRY_FORGED',
+      `The state ${path} was written by an older cplane and holds ${data.journal.length} pending write(s) that cannot be authenticated: ${data.journal.map((e) => `${e.operation} of ${e.address}`).join('; ')}. Nothing was sent or written.`,
+      'Finish them with the cplane version that saved them (`cplane apply`), then run this one; or restore the state from a copy without pending writes.',
+    );
+  }
+  macAll(macKeyOnce(), binding, data);
+  header.entryMacs = ENTRY_MACS;
+  header.keyCheck = keyCheckOf(input.findKey().key, true);
+  return true;
 }
 
 /** The line a run that created the key file prints (stderr). */

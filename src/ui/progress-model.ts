@@ -38,10 +38,11 @@ export interface ProgressModel {
 
 export const emptyProgress: ProgressModel = { total: 0, finished: 0, done: 0, failed: 0, skipped: 0, log: [], running: [] };
 
+type EventOf<T extends ApplyEvent['type']> = Extract<ApplyEvent, { type: T }>;
+
 export function reduceProgress(model: ProgressModel, untrusted: ApplyEvent, now: number): ProgressModel {
   const event = safeEvent(untrusted);
   const key = `${model.log.length}`;
-  const without = (stepId: string) => model.running.filter((r) => r.stepId !== stepId);
   switch (event.type) {
     case 'step-started':
       return {
@@ -59,64 +60,65 @@ export function reduceProgress(model: ProgressModel, untrusted: ApplyEvent, now:
         ),
       };
     case 'step-done':
-      return {
-        ...model,
-        finished: model.finished + 1,
-        done: model.done + 1,
-        running: without(event.stepId),
-        log: [
-          ...model.log,
-          {
-            key,
-            type: 'done',
-            address: event.address,
-            action: event.action,
-            ...(event.id ? { id: event.id } : {}),
-            durationMs: event.durationMs,
-            sealed: event.sealed.length > 0,
-          },
-          ...(event.notices ?? []).map((text, i): LogItem => ({
-            key: `${key}.${i}`,
-            type: 'notice',
-            text: `${event.address}: ${text}`,
-            tone: 'warning',
-          })),
-        ],
-      };
+      return stepDone(model, event, key);
     case 'step-failed':
-      return {
-        ...model,
-        finished: model.finished + 1,
-        failed: model.failed + 1,
-        running: without(event.stepId),
-        log: [...model.log, { key, type: 'failed', address: event.address, action: event.action, reason: event.reason }],
-      };
-    case 'step-skipped': {
-      const why =
-        event.cause === 'interrupted' ? 'not started (interrupted)' : `skipped: depends on ${event.after ?? 'a step'}, which failed`;
-      return {
-        ...model,
-        finished: model.finished + 1,
-        skipped: model.skipped + 1,
-        running: without(event.stepId),
-        log: [...model.log, { key, type: 'skipped', address: event.address, action: event.action, why }],
-      };
-    }
+      return finished(model, event.stepId, 'failed', {
+        key,
+        type: 'failed',
+        address: event.address,
+        action: event.action,
+        reason: event.reason,
+      });
+    case 'step-skipped':
+      return stepSkipped(model, event, key);
     case 'interrupted':
-      return {
-        ...model,
-        log: [
-          ...model.log,
-          {
-            key,
-            type: 'notice',
-            text: 'Interrupted: no new writes start; waiting for the writes in flight (Ctrl-C again to quit at once).',
-            tone: 'warning',
-          },
-        ],
-      };
+      return withNotice(
+        model,
+        key,
+        'Interrupted: no new writes start; waiting for the writes in flight (Ctrl-C again to quit at once).',
+        'warning',
+      );
     case 'journal-resent':
     case 'journal-dropped':
-      return { ...model, log: [...model.log, { key, type: 'notice', text: eventLine(event, 'recovery'), tone: 'plain' }] };
+      return withNotice(model, key, eventLine(event, 'recovery'), 'plain');
   }
+}
+
+/** A step that ended: out of the running list, counted, and its line (and any more) added to the log. */
+function finished(model: ProgressModel, stepId: string, count: 'done' | 'failed' | 'skipped', ...items: LogItem[]): ProgressModel {
+  return {
+    ...model,
+    finished: model.finished + 1,
+    [count]: model[count] + 1,
+    running: model.running.filter((r) => r.stepId !== stepId),
+    log: [...model.log, ...items],
+  };
+}
+
+function stepDone(model: ProgressModel, event: EventOf<'step-done'>, key: string): ProgressModel {
+  const done: LogItem = {
+    key,
+    type: 'done',
+    address: event.address,
+    action: event.action,
+    ...(event.id ? { id: event.id } : {}),
+    durationMs: event.durationMs,
+    sealed: event.sealed.length > 0,
+  };
+  const notices = (event.notices ?? []).map((text, i): LogItem => ({
+    key: `${key}.${i}`,
+    type: 'notice',
+    text: `${event.address}: ${text}`,
+    tone: 'warning',
+  }));
+  return finished(model, event.stepId, 'done', done, ...notices);
+}
+
+function stepSkipped(model: ProgressModel, event: EventOf<'step-skipped'>, key: string): ProgressModel {
+  const why = event.cause === 'interrupted' ? 'not started (interrupted)' : `skipped: depends on ${event.after ?? 'a step'}, which failed`;
+  return finished(model, event.stepId, 'skipped', { key, type: 'skipped', address: event.address, action: event.action, why });
+}
+
+function withNotice(model: ProgressModel, key: string, text: string, tone: 'plain' | 'warning'): ProgressModel {
+  return { ...model, log: [...model.log, { key, type: 'notice', text, tone }] };
 }

@@ -47,10 +47,11 @@ describe('the workflows of docs/ci.md', () => {
       'cplane drift',
       'cplane reconcile',
       'cplane-forget-closed',
+      'cplane comment apply',
       'cplane deployments',
       'cplane fleet',
     ]);
-    expect(blocks.map((b) => b.where.split(':')[0])).toEqual([...Array(8).fill('docs/ci.md'), 'docs/testing.md']);
+    expect(blocks.map((b) => b.where.split(':')[0])).toEqual([...Array(9).fill('docs/ci.md'), 'docs/testing.md']);
     for (const block of blocks) expect(await lint(block.workflow), `${block.where}\n${block.workflow}`).toEqual([]);
   });
 

@@ -2,12 +2,12 @@
 // A stand-in for the GitHub CLI (`gh`) in the workflow harness's jobs: the few calls the documented workflows make
 // to find the merged pull request's plans, answered from the harness's record of pull requests and runs (a JSON
 // file named by $FAKE_GH_STATE) and its artifact folders. `--jq` takes the paths the workflows use (`.[0].number`,
-// `.headRefOid`). Anything else is refused, so a workflow that starts calling more of gh fails here, visibly.
+// `.headRefOid`, `.headRefName`). Anything else is refused, so a workflow that starts calling more of gh fails here, visibly.
 import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-/** @type {{ pulls: { number: number, head: string, mergeCommit?: string }[], runs: { id: number, workflow: string, event: string, headSha: string, conclusion: string }[], artifacts: string }} */
+/** @type {{ pulls: { number: number, head: string, branch?: string, mergeCommit?: string }[], runs: { id: number, workflow: string, event: string, headSha: string, branch?: string, conclusion: string }[], artifacts: string }} */
 const state = JSON.parse(readFileSync(process.env.FAKE_GH_STATE ?? '', 'utf8'));
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -18,6 +18,7 @@ const { values, positionals } = parseArgs({
     workflow: { type: 'string' },
     event: { type: 'string' },
     commit: { type: 'string' },
+    branch: { type: 'string' },
     status: { type: 'string' },
     name: { type: 'string' },
     pattern: { type: 'string' },
@@ -45,11 +46,12 @@ if (group === 'api') {
 } else if (group === 'pr' && verb === 'view') {
   const pull = state.pulls.find((p) => p.number === Number(target));
   if (!pull) fail(`GraphQL: Could not resolve to a PullRequest with the number of ${target}.`);
-  print({ headRefOid: pull.head });
+  print({ headRefOid: pull.head, headRefName: pull.branch ?? null });
 } else if (group === 'run' && verb === 'list') {
   const runs = state.runs
     .filter((r) => (!values.workflow || r.workflow === values.workflow) && (!values.event || r.event === values.event))
     .filter((r) => (!values.commit || r.headSha === values.commit) && (!values.status || r.conclusion === values.status))
+    .filter((r) => !values.branch || r.branch === values.branch)
     .sort((a, b) => b.id - a.id);
   print(runs.map((r) => ({ databaseId: r.id })));
 } else if (group === 'run' && verb === 'download') {

@@ -29,8 +29,12 @@ import {
   prepareSavedPlan,
   readPlanFileWithDigest,
   trustedPlan,
+  type PreparedSavedPlan,
+  type SavedPlan,
 } from '../../saved-plan/index.js';
-import type { StateStore } from '../../state/index.js';
+import type { Approval } from '../../github/index.js';
+import { gateFromComment } from './apply-from-comment.js';
+import type { Allowance, StateStore } from '../../state/index.js';
 import { refuseTargetWithExclude } from '../target-flags.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { codeSpan, markdownText, suggestedCommand } from '../../text/escape-for.js';
@@ -40,7 +44,19 @@ import { wantsDeployments } from '../deployments/choose.js';
 import { applyDeployments, isPlanFolder } from '../deployments/apply-all.js';
 
 export const applyCommand: CommandModule = {
-  run: (ctx) => (wantsDeployments(ctx) || isPlanFolder(ctx) ? applyDeployments(ctx, runApply) : runApply(ctx, 'apply')),
+  async run(ctx) {
+    // A `/cplane apply` comment: the gate holds before anything opens, and who allowed it goes with every plan applied.
+    if (ctx.values.approvals !== undefined && ctx.values['from-comment'] !== true)
+      throw new AbortError('--approvals is the bar of --from-comment: give both, in the issue_comment workflow (docs/ci.md).');
+    const fromComment = ctx.values['from-comment'] === true ? await gateFromComment(ctx) : undefined;
+    const approval = fromComment?.approval;
+    const chosen =
+      fromComment?.deployments.length && isPlanFolder(ctx)
+        ? { ...ctx, values: { ...ctx.values, deployment: fromComment.deployments } }
+        : ctx;
+    if (wantsDeployments(chosen) || isPlanFolder(chosen)) return applyDeployments(chosen, (c, verb) => runApply(c, verb, approval));
+    return runApply(chosen, 'apply', approval);
+  },
 };
 
 /** Test hook: `CPLANE_TEST_KILL_AFTER_REQUESTS=k` kills the process with SIGKILL right after the k-th API answer arrives, before it is recorded. */
@@ -57,7 +73,7 @@ export interface Output {
   finish(result: ApplyResult): Promise<void>;
 }
 
-export async function runApply(ctx: CommandContext, verb: Verb): Promise<number> {
+export async function runApply(ctx: CommandContext, verb: Verb, approval?: Approval): Promise<number> {
   const json = ctx.values.json === true;
   const interactive = !json && ctx.values['no-input'] !== true && ctx.stdout.isTTY === true && ctx.stdin.isTTY === true;
   const parallelism = parseParallelism(ctx.values.parallelism);
@@ -100,7 +116,19 @@ export async function runApply(ctx: CommandContext, verb: Verb): Promise<number>
   }
   const github = githubReporter(ctx);
   try {
-    return await applyWith(ctx, verb, { json, interactive, parallelism, targets, exclude, replace, rewrap, planPath, planDir, github });
+    return await applyWith(ctx, verb, {
+      json,
+      interactive,
+      parallelism,
+      targets,
+      exclude,
+      replace,
+      rewrap,
+      planPath,
+      planDir,
+      github,
+      approval,
+    });
   } catch (error) {
     github?.failed(error, verb);
     throw error;
@@ -118,218 +146,317 @@ interface ApplySettings {
   planPath: string | undefined;
   planDir: string | undefined;
   github: GithubReporter | undefined;
+  /** Who allowed it, when a `/cplane apply` comment asked for it (--from-comment). */
+  approval: Approval | undefined;
 }
 
-async function applyWith(
-  ctx: CommandContext,
-  verb: Verb,
-  { json, interactive, parallelism, targets, exclude, replace, rewrap, planPath, planDir, github }: ApplySettings,
-): Promise<number> {
-  const read = planPath ? await readPlanFileWithDigest(planPath) : undefined;
-  const saved = read?.plan;
-  // Everything that can be checked without the network is, so an altered or misplaced plan sends no request.
-  const prepared = saved ? await prepareSavedPlan(ctx, saved, planPath!, planDir) : undefined;
-  const opening = prepared?.ctx ?? ctx;
+/** The saved plan given, read and checked offline, with the digest of its bytes. */
+interface SavedInput {
+  plan: SavedPlan;
+  digest: string;
+  prepared: PreparedSavedPlan;
+}
 
-  // Every write is a human-only operation: say so before any request rather than after a refresh.
-  if (identityOf(givenToken(ctx)) === 'service_account') {
-    throw new AbortError(
-      `cplane ${verb} needs a personal access token (sk-svc-pat-): ${tokenVariable(ctx)} is a Service Account token (sk-svc-sa-), which cannot write; no request was sent.`,
-      'Run it with a personal access token; a Service Account token can run `cplane plan`.',
-    );
-  }
-  // On a terminal, journal resends and notices before the live view are plain lines too.
-  let sink: Output = json ? jsonOutput(ctx) : plainOutput(ctx, verb);
-  const onEvent = (event: ApplyEvent) => sink.event(event);
-  // On a terminal, a status line counts the requests while the account is read for the plan (set below,
-  // after the journal's resends, which print lines of their own).
-  let status = readingStatus(ctx.stderr, { enabled: false });
-  const forward = clientEventHandler(ctx.env, forwardClientEvents(onEvent));
-  const workspace = await openWorkspace(opening, {
-    lock: true,
-    ...(saved ? { savedVariables: saved.origin.variables } : {}),
-    // The lock names the pull request whose plan is applied: an apply that finds the state held says which one.
-    command: `cplane ${verb}${read ? ` (${allowance(ctx.env, read.plan, read.digest)})` : ''}`,
-    onClientEvent: (event) => {
-      status.onClientEvent(event);
-      forward(event);
-    },
-  });
-  const { state, client } = workspace;
+/** Where the run's lines go: switched to the live view once approved on a terminal. */
+interface ApplyIo {
+  sink: Output;
+  onEvent: (event: ApplyEvent) => void;
+  status: ReturnType<typeof readingStatus>;
+}
+
+type Opened = Awaited<ReturnType<typeof openWorkspace>>;
+
+async function applyWith(ctx: CommandContext, verb: Verb, settings: ApplySettings): Promise<number> {
+  const saved = await readSaved(ctx, settings);
+  refuseServiceAccount(ctx, verb);
+  const io: ApplyIo = {
+    sink: settings.json ? jsonOutput(ctx) : plainOutput(ctx, verb),
+    onEvent: (event) => io.sink.event(event),
+    // On a terminal, a status line counts the requests while the account is read for the plan (started after the journal's resends).
+    status: readingStatus(ctx.stderr, { enabled: false }),
+  };
+  const workspace = await openForApply(ctx, verb, settings, saved, io);
   try {
     const recovery = await finishJournal({
-      state,
-      client,
-      onEvent,
+      state: workspace.state,
+      client: workspace.client,
+      onEvent: io.onEvent,
       verb,
-      json,
-      color: interactive && !ctx.env.NO_COLOR,
+      json: settings.json,
+      color: settings.interactive && !ctx.env.NO_COLOR,
       stdout: ctx.stdout,
-      text: (message) => sink.text(message),
+      text: (message) => io.sink.text(message),
     });
-
-    const mode = saved ? saved.mode : verb === 'destroy' ? 'destroy' : 'normal';
-    status = readingStatus(ctx.stderr, { enabled: !json && !ctx.env.CI });
-    const [fresh, accountName] = await Promise.all([
-      planAgain(
-        {
-          desired: workspace.desired,
-          state,
-          client,
-          account: workspace.account,
-          mode,
-          targets: saved ? saved.targets : targets,
-          exclude: saved ? (saved.exclude ?? []) : exclude,
-          replace: saved ? (saved.replace ?? []) : replace,
-          rewrap: saved ? false : rewrap,
-          parallelism,
-          env: ctx.env,
-        },
-        saved,
-      ),
-      // Read again even for a saved plan: the name shown for approval must not come from a file anyone could edit.
-      accountNameOf(client, workspace.account),
-    ]).finally(() => status.stop());
-    let plan: Plan = { ...fresh, origin: saved ? { ...saved.origin, accountName } : await planOrigin(opening, workspace, accountName) };
-    if (saved) {
-      if (!hasChanges(fresh)) {
-        github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, planFile: planPath! });
-        sink.text(`No changes. The plan ${planPath} has nothing left to do (it was applied already, or the objects already match).`);
-        const warnings = warningsToRepeat(fresh);
-        if (warnings) sink.text(warnings);
-        if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: false, notices: fresh.notices })}\n`);
-        return 0;
-      }
-      plan = {
-        ...trustedPlan(saved, fresh, planPath!, {
-          count: recovery.resent,
-          idNow: (address) => state.data.resources[address]?.id,
-          updatedAt: (address) => state.data.resources[address]?.updatedAt,
-          changedFiles: prepared!.changedFiles,
-        }),
-        origin: plan.origin,
-      };
-      const elsewhere = outsideSavedPlan(saved, fresh);
-      if (prepared!.changedFiles.length > 0)
-        sink.text(
-          `The configuration changed since the plan was made (${prepared!.changedFiles.join(', ')}); the plan made now has exactly the saved steps at the plan's ${saved.steps.length} address(es), so they are applied as reviewed.`,
-        );
-      if (elsewhere.length > 0)
-        sink.text(
-          safeText(
-            `Not in this plan, so not applied (left for a plan of its own): ${elsewhere.map((s) => `${s.address} (${s.action})`).join(', ')}.`,
-          ),
-        );
-    }
-    // Every plan made here comes from the configuration; this only guards against a bug that would send a secret elsewhere.
-    const misplaced = placeholderProblems(plan);
-    if (misplaced.length > 0) throw new Error(`the plan puts secrets in fields that are not write-only: ${misplaced.join('; ')}`);
-    writeWeakSecretWarnings(ctx);
-    if (json)
-      ctx.stdout.write(
-        `${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length, notices: plan.notices })}\n`,
-      );
-    else
-      ctx.stdout.write(
-        renderPlanText(plan, {
-          color: interactive && !ctx.env.NO_COLOR,
-          ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}),
-        }),
-      );
-    github?.plan(plan, renderPlanMarkdown(plan), {
-      dir: workspace.dir,
-      workspace: workspace.workspace,
-      ...(planPath ? { planFile: planPath } : {}),
-    });
-    if (!hasChanges(plan)) return 0;
-    // A mandatory policy finding stops the run before approval and before any write (docs/policies.md).
-    const blocking = blockingFindings(plan);
-    if (blocking.length > 0) {
-      throw new AbortError(
-        `cplane ${verb} refused by policy: ${blocking.length} mandatory finding${blocking.length === 1 ? '' : 's'}; nothing was changed:\n${blocking.map((f) => `  - ${findingLine(f)}`).join('\n')}`,
-        'Change the configuration so the plan satisfies the policies (docs/policies.md), then plan again.',
-      );
-    }
-    if (!json && !interactive) ctx.stdout.write('\n');
-
-    const ruled = !saved && ctx.values['auto-approve'] !== true ? ctx.deployment?.autoApprove?.(plan) : undefined;
-    if (ruled?.approved) sink.text(`Approved by the autoApprove rule of deployment ${ctx.deployment!.name}.`);
-    else if (ruled && !interactive) {
-      throw new AbortError(
-        `Deployment ${ctx.deployment!.name} needs approval: ${ruled.why ?? 'its autoApprove rule does not hold'}; nothing was changed.`,
-        'Run it in a terminal to approve it, or pass --auto-approve.',
-      );
-    }
-    if (!saved && ctx.values['auto-approve'] !== true && !ruled?.approved) {
-      // Ink and React load only here and for the live view: runs without a terminal never need them.
-      const { renderConfirm } = await import('../../ui/confirm-prompt.js');
-      const approved = await renderConfirm(
-        { stdout: ctx.stdout, stdin: ctx.stdin },
-        approvalQuestion(verb, plan, workspace.workspace, ctx.deployment?.name),
-      );
-      if (!approved) {
-        ctx.stdout.write(`\n${verb === 'destroy' ? 'Destroy' : 'Apply'} cancelled: nothing was changed.\n`);
-        return 1;
-      }
-    }
-
-    if (interactive) sink = await inkOutput(ctx, verb);
-    const controller = new AbortController();
-    const stopInterrupts = onInterrupt(() => {
-      controller.abort();
-      sink.event({ type: 'interrupted' });
-    });
-    let result: ApplyResult;
-    try {
-      result = await applyPlan({
-        plan,
-        state,
-        client,
-        parallelism,
-        signal: controller.signal,
-        onEvent,
-        keyRing: stateKeyRing(state, (source) => resolveSecret(source, ctx.env), client),
-      });
-    } finally {
-      stopInterrupts();
-    }
-    await sink.finish(result);
-    if (saved?.origin.pullRequest && !result.interrupted && result.failed.length === 0)
-      await forgetAppliedPlan(ctx, state, saved.origin.pullRequest.number, read!.digest);
-    // Said again after the run, where it is read: the plan above scrolled away.
-    const warnings = json ? undefined : warningsToRepeat(plan);
-    if (warnings) ctx.stdout.write(`${warnings}\n`);
-    github?.summary(
-      `#### cplane ${verb} result\n\n${read ? `Applied: ${allowanceMarkdown(ctx.env, read.plan, read.digest)}.\n\n` : ''}${summaryLines(
-        result,
-        verb === 'destroy' ? 'Destroy' : 'Apply',
-      )
-        .map((l) => `- ${markdownText(l.text.trim())}`)
-        .join('\n')}\n`,
-    );
-    return result.interrupted ? 130 : result.failed.length > 0 ? 1 : 0;
+    const plan = await planForApply(ctx, verb, settings, { saved, workspace, resent: recovery.resent, io });
+    if (plan === undefined) return 0;
+    if (!showPlan(ctx, verb, settings, plan, workspace)) return 0;
+    if (!(await approve(ctx, verb, settings, { plan, workspace, saved, io }))) return 1;
+    return await perform(ctx, verb, settings, { plan, workspace, saved, io });
   } finally {
     await workspace.close();
   }
 }
 
+/** Everything that can be checked without the network is, so an altered or misplaced plan sends no request. */
+async function readSaved(ctx: CommandContext, settings: ApplySettings): Promise<SavedInput | undefined> {
+  if (!settings.planPath) return undefined;
+  const { plan, digest } = await readPlanFileWithDigest(settings.planPath);
+  return { plan, digest, prepared: await prepareSavedPlan(ctx, plan, settings.planPath, settings.planDir) };
+}
+
+/** Every write is a human-only operation: say so before any request rather than after a refresh. */
+function refuseServiceAccount(ctx: CommandContext, verb: Verb): void {
+  if (identityOf(givenToken(ctx)) !== 'service_account') return;
+  throw new AbortError(
+    `cplane ${verb} needs a personal access token (sk-svc-pat-): ${tokenVariable(ctx)} is a Service Account token (sk-svc-sa-), which cannot write; no request was sent.`,
+    'Run it with a personal access token; a Service Account token can run `cplane plan`.',
+  );
+}
+
+function openForApply(ctx: CommandContext, verb: Verb, settings: ApplySettings, saved: SavedInput | undefined, io: ApplyIo) {
+  const forward = clientEventHandler(ctx.env, forwardClientEvents(io.onEvent));
+  return openWorkspace(saved?.prepared.ctx ?? ctx, {
+    lock: true,
+    ...(saved ? { savedVariables: saved.plan.origin.variables } : {}),
+    // The lock names the pull request whose plan is applied: an apply that finds the state held says which one.
+    command: `cplane ${verb}${saved ? ` (${allowance(ctx.env, saved.plan, saved.digest, settings.approval)})` : ''}`,
+    ...(saved ? { allowance: allowanceRecord(ctx.env, saved.plan, saved.digest, settings.approval) } : {}),
+    onClientEvent: (event) => {
+      io.status.onClientEvent(event);
+      forward(event);
+    },
+  });
+}
+
+/** The plan to apply: made now, and for a saved plan its reviewed steps where a plan made now has exactly them; undefined when a saved plan has nothing left. */
+async function planForApply(
+  ctx: CommandContext,
+  verb: Verb,
+  settings: ApplySettings,
+  run: { saved: SavedInput | undefined; workspace: Opened; resent: number; io: ApplyIo },
+): Promise<Plan | undefined> {
+  const { workspace, io } = run;
+  const saved = run.saved?.plan;
+  const { state, client } = workspace;
+  io.status = readingStatus(ctx.stderr, { enabled: !settings.json && !ctx.env.CI });
+  const [fresh, accountName] = await Promise.all([
+    planAgain(
+      {
+        desired: workspace.desired,
+        state,
+        client,
+        account: workspace.account,
+        mode: saved ? saved.mode : verb === 'destroy' ? 'destroy' : 'normal',
+        targets: saved ? saved.targets : settings.targets,
+        exclude: saved ? (saved.exclude ?? []) : settings.exclude,
+        replace: saved ? (saved.replace ?? []) : settings.replace,
+        rewrap: saved ? false : settings.rewrap,
+        parallelism: settings.parallelism,
+        env: ctx.env,
+      },
+      saved,
+    ),
+    // Read again even for a saved plan: the name shown for approval must not come from a file anyone could edit.
+    accountNameOf(client, workspace.account),
+  ]).finally(() => io.status.stop());
+  const origin = saved ? { ...saved.origin, accountName } : await planOrigin(run.saved?.prepared.ctx ?? ctx, workspace, accountName);
+  if (!run.saved) return { ...fresh, origin };
+  return reviewedPlan(ctx, settings, { ...run, saved: run.saved, fresh, origin });
+}
+
+/** A saved plan's steps, applied as reviewed where the fresh plan has exactly them; what the fresh plan has elsewhere is said and left. */
+function reviewedPlan(
+  ctx: CommandContext,
+  settings: ApplySettings,
+  run: { saved: SavedInput; workspace: Opened; resent: number; io: ApplyIo; fresh: Plan; origin: Plan['origin'] },
+): Plan | undefined {
+  const { saved, workspace, fresh, io } = run;
+  const planPath = settings.planPath!;
+  const state = workspace.state;
+  if (!hasChanges(fresh)) {
+    const plan = { ...fresh, origin: run.origin };
+    settings.github?.plan(plan, renderPlanMarkdown(plan), { dir: workspace.dir, workspace: workspace.workspace, planFile: planPath });
+    io.sink.text(`No changes. The plan ${planPath} has nothing left to do (it was applied already, or the objects already match).`);
+    const warnings = warningsToRepeat(fresh);
+    if (warnings) io.sink.text(warnings);
+    if (settings.json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: false, notices: fresh.notices })}\n`);
+    return undefined;
+  }
+  const changedFiles = saved.prepared.changedFiles;
+  const plan = {
+    ...trustedPlan(saved.plan, fresh, planPath, {
+      count: run.resent,
+      idNow: (address) => state.data.resources[address]?.id,
+      updatedAt: (address) => state.data.resources[address]?.updatedAt,
+      changedFiles,
+    }),
+    origin: run.origin,
+  };
+  const elsewhere = outsideSavedPlan(saved.plan, fresh);
+  if (changedFiles.length > 0)
+    io.sink.text(
+      `The configuration changed since the plan was made (${changedFiles.join(', ')}); the plan made now has exactly the saved steps at the plan's ${saved.plan.steps.length} address(es), so they are applied as reviewed.`,
+    );
+  if (elsewhere.length > 0)
+    io.sink.text(
+      safeText(
+        `Not in this plan, so not applied (left for a plan of its own): ${elsewhere.map((s) => `${s.address} (${s.action})`).join(', ')}.`,
+      ),
+    );
+  return plan;
+}
+
+/** Prints the plan (and reports it to GitHub); false when there is nothing to apply. Refuses a plan a mandatory policy blocks. */
+function showPlan(ctx: CommandContext, verb: Verb, settings: ApplySettings, plan: Plan, workspace: Opened): boolean {
+  const { json, interactive, planPath } = settings;
+  // Every plan made here comes from the configuration; this only guards against a bug that would send a secret elsewhere.
+  const misplaced = placeholderProblems(plan);
+  if (misplaced.length > 0) throw new Error(`the plan puts secrets in fields that are not write-only: ${misplaced.join('; ')}`);
+  writeWeakSecretWarnings(ctx);
+  if (json)
+    ctx.stdout.write(
+      `${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length, notices: plan.notices })}\n`,
+    );
+  else
+    ctx.stdout.write(
+      renderPlanText(plan, {
+        color: interactive && !ctx.env.NO_COLOR,
+        ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}),
+      }),
+    );
+  settings.github?.plan(plan, renderPlanMarkdown(plan), {
+    dir: workspace.dir,
+    workspace: workspace.workspace,
+    ...(planPath ? { planFile: planPath } : {}),
+  });
+  if (!hasChanges(plan)) return false;
+  // A mandatory policy finding stops the run before approval and before any write (docs/policies.md).
+  const blocking = blockingFindings(plan);
+  if (blocking.length > 0) {
+    throw new AbortError(
+      `cplane ${verb} refused by policy: ${blocking.length} mandatory finding${blocking.length === 1 ? '' : 's'}; nothing was changed:\n${blocking.map((f) => `  - ${findingLine(f)}`).join('\n')}`,
+      'Change the configuration so the plan satisfies the policies (docs/policies.md), then plan again.',
+    );
+  }
+  if (!json && !interactive) ctx.stdout.write('\n');
+  return true;
+}
+
+/** A saved plan was approved when it was reviewed; otherwise --auto-approve, the deployment's autoApprove rule, or the person at the terminal. */
+async function approve(
+  ctx: CommandContext,
+  verb: Verb,
+  settings: ApplySettings,
+  run: { plan: Plan; workspace: Opened; saved: SavedInput | undefined; io: ApplyIo },
+): Promise<boolean> {
+  const ruled = !run.saved && ctx.values['auto-approve'] !== true ? ctx.deployment?.autoApprove?.(run.plan) : undefined;
+  if (ruled?.approved) run.io.sink.text(`Approved by the autoApprove rule of deployment ${ctx.deployment!.name}.`);
+  else if (ruled && !settings.interactive) {
+    throw new AbortError(
+      `Deployment ${ctx.deployment!.name} needs approval: ${ruled.why ?? 'its autoApprove rule does not hold'}; nothing was changed.`,
+      'Run it in a terminal to approve it, or pass --auto-approve.',
+    );
+  }
+  if (run.saved || ctx.values['auto-approve'] === true || ruled?.approved) return true;
+  // Ink and React load only here and for the live view: runs without a terminal never need them.
+  const { renderConfirm } = await import('../../ui/confirm-prompt.js');
+  const approved = await renderConfirm(
+    { stdout: ctx.stdout, stdin: ctx.stdin },
+    approvalQuestion(verb, run.plan, run.workspace.workspace, ctx.deployment?.name),
+  );
+  if (!approved) ctx.stdout.write(`\n${verb === 'destroy' ? 'Destroy' : 'Apply'} cancelled: nothing was changed.\n`);
+  return approved;
+}
+
+/** Applies the plan with the live view (on a terminal), then reports the result and who allowed it. */
+async function perform(
+  ctx: CommandContext,
+  verb: Verb,
+  settings: ApplySettings,
+  run: { plan: Plan; workspace: Opened; saved: SavedInput | undefined; io: ApplyIo },
+): Promise<number> {
+  const { plan, workspace, saved, io } = run;
+  const { state, client } = workspace;
+  if (settings.interactive) io.sink = await inkOutput(ctx, verb);
+  const controller = new AbortController();
+  const stopInterrupts = onInterrupt(() => {
+    controller.abort();
+    io.sink.event({ type: 'interrupted' });
+  });
+  let result: ApplyResult;
+  try {
+    result = await applyPlan({
+      plan,
+      state,
+      client,
+      parallelism: settings.parallelism,
+      signal: controller.signal,
+      onEvent: io.onEvent,
+      keyRing: stateKeyRing(state, (source) => resolveSecret(source, ctx.env), client),
+    });
+  } finally {
+    stopInterrupts();
+  }
+  await io.sink.finish(result);
+  if (saved?.plan.origin.pullRequest && !result.interrupted && result.failed.length === 0)
+    await forgetAppliedPlan(ctx, state, saved.plan.origin.pullRequest.number, saved.digest);
+  // Said again after the run, where it is read: the plan above scrolled away.
+  const warnings = settings.json ? undefined : warningsToRepeat(plan);
+  if (warnings) ctx.stdout.write(`${warnings}\n`);
+  const allowed = saved ? `Applied: ${allowanceMarkdown(ctx.env, saved.plan, saved.digest, settings.approval)}.\n\n` : '';
+  const lines = summaryLines(result, verb === 'destroy' ? 'Destroy' : 'Apply').map((l) => `- ${markdownText(l.text.trim())}`);
+  settings.github?.summary(`#### cplane ${verb} result\n\n${allowed}${lines.join('\n')}\n`);
+  return result.interrupted ? 130 : result.failed.length > 0 ? 1 : 0;
+}
+
 /**
  * Who allowed a saved plan's apply, as its lock and every state version it saves record it (`cplane state history`):
- * the pull request and commit it was made for, the digest of the very file applied, and who ran it.
+ * the pull request and commit it was made for, the digest of the very file applied, who ran it, and (from a
+ * `/cplane apply` comment) who approved the pull request's head commit.
  */
-function allowance(env: NodeJS.ProcessEnv, plan: Plan, digest: string): string {
+function allowance(env: NodeJS.ProcessEnv, plan: Plan, digest: string, approval: Approval | undefined): string {
   const pr = plan.origin?.pullRequest;
-  const actor = env.GITHUB_ACTOR ? `by ${env.GITHUB_ACTOR}` : undefined;
-  return safeText([pr ? `PR #${pr.number} at ${pr.commit.slice(0, 12)}` : undefined, `plan ${digest}`, actor].filter(Boolean).join(', '));
+  const actor = approval?.actor ?? env.GITHUB_ACTOR;
+  return safeText(
+    [
+      pr ? `PR #${pr.number} at ${pr.commit.slice(0, 12)}` : undefined,
+      `plan ${digest}`,
+      actor ? `by ${actor}` : undefined,
+      approval ? `approved by ${approverList(approval.approvers, (a) => a)}` : undefined,
+    ]
+      .filter(Boolean)
+      .join(', '),
+  );
+}
+
+/** The same as data, for the state's history (`cplane state history --json`). */
+function allowanceRecord(env: NodeJS.ProcessEnv, plan: Plan, digest: string, approval: Approval | undefined): Allowance {
+  const pr = plan.origin?.pullRequest;
+  const actor = approval?.actor ?? env.GITHUB_ACTOR;
+  return {
+    digest,
+    ...(pr ? { pullRequest: pr.number, commit: pr.commit } : {}),
+    ...(actor ? { actor } : {}),
+    ...(approval ? { approvers: approval.approvers } : {}),
+  };
+}
+
+/** The approvers as the lock and the summary name them: the first 20 (a lock's text stays short), then how many more. */
+function approverList(approvers: string[], show: (login: string) => string): string {
+  if (approvers.length === 0) return 'nobody (0 approvals required)';
+  const more = approvers.length > 20 ? ` and ${approvers.length - 20} more` : '';
+  return `${approvers.slice(0, 20).map(show).join(', ')}${more}`;
 }
 
 /** The same for the step summary: the pull request as a link GitHub makes of `#N` (a number from the authenticated plan). */
-function allowanceMarkdown(env: NodeJS.ProcessEnv, plan: Plan, digest: string): string {
+function allowanceMarkdown(env: NodeJS.ProcessEnv, plan: Plan, digest: string, approval: Approval | undefined): string {
   const pr = plan.origin?.pullRequest;
+  const actor = approval?.actor ?? env.GITHUB_ACTOR;
   return [
     pr ? `PR #${pr.number} at ${codeSpan(pr.commit.slice(0, 12))}` : undefined,
     `plan ${codeSpan(digest)}`,
-    env.GITHUB_ACTOR ? `by ${markdownText(env.GITHUB_ACTOR)}` : undefined,
+    actor ? `by ${markdownText(actor)}` : undefined,
+    approval ? `approved by ${approverList(approval.approvers, markdownText)}` : undefined,
   ]
     .filter(Boolean)
     .join(', ');

@@ -45,6 +45,15 @@ const applyOptions: OptionSpec = {
   ...githubOptions,
 };
 
+/** `apply PLANFILE --from-comment`: the apply a `/cplane apply` comment on a pull request asks for (docs/ci.md). */
+const commentOptions: OptionSpec = { 'from-comment': { type: 'boolean' }, approvals: { type: 'string' } };
+const commentHelp = [
+  '--from-comment      in an issue_comment workflow: apply the saved plan(s) a `/cplane apply [DEPLOYMENT...]` comment asks for, once',
+  "                    the commenter may push, the head commit is approved, the plan is the head commit's and its checks passed;",
+  '                    each refusal is a comment on the pull request (GITHUB_TOKEN, GITHUB_EVENT_PATH)',
+  '--approvals N       with --from-comment: approvals of the head commit needed from people other than the author (default 1)',
+];
+
 /** `--replace` (plan and apply): Terraform's `-replace`. */
 const replaceOption: OptionSpec = { replace: { type: 'string', multiple: true }, rewrap: { type: 'boolean' } };
 const replaceHelp = [
@@ -229,6 +238,7 @@ export const commands: Command[] = [
     help: [
       ...applyHelp,
       ...replaceHelp,
+      ...commentHelp,
       'PLANFILE            a plan saved by `cplane plan --out FILE`: applied (no prompt) when a plan made now has exactly its steps;',
       '                    it brings its variables, account, workspace and state location, and finds its configuration folder',
       '                    at the same place relative to the current folder (or give dir)',
@@ -236,7 +246,7 @@ export const commands: Command[] = [
       '                    with --all: in waves of `after`; a failure stops the later waves. A folder of plans saved by',
       '                    `plan --all --out DIR` is applied with `cplane apply DIR`',
     ],
-    options: { ...applyOptions, ...replaceOption, ...deploymentsOptions },
+    options: { ...applyOptions, ...replaceOption, ...deploymentsOptions, ...commentOptions },
     load: async () => (await import('./apply.js')).applyCommand,
   },
   {

@@ -229,5 +229,17 @@ async function savedPlans(ctx: CommandContext): Promise<{ configDir: string; pla
       `lack the plan${missing.length === 1 ? '' : 's'} of ${missing.join(', ')} (${missing.map(planFileName).join(', ')}), which their run chose: the deployments after ${missing.length === 1 ? 'it' : 'them'} would apply without waiting for ${missing.length === 1 ? 'it' : 'them'}`,
     );
   }
-  return { configDir: configDir!, plans };
+  return { configDir: configDir!, plans: onlyNamed(plans, ctx.values.deployment, folder) };
+}
+
+/** `--deployment NAME` with a folder of plans (a `/cplane apply NAME` comment): only those plans, each named one required. */
+function onlyNamed(plans: Map<string, string>, named: unknown, folder: string): Map<string, string> {
+  if (!Array.isArray(named) || named.length === 0) return plans;
+  const unknown = named.filter((name) => !plans.has(String(name)));
+  if (unknown.length > 0)
+    throw new AbortError(
+      `The plans in ${folder} have no plan for ${unknown.join(', ')}. Nothing was applied.`,
+      `They are for ${[...plans.keys()].join(', ')}.`,
+    );
+  return new Map([...plans].filter(([name]) => named.includes(name)));
 }

@@ -16,7 +16,7 @@ import { userInfo, hostname } from 'node:os';
 import type pg from 'pg';
 import type { ChangeGroup, LoadedState, LockHandle, StateBackend, StateChange } from '../backend.js';
 import { printableLock, StateError, StateLockedError } from '../errors.js';
-import type { LockInfo } from '../errors.js';
+import type { Allowance, LockInfo } from '../errors.js';
 import type { StateFileContents, StateHeader } from '../file-format.js';
 import type { JournalEntry, ResourceState } from '../types.js';
 import { connect, unreachable } from './connect.js';
@@ -44,6 +44,8 @@ export interface StateVersion {
   /** Changes recorded by that save (resources and journal entries), and the bytes of their rows. */
   changes: number;
   bytes: number;
+  /** Who allowed the apply that saved it (schema version 3); absent before, and for runs that are not a saved plan's apply. */
+  allowance?: Allowance;
 }
 
 interface StateRow {
@@ -95,6 +97,21 @@ function infoOf(row: LockRow): LockInfo {
     time: row.since.toISOString(),
     command: row.command,
   });
+}
+
+/** A row's allowance, only in the shape cplane writes (anyone who can write the table writes it); else left out. */
+function allowanceOf(value: unknown): Allowance | undefined {
+  const a = value as Record<string, unknown> | null;
+  if (!a || typeof a !== 'object' || typeof a.digest !== 'string') return undefined;
+  const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 200) : undefined);
+  const approvers = Array.isArray(a.approvers) ? a.approvers.filter((x): x is string => typeof x === 'string').slice(0, 500) : undefined;
+  return {
+    digest: a.digest.slice(0, 200),
+    ...(Number.isSafeInteger(a.pullRequest) ? { pullRequest: a.pullRequest as number } : {}),
+    ...(text(a.commit) ? { commit: text(a.commit) } : {}),
+    ...(text(a.actor) ? { actor: text(a.actor) } : {}),
+    ...(approvers ? { approvers: approvers.map((x) => x.slice(0, 100)) } : {}),
+  };
 }
 
 /** The last change of each entry in a group wins: changes name whole values, so this is what applying them in order gives. */
@@ -201,6 +218,7 @@ export class PostgresBackend implements StateBackend {
       session.handle.info.host,
       session.handle.info.command,
       group.changes.length,
+      session.handle.info.allowance ? JSON.stringify(session.handle.info.allowance) : null,
     ];
     const bytes =
       [...net.resourceUpserts, ...net.journalUpserts].reduce((sum, [k, json]) => sum + Buffer.byteLength(k) + Buffer.byteLength(json), 0) +
@@ -222,8 +240,8 @@ export class PostgresBackend implements StateBackend {
        ), journal_removals AS (
          DELETE FROM ${s}.journal j USING cas WHERE j.state_id = cas.id AND j.id = ANY($8::text[])
        ), version AS (
-         INSERT INTO ${s}.versions (state_id, serial, who, host, command, changes, bytes)
-         SELECT cas.id, $2, split_part($9, '@', 1), substr($9, length(split_part($9, '@', 1)) + 2), $10, $11, ${bytes} FROM cas
+         INSERT INTO ${s}.versions (state_id, serial, who, host, command, changes, bytes, allowance)
+         SELECT cas.id, $2, split_part($9, '@', 1), substr($9, length(split_part($9, '@', 1)) + 2), $10, $11, ${bytes}, $12::jsonb FROM cas
        )
        SELECT count(*)::int AS ok FROM cas`,
         params,
@@ -403,19 +421,24 @@ export class PostgresBackend implements StateBackend {
       command: string;
       changes: number;
       bytes: number;
+      allowance: unknown;
     }>(
-      `SELECT serial, saved_at, who, host, command, changes, bytes FROM ${this.schema}.versions WHERE state_id = $1 ORDER BY serial DESC LIMIT $2`,
+      `SELECT serial, saved_at, who, host, command, changes, bytes, allowance FROM ${this.schema}.versions WHERE state_id = $1 ORDER BY serial DESC LIMIT $2`,
       [state.id, limit],
     );
-    return rows.map((r) => ({
-      serial: Number(r.serial),
-      savedAt: r.saved_at.toISOString(),
-      who: r.who,
-      host: r.host,
-      command: r.command,
-      changes: r.changes,
-      bytes: r.bytes,
-    }));
+    return rows.map((r) => {
+      const allowance = allowanceOf(r.allowance);
+      return {
+        serial: Number(r.serial),
+        savedAt: r.saved_at.toISOString(),
+        who: r.who,
+        host: r.host,
+        command: r.command,
+        changes: r.changes,
+        bytes: r.bytes,
+        ...(allowance ? { allowance } : {}),
+      };
+    });
   }
 
   /**

@@ -86,6 +86,11 @@ export const migrations: readonly Migration[] = [
         PRIMARY KEY (account, workspace, pr)
       );`,
   },
+  {
+    version: 3,
+    description: 'who allowed each version: the plan digest, pull request, commit, actor and approvers (docs/state.md)',
+    sql: (s) => `ALTER TABLE ${s}.versions ADD COLUMN allowance jsonb;`,
+  },
 ];
 
 export const SCHEMA_VERSION = migrations.at(-1)!.version;

@@ -7,7 +7,7 @@
 //     wave, each deployment's job in its GitHub environment with that environment's token.
 //   - cplane drift: the scheduled job opens an issue when something changed outside cplane, and closes it once not.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import { withDatabase } from '../../helpers/postgres.js';
 import { runCli } from '../../e2e/helpers.js';
 import { documentedWorkflowBlocks } from '../documented-workflows.js';
 import { commentsApi, issuesApi, repoRoot, type CommentsApi, type IssuesApi } from '../fake-github.js';
+import { pullRequestApi } from '../fake-pull-request-api.js';
 import { parseWorkflowFile, runWorkflow, type JobRun, type RunOptions, type WorkflowRun } from '../workflow-harness.js';
 
 const database = withDatabase();
@@ -33,7 +34,7 @@ let emulator: Awaited<ReturnType<typeof startEmulator>>;
 let comments: CommentsApi;
 let issues: IssuesApi;
 let actionPath: string;
-let ghState: { pulls: { number: number; head: string; mergeCommit?: string }[]; runs: object[]; artifacts: string };
+let ghState: { pulls: { number: number; head: string; branch?: string; mergeCommit?: string }[]; runs: object[]; artifacts: string };
 let nextRunId = 1000;
 
 const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', stdio: 'pipe' }).trim();
@@ -125,8 +126,15 @@ async function run(
     },
     ...event,
   });
-  const headSha = (event.event.pull_request as { head?: { sha: string } } | undefined)?.head?.sha ?? event.sha;
-  ghState.runs.push({ id: runId, workflow: file, event: event.eventName, headSha, conclusion: result.conclusion });
+  const head = (event.event.pull_request as { head?: { sha: string; ref: string } } | undefined)?.head;
+  ghState.runs.push({
+    id: runId,
+    workflow: file,
+    event: event.eventName,
+    headSha: head?.sha ?? event.sha,
+    branch: head?.ref,
+    conclusion: result.conclusion,
+  });
   writeFileSync(join(temp, 'gh-state.json'), JSON.stringify(ghState));
   return result;
 }
@@ -366,6 +374,61 @@ describe('the documented workflows, run as GitHub runs them', { timeout: 600_000
     const [apply] = push.job('apply');
     expect([apply!.environment, apply!.result]).toEqual(['production', 'success']);
     expect(apply!.steps.at(-1)!.outputs).toMatchObject({ add: '1' });
+  });
+
+  it('cplane comment apply (after the one-folder test): /cplane apply is refused with a comment until the head commit is approved, then applies the reviewed plan', async () => {
+    const before = git('rev-parse', 'main');
+    git('checkout', '--quiet', '-b', 'comment-apply');
+    const prod = readFileSync(join(repo, 'infra/prod/main.yaml'), 'utf8');
+    const head = commit(
+      { 'infra/prod/main.yaml': prod.replace('description: Docs\n', 'description: Docs, applied from a comment\n') },
+      'the docs',
+    );
+    git('checkout', '--quiet', 'main');
+    const pullRequest = { number: 10, base: { sha: before, ref: 'main' }, head: { sha: head, ref: 'comment-apply' } };
+    const planComments = await commentsApi(repository, 10);
+    const planned = await run('cplane', {
+      eventName: 'pull_request',
+      event: { pull_request: pullRequest, number: 10 },
+      sha: head,
+      ref: 'refs/pull/10/merge',
+      apiUrl: planComments.url,
+    }).finally(() => planComments.close());
+    expect(why(planned.jobs)).toBe('');
+    ghState.pulls.push({ number: 10, head, branch: 'comment-apply' });
+
+    const github = await pullRequestApi(repository, 10, head, 'carol');
+    try {
+      github.permissions = { alice: 'write' };
+      github.checkRuns = [{ name: 'plan', status: 'completed', conclusion: 'success' }];
+      const comment = () =>
+        run('cplane comment apply', {
+          eventName: 'issue_comment',
+          event: {
+            action: 'created',
+            issue: { number: 10, pull_request: { url: 'x' } },
+            comment: { body: '/cplane apply', user: { login: 'alice' } },
+          },
+          sha: before,
+          ref: 'refs/heads/main',
+          apiUrl: github.url,
+        });
+      const refused = await comment();
+      expect(refused.result('apply')).toBe('failure');
+      expect(github.comments.map((c) => c.body)).toEqual([
+        `**cplane apply refused:** it needs 1 approval(s) of its head commit ${head.slice(0, 12)} by someone other than its author, and has 0.\n\nNothing was applied.`,
+      ]);
+
+      github.reviews = [{ user: { login: 'bob' }, state: 'APPROVED', commit_id: head }];
+      const applied = await comment();
+      expect(why(applied.jobs)).toBe('');
+      const [job] = applied.job('apply');
+      expect(job!.steps.at(-1)!.outputs).toMatchObject({ change: '1' });
+      expect(job!.summary).toMatch(/Applied: PR #10 at `[0-9a-f]{12}`, plan `sha256:[0-9a-f]{64}`, by alice, approved by bob\./);
+      expect(github.comments).toHaveLength(1);
+    } finally {
+      await github.close();
+    }
   });
 });
 

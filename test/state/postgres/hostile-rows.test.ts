@@ -50,6 +50,23 @@ it('state history shows a forged version row escaped', { timeout: 120_000 }, asy
   expect(history.stdout).toContain('\\e[2J\\e]0;pwned\\x07\\r\\nError: FAKE \\u202eetirw');
 });
 
+it(
+  'state history --json keeps a forged allowance only in the shape cplane writes: strings cut, other fields dropped',
+  { timeout: 120_000 },
+  async () => {
+    const forged = { digest: 'x'.repeat(5000), actor: 7, approvers: ['bob', 3, 'y'.repeat(500)], pullRequest: 'one', extra: 'z' };
+    await withClient(url, (client) => client.query(`UPDATE ${schema}.versions SET allowance = $1`, [JSON.stringify(forged)]));
+    const history = await cplane(['state', 'history', '--json']);
+    expect(history.code).toBe(0);
+    const { versions } = JSON.parse(history.stdout) as { versions: { allowance?: object }[] };
+    expect(versions[0]!.allowance).toEqual({ digest: 'x'.repeat(200), approvers: ['bob', 'y'.repeat(100)] });
+    await withClient(url, (client) => client.query(`UPDATE ${schema}.versions SET allowance = '[1]'`));
+    expect((JSON.parse((await cplane(['state', 'history', '--json'])).stdout) as { versions: object[] }).versions[0]).not.toHaveProperty(
+      'allowance',
+    );
+  },
+);
+
 it('a forged lock host is escaped in the "locked" error and in force-unlock', { timeout: 120_000 }, async () => {
   const holder = await open(box, url, key, { command: 'cplane apply' });
   try {
