@@ -30,7 +30,7 @@ import { collectRefactoringBlocks } from './refactoring-blocks.js';
 import { checkSchema, type UnsetVariables } from './schema-check.js';
 import { didYouMean } from './suggest.js';
 import { loadModules } from './modules.js';
-import { offsetIn, positionIn, type OpenDocuments, type SourceFile } from './source-file.js';
+import { offsetIn, type OpenDocuments, type SourceFile } from './source-file.js';
 import { boundState, checkStateUrl, statePasswords } from './state-binding.js';
 import { resolveVariables, type VariableArgument, type VariableValue } from './variables.js';
 import type { ConfigFile } from './config-file.js';
@@ -81,9 +81,6 @@ export interface LoadResult {
   /** The account the configuration is for, once its files load (even when a later stage, references, has errors). */
   account?: string;
 }
-
-const isMapping = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * A problem in a `forEach` template is found once per instance, at the same place, in words that differ only
