@@ -38,6 +38,7 @@ import { safeText } from '../../text/safe-text.js';
 import { writeWeakSecretWarnings } from '../weak-secrets.js';
 import { wantsDeployments } from '../deployments/choose.js';
 import { applyDeployments, isPlanFolder } from '../deployments/apply-all.js';
+import { jsonText } from '../../text/json-text.js';
 
 export const applyCommand: CommandModule = {
   run: (ctx) => (wantsDeployments(ctx) || isPlanFolder(ctx) ? applyDeployments(ctx, runApply) : runApply(ctx, 'apply')),
@@ -197,7 +198,7 @@ async function applyWith(
         sink.text(`No changes. The plan ${planPath} has nothing left to do (it was applied already, or the objects already match).`);
         const warnings = warningsToRepeat(fresh);
         if (warnings) sink.text(warnings);
-        if (json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: false, notices: fresh.notices })}\n`);
+        if (json) ctx.stdout.write(`${jsonText({ type: 'plan', changes: false, notices: fresh.notices })}\n`);
         return 0;
       }
       plan = {
@@ -227,7 +228,7 @@ async function applyWith(
     writeWeakSecretWarnings(ctx);
     if (json)
       ctx.stdout.write(
-        `${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length, notices: plan.notices })}\n`,
+        `${jsonText({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length, notices: plan.notices })}\n`,
       );
     else
       ctx.stdout.write(
@@ -430,7 +431,7 @@ export function clientEventHandler(env: NodeJS.ProcessEnv, forward: (event: Clie
 }
 
 export function jsonOutput(ctx: CommandContext): Output {
-  const write = (value: unknown) => ctx.stdout.write(`${JSON.stringify(value)}\n`);
+  const write = (value: unknown) => ctx.stdout.write(`${jsonText(value)}\n`);
   return {
     event: write,
     text: (message) => write({ type: 'message', message }),

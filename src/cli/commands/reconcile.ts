@@ -22,6 +22,7 @@ import { githubReporter } from '../github-flag.js';
 import { readingStatus } from '../reading-status.js';
 import { accountNameOf, placeholderProblems, planOrigin } from '../../saved-plan/index.js';
 import { clientEventHandler, finishJournal, jsonOutput, onInterrupt, plainOutput } from './apply.js';
+import { jsonText } from '../../text/json-text.js';
 
 /** What a configuration without `reconcile:` lets reconcile apply. */
 const DEFAULT_CLASSES: readonly StepClass[] = ['maintenance'];
@@ -86,7 +87,7 @@ export const reconcileCommand: CommandModule = {
         const plan: Plan = { ...made, origin: await planOrigin(ctx, workspace, accountName) };
         const misplaced = placeholderProblems(plan);
         if (misplaced.length > 0) throw new Error(`the plan puts secrets in fields that are not write-only: ${misplaced.join('; ')}`);
-        if (json) ctx.stdout.write(`${JSON.stringify(reconcileJson(plan, view))}\n`);
+        if (json) ctx.stdout.write(`${jsonText(reconcileJson(plan, view))}\n`);
         else ctx.stdout.write(renderReconcileText(plan, view, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR }));
         const blocking = blockingFindings(plan);
         if (blocking.length > 0) {
