@@ -79,6 +79,29 @@ function reasonOf(error: unknown): { reason: string; requestId?: string } {
   throw error;
 }
 
+const HUMAN_ONLY_UNSENT = 'human-only operation: a Service Account token cannot read it; no request was sent';
+
+/** The children that could not be read under some parent: unreadable, under their parent, and kept for a profile that stops. */
+function noteFailures(
+  read: AccountRead,
+  refused: (ReadFailure & { kind: ResourceKind })[],
+  kind: ResourceKind,
+  failures: readonly ReadFailure[],
+): void {
+  for (const failure of failures) {
+    const unreadable: Unreadable = {
+      kind,
+      operation: failure.operation,
+      reason: failure.reason,
+      ...(failure.requestId ? { requestId: failure.requestId } : {}),
+    };
+    const failed = (read.failedParents[kind] ??= new Map());
+    if (failure.parentId) failed.set(failure.parentId, unreadable);
+    read.unreadable.push(unreadable);
+    refused.push({ kind, ...failure });
+  }
+}
+
 export async function readAccount(client: ApiClient, options: ReadAccountOptions): Promise<AccountRead> {
   const { account, profile } = options;
   const noting = profile.onRefusal === 'note';
@@ -117,18 +140,7 @@ export async function readAccount(client: ApiClient, options: ReadAccountOptions
           expected: (parentId) => profile.expected(kind, parentId),
         });
         read.items[kind] = [...(read.items[kind] ?? []), ...items];
-        for (const failure of failures) {
-          const unreadable: Unreadable = {
-            kind,
-            operation: failure.operation,
-            reason: failure.reason,
-            ...(failure.requestId ? { requestId: failure.requestId } : {}),
-          };
-          const failed = (read.failedParents[kind] ??= new Map());
-          if (failure.parentId) failed.set(failure.parentId, unreadable);
-          read.unreadable.push(unreadable);
-          refused.push({ kind, ...failure });
-        }
+        noteFailures(read, refused, kind, failures);
       } else if (!humanOnly(client, definition.readOperation)) {
         // Listing is human-only but reading one object is not: read those cplane manages, one by one.
         const found = await Promise.all(
@@ -137,11 +149,7 @@ export async function readAccount(client: ApiClient, options: ReadAccountOptions
         read.items[kind] = found.filter((item) => item !== null);
         read.byIdOnly.add(kind);
       } else {
-        read.unreadable.push({
-          kind,
-          operation: blocked,
-          reason: 'human-only operation: a Service Account token cannot read it; no request was sent',
-        });
+        read.unreadable.push({ kind, operation: blocked, reason: HUMAN_ONLY_UNSENT });
       }
     } catch (error) {
       if (!noting) throw error;

@@ -200,7 +200,7 @@ export async function runCli(argv: string[], io: Io): Promise<number> {
     // Copies io's property descriptors, not their values, so a lazy `stdin` stays lazy.
     const ctx = Object.defineProperties(
       {
-        command: { name: command.name, ...(command.deployments ? { deployments: command.deployments.runs } : {}) },
+        command: { name: command.name, args: rest, ...(command.deployments ? { deployments: command.deployments.runs } : {}) },
         positionals: parsed.positionals,
         values: parsed.values,
         optionOrder,

@@ -29,4 +29,5 @@ export { formatConfigFolder, formatConfigText, type FormattedFile } from './form
 export { environmentNeeds, secretEnvironmentNames, type EnvironmentNeed } from './environment-needs.js';
 export { deploymentWaves, type Deployment } from './deployments.js';
 export { addressVariableOf, boundAddress, sameAddress, shownAddress, tokenVariableOf } from './token-binding.js';
+export { boundState, databaseOf, sameDatabase, type BoundState, type DatabaseAddress } from './state-binding.js';
 export { checkPathInside, pathBounds, PATH_HINT, refusalWords, type PathBounds } from './path-bounds.js';

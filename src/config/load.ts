@@ -30,7 +30,8 @@ import { collectRefactoringBlocks } from './refactoring-blocks.js';
 import { checkSchema, type UnsetVariables } from './schema-check.js';
 import { didYouMean } from './suggest.js';
 import { loadModules } from './modules.js';
-import { offsetIn, positionIn, type OpenDocuments, type SourceFile } from './source-file.js';
+import { offsetIn, type OpenDocuments, type SourceFile } from './source-file.js';
+import { boundState, checkStateUrl, statePasswords } from './state-binding.js';
 import { resolveVariables, type VariableArgument, type VariableValue } from './variables.js';
 import type { ConfigFile } from './config-file.js';
 import type { KindBlock } from './kind-block.js';
@@ -45,6 +46,8 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
   /** `--base-url`: the address CPLANE_TOKEN is bound to, instead of CPLANE_BASE_URL (config/token-binding.ts). */
   baseUrl?: string;
+  /** `--state`: the state the runner binds, before CPLANE_STATE (config/state-binding.ts). */
+  stateFlag?: string;
   /** `--account`: wins over CPLANE_ACCOUNT and the configuration. */
   account?: string;
   /** Folder that relative paths are shown from and resolved against; defaults to process.cwd(). */
@@ -78,9 +81,6 @@ export interface LoadResult {
   /** The account the configuration is for, once its files load (even when a later stage, references, has errors). */
   account?: string;
 }
-
-const isMapping = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * A problem in a `forEach` template is found once per instance, at the same place, in words that differ only
@@ -122,7 +122,7 @@ export async function loadConfig(dir: string, options: LoadOptions): Promise<Loa
   // Only a diagnostic that quotes something needs the secret values looked for; they are read only then.
   if (!read.bounds || !result.diagnostics.some((d) => d.snippet !== undefined)) return result;
   const values = await secretSourceValues(read.files, options.env ?? process.env, read.bounds, read.isSourceName);
-  return { ...result, diagnostics: withoutSecretValues(result.diagnostics, values) };
+  return { ...result, diagnostics: withoutSecretValues(result.diagnostics, [...values, ...statePasswords(read.files)]) };
 }
 
 /** The configuration's files as read, and its bounds: what the secret values in diagnostics are looked for with. */
@@ -200,8 +200,9 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
   if (allowUnset) unset = new Map([...declarations].filter(([name]) => !values.has(name)).map(([name, d]) => [name, d.config.type]));
 
   const loaded: LoadedFile[] = [];
+  const bound = boundState(env, options.stateFlag);
   for (const file of files) {
-    refuseVariablesInStateUrl(file, diagnostics);
+    checkStateUrl(file, bound, diagnostics);
     const before = diagnostics.length;
     expandFile(file, options.kinds, scope, diagnostics);
     // A reference that could not be resolved is left as text: the schema would only add that it is the wrong type.
@@ -283,29 +284,4 @@ function deploymentVariables(deployment: Deployment): VariableArgument[] {
       ...(deployment.variablesAt ? { file: deployment.variablesAt.file } : {}),
     },
   ];
-}
-
-/**
- * `state: { url }` may not use `${var.NAME}`: variable values are saved in plan files and shown by
- * `plan --json` and the MCP plan tool, so a password given that way would leak. `${env.NAME}` is read
- * again by every job and never saved (docs/state.md).
- */
-function refuseVariablesInStateUrl(file: SourceFile, sink: DiagnosticSink): void {
-  const state = (file.value as Record<string, unknown>).state;
-  const url = isMapping(state) ? state.url : undefined;
-  if (typeof url !== 'string') return;
-  const position = positionIn(file, state, 'url');
-  for (const match of url.matchAll(/(?<!\$)\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g)) {
-    const start = position ? file.text.indexOf(match[0], position.value[0]) : -1;
-    const offset = start !== -1 ? start : (position?.value[0] ?? 0);
-    sink.push(
-      diagnosticAt(file, offset, {
-        code: 'secret_var_in_state_url',
-        summary: `state.url may not use a variable (${match[0]}): variable values are saved in plan files and shown by plan --json, so a password given this way would leak`,
-        detail:
-          'Take the password from the environment instead: postgres://USER:${env.CPLANE_DB_PASSWORD}@HOST/DB, or give the whole URL in CPLANE_STATE or --state.',
-        end: offset + match[0].length,
-      }),
-    );
-  }
 }

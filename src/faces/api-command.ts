@@ -23,6 +23,7 @@ import { errorEnvelope, prepareCall, sendCall } from './operation-call.js';
 import { queryParamNames } from './request-check.js';
 import { safeFaceText } from './safe-text.js';
 import { suggestedCommand } from '../text/escape-for.js';
+import { jsonText } from '../text/json-text.js';
 
 /** Writes through the one redaction gate. */
 type Print = (text: string) => void;
@@ -101,7 +102,7 @@ function listJson(token: string | undefined): string {
     summary: r.summary,
     ...(token !== undefined ? { callable: !serviceAccount || r.spec.identity === 'SA' } : {}),
   }));
-  return `${JSON.stringify(rows, null, 2)}\n`;
+  return `${jsonText(rows, 2)}\n`;
 }
 
 // ------------------------------------------------------------------ help
@@ -183,11 +184,11 @@ async function callOperation(ctx: CommandContext, facts: OperationFacts, secrets
   const client = connect(ctx, { settings, ...(account ? { account } : {}), onEvent: (event) => reportRetry(event, err) });
   try {
     const data = await sendCall(client, call);
-    out(`${JSON.stringify(data ?? null, null, 2)}\n`);
+    out(`${jsonText(data ?? null, 2)}\n`);
     return 0;
   } catch (error) {
     if (error instanceof ApiError) {
-      err(`${JSON.stringify(errorEnvelope(error), null, 2)}\n`);
+      err(`${jsonText(errorEnvelope(error), 2)}\n`);
       return 1;
     }
     if (error instanceof NetworkError) throw new AbortError(error.message);

@@ -7,6 +7,7 @@
 import type { AccessFlag, AccessFlagCode, AccessReader, AccessReport } from '../plan-model/index.js';
 import { tableCell } from '../text/escape-for.js';
 import { escapeControl } from '../text/safe-text.js';
+import { jsonText } from '../text/json-text.js';
 
 export type AccessReportFormat = 'text' | 'json' | 'csv' | 'markdown';
 export const accessReportFormats: readonly AccessReportFormat[] = ['text', 'json', 'csv', 'markdown'];
@@ -109,7 +110,7 @@ export function renderAccessReportText(report: AccessReport): string {
 
 /** JSON with a stable shape (schema/access-report.schema.json). */
 export function renderAccessReportJson(report: AccessReport): string {
-  return `${JSON.stringify({ formatVersion: 1, ...report }, null, 2)}\n`;
+  return `${jsonText({ formatVersion: 1, ...report }, 2)}\n`;
 }
 
 /**

@@ -13,6 +13,7 @@ import { accountLabel, changeLines } from './describe.js';
 import { diffSymbol, unreadableMarkdown } from './markdown.js';
 import { noticeLines, noticesMarkdown } from './notices.js';
 import { driftLines, unreadableLines } from './text.js';
+import { jsonText } from '../text/json-text.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -82,5 +83,5 @@ export function renderDriftJson(plan: Plan): string {
     notVerifiable: [],
     ...legacyNoticeFields(plan.notices),
   };
-  return `${JSON.stringify(report, null, 2)}\n`;
+  return `${jsonText(report, 2)}\n`;
 }

@@ -1,6 +1,7 @@
 /** The plan as JSON: exactly the Plan (schema/plan.schema.json), for machines. */
 import type { Plan } from '../plan-model/index.js';
+import { jsonText } from '../text/json-text.js';
 
 export function renderPlanJson(plan: Plan): string {
-  return `${JSON.stringify(plan, null, 2)}\n`;
+  return `${jsonText(plan, 2)}\n`;
 }

@@ -7,6 +7,7 @@
  */
 import { statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { boundState, databaseOf, sameDatabase } from '../config/index.js';
 import { loadConfiguration } from '../providers/index.js';
 import type { CommandContext } from '../session/command-context.js';
 import { AbortError } from '../errors.js';
@@ -119,6 +120,17 @@ async function configuredStateUrl(
   return loaded?.desired?.stateUrl;
 }
 
+/** Without CPLANE_STATE or --state, the plan's database must be the one PGHOST binds: PGPASSWORD goes nowhere else. */
+function refuseUnboundDatabase(ctx: CommandContext, url: string, planPath: string): void {
+  const bound = boundState(ctx.env, undefined);
+  const named = databaseOf(url);
+  if (named && bound.database && sameDatabase(named, bound.database)) return;
+  throw new AbortError(
+    `The saved plan ${planPath} was made against the state ${url}, and this job binds no state there (${bound.from}).`,
+    'Give the database with its password in CPLANE_STATE or --state, or set PGHOST (and PGPORT, PGPASSWORD) to it (docs/state.md).',
+  );
+}
+
 /**
  * Where the state of a saved plan is: the plan's (authenticated) location. Its password is never in the plan:
  * a --state or CPLANE_STATE of the applying job that names the same database gives it, or else the
@@ -131,6 +143,7 @@ async function savedStateLocation(ctx: CommandContext, plan: SavedPlan, planPath
   const recorded = plan.origin.state;
   if ('url' in recorded) {
     if (given === undefined) {
+      refuseUnboundDatabase(ctx, recorded.url, planPath);
       const configured = await configuredStateUrl(ctx, configDir, plan.origin.variables);
       return configured !== undefined && urlWithoutPasswords(configured) === recorded.url ? configured : recorded.url;
     }

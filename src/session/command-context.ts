@@ -12,7 +12,7 @@ export interface CommandContext {
    * The command as the CLI named it (`['state', 'list']`) and how it runs for deployments (`each` takes --all and
    * --deployment, `one` only --deployment: cli/command.ts), for hints that suggest running it again with those flags.
    */
-  command?: { name: string[]; deployments?: 'each' | 'one' };
+  command?: { name: string[]; deployments?: 'each' | 'one'; /** The words after the name, as typed. */ args?: string[] };
   /** Positional arguments after the command name (and sub-command name, if any). */
   positionals: string[];
   /** Parsed flags, as node:util parseArgs returns them. */

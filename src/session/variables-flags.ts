@@ -35,6 +35,7 @@ export function variablesLoadOptions(ctx: CommandContext): Omit<LoadOptions, 'ki
     env: ctx.env,
     cwd: ctx.cwd,
     ...(baseUrl ? { baseUrl } : {}),
+    ...(typeof ctx.values.state === 'string' && ctx.values.state !== '' ? { stateFlag: ctx.values.state } : {}),
     ...(ctx.deployment ? { deployment: ctx.deployment.name } : {}),
   };
 }

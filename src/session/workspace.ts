@@ -126,9 +126,14 @@ export function refuseUnchosenDeployments(
 ): void {
   if (!deployments || ctx.deployment) return;
   const names = deployments.map((d) => d.name);
-  const own = ctx.afterTerminator ? ctx.positionals.slice(0, ctx.positionals.length - ctx.afterTerminator.length) : ctx.positionals;
+  if (names.length === 0) {
+    throw new AbortError(
+      `The configuration in ${dir} has \`deployments:\` with no deployment in it.`,
+      'Declare one under it (dev: { account: ID }), or remove `deployments:` to run for --account or CPLANE_ACCOUNT (docs/deployments.md).',
+    );
+  }
   const again = (...flags: string[]) =>
-    `\`${ctx.command ? suggestedCommand([...ctx.command.name, ...own, ...flags]) : `${fallback} ${flags.join(' ')}`}\``;
+    `\`${ctx.command ? suggestedCommand([...ctx.command.name, ...wordsWith(ctx, flags)]) : `${fallback} ${flags.join(' ')}`}\``;
   const one = again('--deployment', names[0]!);
   throw new AbortError(
     `The configuration in ${dir} has deployments (${names.join(', ')}): each names its own account, so one is not chosen by --account or CPLANE_ACCOUNT.`,
@@ -136,6 +141,17 @@ export function refuseUnchosenDeployments(
       ? `Run it for one of them: ${one} (docs/deployments.md).`
       : `Run ${again('--all')} for all of them, or ${one} for one (docs/deployments.md).`,
   );
+}
+
+/** The command's words as typed, with `flags` added before a `--` (what follows it is another program's), so the hint runs as printed. */
+function wordsWith(ctx: CommandContext, flags: string[]): string[] {
+  const typed = ctx.command?.args;
+  if (!typed) {
+    const own = ctx.afterTerminator ? ctx.positionals.slice(0, ctx.positionals.length - ctx.afterTerminator.length) : ctx.positionals;
+    return [...own, ...flags];
+  }
+  const end = typed.indexOf('--');
+  return end === -1 ? [...typed, ...flags] : [...typed.slice(0, end), ...flags, ...typed.slice(end)];
 }
 
 /** Where the state of a command that only uses the state is; `dir` is its [dir] positional. */

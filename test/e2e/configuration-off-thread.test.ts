@@ -13,7 +13,6 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfiguration } from '../../src/providers/index.js';
 import type * as OffThread from '../../src/session/configuration-off-thread.js';
-import type * as SafeText from '../../src/text/safe-text.js';
 import { builtCli, builtModule } from '../helpers/built-cli.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'cplane-off-thread-'));
@@ -59,15 +58,14 @@ describe('the built loader', () => {
     expect(answered).toEqual(await loadConfiguration(dir, { env: {}, cwd: dir }));
   });
 
-  it("registers the state URL's password for redaction in this thread, as loading here does", async () => {
+  it("refuses a state URL's committed password on its worker, and its diagnostic does not show it", async () => {
     const password = 'off-thread-state-pw-7c1d9e';
     const dir = folder('state-url', `version: 1\nstate: { url: "postgres://cplane:${password}@db.example:5432/cplane" }\n`);
-    const { loadedIn, desired } = await (await built()).loadConfigurationOffThread(dir, { env: {}, cwd: dir });
+    const { loadedIn, desired, diagnostics } = await (await built()).loadConfigurationOffThread(dir, { env: {}, cwd: dir });
     expect(loadedIn).toBe('worker');
-    expect(desired?.stateUrl).toContain(password);
-    // The built modules' own redactor, the one the built CLI prints through.
-    const { safeText } = (await import(pathToFileURL(builtModule('text/safe-text.js')).href)) as typeof SafeText;
-    expect(safeText(`connecting to ${desired!.stateUrl!}`)).not.toContain(password);
+    expect(desired).toBeUndefined();
+    expect(diagnostics.map((d) => d.code)).toEqual(['state_url_password']);
+    expect(JSON.stringify(diagnostics)).not.toContain(password);
   });
 });
 

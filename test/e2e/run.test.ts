@@ -170,13 +170,10 @@ describe('cplane run', () => {
     });
   });
 
-  it("withholds the secret sources of the configuration's modules and of its state URL too, and --pass-env CPLANE_TOKEN passes the token", async () => {
+  it("withholds the secret sources of the configuration's modules too, and --pass-env CPLANE_TOKEN passes the token", async () => {
     const app = join(w.temp, 'app');
     mkdirSync(join(app, 'team'), { recursive: true });
-    writeFileSync(
-      join(app, 'main.yaml'),
-      'version: 1\nstate: { url: "postgres://cplane:${env.PG_PASSWORD}@127.0.0.1:1/cplane" }\nmodules:\n  team: { source: ./team }\n',
-    );
+    writeFileSync(join(app, 'main.yaml'), 'version: 1\nmodules:\n  team: { source: ./team }\n');
     writeFileSync(
       join(app, 'team', 'main.yaml'),
       'version: 1\nprojects:\n  team:\n    records:\n      key: { value: { env: MODULE_SECRET } }\n',
@@ -189,12 +186,11 @@ describe('cplane run', () => {
         'CPLANE_TOKEN',
         app,
         '--',
-        ...envChild('MODULE_SECRET', 'PG_PASSWORD', 'CPLANE_TOKEN'),
+        ...envChild('MODULE_SECRET', 'CPLANE_TOKEN'),
       ],
       {
         CPLANE_ACCOUNT: acme,
         MODULE_SECRET: 'module secret value',
-        PG_PASSWORD: 'pg password value',
       },
     );
     expect(run.stderr).toBe('');
@@ -202,7 +198,6 @@ describe('cplane run', () => {
       cplane: ['CPLANE_TOKEN'],
       password: false,
       MODULE_SECRET: 'unset',
-      PG_PASSWORD: 'unset',
       CPLANE_TOKEN: sha256(fixtures.tokens.serviceAccount),
     });
   });

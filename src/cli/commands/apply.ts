@@ -42,6 +42,7 @@ import { safeText } from '../../text/safe-text.js';
 import { writeWeakSecretWarnings } from '../weak-secrets.js';
 import { wantsDeployments } from '../deployments/choose.js';
 import { applyDeployments, isPlanFolder } from '../deployments/apply-all.js';
+import { jsonText } from '../../text/json-text.js';
 
 export const applyCommand: CommandModule = {
   async run(ctx) {
@@ -279,7 +280,7 @@ function reviewedPlan(
     io.sink.text(`No changes. The plan ${planPath} has nothing left to do (it was applied already, or the objects already match).`);
     const warnings = warningsToRepeat(fresh);
     if (warnings) io.sink.text(warnings);
-    if (settings.json) ctx.stdout.write(`${JSON.stringify({ type: 'plan', changes: false, notices: fresh.notices })}\n`);
+    if (settings.json) ctx.stdout.write(`${jsonText({ type: 'plan', changes: false, notices: fresh.notices })}\n`);
     return undefined;
   }
   const changedFiles = saved.prepared.changedFiles;
@@ -315,7 +316,7 @@ function showPlan(ctx: CommandContext, verb: Verb, settings: ApplySettings, plan
   writeWeakSecretWarnings(ctx);
   if (json)
     ctx.stdout.write(
-      `${JSON.stringify({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length, notices: plan.notices })}\n`,
+      `${jsonText({ type: 'plan', changes: hasChanges(plan), summary: plan.summary, steps: plan.steps.length, notices: plan.notices })}\n`,
     );
   else
     ctx.stdout.write(
@@ -557,7 +558,7 @@ export function clientEventHandler(env: NodeJS.ProcessEnv, forward: (event: Clie
 }
 
 export function jsonOutput(ctx: CommandContext): Output {
-  const write = (value: unknown) => ctx.stdout.write(`${JSON.stringify(value)}\n`);
+  const write = (value: unknown) => ctx.stdout.write(`${jsonText(value)}\n`);
   return {
     event: write,
     text: (message) => write({ type: 'message', message }),

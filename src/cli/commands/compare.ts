@@ -16,6 +16,7 @@ import { formatDiagnostic, type Deployment } from '../../config/index.js';
 import { safeText } from '../../text/safe-text.js';
 import { chooseDeployments, deploymentContext } from '../deployments/choose.js';
 import { exitCodes } from '../exit-codes.js';
+import { jsonText } from '../../text/json-text.js';
 
 export const compareCommand: CommandModule = {
   async run(ctx) {
@@ -33,7 +34,7 @@ export const compareCommand: CommandModule = {
     const differences = compareAccounts(x!, y!);
     if (ctx.values.json === true) {
       ctx.stdout.write(
-        `${JSON.stringify({ a: { deployment: a, account: first.account }, b: { deployment: b, account: second.account }, differences }, null, 2)}\n`,
+        `${jsonText({ a: { deployment: a, account: first.account }, b: { deployment: b, account: second.account }, differences }, 2)}\n`,
       );
     } else {
       ctx.stdout.write(renderText(first, second, differences, ctx.values.unmanaged === true));

@@ -12,6 +12,7 @@ import type { CommandContext, CommandModule } from '../../session/command-contex
 import { AbortError } from '../../errors.js';
 import { safeText } from '../../text/safe-text.js';
 import { chooseDeployments } from '../deployments/choose.js';
+import { jsonText } from '../../text/json-text.js';
 
 /** One deployment as the matrix lists it: what a job needs to name and run it. */
 interface MatrixEntry {
@@ -51,10 +52,10 @@ export const deploymentsCommand: CommandModule = {
       })),
     );
     const shown = wave === undefined ? entries : entries.filter((e) => e.wave === wave);
-    const matrix = JSON.stringify({ include: shown.map(({ after: _after, ...entry }) => entry) });
+    const matrix = jsonText({ include: shown.map(({ after: _after, ...entry }) => entry) });
 
     if (values.matrix) ctx.stdout.write(`${matrix}\n`);
-    else if (values.json) ctx.stdout.write(`${JSON.stringify({ waves: waves.length, deployments: shown }, null, 2)}\n`);
+    else if (values.json) ctx.stdout.write(`${jsonText({ waves: waves.length, deployments: shown }, 2)}\n`);
     else ctx.stdout.write(table(shown, waves.length, wave));
     if (values.github === true) writeStepOutputs(ctx.env, { matrix, count: String(shown.length), waves: String(waves.length) });
     return 0;

@@ -14,6 +14,7 @@ import {
   servedFixtures,
   startEmulator,
 } from '../../emulator/index.js';
+import { jsonText } from '../../text/json-text.js';
 
 function integerFlag(values: Record<string, unknown>, name: string, min: number, max: number): number | undefined {
   const raw = values[name];
@@ -67,7 +68,7 @@ export const emulatorCommand: CommandModule = {
   async run(ctx) {
     const accounts = integerFlag(ctx.values, 'accounts', 0, 1000);
     if (ctx.values['print-fixtures']) {
-      ctx.stdout.write(`${JSON.stringify(printableFixtures(accounts), null, 2)}\n`);
+      ctx.stdout.write(`${jsonText(printableFixtures(accounts), 2)}\n`);
       return 0;
     }
     const port = integerFlag(ctx.values, 'port', 0, 65535) ?? 4010;

@@ -19,6 +19,7 @@ import { safeLines, safeName } from '../../text/safe-text.js';
 import { exitCodes } from '../exit-codes.js';
 import { STARTER_CONFIGURATION, STARTER_FILE } from '../starter-configuration.js';
 import { addSchemaLines } from '../schema-line.js';
+import { jsonText } from '../../text/json-text.js';
 
 type Checked<T> = { ok: true; value: T } | { ok: false; error: string; hint?: string };
 
@@ -96,7 +97,7 @@ export const initCommand: CommandModule = {
         diagnostics: found.diagnostics,
         schemaLineAdded: schemaLines,
       };
-      ctx.stdout.write(`${safeLines(JSON.stringify(report, null, 2))}\n`);
+      ctx.stdout.write(`${safeLines(jsonText(report, 2))}\n`);
       return ready ? exitCodes.ok : exitCodes.error;
     }
     const failed = (check: { error: string; hint?: string }) => `${check.error}${check.hint ? `\n             ${check.hint}` : ''}`;

@@ -12,6 +12,7 @@ import { relativeTime } from '../../planner/index.js';
 import { isKind, kindOrder, definitionOf } from '../../providers/index.js';
 import type { ResourceState, StateStore } from '../../state/index.js';
 import { openStateFor } from '../../session/workspace.js';
+import { jsonText } from '../../text/json-text.js';
 
 /** The kinds whose one-time secret the state keeps (`relations.revealable`): what NAME may name. */
 const revealable = (kind: string | undefined) =>
@@ -90,7 +91,7 @@ export const outputCommand: CommandModule = {
         ([address, token]) => [address, describeToken(store, address, token, reveal), Boolean(token.sealed?.plaintext)] as const,
       );
       if (ctx.values.json === true) {
-        ctx.stdout.write(`${JSON.stringify(Object.fromEntries(outputs.map(([address, out]) => [address, out])), null, 2)}\n`);
+        ctx.stdout.write(`${jsonText(Object.fromEntries(outputs.map(([address, out]) => [address, out])), 2)}\n`);
       } else if (name && reveal) {
         const value = outputs[0]![1].value;
         if (value === null)

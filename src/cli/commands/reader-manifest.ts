@@ -19,6 +19,7 @@ import { connectionSettings } from '../../session/connection.js';
 import { AbortError } from '../../errors.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { chooseDeployments, deploymentContext, wantsDeployments } from '../deployments/choose.js';
+import { jsonText } from '../../text/json-text.js';
 
 const usage = 'reader-manifest SERVICE_ACCOUNT [dir] [--all | --deployment NAME ...] [--out FILE]';
 /** The deployment name of a configuration without `deployments:`. */
@@ -109,7 +110,7 @@ export const readerManifestCommand: CommandModule = {
         await workspace.close();
       }
     }
-    const text = `${JSON.stringify(manifest, null, 2)}\n`;
+    const text = `${jsonText(manifest, 2)}\n`;
     const out = typeof ctx.values.out === 'string' ? resolve(ctx.cwd, ctx.values.out) : undefined;
     if (out) {
       // `--out deploy/reader.json` into a folder not made yet: made, as the application's tree expects it there.

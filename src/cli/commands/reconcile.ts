@@ -12,7 +12,7 @@ import { makePlan } from '../../planner/index.js';
 import { blockingFindings, findingLine, type Plan, type StepClass } from '../../plan-model/index.js';
 import { reconcileJson, renderReconcileMarkdown, renderReconcileText, type ReconcileView } from '../../render/index.js';
 import { summaryLines } from '../../ui/summary-text.js';
-import type { CommandModule } from '../../session/command-context.js';
+import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../errors.js';
 import { givenToken, parseParallelism, tokenVariable } from '../../session/connection.js';
 import { openWorkspace } from '../../session/workspace.js';
@@ -21,7 +21,8 @@ import { exitCodes } from '../exit-codes.js';
 import { githubReporter } from '../github-flag.js';
 import { readingStatus } from '../reading-status.js';
 import { accountNameOf, placeholderProblems, planOrigin } from '../../saved-plan/index.js';
-import { clientEventHandler, finishJournal, jsonOutput, onInterrupt, plainOutput } from './apply.js';
+import { clientEventHandler, finishJournal, jsonOutput, onInterrupt, plainOutput, type Output } from './apply.js';
+import { jsonText } from '../../text/json-text.js';
 
 /** What a configuration without `reconcile:` lets reconcile apply. */
 const DEFAULT_CLASSES: readonly StepClass[] = ['maintenance'];
@@ -33,13 +34,7 @@ export const reconcileCommand: CommandModule = {
     const parallelism = parseParallelism(ctx.values.parallelism);
     if (ctx.positionals.length > 1)
       throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Usage: cplane reconcile [dir] [options]');
-    // Every write is a human-only operation: say so before any request (a dry run only reads).
-    if (!dryRun && identityOf(givenToken(ctx)) === 'service_account') {
-      throw new AbortError(
-        `cplane reconcile needs a personal access token (sk-svc-pat-): ${tokenVariable(ctx)} is a Service Account token (sk-svc-sa-), which cannot write; no request was sent.`,
-        'Run it with a personal access token, or with --dry-run to see what it would do.',
-      );
-    }
+    if (!dryRun) refuseServiceAccountToken(ctx);
     const github = githubReporter(ctx);
     const sink = json ? jsonOutput(ctx) : plainOutput(ctx, 'apply');
     const onEvent = (event: ApplyEvent) => sink.event(event);
@@ -86,37 +81,11 @@ export const reconcileCommand: CommandModule = {
         const plan: Plan = { ...made, origin: await planOrigin(ctx, workspace, accountName) };
         const misplaced = placeholderProblems(plan);
         if (misplaced.length > 0) throw new Error(`the plan puts secrets in fields that are not write-only: ${misplaced.join('; ')}`);
-        if (json) ctx.stdout.write(`${JSON.stringify(reconcileJson(plan, view))}\n`);
+        if (json) ctx.stdout.write(`${jsonText(reconcileJson(plan, view))}\n`);
         else ctx.stdout.write(renderReconcileText(plan, view, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR }));
-        const blocking = blockingFindings(plan);
-        if (blocking.length > 0) {
-          throw new AbortError(
-            `cplane reconcile refused by policy: ${blocking.length} mandatory finding${blocking.length === 1 ? '' : 's'}; nothing was changed:\n${blocking.map((f) => `  - ${findingLine(f)}`).join('\n')}`,
-            'Change the configuration so the plan satisfies the policies (docs/policies.md), then run reconcile again.',
-          );
-        }
-        let result: ApplyResult | undefined;
-        if (!dryRun && plan.steps.length > 0) {
-          const controller = new AbortController();
-          const stopInterrupts = onInterrupt(() => {
-            controller.abort();
-            sink.event({ type: 'interrupted' });
-          });
-          try {
-            result = await applyPlan({
-              plan,
-              state,
-              client,
-              parallelism,
-              signal: controller.signal,
-              onEvent,
-              keyRing: stateKeyRing(state, (source) => resolveSecret(source, ctx.env), client),
-            });
-          } finally {
-            stopInterrupts();
-          }
-          await sink.finish(result);
-        }
+        refuseByPolicy(plan);
+        const result =
+          !dryRun && plan.steps.length > 0 ? await applyReconciled(ctx, { plan, state, client, parallelism, onEvent, sink }) : undefined;
         const markdown = renderReconcileMarkdown(plan, view);
         github?.reconcile(plan, markdown, { dir: workspace.dir, workspace: workspace.workspace });
         if (result)
@@ -125,10 +94,7 @@ export const reconcileCommand: CommandModule = {
               .map((l) => `- ${markdownText(l.text.trim())}`)
               .join('\n')}\n`,
           );
-        if (result?.interrupted) return exitCodes.interrupted;
-        if (result && result.failed.length > 0) return exitCodes.error;
-        if ((plan.withheld?.length ?? 0) > 0) return exitCodes.changes;
-        return plan.unreadable.length > 0 ? exitCodes.incomplete : exitCodes.ok;
+        return exitCodeOf(plan, result);
       } finally {
         await workspace.close();
       }
@@ -138,3 +104,66 @@ export const reconcileCommand: CommandModule = {
     }
   },
 };
+
+/** Every write is a human-only operation: say so before any request (a dry run only reads). */
+function refuseServiceAccountToken(ctx: CommandContext): void {
+  if (identityOf(givenToken(ctx)) !== 'service_account') return;
+  throw new AbortError(
+    `cplane reconcile needs a personal access token (sk-svc-pat-): ${tokenVariable(ctx)} is a Service Account token (sk-svc-sa-), which cannot write; no request was sent.`,
+    'Run it with a personal access token, or with --dry-run to see what it would do.',
+  );
+}
+
+/** A mandatory policy finding stops reconcile before any write. */
+function refuseByPolicy(plan: Plan): void {
+  const blocking = blockingFindings(plan);
+  if (blocking.length === 0) return;
+  throw new AbortError(
+    `cplane reconcile refused by policy: ${blocking.length} mandatory finding${blocking.length === 1 ? '' : 's'}; nothing was changed:\n${blocking.map((f) => `  - ${findingLine(f)}`).join('\n')}`,
+    'Change the configuration so the plan satisfies the policies (docs/policies.md), then run reconcile again.',
+  );
+}
+
+/** Applies what reconcile may apply, stopping on SIGINT/SIGTERM as apply does. */
+async function applyReconciled(
+  ctx: CommandContext,
+  run: {
+    plan: Plan;
+    state: Parameters<typeof applyPlan>[0]['state'];
+    client: Parameters<typeof applyPlan>[0]['client'];
+    parallelism: number;
+    onEvent: (event: ApplyEvent) => void;
+    sink: Output;
+  },
+): Promise<ApplyResult> {
+  const { plan, state, client, parallelism, onEvent, sink } = run;
+  const controller = new AbortController();
+  const stopInterrupts = onInterrupt(() => {
+    controller.abort();
+    sink.event({ type: 'interrupted' });
+  });
+  let result: ApplyResult;
+  try {
+    result = await applyPlan({
+      plan,
+      state,
+      client,
+      parallelism,
+      signal: controller.signal,
+      onEvent,
+      keyRing: stateKeyRing(state, (source) => resolveSecret(source, ctx.env), client),
+    });
+  } finally {
+    stopInterrupts();
+  }
+  await sink.finish(result);
+  return result;
+}
+
+/** The exit code: interrupted, a failed write, a withheld change, an unread item, else ok. */
+function exitCodeOf(plan: Plan, result: ApplyResult | undefined): number {
+  if (result?.interrupted) return exitCodes.interrupted;
+  if (result && result.failed.length > 0) return exitCodes.error;
+  if ((plan.withheld?.length ?? 0) > 0) return exitCodes.changes;
+  return plan.unreadable.length > 0 ? exitCodes.incomplete : exitCodes.ok;
+}

@@ -7,6 +7,7 @@ import { AbortError } from '../../errors.js';
 import { openStateFor } from '../../session/workspace.js';
 import { safeText } from '../../text/safe-text.js';
 import { takePositionals } from './state.js';
+import { jsonText } from '../../text/json-text.js';
 
 export const statePlansCommand: CommandModule = {
   async run(ctx) {
@@ -27,7 +28,7 @@ export const statePlansCommand: CommandModule = {
         return 0;
       }
       const plans = await registry.list();
-      if (ctx.values.json === true) ctx.stdout.write(`${JSON.stringify({ plans }, null, 2)}\n`);
+      if (ctx.values.json === true) ctx.stdout.write(`${jsonText({ plans }, 2)}\n`);
       else if (plans.length === 0) ctx.stdout.write('No open plans are registered.\n');
       else
         for (const p of plans)

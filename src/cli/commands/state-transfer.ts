@@ -23,6 +23,7 @@ import { locateStateOnly } from '../../session/workspace.js';
 import { takePositionals } from './state.js';
 import { safeName, safeText } from '../../text/safe-text.js';
 import { shellArgument } from '../../text/escape-for.js';
+import { jsonText } from '../../text/json-text.js';
 
 const historyUsage = 'state history [dir] [--account ID] [--state URL] [--workspace NAME] [--limit N] [--json]';
 
@@ -35,7 +36,7 @@ export const stateHistoryCommand: CommandModule = {
       throw new AbortError(`--limit must be a whole number of at least 1 (got ${JSON.stringify(limitText)}).`, 'For example --limit 20.');
     const { location, versions } = await stateHistory(await locateStateOnly(ctx, dir), limit);
     if (ctx.values.json === true) {
-      ctx.stdout.write(`${JSON.stringify({ location, versions }, null, 2)}\n`);
+      ctx.stdout.write(`${jsonText({ location, versions }, 2)}\n`);
       return 0;
     }
     if (versions.length === 0) {

@@ -10,6 +10,7 @@ import { loadConfiguration } from '../../providers/index.js';
 import { variablesLoadOptions } from '../../session/variables-flags.js';
 import { githubReporter } from '../github-flag.js';
 import { codeSpan, markdownText } from '../../text/escape-for.js';
+import { jsonText } from '../../text/json-text.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const policyNote = (n: number) => (n === 0 ? '' : ` and ${n} ${n === 1 ? 'policy' : 'policies'}`);
@@ -57,7 +58,7 @@ export const validateCommand: CommandModule = {
         unsetVariables,
         diagnostics,
       };
-      ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      ctx.stdout.write(`${jsonText(report, 2)}\n`);
     } else if (format === 'github' || github) {
       if (!github) for (const d of diagnostics) ctx.stdout.write(`${formatGithub(d)}\n`);
       (desired ? ctx.stdout : ctx.stderr).write(`${summary}\n`);

@@ -6,6 +6,7 @@
  */
 import type { CommandModule } from '../../session/command-context.js';
 import { openStateFor } from '../../session/workspace.js';
+import { jsonText } from '../../text/json-text.js';
 
 export const writerKeyCommand: CommandModule = {
   async run(ctx) {
@@ -13,7 +14,7 @@ export const writerKeyCommand: CommandModule = {
     try {
       const { publicKey, keyId } = await store.crypto.writerKey();
       if (ctx.values.json) {
-        ctx.stdout.write(`${JSON.stringify({ publicKey, keyId, account: store.data.account })}\n`);
+        ctx.stdout.write(`${jsonText({ publicKey, keyId, account: store.data.account })}\n`);
         return 0;
       }
       // The key alone on stdout, so it can be captured: `CPLANE_WRITER_KEY=$(cplane writer-key)`.

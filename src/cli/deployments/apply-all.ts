@@ -20,6 +20,7 @@ import { writeWeakSecretWarnings } from '../weak-secrets.js';
 import { exitCodes } from '../exit-codes.js';
 import { planFileName } from './plan-all.js';
 import { safeText } from '../../text/safe-text.js';
+import { jsonText } from '../../text/json-text.js';
 
 type RunApply = (ctx: CommandContext, verb: 'apply') => Promise<number>;
 
@@ -64,7 +65,7 @@ export async function applyDeployments(ctx: CommandContext, runApply: RunApply):
   const waves = deploymentWaves(chosen);
   const limiter = sharedLimiter(ctx, Math.max(...waves.map((w) => w.length)));
   const say = (line: string) =>
-    json ? ctx.stdout.write(`${JSON.stringify({ type: 'deployments', message: line })}\n`) : ctx.stdout.write(`${line}\n`);
+    json ? ctx.stdout.write(`${jsonText({ type: 'deployments', message: line })}\n`) : ctx.stdout.write(`${line}\n`);
   const applied: string[] = [];
   for (const [index, wave] of waves.entries()) {
     say(
@@ -88,8 +89,7 @@ export async function applyDeployments(ctx: CommandContext, runApply: RunApply):
         .flat()
         .map((d) => d.name);
       const failures = failed.map((f) => `${f.deployment}${f.error ? ` (${f.error})` : ''}`).join('; ');
-      if (json)
-        ctx.stdout.write(`${JSON.stringify({ type: 'deployments', applied, failed: failed.map((f) => f.deployment), notStarted })}\n`);
+      if (json) ctx.stdout.write(`${jsonText({ type: 'deployments', applied, failed: failed.map((f) => f.deployment), notStarted })}\n`);
       else
         ctx.stdout.write(
           `\nDeployments: applied ${applied.length > 0 ? applied.join(', ') : 'none'}; failed ${failures}; not started ${notStarted.length > 0 ? `${notStarted.join(', ')} (they wait for a failed wave)` : 'none'}.\n`,
@@ -98,7 +98,7 @@ export async function applyDeployments(ctx: CommandContext, runApply: RunApply):
     }
   }
   writeWeakSecretWarnings(ctx);
-  if (json) ctx.stdout.write(`${JSON.stringify({ type: 'deployments', applied, failed: [], notStarted: [] })}\n`);
+  if (json) ctx.stdout.write(`${jsonText({ type: 'deployments', applied, failed: [], notStarted: [] })}\n`);
   else ctx.stdout.write(`\nDeployments: all ${applied.length} applied (${applied.join(', ')}).\n`);
   return exitCodes.ok;
 }
@@ -134,10 +134,10 @@ async function applyOne(
       for (const line of stdout.split('\n').filter(Boolean)) {
         const parsed = parseJson(line);
         ctx.stdout.write(
-          `${JSON.stringify(parsed && typeof parsed === 'object' ? { deployment: deployment.name, ...parsed } : { deployment: deployment.name, text: line })}\n`,
+          `${jsonText(parsed && typeof parsed === 'object' ? { deployment: deployment.name, ...parsed } : { deployment: deployment.name, text: line })}\n`,
         );
       }
-      if (stderr.trim()) ctx.stdout.write(`${JSON.stringify({ deployment: deployment.name, type: 'error', message: stderr.trim() })}\n`);
+      if (stderr.trim()) ctx.stdout.write(`${jsonText({ deployment: deployment.name, type: 'error', message: stderr.trim() })}\n`);
     } else {
       ctx.stdout.write(`\n=== deployment ${deployment.name} (account ${safeText(deployment.account)}) ===\n\n${stdout}${stderr}`);
     }

@@ -25,6 +25,7 @@ import type { Command } from '../command.js';
 import { chooseDeployments, deploymentContext, runCaught, sharedLimiter } from './choose.js';
 import { combinedExitCode, exitCodes } from '../exit-codes.js';
 import { planFileName } from './plan-all.js';
+import { jsonText } from '../../text/json-text.js';
 
 /** What one deployment's run left. */
 export interface Ran {
@@ -135,7 +136,7 @@ export function writeCombined(ctx: CommandContext, format: Format, ran: readonly
       ...parsedOutput(r.stdout),
       ...(r.error ? { error: r.error } : {}),
     }));
-    ctx.stdout.write(`${JSON.stringify({ deployments }, null, 2)}\n`);
+    ctx.stdout.write(`${jsonText({ deployments }, 2)}\n`);
     passStderr(ctx, ran);
   } else if (format === 'csv') {
     ctx.stdout.write(combinedCsv(ran));

@@ -11,6 +11,7 @@ import { codeBlock } from '../../text/escape-for.js';
 import { safeText } from '../../text/safe-text.js';
 import { combinedExitCode, exitCodes } from '../exit-codes.js';
 import { COMMENT_LIMIT, reportDeploymentsToGithub } from './github.js';
+import { jsonText } from '../../text/json-text.js';
 
 /** One deployment of the run: its plan, or why there is none, and what its own run printed. */
 export interface PlannedDeployment {
@@ -58,7 +59,7 @@ export function showPlannedDeployments(ctx: CommandContext, planned: readonly Pl
       summary: rows[i],
       ...(p.plan ? { plan: p.plan } : { error: `${p.stderr}${p.stdout}`.trim() }),
     }));
-    ctx.stdout.write(`${JSON.stringify({ deployments: document }, null, 2)}\n`);
+    ctx.stdout.write(`${jsonText({ deployments: document }, 2)}\n`);
   } else if (values.markdown) {
     ctx.stdout.write(renderDeploymentsMarkdown(rows, sections, { title, limit: COMMENT_LIMIT }).markdown);
   } else {

@@ -24,6 +24,8 @@ export interface NoticeInput {
   emptyRecords: readonly string[];
   spendWarnings: readonly SpendWarning[];
   env: NodeJS.ProcessEnv;
+  /** Problems a Service Account token cannot check, left to the apply's person token (run-checks.ts). */
+  checkedAtApply: readonly { address?: string; range?: SourceRange }[];
 }
 
 /** One thing a check found: where, and the facts its line is made from (`data` of the notice). */
@@ -153,6 +155,16 @@ export const noticeChecks: readonly NoticeCheck[] = [
     dataKeys: {},
     find: ({ emptyRecords }) => emptyRecords.map((address) => ({ address, data: {} })),
     message: ({ address }) => `${address}: no value`,
+  }),
+  check<Record<string, never>>({
+    code: 'service_account_unchecked',
+    heading: "Checked at apply (GET /service-accounts needs a person's token; the apply, which holds one, checks these):",
+    severity: 'warning',
+    shownBy: { plan: true, drift: true },
+    dataKeys: {},
+    find: ({ checkedAtApply }) =>
+      checkedAtApply.map((p) => ({ ...(p.address ? { address: p.address } : {}), ...(p.range ? { at: p.range } : {}), data: {} })),
+    message: ({ address }) => `${address}: a Service Account token cannot list service accounts: checked at apply`,
   }),
 ];
 

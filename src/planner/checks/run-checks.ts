@@ -51,7 +51,12 @@ export async function checkSteps(input: CheckInput): Promise<PlanChecks> {
     ...input.problems,
     ...grantsWithoutValue(steps, emptyRecords, desiredByAddress, (address) => state[address]?.id),
   ].filter((p) => (p.address === undefined || !withheldAddresses.has(p.address)) && unreadSourceMatters(p));
-  if (problems.length > 0) throw new PlanError(problems);
+  // A Service Account token may not list Service Accounts (a human-only operation): the grant is a warning on its
+  // step, and the apply, which needs a person's token anyway, checks it (issue 48 §2).
+  const checkedAtApply =
+    input.client.identity === 'service_account' ? problems.filter((p) => p.code === 'service_accounts_unreadable') : [];
+  const blocking = problems.filter((p) => !checkedAtApply.includes(p));
+  if (blocking.length > 0) throw new PlanError(blocking);
   // Spend is read and computed only when a step touches it (a limit, a window, allowed models, a rate).
   const spent =
     mode === 'refresh-only' ? undefined : await planSpend({ given: after, steps, client: input.client, parallelism: input.parallelism });
@@ -63,6 +68,7 @@ export async function checkSteps(input: CheckInput): Promise<PlanChecks> {
     emptyRecords,
     spendWarnings: spent?.warnings ?? [],
     env: input.env,
+    checkedAtApply,
   });
   const spend = spent?.spend;
   const policies = await checkPolicies(input.compiled, input.sandbox, steps, desiredByAddress, state, spend, notices, known.now);

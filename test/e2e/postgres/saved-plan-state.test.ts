@@ -1,5 +1,6 @@
-// A saved plan whose state is in PostgreSQL: a configuration `state: { url }` that takes its password from
-// ${env.PW} applies without CPLANE_STATE (the applying job reads the variable again; the plan never holds it),
+// A saved plan whose state is in PostgreSQL: a configuration `state: { url }` naming the database PGHOST binds
+// applies without CPLANE_STATE (the applying job gives PGPASSWORD again; the plan never holds it), and without the
+// binding the apply is refused before any connection;
 // a plan file whose state URL was edited to another host is refused before any connection is opened there, and a
 // journal row inserted by hand is refused before it is resent.
 import { randomUUID } from 'node:crypto';
@@ -41,20 +42,26 @@ function stateUrl(schema: string, password: string): string {
 
 describe('a saved plan with its state in PostgreSQL', () => {
   it(
-    'made with `state: { url }` taking ${env.PW} applies without CPLANE_STATE; the plan file never holds the password',
+    'made with `state: { url }` naming the PGHOST database applies without CPLANE_STATE; the plan file never holds the password',
     { timeout: 180_000 },
     async () => {
-      const password = new URL(database().url).password;
-      w.config(`${smallConfig()}state:\n  url: ${stateUrl('by_reference', '${env.PW}')}\n`);
+      const url = new URL(database().url);
+      const env = { PGHOST: url.hostname, PGPORT: url.port || '5432', PGPASSWORD: decodeURIComponent(url.password) };
+      w.config(`${smallConfig()}state:\n  url: postgres://${url.username}@${url.host}${url.pathname}?schema=by_reference\n`);
       const planFile = join(w.dir, '..', 'by-reference.json');
-      const plan = await w.cli(['plan', w.dir, '--out', planFile], { PW: password });
+      const plan = await w.cli(['plan', w.dir, '--out', planFile], env);
       expect(plan.code, plan.stderr).toBe(0);
-      expect(readFileSync(planFile, 'utf8')).not.toContain(password);
+      expect(readFileSync(planFile, 'utf8')).not.toContain(env.PGPASSWORD);
 
-      const apply = await w.cli(['apply', planFile], { PW: password });
+      // The applying job binds no state: the plan's database is not where its PGPASSWORD may go.
+      const unbound = await w.cli(['apply', planFile], { PGPASSWORD: env.PGPASSWORD });
+      expect(unbound.code).toBe(1);
+      expect(unbound.stderr).toContain('and this job binds no state there');
+
+      const apply = await w.cli(['apply', planFile], env);
       expect(apply.code, apply.stdout + apply.stderr).toBe(0);
       expect(apply.stdout).toMatch(/Apply complete: 4 done, 0 failed/);
-      expect(apply.stdout + apply.stderr).not.toContain(password);
+      expect(apply.stdout + apply.stderr).not.toContain(env.PGPASSWORD);
     },
   );
 
