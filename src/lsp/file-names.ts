@@ -7,7 +7,7 @@
  */
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { parseSourceFile, positionIn, type Entry, type KindBlock, type SourceFile } from '../config/index.js';
-import { parseAddress } from '../plan-model/index.js';
+import { parseAddress, parseLocalName } from '../plan-model/index.js';
 
 export type DirectorySection = 'users' | 'groups' | 'roles' | 'serviceAccounts';
 
@@ -72,6 +72,17 @@ const isMapping = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const VARIABLE_USE = /\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g;
 const WHOLE_VARIABLE = /^\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}$/;
+
+/**
+ * The resource a reference by local name names, and the text of that name: a `forEach` instance
+ * (`vendor[openai]`) names its entry (`vendor`), whose name is the text before the key.
+ */
+export function namedEntry(written: string): { name: string; text: string } {
+  const segments = parseLocalName(written);
+  if (!segments?.some((s) => s.key !== undefined)) return { name: written, text: written };
+  const name = segments.map((s) => s.name).join('/');
+  return { name, text: segments.length === 1 ? name : written };
+}
 
 /**
  * The names of a file. `root` is the configuration folder: the `directory` and module calls are its own, and
@@ -211,8 +222,9 @@ class FileNamesReader {
       const at = this.valueAt(inputs, input);
       if (typeof given !== 'string' || !at) continue;
       const start = this.text.indexOf(given, at[0]);
+      const { name, text } = namedEntry(given);
       if (start !== -1)
-        this.out.moduleInputs.push({ folder, variable: input, value: given, path: this.out.path, start, end: start + given.length });
+        this.out.moduleInputs.push({ folder, variable: input, value: name, path: this.out.path, start, end: start + text.length });
     }
   }
 
@@ -226,7 +238,8 @@ class FileNamesReader {
     }
     if (written.includes('${')) return;
     const scope = space.startsWith('directory:') ? this.root : this.out.scope;
-    this.add(space, written, written, this.valueAt(container, key)?.[0] ?? 0, false, {}, scope);
+    const { name, text } = space.startsWith('resource:') ? namedEntry(written) : { name: written, text: written };
+    this.add(space, name, text, this.valueAt(container, key)?.[0] ?? 0, false, {}, scope);
   }
 
   private declareEntries(block: KindBlock, entries: unknown, parent: string | undefined): void {
