@@ -3,8 +3,8 @@
  * texts (read in place of the disk), and one Workspace per configuration folder, found from a file's path.
  */
 import { realpathSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Workspace } from './workspace.js';
 
@@ -59,11 +59,15 @@ export class ServedFolders {
     return (await this.callerAbove(path)) ?? this.serve(dirname(path));
   }
 
-  /** A configuration folder above `path` that calls its folder as a module. */
-  private async callerAbove(path: string): Promise<Workspace | undefined> {
+  /**
+   * A configuration folder above `path` that calls its folder as a module. It may be above the workspace folder
+   * that holds `path` (an editor that made a module's folder its root), but not above that folder's Git work tree.
+   */
+  async callerAbove(path: string): Promise<Workspace | undefined> {
+    const ceiling = await this.ceilingOf(path);
     // Modules sit a level or two below their caller (./modules/team): three levels are looked at, no more.
     let above = dirname(path);
-    for (let level = 0; level < 3 && above !== dirname(above) && this.inFolders(dirname(above)); level++) {
+    for (let level = 0; level < 3 && above !== dirname(above) && (ceiling === undefined || within(ceiling, dirname(above))); level++) {
       above = dirname(above);
       if (this.workspaces.has(above) || !(await readdir(above).catch(() => [])).some(isConfigFile)) continue;
       const candidate = await this.serve(above);
@@ -71,6 +75,23 @@ export class ServedFolders {
       this.workspaces.delete(above);
     }
     return undefined;
+  }
+
+  /** How far up a caller is looked for: the workspace folder of `path`, or its Git work tree's root if higher. */
+  private async ceilingOf(path: string): Promise<string | undefined> {
+    if (this.folders.length === 0) return undefined;
+    const folder = this.folders.find((f) => within(f, path));
+    if (folder === undefined) return undefined;
+    for (let dir = folder; dir !== dirname(dir); dir = dirname(dir)) {
+      if (
+        await stat(join(dir, '.git')).then(
+          () => true,
+          () => false,
+        )
+      )
+        return dir;
+    }
+    return folder;
   }
 
   async serve(root: string): Promise<Workspace> {

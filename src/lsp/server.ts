@@ -7,7 +7,7 @@
  * sentence, never a crash: the editor keeps its server.
  */
 import { readdir, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import lsp from 'vscode-languageserver/node.js';
 import type {
@@ -158,7 +158,17 @@ async function diagnoseWorkspaceFolders(server: Server, watchFiles: boolean): Pr
   if (watchFiles)
     void server.connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.{yaml,yml}' }] });
   for (const folder of server.folders.workspaceFolders()) {
-    if (!(await readdir(folder).catch(() => [])).some(isConfigFile)) continue;
+    const files = (await readdir(folder).catch(() => [])).filter(isConfigFile);
+    if (files.length === 0) continue;
+    // A module's folder given as the root: the configuration that calls it is served, the module with it.
+    const caller = await server.folders.callerAbove(join(folder, files[0]!));
+    if (caller) {
+      if (server.folders.workspaceFolders().includes(caller.root)) continue;
+      await server.diagnostics
+        .publish(caller)
+        .catch((error: unknown) => server.connection.console.error(`cplane lsp: diagnostics failed: ${String(error)}`));
+      continue;
+    }
     const workspace = server.folders.add(folder);
     await server.diagnostics
       .publish(workspace, { inThread: true })
