@@ -134,7 +134,9 @@ export function resolveRefactoring({ blocks, state }: RefactoringInput): Refacto
     if (!(move.from in state)) continue; // already applied, or never in this state
     let to = move.to;
     for (let hop = next.get(to); hop !== undefined && hop.from !== move.from; hop = next.get(to)) to = hop.to;
-    for (const rename of renamesOf(state, move.from, to)) {
+    // On the state as the moves before left it: a referrer they moved (a module's gateway naming a moved project)
+    // is renamed where it now is, not brought back at its old address.
+    for (const rename of renamesOf(out.state, move.from, to)) {
       if (rename.from === rename.to) {
         out.state[rename.to] = rename.entry;
         out.rewritten.set(rename.to, rename.entry.inputs);
