@@ -75,6 +75,8 @@ it('renames the module call, the project it is given and a credential of the mod
   expect(plan.stderr).toBe('');
   expect(plan.stdout).toContain('# module.team.gateway.main has moved to module.squad.gateway.main');
   expect(plan.stdout).toContain('# project.core has moved to project.base');
+  // The gateway names its renamed credential and project: read back through the new names, it has not changed.
+  expect(plan.stdout).not.toContain('changed outside cplane');
   expect(plan.stdout).toMatch(/Plan: 0 to add, 0 to change, 0 to replace, 0 to remove, \d+ to move\./);
   expect(plan.code).toBe(2);
 

@@ -34,6 +34,19 @@ const state = {
 };
 
 describe('moved', () => {
+  it('renames a moved credential in the gateways that name it, recorded with no write', () => {
+    const named = {
+      'credential.own': entry('credential', 'c1'),
+      'gateway.main': entry('gateway', 'g1', { inputs: { project: 'core', credentials: ['own', 'other'] } }),
+    };
+    const out = resolveRefactoring({
+      blocks: blocks({ moved: [{ from: 'credential.own', to: 'credential.primary', source: at }] }),
+      state: named,
+    });
+    expect(out.state['gateway.main']?.inputs).toEqual({ project: 'core', credentials: ['primary', 'other'] });
+    expect([...out.rewritten]).toEqual([['gateway.main', { project: 'core', credentials: ['primary', 'other'] }]]);
+  });
+
   it("renames a referrer where an earlier move put it: a module's gateway moved, then the project it names", () => {
     const inModule = {
       'project.core': entry('project', 'p1'),
