@@ -8,7 +8,7 @@
 import { dirname, resolve } from 'node:path';
 import { findCycles } from '../graph/index.js';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
-import { positionIn, type SourceFile } from './source-file.js';
+import { positionIn, textStart, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
 import { emptyDirectory, undeclaredInDirectory } from './directory.js';
 import { childAddress, isInstanceAddress, localPart, modulesOf, nameInModule, resourceAddress } from '../plan-model/address.js';
@@ -53,7 +53,8 @@ function secretOf(source: SecretSource, file: SourceFile): SecretSource {
  * without a position of its own (a default) points at the entry that holds it.
  */
 function valueOffset(file: SourceFile, container: unknown, key: string | number, fallback: number): number {
-  return positionIn(file, container, key)?.value[0] ?? fallback;
+  const at = positionIn(file, container, key)?.value[0];
+  return at === undefined ? fallback : textStart(file, at);
 }
 
 function rangeAt(file: SourceFile, offset: number) {

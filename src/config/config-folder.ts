@@ -8,7 +8,7 @@ import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { checkPathInside, PATH_HINT, refusalWords, type PathBounds } from './path-bounds.js';
-import { offsetIn, positionIn, readSourceFile, type OpenDocuments, type SourceFile } from './source-file.js';
+import { offsetIn, positionIn, readSourceFile, textStart, type OpenDocuments, type SourceFile } from './source-file.js';
 import type { VariableDeclaration } from './variables.js';
 import type { VariableConfig } from './config-file.js';
 
@@ -189,7 +189,7 @@ export async function confineSecretFiles(files: readonly SourceFile[], bounds: P
     for (const { source, written } of secretFileSources(file)) {
       const checked = await checkPathInside(resolve(dirname(file.path), written), bounds);
       if ('real' in checked) continue;
-      const offset = positionIn(file, source, 'file')?.value[0] ?? 0;
+      const offset = textStart(file, positionIn(file, source, 'file')?.value[0] ?? 0);
       sink.push(
         diagnosticAt(file, offset, {
           code: 'path_outside',

@@ -11,7 +11,7 @@
 import { resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { checkPathInside, PATH_HINT, refusalWords, type PathBounds } from './path-bounds.js';
-import { offsetIn, positionIn, type SourceFile } from './source-file.js';
+import { offsetIn, positionIn, textStart, type SourceFile } from './source-file.js';
 import { didYouMean } from './suggest.js';
 import { addressVariableOf, boundAddress, sameAddress, shownAddress, TOKEN_NAME, tokenVariableOf } from './token-binding.js';
 import type { SourceRange } from './types.js';
@@ -211,7 +211,7 @@ export async function confineVarFiles(deployments: Deployment[], bounds: PathBou
       };
       if (!at) sink.push({ severity: 'error', ...problem });
       else {
-        const offset = offsetIn(at.file, at.node, i, 'value');
+        const offset = textStart(at.file, offsetIn(at.file, at.node, i, 'value'));
         sink.push(diagnosticAt(at.file, offset, { ...problem, end: offset + written.length }));
       }
     }

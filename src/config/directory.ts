@@ -6,7 +6,7 @@
  * 32 bytes) and a name given twice across files is reported, each at its file:line:col.
  */
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
-import { offsetIn, positionIn } from './source-file.js';
+import { offsetIn, positionIn, textStart } from './source-file.js';
 import { didYouMean } from './suggest.js';
 import type { SourceFile } from './source-file.js';
 import type { ConfigFile } from './config-file.js';
@@ -68,7 +68,8 @@ export function collectDirectory(files: readonly { file: SourceFile; config: Con
           const principal: DirectoryPrincipal = { id: entry.id, publicKey: entry.publicKey, source: { file: file.display, line, col } };
           if (entry.members !== undefined) {
             principal.members = entry.members.map((user, i) => {
-              const at = positionIn(file, entry.members, i)?.value[0] ?? keyAt;
+              const written = positionIn(file, entry.members, i)?.value[0];
+              const at = written === undefined ? keyAt : textStart(file, written);
               members.push({ file, at, user });
               return { user, source: { file: file.display, ...file.lines.linePos(at) } };
             });

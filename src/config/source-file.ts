@@ -131,6 +131,12 @@ function attachPositions(node: Node | null | undefined, value: unknown, into: We
   into.set(value, entries);
 }
 
+/** Where a scalar's text starts: past its opening quote, so that what is underlined is the value, not the quote. */
+export function textStart(file: SourceFile, offset: number): number {
+  const first = file.text[offset];
+  return first === '"' || first === "'" ? offset + 1 : offset;
+}
+
 /**
  * The offset of entry `key` of `container` (a map or list of the file's value): of its key, or of its value
  * with `part: 'value'` (a list item has only a value). Every entry the loader reads is in the file; the

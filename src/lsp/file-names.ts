@@ -7,7 +7,7 @@
  */
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { parseSourceFile, positionIn, type Entry, type KindBlock, type SourceFile } from '../config/index.js';
-import { parseAddress } from '../plan-model/index.js';
+import { parseAddress, parseLocalName } from '../plan-model/index.js';
 
 export type DirectorySection = 'users' | 'groups' | 'roles' | 'serviceAccounts';
 
@@ -74,6 +74,17 @@ const VARIABLE_USE = /\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g;
 const WHOLE_VARIABLE = /^\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}$/;
 
 /**
+ * The resource a reference by local name names, and the text of that name: a `forEach` instance
+ * (`vendor[openai]`) names its entry (`vendor`), whose name is the text before the key.
+ */
+export function namedEntry(written: string): { name: string; text: string } {
+  const segments = parseLocalName(written);
+  if (!segments?.some((s) => s.key !== undefined)) return { name: written, text: written };
+  const name = segments.map((s) => s.name).join('/');
+  return { name, text: segments.length === 1 ? name : written };
+}
+
+/**
  * The names of a file. `root` is the configuration folder: the `directory` and module calls are its own, and
  * `scope` the folder the file's names belong to (the root, or a module's folder).
  */
@@ -92,188 +103,207 @@ export function fileNames(path: string, text: string, scope: string, root: strin
   const file = parseSourceFile(Buffer.from(text, 'utf8'), path, path, []);
   out.file = file;
   if (!file || !isMapping(file.value)) return out;
-  const value = file.value;
+  new FileNamesReader(out, file, root, kinds).read(file.value);
+  return out;
+}
+
+/** The steps of reading one parsed file's names into `out`. */
+class FileNamesReader {
+  private readonly blockOf: Map<string, KindBlock>;
+
+  constructor(
+    private readonly out: FileNames,
+    private readonly file: SourceFile,
+    private readonly root: string,
+    private readonly kinds: readonly KindBlock[],
+  ) {
+    this.blockOf = new Map(kinds.map((b) => [b.kind, b]));
+  }
+
+  read(value: Record<string, unknown>): void {
+    this.variableUses(value);
+    if (isMapping(value.variables)) {
+      for (const name of Object.keys(value.variables)) this.add('variable', name, name, this.keyAt(value.variables, name) ?? 0, true);
+    }
+    if (isMapping(value.directory) && this.out.scope === this.root) this.directory(value.directory);
+    if (isMapping(value.modules) && this.out.scope === this.root) this.modules(value.modules);
+    for (const block of this.kinds.filter((b) => !b.parent)) this.declareEntries(block, value[block.key], undefined);
+    if (Array.isArray(value.import)) value.import.forEach((item) => isMapping(item) && this.addressUse(item, 'to', item.to));
+  }
+
+  private get text(): string {
+    return this.out.text;
+  }
 
   /** The name `name` as written in the text from `from` on (a key or value may be quoted). */
-  const add = (
+  private add(
     space: Space,
     name: string,
     written: string,
     from: number,
     declaration: boolean,
     extra: Partial<Occurrence> = {},
-    inScope = scope,
-  ) => {
-    const start = text.indexOf(written, from);
+    inScope = this.out.scope,
+  ): void {
+    const start = this.text.indexOf(written, from);
     if (start === -1) return;
-    out.occurrences.push({
+    this.out.occurrences.push({
       symbol: symbolKey(inScope, space, name),
       space,
       name,
-      path,
+      path: this.out.path,
       start,
       end: start + written.length,
       declaration,
       ...extra,
     });
-  };
-  const keyAt = (container: unknown, key: string | number) =>
-    positionIn(file, container, key)?.key ?? positionIn(file, container, key)?.value[0];
-  const valueAt = (container: unknown, key: string | number) => positionIn(file, container, key)?.value;
+  }
 
-  // Every `${var.NAME}` in every string, at its place in the text.
-  const walkStrings = (container: unknown) => {
+  private keyAt(container: unknown, key: string | number): number | undefined {
+    const at = positionIn(this.file, container, key);
+    return at?.key ?? at?.value[0];
+  }
+
+  private valueAt(container: unknown, key: string | number): [number, number] | undefined {
+    return positionIn(this.file, container, key)?.value;
+  }
+
+  /** Every `${var.NAME}` in every string, at its place in the text. */
+  private variableUses(container: unknown): void {
     if (!isMapping(container) && !Array.isArray(container)) return;
     const entries: [string | number, unknown][] = Array.isArray(container) ? container.map((v, i) => [i, v]) : Object.entries(container);
     for (const [key, inner] of entries) {
-      if (typeof inner === 'string') {
-        const at = valueAt(container, key);
-        if (!at) continue;
-        const raw = text.slice(at[0], at[1]);
-        for (const match of raw.matchAll(VARIABLE_USE)) {
-          const nameStart = at[0] + match.index + match[0].indexOf('var.') + 'var.'.length;
-          out.occurrences.push({
-            symbol: symbolKey(scope, 'variable', match[1]!),
-            space: 'variable',
-            name: match[1]!,
-            path,
-            start: nameStart,
-            end: nameStart + match[1]!.length,
-            declaration: false,
-          });
-        }
-      } else walkStrings(inner);
+      if (typeof inner !== 'string') {
+        this.variableUses(inner);
+        continue;
+      }
+      const at = this.valueAt(container, key);
+      if (!at) continue;
+      for (const match of this.text.slice(at[0], at[1]).matchAll(VARIABLE_USE)) {
+        const nameStart = at[0] + match.index + match[0].indexOf('var.') + 'var.'.length;
+        this.add('variable', match[1]!, match[1]!, nameStart, false);
+      }
     }
-  };
-  walkStrings(value);
-
-  if (isMapping(value.variables)) {
-    for (const name of Object.keys(value.variables)) add('variable', name, name, keyAt(value.variables, name) ?? 0, true);
   }
 
-  const directory = value.directory;
-  if (isMapping(directory) && scope === root) {
+  private directory(directory: Record<string, unknown>): void {
     for (const section of ['users', 'groups', 'roles', 'serviceAccounts'] as const) {
       const entries = directory[section];
       if (!isMapping(entries)) continue;
       for (const [name, entry] of Object.entries(entries)) {
-        add(`directory:${section}`, name, name, keyAt(entries, name) ?? 0, true, isMapping(entry) ? { entry } : {});
-        if (section === 'groups' && isMapping(entry) && Array.isArray(entry.members)) {
-          entry.members.forEach(
-            (user, i) =>
-              typeof user === 'string' && add('directory:users', user, user, valueAt(entry.members, i)?.[0] ?? 0, false, {}, root),
-          );
-        }
+        this.add(`directory:${section}`, name, name, this.keyAt(entries, name) ?? 0, true, isMapping(entry) ? { entry } : {});
+        if (section !== 'groups' || !isMapping(entry) || !Array.isArray(entry.members)) continue;
+        entry.members.forEach(
+          (user, i) =>
+            typeof user === 'string' &&
+            this.add('directory:users', user, user, this.valueAt(entry.members, i)?.[0] ?? 0, false, {}, this.root),
+        );
       }
     }
   }
 
-  const modules = value.modules;
-  if (isMapping(modules) && scope === root) {
+  private modules(modules: Record<string, unknown>): void {
     for (const [name, call] of Object.entries(modules)) {
-      add('module', name, name, keyAt(modules, name) ?? 0, true);
+      this.add('module', name, name, this.keyAt(modules, name) ?? 0, true);
       if (!isMapping(call) || typeof call.source !== 'string') continue;
-      const folder = resolve(dirname(path), call.source);
+      const folder = resolve(dirname(this.out.path), call.source);
       // A module outside the configuration folder is refused by the loader (module_source_outside): its files are
       // not the configuration's, so no definition, reference or rename follows the call there.
-      const inside = relative(root, folder);
+      const inside = relative(this.root, folder);
       if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) continue;
-      out.calls.set(name, folder);
-      if (!isMapping(call.inputs)) continue;
-      for (const [input, given] of Object.entries(call.inputs)) {
-        add('variable', input, input, keyAt(call.inputs, input) ?? 0, false, {}, folder);
-        const at = valueAt(call.inputs, input);
-        if (typeof given === 'string' && at) {
-          const start = text.indexOf(given, at[0]);
-          if (start !== -1) out.moduleInputs.push({ folder, variable: input, value: given, path, start, end: start + given.length });
-        }
-      }
+      this.out.calls.set(name, folder);
+      if (isMapping(call.inputs)) this.moduleInputs(folder, call.inputs);
     }
   }
 
-  const blockOf = new Map(kinds.map((b) => [b.kind, b]));
-  const childrenOf = (kind: string) => kinds.filter((b) => b.parent?.kind === kind);
+  private moduleInputs(folder: string, inputs: Record<string, unknown>): void {
+    for (const [input, given] of Object.entries(inputs)) {
+      this.add('variable', input, input, this.keyAt(inputs, input) ?? 0, false, {}, folder);
+      const at = this.valueAt(inputs, input);
+      if (typeof given !== 'string' || !at) continue;
+      const start = this.text.indexOf(given, at[0]);
+      const { name, text } = namedEntry(given);
+      if (start !== -1)
+        this.out.moduleInputs.push({ folder, variable: input, value: name, path: this.out.path, start, end: start + text.length });
+    }
+  }
 
   /** A reference by local name to a resource of `kind` (or a directory name), or a variable standing for one. */
-  const reference = (space: Space, container: unknown, key: string | number, written: unknown) => {
+  private reference(space: Space, container: unknown, key: string | number, written: unknown): void {
     if (typeof written !== 'string') return;
     const whole = WHOLE_VARIABLE.exec(written)?.[1];
     if (whole !== undefined) {
-      if (space.startsWith('resource:')) out.variablesAsReferences.set(whole, space.slice('resource:'.length));
+      if (space.startsWith('resource:')) this.out.variablesAsReferences.set(whole, space.slice('resource:'.length));
       return;
     }
     if (written.includes('${')) return;
-    add(space, written, written, valueAt(container, key)?.[0] ?? 0, false, {}, space.startsWith('directory:') ? root : scope);
-  };
+    const scope = space.startsWith('directory:') ? this.root : this.out.scope;
+    const { name, text } = space.startsWith('resource:') ? namedEntry(written) : { name: written, text: written };
+    this.add(space, name, text, this.valueAt(container, key)?.[0] ?? 0, false, {}, scope);
+  }
 
-  const declareEntries = (block: KindBlock, entries: unknown, parent: string | undefined) => {
+  private declareEntries(block: KindBlock, entries: unknown, parent: string | undefined): void {
     if (!isMapping(entries)) return;
     for (const [name, entry] of Object.entries(entries)) {
       const full = parent === undefined ? name : `${parent}/${name}`;
-      add(
-        `resource:${block.kind}`,
-        full,
-        name,
-        keyAt(entries, name) ?? 0,
-        true,
-        isMapping(entry) ? { entry, ...(entry.forEach !== undefined ? { forEach: entry.forEach } : {}) } : {},
-      );
-      if (isMapping(entry)) readEntry(block, entry, full);
+      const extra = isMapping(entry) ? { entry, ...(entry.forEach !== undefined ? { forEach: entry.forEach } : {}) } : {};
+      this.add(`resource:${block.kind}`, full, name, this.keyAt(entries, name) ?? 0, true, extra);
+      if (isMapping(entry)) this.readEntry(block, entry, full);
     }
-  };
+  }
 
-  const readEntry = (block: KindBlock, entry: Entry, full: string) => {
+  private readEntry(block: KindBlock, entry: Entry, full: string): void {
     for (const rule of block.references ?? []) {
       const space: Space = 'kind' in rule ? `resource:${rule.kind}` : `directory:${rule.directory}`;
       const written = entry[rule.attribute];
-      if (Array.isArray(written)) written.forEach((item, i) => reference(space, written, i, item));
-      else reference(space, entry, rule.attribute, written);
+      if (Array.isArray(written)) written.forEach((item, i) => this.reference(space, written, i, item));
+      else this.reference(space, entry, rule.attribute, written);
     }
-    if (Array.isArray(entry.dependsOn)) entry.dependsOn.forEach((address, i) => addressUse(entry.dependsOn, i, address));
-    for (const child of childrenOf(block.kind)) {
+    if (Array.isArray(entry.dependsOn)) entry.dependsOn.forEach((address, i) => this.addressUse(entry.dependsOn, i, address));
+    for (const child of this.kinds.filter((b) => b.parent?.kind === block.kind)) {
       if (child.single) {
-        if (isMapping(entry[child.key])) readEntry(child, entry[child.key] as Entry, full);
-      } else if (child.list) {
-        const [first, second] = child.key.split('.');
-        const holder = isMapping(entry[first!]) ? (entry[first!] as Entry) : undefined;
-        const list = second !== undefined ? holder?.[second] : undefined;
-        if (!Array.isArray(list)) continue;
-        const rule = child.references?.find((r) => 'directory' in r);
-        const space: Space = rule && 'directory' in rule ? `directory:${rule.directory}` : 'directory:serviceAccounts';
-        list.forEach((item, i) => {
-          const name = typeof item === 'string' ? item : isMapping(item) && typeof item.name === 'string' ? item.name : undefined;
-          if (name === undefined) return;
-          const at = typeof item === 'string' ? valueAt(list, i) : valueAt(item, 'name');
-          if (at) add(space, name, name, at[0], false, {}, root);
-          out.listed.push({ kind: child.kind, parent: full, name, space });
-        });
-      } else declareEntries(child, entry[child.key], full);
+        if (isMapping(entry[child.key])) this.readEntry(child, entry[child.key] as Entry, full);
+      } else if (child.list) this.listed(child, entry, full);
+      else this.declareEntries(child, entry[child.key], full);
     }
-  };
+  }
+
+  /** The names of a `grants` list: each a use of a directory name, and a resource of its own. */
+  private listed(child: KindBlock, entry: Entry, full: string): void {
+    const [first, second] = child.key.split('.');
+    const holder = isMapping(entry[first!]) ? (entry[first!] as Entry) : undefined;
+    const list = second !== undefined ? holder?.[second] : undefined;
+    if (!Array.isArray(list)) return;
+    const rule = child.references?.find((r) => 'directory' in r);
+    const space: Space = rule && 'directory' in rule ? `directory:${rule.directory}` : 'directory:serviceAccounts';
+    list.forEach((item, i) => {
+      const name = typeof item === 'string' ? item : isMapping(item) && typeof item.name === 'string' ? item.name : undefined;
+      if (name === undefined) return;
+      const at = typeof item === 'string' ? this.valueAt(list, i) : this.valueAt(item, 'name');
+      if (at) this.add(space, name, name, at[0], false, {}, this.root);
+      this.out.listed.push({ kind: child.kind, parent: full, name, space });
+    });
+  }
 
   /** An address (`dependsOn`, `import.to`): each segment names the resource of its kind along the parents. */
-  const addressUse = (container: unknown, key: string | number, written: unknown) => {
+  private addressUse(container: unknown, key: string | number, written: unknown): void {
     if (typeof written !== 'string') return;
     const address = parseAddress(written);
-    const at = valueAt(container, key);
+    const at = this.valueAt(container, key);
     if (!address || address.modules.length > 0 || !at) return;
     const chain: string[] = [];
-    for (let kind: string | undefined = address.kind; kind !== undefined; kind = blockOf.get(kind)?.parent?.kind) {
-      if (!blockOf.get(kind)?.single) chain.unshift(kind);
+    for (let kind: string | undefined = address.kind; kind !== undefined; kind = this.blockOf.get(kind)?.parent?.kind) {
+      if (!this.blockOf.get(kind)?.single) chain.unshift(kind);
     }
-    let from = text.indexOf(written, at[0]) + address.kind.length + 1;
+    let from = this.text.indexOf(written, at[0]) + address.kind.length + 1;
     address.segments.forEach((segment, i) => {
       const kind = chain[i];
       const full = address.segments
         .slice(0, i + 1)
         .map((s) => s.name)
         .join('/');
-      if (kind !== undefined && !blockOf.get(kind)?.list) add(`resource:${kind}`, full, segment.name, from, false);
-      from = text.indexOf('/', from) + 1;
+      if (kind !== undefined && !this.blockOf.get(kind)?.list) this.add(`resource:${kind}`, full, segment.name, from, false);
+      from = this.text.indexOf('/', from) + 1;
     });
-  };
-
-  for (const block of kinds.filter((b) => !b.parent)) declareEntries(block, value[block.key], undefined);
-  if (Array.isArray(value.import)) value.import.forEach((item) => isMapping(item) && addressUse(item, 'to', item.to));
-  return out;
+  }
 }

@@ -74,6 +74,7 @@ export function renameChanges(index: NamesIndex, kinds: readonly KindBlock[], pa
 
 /** The addresses that change, old to new. */
 function movesOf(index: NamesIndex, target: Occurrence, renamed: string, scope: string): { from: string; to: string }[] {
+  if (target.space === 'module') return moduleCallMoves(index, target.name, renamed);
   const prefixes = scope === index.root ? [[]] : index.callsOf(scope).map((call) => [call]);
   const kind = kindOfSpace(target);
   if (kind !== undefined)
@@ -98,6 +99,32 @@ function movesOf(index: NamesIndex, target: Occurrence, renamed: string, scope: 
     }
   }
   return moves;
+}
+
+/**
+ * A module call renamed moves every resource of the module under the new call (`module.team.gateway.main` to
+ * `module.squad.gateway.main`): one block per resource declared at the top of the module, as what is declared
+ * inside a resource moves with it. A `forEach` entry's instance keys are known only when the configuration loads,
+ * so such a module is refused, as a `forEach` entry is.
+ */
+function moduleCallMoves(index: NamesIndex, call: string, renamed: string): { from: string; to: string }[] {
+  const folder = index.moduleFolder(call);
+  if (folder === undefined) return [];
+  const declared = index
+    .paths()
+    .filter((path) => index.fileNamesOf(path)!.scope === folder)
+    .flatMap((path) => index.fileNamesOf(path)!.occurrences)
+    .filter((o) => o.declaration && o.space.startsWith('resource:') && !o.name.includes('/'));
+  const withForEach = declared.find((o) => o.forEach !== undefined);
+  if (withForEach) {
+    throw new RenameRefused(
+      `Module call "${call}" not renamed: its module's ${resourceAddress(kindOfSpace(withForEach)!, withForEach.name)} has forEach, whose instances' addresses carry keys known only when the configuration loads. Rename the call by hand, with a moved block per instance (docs/configuration.md).`,
+    );
+  }
+  return declared.map((o) => ({
+    from: resourceAddress(kindOfSpace(o)!, nameInModule([call], o.name)),
+    to: resourceAddress(kindOfSpace(o)!, nameInModule([renamed], o.name)),
+  }));
 }
 
 /**

@@ -110,4 +110,30 @@ describe('rename: the moved blocks', () => {
     );
     await expect(renamed(index, 'main.yaml', 'p:', 'q')).rejects.toThrow('"p" has forEach');
   });
+  it("moves every resource of a module when its call is renamed, and a module input's rename edits every caller", async () => {
+    const main =
+      'projects:\n  core: {}\nmodules:\n  a: { source: ./modules/team, inputs: { project: core } }\n  b: { source: ./modules/team, inputs: { project: core } }\n';
+    const index = await indexOf({ 'main.yaml': main, 'modules/team/main.yaml': module });
+    expect(await renamed(index, 'main.yaml', 'a:', 'squad')).toEqual([
+      `main.yaml:${main.indexOf('a:')} "squad"`,
+      `main.yaml:${main.length} "\\nmoved:\\n  - from: module.a.credential.own\\n    to: module.squad.credential.own\\n  - from: module.a.gateway.team\\n    to: module.squad.gateway.team\\n"`,
+    ]);
+    // The module's variable `project`: its declaration, its use, and the input key of both calls; no address changes.
+    const inModule = await renamed(index, 'modules/team/main.yaml', 'project: {}', 'home');
+    expect(inModule.map((c) => c.replace(/:\d+ /, ' ')).sort()).toEqual([
+      'main.yaml "home"',
+      'main.yaml "home"',
+      'modules/team/main.yaml "home"',
+      'modules/team/main.yaml "home"',
+    ]);
+  });
+
+  it('refuses to rename the call of a module with a forEach entry, saying why', async () => {
+    const main = 'projects:\n  core: {}\nmodules:\n  a: { source: ./modules/team, inputs: { project: core } }\n';
+    const looped = module.replace('  team:\n', '  team:\n    forEach: [x, y]\n');
+    const index = await indexOf({ 'main.yaml': main, 'modules/team/main.yaml': looped });
+    await expect(renamed(index, 'main.yaml', 'a:', 'squad')).rejects.toThrow(
+      'Module call "a" not renamed: its module\'s gateway.team has forEach',
+    );
+  });
 });

@@ -34,6 +34,38 @@ const state = {
 };
 
 describe('moved', () => {
+  it('renames a moved credential in the gateways that name it, recorded with no write', () => {
+    const named = {
+      'credential.own': entry('credential', 'c1'),
+      'gateway.main': entry('gateway', 'g1', { inputs: { project: 'core', credentials: ['own', 'other'] } }),
+    };
+    const out = resolveRefactoring({
+      blocks: blocks({ moved: [{ from: 'credential.own', to: 'credential.primary', source: at }] }),
+      state: named,
+    });
+    expect(out.state['gateway.main']?.inputs).toEqual({ project: 'core', credentials: ['primary', 'other'] });
+    expect([...out.rewritten]).toEqual([['gateway.main', { project: 'core', credentials: ['primary', 'other'] }]]);
+  });
+
+  it("renames a referrer where an earlier move put it: a module's gateway moved, then the project it names", () => {
+    const inModule = {
+      'project.core': entry('project', 'p1'),
+      'module.team.gateway.main': entry('gateway', 'g1', { parents: { projectId: 'p1' }, inputs: { project: 'core' } }),
+    };
+    const out = resolveRefactoring({
+      blocks: blocks({
+        moved: [
+          { from: 'module.team.gateway.main', to: 'module.squad.gateway.main', source: at },
+          { from: 'project.core', to: 'project.base', source: at },
+        ],
+      }),
+      state: inModule,
+    });
+    expect(out.problems).toEqual([]);
+    expect(Object.keys(out.state).sort()).toEqual(['module.squad.gateway.main', 'project.base']);
+    expect(out.state['module.squad.gateway.main']?.inputs).toEqual({ project: 'base' });
+  });
+
   it('renames the gateway and what lives under it, with the parent reference and fingerprint address kept right', () => {
     const out = resolveRefactoring({ blocks: blocks({ moved: [{ from: 'gateway.search-gw', to: 'gateway.search', source: at }] }), state });
     expect(out.problems).toEqual([]);

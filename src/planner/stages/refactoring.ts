@@ -7,7 +7,7 @@
  * without a single API write.
  */
 import type { RefactoringBlocks, SourceRange } from '../../config/types.js';
-import { localPart, movedWithParent, type PlanStep } from '../../plan-model/index.js';
+import { kindOf, localPart, movedWithParent, type PlanStep } from '../../plan-model/index.js';
 import { definitionOf } from '../../providers/index.js';
 import type { ResourceState, StateData } from '../../state/types.js';
 import { problemAt, type PlanProblem } from '../problems.js';
@@ -117,6 +117,30 @@ function renamesUnder(
   return out;
 }
 
+/**
+ * Entries that name a moved object by its local name in a reference (a gateway's `credentials`) name the new one,
+ * as a child names its moved parent: the live object, read back through the new name, is not a change made
+ * outside cplane.
+ */
+function renameReferences(out: Refactoring): void {
+  const renamed = new Map<string, string>();
+  for (const [to, from] of out.movedFrom) renamed.set(`${kindOf(from)} ${localPart(from)}`, localPart(to));
+  if (renamed.size === 0) return;
+  for (const [address, entry] of Object.entries(out.state)) {
+    let inputs = entry.inputs;
+    for (const rule of definitionOf(entry.kind).config.references ?? []) {
+      if (!('kind' in rule)) continue;
+      const value = inputs[rule.attribute];
+      const rename = (name: unknown) => (typeof name === 'string' ? (renamed.get(`${rule.kind} ${name}`) ?? name) : name);
+      const next = Array.isArray(value) ? value.map(rename) : rename(value);
+      if (JSON.stringify(next) !== JSON.stringify(value)) inputs = { ...inputs, [rule.attribute]: next };
+    }
+    if (inputs === entry.inputs) continue;
+    out.state[address] = { ...entry, inputs };
+    if (!out.movedFrom.has(address)) out.rewritten.set(address, inputs);
+  }
+}
+
 export function resolveRefactoring({ blocks, state }: RefactoringInput): Refactoring {
   const out: Refactoring = {
     state: { ...state },
@@ -134,7 +158,9 @@ export function resolveRefactoring({ blocks, state }: RefactoringInput): Refacto
     if (!(move.from in state)) continue; // already applied, or never in this state
     let to = move.to;
     for (let hop = next.get(to); hop !== undefined && hop.from !== move.from; hop = next.get(to)) to = hop.to;
-    for (const rename of renamesOf(state, move.from, to)) {
+    // On the state as the moves before left it: a referrer they moved (a module's gateway naming a moved project)
+    // is renamed where it now is, not brought back at its old address.
+    for (const rename of renamesOf(out.state, move.from, to)) {
       if (rename.from === rename.to) {
         out.state[rename.to] = rename.entry;
         out.rewritten.set(rename.to, rename.entry.inputs);
@@ -155,6 +181,8 @@ export function resolveRefactoring({ blocks, state }: RefactoringInput): Refacto
       out.movedFrom.set(rename.to, rename.from);
     }
   }
+
+  renameReferences(out);
 
   for (const { from, source } of blocks.removed) {
     const address = from;
