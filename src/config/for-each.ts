@@ -15,7 +15,7 @@
  */
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { interpolateEntry, type EachInstance, type InterpolationScope } from './interpolate.js';
-import { positionIn, type NodePosition, type SourceFile } from './source-file.js';
+import { copyWithPositions, positionIn, type NodePosition, type SourceFile } from './source-file.js';
 import { childAddress, formatLocalName, parseLocalName, resourceAddress } from '../plan-model/address.js';
 import type { Entry, KindBlock } from './kind-block.js';
 
@@ -39,25 +39,6 @@ const VALID_KEY = /^[^[\]/\p{Cc}\p{Cf}]{1,100}$/u;
 export const MAX_INSTANCES_PER_FILE = 20_000;
 
 const UNSET_VARIABLE = /\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g;
-
-/**
- * A copy of `value` whose maps and lists keep the positions of the originals: a diagnostic about an
- * instance's field points at the template's field. `omit` leaves out a key of the top map (the template's
- * `forEach`, which each copy would otherwise carry whole).
- */
-function copyWithPositions(file: SourceFile, value: unknown, omit?: string): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  const copy: unknown = Array.isArray(value)
-    ? value.map((item) => copyWithPositions(file, item))
-    : Object.fromEntries(
-        Object.entries(value)
-          .filter(([k]) => k !== omit)
-          .map(([k, v]) => [k, copyWithPositions(file, v)]),
-      );
-  const positions = file.nodes.get(value);
-  if (positions) file.nodes.set(copy as object, positions);
-  return copy;
-}
 
 export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope: InterpolationScope, sink: DiagnosticSink): void {
   const value = file.value as Mapping;

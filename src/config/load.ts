@@ -33,6 +33,7 @@ import { loadModules } from './modules.js';
 import { offsetIn, positionIn, type OpenDocuments, type SourceFile } from './source-file.js';
 import { resolveVariables, type VariableArgument, type VariableValue } from './variables.js';
 import type { ConfigFile } from './config-file.js';
+import type { SharedLoads } from './shared-loads.js';
 import type { KindBlock } from './kind-block.js';
 import type { DesiredState, Diagnostic } from './types.js';
 
@@ -65,6 +66,8 @@ export interface LoadOptions {
   deployment?: string;
   /** Files an editor holds open, by absolute path: read instead of the disk (the language server, src/lsp/). */
   open?: OpenDocuments;
+  /** What loads of the same folder share (`cplane test`: one load per run): each file parsed once, its listing and bounds. */
+  shared?: SharedLoads;
 }
 
 export interface LoadResult {
@@ -150,13 +153,14 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
     ...(deployments ? { deployments } : {}),
   });
 
-  const names = await listConfigFiles(root, diagnostics);
+  const { shared } = options;
+  const names = shared ? await shared.listing(root, () => listConfigFiles(root, diagnostics)) : await listConfigFiles(root, diagnostics);
   if (!names) return done();
   const shownRoot = relative(cwd, root);
   const display = (name: string) => (shownRoot.startsWith('..') || isAbsolute(shownRoot) ? join(root, name) : join(shownRoot, name));
 
-  const files = await readConfigFiles(root, names, display, diagnostics, undefined, options.open);
-  const bounds = await pathBounds(root);
+  const files = await readConfigFiles(root, names, display, diagnostics, undefined, options.open, shared);
+  const bounds = await (shared ? shared.pathBounds(root) : pathBounds(root));
   read.files = files;
   read.bounds = bounds;
   // Every deployment's secret sources are secrets of this run, whichever deployment this load is for: another

@@ -11,6 +11,7 @@ import { open } from 'node:fs/promises';
 import { isAlias, isCollection, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import type { Diagnostic } from './types.js';
+import type { SharedLoads } from './shared-loads.js';
 
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
 /** Aliases allowed per file; real configurations use a handful. */
@@ -186,7 +187,7 @@ export async function readSourceFile(
   path: string,
   display: string,
   sink: DiagnosticSink,
-  { noFollow = false, open: openDocuments }: { noFollow?: boolean; open?: OpenDocuments } = {},
+  { noFollow = false, open: openDocuments, shared }: { noFollow?: boolean; open?: OpenDocuments; shared?: SharedLoads } = {},
 ): Promise<SourceFile | undefined> {
   const held = openDocuments?.get(path);
   if (held !== undefined) return parseSourceFile(Buffer.from(held, 'utf8'), path, display, sink);
@@ -205,7 +206,7 @@ export async function readSourceFile(
   } finally {
     await handle.close();
   }
-  return parseSourceFile(bytes, path, display, sink, { unquoted });
+  return shared ? shared.parse(bytes, path, display, sink, unquoted) : parseSourceFile(bytes, path, display, sink, { unquoted });
 }
 
 /** A file's bytes parsed with positions kept (the checks of readSourceFile but reading): undefined after a diagnostic. */
@@ -301,4 +302,23 @@ export function parseSourceFile(
 function duplicateKeyAt(text: string, offset: number): string {
   const match = /^["']?([^"':\n]*)/.exec(text.slice(offset, offset + 200));
   return match?.[1]?.trim() ?? '';
+}
+
+/**
+ * A copy of `value` whose maps and lists keep the positions of the originals: a diagnostic about an
+ * instance's field points at the template's field. `omit` leaves out a key of the top map (the template's
+ * `forEach`, which each copy would otherwise carry whole).
+ */
+export function copyWithPositions(file: SourceFile, value: unknown, omit?: string): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const copy: unknown = Array.isArray(value)
+    ? value.map((item) => copyWithPositions(file, item))
+    : Object.fromEntries(
+        Object.entries(value)
+          .filter(([k]) => k !== omit)
+          .map(([k, v]) => [k, copyWithPositions(file, v)]),
+      );
+  const positions = file.nodes.get(value);
+  if (positions) file.nodes.set(copy as object, positions);
+  return copy;
 }
