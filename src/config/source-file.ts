@@ -238,29 +238,7 @@ export function parseSourceFile(
     return undefined;
   }
   const doc: Document = parseDocument(text, { lineCounter: lines, uniqueKeys: false, prettyErrors: false });
-  let syntaxReported = false;
-  for (const error of doc.errors) {
-    // The parser gives up on deep flow nesting with a stack overflow: say what it means.
-    if (error.code === 'RESOURCE_EXHAUSTION' && /call stack/i.test(error.message)) {
-      sink.push(diagnosticAt(file, error.pos[0], tooDeep(display)));
-      return undefined;
-    }
-    const code = error.code === 'TAB_AS_INDENT' ? 'yaml_tab_indent' : error.code === 'DUPLICATE_KEY' ? 'duplicate_key' : 'yaml_syntax';
-    // One broken token makes the parser report every later token too: only the first says anything.
-    if (code === 'yaml_syntax' && syntaxReported) continue;
-    syntaxReported ||= code === 'yaml_syntax';
-    const summary =
-      code === 'duplicate_key'
-        ? `Duplicate key "${duplicateKeyAt(text, error.pos[0])}": a key may appear only once in a map`
-        : (YAML_MESSAGES[error.code] ?? `YAML syntax error: ${error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
-    const line = text.slice(text.lastIndexOf('\n', error.pos[0] - 1) + 1, error.pos[0] + 1);
-    const detail =
-      code === 'yaml_syntax' && /[[{][^\]}]*\$\{/.test(line)
-        ? 'Inside [ ] or { }, quote a value that contains "${...}", e.g. ["${var.env}"].'
-        : undefined;
-    sink.push(diagnosticAt(file, error.pos[0], { code, summary, detail }));
-  }
-  if (doc.errors.length > 0) return undefined;
+  if (reportParseErrors(doc, file, sink)) return undefined;
   const duplicates: number[] = [];
   const problem = structureProblem(doc, file, duplicates);
   if (problem) {
@@ -297,6 +275,34 @@ export function parseSourceFile(
     throw error;
   }
   return file;
+}
+
+/** Says the parser's errors (the first syntax error of a run of them, every tab and duplicate key); true when there were any. */
+function reportParseErrors(doc: Document, file: SourceFile, sink: DiagnosticSink): boolean {
+  const { text } = file;
+  let syntaxReported = false;
+  for (const error of doc.errors) {
+    // The parser gives up on deep flow nesting with a stack overflow: say what it means.
+    if (error.code === 'RESOURCE_EXHAUSTION' && /call stack/i.test(error.message)) {
+      sink.push(diagnosticAt(file, error.pos[0], tooDeep(file.display)));
+      return true;
+    }
+    const code = error.code === 'TAB_AS_INDENT' ? 'yaml_tab_indent' : error.code === 'DUPLICATE_KEY' ? 'duplicate_key' : 'yaml_syntax';
+    // One broken token makes the parser report every later token too: only the first says anything.
+    if (code === 'yaml_syntax' && syntaxReported) continue;
+    syntaxReported ||= code === 'yaml_syntax';
+    const summary =
+      code === 'duplicate_key'
+        ? `Duplicate key "${duplicateKeyAt(text, error.pos[0])}": a key may appear only once in a map`
+        : (YAML_MESSAGES[error.code] ?? `YAML syntax error: ${error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
+    const line = text.slice(text.lastIndexOf('\n', error.pos[0] - 1) + 1, error.pos[0] + 1);
+    const detail =
+      code === 'yaml_syntax' && /[[{][^\]}]*\$\{/.test(line)
+        ? 'Inside [ ] or { }, quote a value that contains "${...}", e.g. ["${var.env}"].'
+        : undefined;
+    sink.push(diagnosticAt(file, error.pos[0], { code, summary, detail }));
+  }
+  return doc.errors.length > 0;
 }
 
 function duplicateKeyAt(text: string, offset: number): string {
