@@ -8,8 +8,7 @@ import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { checkPathInside, PATH_HINT, refusalWords, type PathBounds } from './path-bounds.js';
-import { offsetIn, positionIn, readSourceFile, type OpenDocuments, type SourceFile } from './source-file.js';
-import type { SharedLoads } from './shared-loads.js';
+import { offsetIn, positionIn, readSourceFile, type OpenDocuments, type ParsedFiles, type SourceFile } from './source-file.js';
 import type { VariableDeclaration } from './variables.js';
 import type { VariableConfig } from './config-file.js';
 
@@ -85,7 +84,7 @@ export async function readConfigFiles(
   sink: DiagnosticSink,
   within?: string,
   open?: OpenDocuments,
-  shared?: SharedLoads,
+  shared?: ParsedFiles,
 ): Promise<SourceFile[]> {
   const files: SourceFile[] = [];
   for (const name of names) {

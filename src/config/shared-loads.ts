@@ -6,10 +6,10 @@
  * parsed again when its bytes changed.
  */
 import { pathBounds, type PathBounds } from './path-bounds.js';
-import { copyWithPositions, parseSourceFile, type SourceFile } from './source-file.js';
+import { copyWithPositions, parseSourceFile, type ParsedFiles, type SourceFile } from './source-file.js';
 import type { DiagnosticSink } from './diagnostics.js';
 
-export class SharedLoads {
+export class SharedLoads implements ParsedFiles {
   private readonly parsed = new Map<string, { bytes: Buffer; file: SourceFile }>();
   private readonly bounds = new Map<string, Promise<PathBounds>>();
   private readonly listings = new Map<string, string[]>();

@@ -11,7 +11,6 @@ import { open } from 'node:fs/promises';
 import { isAlias, isCollection, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import type { Diagnostic } from './types.js';
-import type { SharedLoads } from './shared-loads.js';
 
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
 /** Aliases allowed per file; real configurations use a handful. */
@@ -177,17 +176,22 @@ const tooLarge = (display: string, size: number): Diagnostic => ({
   range: { file: display, line: 1, col: 1 },
 });
 
+/** Files parsed once for several loads (shared-loads.ts): a copy of the kept parse when the bytes are the same. */
+export interface ParsedFiles {
+  parse(bytes: Buffer, path: string, display: string, sink: DiagnosticSink, unquoted: boolean): SourceFile | undefined;
+}
+
 /**
  * With `noFollow`, a symbolic link in the last place of `path` is refused (ELOOP) rather than followed: a
  * module's files are read from the folder that was checked to be inside the configuration, and a file
  * swapped for a link after the folder was listed must not lead outside it. (Windows has no O_NOFOLLOW.)
- * A file of `open` is taken from there rather than from the disk.
+ * A file of `open` is taken from there rather than from the disk; with `shared`, a file parsed before is not parsed again.
  */
 export async function readSourceFile(
   path: string,
   display: string,
   sink: DiagnosticSink,
-  { noFollow = false, open: openDocuments, shared }: { noFollow?: boolean; open?: OpenDocuments; shared?: SharedLoads } = {},
+  { noFollow = false, open: openDocuments, shared }: { noFollow?: boolean; open?: OpenDocuments; shared?: ParsedFiles } = {},
 ): Promise<SourceFile | undefined> {
   const held = openDocuments?.get(path);
   if (held !== undefined) return parseSourceFile(Buffer.from(held, 'utf8'), path, display, sink);
