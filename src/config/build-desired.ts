@@ -89,26 +89,59 @@ export function buildDesired(
   sink: DiagnosticSink,
   directory: Directory = emptyDirectory(),
 ): DesiredResource[] {
-  const declared = new Map<string, Declared>();
-  const defaults = collectDefaults(files, sink);
-  // Declaration order decides which of two duplicates is "first" and the order of suggestions: within an
-  // entry, the one-per-parent children come before the maps of children.
+  const declarations = new Declarations(kinds, collectDefaults(files, sink), sink);
+  // Kinds that refer to no other kind are declared first, file by file; then those that do.
+  const topLevel = kinds.filter((k) => !k.parent);
+  for (const pass of [topLevel.filter((k) => !k.references?.length), topLevel.filter((k) => k.references?.length)]) {
+    for (const { file, config, modules = [] } of files) {
+      for (const block of pass) {
+        const entries = (config as unknown as Record<string, Record<string, Entry> | undefined>)[block.key] ?? {};
+        for (const name of Object.keys(entries))
+          declarations.declare(block, resourceAddress(block.kind, nameInModule(modules, name)), name, undefined, file, entries, name, 0);
+      }
+    }
+  }
+  const { declared } = declarations;
+  // References and checks that span files run once every resource of every file is declared.
+  checkReferences(declared, directory, sink);
+  wireDeliveries(declared, sink);
+  checkPrincipals(declared, sink);
+  checkExplicitDependencies(declared, sink);
+  checkCycles(declared, sink);
+  return [...declared.values()].map((d) => d.resource);
+}
+
+/** The resources declared so far, by address, and the steps that declare an entry and what it holds. */
+class Declarations {
+  readonly declared = new Map<string, Declared>();
   // Looked up once per kind, not once per entry: a configuration of 10,000 records declares 60,000 entries.
-  const childrenOf = new Map<string, KindBlock[]>();
-  const childBlocks = (kind: string) => {
-    let children = childrenOf.get(kind);
+  private readonly childrenOf = new Map<string, KindBlock[]>();
+
+  constructor(
+    private readonly kinds: readonly KindBlock[],
+    private readonly defaults: ReturnType<typeof collectDefaults>,
+    private readonly sink: DiagnosticSink,
+  ) {}
+
+  /**
+   * Declaration order decides which of two duplicates is "first" and the order of suggestions: within an
+   * entry, the one-per-parent children come before the maps of children.
+   */
+  private childBlocks(kind: string): KindBlock[] {
+    let children = this.childrenOf.get(kind);
     if (!children)
-      childrenOf.set(
+      this.childrenOf.set(
         kind,
         (children = [
-          ...kinds.filter((b) => b.parent?.kind === kind && b.single),
-          ...kinds.filter((b) => b.parent?.kind === kind && !b.single),
+          ...this.kinds.filter((b) => b.parent?.kind === kind && b.single),
+          ...this.kinds.filter((b) => b.parent?.kind === kind && !b.single),
         ]),
       );
     return children;
-  };
+  }
 
-  function add(
+  /** Declares one resource, unless its address is taken (then says where it was declared first). */
+  private add(
     block: KindBlock,
     address: string,
     localName: string,
@@ -119,10 +152,10 @@ export function buildDesired(
     entry: Entry,
     implied: string[],
   ): boolean {
-    const earlier = declared.get(address);
+    const earlier = this.declared.get(address);
     if (earlier) {
       const first = rangeAt(earlier.file, earlier.at);
-      sink.push(
+      this.sink.push(
         diagnosticAt(file, at, {
           code: 'duplicate_address',
           summary: `Duplicate address ${address}: declared in ${first.file}:${first.line}:${first.col} and again here`,
@@ -132,40 +165,25 @@ export function buildDesired(
       );
       return false;
     }
-    const attributes = block.attributes(withDefaults(defaults, block.key, entry), localName, parentName);
-    const references = (block.references ?? []).flatMap((rule) =>
-      'kind' in rule
-        ? [attributes[rule.attribute as keyof typeof attributes]].flat().map((name) => resourceAddress(rule.kind, String(name)))
-        : [],
-    );
+    const attributes = block.attributes(withDefaults(this.defaults, block.key, entry), localName, parentName);
     const explicit = entry.dependsOn as string[] | undefined;
-    const sources = block.secrets?.(entry);
-    // A source that a variable without a value decides (`value: ${var.m}` of a `type: map`, in validate) is still the
-    // reference's text: there is nothing to resolve until the variable has a value.
-    const known = Object.entries(sources ?? {}).filter(([, source]) => typeof source === 'object' && source !== null);
-    const secrets = Object.fromEntries(known.map(([field, source]) => [field, secretOf(source, file)]));
-    // One set, in order and without repeats, rather than arrays spread into it: this runs for every declared resource.
-    const needs = new Set(implied);
-    for (const address of references) needs.add(address);
-    for (const address of explicit ?? []) needs.add(address);
     const resource: DesiredResource = {
       kind: block.kind,
       address,
       localName,
       attributes: attributes as Attributes,
-      secrets,
+      secrets: secretsOf(block, entry, file),
       lifecycle: lifecycleOf(entry.lifecycle as LifecycleConfig<string> | undefined),
-      dependsOn: [...needs],
+      dependsOn: needsOf(block, attributes, implied, explicit),
       source: rangeAt(file, at),
       fieldRanges: fieldRangesOf(file, entry),
     };
-    declared.set(address, { resource, block, entry, file, at, valueAt, explicit: explicit ?? [] });
+    this.declared.set(address, { resource, block, entry, file, at, valueAt, explicit: explicit ?? [] });
     return true;
   }
 
-  /** An entry and, when it was declared, what is declared inside it. */
-  /** `container[key]` is the entry: its position is kept on the container's node. */
-  function declare(
+  /** An entry and, when it was declared, what is declared inside it. `container[key]` is the entry: its position is kept on the container's node. */
+  declare(
     block: KindBlock,
     address: string,
     localName: string,
@@ -178,24 +196,26 @@ export function buildDesired(
     const entry = (container as Record<string, Entry>)[key]!;
     const position = positionIn(file, container, key);
     const at = position?.key ?? position?.value[0] ?? fallback;
-    if (!add(block, address, localName, parent?.name, file, at, position?.value[0] ?? at, entry, parent ? [parent.address] : [])) return;
+    if (!this.add(block, address, localName, parent?.name, file, at, position?.value[0] ?? at, entry, parent ? [parent.address] : []))
+      return;
     // A child gets its parent's local part (`payments/stripe-key` for a record), which names the parent's address.
     const here = { address, name: localPart(address) };
-    for (const child of childBlocks(block.kind)) {
+    for (const child of this.childBlocks(block.kind)) {
       if (child.list) {
         const names = valueAtPath(entry, child.key);
         if (Array.isArray(names))
           names.forEach((item, i) => {
             const name = listedName(item);
-            declareListed(child, childAddress(address, child.kind, name), name, here, file, names, i, at);
+            this.declareListed(child, childAddress(address, child.kind, name), name, here, file, names, i, at);
           });
         continue;
       }
       const value = entry[child.key] as Entry | Record<string, Entry> | undefined;
       if (value === undefined) continue;
-      if (child.single) declare(child, childAddress(address, child.kind), localName, here, file, entry, child.key, at);
+      if (child.single) this.declare(child, childAddress(address, child.kind), localName, here, file, entry, child.key, at);
       else
-        for (const name of Object.keys(value)) declare(child, childAddress(address, child.kind, name), name, here, file, value, name, at);
+        for (const name of Object.keys(value))
+          this.declare(child, childAddress(address, child.kind, name), name, here, file, value, name, at);
     }
   }
 
@@ -203,7 +223,7 @@ export function buildDesired(
    * A name of a list (`grants.serviceAccounts`), declared as an entry `{ name }` at the name's place; an item
    * written as an object (`{ name: dana, until: ... }`) is the entry itself, so its fields keep their positions.
    */
-  function declareListed(
+  private declareListed(
     block: KindBlock,
     address: string,
     name: string,
@@ -215,75 +235,43 @@ export function buildDesired(
   ): void {
     const at = positionIn(file, list, index)?.value[0] ?? fallback;
     const item = list[index];
-    add(block, address, name, parent.name, file, at, at, item !== null && typeof item === 'object' ? (item as Entry) : { name }, [
-      parent.address,
-    ]);
+    const entry = item !== null && typeof item === 'object' ? (item as Entry) : { name };
+    this.add(block, address, name, parent.name, file, at, at, entry, [parent.address]);
   }
+}
 
-  // Kinds that refer to no other kind are declared first, file by file; then those that do.
-  const topLevel = kinds.filter((k) => !k.parent);
-  for (const pass of [topLevel.filter((k) => !k.references?.length), topLevel.filter((k) => k.references?.length)]) {
-    for (const { file, config, modules = [] } of files) {
-      for (const block of pass) {
-        const entries = (config as unknown as Record<string, Record<string, Entry> | undefined>)[block.key] ?? {};
-        for (const name of Object.keys(entries))
-          declare(block, resourceAddress(block.kind, nameInModule(modules, name)), name, undefined, file, entries, name, 0);
-      }
-    }
+/**
+ * The entry's secret sources. A source that a variable without a value decides (`value: ${var.m}` of a `type: map`,
+ * in validate) is still the reference's text: there is nothing to resolve until the variable has a value.
+ */
+function secretsOf(block: KindBlock, entry: Entry, file: SourceFile): Record<string, SecretSource> {
+  const sources = block.secrets?.(entry);
+  const known = Object.entries(sources ?? {}).filter(([, source]) => typeof source === 'object' && source !== null);
+  return Object.fromEntries(known.map(([field, source]) => [field, secretOf(source, file)]));
+}
+
+/** What a resource depends on: implied (its parent), the resources its attributes name, its explicit `dependsOn`. */
+function needsOf(block: KindBlock, attributes: object, implied: string[], explicit: string[] | undefined): string[] {
+  // One set, in order and without repeats, rather than arrays spread into it: this runs for every declared resource.
+  const needs = new Set(implied);
+  for (const rule of block.references ?? []) {
+    if (!('kind' in rule)) continue;
+    for (const name of [attributes[rule.attribute as keyof typeof attributes]].flat()) needs.add(resourceAddress(rule.kind, String(name)));
   }
+  for (const address of explicit ?? []) needs.add(address);
+  return [...needs];
+}
 
-  // References and checks that span files run once every resource of every file is declared.
+/** Every declared entry's references (to resources, to the directory's names) and its kind's own checks (`complete`). */
+function checkReferences(declared: Map<string, Declared>, directory: Directory, sink: DiagnosticSink): void {
   // Names as references write them: with the module prefixes of the resource they name.
   const names = (kind: ResourceKind) =>
     [...declared.values()].filter((d) => d.resource.kind === kind).map((d) => localPart(d.resource.address));
-  for (const { resource, block, entry, file, at, valueAt } of [...declared.values()]) {
+  for (const d of [...declared.values()]) {
+    const { resource, block, entry, file, at, valueAt } = d;
     // An instance of a forEach is named by its address, which says which key it is (KIND.NAME[KEY], e.g. team[search] of the gateways).
     const owner = isInstanceAddress(resource.address) ? resource.address : `${block.noun} "${resource.localName}"`;
-    for (const rule of block.references ?? []) {
-      // A name the entry leaves out may come from the field's default (the attribute of the same name): what the
-      // resource needs is checked whoever wrote it. A default has no place of its own: the entry's name is underlined.
-      const written = entry[rule.attribute] !== undefined;
-      const value = written ? entry[rule.attribute] : (resource.attributes as Record<string, unknown>)[rule.attribute];
-      const fieldAt = written ? valueOffset(file, entry, rule.attribute, at) : at;
-      const listed: [string, number][] = Array.isArray(value)
-        ? value.map((name, i) => [String(name), written ? valueOffset(file, value, i, fieldAt) : at])
-        : typeof value === 'string'
-          ? [[value, fieldAt]]
-          : [];
-      const end = (offset: number, name: string) => (written ? offset + name.length : at + resource.localName.length);
-      const byDefault = written ? '' : ` (the default of ${rule.attribute})`;
-      if (!('kind' in rule)) {
-        for (const [name, offset] of listed) {
-          if (Object.hasOwn(directory[rule.directory], name)) continue;
-          const undeclared = undeclaredInDirectory(rule.directory, name, directory);
-          sink.push(diagnosticAt(file, offset, { ...undeclared, summary: `${undeclared.summary}${byDefault}`, end: end(offset, name) }));
-        }
-        continue;
-      }
-      const { kind } = rule;
-      for (const [name, offset] of listed) {
-        if (declared.has(resourceAddress(kind, name))) continue;
-        const known = names(kind);
-        sink.push(
-          diagnosticAt(file, offset, {
-            code: 'unknown_reference',
-            summary: `Unknown ${kind} "${name}" in ${owner}${byDefault}${didYouMean(name, known)}`,
-            detail: [
-              known.length
-                ? `Declared ${kind}s: ${known.slice(0, 10).join(', ')}${known.length > 10 ? ', ...' : ''}.`
-                : `No ${kind} is declared in this configuration.`,
-              // In a module, a plain name is the module's own: the caller's resources come through inputs (modules.ts).
-              ...(file.within
-                ? [
-                    `A module names the caller's resources only through its inputs: write \${var.NAME} here and give NAME in the module call's inputs.`,
-                  ]
-                : []),
-            ].join('\n'),
-            end: end(offset, name),
-          }),
-        );
-      }
-    }
+    for (const rule of block.references ?? []) checkReferenceRule(d, rule, owner, { declared, directory, names }, sink);
     block.complete?.({
       attributes: resource.attributes,
       entry,
@@ -296,12 +284,61 @@ export function buildDesired(
       },
     });
   }
+}
 
-  wireDeliveries(declared, sink);
-  checkPrincipals(declared, sink);
-  checkExplicitDependencies(declared, sink);
-  checkCycles(declared, sink);
-  return [...declared.values()].map((d) => d.resource);
+type ReferenceRule = NonNullable<KindBlock['references']>[number];
+
+/** The names one reference rule of an entry gives, each checked against what is declared (or the directory). */
+function checkReferenceRule(
+  { resource, entry, file, at }: Declared,
+  rule: ReferenceRule,
+  owner: string,
+  known: { declared: Map<string, Declared>; directory: Directory; names: (kind: ResourceKind) => string[] },
+  sink: DiagnosticSink,
+): void {
+  // A name the entry leaves out may come from the field's default (the attribute of the same name): what the
+  // resource needs is checked whoever wrote it. A default has no place of its own: the entry's name is underlined.
+  const written = entry[rule.attribute] !== undefined;
+  const value = written ? entry[rule.attribute] : (resource.attributes as Record<string, unknown>)[rule.attribute];
+  const fieldAt = written ? valueOffset(file, entry, rule.attribute, at) : at;
+  const listed: [string, number][] = Array.isArray(value)
+    ? value.map((name, i) => [String(name), written ? valueOffset(file, value, i, fieldAt) : at])
+    : typeof value === 'string'
+      ? [[value, fieldAt]]
+      : [];
+  const end = (offset: number, name: string) => (written ? offset + name.length : at + resource.localName.length);
+  const byDefault = written ? '' : ` (the default of ${rule.attribute})`;
+  if (!('kind' in rule)) {
+    for (const [name, offset] of listed) {
+      if (Object.hasOwn(known.directory[rule.directory], name)) continue;
+      const undeclared = undeclaredInDirectory(rule.directory, name, known.directory);
+      sink.push(diagnosticAt(file, offset, { ...undeclared, summary: `${undeclared.summary}${byDefault}`, end: end(offset, name) }));
+    }
+    return;
+  }
+  const { kind } = rule;
+  for (const [name, offset] of listed) {
+    if (known.declared.has(resourceAddress(kind, name))) continue;
+    const declaredNames = known.names(kind);
+    sink.push(
+      diagnosticAt(file, offset, {
+        code: 'unknown_reference',
+        summary: `Unknown ${kind} "${name}" in ${owner}${byDefault}${didYouMean(name, declaredNames)}`,
+        detail: [
+          declaredNames.length
+            ? `Declared ${kind}s: ${declaredNames.slice(0, 10).join(', ')}${declaredNames.length > 10 ? ', ...' : ''}.`
+            : `No ${kind} is declared in this configuration.`,
+          // In a module, a plain name is the module's own: the caller's resources come through inputs (modules.ts).
+          ...(file.within
+            ? [
+                `A module names the caller's resources only through its inputs: write \${var.NAME} here and give NAME in the module call's inputs.`,
+              ]
+            : []),
+        ].join('\n'),
+        end: end(offset, name),
+      }),
+    );
+  }
 }
 
 /**

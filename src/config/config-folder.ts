@@ -8,7 +8,7 @@ import { readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { checkPathInside, PATH_HINT, refusalWords, type PathBounds } from './path-bounds.js';
-import { offsetIn, positionIn, readSourceFile, textStart, type OpenDocuments, type SourceFile } from './source-file.js';
+import { offsetIn, positionIn, readSourceFile, textStart, type OpenDocuments, type ParsedFiles, type SourceFile } from './source-file.js';
 import type { VariableDeclaration } from './variables.js';
 import type { VariableConfig } from './config-file.js';
 
@@ -84,12 +84,13 @@ export async function readConfigFiles(
   sink: DiagnosticSink,
   within?: string,
   open?: OpenDocuments,
+  shared?: ParsedFiles,
 ): Promise<SourceFile[]> {
   const files: SourceFile[] = [];
   for (const name of names) {
     try {
       // Never through a link: the listing keeps only plain files, and one swapped for a link since is refused (ELOOP).
-      const file = await readSourceFile(join(root, name), display(name), sink, { noFollow: true, open });
+      const file = await readSourceFile(join(root, name), display(name), sink, { noFollow: true, open, shared });
       if (!file) continue;
       if (within) file.within = within;
       file.value ??= {};

@@ -15,7 +15,7 @@
  */
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
 import { interpolateEntry, type EachInstance, type InterpolationScope } from './interpolate.js';
-import { positionIn, type NodePosition, type SourceFile } from './source-file.js';
+import { copyWithPositions, positionIn, type NodePosition, type SourceFile } from './source-file.js';
 import { childAddress, formatLocalName, parseLocalName, resourceAddress } from '../plan-model/address.js';
 import type { Entry, KindBlock } from './kind-block.js';
 
@@ -40,49 +40,56 @@ export const MAX_INSTANCES_PER_FILE = 20_000;
 
 const UNSET_VARIABLE = /\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}/g;
 
-/**
- * A copy of `value` whose maps and lists keep the positions of the originals: a diagnostic about an
- * instance's field points at the template's field. `omit` leaves out a key of the top map (the template's
- * `forEach`, which each copy would otherwise carry whole).
- */
-function copyWithPositions(file: SourceFile, value: unknown, omit?: string): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  const copy: unknown = Array.isArray(value)
-    ? value.map((item) => copyWithPositions(file, item))
-    : Object.fromEntries(
-        Object.entries(value)
-          .filter(([k]) => k !== omit)
-          .map(([k, v]) => [k, copyWithPositions(file, v)]),
-      );
-  const positions = file.nodes.get(value);
-  if (positions) file.nodes.set(copy as object, positions);
-  return copy;
+export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope: InterpolationScope, sink: DiagnosticSink): void {
+  new FileExpansion(file, kinds, scope, sink).run();
 }
 
-export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope: InterpolationScope, sink: DiagnosticSink): void {
-  const value = file.value as Mapping;
+/** The expansion of one file: its instances counted against the file's bound, its diagnostics at the template's place. */
+class FileExpansion {
+  private made = 0;
+  private overBound = false;
   // Looked up once per kind, not once per entry.
-  const childrenOf = new Map<string, KindBlock[]>();
-  const childBlocks = (kind: string) => {
-    let children = childrenOf.get(kind);
-    if (!children) childrenOf.set(kind, (children = kinds.filter((b) => b.parent?.kind === kind)));
-    return children;
-  };
-  const report = (offset: number, code: string, summary: string, detail?: string, end?: number) =>
-    sink.push(diagnosticAt(file, offset, { code, summary, detail, end }));
+  private readonly childrenOf = new Map<string, KindBlock[]>();
 
-  let made = 0;
-  let overBound = false;
+  constructor(
+    private readonly file: SourceFile,
+    private readonly kinds: readonly KindBlock[],
+    private readonly scope: InterpolationScope,
+    private readonly sink: DiagnosticSink,
+  ) {}
+
+  run(): void {
+    const value = this.file.value as Mapping;
+    for (const key of Object.keys(value)) {
+      // `deployments:` gives the variables their values: it is read as written (config/deployments.ts).
+      if (key === 'variables' || key === 'deployments') continue;
+      const block = this.kinds.find((k) => !k.parent && k.key === key);
+      if (block) this.expandMap(block, value, key, undefined, this.scope);
+      else if (key === 'import' && Array.isArray(value.import)) this.expandImports(value, value.import);
+      else interpolateEntry(value, key, this.file, this.scope, this.sink);
+    }
+  }
+
+  private childBlocks(kind: string): KindBlock[] {
+    let children = this.childrenOf.get(kind);
+    if (!children) this.childrenOf.set(kind, (children = this.kinds.filter((b) => b.parent?.kind === kind)));
+    return children;
+  }
+
+  private report(offset: number, code: string, summary: string, detail?: string, end?: number): void {
+    this.sink.push(diagnosticAt(this.file, offset, { code, summary, detail, end }));
+  }
+
   /** Counts `instances` of `entry`'s forEach against the file's bound; past it, reports once and expands nothing more. */
-  function withinBound(instances: Instance[] | undefined, entry: Mapping, owner: string): Instance[] {
-    if (!instances || overBound) return [];
-    if (made + instances.length <= MAX_INSTANCES_PER_FILE) {
-      made += instances.length;
+  private withinBound(instances: Instance[] | undefined, entry: Mapping, owner: string): Instance[] {
+    if (!instances || this.overBound) return [];
+    if (this.made + instances.length <= MAX_INSTANCES_PER_FILE) {
+      this.made += instances.length;
       return instances;
     }
-    overBound = true;
-    const at = positionIn(file, entry, 'forEach')?.key ?? 0;
-    report(
+    this.overBound = true;
+    const at = positionIn(this.file, entry, 'forEach')?.key ?? 0;
+    this.report(
       at,
       'for_each_too_many',
       `forEach of ${owner} would make more than ${MAX_INSTANCES_PER_FILE} instances in this file (nested forEach entries multiply)`,
@@ -93,14 +100,14 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
   }
 
   /** The keys of `entry.forEach` (interpolated in the enclosing scope), or undefined after reporting why there are none. */
-  function instancesOf(entry: Mapping, owner: string, outer: InterpolationScope): Instance[] | undefined {
-    interpolateEntry(entry, 'forEach', file, outer, sink);
+  private instancesOf(entry: Mapping, owner: string, outer: InterpolationScope): Instance[] | undefined {
+    interpolateEntry(entry, 'forEach', this.file, outer, this.sink);
     const over = entry.forEach;
-    const at = positionIn(file, entry, 'forEach') ?? { value: [0, 0] };
-    const unknown = unknownVariables(over, outer);
+    const at = positionIn(this.file, entry, 'forEach') ?? { value: [0, 0] };
+    const unknown = this.unknownVariables(over, outer);
     if (unknown.length > 0) {
       const names = unknown.map((n) => `"${n}"`).join(', ');
-      report(
+      this.report(
         at.value[0],
         'for_each_unknown',
         `The keys of ${owner} depend on variable ${names}, which has no value: forEach keys must be known before planning`,
@@ -111,21 +118,21 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
     }
     if (typeof over === 'string' && over.includes('${')) return undefined; // an interpolation error, already reported
     if (isMapping(over))
-      return checkKeys(
-        Object.entries(over).map(([key, v]) => ({ key, value: v, at: positionIn(file, over, key) ?? at })),
+      return this.checkKeys(
+        Object.entries(over).map(([key, v]) => ({ key, value: v, at: positionIn(this.file, over, key) ?? at })),
         owner,
       );
     if (Array.isArray(over)) {
       const found: (Instance & { at: NodePosition })[] = [];
       over.forEach((item, i) => {
-        const itemAt = positionIn(file, over, i) ?? at;
+        const itemAt = positionIn(this.file, over, i) ?? at;
         const key = ['string', 'number', 'boolean'].includes(typeof item)
           ? String(item)
           : isMapping(item) && typeof item.name === 'string'
             ? item.name
             : undefined;
         if (key === undefined) {
-          report(
+          this.report(
             itemAt.value[0],
             'for_each_key_type',
             `Item ${i} of the forEach list of ${owner} has no key: a list's item must be text, or a map with a "name"`,
@@ -134,10 +141,10 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
           );
         } else found.push({ key, value: item, at: itemAt });
       });
-      return found.length === over.length ? checkKeys(found, owner) : undefined;
+      return found.length === over.length ? this.checkKeys(found, owner) : undefined;
     }
     const got = over === null ? 'null' : typeof over === 'string' ? 'text' : `a ${typeof over}`;
-    report(
+    this.report(
       at.value[0],
       'for_each_type',
       `forEach of ${owner} must be a map or a list; got ${got}`,
@@ -147,13 +154,13 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
     return undefined;
   }
 
-  function checkKeys(found: (Instance & { at: NodePosition })[], owner: string): Instance[] | undefined {
+  private checkKeys(found: (Instance & { at: NodePosition })[], owner: string): Instance[] | undefined {
     const seen = new Set<string>();
     let ok = true;
     for (const { key, at } of found) {
-      if (unknownIn(key)) {
+      if (this.unknownIn(key)) {
         ok = false;
-        report(
+        this.report(
           at.value[0],
           'for_each_unknown',
           `A key of ${owner} depends on ${JSON.stringify(key)}, which has no value: forEach keys must be known before planning`,
@@ -162,7 +169,7 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
         );
       } else if (!VALID_KEY.test(key)) {
         ok = false;
-        report(
+        this.report(
           at.value[0],
           'invalid_for_each_key',
           `Invalid forEach key ${JSON.stringify(key)} in ${owner}: a key is 1 to 100 printable characters without "[", "]" or "/"`,
@@ -171,7 +178,7 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
         );
       } else if (seen.has(key)) {
         ok = false;
-        report(
+        this.report(
           at.value[0],
           'duplicate_for_each_key',
           `Duplicate forEach key "${key}" in ${owner}: each key makes one instance`,
@@ -184,25 +191,26 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
     return ok ? found.map(({ key, value: v }) => ({ key, value: v })) : undefined;
   }
 
-  const unknownIn = (text: string) => [...text.matchAll(UNSET_VARIABLE)].some((m) => scope.declared.has(m[1]!) && !scope.values.has(m[1]!));
-  function unknownVariables(over: unknown, outer: InterpolationScope): string[] {
+  private unknownIn = (text: string) =>
+    [...text.matchAll(UNSET_VARIABLE)].some((m) => this.scope.declared.has(m[1]!) && !this.scope.values.has(m[1]!));
+  private unknownVariables(over: unknown, outer: InterpolationScope): string[] {
     if (typeof over !== 'string') return [];
     return [...new Set([...over.matchAll(UNSET_VARIABLE)].map((m) => m[1]!).filter((n) => outer.declared.has(n) && !outer.values.has(n)))];
   }
 
   /** The entries of `block` in `holder[key]` (a map by name): `forEach` entries replaced by their instances. */
-  function expandMap(block: KindBlock, holder: Mapping, key: string, parent: string | undefined, outer: InterpolationScope): void {
+  private expandMap(block: KindBlock, holder: Mapping, key: string, parent: string | undefined, outer: InterpolationScope): void {
     const entries = holder[key];
-    if (!isMapping(entries)) return interpolateEntry(holder, key, file, outer, sink);
+    if (!isMapping(entries)) return interpolateEntry(holder, key, this.file, outer, this.sink);
     const addressOf = (name: string) => (parent === undefined ? resourceAddress(block.kind, name) : childAddress(parent, block.kind, name));
     const out: Mapping = {};
     const positions = new Map<string, NodePosition>();
     for (const [name, entry] of Object.entries(entries)) {
-      const at = positionIn(file, entries, name);
+      const at = positionIn(this.file, entries, name);
       // Only a key is written in brackets: most names need no parse.
       if (name.includes('[') && parseLocalName(name)?.some((s) => s.key !== undefined)) {
         const offset = at?.key ?? 0;
-        report(
+        this.report(
           offset,
           'instance_name_written',
           `"${name}" names an instance: instances are made by forEach, not written`,
@@ -214,83 +222,74 @@ export function expandFile(file: SourceFile, kinds: readonly KindBlock[], scope:
       if (!isMapping(entry) || !('forEach' in entry)) {
         out[name] = entry;
         if (at) positions.set(name, at);
-        if (isMapping(entry)) expandEntry(block, entry, addressOf(name), outer);
+        if (isMapping(entry)) this.expandEntry(block, entry, addressOf(name), outer);
         continue;
       }
       const owner = addressOf(name);
-      for (const { key: instanceKey, value: instanceValue } of withinBound(instancesOf(entry, owner, outer), entry, owner)) {
-        if (overBound) break; // the rest would only repeat the work the bound refused
+      for (const { key: instanceKey, value: instanceValue } of this.withinBound(this.instancesOf(entry, owner, outer), entry, owner)) {
+        if (this.overBound) break; // the rest would only repeat the work the bound refused
         const instanceName = formatLocalName([{ name, key: instanceKey }]);
-        const copy = copyWithPositions(file, entry, 'forEach') as Entry;
+        const copy = copyWithPositions(this.file, entry, 'forEach') as Entry;
         out[instanceName] = copy;
         if (at) positions.set(instanceName, at);
         const each: EachInstance = { key: instanceKey, value: instanceValue, address: addressOf(instanceName) };
-        expandEntry(block, copy, each.address, { ...outer, each });
+        this.expandEntry(block, copy, each.address, { ...outer, each });
       }
     }
     holder[key] = out;
-    file.nodes.set(out, positions);
+    this.file.nodes.set(out, positions);
   }
 
   /** Interpolates an entry's own fields in `inner` scope and expands the blocks declared inside it. */
-  function expandEntry(block: KindBlock, entry: Mapping, address: string, inner: InterpolationScope): void {
-    const children = childBlocks(block.kind);
+  private expandEntry(block: KindBlock, entry: Mapping, address: string, inner: InterpolationScope): void {
+    const children = this.childBlocks(block.kind);
     for (const field of Object.keys(entry)) {
       const child = children.find((c) => c.key === field);
-      if (!child) interpolateEntry(entry, field, file, inner, sink);
-      else if (!child.single) expandMap(child, entry, field, address, inner);
+      if (!child) interpolateEntry(entry, field, this.file, inner, this.sink);
+      else if (!child.single) this.expandMap(child, entry, field, address, inner);
       else if (isMapping(entry[field]) && 'forEach' in (entry[field] as Mapping)) {
-        const at = positionIn(file, entry[field], 'forEach')?.key ?? 0;
-        report(
+        const at = positionIn(this.file, entry[field], 'forEach')?.key ?? 0;
+        this.report(
           at,
           'for_each_on_single',
           `forEach is not allowed in ${field}: there is one per ${block.noun}`,
           `Put forEach on the ${block.noun} instead.`,
           at + 'forEach'.length,
         );
-      } else if (isMapping(entry[field])) expandEntry(child, entry[field] as Mapping, childAddress(address, child.kind), inner);
-      else interpolateEntry(entry, field, file, inner, sink);
+      } else if (isMapping(entry[field])) this.expandEntry(child, entry[field] as Mapping, childAddress(address, child.kind), inner);
+      else interpolateEntry(entry, field, this.file, inner, this.sink);
     }
   }
 
   /** `import` blocks with `forEach`: one block per key, `to` and `id` interpolated with it. */
-  function expandImports(blocks: unknown[]): void {
+  private expandImports(value: Mapping, blocks: unknown[]): void {
     const out: unknown[] = [];
     const positions = new Map<string, NodePosition>();
     blocks.forEach((block, i) => {
-      const at = positionIn(file, blocks, i);
+      const at = positionIn(this.file, blocks, i);
       const place = (item: unknown) => {
         if (at) positions.set(String(out.length), at);
         out.push(item);
       };
       if (!isMapping(block) || !('forEach' in block)) {
         place(block);
-        interpolateEntry(out as unknown as Mapping, out.length - 1, file, scope, sink);
+        interpolateEntry(out as unknown as Mapping, out.length - 1, this.file, this.scope, this.sink);
         return;
       }
       const owner = `import block ${i + 1}`;
-      for (const { key, value: instanceValue } of withinBound(instancesOf(block, owner, scope), block, owner)) {
-        const copy = copyWithPositions(file, block, 'forEach') as Mapping;
+      for (const { key, value: instanceValue } of this.withinBound(this.instancesOf(block, owner, this.scope), block, owner)) {
+        const copy = copyWithPositions(this.file, block, 'forEach') as Mapping;
         place(copy);
         interpolateEntry(
           out as unknown as Mapping,
           out.length - 1,
-          file,
-          { ...scope, each: { key, value: instanceValue, address: `the import of key "${key}"` } },
-          sink,
+          this.file,
+          { ...this.scope, each: { key, value: instanceValue, address: `the import of key "${key}"` } },
+          this.sink,
         );
       }
     });
     value.import = out;
-    file.nodes.set(out, positions);
-  }
-
-  for (const key of Object.keys(value)) {
-    // `deployments:` gives the variables their values: it is read as written (config/deployments.ts).
-    if (key === 'variables' || key === 'deployments') continue;
-    const block = kinds.find((k) => !k.parent && k.key === key);
-    if (block) expandMap(block, value, key, undefined, scope);
-    else if (key === 'import' && Array.isArray(value.import)) expandImports(value.import);
-    else interpolateEntry(value, key, file, scope, sink);
+    this.file.nodes.set(out, positions);
   }
 }

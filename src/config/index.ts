@@ -4,6 +4,7 @@
  * Other folders use only what is exported here.
  */
 export { loadConfig, type LoadOptions, type LoadResult } from './load.js';
+export { SharedLoads } from './shared-loads.js';
 export type { VariableArgument } from './variables.js';
 export { formatDiagnostic, formatGithub } from './diagnostics.js';
 export { resolveSecret, describeSecretSource, generateSecret } from './secrets.js';

@@ -88,6 +88,60 @@ function resolveEach(match: string, part: string, path: string, each: EachInstan
   return { value };
 }
 
+/** What `${...}` (`match`, its inside `inner`) reads in `scope`: a value, a problem, or unknown (a variable without a value yet). */
+function resolveReference(match: string, inner: string, scope: InterpolationScope): Resolved {
+  const each = EACH.exec(inner);
+  if (each) return resolveEach(match, each[1]!, each[2] ?? '', scope.each);
+  const [, kind, name] = VARIABLE.exec(inner) ?? [];
+  if (!kind || !name) {
+    return {
+      problem: {
+        code: 'invalid_interpolation',
+        summary: `Invalid interpolation "${match}": write \${var.NAME}, \${env.NAME}, or inside forEach \${each.key} or \${each.value}`,
+        detail: 'Write $${ for a literal "${".',
+      },
+    };
+  }
+  if (kind === 'env') return resolveEnv(match, name, scope);
+  if (scope.values.has(name)) return { value: scope.values.get(name) };
+  if (!scope.declared.has(name)) {
+    return {
+      problem: {
+        code: 'unresolved_variable',
+        summary: `Unknown variable "${name}" in ${match}${didYouMean(name, scope.declared)}`,
+        detail: 'Declare it under "variables:" in any file of the configuration.',
+      },
+    };
+  }
+  return { unknown: true };
+}
+
+/** `${env.NAME}`: its value, unless it is a secret (cplane's own, or a secret source of this configuration) or unset. */
+function resolveEnv(match: string, name: string, scope: InterpolationScope): Resolved {
+  const rule =
+    ownSecretRule(name, scope.env) ?? (scope.secretEnv.has(name) ? `${name} is used as a secret source in this configuration` : undefined);
+  if (rule) {
+    return {
+      problem: {
+        code: 'secret_env_interpolated',
+        summary: `${match} would put a secret into an ordinary field: ${rule}`,
+        detail:
+          'Fields that are not write-only are shown in plans and state. Give secrets with a secret source ({ env: NAME } or { file: PATH }) where the field takes one.',
+      },
+    };
+  }
+  const value = scope.env[name];
+  if (value === undefined)
+    return {
+      problem: {
+        code: 'unresolved_variable',
+        summary: `Environment variable "${name}" is not set (used as ${match})`,
+        detail: `Set ${name} in the environment, or use a variable with a default.`,
+      },
+    };
+  return { value };
+}
+
 /** Interpolates `text`, the value of entry `key` of `container` (whose node keeps its position, for errors). */
 function interpolateString(
   text: string,
@@ -103,67 +157,16 @@ function interpolateString(
     const offset = start !== -1 && start < (position?.value[1] ?? 0) ? start : (position?.value[0] ?? 0);
     sink.push(diagnosticAt(file, offset, { code, summary, detail, end: offset + match.length }));
   };
-  const resolve = (match: string, inner: string): Resolved => {
-    const each = EACH.exec(inner);
-    if (each) return resolveEach(match, each[1]!, each[2] ?? '', scope.each);
-    const [, kind, name] = VARIABLE.exec(inner) ?? [];
-    if (!kind || !name) {
-      return {
-        problem: {
-          code: 'invalid_interpolation',
-          summary: `Invalid interpolation "${match}": write \${var.NAME}, \${env.NAME}, or inside forEach \${each.key} or \${each.value}`,
-          detail: 'Write $${ for a literal "${".',
-        },
-      };
-    }
-    if (kind === 'env') {
-      const rule =
-        ownSecretRule(name, scope.env) ??
-        (scope.secretEnv.has(name) ? `${name} is used as a secret source in this configuration` : undefined);
-      if (rule) {
-        return {
-          problem: {
-            code: 'secret_env_interpolated',
-            summary: `${match} would put a secret into an ordinary field: ${rule}`,
-            detail:
-              'Fields that are not write-only are shown in plans and state. Give secrets with a secret source ({ env: NAME } or { file: PATH }) where the field takes one.',
-          },
-        };
-      }
-      const value = scope.env[name];
-      if (value === undefined)
-        return {
-          problem: {
-            code: 'unresolved_variable',
-            summary: `Environment variable "${name}" is not set (used as ${match})`,
-            detail: `Set ${name} in the environment, or use a variable with a default.`,
-          },
-        };
-      return { value };
-    }
-    if (scope.values.has(name)) return { value: scope.values.get(name) };
-    if (!scope.declared.has(name)) {
-      return {
-        problem: {
-          code: 'unresolved_variable',
-          summary: `Unknown variable "${name}" in ${match}${didYouMean(name, scope.declared)}`,
-          detail: 'Declare it under "variables:" in any file of the configuration.',
-        },
-      };
-    }
-    return { unknown: true };
-  };
-
   const whole = WHOLE_REFERENCE.exec(text);
   if (whole) {
-    const found = resolve(text, whole[1]!);
+    const found = resolveReference(text, whole[1]!, scope);
     if ('value' in found) return structuredCloneIfObject(found.value);
     if ('problem' in found) report(text, found.problem.code, found.problem.summary, found.problem.detail);
     return text;
   }
   return text.replace(REFERENCE, (match, inner: string | undefined) => {
     if (inner === undefined) return '${';
-    const found = resolve(match, inner);
+    const found = resolveReference(match, inner, scope);
     if ('problem' in found) report(match, found.problem.code, found.problem.summary, found.problem.detail);
     if (!('value' in found)) return match;
     if (!isText(found.value)) {

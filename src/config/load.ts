@@ -34,6 +34,7 @@ import { offsetIn, type OpenDocuments, type SourceFile } from './source-file.js'
 import { boundState, checkStateUrl, statePasswords } from './state-binding.js';
 import { resolveVariables, type VariableArgument, type VariableValue } from './variables.js';
 import type { ConfigFile } from './config-file.js';
+import type { SharedLoads } from './shared-loads.js';
 import type { KindBlock } from './kind-block.js';
 import type { DesiredState, Diagnostic } from './types.js';
 
@@ -68,6 +69,8 @@ export interface LoadOptions {
   deployment?: string;
   /** Files an editor holds open, by absolute path: read instead of the disk (the language server, src/lsp/). */
   open?: OpenDocuments;
+  /** What loads of the same folder share (`cplane test`: one load per run): each file parsed once, its listing and bounds. */
+  shared?: SharedLoads;
 }
 
 export interface LoadResult {
@@ -138,25 +141,72 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
   const env = options.env ?? process.env;
   const root = resolve(cwd, dir);
   const diagnostics: Diagnostic[] = [];
-  let unset: UnsetVariables | undefined;
-  let deployments: Deployment[] | undefined = undefined;
-  // Known once the files load; `done` reports it even when a later stage fails.
-  const found: { account?: string } = {};
+  const found: Found = {};
+  // `done` reports what was found (the account, the deployments) even when a later stage fails.
   const done = (desired?: DesiredState): LoadResult => ({
     desired: hasErrors(diagnostics) ? undefined : desired,
     ...(found.account ? { account: found.account } : {}),
     diagnostics: sortDiagnostics(withoutRepeats(diagnostics)),
-    ...(unset ? { unsetVariables: [...unset.keys()].sort() } : {}),
-    ...(deployments ? { deployments } : {}),
+    ...(found.unset ? { unsetVariables: [...found.unset.keys()].sort() } : {}),
+    ...(found.deployments ? { deployments: found.deployments } : {}),
   });
+  const folder = await readFolder(root, cwd, env, options, read, diagnostics);
+  if (!folder) return done();
+  const values = await variableValues(folder, env, cwd, options, found, diagnostics);
+  if (!values) return done();
+  const { files, bounds } = folder;
+  const scope = { values, declared: new Set(folder.declarations.keys()), env, secretEnv: secretEnvNames(files.map((f) => f.value)) };
+  const loaded = expandFiles(files, options.kinds, scope, found.unset, diagnostics);
+  if (hasErrors(diagnostics)) return done();
+  const modules = await loadModules(
+    loaded,
+    { root, display: folder.display, kinds: options.kinds, env, unset: found.unset, open: options.open },
+    diagnostics,
+  );
+  read.files = [...files, ...modules.files.map((l) => l.file)];
+  await confineSecretFiles(
+    [...loaded, ...modules.files].map((l) => l.file),
+    bounds,
+    diagnostics,
+  );
+  if (hasErrors(diagnostics)) return done();
+  return done(desiredOf(folder, loaded, modules, values, options, found, diagnostics));
+}
 
-  const names = await listConfigFiles(root, diagnostics);
-  if (!names) return done();
+/** What the stages find that a failed load still reports, and the account the stages choose. */
+interface Found {
+  account?: string;
+  /** The account chosen with the deployment, --account or CPLANE_ACCOUNT. */
+  chosenAccount?: string;
+  unset?: UnsetVariables;
+  deployments?: Deployment[];
+}
+
+interface Folder {
+  root: string;
+  names: string[];
+  display: (name: string) => string;
+  files: SourceFile[];
+  bounds: PathBounds;
+  declarations: ReturnType<typeof collectDeclarations>;
+}
+
+/** The folder's files read and parsed, its bounds, and the secrets its sources name registered with the redactor. */
+async function readFolder(
+  root: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  options: LoadOptions,
+  read: FilesRead,
+  diagnostics: Diagnostic[],
+): Promise<Folder | undefined> {
+  const { shared } = options;
+  const names = shared ? await shared.listing(root, () => listConfigFiles(root, diagnostics)) : await listConfigFiles(root, diagnostics);
+  if (!names) return undefined;
   const shownRoot = relative(cwd, root);
   const display = (name: string) => (shownRoot.startsWith('..') || isAbsolute(shownRoot) ? join(root, name) : join(shownRoot, name));
-
-  const files = await readConfigFiles(root, names, display, diagnostics, undefined, options.open);
-  const bounds = await pathBounds(root);
+  const files = await readConfigFiles(root, names, display, diagnostics, undefined, options.open, shared);
+  const bounds = await (shared ? shared.pathBounds(root) : pathBounds(root));
   read.files = files;
   read.bounds = bounds;
   // Every deployment's secret sources are secrets of this run, whichever deployment this load is for: another
@@ -166,18 +216,30 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
     { bareReference: 'none' },
   );
   for (const [name, value] of Object.entries(env)) if (read.isSourceName(name)) registerSecret(value);
+  return { root, names, display, files, bounds, declarations: collectDeclarations(files, diagnostics) };
+}
 
-  const declarations = collectDeclarations(files, diagnostics);
-  deployments = collectDeployments(files, root, diagnostics);
+/** The deployments, the account chosen, and every declared variable's value; undefined when the deployment asked for is not there. */
+async function variableValues(
+  { root, files, bounds, declarations }: Folder,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  options: LoadOptions,
+  found: Found,
+  diagnostics: Diagnostic[],
+): Promise<Map<string, VariableValue> | undefined> {
+  const deployments = collectDeployments(files, root, diagnostics);
+  found.deployments = deployments;
   // What the files name is read only inside the folder (or its Git work tree): every deployment's var files are
   // checked, not only the chosen one's, so `cplane validate` says it too.
   if (deployments) await confineVarFiles(deployments, bounds, diagnostics);
   if (deployments) checkTokenBindings(deployments, env, options.baseUrl, diagnostics);
   const deployment = chosenDeployment(options.deployment, deployments, diagnostics);
-  if (options.deployment !== undefined && !deployment) return done();
+  if (options.deployment !== undefined && !deployment) return undefined;
   // `account: ${var.account}` is the convention (and what export writes): a required `account`
   // variable takes the account chosen with --account or CPLANE_ACCOUNT, so one folder serves many accounts.
   const chosenAccount = deployment?.account ?? options.account ?? (env.CPLANE_ACCOUNT || undefined);
+  found.chosenAccount = chosenAccount;
   const accountVariable = declarations.get('account');
   if (chosenAccount && accountVariable && accountVariable.config.default === undefined) {
     accountVariable.config = { ...accountVariable.config, default: chosenAccount };
@@ -196,31 +258,44 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
     },
     diagnostics,
   );
-  const scope = { values, declared: new Set(declarations.keys()), env, secretEnv: secretEnvNames(files.map((f) => f.value)) };
-  if (allowUnset) unset = new Map([...declarations].filter(([name]) => !values.has(name)).map(([name, d]) => [name, d.config.type]));
+  if (allowUnset) found.unset = new Map([...declarations].filter(([name]) => !values.has(name)).map(([name, d]) => [name, d.config.type]));
+  return values;
+}
 
+/** Each file expanded and interpolated with the values, then checked against the schema: the files that passed. */
+function expandFiles(
+  files: SourceFile[],
+  kinds: readonly KindBlock[],
+  scope: Parameters<typeof expandFile>[2],
+  unset: UnsetVariables | undefined,
+  diagnostics: Diagnostic[],
+): LoadedFile[] {
   const loaded: LoadedFile[] = [];
   const bound = boundState(env, options.stateFlag);
   for (const file of files) {
     checkStateUrl(file, bound, diagnostics);
     const before = diagnostics.length;
-    expandFile(file, options.kinds, scope, diagnostics);
+    expandFile(file, kinds, scope, diagnostics);
     // A reference that could not be resolved is left as text: the schema would only add that it is the wrong type.
     if (hasErrors(diagnostics.slice(before))) continue;
-    if (checkSchema(file, options.kinds, diagnostics, unset)) loaded.push({ file, config: file.value as ConfigFile });
+    if (checkSchema(file, kinds, diagnostics, unset)) loaded.push({ file, config: file.value as ConfigFile });
   }
-  if (hasErrors(diagnostics)) return done();
-  const modules = await loadModules(loaded, { root, display, kinds: options.kinds, env, unset, open: options.open }, diagnostics);
-  read.files = [...files, ...modules.files.map((l) => l.file)];
-  await confineSecretFiles(
-    [...loaded, ...modules.files].map((l) => l.file),
-    bounds,
-    diagnostics,
-  );
-  if (hasErrors(diagnostics)) return done();
+  return loaded;
+}
 
+/** The desired state of the checked files: resources, the account (the configuration's must match the one chosen), and the rest. */
+function desiredOf(
+  { root, names }: Folder,
+  loaded: LoadedFile[],
+  modules: Awaited<ReturnType<typeof loadModules>>,
+  values: Map<string, VariableValue>,
+  options: LoadOptions,
+  found: Found,
+  diagnostics: Diagnostic[],
+): DesiredState {
   const directory = collectDirectory(loaded, diagnostics);
   const resources = buildDesired([...loaded, ...modules.files], options.kinds, diagnostics, directory);
+  const { chosenAccount } = found;
   const configured = pickAccount(loaded, diagnostics);
   if (chosenAccount !== undefined && configured !== undefined && chosenAccount !== configured) {
     // A leftover CPLANE_ACCOUNT must never send a configuration's changes to another account.
@@ -254,7 +329,7 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
   const stateUrl = loaded.find((l) => l.config.state)?.config.state?.url;
   if (stateUrl) desired.stateUrl = stateUrl;
   registerUrlPasswords(stateUrl);
-  return done(desired);
+  return desired;
 }
 
 /** The deployment `name` of the configuration, or undefined after saying it has none of that name. */

@@ -113,6 +113,27 @@ function locate(file: SourceFile, path: readonly Segment[]): NodePosition {
   return { value: [0, 0] };
 }
 
+/** One error of the schema, with what every translation of it uses. */
+interface SchemaError {
+  file: SourceFile;
+  kinds: readonly KindBlock[];
+  error: ErrorObject;
+  errors: ErrorObject[];
+  sink: DiagnosticSink;
+  unset: UnsetVariables | undefined;
+  path: Segment[];
+  field: string | undefined;
+  schema: Record<string, unknown> | undefined;
+  at: NodePosition;
+  /** What the error is about, in words (`"slug" in gateway "prod"`). */
+  name: string;
+  params: Record<string, unknown>;
+  isSecretSource: boolean;
+  /** Says the problem at the node (or, `onKey`, at its key). */
+  here: (code: string, summary: string, detail?: string, onKey?: boolean, redact?: boolean) => void;
+}
+
+/** A diagnostic in words a person can act on, for one error of the schema; a keyword without its own words says ajv's message. */
 function translate(
   file: SourceFile,
   kinds: readonly KindBlock[],
@@ -123,162 +144,201 @@ function translate(
 ): void {
   const path = segmentsOf(error.instancePath, file.value);
   const { owner, field } = describePath(path, kinds);
-  const schema = error.parentSchema as Record<string, unknown> | undefined;
   const at = locate(file, path);
   const here = (code: string, summary: string, detail?: string, onKey = false, redact = false) => {
     const offset = onKey && at.key !== undefined ? at.key : at.value[0];
     sink.push(diagnosticAt(file, offset, { code, summary, detail, end: onKey ? undefined : at.value[1], redact }));
   };
-  const name = !field ? owner : owner === 'the file' ? `"${field}"` : `"${field}" in ${owner}`;
-  const params = error.params as Record<string, unknown>;
-  const isSecretSource = error.schemaPath.startsWith('#/$defs/secretSource/');
+  const c: SchemaError = {
+    file,
+    kinds,
+    error,
+    errors,
+    sink,
+    unset,
+    path,
+    field,
+    schema: error.parentSchema as Record<string, unknown> | undefined,
+    at,
+    name: !field ? owner : owner === 'the file' ? `"${field}"` : `"${field}" in ${owner}`,
+    params: error.params as Record<string, unknown>,
+    isSecretSource: error.schemaPath.startsWith('#/$defs/secretSource/'),
+    here,
+  };
+  const said =
+    error.keyword === 'additionalProperties'
+      ? unknownKey(c)
+      : error.keyword === 'type'
+        ? wrongType(c)
+        : error.keyword === 'pattern'
+          ? wrongPattern(c)
+          : (wrongValue(c) ?? wrongSize(c));
+  if (!said) here('invalid_value', `${c.name} ${error.message ?? 'is invalid'}`);
+}
 
-  switch (error.keyword) {
-    case 'additionalProperties': {
-      const key = String(params.additionalProperty);
-      const keyPath = [...path, key];
-      const valid = Object.keys((schema?.properties as object | undefined) ?? {});
-      const { owner: keyOwner } = describePath(keyPath, kinds);
-      const target = positionIn(file, nodeAt(file, path), key);
-      const summary = `Unknown key "${key}" in ${field ? `"${field}" of ${keyOwner}` : keyOwner}${didYouMean(key, valid)}`;
-      sink.push(
-        diagnosticAt(file, target?.key ?? at.value[0], {
-          code: 'unknown_key',
-          summary,
-          detail: `Valid keys: ${valid.join(', ')}.`,
-          end: (target?.key ?? 0) + key.length,
-        }),
+/** A key the schema does not know, with the keys it does. */
+function unknownKey(c: SchemaError): boolean {
+  const key = String(c.params.additionalProperty);
+  const keyPath = [...c.path, key];
+  const valid = Object.keys((c.schema?.properties as object | undefined) ?? {});
+  const { owner: keyOwner } = describePath(keyPath, c.kinds);
+  const target = positionIn(c.file, nodeAt(c.file, c.path), key);
+  const summary = `Unknown key "${key}" in ${c.field ? `"${c.field}" of ${keyOwner}` : keyOwner}${didYouMean(key, valid)}`;
+  c.sink.push(
+    diagnosticAt(c.file, target?.key ?? c.at.value[0], {
+      code: 'unknown_key',
+      summary,
+      detail: `Valid keys: ${valid.join(', ')}.`,
+      end: (target?.key ?? 0) + key.length,
+    }),
+  );
+  return true;
+}
+
+/** A value of the wrong type: a secret written inline, a variable declared with another type, or a value YAML did not read as text. */
+function wrongType(c: SchemaError): boolean {
+  if (c.isSecretSource && typeof c.error.data !== 'object') {
+    c.here(
+      'inline_secret',
+      `A secret must not be written inline: ${c.name} takes a secret source, not a value`,
+      'Give where the value comes from instead: { env: NAME }, { file: ./path } or { generate: { length: 32 } }.',
+      false,
+      true,
+    );
+    return true;
+  }
+  {
+    const expected = [c.params.type].flat().map(String);
+    const variable = typeof c.error.data === 'string' ? WHOLE_REFERENCE.exec(c.error.data)?.[1] : undefined;
+    if (variable !== undefined && c.unset?.has(variable)) {
+      c.here(
+        'wrong_type',
+        `Wrong type for ${c.name}: expected ${expected.map(expectedType).join(' or ')}, but variable "${variable}" is declared as ${expectedType(c.unset.get(variable)!)}`,
       );
-      return;
+      return true;
     }
-    case 'type':
-      if (isSecretSource && typeof error.data !== 'object') {
-        here(
-          'inline_secret',
-          `A secret must not be written inline: ${name} takes a secret source, not a value`,
-          'Give where the value comes from instead: { env: NAME }, { file: ./path } or { generate: { length: 32 } }.',
-          false,
-          true,
-        );
-        return;
-      }
-      {
-        const expected = [params.type].flat().map(String);
-        const variable = typeof error.data === 'string' ? WHOLE_REFERENCE.exec(error.data)?.[1] : undefined;
-        if (variable !== undefined && unset?.has(variable)) {
-          here(
-            'wrong_type',
-            `Wrong type for ${name}: expected ${expected.map(expectedType).join(' or ')}, but variable "${variable}" is declared as ${expectedType(unset.get(variable)!)}`,
-          );
-          return;
-        }
-        const quoteHint =
-          expected.includes('string') && ['number', 'boolean'].includes(typeof error.data)
-            ? 'YAML reads this as a number or boolean: quote it to keep it text, e.g. "100.00".'
-            : undefined;
-        here(
-          'wrong_type',
-          `Wrong type for ${name}: expected ${expected.map(expectedType).join(' or ')}, got ${typeName(error.data)}`,
-          quoteHint,
-        );
-      }
-      return;
+    const quoteHint =
+      expected.includes('string') && ['number', 'boolean'].includes(typeof c.error.data)
+        ? 'YAML reads this as a number or boolean: quote it to keep it text, e.g. "100.00".'
+        : undefined;
+    c.here(
+      'wrong_type',
+      `Wrong type for ${c.name}: expected ${expected.map(expectedType).join(' or ')}, got ${typeName(c.error.data)}`,
+      quoteHint,
+    );
+  }
+  return true;
+}
+
+/** A name or a value not of the form its field takes. */
+function wrongPattern(c: SchemaError): boolean {
+  if (c.error.propertyName !== undefined) {
+    const target = positionIn(c.file, nodeAt(c.file, c.path), c.error.propertyName);
+    const what = c.path[0] === 'variables' ? 'variable name' : c.path.at(-1) === 'headers' ? 'header name' : 'name';
+    c.sink.push(
+      diagnosticAt(c.file, target?.key ?? c.at.value[0], {
+        code: 'invalid_name',
+        summary: `Invalid ${what} "${c.error.propertyName}" in ${c.name}`,
+        detail: String((c.schema?.description as string | undefined) ?? `It must match ${String(c.params.pattern)}.`),
+        end: (target?.key ?? 0) + c.error.propertyName.length,
+      }),
+    );
+    return true;
+  }
+  // A value in a secret source's `env` may be a pasted secret: never echo it.
+  c.here(
+    'invalid_value',
+    c.isSecretSource ? `${c.name} has an invalid form` : `${c.name} has an invalid form: "${String(c.error.data)}"`,
+    String((c.schema?.description as string | undefined) ?? `It must match ${String(c.params.pattern)}.`),
+  );
+  return true;
+}
+
+/** A value out of its range, format or set, or a required key missing; undefined for another keyword. */
+function wrongValue(c: SchemaError): true | undefined {
+  switch (c.error.keyword) {
     case 'minimum':
     case 'maximum': {
-      const min = schema?.minimum;
-      const max = schema?.maximum;
+      const min = c.schema?.minimum;
+      const max = c.schema?.maximum;
       const bound =
         min !== undefined && max !== undefined ? `between ${min} and ${max}` : min !== undefined ? `at least ${min}` : `at most ${max}`;
-      here('out_of_range', `${name} must be ${bound}; got ${String(error.data)}`);
-      return;
+      c.here('out_of_range', `${c.name} must be ${bound}; got ${String(c.error.data)}`);
+      return true;
     }
     case 'format':
-      if (params.format === 'date-time')
-        here(
+      if (c.params.format === 'date-time')
+        c.here(
           'invalid_datetime',
-          `${name} is not a valid date-time: "${String(error.data)}"`,
+          `${c.name} is not a valid date-time: "${String(c.error.data)}"`,
           'Write an ISO 8601 date-time with a time zone, e.g. 2027-01-01T00:00:00Z.',
         );
       else
-        here(
+        c.here(
           'invalid_url',
-          `${name} is not a valid URL: "${String(error.data)}"`,
+          `${c.name} is not a valid URL: "${String(c.error.data)}"`,
           'Write an absolute URL, e.g. https://api.example.com/v1.',
         );
-      return;
+      return true;
     case 'enum': {
-      const allowed = (params.allowedValues as unknown[]).map(String);
-      const got = String(error.data);
-      here('invalid_value', `${name} must be one of ${allowed.join(', ')}; got "${got}"${didYouMean(got, allowed)}`);
-      return;
+      const allowed = (c.params.allowedValues as unknown[]).map(String);
+      const got = String(c.error.data);
+      c.here('invalid_value', `${c.name} must be one of ${allowed.join(', ')}; got "${got}"${didYouMean(got, allowed)}`);
+      return true;
     }
     case 'const':
-      here(
+      c.here(
         'unsupported_version',
-        `${name} must be ${JSON.stringify(params.allowedValue)}; got ${JSON.stringify(error.data)}`,
+        `${c.name} must be ${JSON.stringify(c.params.allowedValue)}; got ${JSON.stringify(c.error.data)}`,
         'This version of cplane reads configuration language version 1.',
       );
-      return;
+      return true;
     case 'required':
-      here(
+      c.here(
         'missing_key',
-        `Missing required key "${String(params.missingProperty)}" in ${name}`,
-        `Required keys here: ${((schema?.required as string[] | undefined) ?? []).join(', ')}.`,
+        `Missing required key "${String(c.params.missingProperty)}" in ${c.name}`,
+        `Required keys here: ${((c.schema?.required as string[] | undefined) ?? []).join(', ')}.`,
         true,
       );
-      return;
-    case 'pattern':
-      if (error.propertyName !== undefined) {
-        const target = positionIn(file, nodeAt(file, path), error.propertyName);
-        const what = path[0] === 'variables' ? 'variable name' : path.at(-1) === 'headers' ? 'header name' : 'name';
-        sink.push(
-          diagnosticAt(file, target?.key ?? at.value[0], {
-            code: 'invalid_name',
-            summary: `Invalid ${what} "${error.propertyName}" in ${name}`,
-            detail: String((schema?.description as string | undefined) ?? `It must match ${String(params.pattern)}.`),
-            end: (target?.key ?? 0) + error.propertyName.length,
-          }),
-        );
-        return;
-      }
-      // A value in a secret source's `env` may be a pasted secret: never echo it.
-      here(
-        'invalid_value',
-        isSecretSource ? `${name} has an invalid form` : `${name} has an invalid form: "${String(error.data)}"`,
-        String((schema?.description as string | undefined) ?? `It must match ${String(params.pattern)}.`),
-      );
-      return;
+      return true;
+  }
+  return undefined;
+}
+
+/** A secret source of the wrong size, a text or list too short or too long, a list with repeats; false when ajv's own message is all there is to say. */
+function wrongSize(c: SchemaError): boolean {
+  switch (c.error.keyword) {
     case 'minProperties':
     case 'maxProperties':
-      if (isSecretSource) {
-        here('invalid_secret_source', `${name} must give exactly one of env, file or generate`);
-        return;
+      if (c.isSecretSource) {
+        c.here('invalid_secret_source', `${c.name} must give exactly one of env, file or generate`);
+        return true;
       }
       break;
     case 'minLength':
-      here('invalid_value', `${name} must not be empty`);
-      return;
+      c.here('invalid_value', `${c.name} must not be empty`);
+      return true;
     case 'maxLength':
-      here('invalid_value', `${name} must be at most ${String(params.limit)} characters long`);
-      return;
+      c.here('invalid_value', `${c.name} must be c.at most ${String(c.params.limit)} characters long`);
+      return true;
     case 'minItems':
-      here('invalid_value', `${name} must have at least ${String(params.limit)} item${params.limit === 1 ? '' : 's'}`);
-      return;
+      c.here('invalid_value', `${c.name} must have at least ${String(c.params.limit)} item${c.params.limit === 1 ? '' : 's'}`);
+      return true;
     case 'maxItems':
-      here('invalid_value', `${name} must have at most ${String(params.limit)} items`);
-      return;
+      c.here('invalid_value', `${c.name} must have at most ${String(c.params.limit)} items`);
+      return true;
     case 'uniqueItems':
-      here('invalid_value', `${name} lists the same item twice (items ${String(params.j)} and ${String(params.i)})`);
-      return;
+      c.here('invalid_value', `${c.name} lists the same item twice (items ${String(c.params.j)} and ${String(c.params.i)})`);
+      return true;
     case 'propertyNames':
       // The nested `pattern` error with propertyName already says which name is wrong.
-      if (errors.some((e) => e.propertyName !== undefined && e.instancePath === error.instancePath)) return;
+      if (c.errors.some((e) => e.propertyName !== undefined && e.instancePath === c.error.instancePath)) return true;
       break;
     case 'if':
       // The errors of the branch taken (`then` or `else`, a grant written as a name or as a map) say what is wrong.
-      return;
+      return true;
   }
-  here('invalid_value', `${name} ${error.message ?? 'is invalid'}`);
+  return false;
 }
 
 /** Validates one parsed file; returns whether it is valid. Errors about values that unset variables decide are left out. */

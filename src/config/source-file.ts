@@ -182,17 +182,22 @@ const tooLarge = (display: string, size: number): Diagnostic => ({
   range: { file: display, line: 1, col: 1 },
 });
 
+/** Files parsed once for several loads (shared-loads.ts): a copy of the kept parse when the bytes are the same. */
+export interface ParsedFiles {
+  parse(bytes: Buffer, path: string, display: string, sink: DiagnosticSink, unquoted: boolean): SourceFile | undefined;
+}
+
 /**
  * With `noFollow`, a symbolic link in the last place of `path` is refused (ELOOP) rather than followed: a
  * module's files are read from the folder that was checked to be inside the configuration, and a file
  * swapped for a link after the folder was listed must not lead outside it. (Windows has no O_NOFOLLOW.)
- * A file of `open` is taken from there rather than from the disk.
+ * A file of `open` is taken from there rather than from the disk; with `shared`, a file parsed before is not parsed again.
  */
 export async function readSourceFile(
   path: string,
   display: string,
   sink: DiagnosticSink,
-  { noFollow = false, open: openDocuments }: { noFollow?: boolean; open?: OpenDocuments } = {},
+  { noFollow = false, open: openDocuments, shared }: { noFollow?: boolean; open?: OpenDocuments; shared?: ParsedFiles } = {},
 ): Promise<SourceFile | undefined> {
   const held = openDocuments?.get(path);
   if (held !== undefined) return parseSourceFile(Buffer.from(held, 'utf8'), path, display, sink);
@@ -211,7 +216,7 @@ export async function readSourceFile(
   } finally {
     await handle.close();
   }
-  return parseSourceFile(bytes, path, display, sink, { unquoted });
+  return shared ? shared.parse(bytes, path, display, sink, unquoted) : parseSourceFile(bytes, path, display, sink, { unquoted });
 }
 
 /** A file's bytes parsed with positions kept (the checks of readSourceFile but reading): undefined after a diagnostic. */
@@ -243,29 +248,7 @@ export function parseSourceFile(
     return undefined;
   }
   const doc: Document = parseDocument(text, { lineCounter: lines, uniqueKeys: false, prettyErrors: false });
-  let syntaxReported = false;
-  for (const error of doc.errors) {
-    // The parser gives up on deep flow nesting with a stack overflow: say what it means.
-    if (error.code === 'RESOURCE_EXHAUSTION' && /call stack/i.test(error.message)) {
-      sink.push(diagnosticAt(file, error.pos[0], tooDeep(display)));
-      return undefined;
-    }
-    const code = error.code === 'TAB_AS_INDENT' ? 'yaml_tab_indent' : error.code === 'DUPLICATE_KEY' ? 'duplicate_key' : 'yaml_syntax';
-    // One broken token makes the parser report every later token too: only the first says anything.
-    if (code === 'yaml_syntax' && syntaxReported) continue;
-    syntaxReported ||= code === 'yaml_syntax';
-    const summary =
-      code === 'duplicate_key'
-        ? `Duplicate key "${duplicateKeyAt(text, error.pos[0])}": a key may appear only once in a map`
-        : (YAML_MESSAGES[error.code] ?? `YAML syntax error: ${error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
-    const line = text.slice(text.lastIndexOf('\n', error.pos[0] - 1) + 1, error.pos[0] + 1);
-    const detail =
-      code === 'yaml_syntax' && /[[{][^\]}]*\$\{/.test(line)
-        ? 'Inside [ ] or { }, quote a value that contains "${...}", e.g. ["${var.env}"].'
-        : undefined;
-    sink.push(diagnosticAt(file, error.pos[0], { code, summary, detail }));
-  }
-  if (doc.errors.length > 0) return undefined;
+  if (reportParseErrors(doc, file, sink)) return undefined;
   const duplicates: number[] = [];
   const problem = structureProblem(doc, file, duplicates);
   if (problem) {
@@ -304,7 +287,54 @@ export function parseSourceFile(
   return file;
 }
 
+/** Says the parser's errors (the first syntax error of a run of them, every tab and duplicate key); true when there were any. */
+function reportParseErrors(doc: Document, file: SourceFile, sink: DiagnosticSink): boolean {
+  const { text } = file;
+  let syntaxReported = false;
+  for (const error of doc.errors) {
+    // The parser gives up on deep flow nesting with a stack overflow: say what it means.
+    if (error.code === 'RESOURCE_EXHAUSTION' && /call stack/i.test(error.message)) {
+      sink.push(diagnosticAt(file, error.pos[0], tooDeep(file.display)));
+      return true;
+    }
+    const code = error.code === 'TAB_AS_INDENT' ? 'yaml_tab_indent' : error.code === 'DUPLICATE_KEY' ? 'duplicate_key' : 'yaml_syntax';
+    // One broken token makes the parser report every later token too: only the first says anything.
+    if (code === 'yaml_syntax' && syntaxReported) continue;
+    syntaxReported ||= code === 'yaml_syntax';
+    const summary =
+      code === 'duplicate_key'
+        ? `Duplicate key "${duplicateKeyAt(text, error.pos[0])}": a key may appear only once in a map`
+        : (YAML_MESSAGES[error.code] ?? `YAML syntax error: ${error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
+    const line = text.slice(text.lastIndexOf('\n', error.pos[0] - 1) + 1, error.pos[0] + 1);
+    const detail =
+      code === 'yaml_syntax' && /[[{][^\]}]*\$\{/.test(line)
+        ? 'Inside [ ] or { }, quote a value that contains "${...}", e.g. ["${var.env}"].'
+        : undefined;
+    sink.push(diagnosticAt(file, error.pos[0], { code, summary, detail }));
+  }
+  return doc.errors.length > 0;
+}
+
 function duplicateKeyAt(text: string, offset: number): string {
   const match = /^["']?([^"':\n]*)/.exec(text.slice(offset, offset + 200));
   return match?.[1]?.trim() ?? '';
+}
+
+/**
+ * A copy of `value` whose maps and lists keep the positions of the originals: a diagnostic about an
+ * instance's field points at the template's field. `omit` leaves out a key of the top map (the template's
+ * `forEach`, which each copy would otherwise carry whole).
+ */
+export function copyWithPositions(file: SourceFile, value: unknown, omit?: string): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const copy: unknown = Array.isArray(value)
+    ? value.map((item) => copyWithPositions(file, item))
+    : Object.fromEntries(
+        Object.entries(value)
+          .filter(([k]) => k !== omit)
+          .map(([k, v]) => [k, copyWithPositions(file, v)]),
+      );
+  const positions = file.nodes.get(value);
+  if (positions) file.nodes.set(copy as object, positions);
+  return copy;
 }

@@ -152,45 +152,7 @@ export async function resolveVariables(
   inputs: VariableInputs,
   sink: DiagnosticSink,
 ): Promise<Map<string, VariableValue>> {
-  const given = new Map<string, Given>();
-  const offer = (name: string, value: Given, warnUnknown: boolean) => {
-    if (!declarations.has(name)) {
-      if (warnUnknown) {
-        const warning = {
-          code: 'undeclared_variable',
-          summary: `Variable "${name}" given by ${value.origin} is not declared${didYouMean(name, declarations.keys())}`,
-          severity: 'warning' as const,
-        };
-        sink.push(value.file && value.offset !== undefined ? diagnosticAt(value.file, value.offset, warning) : warning);
-      }
-      return;
-    }
-    given.set(name, value);
-  };
-  for (const [key, value] of Object.entries(inputs.env)) {
-    if (key.startsWith('CPLANE_VAR_') && value !== undefined)
-      offer(key.slice('CPLANE_VAR_'.length), { value, origin: `environment variable ${key}` }, false);
-  }
-  for (const argument of inputs.variables ?? []) {
-    if ('values' in argument) {
-      const { file } = argument;
-      for (const [name, value] of Object.entries(argument.values)) {
-        offer(
-          name,
-          { value, origin: argument.origin, ...(file ? { file, offset: positionIn(file, argument.values, name)?.value[0] } : {}) },
-          true,
-        );
-      }
-    } else if ('file' in argument) {
-      for (const [name, value] of await readVarFile(argument.file, argument.fromConfiguration === true, inputs, sink))
-        offer(name, value, true);
-    } else {
-      offer(argument.name, { value: argument.value, origin: `--var ${argument.name}=...` }, true);
-    }
-  }
-  for (const [name, value] of Object.entries(inputs.saved ?? {}))
-    offer(name, { value, origin: inputs.savedOrigin ?? 'the saved plan' }, true);
-
+  const given = await givenValues(declarations, inputs, sink);
   const values = new Map<string, VariableValue>();
   const deployment = inputs.variables?.flatMap((a) => ('deployment' in a && a.deployment !== undefined ? [a.deployment] : []))[0];
   for (const [name, declaration] of declarations) {
@@ -230,4 +192,52 @@ export async function resolveVariables(
     values.set(name, converted);
   }
   return values;
+}
+
+/** The values given for the declared variables, the later source winning: CPLANE_VAR_*, the arguments in order, a saved plan's. */
+async function givenValues(
+  declarations: Map<string, VariableDeclaration>,
+  inputs: VariableInputs,
+  sink: DiagnosticSink,
+): Promise<Map<string, Given>> {
+  const given = new Map<string, Given>();
+  const offer = (name: string, value: Given, warnUnknown: boolean) => {
+    if (!declarations.has(name)) {
+      if (warnUnknown) {
+        const warning = {
+          code: 'undeclared_variable',
+          summary: `Variable "${name}" given by ${value.origin} is not declared${didYouMean(name, declarations.keys())}`,
+          severity: 'warning' as const,
+        };
+        sink.push(value.file && value.offset !== undefined ? diagnosticAt(value.file, value.offset, warning) : warning);
+      }
+      return;
+    }
+    given.set(name, value);
+  };
+  for (const [key, value] of Object.entries(inputs.env)) {
+    if (key.startsWith('CPLANE_VAR_') && value !== undefined)
+      offer(key.slice('CPLANE_VAR_'.length), { value, origin: `environment variable ${key}` }, false);
+  }
+  for (const argument of inputs.variables ?? []) {
+    if ('values' in argument) {
+      const { file } = argument;
+      for (const [name, value] of Object.entries(argument.values)) {
+        offer(
+          name,
+          { value, origin: argument.origin, ...(file ? { file, offset: positionIn(file, argument.values, name)?.value[0] } : {}) },
+          true,
+        );
+      }
+    } else if ('file' in argument) {
+      for (const [name, value] of await readVarFile(argument.file, argument.fromConfiguration === true, inputs, sink))
+        offer(name, value, true);
+    } else {
+      offer(argument.name, { value: argument.value, origin: `--var ${argument.name}=...` }, true);
+    }
+  }
+  for (const [name, value] of Object.entries(inputs.saved ?? {}))
+    offer(name, { value, origin: inputs.savedOrigin ?? 'the saved plan' }, true);
+
+  return given;
 }

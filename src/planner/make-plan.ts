@@ -43,7 +43,55 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
 }
 
 async function planStages(input: MakePlanInput, compiled: Compiled | undefined, sandbox: Sandbox | undefined): Promise<Plan> {
-  const { client, desired, account, mode = 'normal', targets = [], exclude = [], parallelism = 10 } = input;
+  const { client, account, mode = 'normal', targets = [], exclude = [], parallelism = 10 } = input;
+  const started = await startRefresh(input);
+  const { given, modelsChecked, snapshot } = await afterRefresh(input, started);
+  const planned = planDesired(given);
+  const after: PlannedInputs = { ...given, book: planned.book, known: planned.known, sealing: planned.sealing };
+  const { scoped, pendingWrites } = await scopedSteps(input, started, after, planned, snapshot, modelsChecked);
+  // A step that wraps for a key the API chose says so, whoever applies it; reconcile plans only the classes it may apply.
+  const marked = markOfferedKeys(scoped.steps, after);
+  const { steps: planSteps, withheld } =
+    input.classes && mode === 'normal' ? withholdByClass(marked, input.classes) : { steps: marked, withheld: [] };
+  const checks = await checkSteps({
+    after,
+    steps: planSteps,
+    targets,
+    covers: scoped.covers,
+    problems: scoped.problems,
+    withheld,
+    classes: input.classes,
+    client,
+    parallelism,
+    compiled,
+    sandbox,
+    env: input.env,
+  });
+  const { replace } = started;
+  return {
+    formatVersion: PLAN_FORMAT_VERSION,
+    cplaneVersion,
+    createdAt: new Date().toISOString(),
+    account,
+    mode,
+    targets,
+    ...(exclude.length > 0 ? { exclude } : {}),
+    ...(replace.length > 0 ? { replace } : {}),
+    steps: planSteps,
+    drift: scoped.drift,
+    unreadable: scoped.unreadable,
+    ...checks,
+    ...(withheld.length > 0 ? { withheld } : {}),
+    summary: summarize(planSteps),
+    ...(pendingWrites.length > 0 ? { pendingWrites } : {}),
+  };
+}
+
+type Started = Awaited<ReturnType<typeof startRefresh>>;
+
+/** Sends the refresh, and does the work that needs no live data while its requests are in flight. */
+async function startRefresh(input: MakePlanInput) {
+  const { client, desired, account, mode = 'normal', parallelism = 10 } = input;
   const replace = replaceAddresses(input, input.state.data.resources);
   // moved, removed and import blocks first: every later stage sees the state under its new addresses.
   const refactored = resolveRefactoring({ blocks: desired.refactoring, state: input.state.data.resources });
@@ -64,7 +112,14 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
       : { statuses: new Map<string, WriteOnlyStatus>(), problems: [] };
   const desiredByAddress = new Map(desired.resources.map((r) => [r.address, r]));
   const [desiredInOrder, inState] = [mode === 'destroy' ? [] : orderDesired(desired.resources), objectsInState(state)];
-  const snapshot = await refreshing;
+  return { replace, refactored, state, refreshing, writeOnly, desiredByAddress, desiredInOrder, inState };
+}
+
+/** The refresh's answers, the facts read from them, and the stages' inputs; the model checks' reads are sent. */
+async function afterRefresh(input: MakePlanInput, started: Started) {
+  const { client, desired, account, mode = 'normal', parallelism = 10 } = input;
+  const { state, desiredByAddress, inState } = started;
+  const snapshot = await started.refreshing;
   // The API's clock, read from the answers of the refresh, and this machine's: what ends access takes the earlier deadline.
   const facts: AccountFacts = {
     account,
@@ -83,18 +138,29 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
     mode,
     desired,
     desiredByAddress,
-    desiredInOrder,
+    desiredInOrder: started.desiredInOrder,
     state,
     objectsInState: inState,
     live: indexLive(snapshot),
     facts,
     known,
-    writeOnly: writeOnly.statuses,
-    imports: refactored.imports,
-    replace: new Set(replace),
+    writeOnly: started.writeOnly.statuses,
+    imports: started.refactored.imports,
+    replace: new Set(started.replace),
   };
-  const planned = planDesired(given);
-  const after: PlannedInputs = { ...given, book: planned.book, known: planned.known, sealing: planned.sealing };
+  return { given, modelsChecked, snapshot };
+}
+
+/** The steps of the desired state and of the removals, linked, sorted and scoped to the targets, with every problem found. */
+async function scopedSteps(
+  input: MakePlanInput,
+  { refactored, state, desiredByAddress, writeOnly, replace }: Started,
+  after: PlannedInputs,
+  planned: ReturnType<typeof planDesired>,
+  snapshot: Awaited<Started['refreshing']>,
+  modelsChecked: ReturnType<typeof checkModels>,
+) {
+  const { mode = 'normal', targets = [], exclude = [] } = input;
   const removals = planRemovals(after);
   // An address with a pending write gets no step: the resend that comes first finishes it (pending-writes.ts).
   const pendingWrites = pendingWritesOf(input.state.data);
@@ -128,39 +194,5 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
       ...removals.problems,
     ],
   });
-  // A step that wraps for a key the API chose says so, whoever applies it; reconcile plans only the classes it may apply.
-  const marked = markOfferedKeys(scoped.steps, after);
-  const { steps: planSteps, withheld } =
-    input.classes && mode === 'normal' ? withholdByClass(marked, input.classes) : { steps: marked, withheld: [] };
-  const checks = await checkSteps({
-    after,
-    steps: planSteps,
-    targets,
-    covers: scoped.covers,
-    problems: scoped.problems,
-    withheld,
-    classes: input.classes,
-    client,
-    parallelism,
-    compiled,
-    sandbox,
-    env: input.env,
-  });
-  return {
-    formatVersion: PLAN_FORMAT_VERSION,
-    cplaneVersion,
-    createdAt: new Date().toISOString(),
-    account,
-    mode,
-    targets,
-    ...(exclude.length > 0 ? { exclude } : {}),
-    ...(replace.length > 0 ? { replace } : {}),
-    steps: planSteps,
-    drift: scoped.drift,
-    unreadable: scoped.unreadable,
-    ...checks,
-    ...(withheld.length > 0 ? { withheld } : {}),
-    summary: summarize(planSteps),
-    ...(pendingWrites.length > 0 ? { pendingWrites } : {}),
-  };
+  return { scoped, pendingWrites };
 }

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createClient, type ApiClient } from '../api/index.js';
 import { applyPlan, stateKeyRing } from '../applier/index.js';
-import { formatDiagnostic, resolveSecret, type DesiredState, type Diagnostic } from '../config/index.js';
+import { formatDiagnostic, resolveSecret, SharedLoads, type DesiredState, type Diagnostic } from '../config/index.js';
 import { fixtures, startEmulator, type RunningEmulator } from '../emulator/index.js';
 import { blockingFindings, findingLine, hasChanges, type Plan } from '../plan-model/index.js';
 import { makePlan } from '../planner/index.js';
@@ -78,11 +78,13 @@ export async function runTestFile(path: string, display: string, options: RunFil
   return { file: display, diagnostics: read.diagnostics, valid: true, runs, durationMs: performance.now() - started };
 }
 
-/** What the runs of one file share: the emulator, the state's folder and key, a client per account, loaded configurations. */
+/** What the runs of one file share: the emulator, the state's folder and key, a client per account, the configuration's parsed files, loaded configurations. */
 class TestSession {
   private readonly clients = new Map<string, ApiClient>();
   private readonly states = new Map<string, Promise<StateStore>>();
   private readonly loaded = new Map<string, Promise<{ desired?: DesiredState; diagnostics: Diagnostic[] }>>();
+  /** What does not depend on a run's values: the configuration's files parsed once for all the runs. */
+  private readonly shared = new SharedLoads();
   private readonly assertions: AssertionChecker;
 
   private constructor(
@@ -224,6 +226,7 @@ class TestSession {
           cwd: this.options.cwd,
           savedVariables: run.variables as DesiredState['variables'],
           savedVariablesOrigin: this.file.display,
+          shared: this.shared,
           ...(account ? { account } : {}),
           ...(this.options.deployment ? { deployment: this.options.deployment } : {}),
         });

@@ -25,6 +25,26 @@ export interface ChangeBase {
   observed?: View;
 }
 
+/** What the decision for one address reads: the resource, its live object and state entry, and its definition's facts. */
+interface Deciding {
+  given: DesiredWork;
+  r: DesiredResource;
+  found: LiveObject;
+  entry: ResourceState | undefined;
+  base: ChangeBase;
+  definition: Definition;
+  facts: Facts;
+  /** What `--replace` asks of it: its write-only values rotated, or the object replaced. */
+  requested: ReturnType<typeof replacementOf> | undefined;
+  /** Why it must be issued anew, in the words of the plan's reason. */
+  renewals: string[];
+  problems: PlanProblem[];
+  notes: string[];
+}
+
+type Definition = ReturnType<typeof definitionOf>;
+type Facts = ReturnType<Definition['diff']>;
+
 /** The step for `r` given its live object (none when nothing differs and nothing is adopted), and its problems. */
 export function planChange(
   given: DesiredWork,
@@ -35,17 +55,10 @@ export function planChange(
 ): { step?: PlanStep; problems: PlanProblem[] } {
   const definition = definitionOf(r.kind);
   const { known } = given;
-  const id = found.identity.id;
   const writeOnly = given.writeOnly.get(r.address);
   // `--replace` of an object cplane manages: its write-only values count as changed, or the object is replaced.
   const requested = entry && given.replace.has(r.address) ? replacementOf(definition, r) : undefined;
-  // A value delivered from an object this plan issues anew (`deliverTo`) is written again, after it.
-  const delivered = Object.entries(r.secrets)
-    .filter(([, source]) => 'output' in source && given.sealing.has(source.output.address))
-    .map(([field]) => field);
-  const changedSecrets = [
-    ...new Set([...(writeOnly?.changed ?? []), ...(typeof requested === 'object' ? requested.rotate : []), ...delivered]),
-  ];
+  const changedSecrets = changedSecretsOf(given, r, requested);
   const facts = definition.diff({
     desired: r,
     live: found.live,
@@ -57,7 +70,6 @@ export function planChange(
   const problems = (facts.problems ?? []).map((p) => resourceProblem(r, p));
   const expired = entry ? expiredChange(found.identity, known.nowForEnds) : undefined;
   if (expired) facts.changes.push(expired);
-  // Why the object must be issued anew, in the words of the plan's reason.
   const renewals = [
     ...(facts.replaceKeys.length > 0 ? [`${facts.replaceKeys.join(', ')} cannot change in place`] : []),
     ...(expired ? [`it ${expired.note}`] : []),
@@ -78,75 +90,8 @@ export function planChange(
       );
   if (facts.changes.length === 0 && renewals.length === 0 && !renewing && revocations.writes.length === 0 && !base.adopt)
     return { problems };
-  let action: Action = base.action;
-  let reason = base.reason;
-  let writes: WriteSpec[];
-  if (renewing && renewal) {
-    action = 'renew';
-    reason = [base.reason, renewing.note].filter(Boolean).join('; ');
-    facts.changes.push(renewing);
-    given.book.markPending(r.address, r.kind);
-    const created = definition.planCreate({ desired: r, known });
-    // The write that gives the address its new id keeps the old object, superseded, for the overlap.
-    const supersede = { overlapHours: renewal.overlapHours, createdAt: renewal.createdAt };
-    writes = created.writes.map((w) => (w.effects.id ? { ...w, effects: { ...w.effects, supersede } } : w));
-    problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
-  } else if (renewals.length > 0) {
-    action = 'replace';
-    reason = [
-      base.adopt ? base.reason : undefined,
-      `${renewals.join('; ')}: a new one is created, then the old one is ${definition.removeAction}d`,
-    ]
-      .filter(Boolean)
-      .join('; ');
-    // An expired object no longer works: revoking it destroys nothing, so preventDestroy does not stop its renewal.
-    if (r.lifecycle.preventDestroy && (facts.replaceKeys.length > 0 || requested === 'replace')) {
-      const why = facts.replaceKeys.length > 0 ? `the change to ${facts.replaceKeys.join(', ')}` : '--replace';
-      problems.push(
-        resourceProblem(r, {
-          code: 'prevent_destroy',
-          summary: `lifecycle.preventDestroy is set, and ${why} would replace it (the old one is ${definition.removeAction}d)`,
-          detail: facts.replaceKeys.length > 0 ? 'Remove preventDestroy or undo the change.' : 'Remove preventDestroy to replace it.',
-        }),
-      );
-    }
-    given.book.markPending(r.address, r.kind);
-    const created = definition.planCreate({ desired: r, known });
-    const removed = definition.planDelete({
-      address: r.address,
-      id,
-      parents: found.identity.parents,
-      live: found.live,
-      children: liveChildrenOf(given.live, r.kind, id),
-    });
-    // The old object goes, but the address now names the new one: it stays in state.
-    writes = [...created.writes, ...removed.writes.map((w) => ({ ...w, effects: { ...w.effects, forget: undefined } }))].map(
-      dropUndefinedEffects,
-    );
-    // Its secret delivered elsewhere: the old object stays in state, superseded, until its revocation (which
-    // deliveries.ts moves after the delivery), so an apply killed in between still revokes it later.
-    const createdAt = definition.relations.createdAt;
-    if (entry && createdAt && definition.config.delivery?.(r.attributes as never)) {
-      writes = writes.map((w, i) =>
-        i >= created.writes.length
-          ? { ...w, effects: { ...w.effects, settleSuperseded: id } }
-          : w.effects.id
-            ? { ...w, effects: { ...w.effects, supersede: { overlapHours: 0, createdAt } } }
-            : w,
-      );
-    }
-    problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
-  } else {
-    const rotate = facts.rotateKeys?.some((k) => facts.changedKeys.includes(k)) ?? false;
-    if (base.action === 'update' && rotate) action = 'rotate';
-    const updated =
-      facts.changes.length > 0
-        ? definition.planUpdate({ desired: r, live: found.live, id, state: entry, changedKeys: facts.changedKeys, known })
-        : { writes: [] };
-    writes = updated.writes;
-    problems.push(...(updated.problems ?? []).map((p) => resourceProblem(r, p)));
-    notes.push(...(updated.notes ?? []));
-  }
+  const d: Deciding = { given, r, found, entry, base, definition, facts, requested, renewals, problems, notes };
+  let { action, reason, writes } = renewing && renewal ? renewed(d, renewing, renewal) : renewals.length > 0 ? replaced(d) : updated(d);
   if (revocations.writes.length > 0) {
     // Alone, finishing a renewal is the step; beside another change, it rides along after that change's writes.
     if (facts.changes.length === 0 && renewals.length === 0 && !renewing && !base.adopt) {
@@ -156,22 +101,6 @@ export function planChange(
     writes = [...writes, ...revocations.writes];
     facts.changes.push(...revocations.changes);
   }
-  const inputs = { ...inputsOf(r), ...facts.inputs };
-  // Why the step exists: each change's own cause where it has one, drift where live moved away from what was
-  // applied, and otherwise the configuration (step-class.ts turns these into the step's class); a value written
-  // from another address's new secret is a delivery.
-  const delivering = Object.entries(r.secrets).some(
-    ([field, source]) => 'output' in source && changedSecrets.includes(field) && facts.changedKeys.includes(field),
-  );
-  const causes: StepCause[] = [
-    ...(delivering ? ['delivery' as const] : []),
-    ...(facts.causes ?? []),
-    ...(base.adopt || facts.replaceKeys.length > 0 ? ['configuration' as const] : []),
-    ...(requested ? ['replace-requested' as const] : []),
-    ...facts.changes
-      .filter((c) => !(delivering && c.sensitive && !c.cause))
-      .map((c) => c.cause ?? (base.changedOutside?.has(c.path) ? 'changed-outside' : 'configuration')),
-  ];
   const step = makeStep(
     {
       address: r.address,
@@ -180,14 +109,141 @@ export function planChange(
       reason,
       changes: facts.changes,
       writes,
-      inputs,
+      inputs: { ...inputsOf(r), ...facts.inputs },
       notes,
-      causes,
+      causes: causesOf(d, changedSecrets),
       ...(base.adopt ? { adopt: base.adopt } : {}),
     },
     r.secrets,
   );
   return { step, problems };
+}
+
+/** The write-only values to write again: changed, rotated by `--replace`, or delivered from an object this plan issues anew (written after it). */
+function changedSecretsOf(given: DesiredWork, r: DesiredResource, requested: Deciding['requested']): string[] {
+  const delivered = Object.entries(r.secrets)
+    .filter(([, source]) => 'output' in source && given.sealing.has(source.output.address))
+    .map(([field]) => field);
+  return [
+    ...new Set([
+      ...(given.writeOnly.get(r.address)?.changed ?? []),
+      ...(typeof requested === 'object' ? requested.rotate : []),
+      ...delivered,
+    ]),
+  ];
+}
+
+interface Decided {
+  action: Action;
+  reason: string | undefined;
+  writes: WriteSpec[];
+}
+
+/** Renewed ahead of expiry: a new object, the old one kept, superseded, for the overlap. */
+function renewed(
+  { given, r, base, definition, facts, problems }: Deciding,
+  renewing: NonNullable<ReturnType<typeof renewalChange>>,
+  renewal: NonNullable<ReturnType<NonNullable<Definition['renewal']>>>,
+): Decided {
+  facts.changes.push(renewing);
+  given.book.markPending(r.address, r.kind);
+  const created = definition.planCreate({ desired: r, known: given.known });
+  // The write that gives the address its new id keeps the old object, superseded, for the overlap.
+  const supersede = { overlapHours: renewal.overlapHours, createdAt: renewal.createdAt };
+  problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
+  return {
+    action: 'renew',
+    reason: [base.reason, renewing.note].filter(Boolean).join('; '),
+    writes: created.writes.map((w) => (w.effects.id ? { ...w, effects: { ...w.effects, supersede } } : w)),
+  };
+}
+
+/** Replaced: a new one is created, then the old one is removed (unless preventDestroy stops it). */
+function replaced({ given, r, found, entry, base, definition, facts, requested, renewals, problems }: Deciding): Decided {
+  const id = found.identity.id;
+  // An expired object no longer works: revoking it destroys nothing, so preventDestroy does not stop its renewal.
+  if (r.lifecycle.preventDestroy && (facts.replaceKeys.length > 0 || requested === 'replace')) {
+    const why = facts.replaceKeys.length > 0 ? `the change to ${facts.replaceKeys.join(', ')}` : '--replace';
+    problems.push(
+      resourceProblem(r, {
+        code: 'prevent_destroy',
+        summary: `lifecycle.preventDestroy is set, and ${why} would replace it (the old one is ${definition.removeAction}d)`,
+        detail: facts.replaceKeys.length > 0 ? 'Remove preventDestroy or undo the change.' : 'Remove preventDestroy to replace it.',
+      }),
+    );
+  }
+  given.book.markPending(r.address, r.kind);
+  const created = definition.planCreate({ desired: r, known: given.known });
+  const removed = definition.planDelete({
+    address: r.address,
+    id,
+    parents: found.identity.parents,
+    live: found.live,
+    children: liveChildrenOf(given.live, r.kind, id),
+  });
+  // The old object goes, but the address now names the new one: it stays in state.
+  let writes = [...created.writes, ...removed.writes.map((w) => ({ ...w, effects: { ...w.effects, forget: undefined } }))].map(
+    dropUndefinedEffects,
+  );
+  // Its secret delivered elsewhere: the old object stays in state, superseded, until its revocation (which
+  // deliveries.ts moves after the delivery), so an apply killed in between still revokes it later.
+  const createdAt = definition.relations.createdAt;
+  if (entry && createdAt && definition.config.delivery?.(r.attributes as never)) {
+    writes = writes.map((w, i) =>
+      i >= created.writes.length
+        ? { ...w, effects: { ...w.effects, settleSuperseded: id } }
+        : w.effects.id
+          ? { ...w, effects: { ...w.effects, supersede: { overlapHours: 0, createdAt } } }
+          : w,
+    );
+  }
+  problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
+  const reason = [
+    base.adopt ? base.reason : undefined,
+    `${renewals.join('; ')}: a new one is created, then the old one is ${definition.removeAction}d`,
+  ]
+    .filter(Boolean)
+    .join('; ');
+  return { action: 'replace', reason, writes };
+}
+
+/** Updated in place (a rotation when a rotating key changed), or adopted as it is. */
+function updated({ given, r, found, entry, base, definition, facts, problems, notes }: Deciding): Decided {
+  const rotate = facts.rotateKeys?.some((k) => facts.changedKeys.includes(k)) ?? false;
+  const result =
+    facts.changes.length > 0
+      ? definition.planUpdate({
+          desired: r,
+          live: found.live,
+          id: found.identity.id,
+          state: entry,
+          changedKeys: facts.changedKeys,
+          known: given.known,
+        })
+      : { writes: [] };
+  problems.push(...(result.problems ?? []).map((p) => resourceProblem(r, p)));
+  notes.push(...(result.notes ?? []));
+  return { action: base.action === 'update' && rotate ? 'rotate' : base.action, reason: base.reason, writes: result.writes };
+}
+
+/**
+ * Why the step exists: each change's own cause where it has one, drift where live moved away from what was
+ * applied, and otherwise the configuration (step-class.ts turns these into the step's class); a value written
+ * from another address's new secret is a delivery.
+ */
+function causesOf({ r, base, facts, requested }: Deciding, changedSecrets: string[]): StepCause[] {
+  const delivering = Object.entries(r.secrets).some(
+    ([field, source]) => 'output' in source && changedSecrets.includes(field) && facts.changedKeys.includes(field),
+  );
+  return [
+    ...(delivering ? ['delivery' as const] : []),
+    ...(facts.causes ?? []),
+    ...(base.adopt || facts.replaceKeys.length > 0 ? ['configuration' as const] : []),
+    ...(requested ? ['replace-requested' as const] : []),
+    ...facts.changes
+      .filter((c) => !(delivering && c.sensitive && !c.cause))
+      .map((c) => c.cause ?? (base.changedOutside?.has(c.path) ? 'changed-outside' : 'configuration')),
+  ];
 }
 
 function dropUndefinedEffects(write: WriteSpec): WriteSpec {

@@ -36,8 +36,6 @@ export function planDesired(given: StageInputs): DesiredOutcome {
 }
 
 function planAddress(given: DesiredWork, r: DesiredResource, out: StageResult): void {
-  const { mode, known, book } = given;
-  const definition = definitionOf(r.kind);
   const entry = given.state[r.address];
   const blocked = unreadableFor(given.live, r.kind, parentIdOf(given, r, entry));
   if (blocked) {
@@ -45,88 +43,111 @@ function planAddress(given: DesiredWork, r: DesiredResource, out: StageResult): 
     return;
   }
   // Configured to end, and ended by either clock (a grant's `until`): removed, never created or adopted again.
-  const ended = mode === 'refresh-only' ? undefined : endedAt(r, known.nowForEnds);
+  const ended = given.mode === 'refresh-only' ? undefined : endedAt(r, given.known.nowForEnds);
   if (ended) {
     const step = endedStep(given, r, ended);
     if (step) out.steps.push(step);
     return;
   }
-  const create = (cause: StepCause, reason?: string) => {
-    book.markPending(r.address, r.kind);
-    const created = definition.planCreate({ desired: r, known });
-    out.problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
-    push(
-      makeStep(
-        {
-          address: r.address,
-          kind: r.kind,
-          action: 'create',
-          reason,
-          changes: createChanges(definition, r, known),
-          writes: created.writes,
-          inputs: { ...inputsOf(r), ...created.inputs },
-          notes: created.notes,
-          causes: [cause],
-        },
-        r.secrets,
-      ),
-    );
-  };
-  const change = (found: LiveObject, state: ResourceState | undefined, base: ChangeBase) => {
-    const { step, problems } = planChange(given, r, found, state, base);
-    out.problems.push(...problems);
-    if (step) push(step);
-  };
-  const push = (step: PlanStep) => {
-    out.steps.push(step);
-    if (step.writes.some((w) => w.effects.seal)) given.sealing.add(step.address);
-  };
-
   const found = entry && liveObjectOf(given.live, entry);
-  if (entry && isDeletedLive(given.live, entry, found)) {
-    const gone = goneReason(given.live, entry);
-    out.drift.push({ address: r.address, kind: r.kind, type: 'deleted', reason: gone, changes: [] });
-    if (mode === 'refresh-only')
-      out.steps.push(
-        makeStep({
-          address: r.address,
-          kind: r.kind,
-          action: 'no-op',
-          reason: gone,
-          changes: [],
-          writes: [],
-          forget: true,
-          causes: ['deleted-outside'],
-        }),
-      );
-    else create('deleted-outside', gone);
-    return;
-  }
+  if (entry && isDeletedLive(given.live, entry, found)) return planDeletedOutside(given, r, entry, out);
+  if (!entry) return planNotInState(given, r, out);
+  // In state and live (possibly archived).
+  if (found) planInState(given, r, entry, found, out);
+}
 
-  if (!entry) {
-    if (mode === 'refresh-only') return;
-    const imported = given.imports.get(r.address);
-    if (imported) return planImport(given, r, imported.id, out, change);
-    if (given.live.snapshot.byIdOnly.has(r.kind) && definition.observation !== 'state') {
-      const op = definition.refreshOperations[0] ?? definition.readOperation;
-      out.unreadable.push({
+function pushStep(given: DesiredWork, out: StageResult, step: PlanStep): void {
+  out.steps.push(step);
+  if (step.writes.some((w) => w.effects.seal)) given.sealing.add(step.address);
+}
+
+function createStep(given: DesiredWork, r: DesiredResource, out: StageResult, cause: StepCause, reason?: string): void {
+  const { known } = given;
+  const definition = definitionOf(r.kind);
+  given.book.markPending(r.address, r.kind);
+  const created = definition.planCreate({ desired: r, known });
+  out.problems.push(...(created.problems ?? []).map((p) => resourceProblem(r, p)));
+  pushStep(
+    given,
+    out,
+    makeStep(
+      {
         address: r.address,
         kind: r.kind,
-        operation: op,
-        reason: `not in state, and finding an existing one needs ${routes[op].method} ${routes[op].path}, a human-only operation`,
-      });
-      return;
-    }
-    const candidate = liveByKey(given.live, r.kind, definition.naturalKey({ desired: r, known }));
-    // One live object is managed by one address: an object already in state, or adopted above, is not adopted twice.
-    if (!candidate || book.isManaged(r.kind, candidate.identity.id)) return create('configuration');
-    book.adopt(r.address, r.kind, candidate.identity.id);
-    const adopt = { id: candidate.identity.id, ...(candidate.identity.parents ? { parents: candidate.identity.parents } : {}) };
-    return change(candidate, undefined, { action: 'import', reason: 'created outside cplane: adopting it', adopt });
-  }
+        action: 'create',
+        reason,
+        changes: createChanges(definition, r, known),
+        writes: created.writes,
+        inputs: { ...inputsOf(r), ...created.inputs },
+        notes: created.notes,
+        causes: [cause],
+      },
+      r.secrets,
+    ),
+  );
+}
 
-  // In state and live (possibly archived).
-  if (!found) return;
+function changeStep(
+  given: DesiredWork,
+  r: DesiredResource,
+  out: StageResult,
+  found: LiveObject,
+  state: ResourceState | undefined,
+  base: ChangeBase,
+): void {
+  const { step, problems } = planChange(given, r, found, state, base);
+  out.problems.push(...problems);
+  if (step) pushStep(given, out, step);
+}
+
+/** In state, but its object was deleted outside cplane: drift, and created again (refresh-only: forgotten). */
+function planDeletedOutside(given: DesiredWork, r: DesiredResource, entry: ResourceState, out: StageResult): void {
+  const gone = goneReason(given.live, entry);
+  out.drift.push({ address: r.address, kind: r.kind, type: 'deleted', reason: gone, changes: [] });
+  if (given.mode !== 'refresh-only') return createStep(given, r, out, 'deleted-outside', gone);
+  out.steps.push(
+    makeStep({
+      address: r.address,
+      kind: r.kind,
+      action: 'no-op',
+      reason: gone,
+      changes: [],
+      writes: [],
+      forget: true,
+      causes: ['deleted-outside'],
+    }),
+  );
+}
+
+/** Not in state: imported by an `import` block, adopted by its natural key, or created. */
+function planNotInState(given: DesiredWork, r: DesiredResource, out: StageResult): void {
+  if (given.mode === 'refresh-only') return;
+  const { known, book } = given;
+  const definition = definitionOf(r.kind);
+  const imported = given.imports.get(r.address);
+  if (imported) return planImport(given, r, imported.id, out);
+  if (given.live.snapshot.byIdOnly.has(r.kind) && definition.observation !== 'state') {
+    const op = definition.refreshOperations[0] ?? definition.readOperation;
+    out.unreadable.push({
+      address: r.address,
+      kind: r.kind,
+      operation: op,
+      reason: `not in state, and finding an existing one needs ${routes[op].method} ${routes[op].path}, a human-only operation`,
+    });
+    return;
+  }
+  const candidate = liveByKey(given.live, r.kind, definition.naturalKey({ desired: r, known }));
+  // One live object is managed by one address: an object already in state, or adopted above, is not adopted twice.
+  if (!candidate || book.isManaged(r.kind, candidate.identity.id)) return createStep(given, r, out, 'configuration');
+  book.adopt(r.address, r.kind, candidate.identity.id);
+  const adopt = { id: candidate.identity.id, ...(candidate.identity.parents ? { parents: candidate.identity.parents } : {}) };
+  changeStep(given, r, out, candidate, undefined, { action: 'import', reason: 'created outside cplane: adopting it', adopt });
+}
+
+/** In state and live: drift reported, then the change (refresh-only: the live values recorded). */
+function planInState(given: DesiredWork, r: DesiredResource, entry: ResourceState, found: LiveObject, out: StageResult): void {
+  const { mode, known } = given;
+  const definition = definitionOf(r.kind);
   const observed = definition.view({ live: found.live, known });
   const changes = driftOf(given, entry, observed, r.lifecycle.ignoreChanges);
   if (found.identity.status === 'archived') changes.unshift({ path: 'archived', before: false, after: true });
@@ -158,7 +179,7 @@ function planAddress(given: DesiredWork, r: DesiredResource, out: StageResult): 
       : changes.length > 0
         ? `changed outside cplane (${changes.map((c) => c.path).join(', ')}): setting it back`
         : undefined;
-  change(found, entry, {
+  changeStep(given, r, out, found, entry, {
     action: 'update',
     reason: repair,
     observed,
@@ -177,13 +198,7 @@ function changedOutsideOnly(wanted: View, drifted: readonly FieldChange[]): Set<
 }
 
 /** An `import` block: the address adopts the live object with that id, or the plan says why it cannot. */
-function planImport(
-  given: DesiredWork,
-  r: DesiredResource,
-  id: string,
-  out: StageResult,
-  change: (found: LiveObject, state: undefined, base: ChangeBase) => void,
-): void {
+function planImport(given: DesiredWork, r: DesiredResource, id: string, out: StageResult): void {
   const found = given.live.kinds.get(r.kind)?.byId.get(id);
   const where = given.imports.get(r.address)!.source;
   if (!found || found.identity.status === 'gone') {
@@ -209,7 +224,7 @@ function planImport(
   }
   given.book.adopt(r.address, r.kind, id);
   const adopt = { id, ...(found.identity.parents ? { parents: found.identity.parents } : {}) };
-  change(found, undefined, { action: 'import', reason: `import block at ${where.file}:${where.line}`, adopt });
+  changeStep(given, r, out, found, undefined, { action: 'import', reason: `import block at ${where.file}:${where.line}`, adopt });
 }
 
 /** For a kind that lives under a parent: the parent's id, from state or from the address book. */
