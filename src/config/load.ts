@@ -156,7 +156,7 @@ async function loadFolder(dir: string, options: LoadOptions, read: FilesRead): P
   if (!values) return done();
   const { files, bounds } = folder;
   const scope = { values, declared: new Set(folder.declarations.keys()), env, secretEnv: secretEnvNames(files.map((f) => f.value)) };
-  const loaded = expandFiles(files, options.kinds, scope, found.unset, diagnostics);
+  const loaded = expandFiles(files, options.kinds, scope, found.unset, boundState(env, options.stateFlag), diagnostics);
   if (hasErrors(diagnostics)) return done();
   const modules = await loadModules(
     loaded,
@@ -268,10 +268,10 @@ function expandFiles(
   kinds: readonly KindBlock[],
   scope: Parameters<typeof expandFile>[2],
   unset: UnsetVariables | undefined,
+  bound: ReturnType<typeof boundState>,
   diagnostics: Diagnostic[],
 ): LoadedFile[] {
   const loaded: LoadedFile[] = [];
-  const bound = boundState(env, options.stateFlag);
   for (const file of files) {
     checkStateUrl(file, bound, diagnostics);
     const before = diagnostics.length;

@@ -172,7 +172,7 @@ async function scopedSteps(
   // Refresh reads only the kinds the configuration or the state has, so all it could not read matters.
   // A Service Account token cannot list Service Accounts: each grant that names one says so as a notice instead
   // ("checked at apply", checks/run-checks.ts), the apply's person token checks it.
-  const deferred = (u: { operation?: string }) => client.identity === 'service_account' && u.operation === 'listServiceAccounts';
+  const deferred = (u: { operation?: string }) => input.client.identity === 'service_account' && u.operation === 'listServiceAccounts';
   const unreadable = [...snapshot.unreadable, ...planned.unreadable, ...removals.unreadable].filter((u) => !deferred(u));
   const scoped = scopeToTargets({
     mode,
