@@ -16,6 +16,7 @@ import { accountLabel, noticeLines, renderPendingWritesText, renderPlanMarkdown,
 import { painter } from '../../paint.js';
 import { eventLine } from '../../ui/plain-lines.js';
 import { summaryLines } from '../../ui/summary-text.js';
+import { hintScope } from '../hint-scope.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../errors.js';
 import { givenToken, parseParallelism, tokenVariable } from '../../session/connection.js';
@@ -139,7 +140,9 @@ async function applyWith(
     );
   }
   // On a terminal, journal resends and notices before the live view are plain lines too.
-  let sink: Output = json ? jsonOutput(ctx) : plainOutput(ctx, verb);
+  // Filled once the workspace is open: the words that run a suggested command (a reveal) for this folder and deployment.
+  const scope: string[] = [];
+  let sink: Output = json ? jsonOutput(ctx) : plainOutput(ctx, verb, scope);
   const onEvent = (event: ApplyEvent) => sink.event(event);
   // On a terminal, a status line counts the requests while the account is read for the plan (set below,
   // after the journal's resends, which print lines of their own).
@@ -156,6 +159,7 @@ async function applyWith(
     },
   });
   const { state, client } = workspace;
+  scope.push(...hintScope(opening, workspace.dir));
   try {
     const recovery = await finishJournal({
       state,
@@ -273,7 +277,7 @@ async function applyWith(
       }
     }
 
-    if (interactive) sink = await inkOutput(ctx, verb);
+    if (interactive) sink = await inkOutput(ctx, verb, scope);
     const controller = new AbortController();
     const stopInterrupts = onInterrupt(() => {
       controller.abort();
@@ -303,6 +307,7 @@ async function applyWith(
       `#### cplane ${verb} result\n\n${read ? `Applied: ${allowanceMarkdown(ctx.env, read.plan, read.digest)}.\n\n` : ''}${summaryLines(
         result,
         verb === 'destroy' ? 'Destroy' : 'Apply',
+        scope,
       )
         .map((l) => `- ${markdownText(l.text.trim())}`)
         .join('\n')}\n`,
@@ -440,14 +445,14 @@ export function jsonOutput(ctx: CommandContext): Output {
   };
 }
 
-export function plainOutput(ctx: CommandContext, verb: Verb): Output {
+export function plainOutput(ctx: CommandContext, verb: Verb, scope: readonly string[] = []): Output {
   const label = verb === 'destroy' ? 'Destroy' : 'Apply';
   return {
-    event: (event) => ctx.stdout.write(`${eventLine(event, verb)}\n`),
+    event: (event) => ctx.stdout.write(`${eventLine(event, verb, scope)}\n`),
     text: (message) => ctx.stdout.write(`${message}\n`),
     async finish(result) {
       ctx.stdout.write(
-        `\n${summaryLines(result, label)
+        `\n${summaryLines(result, label, scope)
           .map((l) => l.text)
           .join('\n')}\n`,
       );
@@ -455,8 +460,8 @@ export function plainOutput(ctx: CommandContext, verb: Verb): Output {
   };
 }
 
-async function inkOutput(ctx: CommandContext, verb: Verb): Promise<Output> {
+async function inkOutput(ctx: CommandContext, verb: Verb, scope: readonly string[]): Promise<Output> {
   const { renderApplyProgress } = await import('../../ui/render-apply.js');
-  const view = await renderApplyProgress(ctx.stdout, verb === 'destroy' ? 'Destroy' : 'Apply');
+  const view = await renderApplyProgress(ctx.stdout, verb === 'destroy' ? 'Destroy' : 'Apply', scope);
   return { event: (event) => view.onEvent(event), text: () => undefined, finish: (result) => view.finish(result) };
 }

@@ -20,6 +20,7 @@ import { writeWeakSecretWarnings } from '../weak-secrets.js';
 import { exitCodes } from '../exit-codes.js';
 import { planFileName } from './plan-all.js';
 import { safeText } from '../../text/safe-text.js';
+import { suggestedCommand } from '../../text/escape-for.js';
 
 type RunApply = (ctx: CommandContext, verb: 'apply') => Promise<number>;
 
@@ -55,7 +56,7 @@ export async function applyDeployments(ctx: CommandContext, runApply: RunApply):
     const unruled = chosen.filter((d) => !rules.has(d.name)).map((d) => d.name);
     if (unruled.length > 0) {
       throw new AbortError(
-        `cplane apply --all needs approval for ${unruled.join(', ')} (no autoApprove rule): run it in a terminal, or pass --auto-approve. Nothing was applied.`,
+        `${ctx.values.all === true ? 'cplane apply --all' : suggestedCommand(['apply', ...chosen.flatMap((d) => ['--deployment', d.name])])} needs approval for ${unruled.join(', ')} (no autoApprove rule): run it in a terminal, or pass --auto-approve. Nothing was applied.`,
         "A deployment's autoApprove rule (docs/deployments.md) lets it apply without asking when its plan satisfies the rule.",
       );
     }
