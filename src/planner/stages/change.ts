@@ -43,8 +43,15 @@ export function planChange(
   const delivered = Object.entries(r.secrets)
     .filter(([, source]) => 'output' in source && given.sealing.has(source.output.address))
     .map(([field]) => field);
+  // Adopting an object whose value was delivered from a token cplane adopts too: the token's plaintext cannot be
+  // read back, so the value delivered by hand is kept as it is live; the next token cplane issues is delivered here.
+  const handDelivered = base.adopt ? undeliverable(given, r) : [];
   const changedSecrets = [
-    ...new Set([...(writeOnly?.changed ?? []), ...(typeof requested === 'object' ? requested.rotate : []), ...delivered]),
+    ...new Set([
+      ...(writeOnly?.changed ?? []).filter((field) => !handDelivered.includes(field)),
+      ...(typeof requested === 'object' ? requested.rotate : []),
+      ...delivered,
+    ]),
   ];
   const facts = definition.diff({
     desired: r,
@@ -73,9 +80,15 @@ export function planChange(
   // A `generate` value cplane never wrote stays as it is live (write-only-values.ts): say so when adopting.
   const notes = entry
     ? []
-    : (writeOnly?.keptLive ?? []).map(
-        (field) => `${field} keeps its live value (generate makes a value only when cplane creates the object)`,
-      );
+    : [
+        ...(writeOnly?.keptLive ?? []).map(
+          (field) => `${field} keeps its live value (generate makes a value only when cplane creates the object)`,
+        ),
+        ...handDelivered.map((field) => {
+          const maker = (r.secrets[field] as { output: { address: string } }).output.address;
+          return `${field} keeps its live value: ${maker} is adopted and its plaintext cannot be read back; the next token cplane issues for it (renewal, or --replace ${maker}) is delivered here`;
+        }),
+      ];
   if (facts.changes.length === 0 && renewals.length === 0 && !renewing && revocations.writes.length === 0 && !base.adopt)
     return { problems };
   let action: Action = base.action;
@@ -193,4 +206,15 @@ export function planChange(
 function dropUndefinedEffects(write: WriteSpec): WriteSpec {
   const effects = Object.fromEntries(Object.entries(write.effects).filter(([, v]) => v !== undefined));
   return { ...write, effects };
+}
+
+/** The fields of `r` delivered from an object this plan does not issue and whose secret state does not hold (adopted). */
+function undeliverable(given: DesiredWork, r: DesiredResource): string[] {
+  return Object.entries(r.secrets)
+    .filter(([, source]) => 'output' in source && !given.sealing.has(source.output.address))
+    .filter(([, source]) => {
+      const { address, name } = (source as { output: { address: string; name: string } }).output;
+      return given.state[address]?.sealed?.[name] === undefined;
+    })
+    .map(([field]) => field);
 }
