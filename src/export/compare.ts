@@ -106,7 +106,7 @@ function templatesOf(
   return { templates: sure(templates), locals: sure(locals) };
 }
 
-/** An address (`record.shop-ap/key`) with each live local name its configured one. */
+/** An address (`KIND.shop-ap/ci`) with each live local name its configured one (`KIND.shop/ci`). */
 function normaliseAddress(address: string, n: Normaliser): string {
   const dot = address.indexOf('.');
   const path = address
