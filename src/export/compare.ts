@@ -87,6 +87,8 @@ function templatesOf(
 ): Pick<Normaliser, 'templates' | 'locals'> {
   const byText = new Map<string, { template: string; local?: [string, string]; fits: boolean }[]>();
   for (const e of solveConfigured(configured, files)) {
+    // `${each.key}` and the like match any text: such a template would hide what it stands for.
+    if (!onlyVariables(e.template)) continue;
     const key = `${e.template}\0${e.live}`;
     const fits = own[e.variable] !== undefined && String(own[e.variable] as string) === e.value;
     const local =
@@ -105,6 +107,9 @@ function templatesOf(
   const sure = (map: Map<string, string | null>) => new Map([...map].filter((pair): pair is [string, string] => pair[1] !== null));
   return { templates: sure(templates), locals: sure(locals) };
 }
+
+const onlyVariables = (template: string) =>
+  [...template.matchAll(/\$\{([^}]*)\}/g)].every((m) => /^\s*var\.[A-Za-z_][A-Za-z0-9_]*\s*$/.test(m[1]!));
 
 /** An address (`KIND.shop-ap/ci`) with each live local name its configured one (`KIND.shop/ci`). */
 function normaliseAddress(address: string, n: Normaliser): string {

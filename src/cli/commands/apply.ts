@@ -298,6 +298,7 @@ async function applyWith(
       stopInterrupts();
     }
     await sink.finish(result);
+    ctx.deployment?.note?.(`${result.done.length} of ${plan.steps.length} steps applied, ${result.failed.length} failed`);
     if (saved?.origin.pullRequest && !result.interrupted && result.failed.length === 0)
       await forgetAppliedPlan(ctx, state, saved.origin.pullRequest.number, read!.digest);
     // Said again after the run, where it is read: the plan above scrolled away.

@@ -38,6 +38,8 @@ interface Outcome {
   deployment: string;
   code: number;
   error?: string;
+  /** What its apply came to (`ctx.deployment.note`): the steps done and failed, for the fleet's summary. */
+  note?: string;
 }
 
 export async function applyDeployments(ctx: CommandContext, runApply: RunApply): Promise<number> {
@@ -88,7 +90,10 @@ export async function applyDeployments(ctx: CommandContext, runApply: RunApply):
         .slice(index + 1)
         .flat()
         .map((d) => d.name);
-      const failures = failed.map((f) => `${f.deployment}${f.error ? ` (${f.error})` : ''}`).join('; ');
+      // A deployment that failed part-way says how many of its steps were applied: they are, and state holds them.
+      const failures = failed
+        .map((f) => `${f.deployment}${[f.note, f.error].some(Boolean) ? ` (${[f.note, f.error].filter(Boolean).join(': ')})` : ''}`)
+        .join('; ');
       if (json)
         ctx.stdout.write(`${JSON.stringify({ type: 'deployments', applied, failed: failed.map((f) => f.deployment), notStarted })}\n`);
       else
@@ -126,6 +131,8 @@ async function applyOne(
   const rule = options.rule;
   if (rule) run.ctx.deployment = { ...run.ctx.deployment!, autoApprove: rule };
   if (options.planPath) run.ctx.positionals = [options.planPath];
+  let note: string | undefined;
+  run.ctx.deployment = { ...run.ctx.deployment!, note: (words) => (note = words) };
   if (!options.capture && !options.json)
     ctx.stdout.write(`\n=== deployment ${deployment.name} (account ${safeText(deployment.account)}) ===\n\n`);
   const { code, error } = await runCaught(() => options.runApply(run.ctx, 'apply'), ['apply'], run.ctx);
@@ -143,7 +150,7 @@ async function applyOne(
       ctx.stdout.write(`\n=== deployment ${deployment.name} (account ${safeText(deployment.account)}) ===\n\n${stdout}${stderr}`);
     }
   }
-  return { deployment: deployment.name, code, ...(error ? { error } : {}) };
+  return { deployment: deployment.name, code, ...(error ? { error } : {}), ...(note ? { note } : {}) };
 }
 
 function parseJson(line: string): unknown {
