@@ -238,118 +238,51 @@ function containerAccess(
   return out;
 }
 
-/** The report: every live record of the account (archived ones aside), in project and name order. */
-export function accessReport(input: AccessReportInput): AccessReport {
+/** What the report reads for every record: the times, the readers the configuration lists, and names by id. */
+interface ReportContext {
+  now: number;
+  unusedSince: number;
+  unusedDays: number;
+  audited: boolean;
+  state: AccessReportInput['state'];
+  activity: Map<string, RecordActivity>;
+  addresses: ReturnType<typeof recordAddresses>;
+  configured: Map<string, Configured[]>;
+  roles: ReturnType<typeof containerAccess>;
+  serviceAccounts: Map<string, ServiceAccountT>;
+  projectNames: Map<string, string>;
+  nameOf: (principal: AccessReaderType, id: string) => string;
+}
+
+function reportContext(input: AccessReportInput): ReportContext {
   const { desired, state, reads, account, unusedDays } = input;
   const now = reads.now.getTime();
-  const unusedSince = now - unusedDays * DAY_MS;
-  const activity = reads.audit ? activityOf(reads.audit) : new Map<string, RecordActivity>();
   const projectIdOf = projectIds(desired, state, reads);
-  const addresses = recordAddresses(desired, state, reads, projectIdOf);
-  const configured = configuredReaders(desired, reads, account);
-  const roles = containerAccess(desired, reads, account, projectIdOf);
   const serviceAccounts = new Map(reads.serviceAccounts.map((s) => [s.service_account_id, s]));
-  const projectNames = new Map(reads.projects.map((p) => [p.project_id, p.name]));
   const directoryNames = (section: 'users' | 'groups') =>
     new Map(Object.entries(desired.directory?.[section] ?? {}).map(([name, p]) => [p.id, name]));
   const names = { users: directoryNames('users'), groups: directoryNames('groups') };
-  const nameOf = (principal: AccessReaderType, id: string) =>
-    (principal === 'service_account' ? serviceAccounts.get(id)?.name : names[principal === 'user' ? 'users' : 'groups'].get(id)) ?? id;
+  return {
+    now,
+    unusedSince: now - unusedDays * DAY_MS,
+    unusedDays,
+    audited: reads.audit !== undefined,
+    state,
+    activity: reads.audit ? activityOf(reads.audit) : new Map<string, RecordActivity>(),
+    addresses: recordAddresses(desired, state, reads, projectIdOf),
+    configured: configuredReaders(desired, reads, account),
+    roles: containerAccess(desired, reads, account, projectIdOf),
+    serviceAccounts,
+    projectNames: new Map(reads.projects.map((p) => [p.project_id, p.name])),
+    nameOf: (principal, id) =>
+      (principal === 'service_account' ? serviceAccounts.get(id)?.name : names[principal === 'user' ? 'users' : 'groups'].get(id)) ?? id,
+  };
+}
 
-  const records: AccessRecord[] = [];
-  for (const live of reads.records) {
-    if (live.archived) continue;
-    const address = addresses.get(live.record_id);
-    const wanted = (address && configured.get(address)) || [];
-    const seen = activity.get(live.record_id);
-    const readers: AccessReader[] = [];
-    const holders = new Set<string>();
-
-    for (const kind of toRecords) {
-      const liveIds = kind.holders?.(live) ?? [];
-      const listed = wanted.filter((c) => c.kind === kind);
-      for (const id of new Set([...liveIds, ...listed.map((c) => c.id)])) {
-        const entry = listed.find((c) => c.id === id);
-        const isLive = liveIds.includes(id);
-        if (isLive) holders.add(id);
-        const flags: AccessFlag[] = [];
-        const endsIn = entry?.until === undefined ? undefined : Date.parse(entry.until) - now;
-        if (!entry) flags.push({ code: 'unmanaged' });
-        // An ended grant is not granted again: only its end is said.
-        if (entry && !isLive && !(endsIn !== undefined && endsIn <= 0)) flags.push({ code: 'not-granted' });
-        const account = kind.principal === 'service_account' ? serviceAccounts.get(id) : undefined;
-        if (isLive && account && account.status !== 'active') flags.push({ code: 'inactive', status: account.status });
-        // The feed names the member who read, never the group: a group's use cannot be told.
-        const lastRead = kind.principal === 'group' || !reads.audit ? undefined : (seen?.lastReads.get(id) ?? null);
-        // When cplane made the grant (state), else no earlier than the record was made: a grant younger than the
-        // window is not called unused.
-        const grantedAt = (entry ? state[entry.address]?.createdAt : undefined) ?? live.created_at;
-        const grantedLongAgo = Date.parse(grantedAt) <= unusedSince;
-        if (isLive && lastRead !== undefined && (lastRead === null || Date.parse(lastRead) < unusedSince) && grantedLongAgo)
-          flags.push({ code: 'unused', days: unusedDays, lastRead });
-        if (entry?.until !== undefined && endsIn !== undefined) {
-          if (endsIn <= 0) flags.push({ code: 'ended', until: new Date(entry.until).toISOString() });
-          else if (endsIn <= SOON_MS)
-            flags.push({ code: 'ends-soon', until: new Date(entry.until).toISOString(), left: relativeTime(endsIn) });
-        }
-        readers.push({
-          type: kind.principal,
-          id,
-          name: entry?.name ?? nameOf(kind.principal, id),
-          via: kind.via,
-          ...(entry ? { address: entry.address } : {}),
-          live: isLive,
-          ...(account ? { status: account.status } : {}),
-          ...(lastRead !== undefined ? { lastRead } : {}),
-          ...(entry?.until !== undefined ? { until: new Date(entry.until).toISOString() } : {}),
-          ...(entry?.reason !== undefined ? { reason: entry.reason } : {}),
-          flags,
-        });
-      }
-    }
-
-    for (const holder of roles.get(live.project_id) ?? []) {
-      readers.push({
-        type: holder.kind.principal,
-        id: holder.id,
-        name: holder.name,
-        via: holder.kind.via,
-        address: holder.address,
-        ...(holder.role !== undefined ? { role: holder.role } : {}),
-        live: null,
-        flags: [],
-      });
-    }
-
-    // Whoever read the current version and holds no grant now (the owner reads with cplane's own wrapper).
-    if (live.current_version !== null) {
-      for (const [actor, read] of seen?.readsOfCurrent ?? []) {
-        if (holders.has(actor) || actor === live.owner_user_id) continue;
-        const type: AccessReaderType = read.type === 'service_account' ? 'service_account' : 'user';
-        readers.push({
-          type,
-          id: actor,
-          name: nameOf(type, actor),
-          via: 'former',
-          live: false,
-          ...(type === 'service_account' && serviceAccounts.get(actor) ? { status: serviceAccounts.get(actor)!.status } : {}),
-          lastRead: read.at,
-          flags: [{ code: 'may-hold-version', version: live.current_version, readAt: read.at }],
-        });
-      }
-    }
-
-    readers.sort((a, b) => TYPE_ORDER.indexOf(a.type) - TYPE_ORDER.indexOf(b.type) || compare(a.name, b.name) || compare(a.via, b.via));
-    records.push({
-      recordId: live.record_id,
-      projectId: live.project_id,
-      project: projectNames.get(live.project_id) ?? live.project_id,
-      name: live.name,
-      ...(address ? { address } : {}),
-      currentVersion: live.current_version,
-      readers,
-    });
-  }
+/** The report: every live record of the account (archived ones aside), in project and name order. */
+export function accessReport(input: AccessReportInput): AccessReport {
+  const context = reportContext(input);
+  const records = input.reads.records.filter((live) => !live.archived).map((live) => recordReport(context, live));
   records.sort((a, b) => compare(a.project, b.project) || compare(a.name, b.name) || compare(a.recordId, b.recordId));
   const flagged = Object.fromEntries(FLAG_CODES.map((code) => [code, 0])) as Record<AccessFlagCode, number>;
   let readerCount = 0;
@@ -357,7 +290,126 @@ export function accessReport(input: AccessReportInput): AccessReport {
     readerCount += record.readers.length;
     for (const reader of record.readers) for (const flag of reader.flags) flagged[flag.code]++;
   }
+  const { account, unusedDays, reads } = input;
   return { account, now: reads.now.toISOString(), unusedDays, auditRead: reads.audit !== undefined, records, readerCount, flagged };
+}
+
+type LiveRecord = AccessReportInput['reads']['records'][number];
+
+/** One record with its readers: those granted (live or configured), those through a role, and former readers. */
+function recordReport(context: ReportContext, live: LiveRecord): AccessRecord {
+  const address = context.addresses.get(live.record_id);
+  const holders = new Set<string>();
+  const readers = [
+    ...grantedReaders(context, live, address, holders),
+    ...roleReaders(context, live),
+    ...formerReaders(context, live, holders),
+  ];
+  readers.sort((a, b) => TYPE_ORDER.indexOf(a.type) - TYPE_ORDER.indexOf(b.type) || compare(a.name, b.name) || compare(a.via, b.via));
+  return {
+    recordId: live.record_id,
+    projectId: live.project_id,
+    project: context.projectNames.get(live.project_id) ?? live.project_id,
+    name: live.name,
+    ...(address ? { address } : {}),
+    currentVersion: live.current_version,
+    readers,
+  };
+}
+
+/** The readers of each kind that grants a record: live grants and configured ones. Adds the live holders to `holders`. */
+function grantedReaders(context: ReportContext, live: LiveRecord, address: string | undefined, holders: Set<string>): AccessReader[] {
+  const wanted = (address && context.configured.get(address)) || [];
+  const readers: AccessReader[] = [];
+  for (const kind of toRecords) {
+    const liveIds = kind.holders?.(live) ?? [];
+    const listed = wanted.filter((c) => c.kind === kind);
+    for (const id of new Set([...liveIds, ...listed.map((c) => c.id)])) {
+      const entry = listed.find((c) => c.id === id);
+      const isLive = liveIds.includes(id);
+      if (isLive) holders.add(id);
+      const account = kind.principal === 'service_account' ? context.serviceAccounts.get(id) : undefined;
+      // The feed names the member who read, never the group: a group's use cannot be told.
+      const lastRead =
+        kind.principal === 'group' || !context.audited ? undefined : (context.activity.get(live.record_id)?.lastReads.get(id) ?? null);
+      readers.push({
+        type: kind.principal,
+        id,
+        name: entry?.name ?? context.nameOf(kind.principal, id),
+        via: kind.via,
+        ...(entry ? { address: entry.address } : {}),
+        live: isLive,
+        ...(account ? { status: account.status } : {}),
+        ...(lastRead !== undefined ? { lastRead } : {}),
+        ...(entry?.until !== undefined ? { until: new Date(entry.until).toISOString() } : {}),
+        ...(entry?.reason !== undefined ? { reason: entry.reason } : {}),
+        flags: grantFlags(context, live, { entry, isLive, account, lastRead }),
+      });
+    }
+  }
+  return readers;
+}
+
+/** What a person should know of one grant: unmanaged, not granted, inactive, unused, ending or ended. */
+function grantFlags(
+  context: ReportContext,
+  live: LiveRecord,
+  grant: { entry: Configured | undefined; isLive: boolean; account: ServiceAccountT | undefined; lastRead: string | null | undefined },
+): AccessFlag[] {
+  const { entry, isLive, account, lastRead } = grant;
+  const flags: AccessFlag[] = [];
+  const endsIn = entry?.until === undefined ? undefined : Date.parse(entry.until) - context.now;
+  if (!entry) flags.push({ code: 'unmanaged' });
+  // An ended grant is not granted again: only its end is said.
+  if (entry && !isLive && !(endsIn !== undefined && endsIn <= 0)) flags.push({ code: 'not-granted' });
+  if (isLive && account && account.status !== 'active') flags.push({ code: 'inactive', status: account.status });
+  // When cplane made the grant (state), else no earlier than the record was made: a grant younger than the
+  // window is not called unused.
+  const grantedAt = (entry ? context.state[entry.address]?.createdAt : undefined) ?? live.created_at;
+  const grantedLongAgo = Date.parse(grantedAt) <= context.unusedSince;
+  if (isLive && lastRead !== undefined && (lastRead === null || Date.parse(lastRead) < context.unusedSince) && grantedLongAgo)
+    flags.push({ code: 'unused', days: context.unusedDays, lastRead });
+  if (entry?.until !== undefined && endsIn !== undefined) {
+    if (endsIn <= 0) flags.push({ code: 'ended', until: new Date(entry.until).toISOString() });
+    else if (endsIn <= SOON_MS) flags.push({ code: 'ends-soon', until: new Date(entry.until).toISOString(), left: relativeTime(endsIn) });
+  }
+  return flags;
+}
+
+/** Who reads the record through a role on its project (the configuration's `groupRoles`; not read back). */
+function roleReaders(context: ReportContext, live: LiveRecord): AccessReader[] {
+  return (context.roles.get(live.project_id) ?? []).map((holder) => ({
+    type: holder.kind.principal,
+    id: holder.id,
+    name: holder.name,
+    via: holder.kind.via,
+    address: holder.address,
+    ...(holder.role !== undefined ? { role: holder.role } : {}),
+    live: null,
+    flags: [],
+  }));
+}
+
+/** Whoever read the current version and holds no grant now (the owner reads with cplane's own wrapper). */
+function formerReaders(context: ReportContext, live: LiveRecord, holders: ReadonlySet<string>): AccessReader[] {
+  if (live.current_version === null) return [];
+  const readers: AccessReader[] = [];
+  for (const [actor, read] of context.activity.get(live.record_id)?.readsOfCurrent ?? []) {
+    if (holders.has(actor) || actor === live.owner_user_id) continue;
+    const type: AccessReaderType = read.type === 'service_account' ? 'service_account' : 'user';
+    const account = type === 'service_account' ? context.serviceAccounts.get(actor) : undefined;
+    readers.push({
+      type,
+      id: actor,
+      name: context.nameOf(type, actor),
+      via: 'former',
+      live: false,
+      ...(account ? { status: account.status } : {}),
+      lastRead: read.at,
+      flags: [{ code: 'may-hold-version', version: live.current_version, readAt: read.at }],
+    });
+  }
+  return readers;
 }
 
 const FLAG_CODES: AccessFlagCode[] = ['unmanaged', 'not-granted', 'may-hold-version', 'inactive', 'unused', 'ends-soon', 'ended'];

@@ -7,7 +7,8 @@
  * generates is rotated; one from a source cannot be made here, so it is listed for its owner, with the source.
  *
  * Taking the shares out of the desired state (never out of the files) makes the planner's own removal revoke
- * them, and the record's re-wraps leave the user out. Apply recomputes the same plan from the saved plan's
+ * them, and the record's re-wraps leave the user out. The plan covers only those addresses (and what they need): a
+ * change made by hand elsewhere, or an edit of the configuration, waits for the next plan. Apply recomputes the same plan from the saved plan's
  * `offboard.user` and `replace` (both under its MAC), so what it applies is what was reviewed.
  */
 import { undeclaredInDirectory } from '../config/index.js';
@@ -17,6 +18,7 @@ import { parentAddress, type Offboarding, type OffboardedRecord, type Plan } fro
 import { accessKinds, valueKind, type AccessKind, type RecordAttributes } from '../providers/index.js';
 import type { StateData } from '../state/types.js';
 import { makePlan } from '../planner/make-plan.js';
+import { summarize } from '../planner/stages/summary.js';
 import type { MakePlanInput } from '../planner/stage-inputs.js';
 
 /** Why `user` cannot be offboarded from this configuration (not declared in `directory.users`, with the closest names), or undefined. */
@@ -166,8 +168,20 @@ export async function makeOffboardingPlan(input: MakePlanInput, user: string): P
   const problem = unknownUserProblem(input.desired, user);
   if (problem) throw new AbortError(`${problem.summary.replace(/[^?.]$/, '$&.')} Nothing was planned.`, problem.detail);
   const design = designOffboarding(input.desired, user, input.state.data.resources);
-  const plan = await makePlan({ ...input, mode: 'normal', rewrap: false, desired: design.desired, replace: design.replace });
-  return { ...annotated(plan, design), offboard: design.offboard };
+  // Only the offboarding: its revocations and the records the user could read (and what they need). Drift and other
+  // edits of the configuration are left to the next plan, so a review of an offboarding reviews only that.
+  const scope = [...design.offboard.revoked, ...design.offboard.records.map((r) => r.address)];
+  const plan = await makePlan({
+    ...input,
+    mode: 'normal',
+    rewrap: false,
+    desired: design.desired,
+    replace: design.replace,
+    targets: scope,
+    exclude: [],
+  });
+  const scoped = scope.length > 0 ? plan : { ...plan, steps: [], drift: [], summary: summarize([]) };
+  return { ...annotated(scoped, design), targets: [], offboard: design.offboard };
 }
 
 /** The plan's steps saying that they offboard the user: the revocations' reason, and the rotations' note. */

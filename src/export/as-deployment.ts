@@ -118,6 +118,13 @@ export async function findDeploymentsFile(dir: string, name: string): Promise<De
   return found;
 }
 
+/** Each YAML file of the configuration folder as written (templates not interpolated), in name order; unparsable ones left out. */
+export async function readConfiguredContents(dir: string): Promise<unknown[]> {
+  const names = (await readdir(dir)).filter((f) => !f.startsWith('.') && /\.ya?ml$/.test(f)).sort();
+  const docs = await Promise.all(names.map(async (file) => parseDocument(await readFile(join(dir, file), 'utf8'))));
+  return docs.filter((doc) => doc.errors.length === 0).map((doc) => doc.toJS() as unknown);
+}
+
 export interface AddedDeployment {
   file: string;
   /** The directory variables given a value (ids of this account). */

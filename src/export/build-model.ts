@@ -91,14 +91,43 @@ export interface BuildOptions {
   onlyUsedCredentials: boolean;
 }
 
+/** What every step of building the model reads: the account, its exported objects and the facts of the API. */
+interface ModelInput {
+  live: AccountObjects;
+  known: ReturnType<typeof knownOf>;
+  idOf: (kind: ResourceKind, object: unknown) => string;
+  /** The exported objects of a kind. */
+  objectsOf: (kind: ResourceKind) => unknown[];
+}
+
 export function buildModel(live: AccountObjects, options: BuildOptions): ExportModel {
   const { exported, skipped } = exportedObjects(live, options.onlyUsedCredentials);
   const idOf = (kind: ResourceKind, object: unknown) => exportedDefinitionOf(kind).identify({ live: object }).id;
-  const objectsOf = (kind: ResourceKind) => (live.objects[kind] ?? []).filter((object) => exported.get(kind)!.has(idOf(kind, object)));
-
+  const input: ModelInput = {
+    live,
+    known: knownOf({ account: live.account, lookups: live.lookups, clocks: { api: live.now, forEnds: live.now } }),
+    idOf,
+    objectsOf: (kind) => (live.objects[kind] ?? []).filter((object) => exported.get(kind)!.has(idOf(kind, object))),
+  };
   const envNames = new EnvNames();
-  const known = knownOf({ account: live.account, lookups: live.lookups, clocks: { api: live.now, forEnds: live.now } });
-  const directory = directoryEntries(objectsOf);
+  const directory = directoryEntries(input.objectsOf);
+  const names = localNamesOf(input, directory);
+  // Entries are made in kind order, so placeholders are taken in it (a clash gets `_2` in that order).
+  const entriesOf = entryMaker(input, names, envNames);
+  const topLevel = new Map(
+    exportKinds.filter((kind) => !exportedDefinitionOf(kind).config.parent).map((kind) => [kind, entriesOf(kind)] as const),
+  );
+  for (const entries of topLevel.values()) for (const entry of entries) nest(entry);
+
+  const files = filesOf(topLevel);
+  const adoptions = files
+    .flatMap((file) => file.entries.flatMap(flatten))
+    .map(({ address, kind, live: object }) => ({ address, kind, live: object }));
+  return { files, directory, pins: readerPins(input), placeholders: envNames.all(), adoptions, skipped };
+}
+
+/** The readers' keys to pin, by name (sorted), from the kinds whose export says which key a reader uses. */
+function readerPins({ objectsOf, known }: ModelInput): ExportModel['pins'] {
   const pins = new Map<string, string>();
   for (const kind of exportKinds) {
     const pin = exportedDefinitionOf(kind).export.pin;
@@ -107,11 +136,19 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
       if (found) pins.set(found.name, found.keyId);
     }
   }
+  return [...pins].sort((a, b) => compare(a[0], b[0])).map(([name, keyId]) => ({ name, keyId }));
+}
+
+/**
+ * Local names, among the exported objects of one scope: the account for a top-level kind, the parent for the
+ * others. An object of a list block is named as its parent's list names it.
+ */
+function localNamesOf(
+  { objectsOf, idOf, known }: ModelInput,
+  directory: readonly DirectoryEntry[],
+): Map<ResourceKind, Map<string, string>> {
   const directoryName = (section: DirectoryEntry['section'], id: string) =>
     directory.find((d) => d.section === section && d.id === id)!.local;
-
-  // Local names, among the exported objects of one scope: the account for a top-level kind, the parent for the
-  // others. An object of a list block is named as its parent's list names it.
   const names = new Map<ResourceKind, Map<string, string>>();
   for (const kind of exportKinds) {
     const { config, export: mapping } = exportedDefinitionOf(kind);
@@ -140,8 +177,16 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
     }
     names.set(kind, kindNames);
   }
-  const nameOf = (kind: ResourceKind, id: string) => names.get(kind)?.get(id);
+  return names;
+}
 
+/** The entries of a kind (inside `parent`, for a declared-inside kind), each with the entries declared inside it. */
+function entryMaker(
+  { live, known, idOf, objectsOf }: ModelInput,
+  names: ReadonlyMap<ResourceKind, ReadonlyMap<string, string>>,
+  envNames: EnvNames,
+): (kind: ResourceKind, parent?: { id: string; address: string }) => ExportedEntry[] {
+  const nameOf = (kind: ResourceKind, id: string) => names.get(kind)?.get(id);
   const vendorName = (id: string) => live.vendors.find((p) => p.provider_id === id)?.name ?? id;
   const entriesOf = (kind: ResourceKind, parent?: { id: string; address: string }): ExportedEntry[] => {
     const { config, export: mapping } = exportedDefinitionOf(kind);
@@ -174,18 +219,7 @@ export function buildModel(live: AccountObjects, options: BuildOptions): ExportM
       })
       .sort((a, b) => compare(a.local, b.local));
   };
-  // Entries are made in kind order, so placeholders are taken in it (a clash gets `_2` in that order).
-  const topLevel = new Map(
-    exportKinds.filter((kind) => !exportedDefinitionOf(kind).config.parent).map((kind) => [kind, entriesOf(kind)] as const),
-  );
-  for (const entries of topLevel.values()) for (const entry of entries) nest(entry);
-
-  const files = filesOf(topLevel);
-  const adoptions = files
-    .flatMap((file) => file.entries.flatMap(flatten))
-    .map(({ address, kind, live: object }) => ({ address, kind, live: object }));
-  const pinList = [...pins].sort((a, b) => compare(a[0], b[0])).map(([name, keyId]) => ({ name, keyId }));
-  return { files, directory, pins: pinList, placeholders: envNames.all(), adoptions, skipped };
+  return entriesOf;
 }
 
 /**

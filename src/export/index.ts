@@ -196,4 +196,5 @@ function withoutValueOf(model: ExportModel): ExportResult['withoutValue'] {
 
 export type { Placeholder } from './build-model.js';
 export { compareAccounts, managedKey, type ParityDifference } from './compare.js';
+export { readConfiguredContents } from './as-deployment.js';
 export { readAccount } from './read-account.js';

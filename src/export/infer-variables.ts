@@ -16,6 +16,10 @@ export interface Evidence {
   field: string;
   live: string;
   value: string;
+  /** The configured text the value was solved from (`payments-${var.env}`). */
+  template: string;
+  /** For a `name`: the local name export gave the live entry, beside the configured one at the end of `address`. */
+  liveLocal?: string;
 }
 
 export interface Inferred {
@@ -78,7 +82,7 @@ export function solveTemplate(template: string, live: string): Map<string, strin
 function solveEntry(configured: unknown, live: unknown, address: string, field: string, out: Evidence[]): void {
   if (typeof configured === 'string' && configured.includes('${') && ['string', 'number', 'boolean'].includes(typeof live)) {
     for (const [variable, value] of solveTemplate(configured, String(live)) ?? [])
-      out.push({ variable, address, field, live: String(live), value });
+      out.push({ variable, address, field, live: String(live), value, template: configured });
   } else if (Array.isArray(configured) && Array.isArray(live) && configured.length === live.length) {
     configured.forEach((item, i) => solveEntry(item, live[i], address, `${field}[${i}]`, out));
   } else if (isMap(configured) && isMap(live) && !isSecretSource(live)) {
@@ -120,7 +124,8 @@ function solveEntries(configured: Record<string, unknown>, live: Record<string, 
       const solved = solveTemplate(name, liveName);
       if (!solved) continue;
       const address = `${section}.${local}`;
-      for (const [variable, value] of solved) out.push({ variable, address, field: 'name', live: liveName, value });
+      for (const [variable, value] of solved)
+        out.push({ variable, address, field: 'name', live: liveName, value, template: name, liveLocal });
       const { name: _name, ...rest } = entry;
       solveEntry(rest, liveEntry, address, '', out);
     }
@@ -129,6 +134,24 @@ function solveEntries(configured: Record<string, unknown>, live: Record<string, 
 
 /** Every variable value the configuration's entries (`configured`, each file's content) take in the exported account. */
 export function inferVariables(configured: readonly unknown[], exported: readonly ExportedFile[]): Inferred {
+  const values = new Map<string, string>();
+  const first = new Map<string, Evidence>();
+  const conflicts = new Map<string, [Evidence, Evidence]>();
+  for (const e of solveConfigured(configured, exported)) {
+    const seen = first.get(e.variable);
+    if (!seen) {
+      first.set(e.variable, e);
+      values.set(e.variable, e.value);
+    } else if (seen.value !== e.value && !conflicts.has(e.variable)) {
+      conflicts.set(e.variable, [seen, e]);
+      values.delete(e.variable);
+    }
+  }
+  return { values, conflicts };
+}
+
+/** Each template of the configuration's entries solved against the exported entry its plan adopts, field by field. */
+export function solveConfigured(configured: readonly unknown[], exported: readonly ExportedFile[]): Evidence[] {
   const live = new Map<string, Record<string, unknown>>();
   for (const file of exported) {
     for (const entry of file.entries) {
@@ -145,18 +168,5 @@ export function inferVariables(configured: readonly unknown[], exported: readonl
       solveEntries(entries, live.get(section)!, section, evidence);
     }
   }
-  const values = new Map<string, string>();
-  const first = new Map<string, Evidence>();
-  const conflicts = new Map<string, [Evidence, Evidence]>();
-  for (const e of evidence) {
-    const seen = first.get(e.variable);
-    if (!seen) {
-      first.set(e.variable, e);
-      values.set(e.variable, e.value);
-    } else if (seen.value !== e.value && !conflicts.has(e.variable)) {
-      conflicts.set(e.variable, [seen, e]);
-      values.delete(e.variable);
-    }
-  }
-  return { values, conflicts };
+  return evidence;
 }

@@ -8,7 +8,7 @@
 import { wrapText } from '../text/wrap.js';
 import { painter as makePainter } from '../paint.js';
 import { dueNotices, legacyNoticeFields, type Plan } from '../plan-model/index.js';
-import { codeBlock, codeSpan, markdownText } from '../text/escape-for.js';
+import { codeBlock, codeSpan, markdownText, suggestedCommand } from '../text/escape-for.js';
 import { accountLabel, changeLines } from './describe.js';
 import { diffSymbol, unreadableMarkdown } from './markdown.js';
 import { noticeLines, noticesMarkdown } from './notices.js';
@@ -29,17 +29,21 @@ export function driftHeadline(plan: Plan): string {
     : 'No drift: every managed object matches what cplane last applied.';
 }
 
-/** `width`: the terminal's, to wrap lines at word boundaries (none: not wrapped). */
-export function renderDriftText(plan: Plan, options: { color: boolean; width?: number }): string {
+/**
+ * `width`: the terminal's, to wrap lines at word boundaries (none: not wrapped); `scope`: the words that run a
+ * suggested command for the same folder and deployment (cli/hint-scope.ts).
+ */
+export function renderDriftText(plan: Plan, options: { color: boolean; width?: number; scope?: readonly string[] }): string {
   const paint = makePainter(options.color);
   const out: string[] = [];
   if (plan.origin) out.push(`Account: ${accountLabel(plan)}   Workspace: ${plan.origin.workspace}`, '');
   if (plan.drift.length > 0) out.push(...driftLines(plan, paint), '');
   out.push(...noticeLines(plan.notices, paint), ...unreadableLines(plan, paint));
   out.push(paint('bold', driftHeadline(plan)));
+  const scoped = (...words: string[]) => `\`${suggestedCommand([...words.slice(0, 1), ...(options.scope ?? []), ...words.slice(1)])}\``;
   if (plan.drift.length > 0)
     out.push(
-      '`cplane plan` shows how apply would set these back; `cplane plan --refresh-only --out FILE` then `cplane apply FILE` records them in state instead.',
+      `${scoped('plan')} shows how apply would set these back; ${scoped('plan', '--refresh-only', '--out', 'FILE')} then \`cplane apply FILE\` records them in state instead.`,
     );
   return `${wrapText(out.join('\n'), options.width)}\n`;
 }

@@ -31,6 +31,7 @@ export function offboardLines(offboard: Offboarding, paint: Paint): string[] {
       `  ${paint('warn', '!')} remove ${user} from ${offboard.groups.length === 1 ? 'the group' : 'the groups'} ${offboard.groups.map(safeName).join(', ')} in the dashboard before applying (no API operation changes a group's members)`,
     );
   }
+  out.push(`  Only the offboarding is planned: other changes (drift, edits of the configuration) wait for the next plan.`);
   out.push('', paint('bold', OFFBOARD_LINES_HEADING));
   for (const line of offboard.lines) out.push(`  ${safeText(`${line.file}:${line.line}:${line.col}`)}  ${safeText(line.what)}`);
   if (offboard.lines.length === 0) out.push('  (none)');

@@ -5,7 +5,7 @@
  */
 import { actionWords, type Plan, type PlanStep, type StepClass, type WithheldStep } from '../plan-model/index.js';
 import { painter as makePainter } from '../paint.js';
-import { codeBlock, codeSpan, markdownText } from '../text/escape-for.js';
+import { codeBlock, codeSpan, markdownText, suggestedCommand } from '../text/escape-for.js';
 import { safeName, safeText } from '../text/safe-text.js';
 import { accountLabel } from './describe.js';
 
@@ -33,7 +33,8 @@ export function reconcileHeadline(plan: Plan, view: ReconcileView): string {
     : `${did}; ${plural(withheld, 'step')} ${withheld === 1 ? 'waits' : 'wait'} for a person (not in reconcile.autoApply: ${view.classes.join(', ')}).`;
 }
 
-export function renderReconcileText(plan: Plan, view: ReconcileView, options: { color: boolean }): string {
+/** `scope`: the words that run a suggested command for the same folder and deployment (cli/hint-scope.ts). */
+export function renderReconcileText(plan: Plan, view: ReconcileView, options: { color: boolean; scope?: readonly string[] }): string {
   const paint = makePainter(options.color);
   const out: string[] = [];
   if (plan.origin) out.push(`Account: ${accountLabel(plan)}   Workspace: ${plan.origin.workspace}`);
@@ -44,7 +45,8 @@ export function renderReconcileText(plan: Plan, view: ReconcileView, options: { 
     out.push('');
   }
   if (plan.withheld?.length) {
-    out.push(paint('bold', 'Not applied (run `cplane plan` and `cplane apply`, or add the class to reconcile.autoApply):'));
+    const [planCommand, applyCommand] = ['plan', 'apply'].map((verb) => suggestedCommand([verb, ...(options.scope ?? [])]));
+    out.push(paint('bold', `Not applied (run \`${planCommand}\` and \`${applyCommand}\`, or add the class to reconcile.autoApply):`));
     for (const step of plan.withheld) out.push(`  ${paint('warn', safeText(withheldLine({ ...step, address: safeName(step.address) })))}`);
     out.push('');
   }

@@ -16,6 +16,8 @@ export interface ApplyProgressProps {
   now: number;
   /** Spinner frame counter. */
   frame: number;
+  /** The words that run a suggested command for the same configuration and deployment (words.ts). */
+  scope?: readonly string[];
 }
 
 /** A symbol, then text that wraps under itself: continuation lines are indented past the symbol. */
@@ -41,7 +43,7 @@ export function counterText(model: ProgressModel): string {
   return `${parts.join(', ')} of ${model.total} steps`;
 }
 
-function LogLine({ item }: { item: LogItem }) {
+function LogLine({ item, scope }: { item: LogItem; scope: readonly string[] }) {
   const { Text } = ink();
   switch (item.type) {
     case 'done':
@@ -50,7 +52,7 @@ function LogLine({ item }: { item: LogItem }) {
           {item.address} <Text color="green">{pastTense(item.action)}</Text>
           {item.id ? <Text dimColor> id={item.id}</Text> : null}
           <Text dimColor> ({formatDuration(item.durationMs)})</Text>
-          {item.sealed ? <Text> · new token sealed in state: {revealCommand(item.address)}</Text> : null}
+          {item.sealed ? <Text> · new token sealed in state: {revealCommand(item.address, scope)}</Text> : null}
         </Marked>
       );
     case 'failed':
@@ -73,12 +75,12 @@ function LogLine({ item }: { item: LogItem }) {
   }
 }
 
-export function ApplyProgress({ model, now, frame }: ApplyProgressProps) {
+export function ApplyProgress({ model, now, frame, scope = [] }: ApplyProgressProps) {
   const { Box, Static, Text } = ink();
   const spinner = spinnerFrames[frame % spinnerFrames.length];
   return (
     <Box flexDirection="column">
-      <Static items={model.log}>{(item) => <LogLine key={item.key} item={item} />}</Static>
+      <Static items={model.log}>{(item) => <LogLine key={item.key} item={item} scope={scope} />}</Static>
       {model.running.map((step) => (
         <Marked key={step.stepId} symbol={spinner ?? ''} color="cyan">
           {step.address} {progressiveTense(step.action)}…<Text dimColor> {formatDuration(Math.max(0, now - step.startedAt))}</Text>

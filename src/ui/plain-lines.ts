@@ -7,8 +7,8 @@ import { safeName, safeText } from '../text/safe-text.js';
 import { formatDuration, pastTense, revealCommand } from './words.js';
 
 /** The line, with names, ids and reasons from configuration and the API escaped and every secret redacted. */
-export function eventLine(event: ApplyEvent, prefix: string): string {
-  return composeLine(safeEvent(event), prefix);
+export function eventLine(event: ApplyEvent, prefix: string, scope: readonly string[] = []): string {
+  return composeLine(safeEvent(event), prefix, scope);
 }
 
 /**
@@ -24,7 +24,7 @@ export function safeEvent(event: ApplyEvent): ApplyEvent {
   return clean as unknown as ApplyEvent;
 }
 
-function composeLine(event: ApplyEvent, prefix: string): string {
+function composeLine(event: ApplyEvent, prefix: string, scope: readonly string[]): string {
   switch (event.type) {
     case 'journal-resent':
       return event.outcome === 'done'
@@ -37,7 +37,7 @@ function composeLine(event: ApplyEvent, prefix: string): string {
     case 'step-retry':
       return `${prefix}: ${event.address}: retry ${event.attempt} in ${formatDuration(event.delayMs)} (${event.status ? `${event.status} ` : ''}${event.reason})`;
     case 'step-done': {
-      const token = event.sealed.length > 0 ? `; new token kept sealed in state: ${revealCommand(event.address)}` : '';
+      const token = event.sealed.length > 0 ? `; new token kept sealed in state: ${revealCommand(event.address, scope)}` : '';
       const notices = (event.notices ?? []).map((n) => `; ${n}`).join('');
       return `${prefix}: ${event.address}: ${pastTense(event.action)}${event.id ? ` id=${event.id}` : ''}  (${formatDuration(event.durationMs)})${token}${notices}`;
     }

@@ -16,20 +16,37 @@ export interface ApplyView {
   finish(result: ApplyResult): Promise<void>;
 }
 
-function View({ model, now, frame, summary }: { model: ProgressModel; now: number; frame: number; summary?: SummaryLine[] }) {
+function View({
+  model,
+  now,
+  frame,
+  summary,
+  scope,
+}: {
+  model: ProgressModel;
+  now: number;
+  frame: number;
+  summary?: SummaryLine[];
+  scope: readonly string[];
+}) {
   return (
     <>
-      <ApplyProgress model={model} now={now} frame={frame} />
+      <ApplyProgress model={model} now={now} frame={frame} scope={scope} />
       {summary ? <ApplySummary lines={summary} /> : null}
     </>
   );
 }
 
-export async function renderApplyProgress(stdout: NodeJS.WritableStream, verb: 'Apply' | 'Destroy'): Promise<ApplyView> {
+/** `scope`: the words that run a suggested command for the same configuration and deployment (words.ts). */
+export async function renderApplyProgress(
+  stdout: NodeJS.WritableStream,
+  verb: 'Apply' | 'Destroy',
+  scope: readonly string[] = [],
+): Promise<ApplyView> {
   const { render } = await loadInk();
   let model = emptyProgress;
   let frame = 0;
-  const tree = (summary?: SummaryLine[]) => <View model={model} now={performance.now()} frame={frame} summary={summary} />;
+  const tree = (summary?: SummaryLine[]) => <View model={model} now={performance.now()} frame={frame} summary={summary} scope={scope} />;
   const instance = render(tree(), { stdout: stdout as NodeJS.WriteStream, exitOnCtrlC: false, patchConsole: false });
   const ticker = setInterval(() => {
     frame++;
@@ -42,7 +59,7 @@ export async function renderApplyProgress(stdout: NodeJS.WritableStream, verb: '
     },
     async finish(result) {
       clearInterval(ticker);
-      instance.rerender(tree(summaryLines(result, verb)));
+      instance.rerender(tree(summaryLines(result, verb, scope)));
       instance.unmount();
       await instance.waitUntilExit();
     },

@@ -13,7 +13,8 @@ export interface SummaryLine {
   tone: 'ok' | 'error' | 'warning' | 'plain' | 'heading';
 }
 
-export function summaryLines(result: ApplyResult, verb: 'Apply' | 'Destroy'): SummaryLine[] {
+/** `scope`: the words that run a suggested command for the same configuration and deployment (words.ts). */
+export function summaryLines(result: ApplyResult, verb: 'Apply' | 'Destroy', scope: readonly string[] = []): SummaryLine[] {
   const counts = `${result.done.length} done, ${result.failed.length} failed, ${result.skipped.length} skipped (${formatDuration(result.durationMs)})`;
   const lines: SummaryLine[] = [];
   if (result.interrupted) lines.push({ text: `${verb} interrupted: ${counts}.`, tone: 'warning' });
@@ -36,7 +37,7 @@ export function summaryLines(result: ApplyResult, verb: 'Apply' | 'Destroy'): Su
   const tokens = result.done.filter((d) => d.sealed.length > 0);
   if (tokens.length > 0) {
     lines.push({ text: 'New gateway tokens (the API shows them once; kept sealed in state):', tone: 'heading' });
-    for (const t of tokens) lines.push({ text: `  ${safeName(t.address)}: ${safeName(revealCommand(t.address))}`, tone: 'plain' });
+    for (const t of tokens) lines.push({ text: `  ${safeName(t.address)}: ${safeName(revealCommand(t.address, scope))}`, tone: 'plain' });
   }
   const noticed = result.done.filter((d) => (d.notices ?? []).length > 0);
   if (noticed.length > 0) {

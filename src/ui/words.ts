@@ -20,7 +20,10 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
 }
 
-/** The command that reveals a token the apply sealed into state. */
-export function revealCommand(address: string): string {
-  return suggestedCommand(['output', address, '--reveal']);
+/**
+ * The command that reveals a token the apply sealed into state. `scope`: the words that run it for the same
+ * configuration and deployment (`infra --deployment staging`), so it runs as printed.
+ */
+export function revealCommand(address: string, scope: readonly string[] = []): string {
+  return suggestedCommand(['output', address, ...scope, '--reveal']);
 }

@@ -44,7 +44,7 @@ describe('cplane apply and destroy, end to end', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('apply: project.shop: create started\n');
     expect(run.stdout).toMatch(/apply: project\.shop: created id=[0-9a-f-]{36} {2}\(\d+\.\ds\)\n/);
-    expect(run.stdout).toContain('new token kept sealed in state: cplane output gateway_token.main/ci --reveal');
+    expect(run.stdout).toContain('new token kept sealed in state: cplane output gateway_token.main/ci infra --reveal');
     expect(run.stdout).toMatch(/Apply complete: 5 done, 0 failed, 0 skipped/);
     const token = await reveal('gateway_token.main/ci');
     expect(token.length).toBeGreaterThan(10);

@@ -108,7 +108,9 @@ describe('cplane reconcile', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(exitCodes.changes);
     expect(run.stdout).toMatch(/\[maintenance\] ~ gateway_token\.main\/ci will be renewed/);
-    expect(run.stdout).toContain('Not applied (run `cplane plan` and `cplane apply`, or add the class to reconcile.autoApply):');
+    expect(run.stdout).toContain(
+      'Not applied (run `cplane plan infra` and `cplane apply infra`, or add the class to reconcile.autoApply):',
+    );
     expect(run.stdout).toContain('[change] ~ project.shop will be updated in place');
     expect(run.stdout).toContain('Applies 1 step; 1 step waits for a person (not in reconcile.autoApply: maintenance).');
     const project = (await w.client.listAll('listProjects', {})).find((p) => p.name === 'shop')!;

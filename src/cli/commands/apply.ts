@@ -16,6 +16,7 @@ import { accountLabel, noticeLines, renderPendingWritesText, renderPlanMarkdown,
 import { painter } from '../../paint.js';
 import { eventLine } from '../../ui/plain-lines.js';
 import { summaryLines } from '../../ui/summary-text.js';
+import { hintScope } from '../hint-scope.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../errors.js';
 import { givenToken, parseParallelism, tokenVariable } from '../../session/connection.js';
@@ -163,6 +164,8 @@ interface ApplyIo {
   sink: Output;
   onEvent: (event: ApplyEvent) => void;
   status: ReturnType<typeof readingStatus>;
+  /** Filled once the workspace is open: the words that run a suggested command (a reveal) for this folder and deployment. */
+  scope: string[];
 }
 
 type Opened = Awaited<ReturnType<typeof openWorkspace>>;
@@ -170,13 +173,16 @@ type Opened = Awaited<ReturnType<typeof openWorkspace>>;
 async function applyWith(ctx: CommandContext, verb: Verb, settings: ApplySettings): Promise<number> {
   const saved = await readSaved(ctx, settings);
   refuseServiceAccount(ctx, verb);
+  const scope: string[] = [];
   const io: ApplyIo = {
-    sink: settings.json ? jsonOutput(ctx) : plainOutput(ctx, verb),
+    sink: settings.json ? jsonOutput(ctx) : plainOutput(ctx, verb, scope),
+    scope,
     onEvent: (event) => io.sink.event(event),
     // On a terminal, a status line counts the requests while the account is read for the plan (started after the journal's resends).
     status: readingStatus(ctx.stderr, { enabled: false }),
   };
   const workspace = await openForApply(ctx, verb, settings, saved, io);
+  scope.push(...hintScope(saved?.prepared.ctx ?? ctx, workspace.dir));
   try {
     const recovery = await finishJournal({
       state: workspace.state,
@@ -378,7 +384,7 @@ async function perform(
 ): Promise<number> {
   const { plan, workspace, saved, io } = run;
   const { state, client } = workspace;
-  if (settings.interactive) io.sink = await inkOutput(ctx, verb);
+  if (settings.interactive) io.sink = await inkOutput(ctx, verb, io.scope);
   const controller = new AbortController();
   const stopInterrupts = onInterrupt(() => {
     controller.abort();
@@ -399,13 +405,14 @@ async function perform(
     stopInterrupts();
   }
   await io.sink.finish(result);
+  ctx.deployment?.note?.(`${result.done.length} of ${plan.steps.length} steps applied, ${result.failed.length} failed`);
   if (saved?.plan.origin.pullRequest && !result.interrupted && result.failed.length === 0)
     await forgetAppliedPlan(ctx, state, saved.plan.origin.pullRequest.number, saved.digest);
   // Said again after the run, where it is read: the plan above scrolled away.
   const warnings = settings.json ? undefined : warningsToRepeat(plan);
   if (warnings) ctx.stdout.write(`${warnings}\n`);
   const allowed = saved ? `Applied: ${allowanceMarkdown(ctx.env, saved.plan, saved.digest, settings.approval)}.\n\n` : '';
-  const lines = summaryLines(result, verb === 'destroy' ? 'Destroy' : 'Apply').map((l) => `- ${markdownText(l.text.trim())}`);
+  const lines = summaryLines(result, verb === 'destroy' ? 'Destroy' : 'Apply', io.scope).map((l) => `- ${markdownText(l.text.trim())}`);
   settings.github?.summary(`#### cplane ${verb} result\n\n${allowed}${lines.join('\n')}\n`);
   return result.interrupted ? 130 : result.failed.length > 0 ? 1 : 0;
 }
@@ -568,14 +575,14 @@ export function jsonOutput(ctx: CommandContext): Output {
   };
 }
 
-export function plainOutput(ctx: CommandContext, verb: Verb): Output {
+export function plainOutput(ctx: CommandContext, verb: Verb, scope: readonly string[] = []): Output {
   const label = verb === 'destroy' ? 'Destroy' : 'Apply';
   return {
-    event: (event) => ctx.stdout.write(`${eventLine(event, verb)}\n`),
+    event: (event) => ctx.stdout.write(`${eventLine(event, verb, scope)}\n`),
     text: (message) => ctx.stdout.write(`${message}\n`),
     async finish(result) {
       ctx.stdout.write(
-        `\n${summaryLines(result, label)
+        `\n${summaryLines(result, label, scope)
           .map((l) => l.text)
           .join('\n')}\n`,
       );
@@ -583,8 +590,8 @@ export function plainOutput(ctx: CommandContext, verb: Verb): Output {
   };
 }
 
-async function inkOutput(ctx: CommandContext, verb: Verb): Promise<Output> {
+async function inkOutput(ctx: CommandContext, verb: Verb, scope: readonly string[]): Promise<Output> {
   const { renderApplyProgress } = await import('../../ui/render-apply.js');
-  const view = await renderApplyProgress(ctx.stdout, verb === 'destroy' ? 'Destroy' : 'Apply');
+  const view = await renderApplyProgress(ctx.stdout, verb === 'destroy' ? 'Destroy' : 'Apply', scope);
   return { event: (event) => view.onEvent(event), text: () => undefined, finish: (result) => view.finish(result) };
 }

@@ -3,7 +3,7 @@
  * the differences their variables do not explain (an object only one has, a setting that differs): parity
  * drift. Reads only; exit 0 when they match, 2 when they differ (as `cplane drift`), 1 on an error.
  */
-import { compareAccounts, managedKey, readAccount, type ParityDifference } from '../../export/index.js';
+import { compareAccounts, managedKey, readAccount, readConfiguredContents, type ParityDifference } from '../../export/index.js';
 import { StateError } from '../../state/index.js';
 import { openStateFor } from '../../session/workspace.js';
 import { loadConfiguration } from '../../providers/index.js';
@@ -31,7 +31,7 @@ export const compareCommand: CommandModule = {
     const { chosen } = await chooseDeployments(base, 'compare');
     const [first, second] = [a, b].map((name) => chosen.find((d) => d.name === name)!) as [Deployment, Deployment];
     const [x, y] = await Promise.all([first, second].map((d) => readDeployment(base, d)));
-    const differences = compareAccounts(x!, y!);
+    const differences = compareAccounts(x!, y!, await readConfiguredContents(dir ?? '.'));
     if (ctx.values.json === true) {
       ctx.stdout.write(
         `${jsonText({ a: { deployment: a, account: first.account }, b: { deployment: b, account: second.account }, differences }, 2)}\n`,

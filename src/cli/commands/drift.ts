@@ -17,6 +17,7 @@ import { exitCodes } from '../exit-codes.js';
 import { githubReporter } from '../github-flag.js';
 import { reportPlanProblems } from '../plan-problems.js';
 import { readingStatus } from '../reading-status.js';
+import { hintScope } from '../hint-scope.js';
 import { accountNameOf, planOrigin } from '../../saved-plan/index.js';
 import { openWorkspace } from '../../session/workspace.js';
 
@@ -60,6 +61,7 @@ export const driftCommand: CommandModule = {
         ctx.stdout.write(
           renderDriftText(plan, {
             color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR,
+            scope: hintScope(ctx, workspace.dir),
             ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}),
           }),
         );

@@ -47,97 +47,119 @@ export const planCommand: CommandModule = {
   },
 };
 
+/** What the flags ask of one plan, checked before anything is read. */
+interface PlanSettings {
+  parallelism: number;
+  mode: Plan['mode'];
+  targets: string[];
+  exclude: string[];
+  replace: string[];
+  rewrap: boolean;
+}
+
+function planSettings(values: CommandContext['values']): PlanSettings {
+  if (values.json && values.markdown) throw new AbortError('--json and --markdown cannot be used together.', 'Pick one output format.');
+  if (values['refresh-only'] && values.destroy)
+    throw new AbortError(
+      '--refresh-only and --destroy cannot be used together.',
+      'A refresh-only plan never removes anything; run them separately.',
+    );
+  const parallelism = parseParallelism(values.parallelism);
+  const mode = values.destroy ? 'destroy' : values['refresh-only'] ? 'refresh-only' : 'normal';
+  const targets = (values.target as string[] | undefined) ?? [];
+  const exclude = (values.exclude as string[] | undefined) ?? [];
+  refuseTargetWithExclude(targets, exclude);
+  const replace = (values.replace as string[] | undefined) ?? [];
+  const rewrap = values.rewrap === true;
+  if ((replace.length > 0 || rewrap) && mode !== 'normal')
+    throw new AbortError(
+      `--${rewrap ? 'rewrap' : 'replace'} cannot be used with --${mode}.`,
+      'A replacement is a write: plan it in a normal plan.',
+    );
+  return { parallelism, mode, targets, exclude, replace, rewrap };
+}
+
+type Workspace = Awaited<ReturnType<typeof openWorkspace>>;
+
 /** The plan of one account (or one deployment, `ctx.deployment`); `onPlan` is handed the plan once it is made. */
 export async function planOne(ctx: CommandContext, onPlan?: (plan: Plan) => void): Promise<number> {
-  {
-    const { values } = ctx;
-    if (values.json && values.markdown) throw new AbortError('--json and --markdown cannot be used together.', 'Pick one output format.');
-    if (values['refresh-only'] && values.destroy)
-      throw new AbortError(
-        '--refresh-only and --destroy cannot be used together.',
-        'A refresh-only plan never removes anything; run them separately.',
-      );
-    const parallelism = parseParallelism(values.parallelism);
-    const mode = values.destroy ? 'destroy' : values['refresh-only'] ? 'refresh-only' : 'normal';
-    const targets = (values.target as string[] | undefined) ?? [];
-    const exclude = (values.exclude as string[] | undefined) ?? [];
-    refuseTargetWithExclude(targets, exclude);
-    const replace = (values.replace as string[] | undefined) ?? [];
-    const rewrap = values.rewrap === true;
-    if ((replace.length > 0 || rewrap) && mode !== 'normal')
-      throw new AbortError(
-        `--${rewrap ? 'rewrap' : 'replace'} cannot be used with --${mode}.`,
-        'A replacement is a write: plan it in a normal plan.',
-      );
-
-    const github = githubReporter(ctx);
-    // On a terminal, a status line counts the requests while the account is read.
-    const status = readingStatus(ctx.stderr, { enabled: !values.json && !ctx.env.CI });
-    const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane plan', onClientEvent: status.onClientEvent }).catch(
-      (error: unknown) => {
+  const { values } = ctx;
+  const settings = planSettings(values);
+  const github = githubReporter(ctx);
+  // On a terminal, a status line counts the requests while the account is read.
+  const status = readingStatus(ctx.stderr, { enabled: !values.json && !ctx.env.CI });
+  const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane plan', onClientEvent: status.onClientEvent }).catch(
+    (error: unknown) => {
+      github?.failed(error, 'plan');
+      throw error;
+    },
+  );
+  try {
+    const made = await Promise.all([
+      makePlan({
+        desired: workspace.desired,
+        state: workspace.state,
+        client: workspace.client,
+        account: workspace.account,
+        ...settings,
+        env: ctx.env,
+      }),
+      accountNameOf(workspace.client, workspace.account),
+    ])
+      .catch((error: unknown) => {
         github?.failed(error, 'plan');
-        throw error;
-      },
-    );
-    try {
-      const made = await Promise.all([
-        makePlan({
-          desired: workspace.desired,
-          state: workspace.state,
-          client: workspace.client,
-          account: workspace.account,
-          mode,
-          targets,
-          exclude,
-          replace,
-          rewrap,
-          parallelism,
-          env: ctx.env,
-        }),
-        accountNameOf(workspace.client, workspace.account),
-      ])
-        .catch((error: unknown) => {
-          github?.failed(error, 'plan');
-          return reportPlanProblems(error, ctx, { json: values.json === true, format: values.format as string | undefined });
-        })
-        .finally(() => status.stop());
-      if (typeof made === 'number') return made;
-      const pullRequest = pullRequestOf(ctx);
-      const origin = await planOrigin(ctx, workspace, made[1]);
-      const plan = { ...made[0], origin: pullRequest ? { ...origin, pullRequest } : origin };
-      onPlan?.(plan);
-      const planFile = typeof values.out === 'string' ? resolve(ctx.cwd, values.out) : undefined;
-      let digest: string | undefined;
-      if (planFile) {
-        // The whole file is authenticated, so the applying job refuses any edit before it connects anywhere.
-        digest = await writePlanFile(planFile, withMac(plan, workspace.state));
-        if (!values.json && !values.markdown)
-          ctx.stderr.write(
-            `Saved the plan to ${planFile}; apply exactly this plan with \`${suggestedCommand(['apply', String(values.out)])}\`.\n`,
-          );
-      }
-      const shared = pullRequest ? await registerOpenPlan(ctx, workspace.state, plan, pullRequest, digest) : [];
-      const notes = renderPullRequestNotes(plan, shared);
-      writeWeakSecretWarnings(ctx);
-      if (values.json) ctx.stdout.write(renderPlanJson(plan));
-      else if (values.markdown) ctx.stdout.write(renderPlanMarkdown(plan) + notes);
-      else
-        ctx.stdout.write(
-          renderPlanText(plan, {
-            color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR,
-            ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}),
-          }),
-        );
-      github?.plan(plan, renderPlanMarkdown(plan) + notes, {
-        dir: workspace.dir,
-        workspace: workspace.workspace,
-        ...(planFile ? { planFile } : {}),
-      });
-      return planExitCode(plan, values['detailed-exitcode'] === true);
-    } finally {
-      await workspace.close();
-    }
+        return reportPlanProblems(error, ctx, { json: values.json === true, format: values.format as string | undefined });
+      })
+      .finally(() => status.stop());
+    if (typeof made === 'number') return made;
+    const pullRequest = pullRequestOf(ctx);
+    const origin = await planOrigin(ctx, workspace, made[1]);
+    const plan = { ...made[0], origin: pullRequest ? { ...origin, pullRequest } : origin };
+    onPlan?.(plan);
+    const planFile = typeof values.out === 'string' ? resolve(ctx.cwd, values.out) : undefined;
+    const digest = planFile ? await savePlan(ctx, workspace, plan, planFile) : undefined;
+    const shared = pullRequest ? await registerOpenPlan(ctx, workspace.state, plan, pullRequest, digest) : [];
+    showPlan(ctx, workspace, plan, { notes: renderPullRequestNotes(plan, shared), github, planFile });
+    return planExitCode(plan, values['detailed-exitcode'] === true);
+  } finally {
+    await workspace.close();
   }
+}
+
+/** Writes the plan file (`--out`) and returns its digest. */
+async function savePlan(ctx: CommandContext, workspace: Workspace, plan: Plan, planFile: string): Promise<string> {
+  // The whole file is authenticated, so the applying job refuses any edit before it connects anywhere.
+  const digest = await writePlanFile(planFile, withMac(plan, workspace.state));
+  if (!ctx.values.json && !ctx.values.markdown)
+    ctx.stderr.write(
+      `Saved the plan to ${planFile}; apply exactly this plan with \`${suggestedCommand(['apply', String(ctx.values.out)])}\`.\n`,
+    );
+  return digest;
+}
+
+/** Prints the plan in the format asked for, and hands it to GitHub (`--github`). */
+function showPlan(
+  ctx: CommandContext,
+  workspace: Workspace,
+  plan: Plan,
+  { notes, github, planFile }: { notes: string; github: ReturnType<typeof githubReporter>; planFile: string | undefined },
+): void {
+  const { values } = ctx;
+  writeWeakSecretWarnings(ctx);
+  if (values.json) ctx.stdout.write(renderPlanJson(plan));
+  else if (values.markdown) ctx.stdout.write(renderPlanMarkdown(plan) + notes);
+  else
+    ctx.stdout.write(
+      renderPlanText(plan, {
+        color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR,
+        ...(ctx.stdout.isTTY && ctx.stdout.columns ? { width: ctx.stdout.columns } : {}),
+      }),
+    );
+  github?.plan(plan, renderPlanMarkdown(plan) + notes, {
+    dir: workspace.dir,
+    workspace: workspace.workspace,
+    ...(planFile ? { planFile } : {}),
+  });
 }
 
 /**

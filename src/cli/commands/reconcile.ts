@@ -12,6 +12,7 @@ import { makePlan } from '../../planner/index.js';
 import { blockingFindings, findingLine, type Plan, type StepClass } from '../../plan-model/index.js';
 import { reconcileJson, renderReconcileMarkdown, renderReconcileText, type ReconcileView } from '../../render/index.js';
 import { summaryLines } from '../../ui/summary-text.js';
+import { hintScope } from '../hint-scope.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../errors.js';
 import { givenToken, parseParallelism, tokenVariable } from '../../session/connection.js';
@@ -36,7 +37,9 @@ export const reconcileCommand: CommandModule = {
       throw new AbortError(`Unexpected arguments: ${ctx.positionals.slice(1).join(' ')}.`, 'Usage: cplane reconcile [dir] [options]');
     if (!dryRun) refuseServiceAccountToken(ctx);
     const github = githubReporter(ctx);
-    const sink = json ? jsonOutput(ctx) : plainOutput(ctx, 'apply');
+    // Filled once the workspace is open: the words that run a suggested command for this folder and deployment.
+    const scope: string[] = [];
+    const sink = json ? jsonOutput(ctx) : plainOutput(ctx, 'apply', scope);
     const onEvent = (event: ApplyEvent) => sink.event(event);
     const forward = clientEventHandler(ctx.env, forwardClientEvents(onEvent));
     let status = readingStatus(ctx.stderr, { enabled: false });
@@ -50,6 +53,7 @@ export const reconcileCommand: CommandModule = {
         },
       });
       const { state, client } = workspace;
+      scope.push(...hintScope(ctx, workspace.dir));
       try {
         if (!dryRun)
           await finishJournal({
@@ -82,7 +86,7 @@ export const reconcileCommand: CommandModule = {
         const misplaced = placeholderProblems(plan);
         if (misplaced.length > 0) throw new Error(`the plan puts secrets in fields that are not write-only: ${misplaced.join('; ')}`);
         if (json) ctx.stdout.write(`${jsonText(reconcileJson(plan, view))}\n`);
-        else ctx.stdout.write(renderReconcileText(plan, view, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR }));
+        else ctx.stdout.write(renderReconcileText(plan, view, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, scope }));
         refuseByPolicy(plan);
         const result =
           !dryRun && plan.steps.length > 0 ? await applyReconciled(ctx, { plan, state, client, parallelism, onEvent, sink }) : undefined;
@@ -90,7 +94,7 @@ export const reconcileCommand: CommandModule = {
         github?.reconcile(plan, markdown, { dir: workspace.dir, workspace: workspace.workspace });
         if (result)
           github?.summary(
-            `#### cplane reconcile result\n\n${summaryLines(result, 'Apply')
+            `#### cplane reconcile result\n\n${summaryLines(result, 'Apply', scope)
               .map((l) => `- ${markdownText(l.text.trim())}`)
               .join('\n')}\n`,
           );

@@ -21,6 +21,7 @@ import { exitCodes } from '../exit-codes.js';
 import { planFileName } from './plan-all.js';
 import { safeText } from '../../text/safe-text.js';
 import { jsonText } from '../../text/json-text.js';
+import { suggestedCommand } from '../../text/escape-for.js';
 
 type RunApply = (ctx: CommandContext, verb: 'apply') => Promise<number>;
 
@@ -38,6 +39,8 @@ interface Outcome {
   deployment: string;
   code: number;
   error?: string;
+  /** What its apply came to (`ctx.deployment.note`): the steps done and failed, for the fleet's summary. */
+  note?: string;
 }
 
 export async function applyDeployments(ctx: CommandContext, runApply: RunApply): Promise<number> {
@@ -56,7 +59,7 @@ export async function applyDeployments(ctx: CommandContext, runApply: RunApply):
     const unruled = chosen.filter((d) => !rules.has(d.name)).map((d) => d.name);
     if (unruled.length > 0) {
       throw new AbortError(
-        `cplane apply --all needs approval for ${unruled.join(', ')} (no autoApprove rule): run it in a terminal, or pass --auto-approve. Nothing was applied.`,
+        `${ctx.values.all === true ? 'cplane apply --all' : suggestedCommand(['apply', ...chosen.flatMap((d) => ['--deployment', d.name])])} needs approval for ${unruled.join(', ')} (no autoApprove rule): run it in a terminal, or pass --auto-approve. Nothing was applied.`,
         "A deployment's autoApprove rule (docs/deployments.md) lets it apply without asking when its plan satisfies the rule.",
       );
     }
@@ -88,7 +91,10 @@ export async function applyDeployments(ctx: CommandContext, runApply: RunApply):
         .slice(index + 1)
         .flat()
         .map((d) => d.name);
-      const failures = failed.map((f) => `${f.deployment}${f.error ? ` (${f.error})` : ''}`).join('; ');
+      // A deployment that failed part-way says how many of its steps were applied: they are, and state holds them.
+      const failures = failed
+        .map((f) => `${f.deployment}${[f.note, f.error].some(Boolean) ? ` (${[f.note, f.error].filter(Boolean).join(': ')})` : ''}`)
+        .join('; ');
       if (json) ctx.stdout.write(`${jsonText({ type: 'deployments', applied, failed: failed.map((f) => f.deployment), notStarted })}\n`);
       else
         ctx.stdout.write(
@@ -125,6 +131,8 @@ async function applyOne(
   const rule = options.rule;
   if (rule) run.ctx.deployment = { ...run.ctx.deployment!, autoApprove: rule };
   if (options.planPath) run.ctx.positionals = [options.planPath];
+  let note: string | undefined;
+  run.ctx.deployment = { ...run.ctx.deployment!, note: (words) => (note = words) };
   if (!options.capture && !options.json)
     ctx.stdout.write(`\n=== deployment ${deployment.name} (account ${safeText(deployment.account)}) ===\n\n`);
   const { code, error } = await runCaught(() => options.runApply(run.ctx, 'apply'), ['apply'], run.ctx);
@@ -142,7 +150,7 @@ async function applyOne(
       ctx.stdout.write(`\n=== deployment ${deployment.name} (account ${safeText(deployment.account)}) ===\n\n${stdout}${stderr}`);
     }
   }
-  return { deployment: deployment.name, code, ...(error ? { error } : {}) };
+  return { deployment: deployment.name, code, ...(error ? { error } : {}), ...(note ? { note } : {}) };
 }
 
 function parseJson(line: string): unknown {

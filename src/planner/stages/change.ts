@@ -58,7 +58,10 @@ export function planChange(
   const writeOnly = given.writeOnly.get(r.address);
   // `--replace` of an object cplane manages: its write-only values count as changed, or the object is replaced.
   const requested = entry && given.replace.has(r.address) ? replacementOf(definition, r) : undefined;
-  const changedSecrets = changedSecretsOf(given, r, requested);
+  // Adopting an object whose value was delivered from a token cplane adopts too: the token's plaintext cannot be
+  // read back, so the value delivered by hand is kept as it is live; the next token cplane issues is delivered here.
+  const handDelivered = base.adopt ? undeliverable(given, r) : [];
+  const changedSecrets = changedSecretsOf(given, r, requested, handDelivered);
   const facts = definition.diff({
     desired: r,
     live: found.live,
@@ -85,9 +88,15 @@ export function planChange(
   // A `generate` value cplane never wrote stays as it is live (write-only-values.ts): say so when adopting.
   const notes = entry
     ? []
-    : (writeOnly?.keptLive ?? []).map(
-        (field) => `${field} keeps its live value (generate makes a value only when cplane creates the object)`,
-      );
+    : [
+        ...(writeOnly?.keptLive ?? []).map(
+          (field) => `${field} keeps its live value (generate makes a value only when cplane creates the object)`,
+        ),
+        ...handDelivered.map((field) => {
+          const maker = (r.secrets[field] as { output: { address: string } }).output.address;
+          return `${field} keeps its live value: ${maker} is adopted and its plaintext cannot be read back; the next token cplane issues for it (renewal, or --replace ${maker}) is delivered here`;
+        }),
+      ];
   if (facts.changes.length === 0 && renewals.length === 0 && !renewing && revocations.writes.length === 0 && !base.adopt)
     return { problems };
   const d: Deciding = { given, r, found, entry, base, definition, facts, requested, renewals, problems, notes };
@@ -120,13 +129,13 @@ export function planChange(
 }
 
 /** The write-only values to write again: changed, rotated by `--replace`, or delivered from an object this plan issues anew (written after it). */
-function changedSecretsOf(given: DesiredWork, r: DesiredResource, requested: Deciding['requested']): string[] {
+function changedSecretsOf(given: DesiredWork, r: DesiredResource, requested: Deciding['requested'], handDelivered: string[]): string[] {
   const delivered = Object.entries(r.secrets)
     .filter(([, source]) => 'output' in source && given.sealing.has(source.output.address))
     .map(([field]) => field);
   return [
     ...new Set([
-      ...(given.writeOnly.get(r.address)?.changed ?? []),
+      ...(given.writeOnly.get(r.address)?.changed ?? []).filter((field) => !handDelivered.includes(field)),
       ...(typeof requested === 'object' ? requested.rotate : []),
       ...delivered,
     ]),
@@ -249,4 +258,15 @@ function causesOf({ r, base, facts, requested }: Deciding, changedSecrets: strin
 function dropUndefinedEffects(write: WriteSpec): WriteSpec {
   const effects = Object.fromEntries(Object.entries(write.effects).filter(([, v]) => v !== undefined));
   return { ...write, effects };
+}
+
+/** The fields of `r` delivered from an object this plan does not issue and whose secret state does not hold (adopted). */
+function undeliverable(given: DesiredWork, r: DesiredResource): string[] {
+  return Object.entries(r.secrets)
+    .filter(([, source]) => 'output' in source && !given.sealing.has(source.output.address))
+    .filter(([, source]) => {
+      const { address, name } = (source as { output: { address: string; name: string } }).output;
+      return given.state[address]?.sealed?.[name] === undefined;
+    })
+    .map(([field]) => field);
 }

@@ -152,8 +152,9 @@ function planInState(given: DesiredWork, r: DesiredResource, entry: ResourceStat
   const changes = driftOf(given, entry, observed, r.lifecycle.ignoreChanges);
   if (found.identity.status === 'archived') changes.unshift({ path: 'archived', before: false, after: true });
   if (changes.length > 0) out.drift.push({ address: r.address, kind: r.kind, type: 'changed', changes });
-  // Expiry is drift too (never "No changes"): planChange replaces the object.
-  const expired = expiredChange(found.identity, known.nowForEnds);
+  // Expiry is drift too (never "No changes"): planChange replaces the object. A drift check lists it as due
+  // instead (checks/due.ts): time ended it, nobody changed it outside cplane.
+  const expired = mode === 'refresh-only' ? undefined : expiredChange(found.identity, known.nowForEnds);
   if (expired) out.drift.push({ address: r.address, kind: r.kind, type: 'changed', reason: expired.note, changes: [expired] });
   if (mode === 'refresh-only') {
     if (changes.length === 0) return;
