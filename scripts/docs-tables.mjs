@@ -21,6 +21,7 @@
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as prettier from 'prettier';
 import { rolldown } from 'rolldown';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -110,6 +111,50 @@ export function generateTables({ kindBlocks, nestingOrder, noticeChecks }) {
   };
 }
 
+/**
+ * src/api/routes.ts, the light route table the client loads without a schema library: each operation's route
+ * fields (route.ts `routeFields`), picked from its one entry in src/api/operations.ts.
+ */
+export async function routesSource({ operations, routeFields }) {
+  const entries = Object.entries(operations).map(([name, spec]) => {
+    const fields = routeFields.filter((f) => spec[f] !== undefined).map((f) => `${f}: ${JSON.stringify(spec[f])}`);
+    return `  ${name}: { ${fields.join(', ')} },`;
+  });
+  const text = `// Generated from operations.ts by scripts/docs-tables.mjs (npm run schemas): edit the operation there, not here.
+// The light route table: plain data with no schema library, so the client and the CLI load it in no time.
+import type { Route } from './route.js';
+
+export { fillPath, type HttpMethod, type Identity, type Route } from './route.js';
+
+export const routes = {
+${entries.join('\n')}
+} as const satisfies Record<string, Route>;
+
+export type Routes = typeof routes;
+export type RouteName = keyof Routes;
+
+export const routeNames = Object.keys(routes) as RouteName[];
+`;
+  return prettier.format(text, { ...(await prettier.resolveConfig(join(root, 'src/api/routes.ts'))), parser: 'typescript' });
+}
+
+/** Each stale generated source file (path relative to `dir` -> its text) as a line; with `write`, rewritten. */
+export function checkFiles(dir, files, { write = false } = {}) {
+  const problems = [];
+  for (const [file, wanted] of Object.entries(files)) {
+    let text = '';
+    try {
+      text = readFileSync(join(dir, file), 'utf8');
+    } catch {
+      // missing: stale
+    }
+    if (text === wanted) continue;
+    if (write) writeFileSync(join(dir, file), wanted);
+    else problems.push(`${file}: not what its source generates: run npm run schemas`);
+  }
+  return problems;
+}
+
 const marked = /(<!-- generated: ([a-z-]+) -->\n)([\s\S]*?)(\n<!-- end generated -->)/g;
 
 /** The Markdown files that may hold tables: README.md and docs/*.md under `dir`. */
@@ -161,10 +206,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       );
       process.exit(2);
     });
+  const write = args.includes('--write');
+  // The generated sources first: the registry imports routes.ts.
+  const problems = checkFiles(root, { 'src/api/routes.ts': await routesSource(await load('src/api/operations.ts')) }, { write });
   const [registry, notices] = await Promise.all([load('src/providers/index.ts'), load('src/planner/checks/notices.ts')]);
-  const problems = checkTables(dir, generateTables({ ...registry, noticeChecks: notices.noticeChecks }), {
-    write: args.includes('--write'),
-  });
+  problems.push(...checkTables(dir, generateTables({ ...registry, noticeChecks: notices.noticeChecks }), { write }));
   for (const line of problems) console.error(line);
   process.exitCode = problems.length > 0 ? 1 : 0;
 }

@@ -4,12 +4,13 @@
  * These tests run that script as the lint does, on the repository and on a copy of its docs with a stale table.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, expect, test } from 'vitest';
-import { checkTables, generateTables } from '../../scripts/docs-tables.mjs';
+import { checkFiles, checkTables, generateTables, routesSource } from '../../scripts/docs-tables.mjs';
+import { operations, routeFields } from '../../src/api/operations.js';
 import { noticeChecks } from '../../src/planner/index.js';
 import { kindBlocks, kindOrder, nestingOrder } from '../../src/providers/index.js';
 
@@ -96,4 +97,20 @@ test('a new kind appears in the tables with no edit of the docs', () => {
   const tables = generateTables({ kindBlocks: [...kindBlocks, widget], nestingOrder: [...nestingOrder, 'widget'], noticeChecks });
   expect(tables['kinds-addresses']).toContain('| `widget` | `widget.<project>/<widget>` | `projects.<project>.widgets.<widget>` |');
   expect(tables['kinds-resources']).toContain('| `widget` | A widget of a project. |');
+});
+
+test('src/api/routes.ts is generated from the operations; a stale copy is named, and --write brings it back', async () => {
+  const wanted = await routesSource({ operations, routeFields });
+  expect(readFileSync('src/api/routes.ts', 'utf8')).toBe(wanted);
+  const dir = mkdtempSync(join(tmpdir(), 'cplane-routes-'));
+  try {
+    mkdirSync(join(dir, 'src/api'), { recursive: true });
+    writeFileSync(join(dir, 'src/api/routes.ts'), wanted.replace("path: '/accounts'", "path: '/accountz'"));
+    const files = { 'src/api/routes.ts': wanted };
+    expect(checkFiles(dir, files)).toEqual(['src/api/routes.ts: not what its source generates: run npm run schemas']);
+    expect(checkFiles(dir, files, { write: true })).toEqual([]);
+    expect(readFileSync(join(dir, 'src/api/routes.ts'), 'utf8')).toBe(wanted);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
