@@ -67,8 +67,32 @@ export function noticesTable(noticeChecks) {
   );
 }
 
+/** The kinds a policy's `kinds:` may name (docs/policies.md): every kind of the registry, in its order. */
+export const policyKindsList = (kindOrder) => `A rule's \`kinds:\` may name: ${kindOrder.map(code).join(', ')}.`;
+
+/**
+ * The layers' prose (docs/architecture.md), from eslint.config.js's `layers`: a line per folder, bottom first, with
+ * the folders it may import (the ground floor, errors.ts, paint.ts and the others at the bottom, goes without saying).
+ */
+export function layersProse(layers) {
+  return Object.entries(layers)
+    .map(
+      ([folder, below]) =>
+        `- \`${folder}/\` imports ${below.length === 0 ? 'only the ground floor' : below.map((f) => `\`${f}/\``).join(', ')}`,
+    )
+    .join('\n');
+}
+
+/** The README's table of commands, from src/cli/commands/index.ts: each command's words, usage and summary. */
+export function commandsTable(commands) {
+  return table(
+    ['Command', 'What it does'],
+    commands.map((c) => [code(`cplane ${c.name.join(' ')}`), `${cell(c.summary)}${c.summary.endsWith('.') ? '' : '.'}`]),
+  );
+}
+
 /** The tables, by name, from the registry's configuration blocks and the table of notices. */
-export function generateTables({ kindBlocks, nestingOrder, noticeChecks }) {
+export function generateTables({ kindBlocks, nestingOrder, noticeChecks, kindOrder, layers, commands }) {
   const blockOf = new Map(kindBlocks.map((b) => [b.kind, b]));
   const parentOf = (block) => (block.parent ? blockOf.get(block.parent.kind) : undefined);
   // The placeholder of an entry's local name: its key in the singular (`tokens` -> `<token>`).
@@ -83,6 +107,9 @@ export function generateTables({ kindBlocks, nestingOrder, noticeChecks }) {
     block.list ? block.key.split('.').reduce((schema, key) => schema?.properties?.[key], parentOf(block).schema) : block.schema;
   const inNestingOrder = nestingOrder.map((kind) => blockOf.get(kind));
   return {
+    ...(kindOrder ? { 'policy-kinds': policyKindsList(kindOrder) } : {}),
+    ...(layers ? { layers: layersProse(layers) } : {}),
+    ...(commands ? { 'readme-commands': commandsTable(commands) } : {}),
     'plan-notices': noticesTable(noticeChecks),
     'kinds-top-level-keys': table(
       ['Key', 'Type', 'Meaning'],
@@ -209,8 +236,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const write = args.includes('--write');
   // The generated sources first: the registry imports routes.ts.
   const problems = checkFiles(root, { 'src/api/routes.ts': await routesSource(await load('src/api/operations.ts')) }, { write });
-  const [registry, notices] = await Promise.all([load('src/providers/index.ts'), load('src/planner/checks/notices.ts')]);
-  problems.push(...checkTables(dir, generateTables({ ...registry, noticeChecks: notices.noticeChecks }), { write }));
+  const [registry, notices, cli, eslint] = await Promise.all([
+    load('src/providers/index.ts'),
+    load('src/planner/checks/notices.ts'),
+    load('src/cli/commands/index.ts'),
+    import(pathToFileURL(join(root, 'eslint.config.js')).href),
+  ]);
+  const sources = { ...registry, noticeChecks: notices.noticeChecks, layers: eslint.layers, commands: cli.commands };
+  problems.push(...checkTables(dir, generateTables(sources), { write }));
   for (const line of problems) console.error(line);
   process.exitCode = problems.length > 0 ? 1 : 0;
 }
