@@ -3,7 +3,9 @@
  * The docs' tables that list the kinds (the top-level keys that declare resources, the addresses, the resources
  * and the paths `ignoreChanges` may name) are generated from the kind registry (src/providers/index.ts), so a new
  * kind, key or field appears in them with no edit of the docs; the table of a plan's notices (docs/planning.md) is
- * generated from planner/checks/notices.ts. Each sits in a Markdown file between
+ * generated from planner/checks/notices.ts; the layer list of docs/architecture.md from eslint.config.js's `layers`,
+ * the kinds of docs/policies.md from the registry, and the README's commands from src/cli/commands/index.ts. So is
+ * one source file, src/api/routes.ts, from src/api/operations.ts. Each table sits in a Markdown file between
  *
  *   <!-- generated: NAME -->
  *   ...
