@@ -11,3 +11,7 @@ export declare function generateTables(registry: {
 export declare function noticesTable(noticeChecks: readonly NoticeCheck[]): string;
 /** Each stale, unknown or missing table under `dir` as a line to print; with `write`, the stale ones are rewritten. */
 export declare function checkTables(dir: string, tables: Record<string, string>, options?: { write?: boolean }): string[];
+/** The text of the generated src/api/routes.ts, from the operations' table. */
+export declare function routesSource(api: { operations: Record<string, object>; routeFields: readonly string[] }): Promise<string>;
+/** Each stale generated file under `dir` (relative path -> wanted text) as a line to print; with `write`, rewritten. */
+export declare function checkFiles(dir: string, files: Record<string, string>, options?: { write?: boolean }): string[];

@@ -3,7 +3,9 @@
  * The docs' tables that list the kinds (the top-level keys that declare resources, the addresses, the resources
  * and the paths `ignoreChanges` may name) are generated from the kind registry (src/providers/index.ts), so a new
  * kind, key or field appears in them with no edit of the docs; the table of a plan's notices (docs/planning.md) is
- * generated from planner/checks/notices.ts. Each sits in a Markdown file between
+ * generated from planner/checks/notices.ts; the layer list of docs/architecture.md from eslint.config.js's `layers`,
+ * the kinds of docs/policies.md from the registry, and the README's commands from src/cli/commands/index.ts. So is
+ * one source file, src/api/routes.ts, from src/api/operations.ts. Each table sits in a Markdown file between
  *
  *   <!-- generated: NAME -->
  *   ...
@@ -21,6 +23,7 @@
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as prettier from 'prettier';
 import { rolldown } from 'rolldown';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -66,8 +69,32 @@ export function noticesTable(noticeChecks) {
   );
 }
 
+/** The kinds a policy's `kinds:` may name (docs/policies.md): every kind of the registry, in its order. */
+export const policyKindsList = (kindOrder) => `A rule's \`kinds:\` may name: ${kindOrder.map(code).join(', ')}.`;
+
+/**
+ * The layers' prose (docs/architecture.md), from eslint.config.js's `layers`: a line per folder, bottom first, with
+ * the folders it may import (the ground floor, errors.ts, paint.ts and the others at the bottom, goes without saying).
+ */
+export function layersProse(layers) {
+  return Object.entries(layers)
+    .map(
+      ([folder, below]) =>
+        `- \`${folder}/\` imports ${below.length === 0 ? 'only the ground floor' : below.map((f) => `\`${f}/\``).join(', ')}`,
+    )
+    .join('\n');
+}
+
+/** The README's table of commands, from src/cli/commands/index.ts: each command's words, usage and summary. */
+export function commandsTable(commands) {
+  return table(
+    ['Command', 'What it does'],
+    commands.map((c) => [code(`cplane ${c.name.join(' ')}`), `${cell(c.summary)}${c.summary.endsWith('.') ? '' : '.'}`]),
+  );
+}
+
 /** The tables, by name, from the registry's configuration blocks and the table of notices. */
-export function generateTables({ kindBlocks, nestingOrder, noticeChecks }) {
+export function generateTables({ kindBlocks, nestingOrder, noticeChecks, kindOrder, layers, commands }) {
   const blockOf = new Map(kindBlocks.map((b) => [b.kind, b]));
   const parentOf = (block) => (block.parent ? blockOf.get(block.parent.kind) : undefined);
   // The placeholder of an entry's local name: its key in the singular (`tokens` -> `<token>`).
@@ -82,6 +109,9 @@ export function generateTables({ kindBlocks, nestingOrder, noticeChecks }) {
     block.list ? block.key.split('.').reduce((schema, key) => schema?.properties?.[key], parentOf(block).schema) : block.schema;
   const inNestingOrder = nestingOrder.map((kind) => blockOf.get(kind));
   return {
+    ...(kindOrder ? { 'policy-kinds': policyKindsList(kindOrder) } : {}),
+    ...(layers ? { layers: layersProse(layers) } : {}),
+    ...(commands ? { 'readme-commands': commandsTable(commands) } : {}),
     'plan-notices': noticesTable(noticeChecks),
     'kinds-top-level-keys': table(
       ['Key', 'Type', 'Meaning'],
@@ -108,6 +138,50 @@ export function generateTables({ kindBlocks, nestingOrder, noticeChecks }) {
       }),
     ),
   };
+}
+
+/**
+ * src/api/routes.ts, the light route table the client loads without a schema library: each operation's route
+ * fields (route.ts `routeFields`), picked from its one entry in src/api/operations.ts.
+ */
+export async function routesSource({ operations, routeFields }) {
+  const entries = Object.entries(operations).map(([name, spec]) => {
+    const fields = routeFields.filter((f) => spec[f] !== undefined).map((f) => `${f}: ${JSON.stringify(spec[f])}`);
+    return `  ${name}: { ${fields.join(', ')} },`;
+  });
+  const text = `// Generated from operations.ts by scripts/docs-tables.mjs (npm run schemas): edit the operation there, not here.
+// The light route table: plain data with no schema library, so the client and the CLI load it in no time.
+import type { Route } from './route.js';
+
+export { fillPath, type HttpMethod, type Identity, type Route } from './route.js';
+
+export const routes = {
+${entries.join('\n')}
+} as const satisfies Record<string, Route>;
+
+export type Routes = typeof routes;
+export type RouteName = keyof Routes;
+
+export const routeNames = Object.keys(routes) as RouteName[];
+`;
+  return prettier.format(text, { ...(await prettier.resolveConfig(join(root, 'src/api/routes.ts'))), parser: 'typescript' });
+}
+
+/** Each stale generated source file (path relative to `dir` -> its text) as a line; with `write`, rewritten. */
+export function checkFiles(dir, files, { write = false } = {}) {
+  const problems = [];
+  for (const [file, wanted] of Object.entries(files)) {
+    let text = '';
+    try {
+      text = readFileSync(join(dir, file), 'utf8');
+    } catch {
+      // missing: stale
+    }
+    if (text === wanted) continue;
+    if (write) writeFileSync(join(dir, file), wanted);
+    else problems.push(`${file}: not what its source generates: run npm run schemas`);
+  }
+  return problems;
 }
 
 const marked = /(<!-- generated: ([a-z-]+) -->\n)([\s\S]*?)(\n<!-- end generated -->)/g;
@@ -161,10 +235,17 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       );
       process.exit(2);
     });
-  const [registry, notices] = await Promise.all([load('src/providers/index.ts'), load('src/planner/checks/notices.ts')]);
-  const problems = checkTables(dir, generateTables({ ...registry, noticeChecks: notices.noticeChecks }), {
-    write: args.includes('--write'),
-  });
+  const write = args.includes('--write');
+  // The generated sources first: the registry imports routes.ts.
+  const problems = checkFiles(root, { 'src/api/routes.ts': await routesSource(await load('src/api/operations.ts')) }, { write });
+  const [registry, notices, cli, eslint] = await Promise.all([
+    load('src/providers/index.ts'),
+    load('src/planner/checks/notices.ts'),
+    load('src/cli/commands/index.ts'),
+    import(pathToFileURL(join(root, 'eslint.config.js')).href),
+  ]);
+  const sources = { ...registry, noticeChecks: notices.noticeChecks, layers: eslint.layers, commands: cli.commands };
+  problems.push(...checkTables(dir, generateTables(sources), { write }));
   for (const line of problems) console.error(line);
   process.exitCode = problems.length > 0 ? 1 : 0;
 }

@@ -262,10 +262,7 @@ export class ApiClient {
           const tooLarge = () => new ResponseTooLargeError(operation, maxResponseBytes);
           return this.transport.exchange({ method: spec.method, path, headers, body: bodyBytes, signal }, maxResponseBytes, tooLarge);
         };
-        const shared = this.options.sharedLimiter;
-        answer = await this.limiter.run(() =>
-          shared ? shared.run(() => this.paced(operation, exchange, signal)) : this.paced(operation, exchange, signal),
-        );
+        answer = await this.limited(operation, exchange, signal);
       } catch (cause) {
         if (cause instanceof ResponseTooLargeError || signal.aborted) throw cause;
         // Only a transient network failure (a named code, see retry.ts) is worth another attempt; anything else
@@ -293,20 +290,7 @@ export class ApiClient {
       });
       const envelope = parseEnvelope(answer.text);
       if (answer.status >= 200 && answer.status < 300 && envelope?.ok === true) {
-        const problem = await resultProblem(operation, envelope.data);
-        if (problem) {
-          throw new ApiError(
-            operation,
-            answer.status,
-            'invalid_response',
-            `the answer does not match the API spec: ${problem}`,
-            undefined,
-            requestId,
-            attempt,
-          );
-        }
-        const bytes = Buffer.byteLength(answer.text);
-        return { data: envelope.data as ResultOf<K>, status: answer.status, requestId, attempts: attempt, bytes };
+        return this.succeeded<K>(operation, answer, envelope.data, requestId, attempt);
       }
       const error = envelope?.ok === false ? envelope.error : undefined;
       if (this.retry.retryStatuses.includes(answer.status) && attempt < this.retry.maxAttempts) {
@@ -327,6 +311,31 @@ export class ApiClient {
         headers['x-account-id'],
       );
     }
+  }
+
+  /** One exchange within the client's concurrency limit, and the shared one when a fleet run gives it. */
+  private limited(operation: OperationName, exchange: () => Promise<Answer>, signal: AbortSignal): Promise<Answer> {
+    const shared = this.options.sharedLimiter;
+    return this.limiter.run(() =>
+      shared ? shared.run(() => this.paced(operation, exchange, signal)) : this.paced(operation, exchange, signal),
+    );
+  }
+
+  /** A success envelope: its data, once checked against the operation's result schema. */
+  private async succeeded<K extends OperationName>(
+    operation: K,
+    answer: Answer,
+    data: unknown,
+    requestId: string | undefined,
+    attempt: number,
+  ): Promise<ApiResponse<ResultOf<K>>> {
+    const problem = await resultProblem(operation, data);
+    if (problem) {
+      const message = `the answer does not match the API spec: ${problem}`;
+      throw new ApiError(operation, answer.status, 'invalid_response', message, undefined, requestId, attempt);
+    }
+    const bytes = Buffer.byteLength(answer.text);
+    return { data: data as ResultOf<K>, status: answer.status, requestId, attempts: attempt, bytes };
   }
 
   /** Sends at the token's rate: waits for its turn, then tells the rate how the API answered. */

@@ -29,6 +29,7 @@ export {
   ResponseTooLargeError,
 } from './errors.js';
 export { routes, routeNames, fillPath, type Route, type RouteName } from './routes.js';
+export type { NotFoundReason } from './operations.js';
 export {
   operations,
   operationNames,

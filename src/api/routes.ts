@@ -1,38 +1,11 @@
-/**
- * The route table: how every API operation travels (method, path, which token
- * may call it, whether it needs `x-account-id`, how it pages). It is plain
- * data with no schema library, so the client and the CLI load it in no time.
- * The schemas of parameters and results are added on top of it in
- * operations.ts, which the emulator, `cplane api`, MCP and OpenAPI use: this
- * table stays the one source of truth for every route.
- */
+// Generated from operations.ts by scripts/docs-tables.mjs (npm run schemas): edit the operation there, not here.
+// The light route table: plain data with no schema library, so the client and the CLI load it in no time.
+import type { Route } from './route.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-/** H: human PAT only. SA: a Service Account token is accepted too. */
-export type Identity = 'H' | 'SA';
-
-export interface Route {
-  method: HttpMethod;
-  /** Path without the /v1 prefix; `{name}` marks a path parameter. */
-  path: string;
-  identity: Identity;
-  /** Whether the operation works inside one account and so needs `x-account-id`. */
-  accountScoped: boolean;
-  /** Role permission the emulator checks. */
-  permission: string;
-  /** Record ownership substitutes for the permission (spec: "or record ownership"). */
-  ownerMay?: boolean;
-  /** How a paginated list pages: `array` (data is the page) or `rows` (data.rows, data.total). */
-  pages?: 'array' | 'rows';
-  /** Plan-limited creation (spec Limits 5): may fail with `plan_limit_reached`. */
-  planLimited?: 'projects' | 'credentials' | 'gateways';
-}
+export { fillPath, type HttpMethod, type Identity, type Route } from './route.js';
 
 export const routes = {
-  // ------------------------------------------------------------ accounts
   listAccounts: { method: 'GET', path: '/accounts', identity: 'H', accountScoped: false, permission: 'accounts:read' },
-
-  // ------------------------------------------------------------ projects
   listProjects: { method: 'GET', path: '/projects', identity: 'H', accountScoped: true, permission: 'projects:read', pages: 'array' },
   getProject: { method: 'GET', path: '/projects/{id}', identity: 'H', accountScoped: true, permission: 'projects:read' },
   createProject: {
@@ -45,8 +18,6 @@ export const routes = {
   },
   updateProject: { method: 'PATCH', path: '/projects/{id}', identity: 'H', accountScoped: true, permission: 'projects:update' },
   archiveProject: { method: 'PATCH', path: '/projects/{id}/archive', identity: 'H', accountScoped: true, permission: 'projects:archive' },
-
-  // ------------------------------------------------------------ records
   listRecords: { method: 'GET', path: '/records', identity: 'SA', accountScoped: true, permission: 'records:read', pages: 'array' },
   listProjectRecords: {
     method: 'GET',
@@ -181,8 +152,6 @@ export const routes = {
     permission: 'records:revoke-service-account',
     ownerMay: true,
   },
-
-  // ------------------------------------------------------------ providers and credentials
   listProviders: { method: 'GET', path: '/providers', identity: 'SA', accountScoped: false, permission: 'providers:read' },
   listCredentials: {
     method: 'GET',
@@ -228,8 +197,6 @@ export const routes = {
     accountScoped: true,
     permission: 'credentials:delete',
   },
-
-  // ------------------------------------------------------------ gateways
   listGateways: { method: 'GET', path: '/gateways', identity: 'H', accountScoped: true, permission: 'gateways:read', pages: 'array' },
   getGateway: { method: 'GET', path: '/gateways/{id}', identity: 'SA', accountScoped: true, permission: 'gateways:read' },
   createGateway: {
@@ -271,8 +238,6 @@ export const routes = {
     accountScoped: true,
     permission: 'gateways:update',
   },
-
-  // ------------------------------------------------------------ gateway tokens
   listGatewayTokens: {
     method: 'GET',
     path: '/gateways/{id}/tokens',
@@ -309,8 +274,6 @@ export const routes = {
     accountScoped: true,
     permission: 'gateway-tokens:delete',
   },
-
-  // ------------------------------------------------------------ logs, usage, key access
   listGatewayLogs: {
     method: 'GET',
     path: '/gateways/{id}/logs',
@@ -338,8 +301,6 @@ export const routes = {
   getUsageLog: { method: 'GET', path: '/usage/logs/{logId}', identity: 'H', accountScoped: true, permission: 'usage:read-bodies' },
   getUsageSpend: { method: 'GET', path: '/usage/spend', identity: 'H', accountScoped: true, permission: 'usage:read' },
   getUsageMetrics: { method: 'GET', path: '/usage/metrics', identity: 'H', accountScoped: true, permission: 'usage:read' },
-
-  // ------------------------------------------------------------ service accounts and groups
   listServiceAccounts: {
     method: 'GET',
     path: '/service-accounts',
@@ -369,12 +330,3 @@ export type Routes = typeof routes;
 export type RouteName = keyof Routes;
 
 export const routeNames = Object.keys(routes) as RouteName[];
-
-/** Fills a path template: `/gateways/{id}` + {id: 'x'} -> `/gateways/x` (each value URL-encoded). */
-export function fillPath(template: string, params: Record<string, string> | undefined): string {
-  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = params?.[name];
-    if (value === undefined || value === '') throw new TypeError(`missing path parameter "${name}" for ${template}`);
-    return encodeURIComponent(value);
-  });
-}

@@ -97,6 +97,32 @@ const emptyStats = (): EmulatorStats => ({
 const toFaults = (spec: string | FaultSpec | undefined) =>
   new FaultInjector(typeof spec === 'string' ? parseFaultSpec(spec) : (spec ?? {}));
 
+/** The HTTP server on 127.0.0.1, and its open sockets (closing the emulator destroys them). */
+async function listen(
+  port: number,
+  listener: ReturnType<typeof createRequestListener>,
+): Promise<{ server: Server; sockets: Set<Socket>; port: number }> {
+  const server: Server = createServer({ requireHostHeader: false }, listener);
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.on('clientError', (_error, socket) => {
+    // Unparseable HTTP: answer 400 if the socket still can, never throw.
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return { server, sockets, port: (server.address() as AddressInfo).port };
+}
+
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const rng = createPrng(options.seed ?? 1);
   const saved = options.dataFile ? loadDatabase(options.dataFile) : undefined;
@@ -122,25 +148,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   };
   persister?.flush();
 
-  const server: Server = createServer({ requireHostHeader: false }, createRequestListener(state));
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  server.on('clientError', (_error, socket) => {
-    // Unparseable HTTP: answer 400 if the socket still can, never throw.
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-    else socket.destroy();
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const { server, sockets, port } = await listen(options.port ?? 0, createRequestListener(state));
 
   return {
     url: `http://127.0.0.1:${port}`,

@@ -18,6 +18,35 @@ export function seedDatabase(now: Date, rng: Prng): Db {
   const created = at(30 * DAY);
   const db: Db = {
     version: 1,
+    ...identityTables(created),
+    pats: [],
+    saTokens: [],
+    ...projectTables(at, created),
+    records: [],
+    audit: [],
+    anomalies: [],
+    alerts: [],
+    ...providerTables(created),
+    gateways: [],
+    tokens: [],
+    logs: [],
+    keyAccess: [],
+  };
+  // The order of the steps is the order the seeded generator is drawn from: the ids stay the same.
+  seedApiTokens(db);
+  seedRecords(db, rng, at, created);
+  seedGateways(db, created);
+  seedTraffic(db, rng, now);
+  return db;
+}
+
+type Ago = (msAgo: number) => string;
+
+/** Accounts, users and their memberships, roles, groups and Service Accounts, from the fixtures. */
+function identityTables(
+  created: string,
+): Pick<Db, 'accounts' | 'users' | 'memberships' | 'roles' | 'groups' | 'groupProjectRoles' | 'serviceAccounts'> {
+  return {
     accounts: fixtures.accounts.map((a) => ({ account_id: a.id, name: a.name })),
     users: fixtures.users.map((u) => ({
       user_id: u.id,
@@ -44,8 +73,11 @@ export function seedDatabase(now: Date, rng: Prng): Db {
       role_id: s.roleId,
       ...publicKeyFields(s.id),
     })),
-    pats: [],
-    saTokens: [],
+  };
+}
+
+function projectTables(at: Ago, created: string): Pick<Db, 'projects'> {
+  return {
     projects: fixtures.projects.map((p) => ({
       project_id: p.id,
       account_id: p.accountId,
@@ -57,10 +89,12 @@ export function seedDatabase(now: Date, rng: Prng): Db {
       created_at: created,
       updated_at: created,
     })),
-    records: [],
-    audit: [],
-    anomalies: [],
-    alerts: [],
+  };
+}
+
+/** The AI providers and the seeded provider credentials. */
+function providerTables(created: string): Pick<Db, 'providers' | 'credentials'> {
+  return {
     providers: fixtures.providers.map((p) => ({
       provider_id: p.id,
       name: p.name,
@@ -80,18 +114,20 @@ export function seedDatabase(now: Date, rng: Prng): Db {
       rotated_at: null,
       secret_fingerprint: fingerprint(`seeded-${c.id}`),
     })),
-    gateways: [],
-    tokens: [],
-    logs: [],
-    keyAccess: [],
   };
+}
 
+/** The fixtures' API tokens: PATs of users and Service Account tokens. */
+function seedApiTokens(db: Db): void {
   for (const [name, token] of Object.entries(fixtures.tokens)) {
     const owner = fixtures.tokenOwners[name as keyof typeof fixtures.tokenOwners];
     if ('userId' in owner) db.pats.push({ token, user_id: owner.userId, expires_at: owner.expiresAt });
     else db.saTokens.push({ token, service_account_id: owner.serviceAccountId });
   }
+}
 
+/** Records with their versions, audit rows (a few reads today), anomalies and alerts. */
+function seedRecords(db: Db, rng: Prng, at: Ago, created: string): void {
   for (const r of fixtures.records) {
     const record: RecordRow = {
       record_id: r.id,
@@ -152,28 +188,36 @@ export function seedDatabase(now: Date, rng: Prng): Db {
       });
     }
     db.records.push(record);
-    db.anomalies.push({
-      anomaly_id: rng.uuid(),
-      account_id: r.accountId,
-      project_id: r.projectId,
-      record_id: r.id,
-      kind: rng.pick(['unusual_read_volume', 'read_outside_business_hours', 'new_client_location']),
-      severity: rng.pick(['low', 'medium', 'high']),
-      detected_at: at(rng.int(1, 72) * 3_600_000),
-    });
-    db.alerts.push({
-      alert_id: rng.uuid(),
-      account_id: r.accountId,
-      project_id: r.projectId,
-      record_id: r.id,
-      kind: rng.pick(['secret_due', 'rotation_overdue', 'access_spike']),
-      created_at: at(rng.int(1, 48) * 3_600_000),
-    });
+    flagRecord(db, rng, at, r);
   }
   db.audit.sort((a, b) => a.created_at.localeCompare(b.created_at));
   db.anomalies.sort((a, b) => a.detected_at.localeCompare(b.detected_at));
   db.alerts.sort((a, b) => a.created_at.localeCompare(b.created_at));
+}
 
+/** An anomaly and an alert on a seeded record, so the audit feeds have rows. */
+function flagRecord(db: Db, rng: Prng, at: Ago, r: (typeof fixtures.records)[number]): void {
+  db.anomalies.push({
+    anomaly_id: rng.uuid(),
+    account_id: r.accountId,
+    project_id: r.projectId,
+    record_id: r.id,
+    kind: rng.pick(['unusual_read_volume', 'read_outside_business_hours', 'new_client_location']),
+    severity: rng.pick(['low', 'medium', 'high']),
+    detected_at: at(rng.int(1, 72) * 3_600_000),
+  });
+  db.alerts.push({
+    alert_id: rng.uuid(),
+    account_id: r.accountId,
+    project_id: r.projectId,
+    record_id: r.id,
+    kind: rng.pick(['secret_due', 'rotation_overdue', 'access_spike']),
+    created_at: at(rng.int(1, 48) * 3_600_000),
+  });
+}
+
+/** Gateways and their tokens. */
+function seedGateways(db: Db, created: string): void {
   for (const g of fixtures.gateways) {
     db.gateways.push({
       gateway_id: g.id,
@@ -217,6 +261,10 @@ export function seedDatabase(now: Date, rng: Prng): Db {
       token_hash: fingerprint(plaintext),
     });
   }
+}
+
+/** A week of simulated traffic per gateway. */
+function seedTraffic(db: Db, rng: Prng, now: Date): void {
   for (const gateway of db.gateways) {
     const tokenIds = db.tokens.filter((t) => t.gateway_id === gateway.gateway_id).map((t) => t.token_id);
     simulateTraffic(db, gateway, rng, {
@@ -229,7 +277,6 @@ export function seedDatabase(now: Date, rng: Prng): Db {
   // Lists page in creation order: interleave the gateways' traffic by time.
   db.logs.sort((a, b) => a.created_at.localeCompare(b.created_at));
   db.keyAccess.sort((a, b) => a.created_at.localeCompare(b.created_at));
-  return db;
 }
 
 /**

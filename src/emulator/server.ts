@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { operations, type OperationName } from '../api/operations.js';
+import { operations, type OperationName, type OperationSpec } from '../api/operations.js';
 import { authenticate, checkAccountIdMembers, checkIdentity, permissionsOf, refuseTokenInQuery, resolveAccount } from './access-control.js';
 import type { Caller, HandlerCall } from './handler-call.js';
 import { codeOfStatus, conflict, forbidden, HttpError } from './errors.js';
@@ -138,31 +138,9 @@ async function handleRequest(state: EmulatorState, req: IncomingMessage, res: Se
 
   const latency = state.latencyMs + state.faults.latencyMs;
   if (latency > 0) await sleep(latency);
-
-  const accountHeader = req.headers['x-account-id'];
-  const injected = state.faults.statusFault(typeof accountHeader === 'string' ? accountHeader : undefined);
-  if (injected !== undefined) {
-    req.resume();
-    const reason = injected === 429 ? 'Too many requests' : injected === 503 ? 'service_unavailable' : 'internal_error';
-    write(res, failure(new HttpError(injected, reason), requestId), requestId, injected === 429 ? { 'retry-after': '1' } : {});
-    return;
-  }
-
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) {
-    write(res, failure(new HttpError(413, 'request_body_too_large', [`body: at most ${MAX_BODY_BYTES} bytes`]), requestId), requestId, {
-      connection: 'close',
-    });
-    req.resume();
-    return;
-  }
-  const text = await readBody(req);
-  if (text === undefined) {
-    write(res, failure(new HttpError(413, 'request_body_too_large', [`body: at most ${MAX_BODY_BYTES} bytes`]), requestId), requestId, {
-      connection: 'close',
-    });
-    return;
-  }
+  if (answeredByFault(state, req, res, requestId)) return;
+  const text = await boundedBody(req, res, requestId);
+  if (text === undefined) return;
 
   if (route.kind !== 'operation') {
     const error = route.kind === 'not_found' ? new HttpError(404, 'route_not_found') : new HttpError(405, 'method_not_allowed');
@@ -170,26 +148,10 @@ async function handleRequest(state: EmulatorState, req: IncomingMessage, res: Se
     return;
   }
   const name = route.name;
-  const spec = operations[name];
-  const isWrite = spec.method !== 'GET';
+  const caller = admittedCaller(state, req, res, url, operations[name], requestId);
+  if (caller === undefined) return;
 
-  let caller: Caller;
-  try {
-    refuseTokenInQuery(url.searchParams);
-    caller = authenticate(req.headersDistinct, state.db, state.now());
-    checkIdentity(caller, spec, state.db);
-  } catch (error) {
-    write(res, toAnswer(error, requestId), requestId);
-    return;
-  }
-
-  const retryAfter = state.rateLimiter.check(caller.token, state.now().getTime());
-  if (retryAfter !== undefined) {
-    state.stats.throttled++;
-    write(res, failure(new HttpError(429, 'Too many requests'), requestId), requestId, { 'retry-after': String(retryAfter) });
-    return;
-  }
-
+  const isWrite = operations[name].method !== 'GET';
   const key = isWrite ? req.headers['idempotency-key'] : undefined;
   const idempotencyKey = typeof key === 'string' && key !== '' ? key : undefined;
   const fingerprint = idempotencyKey === undefined ? '' : hashFingerprint(`${method} ${url.pathname}${url.search}\n${text}`);
@@ -207,24 +169,74 @@ async function handleRequest(state: EmulatorState, req: IncomingMessage, res: Se
 
   const answer = perform(state, name, route.params, url.searchParams, text, req, caller, requestId);
   if (idempotencyKey !== undefined) {
-    state.idempotency.store(principalOf(caller), idempotencyKey, {
-      fingerprint,
-      status: answer.status,
-      body: answer.body,
-      storedAt: state.now().getTime(),
-    });
+    const storedAt = state.now().getTime();
+    state.idempotency.store(principalOf(caller), idempotencyKey, { fingerprint, status: answer.status, body: answer.body, storedAt });
   }
-  const committed = isWrite && answer.status >= 200 && answer.status < 300;
-  if (committed) {
-    state.stats.writes++;
-    state.onWrite();
-    if (state.faults.dropFault()) {
-      // Commit then drop: the write is done, the caller never hears about it.
-      res.socket?.destroy();
-      return;
-    }
-  }
+  if (isWrite && answer.status >= 200 && answer.status < 300 && !committed(state, res)) return;
   write(res, answer, requestId);
+}
+
+/** An injected status fault (`faults`), answered before the request is read: true when it answered. */
+function answeredByFault(state: EmulatorState, req: IncomingMessage, res: ServerResponse, requestId: string): boolean {
+  const accountHeader = req.headers['x-account-id'];
+  const injected = state.faults.statusFault(typeof accountHeader === 'string' ? accountHeader : undefined);
+  if (injected === undefined) return false;
+  req.resume();
+  const reason = injected === 429 ? 'Too many requests' : injected === 503 ? 'service_unavailable' : 'internal_error';
+  write(res, failure(new HttpError(injected, reason), requestId), requestId, injected === 429 ? { 'retry-after': '1' } : {});
+  return true;
+}
+
+/** The request's body within MAX_BODY_BYTES, or undefined once a 413 is answered (declared or found too large). */
+async function boundedBody(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<string | undefined> {
+  const tooLarge = () =>
+    write(res, failure(new HttpError(413, 'request_body_too_large', [`body: at most ${MAX_BODY_BYTES} bytes`]), requestId), requestId, {
+      connection: 'close',
+    });
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+    tooLarge();
+    req.resume();
+    return undefined;
+  }
+  const text = await readBody(req);
+  if (text === undefined) tooLarge();
+  return text;
+}
+
+/** Who calls, once authenticated, allowed this operation's identity and within the rate limit; undefined once refused. */
+function admittedCaller(
+  state: EmulatorState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  spec: OperationSpec,
+  requestId: string,
+): Caller | undefined {
+  let caller: Caller;
+  try {
+    refuseTokenInQuery(url.searchParams);
+    caller = authenticate(req.headersDistinct, state.db, state.now());
+    checkIdentity(caller, spec, state.db);
+  } catch (error) {
+    write(res, toAnswer(error, requestId), requestId);
+    return undefined;
+  }
+  const retryAfter = state.rateLimiter.check(caller.token, state.now().getTime());
+  if (retryAfter !== undefined) {
+    state.stats.throttled++;
+    write(res, failure(new HttpError(429, 'Too many requests'), requestId), requestId, { 'retry-after': String(retryAfter) });
+    return undefined;
+  }
+  return caller;
+}
+
+/** Counts a committed write; false when a drop fault then cuts the connection (the write done, never heard of). */
+function committed(state: EmulatorState, res: ServerResponse): boolean {
+  state.stats.writes++;
+  state.onWrite();
+  if (!state.faults.dropFault()) return true;
+  res.socket?.destroy();
+  return false;
 }
 
 let openApi: Promise<string> | undefined;

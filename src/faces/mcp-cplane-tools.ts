@@ -209,97 +209,116 @@ async function runCommand(
   return { code, stdout: Buffer.concat(chunks.stdout).toString('utf8'), stderr: Buffer.concat(chunks.stderr).toString('utf8') };
 }
 
-export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; close(): void } {
-  const plansDir = mkdtempSync(join(tmpdir(), 'cplane-mcp-plans-'));
-  const plans = new Map<string, string>();
-  /** `cplane plan --deployment NAME --out DIR --json`: the one deployment's plan, saved as DIR/NAME.plan.json. */
-  const planDeployment = async (name: string, planId: string, input: PlanInput): Promise<ToolOutcome> => {
-    const dir = join(plansDir, planId);
-    const run = await runCommand(await options.commands.plan(), options, [options.dir], {
-      out: dir,
-      json: true,
-      ...flagsOf(input),
-      deployment: [name],
-    });
-    if (!run.stdout.trim().startsWith('{')) return failure(run);
-    const [only] = (JSON.parse(run.stdout) as { deployments: { plan?: unknown; error?: string }[] }).deployments;
-    if (!only?.plan || run.code === 1) return { isError: true, parts: [only?.error ?? run.stderr.trim()] };
-    plans.set(planId, join(dir, `${name}.plan.json`));
-    return { parts: [{ planId, deployment: name, plan: only.plan }] };
-  };
+/** The plans cplane_plan saved, by planId, under a folder of their own (removed when the server closes). */
+interface SavedPlans {
+  dir: string;
+  plans: Map<string, string>;
+}
 
-  const all: McpTool[] = [
-    {
-      name: 'cplane_validate',
-      description: `Check the cplane configuration in ${options.dir} offline (no API call) and report every problem with file:line:col.`,
-      inputSchema: schemaOf(validateInput),
-      annotations: { title: 'Validate the configuration', readOnlyHint: true, openWorldHint: false },
-      async run(args): Promise<ToolOutcome> {
-        const problems = await inputProblems(validateInput, args);
-        if (problems.length > 0) return { isError: true, parts: [`cplane_validate was not run: ${problems.join('; ')}`] };
-        const outside = await varFilesOutside(args as PlanInput, options.dir);
-        if (outside) return outside;
-        const run = await runCommand(await options.commands.validate(), options, [options.dir], {
-          json: true,
-          ...flagsOf(args as PlanInput),
-        });
-        if (run.stdout === '') return failure(run);
-        return { isError: run.code !== 0, parts: [JSON.parse(run.stdout) as unknown] };
-      },
-    },
-    {
-      name: 'cplane_plan',
-      description:
-        `Refresh the live account and show what applying the configuration in ${options.dir} would change, as plan JSON. ` +
-        (options.allowApply
-          ? 'Returns a planId: pass it to cplane_apply to perform exactly this plan. Changes nothing.'
-          : 'Changes nothing. Applying is left to a person (`cplane apply`): this server was started without --allow-apply.'),
-      inputSchema: schemaOf(planInput),
-      annotations: { title: 'Plan', readOnlyHint: true, openWorldHint: false },
-      async run(args): Promise<ToolOutcome> {
-        const problems = await inputProblems(planInput, args);
-        if (problems.length > 0) return { isError: true, parts: [`cplane_plan was not run: ${problems.join('; ')}`] };
-        const outside = await varFilesOutside(args as PlanInput, options.dir);
-        if (outside) return outside;
-        const planId = `plan-${randomBytes(6).toString('hex')}`;
-        const input = args as PlanInput;
-        if (input.deployment !== undefined) return planDeployment(input.deployment, planId, input);
-        const file = join(plansDir, `${planId}.json`);
-        const run = await runCommand(await options.commands.plan(), options, [options.dir], { out: file, json: true, ...flagsOf(input) });
-        if (run.code !== 0) return failure(run);
-        plans.set(planId, file);
-        return { parts: [{ planId, plan: JSON.parse(run.stdout) as unknown }] };
-      },
-    },
-    {
-      name: 'cplane_apply',
-      description:
-        'Perform a plan made by cplane_plan, given its planId. It re-plans first: when the configuration or the live objects changed since the plan was made, ' +
-        'the plan is stale and is refused (nothing is changed); make a new plan. Returns the events and the summary of the run.',
-      inputSchema: {
-        type: 'object',
-        properties: { planId: { type: 'string', description: 'The planId returned by cplane_plan.' } },
-        required: ['planId'],
-        additionalProperties: false,
-      },
-      annotations: { title: 'Apply a plan', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-      async run(args): Promise<ToolOutcome> {
-        const file = typeof args.planId === 'string' ? plans.get(args.planId) : undefined;
-        if (!file)
-          return {
-            isError: true,
-            parts: [`Unknown planId ${JSON.stringify(args.planId)}: call cplane_plan and pass the planId it returns.`],
-          };
-        const run = await runCommand(await options.commands.apply(), options, [file], { json: true });
-        const events = run.stdout
-          .split('\n')
-          .filter((line) => line.trim() !== '')
-          .map((line) => JSON.parse(line) as unknown);
-        if (run.code !== 0 && events.length === 0) return { isError: true, parts: [run.stderr.trim()] };
-        return { isError: run.code !== 0, parts: [{ applied: run.code === 0, events }] };
-      },
-    },
-  ];
+export function cplaneTools(options: CplaneToolsOptions): { tools: McpTool[]; close(): void } {
+  const saved: SavedPlans = { dir: mkdtempSync(join(tmpdir(), 'cplane-mcp-plans-')), plans: new Map() };
+  const all = [validateTool(options), planTool(options, saved), applyTool(options, saved)];
   const tools = all.filter((tool) => options.allowApply || tool.name !== 'cplane_apply');
-  return { tools, close: () => rmSync(plansDir, { recursive: true, force: true }) };
+  return { tools, close: () => rmSync(saved.dir, { recursive: true, force: true }) };
+}
+
+function validateTool(options: CplaneToolsOptions): McpTool {
+  return {
+    name: 'cplane_validate',
+    description: `Check the cplane configuration in ${options.dir} offline (no API call) and report every problem with file:line:col.`,
+    inputSchema: schemaOf(validateInput),
+    annotations: { title: 'Validate the configuration', readOnlyHint: true, openWorldHint: false },
+    async run(args): Promise<ToolOutcome> {
+      const problems = await inputProblems(validateInput, args);
+      if (problems.length > 0) return { isError: true, parts: [`cplane_validate was not run: ${problems.join('; ')}`] };
+      const outside = await varFilesOutside(args as PlanInput, options.dir);
+      if (outside) return outside;
+      const run = await runCommand(await options.commands.validate(), options, [options.dir], {
+        json: true,
+        ...flagsOf(args as PlanInput),
+      });
+      if (run.stdout === '') return failure(run);
+      return { isError: run.code !== 0, parts: [JSON.parse(run.stdout) as unknown] };
+    },
+  };
+}
+
+function planTool(options: CplaneToolsOptions, saved: SavedPlans): McpTool {
+  return {
+    name: 'cplane_plan',
+    description:
+      `Refresh the live account and show what applying the configuration in ${options.dir} would change, as plan JSON. ` +
+      (options.allowApply
+        ? 'Returns a planId: pass it to cplane_apply to perform exactly this plan. Changes nothing.'
+        : 'Changes nothing. Applying is left to a person (`cplane apply`): this server was started without --allow-apply.'),
+    inputSchema: schemaOf(planInput),
+    annotations: { title: 'Plan', readOnlyHint: true, openWorldHint: false },
+    async run(args): Promise<ToolOutcome> {
+      const problems = await inputProblems(planInput, args);
+      if (problems.length > 0) return { isError: true, parts: [`cplane_plan was not run: ${problems.join('; ')}`] };
+      const outside = await varFilesOutside(args as PlanInput, options.dir);
+      if (outside) return outside;
+      const planId = `plan-${randomBytes(6).toString('hex')}`;
+      const input = args as PlanInput;
+      if (input.deployment !== undefined) return planDeployment(options, saved, input.deployment, planId, input);
+      const file = join(saved.dir, `${planId}.json`);
+      const run = await runCommand(await options.commands.plan(), options, [options.dir], { out: file, json: true, ...flagsOf(input) });
+      if (run.code !== 0) return failure(run);
+      saved.plans.set(planId, file);
+      return { parts: [{ planId, plan: JSON.parse(run.stdout) as unknown }] };
+    },
+  };
+}
+
+/** `cplane plan --deployment NAME --out DIR --json`: the one deployment's plan, saved as DIR/NAME.plan.json. */
+async function planDeployment(
+  options: CplaneToolsOptions,
+  saved: SavedPlans,
+  name: string,
+  planId: string,
+  input: PlanInput,
+): Promise<ToolOutcome> {
+  const dir = join(saved.dir, planId);
+  const run = await runCommand(await options.commands.plan(), options, [options.dir], {
+    out: dir,
+    json: true,
+    ...flagsOf(input),
+    deployment: [name],
+  });
+  if (!run.stdout.trim().startsWith('{')) return failure(run);
+  const [only] = (JSON.parse(run.stdout) as { deployments: { plan?: unknown; error?: string }[] }).deployments;
+  if (!only?.plan || run.code === 1) return { isError: true, parts: [only?.error ?? run.stderr.trim()] };
+  saved.plans.set(planId, join(dir, `${name}.plan.json`));
+  return { parts: [{ planId, deployment: name, plan: only.plan }] };
+}
+
+function applyTool(options: CplaneToolsOptions, saved: SavedPlans): McpTool {
+  return {
+    name: 'cplane_apply',
+    description:
+      'Perform a plan made by cplane_plan, given its planId. It re-plans first: when the configuration or the live objects changed since the plan was made, ' +
+      'the plan is stale and is refused (nothing is changed); make a new plan. Returns the events and the summary of the run.',
+    inputSchema: {
+      type: 'object',
+      properties: { planId: { type: 'string', description: 'The planId returned by cplane_plan.' } },
+      required: ['planId'],
+      additionalProperties: false,
+    },
+    annotations: { title: 'Apply a plan', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    async run(args): Promise<ToolOutcome> {
+      const file = typeof args.planId === 'string' ? saved.plans.get(args.planId) : undefined;
+      if (!file)
+        return {
+          isError: true,
+          parts: [`Unknown planId ${JSON.stringify(args.planId)}: call cplane_plan and pass the planId it returns.`],
+        };
+      const run = await runCommand(await options.commands.apply(), options, [file], { json: true });
+      const events = run.stdout
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as unknown);
+      if (run.code !== 0 && events.length === 0) return { isError: true, parts: [run.stderr.trim()] };
+      return { isError: run.code !== 0, parts: [{ applied: run.code === 0, events }] };
+    },
+  };
 }

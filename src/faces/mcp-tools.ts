@@ -147,92 +147,100 @@ function secretSources(): SecretSourceSchema {
 }
 
 export function helperTools(connection: ToolConnection): McpTool[] {
-  const identity: TokenIdentity = identityOf(connection.token);
   const { minimum, maximum } = secretSources().properties['generate']?.properties?.length?.anyOf[0] ?? { minimum: 16, maximum: 4096 };
   const lengths: Bounds = { minimum, maximum };
-  return [
-    {
-      name: 'service_status',
-      description:
-        'The identity of the token in use (human or Service Account), the account, and whether the API is reachable. Local helper: reads only the provider list.',
-      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-      annotations: { title: 'Service status', readOnlyHint: true, openWorldHint: false },
-      async run() {
-        const probe = createClient({ baseUrl: connection.baseUrl, token: connection.token, retry: { maxAttempts: 1 }, timeoutMs: 10_000 });
-        const status: Record<string, unknown> = { identity, account: connection.account ?? null, baseUrl: connection.baseUrl };
-        try {
-          await probe.call('listProviders', {});
-          Object.assign(status, { reachable: true, authenticated: true });
-        } catch (error) {
-          // An inactive Service Account's token is known to the API but may do nothing: not authenticated, for whoever relies on the flag.
-          if (error instanceof ApiError)
-            Object.assign(status, {
-              reachable: true,
-              authenticated: error.status !== 401 && error.reason !== 'service_account_inactive',
-              error: errorEnvelope(error),
-            });
-          else
-            Object.assign(status, {
-              reachable: false,
-              authenticated: false,
-              error: error instanceof Error ? error.message : String(error),
-            });
-        } finally {
-          await probe.close();
-        }
-        return { parts: [status] };
-      },
+  return [serviceStatusTool(connection), secretTypesTool(lengths), generateSecretTool(lengths)];
+}
+
+function serviceStatusTool(connection: ToolConnection): McpTool {
+  const identity: TokenIdentity = identityOf(connection.token);
+  return {
+    name: 'service_status',
+    description:
+      'The identity of the token in use (human or Service Account), the account, and whether the API is reachable. Local helper: reads only the provider list.',
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    annotations: { title: 'Service status', readOnlyHint: true, openWorldHint: false },
+    async run() {
+      const probe = createClient({ baseUrl: connection.baseUrl, token: connection.token, retry: { maxAttempts: 1 }, timeoutMs: 10_000 });
+      const status: Record<string, unknown> = { identity, account: connection.account ?? null, baseUrl: connection.baseUrl };
+      try {
+        await probe.call('listProviders', {});
+        Object.assign(status, { reachable: true, authenticated: true });
+      } catch (error) {
+        // An inactive Service Account's token is known to the API but may do nothing: not authenticated, for whoever relies on the flag.
+        if (error instanceof ApiError)
+          Object.assign(status, {
+            reachable: true,
+            authenticated: error.status !== 401 && error.reason !== 'service_account_inactive',
+            error: errorEnvelope(error),
+          });
+        else
+          Object.assign(status, {
+            reachable: false,
+            authenticated: false,
+            error: error instanceof Error ? error.message : String(error),
+          });
+      } finally {
+        await probe.close();
+      }
+      return { parts: [status] };
     },
-    {
-      name: 'list_secret_types',
-      description:
-        'The secret sources the cplane configuration language knows (where a write-only value such as a provider key comes from). Local helper: sends nothing.',
-      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-      annotations: { title: 'Secret sources', readOnlyHint: true, openWorldHint: false },
-      async run() {
-        const sources = secretSources();
-        return {
-          parts: [
-            {
-              description: sources.description,
-              sources: Object.entries(sources.properties).map(([type, source]) => ({
-                type,
-                description: source.description,
-                ...(type === 'generate' ? { length: lengths } : {}),
-              })),
-            },
-          ],
-        };
-      },
-    },
-    {
-      name: 'generate_secret',
-      description: `A random secret in the format of the configuration's \`generate\` source (base64url, ${lengths.minimum}..${lengths.maximum} characters), made locally and never sent anywhere.`,
-      inputSchema: {
-        type: 'object',
-        properties: {
-          length: {
-            type: 'integer',
-            minimum: lengths.minimum,
-            maximum: lengths.maximum,
-            default: 32,
-            description: 'Number of characters.',
+  };
+}
+
+function secretTypesTool(lengths: Bounds): McpTool {
+  return {
+    name: 'list_secret_types',
+    description:
+      'The secret sources the cplane configuration language knows (where a write-only value such as a provider key comes from). Local helper: sends nothing.',
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    annotations: { title: 'Secret sources', readOnlyHint: true, openWorldHint: false },
+    async run() {
+      const sources = secretSources();
+      return {
+        parts: [
+          {
+            description: sources.description,
+            sources: Object.entries(sources.properties).map(([type, source]) => ({
+              type,
+              description: source.description,
+              ...(type === 'generate' ? { length: lengths } : {}),
+            })),
           },
-        },
-        additionalProperties: false,
-      },
-      annotations: { title: 'Generate a secret', readOnlyHint: true, openWorldHint: false },
-      async run(args) {
-        const length = args.length ?? 32;
-        if (typeof length !== 'number' || !Number.isInteger(length) || length < lengths.minimum || length > lengths.maximum) {
-          return { isError: true, parts: [`length must be a whole number from ${lengths.minimum} to ${lengths.maximum}`] };
-        }
-        // Made for the caller to see, so not registered with the redactor (resolveSecret would hide it).
-        const secret = generateSecret(length);
-        return { parts: [{ secret, length, format: 'base64url' }] };
-      },
+        ],
+      };
     },
-  ];
+  };
+}
+
+function generateSecretTool(lengths: Bounds): McpTool {
+  return {
+    name: 'generate_secret',
+    description: `A random secret in the format of the configuration's \`generate\` source (base64url, ${lengths.minimum}..${lengths.maximum} characters), made locally and never sent anywhere.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        length: {
+          type: 'integer',
+          minimum: lengths.minimum,
+          maximum: lengths.maximum,
+          default: 32,
+          description: 'Number of characters.',
+        },
+      },
+      additionalProperties: false,
+    },
+    annotations: { title: 'Generate a secret', readOnlyHint: true, openWorldHint: false },
+    async run(args) {
+      const length = args.length ?? 32;
+      if (typeof length !== 'number' || !Number.isInteger(length) || length < lengths.minimum || length > lengths.maximum) {
+        return { isError: true, parts: [`length must be a whole number from ${lengths.minimum} to ${lengths.maximum}`] };
+      }
+      // Made for the caller to see, so not registered with the redactor (resolveSecret would hide it).
+      const secret = generateSecret(length);
+      return { parts: [{ secret, length, format: 'base64url' }] };
+    },
+  };
 }
 
 /** The operation tools the token may call: all of them, or only the Service Account operations. */

@@ -96,7 +96,7 @@ export type KindSpec<A extends object, L, E> = DistributiveOmit<KindDefinition<A
 /** The full definition of a kind from its spec (see the module comment for what is derived). */
 export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, E>): KindDefinition<A, L, E> {
   const { parent, fields = {}, description, lifecycle, viewOrder, ...own } = spec;
-  const named: [string, FieldSpec<E>][] = Object.entries(fields);
+  const named: Named<E> = Object.entries(fields);
   const kept = named.filter(([, f]) => !f.writeOnly);
   const rank = (name: string) => (viewOrder?.includes(name) ? viewOrder.indexOf(name) : Infinity);
   const viewed = kept.filter(([, f]) => f.inView !== false).sort(([a], [b]) => rank(a) - rank(b));
@@ -106,34 +106,38 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
     f.references ? [{ attribute, kind: f.references }] : f.directory ? [{ attribute, directory: f.directory }] : [],
   );
   const rules = [...(spec.config.references ?? []), ...fieldRules];
-  const value = (from: object, name: string) => (from as Record<string, unknown>)[name];
+  const views = viewsOf(spec, viewed, observed);
+  const writeOnly = own.writeOnly ?? (written.length > 0 ? written : undefined);
+  return {
+    ...own,
+    ...(writeOnly ? { writeOnly } : {}),
+    config: configBlock(spec, { description, lifecycle }, kept, written, rules),
+    relations: { ...nestingOf(parent), ...spec.relations },
+    references: spec.references ?? referencesOf<A>(parent, rules),
+    view: views.view,
+    desiredView: views.desiredView,
+    diff: diffOf(spec, named, observed, views),
+  } as unknown as KindDefinition<A, L, E>;
+}
 
-  const attributes =
-    spec.config.attributes ??
-    ((entry: E, local: string, parentName?: string): A => {
-      const out: Record<string, unknown> = parent && !parent.inEntry ? { [parent.attribute]: parentName } : {};
-      for (const [name, f] of kept) {
-        // An explicit null is kept (`secretDueAt: null` clears it); only a field left out takes the default.
-        const inEntry = value(entry as object, name);
-        const given = f.attribute
-          ? f.attribute(entry, local)
-          : inEntry !== undefined
-            ? inEntry
-            : f.default === LOCAL_NAME
-              ? local
-              : f.default;
-        // A copy: the attributes never share a list or an object with the entry they come from.
-        if (given !== undefined) out[name] = structuredClone(given);
-        for (const [key, v] of Object.entries(f.carries?.(entry) ?? {})) if (v !== undefined) out[key] = v;
-      }
-      return out as A;
-    });
-  const config: KindBlock<A, E> = {
+type Named<E> = [string, FieldSpec<E>][];
+const value = (from: object, name: string) => (from as Record<string, unknown>)[name];
+
+/** The configuration block: the spec's, with its kind, parent, entry schema, attributes, secrets and references. */
+function configBlock<A extends object, L, E>(
+  spec: KindSpec<A, L, E>,
+  { description, lifecycle }: { description?: string; lifecycle?: string },
+  kept: Named<E>,
+  written: string[],
+  rules: ReferenceRule[],
+): KindBlock<A, E> {
+  const { parent, fields = {} } = spec;
+  return {
     ...spec.config,
     kind: spec.kind,
     ...(parent && !parent.inEntry ? { parent: { kind: parent.kind, attribute: parent.attribute } } : {}),
     schema: spec.config.schema ?? entrySchema(fields, description, lifecycle, parent?.inEntry ? parent.attribute : undefined),
-    attributes,
+    attributes: spec.config.attributes ?? attributesOf<A, E>(parent, kept),
     ...(written.length > 0 && !spec.config.secrets
       ? {
           secrets: (entry: E) =>
@@ -146,28 +150,65 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
       : {}),
     ...(rules.length > 0 ? { references: rules } : {}),
   };
-  const nesting: Relations = !parent
-    ? {}
-    : parent.removedWith !== undefined
-      ? {
-          parentIds: { [parent.idField]: parent.kind },
-          within: { idField: parent.idField, attribute: parent.attribute, removedWith: parent.removedWith },
-        }
-      : { parentIds: { [parent.idField]: parent.kind }, parentAttributes: { [parent.idField]: parent.attribute } };
+}
 
-  const references =
-    spec.references ??
-    (({ attributes: a }: { attributes: A }) => [
-      ...(parent && !parent.inEntry ? [resourceAddress(parent.kind, String(value(a, parent.attribute)))] : []),
-      ...rules.flatMap((r) =>
-        'kind' in r
-          ? [value(a, r.attribute)]
-              .flat()
-              .filter((n) => n !== undefined)
-              .map((n) => resourceAddress(r.kind, String(n)))
-          : [],
-      ),
-    ]);
+/** An entry's attributes: the parent's name, then each kept field as given, computed or defaulted. */
+function attributesOf<A, E>(parent: ParentSpec | undefined, kept: Named<E>) {
+  return (entry: E, local: string, parentName?: string): A => {
+    const out: Record<string, unknown> = parent && !parent.inEntry ? { [parent.attribute]: parentName } : {};
+    for (const [name, f] of kept) {
+      // An explicit null is kept (`secretDueAt: null` clears it); only a field left out takes the default.
+      const inEntry = value(entry as object, name);
+      const given = f.attribute
+        ? f.attribute(entry, local)
+        : inEntry !== undefined
+          ? inEntry
+          : f.default === LOCAL_NAME
+            ? local
+            : f.default;
+      // A copy: the attributes never share a list or an object with the entry they come from.
+      if (given !== undefined) out[name] = structuredClone(given);
+      for (const [key, v] of Object.entries(f.carries?.(entry) ?? {})) if (v !== undefined) out[key] = v;
+    }
+    return out as A;
+  };
+}
+
+/** The relations the parent declaration gives: `parentIds`, and `within` or `parentAttributes`. */
+function nestingOf(parent: ParentSpec | undefined): Relations {
+  if (!parent) return {};
+  if (parent.removedWith === undefined)
+    return { parentIds: { [parent.idField]: parent.kind }, parentAttributes: { [parent.idField]: parent.attribute } };
+  return {
+    parentIds: { [parent.idField]: parent.kind },
+    within: { idField: parent.idField, attribute: parent.attribute, removedWith: parent.removedWith },
+  };
+}
+
+/** The addresses a resource refers to: its parent's, and each reference rule's by kind. */
+function referencesOf<A extends object>(parent: ParentSpec | undefined, rules: ReferenceRule[]) {
+  return ({ attributes: a }: { attributes: A }) => [
+    ...(parent && !parent.inEntry ? [resourceAddress(parent.kind, String(value(a, parent.attribute)))] : []),
+    ...rules.flatMap((r) =>
+      'kind' in r
+        ? [value(a, r.attribute)]
+            .flat()
+            .filter((n) => n !== undefined)
+            .map((n) => resourceAddress(r.kind, String(n)))
+        : [],
+    ),
+  ];
+}
+
+interface Views<A, L> {
+  view: (req: { live: L; known: Known }) => View;
+  desiredView: (req: { attributes: A; known: Known }) => View;
+  /** The view of the given fields of attributes (derived views only). */
+  viewOf: (of: readonly [string, FieldSpec<never>][], a: A, known: Known) => View;
+}
+
+/** The desired view (of the attributes) and the live view (of a live object), from the fields unless the spec gives them. */
+function viewsOf<A extends object, L, E>(spec: KindSpec<A, L, E>, viewed: Named<E>, observed: Named<E>): Views<A, L> {
   const shown = (f: FieldSpec<E>, v: unknown, known: Known) => (f.normalize && v !== undefined && v !== null ? f.normalize(v, known) : v);
   // A field with `paths` is shown as its leaves; every other as itself. Views are made for every resource of every
   // plan (three times each), so they are built by plain loops into one object, without intermediate arrays.
@@ -198,6 +239,12 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
       }
       return into;
     });
+  return { view, desiredView, viewOf: viewOf as Views<A, L>['viewOf'] };
+}
+
+/** The diff: the spec's, or the desired view of the observed fields against the live view; `replace` fields force a replacement. */
+function diffOf<A extends object, L, E>(spec: KindSpec<A, L, E>, named: Named<E>, observed: Named<E>, views: Views<A, L>) {
+  const { view, desiredView, viewOf } = views;
   // Field names hold no dot: a path's first segment is its field.
   const observedNames = new Set(observed.map(([name]) => name));
   const replaceFields = named.filter(([, f]) => f.replace).map(([name]) => name);
@@ -209,29 +256,18 @@ export function defineKind<A extends object, L, E = Entry>(spec: KindSpec<A, L, 
         ? desiredView({ attributes: desired.attributes, known })
         : spec.desiredView
           ? Object.fromEntries(Object.entries(spec.desiredView({ attributes: desired.attributes, known })).filter(([k]) => isObserved(k)))
-          : viewOf(observed, desired.attributes, known);
+          : viewOf(observed as readonly [string, FieldSpec<never>][], desired.attributes, known);
     const { ignoreChanges } = desired.lifecycle;
     const changes = diffViews(compared, seen ?? view({ live, known }), ignoreChanges);
     changes.push(...sensitiveChanges(changedSecrets, ignoreChanges));
     return { changes };
   };
-  const diff = (req: DiffRequest<A, L>): DiffResponse => {
+  return (req: DiffRequest<A, L>): DiffResponse => {
     const facts = spec.diff ? spec.diff(req, () => derivedDiff(req)) : derivedDiff(req);
     const paths = facts.changes.map((c) => c.path);
     for (const change of facts.changes) if (replaceFields.includes(change.path)) change.forcesReplace = true;
     return { ...facts, changedKeys: paths, replaceKeys: facts.replaceKeys ?? paths.filter((p) => replaceFields.includes(p)) };
   };
-  const writeOnly = own.writeOnly ?? (written.length > 0 ? written : undefined);
-  return {
-    ...own,
-    ...(writeOnly ? { writeOnly } : {}),
-    config,
-    relations: { ...nesting, ...spec.relations },
-    references,
-    view,
-    desiredView,
-    diff,
-  } as unknown as KindDefinition<A, L, E>;
 }
 
 /** An entry that is an object of the declared fields (then `lifecycle` and `dependsOn`, when it has them), and nothing else. */

@@ -19,8 +19,8 @@ import { resourceAddress, type AccessPath, type Template, type WrapTarget } from
 import { serviceAccounts } from './lookups.js';
 import { listRecordsOnce } from './record-list.js';
 import { resolveServiceAccount, serviceAccountLabel, type AccountLookups } from './service-accounts.js';
-import { defineKind } from './define-kind.js';
-import type { Known, Problem, WriteSpec } from './types.js';
+import { defineKind, type KindSpec } from './define-kind.js';
+import type { DeleteRequest, ExportMapping, Known, Problem, UpdateRequest, WriteSpec, WritesResponse } from './types.js';
 import { nullWhenNotFound } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 
@@ -300,49 +300,91 @@ function splitGrantId(id: string): { recordId: string; readerId: string } {
 const recordAddress = (attributes: GrantAttributes) => resourceAddress('record', attributes.record);
 
 /** The definition of one reader kind. */
+type GrantSpec = KindSpec<GrantAttributes, LiveGrant, Entry>;
+
+/** A grant's configuration block: one name in its record's `grants.<section>` list. */
+function grantConfig(readers: ReaderKind): GrantSpec['config'] {
+  const { noun } = readers;
+  return {
+    key: `grants.${readers.section}`,
+    list: true,
+    // One name of the list; the record's schema holds the list (`grants` in record.ts).
+    schema: { $ref: '#/$defs/localName' },
+    noun: `grant to ${noun}`,
+    // An entry written as `{ name, until, reason }` carries them; a plain name only the name.
+    attributes: (entry: Entry, local: string, record?: string): GrantAttributes => ({
+      record: record!,
+      reader: local,
+      ...(typeof entry.until === 'string' ? { until: entry.until } : {}),
+      ...(typeof entry.reason === 'string' ? { reason: entry.reason } : {}),
+    }),
+    ...(readers.section === 'serviceAccounts' ? {} : { references: [{ attribute: 'name', directory: readers.section }] }),
+    touches: [{ principal: readers.principal, attribute: 'reader', as: 'grants' }],
+  };
+}
+
+// A grant is a name in its record's list: a Service Account's name (so the folder applies to another account,
+// where a missing one is a plan problem), or a directory entry export declares from the id.
+function grantExport(readers: ReaderKind): ExportMapping<LiveGrant, Entry> {
+  return {
+    noun: readers.exportNoun,
+    entry: () => ({}),
+    ...(readers.section === 'serviceAccounts'
+      ? {
+          lookups: [serviceAccounts],
+          listItem: (live: LiveGrant, known: AccountLookups) => listedName(serviceAccountLabel(known, live.reader_id), live.reader_id),
+          pin(live: LiveGrant, known: AccountLookups) {
+            const account = known.find(serviceAccounts, live.reader_id);
+            if (!account || account.key_id !== keyIdOf(Buffer.from(account.public_key, 'base64'))) return undefined;
+            return { name: listedName(serviceAccountLabel(known, live.reader_id), live.reader_id), keyId: account.key_id };
+          },
+        }
+      : { directory: { section: readers.section, noun: readers.noun, id: (live: LiveGrant) => live.reader_id } }),
+  };
+}
+
+/** A grant's reader has a new key: the grant again, wrapped for it (with a warning when the API offered the key). */
+function planGrantUpdate(
+  readers: ReaderKind,
+  { desired, id, changedKeys, known }: UpdateRequest<GrantAttributes, LiveGrant>,
+): WritesResponse {
+  const { noun } = readers;
+  const { reader } = readers.resolve(known, desired.attributes.reader);
+  if (!reader || !changedKeys.includes('readerKey')) return { writes: [] };
+  const { recordId } = splitGrantId(id);
+  const write = readers.grant(
+    recordId,
+    reader,
+    `wrap record ${desired.attributes.record} again for ${noun} ${desired.attributes.reader}'s new key ${readerKeyId(reader)}`,
+  );
+  const warning = `${recordAddress(desired.attributes)}: the key of ${noun} ${desired.attributes.reader} changed to ${readerKeyId(reader)}, as the API offers it; it is not pinned, so the API could have chosen it. Check the key id in the dashboard, and pin it in directory.serviceAccounts.${desired.attributes.reader}.keyId.`;
+  return { writes: [write], ...(reader.keyFromRepository ? {} : { notes: [warning] }) };
+}
+
+/** A revoke, with the reminder that the reader may still hold what it could read. */
+function planGrantDelete(readers: ReaderKind, { address, id }: DeleteRequest): WritesResponse {
+  const { recordId, readerId } = splitGrantId(id);
+  return {
+    writes: [readers.revoke(recordId, readerId, `revoke ${address}`, true)],
+    // True whether or not the same plan rotates the value (the record's line then says `rotate: … removed`).
+    notes: [
+      `${address}: the reader may still hold the value it could read until now; rotate the record's value unless this plan does (rotateOnRevoke: true rotates a generated value in the same apply).`,
+    ],
+  };
+}
+
 export function grantKind(readers: ReaderKind) {
   const { kind, noun } = readers;
   return defineKind<GrantAttributes, LiveGrant, Entry>({
     kind,
     parent: { kind: 'record', attribute: 'record', idField: 'recordId' },
-    config: {
-      key: `grants.${readers.section}`,
-      list: true,
-      // One name of the list; the record's schema holds the list (`grants` in record.ts).
-      schema: { $ref: '#/$defs/localName' },
-      noun: `grant to ${noun}`,
-      // An entry written as `{ name, until, reason }` carries them; a plain name only the name.
-      attributes: (entry: Entry, local: string, record?: string): GrantAttributes => ({
-        record: record!,
-        reader: local,
-        ...(typeof entry.until === 'string' ? { until: entry.until } : {}),
-        ...(typeof entry.reason === 'string' ? { reason: entry.reason } : {}),
-      }),
-      ...(readers.section === 'serviceAccounts' ? {} : { references: [{ attribute: 'name', directory: readers.section }] }),
-      touches: [{ principal: readers.principal, attribute: 'reader', as: 'grants' }],
-    },
+    config: grantConfig(readers),
     ...(readers.section === 'serviceAccounts' ? { lookups: [serviceAccounts] } : {}),
     relations: {
       missingAs: 'revoked',
       access: { via: readers.via, holders: (record) => (record as RecordMetaT).grants?.[readers.liveIds] ?? [] },
     },
-    // A grant is a name in its record's list: a Service Account's name (so the folder applies to another account,
-    // where a missing one is a plan problem), or a directory entry export declares from the id.
-    export: {
-      noun: readers.exportNoun,
-      entry: () => ({}),
-      ...(readers.section === 'serviceAccounts'
-        ? {
-            lookups: [serviceAccounts],
-            listItem: (live: LiveGrant, known: AccountLookups) => listedName(serviceAccountLabel(known, live.reader_id), live.reader_id),
-            pin(live: LiveGrant, known: AccountLookups) {
-              const account = known.find(serviceAccounts, live.reader_id);
-              if (!account || account.key_id !== keyIdOf(Buffer.from(account.public_key, 'base64'))) return undefined;
-              return { name: listedName(serviceAccountLabel(known, live.reader_id), live.reader_id), keyId: account.key_id };
-            },
-          }
-        : { directory: { section: readers.section, noun: readers.noun, id: (live: LiveGrant) => live.reader_id } }),
-    },
+    export: grantExport(readers),
     refreshOperations: ['listRecords'],
     readOperation: 'getRecord',
     writeOperations: readers.writeOperations,
@@ -418,29 +460,9 @@ export function grantKind(readers: ReaderKind) {
       };
     },
 
-    planUpdate({ desired, id, changedKeys, known }) {
-      const { reader } = readers.resolve(known, desired.attributes.reader);
-      if (!reader || !changedKeys.includes('readerKey')) return { writes: [] };
-      const { recordId } = splitGrantId(id);
-      const write = readers.grant(
-        recordId,
-        reader,
-        `wrap record ${desired.attributes.record} again for ${noun} ${desired.attributes.reader}'s new key ${readerKeyId(reader)}`,
-      );
-      const warning = `${recordAddress(desired.attributes)}: the key of ${noun} ${desired.attributes.reader} changed to ${readerKeyId(reader)}, as the API offers it; it is not pinned, so the API could have chosen it. Check the key id in the dashboard, and pin it in directory.serviceAccounts.${desired.attributes.reader}.keyId.`;
-      return { writes: [write], ...(reader.keyFromRepository ? {} : { notes: [warning] }) };
-    },
+    planUpdate: (req) => planGrantUpdate(readers, req),
 
-    planDelete({ address, id }) {
-      const { recordId, readerId } = splitGrantId(id);
-      return {
-        writes: [readers.revoke(recordId, readerId, `revoke ${address}`, true)],
-        // True whether or not the same plan rotates the value (the record's line then says `rotate: … removed`).
-        notes: [
-          `${address}: the reader may still hold the value it could read until now; rotate the record's value unless this plan does (rotateOnRevoke: true rotates a generated value in the same apply).`,
-        ],
-      };
-    },
+    planDelete: (req) => planGrantDelete(readers, req),
   });
 }
 

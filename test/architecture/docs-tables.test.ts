@@ -4,16 +4,22 @@
  * These tests run that script as the lint does, on the repository and on a copy of its docs with a stale table.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, expect, test } from 'vitest';
-import { checkTables, generateTables } from '../../scripts/docs-tables.mjs';
+import { checkFiles, checkTables, generateTables, routesSource } from '../../scripts/docs-tables.mjs';
+import { operations, routeFields } from '../../src/api/operations.js';
 import { noticeChecks } from '../../src/planner/index.js';
 import { kindBlocks, kindOrder, nestingOrder } from '../../src/providers/index.js';
+import { commands } from '../../src/cli/commands/index.js';
+// @ts-expect-error: a plain ESM script without type declarations
+import { layers } from '../../eslint.config.js';
 
 const run = promisify(execFile);
+/** What the script generates from: the registry, the notices, the CLI's commands and the lint's layers. */
+const sources = { kindBlocks, nestingOrder, noticeChecks, kindOrder, layers, commands };
 const copy = mkdtempSync(join(tmpdir(), 'cplane-docs-tables-'));
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
 cpSync('README.md', join(copy, 'README.md'));
@@ -42,11 +48,11 @@ test('npm run lint runs the check, and npm run schemas writes the tables after t
 });
 
 test('the committed docs hold every table as the registry generates it (run npm run schemas)', () => {
-  expect(checkTables('.', generateTables({ kindBlocks, nestingOrder, noticeChecks }))).toEqual([]);
+  expect(checkTables('.', generateTables(sources))).toEqual([]);
 });
 
 test('every kind is in the addresses and resources tables', () => {
-  const tables = generateTables({ kindBlocks, nestingOrder, noticeChecks });
+  const tables = generateTables(sources);
   for (const kind of kindOrder) {
     expect(tables['kinds-addresses'], kind).toContain(`| \`${kind}\` | \`${kind}.`);
     expect(tables['kinds-resources'], kind).toContain(`| \`${kind}\` |`);
@@ -69,14 +75,14 @@ test('a stale table fails the check with its file and name, and --write brings i
 });
 
 test('a table whose markers are gone, or a marker no table has, is named', () => {
-  const tables = generateTables({ kindBlocks, nestingOrder, noticeChecks });
+  const tables = generateTables(sources);
   const dir = mkdtempSync(join(tmpdir(), 'cplane-docs-markers-'));
   try {
     cpSync(copy, dir, { recursive: true });
     const file = join(dir, 'docs/configuration.md');
     writeFileSync(file, readFileSync(file, 'utf8').replace('<!-- generated: kinds-resources -->', '<!-- generated: kinds-widgets -->'));
     expect(checkTables(dir, tables)).toEqual([
-      'docs/configuration.md: no table is named "kinds-widgets" (the names are plan-notices, kinds-top-level-keys, kinds-addresses, kinds-resources, kinds-ignore-changes)',
+      'docs/configuration.md: no table is named "kinds-widgets" (the names are policy-kinds, layers, readme-commands, plan-notices, kinds-top-level-keys, kinds-addresses, kinds-resources, kinds-ignore-changes)',
       'the table "kinds-resources" is in no Markdown file: put <!-- generated: kinds-resources --> and <!-- end generated --> where it belongs, then run npm run schemas',
     ]);
   } finally {
@@ -96,4 +102,42 @@ test('a new kind appears in the tables with no edit of the docs', () => {
   const tables = generateTables({ kindBlocks: [...kindBlocks, widget], nestingOrder: [...nestingOrder, 'widget'], noticeChecks });
   expect(tables['kinds-addresses']).toContain('| `widget` | `widget.<project>/<widget>` | `projects.<project>.widgets.<widget>` |');
   expect(tables['kinds-resources']).toContain('| `widget` | A widget of a project. |');
+});
+
+test('src/api/routes.ts is generated from the operations; a stale copy is named, and --write brings it back', async () => {
+  const wanted = await routesSource({ operations, routeFields });
+  expect(readFileSync('src/api/routes.ts', 'utf8')).toBe(wanted);
+  const dir = mkdtempSync(join(tmpdir(), 'cplane-routes-'));
+  try {
+    mkdirSync(join(dir, 'src/api'), { recursive: true });
+    writeFileSync(join(dir, 'src/api/routes.ts'), wanted.replace("path: '/accounts'", "path: '/accountz'"));
+    const files = { 'src/api/routes.ts': wanted };
+    expect(checkFiles(dir, files)).toEqual(['src/api/routes.ts: not what its source generates: run npm run schemas']);
+    expect(checkFiles(dir, files, { write: true })).toEqual([]);
+    expect(readFileSync(join(dir, 'src/api/routes.ts'), 'utf8')).toBe(wanted);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.each([
+  ['docs/architecture.md', 'layers', (text: string) => text.replace('- `config/` imports `plan-model/`', '- `config/` imports nothing')],
+  ['docs/policies.md', 'policy-kinds', (text: string) => text.replace(', `record_owner`.', '.')],
+  ['README.md', 'readme-commands', (text: string) => text.replace(/^\| `cplane fmt` \|.*\n/m, '')],
+])('a stale generated %s (%s) fails the lint, naming the file; --write brings it back', async (file, name, edit) => {
+  const dir = mkdtempSync(join(tmpdir(), 'cplane-docs-stale-'));
+  try {
+    cpSync(copy, dir, { recursive: true });
+    const fresh = readFileSync(join(dir, file), 'utf8');
+    const stale = edit(fresh);
+    expect(stale).not.toBe(fresh);
+    writeFileSync(join(dir, file), stale);
+    const failed = await check(dir);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain(`${file}: the table "${name}" is not what the kind registry generates: run npm run schemas`);
+    expect((await check(dir, '--write')).code).toBe(0);
+    expect(readFileSync(join(dir, file), 'utf8')).toBe(fresh);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -24,7 +24,7 @@ describe('cplane mcp --allow-apply with a human token', () => {
 
   it('lists a tool per operation, cplane validate/plan/apply and the three helpers, with hints', async () => {
     const { tools } = await s.client.listTools();
-    expect(tools).toHaveLength(61 + 3 + 3);
+    expect(tools).toHaveLength(operationNames.length + 3 + 3);
     expect(tools.map((t) => t.name).sort()).toEqual(
       [...operationNames.map(snake), 'cplane_validate', 'cplane_plan', 'cplane_apply', ...helpers].sort(),
     );

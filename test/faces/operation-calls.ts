@@ -1,4 +1,4 @@
-// One successful call of each of the 61 operations, as data (parameters by name, body, which token), so the
+// One successful call of each operation, as data (parameters by name, body, which token), so the
 // same calls drive `cplane api` through the CLI and raw HTTP checked against the OpenAPI document. Each call
 // works on objects of its own (made by `arrange`), so the calls succeed in any order and in any split.
 import { createClient, type ApiClient, type OperationName } from '../../src/api/index.js';
