@@ -20,7 +20,7 @@ const validators = [
   {
     file: 'config-schema',
     schema: 'schema/config.schema.json',
-    // verbose: the error translation in src/config/schema-check.ts reads `data` and `parentSchema`.
+    // verbose: the error translation in src/config/files/schema-check.ts reads `data` and `parentSchema`.
     options: { strict: true, allErrors: true, verbose: true, allowUnionTypes: true },
     formats: ['date-time'],
     // ajv-formats' full `uri` check is one very large regular expression whose first use costs about

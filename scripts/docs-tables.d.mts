@@ -1,4 +1,4 @@
-import type { KindBlock } from '../src/config/kind-block.js';
+import type { KindBlock } from '../src/config/blocks/kind-block.js';
 import type { NoticeCheck } from '../src/planner/index.js';
 
 /** The docs' tables, by the name their markers give, from the registry's configuration blocks and the table of notices. */

@@ -5,14 +5,15 @@
  * runs is imported after its flags are parsed, so `--help` costs next to nothing.
  */
 import { parseArgs } from 'node:util';
-import { didYouMean } from '../config/suggest.js';
+import { didYouMean } from '../text/suggest.js';
 import { version } from '../version.js';
 import type { Command } from './command.js';
 import type { CommandContext } from '../session/command-context.js';
 import { commands } from './commands/index.js';
 import { AbortError } from '../errors.js';
-import { describeError } from './describe-error.js';
-import { registerOwnSecrets, registerUrlPasswords } from '../config/own-variables.js';
+import { describeError } from './report/describe-error.js';
+import { registerOwnSecrets } from '../config/values/own-variables.js';
+import { registerUrlPasswords } from '../text/url-secrets.js';
 
 type Io = Omit<CommandContext, 'positionals' | 'values'>;
 

@@ -8,13 +8,13 @@
 import { dirname, resolve } from 'node:path';
 import { findCycles } from '../graph/index.js';
 import { diagnosticAt, type DiagnosticSink } from './diagnostics.js';
-import { positionIn, textStart, type SourceFile } from './source-file.js';
-import { didYouMean } from './suggest.js';
-import { emptyDirectory, undeclaredInDirectory } from './directory.js';
+import { positionIn, textStart, type SourceFile } from './files/source-file.js';
+import { didYouMean } from '../text/suggest.js';
+import { emptyDirectory, undeclaredInDirectory } from './blocks/directory.js';
 import { childAddress, isInstanceAddress, localPart, modulesOf, nameInModule, resourceAddress } from '../plan-model/address.js';
-import type { ConfigFile, LifecycleConfig } from './config-file.js';
-import { VALUE, type Entry, type KindBlock, type Touch } from './kind-block.js';
-import { collectDefaults, withDefaults } from './defaults.js';
+import type { ConfigFile, LifecycleConfig } from './files/config-file.js';
+import { VALUE, type Entry, type KindBlock, type Touch } from './blocks/kind-block.js';
+import { collectDefaults, withDefaults } from './blocks/defaults.js';
 import type { Attributes, DesiredResource, Directory, Lifecycle, ResourceKind, SecretSource, SourceRange } from './types.js';
 
 export interface LoadedFile {

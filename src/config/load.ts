@@ -15,27 +15,27 @@ import {
   readConfigFiles,
   secretEnvMatcher,
   secretEnvNames,
-} from './config-folder.js';
+} from './files/config-folder.js';
 import { registerSecret } from '../text/safe-text.js';
 import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from './diagnostics.js';
-import { expandFile } from './for-each.js';
-import { collectDirectory } from './directory.js';
-import { checkTokenBindings, collectDeployments, confineVarFiles, type Deployment } from './deployments.js';
-import { pathBounds, type PathBounds } from './path-bounds.js';
-import { secretSourceValues, withoutSecretValues } from './secret-snippets.js';
-import { collectPolicies } from './policies.js';
-import { collectReconcile } from './reconcile.js';
-import { registerUrlPasswords } from './own-variables.js';
-import { collectRefactoringBlocks } from './refactoring-blocks.js';
-import { checkSchema, type UnsetVariables } from './schema-check.js';
-import { didYouMean } from './suggest.js';
-import { loadModules } from './modules.js';
-import { offsetIn, type OpenDocuments, type SourceFile } from './source-file.js';
-import { boundState, checkStateUrl, statePasswords } from './state-binding.js';
-import { resolveVariables, type VariableArgument, type VariableValue } from './variables.js';
-import type { ConfigFile } from './config-file.js';
-import type { SharedLoads } from './shared-loads.js';
-import type { KindBlock } from './kind-block.js';
+import { expandFile } from './values/for-each.js';
+import { collectDirectory } from './blocks/directory.js';
+import { checkTokenBindings, collectDeployments, confineVarFiles, type Deployment } from './blocks/deployments.js';
+import { pathBounds, type PathBounds } from './files/path-bounds.js';
+import { secretSourceValues, withoutSecretValues } from './values/secret-snippets.js';
+import { collectPolicies } from './blocks/policies.js';
+import { collectReconcile } from './blocks/reconcile.js';
+import { registerUrlPasswords } from '../text/url-secrets.js';
+import { collectRefactoringBlocks } from './blocks/refactoring-blocks.js';
+import { checkSchema, type UnsetVariables } from './files/schema-check.js';
+import { didYouMean } from '../text/suggest.js';
+import { loadModules } from './blocks/modules.js';
+import { offsetIn, type OpenDocuments, type SourceFile } from './files/source-file.js';
+import { boundState, checkStateUrl, statePasswords } from './blocks/state-binding.js';
+import { resolveVariables, type VariableArgument, type VariableValue } from './values/variables.js';
+import type { ConfigFile } from './files/config-file.js';
+import type { SharedLoads } from './files/shared-loads.js';
+import type { KindBlock } from './blocks/kind-block.js';
 import type { DesiredState, Diagnostic } from './types.js';
 
 export interface LoadOptions {
@@ -45,9 +45,9 @@ export interface LoadOptions {
   variables?: VariableArgument[];
   /** Environment for `${env.NAME}`, CPLANE_VAR_* and CPLANE_ACCOUNT; defaults to process.env. */
   env?: NodeJS.ProcessEnv;
-  /** `--base-url`: the address CPLANE_TOKEN is bound to, instead of CPLANE_BASE_URL (config/token-binding.ts). */
+  /** `--base-url`: the address CPLANE_TOKEN is bound to, instead of CPLANE_BASE_URL (config/blocks/token-binding.ts). */
   baseUrl?: string;
-  /** `--state`: the state the runner binds, before CPLANE_STATE (config/state-binding.ts). */
+  /** `--state`: the state the runner binds, before CPLANE_STATE (config/blocks/state-binding.ts). */
   stateFlag?: string;
   /** `--account`: wins over CPLANE_ACCOUNT and the configuration. */
   account?: string;

@@ -19,7 +19,7 @@ export interface Lifecycle {
 /** Attribute values of a desired resource by name; each kind's definition (src/providers/) gives their exact type. */
 export type Attributes = Record<string, unknown>;
 
-/** A user or group of the configuration's `directory:` (config/directory.ts). */
+/** A user or group of the configuration's `directory:` (config/blocks/directory.ts). */
 export interface DirectoryPrincipal {
   id: string;
   /** Base64 of the 32-byte X25519 public key, as written. */
@@ -112,9 +112,9 @@ export interface DesiredState {
   refactoring?: RefactoringBlocks;
   /** `policies:` by name, in name order; absent when the configuration has none. */
   policies?: Policy[];
-  /** `directory:` users, groups and roles by name (config/directory.ts); absent when the configuration has none. */
+  /** `directory:` users, groups and roles by name (config/blocks/directory.ts); absent when the configuration has none. */
   directory?: Directory;
-  /** `reconcile:` (config/reconcile.ts); absent when the configuration has none. */
+  /** `reconcile:` (config/blocks/reconcile.ts); absent when the configuration has none. */
   reconcile?: ReconcileSettings;
   /** The configuration folder (absolute). */
   dir: string;

@@ -146,7 +146,7 @@ export interface AddedDeployment {
 }
 
 /**
- * The new entry's lines in canonical form (`cplane fmt`'s, config/format.ts): `name: { ... }` on one line when it
+ * The new entry's lines in canonical form (`cplane fmt`'s, config/files/format.ts): `name: { ... }` on one line when it
  * fits, a block map otherwise, at `indent` columns.
  */
 async function entryLines(name: string, value: Record<string, unknown>, indent: number): Promise<string> {

@@ -17,7 +17,7 @@ import type { CommandContext } from '../session/command-context.js';
 import { connect, connectionSettings } from '../session/connection.js';
 import { locateState } from '../session/workspace.js';
 import { AbortError } from '../errors.js';
-import { closest } from '../config/suggest.js';
+import { closest } from '../text/suggest.js';
 import { fieldsOf, typeLabel } from './describe-schema.js';
 import { errorEnvelope, prepareCall, sendCall } from './operation-call.js';
 import { queryParamNames } from './request-check.js';

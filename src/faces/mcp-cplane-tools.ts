@@ -141,7 +141,7 @@ function inToolTerms(diagnostics: Diagnostic[]): Diagnostic[] {
 
 /**
  * The tool's `varFiles` that lead outside the configuration folder (or its Git work tree), each as an error: an
- * assistant's input is not reviewed, and a var file is read and may be quoted back (config/path-bounds.ts).
+ * assistant's input is not reviewed, and a var file is read and may be quoted back (config/files/path-bounds.ts).
  */
 async function varFilesOutside(args: PlanInput, dir: string): Promise<ToolOutcome | undefined> {
   if (!args.varFiles?.length) return undefined;

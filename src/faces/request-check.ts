@@ -9,7 +9,7 @@
 import { operations, type OperationName, type OperationSpec } from '../api/operations.js';
 import { pathParamNames } from '../api/operation-docs.js';
 import { bodyProblems, isPathParam, queryProblems } from '../api/request-schemas.js';
-import { didYouMean } from '../config/suggest.js';
+import { didYouMean } from '../text/suggest.js';
 import { suggestedCommand } from '../text/escape-for.js';
 
 export interface CheckedRequest {

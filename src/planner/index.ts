@@ -5,7 +5,7 @@
  * the address book, desired, removals, dependencies, order, targets) and the
  * checks it makes of the steps (`checks/`: policies, models, spend, values,
  * ends, what is due); what uses a plan (the access report, offboarding) lives in access/. Other folders use only what is exported here, but for
- * cli/github-flag.ts, which takes PlanError from errors.ts so that `validate`
+ * cli/report/github-flag.ts, which takes PlanError from errors.ts so that `validate`
  * (which reports through it) does not load the planner.
  */
 export { makePlan } from './make-plan.js';

@@ -9,7 +9,7 @@
  * replacement; the views follow `viewOrder` where the plan's order is not the schema's. A kind overrides only what differs: the
  * planner, refresh, export and the applier keep reading the full `KindDefinition`.
  */
-import type { Entry, JsonSchema, KindBlock, ReferenceRule } from '../config/kind-block.js';
+import type { Entry, JsonSchema, KindBlock, ReferenceRule } from '../config/blocks/kind-block.js';
 import type { DirectorySection, ResourceKind, SecretSource } from '../config/types.js';
 import { resourceAddress } from '../plan-model/index.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';

@@ -5,8 +5,8 @@
  * configuration file holds) and the attributes (what the planner compares) are never written by hand, so they
  * cannot drift from the schema the loader validates with: a field added, renamed or retyped changes both.
  */
-import type { LifecycleConfig } from '../config/config-file.js';
-import type { Entry } from '../config/kind-block.js';
+import type { LifecycleConfig } from '../config/files/config-file.js';
+import type { Entry } from '../config/blocks/kind-block.js';
 import type { SecretSource } from '../config/types.js';
 import type { FieldSpec } from './define-kind.js';
 

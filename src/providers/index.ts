@@ -5,7 +5,7 @@
  * handed to config/, the parents and children of each kind.
  */
 import { loadConfig, type LoadOptions, type LoadResult } from '../config/index.js';
-import type { KindBlock, Touch } from '../config/kind-block.js';
+import type { KindBlock, Touch } from '../config/blocks/kind-block.js';
 import { topologicalOrder } from '../graph/index.js';
 import type { ResourceKind } from '../config/types.js';
 import { credentialKind } from './credential.js';

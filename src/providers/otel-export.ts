@@ -6,7 +6,7 @@
  * Removing it from the configuration disables the export.
  */
 import type { OtelExportT } from '../api/shapes.js';
-import type { LifecycleConfig } from '../config/config-file.js';
+import type { LifecycleConfig } from '../config/files/config-file.js';
 import { resourceAddress, type Template } from '../plan-model/index.js';
 import { dependsOnSchema, lifecycleSchema } from './schema-parts.js';
 import { defineKind } from './define-kind.js';

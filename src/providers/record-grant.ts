@@ -13,7 +13,7 @@
  */
 import type { RecordMetaT, ServiceAccountT } from '../api/shapes.js';
 import { keyIdOf } from '@cplane/sdk/internal/key-id';
-import type { Entry, Touch } from '../config/kind-block.js';
+import type { Entry, Touch } from '../config/blocks/kind-block.js';
 import type { Directory, DirectorySection } from '../config/types.js';
 import { resourceAddress, type AccessPath, type Template, type WrapTarget } from '../plan-model/index.js';
 import { serviceAccounts } from './lookups.js';

@@ -3,7 +3,7 @@
  * module writes only what is its own. The `$ref`s point at the shared definitions of
  * schema/config.schema.json, which the generator (schemas.ts) keeps.
  */
-import type { JsonSchema } from '../config/kind-block.js';
+import type { JsonSchema } from '../config/blocks/kind-block.js';
 
 /** The `lifecycle` block of an entry; `items` says which paths `ignoreChanges` may name. */
 export function lifecycleSchema(noun: string, items: JsonSchema): JsonSchema {

@@ -6,7 +6,7 @@
  * when the committed files differ from it. The files stay plain JSON because editors and other tools read
  * them, and the build compiles them before tsc (scripts/compile-schemas.mjs).
  */
-import type { JsonSchema, KindBlock } from '../config/kind-block.js';
+import type { JsonSchema, KindBlock } from '../config/blocks/kind-block.js';
 
 export interface SchemaFiles {
   config: JsonSchema;
@@ -53,7 +53,7 @@ export function generateSchemas(current: SchemaFiles, blocks: readonly KindBlock
   const rest = Object.entries(config.properties ?? {}).filter(([key]) => !topLevel.some((b) => b.key === key));
   rest.splice(rest.findIndex(([key]) => key === 'variables') + 1, 0, ...topLevel.map((b): [string, Schema] => [b.key, holderProperty(b)]));
   config.properties = Object.fromEntries(rest);
-  // Every entry held in a map by local name may be a forEach template (config/for-each.ts): its instances
+  // Every entry held in a map by local name may be a forEach template (config/values/for-each.ts): its instances
   // are NAME[KEY], in local names and in addresses.
   // (A kind listed by name in its parent, as grants are, has no entry of its own to template.)
   // An entry that is a single value (a group role's `platform: admin`) has no keys, so no forEach either.
@@ -65,7 +65,7 @@ export function generateSchemas(current: SchemaFiles, blocks: readonly KindBlock
   // As deep as kinds nest: a record grant is `service_account_grant.PROJECT/RECORD/READER`.
   const depth = (block: KindBlock): number => (block.parent ? 1 + depth(blocks.find((b) => b.kind === block.parent!.kind)!) : 0);
   const deepest = Math.max(0, ...blocks.filter((b) => !b.single).map(depth));
-  // Any address may sit inside module calls: `module.payments.gateway.main` (config/modules.ts).
+  // Any address may sit inside module calls: `module.payments.gateway.main` (config/blocks/modules.ts).
   const moduleName = '[A-Za-z0-9][A-Za-z0-9_-]*';
   defs.address = {
     ...defs.address,
@@ -116,7 +116,7 @@ export function withoutInterpolation(schema: unknown): unknown {
 
 /**
  * The configuration schema as an editor reads it: before interpolation, where every value outside `variables`
- * and `deployments` may be `${…}` text (config/for-each.ts). Each value whose schema such text would fail
+ * and `deployments` may be `${…}` text (config/values/for-each.ts). Each value whose schema such text would fail
  * becomes `anyOf: [its schema, interpolation]`, its description kept outside so hover still shows it; a
  * literal of the wrong type keeps its precise error (the editor reports the closest variant). cplane checks
  * the values after interpolation, so scripts/compile-schemas.mjs takes these variants out again.

@@ -11,7 +11,7 @@ import type { ApiClient } from '../api/client.js';
 import type { Limiter } from '../api/limiter.js';
 import type { OperationName } from '../api/operations.js';
 import type { Directory } from '../config/types.js';
-import type { Entry, KindBlock } from '../config/kind-block.js';
+import type { Entry, KindBlock } from '../config/blocks/kind-block.js';
 import type { Attributes, DesiredResource, ResourceKind, SourceRange } from '../config/types.js';
 import type { AccessPath, FieldChange, PlannedWrite, SpendLimit, StepCause } from '../plan-model/index.js';
 import type { ResourceState } from '../state/types.js';

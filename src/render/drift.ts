@@ -31,7 +31,7 @@ export function driftHeadline(plan: Plan): string {
 
 /**
  * `width`: the terminal's, to wrap lines at word boundaries (none: not wrapped); `scope`: the words that run a
- * suggested command for the same folder and deployment (cli/hint-scope.ts).
+ * suggested command for the same folder and deployment (cli/report/hint-scope.ts).
  */
 export function renderDriftText(plan: Plan, options: { color: boolean; width?: number; scope?: readonly string[] }): string {
   const paint = makePainter(options.color);

@@ -33,7 +33,7 @@ export function reconcileHeadline(plan: Plan, view: ReconcileView): string {
     : `${did}; ${plural(withheld, 'step')} ${withheld === 1 ? 'waits' : 'wait'} for a person (not in reconcile.autoApply: ${view.classes.join(', ')}).`;
 }
 
-/** `scope`: the words that run a suggested command for the same folder and deployment (cli/hint-scope.ts). */
+/** `scope`: the words that run a suggested command for the same folder and deployment (cli/report/hint-scope.ts). */
 export function renderReconcileText(plan: Plan, view: ReconcileView, options: { color: boolean; scope?: readonly string[] }): string {
   const paint = makePainter(options.color);
   const out: string[] = [];

@@ -26,7 +26,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { LoadOptions, LoadResult } from '../config/index.js';
-import { registerUrlPasswords } from '../config/own-variables.js';
+import { registerUrlPasswords } from '../text/url-secrets.js';
 import { packageFile } from '../package-files.js';
 import { loadConfiguration } from '../providers/index.js';
 

@@ -1,7 +1,7 @@
 /**
  * Connection settings shared by every command that talks to the API (plan,
  * apply, destroy, export): the token and the address the runner bound it to
- * (config/token-binding.ts), from flags or the environment (flags win), and the number of requests in flight.
+ * (config/blocks/token-binding.ts), from flags or the environment (flags win), and the number of requests in flight.
  * Missing settings are aborts that name the variable to set. The flags
  * themselves are declared in src/cli/flags.ts; the account is found by locateState.
  */
@@ -102,7 +102,7 @@ function tokenOf(ctx: CommandContext): string {
 }
 
 /**
- * Where the token goes: the address the runner bound it to (config/token-binding.ts), never one the configuration
+ * Where the token goes: the address the runner bound it to (config/blocks/token-binding.ts), never one the configuration
  * names. A deployment's `baseUrl` is only checked against it (loading the configuration already refused a mismatch:
  * this is the last guard before anything is sent).
  */

@@ -10,7 +10,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ApiClient, ClientEvent } from '../api/client.js';
 import { formatDiagnostic, type DesiredState, type LoadResult } from '../config/index.js';
-import { registerUrlPasswords } from '../config/own-variables.js';
+import { registerUrlPasswords } from '../text/url-secrets.js';
 import { loadConfiguration } from '../providers/index.js';
 import { openState, type Allowance, type StateStore } from '../state/index.js';
 import type { CommandContext } from './command-context.js';

@@ -14,6 +14,8 @@
  * that reaches a message some other way is redacted there too.
  */
 
+import { registerSecret } from './safe-text.js';
+
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const PASSWORD_PARAM = /([?&;\s]|^)((?:ssl)?password)=([^&]*)/gi;
 const MASK = '***';
@@ -79,4 +81,9 @@ function percentDecoded(text: string): string {
     // A stray `%`: decode what can be decoded, one escape at a time.
     return text.replace(/%[0-9a-f]{2}/gi, (escape) => String.fromCharCode(parseInt(escape.slice(1), 16)));
   }
+}
+
+/** Registers every password of a state URL (--state, CPLANE_STATE or `state: { url }`), in every form it is written in. */
+export function registerUrlPasswords(url: string | undefined): void {
+  for (const password of passwordsInUrl(url ?? '')) registerSecret(password);
 }

@@ -81,7 +81,10 @@ describe('the adaptive rate', () => {
     const moveTo = async (at: number) => {
       for (let step = now; step <= at; step++) {
         now = step;
-        for (const sleeper of sleepers.filter((s) => s.at <= now)) (sleepers.splice(sleepers.indexOf(sleeper), 1), sleeper.wake());
+        for (const sleeper of sleepers.filter((s) => s.at <= now)) {
+          sleepers.splice(sleepers.indexOf(sleeper), 1);
+          sleeper.wake();
+        }
         await new Promise((resolve) => setImmediate(resolve));
       }
     };

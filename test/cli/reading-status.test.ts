@@ -1,7 +1,7 @@
-/** The status line shown on a terminal while plan and apply read the account (src/cli/reading-status.ts). */
+/** The status line shown on a terminal while plan and apply read the account (src/cli/report/reading-status.ts). */
 import { describe, expect, it } from 'vitest';
 import type { ClientEvent } from '../../src/api/client.js';
-import { readingStatus, readingStatusText } from '../../src/cli/reading-status.js';
+import { readingStatus, readingStatusText } from '../../src/cli/report/reading-status.js';
 
 function terminal(isTTY: boolean) {
   const writes: string[] = [];

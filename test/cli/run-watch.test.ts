@@ -1,11 +1,11 @@
-// `cplane run --watch` restarting its command (src/cli/run-watch.ts), with real child processes: a command that
+// `cplane run --watch` restarting its command (src/cli/run/run-watch.ts), with real child processes: a command that
 // ignores SIGTERM is killed once the grace has passed and started again with the new value; changes that arrive
 // while it restarts end with the command running the newest value; the command's own end is cplane's.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { runRestarting } from '../../src/cli/run-watch.js';
+import { runRestarting } from '../../src/cli/run/run-watch.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'cplane-run-watch-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { buildDesired } from '../../src/config/build-desired.js';
 import type { Diagnostic } from '../../src/config/types.js';
-import type { KindBlock } from '../../src/config/kind-block.js';
-import type { ConfigFile } from '../../src/config/config-file.js';
-import { readSourceFile } from '../../src/config/source-file.js';
-import { collectDirectory } from '../../src/config/directory.js';
+import type { KindBlock } from '../../src/config/blocks/kind-block.js';
+import type { ConfigFile } from '../../src/config/files/config-file.js';
+import { readSourceFile } from '../../src/config/files/source-file.js';
+import { collectDirectory } from '../../src/config/blocks/directory.js';
 import { kindBlocks } from '../../src/providers/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cplane-default-references-'));

@@ -1,5 +1,5 @@
 // A deployment chooses its token by name (`token: NAME` reads CPLANE_TOKEN_<NAME>), among those the runner bound to
-// an address (config/token-binding.ts); it never names a variable, and its `baseUrl` must be where its token is
+// an address (config/blocks/token-binding.ts); it never names a variable, and its `baseUrl` must be where its token is
 // bound. Every other form is an error at its file:line:col naming the deployment and the setting.
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/config/index.js';

@@ -1,4 +1,4 @@
-// cplane fmt's canonical form (src/config/format.ts): schema key order, flow lists that fit, comments kept,
+// cplane fmt's canonical form (src/config/files/format.ts): schema key order, flow lists that fit, comments kept,
 // and never a change of meaning: over every examples/ folder, loadConfig reads the same DesiredState.
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { parse } from 'yaml';
 import { afterAll, expect, test } from 'vitest';
-import { commentsOf, FLOW_WIDTH, formatConfigFolder, formatConfigText } from '../../src/config/format.js';
+import { commentsOf, FLOW_WIDTH, formatConfigFolder, formatConfigText } from '../../src/config/files/format.js';
 import { loadConfiguration } from '../../src/providers/index.js';
 
 const schema = JSON.parse(readFileSync('schema/config.schema.json', 'utf8')) as Record<string, unknown> & {

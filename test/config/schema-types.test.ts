@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { expect, test } from 'vitest';
-import type { ConfigFile } from '../../src/config/config-file.js';
+import type { ConfigFile } from '../../src/config/files/config-file.js';
 import type { CredentialConfig, GatewayConfig, ProjectConfig } from '../../src/providers/index.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;

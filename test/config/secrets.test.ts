@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { resolveSecret } from '../../src/config/index.js';
-import { generateSecret } from '../../src/config/secrets.js';
+import { generateSecret } from '../../src/config/values/secrets.js';
 import { isWeakSecret, secrets } from '../../src/text/safe-text.js';
 
 // The values resolved here are registered with the process's redactor: the next test file of this worker starts without them.

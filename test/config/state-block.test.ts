@@ -1,5 +1,5 @@
 // `state: { url }` in the configuration: it may only repeat the database the runner bound (CPLANE_STATE, --state or
-// PGHOST, config/state-binding.ts), without a password or `${env.NAME}`; the block is checked like any other, and the
+// PGHOST, config/blocks/state-binding.ts), without a password or `${env.NAME}`; the block is checked like any other, and the
 // desired state carries the URL for the commands that open the state.
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';

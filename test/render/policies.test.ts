@@ -1,7 +1,7 @@
 // The policy report as each renderer shows it, including a hostile message (a configuration from a pull request
 // is untrusted): it cannot add table cells or lines to the Markdown, colour the terminal, or forge a workflow command.
 import { describe, expect, it } from 'vitest';
-import { policyAnnotation } from '../../src/cli/github-flag.js';
+import { policyAnnotation } from '../../src/cli/report/github-flag.js';
 import type { PolicyFinding } from '../../src/plan-model/index.js';
 import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../src/render/index.js';
 import { samplePlan } from './plan-fixture.js';

@@ -16,7 +16,7 @@ import { suggestedCommand } from '../../text/escape-for.js';
 import { safeName } from '../../text/safe-text.js';
 import { accountNameOf, planOrigin, withMac, writePlanFile } from '../../saved-plan/index.js';
 import { exitCodes } from '../exit-codes.js';
-import { reportPlanProblems } from '../plan-problems.js';
+import { reportPlanProblems } from '../report/plan-problems.js';
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 

@@ -16,12 +16,12 @@ import { accountLabel, noticeLines, renderPendingWritesText, renderPlanMarkdown,
 import { painter } from '../../paint.js';
 import { eventLine } from '../../ui/plain-lines.js';
 import { summaryLines } from '../../ui/summary-text.js';
-import { hintScope } from '../hint-scope.js';
+import { hintScope } from '../report/hint-scope.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../errors.js';
 import { givenToken, parseParallelism, tokenVariable } from '../../session/connection.js';
-import { githubReporter, type GithubReporter } from '../github-flag.js';
-import { readingStatus } from '../reading-status.js';
+import { githubReporter, type GithubReporter } from '../report/github-flag.js';
+import { readingStatus } from '../report/reading-status.js';
 import {
   accountNameOf,
   outsideSavedPlan,
@@ -40,7 +40,7 @@ import { refuseTargetWithExclude } from '../target-flags.js';
 import { openWorkspace } from '../../session/workspace.js';
 import { codeSpan, markdownText, suggestedCommand } from '../../text/escape-for.js';
 import { safeText } from '../../text/safe-text.js';
-import { writeWeakSecretWarnings } from '../weak-secrets.js';
+import { writeWeakSecretWarnings } from '../report/weak-secrets.js';
 import { wantsDeployments } from '../deployments/choose.js';
 import { applyDeployments, isPlanFolder } from '../deployments/apply-all.js';
 import { jsonText } from '../../text/json-text.js';

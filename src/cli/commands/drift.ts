@@ -14,10 +14,10 @@ import type { CommandModule } from '../../session/command-context.js';
 import { parseParallelism } from '../../session/connection.js';
 import { AbortError } from '../../errors.js';
 import { exitCodes } from '../exit-codes.js';
-import { githubReporter } from '../github-flag.js';
-import { reportPlanProblems } from '../plan-problems.js';
-import { readingStatus } from '../reading-status.js';
-import { hintScope } from '../hint-scope.js';
+import { githubReporter } from '../report/github-flag.js';
+import { reportPlanProblems } from '../report/plan-problems.js';
+import { readingStatus } from '../report/reading-status.js';
+import { hintScope } from '../report/hint-scope.js';
 import { accountNameOf, planOrigin } from '../../saved-plan/index.js';
 import { openWorkspace } from '../../session/workspace.js';
 

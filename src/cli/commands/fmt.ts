@@ -1,6 +1,6 @@
 /**
  * `cplane fmt [dir] [--check] [--diff]`: rewrites the configuration's files in canonical form
- * (src/config/format.ts), as `terraform fmt` does: the files it changed are listed; with --check nothing
+ * (src/config/files/format.ts), as `terraform fmt` does: the files it changed are listed; with --check nothing
  * is written and the files that differ are listed with exit code 3; --diff prints a unified diff. When any
  * file cannot be read or parsed, nothing is written.
  */

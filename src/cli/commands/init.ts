@@ -17,8 +17,8 @@ import { addressVariableOf, environmentNeeds, formatDiagnostic, type Environment
 import { prepareStateKey, prepareStateLocation, type KeyReport, type LocationReport } from '../../state/index.js';
 import { safeLines, safeName } from '../../text/safe-text.js';
 import { exitCodes } from '../exit-codes.js';
-import { STARTER_CONFIGURATION, STARTER_FILE } from '../starter-configuration.js';
-import { addSchemaLines } from '../schema-line.js';
+import { STARTER_CONFIGURATION, STARTER_FILE } from '../init/starter-configuration.js';
+import { addSchemaLines } from '../init/schema-line.js';
 import { jsonText } from '../../text/json-text.js';
 
 type Checked<T> = { ok: true; value: T } | { ok: false; error: string; hint?: string };

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { makePlan } from '../../planner/index.js';
 import { renderPlanJson, renderPlanMarkdown, renderPlanText, renderPullRequestNotes, type SharedAddresses } from '../../render/index.js';
 import { overlappingPlans, type StateStore } from '../../state/index.js';
-import { pullRequestOf, type PullRequestRef } from '../pull-request.js';
+import { pullRequestOf, type PullRequestRef } from '../report/pull-request.js';
 import { safeText } from '../../text/safe-text.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import type { Plan } from '../../plan-model/index.js';
@@ -20,13 +20,13 @@ import { mergePlans } from './plan-merge.js';
 import { parseParallelism } from '../../session/connection.js';
 import { AbortError } from '../../errors.js';
 import { planExitCode } from '../exit-codes.js';
-import { githubReporter } from '../github-flag.js';
-import { reportPlanProblems } from '../plan-problems.js';
-import { readingStatus } from '../reading-status.js';
+import { githubReporter } from '../report/github-flag.js';
+import { reportPlanProblems } from '../report/plan-problems.js';
+import { readingStatus } from '../report/reading-status.js';
 import { accountNameOf, planOrigin, withMac, writePlanFile } from '../../saved-plan/index.js';
 import { refuseTargetWithExclude } from '../target-flags.js';
 import { openWorkspace } from '../../session/workspace.js';
-import { writeWeakSecretWarnings } from '../weak-secrets.js';
+import { writeWeakSecretWarnings } from '../report/weak-secrets.js';
 import { suggestedCommand } from '../../text/escape-for.js';
 
 export const planCommand: CommandModule = {

@@ -31,8 +31,8 @@ import type { CommandContext, CommandModule } from '../../session/command-contex
 import { connect, connectionSettings } from '../../session/connection.js';
 import { AbortError } from '../../errors.js';
 import { locateStateOnly } from '../../session/workspace.js';
-import { explainWrap } from '../explain-read-error.js';
-import { manifestPathOf, readByName } from '../manifest-reading.js';
+import { explainWrap } from '../run/explain-read-error.js';
+import { manifestPathOf, readByName } from '../run/manifest-reading.js';
 
 /** An address of the record kind (its definition says the kind's name). */
 export const isRecordAddress = (text: string | undefined): text is string => text !== undefined && kindOf(text) === valueKind;

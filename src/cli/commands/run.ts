@@ -11,10 +11,10 @@
  */
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { AbortError } from '../../errors.js';
-import { childEnvironment, passEnvNames } from '../child-environment.js';
-import { runChildOnce } from '../child-process.js';
-import { isRecordId, manifestPathOf } from '../manifest-reading.js';
-import { runByName } from '../run-by-name.js';
+import { childEnvironment, passEnvNames } from '../run/child-environment.js';
+import { runChildOnce } from '../run/child-process.js';
+import { isRecordId, manifestPathOf } from '../run/manifest-reading.js';
+import { runByName } from '../run/run-by-name.js';
 import { isRecordAddress, openRecordReading, type RecordTarget } from './read.js';
 
 const usage = 'run [dir] --env NAME=ADDRESS|RECORD_ID ... [--pass-env NAME ...] -- COMMAND [ARGS...]';

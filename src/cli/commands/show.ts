@@ -11,7 +11,7 @@ import type { CommandContext, CommandModule } from '../../session/command-contex
 import { AbortError } from '../../errors.js';
 import { combinedExitCode, exitCodes } from '../exit-codes.js';
 import { readPlanToShow, type SavedPlan } from '../../saved-plan/index.js';
-import { describeError } from '../describe-error.js';
+import { describeError } from '../report/describe-error.js';
 import { writeCombined, type Ran } from '../deployments/each.js';
 
 export const showCommand: CommandModule = {

@@ -8,7 +8,7 @@ import { AbortError } from '../../errors.js';
 import { formatDiagnostic, formatGithub } from '../../config/index.js';
 import { loadConfiguration } from '../../providers/index.js';
 import { variablesLoadOptions } from '../../session/variables-flags.js';
-import { githubReporter } from '../github-flag.js';
+import { githubReporter } from '../report/github-flag.js';
 import { codeSpan, markdownText } from '../../text/escape-for.js';
 import { jsonText } from '../../text/json-text.js';
 

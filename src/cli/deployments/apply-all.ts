@@ -16,7 +16,7 @@ import type { CommandContext } from '../../session/command-context.js';
 import { AbortError } from '../../errors.js';
 import { ConfigInvalidError } from '../../session/errors.js';
 import { chooseDeployments, deploymentContext, runCaught, sharedLimiter } from './choose.js';
-import { writeWeakSecretWarnings } from '../weak-secrets.js';
+import { writeWeakSecretWarnings } from '../report/weak-secrets.js';
 import { exitCodes } from '../exit-codes.js';
 import { planFileName } from './plan-all.js';
 import { safeText } from '../../text/safe-text.js';

@@ -19,14 +19,14 @@ import { ConfigInvalidError } from '../../session/errors.js';
 import { variablesLoadOptions } from '../../session/variables-flags.js';
 import { isPostgresUrl } from '../../state/index.js';
 import { registerSecret } from '../../text/safe-text.js';
-import { describeError } from '../describe-error.js';
+import { describeError } from '../report/describe-error.js';
 import { changedDeployments } from './changed.js';
 
 /** At most this many deployments' worth of `--parallelism` in flight at once, across all of them. */
 export const DEPLOYMENTS_AT_FULL_SPEED = 8;
 
 /**
- * The codes of config/deployments.ts: problems of the deployments themselves; and a path that leads outside the
+ * The codes of config/blocks/deployments.ts: problems of the deployments themselves; and a path that leads outside the
  * configuration's bounds (a var file, a secret file), said once and before any deployment reads anything.
  */
 const DEPLOYMENT_CODES = new Set([

@@ -10,7 +10,7 @@ import { COMMENT_LIMIT as GITHUB_COMMENT_LIMIT } from '../../github/comment-part
 import type { DeploymentSummary, Plan } from '../../plan-model/index.js';
 import { renderDeploymentsMarkdown, type DeploymentSection } from '../../render/index.js';
 import type { CommandContext } from '../../session/command-context.js';
-import { policyAnnotation, writeMarkdownFile } from '../github-flag.js';
+import { policyAnnotation, writeMarkdownFile } from '../report/github-flag.js';
 
 /** What the comment's body may hold: GitHub's limit less the room the comment step keeps for its marker. */
 export const COMMENT_LIMIT = GITHUB_COMMENT_LIMIT - 400;

@@ -15,8 +15,8 @@ import { AbortError } from '../../errors.js';
 import { parseShard, runOf, shardRun, shardWords, shareOf } from './shard.js';
 import { planRunExitCode, showPlannedDeployments, type PlannedDeployment } from './report.js';
 import { chooseDeployments, deploymentContext, runCaught, sharedLimiter } from './choose.js';
-import { githubReporter } from '../github-flag.js';
-import { writeWeakSecretWarnings } from '../weak-secrets.js';
+import { githubReporter } from '../report/github-flag.js';
+import { writeWeakSecretWarnings } from '../report/weak-secrets.js';
 
 /** The file `plan --all --out DIR` saves a deployment's plan in. */
 export const planFileName = (deployment: string) => `${deployment}.plan.json`;

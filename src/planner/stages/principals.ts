@@ -1,13 +1,13 @@
 /**
  * Order between steps of kinds that touch the same principal, from what each kind declares it does to users,
- * groups and Service Accounts (`touches` of its configuration block, config/kind-block.ts): no kind names another.
+ * groups and Service Accounts (`touches` of its configuration block, config/blocks/kind-block.ts): no kind names another.
  * A step that takes a principal away (the object of a kind that `removes` it, or the removal of one that `creates`
  * it) waits for every step that grants that principal access, so a role or a share is revoked (or forgotten) before
  * its group is deleted; a step that grants waits for the step that creates the principal. The load refuses a
  * configuration that both grants on a principal and removes it (build-desired.ts `checkPrincipals`); these edges
  * order what a plan may still hold of both, such as a role that leaves the configuration in the run that deletes its group.
  */
-import type { Touch } from '../../config/kind-block.js';
+import type { Touch } from '../../config/blocks/kind-block.js';
 import { isRemoval, type PlanStep, type ResourceKind } from '../../plan-model/index.js';
 import { definitionOf } from '../../providers/index.js';
 

@@ -14,7 +14,7 @@
  * superseded lives in the address's state entry (covered by its MAC), and is
  * revoked only if the live account still shows it under the same parents.
  */
-import { closest } from '../../config/suggest.js';
+import { closest } from '../../text/suggest.js';
 import type { DesiredResource } from '../../config/types.js';
 import { localPart, type FieldChange, type PlanStep, type SupersededWait } from '../../plan-model/index.js';
 import { definitionOf } from '../../providers/index.js';
