@@ -11,8 +11,8 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const eslint = new ESLint({ cwd: root });
 
-/** A function whose body is `lines` statements. */
-const functionOf = (lines: number) => `export function long(): number {\n  let n = 0;\n${'  n += 1;\n'.repeat(lines - 3)}  return n;\n}\n`;
+/** A function of `lines` lines, its first and last included. */
+const functionOf = (lines: number) => `export function long(): number {\n  let n = 0;\n${'  n += 1;\n'.repeat(lines - 4)}  return n;\n}\n`;
 
 async function lengthErrors(text: string): Promise<string[]> {
   const [result] = await eslint.lintText(text, { filePath: `${root}/src/planner/length-fixture.ts` });
