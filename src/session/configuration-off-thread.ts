@@ -81,7 +81,10 @@ export async function loadConfigurationOffThread(
     registerUrlPasswords(answer.result.desired?.stateUrl);
     return { ...answer.result, loadedIn: 'worker' };
   }
-  return { ...(await loadConfiguration(dir, options)), loadedIn: 'thread' };
+  const result = await loadConfiguration(dir, options);
+  // In this thread the load cannot be stopped midway; a stale result is still never returned.
+  signal?.throwIfAborted();
+  return { ...result, loadedIn: 'thread' };
 }
 
 function askWorker(
@@ -93,6 +96,11 @@ function askWorker(
   const { env, ...rest } = options;
   const job: ConfigurationJob = { dir, options: rest };
   return new Promise((resolve) => {
+    // An abort is an event that does not repeat: a load already stale starts no worker at all.
+    if (signal?.aborted) {
+      resolve(undefined);
+      return;
+    }
     let worker: Worker;
     try {
       // The environment the loader would read here (secret sources, CPLANE_VAR_*): the worker's process.env.
