@@ -17,7 +17,7 @@ import type { Diagnostic } from '../../src/config/index.js';
 const builtOffThread = new URL('../../dist/session/configuration-off-thread.js', import.meta.url).href;
 const root = '/work/folder';
 const file = `${root}/main.yaml`;
-const diagnostic = (summary: string): Diagnostic => ({ severity: 'error', code: 'x', summary, file, range: { line: 1, col: 1 } });
+const diagnostic = (summary: string): Diagnostic => ({ severity: 'error', code: 'x', summary, range: { file, line: 1, col: 1 } });
 
 /** A workspace whose loads wait until the test settles them, each with the signal it was given. */
 function pendingWorkspace() {

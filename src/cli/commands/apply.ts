@@ -385,26 +385,14 @@ async function perform(
   const { plan, workspace, saved, io } = run;
   const { state, client } = workspace;
   if (settings.interactive) io.sink = await inkOutput(ctx, verb, io.scope);
-  const controller = new AbortController();
-  const stopInterrupts = onInterrupt(() => {
-    controller.abort();
-    io.sink.event({ type: 'interrupted' });
+  const result = await applyInterruptibly(ctx, {
+    plan,
+    state,
+    client,
+    parallelism: settings.parallelism,
+    onEvent: io.onEvent,
+    sink: io.sink,
   });
-  let result: ApplyResult;
-  try {
-    result = await applyPlan({
-      plan,
-      state,
-      client,
-      parallelism: settings.parallelism,
-      signal: controller.signal,
-      onEvent: io.onEvent,
-      keyRing: stateKeyRing(state, (source) => resolveSecret(source, ctx.env), client),
-    });
-  } finally {
-    stopInterrupts();
-  }
-  await io.sink.finish(result);
   ctx.deployment?.note?.(`${result.done.length} of ${plan.steps.length} steps applied, ${result.failed.length} failed`);
   if (saved?.plan.origin.pullRequest && !result.interrupted && result.failed.length === 0)
     await forgetAppliedPlan(ctx, state, saved.plan.origin.pullRequest.number, saved.digest);
@@ -415,6 +403,42 @@ async function perform(
   const lines = summaryLines(result, verb === 'destroy' ? 'Destroy' : 'Apply', io.scope).map((l) => `- ${markdownText(l.text.trim())}`);
   settings.github?.summary(`#### cplane ${verb} result\n\n${allowed}${lines.join('\n')}\n`);
   return result.interrupted ? 130 : result.failed.length > 0 ? 1 : 0;
+}
+
+/** Applies the plan, stopping on SIGINT/SIGTERM (apply, destroy and reconcile), and finishes its output with the result. */
+export async function applyInterruptibly(
+  ctx: CommandContext,
+  run: {
+    plan: Plan;
+    state: Parameters<typeof applyPlan>[0]['state'];
+    client: Parameters<typeof applyPlan>[0]['client'];
+    parallelism: number;
+    onEvent: (event: ApplyEvent) => void;
+    sink: Output;
+  },
+): Promise<ApplyResult> {
+  const { plan, state, client, parallelism, onEvent, sink } = run;
+  const controller = new AbortController();
+  const stopInterrupts = onInterrupt(() => {
+    controller.abort();
+    sink.event({ type: 'interrupted' });
+  });
+  let result: ApplyResult;
+  try {
+    result = await applyPlan({
+      plan,
+      state,
+      client,
+      parallelism,
+      signal: controller.signal,
+      onEvent,
+      keyRing: stateKeyRing(state, (source) => resolveSecret(source, ctx.env), client),
+    });
+  } finally {
+    stopInterrupts();
+  }
+  await sink.finish(result);
+  return result;
 }
 
 /**

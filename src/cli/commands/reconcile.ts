@@ -6,8 +6,7 @@
  * to the step outputs the action's issue step reads. `--dry-run` plans and prints, and writes nothing.
  */
 import { identityOf } from '../../api/client.js';
-import { applyPlan, forwardClientEvents, stateKeyRing, type ApplyEvent, type ApplyResult } from '../../applier/index.js';
-import { resolveSecret } from '../../config/index.js';
+import { forwardClientEvents, type ApplyEvent, type ApplyResult } from '../../applier/index.js';
 import { makePlan } from '../../planner/index.js';
 import { blockingFindings, findingLine, type Plan, type StepClass } from '../../plan-model/index.js';
 import { reconcileJson, renderReconcileMarkdown, renderReconcileText, type ReconcileView } from '../../render/index.js';
@@ -22,7 +21,7 @@ import { exitCodes } from '../exit-codes.js';
 import { githubReporter } from '../report/github-flag.js';
 import { readingStatus } from '../report/reading-status.js';
 import { accountNameOf, placeholderProblems, planOrigin } from '../../saved-plan/index.js';
-import { clientEventHandler, finishJournal, jsonOutput, onInterrupt, plainOutput, type Output } from './apply.js';
+import { applyInterruptibly, clientEventHandler, finishJournal, jsonOutput, plainOutput } from './apply.js';
 import { jsonText } from '../../text/json-text.js';
 
 /** What a configuration without `reconcile:` lets reconcile apply. */
@@ -89,7 +88,7 @@ export const reconcileCommand: CommandModule = {
         else ctx.stdout.write(renderReconcileText(plan, view, { color: ctx.stdout.isTTY === true && !ctx.env.NO_COLOR, scope }));
         refuseByPolicy(plan);
         const result =
-          !dryRun && plan.steps.length > 0 ? await applyReconciled(ctx, { plan, state, client, parallelism, onEvent, sink }) : undefined;
+          !dryRun && plan.steps.length > 0 ? await applyInterruptibly(ctx, { plan, state, client, parallelism, onEvent, sink }) : undefined;
         const markdown = renderReconcileMarkdown(plan, view);
         github?.reconcile(plan, markdown, { dir: workspace.dir, workspace: workspace.workspace });
         if (result)
@@ -126,42 +125,6 @@ function refuseByPolicy(plan: Plan): void {
     `cplane reconcile refused by policy: ${blocking.length} mandatory finding${blocking.length === 1 ? '' : 's'}; nothing was changed:\n${blocking.map((f) => `  - ${findingLine(f)}`).join('\n')}`,
     'Change the configuration so the plan satisfies the policies (docs/policies.md), then run reconcile again.',
   );
-}
-
-/** Applies what reconcile may apply, stopping on SIGINT/SIGTERM as apply does. */
-async function applyReconciled(
-  ctx: CommandContext,
-  run: {
-    plan: Plan;
-    state: Parameters<typeof applyPlan>[0]['state'];
-    client: Parameters<typeof applyPlan>[0]['client'];
-    parallelism: number;
-    onEvent: (event: ApplyEvent) => void;
-    sink: Output;
-  },
-): Promise<ApplyResult> {
-  const { plan, state, client, parallelism, onEvent, sink } = run;
-  const controller = new AbortController();
-  const stopInterrupts = onInterrupt(() => {
-    controller.abort();
-    sink.event({ type: 'interrupted' });
-  });
-  let result: ApplyResult;
-  try {
-    result = await applyPlan({
-      plan,
-      state,
-      client,
-      parallelism,
-      signal: controller.signal,
-      onEvent,
-      keyRing: stateKeyRing(state, (source) => resolveSecret(source, ctx.env), client),
-    });
-  } finally {
-    stopInterrupts();
-  }
-  await sink.finish(result);
-  return result;
 }
 
 /** The exit code: interrupted, a failed write, a withheld change, an unread item, else ok. */
