@@ -14,26 +14,17 @@ import type { CommandModule } from '../../session/command-context.js';
 import { parseParallelism } from '../../session/connection.js';
 import { AbortError } from '../../errors.js';
 import { exitCodes } from '../exit-codes.js';
-import { githubReporter } from '../report/github-flag.js';
+import { openToRead } from './plan.js';
 import { reportPlanProblems } from '../report/plan-problems.js';
-import { readingStatus } from '../report/reading-status.js';
 import { hintScope } from '../report/hint-scope.js';
 import { accountNameOf, planOrigin } from '../../saved-plan/index.js';
-import { openWorkspace } from '../../session/workspace.js';
 
 export const driftCommand: CommandModule = {
   async run(ctx) {
     const { values } = ctx;
     if (values.json && values.markdown) throw new AbortError('--json and --markdown cannot be used together.', 'Pick one output format.');
     const parallelism = parseParallelism(values.parallelism);
-    const github = githubReporter(ctx);
-    const status = readingStatus(ctx.stderr, { enabled: !values.json && !ctx.env.CI });
-    const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane drift', onClientEvent: status.onClientEvent }).catch(
-      (error: unknown) => {
-        github?.failed(error, 'drift');
-        throw error;
-      },
-    );
+    const { github, status, workspace } = await openToRead(ctx, 'drift');
     try {
       const made = await Promise.all([
         makePlan({

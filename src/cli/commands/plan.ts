@@ -81,19 +81,27 @@ function planSettings(values: CommandContext['values']): PlanSettings {
 
 type Workspace = Awaited<ReturnType<typeof openWorkspace>>;
 
+/**
+ * Opens the workspace to read the account (plan, drift): no lock, and on a terminal a status line that counts the
+ * requests while the account is read; a configuration or state that cannot be opened is reported to GitHub too.
+ */
+export async function openToRead(ctx: CommandContext, verb: 'plan' | 'drift') {
+  const github = githubReporter(ctx);
+  const status = readingStatus(ctx.stderr, { enabled: !ctx.values.json && !ctx.env.CI });
+  const workspace = await openWorkspace(ctx, { lock: false, command: `cplane ${verb}`, onClientEvent: status.onClientEvent }).catch(
+    (error: unknown) => {
+      github?.failed(error, verb);
+      throw error;
+    },
+  );
+  return { github, status, workspace };
+}
+
 /** The plan of one account (or one deployment, `ctx.deployment`); `onPlan` is handed the plan once it is made. */
 export async function planOne(ctx: CommandContext, onPlan?: (plan: Plan) => void): Promise<number> {
   const { values } = ctx;
   const settings = planSettings(values);
-  const github = githubReporter(ctx);
-  // On a terminal, a status line counts the requests while the account is read.
-  const status = readingStatus(ctx.stderr, { enabled: !values.json && !ctx.env.CI });
-  const workspace = await openWorkspace(ctx, { lock: false, command: 'cplane plan', onClientEvent: status.onClientEvent }).catch(
-    (error: unknown) => {
-      github?.failed(error, 'plan');
-      throw error;
-    },
-  );
+  const { github, status, workspace } = await openToRead(ctx, 'plan');
   try {
     const made = await Promise.all([
       makePlan({
