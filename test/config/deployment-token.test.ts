@@ -10,6 +10,7 @@ const A2 = '0a000000-0000-4000-8000-000000000002';
 const config = (dev: string, prod = 'token: prod') =>
   `version: 1\ndeployments:\n  dev: { account: ${A1}, ${dev} }\n  prod: { account: ${A2}, ${prod} }\nprojects:\n  app: { description: app }\n`;
 const runner = { CPLANE_BASE_URL: 'http://127.0.0.1:4010', CPLANE_TOKEN: 'sk-svc-pat-shared', CPLANE_TOKEN_PROD: 'sk-svc-pat-prod' };
+const errorsOf = (diagnostics: Diagnostic[]) => diagnostics.filter((d) => d.severity === 'error');
 const found = (diagnostics: Diagnostic[]) =>
   diagnostics.map((d) => `${d.range?.file}:${d.range?.line}:${d.range?.col} ${d.code}: ${d.summary}`);
 
@@ -48,7 +49,7 @@ describe("a deployment's token", () => {
   it("refuses a baseUrl its token is not bound to: CPLANE_TOKEN's, a named token's, and one bound nowhere", async () => {
     const attacker = 'baseUrl: "https://attacker.example"';
     const shared = await load({ 'main.yaml': config(attacker) }, { env: runner });
-    expect(found(shared.diagnostics)).toEqual([
+    expect(found(errorsOf(shared.diagnostics))).toEqual([
       'main.yaml:3:66 token_not_bound: The deployment "dev" has baseUrl: https://attacker.example, but the runner bound CPLANE_TOKEN to http://127.0.0.1:4010 (CPLANE_BASE_URL): a configuration cannot send a token anywhere else, so nothing is sent for dev',
     ]);
     const named = await load({ 'main.yaml': config('token: dev', `token: prod, ${attacker}`) }, { env: runner });
@@ -67,7 +68,7 @@ describe("a deployment's token", () => {
     );
     expect(bound.diagnostics).toEqual([]);
     const flagged = await load({ 'main.yaml': config(attacker) }, { env: runner, baseUrl: 'http://127.0.0.1:5000' });
-    expect(flagged.diagnostics.map((d) => d.summary)).toEqual([
+    expect(errorsOf(flagged.diagnostics).map((d) => d.summary)).toEqual([
       'The deployment "dev" has baseUrl: https://attacker.example, but the runner bound CPLANE_TOKEN to http://127.0.0.1:5000 (--base-url): a configuration cannot send a token anywhere else, so nothing is sent for dev',
     ]);
     const { CPLANE_BASE_URL: _unset, ...noAddress } = runner;
@@ -87,5 +88,18 @@ describe("a deployment's token", () => {
       { env: { ...runner, CPLANE_TOKEN_DEV: 'sk-svc-pat-dev' } },
     );
     expect(diagnostics.map((d) => d.summary).join('\n')).toContain("CPLANE_TOKEN_DEV is one of cplane's own secrets");
+  });
+  it('warns where a deployment falls back to CPLANE_TOKEN while another chooses a token of its own', async () => {
+    const { diagnostics } = await load({ 'main.yaml': config('workspace: default') }, { env: runner });
+    expect(found(diagnostics)).toEqual([
+      'main.yaml:3:3 deployment_token_fallback: The deployment "dev" chooses no token, so it uses CPLANE_TOKEN, while "prod" chooses CPLANE_TOKEN_PROD',
+    ]);
+    expect(diagnostics[0]!.severity).toBe('warning');
+    expect(diagnostics[0]!.detail).toBe(
+      'Give it a token of its own (`token: dev` reads CPLANE_TOKEN_DEV; docs/deployments.md), or leave it so if CPLANE_TOKEN is meant for its account too.',
+    );
+    // A fleet that shares CPLANE_TOKEN throughout is said nothing.
+    const shared = await load({ 'main.yaml': config('workspace: default', 'workspace: default') }, { env: runner });
+    expect(shared.diagnostics).toEqual([]);
   });
 });

@@ -123,7 +123,38 @@ export function collectDeployments(files: readonly SourceFile[], root: string, s
   refuseTopLevelAccount(files, holders[0]!, sink);
   checkAfter(deployments, at, sink);
   checkTargets(deployments, at, sink);
+  warnSharedTokenFallback(deployments, at, sink);
   return deployments;
+}
+
+/** The token name a deployment's own name suggests (`token: dev`), or NAME when it cannot be one. */
+const suggestedToken = (name: string): string => (/^[A-Za-z][A-Za-z0-9_]*$/.test(name) ? name : 'NAME');
+
+/**
+ * Where some deployments choose a token of their own, one that chooses none falls back to CPLANE_TOKEN, whichever
+ * account that token is for: an account added to a fleet (`export --as-deployment`) must not borrow it in silence.
+ */
+function warnSharedTokenFallback(
+  deployments: readonly Deployment[],
+  at: ReadonlyMap<string, { file: SourceFile; entry: Mapping; block: Mapping }>,
+  sink: DiagnosticSink,
+): void {
+  const chooser = deployments.find((d) => d.tokenName !== undefined);
+  if (!chooser) return;
+  // A `token:` that is refused has its own error: only one that is not written falls back.
+  for (const d of deployments.filter((d) => at.get(d.name)!.entry.token === undefined)) {
+    const { file, block } = at.get(d.name)!;
+    const keyAt = offsetIn(file, block, d.name);
+    sink.push(
+      diagnosticAt(file, keyAt, {
+        severity: 'warning',
+        code: 'deployment_token_fallback',
+        summary: `The deployment "${d.name}" chooses no token, so it uses CPLANE_TOKEN, while "${chooser.name}" chooses ${tokenVariableOf(chooser.tokenName)}`,
+        detail: `Give it a token of its own (\`token: ${suggestedToken(d.name)}\` reads ${tokenVariableOf(suggestedToken(d.name))}; docs/deployments.md), or leave it so if CPLANE_TOKEN is meant for its account too.`,
+        end: keyAt + d.name.length,
+      }),
+    );
+  }
 }
 
 /**
@@ -136,7 +167,7 @@ function tokenNameOf(name: string, file: SourceFile, entry: Mapping, sink: Diagn
   if (token === undefined) return undefined;
   if (typeof token === 'string' && TOKEN_NAME.test(token)) return token;
   const offset = offsetIn(file, entry, 'token');
-  const suggested = /^[A-Za-z][A-Za-z0-9_]*$/.test(name) ? name : 'NAME';
+  const suggested = suggestedToken(name);
   const instead = `Write token: ${suggested}, and set the token as ${tokenVariableOf(suggested)} on the runner (a secret of its CI job, never of the repository); it is sent only to ${addressVariableOf(suggested)}, or CPLANE_BASE_URL when that is unset (docs/deployments.md#one-credential-per-deployment).`;
   const named = isMapping(token) && typeof token.env === 'string' ? token.env : undefined;
   sink.push(
