@@ -28,7 +28,7 @@ export function githubApi(apiUrl: string, token: string): GithubCall {
 }
 
 /** The most of one answer read: GitHub's answers are untrusted, and a page of 100 items is far below this. */
-export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
 async function boundedText(response: Response): Promise<string> {
   const chunks: Buffer[] = [];

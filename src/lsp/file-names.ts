@@ -77,7 +77,7 @@ const WHOLE_VARIABLE = /^\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}$/;
  * The resource a reference by local name names, and the text of that name: a `forEach` instance
  * (`vendor[openai]`) names its entry (`vendor`), whose name is the text before the key.
  */
-export function namedEntry(written: string): { name: string; text: string } {
+function namedEntry(written: string): { name: string; text: string } {
   const segments = parseLocalName(written);
   if (!segments?.some((s) => s.key !== undefined)) return { name: written, text: written };
   const name = segments.map((s) => s.name).join('/');

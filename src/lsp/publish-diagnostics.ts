@@ -22,7 +22,7 @@ function rangeOf(d: Diagnostic) {
   return { start: { line, character }, end: { line, character: character + carets } };
 }
 
-export function toLsp(d: Diagnostic): LspDiagnostic {
+function toLsp(d: Diagnostic): LspDiagnostic {
   return {
     range: rangeOf(d),
     severity: d.severity === 'error' ? DiagnosticSeverity.Error : DiagnosticSeverity.Warning,

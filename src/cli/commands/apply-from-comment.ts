@@ -51,7 +51,7 @@ function readEvent(path: string): unknown {
   return JSON.parse(readFileSync(path, 'utf8')) as unknown;
 }
 
-export function approvalsWanted(value: unknown): number {
+function approvalsWanted(value: unknown): number {
   const text = typeof value === 'string' ? value : '1';
   const n = Number(text);
   if (!/^\d+$/.test(text) || n > 20)

@@ -78,7 +78,7 @@ export function sameDatabase(named: DatabaseAddress, bound: DatabaseAddress): bo
 }
 
 /** A database as it may be printed: host, port and name. */
-export const shownDatabase = (d: DatabaseAddress): string =>
+const shownDatabase = (d: DatabaseAddress): string =>
   `${d.host.includes(':') ? `[${d.host}]` : d.host}:${d.port}/${d.database ?? ''}`;
 
 const HINT =
