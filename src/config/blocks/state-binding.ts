@@ -78,8 +78,7 @@ export function sameDatabase(named: DatabaseAddress, bound: DatabaseAddress): bo
 }
 
 /** A database as it may be printed: host, port and name. */
-const shownDatabase = (d: DatabaseAddress): string =>
-  `${d.host.includes(':') ? `[${d.host}]` : d.host}:${d.port}/${d.database ?? ''}`;
+const shownDatabase = (d: DatabaseAddress): string => `${d.host.includes(':') ? `[${d.host}]` : d.host}:${d.port}/${d.database ?? ''}`;
 
 const HINT =
   'Bind the state outside the repository: the whole URL with its password in CPLANE_STATE (a CI secret) or --state, or PGHOST with PGPASSWORD. The configuration may name the same database without a password, or leave `state:` out (docs/state.md).';
