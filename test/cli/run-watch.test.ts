@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { alive } from '../helpers/processes.js';
 import { runRestarting } from '../../src/cli/run/run-watch.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'cplane-run-watch-'));
@@ -54,17 +55,6 @@ it('ends with the newest value when changes arrive during a restart, the same va
   expect(lines.at(-1)).toBe('v3');
   expect(lines.length).toBeLessThanOrEqual(3);
 });
-
-/** Alive: `kill(pid, 0)` succeeds and it is not a zombie (exited, waiting to be reaped by a parent that may never reap it). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const stat = readFileSync(`/proc/${pid}/stat`, { encoding: 'utf8', flag: 'r' });
-  return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!);
-}
 
 it.skipIf(process.platform !== 'linux')(
   'a restart stops every process the command started (its process group), one that ignores SIGTERM too, before the next starts',

@@ -4,7 +4,7 @@
 // environment; `cplane-reader read` and its file mode (mode 0600) give the same. Then a renewal: a Python process
 // watching a delivered gateway token sees the new one within one interval of `reconcile`, without a restart, while
 // `cplane-reader run --watch` restarts its command's whole process group with it. Also: the installed size.
-import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -13,6 +13,7 @@ import { fixtures } from '../../src/emulator/fixtures.js';
 import { lyingProxy, type LyingProxy } from '../helpers/lying-proxy.js';
 import { installPackedSdk } from '../helpers/packed-sdk.js';
 import { privateKeyOf } from '../helpers/readers.js';
+import { alive, running } from '../helpers/processes.js';
 import { acme, world, type World } from './helpers.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -128,48 +129,6 @@ const run = async (command: string, args: string[], env = appEnv()) => {
   const done = await finished(command, args, env);
   expect(done.status, done.stderr).toBe(0);
   return done.stdout;
-};
-
-/** Starts a long-running process; `next(match)` waits for a line of its output matching. */
-function running(command: string, args: string[], env: NodeJS.ProcessEnv) {
-  const child: ChildProcess = spawn(command, args, { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  const waiting: { match: RegExp; resolve: (line: string) => void }[] = [];
-  const check = () => {
-    for (const wait of [...waiting]) {
-      const line = stdout.split('\n').find((l) => wait.match.test(l));
-      if (line !== undefined) {
-        waiting.splice(waiting.indexOf(wait), 1);
-        wait.resolve(line);
-      }
-    }
-  };
-  child.stdout!.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    check();
-  });
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
-  return {
-    child,
-    exited,
-    output: () => ({ stdout, stderr }),
-    next: (match: RegExp) =>
-      new Promise<string>((done, fail) => {
-        waiting.push({ match, resolve: done });
-        check();
-        void exited.then(() => fail(new Error(`the process ended before printing ${match}: ${stdout}\n${stderr}`)));
-      }),
-  };
-}
-/** Whether a process runs (a zombie waiting to be reaped does not). */
-const alive = (pid: number) => {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
 };
 
 beforeAll(async () => {
@@ -353,11 +312,11 @@ describe('a renewal reaches a Python process and `cplane-reader run --watch`', (
         if (request.method === 'GET' && request.path === '/v1/records') lists++;
         return undefined;
       });
-      const watcher = running('python3', ['watch.py'], appEnv());
+      const watcher = running('python3', ['watch.py'], { cwd: app, env: appEnv() });
       const started = running(
         bin(),
         ['run', '--watch', '--interval', '100ms', '--grace', '5s', '--env', 'TOKEN=core/ci-token', '--', 'python3', 'group-app.py'],
-        appEnv(),
+        { cwd: app, env: appEnv() },
       );
       try {
         const before = await watcher.next(/^version 1 /);
@@ -420,7 +379,7 @@ it(
         'python3',
         'stubborn-app.py',
       ],
-      appEnv(),
+      { cwd: app, env: appEnv() },
     );
     try {
       const first = await started.next(/^start /);

@@ -8,7 +8,7 @@
 // `cplane run --watch` restarts its child once, with it. The CLI reads by name too, with no configuration, state or
 // state key. The applies that arrange the story run in-process; what the application and `cplane run` do runs as
 // real processes.
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -19,6 +19,7 @@ import { fixtures } from '../../src/emulator/fixtures.js';
 import { builtCli } from '../helpers/built-cli.js';
 import { installPackedSdk } from '../helpers/packed-sdk.js';
 import { privateKeyOf } from '../helpers/readers.js';
+import { running } from '../helpers/processes.js';
 import { acme, world, type World } from './helpers.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -139,40 +140,6 @@ const reader = createReader();
 reader.watch('core/ci-token', (value, read) => process.stdout.write('version ' + read.version + ' ' + createHash('sha256').update(value).digest('hex') + '\\n'), {
   intervalMs: 100, onError: (error) => process.stderr.write('error ' + error.code + '\\n') });
 process.once('SIGTERM', () => void reader.close());`;
-
-/** Starts a long-running process; `lines()` is what it has printed, `next(match)` waits for a line matching. */
-function running(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {
-  const child: ChildProcess = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  const waiting: { match: RegExp; resolve: (line: string) => void }[] = [];
-  const check = () => {
-    for (const wait of [...waiting]) {
-      const line = stdout.split('\n').find((l) => wait.match.test(l));
-      if (line !== undefined) {
-        waiting.splice(waiting.indexOf(wait), 1);
-        wait.resolve(line);
-      }
-    }
-  };
-  child.stdout!.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    check();
-  });
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
-  return {
-    child,
-    exited,
-    output: () => ({ stdout, stderr }),
-    next: (match: RegExp) =>
-      new Promise<string>((done, fail) => {
-        waiting.push({ match, resolve: done });
-        check();
-        void exited.then(() => fail(new Error(`the process ended before printing ${match}: ${stdout}\n${stderr}`)));
-      }),
-  };
-}
 
 beforeAll(async () => {
   w = await world({ account: acme, clockOffset: '-25d' });
