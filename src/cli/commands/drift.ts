@@ -8,43 +8,24 @@
  * the step outputs the action's drift-issue step reads.
  */
 import { dueNotices } from '../../plan-model/index.js';
-import { makePlan } from '../../planner/index.js';
 import { renderDriftJson, renderDriftMarkdown, renderDriftText } from '../../render/index.js';
 import type { CommandModule } from '../../session/command-context.js';
 import { parseParallelism } from '../../session/connection.js';
 import { AbortError } from '../../errors.js';
 import { exitCodes } from '../exit-codes.js';
-import { openToRead } from './plan.js';
-import { reportPlanProblems } from '../report/plan-problems.js';
+import { openToRead, readPlan } from './plan.js';
 import { hintScope } from '../report/hint-scope.js';
-import { accountNameOf, planOrigin } from '../../saved-plan/index.js';
 
 export const driftCommand: CommandModule = {
   async run(ctx) {
     const { values } = ctx;
     if (values.json && values.markdown) throw new AbortError('--json and --markdown cannot be used together.', 'Pick one output format.');
     const parallelism = parseParallelism(values.parallelism);
-    const { github, status, workspace } = await openToRead(ctx, 'drift');
+    const opened = await openToRead(ctx, 'drift');
+    const { github, workspace } = opened;
     try {
-      const made = await Promise.all([
-        makePlan({
-          desired: workspace.desired,
-          state: workspace.state,
-          client: workspace.client,
-          account: workspace.account,
-          mode: 'refresh-only',
-          parallelism,
-          env: ctx.env,
-        }),
-        accountNameOf(workspace.client, workspace.account),
-      ])
-        .catch((error: unknown) => {
-          github?.failed(error, 'drift');
-          return reportPlanProblems(error, ctx, { json: values.json === true, format: undefined });
-        })
-        .finally(() => status.stop());
-      if (typeof made === 'number') return made;
-      const plan = { ...made[0], origin: await planOrigin(ctx, workspace, made[1]) };
+      const plan = await readPlan(ctx, opened, 'drift', { mode: 'refresh-only', parallelism });
+      if (typeof plan === 'number') return plan;
       const markdown = renderDriftMarkdown(plan);
       if (values.json) ctx.stdout.write(renderDriftJson(plan));
       else if (values.markdown) ctx.stdout.write(markdown);

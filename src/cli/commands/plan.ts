@@ -97,32 +97,37 @@ export async function openToRead(ctx: CommandContext, verb: 'plan' | 'drift') {
   return { github, status, workspace };
 }
 
+type Opened = Awaited<ReturnType<typeof openToRead>>;
+
+/**
+ * Makes the plan of an opened workspace (plan, drift), with its origin. A problem is reported as `--json` or
+ * `--format` asks and to GitHub, and its exit code is returned instead of a plan.
+ */
+export async function readPlan(ctx: CommandContext, opened: Opened, verb: 'plan' | 'drift', settings: Partial<PlanSettings>) {
+  const { github, status, workspace } = opened;
+  const { desired, state, client, account } = workspace;
+  const made = await Promise.all([makePlan({ desired, state, client, account, ...settings, env: ctx.env }), accountNameOf(client, account)])
+    .catch((error: unknown) => {
+      github?.failed(error, verb);
+      const format = verb === 'plan' ? (ctx.values.format as string | undefined) : undefined;
+      return reportPlanProblems(error, ctx, { json: ctx.values.json === true, format });
+    })
+    .finally(() => status.stop());
+  if (typeof made === 'number') return made;
+  return { ...made[0], origin: await planOrigin(ctx, workspace, made[1]) };
+}
+
 /** The plan of one account (or one deployment, `ctx.deployment`); `onPlan` is handed the plan once it is made. */
 export async function planOne(ctx: CommandContext, onPlan?: (plan: Plan) => void): Promise<number> {
   const { values } = ctx;
   const settings = planSettings(values);
-  const { github, status, workspace } = await openToRead(ctx, 'plan');
+  const opened = await openToRead(ctx, 'plan');
+  const { github, workspace } = opened;
   try {
-    const made = await Promise.all([
-      makePlan({
-        desired: workspace.desired,
-        state: workspace.state,
-        client: workspace.client,
-        account: workspace.account,
-        ...settings,
-        env: ctx.env,
-      }),
-      accountNameOf(workspace.client, workspace.account),
-    ])
-      .catch((error: unknown) => {
-        github?.failed(error, 'plan');
-        return reportPlanProblems(error, ctx, { json: values.json === true, format: values.format as string | undefined });
-      })
-      .finally(() => status.stop());
+    const made = await readPlan(ctx, opened, 'plan', settings);
     if (typeof made === 'number') return made;
     const pullRequest = pullRequestOf(ctx);
-    const origin = await planOrigin(ctx, workspace, made[1]);
-    const plan = { ...made[0], origin: pullRequest ? { ...origin, pullRequest } : origin };
+    const plan = pullRequest ? { ...made, origin: { ...made.origin, pullRequest } } : made;
     onPlan?.(plan);
     const planFile = typeof values.out === 'string' ? resolve(ctx.cwd, values.out) : undefined;
     const digest = planFile ? await savePlan(ctx, workspace, plan, planFile) : undefined;
