@@ -9,9 +9,10 @@ import { expect, it } from 'vitest';
 it("the add-kind recipe's edits still apply, to the files the recipe names", () => {
   const { RECIPE_KEEP: _kept, ...env } = process.env;
   const out = execFileSync('bash', ['scripts/recipes/add-kind.sh', '--edits-only'], { encoding: 'utf8', env });
+  // `git status --porcelain` lines: two status letters, a space, the path.
   const files = out
-    .trim()
     .split('\n')
+    .filter(Boolean)
     .map((line) => line.slice(3))
     .sort();
   expect(files).toEqual([
