@@ -6,7 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { expect, it } from 'vitest';
 
-it("the add-kind recipe's edits still apply, to the files the recipe names", () => {
+// A git worktree, a copy of node_modules' links and six edits: far under this bound even on a loaded machine.
+it("the add-kind recipe's edits still apply, to the files the recipe names", { timeout: 300_000 }, () => {
   const { RECIPE_KEEP: _kept, ...env } = process.env;
   const out = execFileSync('bash', ['scripts/recipes/add-kind.sh', '--edits-only'], { encoding: 'utf8', env });
   // `git status --porcelain` lines: two status letters, a space, the path.
