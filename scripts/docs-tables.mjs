@@ -4,7 +4,7 @@
  * and the paths `ignoreChanges` may name) are generated from the kind registry (src/providers/index.ts), so a new
  * kind, key or field appears in them with no edit of the docs; the table of a plan's notices (docs/planning.md) is
  * generated from planner/checks/notices.ts; the layer list of docs/architecture.md from eslint.config.js's `layers`,
- * the kinds of docs/policies.md from the registry, and the README's commands from src/cli/commands/index.ts. So is
+ * and the README's commands from src/cli/commands/index.ts. So is
  * one source file, src/api/routes.ts, from src/api/operations.ts. Each table sits in a Markdown file between
  *
  *   <!-- generated: NAME -->
@@ -69,9 +69,6 @@ export function noticesTable(noticeChecks) {
   );
 }
 
-/** The kinds a policy's `kinds:` may name (docs/policies.md): every kind of the registry, in its order. */
-export const policyKindsList = (kindOrder) => `A rule's \`kinds:\` may name: ${kindOrder.map(code).join(', ')}.`;
-
 /**
  * The layers' prose (docs/architecture.md), from eslint.config.js's `layers`: a line per folder, bottom first, with
  * the folders it may import (the ground floor, errors.ts, paint.ts and the others at the bottom, goes without saying).
@@ -94,7 +91,7 @@ export function commandsTable(commands) {
 }
 
 /** The tables, by name, from the registry's configuration blocks and the table of notices. */
-export function generateTables({ kindBlocks, nestingOrder, noticeChecks, kindOrder, layers, commands }) {
+export function generateTables({ kindBlocks, nestingOrder, noticeChecks, layers, commands }) {
   const blockOf = new Map(kindBlocks.map((b) => [b.kind, b]));
   const parentOf = (block) => (block.parent ? blockOf.get(block.parent.kind) : undefined);
   // The placeholder of an entry's local name: its key in the singular (`tokens` -> `<token>`).
@@ -109,7 +106,6 @@ export function generateTables({ kindBlocks, nestingOrder, noticeChecks, kindOrd
     block.list ? block.key.split('.').reduce((schema, key) => schema?.properties?.[key], parentOf(block).schema) : block.schema;
   const inNestingOrder = nestingOrder.map((kind) => blockOf.get(kind));
   return {
-    ...(kindOrder ? { 'policy-kinds': policyKindsList(kindOrder) } : {}),
     ...(layers ? { layers: layersProse(layers) } : {}),
     ...(commands ? { 'readme-commands': commandsTable(commands) } : {}),
     'plan-notices': noticesTable(noticeChecks),

@@ -42,22 +42,12 @@ interface ApiLike {
   status: number;
   code: string;
   reason?: string;
+  /**
+   * A 404 whose reason its operation declares (api/operations.ts `notFound`, the one list): the object is not
+   * there. Any other 404 (`route_not_found`: a wrong base URL) is not a refusal but a failure.
+   */
+  objectNotFound?: boolean;
 }
-
-/**
- * The spec's per-resource not-found reasons (its "Not found" row): a 404 with one of these says the object
- * is not there. Any other 404 (e.g. `route_not_found`: a wrong base URL) is not a refusal but a failure.
- */
-export const notFoundReasons: ReadonlySet<string> = new Set([
-  'project_not_found',
-  'record_not_found',
-  'group_not_found',
-  'provider_not_found',
-  'credential_not_found',
-  'gateway_not_found',
-  'token_not_found',
-  'log_not_found',
-]);
 
 /**
  * 403 reasons that say the account refuses the token itself, so every request in it will be refused: the token's
@@ -89,7 +79,7 @@ export function classifyError(error: unknown): ErrorClass {
   if (code === 'network_error' || code === 'response_too_large') return 'unsure';
   if (isApiLike(error)) {
     if (error.status === 403) return isAccountRefusal(error.status, error.reason) ? 'rejected' : 'refused';
-    if (error.status === 404 && notFoundReasons.has(error.reason ?? '')) return 'refused';
+    if (error.status === 404 && error.objectNotFound === true) return 'refused';
     return error.status < 500 ? 'rejected' : 'unsure';
   }
   return 'bug';

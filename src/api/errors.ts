@@ -6,12 +6,15 @@
  */
 import type { OperationName } from './operations.js';
 import { isAccountRefusal } from '../errors.js';
+import { routes } from './routes.js';
 import { safeText } from '../text/safe-text.js';
 
 /** The API answered with its failure envelope (or a status it should not have). */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   readonly code: string;
+  /** A 404 whose reason the operation declares (`notFound` of its entry): the object it names is not there. */
+  readonly objectNotFound: boolean;
   constructor(
     readonly operation: OperationName,
     readonly status: number,
@@ -30,6 +33,8 @@ export class ApiError extends Error {
         : describeApiFailure(operation, status, code, reason, details, requestId, attempts),
     );
     this.code = code;
+    const declared: readonly string[] = (routes[operation] as { notFound?: readonly string[] }).notFound ?? [];
+    this.objectNotFound = status === 404 && declared.includes(reason);
   }
 }
 

@@ -10,26 +10,13 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { Route } from './route.js';
 import * as S from './shapes.js';
 
-export type { HttpMethod, Identity } from './route.js';
+export type { HttpMethod, Identity, NotFoundReason } from './route.js';
 export { fillPath, routeFields } from './route.js';
-
-/** The spec's "Not found" reasons: a 404 with one says the object is not there (src/errors.ts lists the same). */
-export type NotFoundReason =
-  | 'project_not_found'
-  | 'record_not_found'
-  | 'group_not_found'
-  | 'provider_not_found'
-  | 'credential_not_found'
-  | 'gateway_not_found'
-  | 'token_not_found'
-  | 'log_not_found';
 
 /** One operation: its route, what people read about it, and the schemas of what it takes and answers. */
 export interface OperationSpec extends Route {
   /** One line for `cplane api`, the MCP tools and OpenAPI. */
   summary: string;
-  /** The not-found reasons it answers for the objects its path or body names. */
-  notFound?: readonly NotFoundReason[];
   query?: TSchema;
   body?: TSchema;
   /** Schema of `data` in the success envelope; undefined for `{ok: true}` with no data. */

@@ -4,6 +4,8 @@
  */
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+/** A 404 reason that says the object a request names is not there (the spec's "Not found" row has the first ones). */
+export type NotFoundReason = `${string}_not_found`;
 /** H: human PAT only. SA: a Service Account token is accepted too. */
 export type Identity = 'H' | 'SA';
 
@@ -22,6 +24,11 @@ export interface Route {
   pages?: 'array' | 'rows';
   /** Plan-limited creation (spec Limits 5): may fail with `plan_limit_reached`. */
   planLimited?: 'projects' | 'credentials' | 'gateways';
+  /**
+   * The not-found reasons it answers for the objects its path or body names: the one list of them. A 404 with one
+   * of these is a refusal (the object is gone); any other 404, such as `route_not_found`, is a failure.
+   */
+  notFound?: readonly NotFoundReason[];
 }
 
 /** The fields of a Route, in the order the generated routes.ts writes them. */
@@ -34,6 +41,7 @@ export const routeFields = [
   'ownerMay',
   'pages',
   'planLimited',
+  'notFound',
 ] as const satisfies readonly (keyof Route)[];
 
 /** Fills a path template: `/gateways/{id}` + {id: 'x'} -> `/gateways/x` (each value URL-encoded). */

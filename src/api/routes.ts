@@ -7,7 +7,14 @@ export { fillPath, type HttpMethod, type Identity, type Route } from './route.js
 export const routes = {
   listAccounts: { method: 'GET', path: '/accounts', identity: 'H', accountScoped: false, permission: 'accounts:read' },
   listProjects: { method: 'GET', path: '/projects', identity: 'H', accountScoped: true, permission: 'projects:read', pages: 'array' },
-  getProject: { method: 'GET', path: '/projects/{id}', identity: 'H', accountScoped: true, permission: 'projects:read' },
+  getProject: {
+    method: 'GET',
+    path: '/projects/{id}',
+    identity: 'H',
+    accountScoped: true,
+    permission: 'projects:read',
+    notFound: ['project_not_found'],
+  },
   createProject: {
     method: 'POST',
     path: '/projects',
@@ -16,8 +23,22 @@ export const routes = {
     permission: 'projects:create',
     planLimited: 'projects',
   },
-  updateProject: { method: 'PATCH', path: '/projects/{id}', identity: 'H', accountScoped: true, permission: 'projects:update' },
-  archiveProject: { method: 'PATCH', path: '/projects/{id}/archive', identity: 'H', accountScoped: true, permission: 'projects:archive' },
+  updateProject: {
+    method: 'PATCH',
+    path: '/projects/{id}',
+    identity: 'H',
+    accountScoped: true,
+    permission: 'projects:update',
+    notFound: ['project_not_found'],
+  },
+  archiveProject: {
+    method: 'PATCH',
+    path: '/projects/{id}/archive',
+    identity: 'H',
+    accountScoped: true,
+    permission: 'projects:archive',
+    notFound: ['project_not_found'],
+  },
   listRecords: { method: 'GET', path: '/records', identity: 'SA', accountScoped: true, permission: 'records:read', pages: 'array' },
   listProjectRecords: {
     method: 'GET',
@@ -26,9 +47,24 @@ export const routes = {
     accountScoped: true,
     permission: 'records:read',
     pages: 'array',
+    notFound: ['project_not_found'],
   },
-  getRecord: { method: 'GET', path: '/records/{id}', identity: 'SA', accountScoped: true, permission: 'records:read' },
-  readRecord: { method: 'POST', path: '/records/{id}/read', identity: 'SA', accountScoped: true, permission: 'records:read' },
+  getRecord: {
+    method: 'GET',
+    path: '/records/{id}',
+    identity: 'SA',
+    accountScoped: true,
+    permission: 'records:read',
+    notFound: ['record_not_found'],
+  },
+  readRecord: {
+    method: 'POST',
+    path: '/records/{id}/read',
+    identity: 'SA',
+    accountScoped: true,
+    permission: 'records:read',
+    notFound: ['record_not_found'],
+  },
   listRecordVersions: {
     method: 'GET',
     path: '/records/{id}/versions',
@@ -36,6 +72,7 @@ export const routes = {
     accountScoped: true,
     permission: 'records:read',
     ownerMay: true,
+    notFound: ['record_not_found'],
   },
   listRecordAudit: {
     method: 'GET',
@@ -44,6 +81,7 @@ export const routes = {
     accountScoped: true,
     permission: 'audit:read',
     ownerMay: true,
+    notFound: ['record_not_found'],
   },
   listRecordAnomalies: { method: 'GET', path: '/audit/record-anomalies', identity: 'H', accountScoped: true, permission: 'audit:read' },
   listRecordActivity: { method: 'GET', path: '/audit/record-activity', identity: 'H', accountScoped: true, permission: 'audit:read' },
@@ -63,7 +101,14 @@ export const routes = {
     permission: 'audit:read',
     pages: 'array',
   },
-  createRecord: { method: 'POST', path: '/records', identity: 'H', accountScoped: true, permission: 'records:create' },
+  createRecord: {
+    method: 'POST',
+    path: '/records',
+    identity: 'H',
+    accountScoped: true,
+    permission: 'records:create',
+    notFound: ['project_not_found'],
+  },
   createRecordVersion: {
     method: 'POST',
     path: '/records/{id}/version',
@@ -71,6 +116,7 @@ export const routes = {
     accountScoped: true,
     permission: 'records:update',
     ownerMay: true,
+    notFound: ['record_not_found'],
   },
   updateRecord: {
     method: 'PATCH',
@@ -79,6 +125,7 @@ export const routes = {
     accountScoped: true,
     permission: 'records:update',
     ownerMay: true,
+    notFound: ['record_not_found'],
   },
   archiveRecord: {
     method: 'PATCH',
@@ -87,6 +134,7 @@ export const routes = {
     accountScoped: true,
     permission: 'records:archive',
     ownerMay: true,
+    notFound: ['record_not_found'],
   },
   transferRecordOwnership: {
     method: 'POST',
@@ -95,6 +143,7 @@ export const routes = {
     accountScoped: true,
     permission: 'records:transfer',
     ownerMay: true,
+    notFound: ['record_not_found'],
   },
   rollbackRecord: {
     method: 'POST',
@@ -103,6 +152,7 @@ export const routes = {
     accountScoped: true,
     permission: 'records:update',
     ownerMay: true,
+    notFound: ['record_not_found'],
   },
   rotateRecord: {
     method: 'POST',
@@ -111,6 +161,7 @@ export const routes = {
     accountScoped: true,
     permission: 'records:rotate',
     ownerMay: true,
+    notFound: ['record_not_found'],
   },
   shareRecordWithUser: {
     method: 'POST',
@@ -119,6 +170,7 @@ export const routes = {
     accountScoped: true,
     permission: 'records:share',
     ownerMay: true,
+    notFound: ['record_not_found'],
   },
   shareRecordWithGroup: {
     method: 'POST',
@@ -127,6 +179,7 @@ export const routes = {
     accountScoped: true,
     permission: 'records:share',
     ownerMay: true,
+    notFound: ['record_not_found', 'group_not_found'],
   },
   revokeRecordUser: {
     method: 'POST',
@@ -135,6 +188,7 @@ export const routes = {
     accountScoped: true,
     permission: 'records:revoke',
     ownerMay: true,
+    notFound: ['record_not_found'],
   },
   revokeRecordGroup: {
     method: 'POST',
@@ -143,6 +197,7 @@ export const routes = {
     accountScoped: true,
     permission: 'records:revoke',
     ownerMay: true,
+    notFound: ['record_not_found', 'group_not_found'],
   },
   revokeRecordServiceAccount: {
     method: 'POST',
@@ -151,6 +206,7 @@ export const routes = {
     accountScoped: true,
     permission: 'records:revoke-service-account',
     ownerMay: true,
+    notFound: ['record_not_found'],
   },
   listProviders: { method: 'GET', path: '/providers', identity: 'SA', accountScoped: false, permission: 'providers:read' },
   listCredentials: {
@@ -168,6 +224,7 @@ export const routes = {
     accountScoped: true,
     permission: 'credentials:create',
     planLimited: 'credentials',
+    notFound: ['provider_not_found'],
   },
   listCredentialModels: {
     method: 'GET',
@@ -175,6 +232,7 @@ export const routes = {
     identity: 'H',
     accountScoped: true,
     permission: 'credentials:read',
+    notFound: ['credential_not_found'],
   },
   rotateCredential: {
     method: 'POST',
@@ -182,6 +240,7 @@ export const routes = {
     identity: 'H',
     accountScoped: true,
     permission: 'credentials:rotate',
+    notFound: ['credential_not_found'],
   },
   updateCredential: {
     method: 'PATCH',
@@ -189,6 +248,7 @@ export const routes = {
     identity: 'H',
     accountScoped: true,
     permission: 'credentials:update',
+    notFound: ['credential_not_found'],
   },
   deleteCredential: {
     method: 'DELETE',
@@ -196,9 +256,17 @@ export const routes = {
     identity: 'H',
     accountScoped: true,
     permission: 'credentials:delete',
+    notFound: ['credential_not_found'],
   },
   listGateways: { method: 'GET', path: '/gateways', identity: 'H', accountScoped: true, permission: 'gateways:read', pages: 'array' },
-  getGateway: { method: 'GET', path: '/gateways/{id}', identity: 'SA', accountScoped: true, permission: 'gateways:read' },
+  getGateway: {
+    method: 'GET',
+    path: '/gateways/{id}',
+    identity: 'SA',
+    accountScoped: true,
+    permission: 'gateways:read',
+    notFound: ['gateway_not_found'],
+  },
   createGateway: {
     method: 'POST',
     path: '/gateways',
@@ -206,15 +274,31 @@ export const routes = {
     accountScoped: true,
     permission: 'gateways:create',
     planLimited: 'gateways',
+    notFound: ['project_not_found', 'provider_not_found', 'credential_not_found'],
   },
-  updateGateway: { method: 'PATCH', path: '/gateways/{id}', identity: 'H', accountScoped: true, permission: 'gateways:update' },
-  deleteGateway: { method: 'DELETE', path: '/gateways/{id}', identity: 'H', accountScoped: true, permission: 'gateways:delete' },
+  updateGateway: {
+    method: 'PATCH',
+    path: '/gateways/{id}',
+    identity: 'H',
+    accountScoped: true,
+    permission: 'gateways:update',
+    notFound: ['gateway_not_found', 'provider_not_found'],
+  },
+  deleteGateway: {
+    method: 'DELETE',
+    path: '/gateways/{id}',
+    identity: 'H',
+    accountScoped: true,
+    permission: 'gateways:delete',
+    notFound: ['gateway_not_found'],
+  },
   attachGatewayCredential: {
     method: 'POST',
     path: '/gateways/{id}/credentials',
     identity: 'H',
     accountScoped: true,
     permission: 'gateways:update',
+    notFound: ['gateway_not_found', 'credential_not_found'],
   },
   detachGatewayCredential: {
     method: 'DELETE',
@@ -222,6 +306,7 @@ export const routes = {
     identity: 'H',
     accountScoped: true,
     permission: 'gateways:update',
+    notFound: ['gateway_not_found'],
   },
   updateGatewaySettings: {
     method: 'PATCH',
@@ -229,14 +314,23 @@ export const routes = {
     identity: 'H',
     accountScoped: true,
     permission: 'gateways:update',
+    notFound: ['gateway_not_found'],
   },
-  getOtelExport: { method: 'GET', path: '/gateways/{id}/otel-export', identity: 'H', accountScoped: true, permission: 'gateways:read' },
+  getOtelExport: {
+    method: 'GET',
+    path: '/gateways/{id}/otel-export',
+    identity: 'H',
+    accountScoped: true,
+    permission: 'gateways:read',
+    notFound: ['gateway_not_found'],
+  },
   updateOtelExport: {
     method: 'PATCH',
     path: '/gateways/{id}/otel-export',
     identity: 'H',
     accountScoped: true,
     permission: 'gateways:update',
+    notFound: ['gateway_not_found'],
   },
   listGatewayTokens: {
     method: 'GET',
@@ -245,6 +339,7 @@ export const routes = {
     accountScoped: true,
     permission: 'gateway-tokens:read',
     pages: 'array',
+    notFound: ['gateway_not_found'],
   },
   createGatewayToken: {
     method: 'POST',
@@ -252,6 +347,7 @@ export const routes = {
     identity: 'H',
     accountScoped: true,
     permission: 'gateway-tokens:create',
+    notFound: ['gateway_not_found'],
   },
   renameGatewayToken: {
     method: 'PATCH',
@@ -259,6 +355,7 @@ export const routes = {
     identity: 'H',
     accountScoped: true,
     permission: 'gateway-tokens:rename',
+    notFound: ['gateway_not_found', 'token_not_found'],
   },
   revokeGatewayToken: {
     method: 'DELETE',
@@ -266,6 +363,7 @@ export const routes = {
     identity: 'H',
     accountScoped: true,
     permission: 'gateway-tokens:revoke',
+    notFound: ['gateway_not_found', 'token_not_found'],
   },
   deleteGatewayToken: {
     method: 'DELETE',
@@ -273,6 +371,7 @@ export const routes = {
     identity: 'H',
     accountScoped: true,
     permission: 'gateway-tokens:delete',
+    notFound: ['gateway_not_found', 'token_not_found'],
   },
   listGatewayLogs: {
     method: 'GET',
@@ -281,6 +380,7 @@ export const routes = {
     accountScoped: true,
     permission: 'gateways:read-logs',
     pages: 'array',
+    notFound: ['gateway_not_found'],
   },
   getGatewayLog: {
     method: 'GET',
@@ -288,6 +388,7 @@ export const routes = {
     identity: 'SA',
     accountScoped: true,
     permission: 'gateways:read-logs',
+    notFound: ['gateway_not_found', 'log_not_found'],
   },
   listGatewayKeyAccess: {
     method: 'GET',
@@ -296,10 +397,25 @@ export const routes = {
     accountScoped: true,
     permission: 'gateways:read-key-access',
     pages: 'rows',
+    notFound: ['gateway_not_found'],
   },
   listUsageLogs: { method: 'GET', path: '/usage/logs', identity: 'H', accountScoped: true, permission: 'usage:read', pages: 'array' },
-  getUsageLog: { method: 'GET', path: '/usage/logs/{logId}', identity: 'H', accountScoped: true, permission: 'usage:read-bodies' },
-  getUsageSpend: { method: 'GET', path: '/usage/spend', identity: 'H', accountScoped: true, permission: 'usage:read' },
+  getUsageLog: {
+    method: 'GET',
+    path: '/usage/logs/{logId}',
+    identity: 'H',
+    accountScoped: true,
+    permission: 'usage:read-bodies',
+    notFound: ['log_not_found', 'project_not_found'],
+  },
+  getUsageSpend: {
+    method: 'GET',
+    path: '/usage/spend',
+    identity: 'H',
+    accountScoped: true,
+    permission: 'usage:read',
+    notFound: ['project_not_found'],
+  },
   getUsageMetrics: { method: 'GET', path: '/usage/metrics', identity: 'H', accountScoped: true, permission: 'usage:read' },
   listServiceAccounts: {
     method: 'GET',
@@ -316,13 +432,21 @@ export const routes = {
     permission: 'records:share-service-account',
     ownerMay: true,
   },
-  deleteGroup: { method: 'DELETE', path: '/groups/{groupId}', identity: 'H', accountScoped: true, permission: 'groups:delete' },
+  deleteGroup: {
+    method: 'DELETE',
+    path: '/groups/{groupId}',
+    identity: 'H',
+    accountScoped: true,
+    permission: 'groups:delete',
+    notFound: ['group_not_found'],
+  },
   grantProjectGroupRole: {
     method: 'POST',
     path: '/projects/{id}/group-grants/{groupId}',
     identity: 'H',
     accountScoped: true,
     permission: 'groups:grant',
+    notFound: ['project_not_found', 'group_not_found'],
   },
 } as const satisfies Record<string, Route>;
 

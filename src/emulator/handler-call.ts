@@ -42,6 +42,12 @@ export function owned<T extends { account_id: string }>(rows: T[], key: keyof T,
   return row;
 }
 
+/** An area's own table of rows (`Db.tables`), made empty the first time it is asked for. */
+export function tableOf<T>(db: Db, name: string): T[] {
+  const tables = (db.tables ??= {});
+  return (tables[name] ??= []) as T[];
+}
+
 /** Limit/offset paging in creation order; default page size 50 (the schema caps it at 200). */
 export function page<T>(rows: T[], query: { limit?: number; offset?: number } | undefined): T[] {
   const offset = query?.offset ?? 0;

@@ -155,6 +155,11 @@ export interface Db {
   tokens: TokenRow[];
   logs: LogRow[];
   keyAccess: KeyAccessRowStored[];
+  /**
+   * Rows of the areas that keep their own table (`tableOf` in handler-call.ts), by table name: a kind added by
+   * docs/architecture.md's recipe stores its objects here, typed by its handler, and this file does not change.
+   */
+  tables?: Record<string, unknown[]>;
   /** The offset of the emulator's clock when the data was saved (clock.ts); absent in files from before it. */
   clockOffsetMs?: number;
 }

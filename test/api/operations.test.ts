@@ -1,7 +1,7 @@
 // The operation table against the spec's catalogue: every operation, its method, path and identity.
 import { describe, expect, it } from 'vitest';
-import { notFoundReasons } from '../../src/errors.js';
-import { operationNames, operations } from '../../src/api/index.js';
+import { classifyError } from '../../src/errors.js';
+import { ApiError, operationNames, operations } from '../../src/api/index.js';
 import { routeFields } from '../../src/api/route.js';
 
 /** The spec's "Catalog of the 59 public operations", row by row, plus the two group operations. */
@@ -107,10 +107,17 @@ describe('the route table and the schema table', () => {
 });
 
 describe("the spec's not-found reasons", () => {
-  // src/errors.ts sits below api/ and so cannot read the table: this test keeps its list and the table's one.
-  it('are exactly those the operations declare, so a kind whose operations answer a new one adds it to src/errors.ts', () => {
-    const declared = new Set(operationNames.flatMap((name) => (operations[name] as { notFound?: readonly string[] }).notFound ?? []));
-    expect([...notFoundReasons].sort()).toEqual([...declared].sort());
+  // The operations' `notFound` is the one list: the client marks a 404 with a declared reason, and classifyError
+  // (below api/, so it cannot read the table) reads that mark.
+  const answer = (operation: 'getProject' | 'getGateway', reason: string) =>
+    new ApiError(operation, 404, 'not_found', reason, undefined, 'req_1', 1);
+
+  it('are a refusal when the operation declares them, and a failure otherwise', () => {
+    expect(classifyError(answer('getProject', 'project_not_found'))).toBe('refused');
+    expect(classifyError(answer('getGateway', 'gateway_not_found'))).toBe('refused');
+    // Another operation's reason, or a wrong base URL, is not "the object is gone".
+    expect(classifyError(answer('getProject', 'gateway_not_found'))).toBe('rejected');
+    expect(classifyError(answer('getProject', 'route_not_found'))).toBe('rejected');
   });
 
   it('are declared by every operation whose path names an object', () => {

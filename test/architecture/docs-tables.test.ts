@@ -82,7 +82,7 @@ test('a table whose markers are gone, or a marker no table has, is named', () =>
     const file = join(dir, 'docs/configuration.md');
     writeFileSync(file, readFileSync(file, 'utf8').replace('<!-- generated: kinds-resources -->', '<!-- generated: kinds-widgets -->'));
     expect(checkTables(dir, tables)).toEqual([
-      'docs/configuration.md: no table is named "kinds-widgets" (the names are policy-kinds, layers, readme-commands, plan-notices, kinds-top-level-keys, kinds-addresses, kinds-resources, kinds-ignore-changes)',
+      'docs/configuration.md: no table is named "kinds-widgets" (the names are layers, readme-commands, plan-notices, kinds-top-level-keys, kinds-addresses, kinds-resources, kinds-ignore-changes)',
       'the table "kinds-resources" is in no Markdown file: put <!-- generated: kinds-resources --> and <!-- end generated --> where it belongs, then run npm run schemas',
     ]);
   } finally {
@@ -122,7 +122,6 @@ test('src/api/routes.ts is generated from the operations; a stale copy is named,
 
 test.each([
   ['docs/architecture.md', 'layers', (text: string) => text.replace('- `config/` imports `plan-model/`', '- `config/` imports nothing')],
-  ['docs/policies.md', 'policy-kinds', (text: string) => text.replace(', `record_owner`.', '.')],
   ['README.md', 'readme-commands', (text: string) => text.replace(/^\| `cplane fmt` \|.*\n/m, '')],
 ])('a stale generated %s (%s) fails the lint, naming the file; --write brings it back', async (file, name, edit) => {
   const dir = mkdtempSync(join(tmpdir(), 'cplane-docs-stale-'));

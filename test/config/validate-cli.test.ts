@@ -4,6 +4,7 @@
  * and the first test runs the built binary in a subprocess.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { BASE, writeConfig } from './helpers.js';
 import { builtCli } from '../helpers/built-cli.js';
@@ -14,6 +15,12 @@ function spawned(args: string[]) {
   const result = spawnSync(process.execPath, [builtCli(), ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
+
+/** A project's keys, in the schema's order (a kind declared inside a project adds its own). */
+const projectKeys = Object.keys(
+  (JSON.parse(readFileSync('schema/config.schema.json', 'utf8')) as { $defs: { project: { properties: object } } }).$defs.project
+    .properties,
+);
 
 function cplane(args: string[], cwd = process.cwd(), env: Record<string, string> = {}) {
   return runInProcess(args, { PATH: process.env.PATH ?? '', ...env }, cwd);
@@ -54,7 +61,7 @@ test('an invalid folder: exit 1, every error on stderr without colour when not a
       'main.yaml:4:5: error: Unknown key "descripton" in project "payments"; did you mean "description"?',
       '   4 |     descripton: Payment services',
       '     |     ^^^^^^^^^^',
-      '  Valid keys: forEach, name, description, active, records, groupRoles, lifecycle, dependsOn.',
+      `  Valid keys: ${projectKeys.join(', ')}.`,
       '',
       '1 error found.',
       '',

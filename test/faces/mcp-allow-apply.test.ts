@@ -1,6 +1,7 @@
 // An assistant cannot apply on its own: `cplane mcp` without --allow-apply offers no cplane_apply, and a call
 // to it by name is refused, sending nothing, with the way a person turns it on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operationNames } from '../../src/api/index.js';
 import { fixtures } from '../../src/emulator/index.js';
 import { liveInventory, smallConfig, world, type World } from '../e2e/helpers.js';
 import { call, json, session, SESSION_BUDGET_MS, type Session } from './mcp-session.js';
@@ -24,12 +25,14 @@ describe('cplane mcp without --allow-apply', () => {
     expect(names).toContain('cplane_plan');
     expect(names).toContain('cplane_validate');
     expect(names).not.toContain('cplane_apply');
-    expect(tools).toHaveLength(66);
+    // A tool per operation, cplane_validate and cplane_plan, and the three helpers.
+    const served = operationNames.length + 2 + 3;
+    expect(tools).toHaveLength(served);
     expect(tools.find((t) => t.name === 'cplane_plan')!.description).toContain(
       'Applying is left to a person (`cplane apply`): this server was started without --allow-apply.',
     );
     expect(s.stderr()).toContain(
-      'cplane mcp: serving 66 tools over stdio (human token; cplane_apply off (start with --allow-apply to offer it);',
+      `cplane mcp: serving ${served} tools over stdio (human token; cplane_apply off (start with --allow-apply to offer it);`,
     );
   });
 

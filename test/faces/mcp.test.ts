@@ -43,7 +43,7 @@ describe('cplane mcp --allow-apply with a human token', () => {
       properties: { id: { type: 'string', format: 'uuid' } },
     });
     expect(byName.get('create_credential')!.inputSchema.properties!.body).toMatchObject({ required: ['providerId', 'label', 'secret'] });
-    expect(s.stderr()).toContain('cplane mcp: serving 67 tools over stdio (human token; cplane_apply on (--allow-apply);');
+    expect(s.stderr()).toContain(`cplane mcp: serving ${tools.length} tools over stdio (human token; cplane_apply on (--allow-apply);`);
   });
 
   it('a read tool returns live data', async () => {

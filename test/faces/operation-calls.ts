@@ -3,6 +3,7 @@
 // works on objects of its own (made by `arrange`), so the calls succeed in any order and in any split.
 import { createClient, type ApiClient, type OperationName } from '../../src/api/index.js';
 import { fixtures } from '../../src/emulator/index.js';
+import { kindCases, operationExamples } from '../helpers/kind-cases.js';
 import { placeOf, wrapperFor } from '../helpers/readers.js';
 
 export const acme = fixtures.accounts[0]!.id;
@@ -53,7 +54,6 @@ export async function arrange(baseUrl: string): Promise<Ids> {
     ids.record = await record(ids.project, 'calls-record');
     await admin.call('createRecordVersion', { path: { id: ids.record }, body: value(2) });
     ids.recordToArchive = await record(ids.project, 'calls-archive');
-    ids.recordToTransfer = await record(ids.project, 'calls-transfer');
     ids.recordShared = await record(ids.project, 'calls-shared');
     // Wrappers that open with each reader's fixture key, for version 1 (the emulator checks both).
     const shared = await placeOf(admin, ids.recordShared);
@@ -91,6 +91,7 @@ export async function arrange(baseUrl: string): Promise<Ids> {
     ids.tokenToRevoke = await token('calls-revoke');
     ids.tokenToDelete = await token('calls-delete');
     ids.log = (await admin.call('listGatewayLogs', { path: { id: seededGateway }, query: { limit: 1 } }))[0]!.log_id;
+    for (const k of kindCases) await k.arrange?.(admin, ids);
     return ids;
   } finally {
     await admin.close();
@@ -100,6 +101,11 @@ export async function arrange(baseUrl: string): Promise<Ids> {
 const scope = { scopeType: 'project', scopeId: seededProject };
 
 export const calls: Record<OperationName, (ids: Ids) => Call> = {
+  // The operations of the kinds in test/kinds/, each its example's call.
+  ...(Object.fromEntries(Object.entries(operationExamples).map(([name, example]) => [name, example.call])) as Record<
+    OperationName,
+    (ids: Ids) => Call
+  >),
   listAccounts: () => ({}),
   listProjects: () => ({ params: { includeArchived: 'true' } }),
   getProject: () => ({ params: { id: seededProject } }),
@@ -120,7 +126,6 @@ export const calls: Record<OperationName, (ids: Ids) => Call> = {
   createRecordVersion: (ids) => ({ params: { id: ids.record! }, body: value(4) }),
   updateRecord: (ids) => ({ params: { id: ids.record! }, body: { tags: ['x'] } }),
   archiveRecord: (ids) => ({ params: { id: ids.recordToArchive! }, body: { archived: true } }),
-  transferRecordOwnership: (ids) => ({ params: { id: ids.recordToTransfer! }, body: { userId: dana } }),
   rollbackRecord: (ids) => ({ params: { id: ids.record! }, body: { version: 1 } }),
   rotateRecord: (ids) => ({ params: { id: ids.record! }, body: value(5) }),
   shareRecordWithUser: (ids) => ({ params: { id: ids.recordToShare! }, body: { userId: dana, wrappedDek: ids[`wrapToShare:${dana}`]! } }),

@@ -1,11 +1,13 @@
 // The conformance case of every kind, keyed by kind: test/providers/conformance.test.ts runs one for each kind of
-// the registry and fails, naming the kind, when a kind has none. A case walks the kind's life against the
+// the registry and fails, naming the kind, when a kind has none. A kind added since keeps its case in its own
+// file, test/kinds/<kind>.ts (test/helpers/kind-cases.ts), merged in here. A case walks the kind's life against the
 // emulator (create, the changes, remove), and between them the writes its steps send must be exactly the
 // kind's `writeOperations`: a change is there to send an operation no other step sends.
 import type { ResourceKind } from '../../src/config/types.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { printableKeyPair } from '../../src/emulator/keys.js';
 import type { Action } from '../../src/plan-model/index.js';
+import { kindCases } from '../helpers/kind-cases.js';
 import { directoryYaml, placeOf, wrapperFor } from '../helpers/readers.js';
 import type { Harness } from '../planner/harness.js';
 
@@ -77,15 +79,6 @@ const noReaders = `        grants:
           groups: []
 `;
 const generated = '{ generate: { length: 32 } }';
-const rex = fixtures.users[1]!;
-/** A record in Acme owned by the directory user given (none: no `owner`). */
-const ownedRecord = (owner: string | undefined) => `projects:
-  app:
-    records:
-      r:
-        tags: [a]
-${owner ? `        owner: { user: ${owner} }\n` : ''}${directoryYaml({ users: { dana: dana.id, rex: rex.id } })}`;
-
 /** A record with a value, granted to one reader of each kind: the fixtures of account 1 (Acme). */
 const grantCase = (kind: ResourceKind, reader: string, section: string): ConformanceCase => ({
   account: acme,
@@ -190,16 +183,8 @@ export const conformanceCases: Readonly<Partial<Record<ResourceKind, Conformance
     changes: [{ config: groupRole('reader') }],
     remove: groupRole(undefined),
   },
-  // A record's owner: transferred to dana, then to rex; removed, it is forgotten and rex stays the owner.
-  record_owner: {
-    account: acme,
-    address: 'record_owner.app/r',
-    create: ownedRecord('dana'),
-    changes: [{ config: ownedRecord('rex') }],
-    remove: ownedRecord(undefined),
-    removed: (live: { owner_user_id: string }) => live.owner_user_id === rex.id,
-  },
   service_account_grant: grantCase('service_account_grant', 'ci-deployer', 'serviceAccounts'),
   user_share: grantCase('user_share', 'dana', 'users'),
   group_share: grantCase('group_share', 'platform', 'groups'),
+  ...Object.fromEntries(kindCases.map((k) => [k.kind, k.conformance])),
 };

@@ -1,6 +1,6 @@
 // The one conformance test every kind of the registry passes, against the emulator: create, read, diff shows
 // nothing, each change, diff shows nothing, remove, and read no longer finds a live object (a kind known only
-// from state: state no longer holds it). The cases are in conformance-cases.ts, keyed by kind; a kind without
+// from state: state no longer holds it). The cases are in conformance-cases.ts, keyed by kind, and test/kinds/; a kind without
 // one fails here by name. The writes of every step are the kind's to send (`writeOperations`, which the
 // journal check that refuses a pending write of another kind relies on), and over its case each kind sends
 // every operation it declares: the list is derived from what the kinds do, not from their source.
@@ -94,7 +94,7 @@ describe.each([...kindOrder])('kind %s', (kind) => {
 
   it('conforms: creates, reads, shows no difference, changes, shows no difference, removes; sending exactly its writeOperations', async () => {
     const c = conformanceCases[kind];
-    if (!c) expect.fail(`kind "${kind}" has no conformance case: add one in test/providers/conformance-cases.ts`);
+    if (!c) expect.fail(`kind "${kind}" has no conformance case: add its cases in test/kinds/ (test/kinds/README.md)`);
     expect(c.address.startsWith(`${kind}.`), `the case of ${kind} follows ${c.address}`).toBe(true);
     const provider = definitionOf(kind);
     const sent = new Map<ResourceKind, Set<string>>();
@@ -136,7 +136,7 @@ describe.each([...kindOrder])('kind %s', (kind) => {
       const unsent = declared.filter((operation) => !walked.includes(operation));
       expect(
         walked,
-        `writeOperations of ${kind} declares ${unsent.join(', ')}, which its conformance case never sends: add a change that sends it in test/providers/conformance-cases.ts, or take it out of writeOperations`,
+        `writeOperations of ${kind} declares ${unsent.join(', ')}, which its conformance case never sends: add a change that sends it to its conformance case, or take it out of writeOperations`,
       ).toEqual(declared);
     } finally {
       await h.close();
