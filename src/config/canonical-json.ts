@@ -4,7 +4,7 @@
  */
 
 /**
- * The keys of `record` in the order `.sort()` gives (by UTF-16 code units, as `<` compares). Objects here have a
+ * An object's keys in the order `.sort()` gives (by UTF-16 code units, as `<` compares). Objects here have a
  * handful of keys, and V8's sort copies its array into a new one on every call: at 10,000 state entries that was
  * most of what checking their MACs allocated. Insertion sort on the fresh array of `Object.keys` allocates nothing more.
  */
