@@ -73,6 +73,13 @@ const { output } = await build({
     // `validate` and more than that of `--help`. Ink, the one ES-only dependency (a top-level await in
     // yoga), is loaded with import() by src/ui/ink.ts, which CommonJS keeps.
     format: 'cjs',
+    // V8 keeps each file's source in the heap for as long as the process runs, and a single character beyond
+    // Latin-1 (an arrow, an ellipsis in a message) makes it a two-byte string: the config and engine chunks took
+    // 3.5 MB that way. So strings are written with escapes, and the doc comments (the source maps lead to them)
+    // are left out: one-byte sources of 1.1 MB, and less for V8 to read. What stays live from the start counts
+    // several times over, since V8 lets the heap grow to a multiple of it before it collects again.
+    charset: 'ascii',
+    comments: { legal: true, annotation: true, jsdoc: false },
     entryFileNames: (chunk) => (chunk.name === 'cplane' ? '[name].cjs' : 'chunks/[name].cjs'),
     chunkFileNames: 'chunks/[name]-[hash].cjs',
     sourcemap: true,

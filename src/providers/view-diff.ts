@@ -29,11 +29,20 @@ export function sameValue(a: unknown, b: unknown): boolean {
 /** Changes from `live` to `desired`, for every managed (present) key of `desired` that is not ignored. */
 export function diffViews(desired: View, live: View, ignoreChanges: string[]): FieldChange[] {
   const changes: FieldChange[] = [];
-  for (const path of Object.keys(desired).sort()) {
+  for (const path of Object.keys(desired)) {
     if (isIgnored(path, ignoreChanges)) continue;
     if (!sameValue(desired[path], live[path])) changes.push({ path, before: live[path] ?? null, after: desired[path] ?? null });
   }
-  return changes;
+  return inPathOrder(changes);
+}
+
+/**
+ * `changes` sorted by path (as `.sort()` orders the paths). Sorting the few changes found, rather than every path
+ * compared, matters at 10,000 unchanged resources: V8's sort copies its array on each call, and that was the
+ * largest allocation of the desired stage.
+ */
+export function inPathOrder(changes: FieldChange[]): FieldChange[] {
+  return changes.length < 2 ? changes : changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /** Write-only fields that changed, as sensitive changes (never with a value). */

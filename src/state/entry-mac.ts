@@ -35,8 +35,7 @@ function macOf(
   address: string,
   entry: ResourceState | JournalEntry,
 ): string {
-  const { mac: _mac, ...rest } = entry;
-  const text = `cplane/state-entry/v1\0${what}\0${binding.account}\0${binding.lineage}\0${address}\0${canonicalJson(rest)}`;
+  const text = `cplane/state-entry/v1\0${what}\0${binding.account}\0${binding.lineage}\0${address}\0${canonicalJson(entry, 'mac')}`;
   return createHmac('sha256', key).update(text, 'utf8').digest('hex');
 }
 

@@ -51,7 +51,24 @@ function celEnvironment(): Promise<CelEnvironment> {
 const firstLine = (text: string) => text.split('\n')[0] ?? text;
 const rest = (text: string) => text.split('\n').slice(1).join('\n').trim();
 
-export async function compileAssertion(expression: string): Promise<Assertion | { problem: AssertionProblem }> {
+/**
+ * Compiled assertions by text: a file's runs often repeat one (`plan.add == 3`), and each run compiles its own. A
+ * long-lived process (the language server) forgets them all past MAX_COMPILED texts.
+ */
+const compiledByText = new Map<string, Promise<Assertion | { problem: AssertionProblem }>>();
+const MAX_COMPILED = 2000;
+
+export function compileAssertion(expression: string): Promise<Assertion | { problem: AssertionProblem }> {
+  let compiled = compiledByText.get(expression);
+  if (!compiled) {
+    if (compiledByText.size >= MAX_COMPILED) compiledByText.clear();
+    compiled = compileText(expression);
+    compiledByText.set(expression, compiled);
+  }
+  return compiled;
+}
+
+async function compileText(expression: string): Promise<Assertion | { problem: AssertionProblem }> {
   const env = await celEnvironment();
   let parsed: ReturnType<CelEnvironment['parse']>;
   try {
@@ -123,18 +140,29 @@ function comprehensionDepth(value: unknown): number {
  * facts, and an assertion that is stopped ends the worker, so the next gets a new one.
  */
 export class AssertionChecker {
+  /** Each text once: the runs of a file often repeat an assertion or a part (`plan.add`), and the worker compiles every rule. */
   private readonly rules: string[] = [];
-  /** Per run's list of assertions: where each assertion's expression is among the rules (its parts follow it). */
-  private readonly firstRules = new Map<readonly Assertion[], number[]>();
+  private readonly ruleOf = new Map<string, number>();
+  /** Per run's list of assertions: where each assertion's expression and each of its parts are among the rules. */
+  private readonly firstRules = new Map<readonly Assertion[], RuleIndices[]>();
   private sandbox: Sandbox | undefined;
 
   constructor(runs: readonly (readonly Assertion[])[]) {
     for (const assertions of runs) {
       this.firstRules.set(
         assertions,
-        assertions.map((a) => this.rules.push(a.expression, ...a.parts) - 1 - a.parts.length),
+        assertions.map((a) => ({ expression: this.rule(a.expression), parts: a.parts.map((part) => this.rule(part)) })),
       );
     }
+  }
+
+  private rule(text: string): number {
+    let index = this.ruleOf.get(text);
+    if (index === undefined) {
+      index = this.rules.push(text) - 1;
+      this.ruleOf.set(text, index);
+    }
+    return index;
   }
 
   /** The outcome of each of `assertions` (one run's, as given to the constructor) over `facts`. */
@@ -159,10 +187,16 @@ export class AssertionChecker {
   }
 }
 
-async function checkOne(sandbox: Sandbox, assertion: Assertion, rule: number): Promise<AssertionOutcome> {
+/** Where an assertion's expression and its parts are among the rules the worker compiled. */
+interface RuleIndices {
+  expression: number;
+  parts: number[];
+}
+
+async function checkOne(sandbox: Sandbox, assertion: Assertion, rule: RuleIndices): Promise<AssertionOutcome> {
   const started = performance.now();
   const left = () => Math.max(0, DEFAULT_TIMEOUT_MS - (performance.now() - started));
-  const evaluated = await sandbox.values([rule], 0, left());
+  const evaluated = await sandbox.values([rule.expression], 0, left());
   if (!evaluated.finished) return stopped(evaluated.reason);
   const [ok, result] = evaluated.results[0]!;
   if (!ok) return { passed: false, message: `could not be evaluated: ${result as string}` };
@@ -170,11 +204,7 @@ async function checkOne(sandbox: Sandbox, assertion: Assertion, rule: number): P
   if (result !== false) return { passed: false, message: `gave ${showValue(result)}, not a bool` };
   if (assertion.parts.length === 0) return { passed: false, message: 'was false' };
   // What it saw is worked out in the worker too, within what is left of the deadline.
-  const parts = await sandbox.values(
-    assertion.parts.map((_, k) => rule + 1 + k),
-    0,
-    left(),
-  );
+  const parts = await sandbox.values(rule.parts, 0, left());
   if (!parts.finished) return stopped(parts.reason);
   const values = new Map(assertion.parts.map((part, k) => [part, parts.results[k]!]));
   const seen = whatItSaw(assertion.ast, (node) => values.get(textOf(node)));

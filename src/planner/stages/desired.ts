@@ -14,7 +14,7 @@ import { depthFirstOrder } from '../../graph/index.js';
 import { resourceAddress, type FieldChange, type PlanStep, type StepCause } from '../../plan-model/index.js';
 import { kindOrder, parentOf, definitionOf } from '../../providers/index.js';
 import type { View } from '../../providers/types.js';
-import { isIgnored, sameValue } from '../../providers/view-diff.js';
+import { inPathOrder, isIgnored, sameValue } from '../../providers/view-diff.js';
 import type { ResourceState } from '../../state/types.js';
 import { planChange, type ChangeBase } from './change.js';
 import { emptyStage, type AddressDecisions, type DesiredWork, type StageInputs, type StageResult } from '../stage-inputs.js';
@@ -245,11 +245,11 @@ function driftOf(given: StageInputs, entry: ResourceState, observed: View, ignor
   const definition = definitionOf(entry.kind);
   const applied: View = definition.desiredView({ attributes: entry.inputs, known: given.known });
   const changes: FieldChange[] = [];
-  for (const path of Object.keys(applied).sort()) {
+  for (const path of Object.keys(applied)) {
     if (!(path in observed) || applied[path] === undefined || isIgnored(path, ignore)) continue;
     if (!sameValue(applied[path], observed[path])) changes.push({ path, before: applied[path] ?? null, after: observed[path] ?? null });
   }
-  return changes;
+  return inPathOrder(changes);
 }
 
 /** Desired resources with every resource after the ones it depends on (kinds in dependency order first). */
