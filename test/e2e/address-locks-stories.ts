@@ -95,6 +95,12 @@ async function baseWorld(kit: StateKit): Promise<{ w: World; env: NodeJS.Process
 }
 
 export function addressLockStories(kit: StateKit): void {
+  heldAddress(kit);
+  disjointApplies(kit);
+  goneHolders(kit);
+}
+
+function heldAddress(kit: StateKit): void {
   it('an apply whose address another apply holds fails naming its PR, with 0 writes; with --lock-timeout it waits, then applies', async () => {
     const { w, env } = await baseWorld(kit);
     try {
@@ -126,7 +132,9 @@ export function addressLockStories(kit: StateKit): void {
       await w.close();
     }
   });
+}
 
+function disjointApplies(kit: StateKit): void {
   it('two applies on disjoint addresses run at the same time; a third on a held address is refused naming the PR; the next plan is clean', async () => {
     const { w, env } = await baseWorld(kit);
     let release!: () => void;
@@ -185,7 +193,9 @@ export function addressLockStories(kit: StateKit): void {
       await w.close();
     }
   });
+}
 
+function goneHolders(kit: StateKit): void {
   it("a gone holder's address locks are taken over; force-unlock clears a live holder's with --force", async () => {
     const { w, env } = await baseWorld(kit);
     try {
