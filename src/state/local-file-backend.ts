@@ -104,6 +104,9 @@ export class LocalFileBackend implements StateBackend {
   }
 
   async load(): Promise<LoadedState | undefined> {
+    // Read again (an apply catching up with others): the log we held open may have been replaced since.
+    await this.log?.close().catch(() => undefined);
+    this.log = undefined;
     this.file = await this.resolveFile();
     const text = await readIfPresent(this.file);
     if (text === undefined) return undefined;
@@ -181,6 +184,10 @@ export class LocalFileBackend implements StateBackend {
       throw fileSystemError(error, folder, 'create');
     }
     this.refuseIfChanged();
+    // Groups another writer appended since we read the log would be dropped with it.
+    const logSize = statSync(this.logPath, { throwIfNoEntry: false })?.size;
+    if (!creating && this.logLength >= 0 && !this.logTorn && logSize !== undefined && logSize !== this.logLength)
+      throw this.changedError('its change log was written by someone else');
     this.folds++;
     const text = serializeStateFile(snapshot);
     const kept = snapshot.serial < this.last ? await this.groupLinesAfter(snapshot.serial) : '';

@@ -580,7 +580,11 @@ class BackendStateStore implements StateStore {
   }
 
   private async fold(): Promise<void> {
-    await this.exclusively(() => this.backend.compact({ ...this.current, header: this.header }));
+    await this.exclusively(async () => {
+      // Beside other writers, the log may hold their groups after ours: a fold takes them in first.
+      if (this.shared) await this.catchUp(this.shared);
+      await this.backend.compact({ ...this.current, header: this.header });
+    });
     this.sinceFold = 0;
     this.foldAt = this.nextFoldAt();
     this.foldError = undefined;
