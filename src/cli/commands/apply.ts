@@ -229,7 +229,7 @@ function openForApply(ctx: CommandContext, verb: Verb, settings: ApplySettings, 
     command: `cplane ${verb}${saved ? ` (${allowance(ctx.env, saved.plan, saved.digest, settings.approval)})` : ''}`,
     ...(saved ? { allowance: allowanceRecord(ctx.env, saved.plan, saved.digest, settings.approval) } : {}),
     // A saved plan's addresses are known before anything is read: the apply holds only them, beside other applies.
-    ...(saved ? { addresses: addressesToHold(saved.plan.steps) } : {}),
+    ...(saved ? { addresses: addressesToHold(saved.plan) } : {}),
     onClientEvent: (event) => {
       io.status.onClientEvent(event);
       forward(event);
