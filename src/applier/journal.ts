@@ -209,7 +209,8 @@ export async function resendJournal(options: ResendOptions): Promise<RecoveryRes
   const now = options.now ?? (() => new Date());
   const emit = options.onEvent ?? (() => undefined);
   const outcome: RecoveryResult = { resent: 0, dropped: [], failed: [] };
-  for (const entry of [...state.data.journal]) {
+  // An entry of an address another apply holds may be the write it is sending right now: never resent here.
+  for (const entry of state.data.journal.filter((e) => state.holds(e.address))) {
     if (!(now().getTime() - Date.parse(entry.createdAt) < IDEMPOTENCY_RETENTION_MS)) {
       await removeEntry(state, entry);
       outcome.dropped.push({ address: entry.address, operation: entry.operation, createdAt: entry.createdAt });

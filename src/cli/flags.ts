@@ -76,7 +76,7 @@ export const stateHelp = [
 export const lockOptions: OptionSpec = { 'lock-timeout': { type: 'string' } };
 
 export const lockHelp =
-  '--lock-timeout DURATION  wait up to DURATION (e.g. 30s, 5m) while another run holds the state lock (default 0s: fail at once)';
+  "--lock-timeout DURATION  wait up to DURATION (e.g. 30s, 5m) while another run holds the state lock, or an address a saved plan's apply needs (default 0s: fail at once)";
 
 /** `--all` and `--deployment` (every command that reads a configuration): the deployments of its `deployments:` (docs/deployments.md). */
 export const chooseDeploymentOptions: OptionSpec = {

@@ -7,6 +7,7 @@
 export * from './action.js';
 export * from './address.js';
 export * from './address-graph.js';
+export * from './held-addresses.js';
 export * from './completeness.js';
 export * from './deployment-summary.js';
 export * from './policy-verdict.js';

@@ -1,6 +1,6 @@
 /**
  * `--lock-timeout DURATION` (Terraform's flag): how long a command that takes
- * the state lock waits while another run holds it; other duration flags (`run --grace`) are read alike. A duration is one or more
+ * the state lock waits while another run holds it (or, for an apply of a saved plan, one of its addresses); other duration flags (`run --grace`) are read alike. A duration is one or more
  * numbers with a unit, as Go writes them: `500ms`, `30s`, `5m`, `1h`, `1m30s`.
  */
 import { AbortError } from '../errors.js';

@@ -192,6 +192,8 @@ export interface Workspace {
 export interface WorkspaceOptions {
   /** Take the state's write lock (apply, destroy); plan reads without it. */
   lock: boolean;
+  /** With `lock`: hold only these addresses, beside other applies (a saved plan's apply; docs/state.md, "Locks"). */
+  addresses?: readonly string[];
   /** Command line recorded in the lock, e.g. `cplane apply`. */
   command: string;
   /** Who allowed the run (a saved plan's apply), recorded with the state's versions. */
@@ -371,6 +373,7 @@ async function openRest(
     lock: options.lock,
     ...(options.lock ? { lockTimeoutMs: lockTimeoutMs(ctx.values) } : {}),
     ...(options.allowance ? { allowance: options.allowance } : {}),
+    ...(options.lock && options.addresses ? { addresses: options.addresses } : {}),
   });
   let client: ApiClient;
   try {

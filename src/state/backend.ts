@@ -13,6 +13,7 @@ import type { LockInfo } from './errors.js';
 import type { StateFileContents } from './file-format.js';
 import type { JournalEntry, ResourceState } from './types.js';
 import type { OpenPlanRegistry } from './open-plans.js';
+import type { AddressLockResult } from './address-locks.js';
 
 export interface LockHandle {
   id: string;
@@ -58,7 +59,7 @@ export interface StateBackend {
    * insert in a database). Its cost is proportional to the group, not to the
    * state. Compare-and-swap: `group.serial` must be exactly one more than the
    * last serial stored (snapshot or group), else it throws StateError
-   * STATE_CHANGED and records nothing. Requires the lock.
+   * STATE_CHANGED and records nothing. Requires the lock or address locks.
    */
   append(group: ChangeGroup): Promise<void>;
   /**
@@ -67,15 +68,28 @@ export interface StateBackend {
    * none exists. Safe to be killed at any point: a later `load` sees the old
    * base with all its groups, or the new base with the groups after it. Throws
    * STATE_CHANGED when `snapshot.serial` is below the stored base or above the
-   * last stored serial. Requires the lock.
+   * last stored serial. Requires the lock or address locks.
    */
   compact(snapshot: StateFileContents): Promise<void>;
   /** Takes the lock at once or throws StateLockedError naming the holder (and whether it is stale); never waits. */
   lock(info: LockInfo): Promise<LockHandle>;
   /** Releases a lock taken with `lock`; does nothing if it was cleared meanwhile. */
   unlock(handle: LockHandle): Promise<void>;
-  /** Removes the lock whose id is `id` (whoever holds it) and returns what it said. */
+  /** Removes the lock whose id is `id` (whoever holds it), state lock or address locks, and returns what it said. */
   forceUnlock(id: string): Promise<LockInfo>;
+  /**
+   * Takes `holder`'s locks on `addresses` for its run, all or none, and never waits (address-locks.ts). Throws
+   * AddressesLockedError naming the held addresses and their holders, or StateLockedError when a run holds the
+   * whole state. A holder that is gone is taken over. While any address is held, `lock` is refused the same way.
+   */
+  lockAddresses?(holder: LockInfo, addresses: readonly string[]): Promise<LockHandle & AddressLockResult>;
+  /** Releases the address locks taken with `lockAddresses`; does nothing if they were cleared meanwhile. */
+  unlockAddresses?(handle: LockHandle): Promise<void>;
+  /**
+   * Runs `work` while no other writer writes: the short state lock a run holding addresses takes around each
+   * `append` and `compact`. A backend whose `append` is an atomic compare-and-swap runs it at once.
+   */
+  exclusive?<T>(holder: LockInfo, work: () => Promise<T>): Promise<T>;
   /** After `load` found no state: why, when it is more than "nothing stored yet" (a database schema without cplane's tables). */
   absence?(): string | undefined;
   /** The open-plan registry kept with this state (open-plans.ts): the saved plans of open pull requests. */

@@ -69,6 +69,8 @@ export interface LockInfo {
   command: string;
   /** Who allowed the run (a saved plan's apply): recorded with every version it saves (`cplane state history`). */
   allowance?: Allowance;
+  /** Held only for one write of an apply that holds its addresses: a writer that finds it waits a moment, whatever --lock-timeout says. */
+  brief?: boolean;
 }
 
 /** Who allowed an apply: the plan applied (its digest), its pull request and commit, who ran it and who approved it. */
@@ -90,6 +92,19 @@ export function printableLock(info: LockInfo): LockInfo {
   return { id: safeName(info.id), pid: info.pid, host: safeName(info.host), time: safeName(info.time), command: safeText(info.command) };
 }
 
+/** Who holds a lock, as messages name it: the pull request and commit when the run applies one's plan, else its process. */
+export function holderText(info: LockInfo): string {
+  const shown = printableLock(info);
+  const pr = info.allowance?.pullRequest;
+  const commit = info.allowance?.commit;
+  const process = `pid ${shown.pid} on ${shown.host}, running \`${shown.command}\` since ${shown.time}, lock id ${shown.id}`;
+  if (pr === undefined && commit === undefined) return process;
+  const change = [pr !== undefined ? `PR #${pr}` : undefined, commit ? `commit ${safeName(commit.slice(0, 12))}` : undefined]
+    .filter(Boolean)
+    .join(' at ');
+  return `${change} (${process})`;
+}
+
 /** The state is locked by another run; `holder` says by whom, `stale` when that process is gone. */
 export class StateLockedError extends StateError {
   constructor(
@@ -98,7 +113,7 @@ export class StateLockedError extends StateError {
     lockPath: string,
   ) {
     const shown = printableLock(holder);
-    const who = `pid ${shown.pid} on ${shown.host}, running \`${shown.command}\` since ${shown.time}, lock id ${shown.id}`;
+    const who = holderText(holder);
     super(
       stale ? 'STATE_LOCK_STALE' : 'STATE_LOCKED',
       stale ? `The state lock ${lockPath} is stale: its holder (${who}) is no longer running.` : `The state is locked by ${who}.`,
@@ -106,5 +121,37 @@ export class StateLockedError extends StateError {
         ? `If no other cplane uses this state, clear the lock with \`${suggestedCommand(['force-unlock', shown.id])}\` (same --account/--state flags).`
         : `Wait for it to finish. If it is gone, clear the lock with \`${suggestedCommand(['force-unlock', shown.id])}\`.`,
     );
+  }
+}
+
+/** One run's address locks: the addresses an apply holds for its whole run, and who holds them. */
+export interface AddressHold {
+  holder: LockInfo;
+  addresses: string[];
+}
+
+/** How many held addresses a message names before it only counts the rest. */
+const ADDRESSES_SHOWN = 5;
+
+/**
+ * Addresses an apply needs are held by other runs (`held`: each holder with the addresses it holds of those);
+ * a holder of the whole state (`state mv`, an apply without a saved plan) holds every address. The first
+ * holder is `holder`, so a waiter and `force-unlock` see it as they see a state lock.
+ */
+export class AddressesLockedError extends StateLockedError {
+  constructor(
+    readonly held: AddressHold[],
+    location: string,
+  ) {
+    super(held[0]!.holder, false, location);
+    const count = held.reduce((sum, h) => sum + h.addresses.length, 0);
+    const parts = held.map((h) => {
+      const shown = h.addresses.slice(0, ADDRESSES_SHOWN).map((a) => safeText(a));
+      const more = h.addresses.length > shown.length ? ` and ${h.addresses.length - shown.length} more` : '';
+      return `${shown.join(', ')}${more} by ${holderText(h.holder)}`;
+    });
+    this.message = `${count} address${count === 1 ? '' : 'es'} this command needs ${count === 1 ? 'is' : 'are'} held by another apply of ${location}: ${parts.join('; ')}. Nothing was written.`;
+    (this as { hint?: string }).hint =
+      `Wait for it to finish (\`--lock-timeout 10m\` waits for it). If it is gone, clear its locks with \`${suggestedCommand(['force-unlock', printableLock(held[0]!.holder).id])}\` (same --account/--state flags).`;
   }
 }

@@ -1,6 +1,6 @@
 /**
- * `force-unlock`: removes a state's lock by its id, for a holder that died or
- * was stopped. The id must match, so a lock taken since is never removed. A
+ * `force-unlock`: removes a state's lock, or an apply's address locks, by its
+ * id, for a holder that died or was stopped. The id must match, so a lock taken since is never removed. A
  * holder that still runs is left alone unless `force` is given: a file lock
  * whose process runs on this host is refused, and a PostgreSQL lock belongs to
  * a live database session (a dead holder's lock is already gone), which only
@@ -24,7 +24,8 @@ export async function forceUnlockState(
     if (backend instanceof PostgresBackend)
       return { path: location, removed: await backend.forceUnlockWith(options.lockId, { terminate: force }) };
     if (!force && backend instanceof LocalFileBackend) {
-      const holder = await backend.currentLock();
+      const hold = (await backend.addressHolds()).find((h) => h.holder.id === options.lockId);
+      const holder = hold?.holder ?? (await backend.currentLock());
       if (holder.id === options.lockId && holderIsAlive(holder)) {
         throw new StateError(
           'STATE_LOCK_HOLDER_ALIVE',

@@ -10,15 +10,19 @@
  * either the old snapshot and its whole log, or the new snapshot and a log
  * whose groups it already covers (skipped by serial). A last line torn by a
  * crash was never acknowledged and is ignored. The lock is a file beside it
- * created with O_EXCL.
+ * created with O_EXCL. An apply's address locks are a record beside it too
+ * (`state.json.address-locks.json`), changed only under that lock; such an
+ * apply holds the lock itself only around each append or compaction.
  */
 import { constants, fdatasyncSync, fstatSync, ftruncateSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { copyFile, link, lstat, mkdir, open, readFile, readdir, realpath, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
-import { StateError, StateLockedError } from './errors.js';
-import type { LockInfo } from './errors.js';
+import { hostname } from 'node:os';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { AddressesLockedError, StateError, StateLockedError } from './errors.js';
+import type { AddressHold, LockInfo } from './errors.js';
+import { conflictsOf, readAddressRecord, serializeAddressRecord, type AddressLockResult } from './address-locks.js';
 import type { ChangeGroup, LoadedState, LockHandle, StateBackend } from './backend.js';
 import { parseStateFile, serializeStateFile } from './file-format.js';
 import type { StateFileContents } from './types.js';
@@ -56,6 +60,10 @@ async function fsyncPath(path: string, flags: number): Promise<void> {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/** How long a writer waits for another apply's one write (a brief hold of the lock) before it says the state is locked. */
+const BRIEF_WAIT_MS = 60_000;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export class LocalFileBackend implements StateBackend {
   /** The file written: `location`, or the target of a symlink at `location` (a link is followed, never replaced). */
   private file: string | undefined;
@@ -68,6 +76,8 @@ export class LocalFileBackend implements StateBackend {
   private logLength = 0;
   private logTorn = false;
   private log: FileHandle | undefined;
+  /** The log's inode when it was opened: a log replaced by another writer is a different file. */
+  private logIno = -1;
   private folds = 0;
 
   constructor(readonly location: string) {}
@@ -81,6 +91,10 @@ export class LocalFileBackend implements StateBackend {
     return `${this.location}.lock`;
   }
 
+  get addressLocksPath(): string {
+    return `${this.location}.address-locks.json`;
+  }
+
   get backupPath(): string {
     return `${this.file ?? this.location}.backup`;
   }
@@ -90,6 +104,9 @@ export class LocalFileBackend implements StateBackend {
   }
 
   async load(): Promise<LoadedState | undefined> {
+    // Read again (an apply catching up with others): the log we held open may have been replaced since.
+    await this.log?.close().catch(() => undefined);
+    this.log = undefined;
     this.file = await this.resolveFile();
     const text = await readIfPresent(this.file);
     if (text === undefined) return undefined;
@@ -167,6 +184,10 @@ export class LocalFileBackend implements StateBackend {
       throw fileSystemError(error, folder, 'create');
     }
     this.refuseIfChanged();
+    // Groups another writer appended since we read the log would be dropped with it.
+    const logSize = statSync(this.logPath, { throwIfNoEntry: false })?.size;
+    if (!creating && this.logLength >= 0 && !this.logTorn && logSize !== undefined && logSize !== this.logLength)
+      throw this.changedError('its change log was written by someone else');
     this.folds++;
     const text = serializeStateFile(snapshot);
     const kept = snapshot.serial < this.last ? await this.groupLinesAfter(snapshot.serial) : '';
@@ -186,6 +207,94 @@ export class LocalFileBackend implements StateBackend {
   }
 
   async lock(info: LockInfo): Promise<LockHandle> {
+    const handle = await this.takeLockFile(info);
+    // A run that holds the whole state must not start while an apply holds some of its addresses.
+    const held = await readAddressRecord(this.addressLocksPath)
+      .then((holds) => holds.filter((h) => !holderIsGone(h.holder)))
+      .catch(async (error: unknown) => {
+        await this.unlock(handle);
+        throw error;
+      });
+    if (held.length > 0) {
+      await this.unlock(handle);
+      throw new AddressesLockedError(held, this.location);
+    }
+    await this.removeLeftoverTemps();
+    return handle;
+  }
+
+  async exclusive<T>(holder: LockInfo, work: () => Promise<T>): Promise<T> {
+    const handle = await this.takeBriefly(holder, true);
+    try {
+      return await work();
+    } finally {
+      await this.unlock(handle);
+    }
+  }
+
+  async lockAddresses(holder: LockInfo, addresses: readonly string[]): Promise<LockHandle & AddressLockResult> {
+    // Not patient: a run holding the whole state holds every address, and is named at once.
+    const brief = await this.takeBriefly(holder, false);
+    try {
+      const holds = await readAddressRecord(this.addressLocksPath);
+      const gone = holds.filter((h) => h.holder.id !== holder.id && holderIsGone(h.holder));
+      const kept = holds.filter((h) => !gone.includes(h) && h.holder.id !== holder.id);
+      const conflicts = conflictsOf(kept, addresses, holder.id);
+      if (conflicts.length > 0) throw new AddressesLockedError(conflicts, this.location);
+      await this.writeAddressRecord([...kept, { holder, addresses: [...addresses] }]);
+      return { id: holder.id, info: holder, takenOver: conflictsOf(gone, addresses, holder.id) };
+    } finally {
+      await this.unlock(brief);
+    }
+  }
+
+  async unlockAddresses(handle: LockHandle): Promise<void> {
+    await this.removeAddressHold(handle.id, handle.info);
+  }
+
+  /** The address locks recorded beside the state, live or not. */
+  addressHolds(): Promise<AddressHold[]> {
+    return readAddressRecord(this.addressLocksPath);
+  }
+
+  /** Removes the hold with id `id` from the record, under the lock; returns it, or undefined when there is none. */
+  private async removeAddressHold(id: string, as: LockInfo): Promise<AddressHold | undefined> {
+    const brief = await this.takeBriefly(as, true);
+    try {
+      const holds = await readAddressRecord(this.addressLocksPath);
+      const removed = holds.find((h) => h.holder.id === id);
+      if (removed) await this.writeAddressRecord(holds.filter((h) => h !== removed));
+      return removed;
+    } finally {
+      await this.unlock(brief);
+    }
+  }
+
+  private async writeAddressRecord(holds: readonly AddressHold[]): Promise<void> {
+    if (holds.length > 0) await this.writeAtomically(this.addressLocksPath, serializeAddressRecord(holds));
+    else await unlink(this.addressLocksPath).catch(() => undefined);
+  }
+
+  /**
+   * The state lock for one write or one change of the address record: it waits while another apply holds it
+   * for such a moment (or, when `patient`, while anyone holds it), and takes over one whose holder is gone.
+   */
+  private async takeBriefly(holder: LockInfo, patient: boolean): Promise<LockHandle> {
+    const info: LockInfo = { ...holder, id: randomUUID(), time: new Date().toISOString(), brief: true };
+    const deadline = Date.now() + BRIEF_WAIT_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.takeLockFile(info);
+      } catch (error) {
+        if (!(error instanceof StateLockedError) || Date.now() >= deadline) throw error;
+        if (error.stale) await this.forceUnlock(error.holder.id).catch(() => undefined);
+        else if (error.holder.brief || patient) await pause(Math.min(5 * 2 ** attempt, 100));
+        else throw error;
+      }
+    }
+  }
+
+  private async takeLockFile(info: LockInfo): Promise<LockHandle> {
     const folder = dirname(this.location);
     try {
       await mkdir(folder, { recursive: true, mode: 0o700 });
@@ -195,7 +304,6 @@ export class LocalFileBackend implements StateBackend {
       const holder = await this.readLockPatiently();
       throw new StateLockedError(holder, holderIsGone(holder), this.lockPath);
     }
-    await this.removeLeftoverTemps();
     const lockPath = this.lockPath;
     const releaseAtExit = () => {
       try {
@@ -217,6 +325,12 @@ export class LocalFileBackend implements StateBackend {
   }
 
   async forceUnlock(id: string): Promise<LockInfo> {
+    const hold = (await this.addressHolds()).find((h) => h.holder.id === id);
+    if (hold) {
+      const self: LockInfo = { id, pid: process.pid, host: hostname(), time: new Date().toISOString(), command: 'cplane force-unlock' };
+      const removed = await this.removeAddressHold(id, self);
+      if (removed) return removed.holder;
+    }
     const current = await this.currentLock();
     if (current.id !== id) {
       throw new StateError(
@@ -332,6 +446,7 @@ export class LocalFileBackend implements StateBackend {
       this.logTorn = false;
     }
     this.log = await open(this.logPath, 'r+');
+    this.logIno = fstatSync(this.log.fd).ino;
     if (this.logTorn) {
       await this.log.truncate(this.logLength);
       await this.log.datasync();
@@ -344,6 +459,9 @@ export class LocalFileBackend implements StateBackend {
   private refuseIfLogChanged(): void {
     const { size } = fstatSync(this.log!.fd);
     if (size !== this.logLength) throw this.changedError('its change log was written by someone else');
+    // Another writer may have replaced the log (a compaction): the file we hold open is then not the log any more.
+    const now = statSync(this.logPath, { throwIfNoEntry: false });
+    if (now?.ino !== this.logIno) throw this.changedError('its change log was replaced by someone else');
   }
 
   /** The raw log lines of groups after `serial`, read back from the log (only when a snapshot lags behind the log). */

@@ -15,7 +15,7 @@ import type { ChangeGroup, LoadedState, LockHandle, StateBackend, StateChange } 
 import type { OpenPlanRegistry } from './open-plans.js';
 import { applyChanges, trackDraft } from './draft.js';
 import { changeProblems, replay } from './replay.js';
-import { StateError, StateLockedError } from './errors.js';
+import { AddressesLockedError, holderText, StateError, StateLockedError } from './errors.js';
 import type { Allowance, LockInfo } from './errors.js';
 import { openBackend } from './open-backend.js';
 import { CURRENT_VERSION } from './migrations.js';
@@ -41,6 +41,11 @@ export interface OpenStateOptions {
   allowance?: Allowance;
   /** Take the lock: needed to call `update`. */
   lock: boolean;
+  /**
+   * With `lock`: hold only these addresses for the run (an apply of a saved plan), so applies on other addresses
+   * run at the same time; the state lock is then taken only around each write (docs/state.md, "Locks").
+   */
+  addresses?: readonly string[];
   /** How long to wait for a lock another live run holds (`--lock-timeout`), in milliseconds; 0 (the default) fails at once. */
   lockTimeoutMs?: number;
   /** Fail with STATE_NOT_FOUND instead of starting from an empty state. */
@@ -69,6 +74,11 @@ export interface StateStore {
   update(mutate: (draft: StateData) => void): Promise<void>;
   /** The open-plan registry kept with this state (open-plans.ts), used before `close`; undefined for a backend without one. */
   readonly openPlans: OpenPlanRegistry | undefined;
+  /**
+   * Whether this run holds `address`: always, with the whole state's lock; with address locks, only its own.
+   * A journal entry of another address may be a write another apply is sending right now: it is never resent here.
+   */
+  holds(address: string): boolean;
   /** Waits for pending updates, folds the change log into the snapshot and releases the lock. */
   close(): Promise<void>;
 }
@@ -132,7 +142,22 @@ function checkKey(key: StateKey, header: StateHeader, path: string): void {
 }
 
 function describeHolder(holder: LockInfo): string {
-  return `pid ${holder.pid} on ${holder.host}, running \`${holder.command}\` since ${holder.time}, lock id ${holder.id}`;
+  return holderText(holder);
+}
+
+/** Takes the address locks; holders that were gone are taken over, with a note naming them. */
+async function lockAddressesNow(
+  backend: StateBackend,
+  info: LockInfo,
+  addresses: readonly string[],
+  notice: (message: string) => void,
+): Promise<LockHandle> {
+  const { takenOver, ...handle } = await backend.lockAddresses!(info, addresses);
+  for (const hold of takenOver)
+    notice(
+      `Took over ${hold.addresses.length} address lock(s) of ${backend.location}: their holder (${describeHolder(hold.holder)}) is no longer running.`,
+    );
+  return handle;
 }
 
 /** Takes the lock; a stale one (its holder was a process on this host that no longer runs) is taken over with a note. */
@@ -161,21 +186,27 @@ export async function takeLock(
   info: LockInfo,
   notice: (message: string) => void,
   timeoutMs: number,
+  lockNow: () => Promise<LockHandle> = () => takeLockNow(backend, info, notice),
 ): Promise<LockHandle> {
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 0; ; attempt++) {
     try {
-      return await takeLockNow(backend, info, notice);
+      return await lockNow();
     } catch (error) {
       if (!(error instanceof StateLockedError) || Date.now() >= deadline) throw error;
-      if (attempt === 0)
-        notice(
-          `Waiting up to ${Math.ceil(timeoutMs / 1000)} s for the state lock of ${backend.location}, held by ${describeHolder(error.holder)}.`,
-        );
+      if (attempt === 0) notice(waitingNote(error, timeoutMs, backend.location));
       const pause = Math.min(LOCK_POLL_MS[Math.min(attempt, LOCK_POLL_MS.length - 1)]!, Math.max(0, deadline - Date.now()));
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
+}
+
+function waitingNote(error: StateLockedError, timeoutMs: number, location: string): string {
+  const seconds = Math.ceil(timeoutMs / 1000);
+  if (!(error instanceof AddressesLockedError))
+    return `Waiting up to ${seconds} s for the state lock of ${location}, held by ${describeHolder(error.holder)}.`;
+  const count = error.held.reduce((sum, h) => sum + h.addresses.length, 0);
+  return `Waiting up to ${seconds} s for ${count} address(es) of ${location}, held by ${error.held.map((h) => describeHolder(h.holder)).join('; ')}.`;
 }
 
 function noticeOf(options: OpenStateOptions): (message: string) => void {
@@ -199,16 +230,20 @@ export async function openState(options: OpenStateOptions): Promise<StateStore> 
       command: options.command,
       ...(options.allowance ? { allowance: options.allowance } : {}),
     };
+    const addresses = options.addresses && backend.lockAddresses ? options.addresses : undefined;
+    const lockNow = addresses ? () => lockAddressesNow(backend, info, addresses, notice) : undefined;
     // A refused lock must still end the backend's connections (a database's), or the process never exits.
-    handle = await takeLock(backend, info, notice, options.lockTimeoutMs ?? 0).catch(async (error: unknown) => {
+    handle = await takeLock(backend, info, notice, options.lockTimeoutMs ?? 0, lockNow).catch(async (error: unknown) => {
       await backend.close?.();
       throw error;
     });
   }
+  const held = handle && options.addresses && backend.lockAddresses ? new Set(options.addresses) : undefined;
   try {
-    return await openLoaded(options, backend, path, handle);
+    return await openLoaded(options, backend, path, handle, held);
   } catch (error) {
-    if (handle) await backend.unlock(handle);
+    if (handle && held) await backend.unlockAddresses?.(handle);
+    else if (handle) await backend.unlock(handle);
     await backend.close?.();
     throw error;
   }
@@ -219,6 +254,7 @@ async function openLoaded(
   backend: StateBackend,
   path: string,
   handle: LockHandle | undefined,
+  held: ReadonlySet<string> | undefined,
 ): Promise<StateStore> {
   const loaded = await backend.load();
   const { existing, account } = checkLoaded(options, backend, path, loaded);
@@ -244,21 +280,16 @@ async function openLoaded(
     (address) => data.resources[address]?.fingerprintAddress ?? address,
   );
   const authenticate = (changes: StateChange[]) => macChanges(macKeyOnce(), binding, changes);
-  const store = new BackendStateStore(
-    backend,
-    path,
-    handle,
-    header,
-    data,
-    replayed?.changes ?? 0,
-    crypto,
-    authenticate,
-    options.env,
-    noticeOf(options),
-  );
+  // What other applies wrote meanwhile is checked as the state was when it was opened.
+  const shared = held ? { held, verify: (other: StateData) => assertAuthentic(macKeyOnce(), binding, other, path) } : undefined;
+  const store = new BackendStateStore(backend, path, handle, header, data, replayed?.changes ?? 0, crypto, authenticate, {
+    env: options.env,
+    notice: noticeOf(options),
+    shared,
+  });
   // Written at once so the passphrase salt, and thus every fingerprint made from now on, is fixed from the first use;
   // and an upgraded state at once in its new format.
-  if ((!existing || upgrading || authenticating) && handle) await backend.compact({ ...data, header });
+  if ((!existing || upgrading || authenticating) && handle) await store.exclusively(() => backend.compact({ ...data, header }));
   return store;
 }
 
@@ -359,6 +390,15 @@ function tryKey(find: () => Uint8Array): Uint8Array | undefined {
   }
 }
 
+/** How a run holding addresses writes beside others: the addresses it holds, and the check of what others wrote. */
+interface SharedWriting {
+  held: ReadonlySet<string>;
+  verify: (data: StateData) => void;
+}
+
+/** A write refused this many times in a row because others wrote first gives up (each retry catches up first). */
+const CATCH_UP_TRIES = 50;
+
 interface Pending {
   mutate: (draft: StateData) => void;
   resolve: () => void;
@@ -373,6 +413,8 @@ class BackendStateStore implements StateStore {
   private foldError: unknown;
   private readonly releaseOnExit: () => void;
   private readonly foldEvery: number | undefined;
+  private readonly notice: (message: string) => void;
+  private readonly shared: SharedWriting | undefined;
   /** Fold once the log holds this many changes: as many as the state has entries (so folding stays linear in total). */
   private foldAt: number;
 
@@ -387,10 +429,16 @@ class BackendStateStore implements StateStore {
     readonly crypto: StateCrypto,
     /** Adds its MAC to every entry a change writes. */
     private readonly authenticate: (changes: StateChange[]) => StateChange[],
-    env: NodeJS.ProcessEnv,
-    private readonly notice: (message: string) => void,
+    options: {
+      env: NodeJS.ProcessEnv;
+      notice: (message: string) => void;
+      /** Set when this run holds addresses, not the whole state: others write meanwhile (docs/state.md, "Locks"). */
+      shared: SharedWriting | undefined;
+    },
   ) {
-    const every = Number(env.CPLANE_STATE_FOLD_EVERY);
+    this.notice = options.notice;
+    this.shared = options.shared;
+    const every = Number(options.env.CPLANE_STATE_FOLD_EVERY);
     this.foldEvery = Number.isInteger(every) && every > 0 ? every : undefined;
     this.foldAt = this.nextFoldAt();
     // A process that ends without close() (an uncaught error, process.exit) still releases its lock.
@@ -412,6 +460,47 @@ class BackendStateStore implements StateStore {
 
   get kdf(): KdfParams | undefined {
     return this.header.kdf;
+  }
+
+  holds(address: string): boolean {
+    return this.shared ? this.shared.held.has(address) : this.handle !== undefined;
+  }
+
+  /**
+   * Runs `write` (an append or a compaction) while no other writer writes; with address locks, the state lock is
+   * taken for just this, and a write refused because another apply wrote first (its serial moved on) is tried again
+   * on the state caught up with theirs. Their changes are whole entries of other addresses, so the two commute.
+   */
+  async exclusively(write: () => Promise<void>): Promise<void> {
+    const shared = this.shared;
+    if (!shared) return write();
+    const attempt = async () => {
+      for (let tries = 1; ; tries++) {
+        try {
+          return await write();
+        } catch (error) {
+          if (!(error instanceof StateError && error.code === 'STATE_CHANGED') || tries >= CATCH_UP_TRIES) throw error;
+          await this.catchUp(shared);
+        }
+      }
+    };
+    await (this.backend.exclusive ? this.backend.exclusive(this.handle!.info, attempt) : attempt());
+  }
+
+  /** Reads the stored state again and takes what others wrote since (whole entries of addresses this run does not hold). */
+  private async catchUp(shared: SharedWriting): Promise<void> {
+    const loaded = await this.backend.load();
+    const replayed = loaded ? replay(loaded, this.backend.location) : undefined;
+    if (!replayed || replayed.contents.lineage !== this.current.lineage)
+      throw new StateError(
+        'STATE_CHANGED',
+        `The state ${this.path} was replaced by another run while this one held some of its addresses; nothing more was written.`,
+        'Run the command again: the journal lets the next apply finish what this one started.',
+      );
+    const next = withoutHeader(replayed.contents);
+    shared.verify(next);
+    Object.assign(this.current, next);
+    this.sinceFold = replayed.changes;
   }
 
   update(mutate: (draft: StateData) => void): Promise<void> {
@@ -477,11 +566,13 @@ class BackendStateStore implements StateStore {
 
   private async record(changes: StateChange[]): Promise<void> {
     if (changes.length === 0) return;
-    const group: ChangeGroup = { serial: this.current.serial + 1, changes };
-    await this.backend.append(group);
-    applyChanges(this.current, changes);
-    this.current.serial = group.serial;
-    this.sinceFold += changes.length;
+    await this.exclusively(async () => {
+      const group: ChangeGroup = { serial: this.current.serial + 1, changes };
+      await this.backend.append(group);
+      applyChanges(this.current, changes);
+      this.current.serial = group.serial;
+      this.sinceFold += changes.length;
+    });
   }
 
   private nextFoldAt(): number {
@@ -489,7 +580,11 @@ class BackendStateStore implements StateStore {
   }
 
   private async fold(): Promise<void> {
-    await this.backend.compact({ ...this.current, header: this.header });
+    await this.exclusively(async () => {
+      // Beside other writers, the log may hold their groups after ours: a fold takes them in first.
+      if (this.shared) await this.catchUp(this.shared);
+      await this.backend.compact({ ...this.current, header: this.header });
+    });
     this.sinceFold = 0;
     this.foldAt = this.nextFoldAt();
     this.foldError = undefined;
@@ -512,7 +607,8 @@ class BackendStateStore implements StateStore {
     } finally {
       if (this.handle) {
         process.off('exit', this.releaseOnExit);
-        await this.backend.unlock(this.handle);
+        if (this.shared) await this.backend.unlockAddresses?.(this.handle);
+        else await this.backend.unlock(this.handle);
       }
       await this.backend.close?.();
     }

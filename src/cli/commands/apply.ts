@@ -11,7 +11,7 @@ import { applyPlan, forwardClientEvents, resendJournal, stateKeyRing, type Apply
 import { resolveSecret } from '../../config/index.js';
 import { makeOffboardingPlan } from '../../access/index.js';
 import { foreignPendingWrites, makePlan, pendingWritesOf, type MakePlanInput } from '../../planner/index.js';
-import { blockingFindings, findingLine, hasChanges, type Plan } from '../../plan-model/index.js';
+import { addressesToHold, blockingFindings, findingLine, hasChanges, type Plan } from '../../plan-model/index.js';
 import { accountLabel, noticeLines, renderPendingWritesText, renderPlanMarkdown, renderPlanText } from '../../render/index.js';
 import { painter } from '../../paint.js';
 import { eventLine } from '../../ui/plain-lines.js';
@@ -228,6 +228,8 @@ function openForApply(ctx: CommandContext, verb: Verb, settings: ApplySettings, 
     // The lock names the pull request whose plan is applied: an apply that finds the state held says which one.
     command: `cplane ${verb}${saved ? ` (${allowance(ctx.env, saved.plan, saved.digest, settings.approval)})` : ''}`,
     ...(saved ? { allowance: allowanceRecord(ctx.env, saved.plan, saved.digest, settings.approval) } : {}),
+    // A saved plan's addresses are known before anything is read: the apply holds only them, beside other applies.
+    ...(saved ? { addresses: addressesToHold(saved.plan) } : {}),
     onClientEvent: (event) => {
       io.status.onClientEvent(event);
       forward(event);
@@ -520,7 +522,9 @@ export async function finishJournal(input: {
 }) {
   const { state, client, onEvent, verb, json } = input;
   // The store authenticated every entry; one its address's kind never sends is refused all the same.
-  const foreign = foreignPendingWrites(state.data);
+  // Only this run's addresses: another apply's entries are its writes in flight.
+  const mine = { ...state.data, journal: state.data.journal.filter((e) => state.holds(e.address)) };
+  const foreign = foreignPendingWrites(mine);
   if (foreign.length > 0) {
     throw new AbortError(
       `The journal of ${state.path} holds ${foreign.length} pending write(s) that their address's kind never sends: ${foreign.join('; ')}. Nothing was sent.`,
@@ -528,7 +532,7 @@ export async function finishJournal(input: {
     );
   }
   // Shown before they are resent, and so before any approval is asked (their own lines follow).
-  const pending = pendingWritesOf(state.data);
+  const pending = pendingWritesOf(mine);
   if (pending.length > 0 && !json) input.stdout.write(renderPendingWritesText(pending, { color: input.color }));
   const recovery = await resendJournal({ state, client, onEvent });
   const unconfirmed = recovery.failed.filter((f) => f.kept);

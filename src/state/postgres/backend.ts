@@ -10,12 +10,17 @@
  *
  * The lock is a session-level advisory lock held on a connection of its own
  * for the whole run. The server releases it when that session ends, however
- * the process died, so a killed run never needs `force-unlock`.
+ * the process died, so a killed run never needs `force-unlock`. An apply's
+ * address locks are rows of `address_locks` naming the data connection's
+ * session: a row whose session ended is free. They are taken in one
+ * transaction that also tries the state's advisory lock, so a run holding the
+ * whole state and applies holding addresses exclude each other.
  */
 import { userInfo, hostname } from 'node:os';
 import type pg from 'pg';
 import type { ChangeGroup, LoadedState, LockHandle, StateBackend, StateChange } from '../backend.js';
-import { printableLock, StateError, StateLockedError } from '../errors.js';
+import { AddressesLockedError, printableLock, StateError, StateLockedError } from '../errors.js';
+import { conflictsOf, holdsOfRows, type AddressLockResult } from '../address-locks.js';
 import type { Allowance, LockInfo } from '../errors.js';
 import type { StateFileContents, StateHeader } from '../file-format.js';
 import type { JournalEntry, ResourceState } from '../types.js';
@@ -79,6 +84,9 @@ class PostgresLockedError extends StateLockedError {
       `Wait for it to finish; a run that died releases the lock by itself. To stop a run that hangs, \`${suggestedCommand(['force-unlock', holder.id, '--force'])}\` ends its database session.`;
   }
 }
+
+/** SQL true when the session holding an address_locks row `l` still runs (its start time is hidden from other roles: then its pid decides). */
+const LIVE_SESSION = `EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = l.session_pid AND (a.backend_start IS NULL OR l.session_start IS NULL OR a.backend_start = l.session_start))`;
 
 function who(): string {
   try {
@@ -144,6 +152,10 @@ export class PostgresBackend implements StateBackend {
   private readonly target: PostgresLocation;
   private readonly schema: string;
   private readonly key: LockKey;
+  /** Serializes changes to this state's address locks (a transaction-scoped advisory lock). */
+  private readonly addressKey: LockKey;
+  /** The address locks this run holds, on the data connection's session. */
+  private addressHandle: LockHandle | undefined;
   private data: pg.Client | undefined;
   private lockSession: { client: pg.Client; handle: LockHandle; lost: boolean } | undefined;
   private stateId: string | undefined;
@@ -159,6 +171,7 @@ export class PostgresBackend implements StateBackend {
     this.account = options.account;
     this.workspace = options.workspace ?? DEFAULT_WORKSPACE;
     this.key = lockKeyOf(this.target.schema, this.account, this.workspace);
+    this.addressKey = lockKeyOf(this.target.schema, this.account, `${this.workspace}\0address-locks`);
     this.location = `${this.target.masked} (account ${this.account}, workspace ${this.workspace})`;
   }
 
@@ -311,6 +324,12 @@ export class PostgresBackend implements StateBackend {
         [this.key.key],
       );
       if (!rows[0]!.ok) throw new PostgresLockedError(await this.describeHolder(), this.location);
+      // A run that holds the whole state must not start while an apply holds some of its addresses.
+      const held = await client.query<{ holder: unknown; address: string }>(
+        `SELECT holder, address FROM ${this.schema}.address_locks l WHERE account = $1 AND workspace = $2 AND ${LIVE_SESSION} ORDER BY address`,
+        [this.account, this.workspace],
+      );
+      if (held.rows.length > 0) throw new AddressesLockedError(holdsOfRows(held.rows), this.location);
       const stored: LockInfo = { ...info, host: `${who()}@${info.host}` };
       await client.query(
         `INSERT INTO ${this.schema}.locks (account, workspace, lock_id, who, host, pid, command, since, session_pid)
@@ -330,6 +349,80 @@ export class PostgresBackend implements StateBackend {
       await client.end().catch(() => undefined);
       throw this.failure(error);
     }
+  }
+
+  async lockAddresses(holder: LockInfo, addresses: readonly string[]): Promise<LockHandle & AddressLockResult> {
+    const db = await this.migrated();
+    const stored: LockInfo = { ...holder, host: `${who()}@${holder.host}` };
+    const key = [this.account, this.workspace];
+    await db.query('BEGIN');
+    try {
+      await db.query('SELECT pg_advisory_xact_lock($1::bigint)', [this.addressKey.key]);
+      const { rows } = await db.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1::bigint) AS ok', [this.key.key]);
+      if (!rows[0]!.ok) {
+        await db.query('ROLLBACK');
+        throw new PostgresLockedError(await this.describeHolder(), this.location);
+      }
+      const gone = await db.query<{ holder: unknown; address: string }>(
+        `DELETE FROM ${this.schema}.address_locks l WHERE account = $1 AND workspace = $2 AND NOT ${LIVE_SESSION} RETURNING holder, address`,
+        key,
+      );
+      const held = await db.query<{ holder: unknown; address: string }>(
+        `SELECT holder, address FROM ${this.schema}.address_locks WHERE account = $1 AND workspace = $2 AND address = ANY($3::text[]) AND lock_id <> $4 ORDER BY address`,
+        [...key, addresses, holder.id],
+      );
+      if (held.rows.length > 0) throw new AddressesLockedError(holdsOfRows(held.rows), this.location);
+      await db.query(
+        `INSERT INTO ${this.schema}.address_locks (account, workspace, address, lock_id, holder, session_pid, session_start)
+         SELECT $1, $2, a, $3, $4::jsonb, pg_backend_pid(), (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
+         FROM unnest($5::text[]) AS a ON CONFLICT (account, workspace, address) DO NOTHING`,
+        [...key, holder.id, JSON.stringify(stored), [...new Set(addresses)]],
+      );
+      await db.query('COMMIT');
+      this.addressHandle = { id: holder.id, info: stored };
+      return { ...this.addressHandle, takenOver: conflictsOf(holdsOfRows(gone.rows), addresses, holder.id) };
+    } catch (error) {
+      await db.query('ROLLBACK').catch(() => undefined);
+      throw this.failure(error);
+    }
+  }
+
+  async unlockAddresses(handle: LockHandle): Promise<void> {
+    if (this.addressHandle?.id !== handle.id) return;
+    this.addressHandle = undefined;
+    await this.data
+      ?.query(`DELETE FROM ${this.schema}.address_locks WHERE account = $1 AND workspace = $2 AND lock_id = $3`, [
+        this.account,
+        this.workspace,
+        handle.id,
+      ])
+      .catch(() => undefined);
+  }
+
+  /** Clears the address locks with id `id`, if there are any: ending their session first when it runs and `terminate` is set. */
+  private async forceUnlockAddresses(db: pg.Client, id: string, terminate: boolean): Promise<LockInfo | undefined> {
+    const { rows } = await db.query<{ holder: unknown; address: string; session_pid: number; live: boolean }>(
+      `SELECT holder, address, session_pid, ${LIVE_SESSION} AS live FROM ${this.schema}.address_locks l WHERE account = $1 AND workspace = $2 AND lock_id = $3`,
+      [this.account, this.workspace, id],
+    );
+    if (rows.length === 0) return undefined;
+    const holder = printableLock(holdsOfRows(rows)[0]!.holder);
+    if (rows[0]!.live) {
+      if (!terminate) {
+        throw new StateError(
+          'STATE_LOCKED',
+          `The address locks ${holder.id} of ${this.location} (${rows.length} address(es)) are held by a live database session (backend pid ${rows[0]!.session_pid}) of ${holder.host}, running \`${holder.command}\` since ${holder.time}.`,
+          'A run that died releases its locks by itself. If this one hangs, add --force to end its session (pg_terminate_backend); its unfinished writes stay in the journal for the next apply.',
+        );
+      }
+      await db.query('SELECT pg_terminate_backend($1)', [rows[0]!.session_pid]);
+    }
+    await db.query(`DELETE FROM ${this.schema}.address_locks WHERE account = $1 AND workspace = $2 AND lock_id = $3`, [
+      this.account,
+      this.workspace,
+      id,
+    ]);
+    return holder;
   }
 
   async unlock(handle: LockHandle): Promise<void> {
@@ -365,6 +458,10 @@ export class PostgresBackend implements StateBackend {
         `The state ${this.location} is not locked: ${this.absent ?? 'there is no state'}.`,
         'There is nothing to unlock.',
       );
+    const addresses = await this.forceUnlockAddresses(db, id, options.terminate).catch((error: unknown) => {
+      throw this.failure(error);
+    });
+    if (addresses) return addresses;
     const holder = await this.holder(db);
     const row = holder?.row ?? (await this.lockRow(db));
     if (!holder && !row)
@@ -483,6 +580,7 @@ export class PostgresBackend implements StateBackend {
   /** Ends both connections. The lock, if still held, ends with its session. */
   async close(): Promise<void> {
     if (this.lockSession) await this.unlock(this.lockSession.handle);
+    if (this.addressHandle) await this.unlockAddresses(this.addressHandle);
     const db = this.data;
     this.data = undefined;
     await db?.end().catch(() => undefined);
@@ -611,6 +709,8 @@ export class PostgresBackend implements StateBackend {
   }
 
   private requireLock(): { handle: LockHandle; lost: boolean } {
+    // An apply holding addresses writes without the state lock: its append is a compare-and-swap.
+    if (!this.lockSession && this.addressHandle) return { handle: this.addressHandle, lost: false };
     const session = this.lockSession;
     if (!session)
       throw new StateError(

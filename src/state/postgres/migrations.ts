@@ -9,7 +9,9 @@
  * `versions` keeps one row per save (serial, time, who, command) for
  * `cplane state history`; `locks` holds the details of the run holding a
  * state's advisory lock, for the "locked by …" message; `open_plans` the saved
- * plans of open pull requests (../open-plans.ts), one row per pull request.
+ * plans of open pull requests (../open-plans.ts), one row per pull request;
+ * `address_locks` the addresses applies hold (../address-locks.ts), one row per
+ * address, with the database session that holds it (a row whose session ended is free).
  */
 import type pg from 'pg';
 
@@ -90,6 +92,22 @@ export const migrations: readonly Migration[] = [
     version: 3,
     description: 'who allowed each version: the plan digest, pull request, commit, actor and approvers (docs/state.md)',
     sql: (s) => `ALTER TABLE ${s}.versions ADD COLUMN allowance jsonb;`,
+  },
+  {
+    version: 4,
+    description: 'address locks: the addresses each running apply holds (docs/state.md)',
+    sql: (s) => `
+      CREATE TABLE ${s}.address_locks (
+        account text NOT NULL,
+        workspace text NOT NULL,
+        address text NOT NULL,
+        lock_id text NOT NULL,
+        holder jsonb NOT NULL,
+        session_pid integer NOT NULL,
+        session_start timestamptz,
+        PRIMARY KEY (account, workspace, address)
+      );
+      CREATE INDEX address_locks_by_id ON ${s}.address_locks (account, workspace, lock_id);`,
   },
 ];
 
