@@ -20,7 +20,7 @@ import { registerSecret } from '../text/safe-text.js';
 import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from './diagnostics.js';
 import { expandFile } from './values/for-each.js';
 import { collectDirectory } from './blocks/directory.js';
-import { checkTokenBindings, collectDeployments, confineVarFiles, type Deployment } from './blocks/deployments.js';
+import { checkTokenBindings, collectDeployments, confineVarFiles, refuseFillIns, type Deployment } from './blocks/deployments.js';
 import { pathBounds, type PathBounds } from './files/path-bounds.js';
 import { secretSourceValues, withoutSecretValues } from './values/secret-snippets.js';
 import { collectPolicies } from './blocks/policies.js';
@@ -234,6 +234,7 @@ async function variableValues(
   // checked, not only the chosen one's, so `cplane validate` says it too.
   if (deployments) await confineVarFiles(deployments, bounds, diagnostics);
   if (deployments) checkTokenBindings(deployments, env, options.baseUrl, diagnostics);
+  if (deployments) refuseFillIns(deployments, options.deployment, diagnostics);
   const deployment = chosenDeployment(options.deployment, deployments, diagnostics);
   if (options.deployment !== undefined && !deployment) return undefined;
   // `account: ${var.account}` is the convention (and what export writes): a required `account`

@@ -9,6 +9,7 @@ import { relative, resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from '../diagnostics.js';
 import { offsetIn, positionIn, readSourceFile, type SourceFile } from '../files/source-file.js';
 import { didYouMean } from '../../text/suggest.js';
+import { isFillIn } from '../blocks/deployments.js';
 import type { VariableConfig } from '../files/config-file.js';
 
 import type { VariableValue } from '../../plan-model/plan.js';
@@ -223,6 +224,8 @@ async function givenValues(
     if ('values' in argument) {
       const { file } = argument;
       for (const [name, value] of Object.entries(argument.values)) {
+        // A deployment's placeholder is its own error (refuseFillIns): the variable has no value, not that text.
+        if (argument.deployment !== undefined && isFillIn(value)) continue;
         offer(
           name,
           { value, origin: argument.origin, ...(file ? { file, offset: positionIn(file, argument.values, name)?.value[0] } : {}) },
