@@ -227,34 +227,43 @@ function mustGive(target: DeploymentsFile, existing: DeploymentEntries, fromFile
   };
 }
 
+/** Why no value of the account's objects is written for `variable`, or undefined when one is (or none is needed). */
+function unfilledReason(variable: string, text: string | undefined, conflict: boolean): string | undefined {
+  // A deployment is written literally (`deployment_interpolation`): text that reads as a reference cannot stand there.
+  if (text?.includes('${'))
+    return `the value of variable ${variable} for this deployment: its account's objects give text with "$" then "{", which a deployment's values may not hold`;
+  if (conflict)
+    return `the value of variable ${variable} for this deployment: two objects of its account give different values (the export's report names them)`;
+  if (text === undefined) return `the value of variable ${variable} for this deployment: no object of its account gives it`;
+  return undefined;
+}
+
 /**
  * The variables read off the account's objects (one equal to its variable's default is left out), and a placeholder
- * for each required one no object gives or two give differently.
+ * for each one the deployment must give that no object gives, two give differently, or one gives as text it may not hold.
  */
 function objectVariables(target: DeploymentsFile, inferred: Inferred, must: (variable: string) => boolean, taken: Set<string>) {
   const values: Record<string, unknown> = {};
   const filled: Filled[] = [];
   const open: Open[] = [];
   const read: AddedDeployment['inferred'] = [];
-  for (const [variable, text] of inferred.values) {
-    const declaration = target.declarations.get(variable);
-    if (!declaration || taken.has(variable)) continue;
+  const conflicts = [...inferred.conflicts].filter(([v]) => target.declarations.has(v)).map(([name, evidence]) => ({ name, evidence }));
+  for (const [variable, declaration] of target.declarations) {
+    if (taken.has(variable)) continue;
+    const text = inferred.values.get(variable);
+    const reason = unfilledReason(variable, text, inferred.conflicts.has(variable));
+    if (reason !== undefined) {
+      if (!must(variable) || (text === undefined && !inferred.conflicts.has(variable) && 'default' in declaration)) continue;
+      values[variable] = fillIn(reason);
+      open.push({ key: `variables.${variable}`, what: reason, placeholder: true });
+      continue;
+    }
+    if (text === undefined) continue;
     const value = typed(text, declaration.type);
     read.push({ name: variable, value: text });
     if ('default' in declaration && String(declaration.default) === String(value)) continue;
     values[variable] = value;
     filled.push({ key: `variables.${variable}`, value, from: "this account's objects, solved against the configuration's templates" });
-  }
-  const conflicts = [...inferred.conflicts].filter(([v]) => target.declarations.has(v)).map(([name, evidence]) => ({ name, evidence }));
-  for (const [variable, declaration] of target.declarations) {
-    if (variable in values || taken.has(variable) || inferred.values.has(variable) || !must(variable)) continue;
-    const conflict = conflicts.some((c) => c.name === variable);
-    if (!conflict && 'default' in declaration) continue;
-    const what = conflict
-      ? `the value of variable ${variable} for this deployment: two objects of its account give different values (the export's report names them)`
-      : `the value of variable ${variable} for this deployment: no object of its account gives it`;
-    values[variable] = fillIn(what);
-    open.push({ key: `variables.${variable}`, what, placeholder: true });
   }
   return { values, filled, open, read, conflicts };
 }

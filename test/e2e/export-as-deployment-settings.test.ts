@@ -7,6 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { extraAccount } from '../../src/emulator/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { printableKeyPair } from '../../src/emulator/keys.js';
@@ -171,5 +172,55 @@ describe('export --as-deployment: the settings the new deployment needs', () => 
     expect(plans.stdout).toContain('Deployments: 3 planned, 0 with changes, 3 without.');
     const waves = await w.cli(['deployments', fleet], secrets);
     expect(waves.stdout).toMatch(/\n2 +c +\S+ +default +a\n/);
+  });
+});
+
+// Names come from the account, which a person outside the review may have written: what export writes and prints of
+// them is quoted and escaped, and text that would read as a reference becomes a placeholder, never an interpolation.
+describe('export --as-deployment: a hostile name from the account', () => {
+  const hostile = 'x: &y *z # **b** [l](u) `t` \u001b[31mred\u001b[0m "q"';
+  it('is quoted in the file and escaped in the report, and `${` in it is a placeholder', async () => {
+    const h = await world({ accounts: 2 });
+    try {
+      const [one, two] = [extraAccount(1).id, extraAccount(2).id];
+      // Made by hand in account two: a project name with YAML, Markdown and ANSI specials, a description with `${`.
+      h.config(
+        `version: 1\nprojects:\n  p: { name: ${JSON.stringify(`payments-${hostile}`)}, description: "$\${env.CPLANE_TOKEN} in us" }\n`,
+      );
+      expect((await h.run(['apply', h.dir, '--auto-approve', '--account', two])).code).toBe(0);
+      const dir = join(h.temp, 'fleet');
+      mkdirSync(dir);
+      writeFileSync(
+        join(dir, 'main.yaml'),
+        `version: 1
+variables:
+  env: { type: string }
+  team: { type: string }
+deployments:
+  one: { account: ${one}, variables: { env: one, team: t } }
+projects:
+  p: { name: "payments-\${var.env}", description: "\${var.team} in us" }
+`,
+      );
+      const run = await h.cli(['export', '--account', two, '--as-deployment', 'two', dir]);
+      expect(run.code, run.stderr).toBe(0);
+      const text = readFileSync(join(dir, 'main.yaml'), 'utf8');
+      expect(text).not.toContain('\u001b');
+      expect(text).toContain(`      env: "x: &y *z # **b** [l](u) \`t\` \\e[31mred\\e[0m \\"q\\""\n`);
+      const written = (parse(text) as { deployments: Record<string, { variables: Record<string, string> }> }).deployments.two!.variables;
+      expect(written.env).toBe(hostile);
+      expect(written.team).toBe(
+        '<fill in: the value of variable team for this deployment: its account\'s objects give text with "$" then "{", which a deployment\'s values may not hold>',
+      );
+      expect(run.stdout).not.toContain('\u001b');
+      expect(run.stdout).toContain('Its variables read off this account\'s objects: env: x: &y *z # **b** [l](u) `t` \\e[31mred\\e[0m "q"');
+      expect(run.stderr).toContain('deployments.two.variables.team: the value of variable team for this deployment: its account');
+      const validated = await h.cli(['validate', dir]);
+      expect(validated.stderr).toContain('error: deployments.two.variables.team is still the placeholder');
+      expect(validated.stderr).not.toContain('deployment_interpolation');
+      expect(validated.stderr).toContain('1 error found.');
+    } finally {
+      await h.close();
+    }
   });
 });
