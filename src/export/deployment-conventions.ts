@@ -50,11 +50,20 @@ function patterned(values: [string, string][], name: string, allowConstant: bool
   if (values.length === 0) return undefined;
   const [first, firstValue] = values[0]!;
   for (const form of NAME_FORMS) {
-    if (!firstValue.includes(form(first))) continue;
-    const template = firstValue.split(form(first)).join(MARK);
-    if (values.every(([other, value]) => template.split(MARK).join(form(other)) === value)) return template.split(MARK).join(form(name));
+    for (const template of templatesOf(firstValue, form(first))) {
+      if (values.every(([other, value]) => template.split(MARK).join(form(other)) === value)) return template.split(MARK).join(form(name));
+    }
   }
   return allowConstant && values.every(([, value]) => value === firstValue) ? firstValue : undefined;
+}
+
+/** `value` with the name marked where it stands: everywhere, or at one place (`a` is in `vars/a.yaml` twice). */
+function templatesOf(value: string, name: string): string[] {
+  if (name === '' || !value.includes(name)) return [];
+  const templates = [value.split(name).join(MARK)];
+  for (let at = value.indexOf(name); at !== -1; at = value.indexOf(name, at + 1))
+    templates.push(`${value.slice(0, at)}${MARK}${value.slice(at + name.length)}`);
+  return templates;
 }
 
 /** Each deployment's value of a string field, when every deployment has one; undefined when some have none. */

@@ -119,9 +119,11 @@ export function directoryFill(
   for (const { name, keyIdVar } of configured.pins.filter((p) => wanted(p.keyIdVar))) {
     const offered = live.pins.find((p) => p.name === name)?.keyId;
     const offer =
-      offered !== undefined && KEY_ID.test(offered)
-        ? `the API offers ${offered}, which cplane does not pin on the API's word`
-        : 'no record of this account is granted to it';
+      offered === undefined
+        ? 'no record of this account is granted to it, so export read no key of it'
+        : KEY_ID.test(offered)
+          ? `the API offers ${offered}, which cplane does not pin on the API's word`
+          : 'the API offers a key id that is not one (x25519: and 16 hex digits)';
     open(keyIdVar, `the key id of Service Account ${name} in this deployment's account, as its dashboard shows it: ${offer}`);
   }
   fill.unmatched = live.directory.filter((d) => !used.has(d));
