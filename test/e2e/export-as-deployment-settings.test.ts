@@ -104,6 +104,9 @@ describe('export --as-deployment: the settings the new deployment needs', () => 
       `  variables.team_group_id: ${tenant[2]!.teamGroupId} (from this account's shares: projects.core.records.db is shared with it)`,
     );
     expect(exported.stdout).toContain("Its variables read off this account's objects: env: c");
+    expect(exported.stdout).toContain(
+      `Next: fill in what is listed below, then \`cplane validate ${fleet}\` and \`cplane plan --deployment c ${fleet}\`.`,
+    );
   });
 
   it("names each placeholder, one line each, at the file:line:col validate's error gives", async () => {

@@ -86,7 +86,7 @@ async function runAsDeployment(ctx: CommandContext, name: string): Promise<numbe
   const next = suggestedCommand(['plan', '--deployment', result.name, dir]);
   if (ctx.values.json) ctx.stdout.write(`${jsonText(asDeploymentJson(result, file, next), 2)}\n`);
   else {
-    ctx.stdout.write(`${asDeploymentReport(result, file, next).join('\n')}\n`);
+    ctx.stdout.write(`${asDeploymentReport(result, file, dir, next).join('\n')}\n`);
     // What is left to fill is never guessed: each is a placeholder in the file, and named here with what to give.
     const left = leftToFill(result, file);
     if (left.length > 0) ctx.stderr.write(`${left.join('\n')}\n`);
@@ -97,7 +97,7 @@ async function runAsDeployment(ctx: CommandContext, name: string): Promise<numbe
 /** A value from the account or the file, on one line of the report. */
 const shown = (value: unknown): string => escapeControl(typeof value === 'string' ? value : JSON.stringify(value));
 
-function asDeploymentReport(result: AsDeploymentResult, file: string, next: string): string[] {
+function asDeploymentReport(result: AsDeploymentResult, file: string, dir: string, next: string): string[] {
   const lines = [`Added deployment ${result.name} (account ${shown(result.account)}) to ${file}.`];
   const skippedParts = result.skipped.filter(({ count }) => count > 0).map(({ count, one, many }) => plural(count, one, many));
   if (skippedParts.length > 0) lines.push(`Skipped (not exported): ${skippedParts.join(', ')}.`);
@@ -119,7 +119,7 @@ function asDeploymentReport(result: AsDeploymentResult, file: string, next: stri
   }
   lines.push(
     result.open.length > 0
-      ? `Next: fill in what is listed below, then \`${suggestedCommand(['validate', ...(file.includes('/') ? [file.slice(0, file.lastIndexOf('/'))] : [])])}\` and \`${next}\`.`
+      ? `Next: fill in what is listed below, then \`${suggestedCommand(['validate', dir])}\` and \`${next}\`.`
       : `Next: \`${next}\`.`,
   );
   return lines;
