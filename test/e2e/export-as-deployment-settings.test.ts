@@ -127,9 +127,17 @@ describe('export --as-deployment: the settings the new deployment needs', () => 
     );
     expect(validated.stderr).toContain(`${at(pinPlaceholder)}: error: deployments.c.variables.deployer_key_id is still the placeholder`);
     expect(validated.stderr).toContain('2 errors found.');
-    // The others are not held up by c's placeholders.
-    const planA = await w.cli(['plan', '--deployment', 'a', fleet, '--detailed-exitcode'], secrets);
-    expect(planA.code, planA.stdout + planA.stderr).toBe(0);
+    // The others are not held up by c's placeholders: plan --all plans them, and c's row says what stops it.
+    const planAll = await w.cli(['plan', '--all', fleet], secrets);
+    expect(planAll.code).toBe(1);
+    expect(planAll.stdout).toMatch(/\na +Tenant 1 .* no changes\n/);
+    expect(planAll.stdout).toMatch(/\nb +Tenant 2 .* no changes\n/);
+    // c's section has the two placeholders and nothing they cause (no unset variable, no key id of the wrong form).
+    expect(planAll.stdout).toMatch(/\nc +0a0\S+ .* error: The configuration in \S+ has 2 errors:\n/);
+    expect(planAll.stdout).toContain(
+      `${at(keyPlaceholder)}: error: deployments.c.variables.team_group_public_key is still the placeholder`,
+    );
+    expect(planAll.stdout).toContain(`${at(pinPlaceholder)}: error: deployments.c.variables.deployer_key_id is still the placeholder`);
   });
 
   it('--json lists what was filled and what is left to fill', async () => {

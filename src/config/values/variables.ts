@@ -155,6 +155,12 @@ export async function resolveVariables(
 ): Promise<Map<string, VariableValue>> {
   const given = await givenValues(declarations, inputs, sink);
   const values = new Map<string, VariableValue>();
+  // A deployment's placeholder already is an error at its place (refuseFillIns): its variable is not also "unset".
+  const fillIns = new Set(
+    inputs.variables?.flatMap((a) =>
+      'deployment' in a && a.deployment !== undefined ? Object.keys(a.values).filter((n) => isFillIn(a.values[n])) : [],
+    ),
+  );
   const deployment = inputs.variables?.flatMap((a) => ('deployment' in a && a.deployment !== undefined ? [a.deployment] : []))[0];
   for (const [name, declaration] of declarations) {
     const found =
@@ -162,7 +168,7 @@ export async function resolveVariables(
       (declaration.config.default !== undefined ? { value: declaration.config.default, origin: 'its default' } : undefined);
     const declaredAt = offsetIn(declaration.file, (declaration.file.value as Record<string, unknown>).variables, name);
     if (!found) {
-      if (inputs.allowUnset) continue;
+      if (inputs.allowUnset || fillIns.has(name)) continue;
       sink.push(
         diagnosticAt(declaration.file, declaredAt, {
           code: 'variable_unset',
