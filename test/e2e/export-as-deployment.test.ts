@@ -129,7 +129,7 @@ projects:
     const run = await w.cli(['export', '--account', b, '--as-deployment', 'staging', fleet]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain("Its variables read off this account's objects: env: staging, team: payments, region: us");
+    expect(run.stdout).toContain("Its variables read off this account's objects: env: staging, region: us, team: payments");
     expect(fleetMain()).toBe(
       before.replace(
         'variables: { env: dev }\n',
@@ -178,7 +178,7 @@ projects:
       "deployments.staging.variables.env: the value of variable env for this deployment: two objects of its account give different values (the export's report names them)\n",
     );
     expect(fleetMain()).toContain(
-      `  staging:\n    account: ${b}\n    variables:\n      region: us\n      env: "<fill in: the value of variable env`,
+      `  staging:\n    account: ${b}\n    variables:\n      env: "<fill in: the value of variable env for this deployment: two objects of its account give different values (the export's report names them)>"\n      region: us\n`,
     );
   });
 });
