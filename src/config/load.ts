@@ -20,7 +20,7 @@ import { registerSecret } from '../text/safe-text.js';
 import { diagnosticAt, hasErrors, sortDiagnostics, type DiagnosticSink } from './diagnostics.js';
 import { expandFile } from './values/for-each.js';
 import { collectDirectory } from './blocks/directory.js';
-import { checkTokenBindings, collectDeployments, confineVarFiles, type Deployment } from './blocks/deployments.js';
+import { checkTokenBindings, collectDeployments, confineVarFiles, isFillIn, refuseFillIns, type Deployment } from './blocks/deployments.js';
 import { pathBounds, type PathBounds } from './files/path-bounds.js';
 import { secretSourceValues, withoutSecretValues } from './values/secret-snippets.js';
 import { collectPolicies } from './blocks/policies.js';
@@ -234,6 +234,7 @@ async function variableValues(
   // checked, not only the chosen one's, so `cplane validate` says it too.
   if (deployments) await confineVarFiles(deployments, bounds, diagnostics);
   if (deployments) checkTokenBindings(deployments, env, options.baseUrl, diagnostics);
+  if (deployments) refuseFillIns(deployments, options.deployment, diagnostics);
   const deployment = chosenDeployment(options.deployment, deployments, diagnostics);
   if (options.deployment !== undefined && !deployment) return undefined;
   // `account: ${var.account}` is the convention (and what export writes): a required `account`
@@ -258,7 +259,11 @@ async function variableValues(
     },
     diagnostics,
   );
-  if (allowUnset) found.unset = new Map([...declarations].filter(([name]) => !values.has(name)).map(([name, d]) => [name, d.config.type]));
+  // Without a value, a variable is checked for its type only: under validate, or where a placeholder export left
+  // stands for its value (an error of its own, refuseFillIns).
+  const fillIns = Object.entries(deployment?.variables ?? {}).flatMap(([name, value]) => (isFillIn(value) ? [name] : []));
+  const unset = [...declarations].filter(([name]) => !values.has(name) && (allowUnset || fillIns.includes(name)));
+  if (allowUnset || unset.length > 0) found.unset = new Map(unset.map(([name, d]) => [name, d.config.type]));
   return values;
 }
 

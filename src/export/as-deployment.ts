@@ -2,16 +2,19 @@
  * `cplane export --as-deployment NAME DIR`: instead of a second copy of everything, the exported account
  * becomes one more entry of an existing configuration's `deployments:`, `NAME: { account, variables }`, its
  * variables the values the configuration's templates take in this account (infer-variables.ts) and those of its
- * directory variables (the ids export read; never a public key, which no operation returns). The new entry is
- * spliced in after the last deployment, in fmt's canonical form, so every other byte of the file is kept.
+ * directory variables (directory-fill.ts), its other settings the other deployments' patterns
+ * (deployment-conventions.ts), and a placeholder for each value none of them gives. The new entry is spliced in after
+ * the last deployment, in fmt's canonical form, so every other byte of the file is kept.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { Document, isMap, isNode, isScalar, parseDocument, Scalar, visit } from 'yaml';
-import { formatConfigText } from '../config/index.js';
+import { dirname, join } from 'node:path';
+import { Document, isMap, isNode, isScalar, LineCounter, parseDocument, Scalar, visit } from 'yaml';
+import { fillIn, formatConfigText } from '../config/index.js';
 import { AbortError } from '../errors.js';
 import { packageFile } from '../package-files.js';
 import type { DirectoryEntry } from './build-model.js';
+import { conventionalSettings, type DeploymentEntries, type Filled, type Open } from './deployment-conventions.js';
+import { directoryFill } from './directory-fill.js';
 import type { Evidence, Inferred } from './infer-variables.js';
 
 const DEPLOYMENT_NAME = /^[a-z0-9][a-z0-9_-]*$/;
@@ -22,34 +25,10 @@ export interface DeploymentsFile {
   doc: Document;
   /** The file's text as read: what the new entry is spliced into. */
   text: string;
-  /** Every variable the configuration's files declare. */
-  declared: Set<string>;
   /** Each declared variable's declaration (`{ type, default }`), as written. */
   declarations: Map<string, { type?: unknown; default?: unknown }>;
   /** Each file's content, as written (templates not interpolated): what the inferred values are solved from. */
   contents: unknown[];
-  /** The variables the configuration's `directory:` users and groups read their id or key from, in file order. */
-  directoryVars: string[];
-}
-
-const WHOLE_VARIABLE = /^\$\{\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*\}$/;
-
-/** The variables `directory.users.*` and `directory.groups.*` read their `id` and `publicKey` from. */
-function directoryVariables(doc: Document): string[] {
-  const found: string[] = [];
-  for (const section of ['users', 'groups']) {
-    const entries = doc.getIn(['directory', section]);
-    if (!isMap(entries)) continue;
-    for (const pair of entries.items) {
-      if (!isMap(pair.value)) continue;
-      for (const field of ['id', 'publicKey']) {
-        const value = pair.value.get(field);
-        const name = typeof value === 'string' ? WHOLE_VARIABLE.exec(value)?.[1] : undefined;
-        if (name !== undefined) found.push(name);
-      }
-    }
-  }
-  return found;
 }
 
 export async function findDeploymentsFile(dir: string, name: string): Promise<DeploymentsFile> {
@@ -70,10 +49,8 @@ export async function findDeploymentsFile(dir: string, name: string): Promise<De
     .filter((f) => !f.startsWith('.') && /\.ya?ml$/.test(f))
     .sort();
   let found: DeploymentsFile | undefined;
-  const declared = new Set<string>();
   const declarations = new Map<string, { type?: unknown; default?: unknown }>();
   const contents: unknown[] = [];
-  const directoryVars: string[] = [];
   for (const file of names) {
     const text = await readFile(join(dir, file), 'utf8');
     const doc = parseDocument(text);
@@ -82,12 +59,10 @@ export async function findDeploymentsFile(dir: string, name: string): Promise<De
         `${join(dir, file)} is not valid YAML: ${doc.errors[0]!.message}`,
         'Fix it (`cplane validate`), then export again.',
       );
-    directoryVars.push(...directoryVariables(doc));
     const variables = doc.get('variables');
     if (isMap(variables)) {
       for (const pair of variables.items) {
         if (!isScalar(pair.key)) continue;
-        declared.add(String(pair.key.value));
         const declaration: unknown = isNode(pair.value) ? pair.value.toJSON() : undefined;
         declarations.set(String(pair.key.value), declaration !== null && typeof declaration === 'object' ? declaration : {});
       }
@@ -106,7 +81,7 @@ export async function findDeploymentsFile(dir: string, name: string): Promise<De
         `The configuration ${dir} already has a deployment "${name}" (${join(dir, file)}); nothing was read or written.`,
         'Choose another name, or remove that deployment first.',
       );
-    found ??= { file: join(dir, file), doc, text, declared, declarations, contents, directoryVars };
+    found ??= { file: join(dir, file), doc, text, declarations, contents };
   }
   if (!found) {
     throw new AbortError(
@@ -127,21 +102,19 @@ export async function readConfiguredContents(dir: string): Promise<unknown[]> {
 
 export interface AddedDeployment {
   file: string;
-  /** The directory variables given a value (ids of this account). */
-  given: string[];
-  /**
-   * Variables the configuration's directory reads that this deployment still has to give: the public keys, which
-   * no operation returns, and the ids of entries this account's export did not match (names come from ids, so an
-   * entry of another account, or one renamed, matches nothing here).
-   */
-  toFill: string[];
+  /** The entry written, as data. */
+  entry: Record<string, unknown>;
+  /** What export filled in, and how it knows each. */
+  filled: Filled[];
+  /** What it could not: each a placeholder `<fill in: …>` at its line (or, for var files to create, left out). */
+  open: Open[];
+  /** Settings left out on purpose, for people (an autoApprove rule is never copied). */
+  notes: string[];
   /** Directory entries of this account that the configuration has no variables for. */
   unmatched: DirectoryEntry[];
   /** Variables given a value read off this account's objects (inferred.ts), with the value. */
   inferred: { name: string; value: string }[];
-  /** Required variables (no default) that no live object gives a value: the deployment lacks them. */
-  missing: string[];
-  /** Variables two live objects give different values, with both: none was written. */
+  /** Variables two live objects give different values, with both: a placeholder was written. */
   conflicts: { name: string; evidence: [Evidence, Evidence] }[];
 }
 
@@ -201,19 +174,9 @@ function typed(text: string, type: unknown): unknown {
   return text;
 }
 
-/**
- * Adds `name: { account, variables }` to the `deployments:` of `target` and writes the file: the directory's ids, and
- * the values `inferred` read off the account's objects (one equal to its variable's default is left out).
- */
-export async function addDeployment(
-  target: DeploymentsFile,
-  name: string,
-  account: string,
-  directory: DirectoryEntry[],
-  inferred: Inferred,
-): Promise<AddedDeployment> {
+/** Two deployments on one account and workspace would share one state (`duplicate_deployment_target`). */
+function refuseTakenAccount(target: DeploymentsFile, account: string): void {
   const block = target.doc.get('deployments');
-  // Two deployments on one account and workspace would share one state (`duplicate_deployment_target`).
   const taken = isMap(block)
     ? block.items.find(
         (pair) =>
@@ -228,41 +191,130 @@ export async function addDeployment(
       'Two deployments on one account need different workspaces: add `workspace: NAME` to the new entry by hand.',
     );
   }
-  const variables: Record<string, unknown> = {};
-  const toFill: string[] = [];
-  const unmatched: DirectoryEntry[] = [];
-  for (const entry of directory) {
-    if (!target.declared.has(entry.idVar)) {
-      unmatched.push(entry);
+}
+
+/** The other deployments, as written. */
+function existingDeployments(target: DeploymentsFile): DeploymentEntries {
+  const block = target.doc.get('deployments');
+  const entries = isMap(block) ? (block.toJSON() as Record<string, unknown>) : {};
+  return Object.fromEntries(
+    Object.entries(entries).filter((e): e is [string, Record<string, unknown>] => e[1] !== null && typeof e[1] === 'object'),
+  );
+}
+
+/** The variables this deployment's var files give, which it then need not give in `variables:`. */
+async function varFileVariables(dir: string, files: unknown): Promise<Set<string>> {
+  const names = new Set<string>();
+  for (const file of Array.isArray(files) ? (files as string[]) : []) {
+    const value: unknown = parseDocument(await readFile(join(dir, file), 'utf8')).toJS();
+    if (value !== null && typeof value === 'object') for (const name of Object.keys(value)) names.add(name);
+  }
+  return names;
+}
+
+/**
+ * Whether the new deployment must give `variable` itself: not when its var files give it, nor when the variable has a
+ * default that no other deployment overrides (then it is the same everywhere).
+ */
+function mustGive(target: DeploymentsFile, existing: DeploymentEntries, fromFiles: Set<string>) {
+  return (variable: string): boolean => {
+    const declaration = target.declarations.get(variable);
+    if (!declaration || fromFiles.has(variable)) return false;
+    const overridden = Object.values(existing).some(
+      (e) => e.variables !== null && typeof e.variables === 'object' && variable in e.variables,
+    );
+    return !('default' in declaration) || overridden;
+  };
+}
+
+/** Why no value of the account's objects is written for `variable`, or undefined when one is (or none is needed). */
+function unfilledReason(variable: string, text: string | undefined, conflict: boolean): string | undefined {
+  // A deployment is written literally (`deployment_interpolation`): text that reads as a reference cannot stand there.
+  if (text?.includes('${'))
+    return `the value of variable ${variable} for this deployment: its account's objects give text with "$" then "{", which a deployment's values may not hold`;
+  if (conflict)
+    return `the value of variable ${variable} for this deployment: two objects of its account give different values (the export's report names them)`;
+  if (text === undefined) return `the value of variable ${variable} for this deployment: no object of its account gives it`;
+  return undefined;
+}
+
+/**
+ * The variables read off the account's objects (one equal to its variable's default is left out), and a placeholder
+ * for each one the deployment must give that no object gives, two give differently, or one gives as text it may not hold.
+ */
+function objectVariables(target: DeploymentsFile, inferred: Inferred, must: (variable: string) => boolean, taken: Set<string>) {
+  const values: Record<string, unknown> = {};
+  const filled: Filled[] = [];
+  const open: Open[] = [];
+  const read: AddedDeployment['inferred'] = [];
+  const conflicts = [...inferred.conflicts].filter(([v]) => target.declarations.has(v)).map(([name, evidence]) => ({ name, evidence }));
+  for (const [variable, declaration] of target.declarations) {
+    if (taken.has(variable)) continue;
+    const text = inferred.values.get(variable);
+    const reason = unfilledReason(variable, text, inferred.conflicts.has(variable));
+    if (reason !== undefined) {
+      if (!must(variable) || (text === undefined && !inferred.conflicts.has(variable) && 'default' in declaration)) continue;
+      values[variable] = fillIn(reason);
+      open.push({ key: `variables.${variable}`, what: reason, placeholder: true });
       continue;
     }
-    variables[entry.idVar] = entry.id;
-  }
-  for (const name of target.directoryVars) if (!(name in variables) && !toFill.includes(name)) toFill.push(name);
-  const given = Object.keys(variables);
-  const fromObjects: AddedDeployment['inferred'] = [];
-  for (const [variable, text] of inferred.values) {
-    const declaration = target.declarations.get(variable);
-    if (!declaration || variable in variables) continue;
+    if (text === undefined) continue;
     const value = typed(text, declaration.type);
-    fromObjects.push({ name: variable, value: text });
+    read.push({ name: variable, value: text });
     if ('default' in declaration && String(declaration.default) === String(value)) continue;
-    variables[variable] = value;
+    values[variable] = value;
+    filled.push({ key: `variables.${variable}`, value, from: "this account's objects, solved against the configuration's templates" });
   }
-  const missing = [...target.declarations]
-    .filter(
-      ([variable, d]) =>
-        !('default' in d) &&
-        !(variable in variables) &&
-        !inferred.values.has(variable) &&
-        !inferred.conflicts.has(variable) &&
-        !target.directoryVars.includes(variable),
-    )
-    .map(([variable]) => variable);
-  const value = Object.keys(variables).length > 0 ? { account, variables } : { account };
-  await writeFile(target.file, await withDeployment(target, name, value));
-  const conflicts = [...inferred.conflicts]
-    .filter(([variable]) => target.declarations.has(variable))
-    .map(([variable, evidence]) => ({ name: variable, evidence }));
-  return { file: target.file, given, toFill, unmatched, inferred: fromObjects, missing, conflicts };
+  return { values, filled, open, read, conflicts };
+}
+
+/** Where each placeholder ended up in the written text (line and column, 1-based). */
+function locate(text: string, name: string, open: Open[]): void {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines });
+  for (const item of open.filter((o) => o.placeholder)) {
+    const node: unknown = doc.getIn(['deployments', name, ...item.key.split('.')], true);
+    const start = isNode(node) ? node.range?.[0] : undefined;
+    if (start === undefined) continue;
+    // The column of the text, inside its quotes, as validate's error gives it.
+    const { line, col } = lines.linePos(start + (text[start] === '"' || text[start] === "'" ? 1 : 0));
+    Object.assign(item, { line, col });
+  }
+}
+
+/**
+ * Adds `name: { account, ... }` to the `deployments:` of `target` and writes the file: what the account shows (the
+ * directory's ids, the values its objects give), what the other deployments' patterns give (token, after, ...), and a
+ * placeholder for everything else it needs, each named in `open`.
+ */
+export async function addDeployment(
+  target: DeploymentsFile,
+  name: string,
+  account: string,
+  live: { directory: DirectoryEntry[]; pins: { name: string; keyId: string }[] },
+  inferred: Inferred,
+): Promise<AddedDeployment> {
+  refuseTakenAccount(target, account);
+  const existing = existingDeployments(target);
+  const dir = dirname(target.file);
+  const conventions = conventionalSettings(existing, name, dir);
+  const must = mustGive(target, existing, await varFileVariables(dir, conventions.settings.varFiles));
+  const directory = directoryFill(target.contents, { ...live, grants: inferred.grants ?? [] }, must);
+  const objects = objectVariables(target, inferred, must, new Set(Object.keys(directory.values)));
+  const variables = { ...directory.values, ...objects.values };
+  const entry = { account, ...conventions.settings, ...(Object.keys(variables).length > 0 ? { variables } : {}) };
+  const text = await withDeployment(target, name, entry);
+  const open = [...conventions.open, ...directory.open, ...objects.open];
+  locate(text, name, open);
+  await writeFile(target.file, text);
+  return {
+    file: target.file,
+    entry,
+    filled: [...conventions.filled, ...directory.filled, ...objects.filled],
+    open,
+    notes: conventions.notes,
+    unmatched: directory.unmatched,
+    inferred: objects.read,
+    conflicts: objects.conflicts,
+  };
 }

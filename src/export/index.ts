@@ -93,7 +93,7 @@ export async function exportAsDeployment(
     readAccount({ client, account, projectNames: options.projectNames, parallelism: options.parallelism ?? 10 }),
   );
   const model = buildModel(live, { onlyUsedCredentials: options.projectNames.length > 0 });
-  const added = await addDeployment(target, name, account, model.directory, inferVariables(target.contents, model.files));
+  const added = await addDeployment(target, name, account, model, inferVariables(target.contents, model.files));
   return { ...added, account, name, skipped: skippedOf(model) };
 }
 

@@ -22,12 +22,33 @@ export interface Evidence {
   liveLocal?: string;
 }
 
+/** A configured entry's readers of one directory section beside the live entry's (`grants.groups: [team]` and `[group-0d…]`). */
+export interface GrantEvidence {
+  section: 'users' | 'groups';
+  address: string;
+  /** The configured names (the configuration's `directory:` entries). */
+  configured: string[];
+  /** The live names (export's `directory:` entries of this account, named from ids). */
+  live: string[];
+}
+
 export interface Inferred {
   /** Each variable's value where every object that gives one agrees. */
   values: Map<string, string>;
   /** Variables two objects give different values: the first two that disagree. */
   conflicts: Map<string, [Evidence, Evidence]>;
+  /** Who each matched entry is shared with, configured and live: what a directory entry's id is read from. */
+  grants?: GrantEvidence[];
 }
+
+/** What solving finds: template values, and the readers of matched entries. */
+interface Found {
+  values: Evidence[];
+  grants: GrantEvidence[];
+}
+
+const GRANTS_FIELD = /^grants\.(users|groups)$/;
+const strings = (value: unknown[]): value is string[] => value.every((v) => typeof v === 'string');
 
 const REFERENCE = /\$\$\{|\$\{([^}]*)\}/g;
 const VARIABLE = /^\s*var\.([A-Za-z_][A-Za-z0-9_]*)\s*$/;
@@ -79,10 +100,13 @@ export function solveTemplate(template: string, live: string): Map<string, strin
 }
 
 /** The values `configured` (an entry of the configuration, as written) takes to be `live` (the exported entry). */
-function solveEntry(configured: unknown, live: unknown, address: string, field: string, out: Evidence[]): void {
-  if (typeof configured === 'string' && configured.includes('${') && ['string', 'number', 'boolean'].includes(typeof live)) {
+function solveEntry(configured: unknown, live: unknown, address: string, field: string, out: Found): void {
+  const readers = GRANTS_FIELD.exec(field)?.[1] as GrantEvidence['section'] | undefined;
+  if (readers && Array.isArray(configured) && Array.isArray(live) && strings(configured) && strings(live)) {
+    out.grants.push({ section: readers, address, configured, live });
+  } else if (typeof configured === 'string' && configured.includes('${') && ['string', 'number', 'boolean'].includes(typeof live)) {
     for (const [variable, value] of solveTemplate(configured, String(live)) ?? [])
-      out.push({ variable, address, field, live: String(live), value, template: configured });
+      out.values.push({ variable, address, field, live: String(live), value, template: configured });
   } else if (Array.isArray(configured) && Array.isArray(live) && configured.length === live.length) {
     configured.forEach((item, i) => solveEntry(item, live[i], address, `${field}[${i}]`, out));
   } else if (isMap(configured) && isMap(live) && !isSecretSource(live)) {
@@ -114,7 +138,7 @@ function isEntries(value: unknown): value is Record<string, Record<string, unkno
  * against (or equal to) the live one. An entry without `name` is named by its local name (export leaves `name` out
  * where the two are the same).
  */
-function solveEntries(configured: Record<string, unknown>, live: Record<string, unknown>, section: string, out: Evidence[]): void {
+function solveEntries(configured: Record<string, unknown>, live: Record<string, unknown>, section: string, out: Found): void {
   for (const [local, entry] of Object.entries(configured)) {
     if (!isMap(entry)) continue;
     const name = typeof entry.name === 'string' ? entry.name : local;
@@ -125,7 +149,7 @@ function solveEntries(configured: Record<string, unknown>, live: Record<string, 
       if (!solved) continue;
       const address = `${section}.${local}`;
       for (const [variable, value] of solved)
-        out.push({ variable, address, field: 'name', live: liveName, value, template: name, liveLocal });
+        out.values.push({ variable, address, field: 'name', live: liveName, value, template: name, liveLocal });
       const { name: _name, ...rest } = entry;
       solveEntry(rest, liveEntry, address, '', out);
     }
@@ -137,7 +161,8 @@ export function inferVariables(configured: readonly unknown[], exported: readonl
   const values = new Map<string, string>();
   const first = new Map<string, Evidence>();
   const conflicts = new Map<string, [Evidence, Evidence]>();
-  for (const e of solveConfigured(configured, exported)) {
+  const found = solveAll(configured, exported);
+  for (const e of found.values) {
     const seen = first.get(e.variable);
     if (!seen) {
       first.set(e.variable, e);
@@ -147,11 +172,15 @@ export function inferVariables(configured: readonly unknown[], exported: readonl
       values.delete(e.variable);
     }
   }
-  return { values, conflicts };
+  return { values, conflicts, grants: found.grants };
 }
 
 /** Each template of the configuration's entries solved against the exported entry its plan adopts, field by field. */
 export function solveConfigured(configured: readonly unknown[], exported: readonly ExportedFile[]): Evidence[] {
+  return solveAll(configured, exported).values;
+}
+
+function solveAll(configured: readonly unknown[], exported: readonly ExportedFile[]): Found {
   const live = new Map<string, Record<string, unknown>>();
   for (const file of exported) {
     for (const entry of file.entries) {
@@ -160,13 +189,13 @@ export function solveConfigured(configured: readonly unknown[], exported: readon
       entries[entry.local] = entry.entry;
     }
   }
-  const evidence: Evidence[] = [];
+  const found: Found = { values: [], grants: [] };
   for (const content of configured) {
     if (!isMap(content)) continue;
     for (const [section, entries] of Object.entries(content)) {
       if (NOT_RESOURCES.has(section) || !isMap(entries) || !live.has(section)) continue;
-      solveEntries(entries, live.get(section)!, section, evidence);
+      solveEntries(entries, live.get(section)!, section, found);
     }
   }
-  return evidence;
+  return found;
 }

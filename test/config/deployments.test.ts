@@ -181,3 +181,32 @@ describe('deployments', () => {
     expect(deploymentWaves(alone).map((w: { name: string }[]) => w.map((d) => d.name))).toEqual([['prod-eu']]);
   });
 });
+
+// `export --as-deployment` writes `<fill in: …>` where it could not vouch for a value: refused where it stands, for the
+// deployment loaded (or every one, without a choice), and never passed on as the variable's value.
+describe('a placeholder export left', () => {
+  const files = {
+    'main.yaml': CONFIG.replace('ops_key: "', 'ops_key: "<fill in: the public key of group ops>", was: "').replace(
+      ', was: "' + printableKeyPair('0d000000-0000-4000-8000-000000000003').publicKey + '"',
+      '',
+    ),
+    'vars/prod-us.yaml': US,
+  };
+  it('is an error at its line for its deployment and for validate, saying what to give, and none for the others', async () => {
+    const staging = await load(files, { deployment: 'staging' });
+    const fillIns = staging.diagnostics.filter((d) => d.code === 'deployment_fill_in');
+    const lines = files['main.yaml'].split('\n');
+    const line = lines.findIndex((l) => l.includes('<fill in'));
+    expect(fillIns.map((d) => [d.range?.line, d.range?.col, d.summary])).toEqual([
+      [
+        line + 1,
+        lines[line]!.indexOf('<fill in') + 1,
+        'deployments.staging.variables.ops_key is still the placeholder `cplane export --as-deployment` wrote: give the public key of group ops',
+      ],
+    ]);
+    // The variable has no value (the placeholder is never a key), and that is said once, by the placeholder's error.
+    expect(staging.diagnostics.map((d) => d.code)).toEqual(['deployment_fill_in']);
+    expect((await load(files, { allowUnsetVariables: true })).diagnostics.map((d) => d.code)).toEqual(['deployment_fill_in']);
+    expect((await load(files, { deployment: 'prod-eu' })).diagnostics).toEqual([]);
+  });
+});

@@ -129,7 +129,7 @@ projects:
     const run = await w.cli(['export', '--account', b, '--as-deployment', 'staging', fleet]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain("Its variables read off this account's objects: env: staging, team: payments, region: us");
+    expect(run.stdout).toContain("Its variables read off this account's objects: env: staging, region: us, team: payments");
     expect(fleetMain()).toBe(
       before.replace(
         'variables: { env: dev }\n',
@@ -149,25 +149,36 @@ projects:
     expect(planned!.plan.steps.map((s) => [s.address, s.action, s.changes])).toEqual([['project.payments', 'import', []]]);
   });
 
-  it('writes the deployment without a required variable no object gives, and says on stderr what to add', async () => {
+  it('writes a placeholder for a required variable no object gives, names it on stderr at its line, and validate refuses it there', async () => {
     await arrange(['ledger'], FLEET);
     const run = await w.cli(['export', '--account', b, '--as-deployment', 'staging', fleet]);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(
-      `Variable "env" is required and no object of account ${b} gives its value; none was written.\nAdd to fleet/main.yaml: deployments.staging.variables.env: VALUE\n`,
+      '1 setting of deployment staging is left to fill (a "<fill in: ...>" placeholder in the file, refused by validate, plan and apply until replaced):\n' +
+        '  fleet/main.yaml:20:13 deployments.staging.variables.env: the value of variable env for this deployment: no object of its account gives it\n',
     );
-    expect(fleetMain()).toContain(`  staging: { account: ${b} }\n`);
+    expect(fleetMain()).toContain(
+      `  staging:\n    account: ${b}\n    variables:\n      env: "<fill in: the value of variable env for this deployment: no object of its account gives it>"\n`,
+    );
     expect((await w.run(['fmt', '--check', fleet])).code).toBe(0);
+    const validated = await w.cli(['validate', fleet]);
+    expect(validated.stderr).toContain(
+      'fleet/main.yaml:20:13: error: deployments.staging.variables.env is still the placeholder `cplane export --as-deployment` wrote: give the value of variable env for this deployment: no object of its account gives it',
+    );
   });
 
-  it('names both objects when two give a variable different values, and writes neither', async () => {
+  it('names both objects when two give a variable different values, and writes a placeholder for it', async () => {
     await arrange(['payments-staging', 'web-prod'], `${FLEET}  web: { name: "web-\${var.env}" }\n`);
     const run = await w.cli(['export', '--account', b, '--as-deployment', 'staging', fleet]);
     expect(run.code).toBe(0);
     expect(run.stderr).toContain(
-      'Variable "env": projects.payments (name) gives "staging" (live "payments-staging") but projects.web (name) gives "prod" (live "web-prod"); none was written.\n',
+      'Variable "env": projects.payments (name) gives "staging" (live "payments-staging") but projects.web (name) gives "prod" (live "web-prod").\n',
     );
-    expect(run.stderr).toContain('Add to fleet/main.yaml: deployments.staging.variables.env: VALUE\n');
-    expect(fleetMain()).toContain(`  staging:\n    account: ${b}\n    variables: { region: us }\n`);
+    expect(run.stderr).toContain(
+      "deployments.staging.variables.env: the value of variable env for this deployment: two objects of its account give different values (the export's report names them)\n",
+    );
+    expect(fleetMain()).toContain(
+      `  staging:\n    account: ${b}\n    variables:\n      env: "<fill in: the value of variable env for this deployment: two objects of its account give different values (the export's report names them)>"\n      region: us\n`,
+    );
   });
 });

@@ -10,6 +10,7 @@ import type { DirectoryEntry } from '../../src/export/build-model.js';
 import type { Inferred } from '../../src/export/infer-variables.js';
 
 const nothingInferred: Inferred = { values: new Map(), conflicts: new Map() };
+const none = { directory: [], pins: [] };
 
 let dir: string;
 beforeEach(async () => {
@@ -40,28 +41,41 @@ const entry = (section: 'users' | 'groups', local: string, id: string): Director
 };
 
 describe('adding a deployment', () => {
-  it('gives the ids it matched, names the variables left to give and the entries it did not match, keeping the file', async () => {
+  it('gives the ids it matched, writes a placeholder for each value left to give, names the entries it did not match, keeping the file', async () => {
     await writeFile(join(dir, 'main.yaml'), MAIN);
     const target = await findDeploymentsFile(dir, 'b');
-    expect(target.directoryVars).toEqual(['user_x_id', 'user_x_public_key', 'group_y_id', 'group_y_public_key']);
     const added = await addDeployment(
       target,
       'b',
       '0a000000-0000-4000-8000-000000001002',
-      [
-        entry('users', 'user-x', '0b000000-0000-4000-8000-0000000000aa'),
-        entry('groups', 'group-z', '0c000000-0000-4000-8000-0000000000bb'),
-      ],
+      {
+        directory: [
+          entry('users', 'user-x', '0b000000-0000-4000-8000-0000000000aa'),
+          entry('groups', 'group-z', '0c000000-0000-4000-8000-0000000000bb'),
+        ],
+        pins: [],
+      },
       nothingInferred,
     );
-    expect(added.given).toEqual(['user_x_id']);
-    expect(added.toFill).toEqual(['user_x_public_key', 'group_y_id', 'group_y_public_key']);
+    expect(added.filled).toEqual([
+      { key: 'variables.user_x_id', value: '0b000000-0000-4000-8000-0000000000aa', from: 'the same id in this account' },
+    ]);
+    // What no operation gives is a placeholder at its line, the column validate's error gives (inside the quotes).
+    expect(added.open.map((o) => [o.key, o.line, o.col])).toEqual([
+      ['variables.user_x_public_key', 14, 27],
+      ['variables.group_y_id', 15, 20],
+      ['variables.group_y_public_key', 16, 28],
+    ]);
     expect(added.unmatched.map((d) => d.local)).toEqual(['group-z']);
     const text = await readFile(join(dir, 'main.yaml'), 'utf8');
     expect(text).toBe(
       MAIN.replace(
         '# first\n',
-        '# first\n  b:\n    account: 0a000000-0000-4000-8000-000000001002\n    variables: { user_x_id: 0b000000-0000-4000-8000-0000000000aa }\n',
+        '# first\n  b:\n    account: 0a000000-0000-4000-8000-000000001002\n    variables:\n' +
+          '      user_x_id: 0b000000-0000-4000-8000-0000000000aa\n' +
+          `      user_x_public_key: "<fill in: the public key (X25519, base64) of user user-x (directory.users.user-x) in this deployment's account: no operation returns it>"\n` +
+          `      group_y_id: "<fill in: the id of group group-y (directory.groups.group-y) in this deployment's account: no record of this account is shared with it, and no operation lists groups>"\n` +
+          `      group_y_public_key: "<fill in: the public key (X25519, base64) of group group-y (directory.groups.group-y) in this deployment's account: no operation returns it>"\n`,
       ),
     );
   });
@@ -71,7 +85,7 @@ describe('adding a deployment', () => {
     await expect(findDeploymentsFile(dir, 'a')).rejects.toThrow(`The configuration ${dir} already has a deployment "a"`);
     await expect(findDeploymentsFile(dir, '../x')).rejects.toThrow('--as-deployment "../x" is not a deployment name.');
     await expect(
-      addDeployment(await findDeploymentsFile(dir, 'b'), 'b', '0a000000-0000-4000-8000-000000001001', [], nothingInferred),
+      addDeployment(await findDeploymentsFile(dir, 'b'), 'b', '0a000000-0000-4000-8000-000000001001', none, nothingInferred),
     ).rejects.toThrow('Account 0a000000-0000-4000-8000-000000001001 is already the deployment "a" of');
     expect(await readFile(join(dir, 'main.yaml'), 'utf8')).toBe(MAIN);
     await writeFile(join(dir, 'main.yaml'), 'version: 1\naccount: ${var.account}\n');
@@ -87,7 +101,7 @@ describe('a value read off a live object with a line break', () => {
       'version: 1\nvariables:\n  env: {}\ndeployments:\n  a: { account: 0a000000-0000-4000-8000-000000001001, variables: { env: dev } }\nprojects:\n  app: { name: "app-${var.env}" }\n',
     );
     const target = await findDeploymentsFile(dir, 'b');
-    await addDeployment(target, 'b', '0a000000-0000-4000-8000-000000001002', [], {
+    await addDeployment(target, 'b', '0a000000-0000-4000-8000-000000001002', none, {
       values: new Map([['env', 'pr\nod']]),
       conflicts: new Map(),
     });

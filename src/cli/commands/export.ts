@@ -8,11 +8,13 @@ import { lockTimeoutMs } from '../../session/lock-timeout.js';
 import { relative, resolve } from 'node:path';
 import { createClient } from '../../api/client.js';
 import { NetworkError } from '../../api/errors.js';
-import { exportAccount, exportAsDeployment, type ExportResult } from '../../export/index.js';
+import { exportAccount, exportAsDeployment, type AsDeploymentResult, type ExportResult } from '../../export/index.js';
 import type { CommandContext, CommandModule } from '../../session/command-context.js';
 import { clientOptionsOf, connectionSettings } from '../../session/connection.js';
 import { AbortError } from '../../errors.js';
 import { suggestedCommand } from '../../text/escape-for.js';
+import { jsonText } from '../../text/json-text.js';
+import { escapeControl } from '../../text/safe-text.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : []);
@@ -25,6 +27,7 @@ export const exportCommand: CommandModule = {
   async run(ctx) {
     const asDeployment = typeof ctx.values['as-deployment'] === 'string' ? ctx.values['as-deployment'] : undefined;
     if (asDeployment !== undefined) return runAsDeployment(ctx, asDeployment);
+    if (ctx.values.json) throw new AbortError('--json is for export --as-deployment: export writes its folder and a report for people.');
     if (ctx.positionals.length > 0)
       throw new AbortError(`export takes no positional arguments (got "${ctx.positionals[0]}").`, 'Give the output folder with --out DIR.');
     // Checked once, before anything else, so a missing variable is the first thing said.
@@ -53,7 +56,7 @@ export const exportCommand: CommandModule = {
 };
 
 /** `export --as-deployment NAME [DIR]`: DIR is the configuration folder, as `plan` and `apply` take it (default `.`). */
-async function runAsDeployment(ctx: Parameters<CommandModule['run']>[0], name: string): Promise<number> {
+async function runAsDeployment(ctx: CommandContext, name: string): Promise<number> {
   for (const flag of ['out', 'adopt', 'group', 'force']) {
     if (ctx.values[flag] !== undefined)
       throw new AbortError(
@@ -79,43 +82,83 @@ async function runAsDeployment(ctx: Parameters<CommandModule['run']>[0], name: s
     if (error instanceof NetworkError) throw new AbortError(error.message);
     throw error;
   });
-  const lines = [`Added deployment ${result.name} (account ${result.account}) to ${relative(ctx.cwd, result.file) || result.file}.`];
+  const file = relative(ctx.cwd, result.file) || result.file;
+  const next = suggestedCommand(['plan', '--deployment', result.name, dir]);
+  if (ctx.values.json) ctx.stdout.write(`${jsonText(asDeploymentJson(result, file, next), 2)}\n`);
+  else {
+    ctx.stdout.write(`${asDeploymentReport(result, file, dir, next).join('\n')}\n`);
+    // What is left to fill is never guessed: each is a placeholder in the file, and named here with what to give.
+    const left = leftToFill(result, file);
+    if (left.length > 0) ctx.stderr.write(`${left.join('\n')}\n`);
+  }
+  return 0;
+}
+
+/** A value from the account or the file, on one line of the report. */
+const shown = (value: unknown): string => escapeControl(typeof value === 'string' ? value : JSON.stringify(value));
+
+function asDeploymentReport(result: AsDeploymentResult, file: string, dir: string, next: string): string[] {
+  const lines = [`Added deployment ${result.name} (account ${shown(result.account)}) to ${file}.`];
   const skippedParts = result.skipped.filter(({ count }) => count > 0).map(({ count, one, many }) => plural(count, one, many));
   if (skippedParts.length > 0) lines.push(`Skipped (not exported): ${skippedParts.join(', ')}.`);
-  if (result.given.length > 0)
+  if (result.inferred.length > 0)
     lines.push(
-      `Its variables give the ids of ${plural(result.given.length, 'directory entry', 'directory entries')} in this account: ${result.given.join(', ')}.`,
+      `Its variables read off this account's objects: ${result.inferred.map((v) => `${v.name}: ${shown(v.value)}`).join(', ')} (a value equal to the variable's default is not written).`,
     );
-  if (result.toFill.length > 0)
-    lines.push(
-      `Its directory still needs these variables (public keys, which no operation returns, and ids of users and groups not matched in this account): add them to deployments.${result.name}.variables: ${result.toFill.join(', ')}.`,
-    );
+  const inferred = new Set(result.inferred.map((v) => `variables.${v.name}`));
+  const filled = result.filled.filter((f) => !inferred.has(f.key));
+  if (filled.length > 0) {
+    lines.push('Filled in:');
+    for (const f of filled) lines.push(`  ${f.key}: ${shown(f.value)} (from ${shown(f.from)})`);
+  }
+  for (const note of result.notes) lines.push(`Not filled: ${shown(note)}`);
   if (result.unmatched.length > 0) {
     lines.push(
       `This account's records are also shared with ${plural(result.unmatched.length, 'user or group', 'users or groups')} the configuration has no directory entry for: ${result.unmatched.map((d) => `${d.section}.${d.local}`).join(', ')}.`,
     );
   }
-  if (result.inferred.length > 0)
-    lines.push(
-      `Its variables read off this account's objects: ${result.inferred.map((v) => `${v.name}: ${v.value}`).join(', ')} (a value equal to the variable's default is not written).`,
-    );
-  lines.push(`Next: \`${suggestedCommand(['plan', '--deployment', result.name, dir])}\`.`);
-  ctx.stdout.write(`${lines.join('\n')}\n`);
-  // A required variable no object gives is never guessed: the deployment is written without it, and stderr says what to add.
-  const file = relative(ctx.cwd, result.file) || result.file;
-  const problems = [
-    ...result.conflicts.map(
-      ({ name, evidence: [x, y] }) =>
-        `Variable "${name}": ${x.address}${x.field ? ` (${x.field})` : ''} gives "${x.value}" (live "${x.live}") but ${y.address}${y.field ? ` (${y.field})` : ''} gives "${y.value}" (live "${y.live}"); none was written.`,
-    ),
-    ...result.missing.map(
-      (name) => `Variable "${name}" is required and no object of account ${result.account} gives its value; none was written.`,
-    ),
+  lines.push(
+    result.open.length > 0
+      ? `Next: fill in what is listed below, then \`${suggestedCommand(['validate', dir])}\` and \`${next}\`.`
+      : `Next: \`${next}\`.`,
+  );
+  return lines;
+}
+
+/** One line per setting left to fill, where its placeholder is and what to give; then the evidence of each conflict. */
+function leftToFill(result: AsDeploymentResult, file: string): string[] {
+  if (result.open.length === 0) return [];
+  const lines = [
+    `${plural(result.open.length, 'setting')} of deployment ${result.name} ${result.open.length === 1 ? 'is' : 'are'} left to fill (a "<fill in: ...>" placeholder in the file, refused by validate, plan and apply until replaced):`,
   ];
-  for (const name of [...result.conflicts.map((c) => c.name), ...result.missing])
-    problems.push(`Add to ${file}: deployments.${result.name}.variables.${name}: VALUE`);
-  if (problems.length > 0) ctx.stderr.write(`${problems.join('\n')}\n`);
-  return 0;
+  for (const o of result.open) {
+    const at = o.line !== undefined ? `${file}:${o.line}:${o.col} ` : '';
+    lines.push(`  ${at}deployments.${result.name}.${o.key}: ${shown(o.what)}${o.placeholder ? '' : ' (not written)'}`);
+  }
+  for (const {
+    name,
+    evidence: [x, y],
+  } of result.conflicts) {
+    const side = (e: typeof x) => `${e.address}${e.field ? ` (${e.field})` : ''} gives "${shown(e.value)}" (live "${shown(e.live)}")`;
+    lines.push(`Variable "${name}": ${side(x)} but ${side(y)}.`);
+  }
+  return lines;
+}
+
+function asDeploymentJson(result: AsDeploymentResult, file: string, next: string) {
+  return {
+    deployment: result.name,
+    account: result.account,
+    file,
+    entry: result.entry,
+    filled: result.filled,
+    toFill: result.open.map((o) => ({ ...o, file })),
+    notes: result.notes,
+    unmatched: result.unmatched.map((d) => ({ section: d.section, local: d.local })),
+    conflicts: result.conflicts.map(({ name, evidence }) => ({ name, evidence })),
+    skipped: result.skipped.filter(({ count }) => count > 0),
+    next,
+  };
 }
 
 function report(result: ExportResult, out: string): string {

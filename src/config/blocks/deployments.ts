@@ -250,6 +250,46 @@ export async function confineVarFiles(deployments: Deployment[], bounds: PathBou
   }
 }
 
+/**
+ * Where `cplane export --as-deployment` could not fill a value of the deployment it adds (a key it may not pin on the
+ * API's word, an id no operation gives), it writes `<fill in: what to give>`: refused until a person replaces it.
+ */
+export const fillIn = (what: string): string => `${FILL_IN}${what}>`;
+const FILL_IN = '<fill in: ';
+export const isFillIn = (value: unknown): value is string => typeof value === 'string' && value.startsWith(FILL_IN);
+
+/** Each placeholder inside `node` (a deployment's entry), with the map or list that holds it and its key. */
+function fillInsOf(node: unknown, path: string): { container: unknown; key: string | number; path: string; value: string }[] {
+  if (node === null || typeof node !== 'object') return [];
+  return Object.entries(node).flatMap(([key, value]) => {
+    const at = Array.isArray(node) ? Number(key) : key;
+    const inner = Array.isArray(node) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+    return isFillIn(value) ? [{ container: node, key: at, path: inner, value }] : fillInsOf(value, inner);
+  });
+}
+
+/**
+ * A placeholder export left in a deployment is an error at its place, naming what to give: for the deployment
+ * chosen, or for every one when none is (`cplane validate`), so one account's open placeholder never stops the
+ * others' plans.
+ */
+export function refuseFillIns(deployments: readonly Deployment[], chosen: string | undefined, sink: DiagnosticSink): void {
+  for (const { name, entryAt } of deployments) {
+    if ((chosen !== undefined && name !== chosen) || !entryAt) continue;
+    for (const { container, key, path, value } of fillInsOf(entryAt.node, '')) {
+      const offset = textStart(entryAt.file, offsetIn(entryAt.file, container, key, 'value'));
+      sink.push(
+        diagnosticAt(entryAt.file, offset, {
+          code: 'deployment_fill_in',
+          summary: `deployments.${name}.${path} is still the placeholder \`cplane export --as-deployment\` wrote: give ${value.slice(FILL_IN.length, -1)}`,
+          detail: 'Replace the whole "<fill in: ...>" text with the value (docs/deployments.md#what-the-new-deployment-is-given).',
+          end: offset + value.length,
+        }),
+      );
+    }
+  }
+}
+
 /** The account of a configuration with deployments is each deployment's: a top-level one would say another. */
 function refuseTopLevelAccount(files: readonly SourceFile[], holder: SourceFile, sink: DiagnosticSink): void {
   const where = rangeAt(holder, offsetIn(holder, holder.value, 'deployments'));

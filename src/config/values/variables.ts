@@ -9,6 +9,7 @@ import { relative, resolve } from 'node:path';
 import { diagnosticAt, type DiagnosticSink } from '../diagnostics.js';
 import { offsetIn, positionIn, readSourceFile, type SourceFile } from '../files/source-file.js';
 import { didYouMean } from '../../text/suggest.js';
+import { isFillIn } from '../blocks/deployments.js';
 import type { VariableConfig } from '../files/config-file.js';
 
 import type { VariableValue } from '../../plan-model/plan.js';
@@ -154,6 +155,12 @@ export async function resolveVariables(
 ): Promise<Map<string, VariableValue>> {
   const given = await givenValues(declarations, inputs, sink);
   const values = new Map<string, VariableValue>();
+  // A deployment's placeholder already is an error at its place (refuseFillIns): its variable is not also "unset".
+  const fillIns = new Set(
+    inputs.variables?.flatMap((a) =>
+      'deployment' in a && a.deployment !== undefined ? Object.keys(a.values).filter((n) => isFillIn(a.values[n])) : [],
+    ),
+  );
   const deployment = inputs.variables?.flatMap((a) => ('deployment' in a && a.deployment !== undefined ? [a.deployment] : []))[0];
   for (const [name, declaration] of declarations) {
     const found =
@@ -161,7 +168,7 @@ export async function resolveVariables(
       (declaration.config.default !== undefined ? { value: declaration.config.default, origin: 'its default' } : undefined);
     const declaredAt = offsetIn(declaration.file, (declaration.file.value as Record<string, unknown>).variables, name);
     if (!found) {
-      if (inputs.allowUnset) continue;
+      if (inputs.allowUnset || fillIns.has(name)) continue;
       sink.push(
         diagnosticAt(declaration.file, declaredAt, {
           code: 'variable_unset',
@@ -223,6 +230,8 @@ async function givenValues(
     if ('values' in argument) {
       const { file } = argument;
       for (const [name, value] of Object.entries(argument.values)) {
+        // A deployment's placeholder is its own error (refuseFillIns): the variable has no value, not that text.
+        if (argument.deployment !== undefined && isFillIn(value)) continue;
         offer(
           name,
           { value, origin: argument.origin, ...(file ? { file, offset: positionIn(file, argument.values, name)?.value[0] } : {}) },
