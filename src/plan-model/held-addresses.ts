@@ -6,15 +6,14 @@
  * run's, resent first) are held too.
  */
 import type { Plan } from './plan.js';
+import type { Template } from './write.js';
+import { eachPlaceholder, type MalformedPlaceholder, type Placeholder } from './placeholder.js';
 
-function collectRefs(value: unknown, into: Set<string>): void {
-  if (Array.isArray(value)) for (const item of value) collectRefs(item, into);
-  else if (value !== null && typeof value === 'object') {
-    for (const [key, inner] of Object.entries(value)) {
-      if (key === '$ref' && typeof inner === 'string') into.add(inner);
-      else collectRefs(inner, into);
-    }
-  }
+/** The address whose id a placeholder reads: a `$ref`'s, or the record a `$encrypt` or `$wrap` is bound to by `$ref`. */
+function referencedAddress(placeholder: Placeholder | MalformedPlaceholder): string | undefined {
+  if (placeholder.tag === '$ref') return placeholder.address;
+  const target = placeholder.tag === '$encrypt' ? placeholder.encrypt : placeholder.tag === '$wrap' ? placeholder.wrap : undefined;
+  return typeof target?.record === 'object' ? target.record.$ref : undefined;
 }
 
 /** The addresses to hold for applying `plan`, sorted. */
@@ -26,7 +25,13 @@ export function addressesToHold(plan: Pick<Plan, 'steps' | 'pendingWrites'>): st
     if (step.moved) held.add(step.moved.from);
     for (const write of step.writes) {
       if (write.address) held.add(write.address);
-      collectRefs([write.path, write.body, write.effects], held);
+      // The effects' id and parents may read another address's id too.
+      const { id, parents } = write.effects;
+      const templates = { path: write.path, body: write.body, id, parents } as Template;
+      eachPlaceholder(templates, '', (placeholder) => {
+        const address = referencedAddress(placeholder);
+        if (address !== undefined) held.add(address);
+      });
     }
   }
   return [...held].sort();

@@ -1,5 +1,5 @@
 // What an apply of a plan holds (docs/state.md, "An apply holds its addresses"): its steps' addresses, what they wait
-// for, a moved block's old address, every address a write reads by `$ref` (nested too), and the plan's pending writes.
+// for, a moved block's old address, every address a write reads by `$ref` (nested too, and the record a `$encrypt` is bound to), and the plan's pending writes.
 import { describe, expect, it } from 'vitest';
 import { addressesToHold, type Plan, type PlanStep } from '../../src/plan-model/index.js';
 
@@ -24,6 +24,15 @@ describe('addressesToHold', () => {
               effects: { parents: { project: { $ref: 'project.shop' } } },
               summary: 'POST',
             },
+            {
+              id: 'gateway_token.main/ci#1',
+              operation: 'updateRecord',
+              path: { id: 'rec_1' },
+              body: { value: { $encrypt: { field: 'value', record: { $ref: 'record.shop/bound' }, version: 2 } } },
+              idempotencyKey: 'k2',
+              effects: {},
+              summary: 'PUT',
+            },
           ],
         }),
       ],
@@ -37,6 +46,7 @@ describe('addressesToHold', () => {
       'gateway_token.main/old',
       'project.other',
       'project.shop',
+      'record.shop/bound',
       'record.shop/key',
     ]);
     expect(addressesToHold({ steps: [] })).toEqual([]);
