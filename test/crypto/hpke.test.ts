@@ -2,6 +2,8 @@
 // HKDF-SHA256, ChaCha20Poly1305: A.2.1 (base mode, the first wrapper format) and A.2.3 (auth mode, the wrappers
 // cplane makes now), every sequence number and every exported value given there. The vectors are copied from the
 // RFC's source (cfrg/draft-irtf-cfrg-hpke) into rfc9180-a2-vectors.json.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
@@ -134,4 +136,44 @@ describe('HPKE auth mode: the sender is authenticated', () => {
       /small-order|zero/,
     );
   });
+});
+
+describe('HPKE key pairs: fresh keys without exporting a KeyObject', () => {
+  it('a generated key pair opens what is sealed to its public key, and two are never the same', () => {
+    const pair = generateKeyPair();
+    expect(generateKeyPair().privateKey).not.toEqual(pair.privateKey);
+    expect(recipientOf(pair.privateKey).publicKey).toEqual(pair.publicKey);
+    const sealed = seal({ recipientPublicKey: pair.publicKey, info: hex('01'), aad: hex('02'), plaintext: hex('c0ffee') });
+    expect(open({ recipient: pair.privateKey, sealed, info: hex('01'), aad: hex('02') })).toEqual(hex('c0ffee'));
+  });
+
+  // Node 20 can deadlock in KeyObject#export: it holds the key's mutex while it allocates, and a garbage collection
+  // that frees the key's generation job waits for that mutex (an apply of 100 records hung on a busy machine). A
+  // young generation of 1 MB collects often enough that exporting fresh keys hangs within seconds; the SDK's own
+  // sealing, built, must run through. The timeout only detects a hang: the loop takes a few seconds.
+  it('seals 20,000 times under constant garbage collection without hanging', async () => {
+    const hpke = new URL('../../packages/sdk/dist/hpke.js', import.meta.url).href;
+    // Keeping the last 500 results promotes objects, so full collections (which free the jobs) run too.
+    const script = `const { seal } = await import(${JSON.stringify(hpke)});
+const to = new Uint8Array(32).fill(7);
+const kept = [];
+for (let i = 0; i < 20000; i++) {
+  kept.push(seal({ recipientPublicKey: to, info: new Uint8Array(1), aad: new Uint8Array(1), plaintext: new Uint8Array(64) }));
+  if (kept.length > 500) kept.length = 0;
+}
+console.log('sealed');`;
+    const child = spawn(
+      process.execPath,
+      ['--semi-space-growth-factor=1', '--max-semi-space-size=1', '--input-type=module', '-e', script],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const hung = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    const [code, signal] = (await once(child, 'exit')) as [number | null, string | null];
+    clearTimeout(hung);
+    expect({ code, signal, output: output.trim() }).toEqual({ code: 0, signal: null, output: 'sealed' });
+  }, 120_000);
 });

@@ -19,6 +19,7 @@ import {
   diffieHellman as nodeDiffieHellman,
   generateKeyPairSync,
   type KeyObject,
+  randomBytes,
 } from 'node:crypto';
 
 const encoder = new TextEncoder();
@@ -81,7 +82,7 @@ export interface HpkeContext {
 
 export function recipientOf(privateKey: Uint8Array): HpkeRecipient {
   const key = privateKeyObject(privateKey);
-  return { privateKey: key, publicKey: rawPublicKey(createPublicKey(key)) };
+  return { privateKey: key, publicKey: rawPublicKey(key) };
 }
 
 /** A message that does not open: wrong private key, wrong sender, wrong info or associated data, or altered bytes. */
@@ -96,13 +97,10 @@ export function deriveKeyPair(ikm: Uint8Array): HpkeKeyPair {
   return { privateKey, publicKey: publicKeyOf(privateKey) };
 }
 
-/** GenerateKeyPair: a fresh random key pair. */
+/** GenerateKeyPair: a fresh random key pair (any 32 bytes are an X25519 private key, RFC 7748 section 5). */
 export function generateKeyPair(): HpkeKeyPair {
-  const { privateKey, publicKey } = generateKeyPairSync('x25519');
-  return {
-    privateKey: new Uint8Array(privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(PKCS8_PREFIX.length)),
-    publicKey: rawPublicKey(publicKey),
-  };
+  const privateKey = new Uint8Array(randomBytes(32));
+  return { privateKey, publicKey: publicKeyOf(privateKey) };
 }
 
 export function publicKeyOf(privateKey: Uint8Array): Uint8Array {
@@ -127,7 +125,7 @@ export function setupSender(request: SetupSenderRequest): HpkeContext {
   checkLength(recipientPublicKey, N_PK, 'recipient public key');
   // A fresh ephemeral key stays a KeyObject: importing raw private keys is the slow part of Node's X25519.
   const fresh = ephemeral ? undefined : generateKeyPairSync('x25519');
-  const enc = fresh ? rawPublicKey(fresh.publicKey) : ephemeral!.publicKey;
+  const enc = fresh ? rawPublicKey(fresh.privateKey) : ephemeral!.publicKey;
   const dhEphemeral = diffieHellman(fresh?.privateKey ?? privateKeyObject(ephemeral!.privateKey), recipientPublicKey);
   const sharedSecret = sender
     ? extractAndExpand(concat(dhEphemeral, staticDh(sender, recipientPublicKey)), concat(enc, recipientPublicKey, sender.publicKey))
@@ -305,8 +303,14 @@ function publicKeyObject(raw: Uint8Array): KeyObject {
   return createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: Buffer.from(raw).toString('base64url') }, format: 'jwk' });
 }
 
-function rawPublicKey(key: KeyObject): Uint8Array {
-  return new Uint8Array(Buffer.from(key.export({ format: 'jwk' }).x!, 'base64url'));
+// A private key's public key is DH(sk, base point), never an export of a KeyObject: Node 20 can deadlock exporting
+// a key that generateKeyPairSync made (KeyObjectHandle::Export holds the key's mutex while it allocates; if that
+// starts a collection that frees the key's KeyGenJob, the job's destructor waits for the same mutex). A DH
+// allocates its result only after it lets go of the keys.
+const BASE_POINT = publicKeyObject(new Uint8Array(32).fill(9, 0, 1));
+
+function rawPublicKey(privateKey: KeyObject): Uint8Array {
+  return new Uint8Array(nodeDiffieHellman({ privateKey, publicKey: BASE_POINT }));
 }
 
 // HKDF-SHA256 (RFC 5869) as HPKE uses it. Extract is one HMAC keyed by the salt (an empty salt and HashLen zero
