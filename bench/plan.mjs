@@ -12,7 +12,8 @@ import { spawn } from 'node:child_process';
 import dc from 'node:diagnostics_channel';
 import { once } from 'node:events';
 import { Agent, request } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -375,7 +376,11 @@ async function measureSpendInChild(dir, url) {
 /** Runs one measuring child (`--measure`) with the build of `root`; with `cpuProfDir`, under V8's CPU profiler. */
 async function runMeasuringChild(dir, url, root, cpuProfDir) {
   const profile = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
-  const child = spawn(process.execPath, [...profile, fileURLToPath(import.meta.url), '--measure', dir, url, root], {
+  // The V8 flags the CLI of that build runs with (bin/v8-flags.js; none before it existed), so the plans cost here
+  // what they cost a user.
+  const flagsFile = join(root, 'bin', 'v8-flags.js');
+  const v8Flags = existsSync(flagsFile) ? createRequire(import.meta.url)(flagsFile).flags : [];
+  const child = spawn(process.execPath, [...v8Flags, ...profile, fileURLToPath(import.meta.url), '--measure', dir, url, root], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const output = [];

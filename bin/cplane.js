@@ -12,6 +12,7 @@ if (args.length <= 1 && (first === undefined || first === '--help' || first === 
   const { help, version } = require('../dist/bundle/help.json');
   process.stdout.write(first === '--version' || first === 'version' ? `cplane ${version}\n` : help);
 } else {
+  require('./v8-flags.js').setV8Flags();
   require('./code-cache.js').useCodeCache();
   require('../dist/bundle/cplane.cjs');
 }

@@ -15,6 +15,8 @@ import { Script } from 'node:vm';
 
 const require = createRequire(import.meta.url);
 const { useCodeCache, writeCodeCache } = require('../bin/code-cache.js');
+// Before anything compiles: the caches are made under the flags the CLI runs with (bin/v8-flags.js).
+require('../bin/v8-flags.js').setV8Flags();
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'cplane.js');
 const bundle = join(root, 'dist', 'bundle');

@@ -27,11 +27,13 @@ it('the build made a cache for each bundle file but those with a dynamic import,
   );
   expect(files.filter((name) => !existsSync(join(bundle, `${name}.v8cache`)))).toEqual(uncached);
 
-  // The CLI as bin/cplane.js starts it, reporting at exit what compiled from a cache.
+  // The CLI as bin/cplane.js starts it (its V8 flags first: a cache made under other flags is refused), reporting
+  // at exit what compiled from a cache.
   const probe = join(temp, 'probe.cjs');
   writeFileSync(
     probe,
-    `const compiled = require(${JSON.stringify(join(builtCli(), '..', 'code-cache.js'))}).useCodeCache();\n` +
+    `require(${JSON.stringify(join(builtCli(), '..', 'v8-flags.js'))}).setV8Flags();\n` +
+      `const compiled = require(${JSON.stringify(join(builtCli(), '..', 'code-cache.js'))}).useCodeCache();\n` +
       `process.on('exit', () => process.stderr.write(JSON.stringify([...compiled].map(([file, { cached }]) => [file.split('/dist/bundle/')[1], cached]))));\n` +
       `process.argv[1] = ${JSON.stringify(builtCli())};\nrequire(${JSON.stringify(join(bundle, 'cplane.cjs'))});\n`,
   );
