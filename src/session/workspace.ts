@@ -23,6 +23,7 @@ import { isPostgresUrl } from '../state/index.js';
 import { workspaceName } from './workspace-name.js';
 import { lockTimeoutMs } from './lock-timeout.js';
 import { suggestedCommand } from '../text/escape-for.js';
+import { collectGarbageAfterLoading } from './collect-garbage.js';
 
 export interface StateLocation {
   /** Absolute configuration folder. */
@@ -382,6 +383,7 @@ async function openRest(
     await state.close();
     throw error;
   }
+  collectGarbageAfterLoading();
   return {
     desired,
     state,
