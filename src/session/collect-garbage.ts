@@ -4,7 +4,7 @@
  * Loading leaves most of what it allocated as garbage: parsing a 300 KB configuration and checking the MACs of
  * 10,000 state entries leave about 60 MB, of which little is live. V8 collects its old generation only when it has
  * grown to about four times what was live at its last collection, so the plan's own allocations pile up on that
- * garbage. Collecting once here took a plan at 10,020 resources from 150–152 MB of peak RSS to 137–140 MB, for a
+ * garbage. Collecting once here took a plan at 10,020 resources from 150–152 MB of peak RSS to 139–142 MB, for a
  * collection of about 23 ms (docs/performance.md, "Issue 51"). A small workspace is left alone: its heap is not worth
  * the pause.
  *
