@@ -6,7 +6,8 @@
  * grown to about four times what was live at its last collection, so the plan's own allocations pile up on that
  * garbage. Collecting once here took a plan at 10,020 resources from 150–152 MB of peak RSS to 139–142 MB, for a
  * collection of about 23 ms (docs/performance.md, "Issue 51"). A small workspace is left alone: its heap is not worth
- * the pause.
+ * the pause. Once per process at most: `plan --all` opens a workspace per deployment, and a collection each would
+ * add up.
  *
  * V8 gives the collector to code only under `--expose-gc`. bin/v8-flags.js sets that flag before the bundle
  * compiles; a context made after it (here, by `vm`) has `gc`, and calling it collects the whole heap. Run any other
@@ -18,7 +19,7 @@ import { runInNewContext } from 'node:vm';
 /** Below this much live and dead heap, a collection costs more than the memory it returns. */
 const WORTH_COLLECTING_BYTES = 40 * 1024 * 1024;
 
-let collector: (() => void) | null | undefined;
+let collected = false;
 
 function findCollector(): (() => void) | null {
   const exposed = (globalThis as { gc?: unknown }).gc;
@@ -31,9 +32,9 @@ function findCollector(): (() => void) | null {
   }
 }
 
-/** Collects the whole heap when it has grown large and the process was started with a collector; else nothing. */
+/** Collects the whole heap the first time it has grown large, if the process was started with a collector. */
 export function collectGarbageAfterLoading(): void {
-  if (getHeapStatistics().used_heap_size < WORTH_COLLECTING_BYTES) return;
-  collector ??= findCollector();
-  collector?.();
+  if (collected || getHeapStatistics().used_heap_size < WORTH_COLLECTING_BYTES) return;
+  collected = true;
+  findCollector()?.();
 }
