@@ -12,7 +12,7 @@
  * The same kind is read the same way by all three (archived records included, as the records kind lists them),
  * and a data source the same way (the Service Accounts as `GET /service-accounts` with the account header).
  */
-import type { DesiredState, ResourceKind } from '../config/types.js';
+import type { Attributes, DesiredState, ResourceKind } from '../config/types.js';
 import {
   childKindsOf,
   definitionOf,
@@ -40,24 +40,32 @@ export interface PlanReading {
 /** Kinds that live under a parent, and those of each parent kind. */
 const childKinds = kindOrder.filter((kind) => parentOf(kind));
 const childKindsByParent = new Map(kindOrder.map((kind) => [kind, childKindsOf(kind)]));
+/** The kinds whose attributes name data sources (`lookupsFor`): only their addresses are asked. */
+const kindsWithLookupsFor = new Map(
+  kindOrder.flatMap((kind) => {
+    const { lookupsFor } = definitionOf(kind);
+    return lookupsFor ? [[kind, lookupsFor] as const] : [];
+  }),
+);
 
 /** A plan's reading: what its configuration and state have, each list in as many pages at once as state expects. */
 export function planProfile(input: PlanReading): ReadProfile {
   const entries = Object.values(input.state.resources);
   const { expected, managed, kindsInState } = outlineOf(entries);
   // A kind neither configured nor in state has nothing to compare: it is not read at all.
-  const used = new Set<ResourceKind>([...(input.desired?.resources ?? []).map((r) => r.kind), ...kindsInState]);
+  const configured = input.desired?.resources ?? [];
+  const used = new Set<ResourceKind>(kindsInState);
+  for (const r of configured) used.add(r.kind);
   // Each data source a kind in use declares is read once, whichever kinds share it; a refusal is reported under
   // the first kind (in kind order) that needs it.
   const lookups = new Map<DataSource<unknown>, ResourceKind>();
   for (const kind of kindOrder)
     for (const source of (used.has(kind) && definitionOf(kind).lookups) || []) if (!lookups.has(source)) lookups.set(source, kind);
-  const attributesInUse = [
-    ...(input.desired?.resources ?? []).map((r) => [r.kind, r.attributes] as const),
-    ...entries.map((e) => [e.kind, e.inputs] as const),
-  ];
-  for (const [kind, attributes] of attributesInUse)
-    for (const source of definitionOf(kind).lookupsFor?.(attributes) ?? []) if (!lookups.has(source)) lookups.set(source, kind);
+  const lookupsFor = (kind: ResourceKind, attributes: Attributes) => {
+    for (const source of kindsWithLookupsFor.get(kind)?.(attributes) ?? []) if (!lookups.has(source)) lookups.set(source, kind);
+  };
+  for (const r of configured) lookupsFor(r.kind, r.attributes);
+  for (const e of entries) lookupsFor(e.kind, e.inputs);
   // Several kinds live under one parent kind (a record's grants, owner and shares): its live objects are
   // identified once for all of them.
   const adoptable = new Map<ResourceKind, Set<string>>();
@@ -73,6 +81,8 @@ export function planProfile(input: PlanReading): ReadProfile {
       return [...(adoptable.get(parent) ?? adoptable.set(parent, adoptableParents(input, read, parent)).get(parent)!)];
     },
     onRefusal: 'note',
+    // `adoptableParents` reads the parent kind alone: a kind's children are read as soon as it is.
+    parentsFoundIn: 'parent kind',
   };
 }
 

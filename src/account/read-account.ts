@@ -60,6 +60,11 @@ export interface ReadProfile {
    * silently left them out would look complete).
    */
   onRefusal: 'note' | 'stop';
+  /**
+   * Where `parentsFound` looks: in the parent kind's objects alone (their children are read as soon as that kind
+   * is), or in everything the first wave read (the default: they are read after it).
+   */
+  parentsFoundIn?: 'parent kind' | 'first wave';
 }
 
 export interface ReadAccountOptions {
@@ -102,7 +107,29 @@ function noteFailures(
   }
 }
 
+/**
+ * A read under way: what has been read so far, when each kind is read in full, and the whole read. A plan plans
+ * the addresses of a kind read in full while the other reads are in flight (planner/make-plan.ts).
+ */
+export interface AccountReading {
+  /** What has been read so far: a kind's entries are complete once `settled` resolved for it, all of it once `done` did. */
+  read: AccountRead;
+  /**
+   * Resolves once the data sources and every kind given are read in full (no more of their objects will be read);
+   * a kind the profile does not read is read at once. It never rejects: a read that failed rejects `done`.
+   */
+  settled(kinds: Iterable<ResourceKind>): Promise<void>;
+  /** Resolves once a first read has ended (at once when there is none): the client has read the API's clock by then. */
+  firstRead: Promise<void>;
+  done: Promise<AccountRead>;
+}
+
 export async function readAccount(client: ApiClient, options: ReadAccountOptions): Promise<AccountRead> {
+  return startReadingAccount(client, options).done;
+}
+
+/** Starts the reads of `readAccount` and answers as each kind is read in full. */
+export function startReadingAccount(client: ApiClient, options: ReadAccountOptions): AccountReading {
   const { account, profile } = options;
   const noting = profile.onRefusal === 'note';
   const limiter = new Limiter(Math.max(1, options.parallelism));
@@ -170,25 +197,69 @@ export async function readAccount(client: ApiClient, options: ReadAccountOptions
     }
   };
 
-  // One wave of requests: the data sources, the account-wide lists, and the children of the parents known now.
-  await Promise.all([
-    ...[...profile.lookups].map(([source, kind]) => readLookup(source, kind)),
-    ...profile.kinds.map((kind) => readKind(kind, profile.parentsKnown(kind))),
-  ]);
-  // Then the children of the parents found in what was read.
-  await Promise.all(
-    profile.kinds
-      .filter((kind) => parentOf(kind))
-      .map((kind) => {
-        const known = new Set(profile.parentsKnown(kind));
-        const found = profile.parentsFound(kind, read).filter((id) => !known.has(id));
-        return found.length > 0 ? readKind(kind, found) : undefined;
-      }),
-  );
-  if (!noting) stopOn(refused);
-  read.now = client.serverNow();
-  return read;
+  return inWaves(profile, read, readKind, readLookup, () => {
+    if (!noting) stopOn(refused);
+    read.now = client.serverNow();
+    return read;
+  });
 }
+
+/**
+ * The order of the reads. One wave of requests: the data sources, the account-wide lists, and the children of the
+ * parents known now. Then the children of the parents found in what was read: once the data sources and their
+ * parent kind are read, when the profile finds them there alone, or else once the whole first wave is. None are read
+ * after a read failed. `finish` makes the read's result once every read has ended.
+ */
+function inWaves(
+  profile: ReadProfile,
+  read: AccountRead,
+  readKind: (kind: ResourceKind, parentIds: readonly string[]) => Promise<void>,
+  readLookup: (source: DataSource<unknown>, needing: ResourceKind | undefined) => Promise<void>,
+  finish: () => AccountRead,
+): AccountReading {
+  const lookupsRead = Promise.all([...profile.lookups].map(([source, kind]) => readLookup(source, kind)));
+  const firstWave = new Map(profile.kinds.map((kind) => [kind, readKind(kind, profile.parentsKnown(kind))]));
+  let failed = false;
+  const wholeWave = Promise.all([lookupsRead, ...firstWave.values()]);
+  wholeWave.catch(() => undefined); // its failure is `done`'s
+  const readFound = (kind: ResourceKind) => {
+    if (failed) return undefined;
+    const known = new Set(profile.parentsKnown(kind));
+    const found = profile.parentsFound(kind, read).filter((id) => !known.has(id));
+    return found.length > 0 ? readKind(kind, found) : undefined;
+  };
+  const inFull = new Map(
+    [...firstWave].map(([kind, first]) => {
+      const parent = parentOf(kind)?.kind;
+      if (parent === undefined) return [kind, first] as const;
+      const before = profile.parentsFoundIn === 'parent kind' ? Promise.all([lookupsRead, first, firstWave.get(parent)]) : wholeWave;
+      return [kind, before.then(() => readFound(kind))] as const;
+    }),
+  );
+  const done = Promise.all([lookupsRead, ...inFull.values()]).then(finish, (error: unknown) => {
+    failed = true;
+    throw error;
+  });
+  // The reads that ask the API (a kind known only from state asks nothing).
+  const reads = [
+    ...(profile.lookups.size > 0 ? [lookupsRead] : []),
+    ...[...firstWave].filter(([kind]) => definitionOf(kind).observation !== 'state').map(([, first]) => first),
+  ];
+  return {
+    read,
+    done,
+    firstRead: reads.length === 0 ? Promise.resolve() : Promise.race(reads.map(settledOnly)).then(() => undefined),
+    settled: (kinds) =>
+      Promise.all([settledOnly(lookupsRead), ...[...kinds].map((kind) => settledOnly(inFull.get(kind)))]).then(() => undefined),
+  };
+}
+
+/** Resolves when `promise` settles, whichever way. */
+const settledOnly = (promise: Promise<unknown> | undefined) =>
+  promise?.then(
+    () => undefined,
+    () => undefined,
+  );
 
 /** The first children that could not be read under some parent, said as an error a person can act on. */
 function stopOn(failures: readonly (ReadFailure & { kind: ResourceKind })[]): void {

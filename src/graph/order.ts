@@ -36,21 +36,34 @@ export function topologicalOrder<N>(graph: Graph<N>): Ordered<N> {
 export function depthFirstOrder<N>(graph: Graph<N>, roots: Iterable<N> = graph.keys()): N[] {
   const out: N[] = [];
   const seen = new Set<N>();
+  // An explicit stack rather than recursion: a long chain of dependencies must not overflow the call stack. Each
+  // frame is a node, its edges and how many of them were walked; an edge seen already, or to a node not in the
+  // graph, is passed over (as `edgesOf` would leave it out). No copies of the edges nor iterator results: this
+  // orders every address of every plan.
+  const nodes: N[] = [];
+  const edges: (readonly N[])[] = [];
+  const walked: number[] = [];
+  const enter = (node: N) => {
+    seen.add(node);
+    const to = graph.get(node)!;
+    nodes.push(node);
+    edges.push(Array.isArray(to) ? to : [...to]);
+    walked.push(0);
+  };
   for (const root of roots) {
     if (seen.has(root) || !graph.has(root)) continue;
-    seen.add(root);
-    // An explicit stack rather than recursion: a long chain of dependencies must not overflow the call stack.
-    const stack: { node: N; next: Iterator<N> }[] = [{ node: root, next: edgesOf(graph, root)[Symbol.iterator]() }];
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1]!;
-      const step = top.next.next();
-      if (step.done) {
-        out.push(top.node);
-        stack.pop();
-      } else if (!seen.has(step.value)) {
-        seen.add(step.value);
-        stack.push({ node: step.value, next: edgesOf(graph, step.value)[Symbol.iterator]() });
+    enter(root);
+    while (nodes.length > 0) {
+      const top = nodes.length - 1;
+      const to = edges[top]!;
+      if (walked[top] === to.length) {
+        out.push(nodes.pop()!);
+        edges.pop();
+        walked.pop();
+        continue;
       }
+      const next = to[walked[top]!++]!;
+      if (!seen.has(next) && graph.has(next)) enter(next);
     }
   }
   return out;

@@ -6,7 +6,9 @@
  */
 import { PLAN_FORMAT_VERSION, type Plan } from '../plan-model/index.js';
 import { openSandbox, type Compiled, type Sandbox } from '../policy/index.js';
-import { definitionOf } from '../providers/index.js';
+import { childKindsOf, definitionOf, kindOrder, parentOf } from '../providers/index.js';
+import type { AccountReading } from '../account/index.js';
+import type { ResourceKind } from '../config/types.js';
 import { version as cplaneVersion } from '../version.js';
 import { checkModels, modelChecks } from './checks/models.js';
 import { compileConfigured } from './checks/policies.js';
@@ -17,12 +19,12 @@ import { readClocks } from './stages/clocks.js';
 import { revokeAfterDelivery } from './stages/deliveries.js';
 import { linkDependencies } from './stages/dependencies.js';
 import { orderDesired, planDesired } from './stages/desired.js';
-import { indexLive } from './stages/live-account.js';
+import { indexKind, liveAccount, type LiveAccount } from './stages/live-account.js';
 import { markOfferedKeys } from './stages/offered-keys.js';
 import { sortSteps } from './stages/order.js';
 import { pendingWritesOf } from './stages/pending-writes.js';
 import { forgetSteps, resolveRefactoring, withMoves } from './stages/refactoring.js';
-import { refreshLive } from './stages/refresh.js';
+import { startRefreshing } from './stages/refresh.js';
 import { replaceAddresses, replaceProblems } from './stages/reissue.js';
 import { planRemovals } from './stages/removals.js';
 import { summarize } from './stages/summary.js';
@@ -45,8 +47,11 @@ export async function makePlan(input: MakePlanInput): Promise<Plan> {
 async function planStages(input: MakePlanInput, compiled: Compiled | undefined, sandbox: Sandbox | undefined): Promise<Plan> {
   const { client, account, mode = 'normal', targets = [], exclude = [], parallelism = 10 } = input;
   const started = await startRefresh(input);
-  const { given, modelsChecked, snapshot } = await afterRefresh(input, started);
-  const planned = planDesired(given);
+  const { given, modelsChecked } = await whenSourcesRead(input, started);
+  // Each address is planned once the live objects it is compared with are read, while the other reads are in flight.
+  const planned = await planDesired(given, pacedByReads(started.reading, given.live));
+  const snapshot = await started.reading.done;
+  for (const kind of kindOrder) if (!given.live.kinds.has(kind)) indexKind(given.live, kind);
   const after: PlannedInputs = { ...given, book: planned.book, known: planned.known, sealing: planned.sealing };
   const { scoped, pendingWrites } = await scopedSteps(input, started, after, planned, snapshot, modelsChecked);
   // A step that wraps for a key the API chose says so, whoever applies it; reconcile plans only the classes it may apply.
@@ -89,41 +94,52 @@ async function planStages(input: MakePlanInput, compiled: Compiled | undefined, 
 
 type Started = Awaited<ReturnType<typeof startRefresh>>;
 
-/** Sends the refresh, and does the work that needs no live data while its requests are in flight. */
+/** Lets the answers that arrived be taken in, and the requests waiting for them leave. */
+const takeAnswers = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Sends the refresh, and does the work that needs no live data while its requests are in flight, a task at a
+ * time, so the answers that arrive meanwhile are taken in and the next requests leave.
+ */
 async function startRefresh(input: MakePlanInput) {
   const { client, desired, account, mode = 'normal', parallelism = 10 } = input;
   const replace = replaceAddresses(input, input.state.data.resources);
   // moved, removed and import blocks first: every later stage sees the state under its new addresses.
   const refactored = resolveRefactoring({ blocks: desired.refactoring, state: input.state.data.resources });
   const state = refactored.state;
-  const refreshing = refreshLive({
+  const reading = startRefreshing({
     client,
     account,
     desired: mode === 'destroy' ? undefined : desired,
     state: { ...input.state.data, resources: state },
     parallelism,
   });
-  refreshing.catch(() => undefined); // awaited below; until then its failure is no unhandled rejection
-  // Work that needs no live data is done while the refresh requests are in flight (yielding once first lets them leave).
-  await new Promise((resolve) => setImmediate(resolve));
+  reading.done.catch(() => undefined); // awaited later; until then its failure is no unhandled rejection
+  await takeAnswers();
   const writeOnly =
     mode === 'normal'
       ? await writeOnlyChanges(desired, state, input.state.crypto, input.env)
       : { statuses: new Map<string, WriteOnlyStatus>(), problems: [] };
+  await takeAnswers();
   const desiredByAddress = new Map(desired.resources.map((r) => [r.address, r]));
-  const [desiredInOrder, inState] = [mode === 'destroy' ? [] : orderDesired(desired.resources), objectsInState(state)];
-  return { replace, refactored, state, refreshing, writeOnly, desiredByAddress, desiredInOrder, inState };
+  const desiredInOrder = mode === 'destroy' ? [] : orderDesired(desired.resources);
+  await takeAnswers();
+  const inState = objectsInState(state);
+  return { replace, refactored, state, reading, writeOnly, desiredByAddress, desiredInOrder, inState };
 }
 
-/** The refresh's answers, the facts read from them, and the stages' inputs; the model checks' reads are sent. */
-async function afterRefresh(input: MakePlanInput, started: Started) {
+/**
+ * Once the data sources are read: the facts (with the two clocks, read now), the stages' inputs with the live
+ * account indexed kind by kind as it is read, and the model checks' reads sent.
+ */
+async function whenSourcesRead(input: MakePlanInput, started: Started) {
   const { client, desired, account, mode = 'normal', parallelism = 10 } = input;
-  const { state, desiredByAddress, inState } = started;
-  const snapshot = await started.refreshing;
-  // The API's clock, read from the answers of the refresh, and this machine's: what ends access takes the earlier deadline.
+  const { state, desiredByAddress, inState, reading } = started;
+  await Promise.all([reading.settled([]), reading.firstRead]);
+  // The API's clock, read from the answers so far, and this machine's: what ends access takes the earlier deadline.
   const facts: AccountFacts = {
     account,
-    lookups: snapshot.lookups,
+    lookups: reading.read.lookups,
     clocks: readClocks(client.serverNow(), new Date()),
     directory: desired.directory,
   };
@@ -141,14 +157,43 @@ async function afterRefresh(input: MakePlanInput, started: Started) {
     desiredInOrder: started.desiredInOrder,
     state,
     objectsInState: inState,
-    live: indexLive(snapshot),
+    live: liveAccount(reading.read),
     facts,
     known,
     writeOnly: started.writeOnly.statuses,
     imports: started.refactored.imports,
     replace: new Set(started.replace),
   };
-  return { given, modelsChecked, snapshot };
+  return { given, modelsChecked };
+}
+
+/** While reads are in flight, the desired stage lets their answers in after this many addresses. */
+const ADDRESSES_BETWEEN_ANSWERS = 200;
+
+/**
+ * The desired stage's `whenRead`: an address waits until its kind, its parent kind and its child kinds are read in
+ * full (which indexes them); while other reads are in flight, the stage takes their answers in every
+ * ADDRESSES_BETWEEN_ANSWERS addresses. A refresh that failed ends the plan with its error.
+ */
+function pacedByReads(reading: AccountReading, live: LiveAccount): (kind: ResourceKind) => Promise<void> | undefined {
+  const ready = new Set<ResourceKind>();
+  let allRead = false;
+  let failure: { error: unknown } | undefined;
+  reading.done.then(
+    () => (allRead = true),
+    (error: unknown) => (failure = { error }),
+  );
+  let planned = 0;
+  return (kind) => {
+    if (ready.has(kind)) return allRead || ++planned % ADDRESSES_BETWEEN_ANSWERS !== 0 ? undefined : takeAnswers();
+    const parent = parentOf(kind);
+    const kinds = [kind, ...(parent ? [parent.kind] : []), ...childKindsOf(kind)];
+    return reading.settled(kinds).then(() => {
+      if (failure) throw failure.error;
+      for (const k of kinds) if (!live.kinds.has(k)) indexKind(live, k);
+      ready.add(kind);
+    });
+  };
 }
 
 /** The steps of the desired state and of the removals, linked, sorted and scoped to the targets, with every problem found. */
@@ -156,8 +201,8 @@ async function scopedSteps(
   input: MakePlanInput,
   { refactored, state, desiredByAddress, writeOnly, replace }: Started,
   after: PlannedInputs,
-  planned: ReturnType<typeof planDesired>,
-  snapshot: Awaited<Started['refreshing']>,
+  planned: Awaited<ReturnType<typeof planDesired>>,
+  snapshot: Awaited<Started['reading']['done']>,
   modelsChecked: ReturnType<typeof checkModels>,
 ) {
   const { mode = 'normal', targets = [], exclude = [] } = input;

@@ -66,7 +66,7 @@ export interface StageInputs {
   readonly facts: AccountFacts;
   /** What kinds may ask while planning (those facts), with the ids state records (the desired stage's outcome has the plan's). */
   readonly known: Known;
-  /** Per desired address: which write-only values differ from what was last applied. */
+  /** Per desired address with write-only values: which differ from what was last applied (none: it has no write-only value). */
   readonly writeOnly: ReadonlyMap<string, WriteOnlyStatus>;
   /** `import` blocks of addresses not yet in state: the remote id each adopts. */
   readonly imports: Refactoring['imports'];

@@ -90,16 +90,27 @@ export function loadConfiguration(dir: string, options: Omit<LoadOptions, 'kinds
 }
 
 /** The parent a kind lives under (`relations.within`) with the parent's kind; undefined for a kind read per account. */
-export function parentOf(kind: ResourceKind): (NonNullable<Relations['within']> & { kind: ResourceKind }) | undefined {
-  const { within, parentIds } = definitionOf(kind).relations;
-  const parentKind = within && parentIds?.[within.idField];
-  return within && parentKind ? { ...within, kind: parentKind } : undefined;
+export function parentOf(kind: ResourceKind): KindParent | undefined {
+  if (!parents.has(kind)) definitionOf(kind); // an unknown kind is refused as everywhere
+  return parents.get(kind);
 }
 
 /** The kinds that live under `kind` (their `relations.within` names it). */
-export function childKindsOf(kind: ResourceKind): ResourceKind[] {
-  return kindOrder.filter((child) => parentOf(child)?.kind === kind);
+export function childKindsOf(kind: ResourceKind): readonly ResourceKind[] {
+  return childKinds.get(kind) ?? [];
 }
+
+type KindParent = Readonly<NonNullable<Relations['within']> & { kind: ResourceKind }>;
+
+// Asked for every address of every plan, several times each: worked out once per kind.
+const parents = new Map(
+  kindOrder.map((kind) => {
+    const { within, parentIds } = definitionOf(kind).relations;
+    const parentKind = within && parentIds?.[within.idField];
+    return [kind, within && parentKind ? { ...within, kind: parentKind } : undefined] as const;
+  }),
+);
+const childKinds = new Map(kindOrder.map((kind) => [kind, kindOrder.filter((child) => parents.get(child)?.kind === kind)]));
 
 /** The one kind whose objects hold a value readers read through wrappers of its data key (`relations.wrappedValue`): the record. */
 export const valueKind: ResourceKind = (() => {

@@ -73,18 +73,27 @@ const encrypted = (record: string | { $ref: string }, version: number): Template
 /** Where a value write's answer names the version it made, so the apply wraps that version's data key without reading it. */
 const valueVersion = { record: 'record_id', version: 'version' };
 
+interface Readers {
+  kept: { kind: ReaderKind; name: string; reader: Reader }[];
+  revoked: string[];
+  ended: string[];
+  unlisted: { kind: ReaderKind; name: string; readerId: string }[];
+}
+
 /**
  * The record's readers, per reader kind its `grants` names: those that keep their grant (their data key is
  * wrapped again with each new value version), those the configuration no longer lists (a reader removed:
  * `revoked`), and among them the grants no address manages (made outside cplane: `unlisted`, revoked by this
  * step; a managed one is revoked by its own address's removal).
  */
-function readersOf(attributes: RecordAttributes, live: RecordMetaT, known: Known) {
-  const kept: { kind: ReaderKind; name: string; reader: Reader }[] = [];
+function readersOf(attributes: RecordAttributes, live: RecordMetaT, known: Known): Readers {
+  // A record whose `grants` names no kind leaves its readers alone (the most common record: nothing to make).
+  if (attributes.grants === undefined) return noReaders;
+  const kept: Readers['kept'] = [];
   const revoked: string[] = [];
   /** Readers whose grant has ended (`until`): revoked like the others, and said so. */
   const ended = new Set<string>();
-  const unlisted: { kind: ReaderKind; name: string; readerId: string }[] = [];
+  const unlisted: Readers['unlisted'] = [];
   for (const kind of readerKinds) {
     const names = attributes.grants?.[kind.section];
     if (names === undefined) continue;
@@ -111,6 +120,8 @@ function readersOf(attributes: RecordAttributes, live: RecordMetaT, known: Known
   }
   return { kept, revoked, ended: revoked.filter((id) => ended.has(id)), unlisted };
 }
+
+const noReaders: Readers = Object.freeze({ kept: [], revoked: [], ended: [], unlisted: [] });
 
 /** Whether the grant `section/name` of the record ends at or before `now` (its `until`). */
 function hasEnded(attributes: RecordAttributes, key: string, now: Date): boolean {
@@ -306,7 +317,7 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
       typeof dueAt === 'string' &&
       live.secret_due_at &&
       Date.parse(live.secret_due_at) > Date.parse(dueAt);
-    const changes = derived().changes.filter((c) => !(moved && c.path === 'secretDueAt'));
+    const changes = moved ? derived().changes.filter((c) => c.path !== 'secretDueAt') : derived().changes;
     if (live.archived) changes.unshift({ path: 'archived', before: true, after: false });
     const due = isIgnored('value', ignore) ? undefined : rotationDue(desired, live, known.now);
     const readers = readersOf(desired.attributes, live, known);
@@ -326,7 +337,7 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
             : ` (${readers.ended.length} grant${readers.ended.length === 1 ? '' : 's'} ended)`;
       changes.push({ path: 'value', sensitive: true, note: `rotate: ${n} reader${n === 1 ? '' : 's'} removed${ended}` });
     }
-    changes.push(...readers.unlisted.map(unlistedChange));
+    for (const unlisted of readers.unlisted) changes.push(unlistedChange(unlisted));
     const inputs: Record<string, unknown> = {};
     if (due) {
       const value = changes.find((c) => c.path === 'value');

@@ -10,7 +10,9 @@ import type { Known, Problem, View } from './types.js';
 
 /** Whether `path` is covered by an `ignoreChanges` entry (the entry itself or a parent of it). */
 export function isIgnored(path: string, ignoreChanges: string[]): boolean {
-  return ignoreChanges.some((entry) => path === entry || path.startsWith(`${entry}.`));
+  // Loops, not `some` and `every`, here and below: these run for every field of every address of a plan.
+  for (const entry of ignoreChanges) if (path === entry || (path.startsWith(entry) && path[entry.length] === '.')) return true;
+  return false;
 }
 
 /** Deep equality of JSON values in which undefined equals null and the order of object keys does not matter. */
@@ -18,18 +20,22 @@ export function sameValue(a: unknown, b: unknown): boolean {
   if ((a ?? null) === (b ?? null)) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
   if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => sameValue(item, b[i]));
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
   }
   const left = a as Record<string, unknown>;
   const right = b as Record<string, unknown>;
   const keys = Object.keys(left);
-  return keys.length === Object.keys(right).length && keys.every((k) => Object.hasOwn(right, k) && sameValue(left[k], right[k]));
+  if (keys.length !== Object.keys(right).length) return false;
+  for (const k of keys) if (!Object.hasOwn(right, k) || !sameValue(left[k], right[k])) return false;
+  return true;
 }
 
 /** Changes from `live` to `desired`, for every managed (present) key of `desired` that is not ignored. */
 export function diffViews(desired: View, live: View, ignoreChanges: string[]): FieldChange[] {
   const changes: FieldChange[] = [];
-  for (const path of Object.keys(desired)) {
+  for (const path in desired) {
     if (isIgnored(path, ignoreChanges)) continue;
     if (!sameValue(desired[path], live[path])) changes.push({ path, before: live[path] ?? null, after: desired[path] ?? null });
   }

@@ -7,7 +7,7 @@ import { createClient } from '../../src/api/index.js';
 import { IdentityRefusedError } from '../../src/api/errors.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { gatewayTokenKind, kindOrder, projectKind, recordKind, serviceAccounts, type DataSource } from '../../src/providers/index.js';
-import { refreshLive } from '../../src/planner/stages/refresh.js';
+import { refreshLive, startRefreshing } from '../../src/planner/stages/refresh.js';
 import { AbortError } from '../../src/errors.js';
 import { lyingProxy, withStatus } from '../helpers/lying-proxy.js';
 import { account, eachTestHarness, fullConfig } from '../planner/harness.js';
@@ -56,6 +56,54 @@ describe('export reads through it', () => {
           `^Could not read listGatewayTokens of gateway [0-9a-f-]+: 403 missing_permission \\(request id req-refused\\)(, and \\d+ more read\\(s\\) failed)?\\. Nothing was written\\.$`,
         ),
       );
+    } finally {
+      await Promise.all([client.close(), proxy.close()]);
+    }
+  });
+});
+
+describe('a plan reads each kind in full while the others are in flight', () => {
+  const h = eachTestHarness({ config: fullConfig, converge: true });
+
+  it("says a kind is read once its lists are, while a gateway's tokens are still being read; the whole read ends after them", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const proxy = await lyingProxy(h().emulator.url, async (request) => {
+      if (/^\/v1\/gateways\/[^/]+\/tokens$/.test(request.path)) await held;
+      return undefined;
+    });
+    const client = createClient({ baseUrl: proxy.url, token: fixtures.tokens.admin, accountId: account });
+    try {
+      const reading = startRefreshing({ client, account, desired: await h().desired(), state: h().state.data, parallelism: 4 });
+      let done = false;
+      let tokensRead = false;
+      void reading.done.then(() => (done = true));
+      void reading.settled([gatewayTokenKind.kind]).then(() => (tokensRead = true));
+      // The records and their projects are read in full while the tokens' answer is held: the planner plans them now.
+      await reading.settled([recordKind.kind, projectKind.kind]);
+      expect(reading.read.items[recordKind.kind]).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'stripe-key' })]));
+      expect({ tokensRead, done }).toEqual({ tokensRead: false, done: false });
+      release();
+      await reading.settled([gatewayTokenKind.kind]);
+      expect(reading.read.items[gatewayTokenKind.kind]).toHaveLength(1);
+      expect((await reading.done).items[gatewayTokenKind.kind]).toHaveLength(1);
+    } finally {
+      release();
+      await Promise.all([client.close(), proxy.close()]);
+    }
+  });
+
+  it('a read that fails ends the whole read with its error, and a kind waited for is said read rather than left waiting', async () => {
+    const proxy = await lyingProxy(h().emulator.url, (request) =>
+      /^\/v1\/gateways\/[^/]+\/tokens$/.test(request.path)
+        ? withStatus(400, { ok: false, error: { code: 'bad_request', message: 'broken' }, requestId: 'req-broken' })
+        : undefined,
+    );
+    const client = createClient({ baseUrl: proxy.url, token: fixtures.tokens.admin, accountId: account });
+    try {
+      const reading = startRefreshing({ client, account, desired: await h().desired(), state: h().state.data, parallelism: 4 });
+      await expect(reading.done).rejects.toMatchObject({ status: 400, requestId: 'req-broken' });
+      await expect(reading.settled([gatewayTokenKind.kind])).resolves.toBeUndefined();
     } finally {
       await Promise.all([client.close(), proxy.close()]);
     }

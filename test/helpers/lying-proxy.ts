@@ -18,7 +18,8 @@ export interface ProxiedRequest {
 
 /**
  * Returns the answer to send instead of `answer` (the emulator's parsed JSON), or undefined to pass it on; an answer
- * made with `withStatus` is also sent with another status (a refusal the emulator would not give).
+ * made with `withStatus` is also sent with another status (a refusal the emulator would not give). A promise holds
+ * the answer until it resolves (a read still in flight).
  */
 export type Lie = (request: ProxiedRequest, answer: { status: number; json: unknown }) => unknown;
 
@@ -60,7 +61,7 @@ export async function lyingProxy(upstream: string, initial?: Lie): Promise<Lying
             body: raw.length > 0 ? JSON.parse(raw.toString('utf8')) : undefined,
             token: (req.headers.authorization ?? '').replace(/^Bearer /, ''),
           };
-          const replaced = lie && text ? lie(request, { status: forwarded.status, json: JSON.parse(text) }) : undefined;
+          const replaced = lie && text ? await lie(request, { status: forwarded.status, json: JSON.parse(text) }) : undefined;
           if (replaced !== undefined) text = JSON.stringify(replaced);
           res.writeHead((typeof replaced === 'object' && replaced !== null && statusOf.get(replaced)) || forwarded.status, {
             'content-type': 'application/json',

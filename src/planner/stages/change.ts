@@ -12,7 +12,7 @@ import type { ResourceState } from '../../state/types.js';
 import type { DesiredWork } from '../stage-inputs.js';
 import { liveChildrenOf, type LiveObject } from './live-account.js';
 import { resourceProblem, type PlanProblem } from '../problems.js';
-import { expiredChange, renewalChange, replacementOf, supersededRevocations } from './reissue.js';
+import { expiredChange, renewalChange, replacementOf, supersededRevocations, type Revocations } from './reissue.js';
 import { inputsOf, makeStep } from '../steps.js';
 
 export interface ChangeBase {
@@ -70,21 +70,21 @@ export function planChange(
     changedSecrets,
     ...(base.observed ? { observed: base.observed } : {}),
   });
-  const problems = (facts.problems ?? []).map((p) => resourceProblem(r, p));
+  const problems = facts.problems ? facts.problems.map((p) => resourceProblem(r, p)) : [];
   const expired = entry ? expiredChange(found.identity, known.nowForEnds) : undefined;
   if (expired) facts.changes.push(expired);
-  const renewals = [
-    ...(facts.replaceKeys.length > 0 ? [`${facts.replaceKeys.join(', ')} cannot change in place`] : []),
-    ...(expired ? [`it ${expired.note}`] : []),
-    ...(requested === 'replace' ? ['--replace asks for a new one'] : []),
-  ];
+  // Pushed one by one: at 10,000 unchanged addresses, arrays made only to be spread were a part of the plan's garbage.
+  const renewals: string[] = [];
+  if (facts.replaceKeys.length > 0) renewals.push(`${facts.replaceKeys.join(', ')} cannot change in place`);
+  if (expired) renewals.push(`it ${expired.note}`);
+  if (requested === 'replace') renewals.push('--replace asks for a new one');
   // Renewal ahead of expiry: only when nothing forces an immediate replacement (a leaked or expired one must go now).
   const renewal = entry && renewals.length === 0 ? definition.renewal?.({ attributes: r.attributes }) : undefined;
   const renewing = renewalChange(found.identity, renewal, definition.config.noun, known.now);
   // What earlier renewals superseded: revoked once their overlap ended, or at once with --replace.
-  const revocations = entry
+  const revocations = entry?.superseded
     ? supersededRevocations(given.live, r.address, entry, known.nowForEnds, requested === 'replace')
-    : { writes: [], changes: [], why: [] };
+    : noRevocations;
   // A `generate` value cplane never wrote stays as it is live (write-only-values.ts): say so when adopting.
   const notes = entry
     ? []
@@ -128,14 +128,19 @@ export function planChange(
   return { step, problems };
 }
 
+const noRevocations: Revocations = Object.freeze({ writes: [], changes: [], why: [] });
+
 /** The write-only values to write again: changed, rotated by `--replace`, or delivered from an object this plan issues anew (written after it). */
 function changedSecretsOf(given: DesiredWork, r: DesiredResource, requested: Deciding['requested'], handDelivered: string[]): string[] {
+  // Most addresses have no write-only value, or none that changed.
+  const changed = given.writeOnly.get(r.address)?.changed;
+  if (!changed?.length && typeof requested !== 'object' && !hasKeys(r.secrets)) return [];
   const delivered = Object.entries(r.secrets)
     .filter(([, source]) => 'output' in source && given.sealing.has(source.output.address))
     .map(([field]) => field);
   return [
     ...new Set([
-      ...(given.writeOnly.get(r.address)?.changed ?? []).filter((field) => !handDelivered.includes(field)),
+      ...(changed ?? []).filter((field) => !handDelivered.includes(field)),
       ...(typeof requested === 'object' ? requested.rotate : []),
       ...delivered,
     ]),
@@ -269,4 +274,9 @@ function undeliverable(given: DesiredWork, r: DesiredResource): string[] {
       return given.state[address]?.sealed?.[name] === undefined;
     })
     .map(([field]) => field);
+}
+
+function hasKeys(object: object): boolean {
+  for (const _ in object) return true;
+  return false;
 }

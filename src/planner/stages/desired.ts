@@ -9,7 +9,7 @@
  * its outputs, beside the steps.
  */
 import { routes } from '../../api/routes.js';
-import type { DesiredResource } from '../../config/types.js';
+import type { DesiredResource, ResourceKind } from '../../config/types.js';
 import { depthFirstOrder } from '../../graph/index.js';
 import { resourceAddress, type FieldChange, type PlanStep, type StepCause } from '../../plan-model/index.js';
 import { kindOrder, parentOf, definitionOf } from '../../providers/index.js';
@@ -27,11 +27,23 @@ import { createChanges, inputsOf, makeStep, setPath } from '../steps.js';
 
 export type DesiredOutcome = StageResult & AddressDecisions;
 
-export function planDesired(given: StageInputs): DesiredOutcome {
+/**
+ * `whenRead(kind)`: nothing when the live objects an address of `kind` is compared with are read (`given.live` has
+ * them), or a promise that resolves once they are. make-plan.ts plans a kind read in full while other reads are in flight.
+ */
+export async function planDesired(
+  given: StageInputs,
+  whenRead: (kind: ResourceKind) => Promise<void> | undefined = () => undefined,
+): Promise<DesiredOutcome> {
   const book = new AddressBook(given.state, given.objectsInState);
   const work: DesiredWork = { ...given, book, known: book.known(given.facts), sealing: new Set() };
   const out = emptyStage();
-  if (given.mode !== 'destroy') for (const r of given.desiredInOrder) planAddress(work, r, out);
+  if (given.mode !== 'destroy')
+    for (const r of given.desiredInOrder) {
+      const reading = whenRead(r.kind);
+      if (reading) await reading;
+      planAddress(work, r, out);
+    }
   return { ...out, book, known: work.known, sealing: work.sealing };
 }
 
@@ -254,12 +266,14 @@ function driftOf(given: StageInputs, entry: ResourceState, observed: View, ignor
 
 /** Desired resources with every resource after the ones it depends on (kinds in dependency order first). */
 export function orderDesired(resources: DesiredResource[]): DesiredResource[] {
-  const byAddress = new Map(resources.map((r) => [r.address, r]));
-  const rank = new Map(kindOrder.map((kind, i) => [kind, i]));
-  const sorted = [...resources].sort((a, b) => rank.get(a.kind)! - rank.get(b.kind)! || (a.address < b.address ? -1 : 1));
+  // Kind by kind, each in address order: the roots of the walk.
+  const ofKind = new Map<string, DesiredResource[]>(kindOrder.map((kind) => [kind, []]));
+  for (const r of resources) ofKind.get(r.kind)!.push(r);
+  const roots: string[] = [];
+  for (const list of ofKind.values()) for (const r of list.sort(byAddress)) roots.push(r.address);
+  const resourceAt = new Map(resources.map((r) => [r.address, r]));
   const needs = new Map(resources.map((r) => [r.address, r.dependsOn]));
-  return depthFirstOrder(
-    needs,
-    sorted.map((r) => r.address),
-  ).map((address) => byAddress.get(address)!);
+  return depthFirstOrder(needs, roots).map((address) => resourceAt.get(address)!);
 }
+
+const byAddress = (a: DesiredResource, b: DesiredResource) => (a.address < b.address ? -1 : 1);

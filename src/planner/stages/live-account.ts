@@ -28,23 +28,32 @@ export interface LiveAccount {
   kinds: Map<ResourceKind, KindIndex>;
 }
 
+/** The live account with every kind indexed. */
 export function indexLive(snapshot: LiveSnapshot): LiveAccount {
-  const kinds = new Map<ResourceKind, KindIndex>();
-  for (const kind of kindOrder) {
-    const definition = definitionOf(kind);
-    const index: KindIndex = { byId: new Map(), byKey: new Map() };
-    for (const live of snapshot.items[kind] ?? []) {
-      const object: LiveObject = { live, identity: definition.identify({ live }) };
-      const { identity } = object;
-      index.byId.set(identity.id, object);
-      if (identity.status === 'gone') continue;
-      // A live object wins over an archived one with the same key.
-      const current = index.byKey.get(identity.key);
-      if (!current || (current.identity.status === 'archived' && identity.status === 'live')) index.byKey.set(identity.key, object);
-    }
-    kinds.set(kind, index);
+  const account = liveAccount(snapshot);
+  for (const kind of kindOrder) indexKind(account, kind);
+  return account;
+}
+
+/** The live account with no kind indexed yet: each is indexed (`indexKind`) once it is read in full. */
+export function liveAccount(snapshot: LiveSnapshot): LiveAccount {
+  return { snapshot, kinds: new Map() };
+}
+
+/** Indexes the live objects of `kind`, read in full, by remote id and by natural key. */
+export function indexKind(account: LiveAccount, kind: ResourceKind): void {
+  const definition = definitionOf(kind);
+  const index: KindIndex = { byId: new Map(), byKey: new Map() };
+  for (const live of account.snapshot.items[kind] ?? []) {
+    const object: LiveObject = { live, identity: definition.identify({ live }) };
+    const { identity } = object;
+    index.byId.set(identity.id, object);
+    if (identity.status === 'gone') continue;
+    // A live object wins over an archived one with the same key.
+    const current = index.byKey.get(identity.key);
+    if (!current || (current.identity.status === 'archived' && identity.status === 'live')) index.byKey.set(identity.key, object);
   }
-  return { snapshot, kinds };
+  account.kinds.set(kind, index);
 }
 
 /** The live object a state entry names, if it was read and is still listed. */

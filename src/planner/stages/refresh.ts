@@ -5,7 +5,7 @@
  * in the plan instead of stopping it.
  */
 import type { ApiClient } from '../../api/client.js';
-import { planProfile, readAccount, type AccountRead } from '../../account/index.js';
+import { planProfile, startReadingAccount, type AccountRead, type AccountReading } from '../../account/index.js';
 import type { DesiredState } from '../../config/types.js';
 import type { StateData } from '../../state/types.js';
 import { readClocks } from './clocks.js';
@@ -22,7 +22,12 @@ export interface RefreshInput {
 }
 
 export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
+  return startRefreshing(input).done;
+}
+
+/** The refresh under way: make-plan.ts plans the addresses of each kind read in full while the other reads are in flight. */
+export function startRefreshing(input: RefreshInput): AccountReading {
   const { client, account, desired, state, parallelism } = input;
   const profile = planProfile({ account, desired, state, clocks: () => readClocks(client.serverNow(), new Date()) });
-  return readAccount(client, { account, parallelism, profile });
+  return startReadingAccount(client, { account, parallelism, profile });
 }

@@ -40,9 +40,12 @@ export async function writeOnlyChanges(
   const statuses = new Map<string, WriteOnlyStatus>();
   const problems: PlanProblem[] = [];
   for (const r of desired.resources) {
+    const fields = Object.keys(r.secrets);
+    if (fields.length === 0) continue; // most addresses have no write-only value: no status
     const entry = resources[r.address];
     const status: WriteOnlyStatus = { changed: [], keptLive: [] };
-    for (const [field, source] of Object.entries(r.secrets)) {
+    for (const field of fields) {
+      const source = r.secrets[field]!;
       const applied = entry?.fingerprints[field];
       // `cplane export --adopt` cannot read write-only values: the live ones are taken as they are
       // (docs/export.md says how to have cplane write them: `cplane state rm`, then apply).
