@@ -73,7 +73,7 @@ export function planProfile(input: PlanReading): ReadProfile {
     kinds: kindOrder.filter((kind) => used.has(kind)),
     lookups,
     recorded: entries,
-    expected: (kind, parentId) => expected.get(parentId === undefined ? kind : `${kind}:${parentId}`) ?? 0,
+    expected,
     parentsKnown: (kind) => [...(managed.get(kind) ?? [])],
     parentsFound(kind, read) {
       const parent = parentOf(kind)!.kind;
@@ -88,26 +88,27 @@ export function planProfile(input: PlanReading): ReadProfile {
 
 /**
  * What a plan needs from state, in one pass over it (it runs before the first request is sent): the kinds it
- * holds; how many objects per kind, and per kind under each parent (`kind:parentId`); and, per child kind, the
+ * holds; how many objects per kind, and per kind under each parent (`expected`); and, per child kind, the
  * parents cplane manages, whose children to read: parents in state, and parents of such children in state.
  */
 function outlineOf(entries: StateData['resources'][string][]) {
-  const expected = new Map<string, number>();
+  const counts = new Map<ResourceKind, { all: number; byParent: Map<string | undefined, number> }>();
   const managed = new Map<ResourceKind, Set<string>>(childKinds.map((kind) => [kind, new Set<string>()]));
-  const count = (key: string) => expected.set(key, (expected.get(key) ?? 0) + 1);
-  const kindsInState = new Set<ResourceKind>();
   for (const entry of entries) {
-    kindsInState.add(entry.kind);
-    count(entry.kind);
+    let count = counts.get(entry.kind);
+    if (!count) counts.set(entry.kind, (count = { all: 0, byParent: new Map() }));
+    count.all++;
     const parent = parentOf(entry.kind);
     if (parent) {
       const parentId = entry.parents?.[parent.idField];
-      count(`${entry.kind}:${parentId}`);
+      count.byParent.set(parentId, (count.byParent.get(parentId) ?? 0) + 1);
       if (parentId) managed.get(entry.kind)!.add(parentId);
     }
-    for (const child of childKindsByParent.get(entry.kind) ?? []) managed.get(child)!.add(entry.id);
+    for (const child of childKindsByParent.get(entry.kind)!) managed.get(child)!.add(entry.id);
   }
-  return { expected, managed, kindsInState };
+  const expected = (kind: ResourceKind, parentId: string | undefined) =>
+    (parentId === undefined ? counts.get(kind)?.all : counts.get(kind)?.byParent.get(parentId)) ?? 0;
+  return { expected, managed, kindsInState: counts.keys() };
 }
 
 /**

@@ -29,11 +29,14 @@ export function topologicalOrder<N>(graph: Graph<N>): Ordered<N> {
 }
 
 /**
- * Each node after every node it reaches, walking depth first from `roots` (default: every node, in the order
- * given), each node once. On a cycle the node that closes it comes first; callers that need a cycle reported
- * use `findCycles`.
+ * Each node after every node it reaches, walking depth first from `roots` (default: every node of a `Graph`, in the
+ * order given), each node once. On a cycle the node that closes it comes first; callers that need a cycle reported
+ * use `findCycles`. The graph may be given by its two questions alone (`get`, `has`), with the roots.
  */
-export function depthFirstOrder<N>(graph: Graph<N>, roots: Iterable<N> = graph.keys()): N[] {
+export function depthFirstOrder<N>(
+  graph: Pick<Graph<N>, 'get' | 'has'> & { keys?(): Iterable<N> },
+  roots: Iterable<N> = graph.keys?.() ?? [],
+): N[] {
   const out: N[] = [];
   const seen = new Set<N>();
   // An explicit stack rather than recursion: a long chain of dependencies must not overflow the call stack. Each

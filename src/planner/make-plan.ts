@@ -122,7 +122,7 @@ async function startRefresh(input: MakePlanInput) {
       : { statuses: new Map<string, WriteOnlyStatus>(), problems: [] };
   await takeAnswers();
   const desiredByAddress = new Map(desired.resources.map((r) => [r.address, r]));
-  const desiredInOrder = mode === 'destroy' ? [] : orderDesired(desired.resources);
+  const desiredInOrder = mode === 'destroy' ? [] : orderDesired(desired.resources, desiredByAddress);
   await takeAnswers();
   const inState = objectsInState(state);
   return { replace, refactored, state, reading, writeOnly, desiredByAddress, desiredInOrder, inState };

@@ -259,7 +259,7 @@ function diffOf<A extends object, L, E>(spec: KindSpec<A, L, E>, named: Named<E>
           : viewOf(observed as readonly [string, FieldSpec<never>][], desired.attributes, known);
     const { ignoreChanges } = desired.lifecycle;
     const changes = diffViews(compared, seen ?? view({ live, known }), ignoreChanges);
-    changes.push(...sensitiveChanges(changedSecrets, ignoreChanges));
+    if (changedSecrets.length > 0) changes.push(...sensitiveChanges(changedSecrets, ignoreChanges));
     return { changes };
   };
   return (req: DiffRequest<A, L>): DiffResponse => {

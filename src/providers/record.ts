@@ -19,7 +19,7 @@ import { readerKinds, type Reader, type ReaderKind } from './record-grant.js';
 import { defineKind, LOCAL_NAME } from './define-kind.js';
 import type { AttributesOf, EntryOf, Fields, FromSchema } from './field-types.js';
 import type { Known } from './types.js';
-import { canonicalTime, isIgnored, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
+import { canonicalTime, hasKeys, isIgnored, nullWhenNotFound, ref, sortedSet } from './view-diff.js';
 import { writeSpec } from './write-spec.js';
 import { listRecordsOnce } from './record-list.js';
 
@@ -377,7 +377,7 @@ export const recordKind = defineKind<RecordAttributes, RecordMetaT, RecordConfig
     return {
       changes,
       ...(isGenerated(desired) ? { rotateKeys: ['value'] } : {}),
-      ...(Object.keys(inputs).length > 0 ? { inputs } : {}),
+      ...(hasKeys(inputs) ? { inputs } : {}),
       ...causes,
     };
   },

@@ -32,6 +32,12 @@ export function sameValue(a: unknown, b: unknown): boolean {
   return true;
 }
 
+/** Whether an object has an own enumerable key; unlike `Object.keys(o).length`, it makes no array (asked for every address of a plan). */
+export function hasKeys(object: object): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return true;
+  return false;
+}
+
 /** Changes from `live` to `desired`, for every managed (present) key of `desired` that is not ignored. */
 export function diffViews(desired: View, live: View, ignoreChanges: string[]): FieldChange[] {
   const changes: FieldChange[] = [];

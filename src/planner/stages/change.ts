@@ -8,6 +8,7 @@ import type { DesiredResource } from '../../config/types.js';
 import type { Action, PlanStep, StepCause } from '../../plan-model/index.js';
 import { definitionOf } from '../../providers/index.js';
 import type { View, WriteSpec } from '../../providers/types.js';
+import { hasKeys } from '../../providers/view-diff.js';
 import type { ResourceState } from '../../state/types.js';
 import type { DesiredWork } from '../stage-inputs.js';
 import { liveChildrenOf, type LiveObject } from './live-account.js';
@@ -274,9 +275,4 @@ function undeliverable(given: DesiredWork, r: DesiredResource): string[] {
       return given.state[address]?.sealed?.[name] === undefined;
     })
     .map(([field]) => field);
-}
-
-function hasKeys(object: object): boolean {
-  for (const _ in object) return true;
-  return false;
 }

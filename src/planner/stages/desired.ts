@@ -14,7 +14,7 @@ import { depthFirstOrder } from '../../graph/index.js';
 import { resourceAddress, type FieldChange, type PlanStep, type StepCause } from '../../plan-model/index.js';
 import { kindOrder, parentOf, definitionOf } from '../../providers/index.js';
 import type { View } from '../../providers/types.js';
-import { inPathOrder, isIgnored, sameValue } from '../../providers/view-diff.js';
+import { hasKeys, inPathOrder, isIgnored, sameValue } from '../../providers/view-diff.js';
 import type { ResourceState } from '../../state/types.js';
 import { planChange, type ChangeBase } from './change.js';
 import { emptyStage, type AddressDecisions, type DesiredWork, type StageInputs, type StageResult } from '../stage-inputs.js';
@@ -253,27 +253,32 @@ function parentIdOf(given: StageInputs, r: DesiredResource, entry: ResourceState
 /** Live values (the live object's view, `observed`) that differ from what cplane last applied, field by field. */
 function driftOf(given: StageInputs, entry: ResourceState, observed: View, ignore: string[]): FieldChange[] {
   // An object adopted by a run that stopped before its first write has no inputs yet: nothing to compare.
-  if (Object.keys(entry.inputs).length === 0) return [];
+  if (!hasKeys(entry.inputs)) return [];
   const definition = definitionOf(entry.kind);
   const applied: View = definition.desiredView({ attributes: entry.inputs, known: given.known });
   const changes: FieldChange[] = [];
-  for (const path of Object.keys(applied)) {
+  for (const path in applied) {
     if (!(path in observed) || applied[path] === undefined || isIgnored(path, ignore)) continue;
     if (!sameValue(applied[path], observed[path])) changes.push({ path, before: applied[path] ?? null, after: observed[path] ?? null });
   }
   return inPathOrder(changes);
 }
 
-/** Desired resources with every resource after the ones it depends on (kinds in dependency order first). */
-export function orderDesired(resources: DesiredResource[]): DesiredResource[] {
+/**
+ * Desired resources with every resource after the ones it depends on (kinds in dependency order first).
+ * `byAddress` is the same resources by address, when the caller has it.
+ */
+export function orderDesired(
+  resources: readonly DesiredResource[],
+  byAddress: ReadonlyMap<string, DesiredResource> = new Map(resources.map((r) => [r.address, r])),
+): DesiredResource[] {
   // Kind by kind, each in address order: the roots of the walk.
   const ofKind = new Map<string, DesiredResource[]>(kindOrder.map((kind) => [kind, []]));
   for (const r of resources) ofKind.get(r.kind)!.push(r);
   const roots: string[] = [];
-  for (const list of ofKind.values()) for (const r of list.sort(byAddress)) roots.push(r.address);
-  const resourceAt = new Map(resources.map((r) => [r.address, r]));
-  const needs = new Map(resources.map((r) => [r.address, r.dependsOn]));
-  return depthFirstOrder(needs, roots).map((address) => resourceAt.get(address)!);
+  for (const list of ofKind.values()) for (const r of list.sort(inAddressOrder)) roots.push(r.address);
+  const needs = { get: (address: string) => byAddress.get(address)?.dependsOn, has: (address: string) => byAddress.has(address) };
+  return depthFirstOrder(needs, roots).map((address) => byAddress.get(address)!);
 }
 
-const byAddress = (a: DesiredResource, b: DesiredResource) => (a.address < b.address ? -1 : 1);
+const inAddressOrder = (a: DesiredResource, b: DesiredResource) => (a.address < b.address ? -1 : 1);

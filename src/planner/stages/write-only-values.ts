@@ -12,6 +12,7 @@ import type { DesiredState } from '../../config/types.js';
 import type { NotChecked } from '../../plan-model/index.js';
 import type { SealedValue, StateData } from '../../state/types.js';
 import { resourceProblem, type PlanProblem } from '../problems.js';
+import { hasKeys } from '../../providers/view-diff.js';
 
 export interface WriteOnlyStatus {
   /** Fields whose value differs from what cplane last applied. */
@@ -40,12 +41,10 @@ export async function writeOnlyChanges(
   const statuses = new Map<string, WriteOnlyStatus>();
   const problems: PlanProblem[] = [];
   for (const r of desired.resources) {
-    const fields = Object.keys(r.secrets);
-    if (fields.length === 0) continue; // most addresses have no write-only value: no status
+    if (!hasKeys(r.secrets)) continue; // most addresses have no write-only value: no status
     const entry = resources[r.address];
     const status: WriteOnlyStatus = { changed: [], keptLive: [] };
-    for (const field of fields) {
-      const source = r.secrets[field]!;
+    for (const [field, source] of Object.entries(r.secrets)) {
       const applied = entry?.fingerprints[field];
       // `cplane export --adopt` cannot read write-only values: the live ones are taken as they are
       // (docs/export.md says how to have cplane write them: `cplane state rm`, then apply).
