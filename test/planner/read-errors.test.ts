@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
-import { eachTestHarness, fullConfig } from './harness.js';
+import { lyingProxy, withStatus, type Lie } from '../helpers/lying-proxy.js';
+import { actions, eachTestHarness, fullConfig } from './harness.js';
 
 describe('read errors', () => {
   const h = eachTestHarness({ config: fullConfig, converge: true });
@@ -33,6 +34,45 @@ describe('read errors', () => {
     } finally {
       await outsider.close();
     }
+  });
+
+  // The desired stage plans each kind once it is read (make-plan.ts, pacedByReads), while the other reads are in flight.
+  const planThrough = async (lie: Lie) => {
+    const proxy = await lyingProxy(h().emulator.url, lie);
+    const client = createClient({ baseUrl: proxy.url, token: fixtures.tokens.admin, accountId: h().state.data.account });
+    try {
+      return await h().plan({ client });
+    } finally {
+      await Promise.all([client.close(), proxy.close()]);
+    }
+  };
+  const tokensList = /^\/v1\/gateways\/[^/]+\/tokens$/;
+
+  it("gives the same plan whichever kind is read last: a gateway's tokens answered after everything else", async () => {
+    const id = (address: string) => h().state.data.resources[address]!.id;
+    await h().client.call('updateRecord', { path: { id: id('record.payments/stripe-key') }, body: { tags: ['x'] } });
+    await h().client.call('revokeGatewayToken', { path: { id: id('gateway.prod'), tokenId: id('gateway_token.prod/ci') } });
+    const direct = await h().plan();
+    const tokensLast = await planThrough(async (request) => {
+      if (tokensList.test(request.path)) await new Promise((resolve) => setTimeout(resolve, 100));
+      return undefined;
+    });
+    expect(actions(direct)).toEqual(['update record.payments/stripe-key', 'create gateway_token.prod/ci']);
+    expect(actions(tokensLast)).toEqual(actions(direct));
+    expect(tokensLast.drift).toEqual(direct.drift);
+    expect(tokensLast.steps.map((s) => s.changes)).toEqual(direct.steps.map((s) => s.changes));
+  });
+
+  it('ends with the error of a read that fails after other kinds were planned, never an incomplete plan', async () => {
+    const failed = await planThrough((request) =>
+      tokensList.test(request.path)
+        ? withStatus(400, { ok: false, error: { code: 'bad_request', message: 'broken' }, requestId: 'req-broken' })
+        : undefined,
+    ).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failed).toMatchObject({ name: 'ApiError', status: 400, requestId: 'req-broken', operation: 'listGatewayTokens' });
   });
 
   it('ends with the API error when the token is not valid', async () => {
