@@ -7,7 +7,7 @@ import { createClient } from '../../src/api/index.js';
 import { IdentityRefusedError } from '../../src/api/errors.js';
 import { fixtures } from '../../src/emulator/fixtures.js';
 import { gatewayTokenKind, kindOrder, projectKind, recordKind, serviceAccounts, type DataSource } from '../../src/providers/index.js';
-import { refreshLive, startRefreshing } from '../../src/planner/stages/refresh.js';
+import { startRefreshing } from '../../src/planner/stages/refresh.js';
 import { AbortError } from '../../src/errors.js';
 import { lyingProxy, withStatus } from '../helpers/lying-proxy.js';
 import { account, eachTestHarness, fullConfig } from '../planner/harness.js';
@@ -123,13 +123,13 @@ describe('one reader of the account', () => {
     let sent: string[] = [];
     const proxy = await lyingProxy(h().emulator.url, (request) => void sent.push(`${request.method} ${request.path}${request.query}`));
     const client = createClient({ baseUrl: proxy.url, token: fixtures.tokens.admin, accountId: account });
-    const [snapshot, planSent] = await refreshLive({
+    const [snapshot, planSent] = await startRefreshing({
       client,
       account,
       desired: await h().desired(),
       state: h().state.data,
       parallelism: 4,
-    }).then((r) => [r, sent] as const);
+    }).done.then((r) => [r, sent] as const);
     sent = [];
     const reads = await readAccess(client, account).finally(() => Promise.all([client.close(), proxy.close()]));
     const accessSent = sent;

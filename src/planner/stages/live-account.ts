@@ -6,7 +6,7 @@
  */
 import type { ResourceKind } from '../../config/types.js';
 import type { Unreadable } from '../../plan-model/index.js';
-import { childKindsOf, kindOrder, parentOf, definitionOf } from '../../providers/index.js';
+import { childKindsOf, parentOf, definitionOf } from '../../providers/index.js';
 import type { LiveIdentity } from '../../providers/types.js';
 import type { ResourceState } from '../../state/types.js';
 import type { LiveSnapshot } from './refresh.js';
@@ -26,13 +26,6 @@ interface KindIndex {
 export interface LiveAccount {
   snapshot: LiveSnapshot;
   kinds: Map<ResourceKind, KindIndex>;
-}
-
-/** The live account with every kind indexed. */
-export function indexLive(snapshot: LiveSnapshot): LiveAccount {
-  const account = liveAccount(snapshot);
-  for (const kind of kindOrder) indexKind(account, kind);
-  return account;
 }
 
 /** The live account with no kind indexed yet: each is indexed (`indexKind`) once it is read in full. */

@@ -21,10 +21,6 @@ export interface RefreshInput {
   parallelism: number;
 }
 
-export async function refreshLive(input: RefreshInput): Promise<LiveSnapshot> {
-  return startRefreshing(input).done;
-}
-
 /** The refresh under way: make-plan.ts plans the addresses of each kind read in full while the other reads are in flight. */
 export function startRefreshing(input: RefreshInput): AccountReading {
   const { client, account, desired, state, parallelism } = input;
